@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Intel Processor Trace: architectural definitions (umbrella header).
+ *
+ * Source: Intel SDM Vol. 3C chapter 33 ("Intel Processor Trace").
+ *   <lwpt/pt_cpuid.h>    CPUID leaf 14H, Tables 33-11/33-12, capability table
+ *   <lwpt/pt_rtit.h>     IA32_RTIT_* MSRs, 33.2.8; XSAVE PT state component
+ *   <lwpt/pt_topa.h>     ToPA entries, 33.2.7.2
+ *   <lwpt/pt_packets.h>  packet encodings, 33.4
+ * and here the performance-monitoring bits the ToPA PMI uses (33.2.7.2).
+ * Shared by kernel and user space.
+ */
+#ifndef LWPT_PT_ARCH_H
+#define LWPT_PT_ARCH_H
+
+#include <lwpt/pt_cpuid.h>
+#include <lwpt/pt_rtit.h>
+#include <lwpt/pt_topa.h>
+#include <lwpt/pt_packets.h>
+
+/*
+ * SDM 33.2.7.2 "ToPA PMI": a ToPA PMI is told from other PMIs by
+ * IA32_PERF_GLOBAL_STATUS (38EH) bit 55, Trace_ToPA_PMI, and cleared by
+ * writing 1 to bit 55 of IA32_PERF_GLOBAL_STATUS_RESET (390H, called
+ * IA32_PERF_GLOBAL_OVF_CTRL before architectural perfmon version 4).
+ * IA32_PERF_GLOBAL_STATUS_SET (391H, perfmon version 4) sets status bits.
+ */
+#define IA32_PERF_GLOBAL_STATUS				0x38eu
+#define IA32_PERF_GLOBAL_STATUS_RESET			0x390u
+#define IA32_PERF_GLOBAL_OVF_CTRL			IA32_PERF_GLOBAL_STATUS_RESET
+#define IA32_PERF_GLOBAL_STATUS_SET			0x391u
+#define IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI_SHIFT	55
+#define IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI		(1ull << 55)
+
+/* SDM 33.2.7.2 "ToPA PMI" step 1: the LVT Performance Monitor register. */
+#define PT_APIC_LVTPC_XAPIC_OFFSET			0x340u
+#define PT_APIC_LVTPC_X2APIC_MSR			0x834u
+
+#endif /* LWPT_PT_ARCH_H */

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Intel Processor Trace: the IA32_RTIT_* configuration MSRs.
+ *
+ * Source: Intel SDM Vol. 3C section 33.2.8 (Tables 33-6 to 33-9); MSR
+ * addresses from SDM Vol. 4, Table 2-2 (IA32_RTIT_CTL at 570H is also given
+ * in 33.2.8.2); the XSAVE layout of PT state from SDM Vol. 1 section 13.5.6.
+ *
+ * One home for every field: a mask and, for multi-bit fields, its shift.
+ * Names follow the SDM (IA32_RTIT_CTL_TRACEEN for IA32_RTIT_CTL.TraceEn) and
+ * never reuse the kernel's MSR_IA32_RTIT_*, RTIT_CTL_* or RTIT_STATUS_*.
+ */
+#ifndef LWPT_PT_RTIT_H
+#define LWPT_PT_RTIT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+/* --- MSR addresses (SDM Vol. 4 Table 2-2) ----------------------------- */
+#define IA32_RTIT_OUTPUT_BASE			0x560u
+#define IA32_RTIT_OUTPUT_MASK_PTRS		0x561u
+#define IA32_RTIT_CTL				0x570u
+#define IA32_RTIT_STATUS			0x571u
+#define IA32_RTIT_CR3_MATCH			0x572u
+#define IA32_RTIT_ADDR0_A			0x580u
+#define IA32_RTIT_ADDR0_B			0x581u
+#define IA32_RTIT_ADDR1_A			0x582u
+#define IA32_RTIT_ADDR1_B			0x583u
+#define IA32_RTIT_ADDR2_A			0x584u
+#define IA32_RTIT_ADDR2_B			0x585u
+#define IA32_RTIT_ADDR3_A			0x586u
+#define IA32_RTIT_ADDR3_B			0x587u
+/* IA32_RTIT_ADDRn_A / _B for range n (0..3), SDM 33.2.8.5. */
+#define IA32_RTIT_ADDRn_A(n)			(IA32_RTIT_ADDR0_A + 2u * (unsigned int)(n))
+#define IA32_RTIT_ADDRn_B(n)			(IA32_RTIT_ADDR0_B + 2u * (unsigned int)(n))
+
+/* --- IA32_RTIT_CTL, SDM 33.2.8.2 Table 33-6 ---------------------------- */
+#define IA32_RTIT_CTL_TRACEEN			(1ull << 0)
+#define IA32_RTIT_CTL_CYCEN			(1ull << 1)	/* needs CPUID EBX[1] */
+#define IA32_RTIT_CTL_OS			(1ull << 2)
+#define IA32_RTIT_CTL_USER			(1ull << 3)
+#define IA32_RTIT_CTL_PWREVTEN			(1ull << 4)	/* needs CPUID EBX[5] */
+#define IA32_RTIT_CTL_FUPONPTW			(1ull << 5)	/* needs CPUID EBX[4] */
+#define IA32_RTIT_CTL_FABRICEN			(1ull << 6)	/* needs CPUID ECX[3] */
+#define IA32_RTIT_CTL_CR3FILTER			(1ull << 7)	/* needs CPUID EBX[0] */
+#define IA32_RTIT_CTL_TOPA			(1ull << 8)	/* needs CPUID ECX[0] */
+#define IA32_RTIT_CTL_MTCEN			(1ull << 9)	/* needs CPUID EBX[3] */
+#define IA32_RTIT_CTL_TSCEN			(1ull << 10)
+#define IA32_RTIT_CTL_DISRETC			(1ull << 11)
+#define IA32_RTIT_CTL_PTWEN			(1ull << 12)	/* needs CPUID EBX[4] */
+#define IA32_RTIT_CTL_BRANCHEN			(1ull << 13)
+/* MTCFreq[17:14]: MTC when ART bit (encoding) toggles; CPUID.(14H,1):EAX[31:16]. */
+#define IA32_RTIT_CTL_MTCFREQ_SHIFT		14
+#define IA32_RTIT_CTL_MTCFREQ_MASK		(0xfull << IA32_RTIT_CTL_MTCFREQ_SHIFT)
+/* CycThresh[22:19]: N = 0 if 0 else 2^(CycThresh-1) cycles; CPUID.(14H,1):EBX[15:0]. */
+#define IA32_RTIT_CTL_CYCTHRESH_SHIFT		19
+#define IA32_RTIT_CTL_CYCTHRESH_MASK		(0xfull << IA32_RTIT_CTL_CYCTHRESH_SHIFT)
+/* PSBFreq[27:24]: PSB every 2K << PSBFreq packet bytes; CPUID.(14H,1):EBX[31:16]. */
+#define IA32_RTIT_CTL_PSBFREQ_SHIFT		24
+#define IA32_RTIT_CTL_PSBFREQ_MASK		(0xfull << IA32_RTIT_CTL_PSBFREQ_SHIFT)
+#define IA32_RTIT_CTL_EVENTEN			(1ull << 31)	/* needs CPUID EBX[7] */
+/* ADDRn_CFG: 4 bits per range n at 32 + 4n; reserved unless n < RANGECNT. */
+#define IA32_RTIT_CTL_ADDRn_CFG_SHIFT(n)	(32 + 4 * (n))
+#define IA32_RTIT_CTL_ADDRn_CFG_MASK(n)		(0xfull << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(n))
+#define IA32_RTIT_CTL_ADDR0_CFG_SHIFT		32
+#define IA32_RTIT_CTL_ADDR0_CFG_MASK		(0xfull << 32)
+#define IA32_RTIT_CTL_ADDR1_CFG_SHIFT		36
+#define IA32_RTIT_CTL_ADDR1_CFG_MASK		(0xfull << 36)
+#define IA32_RTIT_CTL_ADDR2_CFG_SHIFT		40
+#define IA32_RTIT_CTL_ADDR2_CFG_MASK		(0xfull << 40)
+#define IA32_RTIT_CTL_ADDR3_CFG_SHIFT		44
+#define IA32_RTIT_CTL_ADDR3_CFG_MASK		(0xfull << 44)
+#define IA32_RTIT_CTL_DISTNT			(1ull << 55)	/* needs CPUID EBX[8] */
+#define IA32_RTIT_CTL_INJECTPSBPMIONENABLE	(1ull << 56)	/* needs CPUID EBX[6] */
+/* Bits reserved on every processor: 18, 23, 30:28, 54:48, 63:57. */
+#define IA32_RTIT_CTL_RESERVED			(0xfe7f000070840000ull)
+
+/* ADDRn_CFG encodings (Table 33-6); 3..15 are reserved (#GP). */
+#define IA32_RTIT_ADDR_CFG_UNUSED		0u
+#define IA32_RTIT_ADDR_CFG_FILTER		1u	/* FilterEn range */
+#define IA32_RTIT_ADDR_CFG_STOP			2u	/* TraceStop range */
+
+/* PSBFreq encoding -> period in packet bytes (2K << enc), Table 33-6. */
+#define IA32_RTIT_PSBFREQ_BYTES(enc)		(2048ull << (enc))
+/* CycThresh encoding -> minimum cycles between CYC packets, Table 33-6. */
+#define IA32_RTIT_CYCTHRESH_CYCLES(enc)		((enc) ? (1ull << ((enc) - 1)) : 0ull)
+
+/* --- IA32_RTIT_STATUS, SDM 33.2.8.4 Table 33-7 ------------------------- */
+#define IA32_RTIT_STATUS_FILTEREN		(1ull << 0)	/* processor-owned, writes ignored */
+#define IA32_RTIT_STATUS_CONTEXTEN		(1ull << 1)	/* processor-owned, writes ignored */
+#define IA32_RTIT_STATUS_TRIGGEREN		(1ull << 2)	/* processor-owned, writes ignored */
+#define IA32_RTIT_STATUS_ERROR			(1ull << 4)
+#define IA32_RTIT_STATUS_STOPPED		(1ull << 5)
+#define IA32_RTIT_STATUS_PENDPSB		(1ull << 6)	/* needs CPUID EBX[6] */
+#define IA32_RTIT_STATUS_PENDTOPAPMI		(1ull << 7)	/* needs CPUID EBX[6] */
+/* PacketByteCnt[48:32]: needs CPUID EBX[1] to be written non-zero. */
+#define IA32_RTIT_STATUS_PACKETBYTECNT_SHIFT	32
+#define IA32_RTIT_STATUS_PACKETBYTECNT_MASK	(0x1ffffull << IA32_RTIT_STATUS_PACKETBYTECNT_SHIFT)
+/* Bits WRMSR ignores (Table 33-7 "Writes are ignored"). */
+#define IA32_RTIT_STATUS_READ_ONLY		(IA32_RTIT_STATUS_FILTEREN | \
+						 IA32_RTIT_STATUS_CONTEXTEN | \
+						 IA32_RTIT_STATUS_TRIGGEREN)
+/* Bits reserved on every processor: 3, 31:8, 63:49. */
+#define IA32_RTIT_STATUS_RESERVED		(0xfffe0000ffffff08ull)
+
+/* --- IA32_RTIT_CR3_MATCH, SDM 33.2.8.6 --------------------------------- */
+#define IA32_RTIT_CR3_MATCH_RESERVED		(0x1full)	/* bits 4:0, #GP */
+/* SDM 33.2.5.2: compared with CR3 bits 63:12 (63:5 in PAE paging). */
+#define IA32_RTIT_CR3_MATCH_CMP_MASK		(~0xfffull)
+#define IA32_RTIT_CR3_MATCH_CMP_MASK_PAE	(~0x1full)
+
+/* --- IA32_RTIT_OUTPUT_BASE, SDM 33.2.8.7 Table 33-8 -------------------- */
+#define IA32_RTIT_OUTPUT_BASE_RESERVED_LOW	(0x7full)	/* bits 6:0 */
+/* Bits 63:MAXPHYADDR are reserved (MAXPHYADDR from CPUID.80000008H:EAX[7:0]). */
+#define IA32_RTIT_PHYS_RESERVED(maxphyaddr)	(~0ull << (maxphyaddr))
+#define IA32_RTIT_OUTPUT_BASE_RESERVED(maxphyaddr) \
+	(IA32_RTIT_OUTPUT_BASE_RESERVED_LOW | IA32_RTIT_PHYS_RESERVED(maxphyaddr))
+/* With ToPA=1 the table base must be 4K aligned: bits 11:7 set -> operational error. */
+#define IA32_RTIT_OUTPUT_BASE_TOPA_MISALIGN	(0xf80ull)
+
+/* --- IA32_RTIT_OUTPUT_MASK_PTRS, SDM 33.2.8.8 Table 33-9 --------------- */
+/* LowerMask[6:0]: forced to 1, writes ignored. */
+#define IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK	(0x7full)
+/* MaskOrTableOffset[31:7]: mask bits 31:7 (single range) or table offset bits 27:3 (ToPA). */
+#define IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_SHIFT	7
+#define IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_MASK	(0x1ffffffull << 7)
+/* OutputOffset[63:32]: offset into the output region. */
+#define IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT		32
+#define IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_MASK		(0xffffffffull << 32)
+
+/* --- PT state in the XSAVE area, SDM Vol. 1 13.5.6 ---------------------- */
+#define IA32_XSS				0xda0u
+#define PT_XSTATE_COMPONENT			8
+#define IA32_XSS_PT				(1ull << PT_XSTATE_COMPONENT)
+
+/*
+ * The PT state component (XSAVES/XRSTORS component 8): the nine MSRs, 8 bytes
+ * each, in this order; bytes at or beyond offset 72 are reserved and XSAVES
+ * writes them as 0. Only ranges 0 and 1 are part of the component.
+ */
+struct pt_xsave_state {
+	uint64_t rtit_ctl;
+	uint64_t rtit_output_base;
+	uint64_t rtit_output_mask_ptrs;
+	uint64_t rtit_status;
+	uint64_t rtit_cr3_match;
+	uint64_t rtit_addr0_a;
+	uint64_t rtit_addr0_b;
+	uint64_t rtit_addr1_a;
+	uint64_t rtit_addr1_b;
+};
+
+#define PT_XSAVE_STATE_SIZE			72
+_Static_assert(sizeof(struct pt_xsave_state) == PT_XSAVE_STATE_SIZE, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_ctl) == 0, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_output_base) == 8, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_output_mask_ptrs) == 16, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_status) == 24, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_cr3_match) == 32, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_addr0_a) == 40, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_addr0_b) == 48, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_addr1_a) == 56, "SDM Vol.1 13.5.6");
+_Static_assert(offsetof(struct pt_xsave_state, rtit_addr1_b) == 64, "SDM Vol.1 13.5.6");
+
+#endif /* LWPT_PT_RTIT_H */
