@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * liblwp: AMD Lightweight Profiling (LWP) for JITs and managed runtimes.
+ *
+ * Source of truth: AMD "Lightweight Profiling Specification", publication
+ * 43724 rev. 3.04 ("43724" below). Every function cites the section it
+ * implements. Errors are negative errno values (use strerror(-err)).
+ *
+ * Two backends, chosen by lwp_open():
+ *  - LWP_BACKEND_HW:  the CPU's LWP unit, made available to the calling
+ *    thread by the lwpt kernel module through /dev/lwp (lwpt.ko, or
+ *    lwpt_sim.ko on the software model in a VM);
+ *  - LWP_BACKEND_EMU: user-space emulation on the shared LWP model
+ *    (model/lwp/) on CPUs without LWP. The inline wrappers below call the
+ *    model directly; raw LWP instructions (JIT code, code assembled with
+ *    GNU as) raise #UD -> SIGILL, which liblwp's handler decodes, emulates
+ *    and steps over.
+ *
+ * Threads (43724 §1, §1.1): LWP state is per thread. A session is owned by
+ * the thread that called lwp_start() on it; lwp_start(), lwp_stop() and the
+ * LWP instructions act on the calling thread only. Any thread may drain the
+ * ring buffer with lwp_read()/lwp_wait() concurrently with the owner (the
+ * polling model of §1.1); at most one thread may drain a session at a time.
+ *
+ * See Documentation/liblwp.rst and liblwp(3).
+ */
+#ifndef LWPT_LWP_H
+#define LWPT_LWP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- LWPCB.Flags (43724 §6, Figure 6-2) ------------------------------- */
+
+#define LWP_FLAG_VAL	(1u << 1)	/* LWPVAL instruction (EventId 1) */
+#define LWP_FLAG_IRE	(1u << 2)	/* Instructions retired (EventId 2) */
+#define LWP_FLAG_BRE	(1u << 3)	/* Branches retired (EventId 3) */
+#define LWP_FLAG_DME	(1u << 4)	/* DCache misses (EventId 4) */
+#define LWP_FLAG_CNH	(1u << 5)	/* CPU clocks not halted (EventId 5) */
+#define LWP_FLAG_RNH	(1u << 6)	/* CPU reference clocks not halted (6) */
+#define LWP_FLAG_INT	(1u << 31)	/* threshold interrupts */
+/* Flag bit of event n (1..6): the same bit positions (43724 Figure 6-2). */
+#define LWP_FLAG_EVENT(n)	(1u << (n))
+
+/* ---- EventId values (43724 §2, Table 2-1) ----------------------------- */
+
+#define LWP_EVENT_VAL	1	/* Programmed value sample (LWPVAL) */
+#define LWP_EVENT_IRE	2	/* Instructions retired */
+#define LWP_EVENT_BRE	3	/* Branches retired */
+#define LWP_EVENT_DME	4	/* DCache misses */
+#define LWP_EVENT_CNH	5	/* CPU clocks not halted */
+#define LWP_EVENT_RNH	6	/* CPU reference clocks not halted */
+#define LWP_EVENT_INS	255	/* Programmed event (LWPINS) */
+/* Highest EventId with an interval/counter pair in LWP version 1. */
+#define LWP_EVENT_MAX	6
+
+/* ---- LWPCB.Filters (43724 §6, Figure 6-3, Table 6-2) ------------------ */
+
+#define LWP_FILTER_MIN_LATENCY_MASK	0xffu		/* x16 cycles */
+#define LWP_FILTER_CLF	(1u << 8)	/* cache level filtering */
+#define LWP_FILTER_NBC	(1u << 9)	/* northbridge cache events */
+#define LWP_FILTER_RDC	(1u << 10)	/* remote data cache events */
+#define LWP_FILTER_RAM	(1u << 11)	/* DRAM events */
+#define LWP_FILTER_OTH	(1u << 12)	/* other sources */
+#define LWP_FILTER_NMB	(1u << 25)	/* no mispredicted branches */
+#define LWP_FILTER_NPB	(1u << 26)	/* no predicted branches */
+#define LWP_FILTER_NAB	(1u << 27)	/* no absolute branches */
+#define LWP_FILTER_NCB	(1u << 28)	/* no conditional branches */
+#define LWP_FILTER_NRB	(1u << 29)	/* no unconditional relative branches */
+#define LWP_FILTER_IPI	(1u << 30)	/* IP filtering invert */
+#define LWP_FILTER_IPF	(1u << 31)	/* IP filtering */
+
+/* ---- Backends ---------------------------------------------------------- */
+
+enum lwp_backend {
+	LWP_BACKEND_AUTO = 0,	/* lwp_open: hardware if usable, else emulation */
+	LWP_BACKEND_HW = 1,	/* LWP hardware (or lwpt_sim.ko) via /dev/lwp */
+	LWP_BACKEND_EMU = 2,	/* user-space emulation on the LWP model */
+};
+
+/* Returns "auto", "hw", "emu" or "?"; never NULL. */
+const char *lwp_backend_name(int backend);
+
+/* ---- Capabilities (43724 §3, Table 3-1) -------------------------------- */
+
+/*
+ * What LWP offers through one backend. The raw CPUID Fn8000_001C registers
+ * are those the backend presents to programs (for the emulation: the model's
+ * "user" profile, which advertises only what it can honestly produce); the
+ * other fields are decoded from them. Sizes are in bytes unless stated.
+ */
+struct lwp_caps {
+	uint32_t size;			/* sizeof(struct lwp_caps) */
+	uint32_t backend;		/* enum lwp_backend described below */
+	uint32_t cpu_supported;		/* the CPU: Fn8000_0001_ECX[LWP] (§3.1) */
+	uint32_t hw_available;		/* /dev/lwp present and usable */
+	uint32_t emu_available;		/* emulation backend usable */
+	uint32_t cpuid_eax;		/* Fn8000_001C EAX: available features */
+	uint32_t cpuid_ebx;		/* Fn8000_001C EBX */
+	uint32_t cpuid_ecx;		/* Fn8000_001C ECX */
+	uint32_t cpuid_edx;		/* Fn8000_001C EDX: supported features */
+	uint32_t available;		/* EAX[0] LwpAvail */
+	uint32_t available_flags;	/* LWP_FLAG_* usable now (EAX[31:1]) */
+	uint32_t supported_flags;	/* LWP_FLAG_* supported (EDX[31:1]) */
+	uint32_t lwpcb_size;		/* LwpCbSize x 8, bytes */
+	uint32_t event_size;		/* LwpEventSize, bytes per record */
+	uint32_t max_event_id;		/* LwpMaxEvents */
+	uint32_t event_offset;		/* LwpEventOffset, bytes */
+	uint32_t min_buffer_records;	/* 32 x LwpMinBufferSize, records */
+	uint32_t version;		/* LwpVersion */
+	uint32_t latency_max;		/* LwpLatencyMax, bits */
+	uint32_t latency_rnd;		/* LwpLatencyRnd, bits */
+	uint32_t data_address;		/* LwpDataAddress */
+	uint32_t branch_prediction;	/* LwpBranchPrediction */
+	uint32_t ip_filtering;		/* LwpIpFiltering */
+	uint32_t cache_levels;		/* LwpCacheLevels */
+	uint32_t cache_latency;		/* LwpCacheLatency */
+};
+
+/*
+ * lwp_query() - capabilities of the backend lwp_open() would choose with
+ * LWP_BACKEND_AUTO (43724 §3.3). @caps is filled completely; caps->backend
+ * is LWP_BACKEND_HW or LWP_BACKEND_EMU.
+ * Returns 0, -EINVAL if @caps is NULL, -ENODEV if no backend is usable
+ * (caps is still filled, with available = 0).
+ */
+int lwp_query(struct lwp_caps *caps);
+
+/*
+ * lwp_query_backend() - capabilities of one backend (LWP_BACKEND_HW or
+ * LWP_BACKEND_EMU). Returns 0, -EINVAL for a bad argument, -ENODEV if that
+ * backend is not usable here (the fields that could be read are filled).
+ */
+int lwp_query_backend(struct lwp_caps *caps, int backend);
+
+/* ---- Configuration ------------------------------------------------------ */
+
+/* lwp_config.counter[n]: start EventCounter n at the interval (default). */
+#define LWP_COUNTER_FROM_INTERVAL	INT32_MIN
+/* lwp_config.threshold_records: half of buffer_records (default). */
+#define LWP_THRESHOLD_HALF		UINT32_MAX
+
+/*
+ * A session's LWPCB contents (43724 §6, Table 6-1), in records and bits.
+ * Initialise with LWP_CONFIG_INIT and change what you need.
+ */
+struct lwp_config {
+	uint32_t size;		/* sizeof(struct lwp_config): set by INIT */
+	uint32_t backend;	/* enum lwp_backend, default AUTO */
+	uint32_t flags;		/* LWPCB.Flags: LWP_FLAG_*; default VAL */
+	/*
+	 * EventInterval n, indexed by EventId (LWP_EVENT_VAL..LWP_EVENT_RNH;
+	 * index 0 unused; LWPINS has no interval). A record is stored after
+	 * interval + 1 events (§6). Negative is rejected (-EINVAL); LLWPCB
+	 * may raise an interval to the implementation minimum and writes the
+	 * value used back into the LWPCB (§5.1 step 7).
+	 */
+	int32_t interval[LWP_EVENT_MAX + 1];
+	/* EventCounter n, or LWP_COUNTER_FROM_INTERVAL (default). */
+	int32_t counter[LWP_EVENT_MAX + 1];
+	/* Ring size in records: BufferSize = buffer_records x LwpEventSize. */
+	uint32_t buffer_records;
+	/* Threshold in records (LWPCB.Threshold / LwpEventSize). */
+	uint32_t threshold_records;
+	uint32_t random_bits;	/* LWPCB.Random, 0..15 */
+	uint32_t filters;	/* LWPCB.Filters, LWP_FILTER_* (Figure 6-3) */
+	uint64_t base_ip;	/* LWPCB.BaseIP */
+	uint64_t limit_ip;	/* LWPCB.LimitIP */
+};
+
+#define LWP_CONFIG_DEFAULT_RECORDS	4096u	/* 128 KiB of records */
+#define LWP_CONFIG_DEFAULT_INTERVAL	0	/* EventInterval1: every LWPVAL */
+#define LWP_CONFIG_DEFAULT_HW_INTERVAL	65535	/* events 2..6 */
+
+#define LWP_CONFIG_INIT {						\
+	.size = sizeof(struct lwp_config),				\
+	.backend = LWP_BACKEND_AUTO,					\
+	.flags = LWP_FLAG_VAL,						\
+	.interval = { 0, LWP_CONFIG_DEFAULT_INTERVAL,			\
+		      LWP_CONFIG_DEFAULT_HW_INTERVAL,			\
+		      LWP_CONFIG_DEFAULT_HW_INTERVAL,			\
+		      LWP_CONFIG_DEFAULT_HW_INTERVAL,			\
+		      LWP_CONFIG_DEFAULT_HW_INTERVAL,			\
+		      LWP_CONFIG_DEFAULT_HW_INTERVAL },			\
+	.counter = { LWP_COUNTER_FROM_INTERVAL, LWP_COUNTER_FROM_INTERVAL, \
+		     LWP_COUNTER_FROM_INTERVAL, LWP_COUNTER_FROM_INTERVAL, \
+		     LWP_COUNTER_FROM_INTERVAL, LWP_COUNTER_FROM_INTERVAL, \
+		     LWP_COUNTER_FROM_INTERVAL },			\
+	.buffer_records = LWP_CONFIG_DEFAULT_RECORDS,			\
+	.threshold_records = LWP_THRESHOLD_HALF,			\
+	.random_bits = 0,						\
+	.filters = 0,							\
+	.base_ip = 0,							\
+	.limit_ip = 0,							\
+}
+
+/* ---- Sessions ------------------------------------------------------------ */
+
+struct lwp_session;
+
+/*
+ * lwp_open() - allocate an LWPCB and its ring buffer for @cfg (NULL: the
+ * defaults of LWP_CONFIG_INIT) and make LWP available to the calling thread.
+ *
+ * The LWPCB is LwpCbSize x 8 bytes, 64-byte aligned and within one page;
+ * the ring buffer is buffer_records x LwpEventSize bytes, page aligned
+ * (43724 §3.3, §5.1, Table 6-1). After lwp_open() raw LWP instructions
+ * execute on the calling thread: an LWPINS before lwp_start() clears CF and
+ * stores nothing (§5.4).
+ *
+ * Returns 0 and *@s, or:
+ *  -EINVAL  NULL argument, cfg->size too small, a flag outside
+ *           LWP_FLAG_* / not available on the backend (see lwp_query()),
+ *           negative interval, random_bits > 15, buffer_records below
+ *           32 x LwpMinBufferSize or above the 28-bit BufferSize field,
+ *           threshold_records > buffer_records (with LWP_FLAG_INT),
+ *           reserved filter bits;
+ *  -ENODEV  the requested backend (or, for AUTO, any) is not usable;
+ *  -ENOMEM  allocation failure;
+ *  -EBUSY   the SIGILL handler could not be installed (emulation).
+ */
+int lwp_open(struct lwp_session **s, const struct lwp_config *cfg);
+
+/*
+ * lwp_start() - enable LWP for the calling thread with the session's LWPCB
+ * (LLWPCB, 43724 §5.1). The calling thread becomes the owner. The ring is
+ * not reset: records already stored stay readable. Flags and intervals
+ * actually in effect are written back into the LWPCB by LLWPCB; read them
+ * with lwp_lwpcb().
+ * Returns 0, -EINVAL (NULL), -EBUSY (started on another thread),
+ * -EFAULT (LLWPCB faulted: #GP/#PF, the LWPCB is invalid),
+ * -ENODEV (LWP was made unavailable to this thread).
+ */
+int lwp_start(struct lwp_session *s);
+
+/*
+ * lwp_stop() - disable LWP for the owner thread (LLWPCB with 0, §5.1 step 3,
+ * after the flush of step 2). Records stay readable with lwp_read().
+ * Returns 0 (also when not started), -EINVAL (NULL), -EPERM (called by a
+ * thread other than the owner).
+ */
+int lwp_stop(struct lwp_session *s);
+
+/*
+ * lwp_close() - stop (as the OS would write 0 to LWP_CBADDR, §4.3, if the
+ * caller is not the owner), make LWP unavailable to the calling thread when
+ * its last session closes, and free everything. NULL is ignored.
+ */
+void lwp_close(struct lwp_session *s);
+
+/* The session's backend (enum lwp_backend), or -EINVAL for NULL. */
+int lwp_session_backend(const struct lwp_session *s);
+
+/*
+ * lwp_lwpcb() - address of the session's LWPCB, for JIT code that executes
+ * LLWPCB itself (43724 §6), and its size in bytes in *@size (may be NULL).
+ * Returns NULL for NULL @s.
+ */
+void *lwp_lwpcb(const struct lwp_session *s, size_t *size);
+
+/* ---- Event records (43724 §2, Figure 2-1) -------------------------------- */
+
+/* One 32-byte record of the ring buffer, as LWP stores it (Figure 2-1). */
+struct lwp_event {
+	uint8_t event_id;	/* EventId, Table 2-1 */
+	uint8_t core_id;	/* CoreId, from LWP_CFG.COREID */
+	uint16_t flags;		/* event-specific flags (bits 31:16 of dword 0) */
+	uint32_t data1;		/* event-specific data */
+	uint64_t inst_addr;	/* InstructionAddress (effective address) */
+	uint64_t data2;		/* event-specific address or data */
+	uint64_t reserved;	/* bytes 31-24 */
+};
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct lwp_event) == 32, "43724 Figure 2-1: 32 bytes");
+_Static_assert(offsetof(struct lwp_event, flags) == 2, "Figure 2-1");
+_Static_assert(offsetof(struct lwp_event, data1) == 4, "Figure 2-1");
+_Static_assert(offsetof(struct lwp_event, inst_addr) == 8, "Figure 2-1");
+_Static_assert(offsetof(struct lwp_event, data2) == 16, "Figure 2-1");
+#endif
+
+/* Branches retired, Figure 2-4: bits 28..31 of dword 0 = flags bits 12..15 */
+static inline int lwp_event_fus(const struct lwp_event *e)
+{ return (e->flags >> 12) & 1; }	/* fused with a flag-setting op */
+static inline int lwp_event_prv(const struct lwp_event *e)
+{ return (e->flags >> 13) & 1; }	/* PRD is valid */
+static inline int lwp_event_prd(const struct lwp_event *e)
+{ return (e->flags >> 14) & 1; }	/* predicted correctly (if PRV) */
+static inline int lwp_event_tkn(const struct lwp_event *e)
+{ return (e->flags >> 15) & 1; }	/* taken */
+/* TargetAddress of a branch record (Figure 2-4). */
+static inline uint64_t lwp_event_target(const struct lwp_event *e)
+{ return e->data2; }
+
+/* DCache misses, Figure 2-5. */
+static inline int lwp_event_dav(const struct lwp_event *e)
+{ return (e->flags >> 12) & 1; }	/* DataAddress valid */
+static inline unsigned int lwp_event_src(const struct lwp_event *e)
+{ return (e->flags >> 13) & 7; }	/* data source, 0..7 */
+static inline uint32_t lwp_event_latency(const struct lwp_event *e)
+{ return e->data1; }			/* total latency, cycles */
+static inline uint64_t lwp_event_data_addr(const struct lwp_event *e)
+{ return e->data2; }			/* valid if lwp_event_dav() */
+
+/* LWPVAL / LWPINS, Figures 2-2 and 2-8: imm16, reg/mem32, reg. */
+static inline uint16_t lwp_event_imm(const struct lwp_event *e)
+{ return e->flags; }
+static inline uint32_t lwp_event_value(const struct lwp_event *e)
+{ return e->data1; }
+static inline uint64_t lwp_event_reg(const struct lwp_event *e)
+{ return e->data2; }
+
+/* ---- Draining ------------------------------------------------------------ */
+
+/*
+ * lwp_read() - copy up to @max records, oldest first, from the ring buffer
+ * into @out and advance LWPCB.BufferTailOffset past them (43724 §6,
+ * §8.3). May run on any thread, concurrently with the owner storing records
+ * (one reader per session). Records are copied before BufferTailOffset is
+ * released to the writer.
+ * Returns the number of records copied (0: ring empty), -EINVAL (NULL @s,
+ * NULL @out with @max > 0).
+ */
+ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max);
+
+/*
+ * lwp_missed() - LWPCB.MissedEvents: records lost because the ring was full
+ * (43724 §6, Table 6-1). 0 for NULL.
+ */
+uint64_t lwp_missed(struct lwp_session *s);
+
+/*
+ * lwp_pending() - records currently in the ring ((head - tail) mod size, in
+ * records, §6 Threshold). Returns >= 0 or -EINVAL.
+ */
+ssize_t lwp_pending(struct lwp_session *s);
+
+/*
+ * lwp_wait() - block until a threshold interrupt (LWP_FLAG_INT, 43724 §6
+ * Threshold, §8.5) has occurred since the last lwp_wait()/lwp_read() or
+ * @timeout_ms milliseconds have passed (negative: wait forever, 0: poll).
+ * Returns 1 on threshold, 0 on timeout, -EINVAL (NULL), -ENOTSUP if
+ * threshold interrupts are not enabled in the session, -EINTR.
+ */
+int lwp_wait(struct lwp_session *s, int timeout_ms);
+
+/*
+ * lwp_wait_fd() - a file descriptor that becomes readable on a threshold
+ * interrupt (for poll/epoll); owned by the session. -EINVAL / -ENOTSUP.
+ */
+int lwp_wait_fd(struct lwp_session *s);
+
+/* ---- Instruction wrappers (43724 §5) ------------------------------------- */
+
+/*
+ * Non-zero while the calling thread uses the emulation backend; the
+ * wrappers then call the model directly instead of trapping. Do not write.
+ */
+#ifdef __cplusplus
+extern thread_local unsigned int lwp_tls_emulated;
+#else
+extern _Thread_local unsigned int lwp_tls_emulated;
+#endif
+
+/*
+ * Emulation entry points used by the wrappers when lwp_tls_emulated is set
+ * (they may also be called directly). @ip is the InstructionAddress to
+ * store, @opsize 32 or 64. They follow §5.1-§5.4 exactly; a fault of the
+ * instruction (#GP, #PF) is delivered as SIGSEGV to the calling thread, as
+ * the kernel does for the real instruction; #UD (LWP not available) as
+ * SIGILL.
+ */
+int lwp_emu_lwpins(uint64_t data2, uint32_t data1, uint32_t flags,
+		   unsigned int opsize, uint64_t ip);
+void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
+		    unsigned int opsize, uint64_t ip);
+void lwp_emu_llwpcb(uint64_t lwpcb);
+uint64_t lwp_emu_slwpcb(void);
+
+/* The address of the code that invokes it (InstructionAddress). */
+#define lwp__here() __extension__ ({					\
+	uint64_t lwp__ip;						\
+	__asm__ __volatile__("lea 0(%%rip), %0" : "=r"(lwp__ip));	\
+	lwp__ip; })
+
+/*
+ * The wrappers emit the XOP bytes of the instruction with .byte, so no
+ * -mlwp is needed; their operands are fixed to registers by constraints:
+ * reg/mem32 (Data1) in EAX (ModRM.rm = 000), the vvvv register (Data2) in
+ * EDX/RDX (vvvv = ~2), LLWPCB/SLWPCB in RAX. Encodings (43724 §5, as GNU as
+ * 2.40 emits them; see Documentation/liblwp.rst on the L bit):
+ *   LWPINS $imm32, %eax, %edx    8f ea 68 12 c0 imm32
+ *   LWPINS $imm32, %eax, %rdx    8f ea e8 12 c0 imm32
+ *   LWPVAL $imm32, %eax, %edx    8f ea 68 12 c8 imm32
+ *   LWPVAL $imm32, %eax, %rdx    8f ea e8 12 c8 imm32
+ *   LLWPCB %rax                  8f e9 f8 12 c0
+ *   SLWPCB %rax                  8f e9 f8 12 c8
+ * @flags is the instruction's immediate and must therefore be an integer
+ * constant expression; the record keeps its low 16 bits (§5.3, §5.4).
+ */
+#define LWP__ASM_LWPINS32 ".byte 0x8f,0xea,0x68,0x12,0xc0\n\t.long %c[imm]"
+#define LWP__ASM_LWPINS64 ".byte 0x8f,0xea,0xe8,0x12,0xc0\n\t.long %c[imm]"
+#define LWP__ASM_LWPVAL32 ".byte 0x8f,0xea,0x68,0x12,0xc8\n\t.long %c[imm]"
+#define LWP__ASM_LWPVAL64 ".byte 0x8f,0xea,0xe8,0x12,0xc8\n\t.long %c[imm]"
+
+#define lwp__ins(asmstr, d2type, opsize, data2, data1, flags) __extension__ ({ \
+	d2type lwp__d2 = (data2);					\
+	uint32_t lwp__d1 = (data1);					\
+	unsigned char lwp__cf;						\
+	if (__builtin_expect(lwp_tls_emulated != 0, 0))			\
+		lwp__cf = (unsigned char)lwp_emu_lwpins(lwp__d2, lwp__d1, \
+				(uint32_t)(flags), (opsize), lwp__here()); \
+	else								\
+		__asm__ __volatile__(asmstr "\n\tsetc %[cf]"		\
+			: [cf] "=qm"(lwp__cf)				\
+			: "a"(lwp__d1), "d"(lwp__d2),			\
+			  [imm] "i"((uint32_t)(flags))			\
+			: "cc", "memory");				\
+	(int)lwp__cf; })
+
+#define lwp__val(asmstr, d2type, opsize, data2, data1, flags) __extension__ ({ \
+	d2type lwp__d2 = (data2);					\
+	uint32_t lwp__d1 = (data1);					\
+	if (__builtin_expect(lwp_tls_emulated != 0, 0))			\
+		lwp_emu_lwpval(lwp__d2, lwp__d1, (uint32_t)(flags),	\
+			       (opsize), lwp__here());			\
+	else								\
+		__asm__ __volatile__(asmstr				\
+			: : "a"(lwp__d1), "d"(lwp__d2),			\
+			    [imm] "i"((uint32_t)(flags))		\
+			: "memory");					\
+	(void)0; })
+
+/*
+ * lwp_ins32(data2, data1, flags) / lwp_ins64(...) - LWPINS (43724 §5.4):
+ * store an EventId 255 record with Data2 = @data2 (32 bits zero-extended,
+ * or 64 bits), Data1 = @data1, Flags = @flags & 0xffff.
+ * Returns CF: 1 if the ring was full and the last record was overwritten
+ * (MissedEvents incremented), 0 otherwise, also when LWP is not enabled.
+ * SIGILL if LWP is not available to the thread (no lwp_open()).
+ */
+#define lwp_ins32(data2, data1, flags) \
+	lwp__ins(LWP__ASM_LWPINS32, uint32_t, 32, data2, data1, flags)
+#define lwp_ins64(data2, data1, flags) \
+	lwp__ins(LWP__ASM_LWPINS64, uint64_t, 64, data2, data1, flags)
+
+/*
+ * lwp_val32(data2, data1, flags) / lwp_val64(...) - LWPVAL (43724 §5.3):
+ * decrement EventCounter1; when it goes negative store an EventId 1 record
+ * (Data2 = @data2, Data1 = @data1, Flags = @flags & 0xffff) and reload the
+ * counter from EventInterval1 (with Random). Nothing when LWP or event 1 is
+ * not enabled. No result; flags and registers are preserved.
+ */
+#define lwp_val32(data2, data1, flags) \
+	lwp__val(LWP__ASM_LWPVAL32, uint32_t, 32, data2, data1, flags)
+#define lwp_val64(data2, data1, flags) \
+	lwp__val(LWP__ASM_LWPVAL64, uint64_t, 64, data2, data1, flags)
+
+/*
+ * lwp_llwpcb() - LLWPCB (43724 §5.1): flush the active LWPCB, then enable LWP
+ * with the LWPCB at @lwpcb (an effective address), or disable it for NULL.
+ * Faults as the instruction does (SIGSEGV for #GP/#PF, SIGILL for #UD).
+ */
+static inline void lwp_llwpcb(void *lwpcb)
+{
+	if (__builtin_expect(lwp_tls_emulated != 0, 0)) {
+		lwp_emu_llwpcb((uint64_t)(uintptr_t)lwpcb);
+		return;
+	}
+	__asm__ __volatile__(".byte 0x8f,0xe9,0xf8,0x12,0xc0"
+			     : : "a"(lwpcb) : "memory");
+}
+
+/*
+ * lwp_slwpcb() - SLWPCB (43724 §5.2): flush LWP state into the LWPCB and
+ * return its address, or NULL if LWP is not active.
+ */
+static inline void *lwp_slwpcb(void)
+{
+	void *cb;
+
+	if (__builtin_expect(lwp_tls_emulated != 0, 0))
+		return (void *)(uintptr_t)lwp_emu_slwpcb();
+	__asm__ __volatile__(".byte 0x8f,0xe9,0xf8,0x12,0xc8"
+			     : "=a"(cb) : : "memory");
+	return cb;
+}
+
+/* ---- JIT encoder (43724 §5; bytes identical to GNU as) ------------------- */
+
+enum lwp_insn_op {
+	LWP_INSN_LLWPCB = 0,	/* 8F RXB.09 W.1111.0.00 12 /0 */
+	LWP_INSN_SLWPCB = 1,	/* 8F RXB.09 W.1111.0.00 12 /1 */
+	LWP_INSN_LWPINS = 2,	/* 8F RXB.0A W.vvvv.0.00 12 /0 imm32 */
+	LWP_INSN_LWPVAL = 3,	/* 8F RXB.0A W.vvvv.0.00 12 /1 imm32 */
+};
+
+/* General-purpose registers by their encoding number. */
+enum lwp_reg {
+	LWP_REG_NONE = -1,	/* no base / no index */
+	LWP_REG_RAX = 0, LWP_REG_RCX, LWP_REG_RDX, LWP_REG_RBX,
+	LWP_REG_RSP, LWP_REG_RBP, LWP_REG_RSI, LWP_REG_RDI,
+	LWP_REG_R8, LWP_REG_R9, LWP_REG_R10, LWP_REG_R11,
+	LWP_REG_R12, LWP_REG_R13, LWP_REG_R14, LWP_REG_R15,
+	LWP_REG_RIP = 16,	/* base only: RIP-relative (EIP with addr32) */
+};
+
+/* Second operand of LWPINS/LWPVAL is memory (rm = LWP_RM_MEM). */
+#define LWP_RM_MEM	(-2)
+
+/* A memory operand: disp(base, index, scale). */
+struct lwp_mem {
+	int8_t base;		/* enum lwp_reg: 0..15, LWP_REG_RIP, NONE */
+	int8_t index;		/* enum lwp_reg: 0..15 but not RSP, or NONE */
+	uint8_t scale;		/* 1, 2, 4 or 8 (ignored without index) */
+	uint8_t addr32;		/* 1: 32-bit address size (0x67 prefix) */
+	uint8_t disp32;		/* 1: always a 32-bit displacement */
+	int32_t disp;		/* displacement, bytes */
+};
+
+/*
+ * One LWP instruction. AT&T order: lwpins $imm, rm, reg; llwpcb reg.
+ */
+struct lwp_insn {
+	uint32_t op;		/* enum lwp_insn_op */
+	uint32_t opsize;	/* operand size, bits: 32 or 64 */
+	int32_t reg;		/* LLWPCB/SLWPCB operand (ModRM.rm); */
+				/* LWPINS/LWPVAL first operand (vvvv, Data2) */
+	int32_t rm;		/* LWPINS/LWPVAL Data1 register, or LWP_RM_MEM */
+	struct lwp_mem mem;	/* the memory operand if rm == LWP_RM_MEM */
+	uint32_t imm;		/* LWPINS/LWPVAL immediate (Flags = imm & 0xffff) */
+};
+
+/* Longest encoding: 67 8F xx xx 12 ModRM SIB disp32 imm32. */
+#define LWP_INSN_MAX_LEN	15
+
+/*
+ * lwp_encode() - encode @insn into @buf (at least LWP_INSN_MAX_LEN bytes)
+ * exactly as GNU as does for the same operands in 64-bit mode (shortest
+ * displacement unless mem.disp32, SIB only where needed, RBP/R13 bases with
+ * a zero disp8, absolute addresses through SIB, imm32 always; 43724 §5).
+ * Returns the length in bytes (5..15), or -EINVAL for a NULL argument, an
+ * unknown op, opsize not 32/64, a register out of range, RSP as index, a
+ * scale not in {1,2,4,8}, RIP with an index, or a memory operand for
+ * LLWPCB/SLWPCB.
+ */
+int lwp_encode(uint8_t *buf, const struct lwp_insn *insn);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LWPT_LWP_H */
