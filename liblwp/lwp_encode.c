@@ -20,18 +20,8 @@
 
 #include <lwpt/lwp.h>
 
-/* XOP encoding (43724 §5, "Encoding" tables). */
-#define XOP_ESCAPE		0x8f
-#define XOP_MAP_LWPCB		0x09	/* LLWPCB, SLWPCB */
-#define XOP_MAP_LWPINS		0x0a	/* LWPINS, LWPVAL */
-#define XOP_OPCODE		0x12
-#define XOP_P1_R		0x80	/* inverted ModRM.reg extension */
-#define XOP_P1_X		0x40	/* inverted SIB.index extension */
-#define XOP_P1_B		0x20	/* inverted ModRM.rm / SIB.base ext. */
-#define XOP_P2_W		0x80	/* 64-bit operand size */
-#define XOP_P2_VVVV_SHIFT	3	/* inverted vvvv register */
-#define XOP_P2_VVVV_MASK	0x78
-#define ADDR32_PREFIX		0x67
+/* XOP fields: include/lwpt/lwp_arch.h (43724 §5 "Encoding" tables). */
+#define ADDR32_PREFIX		0x67	/* address-size override */
 
 /* ModRM / SIB fields (AMD64 APM vol. 3, §1.4). */
 #define MODRM(mod, reg, rm)	((uint8_t)(((mod) << 6) | ((reg) << 3) | (rm)))
@@ -39,7 +29,7 @@
 #define MOD_INDIRECT		0
 #define MOD_DISP8		1
 #define MOD_DISP32		2
-#define MOD_REG			3
+#define MOD_REG			LWP_MODRM_MOD_REG
 #define RM_SIB			4	/* rm = 100: a SIB byte follows */
 #define RM_DISP32		5	/* mod 00, rm = 101: RIP + disp32 */
 #define SIB_NO_INDEX		4	/* index = 100: none */
@@ -86,7 +76,7 @@ static uint8_t *encode_mem(uint8_t *p, uint8_t *p1, unsigned int ext,
 		if (ss < 0)
 			return NULL;
 		if (index & 8)
-			*p1 &= (uint8_t)~XOP_P1_X;
+			*p1 &= (uint8_t)~LWP_XOP_BYTE1_X;
 	}
 
 	if (base == LWP_REG_RIP) {
@@ -108,7 +98,7 @@ static uint8_t *encode_mem(uint8_t *p, uint8_t *p1, unsigned int ext,
 	if (!reg_ok(base))
 		return NULL;
 	if (base & 8)
-		*p1 &= (uint8_t)~XOP_P1_B;
+		*p1 &= (uint8_t)~LWP_XOP_BYTE1_B;
 
 	/* RBP/R13 as base have no mod-00 form: they take a zero disp8. */
 	if (m->disp32)
@@ -138,7 +128,7 @@ static uint8_t *encode_mem(uint8_t *p, uint8_t *p1, unsigned int ext,
 int lwp_encode(uint8_t *buf, const struct lwp_insn *insn)
 {
 	uint8_t tmp[LWP_INSN_MAX_LEN], *p = tmp, *p1;
-	unsigned int ext, map, vvvv;
+	unsigned int ext, map, vvvv_field;
 	int len;
 
 	if (!buf || !insn)
@@ -151,15 +141,17 @@ int lwp_encode(uint8_t *buf, const struct lwp_insn *insn)
 	switch (insn->op) {
 	case LWP_INSN_LLWPCB:
 	case LWP_INSN_SLWPCB:
-		map = XOP_MAP_LWPCB;
-		ext = insn->op == LWP_INSN_SLWPCB;
-		vvvv = 0;		/* encoded ~vvvv must be 1111b (§5.1) */
+		map = LWP_XOP_MAP_LLWPCB;
+		ext = insn->op == LWP_INSN_SLWPCB ? LWP_XOP_MODRM_REG_SLWPCB
+						   : LWP_XOP_MODRM_REG_LLWPCB;
+		vvvv_field = LWP_XOP_VVVV_NONE;	/* must be 1111b (§5.1) */
 		break;
 	case LWP_INSN_LWPINS:
 	case LWP_INSN_LWPVAL:
-		map = XOP_MAP_LWPINS;
-		ext = insn->op == LWP_INSN_LWPVAL;
-		vvvv = (unsigned int)insn->reg;
+		map = LWP_XOP_MAP_LWPINS;
+		ext = insn->op == LWP_INSN_LWPVAL ? LWP_XOP_MODRM_REG_LWPVAL
+						   : LWP_XOP_MODRM_REG_LWPINS;
+		vvvv_field = ~(unsigned int)insn->reg & 0xf; /* inverted */
 		if (insn->rm != LWP_RM_MEM && !reg_ok(insn->rm))
 			return -EINVAL;
 		break;
@@ -167,19 +159,20 @@ int lwp_encode(uint8_t *buf, const struct lwp_insn *insn)
 		return -EINVAL;
 	}
 
-	if (map == XOP_MAP_LWPINS && insn->rm == LWP_RM_MEM && insn->mem.addr32)
+	if (map == LWP_XOP_MAP_LWPINS && insn->rm == LWP_RM_MEM && insn->mem.addr32)
 		*p++ = ADDR32_PREFIX;
-	*p++ = XOP_ESCAPE;
+	*p++ = LWP_XOP_ESCAPE;
 	p1 = p;
-	*p++ = XOP_P1_R | XOP_P1_X | XOP_P1_B | map;
-	*p++ = (uint8_t)((insn->opsize == 64 ? XOP_P2_W : 0) |
-			 ((~vvvv << XOP_P2_VVVV_SHIFT) & XOP_P2_VVVV_MASK));
-	*p++ = XOP_OPCODE;
+	*p++ = LWP_XOP_BYTE1_R | LWP_XOP_BYTE1_X | LWP_XOP_BYTE1_B | map;
+	*p++ = (uint8_t)((insn->opsize == 64 ? LWP_XOP_BYTE2_W : 0) |
+			 ((vvvv_field << LWP_XOP_BYTE2_VVVV_SHIFT) &
+			  LWP_XOP_BYTE2_VVVV_MASK));
+	*p++ = LWP_XOP_OPCODE;
 
-	if (map == XOP_MAP_LWPCB) {
+	if (map == LWP_XOP_MAP_LLWPCB) {
 		/* The register is ModRM.rm with mod = 11b (§5.1, §5.2). */
 		if (insn->reg & 8)
-			*p1 &= (uint8_t)~XOP_P1_B;
+			*p1 &= (uint8_t)~LWP_XOP_BYTE1_B;
 		*p++ = MODRM(MOD_REG, ext, insn->reg & 7);
 	} else {
 		if (insn->rm == LWP_RM_MEM) {
@@ -188,7 +181,7 @@ int lwp_encode(uint8_t *buf, const struct lwp_insn *insn)
 				return -EINVAL;
 		} else {
 			if (insn->rm & 8)
-				*p1 &= (uint8_t)~XOP_P1_B;
+				*p1 &= (uint8_t)~LWP_XOP_BYTE1_B;
 			*p++ = MODRM(MOD_REG, ext, insn->rm & 7);
 		}
 		p = put32(p, insn->imm);

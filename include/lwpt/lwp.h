@@ -31,49 +31,51 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <lwpt/lwp_arch.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- LWPCB.Flags (43724 §6, Figure 6-2) ------------------------------- */
 
-#define LWP_FLAG_VAL	(1u << 1)	/* LWPVAL instruction (EventId 1) */
-#define LWP_FLAG_IRE	(1u << 2)	/* Instructions retired (EventId 2) */
-#define LWP_FLAG_BRE	(1u << 3)	/* Branches retired (EventId 3) */
-#define LWP_FLAG_DME	(1u << 4)	/* DCache misses (EventId 4) */
-#define LWP_FLAG_CNH	(1u << 5)	/* CPU clocks not halted (EventId 5) */
-#define LWP_FLAG_RNH	(1u << 6)	/* CPU reference clocks not halted (6) */
-#define LWP_FLAG_INT	(1u << 31)	/* threshold interrupts */
+#define LWP_FLAG_VAL	LWP_LWPCB_FLAGS_VAL	/* LWPVAL instruction (EventId 1) */
+#define LWP_FLAG_IRE	LWP_LWPCB_FLAGS_IRE	/* Instructions retired (2) */
+#define LWP_FLAG_BRE	LWP_LWPCB_FLAGS_BRE	/* Branches retired (3) */
+#define LWP_FLAG_DME	LWP_LWPCB_FLAGS_DME	/* DCache misses (4) */
+#define LWP_FLAG_CNH	LWP_LWPCB_FLAGS_CNH	/* CPU clocks not halted (5) */
+#define LWP_FLAG_RNH	LWP_LWPCB_FLAGS_RNH	/* CPU ref. clocks not halted (6) */
+#define LWP_FLAG_INT	LWP_LWPCB_FLAGS_INT	/* threshold interrupts */
 /* Flag bit of event n (1..6): the same bit positions (43724 Figure 6-2). */
-#define LWP_FLAG_EVENT(n)	(1u << (n))
+#define LWP_FLAG_EVENT(n)	LWP_EVENTID_BIT(n)
 
 /* ---- EventId values (43724 §2, Table 2-1) ----------------------------- */
 
-#define LWP_EVENT_VAL	1	/* Programmed value sample (LWPVAL) */
-#define LWP_EVENT_IRE	2	/* Instructions retired */
-#define LWP_EVENT_BRE	3	/* Branches retired */
-#define LWP_EVENT_DME	4	/* DCache misses */
-#define LWP_EVENT_CNH	5	/* CPU clocks not halted */
-#define LWP_EVENT_RNH	6	/* CPU reference clocks not halted */
-#define LWP_EVENT_INS	255	/* Programmed event (LWPINS) */
+#define LWP_EVENT_VAL	LWP_EVENTID_PROGRAMMED_VALUE		/* 1, LWPVAL */
+#define LWP_EVENT_IRE	LWP_EVENTID_INSTRUCTIONS_RETIRED	/* 2 */
+#define LWP_EVENT_BRE	LWP_EVENTID_BRANCHES_RETIRED		/* 3 */
+#define LWP_EVENT_DME	LWP_EVENTID_DCACHE_MISSES		/* 4 */
+#define LWP_EVENT_CNH	LWP_EVENTID_CPU_CLOCKS_NOT_HALTED	/* 5 */
+#define LWP_EVENT_RNH	LWP_EVENTID_CPU_REF_CLOCKS_NOT_HALTED	/* 6 */
+#define LWP_EVENT_INS	LWP_EVENTID_PROGRAMMED_EVENT		/* 255, LWPINS */
 /* Highest EventId with an interval/counter pair in LWP version 1. */
-#define LWP_EVENT_MAX	6
+#define LWP_EVENT_MAX	LWP_EVENTID_MAX_V1
 
 /* ---- LWPCB.Filters (43724 §6, Figure 6-3, Table 6-2) ------------------ */
 
-#define LWP_FILTER_MIN_LATENCY_MASK	0xffu		/* x16 cycles */
-#define LWP_FILTER_CLF	(1u << 8)	/* cache level filtering */
-#define LWP_FILTER_NBC	(1u << 9)	/* northbridge cache events */
-#define LWP_FILTER_RDC	(1u << 10)	/* remote data cache events */
-#define LWP_FILTER_RAM	(1u << 11)	/* DRAM events */
-#define LWP_FILTER_OTH	(1u << 12)	/* other sources */
-#define LWP_FILTER_NMB	(1u << 25)	/* no mispredicted branches */
-#define LWP_FILTER_NPB	(1u << 26)	/* no predicted branches */
-#define LWP_FILTER_NAB	(1u << 27)	/* no absolute branches */
-#define LWP_FILTER_NCB	(1u << 28)	/* no conditional branches */
-#define LWP_FILTER_NRB	(1u << 29)	/* no unconditional relative branches */
-#define LWP_FILTER_IPI	(1u << 30)	/* IP filtering invert */
-#define LWP_FILTER_IPF	(1u << 31)	/* IP filtering */
+#define LWP_FILTER_MIN_LATENCY_MASK	LWP_LWPCB_FILTERS_MINLATENCY_MASK /* x16 cycles */
+#define LWP_FILTER_CLF	LWP_LWPCB_FILTERS_CLF	/* cache level filtering */
+#define LWP_FILTER_NBC	LWP_LWPCB_FILTERS_NBC	/* northbridge cache events */
+#define LWP_FILTER_RDC	LWP_LWPCB_FILTERS_RDC	/* remote data cache events */
+#define LWP_FILTER_RAM	LWP_LWPCB_FILTERS_RAM	/* DRAM events */
+#define LWP_FILTER_OTH	LWP_LWPCB_FILTERS_OTH	/* other sources */
+#define LWP_FILTER_NMB	LWP_LWPCB_FILTERS_NMB	/* no mispredicted branches */
+#define LWP_FILTER_NPB	LWP_LWPCB_FILTERS_NPB	/* no predicted branches */
+#define LWP_FILTER_NAB	LWP_LWPCB_FILTERS_NAB	/* no absolute branches */
+#define LWP_FILTER_NCB	LWP_LWPCB_FILTERS_NCB	/* no conditional branches */
+#define LWP_FILTER_NRB	LWP_LWPCB_FILTERS_NRB	/* no uncond. relative branches */
+#define LWP_FILTER_IPI	LWP_LWPCB_FILTERS_IPI	/* IP filtering invert */
+#define LWP_FILTER_IPF	LWP_LWPCB_FILTERS_IPF	/* IP filtering */
 
 /* ---- Backends ---------------------------------------------------------- */
 
@@ -284,24 +286,29 @@ _Static_assert(offsetof(struct lwp_event, inst_addr) == 8, "Figure 2-1");
 _Static_assert(offsetof(struct lwp_event, data2) == 16, "Figure 2-1");
 #endif
 
-/* Branches retired, Figure 2-4: bits 28..31 of dword 0 = flags bits 12..15 */
+#ifndef __cplusplus
+_Static_assert(sizeof(struct lwp_event) == sizeof(struct lwp_event_record),
+	       "one record layout");
+#endif
+
+/* Branches retired, Figure 2-4 (record bits 28..31). */
 static inline int lwp_event_fus(const struct lwp_event *e)
-{ return (e->flags >> 12) & 1; }	/* fused with a flag-setting op */
+{ return !!(e->flags & LWP_EVREC_BR_FUS); }	/* fused with a flag-setter */
 static inline int lwp_event_prv(const struct lwp_event *e)
-{ return (e->flags >> 13) & 1; }	/* PRD is valid */
+{ return !!(e->flags & LWP_EVREC_BR_PRV); }	/* PRD is valid */
 static inline int lwp_event_prd(const struct lwp_event *e)
-{ return (e->flags >> 14) & 1; }	/* predicted correctly (if PRV) */
+{ return !!(e->flags & LWP_EVREC_BR_PRD); }	/* predicted (if PRV) */
 static inline int lwp_event_tkn(const struct lwp_event *e)
-{ return (e->flags >> 15) & 1; }	/* taken */
+{ return !!(e->flags & LWP_EVREC_BR_TKN); }	/* taken */
 /* TargetAddress of a branch record (Figure 2-4). */
 static inline uint64_t lwp_event_target(const struct lwp_event *e)
 { return e->data2; }
 
 /* DCache misses, Figure 2-5. */
 static inline int lwp_event_dav(const struct lwp_event *e)
-{ return (e->flags >> 12) & 1; }	/* DataAddress valid */
+{ return !!(e->flags & LWP_EVREC_DC_DAV); }	/* DataAddress valid */
 static inline unsigned int lwp_event_src(const struct lwp_event *e)
-{ return (e->flags >> 13) & 7; }	/* data source, 0..7 */
+{ return (e->flags & LWP_EVREC_DC_SRC_MASK) >> LWP_EVREC_DC_SRC_SHIFT; }
 static inline uint32_t lwp_event_latency(const struct lwp_event *e)
 { return e->data1; }			/* total latency, cycles */
 static inline uint64_t lwp_event_data_addr(const struct lwp_event *e)
