@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptdump: print Intel PT packets like libipt's ptdump (issue 8, point 3).
+
+# Needs libpt (libpt/build.mk, included before this fragment, declares it).
+ifneq ($(filter pt,$(LIBS)),)
+
+# Time tracking (SDM 33.8.3) is a libpt API.
+pt_SRCS += libpt/time.c
+
+TOOLS += ptdump
+ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
+	tools/ptdump/out.c tools/ptdump/errata.c
+ptdump_LIBS := pt
+MANPAGES += tools/ptdump/ptdump.1
+SCRIPT_TESTS += tests/tools/ptdump/conformance.sh
+
+endif

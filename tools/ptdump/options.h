@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ptdump: command line options (compatible with libipt's ptdump). */
+#ifndef PTDUMP_OPTIONS_H
+#define PTDUMP_OPTIONS_H
+
+#include <stdint.h>
+
+struct ptdump_options {
+	const char *prog;
+	char *file;		/* the trace file name, range suffix removed */
+	uint64_t from;		/* first byte to load */
+	uint64_t size;		/* bytes to load; 0: up to the end */
+
+	/* --cpu f/m[/s] */
+	uint32_t have_cpu:1;
+	uint16_t family;
+	uint8_t model;
+	uint8_t stepping;
+
+	/* Processor description for time tracking. */
+	uint8_t mtc_freq;
+	uint8_t nom_freq;
+	uint32_t cpuid_0x15_eax;
+	uint32_t cpuid_0x15_ebx;
+
+	uint32_t show_offset:1;
+	uint32_t show_raw:1;
+	uint32_t show_last_ip:1;
+	uint32_t show_exec_mode:1;
+	uint32_t track_time:1;
+	uint32_t show_time:1;
+	uint32_t show_tcal:1;
+	uint32_t time_delta:1;
+	uint32_t keep_tcal_on_ovf:1;
+	uint32_t quiet:1;
+	uint32_t no_pad:1;
+	uint32_t no_sync:1;
+	uint32_t no_tcal:1;
+	uint32_t no_wall_clock:1;
+	uint32_t no_timing:1;
+	uint32_t no_cyc:1;
+	uint32_t stats:1;
+};
+
+/*
+ * Parse @argv into @opts. Returns 0 to go on dumping, 1 when done (--help,
+ * --version) and -1 on a usage error (already reported on stderr).
+ */
+int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts);
+
+#endif /* PTDUMP_OPTIONS_H */

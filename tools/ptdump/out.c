@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ptdump: buffered text output without printf. */
+#include "tools/ptdump/out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int out_init(struct out *o, int fd, size_t cap)
+{
+	if (cap < OUT_LINE_MAX)
+		cap = OUT_LINE_MAX;
+	o->buf = malloc(cap);
+	if (!o->buf)
+		return -ENOMEM;
+	o->len = 0;
+	o->cap = cap;
+	o->fd = fd;
+	o->error = 0;
+	return 0;
+}
+
+int out_flush(struct out *o)
+{
+	size_t done = 0;
+
+	while (done < o->len) {
+		ssize_t n;
+
+		if (o->error)
+			break;
+		n = write(o->fd, o->buf + done, o->len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Keep going (and discarding) so we never loop. */
+			o->error = errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	o->len = 0;
+	return o->error ? -o->error : 0;
+}
+
+int out_fini(struct out *o)
+{
+	int err = out_flush(o);
+
+	free(o->buf);
+	o->buf = NULL;
+	o->cap = 0;
+	return err;
+}

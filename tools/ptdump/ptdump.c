@@ -1,0 +1,1112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptdump: print the packets of an Intel PT trace (SDM 33.4) in the text
+ * format of libipt's ptdump, with its options, its time tracking (SDM
+ * 33.8.3, libpt/time.c) and its error recovery: report the offset and the
+ * reason of a bad packet, resynchronise at the next PSB, go on.
+ *
+ * Output is built in one large buffer with hand-written number formatting;
+ * no printf per field. Layout of a line (columns separated by spaces, as
+ * libipt pads them; compare with diff -b):
+ *
+ *   offset(16 hex, width 17) [raw bytes (width 33)] name (width 10 if a
+ *   payload follows) [payload (width 25 if a tracking column follows)
+ *   [tracking id (width 5) tracking value]]
+ *
+ * See Documentation/ptdump.rst.
+ */
+#include "tools/ptdump/errata.h"
+#include "tools/ptdump/options.h"
+#include "tools/ptdump/out.h"
+
+#include <lwpt/pt_pkt.h>
+#include <lwpt/pt_time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* libipt's ptdump column widths (field buffer sizes). */
+#define COL_OFFSET	17
+#define COL_RAW		33
+#define COL_OPCODE	10
+#define COL_PAYLOAD	25
+#define COL_TRACK_ID	5
+/* Longest payload text libipt keeps: the standard field (24 characters)
+ * or, for TNT and TRIG, the extended one (47). */
+#define STD_PAYLOAD_MAX	24
+#define EXT_PAYLOAD_MAX	47
+
+#define BATCH		256
+
+struct stats {
+	uint64_t count[LPT_PKT_NR];
+	uint64_t bytes[LPT_PKT_NR];
+	uint64_t errors;
+	uint64_t skipped;	/* bytes not decoded (before sync, resync) */
+};
+
+struct dump {
+	const struct ptdump_options *opts;
+	struct out out;
+	const uint8_t *buf;
+	size_t len;
+	struct lpt_pkt_decoder *dec;
+	struct ptdump_errata errata;
+	struct lpt_time_config tcfg;
+
+	/* Tracking state, reset at every resynchronisation. */
+	struct lpt_last_ip last_ip;
+	struct lpt_time time;
+	struct lpt_tcal tcal;
+	uint64_t last_tsc;	/* for --time-delta */
+	uint64_t last_fcr;	/* for --tcal --time-delta */
+	int in_header;		/* between PSB and PSBEND */
+
+	struct stats stats;
+};
+
+/* One output line under construction. */
+struct line {
+	const char *name;
+	char payload[64];
+	size_t plen;
+	char track[24];
+	size_t tlen;
+	const char *track_id;
+	int skip;
+	int skip_time;
+	int skip_tcal;
+};
+
+/* libipt's wording for our error codes, so that error lines compare. */
+static const char *ipt_errstr(int err)
+{
+	switch (err) {
+	case LPT_OK:			return "OK";
+	case LPT_ERR_INTERNAL:		return "internal error";
+	case LPT_ERR_INVALID:		return "invalid argument";
+	case LPT_ERR_NOMEM:		return "out of memory";
+	case LPT_ERR_EOS:		return "reached end of trace stream";
+	case LPT_ERR_NOSYNC:		return "decoder out of sync";
+	case LPT_ERR_BAD_OPCODE:	return "unknown opcode";
+	case LPT_ERR_BAD_PACKET:	return "unknown packet";
+	case LPT_ERR_NOIP:		return "no ip";
+	case LPT_ERR_IP_SUPPRESSED:	return "ip has been suppressed";
+	case LPT_ERR_BAD_CONFIG:	return "bad configuration";
+	case LPT_ERR_NOT_SUPPORTED:	return "not supported";
+	case LPT_ERR_NO_TIME:		return "no timing information";
+	case LPT_ERR_NO_CBR:		return "no core:bus ratio";
+	case LPT_ERR_BAD_CONTEXT:	return "unexpected packet context";
+	case LPT_ERR_OVERFLOW:		return "overflow";
+	}
+	return lpt_errstr(err);
+}
+
+/* "[offset: msg]" or "[offset: msg: reason]" on the packet output. */
+static void diag(struct dump *d, uint64_t offset, const char *msg, int err)
+{
+	char *p = out_reserve(&d->out, OUT_LINE_MAX);
+
+	*p++ = '[';
+	p = put_hex(p, offset);
+	*p++ = ':';
+	*p++ = ' ';
+	p = put_str(p, msg);
+	if (err) {
+		*p++ = ':';
+		*p++ = ' ';
+		p = put_str(p, ipt_errstr(err));
+	}
+	*p++ = ']';
+	*p++ = '\n';
+	out_commit(&d->out, p);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Payload text                                                           */
+
+static char *put_hex_sep(char *p, uint64_t v)
+{
+	p = put_hex(p, v);
+	*p++ = ',';
+	*p++ = ' ';
+	return p;
+}
+
+static void payload_done(struct line *l, char *end, size_t max)
+{
+	l->plen = (size_t)(end - l->payload);
+	if (l->plen > max)
+		l->plen = max;
+}
+
+/* "N: ????????????hhhh", the IP as far as the packet gives it. */
+static void fmt_ip(struct line *l, const struct lpt_pkt_ip *ip)
+{
+	char *p = l->payload;
+	unsigned int digits;
+
+	*p++ = (char)('0' + (ip->ipc & 7));
+	*p++ = ':';
+	*p++ = ' ';
+	switch (ip->ipc) {
+	case LPT_IPC_SUPPRESSED:
+		memset(p, '?', 16);
+		p += 16;
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_IPC_UPDATE_16:
+		digits = 4;
+		break;
+	case LPT_IPC_UPDATE_32:
+		digits = 8;
+		break;
+	case LPT_IPC_UPDATE_48:
+		digits = 12;
+		break;
+	case LPT_IPC_SEXT_48:
+		p = put_hex_n(p, (uint64_t)((int64_t)(ip->ip << 16) >> 16), 16);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	default:
+		digits = 16;
+		break;
+	}
+	memset(p, '?', 16 - digits);
+	p = put_hex_n(p + 16 - digits, ip->ip, digits);
+	payload_done(l, p, STD_PAYLOAD_MAX);
+}
+
+static void fmt_tnt(struct line *l, const struct lpt_pkt_tnt *tnt)
+{
+	unsigned int n = tnt->count, i;
+
+	if (n > EXT_PAYLOAD_MAX + 1)
+		n = EXT_PAYLOAD_MAX + 1;
+	for (i = 0; i < n; i++)
+		l->payload[i] = (tnt->bits >> (tnt->count - 1 - i)) & 1 ?
+				'!' : '.';
+	l->plen = n;
+}
+
+static void track_hex16(struct line *l, const char *id, uint64_t v)
+{
+	l->track_id = id;
+	put_hex_n(l->track, v, 16);
+	l->tlen = 16;
+}
+
+static void track_str(struct line *l, const char *id, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 16)
+		n = 16;
+	l->track_id = id;
+	memcpy(l->track, s, n);
+	l->tlen = n;
+}
+
+/* CFE subtype names as libipt's ptdump prints them (SDM Table 33-50). */
+static const char *cfe_name(unsigned int type)
+{
+	static const char *const names[] = {
+		[PT_CFE_TYPE_INTR] = "intr",
+		[PT_CFE_TYPE_IRET] = "iret",
+		[PT_CFE_TYPE_SMI] = "smi",
+		[PT_CFE_TYPE_RSM] = "rsm",
+		[PT_CFE_TYPE_SIPI] = "sipi",
+		[PT_CFE_TYPE_INIT] = "init",
+		[PT_CFE_TYPE_VMENTRY] = "vmentry",
+		[PT_CFE_TYPE_VMEXIT] = "vmexit",
+		[PT_CFE_TYPE_VMEXIT_INTR] = "vmexit_intr",
+		[PT_CFE_TYPE_SHUTDOWN] = "shutdown",
+		[PT_CFE_TYPE_UINTR] = "uintr",
+		[PT_CFE_TYPE_UIRET] = "uiret",
+		[0xe] = "swintr",	/* software interrupt (later SDM) */
+		[0xf] = "syscall",	/* SYSCALL (later SDM) */
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "unknown";
+}
+
+/* Whether the CFE's vector field is valid, and printed in hex (SIPI). */
+static int cfe_vector(unsigned int type, int *hex)
+{
+	*hex = type == PT_CFE_TYPE_SIPI;
+	return type == PT_CFE_TYPE_INTR || type == PT_CFE_TYPE_VMEXIT_INTR ||
+	       type == PT_CFE_TYPE_UINTR || type == 0xe ||
+	       type == PT_CFE_TYPE_SIPI;
+}
+
+static const char *evd_name(unsigned int type)
+{
+	switch (type) {
+	case PT_EVD_TYPE_PFA:	return "cr2";
+	case PT_EVD_TYPE_VMXQ:	return "vmxq";
+	case PT_EVD_TYPE_VMXR:	return "vmxr";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------------- */
+/* Time tracking (SDM 33.8.3), printing as libipt's ptdump does           */
+
+static void reset_tracking(struct dump *d)
+{
+	lpt_last_ip_init(&d->last_ip);
+	lpt_time_init(&d->time);
+	lpt_tcal_init(&d->tcal);
+	d->last_tsc = 0;
+	d->last_fcr = 0;
+	d->in_header = 0;
+}
+
+/* The calibration as "%.3f" (or "%+.3f" for a delta) of fcr / 256. */
+static size_t fmt_fcr(char *p, uint64_t fcr, uint64_t old, int delta)
+{
+	char *s = p;
+	double v = (double)fcr / (double)(1u << LPT_TCAL_FCR_SHIFT);
+	int n;
+
+	if (delta) {
+		v -= (double)old / (double)(1u << LPT_TCAL_FCR_SHIFT);
+		n = snprintf(s, 17, "%+.3f", v);
+	} else {
+		n = snprintf(s, 17, "%.3f", v);
+	}
+	if (n < 0)
+		return 0;
+	return n > 16 ? 16 : (size_t)n;
+}
+
+static void show_tcal(struct dump *d, struct line *l, uint64_t offset)
+{
+	uint64_t fcr;
+	int err;
+
+	l->track_id = "fcr";
+	err = lpt_tcal_fcr(&d->tcal, &fcr);
+	if (err < 0) {
+		track_str(l, "fcr", "<unavailable>");
+		diag(d, offset, "error printing time", err);
+		return;
+	}
+	l->tlen = fmt_fcr(l->track, fcr, d->last_fcr, d->opts->time_delta);
+	if (d->opts->time_delta)
+		d->last_fcr = fcr;
+}
+
+static void show_time(struct dump *d, struct line *l, uint64_t offset)
+{
+	uint64_t tsc;
+	char *p = l->track;
+	int err;
+
+	l->track_id = "tsc";
+	err = lpt_time_query_tsc(&d->time, &tsc, NULL, NULL);
+	if (err < 0 && !(err == LPT_ERR_NO_TIME && d->opts->no_wall_clock)) {
+		diag(d, offset, "error printing time", err);
+		track_str(l, "tsc", "<unavailable>");
+		return;
+	}
+	if (d->opts->time_delta) {
+		if (d->last_tsc <= tsc) {
+			*p++ = '+';
+			p = put_hex(p, tsc - d->last_tsc);
+		} else {
+			*p++ = '-';
+			p = put_hex(p, d->last_tsc - tsc);
+		}
+		d->last_tsc = tsc;
+	} else {
+		p = put_hex_n(p, tsc, 16);
+	}
+	l->tlen = (size_t)(p - l->track);
+	if (l->tlen > 16)
+		l->tlen = 16;
+}
+
+static void show_timing(struct dump *d, struct line *l, uint64_t offset)
+{
+	if (d->opts->show_tcal && !l->skip_tcal)
+		show_tcal(d, l, offset);
+	if (d->opts->show_time && !l->skip_time)
+		show_time(d, l, offset);
+}
+
+static void track_tsc(struct dump *d, struct line *l, uint64_t offset,
+		      uint64_t tsc)
+{
+	int err;
+
+	if (!d->opts->no_tcal) {
+		err = d->in_header ?
+			lpt_tcal_header_tsc(&d->tcal, tsc, &d->tcfg) :
+			lpt_tcal_update_tsc(&d->tcal, tsc, &d->tcfg);
+		if (err < 0)
+			diag(d, offset, "error calibrating time", err);
+	}
+	err = lpt_time_update_tsc(&d->time, tsc, &d->tcfg);
+	if (err < 0)
+		diag(d, offset, "error updating time", err);
+	show_timing(d, l, offset);
+}
+
+static void track_cbr(struct dump *d, struct line *l, uint64_t offset,
+		      uint8_t ratio)
+{
+	int err;
+
+	if (!d->opts->no_tcal) {
+		err = d->in_header ?
+			lpt_tcal_header_cbr(&d->tcal, ratio, &d->tcfg) :
+			lpt_tcal_update_cbr(&d->tcal, ratio, &d->tcfg);
+		if (err < 0)
+			diag(d, offset, "error calibrating time", err);
+	}
+	err = lpt_time_update_cbr(&d->time, ratio, &d->tcfg);
+	if (err < 0)
+		diag(d, offset, "error updating time", err);
+	l->skip_time = 1;	/* CBR does not move time */
+	show_timing(d, l, offset);
+}
+
+static void track_tma(struct dump *d, struct line *l, uint64_t offset,
+		      const struct lpt_pkt_tma *tma)
+{
+	int err;
+
+	if (!d->opts->no_tcal) {
+		err = lpt_tcal_update_tma(&d->tcal, tma->ctc, tma->fc,
+					  &d->tcfg);
+		if (err < 0)
+			diag(d, offset, "error calibrating time", err);
+	}
+	err = lpt_time_update_tma(&d->time, tma->ctc, tma->fc, &d->tcfg);
+	if (err < 0)
+		diag(d, offset, "error updating time", err);
+	l->skip_tcal = 1;	/* TMA does not calibrate */
+	show_timing(d, l, offset);
+}
+
+static void track_mtc(struct dump *d, struct line *l, uint64_t offset,
+		      uint8_t ctc)
+{
+	int err;
+
+	if (!d->opts->no_tcal) {
+		err = lpt_tcal_update_mtc(&d->tcal, ctc, &d->tcfg);
+		if (err < 0)
+			diag(d, offset, "error calibrating time", err);
+	}
+	err = lpt_time_update_mtc(&d->time, ctc, &d->tcfg);
+	if (err < 0)
+		diag(d, offset, "error updating time", err);
+	show_timing(d, l, offset);
+}
+
+static void track_cyc(struct dump *d, struct line *l, uint64_t offset,
+		      uint64_t cyc)
+{
+	uint64_t fcr = 0;
+	int err;
+
+	if (!d->opts->no_tcal) {
+		err = lpt_tcal_fcr(&d->tcal, &fcr);
+		if (err < 0) {
+			fcr = 0;
+			diag(d, offset, "calibration error", err);
+		}
+		err = lpt_tcal_update_cyc(&d->tcal, cyc, &d->tcfg);
+		if (err < 0)
+			diag(d, offset, "error calibrating time", err);
+	}
+	err = lpt_time_update_cyc(&d->time, cyc, &d->tcfg, fcr);
+	if (err < 0)
+		diag(d, offset, "error updating time", err);
+	else if (!fcr)
+		diag(d, offset, "error updating time: no calibration", 0);
+	l->skip_tcal = 1;	/* CYC does not calibrate by itself */
+	show_timing(d, l, offset);
+}
+
+static void track_last_ip(struct dump *d, struct line *l, uint64_t offset,
+			  const struct lpt_pkt_ip *ip)
+{
+	uint64_t value;
+	int err;
+
+	l->track_id = "ip";
+	err = lpt_last_ip_update(&d->last_ip, ip->ipc, ip->ip);
+	if (err < 0) {
+		track_str(l, "ip", "<unavailable>");
+		diag(d, offset, "error tracking last-ip", err);
+		return;
+	}
+	err = lpt_last_ip_query(&d->last_ip, &value);
+	if (err == LPT_ERR_IP_SUPPRESSED) {
+		track_str(l, "ip", "<suppressed>");
+	} else if (err < 0) {
+		track_str(l, "ip", "<unavailable>");
+		diag(d, offset, "error tracking last-ip", err);
+	} else {
+		track_hex16(l, "ip", value);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* One packet                                                             */
+
+/*
+ * Fill @l for @pkt at @offset, updating the tracking state and printing
+ * any diagnostics (they come before the packet's line, as in libipt).
+ */
+static void format_packet(struct dump *d, struct line *l, uint64_t offset,
+			  const struct lpt_packet *pkt)
+{
+	const struct ptdump_options *o = d->opts;
+	char *p = l->payload;
+
+	l->name = lpt_pkt_type_name(pkt->type);
+
+	switch (pkt->type) {
+	case LPT_PKT_PAD:
+		l->skip = o->no_pad;
+		return;
+	case LPT_PKT_PSB:
+		if (o->track_time) {
+			int err = lpt_tcal_update_psb(&d->tcal, &d->tcfg);
+
+			if (err < 0)
+				diag(d, offset, "error calibrating time", err);
+		}
+		d->in_header = 1;
+		return;
+	case LPT_PKT_PSBEND:
+		d->in_header = 0;
+		return;
+	case LPT_PKT_OVF:
+		if (o->track_time) {
+			if (o->keep_tcal_on_ovf)
+				lpt_tcal_update_ovf(&d->tcal, &d->tcfg);
+			else
+				lpt_tcal_init(&d->tcal);
+		}
+		return;
+	case LPT_PKT_TRACESTOP:
+		return;
+	case LPT_PKT_TNT_8:
+	case LPT_PKT_TNT_64:
+		fmt_tnt(l, &pkt->payload.tnt);
+		return;
+	case LPT_PKT_TIP:
+	case LPT_PKT_TIP_PGE:
+	case LPT_PKT_TIP_PGD:
+	case LPT_PKT_FUP:
+		fmt_ip(l, &pkt->payload.ip);
+		if (o->show_last_ip)
+			track_last_ip(d, l, offset, &pkt->payload.ip);
+		return;
+	case LPT_PKT_PIP:
+		p = put_hex(p, pkt->payload.pip.cr3);
+		if (pkt->payload.pip.nr)
+			p = put_mem(p, ", nr", 4);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		track_hex16(l, "cr3", pkt->payload.pip.cr3);
+		return;
+	case LPT_PKT_VMCS:
+		p = put_hex(p, pkt->payload.vmcs.base);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		track_hex16(l, "vmcs", pkt->payload.vmcs.base);
+		return;
+	case LPT_PKT_MODE_EXEC: {
+		const struct lpt_pkt_mode_exec *m = &pkt->payload.mode_exec;
+
+		if (m->csd)
+			p = put_mem(p, "cs.d", 4);
+		if (m->csl) {
+			if (m->csd)
+				p = put_mem(p, ", ", 2);
+			p = put_mem(p, "cs.l", 4);
+		}
+		if (m->iflag) {
+			if (m->csd || m->csl)
+				p = put_mem(p, ", ", 2);
+			p = put_mem(p, "if", 2);
+		}
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->show_exec_mode)
+			track_str(l, "em", m->csl ? (m->csd ? "unknown" :
+						     "64-bit") :
+				  m->csd ? "32-bit" : "16-bit");
+		return;
+	}
+	case LPT_PKT_MODE_TSX: {
+		const struct lpt_pkt_mode_tsx *m = &pkt->payload.mode_tsx;
+
+		if (m->intx)
+			p = put_mem(p, "intx", 4);
+		if (m->abrt) {
+			if (m->intx)
+				p = put_mem(p, ", ", 2);
+			p = put_mem(p, "abrt", 4);
+		}
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	}
+	case LPT_PKT_TSC:
+		p = put_hex(p, pkt->payload.tsc.tsc);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->track_time)
+			track_tsc(d, l, offset, pkt->payload.tsc.tsc);
+		l->skip = o->no_timing;
+		return;
+	case LPT_PKT_CBR:
+		p = put_hex(p, pkt->payload.cbr.ratio);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->track_time)
+			track_cbr(d, l, offset, pkt->payload.cbr.ratio);
+		l->skip = o->no_timing;
+		return;
+	case LPT_PKT_TMA:
+		p = put_hex_sep(p, pkt->payload.tma.ctc);
+		p = put_hex(p, pkt->payload.tma.fc);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->track_time)
+			track_tma(d, l, offset, &pkt->payload.tma);
+		l->skip = o->no_timing;
+		return;
+	case LPT_PKT_MTC:
+		p = put_hex(p, pkt->payload.mtc.ctc);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->track_time)
+			track_mtc(d, l, offset, pkt->payload.mtc.ctc);
+		l->skip = o->no_timing;
+		return;
+	case LPT_PKT_CYC:
+		p = put_hex(p, pkt->payload.cyc.value);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (o->track_time && !o->no_cyc)
+			track_cyc(d, l, offset, pkt->payload.cyc.value);
+		l->skip = o->no_timing || o->no_cyc;
+		return;
+	case LPT_PKT_MNT:
+		p = put_hex(p, pkt->payload.mnt.payload);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_PKT_EXSTOP:
+		if (pkt->payload.exstop.ip)
+			p = put_mem(p, "ip", 2);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_PKT_MWAIT:
+		/* libipt prints the payload's two 32-bit halves. */
+		p = put_hex_n(p, (uint32_t)pkt->payload.mwait.raw, 8);
+		p = put_mem(p, ", ", 2);
+		p = put_hex_n(p, pkt->payload.mwait.raw >> 32, 8);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_PKT_PWRE: {
+		const struct lpt_pkt_pwre *w = &pkt->payload.pwre;
+
+		*p++ = 'c';
+		p = put_dec(p, (w->state + 1u) & 0xf);
+		*p++ = '.';
+		p = put_dec(p, (w->sub_state + 1u) & 0xf);
+		/* libipt takes HW from bit 3 of byte 2 (the SDM: bit 7). */
+		if (w->raw & 0x08)
+			p = put_mem(p, ", hw", 4);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	}
+	case LPT_PKT_PWRX: {
+		const struct lpt_pkt_pwrx *x = &pkt->payload.pwrx;
+		const char *wr = NULL;
+		int bad = 0;
+
+		if (x->wake & PT_PWRX_WAKE_INTERRUPT)
+			wr = "int";
+		if (x->wake & PT_PWRX_WAKE_STORE) {
+			bad |= wr != NULL;
+			wr = "st";
+		}
+		if (x->wake & PT_PWRX_WAKE_HW) {
+			bad |= wr != NULL;
+			wr = "hw";
+		}
+		if (!wr || bad)
+			wr = "bad";
+		p = put_str(p, wr);
+		p = put_mem(p, ": c", 3);
+		p = put_dec(p, (x->last + 1u) & 0xf);
+		p = put_mem(p, ", c", 3);
+		p = put_dec(p, (x->deepest + 1u) & 0xf);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	}
+	case LPT_PKT_PTW:
+		p = put_hex(p, pkt->payload.ptw.plc);
+		p = put_mem(p, ": ", 2);
+		p = put_hex(p, pkt->payload.ptw.payload);
+		if (pkt->payload.ptw.ip)
+			p = put_mem(p, ", ip", 4);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_PKT_CFE: {
+		const struct lpt_pkt_cfe *c = &pkt->payload.cfe;
+		int hex;
+
+		p = put_dec(p, c->type);
+		if (cfe_vector(c->type, &hex)) {
+			p = put_mem(p, ": ", 2);
+			p = hex ? put_hex(p, c->vector) : put_dec(p, c->vector);
+		}
+		if (c->ip)
+			p = put_mem(p, ", ip", 4);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		track_str(l, "type", cfe_name(c->type));
+		return;
+	}
+	case LPT_PKT_EVD:
+		p = put_dec(p, pkt->payload.evd.type);
+		p = put_mem(p, ": ", 2);
+		p = put_hex(p, pkt->payload.evd.payload);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		track_str(l, "type", evd_name(pkt->payload.evd.type));
+		return;
+	case LPT_PKT_TRIG: {
+		const struct lpt_pkt_trig *t = &pkt->payload.trig;
+
+		p = put_hex_n(p, t->trbv, 2);
+		if (t->ip)
+			p = put_mem(p, ", ip", 4);
+		if (t->mult)
+			p = put_mem(p, ", mult", 6);
+		if (t->icntv) {
+			p = put_mem(p, ", icnt: ", 8);
+			p = put_dec(p, t->icnt);
+		}
+		payload_done(l, p, EXT_PAYLOAD_MAX);
+		return;
+	}
+	/*
+	 * PEBS-via-PT blocks (SDM 33.4.2.26-28): libipt does not know these
+	 * packets; this format is ours (Documentation/ptdump.rst).
+	 */
+	case LPT_PKT_BBP:
+		p = put_hex(p, pkt->payload.bbp.type);
+		p = put_mem(p, ", sz: ", 6);
+		p = put_dec(p, pkt->payload.bbp.item_size);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	case LPT_PKT_BIP: {
+		const struct lpt_pkt_bip *b = &pkt->payload.bip;
+		const char *name = lpt_bip_name(b->bbp_type, b->id);
+
+		p = put_hex(p, b->id);
+		p = put_mem(p, ": ", 2);
+		p = put_hex_n(p, b->value, b->size == 4 ? 8 : 16);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		if (name)
+			track_str(l, "pebs", name);
+		return;
+	}
+	case LPT_PKT_BEP:
+		if (pkt->payload.bep.ip)
+			p = put_mem(p, "ip", 2);
+		payload_done(l, p, STD_PAYLOAD_MAX);
+		return;
+	}
+	l->name = "<unknown>";
+}
+
+/* Print @l as one line for the packet of @size bytes at @offset. */
+static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
+		      unsigned int size)
+{
+	const struct ptdump_options *o = d->opts;
+	char *p = out_reserve(&d->out, OUT_LINE_MAX);
+	char *col;
+	int sep = 0;
+
+	if (o->show_offset) {
+		p = put_hex_n(p, offset, 16);
+		*p++ = ' ';
+		sep = 1;
+	}
+	if (o->show_raw) {
+		const uint8_t *b = d->buf + offset;
+		unsigned int i;
+
+		if (sep)
+			*p++ = ' ';
+		col = p;
+		for (i = 0; i < size && i < 16; i++) {
+			*p++ = out_hexdigits[b[i] >> 4];
+			*p++ = out_hexdigits[b[i] & 0xf];
+		}
+		p = put_pad(p, col, COL_RAW);
+		sep = 1;
+	}
+	if (sep)
+		*p++ = ' ';
+	col = p;
+	p = put_str(p, l->name);
+	if (l->plen)
+		p = put_pad(p, col, COL_OPCODE);
+
+	if (l->track_id) {
+		*p++ = ' ';
+		col = p;
+		p = put_mem(p, l->payload, l->plen);
+		p = put_pad(p, col, COL_PAYLOAD);
+		*p++ = ' ';
+		col = p;
+		p = put_str(p, l->track_id);
+		p = put_pad(p, col, COL_TRACK_ID);
+		p = put_mem(p, l->track, l->tlen);
+	} else if (l->plen) {
+		*p++ = ' ';
+		p = put_mem(p, l->payload, l->plen);
+	}
+	*p++ = '\n';
+	out_commit(&d->out, p);
+}
+
+static void dump_packet(struct dump *d, uint64_t offset,
+			const struct lpt_packet *pkt)
+{
+	struct line l;
+
+	l.plen = 0;
+	l.tlen = 0;
+	l.track_id = NULL;
+	l.skip = 0;
+	l.skip_time = 0;
+	l.skip_tcal = 0;
+
+	format_packet(d, &l, offset, pkt);
+	if (!l.skip && !d->opts->quiet)
+		emit_line(d, &l, offset, pkt->size);
+}
+
+/*
+ * SKZ84: on affected processors libipt reports a TMA with reserved bits
+ * set as an invalid packet of 8 bytes (TMA + 1) and goes on after it.
+ * Returns 1 if it did so, 0 if the error is to be reported.
+ */
+static int handle_skz84(struct dump *d, uint64_t offset, int err)
+{
+	const uint8_t *b = d->buf + offset;
+	const unsigned int size = PT_TMA_SIZE + 1;
+
+	if (!d->errata.skz84 || err != LPT_ERR_BAD_PACKET ||
+	    d->len - offset < 2 || b[0] != PT_OPC_EXT || b[1] != PT_EXT_TMA)
+		return 0;
+
+	/* Past the end, libipt cannot print the raw bytes and resyncs. */
+	if (offset + size > d->len && d->opts->show_raw)
+		return 0;
+	if (!d->opts->quiet && !d->opts->stats) {
+		struct line l = { .name = "<invalid>" };
+
+		emit_line(d, &l, offset, size);
+	}
+	d->stats.count[LPT_PKT_INVALID]++;
+	d->stats.bytes[LPT_PKT_INVALID] += size;
+	if (offset + size > d->len)
+		lpt_pkt_sync_set(d->dec, d->len);
+	else
+		lpt_pkt_sync_set(d->dec, offset + size);
+	return 1;
+}
+
+/* Count a packet for --stats. */
+static inline void count_packet(struct stats *s, const struct lpt_packet *p)
+{
+	s->count[p->type]++;
+	s->bytes[p->type] += p->size;
+}
+
+/*
+ * Decode and print packets from the current position until the end
+ * (return 0) or a decode error (return it, after printing it).
+ */
+static int dump_packets(struct dump *d)
+{
+	struct lpt_packet pkts[BATCH];
+	uint64_t offset;
+	int n, i, err;
+
+	for (;;) {
+		err = lpt_pkt_get_offset(d->dec, &offset);
+		if (err < 0) {
+			diag(d, offset, "error getting offset", err);
+			return err;
+		}
+		n = lpt_pkt_next_batch(d->dec, pkts, BATCH);
+		if (n < 0) {
+			if (n == LPT_ERR_EOS)
+				return 0;
+			if (handle_skz84(d, offset, n))
+				continue;
+			if (!d->opts->stats)
+				diag(d, offset, "error decoding packet", n);
+			return n;
+		}
+		if (d->opts->stats) {
+			for (i = 0; i < n; i++)
+				count_packet(&d->stats, &pkts[i]);
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			dump_packet(d, offset, &pkts[i]);
+			offset += pkts[i].size;
+		}
+	}
+}
+
+/* Sync, dump, and on every error resync at the next PSB (libipt's loop). */
+static int dump(struct dump *d)
+{
+	uint64_t pos = 0, sync;
+	int err;
+
+	if (d->opts->no_sync)
+		err = lpt_pkt_sync_set(d->dec, 0);
+	else
+		err = lpt_pkt_sync_forward(d->dec);
+	if (err == LPT_ERR_EOS) {
+		d->stats.skipped = d->len;
+		return 0;
+	}
+	if (err < 0) {
+		diag(d, 0, "sync error", err);
+		return err;
+	}
+	lpt_pkt_get_sync_offset(d->dec, &sync);
+	d->stats.skipped += sync;
+
+	for (;;) {
+		err = dump_packets(d);
+		if (!err)
+			break;
+		d->stats.errors++;
+		lpt_pkt_get_offset(d->dec, &pos);
+
+		err = lpt_pkt_sync_forward(d->dec);
+		if (err == LPT_ERR_EOS) {
+			d->stats.skipped += d->len - pos;
+			return 0;
+		}
+		if (err < 0) {
+			diag(d, 0, "sync error", err);
+			return err;
+		}
+		lpt_pkt_get_sync_offset(d->dec, &sync);
+		if (sync > pos)
+			d->stats.skipped += sync - pos;
+		reset_tracking(d);
+	}
+	return 0;
+}
+
+static void print_stats(struct dump *d)
+{
+	const struct stats *s = &d->stats;
+	uint64_t packets = 0, bytes = 0;
+	char *p;
+	int t;
+
+	for (t = 0; t < LPT_PKT_NR; t++) {
+		packets += s->count[t];
+		bytes += s->bytes[t];
+	}
+
+	p = out_reserve(&d->out, OUT_LINE_MAX);
+	p = put_str(p, "file bytes:     ");
+	p = put_dec(p, d->len);
+	p = put_str(p, "\npackets:        ");
+	p = put_dec(p, packets);
+	p = put_str(p, "\npacket bytes:   ");
+	p = put_dec(p, bytes);
+	p = put_str(p, "\nskipped bytes:  ");
+	p = put_dec(p, s->skipped);
+	p = put_str(p, "\ndecode errors:  ");
+	p = put_dec(p, s->errors);
+	p = put_str(p, "\n\ntype            count            bytes\n");
+	out_commit(&d->out, p);
+
+	for (t = 0; t < LPT_PKT_NR; t++) {
+		char *col;
+
+		if (!s->count[t])
+			continue;
+		p = out_reserve(&d->out, OUT_LINE_MAX);
+		col = p;
+		p = put_str(p, t == LPT_PKT_INVALID ? "<invalid>" :
+			    lpt_pkt_type_name(t));
+		p = put_pad(p, col, 10);
+		col = p;
+		p = put_dec(p, s->count[t]);
+		while (p - col < 11) {	/* right-align in 11 columns */
+			memmove(col + 1, col, (size_t)(p - col));
+			*col = ' ';
+			p++;
+		}
+		col = p;
+		p = put_dec(p, s->bytes[t]);
+		while (p - col < 17) {
+			memmove(col + 1, col, (size_t)(p - col));
+			*col = ' ';
+			p++;
+		}
+		*p++ = '\n';
+		out_commit(&d->out, p);
+	}
+}
+
+/* Read [from, from+size) of @name (size 0: to the end). */
+static int load_file(const struct ptdump_options *o, uint8_t **pbuf,
+		     size_t *plen)
+{
+	struct stat st;
+	uint64_t end;
+	uint8_t *buf;
+	size_t len, done = 0;
+	int fd;
+
+	fd = open(o->file, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: failed to open %s: %d.\n", o->prog,
+			o->file, errno);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: failed to determine size of %s: %d.\n",
+			o->prog, o->file, errno ? errno : EINVAL);
+		goto err_fd;
+	}
+	if ((uint64_t)st.st_size <= o->from) {
+		fprintf(stderr, "%s: bad offset 0x%llx into %s.\n", o->prog,
+			(unsigned long long)o->from, o->file);
+		goto err_fd;
+	}
+	end = (uint64_t)st.st_size;
+	if (o->size) {
+		if (o->from + o->size < o->from ||
+		    o->from + o->size > end) {
+			fprintf(stderr, "%s: bad range 0x%llx in %s.\n",
+				o->prog,
+				(unsigned long long)(o->from + o->size),
+				o->file);
+			goto err_fd;
+		}
+		end = o->from + o->size;
+	}
+	len = (size_t)(end - o->from);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		fprintf(stderr, "%s: failed to allocate memory for %s.\n",
+			o->prog, o->file);
+		goto err_fd;
+	}
+	while (done < len) {
+		ssize_t n = pread(fd, buf + done, len - done,
+				  (off_t)(o->from + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "%s: failed to load %s: %d.\n",
+				o->prog, o->file, n < 0 ? errno : EIO);
+			free(buf);
+			goto err_fd;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	*pbuf = buf;
+	*plen = len;
+	return 0;
+
+err_fd:
+	close(fd);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptdump_options opts;
+	struct lpt_pkt_config cfg;
+	struct dump d;
+	uint8_t *buf = NULL;
+	int ret, err;
+
+	ret = ptdump_parse_args(argc, argv, &opts);
+	if (ret)
+		return ret > 0 ? 0 : 1;
+
+	memset(&d, 0, sizeof(d));
+	d.opts = &opts;
+	if (out_init(&d.out, STDOUT_FILENO, 1u << 20) < 0) {
+		fprintf(stderr, "%s: out of memory.\n", opts.prog);
+		return 1;
+	}
+
+	lpt_pkt_config_init(&cfg);
+	/* libipt rejects set reserved bits in TMA; so do we, to compare. */
+	cfg.flags |= LPT_PKT_F_STRICT_RSVD;
+	if (opts.have_cpu) {
+		cfg.cpu.vendor = 1;
+		cfg.cpu.family = opts.family;
+		cfg.cpu.model = opts.model;
+		cfg.cpu.stepping = opts.stepping;
+		if (ptdump_cpu_errata(&d.errata, opts.family, opts.model) < 0)
+			diag(&d, 0, "failed to determine errata: unknown cpu",
+			     0);
+	}
+
+	d.tcfg.mtc_freq = opts.mtc_freq;
+	d.tcfg.nom_freq = opts.nom_freq;
+	d.tcfg.cpuid_0x15_eax = opts.cpuid_0x15_eax;
+	d.tcfg.cpuid_0x15_ebx = opts.cpuid_0x15_ebx;
+	d.tcfg.errata_skl168 = d.errata.skl168;
+
+	if (load_file(&opts, &buf, &d.len) < 0) {
+		out_fini(&d.out);
+		return 1;
+	}
+	d.buf = buf;
+
+	d.dec = lpt_pkt_alloc(buf, d.len, &cfg);
+	if (!d.dec) {
+		diag(&d, 0, "failed to allocate decoder", 0);
+		free(buf);
+		out_fini(&d.out);
+		return 1;
+	}
+	reset_tracking(&d);
+
+	ret = dump(&d);
+	if (opts.stats)
+		print_stats(&d);
+
+	lpt_pkt_free(d.dec);
+	free(buf);
+	err = out_fini(&d.out);
+	if (err < 0) {
+		fprintf(stderr, "%s: write error: %s.\n", opts.prog,
+			strerror(-err));
+		return 1;
+	}
+	return ret < 0 ? 1 : 0;
+}
