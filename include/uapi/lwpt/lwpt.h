@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * lwpt user/kernel ABI: what /dev/lwp and /dev/pt have in common.
+ *
+ * Both character devices answer LWPT_IOC_GET_ABI_VERSION. A program opens
+ * the device, asks for the ABI version and refuses to go on if the major
+ * number differs from the one it was built with. Device-specific ioctls live
+ * in their own headers (lwp.h, pt.h) and use the number ranges below.
+ *
+ * ioctl numbers: type LWPT_IOC_MAGIC (0xD7, free in the kernel's
+ * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1); numbers
+ * 0x00-0x0F are common to both devices, 0x10-0x3F belong to /dev/lwp,
+ * 0x40-0x6F to /dev/pt.
+ *
+ * Every struct has explicit fixed-size fields, no implicit padding and no
+ * embedded pointers, so 32-bit and 64-bit user space see the same layout.
+ */
+#ifndef _UAPI_LWPT_LWPT_H
+#define _UAPI_LWPT_LWPT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define LWPT_IOC_MAGIC			0xD7
+
+/*
+ * ABI version: major in bits 31:16, minor in bits 15:0. The major changes
+ * when an existing ioctl changes incompatibly; the minor when one is added.
+ */
+#define LWPT_ABI_MAJOR			1
+#define LWPT_ABI_MINOR			0
+#define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
+#define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
+#define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)
+
+/* struct lwpt_abi_version.device */
+#define LWPT_DEVICE_LWP			1	/* /dev/lwp */
+#define LWPT_DEVICE_PT			2	/* /dev/pt */
+
+/* struct lwpt_abi_version.flags */
+#define LWPT_ABI_F_SIM			(1u << 0) /* backed by the model (lwpt_sim.ko) */
+
+/**
+ * struct lwpt_abi_version - answer of LWPT_IOC_GET_ABI_VERSION
+ * @size:	bytes of this struct the kernel filled in (16 in ABI 1.0);
+ *		later minors only append fields
+ * @version:	LWPT_ABI_VERSION of the running module
+ * @device:	LWPT_DEVICE_LWP or LWPT_DEVICE_PT: which device answered
+ * @flags:	LWPT_ABI_F_* bits
+ */
+struct lwpt_abi_version {
+	__u32 size;
+	__u32 version;
+	__u32 device;
+	__u32 flags;
+};
+
+/*
+ * LWPT_IOC_GET_ABI_VERSION - read the ABI version of the device.
+ * Returns 0, or -1 with errno EFAULT if the argument is not writable.
+ * Unknown commands on either device fail with ENOTTY.
+ */
+#define LWPT_IOC_GET_ABI_VERSION	_IOR(LWPT_IOC_MAGIC, 0x00, struct lwpt_abi_version)
+
+#endif /* _UAPI_LWPT_LWPT_H */

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lwpt hardware layer: the one door to the processor.
+ *
+ * Every instruction the LWP and PT subsystems need goes through these
+ * functions. Two implementations exist and are linked into two modules built
+ * from the same subsystem objects:
+ *   hw_native.c    - lwpt.ko: the real instructions and kernel helpers;
+ *   sim/hw_sim.c   - lwpt_sim.ko: the software model (model/), which also
+ *                    counts spec violations the subsystems commit.
+ * Nothing outside these two files executes CPUID, RDMSR/WRMSR, XGETBV/XSETBV
+ * or the XSAVE family, so the model sees exactly what hardware would see.
+ *
+ * "Current CPU" functions must be called with preemption disabled (or from a
+ * context bound to one CPU, e.g. a cpuhp callback or smp_call_function).
+ * MSR, XCR and XRSTOR functions return 0 or -EIO where the instruction would
+ * raise #GP on hardware; the model also counts that as a spec violation.
+ */
+#ifndef LWPT_KMOD_HW_H
+#define LWPT_KMOD_HW_H
+
+#include <linux/types.h>
+
+/**
+ * struct lwpt_cpuid_regs - output of one CPUID execution
+ * @eax: EAX
+ * @ebx: EBX
+ * @ecx: ECX
+ * @edx: EDX
+ */
+struct lwpt_cpuid_regs {
+	u32 eax;
+	u32 ebx;
+	u32 ecx;
+	u32 edx;
+};
+
+/* Set in lwpt_hw_ops.flags by the model layer. */
+#define LWPT_HW_F_SIM	(1u << 0)
+
+/**
+ * lwpt_hw_name - name of the hardware layer ("native" or "model")
+ *
+ * Return: a static string.
+ */
+const char *lwpt_hw_name(void);
+
+/**
+ * lwpt_hw_flags - LWPT_HW_F_* bits describing the hardware layer
+ *
+ * Return: the flags; LWPT_HW_F_SIM when running on the model.
+ */
+u32 lwpt_hw_flags(void);
+
+/**
+ * lwpt_hw_init - bring up the hardware layer
+ *
+ * Called first by module init, before any other lwpt_hw_* function.
+ * Native: nothing to do. Model: validates the profile parameters, builds
+ * the per-CPU register files and the debugfs directory.
+ *
+ * Return: 0, -EINVAL for a bad module parameter, -ENOMEM.
+ */
+int lwpt_hw_init(void);
+
+/**
+ * lwpt_hw_exit - tear down what lwpt_hw_init() built
+ *
+ * Called last by module exit and on a failed module init.
+ */
+void lwpt_hw_exit(void);
+
+/**
+ * lwpt_hw_cpuid - execute CPUID on the current CPU
+ * @leaf: EAX input
+ * @subleaf: ECX input (ignored by leaves without sub-leaves)
+ * @r: filled with EAX, EBX, ECX, EDX
+ *
+ * Leaves above the maximum standard/extended leaf return what the
+ * processor returns for them; callers check the maximum leaf first
+ * (lwpt_cpuid_has_leaf()).
+ */
+void lwpt_hw_cpuid(u32 leaf, u32 subleaf, struct lwpt_cpuid_regs *r);
+
+/**
+ * lwpt_hw_rdmsr - read an MSR of the current CPU
+ * @msr: MSR index
+ * @val: where the 64-bit value goes; untouched on failure
+ *
+ * Return: 0, or -EIO if RDMSR raised #GP (unsupported MSR).
+ */
+int lwpt_hw_rdmsr(u32 msr, u64 *val);
+
+/**
+ * lwpt_hw_wrmsr - write an MSR of the current CPU
+ * @msr: MSR index
+ * @val: 64-bit value
+ *
+ * Return: 0, or -EIO if WRMSR raised #GP (unsupported MSR, reserved bit set,
+ * or a value the MSR's rules forbid).
+ */
+int lwpt_hw_wrmsr(u32 msr, u64 val);
+
+/**
+ * lwpt_hw_xgetbv - read an extended control register of the current CPU
+ * @xcr: XCR index (0 = XCR0, XFEATURE_ENABLED_MASK)
+ * @val: where the value goes
+ *
+ * Return: 0, -EIO if XGETBV raised #GP (unsupported index), -ENODEV if
+ * CR4.OSXSAVE is clear (XGETBV would raise #UD).
+ */
+int lwpt_hw_xgetbv(u32 xcr, u64 *val);
+
+/**
+ * lwpt_hw_xsetbv - write an extended control register of the current CPU
+ * @xcr: XCR index
+ * @val: new value
+ *
+ * Setting XCR0[62] makes LWP available (43724 §4.1); clearing it stores 0
+ * into LWP_CBADDR. Native: the kernel owns XCR0, so callers must restore the
+ * kernel's value before returning to any other code.
+ *
+ * Return: 0, -EIO if XSETBV raised #GP (reserved or unsupported bit,
+ * invalid combination), -ENODEV if CR4.OSXSAVE is clear.
+ */
+int lwpt_hw_xsetbv(u32 xcr, u64 val);
+
+/**
+ * lwpt_hw_xsave - XSAVE (standard format) of selected state components
+ * @area: 64-byte aligned XSAVE area, at least the size CPUID
+ *        Fn0000_000D_EBX_x0 reports for the current XCR0
+ * @mask: requested-feature bitmap (EDX:EAX); components not enabled in
+ *        XCR0 are not saved (SDM Vol. 1 13.7)
+ *
+ * Return: 0, -EIO on #GP (misaligned area), -EOPNOTSUPP if the model does
+ * not model a requested component.
+ */
+int lwpt_hw_xsave(void *area, u64 mask);
+
+/**
+ * lwpt_hw_xrstor - XRSTOR (standard format) of selected state components
+ * @area: 64-byte aligned XSAVE area written by lwpt_hw_xsave()
+ * @mask: requested-feature bitmap
+ *
+ * Return: 0, -EIO if XRSTOR raised #GP (bad header, reserved bits),
+ * -EOPNOTSUPP as for lwpt_hw_xsave().
+ */
+int lwpt_hw_xrstor(const void *area, u64 mask);
+
+/**
+ * lwpt_hw_xsaves - XSAVES (compacted format, supervisor components)
+ * @area: 64-byte aligned area, at least CPUID.(0DH,1):EBX bytes
+ * @mask: requested-feature bitmap; supervisor bits must be set in IA32_XSS
+ *
+ * Return: 0, -EIO on #GP, -EOPNOTSUPP if XSAVES is not supported or a
+ * requested component is not modelled.
+ */
+int lwpt_hw_xsaves(void *area, u64 mask);
+
+/**
+ * lwpt_hw_xrstors - XRSTORS (compacted format)
+ * @area: area written by lwpt_hw_xsaves()
+ * @mask: requested-feature bitmap
+ *
+ * Return: 0, -EIO if XRSTORS raised #GP, -EOPNOTSUPP as lwpt_hw_xsaves().
+ */
+int lwpt_hw_xrstors(const void *area, u64 mask);
+
+/**
+ * typedef lwpt_hw_irq_fn - interrupt hook of a subsystem
+ * @data: the pointer given at registration
+ *
+ * Runs in hard-IRQ or NMI context on the CPU that raised the interrupt.
+ *
+ * Return: true if the interrupt was the subsystem's and was handled.
+ */
+typedef bool (*lwpt_hw_irq_fn)(void *data);
+
+/**
+ * lwpt_hw_pmi_register - hook the performance-monitoring interrupt
+ * @fn: called for every PMI (PT ToPA PMI, SDM 33.2.7.2)
+ * @data: passed to @fn
+ *
+ * Native: an NMI_LOCAL handler. Model: called when the model raises a PMI.
+ * Only one hook may be registered.
+ *
+ * Return: 0, -EBUSY if a hook is registered, or register_nmi_handler()'s
+ * error.
+ */
+int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data);
+
+/**
+ * lwpt_hw_pmi_unregister - remove the hook of lwpt_hw_pmi_register()
+ *
+ * Waits until no CPU runs the hook any more.
+ */
+void lwpt_hw_pmi_unregister(void);
+
+/**
+ * lwpt_hw_lwp_irq_register - hook the LWP threshold interrupt
+ * @fn: called for each threshold interrupt (43724 §2.4, LWP_CFG.VECTOR)
+ * @data: passed to @fn
+ * @vector: where the IDT vector to program into LWP_CFG.VECTOR goes
+ *
+ * Return: 0, -EBUSY if a hook is registered, -EOPNOTSUPP if the layer
+ * cannot deliver the interrupt (native, until issue 4 allocates a vector).
+ */
+int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector);
+
+/**
+ * lwpt_hw_lwp_irq_unregister - remove the hook of lwpt_hw_lwp_irq_register()
+ */
+void lwpt_hw_lwp_irq_unregister(void);
+
+#endif /* LWPT_KMOD_HW_H */

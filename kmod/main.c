@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module entry points, shared by lwpt.ko and lwpt_sim.ko: bring up the
+ * hardware layer, detect LWP and PT, create the devices for what exists.
+ */
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+
+#include "lwpt.h"
+
+static struct lwpt_caps lwpt_caps;
+
+static int __init lwpt_init(void)
+{
+	int err;
+
+	err = lwpt_hw_init();
+	if (err)
+		return err;
+
+	lwpt_detect(&lwpt_caps);
+	if (!lwpt_caps.lwp && !lwpt_caps.pt) {
+		/* The one line that says why (issue 2 point 7). */
+		pr_info(LWPT_PR_PREFIX "no LWP (%s) and no Intel PT (%s); not loading\n",
+			lwpt_caps.no_lwp, lwpt_caps.no_pt);
+		err = -ENODEV;
+		goto err_hw_exit;
+	}
+
+	err = lwpt_dev_register(&lwpt_caps);
+	if (err)
+		goto err_hw_exit;
+
+	pr_info(LWPT_PR_PREFIX "%s: vendor %s, LWP %s, Intel PT %s\n",
+		lwpt_hw_name(), lwpt_caps.vendor,
+		lwpt_caps.lwp ? "present (/dev/lwp)" : "absent",
+		lwpt_caps.pt ? "present (/dev/pt)" : "absent");
+	return 0;
+
+err_hw_exit:
+	lwpt_hw_exit();
+	return err;
+}
+
+static void __exit lwpt_exit(void)
+{
+	lwpt_dev_unregister();
+	lwpt_hw_exit();
+}
+
+module_init(lwpt_init);
+module_exit(lwpt_exit);

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardware layer of lwpt_sim.ko: the same subsystems as lwpt.ko, on a
+ * software model of the processor.
+ *
+ * Every operation that would raise #GP or #UD on a processor with the
+ * simulated CPUID fails here too (-EIO, -ENODEV, -EOPNOTSUPP) and counts a
+ * spec violation, visible at debugfs lwpt_sim/violations. The LWP and PT
+ * semantics (issues 3 and 5) plug in behind these functions; for now the
+ * layer keeps a per-CPU register file and checks only the rules below.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+
+#include <lwpt/lwp_arch.h>
+
+#include "../x86_cpuid.h"
+#include "sim.h"
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("lwpt developers");
+MODULE_DESCRIPTION("AMD LWP and Intel PT on a software model of the processor");
+
+static DEFINE_PER_CPU(struct sim_cpu, sim_cpus);
+static atomic_t sim_violations = ATOMIC_INIT(0);
+static struct dentry *sim_debugfs;
+
+static lwpt_hw_irq_fn sim_pmi_fn;
+static void *sim_pmi_data;
+static lwpt_hw_irq_fn sim_lwp_irq_fn;
+static void *sim_lwp_irq_data;
+
+/* The model does not go through the IDT; any fixed vector will do. */
+#define SIM_LWP_VECTOR	0xEE
+
+void sim_violation(const char *what)
+{
+	atomic_inc(&sim_violations);
+	pr_notice_ratelimited("spec violation: %s\n", what);
+}
+
+/* The register file of the executing CPU; callers keep preemption off. */
+static struct sim_cpu *sim_this_cpu(void)
+{
+	lockdep_assert_preemption_disabled();
+	return this_cpu_ptr(&sim_cpus);
+}
+
+const char *lwpt_hw_name(void)
+{
+	return "model";
+}
+
+u32 lwpt_hw_flags(void)
+{
+	return LWPT_HW_F_SIM;
+}
+
+int lwpt_hw_init(void)
+{
+	int cpu, err;
+
+	err = sim_cpuid_init();
+	if (err)
+		return err;
+	atomic_set(&sim_violations, 0);
+	for_each_possible_cpu(cpu) {
+		struct sim_cpu *c = per_cpu_ptr(&sim_cpus, cpu);
+
+		memset(c, 0, sizeof(*c));
+		/* x87 and SSE are enabled as on any running x86-64 kernel. */
+		c->xcr0 = sim_xcr0_supported() & ~LWP_XCR0_MASK;
+	}
+	/* debugfs is optional: errors leave the module working without it. */
+	sim_debugfs = debugfs_create_dir("lwpt_sim", NULL);
+	debugfs_create_atomic_t("violations", 0444, sim_debugfs,
+				&sim_violations);
+	return 0;
+}
+
+void lwpt_hw_exit(void)
+{
+	debugfs_remove_recursive(sim_debugfs);
+	sim_debugfs = NULL;
+}
+
+void lwpt_hw_cpuid(u32 leaf, u32 subleaf, struct lwpt_cpuid_regs *r)
+{
+	sim_cpuid(sim_this_cpu(), leaf, subleaf, r);
+}
+
+/* Pointer to the MSR in the register file, NULL if the MSR does not exist. */
+static u64 *sim_msr(struct sim_cpu *c, u32 msr)
+{
+	int slot;
+
+	if (sim_has_lwp()) {
+		if (msr == LWP_MSR_CFG)
+			return &c->lwp_cfg;
+		if (msr == LWP_MSR_CBADDR)
+			return &c->lwp_cbaddr;
+	}
+	slot = sim_rtit_slot(msr);
+	return slot < 0 ? NULL : &c->rtit[slot];
+}
+
+int lwpt_hw_rdmsr(u32 msr, u64 *val)
+{
+	u64 *reg = sim_msr(sim_this_cpu(), msr);
+
+	if (!reg) {
+		sim_violation("RDMSR of an MSR the CPUID profile does not enumerate (#GP)");
+		return -EIO;
+	}
+	*val = *reg;
+	return 0;
+}
+
+int lwpt_hw_wrmsr(u32 msr, u64 val)
+{
+	u64 *reg = sim_msr(sim_this_cpu(), msr);
+
+	if (!reg) {
+		sim_violation("WRMSR of an MSR the CPUID profile does not enumerate (#GP)");
+		return -EIO;
+	}
+	*reg = val;
+	return 0;
+}
+
+int lwpt_hw_xgetbv(u32 xcr, u64 *val)
+{
+	/* SDM Vol. 2 XGETBV: only XCR0 without XGETBV1 (not modelled). */
+	if (xcr != 0) {
+		sim_violation("XGETBV with ECX != 0 (#GP)");
+		return -EIO;
+	}
+	*val = sim_this_cpu()->xcr0;
+	return 0;
+}
+
+int lwpt_hw_xsetbv(u32 xcr, u64 val)
+{
+	struct sim_cpu *c = sim_this_cpu();
+
+	/* SDM Vol. 2 XSETBV: #GP for ECX != 0, XCR0[0] = 0, unsupported bits. */
+	if (xcr != 0 || !(val & 1) || (val & ~sim_xcr0_supported())) {
+		sim_violation("XSETBV with an invalid index or value (#GP)");
+		return -EIO;
+	}
+	/* 43724 §4.1: clearing XCR0[62] stores 0 into LWP_CBADDR. */
+	if (!(val & LWP_XCR0_MASK))
+		c->lwp_cbaddr = 0;
+	c->xcr0 = val;
+	return 0;
+}
+
+static u64 *sim_xsave_hdr(void *area)
+{
+	return (u64 *)((u8 *)area + X86_XSAVE_HDR_OFFSET);
+}
+
+/* Alignment and the components the model can save; 0 or an error. */
+static int sim_xsave_check(const void *area, u64 rfbm)
+{
+	if (!IS_ALIGNED((unsigned long)area, X86_XSAVE_ALIGN)) {
+		sim_violation("XSAVE area not 64-byte aligned (#GP)");
+		return -EIO;
+	}
+	/* x87/SSE are real kernel state: never touched by the model. */
+	if (rfbm & ~LWP_XCR0_MASK)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+int lwpt_hw_xsave(void *area, u64 mask)
+{
+	struct sim_cpu *c = sim_this_cpu();
+	u64 rfbm = mask & c->xcr0;
+	u64 *hdr = sim_xsave_hdr(area);
+	int err;
+
+	err = sim_xsave_check(area, rfbm);
+	if (err)
+		return err;
+	/* SDM Vol. 1 13.7: XSTATE_BV bits outside RFBM are not written. */
+	hdr[0] &= ~rfbm;
+	if (rfbm & LWP_XCR0_MASK) {
+		memcpy((u8 *)area + SIM_LWP_XSAVE_OFFSET, c->lwp_xstate,
+		       SIM_LWP_XSAVE_SIZE);
+		if (memchr_inv(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE))
+			hdr[0] |= LWP_XCR0_MASK;
+	}
+	return 0;
+}
+
+int lwpt_hw_xrstor(const void *area, u64 mask)
+{
+	struct sim_cpu *c = sim_this_cpu();
+	u64 rfbm = mask & c->xcr0;
+	const u64 *hdr = sim_xsave_hdr((void *)area);
+	int err, i;
+
+	err = sim_xsave_check(area, rfbm);
+	if (err)
+		return err;
+	/*
+	 * SDM Vol. 1 13.8: #GP if XCOMP_BV is set (no XSAVEC here), if
+	 * XSTATE_BV has bits outside XCR0, or if header bytes 23:16... 63 are
+	 * not zero.
+	 */
+	for (i = 2; i < X86_XSAVE_HDR_SIZE / 8; i++)
+		if (hdr[i])
+			break;
+	if (hdr[1] || (hdr[0] & ~c->xcr0) || i < X86_XSAVE_HDR_SIZE / 8) {
+		sim_violation("XRSTOR with an invalid XSAVE header (#GP)");
+		return -EIO;
+	}
+	if (!(rfbm & LWP_XCR0_MASK))
+		return 0;
+	if (hdr[0] & LWP_XCR0_MASK) {
+		memcpy(c->lwp_xstate, (const u8 *)area + SIM_LWP_XSAVE_OFFSET,
+		       SIM_LWP_XSAVE_SIZE);
+	} else {
+		/* 43724 §8.7.2: XSTATE_BV[62] = 0 turns LWP off. */
+		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
+		c->lwp_cbaddr = 0;
+	}
+	return 0;
+}
+
+int lwpt_hw_xsaves(void *area, u64 mask)
+{
+	/* CPUID.(0DH,1):EAX[3] = 0 in every profile: XSAVES raises #UD. */
+	sim_violation("XSAVES without CPUID.(0DH,1):EAX[3] (#UD)");
+	return -EOPNOTSUPP;
+}
+
+int lwpt_hw_xrstors(const void *area, u64 mask)
+{
+	sim_violation("XRSTORS without CPUID.(0DH,1):EAX[3] (#UD)");
+	return -EOPNOTSUPP;
+}
+
+int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
+{
+	if (sim_pmi_fn)
+		return -EBUSY;
+	sim_pmi_data = data;
+	/* Pairs with the smp_load_acquire() in hw_sim_raise_pmi(). */
+	smp_store_release(&sim_pmi_fn, fn);
+	return 0;
+}
+
+void lwpt_hw_pmi_unregister(void)
+{
+	WRITE_ONCE(sim_pmi_fn, NULL);
+	/* The model raises PMIs with preemption disabled: wait them out. */
+	synchronize_rcu();
+}
+
+void hw_sim_raise_pmi(void)
+{
+	/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
+	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
+
+	if (fn)
+		fn(sim_pmi_data);
+}
+
+int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)
+{
+	if (sim_lwp_irq_fn)
+		return -EBUSY;
+	sim_lwp_irq_data = data;
+	/* Pairs with the smp_load_acquire() in hw_sim_raise_lwp_irq(). */
+	smp_store_release(&sim_lwp_irq_fn, fn);
+	*vector = SIM_LWP_VECTOR;
+	return 0;
+}
+
+void lwpt_hw_lwp_irq_unregister(void)
+{
+	WRITE_ONCE(sim_lwp_irq_fn, NULL);
+	synchronize_rcu();
+}
+
+void hw_sim_raise_lwp_irq(void)
+{
+	/* Pairs with the smp_store_release() in lwpt_hw_lwp_irq_register(). */
+	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_lwp_irq_fn);
+
+	if (fn)
+		fn(sim_lwp_irq_data);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals of the model hardware layer (lwpt_sim.ko only).
+ *
+ * The model is one simulated processor type on every CPU: CPUID comes from
+ * the profiles chosen by the module parameters, and each CPU has its own
+ * register file (XCR0, LWP MSRs, RTIT MSRs, LWP XSAVE state).
+ */
+#ifndef LWPT_KMOD_SIM_H
+#define LWPT_KMOD_SIM_H
+
+#include <linux/types.h>
+
+#include "../hw.h"
+
+/* 43724 §7: LWP XSAVE state, version 1: 128 bytes at offset 832. */
+#define SIM_LWP_XSAVE_OFFSET	832
+#define SIM_LWP_XSAVE_SIZE	128
+
+/* Number of RTIT MSRs in the register file: see sim_rtit_slot(). */
+#define SIM_RTIT_SLOTS		13
+
+/**
+ * struct sim_cpu - register file of one simulated CPU
+ * @xcr0: XCR0 (XFEATURE_ENABLED_MASK)
+ * @lwp_cfg: LWP_CFG MSR (43724 §4, Figure 4-1)
+ * @lwp_cbaddr: LWP_CBADDR MSR (43724 §4)
+ * @rtit: IA32_RTIT_* MSRs, indexed by sim_rtit_slot()
+ * @lwp_xstate: LWP XSAVE component (43724 Table 7-1), opaque for now
+ */
+struct sim_cpu {
+	u64 xcr0;
+	u64 lwp_cfg;
+	u64 lwp_cbaddr;
+	u64 rtit[SIM_RTIT_SLOTS];
+	u8 lwp_xstate[SIM_LWP_XSAVE_SIZE];
+};
+
+/**
+ * sim_cpuid_init - validate the lwp_profile and pt_profile parameters
+ *
+ * Return: 0, or -EINVAL (with one log line) for an unknown profile name.
+ */
+int sim_cpuid_init(void);
+
+/**
+ * sim_cpuid - CPUID of the simulated processor
+ * @cpu: register file of the executing CPU (XCR0 and LWP_CFG show in
+ *	Fn8000_001C_EAX and Fn0000_000D_EBX)
+ * @leaf: EAX input
+ * @subleaf: ECX input
+ * @r: output; all zero for leaves the profile does not define
+ */
+void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
+	       struct lwpt_cpuid_regs *r);
+
+/**
+ * sim_has_lwp - does the LWP profile advertise LWP
+ *
+ * Return: false for lwp_profile=none.
+ */
+bool sim_has_lwp(void);
+
+/**
+ * sim_has_pt - does the PT profile advertise Intel PT
+ *
+ * Return: false for pt_profile=none.
+ */
+bool sim_has_pt(void);
+
+/**
+ * sim_xcr0_supported - XCR0 bits the simulated processor supports
+ *
+ * Return: x87 | SSE, plus bit 62 if LWP is advertised (43724 §3.1).
+ */
+u64 sim_xcr0_supported(void);
+
+/**
+ * sim_rtit_slot - register-file slot of an IA32_RTIT_* MSR
+ * @msr: MSR index
+ *
+ * Only MSRs the PT profile enumerates exist (SDM 33.3.1, Table 33-11:
+ * CR3_MATCH needs CR3 filtering, ADDRn_A/B need n < RANGECNT, the output
+ * MSRs need ToPA or single-range output).
+ *
+ * Return: the slot, or -1 if RDMSR/WRMSR of @msr would raise #GP.
+ */
+int sim_rtit_slot(u32 msr);
+
+/**
+ * sim_violation - count one spec violation committed by a subsystem
+ * @what: what was violated, for the (rate-limited) log
+ *
+ * The count is readable at debugfs lwpt_sim/violations; the VM tests
+ * require it to stay 0.
+ */
+void sim_violation(const char *what);
+
+/**
+ * hw_sim_raise_pmi - the model signals a PMI on the current CPU
+ *
+ * Calls the hook registered with lwpt_hw_pmi_register(), if any.
+ */
+void hw_sim_raise_pmi(void);
+
+/**
+ * hw_sim_raise_lwp_irq - the model signals an LWP threshold interrupt
+ *
+ * Calls the hook registered with lwpt_hw_lwp_irq_register(), if any.
+ */
+void hw_sim_raise_lwp_irq(void);
+
+#endif /* LWPT_KMOD_SIM_H */

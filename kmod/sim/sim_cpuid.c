@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPUID of the simulated processor, chosen by two module parameters:
+ *   lwp_profile=fx8150|full|none   (default fx8150)
+ *   pt_profile=bdw|full|none       (default full)
+ *
+ * The model is one processor that may have both LWP and PT. Its vendor is
+ * "AuthenticAMD" because LWP requires it (43724 §8.7.1); PT detection does
+ * not look at the vendor (SDM 33.3.1).
+ *
+ * The profile values belong to the models (issues 3 and 5); they live here
+ * until model/ exports them, and should then come from there.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include <lwpt/lwp_arch.h>
+#include <lwpt/pt_cpuid.h>
+
+#include "../arch_compat.h"
+#include "../x86_cpuid.h"
+#include "sim.h"
+
+static char *lwp_profile = "fx8150";
+module_param(lwp_profile, charp, 0444);
+MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, none");
+
+static char *pt_profile = "full";
+module_param(pt_profile, charp, 0444);
+MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, none");
+
+/**
+ * struct sim_lwp_profile - CPUID Fn8000_001C of one LWP implementation
+ * @name: value of lwp_profile
+ * @ebx: Fn8000_001C_EBX (43724 Table 3-1)
+ * @ecx: Fn8000_001C_ECX
+ * @edx: Fn8000_001C_EDX (supported features; bit 0 LwpAvail)
+ *
+ * EAX is computed: bit 0 mirrors XCR0[62], bits 31:1 mirror LWP_CFG
+ * (43724 §3.3). A profile with @edx = 0 has no LWP.
+ */
+struct sim_lwp_profile {
+	const char *name;
+	u32 ebx;
+	u32 ecx;
+	u32 edx;
+};
+
+static const struct sim_lwp_profile sim_lwp_profiles[] = {
+	/* Read on an AMD FX-8150 (issue 3): events 1-3, LwpInt, v1. */
+	{ "fx8150", 0x80032013, 0x00010200, 0x8000000F },
+	/*
+	 * Every feature of 43724 §3: events 1-6, LwpInt; LWPCB of 16 + 6
+	 * quadwords, 32-byte records, EventOffset 128; 31-bit latency
+	 * rounded by 4 bits, data address, version 1, LwpMinBufferSize 2,
+	 * branch-prediction, IP, cache-level and latency filtering.
+	 */
+	{ "full", 0x80062016, 0xF002033F, 0x8000007F },
+	{ "none", 0, 0, 0 },
+};
+
+/**
+ * struct sim_pt_profile - CPUID leaf 14H of one PT implementation
+ * @name: value of pt_profile
+ * @leaf: sub-leaves 0 and 1 (SDM Tables 33-11 and 33-12)
+ * @present: CPUID.07H:EBX[25] is set
+ */
+struct sim_pt_profile {
+	const char *name;
+	struct lwpt_cpuid_regs leaf[2];
+	bool present;
+};
+
+static const struct sim_pt_profile sim_pt_profiles[] = {
+	/*
+	 * Full: every capability of Table 33-11 except the trace transport
+	 * subsystem; 4 address ranges, MTC periods 0,3,6,9, every CycThresh
+	 * and PSBFreq encoding the SDM lists.
+	 */
+	{ "full", {
+		{ .eax = 1, .ebx = 0x000001FF, .ecx = PT_CPUID_0_ECX_TOPA |
+		  PT_CPUID_0_ECX_MENTRY | PT_CPUID_0_ECX_SNGLRGNOUT },
+		{ .eax = 0x02490004, .ebx = 0x003F3FFF } }, true },
+	/*
+	 * First generation (Broadwell): ToPA with one output region
+	 * (MENTRY=0), single-range output, CR3 filtering; no configurable
+	 * PSB/CYC, MTC or IP filtering; no sub-leaf 1.
+	 */
+	{ "bdw", {
+		{ .eax = 0, .ebx = PT_CPUID_0_EBX_CR3_FILTER,
+		  .ecx = PT_CPUID_0_ECX_TOPA | PT_CPUID_0_ECX_SNGLRGNOUT },
+		{ } }, true },
+	{ "none", { { }, { } }, false },
+};
+
+static const struct sim_lwp_profile *sim_lwp;
+static const struct sim_pt_profile *sim_pt;
+
+/* The simulated CPU is an AMD family 15h model 01h, stepping 2. */
+#define SIM_CPUID_1_EAX		0x00600F12u
+/* CPUID.80000008H: 48-bit physical and linear addresses. */
+#define SIM_CPUID_80000008_EAX	0x00003030u
+/* Largest extended leaf: Fn8000_001C (43724 §3.3). */
+#define SIM_MAX_EXT_LEAF	LWP_CPUID_FN8000_001C
+/* XSAVE legacy region + header: the size with only x87/SSE enabled. */
+#define SIM_XSAVE_BASE_SIZE	(X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE)
+/* x87 and SSE state components, always supported (SDM Vol. 1 13.1). */
+#define SIM_XCR0_X87_SSE	0x3ull
+
+int sim_cpuid_init(void)
+{
+	size_t i;
+
+	sim_lwp = NULL;
+	sim_pt = NULL;
+	for (i = 0; i < ARRAY_SIZE(sim_lwp_profiles); i++)
+		if (!strcmp(lwp_profile, sim_lwp_profiles[i].name))
+			sim_lwp = &sim_lwp_profiles[i];
+	for (i = 0; i < ARRAY_SIZE(sim_pt_profiles); i++)
+		if (!strcmp(pt_profile, sim_pt_profiles[i].name))
+			sim_pt = &sim_pt_profiles[i];
+	if (!sim_lwp || !sim_pt) {
+		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|none, pt: bdw|full|none)\n",
+		       lwp_profile, pt_profile);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool sim_has_lwp(void)
+{
+	return sim_lwp->edx != 0;
+}
+
+bool sim_has_pt(void)
+{
+	return sim_pt->present;
+}
+
+u64 sim_xcr0_supported(void)
+{
+	return SIM_XCR0_X87_SSE | (sim_has_lwp() ? LWP_XCR0_MASK : 0);
+}
+
+int sim_rtit_slot(u32 msr)
+{
+	const struct lwpt_cpuid_regs *l0 = &sim_pt->leaf[0];
+	u32 ranges = (sim_pt->leaf[1].eax & PT_CPUID_1_EAX_NUM_RANGES_MASK) >>
+		     PT_CPUID_1_EAX_NUM_RANGES_SHIFT;
+
+	if (!sim_has_pt())
+		return -1;
+	switch (msr) {
+	case IA32_RTIT_CTL:
+		return 0;
+	case IA32_RTIT_STATUS:
+		return 1;
+	case IA32_RTIT_OUTPUT_BASE:
+	case IA32_RTIT_OUTPUT_MASK_PTRS:
+		if (!(l0->ecx & (PT_CPUID_0_ECX_TOPA | PT_CPUID_0_ECX_SNGLRGNOUT)))
+			return -1;
+		return msr == IA32_RTIT_OUTPUT_BASE ? 2 : 3;
+	case IA32_RTIT_CR3_MATCH:
+		return (l0->ebx & PT_CPUID_0_EBX_CR3_FILTER) ? 4 : -1;
+	default:
+		break;
+	}
+	/* ADDRn_A/B are consecutive pairs from IA32_RTIT_ADDR0_A. */
+	if (!(l0->ebx & PT_CPUID_0_EBX_IP_FILTER) || msr < IA32_RTIT_ADDR0_A ||
+	    msr >= IA32_RTIT_ADDR0_A + 2 * ranges ||
+	    msr >= IA32_RTIT_ADDR0_A + 2 * PT_ADDR_RANGES_MAX)
+		return -1;
+	return 5 + (msr - IA32_RTIT_ADDR0_A);
+}
+
+static void sim_cpuid_xsave(const struct sim_cpu *cpu, u32 subleaf,
+			    struct lwpt_cpuid_regs *r)
+{
+	u64 sup = sim_xcr0_supported();
+	u32 lwp_end = SIM_LWP_XSAVE_OFFSET + SIM_LWP_XSAVE_SIZE;
+
+	switch (subleaf) {
+	case 0:
+		/* EDX:EAX = supported XCR0 bits; EDX[30] is XCR0[62]. */
+		r->eax = lower_32_bits(sup);
+		r->edx = upper_32_bits(sup);
+		r->ebx = (cpu->xcr0 & LWP_XCR0_MASK) ? lwp_end : SIM_XSAVE_BASE_SIZE;
+		r->ecx = sim_has_lwp() ? lwp_end : SIM_XSAVE_BASE_SIZE;
+		break;
+	case LWP_XSTATE_COMPONENT:
+		/* 43724 §3.2: size and offset of the LWP XSAVE area. */
+		if (sim_has_lwp()) {
+			r->eax = SIM_LWP_XSAVE_SIZE;
+			r->ebx = SIM_LWP_XSAVE_OFFSET;
+		}
+		break;
+	default:
+		/* Sub-leaf 1: no XSAVEOPT/XSAVEC/XGETBV1/XSAVES modelled. */
+		break;
+	}
+}
+
+void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
+	       struct lwpt_cpuid_regs *r)
+{
+	memset(r, 0, sizeof(*r));
+	switch (leaf) {
+	case X86_CPUID_VENDOR:
+		r->eax = sim_has_pt() ? PT_CPUID_LEAF : LWP_CPUID_FN0000_000D;
+		/* "AuthenticAMD" as EBX, EDX, ECX. */
+		memcpy(&r->ebx, X86_VENDOR_AMD_STR, 4);
+		memcpy(&r->edx, X86_VENDOR_AMD_STR + 4, 4);
+		memcpy(&r->ecx, X86_VENDOR_AMD_STR + 8, 4);
+		break;
+	case X86_CPUID_FEATURES:
+		r->eax = SIM_CPUID_1_EAX;
+		r->ecx = X86_CPUID_1_ECX_XSAVE | X86_CPUID_1_ECX_OSXSAVE;
+		break;
+	case PT_CPUID_07H:
+		if (subleaf == 0 && sim_has_pt())
+			r->ebx = PT_CPUID_07H_EBX_INTEL_PT;
+		break;
+	case LWP_CPUID_FN0000_000D:
+		sim_cpuid_xsave(cpu, subleaf, r);
+		break;
+	case PT_CPUID_LEAF:
+		if (sim_has_pt() && subleaf < PT_CPUID_SUBLEAVES)
+			*r = sim_pt->leaf[subleaf];
+		break;
+	case X86_CPUID_EXT_MAX:
+		r->eax = SIM_MAX_EXT_LEAF;
+		break;
+	case LWP_CPUID_FN8000_0001:
+		if (sim_has_lwp())
+			r->ecx = LWP_CPUID_FN8000_0001_ECX_LWP;
+		break;
+	case PT_CPUID_80000008H:
+		r->eax = SIM_CPUID_80000008_EAX;
+		break;
+	case LWP_CPUID_FN8000_001C:
+		if (!sim_has_lwp())
+			break;
+		/* 43724 §3.3: EAX[0] = XCR0[62], EAX[31:1] = LWP_CFG[31:1]. */
+		r->eax = (lower_32_bits(cpu->lwp_cfg) & ~1u) |
+			 ((cpu->xcr0 & LWP_XCR0_MASK) ? 1 : 0);
+		r->ebx = sim_lwp->ebx;
+		r->ecx = sim_lwp->ecx;
+		r->edx = sim_lwp->edx;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Generic x86 CPUID values the module needs for detection and that belong
+ * neither to LWP (include/lwpt/lwp_arch.h) nor to PT (include/lwpt/pt_*.h).
+ *
+ * Sources: Intel SDM Vol. 2A "CPUID" (Table 3-8, Figure 3-7), AMD64 APM
+ * Vol. 3 Appendix E (CPUID Fn0000_0000, Fn0000_0001, Fn8000_0000).
+ */
+#ifndef LWPT_KMOD_X86_CPUID_H
+#define LWPT_KMOD_X86_CPUID_H
+
+/* Fn0000_0000: EAX = largest standard leaf, EBX:EDX:ECX = vendor string. */
+#define X86_CPUID_VENDOR		0x00000000u
+/* Fn8000_0000: EAX = largest extended leaf. */
+#define X86_CPUID_EXT_MAX		0x80000000u
+/* First extended leaf: leaves at or above it are bounded by Fn8000_0000. */
+#define X86_CPUID_EXT_BASE		0x80000000u
+
+/* Vendor strings, as the three registers EBX, EDX, ECX in that order. */
+#define X86_VENDOR_AMD_STR		"AuthenticAMD"
+#define X86_VENDOR_INTEL_STR		"GenuineIntel"
+#define X86_VENDOR_LEN			12
+
+/* Fn0000_0001_ECX: XSAVE (bit 26) and OSXSAVE (CR4.OSXSAVE, bit 27). */
+#define X86_CPUID_FEATURES		0x00000001u
+#define X86_CPUID_1_ECX_XSAVE		(1u << 26)
+#define X86_CPUID_1_ECX_OSXSAVE		(1u << 27)
+
+/* Fn0000_000D_x1_EAX: XSAVEOPT (0), XSAVEC (1), XGETBV1 (2), XSAVES (3). */
+#define X86_CPUID_D_1_EAX_XSAVES	(1u << 3)
+
+/* XSAVE header follows the 512-byte legacy region (SDM Vol. 1 13.4.2). */
+#define X86_XSAVE_HDR_OFFSET		512
+#define X86_XSAVE_HDR_SIZE		64
+/* Compacted format: XCOMP_BV bit 63 (SDM Vol. 1 13.4.3). */
+#define X86_XCOMP_BV_COMPACTED		(1ull << 63)
+/* XSAVE areas must be 64-byte aligned (SDM Vol. 1 13.7). */
+#define X86_XSAVE_ALIGN			64
+
+/* IA32_XSS: supervisor state components enabled for XSAVES (SDM Vol. 4). */
+#define X86_MSR_IA32_XSS		0x00000DA0u
+
+#endif /* LWPT_KMOD_X86_CPUID_H */
