@@ -22,9 +22,7 @@
 #define LWPT_MODEL_PT_MODEL_H
 
 #include "model/model_env.h"
-#include <lwpt/pt_cpuid.h>
-#include <lwpt/pt_rtit.h>
-#include <lwpt/pt_topa.h>
+#include <lwpt/pt_arch.h>
 
 /* Results of model operations: 0 or a negative code from this enum. */
 enum pt_model_err {
@@ -119,6 +117,17 @@ struct pt_model_violation {
 const char *pt_model_violation_str(enum pt_model_violation_kind kind);
 const char *pt_model_operr_str(enum pt_model_operr operr);
 
+/*
+ * SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA Implementation": with
+ * MENTRY=0 the PMI of an INT region comes before the region is filled. The
+ * model raises it when fewer than this many bytes of the region remain
+ * (perf's intel_pt driver assumes the same 512-byte margin).
+ */
+#define PT_MODEL_MENTRY0_PMI_MARGIN	512u
+
+/* SDM 33.3.7: PSB period in bytes when PSBFreq is not configurable (EBX[1]=0). */
+#define PT_MODEL_FIXED_PSB_PERIOD	2048u
+
 /* --- The environment the model runs in --------------------------------- */
 
 struct pt_model_cpu;
@@ -132,6 +141,8 @@ struct pt_model_cpu;
  * reports each spec violation. trace_en is told, with the model consistent,
  * after TraceEn goes 0->1 (@on true, TriggerEn already set) and before it
  * goes 1->0 (@on false, output still possible: the packet generator's TIP.PGD).
+ * On 0->1 TriggerEn is set unless IA32_RTIT_STATUS.Stopped or Error is set or
+ * an operational error was detected at enable.
  * Any callback except read_phys/write_phys may be NULL.
  */
 struct pt_model_ops {
@@ -179,7 +190,7 @@ struct pt_model_cpu {
 	bool mentry0_pmi_sent;		/* MENTRY=0: early PMI sent for this fill */
 	bool psb_due;			/* a PSB+ should be written (33.3.7) */
 	uint64_t psb_count;		/* PacketByteCnt when EBX[1]=0 (not visible) */
-	unsigned int depth;		/* re-entrancy depth of output / PMI */
+	bool in_pmi;			/* the PMI callback is running (LVT masked) */
 
 	struct pt_model_stats stats;
 };
@@ -323,7 +334,7 @@ bool pt_model_psb_due(const struct pt_model_cpu *cpu);
  */
 void pt_model_psb_begin(struct pt_model_cpu *cpu);
 
-/* pt_model_stats() - the CPU's counters. */
+/* pt_model_get_stats() - the CPU's counters (never NULL for a valid @cpu). */
 const struct pt_model_stats *pt_model_get_stats(const struct pt_model_cpu *cpu);
 
 #endif /* LWPT_MODEL_PT_MODEL_H */
