@@ -67,7 +67,14 @@ enum lpt_error {
 					 * IPBytes = 0 (SDM Table 33-18)      */
 	LPT_ERR_BAD_CONFIG	= -10,	/* config struct size/flags unknown  */
 	LPT_ERR_NOT_SUPPORTED	= -11,	/* operation not supported           */
-	LPT_ERR_MAX		= -12	/* one below the lowest code          */
+	/* Time tracking (lwpt/pt_time.h, SDM 33.8.3). */
+	LPT_ERR_NO_TIME		= -12,	/* no TSC packet seen yet             */
+	LPT_ERR_NO_CBR		= -13,	/* no (non-zero) CBR seen yet         */
+	LPT_ERR_BAD_CONTEXT	= -14,	/* packet out of the expected context */
+	LPT_ERR_OVERFLOW	= -15,	/* arithmetic overflow                */
+	LPT_ERR_MAX		= -16,	/* one below the lowest code          */
+
+	LPT_ERR_INVAL		= LPT_ERR_INVALID	/* alias */
 };
 
 /**
@@ -84,7 +91,7 @@ const char *lpt_errstr(int err);
 
 /* Packet types, SDM 33.4.2. Values are stable (ABI): append only. */
 enum lpt_pkt_type {
-	LPT_PKT_INVALID = 0,	/* never returned by a successful decode */
+	LPT_PKT_INVALID = 0,	/* only with LPT_PKT_F_ERRATUM_SKZ84 */
 	LPT_PKT_PAD,		/* 33.4.2.20 */
 	LPT_PKT_TNT_8,		/* 33.4.2.1, short TNT */
 	LPT_PKT_TNT_64,		/* 33.4.2.1, long TNT */
@@ -380,7 +387,15 @@ int lpt_pkt_decode(const uint8_t *buf, size_t len,
 /* Do not recognise TRIG (0xd9): report LPT_ERR_BAD_OPCODE as libipt < 2.1
  * and the cited SDM revision would. */
 #define LPT_PKT_F_NO_TRIG	0x2u
-#define LPT_PKT_F_ALL		0x3u
+/* Erratum SKD007 workaround (as libipt): a 2-byte CYC whose second byte is
+ * 0x02 followed by 0xf3 is an OVF whose ext opcode was corrupted into a
+ * CYC; decode the 3 bytes as one OVF packet (size 3). */
+#define LPT_PKT_F_ERRATUM_SKD007 0x4u
+/* Erratum SKZ84 workaround (as libipt): a TMA with reserved bits set is
+ * corrupt and one byte longer; return it as a successful packet of type
+ * LPT_PKT_INVALID and size PT_TMA_SIZE + 1. */
+#define LPT_PKT_F_ERRATUM_SKZ84	0x8u
+#define LPT_PKT_F_ALL		0xfu
 
 /* ---------------------------------------------------------------------- */
 /* Decoder object                                                         */
@@ -392,6 +407,16 @@ struct lpt_cpu {
 	uint16_t family;
 	uint8_t stepping;
 };
+
+/**
+ * lpt_cpu_errata() - packet-decoder erratum workarounds a CPU needs.
+ * @cpu: vendor 1 (Intel), family, model (stepping unused so far).
+ *
+ * Return: a mask of LPT_PKT_F_ERRATUM_* to OR into lpt_pkt_config.flags
+ * (or pass to lpt_pkt_decode()); 0 for unaffected or unknown CPUs. The CPU
+ * lists follow Intel's specification updates as libipt applies them.
+ */
+uint32_t lpt_cpu_errata(const struct lpt_cpu *cpu);
 
 /* Decoder configuration; fill with lpt_pkt_config_init() first. */
 struct lpt_pkt_config {

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0
+# libpt: Intel PT capture and packet decoding (issue 8). See
+# Documentation/libpt.rst. Every libpt/*.c is part of the library.
+LIBS += pt
+pt_SRCS := $(sort $(wildcard libpt/*.c))
+pt_SOVERSION := 0
+pt_LDLIBS :=
+HEADERS += include/lwpt/pt_pkt.h include/lwpt/pt_packets.h include/lwpt/pebs.h
