@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#define HEXC(d)	((char)((d) < 10 ? '0' + (d) : 'a' - 10 + (d)))
+#define P(n)	{ HEXC((n) >> 4), HEXC((n) & 15) }
+#define P4(n)	P(n), P((n) + 1), P((n) + 2), P((n) + 3)
+#define P16(n)	P4(n), P4((n) + 4), P4((n) + 8), P4((n) + 12)
+#define P64(n)	P16(n), P16((n) + 16), P16((n) + 32), P16((n) + 48)
+
+const char out_hexpairs[256][2] = { P64(0), P64(64), P64(128), P64(192) };
+
 int out_init(struct out *o, int fd, size_t cap)
 {
 	if (cap < OUT_LINE_MAX)

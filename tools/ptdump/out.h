@@ -59,6 +59,21 @@ static inline char *put_hex_n(char *p, uint64_t v, unsigned int n)
 	return p + n;
 }
 
+/* Two hex digits for each byte value. */
+extern const char out_hexpairs[256][2];
+
+/* Exactly 16 hex digits of @v (like %016lx), two at a time. */
+static inline char *put_hex16(char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--) {
+		memcpy(p + 2 * i, out_hexpairs[v & 0xff], 2);
+		v >>= 8;
+	}
+	return p + 16;
+}
+
 /* Number of hex digits of @v without leading zeros (1 for 0). */
 static inline unsigned int hex_width(uint64_t v)
 {

@@ -70,9 +70,39 @@ struct dump {
 	struct stats stats;
 };
 
+/*
+ * Packet names, space-padded to 16 bytes so that a line copies a fixed
+ * block and advances by the name's length or by its column width.
+ */
+struct name {
+	char text[16];
+	uint8_t len;
+};
+
+static struct name names[LPT_PKT_NR + 1];
+#define NAME_UNKNOWN	LPT_PKT_NR
+
+static void init_names(void)
+{
+	int t;
+
+	for (t = 0; t <= LPT_PKT_NR; t++) {
+		const char *s = t == LPT_PKT_INVALID ? "<invalid>" :
+				t == NAME_UNKNOWN ? "<unknown>" :
+				lpt_pkt_type_name(t);
+		size_t n = strlen(s);
+
+		if (n > 15)
+			n = 15;
+		memset(names[t].text, ' ', sizeof(names[t].text));
+		memcpy(names[t].text, s, n);
+		names[t].len = (uint8_t)n;
+	}
+}
+
 /* One output line under construction. */
 struct line {
-	const char *name;
+	const struct name *name;
 	char payload[64];
 	size_t plen;
 	char track[24];
@@ -475,7 +505,7 @@ static void format_packet(struct dump *d, struct line *l, uint64_t offset,
 	const struct ptdump_options *o = d->opts;
 	char *p = l->payload;
 
-	l->name = lpt_pkt_type_name(pkt->type);
+	l->name = &names[pkt->type < LPT_PKT_NR ? pkt->type : NAME_UNKNOWN];
 
 	switch (pkt->type) {
 	case LPT_PKT_PAD:
@@ -725,7 +755,7 @@ static void format_packet(struct dump *d, struct line *l, uint64_t offset,
 		payload_done(l, p, STD_PAYLOAD_MAX);
 		return;
 	}
-	l->name = "<unknown>";
+	l->name = &names[NAME_UNKNOWN];
 }
 
 /* Print @l as one line for the packet of @size bytes at @offset. */
@@ -738,7 +768,7 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 	int sep = 0;
 
 	if (o->show_offset) {
-		p = put_hex_n(p, offset, 16);
+		p = put_hex16(p, offset);
 		*p++ = ' ';
 		sep = 1;
 	}
@@ -749,19 +779,18 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 		if (sep)
 			*p++ = ' ';
 		col = p;
-		for (i = 0; i < size && i < 16; i++) {
-			*p++ = out_hexdigits[b[i] >> 4];
-			*p++ = out_hexdigits[b[i] & 0xf];
-		}
+		for (i = 0; i < size && i < 16; i++, p += 2)
+			memcpy(p, out_hexpairs[b[i]], 2);
 		p = put_pad(p, col, COL_RAW);
 		sep = 1;
 	}
 	if (sep)
 		*p++ = ' ';
-	col = p;
-	p = put_str(p, l->name);
-	if (l->plen)
-		p = put_pad(p, col, COL_OPCODE);
+	memcpy(p, l->name->text, sizeof(l->name->text));
+	if (l->plen && l->name->len < COL_OPCODE)
+		p += COL_OPCODE;
+	else
+		p += l->name->len;
 
 	if (l->track_id) {
 		*p++ = ' ';
@@ -816,7 +845,7 @@ static int handle_skz84(struct dump *d, uint64_t offset, int err)
 	if (offset + size > d->len && d->opts->show_raw)
 		return 0;
 	if (!d->opts->quiet && !d->opts->stats) {
-		struct line l = { .name = "<invalid>" };
+		struct line l = { .name = &names[LPT_PKT_INVALID] };
 
 		emit_line(d, &l, offset, size);
 	}
@@ -826,6 +855,26 @@ static int handle_skz84(struct dump *d, uint64_t offset, int err)
 		lpt_pkt_sync_set(d->dec, d->len);
 	else
 		lpt_pkt_sync_set(d->dec, offset + size);
+	return 1;
+}
+
+/*
+ * SKD007 ("Intel PT buffer overflow may result in incorrect packets"): an
+ * OVF (02 f3) can come out as a 2-byte CYC whose second byte looks like the
+ * extended opcode, followed by f3. Two short CYC in a row do not happen
+ * otherwise (only a counter wrap gives back-to-back CYC, and with a full
+ * payload), so libipt reports the OVF there, at the CYC's offset, and goes
+ * on after the f3 byte. Turns @pkt into that OVF and returns 1 if so.
+ */
+static int skd007_ovf(const struct dump *d, uint64_t offset,
+		      struct lpt_packet *pkt)
+{
+	if (pkt->size != 2 || (pkt->payload.cyc.value & ~0x1full) != 0x20 ||
+	    d->len - offset <= 2 || d->buf[offset + 2] != PT_EXT_OVF)
+		return 0;
+
+	pkt->type = LPT_PKT_OVF;
+	pkt->size = PT_OVF_SIZE;
 	return 1;
 }
 
@@ -862,14 +911,24 @@ static int dump_packets(struct dump *d)
 				diag(d, offset, "error decoding packet", n);
 			return n;
 		}
-		if (d->opts->stats) {
-			for (i = 0; i < n; i++)
-				count_packet(&d->stats, &pkts[i]);
-			continue;
-		}
 		for (i = 0; i < n; i++) {
-			dump_packet(d, offset, &pkts[i]);
-			offset += pkts[i].size;
+			struct lpt_packet *pkt = &pkts[i];
+
+			if (pkt->type == LPT_PKT_CYC && d->errata.skd007 &&
+			    skd007_ovf(d, offset, pkt)) {
+				/* The batch went on decoding inside the OVF. */
+				if (d->opts->stats)
+					count_packet(&d->stats, pkt);
+				else
+					dump_packet(d, offset, pkt);
+				lpt_pkt_sync_set(d->dec, offset + 3);
+				break;
+			}
+			if (d->opts->stats)
+				count_packet(&d->stats, pkt);
+			else
+				dump_packet(d, offset, pkt);
+			offset += pkt->size;
 		}
 	}
 }
@@ -1095,6 +1154,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	reset_tracking(&d);
+	init_names();
 
 	ret = dump(&d);
 	if (opts.stats)
