@@ -4,8 +4,9 @@
 # Needs libpt (libpt/build.mk, included before this fragment, declares it).
 ifneq ($(filter pt,$(LIBS)),)
 
-# Time tracking (SDM 33.8.3) is a libpt API.
-pt_SRCS += libpt/time.c
+# Time tracking (SDM 33.8.3), libpt/time.c, is part of libpt through
+# libpt/build.mk's wildcard; add it only if that ever changes.
+pt_SRCS += $(filter-out $(pt_SRCS),libpt/time.c)
 
 TOOLS += ptdump
 ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
