@@ -60,7 +60,7 @@ HEADERS :=
 .PHONY: all
 all: libs tools
 
-include $(sort $(wildcard */build.mk */*/build.mk))
+include $(sort $(wildcard */build.mk */*/build.mk */*/*/build.mk))
 
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 ALL_OBJS :=

@@ -1,0 +1,5 @@
+# Unit tests of the LWP model (issue 3). Expectations come from 43724.
+UNIT_TESTS += test_lwp_xop
+test_lwp_xop_SRCS := tests/model/lwp/test_lwp_xop.c $(LWP_MODEL_SRCS)
+# Regenerates the GNU as table and compares it with the checked-in copy.
+SCRIPT_TESTS += tests/model/lwp/xop_cases.sh
