@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # liblwp: AMD LWP for JITs and runtimes (issue 7). See Documentation/liblwp.rst.
+# The LWP model (model/lwp) is compiled in for the emulation backend;
+# recursive '=' because model/lwp/build.mk is included after this file.
 LIBS += lwp
-lwp_SRCS := liblwp/lwp_encode.c
+lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c \
+	liblwp/lwp_encode.c $(LWP_MODEL_SRCS)
 lwp_SOVERSION := 0
 lwp_LDLIBS := -lpthread
 HEADERS += include/lwpt/lwp.h

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * liblwp emulation backend: LWP on CPUs without it, on the shared model
+ * (model/lwp, "user" profile: LWPVAL, LWPINS and the threshold interrupt;
+ * nothing the emulation cannot produce honestly is advertised).
+ *
+ * Each thread that uses LWP gets its own struct lwp_model: LWP state is per
+ * thread (43724 §1.1, §8.2.1), so a model "CPU" per thread is exactly the
+ * state the OS would context-switch. Making LWP available to a thread is
+ * setting the model's XCR0[62] and LWP_CFG (§4, §8.7.1); it is withdrawn by
+ * clearing XCR0[62] (LWP_CBADDR := 0, §4.1).
+ *
+ * Instructions reach the model two ways:
+ *  - the lwp_ins32()/... wrappers call lwp_emu_*() directly when the
+ *    thread-local lwp_tls_emulated is set;
+ *  - raw instructions (JIT code, GNU as) raise #UD -> SIGILL; the handler
+ *    decodes the XOP instruction at RIP (model/lwp/lwp_xop), executes it on
+ *    the model with the register file of the ucontext and steps over it.
+ * Faults the instruction would raise become the signal Linux would send:
+ * #UD -> SIGILL (chained to the previous handler), #PF -> SIGSEGV
+ * (SEGV_MAPERR/SEGV_ACCERR, si_addr = faulting address), #GP -> SIGSEGV
+ * (SI_KERNEL, si_addr 0), delivered with RIP still at the instruction.
+ *
+ * Memory: the model touches memory only through our callbacks. The LWPCB and
+ * ring of a liblwp session loaded on the thread are accessed directly; any
+ * other address (an LWPCB built by the program, memory operands) goes through
+ * process_vm_readv/writev on ourselves, which fails with EFAULT instead of
+ * crashing: a bad address becomes the #PF the spec describes.
+ *
+ * Locking: a global mutex guards the session registry; a spinlock per thread
+ * guards its model. The owner thread holds its spinlock only during one
+ * instruction; other threads take it to stop the model (lwp_close from
+ * another thread, thread exit). A thread-local "busy" flag marks liblwp
+ * code holding either lock: an LWP instruction executed by a signal handler
+ * that interrupted such code on the same thread is treated as #UD (the
+ * documented limit of the emulation); the SIGILL handler itself runs with all
+ * signals blocked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+#include "model/lwp/lwp_model.h"
+#include "model/lwp/lwp_xop.h"
+#include "liblwp/lwp_internal.h"
+
+/* The threshold interrupt vector of the emulated LWP_CFG (§4.2: must be
+ * provided if INT = 1). No IDT exists here: any vector >= 32 will do. */
+#define EMU_VECTOR	0x20u
+
+_Thread_local unsigned int lwp_tls_emulated;
+
+struct lwp_emu_thread {
+	struct lwp_model model;
+	int lock;			/* spinlock over model and session */
+	unsigned int refs;		/* sessions that made LWP available */
+	unsigned int *emulated;		/* &lwp_tls_emulated of the thread */
+	struct lwp_session *session;	/* liblwp session whose LWPCB is loaded */
+	uint64_t dropped;		/* nested instructions treated as #UD */
+	pid_t tid;
+	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
+};
+
+static _Thread_local struct lwp_emu_thread *tls_thread;
+static _Thread_local int tls_busy;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lwp_session *reg_head;
+static struct lwp_emu_thread *thread_head;
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static struct sigaction old_sigill;
+static int sigill_installed;
+
+static void tlock(struct lwp_emu_thread *t)
+{
+	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void tunlock(struct lwp_emu_thread *t)
+{
+	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- Memory callbacks ---------------------------------------------------- */
+
+static int in_range(uint64_t addr, size_t len, const void *base, size_t size)
+{
+	uint64_t b = (uint64_t)(uintptr_t)base;
+
+	return addr >= b && len <= size && addr - b <= size - len;
+}
+
+static int trusted(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
+{
+	const struct lwp_session *s = t->session;
+
+	return s && (in_range(addr, len, s->ring, s->ring_map) ||
+		     in_range(addr, len, s->lwpcb, s->lwpcb_map));
+}
+
+static int emu_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct lwp_emu_thread *t = ctx;
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	if (trusted(t, addr, len)) {
+		/* BufferTailOffset may be written by a reader on another
+		 * thread: acquire pairs with lwp_read()'s release. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(buf, (const void *)(uintptr_t)addr, len);
+		return 0;
+	}
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return -EFAULT;
+	return 0;
+}
+
+static int emu_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct lwp_emu_thread *t = ctx;
+	struct iovec local = { (void *)(uintptr_t)buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	if (trusted(t, addr, len)) {
+		/* Records before BufferHeadOffset: release pairs with the
+		 * acquire load of the head in lwp_read(). */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		memcpy((void *)(uintptr_t)addr, buf, len);
+		return 0;
+	}
+	if (process_vm_writev(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return -EFAULT;
+	return 0;
+}
+
+static void emu_interrupt(void *ctx, unsigned int vector)
+{
+	struct lwp_emu_thread *t = ctx;
+
+	(void)vector;
+	if (t->session)
+		lwp_session_interrupt(t->session);
+}
+
+static const struct lwp_model_ops emu_ops = {
+	.read = emu_read,
+	.write = emu_write,
+	.interrupt = emu_interrupt,
+	.violation = NULL,
+};
+
+/* ---- Per-thread model ---------------------------------------------------- */
+
+static uint64_t lwp_cfg_value(const struct lwp_model_profile *p)
+{
+	int cpu = sched_getcpu();
+
+	/* §8.7.1: all supported features, COREID, VECTOR. */
+	return (p->fn8000_001c_edx & LWP_CFG_FEATURES_MASK) |
+	       ((uint64_t)(cpu < 0 ? 0 : cpu & 0xff) << LWP_CFG_COREID_SHIFT) |
+	       ((uint64_t)EMU_VECTOR << LWP_CFG_VECTOR_SHIFT);
+}
+
+/* COREID follows the CPU the thread runs on, as the OS would program it. */
+static void refresh_coreid(struct lwp_emu_thread *t)
+{
+	uint64_t cfg = lwp_cfg_value(t->model.profile);
+
+	if (cfg != t->model.lwp_cfg)
+		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG, cfg);
+}
+
+/* Thread exit: §8.7.2, "store 0 into LWP_CBADDR"; detach the session. */
+static void thread_destroy(void *arg)
+{
+	struct lwp_emu_thread *t = arg, **pp;
+	struct lwp_session *s;
+
+	tls_busy = 1;
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &thread_head; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	tlock(t);
+	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
+	t->session = NULL;
+	for (s = reg_head; s; s = s->next) {
+		if (s->owner == t)
+			s->owner = NULL;
+		if (s->opener == t)
+			s->opener = NULL;
+		if (s->starter == t)
+			s->starter = NULL;
+	}
+	tunlock(t);
+	pthread_mutex_unlock(&reg_lock);
+	tls_thread = NULL;
+	lwp_tls_emulated = 0;
+	tls_busy = 0;
+	free(t);
+}
+
+static void make_key(void)
+{
+	(void)pthread_key_create(&thread_key, thread_destroy);
+}
+
+static struct lwp_emu_thread *thread_get(void)
+{
+	struct lwp_emu_thread *t = tls_thread;
+
+	if (t)
+		return t;
+	pthread_once(&key_once, make_key);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (lwp_model_init(&t->model, &lwp_model_profile_user, &emu_ops, t)) {
+		free(t);
+		return NULL;
+	}
+	t->tid = (pid_t)syscall(SYS_gettid);
+	t->emulated = &lwp_tls_emulated;
+	lwp_model_set_seed(&t->model, (uint64_t)t->tid * 0x9E3779B97F4A7C15ull + 1);
+	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG,
+			      lwp_cfg_value(&lwp_model_profile_user));
+	if (pthread_setspecific(thread_key, t)) {
+		free(t);
+		return NULL;
+	}
+	pthread_mutex_lock(&reg_lock);
+	t->next = thread_head;
+	thread_head = t;
+	pthread_mutex_unlock(&reg_lock);
+	tls_thread = t;
+	return t;
+}
+
+/* Make LWP available to @t (XCR0[62] = 1, §4.1); under reg_lock. */
+static void avail_get(struct lwp_emu_thread *t)
+{
+	if (t->refs++ == 0) {
+		tlock(t);
+		(void)lwp_model_xsetbv(&t->model, LWP_XCR0_MASK);
+		tunlock(t);
+		__atomic_store_n(t->emulated, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Withdraw it with the last session: XCR0[62] = 0 stores 0 to LWP_CBADDR. */
+static void avail_put(struct lwp_emu_thread *t)
+{
+	if (t && --t->refs == 0) {
+		tlock(t);
+		(void)lwp_model_xsetbv(&t->model, 0);
+		t->session = NULL;
+		tunlock(t);
+		__atomic_store_n(t->emulated, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* The session whose LWPCB is at @cbaddr, or NULL; under reg_lock. */
+static struct lwp_session *session_by_lwpcb(uint64_t cbaddr)
+{
+	struct lwp_session *s;
+
+	for (s = reg_head; s && cbaddr; s = s->next)
+		if ((uint64_t)(uintptr_t)s->lwpcb == cbaddr)
+			return s;
+	return NULL;
+}
+
+/*
+ * After an LLWPCB on @t (under reg_lock and t's lock): which liblwp session
+ * now runs there. A session runs on one thread at a time; loading it on a
+ * second thread is allowed by the hardware but breaks the ring: we leave
+ * the first owner recorded.
+ */
+static void session_follow(struct lwp_emu_thread *t)
+{
+	struct lwp_session *s = session_by_lwpcb(t->model.cbaddr);
+
+	if (t->session && t->session != s && t->session->owner == t)
+		t->session->owner = NULL;
+	t->session = s;
+	if (s && !s->owner)
+		s->owner = t;
+}
+
+/* ---- Fault delivery ------------------------------------------------------ */
+
+/*
+ * Queue @sig to this thread as the kernel's force_sig_fault() would: if the
+ * signal is ignored or blocked in @mask (the mask the interrupted code will
+ * run with), the default action is restored and the signal unblocked.
+ */
+static void queue_fault(int sig, int code, uint64_t addr, sigset_t *mask)
+{
+	struct sigaction cur;
+	siginfo_t si;
+
+	if (sigaction(sig, NULL, &cur) == 0 &&
+	    (cur.sa_handler == SIG_IGN || (mask && sigismember(mask, sig)))) {
+		cur.sa_handler = SIG_DFL;
+		cur.sa_flags = 0;
+		sigemptyset(&cur.sa_mask);
+		(void)sigaction(sig, &cur, NULL);
+		if (mask)
+			sigdelset(mask, sig);
+	}
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = code;
+	si.si_addr = (void *)(uintptr_t)addr;
+	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid),
+		      sig, &si);
+}
+
+/* §5 "Exceptions" -> the signal Linux sends for them. */
+static void deliver(const struct lwp_model_result *r, sigset_t *mask)
+{
+	uint64_t page = r->pf_addr & ~(uint64_t)4095;
+	int code;
+
+	switch (r->exc) {
+	case LWP_MODEL_EXC_PF:
+		/* Mapped but not accessible -> ACCERR, unmapped -> MAPERR. */
+		code = msync((void *)(uintptr_t)page, 4096, MS_ASYNC) == 0 ?
+		       SEGV_ACCERR : SEGV_MAPERR;
+		queue_fault(SIGSEGV, code, r->pf_addr, mask);
+		break;
+	case LWP_MODEL_EXC_GP:
+		queue_fault(SIGSEGV, SI_KERNEL, 0, mask);
+		break;
+	case LWP_MODEL_EXC_UD:
+		queue_fault(SIGILL, ILL_ILLOPN, 0, mask);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Direct-call path: unblock so that the signal arrives now, as a fault. */
+static void deliver_now(const struct lwp_model_result *r)
+{
+	sigset_t cur;
+
+	if (pthread_sigmask(SIG_SETMASK, NULL, &cur))
+		sigemptyset(&cur);
+	deliver(r, &cur);
+	(void)pthread_sigmask(SIG_SETMASK, &cur, NULL);
+}
+
+/* ---- Direct calls from the wrappers ------------------------------------- */
+
+/* Enter the model on this thread, or NULL (not available / nested). */
+static struct lwp_emu_thread *enter(void)
+{
+	struct lwp_emu_thread *t = tls_thread;
+
+	if (!t || tls_busy) {
+		if (t)
+			t->dropped++;
+		return NULL;
+	}
+	tls_busy = 1;
+	tlock(t);
+	refresh_coreid(t);
+	return t;
+}
+
+static void leave(struct lwp_emu_thread *t)
+{
+	tunlock(t);
+	tls_busy = 0;
+}
+
+static const struct lwp_model_result ud = { .exc = LWP_MODEL_EXC_UD };
+
+int lwp_emu_lwpins(uint64_t data2, uint32_t data1, uint32_t flags,
+		   unsigned int opsize, uint64_t ip)
+{
+	struct lwp_model_operand op = { .is_mem = false, .value = data1 };
+	struct lwp_emu_thread *t = enter();
+	struct lwp_model_result r;
+
+	if (!t) {
+		if (!tls_busy)
+			deliver_now(&ud);
+		return 0;
+	}
+	r = lwp_model_lwpins(&t->model, ip, data2, op, flags, opsize);
+	if (r.exc == LWP_MODEL_EXC_NONE)
+		(void)lwp_model_insn_retired(&t->model, ip);
+	leave(t);
+	if (r.exc != LWP_MODEL_EXC_NONE) {
+		deliver_now(&r);
+		return 0;
+	}
+	return r.cf;
+}
+
+void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
+		    unsigned int opsize, uint64_t ip)
+{
+	struct lwp_model_operand op = { .is_mem = false, .value = data1 };
+	struct lwp_emu_thread *t = enter();
+	struct lwp_model_result r;
+
+	if (!t) {
+		if (!tls_busy)
+			deliver_now(&ud);
+		return;
+	}
+	r = lwp_model_lwpval(&t->model, ip, data2, op, flags, opsize);
+	if (r.exc == LWP_MODEL_EXC_NONE)
+		(void)lwp_model_insn_retired(&t->model, ip);
+	leave(t);
+	if (r.exc != LWP_MODEL_EXC_NONE)
+		deliver_now(&r);
+}
+
+/* LLWPCB with the registry locked, so the loaded session is known. */
+static struct lwp_model_result llwpcb_locked(struct lwp_emu_thread *t,
+					     uint64_t addr, unsigned int opsize)
+{
+	struct lwp_model_result r;
+
+	tlock(t);
+	refresh_coreid(t);
+	r = lwp_model_llwpcb(&t->model, addr, opsize);
+	if (r.exc == LWP_MODEL_EXC_NONE)
+		session_follow(t);
+	tunlock(t);
+	return r;
+}
+
+void lwp_emu_llwpcb(uint64_t lwpcb)
+{
+	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_model_result r;
+
+	if (!t || tls_busy) {
+		if (!t)
+			deliver_now(&ud);
+		else
+			t->dropped++;
+		return;
+	}
+	tls_busy = 1;
+	pthread_mutex_lock(&reg_lock);
+	r = llwpcb_locked(t, lwpcb, 64);
+	pthread_mutex_unlock(&reg_lock);
+	tls_busy = 0;
+	if (r.exc != LWP_MODEL_EXC_NONE)
+		deliver_now(&r);
+}
+
+uint64_t lwp_emu_slwpcb(void)
+{
+	struct lwp_emu_thread *t = enter();
+	struct lwp_model_result r;
+
+	if (!t) {
+		if (!tls_busy)
+			deliver_now(&ud);
+		return 0;
+	}
+	r = lwp_model_slwpcb(&t->model, 64);
+	leave(t);
+	if (r.exc != LWP_MODEL_EXC_NONE) {
+		deliver_now(&r);
+		return 0;
+	}
+	return r.value;
+}
+
+/* ---- SIGILL: raw LWP instructions ---------------------------------------- */
+
+/* x86 encoding order (lwp_xop_regs.gpr) -> ucontext gregs index. */
+static const int greg_of[16] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+
+/* Hand a genuine #UD to whoever had SIGILL before us. */
+static void chain_sigill(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+
+	if (old_sigill.sa_flags & SA_SIGINFO) {
+		old_sigill.sa_sigaction(sig, si, uc);
+	} else if (old_sigill.sa_handler != SIG_DFL &&
+		   old_sigill.sa_handler != SIG_IGN) {
+		old_sigill.sa_handler(sig);
+	} else {
+		/* As the kernel does for a #UD: default action (the
+		 * instruction re-executes and the process gets SIGILL). */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		(void)sigaction(SIGILL, &dfl, NULL);
+		sigdelset(&((ucontext_t *)uc)->uc_sigmask, SIGILL);
+	}
+}
+
+/* Copy up to @len instruction bytes at @ip; returns how many are readable. */
+static size_t fetch(uint64_t ip, uint8_t *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)ip, len };
+	size_t first = 4096 - (ip & 4095);
+	ssize_t n;
+
+	/* The page holding RIP is mapped (we trapped there). */
+	if (first >= len) {
+		memcpy(buf, (const void *)(uintptr_t)ip, len);
+		return len;
+	}
+	memcpy(buf, (const void *)(uintptr_t)ip, first);
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return n == (ssize_t)len ? len : first;
+}
+
+static void emu_sigill(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_xop_insn_info info;
+	struct lwp_xop_regs regs;
+	struct lwp_model_result r;
+	uint8_t bytes[LWP_INSN_MAX_LENGTH];
+	int saved_errno = errno, i, ret;
+	size_t n;
+
+	if (!t || tls_busy)
+		goto chain;
+
+	memset(&regs, 0, sizeof(regs));
+	for (i = 0; i < 16; i++)
+		regs.gpr[i] = (uint64_t)g[greg_of[i]];
+	regs.rip = (uint64_t)g[REG_RIP];
+	regs.rflags = (uint64_t)g[REG_EFL];
+	n = fetch(regs.rip, bytes, sizeof(bytes));
+	ret = lwp_xop_decode(bytes, n, &regs, &info);
+	if (ret != LWP_XOP_OK)
+		goto chain;	/* not an LWP instruction: a real #UD */
+	if (info.seg == LWP_XOP_SEG_FS || info.seg == LWP_XOP_SEG_GS) {
+		unsigned long base = 0;
+
+		(void)syscall(SYS_arch_prctl, ARCH_GET_FS, &base);
+		regs.fs_base = base;
+		(void)syscall(SYS_arch_prctl, ARCH_GET_GS, &base);
+		regs.gs_base = base;
+		if (lwp_xop_decode(bytes, n, &regs, &info) != LWP_XOP_OK)
+			goto chain;
+	}
+
+	tls_busy = 1;
+	if (info.insn == LWP_XOP_LLWPCB) {
+		pthread_mutex_lock(&reg_lock);
+		tlock(t);
+		refresh_coreid(t);
+		r = lwp_xop_execute(&t->model, &info, &regs);
+		if (r.exc == LWP_MODEL_EXC_NONE)
+			session_follow(t);
+		tunlock(t);
+		pthread_mutex_unlock(&reg_lock);
+	} else {
+		tlock(t);
+		refresh_coreid(t);
+		r = lwp_xop_execute(&t->model, &info, &regs);
+		tunlock(t);
+	}
+	tls_busy = 0;
+
+	if (r.exc == LWP_MODEL_EXC_UD)
+		goto chain;
+	if (r.exc != LWP_MODEL_EXC_NONE) {
+		/* RIP stays at the instruction: a handler that fixes the
+		 * cause and returns re-executes it, as after a #PF. */
+		deliver(&r, &uc->uc_sigmask);
+		errno = saved_errno;
+		return;
+	}
+	for (i = 0; i < 16; i++)
+		g[greg_of[i]] = (greg_t)regs.gpr[i];
+	g[REG_RIP] = (greg_t)regs.rip;
+	g[REG_EFL] = (greg_t)regs.rflags;
+	errno = saved_errno;
+	return;
+
+chain:
+	errno = saved_errno;
+	chain_sigill(sig, si, ucv);
+}
+
+/* Install the SIGILL handler once per process; under reg_lock. */
+static int sigill_install(void)
+{
+	struct sigaction sa;
+
+	if (sigill_installed)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = emu_sigill;
+	/*
+	 * SA_SIGINFO for the ucontext; SA_ONSTACK to honour an alternate
+	 * stack; no SA_NODEFER and every signal blocked while we run, so the
+	 * model is never re-entered on this thread from a signal handler.
+	 */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old_sigill))
+		return -EBUSY;
+	sigill_installed = 1;
+	return 0;
+}
+
+/* ---- Backend entry points ------------------------------------------------ */
+
+int lwp_emu_query(struct lwp_caps *caps)
+{
+	struct lwp_model m;
+	uint32_t regs[4];
+
+	/* A scratch model CPU as a thread sees it after lwp_open(). */
+	if (lwp_model_init(&m, &lwp_model_profile_user, &emu_ops, NULL))
+		return -ENODEV;
+	(void)lwp_model_wrmsr(&m, LWP_MSR_CFG, lwp_cfg_value(&lwp_model_profile_user));
+	(void)lwp_model_xsetbv(&m, LWP_XCR0_MASK);
+	if (!lwp_model_cpuid(&m, LWP_CPUID_FN8000_001C, 0, regs))
+		return -ENODEV;
+	lwp_caps_decode(caps, regs);
+	caps->emu_available = 1;
+	return 0;
+}
+
+int lwp_emu_open(struct lwp_session *s)
+{
+	struct lwp_emu_thread *t;
+	int ret;
+
+	tls_busy = 1;
+	t = thread_get();
+	if (!t) {
+		tls_busy = 0;
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&reg_lock);
+	ret = sigill_install();
+	if (!ret) {
+		s->opener = t;
+		avail_get(t);
+		s->next = reg_head;
+		reg_head = s;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	tls_busy = 0;
+	return ret;
+}
+
+int lwp_emu_start(struct lwp_session *s)
+{
+	struct lwp_emu_thread *t;
+	struct lwp_model_result r;
+	int ret = 0;
+
+	tls_busy = 1;
+	t = thread_get();
+	if (!t) {
+		tls_busy = 0;
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&reg_lock);
+	if (s->owner && s->owner != t) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (!t->refs) {
+		/* Started on a thread LWP was not yet available to. */
+		if (s->starter) {
+			ret = -EBUSY;
+			goto out;
+		}
+		s->starter = t;
+		avail_get(t);
+	}
+	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64);
+	if (r.exc != LWP_MODEL_EXC_NONE)
+		ret = r.exc == LWP_MODEL_EXC_UD ? -ENODEV : -EFAULT;
+	else if (t->session != s)
+		ret = -EFAULT;
+out:
+	pthread_mutex_unlock(&reg_lock);
+	tls_busy = 0;
+	return ret;
+}
+
+int lwp_emu_stop(struct lwp_session *s)
+{
+	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_model_result r;
+	int ret = 0;
+
+	tls_busy = 1;
+	pthread_mutex_lock(&reg_lock);
+	if (!s->owner)
+		goto out;
+	if (s->owner != t) {
+		ret = -EPERM;
+		goto out;
+	}
+	if (t->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
+		r = llwpcb_locked(t, 0, 64);	/* flush (§5.1 step 2), disable */
+		if (r.exc != LWP_MODEL_EXC_NONE)
+			ret = -EFAULT;
+	}
+	s->owner = NULL;
+out:
+	pthread_mutex_unlock(&reg_lock);
+	tls_busy = 0;
+	return ret;
+}
+
+void lwp_emu_close(struct lwp_session *s)
+{
+	struct lwp_session **pp;
+	struct lwp_emu_thread *o;
+
+	tls_busy = 1;
+	pthread_mutex_lock(&reg_lock);
+	/*
+	 * Every thread running on this LWPCB (the owner, or threads whose
+	 * program loaded it with a raw LLWPCB) stops using it before the
+	 * memory goes away: the calling thread with LLWPCB 0 (flush, as
+	 * lwp_stop()), others as the OS would, with LWP_CBADDR := 0 (§4.3).
+	 */
+	for (o = thread_head; o; o = o->next) {
+		tlock(o);
+		if (o->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
+			if (o == tls_thread)
+				(void)lwp_model_llwpcb(&o->model, 0, 64);
+			else
+				(void)lwp_model_wrmsr(&o->model, LWP_MSR_CBADDR, 0);
+		}
+		if (o->session == s)
+			o->session = NULL;
+		tunlock(o);
+	}
+	s->owner = NULL;
+	/* The program may have loaded this LWPCB itself on other threads. */
+	for (pp = &reg_head; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	avail_put(s->opener);
+	avail_put(s->starter);
+	pthread_mutex_unlock(&reg_lock);
+	tls_busy = 0;
+}

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * liblwp: capabilities, configuration, LWPCB and ring buffer set-up, and the
+ * consumer side of the ring (43724 §3, §6, §8.3). Backend-independent.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model/lwp/lwp_model.h"
+#include "liblwp/lwp_internal.h"
+
+const char *lwp_backend_name(int backend)
+{
+	switch (backend) {
+	case LWP_BACKEND_AUTO: return "auto";
+	case LWP_BACKEND_HW: return "hw";
+	case LWP_BACKEND_EMU: return "emu";
+	default: return "?";
+	}
+}
+
+/* 43724 §3.1: CPUID Fn8000_0001_ECX[LWP] of the CPU we run on. */
+int lwp_cpu_supported(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(LWP_CPUID_FN8000_0001, &a, &b, &c, &d))
+		return 0;
+	return !!(c & LWP_CPUID_FN8000_0001_ECX_LWP);
+}
+
+/* 43724 Table 3-1, with the model's single extractor (lwp_model_cap_get). */
+void lwp_caps_decode(struct lwp_caps *caps, const uint32_t regs[4])
+{
+	caps->cpuid_eax = regs[0];
+	caps->cpuid_ebx = regs[1];
+	caps->cpuid_ecx = regs[2];
+	caps->cpuid_edx = regs[3];
+	caps->available = !!(regs[0] & LWP_CPUID_LWPAVAIL);
+	caps->available_flags = caps->available ?
+		regs[0] & LWP_CFG_FEATURES_MASK & ~LWP_CPUID_RESERVED_EVENTS : 0;
+	caps->supported_flags = regs[3] & LWP_CFG_FEATURES_MASK &
+				~LWP_CPUID_RESERVED_EVENTS;
+	caps->lwpcb_size = 8 * lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCBSIZE);
+	caps->event_size = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPEVENTSIZE);
+	caps->max_event_id = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPMAXEVENTS);
+	caps->event_offset = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPEVENTOFFSET);
+	caps->min_buffer_records = LWP_MIN_BUFFER_UNIT_RECORDS *
+		lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPMINBUFFERSIZE);
+	caps->version = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPVERSION);
+	caps->latency_max = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPLATENCYMAX);
+	caps->latency_rnd = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPLATENCYRND);
+	caps->data_address = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPDATAADDRESS);
+	caps->branch_prediction =
+		lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPBRANCHPREDICTION);
+	caps->ip_filtering = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPIPFILTERING);
+	caps->cache_levels = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELEVELS);
+	caps->cache_latency = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELATENCY);
+}
+
+static void caps_clear(struct lwp_caps *caps, int backend)
+{
+	memset(caps, 0, sizeof(*caps));
+	caps->size = sizeof(*caps);
+	caps->backend = (uint32_t)backend;
+	caps->cpu_supported = (uint32_t)lwp_cpu_supported();
+}
+
+int lwp_query_backend(struct lwp_caps *caps, int backend)
+{
+	struct lwp_caps other;
+	int ret;
+
+	if (!caps)
+		return -EINVAL;
+	if (backend != LWP_BACKEND_HW && backend != LWP_BACKEND_EMU)
+		return -EINVAL;
+	caps_clear(caps, backend);
+	caps_clear(&other, backend);
+	if (backend == LWP_BACKEND_HW) {
+		ret = lwp_hw_query(caps);
+		caps->emu_available = lwp_emu_query(&other) == 0;
+	} else {
+		ret = lwp_emu_query(caps);
+		caps->hw_available = lwp_hw_query(&other) == 0;
+	}
+	return ret;
+}
+
+int lwp_query(struct lwp_caps *caps)
+{
+	int ret;
+
+	if (!caps)
+		return -EINVAL;
+	ret = lwp_query_backend(caps, LWP_BACKEND_HW);
+	if (ret == 0)
+		return 0;
+	return lwp_query_backend(caps, LWP_BACKEND_EMU);
+}
+
+/*
+ * Validation of a configuration against the capabilities, before any LWPCB
+ * is written (43724 §6, Table 6-1; Figure 6-2; Figure 6-3).
+ */
+static int config_check(const struct lwp_config *c, const struct lwp_caps *caps)
+{
+	uint32_t known = LWP_FLAG_VAL | LWP_FLAG_IRE | LWP_FLAG_BRE |
+			 LWP_FLAG_DME | LWP_FLAG_CNH | LWP_FLAG_RNH | LWP_FLAG_INT;
+	uint64_t bytes;
+	int n;
+
+	if (c->flags & ~known)
+		return -EINVAL;
+	if (c->flags & ~caps->available_flags)
+		return -EOPNOTSUPP;
+	for (n = 1; n <= LWP_EVENT_MAX; n++) {
+		if (!(c->flags & LWP_FLAG_EVENT(n)))
+			continue;
+		if (c->interval[n] < 0 || c->interval[n] > LWP_LWPCB_INTERVAL_MAX)
+			return -EINVAL;
+		if (c->counter[n] != LWP_COUNTER_FROM_INTERVAL &&
+		    (c->counter[n] > LWP_LWPCB_INTERVAL_MAX ||
+		     c->counter[n] < -LWP_LWPCB_INTERVAL_MAX - 1))
+			return -EINVAL;
+	}
+	if (c->random_bits > (LWP_LWPCB_RANDOM_MASK >> LWP_LWPCB_RANDOM_SHIFT))
+		return -EINVAL;
+	if (c->filters & LWP_LWPCB_FILTERS_RESERVED)
+		return -EINVAL;
+	/*
+	 * A ring of one record can never hold one: advancing the head would
+	 * make it equal to the tail (§6 MissedEvents). LLWPCB's minimum is
+	 * 32 x LwpMinBufferSize records (§3.3, §5.1 step 4).
+	 */
+	if (c->buffer_records < 2 || c->buffer_records < caps->min_buffer_records)
+		return -EINVAL;
+	bytes = (uint64_t)c->buffer_records * caps->event_size;
+	if (bytes > LWP_LWPCB_BUFFER_SIZE_MASK)
+		return -EINVAL;
+	/*
+	 * The space used never exceeds BufferSize - LwpEventSize, so a
+	 * threshold of buffer_records or more never interrupts (§6 Threshold):
+	 * with LWP_FLAG_INT that is a configuration error.
+	 */
+	if ((c->flags & LWP_FLAG_INT) &&
+	    c->threshold_records != LWP_THRESHOLD_HALF &&
+	    c->threshold_records >= c->buffer_records)
+		return -EINVAL;
+	return 0;
+}
+
+static void put32(uint8_t *cb, uint32_t off, uint32_t v)
+{
+	memcpy(cb + off, &v, sizeof(v));
+}
+
+static void put64(uint8_t *cb, uint32_t off, uint64_t v)
+{
+	memcpy(cb + off, &v, sizeof(v));
+}
+
+/* Write the LWPCB for the session's configuration (43724 Table 6-1). */
+static void lwpcb_fill(struct lwp_session *s)
+{
+	const struct lwp_config *c = &s->cfg;
+	uint32_t e = s->event_offset, n, ctr;
+
+	memset(s->lwpcb, 0, s->lwpcb_size);	/* reserved fields are zero */
+	put32(s->lwpcb, LWP_LWPCB_OFF_FLAGS, c->flags);
+	put32(s->lwpcb, LWP_LWPCB_OFF_BUFFER_SIZE,
+	      s->ring_size | (c->random_bits << LWP_LWPCB_RANDOM_SHIFT));
+	put64(s->lwpcb, LWP_LWPCB_OFF_BUFFER_BASE, (uint64_t)(uintptr_t)s->ring);
+	put32(s->lwpcb, LWP_LWPCB_OFF_THRESHOLD, s->threshold);
+	put32(s->lwpcb, LWP_LWPCB_OFF_FILTERS, c->filters);
+	put64(s->lwpcb, LWP_LWPCB_OFF_BASE_IP, c->base_ip);
+	put64(s->lwpcb, LWP_LWPCB_OFF_LIMIT_IP, c->limit_ip);
+	for (n = 1; n <= s->caps.max_event_id && n <= LWP_EVENT_MAX; n++) {
+		if (LWP_LWPCB_OFF_EVENT_COUNTER(e, n) + 4 > s->lwpcb_size)
+			break;
+		ctr = c->counter[n] == LWP_COUNTER_FROM_INTERVAL ?
+			(uint32_t)c->interval[n] : (uint32_t)c->counter[n];
+		put32(s->lwpcb, LWP_LWPCB_OFF_EVENT_INTERVAL(e, n),
+		      (uint32_t)c->interval[n] & LWP_LWPCB_EVENT_FIELD_MASK);
+		put32(s->lwpcb, LWP_LWPCB_OFF_EVENT_COUNTER(e, n),
+		      ctr & LWP_LWPCB_EVENT_FIELD_MASK);
+	}
+}
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) / pg * pg;
+}
+
+static void *map_zero(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void session_free(struct lwp_session *s)
+{
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->ring)
+		munmap(s->ring, s->ring_map);
+	if (s->lwpcb)
+		munmap(s->lwpcb, s->lwpcb_map);
+	free(s);
+}
+
+int lwp_open(struct lwp_session **sp, const struct lwp_config *cfg)
+{
+	static const struct lwp_config defaults = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+	int ret, backend;
+
+	if (!sp)
+		return -EINVAL;
+	*sp = NULL;
+	if (!cfg)
+		cfg = &defaults;
+	if (cfg->size < sizeof(struct lwp_config))
+		return -EINVAL;
+	backend = (int)cfg->backend;
+	if (backend != LWP_BACKEND_AUTO && backend != LWP_BACKEND_HW &&
+	    backend != LWP_BACKEND_EMU)
+		return -EINVAL;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->efd = -1;
+	s->cfg = *cfg;
+
+	if (backend == LWP_BACKEND_AUTO)
+		backend = lwp_query_backend(&s->caps, LWP_BACKEND_HW) == 0 ?
+			  LWP_BACKEND_HW : LWP_BACKEND_EMU;
+	if (backend == LWP_BACKEND_EMU)
+		ret = lwp_query_backend(&s->caps, LWP_BACKEND_EMU);
+	else
+		ret = lwp_query_backend(&s->caps, LWP_BACKEND_HW);
+	if (ret)
+		goto err_free;
+	s->backend = backend;
+	s->cfg.backend = (uint32_t)backend;
+	if (!s->caps.available || !s->caps.event_size ||
+	    s->caps.event_size < sizeof(struct lwp_event) ||
+	    s->caps.lwpcb_size < LWP_LWPCB_FIXED_SIZE) {
+		ret = -ENODEV;
+		goto err_free;
+	}
+
+	ret = config_check(&s->cfg, &s->caps);
+	if (ret)
+		goto err_free;
+	if (s->cfg.threshold_records == LWP_THRESHOLD_HALF)
+		s->cfg.threshold_records = s->cfg.buffer_records / 2;
+
+	s->event_size = s->caps.event_size;
+	s->event_offset = s->caps.event_offset;
+	s->lwpcb_size = s->caps.lwpcb_size;
+	s->ring_size = s->cfg.buffer_records * s->event_size;
+	s->threshold = (s->cfg.threshold_records < s->cfg.buffer_records ?
+			s->cfg.threshold_records : s->cfg.buffer_records) *
+		       s->event_size;
+
+	/* §5.1: 64-byte aligned, within a page; Table 6-1: ring page aligned. */
+	s->lwpcb_map = page_round(s->lwpcb_size);
+	s->lwpcb = map_zero(s->lwpcb_map);
+	s->ring_map = page_round(s->ring_size);
+	s->ring = map_zero(s->ring_map);
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!s->lwpcb || !s->ring || s->efd < 0) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	lwpcb_fill(s);
+
+	ret = backend == LWP_BACKEND_EMU ? lwp_emu_open(s) : lwp_hw_open(s);
+	if (ret)
+		goto err_free;
+	*sp = s;
+	return 0;
+
+err_free:
+	session_free(s);
+	return ret;
+}
+
+int lwp_start(struct lwp_session *s)
+{
+	if (!s)
+		return -EINVAL;
+	return s->backend == LWP_BACKEND_EMU ? lwp_emu_start(s) : lwp_hw_start(s);
+}
+
+int lwp_stop(struct lwp_session *s)
+{
+	if (!s)
+		return -EINVAL;
+	return s->backend == LWP_BACKEND_EMU ? lwp_emu_stop(s) : lwp_hw_stop(s);
+}
+
+void lwp_close(struct lwp_session *s)
+{
+	if (!s)
+		return;
+	if (s->backend == LWP_BACKEND_EMU)
+		lwp_emu_close(s);
+	else
+		lwp_hw_close(s);
+	session_free(s);
+}
+
+int lwp_session_backend(const struct lwp_session *s)
+{
+	return s ? s->backend : -EINVAL;
+}
+
+void *lwp_lwpcb(const struct lwp_session *s, size_t *size)
+{
+	if (!s)
+		return NULL;
+	if (size)
+		*size = s->lwpcb_size;
+	return s->lwpcb;
+}
+
+/* ---- Consumer side of the ring (43724 §6, §8.3) -------------------------- */
+
+static uint32_t *cb_u32(const struct lwp_session *s, uint32_t off)
+{
+	return (uint32_t *)(void *)(s->lwpcb + off);
+}
+
+/*
+ * BufferHeadOffset as LWP would use it: below BufferSize (else 0) and a
+ * multiple of LwpEventSize (rounded down) - Table 6-1.
+ */
+static uint32_t head_load(const struct lwp_session *s)
+{
+	/* Pairs with the release ordering of the writer's stores (the model
+	 * stores the record, then the head; x86 keeps stores in order). */
+	uint32_t head = __atomic_load_n(cb_u32(s, LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
+					__ATOMIC_ACQUIRE);
+
+	if (head >= s->ring_size)
+		return 0;
+	return head - head % s->event_size;
+}
+
+ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
+{
+	uint32_t *tailp, head, tail, chunk;
+	size_t n = 0, k;
+
+	if (!s || (!out && max))
+		return -EINVAL;
+	tailp = cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET);
+	head = head_load(s);
+	tail = *tailp;			/* only the reader writes it */
+	if (tail >= s->ring_size || tail % s->event_size)
+		tail = head;		/* corrupted by the program: resync */
+
+	if (s->event_size == sizeof(struct lwp_event)) {
+		while (n < max && tail != head) {
+			chunk = (head > tail ? head : s->ring_size) - tail;
+			k = chunk / s->event_size;
+			if (k > max - n)
+				k = max - n;
+			memcpy(out + n, s->ring + tail, k * sizeof(*out));
+			n += k;
+			tail += (uint32_t)k * s->event_size;
+			if (tail == s->ring_size)
+				tail = 0;
+		}
+	} else {
+		/* A larger LwpEventSize: the first 32 bytes are Figure 2-1. */
+		while (n < max && tail != head) {
+			memcpy(out + n++, s->ring + tail, sizeof(*out));
+			tail += s->event_size;
+			if (tail == s->ring_size)
+				tail = 0;
+		}
+	}
+	/*
+	 * Release: the records are copied out before LWP may reuse their
+	 * slots (pairs with the writer's read of BufferTailOffset, §8.3).
+	 */
+	__atomic_store_n(tailp, tail, __ATOMIC_RELEASE);
+	return (ssize_t)n;
+}
+
+ssize_t lwp_pending(struct lwp_session *s)
+{
+	uint32_t head, tail;
+
+	if (!s)
+		return -EINVAL;
+	head = head_load(s);
+	tail = __atomic_load_n(cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
+			       __ATOMIC_RELAXED);
+	if (tail >= s->ring_size)
+		return 0;
+	return (ssize_t)(((head + s->ring_size - tail) % s->ring_size) /
+			 s->event_size);
+}
+
+uint64_t lwp_missed(struct lwp_session *s)
+{
+	if (!s)
+		return 0;
+	return __atomic_load_n((uint64_t *)(void *)(s->lwpcb +
+				LWP_LWPCB_OFF_MISSED_EVENTS), __ATOMIC_RELAXED);
+}
+
+/* Called by the backend when LWP signals the threshold interrupt (§8.5). */
+void lwp_session_interrupt(struct lwp_session *s)
+{
+	uint64_t one = 1;
+
+	/* One eventfd write per wait, not per record (async-signal-safe). */
+	if (__atomic_exchange_n(&s->irq_pending, 1, __ATOMIC_ACQ_REL) == 0)
+		(void)!write(s->efd, &one, sizeof(one));
+}
+
+int lwp_wait_fd(struct lwp_session *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (!(s->cfg.flags & LWP_FLAG_INT))
+		return -ENOTSUP;
+	return s->efd;
+}
+
+int lwp_wait(struct lwp_session *s, int timeout_ms)
+{
+	struct pollfd pfd;
+	uint64_t cnt;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (!(s->cfg.flags & LWP_FLAG_INT))
+		return -ENOTSUP;
+	pfd.fd = s->efd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	ret = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms);
+	if (ret < 0)
+		return -errno;
+	if (ret == 0)
+		return 0;
+	/* Consume, then re-arm: an interrupt in between re-signals later. */
+	(void)!read(s->efd, &cnt, sizeof(cnt));
+	__atomic_store_n(&s->irq_pending, 0, __ATOMIC_RELEASE);
+	return 1;
+}
