@@ -22,8 +22,20 @@
 #   BENCHES    += bench_pkt           -> build/bench/bench_pkt, run by `make bench`
 #   SCRIPT_TESTS += tests/libpt/conformance.sh   (run by `make check-unit`)
 #
+#   MANPAGES   += tools/ptdump/ptdump.1   (installed by section suffix)
+#   HEADERS    += include/lwpt/pt_pkt.h   (public; include/lwpt/*.h and
+#                                          include/uapi/lwpt/*.h are always
+#                                          installed)
+#   lwp_DESCRIPTION := ...             (pkg-config Description of liblwp.pc)
+#   VM_BINS    += $(O)/tests/foo       (extra programs copied into the VM's
+#                                          initramfs, see tests/vm/README)
+#
 # Objects go to build/obj/<path>.o, so fragments never collide.
+#
+# Top-level targets: all (libs + tools), kmod, check (= check-unit +
+# check-vm), lint, demo, bench, install, modules_install, clean.
 
+VERSION  := 0.1.0
 O        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -56,6 +68,7 @@ BENCHES :=
 SCRIPT_TESTS :=
 MANPAGES :=
 HEADERS :=
+VM_BINS :=
 
 .PHONY: all
 all: libs tools
@@ -103,7 +116,8 @@ TOOL_BINS := $(addprefix $(O)/bin/,$(TOOLS))
 TEST_BINS := $(addprefix $(O)/tests/,$(UNIT_TESTS))
 BENCH_BINS := $(addprefix $(O)/bench/,$(BENCHES))
 
-.PHONY: libs tools tests check check-unit check-vm bench kmod clean
+.PHONY: libs tools tests check check-unit check-vm bench kmod clean lint demo \
+	install modules_install
 libs: $(LIB_TARGETS)
 tools: $(TOOL_BINS)
 tests: $(TEST_BINS)
@@ -113,10 +127,82 @@ tests: $(TEST_BINS)
 check-unit: all $(TEST_BINS)
 	@O=$(O) scripts/run-unit-tests $(TEST_BINS) $(SCRIPT_TESTS)
 
+# Kernel modules (kmod/Kbuild): W=1 and -Werror, so `make kmod` stays
+# warning-free. KDIR: the running kernel's build directory if it exists,
+# else the newest Debian /usr/src/linux-headers-*-amd64 (kmod/Makefile).
+KMOD_FLAGS ?= W=1 KCFLAGS=-Werror
+kmod:
+	$(MAKE) -C kmod $(KMOD_FLAGS) $(if $(KDIR),KDIR=$(KDIR))
+
+# DESTDIR maps to kbuild's INSTALL_MOD_PATH.
+modules_install: kmod
+	$(MAKE) -C kmod modules_install $(if $(KDIR),KDIR=$(KDIR)) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
+
+# VM tests: boot the Debian kernel the modules were built for under QEMU
+# (tests/vm/run); they need everything user space builds plus VM_BINS.
+check: check-unit check-vm
+
+check-vm: all $(TEST_BINS) $(VM_BINS) kmod
+	@O=$(O) VM_BINS="$(VM_BINS)" tests/vm/run $(if $(KDIR),--kdir $(KDIR))
+
+# The main job on a machine without LWP or PT: the demo in the VM, on the
+# model (lwpt_sim.ko).
+demo: all $(VM_BINS) kmod
+	@O=$(O) VM_BINS="$(VM_BINS)" tests/vm/run --demo $(if $(KDIR),--kdir $(KDIR))
+
+lint:
+	@O=$(O) scripts/lint
+
 bench: all $(BENCH_BINS)
 	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; $$b; done
 
 -include $(ALL_OBJS:.o=.d)
+
+# ---- install --------------------------------------------------------------
+INSTALL ?= install
+INSTALL_HEADERS := $(sort $(HEADERS) $(wildcard include/lwpt/*.h include/uapi/lwpt/*.h))
+
+# lib<name>.pc for every library; $(1) = name.
+define PC_template
+$(O)/pkgconfig/lib$(1).pc: Makefile
+	@mkdir -p $$(@D)
+	@printf '%s\n' \
+		'prefix=$(PREFIX)' \
+		'libdir=$(LIBDIR)' \
+		'includedir=$(INCDIR)' \
+		'' \
+		'Name: lib$(1)' \
+		'Description: $(or $($(1)_DESCRIPTION),lwpt lib$(1))' \
+		'Version: $(VERSION)' \
+		'Libs: -L$$$${libdir} -l$(1)' \
+		'Libs.private: $(strip $($(1)_LDLIBS))' \
+		'Cflags: -I$$$${includedir}' > $$@
+PC_FILES += $(O)/pkgconfig/lib$(1).pc
+endef
+PC_FILES :=
+$(foreach l,$(LIBS),$(eval $(call PC_template,$(l))))
+
+install: all $(PC_FILES)
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	@set -e; for l in $(LIBS); do \
+		v=$$(basename $$(ls $(O)/lib/lib$$l.so.* | head -1)); \
+		echo "  INSTALL lib$$l.a $$v lib$$l.so"; \
+		$(INSTALL) -m 644 $(O)/lib/lib$$l.a $(DESTDIR)$(LIBDIR)/; \
+		$(INSTALL) -m 755 $(O)/lib/$$v $(DESTDIR)$(LIBDIR)/; \
+		ln -sf $$v $(DESTDIR)$(LIBDIR)/lib$$l.so; \
+	done
+	@set -e; for h in $(INSTALL_HEADERS); do \
+		d=$(DESTDIR)$(INCDIR)/$$(dirname $${h#include/}); \
+		$(INSTALL) -d $$d && $(INSTALL) -m 644 $$h $$d/; \
+	done
+	$(if $(PC_FILES),$(INSTALL) -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/)
+	$(if $(TOOL_BINS),$(INSTALL) -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/)
+	@set -e; for m in $(MANPAGES); do \
+		s=$${m##*.}; \
+		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s; \
+		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
 
 clean:
 	rm -rf build

@@ -19,6 +19,7 @@
 #ifndef LWPT_KMOD_HW_H
 #define LWPT_KMOD_HW_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /**
@@ -36,7 +37,7 @@ struct lwpt_cpuid_regs {
 };
 
 /* Set in lwpt_hw_ops.flags by the model layer. */
-#define LWPT_HW_F_SIM	(1u << 0)
+#define LWPT_HW_F_SIM	BIT(0)
 
 /**
  * lwpt_hw_name - name of the hardware layer ("native" or "model")

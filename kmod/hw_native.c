@@ -25,18 +25,23 @@ MODULE_AUTHOR("lwpt developers");
 MODULE_DESCRIPTION("AMD Lightweight Profiling and Intel Processor Trace");
 
 /*
- * Execute @insn (which takes its operands in RDI, EDX:EAX and ECX) and turn a
- * fault into a non-zero @err: the fixup (EX_TYPE_FAULT) stores the trap
+ * Execute @insn (operands in RDI, EDX:EAX and ECX) and evaluate to 0, or to
+ * the trap number if it faulted: the fixup (EX_TYPE_FAULT) stores the trap
  * number in EAX and resumes after the instruction.
  */
-#define LWPT_HW_INSN_SAFE(insn, err, ptr, lo, hi, idx)			\
+#define LWPT_HW_INSN_SAFE(insn, ptr, lo, hi, idx)			\
+({									\
+	u32 __err;							\
+									\
 	asm volatile("1: " insn "\n\t"					\
 		     "xor %[e], %[e]\n"					\
 		     "2:\n\t"						\
 		     _ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_FAULT)		\
-		     : [e] "=a" (err)					\
+		     : [e] "=a" (__err)					\
 		     : "D" (ptr), "a" (lo), "d" (hi), "c" (idx)		\
-		     : "memory")
+		     : "memory");					\
+	__err;								\
+})
 
 const char *lwpt_hw_name(void)
 {
@@ -95,8 +100,8 @@ int lwpt_hw_xsetbv(u32 xcr, u64 val)
 
 	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
 		return -ENODEV;
-	LWPT_HW_INSN_SAFE("xsetbv", err, NULL, (u32)val, (u32)(val >> 32),
-			  xcr);
+	err = LWPT_HW_INSN_SAFE("xsetbv", NULL, lower_32_bits(val),
+				upper_32_bits(val), xcr);
 	return err ? -EIO : 0;
 }
 
@@ -113,8 +118,8 @@ int lwpt_hw_xsave(void *area, u64 mask)
 		return -ENODEV;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
-	LWPT_HW_INSN_SAFE("xsave64 (%%rdi)", err, area, (u32)mask,
-			  (u32)(mask >> 32), 0);
+	err = LWPT_HW_INSN_SAFE("xsave64 (%%rdi)", area,
+				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
 }
 
@@ -126,8 +131,8 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 		return -ENODEV;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
-	LWPT_HW_INSN_SAFE("xrstor64 (%%rdi)", err, area, (u32)mask,
-			  (u32)(mask >> 32), 0);
+	err = LWPT_HW_INSN_SAFE("xrstor64 (%%rdi)", area,
+				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
 }
 
@@ -139,8 +144,8 @@ int lwpt_hw_xsaves(void *area, u64 mask)
 		return -EOPNOTSUPP;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
-	LWPT_HW_INSN_SAFE("xsaves64 (%%rdi)", err, area, (u32)mask,
-			  (u32)(mask >> 32), 0);
+	err = LWPT_HW_INSN_SAFE("xsaves64 (%%rdi)", area,
+				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
 }
 
@@ -152,8 +157,8 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 		return -EOPNOTSUPP;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
-	LWPT_HW_INSN_SAFE("xrstors64 (%%rdi)", err, area, (u32)mask,
-			  (u32)(mask >> 32), 0);
+	err = LWPT_HW_INSN_SAFE("xrstors64 (%%rdi)", area,
+				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
 }
 

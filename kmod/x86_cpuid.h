@@ -9,6 +9,8 @@
 #ifndef LWPT_KMOD_X86_CPUID_H
 #define LWPT_KMOD_X86_CPUID_H
 
+#include <linux/bits.h>
+
 /* Fn0000_0000: EAX = largest standard leaf, EBX:EDX:ECX = vendor string. */
 #define X86_CPUID_VENDOR		0x00000000u
 /* Fn8000_0000: EAX = largest extended leaf. */
@@ -23,17 +25,17 @@
 
 /* Fn0000_0001_ECX: XSAVE (bit 26) and OSXSAVE (CR4.OSXSAVE, bit 27). */
 #define X86_CPUID_FEATURES		0x00000001u
-#define X86_CPUID_1_ECX_XSAVE		(1u << 26)
-#define X86_CPUID_1_ECX_OSXSAVE		(1u << 27)
+#define X86_CPUID_1_ECX_XSAVE		BIT(26)
+#define X86_CPUID_1_ECX_OSXSAVE		BIT(27)
 
 /* Fn0000_000D_x1_EAX: XSAVEOPT (0), XSAVEC (1), XGETBV1 (2), XSAVES (3). */
-#define X86_CPUID_D_1_EAX_XSAVES	(1u << 3)
+#define X86_CPUID_D_1_EAX_XSAVES	BIT(3)
 
 /* XSAVE header follows the 512-byte legacy region (SDM Vol. 1 13.4.2). */
 #define X86_XSAVE_HDR_OFFSET		512
 #define X86_XSAVE_HDR_SIZE		64
 /* Compacted format: XCOMP_BV bit 63 (SDM Vol. 1 13.4.3). */
-#define X86_XCOMP_BV_COMPACTED		(1ull << 63)
+#define X86_XCOMP_BV_COMPACTED		BIT_ULL(63)
 /* XSAVE areas must be 64-byte aligned (SDM Vol. 1 13.7). */
 #define X86_XSAVE_ALIGN			64
 

@@ -13,9 +13,11 @@
 
 #include "../hw.h"
 
-/* 43724 §7: LWP XSAVE state, version 1: 128 bytes at offset 832. */
-#define SIM_LWP_XSAVE_OFFSET	832
-#define SIM_LWP_XSAVE_SIZE	128
+#include <lwpt/lwp_arch.h>
+
+/* 43724 §3.2, §7.1: LWP XSAVE state, version 1: 128 bytes at offset 832. */
+#define SIM_LWP_XSAVE_OFFSET	LWP_XSAVE_AREA_OFFSET
+#define SIM_LWP_XSAVE_SIZE	LWP_XSAVE_AREA_SIZE
 
 /* Number of RTIT MSRs in the register file: see sim_rtit_slot(). */
 #define SIM_RTIT_SLOTS		13

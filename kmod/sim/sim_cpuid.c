@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CPUID of the simulated processor, chosen by two module parameters:
- *   lwp_profile=fx8150|full|none   (default fx8150)
+ *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
  *   pt_profile=bdw|full|none       (default full)
  *
  * The model is one processor that may have both LWP and PT. Its vendor is
  * "AuthenticAMD" because LWP requires it (43724 §8.7.1); PT detection does
  * not look at the vendor (SDM 33.3.1).
  *
- * The profile values belong to the models (issues 3 and 5); they live here
- * until model/ exports them, and should then come from there.
+ * The LWP profiles come from the LWP model (model/lwp/lwp_profile.c); the
+ * PT profiles live here until the PT model exports them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,48 +20,20 @@
 
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
+#include <lwpt/pt_rtit.h>
 
-#include "../arch_compat.h"
+#include "model/lwp/lwp_model.h"
+
 #include "../x86_cpuid.h"
 #include "sim.h"
 
 static char *lwp_profile = "fx8150";
 module_param(lwp_profile, charp, 0444);
-MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, none");
+MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, user, user-exec, none");
 
 static char *pt_profile = "full";
 module_param(pt_profile, charp, 0444);
 MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, none");
-
-/**
- * struct sim_lwp_profile - CPUID Fn8000_001C of one LWP implementation
- * @name: value of lwp_profile
- * @ebx: Fn8000_001C_EBX (43724 Table 3-1)
- * @ecx: Fn8000_001C_ECX
- * @edx: Fn8000_001C_EDX (supported features; bit 0 LwpAvail)
- *
- * EAX is computed: bit 0 mirrors XCR0[62], bits 31:1 mirror LWP_CFG
- * (43724 §3.3). A profile with @edx = 0 has no LWP.
- */
-struct sim_lwp_profile {
-	const char *name;
-	u32 ebx;
-	u32 ecx;
-	u32 edx;
-};
-
-static const struct sim_lwp_profile sim_lwp_profiles[] = {
-	/* Read on an AMD FX-8150 (issue 3): events 1-3, LwpInt, v1. */
-	{ "fx8150", 0x80032013, 0x00010200, 0x8000000F },
-	/*
-	 * Every feature of 43724 §3: events 1-6, LwpInt; LWPCB of 16 + 6
-	 * quadwords, 32-byte records, EventOffset 128; 31-bit latency
-	 * rounded by 4 bits, data address, version 1, LwpMinBufferSize 2,
-	 * branch-prediction, IP, cache-level and latency filtering.
-	 */
-	{ "full", 0x80062016, 0xF002033F, 0x8000007F },
-	{ "none", 0, 0, 0 },
-};
 
 /**
  * struct sim_pt_profile - CPUID leaf 14H of one PT implementation
@@ -97,7 +69,8 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 	{ "none", { { }, { } }, false },
 };
 
-static const struct sim_lwp_profile *sim_lwp;
+/* LWP profiles are the model's (model/lwp/lwp_profile.c). */
+static const struct lwp_model_profile *sim_lwp;
 static const struct sim_pt_profile *sim_pt;
 
 /* The simulated CPU is an AMD family 15h model 01h, stepping 2. */
@@ -117,14 +90,12 @@ int sim_cpuid_init(void)
 
 	sim_lwp = NULL;
 	sim_pt = NULL;
-	for (i = 0; i < ARRAY_SIZE(sim_lwp_profiles); i++)
-		if (!strcmp(lwp_profile, sim_lwp_profiles[i].name))
-			sim_lwp = &sim_lwp_profiles[i];
+	sim_lwp = lwp_model_profile_find(lwp_profile);
 	for (i = 0; i < ARRAY_SIZE(sim_pt_profiles); i++)
 		if (!strcmp(pt_profile, sim_pt_profiles[i].name))
 			sim_pt = &sim_pt_profiles[i];
 	if (!sim_lwp || !sim_pt) {
-		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|none, pt: bdw|full|none)\n",
+		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|user|user-exec|none, pt: bdw|full|none)\n",
 		       lwp_profile, pt_profile);
 		return -EINVAL;
 	}
@@ -133,7 +104,7 @@ int sim_cpuid_init(void)
 
 bool sim_has_lwp(void)
 {
-	return sim_lwp->edx != 0;
+	return sim_lwp->lwp_supported;
 }
 
 bool sim_has_pt(void)
@@ -247,9 +218,9 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 		/* 43724 §3.3: EAX[0] = XCR0[62], EAX[31:1] = LWP_CFG[31:1]. */
 		r->eax = (lower_32_bits(cpu->lwp_cfg) & ~1u) |
 			 ((cpu->xcr0 & LWP_XCR0_MASK) ? 1 : 0);
-		r->ebx = sim_lwp->ebx;
-		r->ecx = sim_lwp->ecx;
-		r->edx = sim_lwp->edx;
+		r->ebx = sim_lwp->fn8000_001c_ebx;
+		r->ecx = sim_lwp->fn8000_001c_ecx;
+		r->edx = sim_lwp->fn8000_001c_edx;
 		break;
 	default:
 		break;
