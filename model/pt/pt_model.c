@@ -279,7 +279,8 @@ static bool topa_load(struct pt_model_cpu *cpu)
 		idx = off / TOPA_ENTRY_BYTES;
 		if (!mentry(cpu) && idx > 1) {
 			/* Only entries 0 and 1 exist on MENTRY=0 processors. */
-			operr(cpu, PT_OPERR_TOPA_SINGLE_NOT_END, "SDM 33.2.7.2 ToPA Errors 4c", off);
+			operr(cpu, PT_OPERR_TOPA_SINGLE_NOT_END, "SDM 33.2.7.2 ToPA Errors 4c",
+			      off);
 			return false;
 		}
 		if (!read_entry(cpu, table + off, &e))
@@ -311,7 +312,8 @@ static bool topa_load(struct pt_model_cpu *cpu)
 			err = check_entry(cpu, e1, 1);
 			if (err == PT_OPERR_NONE && !(e1 & TOPA_ENTRY_END))
 				err = PT_OPERR_TOPA_SINGLE_NOT_END;
-			if (err == PT_OPERR_NONE && topa_entry_base(e1, cpu->prof->maxphyaddr) != table)
+			if (err == PT_OPERR_NONE &&
+			    topa_entry_base(e1, cpu->prof->maxphyaddr) != table)
 				err = PT_OPERR_TOPA_SINGLE_END_BASE;
 			if (err != PT_OPERR_NONE) {
 				set_table_offset(cpu, TOPA_ENTRY_BYTES);
@@ -442,7 +444,10 @@ static size_t single_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_
 
 		if (n > len - done)
 			n = len - done;
-		/* trace_store_phys_addr := (OutputBase & ~OutputMask) + (OutputOffset & OutputMask) */
+		/*
+		 * trace_store_phys_addr :=
+		 *	(OutputBase & ~OutputMask) + (OutputOffset & OutputMask)
+		 */
 		if (cpu->ops->write_phys(cpu->ctx, base + pos, bytes + done, (size_t)n) < 0) {
 			operr(cpu, PT_OPERR_RESTRICTED_MEMORY, "SDM 33.2.7.4, Table 33-5",
 			      base + pos);
@@ -538,7 +543,8 @@ static uint64_t ctl_writable(const struct pt_model_cpu *cpu)
 	if (cap(cpu, PT_CPUID_CAP_TOPA))
 		w |= IA32_RTIT_CTL_TOPA;
 	if (cap(cpu, PT_CPUID_CAP_PSB_CYC))
-		w |= IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_CYCTHRESH_MASK | IA32_RTIT_CTL_PSBFREQ_MASK;
+		w |= IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_CYCTHRESH_MASK |
+		     IA32_RTIT_CTL_PSBFREQ_MASK;
 	if (cap(cpu, PT_CPUID_CAP_POWER_EVENT))
 		w |= IA32_RTIT_CTL_PWREVTEN;
 	if (cap(cpu, PT_CPUID_CAP_PTWRITE))
@@ -747,7 +753,8 @@ static int value_check(const struct pt_model_cpu *cpu, uint32_t msr, uint64_t va
 	switch (msr) {
 	case IA32_RTIT_STATUS:
 		if (val & ~(status_writable(cpu) | IA32_RTIT_STATUS_READ_ONLY))
-			return set_viol(v, PT_VIOL_RESERVED_BIT, "SDM 33.2.8.4, Table 33-7, Table 33-11",
+			return set_viol(v, PT_VIOL_RESERVED_BIT,
+					"SDM 33.2.8.4, Table 33-7, Table 33-11",
 					"IA32_RTIT_STATUS reserved or unenumerated bit");
 		return PT_MODEL_OK;
 	case IA32_RTIT_CR3_MATCH:
@@ -855,13 +862,27 @@ int pt_model_rdmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t *val)
 		return fault(cpu, &v, msr, 0);
 	n = range_of(msr);
 	switch (msr) {
-	case IA32_RTIT_CTL:		*val = cpu->ctl; break;
-	case IA32_RTIT_STATUS:		*val = cpu->status; break;
-	case IA32_RTIT_CR3_MATCH:	*val = cpu->cr3_match; break;
-	case IA32_RTIT_OUTPUT_BASE:	*val = cpu->output_base; break;
-	case IA32_RTIT_OUTPUT_MASK_PTRS: *val = cpu->output_mask_ptrs; break;
-	case IA32_XSS:			*val = cpu->xss; break;
-	case IA32_PERF_GLOBAL_STATUS:	*val = cpu->perf_global_status; break;
+	case IA32_RTIT_CTL:
+		*val = cpu->ctl;
+		break;
+	case IA32_RTIT_STATUS:
+		*val = cpu->status;
+		break;
+	case IA32_RTIT_CR3_MATCH:
+		*val = cpu->cr3_match;
+		break;
+	case IA32_RTIT_OUTPUT_BASE:
+		*val = cpu->output_base;
+		break;
+	case IA32_RTIT_OUTPUT_MASK_PTRS:
+		*val = cpu->output_mask_ptrs;
+		break;
+	case IA32_XSS:
+		*val = cpu->xss;
+		break;
+	case IA32_PERF_GLOBAL_STATUS:
+		*val = cpu->perf_global_status;
+		break;
 	default:
 		*val = (msr & 1) ? cpu->addr_b[n] : cpu->addr_a[n];
 		break;
