@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0
+# Tests of tools/ptflow (included from tools/ptflow/build.mk).
+PTFLOW_TESTS_INCLUDED := 1
+UNIT_TESTS += test_ptcap_dir
+test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
+	tools/ptflow/ptcap_dir.c
+SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh

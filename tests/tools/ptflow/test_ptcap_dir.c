@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the ptcap directory reader (tools/ptflow/ptcap_dir.c)
+ * against the grammar of Documentation/ptcap-format.rst, version 1.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/ptflow/ptcap_dir.h"
+
+static int parse_cfg(const char *text, struct ptcap_config *cfg, size_t *line)
+{
+	return ptcap_config_parse(text, strlen(text), cfg, line);
+}
+
+static int parse_maps(const char *text, struct ptcap_maps *maps, size_t *line)
+{
+	return ptcap_maps_parse(text, strlen(text), maps, line);
+}
+
+/* ptcap-format.rst "config": the DynamoRIO case's decode parameters. */
+START_TEST(config_full)
+{
+	struct ptcap_config cfg;
+	size_t line = 99;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\n"
+				   "# written by hand\n"
+				   "\n"
+				   "cpu 6/85/4\n"
+				   "mtc-freq 3\n"
+				   "nom-freq 37\n"
+				   "cpuid-0x15.eax 2\n"
+				   "cpuid-0x15.ebx 308\n"
+				   "tsc-freq 2100000000\n"
+				   "mode per-thread\n"
+				   "rtit-ctl 0x2604\n", &cfg, &line), 0);
+	ck_assert_uint_eq(line, 0);
+	ck_assert_uint_eq(cfg.has, PTCAP_HAS_CPU | PTCAP_HAS_MTC_FREQ |
+			  PTCAP_HAS_NOM_FREQ | PTCAP_HAS_CPUID_15_EAX |
+			  PTCAP_HAS_CPUID_15_EBX | PTCAP_HAS_TSC_FREQ);
+	ck_assert_uint_eq(cfg.cpu_family, 6);
+	ck_assert_uint_eq(cfg.cpu_model, 85);
+	ck_assert_uint_eq(cfg.cpu_stepping, 4);
+	ck_assert_uint_eq(cfg.mtc_freq, 3);
+	ck_assert_uint_eq(cfg.nom_freq, 37);
+	ck_assert_uint_eq(cfg.cpuid_15_eax, 2);
+	ck_assert_uint_eq(cfg.cpuid_15_ebx, 308);
+	ck_assert_uint_eq(cfg.tsc_freq_hz, 2100000000ull);
+}
+END_TEST
+
+/* Stepping is optional; CRLF and trailing blanks are tolerated. */
+START_TEST(config_cpu_no_stepping_crlf)
+{
+	struct ptcap_config cfg;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\r\n"
+				   "cpu 6/0x9e  \r\n", &cfg, NULL), 0);
+	ck_assert_uint_eq(cfg.has, PTCAP_HAS_CPU);
+	ck_assert_uint_eq(cfg.cpu_model, 0x9e);
+	ck_assert_uint_eq(cfg.cpu_stepping, 0);
+}
+END_TEST
+
+START_TEST(config_empty_body)
+{
+	struct ptcap_config cfg;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1", &cfg, NULL), 0);
+	ck_assert_uint_eq(cfg.has, 0);
+}
+END_TEST
+
+START_TEST(config_bad_magic)
+{
+	struct ptcap_config cfg;
+	size_t line;
+
+	ck_assert_int_eq(parse_cfg("", &cfg, &line), -PTCAP_E_MAGIC);
+	ck_assert_uint_eq(line, 1);
+	ck_assert_int_eq(parse_cfg("# comment first\nlwpt-ptcap-config 1\n",
+				   &cfg, NULL), -PTCAP_E_MAGIC);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-maps 1\n", &cfg, NULL),
+			 -PTCAP_E_MAGIC);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config\n", &cfg, NULL),
+			 -PTCAP_E_MAGIC);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1 x\n", &cfg, NULL),
+			 -PTCAP_E_MAGIC);
+}
+END_TEST
+
+START_TEST(config_bad_version)
+{
+	struct ptcap_config cfg;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 2\n", &cfg, NULL),
+			 -PTCAP_E_VERSION);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 0\n", &cfg, NULL),
+			 -PTCAP_E_VERSION);
+}
+END_TEST
+
+/* IA32_RTIT_CTL.MTCFreq is bits 17:14 (SDM 33.2.7.2): at most 15. */
+START_TEST(config_ranges)
+{
+	struct ptcap_config cfg;
+	size_t line;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nmtc-freq 15\n",
+				   &cfg, NULL), 0);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\n\nmtc-freq 16\n",
+				   &cfg, &line), -PTCAP_E_RANGE);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nnom-freq 256\n",
+				   &cfg, NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\n"
+				   "cpuid-0x15.ebx 0x100000000\n", &cfg, NULL),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ncpu 6/256\n",
+				   &cfg, NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ntsc-freq "
+				   "99999999999999999999999\n", &cfg, NULL),
+			 -PTCAP_E_RANGE);
+}
+END_TEST
+
+START_TEST(config_syntax)
+{
+	struct ptcap_config cfg;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ncpu 6\n", &cfg, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ncpu 6/x\n", &cfg,
+				   NULL), -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nmtc-freq\n", &cfg,
+				   NULL), -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nmtc-freq -1\n", &cfg,
+				   NULL), -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nmtc-freq 3 4\n", &cfg,
+				   NULL), -PTCAP_E_SYNTAX);
+	/* Unknown keys are skipped, whatever their value. */
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nfuture-key a b c\n",
+				   &cfg, NULL), 0);
+}
+END_TEST
+
+/* The text need not be NUL-terminated: the length bounds the parse. */
+START_TEST(config_length_bounds)
+{
+	static const char text[] = "lwpt-ptcap-config 1\nmtc-freq 3";
+	struct ptcap_config cfg;
+
+	/* Cut "mtc-freq 3" to "mtc-freq ": the value is missing. */
+	ck_assert_int_eq(ptcap_config_parse(text, sizeof(text) - 2, &cfg, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_parse(text, sizeof(text) - 1, &cfg, NULL),
+			 0);
+	ck_assert_uint_eq(cfg.mtc_freq, 3);
+	ck_assert_int_eq(ptcap_config_parse(NULL, 0, &cfg, NULL),
+			 -PTCAP_E_INVAL);
+}
+END_TEST
+
+/* ptcap-format.rst "maps": hello's three PT_LOAD segments. */
+START_TEST(maps_hello)
+{
+	struct ptcap_maps maps;
+
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n"
+				    "# start end offset path\n"
+				    "0x400000 0x4000e8 0x0 hello\n"
+				    "0x401000 0x401027 0x1000 hello\n"
+				    "0x402000 0x40200e 0x2000 /abs/dir with space/hello\n",
+				    &maps, NULL), 0);
+	ck_assert_uint_eq(maps.nmaps, 3);
+	ck_assert_uint_eq(maps.map[0].start, 0x400000);
+	ck_assert_uint_eq(maps.map[0].size, 0xe8);
+	ck_assert_uint_eq(maps.map[0].offset, 0);
+	ck_assert_str_eq(maps.map[0].path, "hello");
+	ck_assert_uint_eq(maps.map[1].start, 0x401000);
+	ck_assert_uint_eq(maps.map[1].size, 0x27);
+	ck_assert_uint_eq(maps.map[1].offset, 0x1000);
+	ck_assert_str_eq(maps.map[2].path, "/abs/dir with space/hello");
+	ptcap_maps_free(&maps);
+	ck_assert_uint_eq(maps.nmaps, 0);
+	ck_assert_ptr_null(maps.map);
+}
+END_TEST
+
+/* Kernel addresses use all 64 bits. */
+START_TEST(maps_kernel_and_many)
+{
+	struct ptcap_maps maps;
+	char *text;
+	size_t len = 0, i;
+
+	text = malloc(64 * 1000 + 64);
+	ck_assert_ptr_nonnull(text);
+	len += (size_t)sprintf(text, "lwpt-ptcap-maps 1\n");
+	for (i = 0; i < 1000; i++)
+		len += (size_t)sprintf(text + len,
+				       "0xffffffff81000000 0xffffffff82000000 "
+				       "0x%zx vmlinux\n", i);
+	ck_assert_int_eq(ptcap_maps_parse(text, len, &maps, NULL), 0);
+	ck_assert_uint_eq(maps.nmaps, 1000);
+	ck_assert_uint_eq(maps.map[999].start, 0xffffffff81000000ull);
+	ck_assert_uint_eq(maps.map[999].size, 0x1000000);
+	ck_assert_uint_eq(maps.map[999].offset, 999);
+	ptcap_maps_free(&maps);
+	free(text);
+}
+END_TEST
+
+START_TEST(maps_errors)
+{
+	struct ptcap_maps maps;
+	size_t line;
+
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-config 1\n", &maps, &line),
+			 -PTCAP_E_MAGIC);
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 7\n", &maps, &line),
+			 -PTCAP_E_VERSION);
+	/* Missing path. */
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n"
+				    "0x1000 0x2000 0x0 a\n"
+				    "0x1000 0x2000 0x0\n", &maps, &line),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_uint_eq(maps.nmaps, 0);
+	ck_assert_ptr_null(maps.map);
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n0x1000 0x2000 0x0 \n",
+				    &maps, NULL), -PTCAP_E_SYNTAX);
+	/* end must be above start. */
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n0x2000 0x2000 0 a\n",
+				    &maps, NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n0x2000 0x1000 0 a\n",
+				    &maps, NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n"
+				    "0x10000000000000000 0x1 0 a\n", &maps,
+				    NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\nzz 0x1 0 a\n", &maps,
+				    NULL), -PTCAP_E_SYNTAX);
+}
+END_TEST
+
+/* A NUL byte inside the text is an error, never a silently cut path. */
+START_TEST(maps_embedded_nul)
+{
+	static const char text[] = "lwpt-ptcap-maps 1\n0x1000 0x2000 0 a\0b\n";
+	struct ptcap_maps maps;
+
+	ck_assert_int_eq(ptcap_maps_parse(text, sizeof(text) - 1, &maps, NULL),
+			 -PTCAP_E_SYNTAX);
+}
+END_TEST
+
+START_TEST(strerror_all)
+{
+	int e;
+
+	for (e = PTCAP_OK; e <= PTCAP_E_INVAL; e++) {
+		ck_assert_str_ne(ptcap_dir_strerror(e), "unknown error");
+		ck_assert_str_eq(ptcap_dir_strerror(-e), ptcap_dir_strerror(e));
+	}
+	ck_assert_str_eq(ptcap_dir_strerror(1000), "unknown error");
+}
+END_TEST
+
+/* Trace files are listed in version order, other files are ignored. */
+START_TEST(list_traces)
+{
+	static const char *const files[] = {
+		"cpu10.pt", "cpu2.pt", "config", "maps", "x.ptx", ".pt",
+	};
+	char tmpl[] = "/tmp/test_ptcap_dir.XXXXXX";
+	char path[256], **names;
+	size_t count, i;
+	char *buf;
+	size_t len;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", tmpl, files[i]);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("x", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/dir.pt", tmpl);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+
+	ck_assert_int_eq(ptcap_dir_list_traces(tmpl, &names, &count), 0);
+	ck_assert_uint_eq(count, 2);
+	ck_assert_str_eq(names[0], "cpu2.pt");
+	ck_assert_str_eq(names[1], "cpu10.pt");
+	ptcap_dir_free_names(names, count);
+
+	ck_assert_int_eq(ptcap_dir_read_file(tmpl, "maps", &buf, &len), 0);
+	ck_assert_uint_eq(len, 1);
+	ck_assert_str_eq(buf, "x");
+	free(buf);
+	ck_assert_int_eq(ptcap_dir_read_file(tmpl, "absent", &buf, &len),
+			 -PTCAP_E_IO);
+
+	rmdir(path);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpl, files[i]);
+		unlink(path);
+	}
+	rmdir(tmpl);
+	ck_assert_int_eq(ptcap_dir_list_traces(tmpl, &names, &count),
+			 -PTCAP_E_IO);
+}
+END_TEST
+
+static Suite *ptcap_dir_suite(void)
+{
+	Suite *s = suite_create("ptcap_dir");
+	TCase *tc = tcase_create("format-v1");
+
+	tcase_add_test(tc, config_full);
+	tcase_add_test(tc, config_cpu_no_stepping_crlf);
+	tcase_add_test(tc, config_empty_body);
+	tcase_add_test(tc, config_bad_magic);
+	tcase_add_test(tc, config_bad_version);
+	tcase_add_test(tc, config_ranges);
+	tcase_add_test(tc, config_syntax);
+	tcase_add_test(tc, config_length_bounds);
+	tcase_add_test(tc, maps_hello);
+	tcase_add_test(tc, maps_kernel_and_many);
+	tcase_add_test(tc, maps_errors);
+	tcase_add_test(tc, maps_embedded_nul);
+	tcase_add_test(tc, strerror_all);
+	tcase_add_test(tc, list_traces);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(ptcap_dir_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reader for the ptcap output directory, version 1
+ * (Documentation/ptcap-format.rst).
+ */
+#include "tools/ptflow/ptcap_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *ptcap_dir_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+
+	switch (err) {
+	case PTCAP_OK:		return "success";
+	case PTCAP_E_MAGIC:	return "not a ptcap file (bad first line)";
+	case PTCAP_E_VERSION:	return "unsupported ptcap format version";
+	case PTCAP_E_SYNTAX:	return "syntax error";
+	case PTCAP_E_RANGE:	return "value out of range";
+	case PTCAP_E_IO:	return "cannot read file";
+	case PTCAP_E_NOMEM:	return "out of memory";
+	case PTCAP_E_INVAL:	return "invalid argument";
+	}
+	return "unknown error";
+}
+
+/* A view of one line: [begin, end), without the newline. */
+struct line_cursor {
+	const char *pos;
+	const char *end;
+	size_t lineno;
+};
+
+static bool next_line(struct line_cursor *cur, const char **b, const char **e)
+{
+	const char *nl;
+
+	if (cur->pos >= cur->end)
+		return false;
+
+	nl = memchr(cur->pos, '\n', (size_t)(cur->end - cur->pos));
+	*b = cur->pos;
+	*e = nl ? nl : cur->end;
+	cur->pos = nl ? nl + 1 : cur->end;
+	cur->lineno++;
+
+	/* Tolerate CRLF line ends. */
+	if (*e > *b && (*e)[-1] == '\r')
+		(*e)--;
+	return true;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_blanks(const char *p, const char *e)
+{
+	while (p < e && is_blank(*p))
+		p++;
+	return p;
+}
+
+static const char *skip_token(const char *p, const char *e)
+{
+	while (p < e && !is_blank(*p))
+		p++;
+	return p;
+}
+
+/* Blank lines and lines whose first non-blank character is '#'. */
+static bool is_comment(const char *b, const char *e)
+{
+	b = skip_blanks(b, e);
+	return b == e || *b == '#';
+}
+
+static bool token_is(const char *b, const char *e, const char *word)
+{
+	size_t n = strlen(word);
+
+	return (size_t)(e - b) == n && !memcmp(b, word, n);
+}
+
+/*
+ * Parse an unsigned number (decimal, 0x-hex or 0-octal as strtoull) that
+ * makes up all of [b, e). -PTCAP_E_SYNTAX if it is not a number,
+ * -PTCAP_E_RANGE if it exceeds @max.
+ */
+static int parse_uint(const char *b, const char *e, uint64_t max, uint64_t *val)
+{
+	char buf[32];
+	char *rest;
+	size_t n = (size_t)(e - b);
+	unsigned long long v;
+
+	if (!n || n >= sizeof(buf) || *b == '-' || *b == '+')
+		return n >= sizeof(buf) ? -PTCAP_E_RANGE : -PTCAP_E_SYNTAX;
+
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &rest, 0);
+	if (*rest || rest == buf)
+		return -PTCAP_E_SYNTAX;
+	if (errno == ERANGE || v > max)
+		return -PTCAP_E_RANGE;
+
+	*val = v;
+	return 0;
+}
+
+/* Check "<magic> <version>" on the first line. */
+static int check_magic(struct line_cursor *cur, const char *magic)
+{
+	const char *b, *e, *t;
+	uint64_t version;
+	int err;
+
+	if (!next_line(cur, &b, &e))
+		return -PTCAP_E_MAGIC;
+
+	t = skip_token(b, e);
+	if (!token_is(b, t, magic))
+		return -PTCAP_E_MAGIC;
+
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT32_MAX, &version);
+	if (err < 0 || skip_blanks(t, e) != e)
+		return -PTCAP_E_MAGIC;
+	if (version != PTCAP_FORMAT_VERSION)
+		return -PTCAP_E_VERSION;
+	return 0;
+}
+
+/* "family/model[/stepping]", as ptdump's and ptxed's --cpu. */
+static int parse_cpu(const char *b, const char *e, struct ptcap_config *cfg)
+{
+	const char *s1, *s2;
+	uint64_t fam, mod, step = 0;
+	int err;
+
+	s1 = memchr(b, '/', (size_t)(e - b));
+	if (!s1)
+		return -PTCAP_E_SYNTAX;
+	s2 = memchr(s1 + 1, '/', (size_t)(e - s1 - 1));
+
+	err = parse_uint(b, s1, UINT16_MAX, &fam);
+	if (!err)
+		err = parse_uint(s1 + 1, s2 ? s2 : e, UINT8_MAX, &mod);
+	if (!err && s2)
+		err = parse_uint(s2 + 1, e, UINT8_MAX, &step);
+	if (err)
+		return err;
+
+	cfg->cpu_family = (uint16_t)fam;
+	cfg->cpu_model = (uint8_t)mod;
+	cfg->cpu_stepping = (uint8_t)step;
+	cfg->has |= PTCAP_HAS_CPU;
+	return 0;
+}
+
+/* Parse one "key value" line into @cfg; unknown keys are skipped. */
+static int parse_config_line(const char *b, const char *e,
+			     struct ptcap_config *cfg)
+{
+	const char *kb, *ke, *vb, *ve;
+	uint64_t v;
+	int err;
+
+	kb = skip_blanks(b, e);
+	ke = skip_token(kb, e);
+	vb = skip_blanks(ke, e);
+	ve = e;
+	while (ve > vb && is_blank(ve[-1]))
+		ve--;
+
+	if (token_is(kb, ke, "cpu"))
+		return parse_cpu(vb, ve, cfg);
+
+	if (token_is(kb, ke, "mtc-freq")) {
+		/* IA32_RTIT_CTL.MTCFreq is 4 bits wide (SDM 33.2.7.2). */
+		err = parse_uint(vb, ve, 15, &v);
+		if (!err) {
+			cfg->mtc_freq = (uint8_t)v;
+			cfg->has |= PTCAP_HAS_MTC_FREQ;
+		}
+		return err;
+	}
+	if (token_is(kb, ke, "nom-freq")) {
+		err = parse_uint(vb, ve, UINT8_MAX, &v);
+		if (!err) {
+			cfg->nom_freq = (uint8_t)v;
+			cfg->has |= PTCAP_HAS_NOM_FREQ;
+		}
+		return err;
+	}
+	if (token_is(kb, ke, "cpuid-0x15.eax")) {
+		err = parse_uint(vb, ve, UINT32_MAX, &v);
+		if (!err) {
+			cfg->cpuid_15_eax = (uint32_t)v;
+			cfg->has |= PTCAP_HAS_CPUID_15_EAX;
+		}
+		return err;
+	}
+	if (token_is(kb, ke, "cpuid-0x15.ebx")) {
+		err = parse_uint(vb, ve, UINT32_MAX, &v);
+		if (!err) {
+			cfg->cpuid_15_ebx = (uint32_t)v;
+			cfg->has |= PTCAP_HAS_CPUID_15_EBX;
+		}
+		return err;
+	}
+	if (token_is(kb, ke, "tsc-freq")) {
+		err = parse_uint(vb, ve, UINT64_MAX, &v);
+		if (!err) {
+			cfg->tsc_freq_hz = v;
+			cfg->has |= PTCAP_HAS_TSC_FREQ;
+		}
+		return err;
+	}
+
+	/* Informational or future keys: skipped by design. */
+	return 0;
+}
+
+int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
+		       size_t *line)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	int err;
+
+	if (line)
+		*line = 0;
+	if (!text || !cfg)
+		return -PTCAP_E_INVAL;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+
+	err = check_magic(&cur, PTCAP_CONFIG_MAGIC);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+		err = parse_config_line(b, e, cfg);
+	}
+
+	if (err && line)
+		*line = cur.lineno ? cur.lineno : 1;
+	return err;
+}
+
+/* Parse "<start> <end> <offset> <path>". */
+static int parse_map_line(const char *b, const char *e, struct ptcap_map *map)
+{
+	const char *t;
+	uint64_t start, end, offset;
+	int err;
+
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT64_MAX, &start);
+	if (err)
+		return err;
+
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT64_MAX, &end);
+	if (err)
+		return err;
+
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT64_MAX, &offset);
+	if (err)
+		return err;
+
+	/* The path is the rest of the line after one run of blanks. */
+	b = skip_blanks(t, e);
+	if (b == t || b == e)
+		return -PTCAP_E_SYNTAX;
+	if (end <= start)
+		return -PTCAP_E_RANGE;
+	if (memchr(b, '\0', (size_t)(e - b)))
+		return -PTCAP_E_SYNTAX;
+
+	map->path = strndup(b, (size_t)(e - b));
+	if (!map->path)
+		return -PTCAP_E_NOMEM;
+	map->start = start;
+	map->size = end - start;
+	map->offset = offset;
+	return 0;
+}
+
+int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
+		     size_t *line)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t cap = 0;
+	int err;
+
+	if (line)
+		*line = 0;
+	if (!maps)
+		return -PTCAP_E_INVAL;
+	maps->map = NULL;
+	maps->nmaps = 0;
+	if (!text)
+		return -PTCAP_E_INVAL;
+
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+
+	err = check_magic(&cur, PTCAP_MAPS_MAGIC);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+
+		if (maps->nmaps == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct ptcap_map *n;
+
+			n = realloc(maps->map, ncap * sizeof(*n));
+			if (!n) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			maps->map = n;
+			cap = ncap;
+		}
+		err = parse_map_line(b, e, &maps->map[maps->nmaps]);
+		if (!err)
+			maps->nmaps++;
+	}
+
+	if (err) {
+		if (line)
+			*line = cur.lineno ? cur.lineno : 1;
+		ptcap_maps_free(maps);
+	}
+	return err;
+}
+
+void ptcap_maps_free(struct ptcap_maps *maps)
+{
+	size_t i;
+
+	if (!maps)
+		return;
+	for (i = 0; i < maps->nmaps; i++)
+		free(maps->map[i].path);
+	free(maps->map);
+	maps->map = NULL;
+	maps->nmaps = 0;
+}
+
+/* Join @dir and @name into a malloc'ed path; @dir may be NULL. */
+static char *join_path(const char *dir, const char *name)
+{
+	char *p;
+
+	if (!dir)
+		return strdup(name);
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+int ptcap_dir_read_file(const char *dir, const char *name, char **buf,
+			size_t *len)
+{
+	char *path, *data = NULL;
+	size_t size = 0, cap = 0;
+	FILE *f;
+	int err = 0, saved;
+
+	if (!name || !buf || !len)
+		return -PTCAP_E_INVAL;
+
+	path = join_path(dir, name);
+	if (!path)
+		return -PTCAP_E_NOMEM;
+	f = fopen(path, "rb");
+	saved = errno;
+	free(path);
+	if (!f) {
+		errno = saved;
+		return -PTCAP_E_IO;
+	}
+
+	for (;;) {
+		size_t n;
+
+		if (cap - size < 4096) {
+			char *nd = realloc(data, cap + 65536);
+
+			if (!nd) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			data = nd;
+			cap += 65536;
+		}
+		/* Keep one byte for the terminating NUL. */
+		n = fread(data + size, 1, cap - size - 1, f);
+		size += n;
+		if (n == 0) {
+			if (ferror(f))
+				err = -PTCAP_E_IO;
+			break;
+		}
+	}
+	saved = errno;
+	fclose(f);
+
+	if (err) {
+		free(data);
+		errno = saved;
+		return err;
+	}
+	data[size] = '\0';
+	*buf = data;
+	*len = size;
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_trace_suffix(const char *name)
+{
+	size_t n = strlen(name), s = strlen(PTCAP_TRACE_SUFFIX);
+
+	return n > s && !strcmp(name + n - s, PTCAP_TRACE_SUFFIX);
+}
+
+int ptcap_dir_list_traces(const char *dir, char ***names, size_t *count)
+{
+	struct dirent *de;
+	char **list = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int err = 0, saved;
+
+	if (!dir || !names || !count)
+		return -PTCAP_E_INVAL;
+
+	d = opendir(dir);
+	if (!d)
+		return -PTCAP_E_IO;
+
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
+
+		if (!has_trace_suffix(de->d_name))
+			continue;
+
+		path = join_path(dir, de->d_name);
+		if (!path) {
+			err = -PTCAP_E_NOMEM;
+			break;
+		}
+		saved = stat(path, &st);
+		free(path);
+		if (saved || !S_ISREG(st.st_mode))
+			continue;
+
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char **nl = realloc(list, ncap * sizeof(*nl));
+
+			if (!nl) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			list = nl;
+			cap = ncap;
+		}
+		list[n] = strdup(de->d_name);
+		if (!list[n]) {
+			err = -PTCAP_E_NOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+
+	if (err) {
+		ptcap_dir_free_names(list, n);
+		return err;
+	}
+	if (n)
+		qsort(list, n, sizeof(*list), cmp_names);
+	*names = list;
+	*count = n;
+	return 0;
+}
+
+void ptcap_dir_free_names(char **names, size_t count)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}

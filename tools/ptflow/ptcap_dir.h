@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader for the ptcap output directory, version 1.
+ *
+ * The format is defined in Documentation/ptcap-format.rst: a directory with
+ * a `config` file (CPU identification and timing ratios), a `maps` file
+ * (which file bytes were mapped at which virtual addresses) and one raw
+ * Intel PT file per CPU or thread (`*.pt`). The two text files start with a
+ * versioned magic line; this reader accepts version 1 only.
+ *
+ * The parsers work on memory buffers so they can be tested without files;
+ * ptcap_dir_read_file() loads a file into such a buffer.
+ */
+#ifndef LWPT_TOOLS_PTCAP_DIR_H
+#define LWPT_TOOLS_PTCAP_DIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The magic first lines, followed by one space and the version number. */
+#define PTCAP_CONFIG_MAGIC	"lwpt-ptcap-config"
+#define PTCAP_MAPS_MAGIC	"lwpt-ptcap-maps"
+#define PTCAP_FORMAT_VERSION	1
+
+/* File names inside a capture directory. */
+#define PTCAP_CONFIG_FILE	"config"
+#define PTCAP_MAPS_FILE		"maps"
+#define PTCAP_TRACE_SUFFIX	".pt"
+
+/* Errors of this reader, returned negated. */
+enum ptcap_dir_error {
+	PTCAP_OK = 0,
+	PTCAP_E_MAGIC,		/* first line is not the expected magic */
+	PTCAP_E_VERSION,	/* format version not supported */
+	PTCAP_E_SYNTAX,		/* a line does not follow the grammar */
+	PTCAP_E_RANGE,		/* a number is out of range for its field */
+	PTCAP_E_IO,		/* a file could not be opened or read */
+	PTCAP_E_NOMEM,		/* out of memory */
+	PTCAP_E_INVAL,		/* bad argument (caller bug) */
+};
+
+/**
+ * ptcap_dir_strerror() - describe a ptcap_dir error code.
+ * @err: a code from enum ptcap_dir_error, negated or not.
+ *
+ * Return: a static string, never NULL ("unknown error" for unknown codes).
+ */
+const char *ptcap_dir_strerror(int err);
+
+/* Presence bits of struct ptcap_config. */
+enum ptcap_config_has {
+	PTCAP_HAS_CPU		= 1u << 0,
+	PTCAP_HAS_MTC_FREQ	= 1u << 1,
+	PTCAP_HAS_NOM_FREQ	= 1u << 2,
+	PTCAP_HAS_CPUID_15_EAX	= 1u << 3,
+	PTCAP_HAS_CPUID_15_EBX	= 1u << 4,
+	PTCAP_HAS_TSC_FREQ	= 1u << 5,
+};
+
+/*
+ * The decoder-relevant content of a `config` file. Fields are valid only if
+ * their bit is set in @has. Keys this reader does not know are skipped, so
+ * producers may add informational keys without a version change.
+ */
+struct ptcap_config {
+	unsigned int has;		/* enum ptcap_config_has bits */
+	uint16_t cpu_family;		/* CPUID.1 display family */
+	uint8_t cpu_model;		/* CPUID.1 display model */
+	uint8_t cpu_stepping;		/* CPUID.1 stepping, 0 if not given */
+	uint8_t mtc_freq;		/* IA32_RTIT_CTL.MTCFreq, SDM 33.2.7.2 */
+	uint8_t nom_freq;		/* MSR_PLATFORM_INFO[15:8], SDM 33.8.3 */
+	uint32_t cpuid_15_eax;		/* CPUID.15H:EAX (TSC:ART denominator) */
+	uint32_t cpuid_15_ebx;		/* CPUID.15H:EBX (TSC:ART numerator) */
+	uint64_t tsc_freq_hz;		/* TSC frequency in Hz */
+};
+
+/**
+ * ptcap_config_parse() - parse the text of a `config` file.
+ * @text: the file contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @cfg:  filled on success (and partially on failure).
+ * @line: if not NULL, set to the 1-based line number of the first error.
+ *
+ * Return: 0 on success; -PTCAP_E_MAGIC if the first line is not
+ * "lwpt-ptcap-config <n>", -PTCAP_E_VERSION if <n> is not 1,
+ * -PTCAP_E_SYNTAX for a malformed known key, -PTCAP_E_RANGE for a value
+ * that does not fit its field, -PTCAP_E_INVAL if @text or @cfg is NULL.
+ */
+int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
+		       size_t *line);
+
+/* One line of a `maps` file: @size bytes of @path from file offset
+ * @offset are mapped at virtual address @start. */
+struct ptcap_map {
+	uint64_t start;		/* first virtual address */
+	uint64_t size;		/* bytes; end - start of the line */
+	uint64_t offset;	/* file offset of the byte at @start */
+	char *path;		/* as written; relative to the directory
+				 * unless it starts with '/' */
+};
+
+/* All lines of a `maps` file, in file order (later lines win on overlap). */
+struct ptcap_maps {
+	struct ptcap_map *map;
+	size_t nmaps;
+};
+
+/**
+ * ptcap_maps_parse() - parse the text of a `maps` file.
+ * @text: the file contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @maps: on success, owns an array of @maps->nmaps entries; release with
+ *        ptcap_maps_free(). Left empty on failure.
+ * @line: if not NULL, set to the 1-based line number of the first error.
+ *
+ * Return: 0 on success; -PTCAP_E_MAGIC or -PTCAP_E_VERSION for a bad first
+ * line, -PTCAP_E_SYNTAX for a line that is not "<start> <end> <offset>
+ * <path>", -PTCAP_E_RANGE if end <= start or a number overflows 64 bits,
+ * -PTCAP_E_NOMEM, -PTCAP_E_INVAL if an argument is NULL.
+ */
+int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
+		     size_t *line);
+
+/**
+ * ptcap_maps_free() - release what ptcap_maps_parse() allocated.
+ * @maps: may be NULL; is left empty.
+ */
+void ptcap_maps_free(struct ptcap_maps *maps);
+
+/**
+ * ptcap_dir_read_file() - read a whole (small) file into memory.
+ * @dir:  directory, or NULL to use @name as is.
+ * @name: file name inside @dir.
+ * @buf:  on success, a malloc'ed buffer of @len bytes plus a NUL byte.
+ * @len:  size of the file in bytes.
+ *
+ * Return: 0 on success, -PTCAP_E_IO if the file cannot be opened or read
+ * (errno is preserved), -PTCAP_E_NOMEM, -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_dir_read_file(const char *dir, const char *name, char **buf,
+			size_t *len);
+
+/**
+ * ptcap_dir_list_traces() - list the trace files of a capture directory.
+ * @dir:   the capture directory.
+ * @names: on success, a malloc'ed array of @count malloc'ed file names
+ *         (regular files ending in ".pt"), in version order (cpu2 before
+ *         cpu10); release with ptcap_dir_free_names().
+ * @count: number of names; 0 is not an error.
+ *
+ * Return: 0 on success, -PTCAP_E_IO if @dir cannot be read (errno is
+ * preserved), -PTCAP_E_NOMEM, -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_dir_list_traces(const char *dir, char ***names, size_t *count);
+
+/**
+ * ptcap_dir_free_names() - release a list from ptcap_dir_list_traces().
+ * @names: the array, may be NULL.
+ * @count: its number of entries.
+ */
+void ptcap_dir_free_names(char **names, size_t count);
+
+#endif /* LWPT_TOOLS_PTCAP_DIR_H */
