@@ -32,6 +32,7 @@ static const char *const viol_str[PT_VIOL_NR] = {
 	[PT_VIOL_XRSTORS_TRACING]	= "XRSTORS of PT state while TraceEn=1",
 	[PT_VIOL_XSS_UNSUPPORTED]	= "IA32_XSS[8] set without XSAVES support for PT",
 	[PT_VIOL_OPERATIONAL_ERROR]	= "operational error",
+	[PT_VIOL_PMI_STORM]		= "ToPA PMI re-pended endlessly (PendTopaPMI not cleared)",
 };
 
 const char *pt_model_violation_str(enum pt_model_violation_kind kind)
@@ -203,12 +204,20 @@ static void raise_pmi(struct pt_model_cpu *cpu)
  */
 static void deliver_pmi(struct pt_model_cpu *cpu)
 {
+	unsigned int n = 0;
+
 	if (cpu->in_pmi)
 		return;
 	while (cpu->pmi_pending) {
 		cpu->pmi_pending = false;
 		if (!cpu->ops->pmi)
 			continue;
+		if (++n > PT_MODEL_PMI_STORM_LIMIT) {
+			report(cpu, PT_VIOL_PMI_STORM, PT_OPERR_NONE,
+			       "SDM 33.2.7.2 PMI Preservation", viol_str[PT_VIOL_PMI_STORM],
+			       IA32_RTIT_STATUS, cpu->status);
+			break;
+		}
 		cpu->in_pmi = true;
 		cpu->ops->pmi(cpu->ctx, cpu);
 		cpu->in_pmi = false;
@@ -819,6 +828,37 @@ int pt_model_cpu_init(struct pt_model_cpu *cpu, const struct pt_model_profile *p
 	/* Table 33-9: LowerMask reads 7FH at reset; everything else is 0. */
 	cpu->output_mask_ptrs = IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
 	return PT_MODEL_OK;
+}
+
+void pt_model_reset(struct pt_model_cpu *cpu, bool warm)
+{
+	unsigned int n;
+
+	if (!cpu)
+		return;
+	cpu->entry_valid = false;
+	cpu->pmi_pending = false;
+	cpu->mentry0_pmi_sent = false;
+	cpu->psb_due = false;
+	if (warm && cap(cpu, PT_CPUID_CAP_IP_FILTER)) {
+		/* Table 33-11 EBX[2], 33.3.4: only TraceEn is cleared. */
+		cpu->ctl &= ~IA32_RTIT_CTL_TRACEEN;
+		cpu->status &= ~IA32_RTIT_STATUS_TRIGGEREN;
+		return;
+	}
+	cpu->ctl = 0;
+	cpu->status = 0;
+	cpu->output_base = 0;
+	cpu->output_mask_ptrs = IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
+	cpu->cr3_match = 0;
+	cpu->psb_count = 0;
+	for (n = 0; n < PT_ADDR_RANGES_MAX; n++) {
+		cpu->addr_a[n] = 0;
+		cpu->addr_b[n] = 0;
+	}
+	cpu->perf_global_status = 0;
+	if (!warm)
+		cpu->xss = 0;
 }
 
 int pt_model_cpuid(const struct pt_model_cpu *cpu, uint32_t leaf, uint32_t subleaf,

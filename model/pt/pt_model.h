@@ -81,6 +81,7 @@ enum pt_model_violation_kind {
 	PT_VIOL_XRSTORS_TRACING,	/* Vol.1 13.5.6: XRSTORS of PT state with TraceEn=1 */
 	PT_VIOL_XSS_UNSUPPORTED,	/* Vol.1 13.3: IA32_XSS[8] without support */
 	PT_VIOL_OPERATIONAL_ERROR,	/* 33.3.10: the output configuration was bad */
+	PT_VIOL_PMI_STORM,		/* 33.2.7.2: PendTopaPMI left set, PMI re-pended */
 	PT_VIOL_NR
 };
 
@@ -207,6 +208,25 @@ struct pt_model_cpu {
  */
 int pt_model_cpu_init(struct pt_model_cpu *cpu, const struct pt_model_profile *prof,
 		      const struct pt_model_ops *ops, void *ctx, int id);
+
+/**
+ * pt_model_reset() - RESET of the logical processor (SDM 33.2.8.1, 33.3.4).
+ * @cpu:  the CPU.
+ * @warm: false for power-on (cold) RESET: every RTIT MSR is cleared. true for
+ *        warm RESET: with CPUID.(14H,0):EBX[2] only TraceEn (and with it
+ *        TriggerEn) is cleared and the other values are kept; without
+ *        EBX[2] every RTIT MSR is cleared. Counters and IA32_XSS are kept
+ *        (IA32_XSS is cleared too on cold RESET).
+ * No callback runs (nothing is flushed: RESET loses buffered packets).
+ */
+void pt_model_reset(struct pt_model_cpu *cpu, bool warm);
+
+/*
+ * PMIs re-pended by the PMI handler itself, back to back, before the model
+ * stops re-delivering and reports PT_VIOL_PMI_STORM (a handler that re-enables
+ * tracing without clearing PendTopaPMI would otherwise loop for ever).
+ */
+#define PT_MODEL_PMI_STORM_LIMIT	16u
 
 /**
  * pt_model_cpuid() - CPUID as the model's processor answers it.

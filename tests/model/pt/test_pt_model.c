@@ -1205,6 +1205,69 @@ START_TEST(test_enables_and_tracestop)
 }
 END_TEST
 
+/* A PMI handler that re-enables without clearing PendTopaPMI (33.2.7.2). */
+static void pmi_storm_handler(void *ctx, struct pt_model_cpu *cpu)
+{
+	uint64_t v = pt_model_ctl(cpu);
+
+	on_pmi(ctx, cpu);
+	ck_assert_int_eq(pt_model_wrmsr(cpu, IA32_RTIT_CTL, v & ~IA32_RTIT_CTL_TRACEEN), 0);
+	ck_assert_int_eq(pt_model_wrmsr(cpu, IA32_RTIT_CTL, v), 0);
+}
+
+START_TEST(test_pmi_storm)
+{
+	struct env *e = env_new(&pt_model_profile_full);
+	static struct pt_model_ops ops3;
+	static uint8_t buf[4096];
+
+	ops3 = ops;
+	ops3.pmi = pmi_storm_handler;
+	ck_assert_int_eq(pt_model_cpu_init(&e->cpu, &pt_model_profile_full, &ops3, e, 0), 0);
+	put64(e, 0x1000, topa_entry_make(0x10000, TOPA_SIZE_4K, TOPA_ENTRY_INT));
+	put64(e, 0x1008, topa_entry_make(0x11000, TOPA_SIZE_4K, 0));
+	put64(e, 0x1010, END(0x1000));
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x1000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON | IA32_RTIT_CTL_INJECTPSBPMIONENABLE);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 4096), 4096);
+	ck_assert_int_eq(e->pmis, PT_MODEL_PMI_STORM_LIMIT);
+	ck_assert_int_eq(e->last.kind, PT_VIOL_PMI_STORM);
+	ck_assert_uint_eq(e->cpu.stats.by_kind[PT_VIOL_PMI_STORM], 1);
+	env_free(e);
+}
+END_TEST
+
+/* SDM 33.2.8.1, 33.3.4: cold and warm RESET. */
+START_TEST(test_reset)
+{
+	struct env *e = env_new(&pt_model_profile_full);
+
+	topa_simple(e, 0x1000, 0x10000, TOPA_SIZE_4K);
+	wrm_ok(e, IA32_RTIT_ADDR0_A, 0x400000);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	pt_model_reset(&e->cpu, true);		/* EBX[2]=1: only TraceEn cleared */
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_CTL), CTL_TOPA_ON & ~IA32_RTIT_CTL_TRACEEN);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_OUTPUT_BASE), 0x1000);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_ADDR0_A), 0x400000);
+	ck_assert(!pt_model_trigger_en(&e->cpu));
+	pt_model_reset(&e->cpu, false);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_CTL), 0);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_OUTPUT_BASE), 0);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_OUTPUT_MASK_PTRS), 0x7f);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_ADDR0_A), 0);
+	env_free(e);
+
+	e = env_new(&pt_model_profile_bdw);		/* EBX[2]=0: all cleared */
+	topa_simple(e, 0x1000, 0x10000, TOPA_SIZE_4K);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	pt_model_reset(&e->cpu, true);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_CTL), 0);
+	ck_assert_uint_eq(rdm(e, IA32_RTIT_OUTPUT_BASE), 0);
+	env_free(e);
+}
+END_TEST
+
 START_TEST(test_strings_and_args)
 {
 	struct pt_model_cpu cpu;
@@ -1260,6 +1323,8 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_xsaves_xrstors);
 	tcase_add_test(tc, test_psb_due);
 	tcase_add_test(tc, test_enables_and_tracestop);
+	tcase_add_test(tc, test_pmi_storm);
+	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_strings_and_args);
 	suite_add_tcase(s, tc);
 	return s;
