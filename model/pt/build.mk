@@ -13,3 +13,6 @@ test_pt_model_SRCS := tests/model/pt/test_pt_model.c model/pt/pt_model.c model/p
 # The packet generator's tests (owned with model/pt/trace*.c) declare
 # themselves in tests/model/pt/*trace*.mk.
 -include $(sort $(wildcard tests/model/pt/*trace*.mk))
+
+BENCHES += bench_pt_model
+bench_pt_model_SRCS := tests/model/pt/bench_pt_model.c model/pt/pt_model.c model/pt/pt_profiles.c
