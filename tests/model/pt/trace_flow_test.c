@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Differential test of the PT packet generator against an independent
+ * decoder (lwpt issue 5, point 6), run on the host:
+ *
+ *   1. fork progs/trace_flow_prog (static, -no-pie) under ptrace and
+ *      single-step it to the end, recording every user-mode instruction
+ *      (PTRACE_SINGLESTEP, PTRACE_GETREGS, PTRACE_PEEKTEXT): the ground truth;
+ *   2. feed the steps to the generator (model/pt/trace.c) under several
+ *      IA32_RTIT_CTL configurations;
+ *   3. decode the trace with libipt's instruction-flow decoder, using the
+ *      program's ELF file as the memory image;
+ *   4. require the decoded instruction addresses to equal the ground truth
+ *      exactly (or the part of it the configuration traces).
+ *
+ * The program is found next to this test binary (built by
+ * tests/model/pt/trace.mk) or through $LWPT_TRACE_FLOW_PROG.
+ */
+#include <check.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <intel-pt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <lwpt/pt_rtit.h>
+#include "model/pt/pt_trace.h"
+
+#define FAKE_CR3	0x1234000ull	/* the traced process's CR3 */
+#define TSC_BASE	0x100000ull
+#define TSC_PER_STEP	100ull
+
+/* --- The program and its ground truth ------------------------------------ */
+
+static char prog_path[PATH_MAX];
+static struct pt_trace_step *gt;	/* every user-mode instruction, in order */
+static size_t gt_n;
+static int prog_exit = -1;
+
+struct elf_info {
+	uint64_t work_lo, work_hi;	/* [work, work + size - 1] */
+	uint64_t recurse_lo, recurse_hi;
+	struct { uint64_t off, size, vaddr; } seg[8];
+	unsigned int nseg;
+};
+
+static struct elf_info elf;
+
+static void *read_file(const char *path, size_t *size)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !(buf = malloc((size_t)st.st_size))) {
+		close(fd);
+		return NULL;
+	}
+	if (read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
+/* Executable PT_LOAD segments and the two functions' ranges from the ELF. */
+static int elf_load(const char *path, struct elf_info *ei)
+{
+	size_t size, i;
+	uint8_t *f = read_file(path, &size);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	const Elf64_Shdr *sh;
+
+	if (!f)
+		return -1;
+	memset(ei, 0, sizeof(*ei));
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(f + eh->e_phoff +
+							   i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ei->nseg < 8) {
+			ei->seg[ei->nseg].off = ph->p_offset;
+			ei->seg[ei->nseg].size = ph->p_filesz;
+			ei->seg[ei->nseg].vaddr = ph->p_vaddr;
+			ei->nseg++;
+		}
+	}
+	sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *sym;
+		const char *str;
+		size_t j, n;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+		str = (const char *)(f + sh[sh[i].sh_link].sh_offset);
+		n = sh[i].sh_size / sizeof(*sym);
+		for (j = 0; j < n; j++) {
+			const char *name = str + sym[j].st_name;
+
+			if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC)
+				continue;
+			if (!strcmp(name, "work")) {
+				ei->work_lo = sym[j].st_value;
+				ei->work_hi = sym[j].st_value + sym[j].st_size - 1;
+			} else if (!strcmp(name, "recurse")) {
+				ei->recurse_lo = sym[j].st_value;
+				ei->recurse_hi = sym[j].st_value + sym[j].st_size - 1;
+			}
+		}
+	}
+	free(f);
+	return ei->nseg && ei->work_lo && ei->recurse_lo ? 0 : -1;
+}
+
+static int peek16(pid_t pid, uint64_t ip, uint8_t out[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		long w;
+
+		errno = 0;
+		w = ptrace(PTRACE_PEEKTEXT, pid, (void *)(ip + 8 * i), NULL);
+		if (errno)
+			return -1;
+		memcpy(out + 8 * i, &w, 8);
+	}
+	return 0;
+}
+
+/*
+ * Single-step the program to its end. A REP string instruction traps after
+ * each iteration (next IP == IP); it retires once and is recorded once.
+ */
+static int capture(const char *path)
+{
+	size_t cap = 1 << 16;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *const argv[] = { (char *)path, NULL };
+		char *const envp[] = { NULL };
+
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
+		return -1;
+	gt = calloc(cap, sizeof(*gt));
+	for (;;) {
+		struct user_regs_struct r;
+		struct pt_trace_step s;
+		uint8_t bytes[16];
+
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0 ||
+		    peek16(pid, r.rip, bytes) < 0)
+			goto fail;
+		memset(&s, 0, sizeof(s));
+		s.ip = r.rip;
+		memcpy(s.insn, bytes, X86_MAX_INSN_LEN);
+		s.insn_size = X86_MAX_INSN_LEN;
+		s.cpl = r.cs & 3;
+		s.mode = r.cs == 0x23 ? X86_MODE_32 : X86_MODE_64;
+		s.cr3 = FAKE_CR3;
+		for (;;) {
+			if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0 ||
+			    waitpid(pid, &st, 0) < 0)
+				goto fail;
+			if (WIFEXITED(st)) {
+				prog_exit = WEXITSTATUS(st);
+				s.next_ip = 0;
+				break;
+			}
+			if (WIFSIGNALED(st))
+				return -1;
+			if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0)
+				goto fail;
+			if (r.rip != s.ip)
+				break;
+		}
+		if (gt_n == cap) {
+			cap *= 2;
+			gt = realloc(gt, cap * sizeof(*gt));
+		}
+		s.next_ip = WIFEXITED(st) ? s.ip : r.rip;
+		s.tsc = TSC_BASE + TSC_PER_STEP * (gt_n + 1);
+		gt[gt_n++] = s;
+		if (WIFEXITED(st))
+			return 0;
+	}
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* --- Running the generator ------------------------------------------------ */
+
+struct sink {
+	uint8_t *buf;
+	size_t len, cap;
+	bool refuse;		/* -ENOSPC: the output cannot keep up */
+};
+
+static int sink_emit(void *ctx, const uint8_t *p, size_t n)
+{
+	struct sink *s = ctx;
+
+	if (s->refuse)
+		return -ENOSPC;
+	if (s->len + n > s->cap) {
+		s->cap = (s->cap + n) * 2;
+		s->buf = realloc(s->buf, s->cap);
+		ck_assert_ptr_nonnull(s->buf);
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	return 0;
+}
+
+#define CTL_BASE	(IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER | \
+			 IA32_RTIT_CTL_BRANCHEN | IA32_RTIT_CTL_TOPA)
+
+struct flow_case {
+	const char *name;
+	uint64_t ctl;
+	bool filter_work;	/* ADDR0 = work() as a FilterEn range */
+	bool stop_recurse;	/* ADDR1 = recurse() as a TraceStop range */
+	bool cr3_other;		/* CR3_MATCH differs from the process's CR3 */
+	bool tnt64;
+	size_t ovf_from, ovf_to;	/* steps fed while the sink refuses */
+};
+
+static void run_generator(const struct flow_case *fc, struct sink *out,
+			  struct pt_trace *tr)
+{
+	struct pt_trace_config cfg = { 0 };
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	cfg.rtit_ctl = fc->ctl;
+	cfg.cr3_match = fc->cr3_other ? FAKE_CR3 + 0x1000 : FAKE_CR3;
+	cfg.nr_ranges = 2;
+	if (fc->filter_work) {
+		cfg.rtit_ctl |= (uint64_t)IA32_RTIT_ADDR_CFG_FILTER <<
+				IA32_RTIT_CTL_ADDRn_CFG_SHIFT(0);
+		cfg.addr_a[0] = elf.work_lo;
+		cfg.addr_b[0] = elf.work_hi;
+	}
+	if (fc->stop_recurse) {
+		cfg.rtit_ctl |= (uint64_t)IA32_RTIT_ADDR_CFG_STOP <<
+				IA32_RTIT_CTL_ADDRn_CFG_SHIFT(1);
+		cfg.addr_a[1] = elf.recurse_lo;
+		cfg.addr_b[1] = elf.recurse_hi;
+	}
+	cfg.cbr = 0x2a;
+	cfg.tsc_art_num = 308;	/* CPUID.15H of the DynamoRIO sample machine */
+	cfg.tsc_art_den = 2;
+	cfg.tnt64 = fc->tnt64;
+	cfg.emit = sink_emit;
+	cfg.emit_ctx = out;
+
+	ck_assert_int_eq(pt_trace_init(tr, &cfg), 0);
+	ck_assert_int_eq(pt_trace_enable(tr, TSC_BASE), 0);
+	for (i = 0; i < gt_n; i++) {
+		out->refuse = i >= fc->ovf_from && i < fc->ovf_to;
+		ck_assert_int_eq(pt_trace_step(tr, &gt[i]), 0);
+	}
+	out->refuse = false;
+	ck_assert_int_eq(pt_trace_disable(tr), 0);
+}
+
+/* --- Decoding with libipt -------------------------------------------------- */
+
+struct decoded {
+	uint64_t *ip;
+	size_t n, cap;
+	unsigned int enabled, disabled, overflow, stop, exec_mode;
+	int err;		/* first libipt error, 0 if none */
+	uint64_t err_offset;
+};
+
+static void dec_push(struct decoded *d, uint64_t ip)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 4096;
+		d->ip = realloc(d->ip, d->cap * sizeof(*d->ip));
+		ck_assert_ptr_nonnull(d->ip);
+	}
+	d->ip[d->n++] = ip;
+}
+
+static void decode(const struct sink *out, struct decoded *d)
+{
+	struct pt_insn_decoder *dec;
+	struct pt_image *image;
+	struct pt_config config;
+	unsigned int i;
+	int status;
+
+	memset(d, 0, sizeof(*d));
+	if (!out->len)
+		return;
+	pt_config_init(&config);
+	config.begin = out->buf;
+	config.end = out->buf + out->len;
+	dec = pt_insn_alloc_decoder(&config);
+	ck_assert_ptr_nonnull(dec);
+	image = pt_image_alloc("trace_flow_prog");
+	ck_assert_ptr_nonnull(image);
+	for (i = 0; i < elf.nseg; i++)
+		ck_assert_int_ge(pt_image_add_file(image, prog_path, elf.seg[i].off,
+						   elf.seg[i].size, NULL,
+						   elf.seg[i].vaddr), 0);
+	ck_assert_int_eq(pt_insn_set_image(dec, image), 0);
+
+	for (;;) {
+		status = pt_insn_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = pt_insn_event(dec, &ev, sizeof(ev));
+				if (status < 0)
+					break;
+				switch (ev.type) {
+				case ptev_enabled:
+					d->enabled++;
+					break;
+				case ptev_disabled:
+				case ptev_async_disabled:
+					d->disabled++;
+					break;
+				case ptev_overflow:
+					d->overflow++;
+					break;
+				case ptev_stop:
+					d->stop++;
+					break;
+				case ptev_exec_mode:
+					d->exec_mode++;
+					break;
+				default:
+					break;
+				}
+			}
+			if (status < 0)
+				break;
+			status = pt_insn_next(dec, &insn, sizeof(insn));
+			if (status < 0)
+				break;
+			dec_push(d, insn.ip);
+		}
+		if (status != -pte_eos && !d->err) {
+			d->err = status;
+			pt_insn_get_offset(dec, &d->err_offset);
+		}
+	}
+	if (status != -pte_eos && !d->err)
+		d->err = status;
+	pt_image_free(image);
+	pt_insn_free_decoder(dec);
+}
+
+/* The decoded flow must be exactly @want[0..n). */
+static void assert_flow(const char *name, const struct decoded *d,
+			const uint64_t *want, size_t n)
+{
+	size_t i, m = d->n < n ? d->n : n;
+
+	ck_assert_msg(!d->err, "%s: libipt error %s at trace offset %#llx", name,
+		      pt_errstr(pt_errcode(d->err)),
+		      (unsigned long long)d->err_offset);
+	for (i = 0; i < m; i++)
+		if (d->ip[i] != want[i])
+			break;
+	ck_assert_msg(i == m && d->n == n,
+		      "%s: decoded %zu instructions, ground truth %zu; first "
+		      "difference at #%zu: decoded %#llx, expected %#llx", name,
+		      d->n, n, i, i < d->n ? (unsigned long long)d->ip[i] : 0ull,
+		      i < n ? (unsigned long long)want[i] : 0ull);
+}
+
+static uint64_t *gt_ips(bool (*keep)(uint64_t ip), size_t *n)
+{
+	uint64_t *v = calloc(gt_n ? gt_n : 1, sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < gt_n; i++)
+		if (!keep || keep(gt[i].ip))
+			v[(*n)++] = gt[i].ip;
+	return v;
+}
+
+static bool in_work(uint64_t ip)
+{
+	return ip >= elf.work_lo && ip <= elf.work_hi;
+}
+
+static void setup_capture(void)
+{
+	if (gt)
+		return;
+	if (elf_load(prog_path, &elf) || capture(prog_path) || !gt_n) {
+		fprintf(stderr, "trace_flow_test: cannot trace %s\n", prog_path);
+		gt_n = 0;
+	}
+}
+
+/* --- Tests ---------------------------------------------------------------- */
+
+static const struct flow_case full_cases[] = {
+	{ .name = "BranchEn, RET compression, PSB every 2K",
+	  .ctl = CTL_BASE },
+	{ .name = "BranchEn, DisRETC",
+	  .ctl = CTL_BASE | IA32_RTIT_CTL_DISRETC },
+	{ .name = "TSCEn, MTCEn (MTCFreq 3)",
+	  .ctl = CTL_BASE | IA32_RTIT_CTL_TSCEN | IA32_RTIT_CTL_MTCEN |
+		 (3ull << IA32_RTIT_CTL_MTCFREQ_SHIFT) },
+	{ .name = "TNT-64 packets",
+	  .ctl = CTL_BASE, .tnt64 = true },
+	{ .name = "PSBFreq 4K, DisRETC, CR3 filter matching",
+	  .ctl = CTL_BASE | IA32_RTIT_CTL_CR3FILTER | IA32_RTIT_CTL_DISRETC |
+		 (1ull << IA32_RTIT_CTL_PSBFREQ_SHIFT) },
+};
+
+/* Every user-mode instruction, decoded exactly (issue 5, point 6). */
+START_TEST(test_flow_full)
+{
+	const struct flow_case *fc = &full_cases[_i];
+	struct pt_trace tr;
+	struct sink out;
+	struct decoded d;
+	uint64_t *want;
+	size_t n;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth (ptrace not permitted?)");
+	ck_assert_int_eq(prog_exit, 0x3f & prog_exit);
+	run_generator(fc, &out, &tr);
+	decode(&out, &d);
+	want = gt_ips(NULL, &n);
+	assert_flow(fc->name, &d, want, n);
+
+	/* The configuration shows in the packets. */
+	fprintf(stderr, "%s: %zu bytes, %llu PSB, %llu TNT, %llu TIP\n", fc->name,
+		out.len, (unsigned long long)tr.stats.psb,
+		(unsigned long long)tr.stats.tnt, (unsigned long long)tr.stats.tip);
+	ck_assert_uint_gt(tr.stats.psb, 1);	/* PSB+ mid-trace */
+	ck_assert_uint_gt(tr.stats.tip_pge, 1);	/* back from each syscall */
+	if (fc->ctl & IA32_RTIT_CTL_DISRETC)
+		ck_assert_uint_eq(tr.stats.ret_compressed, 0);
+	else
+		ck_assert_uint_gt(tr.stats.ret_compressed, 100);
+	if (fc->ctl & IA32_RTIT_CTL_MTCEN) {
+		ck_assert_uint_gt(tr.stats.mtc, 100);
+		ck_assert_uint_eq(tr.stats.tma, tr.stats.psb);
+	}
+	if (fc->ctl & IA32_RTIT_CTL_TSCEN)
+		ck_assert_uint_eq(tr.stats.tsc, tr.stats.psb);
+	else
+		ck_assert_uint_eq(tr.stats.tsc, 0);
+	free(want);
+	free(d.ip);
+	free(out.buf);
+}
+END_TEST
+
+/* ADDR0 = work(): only its instructions, entered by CALL, left by CALL/RET. */
+START_TEST(test_flow_ip_filter)
+{
+	struct flow_case fc = { .name = "IP filter on work()", .ctl = CTL_BASE,
+				.filter_work = true };
+	struct pt_trace tr;
+	struct sink out;
+	struct decoded d;
+	uint64_t *want;
+	size_t n;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth");
+	run_generator(&fc, &out, &tr);
+	decode(&out, &d);
+	want = gt_ips(in_work, &n);
+	ck_assert_uint_gt(n, 1000);
+	assert_flow(fc.name, &d, want, n);
+	ck_assert_uint_gt(tr.stats.tip_pgd, 100);	/* calls out of work() */
+	free(want);
+	free(d.ip);
+	free(out.buf);
+}
+END_TEST
+
+/* ADDR1 = recurse() as TraceStop: the flow up to the CALL into it. */
+START_TEST(test_flow_tracestop)
+{
+	struct flow_case fc = { .name = "TraceStop on recurse()", .ctl = CTL_BASE,
+				.stop_recurse = true };
+	struct pt_trace tr;
+	struct sink out;
+	struct decoded d;
+	uint64_t *want;
+	size_t n, stop;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth");
+	for (stop = 0; stop < gt_n; stop++)
+		if (gt[stop].ip >= elf.recurse_lo && gt[stop].ip <= elf.recurse_hi)
+			break;
+	ck_assert_uint_lt(stop, gt_n);
+	run_generator(&fc, &out, &tr);
+	decode(&out, &d);
+	want = gt_ips(NULL, &n);
+	assert_flow(fc.name, &d, want, stop);
+	ck_assert(pt_trace_stopped(&tr));
+	ck_assert_uint_eq(tr.stats.tracestop, 1);
+	ck_assert_uint_eq(d.stop, 1);
+	free(want);
+	free(d.ip);
+	free(out.buf);
+}
+END_TEST
+
+/* CR3 filter not matching, or BranchEn=0: no instruction is traced. */
+START_TEST(test_flow_nothing)
+{
+	static const struct flow_case cases[] = {
+		{ .name = "CR3 mismatch", .ctl = CTL_BASE | IA32_RTIT_CTL_CR3FILTER,
+		  .cr3_other = true },
+		{ .name = "BranchEn=0", .ctl = CTL_BASE & ~IA32_RTIT_CTL_BRANCHEN },
+	};
+	const struct flow_case *fc = &cases[_i];
+	struct pt_trace tr;
+	struct sink out;
+	struct decoded d;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth");
+	run_generator(fc, &out, &tr);
+	decode(&out, &d);
+	ck_assert_uint_eq(d.n, 0);
+	ck_assert_uint_eq(tr.stats.tip_pge + tr.stats.tip + tr.stats.fup +
+			  tr.stats.tnt, 0);
+	ck_assert_uint_ge(tr.stats.psb, 1);	/* PSB+ does not need PacketEn */
+	free(d.ip);
+	free(out.buf);
+}
+END_TEST
+
+/*
+ * The sink refuses packets for a while (SDM 33.3.8): OVF, then FUP at the
+ * step where output resumed. The decoded flow is a prefix of the ground
+ * truth, then exactly the ground truth from that step on.
+ */
+START_TEST(test_flow_overflow)
+{
+	struct flow_case fc = { .name = "overflow", .ctl = CTL_BASE };
+	struct pt_trace tr;
+	struct sink out;
+	struct decoded d;
+	uint64_t *want;
+	size_t n, i, resume;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth");
+	fc.ovf_from = gt_n / 2;
+	fc.ovf_to = gt_n / 2 + 500;
+	resume = fc.ovf_to;
+	run_generator(&fc, &out, &tr);
+	decode(&out, &d);
+	want = gt_ips(NULL, &n);
+	ck_assert_msg(!d.err, "libipt: %s", pt_errstr(pt_errcode(d.err)));
+	ck_assert_uint_eq(tr.stats.ovf, 1);
+	ck_assert_uint_eq(d.overflow, 1);
+	for (i = 0; i < d.n && i < fc.ovf_from; i++)
+		if (d.ip[i] != want[i])
+			break;
+	ck_assert_uint_gt(i, 0);
+	ck_assert_uint_eq(d.n - i, n - resume);
+	ck_assert_int_eq(memcmp(d.ip + i, want + resume,
+				(n - resume) * sizeof(*want)), 0);
+	free(want);
+	free(d.ip);
+	free(out.buf);
+}
+END_TEST
+
+static void find_prog(const char *argv0)
+{
+	const char *env = getenv("LWPT_TRACE_FLOW_PROG");
+	char self[PATH_MAX];
+	ssize_t r;
+
+	(void)argv0;
+	if (env) {
+		snprintf(prog_path, sizeof(prog_path), "%s", env);
+		return;
+	}
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (r < 0)
+		r = 0;
+	self[r] = 0;
+	snprintf(prog_path, sizeof(prog_path), "%s/trace_flow_prog", dirname(self));
+}
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("pt_trace_flow");
+	TCase *tc = tcase_create("libipt");
+	SRunner *sr;
+	int failed;
+
+	(void)argc;
+	find_prog(argv[0]);
+	/* Captured once, in the parent: every forked test sees it. */
+	setup_capture();
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_flow_full, 0,
+			    sizeof(full_cases) / sizeof(full_cases[0]));
+	tcase_add_test(tc, test_flow_ip_filter);
+	tcase_add_test(tc, test_flow_tracestop);
+	tcase_add_loop_test(tc, test_flow_nothing, 0, 2);
+	tcase_add_test(tc, test_flow_overflow);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	free(gt);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
