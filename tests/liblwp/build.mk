@@ -3,3 +3,7 @@
 UNIT_TESTS += test_lwp_encode
 test_lwp_encode_SRCS := tests/liblwp/test_lwp_encode.c
 test_lwp_encode_LIBS := lwp
+UNIT_TESTS += test_lwp_forms
+test_lwp_forms_SRCS := tests/liblwp/test_lwp_forms.c
+test_lwp_forms_LIBS := lwp
+test_lwp_forms_LDLIBS := -lpthread
