@@ -15,4 +15,9 @@ ptdump_LIBS := pt
 MANPAGES += tools/ptdump/ptdump.1
 SCRIPT_TESTS += tests/tools/ptdump/conformance.sh
 
+# Unit tests of libpt/time.c (SDM 33.8.3), the numbers ptdump --time prints.
+UNIT_TESTS += test_pt_time
+test_pt_time_SRCS := tests/tools/ptdump/test_pt_time.c
+test_pt_time_LIBS := pt
+
 endif
