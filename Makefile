@@ -27,8 +27,10 @@
 #                                          include/uapi/lwpt/*.h are always
 #                                          installed)
 #   lwp_DESCRIPTION := ...             (pkg-config Description of liblwp.pc)
-#   VM_BINS    += $(O)/tests/foo       (extra programs copied into the VM's
-#                                          initramfs, see tests/vm/README)
+#   VM_PROGS   += vmprog               -> build/vm-bin/vmprog, linked -static,
+#   (same _SRCS/_LIBS/_LDLIBS)            copied into the VM's /bin
+#   VM_BINS    += $(O)/tests/foo       (any other program for the VM's /bin;
+#                                          dynamic ones bring their libraries)
 #
 # Objects go to build/obj/<path>.o, so fragments never collide.
 #
@@ -68,6 +70,7 @@ BENCHES :=
 SCRIPT_TESTS :=
 MANPAGES :=
 HEADERS :=
+VM_PROGS :=
 VM_BINS :=
 
 .PHONY: all
@@ -111,10 +114,13 @@ $(foreach l,$(LIBS),$(eval $(call LIB_template,$(l))))
 $(foreach t,$(TOOLS),$(eval $(call EXE_template,$(t),bin,)))
 $(foreach t,$(UNIT_TESTS),$(eval $(call EXE_template,$(t),tests,$(CHECK_LIBS))))
 $(foreach t,$(BENCHES),$(eval $(call EXE_template,$(t),bench,)))
+$(foreach t,$(VM_PROGS),$(eval $(call EXE_template,$(t),vm-bin,-static)))
 
 TOOL_BINS := $(addprefix $(O)/bin/,$(TOOLS))
 TEST_BINS := $(addprefix $(O)/tests/,$(UNIT_TESTS))
 BENCH_BINS := $(addprefix $(O)/bench/,$(BENCHES))
+VM_PROG_BINS := $(addprefix $(O)/vm-bin/,$(VM_PROGS))
+VM_ALL_BINS = $(VM_PROG_BINS) $(VM_BINS)
 
 .PHONY: libs tools tests check check-unit check-vm bench kmod clean lint demo \
 	install modules_install
@@ -143,13 +149,13 @@ modules_install: kmod
 # (tests/vm/run); they need everything user space builds plus VM_BINS.
 check: check-unit check-vm
 
-check-vm: all $(TEST_BINS) $(VM_BINS) kmod
-	@O=$(O) VM_BINS="$(VM_BINS)" tests/vm/run $(if $(KDIR),--kdir $(KDIR))
+check-vm: all $(VM_ALL_BINS) kmod
+	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run $(if $(KDIR),--kdir $(KDIR))
 
 # The main job on a machine without LWP or PT: the demo in the VM, on the
 # model (lwpt_sim.ko).
-demo: all $(VM_BINS) kmod
-	@O=$(O) VM_BINS="$(VM_BINS)" tests/vm/run --demo $(if $(KDIR),--kdir $(KDIR))
+demo: all $(VM_ALL_BINS) kmod
+	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run --demo $(if $(KDIR),--kdir $(KDIR))
 
 lint:
 	@O=$(O) scripts/lint

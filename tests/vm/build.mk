@@ -1,0 +1,4 @@
+# tests/vm: programs built static for the VM's initramfs (see the VM_PROGS
+# block of the top-level Makefile; every VM_PROGS binary lands in /bin).
+VM_PROGS += lwpt_vmtool
+lwpt_vmtool_SRCS := tests/vm/progs/lwpt_vmtool.c
