@@ -75,7 +75,7 @@ struct pt_trace_stats {
 	uint64_t bytes;			/* accepted by the sink */
 	uint64_t dropped_bytes;		/* offered during overflow */
 	uint64_t psb, tnt, tip, tip_pge, tip_pgd, fup, mode_exec;
-	uint64_t tsc, tma, mtc, cbr, ovf, tracestop;
+	uint64_t tsc, tma, mtc, cbr, ovf, tracestop, pip;
 	uint64_t tnt_bits, ret_compressed;
 };
 
@@ -100,6 +100,7 @@ struct pt_trace {
 	struct pt_trace_step prev;	/* retired, packets not yet decided */
 	bool cur_ip_valid;
 	uint64_t cur_ip;		/* IP of the next user instruction */
+	uint64_t cur_cr3;		/* CR3 of the traced context (PIP) */
 
 	uint64_t last_ip;		/* Last IP, SDM 33.4.2.2 IP compression */
 	bool ip_full_next;		/* next IP uncompressed (after OVF) */

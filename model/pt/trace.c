@@ -422,6 +422,15 @@ static void psb_plus(struct pt_trace *tr, uint64_t tsc, uint64_t ip,
 	retstack_clear(tr);
 
 	tsc_tma(tr, tsc);
+	if (tr->context_en && ctl(tr, IA32_RTIT_CTL_OS)) {
+		/* PIP in PSB+ if ContextEn=1 and OS=1 (33.3.7); NR=0, no VMX. */
+		p[0] = PT_OPC_EXT;
+		p[1] = PT_EXT_PIP;
+		put_le(p + PT_PIP_PL_OFF, PT_PIP_CR3_TO_PAYLOAD(tr->cur_cr3),
+		       PT_PIP_PL_BYTES);
+		if (out(tr, p, PT_PIP_SIZE))
+			tr->stats.pip++;
+	}
 	p[0] = PT_OPC_EXT;
 	p[1] = PT_EXT_CBR;
 	p[PT_CBR_RATIO_OFF] = tr->cfg.cbr;
@@ -510,6 +519,7 @@ static bool fup_on_entry(enum x86_cofi_kind k)
 static void enter_user(struct pt_trace *tr, const struct pt_trace_step *s)
 {
 	tr->enter_pending = false;
+	tr->cur_cr3 = s->cr3;
 	tr->cur_ip = s->ip;
 	tr->cur_ip_valid = true;
 	if (!tr->trigger_en)

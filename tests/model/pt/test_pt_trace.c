@@ -364,6 +364,27 @@ START_TEST(test_psb_period)
 }
 END_TEST
 
+/* OS=1: PSB+ carries PIP(CR3) while ContextEn=1 (33.3.7, Table 33-24). */
+START_TEST(test_psb_pip)
+{
+	uint64_t ip = 0x401000;
+	size_t i;
+
+	start(CTL_USER_BR | IA32_RTIT_CTL_OS);
+	for (i = 0; i < 700; i++, ip += 0x100)
+		step(ip, "ff e0", ip + 0x100);
+	ck_assert_uint_ge(tr.stats.psb, 2);
+	ck_assert_uint_eq(tr.stats.pip, tr.stats.psb - 1);
+	for (i = 0; i + 8 <= out.len; i++)
+		if (out.buf[i] == 0x02 && out.buf[i + 1] == 0x43)
+			break;
+	/* CR3 0x5000: payload = (CR3[51:5] << 1) | NR = 0x280 << 1 = 0x500. */
+	ck_assert_uint_eq(out.buf[i + 2], 0x00);
+	ck_assert_uint_eq(out.buf[i + 3], 0x05);
+	ck_assert_uint_eq(out.buf[i + 4], 0x00);
+}
+END_TEST
+
 /* The sink cannot keep up (33.3.8): OVF, then FUP with an uncompressed IP. */
 START_TEST(test_overflow)
 {
@@ -465,6 +486,7 @@ static Suite *pt_trace_suite(void)
 	tcase_add_test(tc, test_cr3_filter);
 	tcase_add_test(tc, test_timing);
 	tcase_add_test(tc, test_psb_period);
+	tcase_add_test(tc, test_psb_pip);
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_sink_error);
 	tcase_add_test(tc, test_config_errors);
