@@ -20,4 +20,8 @@ UNIT_TESTS += test_pt_time
 test_pt_time_SRCS := tests/tools/ptdump/test_pt_time.c
 test_pt_time_LIBS := pt
 
+# Text output speed on the real traces (make bench).
+BENCHES += bench_ptdump
+bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c
+
 endif
