@@ -651,8 +651,12 @@ static void format_packet(struct dump *d, struct line *l, uint64_t offset,
 		p = put_dec(p, (w->state + 1u) & 0xf);
 		*p++ = '.';
 		p = put_dec(p, (w->sub_state + 1u) & 0xf);
-		/* libipt takes HW from bit 3 of byte 2 (the SDM: bit 7). */
-		if (w->raw & 0x08)
+		/*
+		 * SDM Table 33-43 puts HW in bit 7 of byte 2; libipt (and its
+		 * test vectors) use bit 3, reserved in the SDM. Either shows
+		 * "hw", so both real traces and libipt's vectors print right.
+		 */
+		if (w->hw || (w->raw & 0x08))
 			p = put_mem(p, ", hw", 4);
 		payload_done(l, p, STD_PAYLOAD_MAX);
 		return;
@@ -672,6 +676,9 @@ static void format_packet(struct dump *d, struct line *l, uint64_t offset,
 			bad |= wr != NULL;
 			wr = "hw";
 		}
+		/* Timer deadline (SDM Table 33-44 bit 1; libipt: "bad"). */
+		if (!wr && x->wake == PT_PWRX_WAKE_TIMER)
+			wr = "tmr";
 		if (!wr || bad)
 			wr = "bad";
 		p = put_str(p, wr);
