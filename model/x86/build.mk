@@ -7,3 +7,7 @@ X86_COFI_SRCS := model/x86/x86_cofi.c
 
 UNIT_TESTS += test_x86_cofi
 test_x86_cofi_SRCS := tests/model/x86/test_x86_cofi.c $(X86_COFI_SRCS)
+
+# Differential test against GNU objdump on whole binaries (skips without it).
+UNIT_TESTS += test_x86_cofi_objdump
+test_x86_cofi_objdump_SRCS := tests/model/x86/test_x86_cofi_objdump.c $(X86_COFI_SRCS)

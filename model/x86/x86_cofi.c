@@ -82,7 +82,7 @@ static const uint8_t two_byte_map[256] = {
 		 OP_I_RELZ, OP_I_RELZ, OP_I_RELZ, OP_I_RELZ,
 		 OP_I_RELZ, OP_I_RELZ, OP_I_RELZ, OP_I_RELZ,
 	/* 90 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
-	/* A0 */ 0, 0, 0, M, M | B, M, I, I, 0, 0, 0, M, M | B, M, M, M,
+	/* A0 */ 0, 0, 0, M, M | B, M, M, M, 0, 0, 0, M, M | B, M, M, M,
 	/* B0 */ M, M, M, M, M, M, M, M, M, M, M | B, M, M, M, M, M,
 	/* C0 */ M, M, M | B, M, M | B, M | B, M | B, M,
 		 0, 0, 0, 0, 0, 0, 0, 0,

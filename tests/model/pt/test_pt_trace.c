@@ -475,6 +475,7 @@ static Suite *pt_trace_suite(void)
 	Suite *s = suite_create("pt_trace");
 	TCase *tc = tcase_create("packets");
 
+	tcase_set_timeout(tc, 120);	/* shared, loaded machines */
 	tcase_add_test(tc, test_enable_tnt);
 	tcase_add_test(tc, test_ret_compression);
 	tcase_add_test(tc, test_ret_mismatch);

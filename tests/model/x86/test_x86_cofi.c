@@ -225,6 +225,7 @@ static Suite *x86_cofi_suite(void)
 	Suite *s = suite_create("x86_cofi");
 	TCase *tc = tcase_create("decode");
 
+	tcase_set_timeout(tc, 120);	/* shared, loaded machines */
 	tcase_add_loop_test(tc, test_gas_table, 0, NR_GAS_CASES);
 	tcase_add_loop_test(tc, test_gas_table_truncated, 0, NR_GAS_CASES);
 	tcase_add_loop_test(tc, test_hand_cases, 0, NR_HAND_CASES);
