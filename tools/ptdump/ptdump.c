@@ -105,7 +105,7 @@ struct line {
 	const struct name *name;
 	char payload[64];
 	size_t plen;
-	char track[24];
+	char track[48];
 	size_t tlen;
 	const char *track_id;
 	int skip;
@@ -235,8 +235,9 @@ static void track_str(struct line *l, const char *id, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n > 16)
-		n = 16;
+	/* libipt's values fit in 16 characters; BIP field names may not. */
+	if (n > sizeof(l->track))
+		n = sizeof(l->track);
 	l->track_id = id;
 	memcpy(l->track, s, n);
 	l->tlen = n;
