@@ -60,7 +60,7 @@ struct form {
 };
 
 static struct form *forms;
-static size_t nforms;
+static size_t nforms, capforms;
 static int nslw;
 
 static uint64_t regval(size_t i, int r)
@@ -76,8 +76,11 @@ static void emit_movabs(FILE *f, int r, uint64_t v)
 
 static struct form *new_form(void)
 {
-	forms = realloc(forms, (nforms + 1) * sizeof(*forms));
-	ck_assert_ptr_nonnull(forms);
+	if (nforms == capforms) {
+		capforms = capforms ? 2 * capforms : 1024;
+		forms = realloc(forms, capforms * sizeof(*forms));
+		ck_assert_ptr_nonnull(forms);
+	}
 	memset(&forms[nforms], 0, sizeof(forms[nforms]));
 	return &forms[nforms];
 }
