@@ -934,13 +934,13 @@ static bool active(const struct lwp_model *m)
 static void count_event(struct lwp_model *m, unsigned int n, uint64_t count,
 			const struct lwp_event_record *rec, struct lwp_model_result *r)
 {
-	if (r->exc != LWP_MODEL_EXC_NONE || !(m->flags & LWP_EVENTID_BIT(n)) || !count)
+	if (!(m->flags & LWP_EVENTID_BIT(n)) || !count)
 		return;
 	m->counter[n] = clamp_counter((int64_t)m->counter[n] -
 				      (count > (1u << 30) ? (1u << 30) : (int64_t)count));
 	if (m->counter[n] >= 0 || m->pending.event_id)
 		return;	/* §1.1: waits until the pending record is written */
-	if (ring_store(m, rec, r)) {
+	if (r->exc == LWP_MODEL_EXC_NONE && ring_store(m, rec, r)) {
 		counter_reset(m, n);
 		return;
 	}
@@ -948,14 +948,19 @@ static void count_event(struct lwp_model *m, unsigned int n, uint64_t count,
 	m->pending = *rec;
 }
 
-/* Common prologue: refresh the cache and retry a pending record. */
+/*
+ * Common prologue: LWP active, cached fields valid (needed for filtering),
+ * then retry a pending record. A failed retry is reported in *r but counting
+ * goes on (§1.1 "Other events continue counting").
+ */
 static bool exec_prologue(struct lwp_model *m, struct lwp_model_result *r)
 {
 	if (!active(m))
 		return false;
 	if (!cache_refresh(m, r))
 		return false;
-	return store_pending(m, r);
+	store_pending(m, r);
+	return true;
 }
 
 struct lwp_model_result lwp_model_insn_retired(struct lwp_model *m, uint64_t ip)
@@ -1095,7 +1100,7 @@ struct lwp_model_result lwp_model_flush_pending(struct lwp_model *m)
 {
 	struct lwp_model_result r = res_ok();
 
-	exec_prologue(m, &r);
+	(void)exec_prologue(m, &r);
 	return r;
 }
 
