@@ -42,6 +42,19 @@
  */
 typedef int (*pt_trace_emit_fn)(void *ctx, const uint8_t *bytes, size_t len);
 
+/*
+ * Optional hooks to a processor model (model/pt/pt_model.h); all may be
+ * NULL. psb_due/psb_begin replace the generator's own PacketByteCnt
+ * (SDM 33.4.2.17); enables reports ContextEn/FilterEn for IA32_RTIT_STATUS
+ * (33.2.8.4); trace_stop runs after the TraceStop packet (33.2.5.3).
+ */
+struct pt_trace_hooks {
+	bool (*psb_due)(void *ctx);
+	void (*psb_begin)(void *ctx);
+	void (*enables)(void *ctx, bool context_en, bool filter_en);
+	void (*trace_stop)(void *ctx);
+};
+
 /* Configuration, as the MSRs were when TraceEn was set. */
 struct pt_trace_config {
 	uint64_t rtit_ctl;		/* IA32_RTIT_CTL; TraceEn itself is ignored */
@@ -55,6 +68,7 @@ struct pt_trace_config {
 	bool tnt64;			/* pack up to 47 TNT bits in TNT-64 packets */
 	pt_trace_emit_fn emit;
 	void *emit_ctx;
+	const struct pt_trace_hooks *hooks;	/* optional, called with emit_ctx */
 };
 
 /* One retired instruction of the traced thread. */
@@ -192,5 +206,28 @@ const struct pt_trace_stats *pt_trace_get_stats(const struct pt_trace *tr);
  * Return: true once a TraceStop range was entered (SDM 33.2.5.3).
  */
 bool pt_trace_stopped(const struct pt_trace *tr);
+
+struct pt_model_cpu;
+
+/**
+ * pt_trace_model_config() - a configuration that drives the core model.
+ * @cfg: out, the configuration for pt_trace_init().
+ * @cpu: the model CPU (model/pt/pt_model.h) whose MSRs are read now, at
+ *       TraceEn 0->1: IA32_RTIT_CTL, CR3_MATCH, ADDRn_A/B, and RANGECNT
+ *       from its CPUID leaf 14H.
+ * @cbr: Core:Bus ratio for CBR packets.
+ * @tsc_art_num, @tsc_art_den: CPUID.15H EBX and EAX (TSC/ART ratio), used
+ *       only with MTCEn.
+ *
+ * Packets go to pt_model_output() (ToPA or single-range output, 33.2.7);
+ * a short store means output stopped (STOP, operational error): the
+ * generator stops too. PSB+ follows the core's PacketByteCnt
+ * (pt_model_psb_due()/pt_model_psb_begin()); ContextEn/FilterEn and TraceStop
+ * are reported to the core (pt_model_set_enables(), pt_model_trace_stop()).
+ *
+ * Return: 0; -EINVAL if @cfg or @cpu is NULL.
+ */
+int pt_trace_model_config(struct pt_trace_config *cfg, struct pt_model_cpu *cpu,
+			  uint8_t cbr, uint32_t tsc_art_num, uint32_t tsc_art_den);
 
 #endif /* LWPT_MODEL_PT_TRACE_H */

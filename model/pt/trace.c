@@ -332,10 +332,20 @@ static bool context_at(const struct pt_trace *tr, uint8_t cpl, uint64_t cr3)
 	return true;
 }
 
+/* Tell an attached processor model (IA32_RTIT_STATUS, 33.2.8.4). */
+static void publish_enables(struct pt_trace *tr)
+{
+	const struct pt_trace_hooks *h = tr->cfg.hooks;
+
+	if (h && h->enables && tr->trigger_en)
+		h->enables(tr->cfg.emit_ctx, tr->context_en, tr->filter_en);
+}
+
 static void update_packet_en(struct pt_trace *tr)
 {
 	tr->packet_en = tr->trigger_en && tr->context_en && tr->filter_en &&
 			ctl(tr, IA32_RTIT_CTL_BRANCHEN);
+	publish_enables(tr);
 }
 
 static void retstack_clear(struct pt_trace *tr)
@@ -389,6 +399,8 @@ static void trace_stop(struct pt_trace *tr)
 
 	if (pkt(tr, p, sizeof(p)))
 		tr->stats.tracestop++;
+	if (tr->cfg.hooks && tr->cfg.hooks->trace_stop && tr->trigger_en)
+		tr->cfg.hooks->trace_stop(tr->cfg.emit_ctx);
 	tr->stopped = true;
 	tr->trigger_en = false;
 	tr->filter_en = false;	/* Table 33-28: TraceStop forces FilterEn to 0 */
@@ -409,6 +421,8 @@ static void psb_plus(struct pt_trace *tr, uint64_t tsc, uint64_t ip,
 	unsigned int i;
 
 	tnt_flush(tr);
+	if (tr->cfg.hooks && tr->cfg.hooks->psb_begin && tr->trigger_en)
+		tr->cfg.hooks->psb_begin(tr->cfg.emit_ctx);
 	for (i = 0; i < PT_PSB_REPEAT; i++) {
 		p[2 * i] = PT_OPC_EXT;
 		p[2 * i + 1] = PT_EXT_PSB;
@@ -446,6 +460,16 @@ static void psb_plus(struct pt_trace *tr, uint64_t tsc, uint64_t ip,
 	out(tr, p, PT_PSBEND_SIZE);
 }
 
+/* Is a PSB+ due (33.4.2.17)? The attached model's PacketByteCnt wins. */
+static bool psb_due(const struct pt_trace *tr)
+{
+	const struct pt_trace_hooks *h = tr->cfg.hooks;
+
+	if (h && h->psb_due)
+		return h->psb_due(tr->cfg.emit_ctx);
+	return tr->psb_period && tr->bytes_since_psb >= tr->psb_period;
+}
+
 /*
  * Before the next instruction: resolve an overflow (OVF, then FUP(@ip) if
  * PacketEn, 33.3.8) and write a due PSB+ (33.4.2.17).
@@ -475,7 +499,7 @@ static void boundary_tail(struct pt_trace *tr, const struct pt_trace_step *next)
 			ip_pkt(tr, PT_OPC_FUP, next->ip, false);
 		}
 	}
-	if (tr->psb_period && tr->bytes_since_psb >= tr->psb_period)
+	if (psb_due(tr))
 		psb_plus(tr, next->tsc, next->ip, next->mode);
 }
 
@@ -547,6 +571,7 @@ static void leave_user(struct pt_trace *tr, bool fup, uint64_t fup_ip)
 	}
 	tr->context_en = false;
 	tr->packet_en = false;
+	publish_enables(tr);
 	tr->cur_ip_valid = false;
 	tr->enter_pending = true;
 }

@@ -2,7 +2,8 @@
 # Tests of the PT packet generator (model/pt/trace*.c), included by
 # model/pt/build.mk.
 
-PT_TRACE_SRCS := $(sort $(wildcard model/pt/trace*.c)) model/x86/x86_cofi.c
+PT_TRACE_SRCS := $(sort $(wildcard model/pt/trace*.c)) model/x86/x86_cofi.c \
+	model/pt/pt_model.c model/pt/pt_profiles.c
 
 # Packet-level unit tests, table-driven from SDM 33.4 / 33.7.
 UNIT_TESTS += test_pt_trace

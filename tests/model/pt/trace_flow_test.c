@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <lwpt/pt_rtit.h>
+#include "model/pt/pt_model.h"
 #include "model/pt/pt_trace.h"
 
 #define FAKE_CR3	0x1234000ull	/* the traced process's CR3 */
@@ -607,6 +608,80 @@ START_TEST(test_flow_overflow)
 }
 END_TEST
 
+/* --- Through the core model: single-range output into "memory" ------------ */
+
+#define PHYS_BASE	0x100000ull
+#define PHYS_SIZE	(1u << 20)
+static uint8_t *phys;
+
+static int phys_rd(void *ctx, uint64_t pa, void *buf, size_t len)
+{
+	(void)ctx;
+	if (pa < PHYS_BASE || pa + len > PHYS_BASE + PHYS_SIZE)
+		return -1;
+	memcpy(buf, phys + (pa - PHYS_BASE), len);
+	return 0;
+}
+
+static int phys_wr(void *ctx, uint64_t pa, const void *buf, size_t len)
+{
+	(void)ctx;
+	if (pa < PHYS_BASE || pa + len > PHYS_BASE + PHYS_SIZE)
+		return -1;
+	memcpy(phys + (pa - PHYS_BASE), buf, len);
+	return 0;
+}
+
+/*
+ * The generator bound to the core model (pt_trace_model_config()): packets
+ * go through IA32_RTIT_OUTPUT_BASE/MASK_PTRS single-range output (33.2.7.1)
+ * into memory; the PSB period is the core's PacketByteCnt. Same flow.
+ */
+START_TEST(test_flow_core_model)
+{
+	static const struct pt_model_ops ops = { .read_phys = phys_rd,
+						 .write_phys = phys_wr };
+	struct pt_model_cpu cpu;
+	struct pt_trace_config cfg;
+	struct pt_trace tr;
+	struct sink out = { 0 };
+	struct decoded d;
+	uint64_t *want, v;
+	size_t n, i;
+
+	ck_assert_msg(gt_n > 10000, "no ground truth");
+	phys = calloc(1, PHYS_SIZE);
+	ck_assert_ptr_nonnull(phys);
+	ck_assert_int_eq(pt_model_cpu_init(&cpu, &pt_model_profile_full, &ops,
+					   NULL, 0), 0);
+	ck_assert_int_eq(pt_model_wrmsr(&cpu, IA32_RTIT_OUTPUT_BASE, PHYS_BASE), 0);
+	ck_assert_int_eq(pt_model_wrmsr(&cpu, IA32_RTIT_OUTPUT_MASK_PTRS,
+					PHYS_SIZE - 1), 0);
+	ck_assert_int_eq(pt_model_wrmsr(&cpu, IA32_RTIT_CTL,
+					IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER |
+					IA32_RTIT_CTL_BRANCHEN), 0);
+	ck_assert_int_eq(pt_trace_model_config(&cfg, &cpu, 0x2a, 0, 0), 0);
+	ck_assert_int_eq(pt_trace_init(&tr, &cfg), 0);
+	ck_assert_int_eq(pt_trace_enable(&tr, TSC_BASE), 0);
+	for (i = 0; i < gt_n; i++)
+		ck_assert_int_eq(pt_trace_step(&tr, &gt[i]), 0);
+	ck_assert_int_eq(pt_trace_disable(&tr), 0);
+	ck_assert_int_eq(pt_model_wrmsr(&cpu, IA32_RTIT_CTL, 0), 0);
+	ck_assert_int_eq(pt_model_rdmsr(&cpu, IA32_RTIT_OUTPUT_MASK_PTRS, &v), 0);
+	out.buf = phys;
+	out.len = v >> IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT;
+	ck_assert_uint_eq(out.len, tr.stats.bytes);
+	ck_assert_uint_eq(pt_model_get_stats(&cpu)->violations, 0);
+	decode(&out, &d);
+	want = gt_ips(NULL, &n);
+	assert_flow("core model, single-range output", &d, want, n);
+	ck_assert_uint_gt(tr.stats.psb, 1);
+	free(want);
+	free(d.ip);
+	free(phys);
+}
+END_TEST
+
 static void find_prog(const char *argv0)
 {
 	const char *env = getenv("LWPT_TRACE_FLOW_PROG");
@@ -643,6 +718,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_flow_tracestop);
 	tcase_add_loop_test(tc, test_flow_nothing, 0, 2);
 	tcase_add_test(tc, test_flow_overflow);
+	tcase_add_test(tc, test_flow_core_model);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
