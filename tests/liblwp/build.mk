@@ -7,3 +7,7 @@ UNIT_TESTS += test_lwp_forms
 test_lwp_forms_SRCS := tests/liblwp/test_lwp_forms.c
 test_lwp_forms_LIBS := lwp
 test_lwp_forms_LDLIBS := -lpthread
+UNIT_TESTS += test_lwp_emu
+test_lwp_emu_SRCS := tests/liblwp/test_lwp_emu.c
+test_lwp_emu_LIBS := lwp
+test_lwp_emu_LDLIBS := -lpthread
