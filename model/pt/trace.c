@@ -76,23 +76,23 @@ static void put_le(uint8_t *p, uint64_t v, unsigned int n)
  */
 static void tnt_flush(struct pt_trace *tr)
 {
-	uint8_t pkt[PT_TNT_64_SIZE];
+	uint8_t b[PT_TNT_64_SIZE];
 	unsigned int n = tr->tnt_n;
 
 	if (!n)
 		return;
 	tr->tnt_n = 0;
 	if (n <= PT_TNT_8_MAX_BITS) {
-		pkt[0] = PT_TNT_8_BYTE(tr->tnt_bits, n);
-		if (out(tr, pkt, PT_TNT_8_SIZE))
+		b[0] = PT_TNT_8_BYTE(tr->tnt_bits, n);
+		if (out(tr, b, PT_TNT_8_SIZE))
 			tr->stats.tnt++;
 	} else {
 		uint64_t pl = ((uint64_t)1 << n) | tr->tnt_bits;
 
-		pkt[0] = PT_OPC_EXT;
-		pkt[1] = PT_EXT_TNT_64;
-		put_le(pkt + PT_TNT_64_PL_OFF, pl, PT_TNT_64_PL_BYTES);
-		if (out(tr, pkt, PT_TNT_64_SIZE))
+		b[0] = PT_OPC_EXT;
+		b[1] = PT_EXT_TNT_64;
+		put_le(b + PT_TNT_64_PL_OFF, pl, PT_TNT_64_PL_BYTES);
+		if (out(tr, b, PT_TNT_64_SIZE))
 			tr->stats.tnt++;
 	}
 	tr->tnt_bits = 0;
@@ -236,7 +236,7 @@ static unsigned int mtc_freq(const struct pt_trace *tr)
 
 static void tsc_tma(struct pt_trace *tr, uint64_t tsc)
 {
-	uint8_t p[PT_TSC_SIZE > PT_TMA_SIZE ? PT_TSC_SIZE : PT_TMA_SIZE];
+	uint8_t p[PT_MAX_PACKET_SIZE];	/* TSC and TMA both fit */
 
 	if (!ctl(tr, IA32_RTIT_CTL_TSCEN))
 		return;
@@ -277,8 +277,11 @@ static void mtc_update(struct pt_trace *tr, uint64_t tsc)
 		return;
 	from = ctc - tr->ctc > 256 ? ctc - 256 : tr->ctc;
 	while (from < ctc) {
-		uint8_t p[PT_MTC_SIZE] = { PT_OPC_MTC, (uint8_t)++from };
+		uint8_t p[PT_MTC_SIZE];
 
+		from++;
+		p[0] = PT_OPC_MTC;
+		p[PT_MTC_CTC_OFF] = (uint8_t)from;	/* CTC[N+7:N] */
 		if (pkt(tr, p, sizeof(p)))
 			tr->stats.mtc++;
 	}
@@ -586,7 +589,7 @@ static void finish_step(struct pt_trace *tr, const struct pt_trace_step *p,
 	struct x86_cofi c;
 	enum x86_cofi_kind k;
 	uint64_t fall, target, outcome;
-	bool taken, p0, detour, compressed = false;
+	bool taken, p0, detour;
 
 	mtc_update(tr, p->tsc);
 
@@ -657,6 +660,7 @@ static void finish_step(struct pt_trace *tr, const struct pt_trace_step *p,
 			ip_pkt(tr, PT_OPC_TIP, outcome, false);
 			break;
 		case X86_COFI_RET: {
+			bool compressed = false;
 			uint64_t expect;
 
 			/* Every near RET pops (33.4.2.2, step 3). */

@@ -24,7 +24,7 @@
 #define OP_I_ENTER	0x09	/* iw + ib (C8) */
 #define OP_I_GRP3B	0x0a	/* F6: ib only for /0 and /1 */
 #define OP_I_GRP3Z	0x0b	/* F7: iz only for /0 and /1 */
-#define OP_I_EXTRQ	0x0c	/* 0F 78: ib ib with a 66 or F2 prefix */
+#define OP_I_EXTRQ	0x0c	/* 0F 78: two imm8 with a 66 or F2 prefix */
 #define OP_MODRM	0x10	/* has a ModRM byte */
 #define OP_INV64	0x20	/* undefined in 64-bit mode */
 #define OP_INV		0x40	/* undefined in every mode */
