@@ -363,7 +363,7 @@ bool lwp_model_cpuid(const struct lwp_model *m, uint32_t leaf, uint32_t subleaf,
 {
 	bool sup = m->profile->lwp_supported;
 
-	regs[0] = regs[1] = regs[2] = regs[3] = 0;
+	memset(regs, 0, 4 * sizeof(regs[0]));
 	switch (leaf) {
 	case LWP_CPUID_FN8000_0001:
 		/* §3.1 */
@@ -986,8 +986,7 @@ static bool branch_eligible(const struct lwp_model *m, const struct lwp_model_br
 		return false;
 	if (b->kind == LWP_MODEL_BR_INDIRECT && (f & LWP_LWPCB_FILTERS_NAB))
 		return false;
-	/* Table 6-2 NMB, NPB: only with LwpBranchPrediction (CHOICE: and a
-	 * known prediction). */
+	/* Table 6-2 NMB, NPB: with LwpBranchPrediction (CHOICE: known only). */
 	if (cap(m, LWP_MODEL_CAP_LWPBRANCHPREDICTION)) {
 		if (b->prediction == LWP_MODEL_PRED_MISPREDICTED && (f & LWP_LWPCB_FILTERS_NMB))
 			return false;

@@ -45,10 +45,8 @@ struct lwp_model_result {
 	uint64_t pf_addr;	/* #PF: linear address (CR2) */
 	uint64_t value;		/* SLWPCB address, RDMSR/XGETBV value */
 	bool cf;		/* LWPINS: the new CF (§5.4) */
-	bool stored;		/* a record was written to the ring (or the
-				 * last one overwritten: MissedEvents++) */
-	bool missed;		/* the ring was full: MissedEvents was
-				 * incremented (§6 MissedEvents) */
+	bool stored;		/* a record was written (maybe over the last) */
+	bool missed;		/* ring full: MissedEvents++ (Table 6-1) */
 };
 
 /* Text for an exception kind ("none", "#UD", "#GP", "#PF"); never NULL. */
@@ -70,8 +68,7 @@ struct lwp_model_profile {
 	uint32_t fn8000_001c_ebx;	/* Table 3-1 EBX */
 	uint32_t fn8000_001c_ecx;	/* Table 3-1 ECX */
 	uint32_t fn8000_001c_edx;	/* Table 3-1 EDX */
-	uint32_t min_interval;		/* §5.1 step 7: implementation minimum
-					 * EventInterval for EventId 2..6 */
+	uint32_t min_interval;		/* §5.1 step 7: minimum interval, events 2-6 */
 };
 
 /* §3, issue 3: the values read on an AMD FX-8150 (Family 15h). */
@@ -83,8 +80,10 @@ extern const struct lwp_model_profile lwp_model_profile_full;
  * threshold interrupt (delivered through the interrupt callback).
  */
 extern const struct lwp_model_profile lwp_model_profile_user;
-/* As "user", plus events 2 and 3 for callers that feed lwp_model_insn_retired()
- * and lwp_model_branch_retired() for every user instruction. */
+/*
+ * As "user", plus events 2 and 3 for callers that feed lwp_model_insn_retired()
+ * and lwp_model_branch_retired() for every user instruction.
+ */
 extern const struct lwp_model_profile lwp_model_profile_user_exec;
 /* A CPU without LWP (CPUID bit clear): instructions #UD, MSRs #GP. */
 extern const struct lwp_model_profile lwp_model_profile_none;
@@ -147,8 +146,7 @@ struct lwp_model_ops {
 /* Head pointer flush policy (§8.3: "can be done periodically"). */
 enum lwp_model_head_flush {
 	LWP_MODEL_HEAD_FLUSH_EVERY_STORE = 0,	/* default: after every record */
-	LWP_MODEL_HEAD_FLUSH_LAZY,		/* only at threshold, full,
-						 * LLWPCB/SLWPCB (§8.3 minimum) */
+	LWP_MODEL_HEAD_FLUSH_LAZY,		/* threshold, full, flush only */
 };
 
 /*

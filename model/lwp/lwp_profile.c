@@ -70,6 +70,7 @@ static const struct lwp_model_profile *const lwp_model_profiles[] = {
 	&lwp_model_profile_user,
 	&lwp_model_profile_user_exec,
 	&lwp_model_profile_none,
+	NULL
 };
 
 const struct lwp_model_profile *lwp_model_profile_find(const char *name)
@@ -78,7 +79,7 @@ const struct lwp_model_profile *lwp_model_profile_find(const char *name)
 
 	if (!name)
 		return NULL;
-	for (i = 0; i < sizeof(lwp_model_profiles) / sizeof(lwp_model_profiles[0]); i++)
+	for (i = 0; lwp_model_profiles[i]; i++)
 		if (strcmp(lwp_model_profiles[i]->name, name) == 0)
 			return lwp_model_profiles[i];
 	return NULL;

@@ -21,14 +21,14 @@ const char *lwp_xop_status_str(int status)
 	return "unknown status";
 }
 
-/* Fetch byte i or report that more bytes are needed. */
-#define FETCH(var, i)							\
-	do {								\
-		if ((i) >= len)						\
-			return (i) >= LWP_INSN_MAX_LENGTH ?		\
-				LWP_XOP_INVALID : LWP_XOP_NEED_MORE;	\
-		(var) = bytes[(i)];					\
-	} while (0)
+/* Byte i of the instruction, or the status telling why there is none. */
+static int fetch(const uint8_t *bytes, size_t len, unsigned int i, uint8_t *out)
+{
+	if (i >= len)
+		return i >= LWP_INSN_MAX_LENGTH ? LWP_XOP_INVALID : LWP_XOP_NEED_MORE;
+	*out = bytes[i];
+	return LWP_XOP_OK;
+}
 
 int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *regs,
 		   struct lwp_xop_insn_info *info)
@@ -38,6 +38,7 @@ int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *
 	bool rex_x, rex_b;
 	uint8_t b, b1, b2, op, modrm, sib;
 	unsigned int mod, rm, i = 0, map, reg, k;
+	int rc;
 
 	if (!bytes || !info)
 		return LWP_XOP_NOT_LWP;
@@ -51,7 +52,9 @@ int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *
 	for (;;) {
 		if (i >= LWP_INSN_MAX_LENGTH)
 			return LWP_XOP_NOT_LWP;	/* only prefixes: #GP, not ours */
-		FETCH(b, i);
+		rc = fetch(bytes, len, i, &b);
+		if (rc)
+			return rc;
 		switch (b) {
 		case 0x26:
 			d.seg = LWP_XOP_SEG_ES;
@@ -90,15 +93,23 @@ int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *
 opcode:
 	if (b != LWP_XOP_ESCAPE)
 		return LWP_XOP_NOT_LWP;
-	FETCH(b1, i + 1);
+	rc = fetch(bytes, len, i + 1, &b1);
+	if (rc)
+		return rc;
 	map = b1 & LWP_XOP_BYTE1_MAP_MASK;
 	if (map != LWP_XOP_MAP_LLWPCB && map != LWP_XOP_MAP_LWPINS)
 		return LWP_XOP_NOT_LWP;	/* POP r/m (map < 8) or another XOP */
-	FETCH(b2, i + 2);
-	FETCH(op, i + 3);
+	rc = fetch(bytes, len, i + 2, &b2);
+	if (rc)
+		return rc;
+	rc = fetch(bytes, len, i + 3, &op);
+	if (rc)
+		return rc;
 	if (op != LWP_XOP_OPCODE)
 		return LWP_XOP_NOT_LWP;
-	FETCH(modrm, i + 4);
+	rc = fetch(bytes, len, i + 4, &modrm);
+	if (rc)
+		return rc;
 	reg = (modrm & LWP_MODRM_REG_MASK) >> LWP_MODRM_REG_SHIFT;
 	if (map == LWP_XOP_MAP_LLWPCB) {
 		if (reg == LWP_XOP_MODRM_REG_LLWPCB)
@@ -141,7 +152,9 @@ opcode:
 	} else {
 		d.rm_is_mem = true;
 		if (rm == 4) {
-			FETCH(sib, k);
+			rc = fetch(bytes, len, k, &sib);
+			if (rc)
+				return rc;
 			k++;
 			d.scale = 1u << (sib >> 6);
 			d.index = (int)(((sib >> 3) & 7) | (rex_x ? 8u : 0u));
@@ -162,15 +175,20 @@ opcode:
 		if (mod == 1) {
 			uint8_t d8;
 
-			FETCH(d8, k);
+			rc = fetch(bytes, len, k, &d8);
+			if (rc)
+				return rc;
 			d.disp = (int8_t)d8;
 			k++;
 		} else if (mod == 2) {
 			uint8_t db[4];
 			unsigned int j;
 
-			for (j = 0; j < 4; j++)
-				FETCH(db[j], k + j);
+			for (j = 0; j < 4; j++) {
+				rc = fetch(bytes, len, k + j, &db[j]);
+				if (rc)
+					return rc;
+			}
 			d.disp = (int32_t)((uint32_t)db[0] | (uint32_t)db[1] << 8 |
 					   (uint32_t)db[2] << 16 | (uint32_t)db[3] << 24);
 			k += 4;
@@ -180,8 +198,11 @@ opcode:
 		uint8_t ib[4];
 		unsigned int j;
 
-		for (j = 0; j < 4; j++)
-			FETCH(ib[j], k + j);
+		for (j = 0; j < 4; j++) {
+			rc = fetch(bytes, len, k + j, &ib[j]);
+			if (rc)
+				return rc;
+		}
 		d.imm = (uint32_t)ib[0] | (uint32_t)ib[1] << 8 | (uint32_t)ib[2] << 16 |
 			(uint32_t)ib[3] << 24;
 		k += 4;
@@ -272,8 +293,10 @@ struct lwp_model_result lwp_xop_execute(struct lwp_model *m, const struct lwp_xo
 		struct lwp_model_result ret;
 
 		regs->rip = ip + info->length;
-		/* §2.2, §5.3/§5.4 Notes: LWP instructions count as retired. A
-		 * #PF storing that record leaves it pending (§8.6). */
+		/*
+		 * §2.2, §5.3/§5.4 Notes: LWP instructions count as retired. A
+		 * #PF storing that record leaves it pending (§8.6).
+		 */
 		ret = lwp_model_insn_retired(m, ip);
 		(void)ret;
 	}

@@ -20,9 +20,11 @@ enum lwp_xop_status {
 	LWP_XOP_OK = 0,
 	LWP_XOP_NOT_LWP = -1,	/* not LLWPCB/SLWPCB/LWPINS/LWPVAL */
 	LWP_XOP_NEED_MORE = -2,	/* bytes end inside a possible LWP insn */
-	LWP_XOP_INVALID = -3,	/* an LWP opcode whose encoding raises #UD
-				 * (mod != 11b or vvvv != 1111b for LLWPCB/
-				 * SLWPCB, pp != 0, 66/F2/F3/F0/REX prefix) */
+	/*
+	 * An LWP opcode whose encoding raises #UD: mod != 11b or vvvv != 1111b
+	 * for LLWPCB/SLWPCB, pp != 0, a 66/F2/F3/F0/REX prefix.
+	 */
+	LWP_XOP_INVALID = -3,
 };
 
 /* Text for a status; never NULL. */
@@ -41,8 +43,10 @@ enum lwp_xop_seg {
 	LWP_XOP_SEG_DS, LWP_XOP_SEG_FS, LWP_XOP_SEG_GS,
 };
 
-/* GPR numbering is the x86 encoding: 0 = rax, 1 = rcx, 2 = rdx, 3 = rbx,
- * 4 = rsp, 5 = rbp, 6 = rsi, 7 = rdi, 8..15 = r8..r15. */
+/*
+ * GPR numbering is the x86 encoding: 0 = rax, 1 = rcx, 2 = rdx, 3 = rbx,
+ * 4 = rsp, 5 = rbp, 6 = rsi, 7 = rdi, 8..15 = r8..r15.
+ */
 struct lwp_xop_regs {
 	uint64_t gpr[16];
 	uint64_t rip;
@@ -59,8 +63,7 @@ struct lwp_xop_insn_info {
 	unsigned int opsize;	/* 32 or 64 (XOP.W) */
 	unsigned int addrsize;	/* 64, or 32 with a 67h prefix */
 	enum lwp_xop_seg seg;
-	unsigned int reg;	/* LLWPCB/SLWPCB: ModRM.rm register;
-				 * LWPINS/LWPVAL: ModRM.rm register if !rm_is_mem */
+	unsigned int reg;	/* ModRM.rm register (if !rm_is_mem) */
 	unsigned int vvvv;	/* LWPINS/LWPVAL: the vvvv register (src1) */
 	bool rm_is_mem;
 	bool rip_relative;
