@@ -170,6 +170,8 @@ static int capture(const char *path)
 	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
 		return -1;
 	gt = calloc(cap, sizeof(*gt));
+	if (!gt)
+		goto fail;
 	for (;;) {
 		struct user_regs_struct r;
 		struct pt_trace_step s;
@@ -202,8 +204,12 @@ static int capture(const char *path)
 				break;
 		}
 		if (gt_n == cap) {
+			struct pt_trace_step *more = realloc(gt, 2 * cap * sizeof(*gt));
+
+			if (!more)
+				goto fail;
+			gt = more;
 			cap *= 2;
-			gt = realloc(gt, cap * sizeof(*gt));
 		}
 		s.next_ip = WIFEXITED(st) ? s.ip : r.rip;
 		s.tsc = TSC_BASE + TSC_PER_STEP * (gt_n + 1);
@@ -232,9 +238,11 @@ static int sink_emit(void *ctx, const uint8_t *p, size_t n)
 	if (s->refuse)
 		return -ENOSPC;
 	if (s->len + n > s->cap) {
+		uint8_t *more = realloc(s->buf, (s->cap + n) * 2);
+
+		ck_assert_ptr_nonnull(more);
+		s->buf = more;
 		s->cap = (s->cap + n) * 2;
-		s->buf = realloc(s->buf, s->cap);
-		ck_assert_ptr_nonnull(s->buf);
 	}
 	memcpy(s->buf + s->len, p, n);
 	s->len += n;
@@ -306,9 +314,12 @@ struct decoded {
 static void dec_push(struct decoded *d, uint64_t ip)
 {
 	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 4096;
-		d->ip = realloc(d->ip, d->cap * sizeof(*d->ip));
-		ck_assert_ptr_nonnull(d->ip);
+		size_t cap = d->cap ? 2 * d->cap : 4096;
+		uint64_t *more = realloc(d->ip, cap * sizeof(*d->ip));
+
+		ck_assert_ptr_nonnull(more);
+		d->ip = more;
+		d->cap = cap;
 	}
 	d->ip[d->n++] = ip;
 }

@@ -162,8 +162,9 @@ static void check_line(char *line, struct totals *t, const char *bin)
 		if (t->bad <= 20)
 			fprintf(stderr, "%s: %s (%u bytes, first %02x %02x %02x): ret %d"
 				" len %u kind %s, objdump: %s\n", bin, mn, n, bytes[0],
-				n > 1 ? bytes[1] : 0, n > 2 ? bytes[2] : 0, ret,
-				ret ? 0 : c.len, ret ? "-" : x86_cofi_kind_name(c.kind),
+				n > 1 ? bytes[1] : 0u, n > 2 ? bytes[2] : 0u, ret,
+				ret ? 0u : (unsigned int)c.len,
+				ret ? "-" : x86_cofi_kind_name(c.kind),
 				x86_cofi_kind_name((enum x86_cofi_kind)want));
 	}
 }
