@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwpt-jitdemo: a tiny JIT that profiles itself with LWP (43724 §5.3, §5.4).
+ *
+ * It generates x86-64 code for "sum of dividend[i] / divisor[i]" into an
+ * mmap'd buffer (written RW, then made RX), with an LWPVAL before the DIV
+ * that samples the divisor (Data1) and the loop index (Data2), and LWPINS
+ * markers at entry (Data1 = n) and exit (Data1 = iterations, Data2 = sum).
+ * The LWP instructions come from lwp_encode(); the rest is hand-encoded.
+ * It runs the code, drains the ring with lwp_read() and prints the value
+ * profile of the divisor: what a JIT would use to specialise the division.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <lwpt/lwp.h>
+
+#define SITE_DIV	0x77	/* LWPVAL immediate: the profiled site */
+#define MARK_ENTER	1	/* LWPINS immediates */
+#define MARK_EXIT	2
+#define MAX_VALUES	64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: lwpt-jitdemo [OPTION]...\n"
+		"JIT-compile a division loop with LWPVAL/LWPINS, run it, and print\n"
+		"the value profile of the divisor from the LWP records.\n\n"
+		"  -n, --iterations N   loop iterations (default 100000)\n"
+		"  -i, --interval N     EventInterval1: sample every N+1 LWPVALs\n"
+		"                       (default 99)\n"
+		"  -r, --random BITS    LWPCB.Random bits (default 0)\n"
+		"  -s, --seed N         seed of the divisor distribution (default 1)\n"
+		"  -b, --backend NAME   auto, hw or emu (default auto)\n"
+		"  -d, --dump           print every record\n"
+		"  -h, --help           this help\n\n"
+		"Exit status: 0 on success, 1 on a usage error, 2 if LWP is unusable.\n");
+}
+
+struct jit {
+	uint8_t *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void emit(struct jit *j, const void *bytes, size_t n)
+{
+	if (j->len + n > j->cap) {
+		j->err = -ENOSPC;
+		return;
+	}
+	memcpy(j->buf + j->len, bytes, n);
+	j->len += n;
+}
+
+#define EMIT(j, ...) do {						\
+		static const uint8_t b_[] = { __VA_ARGS__ };		\
+		emit(j, b_, sizeof(b_));				\
+	} while (0)
+
+static void emit_lwp(struct jit *j, uint32_t op, int vreg, int rm, uint32_t imm)
+{
+	struct lwp_insn in = { .op = op, .opsize = 64, .reg = vreg, .rm = rm,
+			       .imm = imm };
+	uint8_t b[LWP_INSN_MAX_LEN];
+	int n = lwp_encode(b, &in);
+
+	if (n < 0)
+		j->err = n;
+	else
+		emit(j, b, (size_t)n);
+}
+
+static void emit_rel32(struct jit *j, size_t target)
+{
+	int32_t rel = (int32_t)((int64_t)target - (int64_t)(j->len + 4));
+
+	emit(j, &rel, 4);
+}
+
+/*
+ * uint64_t f(const uint32_t *dividend, const uint32_t *divisor, uint64_t n,
+ *            uint64_t *sum)   -- SysV: rdi, rsi, rdx, rcx.
+ */
+static int jit_compile(struct jit *j)
+{
+	size_t jz_at, loop, done;
+
+	EMIT(j, 0x53);				/* push %rbx */
+	EMIT(j, 0x49, 0x89, 0xd0);		/* mov %rdx, %r8   (n) */
+	EMIT(j, 0x49, 0x89, 0xc9);		/* mov %rcx, %r9   (sum*) */
+	EMIT(j, 0x45, 0x31, 0xd2);		/* xor %r10d, %r10d (i) */
+	EMIT(j, 0x45, 0x31, 0xdb);		/* xor %r11d, %r11d (acc) */
+	/* lwpins $MARK_ENTER, %r8d, %r10: Data1 = n, Data2 = 0 */
+	emit_lwp(j, LWP_INSN_LWPINS, LWP_REG_R10, LWP_REG_R8, MARK_ENTER);
+	EMIT(j, 0x4d, 0x85, 0xc0);		/* test %r8, %r8 */
+	EMIT(j, 0x0f, 0x84);			/* jz done (rel32) */
+	jz_at = j->len;
+	emit_rel32(j, 0);
+	loop = j->len;
+	EMIT(j, 0x42, 0x8b, 0x04, 0x97);	/* mov (%rdi,%r10,4), %eax */
+	EMIT(j, 0x42, 0x8b, 0x0c, 0x96);	/* mov (%rsi,%r10,4), %ecx */
+	/* lwpval $SITE_DIV, %ecx, %r10: Data1 = divisor, Data2 = i */
+	emit_lwp(j, LWP_INSN_LWPVAL, LWP_REG_R10, LWP_REG_RCX, SITE_DIV);
+	EMIT(j, 0x31, 0xd2);			/* xor %edx, %edx */
+	EMIT(j, 0xf7, 0xf1);			/* div %ecx */
+	EMIT(j, 0x49, 0x01, 0xc3);		/* add %rax, %r11 */
+	EMIT(j, 0x49, 0xff, 0xc2);		/* inc %r10 */
+	EMIT(j, 0x4d, 0x39, 0xc2);		/* cmp %r8, %r10 */
+	EMIT(j, 0x0f, 0x82);			/* jb loop */
+	emit_rel32(j, loop);
+	done = j->len;
+	if (!j->err) {
+		int32_t rel = (int32_t)(done - (jz_at + 4));
+
+		memcpy(j->buf + jz_at, &rel, 4);
+	}
+	EMIT(j, 0x4d, 0x89, 0x19);		/* mov %r11, (%r9) */
+	/* lwpins $MARK_EXIT, %r10d, %r11: Data1 = i, Data2 = sum */
+	emit_lwp(j, LWP_INSN_LWPINS, LWP_REG_R11, LWP_REG_R10, MARK_EXIT);
+	EMIT(j, 0x4c, 0x89, 0xd8);		/* mov %r11, %rax */
+	EMIT(j, 0x5b);				/* pop %rbx */
+	EMIT(j, 0xc3);				/* ret */
+	return j->err;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* 70% divide by 10, 20% by 3, 10% by something in 1..1000. */
+static uint32_t pick_divisor(uint64_t *s)
+{
+	uint64_t r = rng_next(s) % 100;
+
+	if (r < 70)
+		return 10;
+	if (r < 90)
+		return 3;
+	return 1 + (uint32_t)(rng_next(s) % 1000);
+}
+
+struct bucket {
+	uint32_t value;
+	uint64_t count;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct bucket *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "random", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "dump", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct bucket hist[MAX_VALUES + 1];
+	uint64_t n = 100000, seed = 1, sum = 0, want = 0, samples = 0;
+	uint64_t marks = 0, shown, i, ret;
+	uint32_t *dividend, *divisor;
+	struct lwp_session *s;
+	struct lwp_event ev[256];
+	struct jit j = { 0 };
+	size_t nb = 0, k;
+	int c, err, dump = 0;
+	ssize_t got;
+	uint64_t (*fn)(const uint32_t *, const uint32_t *, uint64_t, uint64_t *);
+
+	cfg.interval[LWP_EVENT_VAL] = 99;
+	while ((c = getopt_long(argc, argv, "n:i:r:s:b:dh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': n = strtoull(optarg, NULL, 0); break;
+		case 'i': cfg.interval[LWP_EVENT_VAL] = (int32_t)strtol(optarg, NULL, 0); break;
+		case 'r': cfg.random_bits = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
+		case 'b':
+			if (!strcmp(optarg, "hw"))
+				cfg.backend = LWP_BACKEND_HW;
+			else if (!strcmp(optarg, "emu"))
+				cfg.backend = LWP_BACKEND_EMU;
+			else if (!strcmp(optarg, "auto"))
+				cfg.backend = LWP_BACKEND_AUTO;
+			else {
+				usage(stderr);
+				return 1;
+			}
+			break;
+		case 'd': dump = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind != argc || n == 0 || n > (1ull << 32)) {
+		usage(stderr);
+		return 1;
+	}
+
+	/* Room for every sample and the two markers (or lwp_missed() says). */
+	{
+		uint64_t recs = n / ((uint64_t)(cfg.interval[LWP_EVENT_VAL] < 0 ? 0 :
+				     cfg.interval[LWP_EVENT_VAL]) + 1) + 64;
+
+		cfg.buffer_records = recs > (1u << 20) ? (1u << 20) : (uint32_t)recs;
+	}
+	err = lwp_open(&s, &cfg);
+	if (err) {
+		fprintf(stderr, "lwpt-jitdemo: lwp_open: %s\n", strerror(-err));
+		return 2;
+	}
+
+	j.cap = 4096;
+	j.buf = mmap(NULL, j.cap, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (j.buf == MAP_FAILED || jit_compile(&j) ||
+	    mprotect(j.buf, j.cap, PROT_READ | PROT_EXEC)) {
+		fprintf(stderr, "lwpt-jitdemo: code generation failed\n");
+		return 2;
+	}
+	fn = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
+			   uint64_t *))(uintptr_t)j.buf;
+
+	dividend = malloc(n * sizeof(*dividend));
+	divisor = malloc(n * sizeof(*divisor));
+	if (!dividend || !divisor) {
+		fprintf(stderr, "lwpt-jitdemo: out of memory\n");
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		dividend[i] = (uint32_t)rng_next(&seed);
+		divisor[i] = pick_divisor(&seed);
+		want += dividend[i] / divisor[i];
+	}
+
+	printf("lwpt-jitdemo: backend %s, %zu bytes of code at %p, %" PRIu64
+	       " iterations, EventInterval1 %d, Random %u\n",
+	       lwp_backend_name(lwp_session_backend(s)), j.len, (void *)j.buf, n,
+	       cfg.interval[LWP_EVENT_VAL], cfg.random_bits);
+	err = lwp_start(s);
+	if (err) {
+		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
+		return 2;
+	}
+	ret = fn(dividend, divisor, n, &sum);
+	lwp_stop(s);
+	if (ret != want || sum != want) {
+		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
+			", expected %" PRIu64 "\n", sum, want);
+		return 2;
+	}
+
+	memset(hist, 0, sizeof(hist));
+	while ((got = lwp_read(s, ev, 256)) > 0) {
+		for (k = 0; k < (size_t)got; k++) {
+			const struct lwp_event *e = &ev[k];
+			size_t b;
+
+			if (dump)
+				printf("  id %3u core %3u flags %#06x data1 %#010x "
+				       "ip %#" PRIx64 " data2 %#" PRIx64 "\n",
+				       e->event_id, e->core_id, e->flags, e->data1,
+				       e->inst_addr, e->data2);
+			if (e->event_id == LWP_EVENT_INS) {
+				marks++;
+				if (lwp_event_imm(e) == MARK_EXIT &&
+				    lwp_event_reg(e) != sum)
+					fprintf(stderr, "exit marker: sum %" PRIu64
+						" in the record, %" PRIu64 " computed\n",
+						lwp_event_reg(e), sum);
+				continue;
+			}
+			if (e->event_id != LWP_EVENT_VAL || lwp_event_imm(e) != SITE_DIV)
+				continue;
+			samples++;
+			for (b = 0; b < nb && hist[b].value != lwp_event_value(e); b++)
+				;
+			if (b == nb) {
+				if (nb == MAX_VALUES)
+					continue;	/* counted in (other) */
+				hist[nb].value = lwp_event_value(e);
+				nb++;
+			}
+			hist[b].count++;
+		}
+	}
+	qsort(hist, nb, sizeof(hist[0]), by_count);
+	printf("LWPINS markers: %" PRIu64 ", LWPVAL samples: %" PRIu64
+	       ", MissedEvents: %" PRIu64 "\n", marks, samples, lwp_missed(s));
+	printf("value profile of the divisor at site %#x (top %d):\n", SITE_DIV, 8);
+	shown = 0;
+	for (k = 0; k < nb && k < 8; k++) {
+		double pct = samples ? 100.0 * (double)hist[k].count / (double)samples : 0;
+		int bar = (int)(pct / 2);
+
+		shown += hist[k].count;
+		printf("  %10u  %8" PRIu64 "  %5.1f%%  %.*s\n", hist[k].value,
+		       hist[k].count, pct, bar,
+		       "##################################################");
+	}
+	if (samples > shown)
+		printf("  %10s  %8" PRIu64 "  %5.1f%%\n", "(other)", samples - shown,
+		       100.0 * (double)(samples - shown) / (double)samples);
+	if (nb && samples && hist[0].count * 2 > samples)
+		printf("hint: divisor %u in %.0f%% of samples: specialise the "
+		       "division for it\n", hist[0].value,
+		       100.0 * (double)hist[0].count / (double)samples);
+	lwp_close(s);
+	munmap(j.buf, j.cap);
+	free(dividend);
+	free(divisor);
+	return 0;
+}
