@@ -21,3 +21,7 @@ $(O)/tests/test_pt_trace_flow: $(O)/tests/trace_flow_prog
 $(O)/tests/trace_flow_prog: tests/model/pt/progs/trace_flow_prog.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -static -no-pie -o $@ $<
+
+# Figures, not assertions: generator steps/s and classifier decodes/s.
+BENCHES += bench_pt_trace
+bench_pt_trace_SRCS := tests/model/pt/bench_pt_trace.c $(PT_TRACE_SRCS)
