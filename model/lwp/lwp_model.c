@@ -751,10 +751,10 @@ static struct lwp_model_result do_llwpcb(struct lwp_model *m, uint64_t addr)
 	if (!range_ok(base, size))
 		return res_exc(LWP_MODEL_EXC_GP);
 
-	/* Step 6: Flags &= available, written back. */
+	/* Step 6: Flags &= available, always stored back. */
 	flags = flags_in & available_features(m);
 	m->cbaddr = addr;	/* for cb_write32; undone on failure */
-	if (flags != flags_in && !cb_write32(m, LWP_LWPCB_OFF_FLAGS, flags, &r))
+	if (!cb_write32(m, LWP_LWPCB_OFF_FLAGS, flags, &r))
 		goto fail;
 
 	/* Step 7: intervals (minimum, written back), counters (negative -> 0). */
@@ -1190,6 +1190,11 @@ struct lwp_model_result lwp_model_xrstor(struct lwp_model *m, const struct lwp_x
 		if (!xrstor_check(m, area->lwpcb_address, cb_size(m), &r) ||
 		    !xrstor_check(m, area->buffer_base, area->buffer_size, &r))
 			return r;		/* LWP left disabled */
+	} else if (!range_ok(area->lwpcb_address, cb_size(m)) ||
+		   !range_ok(area->buffer_base, area->buffer_size)) {
+		/* §7.4: the kernel is trusted not to alter the area. */
+		violation(m, "43724 §7.4",
+			  "XRSTOR at CPL 0 of an LWP area with invalid LWPCB/ring addresses");
 	}
 	size = area->buffer_size / ev_size(m) * ev_size(m);
 	if (size < min_buffer_size(m))

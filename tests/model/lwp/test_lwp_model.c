@@ -544,12 +544,17 @@ START_TEST(test_llwpcb_page_faults)
 	ck_assert_uint_eq(r.pf_addr, ENV_LWPCB);
 	ck_assert(!r.pf_write);
 	env_page_np(e, ENV_LWPCB, false);
-	/* Flags must be written back (DME cleared): read-only page -> #PF(W). */
+	/* §5.1 step 6: Flags are always stored back: read-only -> #PF(W). */
 	env_page_ro(e, ENV_LWPCB, true);
 	r = lwp_model_llwpcb(&e->m, ENV_LWPCB, 64);
 	IS(r, LWP_MODEL_EXC_PF);
 	ck_assert(r.pf_write);
 	ck_assert(!lwp_model_enabled(&e->m));
+	env_put32(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL);	/* nothing to clear */
+	r = lwp_model_llwpcb(&e->m, ENV_LWPCB, 64);
+	IS(r, LWP_MODEL_EXC_PF);
+	ck_assert(r.pf_write);
+	ck_assert_uint_eq(r.pf_addr, ENV_LWPCB);
 	/* LWPCB crossing into a missing page: fault names that page. */
 	env_page_ro(e, ENV_LWPCB, false);
 	env_lwpcb(e, ENV_LWPCB2 - 64, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
@@ -1192,6 +1197,12 @@ START_TEST(test_xrstor_cpl3_validation)
 	lwp_model_set_cpl(&e->m, 0);
 	OK(lwp_model_xrstor(&e->m, &a, LWP_XCR0_MASK, LWP_XCR0_MASK));
 	ck_assert(lwp_model_enabled(&e->m));
+	ck_assert_uint_eq(e->violations, 0);
+	/* A kernel restoring a corrupted area is trusted, but counted. */
+	a.lwpcb_address = 0x0000800000000000ull;
+	OK(lwp_model_xrstor(&e->m, &a, LWP_XCR0_MASK, LWP_XCR0_MASK));
+	ck_assert_uint_eq(e->violations, 1);
+	ck_assert_str_eq(e->last_section, "43724 §7.4");
 	env_free(e);
 }
 END_TEST
