@@ -497,10 +497,9 @@ static void boundary_tail(struct pt_trace *tr, const struct pt_trace_step *next)
 		 * the next IP goes out uncompressed: right for both readings.
 		 */
 		tr->ip_full_next = true;
-		if (tr->packet_en) {
-			mode_exec_if_needed(tr, next->mode);
+		/* Only timing packets may sit between OVF and its FUP. */
+		if (tr->packet_en)
 			ip_pkt(tr, PT_OPC_FUP, next->ip, false);
-		}
 	}
 	if (psb_due(tr))
 		psb_plus(tr, next->tsc, next->ip, next->mode);
