@@ -5,3 +5,7 @@ test_lwp_model_SRCS := tests/model/lwp/test_lwp_model.c tests/model/lwp/lwp_test
 	$(LWP_MODEL_SRCS)
 # Regenerates the GNU as table and compares it with the checked-in copy.
 SCRIPT_TESTS += tests/model/lwp/xop_cases.sh
+# Prints ns/operation of the model's hot paths (make bench).
+BENCHES += bench_lwp_model
+bench_lwp_model_SRCS := tests/model/lwp/bench_lwp_model.c tests/model/lwp/lwp_test_env.c \
+	$(LWP_MODEL_SRCS)
