@@ -11,3 +11,8 @@ UNIT_TESTS += test_lwp_emu
 test_lwp_emu_SRCS := tests/liblwp/test_lwp_emu.c
 test_lwp_emu_LIBS := lwp
 test_lwp_emu_LDLIBS := -lpthread
+# Figures for Documentation/performance.rst, section liblwp (make bench).
+BENCHES += bench_liblwp
+bench_liblwp_SRCS := tests/liblwp/bench_liblwp.c
+bench_liblwp_LIBS := lwp
+bench_liblwp_LDLIBS := -lpthread

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_liblwp: figures for Documentation/performance.rst, section liblwp.
+ *  1. lwp_read() drain throughput (records/s, GB/s) against memcpy() of the
+ *     same bytes;
+ *  2. the cost of an emulated lwp_ins32() (direct call into the model);
+ *  3. the cost of a raw LWPINS that traps (SIGILL, decode, model, step);
+ *  4. the same for LWPVAL when no record is stored (counter not expired).
+ * Prints figures only; never fails on a number (machines are shared).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lwpt/lwp.h>
+
+#define RING_RECORDS	65536u		/* 2 MiB ring */
+#define CHUNK		4096u
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_liblwp: %s: %d\n", what, err);
+	exit(1);
+}
+
+static struct lwp_session *open_session(uint32_t records, int32_t interval)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+	int err;
+
+	cfg.buffer_records = records;
+	cfg.interval[LWP_EVENT_VAL] = interval;
+	err = lwp_open(&s, &cfg);
+	if (err)
+		die("lwp_open", err);
+	err = lwp_start(s);
+	if (err)
+		die("lwp_start", err);
+	return s;
+}
+
+static void bench_drain(void)
+{
+	struct lwp_session *s = open_session(RING_RECORDS, 0);
+	struct lwp_event *out = malloc(CHUNK * sizeof(*out));
+	uint8_t *cb = lwp_lwpcb(s, NULL), *src, *dst;
+	uint32_t head, tail, i, rounds = 200;
+	size_t bytes = (size_t)(RING_RECORDS - 1) * 32;
+	double t0, t_read, t_copy;
+	uint64_t total = 0;
+	ssize_t n;
+
+	/* Fill the ring once: RING_RECORDS - 1 records (one slot stays free). */
+	for (i = 0; i < RING_RECORDS - 1; i++)
+		lwp_ins32(i, i, 1);
+	lwp_stop(s);
+	memcpy(&head, cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 4);
+	tail = (head + 32) % (RING_RECORDS * 32);
+
+	t0 = now();
+	for (i = 0; i < rounds; i++) {
+		/* Re-expose the same full ring: we are the only tail writer. */
+		__atomic_store_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
+				 tail, __ATOMIC_RELEASE);
+		while ((n = lwp_read(s, out, CHUNK)) > 0)
+			total += (uint64_t)n;
+	}
+	t_read = now() - t0;
+
+	src = malloc(bytes);
+	dst = malloc(bytes);
+	memset(src, 1, bytes);
+	memset(dst, 0, bytes);
+	t0 = now();
+	for (i = 0; i < rounds; i++) {
+		size_t off;
+
+		/* The same access pattern: CHUNK records at a time. */
+		for (off = 0; off < bytes; off += CHUNK * 32)
+			memcpy(dst + (off % (CHUNK * 32)), src + off,
+			       bytes - off < CHUNK * 32 ? bytes - off : CHUNK * 32);
+		__asm__ __volatile__("" : : "r"(dst) : "memory");
+	}
+	t_copy = now() - t0;
+
+	printf("lwp_read drain: %llu records in %.3f s: %.1f Mrecords/s, %.2f GB/s "
+	       "(memcpy of the same bytes: %.2f GB/s, ratio %.2f)\n",
+	       (unsigned long long)total, t_read, (double)total / t_read / 1e6,
+	       (double)total * 32 / t_read / 1e9,
+	       (double)bytes * rounds / t_copy / 1e9,
+	       ((double)total * 32 / t_read) / ((double)bytes * rounds / t_copy));
+	free(src);
+	free(dst);
+	free(out);
+	lwp_close(s);
+}
+
+static struct lwp_event sink[CHUNK];
+
+static void drain(struct lwp_session *s)
+{
+	while (lwp_read(s, sink, CHUNK) > 0)
+		;
+}
+
+static void bench_ins(void)
+{
+	struct lwp_session *s = open_session(RING_RECORDS, 0);
+	uint32_t i, n = 500000;
+	double t0, t;
+
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		lwp_ins32(i, i, 1);
+		if ((i & 32767) == 32767)
+			drain(s);
+	}
+	t = now() - t0;
+	printf("emulated lwp_ins32(): %.0f ns per call (%u calls, record stored)\n",
+	       t / n * 1e9, n);
+
+	drain(s);
+	n = 100000;
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		__asm__ __volatile__("lwpins $1, %%eax, %%edx"
+				     : : "a"(i), "d"(i) : "cc", "memory");
+		if ((i & 32767) == 32767)
+			drain(s);
+	}
+	t = now() - t0;
+	printf("trapped raw LWPINS (SIGILL): %.0f ns per instruction (%u, record stored)\n",
+	       t / n * 1e9, n);
+	lwp_close(s);
+}
+
+static void bench_val_no_record(void)
+{
+	/* EventInterval1 large: LWPVAL only decrements the counter. */
+	struct lwp_session *s = open_session(RING_RECORDS, 0x1ffffff);
+	uint32_t i, n = 500000;
+	double t0, t;
+
+	t0 = now();
+	for (i = 0; i < n; i++)
+		lwp_val32(i, i, 1);
+	t = now() - t0;
+	printf("emulated lwp_val32(), no record: %.0f ns per call\n", t / n * 1e9);
+	n = 100000;
+	t0 = now();
+	for (i = 0; i < n; i++)
+		__asm__ __volatile__("lwpval $1, %%eax, %%edx"
+				     : : "a"(i), "d"(i) : "memory");
+	t = now() - t0;
+	printf("trapped raw LWPVAL, no record: %.0f ns per instruction\n",
+	       t / n * 1e9);
+	lwp_close(s);
+}
+
+int main(void)
+{
+	struct lwp_caps c;
+
+	if (lwp_query(&c) || !c.available) {
+		printf("bench_liblwp: no LWP backend usable; nothing measured\n");
+		return 0;
+	}
+	printf("bench_liblwp: backend %s\n", lwp_backend_name((int)c.backend));
+	bench_drain();
+	bench_ins();
+	bench_val_no_record();
+	return 0;
+}
