@@ -91,11 +91,9 @@ int lpt_pkt_sync_forward(struct lpt_pkt_decoder *dec)
 	if (pos > dec->end)
 		pos = dec->end;
 	/* Start up to 15 bytes back: find a PSB that a bad packet before it
-	 * partly swallowed. Never find the current sync point again. */
+	 * partly swallowed (as libipt). */
 	from = (pos - dec->begin >= PT_PSB_SIZE - 1) ?
 	       pos - (PT_PSB_SIZE - 1) : dec->begin;
-	if (dec->sync && from <= dec->sync)
-		from = dec->sync + 1;
 
 	psb = lpt_psb_find_forward(dec->begin, dec->end, from);
 	if (!psb)

@@ -78,7 +78,7 @@ const uint8_t *lpt_psb_find_backward(const uint8_t *begin,
 		return NULL;
 	/* A PSB starting before @before has 8 pattern bytes at a position
 	 * <= before - 1 + 8; start there (or at the last full word). */
-	p = (end - before > 7) ? before + 7 : end - 8;
+	p = (end - before >= 15) ? before + 7 : end - 8;
 
 	for (;;) {
 		const uint8_t *s, *run_end, *psb;
