@@ -1596,6 +1596,63 @@ START_TEST(test_execute_gnu_as_sequence)
 }
 END_TEST
 
+/* Issue 3 user profiles: requests beyond the profile are masked (§5.1 step
+ * 6); user-exec produces the records of events 2 and 3. */
+START_TEST(test_user_profiles_end_to_end)
+{
+	struct test_env *e = env_new(&lwp_model_profile_user);
+	struct lwp_model_branch b = { .ip = 5, .target = 9, .kind = LWP_MODEL_BR_COND,
+				       .taken = true };
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE,
+		  64, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_get32(e, ENV_LWPCB), LWP_LWPCB_FLAGS_VAL);
+	ck_assert(!lwp_model_insn_retired(&e->m, 1).stored);
+	ck_assert(!lwp_model_branch_retired(&e->m, &b).stored);
+	env_free(e);
+	e = env_new(&lwp_model_profile_user_exec);
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE, 256, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_get32(e, ENV_LWPCB), LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE);
+	ck_assert(lwp_model_insn_retired(&e->m, 1).stored);
+	ck_assert(lwp_model_branch_retired(&e->m, &b).stored);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 1).event_id, 3);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 1).data2, 9);
+	env_free(e);
+}
+END_TEST
+
+/* CHOICE 8, 13, 14 (Documentation/lwp-model.rst): INT survives XSAVE/XRSTOR;
+ * LWP_CFG.INT cleared later stops interrupts; CoreId/VECTOR read at use. */
+START_TEST(test_cfg_changes_while_enabled)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xsave_area a;
+	uint64_t bv = 0;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_INT, 1024, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	OK(lwp_model_xsave(&e->m, &a, LWP_XCR0_MASK, &bv));
+	ck_assert_uint_eq(a.flags & LWP_LWPCB_FLAGS_INT, LWP_LWPCB_FLAGS_INT);
+	OK(lwp_model_xrstor(&e->m, &a, LWP_XCR0_MASK, bv));
+	OK(ins(e, 1, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 1);
+	ck_assert_uint_eq(e->last_vector, 0xEC);
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, LWP_CFG_INT | LWP_CFG_VAL |
+			   (0x11ull << LWP_CFG_COREID_SHIFT) | (0x99ull << LWP_CFG_VECTOR_SHIFT)));
+	OK(ins(e, 2, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 2);
+	ck_assert_uint_eq(e->last_vector, 0x99);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 1).core_id, 0x11);
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, LWP_CFG_VAL));
+	OK(ins(e, 3, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 2);
+	ck_assert_uint_eq(e->violations, 0);
+	env_free(e);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("lwp_model");
@@ -1669,6 +1726,8 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_pending_record_retried);
 	tcase_add_test(tc, test_kernel_mode_faults_are_violations);
 	tcase_add_test(tc, test_execute_gnu_as_sequence);
+	tcase_add_test(tc, test_user_profiles_end_to_end);
+	tcase_add_test(tc, test_cfg_changes_while_enabled);
 	suite_add_tcase(s, tc);
 	return s;
 }
