@@ -198,6 +198,44 @@ START_TEST(test_syscall_int3)
 }
 END_TEST
 
+/*
+ * An asynchronous event after an instruction (interrupt, signal: the next
+ * step is not where the instruction goes): FUP(NLIP), TIP.PGD() (Table
+ * 33-56 case 7), then TIP.PGE where user execution resumes.
+ */
+START_TEST(test_async_event)
+{
+	start(CTL_USER_BR);
+	step(0x401000, "90", 0x405000);			/* signal handler next */
+	step(0x405000, "90", 0x405001);
+	EXPECT("async", PSB_PLUS, 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,
+	       0x3d, 0x01, 0x10,			/* FUP(NLIP 0x401001) */
+	       0x01,					/* TIP.PGD() */
+	       0x31, 0x00, 0x50);			/* TIP.PGE(0x405000) */
+}
+END_TEST
+
+/* A far RET to 32-bit code at CPL 3: MODE.Exec(CS.D), TIP (Table 33-55 8-10). */
+START_TEST(test_far_mode_change)
+{
+	struct pt_trace_step s = { 0 };
+
+	start(CTL_USER_BR);
+	step(0x401000, "48 cb", 0x8000);		/* lretq */
+	s.ip = 0x8000;
+	s.insn[0] = 0x90;
+	s.insn_size = 1;
+	s.cpl = 3;
+	s.mode = X86_MODE_32;
+	s.next_ip = 0x8001;
+	s.cr3 = 0x5000;
+	ck_assert_int_eq(pt_trace_step(&tr, &s), 0);
+	EXPECT("far", PSB_PLUS, 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,
+	       0x99, 0x02,				/* MODE.Exec CS.D */
+	       0x4d, 0x00, 0x80, 0x00, 0x00);		/* TIP 010b */
+}
+END_TEST
+
 /* Indirect JMP/CALL: TIP with the IP compression of Table 33-18. */
 START_TEST(test_indirect_compression)
 {
@@ -481,6 +519,8 @@ static Suite *pt_trace_suite(void)
 	tcase_add_test(tc, test_ret_mismatch);
 	tcase_add_test(tc, test_syscall_int3);
 	tcase_add_test(tc, test_indirect_compression);
+	tcase_add_test(tc, test_async_event);
+	tcase_add_test(tc, test_far_mode_change);
 	tcase_add_test(tc, test_distnt);
 	tcase_add_test(tc, test_ip_filter);
 	tcase_add_test(tc, test_tracestop);

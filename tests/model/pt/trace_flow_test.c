@@ -324,7 +324,15 @@ static void dec_push(struct decoded *d, uint64_t ip)
 	d->ip[d->n++] = ip;
 }
 
+static void decode_at(const struct sink *out, struct decoded *d, uint64_t at);
+
 static void decode(const struct sink *out, struct decoded *d)
+{
+	decode_at(out, d, ~0ull);
+}
+
+/* Decode from the PSB at offset @at (~0: from the start, sync forward). */
+static void decode_at(const struct sink *out, struct decoded *d, uint64_t at)
 {
 	struct pt_insn_decoder *dec;
 	struct pt_image *image;
@@ -349,7 +357,12 @@ static void decode(const struct sink *out, struct decoded *d)
 	ck_assert_int_eq(pt_insn_set_image(dec, image), 0);
 
 	for (;;) {
-		status = pt_insn_sync_forward(dec);
+		if (at != ~0ull) {
+			status = pt_insn_sync_set(dec, at);
+			at = ~0ull;
+		} else {
+			status = pt_insn_sync_forward(dec);
+		}
 		if (status < 0)
 			break;
 		for (;;) {
@@ -498,6 +511,35 @@ START_TEST(test_flow_full)
 		ck_assert_uint_eq(tr.stats.tsc, tr.stats.psb);
 	else
 		ck_assert_uint_eq(tr.stats.tsc, 0);
+
+	/*
+	 * PSB+ is self-sufficient (33.3.7): decoding from each later PSB
+	 * gives exactly the tail of the ground truth.
+	 */
+	{
+		static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+						 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+		unsigned int tails = 0;
+		size_t off;
+
+		for (off = 1; off + sizeof(psb) <= out.len; off++) {
+			struct decoded t;
+
+			if (memcmp(out.buf + off, psb, sizeof(psb)))
+				continue;
+			decode_at(&out, &t, off);
+			ck_assert_msg(!t.err, "%s: from PSB at %#zx: %s", fc->name, off,
+				      pt_errstr(pt_errcode(t.err)));
+			ck_assert_uint_gt(t.n, 0);
+			ck_assert_uint_le(t.n, n);
+			ck_assert_msg(!memcmp(t.ip, want + (n - t.n), t.n * sizeof(*want)),
+				      "%s: decoding from the PSB at %#zx is not a tail "
+				      "of the ground truth", fc->name, off);
+			free(t.ip);
+			tails++;
+		}
+		ck_assert_uint_eq(tails, tr.stats.psb - 1);
+	}
 	free(want);
 	free(d.ip);
 	free(out.buf);
