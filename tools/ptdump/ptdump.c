@@ -68,6 +68,7 @@ struct dump {
 	int in_header;		/* between PSB and PSBEND */
 
 	struct stats stats;
+	int fast_pad;		/* PAD lines need no options */
 };
 
 /*
@@ -818,6 +819,16 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 	out_commit(&d->out, p);
 }
 
+/* PAD, the most frequent packet, in the default layout. */
+static inline void emit_pad(struct dump *d, uint64_t offset)
+{
+	char *p = out_reserve(&d->out, OUT_LINE_MAX);
+
+	p = put_hex16(p, offset);
+	memcpy(p, "  pad\n", 6);
+	out_commit(&d->out, p + 6);
+}
+
 static void dump_packet(struct dump *d, uint64_t offset,
 			const struct lpt_packet *pkt)
 {
@@ -934,6 +945,8 @@ static int dump_packets(struct dump *d)
 			}
 			if (d->opts->stats)
 				count_packet(&d->stats, pkt);
+			else if (pkt->type == LPT_PKT_PAD && d->fast_pad)
+				emit_pad(d, offset);
 			else
 				dump_packet(d, offset, pkt);
 			offset += pkt->size;
@@ -1163,6 +1176,8 @@ int main(int argc, char **argv)
 	}
 	reset_tracking(&d);
 	init_names();
+	d.fast_pad = opts.show_offset && !opts.show_raw && !opts.quiet &&
+		     !opts.no_pad;
 
 	ret = dump(&d);
 	if (opts.stats)
