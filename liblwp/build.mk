@@ -8,3 +8,4 @@ lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c \
 lwp_SOVERSION := 0
 lwp_LDLIBS := -lpthread
 HEADERS += include/lwpt/lwp.h
+MANPAGES += liblwp/man/liblwp.3

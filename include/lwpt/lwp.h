@@ -215,16 +215,19 @@ struct lwp_session;
  * execute on the calling thread: an LWPINS before lwp_start() clears CF and
  * stores nothing (§5.4).
  *
- * Returns 0 and *@s, or:
- *  -EINVAL  NULL argument, cfg->size too small, a flag outside
- *           LWP_FLAG_* / not available on the backend (see lwp_query()),
- *           negative interval, random_bits > 15, buffer_records below
- *           32 x LwpMinBufferSize or above the 28-bit BufferSize field,
- *           threshold_records > buffer_records (with LWP_FLAG_INT),
- *           reserved filter bits;
- *  -ENODEV  the requested backend (or, for AUTO, any) is not usable;
- *  -ENOMEM  allocation failure;
- *  -EBUSY   the SIGILL handler could not be installed (emulation).
+ * Returns 0 and *@s (NULL on error), or:
+ *  -EINVAL     NULL @s, cfg->size too small, unknown backend, a flag
+ *              outside LWP_FLAG_* (reserved bits of Figure 6-2), an
+ *              interval of an enabled event < 0 or > 2^25 - 1, a counter
+ *              outside -2^25..2^25 - 1, random_bits > 15, reserved filter
+ *              bits (24:13), buffer_records < 2 or < 32 x LwpMinBufferSize
+ *              or BufferSize above 28 bits, LWP_FLAG_INT with
+ *              threshold_records >= buffer_records (never reached, §6);
+ *  -EOPNOTSUPP a valid flag the backend does not offer (lwp_query());
+ *  -ENODEV     the requested backend (or, for AUTO, any) is not usable;
+ *  -ENOMEM     allocation failure;
+ *  -EBUSY      the SIGILL handler could not be installed (emulation).
+ * See Documentation/liblwp.rst for the choices behind these checks.
  */
 int lwp_open(struct lwp_session **s, const struct lwp_config *cfg);
 
