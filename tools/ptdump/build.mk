@@ -13,7 +13,7 @@ ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
 	tools/ptdump/out.c tools/ptdump/errata.c
 ptdump_LIBS := pt
 MANPAGES += tools/ptdump/ptdump.1
-SCRIPT_TESTS += tests/tools/ptdump/conformance.sh
+SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh
 
 # Unit tests of libpt/time.c (SDM 33.8.3), the numbers ptdump --time prints.
 UNIT_TESTS += test_pt_time

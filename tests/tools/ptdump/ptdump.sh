@@ -1,0 +1,216 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ptdump options, error recovery and our extensions, on small traces built
+# here byte by byte (SDM 33.4.2 encodings). Needs no shared data; the
+# libipt conformance cases are in conformance.sh.
+#
+# Usage: ptdump.sh [PTDUMP]   (default: $O/bin/ptdump, O=build)
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+ptdump=${1:-${PTDUMP:-$top/${O:-build}/bin/ptdump}}
+
+if [ ! -x "$ptdump" ]; then
+	echo "ERROR: $ptdump not built"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptdump-sh.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0
+failed=0
+
+# bytes FILE HEX... : write the hex bytes to FILE
+bytes() {
+	f=$1
+	shift
+	: > "$f"
+	for b in "$@"; do
+		# shellcheck disable=SC2059
+		printf "\\$(printf '%03o' "0x$b")" >> "$f"
+	done
+}
+
+PSB="02 82 02 82 02 82 02 82 02 82 02 82 02 82 02 82"
+PSBEND="02 23"
+
+# expect NAME EXPECTED-STATUS EXPECTED-OUTPUT-FILE ptdump-args...
+expect() {
+	name=$1 status=$2 exp=$3
+	shift 3
+	"$ptdump" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$status" ]; then
+		failed=$((failed + 1))
+		echo "FAIL: $name: exit status $rc, expected $status"
+		sed 's/^/    /' "$tmp/err" | head -n 3
+		return
+	fi
+	if [ -n "$exp" ] && ! diff -b "$exp" "$tmp/out" > "$tmp/diff"; then
+		failed=$((failed + 1))
+		echo "FAIL: $name"
+		head -n 6 "$tmp/diff" | sed 's/^/    /'
+		return
+	fi
+	passed=$((passed + 1))
+}
+
+# A small trace: junk, PSB+, timing, TNT, TIP, PAD (SDM 33.4.2).
+# shellcheck disable=SC2086
+bytes "$tmp/a.pt" 55 $PSB 99 01 $PSBEND \
+	19 10 32 54 76 98 ba 00 \
+	02 73 34 12 00 05 00 \
+	59 20 03 14 \
+	6d 00 10 40 00 00 00 \
+	00 \
+	02 03 20 00
+
+cat > "$tmp/a.exp" <<'EOF'
+0000000000000001  psb
+0000000000000011  mode.exec  cs.l
+0000000000000013  psbend
+0000000000000015  tsc        ba9876543210
+000000000000001d  tma        1234, 5
+0000000000000024  mtc        20
+0000000000000026  cyc        0
+0000000000000027  tnt.8      .!.
+0000000000000028  tip        3: 0000000000401000
+000000000000002f  pad
+0000000000000030  cbr        20
+EOF
+expect "default" 0 "$tmp/a.exp" "$tmp/a.pt"
+
+grep -v ' pad' "$tmp/a.exp" > "$tmp/nopad.exp"
+expect "--no-pad" 0 "$tmp/nopad.exp" --no-pad "$tmp/a.pt"
+
+grep -v -E ' (tsc|tma|mtc|cyc|cbr) ' "$tmp/a.exp" > "$tmp/notiming.exp"
+expect "--no-timing" 0 "$tmp/notiming.exp" --no-timing "$tmp/a.pt"
+
+grep -v ' cyc ' "$tmp/a.exp" > "$tmp/nocyc.exp"
+expect "--no-cyc" 0 "$tmp/nocyc.exp" --no-cyc "$tmp/a.pt"
+
+sed 's/^[0-9a-f]*  //' "$tmp/a.exp" > "$tmp/nooff.exp"
+expect "--no-offset" 0 "$tmp/nooff.exp" --no-offset "$tmp/a.pt"
+
+cat > "$tmp/raw.exp" <<'EOF'
+0000000000000001  02820282028202820282028202820282  psb
+0000000000000011  9901                              mode.exec  cs.l
+0000000000000013  0223                              psbend
+0000000000000015  191032547698ba00                  tsc        ba9876543210
+000000000000001d  02733412000500                    tma        1234, 5
+0000000000000024  5920                              mtc        20
+0000000000000026  03                                cyc        0
+0000000000000027  14                                tnt.8      .!.
+0000000000000028  6d001040000000                    tip        3: 0000000000401000
+000000000000002f  00                                pad
+0000000000000030  02032000                          cbr        20
+EOF
+expect "--raw" 0 "$tmp/raw.exp" --raw "$tmp/a.pt"
+
+: > "$tmp/empty.exp"
+expect "--quiet" 0 "$tmp/empty.exp" --quiet "$tmp/a.pt"
+
+# The file range: offsets count from <from>; no PSB in range: no output.
+sed -n '1,3p' "$tmp/a.exp" | sed 's/^0000000000000001/0000000000000000/;
+	s/^0000000000000011/0000000000000010/; s/^0000000000000013/0000000000000012/' \
+	> "$tmp/range.exp"
+expect "file:from-to" 0 "$tmp/range.exp" "$tmp/a.pt:1-0x15"
+expect "file:from, no PSB" 0 "$tmp/empty.exp" "$tmp/a.pt:0x20"
+expect "file:bad range" 1 "" "$tmp/a.pt:0x10-0x1000"
+
+# --lastip and --exec-mode tracking columns.
+cat > "$tmp/lastip.exp" <<'EOF'
+0000000000000028  tip        3: 0000000000401000         ip   0000000000401000
+EOF
+"$ptdump" --lastip "$tmp/a.pt" | grep ' tip ' > "$tmp/out"
+if diff -b "$tmp/lastip.exp" "$tmp/out" > /dev/null; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL: --lastip"; cat "$tmp/out"
+fi
+"$ptdump" --exec-mode "$tmp/a.pt" | grep -q 'mode.exec  cs.l *em *64-bit$'
+if [ $? -eq 0 ]; then passed=$((passed + 1)); else
+	failed=$((failed + 1)); echo "FAIL: --exec-mode"; fi
+
+# --time: TSC 0xba9876543210, TMA moves the base back by FC 5; with P = 4
+# (CPUID.15H 1/4) MTC 0x20 after TMA CTC 0x1234 (MTCFreq 0) is
+# (0x20 - 0x34) mod 0x100 = 0xec CTC ticks = 0x3b0 TSC ticks later
+# (SDM 33.8.3.2): 0xba9876543210 - 5 + 0x3b0 = 0xba98765435bb.
+"$ptdump" --time --mtc-freq 0 --cpuid-0x15.eax 1 --cpuid-0x15.ebx 4 \
+	"$tmp/a.pt" > "$tmp/out"
+if grep -q 'mtc *20 *tsc *0000ba98765435bb$' "$tmp/out"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL: --time"; grep -E 'tsc|mtc' "$tmp/out"
+fi
+
+# Option errors (libipt's exit status: 1).
+expect "--time --tcal" 1 "" --time --tcal "$tmp/a.pt"
+expect "unknown option" 1 "" --bogus "$tmp/a.pt"
+expect "no file" 1 ""
+expect "missing file" 1 "" "$tmp/nonexistent.pt"
+expect "--mtc-freq missing argument" 1 "" --mtc-freq
+expect "--mtc-freq too big" 1 "" --mtc-freq 256 "$tmp/a.pt"
+expect "--cpu bad" 1 "" --cpu 6 "$tmp/a.pt"
+expect "--help" 0 "" --help
+grep -q '^usage:' "$tmp/out" && passed=$((passed + 1)) ||
+	{ failed=$((failed + 1)); echo "FAIL: --help text"; }
+
+# Unknown cpu: reported, decoding goes on.
+{ echo "[0: failed to determine errata: unknown cpu]"; cat "$tmp/a.exp"; } \
+	> "$tmp/badcpu.exp"
+expect "--cpu 0/0" 0 "$tmp/badcpu.exp" --cpu 0/0 "$tmp/a.pt"
+
+# Error recovery: an unknown opcode (02 ff) inside the stream is reported
+# with its offset; ptdump resumes at the next PSB. A packet cut short by
+# the end of the trace ends the output silently.
+# shellcheck disable=SC2086
+bytes "$tmp/err.pt" $PSB $PSBEND 02 ff 00 $PSB $PSBEND 19 01 02
+cat > "$tmp/err.exp" <<'EOF'
+0000000000000000  psb
+0000000000000010  psbend
+[12: error decoding packet: unknown opcode]
+0000000000000015  psb
+0000000000000025  psbend
+EOF
+expect "resync after bad opcode" 0 "$tmp/err.exp" "$tmp/err.pt"
+
+cat > "$tmp/stats.exp" <<'EOF'
+file bytes:     42
+packets:        4
+packet bytes:   36
+skipped bytes:  3
+decode errors:  1
+
+type            count            bytes
+psb                 2               32
+psbend              2                4
+EOF
+expect "--stats" 0 "$tmp/stats.exp" --stats "$tmp/err.pt"
+
+# SDM packets libipt does not print as the SDM defines them: PWRE.HW in
+# bit 7 of byte 2 (Table 33-43), PWRX timer wake (Table 33-44); PEBS via PT
+# blocks (33.4.2.26-28).
+# shellcheck disable=SC2086
+bytes "$tmp/ext.pt" $PSB $PSBEND \
+	02 22 80 10 02 a2 10 02 00 00 00 \
+	02 63 01 04 00 10 40 00 00 00 00 00 02 33 \
+	02 63 84 0c 11 22 33 44 02 b3
+cat > "$tmp/ext.exp" <<'EOF'
+0000000000000000  psb
+0000000000000010  psbend
+0000000000000012  pwre       c2.1, hw
+0000000000000016  pwrx       tmr: c2, c1
+000000000000001d  bbp        1, sz: 8
+0000000000000020  bip        0: 0000000000401000       pebs R/EFLAGS
+0000000000000029  bep
+000000000000002b  bbp        4, sz: 4
+000000000000002e  bip        1: 44332211               pebs Applicable Counters
+0000000000000033  bep        ip
+EOF
+expect "PWRE/PWRX by the SDM, BBP/BIP/BEP" 0 "$tmp/ext.exp" "$tmp/ext.pt"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
