@@ -130,20 +130,34 @@ static int elf_load(const char *path, struct elf_info *ei)
 	return ei->nseg && ei->work_lo && ei->recurse_lo ? 0 : -1;
 }
 
-static int peek16(pid_t pid, uint64_t ip, uint8_t out[16])
+/*
+ * Up to 15 instruction bytes at @ip, read as aligned words so that a read
+ * never crosses into an unmapped page the instruction does not touch.
+ * Returns the number of bytes read (at least 1), or -1.
+ */
+static int peek_insn(pid_t pid, uint64_t ip, uint8_t out[X86_MAX_INSN_LEN])
 {
-	unsigned int i;
+	uint8_t buf[24];
+	uint64_t a = ip & ~7ull;
+	unsigned int i, have = 0, skip = (unsigned int)(ip - a);
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		long w;
 
 		errno = 0;
-		w = ptrace(PTRACE_PEEKTEXT, pid, (void *)(ip + 8 * i), NULL);
+		w = ptrace(PTRACE_PEEKTEXT, pid, (void *)(a + 8 * i), NULL);
 		if (errno)
-			return -1;
-		memcpy(out + 8 * i, &w, 8);
+			break;
+		memcpy(buf + 8 * i, &w, 8);
+		have += 8;
 	}
-	return 0;
+	if (have <= skip)
+		return -1;
+	have -= skip;
+	if (have > X86_MAX_INSN_LEN)
+		have = X86_MAX_INSN_LEN;
+	memcpy(out, buf + skip, have);
+	return (int)have;
 }
 
 /*
@@ -175,15 +189,16 @@ static int capture(const char *path)
 	for (;;) {
 		struct user_regs_struct r;
 		struct pt_trace_step s;
-		uint8_t bytes[16];
+		int got;
 
-		if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0 ||
-		    peek16(pid, r.rip, bytes) < 0)
-			goto fail;
 		memset(&s, 0, sizeof(s));
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0)
+			goto fail;
+		got = peek_insn(pid, r.rip, s.insn);
+		if (got < 0)
+			goto fail;
 		s.ip = r.rip;
-		memcpy(s.insn, bytes, X86_MAX_INSN_LEN);
-		s.insn_size = X86_MAX_INSN_LEN;
+		s.insn_size = (uint8_t)got;
 		s.cpl = r.cs & 3;
 		s.mode = r.cs == 0x23 ? X86_MODE_32 : X86_MODE_64;
 		s.cr3 = FAKE_CR3;
