@@ -215,9 +215,52 @@ static void thread_destroy(void *arg)
 	free(t);
 }
 
+/* fork(): no thread of liblwp is in the middle of a registry update. */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&reg_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/*
+ * The child has only the forking thread. Its LWP starts disabled (§8.7.2,
+ * "new processes ... LWP is turned off"; LWP_CBADDR := 0) but stays
+ * available, so the child may lwp_start() its (copied) sessions again. The
+ * model states of the threads that did not survive are dropped.
+ */
+static void atfork_child(void)
+{
+	struct lwp_emu_thread *t = tls_thread, *o;
+	struct lwp_session *s;
+
+	pthread_mutex_init(&reg_lock, NULL);
+	for (o = thread_head; o; o = o->next)
+		o->lock = 0;
+	thread_head = t;
+	if (t) {
+		t->next = NULL;
+		t->tid = (pid_t)syscall(SYS_gettid);
+		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
+		t->session = NULL;
+	}
+	for (s = reg_head; s; s = s->next) {
+		s->owner = NULL;
+		if (s->opener != t)
+			s->opener = NULL;
+		if (s->starter != t)
+			s->starter = NULL;
+	}
+	tls_busy = 0;
+}
+
 static void make_key(void)
 {
 	(void)pthread_key_create(&thread_key, thread_destroy);
+	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 static struct lwp_emu_thread *thread_get(void)

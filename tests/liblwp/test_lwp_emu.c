@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -657,6 +658,36 @@ START_TEST(test_close_from_other_thread)
 }
 END_TEST
 
+/* §8.7.2: a forked child starts with LWP off; it may start it again. */
+START_TEST(test_fork_child_lwp_off)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s = open_emu(&cfg);
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(lwp_start(s), 0);
+	ck_assert_int_eq(lwp_ins32(0, 1, 0), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int ok = lwp_slwpcb() == NULL &&
+			 lwp_ins32(0, 2, 0) == 0 && lwp_pending(s) == 1 &&
+			 lwp_start(s) == 0 && lwp_ins32(0, 3, 0) == 0 &&
+			 lwp_pending(s) == 2;
+
+		lwp_close(s);
+		_exit(ok ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The parent's LWP went on, into its own ring. */
+	ck_assert_int_eq(lwp_ins32(0, 4, 0), 0);
+	ck_assert_int_eq(lwp_pending(s), 2);
+	lwp_close(s);
+}
+END_TEST
+
 START_TEST(test_null_arguments)
 {
 	struct lwp_event ev;
@@ -701,6 +732,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(thr, test_sigill_on_other_thread);
 	tcase_add_test(thr, test_thread_exit_while_enabled);
 	tcase_add_test(thr, test_close_from_other_thread);
+	tcase_add_test(thr, test_fork_child_lwp_off);
 	suite_add_tcase(s, api);
 	suite_add_tcase(s, rec);
 	suite_add_tcase(s, flt);
