@@ -25,7 +25,7 @@
 #include <intel-pt.h>
 
 #include "tools/ptflow/ptcap_dir.h"
-#include "tools/ptflow/ptflow_disasm.h"
+#include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
 
 #define PTFLOW_VERSION	"1.0"
@@ -35,49 +35,6 @@ enum ptflow_exit {
 	PTFLOW_EXIT_OK		= 0,	/* decoded, no error in the trace */
 	PTFLOW_EXIT_DECODE	= 1,	/* decoded, with trace errors */
 	PTFLOW_EXIT_USAGE	= 2,	/* bad options or unusable input */
-};
-
-/*
- * Instructions decoded without the trace offset moving. The instruction
- * flow decoder follows direct branches without reading trace, so a corrupt
- * trace that lands in "jmp ." would loop forever; real code cannot run this
- * long without a conditional or indirect branch, which consume trace.
- */
-#define PTFLOW_MAX_INSN_NO_PROGRESS	(1u << 22)
-
-/* Decode errors also reported on stderr before going quiet there. */
-#define PTFLOW_MAX_STDERR_ERRORS	10
-
-struct ptflow_options {
-	bool no_inst;		/* --no-inst: addresses only */
-	bool quiet;		/* --quiet: no flow output */
-	bool time;		/* --time: TSC before each instruction */
-	bool offset;		/* --offset: trace offset before each line */
-	bool raw_insn;		/* --raw-insn: instruction bytes */
-	bool stat;		/* --stat: counts at the end */
-	bool intel;		/* --intel: Intel syntax (default AT&T) */
-};
-
-/* The decoder parameters, from the command line or a ptcap config. */
-struct ptflow_params {
-	struct pt_cpu cpu;
-	bool has_cpu;
-	uint8_t mtc_freq, nom_freq;
-	bool has_mtc_freq, has_nom_freq;
-	uint32_t cpuid_15_eax, cpuid_15_ebx;
-	bool has_cpuid_15_eax, has_cpuid_15_ebx;
-};
-
-struct ptflow {
-	const char *prog;
-	struct ptflow_options opt;
-	struct ptflow_params par;
-	struct pt_image_section_cache *iscache;
-	struct pt_image *image;
-	struct ptflow_disasm *disasm;
-	const char *trace_name;		/* for stderr messages */
-	uint64_t insns;			/* instructions decoded, all traces */
-	uint64_t errors;		/* decode errors, all traces */
 };
 
 static void usage(FILE *f, const char *prog)
@@ -321,446 +278,6 @@ static bool parse_cpu(const char *arg, struct ptflow_params *par)
 	return true;
 }
 
-/* Take decoder parameters from a ptcap config where not given already. */
-static void params_from_config(struct ptflow_params *par,
-			       const struct ptcap_config *cfg)
-{
-	if (!par->has_cpu && (cfg->has & PTCAP_HAS_CPU)) {
-		memset(&par->cpu, 0, sizeof(par->cpu));
-		par->cpu.vendor = pcv_intel;
-		par->cpu.family = cfg->cpu_family;
-		par->cpu.model = cfg->cpu_model;
-		par->cpu.stepping = cfg->cpu_stepping;
-		par->has_cpu = true;
-	}
-	if (!par->has_mtc_freq && (cfg->has & PTCAP_HAS_MTC_FREQ)) {
-		par->mtc_freq = cfg->mtc_freq;
-		par->has_mtc_freq = true;
-	}
-	if (!par->has_nom_freq && (cfg->has & PTCAP_HAS_NOM_FREQ)) {
-		par->nom_freq = cfg->nom_freq;
-		par->has_nom_freq = true;
-	}
-	if (!par->has_cpuid_15_eax && (cfg->has & PTCAP_HAS_CPUID_15_EAX)) {
-		par->cpuid_15_eax = cfg->cpuid_15_eax;
-		par->has_cpuid_15_eax = true;
-	}
-	if (!par->has_cpuid_15_ebx && (cfg->has & PTCAP_HAS_CPUID_15_EBX)) {
-		par->cpuid_15_ebx = cfg->cpuid_15_ebx;
-		par->has_cpuid_15_ebx = true;
-	}
-}
-
-/* Fill a libipt configuration for the trace in [buf, buf + len). */
-static int make_config(const struct ptflow *pf, uint8_t *buf, size_t len,
-		       struct pt_config *config)
-{
-	int err;
-
-	pt_config_init(config);
-	config->begin = buf;
-	config->end = buf + len;
-	if (pf->par.has_cpu && pf->par.cpu.vendor != pcv_unknown) {
-		config->cpu = pf->par.cpu;
-		err = pt_cpu_errata(&config->errata, &config->cpu);
-		if (err < 0) {
-			fprintf(stderr, "%s: cpu %u/%u/%u: %s\n", pf->prog,
-				config->cpu.family, config->cpu.model,
-				config->cpu.stepping,
-				pt_errstr(pt_errcode(err)));
-			return -1;
-		}
-	}
-	config->mtc_freq = pf->par.mtc_freq;
-	config->nom_freq = pf->par.nom_freq;
-	config->cpuid_0x15_eax = pf->par.cpuid_15_eax;
-	config->cpuid_0x15_ebx = pf->par.cpuid_15_ebx;
-	return 0;
-}
-
-static const char *exec_mode_name(enum pt_exec_mode mode)
-{
-	switch (mode) {
-	case ptem_16bit: return "16-bit";
-	case ptem_32bit: return "32-bit";
-	case ptem_64bit: return "64-bit";
-	default: return "unknown";
-	}
-}
-
-/* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
-static void print_event(const struct ptflow *pf, const struct pt_event *ev,
-			uint64_t offset)
-{
-	printf("[");
-	if (pf->opt.offset)
-		printf("%016" PRIx64 "  ", offset);
-
-	switch (ev->type) {
-	case ptev_enabled:
-		printf("%s", ev->variant.enabled.resumed ? "resumed" : "enabled");
-		break;
-	case ptev_disabled:
-	case ptev_async_disabled:
-		printf("disabled");
-		break;
-	case ptev_async_branch:
-		printf("interrupt, from: %016" PRIx64,
-		       ev->variant.async_branch.from);
-		if (!ev->ip_suppressed)
-			printf(", to: %016" PRIx64, ev->variant.async_branch.to);
-		break;
-	case ptev_paging:
-		printf("paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
-		       ev->variant.paging.non_root ? ", nr" : "");
-		break;
-	case ptev_async_paging:
-		printf("paging, cr3: %016" PRIx64 "%s",
-		       ev->variant.async_paging.cr3,
-		       ev->variant.async_paging.non_root ? ", nr" : "");
-		break;
-	case ptev_overflow:
-		printf("overflow");
-		break;
-	case ptev_exec_mode:
-		printf("exec mode: %s",
-		       exec_mode_name(ev->variant.exec_mode.mode));
-		break;
-	case ptev_tsx:
-		printf("%s", ev->variant.tsx.aborted ? "aborted" :
-		       ev->variant.tsx.speculative ? "begin transaction" :
-		       "committed");
-		break;
-	case ptev_stop:
-		printf("stopped");
-		break;
-	case ptev_vmcs:
-		printf("vmcs, base: %016" PRIx64, ev->variant.vmcs.base);
-		break;
-	case ptev_async_vmcs:
-		printf("vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
-		break;
-	case ptev_exstop:
-		printf("exstop");
-		break;
-	case ptev_mwait:
-		printf("mwait, hints: %" PRIx32 ", ext: %" PRIx32,
-		       ev->variant.mwait.hints, ev->variant.mwait.ext);
-		break;
-	case ptev_pwre:
-		/* PWRE resolved C-state, SDM 33.4.2.24: C0 is 0xf. */
-		printf("pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
-		       (ev->variant.pwre.sub_state + 1u) & 0xf,
-		       ev->variant.pwre.hw ? ", hw" : "");
-		break;
-	case ptev_pwrx:
-		printf("pwrx c%u, deepest c%u%s%s%s",
-		       (ev->variant.pwrx.last + 1u) & 0xf,
-		       (ev->variant.pwrx.deepest + 1u) & 0xf,
-		       ev->variant.pwrx.interrupt ? ", interrupt" : "",
-		       ev->variant.pwrx.store ? ", store" : "",
-		       ev->variant.pwrx.autonomous ? ", hw" : "");
-		break;
-	case ptev_ptwrite:
-		printf("ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
-		break;
-	case ptev_tick:
-		printf("tick");
-		break;
-	case ptev_cbr:
-		printf("cbr: %x", ev->variant.cbr.ratio);
-		break;
-	case ptev_mnt:
-		printf("mnt: %" PRIx64, ev->variant.mnt.payload);
-		break;
-	default:
-		printf("event %d", (int)ev->type);
-		break;
-	}
-	printf("]\n");
-}
-
-/* One instruction line; see Documentation/ptflow.rst, Instructions. */
-static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
-		       const struct pt_insn *insn, uint64_t offset)
-{
-	if (pf->opt.offset)
-		printf("%016" PRIx64 "  ", offset);
-	if (pf->opt.time) {
-		uint64_t tsc = 0;
-
-		/* Without a TSC yet, libipt still gives a relative time. */
-		(void)pt_insn_time(dec, &tsc, NULL, NULL);
-		printf("%016" PRIx64 "  ", tsc);
-	}
-	if (insn->speculative)
-		printf("? ");
-	printf("%016" PRIx64, insn->ip);
-
-	if (pf->opt.raw_insn) {
-		unsigned int i, n = insn->size;
-
-		if (n > sizeof(insn->raw))
-			n = sizeof(insn->raw);
-		printf(" ");
-		for (i = 0; i < pt_max_insn_size; i++)
-			printf(i < n ? " %02x" : "   ", insn->raw[i < n ? i : 0]);
-	}
-	if (!pf->opt.no_inst) {
-		char text[160];
-
-		ptflow_disasm_insn(pf->disasm, insn->mode, insn->raw,
-				   insn->size, insn->ip, text, sizeof(text));
-		printf("  %s", text);
-	}
-	printf("\n");
-}
-
-/*
- * Record one decode error: "[resync at offset 0x...: reason]" on stdout,
- * a message on stderr (the first few), and the count.
- */
-static void report(struct ptflow *pf, uint64_t offset, const char *reason,
-		   const struct pt_insn *insn)
-{
-	bool have_ip = insn && insn->ip;
-
-	pf->errors++;
-	if (!pf->opt.quiet) {
-		printf("[resync at offset 0x%" PRIx64 ": %s", offset, reason);
-		if (have_ip)
-			printf(", ip: %016" PRIx64, insn->ip);
-		printf("]\n");
-	}
-	if (pf->errors <= PTFLOW_MAX_STDERR_ERRORS) {
-		fprintf(stderr, "%s: %s: offset 0x%" PRIx64 ": %s\n", pf->prog,
-			pf->trace_name, offset, reason);
-	} else if (pf->errors == PTFLOW_MAX_STDERR_ERRORS + 1) {
-		fprintf(stderr, "%s: %s: further errors only on stdout\n",
-			pf->prog, pf->trace_name);
-	}
-}
-
-static uint64_t dec_offset(struct pt_insn_decoder *dec)
-{
-	uint64_t off = 0;
-
-	(void)pt_insn_get_offset(dec, &off);
-	return off;
-}
-
-/*
- * Process pending events. Returns the decoder status (>= 0) or a negative
- * libipt error.
- */
-static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
-			int status, bool *enabled)
-{
-	while (status & pts_event_pending) {
-		struct pt_event ev;
-		uint64_t off = pf->opt.offset ? dec_offset(dec) : 0;
-
-		status = pt_insn_event(dec, &ev, sizeof(ev));
-		if (status < 0)
-			return status;
-
-		/* Track PacketEn (SDM 33.2.6): TIP.PGE/PGD and OVF. */
-		switch (ev.type) {
-		case ptev_enabled:
-			*enabled = true;
-			break;
-		case ptev_disabled:
-		case ptev_async_disabled:
-			*enabled = false;
-			break;
-		case ptev_overflow:
-			/* The IP is suppressed if OVF resolved while
-			 * tracing was disabled (SDM 33.4.2.16). */
-			*enabled = !ev.ip_suppressed;
-			break;
-		default:
-			break;
-		}
-		/* Status updates repeat known state after a PSB+. */
-		if (!pf->opt.quiet && !ev.status_update)
-			print_event(pf, &ev, off);
-	}
-	return status;
-}
-
-/*
- * Decode from the current sync point until an error or the end of the
- * trace. Returns 0 at a clean end of trace, else the error (reported).
- */
-static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
-		      int status)
-{
-	uint64_t last_off = dec_offset(dec), stuck = 0;
-	bool enabled = false;
-
-	for (;;) {
-		struct pt_insn insn;
-		uint64_t off;
-
-		status = drain_events(pf, dec, status, &enabled);
-		if (status < 0) {
-			report(pf, dec_offset(dec),
-			       pt_errstr(pt_errcode(status)), NULL);
-			return status;
-		}
-		if (status & pts_eos) {
-			/*
-			 * Every way of ending a trace on purpose disables
-			 * packet generation with TIP.PGD first (SDM Table 33-56,
-			 * case 3: WRMSR clearing TraceEn gives FUP, TIP.PGD);
-			 * output that stops with PacketEn=1 was cut off
-			 * (ToPA STOP, SDM 33.2.7.2, or a truncated file).
-			 */
-			if (enabled) {
-				report(pf, dec_offset(dec), "trace ends while "
-				       "tracing is enabled", NULL);
-				return -pte_eos;
-			}
-			if (!pf->opt.quiet)
-				printf("[end of trace]\n");
-			return 0;
-		}
-
-		off = dec_offset(dec);
-		if (off != last_off) {
-			last_off = off;
-			stuck = 0;
-		} else if (++stuck > PTFLOW_MAX_INSN_NO_PROGRESS) {
-			report(pf, off, "no trace progress (endless loop of "
-			       "direct branches?)", NULL);
-			return -pte_bad_query;
-		}
-
-		memset(&insn, 0, sizeof(insn));
-		status = pt_insn_next(dec, &insn, sizeof(insn));
-		if (status < 0) {
-			/* The instruction itself may have been decoded. */
-			if (insn.iclass != ptic_error) {
-				pf->insns++;
-				if (!pf->opt.quiet)
-					print_insn(pf, dec, &insn, off);
-			}
-			report(pf, dec_offset(dec), status == -pte_eos ?
-			       "unexpected end of trace" :
-			       pt_errstr(pt_errcode(status)),
-			       insn.iclass == ptic_error ? &insn : NULL);
-			return status;
-		}
-		pf->insns++;
-		if (!pf->opt.quiet)
-			print_insn(pf, dec, &insn, off);
-	}
-}
-
-/*
- * A trace whose flow ended cleanly (tracing disabled) may still have been
- * cut inside a packet, e.g. a truncated file. Walk the packets from the
- * last PSB to the end: a packet that does not fit is reported. A cut at a
- * packet boundary in a disabled region looks exactly like a complete trace
- * and cannot be told apart (Documentation/ptflow.rst, Errors).
- */
-static void check_tail(struct ptflow *pf, const struct pt_config *config)
-{
-	struct pt_packet_decoder *pkt;
-	struct pt_packet packet;
-	uint64_t off = 0;
-	size_t len = (size_t)(config->end - config->begin);
-	int status;
-
-	bool in_psb = false;
-
-	pkt = pt_pkt_alloc_decoder(config);
-	if (!pkt)
-		return;
-	status = pt_pkt_sync_backward(pkt);
-	while (status >= 0) {
-		if (pt_pkt_get_offset(pkt, &off) < 0)
-			break;
-		status = pt_pkt_next(pkt, &packet, sizeof(packet));
-		if (status < 0)
-			break;
-		/* PSB+ ends with PSBEND (SDM 33.4.2.17). */
-		if (packet.type == ppt_psb)
-			in_psb = true;
-		else if (packet.type == ppt_psbend)
-			in_psb = false;
-	}
-	if (status == -pte_eos && pt_pkt_get_offset(pkt, &off) >= 0) {
-		if (off < len)
-			report(pf, off, "trace ends inside a packet", NULL);
-		else if (in_psb)
-			report(pf, off, "trace ends inside PSB+", NULL);
-	}
-	pt_pkt_free_decoder(pkt);
-}
-
-/* Decode one trace buffer with the current image. */
-static int decode_trace(struct ptflow *pf, uint8_t *buf, size_t len)
-{
-	struct pt_insn_decoder *dec;
-	struct pt_config config;
-	uint64_t last_sync = 0;
-	bool synced = false, clean_end = false;
-	int status;
-
-	if (make_config(pf, buf, len, &config))
-		return -1;
-	dec = pt_insn_alloc_decoder(&config);
-	if (!dec) {
-		fprintf(stderr, "%s: %s: cannot allocate the decoder\n",
-			pf->prog, pf->trace_name);
-		return -1;
-	}
-	status = pt_insn_set_image(dec, pf->image);
-	if (status < 0) {
-		fprintf(stderr, "%s: %s: %s\n", pf->prog, pf->trace_name,
-			pt_errstr(pt_errcode(status)));
-		pt_insn_free_decoder(dec);
-		return -1;
-	}
-
-	for (;;) {
-		uint64_t off;
-
-		status = pt_insn_sync_forward(dec);
-		if (status == -pte_eos) {
-			if (!synced)
-				report(pf, 0, "no PSB found", NULL);
-			break;
-		}
-		if (status < 0) {
-			/* Give up when the search made no progress. */
-			if (pt_insn_get_offset(dec, &off) < 0 ||
-			    (synced && off <= last_sync)) {
-				report(pf, synced ? last_sync : 0,
-				       pt_errstr(pt_errcode(status)), NULL);
-				break;
-			}
-			report(pf, off, pt_errstr(pt_errcode(status)), NULL);
-			synced = true;
-			last_sync = off;
-			continue;
-		}
-		synced = true;
-		if (pt_insn_get_offset(dec, &off) >= 0) {
-			if (off < last_sync)
-				break;
-			last_sync = off;
-		}
-		clean_end = decode_run(pf, dec, status) == 0;
-	}
-
-	if (clean_end)
-		check_tail(pf, &config);
-	pt_insn_free_decoder(dec);
-	return 0;
-}
-
 static int decode_file(struct ptflow *pf, const char *path, uint64_t from,
 		       uint64_t size, const char *name)
 {
@@ -770,8 +287,7 @@ static int decode_file(struct ptflow *pf, const char *path, uint64_t from,
 
 	if (load_trace(pf, path, from, size, &buf, &len))
 		return -1;
-	pf->trace_name = name;
-	err = decode_trace(pf, buf, len);
+	err = ptflow_decode_buffer(pf, buf, len, name);
 	free(buf);
 	return err;
 }
@@ -811,7 +327,7 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, line);
 		return -1;
 	}
-	params_from_config(&pf->par, &cfg);
+	ptflow_params_from_config(&pf->par, &cfg);
 
 	err = ptcap_dir_read_file(dir, PTCAP_MAPS_FILE, &text, &len);
 	if (err) {
@@ -920,13 +436,9 @@ int main(int argc, char **argv)
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
 
-	memset(&pf, 0, sizeof(pf));
-	pf.prog = "ptflow";
-	pf.iscache = pt_iscache_alloc(NULL);
-	pf.image = pt_image_alloc(NULL);
-	if (!pf.iscache || !pf.image) {
-		fprintf(stderr, "%s: out of memory\n", pf.prog);
-		goto out;
+	if (ptflow_init(&pf, "ptflow", stdout, stderr)) {
+		fprintf(stderr, "ptflow: out of memory\n");
+		return PTFLOW_EXIT_USAGE;
 	}
 
 	for (i = 1; i < argc; i++) {
@@ -1085,13 +597,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: warning: no --elf or --raw image: no "
 			"instruction can be decoded\n", pf.prog);
 
-	pf.disasm = ptflow_disasm_alloc(pf.opt.intel);
-	if (!pf.disasm) {
-		fprintf(stderr, "%s: cannot set up the disassembler\n",
-			pf.prog);
-		goto out;
-	}
-
 	if (pt_arg) {
 		uint64_t from, size;
 
@@ -1119,9 +624,10 @@ int main(int argc, char **argv)
 missing:
 	fprintf(stderr, "%s: %s: missing argument\n", pf.prog, argv[i]);
 out:
-	fflush(stdout);
-	ptflow_disasm_free(pf.disasm);
-	pt_image_free(pf.image);
-	pt_iscache_free(pf.iscache);
+	if (fflush(stdout) && ret != PTFLOW_EXIT_USAGE) {
+		fprintf(stderr, "ptflow: write error: %s\n", strerror(errno));
+		ret = PTFLOW_EXIT_USAGE;
+	}
+	ptflow_fini(&pf);
 	return ret;
 }

@@ -1,7 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Tests of tools/ptflow (included from tools/ptflow/build.mk).
 PTFLOW_TESTS_INCLUDED := 1
+
 UNIT_TESTS += test_ptcap_dir
 test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
 	tools/ptflow/ptcap_dir.c
+
+UNIT_TESTS += test_ptflow_decode
+test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
+	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
+	tools/ptflow/ptflow_disasm.c
+test_ptflow_decode_LDLIBS := -lipt -lcapstone
+
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh

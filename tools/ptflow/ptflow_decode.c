@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptflow's decoding core: libipt's instruction flow decoder (pt_insn_*)
+ * driven from PSB to PSB, with events, errors and instructions printed in
+ * the format of Documentation/ptflow.rst.
+ */
+#include "tools/ptflow/ptflow_decode.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->prog = prog;
+	pf->out = out;
+	pf->err = err;
+	pf->iscache = pt_iscache_alloc(NULL);
+	pf->image = pt_image_alloc(NULL);
+	if (!pf->iscache || !pf->image) {
+		ptflow_fini(pf);
+		return -pte_nomem;
+	}
+	return 0;
+}
+
+void ptflow_fini(struct ptflow *pf)
+{
+	ptflow_disasm_free(pf->disasm);
+	pt_image_free(pf->image);
+	pt_iscache_free(pf->iscache);
+	pf->disasm = NULL;
+	pf->image = NULL;
+	pf->iscache = NULL;
+}
+
+/* Take decoder parameters from a ptcap config where not given already. */
+void ptflow_params_from_config(struct ptflow_params *par,
+			       const struct ptcap_config *cfg)
+{
+	if (!par->has_cpu && (cfg->has & PTCAP_HAS_CPU)) {
+		memset(&par->cpu, 0, sizeof(par->cpu));
+		par->cpu.vendor = pcv_intel;
+		par->cpu.family = cfg->cpu_family;
+		par->cpu.model = cfg->cpu_model;
+		par->cpu.stepping = cfg->cpu_stepping;
+		par->has_cpu = true;
+	}
+	if (!par->has_mtc_freq && (cfg->has & PTCAP_HAS_MTC_FREQ)) {
+		par->mtc_freq = cfg->mtc_freq;
+		par->has_mtc_freq = true;
+	}
+	if (!par->has_nom_freq && (cfg->has & PTCAP_HAS_NOM_FREQ)) {
+		par->nom_freq = cfg->nom_freq;
+		par->has_nom_freq = true;
+	}
+	if (!par->has_cpuid_15_eax && (cfg->has & PTCAP_HAS_CPUID_15_EAX)) {
+		par->cpuid_15_eax = cfg->cpuid_15_eax;
+		par->has_cpuid_15_eax = true;
+	}
+	if (!par->has_cpuid_15_ebx && (cfg->has & PTCAP_HAS_CPUID_15_EBX)) {
+		par->cpuid_15_ebx = cfg->cpuid_15_ebx;
+		par->has_cpuid_15_ebx = true;
+	}
+}
+
+/* Fill a libipt configuration for the trace in [buf, buf + len). */
+static int make_config(const struct ptflow *pf, uint8_t *buf, size_t len,
+		       struct pt_config *config)
+{
+	int err;
+
+	pt_config_init(config);
+	config->begin = buf;
+	config->end = buf + len;
+	if (pf->par.has_cpu && pf->par.cpu.vendor != pcv_unknown) {
+		config->cpu = pf->par.cpu;
+		err = pt_cpu_errata(&config->errata, &config->cpu);
+		if (err < 0) {
+			fprintf(pf->err, "%s: cpu %u/%u/%u: %s\n", pf->prog,
+				config->cpu.family, config->cpu.model,
+				config->cpu.stepping,
+				pt_errstr(pt_errcode(err)));
+			return -1;
+		}
+	}
+	config->mtc_freq = pf->par.mtc_freq;
+	config->nom_freq = pf->par.nom_freq;
+	config->cpuid_0x15_eax = pf->par.cpuid_15_eax;
+	config->cpuid_0x15_ebx = pf->par.cpuid_15_ebx;
+	return 0;
+}
+
+static const char *exec_mode_name(enum pt_exec_mode mode)
+{
+	switch (mode) {
+	case ptem_16bit: return "16-bit";
+	case ptem_32bit: return "32-bit";
+	case ptem_64bit: return "64-bit";
+	default: return "unknown";
+	}
+}
+
+/* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
+static void print_event(const struct ptflow *pf, const struct pt_event *ev,
+			uint64_t offset)
+{
+	fprintf(pf->out, "[");
+	if (pf->opt.offset)
+		fprintf(pf->out, "%016" PRIx64 "  ", offset);
+
+	switch (ev->type) {
+	case ptev_enabled:
+		fprintf(pf->out, "%s", ev->variant.enabled.resumed ? "resumed" : "enabled");
+		break;
+	case ptev_disabled:
+	case ptev_async_disabled:
+		fprintf(pf->out, "disabled");
+		break;
+	case ptev_async_branch:
+		fprintf(pf->out, "interrupt, from: %016" PRIx64,
+		       ev->variant.async_branch.from);
+		if (!ev->ip_suppressed)
+			fprintf(pf->out, ", to: %016" PRIx64, ev->variant.async_branch.to);
+		break;
+	case ptev_paging:
+		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
+		       ev->variant.paging.non_root ? ", nr" : "");
+		break;
+	case ptev_async_paging:
+		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s",
+		       ev->variant.async_paging.cr3,
+		       ev->variant.async_paging.non_root ? ", nr" : "");
+		break;
+	case ptev_overflow:
+		fprintf(pf->out, "overflow");
+		break;
+	case ptev_exec_mode:
+		fprintf(pf->out, "exec mode: %s",
+		       exec_mode_name(ev->variant.exec_mode.mode));
+		break;
+	case ptev_tsx:
+		fprintf(pf->out, "%s", ev->variant.tsx.aborted ? "aborted" :
+		       ev->variant.tsx.speculative ? "begin transaction" :
+		       "committed");
+		break;
+	case ptev_stop:
+		fprintf(pf->out, "stopped");
+		break;
+	case ptev_vmcs:
+		fprintf(pf->out, "vmcs, base: %016" PRIx64, ev->variant.vmcs.base);
+		break;
+	case ptev_async_vmcs:
+		fprintf(pf->out, "vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
+		break;
+	case ptev_exstop:
+		fprintf(pf->out, "exstop");
+		break;
+	case ptev_mwait:
+		fprintf(pf->out, "mwait, hints: %" PRIx32 ", ext: %" PRIx32,
+		       ev->variant.mwait.hints, ev->variant.mwait.ext);
+		break;
+	case ptev_pwre:
+		/* PWRE resolved C-state, SDM 33.4.2.24: C0 is 0xf. */
+		fprintf(pf->out, "pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
+		       (ev->variant.pwre.sub_state + 1u) & 0xf,
+		       ev->variant.pwre.hw ? ", hw" : "");
+		break;
+	case ptev_pwrx:
+		fprintf(pf->out, "pwrx c%u, deepest c%u%s%s%s",
+		       (ev->variant.pwrx.last + 1u) & 0xf,
+		       (ev->variant.pwrx.deepest + 1u) & 0xf,
+		       ev->variant.pwrx.interrupt ? ", interrupt" : "",
+		       ev->variant.pwrx.store ? ", store" : "",
+		       ev->variant.pwrx.autonomous ? ", hw" : "");
+		break;
+	case ptev_ptwrite:
+		fprintf(pf->out, "ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
+		break;
+	case ptev_tick:
+		fprintf(pf->out, "tick");
+		break;
+	case ptev_cbr:
+		fprintf(pf->out, "cbr: %x", ev->variant.cbr.ratio);
+		break;
+	case ptev_mnt:
+		fprintf(pf->out, "mnt: %" PRIx64, ev->variant.mnt.payload);
+		break;
+	default:
+		fprintf(pf->out, "event %d", (int)ev->type);
+		break;
+	}
+	fprintf(pf->out, "]\n");
+}
+
+/* One instruction line; see Documentation/ptflow.rst, Instructions. */
+static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
+		       const struct pt_insn *insn, uint64_t offset)
+{
+	if (pf->opt.offset)
+		fprintf(pf->out, "%016" PRIx64 "  ", offset);
+	if (pf->opt.time) {
+		uint64_t tsc = 0;
+
+		/* Without a TSC yet, libipt still gives a relative time. */
+		(void)pt_insn_time(dec, &tsc, NULL, NULL);
+		fprintf(pf->out, "%016" PRIx64 "  ", tsc);
+	}
+	if (insn->speculative)
+		fprintf(pf->out, "? ");
+	fprintf(pf->out, "%016" PRIx64, insn->ip);
+
+	if (pf->opt.raw_insn) {
+		unsigned int i, n = insn->size;
+
+		if (n > sizeof(insn->raw))
+			n = sizeof(insn->raw);
+		fprintf(pf->out, " ");
+		for (i = 0; i < pt_max_insn_size; i++)
+			fprintf(pf->out, i < n ? " %02x" : "   ", insn->raw[i < n ? i : 0]);
+	}
+	if (!pf->opt.no_inst) {
+		char text[160];
+
+		ptflow_disasm_insn(pf->disasm, insn->mode, insn->raw,
+				   insn->size, insn->ip, text, sizeof(text));
+		fprintf(pf->out, "  %s", text);
+	}
+	fprintf(pf->out, "\n");
+}
+
+/*
+ * Record one decode error: "[resync at offset 0x...: reason]" on stdout,
+ * a message on stderr (the first few), and the count.
+ */
+static void report(struct ptflow *pf, uint64_t offset, const char *reason,
+		   const struct pt_insn *insn)
+{
+	bool have_ip = insn && insn->ip;
+
+	pf->errors++;
+	if (!pf->opt.quiet) {
+		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset, reason);
+		if (have_ip)
+			fprintf(pf->out, ", ip: %016" PRIx64, insn->ip);
+		fprintf(pf->out, "]\n");
+	}
+	if (pf->errors <= PTFLOW_MAX_STDERR_ERRORS) {
+		fprintf(pf->err, "%s: %s: offset 0x%" PRIx64 ": %s\n", pf->prog,
+			pf->trace_name, offset, reason);
+	} else if (pf->errors == PTFLOW_MAX_STDERR_ERRORS + 1) {
+		fprintf(pf->err, "%s: %s: further errors only on stdout\n",
+			pf->prog, pf->trace_name);
+	}
+}
+
+static uint64_t dec_offset(struct pt_insn_decoder *dec)
+{
+	uint64_t off = 0;
+
+	(void)pt_insn_get_offset(dec, &off);
+	return off;
+}
+
+/*
+ * Process pending events. Returns the decoder status (>= 0) or a negative
+ * libipt error.
+ */
+static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
+			int status, bool *enabled)
+{
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+		uint64_t off = pf->opt.offset ? dec_offset(dec) : 0;
+
+		status = pt_insn_event(dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+
+		/* Track PacketEn (SDM 33.2.6): TIP.PGE/PGD and OVF. */
+		switch (ev.type) {
+		case ptev_enabled:
+			*enabled = true;
+			break;
+		case ptev_disabled:
+		case ptev_async_disabled:
+			*enabled = false;
+			break;
+		case ptev_overflow:
+			/* The IP is suppressed if OVF resolved while
+			 * tracing was disabled (SDM 33.4.2.16). */
+			*enabled = !ev.ip_suppressed;
+			break;
+		default:
+			break;
+		}
+		/* Status updates repeat known state after a PSB+. */
+		if (!pf->opt.quiet && !ev.status_update)
+			print_event(pf, &ev, off);
+	}
+	return status;
+}
+
+/*
+ * Decode from the current sync point until an error or the end of the
+ * trace. Returns 0 at a clean end of trace, else the error (reported).
+ */
+static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
+		      int status)
+{
+	uint64_t last_off = dec_offset(dec), stuck = 0;
+	bool enabled = false;
+
+	for (;;) {
+		struct pt_insn insn;
+		uint64_t off;
+
+		status = drain_events(pf, dec, status, &enabled);
+		if (status < 0) {
+			report(pf, dec_offset(dec),
+			       pt_errstr(pt_errcode(status)), NULL);
+			return status;
+		}
+		if (status & pts_eos) {
+			/*
+			 * Every way of ending a trace on purpose disables
+			 * packet generation with TIP.PGD first (SDM Table 33-56,
+			 * case 3: WRMSR clearing TraceEn gives FUP, TIP.PGD);
+			 * output that stops with PacketEn=1 was cut off
+			 * (ToPA STOP, SDM 33.2.7.2, or a truncated file).
+			 */
+			if (enabled) {
+				report(pf, dec_offset(dec), "trace ends while "
+				       "tracing is enabled", NULL);
+				return -pte_eos;
+			}
+			if (!pf->opt.quiet)
+				fprintf(pf->out, "[end of trace]\n");
+			return 0;
+		}
+
+		off = dec_offset(dec);
+		if (off != last_off) {
+			last_off = off;
+			stuck = 0;
+		} else if (++stuck > PTFLOW_MAX_INSN_NO_PROGRESS) {
+			report(pf, off, "no trace progress (endless loop of "
+			       "direct branches?)", NULL);
+			return -pte_bad_query;
+		}
+
+		memset(&insn, 0, sizeof(insn));
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status < 0) {
+			/* The instruction itself may have been decoded. */
+			if (insn.iclass != ptic_error) {
+				pf->insns++;
+				if (!pf->opt.quiet)
+					print_insn(pf, dec, &insn, off);
+			}
+			report(pf, dec_offset(dec), status == -pte_eos ?
+			       "unexpected end of trace" :
+			       pt_errstr(pt_errcode(status)),
+			       insn.iclass == ptic_error ? &insn : NULL);
+			return status;
+		}
+		pf->insns++;
+		if (!pf->opt.quiet)
+			print_insn(pf, dec, &insn, off);
+	}
+}
+
+/*
+ * A trace whose flow ended cleanly (tracing disabled) may still have been
+ * cut inside a packet, e.g. a truncated file. Walk the packets from the
+ * last PSB to the end: a packet that does not fit is reported. A cut at a
+ * packet boundary in a disabled region looks exactly like a complete trace
+ * and cannot be told apart (Documentation/ptflow.rst, Errors).
+ */
+static void check_tail(struct ptflow *pf, const struct pt_config *config)
+{
+	struct pt_packet_decoder *pkt;
+	struct pt_packet packet;
+	uint64_t off = 0;
+	size_t len = (size_t)(config->end - config->begin);
+	int status;
+
+	bool in_psb = false;
+
+	pkt = pt_pkt_alloc_decoder(config);
+	if (!pkt)
+		return;
+	status = pt_pkt_sync_backward(pkt);
+	while (status >= 0) {
+		if (pt_pkt_get_offset(pkt, &off) < 0)
+			break;
+		status = pt_pkt_next(pkt, &packet, sizeof(packet));
+		if (status < 0)
+			break;
+		/* PSB+ ends with PSBEND (SDM 33.4.2.17). */
+		if (packet.type == ppt_psb)
+			in_psb = true;
+		else if (packet.type == ppt_psbend)
+			in_psb = false;
+	}
+	if (status == -pte_eos && pt_pkt_get_offset(pkt, &off) >= 0) {
+		if (off < len)
+			report(pf, off, "trace ends inside a packet", NULL);
+		else if (in_psb)
+			report(pf, off, "trace ends inside PSB+", NULL);
+	}
+	pt_pkt_free_decoder(pkt);
+}
+
+int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
+			 const char *name)
+{
+	struct pt_insn_decoder *dec;
+	struct pt_config config;
+	uint64_t last_sync = 0;
+	bool synced = false, clean_end = false;
+	int status;
+
+	pf->trace_name = name;
+	if (!pf->disasm) {
+		pf->disasm = ptflow_disasm_alloc(pf->opt.intel);
+		if (!pf->disasm) {
+			fprintf(pf->err, "%s: cannot set up the disassembler\n",
+				pf->prog);
+			return -1;
+		}
+	}
+	if (make_config(pf, buf, len, &config))
+		return -1;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		fprintf(pf->err, "%s: %s: cannot allocate the decoder\n",
+			pf->prog, pf->trace_name);
+		return -1;
+	}
+	status = pt_insn_set_image(dec, pf->image);
+	if (status < 0) {
+		fprintf(pf->err, "%s: %s: %s\n", pf->prog, pf->trace_name,
+			pt_errstr(pt_errcode(status)));
+		pt_insn_free_decoder(dec);
+		return -1;
+	}
+
+	for (;;) {
+		uint64_t off;
+
+		status = pt_insn_sync_forward(dec);
+		if (status == -pte_eos) {
+			if (!synced)
+				report(pf, 0, "no PSB found", NULL);
+			break;
+		}
+		if (status < 0) {
+			/* Give up when the search made no progress. */
+			if (pt_insn_get_offset(dec, &off) < 0 ||
+			    (synced && off <= last_sync)) {
+				report(pf, synced ? last_sync : 0,
+				       pt_errstr(pt_errcode(status)), NULL);
+				break;
+			}
+			report(pf, off, pt_errstr(pt_errcode(status)), NULL);
+			synced = true;
+			last_sync = off;
+			continue;
+		}
+		synced = true;
+		if (pt_insn_get_offset(dec, &off) >= 0) {
+			if (off < last_sync)
+				break;
+			last_sync = off;
+		}
+		clean_end = decode_run(pf, dec, status) == 0;
+	}
+
+	if (clean_end)
+		check_tail(pf, &config);
+	pt_insn_free_decoder(dec);
+	return 0;
+}
+

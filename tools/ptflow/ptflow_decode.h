@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptflow's decoding core: one session (image, parameters, output options,
+ * counters) and the decode loop over a trace buffer, separate from the
+ * command line so that it can be tested in-process.
+ *
+ * Output format and error policy: Documentation/ptflow.rst.
+ */
+#ifndef LWPT_TOOLS_PTFLOW_DECODE_H
+#define LWPT_TOOLS_PTFLOW_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <intel-pt.h>
+
+#include "tools/ptflow/ptcap_dir.h"
+#include "tools/ptflow/ptflow_disasm.h"
+
+/*
+ * Instructions decoded without the trace offset moving before ptflow calls
+ * it an error. The instruction flow decoder follows direct branches without
+ * reading trace, so a corrupt trace that lands in "jmp ." would loop
+ * forever; real code cannot run this long without a conditional or indirect
+ * branch or a return, which consume trace.
+ */
+#define PTFLOW_MAX_INSN_NO_PROGRESS	(1u << 22)
+
+/* Decode errors reported on the error stream before going quiet there. */
+#define PTFLOW_MAX_STDERR_ERRORS	10
+
+/* What to print; all false is the default output. */
+struct ptflow_options {
+	bool no_inst;		/* --no-inst: addresses only */
+	bool quiet;		/* --quiet: no flow output */
+	bool time;		/* --time: TSC before each instruction */
+	bool offset;		/* --offset: trace offset before each line */
+	bool raw_insn;		/* --raw-insn: instruction bytes */
+	bool stat;		/* --stat: counts at the end (by the caller) */
+	bool intel;		/* --intel: Intel syntax (default AT&T) */
+};
+
+/* The decoder parameters, from the command line or a ptcap config. */
+struct ptflow_params {
+	struct pt_cpu cpu;		/* vendor pcv_unknown: no errata */
+	bool has_cpu;
+	uint8_t mtc_freq;		/* IA32_RTIT_CTL.MTCFreq */
+	uint8_t nom_freq;		/* MSR_PLATFORM_INFO[15:8] */
+	bool has_mtc_freq, has_nom_freq;
+	uint32_t cpuid_15_eax;		/* CPUID.15H:EAX */
+	uint32_t cpuid_15_ebx;		/* CPUID.15H:EBX */
+	bool has_cpuid_15_eax, has_cpuid_15_ebx;
+};
+
+/* A decoding session; set up with ptflow_init(), torn down by ptflow_fini. */
+struct ptflow {
+	const char *prog;		/* prefix of error messages */
+	FILE *out;			/* the flow */
+	FILE *err;			/* error messages */
+	struct ptflow_options opt;
+	struct ptflow_params par;
+	struct pt_image_section_cache *iscache;
+	struct pt_image *image;		/* shared by all traces */
+	struct ptflow_disasm *disasm;	/* created on first decode */
+	const char *trace_name;		/* for error messages */
+	uint64_t insns;			/* instructions decoded, all traces */
+	uint64_t errors;		/* decode errors, all traces */
+};
+
+/**
+ * ptflow_init() - set up a session with an empty image.
+ * @pf:   the session, zeroed here.
+ * @prog: program name for messages.
+ * @out:  stream for the flow (stdout in the tool).
+ * @err:  stream for error messages (stderr in the tool).
+ *
+ * Options and parameters may be set in @pf->opt and @pf->par afterwards,
+ * images added to @pf->image through @pf->iscache (ptflow_image.h).
+ *
+ * Return: 0, or -pte_nomem (the session is then already finalized).
+ */
+int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err);
+
+/**
+ * ptflow_fini() - release everything a session holds.
+ * @pf: the session; may be partially initialized.
+ */
+void ptflow_fini(struct ptflow *pf);
+
+/**
+ * ptflow_params_from_config() - fill parameters not set yet from a config.
+ * @par: the parameters; fields whose has_* flag is set are kept (the
+ *       command line overrides the capture's config file).
+ * @cfg: a parsed ptcap `config` file.
+ */
+void ptflow_params_from_config(struct ptflow_params *par,
+			       const struct ptcap_config *cfg);
+
+/**
+ * ptflow_decode_buffer() - print the instruction flow of one trace.
+ * @pf:   the session.
+ * @buf:  the raw Intel PT bytes; read only (libipt's API takes non-const).
+ * @len:  number of bytes in @buf; 0 is a trace without PSB.
+ * @name: the trace's name in error messages.
+ *
+ * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is
+ * one decode error: printed as "[resync at offset 0x<off>: <reason>]" on
+ * @pf->out, on @pf->err for the first PTFLOW_MAX_STDERR_ERRORS, counted in
+ * @pf->errors; decoding goes on at the next PSB. Problems are libipt's
+ * decode errors, no PSB at all, the trace ending while PacketEn=1 or
+ * inside a packet or PSB+, and PTFLOW_MAX_INSN_NO_PROGRESS instructions
+ * without trace progress. Decoded instructions are added to @pf->insns.
+ *
+ * Return: 0 when the trace was decoded (with or without decode errors);
+ * -1 when decoding could not start (bad cpu for errata, out of memory),
+ * after a message on @pf->err.
+ */
+int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
+			 const char *name);
+
+#endif /* LWPT_TOOLS_PTFLOW_DECODE_H */
