@@ -358,8 +358,7 @@ START_TEST(test_ctl_encodings)
 				      (want_full ? PT_MODEL_OK : PT_MODEL_EGP),
 				      "full %s=%u", f[i].name, enc);
 			if (!want_full)
-				ck_assert_int_eq(u->last.kind, enc && f[i].full_ok == 0x7 ?
-						 PT_VIOL_BAD_ENCODING : PT_VIOL_BAD_ENCODING);
+				ck_assert_int_eq(u->last.kind, PT_VIOL_BAD_ENCODING);
 			ck_assert_msg(pt_model_wrmsr(&b->cpu, IA32_RTIT_CTL, v) ==
 				      (enc == 0 ? PT_MODEL_OK : PT_MODEL_EGP),
 				      "bdw %s=%u", f[i].name, enc);
@@ -397,6 +396,41 @@ START_TEST(test_ctl_no_output_scheme)
 		ck_assert_int_eq(pt_model_rdmsr(&e->cpu, IA32_RTIT_CR3_MATCH, &v), PT_MODEL_EGP);
 	}
 	wrm_gp(e, IA32_RTIT_CTL, IA32_RTIT_CTL_CR3FILTER, PT_VIOL_RESERVED_BIT);
+	env_free(e);
+}
+END_TEST
+
+/* Table 33-11 ECX[0]/ECX[2]: output schemes and the output MSRs. */
+static struct pt_model_profile sro_only, no_output;
+
+START_TEST(test_output_scheme_caps)
+{
+	struct env *e;
+	uint64_t v;
+
+	sro_only = pt_model_profile_full;
+	sro_only.name = "sro_only";
+	sro_only.leaf.regs[0][2] &= ~(PT_CPUID_0_ECX_TOPA | PT_CPUID_0_ECX_MENTRY);
+	e = env_new(&sro_only);
+	/* ToPA=1 #GPs without ECX[0] (Table 33-6 ToPA note). */
+	wrm_gp(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TOPA, PT_VIOL_RESERVED_BIT);
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x20000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0xfff);
+	wrm_ok(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER);
+	ck_assert(pt_model_trigger_en(&e->cpu));
+	env_free(e);
+
+	no_output = pt_model_profile_full;
+	no_output.name = "no_output";
+	no_output.leaf.regs[0][2] &= ~(PT_CPUID_0_ECX_TOPA | PT_CPUID_0_ECX_MENTRY |
+				       PT_CPUID_0_ECX_SNGLRGNOUT);
+	e = env_new(&no_output);
+	/* 33.2.8.7, 33.2.8.8: the output MSRs #GP on RDMSR and WRMSR. */
+	wrm_gp(e, IA32_RTIT_OUTPUT_BASE, 0, PT_VIOL_MSR_NOT_ENUMERATED);
+	wrm_gp(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0, PT_VIOL_MSR_NOT_ENUMERATED);
+	ck_assert_int_eq(pt_model_rdmsr(&e->cpu, IA32_RTIT_OUTPUT_BASE, &v), PT_MODEL_EGP);
+	ck_assert_int_eq(pt_model_rdmsr(&e->cpu, IA32_RTIT_OUTPUT_MASK_PTRS, &v), PT_MODEL_EGP);
+	wrm_gp(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TRACEEN, PT_VIOL_NO_OUTPUT_SCHEME);
 	env_free(e);
 }
 END_TEST
@@ -1305,6 +1339,7 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_ctl_bits_full);
 	tcase_add_test(tc, test_ctl_encodings);
 	tcase_add_test(tc, test_ctl_no_output_scheme);
+	tcase_add_test(tc, test_output_scheme_caps);
 	tcase_add_test(tc, test_write_while_tracing);
 	tcase_add_test(tc, test_status_rules);
 	tcase_add_test(tc, test_other_msrs);
