@@ -188,7 +188,7 @@ static int parse_config_line(const char *b, const char *e,
 		return parse_cpu(vb, ve, cfg);
 
 	if (token_is(kb, ke, "mtc-freq")) {
-		/* IA32_RTIT_CTL.MTCFreq is 4 bits wide (SDM 33.2.7.2). */
+		/* IA32_RTIT_CTL.MTCFreq is 4 bits wide (SDM 33.2.8.2). */
 		err = parse_uint(vb, ve, 15, &v);
 		if (!err) {
 			cfg->mtc_freq = (uint8_t)v;

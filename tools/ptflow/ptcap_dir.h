@@ -67,7 +67,7 @@ struct ptcap_config {
 	uint16_t cpu_family;		/* CPUID.1 display family */
 	uint8_t cpu_model;		/* CPUID.1 display model */
 	uint8_t cpu_stepping;		/* CPUID.1 stepping, 0 if not given */
-	uint8_t mtc_freq;		/* IA32_RTIT_CTL.MTCFreq, SDM 33.2.7.2 */
+	uint8_t mtc_freq;		/* IA32_RTIT_CTL.MTCFreq, SDM 33.2.8.2 */
 	uint8_t nom_freq;		/* MSR_PLATFORM_INFO[15:8], SDM 33.8.3 */
 	uint32_t cpuid_15_eax;		/* CPUID.15H:EAX (TSC:ART denominator) */
 	uint32_t cpuid_15_ebx;		/* CPUID.15H:EBX (TSC:ART numerator) */

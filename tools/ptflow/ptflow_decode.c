@@ -254,6 +254,15 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 	}
 }
 
+/* The reason text of a libipt error inside a decode run. */
+static const char *run_error_text(int status)
+{
+	/* libipt needed trace that is not there: mid-packet or mid-event. */
+	if (status == -pte_eos)
+		return "unexpected end of trace";
+	return pt_errstr(pt_errcode(status));
+}
+
 static uint64_t dec_offset(struct pt_insn_decoder *dec)
 {
 	uint64_t off = 0;
@@ -317,8 +326,8 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 
 		status = drain_events(pf, dec, status, &enabled);
 		if (status < 0) {
-			report(pf, dec_offset(dec),
-			       pt_errstr(pt_errcode(status)), NULL);
+			report(pf, dec_offset(dec), run_error_text(status),
+			       NULL);
 			return status;
 		}
 		if (status & pts_eos) {
@@ -358,9 +367,7 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 				if (!pf->opt.quiet)
 					print_insn(pf, dec, &insn, off);
 			}
-			report(pf, dec_offset(dec), status == -pte_eos ?
-			       "unexpected end of trace" :
-			       pt_errstr(pt_errcode(status)),
+			report(pf, dec_offset(dec), run_error_text(status),
 			       insn.iclass == ptic_error ? &insn : NULL);
 			return status;
 		}

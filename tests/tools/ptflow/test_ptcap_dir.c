@@ -105,7 +105,7 @@ START_TEST(config_bad_version)
 }
 END_TEST
 
-/* IA32_RTIT_CTL.MTCFreq is bits 17:14 (SDM 33.2.7.2): at most 15. */
+/* IA32_RTIT_CTL.MTCFreq is bits 17:14 (SDM 33.2.8.2): at most 15. */
 START_TEST(config_ranges)
 {
 	struct ptcap_config cfg;
