@@ -33,6 +33,7 @@ static const char *const viol_str[PT_VIOL_NR] = {
 	[PT_VIOL_XSS_UNSUPPORTED]	= "IA32_XSS[8] set without XSAVES support for PT",
 	[PT_VIOL_OPERATIONAL_ERROR]	= "operational error",
 	[PT_VIOL_PMI_STORM]		= "ToPA PMI re-pended endlessly (PendTopaPMI not cleared)",
+	[PT_VIOL_TOPA_MODIFIED]		= "current ToPA entry modified while TraceEn=1",
 };
 
 const char *pt_model_violation_str(enum pt_model_violation_kind kind)
@@ -231,19 +232,27 @@ static bool mentry(const struct pt_model_cpu *cpu)
 	return cap(cpu, PT_CPUID_CAP_MENTRY);
 }
 
+/* ToPA entries are little-endian 64-bit values (Figure 33-2). */
+static uint64_t le64_value(const void *p)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < TOPA_ENTRY_BYTES; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
 static bool read_entry(struct pt_model_cpu *cpu, uint64_t pa, uint64_t *e)
 {
 	uint8_t b[TOPA_ENTRY_BYTES];
-	unsigned int i;
 
 	if (cpu->ops->read_phys(cpu->ctx, pa, b, sizeof(b)) < 0) {
 		operr(cpu, PT_OPERR_RESTRICTED_MEMORY, "SDM 33.2.7.4, Table 33-5", pa);
 		return false;
 	}
-	/* ToPA entries are little-endian 64-bit values (Figure 33-2). */
-	*e = 0;
-	for (i = 0; i < TOPA_ENTRY_BYTES; i++)
-		*e |= (uint64_t)b[i] << (8 * i);
+	*e = le64_value(b);
 	return true;
 }
 
@@ -347,9 +356,18 @@ static bool topa_load(struct pt_model_cpu *cpu)
 /* The current region is full (SDM 33.2.7.2, "ToPA STOP", "ToPA PMI"). */
 static void topa_region_filled(struct pt_model_cpu *cpu)
 {
-	uint64_t e = cpu->entry, off;
+	uint64_t e = cpu->entry, off, now;
 
 	cpu->stats.regions_filled++;
+	/*
+	 * The processor may cache entries, so software must clear TraceEn
+	 * before modifying the current table (33.2.7.2). The model keeps using
+	 * the cached entry and reports a change it can see.
+	 */
+	if (cpu->ops->read_phys(cpu->ctx, cpu->output_base + table_offset(cpu), &now,
+				sizeof(now)) == 0 && le64_value(&now) != e)
+		report(cpu, PT_VIOL_TOPA_MODIFIED, PT_OPERR_NONE, "SDM 33.2.7.2",
+		       viol_str[PT_VIOL_TOPA_MODIFIED], 0, le64_value(&now));
 	if (e & TOPA_ENTRY_STOP) {
 		/*
 		 * STOP happens before INT. OUTPUT_BASE and the table offset stay

@@ -82,6 +82,7 @@ enum pt_model_violation_kind {
 	PT_VIOL_XSS_UNSUPPORTED,	/* Vol.1 13.3: IA32_XSS[8] without support */
 	PT_VIOL_OPERATIONAL_ERROR,	/* 33.3.10: the output configuration was bad */
 	PT_VIOL_PMI_STORM,		/* 33.2.7.2: PendTopaPMI left set, PMI re-pended */
+	PT_VIOL_TOPA_MODIFIED,		/* 33.2.7.2: current ToPA entry changed, TraceEn=1 */
 	PT_VIOL_NR
 };
 

@@ -779,6 +779,35 @@ START_TEST(test_topa_int_pmi)
 }
 END_TEST
 
+/* 33.2.7.2: modifying the current table while TraceEn=1 is reported. */
+START_TEST(test_topa_modified_while_tracing)
+{
+	struct env *e = env_new(&pt_model_profile_full);
+	static uint8_t buf[4096];
+
+	put64(e, 0x1000, topa_entry_make(0x10000, TOPA_SIZE_4K, 0));
+	put64(e, 0x1008, topa_entry_make(0x11000, TOPA_SIZE_4K, 0));
+	put64(e, 0x1010, topa_entry_make(0x1000, 0, TOPA_ENTRY_END));
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x1000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	put64(e, 0x1000, topa_entry_make(0x10000, TOPA_SIZE_4K, TOPA_ENTRY_STOP));
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 4096), 4096);
+	ck_assert_int_eq(e->last.kind, PT_VIOL_TOPA_MODIFIED);
+	/* The cached entry (no STOP) was used. */
+	ck_assert(pt_model_trigger_en(&e->cpu));
+	ck_assert_uint_eq(tbl_idx(e), 1);
+	/* With TraceEn cleared first, the same change is fine. */
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	put64(e, 0x1008, topa_entry_make(0x11000, TOPA_SIZE_4K, TOPA_ENTRY_STOP));
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 4096), 4096);
+	ck_assert(rdm(e, IA32_RTIT_STATUS) & IA32_RTIT_STATUS_STOPPED);
+	ck_assert_uint_eq(e->cpu.stats.violations, 1);
+	env_free(e);
+}
+END_TEST
+
 /* "PMI Preservation": PendTopaPMI set on fill, re-pended on TraceEn 0->1. */
 START_TEST(test_pmi_preservation)
 {
@@ -1348,6 +1377,7 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_topa_stop);
 	tcase_add_test(tc, test_topa_int_pmi);
 	tcase_add_test(tc, test_pmi_preservation);
+	tcase_add_test(tc, test_topa_modified_while_tracing);
 	tcase_add_test(tc, test_topa_mentry0);
 	tcase_add_loop_test(tc, test_topa_errors, 0, sizeof(topa_errs) / sizeof(topa_errs[0]));
 	tcase_add_test(tc, test_topa_max_table_offset);
