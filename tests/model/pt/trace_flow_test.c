@@ -14,7 +14,9 @@
  *      exactly (or the part of it the configuration traces).
  *
  * The program is found next to this test binary (built by
- * tests/model/pt/trace.mk) or through $LWPT_TRACE_FLOW_PROG.
+ * tests/model/pt/trace.mk) or through $LWPT_TRACE_FLOW_PROG. With
+ * $LWPT_TRACE_FLOW_DUMP=DIR the raw traces of test_flow_full are kept as
+ * DIR/trace_flow_N.pt (for ptdump, ptxed --raw ... etc.).
  */
 #include <check.h>
 #include <elf.h>
@@ -504,6 +506,19 @@ START_TEST(test_flow_full)
 	ck_assert_msg(gt_n > 10000, "no ground truth (ptrace not permitted?)");
 	ck_assert_int_eq(prog_exit, 0x3f & prog_exit);
 	run_generator(fc, &out, &tr);
+	if (getenv("LWPT_TRACE_FLOW_DUMP")) {
+		/* Keep the raw trace for ptdump/ptxed: $DIR/trace_flow_<i>.pt */
+		char path[PATH_MAX];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/trace_flow_%d.pt",
+			 getenv("LWPT_TRACE_FLOW_DUMP"), _i);
+		f = fopen(path, "wb");
+		if (f) {
+			fwrite(out.buf, 1, out.len, f);
+			fclose(f);
+		}
+	}
 	decode(&out, &d);
 	want = gt_ips(NULL, &n);
 	assert_flow(fc->name, &d, want, n);
