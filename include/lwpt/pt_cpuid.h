@@ -146,7 +146,7 @@ struct pt_cpuid_cap_desc {
 #define PT_CPUID_CAP_DESC(n, s, r, m) { .name = (n), .subleaf = (s), .reg = (r), .mask = (m) }
 
 /* Tables 33-11 and 33-12, one row per capability, indexed by pt_cpuid_cap. */
-static const struct pt_cpuid_cap_desc pt_cpuid_caps[PT_CPUID_CAP_NR] = {
+static const struct pt_cpuid_cap_desc pt_cpuid_caps[PT_CPUID_CAP_NR] __attribute__((__unused__)) = {
 	[PT_CPUID_CAP_MAX_SUBLEAF]	= PT_CPUID_CAP_DESC("max_subleaf", 0, PT_CPUID_EAX,
 							    PT_CPUID_0_EAX_MAX_SUBLEAF_MASK),
 	[PT_CPUID_CAP_CR3_FILTER]	= PT_CPUID_CAP_DESC("cr3_filtering", 0, PT_CPUID_EBX,

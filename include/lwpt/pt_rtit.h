@@ -135,6 +135,11 @@
 
 /* --- PT state in the XSAVE area, SDM Vol. 1 13.5.6 ---------------------- */
 #define IA32_XSS				0xda0u
+/* CPUID.(EAX=0DH,ECX=1):EAX[3] XSAVES/XRSTORS, ECX[8] IA32_XSS[8] supported. */
+#define PT_CPUID_0DH				0x0du
+#define PT_CPUID_0DH_1_EAX_XSAVES		(1u << 3)
+/* CPUID.(EAX=0DH,ECX=8): EAX size of PT state, ECX[0] supervisor (IA32_XSS) component. */
+#define PT_CPUID_0DH_N_ECX_XSS			(1u << 0)
 #define PT_XSTATE_COMPONENT			8
 #define IA32_XSS_PT				(1ull << PT_XSTATE_COMPONENT)
 

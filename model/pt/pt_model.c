@@ -898,6 +898,18 @@ int pt_model_cpuid(const struct pt_model_cpu *cpu, uint32_t leaf, uint32_t suble
 		    subleaf <= (l->regs[0][PT_CPUID_EAX] & PT_CPUID_0_EAX_MAX_SUBLEAF_MASK))
 			memcpy(regs, l->regs[subleaf], 4 * sizeof(regs[0]));
 		break;
+	case PT_CPUID_0DH:
+		/* SDM Vol. 1 13.2: only the PT parts of the XSAVE leaf. */
+		if (!cpu->prof->xsaves_pt)
+			break;
+		if (subleaf == 1) {
+			regs[PT_CPUID_EAX] = PT_CPUID_0DH_1_EAX_XSAVES;
+			regs[PT_CPUID_ECX] = (uint32_t)IA32_XSS_PT;
+		} else if (subleaf == PT_XSTATE_COMPONENT) {
+			regs[PT_CPUID_EAX] = PT_XSAVE_STATE_SIZE;
+			regs[PT_CPUID_ECX] = PT_CPUID_0DH_N_ECX_XSS;
+		}
+		break;
 	case PT_CPUID_80000008H:
 		/* EAX[7:0] MAXPHYADDR, EAX[15:8] linear-address width. */
 		regs[PT_CPUID_EAX] = cpu->prof->maxphyaddr | (cpu->prof->linear_bits << 8);

@@ -232,9 +232,11 @@ void pt_model_reset(struct pt_model_cpu *cpu, bool warm);
 /**
  * pt_model_cpuid() - CPUID as the model's processor answers it.
  * @cpu:  the CPU.
- * @leaf: 07H, 14H or 80000008H (others return all zero).
+ * @leaf: 07H, 0DH, 14H or 80000008H (others return all zero).
  * @subleaf: ECX.
- * @regs: out, EAX EBX ECX EDX. Leaf 07H reports only EBX[25] (PT); leaf 14H
+ * @regs: out, EAX EBX ECX EDX. Leaf 07H reports only EBX[25] (PT); leaf 0DH
+ *        only the PT bits (sub-leaf 1 EAX[3] XSAVES and ECX[8], sub-leaf 8
+ *        size 72 and ECX[0]) when the profile has XSAVES for PT; leaf 14H
  *        sub-leaves above the maximum read as 0.
  * Return: PT_MODEL_OK, or PT_MODEL_EINVAL if @regs is NULL.
  */

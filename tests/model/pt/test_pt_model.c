@@ -270,8 +270,17 @@ START_TEST(test_cpuid)
 	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0x80000008u, 0, r), 0);
 	ck_assert_uint_eq(r[0] & 0xff, 39);
 	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0x14, 0, NULL), PT_MODEL_EINVAL);
+	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0xd, 1, r), 0);
+	ck_assert_uint_eq(r[2] & (1u << 8), 0);
 	env_free(e);
 	e = env_new(&pt_model_profile_full);
+	/* SDM Vol. 1 13.2, 13.5.6: XSAVES, IA32_XSS[8], component 8 = 72 bytes. */
+	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0xd, 1, r), 0);
+	ck_assert_uint_eq(r[0] & (1u << 3), 1u << 3);
+	ck_assert_uint_eq(r[2], 1u << 8);
+	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0xd, 8, r), 0);
+	ck_assert_uint_eq(r[0], 72);
+	ck_assert_uint_eq(r[2], 1);
 	ck_assert_int_eq(pt_model_cpuid(&e->cpu, 0x14, 1, r), 0);
 	ck_assert_uint_eq(r[0], 0x02490004u);
 	ck_assert_uint_eq(r[1], 0x003f3fffu);
