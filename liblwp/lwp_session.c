@@ -89,6 +89,8 @@ int lwp_query_backend(struct lwp_caps *caps, int backend)
 	} else {
 		ret = lwp_emu_query(caps);
 		caps->hw_available = lwp_hw_query(&other) == 0;
+		caps->hw_abi_version = other.hw_abi_version;
+		caps->hw_sim = other.hw_sim;
 	}
 	return ret;
 }

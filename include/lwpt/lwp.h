@@ -122,6 +122,8 @@ struct lwp_caps {
 	uint32_t ip_filtering;		/* LwpIpFiltering */
 	uint32_t cache_levels;		/* LwpCacheLevels */
 	uint32_t cache_latency;		/* LwpCacheLatency */
+	uint32_t hw_abi_version;	/* /dev/lwp ABI version, 0 if none */
+	uint32_t hw_sim;		/* /dev/lwp is lwpt_sim.ko (the model) */
 };
 
 /*

@@ -131,6 +131,10 @@ int main(int argc, char **argv)
 	       yes(best.cpu_supported));
 	printf("kernel module:\n  %-26s%s\n", LWP_DEVICE,
 	       stat(LWP_DEVICE, &st) == 0 ? "present" : "absent");
+	if (best.hw_abi_version)
+		printf("  %-26s%u.%u (%s)\n", "ABI version",
+		       best.hw_abi_version >> 16, best.hw_abi_version & 0xffff,
+		       best.hw_sim ? "lwpt_sim.ko, software model" : "lwpt.ko");
 	if (!only || only == LWP_BACKEND_HW)
 		print_backend(LWP_BACKEND_HW);
 	if (!only || only == LWP_BACKEND_EMU)
