@@ -16,3 +16,4 @@ BENCHES += bench_liblwp
 bench_liblwp_SRCS := tests/liblwp/bench_liblwp.c
 bench_liblwp_LIBS := lwp
 bench_liblwp_LDLIBS := -lpthread
+SCRIPT_TESTS += tests/liblwp/tools.sh

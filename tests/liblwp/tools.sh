@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# lwpt-info and lwpt-jitdemo on the emulation backend: exit codes, help,
+# and a value profile that matches the divisor distribution the demo
+# generates (70% 10, 20% 3).
+O=${O:-build}
+BIN=$O/bin
+pass=0
+fail=0
+
+check() {
+	name=$1
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name"
+	fi
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+"$BIN/lwpt-info" >"$out" 2>&1
+check "lwpt-info exits 0 with the emulation" test $? -eq 0
+check "lwpt-info shows the emu backend usable" \
+	grep -q '^backend emu' "$out"
+check "lwpt-info: emulation offers VAL and INT only" \
+	grep -q 'events available (EAX)    VAL INT$' "$out"
+check "lwpt-info: default backend" grep -q 'default backend: emu' "$out"
+"$BIN/lwpt-info" --help >/dev/null 2>&1
+check "lwpt-info --help exits 0" test $? -eq 0
+"$BIN/lwpt-info" --bogus >/dev/null 2>&1
+check "lwpt-info rejects a bad option with 1" test $? -eq 1
+"$BIN/lwpt-info" -b emu >"$out" 2>&1
+check "lwpt-info -b emu prints only emu" sh -c "! grep -q '^backend hw' '$out'"
+
+"$BIN/lwpt-jitdemo" --help >/dev/null 2>&1
+check "lwpt-jitdemo --help exits 0" test $? -eq 0
+"$BIN/lwpt-jitdemo" -x >/dev/null 2>&1
+check "lwpt-jitdemo rejects a bad option with 1" test $? -eq 1
+"$BIN/lwpt-jitdemo" -n 20000 -i 9 >"$out" 2>&1
+check "lwpt-jitdemo runs" test $? -eq 0
+check "lwpt-jitdemo: 2 LWPINS markers, 2000 samples, none missed" \
+	grep -q 'LWPINS markers: 2, LWPVAL samples: 2000, MissedEvents: 0' "$out"
+top=$(awk '/value profile/ { getline; print $1, $3; exit }' "$out")
+pct=${top#* }
+check "lwpt-jitdemo: divisor 10 on top ($top)" test "${top%% *}" = 10
+check "lwpt-jitdemo: 10 in 65..75% of samples ($pct)" \
+	awk -v p="${pct%\%}" 'BEGIN { exit !(p >= 65 && p <= 75) }'
+"$BIN/lwpt-jitdemo" -n 8 -i 0 -d >"$out" 2>&1
+check "lwpt-jitdemo -d: 8 LWPVAL records with EventId 1" \
+	test "$(grep -c '^  id   1 ' "$out")" -eq 8
+check "lwpt-jitdemo -d: exit marker carries the sum" \
+	grep -q '^  id 255 .*flags 0x0002 data1 0x00000008' "$out"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
