@@ -109,6 +109,43 @@ static int trusted(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
 		     in_range(addr, len, s->lwpcb, s->lwpcb_map));
 }
 
+/*
+ * Shared LWPCB fields (BufferHeadOffset, BufferTailOffset, MissedEvents) are
+ * aligned 4- and 8-byte words read and written concurrently by the drainer:
+ * access them as single atomic words; everything else with memcpy.
+ */
+static void copy_in(void *dst, const void *src, size_t len)
+{
+	if (len == 4 && !((uintptr_t)src & 3)) {
+		uint32_t v = __atomic_load_n((const uint32_t *)src, __ATOMIC_RELAXED);
+
+		memcpy(dst, &v, 4);
+	} else if (len == 8 && !((uintptr_t)src & 7)) {
+		uint64_t v = __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED);
+
+		memcpy(dst, &v, 8);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
+static void copy_out(void *dst, const void *src, size_t len)
+{
+	if (len == 4 && !((uintptr_t)dst & 3)) {
+		uint32_t v;
+
+		memcpy(&v, src, 4);
+		__atomic_store_n((uint32_t *)dst, v, __ATOMIC_RELAXED);
+	} else if (len == 8 && !((uintptr_t)dst & 7)) {
+		uint64_t v;
+
+		memcpy(&v, src, 8);
+		__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
 static int emu_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct lwp_emu_thread *t = ctx;
@@ -116,10 +153,10 @@ static int emu_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 	if (trusted(t, addr, len)) {
-		/* BufferTailOffset may be written by a reader on another
-		 * thread: acquire pairs with lwp_read()'s release. */
+		copy_in(buf, (const void *)(uintptr_t)addr, len);
+		/* BufferTailOffset is written by a reader on another thread:
+		 * acquire, pairs with lwp_read()'s release store. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		memcpy(buf, (const void *)(uintptr_t)addr, len);
 		return 0;
 	}
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len)
@@ -134,10 +171,10 @@ static int emu_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 	if (trusted(t, addr, len)) {
-		/* Records before BufferHeadOffset: release pairs with the
+		/* The record before BufferHeadOffset: release, pairs with the
 		 * acquire load of the head in lwp_read(). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		memcpy((void *)(uintptr_t)addr, buf, len);
+		copy_out((void *)(uintptr_t)addr, buf, len);
 		return 0;
 	}
 	if (process_vm_writev(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len)
