@@ -6,6 +6,6 @@ LIBS += lwp
 lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c \
 	liblwp/lwp_encode.c $(LWP_MODEL_SRCS)
 lwp_SOVERSION := 0
-lwp_LDLIBS := -lpthread
+lwp_LDLIBS := -lpthread -Wl,--version-script=liblwp/liblwp.map
 HEADERS += include/lwpt/lwp.h
 MANPAGES += liblwp/man/liblwp.3
