@@ -251,8 +251,14 @@ struct lwp_model_result lwp_xop_execute(struct lwp_model *m, const struct lwp_xo
 {
 	struct lwp_model_result r;
 	struct lwp_model_operand src2;
-	uint64_t ip = regs->rip;
+	uint64_t ip;
 
+	if (!m || !info || !regs) {
+		memset(&r, 0, sizeof(r));
+		r.exc = LWP_MODEL_EXC_UD;
+		return r;
+	}
+	ip = regs->rip;
 	switch (info->insn) {
 	case LWP_XOP_LLWPCB:
 		r = lwp_model_llwpcb(m, regs->gpr[info->reg & 15], info->opsize);

@@ -95,7 +95,8 @@ void lwp_xop_write_gpr(struct lwp_xop_regs *regs, unsigned int reg, uint64_t val
  * `regs`, calls lwp_model_llwpcb/slwpcb/lwpins/lwpval, writes SLWPCB's
  * result register, LWPINS's CF, and on success advances regs->rip by the
  * length and reports the retirement (lwp_model_insn_retired). On an
- * exception regs is unchanged and the result carries it.
+ * exception regs is unchanged and the result carries it. NULL arguments or
+ * an unknown info->insn give #UD.
  */
 struct lwp_model_result lwp_xop_execute(struct lwp_model *m, const struct lwp_xop_insn_info *info,
 					struct lwp_xop_regs *regs);

@@ -1659,6 +1659,7 @@ static Suite *model_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("cpuid_s3");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cpuid_fx8150_every_field);
 	tcase_add_test(tc, test_cpuid_eax_mirrors_xcr0_and_lwp_cfg);
 	tcase_add_test(tc, test_cpuid_full_every_feature);
@@ -1668,6 +1669,7 @@ static Suite *model_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("registers_s4");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_wrmsr_lwp_cfg_reserved_and_unsupported_gp);
 	tcase_add_test(tc, test_wrmsr_int_without_vector_is_violation);
 	tcase_add_test(tc, test_wrmsr_cbaddr);
@@ -1676,6 +1678,7 @@ static Suite *model_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("llwpcb_slwpcb_s5");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_llwpcb_flags_masked_written_back);
 	tcase_add_test(tc, test_llwpcb_no_event_still_enables_lwpins);
 	tcase_add_test(tc, test_llwpcb_intervals_fixed_and_written_back);
@@ -1691,6 +1694,7 @@ static Suite *model_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lwpval_lwpins_s5");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_lwpval_record_fields);
 	tcase_add_test(tc, test_lwpval_memory_operand_lazy);
 	tcase_add_test(tc, test_lwpval_not_enabled_does_nothing);
@@ -1702,12 +1706,14 @@ static Suite *model_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ring_s6_s8");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_threshold_interrupt);
 	tcase_add_test(tc, test_threshold_zero_large_and_disabled);
 	tcase_add_test(tc, test_head_flush_every_store_default);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xsave_s7");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_xsave_layout);
 	tcase_add_test(tc, test_xsave_xrstor_round_trip);
 	tcase_add_test(tc, test_xrstor_rfbm_clear_no_change);
@@ -1717,6 +1723,7 @@ static Suite *model_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("events_s2");
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_insn_retired_records);
 	tcase_add_test(tc, test_branch_retired_records);
 	tcase_add_test(tc, test_branch_filters);

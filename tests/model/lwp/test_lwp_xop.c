@@ -226,10 +226,66 @@ START_TEST(test_xop_write_gpr_sizes)
 }
 END_TEST
 
+/* Robustness: random bytes never read past `len`, never report more than 15
+ * bytes, and an OK decode is stable. Run under SANITIZE=1 for OOB reads. */
+START_TEST(test_xop_random_bytes)
+{
+	struct lwp_xop_insn_info a, b;
+	struct lwp_xop_regs regs;
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	unsigned int i, j, ok = 0;
+
+	regs_init(&regs);
+	for (i = 0; i < 20000; i++) {
+		uint8_t buf[16];
+		size_t len;
+		int rc;
+
+		for (j = 0; j < sizeof(buf); j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[j] = (uint8_t)x;
+		}
+		/* Bias towards XOP LWP prefixes so the deep paths run. */
+		if (i & 1) {
+			buf[0] = 0x8f;
+			buf[1] = (uint8_t)((buf[1] & 0xE0) | (i & 2 ? 0x09 : 0x0A));
+			buf[3] = 0x12;
+		}
+		len = (size_t)(x % (sizeof(buf) + 1));
+		{
+			uint8_t *heap = malloc(len ? len : 1);
+
+			memcpy(heap, buf, len);
+			rc = lwp_xop_decode(heap, len, &regs, &a);
+			if (rc == LWP_XOP_OK) {
+				ok++;
+				ck_assert_uint_le(a.length, 15);
+				ck_assert_uint_le(a.length, len);
+				ck_assert_int_eq(lwp_xop_decode(heap, a.length, &regs, &b), LWP_XOP_OK);
+				ck_assert_uint_eq(a.length, b.length);
+				ck_assert_uint_eq(a.mem_addr, b.mem_addr);
+			} else {
+				ck_assert(rc == LWP_XOP_NOT_LWP || rc == LWP_XOP_NEED_MORE ||
+					  rc == LWP_XOP_INVALID);
+			}
+			free(heap);
+		}
+	}
+	ck_assert_uint_gt(ok, 100);
+	ck_assert_str_eq(lwp_xop_status_str(LWP_XOP_INVALID),
+			 "invalid LWP instruction encoding (#UD)");
+	ck_assert_str_eq(lwp_xop_status_str(42), "unknown status");
+}
+END_TEST
+
 static Suite *xop_suite(void)
 {
 	Suite *s = suite_create("lwp_xop");
 	TCase *tc = tcase_create("decode");
+
+	tcase_set_timeout(tc, 120);
 
 	tcase_add_test(tc, test_xop_gnu_as_table);
 	tcase_add_test(tc, test_xop_not_lwp);
@@ -237,6 +293,7 @@ static Suite *xop_suite(void)
 	tcase_add_test(tc, test_xop_l_bit_ignored);
 	tcase_add_test(tc, test_xop_too_long);
 	tcase_add_test(tc, test_xop_write_gpr_sizes);
+	tcase_add_test(tc, test_xop_random_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
