@@ -21,6 +21,8 @@
 #include <stdint.h>
 #endif
 
+#include <lwpt/pt_cpuid.h>
+
 /* --- MSR addresses (SDM Vol. 4 Table 2-2) ----------------------------- */
 #define IA32_RTIT_OUTPUT_BASE			0x560u
 #define IA32_RTIT_OUTPUT_MASK_PTRS		0x561u
@@ -89,6 +91,118 @@
 #define IA32_RTIT_PSBFREQ_BYTES(enc)		(2048ull << (enc))
 /* CycThresh encoding -> minimum cycles between CYC packets, Table 33-6. */
 #define IA32_RTIT_CYCTHRESH_CYCLES(enc)		((enc) ? (1ull << ((enc) - 1)) : 0ull)
+
+/*
+ * pt_rtit_ctl_writable() - the IA32_RTIT_CTL bits a processor lets software
+ * set: Table 33-6 restricted by the capabilities of Table 33-11/33-12 (the
+ * whitelist of STYLE 4). Any other bit set in a WRMSR raises #GP.
+ * @leaf: CPUID leaf 14H.
+ */
+static inline uint64_t pt_rtit_ctl_writable(const struct pt_cpuid_leaf *leaf)
+{
+	uint64_t w = IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_OS | IA32_RTIT_CTL_USER |
+		     IA32_RTIT_CTL_TSCEN | IA32_RTIT_CTL_DISRETC | IA32_RTIT_CTL_BRANCHEN;
+	uint32_t n, ranges = 0;
+
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_TOPA))
+		w |= IA32_RTIT_CTL_TOPA;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_PSB_CYC))
+		w |= IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_CYCTHRESH_MASK |
+		     IA32_RTIT_CTL_PSBFREQ_MASK;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_POWER_EVENT))
+		w |= IA32_RTIT_CTL_PWREVTEN;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_PTWRITE))
+		w |= IA32_RTIT_CTL_PTWEN | IA32_RTIT_CTL_FUPONPTW;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_TRACE_TRANSPORT))
+		w |= IA32_RTIT_CTL_FABRICEN;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_CR3_FILTER))
+		w |= IA32_RTIT_CTL_CR3FILTER;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_MTC))
+		w |= IA32_RTIT_CTL_MTCEN | IA32_RTIT_CTL_MTCFREQ_MASK;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_EVENT_TRACE))
+		w |= IA32_RTIT_CTL_EVENTEN;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_TNT_DISABLE))
+		w |= IA32_RTIT_CTL_DISTNT;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_PSB_PMI_PRESERVE))
+		w |= IA32_RTIT_CTL_INJECTPSBPMIONENABLE;
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_IP_FILTER))
+		ranges = pt_cpuid_cap(leaf, PT_CPUID_CAP_NUM_RANGES);
+	for (n = 0; n < ranges && n < PT_ADDR_RANGES_MAX; n++)
+		w |= IA32_RTIT_CTL_ADDRn_CFG_MASK(n);
+	return w & ~IA32_RTIT_CTL_RESERVED;
+}
+
+/* Why an IA32_RTIT_CTL value would #GP (pt_rtit_ctl_check()). */
+enum pt_rtit_ctl_fault {
+	PT_RTIT_CTL_VALID = 0,
+	PT_RTIT_CTL_FAULT_RESERVED,	/* bits outside pt_rtit_ctl_writable() */
+	PT_RTIT_CTL_FAULT_MTCFREQ,	/* not in CPUID.(14H,1):EAX[31:16] */
+	PT_RTIT_CTL_FAULT_CYCTHRESH,	/* not in CPUID.(14H,1):EBX[15:0] */
+	PT_RTIT_CTL_FAULT_PSBFREQ,	/* not in CPUID.(14H,1):EBX[31:16] */
+	PT_RTIT_CTL_FAULT_ADDR_CFG,	/* ADDRn_CFG encoding 3..15 */
+	PT_RTIT_CTL_FAULT_NO_OUTPUT,	/* TraceEn, ToPA=0, FabricEn=0, no SNGLRGNOUT */
+};
+
+/**
+ * pt_rtit_ctl_check() - would WRMSR IA32_RTIT_CTL <- @val raise #GP?
+ * @leaf: CPUID leaf 14H of the processor.
+ * @val:  the value (the TraceEn=1 -> 1 modification rule of 33.2.8.3 is the
+ *        caller's: it depends on the current value).
+ * @bad:  out (may be NULL): the offending bits (the whole field for an
+ *        encoding), so that a caller can name the field.
+ *
+ * Implements SDM 33.2.8.2 (Table 33-6) with Tables 33-11/33-12.
+ * Return: PT_RTIT_CTL_VALID or the first enum pt_rtit_ctl_fault found.
+ */
+static inline enum pt_rtit_ctl_fault
+pt_rtit_ctl_check(const struct pt_cpuid_leaf *leaf, uint64_t val, uint64_t *bad)
+{
+	uint64_t rsvd = val & ~pt_rtit_ctl_writable(leaf), dummy;
+	uint32_t n, enc;
+
+	if (!bad)
+		bad = &dummy;
+	*bad = 0;
+	if (rsvd) {
+		*bad = rsvd;
+		return PT_RTIT_CTL_FAULT_RESERVED;
+	}
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_MTC)) {
+		enc = (uint32_t)((val & IA32_RTIT_CTL_MTCFREQ_MASK) >> IA32_RTIT_CTL_MTCFREQ_SHIFT);
+		if (!(pt_cpuid_cap(leaf, PT_CPUID_CAP_MTC_PERIODS) & (1u << enc))) {
+			*bad = IA32_RTIT_CTL_MTCFREQ_MASK;
+			return PT_RTIT_CTL_FAULT_MTCFREQ;
+		}
+	}
+	if (pt_cpuid_cap(leaf, PT_CPUID_CAP_PSB_CYC)) {
+		enc = (uint32_t)((val & IA32_RTIT_CTL_CYCTHRESH_MASK) >>
+				 IA32_RTIT_CTL_CYCTHRESH_SHIFT);
+		if (!(pt_cpuid_cap(leaf, PT_CPUID_CAP_CYC_THRESHOLDS) & (1u << enc))) {
+			*bad = IA32_RTIT_CTL_CYCTHRESH_MASK;
+			return PT_RTIT_CTL_FAULT_CYCTHRESH;
+		}
+		enc = (uint32_t)((val & IA32_RTIT_CTL_PSBFREQ_MASK) >> IA32_RTIT_CTL_PSBFREQ_SHIFT);
+		if (!(pt_cpuid_cap(leaf, PT_CPUID_CAP_PSB_PERIODS) & (1u << enc))) {
+			*bad = IA32_RTIT_CTL_PSBFREQ_MASK;
+			return PT_RTIT_CTL_FAULT_PSBFREQ;
+		}
+	}
+	for (n = 0; n < PT_ADDR_RANGES_MAX; n++) {
+		enc = (uint32_t)((val & IA32_RTIT_CTL_ADDRn_CFG_MASK(n)) >>
+				 IA32_RTIT_CTL_ADDRn_CFG_SHIFT(n));
+		if (enc > IA32_RTIT_ADDR_CFG_STOP) {
+			*bad = IA32_RTIT_CTL_ADDRn_CFG_MASK(n);
+			return PT_RTIT_CTL_FAULT_ADDR_CFG;
+		}
+	}
+	if ((val & IA32_RTIT_CTL_TRACEEN) &&
+	    !(val & (IA32_RTIT_CTL_TOPA | IA32_RTIT_CTL_FABRICEN)) &&
+	    !pt_cpuid_cap(leaf, PT_CPUID_CAP_SNGLRGNOUT)) {
+		*bad = IA32_RTIT_CTL_TOPA;
+		return PT_RTIT_CTL_FAULT_NO_OUTPUT;
+	}
+	return PT_RTIT_CTL_VALID;
+}
 
 /* --- IA32_RTIT_STATUS, SDM 33.2.8.4 Table 33-7 ------------------------- */
 #define IA32_RTIT_STATUS_FILTEREN		(1ull << 0)	/* processor-owned, writes ignored */

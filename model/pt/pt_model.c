@@ -560,74 +560,32 @@ size_t pt_model_output(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t le
 
 /* --- IA32_RTIT_CTL, SDM 33.2.8.2 / 33.2.8.3 ------------------------------ */
 
-/* The bits this profile lets software set (Table 33-6 with Table 33-11). */
-static uint64_t ctl_writable(const struct pt_model_cpu *cpu)
-{
-	uint64_t w = IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_OS | IA32_RTIT_CTL_USER |
-		     IA32_RTIT_CTL_TSCEN | IA32_RTIT_CTL_DISRETC | IA32_RTIT_CTL_BRANCHEN;
-	unsigned int n;
-
-	if (cap(cpu, PT_CPUID_CAP_TOPA))
-		w |= IA32_RTIT_CTL_TOPA;
-	if (cap(cpu, PT_CPUID_CAP_PSB_CYC))
-		w |= IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_CYCTHRESH_MASK |
-		     IA32_RTIT_CTL_PSBFREQ_MASK;
-	if (cap(cpu, PT_CPUID_CAP_POWER_EVENT))
-		w |= IA32_RTIT_CTL_PWREVTEN;
-	if (cap(cpu, PT_CPUID_CAP_PTWRITE))
-		w |= IA32_RTIT_CTL_PTWEN | IA32_RTIT_CTL_FUPONPTW;
-	if (cap(cpu, PT_CPUID_CAP_TRACE_TRANSPORT))
-		w |= IA32_RTIT_CTL_FABRICEN;
-	if (cap(cpu, PT_CPUID_CAP_CR3_FILTER))
-		w |= IA32_RTIT_CTL_CR3FILTER;
-	if (cap(cpu, PT_CPUID_CAP_MTC))
-		w |= IA32_RTIT_CTL_MTCEN | IA32_RTIT_CTL_MTCFREQ_MASK;
-	if (cap(cpu, PT_CPUID_CAP_EVENT_TRACE))
-		w |= IA32_RTIT_CTL_EVENTEN;
-	if (cap(cpu, PT_CPUID_CAP_TNT_DISABLE))
-		w |= IA32_RTIT_CTL_DISTNT;
-	if (cap(cpu, PT_CPUID_CAP_PSB_PMI_PRESERVE))
-		w |= IA32_RTIT_CTL_INJECTPSBPMIONENABLE;
-	for (n = 0; n < num_ranges(cpu); n++)
-		w |= IA32_RTIT_CTL_ADDRn_CFG_MASK(n);
-	return w & ~IA32_RTIT_CTL_RESERVED;
-}
-
+/* IA32_RTIT_CTL value checks: one home, <lwpt/pt_rtit.h> (Table 33-6). */
 static int ctl_check(const struct pt_model_cpu *cpu, uint64_t val, struct viol *v)
 {
-	unsigned int n, enc;
-
-	if (val & ~ctl_writable(cpu))
+	switch (pt_rtit_ctl_check(&cpu->prof->leaf, val, NULL)) {
+	case PT_RTIT_CTL_VALID:
+		return PT_MODEL_OK;
+	case PT_RTIT_CTL_FAULT_RESERVED:
 		return set_viol(v, PT_VIOL_RESERVED_BIT, "SDM 33.2.8.2, Table 33-6, Table 33-11",
 				"IA32_RTIT_CTL reserved or unenumerated bit");
-	if (cap(cpu, PT_CPUID_CAP_MTC)) {
-		enc = (val & IA32_RTIT_CTL_MTCFREQ_MASK) >> IA32_RTIT_CTL_MTCFREQ_SHIFT;
-		if (!(cap(cpu, PT_CPUID_CAP_MTC_PERIODS) & (1u << enc)))
-			return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
-					"MTCFreq encoding not in CPUID.(14H,1):EAX[31:16]");
-	}
-	if (cap(cpu, PT_CPUID_CAP_PSB_CYC)) {
-		enc = (val & IA32_RTIT_CTL_CYCTHRESH_MASK) >> IA32_RTIT_CTL_CYCTHRESH_SHIFT;
-		if (!(cap(cpu, PT_CPUID_CAP_CYC_THRESHOLDS) & (1u << enc)))
-			return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
-					"CycThresh encoding not in CPUID.(14H,1):EBX[15:0]");
-		enc = (val & IA32_RTIT_CTL_PSBFREQ_MASK) >> IA32_RTIT_CTL_PSBFREQ_SHIFT;
-		if (!(cap(cpu, PT_CPUID_CAP_PSB_PERIODS) & (1u << enc)))
-			return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
-					"PSBFreq encoding not in CPUID.(14H,1):EBX[31:16]");
-	}
-	for (n = 0; n < num_ranges(cpu); n++) {
-		enc = (val & IA32_RTIT_CTL_ADDRn_CFG_MASK(n)) >> IA32_RTIT_CTL_ADDRn_CFG_SHIFT(n);
-		if (enc > IA32_RTIT_ADDR_CFG_STOP)
-			return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-6",
-					"ADDRn_CFG encoding 3..15 is reserved");
-	}
-	if ((val & IA32_RTIT_CTL_TRACEEN) &&
-	    !(val & (IA32_RTIT_CTL_TOPA | IA32_RTIT_CTL_FABRICEN)) &&
-	    !cap(cpu, PT_CPUID_CAP_SNGLRGNOUT))
+	case PT_RTIT_CTL_FAULT_MTCFREQ:
+		return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
+				"MTCFreq encoding not in CPUID.(14H,1):EAX[31:16]");
+	case PT_RTIT_CTL_FAULT_CYCTHRESH:
+		return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
+				"CycThresh encoding not in CPUID.(14H,1):EBX[15:0]");
+	case PT_RTIT_CTL_FAULT_PSBFREQ:
+		return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-12",
+				"PSBFreq encoding not in CPUID.(14H,1):EBX[31:16]");
+	case PT_RTIT_CTL_FAULT_ADDR_CFG:
+		return set_viol(v, PT_VIOL_BAD_ENCODING, "SDM 33.2.8.2, Table 33-6",
+				"ADDRn_CFG encoding 3..15 is reserved");
+	case PT_RTIT_CTL_FAULT_NO_OUTPUT:
 		return set_viol(v, PT_VIOL_NO_OUTPUT_SCHEME, "SDM 33.2.8.2, Table 33-6 (ToPA)",
 				"TraceEn with ToPA=0 and FabricEn=0 but no single-range output");
-	return PT_MODEL_OK;
+	}
+	return set_viol(v, PT_VIOL_RESERVED_BIT, "SDM 33.2.8.2", "IA32_RTIT_CTL");
 }
 
 static bool filter_configured(const struct pt_model_cpu *cpu)

@@ -382,6 +382,32 @@ START_TEST(test_ctl_encodings)
 }
 END_TEST
 
+/* The shared predicate of <lwpt/pt_rtit.h> names the offending field. */
+START_TEST(test_rtit_ctl_check)
+{
+	const struct pt_cpuid_leaf *b = &pt_model_profile_bdw.leaf, *f = &pt_model_profile_full.leaf;
+	uint64_t bad = 1;
+
+	ck_assert_int_eq(pt_rtit_ctl_check(f, CTL_TOPA_ON, &bad), PT_RTIT_CTL_VALID);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(pt_rtit_ctl_check(b, CTL_TOPA_ON | IA32_RTIT_CTL_MTCEN |
+					   IA32_RTIT_CTL_DISTNT, &bad), PT_RTIT_CTL_FAULT_RESERVED);
+	ck_assert_uint_eq(bad, IA32_RTIT_CTL_MTCEN | IA32_RTIT_CTL_DISTNT);
+	ck_assert_int_eq(pt_rtit_ctl_check(f, 1ull << IA32_RTIT_CTL_MTCFREQ_SHIFT, &bad),
+			 PT_RTIT_CTL_FAULT_MTCFREQ);
+	ck_assert_uint_eq(bad, IA32_RTIT_CTL_MTCFREQ_MASK);
+	ck_assert_int_eq(pt_rtit_ctl_check(f, 14ull << IA32_RTIT_CTL_CYCTHRESH_SHIFT, &bad),
+			 PT_RTIT_CTL_FAULT_CYCTHRESH);
+	ck_assert_int_eq(pt_rtit_ctl_check(f, 6ull << IA32_RTIT_CTL_PSBFREQ_SHIFT, &bad),
+			 PT_RTIT_CTL_FAULT_PSBFREQ);
+	ck_assert_int_eq(pt_rtit_ctl_check(f, 3ull << IA32_RTIT_CTL_ADDR2_CFG_SHIFT, &bad),
+			 PT_RTIT_CTL_FAULT_ADDR_CFG);
+	ck_assert_uint_eq(bad, IA32_RTIT_CTL_ADDR2_CFG_MASK);
+	ck_assert_uint_eq(pt_rtit_ctl_writable(b), 0x2d8dull);
+	ck_assert_int_eq(pt_rtit_ctl_check(b, 0, NULL), PT_RTIT_CTL_VALID);
+}
+END_TEST
+
 /* A profile without single-range output and CR3 filtering (33.2.8.2 ToPA note). */
 static struct pt_model_profile no_sro;
 
@@ -1376,6 +1402,7 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_ctl_bits_bdw);
 	tcase_add_test(tc, test_ctl_bits_full);
 	tcase_add_test(tc, test_ctl_encodings);
+	tcase_add_test(tc, test_rtit_ctl_check);
 	tcase_add_test(tc, test_ctl_no_output_scheme);
 	tcase_add_test(tc, test_output_scheme_caps);
 	tcase_add_test(tc, test_write_while_tracing);
