@@ -688,6 +688,41 @@ START_TEST(test_fork_child_lwp_off)
 }
 END_TEST
 
+/* Figures 2-4 and 2-5: flag bits 28..31 of the first doubleword. */
+START_TEST(test_event_accessors)
+{
+	struct lwp_event e;
+	uint32_t dword0;
+
+	memset(&e, 0, sizeof(e));
+	dword0 = 3u | (1u << 28) | (1u << 31);		/* BRE, FUS, TKN */
+	memcpy(&e, &dword0, 4);
+	e.data2 = 0x401000;
+	ck_assert_int_eq(lwp_event_fus(&e), 1);
+	ck_assert_int_eq(lwp_event_prv(&e), 0);
+	ck_assert_int_eq(lwp_event_prd(&e), 0);
+	ck_assert_int_eq(lwp_event_tkn(&e), 1);
+	ck_assert_uint_eq(lwp_event_target(&e), 0x401000);
+	dword0 = 3u | (1u << 29) | (1u << 30);		/* PRV, PRD */
+	memcpy(&e, &dword0, 4);
+	ck_assert_int_eq(lwp_event_prv(&e), 1);
+	ck_assert_int_eq(lwp_event_prd(&e), 1);
+	ck_assert_int_eq(lwp_event_fus(&e), 0);
+	dword0 = 4u | (1u << 28) | (3u << 29);		/* DME, DAV, SRC=DRAM */
+	memcpy(&e, &dword0, 4);
+	e.data1 = 320;
+	e.data2 = 0x7000;
+	ck_assert_int_eq(lwp_event_dav(&e), 1);
+	ck_assert_uint_eq(lwp_event_src(&e), 3);
+	ck_assert_uint_eq(lwp_event_latency(&e), 320);
+	ck_assert_uint_eq(lwp_event_data_addr(&e), 0x7000);
+	dword0 = 255u | (0xbeefu << 16);
+	memcpy(&e, &dword0, 4);
+	ck_assert_uint_eq(e.event_id, 255);
+	ck_assert_uint_eq(lwp_event_imm(&e), 0xbeef);
+}
+END_TEST
+
 START_TEST(test_null_arguments)
 {
 	struct lwp_event ev;
@@ -715,6 +750,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(api, test_open_rejects_bad_config);
 	tcase_add_test(api, test_lwpcb_layout);
 	tcase_add_test(api, test_null_arguments);
+	tcase_add_test(api, test_event_accessors);
 	tcase_add_test(rec, test_lwpins_not_enabled);
 	tcase_add_test(rec, test_wrapper_records);
 	tcase_add_test(rec, test_ring_full_cf_missed);
