@@ -375,11 +375,12 @@ static void topa_region_filled(struct pt_model_cpu *cpu)
 		 * the last byte): see Documentation/pt-model.rst.
 		 */
 		stop_trigger(cpu, IA32_RTIT_STATUS_STOPPED);
-		if (e & TOPA_ENTRY_INT)
+		if ((e & TOPA_ENTRY_INT) && !cpu->mentry0_pmi_sent)
 			raise_pmi(cpu);
 		return;
 	}
-	if ((e & TOPA_ENTRY_INT) && !(!mentry(cpu) && cpu->mentry0_pmi_sent))
+	/* With MENTRY=0 the PMI of this fill may have come early already. */
+	if ((e & TOPA_ENTRY_INT) && !cpu->mentry0_pmi_sent)
 		raise_pmi(cpu);
 	cpu->mentry0_pmi_sent = false;
 

@@ -910,6 +910,20 @@ START_TEST(test_topa_mentry0)
 	ck_assert_uint_eq(e->cpu.stats.wraps, 1);
 	ck_assert_uint_eq(e->cpu.stats.violations, 0);
 	env_free(e);
+
+	/* INT+STOP on the lone region: one early PMI, then the stop. */
+	e = env_new(&pt_model_profile_bdw);
+	put64(e, t + 0, topa_entry_make(0x10000, TOPA_SIZE_4K, TOPA_ENTRY_INT | TOPA_ENTRY_STOP));
+	put64(e, t + 8, topa_entry_make(t, 0, TOPA_ENTRY_END));
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, t);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, sizeof(buf)), 4096);
+	ck_assert_int_eq(e->pmis, 1);
+	ck_assert(rdm(e, IA32_RTIT_STATUS) & IA32_RTIT_STATUS_STOPPED);
+	ck_assert_uint_eq(tbl_idx(e), 0);
+	ck_assert_uint_eq(out_off(e), 4096);
+	env_free(e);
 }
 END_TEST
 
