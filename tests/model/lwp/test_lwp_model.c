@@ -1653,6 +1653,119 @@ START_TEST(test_cfg_changes_while_enabled)
 }
 END_TEST
 
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Robustness: random LWPCB contents, page states and operation sequences
+ * never crash, and the internal head stays inside the ring, aligned to
+ * LwpEventSize (Table 6-1 BufferHeadOffset). Run under SANITIZE=1. */
+START_TEST(test_model_random_operations)
+{
+	const struct lwp_model_profile *profiles[] = { &lwp_model_profile_full,
+						       &lwp_model_profile_fx8150 };
+	uint64_t x = 0x2545F4914F6CDD1Dull + (uint64_t)_i;
+	unsigned int round, op;
+
+	for (round = 0; round < 40; round++) {
+		struct test_env *e = env_new(profiles[round & 1]);
+		struct lwp_xsave_area area;
+		uint64_t bv = 0;
+
+		memset(&area, 0, sizeof(area));
+		for (op = 0; op < 300; op++) {
+			uint64_t v = rnd(&x);
+			uint64_t a = ENV_BASE + (rnd(&x) % ENV_SIZE);
+			struct lwp_model_branch b = { .ip = v, .target = a,
+						       .kind = (enum lwp_model_branch_kind)(v % 3),
+						       .taken = v & 8,
+						       .prediction = (enum lwp_model_prediction)(v % 3) };
+			struct lwp_model_dcache_miss d = { .ip = v, .data_addr = a,
+							   .latency = (uint32_t)v, .src = v & 7 };
+
+			switch (rnd(&x) % 16) {
+			case 0:
+				env_lwpcb(e, ENV_LWPCB, (uint32_t)rnd(&x), (uint32_t)rnd(&x) % 8192,
+					  ENV_RING + rnd(&x) % 0x20000);
+				env_put32(e, ENV_LWPCB + 16, (uint32_t)rnd(&x) % 9000);
+				env_put32(e, ENV_LWPCB + 32, (uint32_t)rnd(&x) % 9000);
+				env_put32(e, ENV_LWPCB + 36, (uint32_t)rnd(&x));
+				env_put32(e, ENV_LWPCB + 64, (uint32_t)rnd(&x) % 9000);
+				for (unsigned int n = 1; n <= 6; n++)
+					env_event(e, ENV_LWPCB, n, (uint32_t)rnd(&x) % 600,
+						  (uint32_t)rnd(&x));
+				lwp_model_llwpcb(&e->m, ENV_LWPCB, 64);
+				break;
+			case 1:
+				lwp_model_llwpcb(&e->m, v & 1 ? 0 : a, 64);
+				break;
+			case 2:
+				lwp_model_slwpcb(&e->m, 32);
+				break;
+			case 3:
+				lwp_model_lwpins(&e->m, v, v, v & 1 ? mem_op(a) : reg_op(7),
+						 (uint32_t)v, 64);
+				break;
+			case 4:
+				lwp_model_lwpval(&e->m, v, v, v & 1 ? mem_op(a) : reg_op(7),
+						 (uint32_t)v, 32);
+				break;
+			case 5:
+				lwp_model_insn_retired(&e->m, v);
+				break;
+			case 6:
+				lwp_model_branch_retired(&e->m, &b);
+				break;
+			case 7:
+				lwp_model_dcache_miss(&e->m, &d);
+				break;
+			case 8:
+				lwp_model_clocks(&e->m, v, v % 5000, v % 700);
+				break;
+			case 9:
+				env_page_np(e, a, v & 1);
+				break;
+			case 10:
+				env_page_ro(e, a, v & 1);
+				break;
+			case 11:
+				lwp_model_xsave(&e->m, &area, LWP_XCR0_MASK, &bv);
+				break;
+			case 12:
+				if (v & 1) {
+					area.buffer_head_offset = (uint32_t)rnd(&x);
+					area.buffer_size = (uint32_t)rnd(&x) % 9000;
+					area.flags = (uint32_t)rnd(&x);
+				}
+				lwp_model_set_cpl(&e->m, v & 2 ? 0 : 3);
+				lwp_model_xrstor(&e->m, &area, LWP_XCR0_MASK, bv);
+				lwp_model_set_cpl(&e->m, 3);
+				break;
+			case 13:
+				set_tail(e, (uint32_t)v % 9000);
+				break;
+			case 14:
+				lwp_model_flush_pending(&e->m);
+				break;
+			default:
+				lwp_model_set_head_flush(&e->m, (enum lwp_model_head_flush)(v & 1));
+				break;
+			}
+			if (lwp_model_enabled(&e->m)) {
+				ck_assert_uint_lt(e->m.head, e->m.buffer_size);
+				ck_assert_uint_eq(e->m.head % 32, 0);
+				ck_assert_uint_eq(e->m.buffer_size % 32, 0);
+			}
+		}
+		env_free(e);
+	}
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("lwp_model");
@@ -1735,6 +1848,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_execute_gnu_as_sequence);
 	tcase_add_test(tc, test_user_profiles_end_to_end);
 	tcase_add_test(tc, test_cfg_changes_while_enabled);
+	tcase_add_loop_test(tc, test_model_random_operations, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
