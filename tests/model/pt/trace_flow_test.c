@@ -42,6 +42,9 @@
 #define FAKE_CR3	0x1234000ull	/* the traced process's CR3 */
 #define TSC_BASE	0x100000ull
 #define TSC_PER_STEP	100ull
+#define TSC_ART_NUM	308	/* CPUID.15H:EBX of the DynamoRIO sample machine */
+#define TSC_ART_DEN	2	/* CPUID.15H:EAX */
+#define MTC_FREQ	3	/* IA32_RTIT_CTL.MTCFreq in the MTC case */
 
 /* --- The program and its ground truth ------------------------------------ */
 
@@ -302,8 +305,8 @@ static void run_generator(const struct flow_case *fc, struct sink *out,
 		cfg.addr_b[1] = elf.recurse_hi;
 	}
 	cfg.cbr = 0x2a;
-	cfg.tsc_art_num = 308;	/* CPUID.15H of the DynamoRIO sample machine */
-	cfg.tsc_art_den = 2;
+	cfg.tsc_art_num = TSC_ART_NUM;
+	cfg.tsc_art_den = TSC_ART_DEN;
 	cfg.tnt64 = fc->tnt64;
 	cfg.emit = sink_emit;
 	cfg.emit_ctx = out;
@@ -326,6 +329,9 @@ struct decoded {
 	unsigned int enabled, disabled, overflow, stop, exec_mode;
 	int err;		/* first libipt error, 0 if none */
 	uint64_t err_offset;
+	uint64_t time;		/* libipt's time after the last instruction */
+	bool time_backwards;	/* time ever decreased */
+	uint32_t lost_mtc;
 };
 
 static void dec_push(struct decoded *d, uint64_t ip)
@@ -363,6 +369,11 @@ static void decode_at(const struct sink *out, struct decoded *d, uint64_t at)
 	pt_config_init(&config);
 	config.begin = out->buf;
 	config.end = out->buf + out->len;
+	/* Timing as the generator was configured (run_generator). */
+	config.cpuid_0x15_eax = TSC_ART_DEN;
+	config.cpuid_0x15_ebx = TSC_ART_NUM;
+	config.mtc_freq = MTC_FREQ;
+	config.nom_freq = 0;
 	dec = pt_insn_alloc_decoder(&config);
 	ck_assert_ptr_nonnull(dec);
 	image = pt_image_alloc("trace_flow_prog");
@@ -418,6 +429,17 @@ static void decode_at(const struct sink *out, struct decoded *d, uint64_t at)
 			if (status < 0)
 				break;
 			dec_push(d, insn.ip);
+			{
+				uint64_t tm;
+				uint32_t lm = 0, lc = 0;
+
+				if (pt_insn_time(dec, &tm, &lm, &lc) >= 0) {
+					if (tm < d->time)
+						d->time_backwards = true;
+					d->time = tm;
+					d->lost_mtc = lm;
+				}
+			}
 		}
 		if (status != -pte_eos && !d->err) {
 			d->err = status;
@@ -485,7 +507,7 @@ static const struct flow_case full_cases[] = {
 	  .ctl = CTL_BASE | IA32_RTIT_CTL_DISRETC },
 	{ .name = "TSCEn, MTCEn (MTCFreq 3)",
 	  .ctl = CTL_BASE | IA32_RTIT_CTL_TSCEN | IA32_RTIT_CTL_MTCEN |
-		 (3ull << IA32_RTIT_CTL_MTCFREQ_SHIFT) },
+		 ((uint64_t)MTC_FREQ << IA32_RTIT_CTL_MTCFREQ_SHIFT) },
 	{ .name = "TNT-64 packets",
 	  .ctl = CTL_BASE, .tnt64 = true },
 	{ .name = "PSBFreq 4K, DisRETC, CR3 filter matching",
@@ -534,8 +556,23 @@ START_TEST(test_flow_full)
 	else
 		ck_assert_uint_gt(tr.stats.ret_compressed, 100);
 	if (fc->ctl & IA32_RTIT_CTL_MTCEN) {
+		/*
+		 * libipt's time from TSC, TMA and MTC (SDM 33.8.3.2) never goes
+		 * back, loses no MTC, and ends within two MTC periods of the
+		 * TSC of the last step.
+		 */
+		uint64_t last = gt[gt_n - 1].tsc;
+		uint64_t period = (uint64_t)TSC_ART_NUM / TSC_ART_DEN << MTC_FREQ;
+
+		fprintf(stderr, "%s: libipt time at the end %#llx, last step TSC %#llx\n",
+			fc->name, (unsigned long long)d.time, (unsigned long long)last);
 		ck_assert_uint_gt(tr.stats.mtc, 100);
 		ck_assert_uint_eq(tr.stats.tma, tr.stats.psb);
+		ck_assert(!d.time_backwards);
+		ck_assert_uint_eq(d.lost_mtc, 0);
+		ck_assert_msg(d.time + 2 * period >= last && d.time <= last + 2 * period,
+			      "libipt time %#llx, last step TSC %#llx",
+			      (unsigned long long)d.time, (unsigned long long)last);
 	}
 	if (fc->ctl & IA32_RTIT_CTL_TSCEN)
 		ck_assert_uint_eq(tr.stats.tsc, tr.stats.psb);
