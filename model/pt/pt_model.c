@@ -402,7 +402,7 @@ static size_t topa_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t 
 	size_t done = 0;
 
 	while (done < len && (cpu->status & IA32_RTIT_STATUS_TRIGGEREN)) {
-		uint64_t size, off, n, base, mark = 0;
+		uint64_t size, off, n, base;
 		bool early = false;
 
 		if (!cpu->entry_valid && !topa_load(cpu))
@@ -415,8 +415,7 @@ static size_t topa_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t 
 			n = len - done;
 		if (!mentry(cpu) && (cpu->entry & TOPA_ENTRY_INT) && !cpu->mentry0_pmi_sent) {
 			/* MENTRY=0: the PMI comes before the region is filled. */
-			mark = size - PT_MODEL_MENTRY0_PMI_MARGIN;
-			early = off + n >= mark;
+			early = off + n >= size - PT_MODEL_MENTRY0_PMI_MARGIN;
 		}
 		if (cpu->ops->write_phys(cpu->ctx, base + off, bytes + done, (size_t)n) < 0) {
 			operr(cpu, PT_OPERR_RESTRICTED_MEMORY, "SDM 33.2.7.4, Table 33-5",
