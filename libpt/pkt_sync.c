@@ -72,31 +72,29 @@ const uint8_t *lpt_psb_find_backward(const uint8_t *begin,
 				     const uint8_t *end,
 				     const uint8_t *before)
 {
-	const uint8_t *p;
+	const uint8_t *p, *next;
 
-	if (end - begin < PT_PSB_SIZE)
+	if (end - begin < PT_PSB_SIZE || before - begin < 1)
 		return NULL;
 	/* A PSB starting before @before has 8 pattern bytes at a position
 	 * <= before - 1 + 8; start there (or at the last full word). */
 	p = (end - before >= 15) ? before + 7 : end - 8;
 
 	for (;;) {
-		const uint8_t *s, *run_end, *psb;
-
+		next = p;
 		if (psb_word(p)) {
+			const uint8_t *s, *run_end, *psb;
+
 			s = psb_run(begin, end, p, &run_end);
 			psb = run_end - PT_PSB_SIZE;
 			if (run_end - s >= PT_PSB_SIZE && psb < before)
 				return psb;
-			/* Continue before this run. */
-			if (s - begin < 8)
-				return NULL;
-			p = (s - 8 < p - 8) ? s - 8 : p - 8;
-			continue;
+			/* Any earlier PSB lies wholly before this run. */
+			if (s < next)
+				next = s;
 		}
-		if (p - begin < 8)
-			break;
-		p -= 8;
+		if (next - begin < 8)
+			return NULL;
+		p = next - 8;
 	}
-	return NULL;
 }

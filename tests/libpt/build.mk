@@ -5,3 +5,34 @@ UNIT_TESTS += test_pt_pkt
 test_pt_pkt_SRCS := tests/libpt/test_pt_pkt.c
 test_pt_pkt_LIBS := pt
 test_pt_pkt_LDLIBS := -lipt
+
+# libFuzzer target for the packet decoder (clang). `make fuzz-pkt` builds
+# it and runs it for FUZZ_TIME seconds (default 60) on a corpus in
+# $(O)/fuzz/corpus-pkt, seeded with the real and libipt conformance traces
+# from $(LWPT_SHARED) (default ../shared). Crashes are written to
+# $(O)/fuzz/ as crash-*; reproduce with `$(O)/fuzz/fuzz_pkt FILE`.
+# FUZZ_ARGS passes more libFuzzer options (e.g. -jobs=4 -workers=4).
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_ARGS ?=
+LWPT_SHARED ?= $(abspath ../shared)
+FUZZ_PKT_SRCS := tests/libpt/fuzz_pkt.c $(sort $(wildcard libpt/pkt_*.c))
+FUZZ_PKT_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/*/*.pt \
+			     $(LWPT_SHARED)/testdata/pt/libipt-ptt/*.pt)
+
+$(O)/fuzz/fuzz_pkt: $(FUZZ_PKT_SRCS) $(wildcard libpt/pkt_*.h) \
+		    include/lwpt/pt_pkt.h include/lwpt/pt_packets.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_PKT_SRCS) -lipt
+
+.PHONY: fuzz-pkt
+fuzz-pkt: $(O)/fuzz/fuzz_pkt
+	@mkdir -p $(O)/fuzz/corpus-pkt $(O)/fuzz/seeds-pkt
+	@for f in $(FUZZ_PKT_SEEDS); do \
+		cp -n "$$f" $(O)/fuzz/seeds-pkt/ 2>/dev/null || true; done
+	@[ -n "$(FUZZ_PKT_SEEDS)" ] || \
+		echo "fuzz-pkt: no seeds ($(LWPT_SHARED) missing), empty corpus"
+	cd $(O)/fuzz && ./fuzz_pkt -max_total_time=$(FUZZ_TIME) \
+		-max_len=65536 -timeout=10 $(FUZZ_ARGS) corpus-pkt seeds-pkt
