@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # libpt: Intel PT capture and packet decoding (issue 8). See
-# Documentation/libpt.rst. Every libpt/*.c is part of the library.
+# Documentation/libpt.rst and Documentation/libpt-pkt.rst. Every libpt/*.c
+# is part of the library.
 LIBS += pt
 pt_SRCS := $(sort $(wildcard libpt/*.c))
 pt_SOVERSION := 0

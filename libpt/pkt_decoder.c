@@ -53,6 +53,8 @@ struct lpt_pkt_decoder *lpt_pkt_alloc(const uint8_t *buf, size_t len,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* Erratum workarounds for the configured CPU. */
+	dec->cfg.flags |= lpt_cpu_errata(&dec->cfg.cpu);
 	lpt_pkt_set_buffer(dec, buf, len);
 	return dec;
 }

@@ -12,7 +12,7 @@
  * A hit is extended to the whole run of "02 82" pairs; the PSB is taken to
  * be the LAST 16 bytes of that run (the bytes before a PSB may happen to
  * look like its pattern, e.g. in an IP payload; what follows a PSB is never
- * another "02 82"), as libipt does. See Documentation/libpt.rst.
+ * another "02 82"), as libipt does. See Documentation/libpt-pkt.rst.
  */
 #include "pkt_internal.h"
 

@@ -125,7 +125,7 @@
 /*
  * A 64-bit counter needs 5 + 7 * 9 >= 64 bits: 10 bytes. Our choice (as
  * Linux perf): a CYC longer than that is a bad packet; bits beyond 63 of a
- * 10-byte CYC are dropped. See Documentation/libpt.rst.
+ * 10-byte CYC are dropped. See Documentation/libpt-pkt.rst.
  */
 #define PT_CYC_MAX_SIZE		10
 

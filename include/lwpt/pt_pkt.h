@@ -422,7 +422,8 @@ uint32_t lpt_cpu_errata(const struct lpt_cpu *cpu);
 struct lpt_pkt_config {
 	size_t size;		/* sizeof(struct lpt_pkt_config) */
 	uint32_t flags;		/* LPT_PKT_F_* */
-	struct lpt_cpu cpu;	/* zero: unknown */
+	struct lpt_cpu cpu;	/* zero: unknown. An Intel CPU here makes the
+				 * decoder add lpt_cpu_errata(&cpu) to flags. */
 };
 
 /**

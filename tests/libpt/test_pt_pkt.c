@@ -566,6 +566,19 @@ START_TEST(test_skd007)
 	ck_assert_int_eq(lpt_pkt_decode(b, 4, NULL, &pkt, 0), 2);
 	ck_assert_int_eq(pkt.type, LPT_PKT_CYC);
 	ck_assert_int_eq(pkt.payload.cyc.value, 0x3e);
+	/* The decoder object applies the CPU's errata by itself. */
+	{
+		struct lpt_pkt_config cfg;
+		struct lpt_pkt_decoder *dec;
+
+		lpt_pkt_config_init(&cfg);
+		cfg.cpu = skl;
+		dec = lpt_pkt_alloc(b, sizeof(b), &cfg);
+		ck_assert_int_eq(lpt_pkt_sync_set(dec, 0), 0);
+		ck_assert_int_eq(lpt_pkt_next(dec, &pkt), 3);
+		ck_assert_int_eq(pkt.type, LPT_PKT_OVF);
+		lpt_pkt_free(dec);
+	}
 	/* Without the third byte, no workaround. */
 	ck_assert_int_eq(lpt_pkt_decode(b, 2, NULL, &pkt,
 					LPT_PKT_F_ERRATUM_SKD007), 2);
