@@ -167,14 +167,14 @@ static int load_trace(const struct ptflow *pf, const char *path, uint64_t from,
 	}
 	if (!size)
 		size = (uint64_t)st.st_size - from;
-	if (size > SIZE_MAX - 1) {
+	if (size > SIZE_MAX - PTFLOW_TRACE_PAD) {
 		fprintf(stderr, "%s: %s: too large\n", pf->prog, path);
 		close(fd);
 		return -1;
 	}
 
-	/* One spare byte so that an empty trace still has a buffer. */
-	data = malloc((size_t)size + 1);
+	/* Zero padding after the trace: see PTFLOW_TRACE_PAD. */
+	data = calloc(1, (size_t)size + PTFLOW_TRACE_PAD);
 	if (!data) {
 		fprintf(stderr, "%s: %s: out of memory\n", pf->prog, path);
 		close(fd);

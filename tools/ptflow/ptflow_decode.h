@@ -28,6 +28,15 @@
  */
 #define PTFLOW_MAX_INSN_NO_PROGRESS	(1u << 22)
 
+/*
+ * Zero bytes that must follow every trace buffer handed to
+ * ptflow_decode_buffer(). libipt 2.0.5's PSB search reads on past the end
+ * of the buffer while the bytes look like PSB payload (02 82 ...), e.g. when
+ * a trace is cut inside a PSB; zero bytes stop it at once. Found by the
+ * guard-page tests in tests/tools/ptflow/test_ptflow_decode.c.
+ */
+#define PTFLOW_TRACE_PAD	64
+
 /* Decode errors reported on the error stream before going quiet there. */
 #define PTFLOW_MAX_STDERR_ERRORS	10
 
@@ -102,7 +111,9 @@ void ptflow_params_from_config(struct ptflow_params *par,
  * ptflow_decode_buffer() - print the instruction flow of one trace.
  * @pf:   the session.
  * @buf:  the raw Intel PT bytes; read only (libipt's API takes non-const).
- * @len:  number of bytes in @buf; 0 is a trace without PSB.
+ *        Must be followed by PTFLOW_TRACE_PAD readable zero bytes.
+ * @len:  number of bytes of trace in @buf (without the padding); 0 is a
+ *        trace without PSB.
  * @name: the trace's name in error messages.
  *
  * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is

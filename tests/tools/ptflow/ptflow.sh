@@ -326,7 +326,7 @@ usage_case "ptcap directory without traces" "$cap"
 # 33-56 case 3) must exit 1 with a message. A prefix cut at a packet
 # boundary while tracing is disabled is itself a complete trace: it may
 # exit 0 but must then show a flow that is a prefix of the full one.
-# test_ptflow_decode checks every prefix in-process; here every 7th, as
+# test_ptflow_decode checks every prefix in-process; here every 11th, as
 # whole runs of the tool (exit status, messages).
 grep '^[0-9a-f]' "$tmp/full" > "$tmp/full.insns"
 bad=0
@@ -361,7 +361,7 @@ while [ "$n" -le "$size" ]; do
 	else
 		bad=$((bad + 1)); echo "prefix $n: usage error rc=$rc"
 	fi
-	n=$((n + 7))
+	n=$((n + 11))
 done
 echo "prefixes: $((nerr + nzero)) run, $nerr reported errors, $nzero complete"
 [ $bad -eq 0 ] && [ "$nerr" -gt 0 ] && pass || fail "$bad bad prefixes"
@@ -370,7 +370,7 @@ echo "prefixes: $((nerr + nzero)) run, $nerr reported errors, $nzero complete"
 # (test_ptflow_decode does every bit flip and 3000 corruptions in-process)
 bad=0
 seed=1
-while [ $seed -le 40 ]; do
+while [ $seed -le 25 ]; do
 	cp "$dyn/dynamorio.pt" "$tmp/corrupt.pt"
 	# 1 to 8 random bytes at random offsets.
 	awk -v seed=$seed -v size="$size" 'BEGIN { srand(seed)
