@@ -1766,6 +1766,30 @@ START_TEST(test_model_random_operations)
 }
 END_TEST
 
+/* §5.1 Notes: LLWPCB of the active LWPCB first flushes into it, overwriting
+ * what the application changed; the flushed values are then loaded. */
+START_TEST(test_llwpcb_same_lwpcb_overwrites_changes)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	env_event(e, ENV_LWPCB, 1, 100, 10);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	OK(val(e, 1, 0, 0, 0));					/* counter 9 */
+	env_event(e, ENV_LWPCB, 1, 100, 0);			/* app wants 0 */
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1), 9);	/* flushed over it */
+	OK(val(e, 2, 0, 0, 0));
+	ck_assert(!val(e, 3, 0, 0, 0).stored);			/* 9 -> 7: none */
+	/* The documented way: stop with 0, edit, restart. */
+	OK(lwp_model_llwpcb(&e->m, 0, 64));
+	env_event(e, ENV_LWPCB, 1, 100, 0);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert(val(e, 4, 0, 0, 0).stored);
+	env_free(e);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("lwp_model");
@@ -1802,6 +1826,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_llwpcb_flushes_old_first);
 	tcase_add_test(tc, test_llwpcb_operand_size_truncation);
 	tcase_add_test(tc, test_llwpcb_head_offset_rules);
+	tcase_add_test(tc, test_llwpcb_same_lwpcb_overwrites_changes);
 	tcase_add_test(tc, test_slwpcb_flush_counters_and_head);
 	tcase_add_test(tc, test_slwpcb_writes_pending_record);
 	suite_add_tcase(s, tc);
