@@ -175,17 +175,20 @@ int pkt_decode(const uint8_t *p, size_t len, const struct lpt_pkt_block *blk,
 			goto tnt8;
 	} else if ((b & PT_OPM_BIP) == PT_OPC_BIP) {
 		/* SDM 33.4.1.1: inside a block, xxxxx100b is a BIP header. */
-		n = 1 + blk->item_size;
+		/* BBP.SZ: 4-byte items, else 8 (SDM Table 33-45). */
+		unsigned int isz = blk->item_size == 4 ? 4 : 8;
+
+		n = 1 + isz;
 		NEED(n);
 		v = lpt_ld64(p + 1);
-		if (blk->item_size == 4)
+		if (isz == 4)
 			v &= 0xffffffffull;
 		pkt->type = LPT_PKT_BIP;
 		pkt->size = (uint8_t)n;
 		pkt->payload.bip.value = v;
 		pkt->payload.bip.id = (uint8_t)(b >> PT_BIP_ID_SHIFT);
 		pkt->payload.bip.bbp_type = blk->bbp_type;
-		pkt->payload.bip.size = blk->item_size;
+		pkt->payload.bip.size = (uint8_t)isz;
 		return (int)n;
 	}
 

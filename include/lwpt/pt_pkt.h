@@ -562,7 +562,8 @@ int lpt_pkt_next(struct lpt_pkt_decoder *dec, struct lpt_packet *pkt);
  *
  * Return: the number of packets decoded (1..n), or, if the very first
  * packet fails, that error (as lpt_pkt_next()). A later failure ends the
- * batch early; the next call reports it.
+ * batch early; the next call reports it. Entries of @pkts beyond the
+ * returned count are unspecified.
  */
 int lpt_pkt_next_batch(struct lpt_pkt_decoder *dec, struct lpt_packet *pkts,
 		       int n);
