@@ -147,7 +147,10 @@ modules_install: kmod
 
 # VM tests: boot the Debian kernel the modules were built for under QEMU
 # (tests/vm/run); they need everything user space builds plus VM_BINS.
-check: check-unit check-vm
+# One after the other (also under -j), both always run; fails if either does.
+check:
+	@st=0; $(MAKE) --no-print-directory check-unit || st=1; \
+	$(MAKE) --no-print-directory check-vm || st=1; exit $$st
 
 check-vm: all $(VM_ALL_BINS) kmod
 	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run $(if $(KDIR),--kdir $(KDIR))

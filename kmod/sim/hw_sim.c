@@ -17,9 +17,11 @@
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 
 #include <lwpt/lwp_arch.h>
+#include <lwpt/pt_cpuid.h>
 
 #include "../x86_cpuid.h"
 #include "sim.h"
@@ -63,6 +65,45 @@ u32 lwpt_hw_flags(void)
 	return LWPT_HW_F_SIM;
 }
 
+/* The leaves debugfs lwpt_sim/cpuid shows: what detection and tools read. */
+static const struct {
+	u32 leaf;
+	u32 subleaf;
+} sim_cpuid_shown[] = {
+	{ X86_CPUID_VENDOR, 0 },
+	{ X86_CPUID_FEATURES, 0 },
+	{ PT_CPUID_07H, 0 },
+	{ LWP_CPUID_FN0000_000D, 0 },
+	{ LWP_CPUID_FN0000_000D, 1 },
+	{ LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP },
+	{ PT_CPUID_LEAF, 0 },
+	{ PT_CPUID_LEAF, 1 },
+	{ X86_CPUID_EXT_MAX, 0 },
+	{ LWP_CPUID_FN8000_0001, 0 },
+	{ PT_CPUID_80000008H, 0 },
+	{ LWP_CPUID_FN8000_001C, 0 },
+};
+
+/* debugfs lwpt_sim/cpuid: the model's CPUID as this CPU reports it now. */
+static int sim_cpuid_show(struct seq_file *m, void *v)
+{
+	struct lwpt_cpuid_regs r;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(sim_cpuid_shown); i++) {
+		cpu = get_cpu();
+		lwpt_hw_cpuid(sim_cpuid_shown[i].leaf, sim_cpuid_shown[i].subleaf,
+			      &r);
+		put_cpu();
+		seq_printf(m, "cpu%d %08x.%02x: eax=%08x ebx=%08x ecx=%08x edx=%08x\n",
+			   cpu, sim_cpuid_shown[i].leaf, sim_cpuid_shown[i].subleaf,
+			   r.eax, r.ebx, r.ecx, r.edx);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_cpuid);
+
 int lwpt_hw_init(void)
 {
 	int cpu, err;
@@ -82,6 +123,7 @@ int lwpt_hw_init(void)
 	sim_debugfs = debugfs_create_dir("lwpt_sim", NULL);
 	debugfs_create_atomic_t("violations", 0444, sim_debugfs,
 				&sim_violations);
+	debugfs_create_file("cpuid", 0444, sim_debugfs, NULL, &sim_cpuid_fops);
 	return 0;
 }
 

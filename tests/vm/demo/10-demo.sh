@@ -20,12 +20,32 @@ lwpt_vmtool abi /dev/pt || exit 1
 for p in /sys/module/lwpt_sim/parameters/*; do
 	echo "parameter ${p##*/} = $(cat "$p")"
 done
+echo
+echo "== CPUID of the model (debugfs lwpt_sim/cpuid):"
+cat /sys/kernel/debug/lwpt_sim/cpuid
+reg() {	# reg LEAF.SUB REG -> value of that register in the dump
+	sed -n "s/.* $1: .*$2=\([0-9a-f]*\).*/0x\1/p" /sys/kernel/debug/lwpt_sim/cpuid
+}
+ebx=$(reg 8000001c.00 ebx); ecx=$(reg 8000001c.00 ecx); edx=$(reg 8000001c.00 edx)
+echo "LWP (43724 Table 3-1): LwpCbSize $((ebx & 0xff)) qwords," \
+	"LwpEventSize $(((ebx >> 8) & 0xff)), LwpMaxEvents $(((ebx >> 16) & 0xff))," \
+	"LwpEventOffset $(((ebx >> 24) & 0xff)), LwpVersion $(((ecx >> 9) & 0x7f))," \
+	"LwpMinBufferSize $(((ecx >> 16) & 0xff)), supported EDX=$edx"
+b=$(reg 00000014.00 ebx); c=$(reg 00000014.00 ecx); a1=$(reg 00000014.01 eax)
+echo "PT (SDM Table 33-11): CR3Filter $((b & 1)) PSB/CYC $(((b >> 1) & 1))" \
+	"IPFilter $(((b >> 2) & 1)) MTC $(((b >> 3) & 1)) PTWRITE $(((b >> 4) & 1))" \
+	"PwrEvt $(((b >> 5) & 1)) ToPA $((c & 1)) MENTRY $(((c >> 1) & 1))" \
+	"SingleRange $(((c >> 2) & 1)) AddrRanges $((a1 & 7))"
+echo
 echo "spec violations: $(sim_violations)"
-# Tools of other issues show their capabilities here when they exist.
-for t in lwpinfo ptinfo; do
+# The tools' view, when they are built (they ask the module and the
+# libraries; they do not decode CPUID again).
+for t in lwpt-info; do
 	if command -v $t >/dev/null; then
+		echo
 		echo "== $t"
-		$t || exit 1
+		$t
+		echo "($t exit status $?)"
 	fi
 done
 lwpt_vmtool rmmod lwpt_sim || exit 1
