@@ -7,9 +7,4 @@ ptflow_SRCS := tools/ptflow/ptflow.c tools/ptflow/ptflow_decode.c \
 ptflow_LDLIBS := -lipt -lcapstone
 MANPAGES += tools/ptflow/ptflow.1
 
-# The tests live in tests/tools/ptflow/, one directory level deeper than
-# the top Makefile's */*/build.mk wildcard reaches; include them from here
-# (guarded, in case the wildcard is widened later).
-ifndef PTFLOW_TESTS_INCLUDED
-include tests/tools/ptflow/build.mk
-endif
+# Tests: tests/tools/ptflow/build.mk.

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Tests of tools/ptflow (included from tools/ptflow/build.mk).
-PTFLOW_TESTS_INCLUDED := 1
+# Tests of tools/ptflow.
 
 UNIT_TESTS += test_ptcap_dir
 test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
