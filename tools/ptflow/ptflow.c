@@ -157,7 +157,12 @@ static int load_trace(const struct ptflow *pf, const char *path, uint64_t from,
 			close(fd);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < from ||
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: not a regular file\n", pf->prog, path);
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size < from ||
 	    (size && (uint64_t)st.st_size - from < size)) {
 		fprintf(stderr, "%s: %s: range 0x%" PRIx64 "-0x%" PRIx64
 			" outside the file (0x%jx bytes)\n", pf->prog, path,

@@ -380,8 +380,8 @@ START_TEST(endless_direct_loop)
 	static const uint8_t jmp_self[] = { 0xeb, 0xfe };
 	struct ptflow pf;
 	FILE *out, *err;
-	char *ob = NULL, *eb = NULL;
-	size_t ol, el;
+	char *eb = NULL;
+	size_t el;
 	uint8_t *buf;
 	int fd;
 
@@ -407,8 +407,6 @@ START_TEST(endless_direct_loop)
 	fclose(err);
 	ck_assert_ptr_nonnull(strstr(eb, "no trace progress"));
 	free(eb);
-	free(ob);
-	(void)ol;
 	guarded_free(buf, trace_len);
 	unlink(path);
 }
