@@ -458,6 +458,86 @@ START_TEST(test_sink_error)
 }
 END_TEST
 
+/*
+ * Random steps (random bytes, IPs, CPL, CR3, mode, sink refusals) under
+ * random valid configurations: no crash, no undefined behaviour (run with
+ * SANITIZE=1), only valid return codes. Deterministic seed.
+ */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static int emit_random(void *ctx, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return rnd() % 50 == 0 ? -ENOSPC : 0;
+}
+
+START_TEST(test_random_steps)
+{
+	static const uint64_t bits[] = {
+		IA32_RTIT_CTL_OS, IA32_RTIT_CTL_USER, IA32_RTIT_CTL_BRANCHEN,
+		IA32_RTIT_CTL_TSCEN, IA32_RTIT_CTL_MTCEN, IA32_RTIT_CTL_DISRETC,
+		IA32_RTIT_CTL_CR3FILTER, IA32_RTIT_CTL_DISTNT,
+	};
+	unsigned int round, i, b;
+
+	for (round = 0; round < 40; round++) {
+		struct pt_trace_config cfg = { 0 };
+
+		cfg.rtit_ctl = IA32_RTIT_CTL_TRACEEN;
+		for (b = 0; b < sizeof(bits) / sizeof(bits[0]); b++)
+			if (rnd() & 1)
+				cfg.rtit_ctl |= bits[b];
+		cfg.rtit_ctl |= (rnd() % 16) << IA32_RTIT_CTL_MTCFREQ_SHIFT;
+		cfg.rtit_ctl |= (rnd() % 3) << IA32_RTIT_CTL_PSBFREQ_SHIFT;
+		cfg.nr_ranges = 2;
+		cfg.rtit_ctl |= (rnd() % 3) << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(0);
+		cfg.rtit_ctl |= (rnd() % 3) << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(1);
+		cfg.addr_a[0] = 0x400000;
+		cfg.addr_b[0] = 0x400000 + rnd() % 0x10000;
+		cfg.addr_a[1] = 0x400000 + rnd() % 0x10000;
+		cfg.addr_b[1] = cfg.addr_a[1] + rnd() % 0x100;
+		cfg.cr3_match = 0x5000;
+		cfg.tsc_art_num = 1 + rnd() % 400;
+		cfg.tsc_art_den = 1 + rnd() % 4;
+		cfg.tnt64 = rnd() & 1;
+		cfg.emit = emit_random;
+		ck_assert_int_eq(pt_trace_init(&tr, &cfg), 0);
+		ck_assert_int_eq(pt_trace_enable(&tr, rnd()), 0);
+		for (i = 0; i < 3000; i++) {
+			struct pt_trace_step s = { 0 };
+			uint64_t r = rnd();
+			int ret;
+
+			s.ip = 0x400000 + rnd() % 0x10000;
+			s.insn_size = 1 + rnd() % X86_MAX_INSN_LEN;
+			for (b = 0; b < X86_MAX_INSN_LEN; b++)
+				s.insn[b] = (uint8_t)rnd();
+			if (r & 1)	/* often a real branch */
+				s.insn[0] = (uint8_t[]){ 0x75, 0xe8, 0xc3, 0xff,
+							 0xe9, 0xcc }[rnd() % 6];
+			s.cpl = (r >> 1) % 8 == 0 ? 0 : 3;
+			s.mode = (r >> 4) % 16 == 0 ? X86_MODE_32 : X86_MODE_64;
+			s.cr3 = (r >> 8) % 8 == 0 ? 0x6000 : 0x5000;
+			s.next_ip = (r >> 12) & 1 ? s.ip + 2 : 0x400000 + rnd() % 0x10000;
+			s.tsc = i * (rnd() % 1000);
+			ret = pt_trace_step(&tr, &s);
+			ck_assert(ret == 0 || ret == -EINVAL);
+		}
+		ck_assert_int_eq(pt_trace_disable(&tr), 0);
+	}
+}
+END_TEST
+
 START_TEST(test_config_errors)
 {
 	struct pt_trace_config cfg = { 0 };
@@ -531,6 +611,7 @@ static Suite *pt_trace_suite(void)
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_sink_error);
 	tcase_add_test(tc, test_config_errors);
+	tcase_add_test(tc, test_random_steps);
 	suite_add_tcase(s, tc);
 	return s;
 }
