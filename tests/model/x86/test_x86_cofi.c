@@ -228,6 +228,40 @@ START_TEST(test_exhaustive_short)
 }
 END_TEST
 
+/*
+ * Random byte strings in every mode: a decoded instruction decodes the same
+ * from exactly its own bytes, and one byte fewer is "need more bytes".
+ */
+START_TEST(test_random_prefix_property)
+{
+	uint64_t st = 0x243f6a8885a308d3ull;
+	unsigned int i, j;
+
+	for (i = 0; i < 300000; i++) {
+		static const enum x86_mode modes[] = { X86_MODE_64, X86_MODE_32,
+						       X86_MODE_16 };
+		enum x86_mode m = modes[i % 3];
+		uint8_t buf[X86_MAX_INSN_LEN];
+		struct x86_cofi c, c2;
+
+		for (j = 0; j < sizeof(buf); j++) {
+			st ^= st << 13;
+			st ^= st >> 7;
+			st ^= st << 17;
+			buf[j] = (uint8_t)st;
+		}
+		if (x86_cofi_decode(buf, sizeof(buf), m, &c))
+			continue;
+		ck_assert(c.len >= 1 && c.len <= X86_MAX_INSN_LEN);
+		ck_assert_int_eq(x86_cofi_decode(buf, c.len, m, &c2), 0);
+		ck_assert(c.kind == c2.kind && c.len == c2.len &&
+			  c.disp_size == c2.disp_size && c.disp == c2.disp &&
+			  c.opsize == c2.opsize);
+		ck_assert_int_eq(x86_cofi_decode(buf, c.len - 1u, m, &c2), -EAGAIN);
+	}
+}
+END_TEST
+
 static Suite *x86_cofi_suite(void)
 {
 	Suite *s = suite_create("x86_cofi");
@@ -239,6 +273,7 @@ static Suite *x86_cofi_suite(void)
 	tcase_add_test(tc, test_targets);
 	tcase_add_test(tc, test_bad_args);
 	tcase_add_test(tc, test_exhaustive_short);
+	tcase_add_test(tc, test_random_prefix_property);
 	suite_add_tcase(s, tc);
 	return s;
 }
