@@ -111,7 +111,8 @@ static void print_event(const struct ptflow *pf, const struct pt_event *ev,
 
 	switch (ev->type) {
 	case ptev_enabled:
-		fprintf(pf->out, "%s", ev->variant.enabled.resumed ? "resumed" : "enabled");
+		fputs(ev->variant.enabled.resumed ? "resumed" : "enabled",
+		      pf->out);
 		break;
 	case ptev_disabled:
 	case ptev_async_disabled:
@@ -119,63 +120,69 @@ static void print_event(const struct ptflow *pf, const struct pt_event *ev,
 		break;
 	case ptev_async_branch:
 		fprintf(pf->out, "interrupt, from: %016" PRIx64,
-		       ev->variant.async_branch.from);
+			ev->variant.async_branch.from);
 		if (!ev->ip_suppressed)
-			fprintf(pf->out, ", to: %016" PRIx64, ev->variant.async_branch.to);
+			fprintf(pf->out, ", to: %016" PRIx64,
+				ev->variant.async_branch.to);
 		break;
 	case ptev_paging:
-		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
-		       ev->variant.paging.non_root ? ", nr" : "");
+		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s",
+			ev->variant.paging.cr3,
+			ev->variant.paging.non_root ? ", nr" : "");
 		break;
 	case ptev_async_paging:
 		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s",
-		       ev->variant.async_paging.cr3,
-		       ev->variant.async_paging.non_root ? ", nr" : "");
+			ev->variant.async_paging.cr3,
+			ev->variant.async_paging.non_root ? ", nr" : "");
 		break;
 	case ptev_overflow:
 		fprintf(pf->out, "overflow");
 		break;
 	case ptev_exec_mode:
 		fprintf(pf->out, "exec mode: %s",
-		       exec_mode_name(ev->variant.exec_mode.mode));
+			exec_mode_name(ev->variant.exec_mode.mode));
 		break;
 	case ptev_tsx:
 		fprintf(pf->out, "%s", ev->variant.tsx.aborted ? "aborted" :
-		       ev->variant.tsx.speculative ? "begin transaction" :
-		       "committed");
+			ev->variant.tsx.speculative ? "begin transaction" :
+			"committed");
 		break;
 	case ptev_stop:
 		fprintf(pf->out, "stopped");
 		break;
 	case ptev_vmcs:
-		fprintf(pf->out, "vmcs, base: %016" PRIx64, ev->variant.vmcs.base);
+		fprintf(pf->out, "vmcs, base: %016" PRIx64,
+			ev->variant.vmcs.base);
 		break;
 	case ptev_async_vmcs:
-		fprintf(pf->out, "vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
+		fprintf(pf->out, "vmcs, base: %016" PRIx64,
+			ev->variant.async_vmcs.base);
 		break;
 	case ptev_exstop:
 		fprintf(pf->out, "exstop");
 		break;
 	case ptev_mwait:
 		fprintf(pf->out, "mwait, hints: %" PRIx32 ", ext: %" PRIx32,
-		       ev->variant.mwait.hints, ev->variant.mwait.ext);
+			ev->variant.mwait.hints, ev->variant.mwait.ext);
 		break;
 	case ptev_pwre:
 		/* PWRE resolved C-state, SDM 33.4.2.24: C0 is 0xf. */
-		fprintf(pf->out, "pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
-		       (ev->variant.pwre.sub_state + 1u) & 0xf,
-		       ev->variant.pwre.hw ? ", hw" : "");
+		fprintf(pf->out, "pwre c%u.%u%s",
+			(ev->variant.pwre.state + 1u) & 0xf,
+			(ev->variant.pwre.sub_state + 1u) & 0xf,
+			ev->variant.pwre.hw ? ", hw" : "");
 		break;
 	case ptev_pwrx:
 		fprintf(pf->out, "pwrx c%u, deepest c%u%s%s%s",
-		       (ev->variant.pwrx.last + 1u) & 0xf,
-		       (ev->variant.pwrx.deepest + 1u) & 0xf,
-		       ev->variant.pwrx.interrupt ? ", interrupt" : "",
-		       ev->variant.pwrx.store ? ", store" : "",
-		       ev->variant.pwrx.autonomous ? ", hw" : "");
+			(ev->variant.pwrx.last + 1u) & 0xf,
+			(ev->variant.pwrx.deepest + 1u) & 0xf,
+			ev->variant.pwrx.interrupt ? ", interrupt" : "",
+			ev->variant.pwrx.store ? ", store" : "",
+			ev->variant.pwrx.autonomous ? ", hw" : "");
 		break;
 	case ptev_ptwrite:
-		fprintf(pf->out, "ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
+		fprintf(pf->out, "ptwrite: %" PRIx64,
+			ev->variant.ptwrite.payload);
 		break;
 	case ptev_tick:
 		fprintf(pf->out, "tick");
@@ -217,7 +224,8 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 			n = sizeof(insn->raw);
 		fprintf(pf->out, " ");
 		for (i = 0; i < pt_max_insn_size; i++)
-			fprintf(pf->out, i < n ? " %02x" : "   ", insn->raw[i < n ? i : 0]);
+			fprintf(pf->out, i < n ? " %02x" : "   ",
+				insn->raw[i < n ? i : 0]);
 	}
 	if (!pf->opt.no_inst) {
 		char text[160];
@@ -240,7 +248,8 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 
 	pf->errors++;
 	if (!pf->opt.quiet) {
-		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset, reason);
+		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset,
+			reason);
 		if (have_ip)
 			fprintf(pf->out, ", ip: %016" PRIx64, insn->ip);
 		fprintf(pf->out, "]\n");
@@ -249,7 +258,7 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 		fprintf(pf->err, "%s: %s: offset 0x%" PRIx64 ": %s\n", pf->prog,
 			pf->trace_name, offset, reason);
 	} else if (pf->errors == PTFLOW_MAX_STDERR_ERRORS + 1) {
-		fprintf(pf->err, "%s: %s: further errors only on stdout\n",
+		fprintf(pf->err, "%s: %s: further errors not shown here\n",
 			pf->prog, pf->trace_name);
 	}
 }
@@ -333,8 +342,9 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		if (status & pts_eos) {
 			/*
 			 * Every way of ending a trace on purpose disables
-			 * packet generation with TIP.PGD first (SDM Table 33-56,
-			 * case 3: WRMSR clearing TraceEn gives FUP, TIP.PGD);
+			 * packet generation with TIP.PGD first (SDM Table
+			 * 33-56, case 3: WRMSR clearing TraceEn gives FUP,
+			 * TIP.PGD);
 			 * output that stops with PacketEn=1 was cut off
 			 * (ToPA STOP, SDM 33.2.7.2, or a truncated file).
 			 */
