@@ -499,4 +499,3 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 	pt_insn_free_decoder(dec);
 	return 0;
 }
-
