@@ -22,6 +22,9 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+#include <lwpt/lwp_arch.h>
+#include <lwpt/pt_rtit.h>
+
 /**
  * struct lwpt_cpuid_regs - output of one CPUID execution
  * @eax: EAX
@@ -36,8 +39,15 @@ struct lwpt_cpuid_regs {
 	u32 edx;
 };
 
-/* Set in lwpt_hw_ops.flags by the model layer. */
+/* lwpt_hw_flags(): the layer is the model (lwpt_sim.ko). */
 #define LWPT_HW_F_SIM	BIT(0)
+
+/*
+ * The XSAVE state components lwpt may save and restore: LWP (component 62,
+ * 43724 §7) and PT (component 8, SDM Vol. 1 13.5.6). The others belong to
+ * the kernel's FPU code; asking for them is a caller bug (-EINVAL).
+ */
+#define LWPT_HW_XSTATE_MASK	(LWP_XCR0_MASK | IA32_XSS_PT)
 
 /**
  * lwpt_hw_name - name of the hardware layer ("native" or "model")
@@ -130,11 +140,11 @@ int lwpt_hw_xsetbv(u32 xcr, u64 val);
  * lwpt_hw_xsave - XSAVE (standard format) of selected state components
  * @area: 64-byte aligned XSAVE area, at least the size CPUID
  *        Fn0000_000D_EBX_x0 reports for the current XCR0
- * @mask: requested-feature bitmap (EDX:EAX); components not enabled in
- *        XCR0 are not saved (SDM Vol. 1 13.7)
+ * @mask: requested-feature bitmap (EDX:EAX), within LWPT_HW_XSTATE_MASK;
+ *        components not enabled in XCR0 are not saved (SDM Vol. 1 13.7)
  *
- * Return: 0, -EIO on #GP (misaligned area), -EOPNOTSUPP if the model does
- * not model a requested component.
+ * Return: 0, -EIO on #GP (misaligned area), -EINVAL (and a warning) if
+ * @mask has bits outside LWPT_HW_XSTATE_MASK.
  */
 int lwpt_hw_xsave(void *area, u64 mask);
 
@@ -144,7 +154,7 @@ int lwpt_hw_xsave(void *area, u64 mask);
  * @mask: requested-feature bitmap
  *
  * Return: 0, -EIO if XRSTOR raised #GP (bad header, reserved bits),
- * -EOPNOTSUPP as for lwpt_hw_xsave().
+ * -EINVAL as for lwpt_hw_xsave().
  */
 int lwpt_hw_xrstor(const void *area, u64 mask);
 
@@ -153,8 +163,8 @@ int lwpt_hw_xrstor(const void *area, u64 mask);
  * @area: 64-byte aligned area, at least CPUID.(0DH,1):EBX bytes
  * @mask: requested-feature bitmap; supervisor bits must be set in IA32_XSS
  *
- * Return: 0, -EIO on #GP, -EOPNOTSUPP if XSAVES is not supported or a
- * requested component is not modelled.
+ * Return: 0, -EIO on #GP, -EOPNOTSUPP if XSAVES is not supported,
+ * -EINVAL as for lwpt_hw_xsave().
  */
 int lwpt_hw_xsaves(void *area, u64 mask);
 
@@ -163,7 +173,8 @@ int lwpt_hw_xsaves(void *area, u64 mask);
  * @area: area written by lwpt_hw_xsaves()
  * @mask: requested-feature bitmap
  *
- * Return: 0, -EIO if XRSTORS raised #GP, -EOPNOTSUPP as lwpt_hw_xsaves().
+ * Return: 0, -EIO if XRSTORS raised #GP, -EOPNOTSUPP or -EINVAL as
+ * lwpt_hw_xsaves().
  */
 int lwpt_hw_xrstors(const void *area, u64 mask);
 

@@ -9,6 +9,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/processor.h>
 
 #include <asm/asm.h>
@@ -110,12 +111,20 @@ static bool lwpt_hw_area_ok(const void *area)
 	return IS_ALIGNED((unsigned long)area, X86_XSAVE_ALIGN);
 }
 
+/* Components outside LWPT_HW_XSTATE_MASK are the kernel's: a caller bug. */
+static bool lwpt_hw_mask_bad(u64 mask)
+{
+	return WARN_ON_ONCE(mask & ~LWPT_HW_XSTATE_MASK);
+}
+
 int lwpt_hw_xsave(void *area, u64 mask)
 {
 	u32 err;
 
 	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
 		return -ENODEV;
+	if (lwpt_hw_mask_bad(mask))
+		return -EINVAL;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
 	err = LWPT_HW_INSN_SAFE("xsave64 (%%rdi)", area,
@@ -129,6 +138,8 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 
 	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
 		return -ENODEV;
+	if (lwpt_hw_mask_bad(mask))
+		return -EINVAL;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
 	err = LWPT_HW_INSN_SAFE("xrstor64 (%%rdi)", area,
@@ -142,6 +153,8 @@ int lwpt_hw_xsaves(void *area, u64 mask)
 
 	if (!boot_cpu_has(X86_FEATURE_XSAVES))
 		return -EOPNOTSUPP;
+	if (lwpt_hw_mask_bad(mask))
+		return -EINVAL;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
 	err = LWPT_HW_INSN_SAFE("xsaves64 (%%rdi)", area,
@@ -155,6 +168,8 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 
 	if (!boot_cpu_has(X86_FEATURE_XSAVES))
 		return -EOPNOTSUPP;
+	if (lwpt_hw_mask_bad(mask))
+		return -EINVAL;
 	if (!lwpt_hw_area_ok(area))
 		return -EIO;
 	err = LWPT_HW_INSN_SAFE("xrstors64 (%%rdi)", area,
@@ -162,6 +177,8 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 	return err ? -EIO : 0;
 }
 
+/* Serialises hook registration; the hooks themselves run lock-free. */
+static DEFINE_MUTEX(lwpt_hw_hook_lock);
 static lwpt_hw_irq_fn lwpt_hw_pmi_fn;
 static void *lwpt_hw_pmi_data;
 
@@ -179,24 +196,31 @@ int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
 {
 	int err;
 
-	if (lwpt_hw_pmi_fn)
-		return -EBUSY;
+	mutex_lock(&lwpt_hw_hook_lock);
+	if (lwpt_hw_pmi_fn) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
 	lwpt_hw_pmi_data = data;
 	/* Pairs with the smp_load_acquire() in lwpt_hw_nmi(). */
 	smp_store_release(&lwpt_hw_pmi_fn, fn);
 	err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, 0, "lwpt_pmi");
 	if (err)
 		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
+out_unlock:
+	mutex_unlock(&lwpt_hw_hook_lock);
 	return err;
 }
 
 void lwpt_hw_pmi_unregister(void)
 {
-	if (!lwpt_hw_pmi_fn)
-		return;
-	/* Waits for running handlers (synchronize_rcu()). */
-	unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
-	WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
+	mutex_lock(&lwpt_hw_hook_lock);
+	if (lwpt_hw_pmi_fn) {
+		/* Waits for running handlers (synchronize_rcu()). */
+		unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
+	}
+	mutex_unlock(&lwpt_hw_hook_lock);
 }
 
 int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)

@@ -28,18 +28,10 @@
 #define X86_CPUID_1_ECX_XSAVE		BIT(26)
 #define X86_CPUID_1_ECX_OSXSAVE		BIT(27)
 
-/* Fn0000_000D_x1_EAX: XSAVEOPT (0), XSAVEC (1), XGETBV1 (2), XSAVES (3). */
-#define X86_CPUID_D_1_EAX_XSAVES	BIT(3)
-
 /* XSAVE header follows the 512-byte legacy region (SDM Vol. 1 13.4.2). */
 #define X86_XSAVE_HDR_OFFSET		512
 #define X86_XSAVE_HDR_SIZE		64
-/* Compacted format: XCOMP_BV bit 63 (SDM Vol. 1 13.4.3). */
-#define X86_XCOMP_BV_COMPACTED		BIT_ULL(63)
 /* XSAVE areas must be 64-byte aligned (SDM Vol. 1 13.7). */
 #define X86_XSAVE_ALIGN			64
-
-/* IA32_XSS: supervisor state components enabled for XSAVES (SDM Vol. 4). */
-#define X86_MSR_IA32_XSS		0x00000DA0u
 
 #endif /* LWPT_KMOD_X86_CPUID_H */

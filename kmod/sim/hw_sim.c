@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -34,6 +35,8 @@ static DEFINE_PER_CPU(struct sim_cpu, sim_cpus);
 static atomic_t sim_violations = ATOMIC_INIT(0);
 static struct dentry *sim_debugfs;
 
+/* Serialises hook registration; the hooks themselves run lock-free. */
+static DEFINE_MUTEX(sim_hook_lock);
 static lwpt_hw_irq_fn sim_pmi_fn;
 static void *sim_pmi_data;
 static lwpt_hw_irq_fn sim_lwp_irq_fn;
@@ -41,6 +44,11 @@ static void *sim_lwp_irq_data;
 
 /* The model does not go through the IDT; any fixed vector will do. */
 #define SIM_LWP_VECTOR	0xEE
+
+int sim_violation_count(void)
+{
+	return atomic_read(&sim_violations);
+}
 
 void sim_violation(const char *what)
 {
@@ -124,6 +132,7 @@ int lwpt_hw_init(void)
 	debugfs_create_atomic_t("violations", 0444, sim_debugfs,
 				&sim_violations);
 	debugfs_create_file("cpuid", 0444, sim_debugfs, NULL, &sim_cpuid_fops);
+	sim_selftest_debugfs(sim_debugfs);
 	return 0;
 }
 
@@ -209,16 +218,16 @@ static u64 *sim_xsave_hdr(void *area)
 	return (u64 *)((u8 *)area + X86_XSAVE_HDR_OFFSET);
 }
 
-/* Alignment and the components the model can save; 0 or an error. */
-static int sim_xsave_check(const void *area, u64 rfbm)
+/* Alignment and the components lwpt may save; 0 or an error. */
+static int sim_xsave_check(const void *area, u64 mask)
 {
 	if (!IS_ALIGNED((unsigned long)area, X86_XSAVE_ALIGN)) {
 		sim_violation("XSAVE area not 64-byte aligned (#GP)");
 		return -EIO;
 	}
-	/* x87/SSE are real kernel state: never touched by the model. */
-	if (rfbm & ~LWP_XCR0_MASK)
-		return -EOPNOTSUPP;
+	/* x87/SSE are the kernel's state: asking for them is a caller bug. */
+	if (WARN_ON_ONCE(mask & ~LWPT_HW_XSTATE_MASK))
+		return -EINVAL;
 	return 0;
 }
 
@@ -229,7 +238,7 @@ int lwpt_hw_xsave(void *area, u64 mask)
 	u64 *hdr = sim_xsave_hdr(area);
 	int err;
 
-	err = sim_xsave_check(area, rfbm);
+	err = sim_xsave_check(area, mask);
 	if (err)
 		return err;
 	/* SDM Vol. 1 13.7: XSTATE_BV bits outside RFBM are not written. */
@@ -250,13 +259,13 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 	const u64 *hdr = sim_xsave_hdr((void *)area);
 	int err, i;
 
-	err = sim_xsave_check(area, rfbm);
+	err = sim_xsave_check(area, mask);
 	if (err)
 		return err;
 	/*
-	 * SDM Vol. 1 13.8: #GP if XCOMP_BV is set (no XSAVEC here), if
-	 * XSTATE_BV has bits outside XCR0, or if header bytes 23:16... 63 are
-	 * not zero.
+	 * SDM Vol. 1 13.8: #GP if XCOMP_BV is not zero (no XSAVEC here), if
+	 * XSTATE_BV has bits outside XCR0, or if header bytes 16-63 are not
+	 * zero.
 	 */
 	for (i = 2; i < X86_XSAVE_HDR_SIZE / 8; i++)
 		if (hdr[i])
@@ -293,12 +302,18 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 
 int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
 {
-	if (sim_pmi_fn)
-		return -EBUSY;
-	sim_pmi_data = data;
-	/* Pairs with the smp_load_acquire() in hw_sim_raise_pmi(). */
-	smp_store_release(&sim_pmi_fn, fn);
-	return 0;
+	int err = 0;
+
+	mutex_lock(&sim_hook_lock);
+	if (sim_pmi_fn) {
+		err = -EBUSY;
+	} else {
+		sim_pmi_data = data;
+		/* Pairs with the smp_load_acquire() in hw_sim_raise_pmi(). */
+		smp_store_release(&sim_pmi_fn, fn);
+	}
+	mutex_unlock(&sim_hook_lock);
+	return err;
 }
 
 void lwpt_hw_pmi_unregister(void)
@@ -319,13 +334,19 @@ void hw_sim_raise_pmi(void)
 
 int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)
 {
-	if (sim_lwp_irq_fn)
-		return -EBUSY;
-	sim_lwp_irq_data = data;
-	/* Pairs with the smp_load_acquire() in hw_sim_raise_lwp_irq(). */
-	smp_store_release(&sim_lwp_irq_fn, fn);
-	*vector = SIM_LWP_VECTOR;
-	return 0;
+	int err = 0;
+
+	mutex_lock(&sim_hook_lock);
+	if (sim_lwp_irq_fn) {
+		err = -EBUSY;
+	} else {
+		sim_lwp_irq_data = data;
+		/* Pairs with the smp_load_acquire() in hw_sim_raise_lwp_irq(). */
+		smp_store_release(&sim_lwp_irq_fn, fn);
+		*vector = SIM_LWP_VECTOR;
+	}
+	mutex_unlock(&sim_hook_lock);
+	return err;
 }
 
 void lwpt_hw_lwp_irq_unregister(void)

@@ -99,6 +99,23 @@ int sim_rtit_slot(u32 msr);
 void sim_violation(const char *what);
 
 /**
+ * sim_violation_count - spec violations counted since the module loaded
+ *
+ * Return: the count.
+ */
+int sim_violation_count(void);
+
+struct dentry;
+
+/**
+ * sim_selftest_debugfs - create debugfs lwpt_sim/selftest
+ * @dir: the lwpt_sim debugfs directory
+ *
+ * Reading the file runs the model layer's self-test (sim_selftest.c).
+ */
+void sim_selftest_debugfs(struct dentry *dir);
+
+/**
  * hw_sim_raise_pmi - the model signals a PMI on the current CPU
  *
  * Calls the hook registered with lwpt_hw_pmi_register(), if any.

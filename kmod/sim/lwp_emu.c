@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwpt_sim.ko: the LWP instructions executed by user code (issue 3 point 8).
+ *
+ * This CPU has no LWP, so LLWPCB, SLWPCB, LWPINS and LWPVAL raise #UD. A die
+ * notifier sees the #UD (DIE_TRAP, X86_TRAP_UD, IRQs off). If the faulting
+ * thread has LWP (lwp_current_file()) and the bytes at RIP decode as an LWP
+ * instruction, it claims the trap and queues a task_work that runs before
+ * the return to user mode, where page faults are allowed:
+ *   1. read the instruction again and decode it (model/lwp/lwp_xop.c);
+ *   2. XSAVE component 62 of this CPU through the hardware layer - the
+ *      register file that context switches save and restore - and load it
+ *      into a model execution unit (lwp_model_xrstor at CPL 0), with this
+ *      CPU's LWP_CFG and XCR0[62];
+ *   3. execute the instruction on the model at CPL 3, with user memory
+ *      through copy_from_user()/copy_to_user();
+ *   4. XSAVE the model and XRSTOR the result into the CPU's register file;
+ *      apply the registers, RFLAGS.CF and RIP to the thread, or turn the
+ *      model's exception into the signal the kernel sends for it.
+ * Preemption between 2 and 4 is harmless: the thread's sched-out saves and
+ * its sched-in restores the register file, which step 4 then updates.
+ * Everything else - other threads, non-LWP instructions, invalid LWP
+ * encodings - keeps the kernel's SIGILL (NOTIFY_DONE).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/kdebug.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/signal.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+
+#include <asm/msr.h>
+#include <asm/ptrace.h>
+#include <asm/traps.h>
+
+#include "model/lwp/lwp_xop.h"
+
+#include "../lwp/lwp.h"
+#include "../x86_cpuid.h"
+#include "sim.h"
+
+static uint lwp_features = ~0u;
+module_param(lwp_features, uint, 0444);
+MODULE_PARM_DESC(lwp_features,
+		 "Mask of LWP_CFG[31:1] features (43724 Figure 4-1) the module may enable; default all that CPUID Fn8000_001C_EDX reports");
+
+/* The model profile whose CPUID the simulated CPUs report. */
+static const struct lwp_model_profile *lwp_emu_profile;
+/* CPUID Fn0000_000D_x3E EBX: offset of component 62 in the XSAVE area. */
+static u32 lwp_emu_offset;
+
+u32 lwp_variant_feature_policy(void)
+{
+	return lwp_features;
+}
+
+static int lwp_emu_read(void *ctx, u64 addr, void *buf, size_t len)
+{
+	return copy_from_user(buf, (const void __user *)addr, len) ? -EFAULT : 0;
+}
+
+static int lwp_emu_write(void *ctx, u64 addr, const void *buf, size_t len)
+{
+	return copy_to_user((void __user *)addr, buf, len) ? -EFAULT : 0;
+}
+
+/* The model's threshold interrupt stands for the LWP_CFG.VECTOR one. */
+static void lwp_emu_interrupt(void *ctx, unsigned int vector)
+{
+	preempt_disable();
+	hw_sim_raise_lwp_irq();
+	preempt_enable();
+}
+
+static void lwp_emu_violation(void *ctx, const char *section,
+			      const char *msg)
+{
+	sim_violation(msg);
+}
+
+static const struct lwp_model_ops lwp_emu_ops = {
+	.read = lwp_emu_read,
+	.write = lwp_emu_write,
+	.interrupt = lwp_emu_interrupt,
+	.violation = lwp_emu_violation,
+};
+
+/* pt_regs in the x86 GPR encoding order used by struct lwp_xop_regs. */
+static unsigned long *lwp_emu_gpr(struct pt_regs *regs, unsigned int n)
+{
+	static const size_t off[16] = {
+		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+		offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+		offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+	};
+
+	return (unsigned long *)((u8 *)regs + off[n]);
+}
+
+static void lwp_emu_regs_in(struct pt_regs *regs, struct lwp_xop_regs *xr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(xr->gpr); i++)
+		xr->gpr[i] = *lwp_emu_gpr(regs, i);
+	xr->rip = regs->ip;
+	xr->rflags = regs->flags;
+	/* In the kernel FS_BASE and the inactive GS base hold user values. */
+	preempt_disable();
+	rdmsrl(MSR_FS_BASE, xr->fs_base);
+	rdmsrl(MSR_KERNEL_GS_BASE, xr->gs_base);
+	preempt_enable();
+}
+
+static void lwp_emu_regs_out(struct pt_regs *regs,
+			     const struct lwp_xop_regs *xr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(xr->gpr); i++)
+		*lwp_emu_gpr(regs, i) = xr->gpr[i];
+	regs->ip = xr->rip;
+	/* LWPINS changes CF only (43724 §5.4); nothing else in RFLAGS. */
+	regs->flags = (regs->flags & ~X86_EFLAGS_CF) |
+		      (xr->rflags & LWP_XOP_RFLAGS_CF ? X86_EFLAGS_CF : 0);
+}
+
+/* The signal the kernel sends for a user-mode fault (traps.c, fault.c). */
+static void lwp_emu_signal(int sig, int code, u64 addr)
+{
+	struct kernel_siginfo info;
+
+	clear_siginfo(&info);
+	info.si_signo = sig;
+	info.si_code = code;
+	info.si_addr = (void __user *)addr;
+	send_sig_info(sig, &info, current);
+}
+
+static void lwp_emu_segv(u64 addr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int code = SEGV_MAPERR;
+
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	if (vma && vma->vm_start <= addr)
+		code = SEGV_ACCERR;
+	mmap_read_unlock(mm);
+	lwp_emu_signal(SIGSEGV, code, addr);
+}
+
+/*
+ * Run one decoded instruction on the model with this CPU's LWP state (steps
+ * 2-4 above). Return the model's result; #UD if LWP is not available.
+ */
+static struct lwp_model_result lwp_emu_exec(struct lwp_file *lf,
+					    const struct lwp_xop_insn_info *info,
+					    struct lwp_xop_regs *xr)
+{
+	struct lwp_model_result res = { .exc = LWP_MODEL_EXC_UD };
+	u8 *area = lf->emu_area;
+	u64 *hdr = (u64 *)(area + X86_XSAVE_HDR_OFFSET);
+	struct lwp_xsave_area *comp = (void *)(area + lwp_emu_offset);
+	struct lwp_model m;
+	u64 xcr0, cfg, bv;
+	int err;
+
+	memset(area, 0, lwp_area_size());
+	preempt_disable();
+	err = lwpt_hw_xgetbv(0, &xcr0);
+	if (!err && (xcr0 & LWP_XCR0_MASK))
+		err = lwpt_hw_rdmsr(LWP_MSR_CFG, &cfg) ?:
+		      lwpt_hw_xsave(area, LWP_XCR0_MASK);
+	else
+		err = -ENODEV;
+	preempt_enable();
+	if (err)
+		return res;
+
+	if (lwp_model_init(&m, lwp_emu_profile, &lwp_emu_ops, NULL))
+		return res;
+	lwp_model_set_seed(&m, atomic64_read(&lf->emulated) + 1);
+	if (lwp_model_wrmsr(&m, LWP_MSR_CFG, cfg).exc ||
+	    lwp_model_xsetbv(&m, LWP_XCR0_MASK).exc)
+		return res;
+	lwp_model_set_cpl(&m, 0);
+	if (lwp_model_xrstor(&m, comp, LWP_XCR0_MASK, hdr[0]).exc)
+		return res;
+	lwp_model_set_cpl(&m, 3);
+
+	res = lwp_xop_execute(&m, info, xr);
+
+	memset(hdr, 0, X86_XSAVE_HDR_SIZE);
+	bv = 0;
+	lwp_model_set_cpl(&m, 0);
+	lwp_model_xsave(&m, comp, LWP_XCR0_MASK, &bv);
+	hdr[0] = bv & LWP_XCR0_MASK;
+	preempt_disable();
+	err = lwpt_hw_xrstor(area, LWP_XCR0_MASK);
+	preempt_enable();
+	if (err)
+		pr_err_ratelimited("cannot store the emulated LWP state\n");
+	return res;
+}
+
+static void lwp_emu_work(struct callback_head *cb)
+{
+	struct lwp_file *lf = container_of(cb, struct lwp_file, emu_work);
+	struct pt_regs *regs = task_pt_regs(current);
+	u8 bytes[LWP_INSN_MAX_LENGTH];
+	struct lwp_xop_insn_info info;
+	struct lwp_model_result res;
+	struct lwp_xop_regs xr;
+	size_t len;
+	u64 ip = regs->ip;
+
+	/* Exiting, or RIP moved (ptrace): the instruction is not executed. */
+	if ((current->flags & PF_EXITING) || ip != lf->emu_ip)
+		goto out;
+	len = sizeof(bytes) - copy_from_user(bytes, (const void __user *)ip,
+					     sizeof(bytes));
+	lwp_emu_regs_in(regs, &xr);
+	if (lwp_current_file() != lf ||
+	    lwp_xop_decode(bytes, len, &xr, &info) != LWP_XOP_OK) {
+		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
+		goto out;
+	}
+	res = lwp_emu_exec(lf, &info, &xr);
+	switch (res.exc) {
+	case LWP_MODEL_EXC_NONE:
+		lwp_emu_regs_out(regs, &xr);
+		atomic64_inc(&lf->emulated);
+		break;
+	case LWP_MODEL_EXC_GP:
+		/* As do_general_protection(): SIGSEGV, SI_KERNEL. */
+		force_sig(SIGSEGV);
+		break;
+	case LWP_MODEL_EXC_PF:
+		lwp_emu_segv(res.pf_addr);
+		break;
+	default:
+		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
+		break;
+	}
+out:
+	fput(lf->file);
+}
+
+/* DIE_TRAP of #UD: IRQs are off, no page faults, no sleeping. */
+static int lwp_emu_die(struct notifier_block *nb, unsigned long val,
+		       void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+	u8 bytes[LWP_INSN_MAX_LENGTH];
+	struct lwp_xop_insn_info info;
+	struct lwp_file *lf;
+	int st;
+
+	if (val != DIE_TRAP || args->trapnr != X86_TRAP_UD ||
+	    !user_mode(regs) || !user_64bit_mode(regs))
+		return NOTIFY_DONE;
+	lf = lwp_current_file();
+	if (!lf)
+		return NOTIFY_DONE;
+	/* The CPU just fetched these bytes; if they are gone, decide later. */
+	if (!copy_from_user_nofault(bytes, (const void __user *)regs->ip,
+				    sizeof(bytes))) {
+		st = lwp_xop_decode(bytes, sizeof(bytes), NULL, &info);
+		if (st == LWP_XOP_NOT_LWP || st == LWP_XOP_INVALID)
+			return NOTIFY_DONE;
+	}
+	/*
+	 * The work cannot be queued already: it runs before this thread
+	 * returns to user mode, hence before its next #UD. It holds a file
+	 * reference so that @lf outlives it even if the thread exits first.
+	 */
+	lf->emu_ip = regs->ip;
+	get_file(lf->file);
+	init_task_work(&lf->emu_work, lwp_emu_work);
+	if (task_work_add(current, &lf->emu_work, TWA_RESUME)) {
+		fput(lf->file);
+		return NOTIFY_DONE;
+	}
+	return NOTIFY_STOP;
+}
+
+static struct notifier_block lwp_emu_nb = {
+	.notifier_call = lwp_emu_die,
+};
+
+/* The model profile with the CPUID the simulated CPU reports (one source). */
+static const struct lwp_model_profile *lwp_emu_find_profile(void)
+{
+	static const char * const names[] = {
+		"fx8150", "full", "user", "user-exec",
+	};
+	const struct lwp_model_profile *p;
+	struct lwpt_cpuid_regs r;
+	size_t i;
+
+	preempt_disable();
+	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &r);
+	preempt_enable();
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		p = lwp_model_profile_find(names[i]);
+		if (p && p->fn8000_001c_ebx == r.ebx &&
+		    p->fn8000_001c_ecx == r.ecx && p->fn8000_001c_edx == r.edx)
+			return p;
+	}
+	return NULL;
+}
+
+int lwp_variant_init(void)
+{
+	struct lwpt_cpuid_regs r;
+
+	lwp_emu_profile = lwp_emu_find_profile();
+	if (!lwp_emu_profile) {
+		pr_err("LWP: no model profile matches the simulated CPUID\n");
+		return -ENODEV;
+	}
+	preempt_disable();
+	lwpt_hw_cpuid(LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP,
+		      &r);
+	preempt_enable();
+	lwp_emu_offset = r.ebx;
+	if (lwp_emu_offset + sizeof(struct lwp_xsave_area) > lwp_area_size())
+		return -ENODEV;
+	return register_die_notifier(&lwp_emu_nb);
+}
+
+void lwp_variant_exit(void)
+{
+	unregister_die_notifier(&lwp_emu_nb);
+}
