@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1054,16 +1055,26 @@ static void print_stats(struct dump *d)
 	}
 }
 
-/* Read [from, from+size) of @name (size 0: to the end). */
-static int load_file(const struct ptdump_options *o, uint8_t **pbuf,
-		     size_t *plen)
+/* The loaded trace: mapped if possible, else read into memory. */
+struct trace {
+	uint8_t *buf;		/* first byte of [from, from + len) */
+	size_t len;
+	void *map;		/* mmap base, or NULL if @buf was malloc'ed */
+	size_t map_len;
+};
+
+/*
+ * Load [from, from+size) of the trace file (size 0: to the end). Messages
+ * and checks follow libipt's ptdump.
+ */
+static int load_trace(const struct ptdump_options *o, struct trace *t)
 {
 	struct stat st;
 	uint64_t end;
-	uint8_t *buf;
-	size_t len, done = 0;
+	size_t done = 0;
 	int fd;
 
+	memset(t, 0, sizeof(*t));
 	fd = open(o->file, O_RDONLY);
 	if (fd < 0) {
 		fprintf(stderr, "%s: failed to open %s: %d.\n", o->prog,
@@ -1092,15 +1103,31 @@ static int load_file(const struct ptdump_options *o, uint8_t **pbuf,
 		}
 		end = o->from + o->size;
 	}
-	len = (size_t)(end - o->from);
-	buf = malloc(len ? len : 1);
-	if (!buf) {
+	t->len = (size_t)(end - o->from);
+
+	{
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t base = o->from & ~(page - 1);
+
+		t->map_len = (size_t)(end - base);
+		t->map = mmap(NULL, t->map_len, PROT_READ, MAP_PRIVATE, fd,
+			      (off_t)base);
+		if (t->map != MAP_FAILED) {
+			t->buf = (uint8_t *)t->map + (o->from - base);
+			close(fd);
+			return 0;
+		}
+		t->map = NULL;
+	}
+
+	t->buf = malloc(t->len);
+	if (!t->buf) {
 		fprintf(stderr, "%s: failed to allocate memory for %s.\n",
 			o->prog, o->file);
 		goto err_fd;
 	}
-	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done,
+	while (done < t->len) {
+		ssize_t n = pread(fd, t->buf + done, t->len - done,
 				  (off_t)(o->from + done));
 
 		if (n < 0 && errno == EINTR)
@@ -1108,14 +1135,13 @@ static int load_file(const struct ptdump_options *o, uint8_t **pbuf,
 		if (n <= 0) {
 			fprintf(stderr, "%s: failed to load %s: %d.\n",
 				o->prog, o->file, n < 0 ? errno : EIO);
-			free(buf);
+			free(t->buf);
+			t->buf = NULL;
 			goto err_fd;
 		}
 		done += (size_t)n;
 	}
 	close(fd);
-	*pbuf = buf;
-	*plen = len;
 	return 0;
 
 err_fd:
@@ -1123,12 +1149,21 @@ err_fd:
 	return -1;
 }
 
+static void unload_trace(struct trace *t)
+{
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->buf);
+	t->buf = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptdump_options opts;
 	struct lpt_pkt_config cfg;
 	struct dump d;
-	uint8_t *buf = NULL;
+	struct trace trace;
 	int ret, err;
 
 	ret = ptdump_parse_args(argc, argv, &opts);
@@ -1161,16 +1196,17 @@ int main(int argc, char **argv)
 	d.tcfg.cpuid_0x15_ebx = opts.cpuid_0x15_ebx;
 	d.tcfg.errata_skl168 = d.errata.skl168;
 
-	if (load_file(&opts, &buf, &d.len) < 0) {
+	if (load_trace(&opts, &trace) < 0) {
 		out_fini(&d.out);
 		return 1;
 	}
-	d.buf = buf;
+	d.buf = trace.buf;
+	d.len = trace.len;
 
-	d.dec = lpt_pkt_alloc(buf, d.len, &cfg);
+	d.dec = lpt_pkt_alloc(d.buf, d.len, &cfg);
 	if (!d.dec) {
 		diag(&d, 0, "failed to allocate decoder", 0);
-		free(buf);
+		unload_trace(&trace);
 		out_fini(&d.out);
 		return 1;
 	}
@@ -1184,7 +1220,7 @@ int main(int argc, char **argv)
 		print_stats(&d);
 
 	lpt_pkt_free(d.dec);
-	free(buf);
+	unload_trace(&trace);
 	err = out_fini(&d.out);
 	if (err < 0) {
 		fprintf(stderr, "%s: write error: %s.\n", opts.prog,
