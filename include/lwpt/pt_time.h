@@ -187,7 +187,9 @@ int lpt_time_update_cbr(struct lpt_time *time, uint8_t ratio,
  * carries (mtc_freq + 8 <= 16), it also serves as the previous MTC.
  *
  * Return: 0; LPT_ERR_BAD_CONTEXT if there was no TSC packet before, or a
- * TMA was already applied for it; LPT_ERR_INVAL if an argument is NULL.
+ * TMA was already applied for it; LPT_ERR_INTERNAL if an MTC was applied
+ * between the TSC and this TMA (cannot happen through this API);
+ * LPT_ERR_INVAL if an argument is NULL.
  */
 int lpt_time_update_tma(struct lpt_time *time, uint16_t ctc, uint16_t fc,
 			const struct lpt_time_config *config);
@@ -206,7 +208,8 @@ int lpt_time_update_tma(struct lpt_time *time, uint16_t ctc, uint16_t fc,
  *
  * Return: 0; LPT_ERR_BAD_PACKET if the CTC went back further than one wrap
  * (the MTC is counted as lost); LPT_ERR_BAD_CONFIG if CPUID.15H EAX or EBX
- * is 0; LPT_ERR_INVAL if an argument is NULL.
+ * is 0; LPT_ERR_INTERNAL if the state is inconsistent (cannot happen
+ * through this API); LPT_ERR_INVAL if an argument is NULL.
  */
 int lpt_time_update_mtc(struct lpt_time *time, uint8_t ctc,
 			const struct lpt_time_config *config);
