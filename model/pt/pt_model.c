@@ -34,6 +34,7 @@ static const char *const viol_str[PT_VIOL_NR] = {
 	[PT_VIOL_OPERATIONAL_ERROR]	= "operational error",
 	[PT_VIOL_PMI_STORM]		= "ToPA PMI re-pended endlessly (PendTopaPMI not cleared)",
 	[PT_VIOL_TOPA_MODIFIED]		= "current ToPA entry modified while TraceEn=1",
+	[PT_VIOL_ERRATUM]		= "#GP from a model-specific erratum",
 };
 
 const char *pt_model_violation_str(enum pt_model_violation_kind kind)
@@ -565,6 +566,11 @@ static int ctl_check(const struct pt_model_cpu *cpu, uint64_t val, struct viol *
 {
 	switch (pt_rtit_ctl_check(&cpu->prof->leaf, val, NULL)) {
 	case PT_RTIT_CTL_VALID:
+		/* Broadwell erratum BDM106: enabling with BranchEn=0 #GPs. */
+		if (cpu->prof->erratum_bdm106 && (val & IA32_RTIT_CTL_TRACEEN) &&
+		    !(val & IA32_RTIT_CTL_BRANCHEN))
+			return set_viol(v, PT_VIOL_ERRATUM, "SDM 33.2.6.4; Broadwell erratum BDM106",
+					"TraceEn with BranchEn=0 on a BDM106 part");
 		return PT_MODEL_OK;
 	case PT_RTIT_CTL_FAULT_RESERVED:
 		return set_viol(v, PT_VIOL_RESERVED_BIT, "SDM 33.2.8.2, Table 33-6, Table 33-11",

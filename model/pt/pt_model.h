@@ -52,6 +52,7 @@ struct pt_model_profile {
 	unsigned int linear_bits;	/* 48 (4-level) for canonical checks */
 	bool xsaves_pt;			/* CPUID.(EAX=0DH,ECX=1):ECX[8]: IA32_XSS[8] */
 	unsigned int perfmon_version;	/* >= 4: IA32_PERF_GLOBAL_STATUS_SET exists */
+	bool erratum_bdm106;		/* Broadwell BDM106: TraceEn needs BranchEn */
 };
 
 /* First generation (Broadwell): single-region ToPA, no PSB/CYC/MTC/IP filter. */
@@ -83,6 +84,7 @@ enum pt_model_violation_kind {
 	PT_VIOL_OPERATIONAL_ERROR,	/* 33.3.10: the output configuration was bad */
 	PT_VIOL_PMI_STORM,		/* 33.2.7.2: PendTopaPMI left set, PMI re-pended */
 	PT_VIOL_TOPA_MODIFIED,		/* 33.2.7.2: current ToPA entry changed, TraceEn=1 */
+	PT_VIOL_ERRATUM,		/* a model-specific erratum's #GP (BDM106) */
 	PT_VIOL_NR
 };
 

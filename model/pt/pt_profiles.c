@@ -18,6 +18,8 @@
  *                           [3] no trace transport, [31] LIP payloads
  *  MAXPHYADDR 39 (client Broadwell), 48-bit linear addresses, no XSAVES of
  *  PT state (IA32_XSS[8] unsupported), architectural perfmon version 3.
+ *  Erratum BDM106: WRMSR IA32_RTIT_CTL with TraceEn=1 and BranchEn=0 #GPs
+ *  (Linux perf's intel_pt driver forces BranchEn on Broadwell for it).
  */
 const struct pt_model_profile pt_model_profile_bdw = {
 	.name = "bdw",
@@ -29,6 +31,7 @@ const struct pt_model_profile pt_model_profile_bdw = {
 	.linear_bits = 48,
 	.xsaves_pt = false,
 	.perfmon_version = 3,
+	.erratum_bdm106 = true,
 };
 
 /*
