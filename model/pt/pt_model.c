@@ -569,7 +569,8 @@ static int ctl_check(const struct pt_model_cpu *cpu, uint64_t val, struct viol *
 		/* Broadwell erratum BDM106: enabling with BranchEn=0 #GPs. */
 		if (cpu->prof->erratum_bdm106 && (val & IA32_RTIT_CTL_TRACEEN) &&
 		    !(val & IA32_RTIT_CTL_BRANCHEN))
-			return set_viol(v, PT_VIOL_ERRATUM, "SDM 33.2.6.4; Broadwell erratum BDM106",
+			return set_viol(v, PT_VIOL_ERRATUM,
+					"SDM 33.2.6.4; Broadwell erratum BDM106",
 					"TraceEn with BranchEn=0 on a BDM106 part");
 		return PT_MODEL_OK;
 	case PT_RTIT_CTL_FAULT_RESERVED:
