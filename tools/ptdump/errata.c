@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#define E_SKL		(1u << 0)	/* SKD007, SKL168 */
-#define E_SKZ84		(1u << 1)
+#define E_SKL		(1u << 0)	/* SKL168 */
+#define E_SKZ84		(1u << 1)	/* decoder: lpt_cpu_errata() */
 #define E_NONE		0u
 
 struct cpu_errata {
@@ -62,9 +62,7 @@ int ptdump_cpu_errata(struct ptdump_errata *errata, uint16_t family,
 
 		if (c->family != family || c->model != model)
 			continue;
-		errata->skd007 = !!(c->errata & E_SKL);
 		errata->skl168 = !!(c->errata & E_SKL);
-		errata->skz84 = !!(c->errata & E_SKZ84);
 		return 0;
 	}
 	return -1;

@@ -2,11 +2,11 @@
 /*
  * ptdump: the Intel PT errata that change what ptdump prints, by processor.
  *
- * The packet decoder applies the errata that change packet boundaries
- * (it is given the CPU through lpt_pkt_config.cpu). ptdump needs to know
- * in addition whether the CPU is one the errata tables know at all (libipt
- * reports "unknown cpu" otherwise), SKL168 for time calibration and SKZ84
- * for how a corrupted TMA is shown.
+ * libpt's packet decoder applies the errata that change packets (SKD007,
+ * SKZ84; it is given the CPU through lpt_pkt_config.cpu, see
+ * lpt_cpu_errata()). ptdump needs to know in addition whether the CPU is
+ * one the errata tables know at all (libipt reports "unknown cpu"
+ * otherwise) and SKL168, which concerns time calibration.
  */
 #ifndef PTDUMP_ERRATA_H
 #define PTDUMP_ERRATA_H
@@ -14,9 +14,7 @@
 #include <stdint.h>
 
 struct ptdump_errata {
-	uint32_t skd007:1;	/* CYC may hide an OVF (Skylake) */
 	uint32_t skl168:1;	/* CYC before PSB may be dropped (Skylake) */
-	uint32_t skz84:1;	/* TSC scaling/offsetting corrupts TMA */
 };
 
 /*

@@ -536,6 +536,9 @@ static void format_packet(struct dump *d, struct line *l, uint64_t offset,
 		return;
 	case LPT_PKT_TRACESTOP:
 		return;
+	case LPT_PKT_INVALID:
+		/* A TMA corrupted by erratum SKZ84 (decoder flag). */
+		return;
 	case LPT_PKT_TNT_8:
 	case LPT_PKT_TNT_64:
 		fmt_tnt(l, &pkt->payload.tnt);
@@ -789,6 +792,12 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 		if (sep)
 			*p++ = ' ';
 		col = p;
+		/*
+		 * An OVF hidden in a CYC by erratum SKD007 spans 3 bytes;
+		 * libipt shows it as the 2-byte OVF at the CYC's offset.
+		 */
+		if (l->name == &names[LPT_PKT_OVF] && size > PT_OVF_SIZE)
+			size = PT_OVF_SIZE;
 		for (i = 0; i < size && i < 16; i++, p += 2)
 			memcpy(p, out_hexpairs[b[i]], 2);
 		p = put_pad(p, col, COL_RAW);
@@ -847,57 +856,6 @@ static void dump_packet(struct dump *d, uint64_t offset,
 		emit_line(d, &l, offset, pkt->size);
 }
 
-/*
- * SKZ84: on affected processors libipt reports a TMA with reserved bits
- * set as an invalid packet of 8 bytes (TMA + 1) and goes on after it.
- * Returns 1 if it did so, 0 if the error is to be reported.
- */
-static int handle_skz84(struct dump *d, uint64_t offset, int err)
-{
-	const uint8_t *b = d->buf + offset;
-	const unsigned int size = PT_TMA_SIZE + 1;
-
-	if (!d->errata.skz84 || err != LPT_ERR_BAD_PACKET ||
-	    d->len - offset < 2 || b[0] != PT_OPC_EXT || b[1] != PT_EXT_TMA)
-		return 0;
-
-	/* Past the end, libipt cannot print the raw bytes and resyncs. */
-	if (offset + size > d->len && d->opts->show_raw)
-		return 0;
-	if (!d->opts->quiet && !d->opts->stats) {
-		struct line l = { .name = &names[LPT_PKT_INVALID] };
-
-		emit_line(d, &l, offset, size);
-	}
-	d->stats.count[LPT_PKT_INVALID]++;
-	d->stats.bytes[LPT_PKT_INVALID] += size;
-	if (offset + size > d->len)
-		lpt_pkt_sync_set(d->dec, d->len);
-	else
-		lpt_pkt_sync_set(d->dec, offset + size);
-	return 1;
-}
-
-/*
- * SKD007 ("Intel PT buffer overflow may result in incorrect packets"): an
- * OVF (02 f3) can come out as a 2-byte CYC whose second byte looks like the
- * extended opcode, followed by f3. Two short CYC in a row do not happen
- * otherwise (only a counter wrap gives back-to-back CYC, and with a full
- * payload), so libipt reports the OVF there, at the CYC's offset, and goes
- * on after the f3 byte. Turns @pkt into that OVF and returns 1 if so.
- */
-static int skd007_ovf(const struct dump *d, uint64_t offset,
-		      struct lpt_packet *pkt)
-{
-	if (pkt->size != 2 || (pkt->payload.cyc.value & ~0x1full) != 0x20 ||
-	    d->len - offset <= 2 || d->buf[offset + 2] != PT_EXT_OVF)
-		return 0;
-
-	pkt->type = LPT_PKT_OVF;
-	pkt->size = PT_OVF_SIZE;
-	return 1;
-}
-
 /* Count a packet for --stats. */
 static inline void count_packet(struct stats *s, const struct lpt_packet *p)
 {
@@ -925,8 +883,6 @@ static int dump_packets(struct dump *d)
 		if (n < 0) {
 			if (n == LPT_ERR_EOS)
 				return 0;
-			if (handle_skz84(d, offset, n))
-				continue;
 			if (!d->opts->stats)
 				diag(d, offset, "error decoding packet", n);
 			return n;
@@ -934,16 +890,6 @@ static int dump_packets(struct dump *d)
 		for (i = 0; i < n; i++) {
 			struct lpt_packet *pkt = &pkts[i];
 
-			if (pkt->type == LPT_PKT_CYC && d->errata.skd007 &&
-			    skd007_ovf(d, offset, pkt)) {
-				/* The batch went on decoding inside the OVF. */
-				if (d->opts->stats)
-					count_packet(&d->stats, pkt);
-				else
-					dump_packet(d, offset, pkt);
-				lpt_pkt_sync_set(d->dec, offset + 3);
-				break;
-			}
 			if (d->opts->stats)
 				count_packet(&d->stats, pkt);
 			else if (pkt->type == LPT_PKT_PAD && d->fast_pad)
