@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The LWP subsystem of lwpt.ko and lwpt_sim.ko (43724 §4, §7, §8):
+ * per-CPU LWP_CFG, per-thread opt-in through /dev/lwp, XSAVE/XRSTOR of
+ * component 62 at context switch, threshold interrupt delivery.
+ * See Documentation/lwp.rst.
+ *
+ * lwp_core.c is shared by both modules (no module_param, no KBUILD_MODNAME).
+ * The per-module part, the "variant", is lwp_native.c (lwpt.ko) or
+ * sim/lwp_emu.c (lwpt_sim.ko: #UD emulation of the instructions).
+ */
+#ifndef LWPT_KMOD_LWP_LWP_H
+#define LWPT_KMOD_LWP_LWP_H
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "../lwpt.h"
+
+struct miscdevice;
+
+/**
+ * struct lwp_file - one open file of /dev/lwp, and the LWP context of the
+ *	thread that enabled LWP through it
+ * @misc: the misc device (for the ioctls common to both devices)
+ * @file: the struct file; while @active, the owning thread holds a
+ *	reference to it (so the file, and the module, outlive the context)
+ * @pn: preempt notifier, on @owner's list while @active
+ * @owner: the thread that enabled LWP through this file (set once; only
+ *	compared, never dereferenced after @active drops)
+ * @tid: @owner's thread id in the opener's pid namespace, for statistics
+ * @active: LWP is available to @owner; written only by @owner
+ * @area: 64-byte aligned XSAVE area for component 62 (lwp_area_size bytes)
+ * @emu_area: a second area of the same size for the variant's use
+ * @emu_work: task_work of the variant (sim: the #UD emulation)
+ * @emu_ip: the variant's RIP of the pending work
+ * @pending: threshold interrupts not yet returned by read()
+ * @interrupts: threshold interrupts attributed to this file
+ * @saves: XSAVEs at sched-out, written by @owner's notifier only
+ * @restores: XRSTORs at sched-in, likewise
+ * @emulated: instructions emulated by the variant
+ * @wq: readers and pollers waiting for @pending
+ * @fasync: O_ASYNC / F_SETOWN / F_SETSIG subscribers
+ * @irq_work: wakes @wq and signals @fasync outside the interrupt
+ */
+struct lwp_file {
+	struct miscdevice *misc;
+	struct file *file;
+	struct preempt_notifier pn;
+	struct task_struct *owner;
+	pid_t tid;
+	bool active;
+	void *area;
+	void *emu_area;
+	struct callback_head emu_work;
+	u64 emu_ip;
+	atomic64_t pending;
+	atomic64_t interrupts;
+	u64 saves;
+	u64 restores;
+	atomic64_t emulated;
+	wait_queue_head_t wq;
+	struct fasync_struct *fasync;
+	struct irq_work irq_work;
+};
+
+/* The /dev/lwp file operations (open, release, ioctl, read, poll, fasync). */
+extern const struct file_operations lwp_fops;
+
+/**
+ * lwp_init - bring up LWP on every online CPU and for later ones
+ * @caps: detection result; nothing happens unless @caps->lwp
+ *
+ * Registers the threshold interrupt hook, the cpuhp state that programs
+ * LWP_CFG (43724 §4.2), the syscore resume hook, the exec/exit hooks and the
+ * variant (lwp_variant_init()).
+ *
+ * Return: 0, -ENODEV if a kernel facility LWP needs is missing (logged),
+ * -ENOMEM, or a cpuhp error. Nothing stays registered on error.
+ */
+int lwp_init(const struct lwpt_caps *caps);
+
+/**
+ * lwp_exit - undo lwp_init(): LWP_CFG = 0 on every CPU, hooks removed
+ *
+ * No thread can have LWP here: each one holds a reference to its file,
+ * hence to the module.
+ */
+void lwp_exit(void);
+
+/**
+ * lwp_current_file - the /dev/lwp file through which current has LWP
+ *
+ * Callable in any context of current (IRQs off included).
+ *
+ * Return: the file's context, or NULL if LWP is not available to current.
+ */
+struct lwp_file *lwp_current_file(void);
+
+/**
+ * lwp_area_size - bytes of an XSAVE area holding component 62
+ *
+ * Return: CPUID Fn0000_000D_x3E EBX + EAX (offset + size, 43724 §3.2).
+ */
+u32 lwp_area_size(void);
+
+/**
+ * lwp_variant_init - per-module part of lwp_init()
+ *
+ * Return: 0 or a negative errno (lwp_init() then fails with it).
+ */
+int lwp_variant_init(void);
+
+/**
+ * lwp_variant_exit - undo lwp_variant_init()
+ */
+void lwp_variant_exit(void);
+
+/**
+ * lwp_variant_feature_policy - LWP_CFG feature bits the administrator allows
+ *
+ * The lwp_features module parameter of either module (default: all).
+ *
+ * Return: a mask ANDed with CPUID Fn8000_001C_EDX[31:1] before LWP_CFG is
+ * written.
+ */
+u32 lwp_variant_feature_policy(void);
+
+/**
+ * lwpt_dev_ioctl_misc - the ioctls common to /dev/lwp and /dev/pt
+ * @misc: the misc device the file was opened on
+ * @cmd: ioctl command
+ * @arg: ioctl argument
+ *
+ * Defined in dev.c.
+ *
+ * Return: as the common ioctl, -ENOTTY for a command it does not know.
+ */
+long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
+			 unsigned long arg);
+
+#endif /* LWPT_KMOD_LWP_LWP_H */

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LWP in the kernel: per-CPU LWP_CFG, per-thread availability, context
+ * switch of the LWP state, threshold interrupts, /dev/lwp.
+ *
+ * Who touches XCR0[62] (43724 §4.1): only this file, and only
+ *   - lwp_thread_on():  sched-in of a thread with LWP (preempt notifier), and
+ *                       LWP_IOC_ENABLE in that thread;
+ *   - lwp_thread_off(): sched-out of such a thread, LWP_IOC_DISABLE, and the
+ *                       exec and exit hooks of such a thread.
+ * So XCR0[62] is 1 exactly while a thread that enabled LWP runs, and every
+ * other thread executing an LWP instruction gets #UD (SIGILL).
+ * Everything reaches the processor through hw.h.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/file.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/syscore_ops.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+
+#include <asm/apic.h>
+
+#include <lwpt/lwp_arch.h>
+#include <uapi/lwpt/lwp.h>
+
+#include "../x86_cpuid.h"
+#include "lwp.h"
+
+/* The LWP_CFG bits the driver may ever set (43724 §4.2, Figure 4-1). */
+#define LWP_CFG_SETTABLE_FEATURES \
+	(LWP_CFG_VAL | LWP_CFG_IRE | LWP_CFG_BRE | LWP_CFG_DME | \
+	 LWP_CFG_CNH | LWP_CFG_RNH | LWP_CFG_INT)
+
+/* Largest XSAVE area we accept for component 62 (offset + size). */
+#define LWP_AREA_MAX		PAGE_SIZE
+
+static struct lwpt_caps lwp_caps;
+static bool lwp_up;
+static u32 lwp_area_bytes;
+static u8 lwp_vector;		/* 0: no threshold interrupt */
+static bool lwp_irq_registered;
+static int lwp_cpuhp_state = -1;
+static struct tracepoint *lwp_tp_exec;
+static struct tracepoint *lwp_tp_exit;
+static atomic64_t lwp_stray_irqs = ATOMIC64_INIT(0);
+/*
+ * Failed hardware-layer calls at context switch. The notifiers run with the
+ * runqueue lock held, where printk may deadlock: count, report at unload.
+ */
+static atomic_t lwp_switch_errors = ATOMIC_INIT(0);
+
+/* LWP_CFG as programmed on each CPU (0 while offline). */
+static DEFINE_PER_CPU(u64, lwp_cfg_programmed);
+/*
+ * The file whose thread last had LWP on this CPU: a threshold interrupt may
+ * arrive late (43724 §1), after that thread was switched out, and belongs
+ * to it. Written at sched-in with IRQs off, read in the interrupt; cleared
+ * by lwp_release() before an RCU grace period, which the readers (IRQs or
+ * preemption off) wait for.
+ */
+static DEFINE_PER_CPU(struct lwp_file *, lwp_last);
+
+static struct preempt_ops lwp_preempt_ops;
+
+u32 lwp_area_size(void)
+{
+	return lwp_area_bytes;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Per-CPU setup                                                            */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * LWP_CFG for the current CPU (43724 §4.2): the features CPUID
+ * Fn8000_001C_EDX supports, within the settable whitelist and the
+ * administrator's policy; INT only with a vector; COREID the low 8 bits of
+ * the local APIC ID (COREID is 8 bits wide: with APIC IDs above 255 two
+ * CPUs can report the same CoreId in their records, see lwp.rst); VECTOR.
+ */
+static u64 lwp_cfg_value(int cpu)
+{
+	u64 cfg = lwp_caps.lwp_leaf.edx & LWP_CFG_SETTABLE_FEATURES &
+		  lwp_variant_feature_policy();
+	u32 apicid = cpu_physical_id(cpu);
+
+	if (!lwp_vector)
+		cfg &= ~LWP_CFG_INT;
+	if (apicid > (LWP_CFG_COREID_MASK >> LWP_CFG_COREID_SHIFT))
+		pr_info_once(LWPT_PR_PREFIX "LWP: APIC ID %u above 255: LWP_CFG.COREID holds its low 8 bits\n",
+			     apicid);
+	cfg |= ((u64)apicid << LWP_CFG_COREID_SHIFT) & LWP_CFG_COREID_MASK;
+	cfg |= ((u64)lwp_vector << LWP_CFG_VECTOR_SHIFT) & LWP_CFG_VECTOR_MASK;
+	return cfg;
+}
+
+static int lwp_cpu_online(unsigned int cpu)
+{
+	u64 cfg = lwp_cfg_value(cpu);
+	int err;
+
+	preempt_disable();
+	err = lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
+	if (!err)
+		this_cpu_write(lwp_cfg_programmed, cfg);
+	preempt_enable();
+	if (err)
+		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: WRMSR LWP_CFG=%#llx failed\n",
+		       cpu, cfg);
+	return err;
+}
+
+static int lwp_cpu_offline(unsigned int cpu)
+{
+	preempt_disable();
+	/* Nothing may stay programmed on a CPU we no longer watch. */
+	lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
+	this_cpu_write(lwp_cfg_programmed, 0);
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Resume from suspend: the boot CPU comes back with LWP_CFG reset; the
+ * other CPUs went offline and come back through lwp_cpu_online().
+ */
+static void lwp_syscore_resume(void)
+{
+	u64 cfg = this_cpu_read(lwp_cfg_programmed);
+
+	if (cfg)
+		lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
+}
+
+static struct syscore_ops lwp_syscore_ops = {
+	.resume = lwp_syscore_resume,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Per-thread availability and context switch                               */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Make LWP available on this CPU and load @lf's state (43724 §7.4: XRSTOR at
+ * CPL 0 loads without validation). Preemption or IRQs off.
+ */
+static void lwp_thread_on(struct lwp_file *lf)
+{
+	u64 xcr0;
+
+	if (lwpt_hw_xgetbv(0, &xcr0) ||
+	    lwpt_hw_xsetbv(0, xcr0 | LWP_XCR0_MASK) ||
+	    lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
+		atomic_inc(&lwp_switch_errors);
+		return;
+	}
+	lf->restores++;
+	/* Read locklessly by lwp_threshold_irq() on this CPU. */
+	WRITE_ONCE(*this_cpu_ptr(&lwp_last), lf);
+}
+
+/*
+ * Save @lf's state if @save (43724 §7.3), then clear XCR0[62], which stores
+ * 0 into LWP_CBADDR (43724 §4.1): LWP unavailable, nothing left behind on
+ * the CPU. Preemption or IRQs off.
+ */
+static void lwp_thread_off(struct lwp_file *lf, bool save)
+{
+	u64 xcr0;
+
+	if (save) {
+		if (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK))
+			atomic_inc(&lwp_switch_errors);
+		else
+			lf->saves++;
+	}
+	if (lwpt_hw_xgetbv(0, &xcr0) ||
+	    lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
+		atomic_inc(&lwp_switch_errors);
+}
+
+/* Runs with the runqueue lock held and IRQs off. */
+static void lwp_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	lwp_thread_on(container_of(pn, struct lwp_file, pn));
+}
+
+static void lwp_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+{
+	lwp_thread_off(container_of(pn, struct lwp_file, pn), true);
+}
+
+static struct preempt_ops lwp_preempt_ops = {
+	.sched_in = lwp_sched_in,
+	.sched_out = lwp_sched_out,
+};
+
+struct lwp_file *lwp_current_file(void)
+{
+	struct preempt_notifier *pn;
+
+	/* Only current adds to or removes from its own list. */
+	hlist_for_each_entry(pn, &current->preempt_notifiers, link)
+		if (pn->ops == &lwp_preempt_ops)
+			return container_of(pn, struct lwp_file, pn);
+	return NULL;
+}
+
+/*
+ * Take LWP away from current (owner of @lf): off the notifier list, XCR0[62]
+ * clear (LWP_CBADDR = 0), drop the thread's file reference. Any context of
+ * current; the reference may be the last (fput() defers the release).
+ */
+static void lwp_thread_detach(struct lwp_file *lf)
+{
+	preempt_disable();
+	preempt_notifier_unregister(&lf->pn);
+	lwp_thread_off(lf, false);
+	WRITE_ONCE(lf->active, false);
+	preempt_enable();
+	fput(lf->file);
+}
+
+/* execve(): the new program starts without LWP and without the old state. */
+static void lwp_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	struct lwp_file *lf = lwp_current_file();
+
+	if (lf)
+		lwp_thread_detach(lf);
+}
+
+/* Thread exit: LWP_CBADDR zeroed, the context released with the file. */
+static void lwp_probe_exit(void *data, struct task_struct *p)
+{
+	struct lwp_file *lf = lwp_current_file();
+
+	if (lf)
+		lwp_thread_detach(lf);
+}
+
+static void lwp_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		lwp_tp_exec = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		lwp_tp_exit = tp;
+}
+
+static int lwp_hooks_register(void)
+{
+	int err;
+
+	for_each_kernel_tracepoint(lwp_tp_lookup, NULL);
+	if (!lwp_tp_exec || !lwp_tp_exit) {
+		pr_err(LWPT_PR_PREFIX "LWP: no sched_process_exec/exit tracepoints\n");
+		return -ENODEV;
+	}
+	err = tracepoint_probe_register(lwp_tp_exec, lwp_probe_exec, NULL);
+	if (err)
+		return err;
+	err = tracepoint_probe_register(lwp_tp_exit, lwp_probe_exit, NULL);
+	if (err) {
+		tracepoint_probe_unregister(lwp_tp_exec, lwp_probe_exec, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	return err;
+}
+
+static void lwp_hooks_unregister(void)
+{
+	tracepoint_probe_unregister(lwp_tp_exit, lwp_probe_exit, NULL);
+	tracepoint_probe_unregister(lwp_tp_exec, lwp_probe_exec, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Threshold interrupt (43724 §2.4 LwpInt, §8.5)                           */
+/* ---------------------------------------------------------------------- */
+
+static bool lwp_threshold_irq(void *data)
+{
+	struct lwp_file *lf;
+
+	rcu_read_lock();
+	lf = READ_ONCE(*this_cpu_ptr(&lwp_last));
+	if (lf) {
+		atomic64_inc(&lf->interrupts);
+		atomic64_inc(&lf->pending);
+		irq_work_queue(&lf->irq_work);
+	} else {
+		atomic64_inc(&lwp_stray_irqs);
+	}
+	rcu_read_unlock();
+	return true;
+}
+
+static void lwp_irq_work(struct irq_work *work)
+{
+	struct lwp_file *lf = container_of(work, struct lwp_file, irq_work);
+
+	wake_up_interruptible_poll(&lf->wq, EPOLLIN | EPOLLRDNORM);
+	kill_fasync(&lf->fasync, SIGIO, POLL_IN);
+}
+
+/* ---------------------------------------------------------------------- */
+/* /dev/lwp                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static int lwp_open(struct inode *inode, struct file *file)
+{
+	struct lwp_file *lf;
+
+	if (!lwp_up)
+		return -ENODEV;
+	lf = kzalloc(sizeof(*lf), GFP_KERNEL);
+	if (!lf)
+		return -ENOMEM;
+	/* kmalloc of a power of two is naturally aligned: 64 bytes at least. */
+	lf->area = kzalloc(roundup_pow_of_two(2 * lwp_area_bytes), GFP_KERNEL);
+	if (!lf->area) {
+		kfree(lf);
+		return -ENOMEM;
+	}
+	lf->emu_area = lf->area + lwp_area_bytes;
+	lf->misc = file->private_data;	/* set by misc_open() */
+	lf->file = file;
+	preempt_notifier_init(&lf->pn, &lwp_preempt_ops);
+	init_waitqueue_head(&lf->wq);
+	init_irq_work(&lf->irq_work, lwp_irq_work);
+	file->private_data = lf;
+	return nonseekable_open(inode, file);
+}
+
+static int lwp_release(struct inode *inode, struct file *file)
+{
+	struct lwp_file *lf = file->private_data;
+	int cpu;
+
+	/* No thread has LWP through @lf: it would hold a file reference. */
+	WARN_ON_ONCE(READ_ONCE(lf->active));
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&lwp_last, cpu), lf, NULL);
+	/* Pairs with rcu_read_lock() in lwp_threshold_irq(). */
+	synchronize_rcu();
+	irq_work_sync(&lf->irq_work);
+	kfree(lf->area);
+	kfree(lf);
+	return 0;
+}
+
+static ssize_t lwp_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	struct lwp_file *lf = file->private_data;
+	u64 n;
+	int err;
+
+	if (count < sizeof(n))
+		return -EINVAL;
+	for (;;) {
+		n = atomic64_xchg(&lf->pending, 0);
+		if (n)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(lf->wq,
+					       atomic64_read(&lf->pending));
+		if (err)
+			return err;
+	}
+	if (copy_to_user(buf, &n, sizeof(n))) {
+		atomic64_add(n, &lf->pending);
+		return -EFAULT;
+	}
+	return sizeof(n);
+}
+
+static __poll_t lwp_poll(struct file *file, poll_table *wait)
+{
+	struct lwp_file *lf = file->private_data;
+
+	poll_wait(file, &lf->wq, wait);
+	return atomic64_read(&lf->pending) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int lwp_fasync(int fd, struct file *file, int on)
+{
+	struct lwp_file *lf = file->private_data;
+
+	return fasync_helper(fd, file, on, &lf->fasync);
+}
+
+/*
+ * Read the size and flags header of a size-versioned struct. Return 0,
+ * -EFAULT, or -EINVAL for a size below @ver0 or any flag set.
+ */
+static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
+{
+	u32 hdr[2];
+
+	if (copy_from_user(hdr, arg, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr[0] < ver0 || hdr[1])
+		return -EINVAL;
+	*usize = hdr[0];
+	return 0;
+}
+
+static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
+{
+	struct lwpt_cpuid_regs r;
+	struct lwp_caps c;
+	u32 usize;
+	int err;
+
+	err = lwp_uhdr(arg, LWP_CAPS_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	memset(&c, 0, sizeof(c));
+	c.size = min_t(u32, usize, sizeof(c));
+	c.abi_version = LWPT_ABI_VERSION;
+	if (lwpt_hw_flags() & LWPT_HW_F_SIM)
+		c.flags |= LWP_CAPS_F_SIM;
+	if (lwp_vector)
+		c.flags |= LWP_CAPS_F_INT;
+	if (READ_ONCE(lf->active) && lf->owner == current)
+		c.flags |= LWP_CAPS_F_ENABLED;
+	preempt_disable();
+	c.cpu = smp_processor_id();
+	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &r);
+	c.fn8000_001c[0] = r.eax;
+	c.fn8000_001c[1] = r.ebx;
+	c.fn8000_001c[2] = r.ecx;
+	c.fn8000_001c[3] = r.edx;
+	lwpt_hw_cpuid(LWP_CPUID_FN0000_000D, 0, &r);
+	c.fn0000_000d_x0[0] = r.eax;
+	c.fn0000_000d_x0[1] = r.ebx;
+	c.fn0000_000d_x0[2] = r.ecx;
+	c.fn0000_000d_x0[3] = r.edx;
+	lwpt_hw_cpuid(LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP,
+		      &r);
+	c.xsave_size = r.eax;
+	c.xsave_offset = r.ebx;
+	c.lwp_cfg = this_cpu_read(lwp_cfg_programmed);
+	preempt_enable();
+	if (copy_to_user(arg, &c, c.size))
+		return -EFAULT;
+	return 0;
+}
+
+static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
+{
+	struct lwp_enable e;
+	u32 usize;
+	int err;
+
+	err = lwp_uhdr(arg, LWP_ENABLE_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	err = copy_struct_from_user(&e, sizeof(e), arg, usize);
+	if (err)
+		return err == -E2BIG ? -EINVAL : err;
+	/* The first thread to enable owns the file for good. */
+	if (cmpxchg(&lf->owner, NULL, current) && lf->owner != current)
+		return -EPERM;
+	if (READ_ONCE(lf->active))
+		return 0;
+	if (lwp_current_file())
+		return -EBUSY;
+	lf->tid = task_pid_vnr(current);
+	/* XSTATE_BV = 0: the first XRSTOR leaves LWP disabled (§7.5). */
+	memset(lf->area, 0, lwp_area_bytes);
+	get_file(lf->file);
+	preempt_disable();
+	preempt_notifier_register(&lf->pn);
+	WRITE_ONCE(lf->active, true);
+	lwp_thread_on(lf);
+	preempt_enable();
+	return 0;
+}
+
+static long lwp_ioctl_disable(struct lwp_file *lf, unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	if (READ_ONCE(lf->owner) != current)
+		return -EPERM;
+	if (READ_ONCE(lf->active))
+		lwp_thread_detach(lf);
+	return 0;
+}
+
+static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
+{
+	struct lwp_stats s;
+	u32 usize;
+	int err;
+
+	err = lwp_uhdr(arg, LWP_STATS_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	memset(&s, 0, sizeof(s));
+	s.size = min_t(u32, usize, sizeof(s));
+	if (READ_ONCE(lf->active))
+		s.flags |= LWP_CAPS_F_ENABLED;
+	s.tid = lf->tid;
+	s.interrupts = atomic64_read(&lf->interrupts);
+	s.saves = READ_ONCE(lf->saves);
+	s.restores = READ_ONCE(lf->restores);
+	s.emulated = atomic64_read(&lf->emulated);
+	if (copy_to_user(arg, &s, s.size))
+		return -EFAULT;
+	return 0;
+}
+
+static long lwp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct lwp_file *lf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case LWP_IOC_GET_CAPS:
+		return lwp_ioctl_caps(lf, uarg);
+	case LWP_IOC_ENABLE:
+		return lwp_ioctl_enable(lf, uarg);
+	case LWP_IOC_DISABLE:
+		return lwp_ioctl_disable(lf, arg);
+	case LWP_IOC_GET_STATS:
+		return lwp_ioctl_stats(lf, uarg);
+	default:
+		return lwpt_dev_ioctl_misc(lf->misc, cmd, arg);
+	}
+}
+
+const struct file_operations lwp_fops = {
+	.owner = THIS_MODULE,
+	.open = lwp_open,
+	.release = lwp_release,
+	.read = lwp_read,
+	.poll = lwp_poll,
+	.fasync = lwp_fasync,
+	.unlocked_ioctl = lwp_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Init and exit                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* CPUID Fn0000_000D_x3E (43724 §3.2): the area we save component 62 in. */
+static int lwp_area_init(void)
+{
+	struct lwpt_cpuid_regs r;
+
+	preempt_disable();
+	lwpt_hw_cpuid(LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP,
+		      &r);
+	preempt_enable();
+	/* The component follows the 512-byte legacy area and 64-byte header. */
+	if (!r.eax || r.ebx < X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE ||
+	    r.ebx + r.eax > LWP_AREA_MAX) {
+		pr_err(LWPT_PR_PREFIX "LWP: XSAVE component 62 at %u, %u bytes: unusable\n",
+		       r.ebx, r.eax);
+		return -ENODEV;
+	}
+	lwp_area_bytes = ALIGN(r.ebx + r.eax, 64);
+	return 0;
+}
+
+int lwp_init(const struct lwpt_caps *caps)
+{
+	int err;
+
+	if (!caps->lwp)
+		return 0;
+	lwp_caps = *caps;
+	err = lwp_area_init();
+	if (err)
+		return err;
+	err = lwpt_hw_lwp_irq_register(lwp_threshold_irq, NULL, &lwp_vector);
+	if (err) {
+		lwp_vector = 0;
+		pr_info(LWPT_PR_PREFIX "LWP: no threshold interrupt on this hardware layer (%d): LWP_CFG.INT stays 0\n",
+			err);
+	} else {
+		lwp_irq_registered = true;
+	}
+	err = lwp_hooks_register();
+	if (err)
+		goto err_irq;
+	err = lwp_variant_init();
+	if (err)
+		goto err_hooks;
+	preempt_notifier_inc();
+	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt/lwp:online",
+				lwp_cpu_online, lwp_cpu_offline);
+	if (err < 0)
+		goto err_notifier;
+	lwp_cpuhp_state = err;
+	register_syscore_ops(&lwp_syscore_ops);
+	lwp_up = true;
+	return 0;
+
+err_notifier:
+	preempt_notifier_dec();
+	lwp_variant_exit();
+err_hooks:
+	lwp_hooks_unregister();
+err_irq:
+	if (lwp_irq_registered)
+		lwpt_hw_lwp_irq_unregister();
+	lwp_irq_registered = false;
+	return err;
+}
+
+void lwp_exit(void)
+{
+	if (!lwp_up)
+		return;
+	lwp_up = false;
+	unregister_syscore_ops(&lwp_syscore_ops);
+	cpuhp_remove_state(lwp_cpuhp_state);
+	preempt_notifier_dec();
+	lwp_variant_exit();
+	lwp_hooks_unregister();
+	if (lwp_irq_registered)
+		lwpt_hw_lwp_irq_unregister();
+	lwp_irq_registered = false;
+	if (atomic_read(&lwp_switch_errors))
+		pr_err(LWPT_PR_PREFIX "LWP: %d failed XCR0/XSAVE/XRSTOR calls at context switch\n",
+		       atomic_read(&lwp_switch_errors));
+	if (atomic64_read(&lwp_stray_irqs))
+		pr_info(LWPT_PR_PREFIX "LWP: %lld threshold interrupts without an owner\n",
+			(long long)atomic64_read(&lwp_stray_irqs));
+}
