@@ -12,6 +12,7 @@
 #include <uapi/lwpt/lwpt.h>
 
 #include "lwpt.h"
+#include "lwp/lwp.h"
 
 /**
  * struct lwpt_dev - one misc device
@@ -39,12 +40,10 @@ static long lwpt_ioctl_abi_version(struct lwpt_dev *dev, void __user *arg)
 	return 0;
 }
 
-static long lwpt_dev_ioctl(struct file *file, unsigned int cmd,
-			   unsigned long arg)
+long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
+			 unsigned long arg)
 {
-	/* misc_open() stored the miscdevice in private_data. */
-	struct lwpt_dev *dev = container_of(file->private_data,
-					    struct lwpt_dev, misc);
+	struct lwpt_dev *dev = container_of(misc, struct lwpt_dev, misc);
 
 	switch (cmd) {
 	case LWPT_IOC_GET_ABI_VERSION:
@@ -52,6 +51,13 @@ static long lwpt_dev_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
+}
+
+static long lwpt_dev_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	/* misc_open() stored the miscdevice in private_data. */
+	return lwpt_dev_ioctl_misc(file->private_data, cmd, arg);
 }
 
 static const struct file_operations lwpt_dev_fops = {
@@ -71,7 +77,7 @@ static struct lwpt_dev lwpt_devs[] = {
 		.misc = {
 			.minor = MISC_DYNAMIC_MINOR,
 			.name = "lwp",
-			.fops = &lwpt_dev_fops,
+			.fops = &lwp_fops,	/* lwp/lwp_core.c */
 			.mode = 0666,
 		},
 		.device = LWPT_DEVICE_LWP,

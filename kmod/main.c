@@ -8,6 +8,7 @@
 #include <linux/module.h>
 
 #include "lwpt.h"
+#include "lwp/lwp.h"
 
 static struct lwpt_caps lwpt_caps;
 
@@ -28,9 +29,13 @@ static int __init lwpt_init(void)
 		goto err_hw_exit;
 	}
 
-	err = lwpt_dev_register(&lwpt_caps);
+	err = lwp_init(&lwpt_caps);
 	if (err)
 		goto err_hw_exit;
+
+	err = lwpt_dev_register(&lwpt_caps);
+	if (err)
+		goto err_lwp_exit;
 
 	pr_info(LWPT_PR_PREFIX "%s: vendor %s, LWP %s, Intel PT %s\n",
 		lwpt_hw_name(), lwpt_caps.vendor,
@@ -38,6 +43,8 @@ static int __init lwpt_init(void)
 		lwpt_caps.pt ? "present (/dev/pt)" : "absent");
 	return 0;
 
+err_lwp_exit:
+	lwp_exit();
 err_hw_exit:
 	lwpt_hw_exit();
 	return err;
@@ -46,6 +53,7 @@ err_hw_exit:
 static void __exit lwpt_exit(void)
 {
 	lwpt_dev_unregister();
+	lwp_exit();
 	lwpt_hw_exit();
 }
 
