@@ -192,15 +192,22 @@ endef
 PC_FILES :=
 $(foreach l,$(LIBS),$(eval $(call PC_template,$(l))))
 
+# lib<name>.so.<SOVERSION>.<minor>.<patch> (real file), lib<name>.so.<SOVERSION>
+# (the soname) and lib<name>.so (for -l<name>) -> soname; $(1) = name.
+space := $(subst ,, )
+VERSION_TAIL := $(subst $(space),.,$(wordlist 2,3,$(subst ., ,$(VERSION))))
+define LIB_INSTALL
+$(INSTALL) -m 644 $(O)/lib/lib$(1).a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(O)/lib/lib$(1).so.$($(1)_SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/lib$(1).so.$($(1)_SOVERSION).$(VERSION_TAIL)
+	ln -sf lib$(1).so.$($(1)_SOVERSION).$(VERSION_TAIL) $(DESTDIR)$(LIBDIR)/lib$(1).so.$($(1)_SOVERSION)
+	ln -sf lib$(1).so.$($(1)_SOVERSION) $(DESTDIR)$(LIBDIR)/lib$(1).so
+	
+endef
+
 install: all $(PC_FILES)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	@set -e; for l in $(LIBS); do \
-		v=$$(basename $$(ls $(O)/lib/lib$$l.so.* | head -1)); \
-		echo "  INSTALL lib$$l.a $$v lib$$l.so"; \
-		$(INSTALL) -m 644 $(O)/lib/lib$$l.a $(DESTDIR)$(LIBDIR)/; \
-		$(INSTALL) -m 755 $(O)/lib/$$v $(DESTDIR)$(LIBDIR)/; \
-		ln -sf $$v $(DESTDIR)$(LIBDIR)/lib$$l.so; \
-	done
+	$(foreach l,$(LIBS),$(call LIB_INSTALL,$(l)))
 	@set -e; for h in $(INSTALL_HEADERS); do \
 		d=$(DESTDIR)$(INCDIR)/$$(dirname $${h#include/}); \
 		$(INSTALL) -d $$d && $(INSTALL) -m 644 $$h $$d/; \
