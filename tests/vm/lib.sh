@@ -13,7 +13,7 @@ LWPT_BAD_KERNEL_RE='WARNING:|BUG:|Oops|general protection fault|detected stall|r
 
 # Filter: print the bad lines of the kernel log read on stdin.
 lwpt_bad_kernel_lines() {
-	grep -E "$LWPT_BAD_KERNEL_RE"
+	grep -a -E "$LWPT_BAD_KERNEL_RE"
 }
 
 # Print a failure and return 1: `cond || fail "why"`.
