@@ -147,13 +147,15 @@ modules_install: kmod
 
 # VM tests: boot the Debian kernel the modules were built for under QEMU
 # (tests/vm/run); they need everything user space builds plus VM_BINS.
+# VM_ONLY=GLOB runs only the matching cases (make check-vm VM_ONLY='1*').
 # One after the other (also under -j), both always run; fails if either does.
 check:
 	@st=0; $(MAKE) --no-print-directory check-unit || st=1; \
 	$(MAKE) --no-print-directory check-vm || st=1; exit $$st
 
 check-vm: all $(VM_ALL_BINS) kmod
-	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run $(if $(KDIR),--kdir $(KDIR))
+	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run \
+		$(if $(KDIR),--kdir $(KDIR)) $(if $(VM_ONLY),--only '$(VM_ONLY)')
 
 # The main job on a machine without LWP or PT: the demo in the VM, on the
 # model (lwpt_sim.ko).
