@@ -659,6 +659,14 @@ int lpt_pkt_next(struct lpt_pkt_decoder *dec, struct lpt_packet *pkt)
 
 	left = (size_t)(dec->end - pos);
 	if (LPT_LIKELY(left >= PT_MAX_PACKET_SIZE)) {
+		/* PAD (SDM 33.4.2.20), the most frequent packet, is a PAD
+		 * inside a packet block too. */
+		if (*pos == PT_OPC_PAD) {
+			pkt->type = LPT_PKT_PAD;
+			pkt->size = PT_PAD_SIZE;
+			dec->pos = pos + PT_PAD_SIZE;
+			return PT_PAD_SIZE;
+		}
 		/* pkt_decode() writes *pkt only once it cannot fail. */
 		ret = pkt_decode(pos, left, &dec->block, pkt, dec->cfg.flags,
 				 0);
