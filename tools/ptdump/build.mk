@@ -23,5 +23,9 @@ test_pt_time_LIBS := pt
 # Text output speed on the real traces (make bench).
 BENCHES += bench_ptdump
 bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c
+# A printf-per-field model of libipt's ptdump (not packaged) to compare.
+BENCHES += bench_printf_model
+bench_printf_model_SRCS := tests/tools/ptdump/bench_printf_model.c
+bench_printf_model_LDLIBS := -lipt
 
 endif

@@ -798,9 +798,11 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 		 */
 		if (l->name == &names[LPT_PKT_OVF] && size > PT_OVF_SIZE)
 			size = PT_OVF_SIZE;
+		/* At most 16 bytes = 32 digits: pad the column up front. */
+		memset(col, ' ', COL_RAW);
 		for (i = 0; i < size && i < 16; i++, p += 2)
 			memcpy(p, out_hexpairs[b[i]], 2);
-		p = put_pad(p, col, COL_RAW);
+		p = col + COL_RAW;
 		sep = 1;
 	}
 	if (sep)
