@@ -201,7 +201,8 @@ int lpt_time_update_mtc(struct lpt_time *time, uint8_t payload,
 		hi = ctc & ~tma_mask;
 		if (lo < last_ctc) {
 			hi -= 1u << LPT_TIME_TMA_CTC_BITS;
-			hi &= ((1u << LPT_TIME_MTC_BITS) - 1u) << config->mtc_freq;
+			hi &= ((1u << LPT_TIME_MTC_BITS) - 1u) <<
+			      config->mtc_freq;
 		}
 		last_ctc |= hi;
 	}

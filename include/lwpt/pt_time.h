@@ -87,8 +87,8 @@ struct lpt_time_config {
  * fields are private to libpt/time.c.
  */
 struct lpt_time {
-	uint64_t tsc;		/* estimated TSC at the current position */
-	uint64_t base;		/* TSC at the last MTC (or TSC minus TMA.FC) */
+	uint64_t tsc;		/* estimated TSC here */
+	uint64_t base;		/* TSC at the last MTC (TSC - TMA.FC) */
 	uint64_t fc;		/* TSC ticks since base, from TMA.FC and CYC */
 	uint32_t ctc;		/* CTC at the last MTC or TMA */
 	uint32_t ctc_cyc;	/* CTC at the last MTC that reset fc */
@@ -106,7 +106,7 @@ struct lpt_time {
  * the fields are private to libpt/time.c.
  */
 struct lpt_tcal {
-	uint64_t fcr;		/* current FCR, LPT_TCAL_FCR_SHIFT fraction bits */
+	uint64_t fcr;		/* current FCR (LPT_TCAL_FCR_SHIFT) */
 	uint64_t min_fcr;	/* smallest FCR seen (UINT64_MAX: none yet) */
 	uint64_t max_fcr;	/* largest FCR seen */
 	uint64_t tsc;		/* TSC at the last TSC packet */

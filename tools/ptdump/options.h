@@ -7,7 +7,7 @@
 
 struct ptdump_options {
 	const char *prog;
-	char *file;		/* the trace file name, range suffix removed */
+	char *file;		/* trace file name, range suffix removed */
 	uint64_t from;		/* first byte to load */
 	uint64_t size;		/* bytes to load; 0: up to the end */
 
