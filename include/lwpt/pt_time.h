@@ -89,7 +89,7 @@ struct lpt_time_config {
 struct lpt_time {
 	uint64_t tsc;		/* estimated TSC here */
 	uint64_t base;		/* TSC at the last MTC (TSC - TMA.FC) */
-	uint64_t fc;		/* TSC ticks since base, from TMA.FC and CYC */
+	uint64_t fc;		/* TSC ticks since base (TMA.FC, CYC) */
 	uint32_t ctc;		/* CTC at the last MTC or TMA */
 	uint32_t ctc_cyc;	/* CTC at the last MTC that reset fc */
 	uint32_t lost_mtc;	/* MTC packets that could not be applied */
