@@ -27,6 +27,8 @@
 #ifndef LWPT_LWP_H
 #define LWPT_LWP_H
 
+#include <lwpt/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -284,15 +286,15 @@ struct lwp_event {
 };
 
 #ifndef __cplusplus
-_Static_assert(sizeof(struct lwp_event) == 32, "43724 Figure 2-1: 32 bytes");
-_Static_assert(offsetof(struct lwp_event, flags) == 2, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event, data1) == 4, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event, inst_addr) == 8, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event, data2) == 16, "Figure 2-1");
+LWPT_STATIC_ASSERT(sizeof(struct lwp_event) == 32, "43724 Figure 2-1: 32 bytes");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event, flags) == 2, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event, data1) == 4, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event, inst_addr) == 8, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event, data2) == 16, "Figure 2-1");
 #endif
 
 #ifndef __cplusplus
-_Static_assert(sizeof(struct lwp_event) == sizeof(struct lwp_event_record),
+LWPT_STATIC_ASSERT(sizeof(struct lwp_event) == sizeof(struct lwp_event_record),
 	       "one record layout");
 #endif
 

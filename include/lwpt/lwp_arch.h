@@ -14,6 +14,8 @@
 #ifndef LWPT_LWP_ARCH_H
 #define LWPT_LWP_ARCH_H
 
+#include <lwpt/compiler.h>
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/stddef.h>
@@ -202,14 +204,14 @@ struct lwp_event_record {
 	uint64_t data2;		/* bytes 23-16: Data2 / TargetAddress / DataAddress */
 	uint64_t reserved;	/* bytes 31-24 */
 };
-_Static_assert(offsetof(struct lwp_event_record, event_id) == 0, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, core_id) == 1, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, flags) == 2, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, data1) == 4, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, ip) == 8, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, data2) == 16, "Figure 2-1");
-_Static_assert(offsetof(struct lwp_event_record, reserved) == 24, "Figure 2-1");
-_Static_assert(sizeof(struct lwp_event_record) == LWP_EVREC_SIZE_V1, "§2: 32 bytes");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, event_id) == 0, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, core_id) == 1, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, flags) == 2, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, data1) == 4, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, ip) == 8, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, data2) == 16, "Figure 2-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_event_record, reserved) == 24, "Figure 2-1");
+LWPT_STATIC_ASSERT(sizeof(struct lwp_event_record) == LWP_EVREC_SIZE_V1, "§2: 32 bytes");
 
 /*
  * The figures number the flag bits within the record's first doubleword
@@ -250,7 +252,7 @@ struct lwp_lwpcb_event {
 	uint32_t interval;	/* EventIntervaln, bits 25:0 (signed), 31:26 rsvd */
 	uint32_t counter;	/* EventCountern, bits 25:0 (signed), 31:26 rsvd */
 };
-_Static_assert(sizeof(struct lwp_lwpcb_event) == 8, "Table 6-1");
+LWPT_STATIC_ASSERT(sizeof(struct lwp_lwpcb_event) == 8, "Table 6-1");
 
 #define LWP_LWPCB_EVENT_FIELD_BITS		26
 #define LWP_LWPCB_EVENT_FIELD_MASK		0x03FFFFFFu	/* bits 25:0 */
@@ -282,19 +284,19 @@ struct lwp_lwpcb {
 	struct lwp_lwpcb_event events[LWP_EVENTID_MAX_V1];	/* 128: E */
 };
 #define LWP_LWPCB_EVENT_OFFSET_DEFAULT		128u
-_Static_assert(offsetof(struct lwp_lwpcb, flags) == 0, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, buffer_size) == 4, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, buffer_base) == 8, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, buffer_head_offset) == 16, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, missed_events) == 24, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, threshold) == 32, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, filters) == 36, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, base_ip) == 40, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, limit_ip) == 48, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, buffer_tail_offset) == 64, "Table 6-1");
-_Static_assert(offsetof(struct lwp_lwpcb, events) == LWP_LWPCB_EVENT_OFFSET_DEFAULT,
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, flags) == 0, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, buffer_size) == 4, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, buffer_base) == 8, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, buffer_head_offset) == 16, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, missed_events) == 24, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, threshold) == 32, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, filters) == 36, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, base_ip) == 40, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, limit_ip) == 48, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, buffer_tail_offset) == 64, "Table 6-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_lwpcb, events) == LWP_LWPCB_EVENT_OFFSET_DEFAULT,
 	       "§6: EventInterval1 at offset 128");
-_Static_assert(sizeof(struct lwp_lwpcb) == 128 + 8 * LWP_EVENTID_MAX_V1, "Table 6-1");
+LWPT_STATIC_ASSERT(sizeof(struct lwp_lwpcb) == 128 + 8 * LWP_EVENTID_MAX_V1, "Table 6-1");
 
 /* Byte offsets of the LWPCB fields (Table 6-1), for accessors. */
 #define LWP_LWPCB_OFF_FLAGS			0u
@@ -362,15 +364,15 @@ struct lwp_xsave_area {
 	struct lwp_event_record saved_event_record;	/* 32: pending record */
 	uint32_t event_counter[LWP_XSAVE_MAX_COUNTERS];	/* 64: EventCounter1.. */
 };
-_Static_assert(offsetof(struct lwp_xsave_area, lwpcb_address) == 0, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, flags) == 8, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, buffer_head_offset) == 12, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, buffer_base) == 16, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, buffer_size) == 24, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, filters) == 28, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, saved_event_record) == 32, "Table 7-1");
-_Static_assert(offsetof(struct lwp_xsave_area, event_counter) == 64, "Table 7-1");
-_Static_assert(sizeof(struct lwp_xsave_area) == LWP_XSAVE_AREA_SIZE, "§7.1: 128 bytes");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, lwpcb_address) == 0, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, flags) == 8, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, buffer_head_offset) == 12, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, buffer_base) == 16, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, buffer_size) == 24, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, filters) == 28, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, saved_event_record) == 32, "Table 7-1");
+LWPT_STATIC_ASSERT(offsetof(struct lwp_xsave_area, event_counter) == 64, "Table 7-1");
+LWPT_STATIC_ASSERT(sizeof(struct lwp_xsave_area) == LWP_XSAVE_AREA_SIZE, "§7.1: 128 bytes");
 
 /* Table 7-1: XSAVE Flags; bit 0 reserved, bits 6:1 = Countern active. */
 #define LWP_XSAVE_FLAGS_RESERVED0		(1u << 0)

@@ -17,6 +17,8 @@
 #ifndef _LWPT_PEBS_H
 #define _LWPT_PEBS_H
 
+#include <lwpt/compiler.h>
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
@@ -118,16 +120,16 @@ struct lwpt_pebs_record_nhm {
 	uint64_t latency;
 };
 
-_Static_assert(sizeof(struct lwpt_pebs_record_nhm) == PEBS_REC_SIZE,
+LWPT_STATIC_ASSERT(sizeof(struct lwpt_pebs_record_nhm) == PEBS_REC_SIZE,
 	       "PEBS record size (SDM Table 18-23)");
-_Static_assert(__builtin_offsetof(struct lwpt_pebs_record_nhm, rsp) ==
+LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, rsp) ==
 	       PEBS_REC_RSP, "PEBS R/ESP offset");
-_Static_assert(__builtin_offsetof(struct lwpt_pebs_record_nhm, r8) ==
+LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, r8) ==
 	       PEBS_REC_R8, "PEBS R8 offset");
-_Static_assert(__builtin_offsetof(struct lwpt_pebs_record_nhm,
+LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm,
 				  global_status) == PEBS_REC_GLOBAL_STATUS,
 	       "PEBS IA32_PERF_GLOBAL_STATUS offset");
-_Static_assert(__builtin_offsetof(struct lwpt_pebs_record_nhm, latency) ==
+LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, latency) ==
 	       PEBS_REC_LATENCY, "PEBS latency offset");
 
 /*

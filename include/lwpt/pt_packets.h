@@ -21,6 +21,8 @@
 #ifndef _LWPT_PT_PACKETS_H
 #define _LWPT_PT_PACKETS_H
 
+#include <lwpt/compiler.h>
+
 #ifdef __KERNEL__
 #include <linux/types.h>	/* uint8_t, uint64_t */
 #else
@@ -389,7 +391,7 @@ struct pt_pkt_layout_evd {		/* Table 33-51 */
 	uint8_t payload[8];
 };
 
-#define PT_LAYOUT_ASSERT(c, m)	_Static_assert(c, m)
+#define PT_LAYOUT_ASSERT(c, m)	LWPT_STATIC_ASSERT(c, m)
 PT_LAYOUT_ASSERT(sizeof(struct pt_pkt_layout_tma) == PT_TMA_SIZE, "TMA size");
 PT_LAYOUT_ASSERT(__builtin_offsetof(struct pt_pkt_layout_tma, fc) ==
 		 PT_TMA_FC_OFF, "TMA FastCounter offset");

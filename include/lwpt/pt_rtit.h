@@ -13,6 +13,8 @@
 #ifndef LWPT_PT_RTIT_H
 #define LWPT_PT_RTIT_H
 
+#include <lwpt/compiler.h>
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/stddef.h>
@@ -275,15 +277,15 @@ struct pt_xsave_state {
 };
 
 #define PT_XSAVE_STATE_SIZE			72
-_Static_assert(sizeof(struct pt_xsave_state) == PT_XSAVE_STATE_SIZE, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_ctl) == 0, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_output_base) == 8, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_output_mask_ptrs) == 16, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_status) == 24, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_cr3_match) == 32, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_addr0_a) == 40, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_addr0_b) == 48, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_addr1_a) == 56, "SDM Vol.1 13.5.6");
-_Static_assert(offsetof(struct pt_xsave_state, rtit_addr1_b) == 64, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(sizeof(struct pt_xsave_state) == PT_XSAVE_STATE_SIZE, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_ctl) == 0, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_output_base) == 8, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_output_mask_ptrs) == 16, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_status) == 24, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_cr3_match) == 32, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_addr0_a) == 40, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_addr0_b) == 48, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_addr1_a) == 56, "SDM Vol.1 13.5.6");
+LWPT_STATIC_ASSERT(offsetof(struct pt_xsave_state, rtit_addr1_b) == 64, "SDM Vol.1 13.5.6");
 
 #endif /* LWPT_PT_RTIT_H */

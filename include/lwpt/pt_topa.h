@@ -24,6 +24,8 @@
 #ifndef LWPT_PT_TOPA_H
 #define LWPT_PT_TOPA_H
 
+#include <lwpt/compiler.h>
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
@@ -77,8 +79,8 @@ struct pt_topa_entry {
 	uint64_t raw;
 };
 
-_Static_assert(sizeof(struct pt_topa_entry) == TOPA_ENTRY_BYTES, "SDM Figure 33-2");
-_Static_assert(TOPA_ENTRY_RESERVED_LOW == ((1ull << 1) | (1ull << 3) | (1ull << 5) |
+LWPT_STATIC_ASSERT(sizeof(struct pt_topa_entry) == TOPA_ENTRY_BYTES, "SDM Figure 33-2");
+LWPT_STATIC_ASSERT(TOPA_ENTRY_RESERVED_LOW == ((1ull << 1) | (1ull << 3) | (1ull << 5) |
 					   (3ull << 10)), "SDM Figure 33-2");
 
 /**

@@ -1,0 +1,1 @@
+SCRIPT_TESTS += tests/include/headers.sh
