@@ -846,6 +846,7 @@ static void dump_packet(struct dump *d, uint64_t offset,
 {
 	struct line l;
 
+	l.name = NULL;
 	l.plen = 0;
 	l.tlen = 0;
 	l.track_id = NULL;
