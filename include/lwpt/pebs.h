@@ -85,7 +85,8 @@
 /* ---- Legacy PEBS record, SDM Table 18-23 ------------------------------ */
 
 /* Byte offsets. 0x00-0x8f: basic format; 0x90-0xaf: enhanced format
- * (IA32_PERF_CAPABILITIES[11:8] = 0001b). */
+ * (IA32_PERF_CAPABILITIES[11:8] = 0001b).
+ */
 #define PEBS_REC_RFLAGS			0x00
 #define PEBS_REC_RIP			0x08
 #define PEBS_REC_RAX			0x10
@@ -121,16 +122,16 @@ struct lwpt_pebs_record_nhm {
 };
 
 LWPT_STATIC_ASSERT(sizeof(struct lwpt_pebs_record_nhm) == PEBS_REC_SIZE,
-	       "PEBS record size (SDM Table 18-23)");
+		   "PEBS record size (SDM Table 18-23)");
 LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, rsp) ==
-	       PEBS_REC_RSP, "PEBS R/ESP offset");
+		   PEBS_REC_RSP, "PEBS R/ESP offset");
 LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, r8) ==
-	       PEBS_REC_R8, "PEBS R8 offset");
+		   PEBS_REC_R8, "PEBS R8 offset");
 LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm,
-				  global_status) == PEBS_REC_GLOBAL_STATUS,
-	       "PEBS IA32_PERF_GLOBAL_STATUS offset");
+				      global_status) == PEBS_REC_GLOBAL_STATUS,
+		   "PEBS IA32_PERF_GLOBAL_STATUS offset");
 LWPT_STATIC_ASSERT(__builtin_offsetof(struct lwpt_pebs_record_nhm, latency) ==
-	       PEBS_REC_LATENCY, "PEBS latency offset");
+		   PEBS_REC_LATENCY, "PEBS latency offset");
 
 /*
  * Offset in the legacy record of the register a GPR-block BIP carries, or

@@ -78,8 +78,7 @@
 #define PT_IPBYTES_RSVD_7	7	/* reserved                          */
 /* Payload bytes for an IPBytes value; reserved encodings give 0. */
 #define PT_IPBYTES_PAYLOAD_SIZE(ipb) \
-	((ipb) == 1 ? 2 : (ipb) == 2 ? 4 : ((ipb) == 3 || (ipb) == 4) ? 6 : \
-	 (ipb) == 6 ? 8 : 0)
+	((unsigned int)((0x0008000606040200ull >> (((ipb) & 7) * 8)) & 0xff))
 #define PT_IP_HDR(opc, ipb)	((uint8_t)((opc) | ((ipb) << PT_IPBYTES_SHIFT)))
 #define PT_IP_MAX_SIZE		9
 
@@ -152,7 +151,8 @@
 #define PT_EXT_OFF		1	/* offset of the ext opcode byte */
 
 /* TNT-64 (long TNT), SDM 33.4.2.1: 02 a3, then 6 payload bytes with a stop
- * bit; 1..47 TNT bits, B1 just below the stop bit, BN in bit 0. */
+ * bit; 1..47 TNT bits, B1 just below the stop bit, BN in bit 0.
+ */
 #define PT_EXT_TNT_64		0xa3
 #define PT_TNT_64_SIZE		8
 #define PT_TNT_64_PL_OFF	2
@@ -160,7 +160,8 @@
 #define PT_TNT_64_MAX_BITS	47
 
 /* PIP, SDM 33.4.2.7, Table 33-24: 02 43, then 6 bytes: bit 0 NR
- * (RSVD/NR), bits 47:1 = CR3[51:5]. */
+ * (RSVD/NR), bits 47:1 = CR3[51:5].
+ */
 #define PT_EXT_PIP		0x43
 #define PT_PIP_SIZE		8
 #define PT_PIP_PL_OFF		2
@@ -185,7 +186,8 @@
 #define PT_CBR_RATIO_OFF	2
 
 /* TMA, SDM 33.4.2.13, Table 33-32: 02 73, CTC[15:0], reserved byte,
- * FastCounter[7:0], byte with FC[8] in bit 0 (bits 7:1 reserved). */
+ * FastCounter[7:0], byte with FC[8] in bit 0 (bits 7:1 reserved).
+ */
 #define PT_EXT_TMA		0x73
 #define PT_TMA_SIZE		7
 #define PT_TMA_CTC_OFF		2	/* 2 bytes */
@@ -210,7 +212,8 @@
 #define PT_PSB_REPEAT		8
 /* The 16-byte pattern read as little-endian 64-bit words, in both phases
  * (PT_PSB_WORD at an even offset into the pattern, PT_PSB_WORD_ODD at an
- * odd one) for word-at-a-time search (libipt's pt_sync). */
+ * odd one) for word-at-a-time search (libipt's pt_sync).
+ */
 #define PT_PSB_WORD		0x8202820282028202ull
 #define PT_PSB_WORD_ODD		0x0282028202820282ull
 
@@ -226,7 +229,8 @@
 #define PT_MNT_PL_BYTES		8
 
 /* PTW, SDM 33.4.2.21, Table 33-40: 02, IP[7] | PayloadBytes[6:5] | 10010b,
- * then 4 or 8 payload bytes. */
+ * then 4 or 8 payload bytes.
+ */
 #define PT_EXT_PTW		0x12
 #define PT_EXTM_PTW		0x1f	/* mask of the fixed ext bits */
 #define PT_PTW_IP		0x80
@@ -236,7 +240,7 @@
 #define PT_PTW_PLC_8		1	/* 8 payload bytes */
 #define PT_PTW_PL_OFF		2
 #define PT_PTW_PAYLOAD_SIZE(plc) \
-	((plc) == PT_PTW_PLC_4 ? 4 : (plc) == PT_PTW_PLC_8 ? 8 : 0)
+	((unsigned int)((0x00000804u >> (((plc) & 3) * 8)) & 0xff))
 #define PT_PTW_EXT(plc, ip) \
 	((uint8_t)(PT_EXT_PTW | ((plc) << PT_PTW_PLC_SHIFT) | \
 		 ((ip) ? PT_PTW_IP : 0)))
@@ -249,7 +253,8 @@
 #define PT_EXSTOP_SIZE		2
 
 /* MWAIT, SDM 33.4.2.23, Table 33-42: 02 c2, MWAIT Hints[7:0] (EAX) in
- * byte 2, EXT[1:0] (ECX) in byte 6; bytes 3-5 and 7-9 reserved. */
+ * byte 2, EXT[1:0] (ECX) in byte 6; bytes 3-5 and 7-9 reserved.
+ */
 #define PT_EXT_MWAIT		0xc2
 #define PT_MWAIT_SIZE		10
 #define PT_MWAIT_HINTS_OFF	2
@@ -259,7 +264,8 @@
 #define PT_MWAIT_PL_OFF		2	/* raw 8-byte payload */
 
 /* PWRE, SDM 33.4.2.24, Table 33-43: 02 22, byte 2: HW[7] (rest reserved),
- * byte 3: Resolved Thread C-State[7:4] | Sub C-State[3:0]. */
+ * byte 3: Resolved Thread C-State[7:4] | Sub C-State[3:0].
+ */
 #define PT_EXT_PWRE		0x22
 #define PT_PWRE_SIZE		4
 #define PT_PWRE_HW_OFF		2
@@ -270,7 +276,8 @@
 #define PT_PWRE_SUB_STATE_MASK	0x0f
 
 /* PWRX, SDM 33.4.2.25, Table 33-44: 02 a2, byte 2: Last Core C-State[7:4] |
- * Deepest Core C-State[3:0], byte 3: Wake Reason[3:0]; bytes 4-6 reserved. */
+ * Deepest Core C-State[3:0], byte 3: Wake Reason[3:0]; bytes 4-6 reserved.
+ */
 #define PT_EXT_PWRX		0xa2
 #define PT_PWRX_SIZE		7
 #define PT_PWRX_CSTATE_OFF	2
@@ -303,7 +310,8 @@
 /* BIP, SDM 33.4.2.27, Table 33-46: ID[4:0] << 3 | 100b, then 8 or 4 payload
  * bytes as set by the preceding BBP.SZ. Same first byte as a TNT-8, told
  * apart only by being inside a block (SDM 33.4.1.1). Item IDs per block
- * type: <lwpt/pebs.h>. */
+ * type: <lwpt/pebs.h>.
+ */
 #define PT_OPM_BIP		0x07
 #define PT_OPC_BIP		0x04
 #define PT_BIP_ID_SHIFT		3
@@ -351,7 +359,8 @@
 
 /* The longest packet: PSB. A decoder holding at least this many bytes can
  * decode any packet without bounds checks, except a malformed CYC, which
- * is bounded by PT_CYC_MAX_SIZE < PT_MAX_PACKET_SIZE. */
+ * is bounded by PT_CYC_MAX_SIZE < PT_MAX_PACKET_SIZE.
+ */
 #define PT_MAX_PACKET_SIZE	PT_PSB_SIZE
 
 /* ---------------------------------------------------------------------- */
@@ -415,6 +424,13 @@ PT_LAYOUT_ASSERT(PT_TSC_PL_OFF + PT_TSC_PL_BYTES == PT_TSC_SIZE,
 		 "TSC layout");
 PT_LAYOUT_ASSERT(PT_PSB_REPEAT * 2 == PT_PSB_SIZE, "PSB layout");
 PT_LAYOUT_ASSERT(PT_CYC_MAX_SIZE <= PT_MAX_PACKET_SIZE, "CYC bound");
+PT_LAYOUT_ASSERT(PT_IPBYTES_PAYLOAD_SIZE(PT_IPBYTES_SEXT_48) == 6 &&
+		 PT_IPBYTES_PAYLOAD_SIZE(PT_IPBYTES_FULL) == 8 &&
+		 PT_IPBYTES_PAYLOAD_SIZE(PT_IPBYTES_RSVD_5) == 0,
+		 "IPBytes sizes (Table 33-18)");
+PT_LAYOUT_ASSERT(PT_PTW_PAYLOAD_SIZE(PT_PTW_PLC_4) == 4 &&
+		 PT_PTW_PAYLOAD_SIZE(PT_PTW_PLC_8) == 8 &&
+		 PT_PTW_PAYLOAD_SIZE(2) == 0, "PTW sizes (Table 33-40)");
 PT_LAYOUT_ASSERT(PT_MNT_SIZE <= PT_MAX_PACKET_SIZE, "max size");
 
 #endif /* _LWPT_PT_PACKETS_H */
