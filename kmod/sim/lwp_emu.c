@@ -50,6 +50,30 @@ module_param(lwp_features, uint, 0444);
 MODULE_PARM_DESC(lwp_features,
 		 "Mask of LWP_CFG[31:1] features (43724 Figure 4-1) the module may enable; default all that CPUID Fn8000_001C_EDX reports");
 
+/*
+ * QEMU's TCG executes XOP 8F as POP instead of raising #UD, so a VM without
+ * KVM never traps on the raw instructions. With ud2_marker=1, UD2 directly
+ * followed by an LWP instruction executes that instruction (RIP moves past
+ * both; the record's InstructionAddress is the LWP instruction's). A test
+ * aid only: hardware raises #UD at such a UD2. Documentation/lwp.rst.
+ */
+static bool ud2_marker;
+module_param(ud2_marker, bool, 0644);
+MODULE_PARM_DESC(ud2_marker,
+		 "Test aid for CPUs/emulators that do not raise #UD on XOP (QEMU TCG): UD2 followed by an LWP instruction executes it (default off)");
+
+/* UD2 (0F 0B, SDM Vol. 2 UD): the marker's length. */
+#define LWP_EMU_UD2_LEN	2
+
+/* Bytes of the marker before the LWP instruction at @bytes, or 0. */
+static unsigned int lwp_emu_marker(const u8 *bytes, size_t len)
+{
+	if (READ_ONCE(ud2_marker) && len >= LWP_EMU_UD2_LEN &&
+	    bytes[0] == 0x0F && bytes[1] == 0x0B)
+		return LWP_EMU_UD2_LEN;
+	return 0;
+}
+
 /* The model profile whose CPUID the simulated CPUs report. */
 static const struct lwp_model_profile *lwp_emu_profile;
 /* CPUID Fn0000_000D_x3E EBX: offset of component 62 in the XSAVE area. */
@@ -220,10 +244,11 @@ static void lwp_emu_work(struct callback_head *cb)
 {
 	struct lwp_file *lf = container_of(cb, struct lwp_file, emu_work);
 	struct pt_regs *regs = task_pt_regs(current);
-	u8 bytes[LWP_INSN_MAX_LENGTH];
+	u8 bytes[LWP_EMU_UD2_LEN + LWP_INSN_MAX_LENGTH];
 	struct lwp_xop_insn_info info;
 	struct lwp_model_result res;
 	struct lwp_xop_regs xr;
+	unsigned int skip;
 	size_t len;
 	u64 ip = regs->ip;
 
@@ -232,9 +257,11 @@ static void lwp_emu_work(struct callback_head *cb)
 		goto out;
 	len = sizeof(bytes) - copy_from_user(bytes, (const void __user *)ip,
 					     sizeof(bytes));
+	skip = lwp_emu_marker(bytes, len);
 	lwp_emu_regs_in(regs, &xr);
+	xr.rip += skip;
 	if (lwp_current_file() != lf ||
-	    lwp_xop_decode(bytes, len, &xr, &info) != LWP_XOP_OK) {
+	    lwp_xop_decode(bytes + skip, len - skip, &xr, &info) != LWP_XOP_OK) {
 		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
 		goto out;
 	}
@@ -265,9 +292,10 @@ static int lwp_emu_die(struct notifier_block *nb, unsigned long val,
 {
 	struct die_args *args = data;
 	struct pt_regs *regs = args->regs;
-	u8 bytes[LWP_INSN_MAX_LENGTH];
+	u8 bytes[LWP_EMU_UD2_LEN + LWP_INSN_MAX_LENGTH];
 	struct lwp_xop_insn_info info;
 	struct lwp_file *lf;
+	unsigned int skip;
 	int st;
 
 	if (val != DIE_TRAP || args->trapnr != X86_TRAP_UD ||
@@ -279,7 +307,9 @@ static int lwp_emu_die(struct notifier_block *nb, unsigned long val,
 	/* The CPU just fetched these bytes; if they are gone, decide later. */
 	if (!copy_from_user_nofault(bytes, (const void __user *)regs->ip,
 				    sizeof(bytes))) {
-		st = lwp_xop_decode(bytes, sizeof(bytes), NULL, &info);
+		skip = lwp_emu_marker(bytes, sizeof(bytes));
+		st = lwp_xop_decode(bytes + skip, sizeof(bytes) - skip, NULL,
+				    &info);
 		if (st == LWP_XOP_NOT_LWP || st == LWP_XOP_INVALID)
 			return NOTIFY_DONE;
 	}
