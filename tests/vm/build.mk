@@ -2,3 +2,6 @@
 # block of the top-level Makefile; every VM_PROGS binary lands in /bin).
 VM_PROGS += lwpt_vmtool
 lwpt_vmtool_SRCS := tests/vm/progs/lwpt_vmtool.c
+VM_PROGS += lwp_test
+lwp_test_SRCS := tests/vm/progs/lwp_test.c
+lwp_test_LDLIBS := -lpthread

@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwp_test: VM tests of /dev/lwp and of raw LWP instructions (43724 §5) on
+ * lwpt_sim.ko. The instructions are assembled by GNU as from inline asm;
+ * the module emulates them after #UD (issue 3 point 8).
+ *
+ * Usage: lwp_test <test> [args]; prints "ok: ..." or "FAIL: ..." lines and
+ * exits 0 only if every check passed. Tests:
+ *   caps        LWP_IOC_GET_CAPS before and after LWP_IOC_ENABLE (§3.3)
+ *   records     LLWPCB/LWPINS/LWPVAL/SLWPCB records, CF, MissedEvents (§5, §6)
+ *   sigill      LWPINS without LWP_IOC_ENABLE raises SIGILL (also in a
+ *               thread of a process whose other thread enabled it)
+ *   isolate N   two processes, N records each, never see each other's
+ *   pingpong N  two LWP threads on one CPU switch N times; ring state exact
+ *   fork        fork children and exec'd images start without LWP (§8.7.2)
+ *   exitthread  a thread exits with LWP enabled
+ *   ioctl       invalid ioctls: ENOTTY, EFAULT, EINVAL, EPERM, EBUSY
+ *   threshold   threshold interrupts through poll/read and a signal (§8.5)
+ *   hotplug     CPU offline/online while LWP is enabled
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <lwpt/lwp_arch.h>
+#include <uapi/lwpt/lwp.h>
+
+static int failures;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("FAIL: %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		failures++;						\
+	}								\
+} while (0)
+
+/*
+ * QEMU's TCG executes XOP 8F as POP instead of raising #UD; there the test
+ * puts UD2 before each LWP instruction and the module runs with
+ * ud2_marker=1 (see lwp_probe_ud()). On a CPU that raises #UD, the bare
+ * instructions as GNU as emits them are used.
+ */
+static int lwp_ud2;
+
+#define LWP_ASM(insn, ...) do {						\
+	if (lwp_ud2)							\
+		__asm__ volatile("ud2\n\t" insn __VA_ARGS__);		\
+	else								\
+		__asm__ volatile(insn __VA_ARGS__);			\
+} while (0)
+
+/* LWPINS/LWPVAL: vvvv register (Data2), r/m32 (Data1), imm (Flags). */
+#define LWPINS32(vv, rm, imm) ({					\
+	unsigned char cf_;						\
+	LWP_ASM("lwpins %3, %2, %1\n\tsetc %0",				\
+		: "=q"(cf_) : "r"((uint32_t)(vv)),			\
+		  "r"((uint32_t)(rm)), "i"(imm) : "cc", "memory");	\
+	cf_;								\
+})
+#define LWPINS64(vv, rm, imm) ({					\
+	unsigned char cf_;						\
+	LWP_ASM("lwpins %3, %2, %1\n\tsetc %0",				\
+		: "=q"(cf_) : "r"((uint64_t)(vv)),			\
+		  "r"((uint32_t)(rm)), "i"(imm) : "cc", "memory");	\
+	cf_;								\
+})
+#define LWPVAL32(vv, rm, imm)						\
+	LWP_ASM("lwpval %2, %1, %0",					\
+		: : "r"((uint32_t)(vv)), "r"((uint32_t)(rm)),		\
+		  "i"(imm) : "memory")
+
+static void llwpcb(void *p)
+{
+	LWP_ASM("llwpcb %0", : : "r"(p) : "memory");
+}
+
+static void *slwpcb(void)
+{
+	void *p;
+
+	LWP_ASM("slwpcb %0", : "=r"(p) : : "memory");
+	return p;
+}
+
+/*
+ * Does this CPU raise #UD for XOP? A child without LWP executes SLWPCB
+ * (8F E9 F8 12 C8): SIGILL on hardware; under TCG it runs as POP %rcx; CLC;
+ * ADC %al,%cl, balanced here by a PUSH, and the child exits normally.
+ */
+static void lwp_probe_ud(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		__asm__ volatile("push $0\n\t.byte 0x8f, 0xe9, 0xf8, 0x12, 0xc8"
+				 : : : "rcx", "cc", "memory");
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	lwp_ud2 = !(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL);
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static int lwp_open(void)
+{
+	int fd = open("/dev/lwp", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("open /dev/lwp");
+		exit(1);
+	}
+	return fd;
+}
+
+static int lwp_enable(int fd)
+{
+	struct lwp_enable e = { .size = sizeof(e) };
+
+	return ioctl(fd, LWP_IOC_ENABLE, &e);
+}
+
+static int lwp_caps_get(int fd, struct lwp_caps *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	return ioctl(fd, LWP_IOC_GET_CAPS, c);
+}
+
+/*
+ * One LWPCB with its ring of ring_records records of 32 bytes: 32, or more
+ * if CPUID's LwpMinBufferSize asks for more (43724 §5.1, Table 3-1).
+ */
+#define RING_MAX	256
+static uint32_t ring_records = 32;
+#define RING_RECORDS	ring_records
+#define RING_BYTES	(ring_records * 32u)
+struct lwp_session {
+	struct lwp_lwpcb cb __attribute__((aligned(64)));
+	struct lwp_event_record ring[RING_MAX] __attribute__((aligned(64)));
+};
+
+static void session_init(struct lwp_session *s, uint32_t flags,
+			 uint32_t threshold)
+{
+	memset(s, 0, sizeof(*s));
+	s->cb.flags = flags;
+	s->cb.buffer_size = RING_BYTES;
+	s->cb.buffer_base = (uint64_t)(uintptr_t)s->ring;
+	s->cb.threshold = threshold;
+	s->cb.events[0].interval = 3;	/* EventInterval1 */
+	s->cb.events[0].counter = 0;	/* EventCounter1 */
+}
+
+static volatile uint32_t *vhead(struct lwp_session *s)
+{
+	return &s->cb.buffer_head_offset;
+}
+
+static void test_caps(void)
+{
+	int fd = lwp_open();
+	struct lwp_caps c;
+
+	CHECK(lwp_caps_get(fd, &c) == 0, "GET_CAPS: %s", strerror(errno));
+	CHECK(c.size == sizeof(c), "size %u", c.size);
+	CHECK(c.abi_version == LWPT_ABI_VERSION, "abi %#x", c.abi_version);
+	CHECK(c.flags & LWP_CAPS_F_SIM, "flags %#x", c.flags);
+	CHECK(!(c.flags & LWP_CAPS_F_ENABLED), "enabled before ENABLE");
+	/* §3.3: EAX[0] = XCR0[62], 0 for a thread without LWP. */
+	CHECK(!(c.fn8000_001c[0] & 1), "EAX %#x", c.fn8000_001c[0]);
+	CHECK(c.fn8000_001c[3] & LWP_CPUID_LWPAVAIL, "EDX %#x", c.fn8000_001c[3]);
+	CHECK(c.fn0000_000d_x0[3] & LWP_CPUID_FN0000_000D_X0_EDX_LWP, "0D EDX");
+	CHECK(c.xsave_size == 128 && c.xsave_offset == 832, "x3E %u %u",
+	      c.xsave_size, c.xsave_offset);
+	/* §4.2: LWP_CFG[31:1] within EDX, bit 0 reserved. */
+	CHECK(!(c.lwp_cfg & ~(uint64_t)c.fn8000_001c[3] & 0xFFFFFFFFull),
+	      "LWP_CFG %#llx vs EDX %#x", (unsigned long long)c.lwp_cfg,
+	      c.fn8000_001c[3]);
+	CHECK(lwp_enable(fd) == 0, "ENABLE: %s", strerror(errno));
+	CHECK(lwp_caps_get(fd, &c) == 0, "GET_CAPS");
+	CHECK(c.flags & LWP_CAPS_F_ENABLED, "not enabled");
+	CHECK(c.fn8000_001c[0] & 1, "EAX[0] = 0 after ENABLE");
+	/* §3.3: EAX[31:1] = LWP_CFG[31:1]. */
+	CHECK((c.fn8000_001c[0] & ~1u) == (uint32_t)(c.lwp_cfg & ~1ull),
+	      "EAX %#x LWP_CFG %#llx", c.fn8000_001c[0],
+	      (unsigned long long)c.lwp_cfg);
+	printf("caps: 8000001C %08x %08x %08x %08x LWP_CFG %#llx cpu %u\n",
+	       c.fn8000_001c[0], c.fn8000_001c[1], c.fn8000_001c[2],
+	       c.fn8000_001c[3], (unsigned long long)c.lwp_cfg, c.cpu);
+	close(fd);
+}
+
+static struct lwp_session sess;
+static uint32_t memval = 0xCAFEF00D;
+
+/* Check the record at ring slot i against the expected fields. */
+static void check_rec(const struct lwp_event_record *r, uint8_t id,
+		      uint16_t flags, uint32_t data1, uint64_t data2,
+		      const char *what)
+{
+	CHECK(r->event_id == id && r->flags == flags && r->data1 == data1 &&
+	      r->data2 == data2 && r->ip != 0 && r->reserved == 0,
+	      "%s: id %u flags %#x data1 %#x data2 %#llx ip %#llx rsvd %#llx",
+	      what, r->event_id, r->flags, r->data1,
+	      (unsigned long long)r->data2, (unsigned long long)r->ip,
+	      (unsigned long long)r->reserved);
+}
+
+static void test_records(void)
+{
+	int fd = lwp_open();
+	struct lwp_caps c;
+	uint32_t avail, i, n;
+	unsigned char cf;
+	uint8_t coreid;
+	void *p;
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE: %s", strerror(errno));
+	lwp_caps_get(fd, &c);
+	avail = c.fn8000_001c[0];
+	coreid = (uint8_t)(c.lwp_cfg >> LWP_CFG_COREID_SHIFT);
+	(void)coreid;
+
+	/* §5.4: LWPINS with LWP not enabled only clears CF. */
+	__asm__ volatile("stc");
+	CHECK(LWPINS32(1, 2, 3) == 0, "CF set with LWP disabled");
+	/* §5.2: SLWPCB returns 0 when LWP is not enabled. */
+	CHECK(slwpcb() == NULL, "SLWPCB != 0 while disabled");
+
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL | 0x7FFFFF80u, 0);
+	llwpcb(&sess.cb);
+	/* §6 Table 6-1 Flags: rewritten with Flags & available features. */
+	CHECK(sess.cb.flags == (LWP_LWPCB_FLAGS_VAL & avail),
+	      "Flags %#x avail %#x", sess.cb.flags, avail);
+	p = slwpcb();
+	CHECK(p == &sess.cb, "SLWPCB %p, want %p", p, (void *)&sess.cb);
+
+	/* 31 LWPINS fill the ring up to one free slot: CF = 0 each time. */
+	for (i = 0; i < RING_RECORDS - 1; i++) {
+		cf = LWPINS32(0x11110000u + i, 0x2000u + i, 0x12345);
+		CHECK(cf == 0, "LWPINS %u: CF=1", i);
+	}
+	CHECK(*vhead(&sess) == (RING_RECORDS - 1) * 32, "head %u",
+	      *vhead(&sess));
+	for (i = 0; i < RING_RECORDS - 1; i++)
+		/* Figure 2-8: Data2 = vvvv, Data1 = r/m32, Flags = imm[15:0]. */
+		check_rec(&sess.ring[i], 255, 0x2345, 0x2000u + i,
+			  0x11110000u + i, "LWPINS");
+	/* §5.4: ring full - the last record is overwritten, CF = 1. */
+	for (i = 0; i < 5; i++) {
+		cf = LWPINS64(0xAAAA000000000000ull + i, 0x77, 0x99);
+		CHECK(cf == 1, "full ring LWPINS %u: CF=0", i);
+	}
+	CHECK(*vhead(&sess) == (RING_RECORDS - 1) * 32, "head moved %u",
+	      *vhead(&sess));
+	CHECK(sess.cb.missed_events == 5, "MissedEvents %llu, want 5",
+	      (unsigned long long)sess.cb.missed_events);
+	check_rec(&sess.ring[RING_RECORDS - 1], 255, 0x99, 0x77,
+		  0xAAAA000000000004ull, "overwritten last record");
+	check_rec(&sess.ring[RING_RECORDS - 2], 255, 0x2345,
+		  0x2000u + RING_RECORDS - 2, 0x11110000u + RING_RECORDS - 2,
+		  "record before the last");
+
+	/* Consume everything: tail = head. */
+	sess.cb.buffer_tail_offset = *vhead(&sess);
+	cf = LWPINS32(5, 6, 7);
+	CHECK(cf == 0, "CF after consuming");
+	check_rec(&sess.ring[RING_RECORDS - 1], 255, 7, 6, 5, "after tail");
+	CHECK(*vhead(&sess) == 0, "head did not wrap: %u", *vhead(&sess));
+
+	/*
+	 * §5.3 LWPVAL with EventInterval1 = 3, EventCounter1 = 0: the counter
+	 * goes negative at the 1st LWPVAL, then every 4th (reset to 3).
+	 */
+	n = 0;
+	for (i = 1; i <= 9; i++) {
+		LWPVAL32(0xB0000000u + i, 0xD000u + i, 0x4321);
+		if (i == 1 || i == 5 || i == 9) {
+			check_rec(&sess.ring[n], 1, 0x4321,
+				  0xD000u + i, 0xB0000000u + i, "LWPVAL");
+			n++;
+		}
+	}
+	CHECK(*vhead(&sess) == n * 32, "LWPVAL records: head %u, want %u",
+	      *vhead(&sess), n * 32);
+	/* Memory operand (Data1 from memory). */
+	LWP_ASM("lwpins $0x55, %1, %0", : : "r"(0x1234u), "m"(memval)
+		: "cc", "memory");
+	check_rec(&sess.ring[n], 255, 0x55, 0xCAFEF00D, 0x1234, "mem operand");
+	n++;
+	/* r8..r15 operands (XOP.R/B/vvvv extensions). */
+	{
+		register uint32_t r8 __asm__("r8") = 0x88;
+		register uint32_t r15 __asm__("r15") = 0x1515;
+
+		LWP_ASM("lwpins $0x66, %1, %0", : : "r"(r8), "r"(r15)
+			: "cc", "memory");
+	}
+	check_rec(&sess.ring[n], 255, 0x66, 0x1515, 0x88, "r8/r15");
+	n++;
+	CHECK(*vhead(&sess) == n * 32, "head %u want %u", *vhead(&sess), n * 32);
+
+	/* §5.2: SLWPCB flushes EventCounter1 into the LWPCB. */
+	sess.cb.events[0].counter = 0x5A5A;
+	p = slwpcb();
+	CHECK(p == &sess.cb, "SLWPCB");
+	CHECK(sess.cb.events[0].counter == 3, "EventCounter1 %u, want 3",
+	      sess.cb.events[0].counter);
+
+	/* LLWPCB 0 disables LWP: LWPINS stores nothing and clears CF. */
+	llwpcb(NULL);
+	CHECK(slwpcb() == NULL, "SLWPCB after LLWPCB 0");
+	n = *vhead(&sess);
+	CHECK(LWPINS32(1, 1, 1) == 0 && *vhead(&sess) == n, "record stored");
+	close(fd);
+	printf("records: %s\n", failures ? "failed" : "ok");
+}
+
+
+/* Run fn in a child process; return its wait status. */
+static int in_child(void (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fn();
+		_exit(failures ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static void lwpins_only(void)
+{
+	LWPINS32(1, 2, 3);
+}
+
+static void *thread_lwpins(void *arg)
+{
+	(void)arg;
+	LWPINS32(1, 2, 3);
+	return NULL;
+}
+
+/* One thread enabled LWP; another thread of the process has none. */
+static void enabled_then_other_thread(void)
+{
+	int fd = lwp_open();
+	pthread_t t;
+
+	if (lwp_enable(fd))
+		_exit(2);
+	LWPINS32(1, 2, 3);	/* available here: no signal */
+	pthread_create(&t, NULL, thread_lwpins, NULL);
+	pthread_join(t, NULL);
+	_exit(3);		/* not reached: SIGILL kills the process */
+}
+
+static void test_sigill(void)
+{
+	int st;
+
+	st = in_child(lwpins_only);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
+	      "LWPINS without ENABLE: status %#x", st);
+	st = in_child(enabled_then_other_thread);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
+	      "LWPINS in a thread without ENABLE: status %#x", st);
+}
+
+/* N records with this process's marker; every record checked. */
+static void isolate_run(unsigned int n)
+{
+	int fd = lwp_open();
+	uint32_t me = (uint32_t)getpid(), i, h, t;
+	const struct lwp_event_record *r;
+
+	if (lwp_enable(fd))
+		_exit(2);
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	for (i = 0; i < n; i++) {
+		t = *vhead(&sess);
+		LWPINS32(me, i, 0x42);
+		h = *vhead(&sess);
+		CHECK(h == (t + 32) % RING_BYTES, "head %u after %u", h, t);
+		r = &sess.ring[t / 32];
+		CHECK(r->event_id == 255 && r->data2 == me && r->data1 == i,
+		      "pid %u record %u: data2 %llu data1 %u", me, i,
+		      (unsigned long long)r->data2, r->data1);
+		sess.cb.buffer_tail_offset = h;
+		if (failures > 5)
+			break;
+		if (!(i % 8))
+			sched_yield();
+	}
+	CHECK(sess.cb.missed_events == 0, "MissedEvents");
+}
+
+static void test_isolate(unsigned int n)
+{
+	pid_t pids[2];
+	int i, st;
+
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			isolate_run(n);
+			_exit(failures ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		waitpid(pids[i], &st, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "process %d: status %#x", i, st);
+	}
+}
+
+static volatile int pp_turn;
+static unsigned int pp_n;
+static struct lwp_session pp_sess[2];
+static uint64_t pp_saves[2];
+
+static void *pp_thread(void *arg)
+{
+	int me = (int)(intptr_t)arg, fd = lwp_open();
+	struct lwp_session *s = &pp_sess[me];
+	uint32_t i, h, t, want;
+	cpu_set_t set;
+	struct lwp_stats st = { .size = sizeof(st) };
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (lwp_enable(fd)) {
+		CHECK(0, "ENABLE: %s", strerror(errno));
+		return NULL;
+	}
+	session_init(s, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&s->cb);
+	for (i = 0; i < pp_n; i++) {
+		while (pp_turn != me)
+			sched_yield();
+		t = s->cb.buffer_head_offset;
+		LWPINS32(0x1000 + me, i, 7);
+		LWPVAL32(0x2000 + me, i, 8);
+		/* LWPVAL stores at i = 0, 4, 8, ... (interval 3, §5.3). */
+		want = (t + ((i % 4) ? 32 : 64)) % RING_BYTES;
+		h = s->cb.buffer_head_offset;
+		CHECK(h == want, "thread %d iter %u head %u want %u", me, i, h,
+		      want);
+		CHECK(s->ring[t / 32].event_id == 255 &&
+		      s->ring[t / 32].data2 == (uint64_t)(0x1000 + me) &&
+		      s->ring[t / 32].data1 == i, "thread %d iter %u record", me, i);
+		if (!(i % 4))
+			CHECK(s->ring[(t / 32 + 1) % RING_RECORDS].event_id == 1 &&
+			      s->ring[(t / 32 + 1) % RING_RECORDS].data2 ==
+			      (uint64_t)(0x2000 + me), "thread %d iter %u LWPVAL",
+			      me, i);
+		s->cb.buffer_tail_offset = h;
+		if (failures > 5)
+			pp_n = i;	/* stop both */
+		pp_turn = !me;
+	}
+	/* §5.2: the flushed EventCounter1 is exact after N switches. */
+	slwpcb();
+	CHECK(s->cb.events[0].counter == (uint32_t)(3 - ((pp_n - 1) % 4)),
+	      "thread %d EventCounter1 %u after %u", me, s->cb.events[0].counter,
+	      pp_n);
+	CHECK(s->cb.missed_events == 0, "MissedEvents");
+	ioctl(fd, LWP_IOC_GET_STATS, &st);
+	pp_saves[me] = st.saves;
+	CHECK(st.restores >= pp_n && st.saves >= pp_n - 1,
+	      "thread %d saves %llu restores %llu", me,
+	      (unsigned long long)st.saves, (unsigned long long)st.restores);
+	close(fd);
+	return NULL;
+}
+
+static void test_pingpong(unsigned int n)
+{
+	pthread_t t[2];
+	int i;
+
+	pp_n = n;
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, pp_thread, (void *)(intptr_t)i);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("pingpong: %u iterations, saves %llu + %llu\n", n,
+	       (unsigned long long)pp_saves[0], (unsigned long long)pp_saves[1]);
+}
+
+static char *self_exe;
+
+static void exec_sigill_self(void)
+{
+	int fd = lwp_open();
+
+	if (lwp_enable(fd))
+		_exit(2);
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 2, 3);
+	/* O_CLOEXEC does not matter: exec itself takes LWP away. */
+	fcntl(fd, F_SETFD, 0);
+	execl(self_exe, self_exe, "sigill-self", (char *)NULL);
+	_exit(4);
+}
+
+static void test_fork(void)
+{
+	int fd = lwp_open(), st;
+	uint32_t h;
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 2, 3);
+	h = *vhead(&sess);
+	st = in_child(lwpins_only);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
+	      "forked child: status %#x", st);
+	CHECK(*vhead(&sess) == h, "child wrote into the parent's ring");
+	LWPINS32(4, 5, 6);
+	CHECK(*vhead(&sess) == h + 32, "parent after fork: head %u",
+	      *vhead(&sess));
+	st = in_child(exec_sigill_self);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
+	      "exec'd image: status %#x", st);
+	close(fd);
+}
+
+static int et_fd;
+
+static void *et_thread(void *arg)
+{
+	static struct lwp_session s;
+
+	(void)arg;
+	CHECK(lwp_enable(et_fd) == 0, "ENABLE");
+	session_init(&s, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&s.cb);
+	LWPINS32(1, 2, 3);
+	CHECK(s.cb.buffer_head_offset == 32, "head");
+	return NULL;	/* exits with LWP enabled */
+}
+
+static void test_exitthread(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	pthread_t t;
+	int i;
+
+	et_fd = lwp_open();
+	pthread_create(&t, NULL, et_thread, NULL);
+	pthread_join(t, NULL);
+	/*
+	 * pthread_join() returns when the kernel clears the thread id, which
+	 * do_exit() does before its exit hook runs: wait for the hook.
+	 */
+	for (i = 0; i < 1000; i++) {
+		st.size = sizeof(st);
+		st.flags = 0;	/* in: 0; out: LWP_CAPS_F_ENABLED */
+		CHECK(ioctl(et_fd, LWP_IOC_GET_STATS, &st) == 0, "STATS");
+		if (!(st.flags & LWP_CAPS_F_ENABLED))
+			break;
+		usleep(1000);
+	}
+	CHECK(!(st.flags & LWP_CAPS_F_ENABLED), "still enabled after exit");
+	CHECK(st.emulated >= 2, "emulated %llu", (unsigned long long)st.emulated);
+	errno = 0;
+	CHECK(lwp_enable(et_fd) == -1 && errno == EPERM,
+	      "ENABLE on a dead thread's file: %s", strerror(errno));
+	close(et_fd);
+}
+
+static int io_fd;
+static int io_err[2];
+
+static void *io_thread(void *arg)
+{
+	(void)arg;
+	io_err[0] = ioctl(io_fd, LWP_IOC_DISABLE, 0) ? errno : 0;
+	io_err[1] = lwp_enable(io_fd) ? errno : 0;
+	return NULL;
+}
+
+#define EXPECT_ERR(call, err) do {					\
+	errno = 0;							\
+	CHECK((call) == -1 && errno == (err), "%s: %s, want %s", #call,	\
+	      strerror(errno), strerror(err));				\
+} while (0)
+
+static void test_ioctl(void)
+{
+	struct {
+		struct lwp_caps c;
+		uint8_t more[64];
+	} big;
+	struct lwp_enable e;
+	struct lwp_stats s;
+	struct lwpt_abi_version v;
+	uint64_t cnt;
+	pthread_t t;
+	int fd2;
+
+	io_fd = open("/dev/lwp", O_RDWR | O_NONBLOCK);
+	CHECK(io_fd >= 0, "open");
+	EXPECT_ERR(ioctl(io_fd, _IO(LWPT_IOC_MAGIC, 0x3F)), ENOTTY);
+	EXPECT_ERR(ioctl(io_fd, 0x1234, 0), ENOTTY);
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_GET_CAPS, NULL), EFAULT);
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_GET_CAPS, (void *)8), EFAULT);
+	memset(&big, 0xA5, sizeof(big));
+	big.c.size = 4;
+	big.c.flags = 0;
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_GET_CAPS, &big), EINVAL);
+	big.c.size = sizeof(big);
+	big.c.flags = 1;
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_GET_CAPS, &big), EINVAL);
+	big.c.flags = 0;
+	CHECK(ioctl(io_fd, LWP_IOC_GET_CAPS, &big) == 0, "bigger struct");
+	CHECK(big.c.size == sizeof(big.c) && big.more[0] == 0xA5,
+	      "kernel wrote %u bytes", big.c.size);
+	e.size = 4;
+	e.flags = 0;
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_ENABLE, &e), EINVAL);
+	e.size = sizeof(e);
+	e.flags = 1;
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_ENABLE, &e), EINVAL);
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_ENABLE, NULL), EFAULT);
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_DISABLE, 1), EINVAL);
+	s.size = 8;
+	s.flags = 0;
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_GET_STATS, &s), EINVAL);
+	EXPECT_ERR(read(io_fd, &cnt, 4), EINVAL);
+	EXPECT_ERR(read(io_fd, &cnt, sizeof(cnt)), EAGAIN);
+	CHECK(ioctl(io_fd, LWPT_IOC_GET_ABI_VERSION, &v) == 0 &&
+	      v.device == LWPT_DEVICE_LWP, "ABI version on /dev/lwp");
+	/* Disable by a thread that has nothing: EPERM (not the owner). */
+	EXPECT_ERR(ioctl(io_fd, LWP_IOC_DISABLE, 0), EPERM);
+	CHECK(lwp_enable(io_fd) == 0, "ENABLE");
+	CHECK(lwp_enable(io_fd) == 0, "ENABLE twice by the owner");
+	pthread_create(&t, NULL, io_thread, NULL);
+	pthread_join(t, NULL);
+	CHECK(io_err[0] == EPERM, "DISABLE by another thread: %s",
+	      strerror(io_err[0]));
+	CHECK(io_err[1] == EPERM, "ENABLE by another thread: %s",
+	      strerror(io_err[1]));
+	fd2 = lwp_open();
+	EXPECT_ERR(lwp_enable(fd2), EBUSY);
+	close(fd2);
+	CHECK(ioctl(io_fd, LWP_IOC_DISABLE, 0) == 0, "DISABLE");
+	CHECK(in_child(lwpins_only) != 0, "child");
+	close(io_fd);
+}
+
+static volatile sig_atomic_t got_sig;
+
+static void test_threshold(void)
+{
+	int fd = lwp_open();
+	struct f_owner_ex own = { .type = F_OWNER_TID, .pid = gettid_() };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	struct timespec ts = { .tv_sec = 5 };
+	siginfo_t si;
+	sigset_t set;
+	uint64_t cnt = 0;
+	int i;
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	lwp_caps_get(fd, &c);
+	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
+		printf("threshold: no threshold interrupt (EAX %#x), skipped\n",
+		       c.fn8000_001c[0]);
+		return;
+	}
+	/* §6 Threshold: interrupt once space used >= 4 records. */
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, 4 * 32);
+	llwpcb(&sess.cb);
+	CHECK(sess.cb.flags == (LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT),
+	      "Flags %#x", sess.cb.flags);
+	for (i = 0; i < 3; i++)
+		LWPINS32(i, i, 9);
+	CHECK(poll(&pfd, 1, 200) == 0, "event before the threshold");
+	LWPINS32(3, 3, 3);
+	CHECK(poll(&pfd, 1, 5000) == 1 && (pfd.revents & POLLIN),
+	      "no POLLIN after the threshold");
+	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1,
+	      "read count %llu", (unsigned long long)cnt);
+	/* The signal path: F_SETOWN_EX to this thread, F_SETSIG, O_ASYNC. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	CHECK(fcntl(fd, F_SETOWN_EX, &own) == 0, "F_SETOWN_EX");
+	CHECK(fcntl(fd, F_SETSIG, SIGUSR1) == 0, "F_SETSIG");
+	CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) == 0, "O_ASYNC");
+	LWPINS32(4, 4, 4);	/* 5 records >= Threshold: interrupt again */
+	CHECK(sigtimedwait(&set, &si, &ts) == SIGUSR1 && si.si_fd == fd,
+	      "no SIGUSR1 for fd %d", fd);
+	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1,
+	      "read count %llu", (unsigned long long)cnt);
+	ioctl(fd, LWP_IOC_GET_STATS, &st);
+	CHECK(st.interrupts == 2, "interrupts %llu",
+	      (unsigned long long)st.interrupts);
+	close(fd);
+}
+
+static int cpu_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	r = fprintf(f, "%d\n", on) < 0;
+	r |= fclose(f);
+	return r ? -1 : 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void test_hotplug(void)
+{
+	int fd = lwp_open(), i;
+	struct lwp_caps c;
+
+	pin(1);
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	for (i = 0; i < 3; i++)
+		LWPINS32(i, i, 9);
+	pin(0);
+	CHECK(cpu_online(1, 0) == 0, "offline cpu1: %s", strerror(errno));
+	for (i = 3; i < 6; i++)
+		LWPINS32(i, i, 9);
+	CHECK(sched_getcpu() == 0, "not on cpu0");
+	CHECK(cpu_online(1, 1) == 0, "online cpu1: %s", strerror(errno));
+	pin(1);
+	for (i = 6; i < 9; i++)
+		LWPINS32(i, i, 9);
+	lwp_caps_get(fd, &c);
+	CHECK(c.cpu == 1 && c.lwp_cfg != 0, "LWP_CFG on cpu%u after online: %#llx",
+	      c.cpu, (unsigned long long)c.lwp_cfg);
+	CHECK(*vhead(&sess) == 9 * 32, "head %u", *vhead(&sess));
+	for (i = 0; i < 9; i++)
+		CHECK(sess.ring[i].data1 == (uint32_t)i &&
+		      sess.ring[i].event_id == 255, "record %d", i);
+	close(fd);
+}
+
+/* Ring size from CPUID Fn8000_001C_ECX LwpMinBufferSize (units of 32). */
+static void ring_setup(void)
+{
+	int fd = open("/dev/lwp", O_RDWR | O_CLOEXEC);
+	struct lwp_caps c;
+	uint32_t min;
+
+	if (fd < 0 || lwp_caps_get(fd, &c))
+		return;
+	min = ((c.fn8000_001c[2] & LWP_CPUID_ECX_LWPMINBUFFERSIZE_MASK) >>
+	       LWP_CPUID_ECX_LWPMINBUFFERSIZE_SHIFT) * LWP_MIN_BUFFER_UNIT_RECORDS;
+	if (min > ring_records && min <= RING_MAX)
+		ring_records = min;
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *t = argc > 1 ? argv[1] : "";
+	unsigned int n = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ring_setup();
+	self_exe = "/proc/self/exe";
+	lwp_probe_ud();
+	if (getenv("LWP_TEST_VERBOSE") || !strcmp(t, "caps"))
+		printf("XOP raises #UD: %s\n", lwp_ud2 ? "no (UD2 markers)" : "yes");
+	if (!strcmp(t, "caps"))
+		test_caps();
+	else if (!strcmp(t, "records"))
+		test_records();
+	else if (!strcmp(t, "sigill"))
+		test_sigill();
+	else if (!strcmp(t, "sigill-self"))
+		lwpins_only();	/* must not return: SIGILL */
+	else if (!strcmp(t, "isolate"))
+		test_isolate(n ? n : 2000);
+	else if (!strcmp(t, "pingpong"))
+		test_pingpong(n ? n : 2000);
+	else if (!strcmp(t, "fork"))
+		test_fork();
+	else if (!strcmp(t, "exitthread"))
+		test_exitthread();
+	else if (!strcmp(t, "ioctl"))
+		test_ioctl();
+	else if (!strcmp(t, "threshold"))
+		test_threshold();
+	else if (!strcmp(t, "hotplug"))
+		test_hotplug();
+	else {
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|hotplug\n");
+		return 2;
+	}
+	if (!strcmp(t, "sigill-self"))
+		return 5;
+	printf("%s: %s (%d failures)\n", t, failures ? "FAIL" : "ok", failures);
+	return failures ? 1 : 0;
+}
