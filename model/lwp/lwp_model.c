@@ -858,11 +858,18 @@ static struct lwp_model_result do_user_insn(struct lwp_model *m, uint8_t id, uin
 	uint32_t data1;
 	unsigned int n = LWP_EVENTID_PROGRAMMED_VALUE;
 
+	/*
+	 * §5.3: "LWPVAL does nothing if ... the Programmed Value Sample event
+	 * is not enabled": decided on the internal Flags, before any access to
+	 * the LWPCB or the ring (no cache refresh, no pending-record store).
+	 */
+	if (id == LWP_EVENTID_PROGRAMMED_VALUE && !(m->flags & LWP_EVENTID_BIT(n)))
+		return r;
 	if (!cache_refresh(m, &r) || !store_pending(m, &r))
 		goto fault;
 	if (id == LWP_EVENTID_PROGRAMMED_VALUE) {
-		/* §5.3: nothing if event 1 is not enabled; IP filter (CHOICE). */
-		if (!(m->flags & LWP_EVENTID_BIT(n)) || !ip_eligible(m, ip))
+		/* IP filtering applies to event 1 (CHOICE). */
+		if (!ip_eligible(m, ip))
 			return r;
 		m->counter[n] = clamp_counter((int64_t)m->counter[n] - 1);
 		if (m->counter[n] >= 0)
