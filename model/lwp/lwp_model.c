@@ -1157,7 +1157,13 @@ static bool xrstor_check(struct lwp_model *m, uint64_t addr, uint64_t size,
 	uint64_t ends[2];
 	int i;
 
-	if (size == 0 || !range_ok(addr, size)) {
+	/*
+	 * Size 0 (an empty ring, below any minimum): only the first byte is
+	 * checked; LWP is then disabled by the minimum-size rule, no #GP.
+	 */
+	if (size == 0)
+		size = 1;
+	if (!range_ok(addr, size)) {
 		*r = res_exc(LWP_MODEL_EXC_GP);
 		return false;
 	}
@@ -1176,7 +1182,7 @@ struct lwp_model_result lwp_model_xrstor(struct lwp_model *m, const struct lwp_x
 					 uint64_t rfbm, uint64_t xstate_bv)
 {
 	struct lwp_model_result r = res_ok();
-	uint32_t size, flags;
+	uint32_t size, flags, head;
 	unsigned int n;
 
 	if (!(rfbm & LWP_XCR0_BIT) || !m->xcr0_lwp)
@@ -1193,10 +1199,20 @@ struct lwp_model_result lwp_model_xrstor(struct lwp_model *m, const struct lwp_x
 	lwp_disable(m);
 	if (!area->lwpcb_address)
 		return r;			/* Table 7-1: rest ignored */
+	head = area->buffer_head_offset;
 	if (m->cpl != 0) {
 		if (!xrstor_check(m, area->lwpcb_address, cb_size(m), &r) ||
 		    !xrstor_check(m, area->buffer_base, area->buffer_size, &r))
 			return r;		/* LWP left disabled */
+		/*
+		 * §7.4 pseudo-code (CPL != 0): "if (XSAVE.BufferHeadOffset >
+		 * XSAVE.BufferSize - LwpEventSize) XSAVE.BufferHeadOffset = 0",
+		 * on the saved (unrounded) BufferSize. A size below one record
+		 * is below the minimum and disables LWP below.
+		 */
+		if (area->buffer_size >= ev_size(m) &&
+		    head > area->buffer_size - ev_size(m))
+			head = 0;
 	} else if (!range_ok(area->lwpcb_address, cb_size(m)) ||
 		   !range_ok(area->buffer_base, area->buffer_size)) {
 		/* §7.4: the kernel is trusted not to alter the area. */
@@ -1211,8 +1227,8 @@ struct lwp_model_result lwp_model_xrstor(struct lwp_model *m, const struct lwp_x
 	m->flags = flags;
 	m->buffer_base = area->buffer_base;
 	m->buffer_size = size;
-	m->head = area->buffer_head_offset >= size ? 0 :
-		  area->buffer_head_offset / ev_size(m) * ev_size(m);
+	/* §7.4: 0 if >= BufferSize, else rounded down to a record. */
+	m->head = head >= size ? 0 : head / ev_size(m) * ev_size(m);
 	m->filters = area->filters;
 	for (n = 1; n <= max_events(m); n++)
 		if (flags & LWP_EVENTID_BIT(n))
