@@ -9,3 +9,5 @@ SCRIPT_TESTS += tests/model/lwp/xop_cases.sh
 BENCHES += bench_lwp_model
 bench_lwp_model_SRCS := tests/model/lwp/bench_lwp_model.c tests/model/lwp/lwp_test_env.c \
 	$(LWP_MODEL_SRCS)
+UNIT_TESTS += test_lwp_spec_review
+test_lwp_spec_review_SRCS := tests/model/lwp/test_lwp_spec_review.c tests/model/lwp/lwp_test_env.c $(LWP_MODEL_SRCS)

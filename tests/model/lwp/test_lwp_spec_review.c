@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Independent review of the LWP model against AMD 43724 rev 3.04: one test
+ * per spec rule, each naming the section and quoting the sentence it pins.
+ * Expectations are derived from the spec text (and GNU as 2.40 for the XOP
+ * bytes), not from the model. Choices are in Documentation/lwp-model.rst.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/lwp/lwp_model.h"
+#include "model/lwp/lwp_xop.h"
+#include "tests/model/lwp/lwp_test_env.h"
+
+#define OK(r)		ck_assert_msg((r).exc == LWP_MODEL_EXC_NONE, "unexpected %s", \
+				      lwp_model_exc_str((r).exc))
+#define IS(r, e)	ck_assert_msg((r).exc == (e), "got %s, want %s", \
+				      lwp_model_exc_str((r).exc), lwp_model_exc_str(e))
+#define XCR0		LWP_XCR0_MASK
+#define EVOFF		LWP_LWPCB_EVENT_OFFSET_DEFAULT
+
+static struct lwp_model_operand reg_op(uint32_t v)
+{
+	struct lwp_model_operand o = { .is_mem = false, .value = v };
+
+	return o;
+}
+
+static struct lwp_model_operand mem_op(uint64_t a)
+{
+	struct lwp_model_operand o = { .is_mem = true, .addr = a };
+
+	return o;
+}
+
+/* LWP started with an LWPCB at ENV_LWPCB and a ring of `records` at ENV_RING. */
+static struct test_env *started(const struct lwp_model_profile *p, uint32_t flags,
+				uint32_t records)
+{
+	struct test_env *e = env_new(p);
+
+	env_lwpcb(e, ENV_LWPCB, flags, records * 32, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	return e;
+}
+
+static uint32_t cb_head(struct test_env *e)
+{
+	return env_get32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET);
+}
+
+static uint64_t cb_missed(struct test_env *e)
+{
+	return env_get64(e, ENV_LWPCB + LWP_LWPCB_OFF_MISSED_EVENTS);
+}
+
+static void cb_tail(struct test_env *e, uint32_t t)
+{
+	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET, t);
+}
+
+static struct lwp_model_result ins(struct test_env *e, uint64_t ip, uint32_t imm)
+{
+	return lwp_model_lwpins(&e->m, ip, 0, reg_op(0), imm, 64);
+}
+
+static struct lwp_model_result val(struct test_env *e, uint64_t ip, uint32_t imm)
+{
+	return lwp_model_lwpval(&e->m, ip, 0, reg_op(0), imm, 64);
+}
+
+/* ===================================================================== */
+/* §5.3 LWPVAL                                                           */
+/* ===================================================================== */
+
+/*
+ * §5.3: "LWPVAL does nothing if LWP is not enabled or if the Programmed Value
+ * Sample event is not enabled in LWPCB.Flags." Nothing: no LWPCB or ring
+ * access at all, even when the cached LWPCB fields would need a refresh
+ * after XRSTOR (§8.2.5) and the LWPCB is not present.
+ */
+START_TEST(test_5_3_lwpval_event_disabled_touches_nothing)
+{
+	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_IRE, 32);
+	struct lwp_xsave_area a;
+	uint64_t bv = 0;
+	unsigned int r0, w0;
+
+	env_event(e, ENV_LWPCB, 1, 0, 0);
+	r0 = e->reads;
+	w0 = e->writes;
+	OK(lwp_model_lwpval(&e->m, 0x400, 1, mem_op(ENV_DATA), 2, 64));
+	ck_assert_uint_eq(e->reads, r0);
+	ck_assert_uint_eq(e->writes, w0);
+	/* After XSAVE/XRSTOR the cached fields are stale; LWPCB unmapped. */
+	OK(lwp_model_xsave(&e->m, &a, XCR0, &bv));
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, bv));
+	env_page_np(e, ENV_LWPCB, true);
+	r0 = e->reads;
+	w0 = e->writes;
+	OK(lwp_model_lwpval(&e->m, 0x401, 1, mem_op(ENV_DATA), 2, 64));
+	ck_assert_uint_eq(e->reads, r0);
+	ck_assert_uint_eq(e->writes, w0);
+	ck_assert_uint_eq(e->violations, 0);
+	env_free(e);
+}
+END_TEST
+
+/* ===================================================================== */
+/* §7.4 XRSTOR                                                           */
+/* ===================================================================== */
+
+static void xsave_area_for_ring(struct lwp_xsave_area *a, uint32_t size, uint32_t head)
+{
+	memset(a, 0, sizeof(*a));
+	a->lwpcb_address = ENV_LWPCB;
+	a->buffer_base = ENV_RING;
+	a->buffer_size = size;
+	a->buffer_head_offset = head;
+	a->flags = LWP_XSAVE_FLAGS_COUNTER(1);
+}
+
+/*
+ * §7.4 pseudo-code, CPL != 0: "if (XSAVE.BufferHeadOffset > XSAVE.BufferSize
+ * - LwpEventSize) XSAVE.BufferHeadOffset = 0". A head inside the last record
+ * (not a multiple of 32) restarts at 0 at CPL 3; at CPL 0 only the bullets
+ * apply (>= BufferSize -> 0, else rounded down).
+ */
+START_TEST(test_7_4_xrstor_cpl3_head_in_last_record_is_zero)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);	/* min 1024 */
+	struct lwp_xsave_area a;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	xsave_area_for_ring(&a, 1024, 1024 - 32 + 8);
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
+	ck_assert(lwp_model_enabled(&e->m));
+	OK(lwp_model_slwpcb(&e->m, 64));
+	ck_assert_uint_eq(cb_head(e), 0);
+	/* Exactly the last record is kept. */
+	xsave_area_for_ring(&a, 1024, 1024 - 32);
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
+	OK(lwp_model_slwpcb(&e->m, 64));
+	ck_assert_uint_eq(cb_head(e), 1024 - 32);
+	/* CPL 0: the bullets only: rounded down. */
+	lwp_model_set_cpl(&e->m, 0);
+	xsave_area_for_ring(&a, 1024, 1024 - 32 + 8);
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
+	lwp_model_set_cpl(&e->m, 3);
+	OK(lwp_model_slwpcb(&e->m, 64));
+	ck_assert_uint_eq(cb_head(e), 1024 - 32);
+	ck_assert_uint_eq(e->violations, 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §7.4: "If BufferSize is below the implementation minimum, LWP is disabled"
+ * - disabled, not a fault, also for an empty ring restored at CPL 3.
+ */
+START_TEST(test_7_4_xrstor_small_ring_disables_without_fault)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xsave_area a;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	xsave_area_for_ring(&a, 0, 0);
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
+	ck_assert(!lwp_model_enabled(&e->m));
+	xsave_area_for_ring(&a, 32, 0);
+	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
+	ck_assert(!lwp_model_enabled(&e->m));
+	env_free(e);
+}
+END_TEST
+
+/* ===================================================================== */
+/* §3.3 CPUID, §4 LWP_CFG / LWP_CBADDR / XCR0                            */
+/* ===================================================================== */
+
+/*
+ * §3.3: "Bit 0 of EAX is a copy of bit 62 from XFEATURE_ENABLED_MASK";
+ * "Bits[31:1] returned in EAX are taken from the LWP_CFG MSR". EDX is the
+ * constant supported set.
+ */
+START_TEST(test_3_3_cpuid_eax_tracks_xcr0_and_lwp_cfg)
+{
+	struct test_env *e = env_new_bare(&lwp_model_profile_full);
+	uint32_t r[4];
+	uint32_t edx = lwp_model_profile_full.fn8000_001c_edx;
+
+	lwp_model_cpuid(&e->m, LWP_CPUID_FN8000_001C, 0, r);
+	ck_assert_uint_eq(r[0], 0);
+	ck_assert_uint_eq(r[3], edx);
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, LWP_CFG_IRE | LWP_CFG_INT |
+			   (0x12ull << LWP_CFG_COREID_SHIFT) | (0x40ull << LWP_CFG_VECTOR_SHIFT)));
+	lwp_model_cpuid(&e->m, LWP_CPUID_FN8000_001C, 0, r);
+	ck_assert_uint_eq(r[0], LWP_CPUID_LWPIRE | LWP_CPUID_LWPINT);	/* no COREID */
+	OK(lwp_model_xsetbv(&e->m, XCR0));
+	lwp_model_cpuid(&e->m, LWP_CPUID_FN8000_001C, 0, r);
+	ck_assert_uint_eq(r[0], LWP_CPUID_LWPAVAIL | LWP_CPUID_LWPIRE | LWP_CPUID_LWPINT);
+	ck_assert_uint_eq(r[3], edx);
+	OK(lwp_model_xsetbv(&e->m, 0));
+	lwp_model_cpuid(&e->m, LWP_CPUID_FN8000_001C, 0, r);
+	ck_assert_uint_eq(r[0] & LWP_CPUID_LWPAVAIL, 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §4.2: "Only bits for supported features ... can be turned on in LWP_CFG.
+ * Attempting to set other bits causes a #GP fault." Bit 0 (reserved/MBZ),
+ * bits 30:7, 63:48 and unsupported events (fx8150: no DME/CNH/RNH).
+ */
+START_TEST(test_4_2_lwp_cfg_gp_rules)
+{
+	struct test_env *e = env_new_bare(&lwp_model_profile_fx8150);
+	static const uint64_t bad[] = {
+		1ull << 0, 1ull << 4, 1ull << 5, 1ull << 6, 1ull << 7, 1ull << 30,
+		1ull << 48, 1ull << 63,
+	};
+	unsigned int i;
+
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 0x2345ull << 32 | 0x8000000Eull));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, bad[i] | 2).exc,
+				 LWP_MODEL_EXC_GP);
+		/* The #GP leaves LWP_CFG unchanged. */
+		ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CFG).value,
+				  0x2345ull << 32 | 0x8000000Eull);
+	}
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §4.3: "WRMSR to this register with a non-zero value generates a #GP";
+ * "Writing a zero ... immediately disables LWP, discarding any internal
+ * state" (no flush: the LWPCB is not written, the pending record is lost).
+ */
+START_TEST(test_4_3_cbaddr_zero_discards_without_flush)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	unsigned int w0;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_IRE, 1024, ENV_RING);
+	env_event(e, ENV_LWPCB, 2, 100, 50);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	OK(lwp_model_insn_retired(&e->m, 1));
+	IS(lwp_model_wrmsr(&e->m, LWP_MSR_CBADDR, ENV_LWPCB), LWP_MODEL_EXC_GP);
+	ck_assert(lwp_model_enabled(&e->m));
+	w0 = e->writes;
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CBADDR, 0));
+	ck_assert_uint_eq(e->writes, w0);
+	ck_assert(!lwp_model_enabled(&e->m));
+	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 2), 50);	/* not flushed */
+	ck_assert_uint_eq(lwp_model_slwpcb(&e->m, 64).value, 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §4.1: clearing XCR0[62] "has the effect of storing 0 into LWP_CBADDR";
+ * §5: the instructions then raise #UD (LWP not available).
+ */
+START_TEST(test_4_1_xcr0_clear_zeroes_cbaddr)
+{
+	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
+
+	OK(lwp_model_xsetbv(&e->m, 0));
+	ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR).value, 0);
+	IS(lwp_model_slwpcb(&e->m, 64), LWP_MODEL_EXC_UD);
+	IS(lwp_model_llwpcb(&e->m, 0, 64), LWP_MODEL_EXC_UD);
+	IS(ins(e, 1, 0), LWP_MODEL_EXC_UD);
+	IS(val(e, 1, 0), LWP_MODEL_EXC_UD);
+	OK(lwp_model_xsetbv(&e->m, XCR0));
+	ck_assert(!lwp_model_enabled(&e->m));	/* stays disabled */
+	env_free(e);
+}
+END_TEST
+
+/* ===================================================================== */
+/* §5.1 LLWPCB, §5.2 SLWPCB                                              */
+/* ===================================================================== */
+
+/*
+ * §5.1 step 2: "the flush is done before LWP attempts to access the new
+ * LWPCB"; a #PF there leaves "LWP ... enabled with the old LWPCB". The new
+ * LWPCB is not touched (its Flags are not written back).
+ */
+START_TEST(test_5_1_flush_before_new_lwpcb)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	env_event(e, ENV_LWPCB, 1, 5, 5);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	OK(val(e, 1, 0));
+	env_lwpcb(e, ENV_LWPCB2, 0xFFFFFFFFu, 1024, ENV_RING + 0x1000);
+	env_page_ro(e, ENV_LWPCB, true);
+	IS(lwp_model_llwpcb(&e->m, ENV_LWPCB2, 64), LWP_MODEL_EXC_PF);
+	ck_assert_uint_eq(env_get32(e, ENV_LWPCB2), 0xFFFFFFFFu);	/* untouched */
+	ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR).value, ENV_LWPCB);
+	env_page_ro(e, ENV_LWPCB, false);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB2, 64));
+	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1), 4);	/* old flushed */
+	ck_assert_uint_eq(env_get32(e, ENV_LWPCB2),
+			  LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE |
+			  LWP_LWPCB_FLAGS_INT);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.1 step 6, Figure 6-2: Flags "and" the available features, reserved bit 0
+ * and bits 30:7 cleared, result stored back; an event supported but not made
+ * available in LWP_CFG is cleared too.
+ */
+START_TEST(test_5_1_flags_masked_by_available)
+{
+	struct test_env *e = env_new(&lwp_model_profile_full);
+
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, LWP_CFG_VAL | LWP_CFG_DME));
+	env_lwpcb(e, ENV_LWPCB, 0xFFFFFFFFu, 64 * 32, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_get32(e, ENV_LWPCB), LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_DME);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.1 step 7, Table 6-1: "EventInterval1 ... If it is negative, LLWPCB will
+ * use zero and will store zero"; 0 is kept (no minimum for LWPVAL).
+ * EventInterval2: "negative or ... below the implementation minimum, LLWPCB
+ * will use the minimum and will store that value". Counters: "LLWPCB treats
+ * a negative value as zero" (the first event then stores a record).
+ */
+START_TEST(test_5_1_intervals_and_counters)
+{
+	struct test_env *e = env_new(&lwp_model_profile_full);	/* minimum 256 */
+	struct lwp_model_result r;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_IRE, 64 * 32, ENV_RING);
+	env_event(e, ENV_LWPCB, 1, 0x03FFFFFFu, 0x03FFFFF0u);	/* -1, -16 */
+	env_event(e, ENV_LWPCB, 2, 0x02000000u, 0x02000000u);	/* -2^25 */
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_interval(e, ENV_LWPCB, 1), 0);
+	ck_assert_uint_eq(env_interval(e, ENV_LWPCB, 2), 256);
+	r = val(e, 0x10, 0);
+	ck_assert(r.stored);
+	r = val(e, 0x11, 0);			/* interval 0: every LWPVAL */
+	ck_assert(r.stored);
+	r = lwp_model_insn_retired(&e->m, 0x12);
+	ck_assert(r.stored);			/* counter -2^25 -> 0 */
+	r = lwp_model_insn_retired(&e->m, 0x13);
+	ck_assert(!r.stored);			/* then 256 + 1 instructions */
+	OK(lwp_model_slwpcb(&e->m, 64));
+	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 2), 255);
+	/* An interval of 0 for LWPVAL is kept as is. */
+	OK(lwp_model_llwpcb(&e->m, 0, 64));
+	env_event(e, ENV_LWPCB, 1, 0, 0);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert_uint_eq(env_interval(e, ENV_LWPCB, 1), 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.1 step 4 and Table 6-1 BufferSize: "rounded down if not" a multiple of
+ * LwpEventSize; "must be at least (32 * LwpMinBufferSize * LwpEventSize)"
+ * else #GP and LWP left disabled. The full profile's minimum is 64 records.
+ */
+START_TEST(test_5_1_buffer_size_minimum_after_rounding)
+{
+	struct test_env *e = env_new(&lwp_model_profile_full);
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 64 * 32 - 1, ENV_RING);
+	IS(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64), LWP_MODEL_EXC_GP);
+	ck_assert(!lwp_model_enabled(&e->m));
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 64 * 32 + 31, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	ck_assert(lwp_model_enabled(&e->m));
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.2: "If LWP is not currently active, SLWPCB sets the specified register
+ * to zero"; the flush writes "an unwritten event record pending" to the ring.
+ * Via the decoder: slwpcb %eax zero-extends into RAX (32-bit operand).
+ */
+START_TEST(test_5_2_slwpcb_register_results)
+{
+	static const uint8_t slwpcb_eax[] = { 0x8f, 0xe9, 0x78, 0x12, 0xc8 };
+	static const uint8_t slwpcb_rax[] = { 0x8f, 0xe9, 0xf8, 0x12, 0xc8 };
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xop_insn_info d;
+	struct lwp_xop_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.gpr[0] = 0xDEADBEEFDEADBEEFull;
+	ck_assert_int_eq(lwp_xop_decode(slwpcb_rax, sizeof(slwpcb_rax), &regs, &d), LWP_XOP_OK);
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	ck_assert_uint_eq(regs.gpr[0], 0);
+	env_lwpcb(e, ENV_LWPCB, 0, 1024, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	regs.gpr[0] = 0xDEADBEEFDEADBEEFull;
+	ck_assert_int_eq(lwp_xop_decode(slwpcb_eax, sizeof(slwpcb_eax), &regs, &d), LWP_XOP_OK);
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	ck_assert_uint_eq(regs.gpr[0], ENV_LWPCB & 0xFFFFFFFFull);
+	env_free(e);
+}
+END_TEST
+
+/* ===================================================================== */
+/* §5.3 LWPVAL, §5.4 LWPINS                                              */
+/* ===================================================================== */
+
+/*
+ * Figures 2-2, 2-8, §5.3/§5.4: Data2 = vvvv register "zero extended if the
+ * operand size is less than 64"; Data1 = reg/mem32; Flags = imm "truncated
+ * to 16 bits"; CoreId from LWP_CFG; bytes 31-24 reserved = 0.
+ */
+START_TEST(test_5_4_record_fields_and_sizes)
+{
+	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
+	struct lwp_event_record rec;
+
+	memset(env_ptr(e, ENV_RING), 0xEE, 64);
+	env_put32(e, ENV_DATA, 0xCAFEF00Du);
+	OK(lwp_model_lwpins(&e->m, 0x401000, 0xFFFFFFFF87654321ull, mem_op(ENV_DATA),
+			    0xABCD1234u, 32));
+	rec = env_record(e, ENV_RING, 0);
+	ck_assert_uint_eq(rec.event_id, 255);
+	ck_assert_uint_eq(rec.core_id, 0x5A);
+	ck_assert_uint_eq(rec.flags, 0x1234);
+	ck_assert_uint_eq(rec.data1, 0xCAFEF00Du);
+	ck_assert_uint_eq(rec.ip, 0x401000);
+	ck_assert_uint_eq(rec.data2, 0x87654321ull);
+	ck_assert_uint_eq(rec.reserved, 0);
+	OK(lwp_model_lwpval(&e->m, 0x401010, 0xFFFFFFFF87654321ull, reg_op(7), 0xFFFF0001u, 64));
+	rec = env_record(e, ENV_RING, 1);
+	ck_assert_uint_eq(rec.event_id, 1);
+	ck_assert_uint_eq(rec.flags, 1);
+	ck_assert_uint_eq(rec.data1, 7);
+	ck_assert_uint_eq(rec.data2, 0xFFFFFFFF87654321ull);
+	ck_assert_uint_eq(rec.reserved, 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.3: "If the counter is not negative and the modrm operand specifies a
+ * memory location, that location is not accessed" - an unmapped operand
+ * does not fault until the LWPVAL that stores.
+ */
+START_TEST(test_5_3_memory_operand_only_when_storing)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_model_result r;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	env_event(e, ENV_LWPCB, 1, 2, 2);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	env_page_np(e, ENV_DATA, true);
+	OK(lwp_model_lwpval(&e->m, 1, 0, mem_op(ENV_DATA), 0, 64));
+	OK(lwp_model_lwpval(&e->m, 2, 0, mem_op(ENV_DATA), 0, 64));
+	r = lwp_model_lwpval(&e->m, 3, 0, mem_op(ENV_DATA), 0, 64);
+	IS(r, LWP_MODEL_EXC_PF);
+	ck_assert_uint_eq(r.pf_addr, ENV_DATA);
+	ck_assert(!r.pf_write);
+	/* Restartable: the same LWPVAL stores once the page is present. */
+	env_page_np(e, ENV_DATA, false);
+	r = lwp_model_lwpval(&e->m, 3, 0, mem_op(ENV_DATA), 0, 64);
+	ck_assert(r.stored);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 0).ip, 3);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.4: ring not full -> head advanced, CF cleared; full -> "the event record
+ * overwrites the last record in the buffer, the MissedEvents counter ... is
+ * incremented, the head pointer is not advanced, and the CF flag is set";
+ * not enabled -> "simply clears CF". Through the decoder (RFLAGS.CF).
+ */
+START_TEST(test_5_4_lwpins_cf_via_decoder)
+{
+	/* lwpins $0x7, %eax, %ecx (GNU as 2.40) */
+	static const uint8_t lwpins[] = { 0x8f, 0xea, 0x70, 0x12, 0xc0, 0x07, 0, 0, 0 };
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xop_insn_info d;
+	struct lwp_xop_regs regs;
+	unsigned int i;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = 0x1000;
+	regs.rflags = LWP_XOP_RFLAGS_CF;
+	ck_assert_int_eq(lwp_xop_decode(lwpins, sizeof(lwpins), &regs, &d), LWP_XOP_OK);
+	OK(lwp_xop_execute(&e->m, &d, &regs));		/* not enabled */
+	ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, 0);
+	ck_assert_uint_eq(regs.rip, 0x1000 + sizeof(lwpins));
+	env_lwpcb(e, ENV_LWPCB, 0, 1024, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	for (i = 0; i < 31; i++) {
+		regs.rip = 0x2000 + i;
+		regs.rflags = LWP_XOP_RFLAGS_CF;
+		OK(lwp_xop_execute(&e->m, &d, &regs));
+		ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, 0);
+	}
+	ck_assert_uint_eq(cb_head(e), 31 * 32);
+	regs.rip = 0x3000;
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, LWP_XOP_RFLAGS_CF);
+	ck_assert_uint_eq(cb_head(e), 31 * 32);
+	ck_assert_uint_eq(cb_missed(e), 1);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 31).ip, 0x3000);
+	ck_assert_uint_eq(env_record(e, ENV_RING, 30).ip, 0x2000 + 30);
+	/* §8.3: the tail is re-read when the ring appears full. */
+	cb_tail(e, 32);
+	regs.rip = 0x3001;
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, 0);
+	ck_assert_uint_eq(cb_head(e), 0);
+	ck_assert_uint_eq(cb_missed(e), 1);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * §5.3 / §5.4 Notes, §2.2 ("All user mode instructions are counted,
+ * including LWPVAL and LWPINS"): with EventInterval2 = 0, each executed
+ * LWPVAL/LWPINS stores its own record and then an instructions-retired
+ * record with the same InstructionAddress.
+ */
+START_TEST(test_5_4_two_records_same_ip)
+{
+	/* lwpval $0x1, %eax, %ecx ; lwpins $0x2, %eax, %ecx (GNU as 2.40) */
+	static const uint8_t lwpval[] = { 0x8f, 0xea, 0x70, 0x12, 0xc8, 0x01, 0, 0, 0 };
+	static const uint8_t lwpins[] = { 0x8f, 0xea, 0x70, 0x12, 0xc0, 0x02, 0, 0, 0 };
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xop_insn_info d;
+	struct lwp_xop_regs regs;
+	struct lwp_event_record a, b;
+
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_IRE, 1024, ENV_RING);
+	env_event(e, ENV_LWPCB, 1, 0, 0);
+	env_event(e, ENV_LWPCB, 2, 0, 0);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = 0x5000;
+	ck_assert_int_eq(lwp_xop_decode(lwpval, sizeof(lwpval), &regs, &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.insn, LWP_XOP_LWPVAL);
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	ck_assert_int_eq(lwp_xop_decode(lwpins, sizeof(lwpins), &regs, &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.insn, LWP_XOP_LWPINS);
+	OK(lwp_xop_execute(&e->m, &d, &regs));
+	a = env_record(e, ENV_RING, 0);
+	b = env_record(e, ENV_RING, 1);
+	ck_assert_uint_eq(a.event_id, 1);
+	ck_assert_uint_eq(b.event_id, 2);
+	ck_assert_uint_eq(a.ip, 0x5000);
+	ck_assert_uint_eq(b.ip, 0x5000);
+	a = env_record(e, ENV_RING, 2);
+	b = env_record(e, ENV_RING, 3);
+	ck_assert_uint_eq(a.event_id, 255);
+	ck_assert_uint_eq(b.event_id, 2);
+	ck_assert_uint_eq(a.ip, 0x5000 + sizeof(lwpval));
+	ck_assert_uint_eq(b.ip, 0x5000 + sizeof(lwpval));
+	ck_assert_uint_eq(cb_head(e), 4 * 32);
+	env_free(e);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("lwp_spec_review");
+	TCase *tc;
+
+	tc = tcase_create("cpuid_msr");
+	tcase_add_test(tc, test_3_3_cpuid_eax_tracks_xcr0_and_lwp_cfg);
+	tcase_add_test(tc, test_4_2_lwp_cfg_gp_rules);
+	tcase_add_test(tc, test_4_3_cbaddr_zero_discards_without_flush);
+	tcase_add_test(tc, test_4_1_xcr0_clear_zeroes_cbaddr);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("instructions");
+	tcase_add_test(tc, test_5_1_flush_before_new_lwpcb);
+	tcase_add_test(tc, test_5_1_flags_masked_by_available);
+	tcase_add_test(tc, test_5_1_intervals_and_counters);
+	tcase_add_test(tc, test_5_1_buffer_size_minimum_after_rounding);
+	tcase_add_test(tc, test_5_2_slwpcb_register_results);
+	tcase_add_test(tc, test_5_3_lwpval_event_disabled_touches_nothing);
+	tcase_add_test(tc, test_5_3_memory_operand_only_when_storing);
+	tcase_add_test(tc, test_5_4_record_fields_and_sizes);
+	tcase_add_test(tc, test_5_4_lwpins_cf_via_decoder);
+	tcase_add_test(tc, test_5_4_two_records_same_ip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("xsave");
+	tcase_add_test(tc, test_7_4_xrstor_cpl3_head_in_last_record_is_zero);
+	tcase_add_test(tc, test_7_4_xrstor_small_ring_disables_without_fault);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
