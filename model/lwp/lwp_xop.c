@@ -34,7 +34,7 @@ int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *
 		   struct lwp_xop_insn_info *info)
 {
 	struct lwp_xop_insn_info d;
-	bool bad_prefix = false;
+	bool bad_prefix = false, rex = false;
 	bool rex_x, rex_b;
 	uint8_t b, b1, b2, op, modrm, sib;
 	unsigned int mod, rm, i = 0, map, reg, k;
@@ -83,14 +83,23 @@ int lwp_xop_decode(const uint8_t *bytes, size_t len, const struct lwp_xop_regs *
 			break;
 		default:
 			if ((b & 0xF0) == 0x40) {	/* REX */
-				bad_prefix = true;
-				break;
+				rex = true;
+				i++;
+				continue;
 			}
 			goto opcode;
 		}
+		/*
+		 * A REX followed by another prefix does not immediately precede
+		 * the escape byte: it is ignored (AMD APM vol. 3, REX prefix), so it
+		 * does not make the XOP instruction #UD (objdump agrees).
+		 */
+		rex = false;
 		i++;
 	}
 opcode:
+	if (rex)
+		bad_prefix = true;	/* REX right before XOP: #UD, as for VEX */
 	if (b != LWP_XOP_ESCAPE)
 		return LWP_XOP_NOT_LWP;
 	rc = fetch(bytes, len, i + 1, &b1);
