@@ -573,6 +573,163 @@ START_TEST(test_5_4_two_records_same_ip)
 }
 END_TEST
 
+/* ===================================================================== */
+/* §5 XOP encodings: edge cases, truth from GNU as / objdump 2.40        */
+/* ===================================================================== */
+
+static int xdec(const uint8_t *b, size_t n, struct lwp_xop_insn_info *d)
+{
+	struct lwp_xop_regs regs;
+	unsigned int i;
+
+	memset(&regs, 0, sizeof(regs));
+	for (i = 0; i < 16; i++)
+		regs.gpr[i] = 0xFFFFFFFF80000000ull | (0x1000ull * (i + 1));
+	regs.rip = 0x00007FFFF0000000ull;
+	regs.fs_base = 0x100000000ull;
+	regs.gs_base = 0x200000000ull;
+	return lwp_xop_decode(b, n, &regs, d);
+}
+
+/*
+ * Memory forms GNU as does not emit for any source the table generator
+ * uses, disassembled by objdump 2.40: SIB index 100b without XOP.X is "no
+ * index" whatever the scale ((%rax,%riz,2)); with XOP.X = 0 (inverted) it is
+ * r12; r12 as base needs a SIB, r13 as base a disp8; SIB base 101b with
+ * mod 00 is disp32 without base even with XOP.B; rm 101b mod 00 is
+ * RIP-relative even with XOP.B.
+ */
+START_TEST(test_5_xop_sib_edge_cases)
+{
+	/* lwpins $0x1,(%rax,%riz,2),%eax */
+	static const uint8_t riz2[] = { 0x8f, 0xea, 0x78, 0x12, 0x04, 0x60, 1, 0, 0, 0 };
+	/* lwpins $0x1,(%rax,%r12,2),%eax */
+	static const uint8_t r12i[] = { 0x8f, 0xaa, 0x78, 0x12, 0x04, 0x60, 1, 0, 0, 0 };
+	/* lwpins $0x1,(%r12),%eax */
+	static const uint8_t r12b[] = { 0x8f, 0xca, 0x78, 0x12, 0x04, 0x24, 1, 0, 0, 0 };
+	/* lwpins $0x1,0x0(%r13),%eax */
+	static const uint8_t r13b[] = { 0x8f, 0xca, 0x78, 0x12, 0x45, 0x00, 1, 0, 0, 0 };
+	/* lwpins $0x1,0x12345678,%eax (XOP.B set: still no base) */
+	static const uint8_t nob[] = { 0x8f, 0xca, 0x78, 0x12, 0x04, 0x25,
+				       0x78, 0x56, 0x34, 0x12, 1, 0, 0, 0 };
+	/* lwpins $0x1,0x12345678(%rip),%eax (XOP.B set: still RIP) */
+	static const uint8_t ripb[] = { 0x8f, 0xca, 0x78, 0x12, 0x05,
+					0x78, 0x56, 0x34, 0x12, 1, 0, 0, 0 };
+	struct lwp_xop_insn_info d;
+
+	ck_assert_int_eq(xdec(riz2, sizeof(riz2), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.base, 0);
+	ck_assert_int_eq(d.index, -1);
+	ck_assert_uint_eq(d.mem_addr, 0xFFFFFFFF80001000ull);
+	ck_assert_int_eq(xdec(r12i, sizeof(r12i), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.index, 12);
+	ck_assert_uint_eq(d.scale, 2);
+	ck_assert_int_eq(xdec(r12b, sizeof(r12b), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.base, 12);
+	ck_assert_int_eq(d.index, -1);
+	ck_assert_int_eq(xdec(r13b, sizeof(r13b), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.base, 13);
+	ck_assert_int_eq(d.disp, 0);
+	ck_assert_uint_eq(d.length, sizeof(r13b));
+	ck_assert_int_eq(xdec(nob, sizeof(nob), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.base, -1);
+	ck_assert_int_eq(d.index, -1);
+	ck_assert_uint_eq(d.mem_addr, 0x12345678u);
+	ck_assert_int_eq(xdec(ripb, sizeof(ripb), &d), LWP_XOP_OK);
+	ck_assert(d.rip_relative);
+	ck_assert_uint_eq(d.mem_addr, 0x00007FFFF0000000ull + sizeof(ripb) + 0x12345678u);
+}
+END_TEST
+
+/*
+ * RIP-relative with the largest displacements (GNU as: lwpval $0x1234,
+ * 0x7fffffff(%rip),%rax / -0x80000000(%rip)), and 67h forms: EIP-relative
+ * and r12d/r13d bases truncate the address to 32 bits; FS/GS add their base
+ * after truncation; ES/CS/SS/DS add 0 in 64-bit mode.
+ */
+START_TEST(test_5_xop_rip_and_addr32)
+{
+	static const uint8_t ripmax[] = { 0x8f, 0xea, 0xf8, 0x12, 0x0d, 0xff, 0xff, 0xff, 0x7f,
+					  0x34, 0x12, 0, 0 };
+	static const uint8_t ripmin[] = { 0x8f, 0xea, 0xf8, 0x12, 0x0d, 0x00, 0x00, 0x00, 0x80,
+					  0x34, 0x12, 0, 0 };
+	/* lwpins $0x1,%gs:0x10(%eip),%eax */
+	static const uint8_t gseip[] = { 0x65, 0x67, 0x8f, 0xea, 0x78, 0x12, 0x05,
+					 0x10, 0, 0, 0, 1, 0, 0, 0 };
+	/* lwpins $0x1,0x0(%r13d,%r12d,8),%eax */
+	static const uint8_t a32[] = { 0x67, 0x8f, 0x8a, 0x78, 0x12, 0x44, 0xe5, 0x00,
+				       1, 0, 0, 0 };
+	/* lwpins $0x1,(%eax),%rcx */
+	static const uint8_t eax64[] = { 0x67, 0x8f, 0xea, 0xf0, 0x12, 0x00, 1, 0, 0, 0 };
+	/* ss lwpins $0x1,(%rax),%eax ; cs ... */
+	static const uint8_t ss[] = { 0x36, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	static const uint8_t cs[] = { 0x2e, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	/* fs lwpins $0x1,%gs:(%rax),%eax: the last segment prefix wins */
+	static const uint8_t fsgs[] = { 0x64, 0x65, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	struct lwp_xop_insn_info d;
+
+	ck_assert_int_eq(xdec(ripmax, sizeof(ripmax), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.insn, LWP_XOP_LWPVAL);
+	ck_assert_uint_eq(d.opsize, 64);
+	ck_assert_uint_eq(d.mem_addr, 0x00007FFFF0000000ull + 13 + 0x7FFFFFFFull);
+	ck_assert_int_eq(xdec(ripmin, sizeof(ripmin), &d), LWP_XOP_OK);
+	ck_assert_uint_eq(d.mem_addr, 0x00007FFFF0000000ull + 13 - 0x80000000ull);
+	ck_assert_int_eq(xdec(gseip, sizeof(gseip), &d), LWP_XOP_OK);
+	ck_assert_uint_eq(d.length, 15);
+	ck_assert_uint_eq(d.addrsize, 32);
+	ck_assert_uint_eq(d.mem_addr, 0x200000000ull + ((0xF0000000ull + 15 + 0x10) & 0xFFFFFFFF));
+	ck_assert_int_eq(xdec(a32, sizeof(a32), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.base, 13);
+	ck_assert_int_eq(d.index, 12);
+	ck_assert_uint_eq(d.scale, 8);
+	ck_assert_uint_eq(d.mem_addr, (0x8000E000ull + 8 * 0x8000D000ull) & 0xFFFFFFFF);
+	ck_assert_int_eq(xdec(eax64, sizeof(eax64), &d), LWP_XOP_OK);
+	ck_assert_uint_eq(d.opsize, 64);
+	ck_assert_uint_eq(d.vvvv, 1);
+	ck_assert_uint_eq(d.mem_addr, 0x80001000u);
+	ck_assert_int_eq(xdec(ss, sizeof(ss), &d), LWP_XOP_OK);
+	ck_assert_uint_eq(d.mem_addr, 0xFFFFFFFF80001000ull);
+	ck_assert_int_eq(xdec(cs, sizeof(cs), &d), LWP_XOP_OK);
+	ck_assert_uint_eq(d.mem_addr, 0xFFFFFFFF80001000ull);
+	ck_assert_int_eq(xdec(fsgs, sizeof(fsgs), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.seg, LWP_XOP_SEG_GS);
+	ck_assert_uint_eq(d.mem_addr, 0xFFFFFFFF80001000ull + 0x200000000ull);
+}
+END_TEST
+
+/*
+ * Prefixes before 8Fh (AMD APM vol. 3: LOCK, 66h, F2h, F3h or REX with XOP
+ * is #UD). GNU as refuses to emit them (data16/rex/lock/rep "invalid with
+ * lwpins"). A REX that is followed by another prefix does not immediately
+ * precede the escape and is ignored: objdump 2.40 decodes 48 64 8F ... as
+ * an unused rex.W and a valid "lwpins $0x1,%fs:(%rax),%eax". XOP.R (no
+ * ModRM.reg register here) is ignored: objdump decodes 8F 69 78 12 C0 as
+ * "llwpcb %eax".
+ */
+START_TEST(test_5_xop_prefix_rules)
+{
+	static const uint8_t rex_fs[] = { 0x48, 0x64, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	static const uint8_t fs_rex[] = { 0x64, 0x48, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	static const uint8_t p66_67[] = { 0x66, 0x67, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	static const uint8_t f3_64[] = { 0xf3, 0x64, 0x8f, 0xea, 0x78, 0x12, 0x00, 1, 0, 0, 0 };
+	static const uint8_t rex40[] = { 0x40, 0x8f, 0xe9, 0x78, 0x12, 0xc0 };
+	static const uint8_t rbit[] = { 0x8f, 0x69, 0x78, 0x12, 0xc0 };
+	struct lwp_xop_insn_info d;
+
+	ck_assert_int_eq(xdec(rex_fs, sizeof(rex_fs), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.seg, LWP_XOP_SEG_FS);
+	ck_assert_uint_eq(d.opsize, 32);
+	ck_assert_uint_eq(d.length, sizeof(rex_fs));
+	ck_assert_int_eq(xdec(fs_rex, sizeof(fs_rex), &d), LWP_XOP_INVALID);
+	ck_assert_int_eq(xdec(p66_67, sizeof(p66_67), &d), LWP_XOP_INVALID);
+	ck_assert_int_eq(xdec(f3_64, sizeof(f3_64), &d), LWP_XOP_INVALID);
+	ck_assert_int_eq(xdec(rex40, sizeof(rex40), &d), LWP_XOP_INVALID);
+	ck_assert_int_eq(xdec(rbit, sizeof(rbit), &d), LWP_XOP_OK);
+	ck_assert_int_eq(d.insn, LWP_XOP_LLWPCB);
+	ck_assert_uint_eq(d.reg, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("lwp_spec_review");
@@ -596,6 +753,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_5_4_record_fields_and_sizes);
 	tcase_add_test(tc, test_5_4_lwpins_cf_via_decoder);
 	tcase_add_test(tc, test_5_4_two_records_same_ip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("xop");
+	tcase_add_test(tc, test_5_xop_sib_edge_cases);
+	tcase_add_test(tc, test_5_xop_rip_and_addr32);
+	tcase_add_test(tc, test_5_xop_prefix_rules);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xsave");
