@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
+#include <linux/pid.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -31,8 +32,8 @@ struct miscdevice;
  * @file: the struct file; while @active, the owning thread holds a
  *	reference to it (so the file, and the module, outlive the context)
  * @pn: preempt notifier, on @owner's list while @active
- * @owner: the thread that enabled LWP through this file (set once; only
- *	compared, never dereferenced after @active drops)
+ * @owner: pid of the thread that enabled LWP through this file (set once,
+ *	referenced until release, so no later thread can match it)
  * @tid: @owner's thread id in the opener's pid namespace, for statistics
  * @active: LWP is available to @owner; written only by @owner
  * @area: 64-byte aligned XSAVE area for component 62 (lwp_area_size bytes)
@@ -52,7 +53,7 @@ struct lwp_file {
 	struct miscdevice *misc;
 	struct file *file;
 	struct preempt_notifier pn;
-	struct task_struct *owner;
+	struct pid *owner;
 	pid_t tid;
 	bool active;
 	void *area;

@@ -355,6 +355,7 @@ static int lwp_release(struct inode *inode, struct file *file)
 	/* Pairs with rcu_read_lock() in lwp_threshold_irq(). */
 	synchronize_rcu();
 	irq_work_sync(&lf->irq_work);
+	put_pid(lf->owner);
 	kfree(lf->area);
 	kfree(lf);
 	return 0;
@@ -435,7 +436,7 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 		c.flags |= LWP_CAPS_F_SIM;
 	if (lwp_vector)
 		c.flags |= LWP_CAPS_F_INT;
-	if (READ_ONCE(lf->active) && lf->owner == current)
+	if (READ_ONCE(lf->active) && READ_ONCE(lf->owner) == task_pid(current))
 		c.flags |= LWP_CAPS_F_ENABLED;
 	preempt_disable();
 	c.cpu = smp_processor_id();
@@ -463,6 +464,7 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
 {
 	struct lwp_enable e;
+	struct pid *pid;
 	u32 usize;
 	int err;
 
@@ -472,13 +474,20 @@ static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
 	err = copy_struct_from_user(&e, sizeof(e), arg, usize);
 	if (err)
 		return err == -E2BIG ? -EINVAL : err;
-	/* The first thread to enable owns the file for good. */
-	if (cmpxchg(&lf->owner, NULL, current) && lf->owner != current)
+	/* LWP counts user mode only (43724 §1.1): a user thread's own. */
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return -EPERM;
-	if (READ_ONCE(lf->active))
+	if (READ_ONCE(lf->owner) == task_pid(current) && READ_ONCE(lf->active))
 		return 0;
 	if (lwp_current_file())
 		return -EBUSY;
+	/* The first thread to enable owns the file for good. */
+	pid = get_pid(task_pid(current));
+	if (cmpxchg(&lf->owner, NULL, pid)) {
+		put_pid(pid);
+		if (READ_ONCE(lf->owner) != task_pid(current))
+			return -EPERM;
+	}
 	lf->tid = task_pid_vnr(current);
 	/* XSTATE_BV = 0: the first XRSTOR leaves LWP disabled (§7.5). */
 	memset(lf->area, 0, lwp_area_bytes);
@@ -495,7 +504,7 @@ static long lwp_ioctl_disable(struct lwp_file *lf, unsigned long arg)
 {
 	if (arg)
 		return -EINVAL;
-	if (READ_ONCE(lf->owner) != current)
+	if (READ_ONCE(lf->owner) != task_pid(current))
 		return -EPERM;
 	if (READ_ONCE(lf->active))
 		lwp_thread_detach(lf);
