@@ -41,6 +41,13 @@
 	(LWP_CFG_VAL | LWP_CFG_IRE | LWP_CFG_BRE | LWP_CFG_DME | \
 	 LWP_CFG_CNH | LWP_CFG_RNH | LWP_CFG_INT)
 
+/* The ABI's first published sizes (include/uapi/lwpt/lwp.h). */
+static_assert(sizeof(struct lwp_caps) == LWP_CAPS_SIZE_VER0);
+static_assert(offsetof(struct lwp_caps, lwp_cfg) == 56);
+static_assert(sizeof(struct lwp_enable) == LWP_ENABLE_SIZE_VER0);
+static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER0);
+static_assert(offsetof(struct lwp_stats, interrupts) == 16);
+
 /* Largest XSAVE area we accept for component 62 (offset + size). */
 #define LWP_AREA_MAX		PAGE_SIZE
 
