@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * /dev/pt: Intel Processor Trace (SDM Vol. 3 chapter 33) through lwpt.
+ *
+ * A program opens /dev/pt, checks LWPT_IOC_GET_ABI_VERSION (lwpt.h), reads
+ * the capabilities (LWPT_PT_IOC_GET_CAPS), configures one capture
+ * (LWPT_PT_IOC_CONFIGURE), maps each CPU's buffer read-only (mmap at the
+ * offset LWPT_PT_IOC_GET_STATUS reports), starts (LWPT_PT_IOC_START), stops
+ * (LWPT_PT_IOC_STOP) and reads the per-CPU status. See Documentation/pt.rst.
+ *
+ * Growth: every struct begins with __u32 size. User space sets it to
+ * sizeof() of the struct it was built with; the kernel accepts any size from
+ * the first published one (LWPT_PT_*_SIZE_VER0) up, reads or writes only
+ * min(its size, the user's size) bytes, requires bytes it does not know to
+ * be zero on input (else -E2BIG, as perf_event_open), and writes the size it
+ * filled back into @size on output. Fields are only ever appended.
+ *
+ * ioctl numbers 0x40-0x6F of LWPT_IOC_MAGIC belong to /dev/pt (lwpt.h).
+ */
+#ifndef _UAPI_LWPT_PT_H
+#define _UAPI_LWPT_PT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#include "lwpt.h"
+
+/* struct lwpt_pt_caps.caps: one bit per capability of SDM Tables 33-11/12. */
+#define LWPT_PT_CAP_CR3_FILTER		(1u << 0)	/* 14H.0:EBX[0] */
+#define LWPT_PT_CAP_PSB_CYC		(1u << 1)	/* 14H.0:EBX[1] */
+#define LWPT_PT_CAP_IP_FILTER		(1u << 2)	/* 14H.0:EBX[2] */
+#define LWPT_PT_CAP_MTC			(1u << 3)	/* 14H.0:EBX[3] */
+#define LWPT_PT_CAP_PTWRITE		(1u << 4)	/* 14H.0:EBX[4] */
+#define LWPT_PT_CAP_POWER_EVENT		(1u << 5)	/* 14H.0:EBX[5] */
+#define LWPT_PT_CAP_PSB_PMI_PRESERVE	(1u << 6)	/* 14H.0:EBX[6] */
+#define LWPT_PT_CAP_EVENT_TRACE		(1u << 7)	/* 14H.0:EBX[7] */
+#define LWPT_PT_CAP_TNT_DISABLE		(1u << 8)	/* 14H.0:EBX[8] */
+#define LWPT_PT_CAP_TOPA		(1u << 9)	/* 14H.0:ECX[0] */
+#define LWPT_PT_CAP_MENTRY		(1u << 10)	/* 14H.0:ECX[1] */
+#define LWPT_PT_CAP_SNGLRGNOUT		(1u << 11)	/* 14H.0:ECX[2] */
+#define LWPT_PT_CAP_TRACE_TRANSPORT	(1u << 12)	/* 14H.0:ECX[3] */
+#define LWPT_PT_CAP_LIP			(1u << 13)	/* 14H.0:ECX[31] */
+#define LWPT_PT_CAP_XSAVES		(1u << 14)	/* 0DH.1:ECX[8] and EAX[3] */
+#define LWPT_PT_CAP_ERRATUM_BDM106	(1u << 15)	/* BranchEn is forced on */
+
+/**
+ * struct lwpt_pt_caps - answer of LWPT_PT_IOC_GET_CAPS
+ * @size:	in: sizeof(struct lwpt_pt_caps) of the caller; out: bytes filled
+ * @caps:	LWPT_PT_CAP_* bits, decoded once by the module
+ * @cpuid_14h:	CPUID.(EAX=14H,ECX=0 and 1) EAX..EDX as the boot CPU reports
+ * @nr_ranges:	ADDRn ranges (14H.1:EAX[2:0]); 0 without IP filtering
+ * @mtc_periods: bitmap of MTCFreq encodings (14H.1:EAX[31:16])
+ * @cyc_thresholds: bitmap of CycThresh encodings (14H.1:EBX[15:0])
+ * @psb_periods: bitmap of PSBFreq encodings (14H.1:EBX[31:16])
+ * @maxphyaddr:	CPUID.80000008H:EAX[7:0]
+ * @nr_cpus:	possible CPUs: valid values of lwpt_pt_status.cpu are below
+ * @max_buffer_size: largest lwpt_pt_config.buffer_size accepted, bytes
+ * @max_region_size: largest ToPA output region the module allocates, bytes
+ */
+struct lwpt_pt_caps {
+	__u32 size;
+	__u32 caps;
+	__u32 cpuid_14h[2][4];
+	__u32 nr_ranges;
+	__u32 mtc_periods;
+	__u32 cyc_thresholds;
+	__u32 psb_periods;
+	__u32 maxphyaddr;
+	__u32 nr_cpus;
+	__u64 max_buffer_size;
+	__u64 max_region_size;
+};
+
+/* Size of the first published version. */
+#define LWPT_PT_CAPS_SIZE_VER0		80
+
+/* struct lwpt_pt_config.flags: IA32_RTIT_CTL bits (SDM 33.2.8.2). */
+#define LWPT_PT_CFG_OS			(1u << 0)	/* OS: trace CPL 0 */
+#define LWPT_PT_CFG_USER		(1u << 1)	/* User: trace CPL > 0 */
+#define LWPT_PT_CFG_BRANCH		(1u << 2)	/* BranchEn: COFI packets */
+#define LWPT_PT_CFG_TSC			(1u << 3)	/* TSCEn */
+#define LWPT_PT_CFG_MTC			(1u << 4)	/* MTCEn, with mtc_freq */
+#define LWPT_PT_CFG_CYC			(1u << 5)	/* CYCEn, with cyc_thresh */
+#define LWPT_PT_CFG_DISRETC		(1u << 6)	/* DisRETC */
+#define LWPT_PT_CFG_PTW			(1u << 7)	/* PTWEn */
+#define LWPT_PT_CFG_FUPONPTW		(1u << 8)	/* FUPonPTW (needs PTW) */
+#define LWPT_PT_CFG_PWREVT		(1u << 9)	/* PwrEvtEn */
+#define LWPT_PT_CFG_EVENT		(1u << 10)	/* EventEn */
+#define LWPT_PT_CFG_DISTNT		(1u << 11)	/* DisTNT */
+#define LWPT_PT_CFG_INJECT_PSB_PMI	(1u << 12)	/* InjectPsbPmiOnEnable */
+#define LWPT_PT_CFG_CR3_FILTER		(1u << 13)	/* CR3Filter on @pid's CR3 */
+#define LWPT_PT_CFG_PSBFREQ		(1u << 14)	/* program @psb_freq */
+#define LWPT_PT_CFG_ALL			((1u << 15) - 1)
+
+/* struct lwpt_pt_config.mode */
+#define LWPT_PT_MODE_WRAP		0	/* flight recorder: newest data kept */
+#define LWPT_PT_MODE_STOP		1	/* stop when the buffer is full */
+#define LWPT_PT_MODE_CONTINUOUS		2	/* ToPA PMI; reader drains, releases */
+
+/* struct lwpt_pt_config.scope */
+#define LWPT_PT_SCOPE_CPU		0	/* every online CPU, system-wide */
+#define LWPT_PT_SCOPE_THREAD		1	/* the threads of @pid */
+
+/* struct lwpt_pt_addr_range.cfg: the ADDRn_CFG encodings (SDM 33.2.8.2). */
+#define LWPT_PT_ADDR_UNUSED		0
+#define LWPT_PT_ADDR_FILTER		1	/* FilterEn range */
+#define LWPT_PT_ADDR_STOP		2	/* TraceStop range */
+
+#define LWPT_PT_ADDR_RANGES		4	/* SDM 33.3.1: at most 4 */
+
+/**
+ * struct lwpt_pt_addr_range - one ADDRn range, IA32_RTIT_ADDRn_A/B
+ * @a:	first linear address of the range (canonical)
+ * @b:	last linear address of the range (canonical, >= @a)
+ * @cfg: LWPT_PT_ADDR_*
+ * @reserved: must be 0
+ */
+struct lwpt_pt_addr_range {
+	__u64 a;
+	__u64 b;
+	__u32 cfg;
+	__u32 reserved;
+};
+
+/* struct lwpt_pt_config.bad_field: which field was refused. */
+enum lwpt_pt_field {
+	LWPT_PT_FIELD_NONE = 0,
+	LWPT_PT_FIELD_SIZE,
+	LWPT_PT_FIELD_FLAGS,
+	LWPT_PT_FIELD_OS,
+	LWPT_PT_FIELD_USER,
+	LWPT_PT_FIELD_BRANCH,
+	LWPT_PT_FIELD_MTC,
+	LWPT_PT_FIELD_MTC_FREQ,
+	LWPT_PT_FIELD_CYC,
+	LWPT_PT_FIELD_CYC_THRESH,
+	LWPT_PT_FIELD_PSB_FREQ,
+	LWPT_PT_FIELD_PTW,
+	LWPT_PT_FIELD_FUPONPTW,
+	LWPT_PT_FIELD_PWREVT,
+	LWPT_PT_FIELD_EVENT,
+	LWPT_PT_FIELD_DISTNT,
+	LWPT_PT_FIELD_INJECT_PSB_PMI,
+	LWPT_PT_FIELD_CR3_FILTER,
+	LWPT_PT_FIELD_PID,
+	LWPT_PT_FIELD_MODE,
+	LWPT_PT_FIELD_SCOPE,
+	LWPT_PT_FIELD_BUFFER_SIZE,
+	LWPT_PT_FIELD_REGION_SIZE,
+	LWPT_PT_FIELD_ADDR0,	/* ADDRn: LWPT_PT_FIELD_ADDR0 + n */
+	LWPT_PT_FIELD_ADDR1,
+	LWPT_PT_FIELD_ADDR2,
+	LWPT_PT_FIELD_ADDR3,
+	LWPT_PT_FIELD_RESERVED,
+	LWPT_PT_FIELD_NR
+};
+
+/**
+ * struct lwpt_pt_config - argument of LWPT_PT_IOC_CONFIGURE
+ * @size:	sizeof(struct lwpt_pt_config) of the caller
+ * @flags:	LWPT_PT_CFG_* bits
+ * @mode:	LWPT_PT_MODE_*
+ * @scope:	LWPT_PT_SCOPE_*
+ * @mtc_freq:	MTCFreq encoding (with LWPT_PT_CFG_MTC), 14H.1:EAX[31:16]
+ * @cyc_thresh:	CycThresh encoding (with LWPT_PT_CFG_CYC), 14H.1:EBX[15:0]
+ * @psb_freq:	PSBFreq encoding (with LWPT_PT_CFG_PSBFREQ), 14H.1:EBX[31:16]
+ * @pid:	target process for LWPT_PT_CFG_CR3_FILTER and THREAD scope;
+ *		0 otherwise
+ * @buffer_size: bytes of trace buffer per CPU: a multiple of 4096; a power
+ *		of two on processors without MENTRY (single output region)
+ * @region_size: largest ToPA region to use, bytes (power of two, >= 4096);
+ *		0 = as large as the module can allocate
+ * @addr:	ADDRn ranges; entries at or beyond caps.nr_ranges must be unused
+ * @bad_field:	out: LWPT_PT_FIELD_* naming the refused field, 0 on success
+ * @reserved:	must be 0
+ */
+struct lwpt_pt_config {
+	__u32 size;
+	__u32 flags;
+	__u32 mode;
+	__u32 scope;
+	__u32 mtc_freq;
+	__u32 cyc_thresh;
+	__u32 psb_freq;
+	__s32 pid;
+	__u64 buffer_size;
+	__u64 region_size;
+	struct lwpt_pt_addr_range addr[LWPT_PT_ADDR_RANGES];
+	__u32 bad_field;
+	__u32 reserved;
+};
+
+/* Size of the first published version. */
+#define LWPT_PT_CONFIG_SIZE_VER0	152
+
+/* struct lwpt_pt_status.flags */
+#define LWPT_PT_ST_CONFIGURED		(1u << 0)	/* this CPU has a buffer */
+#define LWPT_PT_ST_TRACING		(1u << 1)	/* TraceEn=1 as last set */
+#define LWPT_PT_ST_WRAPPED		(1u << 2)	/* older data was overwritten */
+#define LWPT_PT_ST_STALLED		(1u << 3)	/* continuous: waiting for reader */
+#define LWPT_PT_ST_BUSY			(1u << 4)	/* TraceEn was set by another owner */
+
+/**
+ * struct lwpt_pt_status - argument of LWPT_PT_IOC_GET_STATUS
+ * @size:	sizeof(struct lwpt_pt_status) of the caller
+ * @cpu:	in: the CPU asked about
+ * @flags:	LWPT_PT_ST_*
+ * @reserved:	0
+ * @rtit_status: IA32_RTIT_STATUS as last read (at stop or at a PMI)
+ * @rtit_ctl:	IA32_RTIT_CTL the module programs (TraceEn included)
+ * @head:	bytes the processor has written since start (total, 64-bit)
+ * @offset:	where the next byte goes in the buffer (@head modulo the size
+ *		once the buffer wrapped)
+ * @wraps:	times the buffer wrapped (wrap and continuous modes)
+ * @lost:	times output was lost: continuous-mode stalls, STOP reached,
+ *		operational errors
+ * @buffer_size: bytes of this CPU's buffer
+ * @mmap_offset: the mmap() offset of this CPU's buffer
+ * @pmis:	ToPA PMIs handled on this CPU
+ */
+struct lwpt_pt_status {
+	__u32 size;
+	__u32 cpu;
+	__u32 flags;
+	__u32 reserved;
+	__u64 rtit_status;
+	__u64 rtit_ctl;
+	__u64 head;
+	__u64 offset;
+	__u64 wraps;
+	__u64 lost;
+	__u64 buffer_size;
+	__u64 mmap_offset;
+	__u64 pmis;
+};
+
+/* Size of the first published version. */
+#define LWPT_PT_STATUS_SIZE_VER0	88
+
+/**
+ * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)
+ * @size:	sizeof(struct lwpt_pt_release)
+ * @cpu:	the CPU whose buffer was read
+ * @tail:	bytes consumed since start (monotonic, at most head)
+ */
+struct lwpt_pt_release {
+	__u32 size;
+	__u32 cpu;
+	__u64 tail;
+};
+
+/* Size of the first published version. */
+#define LWPT_PT_RELEASE_SIZE_VER0	16
+
+/*
+ * Errors of every ioctl: EFAULT bad pointer; EINVAL bad size, flags or value
+ * (CONFIGURE names the field in bad_field); E2BIG unknown trailing bytes not
+ * zero; EOPNOTSUPP a field the processor does not enumerate (bad_field);
+ * EPERM/EACCES not allowed (Documentation/pt.rst); EBUSY another capture is
+ * configured, or TraceEn was already set by someone else; ENOTTY unknown
+ * command; ENODATA START/STATUS/RELEASE before CONFIGURE.
+ */
+#define LWPT_PT_IOC_GET_CAPS	_IOWR(LWPT_IOC_MAGIC, 0x40, struct lwpt_pt_caps)
+#define LWPT_PT_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x41, struct lwpt_pt_config)
+#define LWPT_PT_IOC_START	_IO(LWPT_IOC_MAGIC, 0x42)
+#define LWPT_PT_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x43)
+#define LWPT_PT_IOC_GET_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x44, struct lwpt_pt_status)
+#define LWPT_PT_IOC_RELEASE	_IOW(LWPT_IOC_MAGIC, 0x45, struct lwpt_pt_release)
+
+#endif /* _UAPI_LWPT_PT_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwpt_sim.ko: the PT model (model/pt/pt_model.h) on every CPU.
+ *
+ * Each CPU has a struct pt_model_cpu. The hardware layer (hw_sim.c) sends
+ * the MSRs the model implements (IA32_RTIT_*, IA32_XSS,
+ * IA32_PERF_GLOBAL_STATUS and its RESET/SET) here; the model's #GP becomes
+ * -EIO and a spec violation. The model stores trace output to "physical
+ * memory": the kernel's own RAM pages, reached through the direct map, so
+ * the ToPA tables and regions the PT subsystem allocates are exactly what
+ * the model reads and fills. A ToPA PMI calls the hook registered with
+ * lwpt_hw_pmi_register(), as the NMI does on hardware.
+ *
+ * The model is not thread-safe per CPU: every call runs on its own CPU with
+ * interrupts off (an IPI, e.g. pt_inject, must not interleave with an MSR
+ * access of the interrupted code).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+
+#include <lwpt/pt_cpuid.h>
+#include <lwpt/pt_rtit.h>
+
+#include "model/pt/pt_model.h"
+#include "sim.h"
+#include "pt_sim.h"
+
+static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
+/* Bytes of test pattern each CPU has stored so far (pt_inject). */
+static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
+static struct pt_model_profile sim_pt_prof;
+static bool sim_pt_active;
+
+/* Copy between the model and RAM, page by page; -EFAULT if not RAM. */
+static int sim_pt_phys(u64 pa, void *buf, size_t len, bool write)
+{
+	while (len) {
+		unsigned long pfn = PHYS_PFN(pa);
+		size_t off = offset_in_page(pa);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		struct page *page;
+		void *va;
+
+		if (!pfn_valid(pfn))
+			return -EFAULT;
+		page = pfn_to_page(pfn);
+		if (PageReserved(page))
+			return -EFAULT;
+		va = kmap_local_page(page);
+		if (write)
+			memcpy(va + off, buf, n);
+		else
+			memcpy(buf, va + off, n);
+		kunmap_local(va);
+		pa += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int sim_pt_read_phys(void *ctx, u64 pa, void *buf, size_t len)
+{
+	return sim_pt_phys(pa, buf, len, false);
+}
+
+static int sim_pt_write_phys(void *ctx, u64 pa, const void *buf, size_t len)
+{
+	return sim_pt_phys(pa, (void *)buf, len, true);
+}
+
+static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
+{
+	hw_sim_raise_pmi();
+}
+
+static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
+		       const struct pt_model_violation *v)
+{
+	/* The model counts too; the layer's count is what the tests read. */
+	sim_violation(v->what);
+	pr_notice_ratelimited("PT cpu%d: %s (%s) msr %#x value %#llx\n",
+			      cpu->id, pt_model_violation_str(v->kind),
+			      v->section, v->msr, (unsigned long long)v->value);
+}
+
+static const struct pt_model_ops sim_pt_ops = {
+	.read_phys = sim_pt_read_phys,
+	.write_phys = sim_pt_write_phys,
+	.pmi = sim_pt_pmi,
+	.log = sim_pt_log,
+};
+
+static int sim_pt_err(int err)
+{
+	switch (err) {
+	case PT_MODEL_OK:
+		return 0;
+	case PT_MODEL_ENOMSR:
+		return -ENOENT;
+	default:
+		return -EIO;
+	}
+}
+
+int sim_pt_rdmsr(u32 msr, u64 *val)
+{
+	unsigned long flags;
+	int err;
+
+	if (!sim_pt_active)
+		return -ENOENT;
+	local_irq_save(flags);
+	err = pt_model_rdmsr(this_cpu_ptr(&sim_pt_cpus), msr, val);
+	local_irq_restore(flags);
+	return sim_pt_err(err);
+}
+
+int sim_pt_wrmsr(u32 msr, u64 val)
+{
+	unsigned long flags;
+	int err;
+
+	if (!sim_pt_active)
+		return -ENOENT;
+	local_irq_save(flags);
+	err = pt_model_wrmsr(this_cpu_ptr(&sim_pt_cpus), msr, val);
+	local_irq_restore(flags);
+	return sim_pt_err(err);
+}
+
+/* debugfs lwpt_sim/pt_msrs: what the model's registers hold now. */
+static int sim_pt_msrs_show(struct seq_file *m, void *v)
+{
+	int cpu, n;
+
+	for_each_online_cpu(cpu) {
+		const struct pt_model_cpu *c = per_cpu_ptr(&sim_pt_cpus, cpu);
+		const struct pt_model_stats *s = pt_model_get_stats(c);
+
+		/* A racy snapshot is fine for a diagnostic file. */
+		seq_printf(m, "cpu%d ctl=%#llx status=%#llx output_base=%#llx output_mask_ptrs=%#llx cr3_match=%#llx",
+			   cpu, c->ctl, c->status, c->output_base,
+			   c->output_mask_ptrs, c->cr3_match);
+		for (n = 0; n < PT_ADDR_RANGES_MAX; n++)
+			seq_printf(m, " addr%d_a=%#llx addr%d_b=%#llx", n,
+				   c->addr_a[n], n, c->addr_b[n]);
+		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu\n",
+			   s->bytes_written, s->bytes_dropped, s->wraps, s->pmis,
+			   s->operrs, s->violations);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_pt_msrs);
+
+/*
+ * The test pattern: byte i of a CPU's stream is (i mod 251) + 1, never 0,
+ * so a reader tells stored bytes from the zeroed buffer and finds a gap.
+ * These are not packets: the packet generator (model/pt/trace*.c) feeds
+ * real execution; this stimulus exercises the output logic alone.
+ */
+struct sim_pt_inject {
+	u64 bytes;
+	u64 stored;
+};
+
+static void sim_pt_inject_one(void *arg)
+{
+	struct sim_pt_inject *in = arg;
+	struct pt_model_cpu *c = this_cpu_ptr(&sim_pt_cpus);
+	u64 *seq = this_cpu_ptr(&sim_pt_inject_seq);
+	u8 chunk[256];
+	u64 left = in->bytes;
+	size_t i, n, done;
+
+	while (left) {
+		n = min_t(u64, left, sizeof(chunk));
+		for (i = 0; i < n; i++)
+			chunk[i] = (u8)((*seq + i) % 251 + 1);
+		done = pt_model_output(c, chunk, n);
+		*seq += done;
+		in->stored += done;
+		left -= n;
+	}
+}
+
+static ssize_t sim_pt_inject_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct sim_pt_inject in = { 0 };
+	char buf[64];
+	unsigned int cpu;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %llu", &cpu, &in.bytes) != 2)
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	err = smp_call_function_single(cpu, sim_pt_inject_one, &in, 1);
+	if (err)
+		return err;
+	return len;
+}
+
+static const struct file_operations sim_pt_inject_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_inject_write,
+	.llseek = noop_llseek,
+};
+
+int sim_pt_init(struct dentry *dir)
+{
+	struct lwpt_cpuid_regs r;
+	int cpu, i;
+
+	if (!sim_has_pt())
+		return 0;
+	/* The model's profile follows the simulated CPUID exactly. */
+	cpu = get_cpu();
+	lwpt_hw_cpuid(PT_CPUID_LEAF, 0, &r);
+	sim_pt_prof = (r.ecx & PT_CPUID_0_ECX_MENTRY) ?
+		      pt_model_profile_full : pt_model_profile_bdw;
+	for (i = 0; i < PT_CPUID_SUBLEAVES; i++) {
+		lwpt_hw_cpuid(PT_CPUID_LEAF, i, &r);
+		sim_pt_prof.leaf.regs[i][PT_CPUID_EAX] = r.eax;
+		sim_pt_prof.leaf.regs[i][PT_CPUID_EBX] = r.ebx;
+		sim_pt_prof.leaf.regs[i][PT_CPUID_ECX] = r.ecx;
+		sim_pt_prof.leaf.regs[i][PT_CPUID_EDX] = r.edx;
+	}
+	lwpt_hw_cpuid(PT_CPUID_80000008H, 0, &r);
+	if (r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK)
+		sim_pt_prof.maxphyaddr = r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK;
+	/* The layer has no XSAVES (CPUID.(0DH,1):EAX[3] = 0). */
+	sim_pt_prof.xsaves_pt = false;
+	put_cpu();
+
+	for_each_possible_cpu(cpu)
+		pt_model_cpu_init(per_cpu_ptr(&sim_pt_cpus, cpu), &sim_pt_prof,
+				  &sim_pt_ops, NULL, cpu);
+	sim_pt_active = true;
+	debugfs_create_file("pt_msrs", 0444, dir, NULL, &sim_pt_msrs_fops);
+	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
+	return 0;
+}
+
+void sim_pt_exit(void)
+{
+	sim_pt_active = false;
+}

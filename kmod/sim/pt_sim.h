@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The PT model (model/pt/) behind the model hardware layer: one
+ * struct pt_model_cpu per CPU, writing trace output into the physical
+ * memory of the kernel's pages (lwpt_sim.ko only).
+ */
+#ifndef LWPT_KMOD_SIM_PT_SIM_H
+#define LWPT_KMOD_SIM_PT_SIM_H
+
+#include <linux/types.h>
+
+struct dentry;
+
+/**
+ * sim_pt_init - build the per-CPU PT models and their debugfs files
+ * @dir: the lwpt_sim debugfs directory (may be an error pointer)
+ *
+ * The model's profile is the one the simulated CPUID reports (leaf 14H,
+ * 80000008H), so detection and the model agree. Does nothing if the PT
+ * profile is "none". debugfs: pt_msrs (per CPU: the RTIT MSRs and the
+ * model's counters), pt_inject (write "CPU BYTES": the CPU's processor
+ * stores BYTES bytes of a test pattern through its output logic).
+ *
+ * Return: 0 (the models are static per-CPU data).
+ */
+int sim_pt_init(struct dentry *dir);
+
+/**
+ * sim_pt_exit - stop using the PT models (module exit)
+ */
+void sim_pt_exit(void);
+
+/**
+ * sim_pt_rdmsr - RDMSR of a PT-model MSR on the current CPU
+ * @msr: MSR index
+ * @val: out, the value
+ *
+ * Return: 0, -EIO where the processor raises #GP (violation counted),
+ * -ENOENT if @msr is not one the PT model implements (the caller handles it).
+ */
+int sim_pt_rdmsr(u32 msr, u64 *val);
+
+/**
+ * sim_pt_wrmsr - WRMSR of a PT-model MSR on the current CPU
+ * @msr: MSR index
+ * @val: value
+ *
+ * Return: as sim_pt_rdmsr().
+ */
+int sim_pt_wrmsr(u32 msr, u64 val);
+
+#endif /* LWPT_KMOD_SIM_PT_SIM_H */
