@@ -26,6 +26,7 @@
 
 #include "../x86_cpuid.h"
 #include "sim.h"
+#include "pt_sim.h"
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
@@ -133,11 +134,14 @@ int lwpt_hw_init(void)
 				&sim_violations);
 	debugfs_create_file("cpuid", 0444, sim_debugfs, NULL, &sim_cpuid_fops);
 	sim_selftest_debugfs(sim_debugfs);
+	/* The PT model behind the RTIT MSRs (issue 5). */
+	sim_pt_init(sim_debugfs);
 	return 0;
 }
 
 void lwpt_hw_exit(void)
 {
+	sim_pt_exit();
 	debugfs_remove_recursive(sim_debugfs);
 	sim_debugfs = NULL;
 }
@@ -165,6 +169,11 @@ static u64 *sim_msr(struct sim_cpu *c, u32 msr)
 int lwpt_hw_rdmsr(u32 msr, u64 *val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
+	int err = sim_pt_rdmsr(msr, val);
+
+	/* The PT model's MSRs (pt_sim.c) first. */
+	if (err != -ENOENT)
+		return err;
 
 	if (!reg) {
 		sim_violation("RDMSR of an MSR the CPUID profile does not enumerate (#GP)");
@@ -177,6 +186,11 @@ int lwpt_hw_rdmsr(u32 msr, u64 *val)
 int lwpt_hw_wrmsr(u32 msr, u64 val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
+	int err = sim_pt_wrmsr(msr, val);
+
+	/* The PT model's MSRs (pt_sim.c) first. */
+	if (err != -ENOENT)
+		return err;
 
 	if (!reg) {
 		sim_violation("WRMSR of an MSR the CPUID profile does not enumerate (#GP)");
