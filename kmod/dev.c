@@ -13,6 +13,7 @@
 
 #include "lwpt.h"
 #include "lwp/lwp.h"
+#include "pt/pt.h"
 
 /**
  * struct lwpt_dev - one misc device
@@ -53,24 +54,10 @@ long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
 	}
 }
 
-static long lwpt_dev_ioctl(struct file *file, unsigned int cmd,
-			   unsigned long arg)
-{
-	/* misc_open() stored the miscdevice in private_data. */
-	return lwpt_dev_ioctl_misc(file->private_data, cmd, arg);
-}
-
-static const struct file_operations lwpt_dev_fops = {
-	.owner = THIS_MODULE,
-	.unlocked_ioctl = lwpt_dev_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = noop_llseek,
-};
-
 /*
  * /dev/lwp is usable by everyone: LWP is a user-mode feature that a thread
- * enables for itself (43724 §1). /dev/pt traces other code and is for root
- * (or whoever the administrator gives it to through udev).
+ * enables for itself (43724 §1). /dev/pt is open to everyone too: its
+ * CONFIGURE ioctl checks each request (Documentation/pt.rst, permissions).
  */
 static struct lwpt_dev lwpt_devs[] = {
 	{
@@ -86,8 +73,8 @@ static struct lwpt_dev lwpt_devs[] = {
 		.misc = {
 			.minor = MISC_DYNAMIC_MINOR,
 			.name = "pt",
-			.fops = &lwpt_dev_fops,
-			.mode = 0600,
+			.fops = &pt_fops,	/* pt/pt_core.c */
+			.mode = 0666,
 		},
 		.device = LWPT_DEVICE_PT,
 	},

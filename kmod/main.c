@@ -9,6 +9,7 @@
 
 #include "lwpt.h"
 #include "lwp/lwp.h"
+#include "pt/pt.h"
 
 static struct lwpt_caps lwpt_caps;
 
@@ -33,9 +34,13 @@ static int __init lwpt_init(void)
 	if (err)
 		goto err_hw_exit;
 
-	err = lwpt_dev_register(&lwpt_caps);
+	err = pt_init(&lwpt_caps);
 	if (err)
 		goto err_lwp_exit;
+
+	err = lwpt_dev_register(&lwpt_caps);
+	if (err)
+		goto err_pt_exit;
 
 	pr_info(LWPT_PR_PREFIX "%s: vendor %s, LWP %s, Intel PT %s\n",
 		lwpt_hw_name(), lwpt_caps.vendor,
@@ -43,6 +48,8 @@ static int __init lwpt_init(void)
 		lwpt_caps.pt ? "present (/dev/pt)" : "absent");
 	return 0;
 
+err_pt_exit:
+	pt_exit();
 err_lwp_exit:
 	lwp_exit();
 err_hw_exit:
@@ -53,6 +60,7 @@ err_hw_exit:
 static void __exit lwpt_exit(void)
 {
 	lwpt_dev_unregister();
+	pt_exit();
 	lwp_exit();
 	lwpt_hw_exit();
 }
