@@ -5,3 +5,5 @@ lwpt_vmtool_SRCS := tests/vm/progs/lwpt_vmtool.c
 VM_PROGS += lwp_test
 lwp_test_SRCS := tests/vm/progs/lwp_test.c
 lwp_test_LDLIBS := -lpthread
+VM_PROGS += pt_test
+pt_test_SRCS := tests/vm/progs/pt_test.c

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pt_test: /dev/pt on lwpt_sim.ko, checked against the PT model's registers
+ * (debugfs lwpt_sim/pt_msrs) and output logic (lwpt_sim/pt_inject).
+ * Built static for the VM (tests/vm/build.mk). Every line it prints is
+ * "ok: ..." or "FAIL: ..."; the exit status is the number of failures.
+ *
+ *   pt_test caps        LWPT_PT_IOC_GET_CAPS is consistent with CPUID 14H
+ *   pt_test options     every IA32_RTIT_CTL option reaches the model's MSRs
+ *                       encoded as SDM 33.2.8.2 says
+ *   pt_test invalid     refused configurations: errno and bad_field; ioctl
+ *                       argument errors (ENOTTY, EFAULT, EINVAL, E2BIG)
+ *   pt_test wrap|stop|continuous
+ *                       the output modes, fed by pt_inject on CPU 0
+ *   pt_test perm        as uid/gid 1000: no system-wide, kernel or other
+ *                       users' tracing (EPERM)
+ *   pt_test mmap        buffers map read-only, zeroed
+ *   pt_test hold        configure, start, then wait for a signal (unload test)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <uapi/lwpt/pt.h>
+#include <lwpt/pt_rtit.h>
+
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "ABI 1.0");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "ABI 1.0");
+_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER0, "ABI 1.0");
+
+#define DEBUGFS "/sys/kernel/debug/lwpt_sim/"
+
+static int failures;
+static struct lwpt_pt_caps caps;
+
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(cond ? "ok: " : "FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		failures++;
+}
+
+static int open_pt(void)
+{
+	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("/dev/pt");
+		exit(100);
+	}
+	return fd;
+}
+
+static void get_caps(int fd)
+{
+	memset(&caps, 0, sizeof(caps));
+	caps.size = sizeof(caps);
+	if (ioctl(fd, LWPT_PT_IOC_GET_CAPS, &caps)) {
+		perror("GET_CAPS");
+		exit(100);
+	}
+}
+
+static void cfg_init(struct lwpt_pt_config *c, uint32_t flags, uint32_t mode,
+		     uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = flags;
+	c->mode = mode;
+	c->buffer_size = size;
+}
+
+/* CONFIGURE; returns 0 or errno. */
+static int configure(int fd, struct lwpt_pt_config *c)
+{
+	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
+}
+
+/* The model's register @name of CPU @cpu (debugfs pt_msrs). */
+static uint64_t model_reg(int cpu, const char *name)
+{
+	char line[2048], key[64], pfx[16];
+	FILE *f = fopen(DEBUGFS "pt_msrs", "r");
+	uint64_t v = ~0ull;
+	char *p;
+
+	if (!f)
+		return v;
+	snprintf(pfx, sizeof(pfx), "cpu%d ", cpu);
+	snprintf(key, sizeof(key), " %s=", name);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, pfx, strlen(pfx)))
+			continue;
+		p = strstr(line, key);
+		if (p)
+			v = strtoull(p + strlen(key), NULL, 0);
+	}
+	fclose(f);
+	return v;
+}
+
+static uint64_t violations(void)
+{
+	FILE *f = fopen(DEBUGFS "violations", "r");
+	unsigned long long v = ~0ull;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = ~0ull;
+		fclose(f);
+	}
+	return v;
+}
+
+static void inject(int cpu, uint64_t bytes)
+{
+	FILE *f = fopen(DEBUGFS "pt_inject", "w");
+
+	if (!f || fprintf(f, "%d %llu\n", cpu, (unsigned long long)bytes) < 0 ||
+	    fclose(f)) {
+		perror("pt_inject");
+		exit(100);
+	}
+}
+
+static int get_status(int fd, int cpu, struct lwpt_pt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpu = cpu;
+	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
+}
+
+static int lowest_bit_above0(uint32_t map)
+{
+	int i;
+
+	for (i = 1; i < 16; i++)
+		if (map & (1u << i))
+			return i;
+	return -1;
+}
+
+static void test_caps(void)
+{
+	int fd = open_pt();
+	uint32_t ebx, ecx;
+
+	get_caps(fd);
+	ebx = caps.cpuid_14h[0][1];
+	ecx = caps.cpuid_14h[0][2];
+	check(caps.size == sizeof(caps), "caps size %u", caps.size);
+	check(!!(caps.caps & LWPT_PT_CAP_CR3_FILTER) == !!(ebx & 1), "CR3 filter = 14H.0:EBX[0]");
+	check(!!(caps.caps & LWPT_PT_CAP_PSB_CYC) == !!(ebx & 2), "PSB/CYC = 14H.0:EBX[1]");
+	check(!!(caps.caps & LWPT_PT_CAP_MENTRY) == !!(ecx & 2), "MENTRY = 14H.0:ECX[1]");
+	check(!!(caps.caps & LWPT_PT_CAP_TOPA) == !!(ecx & 1), "ToPA = 14H.0:ECX[0]");
+	check(caps.nr_ranges == ((ebx & 4) ? (caps.cpuid_14h[1][0] & 7) : 0),
+	      "nr_ranges %u = 14H.1:EAX[2:0]", caps.nr_ranges);
+	check(!!(caps.caps & LWPT_PT_CAP_ERRATUM_BDM106) == !(ebx & 2),
+	      "BDM106 exactly on first-generation PT");
+	check(caps.max_buffer_size >= 4096 && caps.maxphyaddr >= 32,
+	      "max_buffer_size %llu maxphyaddr %u",
+	      (unsigned long long)caps.max_buffer_size, caps.maxphyaddr);
+	printf("caps=%#x ranges=%u mtc=%#x cyc=%#x psb=%#x\n", caps.caps,
+	       caps.nr_ranges, caps.mtc_periods, caps.cyc_thresholds, caps.psb_periods);
+	close(fd);
+}
+
+/* Configure, start, compare cpu0's IA32_RTIT_CTL with @want, stop. */
+static void option(int fd, const char *name, struct lwpt_pt_config *c, uint64_t want)
+{
+	uint64_t ctl;
+	int err = configure(fd, c);
+
+	if (err) {
+		check(0, "%s: configure: %s (bad_field %u)", name, strerror(err), c->bad_field);
+		return;
+	}
+	if (ioctl(fd, LWPT_PT_IOC_START)) {
+		check(0, "%s: start: %s", name, strerror(errno));
+		return;
+	}
+	ctl = model_reg(0, "ctl");
+	check(ctl == want, "%s: IA32_RTIT_CTL %#llx, want %#llx", name,
+	      (unsigned long long)ctl, (unsigned long long)want);
+	if (c->flags & LWPT_PT_CFG_CR3_FILTER)
+		check(model_reg(0, "cr3_match") != 0 &&
+		      !(model_reg(0, "cr3_match") & 0x1f),
+		      "%s: IA32_RTIT_CR3_MATCH %#llx", name,
+		      (unsigned long long)model_reg(0, "cr3_match"));
+	ioctl(fd, LWPT_PT_IOC_STOP);
+	check(!(model_reg(0, "ctl") & IA32_RTIT_CTL_TRACEEN), "%s: TraceEn clear after STOP", name);
+}
+
+static void test_options(void)
+{
+	const uint64_t base = IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_TOPA;
+	struct lwpt_pt_config c;
+	uint64_t br, want;
+	int fd = open_pt(), e, n;
+	static const struct {
+		const char *name;
+		uint32_t flag, cap;
+		uint64_t ctl;
+	} simple[] = {
+		{ "OS", LWPT_PT_CFG_OS, 0, IA32_RTIT_CTL_OS },
+		{ "TSCEn", LWPT_PT_CFG_TSC, 0, IA32_RTIT_CTL_TSCEN },
+		{ "DisRETC", LWPT_PT_CFG_DISRETC, 0, IA32_RTIT_CTL_DISRETC },
+		{ "PTWEn", LWPT_PT_CFG_PTW, LWPT_PT_CAP_PTWRITE, IA32_RTIT_CTL_PTWEN },
+		{ "PwrEvtEn", LWPT_PT_CFG_PWREVT, LWPT_PT_CAP_POWER_EVENT, IA32_RTIT_CTL_PWREVTEN },
+		{ "EventEn", LWPT_PT_CFG_EVENT, LWPT_PT_CAP_EVENT_TRACE, IA32_RTIT_CTL_EVENTEN },
+		{ "DisTNT", LWPT_PT_CFG_DISTNT, LWPT_PT_CAP_TNT_DISABLE, IA32_RTIT_CTL_DISTNT },
+		{ "InjectPsbPmiOnEnable", LWPT_PT_CFG_INJECT_PSB_PMI,
+		  LWPT_PT_CAP_PSB_PMI_PRESERVE, IA32_RTIT_CTL_INJECTPSBPMIONENABLE },
+		{ "CR3Filter", LWPT_PT_CFG_CR3_FILTER, LWPT_PT_CAP_CR3_FILTER,
+		  IA32_RTIT_CTL_CR3FILTER },
+	};
+	size_t i;
+
+	get_caps(fd);
+	br = (caps.caps & LWPT_PT_CAP_ERRATUM_BDM106) ? IA32_RTIT_CTL_BRANCHEN : 0;
+
+	cfg_init(&c, LWPT_PT_CFG_USER, LWPT_PT_MODE_WRAP, 8192);
+	option(fd, br ? "User (BranchEn forced, BDM106)" : "User", &c,
+	       base | IA32_RTIT_CTL_USER | br);
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	option(fd, "BranchEn", &c, base | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN);
+	for (i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
+		if (simple[i].cap && !(caps.caps & simple[i].cap))
+			continue;
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | simple[i].flag,
+			 LWPT_PT_MODE_WRAP, 8192);
+		if (simple[i].flag == LWPT_PT_CFG_CR3_FILTER)
+			c.pid = getpid();
+		option(fd, simple[i].name, &c, base | IA32_RTIT_CTL_USER |
+		       IA32_RTIT_CTL_BRANCHEN | simple[i].ctl);
+	}
+	if (caps.caps & LWPT_PT_CAP_PTWRITE) {
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_PTW |
+			 LWPT_PT_CFG_FUPONPTW, LWPT_PT_MODE_WRAP, 8192);
+		option(fd, "FUPonPTW", &c, base | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN |
+		       IA32_RTIT_CTL_PTWEN | IA32_RTIT_CTL_FUPONPTW);
+	}
+	e = lowest_bit_above0(caps.mtc_periods);
+	if ((caps.caps & LWPT_PT_CAP_MTC) && e > 0) {
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_MTC,
+			 LWPT_PT_MODE_WRAP, 8192);
+		c.mtc_freq = e;
+		option(fd, "MTCEn/MTCFreq", &c, base | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN |
+		       IA32_RTIT_CTL_MTCEN | ((uint64_t)e << IA32_RTIT_CTL_MTCFREQ_SHIFT));
+	}
+	e = lowest_bit_above0(caps.cyc_thresholds);
+	if ((caps.caps & LWPT_PT_CAP_PSB_CYC) && e > 0) {
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_CYC,
+			 LWPT_PT_MODE_WRAP, 8192);
+		c.cyc_thresh = e;
+		option(fd, "CYCEn/CycThresh", &c, base | IA32_RTIT_CTL_USER |
+		       IA32_RTIT_CTL_BRANCHEN | IA32_RTIT_CTL_CYCEN |
+		       ((uint64_t)e << IA32_RTIT_CTL_CYCTHRESH_SHIFT));
+	}
+	e = lowest_bit_above0(caps.psb_periods);
+	if ((caps.caps & LWPT_PT_CAP_PSB_CYC) && e > 0) {
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_PSBFREQ,
+			 LWPT_PT_MODE_WRAP, 8192);
+		c.psb_freq = e;
+		option(fd, "PSBFreq", &c, base | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN |
+		       ((uint64_t)e << IA32_RTIT_CTL_PSBFREQ_SHIFT));
+	}
+	for (n = 0; n < (int)caps.nr_ranges; n++) {
+		char name[32], reg[16];
+		uint32_t kind = n % 2 ? LWPT_PT_ADDR_STOP : LWPT_PT_ADDR_FILTER;
+
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+		c.addr[n].a = 0x400000 + 0x1000 * n;
+		c.addr[n].b = 0x7fffffffe000ull + n;
+		c.addr[n].cfg = kind;
+		want = base | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN |
+		       ((uint64_t)kind << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(n));
+		snprintf(name, sizeof(name), "ADDR%d_CFG=%s", n, n % 2 ? "TraceStop" : "FilterEn");
+		option(fd, name, &c, want);
+		snprintf(reg, sizeof(reg), "addr%d_a", n);
+		check(model_reg(0, reg) == c.addr[n].a, "%s: IA32_RTIT_ADDR%d_A", name, n);
+		snprintf(reg, sizeof(reg), "addr%d_b", n);
+		check(model_reg(0, reg) == c.addr[n].b, "%s: IA32_RTIT_ADDR%d_B", name, n);
+	}
+	check(violations() == 0, "options: no spec violation");
+	close(fd);
+}
+
+static void refuse(int fd, const char *name, struct lwpt_pt_config *c, int want_err,
+		   uint32_t want_field)
+{
+	int err = configure(fd, c);
+
+	check(err == want_err && c->bad_field == want_field,
+	      "%s: %s bad_field %u (want %s, %u)", name, strerror(err), c->bad_field,
+	      strerror(want_err), want_field);
+}
+
+static void test_invalid(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	unsigned char big[sizeof(c) + 8];
+	int fd = open_pt(), e;
+	uint64_t ctl0 = model_reg(0, "ctl"), v0 = violations();
+
+	get_caps(fd);
+	cfg_init(&c, 1u << 20, LWPT_PT_MODE_WRAP, 8192);
+	refuse(fd, "unknown flag", &c, EINVAL, LWPT_PT_FIELD_FLAGS);
+	cfg_init(&c, ub, 7, 8192);
+	refuse(fd, "bad mode", &c, EINVAL, LWPT_PT_FIELD_MODE);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	c.scope = 9;
+	refuse(fd, "bad scope", &c, EINVAL, LWPT_PT_FIELD_SCOPE);
+	cfg_init(&c, LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	refuse(fd, "neither OS nor User", &c, EINVAL, LWPT_PT_FIELD_USER);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 5000);
+	refuse(fd, "buffer not a 4K multiple", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 0);
+	refuse(fd, "buffer size 0", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, caps.max_buffer_size + 4096);
+	refuse(fd, "buffer above max_buffer_size", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	c.region_size = 12288;
+	refuse(fd, "region not a power of two", &c, EINVAL, LWPT_PT_FIELD_REGION_SIZE);
+	if (!(caps.caps & LWPT_PT_CAP_MENTRY)) {
+		cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 12288);
+		refuse(fd, "MENTRY=0: buffer not a power of two", &c, EINVAL,
+		       LWPT_PT_FIELD_BUFFER_SIZE);
+	}
+	cfg_init(&c, ub | LWPT_PT_CFG_FUPONPTW, LWPT_PT_MODE_WRAP, 8192);
+	refuse(fd, "FUPonPTW without PTWEn", &c,
+	       (caps.caps & LWPT_PT_CAP_PTWRITE) ? EINVAL : EOPNOTSUPP, LWPT_PT_FIELD_FUPONPTW);
+	if (!(caps.caps & LWPT_PT_CAP_MTC)) {
+		cfg_init(&c, ub | LWPT_PT_CFG_MTC, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "MTCEn without MTC", &c, EOPNOTSUPP, LWPT_PT_FIELD_MTC);
+	} else {
+		for (e = 0; e < 16 && (caps.mtc_periods & (1u << e)); e++)
+			;
+		cfg_init(&c, ub | LWPT_PT_CFG_MTC, LWPT_PT_MODE_WRAP, 8192);
+		c.mtc_freq = e < 16 ? e : 16;
+		refuse(fd, "MTCFreq not enumerated", &c, EINVAL, LWPT_PT_FIELD_MTC_FREQ);
+	}
+	if (!(caps.caps & LWPT_PT_CAP_PSB_CYC)) {
+		cfg_init(&c, ub | LWPT_PT_CFG_CYC, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "CYCEn without PSB/CYC", &c, EOPNOTSUPP, LWPT_PT_FIELD_CYC);
+		cfg_init(&c, ub | LWPT_PT_CFG_PSBFREQ, LWPT_PT_MODE_WRAP, 8192);
+		c.psb_freq = 1;
+		refuse(fd, "PSBFreq without PSB/CYC", &c, EOPNOTSUPP, LWPT_PT_FIELD_PSB_FREQ);
+	} else {
+		cfg_init(&c, ub | LWPT_PT_CFG_PSBFREQ, LWPT_PT_MODE_WRAP, 8192);
+		c.psb_freq = 16;
+		refuse(fd, "PSBFreq out of range", &c, EINVAL, LWPT_PT_FIELD_PSB_FREQ);
+	}
+	if (!(caps.caps & LWPT_PT_CAP_PTWRITE)) {
+		cfg_init(&c, ub | LWPT_PT_CFG_PTW, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "PTWEn without PTWRITE", &c, EOPNOTSUPP, LWPT_PT_FIELD_PTW);
+	}
+	if (!(caps.caps & LWPT_PT_CAP_TNT_DISABLE)) {
+		cfg_init(&c, ub | LWPT_PT_CFG_DISTNT, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "DisTNT without TNT disable", &c, EOPNOTSUPP, LWPT_PT_FIELD_DISTNT);
+	}
+	if (caps.nr_ranges < LWPT_PT_ADDR_RANGES) {
+		cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+		c.addr[caps.nr_ranges].a = 0x1000;
+		c.addr[caps.nr_ranges].b = 0x2000;
+		c.addr[caps.nr_ranges].cfg = LWPT_PT_ADDR_FILTER;
+		refuse(fd, "ADDRn beyond RANGECNT", &c, EOPNOTSUPP,
+		       LWPT_PT_FIELD_ADDR0 + caps.nr_ranges);
+	}
+	if (caps.nr_ranges) {
+		cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+		c.addr[0].a = 0x0000800000000000ull;
+		c.addr[0].b = 0x0000800000001000ull;
+		c.addr[0].cfg = LWPT_PT_ADDR_FILTER;
+		refuse(fd, "ADDR0 not canonical", &c, EINVAL, LWPT_PT_FIELD_ADDR0);
+		cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+		c.addr[0].cfg = 3;
+		refuse(fd, "ADDR0_CFG 3", &c, EINVAL, LWPT_PT_FIELD_ADDR0);
+	}
+	if (caps.caps & LWPT_PT_CAP_CR3_FILTER) {
+		cfg_init(&c, ub | LWPT_PT_CFG_CR3_FILTER, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "CR3Filter without pid", &c, EINVAL, LWPT_PT_FIELD_PID);
+	}
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	c.reserved = 1;
+	refuse(fd, "reserved field", &c, EINVAL, LWPT_PT_FIELD_RESERVED);
+
+	/* Argument errors. */
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	c.size = 8;
+	check(configure(fd, &c) == EINVAL, "CONFIGURE size 8: EINVAL");
+	memset(big, 0, sizeof(big));
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	c.size = sizeof(big);
+	memcpy(big, &c, sizeof(c));
+	big[sizeof(c) + 3] = 1;
+	check(ioctl(fd, LWPT_PT_IOC_CONFIGURE, big) && errno == E2BIG,
+	      "CONFIGURE unknown trailing bytes: E2BIG");
+	check(ioctl(fd, LWPT_PT_IOC_CONFIGURE, (void *)8) && errno == EFAULT,
+	      "CONFIGURE bad pointer: EFAULT");
+	check(ioctl(fd, LWPT_PT_IOC_GET_CAPS, NULL) && errno == EFAULT,
+	      "GET_CAPS NULL: EFAULT");
+	check(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x6f)) && errno == ENOTTY, "unknown ioctl: ENOTTY");
+	check(ioctl(fd, LWPT_PT_IOC_START) && errno == ENODATA, "START unconfigured: ENODATA");
+	check(get_status(fd, 0, &st) == ENODATA, "STATUS unconfigured: ENODATA");
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
+	check(configure(fd, &c) == 0, "valid configuration accepted");
+	check(get_status(fd, 100000, &st) == EINVAL, "STATUS of a CPU beyond nr_cpus: EINVAL");
+	{
+		int fd2 = open_pt();
+
+		check(configure(fd2, &c) == EBUSY, "second owner: EBUSY");
+		close(fd2);
+	}
+	check(model_reg(0, "ctl") == ctl0, "no IA32_RTIT_CTL written by refused requests");
+	check(violations() == v0, "invalid: no spec violation (%llu)",
+	      (unsigned long long)violations());
+	close(fd);
+}
+
+/* Expected pattern byte @i of CPU 0's injected stream (pt_sim.c). */
+static unsigned char pattern(uint64_t i)
+{
+	return (unsigned char)(i % 251 + 1);
+}
+
+static void *map_cpu(int fd, int cpu, const struct lwpt_pt_status *st)
+{
+	void *p = mmap(NULL, st->buffer_size, PROT_READ, MAP_SHARED, fd, st->mmap_offset);
+
+	if (p == MAP_FAILED) {
+		check(0, "mmap cpu%d: %s", cpu, strerror(errno));
+		exit(100);
+	}
+	return p;
+}
+
+static uint64_t inject_seq0;	/* pattern bytes CPU 0 has stored so far */
+
+static void test_mode(uint32_t mode)
+{
+	const char *name = mode == LWPT_PT_MODE_WRAP ? "wrap" :
+			   mode == LWPT_PT_MODE_STOP ? "stop" : "continuous";
+	const uint64_t size = 16384;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	unsigned char *buf;
+	uint64_t i, bad = 0, tail = 0, start_seq;
+	int fd = open_pt(), round;
+
+	get_caps(fd);
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, mode, size);
+	if (caps.caps & LWPT_PT_CAP_MENTRY)
+		c.region_size = 4096;	/* 4 regions: a multi-entry table */
+	check(configure(fd, &c) == 0, "%s: configure", name);
+	check(get_status(fd, 0, &st) == 0 && st.buffer_size == size, "%s: status", name);
+	buf = map_cpu(fd, 0, &st);
+	for (i = 0; i < size; i++)
+		bad += buf[i] != 0;
+	check(bad == 0, "%s: buffer zeroed before use", name);
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "%s: start", name);
+	/* The model's stream continues from earlier tests: read its position. */
+	start_seq = inject_seq0;
+
+	if (mode == LWPT_PT_MODE_WRAP) {
+		inject(0, 3 * size + 1000);
+		inject_seq0 += 3 * size + 1000;
+		check(get_status(fd, 0, &st) == 0, "wrap: status");
+		check(st.head == 3 * size + 1000 && st.offset == 1000 &&
+		      (st.flags & LWPT_PT_ST_WRAPPED) && st.wraps == 3,
+		      "wrap: head %llu offset %llu wraps %llu flags %#x",
+		      (unsigned long long)st.head, (unsigned long long)st.offset,
+		      (unsigned long long)st.wraps, st.flags);
+		/* The newest size bytes: from offset on, oldest first. */
+		for (i = 0, bad = 0; i < size; i++) {
+			uint64_t seq = start_seq + 2 * size + 1000 + i;
+
+			bad += buf[(1000 + i) % size] != pattern(seq);
+		}
+		check(bad == 0, "wrap: the newest %llu bytes kept (%llu wrong)",
+		      (unsigned long long)size, (unsigned long long)bad);
+	} else if (mode == LWPT_PT_MODE_STOP) {
+		inject(0, 2 * size);
+		check(get_status(fd, 0, &st) == 0, "stop: status");
+		check(st.head == size && (st.rtit_status & IA32_RTIT_STATUS_STOPPED) &&
+		      !(st.flags & LWPT_PT_ST_TRACING) && !(st.flags & LWPT_PT_ST_WRAPPED),
+		      "stop: head %llu status %#llx flags %#x", (unsigned long long)st.head,
+		      (unsigned long long)st.rtit_status, st.flags);
+		for (i = 0, bad = 0; i < size; i++)
+			bad += buf[i] != pattern(start_seq + i);
+		check(bad == 0, "stop: the oldest %llu bytes kept", (unsigned long long)size);
+		inject_seq0 += size;
+	} else {
+		/* 16 rounds of one region: 4 buffers' worth, nothing lost. */
+		uint64_t chunk = (caps.caps & LWPT_PT_CAP_MENTRY) ? 4096 : size / 2;
+
+		for (round = 0; round < 16; round++) {
+			inject(0, chunk);
+			if (get_status(fd, 0, &st))
+				break;
+			for (i = tail; i < st.head; i++)
+				bad += buf[i % size] != pattern(start_seq + i);
+			tail = st.head;
+			{
+				struct lwpt_pt_release rel = { sizeof(rel), 0, tail };
+
+				if (ioctl(fd, LWPT_PT_IOC_RELEASE, &rel))
+					check(0, "continuous: release: %s", strerror(errno));
+			}
+		}
+		inject_seq0 += tail;
+		check(get_status(fd, 0, &st) == 0 && st.head == 16 * chunk && st.lost == 0 &&
+		      bad == 0 && st.pmis >= 4,
+		      "continuous: %llu bytes through a %llu-byte buffer, lost %llu, wrong %llu, PMIs %llu",
+		      (unsigned long long)st.head, (unsigned long long)size,
+		      (unsigned long long)st.lost, (unsigned long long)bad,
+		      (unsigned long long)st.pmis);
+		/*
+		 * A reader that does not release: with MENTRY the CPU waits and
+		 * nothing is overwritten; with one region the overrun is counted.
+		 */
+		inject(0, size + 4096);
+		if (caps.caps & LWPT_PT_CAP_MENTRY)
+			check(get_status(fd, 0, &st) == 0 && (st.flags & LWPT_PT_ST_STALLED) &&
+			      st.lost >= 1 && st.head - tail <= size,
+			      "continuous: slow reader stalls the CPU (head %llu tail %llu lost %llu)",
+			      (unsigned long long)st.head, (unsigned long long)tail,
+			      (unsigned long long)st.lost);
+		else
+			check(get_status(fd, 0, &st) == 0 && st.lost >= 1 &&
+			      st.head == tail + size + 4096,
+			      "continuous, MENTRY=0: slow reader's overrun counted (head %llu lost %llu)",
+			      (unsigned long long)st.head, (unsigned long long)st.lost);
+		inject_seq0 += st.head - tail;
+	}
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", name);
+	check(!(model_reg(0, "ctl") & IA32_RTIT_CTL_TRACEEN), "%s: TraceEn clear", name);
+	check(violations() == 0, "%s: no spec violation", name);
+	munmap(buf, size);
+	close(fd);
+}
+
+static void test_mmap(void)
+{
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	int fd = open_pt();
+	void *p;
+
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	check(configure(fd, &c) == 0, "mmap: configure");
+	check(get_status(fd, 0, &st) == 0, "mmap: status");
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, st.mmap_offset);
+	check(p == MAP_FAILED && errno == EPERM, "mmap PROT_WRITE: EPERM");
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(p != MAP_FAILED, "mmap PROT_READ");
+	if (p != MAP_FAILED) {
+		check(mprotect(p, 8192, PROT_READ | PROT_WRITE) && errno == EACCES,
+		      "mprotect to writable: EACCES");
+		munmap(p, 8192);
+	}
+	p = mmap(NULL, 3 * 8192, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(p == MAP_FAILED && errno == EINVAL, "mmap beyond the buffer: EINVAL");
+	close(fd);
+}
+
+static void test_perm(void)
+{
+	struct lwpt_pt_config c;
+	int fd;
+
+	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000)) {
+		check(0, "perm: drop to uid 1000: %s", strerror(errno));
+		return;
+	}
+	fd = open_pt();
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	refuse(fd, "unprivileged system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE);
+	cfg_init(&c, LWPT_PT_CFG_OS | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = getpid();
+	refuse(fd, "unprivileged kernel tracing", &c, EPERM, LWPT_PT_FIELD_OS);
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = 1;
+	refuse(fd, "unprivileged, another user's process", &c, EPERM, LWPT_PT_FIELD_PID);
+	c.pid = getpid();
+	refuse(fd, "unprivileged, own process (per-thread not implemented)", &c,
+	       EOPNOTSUPP, LWPT_PT_FIELD_SCOPE);
+	close(fd);
+}
+
+static void test_hold(void)
+{
+	struct lwpt_pt_config c;
+	int fd = open_pt();
+
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 65536);
+	if (configure(fd, &c) || ioctl(fd, LWPT_PT_IOC_START)) {
+		perror("hold");
+		exit(1);
+	}
+	printf("tracing\n");
+	fflush(stdout);
+	pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "caps"))
+		test_caps();
+	else if (!strcmp(cmd, "options"))
+		test_options();
+	else if (!strcmp(cmd, "invalid"))
+		test_invalid();
+	else if (!strcmp(cmd, "modes")) {
+		test_mode(LWPT_PT_MODE_WRAP);
+		test_mode(LWPT_PT_MODE_STOP);
+		test_mode(LWPT_PT_MODE_CONTINUOUS);
+	} else if (!strcmp(cmd, "mmap"))
+		test_mmap();
+	else if (!strcmp(cmd, "perm"))
+		test_perm();
+	else if (!strcmp(cmd, "hold"))
+		test_hold();
+	else {
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold\n");
+		return 100;
+	}
+	printf("pt_test %s: %d failed\n", cmd, failures);
+	return failures ? 1 : 0;
+}
