@@ -277,6 +277,8 @@ const char *lpt_cfe_type_name(unsigned int type)
 		[PT_CFE_TYPE_SHUTDOWN] = "shutdown",
 		[PT_CFE_TYPE_UINTR] = "uintr",
 		[PT_CFE_TYPE_UIRET] = "uiret",
+		[PT_CFE_TYPE_SWINTR] = "swintr",
+		[PT_CFE_TYPE_SYSCALL] = "syscall",
 	};
 
 	return type < 32 ? names[type] : NULL;

@@ -345,6 +345,9 @@
 #define PT_CFE_TYPE_SHUTDOWN	0x0a
 #define PT_CFE_TYPE_UINTR	0x0c
 #define PT_CFE_TYPE_UIRET	0x0d
+/* Added by SDM revisions later than our copy; libipt names them too. */
+#define PT_CFE_TYPE_SWINTR	0x0e
+#define PT_CFE_TYPE_SYSCALL	0x0f
 
 /* EVD, SDM 33.4.2.30, Table 33-51: 02 53, Type[5:0], Payload[63:0]. */
 #define PT_EXT_EVD		0x53

@@ -245,29 +245,12 @@ static void track_str(struct line *l, const char *id, const char *s)
 	l->tlen = n;
 }
 
-/* CFE subtype names as libipt's ptdump prints them (SDM Table 33-50). */
+/* CFE subtype name (SDM Table 33-50), "unknown" as libipt prints it. */
 static const char *cfe_name(unsigned int type)
 {
-	static const char *const names[] = {
-		[PT_CFE_TYPE_INTR] = "intr",
-		[PT_CFE_TYPE_IRET] = "iret",
-		[PT_CFE_TYPE_SMI] = "smi",
-		[PT_CFE_TYPE_RSM] = "rsm",
-		[PT_CFE_TYPE_SIPI] = "sipi",
-		[PT_CFE_TYPE_INIT] = "init",
-		[PT_CFE_TYPE_VMENTRY] = "vmentry",
-		[PT_CFE_TYPE_VMEXIT] = "vmexit",
-		[PT_CFE_TYPE_VMEXIT_INTR] = "vmexit_intr",
-		[PT_CFE_TYPE_SHUTDOWN] = "shutdown",
-		[PT_CFE_TYPE_UINTR] = "uintr",
-		[PT_CFE_TYPE_UIRET] = "uiret",
-		[0xe] = "swintr",	/* software interrupt (later SDM) */
-		[0xf] = "syscall",	/* SYSCALL (later SDM) */
-	};
+	const char *name = lpt_cfe_type_name(type);
 
-	if (type < sizeof(names) / sizeof(names[0]) && names[type])
-		return names[type];
-	return "unknown";
+	return name ? name : "unknown";
 }
 
 /* Whether the CFE's vector field is valid, and printed in hex (SIPI). */
