@@ -913,6 +913,36 @@ START_TEST(test_2_3_branch_fields_and_filters)
 }
 END_TEST
 
+/*
+ * Table 6-1 Random: "Each time a counter is loaded from an interval ... the
+ * bottom Random bits are set to a random value". LLWPCB loads the counter
+ * from EventCounter1, not from an interval: the first record comes after
+ * exactly EventCounter1 + 1 LWPVALs whatever the seed; the reloads keep the
+ * interval's bits above the Random ones.
+ */
+START_TEST(test_6_random_not_applied_to_initial_counter)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 8; seed++) {
+		struct test_env *e = env_new(&lwp_model_profile_fx8150);
+		unsigned int i;
+
+		lwp_model_set_seed(&e->m, seed * 0x9E3779B97F4A7C15ull);
+		env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, (15u << LWP_LWPCB_RANDOM_SHIFT) | 1024,
+			  ENV_RING);
+		env_event(e, ENV_LWPCB, 1, 0x123456, 3);
+		OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+		for (i = 0; i < 3; i++)
+			ck_assert(!val(e, i, 0).stored);
+		ck_assert(val(e, 3, 0).stored);
+		OK(lwp_model_slwpcb(&e->m, 64));
+		ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1) & ~0x7FFFu, 0x123456 & ~0x7FFFu);
+		env_free(e);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("lwp_spec_review");
@@ -955,6 +985,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_2_generic_records_zero_undefined_fields);
 	tcase_add_test(tc, test_1_1_overrun_reduces_reset);
 	tcase_add_test(tc, test_2_3_branch_fields_and_filters);
+	tcase_add_test(tc, test_6_random_not_applied_to_initial_counter);
 	suite_add_tcase(s, tc);
 	return s;
 }
