@@ -48,6 +48,7 @@ static int load(const char *path)
 	FILE *f = fopen(path, "rb");
 	long n;
 	uint8_t *buf;
+	struct trace *grown;
 
 	if (!f) {
 		perror(path);
@@ -63,7 +64,12 @@ static int load(const char *path)
 		return -1;
 	}
 	fclose(f);
-	traces = realloc(traces, sizeof(*traces) * (size_t)(ntraces + 1));
+	grown = realloc(traces, sizeof(*traces) * (size_t)(ntraces + 1));
+	if (!grown) {
+		free(buf);
+		return -1;
+	}
+	traces = grown;
 	traces[ntraces].buf = buf;
 	traces[ntraces].len = (size_t)n;
 	ntraces++;
