@@ -214,8 +214,11 @@ void lwpt_hw_pmi_unregister(void);
  * @data: passed to @fn
  * @vector: where the IDT vector to program into LWP_CFG.VECTOR goes
  *
+ * @vector is the model's single vector; natively it is 0 and each CPU's
+ * vector comes from lwpt_hw_lwp_irq_vector().
+ *
  * Return: 0, -EBUSY if a hook is registered, -EOPNOTSUPP if the layer
- * cannot deliver the interrupt (native, until issue 4 allocates a vector).
+ * cannot deliver the interrupt, or the error of the vector allocation.
  */
 int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector);
 
@@ -223,5 +226,19 @@ int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector);
  * lwpt_hw_lwp_irq_unregister - remove the hook of lwpt_hw_lwp_irq_register()
  */
 void lwpt_hw_lwp_irq_unregister(void);
+
+/**
+ * lwpt_hw_lwp_irq_vector - the threshold vector of one CPU
+ * @cpu: the CPU whose LWP_CFG.VECTOR is being programmed
+ * @vector: where the vector goes (32..255)
+ *
+ * Native: every CPU has its own vector from the kernel's x86 vector domain;
+ * it can change when the CPU goes offline and online, so read it in the
+ * CPU's online callback (CPUHP_AP_ONLINE_DYN or later). Model: the one
+ * vector of lwpt_hw_lwp_irq_register().
+ *
+ * Return: 0, or -ENODEV if no hook is registered or @cpu has no vector now.
+ */
+int lwpt_hw_lwp_irq_vector(unsigned int cpu, u8 *vector);
 
 #endif /* LWPT_KMOD_HW_H */

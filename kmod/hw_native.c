@@ -7,6 +7,9 @@
  * subsystem bug must never take the machine down.
  */
 #include <linux/errno.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -15,6 +18,9 @@
 #include <asm/asm.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/xcr.h>
+#include <asm/hw_irq.h>
+#include <asm/irq_vectors.h>
+#include <asm/irqdomain.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
 
@@ -223,12 +229,118 @@ void lwpt_hw_pmi_unregister(void)
 	mutex_unlock(&lwpt_hw_hook_lock);
 }
 
+/*
+ * The LWP threshold interrupt (43724 §8.5, §8.7.1: "the operating system
+ * must assign a vector for LWP threshold interrupts and fill in the
+ * corresponding entry in the interrupt-descriptor table").
+ *
+ * LWP raises it through the local APIC of the CPU whose ring crossed the
+ * threshold, with LWP_CFG.VECTOR of that CPU. A module cannot take a system
+ * vector (alloc_intr_gate() is not exported), so each possible CPU gets one
+ * interrupt of its own in the kernel's x86 vector domain, managed and bound
+ * to that CPU: the vector allocator reserves a vector on it, the IDT entry is
+ * the kernel's (common_interrupt -> vector_irq -> this irq_desc), the
+ * lapic_controller chip sends the EOI, and the core shuts the interrupt down
+ * when the CPU goes offline and starts it (maybe on another vector) when it
+ * comes back, before CPUHP_AP_ONLINE_DYN callbacks read the vector again
+ * (lwpt_hw_lwp_irq_vector()). Not verified on hardware (none here).
+ */
+static DEFINE_PER_CPU(int, lwpt_hw_lwp_irq);
+static lwpt_hw_irq_fn lwpt_hw_lwp_fn;
+static void *lwpt_hw_lwp_data;
+
+static irqreturn_t lwpt_hw_lwp_isr(int irq, void *dev)
+{
+	return lwpt_hw_lwp_fn(lwpt_hw_lwp_data) ? IRQ_HANDLED : IRQ_NONE;
+}
+
+static void lwpt_hw_lwp_irqs_free(void)
+{
+	int cpu, irq;
+
+	for_each_possible_cpu(cpu) {
+		irq = per_cpu(lwpt_hw_lwp_irq, cpu);
+		if (irq <= 0)
+			continue;
+		if (irq_has_action(irq))
+			free_irq(irq, &lwpt_hw_lwp_fn);
+		irq_dispose_mapping(irq);
+		per_cpu(lwpt_hw_lwp_irq, cpu) = 0;
+	}
+}
+
+/* A managed interrupt in the x86 vector domain, bound to @cpu. */
+static int lwpt_hw_lwp_irq_alloc(int cpu)
+{
+	struct irq_affinity_desc aff = { .is_managed = 1 };
+	struct irq_alloc_info info;
+	int irq, err;
+
+	memset(&info, 0, sizeof(info));
+	cpumask_copy(&aff.mask, cpumask_of(cpu));
+	irq = __irq_domain_alloc_irqs(x86_vector_domain, -1, 1, cpu_to_node(cpu),
+				      &info, false, &aff);
+	if (irq < 0)
+		return irq;
+	per_cpu(lwpt_hw_lwp_irq, cpu) = irq;
+	irq_set_handler(irq, handle_edge_irq);
+	err = request_irq(irq, lwpt_hw_lwp_isr, IRQF_NOBALANCING, "lwpt-lwp",
+			  &lwpt_hw_lwp_fn);
+	return err;
+}
+
 int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)
 {
-	/* Issue 4 allocates the LWP threshold vector (43724 §8.7.1). */
-	return -EOPNOTSUPP;
+	int cpu, err = 0;
+
+	mutex_lock(&lwpt_hw_hook_lock);
+	if (lwpt_hw_lwp_fn) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	lwpt_hw_lwp_data = data;
+	/* Before request_irq(): the handler may run at once. */
+	WRITE_ONCE(lwpt_hw_lwp_fn, fn);
+	for_each_possible_cpu(cpu) {
+		err = lwpt_hw_lwp_irq_alloc(cpu);
+		if (err)
+			break;
+	}
+	if (err) {
+		lwpt_hw_lwp_irqs_free();
+		WRITE_ONCE(lwpt_hw_lwp_fn, NULL);
+	}
+	/* One vector per CPU: see lwpt_hw_lwp_irq_vector(). */
+	*vector = 0;
+out_unlock:
+	mutex_unlock(&lwpt_hw_hook_lock);
+	return err;
 }
 
 void lwpt_hw_lwp_irq_unregister(void)
 {
+	mutex_lock(&lwpt_hw_hook_lock);
+	if (lwpt_hw_lwp_fn) {
+		/* free_irq() waits for running handlers. */
+		lwpt_hw_lwp_irqs_free();
+		WRITE_ONCE(lwpt_hw_lwp_fn, NULL);
+	}
+	mutex_unlock(&lwpt_hw_hook_lock);
+}
+
+int lwpt_hw_lwp_irq_vector(unsigned int cpu, u8 *vector)
+{
+	int irq = per_cpu(lwpt_hw_lwp_irq, cpu);
+	struct irq_data *d = irq > 0 ? irq_get_irq_data(irq) : NULL;
+	struct irq_cfg *cfg = d ? irqd_cfg(d) : NULL;
+
+	unsigned int v = cfg ? READ_ONCE(cfg->vector) : 0;
+
+	/* No vector of its own while the interrupt is shut down (offline). */
+	if (!d || v < FIRST_EXTERNAL_VECTOR ||
+	    v == MANAGED_IRQ_SHUTDOWN_VECTOR ||
+	    !cpumask_test_cpu(cpu, irq_data_get_effective_affinity_mask(d)))
+		return -ENODEV;
+	*vector = v;
+	return 0;
 }

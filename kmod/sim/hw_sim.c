@@ -369,6 +369,15 @@ void lwpt_hw_lwp_irq_unregister(void)
 	synchronize_rcu();
 }
 
+int lwpt_hw_lwp_irq_vector(unsigned int cpu, u8 *vector)
+{
+	/* The model does not go through the IDT: one vector everywhere. */
+	if (!READ_ONCE(sim_lwp_irq_fn))
+		return -ENODEV;
+	*vector = SIM_LWP_VECTOR;
+	return 0;
+}
+
 void hw_sim_raise_lwp_irq(void)
 {
 	/* Pairs with the smp_store_release() in lwpt_hw_lwp_irq_register(). */
