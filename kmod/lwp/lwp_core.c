@@ -54,7 +54,6 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 static struct lwpt_caps lwp_caps;
 static bool lwp_up;
 static u32 lwp_area_bytes;
-static u8 lwp_vector;		/* 0: no threshold interrupt */
 static bool lwp_irq_registered;
 static int lwp_cpuhp_state = -1;
 static struct tracepoint *lwp_tp_exec;
@@ -100,14 +99,18 @@ static u64 lwp_cfg_value(int cpu)
 	u64 cfg = lwp_caps.lwp_leaf.edx & LWP_CFG_SETTABLE_FEATURES &
 		  lwp_variant_feature_policy();
 	u32 apicid = cpu_physical_id(cpu);
+	u8 vector = 0;
 
-	if (!lwp_vector)
+	/* INT only with a vector of this CPU (43724 §8.7.1). */
+	if (!lwp_irq_registered || lwpt_hw_lwp_irq_vector(cpu, &vector))
+		vector = 0;
+	if (!vector)
 		cfg &= ~LWP_CFG_INT;
 	if (apicid > (LWP_CFG_COREID_MASK >> LWP_CFG_COREID_SHIFT))
 		pr_info_once(LWPT_PR_PREFIX "LWP: APIC ID %u above 255: LWP_CFG.COREID holds its low 8 bits\n",
 			     apicid);
 	cfg |= ((u64)apicid << LWP_CFG_COREID_SHIFT) & LWP_CFG_COREID_MASK;
-	cfg |= ((u64)lwp_vector << LWP_CFG_VECTOR_SHIFT) & LWP_CFG_VECTOR_MASK;
+	cfg |= ((u64)vector << LWP_CFG_VECTOR_SHIFT) & LWP_CFG_VECTOR_MASK;
 	return cfg;
 }
 
@@ -441,7 +444,7 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 	c.abi_version = LWPT_ABI_VERSION;
 	if (lwpt_hw_flags() & LWPT_HW_F_SIM)
 		c.flags |= LWP_CAPS_F_SIM;
-	if (lwp_vector)
+	if (lwp_irq_registered)
 		c.flags |= LWP_CAPS_F_INT;
 	if (READ_ONCE(lf->active) && READ_ONCE(lf->owner) == task_pid(current))
 		c.flags |= LWP_CAPS_F_ENABLED;
@@ -598,6 +601,7 @@ static int lwp_area_init(void)
 
 int lwp_init(const struct lwpt_caps *caps)
 {
+	u8 vector;	/* per CPU: lwpt_hw_lwp_irq_vector() */
 	int err;
 
 	if (!caps->lwp)
@@ -606,9 +610,8 @@ int lwp_init(const struct lwpt_caps *caps)
 	err = lwp_area_init();
 	if (err)
 		return err;
-	err = lwpt_hw_lwp_irq_register(lwp_threshold_irq, NULL, &lwp_vector);
+	err = lwpt_hw_lwp_irq_register(lwp_threshold_irq, NULL, &vector);
 	if (err) {
-		lwp_vector = 0;
 		pr_info(LWPT_PR_PREFIX "LWP: no threshold interrupt on this hardware layer (%d): LWP_CFG.INT stays 0\n",
 			err);
 	} else {
