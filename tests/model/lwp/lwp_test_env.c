@@ -171,3 +171,42 @@ struct lwp_event_record env_record(struct test_env *e, uint64_t base, unsigned i
 	memcpy(&r, env_ptr(e, base + 32ull * i), sizeof(r));
 	return r;
 }
+
+struct lwp_model_operand env_reg_op(uint32_t v)
+{
+	struct lwp_model_operand o = { .is_mem = false, .value = v };
+
+	return o;
+}
+
+struct lwp_model_operand env_mem_op(uint64_t a)
+{
+	struct lwp_model_operand o = { .is_mem = true, .addr = a };
+
+	return o;
+}
+
+struct test_env *env_started(const struct lwp_model_profile *p, uint32_t flags,
+			     uint32_t records)
+{
+	struct test_env *e = env_new(p);
+
+	env_lwpcb(e, ENV_LWPCB, flags, records * 32, ENV_RING);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	return e;
+}
+
+uint32_t env_head(struct test_env *e)
+{
+	return env_get32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET);
+}
+
+uint64_t env_missed(struct test_env *e)
+{
+	return env_get64(e, ENV_LWPCB + LWP_LWPCB_OFF_MISSED_EVENTS);
+}
+
+void env_set_tail(struct test_env *e, uint32_t t)
+{
+	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET, t);
+}

@@ -4,7 +4,15 @@
 #ifndef LWPT_TESTS_LWP_TEST_ENV_H
 #define LWPT_TESTS_LWP_TEST_ENV_H
 
+#include <check.h>
+
 #include "model/lwp/lwp_model.h"
+
+/* Check assertions on a model result: no exception, or exception @e. */
+#define OK(r)		ck_assert_msg((r).exc == LWP_MODEL_EXC_NONE, "unexpected %s", \
+				      lwp_model_exc_str((r).exc))
+#define IS(r, e)	ck_assert_msg((r).exc == (e), "got %s, want %s", \
+				      lwp_model_exc_str((r).exc), lwp_model_exc_str(e))
 
 #define ENV_BASE	0x0000000010000000ull
 #define ENV_PAGES	64
@@ -53,5 +61,20 @@ uint32_t env_interval(struct test_env *e, uint64_t cb, unsigned int n);
 uint32_t env_counter(struct test_env *e, uint64_t cb, unsigned int n);
 /* Record i (32 bytes) of the ring at `base`. */
 struct lwp_event_record env_record(struct test_env *e, uint64_t base, unsigned int i);
+
+/* Operands of LWPINS/LWPVAL: a register value, or a memory address. */
+struct lwp_model_operand env_reg_op(uint32_t v);
+struct lwp_model_operand env_mem_op(uint64_t a);
+
+/* env_new() plus an LWPCB at ENV_LWPCB with @flags and a ring of @records
+ * records at ENV_RING, loaded with LLWPCB (asserted to succeed). */
+struct test_env *env_started(const struct lwp_model_profile *p, uint32_t flags,
+			     uint32_t records);
+
+/* BufferHeadOffset and MissedEvents of the LWPCB at ENV_LWPCB, as stored in
+ * memory; env_set_tail() writes its BufferTailOffset (Table 6-1). */
+uint32_t env_head(struct test_env *e);
+uint64_t env_missed(struct test_env *e);
+void env_set_tail(struct test_env *e, uint32_t t);
 
 #endif

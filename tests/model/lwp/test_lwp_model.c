@@ -13,24 +13,6 @@
 #include "tests/model/lwp/lwp_test_env.h"
 
 #define EXC(r)		((r).exc)
-#define OK(r)		ck_assert_msg((r).exc == LWP_MODEL_EXC_NONE, "unexpected %s", \
-				      lwp_model_exc_str((r).exc))
-#define IS(r, e)	ck_assert_msg((r).exc == (e), "got %s, want %s", \
-				      lwp_model_exc_str((r).exc), lwp_model_exc_str(e))
-
-static struct lwp_model_operand reg_op(uint32_t v)
-{
-	struct lwp_model_operand o = { .is_mem = false, .value = v };
-
-	return o;
-}
-
-static struct lwp_model_operand mem_op(uint64_t a)
-{
-	struct lwp_model_operand o = { .is_mem = true, .addr = a };
-
-	return o;
-}
 
 static void cpuid(struct test_env *e, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
@@ -38,43 +20,17 @@ static void cpuid(struct test_env *e, uint32_t leaf, uint32_t sub, uint32_t r[4]
 }
 
 /* An LWPCB at ENV_LWPCB with a ring of `records` records at ENV_RING. */
-static struct test_env *env_started(const struct lwp_model_profile *p, uint32_t flags,
-				    uint32_t records)
-{
-	struct test_env *e = env_new(p);
-	struct lwp_model_result r;
-
-	env_lwpcb(e, ENV_LWPCB, flags, records * 32, ENV_RING);
-	r = lwp_model_llwpcb(&e->m, ENV_LWPCB, 64);
-	OK(r);
-	return e;
-}
-
-static uint32_t head(struct test_env *e)
-{
-	return env_get32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET);
-}
-
-static uint64_t missed(struct test_env *e)
-{
-	return env_get64(e, ENV_LWPCB + LWP_LWPCB_OFF_MISSED_EVENTS);
-}
-
-static void set_tail(struct test_env *e, uint32_t t)
-{
-	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET, t);
-}
 
 static struct lwp_model_result ins(struct test_env *e, uint64_t ip, uint64_t src1,
 				   uint32_t data1, uint32_t imm)
 {
-	return lwp_model_lwpins(&e->m, ip, src1, reg_op(data1), imm, 64);
+	return lwp_model_lwpins(&e->m, ip, src1, env_reg_op(data1), imm, 64);
 }
 
 static struct lwp_model_result val(struct test_env *e, uint64_t ip, uint64_t src1,
 				   uint32_t data1, uint32_t imm)
 {
-	return lwp_model_lwpval(&e->m, ip, src1, reg_op(data1), imm, 64);
+	return lwp_model_lwpval(&e->m, ip, src1, env_reg_op(data1), imm, 64);
 }
 
 /* ===================================================================== */
@@ -314,12 +270,12 @@ START_TEST(test_wrmsr_cbaddr)
 	ck_assert_str_eq(e->last_section, "43724 §4.3");
 	ck_assert(lwp_model_enabled(&e->m));
 	OK(ins(e, 0x400000, 1, 2, 3));
-	set_tail(e, 0);
+	env_set_tail(e, 0);
 	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 0x777);
 	writes = e->writes;
 	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CBADDR, 0));
 	ck_assert_uint_eq(e->writes, writes);	/* discarded, not flushed */
-	ck_assert_uint_eq(head(e), 0x777);
+	ck_assert_uint_eq(env_head(e), 0x777);
 	ck_assert(!lwp_model_enabled(&e->m));
 	r = lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR);
 	ck_assert_uint_eq(r.value, 0);
@@ -340,13 +296,13 @@ START_TEST(test_rdmsr_cbaddr_no_flush)
 
 	lwp_model_set_head_flush(&e->m, LWP_MODEL_HEAD_FLUSH_LAZY);
 	OK(ins(e, 1, 1, 1, 1));
-	ck_assert_uint_eq(head(e), 0);	/* lazy: not yet in memory */
+	ck_assert_uint_eq(env_head(e), 0);	/* lazy: not yet in memory */
 	w = e->writes;
 	OK(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR));
 	ck_assert_uint_eq(e->writes, w);
-	ck_assert_uint_eq(head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	OK(lwp_model_slwpcb(&e->m, 64));
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	env_free(e);
 }
 END_TEST
@@ -406,7 +362,7 @@ START_TEST(test_llwpcb_no_event_still_enables_lwpins)
 
 	ck_assert(lwp_model_enabled(&e->m));
 	OK(val(e, 0x1000, 1, 2, 3));
-	ck_assert_uint_eq(head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	OK(ins(e, 0x1000, 1, 2, 3));
 	rec = env_record(e, ENV_RING, 0);
 	ck_assert_uint_eq(rec.event_id, 255);
@@ -457,14 +413,14 @@ START_TEST(test_llwpcb_negative_counter_is_zero)
 	env_event(e, ENV_LWPCB, 1, 3, 0xFFFFFF00u);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	OK(val(e, 0x10, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 32);		/* first LWPVAL stored */
+	ck_assert_uint_eq(env_head(e), 32);		/* first LWPVAL stored */
 	/* Then every (interval + 1) = 4th. */
 	OK(val(e, 0x11, 0, 0, 0));
 	OK(val(e, 0x12, 0, 0, 0));
 	OK(val(e, 0x13, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	OK(val(e, 0x14, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 1).ip, 0x14);
 	/* §5.1 step 7: a counter larger than the interval delays the first. */
 	OK(lwp_model_llwpcb(&e->m, 0, 64));
@@ -473,11 +429,11 @@ START_TEST(test_llwpcb_negative_counter_is_zero)
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	OK(val(e, 1, 0, 0, 0));
 	OK(val(e, 2, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	OK(val(e, 3, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	OK(val(e, 4, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	env_free(e);
 }
 END_TEST
@@ -588,7 +544,7 @@ START_TEST(test_llwpcb_flushes_old_first)
 	ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR).value, ENV_LWPCB);
 	env_page_np(e, ENV_LWPCB, false);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB2, 64));
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1), 9);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 2), 99);
 	ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR).value, ENV_LWPCB2);
@@ -630,17 +586,17 @@ START_TEST(test_llwpcb_head_offset_rules)
 
 	env_lwpcb(e, ENV_LWPCB, 0, 1024, ENV_RING);
 	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 1024);
-	set_tail(e, 512);
+	env_set_tail(e, 512);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	OK(ins(e, 7, 0, 0, 0));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).ip, 7);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	OK(lwp_model_llwpcb(&e->m, 0, 64));
 	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 100);	/* -> 96 */
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	OK(ins(e, 8, 0, 0, 0));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 3).ip, 8);
-	ck_assert_uint_eq(head(e), 128);
+	ck_assert_uint_eq(env_head(e), 128);
 	env_free(e);
 }
 END_TEST
@@ -673,7 +629,7 @@ START_TEST(test_slwpcb_flush_counters_and_head)
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1), 45);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 2), 55);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 3), 70);
-	ck_assert_uint_eq(head(e), 5 * 32);
+	ck_assert_uint_eq(env_head(e), 5 * 32);
 	/* #PF from the flush is reported and LWP stays enabled. */
 	env_page_ro(e, ENV_LWPCB, true);
 	r = lwp_model_slwpcb(&e->m, 64);
@@ -708,7 +664,7 @@ START_TEST(test_slwpcb_writes_pending_record)
 	ck_assert_uint_eq(rec.event_id, 2);
 	ck_assert_uint_eq(rec.ip, 0x4000);
 	ck_assert_uint_eq(rec.core_id, 0x5A);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 2), 9);	/* reset after store */
 	env_free(e);
 }
@@ -726,7 +682,7 @@ START_TEST(test_lwpval_record_fields)
 	struct lwp_model_result r;
 
 	r = lwp_model_lwpval(&e->m, 0x00007F0000001234ull, 0xFFFFFFFF87654321ull,
-			     reg_op(0xDEADBEEF), 0xABCD1234u, 32);
+			     env_reg_op(0xDEADBEEF), 0xABCD1234u, 32);
 	OK(r);
 	ck_assert(r.stored);
 	rec = env_record(e, ENV_RING, 0);
@@ -737,9 +693,9 @@ START_TEST(test_lwpval_record_fields)
 	ck_assert_uint_eq(rec.ip, 0x00007F0000001234ull);
 	ck_assert_uint_eq(rec.data2, 0x87654321ull);	/* zero-extended from 32 */
 	ck_assert_uint_eq(rec.reserved, 0);
-	OK(lwp_model_lwpval(&e->m, 1, 0xFFFFFFFF87654321ull, reg_op(0), 0, 64));
+	OK(lwp_model_lwpval(&e->m, 1, 0xFFFFFFFF87654321ull, env_reg_op(0), 0, 64));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 1).data2, 0xFFFFFFFF87654321ull);
-	OK(lwp_model_lwpval(&e->m, 1, 0xFFFFFFFF87654321ull, reg_op(0), 0, 16));
+	OK(lwp_model_lwpval(&e->m, 1, 0xFFFFFFFF87654321ull, env_reg_op(0), 0, 16));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 2).data2, 0x4321);
 	env_free(e);
 }
@@ -758,27 +714,27 @@ START_TEST(test_lwpval_memory_operand_lazy)
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	env_page_np(e, ENV_DATA, true);
 	reads = e->reads;
-	r = lwp_model_lwpval(&e->m, 0x10, 0, mem_op(ENV_DATA + 8), 0, 64);
+	r = lwp_model_lwpval(&e->m, 0x10, 0, env_mem_op(ENV_DATA + 8), 0, 64);
 	OK(r);
 	ck_assert(!r.stored);
 	ck_assert_uint_eq(e->reads, reads);
 	/* Now the counter goes negative: the operand is read -> #PF, and the
 	 * instruction has no effect (restartable). */
-	r = lwp_model_lwpval(&e->m, 0x10, 0, mem_op(ENV_DATA + 8), 0, 64);
+	r = lwp_model_lwpval(&e->m, 0x10, 0, env_mem_op(ENV_DATA + 8), 0, 64);
 	IS(r, LWP_MODEL_EXC_PF);
 	ck_assert_uint_eq(r.pf_addr, ENV_DATA + 8);
 	ck_assert(!r.pf_write);
-	ck_assert_uint_eq(head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	env_page_np(e, ENV_DATA, false);
 	env_put32(e, ENV_DATA + 8, 0xCAFEF00D);
-	r = lwp_model_lwpval(&e->m, 0x10, 0, mem_op(ENV_DATA + 8), 0, 64);
+	r = lwp_model_lwpval(&e->m, 0x10, 0, env_mem_op(ENV_DATA + 8), 0, 64);
 	OK(r);
 	ck_assert(r.stored);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).data1, 0xCAFEF00D);
 	/* §5.3 #GP: operand beyond the segment limit (non-canonical). */
-	r = lwp_model_lwpval(&e->m, 0x10, 0, mem_op(0x0000800000000000ull), 0, 64);
+	r = lwp_model_lwpval(&e->m, 0x10, 0, env_mem_op(0x0000800000000000ull), 0, 64);
 	OK(r);	/* counter 1 -> 0: not read */
-	r = lwp_model_lwpval(&e->m, 0x10, 0, mem_op(0x0000800000000000ull), 0, 64);
+	r = lwp_model_lwpval(&e->m, 0x10, 0, env_mem_op(0x0000800000000000ull), 0, 64);
 	IS(r, LWP_MODEL_EXC_GP);
 	env_free(e);
 }
@@ -792,14 +748,14 @@ START_TEST(test_lwpval_not_enabled_does_nothing)
 	unsigned int reads, writes;
 
 	reads = e->reads;
-	r = lwp_model_lwpval(&e->m, 1, 0, mem_op(0xDEAD0000), 0, 64);
+	r = lwp_model_lwpval(&e->m, 1, 0, env_mem_op(0xDEAD0000), 0, 64);
 	OK(r);
 	ck_assert_uint_eq(e->reads, reads);
 	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_IRE, 1024, ENV_RING);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	reads = e->reads;
 	writes = e->writes;
-	r = lwp_model_lwpval(&e->m, 1, 0, mem_op(0xDEAD0000), 0, 64);
+	r = lwp_model_lwpval(&e->m, 1, 0, env_mem_op(0xDEAD0000), 0, 64);
 	OK(r);
 	ck_assert(!r.stored);
 	ck_assert_uint_eq(e->reads, reads);
@@ -816,7 +772,7 @@ START_TEST(test_lwpins_record_fields_cf_clear)
 	struct lwp_model_result r;
 
 	env_put32(e, ENV_DATA, 0x11223344);
-	r = lwp_model_lwpins(&e->m, 0x401000, 0x1122334455667788ull, mem_op(ENV_DATA),
+	r = lwp_model_lwpins(&e->m, 0x401000, 0x1122334455667788ull, env_mem_op(ENV_DATA),
 			     0x12345678, 64);
 	OK(r);
 	ck_assert(!r.cf);
@@ -829,7 +785,7 @@ START_TEST(test_lwpins_record_fields_cf_clear)
 	ck_assert_uint_eq(rec.ip, 0x401000);
 	ck_assert_uint_eq(rec.data2, 0x1122334455667788ull);
 	ck_assert_uint_eq(rec.reserved, 0);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	env_free(e);
 }
 END_TEST
@@ -840,7 +796,7 @@ START_TEST(test_lwpins_not_enabled_cf_clear)
 	struct test_env *e = env_new(&lwp_model_profile_fx8150);
 	struct lwp_model_result r;
 
-	r = lwp_model_lwpins(&e->m, 1, 2, mem_op(0xDEAD0000), 3, 64);
+	r = lwp_model_lwpins(&e->m, 1, 2, env_mem_op(0xDEAD0000), 3, 64);
 	OK(r);
 	ck_assert(!r.cf);
 	ck_assert(!r.stored);
@@ -861,34 +817,34 @@ START_TEST(test_lwpins_ring_full_cf_set)
 		OK(r);
 		ck_assert(!r.cf);
 	}
-	ck_assert_uint_eq(head(e), 31 * 32);
-	ck_assert_uint_eq(missed(e), 0);
+	ck_assert_uint_eq(env_head(e), 31 * 32);
+	ck_assert_uint_eq(env_missed(e), 0);
 	r = ins(e, 0x200, 7, 7, 7);
 	OK(r);
 	ck_assert(r.cf);
 	ck_assert(r.missed);
-	ck_assert_uint_eq(head(e), 31 * 32);
-	ck_assert_uint_eq(missed(e), 1);
+	ck_assert_uint_eq(env_head(e), 31 * 32);
+	ck_assert_uint_eq(env_missed(e), 1);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 31).ip, 0x200);	/* overwritten */
 	r = ins(e, 0x201, 7, 7, 7);
 	ck_assert(r.cf);
-	ck_assert_uint_eq(missed(e), 2);
+	ck_assert_uint_eq(env_missed(e), 2);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 31).ip, 0x201);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 30).ip, 0x100 + 30);
 	/* §8.3: software frees space; the tail is reread when the ring
 	 * appears full, so the next store advances. */
-	set_tail(e, 64);
+	env_set_tail(e, 64);
 	r = ins(e, 0x202, 7, 7, 7);
 	OK(r);
 	ck_assert(!r.cf);
-	ck_assert_uint_eq(head(e), 0);	/* wrapped */
+	ck_assert_uint_eq(env_head(e), 0);	/* wrapped */
 	r = ins(e, 0x203, 7, 7, 7);
 	ck_assert(!r.cf);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).ip, 0x203);
 	r = ins(e, 0x204, 7, 7, 7);
 	ck_assert(r.cf);
-	ck_assert_uint_eq(missed(e), 3);
+	ck_assert_uint_eq(env_missed(e), 3);
 	env_free(e);
 }
 END_TEST
@@ -905,11 +861,11 @@ START_TEST(test_lwpval_ring_full_resets_counter)
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	for (i = 0; i < 2 * 33; i++)
 		OK(val(e, i, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 31 * 32);
-	ck_assert_uint_eq(missed(e), 2);
+	ck_assert_uint_eq(env_head(e), 31 * 32);
+	ck_assert_uint_eq(env_missed(e), 2);
 	r = val(e, 0, 0, 0, 0);		/* counter reset to 1 by the miss */
 	ck_assert(r.stored && r.missed);
-	ck_assert_uint_eq(missed(e), 3);
+	ck_assert_uint_eq(env_missed(e), 3);
 	r = val(e, 0, 0, 0, 0);
 	ck_assert(!r.stored);
 	env_free(e);
@@ -962,28 +918,28 @@ START_TEST(test_threshold_interrupt)
 	for (i = 0; i < 3; i++)
 		OK(ins(e, i, 0, 0, 0));
 	ck_assert_uint_eq(e->irqs, 0);
-	ck_assert_uint_eq(head(e), 0);		/* lazy: not flushed yet */
+	ck_assert_uint_eq(env_head(e), 0);		/* lazy: not flushed yet */
 	OK(ins(e, 3, 0, 0, 0));
 	ck_assert_uint_eq(e->irqs, 1);
 	ck_assert_uint_eq(e->last_vector, 0xEC);
-	ck_assert_uint_eq(head(e), 128);	/* forced out */
+	ck_assert_uint_eq(env_head(e), 128);	/* forced out */
 	OK(ins(e, 4, 0, 0, 0));
 	ck_assert_uint_eq(e->irqs, 2);		/* still above threshold */
 	/* Software empties the ring: the tail is reread, no interrupt. */
-	set_tail(e, 160);
+	env_set_tail(e, 160);
 	OK(ins(e, 5, 0, 0, 0));
 	ck_assert_uint_eq(e->irqs, 2);
 	/* Wrap-around: space used is taken modulo BufferSize. */
 	OK(lwp_model_llwpcb(&e->m, 0, 64));
 	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 960);
-	set_tail(e, 960);
+	env_set_tail(e, 960);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	for (i = 0; i < 3; i++)
 		OK(ins(e, i, 0, 0, 0));		/* head 992, 0, 32 */
 	ck_assert_uint_eq(e->irqs, 2);
 	OK(ins(e, 3, 0, 0, 0));			/* head 64: used 128 */
 	ck_assert_uint_eq(e->irqs, 3);
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	env_free(e);
 }
 END_TEST
@@ -1029,9 +985,9 @@ START_TEST(test_head_flush_every_store_default)
 	struct test_env *e = env_started(&lwp_model_profile_fx8150, 0, 32);
 
 	OK(ins(e, 1, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	OK(ins(e, 1, 0, 0, 0));
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	env_free(e);
 }
 END_TEST
@@ -1103,7 +1059,7 @@ START_TEST(test_xsave_xrstor_round_trip)
 	OK(val(e, 3, 0, 0, 0));		/* 0 -> -1: stored */
 	ck_assert_uint_eq(env_record(e, ENV_RING, 1).ip, 3);
 	OK(lwp_model_slwpcb(&e->m, 64));
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 1), 2);
 	ck_assert_uint_eq(e->violations, 0);
 	env_free(e);
@@ -1162,7 +1118,7 @@ START_TEST(test_xrstor_rules)
 	OK(lwp_model_slwpcb(&e->m, 64));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).event_id, 2);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).ip, 0xABC);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	/* BRE was not available in LWP_CFG: its counter is not flushed. */
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 3), 0);
 	ck_assert_uint_eq(e->violations, 0);
@@ -1224,7 +1180,7 @@ START_TEST(test_xrstor_refreshes_cached_fields)
 	for (i = 0; i < 4; i++)
 		OK(val(e, i, 0, 0, 0));
 	/* counter 0: store at i=0 and reset to 2: next at i=3. */
-	ck_assert_uint_eq(head(e), 64);
+	ck_assert_uint_eq(env_head(e), 64);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 1).ip, 3);
 	/* An unmapped LWPCB surfaces as #PF at the refresh. */
 	OK(lwp_model_xsave(&e->m, &a, LWP_XCR0_MASK, &bv));
@@ -1253,7 +1209,7 @@ START_TEST(test_insn_retired_records)
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	for (i = 0; i < 30; i++)
 		OK(lwp_model_insn_retired(&e->m, 0x1000 + i));
-	ck_assert_uint_eq(head(e), 3 * 32);
+	ck_assert_uint_eq(env_head(e), 3 * 32);
 	for (i = 0; i < 3; i++) {
 		rec = env_record(e, ENV_RING, i);
 		ck_assert_uint_eq(rec.event_id, LWP_EVENTID_INSTRUCTIONS_RETIRED);
@@ -1476,7 +1432,7 @@ START_TEST(test_clock_events)
 	rec = env_record(e, ENV_RING, 0);
 	ck_assert_uint_eq(rec.event_id, LWP_EVENTID_CPU_CLOCKS_NOT_HALTED);
 	ck_assert_uint_eq(rec.ip, 0x777);
-	ck_assert_uint_eq(head(e), 32);
+	ck_assert_uint_eq(env_head(e), 32);
 	OK(lwp_model_slwpcb(&e->m, 64));
 	/* 100 - 150 = -50: reset 1000 + (-50 + 1). */
 	ck_assert_uint_eq(env_counter(e, ENV_LWPCB, 5), 951);
@@ -1707,11 +1663,11 @@ START_TEST(test_model_random_operations)
 				lwp_model_slwpcb(&e->m, 32);
 				break;
 			case 3:
-				lwp_model_lwpins(&e->m, v, v, v & 1 ? mem_op(a) : reg_op(7),
+				lwp_model_lwpins(&e->m, v, v, v & 1 ? env_mem_op(a) : env_reg_op(7),
 						 (uint32_t)v, 64);
 				break;
 			case 4:
-				lwp_model_lwpval(&e->m, v, v, v & 1 ? mem_op(a) : reg_op(7),
+				lwp_model_lwpval(&e->m, v, v, v & 1 ? env_mem_op(a) : env_reg_op(7),
 						 (uint32_t)v, 32);
 				break;
 			case 5:
@@ -1746,7 +1702,7 @@ START_TEST(test_model_random_operations)
 				lwp_model_set_cpl(&e->m, 3);
 				break;
 			case 13:
-				set_tail(e, (uint32_t)v % 9000);
+				env_set_tail(e, (uint32_t)v % 9000);
 				break;
 			case 14:
 				lwp_model_flush_pending(&e->m);

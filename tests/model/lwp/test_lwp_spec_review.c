@@ -13,61 +13,19 @@
 #include "model/lwp/lwp_xop.h"
 #include "tests/model/lwp/lwp_test_env.h"
 
-#define OK(r)		ck_assert_msg((r).exc == LWP_MODEL_EXC_NONE, "unexpected %s", \
-				      lwp_model_exc_str((r).exc))
-#define IS(r, e)	ck_assert_msg((r).exc == (e), "got %s, want %s", \
-				      lwp_model_exc_str((r).exc), lwp_model_exc_str(e))
 #define XCR0		LWP_XCR0_MASK
 #define EVOFF		LWP_LWPCB_EVENT_OFFSET_DEFAULT
 
-static struct lwp_model_operand reg_op(uint32_t v)
-{
-	struct lwp_model_operand o = { .is_mem = false, .value = v };
-
-	return o;
-}
-
-static struct lwp_model_operand mem_op(uint64_t a)
-{
-	struct lwp_model_operand o = { .is_mem = true, .addr = a };
-
-	return o;
-}
-
 /* LWP started with an LWPCB at ENV_LWPCB and a ring of `records` at ENV_RING. */
-static struct test_env *started(const struct lwp_model_profile *p, uint32_t flags,
-				uint32_t records)
-{
-	struct test_env *e = env_new(p);
-
-	env_lwpcb(e, ENV_LWPCB, flags, records * 32, ENV_RING);
-	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
-	return e;
-}
-
-static uint32_t cb_head(struct test_env *e)
-{
-	return env_get32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET);
-}
-
-static uint64_t cb_missed(struct test_env *e)
-{
-	return env_get64(e, ENV_LWPCB + LWP_LWPCB_OFF_MISSED_EVENTS);
-}
-
-static void cb_tail(struct test_env *e, uint32_t t)
-{
-	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET, t);
-}
 
 static struct lwp_model_result ins(struct test_env *e, uint64_t ip, uint32_t imm)
 {
-	return lwp_model_lwpins(&e->m, ip, 0, reg_op(0), imm, 64);
+	return lwp_model_lwpins(&e->m, ip, 0, env_reg_op(0), imm, 64);
 }
 
 static struct lwp_model_result val(struct test_env *e, uint64_t ip, uint32_t imm)
 {
-	return lwp_model_lwpval(&e->m, ip, 0, reg_op(0), imm, 64);
+	return lwp_model_lwpval(&e->m, ip, 0, env_reg_op(0), imm, 64);
 }
 
 /* ===================================================================== */
@@ -82,7 +40,7 @@ static struct lwp_model_result val(struct test_env *e, uint64_t ip, uint32_t imm
  */
 START_TEST(test_5_3_lwpval_event_disabled_touches_nothing)
 {
-	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_IRE, 32);
+	struct test_env *e = env_started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_IRE, 32);
 	struct lwp_xsave_area a;
 	uint64_t bv = 0;
 	unsigned int r0, w0;
@@ -90,7 +48,7 @@ START_TEST(test_5_3_lwpval_event_disabled_touches_nothing)
 	env_event(e, ENV_LWPCB, 1, 0, 0);
 	r0 = e->reads;
 	w0 = e->writes;
-	OK(lwp_model_lwpval(&e->m, 0x400, 1, mem_op(ENV_DATA), 2, 64));
+	OK(lwp_model_lwpval(&e->m, 0x400, 1, env_mem_op(ENV_DATA), 2, 64));
 	ck_assert_uint_eq(e->reads, r0);
 	ck_assert_uint_eq(e->writes, w0);
 	/* After XSAVE/XRSTOR the cached fields are stale; LWPCB unmapped. */
@@ -99,7 +57,7 @@ START_TEST(test_5_3_lwpval_event_disabled_touches_nothing)
 	env_page_np(e, ENV_LWPCB, true);
 	r0 = e->reads;
 	w0 = e->writes;
-	OK(lwp_model_lwpval(&e->m, 0x401, 1, mem_op(ENV_DATA), 2, 64));
+	OK(lwp_model_lwpval(&e->m, 0x401, 1, env_mem_op(ENV_DATA), 2, 64));
 	ck_assert_uint_eq(e->reads, r0);
 	ck_assert_uint_eq(e->writes, w0);
 	ck_assert_uint_eq(e->violations, 0);
@@ -137,19 +95,19 @@ START_TEST(test_7_4_xrstor_cpl3_head_in_last_record_is_zero)
 	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
 	ck_assert(lwp_model_enabled(&e->m));
 	OK(lwp_model_slwpcb(&e->m, 64));
-	ck_assert_uint_eq(cb_head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	/* Exactly the last record is kept. */
 	xsave_area_for_ring(&a, 1024, 1024 - 32);
 	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
 	OK(lwp_model_slwpcb(&e->m, 64));
-	ck_assert_uint_eq(cb_head(e), 1024 - 32);
+	ck_assert_uint_eq(env_head(e), 1024 - 32);
 	/* CPL 0: the bullets only: rounded down. */
 	lwp_model_set_cpl(&e->m, 0);
 	xsave_area_for_ring(&a, 1024, 1024 - 32 + 8);
 	OK(lwp_model_xrstor(&e->m, &a, XCR0, XCR0));
 	lwp_model_set_cpl(&e->m, 3);
 	OK(lwp_model_slwpcb(&e->m, 64));
-	ck_assert_uint_eq(cb_head(e), 1024 - 32);
+	ck_assert_uint_eq(env_head(e), 1024 - 32);
 	ck_assert_uint_eq(e->violations, 0);
 	env_free(e);
 }
@@ -266,7 +224,7 @@ END_TEST
  */
 START_TEST(test_4_1_xcr0_clear_zeroes_cbaddr)
 {
-	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
+	struct test_env *e = env_started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
 
 	OK(lwp_model_xsetbv(&e->m, 0));
 	ck_assert_uint_eq(lwp_model_rdmsr(&e->m, LWP_MSR_CBADDR).value, 0);
@@ -424,12 +382,12 @@ END_TEST
  */
 START_TEST(test_5_4_record_fields_and_sizes)
 {
-	struct test_env *e = started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
+	struct test_env *e = env_started(&lwp_model_profile_fx8150, LWP_LWPCB_FLAGS_VAL, 32);
 	struct lwp_event_record rec;
 
 	memset(env_ptr(e, ENV_RING), 0xEE, 64);
 	env_put32(e, ENV_DATA, 0xCAFEF00Du);
-	OK(lwp_model_lwpins(&e->m, 0x401000, 0xFFFFFFFF87654321ull, mem_op(ENV_DATA),
+	OK(lwp_model_lwpins(&e->m, 0x401000, 0xFFFFFFFF87654321ull, env_mem_op(ENV_DATA),
 			    0xABCD1234u, 32));
 	rec = env_record(e, ENV_RING, 0);
 	ck_assert_uint_eq(rec.event_id, 255);
@@ -439,7 +397,7 @@ START_TEST(test_5_4_record_fields_and_sizes)
 	ck_assert_uint_eq(rec.ip, 0x401000);
 	ck_assert_uint_eq(rec.data2, 0x87654321ull);
 	ck_assert_uint_eq(rec.reserved, 0);
-	OK(lwp_model_lwpval(&e->m, 0x401010, 0xFFFFFFFF87654321ull, reg_op(7), 0xFFFF0001u, 64));
+	OK(lwp_model_lwpval(&e->m, 0x401010, 0xFFFFFFFF87654321ull, env_reg_op(7), 0xFFFF0001u, 64));
 	rec = env_record(e, ENV_RING, 1);
 	ck_assert_uint_eq(rec.event_id, 1);
 	ck_assert_uint_eq(rec.flags, 1);
@@ -464,15 +422,15 @@ START_TEST(test_5_3_memory_operand_only_when_storing)
 	env_event(e, ENV_LWPCB, 1, 2, 2);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	env_page_np(e, ENV_DATA, true);
-	OK(lwp_model_lwpval(&e->m, 1, 0, mem_op(ENV_DATA), 0, 64));
-	OK(lwp_model_lwpval(&e->m, 2, 0, mem_op(ENV_DATA), 0, 64));
-	r = lwp_model_lwpval(&e->m, 3, 0, mem_op(ENV_DATA), 0, 64);
+	OK(lwp_model_lwpval(&e->m, 1, 0, env_mem_op(ENV_DATA), 0, 64));
+	OK(lwp_model_lwpval(&e->m, 2, 0, env_mem_op(ENV_DATA), 0, 64));
+	r = lwp_model_lwpval(&e->m, 3, 0, env_mem_op(ENV_DATA), 0, 64);
 	IS(r, LWP_MODEL_EXC_PF);
 	ck_assert_uint_eq(r.pf_addr, ENV_DATA);
 	ck_assert(!r.pf_write);
 	/* Restartable: the same LWPVAL stores once the page is present. */
 	env_page_np(e, ENV_DATA, false);
-	r = lwp_model_lwpval(&e->m, 3, 0, mem_op(ENV_DATA), 0, 64);
+	r = lwp_model_lwpval(&e->m, 3, 0, env_mem_op(ENV_DATA), 0, 64);
 	ck_assert(r.stored);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).ip, 3);
 	env_free(e);
@@ -509,21 +467,21 @@ START_TEST(test_5_4_lwpins_cf_via_decoder)
 		OK(lwp_xop_execute(&e->m, &d, &regs));
 		ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, 0);
 	}
-	ck_assert_uint_eq(cb_head(e), 31 * 32);
+	ck_assert_uint_eq(env_head(e), 31 * 32);
 	regs.rip = 0x3000;
 	OK(lwp_xop_execute(&e->m, &d, &regs));
 	ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, LWP_XOP_RFLAGS_CF);
-	ck_assert_uint_eq(cb_head(e), 31 * 32);
-	ck_assert_uint_eq(cb_missed(e), 1);
+	ck_assert_uint_eq(env_head(e), 31 * 32);
+	ck_assert_uint_eq(env_missed(e), 1);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 31).ip, 0x3000);
 	ck_assert_uint_eq(env_record(e, ENV_RING, 30).ip, 0x2000 + 30);
 	/* §8.3: the tail is re-read when the ring appears full. */
-	cb_tail(e, 32);
+	env_set_tail(e, 32);
 	regs.rip = 0x3001;
 	OK(lwp_xop_execute(&e->m, &d, &regs));
 	ck_assert_uint_eq(regs.rflags & LWP_XOP_RFLAGS_CF, 0);
-	ck_assert_uint_eq(cb_head(e), 0);
-	ck_assert_uint_eq(cb_missed(e), 1);
+	ck_assert_uint_eq(env_head(e), 0);
+	ck_assert_uint_eq(env_missed(e), 1);
 	env_free(e);
 }
 END_TEST
@@ -568,7 +526,7 @@ START_TEST(test_5_4_two_records_same_ip)
 	ck_assert_uint_eq(b.event_id, 2);
 	ck_assert_uint_eq(a.ip, 0x5000 + sizeof(lwpval));
 	ck_assert_uint_eq(b.ip, 0x5000 + sizeof(lwpval));
-	ck_assert_uint_eq(cb_head(e), 4 * 32);
+	ck_assert_uint_eq(env_head(e), 4 * 32);
 	env_free(e);
 }
 END_TEST
@@ -771,7 +729,7 @@ START_TEST(test_7_3_7_5_disabled_save_and_processor_values)
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
 	OK(lwp_model_slwpcb(&e->m, 64));
 	ck_assert_uint_eq(env_record(e, ENV_RING, 0).event_id, 0);
-	ck_assert_uint_eq(cb_head(e), 0);
+	ck_assert_uint_eq(env_head(e), 0);
 	env_free(e);
 }
 END_TEST
