@@ -17,6 +17,7 @@
  *   ioctl       invalid ioctls: ENOTTY, EFAULT, EINVAL, EPERM, EBUSY
  *   threshold   threshold interrupts through poll/read and a signal (§8.5)
  *   hotplug     CPU offline/online while LWP is enabled
+ *   suspend     suspend/resume (pm_test=core) while LWP is enabled
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -797,6 +798,49 @@ static void ring_setup(void)
 	close(fd);
 }
 
+/*
+ * Suspend to RAM under /sys/power/pm_test=core (the whole sequence, CPU
+ * offline, syscore suspend/resume, without sleeping) while this thread has
+ * LWP: its ring is exact afterwards and every CPU has its LWP_CFG back.
+ */
+static void test_suspend(void)
+{
+	int fd = lwp_open(), i, cpu;
+	uint64_t before[2] = { 0, 0 };
+	struct lwp_caps c;
+	FILE *f;
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		pin(cpu);
+		lwp_caps_get(fd, &c);
+		before[cpu] = c.lwp_cfg;
+	}
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	for (i = 0; i < 3; i++)
+		LWPINS32(i, i, 9);
+	f = fopen("/sys/power/pm_test", "w");
+	CHECK(f && fputs("core\n", f) >= 0 && fclose(f) == 0, "pm_test");
+	f = fopen("/sys/power/state", "w");
+	CHECK(f && fputs("mem\n", f) >= 0 && fclose(f) == 0,
+	      "suspend: %s", strerror(errno));
+	for (i = 3; i < 6; i++)
+		LWPINS32(i, i, 9);
+	CHECK(*vhead(&sess) == 6 * 32, "head %u", *vhead(&sess));
+	for (i = 0; i < 6; i++)
+		CHECK(sess.ring[i].data1 == (uint32_t)i, "record %d", i);
+	for (cpu = 0; cpu < 2; cpu++) {
+		pin(cpu);
+		lwp_caps_get(fd, &c);
+		CHECK(c.cpu == (uint32_t)cpu && c.lwp_cfg == before[cpu],
+		      "cpu%d LWP_CFG %#llx, before %#llx", cpu,
+		      (unsigned long long)c.lwp_cfg,
+		      (unsigned long long)before[cpu]);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *t = argc > 1 ? argv[1] : "";
@@ -830,8 +874,10 @@ int main(int argc, char **argv)
 		test_threshold();
 	else if (!strcmp(t, "hotplug"))
 		test_hotplug();
+	else if (!strcmp(t, "suspend"))
+		test_suspend();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|hotplug\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|hotplug|suspend\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
