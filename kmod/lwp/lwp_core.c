@@ -55,6 +55,7 @@ static struct lwpt_caps lwp_caps;
 static bool lwp_up;
 static u32 lwp_area_bytes;
 static bool lwp_irq_registered;
+static bool lwp_unloading;	/* lwp_exit() is removing the cpuhp state */
 static int lwp_cpuhp_state = -1;
 static struct tracepoint *lwp_tp_exec;
 static struct tracepoint *lwp_tp_exit;
@@ -130,10 +131,21 @@ static int lwp_cpu_online(unsigned int cpu)
 	return err;
 }
 
+/*
+ * CPU going down, or module unload (cpuhp_remove_state()). At unload no
+ * thread has LWP (each holds a module reference): LWP_CFG = 0, nothing stays
+ * programmed. On hotplug LWP_CFG is left as it is: this callback runs while
+ * the dying CPU can still switch an LWP thread in (balance_push() migrates
+ * it only after the switch), and XRSTOR keeps only the events LWP_CFG makes
+ * available (43724 §7.4), so a zero LWP_CFG here would silently disable the
+ * thread's events for good. An offline CPU executes nothing; the online
+ * callback programs LWP_CFG again before the CPU schedules user threads.
+ */
 static int lwp_cpu_offline(unsigned int cpu)
 {
+	if (!READ_ONCE(lwp_unloading))
+		return 0;
 	preempt_disable();
-	/* Nothing may stay programmed on a CPU we no longer watch. */
 	lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
 	this_cpu_write(lwp_cfg_programmed, 0);
 	preempt_enable();
@@ -651,7 +663,9 @@ void lwp_exit(void)
 		return;
 	lwp_up = false;
 	unregister_syscore_ops(&lwp_syscore_ops);
+	WRITE_ONCE(lwp_unloading, true);
 	cpuhp_remove_state(lwp_cpuhp_state);
+	WRITE_ONCE(lwp_unloading, false);
 	preempt_notifier_dec();
 	lwp_variant_exit();
 	lwp_hooks_unregister();
