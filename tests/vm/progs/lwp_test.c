@@ -9,7 +9,8 @@
  *   caps        LWP_IOC_GET_CAPS before and after LWP_IOC_ENABLE (§3.3)
  *   records     LLWPCB/LWPINS/LWPVAL/SLWPCB records, CF, MissedEvents (§5, §6)
  *   sigill      LWPINS without LWP_IOC_ENABLE raises SIGILL (also in a
- *               thread of a process whose other thread enabled it)
+ *               thread of a process whose other thread enabled it); UD2
+ *               with LWP still SIGILL; a faulting operand gives SIGSEGV
  *   isolate N   two processes, N records each, never see each other's
  *   pingpong N  two LWP threads on one CPU switch N times; ring state exact
  *   fork        fork children and exec'd images start without LWP (§8.7.2)
@@ -376,6 +377,43 @@ static void enabled_then_other_thread(void)
 	_exit(3);		/* not reached: SIGILL kills the process */
 }
 
+/* A thread with LWP still gets SIGILL for other undefined opcodes. */
+static void enabled_ud2(void)
+{
+	int fd = lwp_open();
+
+	if (lwp_enable(fd))
+		_exit(2);
+	__asm__ volatile("ud2");
+	_exit(3);
+}
+
+static volatile uint64_t segv_addr;
+
+static void segv_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	segv_addr = (uint64_t)(uintptr_t)si->si_addr;
+	_exit(si->si_code == SEGV_MAPERR && segv_addr == 0x10 ? 10 : 11);
+}
+
+/* §5.4: a memory operand that faults gives #PF: SIGSEGV at its address. */
+static void lwpins_bad_operand(void)
+{
+	struct sigaction sa = { .sa_sigaction = segv_handler,
+				.sa_flags = SA_SIGINFO };
+	int fd = lwp_open();
+
+	sigaction(SIGSEGV, &sa, NULL);
+	if (lwp_enable(fd))
+		_exit(2);
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWP_ASM("lwpins $1, (%0), %1", : : "r"(0x10ul), "r"(1u) : "cc", "memory");
+	_exit(3);
+}
+
 static void test_sigill(void)
 {
 	int st;
@@ -386,6 +424,12 @@ static void test_sigill(void)
 	st = in_child(enabled_then_other_thread);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
 	      "LWPINS in a thread without ENABLE: status %#x", st);
+	st = in_child(enabled_ud2);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL,
+	      "UD2 in a thread with LWP: status %#x", st);
+	st = in_child(lwpins_bad_operand);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 10,
+	      "LWPINS with an unmapped operand: status %#x", st);
 }
 
 /* N records with this process's marker; every record checked. */
