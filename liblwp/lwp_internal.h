@@ -37,6 +37,10 @@ struct lwp_session {
 	struct lwp_emu_thread *opener;	/* thread lwp_open() made LWP available to */
 	struct lwp_emu_thread *starter;	/* other thread lwp_start() made it available to */
 	struct lwp_emu_thread *owner;	/* thread whose LWP runs on this LWPCB */
+
+	/* Hardware backend (lwp_hw.c); efd is then the /dev/lwp descriptor. */
+	int hw_tid;			/* thread LWP_IOC_ENABLE was done for */
+	int hw_started;			/* LLWPCB of this LWPCB done by hw_tid */
 };
 
 /* lwp_emu.c: the emulation backend on model/lwp. */
@@ -46,7 +50,7 @@ int lwp_emu_start(struct lwp_session *s);
 int lwp_emu_stop(struct lwp_session *s);
 void lwp_emu_close(struct lwp_session *s);
 
-/* lwp_hw.c: the /dev/lwp backend (stub until the kernel ABI exists). */
+/* lwp_hw.c: the /dev/lwp backend. */
 int lwp_hw_query(struct lwp_caps *caps);
 int lwp_hw_open(struct lwp_session *s);
 int lwp_hw_start(struct lwp_session *s);

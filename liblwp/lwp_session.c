@@ -95,12 +95,31 @@ int lwp_query_backend(struct lwp_caps *caps, int backend)
 	return ret;
 }
 
+/*
+ * LIBLWP_BACKEND=hw|emu|auto forces the choice of LWP_BACKEND_AUTO (an
+ * explicit lwp_config.backend wins). Anything else is ignored.
+ */
+static int backend_env(void)
+{
+	const char *e = getenv("LIBLWP_BACKEND");
+
+	if (!e)
+		return LWP_BACKEND_AUTO;
+	if (!strcmp(e, "hw"))
+		return LWP_BACKEND_HW;
+	if (!strcmp(e, "emu"))
+		return LWP_BACKEND_EMU;
+	return LWP_BACKEND_AUTO;
+}
+
 int lwp_query(struct lwp_caps *caps)
 {
-	int ret;
+	int ret, forced = backend_env();
 
 	if (!caps)
 		return -EINVAL;
+	if (forced != LWP_BACKEND_AUTO)
+		return lwp_query_backend(caps, forced);
 	ret = lwp_query_backend(caps, LWP_BACKEND_HW);
 	if (ret == 0)
 		return 0;
@@ -245,6 +264,8 @@ int lwp_open(struct lwp_session **sp, const struct lwp_config *cfg)
 	s->efd = -1;
 	s->cfg = *cfg;
 
+	if (backend == LWP_BACKEND_AUTO)
+		backend = backend_env();
 	if (backend == LWP_BACKEND_AUTO)
 		backend = lwp_query_backend(&s->caps, LWP_BACKEND_HW) == 0 ?
 			  LWP_BACKEND_HW : LWP_BACKEND_EMU;

@@ -126,12 +126,21 @@ struct lwp_caps {
 	uint32_t cache_latency;		/* LwpCacheLatency */
 	uint32_t hw_abi_version;	/* /dev/lwp ABI version, 0 if none */
 	uint32_t hw_sim;		/* /dev/lwp is lwpt_sim.ko (the model) */
+	/*
+	 * Hardware backend on a CPU that does not raise #UD for XOP (QEMU
+	 * TCG) with lwpt_sim.ko ud2_marker=1: raw LWP instructions must be
+	 * preceded by UD2 (0F 0B) to reach the module (the wrappers do it).
+	 */
+	uint32_t hw_ud2_marker;
 };
 
 /*
  * lwp_query() - capabilities of the backend lwp_open() would choose with
- * LWP_BACKEND_AUTO (43724 §3.3). @caps is filled completely; caps->backend
- * is LWP_BACKEND_HW or LWP_BACKEND_EMU.
+ * LWP_BACKEND_AUTO (43724 §3.3): the environment variable LIBLWP_BACKEND
+ * ("hw" or "emu") if set, else hardware if /dev/lwp is usable, else the
+ * emulation. @caps is filled completely; caps->backend is LWP_BACKEND_HW or
+ * LWP_BACKEND_EMU. For the hardware backend the values are those the kernel
+ * reports (LWP_IOC_GET_CAPS); available is what lwp_open() makes available.
  * Returns 0, -EINVAL if @caps is NULL, -ENODEV if no backend is usable
  * (caps is still filled, with available = 0).
  */
@@ -230,7 +239,10 @@ struct lwp_session;
  *  -EOPNOTSUPP a valid flag the backend does not offer (lwp_query());
  *  -ENODEV     the requested backend (or, for AUTO, any) is not usable;
  *  -ENOMEM     allocation failure;
- *  -EBUSY      the SIGILL handler could not be installed (emulation).
+ *  -EBUSY      the SIGILL handler could not be installed (emulation); the
+ *              calling thread already has LWP through another session
+ *              (hardware: one session per thread);
+ *  -EACCES, -EPERM, ... other errors of open()/ioctl() on /dev/lwp.
  * See Documentation/liblwp.rst for the choices behind these checks.
  */
 int lwp_open(struct lwp_session **s, const struct lwp_config *cfg);
@@ -241,7 +253,8 @@ int lwp_open(struct lwp_session **s, const struct lwp_config *cfg);
  * not reset: records already stored stay readable. Flags and intervals
  * actually in effect are written back into the LWPCB by LLWPCB; read them
  * with lwp_lwpcb().
- * Returns 0, -EINVAL (NULL), -EBUSY (started on another thread),
+ * Returns 0, -EINVAL (NULL), -EBUSY (started on another thread; hardware:
+ * called on a thread other than the one that opened the session),
  * -EFAULT (LLWPCB faulted: #GP/#PF, the LWPCB is invalid),
  * -ENODEV (LWP was made unavailable to this thread).
  */
@@ -372,9 +385,13 @@ int lwp_wait_fd(struct lwp_session *s);
 /* ---- Instruction wrappers (43724 §5) ------------------------------------- */
 
 /*
- * Non-zero while the calling thread uses the emulation backend; the
- * wrappers then call the model directly instead of trapping. Do not write.
+ * Non-zero while the calling thread uses the emulation backend
+ * (LWP__TLS_EMU: the wrappers call the model directly instead of trapping)
+ * or the hardware backend with the UD2 marker (LWP__TLS_UD2: the wrappers
+ * put UD2 before the instruction, see lwp_caps.hw_ud2_marker). Do not write.
  */
+#define LWP__TLS_EMU	1u
+#define LWP__TLS_UD2	2u
 #ifdef __cplusplus
 extern thread_local unsigned int lwp_tls_emulated;
 #else
@@ -426,9 +443,15 @@ uint64_t lwp_emu_slwpcb(void);
 	d2type lwp__d2 = (data2);					\
 	uint32_t lwp__d1 = (data1);					\
 	unsigned char lwp__cf;						\
-	if (__builtin_expect(lwp_tls_emulated != 0, 0))			\
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_EMU, 0))	\
 		lwp__cf = (unsigned char)lwp_emu_lwpins(lwp__d2, lwp__d1, \
 				(uint32_t)(flags), (opsize), lwp__here()); \
+	else if (__builtin_expect(lwp_tls_emulated == LWP__TLS_UD2, 0))	\
+		__asm__ __volatile__("ud2\n\t" asmstr "\n\tsetc %[cf]"	\
+			: [cf] "=qm"(lwp__cf)				\
+			: "a"(lwp__d1), "d"(lwp__d2),			\
+			  [imm] "i"((uint32_t)(flags))			\
+			: "cc", "memory");				\
 	else								\
 		__asm__ __volatile__(asmstr "\n\tsetc %[cf]"		\
 			: [cf] "=qm"(lwp__cf)				\
@@ -440,9 +463,14 @@ uint64_t lwp_emu_slwpcb(void);
 #define lwp__val(asmstr, d2type, opsize, data2, data1, flags) __extension__ ({ \
 	d2type lwp__d2 = (data2);					\
 	uint32_t lwp__d1 = (data1);					\
-	if (__builtin_expect(lwp_tls_emulated != 0, 0))			\
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_EMU, 0))	\
 		lwp_emu_lwpval(lwp__d2, lwp__d1, (uint32_t)(flags),	\
 			       (opsize), lwp__here());			\
+	else if (__builtin_expect(lwp_tls_emulated == LWP__TLS_UD2, 0))	\
+		__asm__ __volatile__("ud2\n\t" asmstr			\
+			: : "a"(lwp__d1), "d"(lwp__d2),			\
+			    [imm] "i"((uint32_t)(flags))		\
+			: "memory");					\
 	else								\
 		__asm__ __volatile__(asmstr				\
 			: : "a"(lwp__d1), "d"(lwp__d2),			\
@@ -482,8 +510,13 @@ uint64_t lwp_emu_slwpcb(void);
  */
 static inline void lwp_llwpcb(void *lwpcb)
 {
-	if (__builtin_expect(lwp_tls_emulated != 0, 0)) {
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_EMU, 0)) {
 		lwp_emu_llwpcb((uint64_t)(uintptr_t)lwpcb);
+		return;
+	}
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_UD2, 0)) {
+		__asm__ __volatile__("ud2\n\t.byte 0x8f,0xe9,0xf8,0x12,0xc0"
+				     : : "a"(lwpcb) : "memory");
 		return;
 	}
 	__asm__ __volatile__(".byte 0x8f,0xe9,0xf8,0x12,0xc0"
@@ -498,8 +531,13 @@ static inline void *lwp_slwpcb(void)
 {
 	void *cb;
 
-	if (__builtin_expect(lwp_tls_emulated != 0, 0))
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_EMU, 0))
 		return (void *)(uintptr_t)lwp_emu_slwpcb();
+	if (__builtin_expect(lwp_tls_emulated == LWP__TLS_UD2, 0)) {
+		__asm__ __volatile__("ud2\n\t.byte 0x8f,0xe9,0xf8,0x12,0xc8"
+				     : "=a"(cb) : : "memory");
+		return cb;
+	}
 	__asm__ __volatile__(".byte 0x8f,0xe9,0xf8,0x12,0xc8"
 			     : "=a"(cb) : : "memory");
 	return cb;

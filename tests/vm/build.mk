@@ -7,3 +7,7 @@ lwp_test_SRCS := tests/vm/progs/lwp_test.c
 lwp_test_LDLIBS := -lpthread
 VM_PROGS += pt_test
 pt_test_SRCS := tests/vm/progs/pt_test.c
+VM_PROGS += liblwp_test
+liblwp_test_SRCS := tests/vm/progs/liblwp_test.c
+liblwp_test_LIBS := lwp
+liblwp_test_LDLIBS := -lpthread

@@ -46,6 +46,7 @@ struct jit {
 	uint8_t *buf;
 	size_t len, cap;
 	int err;
+	int ud2;	/* UD2 before each LWP instruction (lwp_caps.hw_ud2_marker) */
 };
 
 static void emit(struct jit *j, const void *bytes, size_t n)
@@ -70,10 +71,13 @@ static void emit_lwp(struct jit *j, uint32_t op, int vreg, int rm, uint32_t imm)
 	uint8_t b[LWP_INSN_MAX_LEN];
 	int n = lwp_encode(b, &in);
 
-	if (n < 0)
+	if (n < 0) {
 		j->err = n;
-	else
-		emit(j, b, (size_t)n);
+		return;
+	}
+	if (j->ud2)
+		EMIT(j, 0x0f, 0x0b);		/* ud2: lwpt_sim.ko's marker */
+	emit(j, b, (size_t)n);
 }
 
 static void emit_rel32(struct jit *j, size_t target)
@@ -228,6 +232,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (lwp_session_backend(s) == LWP_BACKEND_HW) {
+		struct lwp_caps hc;
+
+		if (lwp_query_backend(&hc, LWP_BACKEND_HW) == 0)
+			j.ud2 = (int)hc.hw_ud2_marker;
+	}
 	j.cap = 4096;
 	j.buf = mmap(NULL, j.cap, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
