@@ -39,8 +39,13 @@ echo "PT (SDM Table 33-11): CR3Filter $((b & 1)) PSB/CYC $(((b >> 1) & 1))" \
 echo
 echo "spec violations: $(sim_violations)"
 # The tools' view, when they are built (they ask the module and the
-# libraries; they do not decode CPUID again).
-for t in lwpt-info; do
+# libraries; they do not decode CPUID again). QEMU TCG runs XOP as POP
+# instead of raising #UD: with ud2_marker=1 liblwp's hardware backend puts
+# UD2 before each LWP instruction so that it reaches the module
+# (Documentation/liblwp.rst). lwpt-jitdemo: a JIT with LWPVAL on a divisor
+# and LWPINS markers, on the hardware backend; its value-profile histogram.
+echo 1 > /sys/module/lwpt_sim/parameters/ud2_marker
+for t in lwpt-info lwpt-jitdemo; do
 	if command -v $t >/dev/null; then
 		echo
 		echo "== $t"
