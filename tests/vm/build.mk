@@ -11,3 +11,9 @@ VM_PROGS += liblwp_test
 liblwp_test_SRCS := tests/vm/progs/liblwp_test.c
 liblwp_test_LIBS := lwp
 liblwp_test_LDLIBS := -lpthread
+# ptcap's VM cases (tests/vm/cases/8x-ptcap-*.sh): a program to trace and
+# a checker of the sim's injected byte pattern in saved trace files.
+VM_PROGS += ptcap_hello
+ptcap_hello_SRCS := tests/vm/progs/ptcap_hello.c
+VM_PROGS += ptcap_pattern
+ptcap_pattern_SRCS := tests/vm/progs/ptcap_pattern.c

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * libpt capture API: Intel Processor Trace (SDM Vol. 3C chapter 33) through
+ * lwpt's /dev/pt (include/uapi/lwpt/pt.h, Documentation/pt.rst). This is the
+ * one header to include: it also brings the packet decoder (pt_pkt.h).
+ *
+ *	struct lpt_dev *dev;
+ *	struct lpt_cap_config cfg;
+ *	enum lwpt_pt_field bad;
+ *	int err = lpt_dev_open(NULL, &dev);		// -ENOENT: no module
+ *	lpt_cap_config_init(&cfg, lpt_dev_caps(dev));	// User, BranchEn, TSCEn
+ *	err = lpt_dev_configure(dev, &cfg, &bad);	// lpt_cap_field_name(bad)
+ *	err = lpt_dev_start(dev);
+ *	...
+ *	err = lpt_dev_stop(dev);
+ *	for (cpu = 0; cpu < lpt_dev_nr_cpus(dev); cpu++)
+ *		if (lpt_dev_has_buffer(dev, cpu))
+ *			err = lpt_dev_read(dev, cpu, sink, file);	// oldest first
+ *	lpt_dev_close(dev);
+ *
+ * Errors: every function returning int returns 0 (or a non-negative count)
+ * on success and a negative errno on failure; lpt_dev_strerror() turns one
+ * into a message that says what to do (e.g. load the module). errno itself
+ * is not relied upon. See Documentation/libpt.rst.
+ */
+#ifndef LWPT_PT_H
+#define LWPT_PT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uapi/lwpt/pt.h>
+#include <lwpt/pt_pkt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default device node. */
+#define LPT_DEV_PATH		"/dev/pt"
+
+/** struct lpt_dev - an open /dev/pt with its configuration and mappings (opaque). */
+struct lpt_dev;
+
+/**
+ * struct lpt_cap_config - what to trace (SDM 33.2.8.2 IA32_RTIT_CTL, 33.2.7
+ * output). Size-versioned: set @size to sizeof(struct lpt_cap_config) with
+ * lpt_cap_config_init(); fields may be appended in later versions, and a
+ * smaller @size from an older caller means "the later fields are zero".
+ * @size:	bytes of this struct the caller knows (>= LPT_CAP_CONFIG_SIZE_VER0)
+ * @flags:	LWPT_PT_CFG_* bits (IA32_RTIT_CTL enables, one to one)
+ * @mode:	LWPT_PT_MODE_WRAP, _STOP or _CONTINUOUS (Documentation/pt.rst)
+ * @scope:	LWPT_PT_SCOPE_CPU (all online CPUs) or LWPT_PT_SCOPE_THREAD
+ * @mtc_freq:	MTCFreq encoding 0..15 (with LWPT_PT_CFG_MTC): an MTC every
+ *		2^@mtc_freq ART ticks (SDM 33.3.6)
+ * @cyc_thresh:	CycThresh encoding 0..15 (with LWPT_PT_CFG_CYC), SDM 33.3.6
+ * @psb_freq:	PSBFreq encoding 0..15 (with LWPT_PT_CFG_PSBFREQ): a PSB
+ *		every 2K << @psb_freq bytes of output (SDM 33.3.7)
+ * @pid:	target process (LWPT_PT_CFG_CR3_FILTER, LWPT_PT_SCOPE_THREAD);
+ *		0 otherwise
+ * @buffer_size: bytes of trace buffer per CPU or thread; multiple of 4096;
+ *		a power of two without MENTRY (14H.0:ECX[1])
+ * @region_size: largest ToPA output region in bytes (power of two >= 4096),
+ *		0 = the module's choice (SDM 33.2.7.2)
+ * @addr:	ADDRn_A/B ranges (SDM 33.2.5.2) with LWPT_PT_ADDR_FILTER or
+ *		LWPT_PT_ADDR_STOP; entries at or above caps.nr_ranges unused
+ */
+struct lpt_cap_config {
+	size_t size;
+	uint32_t flags;
+	uint32_t mode;
+	uint32_t scope;
+	uint32_t mtc_freq;
+	uint32_t cyc_thresh;
+	uint32_t psb_freq;
+	int32_t pid;
+	uint64_t buffer_size;
+	uint64_t region_size;
+	struct lwpt_pt_addr_range addr[LWPT_PT_ADDR_RANGES];
+};
+
+/* Size of the first version of struct lpt_cap_config (x86-64). */
+#define LPT_CAP_CONFIG_SIZE_VER0	(offsetof(struct lpt_cap_config, addr) + \
+					 LWPT_PT_ADDR_RANGES * sizeof(struct lwpt_pt_addr_range))
+
+/* Default per-CPU buffer, bytes (clamped to what the device allows). */
+#define LPT_CAP_DEFAULT_BUFFER	(4ull << 20)
+
+/**
+ * struct lpt_cap_status - one CPU's capture state (Documentation/pt.rst).
+ * @rtit_status: IA32_RTIT_STATUS as the module last read it (SDM 33.2.8.4)
+ * @rtit_ctl:	IA32_RTIT_CTL as programmed (SDM 33.2.8.2)
+ * @filter_en, @context_en, @trigger_en, @error, @stopped: its bits
+ *		FilterEn, ContextEn, TriggerEn, Error (operational error,
+ *		SDM 33.3.10), Stopped (ToPA STOP or TraceStop reached)
+ * @packet_byte_cnt: STATUS.PacketByteCnt (bytes since the last PSB)
+ * @bytes:	bytes the processor wrote since start (64-bit total)
+ * @offset:	where the next byte goes in the buffer, bytes
+ * @buffer_size: bytes of the buffer
+ * @wrapped:	older data was overwritten (wrap mode) or lost
+ * @wraps:	times the buffer wrapped
+ * @lost:	times output was lost (continuous-mode stall, STOP, error)
+ * @tracing:	TraceEn is set as last programmed
+ * @stalled:	continuous mode: waiting for the reader (lpt_dev_read)
+ * @pmis:	ToPA PMIs handled on this CPU (SDM 33.2.7.2)
+ */
+struct lpt_cap_status {
+	uint64_t rtit_status;
+	uint64_t rtit_ctl;
+	bool filter_en, context_en, trigger_en, error, stopped;
+	uint32_t packet_byte_cnt;
+	uint64_t bytes;
+	uint64_t offset;
+	uint64_t buffer_size;
+	bool wrapped;
+	uint64_t wraps;
+	uint64_t lost;
+	bool tracing;
+	bool stalled;
+	uint64_t pmis;
+};
+
+/**
+ * lpt_dev_open() - open the PT device and read its ABI version and caps.
+ * @path:	device node, NULL for LPT_DEV_PATH
+ * @devp:	out: the new device object (free with lpt_dev_close())
+ *
+ * Checks LWPT_IOC_GET_ABI_VERSION (major LWPT_ABI_MAJOR) and reads
+ * LWPT_PT_IOC_GET_CAPS once: CPUID leaf 14H (SDM 33.3.1, Tables 33-11/12)
+ * is decoded by the module, never again here.
+ * Return: 0; -ENOENT/-ENODEV no device (module not loaded); -EACCES open
+ * refused; -ENOTTY not an lwpt PT device; -EPROTO ABI major differs;
+ * -EOPNOTSUPP the module reports no PT (GET_CAPS refused); -EINVAL @devp
+ * NULL; -ENOMEM.
+ */
+int lpt_dev_open(const char *path, struct lpt_dev **devp);
+
+/**
+ * lpt_dev_close() - unmap, stop (closing the file stops a capture) and free.
+ * @dev:	device from lpt_dev_open(), or NULL (no-op)
+ */
+void lpt_dev_close(struct lpt_dev *dev);
+
+/**
+ * lpt_dev_caps() - the capabilities the module reported (never NULL).
+ * @dev:	open device
+ */
+const struct lwpt_pt_caps *lpt_dev_caps(const struct lpt_dev *dev);
+
+/**
+ * lpt_dev_abi() - ABI version and LWPT_ABI_F_* flags of the module.
+ * @dev:	open device
+ * @version:	out (may be NULL): LWPT_ABI_VERSION of the module
+ * @flags:	out (may be NULL): e.g. LWPT_ABI_F_SIM on lwpt_sim.ko
+ */
+void lpt_dev_abi(const struct lpt_dev *dev, uint32_t *version, uint32_t *flags);
+
+/**
+ * lpt_dev_nr_cpus() - possible CPUs: CPU numbers below it may have a buffer.
+ * @dev:	open device
+ */
+unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev);
+
+/**
+ * lpt_cap_config_init() - fill @cfg with defaults for @caps.
+ * @cfg:	configuration to fill (all of it is written)
+ * @caps:	capabilities (lpt_dev_caps()), or NULL for "unknown device"
+ *
+ * Defaults: User only (CPL > 0), BranchEn, TSCEn (always available with PT,
+ * SDM 33.2.8.2), wrap mode, per-CPU scope, LPT_CAP_DEFAULT_BUFFER bytes
+ * per CPU clamped to caps->max_buffer_size (and to a power of two no larger
+ * than max_region_size without MENTRY), no filters.
+ */
+void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps);
+
+/**
+ * lpt_cap_config_check() - validate @cfg against @caps before any ioctl.
+ * @cfg:	configuration (its @size is checked first)
+ * @caps:	capabilities of the device
+ * @bad:	out (may be NULL): the refused field, LWPT_PT_FIELD_NONE if valid
+ *
+ * The rules of SDM 33.2.8.2 and Table 33-11/12 that the module applies too:
+ * each LWPT_PT_CFG_* bit needs its CPUID capability; MTCFreq, CycThresh and
+ * PSBFreq encodings must be in their CPUID 14H.1 bitmaps; FUPonPTW needs
+ * PTWEn; CR3Filter and thread scope need @pid; ADDRn needs n < nr_ranges,
+ * canonical A <= B; buffer and region sizes as struct lpt_cap_config says.
+ * Return: 0; -EINVAL bad value; -EOPNOTSUPP a feature @caps lacks.
+ */
+int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps,
+			 enum lwpt_pt_field *bad);
+
+/**
+ * lpt_cap_field_name() - the name of a configuration field ("mtc_freq",
+ * "ADDR1", ...) for messages; "?" for an unknown value.
+ * @field:	LWPT_PT_FIELD_*
+ */
+const char *lpt_cap_field_name(enum lwpt_pt_field field);
+
+/**
+ * lpt_dev_configure() - validate @cfg and configure the capture; map buffers.
+ * @dev:	open device, not configured yet
+ * @cfg:	configuration (lpt_cap_config_init() then changes)
+ * @bad:	out (may be NULL): the refused field (ours or the module's)
+ *
+ * Runs lpt_cap_config_check(), then LWPT_PT_IOC_CONFIGURE, then maps every
+ * configured CPU's buffer read-only (mmap at the offset GET_STATUS reports).
+ * Return: 0; -EINVAL/-EOPNOTSUPP field refused (@bad); -EPERM/-EACCES not
+ * allowed (kernel or system-wide without CAP_PERFMON, another user's
+ * process); -EBUSY another capture is configured; -ESRCH no such @pid;
+ * -EALREADY @dev is configured already; -ENOMEM.
+ */
+int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
+		      enum lwpt_pt_field *bad);
+
+/**
+ * lpt_dev_start() - set TraceEn on every configured CPU (SDM 33.3 order is
+ * the module's job).
+ * @dev:	configured device
+ * Return: 0; -ENODATA not configured; -EBUSY TraceEn was already set by
+ * someone else (perf, firmware, a hypervisor): lwpt never takes over.
+ */
+int lpt_dev_start(struct lpt_dev *dev);
+
+/**
+ * lpt_dev_stop() - clear TraceEn everywhere; buffers stay readable.
+ * @dev:	configured device
+ * Return: 0; -ENODATA not configured.
+ */
+int lpt_dev_stop(struct lpt_dev *dev);
+
+/**
+ * lpt_dev_has_buffer() - whether @cpu has a mapped buffer (after configure).
+ * @dev:	device
+ * @cpu:	logical CPU number
+ */
+bool lpt_dev_has_buffer(const struct lpt_dev *dev, unsigned int cpu);
+
+/**
+ * lpt_dev_status() - one CPU's capture status (LWPT_PT_IOC_GET_STATUS).
+ * @dev:	configured device
+ * @cpu:	logical CPU number, below lpt_dev_nr_cpus()
+ * @st:	out: the status, IA32_RTIT_STATUS bits split out (SDM 33.2.8.4)
+ *
+ * While tracing, the module briefly clears and sets TraceEn to read exact
+ * numbers (the trace shows a TIP.PGD/TIP.PGE pair and a PSB+ there).
+ * Return: 0; -EINVAL @cpu out of range or @st NULL; -ENODATA not configured.
+ */
+int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status *st);
+
+/**
+ * typedef lpt_sink_fn - where lpt_dev_read() delivers bytes.
+ * @arg:	the caller's argument
+ * @buf:	trace bytes, in the order the processor wrote them
+ * @len:	bytes at @buf (> 0)
+ * Return: 0 to go on, a negative errno to stop (passed back by the reader).
+ */
+typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
+
+/**
+ * lpt_dev_read() - deliver the unread trace of @cpu's buffer, oldest first.
+ * @dev:	configured device
+ * @cpu:	CPU with a buffer (lpt_dev_has_buffer())
+ * @sink:	called once or twice per call (twice when the data wraps
+ *		around the end of the buffer)
+ * @arg:	passed to @sink
+ *
+ * Reads the bytes written since the previous call (since start on the
+ * first): of a buffer that wrapped, only the newest buffer_size bytes
+ * exist, so the read starts at the oldest of them (the ToPA regions in
+ * order, SDM 33.2.7.2). In continuous mode it then releases the bytes
+ * (LWPT_PT_IOC_RELEASE) so the module may reuse them; call it often while
+ * tracing. In wrap and stop mode call it after lpt_dev_stop().
+ * Return: bytes delivered (>= 0); -EINVAL no buffer for @cpu; the errors of
+ * lpt_dev_status(); the first negative value @sink returned.
+ */
+int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg);
+
+/**
+ * lpt_dev_strerror() - a message for a negative errno of this API, with the
+ * remedy where there is one ("no /dev/pt: load lwpt.ko (or lwpt_sim.ko)").
+ * @err:	negative errno
+ */
+const char *lpt_dev_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LWPT_PT_H */

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * libpt capture: /dev/pt (include/uapi/lwpt/pt.h) behind include/lwpt/pt.h.
+ * Configuration checks follow SDM 33.2.8.2 (IA32_RTIT_CTL) against the
+ * capabilities the module decoded from CPUID 14H (SDM 33.3.1); the module
+ * checks again (it is the authority), this copy names the field early and
+ * lets tools validate without a device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <lwpt/pt.h>
+#include <lwpt/pt_rtit.h>
+
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER0, "uapi release");
+
+#define LPT_PAGE	4096ull		/* ToPA region granularity, SDM 33.2.7.2 */
+
+struct lpt_buf {
+	const uint8_t *map;	/* read-only mapping, NULL if none */
+	uint64_t size;		/* bytes mapped */
+	uint64_t tail;		/* bytes delivered since start */
+};
+
+struct lpt_dev {
+	int fd;
+	uint32_t abi_version;
+	uint32_t abi_flags;
+	struct lwpt_pt_caps caps;
+	bool configured;
+	uint32_t mode;
+	unsigned int nr_bufs;
+	struct lpt_buf *bufs;	/* [caps.nr_cpus] after configure */
+};
+
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+int lpt_dev_open(const char *path, struct lpt_dev **devp)
+{
+	struct lwpt_abi_version abi;
+	struct lpt_dev *dev;
+	int err;
+
+	if (!devp)
+		return -EINVAL;
+	*devp = NULL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->fd = open(path ? path : LPT_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0) {
+		err = neg_errno();
+		goto free_dev;
+	}
+	memset(&abi, 0, sizeof(abi));
+	if (ioctl(dev->fd, LWPT_IOC_GET_ABI_VERSION, &abi)) {
+		err = errno == EFAULT || errno == EINVAL ? -ENOTTY : neg_errno();
+		goto close_fd;
+	}
+	if (LWPT_ABI_VERSION_MAJOR(abi.version) != LWPT_ABI_MAJOR) {
+		err = -EPROTO;
+		goto close_fd;
+	}
+	dev->abi_version = abi.version;
+	dev->abi_flags = abi.flags;
+	dev->caps.size = sizeof(dev->caps);
+	if (ioctl(dev->fd, LWPT_PT_IOC_GET_CAPS, &dev->caps)) {
+		err = errno == ENOTTY ? -EOPNOTSUPP : neg_errno();
+		goto close_fd;
+	}
+	*devp = dev;
+	return 0;
+
+close_fd:
+	close(dev->fd);
+free_dev:
+	free(dev);
+	return err;
+}
+
+static void unmap_all(struct lpt_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_bufs; i++)
+		if (dev->bufs[i].map)
+			munmap((void *)dev->bufs[i].map, dev->bufs[i].size);
+	free(dev->bufs);
+	dev->bufs = NULL;
+	dev->nr_bufs = 0;
+}
+
+void lpt_dev_close(struct lpt_dev *dev)
+{
+	if (!dev)
+		return;
+	unmap_all(dev);
+	close(dev->fd);
+	free(dev);
+}
+
+const struct lwpt_pt_caps *lpt_dev_caps(const struct lpt_dev *dev)
+{
+	return &dev->caps;
+}
+
+void lpt_dev_abi(const struct lpt_dev *dev, uint32_t *version, uint32_t *flags)
+{
+	if (version)
+		*version = dev->abi_version;
+	if (flags)
+		*flags = dev->abi_flags;
+}
+
+unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev)
+{
+	return dev->caps.nr_cpus;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps)
+{
+	uint64_t size = LPT_CAP_DEFAULT_BUFFER;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	/* SDM 33.2.8.2: TSCEn has no CPUID bit, every PT processor has it. */
+	cfg->flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_TSC;
+	cfg->mode = LWPT_PT_MODE_WRAP;
+	cfg->scope = LWPT_PT_SCOPE_CPU;
+	if (caps) {
+		if (caps->max_buffer_size && size > caps->max_buffer_size)
+			size = caps->max_buffer_size & ~(LPT_PAGE - 1);
+		if (!(caps->caps & LWPT_PT_CAP_MENTRY) && caps->max_region_size &&
+		    size > caps->max_region_size)
+			size = caps->max_region_size;
+		if (!(caps->caps & LWPT_PT_CAP_MENTRY))
+			while (!is_pow2(size))
+				size &= size - 1;	/* round down to a power of two */
+		if (size < LPT_PAGE)
+			size = LPT_PAGE;
+	}
+	cfg->buffer_size = size;
+}
+
+/*
+ * The whitelist: each settable IA32_RTIT_CTL enable, the CPUID capability
+ * it needs (SDM Table 33-11, 0 = architectural) and its field name.
+ */
+static const struct {
+	uint32_t flag;
+	uint32_t cap;
+	enum lwpt_pt_field field;
+} lpt_cfg_bits[] = {
+	{ LWPT_PT_CFG_OS,		0,				LWPT_PT_FIELD_OS },
+	{ LWPT_PT_CFG_USER,		0,				LWPT_PT_FIELD_USER },
+	{ LWPT_PT_CFG_BRANCH,		0,				LWPT_PT_FIELD_BRANCH },
+	{ LWPT_PT_CFG_TSC,		0,				LWPT_PT_FIELD_FLAGS },
+	{ LWPT_PT_CFG_MTC,		LWPT_PT_CAP_MTC,		LWPT_PT_FIELD_MTC },
+	{ LWPT_PT_CFG_CYC,		LWPT_PT_CAP_PSB_CYC,		LWPT_PT_FIELD_CYC },
+	{ LWPT_PT_CFG_DISRETC,		0,				LWPT_PT_FIELD_FLAGS },
+	{ LWPT_PT_CFG_PTW,		LWPT_PT_CAP_PTWRITE,		LWPT_PT_FIELD_PTW },
+	{ LWPT_PT_CFG_FUPONPTW,		LWPT_PT_CAP_PTWRITE,		LWPT_PT_FIELD_FUPONPTW },
+	{ LWPT_PT_CFG_PWREVT,		LWPT_PT_CAP_POWER_EVENT,	LWPT_PT_FIELD_PWREVT },
+	{ LWPT_PT_CFG_EVENT,		LWPT_PT_CAP_EVENT_TRACE,	LWPT_PT_FIELD_EVENT },
+	{ LWPT_PT_CFG_DISTNT,		LWPT_PT_CAP_TNT_DISABLE,	LWPT_PT_FIELD_DISTNT },
+	{ LWPT_PT_CFG_INJECT_PSB_PMI,	LWPT_PT_CAP_PSB_PMI_PRESERVE,	LWPT_PT_FIELD_INJECT_PSB_PMI },
+	{ LWPT_PT_CFG_CR3_FILTER,	LWPT_PT_CAP_CR3_FILTER,		LWPT_PT_FIELD_CR3_FILTER },
+	{ LWPT_PT_CFG_PSBFREQ,		LWPT_PT_CAP_PSB_CYC,		LWPT_PT_FIELD_PSB_FREQ },
+};
+
+/* Canonical with 57-bit linear addresses at most (the module checks its own width). */
+static bool canonical(uint64_t a)
+{
+	int64_t s = (int64_t)(a << 7) >> 7;
+
+	return (uint64_t)s == a;
+}
+
+static int refuse(enum lwpt_pt_field *bad, enum lwpt_pt_field f, int err)
+{
+	if (bad)
+		*bad = f;
+	return err;
+}
+
+int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps,
+			 enum lwpt_pt_field *bad)
+{
+	struct lpt_cap_config c;
+	unsigned int i;
+
+	if (bad)
+		*bad = LWPT_PT_FIELD_NONE;
+	if (!cfg || !caps)
+		return -EINVAL;
+	if (cfg->size < LPT_CAP_CONFIG_SIZE_VER0)
+		return refuse(bad, LWPT_PT_FIELD_SIZE, -EINVAL);
+	memset(&c, 0, sizeof(c));
+	memcpy(&c, cfg, cfg->size < sizeof(c) ? cfg->size : sizeof(c));
+
+	if (c.flags & ~LWPT_PT_CFG_ALL)
+		return refuse(bad, LWPT_PT_FIELD_FLAGS, -EINVAL);
+	if (!(c.flags & (LWPT_PT_CFG_OS | LWPT_PT_CFG_USER)))
+		return refuse(bad, LWPT_PT_FIELD_USER, -EINVAL);
+	for (i = 0; i < sizeof(lpt_cfg_bits) / sizeof(lpt_cfg_bits[0]); i++)
+		if ((c.flags & lpt_cfg_bits[i].flag) && lpt_cfg_bits[i].cap &&
+		    !(caps->caps & lpt_cfg_bits[i].cap))
+			return refuse(bad, lpt_cfg_bits[i].field, -EOPNOTSUPP);
+	/* BDM106: BranchEn must stay set on first-generation PT. */
+	if ((caps->caps & LWPT_PT_CAP_ERRATUM_BDM106) && !(c.flags & LWPT_PT_CFG_BRANCH))
+		return refuse(bad, LWPT_PT_FIELD_BRANCH, -EINVAL);
+	if (c.flags & LWPT_PT_CFG_MTC) {
+		if (c.mtc_freq > 15 || !(caps->mtc_periods & (1u << c.mtc_freq)))
+			return refuse(bad, LWPT_PT_FIELD_MTC_FREQ, -EINVAL);
+	} else if (c.mtc_freq) {
+		return refuse(bad, LWPT_PT_FIELD_MTC_FREQ, -EINVAL);
+	}
+	if (c.flags & LWPT_PT_CFG_CYC) {
+		if (c.cyc_thresh > 15 || !(caps->cyc_thresholds & (1u << c.cyc_thresh)))
+			return refuse(bad, LWPT_PT_FIELD_CYC_THRESH, -EINVAL);
+	} else if (c.cyc_thresh) {
+		return refuse(bad, LWPT_PT_FIELD_CYC_THRESH, -EINVAL);
+	}
+	if (c.flags & LWPT_PT_CFG_PSBFREQ) {
+		if (c.psb_freq > 15 || !(caps->psb_periods & (1u << c.psb_freq)))
+			return refuse(bad, LWPT_PT_FIELD_PSB_FREQ, -EINVAL);
+	} else if (c.psb_freq) {
+		return refuse(bad, LWPT_PT_FIELD_PSB_FREQ, -EINVAL);
+	}
+	if ((c.flags & LWPT_PT_CFG_FUPONPTW) && !(c.flags & LWPT_PT_CFG_PTW))
+		return refuse(bad, LWPT_PT_FIELD_FUPONPTW, -EINVAL);
+	if (c.mode > LWPT_PT_MODE_CONTINUOUS)
+		return refuse(bad, LWPT_PT_FIELD_MODE, -EINVAL);
+	if (c.scope > LWPT_PT_SCOPE_THREAD)
+		return refuse(bad, LWPT_PT_FIELD_SCOPE, -EINVAL);
+	if (c.pid < 0 ||
+	    (!c.pid && ((c.flags & LWPT_PT_CFG_CR3_FILTER) || c.scope == LWPT_PT_SCOPE_THREAD)))
+		return refuse(bad, LWPT_PT_FIELD_PID, -EINVAL);
+	if (!c.buffer_size || c.buffer_size % LPT_PAGE ||
+	    (caps->max_buffer_size && c.buffer_size > caps->max_buffer_size))
+		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	/* Without MENTRY the buffer is one output region (SDM 33.2.7.2). */
+	if (!(caps->caps & LWPT_PT_CAP_MENTRY) &&
+	    (!is_pow2(c.buffer_size) ||
+	     (caps->max_region_size && c.buffer_size > caps->max_region_size)))
+		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (c.region_size && (!is_pow2(c.region_size) || c.region_size < LPT_PAGE ||
+			      (caps->max_region_size && c.region_size > caps->max_region_size)))
+		return refuse(bad, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++) {
+		const struct lwpt_pt_addr_range *r = &c.addr[i];
+		enum lwpt_pt_field f = (enum lwpt_pt_field)(LWPT_PT_FIELD_ADDR0 + i);
+
+		if (r->reserved || r->cfg > LWPT_PT_ADDR_STOP)
+			return refuse(bad, f, -EINVAL);
+		if (r->cfg == LWPT_PT_ADDR_UNUSED) {
+			if (r->a || r->b)
+				return refuse(bad, f, -EINVAL);
+			continue;
+		}
+		if (i >= caps->nr_ranges)
+			return refuse(bad, f, -EOPNOTSUPP);
+		if (!canonical(r->a) || !canonical(r->b) || r->a > r->b)
+			return refuse(bad, f, -EINVAL);
+	}
+	return 0;
+}
+
+static const char *const lpt_field_names[LWPT_PT_FIELD_NR] = {
+	[LWPT_PT_FIELD_NONE]		= "none",
+	[LWPT_PT_FIELD_SIZE]		= "size",
+	[LWPT_PT_FIELD_FLAGS]		= "flags",
+	[LWPT_PT_FIELD_OS]		= "OS",
+	[LWPT_PT_FIELD_USER]		= "User",
+	[LWPT_PT_FIELD_BRANCH]		= "BranchEn",
+	[LWPT_PT_FIELD_MTC]		= "MTCEn",
+	[LWPT_PT_FIELD_MTC_FREQ]	= "MTCFreq (mtc_freq)",
+	[LWPT_PT_FIELD_CYC]		= "CYCEn",
+	[LWPT_PT_FIELD_CYC_THRESH]	= "CycThresh (cyc_thresh)",
+	[LWPT_PT_FIELD_PSB_FREQ]	= "PSBFreq (psb_freq)",
+	[LWPT_PT_FIELD_PTW]		= "PTWEn",
+	[LWPT_PT_FIELD_FUPONPTW]	= "FUPonPTW",
+	[LWPT_PT_FIELD_PWREVT]		= "PwrEvtEn",
+	[LWPT_PT_FIELD_EVENT]		= "EventEn",
+	[LWPT_PT_FIELD_DISTNT]		= "DisTNT",
+	[LWPT_PT_FIELD_INJECT_PSB_PMI]	= "InjectPsbPmiOnEnable",
+	[LWPT_PT_FIELD_CR3_FILTER]	= "CR3Filter",
+	[LWPT_PT_FIELD_PID]		= "pid",
+	[LWPT_PT_FIELD_MODE]		= "mode",
+	[LWPT_PT_FIELD_SCOPE]		= "scope",
+	[LWPT_PT_FIELD_BUFFER_SIZE]	= "buffer_size",
+	[LWPT_PT_FIELD_REGION_SIZE]	= "region_size",
+	[LWPT_PT_FIELD_ADDR0]		= "ADDR0",
+	[LWPT_PT_FIELD_ADDR1]		= "ADDR1",
+	[LWPT_PT_FIELD_ADDR2]		= "ADDR2",
+	[LWPT_PT_FIELD_ADDR3]		= "ADDR3",
+	[LWPT_PT_FIELD_RESERVED]	= "reserved",
+};
+
+const char *lpt_cap_field_name(enum lwpt_pt_field field)
+{
+	if ((unsigned int)field >= LWPT_PT_FIELD_NR || !lpt_field_names[field])
+		return "?";
+	return lpt_field_names[field];
+}
+
+static int raw_status(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpu = cpu;
+	return ioctl(dev->fd, LWPT_PT_IOC_GET_STATUS, st) ? neg_errno() : 0;
+}
+
+int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
+		      enum lwpt_pt_field *bad)
+{
+	struct lwpt_pt_config k;
+	struct lwpt_pt_status st;
+	unsigned int cpu;
+	int err;
+
+	if (bad)
+		*bad = LWPT_PT_FIELD_NONE;
+	if (!dev || !cfg)
+		return -EINVAL;
+	if (dev->configured)
+		return -EALREADY;
+	err = lpt_cap_config_check(cfg, &dev->caps, bad);
+	if (err)
+		return err;
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	k.flags = cfg->flags;
+	k.mode = cfg->mode;
+	k.scope = cfg->scope;
+	k.mtc_freq = cfg->mtc_freq;
+	k.cyc_thresh = cfg->cyc_thresh;
+	k.psb_freq = cfg->psb_freq;
+	k.pid = cfg->pid;
+	k.buffer_size = cfg->buffer_size;
+	k.region_size = cfg->region_size;
+	memcpy(k.addr, cfg->addr, sizeof(k.addr));
+	if (ioctl(dev->fd, LWPT_PT_IOC_CONFIGURE, &k)) {
+		err = neg_errno();
+		if (bad)
+			*bad = (enum lwpt_pt_field)k.bad_field;
+		return err;
+	}
+	dev->mode = cfg->mode;
+	dev->nr_bufs = dev->caps.nr_cpus;
+	dev->bufs = calloc(dev->nr_bufs ? dev->nr_bufs : 1, sizeof(*dev->bufs));
+	if (!dev->bufs)
+		return -ENOMEM;
+	dev->configured = true;
+	for (cpu = 0; cpu < dev->nr_bufs; cpu++) {
+		void *p;
+
+		/* A CPU without a buffer (offline at CONFIGURE) is skipped. */
+		if (raw_status(dev, cpu, &st) || !(st.flags & LWPT_PT_ST_CONFIGURED) ||
+		    !st.buffer_size)
+			continue;
+		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
+		if (p == MAP_FAILED) {
+			err = neg_errno();
+			unmap_all(dev);
+			dev->configured = false;
+			return err;
+		}
+		dev->bufs[cpu].map = p;
+		dev->bufs[cpu].size = st.buffer_size;
+	}
+	return 0;
+}
+
+int lpt_dev_start(struct lpt_dev *dev)
+{
+	if (!dev->configured)
+		return -ENODATA;
+	return ioctl(dev->fd, LWPT_PT_IOC_START) ? neg_errno() : 0;
+}
+
+int lpt_dev_stop(struct lpt_dev *dev)
+{
+	if (!dev->configured)
+		return -ENODATA;
+	return ioctl(dev->fd, LWPT_PT_IOC_STOP) ? neg_errno() : 0;
+}
+
+bool lpt_dev_has_buffer(const struct lpt_dev *dev, unsigned int cpu)
+{
+	return dev->configured && cpu < dev->nr_bufs && dev->bufs[cpu].map;
+}
+
+int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status *out)
+{
+	struct lwpt_pt_status st;
+	uint64_t s;
+	int err;
+
+	if (!dev || !out || cpu >= dev->caps.nr_cpus)
+		return -EINVAL;
+	if (!dev->configured)
+		return -ENODATA;
+	err = raw_status(dev, cpu, &st);
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	s = st.rtit_status;
+	out->rtit_status = s;
+	out->rtit_ctl = st.rtit_ctl;
+	out->filter_en = s & IA32_RTIT_STATUS_FILTEREN;
+	out->context_en = s & IA32_RTIT_STATUS_CONTEXTEN;
+	out->trigger_en = s & IA32_RTIT_STATUS_TRIGGEREN;
+	out->error = s & IA32_RTIT_STATUS_ERROR;
+	out->stopped = s & IA32_RTIT_STATUS_STOPPED;
+	out->packet_byte_cnt = (uint32_t)((s & IA32_RTIT_STATUS_PACKETBYTECNT_MASK) >>
+					  IA32_RTIT_STATUS_PACKETBYTECNT_SHIFT);
+	out->bytes = st.head;
+	out->offset = st.offset;
+	out->buffer_size = st.buffer_size;
+	out->wrapped = st.flags & LWPT_PT_ST_WRAPPED;
+	out->wraps = st.wraps;
+	out->lost = st.lost;
+	out->tracing = st.flags & LWPT_PT_ST_TRACING;
+	out->stalled = st.flags & LWPT_PT_ST_STALLED;
+	out->pmis = st.pmis;
+	return 0;
+}
+
+int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
+{
+	struct lpt_cap_status st;
+	struct lpt_buf *b;
+	uint64_t pos, head;
+	int64_t done = 0;
+	int err;
+
+	if (!dev || !sink || !lpt_dev_has_buffer(dev, cpu))
+		return -EINVAL;
+	b = &dev->bufs[cpu];
+	err = lpt_dev_status(dev, cpu, &st);
+	if (err)
+		return err;
+	head = st.bytes;
+	/* Only the newest b->size bytes exist (SDM 33.2.7.2: the ToPA wraps). */
+	pos = b->tail;
+	if (head > b->size && pos < head - b->size)
+		pos = head - b->size;
+	if (head < pos)		/* a new start: the count began again */
+		pos = 0;
+	while (pos < head) {
+		uint64_t off = pos % b->size;
+		uint64_t n = b->size - off;
+
+		if (n > head - pos)
+			n = head - pos;
+		err = sink(arg, b->map + off, n);
+		if (err < 0)
+			return err;
+		pos += n;
+		done += (int64_t)n;
+	}
+	b->tail = head;
+	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {
+		struct lwpt_pt_release rel = {
+			.size = sizeof(rel), .cpu = cpu, .tail = head,
+		};
+
+		if (ioctl(dev->fd, LWPT_PT_IOC_RELEASE, &rel))
+			return neg_errno();
+	}
+	return done;
+}
+
+const char *lpt_dev_strerror(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ENODEV:
+	case -ENXIO:
+		return "no /dev/pt: load lwpt.ko (or lwpt_sim.ko)";
+	case -EACCES:
+	case -EPERM:
+		return "not allowed: kernel or system-wide tracing needs CAP_PERFMON or CAP_SYS_ADMIN; other users' processes cannot be traced";
+	case -ENOTTY:
+		return "not an lwpt PT device";
+	case -EPROTO:
+		return "the module's ABI major version differs from this libpt's: rebuild the tools or the module";
+	case -EOPNOTSUPP:
+		return "not supported by this processor or module";
+	case -EBUSY:
+		return "busy: another capture is configured, or TraceEn is already set by someone else (perf intel_pt, firmware, a hypervisor)";
+	case -ENODATA:
+		return "no capture configured";
+	case -ESRCH:
+		return "no such process";
+	case -EALREADY:
+		return "a capture is already configured on this file";
+	default:
+		return strerror(-err);
+	}
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of libpt's capture API (include/lwpt/pt.h) that need no
+ * device: defaults, validation against capabilities (SDM 33.2.8.2 and the
+ * CPUID 14H enumeration of Tables 33-11/12), field names, error paths.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lwpt/pt.h>
+
+/* A full-featured processor (CPUID 14H like the model's "full" profile). */
+static struct lwpt_pt_caps full_caps(void)
+{
+	struct lwpt_pt_caps c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.caps = LWPT_PT_CAP_CR3_FILTER | LWPT_PT_CAP_PSB_CYC | LWPT_PT_CAP_IP_FILTER |
+		 LWPT_PT_CAP_MTC | LWPT_PT_CAP_PTWRITE | LWPT_PT_CAP_POWER_EVENT |
+		 LWPT_PT_CAP_TOPA | LWPT_PT_CAP_MENTRY;
+	c.nr_ranges = 2;
+	c.mtc_periods = 0x249;		/* 0, 3, 6, 9 */
+	c.cyc_thresholds = 0x3fff;
+	c.psb_periods = 0x3f;
+	c.maxphyaddr = 39;
+	c.nr_cpus = 4;
+	c.max_buffer_size = 1ull << 30;
+	c.max_region_size = 4ull << 20;
+	return c;
+}
+
+/* Broadwell: no PSB/CYC, no MENTRY, BDM106 (caps as the module reports). */
+static struct lwpt_pt_caps bdw_caps(void)
+{
+	struct lwpt_pt_caps c = full_caps();
+
+	c.caps = LWPT_PT_CAP_TOPA | LWPT_PT_CAP_ERRATUM_BDM106;
+	c.nr_ranges = 0;
+	c.mtc_periods = c.cyc_thresholds = c.psb_periods = 0;
+	return c;
+}
+
+static enum lwpt_pt_field check_cfg(const struct lpt_cap_config *cfg,
+				    const struct lwpt_pt_caps *caps, int want_err)
+{
+	enum lwpt_pt_field bad = LWPT_PT_FIELD_NR;
+
+	ck_assert_int_eq(lpt_cap_config_check(cfg, caps, &bad), want_err);
+	return bad;
+}
+
+START_TEST(defaults)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	ck_assert_uint_eq(c.size, sizeof(c));
+	ck_assert_uint_eq(c.flags, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_TSC);
+	ck_assert_uint_eq(c.mode, LWPT_PT_MODE_WRAP);
+	ck_assert_uint_eq(c.scope, LWPT_PT_SCOPE_CPU);
+	ck_assert_uint_eq(c.buffer_size, LPT_CAP_DEFAULT_BUFFER);
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+	/* Without caps: still valid for a processor with nothing optional. */
+	lpt_cap_config_init(&c, NULL);
+	caps = bdw_caps();
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+}
+END_TEST
+
+/* Without MENTRY the buffer is one region: a power of two <= max region. */
+START_TEST(defaults_clamped)
+{
+	struct lwpt_pt_caps caps = bdw_caps();
+	struct lpt_cap_config c;
+
+	caps.max_region_size = 1ull << 20;
+	lpt_cap_config_init(&c, &caps);
+	ck_assert_uint_eq(c.buffer_size, 1ull << 20);
+	check_cfg(&c, &caps, 0);
+	caps = full_caps();
+	caps.max_buffer_size = 3 * 4096 + 100;
+	lpt_cap_config_init(&c, &caps);
+	ck_assert_uint_eq(c.buffer_size, 3 * 4096);
+	check_cfg(&c, &caps, 0);
+}
+END_TEST
+
+/* Each enable needs its CPUID bit (SDM Table 33-11); -EOPNOTSUPP names it. */
+START_TEST(caps_whitelist)
+{
+	static const struct {
+		uint32_t flag;
+		enum lwpt_pt_field field;
+	} t[] = {
+		{ LWPT_PT_CFG_MTC, LWPT_PT_FIELD_MTC },
+		{ LWPT_PT_CFG_CYC, LWPT_PT_FIELD_CYC },
+		{ LWPT_PT_CFG_PTW, LWPT_PT_FIELD_PTW },
+		{ LWPT_PT_CFG_PWREVT, LWPT_PT_FIELD_PWREVT },
+		{ LWPT_PT_CFG_EVENT, LWPT_PT_FIELD_EVENT },
+		{ LWPT_PT_CFG_DISTNT, LWPT_PT_FIELD_DISTNT },
+		{ LWPT_PT_CFG_INJECT_PSB_PMI, LWPT_PT_FIELD_INJECT_PSB_PMI },
+		{ LWPT_PT_CFG_CR3_FILTER, LWPT_PT_FIELD_CR3_FILTER },
+		{ LWPT_PT_CFG_PSBFREQ, LWPT_PT_FIELD_PSB_FREQ },
+	};
+	struct lwpt_pt_caps caps = bdw_caps();
+	struct lpt_cap_config c;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		lpt_cap_config_init(&c, &caps);
+		c.flags |= t[i].flag;
+		c.pid = 1;
+		ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), t[i].field);
+	}
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= 1u << 20;	/* not an LWPT_PT_CFG_* bit */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_FLAGS);
+}
+END_TEST
+
+/* BDM106: BranchEn must be set on first-generation PT. */
+START_TEST(bdm106_branch)
+{
+	struct lwpt_pt_caps caps = bdw_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags &= ~LWPT_PT_CFG_BRANCH;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BRANCH);
+	caps = full_caps();
+	check_cfg(&c, &caps, 0);
+}
+END_TEST
+
+/* Encodings must be in the 14H.1 bitmaps (SDM 33.3.1, Table 33-12). */
+START_TEST(encodings)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_MTC;
+	c.mtc_freq = 3;
+	check_cfg(&c, &caps, 0);
+	c.mtc_freq = 4;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MTC_FREQ);
+	c.mtc_freq = 16;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MTC_FREQ);
+	lpt_cap_config_init(&c, &caps);
+	c.mtc_freq = 3;		/* without MTCEn */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MTC_FREQ);
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_CYC;
+	c.cyc_thresh = 14;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CYC_THRESH);
+	c.cyc_thresh = 13;
+	check_cfg(&c, &caps, 0);
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_PSBFREQ;
+	c.psb_freq = 6;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_PSB_FREQ);
+	c.psb_freq = 5;
+	check_cfg(&c, &caps, 0);
+}
+END_TEST
+
+START_TEST(dependencies)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags = LWPT_PT_CFG_BRANCH;	/* neither OS nor User */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_USER);
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_FUPONPTW;	/* needs PTWEn */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_FUPONPTW);
+	c.flags |= LWPT_PT_CFG_PTW;
+	check_cfg(&c, &caps, 0);
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_CR3_FILTER;	/* needs a pid */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_PID);
+	c.pid = 42;
+	check_cfg(&c, &caps, 0);
+	lpt_cap_config_init(&c, &caps);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_PID);
+	c.scope = 2;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_SCOPE);
+	lpt_cap_config_init(&c, &caps);
+	c.mode = 3;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MODE);
+	lpt_cap_config_init(&c, &caps);
+	c.pid = -1;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_PID);
+}
+END_TEST
+
+/* Sizes: 4 KiB multiples, power of two without MENTRY (SDM 33.2.7.2). */
+START_TEST(sizes)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.buffer_size = 5000;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 0;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = caps.max_buffer_size + 4096;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 3 * 4096;
+	check_cfg(&c, &caps, 0);
+	caps = bdw_caps();
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 8 << 20;	/* over max_region_size */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 16384;
+	check_cfg(&c, &caps, 0);
+	c.region_size = 6000;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_REGION_SIZE);
+	c.region_size = 2048;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_REGION_SIZE);
+	c.region_size = 8192;
+	check_cfg(&c, &caps, 0);
+}
+END_TEST
+
+/* ADDRn (SDM 33.2.5.2): n < 14H.1:EAX[2:0], canonical, A <= B. */
+START_TEST(ranges)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.addr[0] = (struct lwpt_pt_addr_range){ 0x401000, 0x401fff, LWPT_PT_ADDR_FILTER, 0 };
+	c.addr[1] = (struct lwpt_pt_addr_range){ 0x500000, 0x500000, LWPT_PT_ADDR_STOP, 0 };
+	check_cfg(&c, &caps, 0);
+	c.addr[2] = (struct lwpt_pt_addr_range){ 0x1000, 0x2000, LWPT_PT_ADDR_FILTER, 0 };
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_ADDR2);
+	memset(&c.addr[2], 0, sizeof(c.addr[2]));
+	c.addr[1].a = 0x600000;		/* A > B */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_ADDR1);
+	c.addr[1].a = 0x0100000000000000ull;	/* not canonical */
+	c.addr[1].b = c.addr[1].a;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_ADDR1);
+	c.addr[1] = (struct lwpt_pt_addr_range){ 0x1000, 0x2000, 3, 0 };
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_ADDR1);
+	c.addr[1] = (struct lwpt_pt_addr_range){ 0x1000, 0x2000, LWPT_PT_ADDR_UNUSED, 0 };
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_ADDR1);
+	caps = bdw_caps();
+	c.addr[1] = (struct lwpt_pt_addr_range){ 0 };
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_ADDR0);
+}
+END_TEST
+
+/* Size versioning: too small is refused; an older caller's size works. */
+START_TEST(size_versioning)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	ck_assert_uint_eq(LPT_CAP_CONFIG_SIZE_VER0, sizeof(c));
+	c.size = LPT_CAP_CONFIG_SIZE_VER0 - 1;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_SIZE);
+	c.size = 0;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_SIZE);
+	ck_assert_int_eq(lpt_cap_config_check(NULL, &caps, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cap_config_check(&c, NULL, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(names_and_errors)
+{
+	int f;
+
+	for (f = 0; f < LWPT_PT_FIELD_NR; f++)
+		ck_assert_str_ne(lpt_cap_field_name((enum lwpt_pt_field)f), "?");
+	ck_assert_str_eq(lpt_cap_field_name(LWPT_PT_FIELD_NR), "?");
+	ck_assert_str_eq(lpt_cap_field_name((enum lwpt_pt_field)-1), "?");
+	ck_assert_str_eq(lpt_cap_field_name(LWPT_PT_FIELD_MTC_FREQ), "MTCFreq (mtc_freq)");
+	ck_assert_str_eq(lpt_dev_strerror(-ENOENT), "no /dev/pt: load lwpt.ko (or lwpt_sim.ko)");
+	ck_assert_ptr_nonnull(strstr(lpt_dev_strerror(-EBUSY), "TraceEn"));
+	ck_assert_str_eq(lpt_dev_strerror(-ENOMEM), strerror(ENOMEM));
+}
+END_TEST
+
+/* Opening something that is not /dev/pt fails cleanly with a negative errno. */
+START_TEST(open_errors)
+{
+	struct lpt_dev *dev = (struct lpt_dev *)1;
+
+	ck_assert_int_eq(lpt_dev_open("/nonexistent/pt", &dev), -ENOENT);
+	ck_assert_ptr_null(dev);
+	ck_assert_int_eq(lpt_dev_open("/dev/null", &dev), -ENOTTY);
+	ck_assert_ptr_null(dev);
+	ck_assert_int_eq(lpt_dev_open(NULL, NULL), -EINVAL);
+	lpt_dev_close(NULL);
+}
+END_TEST
+
+static Suite *capture_suite(void)
+{
+	Suite *s = suite_create("pt_capture");
+	TCase *tc = tcase_create("config");
+
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, defaults_clamped);
+	tcase_add_test(tc, caps_whitelist);
+	tcase_add_test(tc, bdm106_branch);
+	tcase_add_test(tc, encodings);
+	tcase_add_test(tc, dependencies);
+	tcase_add_test(tc, sizes);
+	tcase_add_test(tc, ranges);
+	tcase_add_test(tc, size_versioning);
+	tcase_add_test(tc, names_and_errors);
+	tcase_add_test(tc, open_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(capture_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ptcap (tools/ptcap, libpt's capture API include/lwpt/pt.h) on lwpt_sim.ko
+# under both PT profiles (issue 8 points 1, 4): error messages; a command's
+# capture writes a complete directory (Documentation/ptcap-format.rst);
+# system-wide wrap/stop/continuous captures save exactly the bytes the
+# model's output logic stored, oldest first after a wrap (SDM 33.2.7.2);
+# ptdump and ptflow run on every file without crashing; no spec violation.
+#
+# The model does not generate packets from execution (Documentation/pt.rst,
+# "Limits"), so a capture of a program holds no packets on the model; a
+# trace file that holds bytes other than the injected pattern must decode
+# with ptdump without error and start with a PSB.
+. /lwpt/lib.sh
+
+D=/sys/kernel/debug/lwpt_sim
+
+# Without the module: the message says what to do.
+msg=$(ptcap -a -d 1 -o /tmp/none 2>&1)
+[ $? -ne 0 ] && echo "$msg" | grep -q 'no /dev/pt: load lwpt.ko (or lwpt_sim.ko)' ||
+	fail "no module: '$msg'" || exit 1
+ok "no module: $msg"
+
+# cfg DIR KEY: the value of KEY in DIR/config.
+cfg() {
+	sed -n "s/^$2 //p" "$1/config" | tail -n 1
+}
+
+# complete DIR: config, maps, at least one .pt; decoders do not crash.
+complete() {
+	head -n 1 "$1/config" | grep -qx 'lwpt-ptcap-config 1' || fail "$1/config magic" || return 1
+	head -n 1 "$1/maps" | grep -qx 'lwpt-ptcap-maps 1' || fail "$1/maps magic" || return 1
+	[ -n "$(cfg "$1" cpu)" ] && [ -n "$(cfg "$1" mtc-freq)" ] && [ -n "$(cfg "$1" mode)" ] ||
+		fail "$1/config: cpu, mtc-freq, mode" || return 1
+	n=0
+	for f in "$1"/*.pt; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		ptdump "$f" >/tmp/ptdump.out 2>&1
+		rc=$?
+		[ $rc -lt 128 ] || fail "ptdump $f crashed ($rc)" || return 1
+		if [ -s "$f" ] && ! ptcap_pattern "$f" >/dev/null; then
+			# Real packets: they must decode, starting with PSB+.
+			[ $rc -eq 0 ] || fail "ptdump $f: $(tail -n 2 /tmp/ptdump.out)" || return 1
+			grep -q psb /tmp/ptdump.out || fail "$f: no PSB" || return 1
+		fi
+	done
+	[ $n -gt 0 ] || fail "$1: no .pt file" || return 1
+	ptflow "$1" >/tmp/ptflow.out 2>&1
+	rc=$?
+	[ $rc -lt 128 ] || fail "ptflow $1 crashed ($rc)" || return 1
+	return 0
+}
+
+# tracing: wait until CPU 0's model has TraceEn (ptcap started).
+wait_tracing() {
+	i=0
+	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ $i -lt 100 ]
+}
+
+for prof in full bdw; do
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof" >/dev/null ||
+		fail "insmod pt_profile=$prof" || exit 1
+	seq=0	# pattern bytes CPU 0 stored since load
+
+	# A command, traced while it runs (per thread if the module can).
+	out=$(ptcap --size=16K -o /tmp/cmd -- ptcap_hello 7 2>&1)
+	rc=$?
+	[ $rc -eq 7 ] || fail "$prof: ptcap -- ptcap_hello 7: status $rc: $out" || exit 1
+	echo "$out" | grep -q 'ptcap_hello: [0-9]* steps' || fail "$prof: command output" || exit 1
+	complete /tmp/cmd || exit 1
+	grep -q ' /bin/ptcap_hello$' /tmp/cmd/maps || fail "$prof: maps: $(cat /tmp/cmd/maps)" || exit 1
+	[ "$(cfg /tmp/cmd command)" = "ptcap_hello 7" ] || fail "$prof: config command" || exit 1
+	ok "$prof: ptcap -- ptcap_hello: $(cfg /tmp/cmd mode), $(ls /tmp/cmd/*.pt | wc -l) trace file(s), $(grep -c '^0x' /tmp/cmd/maps) mapping(s), status passed on"
+
+	# A dynamic program: ld.so at exec, its libraries by exit.
+	ptcap --size=16K -o /tmp/dyn -- ptdump --help >/dev/null 2>&1
+	grep -q 'ld-linux' /tmp/dyn/maps && grep -q 'libc' /tmp/dyn/maps ||
+		fail "$prof: dynamic maps: $(cat /tmp/dyn/maps)" || exit 1
+	complete /tmp/dyn || exit 1
+	ok "$prof: ptcap -- ptdump --help: maps with ld.so and libc"
+
+	# Invalid configurations: named field, non-zero exit, nothing started.
+	msg=$(ptcap -a --size=5000 -o /tmp/bad 2>&1) && fail "$prof: --size=5000 accepted" && exit 1
+	echo "$msg" | grep -q buffer_size || fail "$prof: --size=5000: $msg" || exit 1
+	if [ $prof = bdw ]; then
+		msg=$(ptcap -a --mtc=3 -o /tmp/bad 2>&1) && fail "bdw: --mtc accepted" && exit 1
+		echo "$msg" | grep -q MTCEn || fail "bdw: --mtc: $msg" || exit 1
+		msg=$(ptcap -a --no-branch -o /tmp/bad 2>&1) && fail "bdw: --no-branch accepted" && exit 1
+		echo "$msg" | grep -q BranchEn || fail "bdw: --no-branch (BDM106): $msg" || exit 1
+	fi
+	ok "$prof: invalid configurations refused with the field named"
+
+	# System-wide wrap: 40000 bytes into 16 KiB keep the newest 16384.
+	ptcap -a -d 30 --size=16K --mode=wrap -o /tmp/wrap 2>/tmp/wrap.err &
+	pid=$!
+	wait_tracing || fail "$prof: wrap: not tracing: $(cat /tmp/wrap.err)" || exit 1
+	echo "0 40000" >$D/pt_inject
+	kill -INT $pid
+	wait $pid || fail "$prof: wrap: ptcap $(cat /tmp/wrap.err)" || exit 1
+	complete /tmp/wrap || exit 1
+	want="len=16384 first=$(((seq + 40000 - 16384) % 251))"
+	got=$(ptcap_pattern /tmp/wrap/cpu0.pt)
+	[ "$got" = "$want" ] || fail "$prof: wrap: cpu0.pt $got, want $want" || exit 1
+	seq=$((seq + 40000))
+	grep -q '^status.cpu0.pt bytes=40000 saved=16384 ' /tmp/wrap/config ||
+		fail "$prof: wrap status: $(grep status /tmp/wrap/config)" || exit 1
+	ok "$prof: -a --mode=wrap: newest 16384 of 40000 bytes, oldest first"
+
+	# Stop: the oldest 16384 are kept, Stopped is reported.
+	ptcap -a -d 30 --size=16K --mode=stop -o /tmp/stop 2>/tmp/stop.err &
+	pid=$!
+	wait_tracing || fail "$prof: stop: not tracing: $(cat /tmp/stop.err)" || exit 1
+	echo "0 40000" >$D/pt_inject
+	kill -INT $pid
+	wait $pid || fail "$prof: stop: ptcap $(cat /tmp/stop.err)" || exit 1
+	complete /tmp/stop || exit 1
+	want="len=16384 first=$((seq % 251))"
+	got=$(ptcap_pattern /tmp/stop/cpu0.pt)
+	[ "$got" = "$want" ] || fail "$prof: stop: cpu0.pt $got, want $want" || exit 1
+	seq=$((seq + 16384))
+	grep -q '^status.cpu0.pt .* stopped$' /tmp/stop/config ||
+		fail "$prof: stop status: $(grep status /tmp/stop/config)" || exit 1
+	ok "$prof: -a --mode=stop: oldest 16384 bytes, Stopped"
+
+	# Continuous: 8 x 8 KiB through a 16 KiB buffer, drained while tracing.
+	ptcap -a -d 60 --size=16K --mode=continuous --progress -o /tmp/cont 2>/tmp/cont.err &
+	pid=$!
+	wait_tracing || fail "$prof: continuous: not tracing: $(cat /tmp/cont.err)" || exit 1
+	i=0
+	while [ $i -lt 8 ]; do
+		echo "0 8192" >$D/pt_inject
+		sleep 0.3
+		i=$((i + 1))
+	done
+	kill -INT $pid
+	wait $pid || fail "$prof: continuous: ptcap $(cat /tmp/cont.err)" || exit 1
+	complete /tmp/cont || exit 1
+	got=$(ptcap_pattern /tmp/cont/cpu0.pt)
+	len=${got#len=}; len=${len%% *}
+	[ "${got#* }" = "first=$((seq % 251))" ] && [ "$len" -gt 16384 ] ||
+		fail "$prof: continuous: cpu0.pt $got (from $((seq % 251)))" || exit 1
+	seq=$((seq + len))
+	ok "$prof: -a --mode=continuous: $len contiguous bytes through a 16384-byte buffer ($(grep '^status.cpu0' /tmp/cont/config | sed 's/.*lost=\([0-9]*\).*/lost \1/'))"
+
+	[ "$(sim_violations)" = 0 ] || fail "$prof: violations $(sim_violations)" || exit 1
+	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$prof: rmmod" || exit 1
+	ok "$prof: no spec violation, module unloads"
+done

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptcap: capture Intel PT through /dev/pt with libpt's capture API
+# (include/lwpt/pt.h, libpt/capture.c) into a ptcap directory
+# (Documentation/ptcap-format.rst). Issue 8, point 4.
+ifneq ($(filter pt,$(LIBS)),)
+TOOLS += ptcap
+ptcap_SRCS := tools/ptcap/ptcap.c
+ptcap_LIBS := pt
+MANPAGES += tools/ptcap/ptcap.1
+HEADERS += include/lwpt/pt.h
+
+# Unit tests of the capture API that need no device (tests/libpt).
+UNIT_TESTS += test_pt_capture
+test_pt_capture_SRCS := tests/libpt/test_pt_capture.c
+test_pt_capture_LIBS := pt
+endif
