@@ -3,8 +3,7 @@
  * lwpt_sim.ko: the PT model (model/pt/pt_model.h) on every CPU.
  *
  * Each CPU has a struct pt_model_cpu. The hardware layer (hw_sim.c) sends
- * the MSRs the model implements (IA32_RTIT_*, IA32_XSS,
- * IA32_PERF_GLOBAL_STATUS and its RESET/SET) here; the model's #GP becomes
+ * IA32_RTIT_* and IA32_PERF_GLOBAL_STATUS (and its RESET/SET) here; the model's #GP becomes
  * -EIO and a spec violation. The model stores trace output to "physical
  * memory": the kernel's own RAM pages, reached through the direct map, so
  * the ToPA tables and regions the PT subsystem allocates are exactly what
@@ -26,6 +25,7 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
+#include <lwpt/pt_arch.h>
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
 
@@ -111,12 +111,26 @@ static int sim_pt_err(int err)
 	}
 }
 
+/*
+ * The MSRs the model owns here: IA32_RTIT_* and IA32_PERF_GLOBAL_STATUS
+ * (and its RESET/SET). IA32_XSS stays with the layer, which has no XSAVES.
+ */
+static bool sim_pt_msr(u32 msr)
+{
+	return (msr >= IA32_RTIT_OUTPUT_BASE && msr <= IA32_RTIT_OUTPUT_MASK_PTRS) ||
+	       (msr >= IA32_RTIT_CTL && msr <= IA32_RTIT_CR3_MATCH) ||
+	       (msr >= IA32_RTIT_ADDR0_A && msr <= IA32_RTIT_ADDR3_B) ||
+	       msr == IA32_PERF_GLOBAL_STATUS ||
+	       msr == IA32_PERF_GLOBAL_STATUS_RESET ||
+	       msr == IA32_PERF_GLOBAL_STATUS_SET;
+}
+
 int sim_pt_rdmsr(u32 msr, u64 *val)
 {
 	unsigned long flags;
 	int err;
 
-	if (!sim_pt_active)
+	if (!sim_pt_active || !sim_pt_msr(msr))
 		return -ENOENT;
 	local_irq_save(flags);
 	err = pt_model_rdmsr(this_cpu_ptr(&sim_pt_cpus), msr, val);
@@ -129,7 +143,7 @@ int sim_pt_wrmsr(u32 msr, u64 val)
 	unsigned long flags;
 	int err;
 
-	if (!sim_pt_active)
+	if (!sim_pt_active || !sim_pt_msr(msr))
 		return -ENOENT;
 	local_irq_save(flags);
 	err = pt_model_wrmsr(this_cpu_ptr(&sim_pt_cpus), msr, val);
