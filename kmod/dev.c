@@ -56,8 +56,9 @@ long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
 
 /*
  * /dev/lwp is usable by everyone: LWP is a user-mode feature that a thread
- * enables for itself (43724 §1). /dev/pt is open to everyone too: its
- * CONFIGURE ioctl checks each request (Documentation/pt.rst, permissions).
+ * enables for itself (43724 §1). /dev/pt is for root (or whoever the
+ * administrator gives it to through udev); its CONFIGURE ioctl checks each
+ * request against the caller anyway (Documentation/pt.rst, permissions).
  */
 static struct lwpt_dev lwpt_devs[] = {
 	{
@@ -74,7 +75,7 @@ static struct lwpt_dev lwpt_devs[] = {
 			.minor = MISC_DYNAMIC_MINOR,
 			.name = "pt",
 			.fops = &pt_fops,	/* pt/pt_core.c */
-			.mode = 0666,
+			.mode = 0600,
 		},
 		.device = LWPT_DEVICE_PT,
 	},

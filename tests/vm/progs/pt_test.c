@@ -587,13 +587,12 @@ static void test_mmap(void)
 static void test_perm(void)
 {
 	struct lwpt_pt_config c;
-	int fd;
+	int fd = open_pt();	/* /dev/pt is 0600: opened as root, used as 1000 */
 
 	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000)) {
 		check(0, "perm: drop to uid 1000: %s", strerror(errno));
 		return;
 	}
-	fd = open_pt();
 	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
 	refuse(fd, "unprivileged system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE);
 	cfg_init(&c, LWPT_PT_CFG_OS | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
