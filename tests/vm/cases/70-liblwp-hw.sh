@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # liblwp's hardware backend on lwpt_sim.ko, fx8150 and full profiles: a
 # static program linked with liblwp.a checks the records of LWPINS/LWPVAL
-# assembled by GNU as (register, r8-r15, RIP-relative, base+index*scale+disp)
+# assembled by GNU as (every register pair in both sizes, RIP-relative,
+# base+index*scale+disp for every base/index pair and scale: 2356 forms)
 # and of the inline wrappers, CF, ring full and MissedEvents, and the
 # threshold wait through lwp_wait() on /dev/lwp (43724 §5.3, §5.4, §6,
 # §8.5); lwpt-info and lwpt-jitdemo print the hardware backend. No spec

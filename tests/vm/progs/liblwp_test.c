@@ -12,6 +12,10 @@
  *             wrappers: EventId, Flags = imm & 0xffff, Data1, Data2,
  *             InstructionAddress, reserved bytes (43724 §5.3, §5.4,
  *             Figures 2-2, 2-8); LWPINS before lwp_start() stores nothing
+ *   sweep     2356 forms assembled by GNU as at build time: every register
+ *             pair (RSP aside) as Data2/Data1 in both operand sizes, and
+ *             8(base,index,scale) for every base/index pair and scale, for
+ *             LWPINS and LWPVAL; every field and InstructionAddress checked
  *   full      ring full: CF = 1, MissedEvents (43724 §5.4, §6)
  *   threshold lwp_wait() returns on the threshold interrupt (§6, §8.5)
  *
@@ -234,6 +238,244 @@ static void test_forms(void)
 	lwp_close(s);
 }
 
+/* ---- Operand-form sweep, assembled by GNU as at build time --------------- */
+
+/*
+ * Every register pair as (Data2 = vvvv, Data1 = ModRM.rm) in both operand
+ * sizes for LWPINS and LWPVAL (RSP excluded: it holds the stack), and
+ * memory operands 8(base, index, scale) for every base/index pair (RSP, R15
+ * excluded; R15 carries Data2) and every scale. Each form is emitted twice,
+ * with and without the UD2 marker; the address of every LWP instruction
+ * goes to a table. Values and immediates are functions of the register
+ * numbers, recomputed by sweep_expect() below.
+ */
+#define SW_REGS(X, ...)							\
+	X(0, rax, eax, __VA_ARGS__) X(1, rcx, ecx, __VA_ARGS__)		\
+	X(2, rdx, edx, __VA_ARGS__) X(3, rbx, ebx, __VA_ARGS__)		\
+	X(5, rbp, ebp, __VA_ARGS__) X(6, rsi, esi, __VA_ARGS__)		\
+	X(7, rdi, edi, __VA_ARGS__) X(8, r8, r8d, __VA_ARGS__)		\
+	X(9, r9, r9d, __VA_ARGS__) X(10, r10, r10d, __VA_ARGS__)	\
+	X(11, r11, r11d, __VA_ARGS__) X(12, r12, r12d, __VA_ARGS__)	\
+	X(13, r13, r13d, __VA_ARGS__) X(14, r14, r14d, __VA_ARGS__)	\
+	X(15, r15, r15d, __VA_ARGS__)
+#define SW_REGS2(X, ...)						\
+	X(0, rax, eax, __VA_ARGS__) X(1, rcx, ecx, __VA_ARGS__)		\
+	X(2, rdx, edx, __VA_ARGS__) X(3, rbx, ebx, __VA_ARGS__)		\
+	X(5, rbp, ebp, __VA_ARGS__) X(6, rsi, esi, __VA_ARGS__)		\
+	X(7, rdi, edi, __VA_ARGS__) X(8, r8, r8d, __VA_ARGS__)		\
+	X(9, r9, r9d, __VA_ARGS__) X(10, r10, r10d, __VA_ARGS__)	\
+	X(11, r11, r11d, __VA_ARGS__) X(12, r12, r12d, __VA_ARGS__)	\
+	X(13, r13, r13d, __VA_ARGS__) X(14, r14, r14d, __VA_ARGS__)	\
+	X(15, r15, r15d, __VA_ARGS__)
+#define SW_MREGS(X, ...)						\
+	X(0, rax, eax, __VA_ARGS__) X(1, rcx, ecx, __VA_ARGS__)		\
+	X(2, rdx, edx, __VA_ARGS__) X(3, rbx, ebx, __VA_ARGS__)		\
+	X(5, rbp, ebp, __VA_ARGS__) X(6, rsi, esi, __VA_ARGS__)		\
+	X(7, rdi, edi, __VA_ARGS__) X(8, r8, r8d, __VA_ARGS__)		\
+	X(9, r9, r9d, __VA_ARGS__) X(10, r10, r10d, __VA_ARGS__)	\
+	X(11, r11, r11d, __VA_ARGS__) X(12, r12, r12d, __VA_ARGS__)	\
+	X(13, r13, r13d, __VA_ARGS__) X(14, r14, r14d, __VA_ARGS__)
+#define SW_MREGS2(X, ...)						\
+	X(0, rax, eax, __VA_ARGS__) X(1, rcx, ecx, __VA_ARGS__)		\
+	X(2, rdx, edx, __VA_ARGS__) X(3, rbx, ebx, __VA_ARGS__)		\
+	X(5, rbp, ebp, __VA_ARGS__) X(6, rsi, esi, __VA_ARGS__)		\
+	X(7, rdi, edi, __VA_ARGS__) X(8, r8, r8d, __VA_ARGS__)		\
+	X(9, r9, r9d, __VA_ARGS__) X(10, r10, r10d, __VA_ARGS__)	\
+	X(11, r11, r11d, __VA_ARGS__) X(12, r12, r12d, __VA_ARGS__)	\
+	X(13, r13, r13d, __VA_ARGS__) X(14, r14, r14d, __VA_ARGS__)
+
+/* Register forms: op (0 lwpins, 1 lwpval) x size x vvvv x rm. */
+#define SW_R_IN(dn, dq, dd, vn, vq, vd, ud)				\
+	"SWR " #ud ", " #vn ", " #dn ", " #vq ", " #vd ", " #dd "\n"
+#define SW_R_OUT(vn, vq, vd, ud) SW_REGS2(SW_R_IN, vn, vq, vd, ud)
+/* Memory forms: op x size x base x index x scale. */
+#define SW_M_IN(in, iq, id, bn, bq, bd, ud)				\
+	"SWM " #ud ", " #bn ", " #in ", " #bq ", " #iq "\n"
+#define SW_M_OUT(bn, bq, bd, ud) SW_MREGS2(SW_M_IN, bn, bq, bd, ud)
+
+#define SW_FUNC(ud)							\
+	".globl sweep_run" #ud "\n"					\
+	"sweep_run" #ud ":\n"						\
+	"push %rbx\n push %rbp\n push %r12\n push %r13\n"		\
+	"push %r14\n push %r15\n"					\
+	".pushsection .data.sweep" #ud ", \"aw\"\n"			\
+	".globl sweep_tab" #ud "\n"					\
+	"sweep_tab" #ud ":\n"						\
+	".popsection\n"							\
+	SW_REGS(SW_R_OUT, ud)						\
+	SW_MREGS(SW_M_OUT, ud)						\
+	"pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n pop %rbx\n" \
+	"ret\n"
+
+__asm__(
+	".text\n"
+	/* One instruction with its address recorded in .data.sweep<ud>. */
+	".macro SWI ud, insn:vararg\n"
+	"  .if \\ud\n"
+	"  ud2\n"
+	"  .endif\n"
+	"swi\\@: \\insn\n"
+	"  .pushsection .data.sweep\\ud, \"aw\"\n"
+	"  .quad swi\\@\n"
+	"  .popsection\n"
+	".endm\n"
+	".macro SWR ud, vn, dn, vq, vd, dd\n"
+	"  .irp op, 0, 1\n"
+	"  .irp sz, 32, 64\n"
+	"  movabs $(0x8000000000000000 | (\\vn << 40) | (\\dn << 8) | \\sz), %\\vq\n"
+	"  mov $(0x80000000 | (\\dn << 16) | (\\vn << 4) | \\op), %\\dd\n"
+	"  .if \\op == 0\n"
+	"  .if \\sz == 32\n"
+	"  SWI \\ud, lwpins $((\\vn << 4) | \\dn), %\\dd, %\\vd\n"
+	"  .else\n"
+	"  SWI \\ud, lwpins $(0x100 | (\\vn << 4) | \\dn), %\\dd, %\\vq\n"
+	"  .endif\n"
+	"  .else\n"
+	"  .if \\sz == 32\n"
+	"  SWI \\ud, lwpval $(0x200 | (\\vn << 4) | \\dn), %\\dd, %\\vd\n"
+	"  .else\n"
+	"  SWI \\ud, lwpval $(0x300 | (\\vn << 4) | \\dn), %\\dd, %\\vq\n"
+	"  .endif\n"
+	"  .endif\n"
+	"  .endr\n"
+	"  .endr\n"
+	".endm\n"
+	".macro SWM ud, bn, in, bq, iq\n"
+	"  .if \\bn - \\in\n"
+	"  .irp op, 0, 1\n"
+	"  .irp sc, 1, 2, 4, 8\n"
+	"  mov $(1 + (\\bn & 3)), %\\iq\n"
+	"  lea sweep_data(%rip), %\\bq\n"
+	"  movabs $(0x4000000000000000 | (\\bn << 40) | (\\in << 8) | \\sc), %r15\n"
+	"  .if \\op == 0\n"
+	"  SWI \\ud, lwpins $(0x1000 | (\\sc << 8) | (\\bn << 4) | \\in), 8(%\\bq,%\\iq,\\sc), %r15\n"
+	"  .else\n"
+	"  SWI \\ud, lwpval $(0x2000 | (\\sc << 8) | (\\bn << 4) | \\in), 8(%\\bq,%\\iq,\\sc), %r15d\n"
+	"  .endif\n"
+	"  .endr\n"
+	"  .endr\n"
+	"  .endif\n"
+	".endm\n"
+	SW_FUNC(0)
+	SW_FUNC(1)
+	".purgem SWI\n.purgem SWR\n.purgem SWM\n");
+
+void sweep_run0(void);
+void sweep_run1(void);
+extern const uint64_t sweep_tab0[], sweep_tab1[];
+uint8_t sweep_data[128] __attribute__((used, aligned(8)));
+
+static const uint8_t sw_regs[] = { 0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12,
+				   13, 14, 15 };
+
+/* The records sweep_run<ud> must produce, in order; returns the count. */
+static unsigned int sweep_expect(struct want *w, unsigned int max)
+{
+	unsigned int n = 0, a, b, op, sz, sc, vn, dn, bn, in;
+	uint64_t v;
+	uint32_t d;
+
+	for (a = 0; a < sizeof(sw_regs); a++)
+		for (b = 0; b < sizeof(sw_regs); b++)
+			for (op = 0; op < 2; op++)
+				for (sz = 32; sz <= 64; sz += 32) {
+					vn = sw_regs[a];
+					dn = sw_regs[b];
+					v = 0x8000000000000000ull |
+					    ((uint64_t)vn << 40) | (dn << 8) | sz;
+					d = 0x80000000u | (dn << 16) | (vn << 4) | op;
+					/* mov to the 32-bit rm register
+					 * zero-extends into the same vvvv */
+					if (vn == dn)
+						v = d;
+					if (sz == 32)
+						v = (uint32_t)v;
+					if (n < max)
+						w[n] = (struct want){
+						    op ? LWP_EVENT_VAL : LWP_EVENT_INS,
+						    (uint16_t)((op << 9) | ((sz == 64) << 8) |
+							       (vn << 4) | dn),
+						    d, v, 0 };
+					n++;
+				}
+	for (a = 0; a + 1 < sizeof(sw_regs); a++)
+		for (b = 0; b + 1 < sizeof(sw_regs); b++) {
+			bn = sw_regs[a];
+			in = sw_regs[b];
+			if (bn == in)
+				continue;
+			for (op = 0; op < 2; op++)
+				for (sc = 1; sc <= 8; sc *= 2) {
+					v = 0x4000000000000000ull |
+					    ((uint64_t)bn << 40) | (in << 8) | sc;
+					memcpy(&d, sweep_data + 8 + (1 + (bn & 3)) * sc,
+					       sizeof(d));
+					if (op)
+						v = (uint32_t)v;
+					if (n < max)
+						w[n] = (struct want){
+						    op ? LWP_EVENT_VAL : LWP_EVENT_INS,
+						    (uint16_t)(((op + 1) << 12) | (sc << 8) |
+							       (bn << 4) | in),
+						    d, v, 0 };
+					n++;
+				}
+		}
+	return n;
+}
+
+#define SWEEP_MAX 4000
+
+static void test_sweep(void)
+{
+	static struct want w[SWEEP_MAX];
+	static struct lwp_event ev[SWEEP_MAX + 1];
+	struct lwp_config cfg = base_cfg();
+	const uint64_t *tab = ud2 ? sweep_tab1 : sweep_tab0;
+	struct lwp_session *s;
+	unsigned int n, i, bad = 0;
+	ssize_t got;
+
+	for (i = 0; i < sizeof(sweep_data); i++)
+		sweep_data[i] = (uint8_t)(i * 37 + 11);
+	n = sweep_expect(w, SWEEP_MAX);
+	CHECK(n <= SWEEP_MAX, "%u forms", n);
+	if (n > SWEEP_MAX)
+		return;
+	cfg.buffer_records = 4096;
+	CHECK(lwp_open(&s, &cfg) == 0, "lwp_open");
+	if (!s)
+		return;
+	CHECK(lwp_start(s) == 0, "lwp_start");
+	if (ud2)
+		sweep_run1();
+	else
+		sweep_run0();
+	CHECK(lwp_stop(s) == 0, "lwp_stop");
+	got = lwp_read(s, ev, SWEEP_MAX + 1);
+	CHECK(got == (ssize_t)n, "%zd records of %u forms", got, n);
+	for (i = 0; i < n && (ssize_t)i < got; i++) {
+		const struct lwp_event *e = &ev[i];
+
+		if (e->event_id == w[i].id && e->flags == w[i].flags &&
+		    e->data1 == w[i].d1 && e->data2 == w[i].d2 &&
+		    e->inst_addr == tab[i] && e->reserved == 0)
+			continue;
+		if (bad++ < 10)
+			printf("FAIL: form %u: id %u flags %#x d1 %#x d2 %#" PRIx64
+			       " ip %#" PRIx64 "; want id %u flags %#x d1 %#x"
+			       " d2 %#" PRIx64 " ip %#" PRIx64 "\n", i,
+			       e->event_id, e->flags, e->data1, e->data2,
+			       e->inst_addr, w[i].id, w[i].flags, w[i].d1,
+			       w[i].d2, tab[i]);
+	}
+	CHECK(bad == 0, "%u of %u forms wrong", bad, n);
+	CHECK(lwp_missed(s) == 0, "MissedEvents");
+	printf("liblwp_test: sweep: %u forms (GNU as), %zd records checked\n",
+	       n, got);
+	lwp_close(s);
+}
+
 static void test_full(void)
 {
 	struct lwp_config cfg = base_cfg();
@@ -315,6 +557,8 @@ int main(int argc, char **argv)
 	test_backend();
 	if (all || !strcmp(what, "forms"))
 		test_forms();
+	if (all || !strcmp(what, "sweep"))
+		test_sweep();
 	if (all || !strcmp(what, "full"))
 		test_full();
 	if (all || !strcmp(what, "threshold"))
