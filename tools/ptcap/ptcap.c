@@ -296,6 +296,18 @@ struct maps {
 	size_t n, cap;
 };
 
+static bool maps_has(const struct maps *m, uint64_t s, uint64_t e, uint64_t off,
+		     const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].start == s && m->v[i].end == e && m->v[i].offset == off &&
+		    !strcmp(m->v[i].path, path))
+			return true;
+	return false;
+}
+
 /* Append the file-backed mappings of /proc/@pid/maps to @m; 0 or -errno. */
 static int maps_read(pid_t pid, struct maps *m)
 {
@@ -323,6 +335,8 @@ static int maps_read(pid_t pid, struct maps *m)
 			continue;
 		if (strstr(p, " (deleted)"))
 			continue;
+		if (maps_has(m, s, e, off, p))
+			continue;	/* same line as in an earlier snapshot */
 		if (m->n == m->cap) {
 			size_t nc = m->cap ? 2 * m->cap : 64;
 			struct map *nv = realloc(m->v, nc * sizeof(*nv));
@@ -396,18 +410,23 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			 bool per_thread)
 {
 	FILE *f = out_open(o->dir, "config");
-	unsigned int fam, model, step, a, b, cc, d, i, max = 0, abi, aflags;
+	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
 	uint64_t ctl = 0;
 
 	fprintf(f, "lwpt-ptcap-config 1\n");
 	fprintf(f, "# written by ptcap (Documentation/ptcap-format.rst)\n");
 	fprintf(f, "mode %s\n", per_thread ? "per-thread" : "per-cpu");
 	cpu_fms(&fam, &model, &step);
-	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+	__get_cpuid(0, &max, &b, &cc, &d);
+	/* libipt's cpu (errata) is an Intel family/model; PT is Intel's. */
+	if (b == 0x756e6547 && d == 0x49656e69 && cc == 0x6c65746e)	/* GenuineIntel */
+		fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+	else
+		fprintf(f, "# cpu %u/%u/%u is not an Intel CPU: no cpu key (no errata)\n",
+			fam, model, step);
 	fprintf(f, "mtc-freq %u\n", (c->flags & LWPT_PT_CFG_MTC) ? c->mtc_freq : 0);
 	/* MSR_PLATFORM_INFO needs ring 0; the module does not export it (ABI 1.0). */
 	fprintf(f, "# nom-freq unknown: MSR_PLATFORM_INFO[15:8] is not readable here\n");
-	__get_cpuid(0, &max, &b, &cc, &d);
 	if (max >= 0x15) {
 		__cpuid_count(0x15, 0, a, b, cc, d);
 		if (a && b) {

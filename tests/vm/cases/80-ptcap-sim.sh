@@ -30,8 +30,13 @@ cfg() {
 complete() {
 	head -n 1 "$1/config" | grep -qx 'lwpt-ptcap-config 1' || fail "$1/config magic" || return 1
 	head -n 1 "$1/maps" | grep -qx 'lwpt-ptcap-maps 1' || fail "$1/maps magic" || return 1
-	[ -n "$(cfg "$1" cpu)" ] && [ -n "$(cfg "$1" mtc-freq)" ] && [ -n "$(cfg "$1" mode)" ] ||
-		fail "$1/config: cpu, mtc-freq, mode" || return 1
+	[ -n "$(cfg "$1" mtc-freq)" ] && [ -n "$(cfg "$1" mode)" ] &&
+		[ -n "$(cfg "$1" capture-flags)" ] && [ -n "$(cfg "$1" buffer-size)" ] ||
+		fail "$1/config: mtc-freq, mode, capture-flags, buffer-size" || return 1
+	# cpu: CPUID.1 family/model/stepping, written for Intel CPUs only.
+	if grep -q GenuineIntel /proc/cpuinfo; then
+		[ -n "$(cfg "$1" cpu)" ] || fail "$1/config: cpu" || return 1
+	fi
 	n=0
 	for f in "$1"/*.pt; do
 		[ -f "$f" ] || continue
@@ -48,7 +53,8 @@ complete() {
 	[ $n -gt 0 ] || fail "$1: no .pt file" || return 1
 	ptflow "$1" >/tmp/ptflow.out 2>&1
 	rc=$?
-	[ $rc -lt 128 ] || fail "ptflow $1 crashed ($rc)" || return 1
+	# 0 or 1 (decode errors); 2 would be a directory ptflow refuses.
+	[ $rc -le 1 ] || fail "ptflow $1: status $rc: $(tail -n 3 /tmp/ptflow.out)" || return 1
 	return 0
 }
 
