@@ -17,6 +17,8 @@
 #include <lwpt/pt.h>
 #include <lwpt/pt_rtit.h>
 
+#include "libpt/capture_internal.h"
+
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "uapi status");
@@ -444,12 +446,40 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	return 0;
 }
 
+int64_t lpt_ring_copy(const uint8_t *map, uint64_t size, uint64_t tail, uint64_t head,
+		      lpt_sink_fn sink, void *arg)
+{
+	uint64_t pos = tail;
+	int64_t done = 0;
+	int err;
+
+	if (!size)
+		return -EINVAL;
+	if (head < pos)		/* a new start: the count began again */
+		pos = 0;
+	/* Only the newest @size bytes exist (SDM 33.2.7.2: the ToPA wraps). */
+	if (head - pos > size)
+		pos = head - size;
+	while (pos < head) {
+		uint64_t off = pos % size;
+		uint64_t n = size - off;
+
+		if (n > head - pos)
+			n = head - pos;
+		err = sink(arg, map + off, n);
+		if (err < 0)
+			return err;
+		pos += n;
+		done += (int64_t)n;
+	}
+	return done;
+}
+
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
 {
 	struct lpt_cap_status st;
 	struct lpt_buf *b;
-	uint64_t pos, head;
-	int64_t done = 0;
+	int64_t done;
 	int err;
 
 	if (!dev || !sink || !lpt_dev_has_buffer(dev, cpu))
@@ -458,29 +488,13 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 	err = lpt_dev_status(dev, cpu, &st);
 	if (err)
 		return err;
-	head = st.bytes;
-	/* Only the newest b->size bytes exist (SDM 33.2.7.2: the ToPA wraps). */
-	pos = b->tail;
-	if (head > b->size && pos < head - b->size)
-		pos = head - b->size;
-	if (head < pos)		/* a new start: the count began again */
-		pos = 0;
-	while (pos < head) {
-		uint64_t off = pos % b->size;
-		uint64_t n = b->size - off;
-
-		if (n > head - pos)
-			n = head - pos;
-		err = sink(arg, b->map + off, n);
-		if (err < 0)
-			return err;
-		pos += n;
-		done += (int64_t)n;
-	}
-	b->tail = head;
+	done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
+	if (done < 0)
+		return done;
+	b->tail = st.bytes;
 	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {
 		struct lwpt_pt_release rel = {
-			.size = sizeof(rel), .cpu = cpu, .tail = head,
+			.size = sizeof(rel), .cpu = cpu, .tail = st.bytes,
 		};
 
 		if (ioctl(dev->fd, LWPT_PT_IOC_RELEASE, &rel))

@@ -11,6 +11,8 @@
 
 #include <lwpt/pt.h>
 
+#include "libpt/capture_internal.h"
+
 /* A full-featured processor (CPUID 14H like the model's "full" profile). */
 static struct lwpt_pt_caps full_caps(void)
 {
@@ -306,6 +308,74 @@ START_TEST(open_errors)
 }
 END_TEST
 
+/* Collects delivered bytes and counts sink calls. */
+struct collect {
+	uint8_t buf[64];
+	size_t len;
+	int calls;
+	int fail_at;	/* call number that returns -EIO, 0 = never */
+};
+
+static int collect_sink(void *arg, const void *p, size_t n)
+{
+	struct collect *c = arg;
+
+	c->calls++;
+	if (c->fail_at && c->calls == c->fail_at)
+		return -EIO;
+	ck_assert_uint_le(c->len + n, sizeof(c->buf));
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	return 0;
+}
+
+/*
+ * Ring order (SDM 33.2.7.2, ToPA output wraps to the first region): a
+ * 16-byte buffer whose stream byte n is at n % 16 holds stream bytes
+ * head-16 .. head-1 after a wrap, oldest first.
+ */
+START_TEST(ring_order)
+{
+	uint8_t map[16];
+	struct collect c;
+	uint64_t head = 40, i;
+
+	for (i = 0; i < 16; i++)	/* what the processor left after 40 bytes */
+		map[i] = (uint8_t)(i + 32 <= 39 ? i + 32 : i + 16);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 0, head, collect_sink, &c), 16);
+	ck_assert_int_eq(c.calls, 2);
+	for (i = 0; i < 16; i++)
+		ck_assert_uint_eq(c.buf[i], 24 + i);
+	/* Not wrapped: bytes 0..9 in one piece. */
+	for (i = 0; i < 16; i++)
+		map[i] = (uint8_t)i;
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 0, 10, collect_sink, &c), 10);
+	ck_assert_int_eq(c.calls, 1);
+	ck_assert_int_eq(memcmp(c.buf, map, 10), 0);
+	/* Continuous: from the tail 10 to 20 (wraps once); nothing new after. */
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 10, 20, collect_sink, &c), 10);
+	ck_assert_int_eq(c.calls, 2);
+	ck_assert_uint_eq(c.buf[0], 10);
+	ck_assert_uint_eq(c.buf[6], 0);
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 20, 20, collect_sink, &c), 0);
+	/* Overrun since the tail: only the newest 16 exist. */
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 4, 100, collect_sink, &c), 16);
+	ck_assert_uint_eq(c.buf[0], 100 % 16);
+	/* A new start (head below tail) reads from 0. */
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 50, 3, collect_sink, &c), 3);
+	/* Sink errors stop the copy and come back; size 0 is refused. */
+	memset(&c, 0, sizeof(c));
+	c.fail_at = 2;
+	ck_assert_int_eq(lpt_ring_copy(map, 16, 0, 40, collect_sink, &c), -EIO);
+	ck_assert_int_eq(lpt_ring_copy(map, 0, 0, 40, collect_sink, &c), -EINVAL);
+}
+END_TEST
+
 static Suite *capture_suite(void)
 {
 	Suite *s = suite_create("pt_capture");
@@ -322,6 +392,7 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, size_versioning);
 	tcase_add_test(tc, names_and_errors);
 	tcase_add_test(tc, open_errors);
+	tcase_add_test(tc, ring_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -633,8 +633,11 @@ int main(int argc, char **argv)
 			continue;
 		tf[ntf].cpu = (int)cpu;
 		/* Per-thread buffers are named by thread id (the ABI's slot = CPU index). */
-		if (per_thread)
+		if (per_thread && !ntf)
 			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "tid%d.pt", (int)child);
+		else if (per_thread)	/* ABI 1.0 names no thread per slot */
+			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "tid%d.%u.pt",
+				 (int)child, cpu);
 		else
 			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "cpu%u.pt", cpu);
 		tf[ntf].f = out_open(o.dir, tf[ntf].name);
