@@ -294,7 +294,28 @@ struct map {
 struct maps {
 	struct map *v;
 	size_t n, cap;
+	uint64_t vdso_start, vdso_end;	/* [vdso] of the first snapshot */
 };
+
+static void maps_add(struct maps *m, uint64_t s, uint64_t e, uint64_t off, const char *p)
+{
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? 2 * m->cap : 64;
+		struct map *nv = realloc(m->v, nc * sizeof(*nv));
+
+		if (!nv)
+			die("out of memory");
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[m->n].start = s;
+	m->v[m->n].end = e;
+	m->v[m->n].offset = off;
+	m->v[m->n].path = strdup(p);
+	if (!m->v[m->n].path)
+		die("out of memory");
+	m->n++;
+}
 
 static bool maps_has(const struct maps *m, uint64_t s, uint64_t e, uint64_t off,
 		     const char *path)
@@ -331,31 +352,52 @@ static int maps_read(pid_t pid, struct maps *m)
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl = 0;
+		if (!strcmp(p, "[vdso]") && !m->vdso_end) {
+			m->vdso_start = s;
+			m->vdso_end = e;
+		}
 		if (p[0] != '/')	/* anonymous, [heap], [vdso], ...: no file */
 			continue;
 		if (strstr(p, " (deleted)"))
 			continue;
 		if (maps_has(m, s, e, off, p))
 			continue;	/* same line as in an earlier snapshot */
-		if (m->n == m->cap) {
-			size_t nc = m->cap ? 2 * m->cap : 64;
-			struct map *nv = realloc(m->v, nc * sizeof(*nv));
-
-			if (!nv)
-				die("out of memory");
-			m->v = nv;
-			m->cap = nc;
-		}
-		m->v[m->n].start = s;
-		m->v[m->n].end = e;
-		m->v[m->n].offset = off;
-		m->v[m->n].path = strdup(p);
-		if (!m->v[m->n].path)
-			die("out of memory");
-		m->n++;
+		maps_add(m, s, e, off, p);
 	}
 	fclose(f);
 	return 0;
+}
+
+/*
+ * Copy the traced process's vDSO (code executed without a file) into
+ * DIR/vdso.so and map it there (ptcap-format.rst: relative paths are in the
+ * capture directory). A failure is a warning: that range stays undecodable.
+ */
+static void save_vdso(pid_t pid, const char *dir, struct maps *m)
+{
+	uint64_t len = m->vdso_end - m->vdso_start;
+	char path[64];
+	uint8_t *buf;
+	FILE *f;
+	int fd;
+
+	if (!m->vdso_end || len > (1u << 20))
+		return;
+	buf = malloc(len);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0 ||
+	    pread(fd, buf, len, (off_t)m->vdso_start) != (ssize_t)len) {
+		fprintf(stderr, "ptcap: warning: vDSO not saved: %s\n", strerror(errno));
+	} else {
+		f = out_open(dir, "vdso.so");
+		if (fwrite(buf, 1, len, f) == len)
+			maps_add(m, m->vdso_start, m->vdso_end, 0, "vdso.so");
+		out_close(f, dir, "vdso.so");
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
 }
 
 static void write_maps(const char *dir, const struct maps *m, pid_t pid)
@@ -602,6 +644,7 @@ int main(int argc, char **argv)
 		err = maps_read(child, &maps);
 		if (err)
 			die("/proc/%d/maps: %s", (int)child, strerror(-err));
+		save_vdso(child, o.dir, &maps);
 		cfg.pid = child;
 		cfg.scope = LWPT_PT_SCOPE_THREAD;
 		err = lpt_dev_configure(dev, &cfg, &bad);

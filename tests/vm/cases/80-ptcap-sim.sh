@@ -80,7 +80,9 @@ for prof in full bdw; do
 	complete /tmp/cmd || exit 1
 	grep -q ' /bin/ptcap_hello$' /tmp/cmd/maps || fail "$prof: maps: $(cat /tmp/cmd/maps)" || exit 1
 	[ "$(cfg /tmp/cmd command)" = "ptcap_hello 7" ] || fail "$prof: config command" || exit 1
-	ok "$prof: ptcap -- ptcap_hello: $(cfg /tmp/cmd mode), $(ls /tmp/cmd/*.pt | wc -l) trace file(s), $(grep -c '^0x' /tmp/cmd/maps) mapping(s), status passed on"
+	grep -q ' 0x0 vdso.so$' /tmp/cmd/maps && [ "$(head -c 4 /tmp/cmd/vdso.so | tail -c 3)" = ELF ] ||
+		fail "$prof: vdso.so: $(grep vdso /tmp/cmd/maps)" || exit 1
+	ok "$prof: ptcap -- ptcap_hello: $(cfg /tmp/cmd mode), $(ls /tmp/cmd/*.pt | wc -l) trace file(s), $(grep -c '^0x' /tmp/cmd/maps) mapping(s) with vdso.so, status passed on"
 
 	# A dynamic program: ld.so at exec, its libraries by exit.
 	ptcap --size=16K -o /tmp/dyn -- ptdump --help >/dev/null 2>&1
