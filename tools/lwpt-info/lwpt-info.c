@@ -65,6 +65,10 @@ static void print_backend(int backend)
 		return;
 	}
 	printf("  %-26s%s\n", "usable", yes(c.available));
+	if (backend == LWP_BACKEND_HW)
+		printf("  %-26s%s\n", "UD2 before LWP insns",
+		       c.hw_ud2_marker ? "yes (XOP does not raise #UD here, "
+		       "lwpt_sim.ko ud2_marker=1)" : "no");
 	printf("  %-26s%#010x %#010x %#010x %#010x\n", "CPUID Fn8000_001C",
 	       c.cpuid_eax, c.cpuid_ebx, c.cpuid_ecx, c.cpuid_edx);
 	print_flags("events available (EAX)", c.available_flags);

@@ -18,6 +18,8 @@
  *             LWPINS and LWPVAL; every field and InstructionAddress checked
  *   full      ring full: CF = 1, MissedEvents (43724 §5.4, §6)
  *   threshold lwp_wait() returns on the threshold interrupt (§6, §8.5)
+ *   threads   start/stop from another thread fail (-EBUSY/-EPERM), a second
+ *             thread has its own session, draining from another thread
  *
  * Under QEMU TCG the LWP instructions need lwpt_sim.ko ud2_marker=1; liblwp
  * reports that in lwp_caps.hw_ud2_marker and the asm here follows it.
@@ -25,6 +27,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,6 +551,62 @@ static void test_threshold(void)
 	}
 }
 
+/* ---- Threads: the session belongs to the thread that opened it --------- */
+
+static struct lwp_session *th_s;
+static int th_ret[3];
+
+static void *th_other(void *arg)
+{
+	struct lwp_config cfg = base_cfg();
+	struct lwp_session *own;
+
+	(void)arg;
+	th_ret[0] = lwp_start(th_s);	/* not the opener: -EBUSY */
+	th_ret[1] = lwp_stop(th_s);	/* not the owner: -EPERM */
+	/* A second thread gets LWP through its own session. */
+	th_ret[2] = lwp_open(&own, &cfg);
+	if (!th_ret[2]) {
+		if (lwp_start(own) || lwp_ins32(1, 2, 3) != 0 ||
+		    lwp_stop(own) || lwp_pending(own) != 1)
+			th_ret[2] = -EIO;
+		lwp_close(own);
+	}
+	return NULL;
+}
+
+static void *th_drain(void *arg)
+{
+	struct lwp_event ev[16];
+
+	(void)arg;
+	return (void *)(intptr_t)lwp_read(th_s, ev, 16);
+}
+
+static void test_threads(void)
+{
+	struct lwp_config cfg = base_cfg();
+	pthread_t t;
+	void *r;
+
+	CHECK(lwp_open(&th_s, &cfg) == 0, "lwp_open");
+	if (!th_s)
+		return;
+	CHECK(lwp_start(th_s) == 0, "lwp_start");
+	CHECK(pthread_create(&t, NULL, th_other, NULL) == 0, "thread");
+	pthread_join(t, NULL);
+	CHECK(th_ret[0] == -EBUSY, "start on another thread: %d", th_ret[0]);
+	CHECK(th_ret[1] == -EPERM, "stop on another thread: %d", th_ret[1]);
+	CHECK(th_ret[2] == 0, "own session on another thread: %d", th_ret[2]);
+	CHECK(lwp_ins32(4, 5, 6) == 0, "LWPINS");
+	/* Draining from another thread (43724 §1.1 polling model). */
+	CHECK(pthread_create(&t, NULL, th_drain, NULL) == 0, "thread");
+	pthread_join(t, &r);
+	CHECK((intptr_t)r == 1, "drained %ld on another thread", (long)(intptr_t)r);
+	CHECK(lwp_stop(th_s) == 0, "lwp_stop");
+	lwp_close(th_s);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -563,6 +622,8 @@ int main(int argc, char **argv)
 		test_full();
 	if (all || !strcmp(what, "threshold"))
 		test_threshold();
+	if (all || !strcmp(what, "threads"))
+		test_threads();
 	printf("liblwp_test: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
