@@ -13,4 +13,7 @@ HEADERS += include/lwpt/pt.h
 UNIT_TESTS += test_pt_capture
 test_pt_capture_SRCS := tests/libpt/test_pt_capture.c
 test_pt_capture_LIBS := pt
+
+# ptcap's command line and error messages without a device.
+SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh
 endif

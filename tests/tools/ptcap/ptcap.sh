@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ptcap's command line without a device: help, option errors, the message
+# when /dev/pt is missing, configuration errors named before anything runs.
+# Captures themselves are tested in the VM (tests/vm/cases/80-ptcap-sim.sh).
+#
+# Usage: ptcap.sh [PTCAP]   (default: $O/bin/ptcap, O=build)
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+ptcap=${1:-${PTCAP:-$top/${O:-build}/bin/ptcap}}
+
+if [ ! -x "$ptcap" ]; then
+	echo "ERROR: $ptcap not built"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptcap-sh.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0
+failed=0
+
+# expect NAME STATUS REGEX -- ARGS...: ptcap ARGS exits STATUS, stderr+stdout match REGEX
+expect() {
+	name=$1 want=$2 re=$3
+	shift 4
+	out=$("$ptcap" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && printf '%s\n' "$out" | grep -qE -- "$re"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL: $name: status $rc (want $want): $out"
+		failed=$((failed + 1))
+	fi
+}
+
+expect help 0 '^usage: ptcap -a' -- --help
+expect help-options 0 '--mode=wrap[|]stop[|]continuous' -- -h
+expect neither 1 'give either -a or a command' --
+expect both 1 'give either -a or a command' -- -a -- true
+expect bad-option 1 'usage' -- --no-such-option
+expect bad-mode 1 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
+expect bad-mtc 1 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
+expect bad-size 1 "--size: bad suffix in '4X'" -- -a --size=4X
+expect bad-duration 1 "-d: bad duration '0'" -- -a -d 0
+expect bad-range 1 "--filter: expected A-B, got '0x1000'" -- -a --filter=0x1000
+expect too-many-ranges 1 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
+	--filter=3-4 --filter=5-6 --filter=7-8 --stop=9-10
+expect cr3-all 1 '--cr3 needs a command' -- -a --cr3
+# No device (the node does not exist): the remedy is named; with --device
+# the path is named; nothing is created and no command runs.
+if [ ! -e /dev/pt ]; then
+	expect no-dev 1 '^ptcap: no /dev/pt: load lwpt.ko \(or lwpt_sim.ko\)$' -- \
+		-a -o "$tmp/out"
+fi
+expect no-dev-path 1 "^ptcap: $tmp/nodev: no /dev/pt" -- --device="$tmp/nodev" \
+	-o "$tmp/out" -- touch "$tmp/ran"
+expect not-pt 1 '/dev/null: not an lwpt PT device' -- --device=/dev/null -a -o "$tmp/out"
+if [ -e "$tmp/out" ] || [ -e "$tmp/ran" ]; then
+	echo "FAIL: output directory created or command run before an error"
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
