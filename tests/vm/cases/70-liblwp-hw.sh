@@ -15,6 +15,7 @@ for p in fx8150 full; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=$p ud2_marker=1" >/dev/null ||
 		{ fail "insmod lwp_profile=$p"; rc=1; continue; }
 	liblwp_test all || { fail "liblwp_test ($p)"; rc=1; }
+	liblwp_test bench || { fail "liblwp_test bench ($p)"; rc=1; }
 	out=$(lwpt-info 2>&1) || { fail "lwpt-info ($p)"; rc=1; }
 	echo "$out" | grep -q "lwp_open() default backend: hw" ||
 		{ echo "$out"; fail "lwpt-info: default backend not hw ($p)"; rc=1; }

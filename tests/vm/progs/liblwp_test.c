@@ -21,6 +21,8 @@
  *   threads   start/stop from another thread fail (-EBUSY/-EPERM), a second
  *             thread has its own session, draining from another thread
  *
+ *   bench     (only when asked) ns per trapped LWPINS and LWPVAL, printed
+ *
  * Under QEMU TCG the LWP instructions need lwpt_sim.ko ud2_marker=1; liblwp
  * reports that in lwp_caps.hw_ud2_marker and the asm here follows it.
  * Prints "liblwp_test: N passed, N failed"; exit status 1 on failure.
@@ -31,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lwpt/lwp.h>
 
@@ -607,6 +610,50 @@ static void test_threads(void)
 	lwp_close(th_s);
 }
 
+/*
+ * Figures, not checks: the cost of one LWP instruction on this backend
+ * (under QEMU TCG with lwpt_sim.ko: #UD, the module's emulation, return).
+ */
+static double bench_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void bench(void)
+{
+	struct lwp_config cfg = base_cfg();
+	struct lwp_session *s;
+	struct lwp_event ev[256];
+	unsigned int i, n = 20000;
+	double t0, t1, t2;
+
+	cfg.interval[LWP_EVENT_VAL] = 1000000;	/* LWPVAL: count, no store */
+	if (lwp_open(&s, &cfg) || lwp_start(s)) {
+		CHECK(0, "bench: lwp_open/lwp_start");
+		return;
+	}
+	t0 = bench_ns();
+	for (i = 0; i < n; i++) {
+		(void)lwp_ins32(i, i, 1);
+		if ((i & 127) == 127)
+			while (lwp_read(s, ev, 256) > 0)
+				;
+	}
+	t1 = bench_ns();
+	for (i = 0; i < n; i++)
+		lwp_val32(i, i, 1);
+	t2 = bench_ns();
+	(void)lwp_stop(s);
+	lwp_close(s);
+	printf("liblwp_test: bench: trapped LWPINS (store) %.0f ns, trapped"
+	       " LWPVAL (no store) %.0f ns, %u each (%s)\n",
+	       (t1 - t0) / n, (t2 - t1) / n, n,
+	       ud2 ? "UD2 marker, QEMU TCG" : "raw");
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -624,6 +671,8 @@ int main(int argc, char **argv)
 		test_threshold();
 	if (all || !strcmp(what, "threads"))
 		test_threads();
+	if (!strcmp(what, "bench"))
+		bench();
 	printf("liblwp_test: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
