@@ -432,6 +432,24 @@ static void cpu_fms(unsigned int *fam, unsigned int *model, unsigned int *step)
 		*model += ((a >> 16) & 0xf) << 4;
 }
 
+#define MSR_PLATFORM_INFO	0xceu
+
+/* Read MSR @msr of CPU @cpu through /dev/cpu/N/msr (the msr driver). */
+static bool msr_read(unsigned int cpu, uint32_t msr, uint64_t *val)
+{
+	char path[48];
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/cpu/%u/msr", cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = pread(fd, val, sizeof(*val), msr) == (ssize_t)sizeof(*val);
+	close(fd);
+	return ok;
+}
+
 static const char *mode_name(uint32_t mode)
 {
 	return mode == LWPT_PT_MODE_STOP ? "stop" :
@@ -453,7 +471,8 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 {
 	FILE *f = out_open(o->dir, "config");
 	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
-	uint64_t ctl = 0;
+	uint64_t ctl = 0, platform_info = 0;
+	bool intel;
 
 	fprintf(f, "lwpt-ptcap-config 1\n");
 	fprintf(f, "# written by ptcap (Documentation/ptcap-format.rst)\n");
@@ -461,14 +480,22 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	cpu_fms(&fam, &model, &step);
 	__get_cpuid(0, &max, &b, &cc, &d);
 	/* libipt's cpu (errata) is an Intel family/model; PT is Intel's. */
-	if (b == 0x756e6547 && d == 0x49656e69 && cc == 0x6c65746e)	/* GenuineIntel */
+	intel = b == 0x756e6547 && d == 0x49656e69 && cc == 0x6c65746e;	/* GenuineIntel */
+	if (intel)
 		fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
 	else
 		fprintf(f, "# cpu %u/%u/%u is not an Intel CPU: no cpu key (no errata)\n",
 			fam, model, step);
 	fprintf(f, "mtc-freq %u\n", (c->flags & LWPT_PT_CFG_MTC) ? c->mtc_freq : 0);
-	/* MSR_PLATFORM_INFO needs ring 0; the module does not export it (ABI 1.0). */
-	fprintf(f, "# nom-freq unknown: MSR_PLATFORM_INFO[15:8] is not readable here\n");
+	/*
+	 * MSR_PLATFORM_INFO (CEH)[15:8], the maximum non-turbo ratio (SDM
+	 * 33.8.3 uses it for CBR-based timing): the module does not export it
+	 * (ABI 1.0), so only through the msr driver, on Intel CPUs.
+	 */
+	if (intel && msr_read(0, MSR_PLATFORM_INFO, &platform_info))
+		fprintf(f, "nom-freq %u\n", (unsigned int)((platform_info >> 8) & 0xff));
+	else
+		fprintf(f, "# nom-freq unknown: MSR_PLATFORM_INFO[15:8] not readable (msr driver)\n");
 	if (max >= 0x15) {
 		__cpuid_count(0x15, 0, a, b, cc, d);
 		if (a && b) {
