@@ -81,4 +81,17 @@ int lwpt_dev_register(const struct lwpt_caps *caps);
  */
 void lwpt_dev_unregister(void);
 
+struct tracepoint;
+
+/**
+ * lwpt_tracepoint_find - a built-in kernel tracepoint by name
+ * @name: the tracepoint's name, e.g. "sched_process_exit"
+ *
+ * For tracepoint_probe_register(): the scheduler's tracepoints are not
+ * exported to modules by symbol.
+ *
+ * Return: the tracepoint, or NULL if the kernel has none of that name.
+ */
+struct tracepoint *lwpt_tracepoint_find(const char *name);
+
 #endif /* LWPT_KMOD_LWPT_H */

@@ -272,19 +272,12 @@ static void lwp_probe_exit(void *data, struct task_struct *p)
 		lwp_thread_detach(lf);
 }
 
-static void lwp_tp_lookup(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exec"))
-		lwp_tp_exec = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		lwp_tp_exit = tp;
-}
-
 static int lwp_hooks_register(void)
 {
 	int err;
 
-	for_each_kernel_tracepoint(lwp_tp_lookup, NULL);
+	lwp_tp_exec = lwpt_tracepoint_find("sched_process_exec");
+	lwp_tp_exit = lwpt_tracepoint_find("sched_process_exit");
 	if (!lwp_tp_exec || !lwp_tp_exit) {
 		pr_err(LWPT_PR_PREFIX "LWP: no sched_process_exec/exit tracepoints\n");
 		return -ENODEV;
