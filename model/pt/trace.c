@@ -507,26 +507,6 @@ static void boundary_tail(struct pt_trace *tr, const struct pt_trace_step *next)
 
 /* --- Execution ---------------------------------------------------------- */
 
-/* Kinds that enter the kernel from CPL 3 (SYSCALL, INT n, #UD, #GP ...). */
-static bool enters_kernel(enum x86_cofi_kind k)
-{
-	switch (k) {
-	case X86_COFI_SYSCALL:
-	case X86_COFI_SYSENTER:
-	case X86_COFI_INT:
-	case X86_COFI_INT3:
-	case X86_COFI_INT1:
-	case X86_COFI_INTO:
-	case X86_COFI_UD:
-	case X86_COFI_SYSRET:	/* #GP at CPL 3 */
-	case X86_COFI_SYSEXIT:	/* #GP at CPL 3 */
-	case X86_COFI_VMENTRY:	/* #UD outside VMX operation */
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Does the event that enters the kernel carry a FUP with the current IP? */
 static bool fup_on_entry(enum x86_cofi_kind k)
 {
@@ -600,7 +580,7 @@ static void finish_step(struct pt_trace *tr, const struct pt_trace_step *p,
 	k = c.kind;
 	fall = p->ip + c.len;
 
-	if (enters_kernel(k)) {
+	if (x86_cofi_enters_kernel(k)) {
 		leave_user(tr, fup_on_entry(k), p->ip);
 		return;
 	}

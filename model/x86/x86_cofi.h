@@ -129,4 +129,28 @@ static inline bool x86_cofi_is_far(enum x86_cofi_kind k)
 	return k >= X86_COFI_JMP_FAR && k < X86_COFI_NR_KINDS;
 }
 
+/*
+ * True for the kinds that leave user mode by themselves, trapping (SYSCALL,
+ * SYSENTER, INT n, INT3, INT1, INTO) or faulting (#UD of UD0/1/2,
+ * VMLAUNCH/VMRESUME outside VMX operation; #GP of SYSRET/SYSEXIT at CPL 3).
+ */
+static inline bool x86_cofi_enters_kernel(enum x86_cofi_kind k)
+{
+	switch (k) {
+	case X86_COFI_SYSCALL:
+	case X86_COFI_SYSENTER:
+	case X86_COFI_INT:
+	case X86_COFI_INT3:
+	case X86_COFI_INT1:
+	case X86_COFI_INTO:
+	case X86_COFI_UD:
+	case X86_COFI_SYSRET:
+	case X86_COFI_SYSEXIT:
+	case X86_COFI_VMENTRY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 #endif /* LWPT_MODEL_X86_COFI_H */
