@@ -27,6 +27,12 @@
 
 /* SDM 33.3.1: CPUID leaf 14H enumerates PT; sub-leaves 0 and 1 are defined. */
 #define PT_CPUID_LEAF				0x14u
+/*
+ * CPUID leaf 15H (SDM Vol. 2 CPUID, "Time Stamp Counter and Nominal Core
+ * Crystal Clock Information Leaf"; SDM 33.8.3): EAX the denominator, EBX
+ * the numerator of the TSC/"core crystal clock" (ART) ratio.
+ */
+#define PT_CPUID_15H				0x15u
 #define PT_CPUID_SUBLEAVES			2
 
 /* CPUID.80000008H:EAX[7:0] = MAXPHYADDR (SDM 33.2.7.2, Figure 33-2). */

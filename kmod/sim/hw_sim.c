@@ -27,6 +27,7 @@
 #include "../x86_cpuid.h"
 #include "sim.h"
 #include "pt_sim.h"
+#include "sim_step.h"
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
@@ -87,6 +88,7 @@ static const struct {
 	{ LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP },
 	{ PT_CPUID_LEAF, 0 },
 	{ PT_CPUID_LEAF, 1 },
+	{ PT_CPUID_15H, 0 },
 	{ X86_CPUID_EXT_MAX, 0 },
 	{ LWP_CPUID_FN8000_0001, 0 },
 	{ PT_CPUID_80000008H, 0 },
@@ -136,11 +138,20 @@ int lwpt_hw_init(void)
 	sim_selftest_debugfs(sim_debugfs);
 	/* The PT model behind the RTIT MSRs (issue 5). */
 	sim_pt_init(sim_debugfs);
+	/* Single-stepping of the user-mode execution the models watch. */
+	err = sim_step_init(sim_debugfs);
+	if (err) {
+		sim_pt_exit();
+		debugfs_remove_recursive(sim_debugfs);
+		sim_debugfs = NULL;
+		return err;
+	}
 	return 0;
 }
 
 void lwpt_hw_exit(void)
 {
+	sim_step_exit();
 	sim_pt_exit();
 	debugfs_remove_recursive(sim_debugfs);
 	sim_debugfs = NULL;

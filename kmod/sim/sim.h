@@ -19,6 +19,15 @@
 #define SIM_LWP_XSAVE_OFFSET	LWP_XSAVE_AREA_OFFSET
 #define SIM_LWP_XSAVE_SIZE	LWP_XSAVE_AREA_SIZE
 
+/*
+ * CPUID leaf 15H of the simulated processor with PT (the values of a Core
+ * i7-6700K: TSC/ART = 334/2, 4.0 GHz at a 100 MHz bus clock), and the
+ * Core:Bus ratio its CBR packets report (MSR_PLATFORM_INFO[15:8] there).
+ */
+#define SIM_CPUID_15H_EAX	2u
+#define SIM_CPUID_15H_EBX	334u
+#define SIM_CPUID_15H_CBR	40u
+
 /* Number of RTIT MSRs in the register file: see sim_rtit_slot(). */
 #define SIM_RTIT_SLOTS		13
 

@@ -181,7 +181,7 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	memset(r, 0, sizeof(*r));
 	switch (leaf) {
 	case X86_CPUID_VENDOR:
-		r->eax = sim_has_pt() ? PT_CPUID_LEAF : LWP_CPUID_FN0000_000D;
+		r->eax = sim_has_pt() ? PT_CPUID_15H : LWP_CPUID_FN0000_000D;
 		/* "AuthenticAMD" as EBX, EDX, ECX. */
 		memcpy(&r->ebx, X86_VENDOR_AMD_STR, 4);
 		memcpy(&r->edx, X86_VENDOR_AMD_STR + 4, 4);
@@ -201,6 +201,13 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	case PT_CPUID_LEAF:
 		if (sim_has_pt() && subleaf < PT_CPUID_SUBLEAVES)
 			*r = sim_pt->leaf[subleaf];
+		break;
+	case PT_CPUID_15H:
+		/* TSC/ART ratio for TMA and MTC (SDM 33.8.3); ECX unknown. */
+		if (sim_has_pt()) {
+			r->eax = SIM_CPUID_15H_EAX;
+			r->ebx = SIM_CPUID_15H_EBX;
+		}
 		break;
 	case X86_CPUID_EXT_MAX:
 		r->eax = SIM_MAX_EXT_LEAF;
