@@ -653,8 +653,14 @@ int main(int argc, char **argv)
 		lpt_cap_config_init(&def, lpt_dev_caps(dev));
 		cfg.buffer_size = def.buffer_size;
 	}
-	/* Validate before anything runs (the command is started only after). */
+	/*
+	 * Validate before anything runs (the command is started only after):
+	 * its pid, which --cr3 and per-thread capture need, stands in as ours.
+	 */
+	if (o.argv)
+		cfg.pid = getpid();
 	err = lpt_cap_config_check(&cfg, lpt_dev_caps(dev), &bad);
+	cfg.pid = 0;
 	if (err)
 		die("invalid configuration: %s: %s", lpt_cap_field_name(bad),
 		    lpt_dev_strerror(err));
