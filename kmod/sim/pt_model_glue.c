@@ -5,3 +5,4 @@
  */
 #include "model/pt/pt_model.c"
 #include "model/pt/pt_profiles.c"
+

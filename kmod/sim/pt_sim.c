@@ -10,6 +10,12 @@
  * the model reads and fills. A ToPA PMI calls the hook registered with
  * lwpt_hw_pmi_register(), as the NMI does on hardware.
  *
+ * Each CPU also has the packet generator (model/pt/pt_trace.h), bound to
+ * its model with pt_trace_model_config(): enabled and disabled through the
+ * model's trace_en callback as TraceEn goes 0->1 and 1->0 (WRMSR, XRSTORS,
+ * XSAVES), fed with the user-mode instructions the execution follower
+ * (sim_step.c) sees retire on this CPU.
+ *
  * The model is not thread-safe per CPU: every call runs on its own CPU with
  * interrupts off (an IPI, e.g. pt_inject, must not interleave with an MSR
  * access of the interrupted code).
@@ -20,6 +26,7 @@
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
@@ -30,10 +37,44 @@
 #include <lwpt/pt_rtit.h>
 
 #include "model/pt/pt_model.h"
+#include "model/pt/pt_trace.h"
 #include "sim.h"
 #include "pt_sim.h"
 
+/*
+ * What the simulated processor reports where the packet generator needs
+ * it: the Core:Bus ratio of CBR packets (MSR_PLATFORM_INFO[15:8] on real
+ * parts) and the TSC/ART ratio of CPUID leaf 15H (SIM_CPUID_15H_* in
+ * sim_cpuid.c reports the same).
+ */
+#define SIM_PT_CBR		SIM_CPUID_15H_CBR
+
+/**
+ * struct sim_pt_gen - the packet generator of one CPU
+ * @tr: generator state; valid while @on
+ * @on: TraceEn=1 and the generator accepted the configuration
+ * @unmodelled: TraceEn 0->1 with an IA32_RTIT_CTL the generator refuses
+ *	(CYCEn, PTWEn, PwrEvtEn, EventEn: Documentation/pt-model.rst); the
+ *	trace then holds no packets from execution
+ */
+struct sim_pt_gen {
+	struct pt_trace tr;
+	bool on;
+	u64 unmodelled;
+};
+
 static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
+static DEFINE_PER_CPU(struct sim_pt_gen, sim_pt_gens);
+
+/*
+ * A test aid: with pt_exec=0 the model writes no packets from execution
+ * (no PSB+ at TraceEn 0->1, no thread is followed), so the output logic can
+ * be tested alone with the pt_inject pattern. Read at TraceEn 0->1.
+ */
+static bool pt_exec = true;
+module_param(pt_exec, bool, 0644);
+MODULE_PARM_DESC(pt_exec,
+		 "Packets from the execution of traced threads (default on); off: only what pt_inject stores");
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
 static struct pt_model_profile sim_pt_prof;
@@ -92,12 +133,64 @@ static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
 			      v->section, v->msr, (unsigned long long)v->value);
 }
 
+/*
+ * TraceEn 0->1: PSB+ now (SDM 33.2.8.3), packets from the next step on;
+ * 1->0: FUP and TIP.PGD if PacketEn was 1, while output is still possible.
+ * Called by the model on this CPU with interrupts off.
+ */
+static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
+{
+	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
+	struct pt_trace_config cfg;
+
+	if (!on) {
+		if (g->on)
+			pt_trace_disable(&g->tr);
+		g->on = false;
+		return;
+	}
+	if (!READ_ONCE(pt_exec))
+		return;
+	if (pt_trace_model_config(&cfg, cpu, SIM_PT_CBR, SIM_CPUID_15H_EBX,
+				  SIM_CPUID_15H_EAX) ||
+	    pt_trace_init(&g->tr, &cfg) || pt_trace_enable(&g->tr, rdtsc())) {
+		g->unmodelled++;
+		return;
+	}
+	g->on = true;
+}
+
 static const struct pt_model_ops sim_pt_ops = {
 	.read_phys = sim_pt_read_phys,
 	.write_phys = sim_pt_write_phys,
 	.pmi = sim_pt_pmi,
 	.log = sim_pt_log,
+	.trace_en = sim_pt_trace_en,
 };
+
+bool sim_pt_follow(u64 cr3)
+{
+	const struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+	const struct pt_model_cpu *c = this_cpu_ptr(&sim_pt_cpus);
+	u64 ctl;
+
+	if (!READ_ONCE(sim_pt_active) || !g->on)
+		return false;
+	ctl = pt_model_ctl(c);
+	if (!(ctl & IA32_RTIT_CTL_USER))
+		return false;
+	/* SDM 33.2.4.2: a thread whose CR3 does not match makes no packet. */
+	return !(ctl & IA32_RTIT_CTL_CR3FILTER) ||
+	       !((cr3 ^ c->cr3_match) & IA32_RTIT_CR3_MATCH_CMP_MASK);
+}
+
+void sim_pt_step(const struct pt_trace_step *step)
+{
+	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+
+	if (READ_ONCE(sim_pt_active) && g->on)
+		pt_trace_step(&g->tr, step);
+}
 
 static int sim_pt_err(int err)
 {
@@ -151,6 +244,16 @@ int sim_pt_wrmsr(u32 msr, u64 val)
 	return sim_pt_err(err);
 }
 
+/* The generator's counters of one CPU, on its pt_msrs line. */
+static void sim_pt_gen_show(struct seq_file *m, const struct sim_pt_gen *g)
+{
+	const struct pt_trace_stats *t = pt_trace_get_stats(&g->tr);
+
+	seq_printf(m, " gen=%d gen_unmodelled=%llu steps=%llu psb=%llu tnt=%llu tip=%llu tip_pge=%llu tip_pgd=%llu fup=%llu ovf=%llu\n",
+		   g->on, g->unmodelled, t->steps, t->psb, t->tnt, t->tip,
+		   t->tip_pge, t->tip_pgd, t->fup, t->ovf);
+}
+
 /* debugfs lwpt_sim/pt_msrs: what the model's registers hold now. */
 static int sim_pt_msrs_show(struct seq_file *m, void *v)
 {
@@ -167,9 +270,10 @@ static int sim_pt_msrs_show(struct seq_file *m, void *v)
 		for (n = 0; n < PT_ADDR_RANGES_MAX; n++)
 			seq_printf(m, " addr%d_a=%#llx addr%d_b=%#llx", n,
 				   c->addr_a[n], n, c->addr_b[n]);
-		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu\n",
+		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu",
 			   s->bytes_written, s->bytes_dropped, s->wraps, s->pmis,
 			   s->operrs, s->violations);
+		sim_pt_gen_show(m, per_cpu_ptr(&sim_pt_gens, cpu));
 	}
 	return 0;
 }

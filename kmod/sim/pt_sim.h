@@ -49,4 +49,29 @@ int sim_pt_rdmsr(u32 msr, u64 *val);
  */
 int sim_pt_wrmsr(u32 msr, u64 val);
 
+struct pt_trace_step;
+
+/**
+ * sim_pt_follow - does this CPU's PT unit need the user-mode instructions
+ *	of a thread with this CR3
+ * @cr3: the thread's user-mode CR3 (lwpt_user_cr3())
+ *
+ * True while TraceEn=1 with User=1 and the generator runs, unless the CR3
+ * filter excludes @cr3 (SDM 33.2.4.2): such a thread writes no packet, so
+ * it need not be followed. Call with preemption disabled.
+ *
+ * Return: whether sim_pt_step() wants the thread's instructions.
+ */
+bool sim_pt_follow(u64 cr3);
+
+/**
+ * sim_pt_step - one user-mode instruction retired on this CPU
+ * @step: the instruction, the IP after it, CR3, mode and TSC
+ *
+ * Feeds this CPU's packet generator (pt_trace_step()), which writes the
+ * packets through the model's output logic. Nothing while TraceEn=0.
+ * Call with interrupts disabled, on the CPU that retired @step.
+ */
+void sim_pt_step(const struct pt_trace_step *step);
+
 #endif /* LWPT_KMOD_SIM_PT_SIM_H */

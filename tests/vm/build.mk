@@ -17,3 +17,10 @@ VM_PROGS += ptcap_hello
 ptcap_hello_SRCS := tests/vm/progs/ptcap_hello.c
 VM_PROGS += ptcap_pattern
 ptcap_pattern_SRCS := tests/vm/progs/ptcap_pattern.c
+# 62-pt-exec.sh (issue 5 point 6): the ground truth of a program's flow by
+# ptrace single-stepping, and the deterministic program it is taken of
+# (the host flow test's, tests/model/pt/progs/).
+VM_PROGS += pt_flow_gt
+pt_flow_gt_SRCS := tests/vm/progs/pt_flow_gt.c
+VM_PROGS += trace_flow_prog
+trace_flow_prog_SRCS := tests/model/pt/progs/trace_flow_prog.c

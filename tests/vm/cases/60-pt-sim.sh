@@ -7,10 +7,12 @@
 # PMI-driven continuous capture through ToPA (SDM 33.2.7.2, Table 33-4);
 # read-only mmap; an unprivileged user cannot trace the system, the kernel
 # or another user's process; unloading after a capture; no spec violation.
+# The capture tests check bytes stored with pt_inject, so the model writes
+# no packets from execution here (pt_exec=0); 62-pt-exec.sh tests those.
 . /lwpt/lib.sh
 
 for prof in full bdw; do
-	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof" >/dev/null ||
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof pt_exec=0" >/dev/null ||
 		fail "insmod pt_profile=$prof" || exit 1
 	for t in caps options invalid modes mmap perm; do
 		out=$(pt_test $t)

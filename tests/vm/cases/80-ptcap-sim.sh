@@ -7,10 +7,10 @@
 # model's output logic stored, oldest first after a wrap (SDM 33.2.7.2);
 # ptdump and ptflow run on every file without crashing; no spec violation.
 #
-# The model does not generate packets from execution (Documentation/pt.rst,
-# "Limits"), so a capture of a program holds no packets on the model; a
-# trace file that holds bytes other than the injected pattern must decode
-# with ptdump without error and start with a PSB.
+# A command's capture holds the packets the model writes from its execution
+# (pt_exec=1, the default): they must decode with ptdump without error and
+# start with a PSB. The system-wide captures check bytes stored with
+# pt_inject, with packets from execution off (pt_exec=0).
 . /lwpt/lib.sh
 
 D=/sys/kernel/debug/lwpt_sim
@@ -101,6 +101,9 @@ for prof in full bdw; do
 		echo "$msg" | grep -q BranchEn || fail "bdw: --no-branch (BDM106): $msg" || exit 1
 	fi
 	ok "$prof: invalid configurations refused with the field named"
+
+	# System-wide captures of the injected pattern alone.
+	echo 0 >/sys/module/lwpt_sim/parameters/pt_exec
 
 	# System-wide wrap: 40000 bytes into 16 KiB keep the newest 16384.
 	ptcap -a -d 30 --size=16K --mode=wrap -o /tmp/wrap 2>/tmp/wrap.err &

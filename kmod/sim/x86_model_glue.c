@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86 control-flow classifier (model/x86/x86_cofi.c), compiled into
+ * lwpt_sim.ko for the PT packet generator and the execution follower
+ * (sim_step.c): one source with user space.
+ */
+#include "model/x86/x86_cofi.c"
