@@ -56,11 +56,15 @@
  * @unmodelled: TraceEn 0->1 with an IA32_RTIT_CTL the generator refuses
  *	(CYCEn, PTWEn, PwrEvtEn, EventEn: Documentation/pt-model.rst); the
  *	trace then holds no packets from execution
+ * @busy: the generator is running on this CPU (sim_pt_gen_enter())
+ * @pmi_pending: a ToPA PMI raised while @busy, delivered when it is done
  */
 struct sim_pt_gen {
 	struct pt_trace tr;
 	bool on;
 	u64 unmodelled;
+	bool busy;
+	bool pmi_pending;
 };
 
 static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
@@ -118,9 +122,36 @@ static int sim_pt_write_phys(void *ctx, u64 pa, const void *buf, size_t len)
 	return sim_pt_phys(pa, (void *)buf, len, true);
 }
 
+/*
+ * The PMI is an NMI (SDM 33.2.7.2): it arrives between instructions, never
+ * while the processor is writing the packets of one. A PMI that the output
+ * of the generator raises is delivered once the generator is done, so a
+ * handler that toggles TraceEn does not re-enter it.
+ */
 static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 {
+	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
+
+	if (g->busy) {
+		g->pmi_pending = true;
+		return;
+	}
 	hw_sim_raise_pmi();
+}
+
+/* Run the generator of this CPU (interrupts off): see sim_pt_pmi(). */
+static void sim_pt_gen_enter(struct sim_pt_gen *g)
+{
+	g->busy = true;
+}
+
+static void sim_pt_gen_exit(struct sim_pt_gen *g)
+{
+	g->busy = false;
+	if (g->pmi_pending) {
+		g->pmi_pending = false;
+		hw_sim_raise_pmi();
+	}
 }
 
 static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
@@ -143,21 +174,23 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 	struct pt_trace_config cfg;
 
+	if (g->busy)
+		return;		/* a PMI handler of ours never runs here */
+	sim_pt_gen_enter(g);
 	if (!on) {
 		if (g->on)
 			pt_trace_disable(&g->tr);
 		g->on = false;
-		return;
+	} else if (READ_ONCE(pt_exec)) {
+		if (!pt_trace_model_config(&cfg, cpu, SIM_PT_CBR, SIM_CPUID_15H_EBX,
+					   SIM_CPUID_15H_EAX) &&
+		    !pt_trace_init(&g->tr, &cfg) &&
+		    !pt_trace_enable(&g->tr, rdtsc()))
+			g->on = true;
+		else
+			g->unmodelled++;
 	}
-	if (!READ_ONCE(pt_exec))
-		return;
-	if (pt_trace_model_config(&cfg, cpu, SIM_PT_CBR, SIM_CPUID_15H_EBX,
-				  SIM_CPUID_15H_EAX) ||
-	    pt_trace_init(&g->tr, &cfg) || pt_trace_enable(&g->tr, rdtsc())) {
-		g->unmodelled++;
-		return;
-	}
-	g->on = true;
+	sim_pt_gen_exit(g);
 }
 
 static const struct pt_model_ops sim_pt_ops = {
@@ -188,8 +221,11 @@ void sim_pt_step(const struct pt_trace_step *step)
 {
 	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
 
-	if (READ_ONCE(sim_pt_active) && g->on)
-		pt_trace_step(&g->tr, step);
+	if (!READ_ONCE(sim_pt_active) || !g->on)
+		return;
+	sim_pt_gen_enter(g);
+	pt_trace_step(&g->tr, step);
+	sim_pt_gen_exit(g);
 }
 
 static int sim_pt_err(int err)
