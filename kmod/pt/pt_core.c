@@ -662,6 +662,16 @@ static s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
 	return -1;
 }
 
+/* The region of the buffer that holds byte @pos (pos == size: the last). */
+static unsigned int pt_buf_region(const struct pt_buf *b, u64 pos)
+{
+	unsigned int r;
+
+	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= pos; r++)
+		;
+	return r;
+}
+
 /* --- Per-CPU MSR programming (SDM 33.3), on the CPU itself -------------- */
 
 /* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
@@ -683,9 +693,17 @@ static void pt_cpu_read_out(struct pt_cpu *pc, bool pmi)
 	}
 	/* pos == size: a filled STOP region (OutputOffset = its size). */
 	delta = (u64)pos >= pc->pos ? pos - pc->pos : pos + pc->buf.size - pc->pos;
-	/* A PMI means a region filled: no movement is a whole lap. */
-	if (pmi && !delta)
-		delta = pc->buf.size;
+	/*
+	 * With MENTRY a PMI means the output crossed the end of an INT region
+	 * since the last read. Back in the same region (the only one, or a
+	 * lap of the ring) and not behind: a whole lap, plus what the
+	 * processor wrote after the PMI was raised (PMI skid, SDM 33.2.7.2
+	 * "ToPA PMI"). Without MENTRY the PMI comes before the single region
+	 * is full and the pointers alone tell the wrap.
+	 */
+	if (pmi && pt_has(LWPT_PT_CAP_MENTRY) && (u64)pos >= pc->pos &&
+	    pt_buf_region(&pc->buf, pos) == pt_buf_region(&pc->buf, pc->pos))
+		delta += pc->buf.size;
 	pc->head += delta;
 	pc->pos = pos;
 	/*
@@ -731,8 +749,7 @@ static bool pt_cpu_room(const struct pt_cpu *pc)
 
 	if (!pt_has(LWPT_PT_CAP_MENTRY))
 		return true;
-	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= pc->pos; r++)
-		;
+	r = pt_buf_region(b, pc->pos);
 	end = b->region_off[r] + (PAGE_SIZE << b->region_order[r]);
 	return used + (end - pc->pos) <= b->size;
 }
