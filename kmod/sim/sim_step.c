@@ -551,15 +551,15 @@ void sim_step_exit(void)
 	WRITE_ONCE(sim_step_on, false);
 	while ((atomic_read(&sim_step_tf_threads) ||
 		atomic_read(&sim_step_works)) && waited < SIM_STEP_EXIT_WAIT_MS) {
-		msleep(10);
-		waited += 10;
+		msleep(20);
+		waited += 20;
 	}
 	if (atomic_read(&sim_step_tf_threads))
 		pr_warn("%d thread(s) still single-stepped (stopped in the kernel?); they get SIGTRAP after their next instruction\n",
 			atomic_read(&sim_step_tf_threads));
 	/* Queued task_works point into this module: they run very soon. */
 	while (atomic_read(&sim_step_works))
-		msleep(10);
+		msleep(20);
 	cpuhp_remove_state(sim_step_cpuhp);
 	unregister_die_notifier(&sim_step_die_nb);
 	tracepoint_probe_unregister(sim_step_tp_sys_enter,
