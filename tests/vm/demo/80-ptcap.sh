@@ -1,36 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The lwpt demo, Intel PT part: ptcap traces a real program (ptcap_hello)
-# on lwpt_sim.ko, then ptdump and ptflow read the capture directory
-# (Documentation/ptcap.rst, Documentation/ptcap-format.rst).
+# on lwpt_sim.ko, whose PT model writes the packets of its execution
+# (Documentation/pt-model.rst, "Execution in the kernel"); ptdump prints
+# the packets, ptflow (libipt + Capstone) the instructions, and the flow is
+# checked against ptrace single-stepping of the same program.
 . /lwpt/lib.sh
 
 echo "== ptcap: Intel PT capture of a program on the model (pt_profile=full)"
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null || exit 1
-echo "\$ ptcap --size=64K -o /tmp/hello -- ptcap_hello"
-ptcap --size=64K -o /tmp/hello -- ptcap_hello || exit 1
+echo "\$ ptcap --cr3 --size=1M -o /tmp/hello -- ptcap_hello >/tmp/hello.out"
+env -i /bin/taskset -c 0 /bin/ptcap --cr3 --size=1M -o /tmp/hello -- /bin/ptcap_hello \
+	>/tmp/hello.out || exit 1
+cat /tmp/hello.out
 echo "\$ ls -l /tmp/hello"
 ls -l /tmp/hello
-echo "\$ cat /tmp/hello/config"
-cat /tmp/hello/config
 echo "\$ cat /tmp/hello/maps"
 cat /tmp/hello/maps
-echo
-echo "The model does not generate packets from execution yet (Documentation/pt.rst,"
-echo "\"Limits\"): the trace files are empty here and the decoders say so. On PT"
-echo "hardware with lwpt.ko the same commands decode the program's instruction flow."
-for f in /tmp/hello/*.pt; do
-	echo "\$ ptdump $f"
-	ptdump "$f" >/tmp/ptdump.out 2>&1
-	rc=$?
-	head -n 20 /tmp/ptdump.out
-	echo "(ptdump exit status $rc)"
-done
-echo "\$ ptflow /tmp/hello"
+echo "\$ ptdump --stats /tmp/hello/cpu0.pt"
+ptdump --stats /tmp/hello/cpu0.pt || exit 1
+echo "\$ ptdump /tmp/hello/cpu0.pt | head -n 16"
+ptdump /tmp/hello/cpu0.pt | head -n 16
+echo "\$ ptflow /tmp/hello | head -n 24"
 ptflow /tmp/hello >/tmp/ptflow.out 2>&1
 rc=$?
-head -n 20 /tmp/ptflow.out
-echo "(ptflow exit status $rc)"
+head -n 24 /tmp/ptflow.out
+echo "(ptflow exit status $rc, $(grep -c -E '^[0-9a-f]{16} ' /tmp/ptflow.out) instructions)"
+echo
+echo "== The decoded flow against ptrace single-stepping of the same program"
+ptflow --no-inst /tmp/hello | grep -E '^[0-9a-f]{16}$' >/tmp/flow.txt
+# The same environment and output (a file: stdio buffers it the same way).
+env -i /bin/pt_flow_gt -o /tmp/gt.txt /bin/ptcap_hello >/tmp/gt.out 2>/dev/null
+if cmp -s /tmp/gt.txt /tmp/flow.txt; then
+	echo "identical: $(wc -l </tmp/flow.txt) user-mode instructions"
+else
+	echo "DIFFERENT: libipt $(wc -l </tmp/flow.txt), single-stepping $(wc -l </tmp/gt.txt)"
+	exit 1
+fi
 echo
 echo "spec violations: $(sim_violations)"
 [ "$(sim_violations)" = 0 ] || exit 1

@@ -3,11 +3,12 @@
  * pt_flow_gt: the ground truth of a program's user-mode instruction flow,
  * by ptrace single-stepping (issue 5 point 6, in the VM).
  *
- *   pt_flow_gt PROG [ARGS...]
+ *   pt_flow_gt [-o FILE] PROG [ARGS...]
  *
  * Runs PROG stopped at its exec, then PTRACE_SINGLESTEPs it to its end and
  * prints the IP of every user-mode instruction it executes, one per line as
- * 16 lower-case hex digits (ptflow --no-inst prints the same). A REP string
+ * 16 lower-case hex digits (ptflow --no-inst prints the same), to FILE or
+ * standard output (which PROG then shares: its output changes its flow). A REP string
  * instruction traps after each iteration with RIP unchanged: it is printed
  * once, as a trace shows it (Documentation/pt-model.rst, choice 9).
  * Exit status: PROG's, or 125 if tracing failed.
@@ -32,11 +33,18 @@ int main(int argc, char **argv)
 {
 	unsigned long long last = 0, n = 0;
 	struct user_regs_struct r;
-	int status, sig = 0;
+	int status, sig = 0, arg = 1;
+	FILE *out = stdout;
 	pid_t pid;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: pt_flow_gt PROG [ARGS...]\n");
+	if (argc > 3 && !strcmp(argv[1], "-o")) {
+		out = fopen(argv[2], "w");
+		if (!out)
+			die(argv[2]);
+		arg = 3;
+	}
+	if (argc <= arg) {
+		fprintf(stderr, "usage: pt_flow_gt [-o FILE] PROG [ARGS...]\n");
 		return 125;
 	}
 	pid = fork();
@@ -45,8 +53,8 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			die("PTRACE_TRACEME");
-		execv(argv[1], argv + 1);
-		die(argv[1]);
+		execv(argv[arg], argv + arg);
+		die(argv[arg]);
 	}
 	/* Stopped with SIGTRAP after the exec: RIP is the entry point. */
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
@@ -55,7 +63,7 @@ int main(int argc, char **argv)
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			die("PTRACE_GETREGS");
 		if (!n || r.rip != last)
-			printf("%016llx\n", (unsigned long long)r.rip);
+			fprintf(out, "%016llx\n", (unsigned long long)r.rip);
 		last = r.rip;
 		n++;
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, (void *)(long)sig))
@@ -67,7 +75,8 @@ int main(int argc, char **argv)
 		/* Pass on every signal but our own trap. */
 		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status);
 	}
-	fflush(stdout);
+	if (fclose(out))
+		die("write");
 	fprintf(stderr, "pt_flow_gt: %llu steps\n", n);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

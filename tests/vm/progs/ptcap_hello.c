@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	unsigned long total = 0;
 	unsigned int n, x;
 
-	for (n = 1; n < 2000; n++)
+	for (n = 1; n < 200; n++)
 		for (x = n; x != 1; x = step(x))
 			total++;
 	printf("ptcap_hello: %lu steps\n", total);
