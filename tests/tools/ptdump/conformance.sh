@@ -22,7 +22,7 @@ ptdump=${1:-${PTDUMP:-$top/${O:-build}/bin/ptdump}}
 
 shared=${LWPT_SHARED:-}
 if [ -z "$shared" ]; then
-	for d in "$top/../shared" /work/shared; do
+	for d in "$top/../shared"; do
 		if [ -d "$d/testdata/pt" ]; then
 			shared=$d
 			break
