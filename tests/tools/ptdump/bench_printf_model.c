@@ -223,7 +223,7 @@ static void bench_dir(const char *dir, FILE *out)
 int main(void)
 {
 	const char *env = getenv("LWPT_SHARED");
-	const char *cands[] = { env, "../shared", "/work/shared" };
+	const char *cands[] = { env, "../shared" };
 	char real[PATH_MAX];
 	FILE *out;
 	size_t i;

@@ -3,7 +3,7 @@
  * bench_ptdump: text output speed of ptdump on the real hardware traces.
  *
  * Runs $O/bin/ptdump (found next to this program: ../bin/ptdump) on every
- * *.pt under $LWPT_SHARED/testdata/pt/real (or ../shared, /work/shared),
+ * *.pt under $LWPT_SHARED/testdata/pt/real (or ../shared),
  * default and --raw, with stdout to /dev/null, best of REPS runs each, and
  * prints trace MB/s and packets/s. Each trace is first repeated into a
  * temporary file of at least 16 MiB (every trace starts with a PSB, so the
@@ -127,7 +127,7 @@ static int make_big(const char *path, off_t size, char *name, size_t nsize,
 static const char *find_real(char *buf, size_t size)
 {
 	const char *env = getenv("LWPT_SHARED");
-	const char *cands[] = { env, "../shared", "/work/shared" };
+	const char *cands[] = { env, "../shared" };
 	size_t i;
 
 	for (i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
