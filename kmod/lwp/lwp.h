@@ -40,6 +40,8 @@ struct miscdevice;
  * @emu_area: a second area of the same size for the variant's use
  * @emu_work: task_work of the variant (sim: the #UD emulation)
  * @emu_ip: the variant's RIP of the pending work
+ * @emu_flags: the variant's copy of the active LWPCB Flags (sim: as the
+ *	model left them after the last emulated instruction; 0 if disabled)
  * @pending: threshold interrupts not yet returned by read()
  * @interrupts: threshold interrupts attributed to this file
  * @saves: XSAVEs at sched-out, written by @owner's notifier only
@@ -60,6 +62,7 @@ struct lwp_file {
 	void *emu_area;
 	struct callback_head emu_work;
 	u64 emu_ip;
+	u32 emu_flags;
 	atomic64_t pending;
 	atomic64_t interrupts;
 	u64 saves;

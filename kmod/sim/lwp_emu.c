@@ -40,10 +40,12 @@
 #include <asm/traps.h>
 
 #include "model/lwp/lwp_xop.h"
+#include "model/x86/x86_cofi.h"
 
 #include "../lwp/lwp.h"
 #include "../x86_cpuid.h"
 #include "sim.h"
+#include "sim_step.h"
 
 static uint lwp_features = ~0u;
 module_param(lwp_features, uint, 0444);
@@ -186,13 +188,16 @@ static void lwp_emu_segv(u64 addr)
 	lwp_emu_signal(SIGSEGV, code, addr);
 }
 
+/* What the model does between lwp_emu_run()'s load and store. */
+typedef struct lwp_model_result (*lwp_emu_op_fn)(struct lwp_model *m, void *arg);
+
 /*
- * Run one decoded instruction on the model with this CPU's LWP state (steps
- * 2-4 above). Return the model's result; #UD if LWP is not available.
+ * Run @op on the model with this CPU's LWP state (steps 2-4 above): XSAVE
+ * the register file, load it into a model unit, run, XSAVE the unit and
+ * XRSTOR the result. Return the model's result; #UD if LWP is not available.
  */
-static struct lwp_model_result lwp_emu_exec(struct lwp_file *lf,
-					    const struct lwp_xop_insn_info *info,
-					    struct lwp_xop_regs *xr)
+static struct lwp_model_result lwp_emu_run(struct lwp_file *lf, lwp_emu_op_fn op,
+					   void *arg)
 {
 	struct lwp_model_result res = { .exc = LWP_MODEL_EXC_UD };
 	u8 *area = lf->emu_area;
@@ -225,7 +230,9 @@ static struct lwp_model_result lwp_emu_exec(struct lwp_file *lf,
 		return res;
 	lwp_model_set_cpl(&m, 3);
 
-	res = lwp_xop_execute(&m, info, xr);
+	res = op(&m, arg);
+	/* Read at every return to user mode (lwp_emu_follow()). */
+	WRITE_ONCE(lf->emu_flags, lwp_model_flags(&m));
 
 	memset(hdr, 0, X86_XSAVE_HDR_SIZE);
 	bv = 0;
@@ -238,6 +245,114 @@ static struct lwp_model_result lwp_emu_exec(struct lwp_file *lf,
 	if (err)
 		pr_err_ratelimited("cannot store the emulated LWP state\n");
 	return res;
+}
+
+struct lwp_emu_exec_arg {
+	const struct lwp_xop_insn_info *info;
+	struct lwp_xop_regs *xr;
+};
+
+static struct lwp_model_result lwp_emu_op_exec(struct lwp_model *m, void *arg)
+{
+	struct lwp_emu_exec_arg *a = arg;
+
+	return lwp_xop_execute(m, a->info, a->xr);
+}
+
+/* Run one decoded LWP instruction on the model. */
+static struct lwp_model_result lwp_emu_exec(struct lwp_file *lf,
+					    const struct lwp_xop_insn_info *info,
+					    struct lwp_xop_regs *xr)
+{
+	struct lwp_emu_exec_arg a = { .info = info, .xr = xr };
+
+	return lwp_emu_run(lf, lwp_emu_op_exec, &a);
+}
+
+/* Deliver the model's exception for a user-mode access at @ip. */
+static void lwp_emu_fault(const struct lwp_model_result *res, u64 ip)
+{
+	switch (res->exc) {
+	case LWP_MODEL_EXC_NONE:
+		break;
+	case LWP_MODEL_EXC_GP:
+		/* As do_general_protection(): SIGSEGV, SI_KERNEL. */
+		force_sig(SIGSEGV);
+		break;
+	case LWP_MODEL_EXC_PF:
+		lwp_emu_segv(res->pf_addr);
+		break;
+	default:
+		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
+		break;
+	}
+}
+
+/* --- Execution events 2 and 3 (43724 §2.2, §2.3), from sim_step.c ------- */
+
+bool lwp_emu_follow(void)
+{
+	struct lwp_file *lf = lwp_current_file();
+
+	return lf && (READ_ONCE(lf->emu_flags) &
+		      (LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE));
+}
+
+/*
+ * §2.3: near JMP, Jcc, JrCXZ, LOOPcc, near CALL and RET count; far
+ * transfers, traps, interrupts, SYSCALL and the like do not.
+ */
+static bool lwp_emu_branch_kind(enum x86_cofi_kind k,
+				enum lwp_model_branch_kind *kind)
+{
+	switch (k) {
+	case X86_COFI_JCC:
+		*kind = LWP_MODEL_BR_COND;
+		return true;
+	case X86_COFI_JMP_REL:
+	case X86_COFI_CALL_REL:
+	case X86_COFI_RET:
+		*kind = LWP_MODEL_BR_UNCOND_REL;
+		return true;
+	case X86_COFI_JMP_IND:
+	case X86_COFI_CALL_IND:
+		*kind = LWP_MODEL_BR_INDIRECT;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static struct lwp_model_result lwp_emu_op_retired(struct lwp_model *m, void *arg)
+{
+	const struct sim_step_insn *r = arg;
+	struct lwp_model_result res = lwp_model_insn_retired(m, r->ip);
+	struct lwp_model_branch b = {
+		.ip = r->ip,
+		.target = r->next_ip,
+		/* No fusing and no prediction information (PRV = 0). */
+		.prediction = LWP_MODEL_PRED_UNKNOWN,
+	};
+
+	if (res.exc || !lwp_emu_branch_kind(r->kind, &b.kind))
+		return res;
+	/* Always 1 for unconditional branches (Figure 2-4 TKN). */
+	b.taken = b.kind != LWP_MODEL_BR_COND || r->next_ip != r->ip + r->len;
+	return lwp_model_branch_retired(m, &b);
+}
+
+void lwp_emu_retired(const struct sim_step_insn *r)
+{
+	struct lwp_file *lf = lwp_current_file();
+	struct lwp_model_result res;
+
+	if (!lf || !(READ_ONCE(lf->emu_flags) &
+		     (LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE)))
+		return;
+	res = lwp_emu_run(lf, lwp_emu_op_retired, (void *)r);
+	/* A ring the thread cannot write: as the store of a record would. */
+	if (res.exc != LWP_MODEL_EXC_UD)
+		lwp_emu_fault(&res, r->ip);
 }
 
 static void lwp_emu_work(struct callback_head *cb)
@@ -266,22 +381,11 @@ static void lwp_emu_work(struct callback_head *cb)
 		goto out;
 	}
 	res = lwp_emu_exec(lf, &info, &xr);
-	switch (res.exc) {
-	case LWP_MODEL_EXC_NONE:
+	if (res.exc == LWP_MODEL_EXC_NONE) {
 		lwp_emu_regs_out(regs, &xr);
 		atomic64_inc(&lf->emulated);
-		break;
-	case LWP_MODEL_EXC_GP:
-		/* As do_general_protection(): SIGSEGV, SI_KERNEL. */
-		force_sig(SIGSEGV);
-		break;
-	case LWP_MODEL_EXC_PF:
-		lwp_emu_segv(res.pf_addr);
-		break;
-	default:
-		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
-		break;
 	}
+	lwp_emu_fault(&res, ip);
 out:
 	fput(lf->file);
 }

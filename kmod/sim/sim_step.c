@@ -71,6 +71,8 @@
 
 /* How long sim_step_exit() waits for stepped threads to drop TF. */
 #define SIM_STEP_EXIT_WAIT_MS	5000
+/* Retired instructions waiting for the LWP model (one per stop, normally). */
+#define SIM_STEP_LWP_QUEUE	4
 
 /**
  * struct sim_step_thread - a thread the follower has single-stepped
@@ -90,6 +92,9 @@
  * @insn_len: see @insn
  * @mode: its code segment's mode
  * @cr3: the thread's user-mode CR3 (lwpt_user_cr3())
+ * @lwp: the thread's LWP counts events 2 or 3 (lwp_emu_follow())
+ * @lwp_q: retired instructions for the LWP model, handed over by @work
+ * @lwp_n: entries in @lwp_q
  */
 struct sim_step_thread {
 	struct hlist_node node;
@@ -107,17 +112,22 @@ struct sim_step_thread {
 	u8 insn_len;
 	enum x86_mode mode;
 	u64 cr3;
+	bool lwp;
+	struct sim_step_insn lwp_q[SIM_STEP_LWP_QUEUE];
+	unsigned int lwp_n;
 };
 
 /**
  * struct sim_step_stats - the follower's counters, per CPU
  * @steps: instructions handed to the models
+ * @lwp: of these, instructions handed to the LWP model as well
  * @deferred: of these, retired by the task_work (bytes not readable at once)
  * @lost: retired instructions whose bytes could not be read at all
  * @no_memory: threads not followed because their entry could not be allocated
  */
 struct sim_step_stats {
 	u64 steps;
+	u64 lwp;
 	u64 deferred;
 	u64 lost;
 	u64 no_memory;
@@ -199,9 +209,17 @@ static bool sim_step_read(struct sim_step_thread *st, bool may_fault)
 	return x86_cofi_decode(st->insn, st->insn_len, st->mode, &c) != -EAGAIN;
 }
 
-/* The instruction at st->ip retired; @next_ip is the IP observed after it. */
-static void sim_step_retire(struct sim_step_thread *st, u64 next_ip)
+static void sim_step_defer(struct sim_step_thread *st);
+
+/*
+ * The instruction at st->ip retired; @next_ip is the IP observed after it.
+ * To the PT unit of this CPU now; with @lwp (an instruction that executed
+ * entirely at CPL 3, 43724 §2.2) to the thread's LWP by the task_work.
+ */
+static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 {
+	struct x86_cofi c;
+
 	struct sim_step_stats *stats = this_cpu_ptr(&sim_step_stats);
 	struct pt_trace_step s = {
 		.ip = st->ip,
@@ -220,6 +238,18 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip)
 	memcpy(s.insn, st->insn, st->insn_len);
 	sim_pt_step(&s);
 	stats->steps++;
+	if (!lwp || !st->lwp ||
+	    x86_cofi_decode(st->insn, st->insn_len, st->mode, &c))
+		return;
+	if (st->lwp_n == SIM_STEP_LWP_QUEUE) {
+		stats->lost++;
+		return;
+	}
+	st->lwp_q[st->lwp_n++] = (struct sim_step_insn) {
+		.ip = st->ip, .next_ip = next_ip, .len = c.len, .kind = c.kind,
+	};
+	stats->lwp++;
+	sim_step_defer(st);
 }
 
 /* Bytes not read at st->ip yet: they are read where faults are allowed. */
@@ -251,8 +281,8 @@ static void sim_step_work(struct callback_head *work)
 	struct sim_step_thread *st = container_of(work, struct sim_step_thread, work);
 	struct pt_regs *regs = current_pt_regs();
 	unsigned long flags;
+	unsigned int i;
 
-	st->work_queued = false;
 	if (st->dead) {
 		kfree_rcu(st, rcu);
 		atomic_dec(&sim_step_works);
@@ -264,12 +294,17 @@ static void sim_step_work(struct callback_head *work)
 		sim_step_read(st, true);
 		local_irq_save(flags);
 		this_cpu_inc(sim_step_stats.deferred);
-		sim_step_retire(st, st->deferred_next);
+		sim_step_retire(st, st->deferred_next, true);
 		local_irq_restore(flags);
 		st->ip = st->deferred_next;
 		st->mode = user_64bit_mode(regs) ? X86_MODE_64 : X86_MODE_32;
 	}
 	sim_step_read(st, true);
+	for (i = 0; i < st->lwp_n; i++)
+		lwp_emu_retired(&st->lwp_q[i]);
+	st->lwp_n = 0;
+	/* Not earlier: sim_step_retire() above must not queue it again. */
+	st->work_queued = false;
 	atomic_dec(&sim_step_works);
 }
 
@@ -299,12 +334,17 @@ static bool sim_step_rep_iteration(const struct sim_step_thread *st)
 	       c.kind == X86_COFI_NONE;
 }
 
-/* Whether the models want @current's user-mode instructions now. */
-static bool sim_step_wanted(struct sim_step_thread *st)
+/*
+ * Whether the models want @current's user-mode instructions now: this
+ * CPU's PT unit, or the thread's LWP (*@lwp).
+ */
+static bool sim_step_wanted(struct sim_step_thread *st, bool *lwp)
 {
+	*lwp = false;
 	if (!READ_ONCE(sim_step_on))
 		return false;
-	return sim_pt_follow(st ? st->cr3 : lwpt_user_cr3(current->mm));
+	*lwp = lwp_emu_follow();
+	return *lwp || sim_pt_follow(st ? st->cr3 : lwpt_user_cr3(current->mm));
 }
 
 static struct sim_step_thread *sim_step_new(void)
@@ -333,7 +373,7 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 {
 	struct pt_regs *regs = current_pt_regs();
 	struct sim_step_thread *st;
-	bool want;
+	bool want, lwp;
 
 	if (!current->mm)
 		return;
@@ -350,10 +390,12 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 		 * thread before it, which the next step shows.
 		 */
 		if (sim_step_enters_kernel(st))
-			sim_step_retire(st, regs->ip);
+			sim_step_retire(st, regs->ip, false);
 		sim_step_at(st, regs);
 	}
-	want = sim_step_wanted(st);
+	want = sim_step_wanted(st, &lwp);
+	if (st)
+		st->lwp = lwp;
 	if (!want) {
 		if (st)
 			sim_step_set_tf(st, regs, false);
@@ -363,6 +405,7 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 		st = sim_step_new();
 		if (!st)
 			return;
+		st->lwp = lwp;
 	}
 	if (!st->tf) {
 		/* (Re)start following here. */
@@ -398,7 +441,7 @@ static int sim_step_die(struct notifier_block *nb, unsigned long val, void *data
 	if (regs->ip == st->ip && sim_step_rep_iteration(st)) {
 		/* One iteration of a REP string instruction: not retired yet. */
 	} else if (st->insn_len) {
-		sim_step_retire(st, regs->ip);
+		sim_step_retire(st, regs->ip, true);
 		sim_step_at(st, regs);
 	} else {
 		/* Its bytes could not be read yet: the task_work hands it over. */
@@ -436,7 +479,7 @@ static void sim_step_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	if (!st || !st->tf)
 		return;
 	local_irq_save(flags);
-	sim_step_retire(st, regs->ip);
+	sim_step_retire(st, regs->ip, false);
 	local_irq_restore(flags);
 	st->syscall = true;
 	sim_step_set_tf(st, regs, false);
@@ -487,13 +530,14 @@ static int sim_step_show(struct seq_file *m, void *v)
 		const struct sim_step_stats *s = per_cpu_ptr(&sim_step_stats, cpu);
 
 		sum.steps += s->steps;
+		sum.lwp += s->lwp;
 		sum.deferred += s->deferred;
 		sum.lost += s->lost;
 		sum.no_memory += s->no_memory;
 	}
-	seq_printf(m, "stepping=%d steps=%llu deferred=%llu lost=%llu no_memory=%llu\n",
-		   atomic_read(&sim_step_tf_threads), sum.steps, sum.deferred,
-		   sum.lost, sum.no_memory);
+	seq_printf(m, "stepping=%d steps=%llu lwp=%llu deferred=%llu lost=%llu no_memory=%llu\n",
+		   atomic_read(&sim_step_tf_threads), sum.steps, sum.lwp,
+		   sum.deferred, sum.lost, sum.no_memory);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_step);

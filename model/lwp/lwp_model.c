@@ -135,6 +135,11 @@ bool lwp_model_enabled(const struct lwp_model *m)
 	return m->cbaddr != 0;
 }
 
+uint32_t lwp_model_flags(const struct lwp_model *m)
+{
+	return m->cbaddr ? m->flags : 0;
+}
+
 static bool canonical(uint64_t a)
 {
 	uint64_t top = a >> 47;

@@ -209,6 +209,11 @@ uint64_t lwp_model_violations(const struct lwp_model *m);
 bool lwp_model_available(const struct lwp_model *m);
 /* True if LWP is enabled: LWP_CBADDR != 0 (Appendix A "Enabled"). */
 bool lwp_model_enabled(const struct lwp_model *m);
+/*
+ * The active LWPCB's Flags as LLWPCB masked them (§5.1, Figure 6-2: bit n =
+ * EventId n enabled, bit 31 INT); 0 while LWP is disabled.
+ */
+uint32_t lwp_model_flags(const struct lwp_model *m);
 
 /* ---------------------------------------------------------------------- */
 /* System interface: CPUID, MSRs, XCR0, XSAVE/XRSTOR                        */

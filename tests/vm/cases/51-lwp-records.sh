@@ -3,7 +3,8 @@
 # Raw LLWPCB/SLWPCB/LWPINS/LWPVAL from a static program, emulated after #UD
 # by lwpt_sim.ko, under the fx8150 and full profiles: records, Flags
 # write-back, CF, MissedEvents, head wrap (43724 §5, §6); CPUID through
-# LWP_IOC_GET_CAPS (§3.3); no spec violation.
+# LWP_IOC_GET_CAPS (§3.3); instructions and branches retired counted from the
+# thread's real execution (§2.2, §2.3); no spec violation.
 . /lwpt/lib.sh
 
 rc=0
@@ -12,6 +13,8 @@ for p in fx8150 full; do
 		{ fail "insmod lwp_profile=$p"; rc=1; continue; }
 	lwp_test caps || { fail "caps ($p)"; rc=1; }
 	lwp_test records || { fail "records ($p)"; rc=1; }
+	lwp_test events || { fail "events 2 and 3 ($p)"; rc=1; }
+	grep '^' /sys/kernel/debug/lwpt_sim/step
 	[ "$(sim_violations)" = 0 ] || { fail "violations $(sim_violations) ($p)"; rc=1; }
 	lwpt_vmtool rmmod lwpt_sim >/dev/null || { fail "rmmod ($p)"; rc=1; }
 done

@@ -826,6 +826,169 @@ static void test_hotplug(void)
 	close(fd);
 }
 
+/*
+ * Events 2 and 3 from real execution (43724 §2.2, §2.3): lwpt_sim.ko
+ * single-steps the thread while its LWPCB enables them and the model counts
+ * what retires. The loop below has known instructions at known addresses
+ * (ev_a .. ev_e); per iteration, with ECX counting down from ev_n:
+ *   A test $1,%ecx   B jz D (taken when ECX is even)   C nop
+ *   D dec %ecx       E jnz A (taken until ECX reaches 0)
+ * The model must store a record every (EventInterval + 1) instructions
+ * (branches) - the counter starts at EventInterval and a record is stored
+ * when it goes negative (§1.1, Table 6-1) - so consecutive records inside
+ * the loop lie exactly that far apart in the loop's own sequence, every
+ * position that far apart has its record, and branch records carry TKN and
+ * TargetAddress as Figure 2-4 says (FUS = 0, PRV = 0: the model knows no
+ * fusing or prediction).
+ */
+extern const char ev_a[], ev_b[], ev_c[], ev_d[], ev_e[], ev_end[];
+
+static void ev_loop(uint32_t n)
+{
+	__asm__ volatile(".globl ev_a, ev_b, ev_c, ev_d, ev_e, ev_end\n"
+			 "ev_a: test $1, %%ecx\n"
+			 "ev_b: jz ev_d\n"
+			 "ev_c: nop\n"
+			 "ev_d: dec %%ecx\n"
+			 "ev_e: jnz ev_a\n"
+			 "ev_end:\n"
+			 : "+c"(n) : : "cc");
+}
+
+#define EV_ITER		3000
+#define EV_INTERVAL	300	/* at least every profile's minimum */
+#define EV_MAX		(5 * EV_ITER)
+
+/* The loop's instructions (ips) and branches (bips, taken, target), in order. */
+static uint64_t ev_ip[EV_MAX], ev_bip[2 * EV_ITER], ev_btarget[2 * EV_ITER];
+static unsigned char ev_btaken[2 * EV_ITER];
+static unsigned int ev_ni, ev_nb;
+
+static void ev_sequence(void)
+{
+	uint32_t ecx;
+
+	ev_ni = ev_nb = 0;
+	for (ecx = EV_ITER; ecx; ecx--) {
+		int even = !(ecx & 1);
+
+		ev_ip[ev_ni++] = (uintptr_t)ev_a;
+		ev_ip[ev_ni++] = (uintptr_t)ev_b;
+		ev_bip[ev_nb] = (uintptr_t)ev_b;
+		ev_btaken[ev_nb] = even;
+		ev_btarget[ev_nb++] = even ? (uintptr_t)ev_d : (uintptr_t)ev_c;
+		if (!even)
+			ev_ip[ev_ni++] = (uintptr_t)ev_c;
+		ev_ip[ev_ni++] = (uintptr_t)ev_d;
+		ev_ip[ev_ni++] = (uintptr_t)ev_e;
+		ev_bip[ev_nb] = (uintptr_t)ev_e;
+		ev_btaken[ev_nb] = ecx != 1;
+		ev_btarget[ev_nb++] = ecx != 1 ? (uintptr_t)ev_a : (uintptr_t)ev_end;
+	}
+}
+
+/*
+ * The records of one event inside the loop, @n of them at @rec, must sit at
+ * positions p0, p0 + period, ... of @seq (length @len) for one p0 < period,
+ * and cover every such position; with @data2, their Data2 (TargetAddress)
+ * must be @data2 there too (which also tells iterations with the same IPs
+ * apart). Return the p0 found, or -1.
+ */
+static int ev_match(const struct lwp_event_record **rec, unsigned int n,
+		    const uint64_t *seq, const uint64_t *data2, unsigned int len,
+		    unsigned int period)
+{
+	unsigned int p0, k, p;
+
+	for (p0 = 0; p0 < period && p0 < len; p0++) {
+		if (n != (len - p0 + period - 1) / period)
+			continue;
+		for (k = 0; k < n; k++) {
+			p = p0 + k * period;
+			if (rec[k]->ip != seq[p] || (data2 && rec[k]->data2 != data2[p]))
+				break;
+		}
+		if (k == n)
+			return (int)p0;
+	}
+	return -1;
+}
+
+static void test_events(void)
+{
+	static struct {
+		struct lwp_lwpcb cb __attribute__((aligned(64)));
+		struct lwp_event_record ring[RING_MAX] __attribute__((aligned(64)));
+	} s;
+	const struct lwp_event_record *ins[RING_MAX], *br[RING_MAX];
+	unsigned int i, n, nins = 0, nbr = 0, other = 0;
+	int fd = lwp_open(), p_ins, p_br;
+	struct lwp_caps c;
+	uint32_t want = LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_BRE;
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE: %s", strerror(errno));
+	lwp_caps_get(fd, &c);
+	if ((c.fn8000_001c[0] & want) != want) {
+		printf("events: LWP_CFG %#x lacks IRE/BRE: skipped\n", c.fn8000_001c[0]);
+		close(fd);
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	s.cb.flags = want;
+	s.cb.buffer_size = RING_MAX * 32u;
+	s.cb.buffer_base = (uint64_t)(uintptr_t)s.ring;
+	s.cb.threshold = 0;
+	for (i = LWP_EVENTID_INSTRUCTIONS_RETIRED; i <= LWP_EVENTID_BRANCHES_RETIRED; i++) {
+		s.cb.events[i - 1].interval = EV_INTERVAL;
+		s.cb.events[i - 1].counter = EV_INTERVAL;
+	}
+	ev_sequence();
+	llwpcb(&s.cb);
+	CHECK(s.cb.flags == want, "Flags written back %#x", s.cb.flags);
+	ev_loop(EV_ITER);
+	llwpcb(NULL);	/* flushes BufferHeadOffset (§5.1) */
+
+	n = s.cb.buffer_head_offset / 32u;
+	CHECK(s.cb.missed_events == 0, "MissedEvents %llu",
+	      (unsigned long long)s.cb.missed_events);
+	for (i = 0; i < n; i++) {
+		const struct lwp_event_record *r = &s.ring[i];
+		int in_loop = r->ip >= (uintptr_t)ev_a && r->ip < (uintptr_t)ev_end;
+
+		if (r->event_id == LWP_EVENTID_INSTRUCTIONS_RETIRED) {
+			CHECK(r->flags == 0 && r->data1 == 0 && r->data2 == 0 &&
+			      r->reserved == 0, "event 2 record %u: Figure 2-3", i);
+			if (in_loop)
+				ins[nins++] = r;
+		} else if (r->event_id == LWP_EVENTID_BRANCHES_RETIRED) {
+			if (in_loop)
+				br[nbr++] = r;
+		} else {
+			other++;
+		}
+	}
+	CHECK(other == 0, "%u records of other events", other);
+	p_ins = ev_match(ins, nins, ev_ip, NULL, ev_ni, EV_INTERVAL + 1);
+	CHECK(p_ins >= 0, "event 2: %u loop records are not every %u instructions of %u",
+	      nins, EV_INTERVAL + 1, ev_ni);
+	p_br = ev_match(br, nbr, ev_bip, ev_btarget, ev_nb, EV_INTERVAL + 1);
+	CHECK(p_br >= 0, "event 3: %u loop records are not every %u branches of %u",
+	      nbr, EV_INTERVAL + 1, ev_nb);
+	for (i = 0; p_br >= 0 && i < nbr; i++) {
+		unsigned int k = (unsigned int)p_br + i * (EV_INTERVAL + 1);
+		uint16_t flags = ev_btaken[k] ? LWP_EVREC_BR_TKN : 0;
+
+		CHECK(br[i]->flags == flags && br[i]->data2 == ev_btarget[k] &&
+		      br[i]->data1 == 0 && br[i]->reserved == 0,
+		      "event 3 record at %#llx: flags %#x (want %#x) target %#llx (want %#llx)",
+		      (unsigned long long)br[i]->ip, br[i]->flags, flags,
+		      (unsigned long long)br[i]->data2, (unsigned long long)ev_btarget[k]);
+	}
+	printf("events: %u records; event 2: %u in the loop (every %u of %u instructions, from %d); event 3: %u (every %u of %u branches, from %d)\n",
+	       n, nins, EV_INTERVAL + 1, ev_ni, p_ins, nbr, EV_INTERVAL + 1, ev_nb, p_br);
+	close(fd);
+}
+
 /* Ring size from CPUID Fn8000_001C_ECX LwpMinBufferSize (units of 32). */
 static void ring_setup(void)
 {
@@ -920,8 +1083,10 @@ int main(int argc, char **argv)
 		test_hotplug();
 	else if (!strcmp(t, "suspend"))
 		test_suspend();
+	else if (!strcmp(t, "events"))
+		test_events();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|hotplug|suspend\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|hotplug|suspend|events\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
