@@ -274,3 +274,12 @@ void sim_pt_exit(void)
 {
 	sim_pt_active = false;
 }
+
+/* See pt_sim.h: hw_sim.c's door to the model for IA32_XSS and XSAVES. */
+struct pt_model_cpu *sim_pt_xsaves_cpu(void)
+{
+	if (!sim_pt_active)
+		return NULL;
+	sim_pt_prof.xsaves_pt = true;	/* the same value from every CPU */
+	return this_cpu_ptr(&sim_pt_cpus);
+}

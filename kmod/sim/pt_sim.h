@@ -49,4 +49,17 @@ int sim_pt_rdmsr(u32 msr, u64 *val);
  */
 int sim_pt_wrmsr(u32 msr, u64 val);
 
+struct pt_model_cpu;
+
+/**
+ * sim_pt_xsaves_cpu - the current CPU's PT model, with XSAVES of PT state
+ *
+ * For hw_sim.c with pt_xsaves=1 (IA32_XSS, XSAVES, XRSTORS): also turns on
+ * the profile's xsaves_pt, which sim_pt_init() leaves off. Call with
+ * interrupts disabled.
+ *
+ * Return: the model, or NULL without the PT model.
+ */
+struct pt_model_cpu *sim_pt_xsaves_cpu(void);
+
 #endif /* LWPT_KMOD_SIM_PT_SIM_H */
