@@ -182,7 +182,7 @@ static int sim_xss_write(struct sim_cpu *c, u64 val)
 	int err = 0;
 
 	if (!sim_has_pt_xsaves() || (val & ~sim_xss_supported())) {
-		sim_violation("WRMSR IA32_XSS without XSAVES or with an unsupported bit (#GP)");
+		sim_violation("WRMSR IA32_XSS: no XSAVES or unsupported bit (#GP)");
 		return -EIO;
 	}
 	local_irq_save(flags);
@@ -386,11 +386,12 @@ int lwpt_hw_xsaves(void *area, u64 mask)
 	hdr[0] = 0;
 	hdr[1] = BIT_ULL(63) | rfbm;
 	if (rfbm & IA32_XSS_PT) {
+		struct pt_xsave_state *pt = (struct pt_xsave_state *)
+			((u8 *)area + sim_xsaves_offset(rfbm, PT_XSTATE_COMPONENT));
+
 		local_irq_save(flags);
 		m = sim_pt_xsaves_cpu();
-		if (m && pt_model_xsaves(m, rfbm, (struct pt_xsave_state *)
-					 ((u8 *)area + sim_xsaves_offset(rfbm, PT_XSTATE_COMPONENT)),
-					 &saved) != PT_MODEL_OK)
+		if (m && pt_model_xsaves(m, rfbm, pt, &saved) != PT_MODEL_OK)
 			err = -EIO;
 		local_irq_restore(flags);
 		if (saved)
