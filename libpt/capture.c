@@ -21,8 +21,8 @@
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "uapi status");
-_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER0, "uapi release");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 
 #define LPT_PAGE	4096ull		/* ToPA region granularity, SDM 33.2.7.2 */
 

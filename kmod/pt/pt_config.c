@@ -29,6 +29,14 @@
 struct pt_cpuid_leaf pt_leaf;
 struct lwpt_pt_caps pt_caps;
 
+/* The ABI structs: explicit layouts, no hidden padding (pt.h). */
+static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_release, buffer) == LWPT_PT_RELEASE_SIZE_VER0);
+
 /* enum pt_cpuid_cap -> LWPT_PT_CAP_* for the flag capabilities. */
 static const u32 pt_cap_bits[PT_CPUID_CAP_NR] = {
 	[PT_CPUID_CAP_CR3_FILTER]	= LWPT_PT_CAP_CR3_FILTER,
@@ -125,6 +133,24 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	}
 	if (pt_bdm106())
 		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_BDM106;
+	/*
+	 * XSAVES of PT state (SDM Vol. 1 13.5.6, SDM 33.3.5.2): XSAVES and
+	 * XRSTORS (0DH.1:EAX[3]), IA32_XSS[8] (0DH.1:ECX[8]), and component 8
+	 * a supervisor component of the size lwpt saves (0DH.8).
+	 */
+	if (caps->max_leaf >= PT_CPUID_0DH) {
+		struct lwpt_cpuid_regs c8;
+
+		preempt_disable();
+		lwpt_hw_cpuid(PT_CPUID_0DH, 1, &r);
+		lwpt_hw_cpuid(PT_CPUID_0DH, PT_XSTATE_COMPONENT, &c8);
+		preempt_enable();
+		if ((r.eax & PT_CPUID_0DH_1_EAX_XSAVES) &&
+		    (r.ecx & (u32)IA32_XSS_PT) &&
+		    c8.eax == PT_XSAVE_STATE_SIZE &&
+		    (c8.ecx & PT_CPUID_0DH_N_ECX_XSS))
+			pt_caps.caps |= LWPT_PT_CAP_XSAVES;
+	}
 	/* MAXPHYADDR bounds ToPA bases (SDM 33.2.7.2, Figure 33-2). */
 	if (lwpt_cpuid_has_leaf(caps, PT_CPUID_80000008H)) {
 		preempt_disable();
@@ -335,17 +361,32 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 	return true;
 }
 
-/*
- * Permissions (Documentation/pt.rst): system-wide or kernel tracing needs
- * CAP_PERFMON (or CAP_SYS_ADMIN); a target process needs ptrace access.
- * Fills @cr3 for the CR3 filter.
+/**
+ * pt_config_permit - may the calling process make this capture
+ * @cfg: a configuration pt_config_check() accepted; bad_field set on error
+ * @cr3: out: CR3_MATCH for LWPT_PT_CFG_CR3_FILTER, else 0
+ * @target: out: per-thread scope: the target (a reference the caller
+ *	puts with put_task_struct()), else NULL
+ *
+ * Documentation/pt.rst: system-wide or kernel tracing needs CAP_PERFMON
+ * (or CAP_SYS_ADMIN); a target process needs the ptrace attach rule. CR3
+ * filtering and per-thread scope are exclusive (the threads are the filter;
+ * an exec would change the CR3 to match).
+ *
+ * Return: 0; -EPERM not allowed; -EINVAL a pid where none is used, none
+ * where one is needed, a kernel thread, or CR3Filter with thread scope;
+ * -ESRCH no such process in the caller's pid namespace.
  */
-int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3)
+int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
+		     struct task_struct **target)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
+	struct pid *pid;
 	int err = 0;
 
+	*cr3 = 0;
+	*target = NULL;
 	if ((cfg->flags & LWPT_PT_CFG_OS) && !perfmon_capable()) {
 		cfg->bad_field = LWPT_PT_FIELD_OS;
 		return -EPERM;
@@ -354,7 +395,6 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3)
 		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
 		return -EPERM;
 	}
-	*cr3 = 0;
 	if (cfg->scope != LWPT_PT_SCOPE_THREAD &&
 	    !(cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
 		if (cfg->pid) {
@@ -363,19 +403,31 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3)
 		}
 		return 0;
 	}
+	if (cfg->scope == LWPT_PT_SCOPE_THREAD &&
+	    (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
+		cfg->bad_field = LWPT_PT_FIELD_CR3_FILTER;
+		return -EINVAL;
+	}
 	cfg->bad_field = LWPT_PT_FIELD_PID;
 	if (cfg->pid <= 0)
 		return -EINVAL;
-	task = get_pid_task(find_get_pid(cfg->pid), PIDTYPE_PID);
+	pid = find_get_pid(cfg->pid);
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
 	if (!task)
 		return -ESRCH;
 	mm = get_task_mm(task);
 	if (!mm) {
-		err = -EINVAL;	/* a kernel thread has no user CR3 */
+		err = -EINVAL;	/* a kernel thread: no user CR3, no threads */
 		goto out_put_task;
 	}
 	if (!pt_may_trace(task, mm)) {
 		err = -EPERM;
+		goto out_mmput;
+	}
+	if (cfg->scope == LWPT_PT_SCOPE_THREAD) {
+		get_task_struct(task);
+		*target = task;
 		goto out_mmput;
 	}
 	/*

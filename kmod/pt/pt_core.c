@@ -23,7 +23,9 @@
  * Per-CPU state is changed only on its CPU (IPI or PMI) or while no CPU
  * traces (configure, free); pt_lock serialises the control path.
  */
+#include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
@@ -31,7 +33,9 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched/task.h>
 #include <linux/smp.h>
+#include <linux/syscore_ops.h>
 #include <linux/uaccess.h>
 
 #include <uapi/lwpt/pt.h>
@@ -41,247 +45,432 @@
 #include "../lwp/lwp.h"	/* lwpt_dev_ioctl_misc() */
 #include "pt_int.h"
 
-/**
- * struct pt_cpu - PT state of one CPU
- * @buf: its buffer
- * @configured: @buf is allocated
- * @tracing: TraceEn was set by us and not cleared
- * @busy: START found TraceEn set by another owner
- * @stalled: continuous mode: stopped at a PMI for want of room
- * @in_update: an IPI is changing the RTIT MSRs (the PMI defers)
- * @ctl: IA32_RTIT_CTL with TraceEn=0, as programmed
- * @rtit_status: IA32_RTIT_STATUS as last read
- * @pos: buffer offset of the next byte, as last read
- * @head: bytes written since START
- * @tail: bytes the reader released (continuous mode)
- * @lost: output losses (stalls, STOP reached, operational errors)
- * @pmis: ToPA PMIs handled
- * @err: error of the last IPI operation
- */
-struct pt_cpu {
-	struct pt_buf buf;
-	bool configured;
-	bool tracing;
-	bool busy;
-	bool stalled;
-	bool in_update;
-	u64 ctl;
-	u64 rtit_status;
-	u64 pos;
-	u64 head;
-	u64 tail;
-	u64 lost;
-	u64 pmis;
-	int err;
-};
-
-/**
- * struct pt_session - the configured capture
- * @owner: the file that configured it; NULL when none
- * @cfg: the accepted configuration
- * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
- * @started: between START and STOP
- */
-struct pt_session {
-	struct file *owner;
-	struct lwpt_pt_config cfg;
-	u64 cr3;
-	bool started;
-};
-
-static DEFINE_MUTEX(pt_lock);
-static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
-static struct pt_session pt_sess;
-static bool pt_present;
+/* Serialises the control path (ioctl, mmap, release): pt_int.h order. */
+DEFINE_MUTEX(pt_lock);
+DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
+struct pt_session pt_sess;
 static bool pt_pmi_hooked;
+static int pt_cpuhp_state = -1;
 
-/* --- Per-CPU MSR programming (SDM 33.3), on the CPU itself -------------- */
+/* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
 
-/* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
-static void pt_cpu_read_out(struct pt_cpu *pc, bool pmi)
+/**
+ * pt_trace_account - account the output pointers read with TraceEn=0
+ * @tr: the trace they belong to
+ * @base: IA32_RTIT_OUTPUT_BASE
+ * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS
+ * @status: IA32_RTIT_STATUS
+ * @pmi: a ToPA PMI came since the last read (a region filled)
+ *
+ * Advances @tr->head by the bytes written since the last read (SDM
+ * 33.2.7.2: the pointers name the next byte); counts losses. Sets
+ * @tr->err to -EIO if the pointers are not in @tr's buffer.
+ */
+void pt_trace_account(struct pt_trace *tr, u64 base, u64 mask_ptrs,
+		      u64 status, bool pmi)
 {
-	u64 base = 0, mask = 0, delta;
+	u64 delta;
 	s64 pos;
 
-	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &base) ||
-	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &mask) ||
-	    lwpt_hw_rdmsr(IA32_RTIT_STATUS, &pc->rtit_status)) {
-		pc->err = -EIO;
-		return;
-	}
-	pos = pt_buf_pos(&pc->buf, base, mask);
+	tr->rtit_status = status;
+	pos = pt_buf_pos(&tr->buf, base, mask_ptrs);
 	if (pos < 0) {
-		pc->err = -EIO;
+		tr->err = -EIO;
 		return;
 	}
 	/* pos == size: a filled STOP region (OutputOffset = its size). */
-	delta = (u64)pos >= pc->pos ? pos - pc->pos : pos + pc->buf.size - pc->pos;
+	delta = (u64)pos >= tr->pos ? pos - tr->pos : pos + tr->buf.size - tr->pos;
 	/* A PMI means a region filled: no movement is a whole lap. */
 	if (pmi && !delta)
-		delta = pc->buf.size;
-	pc->head += delta;
-	pc->pos = pos;
+		delta = tr->buf.size;
+	tr->head += delta;
+	tr->pos = pos;
 	/*
 	 * Continuous mode without MENTRY: the single region cannot be gated
 	 * (its PMI comes just before it wraps), so an overrun is detected
 	 * instead: the reader's oldest byte moves to head - size.
 	 */
 	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
-	    pc->head - pc->tail > pc->buf.size) {
-		pc->tail = pc->head - pc->buf.size;
-		pc->lost++;
+	    tr->head - tr->tail > tr->buf.size) {
+		tr->tail = tr->head - tr->buf.size;
+		tr->lost++;
 	}
-	if (pc->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
-		pc->lost++;
+	if (status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
+		tr->lost++;
 }
 
-/* Clear TraceEn (SDM 33.3: first), then read what it wrote. */
-static void pt_cpu_pause(struct pt_cpu *pc, bool pmi)
+/* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
+static void pt_trace_read_out(struct pt_trace *tr, bool pmi)
 {
-	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, pc->ctl))
-		pc->err = -EIO;
-	pt_cpu_read_out(pc, pmi);
-}
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	u64 base = 0, mask = 0, status = 0;
 
-static void pt_cpu_resume(struct pt_cpu *pc)
-{
-	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, pc->ctl | IA32_RTIT_CTL_TRACEEN)) {
-		pc->err = -EIO;
-		pc->tracing = false;
+	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &base) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &mask) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_STATUS, &status)) {
+		tr->err = -EIO;
+		return;
 	}
+	pt_trace_account(tr, base, mask, status, pmi || pc->pmi_seen);
+	pc->pmi_seen = false;
 }
 
-/*
- * Continuous mode: is there room for what the processor writes until the
- * next PMI, the rest of the current region? Without MENTRY the answer is
- * always yes: see pt_cpu_read_out() for how an overrun is counted.
+/**
+ * pt_trace_pause - clear TraceEn (SDM 33.3: first), then read the pointers
+ * @tr: the trace loaded on this CPU
+ * @pmi: called from the ToPA PMI
  */
-static bool pt_cpu_room(const struct pt_cpu *pc)
+void pt_trace_pause(struct pt_trace *tr, bool pmi)
 {
-	const struct pt_buf *b = &pc->buf;
-	u64 used = pc->head - pc->tail, end;
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl))
+		tr->err = -EIO;
+	pt_trace_read_out(tr, pmi);
+}
+
+/**
+ * pt_trace_resume - set TraceEn again after pt_trace_pause()
+ * @tr: the trace loaded on this CPU
+ */
+void pt_trace_resume(struct pt_trace *tr)
+{
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl | IA32_RTIT_CTL_TRACEEN)) {
+		tr->err = -EIO;
+		tr->tracing = false;
+	}
+}
+
+/**
+ * pt_trace_room - continuous mode: room for the rest of the current region
+ * @tr: the trace
+ *
+ * Without MENTRY the answer is always yes: see pt_trace_account() for how
+ * an overrun is counted.
+ *
+ * Return: true if the processor may write until the next PMI.
+ */
+bool pt_trace_room(const struct pt_trace *tr)
+{
+	const struct pt_buf *b = &tr->buf;
+	u64 used = tr->head - READ_ONCE(tr->tail), end;
 	unsigned int r;
 
 	if (!pt_has(LWPT_PT_CAP_MENTRY))
 		return true;
-	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= pc->pos; r++)
+	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= tr->pos; r++)
 		;
 	end = b->region_off[r] + (PAGE_SIZE << b->region_order[r]);
-	return used + (end - pc->pos) <= b->size;
+	return used + (end - tr->pos) <= b->size;
 }
 
-static void pt_cpu_start(void *arg)
+/**
+ * pt_trace_reset - a new START: nothing written yet
+ * @tr: the trace
+ */
+void pt_trace_reset(struct pt_trace *tr)
 {
-	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	u64 ctl = 0;
+	tr->pos = 0;
+	tr->head = 0;
+	tr->tail = 0;
+	tr->lost = 0;
+	tr->pmis = 0;
+	tr->stalled = false;
+	tr->busy = false;
+	tr->rtit_status = 0;
+	tr->err = 0;
+}
+
+/**
+ * pt_rtit_write_filters - program CR3_MATCH and the ADDRn ranges in use
+ *
+ * TraceEn must be 0 (SDM 33.2.8.1). The values are the session's.
+ *
+ * Return: 0, or -EIO if a WRMSR faulted.
+ */
+int pt_rtit_write_filters(void)
+{
 	unsigned int n;
 
-	pc->err = 0;
-	if (!pc->configured)
-		return;
-	WRITE_ONCE(pc->in_update, true);
-	barrier();	/* in_update before any MSR access; the PMI reads it */
-	/* Someone else's trace (firmware, perf, a debugger): never take over. */
-	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
-		pc->err = -EIO;
-		goto out;
-	}
-	if (ctl & IA32_RTIT_CTL_TRACEEN) {
-		pc->busy = true;
-		pc->err = -EBUSY;
-		goto out;
-	}
-	/* Configure with TraceEn=0 (SDM 33.3, 33.2.8): output, filters, CTL. */
-	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, pc->ctl) ||
-	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, 0) ||
-	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE,
-			  page_to_phys(pc->buf.tables[0])) ||
-	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS,
-			  IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK)) {
-		pc->err = -EIO;
-		goto out;
-	}
 	if ((pt_sess.cfg.flags & LWPT_PT_CFG_CR3_FILTER) &&
-	    lwpt_hw_wrmsr(IA32_RTIT_CR3_MATCH, pt_sess.cr3)) {
-		pc->err = -EIO;
-		goto out;
-	}
+	    lwpt_hw_wrmsr(IA32_RTIT_CR3_MATCH, pt_sess.cr3))
+		return -EIO;
 	for (n = 0; n < pt_caps.nr_ranges; n++) {
 		const struct lwpt_pt_addr_range *r = &pt_sess.cfg.addr[n];
 
 		if (r->cfg == LWPT_PT_ADDR_UNUSED)
 			continue;
 		if (lwpt_hw_wrmsr(IA32_RTIT_ADDRn_A(n), r->a) ||
-		    lwpt_hw_wrmsr(IA32_RTIT_ADDRn_B(n), r->b)) {
-			pc->err = -EIO;
-			goto out;
-		}
+		    lwpt_hw_wrmsr(IA32_RTIT_ADDRn_B(n), r->b))
+			return -EIO;
 	}
-	pc->pos = 0;
-	pc->head = 0;
-	pc->tail = 0;
-	pc->lost = 0;
-	pc->pmis = 0;
-	pc->stalled = false;
-	pc->rtit_status = 0;
-	pc->tracing = true;
-	pt_cpu_resume(pc);
-out:
-	barrier();
+	return 0;
+}
+
+/**
+ * pt_rtit_save - save a trace's RTIT state by RDMSR/WRMSR (SDM 33.3.5.1)
+ * @s: where the state goes
+ *
+ * 1. RDMSR IA32_RTIT_CTL; 2. WRMSR it with TraceEn cleared (only if it was
+ * set); 3. RDMSR the MSRs that change while tracing: OUTPUT_BASE,
+ * OUTPUT_MASK_PTRS, STATUS (stable once TraceEn is 0, SDM 33.2.8.5).
+ * CR3_MATCH and ADDRn never change during a session.
+ *
+ * Return: 0, or -EIO if an access faulted.
+ */
+int pt_rtit_save(struct pt_rtit_state *s)
+{
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &s->ctl))
+		return -EIO;
+	if ((s->ctl & IA32_RTIT_CTL_TRACEEN) &&
+	    lwpt_hw_wrmsr(IA32_RTIT_CTL, s->ctl & ~IA32_RTIT_CTL_TRACEEN))
+		return -EIO;
+	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &s->output_base) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &s->output_mask_ptrs) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_STATUS, &s->status))
+		return -EIO;
+	return 0;
+}
+
+/**
+ * pt_rtit_restore - restore a trace's RTIT state by WRMSR (SDM 33.3.5.1)
+ * @s: the state saved by pt_rtit_save() (or a new trace's initial state)
+ *
+ * TraceEn must be 0 (SDM 33.2.8: configuration MSRs are written only
+ * then): the output MSRs, STATUS and the filters first, IA32_RTIT_CTL last,
+ * which sets TraceEn if @s->ctl has it.
+ *
+ * Return: 0, or -EIO if a WRMSR faulted.
+ */
+int pt_rtit_restore(const struct pt_rtit_state *s)
+{
+	if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s->output_base) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s->output_mask_ptrs) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, s->status) ||
+	    pt_rtit_write_filters() ||
+	    lwpt_hw_wrmsr(IA32_RTIT_CTL, s->ctl))
+		return -EIO;
+	return 0;
+}
+
+/* --- Per-CPU capture, on the CPU itself --------------------------------- */
+
+static void pt_cpu_update_begin(struct pt_cpu *pc)
+{
+	WRITE_ONCE(pc->in_update, true);
+	barrier();	/* in_update before any MSR access; the PMI reads it */
+}
+
+static void pt_cpu_update_end(struct pt_cpu *pc)
+{
+	barrier();	/* every MSR access before in_update is cleared */
 	WRITE_ONCE(pc->in_update, false);
+}
+
+static void pt_cpu_start(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_trace *tr = &pc->tr;
+	u64 ctl = 0;
+
+	tr->err = 0;
+	if (!tr->configured)
+		return;
+	pt_cpu_update_begin(pc);
+	/* Someone else's trace (firmware, perf, a debugger): never take over. */
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
+		tr->err = -EIO;
+		goto out;
+	}
+	if (ctl & IA32_RTIT_CTL_TRACEEN) {
+		tr->busy = true;
+		tr->err = -EBUSY;
+		goto out;
+	}
+	/* Configure with TraceEn=0 (SDM 33.3, 33.2.8): output, filters, CTL. */
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, 0) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE,
+			  page_to_phys(tr->buf.tables[0])) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS,
+			  IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK) ||
+	    pt_rtit_write_filters()) {
+		tr->err = -EIO;
+		goto out;
+	}
+	pt_trace_reset(tr);
+	pc->offline = false;
+	pc->pmi_seen = false;
+	tr->tracing = true;
+	pt_trace_resume(tr);
+out:
+	pt_cpu_update_end(pc);
 }
 
 static void pt_cpu_stop(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_trace *tr = &pc->tr;
 
-	pc->err = 0;
-	WRITE_ONCE(pc->in_update, true);
-	barrier();	/* pairs with the READ_ONCE() in pt_pmi() */
-	if (pc->tracing) {
-		pt_cpu_pause(pc, false);
-		pc->tracing = false;
-	} else if (pc->stalled) {
-		pc->stalled = false;
+	tr->err = 0;
+	pt_cpu_update_begin(pc);
+	if (tr->tracing) {
+		pt_trace_pause(tr, false);
+		tr->tracing = false;
+	} else if (tr->stalled) {
+		tr->stalled = false;
 	}
-	barrier();
-	WRITE_ONCE(pc->in_update, false);
+	pt_cpu_update_end(pc);
 }
 
 /* Status: read precise pointers (TraceEn off for a moment if tracing). */
 static void pt_cpu_sample(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_trace *tr = &pc->tr;
 
-	pc->err = 0;
-	WRITE_ONCE(pc->in_update, true);
-	barrier();
-	if (pc->tracing) {
-		pt_cpu_pause(pc, false);
-		if (pc->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
-			pc->tracing = false;
+	tr->err = 0;
+	pt_cpu_update_begin(pc);
+	if (tr->tracing) {
+		pt_trace_pause(tr, false);
+		if (tr->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
+			tr->tracing = false;
 		else
-			pt_cpu_resume(pc);
+			pt_trace_resume(tr);
 	}
-	barrier();
-	WRITE_ONCE(pc->in_update, false);
+	pt_cpu_update_end(pc);
 }
 
 /* Continuous mode: the reader made room; restart a stalled CPU. */
 static void pt_cpu_release(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_trace *tr = &pc->tr;
 
-	WRITE_ONCE(pc->in_update, true);
-	barrier();
-	if (pc->stalled && pt_sess.started && pt_cpu_room(pc)) {
-		pc->stalled = false;
-		pc->tracing = true;
-		pt_cpu_resume(pc);
+	pt_cpu_update_begin(pc);
+	if (tr->stalled && pt_sess.started && !pc->offline && pt_trace_room(tr)) {
+		tr->stalled = false;
+		tr->tracing = true;
+		pt_trace_resume(tr);
 	}
-	barrier();
-	WRITE_ONCE(pc->in_update, false);
+	pt_cpu_update_end(pc);
 }
+
+/*
+ * CPU offline or suspend during a per-CPU capture: stop tracing here and
+ * keep the state (SDM 33.3.5.1 order) so the data stays readable and
+ * tracing resumes where it was when the CPU comes back.
+ */
+static void pt_cpu_park(struct pt_cpu *pc)
+{
+	struct pt_trace *tr = &pc->tr;
+
+	if (!tr->configured || !pt_sess.started || pc->offline)
+		return;
+	pt_cpu_update_begin(pc);
+	pc->was_tracing = tr->tracing;
+	if (tr->tracing) {
+		if (pt_rtit_save(&pc->saved))
+			tr->err = -EIO;
+		else
+			pt_trace_account(tr, pc->saved.output_base,
+					 pc->saved.output_mask_ptrs,
+					 pc->saved.status, pc->pmi_seen);
+		pc->pmi_seen = false;
+		tr->tracing = false;
+		tr->lost++;	/* time not traced */
+	}
+	pc->offline = true;
+	pt_cpu_update_end(pc);
+}
+
+static void pt_cpu_unpark(struct pt_cpu *pc)
+{
+	struct pt_trace *tr = &pc->tr;
+	u64 ctl = 0;
+
+	if (!pc->offline)
+		return;
+	pc->offline = false;
+	if (!pt_sess.started || !pc->was_tracing || tr->err)
+		return;
+	pt_cpu_update_begin(pc);
+	/* The state may be lost (S3): program it all again, CTL last. */
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) || (ctl & IA32_RTIT_CTL_TRACEEN)) {
+		tr->busy = true;
+		goto out;
+	}
+	pc->saved.ctl = tr->ctl | IA32_RTIT_CTL_TRACEEN;
+	pc->saved.status &= ~IA32_RTIT_STATUS_READ_ONLY;
+	if (pt_rtit_restore(&pc->saved)) {
+		tr->err = -EIO;
+		goto out;
+	}
+	tr->tracing = true;
+out:
+	pt_cpu_update_end(pc);
+}
+
+static int pt_cpu_online(unsigned int cpu)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
+		pt_cpu_unpark(pc);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * Runs on the CPU going down (CPUHP_AP_ONLINE_DYN teardown). Threads it
+ * ran are switched out (and saved) before they migrate; only a per-CPU
+ * trace must be parked here. pt_sess.started cannot change meanwhile:
+ * START and STOP hold cpus_read_lock().
+ */
+static int pt_cpu_offline(unsigned int cpu)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
+		pt_cpu_park(pc);
+	else
+		pt_thread_cpu_down(pc);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * Suspend: syscore_ops run on the boot CPU with interrupts off, after the
+ * other CPUs went offline (pt_cpu_offline() parked them). On resume the
+ * RTIT MSRs may have lost their values (S3): everything is rewritten.
+ */
+static int pt_syscore_suspend(void)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
+		pt_cpu_park(pc);
+	else
+		pt_thread_suspend(pc);
+	return 0;
+}
+
+static void pt_syscore_resume(void)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
+		pt_cpu_unpark(pc);
+	else
+		pt_thread_resume(pc);
+}
+
+static struct syscore_ops pt_syscore_ops = {
+	.suspend = pt_syscore_suspend,
+	.resume = pt_syscore_resume,
+};
 
 /*
  * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively. Ours
@@ -291,77 +480,127 @@ static void pt_cpu_release(void *arg)
 static bool pt_pmi(void *data)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_trace *tr;
 	u64 gs;
 
-	if (!READ_ONCE(pc->tracing))
+	tr = READ_ONCE(pt_sess.cfg.scope) == LWPT_PT_SCOPE_THREAD ?
+	     pt_thread_cur_trace(pc) : &pc->tr;
+	if (!tr || !READ_ONCE(tr->tracing))
 		return false;
 	if (lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) ||
 	    !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI))
 		return false;
 	if (READ_ONCE(pc->in_update)) {
-		/* The IPI reads the pointers itself; just acknowledge. */
+		/* The interrupted code reads the pointers; note the fill. */
+		pc->pmi_seen = true;
 		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 		return true;
 	}
 	/* Table 33-4: clear TraceEn, handle, clear the PMI, re-enable. */
-	pt_cpu_pause(pc, true);
-	pc->pmis++;
+	pt_trace_pause(tr, true);
+	tr->pmis++;
 	lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 		      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (pt_has(LWPT_PT_CAP_PSB_PMI_PRESERVE) &&
-	    (pc->rtit_status & IA32_RTIT_STATUS_PENDTOPAPMI))
+	    (tr->rtit_status & IA32_RTIT_STATUS_PENDTOPAPMI))
 		lwpt_hw_wrmsr(IA32_RTIT_STATUS,
-			      pc->rtit_status & ~(IA32_RTIT_STATUS_PENDTOPAPMI |
+			      tr->rtit_status & ~(IA32_RTIT_STATUS_PENDTOPAPMI |
 						  IA32_RTIT_STATUS_READ_ONLY));
-	if (pc->err || (pc->rtit_status & (IA32_RTIT_STATUS_ERROR |
+	if (tr->err || (tr->rtit_status & (IA32_RTIT_STATUS_ERROR |
 					   IA32_RTIT_STATUS_STOPPED))) {
-		pc->tracing = false;
+		tr->tracing = false;
 		return true;
 	}
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS && !pt_cpu_room(pc)) {
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS && !pt_trace_room(tr)) {
 		/* Nothing is overwritten: wait for the reader (RELEASE). */
-		pc->stalled = true;
-		pc->tracing = false;
-		pc->lost++;
+		tr->stalled = true;
+		tr->tracing = false;
+		tr->lost++;
 		return true;
 	}
-	pt_cpu_resume(pc);
+	pt_trace_resume(tr);
 	return true;
 }
 
 /* --- The capture ---------------------------------------------------------- */
 
+/* Free every buffer; pt_lock held, nothing traces. */
 static void pt_sess_free(void)
 {
 	int cpu;
 
+	if (pt_sess.owner && pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
+		pt_thread_sess_free();
+	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
-		pt_buf_free(&pc->buf);
+		pt_buf_free(&pc->tr.buf);
 		memset(pc, 0, sizeof(*pc));
 	}
 	memset(&pt_sess, 0, sizeof(pt_sess));
+	cpus_read_unlock();
 }
 
-/* Stop every CPU; pt_lock held. */
+/* Stop every CPU or thread; pt_lock held. */
 static void pt_sess_stop(void)
 {
 	if (!pt_sess.started)
 		return;
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		pt_thread_stop();
+		return;
+	}
 	cpus_read_lock();
 	on_each_cpu(pt_cpu_stop, NULL, 1);
-	cpus_read_unlock();
 	pt_sess.started = false;
+	cpus_read_unlock();
 }
 
+/* Per-CPU scope: a zeroed buffer on every online CPU. */
+static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
+{
+	int cpu, err = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
+
+		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
+				   cfg->region_size, cpu_to_node(cpu));
+		if (err)
+			break;
+		pt_buf_write_topa(&pc->tr.buf, cfg->mode);
+		pc->tr.ctl = ctl;
+		pc->tr.configured = true;
+	}
+	cpus_read_unlock();
+	return err;
+}
+
+/**
+ * pt_ioctl_configure - LWPT_PT_IOC_CONFIGURE: validate, allocate buffers
+ * @file: the /dev/pt file that will own the capture
+ * @arg: struct lwpt_pt_config in user space (size-versioned)
+ *
+ * Validation (SDM 33.2.8) before any MSR is written, then permissions,
+ * then a buffer per online CPU, or (LWPT_PT_SCOPE_THREAD) one per thread of
+ * @pid plus spares for threads that join later (pt_thread.c). The struct
+ * is written back on every outcome with bad_field naming a refused field.
+ *
+ * Return: 0; -EFAULT bad pointer; -EINVAL bad size or value; -E2BIG
+ * unknown trailing bytes not zero; -EOPNOTSUPP a feature the processor
+ * lacks; -EPERM/-EACCES not allowed; -ESRCH no such @pid; -EBUSY another
+ * file owns a capture, or it is started; -ENOMEM.
+ */
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
+	struct task_struct *target = NULL;
 	struct lwpt_pt_config cfg;
 	u64 ctl, cr3 = 0;
 	u32 usize;
-	int cpu, err;
+	int err;
 
 	err = pt_copy_in(&cfg, sizeof(cfg), LWPT_PT_CONFIG_SIZE_VER0, arg, &usize);
 	if (err)
@@ -369,12 +608,7 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	cfg.bad_field = LWPT_PT_FIELD_NONE;
 	err = pt_config_check(&cfg, &ctl);
 	if (!err)
-		err = pt_config_permit(&cfg, &cr3);
-	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD) {
-		/* Per-thread capture is not implemented yet (pt.rst). */
-		cfg.bad_field = LWPT_PT_FIELD_SCOPE;
-		err = -EOPNOTSUPP;
-	}
+		err = pt_config_permit(&cfg, &cr3, &target);
 	if (err)
 		goto out_report;
 
@@ -388,36 +622,45 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		goto out_unlock;
 	}
 	pt_sess_free();
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
-
-		err = pt_buf_alloc(&pc->buf, cfg.buffer_size, cfg.region_size,
-				   cpu_to_node(cpu));
-		if (err)
-			break;
-		pt_buf_write_topa(&pc->buf, cfg.mode);
-		pc->ctl = ctl;
-		pc->configured = true;
-	}
-	cpus_read_unlock();
+	pt_sess.cfg = cfg;
+	pt_sess.ctl = ctl;
+	pt_sess.cr3 = cr3;
+	pt_sess.privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
+	if (cfg.scope == LWPT_PT_SCOPE_THREAD)
+		err = pt_thread_sess_init(target);
+	else
+		err = pt_sess_alloc_cpus(&cfg, ctl);
 	if (err) {
-		pt_sess_free();
-		cfg.bad_field = LWPT_PT_FIELD_BUFFER_SIZE;
+		if (cfg.scope == LWPT_PT_SCOPE_CPU)
+			pt_sess_free();
+		memset(&pt_sess, 0, sizeof(pt_sess));
+		cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
+						 LWPT_PT_FIELD_PID;
 		goto out_unlock;
 	}
 	pt_sess.owner = file;
-	pt_sess.cfg = cfg;
-	pt_sess.cr3 = cr3;
 out_unlock:
 	mutex_unlock(&pt_lock);
 out_report:
+	if (target)
+		put_task_struct(target);
 	/* Write back bad_field (and the size) whatever the outcome. */
 	if (pt_copy_out(arg, &cfg, sizeof(cfg), usize))
 		return -EFAULT;
 	return err;
 }
 
+/**
+ * pt_ioctl_start - LWPT_PT_IOC_START: set TraceEn (SDM 33.3 order)
+ * @file: the owning file
+ *
+ * Per CPU: on every CPU with a buffer, in an IPI. Per thread: the probes
+ * load each traced thread's state when it runs (pt_thread.c).
+ *
+ * Return: 0; -ENODATA not configured; -EBUSY another file's capture, a
+ * started one, or TraceEn already set by someone else; -EIO a WRMSR
+ * faulted (e.g. in VMX operation, SDM 33.2.9.4).
+ */
 static long pt_ioctl_start(struct file *file)
 {
 	int cpu, err = 0;
@@ -431,22 +674,26 @@ static long pt_ioctl_start(struct file *file)
 		err = -EBUSY;
 		goto out_unlock;
 	}
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_start();
+		goto out_unlock;
+	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
-		if (!pc->configured)
+		if (!pc->tr.configured)
 			continue;
 		/* Zero again: user space sees no data of an earlier capture. */
-		if (pc->head) {
+		if (pc->tr.head) {
 			unsigned long i;
 
-			for (i = 0; i < pc->buf.nr_pages; i++)
-				clear_highpage(pc->buf.pages[i]);
+			for (i = 0; i < pc->tr.buf.nr_pages; i++)
+				clear_highpage(pc->tr.buf.pages[i]);
 		}
 		smp_call_function_single(cpu, pt_cpu_start, NULL, 1);
-		if (pc->err) {
-			err = pc->err;
+		if (pc->tr.err) {
+			err = pc->tr.err;
 			break;
 		}
 	}
@@ -459,6 +706,14 @@ out_unlock:
 	return err;
 }
 
+/**
+ * pt_ioctl_stop - LWPT_PT_IOC_STOP: clear TraceEn everywhere
+ * @file: the owning file
+ *
+ * Buffers stay mapped and readable; STATUS then reports final numbers.
+ *
+ * Return: 0; -ENODATA not configured; -EBUSY another file's capture.
+ */
 static long pt_ioctl_stop(struct file *file)
 {
 	int err = 0;
@@ -472,45 +727,99 @@ static long pt_ioctl_stop(struct file *file)
 	return err;
 }
 
+/**
+ * pt_trace_status - fill the buffer part of a status answer
+ * @tr: the trace
+ * @st: the answer; flags are ORed in
+ */
+void pt_trace_status(const struct pt_trace *tr, struct lwpt_pt_status *st)
+{
+	u64 head = READ_ONCE(tr->head), pos = READ_ONCE(tr->pos);
+
+	st->flags |= (tr->configured ? LWPT_PT_ST_CONFIGURED : 0) |
+		     (tr->tracing ? LWPT_PT_ST_TRACING : 0) |
+		     (tr->stalled ? LWPT_PT_ST_STALLED : 0) |
+		     (tr->busy ? LWPT_PT_ST_BUSY : 0) |
+		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0);
+	st->rtit_status = tr->rtit_status;
+	st->rtit_ctl = tr->ctl | (tr->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
+	st->head = head;
+	st->offset = pos;
+	st->wraps = tr->buf.size ? head / tr->buf.size : 0;
+	if (st->wraps && pos == 0 && head % tr->buf.size == 0)
+		st->wraps--;	/* exactly full, not yet overwritten */
+	st->lost = tr->lost;
+	st->buffer_size = tr->buf.size;
+	st->pmis = tr->pmis;
+}
+
+/* Which buffer a status or release asks about; -EINVAL if none. */
+static int pt_query_buffer(u32 query, u32 cpu, u32 buffer, u32 *index)
+{
+	if (query & ~LWPT_PT_STQ_BUFFER)
+		return -EINVAL;
+	/* A thread's buffer has no CPU: per thread, only by number. */
+	if (!(query & LWPT_PT_STQ_BUFFER) &&
+	    pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
+		return -EINVAL;
+	*index = (query & LWPT_PT_STQ_BUFFER) ? buffer : cpu;
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU && *index >= nr_cpu_ids)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * pt_ioctl_status - LWPT_PT_IOC_GET_STATUS: one buffer's state
+ * @file: the owning file
+ * @arg: struct lwpt_pt_status in user space (size-versioned)
+ *
+ * Names the buffer by CPU (size version 0) or by number
+ * (LWPT_PT_STQ_BUFFER, version 1). While tracing, briefly clears TraceEn
+ * where the buffer is loaded to read exact pointers (SDM 33.2.8.5).
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size, flags, CPU or buffer number;
+ * -E2BIG; -ENODATA not configured; -EBUSY another file's capture.
+ */
 static long pt_ioctl_status(struct file *file, void __user *arg)
 {
 	struct lwpt_pt_status st;
 	struct pt_cpu *pc;
-	u32 usize, cpu;
+	u32 usize, index, query;
 	int err;
 
 	err = pt_copy_in(&st, sizeof(st), LWPT_PT_STATUS_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
-	if (st.flags || st.reserved || st.cpu >= nr_cpu_ids)
+	if (st.flags || st.reserved || st.tid || st.pid || st.nr_buffers ||
+	    st.threads_lost)
 		return -EINVAL;
-	cpu = st.cpu;
 	mutex_lock(&pt_lock);
 	if (pt_sess.owner != file) {
 		err = pt_sess.owner ? -EBUSY : -ENODATA;
 		goto out_unlock;
 	}
-	pc = per_cpu_ptr(&pt_cpus, cpu);
-	if (pc->configured && pt_sess.started && cpu_online(cpu))
-		smp_call_function_single(cpu, pt_cpu_sample, NULL, 1);
+	query = st.query;
+	err = pt_query_buffer(query, st.cpu, st.buffer, &index);
+	if (err)
+		goto out_unlock;
 	memset(&st, 0, sizeof(st));
-	st.cpu = cpu;
-	st.flags = (pc->configured ? LWPT_PT_ST_CONFIGURED : 0) |
-		   (pc->tracing ? LWPT_PT_ST_TRACING : 0) |
-		   (pc->stalled ? LWPT_PT_ST_STALLED : 0) |
-		   (pc->busy ? LWPT_PT_ST_BUSY : 0) |
-		   (pc->head > pc->buf.size ? LWPT_PT_ST_WRAPPED : 0);
-	st.rtit_status = pc->rtit_status;
-	st.rtit_ctl = pc->ctl | (pc->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
-	st.head = pc->head;
-	st.offset = pc->pos;
-	st.wraps = pc->buf.size ? pc->head / pc->buf.size : 0;
-	if (st.wraps && pc->pos == 0 && pc->head % pc->buf.size == 0)
-		st.wraps--;	/* exactly full, not yet overwritten */
-	st.lost = pc->lost;
-	st.buffer_size = pc->buf.size;
-	st.mmap_offset = pc->configured ? pt_sess.cfg.buffer_size * cpu : 0;
-	st.pmis = pc->pmis;
+	st.query = query;
+	st.buffer = index;
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_status(index, &st);
+		goto out_unlock;
+	}
+	pc = per_cpu_ptr(&pt_cpus, index);
+	cpus_read_lock();
+	if (pc->tr.configured && pt_sess.started && cpu_online(index))
+		smp_call_function_single(index, pt_cpu_sample, NULL, 1);
+	cpus_read_unlock();
+	st.cpu = index;
+	pt_trace_status(&pc->tr, &st);
+	st.flags |= pc->offline ? LWPT_PT_ST_OFFLINE : 0;
+	st.mmap_offset = pc->tr.configured ?
+			 pt_sess.cfg.buffer_size * index : 0;
+	st.nr_buffers = nr_cpu_ids;
 out_unlock:
 	mutex_unlock(&pt_lock);
 	if (err)
@@ -518,42 +827,70 @@ out_unlock:
 	return pt_copy_out(arg, &st, sizeof(st), usize);
 }
 
+/**
+ * pt_ioctl_release - LWPT_PT_IOC_RELEASE: continuous mode, bytes consumed
+ * @file: the owning file
+ * @arg: struct lwpt_pt_release in user space (size-versioned)
+ *
+ * Records the reader's position; restarts a buffer that waited for room.
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size, CPU or buffer number, not
+ * continuous mode, or a tail beyond head; -E2BIG; -ENODATA; -EBUSY.
+ */
 static long pt_ioctl_release(struct file *file, void __user *arg)
 {
 	struct lwpt_pt_release rel;
-	struct pt_cpu *pc;
-	u32 usize;
+	struct pt_trace *tr;
+	u32 usize, index;
 	int err;
 
 	err = pt_copy_in(&rel, sizeof(rel), LWPT_PT_RELEASE_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
-	if (rel.cpu >= nr_cpu_ids)
-		return -EINVAL;
 	mutex_lock(&pt_lock);
 	if (pt_sess.owner != file) {
 		err = pt_sess.owner ? -EBUSY : -ENODATA;
 		goto out_unlock;
 	}
-	pc = per_cpu_ptr(&pt_cpus, rel.cpu);
-	if (!pc->configured || pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
-	    rel.tail > READ_ONCE(pc->head)) {
+	err = pt_query_buffer(rel.query, rel.cpu, rel.buffer, &index);
+	if (err)
+		goto out_unlock;
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_release(index, rel.tail);
+		goto out_unlock;
+	}
+	tr = &per_cpu_ptr(&pt_cpus, index)->tr;
+	if (!tr->configured || rel.tail > READ_ONCE(tr->head)) {
 		err = -EINVAL;
 		goto out_unlock;
 	}
 	/*
 	 * Only this CPU's PMI and IPIs use it; the IPI orders the store. A
-	 * tail behind the overrun point (pt_cpu_read_out()) is ignored.
+	 * tail behind the overrun point (pt_trace_account()) is ignored.
 	 */
-	if (rel.tail > READ_ONCE(pc->tail))
-		WRITE_ONCE(pc->tail, rel.tail);
-	if (pt_sess.started && cpu_online(rel.cpu))
-		smp_call_function_single(rel.cpu, pt_cpu_release, NULL, 1);
+	if (rel.tail > READ_ONCE(tr->tail))
+		WRITE_ONCE(tr->tail, rel.tail);
+	cpus_read_lock();
+	if (pt_sess.started && cpu_online(index))
+		smp_call_function_single(index, pt_cpu_release, NULL, 1);
+	cpus_read_unlock();
 out_unlock:
 	mutex_unlock(&pt_lock);
 	return err;
 }
 
+/**
+ * pt_ioctl - the /dev/pt ioctls (include/uapi/lwpt/pt.h)
+ * @file: the open /dev/pt
+ * @cmd: LWPT_PT_IOC_* or a common LWPT_IOC_* command
+ * @arg: the user pointer of the command
+ *
+ * Return: the command's result; -ENOTTY for an unknown command.
+ */
 static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -578,14 +915,15 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /*
- * mmap: offset cpu * buffer_size maps that CPU's buffer, read-only. The
- * pages hold their own references, so a mapping outlives the capture.
+ * mmap: offset n * buffer_size maps buffer n (CPU n, or the n-th thread),
+ * read-only. The pages hold their own references, so a mapping outlives
+ * the capture.
  */
 static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	unsigned long npages = vma_pages(vma), i, first;
-	struct pt_cpu *pc;
-	u64 stride, cpu;
+	struct pt_buf *b = NULL;
+	u64 stride, index;
 	int err = 0;
 
 	if (vma->vm_flags & VM_WRITE)
@@ -596,24 +934,33 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out_unlock;
 	}
 	stride = pt_sess.cfg.buffer_size >> PAGE_SHIFT;
-	cpu = vma->vm_pgoff / stride;
+	index = vma->vm_pgoff / stride;
 	first = vma->vm_pgoff % stride;
-	if (cpu >= nr_cpu_ids || !per_cpu_ptr(&pt_cpus, cpu)->configured ||
-	    npages > stride - first) {
+	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		if (index <= U32_MAX)
+			b = pt_thread_buf(index);
+	} else if (index < nr_cpu_ids &&
+		   per_cpu_ptr(&pt_cpus, index)->tr.configured) {
+		b = &per_cpu_ptr(&pt_cpus, index)->tr.buf;
+	}
+	if (!b || npages > stride - first) {
 		err = -EINVAL;
 		goto out_unlock;
 	}
-	pc = per_cpu_ptr(&pt_cpus, cpu);
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     pc->buf.pages[first + i]);
+				     b->pages[first + i]);
 out_unlock:
 	mutex_unlock(&pt_lock);
 	return err;
 }
 
+/*
+ * Closing the owner stops the capture (TraceEn=0 on every CPU) and frees
+ * it; the open file held a module reference, so unloading waits for this.
+ */
 static int pt_release(struct inode *inode, struct file *file)
 {
 	mutex_lock(&pt_lock);
@@ -645,14 +992,26 @@ int pt_init(const struct lwpt_caps *caps)
 	if (err)
 		return err;
 	pt_pmi_hooked = true;
-	pt_present = true;
+	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt/pt:online",
+				pt_cpu_online, pt_cpu_offline);
+	if (err < 0) {
+		lwpt_hw_pmi_unregister();
+		pt_pmi_hooked = false;
+		return err;
+	}
+	pt_cpuhp_state = err;
+	register_syscore_ops(&pt_syscore_ops);
 	return 0;
 }
 
 void pt_exit(void)
 {
+	if (pt_cpuhp_state >= 0) {
+		unregister_syscore_ops(&pt_syscore_ops);
+		cpuhp_remove_state(pt_cpuhp_state);
+	}
+	pt_cpuhp_state = -1;
 	if (pt_pmi_hooked)
 		lwpt_hw_pmi_unregister();
 	pt_pmi_hooked = false;
-	pt_present = false;
 }
