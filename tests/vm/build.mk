@@ -16,5 +16,6 @@ liblwp_test_LDLIBS := -lpthread
 # a checker of the sim's injected byte pattern in saved trace files.
 VM_PROGS += ptcap_hello
 ptcap_hello_SRCS := tests/vm/progs/ptcap_hello.c
+ptcap_hello_LDLIBS := -lpthread
 VM_PROGS += ptcap_pattern
 ptcap_pattern_SRCS := tests/vm/progs/ptcap_pattern.c
