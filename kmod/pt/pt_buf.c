@@ -14,6 +14,10 @@
 
 #include "pt_int.h"
 
+/**
+ * pt_buf_free - free a buffer's regions, tables and arrays
+ * @b: the buffer (may be partly allocated or empty); zeroed after
+ */
 void pt_buf_free(struct pt_buf *b)
 {
 	unsigned long i;
@@ -32,7 +36,13 @@ void pt_buf_free(struct pt_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* Fill the ToPA tables for @mode (SDM 33.2.7.2, Table 33-3). */
+/**
+ * pt_buf_write_topa - fill the ToPA tables for a mode
+ * @b: an allocated buffer
+ * @mode: LWPT_PT_MODE_*: INT on every region (continuous), on the last
+ *	(wrap, to count wraps), STOP on the last (stop) (SDM 33.2.7.2,
+ *	Table 33-3)
+ */
 void pt_buf_write_topa(struct pt_buf *b, u32 mode)
 {
 	unsigned int r, t, e;
@@ -71,7 +81,18 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode)
 	}
 }
 
-/* Allocate @size bytes of zeroed regions on @node, largest blocks first. */
+/**
+ * pt_buf_alloc - allocate a zeroed ToPA buffer
+ * @b: the buffer, zeroed by the caller
+ * @size: bytes, a multiple of PAGE_SIZE (one power of two without MENTRY)
+ * @region_max: largest region, bytes (power of two), 0 for no limit
+ * @node: NUMA node, or NUMA_NO_NODE
+ *
+ * Regions are naturally aligned buddy blocks, largest first (SDM 33.2.7.2
+ * rule 2b). May sleep.
+ *
+ * Return: 0, or -ENOMEM (nothing left allocated).
+ */
 int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
 {
 	unsigned int max_order = PT_REGION_ORDER_MAX, order;
@@ -135,7 +156,15 @@ err_free:
 	return -ENOMEM;
 }
 
-/* Buffer offset of the processor's output pointers; -1 if not ours. */
+/**
+ * pt_buf_pos - buffer offset of the processor's output pointers
+ * @b: the buffer
+ * @base: IA32_RTIT_OUTPUT_BASE (the current table)
+ * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS (entry and offset, SDM 33.2.8.8)
+ *
+ * Return: the offset of the next byte (the buffer size for a full STOP
+ * region), or -1 if the pointers are not in @b.
+ */
 s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
 {
 	u64 entry = (mask_ptrs & IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_MASK) >>

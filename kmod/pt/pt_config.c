@@ -57,9 +57,16 @@ static const u32 pt_cap_bits[PT_CPUID_CAP_NR] = {
 
 /* --- Size-versioned structs (include/uapi/lwpt/pt.h) ------------------- */
 
-/*
- * Copy a size-versioned struct from user space: @usize from its first
- * field, at least @ver0, bytes past @ksize must be zero.
+/**
+ * pt_copy_in - copy a size-versioned struct from user space
+ * @kbuf: the kernel's struct, zeroed first
+ * @ksize: its size, bytes
+ * @ver0: the first published size, bytes
+ * @ubuf: the user's struct; its first field is its __u32 size
+ * @usize: out: the user's size
+ *
+ * Return: 0; -EFAULT bad pointer; -EINVAL a size below @ver0 or above a
+ * page; -E2BIG bytes past @ksize not zero (as perf_event_open).
  */
 int pt_copy_in(void *kbuf, size_t ksize, size_t ver0,
 	       const void __user *ubuf, u32 *usize)
@@ -79,7 +86,17 @@ int pt_copy_in(void *kbuf, size_t ksize, size_t ver0,
 	return 0;
 }
 
-/* Copy back min(kernel, user) bytes with the size field set to that. */
+/**
+ * pt_copy_out - copy a size-versioned struct back to user space
+ * @ubuf: the user's struct
+ * @kbuf: the kernel's struct; its size field is set to the bytes copied
+ * @ksize: its size, bytes
+ * @usize: the user's size, bytes
+ *
+ * Copies min(@ksize, @usize) bytes.
+ *
+ * Return: 0, or -EFAULT.
+ */
 int pt_copy_out(void __user *ubuf, void *kbuf, size_t ksize, u32 usize)
 {
 	u32 n = min_t(u32, usize, ksize);
@@ -101,6 +118,12 @@ static bool pt_bdm106(void)
 	return !pt_has(LWPT_PT_CAP_PSB_CYC);
 }
 
+/**
+ * pt_caps_decode - decode CPUID leaf 14H (and 0DH for XSAVES) once
+ * @caps: the detection result (SDM 33.3.1, Tables 33-11 and 33-12)
+ *
+ * Fills pt_leaf and pt_caps through the one extractor of <lwpt/pt_cpuid.h>.
+ */
 void pt_caps_decode(const struct lwpt_caps *caps)
 {
 	struct lwpt_cpuid_regs r;
@@ -170,6 +193,12 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	pt_caps.size = sizeof(pt_caps);
 }
 
+/**
+ * pt_ioctl_get_caps - LWPT_PT_IOC_GET_CAPS
+ * @arg: struct lwpt_pt_caps in user space (size-versioned)
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size; -E2BIG.
+ */
 long pt_ioctl_get_caps(void __user *arg)
 {
 	struct lwpt_pt_caps c;
@@ -222,9 +251,16 @@ static int pt_refuse(struct lwpt_pt_config *cfg, u32 field, int err)
 	return err;
 }
 
-/*
- * Validate @cfg against the capabilities and build IA32_RTIT_CTL (TraceEn
- * clear). On error cfg->bad_field names the field. No MSR is touched.
+/**
+ * pt_config_check - validate a configuration, build IA32_RTIT_CTL
+ * @cfg: the request; on error bad_field names the refused field
+ * @ctlp: out: IA32_RTIT_CTL with TraceEn clear (SDM 33.2.8.2)
+ *
+ * A predicate over a whitelist of the bits CPUID lets software set; no MSR
+ * is touched (Documentation/pt.rst, "Configuration").
+ *
+ * Return: 0; -EINVAL bad value, encoding or dependency; -EOPNOTSUPP a
+ * feature the processor does not enumerate.
  */
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 {

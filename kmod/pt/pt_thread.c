@@ -372,6 +372,15 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	s = th->saved;
 	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
 	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) : pt_rtit_restore(&s);
+	if (err == -EOPNOTSUPP && pt_use_xsaves) {
+		/*
+		 * CPUID has XSAVES but the kernel runs without it (noxsaves):
+		 * nothing was loaded; use RDMSR/WRMSR from now on (every probe
+		 * holds pt_thread_lock, so no save is half done).
+		 */
+		pt_use_xsaves = false;
+		err = pt_rtit_restore(&s);
+	}
 	if (err) {
 		/* A failed restore leaves TraceEn=0 (CTL is written last). */
 		th->tr.err = -EIO;
