@@ -57,6 +57,8 @@
 
 /* Buffers kept ready for threads that join (sched_process_fork). */
 #define PT_THREAD_SPARES	8
+/* At most this many threads get a buffer (the rest count as lost). */
+#define PT_THREAD_MAX		4096
 /* The XSAVES area: legacy region, header, component 8 (compacted). */
 #define PT_XSAVES_PT_OFFSET	(X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE)
 #define PT_XSAVES_AREA_SIZE	1024	/* power of two: kmalloc aligns it */
@@ -171,6 +173,21 @@ static void pt_thread_init_state(struct pt_thread *th)
 	th->saved.output_mask_ptrs = IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
 }
 
+/*
+ * May one more buffer be allocated? At most PT_THREAD_MAX threads and, in
+ * all, what a per-CPU capture may take (caps.max_buffer_size per possible
+ * CPU: half of RAM), so that a process creating threads cannot exhaust
+ * memory through the capture. pt_thread_lock held.
+ */
+static bool pt_thread_may_grow(void)
+{
+	u64 n = pt_nr_threads + pt_nr_spares;
+
+	return n < PT_THREAD_MAX &&
+	       (n + 1) * pt_sess.cfg.buffer_size <=
+	       pt_caps.max_buffer_size * num_possible_cpus();
+}
+
 /* Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations). */
 static void pt_thread_refill(struct work_struct *work)
 {
@@ -180,7 +197,8 @@ static void pt_thread_refill(struct work_struct *work)
 
 	while (more) {
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
-		more = pt_signal && pt_nr_spares < PT_THREAD_SPARES;
+		more = pt_signal && pt_nr_spares < PT_THREAD_SPARES &&
+		       pt_thread_may_grow();
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 		if (!more)
 			break;
@@ -596,7 +614,7 @@ int pt_thread_sess_init(struct task_struct *target)
 
 	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
 	n = get_nr_threads(target) + PT_THREAD_SPARES;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && pt_thread_may_grow(); i++) {
 		th = pt_thread_alloc();
 		if (!th) {
 			err = -ENOMEM;
