@@ -153,11 +153,20 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 	return err ? -EIO : 0;
 }
 
+/*
+ * XSAVES/XRSTORS (SDM Vol. 2; Vol. 1 13.11, 13.12): CPL 0 only, #UD without
+ * CR4.OSXSAVE or CPUID.(0DH,1):EAX[3], #GP for an area not 64-byte aligned.
+ * RFBM = (XCR0 | IA32_XSS) & EDX:EAX; the compacted format (XCOMP_BV[63]).
+ * XRSTORS also #GPs on a bad header (XCOMP_BV[63] clear, XCOMP_BV outside
+ * XCR0 | IA32_XSS, XSTATE_BV outside XCOMP_BV, bytes 16-63 not zero) or a
+ * component value WRMSR would refuse (PT: TraceEn set, SDM Vol. 1 13.5.6):
+ * the exception-table entry turns that into -EIO.
+ */
 int lwpt_hw_xsaves(void *area, u64 mask)
 {
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_XSAVES))
+	if (!boot_cpu_has(X86_FEATURE_OSXSAVE) || !boot_cpu_has(X86_FEATURE_XSAVES))
 		return -EOPNOTSUPP;
 	if (lwpt_hw_mask_bad(mask))
 		return -EINVAL;
@@ -172,7 +181,7 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 {
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_XSAVES))
+	if (!boot_cpu_has(X86_FEATURE_OSXSAVE) || !boot_cpu_has(X86_FEATURE_XSAVES))
 		return -EOPNOTSUPP;
 	if (lwpt_hw_mask_bad(mask))
 		return -EINVAL;

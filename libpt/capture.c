@@ -21,8 +21,8 @@
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "uapi status");
-_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER0, "uapi release");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 
 #define LPT_PAGE	4096ull		/* ToPA region granularity, SDM 33.2.7.2 */
 
@@ -39,8 +39,10 @@ struct lpt_dev {
 	struct lwpt_pt_caps caps;
 	bool configured;
 	uint32_t mode;
+	uint32_t scope;
+	uint64_t buffer_size;
 	unsigned int nr_bufs;
-	struct lpt_buf *bufs;	/* [caps.nr_cpus] after configure */
+	struct lpt_buf *bufs;	/* [nr_bufs] after configure: by buffer number */
 };
 
 static int neg_errno(void)
@@ -254,6 +256,9 @@ int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_
 	if (c.pid < 0 ||
 	    (!c.pid && ((c.flags & LWPT_PT_CFG_CR3_FILTER) || c.scope == LWPT_PT_SCOPE_THREAD)))
 		return refuse(bad, LWPT_PT_FIELD_PID, -EINVAL);
+	/* The threads are the filter; an exec would change the CR3 to match. */
+	if ((c.flags & LWPT_PT_CFG_CR3_FILTER) && c.scope == LWPT_PT_SCOPE_THREAD)
+		return refuse(bad, LWPT_PT_FIELD_CR3_FILTER, -EINVAL);
 	if (!c.buffer_size || c.buffer_size % LPT_PAGE ||
 	    (caps->max_buffer_size && c.buffer_size > caps->max_buffer_size))
 		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
@@ -322,12 +327,53 @@ const char *lpt_cap_field_name(enum lwpt_pt_field field)
 	return lpt_field_names[field];
 }
 
-static int raw_status(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_status *st)
+/*
+ * Status of buffer @index: by CPU in a per-CPU capture (size version 0
+ * semantics, so older modules answer too), by buffer number per thread.
+ */
+static int raw_status(struct lpt_dev *dev, unsigned int index, struct lwpt_pt_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
-	st->cpu = cpu;
+	if (dev->scope == LWPT_PT_SCOPE_THREAD) {
+		st->query = LWPT_PT_STQ_BUFFER;
+		st->buffer = index;
+	} else {
+		st->cpu = index;
+	}
 	return ioctl(dev->fd, LWPT_PT_IOC_GET_STATUS, st) ? neg_errno() : 0;
+}
+
+/* Map buffers [dev->nr_bufs, n) that exist; grows dev->bufs. */
+static int map_buffers(struct lpt_dev *dev, unsigned int n)
+{
+	struct lwpt_pt_status st;
+	struct lpt_buf *nb;
+	unsigned int i;
+	void *p;
+
+	if (n <= dev->nr_bufs)
+		return 0;
+	nb = realloc(dev->bufs, n * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	memset(nb + dev->nr_bufs, 0, (n - dev->nr_bufs) * sizeof(*nb));
+	dev->bufs = nb;
+	for (i = dev->nr_bufs; i < n; i++) {
+		/* A CPU without a buffer (offline at CONFIGURE) is skipped. */
+		if (raw_status(dev, i, &st) || !(st.flags & LWPT_PT_ST_CONFIGURED) ||
+		    !st.buffer_size)
+			continue;
+		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
+		if (p == MAP_FAILED) {
+			dev->nr_bufs = i;
+			return neg_errno();
+		}
+		nb[i].map = p;
+		nb[i].size = st.buffer_size;
+	}
+	dev->nr_bufs = n;
+	return 0;
 }
 
 int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
@@ -335,7 +381,7 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 {
 	struct lwpt_pt_config k;
 	struct lwpt_pt_status st;
-	unsigned int cpu;
+	unsigned int n;
 	int err;
 
 	if (bad)
@@ -366,28 +412,69 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 		return err;
 	}
 	dev->mode = cfg->mode;
-	dev->nr_bufs = dev->caps.nr_cpus;
-	dev->bufs = calloc(dev->nr_bufs ? dev->nr_bufs : 1, sizeof(*dev->bufs));
-	if (!dev->bufs)
-		return -ENOMEM;
+	dev->scope = cfg->scope;
+	dev->buffer_size = cfg->buffer_size;
 	dev->configured = true;
-	for (cpu = 0; cpu < dev->nr_bufs; cpu++) {
-		void *p;
-
-		/* A CPU without a buffer (offline at CONFIGURE) is skipped. */
-		if (raw_status(dev, cpu, &st) || !(st.flags & LWPT_PT_ST_CONFIGURED) ||
-		    !st.buffer_size)
-			continue;
-		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
-		if (p == MAP_FAILED) {
-			err = neg_errno();
-			unmap_all(dev);
-			dev->configured = false;
-			return err;
-		}
-		dev->bufs[cpu].map = p;
-		dev->bufs[cpu].size = st.buffer_size;
+	n = dev->caps.nr_cpus;
+	if (dev->scope == LWPT_PT_SCOPE_THREAD) {
+		err = raw_status(dev, 0, &st);
+		n = err ? 0 : st.nr_buffers;
 	}
+	err = map_buffers(dev, n);
+	if (err) {
+		unmap_all(dev);
+		dev->configured = false;
+	}
+	return err;
+}
+
+int lpt_dev_nr_buffers(struct lpt_dev *dev)
+{
+	struct lwpt_pt_status st;
+	int err;
+
+	if (!dev)
+		return -EINVAL;
+	if (!dev->configured)
+		return -ENODATA;
+	if (dev->scope == LWPT_PT_SCOPE_THREAD) {
+		err = raw_status(dev, 0, &st);
+		if (err)
+			return err;
+		err = map_buffers(dev, st.nr_buffers);
+		if (err)
+			return err;
+	}
+	return (int)dev->nr_bufs;
+}
+
+int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf_info *info)
+{
+	struct lwpt_pt_status st;
+	struct lpt_buf_info i;
+	int err;
+
+	if (!dev || !info || info->size < sizeof(size_t))
+		return -EINVAL;
+	if (!dev->configured)
+		return -ENODATA;
+	if (buffer >= dev->nr_bufs)
+		return -EINVAL;
+	err = raw_status(dev, buffer, &st);
+	if (err)
+		return err;
+	memset(&i, 0, sizeof(i));
+	i.size = info->size < sizeof(i) ? info->size : sizeof(i);
+	i.thread = st.flags & LWPT_PT_ST_THREAD;
+	i.tid = st.tid;
+	i.pid = st.pid;
+	i.cpu = st.cpu;
+	i.exited = st.flags & LWPT_PT_ST_EXITED;
+	i.execed = st.flags & LWPT_PT_ST_EXECED;
+	i.detached = st.flags & LWPT_PT_ST_DETACHED;
+	i.offline = st.flags & LWPT_PT_ST_OFFLINE;
+	i.threads_lost = st.threads_lost;
+	memcpy(info, &i, i.size);
 	return 0;
 }
 
@@ -416,10 +503,12 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	uint64_t s;
 	int err;
 
-	if (!dev || !out || cpu >= dev->caps.nr_cpus)
+	if (!dev || !out)
 		return -EINVAL;
 	if (!dev->configured)
 		return -ENODATA;
+	if (dev->scope == LWPT_PT_SCOPE_THREAD ? cpu >= dev->nr_bufs : cpu >= dev->caps.nr_cpus)
+		return -EINVAL;
 	err = raw_status(dev, cpu, &st);
 	if (err)
 		return err;
@@ -497,6 +586,14 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 			.size = sizeof(rel), .cpu = cpu, .tail = st.bytes,
 		};
 
+		/* Per thread by buffer number (size version 1); per CPU as v0. */
+		if (dev->scope == LWPT_PT_SCOPE_THREAD) {
+			rel.cpu = 0;
+			rel.buffer = cpu;
+			rel.query = LWPT_PT_STQ_BUFFER;
+		} else {
+			rel.size = LWPT_PT_RELEASE_SIZE_VER0;
+		}
 		if (ioctl(dev->fd, LWPT_PT_IOC_RELEASE, &rel))
 			return neg_errno();
 	}

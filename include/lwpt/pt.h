@@ -13,9 +13,10 @@
  *	err = lpt_dev_start(dev);
  *	...
  *	err = lpt_dev_stop(dev);
- *	for (cpu = 0; cpu < lpt_dev_nr_cpus(dev); cpu++)
- *		if (lpt_dev_has_buffer(dev, cpu))
- *			err = lpt_dev_read(dev, cpu, sink, file);	// oldest first
+ *	n = lpt_dev_nr_buffers(dev);		// per CPU: nr_cpus; per thread: threads
+ *	for (b = 0; b < n; b++)
+ *		if (lpt_dev_has_buffer(dev, b))
+ *			err = lpt_dev_read(dev, b, sink, file);	// oldest first
  *	lpt_dev_close(dev);
  *
  * Errors: every function returning int returns 0 (or a non-negative count)
@@ -59,7 +60,7 @@ struct lpt_dev;
  *		every 2K << @psb_freq bytes of output (SDM 33.3.7)
  * @pid:	target process (LWPT_PT_CFG_CR3_FILTER, LWPT_PT_SCOPE_THREAD);
  *		0 otherwise
- * @buffer_size: bytes of trace buffer per CPU or thread; multiple of 4096;
+ * @buffer_size: bytes of trace buffer per CPU or per thread; multiple of 4096;
  *		a power of two without MENTRY (14H.0:ECX[1])
  * @region_size: largest ToPA output region in bytes (power of two >= 4096),
  *		0 = the module's choice (SDM 33.2.7.2)
@@ -183,7 +184,8 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
  * The rules of SDM 33.2.8.2 and Table 33-11/12 that the module applies too:
  * each LWPT_PT_CFG_* bit needs its CPUID capability; MTCFreq, CycThresh and
  * PSBFreq encodings must be in their CPUID 14H.1 bitmaps; FUPonPTW needs
- * PTWEn; CR3Filter and thread scope need @pid; ADDRn needs n < nr_ranges,
+ * PTWEn; CR3Filter and thread scope need @pid and exclude each other;
+ * ADDRn needs n < nr_ranges,
  * canonical A <= B; buffer and region sizes as struct lpt_cap_config says.
  * Return: 0; -EINVAL bad value; -EOPNOTSUPP a feature @caps lacks.
  */
@@ -230,16 +232,17 @@ int lpt_dev_start(struct lpt_dev *dev);
 int lpt_dev_stop(struct lpt_dev *dev);
 
 /**
- * lpt_dev_has_buffer() - whether @cpu has a mapped buffer (after configure).
+ * lpt_dev_has_buffer() - whether buffer @cpu is mapped (after configure).
  * @dev:	device
- * @cpu:	logical CPU number
+ * @cpu:	buffer number: the logical CPU of a per-CPU capture
  */
 bool lpt_dev_has_buffer(const struct lpt_dev *dev, unsigned int cpu);
 
 /**
- * lpt_dev_status() - one CPU's capture status (LWPT_PT_IOC_GET_STATUS).
+ * lpt_dev_status() - one buffer's capture status (LWPT_PT_IOC_GET_STATUS).
  * @dev:	configured device
- * @cpu:	logical CPU number, below lpt_dev_nr_cpus()
+ * @cpu:	buffer number: the logical CPU (below lpt_dev_nr_cpus()) of a
+ *		per-CPU capture, below lpt_dev_nr_buffers() per thread
  * @st:	out: the status, IA32_RTIT_STATUS bits split out (SDM 33.2.8.4)
  *
  * While tracing, the module briefly clears and sets TraceEn to read exact
@@ -258,9 +261,10 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
 
 /**
- * lpt_dev_read() - deliver the unread trace of @cpu's buffer, oldest first.
+ * lpt_dev_read() - deliver the unread trace of buffer @cpu, oldest first.
  * @dev:	configured device
- * @cpu:	CPU with a buffer (lpt_dev_has_buffer())
+ * @cpu:	buffer number with a mapping (lpt_dev_has_buffer()); the CPU in
+ *		a per-CPU capture
  * @sink:	called once or twice per call (twice when the data wraps
  *		around the end of the buffer)
  * @arg:	passed to @sink
@@ -275,6 +279,54 @@ typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
  * lpt_dev_status(); the first negative value @sink returned.
  */
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg);
+
+/**
+ * lpt_dev_nr_buffers() - the buffers of the capture now, newly joined
+ * threads' buffers mapped.
+ * @dev:	configured device
+ * Per CPU it is lpt_dev_nr_cpus(); per thread it grows as threads of the
+ * traced process are created (Documentation/pt.rst), so call it again
+ * after the traced program ran.
+ * Return: the count (>= 0); -ENODATA not configured; the errors of mmap()
+ * and of LWPT_PT_IOC_GET_STATUS; -ENOMEM.
+ */
+int lpt_dev_nr_buffers(struct lpt_dev *dev);
+
+/**
+ * struct lpt_buf_info - whose a buffer is (LWPT_PT_IOC_GET_STATUS v1).
+ * Size-versioned: set @size to sizeof(struct lpt_buf_info) before the call.
+ * @size:	bytes of this struct the caller knows
+ * @thread:	a thread's buffer (per-thread capture); else a CPU's
+ * @tid:	the thread (in the caller's pid namespace), 0 for a CPU
+ * @pid:	its process, 0 for a CPU
+ * @cpu:	the CPU of a CPU's buffer, the last CPU the thread ran on, or
+ *		UINT32_MAX
+ * @exited:	the thread exited (its trace is complete)
+ * @execed:	the thread called execve() while traced
+ * @detached:	tracing stopped at an exec into a program the caller may not
+ *		trace
+ * @offline:	the CPU is offline (its trace stopped there; data kept)
+ * @threads_lost: threads that joined without a buffer (not traced)
+ */
+struct lpt_buf_info {
+	size_t size;
+	bool thread;
+	int32_t tid;
+	int32_t pid;
+	uint32_t cpu;
+	bool exited, execed, detached, offline;
+	uint32_t threads_lost;
+};
+
+/**
+ * lpt_dev_buffer_info() - whose buffer @buffer is.
+ * @dev:	configured device
+ * @buffer:	buffer number, below lpt_dev_nr_buffers()
+ * @info:	out; its @size set by the caller
+ * Return: 0; -EINVAL bad @buffer or @info; -ENODATA not configured; the
+ * errors of LWPT_PT_IOC_GET_STATUS.
+ */
+int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf_info *info);
 
 /**
  * lpt_dev_strerror() - a message for a negative errno of this API, with the

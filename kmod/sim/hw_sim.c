@@ -23,6 +23,9 @@
 
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
+#include <lwpt/pt_rtit.h>
+
+#include "model/pt/pt_model.h"
 
 #include "../x86_cpuid.h"
 #include "sim.h"
@@ -85,6 +88,7 @@ static const struct {
 	{ PT_CPUID_07H, 0 },
 	{ LWP_CPUID_FN0000_000D, 0 },
 	{ LWP_CPUID_FN0000_000D, 1 },
+	{ LWP_CPUID_FN0000_000D, PT_XSTATE_COMPONENT },
 	{ LWP_CPUID_FN0000_000D, LWP_CPUID_FN0000_000D_SUBLEAF_LWP },
 	{ PT_CPUID_LEAF, 0 },
 	{ PT_CPUID_LEAF, 1 },
@@ -177,10 +181,41 @@ static u64 *sim_msr(struct sim_cpu *c, u32 msr)
 	return slot < 0 ? NULL : &c->rtit[slot];
 }
 
+/*
+ * IA32_XSS (SDM Vol. 1 13.3): exists with XSAVES; only the bits of
+ * CPUID.(0DH,1):EDX:ECX may be set. The PT model keeps a copy for its
+ * XSAVES/XRSTORS rules.
+ */
+static int sim_xss_write(struct sim_cpu *c, u64 val)
+{
+	struct pt_model_cpu *m;
+	unsigned long flags;
+	int err = 0;
+
+	if (!sim_has_pt_xsaves() || (val & ~sim_xss_supported())) {
+		sim_violation("WRMSR IA32_XSS: no XSAVES or unsupported bit (#GP)");
+		return -EIO;
+	}
+	local_irq_save(flags);
+	m = sim_pt_xsaves_cpu();
+	if (m && pt_model_wrmsr(m, IA32_XSS, val) != PT_MODEL_OK)
+		err = -EIO;
+	local_irq_restore(flags);
+	if (!err)
+		c->xss = val;
+	return err;
+}
+
 int lwpt_hw_rdmsr(u32 msr, u64 *val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
-	int err = sim_pt_rdmsr(msr, val);
+	int err;
+
+	if (msr == IA32_XSS && sim_has_pt_xsaves()) {
+		*val = sim_this_cpu()->xss;
+		return 0;
+	}
+	err = sim_pt_rdmsr(msr, val);
 
 	/* The PT model's MSRs (pt_sim.c) first. */
 	if (err != -ENOENT)
@@ -197,7 +232,11 @@ int lwpt_hw_rdmsr(u32 msr, u64 *val)
 int lwpt_hw_wrmsr(u32 msr, u64 val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
-	int err = sim_pt_wrmsr(msr, val);
+	int err;
+
+	if (msr == IA32_XSS)
+		return sim_xss_write(sim_this_cpu(), val);
+	err = sim_pt_wrmsr(msr, val);
 
 	/* The PT model's MSRs (pt_sim.c) first. */
 	if (err != -ENOENT)
@@ -312,17 +351,123 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 	return 0;
 }
 
+/*
+ * The compacted format (SDM Vol. 1 13.4.3): after the legacy region and
+ * the header, the components of XCOMP_BV in order, none of ours aligned
+ * (CPUID.(0DH,i):ECX[1] = 0): PT (8) at 576, then LWP (62).
+ */
+static size_t sim_xsaves_offset(u64 xcomp_bv, unsigned int comp)
+{
+	size_t off = X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE;
+
+	if (comp == LWP_XSTATE_COMPONENT && (xcomp_bv & IA32_XSS_PT))
+		off += PT_XSAVE_STATE_SIZE;
+	return off;
+}
+
+/* #UD without XSAVES; alignment and the components lwpt may name. */
+static int sim_xsaves_check(const void *area, u64 mask, const char *insn)
+{
+	if (!sim_has_pt_xsaves()) {
+		/* CPUID.(0DH,1):EAX[3] = 0: XSAVES and XRSTORS raise #UD. */
+		sim_violation(insn);
+		return -EOPNOTSUPP;
+	}
+	return sim_xsave_check(area, mask);
+}
+
 int lwpt_hw_xsaves(void *area, u64 mask)
 {
-	/* CPUID.(0DH,1):EAX[3] = 0 in every profile: XSAVES raises #UD. */
-	sim_violation("XSAVES without CPUID.(0DH,1):EAX[3] (#UD)");
-	return -EOPNOTSUPP;
+	struct sim_cpu *c = sim_this_cpu();
+	u64 rfbm = mask & (c->xcr0 | c->xss);
+	u64 *hdr = sim_xsave_hdr(area);
+	struct pt_model_cpu *m;
+	unsigned long flags;
+	bool saved = false;
+	int err;
+
+	err = sim_xsaves_check(area, mask,
+			       "XSAVES without CPUID.(0DH,1):EAX[3] (#UD)");
+	if (err)
+		return err;
+	/*
+	 * SDM Vol. 1 13.11: XSTATE_BV[i] = 0 for i not in RFBM and for
+	 * components in their initial state; XCOMP_BV = bit 63 | RFBM.
+	 */
+	hdr[0] = 0;
+	hdr[1] = BIT_ULL(63) | rfbm;
+	if (rfbm & IA32_XSS_PT) {
+		struct pt_xsave_state *pt = (struct pt_xsave_state *)
+			((u8 *)area + sim_xsaves_offset(rfbm, PT_XSTATE_COMPONENT));
+
+		local_irq_save(flags);
+		m = sim_pt_xsaves_cpu();
+		if (m && pt_model_xsaves(m, rfbm, pt, &saved) != PT_MODEL_OK)
+			err = -EIO;
+		local_irq_restore(flags);
+		if (saved)
+			hdr[0] |= IA32_XSS_PT;
+	}
+	if (rfbm & LWP_XCR0_MASK) {
+		memcpy((u8 *)area + sim_xsaves_offset(rfbm, LWP_XSTATE_COMPONENT),
+		       c->lwp_xstate, SIM_LWP_XSAVE_SIZE);
+		if (memchr_inv(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE))
+			hdr[0] |= LWP_XCR0_MASK;
+	}
+	return err;
 }
 
 int lwpt_hw_xrstors(const void *area, u64 mask)
 {
-	sim_violation("XRSTORS without CPUID.(0DH,1):EAX[3] (#UD)");
-	return -EOPNOTSUPP;
+	struct sim_cpu *c = sim_this_cpu();
+	u64 rfbm = mask & (c->xcr0 | c->xss);
+	const u64 *hdr = sim_xsave_hdr((void *)area);
+	struct pt_model_cpu *m;
+	unsigned long flags;
+	int err, i;
+
+	err = sim_xsaves_check(area, mask,
+			       "XRSTORS without CPUID.(0DH,1):EAX[3] (#UD)");
+	if (err)
+		return err;
+	/*
+	 * SDM Vol. 1 13.12: #GP if XCOMP_BV[63] = 0, if XCOMP_BV has a bit
+	 * outside XCR0 | IA32_XSS, if XSTATE_BV has a bit outside XCOMP_BV,
+	 * or if header bytes 16-63 are not zero.
+	 */
+	for (i = 2; i < X86_XSAVE_HDR_SIZE / 8; i++)
+		if (hdr[i])
+			break;
+	if (!(hdr[1] & BIT_ULL(63)) ||
+	    (hdr[1] & ~BIT_ULL(63) & ~(c->xcr0 | c->xss)) ||
+	    (hdr[0] & ~hdr[1]) || i < X86_XSAVE_HDR_SIZE / 8) {
+		sim_violation("XRSTORS with an invalid XSAVE header (#GP)");
+		return -EIO;
+	}
+	if (rfbm & IA32_XSS_PT) {
+		local_irq_save(flags);
+		m = sim_pt_xsaves_cpu();
+		if (m && pt_model_xrstors(m, rfbm, (const struct pt_xsave_state *)
+					  ((const u8 *)area +
+					   sim_xsaves_offset(hdr[1], PT_XSTATE_COMPONENT)),
+					  hdr[0] & IA32_XSS_PT) != PT_MODEL_OK)
+			err = -EIO;
+		local_irq_restore(flags);
+		if (err)
+			return err;
+	}
+	if (!(rfbm & LWP_XCR0_MASK))
+		return 0;
+	if (hdr[0] & LWP_XCR0_MASK) {
+		memcpy(c->lwp_xstate, (const u8 *)area +
+		       sim_xsaves_offset(hdr[1], LWP_XSTATE_COMPONENT),
+		       SIM_LWP_XSAVE_SIZE);
+	} else {
+		/* 43724 §8.7.2: XSTATE_BV[62] = 0 turns LWP off. */
+		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
+		c->lwp_cbaddr = 0;
+	}
+	return 0;
 }
 
 int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)

@@ -242,7 +242,8 @@ static int sim_pt_err(int err)
 
 /*
  * The MSRs the model owns here: IA32_RTIT_* and IA32_PERF_GLOBAL_STATUS
- * (and its RESET/SET). IA32_XSS stays with the layer, which has no XSAVES.
+ * (and its RESET/SET). IA32_XSS, XSAVES and XRSTORS stay with the layer
+ * (hw_sim.c), which reaches the model through sim_pt_xsaves_cpu().
  */
 static bool sim_pt_msr(u32 msr)
 {
@@ -397,7 +398,7 @@ int sim_pt_init(struct dentry *dir)
 	lwpt_hw_cpuid(PT_CPUID_80000008H, 0, &r);
 	if (r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK)
 		sim_pt_prof.maxphyaddr = r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK;
-	/* The layer has no XSAVES (CPUID.(0DH,1):EAX[3] = 0). */
+	/* Off until hw_sim.c, with pt_xsaves=1, asks: sim_pt_xsaves_cpu(). */
 	sim_pt_prof.xsaves_pt = false;
 	put_cpu();
 
@@ -413,4 +414,13 @@ int sim_pt_init(struct dentry *dir)
 void sim_pt_exit(void)
 {
 	sim_pt_active = false;
+}
+
+/* See pt_sim.h: hw_sim.c's door to the model for IA32_XSS and XSAVES. */
+struct pt_model_cpu *sim_pt_xsaves_cpu(void)
+{
+	if (!sim_pt_active)
+		return NULL;
+	sim_pt_prof.xsaves_pt = true;	/* the same value from every CPU */
+	return this_cpu_ptr(&sim_pt_cpus);
 }

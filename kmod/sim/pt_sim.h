@@ -74,4 +74,17 @@ bool sim_pt_follow(u64 cr3);
  */
 void sim_pt_step(const struct pt_trace_step *step);
 
+struct pt_model_cpu;
+
+/**
+ * sim_pt_xsaves_cpu - the current CPU's PT model, with XSAVES of PT state
+ *
+ * For hw_sim.c with pt_xsaves=1 (IA32_XSS, XSAVES, XRSTORS): also turns on
+ * the profile's xsaves_pt, which sim_pt_init() leaves off. Call with
+ * interrupts disabled.
+ *
+ * Return: the model, or NULL without the PT model.
+ */
+struct pt_model_cpu *sim_pt_xsaves_cpu(void);
+
 #endif /* LWPT_KMOD_SIM_PT_SIM_H */

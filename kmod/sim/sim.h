@@ -36,6 +36,7 @@
  * @xcr0: XCR0 (XFEATURE_ENABLED_MASK)
  * @lwp_cfg: LWP_CFG MSR (43724 §4, Figure 4-1)
  * @lwp_cbaddr: LWP_CBADDR MSR (43724 §4)
+ * @xss: IA32_XSS (with pt_xsaves; the PT model holds a copy)
  * @rtit: IA32_RTIT_* MSRs, indexed by sim_rtit_slot()
  * @lwp_xstate: LWP XSAVE component (43724 Table 7-1), opaque for now
  */
@@ -43,6 +44,7 @@ struct sim_cpu {
 	u64 xcr0;
 	u64 lwp_cfg;
 	u64 lwp_cbaddr;
+	u64 xss;
 	u64 rtit[SIM_RTIT_SLOTS];
 	u8 lwp_xstate[SIM_LWP_XSAVE_SIZE];
 };
@@ -78,6 +80,22 @@ bool sim_has_lwp(void);
  * Return: false for pt_profile=none.
  */
 bool sim_has_pt(void);
+
+/**
+ * sim_has_pt_xsaves - does the processor have XSAVES of PT state
+ *
+ * CPUID.(0DH,1):EAX[3] and ECX[8] (module parameter pt_xsaves).
+ *
+ * Return: false without PT or with pt_xsaves=0.
+ */
+bool sim_has_pt_xsaves(void);
+
+/**
+ * sim_xss_supported - IA32_XSS bits the simulated processor supports
+ *
+ * Return: bit 8 (PT) with sim_has_pt_xsaves(), else 0 (no IA32_XSS).
+ */
+u64 sim_xss_supported(void);
 
 /**
  * sim_xcr0_supported - XCR0 bits the simulated processor supports

@@ -3,6 +3,7 @@
  * CPUID of the simulated processor, chosen by two module parameters:
  *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
  *   pt_profile=bdw|full|none       (default full)
+ *   pt_xsaves=-1|0|1               (default -1: 1 for full, 0 for bdw)
  *
  * The model is one processor that may have both LWP and PT. Its vendor is
  * "AuthenticAMD" because LWP requires it (43724 §8.7.1); PT detection does
@@ -34,6 +35,15 @@ MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, user, 
 static char *pt_profile = "full";
 module_param(pt_profile, charp, 0444);
 MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, none");
+
+/*
+ * XSAVES/XRSTORS of PT state (SDM Vol. 1 13.5.6): CPUID.(0DH,1):EAX[3] and
+ * ECX[8], component 8 of 72 bytes in CPUID.(0DH,8). -1 follows the
+ * profile: full has it (as every PT processor since Skylake), bdw not.
+ */
+static int pt_xsaves = -1;
+module_param(pt_xsaves, int, 0444);
+MODULE_PARM_DESC(pt_xsaves, "XSAVES/XRSTORS of PT state: -1 per profile (default; full 1, bdw 0), 0, 1");
 
 /**
  * struct sim_pt_profile - CPUID leaf 14H of one PT implementation
@@ -94,6 +104,10 @@ int sim_cpuid_init(void)
 	for (i = 0; i < ARRAY_SIZE(sim_pt_profiles); i++)
 		if (!strcmp(pt_profile, sim_pt_profiles[i].name))
 			sim_pt = &sim_pt_profiles[i];
+	if (pt_xsaves < -1 || pt_xsaves > 1) {
+		pr_err("pt_xsaves=%d: -1, 0 or 1\n", pt_xsaves);
+		return -EINVAL;
+	}
 	if (!sim_lwp || !sim_pt) {
 		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|user|user-exec|none, pt: bdw|full|none)\n",
 		       lwp_profile, pt_profile);
@@ -110,6 +124,20 @@ bool sim_has_lwp(void)
 bool sim_has_pt(void)
 {
 	return sim_pt->present;
+}
+
+bool sim_has_pt_xsaves(void)
+{
+	if (!sim_has_pt())
+		return false;
+	if (pt_xsaves >= 0)
+		return pt_xsaves;
+	return !strcmp(sim_pt->name, "full");
+}
+
+u64 sim_xss_supported(void)
+{
+	return sim_has_pt_xsaves() ? IA32_XSS_PT : 0;
 }
 
 u64 sim_xcr0_supported(void)
@@ -169,8 +197,29 @@ static void sim_cpuid_xsave(const struct sim_cpu *cpu, u32 subleaf,
 			r->ebx = SIM_LWP_XSAVE_OFFSET;
 		}
 		break;
+	case 1:
+		/*
+		 * SDM Vol. 1 13.2: EAX[3] XSAVES/XRSTORS and IA32_XSS, EBX the
+		 * size of the compacted area for XCR0 | IA32_XSS, ECX the
+		 * IA32_XSS bits supported (PT only). No XSAVEOPT/XSAVEC/XGETBV1.
+		 */
+		if (!sim_has_pt_xsaves())
+			break;
+		r->eax = PT_CPUID_0DH_1_EAX_XSAVES;
+		r->ebx = SIM_XSAVE_BASE_SIZE +
+			 ((cpu->xss & IA32_XSS_PT) ? PT_XSAVE_STATE_SIZE : 0) +
+			 ((cpu->xcr0 & LWP_XCR0_MASK) ? SIM_LWP_XSAVE_SIZE : 0);
+		r->ecx = lower_32_bits(sim_xss_supported());
+		r->edx = upper_32_bits(sim_xss_supported());
+		break;
+	case PT_XSTATE_COMPONENT:
+		/* A supervisor component (ECX[0]); no offset (EBX = 0). */
+		if (sim_has_pt_xsaves()) {
+			r->eax = PT_XSAVE_STATE_SIZE;
+			r->ecx = PT_CPUID_0DH_N_ECX_XSS;
+		}
+		break;
 	default:
-		/* Sub-leaf 1: no XSAVEOPT/XSAVEC/XGETBV1/XSAVES modelled. */
 		break;
 	}
 }

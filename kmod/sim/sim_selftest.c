@@ -157,8 +157,14 @@ static int sim_selftest_show(struct seq_file *m, void *unused)
 	st_violation(&t, lwpt_hw_xgetbv(1, &v), -EIO, n,
 		     "XGETBV(1) without XGETBV1 is #GP");
 	n = sim_violation_count();
-	st_violation(&t, lwpt_hw_rdmsr(IA32_XSS, &v), -EIO, n,
-		     "IA32_XSS without XSAVES is #GP");
+	if (!sim_has_pt_xsaves())
+		st_violation(&t, lwpt_hw_rdmsr(IA32_XSS, &v), -EIO, n,
+			     "IA32_XSS without XSAVES is #GP");
+	else
+		st_check(&t, !lwpt_hw_rdmsr(IA32_XSS, &v) &&
+			 !lwpt_hw_wrmsr(IA32_XSS, v | IA32_XSS_PT) &&
+			 !lwpt_hw_wrmsr(IA32_XSS, v) && sim_violation_count() == n,
+			 "IA32_XSS[8] settable with pt_xsaves (SDM Vol. 1 13.3)");
 
 	if (sim_has_lwp()) {
 		st_lwp(&t, a, b, xcr0);

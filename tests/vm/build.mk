@@ -7,6 +7,7 @@ lwp_test_SRCS := tests/vm/progs/lwp_test.c
 lwp_test_LDLIBS := -lpthread
 VM_PROGS += pt_test
 pt_test_SRCS := tests/vm/progs/pt_test.c
+pt_test_LDLIBS := -lpthread
 VM_PROGS += liblwp_test
 liblwp_test_SRCS := tests/vm/progs/liblwp_test.c
 liblwp_test_LIBS := lwp
@@ -15,6 +16,7 @@ liblwp_test_LDLIBS := -lpthread
 # a checker of the sim's injected byte pattern in saved trace files.
 VM_PROGS += ptcap_hello
 ptcap_hello_SRCS := tests/vm/progs/ptcap_hello.c
+ptcap_hello_LDLIBS := -lpthread
 VM_PROGS += ptcap_pattern
 ptcap_pattern_SRCS := tests/vm/progs/ptcap_pattern.c
 # 62-pt-exec.sh (issue 5 point 6): the ground truth of a program's flow by

@@ -458,11 +458,12 @@ static const char *mode_name(uint32_t mode)
 
 struct trace_file {
 	char name[32];
-	int cpu;
+	int cpu;		/* the buffer number (the CPU of a per-CPU capture) */
 	FILE *f;
 	uint64_t bytes;
 	struct lpt_cap_status st;
 	bool have_st;
+	struct lpt_buf_info info;	/* per thread: whose buffer */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
@@ -535,6 +536,18 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	fprintf(f, "abi-version %u.%u%s\n", LWPT_ABI_VERSION_MAJOR(abi),
 		LWPT_ABI_VERSION_MINOR(abi), (aflags & LWPT_ABI_F_SIM) ? " sim" : "");
 	for (i = 0; i < ntf; i++) {
+		const struct lpt_buf_info *t = &tf[i].info;
+
+		if (!t->thread)
+			continue;
+		/* Which thread wrote which file (Documentation/ptcap-format.rst). */
+		fprintf(f, "thread.%s tid=%d pid=%d buffer=%d%s%s%s\n", tf[i].name, (int)t->tid,
+			(int)t->pid, tf[i].cpu, t->exited ? " exited" : "",
+			t->execed ? " execed" : "", t->detached ? " detached" : "");
+		if (i + 1 == ntf && t->threads_lost)
+			fprintf(f, "threads-lost %u\n", t->threads_lost);
+	}
+	for (i = 0; i < ntf; i++) {
 		const struct lpt_cap_status *s = &tf[i].st;
 
 		if (!tf[i].have_st)
@@ -570,6 +583,49 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
 	}
+}
+
+/*
+ * Open a file for every buffer not seen yet: cpu<N>.pt per CPU, tid<N>.pt
+ * per thread (threads join while the command runs). Returns the count.
+ */
+static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, unsigned int ntf,
+			       bool per_thread, const char *dir)
+{
+	struct trace_file *tf = *tfp;
+	int n = lpt_dev_nr_buffers(dev);
+	unsigned int b, i;
+
+	if (n < 0)
+		die("buffers: %s", lpt_dev_strerror(n));
+	for (b = 0; b < (unsigned int)n; b++) {
+		struct trace_file *t;
+
+		for (i = 0; i < ntf && tf[i].cpu != (int)b; i++)
+			;
+		if (i < ntf || !lpt_dev_has_buffer(dev, b))
+			continue;
+		tf = realloc(tf, (ntf + 1) * sizeof(*tf));
+		if (!tf)
+			die("out of memory");
+		t = &tf[ntf];
+		memset(t, 0, sizeof(*t));
+		t->cpu = (int)b;
+		t->info.size = sizeof(t->info);
+		if (per_thread) {
+			int err = lpt_dev_buffer_info(dev, b, &t->info);
+
+			if (err)
+				die("buffer %u: %s", b, lpt_dev_strerror(err));
+			snprintf(t->name, sizeof(t->name), "tid%d.pt", (int)t->info.tid);
+		} else {
+			snprintf(t->name, sizeof(t->name), "cpu%u.pt", b);
+		}
+		t->f = out_open(dir, t->name);
+		ntf++;
+	}
+	*tfp = tf;
+	return ntf;
 }
 
 static double now_s(void)
@@ -631,7 +687,7 @@ int main(int argc, char **argv)
 	enum lwpt_pt_field bad;
 	struct trace_file *tf;
 	struct maps maps = { 0 };
-	unsigned int ntf = 0, cpu, i;
+	unsigned int ntf = 0, i;
 	bool per_thread = false;
 	pid_t child = 0;
 	int err, cstat = 0;
@@ -679,16 +735,19 @@ int main(int argc, char **argv)
 			die("/proc/%d/maps: %s", (int)child, strerror(-err));
 		save_vdso(child, o.dir, &maps);
 		cfg.pid = child;
-		cfg.scope = LWPT_PT_SCOPE_THREAD;
+		/* --cr3 asks for a per-CPU capture filtered by the command's CR3. */
+		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
+								   LWPT_PT_SCOPE_THREAD;
 		err = lpt_dev_configure(dev, &cfg, &bad);
-		if (err == -EOPNOTSUPP && bad == LWPT_PT_FIELD_SCOPE) {
+		if (cfg.scope == LWPT_PT_SCOPE_THREAD && err == -EOPNOTSUPP &&
+		    bad == LWPT_PT_FIELD_SCOPE) {
 			/* No per-thread capture in this module: per CPU while it runs. */
 			cfg.scope = LWPT_PT_SCOPE_CPU;
 			if (!(cfg.flags & LWPT_PT_CFG_CR3_FILTER))
 				cfg.pid = 0;
 			err = lpt_dev_configure(dev, &cfg, &bad);
 		} else if (!err) {
-			per_thread = true;
+			per_thread = cfg.scope == LWPT_PT_SCOPE_THREAD;
 		}
 	} else {
 		err = lpt_dev_configure(dev, &cfg, &bad);
@@ -701,24 +760,8 @@ int main(int argc, char **argv)
 		die("configure: %s", lpt_dev_strerror(err));
 	}
 
-	tf = calloc(lpt_dev_nr_cpus(dev) + 1, sizeof(*tf));
-	if (!tf)
-		die("out of memory");
-	for (cpu = 0; cpu < lpt_dev_nr_cpus(dev); cpu++) {
-		if (!lpt_dev_has_buffer(dev, cpu))
-			continue;
-		tf[ntf].cpu = (int)cpu;
-		/* Per-thread buffers are named by thread id (the ABI's slot = CPU index). */
-		if (per_thread && !ntf)
-			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "tid%d.pt", (int)child);
-		else if (per_thread)	/* ABI 1.0 names no thread per slot */
-			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "tid%d.%u.pt",
-				 (int)child, cpu);
-		else
-			snprintf(tf[ntf].name, sizeof(tf[ntf].name), "cpu%u.pt", cpu);
-		tf[ntf].f = out_open(o.dir, tf[ntf].name);
-		ntf++;
-	}
+	tf = NULL;
+	ntf = sync_files(dev, &tf, 0, per_thread, o.dir);
 	if (!ntf) {
 		if (child)
 			kill(child, SIGKILL);
@@ -779,8 +822,10 @@ int main(int argc, char **argv)
 			else
 				break;
 		}
-		if (cfg.mode == LWPT_PT_MODE_CONTINUOUS)
+		if (cfg.mode == LWPT_PT_MODE_CONTINUOUS) {
+			ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
 			drain(dev, tf, ntf, o.dir);
+		}
 		if (t - tlast >= 1.0) {
 			progress(&o, t0, tf, ntf, false);
 			tlast = t;
@@ -791,9 +836,13 @@ int main(int argc, char **argv)
 	err = lpt_dev_stop(dev);
 	if (err)
 		die("stop: %s", lpt_dev_strerror(err));
+	/* Threads that joined (and maybe exited) while the command ran. */
+	ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
 	drain(dev, tf, ntf, o.dir);
 	for (i = 0; i < ntf; i++) {
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
+		if (per_thread)
+			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
 		out_close(tf[i].f, o.dir, tf[i].name);
 		if (tf[i].have_st && (tf[i].st.error || tf[i].st.lost))
 			fprintf(stderr, "ptcap: %s: %s%" PRIu64 " loss(es)\n", tf[i].name,

@@ -4,9 +4,13 @@
  *
  * A program opens /dev/pt, checks LWPT_IOC_GET_ABI_VERSION (lwpt.h), reads
  * the capabilities (LWPT_PT_IOC_GET_CAPS), configures one capture
- * (LWPT_PT_IOC_CONFIGURE), maps each CPU's buffer read-only (mmap at the
- * offset LWPT_PT_IOC_GET_STATUS reports), starts (LWPT_PT_IOC_START), stops
- * (LWPT_PT_IOC_STOP) and reads the per-CPU status. See Documentation/pt.rst.
+ * (LWPT_PT_IOC_CONFIGURE), maps each buffer read-only (mmap at the offset
+ * LWPT_PT_IOC_GET_STATUS reports), starts (LWPT_PT_IOC_START), stops
+ * (LWPT_PT_IOC_STOP) and reads the status of each buffer. A per-CPU capture
+ * has one buffer per CPU (buffer n is CPU n); a per-thread capture one per
+ * thread, numbered 0, 1, ... in the order the threads joined: status and
+ * release name it with LWPT_PT_STQ_BUFFER (size version 1). See
+ * Documentation/pt.rst.
  *
  * Growth: every struct begins with __u32 size. User space sets it to
  * sizeof() of the struct it was built with; the kernel accepts any size from
@@ -199,11 +203,21 @@ struct lwpt_pt_config {
 #define LWPT_PT_ST_WRAPPED		(1u << 2)	/* older data was overwritten */
 #define LWPT_PT_ST_STALLED		(1u << 3)	/* continuous: waiting for reader */
 #define LWPT_PT_ST_BUSY			(1u << 4)	/* TraceEn was set by another owner */
+#define LWPT_PT_ST_THREAD		(1u << 5)	/* a thread's buffer (@tid) */
+#define LWPT_PT_ST_EXITED		(1u << 6)	/* the thread exited; trace kept */
+#define LWPT_PT_ST_OFFLINE		(1u << 7)	/* the CPU is offline; trace kept */
+#define LWPT_PT_ST_EXECED		(1u << 8)	/* the thread called execve() */
+#define LWPT_PT_ST_DETACHED		(1u << 9)	/* no longer traced (exec) */
+
+/* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
+#define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */
 
 /**
  * struct lwpt_pt_status - argument of LWPT_PT_IOC_GET_STATUS
  * @size:	sizeof(struct lwpt_pt_status) of the caller
- * @cpu:	in: the CPU asked about
+ * @cpu:	in: the CPU asked about (per-CPU capture, @query 0); out: the
+ *		CPU of a per-CPU buffer, the last CPU a thread ran on, or
+ *		0xffffffff
  * @flags:	LWPT_PT_ST_*
  * @reserved:	0
  * @rtit_status: IA32_RTIT_STATUS as last read (at stop or at a PMI)
@@ -216,7 +230,19 @@ struct lwpt_pt_config {
  *		operational errors
  * @buffer_size: bytes of this CPU's buffer
  * @mmap_offset: the mmap() offset of this CPU's buffer
- * @pmis:	ToPA PMIs handled on this CPU
+ * @pmis:	ToPA PMIs handled on this CPU (or for this thread)
+ *
+ * Size version 1 (LWPT_PT_STATUS_SIZE_VER1) appends:
+ * @buffer:	in: the buffer asked about with LWPT_PT_STQ_BUFFER in @query;
+ *		out: the buffer's number (mmap offset = @buffer * buffer size)
+ * @query:	in: LWPT_PT_STQ_*; 0 asks by @cpu as version 0 does
+ * @tid:	out: the thread of a per-thread buffer (in the caller's pid
+ *		namespace, 0 if not visible there); 0 for a CPU's buffer
+ * @pid:	out: its process (thread-group id); 0 for a CPU's buffer
+ * @nr_buffers:	out: buffers of the capture now: numbers below it are valid
+ *		(per thread, it grows as threads join)
+ * @threads_lost: out: threads of a per-thread capture that joined when no
+ *		buffer was ready and are not traced (Documentation/pt.rst)
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -232,25 +258,39 @@ struct lwpt_pt_status {
 	__u64 buffer_size;
 	__u64 mmap_offset;
 	__u64 pmis;
+	__u32 buffer;
+	__u32 query;
+	__s32 tid;
+	__s32 pid;
+	__u32 nr_buffers;
+	__u32 threads_lost;
 };
 
-/* Size of the first published version. */
+/* Size of the first published version, and of version 1 (buffer ... ). */
 #define LWPT_PT_STATUS_SIZE_VER0	88
+#define LWPT_PT_STATUS_SIZE_VER1	112
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)
  * @size:	sizeof(struct lwpt_pt_release)
- * @cpu:	the CPU whose buffer was read
+ * @cpu:	the CPU whose buffer was read (@query 0)
  * @tail:	bytes consumed since start (monotonic, at most head)
+ *
+ * Size version 1 (LWPT_PT_RELEASE_SIZE_VER1) appends:
+ * @buffer:	the buffer that was read, with LWPT_PT_STQ_BUFFER in @query
+ * @query:	LWPT_PT_STQ_*; 0 names the buffer by @cpu as version 0 does
  */
 struct lwpt_pt_release {
 	__u32 size;
 	__u32 cpu;
 	__u64 tail;
+	__u32 buffer;
+	__u32 query;
 };
 
-/* Size of the first published version. */
+/* Size of the first published version, and of version 1 (buffer, query). */
 #define LWPT_PT_RELEASE_SIZE_VER0	16
+#define LWPT_PT_RELEASE_SIZE_VER1	24
 
 /*
  * Errors of every ioctl: EFAULT bad pointer; EINVAL bad size, flags or value
@@ -259,6 +299,10 @@ struct lwpt_pt_release {
  * EPERM/EACCES not allowed (Documentation/pt.rst); EBUSY another capture is
  * configured, or TraceEn was already set by someone else; ENOTTY unknown
  * command; ENODATA START/STATUS/RELEASE before CONFIGURE.
+ *
+ * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the
+ * buffer with LWPT_PT_STQ_BUFFER (without it they are EINVAL); a buffer
+ * number at or above nr_buffers is EINVAL.
  */
 #define LWPT_PT_IOC_GET_CAPS	_IOWR(LWPT_IOC_MAGIC, 0x40, struct lwpt_pt_caps)
 #define LWPT_PT_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x41, struct lwpt_pt_config)

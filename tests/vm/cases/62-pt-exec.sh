@@ -25,13 +25,14 @@ n_gt=$(wc -l </tmp/gt.txt)
 [ "$n_gt" -gt 1000 ] || fail "ground truth has $n_gt steps" || exit 1
 ok "ground truth: $n_gt instructions by ptrace single-stepping (exit $gt_rc)"
 
-# capture PROF NAME OPTIONS...: trace PROG with ptcap, check every file
-# decodes with ptdump, leave libipt's flow (addresses) in /tmp/flow.txt.
+# capture PROF NAME OPTIONS...: trace PROG with ptcap (per CPU with --cr3,
+# on CPU 0; else per thread, free to migrate), check every file decodes
+# with ptdump, leave libipt's flow (addresses) in /tmp/flow.txt.
 capture() {
 	prof=$1 name=$2
 	shift 2
 	rm -rf /tmp/exec
-	env -i /bin/taskset -c 0 /bin/ptcap --cr3 -o /tmp/exec "$@" -- $PROG \
+	env -i /bin/taskset -c 0 /bin/ptcap -o /tmp/exec "$@" -- $PROG \
 		>/tmp/ptcap.out 2>&1
 	rc=$?
 	[ $rc -eq $gt_rc ] ||
@@ -40,7 +41,7 @@ capture() {
 		ptdump "$f" >/tmp/ptdump.out 2>&1 ||
 			fail "$prof $name: ptdump $f: $(tail -n 3 /tmp/ptdump.out)" || return 1
 	done
-	ptdump --stats /tmp/exec/cpu0.pt | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
+	ptdump --stats /tmp/exec/*.pt | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
 		tr -s ' ' | tr '\n' ';'
 	echo
 	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
@@ -62,23 +63,23 @@ for prof in full bdw; do
 		fail "insmod pt_profile=$prof" || exit 1
 
 	# Default configuration (TSCEn, RET compression), then DisRETC.
-	capture $prof default --size=4M || exit 1
+	capture $prof default --cr3 --size=4M || exit 1
 	grep '^' $D/step
 	same $prof default /tmp/gt.txt || exit 1
 	ok "$prof: libipt flow of the model's trace = ground truth ($n_flow instructions)"
-	capture $prof disretc --size=4M --disretc || exit 1
+	capture $prof disretc --cr3 --size=4M --disretc || exit 1
 	same $prof disretc /tmp/gt.txt || exit 1
 	ok "$prof: --disretc: flow = ground truth"
 
 	if [ $prof = full ]; then
 		# MTC and TMA timing packets, a PSB+ every 2 KiB (PSBFreq 0).
-		capture $prof mtc --size=4M --mtc=3 --psb-freq=0 || exit 1
+		capture $prof mtc --cr3 --size=4M --mtc=3 --psb-freq=0 || exit 1
 		same $prof mtc /tmp/gt.txt || exit 1
 		ok "$prof: --mtc=3 --psb-freq=0: flow = ground truth"
 
 		# Wrap in 4 KiB: the newest data decodes from its first PSB and
 		# is exactly the end of the ground truth.
-		capture $prof wrap --size=4K --mode=wrap --psb-freq=0 || exit 1
+		capture $prof wrap --cr3 --size=4K --mode=wrap --psb-freq=0 || exit 1
 		[ "$n_flow" -gt 100 ] && [ "$n_flow" -lt "$n_gt" ] ||
 			fail "$prof wrap: $n_flow instructions of $n_gt" || exit 1
 		tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
@@ -89,4 +90,28 @@ for prof in full bdw; do
 	[ "$(sim_violations)" = 0 ] || fail "$prof: violations $(sim_violations)" || exit 1
 	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$prof: rmmod" || exit 1
 	ok "$prof: no spec violation, module unloads"
+done
+
+# Per thread (issue 6 point 4): the thread's RTIT state is switched at each
+# context switch (XSAVES/XRSTORS, or the MSRs), TraceEn with it, so its
+# trace is cut into PSB+ ... TIP.PGD pieces; libipt must still decode its
+# whole flow. Not pinned: the thread migrates with its buffer.
+for px in "full 1" "full 0" "bdw 0"; do
+	set -- $px
+	prof=$1 xs=$2
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof pt_xsaves=$xs" >/dev/null ||
+		fail "insmod pt_profile=$prof pt_xsaves=$xs" || exit 1
+	rm -rf /tmp/exec
+	env -i /bin/ptcap -o /tmp/exec --size=4M -- $PROG >/tmp/ptcap.out 2>&1
+	rc=$?
+	[ $rc -eq $gt_rc ] || fail "$prof/xsaves=$xs: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
+	ls /tmp/exec/tid*.pt >/dev/null 2>&1 || fail "$prof/xsaves=$xs: no tid*.pt" || exit 1
+	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	grep -E '^\[resync' /tmp/flow.out | head -n 5
+	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+	n_flow=$(wc -l </tmp/flow.txt)
+	same $prof "per-thread/xsaves=$xs" /tmp/gt.txt || exit 1
+	[ "$(sim_violations)" = 0 ] || fail "$prof/xsaves=$xs: violations" || exit 1
+	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$prof/xsaves=$xs: rmmod" || exit 1
+	ok "$prof: per-thread, pt_xsaves=$xs: $(grep -c psb /tmp/exec/*.pt 2>/dev/null | head -n 1 >/dev/null; ptdump /tmp/exec/tid*.pt | grep -c 'psb$') PSB+, flow = ground truth ($n_flow)"
 done

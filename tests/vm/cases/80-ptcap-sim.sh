@@ -73,6 +73,7 @@ for prof in full bdw; do
 	seq=0	# pattern bytes CPU 0 stored since load
 
 	# A command, traced while it runs (per thread if the module can).
+	rm -rf /tmp/cmd /tmp/thr	# trace files are named by tid: no old ones
 	out=$(ptcap --size=16K -o /tmp/cmd -- ptcap_hello 7 2>&1)
 	rc=$?
 	[ $rc -eq 7 ] || fail "$prof: ptcap -- ptcap_hello 7: status $rc: $out" || exit 1
@@ -82,7 +83,26 @@ for prof in full bdw; do
 	[ "$(cfg /tmp/cmd command)" = "ptcap_hello 7" ] || fail "$prof: config command" || exit 1
 	grep -q ' 0x0 vdso.so$' /tmp/cmd/maps && [ "$(head -c 4 /tmp/cmd/vdso.so | tail -c 3)" = ELF ] ||
 		fail "$prof: vdso.so: $(grep vdso /tmp/cmd/maps)" || exit 1
+	[ "$(cfg /tmp/cmd mode)" = per-thread ] && [ "$(ls /tmp/cmd/*.pt | wc -l)" = 1 ] &&
+		grep -q "^thread\.tid[0-9]*\.pt tid=[0-9]* pid=[0-9]* buffer=0 exited$" /tmp/cmd/config ||
+		fail "$prof: per thread: $(ls /tmp/cmd | tr "\n" " ") $(grep -E "^(mode|thread)" /tmp/cmd/config | tr "\n" " ")" || exit 1
 	ok "$prof: ptcap -- ptcap_hello: $(cfg /tmp/cmd mode), $(ls /tmp/cmd/*.pt | wc -l) trace file(s), $(grep -c '^0x' /tmp/cmd/maps) mapping(s) with vdso.so, status passed on"
+
+	# Threads created by the command: one tid<N>.pt each, named in config.
+	out=$(ptcap --size=16K -o /tmp/thr -- ptcap_hello -t 5 2>&1)
+	rc=$?
+	[ $rc -eq 5 ] || fail "$prof: ptcap -- ptcap_hello -t 5: status $rc: $out" || exit 1
+	complete /tmp/thr || exit 1
+	n=$(ls /tmp/thr/tid*.pt | wc -l)
+	t=$(grep -c '^thread\.tid[0-9]*\.pt tid=[0-9]* pid=[0-9]* buffer=[0-3] exited$' /tmp/thr/config)
+	[ "$n" = 4 ] && [ "$t" = 4 ] ||
+		fail "$prof: threads: $n files, $t thread lines: $(ls /tmp/thr) $(grep thread /tmp/thr/config)" || exit 1
+	for f in /tmp/thr/tid*.pt; do
+		b=${f##*/}
+		grep -q "^thread\.$b tid=$(echo "$b" | sed 's/tid\([0-9]*\)\.pt/\1/') " /tmp/thr/config ||
+			fail "$prof: $b: its tid not in config" || exit 1
+	done
+	ok "$prof: ptcap -- ptcap_hello -t: per thread, 4 threads, 4 tid<N>.pt files with their tid in config"
 
 	# A dynamic program: ld.so at exec, its libraries by exit.
 	ptcap --size=16K -o /tmp/dyn -- ptdump --help >/dev/null 2>&1

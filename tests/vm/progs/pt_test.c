@@ -16,10 +16,24 @@
  *                       users' tracing (EPERM)
  *   pt_test mmap        buffers map read-only, zeroed
  *   pt_test hold        configure, start, then wait for a signal (unload test)
+ *   pt_test threads     per-thread capture of a multi-threaded child (threads
+ *                       before and after CONFIGURE): separate buffers, TraceEn
+ *                       exactly while a traced thread runs (a ping-pong with an
+ *                       untraced thread on one CPU), state round trips, exit
+ *   pt_test thread-exec a traced process calls execve()
+ *   pt_test thread-hotplug  CPU 1 offline and online under a traced thread
+ *   pt_test cpu-hotplug CPU 1 offline and online during a per-CPU capture
+ *   pt_test suspend     suspend (pm_test=core) during a per-CPU and a
+ *                       per-thread capture
+ *   pt_test hold-thread per-thread capture of a child, then wait (unload)
+ * Threads write into their own buffer with pt_inject on their own CPU: the
+ * IPI interrupts them there, so the model stores into the loaded state.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -28,6 +42,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <uapi/lwpt/pt.h>
@@ -35,8 +52,8 @@
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "ABI 1.0");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER0, "ABI 1.0");
-_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER0, "ABI 1.0");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "status v1");
+_Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
 
 #define DEBUGFS "/sys/kernel/debug/lwpt_sim/"
 
@@ -522,7 +539,7 @@ static void test_mode(uint32_t mode)
 				bad += buf[i % size] != pattern(start_seq + i);
 			tail = st.head;
 			{
-				struct lwpt_pt_release rel = { sizeof(rel), 0, tail };
+				struct lwpt_pt_release rel = { .size = sizeof(rel), .tail = tail };
 
 				if (ioctl(fd, LWPT_PT_IOC_RELEASE, &rel))
 					check(0, "continuous: release: %s", strerror(errno));
@@ -604,8 +621,9 @@ static void test_perm(void)
 	c.pid = 1;
 	refuse(fd, "unprivileged, another user's process", &c, EPERM, LWPT_PT_FIELD_PID);
 	c.pid = getpid();
-	refuse(fd, "unprivileged, own process (per-thread not implemented)", &c,
-	       EOPNOTSUPP, LWPT_PT_FIELD_SCOPE);
+	check(configure(fd, &c) == 0, "unprivileged, own process, per thread: allowed");
+	c.flags |= LWPT_PT_CFG_CR3_FILTER;
+	refuse(fd, "CR3Filter with thread scope", &c, EINVAL, LWPT_PT_FIELD_CR3_FILTER);
 	close(fd);
 }
 
@@ -619,6 +637,540 @@ static void test_hold(void)
 		perror("hold");
 		exit(1);
 	}
+	printf("tracing\n");
+	fflush(stdout);
+	pause();
+}
+
+/* --- Per-thread capture -------------------------------------------------- */
+
+#define NW		4	/* worker threads of the traced child */
+#define TBUF		65536	/* buffer per thread */
+
+enum wcmd { W_NONE, W_INJECT, W_PIN, W_EXIT, W_TRACEEN, W_PINGPONG, W_SUSPEND, W_EXEC };
+
+/* Shared between pt_test and its traced child (MAP_SHARED). */
+struct wshared {
+	volatile int cmd[NW];
+	volatile long arg[NW];
+	volatile int seq[NW];
+	volatile int ack[NW];
+	volatile long res[NW];
+	volatile int tid[NW];
+	volatile int spawn;		/* main thread: start worker spawn - 1 */
+	volatile int spawned;
+	volatile int fails;
+	int ping[2], pong[2];		/* ping-pong pipes */
+};
+
+static struct wshared *sh;
+
+static int gettid_(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int traceen(int cpu)
+{
+	return (int)(model_reg(cpu, "ctl") & IA32_RTIT_CTL_TRACEEN);
+}
+
+/* Inject on the CPU this thread runs on, pinned there for the write. */
+static void inject_here(uint64_t bytes)
+{
+	inject(sched_getcpu(), bytes);
+}
+
+/* Ping-pong with pt_test's untraced thread on the same CPU. */
+static void pingpong_traced(long rounds)
+{
+	char b = 0;
+	long i;
+
+	for (i = 0; i < rounds; i++) {
+		if (read(sh->ping[0], &b, 1) != 1 || write(sh->pong[1], &b, 1) != 1)
+			sh->fails++;
+		if (i % 250 == 0 && !traceen(sched_getcpu()))
+			sh->fails++;	/* a traced thread runs: TraceEn=1 */
+	}
+}
+
+static void *worker(void *arg)
+{
+	int i = (int)(long)arg, seen = 0;
+
+	sh->tid[i] = gettid_();
+	for (;;) {
+		while (sh->seq[i] == seen)
+			usleep(1000);
+		seen = sh->seq[i];
+		switch (sh->cmd[i]) {
+		case W_INJECT:
+			inject_here(sh->arg[i]);
+			break;
+		case W_PIN:
+			pin((int)sh->arg[i]);
+			sh->res[i] = sched_getcpu();
+			break;
+		case W_TRACEEN:
+			sh->res[i] = traceen(sched_getcpu());
+			break;
+		case W_PINGPONG:
+			pingpong_traced(sh->arg[i]);
+			break;
+		case W_SUSPEND: {
+			FILE *f = fopen("/sys/power/pm_test", "w");
+
+			sh->res[i] = f && fputs("core\n", f) >= 0 && !fclose(f);
+			f = fopen("/sys/power/state", "w");
+			sh->res[i] = sh->res[i] && f && fputs("mem\n", f) >= 0 && !fclose(f);
+			f = fopen("/sys/power/pm_test", "w");
+			if (f) {
+				fputs("none\n", f);
+				fclose(f);
+			}
+			break;
+		}
+		case W_EXEC:
+			sh->ack[i] = seen;
+			execl("/bin/pt_test", "pt_test", "exec-target", (char *)NULL);
+			_exit(127);
+		case W_EXIT:
+			sh->ack[i] = seen;
+			return NULL;
+		}
+		sh->ack[i] = seen;
+	}
+}
+
+/* The traced child: worker 0 is its main thread; spawns on request. */
+static void child_main(int nstart)
+{
+	pthread_t t;
+	int n;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlive pt_test */
+	sh->tid[0] = gettid_();
+	for (n = 1; n < nstart; n++)
+		pthread_create(&t, NULL, worker, (void *)(long)n);
+	sh->spawned = nstart;
+	for (;;) {
+		if (sh->spawn > sh->spawned) {
+			pthread_create(&t, NULL, worker, (void *)(long)sh->spawned);
+			sh->spawned++;
+			continue;
+		}
+		if (sh->seq[0] != sh->ack[0])
+			break;
+		usleep(1000);
+	}
+	worker((void *)0);
+	exit(0);
+}
+
+/* Tell worker @i to do @cmd; wait (10 s) until done. */
+static long wrun(int i, int cmd, long arg)
+{
+	int s = sh->seq[i] + 1, n;
+
+	sh->cmd[i] = cmd;
+	sh->arg[i] = arg;
+	sh->seq[i] = s;
+	for (n = 0; n < 10000 && sh->ack[i] != s; n++)
+		usleep(1000);
+	if (sh->ack[i] != s)
+		check(0, "worker %d: command %d not done", i, cmd);
+	return sh->res[i];
+}
+
+static pid_t spawn_child(int nstart)
+{
+	pid_t pid;
+	int n;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe(sh->ping) || pipe(sh->pong))
+		exit(100);
+	pid = fork();
+	if (pid < 0)
+		exit(100);
+	if (!pid)
+		child_main(nstart);
+	for (n = 0; n < 10000 && (sh->spawned < nstart || !sh->tid[nstart - 1]); n++)
+		usleep(1000);
+	return pid;
+}
+
+static void spawn_worker(int i)
+{
+	int n;
+
+	sh->spawn = i + 1;
+	for (n = 0; n < 10000 && !sh->tid[i]; n++)
+		usleep(1000);
+	check(sh->tid[i] != 0, "worker %d started", i);
+}
+
+static int tstatus(int fd, uint32_t buffer, struct lwpt_pt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->query = LWPT_PT_STQ_BUFFER;
+	st->buffer = buffer;
+	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
+}
+
+/* The buffer of thread @tid, -1 if none. */
+static int buffer_of(int fd, int tid, struct lwpt_pt_status *st)
+{
+	uint32_t b;
+
+	for (b = 0; !tstatus(fd, b, st) && b < st->nr_buffers; b++)
+		if (st->tid == tid)
+			return (int)b;
+	return -1;
+}
+
+/* Bytes [from, to) of @buf are one run of the injected pattern. */
+static int pattern_run(const unsigned char *buf, uint64_t from, uint64_t to)
+{
+	uint64_t i;
+
+	for (i = from; i < to; i++)
+		if (!buf[i] || (i > from && buf[i] != buf[i - 1] % 251 + 1))
+			return 0;
+	return 1;
+}
+
+static int thread_configure(int fd, pid_t pid, uint32_t mode)
+{
+	struct lwpt_pt_config c;
+
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, mode, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	return configure(fd, &c);
+}
+
+static void end_child(pid_t pid)
+{
+	int i, st;
+
+	for (i = 0; i < NW; i++)
+		if (sh->tid[i])
+			sh->cmd[i] = W_EXIT, sh->seq[i]++;
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+static void test_threads(void)
+{
+	struct lwpt_pt_status st, s2;
+	int fd = open_pt(), i, b[NW], n;
+	pid_t pid;
+	unsigned char *map;
+	uint64_t head;
+	char c = 0;
+
+	get_caps(fd);
+	printf("switch path: %s\n", (caps.caps & LWPT_PT_CAP_XSAVES) ?
+	       "XSAVES/XRSTORS" : "RDMSR/WRMSR");
+	pin(0);
+	pid = spawn_child(2);		/* main thread and worker 1 */
+	check(thread_configure(fd, pid, LWPT_PT_MODE_WRAP) == 0, "threads: configure");
+	spawn_worker(2);		/* created after CONFIGURE */
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "threads: start");
+	spawn_worker(3);		/* created after START */
+	check(tstatus(fd, 0, &st) == 0 && st.nr_buffers == 4 && st.threads_lost == 0,
+	      "threads: 4 buffers (nr_buffers %u, lost %u)", st.nr_buffers, st.threads_lost);
+	for (i = 0; i < NW; i++) {
+		b[i] = buffer_of(fd, sh->tid[i], &st);
+		check(b[i] >= 0 && st.pid == pid && (st.flags & LWPT_PT_ST_THREAD) &&
+		      (st.flags & LWPT_PT_ST_TRACING) && st.head == 0 &&
+		      st.mmap_offset == (uint64_t)b[i] * TBUF,
+		      "thread %d (tid %d): buffer %d, pid %d, flags %#x", i, sh->tid[i], b[i],
+		      st.pid, st.flags);
+	}
+	/* Each thread writes into its own buffer, on both CPUs. */
+	for (i = 0; i < NW; i++)
+		check(wrun(i, W_PIN, i % 2) == i % 2, "thread %d on CPU %d", i, i % 2);
+	for (i = 0; i < NW; i++)
+		wrun(i, W_INJECT, 1000 * (i + 1));
+	for (i = 0; i < NW; i++)
+		check(tstatus(fd, b[i], &st) == 0 && st.head == 1000ull * (i + 1),
+		      "thread %d: its buffer holds its %d bytes (head %llu)", i, 1000 * (i + 1),
+		      (unsigned long long)st.head);
+	/* Round trip: switched out and in between, the pointers go on. */
+	for (n = 0; n < 3; n++)
+		for (i = 0; i < NW; i++) {
+			usleep(2000);
+			wrun(i, W_INJECT, 100);
+		}
+	for (i = 0; i < NW; i++) {
+		check(tstatus(fd, b[i], &st) == 0 && st.head == 1000ull * (i + 1) + 300,
+		      "thread %d: head %llu after switches", i, (unsigned long long)st.head);
+		map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+		check(map != MAP_FAILED, "thread %d: mmap", i);
+		if (map == MAP_FAILED)
+			continue;
+		head = 1000ull * (i + 1);
+		check(pattern_run(map, 0, head) && pattern_run(map, head, head + 100) &&
+		      pattern_run(map, head + 100, head + 200) &&
+		      pattern_run(map, head + 200, head + 300) && !map[head + 300],
+		      "thread %d: 4 runs at consecutive offsets (saved/restored pointers)", i);
+		munmap(map, TBUF);
+	}
+	/* TraceEn exactly while a traced thread runs. */
+	check(!traceen(0), "CPU 0 runs pt_test (untraced): TraceEn=0");
+	check(wrun(1, W_TRACEEN, 0) == 1, "traced thread 1 running on CPU 1 sees TraceEn=1");
+	usleep(20000);
+	check(!traceen(1), "CPU 1 with every traced thread asleep: TraceEn=0");
+	/* Ping-pong on CPU 1 between traced thread 1 and this untraced one. */
+	wrun(1, W_PIN, 1);
+	{
+		const long rounds = 2000;
+		long r;
+		int bad = 0, fails0 = sh->fails;
+
+		sh->cmd[1] = W_PINGPONG;
+		sh->arg[1] = rounds;
+		sh->seq[1]++;
+		pin(1);
+		for (r = 0; r < rounds; r++) {
+			if (write(sh->ping[1], &c, 1) != 1 || read(sh->pong[0], &c, 1) != 1)
+				bad++;
+			if (r % 250 == 0 && traceen(1))
+				bad++;		/* untraced here: TraceEn=0 */
+		}
+		pin(0);
+		for (n = 0; n < 10000 && sh->ack[1] != sh->seq[1]; n++)
+			usleep(1000);
+		check(!bad && sh->fails == fails0,
+		      "ping-pong: %ld round trips on CPU 1, TraceEn=1 only in the traced thread (%d + %d wrong)",
+		      rounds, bad, sh->fails - fails0);
+	}
+	tstatus(fd, b[1], &s2);
+	wrun(1, W_INJECT, 500);
+	check(tstatus(fd, b[1], &st) == 0 && st.head == s2.head + 500 && !st.lost &&
+	      (st.flags & LWPT_PT_ST_TRACING),
+	      "after 4000 switches: thread 1 head %llu (+500), lost %llu",
+	      (unsigned long long)st.head, (unsigned long long)st.lost);
+	/* Exit: the trace stays readable. */
+	wrun(3, W_EXIT, 0);
+	usleep(50000);
+	check(tstatus(fd, b[3], &st) == 0 && (st.flags & LWPT_PT_ST_EXITED) &&
+	      !(st.flags & LWPT_PT_ST_TRACING) && st.head == 4300,
+	      "exited thread 3: flags %#x head %llu", st.flags, (unsigned long long)st.head);
+	map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(map != MAP_FAILED && pattern_run(map, 0, 4000), "exited thread 3: data readable");
+	if (map != MAP_FAILED)
+		munmap(map, TBUF);
+	/* Errors of the buffer numbering. */
+	check(tstatus(fd, 99, &st) == EINVAL, "status of buffer 99: EINVAL");
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	check(ioctl(fd, LWPT_PT_IOC_GET_STATUS, &st) && errno == EINVAL,
+	      "per-thread status by CPU: EINVAL");
+	st.size = sizeof(st);
+	st.query = 2;
+	check(ioctl(fd, LWPT_PT_IOC_GET_STATUS, &st) && errno == EINVAL,
+	      "unknown query bit: EINVAL");
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "threads: stop");
+	check(!traceen(0) && !traceen(1), "stopped: TraceEn=0 on both CPUs");
+	wrun(0, W_INJECT, 100);
+	n = tstatus(fd, b[0], &st);
+	check(n == 0 && st.head == 1300 && !(st.flags & LWPT_PT_ST_TRACING),
+	      "stopped: thread 0 not traced (%s, head %llu)", strerror(n),
+	      (unsigned long long)st.head);
+	end_child(pid);
+	check(violations() == 0, "threads: no spec violation");
+	close(fd);
+}
+
+static void test_thread_exec(void)
+{
+	struct lwpt_pt_status st;
+	int fd = open_pt(), b, n, ws;
+	pid_t pid;
+
+	pid = spawn_child(1);
+	check(thread_configure(fd, pid, LWPT_PT_MODE_WRAP) == 0, "exec: configure");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "exec: start");
+	wrun(0, W_INJECT, 700);
+	b = buffer_of(fd, sh->tid[0], &st);
+	sh->cmd[0] = W_EXEC;
+	sh->seq[0]++;
+	for (n = 0; n < 1000 && waitpid(pid, &ws, WNOHANG) != pid; n++)
+		usleep(10000);
+	check(n < 1000 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "exec: the new program ran");
+	check(b >= 0 && tstatus(fd, b, &st) == 0 && (st.flags & LWPT_PT_ST_EXECED) &&
+	      (st.flags & LWPT_PT_ST_EXITED) && st.head == 700 + 300,
+	      "exec: flags %#x head %llu (700 before, 300 by the new program)", st.flags,
+	      (unsigned long long)st.head);
+	check(violations() == 0, "exec: no spec violation");
+	close(fd);
+}
+
+/* The program a traced thread exec()s: 300 bytes on its CPU, exit. */
+static void exec_target(void)
+{
+	inject_here(300);
+	exit(0);
+}
+
+static int cpu_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	ok = fprintf(f, "%d\n", on) > 0;
+	return !fclose(f) && ok;
+}
+
+static void test_thread_hotplug(void)
+{
+	struct lwpt_pt_status st;
+	int fd = open_pt(), b;
+	pid_t pid;
+
+	pin(0);
+	pid = spawn_child(2);
+	check(thread_configure(fd, pid, LWPT_PT_MODE_WRAP) == 0, "hotplug: configure");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "hotplug: start");
+	b = buffer_of(fd, sh->tid[1], &st);
+	check(wrun(1, W_PIN, 1) == 1, "hotplug: thread on CPU 1");
+	wrun(1, W_INJECT, 1000);
+	check(cpu_online(1, 0), "CPU 1 offline");
+	check(wrun(1, W_TRACEEN, 0) == 1, "thread moved off CPU 1 still traced (TraceEn=1)");
+	wrun(1, W_INJECT, 1000);
+	check(tstatus(fd, b, &st) == 0 && st.head == 2000 && (st.flags & LWPT_PT_ST_TRACING),
+	      "hotplug: head %llu after migrating", (unsigned long long)st.head);
+	check(cpu_online(1, 1), "CPU 1 online");
+	check(wrun(1, W_PIN, 1) == 1, "hotplug: thread back on CPU 1");
+	wrun(1, W_INJECT, 1000);
+	check(tstatus(fd, b, &st) == 0 && st.head == 3000 && !st.lost,
+	      "hotplug: head %llu, lost %llu", (unsigned long long)st.head,
+	      (unsigned long long)st.lost);
+	end_child(pid);
+	check(violations() == 0, "hotplug: no spec violation");
+	close(fd);
+}
+
+static void test_cpu_hotplug(void)
+{
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	unsigned char *map;
+	int fd = open_pt();
+
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF);
+	check(configure(fd, &c) == 0, "cpu-hotplug: configure");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "cpu-hotplug: start");
+	inject(1, 1000);
+	check(cpu_online(1, 0), "CPU 1 offline");
+	check(get_status(fd, 1, &st) == 0 && (st.flags & LWPT_PT_ST_OFFLINE) &&
+	      !(st.flags & LWPT_PT_ST_TRACING) && st.head == 1000 && st.lost == 1,
+	      "offline CPU 1: flags %#x head %llu lost %llu", st.flags,
+	      (unsigned long long)st.head, (unsigned long long)st.lost);
+	map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(map != MAP_FAILED && pattern_run(map, 0, 1000) && !map[1000],
+	      "offline CPU 1: its data readable");
+	check(cpu_online(1, 1), "CPU 1 online");
+	inject(1, 500);
+	check(get_status(fd, 1, &st) == 0 && !(st.flags & LWPT_PT_ST_OFFLINE) &&
+	      (st.flags & LWPT_PT_ST_TRACING) && st.head == 1500,
+	      "CPU 1 back: tracing resumed, flags %#x head %llu", st.flags,
+	      (unsigned long long)st.head);
+	check(map != MAP_FAILED && pattern_run(map, 1000, 1500),
+	      "CPU 1 back: output continued where it stopped");
+	if (map != MAP_FAILED)
+		munmap(map, TBUF);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && !traceen(0) && !traceen(1),
+	      "cpu-hotplug: stop, TraceEn=0");
+	check(violations() == 0, "cpu-hotplug: no spec violation");
+	close(fd);
+}
+
+static int suspend_mem(void)
+{
+	FILE *f = fopen("/sys/power/pm_test", "w");
+	int ok;
+
+	ok = f && fputs("core\n", f) >= 0 && !fclose(f);
+	f = fopen("/sys/power/state", "w");
+	ok = ok && f && fputs("mem\n", f) >= 0 && !fclose(f);
+	f = fopen("/sys/power/pm_test", "w");
+	if (f) {
+		fputs("none\n", f);
+		fclose(f);
+	}
+	return ok;
+}
+
+static void test_suspend(void)
+{
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st, s1;
+	int fd = open_pt(), b;
+	pid_t pid;
+
+	/* Per CPU. */
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF);
+	check(configure(fd, &c) == 0, "suspend: configure per CPU");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "suspend: start");
+	inject(0, 1000);
+	inject(1, 1000);
+	check(suspend_mem(), "suspend (pm_test=core) and resume");
+	inject(0, 1000);
+	inject(1, 1000);
+	check(get_status(fd, 0, &st) == 0 && get_status(fd, 1, &s1) == 0 &&
+	      st.head == 2000 && s1.head == 2000 && (st.flags & LWPT_PT_ST_TRACING) &&
+	      (s1.flags & LWPT_PT_ST_TRACING),
+	      "per CPU after resume: heads %llu %llu, tracing", (unsigned long long)st.head,
+	      (unsigned long long)s1.head);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "suspend: stop");
+	close(fd);
+
+	/* Per thread: the traced thread itself suspends the system. */
+	fd = open_pt();
+	pid = spawn_child(1);
+	check(thread_configure(fd, pid, LWPT_PT_MODE_WRAP) == 0, "suspend: configure per thread");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "suspend: start per thread");
+	b = buffer_of(fd, sh->tid[0], &st);
+	wrun(0, W_INJECT, 1000);
+	check(wrun(0, W_SUSPEND, 0) == 1, "suspend by the traced thread");
+	wrun(0, W_INJECT, 1000);
+	check(tstatus(fd, b, &st) == 0 && st.head == 2000 && (st.flags & LWPT_PT_ST_TRACING),
+	      "per thread after resume: head %llu", (unsigned long long)st.head);
+	end_child(pid);
+	check(violations() == 0, "suspend: no spec violation");
+	close(fd);
+}
+
+static void test_hold_thread(void)
+{
+	pid_t pid = spawn_child(1);	/* before open: it holds no /dev/pt */
+	int fd = open_pt();
+
+	if (thread_configure(fd, pid, LWPT_PT_MODE_WRAP) || ioctl(fd, LWPT_PT_IOC_START)) {
+		perror("hold-thread");
+		exit(1);
+	}
+	pin(1);
 	printf("tracing\n");
 	fflush(stdout);
 	pause();
@@ -645,8 +1197,22 @@ int main(int argc, char **argv)
 		test_perm();
 	else if (!strcmp(cmd, "hold"))
 		test_hold();
+	else if (!strcmp(cmd, "threads"))
+		test_threads();
+	else if (!strcmp(cmd, "thread-exec"))
+		test_thread_exec();
+	else if (!strcmp(cmd, "exec-target"))
+		exec_target();
+	else if (!strcmp(cmd, "thread-hotplug"))
+		test_thread_hotplug();
+	else if (!strcmp(cmd, "cpu-hotplug"))
+		test_cpu_hotplug();
+	else if (!strcmp(cmd, "suspend"))
+		test_suspend();
+	else if (!strcmp(cmd, "hold-thread"))
+		test_hold_thread();
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ToPA output buffers (SDM 33.2.7.2): naturally aligned buddy blocks as
+ * output regions, chained tables of 511 region entries and an END entry,
+ * the last table pointing back to the first. Without MENTRY the buffer is
+ * one region and its table is entry 0 plus an END entry to itself.
+ */
+#include <linux/gfp.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/io.h>
+
+#include "pt_int.h"
+
+/**
+ * pt_buf_free - free a buffer's regions, tables and arrays
+ * @b: the buffer (may be partly allocated or empty); zeroed after
+ */
+void pt_buf_free(struct pt_buf *b)
+{
+	unsigned long i;
+
+	/* Pages a user mapping still holds stay until it is unmapped. */
+	for (i = 0; b->pages && i < b->nr_pages; i++)
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+	for (i = 0; b->tables && i < b->nr_tables; i++)
+		if (b->tables[i])
+			__free_page(b->tables[i]);
+	kvfree(b->pages);
+	kvfree(b->tables);
+	kvfree(b->region_order);
+	kvfree(b->region_off);
+	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * pt_buf_write_topa - fill the ToPA tables for a mode
+ * @b: an allocated buffer
+ * @mode: LWPT_PT_MODE_*: INT on every region (continuous), on the last
+ *	(wrap, to count wraps), STOP on the last (stop) (SDM 33.2.7.2,
+ *	Table 33-3)
+ */
+void pt_buf_write_topa(struct pt_buf *b, u32 mode)
+{
+	unsigned int r, t, e;
+	u64 *tab, flags;
+
+	for (t = 0; t < b->nr_tables; t++) {
+		u64 next = page_to_phys(b->tables[(t + 1) % b->nr_tables]);
+
+		tab = page_address(b->tables[t]);
+		memset(tab, 0, PAGE_SIZE);
+		for (e = 0; e < PT_TOPA_REGIONS_PER_TABLE; e++) {
+			r = t * PT_TOPA_REGIONS_PER_TABLE + e;
+			if (r >= b->nr_regions)
+				break;
+			flags = 0;
+			if (mode == LWPT_PT_MODE_CONTINUOUS)
+				flags |= TOPA_ENTRY_INT;
+			if (r == b->nr_regions - 1) {
+				/* INT counts wraps; STOP ends stop mode. */
+				if (mode == LWPT_PT_MODE_WRAP)
+					flags |= TOPA_ENTRY_INT;
+				if (mode == LWPT_PT_MODE_STOP)
+					flags |= TOPA_ENTRY_STOP;
+			}
+			tab[e] = topa_entry_make(page_to_phys(b->pages[b->region_off[r] >>
+								    PAGE_SHIFT]),
+						 b->region_order[r] + PAGE_SHIFT - 12,
+						 flags);
+		}
+		/*
+		 * END to the next table, the last one back to the first: a
+		 * ring. Without MENTRY entry 1 must be this END with the
+		 * table's own base (SDM 33.2.7.2, rule 4c).
+		 */
+		tab[e] = topa_entry_make(next, 0, TOPA_ENTRY_END);
+	}
+}
+
+/**
+ * pt_buf_alloc - allocate a zeroed ToPA buffer
+ * @b: the buffer, zeroed by the caller
+ * @size: bytes, a multiple of PAGE_SIZE (one power of two without MENTRY)
+ * @region_max: largest region, bytes (power of two), 0 for no limit
+ * @node: NUMA node, or NUMA_NO_NODE
+ *
+ * Regions are naturally aligned buddy blocks, largest first (SDM 33.2.7.2
+ * rule 2b). May sleep.
+ *
+ * Return: 0, or -ENOMEM (nothing left allocated).
+ */
+int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
+{
+	unsigned int max_order = PT_REGION_ORDER_MAX, order;
+	unsigned long done = 0, i;
+	struct page *page;
+
+	if (region_max)
+		max_order = min_t(unsigned int, max_order,
+				  ilog2(region_max) - PAGE_SHIFT);
+	b->size = size;
+	b->nr_pages = size >> PAGE_SHIFT;
+	b->pages = kvcalloc(b->nr_pages, sizeof(*b->pages), GFP_KERNEL);
+	/* At most one region per page. */
+	b->region_order = kvcalloc(b->nr_pages, sizeof(*b->region_order),
+				   GFP_KERNEL);
+	b->region_off = kvcalloc(b->nr_pages, sizeof(*b->region_off), GFP_KERNEL);
+	if (!b->pages || !b->region_order || !b->region_off)
+		goto err_free;
+
+	while (done < b->nr_pages) {
+		order = min_t(unsigned int, max_order, ilog2(b->nr_pages - done));
+		/* Regions are naturally aligned: keep offsets aligned too. */
+		if (done)
+			order = min_t(unsigned int, order, __ffs(done));
+		for (;;) {
+			page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO |
+						__GFP_NOWARN | __GFP_NORETRY, order);
+			if (page || !order)
+				break;
+			order--;
+		}
+		if (!page)
+			goto err_free;
+		if (!pt_has(LWPT_PT_CAP_MENTRY) && (1UL << order) != b->nr_pages) {
+			/* One region only (SDM 33.2.7.2 MENTRY=0). */
+			__free_pages(page, order);
+			goto err_free;
+		}
+		split_page(page, order);
+		b->region_order[b->nr_regions] = order;
+		b->region_off[b->nr_regions] = (u64)done << PAGE_SHIFT;
+		b->nr_regions++;
+		for (i = 0; i < (1UL << order); i++)
+			b->pages[done + i] = page + i;
+		done += 1UL << order;
+	}
+
+	b->nr_tables = DIV_ROUND_UP(b->nr_regions, PT_TOPA_REGIONS_PER_TABLE);
+	b->tables = kvcalloc(b->nr_tables, sizeof(*b->tables), GFP_KERNEL);
+	if (!b->tables)
+		goto err_free;
+	for (i = 0; i < b->nr_tables; i++) {
+		b->tables[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!b->tables[i])
+			goto err_free;
+	}
+	return 0;
+
+err_free:
+	pt_buf_free(b);
+	return -ENOMEM;
+}
+
+/**
+ * pt_buf_pos - buffer offset of the processor's output pointers
+ * @b: the buffer
+ * @base: IA32_RTIT_OUTPUT_BASE (the current table)
+ * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS (entry and offset, SDM 33.2.8.8)
+ *
+ * Return: the offset of the next byte (the buffer size for a full STOP
+ * region), or -1 if the pointers are not in @b.
+ */
+s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
+{
+	u64 entry = (mask_ptrs & IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_MASK) >>
+		    IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_SHIFT;
+	u64 off = mask_ptrs >> IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT;
+	unsigned int t;
+	u64 r;
+
+	for (t = 0; t < b->nr_tables; t++) {
+		if (page_to_phys(b->tables[t]) != base)
+			continue;
+		r = (u64)t * PT_TOPA_REGIONS_PER_TABLE + entry;
+		if (entry >= PT_TOPA_REGIONS_PER_TABLE || r >= b->nr_regions)
+			return -1;
+		return b->region_off[r] + off;
+	}
+	return -1;
+}
+
+/**
+ * pt_buf_region - the region of a buffer that holds a byte
+ * @b: the buffer
+ * @pos: byte offset in @b (@b->size: the end of the last region)
+ *
+ * Return: the region's index, 0 .. @b->nr_regions - 1.
+ */
+unsigned int pt_buf_region(const struct pt_buf *b, u64 pos)
+{
+	unsigned int r;
+
+	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= pos; r++)
+		;
+	return r;
+}

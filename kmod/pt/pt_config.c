@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PT capabilities and configurations (SDM 33.3.1, 33.2.8).
+ *
+ * CPUID leaf 14H is decoded once at load through the capability table of
+ * <lwpt/pt_cpuid.h>. A configuration is checked as a predicate over a
+ * whitelist of IA32_RTIT_CTL bits before any MSR is written, then against
+ * the caller's permissions (Documentation/pt.rst).
+ */
+#include <linux/bitops.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/preempt.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/uaccess.h>
+#include <linux/user_namespace.h>
+
+#include <lwpt/pt_arch.h>
+#include <lwpt/pt_rtit.h>
+
+#include "pt_int.h"
+
+struct pt_cpuid_leaf pt_leaf;
+struct lwpt_pt_caps pt_caps;
+
+/* The ABI structs: explicit layouts, no hidden padding (pt.h). */
+static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_release, buffer) == LWPT_PT_RELEASE_SIZE_VER0);
+
+/* enum pt_cpuid_cap -> LWPT_PT_CAP_* for the flag capabilities. */
+static const u32 pt_cap_bits[PT_CPUID_CAP_NR] = {
+	[PT_CPUID_CAP_CR3_FILTER]	= LWPT_PT_CAP_CR3_FILTER,
+	[PT_CPUID_CAP_PSB_CYC]		= LWPT_PT_CAP_PSB_CYC,
+	[PT_CPUID_CAP_IP_FILTER]	= LWPT_PT_CAP_IP_FILTER,
+	[PT_CPUID_CAP_MTC]		= LWPT_PT_CAP_MTC,
+	[PT_CPUID_CAP_PTWRITE]		= LWPT_PT_CAP_PTWRITE,
+	[PT_CPUID_CAP_POWER_EVENT]	= LWPT_PT_CAP_POWER_EVENT,
+	[PT_CPUID_CAP_PSB_PMI_PRESERVE]	= LWPT_PT_CAP_PSB_PMI_PRESERVE,
+	[PT_CPUID_CAP_EVENT_TRACE]	= LWPT_PT_CAP_EVENT_TRACE,
+	[PT_CPUID_CAP_TNT_DISABLE]	= LWPT_PT_CAP_TNT_DISABLE,
+	[PT_CPUID_CAP_TOPA]		= LWPT_PT_CAP_TOPA,
+	[PT_CPUID_CAP_MENTRY]		= LWPT_PT_CAP_MENTRY,
+	[PT_CPUID_CAP_SNGLRGNOUT]	= LWPT_PT_CAP_SNGLRGNOUT,
+	[PT_CPUID_CAP_TRACE_TRANSPORT]	= LWPT_PT_CAP_TRACE_TRANSPORT,
+	[PT_CPUID_CAP_LIP]		= LWPT_PT_CAP_LIP,
+};
+
+/* --- Size-versioned structs (include/uapi/lwpt/pt.h) ------------------- */
+
+/**
+ * pt_copy_in - copy a size-versioned struct from user space
+ * @kbuf: the kernel's struct, zeroed first
+ * @ksize: its size, bytes
+ * @ver0: the first published size, bytes
+ * @ubuf: the user's struct; its first field is its __u32 size
+ * @usize: out: the user's size
+ *
+ * Return: 0; -EFAULT bad pointer; -EINVAL a size below @ver0 or above a
+ * page; -E2BIG bytes past @ksize not zero (as perf_event_open).
+ */
+int pt_copy_in(void *kbuf, size_t ksize, size_t ver0,
+	       const void __user *ubuf, u32 *usize)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, (const u32 __user *)ubuf))
+		return -EFAULT;
+	if (size < ver0 || size > PAGE_SIZE)
+		return -EINVAL;
+	memset(kbuf, 0, ksize);
+	err = copy_struct_from_user(kbuf, ksize, ubuf, size);
+	if (err)
+		return err;	/* -E2BIG or -EFAULT */
+	*usize = size;
+	return 0;
+}
+
+/**
+ * pt_copy_out - copy a size-versioned struct back to user space
+ * @ubuf: the user's struct
+ * @kbuf: the kernel's struct; its size field is set to the bytes copied
+ * @ksize: its size, bytes
+ * @usize: the user's size, bytes
+ *
+ * Copies min(@ksize, @usize) bytes.
+ *
+ * Return: 0, or -EFAULT.
+ */
+int pt_copy_out(void __user *ubuf, void *kbuf, size_t ksize, u32 usize)
+{
+	u32 n = min_t(u32, usize, ksize);
+
+	*(u32 *)kbuf = n;
+	return copy_to_user(ubuf, kbuf, n) ? -EFAULT : 0;
+}
+
+/* --- Capabilities --------------------------------------------------------- */
+
+/*
+ * Broadwell erratum BDM106: tracing with BranchEn=0 may hang; perf keeps
+ * BranchEn set there. Every processor whose PT lacks configurable PSB and
+ * CYC (14H.0:EBX[1]) is first generation, i.e. Broadwell, so that is the
+ * test (Documentation/pt.rst).
+ */
+static bool pt_bdm106(void)
+{
+	return !pt_has(LWPT_PT_CAP_PSB_CYC);
+}
+
+/**
+ * pt_caps_decode - decode CPUID leaf 14H (and 0DH for XSAVES) once
+ * @caps: the detection result (SDM 33.3.1, Tables 33-11 and 33-12)
+ *
+ * Fills pt_leaf and pt_caps through the one extractor of <lwpt/pt_cpuid.h>.
+ */
+void pt_caps_decode(const struct lwpt_caps *caps)
+{
+	struct lwpt_cpuid_regs r;
+	unsigned int i;
+	u32 range_cap;
+	u64 ram;
+
+	for (i = 0; i < PT_CPUID_SUBLEAVES; i++) {
+		pt_leaf.regs[i][PT_CPUID_EAX] = caps->pt_leaf[i].eax;
+		pt_leaf.regs[i][PT_CPUID_EBX] = caps->pt_leaf[i].ebx;
+		pt_leaf.regs[i][PT_CPUID_ECX] = caps->pt_leaf[i].ecx;
+		pt_leaf.regs[i][PT_CPUID_EDX] = caps->pt_leaf[i].edx;
+		memcpy(pt_caps.cpuid_14h[i], pt_leaf.regs[i],
+		       sizeof(pt_caps.cpuid_14h[i]));
+	}
+	/* The one extractor over the capability table (pt_cpuid.h). */
+	for (i = 0; i < PT_CPUID_CAP_NR; i++)
+		if (pt_cap_bits[i] && pt_cpuid_cap(&pt_leaf, i))
+			pt_caps.caps |= pt_cap_bits[i];
+	range_cap = pt_has(LWPT_PT_CAP_IP_FILTER) ?
+		    pt_cpuid_cap(&pt_leaf, PT_CPUID_CAP_NUM_RANGES) : 0;
+	pt_caps.nr_ranges = min_t(u32, range_cap, LWPT_PT_ADDR_RANGES);
+	pt_caps.mtc_periods = pt_has(LWPT_PT_CAP_MTC) ?
+		pt_cpuid_cap(&pt_leaf, PT_CPUID_CAP_MTC_PERIODS) : 0;
+	if (pt_has(LWPT_PT_CAP_PSB_CYC)) {
+		pt_caps.cyc_thresholds =
+			pt_cpuid_cap(&pt_leaf, PT_CPUID_CAP_CYC_THRESHOLDS);
+		pt_caps.psb_periods =
+			pt_cpuid_cap(&pt_leaf, PT_CPUID_CAP_PSB_PERIODS);
+	}
+	if (pt_bdm106())
+		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_BDM106;
+	/*
+	 * XSAVES of PT state (SDM Vol. 1 13.5.6, SDM 33.3.5.2): XSAVES and
+	 * XRSTORS (0DH.1:EAX[3]), IA32_XSS[8] (0DH.1:ECX[8]), and component 8
+	 * a supervisor component of the size lwpt saves (0DH.8).
+	 */
+	if (caps->max_leaf >= PT_CPUID_0DH) {
+		struct lwpt_cpuid_regs c8;
+
+		preempt_disable();
+		lwpt_hw_cpuid(PT_CPUID_0DH, 1, &r);
+		lwpt_hw_cpuid(PT_CPUID_0DH, PT_XSTATE_COMPONENT, &c8);
+		preempt_enable();
+		if ((r.eax & PT_CPUID_0DH_1_EAX_XSAVES) &&
+		    (r.ecx & (u32)IA32_XSS_PT) &&
+		    c8.eax == PT_XSAVE_STATE_SIZE &&
+		    (c8.ecx & PT_CPUID_0DH_N_ECX_XSS))
+			pt_caps.caps |= LWPT_PT_CAP_XSAVES;
+	}
+	/* MAXPHYADDR bounds ToPA bases (SDM 33.2.7.2, Figure 33-2). */
+	if (lwpt_cpuid_has_leaf(caps, PT_CPUID_80000008H)) {
+		preempt_disable();
+		lwpt_hw_cpuid(PT_CPUID_80000008H, 0, &r);
+		preempt_enable();
+		pt_caps.maxphyaddr = r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK;
+	}
+	pt_caps.nr_cpus = nr_cpu_ids;
+	pt_caps.max_region_size = PAGE_SIZE << PT_REGION_ORDER_MAX;
+	/* With MENTRY: half of RAM over the CPUs that may trace. */
+	ram = rounddown(((u64)totalram_pages() << PAGE_SHIFT) / 2 /
+			num_possible_cpus(), PAGE_SIZE);
+	if (pt_has(LWPT_PT_CAP_MENTRY))
+		pt_caps.max_buffer_size = max_t(u64, PAGE_SIZE, ram);
+	else
+		pt_caps.max_buffer_size = pt_caps.max_region_size;
+	pt_caps.size = sizeof(pt_caps);
+}
+
+/**
+ * pt_ioctl_get_caps - LWPT_PT_IOC_GET_CAPS
+ * @arg: struct lwpt_pt_caps in user space (size-versioned)
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size; -E2BIG.
+ */
+long pt_ioctl_get_caps(void __user *arg)
+{
+	struct lwpt_pt_caps c;
+	u32 usize;
+	int err;
+
+	err = pt_copy_in(&c, sizeof(c), LWPT_PT_CAPS_SIZE_VER0, arg, &usize);
+	if (err)
+		return err;
+	c = pt_caps;
+	return pt_copy_out(arg, &c, sizeof(c), usize);
+}
+
+/* --- Configuration: a predicate over a whitelist ------------------------ */
+
+/* LWPT_PT_CFG_* -> IA32_RTIT_CTL bit and the field named when refused. */
+static const struct {
+	u32 flag;
+	u64 ctl;
+	u32 field;
+} pt_cfg_bits[] = {
+	{ LWPT_PT_CFG_OS, IA32_RTIT_CTL_OS, LWPT_PT_FIELD_OS },
+	{ LWPT_PT_CFG_USER, IA32_RTIT_CTL_USER, LWPT_PT_FIELD_USER },
+	{ LWPT_PT_CFG_BRANCH, IA32_RTIT_CTL_BRANCHEN, LWPT_PT_FIELD_BRANCH },
+	{ LWPT_PT_CFG_TSC, IA32_RTIT_CTL_TSCEN, LWPT_PT_FIELD_FLAGS },
+	{ LWPT_PT_CFG_MTC, IA32_RTIT_CTL_MTCEN, LWPT_PT_FIELD_MTC },
+	{ LWPT_PT_CFG_CYC, IA32_RTIT_CTL_CYCEN, LWPT_PT_FIELD_CYC },
+	{ LWPT_PT_CFG_DISRETC, IA32_RTIT_CTL_DISRETC, LWPT_PT_FIELD_FLAGS },
+	{ LWPT_PT_CFG_PTW, IA32_RTIT_CTL_PTWEN, LWPT_PT_FIELD_PTW },
+	{ LWPT_PT_CFG_FUPONPTW, IA32_RTIT_CTL_FUPONPTW, LWPT_PT_FIELD_FUPONPTW },
+	{ LWPT_PT_CFG_PWREVT, IA32_RTIT_CTL_PWREVTEN, LWPT_PT_FIELD_PWREVT },
+	{ LWPT_PT_CFG_EVENT, IA32_RTIT_CTL_EVENTEN, LWPT_PT_FIELD_EVENT },
+	{ LWPT_PT_CFG_DISTNT, IA32_RTIT_CTL_DISTNT, LWPT_PT_FIELD_DISTNT },
+	{ LWPT_PT_CFG_INJECT_PSB_PMI, IA32_RTIT_CTL_INJECTPSBPMIONENABLE,
+	  LWPT_PT_FIELD_INJECT_PSB_PMI },
+	{ LWPT_PT_CFG_CR3_FILTER, IA32_RTIT_CTL_CR3FILTER,
+	  LWPT_PT_FIELD_CR3_FILTER },
+};
+
+/* Is @v canonical for 48-bit linear addresses (SDM 33.2.8.5)? */
+static bool pt_canonical(u64 v)
+{
+	return (u64)(((s64)v << 16) >> 16) == v;
+}
+
+/* Name the refused field in the answer and return @err. */
+static int pt_refuse(struct lwpt_pt_config *cfg, u32 field, int err)
+{
+	cfg->bad_field = field;
+	return err;
+}
+
+/**
+ * pt_config_check - validate a configuration, build IA32_RTIT_CTL
+ * @cfg: the request; on error bad_field names the refused field
+ * @ctlp: out: IA32_RTIT_CTL with TraceEn clear (SDM 33.2.8.2)
+ *
+ * A predicate over a whitelist of the bits CPUID lets software set; no MSR
+ * is touched (Documentation/pt.rst, "Configuration").
+ *
+ * Return: 0; -EINVAL bad value, encoding or dependency; -EOPNOTSUPP a
+ * feature the processor does not enumerate.
+ */
+int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
+{
+	u64 writable = pt_rtit_ctl_writable(&pt_leaf);
+	u64 ctl = IA32_RTIT_CTL_TOPA, bad;
+	unsigned int i;
+
+	if (cfg->reserved)
+		return pt_refuse(cfg, LWPT_PT_FIELD_RESERVED, -EINVAL);
+	if (cfg->flags & ~LWPT_PT_CFG_ALL)
+		return pt_refuse(cfg, LWPT_PT_FIELD_FLAGS, -EINVAL);
+	if (cfg->mode > LWPT_PT_MODE_CONTINUOUS)
+		return pt_refuse(cfg, LWPT_PT_FIELD_MODE, -EINVAL);
+	if (cfg->scope > LWPT_PT_SCOPE_THREAD)
+		return pt_refuse(cfg, LWPT_PT_FIELD_SCOPE, -EINVAL);
+	if (!(cfg->flags & (LWPT_PT_CFG_OS | LWPT_PT_CFG_USER)))
+		return pt_refuse(cfg, LWPT_PT_FIELD_USER, -EINVAL);
+	if (!pt_has(LWPT_PT_CAP_TOPA))
+		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
+
+	/* Each requested bit must be one the processor lets software set. */
+	for (i = 0; i < ARRAY_SIZE(pt_cfg_bits); i++) {
+		if (!(cfg->flags & pt_cfg_bits[i].flag))
+			continue;
+		if (!(writable & pt_cfg_bits[i].ctl))
+			return pt_refuse(cfg, pt_cfg_bits[i].field, -EOPNOTSUPP);
+		ctl |= pt_cfg_bits[i].ctl;
+	}
+	/* SDM 33.2.8.2: FUPonPTW only matters with PTWEn. */
+	if ((cfg->flags & LWPT_PT_CFG_FUPONPTW) && !(cfg->flags & LWPT_PT_CFG_PTW))
+		return pt_refuse(cfg, LWPT_PT_FIELD_FUPONPTW, -EINVAL);
+	if ((cfg->flags & LWPT_PT_CFG_CR3_FILTER) && cfg->pid <= 0)
+		return pt_refuse(cfg, LWPT_PT_FIELD_PID, -EINVAL);
+	if (pt_bdm106() && !(cfg->flags & LWPT_PT_CFG_BRANCH)) {
+		/* Erratum BDM106: BranchEn forced (reported in status.rtit_ctl). */
+		ctl |= IA32_RTIT_CTL_BRANCHEN;
+	}
+
+	/* Encodings: only those CPUID.(14H,1) lists (SDM 33.3.1). */
+	if (cfg->flags & LWPT_PT_CFG_MTC) {
+		if (cfg->mtc_freq > 15 || !(pt_caps.mtc_periods & BIT(cfg->mtc_freq)))
+			return pt_refuse(cfg, LWPT_PT_FIELD_MTC_FREQ, -EINVAL);
+		ctl |= (u64)cfg->mtc_freq << IA32_RTIT_CTL_MTCFREQ_SHIFT;
+	} else if (cfg->mtc_freq) {
+		return pt_refuse(cfg, LWPT_PT_FIELD_MTC_FREQ, -EINVAL);
+	}
+	if (cfg->flags & LWPT_PT_CFG_CYC) {
+		if (cfg->cyc_thresh > 15 ||
+		    !(pt_caps.cyc_thresholds & BIT(cfg->cyc_thresh)))
+			return pt_refuse(cfg, LWPT_PT_FIELD_CYC_THRESH, -EINVAL);
+		ctl |= (u64)cfg->cyc_thresh << IA32_RTIT_CTL_CYCTHRESH_SHIFT;
+	} else if (cfg->cyc_thresh) {
+		return pt_refuse(cfg, LWPT_PT_FIELD_CYC_THRESH, -EINVAL);
+	}
+	if (cfg->flags & LWPT_PT_CFG_PSBFREQ) {
+		if (!pt_has(LWPT_PT_CAP_PSB_CYC))
+			return pt_refuse(cfg, LWPT_PT_FIELD_PSB_FREQ, -EOPNOTSUPP);
+		if (cfg->psb_freq > 15 ||
+		    !(pt_caps.psb_periods & BIT(cfg->psb_freq)))
+			return pt_refuse(cfg, LWPT_PT_FIELD_PSB_FREQ, -EINVAL);
+		ctl |= (u64)cfg->psb_freq << IA32_RTIT_CTL_PSBFREQ_SHIFT;
+	} else if (cfg->psb_freq) {
+		return pt_refuse(cfg, LWPT_PT_FIELD_PSB_FREQ, -EINVAL);
+	}
+
+	/* ADDRn: only ranges CPUID enumerates (SDM 33.2.4.3, Table 33-12). */
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++) {
+		const struct lwpt_pt_addr_range *r = &cfg->addr[i];
+
+		if (r->reserved || r->cfg > LWPT_PT_ADDR_STOP)
+			return pt_refuse(cfg, LWPT_PT_FIELD_ADDR0 + i, -EINVAL);
+		if (r->cfg == LWPT_PT_ADDR_UNUSED) {
+			if (r->a || r->b)
+				return pt_refuse(cfg, LWPT_PT_FIELD_ADDR0 + i, -EINVAL);
+			continue;
+		}
+		if (i >= pt_caps.nr_ranges)
+			return pt_refuse(cfg, LWPT_PT_FIELD_ADDR0 + i, -EOPNOTSUPP);
+		if (!pt_canonical(r->a) || !pt_canonical(r->b) || r->a > r->b)
+			return pt_refuse(cfg, LWPT_PT_FIELD_ADDR0 + i, -EINVAL);
+		ctl |= (u64)r->cfg << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(i);
+	}
+
+	/* Buffer: 4K multiple; one power-of-two region without MENTRY. */
+	if (!cfg->buffer_size || !IS_ALIGNED(cfg->buffer_size, PAGE_SIZE) ||
+	    cfg->buffer_size > pt_caps.max_buffer_size)
+		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (!pt_has(LWPT_PT_CAP_MENTRY) && !is_power_of_2(cfg->buffer_size))
+		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (cfg->region_size &&
+	    (!is_power_of_2(cfg->region_size) || cfg->region_size < PAGE_SIZE))
+		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+	if (!pt_has(LWPT_PT_CAP_MENTRY) && cfg->region_size &&
+	    cfg->region_size != cfg->buffer_size)
+		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EOPNOTSUPP);
+
+	/* The last word: the value must not #GP (SDM 33.2.8.2). */
+	if (WARN_ON_ONCE(pt_rtit_ctl_check(&pt_leaf, ctl, &bad) != PT_RTIT_CTL_VALID))
+		return pt_refuse(cfg, LWPT_PT_FIELD_FLAGS, -EINVAL);
+	*ctlp = ctl;
+	return 0;
+}
+
+/*
+ * The ptrace access rule of PTRACE_MODE_ATTACH_REALCREDS (kernel/ptrace.c,
+ * whose ptrace_may_access() modules cannot call): same thread group, or the
+ * caller's real UID and GID equal the target's real, effective and saved
+ * ones and the target is dumpable, or CAP_SYS_PTRACE over the target. LSM
+ * ptrace policies (Yama) are not consulted (Documentation/pt.rst).
+ */
+static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct user_namespace *ns;
+	bool same;
+
+	if (same_thread_group(task, current))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	ns = get_user_ns(tcred->user_ns);
+	rcu_read_unlock();
+	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
+		put_user_ns(ns);
+		return false;
+	}
+	put_user_ns(ns);
+	if (get_dumpable(mm) != SUID_DUMP_USER &&
+	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+		return false;
+	return true;
+}
+
+/**
+ * pt_config_permit - may the calling process make this capture
+ * @cfg: a configuration pt_config_check() accepted; bad_field set on error
+ * @cr3: out: CR3_MATCH for LWPT_PT_CFG_CR3_FILTER, else 0
+ * @target: out: per-thread scope: the target (a reference the caller
+ *	puts with put_task_struct()), else NULL
+ *
+ * Documentation/pt.rst: system-wide or kernel tracing needs CAP_PERFMON
+ * (or CAP_SYS_ADMIN); a target process needs the ptrace attach rule. CR3
+ * filtering and per-thread scope are exclusive (the threads are the filter;
+ * an exec would change the CR3 to match).
+ *
+ * Return: 0; -EPERM not allowed; -EINVAL a pid where none is used, none
+ * where one is needed, a kernel thread, or CR3Filter with thread scope;
+ * -ESRCH no such process in the caller's pid namespace.
+ */
+int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
+		     struct task_struct **target)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+	int err = 0;
+
+	*cr3 = 0;
+	*target = NULL;
+	if ((cfg->flags & LWPT_PT_CFG_OS) && !perfmon_capable()) {
+		cfg->bad_field = LWPT_PT_FIELD_OS;
+		return -EPERM;
+	}
+	if (cfg->scope == LWPT_PT_SCOPE_CPU && !perfmon_capable()) {
+		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
+		return -EPERM;
+	}
+	if (cfg->scope != LWPT_PT_SCOPE_THREAD &&
+	    !(cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
+		if (cfg->pid) {
+			cfg->bad_field = LWPT_PT_FIELD_PID;
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (cfg->scope == LWPT_PT_SCOPE_THREAD &&
+	    (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
+		cfg->bad_field = LWPT_PT_FIELD_CR3_FILTER;
+		return -EINVAL;
+	}
+	cfg->bad_field = LWPT_PT_FIELD_PID;
+	if (cfg->pid <= 0)
+		return -EINVAL;
+	pid = find_get_pid(cfg->pid);
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	if (!mm) {
+		err = -EINVAL;	/* a kernel thread: no user CR3, no threads */
+		goto out_put_task;
+	}
+	if (!pt_may_trace(task, mm)) {
+		err = -EPERM;
+		goto out_mmput;
+	}
+	if (cfg->scope == LWPT_PT_SCOPE_THREAD) {
+		get_task_struct(task);
+		*target = task;
+		goto out_mmput;
+	}
+	/*
+	 * SDM 33.2.4.2: CR3_MATCH[63:5] is compared with CR3. Under page-table
+	 * isolation user mode runs on the user copy, one page above the
+	 * kernel's PGD (PTI_USER_PGTABLE_BIT); filtering user mode only then
+	 * matches that. PCID bits are not predictable (Documentation/pt.rst).
+	 */
+	*cr3 = __pa(mm->pgd) & IA32_RTIT_CR3_MATCH_CMP_MASK;
+#ifdef CONFIG_PAGE_TABLE_ISOLATION
+	if (boot_cpu_has(X86_FEATURE_PTI) && !(cfg->flags & LWPT_PT_CFG_OS))
+		*cr3 |= BIT(PAGE_SHIFT);
+#endif
+out_mmput:
+	mmput(mm);
+out_put_task:
+	put_task_struct(task);
+	if (!err)
+		cfg->bad_field = LWPT_PT_FIELD_NONE;
+	return err;
+}

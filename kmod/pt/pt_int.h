@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals of the PT subsystem, shared by its files (one per spec concept):
+ *   pt_config.c  capabilities (SDM 33.3.1), validation and permissions of a
+ *                configuration (SDM 33.2.8), the size-versioned ABI structs
+ *   pt_buf.c     ToPA output buffers (SDM 33.2.7.2)
+ *   pt_thread.c  per-thread capture: RTIT state switched at context switch
+ *                (SDM 33.3.5), threads joining and leaving
+ *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
+ *                CPU hotplug and suspend
+ *
+ * Lock order: pt_lock (mutex, control path) -> cpus_read_lock() ->
+ * pt_thread_lock (raw spinlock, IRQs off; also taken by the sched_switch,
+ * fork, exec and exit probes under the runqueue lock) -> pt_thread.lock.
+ * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
+ */
+#ifndef LWPT_KMOD_PT_PT_INT_H
+#define LWPT_KMOD_PT_PT_INT_H
+
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <uapi/lwpt/pt.h>
+#include <lwpt/pt_cpuid.h>
+#include <lwpt/pt_topa.h>
+
+#include "pt.h"
+
+/* Region entries per ToPA table page; the last entry is the END entry. */
+#define PT_TOPA_REGIONS_PER_TABLE	(PAGE_SIZE / TOPA_ENTRY_BYTES - 1)
+/* Largest region: one buddy block (naturally aligned, SDM 33.2.7.2 2b). */
+#define PT_REGION_ORDER_MAX		min_t(unsigned int, MAX_ORDER - 1, \
+					      TOPA_SIZE_MAX + 12 - PAGE_SHIFT)
+
+/**
+ * struct pt_buf - one trace buffer (a CPU's or a thread's): regions, tables
+ * @size: bytes, the sum of the regions
+ * @nr_regions: output regions
+ * @region_order: page order of each region (region i has 4K << order bytes)
+ * @region_off: byte offset of each region within the buffer
+ * @nr_pages: @size / PAGE_SIZE
+ * @pages: every page of the buffer in buffer order (split, for mmap)
+ * @nr_tables: ToPA table pages
+ * @tables: the table pages; table t holds regions t * 511 ... and an END
+ */
+struct pt_buf {
+	u64 size;
+	unsigned int nr_regions;
+	u8 *region_order;
+	u64 *region_off;
+	unsigned long nr_pages;
+	struct page **pages;
+	unsigned int nr_tables;
+	struct page **tables;
+};
+
+/* The capabilities, decoded once at load (pt_config.c). */
+extern struct pt_cpuid_leaf pt_leaf;
+extern struct lwpt_pt_caps pt_caps;
+
+static inline bool pt_has(u32 cap)
+{
+	return pt_caps.caps & cap;
+}
+
+/**
+ * struct pt_rtit_state - the RTIT MSRs that differ between traces
+ * @ctl: IA32_RTIT_CTL (TraceEn included)
+ * @status: IA32_RTIT_STATUS
+ * @output_base: IA32_RTIT_OUTPUT_BASE
+ * @output_mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS
+ *
+ * CR3_MATCH and ADDRn are the session's and the same for every trace.
+ */
+struct pt_rtit_state {
+	u64 ctl;
+	u64 status;
+	u64 output_base;
+	u64 output_mask_ptrs;
+};
+
+/**
+ * struct pt_trace - one buffer and what the processor wrote into it
+ * @buf: the buffer
+ * @configured: @buf is allocated
+ * @tracing: TraceEn is set (per CPU), or set while the thread runs
+ * @busy: TraceEn was found set by another owner
+ * @stalled: continuous mode: stopped at a PMI for want of room
+ * @ctl: IA32_RTIT_CTL with TraceEn=0, as programmed
+ * @rtit_status: IA32_RTIT_STATUS as last read
+ * @pos: buffer offset of the next byte, as last read
+ * @head: bytes written since START
+ * @tail: bytes the reader released (continuous mode)
+ * @lost: output losses (stalls, STOP reached, operational errors, offline)
+ * @pmis: ToPA PMIs handled
+ * @err: error of the last IPI operation
+ */
+struct pt_trace {
+	struct pt_buf buf;
+	bool configured;
+	bool tracing;
+	bool busy;
+	bool stalled;
+	u64 ctl;
+	u64 rtit_status;
+	u64 pos;
+	u64 head;
+	u64 tail;
+	u64 lost;
+	u64 pmis;
+	int err;
+};
+
+struct pt_thread;
+
+/**
+ * struct pt_cpu - PT state of one CPU
+ * @tr: its buffer (per-CPU scope)
+ * @in_update: the RTIT MSRs are being changed here (the PMI only acks)
+ * @pmi_seen: a PMI came during @in_update (a region filled)
+ * @offline: per-CPU scope: went offline (or to suspend) during the capture
+ * @was_tracing: @tr.tracing when it went offline
+ * @saved: its RTIT state while offline or suspended
+ * @cur: per-thread scope: the thread whose state is loaded here, or NULL
+ * @suspended: per-thread scope: @cur unloaded by suspend, for resume
+ */
+struct pt_cpu {
+	struct pt_trace tr;
+	bool in_update;
+	bool pmi_seen;
+	bool offline;
+	bool was_tracing;
+	struct pt_rtit_state saved;
+	struct pt_thread *cur;
+	struct pt_thread *suspended;
+};
+
+/**
+ * struct pt_session - the configured capture
+ * @owner: the file that configured it; NULL when none
+ * @cfg: the accepted configuration
+ * @ctl: IA32_RTIT_CTL with TraceEn=0
+ * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
+ * @started: between START and STOP; changed with cpus_read_lock() held
+ * @privileged: the configuring process had CAP_SYS_PTRACE or CAP_PERFMON
+ *	(may follow an exec into a program it could not trace otherwise)
+ */
+struct pt_session {
+	struct file *owner;
+	struct lwpt_pt_config cfg;
+	u64 ctl;
+	u64 cr3;
+	bool started;
+	bool privileged;
+};
+
+extern struct mutex pt_lock;
+extern struct pt_session pt_sess;
+DECLARE_PER_CPU(struct pt_cpu, pt_cpus);
+
+/* pt_config.c */
+int pt_copy_in(void *kbuf, size_t ksize, size_t ver0, const void __user *ubuf,
+	       u32 *usize);
+int pt_copy_out(void __user *ubuf, void *kbuf, size_t ksize, u32 usize);
+void pt_caps_decode(const struct lwpt_caps *caps);
+long pt_ioctl_get_caps(void __user *arg);
+int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp);
+int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
+		     struct task_struct **target);
+
+/* pt_buf.c */
+int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node);
+void pt_buf_free(struct pt_buf *b);
+void pt_buf_write_topa(struct pt_buf *b, u32 mode);
+s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs);
+unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
+
+/* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
+void pt_trace_account(struct pt_trace *tr, u64 base, u64 mask_ptrs,
+		      u64 status, bool pmi);
+void pt_trace_pause(struct pt_trace *tr, bool pmi);
+void pt_trace_resume(struct pt_trace *tr);
+bool pt_trace_room(const struct pt_trace *tr);
+void pt_trace_reset(struct pt_trace *tr);
+int pt_rtit_write_filters(void);
+int pt_rtit_save(struct pt_rtit_state *s);
+int pt_rtit_restore(const struct pt_rtit_state *s);
+void pt_trace_status(const struct pt_trace *tr, struct lwpt_pt_status *st);
+
+/* pt_thread.c */
+int pt_thread_sess_init(struct task_struct *target);
+void pt_thread_sess_free(void);
+int pt_thread_start(void);
+void pt_thread_stop(void);
+struct pt_trace *pt_thread_cur_trace(struct pt_cpu *pc);
+int pt_thread_status(u32 index, struct lwpt_pt_status *st);
+int pt_thread_release(u32 index, u64 tail);
+struct pt_buf *pt_thread_buf(u32 index);
+void pt_thread_cpu_down(struct pt_cpu *pc);
+void pt_thread_suspend(struct pt_cpu *pc);
+void pt_thread_resume(struct pt_cpu *pc);
+
+#endif /* LWPT_KMOD_PT_PT_INT_H */

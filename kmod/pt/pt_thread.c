@@ -1,0 +1,1006 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread PT capture (LWPT_PT_SCOPE_THREAD): every thread of the target
+ * process has its own ToPA buffer and its own RTIT state, switched at
+ * context switch (SDM 33.3.5):
+ *
+ *   sched-out  save: XSAVES of component 8 (SDM 33.3.5.2; it saves
+ *              IA32_RTIT_CTL, clears TraceEn, then saves the rest), or
+ *              RDMSR CTL, WRMSR CTL without TraceEn, RDMSR the output MSRs
+ *              and STATUS (SDM 33.3.5.1);
+ *   sched-in   restore with TraceEn=0 in the MSR: XRSTORS, or WRMSR of the
+ *              output MSRs, STATUS and filters, IA32_RTIT_CTL last, which
+ *              sets TraceEn (SDM 33.3.5.1, 33.2.8.1).
+ *
+ * XSAVES is used where CPUID.(EAX=0DH,ECX=1):EAX[3] and ECX[8] say so
+ * (LWPT_PT_CAP_XSAVES). IA32_XSS[8] is set only around our own XSAVES or
+ * XRSTORS and the previous value written back at once, with interrupts
+ * off: the kernel's own XSAVES (its XCOMP_BV and buffer sizes follow its
+ * IA32_XSS) and KVM (which switches IA32_XSS for guests) never see bit 8.
+ *
+ * The target is another process, so preempt notifiers (registered by the
+ * task itself) do not fit: the kernel tracepoints sched_switch,
+ * sched_process_fork (new threads of the group join), sched_process_exec
+ * and sched_process_exit carry the work. Probes run with preemption off,
+ * sched_switch with the runqueue lock held and interrupts off: they never
+ * sleep nor print; a thread that joins takes a preallocated buffer (a
+ * spare) and a work item allocates the next; without a spare the thread is
+ * not traced and counted (status threads_lost).
+ *
+ * Threads are never freed before the session: the trace of an exited
+ * thread stays readable until release. A thread is found by its task
+ * pointer only while it lives (the exit probe drops the pointer before the
+ * task can be freed and its address reused); tasks are never dereferenced
+ * through it. The session holds a reference to the target task, which
+ * keeps its signal_struct, the identity of the thread group, allocated.
+ */
+#include <linux/cpu.h>
+#include <linux/hashtable.h>
+#include <linux/highmem.h>
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/pid.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+
+#include <lwpt/pt_rtit.h>
+
+#include "../x86_cpuid.h"
+#include "pt_int.h"
+
+/* Buffers kept ready for threads that join (sched_process_fork). */
+#define PT_THREAD_SPARES	8
+/* At most this many threads get a buffer (the rest count as lost). */
+#define PT_THREAD_MAX		4096
+/* The XSAVES area: legacy region, header, component 8 (compacted). */
+#define PT_XSAVES_PT_OFFSET	(X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE)
+#define PT_XSAVES_AREA_SIZE	1024	/* power of two: kmalloc aligns it */
+#define PT_XCOMP_BV_COMPACTED	BIT_ULL(63)
+
+static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
+
+/**
+ * struct pt_thread - one traced thread
+ * @tr: its buffer and accounting
+ * @node: in pt_threads, in buffer-number order
+ * @hnode: in pt_thread_hash while @task lives
+ * @task: the thread, for lookups only (never dereferenced); NULL after
+ *	exit or detach
+ * @pid: its pid (a reference), for the status tid
+ * @tgid: its thread group's pid (a reference)
+ * @index: buffer number
+ * @cpu: CPU where its state is loaded, -1 if none
+ * @last_cpu: CPU it last ran on, -1 if never
+ * @exited: it exited (the trace stays)
+ * @execed: it called execve()
+ * @detached: it exec'ed a program the caller may not trace: not traced
+ * @saved: its RTIT state while not loaded
+ * @xsave: XSAVES area (LWPT_PT_CAP_XSAVES), 64-byte aligned
+ *
+ * @tr, @task, @cpu and @saved change under pt_thread_lock; while the
+ * thread is loaded on a CPU, @tr also changes in that CPU's PMI.
+ */
+struct pt_thread {
+	struct pt_trace tr;
+	struct list_head node;
+	struct hlist_node hnode;
+	struct task_struct *task;
+	struct pid *pid;
+	struct pid *tgid;
+	u32 index;
+	int cpu;
+	int last_cpu;
+	bool exited;
+	bool execed;
+	bool detached;
+	struct pt_rtit_state saved;
+	u8 *xsave;
+};
+
+static DEFINE_RAW_SPINLOCK(pt_thread_lock);
+static DEFINE_HASHTABLE(pt_thread_hash, 7);
+static LIST_HEAD(pt_threads);		/* joined, in index order (RCU list) */
+static LIST_HEAD(pt_spares);		/* allocated, not joined yet */
+static unsigned int pt_nr_threads;
+static unsigned int pt_nr_spares;
+static u32 pt_threads_lost;
+/* The traced thread group (identity only); NULL without a session. */
+static struct signal_struct *pt_signal;
+static struct task_struct *pt_target;	/* reference: keeps pt_signal */
+static bool pt_use_xsaves;
+static bool pt_probes_on;
+
+static struct tracepoint *pt_tp_switch;
+static struct tracepoint *pt_tp_fork;
+static struct tracepoint *pt_tp_exec;
+static struct tracepoint *pt_tp_exit;
+
+static void pt_thread_refill(struct work_struct *work);
+static DECLARE_WORK(pt_refill_work, pt_thread_refill);
+
+/* --- Objects -------------------------------------------------------------- */
+
+static void pt_thread_free(struct pt_thread *th)
+{
+	put_pid(th->pid);
+	put_pid(th->tgid);
+	pt_buf_free(&th->tr.buf);
+	kfree(th->xsave);
+	kfree(th);
+}
+
+/* A thread object with its zeroed buffer; may sleep. */
+static struct pt_thread *pt_thread_alloc(void)
+{
+	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL);
+
+	if (!th)
+		return NULL;
+	if (pt_use_xsaves) {
+		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL);
+		if (!th->xsave)
+			goto err_free;
+	}
+	if (pt_buf_alloc(&th->tr.buf, pt_sess.cfg.buffer_size,
+			 pt_sess.cfg.region_size, NUMA_NO_NODE))
+		goto err_free;
+	pt_buf_write_topa(&th->tr.buf, pt_sess.cfg.mode);
+	th->tr.ctl = pt_sess.ctl;
+	th->tr.configured = true;
+	th->cpu = -1;
+	th->last_cpu = -1;
+	return th;
+
+err_free:
+	pt_thread_free(th);
+	return NULL;
+}
+
+/* The initial RTIT state of a trace: its first table, offset 0 (START). */
+static void pt_thread_init_state(struct pt_thread *th)
+{
+	pt_trace_reset(&th->tr);
+	th->saved.ctl = th->tr.ctl;
+	th->saved.status = 0;
+	th->saved.output_base = page_to_phys(th->tr.buf.tables[0]);
+	th->saved.output_mask_ptrs = IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
+}
+
+/*
+ * May one more buffer be allocated? At most PT_THREAD_MAX threads and, in
+ * all, what a per-CPU capture may take (caps.max_buffer_size per possible
+ * CPU: half of RAM), so that a process creating threads cannot exhaust
+ * memory through the capture. pt_thread_lock held.
+ */
+static bool pt_thread_may_grow(void)
+{
+	u64 n = pt_nr_threads + pt_nr_spares;
+
+	return n < PT_THREAD_MAX &&
+	       (n + 1) * pt_sess.cfg.buffer_size <=
+	       pt_caps.max_buffer_size * num_possible_cpus();
+}
+
+/* Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations). */
+static void pt_thread_refill(struct work_struct *work)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	bool more = true;
+
+	while (more) {
+		raw_spin_lock_irqsave(&pt_thread_lock, flags);
+		more = pt_signal && pt_nr_spares < PT_THREAD_SPARES &&
+		       pt_thread_may_grow();
+		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+		if (!more)
+			break;
+		th = pt_thread_alloc();
+		if (!th)
+			break;	/* the next join counts a lost thread */
+		raw_spin_lock_irqsave(&pt_thread_lock, flags);
+		if (pt_signal) {
+			list_add_tail(&th->node, &pt_spares);
+			pt_nr_spares++;
+			th = NULL;
+		}
+		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+		if (th) {
+			pt_thread_free(th);
+			break;
+		}
+	}
+}
+
+/* The live thread of @task; pt_thread_lock held. */
+static struct pt_thread *pt_thread_find(struct task_struct *task)
+{
+	struct pt_thread *th;
+
+	hash_for_each_possible(pt_thread_hash, th, hnode, (unsigned long)task)
+		if (th->task == task)
+			return th;
+	return NULL;
+}
+
+/* Buffer number @index; pt_thread_lock held. */
+static struct pt_thread *pt_thread_by_index(u32 index)
+{
+	struct pt_thread *th;
+
+	list_for_each_entry(th, &pt_threads, node)
+		if (th->index == index)
+			return th;
+	return NULL;
+}
+
+/* @task joins with a spare buffer, or is counted lost; pt_thread_lock held. */
+static void pt_thread_attach(struct task_struct *task)
+{
+	struct pt_thread *th;
+
+	if (pt_thread_find(task))
+		return;
+	th = list_first_entry_or_null(&pt_spares, struct pt_thread, node);
+	if (!th) {
+		pt_threads_lost++;
+		return;
+	}
+	list_del(&th->node);
+	pt_nr_spares--;
+	th->task = task;
+	th->pid = get_task_pid(task, PIDTYPE_PID);
+	th->tgid = get_task_pid(task, PIDTYPE_TGID);
+	th->index = pt_nr_threads++;
+	pt_thread_init_state(th);
+	th->tr.tracing = pt_sess.started;
+	hash_add(pt_thread_hash, &th->hnode, (unsigned long)task);
+	/* Pairs with the lockless walks (list_for_each_entry_rcu) of START. */
+	list_add_tail_rcu(&th->node, &pt_threads);
+}
+
+/* The thread is gone or may no longer be traced; pt_thread_lock held. */
+static void pt_thread_forget(struct pt_thread *th)
+{
+	hash_del(&th->hnode);
+	th->task = NULL;
+	th->tr.tracing = false;
+	th->tr.stalled = false;
+}
+
+/* --- The RTIT state of a thread on the current CPU (SDM 33.3.5) ---------- */
+
+/* XSAVES (or XRSTORS) with IA32_XSS[8] set only around it. */
+static int pt_thread_xs(struct pt_thread *th, bool save)
+{
+	u64 xss;
+	int err;
+
+	if (lwpt_hw_rdmsr(IA32_XSS, &xss) ||
+	    lwpt_hw_wrmsr(IA32_XSS, xss | IA32_XSS_PT))
+		return -EIO;
+	err = save ? lwpt_hw_xsaves(th->xsave, IA32_XSS_PT) :
+		     lwpt_hw_xrstors(th->xsave, IA32_XSS_PT);
+	if (lwpt_hw_wrmsr(IA32_XSS, xss))
+		err = -EIO;
+	return err;
+}
+
+/* SDM 33.3.5.2: XSAVES of component 8, then the values for accounting. */
+static int pt_thread_xsaves(struct pt_thread *th, struct pt_rtit_state *s)
+{
+	const struct pt_xsave_state *x =
+		(const struct pt_xsave_state *)(th->xsave + PT_XSAVES_PT_OFFSET);
+	const u64 *hdr = (const u64 *)(th->xsave + X86_XSAVE_HDR_OFFSET);
+	int err = pt_thread_xs(th, true);
+
+	if (err)
+		return err;
+	/* XSTATE_BV[8] = 0: the initial configuration, every MSR 0. */
+	if (!(hdr[0] & IA32_XSS_PT)) {
+		memset(s, 0, sizeof(*s));
+		return 0;
+	}
+	s->ctl = x->rtit_ctl;
+	s->status = x->rtit_status;
+	s->output_base = x->rtit_output_base;
+	s->output_mask_ptrs = x->rtit_output_mask_ptrs;
+	return 0;
+}
+
+/*
+ * SDM 33.3.5.2: XRSTORS of component 8 in the compacted format (SDM Vol. 1
+ * 13.12: XCOMP_BV[63] and [8], XSTATE_BV[8], the rest of the header 0).
+ * ADDR2/3 are not in the component: written first, with TraceEn=0.
+ */
+static int pt_thread_xrstors(struct pt_thread *th, const struct pt_rtit_state *s)
+{
+	struct pt_xsave_state *x =
+		(struct pt_xsave_state *)(th->xsave + PT_XSAVES_PT_OFFSET);
+	u64 *hdr = (u64 *)(th->xsave + X86_XSAVE_HDR_OFFSET);
+	const struct lwpt_pt_addr_range *a = pt_sess.cfg.addr;
+	unsigned int n;
+
+	for (n = 2; n < pt_caps.nr_ranges; n++) {
+		if (a[n].cfg == LWPT_PT_ADDR_UNUSED)
+			continue;
+		if (lwpt_hw_wrmsr(IA32_RTIT_ADDRn_A(n), a[n].a) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_ADDRn_B(n), a[n].b))
+			return -EIO;
+	}
+	memset(hdr, 0, X86_XSAVE_HDR_SIZE);
+	hdr[0] = IA32_XSS_PT;
+	hdr[1] = PT_XCOMP_BV_COMPACTED | IA32_XSS_PT;
+	x->rtit_ctl = s->ctl;
+	x->rtit_output_base = s->output_base;
+	x->rtit_output_mask_ptrs = s->output_mask_ptrs;
+	x->rtit_status = s->status;
+	x->rtit_cr3_match = 0;		/* no CR3 filter per thread */
+	x->rtit_addr0_a = a[0].cfg ? a[0].a : 0;
+	x->rtit_addr0_b = a[0].cfg ? a[0].b : 0;
+	x->rtit_addr1_a = a[1].cfg ? a[1].a : 0;
+	x->rtit_addr1_b = a[1].cfg ? a[1].b : 0;
+	return pt_thread_xs(th, false);
+}
+
+static void pt_thread_update_begin(struct pt_cpu *pc)
+{
+	WRITE_ONCE(pc->in_update, true);
+	barrier();	/* in_update before any MSR access; the PMI reads it */
+}
+
+static void pt_thread_update_end(struct pt_cpu *pc)
+{
+	barrier();	/* every MSR access before in_update is cleared */
+	WRITE_ONCE(pc->in_update, false);
+}
+
+/*
+ * Sched-in: load @th's state on this CPU and set TraceEn (the MSR holds
+ * TraceEn=0 here: nothing of ours is loaded). pt_thread_lock held, IRQs off.
+ */
+static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
+{
+	struct pt_rtit_state s;
+	u64 ctl = 0;
+	int err;
+
+	if (th->tr.err || !th->task)
+		return;
+	/* Continuous mode: the reader may have made room since the stall. */
+	if (th->tr.stalled && pt_trace_room(&th->tr)) {
+		th->tr.stalled = false;
+		th->tr.tracing = true;
+	}
+	if (!th->tr.tracing)
+		return;
+	pt_thread_update_begin(pc);
+	/* Someone else's trace (perf, a debugger): never take over. */
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) || (ctl & IA32_RTIT_CTL_TRACEEN)) {
+		th->tr.busy = true;
+		goto out;
+	}
+	s = th->saved;
+	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
+	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) : pt_rtit_restore(&s);
+	if (err == -EOPNOTSUPP && pt_use_xsaves) {
+		/*
+		 * CPUID has XSAVES but the kernel runs without it (noxsaves):
+		 * nothing was loaded; use RDMSR/WRMSR from now on (every probe
+		 * holds pt_thread_lock, so no save is half done).
+		 */
+		pt_use_xsaves = false;
+		err = pt_rtit_restore(&s);
+	}
+	if (err) {
+		/* A failed restore leaves TraceEn=0 (CTL is written last). */
+		th->tr.err = -EIO;
+		th->tr.tracing = false;
+		goto out;
+	}
+	pc->cur = th;
+	th->cpu = smp_processor_id();
+	th->last_cpu = th->cpu;
+out:
+	pt_thread_update_end(pc);
+}
+
+/* Sched-out: save the loaded thread's state, TraceEn=0 after it. */
+static void pt_thread_unload(struct pt_cpu *pc)
+{
+	struct pt_thread *th = pc->cur;
+	int err;
+
+	pt_thread_update_begin(pc);
+	err = pt_use_xsaves ? pt_thread_xsaves(th, &th->saved) :
+			      pt_rtit_save(&th->saved);
+	if (err) {
+		th->tr.err = -EIO;
+		th->tr.tracing = false;
+		/* TraceEn must not survive the thread: clear it by WRMSR. */
+		lwpt_hw_wrmsr(IA32_RTIT_CTL, th->tr.ctl);
+	} else {
+		pt_trace_account(&th->tr, th->saved.output_base,
+				 th->saved.output_mask_ptrs, th->saved.status,
+				 pc->pmi_seen);
+		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
+					IA32_RTIT_STATUS_STOPPED))
+			th->tr.tracing = false;
+	}
+	pc->pmi_seen = false;
+	pc->cur = NULL;
+	th->cpu = -1;
+	pt_thread_update_end(pc);
+}
+
+/* --- Probes (no sleeping, no printing) ------------------------------------ */
+
+static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct signal_struct *sig = READ_ONCE(pt_signal);
+	struct pt_thread *th;
+
+	if (!sig || (!pc->cur && next->signal != sig))
+		return;
+	raw_spin_lock(&pt_thread_lock);
+	if (pc->cur)
+		pt_thread_unload(pc);
+	if (pt_sess.started && next->signal == pt_signal) {
+		th = pt_thread_find(next);
+		if (th)
+			pt_thread_load(pc, th);
+	}
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/* A new thread of the group joins before it first runs. */
+static void pt_probe_fork(void *data, struct task_struct *parent,
+			  struct task_struct *child)
+{
+	struct signal_struct *sig = READ_ONCE(pt_signal);
+	unsigned long flags;
+
+	if (!sig || child->signal != sig)
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	if (pt_signal == sig)
+		pt_thread_attach(child);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	schedule_work(&pt_refill_work);
+}
+
+/*
+ * execve() succeeded (current is @p). Tracing goes on into the new program
+ * unless the caller could not trace it: an unprivileged caller does not
+ * follow into a set-user-ID or otherwise non-dumpable program.
+ */
+static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	struct pt_cpu *pc;
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (!READ_ONCE(pt_signal) || p->signal != READ_ONCE(pt_signal))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	pc = this_cpu_ptr(&pt_cpus);
+	th = pt_thread_find(p);
+	if (!th)
+		goto out;
+	th->execed = true;
+	/* A non-leader took over the leader's pid (de_thread()). */
+	put_pid(th->pid);
+	th->pid = get_task_pid(p, PIDTYPE_PID);
+	if (!pt_sess.privileged && (!p->mm || get_dumpable(p->mm) != SUID_DUMP_USER)) {
+		if (pc->cur == th)
+			pt_thread_unload(pc);
+		th->detached = true;
+		pt_thread_forget(th);
+	}
+out:
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+}
+
+/* The thread exits (current is @p): unload, forget its task pointer. */
+static void pt_probe_exit(void *data, struct task_struct *p)
+{
+	struct pt_cpu *pc;
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (!READ_ONCE(pt_signal) || p->signal != READ_ONCE(pt_signal))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	pc = this_cpu_ptr(&pt_cpus);
+	th = pt_thread_find(p);
+	if (th) {
+		if (pc->cur == th)
+			pt_thread_unload(pc);
+		th->exited = true;
+		pt_thread_forget(th);
+	}
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+}
+
+static void pt_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		pt_tp_switch = tp;
+	else if (!strcmp(tp->name, "sched_process_fork"))
+		pt_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		pt_tp_exec = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		pt_tp_exit = tp;
+}
+
+static void pt_probes_unregister(void)
+{
+	if (!pt_probes_on)
+		return;
+	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
+	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
+	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
+	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
+	/* No probe runs or will run after this. */
+	tracepoint_synchronize_unregister();
+	pt_probes_on = false;
+}
+
+static int pt_probes_register(void)
+{
+	int err;
+
+	if (!pt_tp_switch)
+		for_each_kernel_tracepoint(pt_tp_lookup, NULL);
+	if (!pt_tp_switch || !pt_tp_fork || !pt_tp_exec || !pt_tp_exit)
+		return -ENODEV;
+	err = tracepoint_probe_register(pt_tp_switch, pt_probe_switch, NULL);
+	if (err)
+		return err;
+	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
+	if (err)
+		goto err_switch;
+	err = tracepoint_probe_register(pt_tp_exec, pt_probe_exec, NULL);
+	if (err)
+		goto err_fork;
+	err = tracepoint_probe_register(pt_tp_exit, pt_probe_exit, NULL);
+	if (err)
+		goto err_exec;
+	pt_probes_on = true;
+	return 0;
+
+err_exec:
+	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
+err_fork:
+	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
+err_switch:
+	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/* --- The session ---------------------------------------------------------- */
+
+/**
+ * pt_thread_sess_init - set up a per-thread capture of @target's process
+ * @target: a thread of the process (the caller keeps its own reference)
+ *
+ * pt_lock held, pt_sess filled. Allocates a buffer for every thread and
+ * PT_THREAD_SPARES spares (sleeping), registers the probes, then attaches
+ * the existing threads; a thread created meanwhile joins through the fork
+ * probe. Nothing is traced before START.
+ *
+ * Return: 0; -ENOMEM; -ENODEV the scheduler tracepoints are missing;
+ * -ESRCH the process exited.
+ */
+int pt_thread_sess_init(struct task_struct *target)
+{
+	struct pt_thread *th, *tmp;
+	struct task_struct *t;
+	unsigned long flags;
+	unsigned int i, n;
+	int err;
+
+	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
+	n = get_nr_threads(target) + PT_THREAD_SPARES;
+	for (i = 0; i < n && pt_thread_may_grow(); i++) {
+		th = pt_thread_alloc();
+		if (!th) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		list_add_tail(&th->node, &pt_spares);
+		pt_nr_spares++;
+	}
+	err = pt_probes_register();
+	if (err)
+		goto err_free;
+	get_task_struct(target);
+	pt_target = target;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	WRITE_ONCE(pt_signal, target->signal);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+
+	/*
+	 * A thread past PF_EXITING is not attached: its exit probe may have
+	 * run. The lock orders the test against that probe.
+	 */
+	rcu_read_lock();
+	for_each_thread(target, t) {
+		raw_spin_lock_irqsave(&pt_thread_lock, flags);
+		if (!(t->flags & PF_EXITING))
+			pt_thread_attach(t);
+		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	}
+	rcu_read_unlock();
+	if (!pt_nr_threads) {
+		pt_thread_sess_free();
+		return -ESRCH;
+	}
+	return 0;
+
+err_free:
+	list_for_each_entry_safe(th, tmp, &pt_spares, node)
+		pt_thread_free(th);
+	INIT_LIST_HEAD(&pt_spares);
+	pt_nr_spares = 0;
+	return err;
+}
+
+/**
+ * pt_thread_sess_free - stop and free a per-thread capture
+ *
+ * pt_lock held. Stops tracing (TraceEn=0 on every CPU), removes the probes
+ * and waits for running ones, then frees every thread's buffer.
+ */
+void pt_thread_sess_free(void)
+{
+	struct pt_thread *th, *tmp;
+	unsigned long flags;
+
+	pt_thread_stop();
+	pt_probes_unregister();
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	WRITE_ONCE(pt_signal, NULL);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	cancel_work_sync(&pt_refill_work);
+	list_for_each_entry_safe(th, tmp, &pt_threads, node)
+		pt_thread_free(th);
+	list_for_each_entry_safe(th, tmp, &pt_spares, node)
+		pt_thread_free(th);
+	INIT_LIST_HEAD(&pt_threads);
+	INIT_LIST_HEAD(&pt_spares);
+	hash_init(pt_thread_hash);
+	pt_nr_threads = 0;
+	pt_nr_spares = 0;
+	pt_threads_lost = 0;
+	if (pt_target)
+		put_task_struct(pt_target);
+	pt_target = NULL;
+}
+
+/* IPI: TraceEn must be clear here; then load the thread running now. */
+static void pt_thread_start_cpu(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_thread *th;
+	u64 ctl = 0;
+
+	pc->tr.err = 0;
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
+		pc->tr.err = -EIO;
+		return;
+	}
+	if (ctl & IA32_RTIT_CTL_TRACEEN) {
+		pc->tr.busy = true;
+		pc->tr.err = -EBUSY;
+		return;
+	}
+	if (!arg)
+		return;
+	raw_spin_lock(&pt_thread_lock);
+	if (!pc->cur && current->signal == pt_signal) {
+		th = pt_thread_find(current);
+		if (th)
+			pt_thread_load(pc, th);
+	}
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/* IPI: unload whatever thread is loaded here. */
+static void pt_thread_stop_cpu(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+
+	raw_spin_lock(&pt_thread_lock);
+	if (pc->cur)
+		pt_thread_unload(pc);
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/**
+ * pt_thread_start - START of a per-thread capture
+ *
+ * pt_lock held. Refuses if TraceEn is set on any online CPU (someone
+ * else's trace), zeroes buffers an earlier START wrote, then lets the
+ * probes trace and loads the traced threads running now.
+ *
+ * Return: 0, -EBUSY, or -EIO.
+ */
+int pt_thread_start(void)
+{
+	struct pt_thread *th;
+	unsigned long flags, i;
+	int cpu, err = 0;
+
+	cpus_read_lock();
+	on_each_cpu(pt_thread_start_cpu, NULL, 1);
+	for_each_online_cpu(cpu) {
+		err = per_cpu_ptr(&pt_cpus, cpu)->tr.err;
+		if (err)
+			goto out;
+	}
+	/* Threads are only appended (and freed under pt_lock, held here). */
+	list_for_each_entry_rcu(th, &pt_threads, node, lockdep_is_held(&pt_lock))
+		if (READ_ONCE(th->tr.head))
+			for (i = 0; i < th->tr.buf.nr_pages; i++)
+				clear_highpage(th->tr.buf.pages[i]);
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	list_for_each_entry(th, &pt_threads, node) {
+		pt_thread_init_state(th);
+		th->tr.tracing = th->task && !th->tr.err;
+	}
+	pt_sess.started = true;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	on_each_cpu(pt_thread_start_cpu, &pt_threads, 1);
+out:
+	cpus_read_unlock();
+	return err;
+}
+
+/**
+ * pt_thread_stop - STOP of a per-thread capture
+ *
+ * pt_lock held. The probes stop loading, every loaded thread is saved
+ * (TraceEn=0 on every CPU); buffers and status stay.
+ */
+void pt_thread_stop(void)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (!pt_sess.started)
+		return;
+	cpus_read_lock();
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	pt_sess.started = false;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	on_each_cpu(pt_thread_stop_cpu, NULL, 1);
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	list_for_each_entry(th, &pt_threads, node) {
+		th->tr.tracing = false;
+		th->tr.stalled = false;
+	}
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	cpus_read_unlock();
+}
+
+/**
+ * pt_thread_cur_trace - the trace loaded on a CPU, for its PMI
+ * @pc: the current CPU's state
+ *
+ * Return: the loaded thread's trace, or NULL.
+ */
+struct pt_trace *pt_thread_cur_trace(struct pt_cpu *pc)
+{
+	struct pt_thread *th = READ_ONCE(pc->cur);
+
+	return th ? &th->tr : NULL;
+}
+
+/* IPI on the CPU where a thread was loaded: exact pointers (status). */
+static void pt_thread_sample_cpu(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_thread *th = arg;
+
+	raw_spin_lock(&pt_thread_lock);
+	if (pc->cur == th && th->tr.tracing) {
+		pt_thread_update_begin(pc);
+		pt_trace_pause(&th->tr, false);
+		if (th->tr.rtit_status & (IA32_RTIT_STATUS_ERROR |
+					  IA32_RTIT_STATUS_STOPPED))
+			th->tr.tracing = false;
+		else
+			pt_trace_resume(&th->tr);
+		pt_thread_update_end(pc);
+	}
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/* IPI: the reader made room; a stalled thread running here goes on. */
+static void pt_thread_release_cpu(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_thread *th = arg;
+
+	raw_spin_lock(&pt_thread_lock);
+	if (pc->cur == th && th->tr.stalled && pt_trace_room(&th->tr)) {
+		pt_thread_update_begin(pc);
+		th->tr.stalled = false;
+		th->tr.tracing = true;
+		pt_trace_resume(&th->tr);
+		pt_thread_update_end(pc);
+	} else if (!pc->cur && th->task == current && pt_sess.started) {
+		pt_thread_load(pc, th);
+	}
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/* The CPU where buffer @index's thread is loaded, -1 if none. */
+static int pt_thread_where(u32 index, struct pt_thread **thp)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	int cpu = -1;
+
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_by_index(index);
+	if (th)
+		cpu = th->cpu >= 0 ? th->cpu : th->task ? th->last_cpu : -1;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	*thp = th;
+	return cpu;
+}
+
+/**
+ * pt_thread_status - status of a thread's buffer
+ * @index: buffer number
+ * @st: the answer (zeroed by the caller)
+ *
+ * pt_lock held. Exact pointers for a running thread (an IPI to its CPU
+ * briefly clears TraceEn, SDM 33.2.8.5); otherwise as saved at its last
+ * switch out.
+ *
+ * Return: 0, or -EINVAL for a buffer number not (yet) in use.
+ */
+int pt_thread_status(u32 index, struct lwpt_pt_status *st)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	int cpu;
+
+	cpu = pt_thread_where(index, &th);
+	if (!th)
+		return -EINVAL;
+	cpus_read_lock();
+	if (cpu >= 0 && pt_sess.started && cpu_online(cpu))
+		smp_call_function_single(cpu, pt_thread_sample_cpu, th, 1);
+	cpus_read_unlock();
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	pt_trace_status(&th->tr, st);
+	st->flags |= LWPT_PT_ST_THREAD |
+		     (th->exited ? LWPT_PT_ST_EXITED : 0) |
+		     (th->execed ? LWPT_PT_ST_EXECED : 0) |
+		     (th->detached ? LWPT_PT_ST_DETACHED : 0);
+	st->cpu = th->last_cpu >= 0 ? th->last_cpu : U32_MAX;
+	st->nr_buffers = pt_nr_threads;
+	st->threads_lost = pt_threads_lost;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	/* Translated in the caller's pid namespace (0 if not visible). */
+	st->tid = pid_vnr(th->pid);
+	st->pid = pid_vnr(th->tgid);
+	st->mmap_offset = (u64)index * pt_sess.cfg.buffer_size;
+	return 0;
+}
+
+/**
+ * pt_thread_release - continuous mode: the reader consumed @tail bytes
+ * @index: buffer number
+ * @tail: bytes consumed since START (at most head)
+ *
+ * pt_lock held. A stalled thread resumes at once if it runs now, else at
+ * its next switch in.
+ *
+ * Return: 0, or -EINVAL (no such buffer, @tail beyond head).
+ */
+int pt_thread_release(u32 index, u64 tail)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	int cpu, err = 0;
+
+	cpu = pt_thread_where(index, &th);
+	if (!th)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	if (tail > READ_ONCE(th->tr.head))
+		err = -EINVAL;
+	else if (tail > th->tr.tail)
+		WRITE_ONCE(th->tr.tail, tail);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	cpus_read_lock();
+	if (!err && cpu >= 0 && pt_sess.started && cpu_online(cpu))
+		smp_call_function_single(cpu, pt_thread_release_cpu, th, 1);
+	cpus_read_unlock();
+	return err;
+}
+
+/**
+ * pt_thread_buf - the buffer of a thread, for mmap
+ * @index: buffer number
+ *
+ * pt_lock held (threads are freed only under it).
+ *
+ * Return: the buffer, or NULL.
+ */
+struct pt_buf *pt_thread_buf(u32 index)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_by_index(index);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	return th ? &th->tr.buf : NULL;
+}
+
+/**
+ * pt_thread_cpu_down - a CPU goes offline (on it, IRQs off)
+ * @pc: its state
+ *
+ * Its threads were switched out (saved) before they migrate; nothing of
+ * ours should be loaded here. If something is, it is saved now.
+ */
+void pt_thread_cpu_down(struct pt_cpu *pc)
+{
+	raw_spin_lock(&pt_thread_lock);
+	if (pc->cur)
+		pt_thread_unload(pc);
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/**
+ * pt_thread_suspend - syscore suspend (boot CPU, IRQs off)
+ * @pc: its state
+ *
+ * Saves the loaded thread (the one suspending the system, if traced).
+ */
+void pt_thread_suspend(struct pt_cpu *pc)
+{
+	raw_spin_lock(&pt_thread_lock);
+	pc->suspended = pc->cur;
+	if (pc->cur)
+		pt_thread_unload(pc);
+	raw_spin_unlock(&pt_thread_lock);
+}
+
+/**
+ * pt_thread_resume - syscore resume (boot CPU, IRQs off)
+ * @pc: its state
+ *
+ * Loads again the thread pt_thread_suspend() saved: every RTIT MSR is
+ * written, so state lost in S3 does not matter.
+ */
+void pt_thread_resume(struct pt_cpu *pc)
+{
+	struct pt_thread *th;
+
+	raw_spin_lock(&pt_thread_lock);
+	th = pc->suspended;
+	pc->suspended = NULL;
+	if (th && !pc->cur && th->task == current && pt_sess.started)
+		pt_thread_load(pc, th);
+	raw_spin_unlock(&pt_thread_lock);
+}
