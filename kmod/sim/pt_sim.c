@@ -57,14 +57,23 @@
  *	(CYCEn, PTWEn, PwrEvtEn, EventEn: Documentation/pt-model.rst); the
  *	trace then holds no packets from execution
  * @busy: the generator is running on this CPU (sim_pt_gen_enter())
- * @pmi_pending: a ToPA PMI raised while @busy, delivered when it is done
+ * @in_pmi: the PMI handler runs on this CPU (sim_pt_deliver_pmi())
+ * @pmi_pending: a ToPA PMI raised while @busy or @in_pmi, delivered when
+ *	the generator is done or the handler returns
+ * @model_emit: the output of the core model (pt_trace_model_config())
+ * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
+ * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
  */
 struct sim_pt_gen {
 	struct pt_trace tr;
 	bool on;
 	u64 unmodelled;
 	bool busy;
+	bool in_pmi;
 	bool pmi_pending;
+	pt_trace_emit_fn model_emit;
+	u64 ovf_after;
+	u64 ovf_refuse;
 };
 
 static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
@@ -122,6 +131,32 @@ static int sim_pt_write_phys(void *ctx, u64 pa, const void *buf, size_t len)
 	return sim_pt_phys(pa, (void *)buf, len, true);
 }
 
+/* More PMIs in a row than this: a storm (a handler that re-raises it). */
+#define SIM_PT_PMI_STORM	64
+
+/*
+ * Deliver pended PMIs, one at a time: as with the LVT entry masked while
+ * the handler runs, a PMI raised inside the handler is taken when it
+ * returns (SDM 33.2.7.2), never nested.
+ */
+static void sim_pt_deliver_pmi(struct sim_pt_gen *g)
+{
+	unsigned int n = 0;
+
+	if (g->busy || g->in_pmi)
+		return;
+	while (g->pmi_pending) {
+		g->pmi_pending = false;
+		if (++n > SIM_PT_PMI_STORM) {
+			sim_violation("ToPA PMI raised again by every handler (storm)");
+			break;
+		}
+		g->in_pmi = true;
+		hw_sim_raise_pmi();
+		g->in_pmi = false;
+	}
+}
+
 /*
  * The PMI is an NMI (SDM 33.2.7.2): it arrives between instructions, never
  * while the processor is writing the packets of one. A PMI that the output
@@ -132,11 +167,8 @@ static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 
-	if (g->busy) {
-		g->pmi_pending = true;
-		return;
-	}
-	hw_sim_raise_pmi();
+	g->pmi_pending = true;
+	sim_pt_deliver_pmi(g);
 }
 
 /* Run the generator of this CPU (interrupts off): see sim_pt_pmi(). */
@@ -148,14 +180,11 @@ static void sim_pt_gen_enter(struct sim_pt_gen *g)
 static void sim_pt_gen_exit(struct sim_pt_gen *g)
 {
 	g->busy = false;
-	if (g->pmi_pending) {
-		g->pmi_pending = false;
-		hw_sim_raise_pmi();
-	}
+	sim_pt_deliver_pmi(g);
 }
 
 static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
-		       const struct pt_model_violation *v)
+			const struct pt_model_violation *v)
 {
 	/* The model counts too; the layer's count is what the tests read. */
 	sim_violation(v->what);
@@ -165,14 +194,45 @@ static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
 }
 
 /*
+ * The generator's output: the core model's, unless debugfs pt_ovf made the
+ * processor's internal buffer full, which refuses packets (-ENOSPC: the
+ * generator drops them and writes OVF once it can, SDM 33.3.8).
+ */
+static int sim_pt_emit(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct pt_model_cpu *cpu = ctx;
+	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
+
+	if (g->ovf_refuse && !g->ovf_after) {
+		g->ovf_refuse -= min_t(u64, len, g->ovf_refuse);
+		return -ENOSPC;
+	}
+	g->ovf_after -= min_t(u64, len, g->ovf_after);
+	return g->model_emit(ctx, bytes, len);
+}
+
+/*
  * TraceEn 0->1: PSB+ now (SDM 33.2.8.3), packets from the next step on;
  * 1->0: FUP and TIP.PGD if PacketEn was 1, while output is still possible.
  * Called by the model on this CPU with interrupts off.
  */
+static int sim_pt_gen_start(struct sim_pt_gen *g, struct pt_model_cpu *cpu)
+{
+	struct pt_trace_config cfg;
+	int err;
+
+	err = pt_trace_model_config(&cfg, cpu, SIM_PT_CBR, SIM_CPUID_15H_EBX,
+				    SIM_CPUID_15H_EAX);
+	if (err)
+		return err;
+	g->model_emit = cfg.emit;
+	cfg.emit = sim_pt_emit;
+	return pt_trace_init(&g->tr, &cfg) ?: pt_trace_enable(&g->tr, rdtsc());
+}
+
 static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
-	struct pt_trace_config cfg;
 
 	if (g->busy)
 		return;		/* a PMI handler of ours never runs here */
@@ -182,10 +242,7 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 			pt_trace_disable(&g->tr);
 		g->on = false;
 	} else if (READ_ONCE(pt_exec)) {
-		if (!pt_trace_model_config(&cfg, cpu, SIM_PT_CBR, SIM_CPUID_15H_EBX,
-					   SIM_CPUID_15H_EAX) &&
-		    !pt_trace_init(&g->tr, &cfg) &&
-		    !pt_trace_enable(&g->tr, rdtsc()))
+		if (!sim_pt_gen_start(g, cpu))
 			g->on = true;
 		else
 			g->unmodelled++;
@@ -376,6 +433,48 @@ static const struct file_operations sim_pt_inject_fops = {
 	.llseek = noop_llseek,
 };
 
+/* debugfs pt_ovf: "CPU AFTER BYTES", see sim_pt_init() in pt_sim.h. */
+struct sim_pt_ovf {
+	u64 after;
+	u64 refuse;
+};
+
+static void sim_pt_ovf_one(void *arg)
+{
+	const struct sim_pt_ovf *o = arg;
+	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+
+	g->ovf_after = o->after;
+	g->ovf_refuse = o->refuse;
+}
+
+static ssize_t sim_pt_ovf_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct sim_pt_ovf o;
+	unsigned int cpu;
+	char buf[64];
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %llu %llu", &cpu, &o.after, &o.refuse) != 3)
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	err = smp_call_function_single(cpu, sim_pt_ovf_one, &o, 1);
+	return err ?: len;
+}
+
+static const struct file_operations sim_pt_ovf_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_ovf_write,
+	.llseek = noop_llseek,
+};
+
 int sim_pt_init(struct dentry *dir)
 {
 	struct lwpt_cpuid_regs r;
@@ -408,6 +507,7 @@ int sim_pt_init(struct dentry *dir)
 	sim_pt_active = true;
 	debugfs_create_file("pt_msrs", 0444, dir, NULL, &sim_pt_msrs_fops);
 	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
+	debugfs_create_file("pt_ovf", 0200, dir, NULL, &sim_pt_ovf_fops);
 	return 0;
 }
 

@@ -19,7 +19,10 @@ struct dentry;
  * 80000008H), so detection and the model agree. Does nothing if the PT
  * profile is "none". debugfs: pt_msrs (per CPU: the RTIT MSRs and the
  * model's counters), pt_inject (write "CPU BYTES": the CPU's processor
- * stores BYTES bytes of a test pattern through its output logic).
+ * stores BYTES bytes of a test pattern through its output logic), pt_ovf
+ * (write "CPU AFTER BYTES": after AFTER more bytes of packets, the CPU's
+ * internal buffer refuses the next BYTES bytes offered: an overflow, OVF,
+ * SDM 33.3.8).
  *
  * Return: 0 (the models are static per-CPU data).
  */
