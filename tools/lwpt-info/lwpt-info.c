@@ -72,7 +72,7 @@ static void print_backend(int backend)
 		printf("  %-26s%s\n", "UD2 before LWP insns",
 		       c.hw_ud2_marker ? "yes (XOP does not raise #UD here, "
 		       "lwpt_sim.ko ud2_marker=1)" : "no");
-	printf("  %-26s%#010x %#010x %#010x %#010x\n", "CPUID Fn8000_001C",
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID Fn8000_001C",
 	       c.cpuid_eax, c.cpuid_ebx, c.cpuid_ecx, c.cpuid_edx);
 	print_flags("events available (EAX)", c.available_flags);
 	print_flags("events supported (EDX)", c.supported_flags);
@@ -135,10 +135,10 @@ static void print_pt(void)
 	printf("  %-26s%u.%u (%s)\n", "ABI version", LWPT_ABI_VERSION_MAJOR(abi),
 	       LWPT_ABI_VERSION_MINOR(abi), abi_flags & LWPT_ABI_F_SIM ?
 	       "lwpt_sim.ko, software model" : "lwpt.ko");
-	printf("  %-26s%#010x %#010x %#010x %#010x\n", "CPUID 14H.0",
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID 14H.0",
 	       c->cpuid_14h[0][0], c->cpuid_14h[0][1], c->cpuid_14h[0][2],
 	       c->cpuid_14h[0][3]);
-	printf("  %-26s%#010x %#010x %#010x %#010x\n", "CPUID 14H.1",
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID 14H.1",
 	       c->cpuid_14h[1][0], c->cpuid_14h[1][1], c->cpuid_14h[1][2],
 	       c->cpuid_14h[1][3]);
 	printf("  capabilities, as the module decoded them (SDM Table 33-11):\n");
