@@ -7,3 +7,4 @@ pt_SRCS := $(sort $(wildcard libpt/*.c))
 pt_SOVERSION := 0
 pt_LDLIBS :=
 HEADERS += include/lwpt/pt_pkt.h include/lwpt/pt_packets.h include/lwpt/pebs.h
+MANPAGES += libpt/man/libpt.3

@@ -6,6 +6,7 @@
  * checks again (it is the authority), this copy names the field early and
  * lets tools validate without a device.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <lwpt/pt.h>
+#include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
 
 #include "libpt/capture_internal.h"
@@ -130,6 +132,54 @@ void lpt_dev_abi(const struct lpt_dev *dev, uint32_t *version, uint32_t *flags)
 unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev)
 {
 	return dev->caps.nr_cpus;
+}
+
+/*
+ * struct lwpt_pt_caps.caps bits by name: the "Name" column of SDM Table
+ * 33-11 for the bits of leaf 14H (include/uapi/lwpt/pt.h says which), and
+ * lwpt's own two bits with their source.
+ */
+static const struct {
+	uint32_t cap;
+	const char *name;
+} lpt_cap_names[] = {
+	{ LWPT_PT_CAP_CR3_FILTER,	"CR3 Filtering Support" },
+	{ LWPT_PT_CAP_PSB_CYC,		"Configurable PSB and Cycle-Accurate Mode Supported" },
+	{ LWPT_PT_CAP_IP_FILTER,	"IP Filtering and TraceStop supported, and Preserve "
+					"Intel PT MSRs across warm reset" },
+	{ LWPT_PT_CAP_MTC,		"MTC Supported" },
+	{ LWPT_PT_CAP_PTWRITE,		"PTWRITE Supported" },
+	{ LWPT_PT_CAP_POWER_EVENT,	"Power Event Trace Supported" },
+	{ LWPT_PT_CAP_PSB_PMI_PRESERVE,	"PSB and PMI Preservation Supported" },
+	{ LWPT_PT_CAP_EVENT_TRACE,	"Event Trace Supported" },
+	{ LWPT_PT_CAP_TNT_DISABLE,	"TNT Disable Supported" },
+	{ LWPT_PT_CAP_TOPA,		"ToPA Output Supported" },
+	{ LWPT_PT_CAP_MENTRY,		"ToPA Tables Allow Multiple Output Entries" },
+	{ LWPT_PT_CAP_SNGLRGNOUT,	"Single-Range Output Supported" },
+	{ LWPT_PT_CAP_TRACE_TRANSPORT,	"Output to Trace Transport Subsystem Supported" },
+	{ LWPT_PT_CAP_LIP,		"IP Payloads are LIP" },
+	{ LWPT_PT_CAP_XSAVES,		"XSAVES of PT state (0DH.1:EAX[3] and ECX[8])" },
+	{ LWPT_PT_CAP_ERRATUM_BDM106,	"Erratum BDM106: BranchEn kept set (no 14H.0:EBX[1])" },
+};
+
+const char *lpt_cap_name(uint32_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lpt_cap_names) / sizeof(lpt_cap_names[0]); i++)
+		if (lpt_cap_names[i].cap == cap)
+			return lpt_cap_names[i].name;
+	return NULL;
+}
+
+bool lpt_cpu_has_pt(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	/* __get_cpuid_count() checks the maximum basic leaf first. */
+	if (!__get_cpuid_count(PT_CPUID_07H, 0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return ebx & PT_CPUID_07H_EBX_INTEL_PT;
 }
 
 static bool is_pow2(uint64_t v)

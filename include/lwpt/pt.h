@@ -200,6 +200,30 @@ int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_
 const char *lpt_cap_field_name(enum lwpt_pt_field field);
 
 /**
+ * lpt_cap_name() - the SDM name of one capability bit of struct
+ * lwpt_pt_caps.caps, for listing what a device offers.
+ * @cap:	one LWPT_PT_CAP_* bit
+ *
+ * The bits of CPUID leaf 14H carry the "Name" column of SDM Table 33-11
+ * ("CR3 Filtering Support", "ToPA Tables Allow Multiple Output Entries",
+ * ...); LWPT_PT_CAP_XSAVES and LWPT_PT_CAP_ERRATUM_BDM106, which lwpt adds,
+ * say where they come from. Loop over bits 0..31 to list them all.
+ * Return: a static string; NULL for 0, for several bits, or for a bit
+ * without a meaning.
+ */
+const char *lpt_cap_name(uint32_t cap);
+
+/**
+ * lpt_cpu_has_pt() - whether the calling CPU reports Intel PT:
+ * CPUID.(EAX=07H,ECX=0):EBX[25] (SDM 33.3.1), read with the cpuid
+ * instruction (false when leaf 07H does not exist). What the module
+ * decoded from leaf 14H is in lpt_dev_caps(); this needs no device, and
+ * under a hypervisor it is what the hypervisor shows.
+ * Return: true or false.
+ */
+bool lpt_cpu_has_pt(void);
+
+/**
  * lpt_dev_configure() - validate @cfg and configure the capture; map buffers.
  * @dev:	open device, not configured yet
  * @cfg:	configuration (lpt_cap_config_init() then changes)

@@ -43,6 +43,33 @@ static int raw_lwpins(uint32_t data2, uint32_t data1)
 	return cf;
 }
 
+/*
+ * Raw LWPINS with CF set just before it (STC), in both operand sizes: the
+ * instruction traps (SIGILL) and liblwp's handler writes CF into the saved
+ * RFLAGS. Returns CF after the instruction, or -1 if the STC did not take.
+ */
+static int raw_lwpins_stc(uint32_t data2, uint32_t data1)
+{
+	unsigned char before, cf;
+
+	__asm__ __volatile__("stc\n\tsetc %1\n\t"
+			     "lwpins $0x4242, %%eax, %%ecx\n\tsetc %0"
+			     : "=q"(cf), "=&q"(before) : "a"(data1), "c"(data2)
+			     : "cc", "memory");
+	return before ? cf : -1;
+}
+
+static int raw_lwpins64_stc(uint64_t data2, uint32_t data1)
+{
+	unsigned char before, cf;
+
+	__asm__ __volatile__("stc\n\tsetc %1\n\t"
+			     "lwpins $0x4242, %%eax, %%rcx\n\tsetc %0"
+			     : "=q"(cf), "=&q"(before) : "a"(data1), "c"(data2)
+			     : "cc", "memory");
+	return before ? cf : -1;
+}
+
 /* ---- Capabilities: 43724 §3.3, Table 3-1; issue 7 "honest" ------------- */
 
 START_TEST(test_query_emu_caps)
@@ -146,21 +173,37 @@ START_TEST(test_lwpcb_layout)
 }
 END_TEST
 
-/* ---- §5.4: LWPINS before LLWPCB clears CF and stores nothing ------------- */
-
+/*
+ * ---- §5.4: LWPINS before LLWPCB clears CF and stores nothing -------------
+ * On the raw path CF is set (STC) right before the instruction, so a 0
+ * after it is the instruction's doing. The wrappers on the emulation do not
+ * go through the CPU's flags: they return the model's CF (lwp_emu_lwpins),
+ * which must be 0 here.
+ */
 START_TEST(test_lwpins_not_enabled)
 {
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_session *s = open_emu(&cfg);
 	struct lwp_event ev;
 
+	ck_assert_int_eq(raw_lwpins_stc(1, 2), 0);
+	ck_assert_int_eq(raw_lwpins64_stc(0x100000001ull, 2), 0);
 	ck_assert_int_eq(lwp_ins32(1, 2, 3), 0);
+	ck_assert_int_eq(lwp_ins64(1, 2, 3), 0);
+	ck_assert_int_eq(lwp_emu_lwpins(1, 2, 3, 64, 0x1000), 0);
 	ck_assert_int_eq(raw_lwpins(1, 2), 0);
 	lwp_val32(1, 2, 3);
 	ck_assert_ptr_null(lwp_slwpcb());		/* §5.2: 0 if not active */
 	ck_assert_int_eq(lwp_pending(s), 0);
 	ck_assert_int_eq(lwp_read(s, &ev, 1), 0);
 	ck_assert_int_eq(lwp_stop(s), 0);		/* not started: fine */
+	/* Enabled, then disabled again: the same. */
+	ck_assert_int_eq(lwp_start(s), 0);
+	ck_assert_int_eq(raw_lwpins_stc(1, 2), 0);	/* room: CF cleared */
+	ck_assert_int_eq(lwp_stop(s), 0);
+	ck_assert_int_eq(raw_lwpins_stc(1, 2), 0);
+	ck_assert_int_eq(raw_lwpins64_stc(1, 2), 0);
+	ck_assert_int_eq(lwp_pending(s), 1);		/* only the enabled one */
 	lwp_close(s);
 }
 END_TEST
@@ -203,9 +246,69 @@ START_TEST(test_wrapper_records)
 	}
 	ck_assert_int_eq(lwp_stop(s), 0);
 	ck_assert_ptr_null(lwp_slwpcb());
-	/* Records stay readable after lwp_stop (issue 7). */
+	/* After lwp_stop LWP is not enabled: LWPINS stores nothing (§5.4). */
 	ck_assert_int_eq(lwp_ins32(1, 1, 1), 0);
 	ck_assert_int_eq(lwp_pending(s), 0);
+	lwp_close(s);
+}
+END_TEST
+
+/*
+ * Issue 7, "records stay readable after lwp_stop": LLWPCB 0 flushes and
+ * disables (§5.1 steps 2-3) but leaves the ring and BufferHeadOffset as
+ * they are, so lwp_read() returns every record stored before the stop,
+ * oldest first, with its fields; lwp_start() does not reset the ring.
+ */
+#define NSTOP 10
+
+START_TEST(test_records_readable_after_stop)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+	struct lwp_event ev[2 * NSTOP + 1];
+	uint32_t i;
+
+	cfg.buffer_records = 64;
+	s = open_emu(&cfg);
+	ck_assert_int_eq(lwp_start(s), 0);
+	for (i = 0; i < NSTOP; i++)
+		ck_assert_int_eq(lwp_ins64(0xa5a5000000000000ull | i, 100 + i, 0x1bee5), 0);
+	ck_assert_int_eq(lwp_stop(s), 0);
+	ck_assert_ptr_null(lwp_slwpcb());
+	ck_assert_int_eq(lwp_ins64(1, 1, 1), 0);	/* not stored */
+	ck_assert_int_eq(lwp_pending(s), NSTOP);
+	/* Two reads: order holds across calls. */
+	ck_assert_int_eq(lwp_read(s, ev, 3), 3);
+	ck_assert_int_eq(lwp_read(s, ev + 3, 2 * NSTOP + 1), NSTOP - 3);
+	ck_assert_int_eq(lwp_read(s, ev, 1), 0);
+	ck_assert_int_eq(lwp_pending(s), 0);
+	ck_assert_uint_eq(lwp_missed(s), 0);
+	for (i = 0; i < NSTOP; i++) {
+		ck_assert_uint_eq(ev[i].event_id, LWP_EVENT_INS);
+		ck_assert_uint_eq(ev[i].flags, 0xbee5);		/* imm & 0xffff */
+		ck_assert_uint_eq(ev[i].data1, 100 + i);
+		ck_assert_uint_eq(ev[i].data2, 0xa5a5000000000000ull | i);
+		ck_assert_uint_eq(ev[i].inst_addr, ev[0].inst_addr);	/* one site */
+		ck_assert_uint_ne(ev[i].inst_addr, 0);
+		ck_assert_uint_eq(ev[i].reserved, 0);
+	}
+
+	/* Stored, stopped, restarted, stored, stopped: all of it, in order. */
+	ck_assert_int_eq(lwp_start(s), 0);
+	for (i = 0; i < NSTOP; i++)
+		ck_assert_int_eq(lwp_ins32(i, i, 1), 0);
+	ck_assert_int_eq(lwp_stop(s), 0);
+	ck_assert_int_eq(lwp_start(s), 0);
+	for (i = NSTOP; i < 2 * NSTOP; i++)
+		ck_assert_int_eq(lwp_ins32(i, i, 2), 0);
+	ck_assert_int_eq(lwp_stop(s), 0);
+	ck_assert_int_eq(lwp_read(s, ev, 2 * NSTOP + 1), 2 * NSTOP);
+	for (i = 0; i < 2 * NSTOP; i++) {
+		ck_assert_uint_eq(ev[i].event_id, LWP_EVENT_INS);
+		ck_assert_uint_eq(ev[i].data1, i);
+		ck_assert_uint_eq(ev[i].data2, i);
+		ck_assert_uint_eq(ev[i].flags, i < NSTOP ? 1 : 2);
+	}
 	lwp_close(s);
 }
 END_TEST
@@ -753,6 +856,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(api, test_event_accessors);
 	tcase_add_test(rec, test_lwpins_not_enabled);
 	tcase_add_test(rec, test_wrapper_records);
+	tcase_add_test(rec, test_records_readable_after_stop);
 	tcase_add_test(rec, test_ring_full_cf_missed);
 	tcase_add_test(rec, test_lwpval_interval_counter);
 	tcase_add_test(rec, test_random_bits);

@@ -14,7 +14,8 @@
  * and compares every record with what the spec prescribes: EventId,
  * Flags = imm & 0xffff, Data1 = the 32-bit reg/mem value, Data2 = the vvvv
  * register zero-extended from the operand size, InstructionAddress = the
- * instruction, reserved bytes zero; CF = 0 after each LWPINS.
+ * instruction, reserved bytes zero; CF = 0 after each LWPINS, set by STC
+ * just before it (§5.4: cleared when the record fits).
  * Skips (passes with a message) if GNU as/objcopy are not installed.
  */
 #include <check.h>
@@ -100,6 +101,9 @@ static void emit_insn(FILE *f, struct form *fm, const char *prefix,
 	snprintf(fm->text, sizeof(fm->text), "%s%s $%d, %s, %%%s", prefix,
 		 fm->ins ? "lwpins" : "lwpval", (int32_t)fm->imm, rm,
 		 (fm->opsize == 64 ? r64 : r32)[fm->vreg]);
+	/* CF set right before each LWPINS: the 0 checked after is its own. */
+	if (fm->ins)
+		fprintf(f, "\tstc\n");
 	fprintf(f, "I%zu:\t%s\n", i, fm->text);
 	if (fm->ins)
 		fprintf(f, "\tsetc 0x%lx\n", CF_BASE + i);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # lwpt-info and lwpt-jitdemo on the emulation backend: exit codes, help,
-# and a value profile that matches the divisor distribution the demo
+# lwpt-info's Intel PT section, and a value profile that matches the divisor distribution the demo
 # generates (70% 10, 20% 3).
 O=${O:-build}
 BIN=$O/bin
@@ -29,12 +29,29 @@ check "lwpt-info shows the emu backend usable" \
 check "lwpt-info: emulation offers VAL and INT only" \
 	grep -q 'events available (EAX)    VAL INT$' "$out"
 check "lwpt-info: default backend" grep -q 'default backend: emu' "$out"
+# Intel PT (SDM 33.3.1): the CPU's CPUID.(07H,0):EBX[25], and /dev/pt if
+# the module is loaded (not on the test host: absent); the kernel's
+# intel_pt flag implies the CPUID bit.
+check "lwpt-info: Intel PT section" grep -q '^Intel PT:$' "$out"
+check "lwpt-info: no placeholder left" sh -c "! grep -q 'not reported yet' '$out'"
+check "lwpt-info: PT CPUID bit" \
+	grep -Eq '^  Intel PT \(07H\.0:EBX\[25\]\) +(yes|no)$' "$out"
+if grep -q '^flags.* intel_pt' /proc/cpuinfo; then
+	check "lwpt-info: PT CPUID bit matches /proc/cpuinfo" \
+		grep -q '^  Intel PT (07H.0:EBX\[25\])  *yes$' "$out"
+fi
+if [ -e /dev/pt ]; then
+	check "lwpt-info: /dev/pt present" grep -q '^  /dev/pt  *present' "$out"
+else
+	check "lwpt-info: /dev/pt absent" grep -q '^  /dev/pt  *absent$' "$out"
+fi
 "$BIN/lwpt-info" --help >/dev/null 2>&1
 check "lwpt-info --help exits 0" test $? -eq 0
 "$BIN/lwpt-info" --bogus >/dev/null 2>&1
 check "lwpt-info rejects a bad option with 1" test $? -eq 1
 "$BIN/lwpt-info" -b emu >"$out" 2>&1
 check "lwpt-info -b emu prints only emu" sh -c "! grep -q '^backend hw' '$out'"
+check "lwpt-info -b emu prints no PT" sh -c "! grep -q '^Intel PT' '$out'"
 
 "$BIN/lwpt-jitdemo" --help >/dev/null 2>&1
 check "lwpt-jitdemo --help exits 0" test $? -eq 0

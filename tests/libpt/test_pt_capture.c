@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,6 +295,62 @@ START_TEST(names_and_errors)
 }
 END_TEST
 
+/*
+ * Every capability bit of the uapi has a name (SDM Table 33-11 for the
+ * leaf 14H bits), each its own; no name for 0, several bits or bits the
+ * uapi does not define.
+ */
+START_TEST(cap_names)
+{
+	static const uint32_t all = LWPT_PT_CAP_CR3_FILTER | LWPT_PT_CAP_PSB_CYC |
+		LWPT_PT_CAP_IP_FILTER | LWPT_PT_CAP_MTC | LWPT_PT_CAP_PTWRITE |
+		LWPT_PT_CAP_POWER_EVENT | LWPT_PT_CAP_PSB_PMI_PRESERVE |
+		LWPT_PT_CAP_EVENT_TRACE | LWPT_PT_CAP_TNT_DISABLE | LWPT_PT_CAP_TOPA |
+		LWPT_PT_CAP_MENTRY | LWPT_PT_CAP_SNGLRGNOUT |
+		LWPT_PT_CAP_TRACE_TRANSPORT | LWPT_PT_CAP_LIP | LWPT_PT_CAP_XSAVES |
+		LWPT_PT_CAP_ERRATUM_BDM106;
+	unsigned int i, j;
+
+	for (i = 0; i < 32; i++) {
+		const char *n = lpt_cap_name(1u << i);
+
+		ck_assert_msg(!n == !(all & (1u << i)), "bit %u: %s", i, n ? n : "NULL");
+		for (j = 0; n && j < i; j++)
+			ck_assert(!lpt_cap_name(1u << j) ||
+				  strcmp(n, lpt_cap_name(1u << j)) != 0);
+	}
+	ck_assert_str_eq(lpt_cap_name(LWPT_PT_CAP_CR3_FILTER), "CR3 Filtering Support");
+	ck_assert_str_eq(lpt_cap_name(LWPT_PT_CAP_MENTRY),
+			 "ToPA Tables Allow Multiple Output Entries");
+	ck_assert_str_eq(lpt_cap_name(LWPT_PT_CAP_LIP), "IP Payloads are LIP");
+	ck_assert_ptr_null(lpt_cap_name(0));
+	ck_assert_ptr_null(lpt_cap_name(LWPT_PT_CAP_TOPA | LWPT_PT_CAP_MENTRY));
+}
+END_TEST
+
+/*
+ * SDM 33.3.1: CPUID.(07H,0):EBX[25]. The kernel's "intel_pt" flag comes
+ * from that bit (it may clear it, never set it): with the flag, libpt
+ * must say yes.
+ */
+START_TEST(cpu_has_pt)
+{
+	char line[4096];
+	bool flag = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5) && strstr(line, " intel_pt"))
+			flag = true;
+	if (f)
+		fclose(f);
+	if (flag)
+		ck_assert(lpt_cpu_has_pt());
+	printf("cpu_has_pt: CPUID.(07H,0):EBX[25] = %d, /proc/cpuinfo intel_pt = %d\n",
+	       lpt_cpu_has_pt(), flag);
+}
+END_TEST
+
 /* Opening something that is not /dev/pt fails cleanly with a negative errno. */
 START_TEST(open_errors)
 {
@@ -391,6 +448,8 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, size_versioning);
 	tcase_add_test(tc, names_and_errors);
+	tcase_add_test(tc, cap_names);
+	tcase_add_test(tc, cpu_has_pt);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, ring_order);
 	suite_add_tcase(s, tc);

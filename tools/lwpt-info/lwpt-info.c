@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwpt-info: what LWP (43724) and Intel PT this machine offers, through
- * which backend. CPUID is decoded once, by liblwp (lwp_query_backend());
- * this tool only prints.
+ * lwpt-info: what LWP (43724) and Intel PT (SDM Vol. 3C chapter 33) this
+ * machine offers, through which backend. CPUID is decoded once, by liblwp
+ * (lwp_query_backend()) and by the module for PT leaf 14H (libpt's
+ * lpt_dev_caps()); this tool only prints.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <lwpt/lwp.h>
+#include <lwpt/pt.h>
 
 #define LWP_DEVICE	"/dev/lwp"
 
@@ -19,8 +21,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: lwpt-info [OPTION]...\n"
 		"Print the LWP capabilities of the CPU, of the lwpt kernel module\n"
-		"(/dev/lwp) and of each liblwp backend.\n\n"
-		"  -b, --backend NAME   only this backend: hw or emu\n"
+		"(/dev/lwp) and of each liblwp backend, then the Intel PT\n"
+		"capabilities of the CPU and of the module (/dev/pt).\n\n"
+		"  -b, --backend NAME   only this LWP backend: hw or emu (no PT)\n"
 		"  -h, --help           this help\n\n"
 		"Exit status: 0 if some backend is usable, 2 if none is, 1 on a\n"
 		"usage error.\n");
@@ -69,7 +72,7 @@ static void print_backend(int backend)
 		printf("  %-26s%s\n", "UD2 before LWP insns",
 		       c.hw_ud2_marker ? "yes (XOP does not raise #UD here, "
 		       "lwpt_sim.ko ud2_marker=1)" : "no");
-	printf("  %-26s%#010x %#010x %#010x %#010x\n", "CPUID Fn8000_001C",
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID Fn8000_001C",
 	       c.cpuid_eax, c.cpuid_ebx, c.cpuid_ecx, c.cpuid_edx);
 	print_flags("events available (EAX)", c.available_flags);
 	print_flags("events supported (EDX)", c.supported_flags);
@@ -88,10 +91,74 @@ static void print_backend(int backend)
 	printf("  %-26s%s\n", "DCache data address", yes(c.data_address));
 }
 
-/* Hook for Intel PT (libpt); printed once libpt offers a capability query. */
+/* A 16-bit encoding bitmap of CPUID 14H.1 and the encodings it allows. */
+static void print_encodings(const char *what, uint32_t map)
+{
+	unsigned int e;
+
+	printf("  %-26s%#06x (", what, map);
+	if (!map)
+		printf("none");
+	for (e = 0; e < 16; e++)
+		if (map & (1u << e))
+			printf("%u%s", e, map >> (e + 1) ? " " : "");
+	printf(")\n");
+}
+
+/*
+ * Intel PT: the CPU's CPUID.(07H,0):EBX[25], and what the module decoded
+ * from leaf 14H (lpt_dev_caps()); names of the capability bits from libpt.
+ */
 static void print_pt(void)
 {
-	printf("Intel PT:\n  %-26s%s\n", "capabilities", "not reported yet");
+	const struct lwpt_pt_caps *c;
+	struct lpt_dev *dev;
+	uint32_t abi, abi_flags;
+	unsigned int bit;
+	int err;
+
+	printf("Intel PT:\n  %-26s%s\n", "Intel PT (07H.0:EBX[25])",
+	       yes(lpt_cpu_has_pt()));
+	err = lpt_dev_open(LPT_DEV_PATH, &dev);
+	if (err == -ENOENT) {
+		printf("  %-26s%s\n", LPT_DEV_PATH, "absent");
+		return;
+	}
+	if (err) {
+		printf("  %-26spresent, not usable (%s)\n", LPT_DEV_PATH,
+		       lpt_dev_strerror(err));
+		return;
+	}
+	c = lpt_dev_caps(dev);
+	lpt_dev_abi(dev, &abi, &abi_flags);
+	printf("  %-26s%s\n", LPT_DEV_PATH, "present");
+	printf("  %-26s%u.%u (%s)\n", "ABI version", LWPT_ABI_VERSION_MAJOR(abi),
+	       LWPT_ABI_VERSION_MINOR(abi), abi_flags & LWPT_ABI_F_SIM ?
+	       "lwpt_sim.ko, software model" : "lwpt.ko");
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID 14H.0",
+	       c->cpuid_14h[0][0], c->cpuid_14h[0][1], c->cpuid_14h[0][2],
+	       c->cpuid_14h[0][3]);
+	printf("  %-26s0x%08x 0x%08x 0x%08x 0x%08x\n", "CPUID 14H.1",
+	       c->cpuid_14h[1][0], c->cpuid_14h[1][1], c->cpuid_14h[1][2],
+	       c->cpuid_14h[1][3]);
+	printf("  capabilities, as the module decoded them (SDM Table 33-11):\n");
+	for (bit = 0; bit < 32; bit++) {
+		const char *name = lpt_cap_name(1u << bit);
+
+		if (name)
+			printf("    %-4s%s\n", yes(c->caps & (1u << bit)), name);
+	}
+	printf("  %-26s%u\n", "address ranges (ADDRn)", c->nr_ranges);
+	print_encodings("MTCFreq encodings", c->mtc_periods);
+	print_encodings("CycThresh encodings", c->cyc_thresholds);
+	print_encodings("PSBFreq encodings", c->psb_periods);
+	printf("  %-26s%llu bytes per CPU\n", "maximum buffer",
+	       (unsigned long long)c->max_buffer_size);
+	printf("  %-26s%llu bytes\n", "maximum ToPA region",
+	       (unsigned long long)c->max_region_size);
+	printf("  %-26s%u bits\n", "MAXPHYADDR", c->maxphyaddr);
+	printf("  %-26s%u\n", "possible CPUs", c->nr_cpus);
+	lpt_dev_close(dev);
 }
 
 int main(int argc, char **argv)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The test address space (lwp_test_env.h); no Check here. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,16 +186,6 @@ struct lwp_model_operand env_mem_op(uint64_t a)
 	struct lwp_model_operand o = { .is_mem = true, .addr = a };
 
 	return o;
-}
-
-struct test_env *env_started(const struct lwp_model_profile *p, uint32_t flags,
-			     uint32_t records)
-{
-	struct test_env *e = env_new(p);
-
-	env_lwpcb(e, ENV_LWPCB, flags, records * 32, ENV_RING);
-	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
-	return e;
 }
 
 uint32_t env_head(struct test_env *e)

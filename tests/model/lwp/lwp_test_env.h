@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* A modelled address space for the LWP model tests: 256 KiB at ENV_BASE,
- * per-page not-present/read-only bits, interrupt and violation logs. */
+ * per-page not-present/read-only bits, interrupt and violation logs.
+ * Plain C, no Check: the benchmark links it too. The helpers that assert
+ * with Check are in lwp_test_check.h. */
 #ifndef LWPT_TESTS_LWP_TEST_ENV_H
 #define LWPT_TESTS_LWP_TEST_ENV_H
 
-#include <check.h>
-
 #include "model/lwp/lwp_model.h"
-
-/* Check assertions on a model result: no exception, or exception @e. */
-#define OK(r)		ck_assert_msg((r).exc == LWP_MODEL_EXC_NONE, "unexpected %s", \
-				      lwp_model_exc_str((r).exc))
-#define IS(r, e)	ck_assert_msg((r).exc == (e), "got %s, want %s", \
-				      lwp_model_exc_str((r).exc), lwp_model_exc_str(e))
 
 #define ENV_BASE	0x0000000010000000ull
 #define ENV_PAGES	64
@@ -65,11 +59,6 @@ struct lwp_event_record env_record(struct test_env *e, uint64_t base, unsigned i
 /* Operands of LWPINS/LWPVAL: a register value, or a memory address. */
 struct lwp_model_operand env_reg_op(uint32_t v);
 struct lwp_model_operand env_mem_op(uint64_t a);
-
-/* env_new() plus an LWPCB at ENV_LWPCB with @flags and a ring of @records
- * records at ENV_RING, loaded with LLWPCB (asserted to succeed). */
-struct test_env *env_started(const struct lwp_model_profile *p, uint32_t flags,
-			     uint32_t records);
 
 /* BufferHeadOffset and MissedEvents of the LWPCB at ENV_LWPCB, as stored in
  * memory; env_set_tail() writes its BufferTailOffset (Table 6-1). */

@@ -10,7 +10,7 @@
 
 #include "model/lwp/lwp_model.h"
 #include "model/lwp/lwp_xop.h"
-#include "tests/model/lwp/lwp_test_env.h"
+#include "tests/model/lwp/lwp_test_check.h"
 
 #define EXC(r)		((r).exc)
 

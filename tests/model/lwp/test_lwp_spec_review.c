@@ -11,7 +11,7 @@
 
 #include "model/lwp/lwp_model.h"
 #include "model/lwp/lwp_xop.h"
-#include "tests/model/lwp/lwp_test_env.h"
+#include "tests/model/lwp/lwp_test_check.h"
 
 #define XCR0		LWP_XCR0_MASK
 #define EVOFF		LWP_LWPCB_EVENT_OFFSET_DEFAULT

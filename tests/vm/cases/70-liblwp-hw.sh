@@ -6,8 +6,9 @@
 # base+index*scale+disp for every base/index pair and scale: 2356 forms)
 # and of the inline wrappers, CF, ring full and MissedEvents, and the
 # threshold wait through lwp_wait() on /dev/lwp (43724 §5.3, §5.4, §6,
-# §8.5); lwpt-info and lwpt-jitdemo print the hardware backend. No spec
-# violation.
+# §8.5); lwpt-info and lwpt-jitdemo print the hardware backend, and
+# lwpt-info the model's Intel PT capabilities (SDM Tables 33-11/12). No
+# spec violation.
 . /lwpt/lib.sh
 
 rc=0
@@ -19,6 +20,28 @@ for p in fx8150 full; do
 	out=$(lwpt-info 2>&1) || { fail "lwpt-info ($p)"; rc=1; }
 	echo "$out" | grep -q "lwp_open() default backend: hw" ||
 		{ echo "$out"; fail "lwpt-info: default backend not hw ($p)"; rc=1; }
+	# Intel PT of lwpt_sim.ko's default pt_profile=full (kmod/sim/sim_cpuid.c):
+	# 14H.0 EBX 0x1ff, ECX ToPA/MENTRY/SNGLRGNOUT; 14H.1 EAX 0x02490004,
+	# EBX 0x003f3fff (SDM Tables 33-11/12), as libpt names them.
+	for want in '^  /dev/pt  *present$' \
+		'^  ABI version  *1\.[0-9]* (lwpt_sim.ko, software model)$' \
+		'^  CPUID 14H.0  *0x00000001 0x000001ff 0x00000007 0x00000000$' \
+		'^    yes CR3 Filtering Support$' \
+		'^    yes TNT Disable Supported$' \
+		'^    yes ToPA Tables Allow Multiple Output Entries$' \
+		'^    no  Output to Trace Transport Subsystem Supported$' \
+		'^    no  IP Payloads are LIP$' \
+		'^    no  Erratum BDM106' \
+		'^  address ranges (ADDRn)  *4$' \
+		'^  MTCFreq encodings  *0x0249 (0 3 6 9)$' \
+		'^  CycThresh encodings  *0x3fff (0 1 2 3 4 5 6 7 8 9 10 11 12 13)$' \
+		'^  PSBFreq encodings  *0x003f (0 1 2 3 4 5)$' \
+		'^  maximum buffer  *[1-9][0-9]* bytes per CPU$'; do
+		echo "$out" | grep -q "$want" ||
+			{ echo "$out"; fail "lwpt-info: no line $want ($p)"; rc=1; }
+	done
+	[ "$(echo "$out" | grep -c '^    \(yes\|no \) ')" = 16 ] ||
+		{ echo "$out"; fail "lwpt-info: not 16 PT capability bits ($p)"; rc=1; }
 	out=$(lwpt-jitdemo 2>&1) || { echo "$out"; fail "lwpt-jitdemo ($p)"; rc=1; }
 	echo "$out" | grep -q "backend hw" ||
 		{ echo "$out"; fail "lwpt-jitdemo: backend not hw ($p)"; rc=1; }
@@ -39,6 +62,8 @@ done
 out=$(lwpt-info 2>&1)
 echo "$out" | grep -q "lwp_open() default backend: emu" ||
 	{ echo "$out"; fail "lwpt-info without lwpt_sim.ko: not emu"; rc=1; }
+echo "$out" | grep -q '^  /dev/pt  *absent$' ||
+	{ echo "$out"; fail "lwpt-info without lwpt_sim.ko: /dev/pt not absent"; rc=1; }
 LIBLWP_BACKEND=hw lwpt-jitdemo >/dev/null 2>&1
 [ $? = 2 ] || { fail "LIBLWP_BACKEND=hw without /dev/lwp"; rc=1; }
 # (The emulation's raw instructions need #UD, which TCG does not raise:
