@@ -404,27 +404,37 @@ static void sim_pt_inject_one(void *arg)
 	}
 }
 
-static ssize_t sim_pt_inject_write(struct file *file, const char __user *ubuf,
-				   size_t len, loff_t *ppos)
+/*
+ * A debugfs command "CPU A [B]": read it from user space (@len bytes at
+ * @ubuf) into @a and @b (@nargs numbers after CPU, 1 or 2), then run @fn
+ * on that CPU with @info. Return @len, or -EINVAL, -EFAULT, the IPI's error.
+ */
+static ssize_t sim_pt_cpu_cmd(const char __user *ubuf, size_t len, int nargs,
+			      u64 *a, u64 *b, smp_call_func_t fn, void *info)
 {
-	struct sim_pt_inject in = { 0 };
-	char buf[64];
 	unsigned int cpu;
-	int err;
+	char buf[64];
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%u %llu", &cpu, &in.bytes) != 2)
+	if (sscanf(buf, "%u %llu %llu", &cpu, a, b) != 1 + nargs)
 		return -EINVAL;
 	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
-	err = smp_call_function_single(cpu, sim_pt_inject_one, &in, 1);
-	if (err)
-		return err;
-	return len;
+	return smp_call_function_single(cpu, fn, info, 1) ?: len;
+}
+
+static ssize_t sim_pt_inject_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct sim_pt_inject in = { 0 };
+	u64 unused;
+
+	return sim_pt_cpu_cmd(ubuf, len, 1, &in.bytes, &unused,
+			      sim_pt_inject_one, &in);
 }
 
 static const struct file_operations sim_pt_inject_fops = {
@@ -452,21 +462,9 @@ static ssize_t sim_pt_ovf_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
 	struct sim_pt_ovf o;
-	unsigned int cpu;
-	char buf[64];
-	int err;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%u %llu %llu", &cpu, &o.after, &o.refuse) != 3)
-		return -EINVAL;
-	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
-		return -EINVAL;
-	err = smp_call_function_single(cpu, sim_pt_ovf_one, &o, 1);
-	return err ?: len;
+	return sim_pt_cpu_cmd(ubuf, len, 2, &o.after, &o.refuse,
+			      sim_pt_ovf_one, &o);
 }
 
 static const struct file_operations sim_pt_ovf_fops = {
