@@ -6,6 +6,8 @@
 # system-wide wrap/stop/continuous captures save exactly the bytes the
 # model's output logic stored, oldest first after a wrap (SDM 33.2.7.2);
 # ptdump and ptflow run on every file without crashing; no spec violation.
+# Sideband (issue 6 point 8, issue 8 point 4): the switches file of a -a
+# capture while two processes ping-pong on CPU 0 (sb_check below).
 #
 # A command's capture holds the packets the model writes from its execution
 # (pt_exec=1, the default): they must decode with ptdump without error and
