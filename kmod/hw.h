@@ -113,6 +113,16 @@ int lwpt_hw_rdmsr(u32 msr, u64 *val);
 int lwpt_hw_wrmsr(u32 msr, u64 val);
 
 /**
+ * lwpt_hw_rdtsc - read the time stamp counter of the current CPU
+ *
+ * The clock of Intel PT's TSC packets (SDM 33.4.2.11); the model's
+ * packets use the processor's own TSC too. Not serialising (RDTSC).
+ *
+ * Return: the TSC.
+ */
+u64 lwpt_hw_rdtsc(void);
+
+/**
  * lwpt_hw_xgetbv - read an extended control register of the current CPU
  * @xcr: XCR index (0 = XCR0, XFEATURE_ENABLED_MASK)
  * @val: where the value goes

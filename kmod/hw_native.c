@@ -74,6 +74,11 @@ void lwpt_hw_cpuid(u32 leaf, u32 subleaf, struct lwpt_cpuid_regs *r)
 	cpuid_count(leaf, subleaf, &r->eax, &r->ebx, &r->ecx, &r->edx);
 }
 
+u64 lwpt_hw_rdtsc(void)
+{
+	return rdtsc();
+}
+
 int lwpt_hw_rdmsr(u32 msr, u64 *val)
 {
 	u64 v;

@@ -9,6 +9,7 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,6 +26,8 @@ _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
+_Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
+_Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
 
 #define LPT_PAGE	4096ull		/* ToPA region granularity, SDM 33.2.7.2 */
 
@@ -648,6 +651,100 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 			return neg_errno();
 	}
 	return done;
+}
+
+int lpt_dev_read_switches(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_switch *recs,
+			  unsigned int max, uint64_t *lost, uint32_t *pending)
+{
+	struct lwpt_pt_sideband sb;
+
+	if (!dev || (max && !recs))
+		return -EINVAL;
+	if (!dev->configured)
+		return -ENODATA;
+	if (dev->scope != LWPT_PT_SCOPE_CPU)
+		return -EOPNOTSUPP;
+	if (!lpt_dev_has_buffer(dev, cpu))
+		return -EINVAL;
+	if (max > INT32_MAX)
+		max = INT32_MAX;
+	memset(&sb, 0, sizeof(sb));
+	sb.size = sizeof(sb);
+	sb.cpu = cpu;
+	sb.records = (uint64_t)(uintptr_t)recs;
+	sb.capacity = max;
+	sb.record_size = sizeof(*recs);
+	if (ioctl(dev->fd, LWPT_PT_IOC_READ_SIDEBAND, &sb))
+		/* A module older than the sideband does not know the command. */
+		return errno == ENOTTY ? -EOPNOTSUPP : neg_errno();
+	if (sb.copied > max || sb.record_size < LWPT_PT_SWITCH_SIZE_VER0)
+		return -EPROTO;
+	if (lost)
+		*lost = sb.lost;
+	if (pending)
+		*pending = sb.pending;
+	return (int)sb.copied;
+}
+
+/* Append @s to @buf at *@pos if it fits; false (nothing written) if not. */
+static bool put_str(char *buf, size_t size, size_t *pos, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*pos + n >= size)
+		return false;
+	memcpy(buf + *pos, s, n + 1);
+	*pos += n;
+	return true;
+}
+
+int lpt_switch_format(char *buf, size_t size, const struct lwpt_pt_switch *sw)
+{
+	static const struct {
+		uint32_t flag;
+		const char *word;
+	} words[] = {
+		{ LWPT_PT_SW_PREV_IDLE, " prev-idle" },
+		{ LWPT_PT_SW_PREV_KTHREAD, " prev-kthread" },
+		{ LWPT_PT_SW_NEXT_IDLE, " next-idle" },
+		{ LWPT_PT_SW_NEXT_KTHREAD, " next-kthread" },
+		{ LWPT_PT_SW_PREEMPT, " preempt" },
+	};
+	uint32_t rest;
+	char tmp[32];
+	size_t pos;
+	unsigned int i;
+	int n;
+
+	if (!buf || !sw)
+		return -EINVAL;
+	if (!size)
+		return -ENOSPC;
+	n = snprintf(buf, size, "%llu %u %d/%d %d/%d", (unsigned long long)sw->tsc, sw->cpu,
+		     sw->prev_pid, sw->prev_tid, sw->next_pid, sw->next_tid);
+	if (n < 0 || (size_t)n >= size)
+		goto nospc;
+	pos = (size_t)n;
+	rest = sw->flags;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!(rest & words[i].flag))
+			continue;
+		rest &= ~words[i].flag;
+		if (!put_str(buf, size, &pos, words[i].word))
+			goto nospc;
+	}
+	if (rest) {
+		snprintf(tmp, sizeof(tmp), " flags=0x%x", rest);
+		if (!put_str(buf, size, &pos, tmp))
+			goto nospc;
+	}
+	if (!put_str(buf, size, &pos, "\n"))
+		goto nospc;
+	return (int)pos;
+
+nospc:
+	buf[0] = 0;
+	return -ENOSPC;
 }
 
 const char *lpt_dev_strerror(int err)

@@ -17,6 +17,8 @@
  *	for (b = 0; b < n; b++)
  *		if (lpt_dev_has_buffer(dev, b))
  *			err = lpt_dev_read(dev, b, sink, file);	// oldest first
+ *	// per CPU, while tracing and after: context switches with their TSC
+ *	n = lpt_dev_read_switches(dev, cpu, recs, 256, &lost, &pending);
  *	lpt_dev_close(dev);
  *
  * Errors: every function returning int returns 0 (or a non-negative count)
@@ -351,6 +353,52 @@ struct lpt_buf_info {
  * errors of LWPT_PT_IOC_GET_STATUS.
  */
 int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf_info *info);
+
+/**
+ * lpt_dev_read_switches() - take the context switches recorded on @cpu.
+ * @dev:	device configured for a per-CPU capture (LWPT_PT_SCOPE_CPU)
+ * @cpu:	a CPU with a buffer (lpt_dev_has_buffer())
+ * @recs:	out: up to @max records, oldest first (may be NULL if @max is 0)
+ * @max:	records that fit at @recs; 0 only reads the counters
+ * @lost:	out (may be NULL): records the module dropped since start
+ *		because @cpu's ring was full (read more often to avoid it)
+ * @pending:	out (may be NULL): records still waiting after this call
+ *
+ * The module records, from lpt_dev_start() to lpt_dev_stop(), every
+ * context switch on each CPU with a buffer: the TSC (the clock of the TSC
+ * packets, SDM 33.4.2.11), prev and next pid/tid in the caller's pid
+ * namespace, and LWPT_PT_SW_* flags (idle task, kernel thread, preempted);
+ * records taken are not returned again (LWPT_PT_IOC_READ_SIDEBAND,
+ * Documentation/pt.rst). Call it while tracing (each CPU's ring holds a few
+ * thousand switches) and once more after lpt_dev_stop(), until @pending
+ * is 0.
+ * Return: records stored (>= 0); -EINVAL @dev NULL, @recs NULL with @max,
+ * no buffer for @cpu; -ENODATA not configured; -EOPNOTSUPP per-thread
+ * capture, or a module without sideband; -EFAULT; -EPERM.
+ */
+int lpt_dev_read_switches(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_switch *recs,
+			  unsigned int max, uint64_t *lost, uint32_t *pending);
+
+/* The magic line of ptcap's switches file (Documentation/ptcap-format.rst). */
+#define LPT_SWITCHES_MAGIC	"lwpt-ptcap-switches 1"
+
+/* Longest line lpt_switch_format() writes, with its newline and NUL. */
+#define LPT_SWITCH_LINE_MAX	192
+
+/**
+ * lpt_switch_format() - one context switch as a line of the switches file.
+ * @buf:	out: the line, ending in a newline, NUL-terminated
+ * @size:	bytes at @buf (LPT_SWITCH_LINE_MAX always suffice)
+ * @sw:		the record
+ *
+ * Format (Documentation/ptcap-format.rst): ``<tsc> <cpu>
+ * <prev-pid>/<prev-tid> <next-pid>/<next-tid>`` in decimal, then the words
+ * ``prev-idle``, ``prev-kthread``, ``next-idle``, ``next-kthread`` and
+ * ``preempt`` for the LWPT_PT_SW_* flags set (unknown flags: ``flags=0x..``).
+ * Return: characters written without the NUL; -EINVAL @buf or @sw NULL;
+ * -ENOSPC @size too small (@buf then holds no partial line).
+ */
+int lpt_switch_format(char *buf, size_t size, const struct lwpt_pt_switch *sw);
 
 /**
  * lpt_dev_strerror() - a message for a negative errno of this API, with the

@@ -15,7 +15,8 @@
  *   STATUS     per CPU: IA32_RTIT_STATUS, bytes written, wraps, losses;
  *   RELEASE    continuous mode: the reader's position; restarts a CPU that
  *              waited for room;
- *   mmap       each CPU's buffer, read-only.
+ *   mmap       each CPU's buffer, read-only;
+ *   READ_SIDEBAND  per CPU: the context switches recorded (pt_sideband.c).
  * Closing the file stops and frees the capture. Documentation/pt.rst has
  * the ABI, the modes, the permissions and the limits. Capabilities and
  * validation are in pt_config.c, the ToPA buffers in pt_buf.c.
@@ -307,6 +308,7 @@ static void pt_cpu_start(void *arg)
 	pc->offline = false;
 	pc->pmi_seen = false;
 	tr->tracing = true;
+	pt_sb_start(pc);
 	pt_trace_resume(tr);
 out:
 	pt_cpu_update_end(pc);
@@ -318,6 +320,7 @@ static void pt_cpu_stop(void *arg)
 	struct pt_trace *tr = &pc->tr;
 
 	tr->err = 0;
+	WRITE_ONCE(pc->sb.on, false);
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
 		pt_trace_pause(tr, false);
@@ -539,11 +542,14 @@ static void pt_sess_free(void)
 
 	if (pt_sess.owner && pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
 		pt_thread_sess_free();
+	/* No sched_switch probe runs after this: the rings may go. */
+	pt_sb_sess_free();
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
 		pt_buf_free(&pc->tr.buf);
+		pt_sb_free(pc);
 		memset(pc, 0, sizeof(*pc));
 	}
 	memset(&pt_sess, 0, sizeof(pt_sess));
@@ -565,7 +571,7 @@ static void pt_sess_stop(void)
 	cpus_read_unlock();
 }
 
-/* Per-CPU scope: a zeroed buffer on every online CPU. */
+/* Per-CPU scope: a zeroed buffer and a sideband ring on every online CPU. */
 static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 {
 	int cpu, err = 0;
@@ -576,6 +582,8 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
 				   cfg->region_size, cpu_to_node(cpu));
+		if (!err)
+			err = pt_sb_alloc(pc, cpu_to_node(cpu));
 		if (err)
 			break;
 		pt_buf_write_topa(&pc->tr.buf, cfg->mode);
@@ -583,6 +591,9 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 		pc->tr.configured = true;
 	}
 	cpus_read_unlock();
+	/* The sched_switch probe fills the rings between START and STOP. */
+	if (!err)
+		err = pt_sb_sess_init();
 	return err;
 }
 
@@ -915,6 +926,8 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pt_ioctl_status(file, uarg);
 	case LWPT_PT_IOC_RELEASE:
 		return pt_ioctl_release(file, uarg);
+	case LWPT_PT_IOC_READ_SIDEBAND:
+		return pt_ioctl_read_sideband(file, uarg);
 	default:
 		/* LWPT_IOC_GET_ABI_VERSION and -ENOTTY for the rest. */
 		return lwpt_dev_ioctl_misc(file->private_data, cmd, arg);

@@ -6,6 +6,9 @@
  *   pt_buf.c     ToPA output buffers (SDM 33.2.7.2)
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
  *                (SDM 33.3.5), threads joining and leaving
+ *   pt_sideband.c  the sched_switch probe shared by per-thread capture and
+ *                the per-CPU sideband: context switches with their TSC, for
+ *                decoders (LWPT_PT_IOC_READ_SIDEBAND)
  *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
  *                CPU hotplug and suspend
  *
@@ -13,6 +16,9 @@
  * pt_thread_lock (raw spinlock, IRQs off; also taken by the sched_switch,
  * fork, exec and exit probes under the runqueue lock) -> pt_thread.lock.
  * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
+ * A sideband ring has one writer (its CPU's sched_switch probe) and one
+ * reader (READ_SIDEBAND under pt_lock): no lock, acquire/release on the
+ * counters.
  */
 #ifndef LWPT_KMOD_PT_PT_INT_H
 #define LWPT_KMOD_PT_PT_INT_H
@@ -118,6 +124,25 @@ struct pt_trace {
 struct pt_thread;
 
 /**
+ * struct pt_sb - a CPU's sideband ring: its context switches (per-CPU scope)
+ * @rec: PT_SB_RECORDS records; NULL if the CPU has no buffer
+ * @head: records written since START (only the probe on this CPU writes)
+ * @tail: records read since START (only READ_SIDEBAND writes, pt_lock held)
+ * @lost: records dropped because the ring was full
+ * @on: record (between START and STOP)
+ */
+struct pt_sb {
+	struct lwpt_pt_switch *rec;
+	u64 head;
+	u64 tail;
+	u64 lost;
+	bool on;
+};
+
+/* Records per CPU ring (32 bytes each). */
+#define PT_SB_RECORDS	4096
+
+/**
  * struct pt_cpu - PT state of one CPU
  * @tr: its buffer (per-CPU scope)
  * @in_update: the RTIT MSRs are being changed here (the PMI only acks)
@@ -127,6 +152,7 @@ struct pt_thread;
  * @saved: its RTIT state while offline or suspended
  * @cur: per-thread scope: the thread whose state is loaded here, or NULL
  * @suspended: per-thread scope: @cur unloaded by suspend, for resume
+ * @sb: per-CPU scope: its context switches
  */
 struct pt_cpu {
 	struct pt_trace tr;
@@ -137,6 +163,7 @@ struct pt_cpu {
 	struct pt_rtit_state saved;
 	struct pt_thread *cur;
 	struct pt_thread *suspended;
+	struct pt_sb sb;
 };
 
 /**
@@ -148,6 +175,8 @@ struct pt_cpu {
  * @started: between START and STOP; changed with cpus_read_lock() held
  * @privileged: the configuring process had CAP_SYS_PTRACE or CAP_PERFMON
  *	(may follow an exec into a program it could not trace otherwise)
+ * @pid_ns: per-CPU scope: the configuring process's pid namespace, in
+ *	which sideband pids are given (a reference)
  */
 struct pt_session {
 	struct file *owner;
@@ -156,6 +185,7 @@ struct pt_session {
 	u64 cr3;
 	bool started;
 	bool privileged;
+	struct pid_namespace *pid_ns;
 };
 
 extern struct mutex pt_lock;
@@ -191,6 +221,17 @@ int pt_rtit_save(struct pt_rtit_state *s);
 int pt_rtit_restore(const struct pt_rtit_state *s);
 void pt_trace_status(const struct pt_trace *tr, struct lwpt_pt_status *st);
 
+/* pt_sideband.c */
+struct tracepoint *pt_sched_tp(const char *name);
+int pt_sched_switch_get(void);
+void pt_sched_switch_put(void);
+int pt_sb_alloc(struct pt_cpu *pc, int node);
+void pt_sb_free(struct pt_cpu *pc);
+void pt_sb_start(struct pt_cpu *pc);
+int pt_sb_sess_init(void);
+void pt_sb_sess_free(void);
+long pt_ioctl_read_sideband(struct file *file, void __user *arg);
+
 /* pt_thread.c */
 int pt_thread_sess_init(struct task_struct *target);
 void pt_thread_sess_free(void);
@@ -203,5 +244,6 @@ struct pt_buf *pt_thread_buf(u32 index);
 void pt_thread_cpu_down(struct pt_cpu *pc);
 void pt_thread_suspend(struct pt_cpu *pc);
 void pt_thread_resume(struct pt_cpu *pc);
+void pt_thread_switch(struct task_struct *prev, struct task_struct *next);
 
 #endif /* LWPT_KMOD_PT_PT_INT_H */

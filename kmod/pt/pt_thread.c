@@ -117,7 +117,6 @@ static struct task_struct *pt_target;	/* reference: keeps pt_signal */
 static bool pt_use_xsaves;
 static bool pt_probes_on;
 
-static struct tracepoint *pt_tp_switch;
 static struct tracepoint *pt_tp_fork;
 static struct tracepoint *pt_tp_exec;
 static struct tracepoint *pt_tp_exit;
@@ -442,8 +441,15 @@ static void pt_thread_unload(struct pt_cpu *pc)
 
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
 
-static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
-			    struct task_struct *next, unsigned int prev_state)
+/**
+ * pt_thread_switch - sched_switch of a per-thread capture
+ * @prev: the task switched out
+ * @next: the task switched in
+ *
+ * Called by the subsystem's one sched_switch probe (pt_sideband.c), with
+ * the runqueue lock held and interrupts off.
+ */
+void pt_thread_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct signal_struct *sig = READ_ONCE(pt_signal);
@@ -532,18 +538,6 @@ static void pt_probe_exit(void *data, struct task_struct *p)
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
-static void pt_tp_lookup(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		pt_tp_switch = tp;
-	else if (!strcmp(tp->name, "sched_process_fork"))
-		pt_tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_exec"))
-		pt_tp_exec = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		pt_tp_exit = tp;
-}
-
 static void pt_probes_unregister(void)
 {
 	if (!pt_probes_on)
@@ -551,9 +545,8 @@ static void pt_probes_unregister(void)
 	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
-	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
-	/* No probe runs or will run after this. */
-	tracepoint_synchronize_unregister();
+	/* No probe runs or will run after this (it synchronises). */
+	pt_sched_switch_put();
 	pt_probes_on = false;
 }
 
@@ -561,11 +554,15 @@ static int pt_probes_register(void)
 {
 	int err;
 
-	if (!pt_tp_switch)
-		for_each_kernel_tracepoint(pt_tp_lookup, NULL);
-	if (!pt_tp_switch || !pt_tp_fork || !pt_tp_exec || !pt_tp_exit)
+	if (!pt_tp_fork) {
+		pt_tp_fork = pt_sched_tp("sched_process_fork");
+		pt_tp_exec = pt_sched_tp("sched_process_exec");
+		pt_tp_exit = pt_sched_tp("sched_process_exit");
+	}
+	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit)
 		return -ENODEV;
-	err = tracepoint_probe_register(pt_tp_switch, pt_probe_switch, NULL);
+	/* The subsystem's one sched_switch probe calls pt_thread_switch(). */
+	err = pt_sched_switch_get();
 	if (err)
 		return err;
 	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
@@ -585,8 +582,7 @@ err_exec:
 err_fork:
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
 err_switch:
-	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
-	tracepoint_synchronize_unregister();
+	pt_sched_switch_put();
 	return err;
 }
 

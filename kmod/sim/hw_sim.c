@@ -21,6 +21,8 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
+#include <asm/msr.h>
+
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
@@ -204,6 +206,12 @@ static int sim_xss_write(struct sim_cpu *c, u64 val)
 	if (!err)
 		c->xss = val;
 	return err;
+}
+
+/* The model's PT units stamp packets with the host's TSC (sim_step.c). */
+u64 lwpt_hw_rdtsc(void)
+{
+	return rdtsc();
 }
 
 int lwpt_hw_rdmsr(u32 msr, u64 *val)

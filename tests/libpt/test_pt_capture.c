@@ -6,6 +6,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +435,85 @@ START_TEST(ring_order)
 }
 END_TEST
 
+/*
+ * The sideband ABI (include/uapi/lwpt/pt.h): explicit layout, the offsets
+ * user space and the module agree on.
+ */
+START_TEST(sideband_layout)
+{
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_switch), LWPT_PT_SWITCH_SIZE_VER0);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_switch, tsc), 0);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_switch, cpu), 8);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_switch, flags), 12);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_switch, prev_pid), 16);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_switch, next_tid), 28);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_sideband), LWPT_PT_SIDEBAND_SIZE_VER0);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, records), 8);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, capacity), 16);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, record_size), 20);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, copied), 24);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, pending), 28);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_sideband, lost), 32);
+	/* A read-write ioctl of /dev/pt's range (lwpt.h: 0x40-0x6F). */
+	ck_assert_uint_eq(_IOC_DIR(LWPT_PT_IOC_READ_SIDEBAND), _IOC_READ | _IOC_WRITE);
+	ck_assert_uint_eq(_IOC_NR(LWPT_PT_IOC_READ_SIDEBAND), 0x46);
+	ck_assert_uint_eq(_IOC_SIZE(LWPT_PT_IOC_READ_SIDEBAND), LWPT_PT_SIDEBAND_SIZE_VER0);
+}
+END_TEST
+
+/* One line of ptcap's switches file (Documentation/ptcap-format.rst). */
+START_TEST(switch_lines)
+{
+	struct lwpt_pt_switch sw = {
+		.tsc = 123456789012345ull, .cpu = 1, .prev_pid = 40, .prev_tid = 41,
+		.next_pid = 0, .next_tid = 0, .flags = LWPT_PT_SW_NEXT_IDLE | LWPT_PT_SW_PREEMPT,
+	};
+	char line[LPT_SWITCH_LINE_MAX];
+	int n;
+
+	n = lpt_switch_format(line, sizeof(line), &sw);
+	ck_assert_str_eq(line, "123456789012345 1 40/41 0/0 next-idle preempt\n");
+	ck_assert_int_eq(n, (int)strlen(line));
+	/* Every flag word, in a fixed order; unknown bits in hex. */
+	sw.flags = LWPT_PT_SW_PREV_IDLE | LWPT_PT_SW_PREV_KTHREAD | LWPT_PT_SW_NEXT_IDLE |
+		   LWPT_PT_SW_NEXT_KTHREAD | LWPT_PT_SW_PREEMPT | 0x80000000u;
+	sw.tsc = UINT64_MAX;
+	sw.cpu = UINT32_MAX;
+	sw.prev_pid = sw.prev_tid = sw.next_pid = sw.next_tid = INT32_MIN;
+	n = lpt_switch_format(line, sizeof(line), &sw);
+	ck_assert_str_eq(line, "18446744073709551615 4294967295 -2147483648/-2147483648 "
+			 "-2147483648/-2147483648 prev-idle prev-kthread next-idle "
+			 "next-kthread preempt flags=0x80000000\n");
+	ck_assert_int_lt(n, LPT_SWITCH_LINE_MAX);
+	/* No flags: the five numbers only. */
+	sw = (struct lwpt_pt_switch){ .tsc = 0x10, .prev_pid = 7, .prev_tid = 8,
+				      .next_pid = 9, .next_tid = 10 };
+	lpt_switch_format(line, sizeof(line), &sw);
+	ck_assert_str_eq(line, "16 0 7/8 9/10\n");
+	/* Too small: -ENOSPC and no partial line, for every size. */
+	for (size_t sz = 0; sz <= strlen("16 0 7/8 9/10\n"); sz++) {
+		memset(line, 'x', sizeof(line));
+		ck_assert_int_eq(lpt_switch_format(line, sz, &sw), -ENOSPC);
+		if (sz)
+			ck_assert_int_eq(line[0], 0);
+	}
+	ck_assert_int_eq(lpt_switch_format(NULL, 10, &sw), -EINVAL);
+	ck_assert_int_eq(lpt_switch_format(line, sizeof(line), NULL), -EINVAL);
+	ck_assert_str_eq(LPT_SWITCHES_MAGIC, "lwpt-ptcap-switches 1");
+}
+END_TEST
+
+/* lpt_dev_read_switches() argument errors (no device needed). */
+START_TEST(switches_errors)
+{
+	struct lwpt_pt_switch r;
+	uint64_t lost = 7;
+
+	ck_assert_int_eq(lpt_dev_read_switches(NULL, 0, &r, 1, &lost, NULL), -EINVAL);
+	ck_assert_uint_eq(lost, 7);
+}
+END_TEST
+
 static Suite *capture_suite(void)
 {
 	Suite *s = suite_create("pt_capture");
@@ -452,6 +533,9 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, cpu_has_pt);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, ring_order);
+	tcase_add_test(tc, sideband_layout);
+	tcase_add_test(tc, switch_lines);
+	tcase_add_test(tc, switches_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

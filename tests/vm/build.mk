@@ -19,6 +19,8 @@ ptcap_hello_SRCS := tests/vm/progs/ptcap_hello.c
 ptcap_hello_LDLIBS := -lpthread
 VM_PROGS += ptcap_pattern
 ptcap_pattern_SRCS := tests/vm/progs/ptcap_pattern.c
+VM_PROGS += pt_pingpong
+pt_pingpong_SRCS := tests/vm/progs/pt_pingpong.c
 # 62-pt-exec.sh (issue 5 point 6): the ground truth of a program's flow by
 # ptrace single-stepping, and the deterministic program it is taken of
 # (the host flow test's, tests/model/pt/progs/).

@@ -90,7 +90,7 @@ static void usage(FILE *f)
 "      --progress         show progress on stderr (default when a tty)\n"
 "  -h, --help             this help\n"
 "\n"
-"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt or tid<N>.pt\n"
+"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
 "(Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
 }
 
@@ -464,11 +464,13 @@ struct trace_file {
 	struct lpt_cap_status st;
 	bool have_st;
 	struct lpt_buf_info info;	/* per thread: whose buffer */
+	uint64_t switches;	/* per CPU: context switches written */
+	uint64_t switches_lost;	/* per CPU: dropped by the module (ring full) */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			 struct lpt_dev *dev, const struct trace_file *tf, unsigned int ntf,
-			 bool per_thread)
+			 bool per_thread, bool have_switches)
 {
 	FILE *f = out_open(o->dir, "config");
 	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
@@ -547,6 +549,9 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (i + 1 == ntf && t->threads_lost)
 			fprintf(f, "threads-lost %u\n", t->threads_lost);
 	}
+	for (i = 0; i < ntf && have_switches; i++)
+		fprintf(f, "switches.%s count=%" PRIu64 " lost=%" PRIu64 "\n", tf[i].name,
+			tf[i].switches, tf[i].switches_lost);
 	for (i = 0; i < ntf; i++) {
 		const struct lpt_cap_status *s = &tf[i].st;
 
@@ -583,6 +588,72 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
 	}
+}
+
+/* Records taken per call of lpt_dev_read_switches(). */
+#define PTCAP_SWITCH_BATCH	512
+
+/*
+ * The switches file of a per-CPU capture (ptcap-format.rst): the module's
+ * sideband, one line per context switch, each CPU's in the order they
+ * happened. NULL when there is none (per thread, or an older module).
+ */
+static FILE *switches_open(const char *dir)
+{
+	FILE *f = out_open(dir, "switches");
+
+	fprintf(f, LPT_SWITCHES_MAGIC "\n");
+	fprintf(f, "# tsc cpu prev-pid/tid next-pid/tid [flags]: context switches, each CPU's\n"
+		   "# in order; pids in ptcap's pid namespace, 0/0 the idle task\n");
+	return f;
+}
+
+/*
+ * Take every switch the module recorded since the last call (each CPU's
+ * ring holds a few thousand: called every PTCAP_POLL_NS while tracing).
+ * Returns false if the module has no sideband (the file is then removed).
+ */
+static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
+			   FILE *f, const char *dir)
+{
+	struct lwpt_pt_switch recs[PTCAP_SWITCH_BATCH];
+	char line[LPT_SWITCH_LINE_MAX];
+	unsigned int i;
+	int n, k;
+
+	for (i = 0; i < ntf; i++) {
+		uint32_t pending;
+
+		do {
+			n = lpt_dev_read_switches(dev, (unsigned int)tf[i].cpu, recs,
+						  PTCAP_SWITCH_BATCH, &tf[i].switches_lost,
+						  &pending);
+			if (n == -EOPNOTSUPP)
+				return false;
+			if (n < 0)
+				die("%s/switches: %s", dir, lpt_dev_strerror(n));
+			for (k = 0; k < n; k++) {
+				if (lpt_switch_format(line, sizeof(line), &recs[k]) < 0)
+					die("%s/switches: record too long", dir);
+				fputs(line, f);
+			}
+			tf[i].switches += (uint64_t)n;
+		} while (n > 0 && pending);
+	}
+	return true;
+}
+
+/* The module records no switches: say so once, leave no switches file. */
+static void switches_drop(FILE **f, const char *dir)
+{
+	char path[4096];
+
+	fclose(*f);
+	*f = NULL;
+	snprintf(path, sizeof(path), "%s/switches", dir);
+	unlink(path);
+	fprintf(stderr, "ptcap: warning: the module records no context switches "
+			"(no sideband): no %s\n", path);
 }
 
 /*
@@ -688,7 +759,8 @@ int main(int argc, char **argv)
 	struct trace_file *tf;
 	struct maps maps = { 0 };
 	unsigned int ntf = 0, i;
-	bool per_thread = false;
+	bool per_thread = false, have_switches;
+	FILE *sw = NULL;
 	pid_t child = 0;
 	int err, cstat = 0;
 	double t0, tlast;
@@ -768,6 +840,16 @@ int main(int argc, char **argv)
 		die("the module configured no buffer");
 	}
 
+	if (!per_thread) {
+		sw = switches_open(o.dir);
+	} else {
+		char path[4096];
+
+		/* No sideband per thread: no stale file from an earlier capture. */
+		snprintf(path, sizeof(path), "%s/switches", o.dir);
+		unlink(path);
+	}
+
 	err = lpt_dev_start(dev);
 	if (err) {
 		if (child)
@@ -826,6 +908,9 @@ int main(int argc, char **argv)
 			ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
 			drain(dev, tf, ntf, o.dir);
 		}
+		/* Sideband does not touch TraceEn: drained in every mode. */
+		if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
+			switches_drop(&sw, o.dir);
 		if (t - tlast >= 1.0) {
 			progress(&o, t0, tf, ntf, false);
 			tlast = t;
@@ -839,6 +924,8 @@ int main(int argc, char **argv)
 	/* Threads that joined (and maybe exited) while the command ran. */
 	ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
 	drain(dev, tf, ntf, o.dir);
+	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
+		switches_drop(&sw, o.dir);
 	for (i = 0; i < ntf; i++) {
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
 		if (per_thread)
@@ -848,10 +935,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptcap: %s: %s%" PRIu64 " loss(es)\n", tf[i].name,
 				tf[i].st.error ? "operational error (IA32_RTIT_STATUS.Error), " : "",
 				tf[i].st.lost);
+		if (tf[i].switches_lost)
+			fprintf(stderr, "ptcap: %s: %" PRIu64 " context switch(es) lost "
+				"(sideband ring full)\n", tf[i].name, tf[i].switches_lost);
 	}
+	have_switches = sw != NULL;
+	if (sw)
+		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
 	write_maps(o.dir, &maps, child < 0 ? -child : child);
-	write_config(&o, &cfg, dev, tf, ntf, per_thread);
+	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches);
 	lpt_dev_close(dev);
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);

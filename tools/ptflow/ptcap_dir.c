@@ -369,6 +369,178 @@ void ptcap_maps_free(struct ptcap_maps *maps)
 	maps->nmaps = 0;
 }
 
+/* "<pid>/<tid>", each at most INT32_MAX. */
+static int parse_pid_tid(const char *b, const char *e, uint32_t *pid, uint32_t *tid)
+{
+	const char *slash = memchr(b, '/', (size_t)(e - b));
+	uint64_t p, t;
+	int err;
+
+	if (!slash)
+		return -PTCAP_E_SYNTAX;
+	err = parse_uint(b, slash, INT32_MAX, &p);
+	if (!err)
+		err = parse_uint(slash + 1, e, INT32_MAX, &t);
+	if (err)
+		return err;
+	*pid = (uint32_t)p;
+	*tid = (uint32_t)t;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	uint32_t flag;
+} switch_words[] = {
+	{ "prev-idle", PTCAP_SW_PREV_IDLE },
+	{ "prev-kthread", PTCAP_SW_PREV_KTHREAD },
+	{ "next-idle", PTCAP_SW_NEXT_IDLE },
+	{ "next-kthread", PTCAP_SW_NEXT_KTHREAD },
+	{ "preempt", PTCAP_SW_PREEMPT },
+};
+
+/* "<tsc> <cpu> <pid>/<tid> <pid>/<tid> [word...]" */
+static int parse_switch_line(const char *b, const char *e, struct ptcap_switch *sw)
+{
+	const char *t;
+	uint64_t v;
+	size_t i;
+	int err;
+
+	memset(sw, 0, sizeof(*sw));
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT64_MAX, &sw->tsc);
+	if (err)
+		return err;
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_uint(b, t, UINT32_MAX, &v);
+	if (err)
+		return err;
+	sw->cpu = (uint32_t)v;
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_pid_tid(b, t, &sw->prev_pid, &sw->prev_tid);
+	if (err)
+		return err;
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	err = parse_pid_tid(b, t, &sw->next_pid, &sw->next_tid);
+	if (err)
+		return err;
+	for (b = skip_blanks(t, e); b < e; b = skip_blanks(t, e)) {
+		t = skip_token(b, e);
+		for (i = 0; i < sizeof(switch_words) / sizeof(switch_words[0]); i++)
+			if (token_is(b, t, switch_words[i].word))
+				sw->flags |= switch_words[i].flag;
+	}
+	return 0;
+}
+
+/* By CPU, then TSC, then file order. */
+static int cmp_switch(const void *a, const void *b)
+{
+	const struct ptcap_switch *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return 0;
+}
+
+int ptcap_switches_parse(const char *text, size_t len, struct ptcap_switches *sws,
+			 size_t *line)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t cap = 0, i;
+	bool sorted = true;
+	int err;
+
+	if (line)
+		*line = 0;
+	if (!sws)
+		return -PTCAP_E_INVAL;
+	sws->sw = NULL;
+	sws->n = 0;
+	if (!text)
+		return -PTCAP_E_INVAL;
+
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+
+	err = check_magic(&cur, PTCAP_SWITCHES_MAGIC);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+		if (sws->n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct ptcap_switch *n = realloc(sws->sw, ncap * sizeof(*n));
+
+			if (!n) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			sws->sw = n;
+			cap = ncap;
+		}
+		err = parse_switch_line(b, e, &sws->sw[sws->n]);
+		if (!err) {
+			sws->sw[sws->n].order = sws->n;
+			sws->n++;
+		}
+	}
+	if (err) {
+		if (line)
+			*line = cur.lineno ? cur.lineno : 1;
+		ptcap_switches_free(sws);
+		return err;
+	}
+	/* ptcap writes each CPU's switches in order, CPUs in chunks. */
+	for (i = 1; i < sws->n && sorted; i++)
+		sorted = cmp_switch(&sws->sw[i - 1], &sws->sw[i]) <= 0;
+	if (!sorted)
+		qsort(sws->sw, sws->n, sizeof(*sws->sw), cmp_switch);
+	return 0;
+}
+
+void ptcap_switches_free(struct ptcap_switches *sws)
+{
+	if (!sws)
+		return;
+	free(sws->sw);
+	sws->sw = NULL;
+	sws->n = 0;
+}
+
+const struct ptcap_switch *ptcap_switches_at(const struct ptcap_switches *sws,
+					     uint32_t cpu, uint64_t tsc)
+{
+	size_t lo = 0, hi;
+
+	if (!sws || !sws->sw)
+		return NULL;
+	/* The first switch after (cpu, tsc); the answer is just before it. */
+	hi = sws->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ptcap_switch *m = &sws->sw[mid];
+
+		if (m->cpu < cpu || (m->cpu == cpu && m->tsc <= tsc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || sws->sw[lo - 1].cpu != cpu)
+		return NULL;
+	return &sws->sw[lo - 1];
+}
+
 /* Join @dir and @name into a malloc'ed path; @dir may be NULL. */
 static char *join_path(const char *dir, const char *name)
 {

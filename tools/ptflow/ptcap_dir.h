@@ -127,6 +127,75 @@ int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
  */
 void ptcap_maps_free(struct ptcap_maps *maps);
 
+/* The optional switches file of a per-CPU capture. */
+#define PTCAP_SWITCHES_MAGIC	"lwpt-ptcap-switches"
+#define PTCAP_SWITCHES_FILE	"switches"
+
+/* Words after the four columns of a switches line. */
+enum ptcap_switch_flags {
+	PTCAP_SW_PREV_IDLE	= 1u << 0,	/* prev-idle */
+	PTCAP_SW_PREV_KTHREAD	= 1u << 1,	/* prev-kthread */
+	PTCAP_SW_NEXT_IDLE	= 1u << 2,	/* next-idle */
+	PTCAP_SW_NEXT_KTHREAD	= 1u << 3,	/* next-kthread */
+	PTCAP_SW_PREEMPT	= 1u << 4,	/* preempt */
+};
+
+/* One line of a `switches` file: on @cpu at @tsc, prev stopped, next ran. */
+struct ptcap_switch {
+	uint64_t tsc;		/* TSC at the switch (the TSC packets' clock) */
+	uint32_t cpu;		/* logical CPU: the trace file cpu<cpu>.pt */
+	uint32_t flags;		/* enum ptcap_switch_flags */
+	uint32_t prev_pid, prev_tid;	/* switched out */
+	uint32_t next_pid, next_tid;	/* switched in; 0/0 the idle task */
+	size_t order;		/* position in the file (0, 1, ...) */
+};
+
+/* All switches, sorted by CPU, then TSC (file order for equal TSCs). */
+struct ptcap_switches {
+	struct ptcap_switch *sw;
+	size_t n;
+};
+
+/**
+ * ptcap_switches_parse() - parse the text of a `switches` file.
+ * @text: the file contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @sws:  on success, owns the switches sorted by CPU then TSC; release with
+ *        ptcap_switches_free(). Left empty on failure.
+ * @line: if not NULL, set to the 1-based line number of the first error.
+ *
+ * A line is "<tsc> <cpu> <prev-pid>/<prev-tid> <next-pid>/<next-tid>"
+ * followed by flag words; unknown words are skipped (a producer may add
+ * some within version 1).
+ *
+ * Return: 0; -PTCAP_E_MAGIC or -PTCAP_E_VERSION for a bad first line,
+ * -PTCAP_E_SYNTAX for a malformed line, -PTCAP_E_RANGE for a pid or tid
+ * above INT32_MAX, a CPU above UINT32_MAX or a TSC above 64 bits,
+ * -PTCAP_E_NOMEM, -PTCAP_E_INVAL if an argument is NULL.
+ */
+int ptcap_switches_parse(const char *text, size_t len, struct ptcap_switches *sws,
+			 size_t *line);
+
+/**
+ * ptcap_switches_free() - release what ptcap_switches_parse() allocated.
+ * @sws: may be NULL; is left empty.
+ */
+void ptcap_switches_free(struct ptcap_switches *sws);
+
+/**
+ * ptcap_switches_at() - the switch that put the running thread on @cpu at
+ * time @tsc: the last switch on @cpu with a TSC at or before @tsc (its
+ * next_pid/next_tid ran from then until the following switch on @cpu).
+ * @sws: parsed switches.
+ * @cpu: the CPU (of the trace file).
+ * @tsc: a time in TSC ticks, e.g. of a TSC packet or libipt's estimate.
+ *
+ * Return: the switch, or NULL if @cpu has none at or before @tsc (the
+ * thread running then is not known).
+ */
+const struct ptcap_switch *ptcap_switches_at(const struct ptcap_switches *sws,
+					     uint32_t cpu, uint64_t tsc);
+
 /**
  * ptcap_dir_read_file() - read a whole (small) file into memory.
  * @dir:  directory, or NULL to use @name as is.

@@ -292,6 +292,69 @@ struct lwpt_pt_release {
 #define LWPT_PT_RELEASE_SIZE_VER0	16
 #define LWPT_PT_RELEASE_SIZE_VER1	24
 
+/* struct lwpt_pt_switch.flags */
+#define LWPT_PT_SW_PREV_IDLE		(1u << 0)	/* prev is the idle task */
+#define LWPT_PT_SW_PREV_KTHREAD		(1u << 1)	/* prev is a kernel thread */
+#define LWPT_PT_SW_NEXT_IDLE		(1u << 2)	/* next is the idle task */
+#define LWPT_PT_SW_NEXT_KTHREAD		(1u << 3)	/* next is a kernel thread */
+#define LWPT_PT_SW_PREEMPT		(1u << 4)	/* prev was preempted (runnable) */
+
+/**
+ * struct lwpt_pt_switch - one context switch of a per-CPU capture (sideband)
+ * @tsc:	the time stamp counter (RDTSC) on @cpu at the switch: the clock
+ *		of the TSC packets (SDM 33.4.2.11), read in the sched_switch
+ *		tracepoint, after prev's last and before next's first
+ *		instruction on @cpu
+ * @cpu:	the logical CPU
+ * @flags:	LWPT_PT_SW_*
+ * @prev_pid:	the process (thread-group id) switched out, in the pid
+ *		namespace of the process that configured the capture; 0 for
+ *		the idle task and for tasks not visible there
+ * @prev_tid:	the thread switched out, same namespace
+ * @next_pid:	the process switched in
+ * @next_tid:	the thread switched in
+ */
+struct lwpt_pt_switch {
+	__u64 tsc;
+	__u32 cpu;
+	__u32 flags;
+	__s32 prev_pid;
+	__s32 prev_tid;
+	__s32 next_pid;
+	__s32 next_tid;
+};
+
+/* Size of the first published version of a record. */
+#define LWPT_PT_SWITCH_SIZE_VER0	32
+
+/**
+ * struct lwpt_pt_sideband - argument of LWPT_PT_IOC_READ_SIDEBAND
+ * @size:	sizeof(struct lwpt_pt_sideband) of the caller
+ * @cpu:	in: the CPU whose context switches are read
+ * @records:	in: user address of @capacity records of @record_size bytes
+ * @capacity:	in: records that fit at @records (0: only the counters)
+ * @record_size: in: bytes per record at @records (the stride, at least
+ *		LWPT_PT_SWITCH_SIZE_VER0); out: bytes of each record the kernel
+ *		filled (bytes beyond them in each record are zeroed)
+ * @copied:	out: records written to @records, oldest first (must be 0 in)
+ * @pending:	out: records still in the ring after this call (0 in)
+ * @lost:	out: records dropped since START because the ring was full
+ *		(0 in)
+ */
+struct lwpt_pt_sideband {
+	__u32 size;
+	__u32 cpu;
+	__u64 records;
+	__u32 capacity;
+	__u32 record_size;
+	__u32 copied;
+	__u32 pending;
+	__u64 lost;
+};
+
+/* Size of the first published version. */
+#define LWPT_PT_SIDEBAND_SIZE_VER0	40
+
 /*
  * Errors of every ioctl: EFAULT bad pointer; EINVAL bad size, flags or value
  * (CONFIGURE names the field in bad_field); E2BIG unknown trailing bytes not
@@ -303,6 +366,12 @@ struct lwpt_pt_release {
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the
  * buffer with LWPT_PT_STQ_BUFFER (without it they are EINVAL); a buffer
  * number at or above nr_buffers is EINVAL.
+ *
+ * READ_SIDEBAND (per-CPU capture only: EOPNOTSUPP per thread) takes the
+ * oldest context switches recorded on @cpu since START out of its ring;
+ * EPERM when another file owns the capture, ENODATA before CONFIGURE,
+ * EINVAL for a CPU without a buffer, a bad @record_size or non-zero out
+ * fields, EFAULT for a bad @records (the records taken are then lost).
  */
 #define LWPT_PT_IOC_GET_CAPS	_IOWR(LWPT_IOC_MAGIC, 0x40, struct lwpt_pt_caps)
 #define LWPT_PT_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x41, struct lwpt_pt_config)
@@ -310,5 +379,6 @@ struct lwpt_pt_release {
 #define LWPT_PT_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x43)
 #define LWPT_PT_IOC_GET_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x44, struct lwpt_pt_status)
 #define LWPT_PT_IOC_RELEASE	_IOW(LWPT_IOC_MAGIC, 0x45, struct lwpt_pt_release)
+#define LWPT_PT_IOC_READ_SIDEBAND _IOWR(LWPT_IOC_MAGIC, 0x46, struct lwpt_pt_sideband)
 
 #endif /* _UAPI_LWPT_PT_H */

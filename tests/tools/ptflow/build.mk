@@ -4,6 +4,8 @@
 UNIT_TESTS += test_ptcap_dir
 test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
 	tools/ptflow/ptcap_dir.c
+# libpt's lpt_switch_format(): what ptcap writes must parse back.
+test_ptcap_dir_LIBS := pt
 
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lwpt/pt.h>
+
 #include "tools/ptflow/ptcap_dir.h"
 
 static int parse_cfg(const char *text, struct ptcap_config *cfg, size_t *line)
@@ -259,6 +261,128 @@ START_TEST(maps_embedded_nul)
 }
 END_TEST
 
+static int parse_sw(const char *text, struct ptcap_switches *sws, size_t *line)
+{
+	return ptcap_switches_parse(text, strlen(text), sws, line);
+}
+
+/*
+ * ptcap-format.rst "switches": what ptcap writes (lpt_switch_format(), so
+ * writer and reader agree), two CPUs in chunks, sorted back per CPU.
+ */
+START_TEST(switches_round_trip)
+{
+	static const struct lwpt_pt_switch in[] = {
+		{ .tsc = 100, .cpu = 0, .prev_pid = 0, .prev_tid = 0, .next_pid = 7,
+		  .next_tid = 8, .flags = LWPT_PT_SW_PREV_IDLE },
+		{ .tsc = 250, .cpu = 0, .prev_pid = 7, .prev_tid = 8, .next_pid = 9,
+		  .next_tid = 9, .flags = LWPT_PT_SW_PREEMPT },
+		{ .tsc = 90, .cpu = 1, .prev_pid = 2, .prev_tid = 2, .next_pid = 0,
+		  .next_tid = 0, .flags = LWPT_PT_SW_PREV_KTHREAD | LWPT_PT_SW_NEXT_IDLE },
+		{ .tsc = 300, .cpu = 0, .prev_pid = 9, .prev_tid = 9, .next_pid = 2,
+		  .next_tid = 2, .flags = LWPT_PT_SW_NEXT_KTHREAD },
+	};
+	char text[4096], line[LPT_SWITCH_LINE_MAX];
+	struct ptcap_switches sws;
+	const struct ptcap_switch *w;
+	size_t i;
+
+	snprintf(text, sizeof(text), LPT_SWITCHES_MAGIC "\n# tsc cpu prev next\n");
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		ck_assert_int_gt(lpt_switch_format(line, sizeof(line), &in[i]), 0);
+		strcat(text, line);
+	}
+	ck_assert_int_eq(parse_sw(text, &sws, NULL), 0);
+	ck_assert_uint_eq(sws.n, 4);
+	/* CPU 0 in TSC order, then CPU 1. */
+	ck_assert_uint_eq(sws.sw[0].tsc, 100);
+	ck_assert_uint_eq(sws.sw[1].tsc, 250);
+	ck_assert_uint_eq(sws.sw[2].tsc, 300);
+	ck_assert_uint_eq(sws.sw[3].cpu, 1);
+	ck_assert_uint_eq(sws.sw[0].flags, PTCAP_SW_PREV_IDLE);
+	ck_assert_uint_eq(sws.sw[1].flags, PTCAP_SW_PREEMPT);
+	ck_assert_uint_eq(sws.sw[2].flags, PTCAP_SW_NEXT_KTHREAD);
+	ck_assert_uint_eq(sws.sw[3].flags, PTCAP_SW_PREV_KTHREAD | PTCAP_SW_NEXT_IDLE);
+	ck_assert_uint_eq(sws.sw[1].prev_pid, 7);
+	ck_assert_uint_eq(sws.sw[1].prev_tid, 8);
+	ck_assert_uint_eq(sws.sw[1].next_tid, 9);
+
+	/* Who ran on a CPU at a time: the next of the last switch before. */
+	ck_assert_ptr_null(ptcap_switches_at(&sws, 0, 99));
+	w = ptcap_switches_at(&sws, 0, 100);
+	ck_assert_uint_eq(w->next_tid, 8);
+	ck_assert_uint_eq(ptcap_switches_at(&sws, 0, 249)->next_tid, 8);
+	ck_assert_uint_eq(ptcap_switches_at(&sws, 0, 250)->next_tid, 9);
+	ck_assert_uint_eq(ptcap_switches_at(&sws, 0, UINT64_MAX)->next_tid, 2);
+	ck_assert_ptr_null(ptcap_switches_at(&sws, 1, 89));
+	ck_assert_uint_eq(ptcap_switches_at(&sws, 1, 1000)->tsc, 90);
+	ck_assert_ptr_null(ptcap_switches_at(&sws, 2, 1000));
+	ck_assert_ptr_null(ptcap_switches_at(NULL, 0, 0));
+	ptcap_switches_free(&sws);
+	ck_assert_ptr_null(sws.sw);
+	ck_assert_uint_eq(sws.n, 0);
+}
+END_TEST
+
+/* Equal TSCs keep file order; hex numbers; unknown words are skipped. */
+START_TEST(switches_ties_and_words)
+{
+	struct ptcap_switches sws;
+
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n"
+				  "0x10 1 1/1 2/2\n"
+				  "0x10 1 2/2 3/3 future-word preempt flags=0x40\n"
+				  "5 0 0/0 4/4\r\n"
+				  "\n  # comment\n"
+				  "0x10 1 3/3 1/1\n", &sws, NULL), 0);
+	ck_assert_uint_eq(sws.n, 4);
+	ck_assert_uint_eq(sws.sw[0].cpu, 0);
+	ck_assert_uint_eq(sws.sw[1].next_tid, 2);
+	ck_assert_uint_eq(sws.sw[2].next_tid, 3);
+	ck_assert_uint_eq(sws.sw[2].flags, PTCAP_SW_PREEMPT);
+	ck_assert_uint_eq(sws.sw[3].next_tid, 1);
+	/* The last of equal TSCs is the one in effect. */
+	ck_assert_uint_eq(ptcap_switches_at(&sws, 1, 0x10)->next_tid, 1);
+	ptcap_switches_free(&sws);
+	/* An empty body is no switch. */
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n", &sws, NULL), 0);
+	ck_assert_uint_eq(sws.n, 0);
+	ck_assert_ptr_null(ptcap_switches_at(&sws, 0, 5));
+}
+END_TEST
+
+START_TEST(switches_errors)
+{
+	struct ptcap_switches sws;
+	size_t line;
+
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-maps 1\n", &sws, &line), -PTCAP_E_MAGIC);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 2\n", &sws, &line), -PTCAP_E_VERSION);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2\n1 0 1/1\n", &sws,
+				  &line), -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_ptr_null(sws.sw);
+	ck_assert_uint_eq(sws.n, 0);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1 2/2\n", &sws, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/ 2/2\n", &sws, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 -1/1 2/2\n", &sws, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 2147483648/1 2/2\n", &sws,
+				  NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 4294967296 1/1 2/2\n", &sws,
+				  NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n18446744073709551616 0 1/1 2/2\n",
+				  &sws, NULL), -PTCAP_E_RANGE);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\nx 0 1/1 2/2\n", &sws, NULL),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_switches_parse(NULL, 0, &sws, NULL), -PTCAP_E_INVAL);
+	ck_assert_int_eq(ptcap_switches_parse("", 0, NULL, NULL), -PTCAP_E_INVAL);
+	ptcap_switches_free(NULL);
+}
+END_TEST
+
 START_TEST(strerror_all)
 {
 	int e;
@@ -337,6 +461,9 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, maps_kernel_and_many);
 	tcase_add_test(tc, maps_errors);
 	tcase_add_test(tc, maps_embedded_nul);
+	tcase_add_test(tc, switches_round_trip);
+	tcase_add_test(tc, switches_ties_and_words);
+	tcase_add_test(tc, switches_errors);
 	tcase_add_test(tc, strerror_all);
 	tcase_add_test(tc, list_traces);
 	suite_add_tcase(s, tc);

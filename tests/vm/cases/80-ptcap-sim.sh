@@ -6,6 +6,8 @@
 # system-wide wrap/stop/continuous captures save exactly the bytes the
 # model's output logic stored, oldest first after a wrap (SDM 33.2.7.2);
 # ptdump and ptflow run on every file without crashing; no spec violation.
+# Sideband (issue 6 point 8, issue 8 point 4): the switches file of a -a
+# capture while two processes ping-pong on CPU 0 (sb_check below).
 #
 # A command's capture holds the packets the model writes from its execution
 # (pt_exec=1, the default): they must decode with ptdump without error and
@@ -56,6 +58,68 @@ complete() {
 	# 0 or 1 (decode errors); 2 would be a directory ptflow refuses.
 	[ $rc -le 1 ] || fail "ptflow $1: status $rc: $(tail -n 3 /tmp/ptflow.out)" || return 1
 	return 0
+}
+
+# sb_check DIR A B ROUNDS: DIR/switches (ptcap-format.rst) of a capture
+# during which processes A and B ping-ponged ROUNDS times on CPU 0: magic
+# line; per CPU the TSC never goes back and each switch's prev is the
+# previous switch's next (no record lost); on CPU 0 the switches into A or
+# B alternate at least 2 * ROUNDS - 1 times; and every TSC packet of
+# cpu0.pt (SDM 33.4.2.11; the model writes them in PSB+ at a traced
+# user-mode instruction) lies after a switch into a user thread and before
+# the next switch, at least one in A's or B's time. Prints a summary.
+sb_check() {
+	ptdump "$1/cpu0.pt" 2>/dev/null | awk '$2 == "tsc" { print "T", $3 }' >/tmp/sb.tsc
+	awk -v a="$2" -v b="$3" -v rounds="$4" '
+	function hex(s,   i, v) {
+		v = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	BEGIN { ns = 0; nt = 0; nsw = 0; alt = 0; checked = 0; inab = 0; before = 0; bad = 0 }
+	FNR == 1 && FILENAME ~ /switches$/ {
+		if ($0 != "lwpt-ptcap-switches 1") { print "magic: " $0; bad = 1 }
+		next
+	}
+	/^#/ { next }
+	$1 == "T" { t[nt++] = hex($2); next }
+	{
+		tsc = $1 + 0; cpu = $2; split($3, p, "/"); split($4, q, "/")
+		if ((cpu in last) && tsc < last[cpu]) {
+			print "cpu " cpu ": TSC goes back: " $0; bad = 1
+		}
+		if ((cpu in cur) && p[2] != cur[cpu]) {
+			print "cpu " cpu ": prev " $3 " but " cur[cpu] " ran: " $0; bad = 1
+		}
+		last[cpu] = tsc; cur[cpu] = q[2]; nsw++
+		if (cpu != 0)
+			next
+		s[ns] = tsc; who[ns] = q[2]; user[ns] = $0 !~ /next-(idle|kthread)/; ns++
+		if ((q[2] == a || q[2] == b) && q[2] != ab) { alt++; ab = q[2] }
+	}
+	END {
+		j = -1
+		for (i = 0; i < nt; i++) {
+			while (j + 1 < ns && s[j + 1] <= t[i])
+				j++
+			if (j < 0) { before++; continue }	# START, before any switch
+			checked++
+			if (!user[j]) {
+				print "TSC packet " t[i] " after a switch to " who[j] " (idle/kernel)"; bad = 1
+			}
+			if (who[j] == a || who[j] == b)
+				inab++
+		}
+		if (alt < 2 * rounds - 1) {
+			print "cpu 0: switches into " a " and " b " alternate " alt " times"; bad = 1
+		}
+		if (!checked || !inab) {
+			print "TSC packets: " nt ", after a switch " checked ", in " a "/" b " " inab; bad = 1
+		}
+		printf "%d switches, %d A/B alternations on cpu 0, %d TSC packets in cpu0.pt (%d in A/B, %d before the first switch)\n", nsw, alt, nt, inab, before
+		exit bad
+	}' "$1/switches" /tmp/sb.tsc
 }
 
 # tracing: wait until CPU 0's model has TraceEn (ptcap started).
@@ -110,6 +174,24 @@ for prof in full bdw; do
 		fail "$prof: dynamic maps: $(cat /tmp/dyn/maps)" || exit 1
 	complete /tmp/dyn || exit 1
 	ok "$prof: ptcap -- ptdump --help: maps with ld.so and libc"
+
+	# Sideband (issue 6 point 8, issue 8 point 4): -a while two processes
+	# ping-pong on CPU 0 under the model's execution tracing (pt_exec=1).
+	rm -rf /tmp/sb
+	ptcap -a -d 100 --size=1M -o /tmp/sb 2>/tmp/sb.err &
+	pid=$!
+	wait_tracing || fail "$prof: sideband: not tracing: $(cat /tmp/sb.err)" || exit 1
+	pp=$(pt_pingpong 100 0) || fail "$prof: pt_pingpong: $pp" || exit 1
+	kill -INT $pid
+	wait $pid || fail "$prof: sideband: ptcap $(cat /tmp/sb.err)" || exit 1
+	set -- $pp
+	[ -f /tmp/sb/switches ] || fail "$prof: no switches file: $(ls /tmp/sb)" || exit 1
+	grep -q '^switches\.cpu0\.pt count=[1-9][0-9]* lost=0$' /tmp/sb/config ||
+		fail "$prof: config: $(grep '^switches' /tmp/sb/config)" || exit 1
+	r=$(sb_check /tmp/sb "$2" "$3" "$4") ||
+		fail "$prof: switches: $r $(head -n 20 /tmp/sb/switches)" || exit 1
+	complete /tmp/sb || exit 1
+	ok "$prof: -a with pt_pingpong $2/$3 on cpu 0: $r"
 
 	# Invalid configurations: named field, non-zero exit, nothing started.
 	msg=$(ptcap -a --size=5000 -o /tmp/bad 2>&1) && fail "$prof: --size=5000 accepted" && exit 1

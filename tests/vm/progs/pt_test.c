@@ -9,7 +9,8 @@
  *   pt_test options     every IA32_RTIT_CTL option reaches the model's MSRs
  *                       encoded as SDM 33.2.8.2 says
  *   pt_test invalid     refused configurations: errno and bad_field; ioctl
- *                       argument errors (ENOTTY, EFAULT, EINVAL, E2BIG)
+ *                       argument errors (ENOTTY, EFAULT, EINVAL, E2BIG), and
+ *                       READ_SIDEBAND's (EPERM, EOPNOTSUPP per thread)
  *   pt_test wrap|stop|continuous
  *                       the output modes, fed by pt_inject on CPU 0
  *   pt_test perm        as uid/gid 1000: no system-wide, kernel or other
@@ -163,6 +164,26 @@ static int get_status(int fd, int cpu, struct lwpt_pt_status *st)
 	st->size = sizeof(*st);
 	st->cpu = cpu;
 	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
+}
+
+/* LWPT_PT_IOC_READ_SIDEBAND of @cpu into a scratch array; errno or 0. */
+static int read_sb(int fd, uint32_t cpu, uint32_t capacity, uint32_t record_size,
+		   struct lwpt_pt_sideband *out)
+{
+	static unsigned char recs[4 * 8192];
+	struct lwpt_pt_sideband sb;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.size = sizeof(sb);
+	sb.cpu = cpu;
+	sb.records = (uintptr_t)recs;
+	sb.capacity = capacity;
+	sb.record_size = record_size;
+	if (ioctl(fd, LWPT_PT_IOC_READ_SIDEBAND, &sb))
+		return errno;
+	if (out)
+		*out = sb;
+	return 0;
 }
 
 static int lowest_bit_above0(uint32_t map)
@@ -440,14 +461,56 @@ static void test_invalid(void)
 	check(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x6f)) && errno == ENOTTY, "unknown ioctl: ENOTTY");
 	check(ioctl(fd, LWPT_PT_IOC_START) && errno == ENODATA, "START unconfigured: ENODATA");
 	check(get_status(fd, 0, &st) == ENODATA, "STATUS unconfigured: ENODATA");
+	check(read_sb(fd, 0, 4, LWPT_PT_SWITCH_SIZE_VER0, NULL) == ENODATA,
+	      "READ_SIDEBAND unconfigured: ENODATA");
 	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 8192);
 	check(configure(fd, &c) == 0, "valid configuration accepted");
 	check(get_status(fd, 100000, &st) == EINVAL, "STATUS of a CPU beyond nr_cpus: EINVAL");
 	{
+		struct lwpt_pt_sideband sb;
+
+		check(read_sb(fd, 0, 4, LWPT_PT_SWITCH_SIZE_VER0, &sb) == 0 && !sb.copied &&
+		      !sb.pending && !sb.lost && sb.record_size == LWPT_PT_SWITCH_SIZE_VER0 &&
+		      sb.size == sizeof(sb), "READ_SIDEBAND before START: nothing, 0 lost");
+		check(read_sb(fd, 100000, 4, LWPT_PT_SWITCH_SIZE_VER0, NULL) == EINVAL,
+		      "READ_SIDEBAND of a CPU beyond nr_cpus: EINVAL");
+		check(read_sb(fd, 0, 4, 8, NULL) == EINVAL, "READ_SIDEBAND record_size 8: EINVAL");
+		check(read_sb(fd, 0, 4, 8192, NULL) == EINVAL,
+		      "READ_SIDEBAND record_size above a page: EINVAL");
+		memset(&sb, 0, sizeof(sb));
+		sb.size = sizeof(sb);
+		sb.record_size = LWPT_PT_SWITCH_SIZE_VER0;
+		sb.copied = 1;
+		check(ioctl(fd, LWPT_PT_IOC_READ_SIDEBAND, &sb) && errno == EINVAL,
+		      "READ_SIDEBAND out field set on input: EINVAL");
+		sb.copied = 0;
+		sb.size = 8;
+		check(ioctl(fd, LWPT_PT_IOC_READ_SIDEBAND, &sb) && errno == EINVAL,
+		      "READ_SIDEBAND size 8: EINVAL");
+		check(ioctl(fd, LWPT_PT_IOC_READ_SIDEBAND, (void *)8) && errno == EFAULT,
+		      "READ_SIDEBAND bad pointer: EFAULT");
+	}
+	{
 		int fd2 = open_pt();
 
 		check(configure(fd2, &c) == EBUSY, "second owner: EBUSY");
+		check(read_sb(fd2, 0, 4, LWPT_PT_SWITCH_SIZE_VER0, NULL) == EPERM,
+		      "READ_SIDEBAND of another file's capture: EPERM");
 		close(fd2);
+	}
+	{
+		int fd3 = open_pt();
+		struct lwpt_pt_config t;
+
+		cfg_init(&t, ub, LWPT_PT_MODE_WRAP, 8192);
+		t.scope = LWPT_PT_SCOPE_THREAD;
+		t.pid = getpid();
+		close(fd);	/* frees the per-CPU capture */
+		check(configure(fd3, &t) == 0, "per-thread configuration of ourselves");
+		check(read_sb(fd3, 0, 4, LWPT_PT_SWITCH_SIZE_VER0, NULL) == EOPNOTSUPP,
+		      "READ_SIDEBAND of a per-thread capture: EOPNOTSUPP");
+		close(fd3);
+		fd = open_pt();
 	}
 	check(model_reg(0, "ctl") == ctl0, "no IA32_RTIT_CTL written by refused requests");
 	check(violations() == v0, "invalid: no spec violation (%llu)",
