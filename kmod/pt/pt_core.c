@@ -56,7 +56,7 @@ static int pt_cpuhp_state = -1;
 /* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
 
 /**
- * pt_trace_account - account the output pointers read with TraceEn=0
+ * pt_output_account - account the output pointers read with TraceEn=0
  * @tr: the trace they belong to
  * @base: IA32_RTIT_OUTPUT_BASE
  * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS
@@ -67,7 +67,7 @@ static int pt_cpuhp_state = -1;
  * 33.2.7.2: the pointers name the next byte); counts losses. Sets
  * @tr->err to -EIO if the pointers are not in @tr's buffer.
  */
-void pt_trace_account(struct pt_trace *tr, u64 base, u64 mask_ptrs,
+void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		      u64 status, bool pmi)
 {
 	u64 delta;
@@ -109,7 +109,7 @@ void pt_trace_account(struct pt_trace *tr, u64 base, u64 mask_ptrs,
 }
 
 /* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
-static void pt_trace_read_out(struct pt_trace *tr, bool pmi)
+static void pt_output_read_out(struct pt_output *tr, bool pmi)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	u64 base = 0, mask = 0, status = 0;
@@ -120,27 +120,27 @@ static void pt_trace_read_out(struct pt_trace *tr, bool pmi)
 		tr->err = -EIO;
 		return;
 	}
-	pt_trace_account(tr, base, mask, status, pmi || pc->pmi_seen);
+	pt_output_account(tr, base, mask, status, pmi || pc->pmi_seen);
 	pc->pmi_seen = false;
 }
 
 /**
- * pt_trace_pause - clear TraceEn (SDM 33.3: first), then read the pointers
+ * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
  * @tr: the trace loaded on this CPU
  * @pmi: called from the ToPA PMI
  */
-void pt_trace_pause(struct pt_trace *tr, bool pmi)
+void pt_output_pause(struct pt_output *tr, bool pmi)
 {
 	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl))
 		tr->err = -EIO;
-	pt_trace_read_out(tr, pmi);
+	pt_output_read_out(tr, pmi);
 }
 
 /**
- * pt_trace_resume - set TraceEn again after pt_trace_pause()
+ * pt_output_resume - set TraceEn again after pt_output_pause()
  * @tr: the trace loaded on this CPU
  */
-void pt_trace_resume(struct pt_trace *tr)
+void pt_output_resume(struct pt_output *tr)
 {
 	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl | IA32_RTIT_CTL_TRACEEN)) {
 		tr->err = -EIO;
@@ -149,15 +149,15 @@ void pt_trace_resume(struct pt_trace *tr)
 }
 
 /**
- * pt_trace_room - continuous mode: room for the rest of the current region
+ * pt_output_room - continuous mode: room for the rest of the current region
  * @tr: the trace
  *
- * Without MENTRY the answer is always yes: see pt_trace_account() for how
+ * Without MENTRY the answer is always yes: see pt_output_account() for how
  * an overrun is counted.
  *
  * Return: true if the processor may write until the next PMI.
  */
-bool pt_trace_room(const struct pt_trace *tr)
+bool pt_output_room(const struct pt_output *tr)
 {
 	const struct pt_buf *b = &tr->buf;
 	u64 used = tr->head - READ_ONCE(tr->tail), end;
@@ -171,10 +171,10 @@ bool pt_trace_room(const struct pt_trace *tr)
 }
 
 /**
- * pt_trace_reset - a new START: nothing written yet
+ * pt_output_reset - a new START: nothing written yet
  * @tr: the trace
  */
-void pt_trace_reset(struct pt_trace *tr)
+void pt_output_reset(struct pt_output *tr)
 {
 	tr->pos = 0;
 	tr->head = 0;
@@ -276,7 +276,7 @@ static void pt_cpu_update_end(struct pt_cpu *pc)
 static void pt_cpu_start(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 	u64 ctl = 0;
 
 	tr->err = 0;
@@ -304,12 +304,12 @@ static void pt_cpu_start(void *arg)
 		tr->err = -EIO;
 		goto out;
 	}
-	pt_trace_reset(tr);
+	pt_output_reset(tr);
 	pc->offline = false;
 	pc->pmi_seen = false;
 	tr->tracing = true;
 	pt_sb_start(pc);
-	pt_trace_resume(tr);
+	pt_output_resume(tr);
 out:
 	pt_cpu_update_end(pc);
 }
@@ -317,13 +317,13 @@ out:
 static void pt_cpu_stop(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 
 	tr->err = 0;
 	WRITE_ONCE(pc->sb.on, false);
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
-		pt_trace_pause(tr, false);
+		pt_output_pause(tr, false);
 		tr->tracing = false;
 	} else if (tr->stalled) {
 		tr->stalled = false;
@@ -335,16 +335,16 @@ static void pt_cpu_stop(void *arg)
 static void pt_cpu_sample(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 
 	tr->err = 0;
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
-		pt_trace_pause(tr, false);
+		pt_output_pause(tr, false);
 		if (tr->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
 			tr->tracing = false;
 		else
-			pt_trace_resume(tr);
+			pt_output_resume(tr);
 	}
 	pt_cpu_update_end(pc);
 }
@@ -353,13 +353,13 @@ static void pt_cpu_sample(void *arg)
 static void pt_cpu_release(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 
 	pt_cpu_update_begin(pc);
-	if (tr->stalled && pt_sess.started && !pc->offline && pt_trace_room(tr)) {
+	if (tr->stalled && pt_sess.started && !pc->offline && pt_output_room(tr)) {
 		tr->stalled = false;
 		tr->tracing = true;
-		pt_trace_resume(tr);
+		pt_output_resume(tr);
 	}
 	pt_cpu_update_end(pc);
 }
@@ -371,7 +371,7 @@ static void pt_cpu_release(void *arg)
  */
 static void pt_cpu_park(struct pt_cpu *pc)
 {
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 
 	if (!tr->configured || !pt_sess.started || pc->offline)
 		return;
@@ -381,7 +381,7 @@ static void pt_cpu_park(struct pt_cpu *pc)
 		if (pt_rtit_save(&pc->saved))
 			tr->err = -EIO;
 		else
-			pt_trace_account(tr, pc->saved.output_base,
+			pt_output_account(tr, pc->saved.output_base,
 					 pc->saved.output_mask_ptrs,
 					 pc->saved.status, pc->pmi_seen);
 		pc->pmi_seen = false;
@@ -394,7 +394,7 @@ static void pt_cpu_park(struct pt_cpu *pc)
 
 static void pt_cpu_unpark(struct pt_cpu *pc)
 {
-	struct pt_trace *tr = &pc->tr;
+	struct pt_output *tr = &pc->tr;
 	u64 ctl = 0;
 
 	if (!pc->offline)
@@ -490,7 +490,7 @@ static struct syscore_ops pt_syscore_ops = {
 static bool pt_pmi(void *data)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_trace *tr;
+	struct pt_output *tr;
 	u64 gs;
 
 	tr = READ_ONCE(pt_sess.cfg.scope) == LWPT_PT_SCOPE_THREAD ?
@@ -508,7 +508,7 @@ static bool pt_pmi(void *data)
 		return true;
 	}
 	/* Table 33-4: clear TraceEn, handle, clear the PMI, re-enable. */
-	pt_trace_pause(tr, true);
+	pt_output_pause(tr, true);
 	tr->pmis++;
 	lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 		      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
@@ -522,14 +522,14 @@ static bool pt_pmi(void *data)
 		tr->tracing = false;
 		return true;
 	}
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS && !pt_trace_room(tr)) {
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS && !pt_output_room(tr)) {
 		/* Nothing is overwritten: wait for the reader (RELEASE). */
 		tr->stalled = true;
 		tr->tracing = false;
 		tr->lost++;
 		return true;
 	}
-	pt_trace_resume(tr);
+	pt_output_resume(tr);
 	return true;
 }
 
@@ -746,11 +746,11 @@ static long pt_ioctl_stop(struct file *file)
 }
 
 /**
- * pt_trace_status - fill the buffer part of a status answer
+ * pt_output_status - fill the buffer part of a status answer
  * @tr: the trace
  * @st: the answer; flags are ORed in
  */
-void pt_trace_status(const struct pt_trace *tr, struct lwpt_pt_status *st)
+void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 {
 	u64 head = READ_ONCE(tr->head), pos = READ_ONCE(tr->pos);
 
@@ -833,7 +833,7 @@ static long pt_ioctl_status(struct file *file, void __user *arg)
 		smp_call_function_single(index, pt_cpu_sample, NULL, 1);
 	cpus_read_unlock();
 	st.cpu = index;
-	pt_trace_status(&pc->tr, &st);
+	pt_output_status(&pc->tr, &st);
 	st.flags |= pc->offline ? LWPT_PT_ST_OFFLINE : 0;
 	st.mmap_offset = pc->tr.configured ?
 			 pt_sess.cfg.buffer_size * index : 0;
@@ -858,7 +858,7 @@ out_unlock:
 static long pt_ioctl_release(struct file *file, void __user *arg)
 {
 	struct lwpt_pt_release rel;
-	struct pt_trace *tr;
+	struct pt_output *tr;
 	u32 usize, index;
 	int err;
 
@@ -888,7 +888,7 @@ static long pt_ioctl_release(struct file *file, void __user *arg)
 	}
 	/*
 	 * Only this CPU's PMI and IPIs use it; the IPI orders the store. A
-	 * tail behind the overrun point (pt_trace_account()) is ignored.
+	 * tail behind the overrun point (pt_output_account()) is ignored.
 	 */
 	if (rel.tail > READ_ONCE(tr->tail))
 		WRITE_ONCE(tr->tail, rel.tail);

@@ -90,7 +90,7 @@ struct pt_rtit_state {
 };
 
 /**
- * struct pt_trace - one buffer and what the processor wrote into it
+ * struct pt_output - one buffer and what the processor wrote into it
  * @buf: the buffer
  * @configured: @buf is allocated
  * @tracing: TraceEn is set (per CPU), or set while the thread runs
@@ -105,7 +105,7 @@ struct pt_rtit_state {
  * @pmis: ToPA PMIs handled
  * @err: error of the last IPI operation
  */
-struct pt_trace {
+struct pt_output {
 	struct pt_buf buf;
 	bool configured;
 	bool tracing;
@@ -155,7 +155,7 @@ struct pt_sb {
  * @sb: per-CPU scope: its context switches
  */
 struct pt_cpu {
-	struct pt_trace tr;
+	struct pt_output tr;
 	bool in_update;
 	bool pmi_seen;
 	bool offline;
@@ -210,16 +210,16 @@ s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs);
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 
 /* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
-void pt_trace_account(struct pt_trace *tr, u64 base, u64 mask_ptrs,
+void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		      u64 status, bool pmi);
-void pt_trace_pause(struct pt_trace *tr, bool pmi);
-void pt_trace_resume(struct pt_trace *tr);
-bool pt_trace_room(const struct pt_trace *tr);
-void pt_trace_reset(struct pt_trace *tr);
+void pt_output_pause(struct pt_output *tr, bool pmi);
+void pt_output_resume(struct pt_output *tr);
+bool pt_output_room(const struct pt_output *tr);
+void pt_output_reset(struct pt_output *tr);
 int pt_rtit_write_filters(void);
 int pt_rtit_save(struct pt_rtit_state *s);
 int pt_rtit_restore(const struct pt_rtit_state *s);
-void pt_trace_status(const struct pt_trace *tr, struct lwpt_pt_status *st);
+void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st);
 
 /* pt_sideband.c */
 struct tracepoint *pt_sched_tp(const char *name);
@@ -237,7 +237,7 @@ int pt_thread_sess_init(struct task_struct *target);
 void pt_thread_sess_free(void);
 int pt_thread_start(void);
 void pt_thread_stop(void);
-struct pt_trace *pt_thread_cur_trace(struct pt_cpu *pc);
+struct pt_output *pt_thread_cur_trace(struct pt_cpu *pc);
 int pt_thread_status(u32 index, struct lwpt_pt_status *st);
 int pt_thread_release(u32 index, u64 tail);
 struct pt_buf *pt_thread_buf(u32 index);

@@ -88,7 +88,7 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * thread is loaded on a CPU, @tr also changes in that CPU's PMI.
  */
 struct pt_thread {
-	struct pt_trace tr;
+	struct pt_output tr;
 	struct list_head node;
 	struct hlist_node hnode;
 	struct task_struct *task;
@@ -165,7 +165,7 @@ err_free:
 /* The initial RTIT state of a trace: its first table, offset 0 (START). */
 static void pt_thread_init_state(struct pt_thread *th)
 {
-	pt_trace_reset(&th->tr);
+	pt_output_reset(&th->tr);
 	th->saved.ctl = th->tr.ctl;
 	th->saved.status = 0;
 	th->saved.output_base = page_to_phys(th->tr.buf.tables[0]);
@@ -374,7 +374,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	if (th->tr.err || !th->task)
 		return;
 	/* Continuous mode: the reader may have made room since the stall. */
-	if (th->tr.stalled && pt_trace_room(&th->tr)) {
+	if (th->tr.stalled && pt_output_room(&th->tr)) {
 		th->tr.stalled = false;
 		th->tr.tracing = true;
 	}
@@ -426,7 +426,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 		/* TraceEn must not survive the thread: clear it by WRMSR. */
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, th->tr.ctl);
 	} else {
-		pt_trace_account(&th->tr, th->saved.output_base,
+		pt_output_account(&th->tr, th->saved.output_base,
 				 th->saved.output_mask_ptrs, th->saved.status,
 				 pc->pmi_seen);
 		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
@@ -798,7 +798,7 @@ void pt_thread_stop(void)
  *
  * Return: the loaded thread's trace, or NULL.
  */
-struct pt_trace *pt_thread_cur_trace(struct pt_cpu *pc)
+struct pt_output *pt_thread_cur_trace(struct pt_cpu *pc)
 {
 	struct pt_thread *th = READ_ONCE(pc->cur);
 
@@ -814,12 +814,12 @@ static void pt_thread_sample_cpu(void *arg)
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur == th && th->tr.tracing) {
 		pt_thread_update_begin(pc);
-		pt_trace_pause(&th->tr, false);
+		pt_output_pause(&th->tr, false);
 		if (th->tr.rtit_status & (IA32_RTIT_STATUS_ERROR |
 					  IA32_RTIT_STATUS_STOPPED))
 			th->tr.tracing = false;
 		else
-			pt_trace_resume(&th->tr);
+			pt_output_resume(&th->tr);
 		pt_thread_update_end(pc);
 	}
 	raw_spin_unlock(&pt_thread_lock);
@@ -832,11 +832,11 @@ static void pt_thread_release_cpu(void *arg)
 	struct pt_thread *th = arg;
 
 	raw_spin_lock(&pt_thread_lock);
-	if (pc->cur == th && th->tr.stalled && pt_trace_room(&th->tr)) {
+	if (pc->cur == th && th->tr.stalled && pt_output_room(&th->tr)) {
 		pt_thread_update_begin(pc);
 		th->tr.stalled = false;
 		th->tr.tracing = true;
-		pt_trace_resume(&th->tr);
+		pt_output_resume(&th->tr);
 		pt_thread_update_end(pc);
 	} else if (!pc->cur && th->task == current && pt_sess.started) {
 		pt_thread_load(pc, th);
@@ -885,7 +885,7 @@ int pt_thread_status(u32 index, struct lwpt_pt_status *st)
 		smp_call_function_single(cpu, pt_thread_sample_cpu, th, 1);
 	cpus_read_unlock();
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	pt_trace_status(&th->tr, st);
+	pt_output_status(&th->tr, st);
 	st->flags |= LWPT_PT_ST_THREAD |
 		     (th->exited ? LWPT_PT_ST_EXITED : 0) |
 		     (th->execed ? LWPT_PT_ST_EXECED : 0) |
