@@ -218,8 +218,6 @@ static void sim_step_defer(struct sim_step_thread *st);
  */
 static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 {
-	struct x86_cofi c;
-
 	struct sim_step_stats *stats = this_cpu_ptr(&sim_step_stats);
 	struct pt_trace_step s = {
 		.ip = st->ip,
@@ -230,6 +228,7 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 		.cr3 = st->cr3,
 		.tsc = rdtsc(),
 	};
+	struct x86_cofi c;
 
 	if (!st->insn_len) {
 		stats->lost++;
@@ -252,7 +251,10 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 	sim_step_defer(st);
 }
 
-/* Bytes not read at st->ip yet: they are read where faults are allowed. */
+/*
+ * Queue st->work, once: it reads the bytes at st->ip where page faults are
+ * allowed and hands the queued instructions to LWP, before user mode.
+ */
 static void sim_step_defer(struct sim_step_thread *st)
 {
 	if (st->work_queued)
