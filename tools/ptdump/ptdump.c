@@ -70,6 +70,7 @@ struct dump {
 
 	struct stats stats;
 	int fast_pad;		/* PAD lines need no options */
+	int skip_pad;		/* PAD prints nothing (--no-pad, --quiet) */
 };
 
 /*
@@ -878,9 +879,11 @@ static int dump_packets(struct dump *d)
 
 			if (d->opts->stats)
 				count_packet(&d->stats, pkt);
-			else if (pkt->type == LPT_PKT_PAD && d->fast_pad)
+			else if (pkt->type != LPT_PKT_PAD)
+				dump_packet(d, offset, pkt);
+			else if (d->fast_pad)
 				emit_pad(d, offset);
-			else
+			else if (!d->skip_pad)	/* PAD tracks nothing */
 				dump_packet(d, offset, pkt);
 			offset += pkt->size;
 		}
@@ -1146,6 +1149,7 @@ int main(int argc, char **argv)
 	init_names();
 	d.fast_pad = opts.show_offset && !opts.show_raw && !opts.quiet &&
 		     !opts.no_pad;
+	d.skip_pad = opts.no_pad || opts.quiet;
 
 	ret = dump(&d);
 	if (opts.stats)
