@@ -20,6 +20,11 @@ UNIT_TESTS += test_pt_time
 test_pt_time_SRCS := tests/tools/ptdump/test_pt_time.c
 test_pt_time_LIBS := pt
 
+# ptdump's number formatting (tools/ptdump/out.h) against printf.
+UNIT_TESTS += test_ptdump_out
+test_ptdump_out_SRCS := tests/tools/ptdump/test_ptdump_out.c \
+	tools/ptdump/out.c
+
 # Text output speed on the real traces against libipt's own ptdump
 # (make bench; scripts/build-libipt-ptdump builds the reference).
 BENCHES += bench_ptdump
