@@ -71,6 +71,7 @@ struct dump {
 	struct stats stats;
 	struct hex16_cache offset_hex;	/* of the offset column */
 	int fast_pad;		/* PAD lines need no options */
+	int fast_pad_raw;	/* PAD lines need only --raw */
 	int skip_pad;		/* PAD prints nothing (--no-pad, --quiet) */
 };
 
@@ -847,6 +848,19 @@ static inline void emit_pad(struct dump *d, uint64_t offset)
 	out_commit(&d->out, p + 6);
 }
 
+/* PAD with --raw: the raw column is always "00". */
+static inline void emit_pad_raw(struct dump *d, uint64_t offset)
+{
+	static const char tail[] = "  00                                pad\n";
+	char *p = out_reserve(&d->out, OUT_LINE_MAX);
+
+	_Static_assert(sizeof(tail) - 1 == 2 + COL_RAW + 1 + 3 + 1,
+		       "offset separator, raw column, name");
+	p = put_hex16_cached(p, offset, &d->offset_hex);
+	memcpy(p, tail, sizeof(tail) - 1);
+	out_commit(&d->out, p + sizeof(tail) - 1);
+}
+
 static void dump_packet(struct dump *d, uint64_t offset,
 			const struct lpt_packet *pkt)
 {
@@ -905,6 +919,8 @@ static int dump_packets(struct dump *d)
 				dump_packet(d, offset, pkt);
 			else if (d->fast_pad)
 				emit_pad(d, offset);
+			else if (d->fast_pad_raw)
+				emit_pad_raw(d, offset);
 			else if (!d->skip_pad)	/* PAD tracks nothing */
 				dump_packet(d, offset, pkt);
 			offset += pkt->size;
@@ -1173,6 +1189,8 @@ int main(int argc, char **argv)
 	d.offset_hex.hi = ~0ull;
 	d.fast_pad = opts.show_offset && !opts.show_raw && !opts.quiet &&
 		     !opts.no_pad;
+	d.fast_pad_raw = opts.show_offset && opts.show_raw && !opts.quiet &&
+			 !opts.no_pad;
 	d.skip_pad = opts.no_pad || opts.quiet;
 
 	ret = dump(&d);
