@@ -818,15 +818,25 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 		p += l->name->len;
 
 	if (l->track_id) {
+		size_t n = strlen(l->track_id);
+
+		_Static_assert(COL_OFFSET + 1 + COL_RAW + 1 + 16 + 1 +
+			       EXT_PAYLOAD_MAX + 1 + 32 + 1 + 8 +
+			       sizeof(l->track) + 1 < OUT_LINE_MAX,
+			       "the fixed-size copies fit a line's reserve");
+		/* Fixed-size copies and fills; what lies beyond a field's
+		 * end is overwritten by the next one or by the next line. */
 		*p++ = ' ';
 		col = p;
-		p = put_mem(p, l->payload, l->plen);
-		p = put_pad(p, col, COL_PAYLOAD);
+		memcpy(col, l->payload, EXT_PAYLOAD_MAX + 1);
+		memset(col + l->plen, ' ', 32);
+		p = col + (l->plen > COL_PAYLOAD ? l->plen : COL_PAYLOAD);
 		*p++ = ' ';
-		col = p;
-		p = put_str(p, l->track_id);
-		p = put_pad(p, col, COL_TRACK_ID);
-		p = put_mem(p, l->track, l->tlen);
+		memset(p, ' ', 8);
+		memcpy(p, l->track_id, n);
+		p += n > COL_TRACK_ID ? n : COL_TRACK_ID;
+		memcpy(p, l->track, sizeof(l->track));
+		p += l->tlen;
 	} else if (l->plen) {
 		/* A fixed-size copy (payload <= 48 bytes, the buffer has
 		 * OUT_LINE_MAX); what lies beyond plen is overwritten. */
