@@ -84,8 +84,6 @@ static void print_packet(FILE *out, const uint8_t *buf, uint64_t offset,
 {
 	struct fields f;
 
-	if (opt_no_pad && p->type == ppt_pad)
-		return;
 	memset(&f, 0, sizeof(f));
 	snprintf(f.offset, sizeof(f.offset), "%016" PRIx64, offset);
 	if (opt_raw) {
@@ -96,6 +94,10 @@ static void print_packet(FILE *out, const uint8_t *buf, uint64_t offset,
 				 "%02x", buf[offset + i]);
 	}
 	snprintf(f.opcode, sizeof(f.opcode), "%s", name(p->type));
+	/* libipt's ptdump, too, builds offset, raw bytes and name of a PAD
+	 * before --no-pad skips it (print_packet() sets buffer->skip). */
+	if (opt_no_pad && p->type == ppt_pad)
+		return;
 	switch (p->type) {
 	case ppt_tip:
 	case ppt_tip_pge:
