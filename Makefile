@@ -20,6 +20,8 @@
 #   (same _SRCS/_LIBS/_LDLIBS; Check is linked automatically)
 #
 #   BENCHES    += bench_pkt           -> build/bench/bench_pkt, run by `make bench`
+#   BENCH_HELPERS += helper           -> build/bench/helper, built by `make bench`
+#                                        for a bench to run, not run itself
 #   SCRIPT_TESTS += tests/libpt/conformance.sh   (run by `make check-unit`)
 #
 #   MANPAGES   += tools/ptdump/ptdump.1   (installed by section suffix)
@@ -67,6 +69,7 @@ LIBS :=
 TOOLS :=
 UNIT_TESTS :=
 BENCHES :=
+BENCH_HELPERS :=
 SCRIPT_TESTS :=
 MANPAGES :=
 HEADERS :=
@@ -113,12 +116,13 @@ LIB_TARGETS :=
 $(foreach l,$(LIBS),$(eval $(call LIB_template,$(l))))
 $(foreach t,$(TOOLS),$(eval $(call EXE_template,$(t),bin,)))
 $(foreach t,$(UNIT_TESTS),$(eval $(call EXE_template,$(t),tests,$(CHECK_LIBS))))
-$(foreach t,$(BENCHES),$(eval $(call EXE_template,$(t),bench,)))
+$(foreach t,$(BENCHES) $(BENCH_HELPERS),$(eval $(call EXE_template,$(t),bench,)))
 $(foreach t,$(VM_PROGS),$(eval $(call EXE_template,$(t),vm-bin,-static)))
 
 TOOL_BINS := $(addprefix $(O)/bin/,$(TOOLS))
 TEST_BINS := $(addprefix $(O)/tests/,$(UNIT_TESTS))
 BENCH_BINS := $(addprefix $(O)/bench/,$(BENCHES))
+BENCH_HELPER_BINS := $(addprefix $(O)/bench/,$(BENCH_HELPERS))
 VM_PROG_BINS := $(addprefix $(O)/vm-bin/,$(VM_PROGS))
 VM_ALL_BINS = $(VM_PROG_BINS) $(VM_BINS)
 
@@ -165,7 +169,13 @@ demo: all $(VM_ALL_BINS) kmod
 lint:
 	@O=$(O) scripts/lint
 
-bench: all $(BENCH_BINS)
+# bench_ptdump compares with libipt's own ptdump, which
+# scripts/build-libipt-ptdump builds from Debian's source package into
+# $(O)/libipt-ptdump when it can be fetched; when not, it says "skipped"
+# and bench_ptdump falls back to its printf model (labelled as such).
+bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
+	@scripts/build-libipt-ptdump $(O)/libipt-ptdump || \
+		echo "bench: libipt's ptdump not built, bench_ptdump falls back to its model"
 	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; $$b; done
 
 -include $(ALL_OBJS:.o=.d)

@@ -20,11 +20,19 @@ UNIT_TESTS += test_pt_time
 test_pt_time_SRCS := tests/tools/ptdump/test_pt_time.c
 test_pt_time_LIBS := pt
 
-# Text output speed on the real traces (make bench).
+# ptdump's number formatting (tools/ptdump/out.h) against printf.
+UNIT_TESTS += test_ptdump_out
+test_ptdump_out_SRCS := tests/tools/ptdump/test_ptdump_out.c \
+	tools/ptdump/out.c
+
+# Text output speed on the real traces against libipt's own ptdump
+# (make bench; scripts/build-libipt-ptdump builds the reference).
 BENCHES += bench_ptdump
 bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c
-# A printf-per-field model of libipt's ptdump (not packaged) to compare.
-BENCHES += bench_printf_model
+bench_ptdump_LDLIBS := -lm
+# bench_ptdump's fallback reference when libipt's ptdump cannot be built: a
+# printf-per-field model of it on libipt's decoder (not libipt's ptdump).
+BENCH_HELPERS += bench_printf_model
 bench_printf_model_SRCS := tests/tools/ptdump/bench_printf_model.c
 bench_printf_model_LDLIBS := -lipt
 

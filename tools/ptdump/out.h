@@ -62,15 +62,58 @@ static inline char *put_hex_n(char *p, uint64_t v, unsigned int n)
 /* Two hex digits for each byte value. */
 extern const char out_hexpairs[256][2];
 
-/* Exactly 16 hex digits of @v (like %016lx), two at a time. */
+/*
+ * 8 hex digits of the low 32 bits of @v as 8 ASCII bytes, most significant
+ * digit in the lowest byte (memory order): the nibbles are spread into one
+ * byte each, then 0-9 and a-f are made in parallel (SWAR), no table.
+ */
+static inline uint64_t hex8_word(uint64_t v)
+{
+	uint64_t x = v & 0xffffffffu, big;
+
+	x = ((x & 0xffff0000u) << 16) | (x & 0xffffu);
+	x = ((x & 0x0000ff000000ff00ull) << 8) | (x & 0x000000ff000000ffull);
+	x = ((x & 0x00f000f000f000f0ull) << 4) | (x & 0x000f000f000f000full);
+	/* 0x01 in every byte whose nibble is >= 10 */
+	big = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+	x += 0x3030303030303030ull + big * ('a' - '0' - 10);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(x);
+#else
+	return x;
+#endif
+}
+
+/* Exactly 16 hex digits of @v (like %016lx). */
 static inline char *put_hex16(char *p, uint64_t v)
 {
-	int i;
+	uint64_t hi = hex8_word(v >> 32), lo = hex8_word(v);
 
-	for (i = 7; i >= 0; i--) {
-		memcpy(p + 2 * i, out_hexpairs[v & 0xff], 2);
-		v >>= 8;
+	memcpy(p, &hi, 8);
+	memcpy(p + 8, &lo, 8);
+	return p + 16;
+}
+
+/*
+ * put_hex16() for values that mostly share their upper 32 bits with the
+ * previous one (packet offsets): the upper 8 digits are kept.
+ */
+struct hex16_cache {
+	uint64_t hi;		/* v >> 32 of the cached digits, ~0: none */
+	uint64_t word;		/* hex8_word(hi) */
+};
+
+static inline char *put_hex16_cached(char *p, uint64_t v,
+				     struct hex16_cache *c)
+{
+	uint64_t lo = hex8_word(v);
+
+	if (c->hi != v >> 32) {
+		c->hi = v >> 32;
+		c->word = hex8_word(v >> 32);
 	}
+	memcpy(p, &c->word, 8);
+	memcpy(p + 8, &lo, 8);
 	return p + 16;
 }
 

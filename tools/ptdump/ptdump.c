@@ -69,7 +69,10 @@ struct dump {
 	int in_header;		/* between PSB and PSBEND */
 
 	struct stats stats;
+	struct hex16_cache offset_hex;	/* of the offset column */
 	int fast_pad;		/* PAD lines need no options */
+	int fast_pad_raw;	/* PAD lines need only --raw */
+	int skip_pad;		/* PAD prints nothing (--no-pad, --quiet) */
 };
 
 /*
@@ -202,34 +205,52 @@ static void fmt_ip(struct line *l, const struct lpt_pkt_ip *ip)
 		digits = 12;
 		break;
 	case LPT_IPC_SEXT_48:
-		p = put_hex_n(p, (uint64_t)((int64_t)(ip->ip << 16) >> 16), 16);
+		p = put_hex16(p, (uint64_t)((int64_t)(ip->ip << 16) >> 16));
 		payload_done(l, p, STD_PAYLOAD_MAX);
 		return;
 	default:
 		digits = 16;
 		break;
 	}
+	/* All 16 digits, then '?' over those the packet does not give. */
+	put_hex16(p, ip->ip);
 	memset(p, '?', 16 - digits);
-	p = put_hex_n(p + 16 - digits, ip->ip, digits);
-	payload_done(l, p, STD_PAYLOAD_MAX);
+	payload_done(l, p + 16, STD_PAYLOAD_MAX);
+}
+
+/*
+ * TNT text of a byte's bits, most significant first: tnt_chars[b][i] is
+ * '!' if bit 7 - i of b is set, '.' if not.
+ */
+static char tnt_chars[256][8];
+
+static void init_tnt_chars(void)
+{
+	int b, i;
+
+	for (b = 0; b < 256; b++)
+		for (i = 0; i < 8; i++)
+			tnt_chars[b][i] = (b >> (7 - i)) & 1 ? '!' : '.';
 }
 
 static void fmt_tnt(struct line *l, const struct lpt_pkt_tnt *tnt)
 {
 	unsigned int n = tnt->count, i;
+	uint64_t bits;
 
 	if (n > EXT_PAYLOAD_MAX + 1)
 		n = EXT_PAYLOAD_MAX + 1;
-	for (i = 0; i < n; i++)
-		l->payload[i] = (tnt->bits >> (tnt->count - 1 - i)) & 1 ?
-				'!' : '.';
+	/* The n oldest bits, oldest in bit 63, 8 characters at a time. */
+	bits = tnt->count ? tnt->bits << (64 - tnt->count) : 0;
+	for (i = 0; i < n; i += 8, bits <<= 8)
+		memcpy(l->payload + i, tnt_chars[bits >> 56], 8);
 	l->plen = n;
 }
 
 static void track_hex16(struct line *l, const char *id, uint64_t v)
 {
 	l->track_id = id;
-	put_hex_n(l->track, v, 16);
+	put_hex16(l->track, v);
 	l->tlen = 16;
 }
 
@@ -343,7 +364,7 @@ static void show_time(struct dump *d, struct line *l, uint64_t offset)
 		}
 		d->last_tsc = tsc;
 	} else {
-		p = put_hex_n(p, tsc, 16);
+		p = put_hex16(p, tsc);
 	}
 	l->tlen = (size_t)(p - l->track);
 	if (l->tlen > 16)
@@ -764,7 +785,7 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 	int sep = 0;
 
 	if (o->show_offset) {
-		p = put_hex16(p, offset);
+		p = put_hex16_cached(p, offset, &d->offset_hex);
 		*p++ = ' ';
 		sep = 1;
 	}
@@ -797,18 +818,31 @@ static void emit_line(struct dump *d, const struct line *l, uint64_t offset,
 		p += l->name->len;
 
 	if (l->track_id) {
+		size_t n = strlen(l->track_id);
+
+		_Static_assert(COL_OFFSET + 1 + COL_RAW + 1 + 16 + 1 +
+			       EXT_PAYLOAD_MAX + 1 + 32 + 1 + 8 +
+			       sizeof(l->track) + 1 < OUT_LINE_MAX,
+			       "the fixed-size copies fit a line's reserve");
+		/* Fixed-size copies and fills; what lies beyond a field's
+		 * end is overwritten by the next one or by the next line. */
 		*p++ = ' ';
 		col = p;
-		p = put_mem(p, l->payload, l->plen);
-		p = put_pad(p, col, COL_PAYLOAD);
+		memcpy(col, l->payload, EXT_PAYLOAD_MAX + 1);
+		memset(col + l->plen, ' ', 32);
+		p = col + (l->plen > COL_PAYLOAD ? l->plen : COL_PAYLOAD);
 		*p++ = ' ';
-		col = p;
-		p = put_str(p, l->track_id);
-		p = put_pad(p, col, COL_TRACK_ID);
-		p = put_mem(p, l->track, l->tlen);
+		memset(p, ' ', 8);
+		memcpy(p, l->track_id, n);
+		p += n > COL_TRACK_ID ? n : COL_TRACK_ID;
+		memcpy(p, l->track, sizeof(l->track));
+		p += l->tlen;
 	} else if (l->plen) {
+		/* A fixed-size copy (payload <= 48 bytes, the buffer has
+		 * OUT_LINE_MAX); what lies beyond plen is overwritten. */
 		*p++ = ' ';
-		p = put_mem(p, l->payload, l->plen);
+		memcpy(p, l->payload, EXT_PAYLOAD_MAX + 1);
+		p += l->plen;
 	}
 	*p++ = '\n';
 	out_commit(&d->out, p);
@@ -819,9 +853,22 @@ static inline void emit_pad(struct dump *d, uint64_t offset)
 {
 	char *p = out_reserve(&d->out, OUT_LINE_MAX);
 
-	p = put_hex16(p, offset);
+	p = put_hex16_cached(p, offset, &d->offset_hex);
 	memcpy(p, "  pad\n", 6);
 	out_commit(&d->out, p + 6);
+}
+
+/* PAD with --raw: the raw column is always "00". */
+static inline void emit_pad_raw(struct dump *d, uint64_t offset)
+{
+	static const char tail[] = "  00                                pad\n";
+	char *p = out_reserve(&d->out, OUT_LINE_MAX);
+
+	_Static_assert(sizeof(tail) - 1 == 2 + COL_RAW + 1 + 3 + 1,
+		       "offset separator, raw column, name");
+	p = put_hex16_cached(p, offset, &d->offset_hex);
+	memcpy(p, tail, sizeof(tail) - 1);
+	out_commit(&d->out, p + sizeof(tail) - 1);
 }
 
 static void dump_packet(struct dump *d, uint64_t offset,
@@ -878,9 +925,13 @@ static int dump_packets(struct dump *d)
 
 			if (d->opts->stats)
 				count_packet(&d->stats, pkt);
-			else if (pkt->type == LPT_PKT_PAD && d->fast_pad)
+			else if (pkt->type != LPT_PKT_PAD)
+				dump_packet(d, offset, pkt);
+			else if (d->fast_pad)
 				emit_pad(d, offset);
-			else
+			else if (d->fast_pad_raw)
+				emit_pad_raw(d, offset);
+			else if (!d->skip_pad)	/* PAD tracks nothing */
 				dump_packet(d, offset, pkt);
 			offset += pkt->size;
 		}
@@ -1144,8 +1195,13 @@ int main(int argc, char **argv)
 	}
 	reset_tracking(&d);
 	init_names();
+	init_tnt_chars();
+	d.offset_hex.hi = ~0ull;
 	d.fast_pad = opts.show_offset && !opts.show_raw && !opts.quiet &&
 		     !opts.no_pad;
+	d.fast_pad_raw = opts.show_offset && opts.show_raw && !opts.quiet &&
+			 !opts.no_pad;
+	d.skip_pad = opts.no_pad || opts.quiet;
 
 	ret = dump(&d);
 	if (opts.stats)

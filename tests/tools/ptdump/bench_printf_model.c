@@ -12,7 +12,15 @@
  * a lower bound for libipt's ptdump (which does a little more per line),
  * not a measurement of it.
  *
- * Prints trace MB/s and packets/s, best of 5, in process (no start-up).
+ * Two uses:
+ *   bench_printf_model                 trace MB/s and packets/s of every
+ *                                      real trace, best of 5, in process
+ *   bench_printf_model [--raw] [--no-pad] FILE
+ *                                      the model's text for FILE on stdout,
+ *                                      one pass: what bench_ptdump runs and
+ *                                      times like a ptdump when libipt's
+ *                                      real ptdump could not be built
+ *                                      (scripts/build-libipt-ptdump)
  */
 #include <intel-pt.h>
 
@@ -31,6 +39,7 @@
 
 struct fields {
 	char offset[17];
+	char raw[33];
 	char opcode[10];
 	char payload[25];
 };
@@ -67,14 +76,28 @@ static const char *name(enum pt_packet_type t)
 	}
 }
 
-/* Print one packet the way the model does; returns 0. */
-static void print_packet(FILE *out, uint64_t offset, const struct pt_packet *p)
+static int opt_raw, opt_no_pad;
+
+/* Print one packet the way the model does. */
+static void print_packet(FILE *out, const uint8_t *buf, uint64_t offset,
+			 const struct pt_packet *p)
 {
 	struct fields f;
 
 	memset(&f, 0, sizeof(f));
 	snprintf(f.offset, sizeof(f.offset), "%016" PRIx64, offset);
+	if (opt_raw) {
+		unsigned int i;
+
+		for (i = 0; i < p->size && i < 16; i++)
+			snprintf(f.raw + 2 * i, sizeof(f.raw) - 2 * i,
+				 "%02x", buf[offset + i]);
+	}
 	snprintf(f.opcode, sizeof(f.opcode), "%s", name(p->type));
+	/* libipt's ptdump, too, builds offset, raw bytes and name of a PAD
+	 * before --no-pad skips it (print_packet() sets buffer->skip). */
+	if (opt_no_pad && p->type == ppt_pad)
+		return;
 	switch (p->type) {
 	case ppt_tip:
 	case ppt_tip_pge:
@@ -116,6 +139,8 @@ static void print_packet(FILE *out, uint64_t offset, const struct pt_packet *p)
 		break;
 	}
 	fprintf(out, "%-*s", (int)sizeof(f.offset), f.offset);
+	if (opt_raw)
+		fprintf(out, " %-*s", (int)sizeof(f.raw), f.raw);
 	if (f.payload[0])
 		fprintf(out, " %-*s", (int)sizeof(f.opcode), f.opcode);
 	else
@@ -152,7 +177,7 @@ static int bench(const uint8_t *buf, size_t len, FILE *out, uint64_t *pkts)
 				break;
 			continue;
 		}
-		print_packet(out, off, &p);
+		print_packet(out, buf, off, &p);
 		n++;
 	}
 	fflush(out);
@@ -220,13 +245,51 @@ static void bench_dir(const char *dir, FILE *out)
 	closedir(d);
 }
 
-int main(void)
+/* One pass over @path to stdout, like `ptdump [--raw] [--no-pad] FILE`. */
+static int dump_file(const char *path)
+{
+	struct stat st;
+	uint64_t pkts;
+	uint8_t *data;
+	int fd = open(path, O_RDONLY), ret;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0) {
+		perror(path);
+		return 1;
+	}
+	data = malloc((size_t)st.st_size);
+	if (!data || read(fd, data, (size_t)st.st_size) != st.st_size) {
+		perror(path);
+		return 1;
+	}
+	close(fd);
+	ret = bench(data, (size_t)st.st_size, stdout, &pkts);
+	free(data);
+	return ret < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	const char *env = getenv("LWPT_SHARED");
 	const char *cands[] = { env, "../shared" };
 	char real[PATH_MAX];
 	FILE *out;
 	size_t i;
+	int a;
+
+	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "--raw")) {
+			opt_raw = 1;
+		} else if (!strcmp(argv[a], "--no-pad")) {
+			opt_no_pad = 1;
+		} else {
+			fprintf(stderr, "usage: %s [--raw] [--no-pad] [FILE]\n",
+				argv[0]);
+			return 1;
+		}
+	}
+	if (a < argc)
+		return dump_file(argv[a]);
 
 	for (i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
 		struct stat st;

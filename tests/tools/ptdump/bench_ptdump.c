@@ -1,74 +1,140 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench_ptdump: text output speed of ptdump on the real hardware traces.
+ * bench_ptdump: text output speed of lwpt's ptdump against libipt's ptdump
+ * on the real hardware traces (issue 8 point 7: at least 10x).
  *
- * Runs $O/bin/ptdump (found next to this program: ../bin/ptdump) on every
- * *.pt under $LWPT_SHARED/testdata/pt/real (or ../shared),
- * default and --raw, with stdout to /dev/null, best of REPS runs each, and
- * prints trace MB/s and packets/s. Each trace is first repeated into a
- * temporary file of at least 16 MiB (every trace starts with a PSB, so the
- * copies decode as one stream) so that process start-up does not count.
- * The packet count comes from `ptdump --stats`. Prints figures only; it
- * never fails on speed.
+ * For every *.pt under $LWPT_SHARED/testdata/pt/real (or ../shared):
  *
- * Usage: bench_ptdump [ptdump] [reps]
+ *  1. the trace is repeated into a temporary file of at least 16 MiB
+ *     (every trace starts with a PSB, so the copies decode as one stream)
+ *     so that process start-up does not count; the packet count comes from
+ *     `ptdump --stats`;
+ *  2. for each mode (default, --no-pad, --raw) both programs run on that
+ *     file with stdout to pipes and their output is compared byte for
+ *     byte (libipt's ptdump only; a difference is reported with the first
+ *     differing line, it is a bug);
+ *  3. lwpt's ptdump runs REPS times (default 5), the reference REF_REPS
+ *     times (default 3; it runs 10-20 times longer, so it varies less),
+ *     interleaved, stdout to /dev/null; the figure is the best CPU time
+ *     (user + system) of the child, from wait4(), since wall time on a
+ *     shared machine mostly measures the other users.
+ *
+ * Printed per trace and mode: MB/s of trace and M packets/s for each
+ * program and the ratio of their CPU times. The reference is libipt's
+ * ptdump as built by scripts/build-libipt-ptdump (../libipt-ptdump/bin/
+ * ptdump next to this program, or $LIBIPT_PTDUMP, or -R). When it is
+ * missing, the reference is bench_printf_model (a printf-per-field model
+ * of libipt's ptdump on libipt's decoder), labelled as such: a fallback,
+ * not libipt's ptdump. Prints figures only; never fails on speed.
+ *
+ * Usage: bench_ptdump [-r REPS] [-n REF_REPS] [-p PTDUMP] [-R LIBIPT_PTDUMP]
+ *                     [-m MODEL] [-o MODES]
+ * MODES: comma-separated subset of default,no-pad,raw (default: all).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
+#define BIG_MIN	(16 << 20)
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+struct mode {
+	const char *name;
+	const char *opt;	/* NULL: no option */
+	int on;
+};
 
-/* Run @ptdump [@opt] @trace with stdout to @outfd; return exit status. */
-static int run(const char *ptdump, const char *opt, const char *trace,
-	       int outfd)
+static struct mode modes[] = {
+	{ "default", NULL, 1 },
+	{ "no-pad", "--no-pad", 1 },
+	{ "raw", "--raw", 1 },
+};
+#define NMODES	((int)(sizeof(modes) / sizeof(modes[0])))
+
+struct prog {
+	const char *label;
+	char path[PATH_MAX + 64];
+};
+
+static struct prog lwpt = { "lwpt", "" }, ref = { "libipt", "" };
+static int ref_is_model, reps = 5, ref_reps = 3, devnull;
+
+/* Geometric mean of the ratios and their minimum, per mode. */
+static double log_ratio_sum[NMODES], min_ratio[NMODES];
+static int nratios[NMODES], mismatches, compared;
+
+/* Start @prog [@opt] @trace with stdout to @outfd; return the pid. */
+static pid_t start(const struct prog *prog, const char *opt,
+		   const char *trace, int outfd, int closefd)
 {
 	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	dup2(outfd, STDOUT_FILENO);
+	dup2(devnull, STDERR_FILENO);
+	if (closefd >= 0)
+		close(closefd);
+	if (opt)
+		execl(prog->path, prog->path, opt, trace, (char *)NULL);
+	else
+		execl(prog->path, prog->path, trace, (char *)NULL);
+	_exit(127);
+}
+
+/* Wait for @pid; return its exit status (-1 on signal) and CPU time. */
+static int finish(pid_t pid, double *cpu)
+{
+	struct rusage ru;
 	int status;
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		dup2(outfd, STDOUT_FILENO);
-		if (opt)
-			execl(ptdump, ptdump, opt, trace, (char *)NULL);
-		else
-			execl(ptdump, ptdump, trace, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (cpu)
+		*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Packets in @trace, from the "packets:" line of ptdump --stats. */
-static unsigned long long count_packets(const char *ptdump, const char *trace)
+/* Run to /dev/null; return the child's CPU time or a negative value. */
+static double timed_run(const struct prog *prog, const char *opt,
+			const char *trace)
+{
+	pid_t pid = start(prog, opt, trace, devnull, -1);
+	double cpu;
+
+	if (pid < 0 || finish(pid, &cpu) != 0)
+		return -1;
+	return cpu;
+}
+
+/* Packets in @trace, from the "packets:" line of lwpt's ptdump --stats. */
+static unsigned long long count_packets(const char *trace)
 {
 	char tmpl[] = "/tmp/bench_ptdump.XXXXXX";
 	unsigned long long n = 0;
 	char line[256];
 	FILE *f;
 	int fd = mkstemp(tmpl);
+	pid_t pid;
 
 	if (fd < 0)
 		return 0;
 	unlink(tmpl);
-	if (run(ptdump, "--stats", trace, fd) == 0) {
+	pid = start(&lwpt, "--stats", trace, fd, -1);
+	if (pid > 0 && finish(pid, NULL) == 0) {
 		lseek(fd, 0, SEEK_SET);
 		f = fdopen(fd, "r");
 		while (f && fgets(line, sizeof(line), f))
@@ -82,11 +148,126 @@ static unsigned long long count_packets(const char *ptdump, const char *trace)
 	return 0;
 }
 
-#define BIG_MIN	(16 << 20)
+/* One side of an output comparison. */
+struct side {
+	int fd;
+	char *buf;
+	size_t len;
+	int eof;
+};
+
+#define CMP_BUF	(1 << 20)
+
+static void print_line(const char *who, const char *s, size_t n)
+{
+	const char *nl = memchr(s, '\n', n);
+
+	if (nl)
+		n = (size_t)(nl - s);
+	if (n > 100)
+		n = 100;
+	printf("      %-7s%.*s%s\n", who, (int)n, s, nl ? "" : " [end]");
+}
+
+/*
+ * Run lwpt's and libipt's ptdump [@opt] on @trace with stdout to pipes and
+ * compare the streams. Returns 0 when identical, 1 when not (first
+ * differing line printed), -1 when they could not be run.
+ */
+static int compare_outputs(const char *opt, const char *trace)
+{
+	struct side s[2];
+	unsigned long long line = 1;
+	int i, diff = 0, ret = 0;
+	pid_t pid[2];
+
+	for (i = 0; i < 2; i++) {
+		int p[2];
+
+		if (pipe(p))
+			return -1;
+		pid[i] = start(i ? &ref : &lwpt, opt, trace, p[1], p[0]);
+		close(p[1]);
+		s[i].fd = p[0];
+		s[i].buf = malloc(CMP_BUF);
+		s[i].len = 0;
+		s[i].eof = 0;
+	}
+	while (!diff && !(s[0].eof && s[1].eof)) {
+		struct pollfd pfd[2];
+		int who[2], np = 0;
+		size_t n, k, keep;
+
+		for (i = 0; i < 2; i++)
+			if (!s[i].eof && s[i].len < CMP_BUF) {
+				pfd[np].fd = s[i].fd;
+				pfd[np].events = POLLIN;
+				who[np++] = i;
+			}
+		if (np && poll(pfd, (nfds_t)np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -1;
+			break;
+		}
+		for (k = 0; k < (size_t)np; k++) {
+			struct side *x = &s[who[k]];
+			ssize_t r;
+
+			if (!pfd[k].revents)
+				continue;
+			r = read(x->fd, x->buf + x->len, CMP_BUF - x->len);
+			if (r > 0)
+				x->len += (size_t)r;
+			else if (r == 0 || errno != EINTR)
+				x->eof = 1;
+		}
+		/* Compare what both have; keep the last partial line. */
+		n = s[0].len < s[1].len ? s[0].len : s[1].len;
+		for (k = 0, keep = 0; k < n; k++) {
+			if (s[0].buf[k] != s[1].buf[k]) {
+				diff = 1;
+				break;
+			}
+			if (s[0].buf[k] == '\n') {
+				line++;
+				keep = k + 1;
+			}
+		}
+		/* One ended and everything it printed matched: the other
+		 * must have ended there too. */
+		for (i = 0; i < 2 && !diff; i++)
+			if (s[i].eof && s[i].len == n && s[!i].len > n)
+				diff = 1;
+		if (!diff && n == CMP_BUF)
+			keep = n;	/* no newline in 1 MiB: not ptdump */
+		if (diff) {
+			printf("    OUTPUT MISMATCH (%s): first difference in line %llu:\n",
+			       opt ? opt : "default", line);
+			print_line("lwpt", s[0].buf + keep, s[0].len - keep);
+			print_line("libipt", s[1].buf + keep, s[1].len - keep);
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			memmove(s[i].buf, s[i].buf + keep, s[i].len - keep);
+			s[i].len -= keep;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		close(s[i].fd);
+		free(s[i].buf);
+		if (diff)
+			kill(pid[i], SIGKILL);
+		if (finish(pid[i], NULL) != 0 && !diff)
+			ret = -1;
+	}
+	return diff ? 1 : ret;
+}
+
+#define BIG_NAME_MAX	64
 
 /* Write @path (@size bytes) repeated to at least BIG_MIN bytes. */
-static int make_big(const char *path, off_t size, char *name, size_t nsize,
-		    off_t *big_size)
+static int make_big(const char *path, off_t size, char *name, off_t *big_size)
 {
 	char *data;
 	int in, out;
@@ -103,7 +284,7 @@ static int make_big(const char *path, off_t size, char *name, size_t nsize,
 		return -1;
 	}
 	close(in);
-	snprintf(name, nsize, "/tmp/bench_ptdump_big.XXXXXX");
+	snprintf(name, BIG_NAME_MAX, "/tmp/bench_ptdump_big.XXXXXX");
 	out = mkstemp(name);
 	if (out < 0) {
 		free(data);
@@ -142,99 +323,225 @@ static const char *find_real(char *buf, size_t size)
 	return NULL;
 }
 
-static void bench_dir(const char *dir, const char *ptdump, int reps,
-		      int devnull, double *tot_bytes, double *tot_time)
+static void bench_trace(const char *name, const char *path, off_t size)
+{
+	char big[BIG_NAME_MAX], label[24];
+	unsigned long long pkts;
+	off_t big_size;
+	int m;
+
+	if (make_big(path, size, big, &big_size))
+		return;
+	pkts = count_packets(big);
+	snprintf(label, sizeof(label), "%.22s", name);
+	if (strlen(name) > 22)
+		memcpy(label + 19, "...", 4);
+	for (m = 0; m < NMODES; m++) {
+		const char *opt = modes[m].opt;
+		double best[2] = { 1e30, 1e30 }, ratio;
+		const char *same = "";
+		int r, i;
+
+		if (!modes[m].on)
+			continue;
+		if (!ref_is_model) {
+			int c = compare_outputs(opt, big);
+
+			compared++;
+			if (c > 0)
+				mismatches++;
+			same = c == 0 ? "identical" : c > 0 ? "DIFFERENT" :
+			       "run failed";
+		}
+		/* Interleaved, so that load changes hit both alike. */
+		for (r = 0; r < reps || r < ref_reps; r++)
+			for (i = 0; i < 2; i++) {
+				double t;
+
+				if (r >= (i ? ref_reps : reps))
+					continue;
+				t = timed_run(i ? &ref : &lwpt, opt, big);
+
+				if (t >= 0 && t < best[i])
+					best[i] = t;
+			}
+		if (best[0] >= 1e30 || best[1] >= 1e30) {
+			printf("%-22s %-7s run failed\n", label,
+			       modes[m].name);
+			continue;
+		}
+		ratio = best[1] / best[0];
+		printf("%-22s %-7s %7.1f %7.2f %9.1f %7.2f %7.1fx  %s\n",
+		       label, modes[m].name,
+		       (double)big_size / best[0] / 1e6,
+		       (double)pkts / best[0] / 1e6,
+		       (double)big_size / best[1] / 1e6,
+		       (double)pkts / best[1] / 1e6, ratio, same);
+		fflush(stdout);
+		log_ratio_sum[m] += log(ratio);
+		if (!nratios[m] || ratio < min_ratio[m])
+			min_ratio[m] = ratio;
+		nratios[m]++;
+	}
+	unlink(big);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces of @dir and its subdirectories, in name order per directory. */
+static void bench_dir(const char *dir)
 {
 	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
 	DIR *d = opendir(dir);
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[PATH_MAX];
-		const char *modes[] = { NULL, "--raw" };
-		struct stat st;
-		size_t len = strlen(e->d_name);
-		unsigned long long pkts;
-		char big[64];
-		off_t big_size;
-		int m;
+		char **nn;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			bench_dir(path, ptdump, reps, devnull, tot_bytes,
-				  tot_time);
-			continue;
-		}
-		if (len < 4 || strcmp(e->d_name + len - 3, ".pt"))
-			continue;
-
-		if (make_big(path, st.st_size, big, sizeof(big), &big_size))
-			continue;
-		pkts = count_packets(ptdump, big);
-		for (m = 0; m < 2; m++) {
-			double best = 1e30;
-			int r;
-
-			for (r = 0; r < reps; r++) {
-				double t0 = now(), t;
-
-				if (run(ptdump, modes[m], big, devnull) != 0)
-					break;
-				t = now() - t0;
-				if (t < best)
-					best = t;
-			}
-			printf("%-42s %-4s %9lld B %9llu pkts %8.1f MB/s %7.2f Mpkt/s\n",
-			       e->d_name, m ? "raw" : "text",
-			       (long long)big_size, pkts,
-			       (double)big_size / best / 1e6,
-			       (double)pkts / best / 1e6);
-			*tot_bytes += (double)big_size;
-			*tot_time += best;
-		}
-		unlink(big);
+		nn = realloc(names, (n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX], base[NAME_MAX + 1];
+		size_t len = strlen(names[i]);
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			bench_dir(path);
+		else if (!stat(path, &st) && len > 3 &&
+			 !strcmp(names[i] + len - 3, ".pt")) {
+			snprintf(base, sizeof(base), "%.*s", (int)(len - 3),
+				 names[i]);
+			bench_trace(base, path, st.st_size);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void select_modes(const char *list)
+{
+	int m;
+
+	for (m = 0; m < NMODES; m++) {
+		const char *p = strstr(list, modes[m].name);
+		size_t n = strlen(modes[m].name);
+
+		modes[m].on = p && (p == list || p[-1] == ',') &&
+			      (p[n] == ',' || !p[n]);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX], ptdump[PATH_MAX + 16], real[PATH_MAX];
-	double bytes = 0, secs = 0;
-	int reps = 5, devnull;
+	char self[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+	const char *env = getenv("LIBIPT_PTDUMP");
+	char model[PATH_MAX + 64] = "";
+	int c, m;
 
-	if (argc > 1 && argv[1][0]) {
-		snprintf(ptdump, sizeof(ptdump), "%s", argv[1]);
-	} else {
-		snprintf(self, sizeof(self), "%s", argv[0]);
-		snprintf(ptdump, sizeof(ptdump), "%s/../bin/ptdump",
-			 dirname(self));
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(dir, sizeof(dir), "%s", dirname(self));
+	snprintf(lwpt.path, sizeof(lwpt.path), "%s/../bin/ptdump", dir);
+	if (env && *env)
+		snprintf(ref.path, sizeof(ref.path), "%s", env);
+	else
+		snprintf(ref.path, sizeof(ref.path),
+			 "%s/../libipt-ptdump/bin/ptdump", dir);
+	snprintf(model, sizeof(model), "%s/bench_printf_model", dir);
+
+	while ((c = getopt(argc, argv, "r:n:p:R:m:o:")) != -1) {
+		switch (c) {
+		case 'r':
+			reps = atoi(optarg) > 0 ? atoi(optarg) : 1;
+			break;
+		case 'n':
+			ref_reps = atoi(optarg) > 0 ? atoi(optarg) : 1;
+			break;
+		case 'p':
+			snprintf(lwpt.path, sizeof(lwpt.path), "%s", optarg);
+			break;
+		case 'R':
+			snprintf(ref.path, sizeof(ref.path), "%s", optarg);
+			break;
+		case 'm':
+			snprintf(model, sizeof(model), "%s", optarg);
+			break;
+		case 'o':
+			select_modes(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r REPS] [-n REF_REPS] "
+				"[-p PTDUMP] "
+				"[-R LIBIPT_PTDUMP] [-m MODEL] "
+				"[-o default,no-pad,raw]\n", argv[0]);
+			return 1;
+		}
 	}
-	if (argc > 2)
-		reps = atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
 
-	if (access(ptdump, X_OK)) {
-		printf("bench_ptdump: %s not built, skipped\n", ptdump);
+	if (access(lwpt.path, X_OK)) {
+		printf("bench_ptdump: %s not built, skipped\n", lwpt.path);
 		return 0;
 	}
 	if (!find_real(real, sizeof(real))) {
 		printf("bench_ptdump: no shared test data, skipped\n");
 		return 0;
 	}
+	if (access(ref.path, X_OK)) {
+		printf("bench_ptdump: libipt's ptdump (%s) is not available "
+		       "(scripts/build-libipt-ptdump could not build it)\n",
+		       ref.path);
+		if (access(model, X_OK)) {
+			printf("bench_ptdump: nor is %s; lwpt only\n", model);
+			snprintf(model, sizeof(model), "%s", lwpt.path);
+		}
+		printf("FALLBACK: comparing with %s, a printf-per-field model "
+		       "of libipt's ptdump on libipt's pt_pkt_next() - NOT "
+		       "libipt's ptdump, a lower bound for its time\n", model);
+		snprintf(ref.path, sizeof(ref.path), "%s", model);
+		ref.label = "model";
+		ref_is_model = 1;
+	}
 	devnull = open("/dev/null", O_WRONLY);
 	if (devnull < 0)
 		return 1;
 
-	printf("ptdump text output, best of %d runs, stdout to /dev/null, "
-	       "each trace repeated to >= 16 MiB\n", reps);
-	bench_dir(real, ptdump, reps, devnull, &bytes, &secs);
-	if (secs > 0)
-		printf("all traces: %.1f MB/s\n", bytes / secs / 1e6);
+	printf("ptdump text output: %s vs %s\n", lwpt.path, ref.path);
+	printf("each trace repeated to >= 16 MiB, stdout to /dev/null, best "
+	       "of %d (lwpt) and %d (%s) runs by the child's CPU time "
+	       "(user+sys, wait4)%s\n", reps, ref_reps, ref.label,
+	       ref_is_model ? "" :
+	       "; outputs compared byte for byte first");
+	printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "", "", "lwpt",
+	       "lwpt", ref.label, ref.label, "", "");
+	printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "trace", "mode",
+	       "MB/s", "Mpkt/s", "MB/s", "Mpkt/s", "ratio",
+	       ref_is_model ? "" : "output");
+	bench_dir(real);
+
+	for (m = 0; m < NMODES; m++)
+		if (nratios[m])
+			printf("%-7s ratio lwpt/%s: min %.1fx, geometric mean "
+			       "%.1fx over %d traces\n", modes[m].name,
+			       ref.label, min_ratio[m],
+			       exp(log_ratio_sum[m] / nratios[m]), nratios[m]);
+	if (!ref_is_model)
+		printf("outputs: %d of %d identical%s\n",
+		       compared - mismatches, compared,
+		       mismatches ? " - OUTPUT MISMATCH, see above" : "");
 	close(devnull);
 	return 0;
 }

@@ -8,7 +8,9 @@
 #     --cpu. A case passes when `ptdump [--cpu CPU] OPTIONS TRACE` prints the
 #     expected file, compared with `diff -b` as libipt's own test script does.
 #  2. The real hardware traces of $SHARED/testdata/pt/real/ against what
-#     libipt's ptdump printed for them (ref-ptdump/, default and --raw).
+#     libipt's ptdump printed for them (ref-ptdump/, default and --raw),
+#     and --no-pad against the default reference without its PAD lines
+#     (ptdump's PAD fast paths differ by option).
 #
 # Failures are listed with the first differing lines. Ends with
 # "N passed, N failed"; exits non-zero on any failure. Without the shared
@@ -79,15 +81,26 @@ for ref in "$data"/ref-ptdump/*.ptdump.txt.xz; do
 		echo "FAIL: $name: trace not found"
 		continue
 	fi
-	for mode in default raw; do
-		if [ $mode = raw ]; then
+	for mode in default raw no-pad; do
+		case $mode in
+		raw)
 			exp=$data/ref-ptdump/$name.ptdump-raw.txt.xz
 			opt=--raw
-		else
+			;;
+		no-pad)
+			exp=$ref
+			opt=--no-pad
+			;;
+		*)
 			exp=$ref
 			opt=
-		fi
+			;;
+		esac
 		xz -dc "$exp" > "$tmp/exp" || { failed=$((failed + 1)); continue; }
+		if [ $mode = no-pad ]; then
+			grep -v -E '^[0-9a-f]{16}  pad$' "$tmp/exp" > "$tmp/exp.np"
+			mv "$tmp/exp.np" "$tmp/exp"
+		fi
 		# shellcheck disable=SC2086
 		"$ptdump" $opt "$trace" > "$tmp/out" 2>&1
 		check "real/$name.pt [$mode]" "$tmp/exp" "$tmp/out"
