@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 480
 # Packets from real execution (issue 5, points 5 and 6; Documentation/
 # pt-model.rst, "Execution in the kernel"): lwpt_sim.ko single-steps the
 # traced program and its PT model writes the packets; libipt's instruction
