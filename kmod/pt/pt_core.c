@@ -1020,14 +1020,32 @@ int pt_init(const struct lwpt_caps *caps)
 		return err;
 	}
 	pt_cpuhp_state = err;
+	/* The scheduler probes, once for the module's lifetime. */
+	err = pt_sched_switch_init();
+	if (err)
+		goto err_cpuhp;
+	err = pt_thread_init();
+	if (err)
+		goto err_switch;
 	register_syscore_ops(&pt_syscore_ops);
 	return 0;
+
+err_switch:
+	pt_sched_switch_exit();
+err_cpuhp:
+	cpuhp_remove_state(pt_cpuhp_state);
+	pt_cpuhp_state = -1;
+	lwpt_hw_pmi_unregister();
+	pt_pmi_hooked = false;
+	return err;
 }
 
 void pt_exit(void)
 {
 	if (pt_cpuhp_state >= 0) {
 		unregister_syscore_ops(&pt_syscore_ops);
+		pt_thread_exit();
+		pt_sched_switch_exit();
 		cpuhp_remove_state(pt_cpuhp_state);
 	}
 	pt_cpuhp_state = -1;

@@ -222,7 +222,8 @@ int pt_rtit_restore(const struct pt_rtit_state *s);
 void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st);
 
 /* pt_sideband.c */
-struct tracepoint *pt_sched_tp(const char *name);
+int pt_sched_switch_init(void);
+void pt_sched_switch_exit(void);
 int pt_sched_switch_get(void);
 void pt_sched_switch_put(void);
 int pt_sb_alloc(struct pt_cpu *pc, int node);
@@ -233,6 +234,8 @@ void pt_sb_sess_free(void);
 long pt_ioctl_read_sideband(struct file *file, void __user *arg);
 
 /* pt_thread.c */
+int pt_thread_init(void);
+void pt_thread_exit(void);
 int pt_thread_sess_init(struct task_struct *target);
 void pt_thread_sess_free(void);
 int pt_thread_start(void);

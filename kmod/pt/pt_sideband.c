@@ -13,8 +13,13 @@
  * not recorded: the capture tool reads /proc/PID/maps (Documentation/pt.rst).
  *
  * The sched_switch probe is shared: per-thread capture (pt_thread.c)
- * switches the RTIT state in it; one function is registered once, by
- * whichever scope is configured (pt_sched_switch_get()).
+ * switches the RTIT state in it. It is registered once while the module is
+ * loaded (pt_sched_switch_init()) and returns at once unless a capture
+ * turned it on (pt_sched_switch_get()): registering a probe patches kernel
+ * text (text_poke_bp() with INT3), and doing that at every CONFIGURE, on
+ * the scheduler's hottest path, is avoidable churn (QEMU's TCG was seen to
+ * livelock on it: one vCPU looping on the INT3, the other waiting in the
+ * patching IPI).
  *
  * Each ring has one writer, the probe on its CPU (runqueue lock held,
  * interrupts off: no allocation, sleeping or printing; a full ring counts
@@ -45,36 +50,8 @@ static_assert(offsetof(struct lwpt_pt_sideband, lost) == 32);
 
 static struct tracepoint *pt_tp_sched_switch;
 static unsigned int pt_switch_users;	/* pt_lock held */
+static bool pt_switch_active;		/* the probe works (pt_switch_users) */
 static bool pt_sb_probe_on;		/* pt_lock held */
-
-/* --- Tracepoints ---------------------------------------------------------- */
-
-struct pt_tp_query {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void pt_tp_match(struct tracepoint *tp, void *priv)
-{
-	struct pt_tp_query *q = priv;
-
-	if (!strcmp(tp->name, q->name))
-		q->tp = tp;
-}
-
-/**
- * pt_sched_tp - find a kernel tracepoint by name
- * @name: e.g. "sched_switch"
- *
- * Return: the tracepoint, or NULL if the kernel has none of that name.
- */
-struct tracepoint *pt_sched_tp(const char *name)
-{
-	struct pt_tp_query q = { .name = name };
-
-	for_each_kernel_tracepoint(pt_tp_match, &q);
-	return q.tp;
-}
 
 /* Which task: the idle task, a kernel thread, or neither. */
 static u32 pt_sb_task_flags(struct task_struct *p, u32 idle, u32 kthread)
@@ -124,7 +101,9 @@ static void pt_probe_sched_switch(void *data, bool preempt,
 				  struct task_struct *next,
 				  unsigned int prev_state)
 {
-	/* The scope does not change while the probe is registered. */
+	/* The scope does not change while the probe is active. */
+	if (!READ_ONCE(pt_switch_active))
+		return;
 	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
 		pt_thread_switch(prev, next);
 	else
@@ -132,45 +111,57 @@ static void pt_probe_sched_switch(void *data, bool preempt,
 }
 
 /**
- * pt_sched_switch_get - register the sched_switch probe (first user)
- *
- * pt_lock held. May sleep.
+ * pt_sched_switch_init - register the sched_switch probe (module load)
  *
  * Return: 0; -ENODEV the kernel has no sched_switch tracepoint; the error
  * of tracepoint_probe_register().
  */
-int pt_sched_switch_get(void)
+int pt_sched_switch_init(void)
 {
-	int err;
-
-	if (pt_switch_users) {
-		pt_switch_users++;
-		return 0;
-	}
-	if (!pt_tp_sched_switch)
-		pt_tp_sched_switch = pt_sched_tp("sched_switch");
+	pt_tp_sched_switch = lwpt_tracepoint_find("sched_switch");
 	if (!pt_tp_sched_switch)
 		return -ENODEV;
-	err = tracepoint_probe_register(pt_tp_sched_switch,
-					pt_probe_sched_switch, NULL);
-	if (err)
-		return err;
-	pt_switch_users = 1;
+	return tracepoint_probe_register(pt_tp_sched_switch,
+					 pt_probe_sched_switch, NULL);
+}
+
+/**
+ * pt_sched_switch_exit - unregister the probe (module unload) and wait
+ */
+void pt_sched_switch_exit(void)
+{
+	tracepoint_probe_unregister(pt_tp_sched_switch, pt_probe_sched_switch,
+				    NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * pt_sched_switch_get - the sched_switch probe works for a capture
+ *
+ * pt_lock held; pt_sess.cfg.scope set.
+ *
+ * Return: 0.
+ */
+int pt_sched_switch_get(void)
+{
+	if (!pt_switch_users++)
+		WRITE_ONCE(pt_switch_active, true);
 	return 0;
 }
 
 /**
- * pt_sched_switch_put - unregister the probe (last user) and wait for it
+ * pt_sched_switch_put - the probe idles again (last user); wait for it
  *
- * pt_lock held. May sleep. No probe runs after it returns.
+ * pt_lock held. May sleep. No probe works for the capture after it
+ * returns: probes run with preemption disabled, which synchronize_rcu()
+ * waits out.
  */
 void pt_sched_switch_put(void)
 {
 	if (WARN_ON_ONCE(!pt_switch_users) || --pt_switch_users)
 		return;
-	tracepoint_probe_unregister(pt_tp_sched_switch, pt_probe_sched_switch,
-				    NULL);
-	tracepoint_synchronize_unregister();
+	WRITE_ONCE(pt_switch_active, false);
+	synchronize_rcu();
 }
 
 /* --- The rings ------------------------------------------------------------ */

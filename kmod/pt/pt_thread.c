@@ -474,14 +474,17 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
 {
 	struct signal_struct *sig = READ_ONCE(pt_signal);
 	unsigned long flags;
+	bool attached;
 
 	if (!sig || child->signal != sig)
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	if (pt_signal == sig)
+	attached = pt_signal == sig;
+	if (attached)
 		pt_thread_attach(child);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	schedule_work(&pt_refill_work);
+	if (attached)
+		schedule_work(&pt_refill_work);
 }
 
 /*
@@ -500,7 +503,8 @@ static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	pc = this_cpu_ptr(&pt_cpus);
-	th = pt_thread_find(p);
+	/* The capture may have ended meanwhile (pt_thread_sess_free()). */
+	th = p->signal == pt_signal ? pt_thread_find(p) : NULL;
 	if (!th)
 		goto out;
 	th->execed = true;
@@ -528,7 +532,8 @@ static void pt_probe_exit(void *data, struct task_struct *p)
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	pc = this_cpu_ptr(&pt_cpus);
-	th = pt_thread_find(p);
+	/* The capture may have ended meanwhile (pt_thread_sess_free()). */
+	th = p->signal == pt_signal ? pt_thread_find(p) : NULL;
 	if (th) {
 		if (pc->cur == th)
 			pt_thread_unload(pc);
@@ -538,52 +543,75 @@ static void pt_probe_exit(void *data, struct task_struct *p)
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
+/*
+ * The fork, exec and exit probes are registered while the module is loaded
+ * (pt_thread_init(); see pt_sideband.c for why not per capture) and return
+ * at once without a per-thread capture (pt_signal NULL); the sched_switch
+ * probe works while pt_probes_on.
+ */
 static void pt_probes_unregister(void)
 {
 	if (!pt_probes_on)
 		return;
-	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
-	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
-	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
-	/* No probe runs or will run after this (it synchronises). */
+	/* No sched_switch probe works after this (it synchronises). */
 	pt_sched_switch_put();
 	pt_probes_on = false;
 }
 
 static int pt_probes_register(void)
 {
+	int err = pt_sched_switch_get();
+
+	if (!err)
+		pt_probes_on = true;
+	return err;
+}
+
+/**
+ * pt_thread_init - register the fork, exec and exit probes (module load)
+ *
+ * Return: 0; -ENODEV the scheduler tracepoints are missing; the error of
+ * tracepoint_probe_register(). Nothing stays registered on error.
+ */
+int pt_thread_init(void)
+{
 	int err;
 
-	if (!pt_tp_fork) {
-		pt_tp_fork = pt_sched_tp("sched_process_fork");
-		pt_tp_exec = pt_sched_tp("sched_process_exec");
-		pt_tp_exit = pt_sched_tp("sched_process_exit");
-	}
+	pt_tp_fork = lwpt_tracepoint_find("sched_process_fork");
+	pt_tp_exec = lwpt_tracepoint_find("sched_process_exec");
+	pt_tp_exit = lwpt_tracepoint_find("sched_process_exit");
 	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit)
 		return -ENODEV;
-	/* The subsystem's one sched_switch probe calls pt_thread_switch(). */
-	err = pt_sched_switch_get();
-	if (err)
-		return err;
 	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
 	if (err)
-		goto err_switch;
+		return err;
 	err = tracepoint_probe_register(pt_tp_exec, pt_probe_exec, NULL);
 	if (err)
 		goto err_fork;
 	err = tracepoint_probe_register(pt_tp_exit, pt_probe_exit, NULL);
 	if (err)
 		goto err_exec;
-	pt_probes_on = true;
 	return 0;
 
 err_exec:
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 err_fork:
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
-err_switch:
-	pt_sched_switch_put();
+	tracepoint_synchronize_unregister();
 	return err;
+}
+
+/**
+ * pt_thread_exit - unregister the probes (module unload) and wait for them
+ */
+void pt_thread_exit(void)
+{
+	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
+	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
+	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
+	tracepoint_synchronize_unregister();
+	/* A fork probe may have queued it after the last capture ended. */
+	cancel_work_sync(&pt_refill_work);
 }
 
 /* --- The session ---------------------------------------------------------- */
