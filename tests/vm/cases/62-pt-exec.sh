@@ -5,7 +5,8 @@
 # traced program and its PT model writes the packets; libipt's instruction
 # flow decoder (ptflow) must reproduce exactly the user-mode instruction
 # addresses that ptrace single-stepping of the same program lists, under
-# both PT profiles, with no spec violation.
+# both PT profiles, through ToPA and single-range output (SDM 33.2.7.1),
+# with no spec violation.
 #
 # The program (trace_flow_prog: loops, jump table, indirect calls,
 # recursion deeper than the RET-compression stack, system calls; static,
@@ -93,6 +94,23 @@ for prof in full bdw; do
 		tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
 		same $prof wrap /tmp/gt_tail.txt || exit 1
 		ok "$prof: --size=4K --mode=wrap: the newest $n_flow instructions = end of the ground truth"
+
+		# Single-range output (SDM 33.2.7.1): ToPA=0, one contiguous
+		# range. 1 MiB holds the whole trace; in 4 KiB the range wraps
+		# without a PMI and libpt reads it from OutputOffset on: the
+		# newest data, exactly the end of the ground truth.
+		capture $prof single --cr3 --single-range --size=1M || exit 1
+		grep -q '^output single-range$' /tmp/exec/config &&
+			grep -q '^status.cpu0.pt .* wrap-unknown$' /tmp/exec/config ||
+			fail "$prof single: config: $(grep -E '^(output|status)' /tmp/exec/config)" || exit 1
+		same $prof single /tmp/gt.txt || exit 1
+		ok "$prof: --single-range --size=1M: flow = ground truth ($n_flow instructions)"
+		capture $prof single-wrap --cr3 --single-range --size=4K --psb-freq=0 || exit 1
+		[ "$n_flow" -gt 100 ] && [ "$n_flow" -lt "$n_gt" ] ||
+			fail "$prof single-wrap: $n_flow instructions of $n_gt" || exit 1
+		tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
+		same $prof single-wrap /tmp/gt_tail.txt || exit 1
+		ok "$prof: --single-range --size=4K: the newest $n_flow instructions = end of the ground truth"
 
 		# An internal buffer overflow (SDM 33.3.8): after 1000 bytes the
 		# next 300 bytes of packets are refused. The trace has one OVF
