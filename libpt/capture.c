@@ -46,6 +46,7 @@ struct lpt_dev {
 	uint32_t mode;
 	uint32_t scope;
 	uint64_t buffer_size;
+	bool single;		/* single-range output (SDM 33.2.7.1) */
 	unsigned int nr_bufs;
 	struct lpt_buf *bufs;	/* [nr_bufs] after configure: by buffer number */
 };
@@ -211,6 +212,9 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
 				size &= size - 1;	/* round down to a power of two */
 		if (size < LPT_PAGE)
 			size = LPT_PAGE;
+		/* Single-range output is the only scheme without ToPA. */
+		if (!(caps->caps & LWPT_PT_CAP_TOPA) && (caps->caps & LWPT_PT_CAP_SNGLRGNOUT))
+			cfg->flags |= LWPT_PT_CFG_SINGLE_RANGE;
 	}
 	cfg->buffer_size = size;
 }
@@ -256,11 +260,59 @@ static int refuse(enum lwpt_pt_field *bad, enum lwpt_pt_field f, int err)
 	return err;
 }
 
+/*
+ * The output scheme (SDM 33.2.7) and the buffer's size, as the module
+ * decides them: ToPA (SDM 33.2.7.2), or single-range output (SDM 33.2.7.1)
+ * when asked for or in wrap mode without ToPA.
+ * Return: 0, or a negative errno with the field in *@bad.
+ */
+static int check_output(const struct lpt_cap_config *c, const struct lwpt_pt_caps *caps,
+			enum lwpt_pt_field *bad)
+{
+	bool single = c->flags & LWPT_PT_CFG_SINGLE_RANGE;
+
+	if (!single && !(caps->caps & LWPT_PT_CAP_TOPA)) {
+		if (!(caps->caps & LWPT_PT_CAP_SNGLRGNOUT))
+			return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
+		if (c->mode != LWPT_PT_MODE_WRAP)	/* STOP and PMI are ToPA's */
+			return refuse(bad, LWPT_PT_FIELD_MODE, -EOPNOTSUPP);
+		single = true;
+	}
+	if (!single) {
+		if (!c->buffer_size || c->buffer_size % LPT_PAGE ||
+		    (caps->max_buffer_size && c->buffer_size > caps->max_buffer_size))
+			return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+		/* Without MENTRY the buffer is one output region (SDM 33.2.7.2). */
+		if (!(caps->caps & LWPT_PT_CAP_MENTRY) &&
+		    (!is_pow2(c->buffer_size) ||
+		     (caps->max_region_size && c->buffer_size > caps->max_region_size)))
+			return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+		if (c->region_size &&
+		    (!is_pow2(c->region_size) || c->region_size < LPT_PAGE ||
+		     (caps->max_region_size && c->region_size > caps->max_region_size)))
+			return refuse(bad, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+		return 0;
+	}
+	if (!(caps->caps & LWPT_PT_CAP_SNGLRGNOUT))
+		return refuse(bad, LWPT_PT_FIELD_SINGLE_RANGE, -EOPNOTSUPP);
+	/* No STOP, no PMI: the range wraps silently. */
+	if (c->mode != LWPT_PT_MODE_WRAP)
+		return refuse(bad, LWPT_PT_FIELD_MODE, -EINVAL);
+	/* One naturally aligned block: a power of two, a page at least. */
+	if (c->buffer_size < LPT_PAGE || !is_pow2(c->buffer_size) ||
+	    (caps->max_region_size && c->buffer_size > caps->max_region_size))
+		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (c->region_size && c->region_size != c->buffer_size)
+		return refuse(bad, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+	return 0;
+}
+
 int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps,
 			 enum lwpt_pt_field *bad)
 {
 	struct lpt_cap_config c;
 	unsigned int i;
+	int err;
 
 	if (bad)
 		*bad = LWPT_PT_FIELD_NONE;
@@ -312,17 +364,9 @@ int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_
 	/* The threads are the filter; an exec would change the CR3 to match. */
 	if ((c.flags & LWPT_PT_CFG_CR3_FILTER) && c.scope == LWPT_PT_SCOPE_THREAD)
 		return refuse(bad, LWPT_PT_FIELD_CR3_FILTER, -EINVAL);
-	if (!c.buffer_size || c.buffer_size % LPT_PAGE ||
-	    (caps->max_buffer_size && c.buffer_size > caps->max_buffer_size))
-		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
-	/* Without MENTRY the buffer is one output region (SDM 33.2.7.2). */
-	if (!(caps->caps & LWPT_PT_CAP_MENTRY) &&
-	    (!is_pow2(c.buffer_size) ||
-	     (caps->max_region_size && c.buffer_size > caps->max_region_size)))
-		return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
-	if (c.region_size && (!is_pow2(c.region_size) || c.region_size < LPT_PAGE ||
-			      (caps->max_region_size && c.region_size > caps->max_region_size)))
-		return refuse(bad, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+	err = check_output(&c, caps, bad);
+	if (err)
+		return err;
 	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++) {
 		const struct lwpt_pt_addr_range *r = &c.addr[i];
 		enum lwpt_pt_field f = (enum lwpt_pt_field)(LWPT_PT_FIELD_ADDR0 + i);
@@ -371,6 +415,7 @@ static const char *const lpt_field_names[LWPT_PT_FIELD_NR] = {
 	[LWPT_PT_FIELD_ADDR2]		= "ADDR2",
 	[LWPT_PT_FIELD_ADDR3]		= "ADDR3",
 	[LWPT_PT_FIELD_RESERVED]	= "reserved",
+	[LWPT_PT_FIELD_SINGLE_RANGE]	= "single_range",
 };
 
 const char *lpt_cap_field_name(enum lwpt_pt_field field)
@@ -467,6 +512,8 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	dev->mode = cfg->mode;
 	dev->scope = cfg->scope;
 	dev->buffer_size = cfg->buffer_size;
+	/* The module sets the flag when single-range output is its only scheme. */
+	dev->single = k.flags & LWPT_PT_CFG_SINGLE_RANGE;
 	dev->configured = true;
 	n = dev->caps.nr_cpus;
 	if (dev->scope == LWPT_PT_SCOPE_THREAD) {
@@ -617,6 +664,39 @@ int64_t lpt_ring_copy(const uint8_t *map, uint64_t size, uint64_t tail, uint64_t
 	return done;
 }
 
+int64_t lpt_range_copy(const uint8_t *map, uint64_t size, uint64_t offset,
+		       lpt_sink_fn sink, void *arg)
+{
+	uint64_t seg[2][2] = { { offset, size }, { 0, offset } };
+	bool lead = true;
+	int64_t done = 0;
+	unsigned int i;
+	int err;
+
+	if (!size || offset >= size)
+		return -EINVAL;
+	for (i = 0; i < 2; i++) {
+		uint64_t from = seg[i][0], to = seg[i][1];
+
+		/* Never written, or PAD packets (00H): nothing for a decoder. */
+		while (lead && from < to && !map[from])
+			from++;
+		if (from == to)
+			continue;
+		lead = false;
+		err = sink(arg, map + from, to - from);
+		if (err < 0)
+			return err;
+		done += (int64_t)(to - from);
+	}
+	return done;
+}
+
+bool lpt_dev_single_range(const struct lpt_dev *dev)
+{
+	return dev && dev->configured && dev->single;
+}
+
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
 {
 	struct lpt_cap_status st;
@@ -630,7 +710,16 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 	err = lpt_dev_status(dev, cpu, &st);
 	if (err)
 		return err;
-	done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
+	/*
+	 * A single range wraps without telling (SDM 33.2.7.1): the byte count
+	 * is a lower bound, the offset exact. Its whole content is delivered,
+	 * from the offset on, whenever something was written since last time.
+	 */
+	if (dev->single)
+		done = st.bytes == b->tail ? 0 :
+		       lpt_range_copy(b->map, b->size, st.offset, sink, arg);
+	else
+		done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
 	if (done < 0)
 		return done;
 	b->tail = st.bytes;

@@ -52,7 +52,9 @@ struct lpt_dev;
  * lpt_cap_config_init(); fields may be appended in later versions, and a
  * smaller @size from an older caller means "the later fields are zero".
  * @size:	bytes of this struct the caller knows (>= LPT_CAP_CONFIG_SIZE_VER0)
- * @flags:	LWPT_PT_CFG_* bits (IA32_RTIT_CTL enables, one to one)
+ * @flags:	LWPT_PT_CFG_* bits (IA32_RTIT_CTL enables, one to one), and
+ *		LWPT_PT_CFG_SINGLE_RANGE: single-range output (SDM 33.2.7.1,
+ *		IA32_RTIT_CTL.ToPA=0) instead of ToPA; wrap mode only
  * @mode:	LWPT_PT_MODE_WRAP, _STOP or _CONTINUOUS (Documentation/pt.rst)
  * @scope:	LWPT_PT_SCOPE_CPU (all online CPUs) or LWPT_PT_SCOPE_THREAD
  * @mtc_freq:	MTCFreq encoding 0..15 (with LWPT_PT_CFG_MTC): an MTC every
@@ -63,9 +65,11 @@ struct lpt_dev;
  * @pid:	target process (LWPT_PT_CFG_CR3_FILTER, LWPT_PT_SCOPE_THREAD);
  *		0 otherwise
  * @buffer_size: bytes of trace buffer per CPU or per thread; multiple of 4096;
- *		a power of two without MENTRY (14H.0:ECX[1])
+ *		a power of two without MENTRY (14H.0:ECX[1]); with single-range
+ *		output a power of two from 4096 to caps->max_region_size
  * @region_size: largest ToPA output region in bytes (power of two >= 4096),
- *		0 = the module's choice (SDM 33.2.7.2)
+ *		0 = the module's choice (SDM 33.2.7.2); with single-range
+ *		output 0 or @buffer_size
  * @addr:	ADDRn_A/B ranges (SDM 33.2.5.2) with LWPT_PT_ADDR_FILTER or
  *		LWPT_PT_ADDR_STOP; entries at or above caps.nr_ranges unused
  */
@@ -98,11 +102,14 @@ struct lpt_cap_config {
  *		FilterEn, ContextEn, TriggerEn, Error (operational error,
  *		SDM 33.3.10), Stopped (ToPA STOP or TraceStop reached)
  * @packet_byte_cnt: STATUS.PacketByteCnt (bytes since the last PSB)
- * @bytes:	bytes the processor wrote since start (64-bit total)
+ * @bytes:	bytes the processor wrote since start (64-bit total); with
+ *		single-range output (lpt_dev_single_range()) a lower bound: the
+ *		range wraps without a PMI, laps between two reads are not seen
  * @offset:	where the next byte goes in the buffer, bytes
  * @buffer_size: bytes of the buffer
- * @wrapped:	older data was overwritten (wrap mode) or lost
- * @wraps:	times the buffer wrapped
+ * @wrapped:	older data was overwritten (wrap mode) or lost; with
+ *		single-range output only a wrap the module saw
+ * @wraps:	times the buffer wrapped (single range: at least)
  * @lost:	times output was lost (continuous-mode stall, STOP, error)
  * @tracing:	TraceEn is set as last programmed
  * @stalled:	continuous mode: waiting for the reader (lpt_dev_read)
@@ -173,7 +180,9 @@ unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev);
  * Defaults: User only (CPL > 0), BranchEn, TSCEn (always available with PT,
  * SDM 33.2.8.2), wrap mode, per-CPU scope, LPT_CAP_DEFAULT_BUFFER bytes
  * per CPU clamped to caps->max_buffer_size (and to a power of two no larger
- * than max_region_size without MENTRY), no filters.
+ * than max_region_size without MENTRY), no filters. On a processor with
+ * single-range output but no ToPA (14H.0:ECX[2] without ECX[0]) also
+ * LWPT_PT_CFG_SINGLE_RANGE, its only output scheme.
  */
 void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps);
 
@@ -189,6 +198,12 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
  * PTWEn; CR3Filter and thread scope need @pid and exclude each other;
  * ADDRn needs n < nr_ranges,
  * canonical A <= B; buffer and region sizes as struct lpt_cap_config says.
+ * Output (SDM 33.2.7): LWPT_PT_CFG_SINGLE_RANGE needs SNGLRGNOUT
+ * (-EOPNOTSUPP, LWPT_PT_FIELD_SINGLE_RANGE) and wrap mode (-EINVAL,
+ * LWPT_PT_FIELD_MODE: a single range has no STOP and no PMI). Without ToPA
+ * single-range output is implied in wrap mode, other modes are
+ * -EOPNOTSUPP (LWPT_PT_FIELD_MODE), and without either scheme
+ * -EOPNOTSUPP (LWPT_PT_FIELD_BUFFER_SIZE).
  * Return: 0; -EINVAL bad value; -EOPNOTSUPP a feature @caps lacks.
  */
 int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps,
@@ -301,10 +316,27 @@ typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
  * order, SDM 33.2.7.2). In continuous mode it then releases the bytes
  * (LWPT_PT_IOC_RELEASE) so the module may reuse them; call it often while
  * tracing. In wrap and stop mode call it after lpt_dev_stop().
+ *
+ * Single-range output (lpt_dev_single_range(), SDM 33.2.7.1) wraps
+ * without a PMI, so how many bytes were written is not known: when
+ * anything was written since the previous call, the whole buffer is
+ * delivered from the processor's OutputOffset (the oldest byte if it
+ * wrapped) to the end, then from 0 to OutputOffset, without the zero bytes
+ * at the start of that stream (never written if it did not wrap, else PAD
+ * packets, which decoders skip anyway); call it after lpt_dev_stop().
  * Return: bytes delivered (>= 0); -EINVAL no buffer for @cpu; the errors of
  * lpt_dev_status(); the first negative value @sink returned.
  */
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg);
+
+/**
+ * lpt_dev_single_range() - whether the configured capture uses single-range
+ * output (SDM 33.2.7.1): asked for with LWPT_PT_CFG_SINGLE_RANGE, or chosen
+ * by the module in wrap mode on a processor without ToPA.
+ * @dev:	device (NULL or not configured: false)
+ * Return: true or false.
+ */
+bool lpt_dev_single_range(const struct lpt_dev *dev);
 
 /**
  * lpt_dev_nr_buffers() - the buffers of the capture now, newly joined

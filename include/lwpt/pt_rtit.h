@@ -245,6 +245,12 @@ pt_rtit_ctl_check(const struct pt_cpuid_leaf *leaf, uint64_t val, uint64_t *bad)
 /* MaskOrTableOffset[31:7]: mask bits 31:7 (single range) or table offset bits 27:3 (ToPA). */
 #define IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_SHIFT	7
 #define IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_MASK	(0x1ffffffull << 7)
+/*
+ * Single-range output (SDM 33.2.7.1): bits 31:0 are OutputMask, a
+ * contiguous mask of the range's low bits (size - 1 for a naturally aligned
+ * power-of-two range; bits 6:0 read as 1).
+ */
+#define IA32_RTIT_OUTPUT_MASK_PTRS_SINGLE_MASK			(0xffffffffull)
 /* OutputOffset[63:32]: offset into the output region. */
 #define IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT		32
 #define IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_MASK		(0xffffffffull << 32)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ToPA output buffers (SDM 33.2.7.2): naturally aligned buddy blocks as
+ * Output buffers. ToPA (SDM 33.2.7.2): naturally aligned buddy blocks as
  * output regions, chained tables of 511 region entries and an END entry,
  * the last table pointing back to the first. Without MENTRY the buffer is
  * one region and its table is entry 0 plus an END entry to itself.
+ * Single-range output (SDM 33.2.7.1): one naturally aligned block and no
+ * table; OUTPUT_BASE is the block, OUTPUT_MASK_PTRS[31:0] its size - 1.
  */
 #include <linux/gfp.h>
 #include <linux/kernel.h>
@@ -11,6 +13,8 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/io.h>
+
+#include <lwpt/pt_rtit.h>
 
 #include "pt_int.h"
 
@@ -38,7 +42,7 @@ void pt_buf_free(struct pt_buf *b)
 
 /**
  * pt_buf_write_topa - fill the ToPA tables for a mode
- * @b: an allocated buffer
+ * @b: an allocated buffer (a single-range buffer has no table: no-op)
  * @mode: LWPT_PT_MODE_*: INT on every region (continuous), on the last
  *	(wrap, to count wraps), STOP on the last (stop) (SDM 33.2.7.2,
  *	Table 33-3)
@@ -82,10 +86,14 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode)
 }
 
 /**
- * pt_buf_alloc - allocate a zeroed ToPA buffer
+ * pt_buf_alloc - allocate a zeroed ToPA or single-range buffer
  * @b: the buffer, zeroed by the caller
- * @size: bytes, a multiple of PAGE_SIZE (one power of two without MENTRY)
+ * @size: bytes, a multiple of PAGE_SIZE (one power of two without MENTRY
+ *	or with @single, at most PAGE_SIZE << PT_REGION_ORDER_MAX then)
  * @region_max: largest region, bytes (power of two), 0 for no limit
+ * @single: single-range output (SDM 33.2.7.1): one block of @size bytes,
+ *	naturally aligned so that OUTPUT_BASE and the mask size - 1 share no
+ *	bit ("Single-Range Output Errors"), and no ToPA table
  * @node: NUMA node, or NUMA_NO_NODE
  *
  * Regions are naturally aligned buddy blocks, largest first (SDM 33.2.7.2
@@ -93,8 +101,11 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode)
  *
  * Return: 0, or -ENOMEM (nothing left allocated).
  */
-int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
+int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
+		 int node)
 {
+	bool one = single || !pt_has(LWPT_PT_CAP_MENTRY);
+
 	unsigned int max_order = PT_REGION_ORDER_MAX, order;
 	unsigned long done = 0, i;
 	struct page *page;
@@ -102,6 +113,7 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
 	if (region_max)
 		max_order = min_t(unsigned int, max_order,
 				  ilog2(region_max) - PAGE_SHIFT);
+	b->single = single;
 	b->size = size;
 	b->nr_pages = size >> PAGE_SHIFT;
 	b->pages = kvcalloc(b->nr_pages, sizeof(*b->pages), GFP_KERNEL);
@@ -126,8 +138,8 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
 		}
 		if (!page)
 			goto err_free;
-		if (!pt_has(LWPT_PT_CAP_MENTRY) && (1UL << order) != b->nr_pages) {
-			/* One region only (SDM 33.2.7.2 MENTRY=0). */
+		if (one && (1UL << order) != b->nr_pages) {
+			/* One region only (SDM 33.2.7.2 MENTRY=0, 33.2.7.1). */
 			__free_pages(page, order);
 			goto err_free;
 		}
@@ -140,6 +152,8 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node)
 		done += 1UL << order;
 	}
 
+	if (single)
+		return 0;	/* no table: the block is the output range */
 	b->nr_tables = DIV_ROUND_UP(b->nr_regions, PT_TOPA_REGIONS_PER_TABLE);
 	b->tables = kvcalloc(b->nr_tables, sizeof(*b->tables), GFP_KERNEL);
 	if (!b->tables)
@@ -157,13 +171,44 @@ err_free:
 }
 
 /**
+ * pt_buf_output_base - IA32_RTIT_OUTPUT_BASE at START (SDM 33.2.8.7)
+ * @b: an allocated buffer
+ *
+ * Return: the physical address of the first ToPA table, or with
+ * single-range output that of the block (SDM 33.2.7.1), bytes.
+ */
+u64 pt_buf_output_base(const struct pt_buf *b)
+{
+	return page_to_phys(b->single ? b->pages[0] : b->tables[0]);
+}
+
+/**
+ * pt_buf_output_mask_ptrs - IA32_RTIT_OUTPUT_MASK_PTRS at START
+ * @b: an allocated buffer
+ *
+ * SDM 33.2.8.8: with ToPA, table offset 0 and OutputOffset 0 (7FH, the
+ * LowerMask bits read as 1); with single-range output MaskOrTableOffset
+ * [31:0] is the mask, @b->size - 1 (contiguous, the low 7 bits set since
+ * the size is at least a page), and OutputOffset [63:32] is 0.
+ *
+ * Return: the MSR value.
+ */
+u64 pt_buf_output_mask_ptrs(const struct pt_buf *b)
+{
+	if (b->single)
+		return (b->size - 1) & IA32_RTIT_OUTPUT_MASK_PTRS_SINGLE_MASK;
+	return IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
+}
+
+/**
  * pt_buf_pos - buffer offset of the processor's output pointers
  * @b: the buffer
- * @base: IA32_RTIT_OUTPUT_BASE (the current table)
- * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS (entry and offset, SDM 33.2.8.8)
+ * @base: IA32_RTIT_OUTPUT_BASE (the current table, or the single range)
+ * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS (entry and offset, SDM 33.2.8.8;
+ *	mask and offset with single-range output, SDM 33.2.7.1)
  *
- * Return: the offset of the next byte (the buffer size for a full STOP
- * region), or -1 if the pointers are not in @b.
+ * Return: the offset of the next byte, bytes (the buffer size for a full
+ * STOP region), or -1 if the pointers are not in @b.
  */
 s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
 {
@@ -172,6 +217,16 @@ s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
 	u64 off = mask_ptrs >> IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT;
 	unsigned int t;
 	u64 r;
+
+	if (b->single) {
+		/* The range is circular: the offset is always below the size. */
+		if (base != page_to_phys(b->pages[0]) ||
+		    mask_ptrs != ((off << IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT) |
+				  pt_buf_output_mask_ptrs(b)) ||
+		    off >= b->size)
+			return -1;
+		return off;
+	}
 
 	for (t = 0; t < b->nr_tables; t++) {
 		if (page_to_phys(b->tables[t]) != base)

@@ -251,21 +251,81 @@ static int pt_refuse(struct lwpt_pt_config *cfg, u32 field, int err)
 	return err;
 }
 
+/*
+ * The output scheme (SDM 33.2.7) and the buffer's size: ToPA (IA32_RTIT_CTL
+ * .ToPA=1, SDM 33.2.7.2), or single-range output (ToPA=0, SDM 33.2.7.1)
+ * when asked for, or by default in wrap mode on a processor that has it
+ * but no ToPA; the flag is then set in the answer (Documentation/pt.rst).
+ */
+static int pt_config_output(struct lwpt_pt_config *cfg, u64 *ctl)
+{
+	bool single = cfg->flags & LWPT_PT_CFG_SINGLE_RANGE;
+
+	if (!single && !pt_has(LWPT_PT_CAP_TOPA)) {
+		if (!pt_has(LWPT_PT_CAP_SNGLRGNOUT))
+			return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
+		/* Stop and continuous mode need ToPA's STOP and PMI. */
+		if (cfg->mode != LWPT_PT_MODE_WRAP)
+			return pt_refuse(cfg, LWPT_PT_FIELD_MODE, -EOPNOTSUPP);
+		cfg->flags |= LWPT_PT_CFG_SINGLE_RANGE;
+		single = true;
+	}
+	if (single) {
+		if (!pt_has(LWPT_PT_CAP_SNGLRGNOUT))
+			return pt_refuse(cfg, LWPT_PT_FIELD_SINGLE_RANGE, -EOPNOTSUPP);
+		/* No STOP and no PMI: the range wraps silently (SDM 33.2.7.1). */
+		if (cfg->mode != LWPT_PT_MODE_WRAP)
+			return pt_refuse(cfg, LWPT_PT_FIELD_MODE, -EINVAL);
+		/*
+		 * One naturally aligned block: a power of two (the mask must be
+		 * contiguous and share no bit with the base), at least a page
+		 * (the SDM's minimum is 128 bytes), at most one allocation.
+		 */
+		if (cfg->buffer_size < PAGE_SIZE || !is_power_of_2(cfg->buffer_size) ||
+		    cfg->buffer_size > pt_caps.max_region_size)
+			return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+		if (cfg->region_size && cfg->region_size != cfg->buffer_size)
+			return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+		return 0;
+	}
+
+	/* ToPA: 4K multiple; one power-of-two region without MENTRY. */
+	*ctl |= IA32_RTIT_CTL_TOPA;
+	if (!cfg->buffer_size || !IS_ALIGNED(cfg->buffer_size, PAGE_SIZE) ||
+	    cfg->buffer_size > pt_caps.max_buffer_size)
+		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (!pt_has(LWPT_PT_CAP_MENTRY) && !is_power_of_2(cfg->buffer_size))
+		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
+	if (cfg->region_size &&
+	    (!is_power_of_2(cfg->region_size) || cfg->region_size < PAGE_SIZE))
+		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
+	if (!pt_has(LWPT_PT_CAP_MENTRY) && cfg->region_size &&
+	    cfg->region_size != cfg->buffer_size)
+		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EOPNOTSUPP);
+	return 0;
+}
+
 /**
  * pt_config_check - validate a configuration, build IA32_RTIT_CTL
  * @cfg: the request; on error bad_field names the refused field
  * @ctlp: out: IA32_RTIT_CTL with TraceEn clear (SDM 33.2.8.2)
  *
  * A predicate over a whitelist of the bits CPUID lets software set; no MSR
- * is touched (Documentation/pt.rst, "Configuration").
+ * is touched (Documentation/pt.rst, "Configuration"). The output scheme:
+ * ToPA (SDM 33.2.7.2) or single-range output (SDM 33.2.7.1, wrap mode
+ * only; LWPT_PT_CFG_SINGLE_RANGE is set in @cfg when the processor has it
+ * but no ToPA).
  *
- * Return: 0; -EINVAL bad value, encoding or dependency; -EOPNOTSUPP a
- * feature the processor does not enumerate.
+ * Return: 0; -EINVAL bad value, encoding or dependency (single-range
+ * output in stop or continuous mode: bad_field mode); -EOPNOTSUPP a
+ * feature the processor does not enumerate (single-range output without
+ * CPUID.(14H,0):ECX[2]).
  */
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 {
 	u64 writable = pt_rtit_ctl_writable(&pt_leaf);
-	u64 ctl = IA32_RTIT_CTL_TOPA, bad;
+	u64 ctl = 0, bad;
+	int err;
 	unsigned int i;
 
 	if (cfg->reserved)
@@ -278,8 +338,6 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 		return pt_refuse(cfg, LWPT_PT_FIELD_SCOPE, -EINVAL);
 	if (!(cfg->flags & (LWPT_PT_CFG_OS | LWPT_PT_CFG_USER)))
 		return pt_refuse(cfg, LWPT_PT_FIELD_USER, -EINVAL);
-	if (!pt_has(LWPT_PT_CAP_TOPA))
-		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
 
 	/* Each requested bit must be one the processor lets software set. */
 	for (i = 0; i < ARRAY_SIZE(pt_cfg_bits); i++) {
@@ -344,18 +402,10 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 		ctl |= (u64)r->cfg << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(i);
 	}
 
-	/* Buffer: 4K multiple; one power-of-two region without MENTRY. */
-	if (!cfg->buffer_size || !IS_ALIGNED(cfg->buffer_size, PAGE_SIZE) ||
-	    cfg->buffer_size > pt_caps.max_buffer_size)
-		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
-	if (!pt_has(LWPT_PT_CAP_MENTRY) && !is_power_of_2(cfg->buffer_size))
-		return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EINVAL);
-	if (cfg->region_size &&
-	    (!is_power_of_2(cfg->region_size) || cfg->region_size < PAGE_SIZE))
-		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EINVAL);
-	if (!pt_has(LWPT_PT_CAP_MENTRY) && cfg->region_size &&
-	    cfg->region_size != cfg->buffer_size)
-		return pt_refuse(cfg, LWPT_PT_FIELD_REGION_SIZE, -EOPNOTSUPP);
+	/* The output scheme and the buffer's size. */
+	err = pt_config_output(cfg, &ctl);
+	if (err)
+		return err;
 
 	/* The last word: the value must not #GP (SDM 33.2.8.2). */
 	if (WARN_ON_ONCE(pt_rtit_ctl_check(&pt_leaf, ctl, &bad) != PT_RTIT_CTL_VALID))

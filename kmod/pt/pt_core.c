@@ -6,7 +6,7 @@
  *   CONFIGURE  validates the request against the capabilities decoded once
  *              at load (a whitelist predicate, before any MSR is written),
  *              checks permissions, allocates and zeroes a ToPA buffer per
- *              online CPU (SDM 33.2.7.2);
+ *              online CPU (SDM 33.2.7.2), or a single range (33.2.7.1);
  *   START      on every CPU: refuse if TraceEn is already set (someone
  *              else's trace), program the output and filter MSRs with
  *              TraceEn=0, then set TraceEn (SDM 33.3);
@@ -19,7 +19,7 @@
  *   READ_SIDEBAND  per CPU: the context switches recorded (pt_sideband.c).
  * Closing the file stops and frees the capture. Documentation/pt.rst has
  * the ABI, the modes, the permissions and the limits. Capabilities and
- * validation are in pt_config.c, the ToPA buffers in pt_buf.c.
+ * validation are in pt_config.c, the output buffers in pt_buf.c.
  *
  * Per-CPU state is changed only on its CPU (IPI or PMI) or while no CPU
  * traces (configure, free); pt_lock serialises the control path.
@@ -65,7 +65,8 @@ static int pt_cpuhp_state = -1;
  *
  * Advances @tr->head by the bytes written since the last read (SDM
  * 33.2.7.2: the pointers name the next byte); counts losses. Sets
- * @tr->err to -EIO if the pointers are not in @tr's buffer.
+ * @tr->err to -EIO if the pointers are not in @tr's buffer. A single range
+ * (SDM 33.2.7.1) raises no PMI: whole laps between two reads are not seen.
  */
 void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		      u64 status, bool pmi)
@@ -296,10 +297,9 @@ static void pt_cpu_start(void *arg)
 	/* Configure with TraceEn=0 (SDM 33.3, 33.2.8): output, filters, CTL. */
 	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, 0) ||
-	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE,
-			  page_to_phys(tr->buf.tables[0])) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, pt_buf_output_base(&tr->buf)) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS,
-			  IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK) ||
+			  pt_buf_output_mask_ptrs(&tr->buf)) ||
 	    pt_rtit_write_filters()) {
 		tr->err = -EIO;
 		goto out;
@@ -581,7 +581,9 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
-				   cfg->region_size, cpu_to_node(cpu));
+				   cfg->region_size,
+				   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE,
+				   cpu_to_node(cpu));
 		if (!err)
 			err = pt_sb_alloc(pc, cpu_to_node(cpu));
 		if (err)
@@ -749,6 +751,11 @@ static long pt_ioctl_stop(struct file *file)
  * pt_output_status - fill the buffer part of a status answer
  * @tr: the trace
  * @st: the answer; flags are ORed in
+ *
+ * With single-range output (SDM 33.2.7.1) the processor wraps without a
+ * PMI: head, wraps and WRAPPED count only the laps the pointer reads saw,
+ * so LWPT_PT_ST_WRAP_UNKNOWN says they are lower bounds; the offset is
+ * exact (Documentation/pt.rst, "Buffers: single-range output").
  */
 void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 {
@@ -758,7 +765,8 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 		     (tr->tracing ? LWPT_PT_ST_TRACING : 0) |
 		     (tr->stalled ? LWPT_PT_ST_STALLED : 0) |
 		     (tr->busy ? LWPT_PT_ST_BUSY : 0) |
-		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0);
+		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0) |
+		     (tr->buf.single ? LWPT_PT_ST_WRAP_UNKNOWN : 0);
 	st->rtit_status = tr->rtit_status;
 	st->rtit_ctl = tr->ctl | (tr->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
 	st->head = head;

@@ -3,7 +3,8 @@
  * Internals of the PT subsystem, shared by its files (one per spec concept):
  *   pt_config.c  capabilities (SDM 33.3.1), validation and permissions of a
  *                configuration (SDM 33.2.8), the size-versioned ABI structs
- *   pt_buf.c     ToPA output buffers (SDM 33.2.7.2)
+ *   pt_buf.c     output buffers: ToPA (SDM 33.2.7.2) or one single range
+ *                (SDM 33.2.7.1)
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
  *                (SDM 33.3.5), threads joining and leaving
  *   pt_sideband.c  the sched_switch probe shared by per-thread capture and
@@ -44,6 +45,8 @@
 
 /**
  * struct pt_buf - one trace buffer (a CPU's or a thread's): regions, tables
+ * @single: single-range output (SDM 33.2.7.1): one naturally aligned
+ *	block, no tables; IA32_RTIT_CTL.ToPA=0
  * @size: bytes, the sum of the regions
  * @nr_regions: output regions
  * @region_order: page order of each region (region i has 4K << order bytes)
@@ -54,6 +57,7 @@
  * @tables: the table pages; table t holds regions t * 511 ... and an END
  */
 struct pt_buf {
+	bool single;
 	u64 size;
 	unsigned int nr_regions;
 	u8 *region_order;
@@ -203,9 +207,12 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct task_struct **target);
 
 /* pt_buf.c */
-int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, int node);
+int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
+		 int node);
 void pt_buf_free(struct pt_buf *b);
 void pt_buf_write_topa(struct pt_buf *b, u32 mode);
+u64 pt_buf_output_base(const struct pt_buf *b);
+u64 pt_buf_output_mask_ptrs(const struct pt_buf *b);
 s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs);
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 

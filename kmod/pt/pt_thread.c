@@ -148,7 +148,8 @@ static struct pt_thread *pt_thread_alloc(void)
 			goto err_free;
 	}
 	if (pt_buf_alloc(&th->tr.buf, pt_sess.cfg.buffer_size,
-			 pt_sess.cfg.region_size, NUMA_NO_NODE))
+			 pt_sess.cfg.region_size,
+			 pt_sess.cfg.flags & LWPT_PT_CFG_SINGLE_RANGE, NUMA_NO_NODE))
 		goto err_free;
 	pt_buf_write_topa(&th->tr.buf, pt_sess.cfg.mode);
 	th->tr.ctl = pt_sess.ctl;
@@ -162,14 +163,17 @@ err_free:
 	return NULL;
 }
 
-/* The initial RTIT state of a trace: its first table, offset 0 (START). */
+/*
+ * The initial RTIT state of a trace (START): its first table, or its single
+ * range, at offset 0. Both schemes switch the same two output MSRs.
+ */
 static void pt_thread_init_state(struct pt_thread *th)
 {
 	pt_output_reset(&th->tr);
 	th->saved.ctl = th->tr.ctl;
 	th->saved.status = 0;
-	th->saved.output_base = page_to_phys(th->tr.buf.tables[0]);
-	th->saved.output_mask_ptrs = IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
+	th->saved.output_base = pt_buf_output_base(&th->tr.buf);
+	th->saved.output_mask_ptrs = pt_buf_output_mask_ptrs(&th->tr.buf);
 }
 
 /*

@@ -440,7 +440,7 @@ static size_t topa_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t 
 
 static uint64_t single_mask(const struct pt_model_cpu *cpu)
 {
-	return cpu->output_mask_ptrs & 0xffffffffull;
+	return cpu->output_mask_ptrs & IA32_RTIT_OUTPUT_MASK_PTRS_SINGLE_MASK;
 }
 
 static bool single_check(struct pt_model_cpu *cpu)

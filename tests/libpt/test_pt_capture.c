@@ -436,6 +436,124 @@ START_TEST(ring_order)
 END_TEST
 
 /*
+ * Single-range output (SDM 33.2.7.1, CPUID.(14H,0):ECX[2]): refused
+ * without SNGLRGNOUT, wrap mode only (no STOP, no PMI), one power-of-two
+ * block of 4096 .. max_region_size bytes; the only scheme without ToPA.
+ */
+START_TEST(single_range)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	struct lpt_cap_config c;
+
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_SINGLE_RANGE;
+	c.buffer_size = 1ull << 20;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_SINGLE_RANGE);
+	caps.caps |= LWPT_PT_CAP_SNGLRGNOUT;
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+	c.mode = LWPT_PT_MODE_STOP;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MODE);
+	c.mode = LWPT_PT_MODE_CONTINUOUS;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_MODE);
+	c.mode = LWPT_PT_MODE_WRAP;
+	/* Sizes: a power of two, a page at least (SDM: 128 bytes), one block. */
+	c.buffer_size = 3 * 4096;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 2048;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = caps.max_region_size * 2;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 4096;
+	check_cfg(&c, &caps, 0);
+	c.buffer_size = caps.max_region_size;
+	check_cfg(&c, &caps, 0);
+	c.region_size = 4096;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_REGION_SIZE);
+	c.region_size = c.buffer_size;
+	check_cfg(&c, &caps, 0);
+	/* Per thread too; the other rules still apply (ADDRn after it). */
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = 1;
+	check_cfg(&c, &caps, 0);
+	c.addr[3].cfg = LWPT_PT_ADDR_FILTER;
+	c.addr[3].b = 1;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_ADDR3);
+
+	/* No ToPA: single-range output by default, wrap mode only. */
+	caps = bdw_caps();
+	caps.caps = (caps.caps & ~LWPT_PT_CAP_TOPA) | LWPT_PT_CAP_SNGLRGNOUT;
+	lpt_cap_config_init(&c, &caps);
+	ck_assert(c.flags & LWPT_PT_CFG_SINGLE_RANGE);
+	ck_assert_uint_eq(c.buffer_size, caps.max_region_size);
+	check_cfg(&c, &caps, 0);
+	c.flags &= ~LWPT_PT_CFG_SINGLE_RANGE;	/* implied */
+	check_cfg(&c, &caps, 0);
+	c.buffer_size = 3 * 4096;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 4096;
+	c.mode = LWPT_PT_MODE_STOP;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_MODE);
+	/* Neither scheme. */
+	caps.caps &= ~LWPT_PT_CAP_SNGLRGNOUT;
+	c.mode = LWPT_PT_MODE_WRAP;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_BUFFER_SIZE);
+	ck_assert_str_eq(lpt_cap_field_name(LWPT_PT_FIELD_SINGLE_RANGE), "single_range");
+	ck_assert(!lpt_dev_single_range(NULL));
+}
+END_TEST
+
+/*
+ * Single-range order (SDM 33.2.7.1: the range is circular, OutputOffset
+ * names the next byte, wraps are not signalled): from the offset to the
+ * end, then from 0, without zero bytes at the start of that stream.
+ */
+START_TEST(range_order)
+{
+	uint8_t map[16];
+	struct collect c;
+	unsigned int i;
+
+	/* Wrapped: 40 bytes 1..40 left 33..40 at 0..7 and 25..32 at 8..15. */
+	for (i = 0; i < 16; i++)
+		map[i] = (uint8_t)(i < 8 ? 33 + i : 17 + i);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_range_copy(map, 16, 8, collect_sink, &c), 16);
+	ck_assert_int_eq(c.calls, 2);
+	for (i = 0; i < 16; i++)
+		ck_assert_uint_eq(c.buf[i], 25 + i);
+	/* Not wrapped: 10 bytes, the zeros after them were never written. */
+	memset(map, 0, sizeof(map));
+	for (i = 0; i < 10; i++)
+		map[i] = (uint8_t)(i + 1);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_range_copy(map, 16, 10, collect_sink, &c), 10);
+	ck_assert_int_eq(c.calls, 1);
+	ck_assert_int_eq(memcmp(c.buf, map, 10), 0);
+	/* Leading zeros (PAD) dropped, later ones kept; offset 0 wrapped. */
+	memset(map, 0, sizeof(map));
+	map[3] = 7;
+	map[9] = 9;
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_range_copy(map, 16, 0, collect_sink, &c), 13);
+	ck_assert_uint_eq(c.buf[0], 7);
+	ck_assert_uint_eq(c.buf[6], 9);
+	ck_assert_uint_eq(c.buf[12], 0);
+	/* Nothing written at all. */
+	memset(map, 0, sizeof(map));
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(lpt_range_copy(map, 16, 0, collect_sink, &c), 0);
+	ck_assert_int_eq(c.calls, 0);
+	/* Errors: the sink's, size 0, an offset not below the size. */
+	map[0] = 1;
+	map[15] = 2;
+	c.fail_at = 2;
+	ck_assert_int_eq(lpt_range_copy(map, 16, 15, collect_sink, &c), -EIO);
+	ck_assert_int_eq(lpt_range_copy(map, 0, 0, collect_sink, &c), -EINVAL);
+	ck_assert_int_eq(lpt_range_copy(map, 16, 16, collect_sink, &c), -EINVAL);
+}
+END_TEST
+
+/*
  * The sideband ABI (include/uapi/lwpt/pt.h): explicit layout, the offsets
  * user space and the module agree on.
  */
@@ -533,6 +651,8 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, cpu_has_pt);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, ring_order);
+	tcase_add_test(tc, single_range);
+	tcase_add_test(tc, range_order);
 	tcase_add_test(tc, sideband_layout);
 	tcase_add_test(tc, switch_lines);
 	tcase_add_test(tc, switches_errors);

@@ -7,6 +7,7 @@ lwp_test_SRCS := tests/vm/progs/lwp_test.c
 lwp_test_LDLIBS := -lpthread
 VM_PROGS += pt_test
 pt_test_SRCS := tests/vm/progs/pt_test.c
+pt_test_LIBS := pt
 pt_test_LDLIBS := -lpthread
 VM_PROGS += liblwp_test
 liblwp_test_SRCS := tests/vm/progs/liblwp_test.c

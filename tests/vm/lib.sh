@@ -52,3 +52,55 @@ module_loaded() {
 sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations
 }
+
+# --- Flow of a traced program against its ground truth (62-, 63-pt-*) ----
+# The program (trace_flow_prog: loops, jump table, indirect calls,
+# recursion deeper than the RET-compression stack, system calls; static,
+# not PIE) runs with an empty environment each time, so its flow is the same.
+PT_FLOW_PROG=/bin/trace_flow_prog
+
+# The ground truth, once: every user-mode IP, REP iterations once, in
+# /tmp/gt.txt; sets gt_rc (the program's exit status) and n_gt.
+pt_flow_ground_truth() {
+	env -i /bin/pt_flow_gt $PT_FLOW_PROG >/tmp/gt.txt 2>/tmp/gt.err
+	gt_rc=$?
+	[ $gt_rc -lt 125 ] || fail "pt_flow_gt: $(cat /tmp/gt.err)" || return 1
+	n_gt=$(wc -l </tmp/gt.txt)
+	[ "$n_gt" -gt 1000 ] || fail "ground truth has $n_gt steps" || return 1
+	ok "ground truth: $n_gt instructions by ptrace single-stepping (exit $gt_rc)"
+}
+
+# pt_flow_capture PROF NAME OPTIONS...: trace the program with ptcap (per
+# CPU with --cr3, on CPU 0; else per thread, free to migrate), check every
+# file decodes with ptdump, leave libipt's flow (addresses) in
+# /tmp/flow.txt and their number in n_flow.
+pt_flow_capture() {
+	prof=$1 name=$2
+	shift 2
+	rm -rf /tmp/exec
+	env -i /bin/taskset -c 0 /bin/ptcap -o /tmp/exec "$@" -- $PT_FLOW_PROG \
+		>/tmp/ptcap.out 2>&1
+	rc=$?
+	[ $rc -eq $gt_rc ] ||
+		fail "$prof $name: ptcap: status $rc, want $gt_rc: $(cat /tmp/ptcap.out)" || return 1
+	for f in /tmp/exec/*.pt; do
+		ptdump "$f" >/tmp/ptdump.out 2>&1 ||
+			fail "$prof $name: ptdump $f: $(tail -n 3 /tmp/ptdump.out)" || return 1
+	done
+	ptdump --stats /tmp/exec/cpu0.pt 2>/dev/null | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
+		tr -s ' ' | tr '\n' ';'
+	echo
+	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	grep -E '^\[resync' /tmp/flow.out | head -n 5
+	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+	n_flow=$(wc -l </tmp/flow.txt)
+}
+
+# pt_flow_same PROF NAME FILE: the flow equals FILE (the ground truth or
+# its tail).
+pt_flow_same() {
+	cmp -s "$3" /tmp/flow.txt && return 0
+	echo "first difference (ground truth | libipt flow):"
+	diff "$3" /tmp/flow.txt | head -n 20
+	fail "$1 $2: libipt flow ($n_flow) differs from the ground truth ($(wc -l <"$3"))"
+}

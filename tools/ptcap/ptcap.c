@@ -86,6 +86,7 @@ static void usage(FILE *f)
 "      --stop=A-B         stop tracing on entering [A, B] (TraceStop)\n"
 "      --size=BYTES       buffer per CPU/thread (K, M, G suffixes)\n"
 "      --region-size=BYTES largest ToPA region\n"
+"      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size)\n"
 "      --mode=wrap|stop|continuous   output mode (default wrap)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
 "  -h, --help             this help\n"
@@ -156,7 +157,7 @@ static uint32_t parse_enc(const char *opt, const char *s)
 enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
-	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS,
+	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -187,6 +188,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "stop", required_argument, NULL, O_STOP },
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "region-size", required_argument, NULL, O_REGION },
+		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ NULL, 0, NULL, 0 },
@@ -235,6 +237,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_STOP: add_range(o, "--stop", optarg, LWPT_PT_ADDR_STOP); break;
 		case O_SIZE: c->buffer_size = parse_u64("--size", optarg, true); size_given = true; break;
 		case O_REGION: c->region_size = parse_u64("--region-size", optarg, true); break;
+		case O_SINGLE: c->flags |= LWPT_PT_CFG_SINGLE_RANGE; break;
 		case O_MODE:
 			if (!strcmp(optarg, "wrap"))
 				c->mode = LWPT_PT_MODE_WRAP;
@@ -525,6 +528,8 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	fprintf(f, "capture-flags 0x%x\n", c->flags);
 	fprintf(f, "capture-mode %s\n", mode_name(c->mode));
 	fprintf(f, "buffer-size %" PRIu64 "\n", c->buffer_size);
+	/* SDM 33.2.7.1 (asked for, or the module's only scheme) or 33.2.7.2. */
+	fprintf(f, "output %s\n", lpt_dev_single_range(dev) ? "single-range" : "topa");
 	if (c->flags & LWPT_PT_CFG_CYC)
 		fprintf(f, "cyc-thresh %u\n", c->cyc_thresh);
 	if (c->flags & LWPT_PT_CFG_PSBFREQ)
@@ -558,9 +563,10 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!tf[i].have_st)
 			continue;
 		fprintf(f, "status.%s bytes=%" PRIu64 " saved=%" PRIu64 " wraps=%" PRIu64
-			" lost=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s\n", tf[i].name,
+			" lost=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s\n", tf[i].name,
 			s->bytes, tf[i].bytes, s->wraps, s->lost, s->rtit_status,
-			s->error ? " error" : "", s->stopped ? " stopped" : "");
+			s->error ? " error" : "", s->stopped ? " stopped" : "",
+			lpt_dev_single_range(dev) ? " wrap-unknown" : "");
 	}
 	out_close(f, o->dir, "config");
 }
@@ -780,6 +786,15 @@ int main(int argc, char **argv)
 
 		lpt_cap_config_init(&def, lpt_dev_caps(dev));
 		cfg.buffer_size = def.buffer_size;
+		/* A single range is one power-of-two block (SDM 33.2.7.1). */
+		if (cfg.flags & LWPT_PT_CFG_SINGLE_RANGE) {
+			uint64_t max = lpt_dev_caps(dev)->max_region_size;
+
+			if (max && cfg.buffer_size > max)
+				cfg.buffer_size = max;
+			while (cfg.buffer_size & (cfg.buffer_size - 1))
+				cfg.buffer_size &= cfg.buffer_size - 1;
+		}
 	}
 	/*
 	 * Validate before anything runs (the command is started only after):

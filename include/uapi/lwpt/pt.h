@@ -59,7 +59,8 @@
  * @maxphyaddr:	CPUID.80000008H:EAX[7:0]
  * @nr_cpus:	possible CPUs: valid values of lwpt_pt_status.cpu are below
  * @max_buffer_size: largest lwpt_pt_config.buffer_size accepted, bytes
- * @max_region_size: largest ToPA output region the module allocates, bytes
+ * @max_region_size: largest ToPA output region the module allocates, bytes;
+ *		also the largest single-range buffer (one contiguous block)
  */
 struct lwpt_pt_caps {
 	__u32 size;
@@ -94,7 +95,15 @@ struct lwpt_pt_caps {
 #define LWPT_PT_CFG_INJECT_PSB_PMI	(1u << 12)	/* InjectPsbPmiOnEnable */
 #define LWPT_PT_CFG_CR3_FILTER		(1u << 13)	/* CR3Filter on @pid's CR3 */
 #define LWPT_PT_CFG_PSBFREQ		(1u << 14)	/* program @psb_freq */
-#define LWPT_PT_CFG_ALL			((1u << 15) - 1)
+/*
+ * Output scheme, not an IA32_RTIT_CTL bit: single-range output (SDM
+ * 33.2.7.1, CPUID.(14H,0):ECX[2]), IA32_RTIT_CTL.ToPA=0. Wrap mode only;
+ * @buffer_size a power of two from 4096 to caps.max_region_size. Set by
+ * CONFIGURE in its answer when the processor has single-range output but
+ * no ToPA (Documentation/pt.rst, "Buffers: single-range output").
+ */
+#define LWPT_PT_CFG_SINGLE_RANGE	(1u << 15)
+#define LWPT_PT_CFG_ALL			((1u << 16) - 1)
 
 /* struct lwpt_pt_config.mode */
 #define LWPT_PT_MODE_WRAP		0	/* flight recorder: newest data kept */
@@ -156,6 +165,7 @@ enum lwpt_pt_field {
 	LWPT_PT_FIELD_ADDR2,
 	LWPT_PT_FIELD_ADDR3,
 	LWPT_PT_FIELD_RESERVED,
+	LWPT_PT_FIELD_SINGLE_RANGE,	/* LWPT_PT_CFG_SINGLE_RANGE */
 	LWPT_PT_FIELD_NR
 };
 
@@ -172,8 +182,10 @@ enum lwpt_pt_field {
  *		0 otherwise
  * @buffer_size: bytes of trace buffer per CPU: a multiple of 4096; a power
  *		of two on processors without MENTRY (single output region)
+ *		and with LWPT_PT_CFG_SINGLE_RANGE (at most caps.max_region_size)
  * @region_size: largest ToPA region to use, bytes (power of two, >= 4096);
- *		0 = as large as the module can allocate
+ *		0 = as large as the module can allocate; with
+ *		LWPT_PT_CFG_SINGLE_RANGE 0 or @buffer_size
  * @addr:	ADDRn ranges; entries at or beyond caps.nr_ranges must be unused
  * @bad_field:	out: LWPT_PT_FIELD_* naming the refused field, 0 on success
  * @reserved:	must be 0
@@ -208,6 +220,12 @@ struct lwpt_pt_config {
 #define LWPT_PT_ST_OFFLINE		(1u << 7)	/* the CPU is offline; trace kept */
 #define LWPT_PT_ST_EXECED		(1u << 8)	/* the thread called execve() */
 #define LWPT_PT_ST_DETACHED		(1u << 9)	/* no longer traced (exec) */
+/*
+ * Single-range output (SDM 33.2.7.1): the processor wraps without a PMI, so
+ * @head, @wraps and WRAPPED count only what the module's pointer reads saw
+ * (lower bounds); @offset is exact. Documentation/pt.rst.
+ */
+#define LWPT_PT_ST_WRAP_UNKNOWN		(1u << 10)
 
 /* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
 #define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */
@@ -222,7 +240,8 @@ struct lwpt_pt_config {
  * @reserved:	0
  * @rtit_status: IA32_RTIT_STATUS as last read (at stop or at a PMI)
  * @rtit_ctl:	IA32_RTIT_CTL the module programs (TraceEn included)
- * @head:	bytes the processor has written since start (total, 64-bit)
+ * @head:	bytes the processor has written since start (total, 64-bit);
+ *		a lower bound with LWPT_PT_ST_WRAP_UNKNOWN
  * @offset:	where the next byte goes in the buffer (@head modulo the size
  *		once the buffer wrapped)
  * @wraps:	times the buffer wrapped (wrap and continuous modes)

@@ -5,6 +5,8 @@
 # model's MSRs encoded as SDM 33.2.8.2 says; invalid configurations refused
 # with the right errno and field before any MSR is written; wrap, stop and
 # PMI-driven continuous capture through ToPA (SDM 33.2.7.2, Table 33-4);
+# single-range output (SDM 33.2.7.1): its MSRs, refusals, a silent wrap
+# read oldest first (pt_test single);
 # read-only mmap; an unprivileged user cannot trace the system, the kernel
 # or another user's process; unloading after a capture; no spec violation.
 # The capture tests check bytes stored with pt_inject, so the model writes
@@ -14,7 +16,7 @@
 for prof in full bdw; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof pt_exec=0" >/dev/null ||
 		fail "insmod pt_profile=$prof" || exit 1
-	for t in caps options invalid modes mmap perm; do
+	for t in caps options invalid modes mmap perm single; do
 		out=$(pt_test $t)
 		rc=$?
 		echo "$out" | grep -v '^ok:'

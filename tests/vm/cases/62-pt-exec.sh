@@ -6,7 +6,8 @@
 # traced program and its PT model writes the packets; libipt's instruction
 # flow decoder (ptflow) must reproduce exactly the user-mode instruction
 # addresses that ptrace single-stepping of the same program lists, under
-# both PT profiles, with no spec violation.
+# both PT profiles, with no spec violation. Single-range output:
+# 63-pt-single.sh.
 #
 # The program (trace_flow_prog: loops, jump table, indirect calls,
 # recursion deeper than the RET-compression stack, system calls; static,
@@ -15,61 +16,22 @@
 # whole flow into one file.
 . /lwpt/lib.sh
 
-PROG=/bin/trace_flow_prog
+PROG=$PT_FLOW_PROG
 D=/sys/kernel/debug/lwpt_sim
 
-# The ground truth, once: every user-mode IP, REP iterations once.
-env -i /bin/pt_flow_gt $PROG >/tmp/gt.txt 2>/tmp/gt.err
-gt_rc=$?
-[ $gt_rc -lt 125 ] || fail "pt_flow_gt: $(cat /tmp/gt.err)" || exit 1
-n_gt=$(wc -l </tmp/gt.txt)
-[ "$n_gt" -gt 1000 ] || fail "ground truth has $n_gt steps" || exit 1
-ok "ground truth: $n_gt instructions by ptrace single-stepping (exit $gt_rc)"
-
-# capture PROF NAME OPTIONS...: trace PROG with ptcap (per CPU with --cr3,
-# on CPU 0; else per thread, free to migrate), check every file decodes
-# with ptdump, leave libipt's flow (addresses) in /tmp/flow.txt.
-capture() {
-	prof=$1 name=$2
-	shift 2
-	rm -rf /tmp/exec
-	env -i /bin/taskset -c 0 /bin/ptcap -o /tmp/exec "$@" -- $PROG \
-		>/tmp/ptcap.out 2>&1
-	rc=$?
-	[ $rc -eq $gt_rc ] ||
-		fail "$prof $name: ptcap: status $rc, want $gt_rc: $(cat /tmp/ptcap.out)" || return 1
-	for f in /tmp/exec/*.pt; do
-		ptdump "$f" >/tmp/ptdump.out 2>&1 ||
-			fail "$prof $name: ptdump $f: $(tail -n 3 /tmp/ptdump.out)" || return 1
-	done
-	ptdump --stats /tmp/exec/cpu0.pt 2>/dev/null | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
-		tr -s ' ' | tr '\n' ';'
-	echo
-	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
-	grep -E '^\[resync' /tmp/flow.out | head -n 5
-	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
-	n_flow=$(wc -l </tmp/flow.txt)
-}
-
-# same PROF NAME FILE: the flow equals FILE (the ground truth or its tail).
-same() {
-	cmp -s "$3" /tmp/flow.txt && return 0
-	echo "first difference (ground truth | libipt flow):"
-	diff "$3" /tmp/flow.txt | head -n 20
-	fail "$1 $2: libipt flow ($n_flow) differs from the ground truth ($(wc -l <"$3"))"
-}
+pt_flow_ground_truth || exit 1
 
 for prof in full bdw; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof" >/dev/null ||
 		fail "insmod pt_profile=$prof" || exit 1
 
 	# Default configuration (TSCEn, RET compression), then DisRETC.
-	capture $prof default --cr3 --size=4M || exit 1
+	pt_flow_capture $prof default --cr3 --size=4M || exit 1
 	grep '^' $D/step
-	same $prof default /tmp/gt.txt || exit 1
+	pt_flow_same $prof default /tmp/gt.txt || exit 1
 	ok "$prof: libipt flow of the model's trace = ground truth ($n_flow instructions)"
-	capture $prof disretc --cr3 --size=4M --disretc || exit 1
-	same $prof disretc /tmp/gt.txt || exit 1
+	pt_flow_capture $prof disretc --cr3 --size=4M --disretc || exit 1
+	pt_flow_same $prof disretc /tmp/gt.txt || exit 1
 	ok "$prof: --disretc: flow = ground truth"
 
 	if [ $prof = full ]; then
@@ -77,22 +39,22 @@ for prof in full bdw; do
 		# Single-stepping is slow and the TSC runs on: MTCs are dense,
 		# their number depends on the machine's load. If the buffer
 		# wrapped, the flow is the end of the ground truth.
-		capture $prof mtc --cr3 --size=16M --mtc=3 --psb-freq=0 || exit 1
+		pt_flow_capture $prof mtc --cr3 --size=16M --mtc=3 --psb-freq=0 || exit 1
 		if grep -q '^status.cpu0.pt .* wraps=0 ' /tmp/exec/config; then
-			same $prof mtc /tmp/gt.txt || exit 1
+			pt_flow_same $prof mtc /tmp/gt.txt || exit 1
 		else
 			tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
-			same $prof mtc /tmp/gt_tail.txt || exit 1
+			pt_flow_same $prof mtc /tmp/gt_tail.txt || exit 1
 		fi
 		ok "$prof: --mtc=3 --psb-freq=0: flow = ground truth ($n_flow instructions)"
 
 		# Wrap in 4 KiB: the newest data decodes from its first PSB and
 		# is exactly the end of the ground truth.
-		capture $prof wrap --cr3 --size=4K --mode=wrap --psb-freq=0 || exit 1
+		pt_flow_capture $prof wrap --cr3 --size=4K --mode=wrap --psb-freq=0 || exit 1
 		[ "$n_flow" -gt 100 ] && [ "$n_flow" -lt "$n_gt" ] ||
 			fail "$prof wrap: $n_flow instructions of $n_gt" || exit 1
 		tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
-		same $prof wrap /tmp/gt_tail.txt || exit 1
+		pt_flow_same $prof wrap /tmp/gt_tail.txt || exit 1
 		ok "$prof: --size=4K --mode=wrap: the newest $n_flow instructions = end of the ground truth"
 
 		# An internal buffer overflow (SDM 33.3.8): after 1000 bytes the
@@ -100,7 +62,7 @@ for prof in full bdw; do
 		# with a FUP where tracing resumed; libipt's flow is the ground
 		# truth with one contiguous window of instructions missing.
 		echo "0 1000 300" >$D/pt_ovf
-		capture $prof ovf --cr3 --size=4M || exit 1
+		pt_flow_capture $prof ovf --cr3 --size=4M || exit 1
 		[ "$(ptdump /tmp/exec/cpu0.pt | grep -c ' ovf')" = 1 ] ||
 			fail "$prof ovf: $(ptdump /tmp/exec/cpu0.pt | grep -c ' ovf') OVF packets" || exit 1
 		grep -q '^\[overflow\]' /tmp/flow.out || fail "$prof ovf: no [overflow] from ptflow" || exit 1
@@ -137,7 +99,7 @@ for px in "full 1" "full 0" "bdw 0"; do
 	grep -E '^\[resync' /tmp/flow.out | head -n 5
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	n_flow=$(wc -l </tmp/flow.txt)
-	same $prof "per-thread/xsaves=$xs" /tmp/gt.txt || exit 1
+	pt_flow_same $prof "per-thread/xsaves=$xs" /tmp/gt.txt || exit 1
 	[ "$(sim_violations)" = 0 ] || fail "$prof/xsaves=$xs: violations" || exit 1
 	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$prof/xsaves=$xs: rmmod" || exit 1
 	ok "$prof: per-thread, pt_xsaves=$xs: $(grep -c psb /tmp/exec/*.pt 2>/dev/null | head -n 1 >/dev/null; ptdump /tmp/exec/tid*.pt | grep -c 'psb$') PSB+, flow = ground truth ($n_flow)"

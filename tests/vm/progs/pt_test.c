@@ -27,6 +27,10 @@
  *   pt_test suspend     suspend (pm_test=core) during a per-CPU and a
  *                       per-thread capture
  *   pt_test hold-thread per-thread capture of a child, then wait (unload)
+ *   pt_test single      single-range output (SDM 33.2.7.1): the MSRs as the
+ *                       SDM encodes them, refusals, the pattern through a
+ *                       wrap read oldest first (raw and through libpt), per
+ *                       thread
  * Threads write into their own buffer with pt_inject on their own CPU: the
  * IPI interrupts them there, so the model stores into the loaded state.
  */
@@ -49,6 +53,7 @@
 #include <unistd.h>
 
 #include <uapi/lwpt/pt.h>
+#include <lwpt/pt.h>
 #include <lwpt/pt_rtit.h>
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
@@ -1224,6 +1229,192 @@ static void test_suspend(void)
 	close(fd);
 }
 
+/* libpt's lpt_dev_read() sink: append to a buffer of 64 KiB. */
+struct sink_buf {
+	unsigned char b[65536];
+	size_t len;
+	int calls;
+};
+
+static int sink_append(void *arg, const void *p, size_t n)
+{
+	struct sink_buf *sb = arg;
+
+	if (sb->len + n > sizeof(sb->b))
+		return -ENOSPC;
+	memcpy(sb->b + sb->len, p, n);
+	sb->len += n;
+	sb->calls++;
+	return 0;
+}
+
+/*
+ * Through libpt: inject @bytes on CPU 0 into a fresh single-range capture of
+ * @size bytes, stop, read CPU 0 oldest first into @sb. @seq_end: the
+ * pattern index after the last byte stored (the model's bytes_written).
+ */
+static int single_libpt(uint64_t size, uint64_t bytes, struct sink_buf *sb, uint64_t *seq_end,
+			struct lpt_cap_status *st)
+{
+	struct lpt_cap_config c;
+	struct lpt_dev *dev;
+	int err;
+
+	err = lpt_dev_open(NULL, &dev);
+	if (err)
+		return err;
+	lpt_cap_config_init(&c, lpt_dev_caps(dev));
+	c.flags |= LWPT_PT_CFG_SINGLE_RANGE;
+	c.buffer_size = size;
+	err = lpt_dev_configure(dev, &c, NULL);
+	if (!err)
+		err = lpt_dev_start(dev);
+	if (!err) {
+		inject(0, bytes);
+		err = lpt_dev_stop(dev);
+	}
+	*seq_end = model_reg(0, "bytes_written");
+	if (!err)
+		err = lpt_dev_status(dev, 0, st);
+	memset(sb, 0, sizeof(*sb));
+	if (!err && !lpt_dev_single_range(dev))
+		err = -EPROTO;
+	if (!err) {
+		int64_t n = lpt_dev_read(dev, 0, sink_append, sb);
+
+		err = n < 0 ? (int)n : 0;
+		/* Nothing new since: a second read delivers nothing. */
+		if (!err && lpt_dev_read(dev, 0, sink_append, sb) != 0)
+			err = -EPROTO;
+	}
+	lpt_dev_close(dev);
+	return err;
+}
+
+static void test_single(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	const uint64_t size = 16384;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	struct lpt_cap_status cs;
+	static struct sink_buf sb;
+	uint64_t ctl, mask, base, seq, v0 = violations(), br, i, bad;
+	unsigned char *buf;
+	int fd = open_pt(), b;
+
+	get_caps(fd);
+	br = (caps.caps & LWPT_PT_CAP_ERRATUM_BDM106) ? IA32_RTIT_CTL_BRANCHEN : 0;
+	if (!(caps.caps & LWPT_PT_CAP_SNGLRGNOUT)) {
+		cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 8192);
+		refuse(fd, "single range without SNGLRGNOUT", &c, EOPNOTSUPP,
+		       LWPT_PT_FIELD_SINGLE_RANGE);
+		close(fd);
+		return;
+	}
+	pin(0);
+
+	/* Refusals, before any MSR is written (SDM 33.2.7.1: no STOP, no PMI). */
+	ctl = model_reg(0, "ctl");
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_STOP, 8192);
+	refuse(fd, "single range, stop mode", &c, EINVAL, LWPT_PT_FIELD_MODE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_CONTINUOUS, 8192);
+	refuse(fd, "single range, continuous mode", &c, EINVAL, LWPT_PT_FIELD_MODE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 12288);
+	refuse(fd, "single range, size not a power of two", &c, EINVAL,
+	       LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 2048);
+	refuse(fd, "single range, below a page", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 0);
+	refuse(fd, "single range, size 0", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP,
+		 caps.max_region_size * 2);
+	refuse(fd, "single range above max_region_size", &c, EINVAL, LWPT_PT_FIELD_BUFFER_SIZE);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 8192);
+	c.region_size = 4096;
+	refuse(fd, "single range, region_size not the buffer's", &c, EINVAL,
+	       LWPT_PT_FIELD_REGION_SIZE);
+	check(model_reg(0, "ctl") == ctl, "single: refusals wrote no IA32_RTIT_CTL");
+
+	/* The MSRs (SDM 33.2.7.1, 33.2.8.7/8): ToPA=0, mask size-1, offset 0. */
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, size);
+	check(configure(fd, &c) == 0, "single: configure %llu bytes", (unsigned long long)size);
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "single: start");
+	ctl = model_reg(0, "ctl");
+	mask = model_reg(0, "output_mask_ptrs");
+	base = model_reg(0, "output_base");
+	check(ctl == (IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER | IA32_RTIT_CTL_BRANCHEN | br),
+	      "single: IA32_RTIT_CTL %#llx, ToPA clear", (unsigned long long)ctl);
+	check(mask == size - 1, "single: IA32_RTIT_OUTPUT_MASK_PTRS %#llx = mask %#llx, offset 0",
+	      (unsigned long long)mask, (unsigned long long)(size - 1));
+	check(base && !(base & (size - 1)), "single: IA32_RTIT_OUTPUT_BASE %#llx aligned to %llu",
+	      (unsigned long long)base, (unsigned long long)size);
+	check(get_status(fd, 0, &st) == 0 && st.buffer_size == size, "single: status");
+	buf = map_cpu(fd, 0, &st);
+
+	/* The pattern: 1000 bytes, then three laps nobody sees. */
+	seq = model_reg(0, "bytes_written");
+	inject(0, 1000);
+	check(get_status(fd, 0, &st) == 0 && st.offset == 1000 && st.head == 1000 &&
+	      (st.flags & LWPT_PT_ST_WRAP_UNKNOWN) && !(st.flags & LWPT_PT_ST_WRAPPED),
+	      "single: 1000 bytes: head %llu offset %llu flags %#x",
+	      (unsigned long long)st.head, (unsigned long long)st.offset, st.flags);
+	check(model_reg(0, "output_mask_ptrs") == ((1000ull << 32) | (size - 1)),
+	      "single: OutputOffset 1000 in OUTPUT_MASK_PTRS[63:32]");
+	inject(0, 3 * size);
+	check(get_status(fd, 0, &st) == 0 && st.offset == 1000 && st.head >= 1000 &&
+	      st.head <= 3 * size + 1000 && (st.flags & LWPT_PT_ST_WRAP_UNKNOWN),
+	      "single: 3 silent laps: offset %llu, head %llu a lower bound, WRAP_UNKNOWN",
+	      (unsigned long long)st.offset, (unsigned long long)st.head);
+	for (i = 0, bad = 0; i < size; i++)
+		bad += buf[(1000 + i) % size] != pattern(seq + 2 * size + 1000 + i);
+	check(bad == 0, "single: the newest %llu bytes from OutputOffset on (%llu wrong)",
+	      (unsigned long long)size, (unsigned long long)bad);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && !(model_reg(0, "ctl") & IA32_RTIT_CTL_TRACEEN),
+	      "single: stop");
+	munmap(buf, size);
+	close(fd);
+
+	/* Through libpt: after a wrap the newest bytes, oldest first. */
+	check(single_libpt(size, 2 * size + 500, &sb, &seq, &cs) == 0, "single: libpt capture");
+	check(sb.len == size && pattern_run(sb.b, 0, sb.len) && sb.b[sb.len - 1] == pattern(seq - 1),
+	      "single: libpt read after a wrap: %zu bytes in %d pieces, one run ending with the newest",
+	      sb.len, sb.calls);
+	check(cs.offset == 500 && cs.bytes <= 2 * size + 500,
+	      "single: libpt status offset %llu bytes %llu (a lower bound)",
+	      (unsigned long long)cs.offset, (unsigned long long)cs.bytes);
+	/* Not wrapped: exactly what was written, no never-written zeros. */
+	check(single_libpt(size, 700, &sb, &seq, &cs) == 0 && sb.len == 700 &&
+	      pattern_run(sb.b, 0, 700) && sb.b[0] == pattern(seq - 700) &&
+	      sb.b[699] == pattern(seq - 1),
+	      "single: libpt read without a wrap: %zu bytes, the pattern from its start", sb.len);
+
+	/* Per thread: restored at switch-in (XRSTORS or WRMSR) as configured. */
+	fd = open_pt();
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 8192);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = getpid();
+	check(configure(fd, &c) == 0, "single per thread: configure");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "single per thread: start");
+	sched_yield();
+	inject(0, 3000);
+	ctl = model_reg(0, "ctl");
+	mask = model_reg(0, "output_mask_ptrs");
+	b = buffer_of(fd, (int)syscall(SYS_gettid), &st);
+	check(b >= 0 && tstatus(fd, (uint32_t)b, &st) == 0 && st.offset == 3000 &&
+	      st.head == 3000 && (st.flags & LWPT_PT_ST_WRAP_UNKNOWN) &&
+	      (st.flags & LWPT_PT_ST_THREAD),
+	      "single per thread: buffer %d head %llu offset %llu flags %#x", b,
+	      (unsigned long long)st.head, (unsigned long long)st.offset, st.flags);
+	check((ctl & IA32_RTIT_CTL_TRACEEN) && !(ctl & IA32_RTIT_CTL_TOPA) &&
+	      (mask & IA32_RTIT_OUTPUT_MASK_PTRS_SINGLE_MASK) == 8191,
+	      "single per thread: loaded with ToPA=0, mask %#llx", (unsigned long long)mask);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "single per thread: stop");
+	close(fd);
+	check(violations() == v0, "single: no spec violation (%llu)",
+	      (unsigned long long)violations());
+}
+
 static void test_hold_thread(void)
 {
 	pid_t pid = spawn_child(1);	/* before open: it holds no /dev/pt */
@@ -1274,8 +1465,10 @@ int main(int argc, char **argv)
 		test_suspend();
 	else if (!strcmp(cmd, "hold-thread"))
 		test_hold_thread();
+	else if (!strcmp(cmd, "single"))
+		test_single();
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
