@@ -69,7 +69,7 @@ static int pt_cpuhp_state = -1;
  * (SDM 33.2.7.1) raises no PMI: whole laps between two reads are not seen.
  */
 void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
-		      u64 status, bool pmi)
+		       u64 status, bool pmi)
 {
 	u64 delta;
 	s64 pos;
@@ -382,8 +382,8 @@ static void pt_cpu_park(struct pt_cpu *pc)
 			tr->err = -EIO;
 		else
 			pt_output_account(tr, pc->saved.output_base,
-					 pc->saved.output_mask_ptrs,
-					 pc->saved.status, pc->pmi_seen);
+					  pc->saved.output_mask_ptrs,
+					  pc->saved.status, pc->pmi_seen);
 		pc->pmi_seen = false;
 		tr->tracing = false;
 		tr->lost++;	/* time not traced */

@@ -218,7 +218,7 @@ unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 
 /* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
 void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
-		      u64 status, bool pmi);
+		       u64 status, bool pmi);
 void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
 bool pt_output_room(const struct pt_output *tr);

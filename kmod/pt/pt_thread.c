@@ -431,8 +431,8 @@ static void pt_thread_unload(struct pt_cpu *pc)
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, th->tr.ctl);
 	} else {
 		pt_output_account(&th->tr, th->saved.output_base,
-				 th->saved.output_mask_ptrs, th->saved.status,
-				 pc->pmi_seen);
+				  th->saved.output_mask_ptrs, th->saved.status,
+				  pc->pmi_seen);
 		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
 					IA32_RTIT_STATUS_STOPPED))
 			th->tr.tracing = false;

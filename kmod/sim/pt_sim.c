@@ -184,7 +184,7 @@ static void sim_pt_gen_exit(struct sim_pt_gen *g)
 }
 
 static void sim_pt_log(void *ctx, struct pt_model_cpu *cpu,
-			const struct pt_model_violation *v)
+		       const struct pt_model_violation *v)
 {
 	/* The model counts too; the layer's count is what the tests read. */
 	sim_violation(v->what);

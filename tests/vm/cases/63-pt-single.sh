@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
 # Single-range output (SDM 33.2.7.1, issue 6 point 2) with packets from
 # real execution: ptcap --single-range (IA32_RTIT_CTL.ToPA=0, one
 # contiguous range) under the full profile. In 1 MiB the whole trace fits
