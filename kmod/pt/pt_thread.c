@@ -492,12 +492,13 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
 }
 
 /*
- * execve() succeeded (current is @p). Tracing goes on into the new program
- * unless the caller could not trace it: an unprivileged caller does not
- * follow into a set-user-ID or otherwise non-dumpable program.
+ * A thread of the traced process (current is @p) called execve() (@exec)
+ * or exits. Exec: tracing goes on into the new program unless the caller
+ * could not trace it: an unprivileged caller does not follow into a
+ * set-user-ID or otherwise non-dumpable program. Exit: unload, forget its
+ * task pointer.
  */
-static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-			  struct linux_binprm *bprm)
+static void pt_probe_leave(struct task_struct *p, bool exec)
 {
 	struct pt_cpu *pc;
 	struct pt_thread *th;
@@ -511,40 +512,35 @@ static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	th = p->signal == pt_signal ? pt_thread_find(p) : NULL;
 	if (!th)
 		goto out;
-	th->execed = true;
-	/* A non-leader took over the leader's pid (de_thread()). */
-	put_pid(th->pid);
-	th->pid = get_task_pid(p, PIDTYPE_PID);
-	if (!pt_sess.privileged && (!p->mm || get_dumpable(p->mm) != SUID_DUMP_USER)) {
-		if (pc->cur == th)
-			pt_thread_unload(pc);
-		th->detached = true;
-		pt_thread_forget(th);
+	if (exec) {
+		th->execed = true;
+		/* A non-leader took over the leader's pid (de_thread()). */
+		put_pid(th->pid);
+		th->pid = get_task_pid(p, PIDTYPE_PID);
+		if (pt_sess.privileged ||
+		    (p->mm && get_dumpable(p->mm) == SUID_DUMP_USER))
+			goto out;
 	}
+	if (pc->cur == th)
+		pt_thread_unload(pc);
+	if (exec)
+		th->detached = true;
+	else
+		th->exited = true;
+	pt_thread_forget(th);
 out:
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
-/* The thread exits (current is @p): unload, forget its task pointer. */
+static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	pt_probe_leave(p, true);
+}
+
 static void pt_probe_exit(void *data, struct task_struct *p)
 {
-	struct pt_cpu *pc;
-	struct pt_thread *th;
-	unsigned long flags;
-
-	if (!READ_ONCE(pt_signal) || p->signal != READ_ONCE(pt_signal))
-		return;
-	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	pc = this_cpu_ptr(&pt_cpus);
-	/* The capture may have ended meanwhile (pt_thread_sess_free()). */
-	th = p->signal == pt_signal ? pt_thread_find(p) : NULL;
-	if (th) {
-		if (pc->cur == th)
-			pt_thread_unload(pc);
-		th->exited = true;
-		pt_thread_forget(th);
-	}
-	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	pt_probe_leave(p, false);
 }
 
 /*
