@@ -1000,7 +1000,9 @@ static void test_threads(void)
 	/* TraceEn exactly while a traced thread runs. */
 	check(!traceen(0), "CPU 0 runs pt_test (untraced): TraceEn=0");
 	check(wrun(1, W_TRACEEN, 0) == 1, "traced thread 1 running on CPU 1 sees TraceEn=1");
-	usleep(20000);
+	/* Until CPU 1 switched away from it (a vCPU may wait its turn). */
+	for (n = 0; n < 100 && traceen(1); n++)
+		usleep(20000);
 	check(!traceen(1), "CPU 1 with every traced thread asleep: TraceEn=0");
 	/* Ping-pong on CPU 1 between traced thread 1 and this untraced one. */
 	wrun(1, W_PIN, 1);
