@@ -24,6 +24,7 @@
 #include <lwpt/pt_arch.h>
 #include <lwpt/pt_rtit.h>
 
+#include "../x86_user_cr3.h"
 #include "pt_int.h"
 
 struct pt_cpuid_leaf pt_leaf;
@@ -517,16 +518,13 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		goto out_mmput;
 	}
 	/*
-	 * SDM 33.2.4.2: CR3_MATCH[63:5] is compared with CR3. Under page-table
-	 * isolation user mode runs on the user copy, one page above the
-	 * kernel's PGD (PTI_USER_PGTABLE_BIT); filtering user mode only then
-	 * matches that. PCID bits are not predictable (Documentation/pt.rst).
+	 * SDM 33.2.4.2: CR3_MATCH[63:5] is compared with CR3. Filtering user
+	 * mode only, the CR3 user mode runs on (the user copy of the PGD under
+	 * page-table isolation); with OS=1 the kernel's PGD. PCID bits are not
+	 * predictable (Documentation/pt.rst).
 	 */
-	*cr3 = __pa(mm->pgd) & IA32_RTIT_CR3_MATCH_CMP_MASK;
-#ifdef CONFIG_PAGE_TABLE_ISOLATION
-	if (boot_cpu_has(X86_FEATURE_PTI) && !(cfg->flags & LWPT_PT_CFG_OS))
-		*cr3 |= BIT(PAGE_SHIFT);
-#endif
+	*cr3 = ((cfg->flags & LWPT_PT_CFG_OS) ? __pa(mm->pgd) : lwpt_user_cr3(mm)) &
+	       IA32_RTIT_CR3_MATCH_CMP_MASK;
 out_mmput:
 	mmput(mm);
 out_put_task:

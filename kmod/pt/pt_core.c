@@ -262,13 +262,24 @@ int pt_rtit_restore(const struct pt_rtit_state *s)
 
 /* --- Per-CPU capture, on the CPU itself --------------------------------- */
 
-static void pt_cpu_update_begin(struct pt_cpu *pc)
+/**
+ * pt_cpu_update_begin - this CPU's RTIT MSRs are being changed (IRQs off)
+ * @pc: the CPU's state
+ *
+ * A ToPA PMI that arrives meanwhile only acknowledges (pt_pmi()): the
+ * changer reads the output pointers itself.
+ */
+void pt_cpu_update_begin(struct pt_cpu *pc)
 {
 	WRITE_ONCE(pc->in_update, true);
 	barrier();	/* in_update before any MSR access; the PMI reads it */
 }
 
-static void pt_cpu_update_end(struct pt_cpu *pc)
+/**
+ * pt_cpu_update_end - undo pt_cpu_update_begin()
+ * @pc: the CPU's state
+ */
+void pt_cpu_update_end(struct pt_cpu *pc)
 {
 	barrier();	/* every MSR access before in_update is cleared */
 	WRITE_ONCE(pc->in_update, false);

@@ -217,6 +217,8 @@ s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs);
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 
 /* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
+void pt_cpu_update_begin(struct pt_cpu *pc);
+void pt_cpu_update_end(struct pt_cpu *pc);
 void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		       u64 status, bool pmi);
 void pt_output_pause(struct pt_output *tr, bool pmi);

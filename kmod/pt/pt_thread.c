@@ -353,18 +353,6 @@ static int pt_thread_xrstors(struct pt_thread *th, const struct pt_rtit_state *s
 	return pt_thread_xs(th, false);
 }
 
-static void pt_thread_update_begin(struct pt_cpu *pc)
-{
-	WRITE_ONCE(pc->in_update, true);
-	barrier();	/* in_update before any MSR access; the PMI reads it */
-}
-
-static void pt_thread_update_end(struct pt_cpu *pc)
-{
-	barrier();	/* every MSR access before in_update is cleared */
-	WRITE_ONCE(pc->in_update, false);
-}
-
 /*
  * Sched-in: load @th's state on this CPU and set TraceEn (the MSR holds
  * TraceEn=0 here: nothing of ours is loaded). pt_thread_lock held, IRQs off.
@@ -384,7 +372,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	}
 	if (!th->tr.tracing)
 		return;
-	pt_thread_update_begin(pc);
+	pt_cpu_update_begin(pc);
 	/* Someone else's trace (perf, a debugger): never take over. */
 	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) || (ctl & IA32_RTIT_CTL_TRACEEN)) {
 		th->tr.busy = true;
@@ -412,7 +400,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	th->cpu = smp_processor_id();
 	th->last_cpu = th->cpu;
 out:
-	pt_thread_update_end(pc);
+	pt_cpu_update_end(pc);
 }
 
 /* Sched-out: save the loaded thread's state, TraceEn=0 after it. */
@@ -421,7 +409,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 	struct pt_thread *th = pc->cur;
 	int err;
 
-	pt_thread_update_begin(pc);
+	pt_cpu_update_begin(pc);
 	err = pt_use_xsaves ? pt_thread_xsaves(th, &th->saved) :
 			      pt_rtit_save(&th->saved);
 	if (err) {
@@ -440,7 +428,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 	pc->pmi_seen = false;
 	pc->cur = NULL;
 	th->cpu = -1;
-	pt_thread_update_end(pc);
+	pt_cpu_update_end(pc);
 }
 
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
@@ -841,14 +829,14 @@ static void pt_thread_sample_cpu(void *arg)
 
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur == th && th->tr.tracing) {
-		pt_thread_update_begin(pc);
+		pt_cpu_update_begin(pc);
 		pt_output_pause(&th->tr, false);
 		if (th->tr.rtit_status & (IA32_RTIT_STATUS_ERROR |
 					  IA32_RTIT_STATUS_STOPPED))
 			th->tr.tracing = false;
 		else
 			pt_output_resume(&th->tr);
-		pt_thread_update_end(pc);
+		pt_cpu_update_end(pc);
 	}
 	raw_spin_unlock(&pt_thread_lock);
 }
@@ -861,11 +849,11 @@ static void pt_thread_release_cpu(void *arg)
 
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur == th && th->tr.stalled && pt_output_room(&th->tr)) {
-		pt_thread_update_begin(pc);
+		pt_cpu_update_begin(pc);
 		th->tr.stalled = false;
 		th->tr.tracing = true;
 		pt_output_resume(&th->tr);
-		pt_thread_update_end(pc);
+		pt_cpu_update_end(pc);
 	} else if (!pc->cur && th->task == current && pt_sess.started) {
 		pt_thread_load(pc, th);
 	}
