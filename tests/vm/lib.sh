@@ -53,6 +53,20 @@ sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations
 }
 
+# pt_hold MODE: start `pt_test MODE` (a capture it keeps open until
+# killed) in the background, its pid in hold_pid; wait up to 5 s for it to
+# say "tracing". Fails if it did not.
+pt_hold() {
+	: >/tmp/hold.out
+	pt_test "$1" >/tmp/hold.out &
+	hold_pid=$!
+	i=0
+	while ! grep -q tracing /tmp/hold.out && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q tracing /tmp/hold.out
+}
+
 # --- Flow of a traced program against its ground truth (62-, 63-pt-*) ----
 # The program (trace_flow_prog: loops, jump table, indirect calls,
 # recursion deeper than the RET-compression stack, system calls; static,

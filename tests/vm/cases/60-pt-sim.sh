@@ -26,14 +26,8 @@ for prof in full bdw; do
 	[ "$(sim_violations)" = 0 ] || fail "$prof: violations" || exit 1
 
 	# Unload: impossible while a capture's file is open; clean after.
-	: >/tmp/hold.out
-	pt_test hold >/tmp/hold.out &
-	pid=$!
-	i=0
-	while ! grep -q tracing /tmp/hold.out && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	grep -q tracing /tmp/hold.out || fail "$prof: hold did not start" || exit 1
+	pt_hold hold || fail "$prof: hold did not start" || exit 1
+	pid=$hold_pid
 	grep -q ' ctl=0x[0-9a-f]*[13579bdf] ' /sys/kernel/debug/lwpt_sim/pt_msrs ||
 		fail "$prof: TraceEn not set while holding" || exit 1
 	lwpt_vmtool rmmod lwpt_sim >/dev/null && fail "$prof: rmmod while tracing" && exit 1

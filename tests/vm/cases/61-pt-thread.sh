@@ -53,14 +53,8 @@ for combo in full:1 full:0 bdw:0 bdw:1; do
 	[ "$(sim_violations)" = 0 ] || fail "$tag: violations $(sim_violations)" || exit 1
 
 	# Unload: refused while the capture's file is open; TraceEn=0 after.
-	: >/tmp/hold.out
-	pt_test hold-thread >/tmp/hold.out &
-	pid=$!
-	i=0
-	while ! grep -q tracing /tmp/hold.out && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	grep -q tracing /tmp/hold.out || fail "$tag: hold-thread did not start" || exit 1
+	pt_hold hold-thread || fail "$tag: hold-thread did not start" || exit 1
+	pid=$hold_pid
 	lwpt_vmtool rmmod lwpt_sim >/dev/null && fail "$tag: rmmod while tracing" && exit 1
 	kill $pid
 	wait $pid 2>/dev/null
