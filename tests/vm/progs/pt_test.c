@@ -728,6 +728,7 @@ struct wshared {
 	volatile int spawn;		/* main thread: start worker spawn - 1 */
 	volatile int spawned;
 	volatile int fails;
+	volatile int idle_us;		/* workers' idle poll; 0: 1000 us */
 	int ping[2], pong[2];		/* ping-pong pipes */
 };
 
@@ -779,7 +780,7 @@ static void *worker(void *arg)
 	sh->tid[i] = gettid_();
 	for (;;) {
 		while (sh->seq[i] == seen)
-			usleep(1000);
+			usleep(sh->idle_us ? sh->idle_us : 1000);
 		seen = sh->seq[i];
 		switch (sh->cmd[i]) {
 		case W_INJECT:
@@ -1000,10 +1001,17 @@ static void test_threads(void)
 	/* TraceEn exactly while a traced thread runs. */
 	check(!traceen(0), "CPU 0 runs pt_test (untraced): TraceEn=0");
 	check(wrun(1, W_TRACEEN, 0) == 1, "traced thread 1 running on CPU 1 sees TraceEn=1");
-	/* Until CPU 1 switched away from it (a vCPU may wait its turn). */
+	/*
+	 * Idle workers poll every millisecond, and under emulation a poll can
+	 * take about as long: let them sleep 200 ms at a time, then wait (up
+	 * to 2 s) until CPU 1 switched away from them.
+	 */
+	sh->idle_us = 200000;
+	usleep(300000);
 	for (n = 0; n < 100 && traceen(1); n++)
 		usleep(20000);
 	check(!traceen(1), "CPU 1 with every traced thread asleep: TraceEn=0");
+	sh->idle_us = 0;
 	/* Ping-pong on CPU 1 between traced thread 1 and this untraced one. */
 	wrun(1, W_PIN, 1);
 	{
