@@ -51,6 +51,7 @@
 
 #include "model/lwp/lwp_model.h"
 #include "model/lwp/lwp_xop.h"
+#include "liblwp/lwp_emu.h"
 #include "liblwp/lwp_internal.h"
 
 /* The threshold interrupt vector of the emulated LWP_CFG (§4.2: must be
@@ -59,19 +60,8 @@
 
 _Thread_local unsigned int lwp_tls_emulated;
 
-struct lwp_emu_thread {
-	struct lwp_model model;
-	int lock;			/* spinlock over model and session */
-	unsigned int refs;		/* sessions that made LWP available */
-	unsigned int *emulated;		/* &lwp_tls_emulated of the thread */
-	struct lwp_session *session;	/* liblwp session whose LWPCB is loaded */
-	uint64_t dropped;		/* nested instructions treated as #UD */
-	pid_t tid;
-	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
-};
-
-static _Thread_local struct lwp_emu_thread *tls_thread;
-static _Thread_local int tls_busy;
+_Thread_local struct lwp_emu_thread *lwp__emu_thread;
+_Thread_local int lwp__emu_busy;
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lwp_session *reg_head;
@@ -80,17 +70,6 @@ static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static struct sigaction old_sigill;
 static int sigill_installed;
-
-static void tlock(struct lwp_emu_thread *t)
-{
-	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-}
-
-static void tunlock(struct lwp_emu_thread *t)
-{
-	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
-}
 
 /* ---- Memory callbacks ---------------------------------------------------- */
 
@@ -225,7 +204,7 @@ static void thread_destroy(void *arg)
 	struct lwp_emu_thread *t = arg, **pp;
 	struct lwp_session *s;
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &thread_head; *pp; pp = &(*pp)->next) {
 		if (*pp == t) {
@@ -233,9 +212,10 @@ static void thread_destroy(void *arg)
 			break;
 		}
 	}
-	tlock(t);
+	lwp_emu_lock(t);
 	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
 	t->session = NULL;
+	t->fast_cbaddr = 0;
 	for (s = reg_head; s; s = s->next) {
 		if (s->owner == t)
 			s->owner = NULL;
@@ -244,11 +224,11 @@ static void thread_destroy(void *arg)
 		if (s->starter == t)
 			s->starter = NULL;
 	}
-	tunlock(t);
+	lwp_emu_unlock(t);
 	pthread_mutex_unlock(&reg_lock);
-	tls_thread = NULL;
+	lwp__emu_thread = NULL;
 	lwp_tls_emulated = 0;
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 	free(t);
 }
 
@@ -271,7 +251,7 @@ static void atfork_parent(void)
  */
 static void atfork_child(void)
 {
-	struct lwp_emu_thread *t = tls_thread, *o;
+	struct lwp_emu_thread *t = lwp__emu_thread, *o;
 	struct lwp_session *s;
 
 	pthread_mutex_init(&reg_lock, NULL);
@@ -283,6 +263,7 @@ static void atfork_child(void)
 		t->tid = (pid_t)syscall(SYS_gettid);
 		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
 		t->session = NULL;
+		t->fast_cbaddr = 0;
 	}
 	for (s = reg_head; s; s = s->next) {
 		s->owner = NULL;
@@ -291,7 +272,7 @@ static void atfork_child(void)
 		if (s->starter != t)
 			s->starter = NULL;
 	}
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 }
 
 static void make_key(void)
@@ -302,7 +283,7 @@ static void make_key(void)
 
 static struct lwp_emu_thread *thread_get(void)
 {
-	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 
 	if (t)
 		return t;
@@ -327,7 +308,7 @@ static struct lwp_emu_thread *thread_get(void)
 	t->next = thread_head;
 	thread_head = t;
 	pthread_mutex_unlock(&reg_lock);
-	tls_thread = t;
+	lwp__emu_thread = t;
 	return t;
 }
 
@@ -335,9 +316,9 @@ static struct lwp_emu_thread *thread_get(void)
 static void avail_get(struct lwp_emu_thread *t)
 {
 	if (t->refs++ == 0) {
-		tlock(t);
+		lwp_emu_lock(t);
 		(void)lwp_model_xsetbv(&t->model, LWP_XCR0_MASK);
-		tunlock(t);
+		lwp_emu_unlock(t);
 		__atomic_store_n(t->emulated, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -346,10 +327,11 @@ static void avail_get(struct lwp_emu_thread *t)
 static void avail_put(struct lwp_emu_thread *t)
 {
 	if (t && --t->refs == 0) {
-		tlock(t);
+		lwp_emu_lock(t);
 		(void)lwp_model_xsetbv(&t->model, 0);
 		t->session = NULL;
-		tunlock(t);
+		t->fast_cbaddr = 0;
+		lwp_emu_unlock(t);
 		__atomic_store_n(t->emulated, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -363,6 +345,26 @@ static struct lwp_session *session_by_lwpcb(uint64_t cbaddr)
 		if ((uint64_t)(uintptr_t)s->lwpcb == cbaddr)
 			return s;
 	return NULL;
+}
+
+/*
+ * Whether the fast path (lwp_emu_fast.c) may run on @t's LWPCB: a liblwp
+ * session's, with 32-byte records, whose ring holds the whole buffer the
+ * model loaded from it (the program may have edited BufferBase). Under t's
+ * lock, after every LLWPCB.
+ */
+static void fast_arm(struct lwp_emu_thread *t)
+{
+	const struct lwp_session *s = t->session;
+	const struct lwp_model *m = &t->model;
+
+	t->fast_cbaddr = 0;
+	if (!s || s->event_size != sizeof(struct lwp_event) ||
+	    m->cbaddr != (uint64_t)(uintptr_t)s->lwpcb ||
+	    !in_range(m->buffer_base, m->buffer_size, s->ring, s->ring_map) ||
+	    (m->buffer_base & 7))
+		return;
+	t->fast_cbaddr = m->cbaddr;
 }
 
 /*
@@ -380,6 +382,7 @@ static void session_follow(struct lwp_emu_thread *t)
 	t->session = s;
 	if (s && !s->owner)
 		s->owner = t;
+	fast_arm(t);
 }
 
 /* ---- Fault delivery ------------------------------------------------------ */
@@ -451,23 +454,22 @@ static void deliver_now(const struct lwp_model_result *r)
 /* Enter the model on this thread, or NULL (not available / nested). */
 static struct lwp_emu_thread *enter(void)
 {
-	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 
-	if (!t || tls_busy) {
+	if (!t || lwp__emu_busy) {
 		if (t)
 			t->dropped++;
 		return NULL;
 	}
-	tls_busy = 1;
-	tlock(t);
-	refresh_coreid(t);
+	lwp__emu_busy = 1;
+	lwp_emu_lock(t);
 	return t;
 }
 
 static void leave(struct lwp_emu_thread *t)
 {
-	tunlock(t);
-	tls_busy = 0;
+	lwp_emu_unlock(t);
+	lwp__emu_busy = 0;
 }
 
 static const struct lwp_model_result ud = { .exc = LWP_MODEL_EXC_UD };
@@ -478,12 +480,19 @@ int lwp_emu_lwpins(uint64_t data2, uint32_t data1, uint32_t flags,
 	struct lwp_model_operand op = { .is_mem = false, .value = data1 };
 	struct lwp_emu_thread *t = enter();
 	struct lwp_model_result r;
+	int fast;
 
 	if (!t) {
-		if (!tls_busy)
+		if (!lwp__emu_busy)
 			deliver_now(&ud);
 		return 0;
 	}
+	fast = lwp_emu_fast_lwpins(t, data2, data1, flags, opsize, ip);
+	if (fast != LWP_EMU_FAST_SLOW) {
+		leave(t);
+		return fast;
+	}
+	refresh_coreid(t);
 	r = lwp_model_lwpins(&t->model, ip, data2, op, flags, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)
 		(void)lwp_model_insn_retired(&t->model, ip);
@@ -503,10 +512,15 @@ void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
 	struct lwp_model_result r;
 
 	if (!t) {
-		if (!tls_busy)
+		if (!lwp__emu_busy)
 			deliver_now(&ud);
 		return;
 	}
+	if (lwp_emu_fast_lwpval(t) != LWP_EMU_FAST_SLOW) {
+		leave(t);
+		return;
+	}
+	refresh_coreid(t);
 	r = lwp_model_lwpval(&t->model, ip, data2, op, flags, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)
 		(void)lwp_model_insn_retired(&t->model, ip);
@@ -521,32 +535,32 @@ static struct lwp_model_result llwpcb_locked(struct lwp_emu_thread *t,
 {
 	struct lwp_model_result r;
 
-	tlock(t);
+	lwp_emu_lock(t);
 	refresh_coreid(t);
 	r = lwp_model_llwpcb(&t->model, addr, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)
 		session_follow(t);
-	tunlock(t);
+	lwp_emu_unlock(t);
 	return r;
 }
 
 void lwp_emu_llwpcb(uint64_t lwpcb)
 {
-	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
 
-	if (!t || tls_busy) {
+	if (!t || lwp__emu_busy) {
 		if (!t)
 			deliver_now(&ud);
 		else
 			t->dropped++;
 		return;
 	}
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	pthread_mutex_lock(&reg_lock);
 	r = llwpcb_locked(t, lwpcb, 64);
 	pthread_mutex_unlock(&reg_lock);
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 	if (r.exc != LWP_MODEL_EXC_NONE)
 		deliver_now(&r);
 }
@@ -557,10 +571,11 @@ uint64_t lwp_emu_slwpcb(void)
 	struct lwp_model_result r;
 
 	if (!t) {
-		if (!tls_busy)
+		if (!lwp__emu_busy)
 			deliver_now(&ud);
 		return 0;
 	}
+	refresh_coreid(t);
 	r = lwp_model_slwpcb(&t->model, 64);
 	leave(t);
 	if (r.exc != LWP_MODEL_EXC_NONE) {
@@ -619,7 +634,7 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
-	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_xop_insn_info info;
 	struct lwp_xop_regs regs;
 	struct lwp_model_result r;
@@ -627,7 +642,7 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno, i, ret;
 	size_t n;
 
-	if (!t || tls_busy)
+	if (!t || lwp__emu_busy)
 		goto chain;
 
 	memset(&regs, 0, sizeof(regs));
@@ -650,23 +665,23 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 			goto chain;
 	}
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	if (info.insn == LWP_XOP_LLWPCB) {
 		pthread_mutex_lock(&reg_lock);
-		tlock(t);
+		lwp_emu_lock(t);
 		refresh_coreid(t);
 		r = lwp_xop_execute(&t->model, &info, &regs);
 		if (r.exc == LWP_MODEL_EXC_NONE)
 			session_follow(t);
-		tunlock(t);
+		lwp_emu_unlock(t);
 		pthread_mutex_unlock(&reg_lock);
 	} else {
-		tlock(t);
+		lwp_emu_lock(t);
 		refresh_coreid(t);
 		r = lwp_xop_execute(&t->model, &info, &regs);
-		tunlock(t);
+		lwp_emu_unlock(t);
 	}
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 
 	if (r.exc == LWP_MODEL_EXC_UD)
 		goto chain;
@@ -735,10 +750,10 @@ int lwp_emu_open(struct lwp_session *s)
 	struct lwp_emu_thread *t;
 	int ret;
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	t = thread_get();
 	if (!t) {
-		tls_busy = 0;
+		lwp__emu_busy = 0;
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&reg_lock);
@@ -750,7 +765,7 @@ int lwp_emu_open(struct lwp_session *s)
 		reg_head = s;
 	}
 	pthread_mutex_unlock(&reg_lock);
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 	return ret;
 }
 
@@ -760,10 +775,10 @@ int lwp_emu_start(struct lwp_session *s)
 	struct lwp_model_result r;
 	int ret = 0;
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	t = thread_get();
 	if (!t) {
-		tls_busy = 0;
+		lwp__emu_busy = 0;
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&reg_lock);
@@ -787,17 +802,17 @@ int lwp_emu_start(struct lwp_session *s)
 		ret = -EFAULT;
 out:
 	pthread_mutex_unlock(&reg_lock);
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 	return ret;
 }
 
 int lwp_emu_stop(struct lwp_session *s)
 {
-	struct lwp_emu_thread *t = tls_thread;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
 	int ret = 0;
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	pthread_mutex_lock(&reg_lock);
 	if (!s->owner)
 		goto out;
@@ -813,7 +828,7 @@ int lwp_emu_stop(struct lwp_session *s)
 	s->owner = NULL;
 out:
 	pthread_mutex_unlock(&reg_lock);
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 	return ret;
 }
 
@@ -822,7 +837,7 @@ void lwp_emu_close(struct lwp_session *s)
 	struct lwp_session **pp;
 	struct lwp_emu_thread *o;
 
-	tls_busy = 1;
+	lwp__emu_busy = 1;
 	pthread_mutex_lock(&reg_lock);
 	/*
 	 * Every thread running on this LWPCB (the owner, or threads whose
@@ -831,16 +846,18 @@ void lwp_emu_close(struct lwp_session *s)
 	 * lwp_stop()), others as the OS would, with LWP_CBADDR := 0 (§4.3).
 	 */
 	for (o = thread_head; o; o = o->next) {
-		tlock(o);
+		lwp_emu_lock(o);
 		if (o->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
-			if (o == tls_thread)
+			if (o == lwp__emu_thread)
 				(void)lwp_model_llwpcb(&o->model, 0, 64);
 			else
 				(void)lwp_model_wrmsr(&o->model, LWP_MSR_CBADDR, 0);
 		}
-		if (o->session == s)
+		if (o->session == s) {
 			o->session = NULL;
-		tunlock(o);
+			o->fast_cbaddr = 0;
+		}
+		lwp_emu_unlock(o);
 	}
 	s->owner = NULL;
 	/* The program may have loaded this LWPCB itself on other threads. */
@@ -853,5 +870,5 @@ void lwp_emu_close(struct lwp_session *s)
 	avail_put(s->opener);
 	avail_put(s->starter);
 	pthread_mutex_unlock(&reg_lock);
-	tls_busy = 0;
+	lwp__emu_busy = 0;
 }

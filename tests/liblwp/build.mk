@@ -17,3 +17,8 @@ bench_liblwp_SRCS := tests/liblwp/bench_liblwp.c
 bench_liblwp_LIBS := lwp
 bench_liblwp_LDLIBS := -lpthread
 SCRIPT_TESTS += tests/liblwp/tools.sh
+# The fast path against the model (issue 18).
+UNIT_TESTS += test_lwp_fast
+test_lwp_fast_SRCS := tests/liblwp/test_lwp_fast.c
+test_lwp_fast_LIBS := lwp
+test_lwp_fast_LDLIBS := -lpthread

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * liblwp emulation backend internals shared by lwp_emu.c (sessions, SIGILL,
+ * the model's slow path), lwp_emu_fast.c (the fast path of LWPVAL/LWPINS)
+ * and lwp_jit.c (JIT call sequences).
+ */
+#ifndef LIBLWP_LWP_EMU_H
+#define LIBLWP_LWP_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/lwp/lwp_model.h"
+
+#define LWP_EMU_HIDDEN	__attribute__((visibility("hidden")))
+/* The library's own TLS: one load from %fs, also in liblwp.so. */
+#define LWP_EMU_TLS	__attribute__((tls_model("initial-exec"))) LWP_EMU_HIDDEN
+
+struct lwp_session;
+
+/* One thread's emulated LWP: a model "CPU" per thread (43724 §1.1, §8.2.1). */
+struct lwp_emu_thread {
+	struct lwp_model model;
+	int lock;			/* spinlock over model and session */
+	unsigned int refs;		/* sessions that made LWP available */
+	unsigned int *emulated;		/* &lwp_tls_emulated of the thread */
+	struct lwp_session *session;	/* liblwp session whose LWPCB is loaded */
+	/*
+	 * The fast path may run (lwp_emu_fast.c): model.cbaddr when the loaded
+	 * LWPCB is a liblwp session's whose ring holds the model's whole
+	 * buffer (plain memory of ours, 32-byte records), else 0. Set under
+	 * the lock after every LLWPCB.
+	 */
+	uint64_t fast_cbaddr;
+	uint64_t dropped;		/* nested instructions treated as #UD */
+	pid_t tid;
+	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
+};
+
+/* This thread's model, NULL before its first lwp_open()/lwp_start(). */
+extern _Thread_local struct lwp_emu_thread *lwp__emu_thread LWP_EMU_TLS;
+/* Set while liblwp code on this thread holds a model or registry lock. */
+extern _Thread_local int lwp__emu_busy LWP_EMU_TLS;
+
+static inline void lwp_emu_lock(struct lwp_emu_thread *t)
+{
+	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static inline void lwp_emu_unlock(struct lwp_emu_thread *t)
+{
+	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Results of the fast path. */
+enum lwp_emu_fast_res {
+	LWP_EMU_FAST_DONE = 0,		/* executed; nothing else to do */
+	LWP_EMU_FAST_DONE_CF = 1,	/* LWPINS executed, CF = 1 */
+	LWP_EMU_FAST_SLOW = -1,		/* nothing changed: use the model */
+};
+
+/*
+ * lwp_emu_fast_lwpins() / lwp_emu_fast_lwpval() - LWPINS / LWPVAL (43724
+ * §5.4, §5.3) with a register Data1 on the model of @t, whose lock the
+ * caller holds, for the common cases only: LWP enabled at CPL 3 on a
+ * liblwp LWPCB (t->fast_cbaddr), cached LWPCB fields valid, no pending
+ * record, no IP filter, only events 1 (and INT) enabled, head flushed on
+ * every store; LWPINS: the record fits without reaching the threshold or
+ * the (cached) tail and CoreId is current; LWPVAL: EventCounter1 stays
+ * >= 0 (no record). Each has exactly the effect of lwp_model_lwpins() /
+ * lwp_model_lwpval() followed by lwp_model_insn_retired(). Anything else
+ * returns LWP_EMU_FAST_SLOW with the model untouched. @ip is the
+ * InstructionAddress, @opsize 32 or 64 (bits of @data2).
+ *
+ * Compiled with general registers only: the JIT trampoline calls them
+ * without saving vector registers.
+ */
+int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
+			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
+
+/* Turn the fast path off (0) or on (1, default) for tests: the slow path
+ * is then the model for every instruction. Returns the previous setting. */
+int lwp_emu_fast_enable(int on) LWP_EMU_HIDDEN;
+
+/*
+ * lwp_emu_exec() - the slow path of one LWPINS/LWPVAL on the calling
+ * thread's model, as lwp_emu_lwpins()/lwp_emu_lwpval() do it: takes the
+ * locks, runs the model on @info/@regs (lwp_xop_execute()), and on a fault
+ * queues the signal Linux would send. Used by the JIT call sequences.
+ * Returns the model's result (exc NONE: @regs updated, incl. CF).
+ */
+struct lwp_xop_insn_info;
+struct lwp_xop_regs;
+struct lwp_model_result lwp_emu_exec(const struct lwp_xop_insn_info *info,
+				     struct lwp_xop_regs *regs) LWP_EMU_HIDDEN;
+
+#endif /* LIBLWP_LWP_EMU_H */

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * liblwp emulation: the fast path of LWPINS and LWPVAL (issue 18).
+ *
+ * The model (model/lwp) executes every instruction in full generality:
+ * cached-field refresh, pending records, IP filters, a restartable copy of
+ * its state, memory through callbacks. For the cases a running program
+ * meets almost always, the effect is small and fixed: LWPVAL decrements
+ * EventCounter1 (43724 §5.3), LWPINS stores one record at BufferHeadOffset
+ * and advances it (§5.4, §6 Table 6-1, §8.3). This file does exactly that
+ * on the model's own state and hands every other case back untouched to
+ * the model (LWP_EMU_FAST_SLOW): the ring appearing full or reaching the
+ * threshold (tail reread, MissedEvents, interrupt), a record of LWPVAL
+ * (counter reset with Random), a CoreId to refresh, a pending record,
+ * filters, other events. The model therefore stays the one definition of
+ * LWP; tests/liblwp/test_lwp_fast.c compares the two on random programs.
+ *
+ * Compiled with general registers only (the JIT trampoline of lwp_jit.c
+ * calls into here without saving vector registers): no memcpy, no libc
+ * call on the way except sched_getcpu() when rseq is not registered.
+ */
+#include <sched.h>
+#include <sys/rseq.h>
+
+#include "liblwp/lwp_emu.h"
+
+#pragma GCC target("general-regs-only")
+
+/* Only these LWPCB.Flags leave lwp_model_insn_retired() without effect. */
+#define FAST_FLAGS	(LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT)
+
+static int fast_on = 1;
+
+int lwp_emu_fast_enable(int on)
+{
+	return __atomic_exchange_n(&fast_on, !!on, __ATOMIC_RELAXED);
+}
+
+/* The CPU this thread runs on: glibc's rseq area, as sched_getcpu() reads it. */
+static int cur_cpu(void)
+{
+	if (__rseq_size >= 8) {
+		const struct rseq *rs = (const struct rseq *)(const void *)
+			((const char *)__builtin_thread_pointer() + __rseq_offset);
+		int cpu = (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+
+		if (cpu >= 0)
+			return cpu;
+	}
+	return sched_getcpu();
+}
+
+/* The state every fast case needs (see lwp_emu_fast_lwpins() in lwp_emu.h). */
+static int fast_state(const struct lwp_emu_thread *t)
+{
+	const struct lwp_model *m = &t->model;
+
+	return __atomic_load_n(&fast_on, __ATOMIC_RELAXED) &&
+	       m->cbaddr && m->cbaddr == t->fast_cbaddr && m->xcr0_lwp &&
+	       m->cpl == 3 && m->cache_valid && !m->pending.event_id &&
+	       !(m->flags & ~FAST_FLAGS) && !(m->filters & LWP_LWPCB_FILTERS_IPF) &&
+	       m->head_flush == LWP_MODEL_HEAD_FLUSH_EVERY_STORE;
+}
+
+int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
+			uint32_t flags, unsigned int opsize, uint64_t ip)
+{
+	struct lwp_model *m = &t->model;
+	uint32_t size = m->buffer_size, head = m->head, next;
+	uint64_t core, *rec;
+	int cpu;
+
+	if (!fast_state(t) || (opsize != 32 && opsize != 64))
+		return LWP_EMU_FAST_SLOW;
+	/* The emulation's LWP_CFG.COREID follows the CPU (lwp_emu.c). */
+	cpu = cur_cpu();
+	core = cpu < 0 ? 0 : (uint64_t)(cpu & 0xff);
+	if (core != (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT)
+		return LWP_EMU_FAST_SLOW;
+	next = head + (uint32_t)sizeof(*rec) * 4;
+	if (next >= size)
+		next = 0;
+	/* §8.3: the ring appears full; the model rereads the tail. */
+	if (next == m->tail)
+		return LWP_EMU_FAST_SLOW;
+	/* Table 6-1 Threshold, as the model's space_used() counts it. */
+	if ((m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
+	    ((uint64_t)next + size - m->tail % size) % size >= m->threshold)
+		return LWP_EMU_FAST_SLOW;
+
+	/* Figure 2-8: EventId 255, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
+	rec = (uint64_t *)(uintptr_t)(m->buffer_base + head);
+	rec[0] = LWP_EVENTID_PROGRAMMED_EVENT | core << 8 |
+		 (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 | (uint64_t)data1 << 32;
+	rec[1] = ip;
+	rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
+	rec[3] = 0;			/* §2: bytes 31-24 reserved, zero */
+	m->head = next;
+	/*
+	 * §8.3 head flush (the model's EVERY_STORE policy). Release: the
+	 * record is visible before the head; pairs with the acquire load of
+	 * BufferHeadOffset in lwp_read().
+	 */
+	__atomic_store_n((uint32_t *)(uintptr_t)(m->cbaddr + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
+			 next, __ATOMIC_RELEASE);
+	return LWP_EMU_FAST_DONE;	/* §5.4: CF = 0, nothing missed */
+}
+
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t)
+{
+	struct lwp_model *m = &t->model;
+	int32_t c;
+
+	if (!fast_state(t))
+		return LWP_EMU_FAST_SLOW;
+	/* §5.3: nothing if the Programmed Value Sample event is off. */
+	if (!(m->flags & LWP_LWPCB_FLAGS_VAL))
+		return LWP_EMU_FAST_DONE;
+	c = m->counter[LWP_EVENTID_PROGRAMMED_VALUE];
+	/* A counter going negative stores a record: the model's job. */
+	if (c <= 0 || c >= (int32_t)LWP_LWPCB_EVENT_FIELD_SIGN)
+		return LWP_EMU_FAST_SLOW;
+	m->counter[LWP_EVENTID_PROGRAMMED_VALUE] = c - 1;
+	return LWP_EMU_FAST_DONE;
+}
