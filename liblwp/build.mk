@@ -4,7 +4,8 @@
 # recursive '=' because model/lwp/build.mk is included after this file.
 LIBS += lwp
 lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c liblwp/lwp_hw_dev.c \
-	liblwp/lwp_encode.c liblwp/lwp_emu_fast.c $(LWP_MODEL_SRCS)
+	liblwp/lwp_encode.c liblwp/lwp_emu_fast.c liblwp/lwp_jit.c \
+	$(LWP_MODEL_SRCS)
 lwp_SOVERSION := 0
 lwp_LDLIBS := -lpthread -Wl,--version-script=liblwp/liblwp.map
 HEADERS += include/lwpt/lwp.h

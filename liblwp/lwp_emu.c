@@ -585,6 +585,52 @@ uint64_t lwp_emu_slwpcb(void)
 	return r.value;
 }
 
+/*
+ * Execute a decoded instruction on @t's model with the locks it needs
+ * (LLWPCB: the registry too, to follow the session loaded).
+ */
+static struct lwp_model_result exec_locked(struct lwp_emu_thread *t,
+					   const struct lwp_xop_insn_info *info,
+					   struct lwp_xop_regs *regs)
+{
+	struct lwp_model_result r;
+
+	lwp__emu_busy = 1;
+	if (info->insn == LWP_XOP_LLWPCB)
+		pthread_mutex_lock(&reg_lock);
+	lwp_emu_lock(t);
+	refresh_coreid(t);
+	r = lwp_xop_execute(&t->model, info, regs);
+	if (r.exc == LWP_MODEL_EXC_NONE && info->insn == LWP_XOP_LLWPCB)
+		session_follow(t);
+	lwp_emu_unlock(t);
+	if (info->insn == LWP_XOP_LLWPCB)
+		pthread_mutex_unlock(&reg_lock);
+	lwp__emu_busy = 0;
+	return r;
+}
+
+int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs)
+{
+	struct lwp_emu_thread *t = lwp__emu_thread;
+	struct lwp_model_result r;
+
+	if (!t) {
+		deliver_now(&ud);
+		return -1;
+	}
+	if (lwp__emu_busy) {
+		t->dropped++;
+		return 1;
+	}
+	r = exec_locked(t, info, regs);
+	if (r.exc != LWP_MODEL_EXC_NONE) {
+		deliver_now(&r);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- SIGILL: raw LWP instructions ---------------------------------------- */
 
 /* x86 encoding order (lwp_xop_regs.gpr) -> ucontext gregs index. */
@@ -665,23 +711,7 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 			goto chain;
 	}
 
-	lwp__emu_busy = 1;
-	if (info.insn == LWP_XOP_LLWPCB) {
-		pthread_mutex_lock(&reg_lock);
-		lwp_emu_lock(t);
-		refresh_coreid(t);
-		r = lwp_xop_execute(&t->model, &info, &regs);
-		if (r.exc == LWP_MODEL_EXC_NONE)
-			session_follow(t);
-		lwp_emu_unlock(t);
-		pthread_mutex_unlock(&reg_lock);
-	} else {
-		lwp_emu_lock(t);
-		refresh_coreid(t);
-		r = lwp_xop_execute(&t->model, &info, &regs);
-		lwp_emu_unlock(t);
-	}
-	lwp__emu_busy = 0;
+	r = exec_locked(t, &info, &regs);
 
 	if (r.exc == LWP_MODEL_EXC_UD)
 		goto chain;

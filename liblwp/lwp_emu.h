@@ -86,15 +86,18 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
 int lwp_emu_fast_enable(int on) LWP_EMU_HIDDEN;
 
 /*
- * lwp_emu_exec() - the slow path of one LWPINS/LWPVAL on the calling
- * thread's model, as lwp_emu_lwpins()/lwp_emu_lwpval() do it: takes the
- * locks, runs the model on @info/@regs (lwp_xop_execute()), and on a fault
- * queues the signal Linux would send. Used by the JIT call sequences.
- * Returns the model's result (exc NONE: @regs updated, incl. CF).
+ * lwp_emu_exec() - one decoded LWP instruction (@info, lwp_xop_decode()) on
+ * the calling thread's model with the register file @regs, as the SIGILL
+ * handler executes it (lwp_xop_execute(): regs->rip is the
+ * InstructionAddress; SLWPCB's register and LWPINS's CF are written to
+ * @regs). Used by the JIT call sequences' slow path.
+ * Returns 0 when executed; 1 when skipped because it interrupted liblwp on
+ * this thread (the wrappers' rule for nested instructions); -1 when it
+ * faulted: the signal Linux sends for the fault (SIGILL for #UD, SIGSEGV for
+ * #GP/#PF) has been delivered to the thread and @regs is unchanged.
  */
 struct lwp_xop_insn_info;
 struct lwp_xop_regs;
-struct lwp_model_result lwp_emu_exec(const struct lwp_xop_insn_info *info,
-				     struct lwp_xop_regs *regs) LWP_EMU_HIDDEN;
+int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs) LWP_EMU_HIDDEN;
 
 #endif /* LIBLWP_LWP_EMU_H */

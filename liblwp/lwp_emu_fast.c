@@ -22,7 +22,11 @@
 #include <sched.h>
 #include <sys/rseq.h>
 
+#include <lwpt/lwp.h>
+
+#include "model/lwp/lwp_xop.h"
 #include "liblwp/lwp_emu.h"
+#include "liblwp/lwp_jit.h"
 
 #pragma GCC target("general-regs-only")
 
@@ -122,4 +126,47 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t)
 		return LWP_EMU_FAST_SLOW;
 	m->counter[LWP_EVENTID_PROGRAMMED_VALUE] = c - 1;
 	return LWP_EMU_FAST_DONE;
+}
+
+/*
+ * The trampoline's fast path (lwp_jit.h): LWPINS with a register Data1,
+ * LWPVAL with any Data1 (its memory operand is read only when a record is
+ * stored, §5.3, which the fast path never does). Anything else, a nested
+ * call (a signal handler interrupting liblwp) or no model on this thread
+ * goes to lwp__jit_slow(), which knows how to answer them.
+ */
+int lwp__jit_fast(struct lwp_jit_frame *f)
+{
+	const uint8_t *seq = (const uint8_t *)(uintptr_t)f->ret - LWP_JIT_OFF_TRAMP;
+	const struct lwp_jit_desc *d = (const struct lwp_jit_desc *)
+		(const void *)(seq + LWP_JIT_OFF_DESC);
+	struct lwp_emu_thread *t = lwp__emu_thread;
+	uint64_t ip;
+	int ret;
+
+	if (!t || lwp__emu_busy)
+		return 1;
+	ip = (d->flags & LWP_JIT_DESC_IP) ? d->ip : (uint64_t)(uintptr_t)seq;
+	lwp__emu_busy = 1;
+	lwp_emu_lock(t);
+	if (d->op == LWP_INSN_LWPINS && d->data1_reg < 16)
+		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15],
+					  (uint32_t)f->gpr[d->data1_reg], d->imm,
+					  d->opsize, ip);
+	else if (d->op == LWP_INSN_LWPVAL)
+		ret = lwp_emu_fast_lwpval(t);
+	else
+		ret = LWP_EMU_FAST_SLOW;
+	lwp_emu_unlock(t);
+	lwp__emu_busy = 0;
+	if (ret == LWP_EMU_FAST_SLOW)
+		return 1;
+	if (d->op == LWP_INSN_LWPINS) {
+		/* §5.4: CF = 1 iff the record was missed. */
+		f->rflags &= ~LWP_XOP_RFLAGS_CF;
+		if (ret == LWP_EMU_FAST_DONE_CF)
+			f->rflags |= LWP_XOP_RFLAGS_CF;
+	}
+	f->ret = (uint64_t)(uintptr_t)(seq + LWP_JIT_OFF_RESUME);
+	return 0;
 }

@@ -603,6 +603,41 @@ struct lwp_insn {
  */
 int lwp_encode(uint8_t *buf, const struct lwp_insn *insn);
 
+/* ---- JIT call sequences (issue 18; 43724 §5) ------------------------------ */
+
+/* Longest code lwp_jit_encode() emits, bytes. */
+#define LWP_JIT_MAX_LEN	80
+
+/*
+ * lwp_jit_encode() - the code a JIT places where it wants the LWP
+ * instruction @insn (any op and operand form lwp_encode() accepts), for the
+ * backend of session @s:
+ *  - LWP_BACKEND_HW: the instruction itself, as lwp_encode() emits it,
+ *    preceded by UD2 (0F 0B) when s's caps.hw_ud2_marker is set;
+ *  - LWP_BACKEND_EMU: a position-independent call sequence (no relocation:
+ *    the bytes may be copied anywhere in the process) into liblwp with
+ *    exactly the architectural effect of the instruction on the model of
+ *    the thread that executes it: all general registers, vector, x87 and
+ *    MXCSR state and RFLAGS preserved except LWPINS's CF and SLWPCB's
+ *    destination; the 128-byte red zone below RSP is left untouched (it
+ *    needs 1 KiB of stack below it, plus the XSAVE size when the model must
+ *    run); operands and faults as the raw instruction (RIP-relative
+ *    displacements count from the end of the sequence, as from the end of
+ *    the raw instruction); a fault is signalled as Linux signals it and
+ *    the sequence restarts when the handler returns.
+ * The record's InstructionAddress (43724 Figure 2-2, 2-8) is the address of
+ * the first byte of the emitted code when it runs, or *@ip if @ip is not
+ * NULL (emulation only: hardware stores its own RIP).
+ * With @buf NULL nothing is written and the length is returned: it depends
+ * only on the backend and @insn (never on the address), so a JIT can plan
+ * its layout first. See Documentation/liblwp.rst, "JIT call sequences".
+ * Returns the length in bytes (at most LWP_JIT_MAX_LEN), -EINVAL (NULL @s
+ * or @insn, or an @insn lwp_encode() rejects), -ENOSPC (@size below the
+ * length), -EOPNOTSUPP (@ip with the hardware backend).
+ */
+int lwp_jit_encode(const struct lwp_session *s, const struct lwp_insn *insn,
+		   const uint64_t *ip, uint8_t *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,3 +22,8 @@ UNIT_TESTS += test_lwp_fast
 test_lwp_fast_SRCS := tests/liblwp/test_lwp_fast.c
 test_lwp_fast_LIBS := lwp
 test_lwp_fast_LDLIBS := -lpthread
+# JIT call sequences against trapped raw instructions (issue 18).
+UNIT_TESTS += test_lwp_jit
+test_lwp_jit_SRCS := tests/liblwp/test_lwp_jit.c
+test_lwp_jit_LIBS := lwp
+test_lwp_jit_LDLIBS := -lpthread
