@@ -5,12 +5,15 @@
  *     same bytes;
  *  2. the cost of an emulated lwp_ins32() (direct call into the model);
  *  3. the cost of a raw LWPINS that traps (SIGILL, decode, model, step);
- *  4. the same for LWPVAL when no record is stored (counter not expired).
+ *  4. the same for LWPVAL when no record is stored (counter not expired);
+ *  5. the JIT call sequences of lwp_jit_encode() (issue 18): LWPVAL with
+ *     no record stored, LWPINS with a record stored.
  * Prints figures only; never fails on a number (machines are shared).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <lwpt/lwp.h>
@@ -197,6 +200,74 @@ static void bench_val_no_record(void)
 	lwp_close(s);
 }
 
+/*
+ * A function of JIT_COPIES call sequences of @op (Data1 EAX, Data2 EDX)
+ * and a RET, in executable memory.
+ */
+#define JIT_COPIES	16u
+
+static void (*jit_function(struct lwp_session *s, uint32_t op))(void)
+{
+	struct lwp_insn insn = {
+		.op = op, .opsize = 32, .reg = LWP_REG_RDX, .rm = LWP_REG_RAX,
+		.mem = { .base = LWP_REG_NONE, .index = LWP_REG_NONE, .scale = 1 },
+		.imm = 1,
+	};
+	size_t size = JIT_COPIES * LWP_JIT_MAX_LEN + 1;
+	uint8_t *code = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *p;
+	unsigned int i;
+	int len;
+
+	if (code == MAP_FAILED)
+		die("mmap", -1);
+	for (p = code, i = 0; i < JIT_COPIES; i++, p += len) {
+		len = lwp_jit_encode(s, &insn, NULL, p, LWP_JIT_MAX_LEN);
+		if (len < 0)
+			die("lwp_jit_encode", len);
+	}
+	*p = 0xc3;
+	if (mprotect(code, size, PROT_READ | PROT_EXEC))
+		die("mprotect", -1);
+	return (void (*)(void))(void *)code;
+}
+
+static void bench_jit(void)
+{
+	struct lwp_session *s = open_session(RING_RECORDS, 0x1ffffff);
+	void (*f)(void) = jit_function(s, LWP_INSN_LWPVAL);
+	uint32_t i, n = 2000000 / JIT_COPIES;
+	double t0, c0, t, c;
+
+	t0 = now();
+	c0 = cpu();
+	for (i = 0; i < n; i++)
+		f();
+	t = now() - t0;
+	c = cpu() - c0;
+	n *= JIT_COPIES;
+	printf("JIT call sequence LWPVAL, no record: %.1f ns per sequence wall, "
+	       "%.1f ns CPU (%u)\n", t / n * 1e9, c / n * 1e9, n);
+	lwp_close(s);
+
+	s = open_session(RING_RECORDS, 0);
+	f = jit_function(s, LWP_INSN_LWPINS);
+	n = 2000000 / JIT_COPIES;
+	t0 = now();
+	c0 = cpu();
+	for (i = 0; i < n; i++) {
+		f();
+		if ((i & 1023) == 1023)
+			drain(s);
+	}
+	t = now() - t0;
+	c = cpu() - c0;
+	n *= JIT_COPIES;
+	printf("JIT call sequence LWPINS, record stored: %.1f ns per sequence wall, "
+	       "%.1f ns CPU (%u)\n", t / n * 1e9, c / n * 1e9, n);
+	lwp_close(s);
+}
+
 int main(void)
 {
 	struct lwp_caps c;
@@ -209,5 +280,7 @@ int main(void)
 	bench_drain();
 	bench_ins();
 	bench_val_no_record();
+	if (c.backend == LWP_BACKEND_EMU)
+		bench_jit();
 	return 0;
 }
