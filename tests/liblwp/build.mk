@@ -27,3 +27,8 @@ UNIT_TESTS += test_lwp_jit
 test_lwp_jit_SRCS := tests/liblwp/test_lwp_jit.c
 test_lwp_jit_LIBS := lwp
 test_lwp_jit_LDLIBS := -lpthread
+# A real JIT as the client: libgccjit (Debian libgccjit-12-dev, issue 18.3).
+UNIT_TESTS += test_lwp_gccjit
+test_lwp_gccjit_SRCS := tests/liblwp/test_lwp_gccjit.c
+test_lwp_gccjit_LIBS := lwp
+test_lwp_gccjit_LDLIBS := -lgccjit -lpthread
