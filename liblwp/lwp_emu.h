@@ -63,14 +63,16 @@ enum lwp_emu_fast_res {
 
 /*
  * lwp_emu_fast_lwpins() / lwp_emu_fast_lwpval() - LWPINS / LWPVAL (43724
- * §5.4, §5.3) with a register Data1 on the model of @t, whose lock the
+ * §5.4, §5.3) on the model of @t, whose lock the
  * caller holds, for the common cases only: LWP enabled at CPL 3 on a
  * liblwp LWPCB (t->fast_cbaddr), cached LWPCB fields valid, no pending
  * record, no IP filter, only events 1 (and INT) enabled, head flushed on
  * every store; LWPINS: the record fits without reaching the threshold or
  * the (cached) tail and CoreId is current; LWPVAL: EventCounter1 stays
- * >= 0 (no record). Each has exactly the effect of lwp_model_lwpins() /
- * lwp_model_lwpval() followed by lwp_model_insn_retired(). Anything else
+ * >= 0, or reaches -1 with a register Data1 (@data1 not NULL), no Random
+ * bits and a record that fits as for LWPINS. Each has exactly the effect
+ * of lwp_model_lwpins() / lwp_model_lwpval() followed by
+ * lwp_model_insn_retired(). Anything else
  * returns LWP_EMU_FAST_SLOW with the model untouched. @ip is the
  * InstructionAddress, @opsize 32 or 64 (bits of @data2).
  *
@@ -79,7 +81,8 @@ enum lwp_emu_fast_res {
  */
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
-int lwp_emu_fast_lwpval(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t *data1,
+			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
 
 /* Turn the fast path off (0) or on (1, default) for tests: the slow path
  * is then the model for every instruction. Returns the previous setting. */

@@ -66,36 +66,38 @@ static int fast_state(const struct lwp_emu_thread *t)
 	       m->head_flush == LWP_MODEL_HEAD_FLUSH_EVERY_STORE;
 }
 
-int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
-			uint32_t flags, unsigned int opsize, uint64_t ip)
+/*
+ * Store one record at the head when that is the plain case: CoreId current,
+ * the ring not appearing full (§8.3: the model rereads the tail) and the
+ * threshold not reached (Table 6-1 Threshold, as the model's space_used()
+ * counts it). Returns LWP_EMU_FAST_DONE, or LWP_EMU_FAST_SLOW with nothing
+ * changed.
+ */
+static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t data1,
+		      uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	struct lwp_model *m = &t->model;
 	uint32_t size = m->buffer_size, head = m->head, next;
 	uint64_t core, *rec;
 	int cpu;
 
-	if (!fast_state(t) || (opsize != 32 && opsize != 64))
-		return LWP_EMU_FAST_SLOW;
 	/* The emulation's LWP_CFG.COREID follows the CPU (lwp_emu.c). */
 	cpu = cur_cpu();
 	core = cpu < 0 ? 0 : (uint64_t)(cpu & 0xff);
 	if (core != (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT)
 		return LWP_EMU_FAST_SLOW;
-	next = head + (uint32_t)sizeof(*rec) * 4;
+	next = head + LWP_EVREC_SIZE_V1;
 	if (next >= size)
 		next = 0;
-	/* §8.3: the ring appears full; the model rereads the tail. */
 	if (next == m->tail)
 		return LWP_EMU_FAST_SLOW;
-	/* Table 6-1 Threshold, as the model's space_used() counts it. */
 	if ((m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
 	    ((uint64_t)next + size - m->tail % size) % size >= m->threshold)
 		return LWP_EMU_FAST_SLOW;
 
-	/* Figure 2-8: EventId 255, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
+	/* Figures 2-2, 2-8: EventId, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
 	rec = (uint64_t *)(uintptr_t)(m->buffer_base + head);
-	rec[0] = LWP_EVENTID_PROGRAMMED_EVENT | core << 8 |
-		 (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 | (uint64_t)data1 << 32;
+	rec[0] = id | core << 8 | (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 |
+		 (uint64_t)data1 << 32;
 	rec[1] = ip;
 	rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
 	rec[3] = 0;			/* §2: bytes 31-24 reserved, zero */
@@ -107,24 +109,46 @@ int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 	 */
 	__atomic_store_n((uint32_t *)(uintptr_t)(m->cbaddr + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
 			 next, __ATOMIC_RELEASE);
-	return LWP_EMU_FAST_DONE;	/* §5.4: CF = 0, nothing missed */
+	return LWP_EMU_FAST_DONE;
 }
 
-int lwp_emu_fast_lwpval(struct lwp_emu_thread *t)
+int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
+			uint32_t flags, unsigned int opsize, uint64_t ip)
+{
+	if (!fast_state(t) || (opsize != 32 && opsize != 64))
+		return LWP_EMU_FAST_SLOW;
+	/* §5.4: CF = 0, nothing missed (a full ring is the model's case). */
+	return fast_store(&t->model, LWP_EVENTID_PROGRAMMED_EVENT, data2, data1, flags,
+			  opsize, ip);
+}
+
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t *data1,
+			uint32_t flags, unsigned int opsize, uint64_t ip)
 {
 	struct lwp_model *m = &t->model;
+	const unsigned int n = LWP_EVENTID_PROGRAMMED_VALUE;
 	int32_t c;
 
-	if (!fast_state(t))
+	if (!fast_state(t) || (opsize != 32 && opsize != 64))
 		return LWP_EMU_FAST_SLOW;
 	/* §5.3: nothing if the Programmed Value Sample event is off. */
 	if (!(m->flags & LWP_LWPCB_FLAGS_VAL))
 		return LWP_EMU_FAST_DONE;
-	c = m->counter[LWP_EVENTID_PROGRAMMED_VALUE];
-	/* A counter going negative stores a record: the model's job. */
-	if (c <= 0 || c >= (int32_t)LWP_LWPCB_EVENT_FIELD_SIGN)
+	c = m->counter[n];
+	if (c > 0 && c < (int32_t)LWP_LWPCB_EVENT_FIELD_SIGN) {
+		m->counter[n] = c - 1;
+		return LWP_EMU_FAST_DONE;
+	}
+	/*
+	 * The counter goes from 0 to -1: store a record and reload the
+	 * counter with EventInterval1 (§1.1 step 5). Random bits draw from
+	 * the model's generator, a memory Data1 may fault: the model's cases.
+	 */
+	if (c != 0 || !data1 || m->random_bits)
 		return LWP_EMU_FAST_SLOW;
-	m->counter[LWP_EVENTID_PROGRAMMED_VALUE] = c - 1;
+	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, *data1, flags, opsize, ip))
+		return LWP_EMU_FAST_SLOW;
+	m->counter[n] = m->interval[n];
 	return LWP_EMU_FAST_DONE;
 }
 
@@ -141,6 +165,7 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 	const struct lwp_jit_desc *d = (const struct lwp_jit_desc *)
 		(const void *)(seq + LWP_JIT_OFF_DESC);
 	struct lwp_emu_thread *t = lwp__emu_thread;
+	uint32_t data1 = (uint32_t)f->gpr[d->data1_reg & 15];
 	uint64_t ip;
 	int ret;
 
@@ -150,11 +175,12 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 	lwp__emu_busy = 1;
 	lwp_emu_lock(t);
 	if (d->op == LWP_INSN_LWPINS && d->data1_reg < 16)
-		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15],
-					  (uint32_t)f->gpr[d->data1_reg], d->imm,
+		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15], data1, d->imm,
 					  d->opsize, ip);
 	else if (d->op == LWP_INSN_LWPVAL)
-		ret = lwp_emu_fast_lwpval(t);
+		ret = lwp_emu_fast_lwpval(t, f->gpr[d->data2_reg & 15],
+					  d->data1_reg < 16 ? &data1 : NULL, d->imm,
+					  d->opsize, ip);
 	else
 		ret = LWP_EMU_FAST_SLOW;
 	lwp_emu_unlock(t);

@@ -6,9 +6,13 @@
  * mmap'd buffer (written RW, then made RX), with an LWPVAL before the DIV
  * that samples the divisor (Data1) and the loop index (Data2), and LWPINS
  * markers at entry (Data1 = n) and exit (Data1 = iterations, Data2 = sum).
- * The LWP instructions come from lwp_encode(); the rest is hand-encoded.
- * It runs the code, drains the ring with lwp_read() and prints the value
- * profile of the divisor: what a JIT would use to specialise the division.
+ * The LWP code comes from lwp_jit_encode(): the instruction on LWP
+ * hardware, a call sequence on the emulation (issue 18; --raw puts the raw
+ * instruction there too, which the emulation traps); the rest is
+ * hand-encoded. It runs the code, drains the ring with lwp_read() and
+ * prints the value profile of the divisor, what a JIT would use to
+ * specialise the division, and the CPU time LWP added per LWPVAL: the same
+ * loop is compiled a second time without LWP code and both are timed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <lwpt/lwp.h>
 
@@ -38,6 +43,8 @@ static void usage(FILE *f)
 		"  -s, --seed N         seed of the divisor distribution (default 1)\n"
 		"  -b, --backend NAME   auto, hw or emu (default auto)\n"
 		"  -d, --dump           print every record\n"
+		"  -R, --raw            raw LWP instructions, not call sequences\n"
+		"                       (the emulation traps each one: slow)\n"
 		"  -h, --help           this help\n\n"
 		"Exit status: 0 on success, 1 on a usage error, 2 if LWP is unusable.\n");
 }
@@ -47,6 +54,9 @@ struct jit {
 	size_t len, cap;
 	int err;
 	int ud2;	/* UD2 before each LWP instruction (lwp_caps.hw_ud2_marker) */
+	int raw;	/* raw instructions (lwp_encode()), not lwp_jit_encode() */
+	int no_lwp;	/* the baseline: no LWP code at all */
+	struct lwp_session *s;
 };
 
 static void emit(struct jit *j, const void *bytes, size_t n)
@@ -68,15 +78,23 @@ static void emit_lwp(struct jit *j, uint32_t op, int vreg, int rm, uint32_t imm)
 {
 	struct lwp_insn in = { .op = op, .opsize = 64, .reg = vreg, .rm = rm,
 			       .imm = imm };
-	uint8_t b[LWP_INSN_MAX_LEN];
-	int n = lwp_encode(b, &in);
+	uint8_t b[LWP_JIT_MAX_LEN];
+	int n;
 
+	if (j->no_lwp)
+		return;
+	if (!j->raw) {
+		/* The instruction (with UD2 if needed) or a call sequence. */
+		n = lwp_jit_encode(j->s, &in, NULL, b, sizeof(b));
+	} else {
+		n = lwp_encode(b, &in);
+		if (n >= 0 && j->ud2)
+			EMIT(j, 0x0f, 0x0b);	/* ud2: lwpt_sim.ko's marker */
+	}
 	if (n < 0) {
 		j->err = n;
 		return;
 	}
-	if (j->ud2)
-		EMIT(j, 0x0f, 0x0b);		/* ud2: lwpt_sim.ko's marker */
 	emit(j, b, (size_t)n);
 }
 
@@ -133,6 +151,28 @@ static int jit_compile(struct jit *j)
 	return j->err;
 }
 
+/* Generate the loop into a fresh RX mapping. Returns 0 or -errno. */
+static int jit_load(struct jit *j)
+{
+	j->cap = 4096;
+	j->buf = mmap(NULL, j->cap, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (j->buf == MAP_FAILED)
+		return -errno;
+	if (jit_compile(j))
+		return j->err;
+	return mprotect(j->buf, j->cap, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
+/* This thread's CPU time, seconds (the machine may be shared). */
+static double cpu_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static uint64_t rng_next(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -174,6 +214,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "dump", no_argument, NULL, 'd' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -184,14 +225,16 @@ int main(int argc, char **argv)
 	uint32_t *dividend, *divisor;
 	struct lwp_session *s;
 	struct lwp_event ev[256];
-	struct jit j = { 0 };
+	struct jit j = { 0 }, jb = { 0 };
+	double t_lwp, t_base;
 	size_t nb = 0, k;
 	int c, err, dump = 0;
 	ssize_t got;
 	uint64_t (*fn)(const uint32_t *, const uint32_t *, uint64_t, uint64_t *);
+	uint64_t (*fb)(const uint32_t *, const uint32_t *, uint64_t, uint64_t *);
 
 	cfg.interval[LWP_EVENT_VAL] = 99;
-	while ((c = getopt_long(argc, argv, "n:i:r:s:b:dh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:i:r:s:b:dRh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 'i': cfg.interval[LWP_EVENT_VAL] = (int32_t)strtol(optarg, NULL, 0); break;
@@ -210,6 +253,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'd': dump = 1; break;
+		case 'R': j.raw = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
@@ -238,16 +282,16 @@ int main(int argc, char **argv)
 		if (lwp_query_backend(&hc, LWP_BACKEND_HW) == 0)
 			j.ud2 = (int)hc.hw_ud2_marker;
 	}
-	j.cap = 4096;
-	j.buf = mmap(NULL, j.cap, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (j.buf == MAP_FAILED || jit_compile(&j) ||
-	    mprotect(j.buf, j.cap, PROT_READ | PROT_EXEC)) {
+	j.s = s;
+	jb.no_lwp = 1;
+	if (jit_load(&j) || jit_load(&jb)) {
 		fprintf(stderr, "lwpt-jitdemo: code generation failed\n");
 		return 2;
 	}
 	fn = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
 			   uint64_t *))(uintptr_t)j.buf;
+	fb = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
+			   uint64_t *))(uintptr_t)jb.buf;
 
 	dividend = malloc(n * sizeof(*dividend));
 	divisor = malloc(n * sizeof(*divisor));
@@ -270,7 +314,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
 		return 2;
 	}
+	t_base = cpu_time();
+	ret = fb(dividend, divisor, n, &sum);
+	t_base = cpu_time() - t_base;
+	if (ret != want) {
+		fprintf(stderr, "lwpt-jitdemo: baseline code computed %" PRIu64
+			", expected %" PRIu64 "\n", ret, want);
+		return 2;
+	}
+	t_lwp = cpu_time();
 	ret = fn(dividend, divisor, n, &sum);
+	t_lwp = cpu_time() - t_lwp;
 	lwp_stop(s);
 	if (ret != want || sum != want) {
 		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
@@ -329,12 +383,21 @@ int main(int argc, char **argv)
 	if (samples > shown)
 		printf("  %10s  %8" PRIu64 "  %5.1f%%\n", "(other)", samples - shown,
 		       100.0 * (double)(samples - shown) / (double)samples);
+	/* One LWPVAL per iteration; the records are the samples stored. */
+	printf("cost: %.1f ns CPU per LWPVAL executed, %.1f ns per sample stored "
+	       "(%s; loop %.1f ns per iteration with LWP, %.1f without)\n",
+	       (t_lwp - t_base) * 1e9 / (double)n,
+	       samples ? (t_lwp - t_base) * 1e9 / (double)samples : 0.0,
+	       j.raw ? "raw instructions" :
+	       lwp_session_backend(s) == LWP_BACKEND_EMU ? "call sequences" :
+	       "LWP instructions", t_lwp * 1e9 / (double)n, t_base * 1e9 / (double)n);
 	if (nb && samples && hist[0].count * 2 > samples)
 		printf("hint: divisor %u in %.0f%% of samples: specialise the "
 		       "division for it\n", hist[0].value,
 		       100.0 * (double)hist[0].count / (double)samples);
 	lwp_close(s);
 	munmap(j.buf, j.cap);
+	munmap(jb.buf, jb.cap);
 	free(dividend);
 	free(divisor);
 	return 0;
