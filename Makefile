@@ -164,6 +164,8 @@ check-vm: all $(VM_ALL_BINS) kmod
 # The main job on a machine without LWP or PT: the demo in the VM, on the
 # model (lwpt_sim.ko).
 demo: all $(VM_ALL_BINS) kmod
+	@echo "== lwpt-jitdemo on this host: LWP emulation, JIT call sequences"
+	@$(O)/bin/lwpt-jitdemo -n 1000000
 	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run --demo $(if $(KDIR),--kdir $(KDIR))
 
 lint:

@@ -66,6 +66,13 @@ pct=${top#* }
 check "lwpt-jitdemo: divisor 10 on top ($top)" test "${top%% *}" = 10
 check "lwpt-jitdemo: 10 in 65..75% of samples ($pct)" \
 	awk -v p="${pct%\%}" 'BEGIN { exit !(p >= 65 && p <= 75) }'
+check "lwpt-jitdemo: cost per LWPVAL of the call sequences" \
+	grep -Eq '^cost: [0-9.]+ ns CPU per LWPVAL executed, .*\(call sequences;' "$out"
+# Raw instructions, trapped by the emulation (SIGILL): the same records.
+"$BIN/lwpt-jitdemo" -n 200 -i 9 -R >"$out" 2>&1
+check "lwpt-jitdemo -R runs" test $? -eq 0
+check "lwpt-jitdemo -R: 20 samples, raw instructions" sh -c \
+	"grep -q 'LWPVAL samples: 20, MissedEvents: 0' '$out' && grep -q '(raw instructions;' '$out'"
 "$BIN/lwpt-jitdemo" -n 8 -i 0 -d >"$out" 2>&1
 check "lwpt-jitdemo -d: 8 LWPVAL records with EventId 1" \
 	test "$(grep -c '^  id   1 ' "$out")" -eq 8
