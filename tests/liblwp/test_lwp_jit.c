@@ -17,10 +17,12 @@
  * computed for each code's own end, as an assembler would.
  * Also: a fault of the memory operand (SIGSEGV, handler maps the page and
  * returns: the instruction restarts) gives the same result both ways; the
- * length query; argument errors.
+ * length query; argument errors; and a reader thread draining the ring
+ * while the owner runs call sequences (43724 §1.1 polling, §8.3).
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -469,10 +471,125 @@ START_TEST(test_explicit_ip)
 }
 END_TEST
 
+/* ---- A drain on another thread while the owner runs the fast path ------- */
+
+#define THR_ITERS	5000000u	/* 2-3 s of CPU for both threads, quiet machine */
+#define THR_RECORDS	256u		/* a small ring: it fills up, often */
+
+struct reader {
+	struct lwp_session *s;
+	int done;			/* atomic: the owner has stopped */
+	uint64_t seq_ip;		/* InstructionAddress of the LWPINS */
+	uint64_t read, bad, disorder;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	static struct lwp_event ev[512];
+	int64_t last = -1;
+	ssize_t n, k;
+
+	for (;;) {
+		int done = __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+
+		n = lwp_read(r->s, ev, 512);
+		if (n < 0) {
+			r->bad++;
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			const struct lwp_event *e = &ev[k];
+
+			/* Figure 2-8: a torn or stale record shows here. */
+			if (e->event_id != LWP_EVENT_INS || e->flags != 1 ||
+			    e->data2 != e->data1 || e->reserved || e->inst_addr != r->seq_ip)
+				r->bad++;
+			if ((int64_t)e->data1 <= last)
+				r->disorder++;
+			last = (int64_t)e->data1;
+		}
+		r->read += (uint64_t)n;
+		if (!n && done)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * uint64_t loop(uint64_t n): for i < n { LWPINS $1, i, i; cf += CF;
+ * LWPVAL $2, i, i } return cf. EventInterval1 is large: the LWPVALs only
+ * count, on the fast path, concurrently with the reader.
+ */
+static uint64_t (*thr_loop(struct lwp_session *s, uint8_t *buf, uint64_t *ins_ip))(uint64_t)
+{
+	struct lwp_insn i1 = ins(LWP_INSN_LWPINS, 32, LWP_REG_RDX, LWP_REG_RAX);
+	struct lwp_insn i2 = ins(LWP_INSN_LWPVAL, 32, LWP_REG_RDX, LWP_REG_RAX);
+	static const uint8_t head[] = { 0x31, 0xc9, 0x45, 0x31, 0xc0 };
+	static const uint8_t body[] = { 0x89, 0xc8, 0x89, 0xca };
+	static const uint8_t adc[] = { 0x49, 0x83, 0xd0, 0x00 };
+	static const uint8_t tail[] = { 0xff, 0xc1, 0x39, 0xf9, 0x0f, 0x82 };
+	static const uint8_t ret[] = { 0x4c, 0x89, 0xc0, 0xc3 };
+	uint8_t *p = buf, *loop;
+	int len;
+
+	i1.imm = 1;
+	i2.imm = 2;
+	p = put(p, head, sizeof(head));		/* xor ecx,ecx; xor r8d,r8d */
+	loop = p;
+	p = put(p, body, sizeof(body));		/* mov eax,ecx; mov edx,ecx */
+	*ins_ip = (uint64_t)(uintptr_t)p;
+	len = lwp_jit_encode(s, &i1, NULL, p, LWP_JIT_MAX_LEN);
+	ck_assert_int_gt(len, 0);
+	p = put(p + len, adc, sizeof(adc));	/* adc $0, r8 */
+	len = lwp_jit_encode(s, &i2, NULL, p, LWP_JIT_MAX_LEN);
+	ck_assert_int_gt(len, 0);
+	p = put(p + len, tail, sizeof(tail));	/* inc ecx; cmp edi,ecx; jb */
+	p = put32(p, (uint32_t)(loop - (p + 4)));
+	put(p, ret, sizeof(ret));		/* mov r8,rax; ret */
+	return (uint64_t (*)(uint64_t))(void *)buf;
+}
+
+START_TEST(test_drain_while_running)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct reader r;
+	pthread_t th;
+	uint64_t (*loop)(uint64_t), cf;
+	uint8_t *buf;
+	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(&r, 0, sizeof(r));
+	cfg.backend = LWP_BACKEND_EMU;
+	cfg.buffer_records = THR_RECORDS;
+	cfg.interval[LWP_EVENT_VAL] = 0x1ffffff;
+	ck_assert_int_eq(lwp_open(&r.s, &cfg), 0);
+	buf = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(buf, MAP_FAILED);
+	loop = thr_loop(r.s, buf, &r.seq_ip);
+	ck_assert_int_eq(mprotect(buf, sz, PROT_READ | PROT_EXEC), 0);
+	ck_assert_int_eq(lwp_start(r.s), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, reader_main, &r), 0);
+	cf = loop(THR_ITERS);
+	ck_assert_int_eq(lwp_stop(r.s), 0);
+	__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	/* Every LWPINS was either read or reported missed by CF (§5.4). */
+	ck_assert_uint_eq(r.bad, 0);
+	ck_assert_uint_eq(r.disorder, 0);
+	ck_assert_uint_eq(r.read + cf, THR_ITERS);
+	ck_assert_uint_eq(lwp_missed(r.s), cf);
+	ck_assert_uint_gt(r.read, THR_RECORDS);
+	lwp_close(r.s);
+	munmap(buf, sz);
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("lwp_jit");
 	TCase *tc = tcase_create("sequences");
+	TCase *thr = tcase_create("threads");
 
 	/* About 150 forms x 2 modes x 3 runs, each trapped run ~10 us. */
 	tcase_set_timeout(tc, 60);
@@ -485,6 +602,10 @@ static Suite *jit_suite(void)
 	tcase_add_test(tc, test_encode_api);
 	tcase_add_test(tc, test_explicit_ip);
 	suite_add_tcase(s, tc);
+	/* THR_ITERS iterations: seconds of CPU; the limit allows a busy host. */
+	tcase_set_timeout(thr, 240);
+	tcase_add_test(thr, test_drain_while_running);
+	suite_add_tcase(s, thr);
 	return s;
 }
 
