@@ -41,8 +41,13 @@
 
 LWPT_STATIC_ASSERT(LWP_JIT_SEQ_LEN <= LWP_JIT_MAX_LEN, "lwp.h bound");
 
-/* Extended state saved by the slow path (read by the trampoline). */
-uint64_t lwp__jit_xsave_size __attribute__((visibility("hidden"))) = 512;
+/*
+ * Extended state saved by the slow path (read by the trampoline): bytes of
+ * stack for it, at least the 512-byte FXSAVE area plus the 64-byte XSAVE
+ * header the trampoline clears in both cases.
+ */
+#define JIT_FXSAVE_SIZE	576u
+uint64_t lwp__jit_xsave_size __attribute__((visibility("hidden"))) = JIT_FXSAVE_SIZE;
 uint8_t lwp__jit_use_xsave __attribute__((visibility("hidden")));
 
 void lwp__jit_tramp(void) __attribute__((visibility("hidden")));
@@ -170,7 +175,7 @@ static void xsave_probe(void)
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
 		return;
 	__cpuid_count(0xd, 0, a, b, c, d);
-	if (b < 576)
+	if (b < JIT_FXSAVE_SIZE)
 		return;
 	lwp__jit_xsave_size = b;
 	lwp__jit_use_xsave = 1;
