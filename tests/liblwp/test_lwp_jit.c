@@ -377,6 +377,32 @@ START_TEST(test_slwpcb_llwpcb)
 }
 END_TEST
 
+/* liblwp/lwp_jit.c: the slow path saves with XSAVE if 1, else FXSAVE. */
+extern uint8_t lwp__jit_use_xsave;
+
+/* The FXSAVE path of the trampoline (CPUs or kernels without XSAVE). */
+START_TEST(test_fxsave_path)
+{
+	struct lwp_insn a = ins(LWP_INSN_LWPINS, 64, LWP_REG_R9, LWP_RM_MEM);
+	struct lwp_insn b = ins(LWP_INSN_SLWPCB, 64, LWP_REG_R11, 0);
+	struct lwp_session *s = session(0);
+	struct block in;
+	uint8_t saved;
+
+	/* The first encoding probes XSAVE; then force FXSAVE. */
+	ck_assert_int_gt(lwp_jit_encode(s, &a, NULL, NULL, 0), 0);
+	lwp_close(s);
+	fill_in(&in);
+	in.gpr[LWP_REG_RBX] = (uint64_t)(uintptr_t)data;
+	a.mem.base = LWP_REG_RBX;
+	saved = lwp__jit_use_xsave;
+	lwp__jit_use_xsave = 0;
+	compare(&a, &in, 0, 1);
+	compare(&b, &in, 0, 0);
+	lwp__jit_use_xsave = saved;
+}
+END_TEST
+
 static volatile int segv_count;
 static uint8_t *segv_page;
 
@@ -599,6 +625,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(tc, test_lwpval_interval);
 	tcase_add_test(tc, test_slwpcb_llwpcb);
 	tcase_add_test(tc, test_fault_restarts);
+	tcase_add_test(tc, test_fxsave_path);
 	tcase_add_test(tc, test_encode_api);
 	tcase_add_test(tc, test_explicit_ip);
 	suite_add_tcase(s, tc);
