@@ -9,7 +9,8 @@
  * disp32, RIP-relative, index only, RSP/RBP/R13 bases, 32-bit address
  * size; SLWPCB and LLWPCB) the test writes one function at a fixed address:
  * it loads all GPRs, RFLAGS (CF, PF, ZF, SF, DF, OF set) and XMM0-15 from a
- * block, runs the LWP code at address A, and stores them back. It runs the
+ * block, fills the red zone, runs the LWP code at address A, and stores
+ * them and the red zone back. It runs the
  * function with the raw instruction at A (trapped: SIGILL), then with the
  * call sequence at A, each on a fresh session, and compares: the records
  * byte for byte (InstructionAddress = A in both), CF, every register after
@@ -41,6 +42,7 @@ struct block {
 	uint64_t rflags;
 	uint64_t pad;
 	uint8_t xmm[16][16];
+	uint64_t red[16];	/* red[i]: the red-zone slot -8(i+1)(%rsp) after */
 };
 
 static uint8_t *code;		/* RWX page run */
@@ -95,7 +97,18 @@ static uint8_t *emit_prologue(uint8_t *p)
 		if (i != 4 && i != 7)
 			p = mov_rdi(p, i, (uint32_t)(8 * i), 0);
 	p = put(p, flags, sizeof(flags));	/* push 128(%rdi); popfq */
-	return mov_rdi(p, 7, 56, 0);		/* rdi last */
+	p = mov_rdi(p, 7, 56, 0);		/* rdi last */
+	/* The red zone (System V ABI §3.2.2): register i at -8(i+1)(%rsp). */
+	for (i = 0; i < 16; i++) {
+		if (i == 4)
+			continue;
+		*p++ = (uint8_t)(0x48 | (i >= 8 ? 4 : 0));
+		*p++ = 0x89;
+		*p++ = (uint8_t)(0x40 | (i & 7) << 3 | 4);
+		*p++ = 0x24;
+		*p++ = (uint8_t)(int8_t)(-8 * (i + 1));
+	}
+	return p;
 }
 
 static void emit_epilogue(uint8_t *p)
@@ -115,6 +128,17 @@ static void emit_epilogue(uint8_t *p)
 			p = mov_rdi(p, i, (uint32_t)(8 * i), 1);
 	for (i = 0; i < 16; i++)
 		p = movdqu_rdi(p, i, (uint32_t)offsetof(struct block, xmm[i]), 1);
+	/* The red zone, but for the two slots the epilogue pushed into. */
+	for (i = 2; i < 16; i++) {
+		if (i == 4)
+			continue;
+		*p++ = 0x48;			/* mov 8-8i(%rsp), %rax */
+		*p++ = 0x8b;
+		*p++ = 0x44;
+		*p++ = 0x24;
+		*p++ = (uint8_t)(int8_t)(8 - 8 * i);
+		p = mov_rdi(p, 0, (uint32_t)offsetof(struct block, red[i]), 1);
+	}
 	put(p, tail, sizeof(tail));
 }
 
@@ -225,6 +249,9 @@ static void compare(const struct lwp_insn *insn, const struct block *in, int32_t
 			if (r != 4 && !(insn->op == LWP_INSN_SLWPCB && r == insn->reg))
 				ck_assert_uint_eq(seq.out[i].gpr[r], in->gpr[r]);
 		ck_assert_mem_eq(seq.out[i].xmm, in->xmm, sizeof(in->xmm));
+		for (r = 2; r < 16; r++)
+			if (r != 4)
+				ck_assert_uint_eq(seq.out[i].red[r], in->gpr[r]);
 		ck_assert_uint_eq(seq.out[i].rflags & ~RFLAGS_CF & 0xfff,
 				  in->rflags & ~RFLAGS_CF & 0xfff);
 		if (insn->op != LWP_INSN_LWPINS)
