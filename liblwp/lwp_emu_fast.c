@@ -161,7 +161,7 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t
  */
 int lwp__jit_fast(struct lwp_jit_frame *f)
 {
-	const uint8_t *seq = (const uint8_t *)(uintptr_t)f->ret - LWP_JIT_OFF_TRAMP;
+	const uint8_t *seq = (const uint8_t *)(uintptr_t)f->ret - LWP_JIT_OFF_RET;
 	const struct lwp_jit_desc *d = (const struct lwp_jit_desc *)
 		(const void *)(seq + LWP_JIT_OFF_DESC);
 	struct lwp_emu_thread *t = lwp__emu_thread;
@@ -193,6 +193,5 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 		if (ret == LWP_EMU_FAST_DONE_CF)
 			f->rflags |= LWP_XOP_RFLAGS_CF;
 	}
-	f->ret = (uint64_t)(uintptr_t)(seq + LWP_JIT_OFF_RESUME);
 	return 0;
 }

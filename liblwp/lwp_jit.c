@@ -21,7 +21,7 @@
  *    records. RIP-relative operands are relative to the end of the
  *    sequence (the next instruction, as for the raw instruction);
  *  - a fault (#UD, #GP, #PF) is delivered as the signal Linux sends, then
- *    the sequence restarts, as the hardware restarts a faulting
+ *    the instruction runs again, as the hardware restarts a faulting
  *    instruction after the handler returns (the handler sees RIP inside
  *    liblwp, not at the sequence).
  *
@@ -53,7 +53,7 @@ uint8_t lwp__jit_use_xsave __attribute__((visibility("hidden")));
 void lwp__jit_tramp(void) __attribute__((visibility("hidden")));
 
 /*
- * The trampoline. Entered from "call *0(%rip)" at sequence + 5, RSP 128
+ * The trampoline. Entered from "call *2(%rip)" at sequence + 5, RSP 128
  * bytes below the JIT code's, any alignment. Frame (struct lwp_jit_frame):
  * gpr[16] at 0, RFLAGS at 128, the return address at 136; the JIT code's
  * RSP is frame + 144 + 128. RBX keeps the frame across the calls.
@@ -63,6 +63,7 @@ __asm__(
 	"	.p2align 4\n"
 	"	.type lwp__jit_tramp,@function\n"
 	"lwp__jit_tramp:\n"
+	"	endbr64\n"			/* an indirect call's target (CET) */
 	"	pushfq\n"
 	"	sub	$128, %rsp\n"
 	"	mov	%rax, 0(%rsp)\n"
@@ -106,6 +107,8 @@ __asm__(
 	"1:	fxsave64 (%rsp)\n"
 	"2:	mov	%rbx, %rdi\n"
 	"	call	lwp__jit_slow\n"
+	"	test	%eax, %eax\n"
+	"	jnz	2b\n"			/* restart after a fault */
 	"	cmpb	$0, lwp__jit_use_xsave(%rip)\n"
 	"	je	4f\n"
 	"	mov	$-1, %eax\n"
@@ -134,9 +137,9 @@ __asm__(
 	"	ret\n"
 	"	.size lwp__jit_tramp, .-lwp__jit_tramp\n");
 
-void lwp__jit_slow(struct lwp_jit_frame *f)
+int lwp__jit_slow(struct lwp_jit_frame *f)
 {
-	uint8_t *seq = (uint8_t *)(uintptr_t)f->ret - LWP_JIT_OFF_TRAMP;
+	uint8_t *seq = (uint8_t *)(uintptr_t)f->ret - LWP_JIT_OFF_RET;
 	struct lwp_jit_desc d;
 	struct lwp_xop_insn_info info;
 	struct lwp_xop_regs regs;
@@ -153,17 +156,14 @@ void lwp__jit_slow(struct lwp_jit_frame *f)
 		memset(&info, 0, sizeof(info));	/* not ours: #UD below */
 	regs.rip = (d.flags & LWP_JIT_DESC_IP) ? d.ip : (uint64_t)(uintptr_t)seq;
 	ret = lwp_emu_exec(&info, &regs);
-	if (ret < 0) {
-		/* Restart at the call: RSP is still below the red zone. */
-		f->ret = (uint64_t)(uintptr_t)(seq + LWP_JIT_OFF_TRAMP - 6);
-		return;
-	}
+	if (ret < 0)
+		return 1;	/* signalled; the handler returned: again */
 	if (ret == 0) {
 		regs.gpr[LWP_REG_RSP] = f->gpr[LWP_REG_RSP];
 		memcpy(f->gpr, regs.gpr, sizeof(f->gpr));
 		f->rflags = regs.rflags;
 	}
-	f->ret = (uint64_t)(uintptr_t)(seq + LWP_JIT_OFF_RESUME);
+	return 0;
 }
 
 /* XSAVE if the OS enabled it (CPUID.1:ECX.OSXSAVE[27]), with the size of
@@ -183,9 +183,11 @@ static void xsave_probe(void)
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
-static const uint8_t seq_head[LWP_JIT_OFF_TRAMP] = {
+static const uint8_t seq_head[LWP_JIT_OFF_QUAD] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,		/* lea -128(%rsp), %rsp */
-	0xff, 0x15, 0x00, 0x00, 0x00, 0x00,	/* call *0(%rip) */
+	0xff, 0x15,				/* call *2(%rip): the quad */
+	LWP_JIT_OFF_QUAD - LWP_JIT_OFF_RET, 0x00, 0x00, 0x00,
+	0xeb, LWP_JIT_OFF_RESUME - LWP_JIT_OFF_QUAD,	/* jmp over the data */
 };
 static const uint8_t seq_tail[LWP_JIT_SEQ_LEN - LWP_JIT_OFF_RESUME] = {
 	0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00,	/* lea 128(%rsp), %rsp */
@@ -210,7 +212,7 @@ static int emit_emu(uint8_t *buf, const struct lwp_insn *insn, const uint8_t *ra
 		d.ip = *ip;
 	}
 	memcpy(buf, seq_head, sizeof(seq_head));
-	memcpy(buf + LWP_JIT_OFF_TRAMP, &tramp, sizeof(tramp));
+	memcpy(buf + LWP_JIT_OFF_QUAD, &tramp, sizeof(tramp));
 	memcpy(buf + LWP_JIT_OFF_DESC, &d, sizeof(d));
 	memcpy(buf + LWP_JIT_OFF_RESUME, seq_tail, sizeof(seq_tail));
 	return (int)LWP_JIT_SEQ_LEN;

@@ -8,16 +8,19 @@
  * (no relocation: it may be copied anywhere in the process):
  *
  *   +0   48 8D 64 24 80            lea  -128(%rsp), %rsp   skip the red zone
- *   +5   FF 15 00 00 00 00         call *0(%rip)           the quad below
- *   +11  <8 bytes>                 &lwp__jit_tramp
- *   +19  <struct lwp_jit_desc>     the instruction
- *   +59  48 8D A4 24 80 00 00 00   lea  128(%rsp), %rsp
- *   +67                            next instruction
+ *   +5   FF 15 02 00 00 00         call *2(%rip)           the quad at +13
+ *   +11  EB 30                     jmp  +61                over the data
+ *   +13  <8 bytes>                 &lwp__jit_tramp
+ *   +21  <struct lwp_jit_desc>     the instruction
+ *   +61  48 8D A4 24 80 00 00 00   lea  128(%rsp), %rsp
+ *   +69                            next instruction
  *
- * LEA changes no flag. The trampoline saves RFLAGS and every GPR into a
- * struct lwp_jit_frame on the stack, runs the instruction and returns to
- * +59, or to +0 after a fault it signalled (the instruction restarts, as
- * the hardware restarts a faulting instruction).
+ * LEA and JMP change no flag. The trampoline saves RFLAGS and every GPR
+ * into a struct lwp_jit_frame on the stack, runs the instruction (again,
+ * after a fault it signalled and the handler returned: the hardware
+ * restarts a faulting instruction) and returns where it was called from:
+ * the return address is never changed, so returns stay predicted and a
+ * shadow stack (CET) agrees.
  */
 #ifndef LIBLWP_LWP_JIT_H
 #define LIBLWP_LWP_JIT_H
@@ -26,8 +29,9 @@
 
 #include <lwpt/compiler.h>
 
-#define LWP_JIT_OFF_TRAMP	11u	/* the return address of the call */
-#define LWP_JIT_OFF_DESC	19u
+#define LWP_JIT_OFF_RET		11u	/* the return address of the call */
+#define LWP_JIT_OFF_QUAD	13u	/* the trampoline's address */
+#define LWP_JIT_OFF_DESC	21u
 #define LWP_JIT_DESC_SIZE	40u
 #define LWP_JIT_OFF_RESUME	(LWP_JIT_OFF_DESC + LWP_JIT_DESC_SIZE)
 #define LWP_JIT_SEQ_LEN		(LWP_JIT_OFF_RESUME + 8u)
@@ -59,17 +63,19 @@ LWPT_STATIC_ASSERT(sizeof(struct lwp_jit_desc) == LWP_JIT_DESC_SIZE, "sequence l
 struct lwp_jit_frame {
 	uint64_t gpr[16];	/* encoding order; gpr[4] = RSP of the JIT code */
 	uint64_t rflags;
-	uint64_t ret;		/* sequence + LWP_JIT_OFF_TRAMP; set to resume */
+	uint64_t ret;		/* sequence + LWP_JIT_OFF_RET */
 };
 
 LWPT_STATIC_ASSERT(sizeof(struct lwp_jit_frame) == 144, "trampoline frame");
 
 /*
  * lwp__jit_fast() (lwp_emu_fast.c): the fast path for the frame @f.
- * Returns 0 if done (f->ret and f->rflags updated), 1 for the slow path.
- * lwp__jit_slow() (lwp_jit.c): everything else; vector state saved.
+ * Returns 0 if done (f->rflags updated), 1 for the slow path.
+ * lwp__jit_slow() (lwp_jit.c): everything else, vector state saved.
+ * Returns 0 if done (f updated), 1 to run it again (a fault was signalled
+ * and the handler returned).
  */
 int lwp__jit_fast(struct lwp_jit_frame *f) __attribute__((visibility("hidden")));
-void lwp__jit_slow(struct lwp_jit_frame *f) __attribute__((visibility("hidden")));
+int lwp__jit_slow(struct lwp_jit_frame *f) __attribute__((visibility("hidden")));
 
 #endif /* LIBLWP_LWP_JIT_H */

@@ -624,7 +624,7 @@ int lwp_encode(uint8_t *buf, const struct lwp_insn *insn);
  *    run); operands and faults as the raw instruction (RIP-relative
  *    displacements count from the end of the sequence, as from the end of
  *    the raw instruction); a fault is signalled as Linux signals it and
- *    the sequence restarts when the handler returns.
+ *    the instruction runs again when the handler returns.
  * The record's InstructionAddress (43724 Figure 2-2, 2-8) is the address of
  * the first byte of the emitted code when it runs, or *@ip if @ip is not
  * NULL (emulation only: hardware stores its own RIP).
