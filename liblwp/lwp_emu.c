@@ -10,9 +10,11 @@
  * setting the model's XCR0[62] and LWP_CFG (§4, §8.7.1); it is withdrawn by
  * clearing XCR0[62] (LWP_CBADDR := 0, §4.1).
  *
- * Instructions reach the model two ways:
+ * Instructions reach the model three ways:
  *  - the lwp_ins32()/... wrappers call lwp_emu_*() directly when the
  *    thread-local lwp_tls_emulated is set;
+ *  - JIT call sequences (lwp_jit.c) call a trampoline, which runs the fast
+ *    path or lwp_emu_exec();
  *  - raw instructions (JIT code, GNU as) raise #UD -> SIGILL; the handler
  *    decodes the XOP instruction at RIP (model/lwp/lwp_xop), executes it on
  *    the model with the register file of the ucontext and steps over it.
@@ -26,6 +28,9 @@
  * other address (an LWPCB built by the program, memory operands) goes through
  * process_vm_readv/writev on ourselves, which fails with EFAULT instead of
  * crashing: a bad address becomes the #PF the spec describes.
+ *
+ * The common cases of LWPINS/LWPVAL run on a fast path (lwp_emu_fast.c)
+ * on the same model state under the same lock; everything else here.
  *
  * Locking: a global mutex guards the session registry; a spinlock per thread
  * guards its model. The owner thread holds its spinlock only during one

@@ -12,9 +12,10 @@
  *    lwpt_sim.ko on the software model in a VM);
  *  - LWP_BACKEND_EMU: user-space emulation on the shared LWP model
  *    (model/lwp/) on CPUs without LWP. The inline wrappers below call the
- *    model directly; raw LWP instructions (JIT code, code assembled with
- *    GNU as) raise #UD -> SIGILL, which liblwp's handler decodes, emulates
- *    and steps over.
+ *    model directly; JIT code calls it through the sequences of
+ *    lwp_jit_encode(); raw LWP instructions (code assembled with GNU as)
+ *    raise #UD -> SIGILL, which liblwp's handler decodes, emulates and
+ *    steps over (about 10 us each).
  *
  * Threads (43724 §1, §1.1): LWP state is per thread. A session is owned by
  * the thread that called lwp_start() on it; lwp_start(), lwp_stop() and the
