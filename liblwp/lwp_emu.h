@@ -67,13 +67,14 @@ enum lwp_emu_fast_res {
  * caller holds, for the common cases only: LWP enabled at CPL 3 on a
  * liblwp LWPCB (t->fast_cbaddr), cached LWPCB fields valid, no pending
  * record, no IP filter, only events 1 (and INT) enabled, head flushed on
- * every store; LWPINS: the record fits without reaching the threshold or
- * the (cached) tail and CoreId is current; LWPVAL: EventCounter1 stays
- * >= 0, or reaches -1 with a register Data1 (@data1 not NULL), no Random
- * bits and a record that fits as for LWPINS. Each has exactly the effect
+ * every store; LWPINS: CoreId is current and the record is stored, or
+ * missed in a full ring, without reaching the threshold; LWPVAL:
+ * EventCounter1 stays >= 0, or reaches -1 with a register Data1 (@data1
+ * not NULL), no Random bits and a record stored as for LWPINS. Each has exactly the effect
  * of lwp_model_lwpins() / lwp_model_lwpval() followed by
  * lwp_model_insn_retired(). Anything else
- * returns LWP_EMU_FAST_SLOW with the model untouched. @ip is the
+ * returns LWP_EMU_FAST_SLOW with the model untouched. LWPINS returns
+ * LWP_EMU_FAST_DONE_CF when the record was missed (CF = 1). @ip is the
  * InstructionAddress, @opsize 32 or 64 (bits of @data2).
  *
  * Compiled with general registers only: the JIT trampoline calls them

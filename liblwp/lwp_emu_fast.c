@@ -9,10 +9,9 @@
  * EventCounter1 (43724 §5.3), LWPINS stores one record at BufferHeadOffset
  * and advances it (§5.4, §6 Table 6-1, §8.3). This file does exactly that
  * on the model's own state and hands every other case back untouched to
- * the model (LWP_EMU_FAST_SLOW): the ring appearing full or reaching the
- * threshold (tail reread, MissedEvents, interrupt), a record of LWPVAL
- * (counter reset with Random), a CoreId to refresh, a pending record,
- * filters, other events. The model therefore stays the one definition of
+ * the model (LWP_EMU_FAST_SLOW): the threshold reached (interrupt), a
+ * record of LWPVAL with Random bits, a memory Data1 to read, a CoreId to
+ * refresh, a pending record, filters, other events. The model therefore stays the one definition of
  * LWP; tests/liblwp/test_lwp_fast.c compares the two on random programs.
  *
  * Compiled with general registers only (the JIT trampoline of lwp_jit.c
@@ -67,18 +66,22 @@ static int fast_state(const struct lwp_emu_thread *t)
 }
 
 /*
- * Store one record at the head when that is the plain case: CoreId current,
- * the ring not appearing full (§8.3: the model rereads the tail) and the
- * threshold not reached (Table 6-1 Threshold, as the model's space_used()
- * counts it). Returns LWP_EMU_FAST_DONE, or LWP_EMU_FAST_SLOW with nothing
- * changed.
+ * Store one record at the head (model: ring_store()) when that is the plain
+ * case: CoreId current and, unless the ring is full, the threshold not
+ * reached (Table 6-1 Threshold, as the model's space_used() counts it; the
+ * model rereads the tail and interrupts). A ring that appears full has its
+ * tail reread (§8.3); if it is full, the record overwrites the last slot,
+ * MissedEvents is incremented and the head flushed (Table 6-1, §8.3).
+ * Returns LWP_EMU_FAST_DONE, LWP_EMU_FAST_DONE_CF (stored over the last
+ * record: missed), or LWP_EMU_FAST_SLOW with nothing changed.
  */
 static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t data1,
 		      uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	uint32_t size = m->buffer_size, head = m->head, next;
-	uint64_t core, *rec;
-	int cpu;
+	uint8_t *cb = (uint8_t *)(uintptr_t)m->cbaddr;
+	uint32_t size = m->buffer_size, head = m->head, tail = m->tail, next;
+	uint64_t core, *rec, *missed;
+	int cpu, full;
 
 	/* The emulation's LWP_CFG.COREID follows the CPU (lwp_emu.c). */
 	cpu = cur_cpu();
@@ -88,10 +91,17 @@ static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t 
 	next = head + LWP_EVREC_SIZE_V1;
 	if (next >= size)
 		next = 0;
-	if (next == m->tail)
-		return LWP_EMU_FAST_SLOW;
-	if ((m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
-	    ((uint64_t)next + size - m->tail % size) % size >= m->threshold)
+	/*
+	 * §8.3: reread BufferTailOffset when the ring appears full. Acquire:
+	 * the reader copied the records before it released the tail
+	 * (lwp_read()).
+	 */
+	if (next == tail)
+		tail = __atomic_load_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
+				       __ATOMIC_ACQUIRE);
+	full = next == tail;
+	if (!full && (m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
+	    ((uint64_t)next + size - tail % size) % size >= m->threshold)
 		return LWP_EMU_FAST_SLOW;
 
 	/* Figures 2-2, 2-8: EventId, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
@@ -101,15 +111,23 @@ static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t 
 	rec[1] = ip;
 	rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
 	rec[3] = 0;			/* §2: bytes 31-24 reserved, zero */
-	m->head = next;
+	m->tail = tail;
+	if (full) {
+		/* Table 6-1 MissedEvents: kept in the LWPCB (§8.3). */
+		missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
+		__atomic_store_n(missed, __atomic_load_n(missed, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+	} else {
+		m->head = next;
+	}
 	/*
-	 * §8.3 head flush (the model's EVERY_STORE policy). Release: the
-	 * record is visible before the head; pairs with the acquire load of
-	 * BufferHeadOffset in lwp_read().
+	 * §8.3 head flush (the model's EVERY_STORE policy; also at buffer
+	 * full). Release: the record is visible before the head; pairs with
+	 * the acquire load of BufferHeadOffset in lwp_read().
 	 */
-	__atomic_store_n((uint32_t *)(uintptr_t)(m->cbaddr + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
-			 next, __ATOMIC_RELEASE);
-	return LWP_EMU_FAST_DONE;
+	__atomic_store_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
+			 m->head, __ATOMIC_RELEASE);
+	return full ? LWP_EMU_FAST_DONE_CF : LWP_EMU_FAST_DONE;
 }
 
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
@@ -117,7 +135,7 @@ int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 {
 	if (!fast_state(t) || (opsize != 32 && opsize != 64))
 		return LWP_EMU_FAST_SLOW;
-	/* §5.4: CF = 0, nothing missed (a full ring is the model's case). */
+	/* §5.4: CF = 1 iff the record was missed. */
 	return fast_store(&t->model, LWP_EVENTID_PROGRAMMED_EVENT, data2, data1, flags,
 			  opsize, ip);
 }
@@ -146,9 +164,10 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t
 	 */
 	if (c != 0 || !data1 || m->random_bits)
 		return LWP_EMU_FAST_SLOW;
-	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, *data1, flags, opsize, ip))
+	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, *data1, flags, opsize, ip) ==
+	    LWP_EMU_FAST_SLOW)
 		return LWP_EMU_FAST_SLOW;
-	m->counter[n] = m->interval[n];
+	m->counter[n] = m->interval[n];	/* stored or missed alike */
 	return LWP_EMU_FAST_DONE;
 }
 
