@@ -521,7 +521,7 @@ void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
 			deliver_now(&ud);
 		return;
 	}
-	if (lwp_emu_fast_lwpval(t, data2, &data1, flags, opsize, ip) != LWP_EMU_FAST_SLOW) {
+	if (lwp_emu_fast_lwpval(t, data2, data1, true, flags, opsize, ip) != LWP_EMU_FAST_SLOW) {
 		leave(t);
 		return;
 	}

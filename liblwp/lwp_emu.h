@@ -69,8 +69,9 @@ enum lwp_emu_fast_res {
  * record, no IP filter, only events 1 (and INT) enabled, head flushed on
  * every store; LWPINS: CoreId is current and the record is stored, or
  * missed in a full ring, without reaching the threshold; LWPVAL:
- * EventCounter1 stays >= 0, or reaches -1 with a register Data1 (@data1
- * not NULL), no Random bits and a record stored as for LWPINS. Each has exactly the effect
+ * EventCounter1 stays >= 0, or reaches -1 with a register Data1
+ * (@data1_reg; a memory operand's value is not known here), no Random bits
+ * and a record stored as for LWPINS. Each has exactly the effect
  * of lwp_model_lwpins() / lwp_model_lwpval() followed by
  * lwp_model_insn_retired(). Anything else
  * returns LWP_EMU_FAST_SLOW with the model untouched. LWPINS returns
@@ -82,8 +83,9 @@ enum lwp_emu_fast_res {
  */
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
-int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t *data1,
-			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
+			bool data1_reg, uint32_t flags, unsigned int opsize,
+			uint64_t ip) LWP_EMU_HIDDEN;
 
 /* Turn the fast path off (0) or on (1, default) for tests: the slow path
  * is then the model for every instruction. Returns the previous setting. */

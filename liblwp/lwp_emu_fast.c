@@ -140,8 +140,8 @@ int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 			  opsize, ip);
 }
 
-int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t *data1,
-			uint32_t flags, unsigned int opsize, uint64_t ip)
+int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
+			bool data1_reg, uint32_t flags, unsigned int opsize, uint64_t ip)
 {
 	struct lwp_model *m = &t->model;
 	const unsigned int n = LWP_EVENTID_PROGRAMMED_VALUE;
@@ -162,9 +162,9 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, const uint32_t
 	 * counter with EventInterval1 (§1.1 step 5). Random bits draw from
 	 * the model's generator, a memory Data1 may fault: the model's cases.
 	 */
-	if (c != 0 || !data1 || m->random_bits)
+	if (c != 0 || !data1_reg || m->random_bits)
 		return LWP_EMU_FAST_SLOW;
-	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, *data1, flags, opsize, ip) ==
+	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, data1, flags, opsize, ip) ==
 	    LWP_EMU_FAST_SLOW)
 		return LWP_EMU_FAST_SLOW;
 	m->counter[n] = m->interval[n];	/* stored or missed alike */
@@ -197,9 +197,8 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15], data1, d->imm,
 					  d->opsize, ip);
 	else if (d->op == LWP_INSN_LWPVAL)
-		ret = lwp_emu_fast_lwpval(t, f->gpr[d->data2_reg & 15],
-					  d->data1_reg < 16 ? &data1 : NULL, d->imm,
-					  d->opsize, ip);
+		ret = lwp_emu_fast_lwpval(t, f->gpr[d->data2_reg & 15], data1,
+					  d->data1_reg < 16, d->imm, d->opsize, ip);
 	else
 		ret = LWP_EMU_FAST_SLOW;
 	lwp_emu_unlock(t);

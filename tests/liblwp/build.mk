@@ -32,3 +32,4 @@ UNIT_TESTS += test_lwp_gccjit
 test_lwp_gccjit_SRCS := tests/liblwp/test_lwp_gccjit.c
 test_lwp_gccjit_LIBS := lwp
 test_lwp_gccjit_LDLIBS := -lgccjit -lpthread
+SCRIPT_TESTS += tests/liblwp/fast_regs.sh
