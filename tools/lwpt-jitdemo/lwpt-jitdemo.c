@@ -390,6 +390,7 @@ int main(int argc, char **argv)
 	       samples ? (t_lwp - t_base) * 1e9 / (double)samples : 0.0,
 	       j.raw ? "raw instructions" :
 	       lwp_session_backend(s) == LWP_BACKEND_EMU ? "call sequences" :
+	       j.ud2 ? "UD2 + LWP instructions, each a trap into lwpt_sim.ko" :
 	       "LWP instructions", t_lwp * 1e9 / (double)n, t_base * 1e9 / (double)n);
 	if (nb && samples && hist[0].count * 2 > samples)
 		printf("hint: divisor %u in %.0f%% of samples: specialise the "
