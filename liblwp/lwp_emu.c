@@ -466,15 +466,13 @@ static struct lwp_emu_thread *enter(void)
 			t->dropped++;
 		return NULL;
 	}
-	lwp__emu_busy = 1;
-	lwp_emu_lock(t);
+	lwp_emu_busy_lock(t);
 	return t;
 }
 
 static void leave(struct lwp_emu_thread *t)
 {
-	lwp_emu_unlock(t);
-	lwp__emu_busy = 0;
+	lwp_emu_busy_unlock(t);
 }
 
 static const struct lwp_model_result ud = { .exc = LWP_MODEL_EXC_UD };
@@ -600,17 +598,22 @@ static struct lwp_model_result exec_locked(struct lwp_emu_thread *t,
 {
 	struct lwp_model_result r;
 
+	if (info->insn != LWP_XOP_LLWPCB) {
+		lwp_emu_busy_lock(t);
+		refresh_coreid(t);
+		r = lwp_xop_execute(&t->model, info, regs);
+		lwp_emu_busy_unlock(t);
+		return r;
+	}
 	lwp__emu_busy = 1;
-	if (info->insn == LWP_XOP_LLWPCB)
-		pthread_mutex_lock(&reg_lock);
+	pthread_mutex_lock(&reg_lock);
 	lwp_emu_lock(t);
 	refresh_coreid(t);
 	r = lwp_xop_execute(&t->model, info, regs);
-	if (r.exc == LWP_MODEL_EXC_NONE && info->insn == LWP_XOP_LLWPCB)
+	if (r.exc == LWP_MODEL_EXC_NONE)
 		session_follow(t);
 	lwp_emu_unlock(t);
-	if (info->insn == LWP_XOP_LLWPCB)
-		pthread_mutex_unlock(&reg_lock);
+	pthread_mutex_unlock(&reg_lock);
 	lwp__emu_busy = 0;
 	return r;
 }

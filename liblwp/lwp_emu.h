@@ -54,6 +54,27 @@ static inline void lwp_emu_unlock(struct lwp_emu_thread *t)
 	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Enter / leave one instruction on this thread's model @t: mark the thread
+ * busy, then take the lock; release it, then clear the mark. The signal
+ * fences keep the compiler from moving the mark across the lock, so that a
+ * signal handler on this thread that executes an LWP instruction sees the
+ * mark whenever the lock is held and never spins on it.
+ */
+static inline void lwp_emu_busy_lock(struct lwp_emu_thread *t)
+{
+	lwp__emu_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lwp_emu_lock(t);
+}
+
+static inline void lwp_emu_busy_unlock(struct lwp_emu_thread *t)
+{
+	lwp_emu_unlock(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lwp__emu_busy = 0;
+}
+
 /* Results of the fast path. */
 enum lwp_emu_fast_res {
 	LWP_EMU_FAST_DONE = 0,		/* executed; nothing else to do */

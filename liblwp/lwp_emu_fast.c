@@ -11,8 +11,9 @@
  * on the model's own state and hands every other case back untouched to
  * the model (LWP_EMU_FAST_SLOW): the threshold reached (interrupt), a
  * record of LWPVAL with Random bits, a memory Data1 to read, a CoreId to
- * refresh, a pending record, filters, other events. The model therefore stays the one definition of
- * LWP; tests/liblwp/test_lwp_fast.c compares the two on random programs.
+ * refresh, a pending record, filters, other events. The model therefore
+ * stays the one definition of LWP; tests/liblwp/test_lwp_fast.c compares
+ * the two on random programs.
  *
  * Compiled with general registers only (the JIT trampoline of lwp_jit.c
  * calls into here without saving vector registers): no memcpy, no libc
@@ -173,8 +174,9 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 
 /*
  * The trampoline's fast path (lwp_jit.h): LWPINS with a register Data1,
- * LWPVAL with any Data1 (its memory operand is read only when a record is
- * stored, §5.3, which the fast path never does). Anything else, a nested
+ * LWPVAL with any Data1 (a memory operand is read only when a record is
+ * stored, §5.3, which the fast path does only for a register). Anything
+ * else, a nested
  * call (a signal handler interrupting liblwp) or no model on this thread
  * goes to lwp__jit_slow(), which knows how to answer them.
  */
@@ -191,8 +193,7 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 	if (!t || lwp__emu_busy)
 		return 1;
 	ip = (d->flags & LWP_JIT_DESC_IP) ? d->ip : (uint64_t)(uintptr_t)seq;
-	lwp__emu_busy = 1;
-	lwp_emu_lock(t);
+	lwp_emu_busy_lock(t);
 	if (d->op == LWP_INSN_LWPINS && d->data1_reg < 16)
 		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15], data1, d->imm,
 					  d->opsize, ip);
@@ -201,8 +202,7 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 					  d->data1_reg < 16, d->imm, d->opsize, ip);
 	else
 		ret = LWP_EMU_FAST_SLOW;
-	lwp_emu_unlock(t);
-	lwp__emu_busy = 0;
+	lwp_emu_busy_unlock(t);
 	if (ret == LWP_EMU_FAST_SLOW)
 		return 1;
 	if (d->op == LWP_INSN_LWPINS) {
