@@ -1674,6 +1674,8 @@ static Suite *pkt_suite(void)
 	tcase_add_test(tc, test_block_sequence);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_api_errors);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tcase_set_timeout(td, 120);
