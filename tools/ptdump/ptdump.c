@@ -45,8 +45,7 @@
 #define BATCH		256
 
 struct stats {
-	uint64_t count[LPT_PKT_NR];
-	uint64_t bytes[LPT_PKT_NR];
+	struct lpt_pkt_stats pkt;	/* per type */
 	uint64_t errors;
 	uint64_t skipped;	/* bytes not decoded (before sync, resync) */
 };
@@ -889,13 +888,6 @@ static void dump_packet(struct dump *d, uint64_t offset,
 		emit_line(d, &l, offset, pkt->size);
 }
 
-/* Count a packet for --stats. */
-static inline void count_packet(struct stats *s, const struct lpt_packet *p)
-{
-	s->count[p->type]++;
-	s->bytes[p->type] += p->size;
-}
-
 /*
  * Decode and print packets from the current position until the end
  * (return 0) or a decode error (return it, after printing it).
@@ -912,20 +904,22 @@ static int dump_packets(struct dump *d)
 			diag(d, offset, "error getting offset", err);
 			return err;
 		}
+		if (d->opts->stats) {
+			/* --stats: count without writing packets out. */
+			n = lpt_pkt_count(d->dec, &d->stats.pkt);
+			return n == LPT_ERR_EOS ? 0 : n;
+		}
 		n = lpt_pkt_next_batch(d->dec, pkts, BATCH);
 		if (n < 0) {
 			if (n == LPT_ERR_EOS)
 				return 0;
-			if (!d->opts->stats)
-				diag(d, offset, "error decoding packet", n);
+			diag(d, offset, "error decoding packet", n);
 			return n;
 		}
 		for (i = 0; i < n; i++) {
 			struct lpt_packet *pkt = &pkts[i];
 
-			if (d->opts->stats)
-				count_packet(&d->stats, pkt);
-			else if (pkt->type != LPT_PKT_PAD)
+			if (pkt->type != LPT_PKT_PAD)
 				dump_packet(d, offset, pkt);
 			else if (d->fast_pad)
 				emit_pad(d, offset);
@@ -991,8 +985,8 @@ static void print_stats(struct dump *d)
 	int t;
 
 	for (t = 0; t < LPT_PKT_NR; t++) {
-		packets += s->count[t];
-		bytes += s->bytes[t];
+		packets += s->pkt.count[t];
+		bytes += s->pkt.bytes[t];
 	}
 
 	p = out_reserve(&d->out, OUT_LINE_MAX);
@@ -1012,7 +1006,7 @@ static void print_stats(struct dump *d)
 	for (t = 0; t < LPT_PKT_NR; t++) {
 		char *col;
 
-		if (!s->count[t])
+		if (!s->pkt.count[t])
 			continue;
 		p = out_reserve(&d->out, OUT_LINE_MAX);
 		col = p;
@@ -1020,14 +1014,14 @@ static void print_stats(struct dump *d)
 			    lpt_pkt_type_name(t));
 		p = put_pad(p, col, 10);
 		col = p;
-		p = put_dec(p, s->count[t]);
+		p = put_dec(p, s->pkt.count[t]);
 		while (p - col < 11) {	/* right-align in 11 columns */
 			memmove(col + 1, col, (size_t)(p - col));
 			*col = ' ';
 			p++;
 		}
 		col = p;
-		p = put_dec(p, s->bytes[t]);
+		p = put_dec(p, s->pkt.bytes[t]);
 		while (p - col < 17) {
 			memmove(col + 1, col, (size_t)(p - col));
 			*col = ' ';
