@@ -9,7 +9,7 @@
  *     (every trace starts with a PSB, so the copies decode as one stream)
  *     so that process start-up does not count; the packet count comes from
  *     `ptdump --stats`;
- *  2. for each mode (default, --no-pad, --raw) both programs run on that
+ *  2. for each mode (default, --no-pad, --raw, --time) both programs run on that
  *     file with stdout to pipes and their output is compared byte for
  *     byte (libipt's ptdump only; a difference is reported with the first
  *     differing line, it is a bug);
@@ -29,7 +29,7 @@
  *
  * Usage: bench_ptdump [-r REPS] [-n REF_REPS] [-p PTDUMP] [-R LIBIPT_PTDUMP]
  *                     [-m MODEL] [-o MODES]
- * MODES: comma-separated subset of default,no-pad,raw (default: all).
+ * MODES: comma-separated subset of default,no-pad,raw,time (default: all).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,6 +59,7 @@ static struct mode modes[] = {
 	{ "default", NULL, 1 },
 	{ "no-pad", "--no-pad", 1 },
 	{ "raw", "--raw", 1 },
+	{ "time", "--time", 1 },
 };
 #define NMODES	((int)(sizeof(modes) / sizeof(modes[0])))
 
@@ -487,7 +488,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [-r REPS] [-n REF_REPS] "
 				"[-p PTDUMP] "
 				"[-R LIBIPT_PTDUMP] [-m MODEL] "
-				"[-o default,no-pad,raw]\n", argv[0]);
+				"[-o default,no-pad,raw,time]\n", argv[0]);
 			return 1;
 		}
 	}
