@@ -645,6 +645,85 @@ out:
 	return i ? i : ret;
 }
 
+/*
+ * lpt_pkt_count(): lpt_pkt_next_batch()'s loop with the packets kept in a
+ * local that never escapes (the compiler drops the payload stores), and
+ * the two packets that make up most real traces, PAD and TNT-8 (one byte
+ * each; 84% of the packets of the real traces), counted in registers
+ * before the general dispatch, PAD 8 at a time in runs. Memory counters
+ * are touched only for the other types. (Tried and slower on the real
+ * traces: a branch-free count of the leading run of one-byte packets in
+ * each 8-byte word, and one test for "even and not 02h" before telling
+ * PAD from TNT: both mispredict more; see Documentation/performance.rst.)
+ */
+int lpt_pkt_count(struct lpt_pkt_decoder *dec, struct lpt_pkt_stats *st)
+{
+	const uint8_t *pos, *end;
+	struct lpt_pkt_block blk;
+	struct lpt_packet pkt;
+	uint64_t npad = 0, ntnt = 0;
+	uint32_t flags;
+	int ret;
+
+	if (!dec || !st)
+		return LPT_ERR_INVALID;
+	pos = dec->pos;
+	if (!pos)
+		return LPT_ERR_NOSYNC;
+	end = dec->end;
+	blk = dec->block;
+	flags = dec->cfg.flags;
+
+	/* Fast path: a whole max-size packet fits (see lpt_pkt_next_batch). */
+	while ((size_t)(end - pos) >= PT_MAX_PACKET_SIZE) {
+		unsigned int b = *pos;
+
+		if (b == PT_OPC_PAD) {
+			/* PAD (SDM 33.4.2.20) is a PAD inside a block too. */
+			if (lpt_ld64(pos) == 0) {
+				npad += 8;
+				pos += 8;
+			} else {
+				npad++;
+				pos++;
+			}
+			continue;
+		}
+		/* TNT-8 (SDM 33.4.2.1), outside a block (else maybe a BIP). */
+		if (!blk.in_block && (b & PT_OPM_TNT_8) == PT_OPC_TNT_8 &&
+		    b != PT_OPC_EXT) {
+			ntnt++;
+			pos += PT_TNT_8_SIZE;
+			continue;
+		}
+		ret = pkt_decode(pos, PT_MAX_PACKET_SIZE, &blk, &pkt, flags, 0);
+		if (LPT_UNLIKELY(ret <= 0))
+			goto out;
+		block_update(&blk, &pkt);
+		st->count[pkt.type]++;
+		st->bytes[pkt.type] += (unsigned int)ret;
+		pos += ret;
+	}
+	/* Bounds-checked tail. */
+	for (;;) {
+		ret = lpt_pkt_decode_tail(pos, (size_t)(end - pos), &blk, &pkt,
+					  flags);
+		if (ret <= 0)
+			break;
+		st->count[pkt.type]++;
+		st->bytes[pkt.type] += (unsigned int)ret;
+		pos += ret;
+	}
+out:
+	st->count[LPT_PKT_PAD] += npad;
+	st->bytes[LPT_PKT_PAD] += npad * PT_PAD_SIZE;
+	st->count[LPT_PKT_TNT_8] += ntnt;
+	st->bytes[LPT_PKT_TNT_8] += ntnt * PT_TNT_8_SIZE;
+	dec->pos = pos;
+	dec->block = blk;
+	return ret;
+}
+
 int lpt_pkt_next(struct lpt_pkt_decoder *dec, struct lpt_packet *pkt)
 {
 	const uint8_t *pos;

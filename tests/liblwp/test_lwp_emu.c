@@ -430,7 +430,7 @@ START_TEST(test_threshold_wait)
 	lwp_ins32(0, 2, 0);
 	ck_assert_int_eq(lwp_wait(s, 20), 0);	/* 3 < 4: timeout */
 	lwp_ins32(0, 3, 0);			/* space used == Threshold */
-	ck_assert_int_eq(lwp_wait(s, 1000), 1);
+	ck_assert_int_eq(lwp_wait(s, 60000), 1);	/* returns when ready */
 	ck_assert_int_eq(lwp_wait(s, 0), 0);	/* consumed */
 	ck_assert_int_eq(lwp_read(s, ev, 16), 4);
 	lwp_ins32(0, 4, 0);
@@ -873,8 +873,12 @@ static Suite *emu_suite(void)
 	tcase_add_test(thr, test_thread_exit_while_enabled);
 	tcase_add_test(thr, test_close_from_other_thread);
 	tcase_add_test(thr, test_fork_child_lwp_off);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(api, 120);
 	suite_add_tcase(s, api);
 	suite_add_tcase(s, rec);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(flt, 120);
 	suite_add_tcase(s, flt);
 	suite_add_tcase(s, thr);
 	return s;

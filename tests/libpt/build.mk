@@ -35,7 +35,7 @@ fuzz-pkt: $(O)/fuzz/fuzz_pkt
 	@[ -n "$(FUZZ_PKT_SEEDS)" ] || \
 		echo "fuzz-pkt: no seeds ($(LWPT_SHARED) missing), empty corpus"
 	cd $(O)/fuzz && ./fuzz_pkt -max_total_time=$(FUZZ_TIME) \
-		-max_len=65536 -timeout=10 $(FUZZ_ARGS) corpus-pkt seeds-pkt
+		-max_len=65536 -timeout=120 $(FUZZ_ARGS) corpus-pkt seeds-pkt
 
 # A 20-second fuzzing smoke run with every `make check-unit`.
 SCRIPT_TESTS += tests/libpt/fuzz_smoke.sh

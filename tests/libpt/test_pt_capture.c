@@ -656,6 +656,8 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, sideband_layout);
 	tcase_add_test(tc, switch_lines);
 	tcase_add_test(tc, switches_errors);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1595,6 +1595,114 @@ START_TEST(test_batch_equals_next)
 }
 END_TEST
 
+/*
+ * lpt_pkt_count() against lpt_pkt_next() on @buf: from offset 0 without
+ * sync (so corrupt input is hit), resynchronising after each error; the
+ * same per-type counts and bytes, the same errors at the same offsets.
+ */
+static void count_vs_next(const uint8_t *buf, size_t len, const char *what)
+{
+	struct lpt_pkt_decoder *a = lpt_pkt_alloc(buf, len, NULL);
+	struct lpt_pkt_decoder *b = lpt_pkt_alloc(buf, len, NULL);
+	struct lpt_pkt_stats sa, sb;
+	struct lpt_packet one;
+	uint64_t oa, ob;
+	int ra, rb, t, stops = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&sb, 0, sizeof(sb));
+	ck_assert_int_eq(lpt_pkt_count(a, &sa), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_pkt_count(NULL, &sa), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_pkt_sync_set(a, 0), 0);
+	ck_assert_int_eq(lpt_pkt_sync_set(b, 0), 0);
+	for (;;) {
+		ra = lpt_pkt_count(a, &sa);
+		while ((rb = lpt_pkt_next(b, &one)) > 0) {
+			sb.count[one.type]++;
+			sb.bytes[one.type] += one.size;
+		}
+		lpt_pkt_get_offset(a, &oa);
+		lpt_pkt_get_offset(b, &ob);
+		REQUIRE(ra == rb && oa == ob, "%s: stop %d: count %d at %llu, next %d at %llu",
+			what, stops, ra, (unsigned long long)oa, rb,
+			(unsigned long long)ob);
+		stops++;
+		if (ra == LPT_ERR_EOS)
+			break;
+		ra = lpt_pkt_sync_forward(a);
+		rb = lpt_pkt_sync_forward(b);
+		REQUIRE(ra == rb, "%s: resync %d vs %d", what, ra, rb);
+		if (ra < 0)
+			break;
+	}
+	for (t = 0; t < LPT_PKT_NR; t++)
+		REQUIRE(sa.count[t] == sb.count[t] && sa.bytes[t] == sb.bytes[t],
+			"%s: type %d: count %llu/%llu bytes %llu/%llu", what, t,
+			(unsigned long long)sa.count[t], (unsigned long long)sb.count[t],
+			(unsigned long long)sa.bytes[t], (unsigned long long)sb.bytes[t]);
+	lpt_pkt_free(a);
+	lpt_pkt_free(b);
+}
+
+/* lpt_pkt_count() (ptdump --stats) equals lpt_pkt_next(): real traces,
+ * libipt's conformance cases, a packet block with PADs and BIPs whose
+ * header looks like TNT-8 (SDM 33.4.1.1), and random corruptions. */
+START_TEST(test_count_equals_next)
+{
+	static const uint8_t block[] = {
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,	/* PSB */
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x23,			/* PSBEND */
+		0x06, 0x00, 0x00,		/* TNT-8, PAD, PAD */
+		0x02, 0x63, 0x00, 0x00,		/* BBP SZ=0 (8-byte items), type 0 */
+		0x04, 1, 2, 3, 4, 5, 6, 7, 8,	/* BIP id 0 */
+		0x00,				/* PAD inside the block */
+		0x0c, 1, 2, 3, 4, 5, 6, 7, 8,	/* BIP id 1 */
+		0x02, 0x33, 0x00,		/* BEP */
+		0x04, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	char pat[8400];
+	uint64_t seed = 0x243f6a8885a308d3ull;
+	glob_t g;
+	size_t i, k;
+
+	count_vs_next(block, sizeof(block), "block");
+	if (!find_shared()) {
+		printf("SKIP: count test on shared data: no shared test data\n");
+		return;
+	}
+	snprintf(pat, sizeof(pat), "%s/testdata/pt/*/*/*.pt", shared_dir);
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			size_t len;
+			uint8_t *buf = slurp(g.gl_pathv[i], &len);
+
+			count_vs_next(buf, len, g.gl_pathv[i]);
+			/* The same with bytes overwritten at random. */
+			for (k = 0; len && k < 1 + len / 512; k++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				buf[(seed >> 33) % len] = (uint8_t)(seed >> 17);
+			}
+			count_vs_next(buf, len, g.gl_pathv[i]);
+			free(buf);
+		}
+		globfree(&g);
+	}
+	snprintf(pat, sizeof(pat), "%s/testdata/pt/libipt-ptt/*.pt", shared_dir);
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			size_t len;
+			uint8_t *buf = slurp(g.gl_pathv[i], &len);
+
+			count_vs_next(buf, len, g.gl_pathv[i]);
+			free(buf);
+		}
+		globfree(&g);
+	}
+}
+END_TEST
+
 /* Decoding a real trace split at every byte with set_buffer: the first
  * part ends in EOS exactly at a split packet, the second continues. */
 START_TEST(test_split_stitch)
@@ -1674,12 +1782,15 @@ static Suite *pkt_suite(void)
 	tcase_add_test(tc, test_block_sequence);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_api_errors);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tcase_set_timeout(td, 120);
 	tcase_add_test(td, test_real_traces);
 	tcase_add_test(td, test_libipt_ptt);
 	tcase_add_test(td, test_batch_equals_next);
+	tcase_add_test(td, test_count_equals_next);
 	tcase_add_test(td, test_split_stitch);
 	suite_add_tcase(s, td);
 	return s;

@@ -10,7 +10,8 @@ pt_SRCS += $(filter-out $(pt_SRCS),libpt/time.c)
 
 TOOLS += ptdump
 ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
-	tools/ptdump/out.c tools/ptdump/errata.c
+	tools/ptdump/out.c tools/ptdump/errata.c tools/ptdump/capdir.c \
+	tools/ptflow/ptcap_dir.c
 ptdump_LIBS := pt
 MANPAGES += tools/ptdump/ptdump.1
 SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh
@@ -30,6 +31,11 @@ test_ptdump_out_SRCS := tests/tools/ptdump/test_ptdump_out.c \
 BENCHES += bench_ptdump
 bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c
 bench_ptdump_LDLIBS := -lm
+# bench_ptdump's reference for `ptdump --stats` (issue 17.1): a whole
+# process looping libipt's pt_pkt_next() over a file.
+BENCH_HELPERS += ipt_pkt_loop
+ipt_pkt_loop_SRCS := tests/tools/ptdump/ipt_pkt_loop.c
+ipt_pkt_loop_LDLIBS := -lipt
 # bench_ptdump's fallback reference when libipt's ptdump cannot be built: a
 # printf-per-field model of it on libipt's decoder (not libipt's ptdump).
 BENCH_HELPERS += bench_printf_model

@@ -53,7 +53,11 @@ static const char help_text[] =
 "  --cpuid-0x15.eax <n>      CPUID.15H:EAX (TSC/crystal clock denominator).\n"
 "  --cpuid-0x15.ebx <n>      CPUID.15H:EBX (TSC/crystal clock numerator).\n"
 "  <ptfile>[:<from>[-<to>]]  load the trace from <ptfile>, optionally only\n"
-"                            the bytes from offset <from> (to <to>).\n";
+"                            the bytes from offset <from> (to <to>).\n"
+"  <dir>                     a ptcap directory: dump each of its *.pt files.\n"
+"In a ptcap directory (DIR/cpu0.pt or DIR) --cpu, --mtc-freq, --nom-freq and\n"
+"--cpuid-0x15.* default to the values of DIR/config.\n"
+"Exit status: 0 ok, 1 runtime error (file, decoding, no PSB), 2 usage.\n";
 
 static int usage(const char *prog)
 {
@@ -238,6 +242,7 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 		} else if (!strcmp(a, "--cpu")) {
 			const char *arg = argv[++i];
 
+			opts->cpu_given = 1;
 			if (!arg) {
 				fprintf(stderr, "%s: --cpu: missing argument.\n",
 					prog);
@@ -256,18 +261,22 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 		} else if (!strcmp(a, "--mtc-freq")) {
 			if (get_uint(&v, UINT8_MAX, a, argv[++i], prog) < 0)
 				return -1;
+			opts->have_mtc_freq = 1;
 			opts->mtc_freq = (uint8_t)v;
 		} else if (!strcmp(a, "--nom-freq")) {
 			if (get_uint(&v, UINT8_MAX, a, argv[++i], prog) < 0)
 				return -1;
+			opts->have_nom_freq = 1;
 			opts->nom_freq = (uint8_t)v;
 		} else if (!strcmp(a, "--cpuid-0x15.eax")) {
 			if (get_uint(&v, UINT32_MAX, a, argv[++i], prog) < 0)
 				return -1;
+			opts->have_cpuid_0x15_eax = 1;
 			opts->cpuid_0x15_eax = (uint32_t)v;
 		} else if (!strcmp(a, "--cpuid-0x15.ebx")) {
 			if (get_uint(&v, UINT32_MAX, a, argv[++i], prog) < 0)
 				return -1;
+			opts->have_cpuid_0x15_ebx = 1;
 			opts->cpuid_0x15_ebx = (uint32_t)v;
 		} else {
 			fprintf(stderr, "%s: unknown option: %s.\n", prog, a);

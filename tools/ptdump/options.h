@@ -11,13 +11,20 @@ struct ptdump_options {
 	uint64_t from;		/* first byte to load */
 	uint64_t size;		/* bytes to load; 0: up to the end */
 
-	/* --cpu f/m[/s] */
+	/* --cpu f/m[/s]; cpu_given: --cpu was on the command line (also
+	 * "none") */
 	uint32_t have_cpu:1;
+	uint32_t cpu_given:1;
 	uint16_t family;
 	uint8_t model;
 	uint8_t stepping;
 
-	/* Processor description for time tracking. */
+	/* Processor description for time tracking; have_*: given on the
+	 * command line (a ptcap directory's config fills the others). */
+	uint32_t have_mtc_freq:1;
+	uint32_t have_nom_freq:1;
+	uint32_t have_cpuid_0x15_eax:1;
+	uint32_t have_cpuid_0x15_ebx:1;
 	uint8_t mtc_freq;
 	uint8_t nom_freq;
 	uint32_t cpuid_0x15_eax;
@@ -40,6 +47,13 @@ struct ptdump_options {
 	uint32_t no_timing:1;
 	uint32_t no_cyc:1;
 	uint32_t stats:1;
+};
+
+/* Exit statuses of ptdump (ptdump(1), EXIT STATUS). */
+enum ptdump_exit {
+	PTDUMP_EXIT_OK = 0,
+	PTDUMP_EXIT_ERROR = 1,	/* runtime: file, decoding, no PSB, output */
+	PTDUMP_EXIT_USAGE = 2,	/* bad command line */
 };
 
 /*

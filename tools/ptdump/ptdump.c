@@ -15,15 +15,18 @@
  *
  * See Documentation/ptdump.rst.
  */
+#include "tools/ptdump/capdir.h"
 #include "tools/ptdump/errata.h"
 #include "tools/ptdump/options.h"
 #include "tools/ptdump/out.h"
+#include "tools/ptflow/ptcap_dir.h"
 
 #include <lwpt/pt_pkt.h>
 #include <lwpt/pt_time.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +48,7 @@
 #define BATCH		256
 
 struct stats {
-	uint64_t count[LPT_PKT_NR];
-	uint64_t bytes[LPT_PKT_NR];
+	struct lpt_pkt_stats pkt;	/* per type */
 	uint64_t errors;
 	uint64_t skipped;	/* bytes not decoded (before sync, resync) */
 };
@@ -889,13 +891,6 @@ static void dump_packet(struct dump *d, uint64_t offset,
 		emit_line(d, &l, offset, pkt->size);
 }
 
-/* Count a packet for --stats. */
-static inline void count_packet(struct stats *s, const struct lpt_packet *p)
-{
-	s->count[p->type]++;
-	s->bytes[p->type] += p->size;
-}
-
 /*
  * Decode and print packets from the current position until the end
  * (return 0) or a decode error (return it, after printing it).
@@ -912,20 +907,22 @@ static int dump_packets(struct dump *d)
 			diag(d, offset, "error getting offset", err);
 			return err;
 		}
+		if (d->opts->stats) {
+			/* --stats: count without writing packets out. */
+			n = lpt_pkt_count(d->dec, &d->stats.pkt);
+			return n == LPT_ERR_EOS ? 0 : n;
+		}
 		n = lpt_pkt_next_batch(d->dec, pkts, BATCH);
 		if (n < 0) {
 			if (n == LPT_ERR_EOS)
 				return 0;
-			if (!d->opts->stats)
-				diag(d, offset, "error decoding packet", n);
+			diag(d, offset, "error decoding packet", n);
 			return n;
 		}
 		for (i = 0; i < n; i++) {
 			struct lpt_packet *pkt = &pkts[i];
 
-			if (d->opts->stats)
-				count_packet(&d->stats, pkt);
-			else if (pkt->type != LPT_PKT_PAD)
+			if (pkt->type != LPT_PKT_PAD)
 				dump_packet(d, offset, pkt);
 			else if (d->fast_pad)
 				emit_pad(d, offset);
@@ -950,7 +947,12 @@ static int dump(struct dump *d)
 		err = lpt_pkt_sync_forward(d->dec);
 	if (err == LPT_ERR_EOS) {
 		d->stats.skipped = d->len;
-		return 0;
+		fprintf(stderr, "%s: %s: no PSB packet in its %zu bytes, so no "
+			"packet can be decoded: this is not a raw Intel PT "
+			"trace, or its PSBs were lost (a wrapped or truncated "
+			"buffer). --no-sync decodes from offset 0 anyway.\n",
+			d->opts->prog, d->opts->file, d->len);
+		return err;
 	}
 	if (err < 0) {
 		diag(d, 0, "sync error", err);
@@ -991,8 +993,8 @@ static void print_stats(struct dump *d)
 	int t;
 
 	for (t = 0; t < LPT_PKT_NR; t++) {
-		packets += s->count[t];
-		bytes += s->bytes[t];
+		packets += s->pkt.count[t];
+		bytes += s->pkt.bytes[t];
 	}
 
 	p = out_reserve(&d->out, OUT_LINE_MAX);
@@ -1012,7 +1014,7 @@ static void print_stats(struct dump *d)
 	for (t = 0; t < LPT_PKT_NR; t++) {
 		char *col;
 
-		if (!s->count[t])
+		if (!s->pkt.count[t])
 			continue;
 		p = out_reserve(&d->out, OUT_LINE_MAX);
 		col = p;
@@ -1020,14 +1022,14 @@ static void print_stats(struct dump *d)
 			    lpt_pkt_type_name(t));
 		p = put_pad(p, col, 10);
 		col = p;
-		p = put_dec(p, s->count[t]);
+		p = put_dec(p, s->pkt.count[t]);
 		while (p - col < 11) {	/* right-align in 11 columns */
 			memmove(col + 1, col, (size_t)(p - col));
 			*col = ' ';
 			p++;
 		}
 		col = p;
-		p = put_dec(p, s->bytes[t]);
+		p = put_dec(p, s->pkt.bytes[t]);
 		while (p - col < 17) {
 			memmove(col + 1, col, (size_t)(p - col));
 			*col = ' ';
@@ -1060,28 +1062,48 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 	memset(t, 0, sizeof(*t));
 	fd = open(o->file, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "%s: failed to open %s: %d.\n", o->prog,
-			o->file, errno);
+		fprintf(stderr, "%s: cannot open %s: %s.%s\n", o->prog, o->file,
+			strerror(errno), errno == EACCES ?
+			" Check the file's permissions (ptcap writes its files "
+			"for the user who ran it)." : errno == ENOENT ?
+			" Check the name: ptdump wants a raw Intel PT trace, "
+			"such as a ptcap directory's cpu0.pt, or the directory."
+			: "");
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: failed to determine size of %s: %d.\n",
-			o->prog, o->file, errno ? errno : EINVAL);
+	if (fstat(fd, &st) < 0) {
+		fprintf(stderr, "%s: cannot get the size of %s: %s.\n",
+			o->prog, o->file, strerror(errno));
+		goto err_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s is not a regular file; give ptdump a "
+			"trace file (such as a ptcap directory's cpu0.pt) or a "
+			"ptcap directory.\n", o->prog, o->file);
+		goto err_fd;
+	}
+	if (!st.st_size) {
+		fprintf(stderr, "%s: %s is empty: nothing to decode (was "
+			"anything traced? ptcap's config has a status line per "
+			"file).\n", o->prog, o->file);
 		goto err_fd;
 	}
 	if ((uint64_t)st.st_size <= o->from) {
-		fprintf(stderr, "%s: bad offset 0x%llx into %s.\n", o->prog,
-			(unsigned long long)o->from, o->file);
+		fprintf(stderr, "%s: offset 0x%llx is beyond the end of %s (%llu "
+			"bytes); give an offset below its size.\n", o->prog,
+			(unsigned long long)o->from, o->file,
+			(unsigned long long)st.st_size);
 		goto err_fd;
 	}
 	end = (uint64_t)st.st_size;
 	if (o->size) {
 		if (o->from + o->size < o->from ||
 		    o->from + o->size > end) {
-			fprintf(stderr, "%s: bad range 0x%llx in %s.\n",
-				o->prog,
+			fprintf(stderr, "%s: range end 0x%llx is beyond the end "
+				"of %s (%llu bytes); give an end up to its "
+				"size.\n", o->prog,
 				(unsigned long long)(o->from + o->size),
-				o->file);
+				o->file, (unsigned long long)st.st_size);
 			goto err_fd;
 		}
 		end = o->from + o->size;
@@ -1105,8 +1127,9 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 
 	t->buf = malloc(t->len);
 	if (!t->buf) {
-		fprintf(stderr, "%s: failed to allocate memory for %s.\n",
-			o->prog, o->file);
+		fprintf(stderr, "%s: out of memory for the %zu bytes of %s; "
+			"dump it in parts with %s:FROM-TO.\n", o->prog, t->len,
+			o->file, o->file);
 		goto err_fd;
 	}
 	while (done < t->len) {
@@ -1116,8 +1139,9 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fprintf(stderr, "%s: failed to load %s: %d.\n",
-				o->prog, o->file, n < 0 ? errno : EIO);
+			fprintf(stderr, "%s: cannot read %s: %s.\n",
+				o->prog, o->file,
+				n < 0 ? strerror(errno) : "file shrank while read");
 			free(t->buf);
 			t->buf = NULL;
 			goto err_fd;
@@ -1141,23 +1165,20 @@ static void unload_trace(struct trace *t)
 	t->buf = NULL;
 }
 
-int main(int argc, char **argv)
+/* Dump @opts->file; return the exit status (enum ptdump_exit). */
+static int dump_file(const struct ptdump_options *o)
 {
-	struct ptdump_options opts;
+	struct ptdump_options opts = *o;
 	struct lpt_pkt_config cfg;
 	struct dump d;
 	struct trace trace;
 	int ret, err;
 
-	ret = ptdump_parse_args(argc, argv, &opts);
-	if (ret)
-		return ret > 0 ? 0 : 1;
-
 	memset(&d, 0, sizeof(d));
 	d.opts = &opts;
 	if (out_init(&d.out, STDOUT_FILENO, 1u << 20) < 0) {
 		fprintf(stderr, "%s: out of memory.\n", opts.prog);
-		return 1;
+		return PTDUMP_EXIT_ERROR;
 	}
 
 	lpt_pkt_config_init(&cfg);
@@ -1181,7 +1202,7 @@ int main(int argc, char **argv)
 
 	if (load_trace(&opts, &trace) < 0) {
 		out_fini(&d.out);
-		return 1;
+		return PTDUMP_EXIT_ERROR;
 	}
 	d.buf = trace.buf;
 	d.len = trace.len;
@@ -1191,7 +1212,7 @@ int main(int argc, char **argv)
 		diag(&d, 0, "failed to allocate decoder", 0);
 		unload_trace(&trace);
 		out_fini(&d.out);
-		return 1;
+		return PTDUMP_EXIT_ERROR;
 	}
 	reset_tracking(&d);
 	init_names();
@@ -1211,9 +1232,71 @@ int main(int argc, char **argv)
 	unload_trace(&trace);
 	err = out_fini(&d.out);
 	if (err < 0) {
-		fprintf(stderr, "%s: write error: %s.\n", opts.prog,
-			strerror(-err));
-		return 1;
+		fprintf(stderr, "%s: cannot write the output: %s.\n",
+			opts.prog, strerror(-err));
+		return PTDUMP_EXIT_ERROR;
 	}
-	return ret < 0 ? 1 : 0;
+	return ret < 0 ? PTDUMP_EXIT_ERROR : PTDUMP_EXIT_OK;
+}
+
+/*
+ * ptdump DIR: every trace of the ptcap directory, in version order, each
+ * after a line "== DIR/NAME", with DIR/config's parameters. Returns the
+ * worst exit status.
+ */
+static int dump_dir(struct ptdump_options *o)
+{
+	const char *dir = o->file;
+	char **names, path[PATH_MAX];
+	size_t n, i;
+	int ret = PTDUMP_EXIT_OK, r;
+
+	if (o->from || o->size) {
+		fprintf(stderr, "%s: %s is a directory: a range applies to one "
+			"trace file (%s/cpu0.pt:FROM-TO).\n", o->prog, dir, dir);
+		return PTDUMP_EXIT_USAGE;
+	}
+	if (ptdump_capdir_apply(o, dir) < 0)
+		return PTDUMP_EXIT_ERROR;
+	if (ptcap_dir_list_traces(dir, &names, &n)) {
+		fprintf(stderr, "%s: cannot list %s: %s.\n", o->prog, dir,
+			strerror(errno));
+		return PTDUMP_EXIT_ERROR;
+	}
+	if (!n)
+		fprintf(stderr, "%s: %s holds no *.pt trace file: did the "
+			"capture end before tracing started?\n", o->prog, dir);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		printf("== %s\n", path);
+		fflush(stdout);
+		o->file = path;
+		r = dump_file(o);
+		if (r > ret)
+			ret = r;
+	}
+	ptcap_dir_free_names(names, n);
+	o->file = (char *)dir;
+	return n ? ret : PTDUMP_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptdump_options opts;
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	ret = ptdump_parse_args(argc, argv, &opts);
+	if (ret)
+		return ret > 0 ? PTDUMP_EXIT_OK : PTDUMP_EXIT_USAGE;
+
+	if (!stat(opts.file, &st) && S_ISDIR(st.st_mode))
+		return dump_dir(&opts);
+	/* DIR/cpu0.pt of a ptcap directory: its config gives the defaults. */
+	if (ptdump_capdir_of(opts.file, dir, sizeof(dir)) &&
+	    ptdump_capdir_apply(&opts, dir) < 0)
+		fprintf(stderr, "%s: going on without %s/config.\n", opts.prog,
+			dir);
+	return dump_file(&opts);
 }

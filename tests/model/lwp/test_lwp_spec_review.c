@@ -911,6 +911,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_4_2_lwp_cfg_gp_rules);
 	tcase_add_test(tc, test_4_3_cbaddr_zero_discards_without_flush);
 	tcase_add_test(tc, test_4_1_xcr0_clear_zeroes_cbaddr);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("instructions");
@@ -924,12 +926,16 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_5_4_record_fields_and_sizes);
 	tcase_add_test(tc, test_5_4_lwpins_cf_via_decoder);
 	tcase_add_test(tc, test_5_4_two_records_same_ip);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xop");
 	tcase_add_test(tc, test_5_xop_sib_edge_cases);
 	tcase_add_test(tc, test_5_xop_rip_and_addr32);
 	tcase_add_test(tc, test_5_xop_prefix_rules);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xsave");
@@ -937,6 +943,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_7_4_xrstor_small_ring_disables_without_fault);
 	tcase_add_test(tc, test_7_3_7_5_disabled_save_and_processor_values);
 	tcase_add_test(tc, test_7_4_xrstor_no_interrupt_until_next_store);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("events");
@@ -944,6 +952,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_1_1_overrun_reduces_reset);
 	tcase_add_test(tc, test_2_3_branch_fields_and_filters);
 	tcase_add_test(tc, test_6_random_not_applied_to_initial_counter);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

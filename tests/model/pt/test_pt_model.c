@@ -1462,6 +1462,8 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_pmi_storm);
 	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_strings_and_args);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,7 +9,7 @@
  *     (every trace starts with a PSB, so the copies decode as one stream)
  *     so that process start-up does not count; the packet count comes from
  *     `ptdump --stats`;
- *  2. for each mode (default, --no-pad, --raw) both programs run on that
+ *  2. for each mode (default, --no-pad, --raw, --time) both programs run on that
  *     file with stdout to pipes and their output is compared byte for
  *     byte (libipt's ptdump only; a difference is reported with the first
  *     differing line, it is a bug);
@@ -18,6 +18,12 @@
  *     interleaved, stdout to /dev/null; the figure is the best CPU time
  *     (user + system) of the child, from wait4(), since wall time on a
  *     shared machine mostly measures the other users.
+ *
+ *  4. `ptdump --stats` as a whole process (issue 17.1) on STATS_MIB (256)
+ *     MiB of the qemu, mruby and avscript traces repeated, written once
+ *     to build/bench-data/ (never committed), against ipt_pkt_loop (a
+ *     whole process running libipt's pt_pkt_next() over the same file the
+ *     way libipt's ptdump loads and loops); packet counts compared first.
  *
  * Printed per trace and mode: MB/s of trace and M packets/s for each
  * program and the ratio of their CPU times. The reference is libipt's
@@ -29,7 +35,8 @@
  *
  * Usage: bench_ptdump [-r REPS] [-n REF_REPS] [-p PTDUMP] [-R LIBIPT_PTDUMP]
  *                     [-m MODEL] [-o MODES]
- * MODES: comma-separated subset of default,no-pad,raw (default: all).
+ * MODES: comma-separated subset of default,no-pad,raw,time,stats (default:
+ * all; stats is step 4).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,6 +66,7 @@ static struct mode modes[] = {
 	{ "default", NULL, 1 },
 	{ "no-pad", "--no-pad", 1 },
 	{ "raw", "--raw", 1 },
+	{ "time", "--time", 1 },
 };
 #define NMODES	((int)(sizeof(modes) / sizeof(modes[0])))
 
@@ -68,7 +76,8 @@ struct prog {
 };
 
 static struct prog lwpt = { "lwpt", "" }, ref = { "libipt", "" };
-static int ref_is_model, reps = 5, ref_reps = 3, devnull;
+static struct prog ipt_loop = { "pt_pkt_next loop", "" };
+static int ref_is_model, reps = 5, ref_reps = 3, devnull, stats_on = 1;
 
 /* Geometric mean of the ratios and their minimum, per mode. */
 static double log_ratio_sum[NMODES], min_ratio[NMODES];
@@ -118,34 +127,6 @@ static double timed_run(const struct prog *prog, const char *opt,
 	if (pid < 0 || finish(pid, &cpu) != 0)
 		return -1;
 	return cpu;
-}
-
-/* Packets in @trace, from the "packets:" line of lwpt's ptdump --stats. */
-static unsigned long long count_packets(const char *trace)
-{
-	char tmpl[] = "/tmp/bench_ptdump.XXXXXX";
-	unsigned long long n = 0;
-	char line[256];
-	FILE *f;
-	int fd = mkstemp(tmpl);
-	pid_t pid;
-
-	if (fd < 0)
-		return 0;
-	unlink(tmpl);
-	pid = start(&lwpt, "--stats", trace, fd, -1);
-	if (pid > 0 && finish(pid, NULL) == 0) {
-		lseek(fd, 0, SEEK_SET);
-		f = fdopen(fd, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "packets: %llu", &n) == 1)
-				break;
-		if (f)
-			fclose(f);
-		return n;
-	}
-	close(fd);
-	return 0;
 }
 
 /* One side of an output comparison. */
@@ -305,6 +286,158 @@ static int make_big(const char *path, off_t size, char *name, off_t *big_size)
 	return 0;
 }
 
+#define STATS_MIB	256
+
+/* The traces of issue 17.1, in this order, repeated into the stats file. */
+static const char *const stats_traces[] = {
+	"libxdc/qemu__trace1.pt", "libxdc/mruby__trace.pt",
+	"libxdc/avscript_32__failed_trace_12709_1.pt",
+};
+
+/* Append @path to @out; return its size or -1. */
+static off_t append_file(int out, const char *path)
+{
+	static char buf[1 << 16];
+	off_t done = 0;
+	ssize_t n;
+	int in = open(path, O_RDONLY);
+
+	if (in < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+		done += n;
+	}
+	close(in);
+	return n < 0 ? -1 : done;
+}
+
+/*
+ * @path: the stats traces concatenated and repeated to >= STATS_MIB MiB;
+ * kept between runs (regenerated if its size is off). Returns its size or
+ * -1.
+ */
+static off_t make_stats_file(const char *real, const char *path)
+{
+	char src[PATH_MAX + 64], tmp[PATH_MAX + 72];
+	struct stat st;
+	off_t one = 0, done = 0, n;
+	size_t i;
+	int out;
+
+	for (i = 0; i < sizeof(stats_traces) / sizeof(stats_traces[0]); i++) {
+		snprintf(src, sizeof(src), "%s/%s", real, stats_traces[i]);
+		if (stat(src, &st))
+			return -1;
+		one += st.st_size;
+	}
+	if (one <= 0)
+		return -1;
+	n = ((off_t)STATS_MIB << 20) / one + 1;
+	if (!stat(path, &st) && st.st_size == n * one)
+		return st.st_size;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		return -1;
+	while (done < n * one)
+		for (i = 0; i < sizeof(stats_traces) / sizeof(stats_traces[0]); i++) {
+			off_t r;
+
+			snprintf(src, sizeof(src), "%s/%s", real, stats_traces[i]);
+			r = append_file(out, src);
+			if (r < 0) {
+				close(out);
+				unlink(tmp);
+				return -1;
+			}
+			done += r;
+		}
+	if (close(out) || rename(tmp, path))
+		return -1;
+	return done;
+}
+
+/* "packets: N" from @prog @opt @file's output; 0 if none. */
+static unsigned long long packets_of(const struct prog *prog, const char *opt,
+				     const char *file)
+{
+	char tmpl[] = "/tmp/bench_ptdump.XXXXXX";
+	unsigned long long n = 0;
+	char line[256];
+	FILE *f;
+	int fd = mkstemp(tmpl);
+	pid_t pid;
+
+	if (fd < 0)
+		return 0;
+	unlink(tmpl);
+	pid = start(prog, opt, file, fd, -1);
+	if (pid > 0 && finish(pid, NULL) == 0) {
+		lseek(fd, 0, SEEK_SET);
+		f = fdopen(fd, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "packets: %llu", &n) == 1)
+				break;
+		if (f)
+			fclose(f);
+		return n;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Step 4: whole-process ptdump --stats against the pt_pkt_next() loop. */
+static void bench_stats(const char *real, const char *dir)
+{
+	char path[PATH_MAX + 64];
+	double best[2] = { 1e30, 1e30 };
+	unsigned long long np[2];
+	off_t size;
+	int r, i;
+
+	snprintf(path, sizeof(path), "%s/../bench-data", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/../bench-data/stats-%dM.pt", dir,
+		 STATS_MIB);
+	size = make_stats_file(real, path);
+	if (size < 0) {
+		printf("ptdump --stats: cannot write %s, skipped\n", path);
+		return;
+	}
+	if (access(ipt_loop.path, X_OK)) {
+		printf("ptdump --stats: %s not built, skipped\n", ipt_loop.path);
+		return;
+	}
+	np[0] = packets_of(&lwpt, "--stats", path);
+	np[1] = packets_of(&ipt_loop, NULL, path);
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < 2; i++) {
+			double t = timed_run(i ? &ipt_loop : &lwpt,
+					     i ? NULL : "--stats", path);
+
+			if (t >= 0 && t < best[i])
+				best[i] = t;
+		}
+	printf("\nptdump --stats, whole process, %.0f MiB of the qemu, mruby "
+	       "and avscript traces repeated (%s), best of 3 by CPU time:\n",
+	       (double)size / (1 << 20), path);
+	if (best[0] >= 1e30 || best[1] >= 1e30) {
+		printf("  run failed\n");
+		return;
+	}
+	printf("  lwpt ptdump --stats       %6.3f s  %7.1f MB/s\n", best[0],
+	       (double)size / best[0] / 1e6);
+	printf("  libipt pt_pkt_next() loop %6.3f s  %7.1f MB/s\n", best[1],
+	       (double)size / best[1] / 1e6);
+	printf("  ratio %.1fx (required >= 4x, goal 8x); packets %llu vs %llu%s\n",
+	       best[1] / best[0], np[0], np[1],
+	       np[0] == np[1] ? " (equal)" : " - PACKET COUNTS DIFFER");
+}
+
 static const char *find_real(char *buf, size_t size)
 {
 	const char *env = getenv("LWPT_SHARED");
@@ -332,7 +465,7 @@ static void bench_trace(const char *name, const char *path, off_t size)
 
 	if (make_big(path, size, big, &big_size))
 		return;
-	pkts = count_packets(big);
+	pkts = packets_of(&lwpt, "--stats", big);
 	snprintf(label, sizeof(label), "%.22s", name);
 	if (strlen(name) > 22)
 		memcpy(label + 19, "...", 4);
@@ -444,6 +577,7 @@ static void select_modes(const char *list)
 		modes[m].on = p && (p == list || p[-1] == ',') &&
 			      (p[n] == ',' || !p[n]);
 	}
+	stats_on = strstr(list, "stats") != NULL;
 }
 
 int main(int argc, char **argv)
@@ -462,6 +596,7 @@ int main(int argc, char **argv)
 		snprintf(ref.path, sizeof(ref.path),
 			 "%s/../libipt-ptdump/bin/ptdump", dir);
 	snprintf(model, sizeof(model), "%s/bench_printf_model", dir);
+	snprintf(ipt_loop.path, sizeof(ipt_loop.path), "%s/ipt_pkt_loop", dir);
 
 	while ((c = getopt(argc, argv, "r:n:p:R:m:o:")) != -1) {
 		switch (c) {
@@ -487,7 +622,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [-r REPS] [-n REF_REPS] "
 				"[-p PTDUMP] "
 				"[-R LIBIPT_PTDUMP] [-m MODEL] "
-				"[-o default,no-pad,raw]\n", argv[0]);
+				"[-o default,no-pad,raw,time,stats]\n", argv[0]);
 			return 1;
 		}
 	}
@@ -519,18 +654,22 @@ int main(int argc, char **argv)
 	if (devnull < 0)
 		return 1;
 
-	printf("ptdump text output: %s vs %s\n", lwpt.path, ref.path);
-	printf("each trace repeated to >= 16 MiB, stdout to /dev/null, best "
-	       "of %d (lwpt) and %d (%s) runs by the child's CPU time "
-	       "(user+sys, wait4)%s\n", reps, ref_reps, ref.label,
-	       ref_is_model ? "" :
-	       "; outputs compared byte for byte first");
-	printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "", "", "lwpt",
-	       "lwpt", ref.label, ref.label, "", "");
-	printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "trace", "mode",
-	       "MB/s", "Mpkt/s", "MB/s", "Mpkt/s", "ratio",
-	       ref_is_model ? "" : "output");
-	bench_dir(real);
+	for (m = 0; m < NMODES && !modes[m].on; m++)
+		;
+	if (m < NMODES) {
+		printf("ptdump text output: %s vs %s\n", lwpt.path, ref.path);
+		printf("each trace repeated to >= 16 MiB, stdout to /dev/null, best "
+		       "of %d (lwpt) and %d (%s) runs by the child's CPU time "
+		       "(user+sys, wait4)%s\n", reps, ref_reps, ref.label,
+		       ref_is_model ? "" :
+		       "; outputs compared byte for byte first");
+		printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "", "", "lwpt",
+		       "lwpt", ref.label, ref.label, "", "");
+		printf("%-22s %-7s %7s %7s %9s %7s %8s  %s\n", "trace", "mode",
+		       "MB/s", "Mpkt/s", "MB/s", "Mpkt/s", "ratio",
+		       ref_is_model ? "" : "output");
+		bench_dir(real);
+	}
 
 	for (m = 0; m < NMODES; m++)
 		if (nratios[m])
@@ -538,10 +677,12 @@ int main(int argc, char **argv)
 			       "%.1fx over %d traces\n", modes[m].name,
 			       ref.label, min_ratio[m],
 			       exp(log_ratio_sum[m] / nratios[m]), nratios[m]);
-	if (!ref_is_model)
+	if (!ref_is_model && compared)
 		printf("outputs: %d of %d identical%s\n",
 		       compared - mismatches, compared,
 		       mismatches ? " - OUTPUT MISMATCH, see above" : "");
+	if (stats_on)
+		bench_stats(real, dir);
 	close(devnull);
 	return 0;
 }

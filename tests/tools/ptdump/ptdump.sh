@@ -112,12 +112,15 @@ expect "--raw" 0 "$tmp/raw.exp" --raw "$tmp/a.pt"
 : > "$tmp/empty.exp"
 expect "--quiet" 0 "$tmp/empty.exp" --quiet "$tmp/a.pt"
 
-# The file range: offsets count from <from>; no PSB in range: no output.
+# The file range: offsets count from <from>; no PSB in range: no output,
+# a message and exit status 1 (issue 16.8).
 sed -n '1,3p' "$tmp/a.exp" | sed 's/^0000000000000001/0000000000000000/;
 	s/^0000000000000011/0000000000000010/; s/^0000000000000013/0000000000000012/' \
 	> "$tmp/range.exp"
 expect "file:from-to" 0 "$tmp/range.exp" "$tmp/a.pt:1-0x15"
-expect "file:from, no PSB" 0 "$tmp/empty.exp" "$tmp/a.pt:0x20"
+expect "file:from, no PSB" 1 "$tmp/empty.exp" "$tmp/a.pt:0x20"
+grep -q "a.pt: no PSB packet in its 20 bytes.*--no-sync" "$tmp/err" &&
+	passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: no-PSB message"; }
 expect "file:bad range" 1 "" "$tmp/a.pt:0x10-0x1000"
 
 # --lastip and --exec-mode tracking columns.
@@ -146,14 +149,38 @@ else
 	failed=$((failed + 1)); echo "FAIL: --time"; grep -E 'tsc|mtc' "$tmp/out"
 fi
 
-# Option errors (libipt's exit status: 1).
-expect "--time --tcal" 1 "" --time --tcal "$tmp/a.pt"
-expect "unknown option" 1 "" --bogus "$tmp/a.pt"
-expect "no file" 1 ""
+# Exit statuses (ptdump(1)): usage errors 2, runtime errors 1 with a
+# message naming the file and what to do, never an errno number.
+expect "--time --tcal" 2 "" --time --tcal "$tmp/a.pt"
+expect "unknown option" 2 "" --bogus "$tmp/a.pt"
+expect "no file" 2 ""
+expect "--mtc-freq missing argument" 2 "" --mtc-freq
+expect "--mtc-freq too big" 2 "" --mtc-freq 256 "$tmp/a.pt"
+expect "--cpu bad" 2 "" --cpu 6 "$tmp/a.pt"
+# message_is NAME REGEX: the last command's stderr matches, has no errno.
+message_is() {
+	if grep -qE "$2" "$tmp/err" && ! grep -qE ': -?[0-9]+\.?$' "$tmp/err"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "FAIL: $1 message:"; sed 's/^/    /' "$tmp/err"
+	fi
+}
 expect "missing file" 1 "" "$tmp/nonexistent.pt"
-expect "--mtc-freq missing argument" 1 "" --mtc-freq
-expect "--mtc-freq too big" 1 "" --mtc-freq 256 "$tmp/a.pt"
-expect "--cpu bad" 1 "" --cpu 6 "$tmp/a.pt"
+message_is "missing file" "cannot open .*nonexistent.pt: No such file or directory\. Check the name"
+: > "$tmp/zero.pt"
+expect "empty file" 1 "" "$tmp/zero.pt"
+message_is "empty file" "zero.pt is empty: nothing to decode"
+printf 'no trace here, just text\n' > "$tmp/text.pt"
+expect "no PSB" 1 "" "$tmp/text.pt"
+message_is "no PSB" "text.pt: no PSB packet in its 25 bytes"
+expect "no PSB, --no-sync" 0 "" --no-sync --quiet "$tmp/a.pt"
+expect "offset beyond the end" 1 "" "$tmp/a.pt:0x1000"
+message_is "offset beyond the end" "offset 0x1000 is beyond the end of .*a.pt \(52 bytes\)"
+if [ "$(id -u)" != 0 ]; then
+	cp "$tmp/a.pt" "$tmp/secret.pt" && chmod 000 "$tmp/secret.pt"
+	expect "unreadable file" 1 "" "$tmp/secret.pt"
+	message_is "unreadable file" "Permission denied\. Check the file's permissions"
+fi
 expect "--help" 0 "" --help
 grep -q '^usage:' "$tmp/out" && passed=$((passed + 1)) ||
 	{ failed=$((failed + 1)); echo "FAIL: --help text"; }
@@ -211,6 +238,42 @@ cat > "$tmp/ext.exp" <<'EOF'
 0000000000000033  bep        ip
 EOF
 expect "PWRE/PWRX by the SDM, BBP/BIP/BEP" 0 "$tmp/ext.exp" "$tmp/ext.pt"
+
+# A ptcap directory (issue 15.7): DIR/config gives --cpu, --mtc-freq,
+# --nom-freq and --cpuid-0x15.*; the command line overrides it; `ptdump
+# DIR` dumps every *.pt after a "== DIR/NAME" line.
+mkdir "$tmp/cap"
+cp "$tmp/a.pt" "$tmp/cap/cpu0.pt"
+cp "$tmp/a.pt" "$tmp/cap/cpu10.pt"
+: > "$tmp/cap/cpu2.pt"
+printf 'lwpt-ptcap-config 1\nmode per-cpu\nmtc-freq 0\nnom-freq 0\ncpuid-0x15.eax 1\ncpuid-0x15.ebx 4\n' \
+	> "$tmp/cap/config"
+"$ptdump" --time --mtc-freq 0 --cpuid-0x15.eax 1 --cpuid-0x15.ebx 4 \
+	"$tmp/a.pt" > "$tmp/time.exp"
+grep -q 'tsc *0000ba98765435bb$' "$tmp/time.exp" ||
+	{ failed=$((failed + 1)); echo "FAIL: --time reference"; }
+expect "DIR/cpu0.pt --time takes DIR/config" 0 "$tmp/time.exp" --time "$tmp/cap/cpu0.pt"
+sed 's/^cpuid-0x15.ebx 4$/cpuid-0x15.ebx 8/' "$tmp/cap/config" > "$tmp/cfg" &&
+	mv "$tmp/cfg" "$tmp/cap/config"
+expect "command line overrides DIR/config" 0 "$tmp/time.exp" --time \
+	--cpuid-0x15.ebx 4 "$tmp/cap/cpu0.pt"
+"$ptdump" --time "$tmp/cap/cpu0.pt" > "$tmp/out"
+if ! diff -q "$tmp/time.exp" "$tmp/out" > /dev/null; then passed=$((passed + 1)); else
+	failed=$((failed + 1)); echo "FAIL: DIR/config value not used"; fi
+{
+	echo "== $tmp/cap/cpu0.pt"; cat "$tmp/a.exp"
+	echo "== $tmp/cap/cpu2.pt"
+	echo "== $tmp/cap/cpu10.pt"; cat "$tmp/a.exp"
+} > "$tmp/dir.exp"
+expect "ptdump DIR (an empty trace among them: status 1)" 1 "$tmp/dir.exp" "$tmp/cap"
+message_is "ptdump DIR, empty trace" "cap/cpu2.pt is empty"
+rm "$tmp/cap/cpu2.pt"
+expect "ptdump DIR" 0 "" "$tmp/cap"
+printf 'not a config\n' > "$tmp/cap/config"
+expect "ptdump DIR with a bad config" 1 "" "$tmp/cap"
+message_is "bad config" "cap/config, line 1: .*Is it a ptcap directory"
+expect "DIR/cpu0.pt with a bad config goes on" 0 "$tmp/a.exp" "$tmp/cap/cpu0.pt"
+expect "ptdump DIR:range" 2 "" "$tmp/cap:0x10"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -95,6 +95,8 @@ int main(void)
 
 	tcase_add_test(tc, test_edges);
 	tcase_add_test(tc, test_random);
+	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

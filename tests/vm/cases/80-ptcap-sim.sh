@@ -122,13 +122,14 @@ sb_check() {
 	}' "$1/switches" /tmp/sb.tsc
 }
 
-# tracing: wait until CPU 0's model has TraceEn (ptcap started).
+# tracing: wait until CPU 0's model has TraceEn (ptcap started); fails
+# if ptcap ($pid) exits first. No limit of its own (a loaded host slows
+# TCG without bound): the case's time limit catches a hang.
 wait_tracing() {
-	i=0
-	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
+	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
 	done
-	[ $i -lt 100 ]
 }
 
 for prof in full bdw; do

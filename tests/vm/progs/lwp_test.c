@@ -750,7 +750,8 @@ static void test_threshold(void)
 		LWPINS32(i, i, 9);
 	CHECK(poll(&pfd, 1, 200) == 0, "event before the threshold");
 	LWPINS32(3, 3, 3);
-	CHECK(poll(&pfd, 1, 5000) == 1 && (pfd.revents & POLLIN),
+	/* Returns at once when ready; 60 s only guards a hang (loaded host). */
+	CHECK(poll(&pfd, 1, 60000) == 1 && (pfd.revents & POLLIN),
 	      "no POLLIN after the threshold");
 	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1,
 	      "read count %llu", (unsigned long long)cnt);

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptdump on a ptcap directory: DIR/config as the defaults of the decoder
+ * options (issue 15 point 7). The config is parsed by the ptcap directory
+ * reader that ptflow uses (tools/ptflow/ptcap_dir.c), so both read the
+ * format of Documentation/ptcap-format.rst the same way.
+ */
+#include "tools/ptdump/capdir.h"
+#include "tools/ptflow/ptcap_dir.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int ptdump_capdir_of(const char *file, char *dir, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+	char cfg[4200];
+	struct stat st;
+	int n;
+
+	if (!slash)
+		n = snprintf(dir, size, ".");
+	else if (slash == file)
+		n = snprintf(dir, size, "/");
+	else
+		n = snprintf(dir, size, "%.*s", (int)(slash - file), file);
+	if (n < 0 || (size_t)n >= size)
+		return 0;
+	snprintf(cfg, sizeof(cfg), "%s/config", dir);
+	return !stat(cfg, &st) && S_ISREG(st.st_mode);
+}
+
+int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
+{
+	struct ptcap_config cfg;
+	size_t len;
+	char *text;
+	size_t line = 0;
+	int err;
+
+	err = ptcap_dir_read_file(dir, "config", &text, &len);
+	if (err) {
+		fprintf(stderr, "%s: cannot read %s/config: %s. A ptcap directory "
+			"needs its config file (see ptcap(1)); give the timing "
+			"options by hand otherwise.\n", o->prog, dir,
+			err == -PTCAP_E_IO ? strerror(errno) :
+			ptcap_dir_strerror(err));
+		return -1;
+	}
+	err = ptcap_config_parse(text, len, &cfg, &line);
+	free(text);
+	if (err) {
+		fprintf(stderr, "%s: %s/config, line %zu: %s. Is it a ptcap "
+			"directory of this lwpt version (ptcap-format.rst)?\n",
+			o->prog, dir, line, ptcap_dir_strerror(err));
+		return -1;
+	}
+	if (!o->cpu_given && (cfg.has & PTCAP_HAS_CPU)) {
+		o->have_cpu = 1;
+		o->family = cfg.cpu_family;
+		o->model = cfg.cpu_model;
+		o->stepping = cfg.cpu_stepping;
+	}
+	if (!o->have_mtc_freq && (cfg.has & PTCAP_HAS_MTC_FREQ))
+		o->mtc_freq = cfg.mtc_freq;
+	if (!o->have_nom_freq && (cfg.has & PTCAP_HAS_NOM_FREQ))
+		o->nom_freq = cfg.nom_freq;
+	if (!o->have_cpuid_0x15_eax && (cfg.has & PTCAP_HAS_CPUID_15_EAX))
+		o->cpuid_0x15_eax = cfg.cpuid_15_eax;
+	if (!o->have_cpuid_0x15_ebx && (cfg.has & PTCAP_HAS_CPUID_15_EBX))
+		o->cpuid_0x15_ebx = cfg.cpuid_15_ebx;
+	return 0;
+}

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptflow's instruction-flow speed against a bare libipt pt_insn_next() loop
+# (issue 17.3); figures in Documentation/performance.rst. Its input comes
+# from the flow test's generator (tests/model/pt/trace.mk).
+BENCHES += bench_ptflow
+bench_ptflow_SRCS := tools/ptflow/bench/bench_ptflow.c
+BENCH_HELPERS += ipt_insn_loop
+ipt_insn_loop_SRCS := tools/ptflow/bench/ipt_insn_loop.c \
+	tools/ptflow/ptflow_image.c
+ipt_insn_loop_LDLIBS := -lipt
+bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
