@@ -67,6 +67,16 @@ static void usage(FILE *f, const char *prog)
 "  --time                               print the time stamp (TSC) on each line.\n"
 "  --quiet|-q                           print no flow (errors and --stat still).\n"
 "  --stat                               print instruction and error counts.\n"
+"  --no-symbols                         no <symbol+offset> after addresses.\n"
+"  --line                               add file:line from DWARF debug info.\n"
+"views (instead of the instruction flow):\n"
+"  --calls                              call/return trace: time (ns), thread,\n"
+"                                       depth, function.\n"
+"  --report                             hot spots: instructions and time per\n"
+"                                       function, self and with callees.\n"
+"  --export=chrome <file>               the calls as Chrome Trace Event JSON\n"
+"                                       (Perfetto, chrome://tracing, speedscope).\n"
+"  --tsc-freq <hz>                      TSC frequency for times in ns.\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -213,6 +223,10 @@ static int add_elf(struct ptflow *pf, char *arg)
 	/* "<file>:<base>" unless the file itself exists with that name. */
 	has_base = access(arg, F_OK) && split_number(arg, &base);
 	err = ptflow_image_add_elf(pf->image, pf->iscache, arg, has_base, base);
+	if (err >= 0 && ptflow_sym_add_elf(pf->sym, arg, has_base, base)) {
+		fprintf(stderr, "%s: out of memory\n", pf->prog);
+		return -1;
+	}
 	if (err < 0) {
 		fprintf(stderr, "%s: --elf %s: %s%s%s\n", pf->prog, arg,
 			pt_errstr(pt_errcode(err)),
@@ -368,10 +382,38 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 				path, m->start, pt_errstr(pt_errcode(err)),
 				err == -pte_bad_file ? ": " : "",
 				err == -pte_bad_file ? strerror(errno) : "");
+		else if (ptflow_sym_add_mapping(pf->sym, path, m->start,
+						m->offset))
+			fprintf(stderr, "%s: out of memory\n", pf->prog);
 		free(path);
 	}
 	ptcap_maps_free(&maps);
 	return 0;
+}
+
+/*
+ * The thread of a trace file, from its name (Documentation/ptcap-format.rst):
+ * tid<N>.pt is thread N, cpu<N>.pt all threads on CPU N.
+ */
+static void trace_thread(struct ptflow *pf, const char *name, char *label,
+			 size_t size)
+{
+	unsigned int n;
+	char c;
+
+	pf->pid = 0;
+	pf->tid = 0;
+	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
+		snprintf(label, size, "tid %u", n);
+		pf->pid = n;
+		pf->tid = n;
+	} else if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
+		snprintf(label, size, "cpu %u", n);
+		pf->tid = n;
+	} else {
+		snprintf(label, size, "%s", name);
+	}
+	pf->thread = label;
 }
 
 /* Decode every trace of a ptcap directory. Returns 0 or -1. */
@@ -396,16 +438,18 @@ static int decode_capdir(struct ptflow *pf, const char *dir)
 	}
 
 	for (i = 0; i < count; i++) {
-		char *path;
+		char *path, label[64];
 
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			ret = -1;
 			break;
 		}
-		if (!pf->opt.quiet)
+		trace_thread(pf, names[i], label, sizeof(label));
+		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
 		if (decode_file(pf, path, 0, 0, names[i]))
 			ret = -1;
+		pf->thread = "-";
 		free(path);
 	}
 	ptcap_dir_free_names(names, count);
@@ -437,7 +481,8 @@ static char *opt_value(int argc, char **argv, int *i, const char *name,
 int main(int argc, char **argv)
 {
 	struct ptflow pf;
-	char *pt_arg = NULL, *dir_arg = NULL;
+	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
+	FILE *export_file = NULL;
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
 
@@ -499,6 +544,54 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--stat")) {
 			pf.opt.stat = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-symbols")) {
+			pf.opt.no_symbols = true;
+			continue;
+		}
+		if (!strcmp(a, "--line")) {
+			pf.opt.line = true;
+			continue;
+		}
+		if (!strcmp(a, "--calls")) {
+			pf.opt.calls = true;
+			continue;
+		}
+		if (!strcmp(a, "--report")) {
+			pf.opt.report = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--export", &m);
+		if (m) {
+			if (!v || strcmp(v, "chrome")) {
+				fprintf(stderr, "%s: --export: the format is "
+					"chrome: --export=chrome <file>\n",
+					pf.prog);
+				goto out;
+			}
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: --export=chrome: missing "
+					"output file\n", pf.prog);
+				goto out;
+			}
+			export_arg = argv[++i];
+			pf.opt.export_chrome = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--tsc-freq", &m);
+		if (m) {
+			uint64_t hz;
+
+			/* parse_u64 and ptflow_ticks_to_ns()' limit. */
+			if (!v || !parse_u64(v, 18000000000ull, &hz) || !hz) {
+				fprintf(stderr, "%s: --tsc-freq: expected the "
+					"TSC frequency in Hz (1..18e9)\n",
+					pf.prog);
+				goto out;
+			}
+			pf.par.tsc_freq_hz = hz;
+			pf.par.has_tsc_freq = true;
 			continue;
 		}
 
@@ -602,6 +695,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: warning: no --elf or --raw image: no "
 			"instruction can be decoded\n", pf.prog);
 
+	if (export_arg) {
+		export_file = fopen(export_arg, "w");
+		if (!export_file) {
+			fprintf(stderr, "%s: %s: %s\n", pf.prog, export_arg,
+				strerror(errno));
+			goto out;
+		}
+	}
 	if (pt_arg) {
 		uint64_t from, size;
 
@@ -616,6 +717,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	ptflow_views_finish(&pf);
+	if (export_file) {
+		int e = ptflow_chrome_write(pf.chrome, export_file);
+
+		if (fclose(export_file) || e) {
+			export_file = NULL;
+			fprintf(stderr, "%s: %s: %s\n", pf.prog, export_arg,
+				strerror(errno));
+			goto out;
+		}
+		export_file = NULL;
+	}
 	if (pf.opt.stat) {
 		printf("instructions: %" PRIu64 "\n", pf.insns);
 		printf("errors: %" PRIu64 "\n", pf.errors);
@@ -629,6 +742,8 @@ int main(int argc, char **argv)
 missing:
 	fprintf(stderr, "%s: %s: missing argument\n", pf.prog, argv[i]);
 out:
+	if (export_file)
+		fclose(export_file);
 	if (fflush(stdout) && ret != PTFLOW_EXIT_USAGE) {
 		fprintf(stderr, "ptflow: write error: %s\n", strerror(errno));
 		ret = PTFLOW_EXIT_USAGE;

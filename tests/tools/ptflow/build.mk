@@ -10,7 +10,9 @@ test_ptcap_dir_LIBS := pt
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
-	tools/ptflow/ptflow_disasm.c
-test_ptflow_decode_LDLIBS := -lipt -lcapstone
+	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
+	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
+	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c
+test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
