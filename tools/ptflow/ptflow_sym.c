@@ -175,12 +175,10 @@ static int sym_report(struct ptflow_sym *sym, const char *path, uint64_t bias)
 	/* ET_DYN with add_p_vaddr: @bias is added to every p_vaddr. */
 	mod = dwfl_report_elf(sym->dwfl, base_name(path), path, -1,
 			      (GElf_Addr)bias, true);
-	if (!mod) {
-		if (sym->err)
-			fprintf(sym->err, "%s: note: %s: no symbols: %s\n",
-				sym->prog, path, dwfl_errmsg(-1));
+	/* Fails only for a range that overlaps a file added before (the
+	 * same file under another name, or given twice): that one names it. */
+	if (!mod)
 		return 0;
-	}
 	if (dwfl_module_getsymtab(mod) <= 0 && sym->err)
 		fprintf(sym->err, "%s: note: %s has no symbol table (stripped): "
 			"its code is shown by address only\n", sym->prog, path);
