@@ -16,3 +16,9 @@ test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
+
+# ptflow's views against single-stepping (issue 15): needs the PT
+# generator's flow test (its traces) and the VM's ground-truth program,
+# which runs on the host as well.
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_calls.sh
+$(O)/tests/test_ptflow_decode: $(O)/vm-bin/pt_flow_gt
