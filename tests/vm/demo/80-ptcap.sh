@@ -28,7 +28,7 @@ head -n 24 /tmp/ptflow.out
 echo "(ptflow exit status $rc, $(grep -c -E '^[0-9a-f]{16} ' /tmp/ptflow.out) instructions)"
 echo
 echo "== The decoded flow against ptrace single-stepping of the same program"
-ptflow --no-inst /tmp/hello | grep -E '^[0-9a-f]{16}$' >/tmp/flow.txt
+ptflow --no-inst --no-symbols /tmp/hello | grep -E '^[0-9a-f]{16}$' >/tmp/flow.txt
 # The same environment and output (a file: stdio buffers it the same way).
 env -i /bin/pt_flow_gt -o /tmp/gt.txt /bin/ptcap_hello >/tmp/gt.out 2>/dev/null
 if cmp -s /tmp/gt.txt /tmp/flow.txt; then

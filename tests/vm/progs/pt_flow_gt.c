@@ -7,7 +7,7 @@
  *
  * Runs PROG stopped at its exec, then PTRACE_SINGLESTEPs it to its end and
  * prints the IP of every user-mode instruction it executes, one per line as
- * 16 lower-case hex digits (ptflow --no-inst prints the same), to FILE or
+ * 16 lower-case hex digits (ptflow --no-inst --no-symbols prints the same), to FILE or
  * standard output (which PROG then shares: its output changes its flow). A REP string
  * instruction traps after each iteration with RIP unchanged: it is printed
  * once, as a trace shows it (Documentation/pt-model.rst, choice 9).
