@@ -20,6 +20,8 @@
 struct sym_file {
 	char *path;
 	uint64_t bias;
+	uint64_t addr;		/* an address inside it */
+	bool checked;		/* stripped or not, noted */
 };
 
 struct ptflow_sym {
@@ -76,12 +78,31 @@ static void sym_begin(struct ptflow_sym *sym)
 	}
 }
 
-/* Close the report session before a lookup. */
+/*
+ * Close the report session before a lookup, and note the new files that
+ * have no symbol table (libdwfl computes a module's bias at the end of
+ * the report: its symbols are only asked for after that).
+ */
 static void sym_end(struct ptflow_sym *sym)
 {
-	if (sym->reporting) {
-		dwfl_report_end(sym->dwfl, NULL, NULL);
-		sym->reporting = false;
+	size_t i;
+
+	if (!sym->reporting)
+		return;
+	dwfl_report_end(sym->dwfl, NULL, NULL);
+	sym->reporting = false;
+	for (i = 0; i < sym->nfiles; i++) {
+		struct sym_file *f = &sym->files[i];
+		Dwfl_Module *mod;
+
+		if (f->checked)
+			continue;
+		f->checked = true;
+		mod = dwfl_addrmodule(sym->dwfl, f->addr);
+		if (mod && dwfl_module_getsymtab(mod) <= 0 && sym->err)
+			fprintf(sym->err, "%s: note: %s has no symbol table "
+				"(stripped): its code is shown by address "
+				"only\n", sym->prog, f->path);
 	}
 }
 
@@ -100,7 +121,8 @@ static const char *base_name(const char *path)
  * Returns 0, or -1 if the file is no ELF with a loadable segment.
  */
 static int elf_bias(const char *path, bool by_offset, uint64_t off,
-		    uint64_t addr, uint64_t *bias, bool *is_exec)
+		    uint64_t addr, uint64_t *bias, bool *is_exec,
+		    uint64_t *low_out)
 {
 	uint64_t low = UINT64_MAX;
 	bool found = false;
@@ -141,6 +163,7 @@ static int elf_bias(const char *path, bool by_offset, uint64_t off,
 	if (found) {
 		if (*is_exec)
 			*bias = 0;
+		*low_out = low;
 		ret = 0;
 	}
 out:
@@ -149,16 +172,22 @@ out:
 	return ret;
 }
 
-/* Report @path at @bias unless it already is. Returns 0 or -1 (memory). */
-static int sym_report(struct ptflow_sym *sym, const char *path, uint64_t bias)
+/*
+ * Report @path at @bias, @addr an address inside it, unless it already is
+ * (at any bias: one process maps a file once; its first mapping, the one
+ * at the lowest address with file offset 0 as ld.so maps, sets the bias;
+ * later ones, e.g. a RELRO page that shares a file page with .rodata, are
+ * ambiguous by offset alone). Returns 0 or -1 (memory).
+ */
+static int sym_report(struct ptflow_sym *sym, const char *path, uint64_t bias,
+		      uint64_t addr)
 {
 	struct sym_file *f;
 	Dwfl_Module *mod;
 	size_t i;
 
 	for (i = 0; i < sym->nfiles; i++)
-		if (sym->files[i].bias == bias &&
-		    !strcmp(sym->files[i].path, path))
+		if (!strcmp(sym->files[i].path, path))
 			return 0;
 	f = realloc(sym->files, (sym->nfiles + 1) * sizeof(*f));
 	if (!f)
@@ -169,6 +198,8 @@ static int sym_report(struct ptflow_sym *sym, const char *path, uint64_t bias)
 	if (!f->path)
 		return -1;
 	f->bias = bias;
+	f->addr = addr;
+	f->checked = false;
 	sym->nfiles++;
 
 	sym_begin(sym);
@@ -178,10 +209,7 @@ static int sym_report(struct ptflow_sym *sym, const char *path, uint64_t bias)
 	/* Fails only for a range that overlaps a file added before (the
 	 * same file under another name, or given twice): that one names it. */
 	if (!mod)
-		return 0;
-	if (dwfl_module_getsymtab(mod) <= 0 && sym->err)
-		fprintf(sym->err, "%s: note: %s has no symbol table (stripped): "
-			"its code is shown by address only\n", sym->prog, path);
+		sym->files[sym->nfiles - 1].checked = true;
 	return 0;
 }
 
@@ -191,9 +219,11 @@ int ptflow_sym_add_mapping(struct ptflow_sym *sym, const char *path,
 	uint64_t bias = 0;
 	bool is_exec = false;
 
-	if (elf_bias(path, true, offset, start, &bias, &is_exec))
+	uint64_t low;
+
+	if (elf_bias(path, true, offset, start, &bias, &is_exec, &low))
 		return 0;
-	return sym_report(sym, path, bias);
+	return sym_report(sym, path, bias, start);
 }
 
 int ptflow_sym_add_elf(struct ptflow_sym *sym, const char *path,
@@ -202,9 +232,14 @@ int ptflow_sym_add_elf(struct ptflow_sym *sym, const char *path,
 	uint64_t bias = 0;
 	bool is_exec = false;
 
-	if (has_base && elf_bias(path, false, 0, base, &bias, &is_exec))
+	uint64_t low;
+
+	if (elf_bias(path, false, 0, base, &bias, &is_exec, &low))
 		return 0;
-	return sym_report(sym, path, bias);
+	if (!has_base)
+		bias = 0;
+	/* An address inside: the lowest PT_LOAD's page, moved. */
+	return sym_report(sym, path, bias, low + bias);
 }
 
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,

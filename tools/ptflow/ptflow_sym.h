@@ -55,9 +55,10 @@ void ptflow_sym_free(struct ptflow_sym *sym);
  *          /proc/PID/maps and a ptcap `maps` line).
  *
  * The load bias is the one that puts the PT_LOAD segment holding @offset
- * at @start (ET_EXEC files are never moved). Several mappings of one file
- * with the same bias add it once. Files that are not ELF are skipped
- * (they may be data).
+ * at @start (ET_EXEC files are never moved). A file is added once, by its
+ * first mapping (give mappings in address order, as /proc/PID/maps and
+ * ptcap's `maps` list them); later mappings of it are ignored. Files that
+ * are not ELF are skipped (they may be data).
  *
  * Return: 0 (also when skipped); -1 when out of memory.
  */

@@ -22,3 +22,10 @@ SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
 # which runs on the host as well.
 SCRIPT_TESTS += tests/tools/ptflow/ptflow_calls.sh
 $(O)/tests/test_ptflow_decode: $(O)/vm-bin/pt_flow_gt
+
+UNIT_TESTS += test_ptflow_views
+test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
+	tools/ptflow/ptflow_chrome.c
+test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl
