@@ -421,6 +421,48 @@ rc=$?
 [ $rc -eq 1 ] && grep -q 'no trace progress' "$tmp/l.err" && pass ||
 	fail "endless jmp loop: rc=$rc $(cat "$tmp/l.err")"
 
+# ---- symbols, views and time on the DynamoRIO trace (issue 15) -------------
+# shellcheck disable=SC2086
+"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/sym" 2>&1
+sed -n 5p "$tmp/sym" | grep -qx '0000000000401000 <_start>  movl $1, %eax' &&
+	grep -qx '0000000000401025 <_start+0x25>  syscall' "$tmp/sym" &&
+	sed -E 's/ <_start(\+0x[0-9a-f]+)?>//' "$tmp/sym" | cmp -s - "$tmp/full" &&
+	pass || fail "symbols: $(head -n 6 "$tmp/sym")"
+# shellcheck disable=SC2086
+"$PTFLOW" --calls --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/calls" 2>&1
+cat > "$tmp/calls.expect" <<'EOF'
+           0  -           enabled _start
+        8336  -           interrupt _start
+        8554  -           syscall
+       26741  -           syscall
+EOF
+cmp -s "$tmp/calls" "$tmp/calls.expect" && pass ||
+	{ fail "--calls on dynamorio"; diff "$tmp/calls.expect" "$tmp/calls"; }
+# shellcheck disable=SC2086
+"$PTFLOW" --report --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/rep" 2>&1
+grep -qx '\[report -: 8 instructions, 18187 ns\]' "$tmp/rep" &&
+	grep -qE '^ +8 +8 +100\.00 +0 +18187 +18187  _start$' "$tmp/rep" &&
+	pass || fail "--report on dynamorio: $(cat "$tmp/rep")"
+# Time: libipt's estimate at each syscall (ptflow --time; SDM 33.8.3 with
+# MTC, TMA, CYC, CBR) equals libpt's (ptdump --time) at the CYC before the
+# TIP.PGD it causes.
+PTDUMP=${PTDUMP:-$O/bin/ptdump}
+if [ -x "$PTDUMP" ]; then
+	# shellcheck disable=SC2086
+	"$PTDUMP" --time --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 \
+		--cpuid-0x15.ebx 308 "$dyn/dynamorio.pt" 2>/dev/null |
+		awk '/ tsc  [0-9a-f]+$/ { t = $NF } / tip\.pgd / { print t }' |
+		tail -n 2 > "$tmp/t.libpt"
+	# shellcheck disable=SC2086
+	"$PTFLOW" --no-symbols --time --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" \
+		$params | awk '/syscall$/ { print $1 }' > "$tmp/t.libipt"
+	[ -s "$tmp/t.libpt" ] && cmp -s "$tmp/t.libpt" "$tmp/t.libipt" && pass ||
+		fail "time: libpt $(cat "$tmp/t.libpt") libipt $(cat "$tmp/t.libipt")"
+fi
+usage_case "--export without file" --export=chrome
+usage_case "--export=json" --export=json x.json "$dyn"
+usage_case "--tsc-freq 0" --tsc-freq 0 "$dyn"
+
 # ---- real traces without images: clean errors, bounded time ---------------
 for t in "$data"/real/libxdc/*.pt; do
 	[ -f "$t" ] || continue
