@@ -56,7 +56,7 @@ sed -E 's/^[0-9a-f]{16} <([^>+]*)(\+0x[0-9a-f]+)?>.*/\1/;t;s/.*/[unknown in trac
 ptflow --report /tmp/exec >/tmp/report.out 2>/tmp/report.err ||
 	fail "ptflow --report: $(cat /tmp/report.err)" || exit 1
 # Without timing packets between instructions the rows have 4 numbers.
-if sed -n 2p /tmp/report.out | grep -q self-ns; then cols=6; else cols=4; fi
+if sed -n 2p /tmp/report.out | grep -qE 'self-(ns|ticks)'; then cols=6; else cols=4; fi
 awk -v c=$cols 'NR > 2 { n = $1; for (i = 1; i <= c; i++) $i = ""; sub(/^ +/, "");
 	print $0 "=" n }' /tmp/report.out | sort >/tmp/rep_count.txt
 cmp -s /tmp/gt_count.txt /tmp/rep_count.txt ||
