@@ -57,8 +57,13 @@ ptflow --report /tmp/exec >/tmp/report.out 2>/tmp/report.err ||
 	fail "ptflow --report: $(cat /tmp/report.err)" || exit 1
 # Without timing packets between instructions the rows have 4 numbers.
 if sed -n 2p /tmp/report.out | grep -qE 'self-(ns|ticks)'; then cols=6; else cols=4; fi
-awk -v c=$cols 'NR > 2 { n = $1; for (i = 1; i <= c; i++) $i = ""; sub(/^ +/, "");
-	print $0 "=" n }' /tmp/report.out | sort >/tmp/rep_count.txt
+# One table per trace file (cpu0.pt; cpu1.pt holds no user code of the
+# program), then the total when there are several: the last table.
+awk -v c=$cols '/^\[report / { delete row; k = 0; skip = 2 }
+	skip { skip--; next }
+	{ n = $1; for (i = 1; i <= c; i++) $i = ""; sub(/^ +/, ""); row[k++] = $0 "=" n }
+	END { for (i = 0; i < k; i++) print row[i] }' /tmp/report.out |
+	sort >/tmp/rep_count.txt
 cmp -s /tmp/gt_count.txt /tmp/rep_count.txt ||
 	{ diff /tmp/gt_count.txt /tmp/rep_count.txt | head; false; } ||
 	fail "--report counts differ from single-stepping" || exit 1
