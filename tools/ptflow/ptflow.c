@@ -27,6 +27,7 @@
 #include "tools/ptflow/ptcap_dir.h"
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
+#include "tools/ptflow/ptflow_jit.h"
 
 #define PTFLOW_VERSION	"1.0"
 
@@ -52,6 +53,9 @@ static void usage(FILE *f, const char *prog)
 "  --raw <file>[:<from>[-<to>]]:<base>  load bytes of <file> at address <base>.\n"
 "  <ptcap-directory>                    decode every *.pt file of a ptcap directory\n"
 "                                       with its config and maps files.\n"
+"  --jitdump <file>                     load the code and names of a jitdump\n"
+"                                       (jit-<pid>.dump, perf's format).\n"
+"  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
 "decoder parameters (override the ptcap config):\n"
 "  --cpu none|<f>/<m>[/<s>]             cpu family/model/stepping (for errata).\n"
 "  --mtc-freq <n>                       IA32_RTIT_CTL.MTCFreq.\n"
@@ -264,6 +268,39 @@ static int add_raw(struct ptflow *pf, char *arg)
 	return 0;
 }
 
+/* --jitdump FILE, or a jit-<pid>.dump line of a capture's maps. */
+static int add_jitdump(struct ptflow *pf, const char *path)
+{
+	size_t n;
+	int err;
+
+	err = ptflow_jit_read_dump(path, pf->image, pf->iscache, pf->sym, &n);
+	if (err) {
+		fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
+			ptflow_jit_strerror(err),
+			err == -PTFLOW_JIT_E_IO ? ": " : "",
+			err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int add_perf_map(struct ptflow *pf, const char *path)
+{
+	size_t n;
+	int err;
+
+	err = ptflow_jit_read_perf_map(path, pf->sym, &n);
+	if (err) {
+		fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
+			ptflow_jit_strerror(err),
+			err == -PTFLOW_JIT_E_IO ? ": " : "",
+			err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
 static bool parse_cpu(const char *arg, struct ptflow_params *par)
 {
 	uint64_t f, m, s = 0;
@@ -372,6 +409,13 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 			ptcap_maps_free(&maps);
 			fprintf(stderr, "%s: out of memory\n", pf->prog);
 			return -1;
+		}
+		/* A JIT's marker mapping of its jitdump (perf's
+		 * convention): the code is in the file's records. */
+		if (ptflow_jit_is_dump(path)) {
+			(void)add_jitdump(pf, path);
+			free(path);
+			continue;
 		}
 		/* A mapping we cannot load only costs decode errors later. */
 		err = ptflow_image_add_raw(pf->image, pf->iscache, path,
@@ -626,6 +670,23 @@ int main(int argc, char **argv)
 			if (add_raw(&pf, v))
 				goto out;
 			have_image = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--jitdump", &m);
+		if (m) {
+			if (!v)
+				goto missing;
+			if (add_jitdump(&pf, v))
+				goto out;
+			have_image = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--perf-map", &m);
+		if (m) {
+			if (!v)
+				goto missing;
+			if (add_perf_map(&pf, v))
+				goto out;
 			continue;
 		}
 		v = opt_value(argc, argv, &i, "--cpu", &m);

@@ -24,8 +24,17 @@ struct sym_file {
 	bool checked;		/* stripped or not, noted */
 };
 
+/* A symbol of generated code (ptflow_sym_add_symbol()). */
+struct sym_extra {
+	char *name;
+	char *module;
+	uint64_t start, size;
+};
+
 struct ptflow_sym {
 	Dwfl *dwfl;
+	struct sym_extra *extra;
+	size_t nextra;
 	bool reporting;		/* between dwfl_report_begin_add and _end */
 	struct sym_file *files;
 	size_t nfiles;
@@ -63,6 +72,11 @@ void ptflow_sym_free(struct ptflow_sym *sym)
 	if (!sym)
 		return;
 	dwfl_end(sym->dwfl);
+	for (i = 0; i < sym->nextra; i++) {
+		free(sym->extra[i].name);
+		free(sym->extra[i].module);
+	}
+	free(sym->extra);
 	for (i = 0; i < sym->nfiles; i++)
 		free(sym->files[i].path);
 	free(sym->files);
@@ -242,9 +256,49 @@ int ptflow_sym_add_elf(struct ptflow_sym *sym, const char *path,
 	return sym_report(sym, path, bias, low + bias);
 }
 
+int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
+			  uint64_t start, uint64_t size, const char *module)
+{
+	struct sym_extra *e;
+
+	e = realloc(sym->extra, (sym->nextra + 1) * sizeof(*e));
+	if (!e)
+		return -1;
+	sym->extra = e;
+	e = &sym->extra[sym->nextra];
+	e->name = strdup(name);
+	e->module = strdup(module);
+	e->start = start;
+	e->size = size;
+	if (!e->name || !e->module) {
+		free(e->name);
+		free(e->module);
+		return -1;
+	}
+	sym->nextra++;
+	return 0;
+}
+
+/* The newest extra symbol covering @addr, or NULL. */
+static const struct sym_extra *sym_extra_find(const struct ptflow_sym *sym,
+					      uint64_t addr)
+{
+	size_t i;
+
+	for (i = sym->nextra; i > 0; i--) {
+		const struct sym_extra *e = &sym->extra[i - 1];
+
+		if (addr >= e->start && addr - e->start < e->size)
+			return e;
+	}
+	return NULL;
+}
+
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out)
 {
+	const struct sym_extra *e;
+
 	Dwfl_Module *mod;
 	GElf_Addr off = 0, low = 0;
 	GElf_Sym s;
@@ -254,8 +308,18 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		return false;
 	sym_end(sym);
 	mod = dwfl_addrmodule(sym->dwfl, addr);
-	if (!mod)
-		return false;
+	if (!mod) {
+		e = sym_extra_find(sym, addr);
+		if (!e)
+			return false;
+		out->name = e->name;
+		out->start = e->start;
+		out->size = e->size;
+		out->offset = addr - e->start;
+		out->module = e->module;
+		out->module_start = e->start;
+		return true;
+	}
 	out->module = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL,
 				       NULL, NULL);
 	out->module_start = low;

@@ -79,6 +79,23 @@ int ptflow_sym_add_elf(struct ptflow_sym *sym, const char *path,
 		       bool has_base, uint64_t base);
 
 /**
+ * ptflow_sym_add_symbol() - name a range outside every ELF file (JIT code
+ * from a jitdump or a perf map, ptflow_jit.h).
+ * @sym:    the table.
+ * @name:   the function's name, copied.
+ * @start:  its first address.
+ * @size:   its length in bytes (> 0).
+ * @module: a module name for it (e.g. "jit-123.dump"), copied.
+ *
+ * Used for addresses that no ELF file covers; a later symbol covering the
+ * same address wins (code reloaded at an address).
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
+			  uint64_t start, uint64_t size, const char *module);
+
+/**
  * ptflow_sym_lookup() - the symbol, module and line of an address.
  * @sym:       the table (NULL: nothing is found).
  * @addr:      a virtual address.
