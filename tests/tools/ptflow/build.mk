@@ -27,5 +27,6 @@ UNIT_TESTS += test_ptflow_views
 test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
 	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
-	tools/ptflow/ptflow_chrome.c
+	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
+	tools/ptflow/ptflow_image.c tools/lwpt-jitdemo/jit_dump.c
 test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl

@@ -16,7 +16,9 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "tools/lwpt-jitdemo/jit_dump.h"
 #include "tools/ptflow/ptflow_calls.h"
+#include "tools/ptflow/ptflow_jit.h"
 #include "tools/ptflow/ptflow_chrome.h"
 #include "tools/ptflow/ptflow_report.h"
 #include "tools/ptflow/ptflow_sym.h"
@@ -399,6 +401,73 @@ START_TEST(test_chrome_order)
 }
 END_TEST
 
+/* --- JIT code: lwpt-jitdemo's writer, ptflow's readers ------------------- */
+
+/* Code bytes of a made-up function, at a made-up address. */
+static const uint8_t jit_code[] = { 0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0, 0xc3 };
+
+START_TEST(test_jit_round_trip)
+{
+	struct pt_image_section_cache *isc = pt_iscache_alloc(NULL);
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct ptflow_sym *sym = ptflow_sym_alloc(NULL, "test");
+	char dir[] = "/tmp/ptflow-jit-XXXXXX", dump[128], map[64];
+	struct ptflow_symbol s;
+	uint8_t *copy;
+	size_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("LWPT_JITDUMP_DIR", dir, 1);
+	/* The writer takes the code where it is: a copy stands for it. */
+	copy = malloc(sizeof(jit_code));
+	memcpy(copy, jit_code, sizeof(jit_code));
+	ck_assert_int_eq(jit_dump_code("jit_add", copy, sizeof(jit_code)), 0);
+	ck_assert_int_eq(jit_dump_code("jit_second", copy + 3, 4), 0);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, (int)getpid());
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	ck_assert(ptflow_jit_is_dump(dump));
+	ck_assert(!ptflow_jit_is_dump("/tmp/jit-.dumpx"));
+
+	ck_assert_int_eq(ptflow_jit_read_dump(dump, image, isc, sym, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(ptflow_sym_lookup(sym, (uint64_t)(uintptr_t)copy + 2, false,
+				    &s));
+	ck_assert_str_eq(s.name, "jit_add");
+	ck_assert_uint_eq(s.offset, 2);
+	/* The later record covers its range (code reloaded there). */
+	ck_assert(ptflow_sym_lookup(sym, (uint64_t)(uintptr_t)copy + 3, false,
+				    &s));
+	ck_assert_str_eq(s.name, "jit_second");
+	ck_assert_ptr_nonnull(strstr(s.module, "jit-"));
+	ptflow_sym_free(sym);
+
+	sym = ptflow_sym_alloc(NULL, "test");
+	ck_assert_int_eq(ptflow_jit_read_perf_map(map, sym, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(ptflow_sym_lookup(sym, (uint64_t)(uintptr_t)copy, false,
+				    &s));
+	ck_assert_str_eq(s.name, "jit_add");
+
+	/* A cut record ends the file; a bad header is refused. */
+	ck_assert_int_eq(truncate(dump, 40 + 56 + 8 + 7 + 10), 0);
+	ck_assert_int_eq(ptflow_jit_read_dump(dump, image, isc, sym, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(truncate(dump, 20), 0);
+	ck_assert_int_eq(ptflow_jit_read_dump(dump, image, isc, sym, &n),
+			 -PTFLOW_JIT_E_FORMAT);
+	ck_assert_int_eq(ptflow_jit_read_dump("/nonexistent/jit-1.dump", image,
+					      isc, sym, &n), -PTFLOW_JIT_E_IO);
+
+	unlink(dump);
+	unlink(map);
+	rmdir(dir);
+	free(copy);
+	ptflow_sym_free(sym);
+	pt_image_free(image);
+	pt_iscache_free(isc);
+}
+END_TEST
+
 static Suite *views_suite(void)
 {
 	Suite *s = suite_create("ptflow_views");
@@ -416,6 +485,7 @@ static Suite *views_suite(void)
 	tcase_add_test(tc, test_calls_overflow);
 	tcase_add_test(tc, test_report_recursion);
 	tcase_add_test(tc, test_chrome_order);
+	tcase_add_test(tc, test_jit_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }
