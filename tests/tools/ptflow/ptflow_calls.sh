@@ -7,7 +7,7 @@
 # trace", "Hot spots", "Timeline export", "Symbols") on the traces the PT
 # generator writes of a real program (tests/model/pt/trace_flow_test.c,
 # $LWPT_TRACE_FLOW_DUMP), against ground truth from ptrace single-stepping
-# (tests/vm/progs/pt_flow_gt.c, built for the VM but runnable here):
+# (tests/vm/progs/pt_flow_gt.c, the VM's program, built for the host too):
 #
 # - --calls equals `pt_flow_gt -c` (every call and return, same order,
 #   same depth) for each configuration the generator traced;
@@ -27,7 +27,7 @@ root=$(cd "$here/../../.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O=$root/$O ;; esac
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
-GT=$O/vm-bin/pt_flow_gt
+GT=$O/tests/pt_flow_gt
 GEN=$O/tests/test_pt_trace_flow
 PROG=$O/tests/trace_flow_prog
 
