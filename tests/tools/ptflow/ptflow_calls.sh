@@ -184,4 +184,29 @@ grep -E '^[0-9a-f]{16}' "$tmp/s.out" >"$tmp/s.addr"
 cmp -s "$tmp/flow.addr" "$tmp/s.addr" && grep -q 'stripped' "$tmp/s.err" && pass ||
 	fail "stripped: $(head -n 2 "$tmp/s.out") $(cat "$tmp/s.err")"
 
+# ---- corrupt traces: the views never crash, JSON stays valid --------------
+size=$(wc -c <"$tmp/trace_flow_2.pt")
+bad=0
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	cp "$tmp/trace_flow_2.pt" "$tmp/corrupt.pt"
+	awk -v seed=$seed -v size="$size" 'BEGIN { srand(seed)
+		for (i = 0; i < 4; i++)
+			printf "%d %d\n", int(rand() * size), int(rand() * 256) }' |
+	while read -r off val; do
+		# shellcheck disable=SC2059 # octal escape built on purpose
+		printf "\\$(printf '%03o' "$val")" |
+			dd of="$tmp/corrupt.pt" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	done
+	# shellcheck disable=SC2086
+	timeout 120 "$PTFLOW" --calls --report --export=chrome "$tmp/c.json" \
+		--pt "$tmp/corrupt.pt" --elf "$PROG" $params >"$tmp/c.out" 2>"$tmp/c.err"
+	rc=$?
+	if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$tmp/c.err"; then
+		bad=$((bad + 1)); echo "corruption seed $seed: rc=$rc $(head -n 3 "$tmp/c.err")"
+	elif command -v python3 >/dev/null && ! python3 -m json.tool "$tmp/c.json" >/dev/null; then
+		bad=$((bad + 1)); echo "corruption seed $seed: JSON does not parse"
+	fi
+done
+[ $bad -eq 0 ] && pass || fail "$bad bad corruptions"
+
 finish
