@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,37 +269,33 @@ static int add_raw(struct ptflow *pf, char *arg)
 	return 0;
 }
 
+/* A jitdump or perf map error, with errno for I/O errors. */
+static int jit_error(const struct ptflow *pf, const char *path, int err)
+{
+	fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
+		ptflow_jit_strerror(err), err == -PTFLOW_JIT_E_IO ? ": " : "",
+		err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
+	return -1;
+}
+
 /* --jitdump FILE, or a jit-<pid>.dump line of a capture's maps. */
-static int add_jitdump(struct ptflow *pf, const char *path)
+static int add_jitdump(struct ptflow *pf, char *path)
 {
 	size_t n;
 	int err;
 
 	err = ptflow_jit_read_dump(path, pf->image, pf->iscache, pf->sym, &n);
-	if (err) {
-		fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
-			ptflow_jit_strerror(err),
-			err == -PTFLOW_JIT_E_IO ? ": " : "",
-			err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
-		return -1;
-	}
-	return 0;
+	return err ? jit_error(pf, path, err) : 0;
 }
 
-static int add_perf_map(struct ptflow *pf, const char *path)
+/* --perf-map FILE. */
+static int add_perf_map(struct ptflow *pf, char *path)
 {
 	size_t n;
 	int err;
 
 	err = ptflow_jit_read_perf_map(path, pf->sym, &n);
-	if (err) {
-		fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
-			ptflow_jit_strerror(err),
-			err == -PTFLOW_JIT_E_IO ? ": " : "",
-			err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
-		return -1;
-	}
-	return 0;
+	return err ? jit_error(pf, path, err) : 0;
 }
 
 static bool parse_cpu(const char *arg, struct ptflow_params *par)
@@ -500,6 +497,40 @@ static int decode_capdir(struct ptflow *pf, const char *dir)
 	return ret;
 }
 
+/* Options without value that set one output flag (@value). */
+static bool set_flag(struct ptflow_options *opt, const char *a)
+{
+	static const struct {
+		const char *name, *alias;
+		size_t field;
+		bool value;
+	} flags[] = {
+		{ "--att", NULL, offsetof(struct ptflow_options, intel), false },
+		{ "--intel", NULL, offsetof(struct ptflow_options, intel), true },
+		{ "--no-inst", NULL, offsetof(struct ptflow_options, no_inst), true },
+		{ "--raw-insn", NULL, offsetof(struct ptflow_options, raw_insn), true },
+		{ "--offset", NULL, offsetof(struct ptflow_options, offset), true },
+		{ "--time", NULL, offsetof(struct ptflow_options, time), true },
+		{ "--quiet", "-q", offsetof(struct ptflow_options, quiet), true },
+		{ "--stat", NULL, offsetof(struct ptflow_options, stat), true },
+		{ "--no-symbols", NULL,
+		  offsetof(struct ptflow_options, no_symbols), true },
+		{ "--line", NULL, offsetof(struct ptflow_options, line), true },
+		{ "--calls", NULL, offsetof(struct ptflow_options, calls), true },
+		{ "--report", NULL, offsetof(struct ptflow_options, report), true },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		if (strcmp(a, flags[k].name) &&
+		    (!flags[k].alias || strcmp(a, flags[k].alias)))
+			continue;
+		*(bool *)((char *)opt + flags[k].field) = flags[k].value;
+		return true;
+	}
+	return false;
+}
+
 /* The value of option @name: "--name=value" or "--name value". */
 static char *opt_value(int argc, char **argv, int *i, const char *name,
 		       bool *matched)
@@ -536,6 +567,16 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 1; i < argc; i++) {
+		static const struct {
+			const char *name;
+			int (*add)(struct ptflow *pf, char *arg);
+			bool image;	/* adds code to the image */
+		} inputs[] = {
+			{ "--elf", add_elf, true },
+			{ "--raw", add_raw, true },
+			{ "--jitdump", add_jitdump, true },
+			{ "--perf-map", add_perf_map, false },
+		};
 		static const char *const numeric[] = {
 			"--mtc-freq", "--nom-freq", "--cpuid-0x15.eax",
 			"--cpuid-0x15.ebx",
@@ -558,54 +599,8 @@ int main(int argc, char **argv)
 			ret = PTFLOW_EXIT_OK;
 			goto out;
 		}
-		if (!strcmp(a, "--att")) {
-			pf.opt.intel = false;
+		if (set_flag(&pf.opt, a))
 			continue;
-		}
-		if (!strcmp(a, "--intel")) {
-			pf.opt.intel = true;
-			continue;
-		}
-		if (!strcmp(a, "--no-inst")) {
-			pf.opt.no_inst = true;
-			continue;
-		}
-		if (!strcmp(a, "--raw-insn")) {
-			pf.opt.raw_insn = true;
-			continue;
-		}
-		if (!strcmp(a, "--offset")) {
-			pf.opt.offset = true;
-			continue;
-		}
-		if (!strcmp(a, "--time")) {
-			pf.opt.time = true;
-			continue;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			pf.opt.quiet = true;
-			continue;
-		}
-		if (!strcmp(a, "--stat")) {
-			pf.opt.stat = true;
-			continue;
-		}
-		if (!strcmp(a, "--no-symbols")) {
-			pf.opt.no_symbols = true;
-			continue;
-		}
-		if (!strcmp(a, "--line")) {
-			pf.opt.line = true;
-			continue;
-		}
-		if (!strcmp(a, "--calls")) {
-			pf.opt.calls = true;
-			continue;
-		}
-		if (!strcmp(a, "--report")) {
-			pf.opt.report = true;
-			continue;
-		}
 		v = opt_value(argc, argv, &i, "--export", &m);
 		if (m) {
 			if (!v || strcmp(v, "chrome")) {
@@ -654,39 +649,17 @@ int main(int argc, char **argv)
 			pt_arg = v;
 			continue;
 		}
-		v = opt_value(argc, argv, &i, "--elf", &m);
-		if (m) {
-			if (!v)
-				goto missing;
-			if (add_elf(&pf, v))
-				goto out;
-			have_image = true;
-			continue;
+		for (k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
+			v = opt_value(argc, argv, &i, inputs[k].name, &m);
+			if (m)
+				break;
 		}
-		v = opt_value(argc, argv, &i, "--raw", &m);
 		if (m) {
 			if (!v)
 				goto missing;
-			if (add_raw(&pf, v))
+			if (inputs[k].add(&pf, v))
 				goto out;
-			have_image = true;
-			continue;
-		}
-		v = opt_value(argc, argv, &i, "--jitdump", &m);
-		if (m) {
-			if (!v)
-				goto missing;
-			if (add_jitdump(&pf, v))
-				goto out;
-			have_image = true;
-			continue;
-		}
-		v = opt_value(argc, argv, &i, "--perf-map", &m);
-		if (m) {
-			if (!v)
-				goto missing;
-			if (add_perf_map(&pf, v))
-				goto out;
+			have_image |= inputs[k].image;
 			continue;
 		}
 		v = opt_value(argc, argv, &i, "--cpu", &m);
