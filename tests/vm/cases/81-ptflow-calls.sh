@@ -98,10 +98,16 @@ awk -v e="$bb_end" 'BEGIN { e = e + 0 } { if (("0x" $1) + 0 < e) bad++ } END { e
 	fail "names inside the stripped busybox: $(head -n 2 /tmp/bbn.txt)" || exit 1
 ok "busybox date: stripped, $(grep -c '' /tmp/bbn.txt) named instructions all outside it"
 
+[ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+
 # JIT code (issue 15 point 6): lwpt-jitdemo announces its generated
 # function in a jitdump mapped PROT_EXEC (perf's convention), which ptcap's
 # maps record; ptflow decodes the code from the dump and names it. The LWP
-# instructions run on lwpt_sim.ko's UD2 marker (QEMU decodes XOP as POP).
+# instructions run on lwpt_sim.ko's UD2 marker (QEMU decodes XOP as POP:
+# without LWP the emulation backend's XOP would run as POP and crash).
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof lwp_profile=full ud2_marker=1" \
+	>/dev/null || fail "insmod with LWP" || exit 1
 rm -rf /tmp/jit /tmp/jit-*.dump /tmp/perf-*.map
 env -i /bin/taskset -c 0 /bin/ptcap --cr3 --size=16M -o /tmp/jit -- \
 	/bin/lwpt-jitdemo -n 50 >/tmp/jit.out 2>&1 ||
