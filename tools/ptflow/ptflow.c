@@ -497,6 +497,14 @@ static int decode_capdir(struct ptflow *pf, const char *dir)
 	return ret;
 }
 
+/* Whether @path is a directory (errors are left to the readers). */
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || S_ISDIR(st.st_mode);
+}
+
 /* Options without value that set one output flag (@value). */
 static bool set_flag(struct ptflow_options *opt, const char *a)
 {
@@ -723,6 +731,15 @@ int main(int argc, char **argv)
 	if (!!pt_arg == !!dir_arg) {
 		fprintf(stderr, "%s: give either --pt <file> or a ptcap "
 			"directory (try --help)\n", pf.prog);
+		goto out;
+	}
+	if (dir_arg && !is_directory(dir_arg)) {
+		/* A raw trace given as the directory (issue 16 point 8). */
+		fprintf(stderr, "%s: %s: not a ptcap directory: give the "
+			"directory ptcap wrote (ptflow DIR), or the raw trace "
+			"with the code it ran: ptflow --pt %s --elf PROGRAM "
+			"[--elf LIB:BASE] [--raw FILE:ADDR]\n", pf.prog,
+			dir_arg, dir_arg);
 		goto out;
 	}
 	if (pt_arg && !have_image)

@@ -460,6 +460,10 @@ if [ -x "$PTDUMP" ]; then
 		fail "time: libpt $(cat "$tmp/t.libpt") libipt $(cat "$tmp/t.libipt")"
 fi
 usage_case "--export without file" --export=chrome
+# A raw trace where the directory goes: say what to give instead.
+usage_case "trace file as directory" "$dyn/dynamorio.pt"
+grep -q 'not a ptcap directory.*--pt .*dynamorio.pt --elf' "$tmp/ue" && pass ||
+	fail "trace file as directory: $(cat "$tmp/ue")"
 usage_case "--export=json" --export=json x.json "$dyn"
 usage_case "--tsc-freq 0" --tsc-freq 0 "$dyn"
 
