@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lwpt-timeout: 420
+# lwpt-timeout: 600
 # ptflow's views on real captures (issue 15; Documentation/ptflow.rst):
 # lwpt_sim.ko traces trace_flow_prog (static; calls, indirect calls,
 # recursion deeper than the RET-compression stack, system calls) with
