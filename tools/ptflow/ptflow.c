@@ -82,6 +82,8 @@ static void usage(FILE *f, const char *prog)
 "  --export=chrome <file>               the calls as Chrome Trace Event JSON\n"
 "                                       (Perfetto, chrome://tracing, speedscope).\n"
 "  --tsc-freq <hz>                      TSC frequency for times in ns.\n"
+"  --pid <pid>, --tid <tid>             decode only the per-thread traces of\n"
+"                                       that process or thread.\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -433,11 +435,12 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 }
 
 /*
- * The thread of a trace file, from its name (Documentation/ptcap-format.rst):
- * tid<N>.pt is thread N, cpu<N>.pt all threads on CPU N.
+ * The thread of a trace file (Documentation/ptcap-format.rst): tid<N>.pt
+ * is thread N of the process its config line "thread.<file> ... pid=" names,
+ * cpu<N>.pt all threads on CPU N. Returns false for a per-CPU file.
  */
-static void trace_thread(struct ptflow *pf, const char *name, char *label,
-			 size_t size)
+static bool trace_thread(struct ptflow *pf, const char *cfg, size_t cfg_len,
+			 const char *name, char *label, size_t size)
 {
 	unsigned int n;
 	char c;
@@ -445,47 +448,69 @@ static void trace_thread(struct ptflow *pf, const char *name, char *label,
 	pf->pid = 0;
 	pf->tid = 0;
 	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
-		snprintf(label, size, "tid %u", n);
 		pf->pid = n;
 		pf->tid = n;
-	} else if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
+		(void)ptcap_config_thread(cfg, cfg_len, name, &pf->tid,
+					  &pf->pid);
+		snprintf(label, size, "tid %u", pf->tid);
+		pf->thread = label;
+		return true;
+	}
+	if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
 		snprintf(label, size, "cpu %u", n);
 		pf->tid = n;
 	} else {
 		snprintf(label, size, "%s", name);
 	}
 	pf->thread = label;
+	return false;
 }
 
-/* Decode every trace of a ptcap directory. Returns 0 or -1. */
-static int decode_capdir(struct ptflow *pf, const char *dir)
+/*
+ * Decode every trace of a ptcap directory, or those of the threads
+ * --pid/--tid select (@sel_pid, @sel_tid; -1: any). Returns 0 or -1.
+ */
+static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
+			 int64_t sel_tid)
 {
-	char **names;
-	size_t count, i;
+	size_t count, i, cfg_len = 0, chosen = 0;
+	char **names, *cfg = NULL;
 	int err, ret = 0;
 
 	if (capdir_load(pf, dir))
 		return -1;
+	/* Read again for the thread lines; capdir_load() checked it. */
+	if (ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &cfg, &cfg_len))
+		cfg = NULL;
 	err = ptcap_dir_list_traces(dir, &names, &count);
 	if (err) {
 		capdir_error(pf, dir, "", err, 0);
+		free(cfg);
 		return -1;
 	}
 	if (!count) {
 		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog, dir,
 			PTCAP_TRACE_SUFFIX);
 		ptcap_dir_free_names(names, count);
+		free(cfg);
 		return -1;
 	}
 
 	for (i = 0; i < count; i++) {
 		char *path, label[64];
+		bool thread;
 
+		thread = trace_thread(pf, cfg ? cfg : "", cfg_len, names[i],
+				      label, sizeof(label));
+		if ((sel_pid >= 0 || sel_tid >= 0) &&
+		    (!thread || (sel_pid >= 0 && pf->pid != sel_pid) ||
+		     (sel_tid >= 0 && pf->tid != sel_tid)))
+			continue;
+		chosen++;
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			ret = -1;
 			break;
 		}
-		trace_thread(pf, names[i], label, sizeof(label));
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
 		if (decode_file(pf, path, 0, 0, names[i]))
@@ -493,7 +518,15 @@ static int decode_capdir(struct ptflow *pf, const char *dir)
 		pf->thread = "-";
 		free(path);
 	}
+	if (!chosen && !ret) {
+		/* Per-CPU traces are not split by thread (ptflow.rst). */
+		fprintf(stderr, "%s: %s: no per-thread trace of the selected "
+			"%s (per-CPU traces cannot be selected yet)\n",
+			pf->prog, dir, sel_tid >= 0 ? "--tid" : "--pid");
+		ret = -1;
+	}
 	ptcap_dir_free_names(names, count);
+	free(cfg);
 	return ret;
 }
 
@@ -565,6 +598,7 @@ int main(int argc, char **argv)
 {
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
+	int64_t sel_pid = -1, sel_tid = -1;
 	FILE *export_file = NULL;
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
@@ -624,6 +658,22 @@ int main(int argc, char **argv)
 			}
 			export_arg = argv[++i];
 			pf.opt.export_chrome = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--pid", &m);
+		if (!m)
+			v = opt_value(argc, argv, &i, "--tid", &m);
+		if (m) {
+			bool is_pid = !strncmp(a, "--pid", 5);
+			uint64_t id;
+
+			if (!v || !parse_u64(v, INT32_MAX, &id)) {
+				fprintf(stderr, "%s: %s: expected a process or "
+					"thread id\n", pf.prog,
+					is_pid ? "--pid" : "--tid");
+				goto out;
+			}
+			*(is_pid ? &sel_pid : &sel_tid) = (int64_t)id;
 			continue;
 		}
 		v = opt_value(argc, argv, &i, "--tsc-freq", &m);
@@ -764,7 +814,7 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, dir_arg)) {
+	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid)) {
 		goto out;
 	}
 

@@ -293,6 +293,19 @@ rm "$cap/cpu10.pt" "$cap/cpu2.pt"
 "$PTFLOW" --no-symbols --cpu none "$cap" > "$tmp/cap.none" 2>&1 &&
 	cmp -s "$tmp/cap.none" "$tmp/cap.expect" && pass || fail "--cpu none override"
 
+# --pid/--tid select per-thread traces by the config's thread lines.
+echo 'thread.tid1234.pt tid=1234 pid=1200 buffer=0' >> "$cap/config"
+"$PTFLOW" --no-symbols --pid 1200 "$cap" > "$tmp/sel" 2>&1 &&
+	cmp -s "$tmp/sel" "$tmp/cap.expect" && pass || fail "--pid 1200: $(head -n 3 "$tmp/sel")"
+"$PTFLOW" --no-symbols --tid=1234 "$cap" > "$tmp/sel" 2>&1 &&
+	cmp -s "$tmp/sel" "$tmp/cap.expect" && pass || fail "--tid=1234"
+usage_case "--tid of no trace" --tid 99 "$cap"
+grep -q 'no per-thread trace of the selected --tid' "$tmp/ue" && pass ||
+	fail "--tid 99: $(cat "$tmp/ue")"
+usage_case "--pid not a number" --pid x "$cap"
+"$PTFLOW" --calls --pid 1200 "$cap" 2>/dev/null | grep -q '^ *[0-9]*  tid 1234  ' &&
+	pass || fail "--calls thread label"
+
 # A later format version is refused with a clear message.
 sed 's/^lwpt-ptcap-config 1$/lwpt-ptcap-config 2/' "$cap/config" > "$tmp/c2"
 cp "$cap/config" "$tmp/c1"
