@@ -107,7 +107,7 @@ pt_flow_capture() {
 	ptdump --stats /tmp/exec/cpu0.pt 2>/dev/null | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
 		tr -s ' ' | tr '\n' ';'
 	echo
-	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	ptflow --no-inst --no-symbols /tmp/exec >/tmp/flow.out 2>&1
 	grep -E '^\[resync' /tmp/flow.out | head -n 5
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	n_flow=$(wc -l </tmp/flow.txt)

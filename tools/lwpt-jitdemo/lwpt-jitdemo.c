@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include <lwpt/lwp.h>
+#include "tools/lwpt-jitdemo/jit_dump.h"
 
 #define SITE_DIV	0x77	/* LWPVAL immediate: the profiled site */
 #define MARK_ENTER	1	/* LWPINS immediates */
@@ -292,6 +293,7 @@ int main(int argc, char **argv)
 			   uint64_t *))(uintptr_t)j.buf;
 	fb = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
 			   uint64_t *))(uintptr_t)jb.buf;
+	jit_dump_code("lwpt_jit_divsum", j.buf, j.len);	/* for ptflow, perf */
 
 	dividend = malloc(n * sizeof(*dividend));
 	divisor = malloc(n * sizeof(*divisor));

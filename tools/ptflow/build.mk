@@ -3,8 +3,12 @@
 TOOLS += ptflow
 ptflow_SRCS := tools/ptflow/ptflow.c tools/ptflow/ptflow_decode.c \
 	tools/ptflow/ptflow_image.c \
-	tools/ptflow/ptflow_disasm.c tools/ptflow/ptcap_dir.c
-ptflow_LDLIBS := -lipt -lcapstone
+	tools/ptflow/ptflow_disasm.c tools/ptflow/ptcap_dir.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
+	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c
+# elfutils' libdw (libdwfl) and libelf: symbols and source lines.
+ptflow_LDLIBS := -lipt -lcapstone -ldw -lelf
 MANPAGES += tools/ptflow/ptflow.1
 
 # Tests: tests/tools/ptflow/build.mk.

@@ -233,6 +233,56 @@ static int parse_config_line(const char *b, const char *e,
 	return 0;
 }
 
+/* The value of "<name>=<n>" among the words of [b, e), or -1. */
+static int64_t word_value(const char *b, const char *e, const char *name)
+{
+	size_t n = strlen(name);
+	uint64_t v;
+
+	while (b < e) {
+		const char *we;
+
+		b = skip_blanks(b, e);
+		we = skip_token(b, e);
+		if ((size_t)(we - b) > n + 1 && !memcmp(b, name, n) &&
+		    b[n] == '=' && !parse_uint(b + n + 1, we, INT32_MAX, &v))
+			return (int64_t)v;
+		b = we;
+	}
+	return -1;
+}
+
+int ptcap_config_thread(const char *text, size_t len, const char *file,
+			uint32_t *tid, uint32_t *pid)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t flen;
+
+	if (!text || !file || !tid || !pid)
+		return -PTCAP_E_INVAL;
+	flen = strlen(file);
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	while (next_line(&cur, &b, &e)) {
+		const char *kb = skip_blanks(b, e), *ke = skip_token(kb, e);
+		int64_t t, p;
+
+		if ((size_t)(ke - kb) != 7 + flen || memcmp(kb, "thread.", 7) ||
+		    memcmp(kb + 7, file, flen))
+			continue;
+		t = word_value(ke, e, "tid");
+		p = word_value(ke, e, "pid");
+		if (t < 0 || p < 0)
+			return -PTCAP_E_RANGE;
+		*tid = (uint32_t)t;
+		*pid = (uint32_t)p;
+		return 0;
+	}
+	return -PTCAP_E_RANGE;
+}
+
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
 		       size_t *line)
 {

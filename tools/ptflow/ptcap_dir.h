@@ -89,6 +89,21 @@ struct ptcap_config {
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
 		       size_t *line);
 
+/**
+ * ptcap_config_thread() - the thread of a per-thread trace file, from its
+ * "thread.<file> tid=<n> pid=<n> ..." line of a `config` file.
+ * @text: the config file's contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @file: the trace file's name, e.g. "tid123.pt".
+ * @tid:  receives the thread id.
+ * @pid:  receives its process id.
+ *
+ * Return: 0; -PTCAP_E_RANGE when the file has no such line (or a line
+ * without both numbers), -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_config_thread(const char *text, size_t len, const char *file,
+			uint32_t *tid, uint32_t *pid);
+
 /* One line of a `maps` file: @size bytes of @path from file offset
  * @offset are mapped at virtual address @start. */
 struct ptcap_map {

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "tools/ptflow/ptcap_dir.h"
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
+#include "tools/ptflow/ptflow_jit.h"
 
 #define PTFLOW_VERSION	"1.0"
 
@@ -52,6 +54,9 @@ static void usage(FILE *f, const char *prog)
 "  --raw <file>[:<from>[-<to>]]:<base>  load bytes of <file> at address <base>.\n"
 "  <ptcap-directory>                    decode every *.pt file of a ptcap directory\n"
 "                                       with its config and maps files.\n"
+"  --jitdump <file>                     load the code and names of a jitdump\n"
+"                                       (jit-<pid>.dump, perf's format).\n"
+"  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
 "decoder parameters (override the ptcap config):\n"
 "  --cpu none|<f>/<m>[/<s>]             cpu family/model/stepping (for errata).\n"
 "  --mtc-freq <n>                       IA32_RTIT_CTL.MTCFreq.\n"
@@ -67,6 +72,18 @@ static void usage(FILE *f, const char *prog)
 "  --time                               print the time stamp (TSC) on each line.\n"
 "  --quiet|-q                           print no flow (errors and --stat still).\n"
 "  --stat                               print instruction and error counts.\n"
+"  --no-symbols                         no <symbol+offset> after addresses.\n"
+"  --line                               add file:line from DWARF debug info.\n"
+"views (instead of the instruction flow):\n"
+"  --calls                              call/return trace: time (ns), thread,\n"
+"                                       depth, function.\n"
+"  --report                             hot spots: instructions and time per\n"
+"                                       function, self and with callees.\n"
+"  --export=chrome <file>               the calls as Chrome Trace Event JSON\n"
+"                                       (Perfetto, chrome://tracing, speedscope).\n"
+"  --tsc-freq <hz>                      TSC frequency for times in ns.\n"
+"  --pid <pid>, --tid <tid>             decode only the per-thread traces of\n"
+"                                       that process or thread.\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -213,6 +230,10 @@ static int add_elf(struct ptflow *pf, char *arg)
 	/* "<file>:<base>" unless the file itself exists with that name. */
 	has_base = access(arg, F_OK) && split_number(arg, &base);
 	err = ptflow_image_add_elf(pf->image, pf->iscache, arg, has_base, base);
+	if (err >= 0 && ptflow_sym_add_elf(pf->sym, arg, has_base, base)) {
+		fprintf(stderr, "%s: out of memory\n", pf->prog);
+		return -1;
+	}
 	if (err < 0) {
 		fprintf(stderr, "%s: --elf %s: %s%s%s\n", pf->prog, arg,
 			pt_errstr(pt_errcode(err)),
@@ -248,6 +269,35 @@ static int add_raw(struct ptflow *pf, char *arg)
 		return -1;
 	}
 	return 0;
+}
+
+/* A jitdump or perf map error, with errno for I/O errors. */
+static int jit_error(const struct ptflow *pf, const char *path, int err)
+{
+	fprintf(stderr, "%s: %s: %s%s%s\n", pf->prog, path,
+		ptflow_jit_strerror(err), err == -PTFLOW_JIT_E_IO ? ": " : "",
+		err == -PTFLOW_JIT_E_IO ? strerror(errno) : "");
+	return -1;
+}
+
+/* --jitdump FILE, or a jit-<pid>.dump line of a capture's maps. */
+static int add_jitdump(struct ptflow *pf, char *path)
+{
+	size_t n;
+	int err;
+
+	err = ptflow_jit_read_dump(path, pf->image, pf->iscache, pf->sym, &n);
+	return err ? jit_error(pf, path, err) : 0;
+}
+
+/* --perf-map FILE. */
+static int add_perf_map(struct ptflow *pf, char *path)
+{
+	size_t n;
+	int err;
+
+	err = ptflow_jit_read_perf_map(path, pf->sym, &n);
+	return err ? jit_error(pf, path, err) : 0;
 }
 
 static bool parse_cpu(const char *arg, struct ptflow_params *par)
@@ -359,6 +409,13 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 			fprintf(stderr, "%s: out of memory\n", pf->prog);
 			return -1;
 		}
+		/* A JIT's marker mapping of its jitdump (perf's
+		 * convention): the code is in the file's records. */
+		if (ptflow_jit_is_dump(path)) {
+			(void)add_jitdump(pf, path);
+			free(path);
+			continue;
+		}
 		/* A mapping we cannot load only costs decode errors later. */
 		err = ptflow_image_add_raw(pf->image, pf->iscache, path,
 					   m->offset, m->size, m->start);
@@ -368,48 +425,151 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 				path, m->start, pt_errstr(pt_errcode(err)),
 				err == -pte_bad_file ? ": " : "",
 				err == -pte_bad_file ? strerror(errno) : "");
+		else if (ptflow_sym_add_mapping(pf->sym, path, m->start,
+						m->offset))
+			fprintf(stderr, "%s: out of memory\n", pf->prog);
 		free(path);
 	}
 	ptcap_maps_free(&maps);
 	return 0;
 }
 
-/* Decode every trace of a ptcap directory. Returns 0 or -1. */
-static int decode_capdir(struct ptflow *pf, const char *dir)
+/*
+ * The thread of a trace file (Documentation/ptcap-format.rst): tid<N>.pt
+ * is thread N of the process its config line "thread.<file> ... pid=" names,
+ * cpu<N>.pt all threads on CPU N. Returns false for a per-CPU file.
+ */
+static bool trace_thread(struct ptflow *pf, const char *cfg, size_t cfg_len,
+			 const char *name, char *label, size_t size)
 {
-	char **names;
-	size_t count, i;
+	unsigned int n;
+	char c;
+
+	pf->pid = 0;
+	pf->tid = 0;
+	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
+		pf->pid = n;
+		pf->tid = n;
+		(void)ptcap_config_thread(cfg, cfg_len, name, &pf->tid,
+					  &pf->pid);
+		snprintf(label, size, "tid %u", pf->tid);
+		pf->thread = label;
+		return true;
+	}
+	if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
+		snprintf(label, size, "cpu %u", n);
+		pf->tid = n;
+	} else {
+		snprintf(label, size, "%s", name);
+	}
+	pf->thread = label;
+	return false;
+}
+
+/*
+ * Decode every trace of a ptcap directory, or those of the threads
+ * --pid/--tid select (@sel_pid, @sel_tid; -1: any). Returns 0 or -1.
+ */
+static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
+			 int64_t sel_tid)
+{
+	size_t count, i, cfg_len = 0, chosen = 0;
+	char **names, *cfg = NULL;
 	int err, ret = 0;
 
 	if (capdir_load(pf, dir))
 		return -1;
+	/* Read again for the thread lines; capdir_load() checked it. */
+	if (ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &cfg, &cfg_len))
+		cfg = NULL;
 	err = ptcap_dir_list_traces(dir, &names, &count);
 	if (err) {
 		capdir_error(pf, dir, "", err, 0);
+		free(cfg);
 		return -1;
 	}
 	if (!count) {
 		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog, dir,
 			PTCAP_TRACE_SUFFIX);
 		ptcap_dir_free_names(names, count);
+		free(cfg);
 		return -1;
 	}
 
 	for (i = 0; i < count; i++) {
-		char *path;
+		char *path, label[64];
+		bool thread;
 
+		thread = trace_thread(pf, cfg ? cfg : "", cfg_len, names[i],
+				      label, sizeof(label));
+		if ((sel_pid >= 0 || sel_tid >= 0) &&
+		    (!thread || (sel_pid >= 0 && pf->pid != sel_pid) ||
+		     (sel_tid >= 0 && pf->tid != sel_tid)))
+			continue;
+		chosen++;
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			ret = -1;
 			break;
 		}
-		if (!pf->opt.quiet)
+		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
 		if (decode_file(pf, path, 0, 0, names[i]))
 			ret = -1;
+		pf->thread = "-";
 		free(path);
 	}
+	if (!chosen && !ret) {
+		/* Per-CPU traces are not split by thread (ptflow.rst). */
+		fprintf(stderr, "%s: %s: no per-thread trace of the selected "
+			"%s (per-CPU traces cannot be selected yet)\n",
+			pf->prog, dir, sel_tid >= 0 ? "--tid" : "--pid");
+		ret = -1;
+	}
 	ptcap_dir_free_names(names, count);
+	free(cfg);
 	return ret;
+}
+
+/* Whether @path is a directory (errors are left to the readers). */
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || S_ISDIR(st.st_mode);
+}
+
+/* Options without value that set one output flag (@value). */
+static bool set_flag(struct ptflow_options *opt, const char *a)
+{
+	static const struct {
+		const char *name, *alias;
+		size_t field;
+		bool value;
+	} flags[] = {
+		{ "--att", NULL, offsetof(struct ptflow_options, intel), false },
+		{ "--intel", NULL, offsetof(struct ptflow_options, intel), true },
+		{ "--no-inst", NULL, offsetof(struct ptflow_options, no_inst), true },
+		{ "--raw-insn", NULL, offsetof(struct ptflow_options, raw_insn), true },
+		{ "--offset", NULL, offsetof(struct ptflow_options, offset), true },
+		{ "--time", NULL, offsetof(struct ptflow_options, time), true },
+		{ "--quiet", "-q", offsetof(struct ptflow_options, quiet), true },
+		{ "--stat", NULL, offsetof(struct ptflow_options, stat), true },
+		{ "--no-symbols", NULL,
+		  offsetof(struct ptflow_options, no_symbols), true },
+		{ "--line", NULL, offsetof(struct ptflow_options, line), true },
+		{ "--calls", NULL, offsetof(struct ptflow_options, calls), true },
+		{ "--report", NULL, offsetof(struct ptflow_options, report), true },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		if (strcmp(a, flags[k].name) &&
+		    (!flags[k].alias || strcmp(a, flags[k].alias)))
+			continue;
+		*(bool *)((char *)opt + flags[k].field) = flags[k].value;
+		return true;
+	}
+	return false;
 }
 
 /* The value of option @name: "--name=value" or "--name value". */
@@ -437,7 +597,9 @@ static char *opt_value(int argc, char **argv, int *i, const char *name,
 int main(int argc, char **argv)
 {
 	struct ptflow pf;
-	char *pt_arg = NULL, *dir_arg = NULL;
+	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
+	int64_t sel_pid = -1, sel_tid = -1;
+	FILE *export_file = NULL;
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
 
@@ -447,6 +609,16 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 1; i < argc; i++) {
+		static const struct {
+			const char *name;
+			int (*add)(struct ptflow *pf, char *arg);
+			bool image;	/* adds code to the image */
+		} inputs[] = {
+			{ "--elf", add_elf, true },
+			{ "--raw", add_raw, true },
+			{ "--jitdump", add_jitdump, true },
+			{ "--perf-map", add_perf_map, false },
+		};
 		static const char *const numeric[] = {
 			"--mtc-freq", "--nom-freq", "--cpuid-0x15.eax",
 			"--cpuid-0x15.ebx",
@@ -469,36 +641,54 @@ int main(int argc, char **argv)
 			ret = PTFLOW_EXIT_OK;
 			goto out;
 		}
-		if (!strcmp(a, "--att")) {
-			pf.opt.intel = false;
+		if (set_flag(&pf.opt, a))
+			continue;
+		v = opt_value(argc, argv, &i, "--export", &m);
+		if (m) {
+			if (!v || strcmp(v, "chrome")) {
+				fprintf(stderr, "%s: --export: the format is "
+					"chrome: --export=chrome <file>\n",
+					pf.prog);
+				goto out;
+			}
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: --export=chrome: missing "
+					"output file\n", pf.prog);
+				goto out;
+			}
+			export_arg = argv[++i];
+			pf.opt.export_chrome = true;
 			continue;
 		}
-		if (!strcmp(a, "--intel")) {
-			pf.opt.intel = true;
+		v = opt_value(argc, argv, &i, "--pid", &m);
+		if (!m)
+			v = opt_value(argc, argv, &i, "--tid", &m);
+		if (m) {
+			bool is_pid = !strncmp(a, "--pid", 5);
+			uint64_t id;
+
+			if (!v || !parse_u64(v, INT32_MAX, &id)) {
+				fprintf(stderr, "%s: %s: expected a process or "
+					"thread id\n", pf.prog,
+					is_pid ? "--pid" : "--tid");
+				goto out;
+			}
+			*(is_pid ? &sel_pid : &sel_tid) = (int64_t)id;
 			continue;
 		}
-		if (!strcmp(a, "--no-inst")) {
-			pf.opt.no_inst = true;
-			continue;
-		}
-		if (!strcmp(a, "--raw-insn")) {
-			pf.opt.raw_insn = true;
-			continue;
-		}
-		if (!strcmp(a, "--offset")) {
-			pf.opt.offset = true;
-			continue;
-		}
-		if (!strcmp(a, "--time")) {
-			pf.opt.time = true;
-			continue;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			pf.opt.quiet = true;
-			continue;
-		}
-		if (!strcmp(a, "--stat")) {
-			pf.opt.stat = true;
+		v = opt_value(argc, argv, &i, "--tsc-freq", &m);
+		if (m) {
+			uint64_t hz;
+
+			/* parse_u64 and ptflow_ticks_to_ns()' limit. */
+			if (!v || !parse_u64(v, 18000000000ull, &hz) || !hz) {
+				fprintf(stderr, "%s: --tsc-freq: expected the "
+					"TSC frequency in Hz (1..18e9)\n",
+					pf.prog);
+				goto out;
+			}
+			pf.par.tsc_freq_hz = hz;
+			pf.par.has_tsc_freq = true;
 			continue;
 		}
 
@@ -517,22 +707,17 @@ int main(int argc, char **argv)
 			pt_arg = v;
 			continue;
 		}
-		v = opt_value(argc, argv, &i, "--elf", &m);
-		if (m) {
-			if (!v)
-				goto missing;
-			if (add_elf(&pf, v))
-				goto out;
-			have_image = true;
-			continue;
+		for (k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
+			v = opt_value(argc, argv, &i, inputs[k].name, &m);
+			if (m)
+				break;
 		}
-		v = opt_value(argc, argv, &i, "--raw", &m);
 		if (m) {
 			if (!v)
 				goto missing;
-			if (add_raw(&pf, v))
+			if (inputs[k].add(&pf, v))
 				goto out;
-			have_image = true;
+			have_image |= inputs[k].image;
 			continue;
 		}
 		v = opt_value(argc, argv, &i, "--cpu", &m);
@@ -598,10 +783,27 @@ int main(int argc, char **argv)
 			"directory (try --help)\n", pf.prog);
 		goto out;
 	}
+	if (dir_arg && !is_directory(dir_arg)) {
+		/* A raw trace given as the directory (issue 16 point 8). */
+		fprintf(stderr, "%s: %s: not a ptcap directory: give the "
+			"directory ptcap wrote (ptflow DIR), or the raw trace "
+			"with the code it ran: ptflow --pt %s --elf PROGRAM "
+			"[--elf LIB:BASE] [--raw FILE:ADDR]\n", pf.prog,
+			dir_arg, dir_arg);
+		goto out;
+	}
 	if (pt_arg && !have_image)
 		fprintf(stderr, "%s: warning: no --elf or --raw image: no "
 			"instruction can be decoded\n", pf.prog);
 
+	if (export_arg) {
+		export_file = fopen(export_arg, "w");
+		if (!export_file) {
+			fprintf(stderr, "%s: %s: %s\n", pf.prog, export_arg,
+				strerror(errno));
+			goto out;
+		}
+	}
 	if (pt_arg) {
 		uint64_t from, size;
 
@@ -612,10 +814,22 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, dir_arg)) {
+	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid)) {
 		goto out;
 	}
 
+	ptflow_views_finish(&pf);
+	if (export_file) {
+		int e = ptflow_chrome_write(pf.chrome, export_file);
+
+		if (fclose(export_file) || e) {
+			export_file = NULL;
+			fprintf(stderr, "%s: %s: %s\n", pf.prog, export_arg,
+				strerror(errno));
+			goto out;
+		}
+		export_file = NULL;
+	}
 	if (pf.opt.stat) {
 		printf("instructions: %" PRIu64 "\n", pf.insns);
 		printf("errors: %" PRIu64 "\n", pf.errors);
@@ -629,6 +843,8 @@ int main(int argc, char **argv)
 missing:
 	fprintf(stderr, "%s: %s: missing argument\n", pf.prog, argv[i]);
 out:
+	if (export_file)
+		fclose(export_file);
 	if (fflush(stdout) && ret != PTFLOW_EXIT_USAGE) {
 		fprintf(stderr, "ptflow: write error: %s\n", strerror(errno));
 		ret = PTFLOW_EXIT_USAGE;

@@ -17,7 +17,9 @@ int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 	pf->err = err;
 	pf->iscache = pt_iscache_alloc(NULL);
 	pf->image = pt_image_alloc(NULL);
-	if (!pf->iscache || !pf->image) {
+	pf->sym = ptflow_sym_alloc(err, prog);
+	pf->thread = "-";
+	if (!pf->iscache || !pf->image || !pf->sym) {
 		ptflow_fini(pf);
 		return -pte_nomem;
 	}
@@ -27,6 +29,15 @@ int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 void ptflow_fini(struct ptflow *pf)
 {
 	ptflow_disasm_free(pf->disasm);
+	ptflow_calls_fini(&pf->calls);
+	ptflow_report_free(pf->calls.report);
+	ptflow_report_free(pf->total);
+	ptflow_chrome_free(pf->chrome);
+	ptflow_sym_free(pf->sym);
+	pf->calls.report = NULL;
+	pf->total = NULL;
+	pf->chrome = NULL;
+	pf->sym = NULL;
 	pt_image_free(pf->image);
 	pt_iscache_free(pf->iscache);
 	pf->disasm = NULL;
@@ -62,6 +73,59 @@ void ptflow_params_from_config(struct ptflow_params *par,
 		par->cpuid_15_ebx = cfg->cpuid_15_ebx;
 		par->has_cpuid_15_ebx = true;
 	}
+	if (!par->has_tsc_freq && (cfg->has & PTCAP_HAS_TSC_FREQ)) {
+		par->tsc_freq_hz = cfg->tsc_freq_hz;
+		par->has_tsc_freq = true;
+	}
+}
+
+/* Whether a view replaces the instruction flow. */
+static bool views_on(const struct ptflow *pf)
+{
+	return pf->opt.calls || pf->opt.report || pf->opt.export_chrome;
+}
+
+/* Whether the flow (instructions and events) is printed. */
+static bool flow_on(const struct ptflow *pf)
+{
+	return !pf->opt.quiet && !views_on(pf);
+}
+
+int ptflow_views_start(struct ptflow *pf)
+{
+	ptflow_clock_init(&pf->clock, pf->par.tsc_freq_hz, pf->par.nom_freq);
+	pf->have_clock = true;
+	if (!views_on(pf))
+		return 0;
+	if (!ptflow_clock_known(&pf->clock))
+		fprintf(pf->err, "%s: note: TSC frequency unknown (no tsc-freq "
+			"or nom-freq, see --tsc-freq): times are TSC ticks\n",
+			pf->prog);
+	pf->calls.out = pf->opt.calls && !pf->opt.quiet ? pf->out : NULL;
+	pf->calls.sym = pf->sym;
+	pf->calls.names = pf->opt.no_symbols ? NULL : pf->sym;
+	pf->calls.clock = &pf->clock;
+	if (pf->opt.report) {
+		pf->total = ptflow_report_alloc();
+		if (!pf->total)
+			goto nomem;
+	}
+	if (pf->opt.export_chrome) {
+		pf->chrome = ptflow_chrome_alloc();
+		if (!pf->chrome)
+			goto nomem;
+		pf->calls.chrome = pf->chrome;
+	}
+	return 0;
+nomem:
+	fprintf(pf->err, "%s: out of memory\n", pf->prog);
+	return -1;
+}
+
+void ptflow_views_finish(struct ptflow *pf)
+{
+	if (pf->total && pf->reports > 1)
+		ptflow_report_print(pf->total, pf->out, "total", pf->clock.hz);
 }
 
 /* Fill a libipt configuration for the trace in [buf, buf + len). */
@@ -101,6 +165,24 @@ static const char *exec_mode_name(enum pt_exec_mode mode)
 	}
 }
 
+/* " <symbol+0xoff>[ file:line]" after an address, unless --no-symbols. */
+static void print_sym(const struct ptflow *pf, uint64_t addr)
+{
+	struct ptflow_symbol s;
+
+	if (pf->opt.no_symbols)
+		return;
+	if (ptflow_sym_lookup(pf->sym, addr, pf->opt.line, &s)) {
+		if (s.offset)
+			fprintf(pf->out, " <%s+0x%" PRIx64 ">", s.name,
+				s.offset);
+		else
+			fprintf(pf->out, " <%s>", s.name);
+	}
+	if (s.file)
+		fprintf(pf->out, " %s:%d", s.file, s.line);
+}
+
 /* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
 static void print_event(const struct ptflow *pf, const struct pt_event *ev,
 			uint64_t offset)
@@ -121,9 +203,12 @@ static void print_event(const struct ptflow *pf, const struct pt_event *ev,
 	case ptev_async_branch:
 		fprintf(pf->out, "interrupt, from: %016" PRIx64,
 			ev->variant.async_branch.from);
-		if (!ev->ip_suppressed)
+		print_sym(pf, ev->variant.async_branch.from);
+		if (!ev->ip_suppressed) {
 			fprintf(pf->out, ", to: %016" PRIx64,
 				ev->variant.async_branch.to);
+			print_sym(pf, ev->variant.async_branch.to);
+		}
 		break;
 	case ptev_paging:
 		fprintf(pf->out, "paging, cr3: %016" PRIx64 "%s",
@@ -200,22 +285,27 @@ static void print_event(const struct ptflow *pf, const struct pt_event *ev,
 	fprintf(pf->out, "]\n");
 }
 
+/* libipt's TSC estimate now (SDM 33.8.3); relative before any TSC. */
+static uint64_t dec_time(struct pt_insn_decoder *dec)
+{
+	uint64_t tsc = 0;
+
+	(void)pt_insn_time(dec, &tsc, NULL, NULL);
+	return tsc;
+}
+
 /* One instruction line; see Documentation/ptflow.rst, Instructions. */
 static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_insn *insn, uint64_t offset)
 {
 	if (pf->opt.offset)
 		fprintf(pf->out, "%016" PRIx64 "  ", offset);
-	if (pf->opt.time) {
-		uint64_t tsc = 0;
-
-		/* Without a TSC yet, libipt still gives a relative time. */
-		(void)pt_insn_time(dec, &tsc, NULL, NULL);
-		fprintf(pf->out, "%016" PRIx64 "  ", tsc);
-	}
+	if (pf->opt.time)
+		fprintf(pf->out, "%016" PRIx64 "  ", dec_time(dec));
 	if (insn->speculative)
 		fprintf(pf->out, "? ");
 	fprintf(pf->out, "%016" PRIx64, insn->ip);
+	print_sym(pf, insn->ip);
 
 	if (pf->opt.raw_insn) {
 		unsigned int i, n = insn->size;
@@ -237,6 +327,17 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 	fprintf(pf->out, "\n");
 }
 
+/* A decoded instruction: counted, printed or handed to the views. */
+static void one_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
+		     const struct pt_insn *insn, uint64_t off)
+{
+	pf->insns++;
+	if (flow_on(pf))
+		print_insn(pf, dec, insn, off);
+	else if (views_on(pf))
+		ptflow_calls_insn(&pf->calls, insn, dec_time(dec));
+}
+
 /*
  * Record one decode error: "[resync at offset 0x...: reason]" on stdout,
  * a message on stderr (the first few), and the count.
@@ -247,12 +348,18 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 	bool have_ip = insn && insn->ip;
 
 	pf->errors++;
-	if (!pf->opt.quiet) {
+	if (flow_on(pf)) {
 		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset,
 			reason);
-		if (have_ip)
+		if (have_ip) {
 			fprintf(pf->out, ", ip: %016" PRIx64, insn->ip);
+			print_sym(pf, insn->ip);
+		}
 		fprintf(pf->out, "]\n");
+	} else if (views_on(pf)) {
+		ptflow_calls_event(&pf->calls, PTFLOW_CALLS_GAP,
+				   have_ip ? insn->ip : 0, pf->calls.last_tsc,
+				   reason);
 	}
 	if (pf->errors <= PTFLOW_MAX_STDERR_ERRORS) {
 		fprintf(pf->err, "%s: %s: offset 0x%" PRIx64 ": %s\n", pf->prog,
@@ -264,6 +371,42 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 }
 
 /* The reason text of a libipt error inside a decode run. */
+/* Hand an event to the call tracker. */
+static void view_event(struct ptflow *pf, struct pt_insn_decoder *dec,
+		       const struct pt_event *ev)
+{
+	enum ptflow_calls_event kind;
+	uint64_t ip = 0;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		kind = ev->variant.enabled.resumed ? PTFLOW_CALLS_RESUMED :
+			PTFLOW_CALLS_ENABLED;
+		ip = ev->variant.enabled.ip;
+		break;
+	case ptev_disabled:
+		kind = PTFLOW_CALLS_DISABLED;
+		ip = ev->variant.disabled.ip;
+		break;
+	case ptev_async_disabled:
+		kind = PTFLOW_CALLS_INTERRUPT;
+		ip = ev->variant.async_disabled.at;
+		break;
+	case ptev_async_branch:
+		kind = PTFLOW_CALLS_INTERRUPT;
+		ip = ev->variant.async_branch.from;
+		break;
+	case ptev_overflow:
+		kind = PTFLOW_CALLS_OVERFLOW;
+		break;
+	default:
+		return;
+	}
+	if (ev->ip_suppressed && kind != PTFLOW_CALLS_INTERRUPT)
+		ip = 0;
+	ptflow_calls_event(&pf->calls, kind, ip, dec_time(dec), NULL);
+}
+
 static const char *run_error_text(int status)
 {
 	/* libipt needed trace that is not there: mid-packet or mid-event. */
@@ -313,8 +456,12 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 			break;
 		}
 		/* Status updates repeat known state after a PSB+. */
-		if (!pf->opt.quiet && !ev.status_update)
+		if (ev.status_update)
+			continue;
+		if (flow_on(pf))
 			print_event(pf, &ev, off);
+		else if (views_on(pf))
+			view_event(pf, dec, &ev);
 	}
 	return status;
 }
@@ -353,7 +500,7 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 				       "tracing is enabled", NULL);
 				return -pte_eos;
 			}
-			if (!pf->opt.quiet)
+			if (flow_on(pf))
 				fprintf(pf->out, "[end of trace]\n");
 			return 0;
 		}
@@ -372,18 +519,13 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		status = pt_insn_next(dec, &insn, sizeof(insn));
 		if (status < 0) {
 			/* The instruction itself may have been decoded. */
-			if (insn.iclass != ptic_error) {
-				pf->insns++;
-				if (!pf->opt.quiet)
-					print_insn(pf, dec, &insn, off);
-			}
+			if (insn.iclass != ptic_error)
+				one_insn(pf, dec, &insn, off);
 			report(pf, dec_offset(dec), run_error_text(status),
 			       insn.iclass == ptic_error ? &insn : NULL);
 			return status;
 		}
-		pf->insns++;
-		if (!pf->opt.quiet)
-			print_insn(pf, dec, &insn, off);
+		one_insn(pf, dec, &insn, off);
 	}
 }
 
@@ -429,6 +571,41 @@ static void check_tail(struct ptflow *pf, const struct pt_config *config)
 	pt_pkt_free_decoder(pkt);
 }
 
+/* Start the views for the trace of thread @pf->thread. */
+static int view_begin(struct ptflow *pf)
+{
+	if (pf->opt.report) {
+		pf->calls.report = ptflow_report_alloc();
+		if (!pf->calls.report)
+			goto nomem;
+	}
+	if (ptflow_calls_begin(&pf->calls, pf->thread, pf->pid, pf->tid))
+		goto nomem;
+	return 0;
+nomem:
+	fprintf(pf->err, "%s: out of memory\n", pf->prog);
+	return -1;
+}
+
+/* End the views of one trace: its report is printed and added up. */
+static int view_end(struct ptflow *pf)
+{
+	int err = ptflow_calls_end(&pf->calls);
+
+	if (pf->calls.report) {
+		ptflow_report_print(pf->calls.report, pf->out, pf->thread,
+				    pf->clock.hz);
+		if (ptflow_report_merge(pf->total, pf->calls.report))
+			err = -1;
+		pf->reports++;
+		ptflow_report_free(pf->calls.report);
+		pf->calls.report = NULL;
+	}
+	if (err)
+		fprintf(pf->err, "%s: out of memory\n", pf->prog);
+	return err;
+}
+
 int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 			 const char *name)
 {
@@ -448,6 +625,10 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 		}
 	}
 	if (make_config(pf, buf, len, &config))
+		return -1;
+	if (!pf->have_clock && ptflow_views_start(pf))
+		return -1;
+	if (views_on(pf) && view_begin(pf))
 		return -1;
 	dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
@@ -497,5 +678,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 	if (clean_end)
 		check_tail(pf, &config);
 	pt_insn_free_decoder(dec);
+	if (views_on(pf))
+		return view_end(pf);
 	return 0;
 }

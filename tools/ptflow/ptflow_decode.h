@@ -17,7 +17,10 @@
 #include <intel-pt.h>
 
 #include "tools/ptflow/ptcap_dir.h"
+#include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
+#include "tools/ptflow/ptflow_sym.h"
+#include "tools/ptflow/ptflow_time.h"
 
 /*
  * Instructions decoded without the trace offset moving before ptflow calls
@@ -49,6 +52,11 @@ struct ptflow_options {
 	bool raw_insn;		/* --raw-insn: instruction bytes */
 	bool stat;		/* --stat: counts at the end (by the caller) */
 	bool intel;		/* --intel: Intel syntax (default AT&T) */
+	bool no_symbols;	/* --no-symbols: no <symbol+off> */
+	bool line;		/* --line: DWARF file:line after the symbol */
+	bool calls;		/* --calls: call/return trace, no flow */
+	bool report;		/* --report: hot spots, no flow */
+	bool export_chrome;	/* --export=chrome: timeline, no flow */
 };
 
 /* The decoder parameters, from the command line or a ptcap config. */
@@ -61,6 +69,8 @@ struct ptflow_params {
 	uint32_t cpuid_15_eax;		/* CPUID.15H:EAX */
 	uint32_t cpuid_15_ebx;		/* CPUID.15H:EBX */
 	bool has_cpuid_15_eax, has_cpuid_15_ebx;
+	uint64_t tsc_freq_hz;		/* TSC frequency (ptflow_time.h) */
+	bool has_tsc_freq;
 };
 
 /* A decoding session; set up with ptflow_init(), torn down by ptflow_fini. */
@@ -76,6 +86,17 @@ struct ptflow {
 	const char *trace_name;		/* for error messages */
 	uint64_t insns;			/* instructions decoded, all traces */
 	uint64_t errors;		/* decode errors, all traces */
+	struct ptflow_sym *sym;		/* symbols of the image's files */
+	struct ptflow_clock clock;	/* set up on first decode */
+	bool have_clock;
+	/* The views of --calls, --report and --export (ptflow_calls.h). */
+	struct ptflow_calls calls;
+	struct ptflow_report *total;	/* --report: all traces */
+	size_t reports;			/* traces in @total */
+	struct ptflow_chrome *chrome;	/* --export=chrome */
+	/* The thread of the next ptflow_decode_buffer() (label, ids). */
+	const char *thread;
+	uint32_t pid, tid;
 };
 
 /**
@@ -87,6 +108,9 @@ struct ptflow {
  *
  * Options and parameters may be set in @pf->opt and @pf->par afterwards,
  * images added to @pf->image through @pf->iscache (ptflow_image.h).
+ *
+ * The symbol table @pf->sym is filled by the caller (ptflow_sym.h) along
+ * with the image.
  *
  * Return: 0, or -pte_nomem (the session is then already finalized).
  */
@@ -108,6 +132,22 @@ void ptflow_params_from_config(struct ptflow_params *par,
 			       const struct ptcap_config *cfg);
 
 /**
+ * ptflow_views_start() - set up the views chosen in @pf->opt (calls,
+ * report, export) before the first ptflow_decode_buffer().
+ * @pf: the session.
+ *
+ * Return: 0, or -1 when out of memory (after a message).
+ */
+int ptflow_views_start(struct ptflow *pf);
+
+/**
+ * ptflow_views_finish() - after the last trace: print the total report
+ * (when more than one trace was reported).
+ * @pf: the session.
+ */
+void ptflow_views_finish(struct ptflow *pf);
+
+/**
  * ptflow_decode_buffer() - print the instruction flow of one trace.
  * @pf:   the session.
  * @buf:  the raw Intel PT bytes; read only (libipt's API takes non-const).
@@ -115,6 +155,11 @@ void ptflow_params_from_config(struct ptflow_params *par,
  * @len:  number of bytes of trace in @buf (without the padding); 0 is a
  *        trace without PSB.
  * @name: the trace's name in error messages.
+ *
+ * With --calls, --report or --export the flow is not printed; the
+ * instructions and events go to the call tracker as the thread
+ * @pf->thread (pid @pf->pid, tid @pf->tid), and --report prints the
+ * trace's table at its end.
  *
  * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is
  * one decode error: printed as "[resync at offset 0x<off>: <reason>]" on

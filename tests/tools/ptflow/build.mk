@@ -10,7 +10,26 @@ test_ptcap_dir_LIBS := pt
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
-	tools/ptflow/ptflow_disasm.c
-test_ptflow_decode_LDLIBS := -lipt -lcapstone
+	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
+	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
+	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c
+test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
+
+# ptflow's views against single-stepping (issue 15): needs the PT
+# generator's flow test (its traces) and the VM's ground-truth program,
+# built here for the host without sanitizer (it only runs ptrace).
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_calls.sh
+$(O)/tests/test_ptflow_views: $(O)/tests/pt_flow_gt
+$(O)/tests/pt_flow_gt: tests/vm/progs/pt_flow_gt.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
+
+UNIT_TESTS += test_ptflow_views
+test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
+	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
+	tools/ptflow/ptflow_image.c tools/lwpt-jitdemo/jit_dump.c
+test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl

@@ -101,7 +101,7 @@ fi
 # ---- the DynamoRIO trace -------------------------------------------------
 params="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308"
 # shellcheck disable=SC2086 # $params is a list of options
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params \
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params \
 	> "$tmp/full" 2> "$tmp/full.err"
 rc=$?
 [ $rc -eq 0 ] && [ ! -s "$tmp/full.err" ] && pass ||
@@ -190,7 +190,7 @@ fi
 
 # --no-inst: the same addresses only.
 # shellcheck disable=SC2086
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --no-inst \
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --no-inst \
 	> "$tmp/noinst" 2>&1
 awk '{ print $1 }' "$tmp/insns" > "$tmp/addrs"
 grep '^[0-9a-f]' "$tmp/noinst" | cmp -s - "$tmp/addrs" &&
@@ -198,19 +198,19 @@ grep '^[0-9a-f]' "$tmp/noinst" | cmp -s - "$tmp/addrs" &&
 
 # --quiet --stat: only the counts.
 # shellcheck disable=SC2086
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --quiet --stat \
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --quiet --stat \
 	> "$tmp/stat" 2>&1
 printf 'instructions: 8\nerrors: 0\n' | cmp -s - "$tmp/stat" && pass ||
 	fail "--quiet --stat: $(cat "$tmp/stat")"
 
 # --intel: Intel syntax.
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" --intel > "$tmp/intel" 2>&1
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" --intel > "$tmp/intel" 2>&1
 grep -q '^000000000040100a  movabs rsi, 0x402000$' "$tmp/intel" && pass ||
 	fail "--intel"
 
 # --time --offset --raw-insn: prefixes of 16 hex digits, raw bytes.
 # shellcheck disable=SC2086
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --time --offset \
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params --time --offset \
 	--raw-insn > "$tmp/time" 2>&1
 grep -q '^[0-9a-f]\{16\}  [0-9a-f]\{16\}  0000000000401019  0f 05  *syscall$' \
 	"$tmp/time" && [ "$(grep -c '^[0-9a-f]' "$tmp/time")" -eq 8 ] && pass ||
@@ -218,13 +218,13 @@ grep -q '^[0-9a-f]\{16\}  [0-9a-f]\{16\}  0000000000401019  0f 05  *syscall$' \
 
 # --raw: the text segment (file 0x1000-0x1027) at 0x401000, same flow.
 # --elf with an explicit base equal to the link address: same flow.
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --raw "$dyn/hello:0x1000-0x1027:0x401000" \
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --raw "$dyn/hello:0x1000-0x1027:0x401000" \
 	> "$tmp/raw" 2>&1
 cmp -s "$tmp/raw" "$tmp/full" && pass || fail "--raw file:from-to:base"
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello:0x400000" > "$tmp/base" 2>&1
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello:0x400000" > "$tmp/base" 2>&1
 cmp -s "$tmp/base" "$tmp/full" && pass || fail "--elf file:base"
 # Relocated by 0x10000000: nothing is mapped where the trace goes.
-"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello:0x10400000" > "$tmp/reloc" 2>&1
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --elf "$dyn/hello:0x10400000" > "$tmp/reloc" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q '^\[resync at offset 0x[0-9a-f]*: no memory mapped' "$tmp/reloc" &&
 	pass || fail "--elf relocated: rc=$rc"
@@ -232,9 +232,9 @@ rc=$?
 # --pt with a range: the whole file as a range decodes the same; a range
 # that starts after the only PSB has no sync point.
 size=$(wc -c < "$dyn/dynamorio.pt")
-"$PTFLOW" --pt "$dyn/dynamorio.pt:0-$size" --elf "$dyn/hello" > "$tmp/range" 2>&1
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt:0-$size" --elf "$dyn/hello" > "$tmp/range" 2>&1
 cmp -s "$tmp/range" "$tmp/full" && pass || fail "--pt file:0-size"
-"$PTFLOW" --pt "$dyn/dynamorio.pt:1" --elf "$dyn/hello" > "$tmp/r1" 2> "$tmp/r1.err"
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt:1" --elf "$dyn/hello" > "$tmp/r1" 2> "$tmp/r1.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q '^\[resync at offset 0x0: no PSB found\]$' "$tmp/r1" &&
 	grep -q '^ptflow: .*no PSB found' "$tmp/r1.err" && pass ||
@@ -242,7 +242,7 @@ rc=$?
 usage_case "--pt range past the end" --pt "$dyn/dynamorio.pt:0-99999" --elf "$dyn/hello"
 
 # No image at all: every enable ends in "no memory mapped", exit 1.
-"$PTFLOW" --pt "$dyn/dynamorio.pt" > "$tmp/noimg" 2> "$tmp/noimg.err"
+"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" > "$tmp/noimg" 2> "$tmp/noimg.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q 'no memory mapped at this address, ip: 0000000000401000\]$' \
 	"$tmp/noimg" && grep -q 'decode error' "$tmp/noimg.err" && pass ||
@@ -271,7 +271,7 @@ lwpt-ptcap-maps 1
 0x401000 0x401027 0x1000 hello
 0x402000 0x40200e 0x2000 $dyn/hello
 EOF
-"$PTFLOW" "$cap" > "$tmp/cap.out" 2> "$tmp/cap.err"
+"$PTFLOW" --no-symbols "$cap" > "$tmp/cap.out" 2> "$tmp/cap.err"
 rc=$?
 { echo '[trace tid1234.pt]'; cat "$tmp/full"; } > "$tmp/cap.expect"
 [ $rc -eq 0 ] && [ ! -s "$tmp/cap.err" ] && cmp -s "$tmp/cap.out" "$tmp/cap.expect" &&
@@ -281,17 +281,30 @@ rc=$?
 # Two traces, in version order: cpu2 before cpu10.
 cp "$dyn/dynamorio.pt" "$cap/cpu10.pt"
 cp "$dyn/dynamorio.pt" "$cap/cpu2.pt"
-"$PTFLOW" --quiet --stat "$cap" > "$tmp/cap2" 2>&1
+"$PTFLOW" --no-symbols --quiet --stat "$cap" > "$tmp/cap2" 2>&1
 printf 'instructions: 24\nerrors: 0\n' | cmp -s - "$tmp/cap2" && pass ||
 	fail "ptcap directory, 3 traces: $(cat "$tmp/cap2")"
-"$PTFLOW" "$cap" | grep '^\[trace' > "$tmp/order"
+"$PTFLOW" --no-symbols "$cap" | grep '^\[trace' > "$tmp/order"
 printf '[trace cpu2.pt]\n[trace cpu10.pt]\n[trace tid1234.pt]\n' |
 	cmp -s - "$tmp/order" && pass || fail "trace order: $(cat "$tmp/order")"
 rm "$cap/cpu10.pt" "$cap/cpu2.pt"
 
 # Command-line parameters override the config file.
-"$PTFLOW" --cpu none "$cap" > "$tmp/cap.none" 2>&1 &&
+"$PTFLOW" --no-symbols --cpu none "$cap" > "$tmp/cap.none" 2>&1 &&
 	cmp -s "$tmp/cap.none" "$tmp/cap.expect" && pass || fail "--cpu none override"
+
+# --pid/--tid select per-thread traces by the config's thread lines.
+echo 'thread.tid1234.pt tid=1234 pid=1200 buffer=0' >> "$cap/config"
+"$PTFLOW" --no-symbols --pid 1200 "$cap" > "$tmp/sel" 2>&1 &&
+	cmp -s "$tmp/sel" "$tmp/cap.expect" && pass || fail "--pid 1200: $(head -n 3 "$tmp/sel")"
+"$PTFLOW" --no-symbols --tid=1234 "$cap" > "$tmp/sel" 2>&1 &&
+	cmp -s "$tmp/sel" "$tmp/cap.expect" && pass || fail "--tid=1234"
+usage_case "--tid of no trace" --tid 99 "$cap"
+grep -q 'no per-thread trace of the selected --tid' "$tmp/ue" && pass ||
+	fail "--tid 99: $(cat "$tmp/ue")"
+usage_case "--pid not a number" --pid x "$cap"
+"$PTFLOW" --calls --pid 1200 "$cap" 2>/dev/null | grep -q '^ *[0-9]*  tid 1234  ' &&
+	pass || fail "--calls thread label"
 
 # A later format version is refused with a clear message.
 sed 's/^lwpt-ptcap-config 1$/lwpt-ptcap-config 2/' "$cap/config" > "$tmp/c2"
@@ -309,7 +322,7 @@ cp "$tmp/c1" "$cap/config"
 # An unloadable mapping is a warning; the flow then has decode errors.
 cp "$cap/maps" "$tmp/m1"
 printf 'lwpt-ptcap-maps 1\n0x401000 0x401027 0x1000 missing-file\n' > "$cap/maps"
-"$PTFLOW" "$cap" > "$tmp/cap.miss" 2> "$tmp/cap.miss.err"
+"$PTFLOW" --no-symbols "$cap" > "$tmp/cap.miss" 2> "$tmp/cap.miss.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q 'warning: .*missing-file' "$tmp/cap.miss.err" &&
 	grep -q '^\[resync at offset' "$tmp/cap.miss" && pass ||
@@ -335,7 +348,7 @@ nerr=0
 n=1
 while [ "$n" -le "$size" ]; do
 	# shellcheck disable=SC2086
-	"$PTFLOW" --pt "$dyn/dynamorio.pt:0-$n" --elf "$dyn/hello" $params \
+	"$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt:0-$n" --elf "$dyn/hello" $params \
 		> "$tmp/p.out" 2> "$tmp/p.err"
 	rc=$?
 	if ! sane_run $rc "$tmp/p.err"; then
@@ -383,7 +396,7 @@ while [ $seed -le 25 ]; do
 			dd of="$tmp/corrupt.pt" bs=1 seek="$off" conv=notrunc 2> /dev/null
 	done
 	# shellcheck disable=SC2086
-	timeout 60 "$PTFLOW" --pt "$tmp/corrupt.pt" --elf "$dyn/hello" $params \
+	timeout 60 "$PTFLOW" --no-symbols --pt "$tmp/corrupt.pt" --elf "$dyn/hello" $params \
 		> "$tmp/c.out" 2> "$tmp/c.err"
 	rc=$?
 	if ! sane_run $rc "$tmp/c.err" || [ $rc -eq 2 ]; then
@@ -400,14 +413,14 @@ done
 # Random bytes without any PSB.
 awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", 1 + int(rand() * 255) }' \
 	> "$tmp/garbage.pt" 2> /dev/null
-"$PTFLOW" --pt "$tmp/garbage.pt" --elf "$dyn/hello" > "$tmp/g.out" 2> "$tmp/g.err"
+"$PTFLOW" --no-symbols --pt "$tmp/garbage.pt" --elf "$dyn/hello" > "$tmp/g.out" 2> "$tmp/g.err"
 rc=$?
 [ $rc -eq 1 ] && sane_run $rc "$tmp/g.err" && grep -q 'no PSB found' "$tmp/g.err" &&
 	pass || fail "garbage: rc=$rc"
 
 # An empty trace.
 : > "$tmp/empty.pt"
-"$PTFLOW" --pt "$tmp/empty.pt" --elf "$dyn/hello" > "$tmp/e.out" 2> "$tmp/e.err"
+"$PTFLOW" --no-symbols --pt "$tmp/empty.pt" --elf "$dyn/hello" > "$tmp/e.out" 2> "$tmp/e.err"
 rc=$?
 [ $rc -eq 1 ] && sane_run $rc "$tmp/e.err" && grep -q 'no PSB found' "$tmp/e.err" &&
 	pass || fail "empty trace: rc=$rc"
@@ -415,16 +428,62 @@ rc=$?
 # An image of "jmp ." where the trace enters: the decoder follows the
 # direct branch without reading trace; ptflow must stop it.
 printf '\353\376' > "$tmp/loop.bin"
-timeout 120 "$PTFLOW" --pt "$dyn/dynamorio.pt" --raw "$tmp/loop.bin:0x401000" \
+timeout 120 "$PTFLOW" --no-symbols --pt "$dyn/dynamorio.pt" --raw "$tmp/loop.bin:0x401000" \
 	--quiet --stat > "$tmp/l.out" 2> "$tmp/l.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q 'no trace progress' "$tmp/l.err" && pass ||
 	fail "endless jmp loop: rc=$rc $(cat "$tmp/l.err")"
 
+# ---- symbols, views and time on the DynamoRIO trace (issue 15) -------------
+# shellcheck disable=SC2086
+"$PTFLOW" --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/sym" 2>&1
+sed -n 5p "$tmp/sym" | grep -qx '0000000000401000 <_start>  movl $1, %eax' &&
+	grep -qx '0000000000401025 <_start+0x25>  syscall' "$tmp/sym" &&
+	sed -E 's/ <_start(\+0x[0-9a-f]+)?>//' "$tmp/sym" | cmp -s - "$tmp/full" &&
+	pass || fail "symbols: $(head -n 6 "$tmp/sym")"
+# shellcheck disable=SC2086
+"$PTFLOW" --calls --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/calls" 2>&1
+cat > "$tmp/calls.expect" <<'EOF'
+           0  -           enabled _start
+        8336  -           interrupt _start
+        8554  -           syscall
+       26741  -           syscall
+EOF
+cmp -s "$tmp/calls" "$tmp/calls.expect" && pass ||
+	{ fail "--calls on dynamorio"; diff "$tmp/calls.expect" "$tmp/calls"; }
+# shellcheck disable=SC2086
+"$PTFLOW" --report --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" $params > "$tmp/rep" 2>&1
+grep -qx '\[report -: 8 instructions, 18187 ns\]' "$tmp/rep" &&
+	grep -qE '^ +8 +8 +100\.00 +0 +18187 +18187  _start$' "$tmp/rep" &&
+	pass || fail "--report on dynamorio: $(cat "$tmp/rep")"
+# Time: libipt's estimate at each syscall (ptflow --time; SDM 33.8.3 with
+# MTC, TMA, CYC, CBR) equals libpt's (ptdump --time) at the CYC before the
+# TIP.PGD it causes.
+PTDUMP=${PTDUMP:-$O/bin/ptdump}
+if [ -x "$PTDUMP" ]; then
+	# shellcheck disable=SC2086
+	"$PTDUMP" --time --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 \
+		--cpuid-0x15.ebx 308 "$dyn/dynamorio.pt" 2>/dev/null |
+		awk '/ tsc  [0-9a-f]+$/ { t = $NF } / tip\.pgd / { print t }' |
+		tail -n 2 > "$tmp/t.libpt"
+	# shellcheck disable=SC2086
+	"$PTFLOW" --no-symbols --time --pt "$dyn/dynamorio.pt" --elf "$dyn/hello" \
+		$params | awk '/syscall$/ { print $1 }' > "$tmp/t.libipt"
+	[ -s "$tmp/t.libpt" ] && cmp -s "$tmp/t.libpt" "$tmp/t.libipt" && pass ||
+		fail "time: libpt $(cat "$tmp/t.libpt") libipt $(cat "$tmp/t.libipt")"
+fi
+usage_case "--export without file" --export=chrome
+# A raw trace where the directory goes: say what to give instead.
+usage_case "trace file as directory" "$dyn/dynamorio.pt"
+grep -q 'not a ptcap directory.*--pt .*dynamorio.pt --elf' "$tmp/ue" && pass ||
+	fail "trace file as directory: $(cat "$tmp/ue")"
+usage_case "--export=json" --export=json x.json "$dyn"
+usage_case "--tsc-freq 0" --tsc-freq 0 "$dyn"
+
 # ---- real traces without images: clean errors, bounded time ---------------
 for t in "$data"/real/libxdc/*.pt; do
 	[ -f "$t" ] || continue
-	timeout 300 "$PTFLOW" --pt "$t" > "$tmp/x.out" 2> "$tmp/x.err"
+	timeout 300 "$PTFLOW" --no-symbols --pt "$t" > "$tmp/x.out" 2> "$tmp/x.err"
 	rc=$?
 	if [ $rc -eq 1 ] && sane_run $rc "$tmp/x.err" &&
 	   grep -q '^ptflow: .*offset 0x' "$tmp/x.err" &&

@@ -57,6 +57,34 @@ START_TEST(config_full)
 END_TEST
 
 /* Stepping is optional; CRLF and trailing blanks are tolerated. */
+/* Per-thread files: "thread.<file> tid= pid= ..." (ptcap-format.rst). */
+START_TEST(config_thread_lines)
+{
+	static const char text[] =
+		"lwpt-ptcap-config 1\n"
+		"thread.tid12.pt tid=12 pid=10 buffer=0 exited\n"
+		"thread.tid120.pt pid=10 tid=120 buffer=1\n"
+		"thread.tid7.pt tid=7\n";
+	uint32_t tid = 0, pid = 0;
+
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1,
+					     "tid12.pt", &tid, &pid), 0);
+	ck_assert_uint_eq(tid, 12);
+	ck_assert_uint_eq(pid, 10);
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1,
+					     "tid120.pt", &tid, &pid), 0);
+	ck_assert_uint_eq(tid, 120);
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1,
+					     "tid1.pt", &tid, &pid),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1,
+					     "tid7.pt", &tid, &pid),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_thread(NULL, 0, "x", &tid, &pid),
+			 -PTCAP_E_INVAL);
+}
+END_TEST
+
 START_TEST(config_cpu_no_stepping_crlf)
 {
 	struct ptcap_config cfg;
@@ -450,6 +478,7 @@ static Suite *ptcap_dir_suite(void)
 	TCase *tc = tcase_create("format-v1");
 
 	tcase_add_test(tc, config_full);
+	tcase_add_test(tc, config_thread_lines);
 	tcase_add_test(tc, config_cpu_no_stepping_crlf);
 	tcase_add_test(tc, config_empty_body);
 	tcase_add_test(tc, config_bad_magic);

@@ -98,7 +98,7 @@ for px in "full 1" "full 0" "bdw 0"; do
 	rc=$?
 	[ $rc -eq $gt_rc ] || fail "$prof/xsaves=$xs: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
 	ls /tmp/exec/tid*.pt >/dev/null 2>&1 || fail "$prof/xsaves=$xs: no tid*.pt" || exit 1
-	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	ptflow --no-inst --no-symbols /tmp/exec >/tmp/flow.out 2>&1
 	grep -E '^\[resync' /tmp/flow.out | head -n 5
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	n_flow=$(wc -l </tmp/flow.txt)

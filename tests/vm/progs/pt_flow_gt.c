@@ -3,14 +3,23 @@
  * pt_flow_gt: the ground truth of a program's user-mode instruction flow,
  * by ptrace single-stepping (issue 5 point 6, in the VM).
  *
- *   pt_flow_gt [-o FILE] PROG [ARGS...]
+ *   pt_flow_gt [-c] [-o FILE] PROG [ARGS...]
  *
  * Runs PROG stopped at its exec, then PTRACE_SINGLESTEPs it to its end and
  * prints the IP of every user-mode instruction it executes, one per line as
- * 16 lower-case hex digits (ptflow --no-inst prints the same), to FILE or
+ * 16 lower-case hex digits (ptflow --no-inst --no-symbols prints the same), to FILE or
  * standard output (which PROG then shares: its output changes its flow). A REP string
  * instruction traps after each iteration with RIP unchanged: it is printed
  * once, as a trace shows it (Documentation/pt-model.rst, choice 9).
+ * With -c it prints the call trace instead, in the format of
+ * `ptflow --calls --no-symbols` without its time and thread columns (issue
+ * 15): "call 0x<target>", "return 0x<entry>", "unwind 0x<entry>",
+ * "return to 0x<ip> (no matching call)" and "syscall", indented by two
+ * spaces per depth. It is derived independently of ptflow: CALL, RET and
+ * SYSCALL are recognised from the opcode bytes read with PTRACE_PEEKTEXT
+ * (SDM vol. 2: E8, FF /2; C3, C2; 0F 05), the return address from the
+ * stack at the callee's first instruction; frames are matched by return
+ * address as Documentation/ptflow.rst, "Call trace", specifies.
  * Exit status: PROG's, or 125 if tracing failed.
  */
 #include <errno.h>
@@ -29,22 +38,146 @@ static void die(const char *what)
 	exit(125);
 }
 
+enum gt_kind { GT_OTHER, GT_CALL, GT_RET, GT_SYSCALL };
+
+/* The kind of the instruction at @ip of @pid from its opcode bytes. */
+static enum gt_kind gt_classify(pid_t pid, unsigned long long ip)
+{
+	unsigned char b[16];
+	unsigned int i = 0;
+	long w;
+
+	for (i = 0; i < sizeof(b); i += sizeof(w)) {
+		errno = 0;
+		w = ptrace(PTRACE_PEEKTEXT, pid, (void *)(ip + i), NULL);
+		if (errno)
+			die("PTRACE_PEEKTEXT");
+		memcpy(b + i, &w, sizeof(w));
+	}
+	/* Legacy prefixes, then REX (SDM vol. 2, 2.1.1 and 2.2.1). */
+	for (i = 0; i < 14; i++) {
+		unsigned char p = b[i];
+
+		if (p != 0x66 && p != 0x67 && p != 0xf2 && p != 0xf3 &&
+		    p != 0x2e && p != 0x3e && p != 0x26 && p != 0x36 &&
+		    p != 0x64 && p != 0x65 && (p < 0x40 || p > 0x4f))
+			break;
+	}
+	if (b[i] == 0xe8)
+		return GT_CALL;
+	if (b[i] == 0xff && ((b[i + 1] >> 3) & 7) == 2)
+		return GT_CALL;
+	if (b[i] == 0xc3 || b[i] == 0xc2)
+		return GT_RET;
+	if (b[i] == 0x0f && b[i + 1] == 0x05)
+		return GT_SYSCALL;
+	return GT_OTHER;
+}
+
+struct gt_frame {
+	unsigned long long entry, ret;
+	int called;
+};
+
+static struct gt_frame gt_stack[1 << 16];
+static size_t gt_depth;
+
+static void gt_line(FILE *out, const char *kind, unsigned long long addr,
+		    const char *tail)
+{
+	size_t indent = gt_depth ? gt_depth - 1 : 0;
+
+	fprintf(out, "%*s%s", (int)(2 * indent), "", kind);
+	if (addr)
+		fprintf(out, " 0x%llx", addr);
+	fprintf(out, "%s\n", tail);
+}
+
+static void gt_push(unsigned long long entry, unsigned long long ret,
+		    int called)
+{
+	if (gt_depth == sizeof(gt_stack) / sizeof(gt_stack[0])) {
+		errno = E2BIG;
+		die("call stack");
+	}
+	gt_stack[gt_depth].entry = entry;
+	gt_stack[gt_depth].ret = ret;
+	gt_stack[gt_depth].called = called;
+	gt_depth++;
+}
+
+/* The previous instruction was a RET that went to @to. */
+static void gt_return(FILE *out, unsigned long long to)
+{
+	size_t i;
+
+	for (i = gt_depth; i > 0; i--)
+		if (gt_stack[i - 1].called && gt_stack[i - 1].ret == to)
+			break;
+	if (i > 0) {
+		while (gt_depth > i) {
+			gt_depth--;
+			gt_line(out, "unwind", gt_stack[gt_depth].entry, "");
+		}
+		gt_depth--;
+		gt_line(out, "return", gt_stack[gt_depth].entry, "");
+		return;
+	}
+	if (gt_depth <= 1) {
+		if (gt_depth) {
+			gt_depth--;
+			gt_line(out, "return", gt_stack[0].entry, "");
+		}
+		gt_push(to, 0, 0);
+		return;
+	}
+	gt_line(out, "return to", to, " (no matching call)");
+}
+
+/* One step of the call trace: the instruction at @ip is about to run. */
+static void gt_calls_step(FILE *out, pid_t pid, unsigned long long ip,
+			  unsigned long long sp, enum gt_kind *prev)
+{
+	if (*prev == GT_CALL) {
+		long ret;
+
+		errno = 0;
+		ret = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+		if (errno)
+			die("PTRACE_PEEKDATA");
+		gt_line(out, "call", ip, "");
+		gt_push(ip, (unsigned long)ret, 1);
+	} else if (*prev == GT_RET) {
+		gt_return(out, ip);
+	}
+	if (!gt_depth)
+		gt_push(ip, 0, 0);
+	*prev = gt_classify(pid, ip);
+	if (*prev == GT_SYSCALL)
+		gt_line(out, "syscall", 0, "");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long last = 0, n = 0;
 	struct user_regs_struct r;
-	int status, sig = 0, arg = 1;
+	int status, sig = 0, arg = 1, calls = 0;
+	enum gt_kind prev = GT_OTHER;
 	FILE *out = stdout;
 	pid_t pid;
 
-	if (argc > 3 && !strcmp(argv[1], "-o")) {
-		out = fopen(argv[2], "w");
+	if (argc > 2 && !strcmp(argv[1], "-c")) {
+		calls = 1;
+		arg = 2;
+	}
+	if (argc > arg + 2 && !strcmp(argv[arg], "-o")) {
+		out = fopen(argv[arg + 1], "w");
 		if (!out)
-			die(argv[2]);
-		arg = 3;
+			die(argv[arg + 1]);
+		arg += 2;
 	}
 	if (argc <= arg) {
-		fprintf(stderr, "usage: pt_flow_gt [-o FILE] PROG [ARGS...]\n");
+		fprintf(stderr, "usage: pt_flow_gt [-c] [-o FILE] PROG [ARGS...]\n");
 		return 125;
 	}
 	pid = fork();
@@ -62,7 +195,9 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			die("PTRACE_GETREGS");
-		if (!n || r.rip != last)
+		if ((!n || r.rip != last) && calls)
+			gt_calls_step(out, pid, r.rip, r.rsp, &prev);
+		else if (!n || r.rip != last)
 			fprintf(out, "%016llx\n", (unsigned long long)r.rip);
 		last = r.rip;
 		n++;

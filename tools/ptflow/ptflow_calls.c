@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptflow's call tracker (see ptflow_calls.h). A CALL pushes a frame with
+ * its return address (the address after the CALL, SDM vol. 1 6.4.1) when
+ * the next instruction, the callee's first, is seen; a RET pops when the
+ * instruction it returned to is seen, matching the frame by return address
+ * (as perf's thread-stack.c does) so that longjmp and similar non-local
+ * exits are recovered at the next matching return.
+ */
+#include "tools/ptflow/ptflow_calls.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Capstone-independent names of the far transfers (opcode bytes). */
+static const char *far_name(const struct pt_insn *insn)
+{
+	const uint8_t *b = insn->raw;
+	unsigned int i = 0;
+
+	/* Skip legacy and REX prefixes (SDM vol. 2 2.1.1, 2.2.1). */
+	while (i + 1 < insn->size && ((b[i] >= 0x40 && b[i] <= 0x4f) ||
+				      b[i] == 0x66 || b[i] == 0x67 ||
+				      b[i] == 0xf2 || b[i] == 0xf3))
+		i++;
+	if (b[i] == 0x0f && i + 1 < insn->size) {
+		switch (b[i + 1]) {
+		case 0x05: return "syscall";
+		case 0x34: return "sysenter";
+		case 0x07: return "sysret";
+		case 0x35: return "sysexit";
+		default: break;
+		}
+	}
+	switch (b[i]) {
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:
+		return "int";
+	case 0xcf:
+		return "iret";
+	default:
+		break;
+	}
+	switch (insn->iclass) {
+	case ptic_far_call: return "far call";
+	case ptic_far_return: return "far return";
+	default: return "far jump";
+	}
+}
+
+uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
+			  size_t size, uint64_t *lo, uint64_t *hi)
+{
+	struct ptflow_symbol s;
+
+	if (ptflow_sym_lookup(sym, addr, false, &s)) {
+		snprintf(name, size, "%s", s.name);
+		*lo = s.start;
+		*hi = s.size ? s.start + s.size : addr + 1;
+		return s.start;
+	}
+	*lo = addr;
+	*hi = addr + 1;
+	if (s.module) {
+		snprintf(name, size, "[unknown in %s]", s.module);
+		return UINT64_MAX - s.module_start;
+	}
+	snprintf(name, size, "[unknown]");
+	return UINT64_MAX;
+}
+
+/* Name of an address on --calls lines: symbol[+off] or 0x<addr>. */
+static void calls_name(const struct ptflow_calls *c, uint64_t addr, char *buf,
+		       size_t size)
+{
+	ptflow_sym_format(c->names, addr, buf, size);
+}
+
+static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
+		       const char *fmt_kind, const char *name, const char *tail)
+{
+	if (!c->out)
+		return;
+	fprintf(c->out, "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n",
+		ptflow_clock_ns(c->clock, tsc), c->thread, (int)(2 * indent),
+		"", fmt_kind, name ? " " : "", name ? name : "",
+		tail ? tail : "");
+}
+
+/* Depth of the current function for indentation: frames below the top. */
+static size_t calls_indent(const struct ptflow_calls *c)
+{
+	return c->depth ? c->depth - 1 : 0;
+}
+
+static void calls_push(struct ptflow_calls *c, uint64_t entry, uint64_t ret,
+		       uint64_t tsc, bool called)
+{
+	struct ptflow_frame *f;
+	char name[256];
+	uint64_t lo, hi;
+
+	if (c->depth == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+
+		f = realloc(c->stack, cap * sizeof(*f));
+		if (!f) {
+			c->error = -1;
+			return;
+		}
+		c->stack = f;
+		c->cap = cap;
+	}
+	f = &c->stack[c->depth++];
+	f->entry = entry;
+	f->key = ptflow_calls_key(c->sym, entry, name, sizeof(name), &lo, &hi);
+	f->ret = ret;
+	f->tsc = tsc;
+	f->insns = c->insns;
+	f->called = called;
+	if (c->report && ptflow_report_enter(c->report, f->key, name, called))
+		c->error = -1;
+}
+
+/* Close the top frame at @tsc: report total, timeline event. */
+static void calls_pop(struct ptflow_calls *c, uint64_t tsc)
+{
+	struct ptflow_frame *f = &c->stack[--c->depth];
+
+	if (c->report)
+		ptflow_report_leave(c->report, f->key, c->insns - f->insns,
+				    tsc - f->tsc);
+	if (c->chrome) {
+		uint64_t begin = ptflow_clock_ns(c->clock, f->tsc);
+		uint64_t end = ptflow_clock_ns(c->clock, tsc);
+		char name[256];
+
+		calls_name(c, f->entry, name, sizeof(name));
+		if (ptflow_chrome_add(c->chrome, c->pid, c->tid, name,
+				      (uint32_t)c->depth, begin, end))
+			c->error = -1;
+	}
+}
+
+int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
+		       uint32_t pid, uint32_t tid)
+{
+	snprintf(c->thread, sizeof(c->thread), "%s", thread);
+	c->pid = pid;
+	c->tid = tid;
+	c->depth = 0;
+	c->have_insn = false;
+	c->pending_call = false;
+	c->pending_ret = false;
+	c->after_far = false;
+	c->insns = 0;
+	c->last_tsc = 0;
+	c->error = 0;
+	if (c->chrome && ptflow_chrome_thread(c->chrome, pid, tid, thread))
+		return -1;
+	return 0;
+}
+
+/* The RET before this instruction returned to @to. */
+static void calls_return(struct ptflow_calls *c, uint64_t to, uint64_t tsc)
+{
+	char name[256];
+	size_t i;
+
+	/* The frame whose CALL pushed @to: the top one, unless frames above
+	 * it were left without RET (longjmp, exceptions, stack switching). */
+	for (i = c->depth; i > 0; i--)
+		if (c->stack[i - 1].called && c->stack[i - 1].ret == to)
+			break;
+	if (i > 0) {
+		while (c->depth > i) {
+			calls_name(c, c->stack[c->depth - 1].entry, name,
+				   sizeof(name));
+			calls_pop(c, tsc);
+			calls_line(c, tsc, calls_indent(c), "unwind", name,
+				   NULL);
+		}
+		calls_name(c, c->stack[c->depth - 1].entry, name, sizeof(name));
+		calls_pop(c, tsc);
+		calls_line(c, tsc, calls_indent(c), "return", name, NULL);
+		return;
+	}
+	if (c->depth <= 1) {
+		/* A return from the outermost function: to a caller the
+		 * trace did not see call it. It becomes the outermost. */
+		if (c->depth) {
+			calls_name(c, c->stack[0].entry, name, sizeof(name));
+			calls_pop(c, tsc);
+			calls_line(c, tsc, 0, "return", name, NULL);
+		}
+		calls_push(c, to, 0, tsc, false);
+		return;
+	}
+	/* No frame matches: the stack is kept (a RET used as an indirect
+	 * jump, e.g. retpolines). */
+	calls_name(c, to, name, sizeof(name));
+	calls_line(c, tsc, calls_indent(c), "return to", name,
+		   " (no matching call)");
+}
+
+void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
+		       uint64_t tsc)
+{
+	uint64_t ip = insn->ip;
+	char name[256];
+
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;	/* estimates never go back here */
+	ptflow_clock_start(c->clock, tsc);
+
+	if (c->pending_call) {
+		c->pending_call = false;
+		calls_name(c, ip, name, sizeof(name));
+		calls_line(c, tsc, calls_indent(c), "call", name, NULL);
+		calls_push(c, ip, c->call_ret, tsc, true);
+	} else if (c->pending_ret) {
+		c->pending_ret = false;
+		calls_return(c, ip, tsc);
+	}
+	if (!c->depth)
+		calls_push(c, ip, 0, tsc, false);
+	c->after_far = false;
+
+	/* Self counts: the function of each instruction, and the time from
+	 * the previous instruction to the previous one's function. */
+	if (c->report) {
+		uint64_t key = c->last_key, lo, hi;
+
+		if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
+			key = ptflow_calls_key(c->sym, ip, name, sizeof(name),
+					       &lo, &hi);
+			if (c->have_insn && c->last_tsc != tsc)
+				ptflow_report_self(c->report, c->last_key, "",
+						   0, tsc - c->last_tsc);
+			if (ptflow_report_self(c->report, key, name, 1, 0))
+				c->error = -1;
+			c->fn_start = lo;
+			c->fn_end = hi;
+		} else {
+			ptflow_report_self(c->report, key, "", 1,
+					   tsc - c->last_tsc);
+		}
+		c->last_key = key;
+	}
+	c->have_insn = true;
+	c->last_tsc = tsc;
+	c->insns++;
+
+	switch (insn->iclass) {
+	case ptic_call:
+		c->pending_call = true;
+		c->call_ret = ip + insn->size;
+		break;
+	case ptic_return:
+		c->pending_ret = true;
+		break;
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		calls_line(c, tsc, calls_indent(c), far_name(insn), NULL, NULL);
+		c->after_far = true;
+		break;
+	default:
+		break;
+	}
+}
+
+void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
+			uint64_t ip, uint64_t tsc, const char *text)
+{
+	char name[256], tail[160];
+
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;
+	ptflow_clock_start(c->clock, tsc);
+	if (ip)
+		calls_name(c, ip, name, sizeof(name));
+	switch (ev) {
+	case PTFLOW_CALLS_DISABLED:
+		/* After SYSCALL and the like: its line said it all. */
+		if (!c->after_far)
+			calls_line(c, tsc, calls_indent(c), "disabled",
+				   ip ? name : NULL, NULL);
+		break;
+	case PTFLOW_CALLS_INTERRUPT:
+		calls_line(c, tsc, calls_indent(c), "interrupt",
+			   ip ? name : NULL, NULL);
+		break;
+	case PTFLOW_CALLS_ENABLED:
+		calls_line(c, tsc, calls_indent(c), "enabled",
+			   ip ? name : NULL, NULL);
+		break;
+	case PTFLOW_CALLS_RESUMED:
+		break;
+	case PTFLOW_CALLS_OVERFLOW:
+	case PTFLOW_CALLS_GAP:
+		/* Trace was lost: a pending CALL or RET has no known
+		 * target. The stack is kept; later returns realign it. */
+		c->pending_call = false;
+		c->pending_ret = false;
+		snprintf(tail, sizeof(tail), "%s%s (trace lost, depth %zu kept)",
+			 text ? ": " : "", text ? text : "", calls_indent(c));
+		calls_line(c, tsc, calls_indent(c),
+			   ev == PTFLOW_CALLS_GAP ? "gap" : "overflow", NULL,
+			   tail);
+		break;
+	}
+}
+
+int ptflow_calls_end(struct ptflow_calls *c)
+{
+	/* A RET as the last instruction: its target is not in the trace. */
+	if (c->pending_ret && c->depth) {
+		char name[256];
+
+		calls_name(c, c->stack[c->depth - 1].entry, name, sizeof(name));
+		calls_pop(c, c->last_tsc);
+		calls_line(c, c->last_tsc, calls_indent(c), "return", name,
+			   NULL);
+	}
+	c->pending_call = false;
+	c->pending_ret = false;
+	while (c->depth)
+		calls_pop(c, c->last_tsc);
+	return c->error;
+}
+
+void ptflow_calls_fini(struct ptflow_calls *c)
+{
+	free(c->stack);
+	c->stack = NULL;
+	c->cap = 0;
+	c->depth = 0;
+}
