@@ -110,7 +110,9 @@ struct lpt_cap_config {
  * @wrapped:	older data was overwritten (wrap mode) or lost; with
  *		single-range output only a wrap the module saw
  * @wraps:	times the buffer wrapped (single range: at least)
- * @lost:	times output was lost (continuous-mode stall, STOP, error)
+ * @lost:	times trace data was lost (continuous-mode stall or overrun,
+ *		operational error, CPU offline); not @stopped, which stop mode
+ *		and TraceStop ranges cause as asked
  * @tracing:	TraceEn is set as last programmed
  * @stalled:	continuous mode: waiting for the reader (lpt_dev_read)
  * @pmis:	ToPA PMIs handled on this CPU (SDM 33.2.7.2)

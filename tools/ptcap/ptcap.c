@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,8 @@
 #include <unistd.h>
 
 #include <lwpt/pt.h>
+
+#include "outcome.h"
 
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
@@ -58,7 +61,20 @@ static void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(1);
+	exit(PTCAP_EXIT_ERROR);
+}
+
+/* A bad command line: the message, a hint, status 2. */
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptcap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see ptcap --help)\n");
+	exit(PTCAP_EXIT_USAGE);
 }
 
 static void usage(FILE *f)
@@ -103,7 +119,7 @@ static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *s == '-')
-		die("%s: bad number '%s'", opt, s);
+		die_usage("%s: bad number '%s'", opt, s);
 	if (suffix && *end) {
 		int sh = 0;
 
@@ -111,15 +127,15 @@ static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
 		case 'k': case 'K': sh = 10; break;
 		case 'm': case 'M': sh = 20; break;
 		case 'g': case 'G': sh = 30; break;
-		default: die("%s: bad suffix in '%s'", opt, s);
+		default: die_usage("%s: bad suffix in '%s'", opt, s);
 		}
 		if (v > (UINT64_MAX >> sh))
-			die("%s: '%s' too large", opt, s);
+			die_usage("%s: '%s' too large", opt, s);
 		v <<= sh;
 		end++;
 	}
 	if (*end)
-		die("%s: bad number '%s'", opt, s);
+		die_usage("%s: bad number '%s'", opt, s);
 	return v;
 }
 
@@ -129,17 +145,17 @@ static void add_range(struct opts *o, const char *opt, const char *s, uint32_t c
 	unsigned int i;
 
 	if (strlen(s) >= sizeof(buf))
-		die("%s: bad range '%s'", opt, s);
+		die_usage("%s: bad range '%s'", opt, s);
 	strcpy(buf, s);
 	dash = strchr(buf, '-');
 	if (!dash)
-		die("%s: expected A-B, got '%s'", opt, s);
+		die_usage("%s: expected A-B, got '%s'", opt, s);
 	*dash = 0;
 	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
 		if (o->cfg.addr[i].cfg == LWPT_PT_ADDR_UNUSED)
 			break;
 	if (i == LWPT_PT_ADDR_RANGES)
-		die("%s: at most %d address ranges", opt, LWPT_PT_ADDR_RANGES);
+		die_usage("%s: at most %d address ranges", opt, LWPT_PT_ADDR_RANGES);
 	o->cfg.addr[i].a = parse_u64(opt, buf, false);
 	o->cfg.addr[i].b = parse_u64(opt, dash + 1, false);
 	o->cfg.addr[i].cfg = cfg;
@@ -150,7 +166,7 @@ static uint32_t parse_enc(const char *opt, const char *s)
 	uint64_t v = parse_u64(opt, s, false);
 
 	if (v > 15)
-		die("%s: encoding %s out of 0..15", opt, s);
+		die_usage("%s: encoding %s out of 0..15", opt, s);
 	return (uint32_t)v;
 }
 
@@ -209,7 +225,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			errno = 0;
 			o->duration = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->duration > 0))
-				die("-d: bad duration '%s' (seconds > 0)", optarg);
+				die_usage("-d: bad duration '%s' (seconds > 0)", optarg);
 			break;
 		case 'o': o->dir = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -246,18 +262,18 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			else if (!strcmp(optarg, "continuous"))
 				c->mode = LWPT_PT_MODE_CONTINUOUS;
 			else
-				die("--mode: expected wrap, stop or continuous, got '%s'", optarg);
+				die_usage("--mode: expected wrap, stop or continuous, got '%s'", optarg);
 			break;
 		case O_PROGRESS: o->progress = true; break;
-		default: usage(stderr); exit(1);
+		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
 	}
 	if (!size_given)
 		c->buffer_size = 0;	/* the device's default, set later */
 	if (o->all == (optind < argc))
-		die("give either -a or a command after '--' (see --help)");
+		die_usage("give either -a or a command after '--'");
 	if (o->all && (c->flags & LWPT_PT_CFG_CR3_FILTER))
-		die("--cr3 needs a command to take the CR3 of");
+		die_usage("--cr3 needs a command to take the CR3 of");
 	o->argv = o->all ? NULL : argv + optind;
 	if (!o->user && !o->kernel)
 		o->user = true;
@@ -467,14 +483,17 @@ struct trace_file {
 	struct lpt_cap_status st;
 	bool have_st;
 	struct lpt_buf_info info;	/* per thread: whose buffer */
+	struct ptcap_outcome oc;	/* what happened to it (outcome.h) */
 	uint64_t switches;	/* per CPU: context switches written */
 	uint64_t switches_lost;	/* per CPU: dropped by the module (ring full) */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			 struct lpt_dev *dev, const struct trace_file *tf, unsigned int ntf,
-			 bool per_thread, bool have_switches)
+			 bool per_thread, bool have_switches, uint64_t losses,
+			 const int *cstat)
 {
+	char words[256];
 	FILE *f = out_open(o->dir, "config");
 	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
 	uint64_t ctl = 0, platform_info = 0;
@@ -568,7 +587,79 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			s->error ? " error" : "", s->stopped ? " stopped" : "",
 			lpt_dev_single_range(dev) ? " wrap-unknown" : "");
 	}
+	/* What happened, in words (Documentation/ptcap-format.rst). */
+	for (i = 0; i < ntf; i++)
+		if (ptcap_outcome_words(&tf[i].oc, words, sizeof(words)) >= 0)
+			fprintf(f, "outcome.%s %s\n", tf[i].name, words);
+	fprintf(f, "losses %" PRIu64 "\n", losses);
+	if (cstat && WIFSIGNALED(*cstat))
+		fprintf(f, "command-status signal=%d\n", WTERMSIG(*cstat));
+	else if (cstat)
+		fprintf(f, "command-status exit=%d\n", WEXITSTATUS(*cstat));
 	out_close(f, o->dir, "config");
+}
+
+/* ---- what happened ---------------------------------------------------- */
+
+/* Count the OVF and TraceStop packets of DIR/@t->name into @t->oc. */
+static void outcome_scan_file(struct trace_file *t, const char *dir)
+{
+	char path[4096];
+	void *map;
+	int fd, err;
+
+	if (!t->bytes)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, t->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	map = mmap(NULL, t->bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		die("%s: %s", path, strerror(errno));
+	err = ptcap_outcome_scan(&t->oc, map, t->bytes);
+	munmap(map, t->bytes);
+	if (err)
+		die("%s: %s", path, strerror(-err));
+}
+
+/*
+ * Say what happened to every buffer (outcome.h) on stderr: a wrap, a stop
+ * at TraceStop, a full buffer in stop mode, and data lost (OVF, an
+ * operational error, stalls, threads without a buffer, context switches
+ * dropped). Returns the number of losses (0: nothing was lost).
+ */
+static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
+			 struct trace_file *tf, unsigned int ntf, const char *dir)
+{
+	bool stop_range = false;
+	uint64_t losses = 0;
+	unsigned int i;
+
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
+		stop_range |= c->addr[i].cfg == LWPT_PT_ADDR_STOP;
+	for (i = 0; i < ntf; i++) {
+		struct trace_file *t = &tf[i];
+
+		outcome_scan_file(t, dir);
+		if (t->have_st)
+			ptcap_outcome_classify(&t->oc, &t->st, t->bytes, c->mode, stop_range,
+					       lpt_dev_single_range(dev));
+		ptcap_outcome_report(stderr, t->name, &t->oc);
+		losses += ptcap_outcome_losses(&t->oc);
+		if (t->switches_lost)
+			fprintf(stderr, "ptcap: %s: data lost: %" PRIu64 " context switch(es) "
+				"(the module's sideband ring was full)\n", t->name,
+				t->switches_lost);
+		losses += t->switches_lost;
+		if (i + 1 == ntf && t->info.threads_lost) {
+			fprintf(stderr, "ptcap: data lost: %u thread(s) joined when no buffer "
+				"was ready and were not traced\n", t->info.threads_lost);
+			losses += t->info.threads_lost;
+		}
+	}
+	return losses;
 }
 
 /* ---- capture ---------------------------------------------------------- */
@@ -769,6 +860,7 @@ int main(int argc, char **argv)
 	FILE *sw = NULL;
 	pid_t child = 0;
 	int err, cstat = 0;
+	uint64_t losses;
 	double t0, tlast;
 	struct sigaction sa;
 
@@ -946,33 +1038,31 @@ int main(int argc, char **argv)
 		if (per_thread)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
 		out_close(tf[i].f, o.dir, tf[i].name);
-		if (tf[i].have_st && (tf[i].st.error || tf[i].st.lost))
-			fprintf(stderr, "ptcap: %s: %s%" PRIu64 " loss(es)\n", tf[i].name,
-				tf[i].st.error ? "operational error (IA32_RTIT_STATUS.Error), " : "",
-				tf[i].st.lost);
-		if (tf[i].switches_lost)
-			fprintf(stderr, "ptcap: %s: %" PRIu64 " context switch(es) lost "
-				"(sideband ring full)\n", tf[i].name, tf[i].switches_lost);
 	}
 	have_switches = sw != NULL;
 	if (sw)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
+	losses = outcomes(&cfg, dev, tf, ntf, o.dir);
 	write_maps(o.dir, &maps, child < 0 ? -child : child);
-	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches);
+	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches, losses,
+		     o.argv ? &cstat : NULL);
 	lpt_dev_close(dev);
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);
 	free(maps.v);
 	free(tf);
 
-	if (o.argv) {
-		if (WIFSIGNALED(cstat)) {
-			fprintf(stderr, "ptcap: %s: killed by signal %d\n", o.argv[0],
-				WTERMSIG(cstat));
-			return 128 + WTERMSIG(cstat);
-		}
-		return WEXITSTATUS(cstat);	/* the command's status */
+	/* The command's status is in config (command-status), not ours. */
+	if (o.argv && WIFSIGNALED(cstat))
+		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o.argv[0], WTERMSIG(cstat));
+	else if (o.argv && WEXITSTATUS(cstat))
+		fprintf(stderr, "ptcap: %s: exited with status %d\n", o.argv[0],
+			WEXITSTATUS(cstat));
+	if (losses) {
+		fprintf(stderr, "ptcap: captured with data lost (%" PRIu64 " loss(es)): exit status %d\n",
+			losses, PTCAP_EXIT_LOSSES);
+		return PTCAP_EXIT_LOSSES;
 	}
-	return 0;
+	return PTCAP_EXIT_OK;
 }

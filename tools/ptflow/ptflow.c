@@ -374,6 +374,37 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 	return 0;
 }
 
+/*
+ * ---- Where the trace starts (issue 16 point 5) ----
+ *
+ * Kept apart from the flow output on purpose: print one line before the
+ * flow when the capture does not start where the program started, from
+ * ptcap's own config keys (Documentation/ptcap-format.rst): an
+ * "outcome.<file> wrapped overwritten=N" line (wrap mode overwrote the
+ * start) and "attached pid=N" (ptcap -p/-t attached to a running
+ * process). A config without them prints nothing.
+ */
+static void capdir_say_start(const struct ptflow *pf, const char *dir)
+{
+	char *text, *line, *save = NULL;
+	size_t len;
+
+	if (pf->opt.quiet || ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &text, &len))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char file[256], bytes[32];
+
+		if (sscanf(line, "outcome.%255s wrapped overwritten%*[>=]%31[0-9]", file,
+			   bytes) == 2)
+			printf("[trace starts mid-run: %s: %s%s bytes of the start were "
+			       "overwritten (wrap mode)]\n", file, strstr(line, ">=") ? "at least " : "", bytes);
+		else if (!strncmp(line, "attached ", 9))
+			printf("[trace starts mid-run: ptcap attached to a running process (%s)]\n",
+			       line + 9);
+	}
+	free(text);
+}
+
 /* Decode every trace of a ptcap directory. Returns 0 or -1. */
 static int decode_capdir(struct ptflow *pf, const char *dir)
 {
@@ -383,6 +414,7 @@ static int decode_capdir(struct ptflow *pf, const char *dir)
 
 	if (capdir_load(pf, dir))
 		return -1;
+	capdir_say_start(pf, dir);
 	err = ptcap_dir_list_traces(dir, &names, &count);
 	if (err) {
 		capdir_error(pf, dir, "", err, 0);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# ptcap's command line without a device: help, option errors, the message
+# ptcap's command line without a device: help, option errors (status 2,
+# ptcap.1 EXIT STATUS), the message
 # when /dev/pt is missing, configuration errors named before anything runs.
 # Captures themselves are tested in the VM (tests/vm/cases/80-ptcap-sim.sh).
 #
@@ -38,17 +39,17 @@ expect() {
 
 expect help 0 '^usage: ptcap -a' -- --help
 expect help-options 0 '--mode=wrap[|]stop[|]continuous' -- -h
-expect neither 1 'give either -a or a command' --
-expect both 1 'give either -a or a command' -- -a -- true
-expect bad-option 1 'usage' -- --no-such-option
-expect bad-mode 1 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
-expect bad-mtc 1 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
-expect bad-size 1 "--size: bad suffix in '4X'" -- -a --size=4X
-expect bad-duration 1 "-d: bad duration '0'" -- -a -d 0
-expect bad-range 1 "--filter: expected A-B, got '0x1000'" -- -a --filter=0x1000
-expect too-many-ranges 1 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
+expect neither 2 'give either -a or a command' --
+expect both 2 'give either -a or a command' -- -a -- true
+expect bad-option 2 'usage' -- --no-such-option
+expect bad-mode 2 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
+expect bad-mtc 2 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
+expect bad-size 2 "--size: bad suffix in '4X'" -- -a --size=4X
+expect bad-duration 2 "-d: bad duration '0'" -- -a -d 0
+expect bad-range 2 "--filter: expected A-B, got '0x1000'" -- -a --filter=0x1000
+expect too-many-ranges 2 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
 	--filter=3-4 --filter=5-6 --filter=7-8 --stop=9-10
-expect cr3-all 1 '--cr3 needs a command' -- -a --cr3
+expect cr3-all 2 '--cr3 needs a command' -- -a --cr3
 # No device (the node does not exist): the remedy is named; with --device
 # the path is named; nothing is created and no command runs.
 if [ ! -e /dev/pt ]; then

@@ -4,8 +4,11 @@
  * calls and branches (TNT, TIP, FUP material on hardware), then prints.
  * Exit status: the argument, if any (checks that ptcap passes it on).
  * "ptcap_hello -t N": the same work in 3 more threads (per-thread capture).
+ * "ptcap_hello -a": print the address of step() and exit (a static, non-PIE
+ * program: the same in every run; for ptcap --stop and --filter ranges).
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,10 @@ int main(int argc, char **argv)
 	pthread_t t[3];
 	int i, nt = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "-a")) {
+		printf("%#lx\n", (unsigned long)(uintptr_t)step);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-t")) {
 		nt = 3;
 		argv++;
