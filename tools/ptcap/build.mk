@@ -4,7 +4,7 @@
 # (Documentation/ptcap-format.rst). Issue 8, point 4.
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
-ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c
+ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c
 ptcap_LIBS := pt
 MANPAGES += tools/ptcap/ptcap.1
 HEADERS += include/lwpt/pt.h
@@ -18,6 +18,9 @@ test_pt_capture_LIBS := pt
 UNIT_TESTS += test_ptcap_outcome
 test_ptcap_outcome_SRCS := tests/tools/ptcap/test_ptcap_outcome.c tools/ptcap/outcome.c
 test_ptcap_outcome_LIBS := pt
+
+UNIT_TESTS += test_ptcap_outdir
+test_ptcap_outdir_SRCS := tests/tools/ptcap/test_ptcap_outdir.c tools/ptcap/outdir.c
 
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh

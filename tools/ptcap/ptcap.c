@@ -28,6 +28,7 @@
 #include <lwpt/pt.h>
 
 #include "outcome.h"
+#include "outdir.h"
 
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
@@ -36,6 +37,7 @@ struct opts {
 	bool all;
 	double duration;	/* seconds, 0 = until SIGINT */
 	const char *dir;
+	bool force;		/* move a capture in @dir aside to @dir.old */
 	const char *dev;
 	bool progress;
 	bool user, kernel;	/* given explicitly */
@@ -85,7 +87,9 @@ static void usage(FILE *f)
 "\n"
 "  -a, --all              system-wide, every online CPU\n"
 "  -d, --duration=SEC     stop after SEC seconds (decimal allowed)\n"
-"  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR ")\n"
+"  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR "); refused if\n"
+"                         it holds a capture, unless --force\n"
+"      --force            move a capture in DIR aside to DIR" PTCAP_OUTDIR_OLD "\n"
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
@@ -173,7 +177,7 @@ static uint32_t parse_enc(const char *opt, const char *s)
 enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
-	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE,
+	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -207,6 +211,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -265,6 +270,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 				die_usage("--mode: expected wrap, stop or continuous, got '%s'", optarg);
 			break;
 		case O_PROGRESS: o->progress = true; break;
+		case O_FORCE: o->force = true; break;
 		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
 	}
@@ -285,6 +291,44 @@ static void parse_args(struct opts *o, int argc, char **argv)
 }
 
 /* ---- output directory ------------------------------------------------- */
+
+/*
+ * Refuse an output directory ptcap must not write into, before anything
+ * is opened or started (outdir.h): one holding a capture without
+ * --force, one holding other files, a file.
+ */
+static void outdir_refuse(const struct opts *o)
+{
+	enum ptcap_outdir_state st;
+	int err = ptcap_outdir_check(o->dir, &st);
+
+	if (err == -ENOTDIR)
+		die("%s: not a directory: give a directory with -o", o->dir);
+	if (err)
+		die("%s: %s", o->dir, strerror(-err));
+	if (st == PTCAP_OUTDIR_OTHER)
+		die("%s: not empty and not a ptcap capture: give a new or empty directory "
+		    "with -o", o->dir);
+	if (st == PTCAP_OUTDIR_CAPTURE && !o->force)
+		die("%s holds a capture: ptcap never mixes two; give another -o DIR, or "
+		    "--force to move it to %s" PTCAP_OUTDIR_OLD, o->dir, o->dir);
+}
+
+/* Make the output directory empty (moving an old capture aside). */
+static void outdir_prepare(const struct opts *o)
+{
+	bool moved;
+	int err = ptcap_outdir_prepare(o->dir, o->force, &moved);
+
+	if (err == -ENOTEMPTY)
+		die("%s" PTCAP_OUTDIR_OLD ": not a ptcap capture, not replaced: move it away "
+		    "or give another -o DIR", o->dir);
+	if (err)
+		die("%s: %s", o->dir, strerror(-err));
+	if (moved)
+		fprintf(stderr, "ptcap: moved the earlier capture in %s to %s" PTCAP_OUTDIR_OLD
+			"\n", o->dir, o->dir);
+}
 
 static FILE *out_open(const char *dir, const char *name)
 {
@@ -866,6 +910,7 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
+	outdir_refuse(&o);
 
 	err = lpt_dev_open(o.dev, &dev);
 	if (err && !o.dev && (err == -ENOENT || err == -ENODEV || err == -ENXIO))
@@ -899,8 +944,7 @@ int main(int argc, char **argv)
 	if (err)
 		die("invalid configuration: %s: %s", lpt_cap_field_name(bad),
 		    lpt_dev_strerror(err));
-	if (mkdir(o.dir, 0777) && errno != EEXIST)
-		die("%s: %s", o.dir, strerror(errno));
+	outdir_prepare(&o);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

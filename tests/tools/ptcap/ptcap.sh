@@ -66,5 +66,25 @@ else
 	passed=$((passed + 1))
 fi
 
+# Output directory (issue 16.6): a capture in it is refused before the
+# device is opened; --force moves it only once the capture can start (here
+# the device is wrong: nothing moved); other files are never written into.
+mkdir "$tmp/cap" "$tmp/home"
+: > "$tmp/cap/config"
+: > "$tmp/cap/cpu0.pt"
+: > "$tmp/home/notes.txt"
+expect outdir-capture 1 "^ptcap: $tmp/cap holds a capture: ptcap never mixes two; give another -o DIR, or --force to move it to $tmp/cap.old\$" -- \
+	-a -o "$tmp/cap"
+expect outdir-force-nodev 1 'not an lwpt PT device' -- --device=/dev/null --force -a -o "$tmp/cap"
+expect outdir-other 1 "^ptcap: $tmp/home: not empty and not a ptcap capture: give a new or empty directory with -o\$" -- \
+	--force -a -o "$tmp/home"
+expect outdir-file 1 "^ptcap: $tmp/home/notes.txt: not a directory" -- -a -o "$tmp/home/notes.txt"
+if [ -e "$tmp/cap/cpu0.pt" ] && [ ! -e "$tmp/cap.old" ] && [ ! -e "$tmp/home.old" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: output directory touched before the capture could start"
+	failed=$((failed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
