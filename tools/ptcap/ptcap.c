@@ -7,6 +7,8 @@
  *   ptcap -a [options]               all CPUs until SIGINT or -d SECONDS
  *   ptcap [options] -- command args  one command (per thread if the module
  *                                    supports it, else per CPU while it runs)
+ *   ptcap -p PID | -t TID [options]  attach to a running process or thread
+ *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -43,7 +45,9 @@ struct opts {
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	struct lpt_cap_config cfg;
-	char **argv;		/* the command, NULL with -a */
+	char **argv;		/* the command, NULL with -a, -p, -t */
+	pid_t pid;		/* -p: the process attached to, else 0 */
+	pid_t tid;		/* -t: the thread attached to, else 0 */
 };
 
 static volatile sig_atomic_t stop_req;
@@ -84,8 +88,11 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ptcap -a [options]                trace all CPUs until SIGINT or -d\n"
 "       ptcap [options] -- command [args]  trace a command\n"
+"       ptcap -p PID | -t TID [options]    attach until it exits, SIGINT or -d\n"
 "\n"
 "  -a, --all              system-wide, every online CPU\n"
+"  -p, --pid=PID          attach to running process PID (all its threads)\n"
+"  -t, --tid=TID          attach to the one thread TID\n"
 "  -d, --duration=SEC     stop after SEC seconds (decimal allowed)\n"
 "  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR "); refused if\n"
 "                         it holds a capture, unless --force\n"
@@ -165,6 +172,24 @@ static void add_range(struct opts *o, const char *opt, const char *s, uint32_t c
 	o->cfg.addr[i].cfg = cfg;
 }
 
+/*
+ * -p PID[,PID...] and -t TID: one positive id. The module has one capture
+ * at a time and per-thread scope follows one process (its @pid), so
+ * several PIDs are refused with that reason.
+ */
+static pid_t parse_pid(const char *opt, const char *s)
+{
+	uint64_t v;
+
+	if (strchr(s, ','))
+		die_usage("%s %s: one process per capture (the module traces one target at a "
+			  "time): run one ptcap per process", opt, s);
+	v = parse_u64(opt, s, false);
+	if (!v || v > INT32_MAX)
+		die_usage("%s: bad id '%s'", opt, s);
+	return (pid_t)v;
+}
+
 static uint32_t parse_enc(const char *opt, const char *s)
 {
 	uint64_t v = parse_u64(opt, s, false);
@@ -184,6 +209,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -223,9 +250,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	c->flags = 0;
 	o->dir = PTCAP_DEFAULT_DIR;
 	o->progress = isatty(2);
-	while ((ch = getopt_long(argc, argv, "+ad:o:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+ad:o:hp:t:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->all = true; break;
+		case 'p': o->pid = parse_pid("-p", optarg); break;
+		case 't': o->tid = parse_pid("-t", optarg); break;
 		case 'd':
 			errno = 0;
 			o->duration = strtod(optarg, &end);
@@ -276,11 +305,13 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	}
 	if (!size_given)
 		c->buffer_size = 0;	/* the device's default, set later */
-	if (o->all == (optind < argc))
-		die_usage("give either -a or a command after '--'");
+	if ((o->all ? 1 : 0) + (optind < argc ? 1 : 0) + (o->pid ? 1 : 0) + (o->tid ? 1 : 0) != 1)
+		die_usage("give one of -a, -p PID, -t TID or a command after '--'");
 	if (o->all && (c->flags & LWPT_PT_CFG_CR3_FILTER))
-		die_usage("--cr3 needs a command to take the CR3 of");
-	o->argv = o->all ? NULL : argv + optind;
+		die_usage("--cr3 needs a command or -p to take the CR3 of");
+	if (o->tid && (c->flags & LWPT_PT_CFG_CR3_FILTER))
+		die_usage("--cr3 filters a whole address space: use -p, not -t");
+	o->argv = optind < argc ? argv + optind : NULL;
 	if (!o->user && !o->kernel)
 		o->user = true;
 	c->flags |= (o->user ? LWPT_PT_CFG_USER : 0) | (o->kernel ? LWPT_PT_CFG_OS : 0);
@@ -463,14 +494,15 @@ static void save_vdso(pid_t pid, const char *dir, struct maps *m)
 	free(buf);
 }
 
-static void write_maps(const char *dir, const struct maps *m, pid_t pid)
+static void write_maps(const char *dir, const struct maps *m, pid_t pid, bool attached)
 {
 	FILE *f = out_open(dir, "maps");
 	size_t i;
 
 	fprintf(f, "lwpt-ptcap-maps 1\n");
 	if (pid)
-		fprintf(f, "# /proc/%d/maps (file-backed), at exec and at exit\n", (int)pid);
+		fprintf(f, "# /proc/%d/maps (file-backed), %s\n", (int)pid,
+			attached ? "at attach and at the end" : "at exec and at exit");
 	else
 		fprintf(f, "# system-wide capture: no process maps\n");
 	fprintf(f, "# start end offset path\n");
@@ -535,7 +567,7 @@ struct trace_file {
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			 struct lpt_dev *dev, const struct trace_file *tf, unsigned int ntf,
 			 bool per_thread, bool have_switches, uint64_t losses,
-			 const int *cstat)
+			 const int *cstat, pid_t target)
 {
 	char words[256];
 	FILE *f = out_open(o->dir, "config");
@@ -581,6 +613,11 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		}
 	if (ctl)
 		fprintf(f, "rtit-ctl 0x%" PRIx64 "\n", ctl);
+	/* Attached: the trace starts mid-run (ptflow says so). */
+	if (o->tid)
+		fprintf(f, "attached tid=%d pid=%d\n", (int)o->tid, (int)target);
+	else if (o->pid)
+		fprintf(f, "attached pid=%d\n", (int)o->pid);
 	if (o->argv) {
 		fprintf(f, "command");
 		for (i = 0; o->argv[i]; i++)
@@ -724,8 +761,11 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 	unsigned int i;
 
 	for (i = 0; i < ntf; i++) {
-		int64_t r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
+		int64_t r;
 
+		if (!tf[i].f)
+			continue;	/* not kept (-t) */
+		r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
 	}
@@ -802,7 +842,7 @@ static void switches_drop(FILE **f, const char *dir)
  * per thread (threads join while the command runs). Returns the count.
  */
 static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, unsigned int ntf,
-			       bool per_thread, const char *dir)
+			       bool per_thread, pid_t only_tid, const char *dir)
 {
 	struct trace_file *tf = *tfp;
 	int n = lpt_dev_nr_buffers(dev);
@@ -833,11 +873,30 @@ static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, uns
 		} else {
 			snprintf(t->name, sizeof(t->name), "cpu%u.pt", b);
 		}
-		t->f = out_open(dir, t->name);
+		/* -t: the module traces the whole process; keep TID's buffer. */
+		if (!only_tid || t->info.tid == only_tid)
+			t->f = out_open(dir, t->name);
 		ntf++;
 	}
 	*tfp = tf;
 	return ntf;
+}
+
+/*
+ * Drop the buffers that were not saved (-t keeps one thread's), keeping
+ * the threads-lost count of the last one. Returns the new count.
+ */
+static unsigned int keep_saved(struct trace_file *tf, unsigned int ntf)
+{
+	uint32_t threads_lost = ntf ? tf[ntf - 1].info.threads_lost : 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ntf; i++)
+		if (tf[i].f)
+			tf[n++] = tf[i];
+	if (n)
+		tf[n - 1].info.threads_lost = threads_lost;
+	return n;
 }
 
 static double now_s(void)
@@ -862,6 +921,78 @@ static void progress(const struct opts *o, double t0, const struct trace_file *t
 	if (o->cfg.mode == LWPT_PT_MODE_CONTINUOUS || last)
 		fprintf(stderr, ", %" PRIu64 " bytes saved", total);
 	fprintf(stderr, last ? "\n" : "   ");
+}
+
+/* ---- attach (-p, -t) --------------------------------------------------- */
+
+/*
+ * From /proc/@id/status: its thread group (Tgid), its state letter and the
+ * number of threads of its group. False if @id does not exist.
+ */
+static bool proc_status(pid_t id, pid_t *tgid, char *state, unsigned int *threads)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	*tgid = 0;
+	*state = '?';
+	*threads = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+
+		if (sscanf(line, "Tgid: %d", &v) == 1) {
+			*tgid = v;
+			found = true;
+		} else if (sscanf(line, "Threads: %d", &v) == 1) {
+			*threads = (unsigned int)v;
+		} else {
+			sscanf(line, "State: %c", state);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The process to attach to (-p PID, or the thread group of -t TID), named
+ * in the error if it does not exist.
+ */
+static pid_t attach_target(const struct opts *o)
+{
+	unsigned int threads;
+	pid_t tgid;
+	char state;
+
+	if (!proc_status(o->tid ? o->tid : o->pid, &tgid, &state, &threads) ||
+	    state == 'Z' || state == 'X')
+		die("%s %d: no such %s", o->tid ? "-t" : "-p", (int)(o->tid ? o->tid : o->pid),
+		    o->tid ? "thread" : "process");
+	if (o->pid && tgid != o->pid)
+		die("-p %d: a thread of process %d: give -p %d (all its threads) or -t %d",
+		    (int)o->pid, (int)tgid, (int)tgid, (int)o->pid);
+	return tgid;
+}
+
+/*
+ * Has the target ended? -t: the thread is gone or a zombie. -p: the
+ * process is gone, or its leader is a zombie with no other thread left.
+ */
+static bool target_gone(const struct opts *o)
+{
+	unsigned int threads;
+	pid_t tgid;
+	char state;
+
+	if (!proc_status(o->tid ? o->tid : o->pid, &tgid, &state, &threads))
+		return true;
+	if (state != 'Z' && state != 'X')
+		return false;
+	return o->tid || threads <= 1;
 }
 
 /* Fork @argv stopped at its exec (ptrace), return its pid. */
@@ -902,7 +1033,7 @@ int main(int argc, char **argv)
 	unsigned int ntf = 0, i;
 	bool per_thread = false, have_switches;
 	FILE *sw = NULL;
-	pid_t child = 0;
+	pid_t child = 0, target = 0;
 	int err, cstat = 0;
 	uint64_t losses;
 	double t0, tlast;
@@ -911,6 +1042,8 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
 	outdir_refuse(&o);
+	if (o.pid || o.tid)
+		target = attach_target(&o);
 
 	err = lpt_dev_open(o.dev, &dev);
 	if (err && !o.dev && (err == -ENOENT || err == -ENODEV || err == -ENXIO))
@@ -937,7 +1070,7 @@ int main(int argc, char **argv)
 	 * Validate before anything runs (the command is started only after):
 	 * its pid, which --cr3 and per-thread capture need, stands in as ours.
 	 */
-	if (o.argv)
+	if (o.argv || target)
 		cfg.pid = getpid();
 	err = lpt_cap_config_check(&cfg, lpt_dev_caps(dev), &bad);
 	cfg.pid = 0;
@@ -972,6 +1105,22 @@ int main(int argc, char **argv)
 		} else if (!err) {
 			per_thread = cfg.scope == LWPT_PT_SCOPE_THREAD;
 		}
+	} else if (target) {
+		/* The module's thread scope follows every thread of @pid. */
+		err = maps_read(target, &maps);
+		if (err)
+			die("/proc/%d/maps: %s (ptcap attaches where ptrace may: the same "
+			    "user and ptrace_scope, or CAP_SYS_PTRACE)", (int)target, strerror(-err));
+		save_vdso(target, o.dir, &maps);
+		cfg.pid = target;
+		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
+								   LWPT_PT_SCOPE_THREAD;
+		err = lpt_dev_configure(dev, &cfg, &bad);
+		if (err == -EOPNOTSUPP && bad == LWPT_PT_FIELD_SCOPE)
+			die("-%c: this module has no per-thread capture: attach with --cr3 "
+			    "(per CPU, filtered by the process's CR3) or trace with -a",
+			    o.tid ? 't' : 'p');
+		per_thread = !err && cfg.scope == LWPT_PT_SCOPE_THREAD;
 	} else {
 		err = lpt_dev_configure(dev, &cfg, &bad);
 	}
@@ -984,7 +1133,7 @@ int main(int argc, char **argv)
 	}
 
 	tf = NULL;
-	ntf = sync_files(dev, &tf, 0, per_thread, o.dir);
+	ntf = sync_files(dev, &tf, 0, per_thread, o.tid, o.dir);
 	if (!ntf) {
 		if (child)
 			kill(child, SIGKILL);
@@ -1046,6 +1195,8 @@ int main(int argc, char **argv)
 				stop_req = 0;
 			}
 		} else if (stop_req) {
+			break;	/* -a, -p, -t: stop, save, detach */
+		} else if (target && target_gone(&o)) {
 			break;
 		}
 		t = now_s();
@@ -1056,7 +1207,7 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (cfg.mode == LWPT_PT_MODE_CONTINUOUS) {
-			ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
+			ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 			drain(dev, tf, ntf, o.dir);
 		}
 		/* Sideband does not touch TraceEn: drained in every mode. */
@@ -1073,7 +1224,7 @@ int main(int argc, char **argv)
 	if (err)
 		die("stop: %s", lpt_dev_strerror(err));
 	/* Threads that joined (and maybe exited) while the command ran. */
-	ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
+	ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 	drain(dev, tf, ntf, o.dir);
 	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
 		switches_drop(&sw, o.dir);
@@ -1081,16 +1232,20 @@ int main(int argc, char **argv)
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
 		if (per_thread)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
-		out_close(tf[i].f, o.dir, tf[i].name);
+		if (tf[i].f)
+			out_close(tf[i].f, o.dir, tf[i].name);
 	}
+	ntf = keep_saved(tf, ntf);
+	if (target && !target_gone(&o))
+		maps_read(target, &maps);	/* libraries loaded meanwhile */
 	have_switches = sw != NULL;
 	if (sw)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
 	losses = outcomes(&cfg, dev, tf, ntf, o.dir);
-	write_maps(o.dir, &maps, child < 0 ? -child : child);
+	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
 	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches, losses,
-		     o.argv ? &cstat : NULL);
+		     o.argv ? &cstat : NULL, target);
 	lpt_dev_close(dev);
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);

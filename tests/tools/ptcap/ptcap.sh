@@ -39,8 +39,17 @@ expect() {
 
 expect help 0 '^usage: ptcap -a' -- --help
 expect help-options 0 '--mode=wrap[|]stop[|]continuous' -- -h
-expect neither 2 'give either -a or a command' --
-expect both 2 'give either -a or a command' -- -a -- true
+expect neither 2 'give one of -a, -p PID, -t TID or a command after' --
+expect both 2 'give one of -a, -p PID, -t TID or a command after' -- -a -- true
+expect pid-and-cmd 2 'give one of -a' -- -p 1 -- true
+expect pid-and-tid 2 'give one of -a' -- -p 1 -t 1
+# Attach (issue 16.1): one process per capture; the id must exist.
+expect pids 2 '^ptcap: -p 12,13: one process per capture \(the module traces one target at a time\): run one ptcap per process' -- -p 12,13
+expect pid-zero 2 "^ptcap: -p: bad id '0'" -- -p 0
+expect pid-word 2 "^ptcap: -p: bad number 'me'" -- -p me
+expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
+expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"
+expect no-tid 1 '^ptcap: -t 2147483646: no such thread$' -- --tid=2147483646 -o "$tmp/out"
 expect bad-option 2 'usage' -- --no-such-option
 expect bad-mode 2 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
 expect bad-mtc 2 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16

@@ -6,12 +6,16 @@
  * "ptcap_hello -t N": the same work in 3 more threads (per-thread capture).
  * "ptcap_hello -a": print the address of step() and exit (a static, non-PIE
  * program: the same in every run; for ptcap --stop and --filter ranges).
+ * "ptcap_hello [-t] -l ROUNDS": a running program to attach to (ptcap -p,
+ * -t): print "ready" once every thread runs, then each thread does the
+ * work ROUNDS times (0: until killed), 20 ms apart.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static unsigned int __attribute__((noinline)) step(unsigned int x)
 {
@@ -26,6 +30,27 @@ static void *work(void *arg)
 	for (n = 1; n < 200; n++)
 		for (x = n; x != 1; x = step(x))
 			(*total)++;
+	return NULL;
+}
+
+static int rounds = 1;			/* -l: 0 = forever */
+static pthread_barrier_t started;	/* -l: every thread runs */
+
+static void *worker(void *arg)
+{
+	struct timespec ts = { 0, 20000000 };
+	int r;
+
+	/* -l: the main thread says "ready" once all are past the barrier. */
+	if (rounds != 1 && pthread_barrier_wait(&started) == PTHREAD_BARRIER_SERIAL_THREAD) {
+		printf("ready\n");
+		fflush(stdout);
+	}
+	for (r = 0; !rounds || r < rounds; r++) {
+		work(arg);
+		if (rounds != 1)
+			nanosleep(&ts, NULL);
+	}
 	return NULL;
 }
 
@@ -44,10 +69,18 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "-l")) {
+		rounds = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+		if (rounds == 1)
+			rounds = 2;	/* 1 means "not looping" */
+		pthread_barrier_init(&started, NULL, (unsigned int)nt + 1);
+	}
 	for (i = 0; i < nt; i++)
-		if (pthread_create(&t[i], NULL, work, &total[i + 1]))
+		if (pthread_create(&t[i], NULL, worker, &total[i + 1]))
 			return 125;
-	work(&total[0]);
+	worker(&total[0]);
 	for (i = 0; i < nt; i++)
 		pthread_join(t[i], NULL);
 	printf("ptcap_hello: %lu steps in %d thread(s)\n", total[0], nt + 1);
