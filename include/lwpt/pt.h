@@ -262,6 +262,10 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
  * lpt_dev_start() - set TraceEn on every configured CPU (SDM 33.3 order is
  * the module's job).
  * @dev:	configured device
+ *
+ * A start after lpt_dev_stop() begins a new trace in the same buffers: the
+ * module clears them and their byte counts, and lpt_dev_read() reads from
+ * their start again (ptcap --snapshot: stop, read, start).
  * Return: 0; -ENODATA not configured; -EBUSY TraceEn was already set by
  * someone else (perf, firmware, a hypervisor): lwpt never takes over.
  */

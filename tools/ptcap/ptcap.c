@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@
 
 #include "outcome.h"
 #include "outdir.h"
+#include "symfilter.h"
 
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
@@ -42,15 +45,29 @@ struct opts {
 	bool force;		/* move a capture in @dir aside to @dir.old */
 	const char *dev;
 	bool progress;
+	bool snapshot;		/* --snapshot: SIGUSR2 writes DIR/snap.<N> */
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	struct lpt_cap_config cfg;
 	char **argv;		/* the command, NULL with -a, -p, -t */
+	/* --filter/--stop as given, resolved when the process is known. */
+	struct ptcap_spec spec[LWPT_PT_ADDR_RANGES];
+	const char *spec_arg[LWPT_PT_ADDR_RANGES];
+	uint32_t spec_cfg[LWPT_PT_ADDR_RANGES];	/* LWPT_PT_ADDR_FILTER, _STOP */
+	unsigned int nspec;
+	bool symbolic;		/* a spec names a symbol or file */
 	pid_t pid;		/* -p: the process attached to, else 0 */
 	pid_t tid;		/* -t: the thread attached to, else 0 */
 };
 
 static volatile sig_atomic_t stop_req;
+static volatile sig_atomic_t snap_req;	/* --snapshot: SIGUSR2 came */
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	snap_req = 1;
+}
 
 static void on_signal(int sig)
 {
@@ -116,6 +133,8 @@ static void usage(FILE *f)
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size)\n"
 "      --mode=wrap|stop|continuous   output mode (default wrap)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
+"      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
+"                         trace to DIR/snap.<N>; the end goes to DIR\n"
 "  -h, --help             this help\n"
 "\n"
 "Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
@@ -150,26 +169,30 @@ static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
 	return v;
 }
 
+/*
+ * --filter/--stop SPEC (symfilter.h): A-B goes into the configuration at
+ * once; a symbol or file is resolved once the process is known, with a
+ * stand-in range (0-0) so that the count is checked before anything runs.
+ */
 static void add_range(struct opts *o, const char *opt, const char *s, uint32_t cfg)
 {
-	char buf[128], *dash;
-	unsigned int i;
+	unsigned int i = o->nspec;
+	char err[512];
 
-	if (strlen(s) >= sizeof(buf))
-		die_usage("%s: bad range '%s'", opt, s);
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (!dash)
-		die_usage("%s: expected A-B, got '%s'", opt, s);
-	*dash = 0;
-	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
-		if (o->cfg.addr[i].cfg == LWPT_PT_ADDR_UNUSED)
-			break;
 	if (i == LWPT_PT_ADDR_RANGES)
 		die_usage("%s: at most %d address ranges", opt, LWPT_PT_ADDR_RANGES);
-	o->cfg.addr[i].a = parse_u64(opt, buf, false);
-	o->cfg.addr[i].b = parse_u64(opt, dash + 1, false);
+	if (ptcap_spec_parse(s, &o->spec[i], err, sizeof(err)))
+		die_usage("%s: %s", opt, err);
+	o->spec_arg[i] = s;
+	o->spec_cfg[i] = cfg;
 	o->cfg.addr[i].cfg = cfg;
+	if (o->spec[i].kind == PTCAP_SPEC_ADDR) {
+		o->cfg.addr[i].a = o->spec[i].a;
+		o->cfg.addr[i].b = o->spec[i].b;
+	} else {
+		o->symbolic = true;
+	}
+	o->nspec++;
 }
 
 /*
@@ -203,6 +226,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
+	O_SNAPSHOT,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -239,6 +263,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "snapshot", no_argument, NULL, O_SNAPSHOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -300,6 +325,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_PROGRESS: o->progress = true; break;
 		case O_FORCE: o->force = true; break;
+		case O_SNAPSHOT: o->snapshot = true; break;
 		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
 	}
@@ -309,6 +335,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("give one of -a, -p PID, -t TID or a command after '--'");
 	if (o->all && (c->flags & LWPT_PT_CFG_CR3_FILTER))
 		die_usage("--cr3 needs a command or -p to take the CR3 of");
+	if (o->snapshot && c->mode != LWPT_PT_MODE_WRAP)
+		die_usage("--snapshot is a flight recorder: wrap mode only, not --mode=%s",
+			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
 	if (o->tid && (c->flags & LWPT_PT_CFG_CR3_FILTER))
 		die_usage("--cr3 filters a whole address space: use -p, not -t");
 	o->argv = optind < argc ? argv + optind : NULL;
@@ -380,13 +409,9 @@ static void out_close(FILE *f, const char *dir, const char *name)
 }
 
 /* One mapping of /proc/PID/maps (file-backed only). */
-struct map {
-	uint64_t start, end, offset;
-	char *path;
-};
 
 struct maps {
-	struct map *v;
+	struct ptcap_vma *v;	/* file-backed, in order (symfilter.h) */
 	size_t n, cap;
 	uint64_t vdso_start, vdso_end;	/* [vdso] of the first snapshot */
 };
@@ -395,7 +420,7 @@ static void maps_add(struct maps *m, uint64_t s, uint64_t e, uint64_t off, const
 {
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? 2 * m->cap : 64;
-		struct map *nv = realloc(m->v, nc * sizeof(*nv));
+		struct ptcap_vma *nv = realloc(m->v, nc * sizeof(*nv));
 
 		if (!nv)
 			die("out of memory");
@@ -510,6 +535,105 @@ static void write_maps(const char *dir, const struct maps *m, pid_t pid, bool at
 		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->v[i].start,
 			m->v[i].end, m->v[i].offset, m->v[i].path);
 	out_close(f, dir, "maps");
+}
+
+/* ---- symbolic filters (symfilter.h) ---------------------------------- */
+
+/*
+ * Resolve the --filter/--stop specs into @c->addr for process @pid (0:
+ * none, ptcap -a) with its mappings @m, and say each range on stderr.
+ * With @retry a file not mapped yet returns -ENOENT (the caller runs the
+ * command to its entry point and asks again); every other failure exits
+ * with the spec named. @nr_ranges: ADDRn ranges the processor has (CPUID
+ * 14H.1:EAX[2:0]), LWPT_PT_ADDR_RANGES before the device is open.
+ */
+static int resolve_ranges(const struct opts *o, struct lpt_cap_config *c, pid_t pid,
+			  const struct maps *m, unsigned int nr_ranges, bool retry)
+{
+	struct ptcap_range r[LWPT_PT_ADDR_RANGES];
+	char exe[4096], link[64], err[4608];
+	unsigned int i, n = 0;
+	int k, got;
+	ssize_t len = 0;
+
+	if (pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len < 0)
+			die("%s: %s", link, strerror(errno));
+		exe[len] = 0;
+	}
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
+		c->addr[i].cfg = LWPT_PT_ADDR_UNUSED;
+	for (i = 0; i < o->nspec; i++) {
+		const char *opt = o->spec_cfg[i] == LWPT_PT_ADDR_STOP ? "--stop" : "--filter";
+
+		got = ptcap_spec_resolve(&o->spec[i], pid ? exe : NULL, m ? m->v : NULL,
+					 m ? m->n : 0, r, LWPT_PT_ADDR_RANGES, err, sizeof(err));
+		if (got == -ENOENT && retry)
+			return got;
+		if (got < 0)
+			die("%s %s: %s", opt, o->spec_arg[i], err);
+		for (k = 0; k < got; k++, n++) {
+			if (n >= nr_ranges)
+				die("%s %s: more address ranges than this processor has (%u, "
+				    "CPUID.(EAX=14H,ECX=1):EAX[2:0]): give fewer --filter/--stop",
+				    opt, o->spec_arg[i], nr_ranges);
+			c->addr[n].a = r[k].a;
+			c->addr[n].b = r[k].b;
+			c->addr[n].cfg = o->spec_cfg[i];
+			if (o->spec[i].kind != PTCAP_SPEC_ADDR)
+				fprintf(stderr, "ptcap: %s %s: 0x%" PRIx64 "-0x%" PRIx64 "\n", opt,
+					o->spec_arg[i], r[k].a, r[k].b);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run the command stopped at its exec (spawn_stopped()) to its entry
+ * point (AT_ENTRY, after the dynamic loader mapped its libraries) with a
+ * breakpoint (INT3), and leave it stopped there. x86-64 only.
+ */
+static void run_to_entry(pid_t pid)
+{
+	uint64_t auxv[2], entry = 0;
+	struct user_regs_struct regs;
+	char path[64];
+	long word;
+	FILE *f;
+	int st;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fread(auxv, sizeof(auxv), 1, f) == 1 && auxv[0] != AT_NULL)
+		if (auxv[0] == AT_ENTRY)
+			entry = auxv[1];
+	fclose(f);
+	if (!entry)
+		die("%s: no AT_ENTRY", path);
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno ||
+	    ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)) ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL))
+		die("ptrace (breakpoint at the entry point): %s", strerror(errno));
+	for (;;) {
+		if (waitpid(pid, &st, 0) != pid)
+			die("waitpid: %s", strerror(errno));
+		if (!WIFSTOPPED(st))
+			die("the command ended before its entry point (status 0x%x)", st);
+		if (WSTOPSIG(st) == SIGTRAP && !ptrace(PTRACE_GETREGS, pid, NULL, &regs) &&
+		    regs.rip == entry + 1)
+			break;
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(st));
+	}
+	regs.rip = entry;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs))
+		die("ptrace (entry point): %s", strerror(errno));
 }
 
 /* CPU family/model/stepping from CPUID.1 (display values, SDM Vol. 2A CPUID). */
@@ -1022,6 +1146,103 @@ static pid_t spawn_stopped(char **argv)
 	return pid;
 }
 
+/* ---- snapshots (--snapshot) ------------------------------------------ */
+
+/* Add a line to DIR/config (written by write_config()). */
+static void config_append(const char *dir, const char *fmt, ...)
+{
+	char path[4096 + 16];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config", dir);
+	f = fopen(path, "a");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	out_close(f, dir, "config");
+}
+
+/*
+ * Snapshot @n on SIGUSR2 (issue 16 point 4), into DIR/snap.<n>, a complete
+ * capture directory: clear TraceEn everywhere (a consistent cut: nothing
+ * is written while the buffers are read), save the newest bytes of each
+ * buffer since the previous start (at most its size: wrap mode), with
+ * maps, config and outcomes, then start again (the module clears the
+ * buffers). The traced program is never stopped; what it runs between
+ * STOP and START is not traced. Returns the losses of the snapshot.
+ */
+static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
+			 struct lpt_dev *dev, struct trace_file **tfp, unsigned int *ntfp,
+			 bool per_thread, struct maps *maps, pid_t pid, unsigned int n)
+{
+	struct opts so = *o;
+	struct trace_file *tf, *snap;
+	char dir[4096], path[4096 + 16];
+	unsigned int i, ns = 0;
+	uint64_t losses, bytes = 0;
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/snap.%u", o->dir, n);
+	if (mkdir(dir, 0777))
+		die("%s: %s", dir, strerror(errno));
+	err = lpt_dev_stop(dev);
+	if (err)
+		die("snapshot %u: stop: %s", n, lpt_dev_strerror(err));
+	*ntfp = sync_files(dev, tfp, *ntfp, per_thread, o->tid, o->dir);
+	tf = *tfp;
+	snap = calloc(*ntfp ? *ntfp : 1, sizeof(*snap));
+	if (!snap)
+		die("out of memory");
+	for (i = 0; i < *ntfp; i++) {
+		struct trace_file *t = &snap[ns];
+		int64_t r;
+
+		if (!tf[i].f)
+			continue;	/* not kept (-t) */
+		memcpy(t->name, tf[i].name, sizeof(t->name));
+		t->cpu = tf[i].cpu;
+		t->info.size = sizeof(t->info);
+		t->f = out_open(dir, t->name);
+		r = lpt_dev_read(dev, (unsigned int)t->cpu, sink_file, t);
+		if (r < 0)
+			die("%s/%s: %s", dir, t->name, lpt_dev_strerror((int)r));
+		t->have_st = !lpt_dev_status(dev, (unsigned int)t->cpu, &t->st);
+		if (per_thread)
+			lpt_dev_buffer_info(dev, (unsigned int)t->cpu, &t->info);
+		out_close(t->f, dir, t->name);
+		bytes += t->bytes;
+		ns++;
+	}
+	/* Restart first: the program runs on untraced until then. */
+	err = lpt_dev_start(dev);
+	if (err)
+		die("snapshot %u: start: %s", n, lpt_dev_strerror(err));
+	snap_req = 0;	/* SIGUSR2s during this snapshot asked for it */
+	fprintf(stderr, "ptcap: snapshot %u: %s: %u file(s), %" PRIu64 " bytes\n", n, dir, ns,
+		bytes);
+	if (pid > 0)
+		maps_read(pid, maps);
+	/* The vDSO copy is shared: the maps name it relative to the directory. */
+	snprintf(path, sizeof(path), "%s/vdso.so", dir);
+	if (maps->vdso_end && access(path, F_OK)) {
+		char top[4096 + 16];
+
+		snprintf(top, sizeof(top), "%s/vdso.so", o->dir);
+		if (link(top, path))
+			fprintf(stderr, "ptcap: warning: %s: %s\n", path, strerror(errno));
+	}
+	losses = outcomes(cfg, dev, snap, ns, dir);
+	write_maps(dir, maps, pid, o->pid || o->tid);
+	so.dir = dir;
+	write_config(&so, cfg, dev, snap, ns, per_thread, false, losses, NULL, pid);
+	config_append(dir, "snapshot %u\n", n);
+	free(snap);
+	return losses;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -1035,7 +1256,8 @@ int main(int argc, char **argv)
 	FILE *sw = NULL;
 	pid_t child = 0, target = 0;
 	int err, cstat = 0;
-	uint64_t losses;
+	uint64_t losses, snap_losses = 0;
+	unsigned int nsnap = 0;
 	double t0, tlast;
 	struct sigaction sa;
 
@@ -1044,6 +1266,8 @@ int main(int argc, char **argv)
 	outdir_refuse(&o);
 	if (o.pid || o.tid)
 		target = attach_target(&o);
+	else if (o.all && o.symbolic)
+		resolve_ranges(&o, &o.cfg, 0, NULL, LWPT_PT_ADDR_RANGES, false);
 
 	err = lpt_dev_open(o.dev, &dev);
 	if (err && !o.dev && (err == -ENOENT || err == -ENODEV || err == -ENXIO))
@@ -1083,6 +1307,10 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.snapshot) {
+		sa.sa_handler = on_usr2;
+		sigaction(SIGUSR2, &sa, NULL);
+	}
 
 	if (o.argv) {
 		child = spawn_stopped(o.argv);
@@ -1090,6 +1318,18 @@ int main(int argc, char **argv)
 		if (err)
 			die("/proc/%d/maps: %s", (int)child, strerror(-err));
 		save_vdso(child, o.dir, &maps);
+		/*
+		 * Symbolic ranges with the command's load addresses; a library
+		 * is mapped only once ld.so ran: then trace from the entry point.
+		 */
+		if (o.symbolic && resolve_ranges(&o, &cfg, child, &maps,
+						 lpt_dev_caps(dev)->nr_ranges, true)) {
+			run_to_entry(child);
+			maps_read(child, &maps);
+			resolve_ranges(&o, &cfg, child, &maps, lpt_dev_caps(dev)->nr_ranges, false);
+			fprintf(stderr, "ptcap: a filter names a library: tracing starts at the "
+				"program's entry point\n");
+		}
 		cfg.pid = child;
 		/* --cr3 asks for a per-CPU capture filtered by the command's CR3. */
 		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
@@ -1112,6 +1352,9 @@ int main(int argc, char **argv)
 			die("/proc/%d/maps: %s (ptcap attaches where ptrace may: the same "
 			    "user and ptrace_scope, or CAP_SYS_PTRACE)", (int)target, strerror(-err));
 		save_vdso(target, o.dir, &maps);
+		if (o.symbolic)
+			resolve_ranges(&o, &cfg, target, &maps, lpt_dev_caps(dev)->nr_ranges,
+				       false);
 		cfg.pid = target;
 		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
 								   LWPT_PT_SCOPE_THREAD;
@@ -1210,6 +1453,11 @@ int main(int argc, char **argv)
 			ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 			drain(dev, tf, ntf, o.dir);
 		}
+		if (snap_req) {
+			snap_req = 0;
+			snap_losses += snapshot(&o, &cfg, dev, &tf, &ntf, per_thread, &maps,
+						target ? target : child, ++nsnap);
+		}
 		/* Sideband does not touch TraceEn: drained in every mode. */
 		if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
 			switches_drop(&sw, o.dir);
@@ -1242,10 +1490,12 @@ int main(int argc, char **argv)
 	if (sw)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
-	losses = outcomes(&cfg, dev, tf, ntf, o.dir);
+	losses = outcomes(&cfg, dev, tf, ntf, o.dir) + snap_losses;
 	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
 	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches, losses,
 		     o.argv ? &cstat : NULL, target);
+	if (o.snapshot)
+		config_append(o.dir, "snapshots %u\n", nsnap);
 	lpt_dev_close(dev);
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);

@@ -47,6 +47,7 @@ expect pid-and-tid 2 'give one of -a' -- -p 1 -t 1
 expect pids 2 '^ptcap: -p 12,13: one process per capture \(the module traces one target at a time\): run one ptcap per process' -- -p 12,13
 expect pid-zero 2 "^ptcap: -p: bad id '0'" -- -p 0
 expect pid-word 2 "^ptcap: -p: bad number 'me'" -- -p me
+expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only, not --mode=stop' -- -a --snapshot --mode=stop
 expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
 expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"
 expect no-tid 1 '^ptcap: -t 2147483646: no such thread$' -- --tid=2147483646 -o "$tmp/out"
@@ -55,7 +56,12 @@ expect bad-mode 2 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a 
 expect bad-mtc 2 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
 expect bad-size 2 "--size: bad suffix in '4X'" -- -a --size=4X
 expect bad-duration 2 "-d: bad duration '0'" -- -a -d 0
-expect bad-range 2 "--filter: expected A-B, got '0x1000'" -- -a --filter=0x1000
+expect bad-range 2 "^ptcap: --filter: '0x1000': expected A-B, SYMBOL, SYMBOL@FILE, FILE or START/SIZE@FILE" -- -a --filter=0x1000
+expect bad-range-order 2 "^ptcap: --stop: '0x2000-0x1000': the range ends before it starts" -- -a --stop=0x2000-0x1000
+expect bad-offset 2 "^ptcap: --filter: '0x10/0@/bin/true': expected START/SIZE@FILE" -- -a --filter=0x10/0@/bin/true
+# Symbols need a process with -a (a position-dependent FILE would not).
+expect sym-all 1 "^ptcap: --filter main: 'main': SYMBOL without @FILE needs a traced program" -- \
+	--device=/dev/null -a --filter=main -o "$tmp/out"
 expect too-many-ranges 2 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
 	--filter=3-4 --filter=5-6 --filter=7-8 --stop=9-10
 expect cr3-all 2 '--cr3 needs a command' -- -a --cr3

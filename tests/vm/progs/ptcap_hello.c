@@ -9,25 +9,33 @@
  * "ptcap_hello [-t] -l ROUNDS": a running program to attach to (ptcap -p,
  * -t): print "ready" once every thread runs, then each thread does the
  * work ROUNDS times (0: until killed), 20 ms apart.
+ * "ptcap_hello -u N": single-threaded, N rounds of a lighter work, each
+ * followed by SIGUSR2 to the parent and a 300 ms sleep (ptcap --snapshot
+ * takes a snapshot then, at the same point of the program's flow in every
+ * run).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static unsigned int __attribute__((noinline)) step(unsigned int x)
 {
 	return x & 1 ? 3 * x + 1 : x / 2;
 }
 
+static unsigned int limit = 200;	/* -u: a lighter round */
+
 static void *work(void *arg)
 {
 	unsigned long *total = arg;
 	unsigned int n, x;
 
-	for (n = 1; n < 200; n++)
+	for (n = 1; n < limit; n++)
 		for (x = n; x != 1; x = step(x))
 			(*total)++;
 	return NULL;
@@ -62,6 +70,21 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "-a")) {
 		printf("%#lx\n", (unsigned long)(uintptr_t)step);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "-u")) {
+		int r, nr = atoi(argv[2]);
+
+		limit = 30;
+		for (r = 0; r < nr; r++) {
+			struct timespec ts = { 0, 300000000 };
+
+			work(&total[0]);
+			/* Untraced code runs at full speed on the model: wait. */
+			kill(getppid(), SIGUSR2);
+			nanosleep(&ts, NULL);
+		}
+		printf("ptcap_hello: %lu steps in %d round(s)\n", total[0], nr);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "-t")) {
