@@ -35,6 +35,10 @@
 #include "outdir.h"
 #include "symfilter.h"
 
+#ifndef LWPT_VERSION
+#define LWPT_VERSION		"unknown"	/* the Makefile passes the package's */
+#endif
+
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
 
@@ -126,8 +130,10 @@ static void usage(FILE *f)
 "      --pwr              PwrEvtEn (power event packets)\n"
 "      --event            EventEn   --distnt  DisTNT   --inject-psb-pmi\n"
 "      --cr3              CR3Filter on the traced command's CR3\n"
-"      --filter=A-B       trace only in [A, B] (an ADDRn range, FilterEn)\n"
-"      --stop=A-B         stop tracing on entering [A, B] (TraceStop)\n"
+"      --filter=SPEC      trace only in SPEC (an ADDRn range, FilterEn); SPEC is\n"
+"                         A-B, SYMBOL, SYMBOL@FILE, FILE (with a '/') or\n"
+"                         START/SIZE@FILE, e.g. --filter=main, printf@libc.so.6\n"
+"      --stop=SPEC        stop tracing on entering SPEC (TraceStop)\n"
 "      --size=BYTES       buffer per CPU/thread (K, M, G suffixes)\n"
 "      --region-size=BYTES largest ToPA region\n"
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size)\n"
@@ -136,6 +142,7 @@ static void usage(FILE *f)
 "      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
 "                         trace to DIR/snap.<N>; the end goes to DIR\n"
 "  -h, --help             this help\n"
+"      --version          print the lwpt version\n"
 "\n"
 "Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
 "(Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
@@ -226,7 +233,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT,
+	O_SNAPSHOT, O_VERSION,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -264,6 +271,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "snapshot", no_argument, NULL, O_SNAPSHOT },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -326,6 +334,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_PROGRESS: o->progress = true; break;
 		case O_FORCE: o->force = true; break;
 		case O_SNAPSHOT: o->snapshot = true; break;
+		case O_VERSION: printf("ptcap %s (lwpt)\n", LWPT_VERSION); exit(PTCAP_EXIT_OK);
 		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
 	}
@@ -1294,6 +1303,9 @@ int main(int argc, char **argv)
 	 * Validate before anything runs (the command is started only after):
 	 * its pid, which --cr3 and per-thread capture need, stands in as ours.
 	 */
+	if (o.nspec > lpt_dev_caps(dev)->nr_ranges)
+		die("--filter/--stop: %u address range(s) asked, this processor has %u "
+		    "(CPUID.(EAX=14H,ECX=1):EAX[2:0])", o.nspec, lpt_dev_caps(dev)->nr_ranges);
 	if (o.argv || target)
 		cfg.pid = getpid();
 	err = lpt_cap_config_check(&cfg, lpt_dev_caps(dev), &bad);
