@@ -39,7 +39,10 @@ static void usage(FILE *f)
 		"  -b, --backend NAME   auto, hw or emu (default auto)\n"
 		"  -d, --dump           print every record\n"
 		"  -h, --help           this help\n\n"
-		"Exit status: 0 on success, 1 on a usage error, 2 if LWP is unusable.\n");
+		"      --version        print the lwpt version\n"
+		"\n"
+		"Exit status: 0 on success, 1 if LWP is unusable (or a wrong result),\n"
+		"2 on a usage error.\n");
 }
 
 struct jit {
@@ -175,6 +178,7 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lwp_config cfg = LWP_CONFIG_INIT;
@@ -206,17 +210,18 @@ int main(int argc, char **argv)
 				cfg.backend = LWP_BACKEND_AUTO;
 			else {
 				usage(stderr);
-				return 1;
+				return 2;
 			}
 			break;
 		case 'd': dump = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'V': printf("lwpt-jitdemo %s (lwpt)\n", LWPT_VERSION); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc || n == 0 || n > (1ull << 32)) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 
 	/* Room for every sample and the two markers (or lwp_missed() says). */
@@ -229,7 +234,7 @@ int main(int argc, char **argv)
 	err = lwp_open(&s, &cfg);
 	if (err) {
 		fprintf(stderr, "lwpt-jitdemo: lwp_open: %s\n", strerror(-err));
-		return 2;
+		return 1;
 	}
 
 	if (lwp_session_backend(s) == LWP_BACKEND_HW) {
@@ -244,7 +249,7 @@ int main(int argc, char **argv)
 	if (j.buf == MAP_FAILED || jit_compile(&j) ||
 	    mprotect(j.buf, j.cap, PROT_READ | PROT_EXEC)) {
 		fprintf(stderr, "lwpt-jitdemo: code generation failed\n");
-		return 2;
+		return 1;
 	}
 	fn = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
 			   uint64_t *))(uintptr_t)j.buf;
@@ -253,7 +258,7 @@ int main(int argc, char **argv)
 	divisor = malloc(n * sizeof(*divisor));
 	if (!dividend || !divisor) {
 		fprintf(stderr, "lwpt-jitdemo: out of memory\n");
-		return 2;
+		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		dividend[i] = (uint32_t)rng_next(&seed);
@@ -268,14 +273,14 @@ int main(int argc, char **argv)
 	err = lwp_start(s);
 	if (err) {
 		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
-		return 2;
+		return 1;
 	}
 	ret = fn(dividend, divisor, n, &sum);
 	lwp_stop(s);
 	if (ret != want || sum != want) {
 		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
 			", expected %" PRIu64 "\n", sum, want);
-		return 2;
+		return 1;
 	}
 
 	memset(hist, 0, sizeof(hist));

@@ -28,7 +28,10 @@
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
 
-#define PTFLOW_VERSION	"1.0"
+#ifndef LWPT_VERSION
+#define LWPT_VERSION	"unknown"	/* the Makefile passes the package's */
+#endif
+#define PTFLOW_VERSION	LWPT_VERSION
 
 /* Exit status: see ptflow.1, EXIT STATUS. */
 enum ptflow_exit {
