@@ -31,6 +31,7 @@
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
 MODULE_DESCRIPTION("AMD Lightweight Profiling and Intel Processor Trace");
+MODULE_VERSION(LWPT_PACKAGE_VERSION);
 
 /*
  * The CPU features lwpt.ko drives (CPUID 8000_0001H:ECX[15] LWP, 43724

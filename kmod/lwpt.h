@@ -15,11 +15,6 @@
 
 /* Log prefix of every shared file; never KBUILD_MODNAME (see above). */
 #define LWPT_PR_PREFIX	"lwpt: "
-/*
- * The package version (modinfo's "version"): the same as VERSION in the
- * top Makefile and PACKAGE_VERSION in dkms.conf (tests/packaging checks).
- */
-#define LWPT_PACKAGE_VERSION	"0.1.0"
 
 /* Longest "why not" explanation produced by detection, with its NUL. */
 #define LWPT_REASON_LEN	96

@@ -67,5 +67,3 @@ static void __exit lwpt_exit(void)
 
 module_init(lwpt_init);
 module_exit(lwpt_exit);
-/* The package version: VERSION in the top Makefile, dkms.conf (lwpt.h). */
-MODULE_VERSION(LWPT_PACKAGE_VERSION);

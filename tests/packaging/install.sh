@@ -121,8 +121,8 @@ done
 
 # The module and DKMS: one version; the DKMS tree holds sources only.
 grep -q "^PACKAGE_VERSION=\"$version\"" "$top/dkms.conf" &&
-	grep -q "LWPT_PACKAGE_VERSION	\"$version\"" "$top/kmod/lwpt.h" && ok ||
-	bad "versions differ: Makefile $version, dkms.conf, kmod/lwpt.h"
+	grep -q "LWPT_PACKAGE_VERSION	\"$version\"" "$top/kmod/hw.h" && ok ||
+	bad "versions differ: Makefile $version, dkms.conf, kmod/hw.h"
 grep -q '^BUILD_EXCLUSIVE_ARCH="x86_64"' "$top/dkms.conf" &&
 	grep -q '^BUILD_EXCLUSIVE_KERNEL=' "$top/dkms.conf" && ok || bad "dkms.conf: not x86_64-only"
 make -s -C "$top" O="$O" install-dkms DESTDIR="$d" >/dev/null 2>&1 || bad "make install-dkms"
