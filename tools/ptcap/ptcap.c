@@ -1313,7 +1313,6 @@ int main(int argc, char **argv)
 	if (err)
 		die("invalid configuration: %s: %s", lpt_cap_field_name(bad),
 		    lpt_dev_strerror(err));
-	outdir_prepare(&o);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1325,11 +1324,11 @@ int main(int argc, char **argv)
 	}
 
 	if (o.argv) {
+		/* PTRACE_O_EXITKILL: an error below ends the command too. */
 		child = spawn_stopped(o.argv);
 		err = maps_read(child, &maps);
 		if (err)
 			die("/proc/%d/maps: %s", (int)child, strerror(-err));
-		save_vdso(child, o.dir, &maps);
 		/*
 		 * Symbolic ranges with the command's load addresses; a library
 		 * is mapped only once ld.so ran: then trace from the entry point.
@@ -1342,6 +1341,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptcap: a filter names a library: tracing starts at the "
 				"program's entry point\n");
 		}
+		/* Everything is accepted: only now touch the output directory. */
+		outdir_prepare(&o);
+		save_vdso(child, o.dir, &maps);
 		cfg.pid = child;
 		/* --cr3 asks for a per-CPU capture filtered by the command's CR3. */
 		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
@@ -1363,10 +1365,11 @@ int main(int argc, char **argv)
 		if (err)
 			die("/proc/%d/maps: %s (ptcap attaches where ptrace may: the same "
 			    "user and ptrace_scope, or CAP_SYS_PTRACE)", (int)target, strerror(-err));
-		save_vdso(target, o.dir, &maps);
 		if (o.symbolic)
 			resolve_ranges(&o, &cfg, target, &maps, lpt_dev_caps(dev)->nr_ranges,
 				       false);
+		outdir_prepare(&o);
+		save_vdso(target, o.dir, &maps);
 		cfg.pid = target;
 		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
 								   LWPT_PT_SCOPE_THREAD;
@@ -1377,6 +1380,7 @@ int main(int argc, char **argv)
 			    o.tid ? 't' : 'p');
 		per_thread = !err && cfg.scope == LWPT_PT_SCOPE_THREAD;
 	} else {
+		outdir_prepare(&o);
 		err = lpt_dev_configure(dev, &cfg, &bad);
 	}
 	if (err) {
