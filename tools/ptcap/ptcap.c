@@ -695,6 +695,7 @@ struct trace_file {
 	struct ptcap_outcome oc;	/* what happened to it (outcome.h) */
 	uint64_t switches;	/* per CPU: context switches written */
 	uint64_t switches_lost;	/* per CPU: dropped by the module (ring full) */
+	uint64_t switches_lost_before;	/* dropped before the last START (--snapshot) */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
@@ -1185,7 +1186,7 @@ static void config_append(const char *dir, const char *fmt, ...)
  */
 static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
 			 struct lpt_dev *dev, struct trace_file **tfp, unsigned int *ntfp,
-			 bool per_thread, struct maps *maps, pid_t pid, unsigned int n)
+			 bool per_thread, FILE **sw, struct maps *maps, pid_t pid, unsigned int n)
 {
 	struct opts so = *o;
 	struct trace_file *tf, *snap;
@@ -1224,6 +1225,13 @@ static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
 		out_close(t->f, dir, t->name);
 		bytes += t->bytes;
 		ns++;
+	}
+	/* START empties the sideband rings and their lost counts: take them. */
+	if (*sw && !drain_switches(dev, tf, *ntfp, *sw, o->dir))
+		switches_drop(sw, o->dir);
+	for (i = 0; i < *ntfp; i++) {
+		tf[i].switches_lost_before += tf[i].switches_lost;
+		tf[i].switches_lost = 0;
 	}
 	/* Restart first: the program runs on untraced until then. */
 	err = lpt_dev_start(dev);
@@ -1471,7 +1479,7 @@ int main(int argc, char **argv)
 		}
 		if (snap_req) {
 			snap_req = 0;
-			snap_losses += snapshot(&o, &cfg, dev, &tf, &ntf, per_thread, &maps,
+			snap_losses += snapshot(&o, &cfg, dev, &tf, &ntf, per_thread, &sw, &maps,
 						target ? target : child, ++nsnap);
 		}
 		/* Sideband does not touch TraceEn: drained in every mode. */
@@ -1493,6 +1501,7 @@ int main(int argc, char **argv)
 	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
 		switches_drop(&sw, o.dir);
 	for (i = 0; i < ntf; i++) {
+		tf[i].switches_lost += tf[i].switches_lost_before;
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
 		if (per_thread)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);

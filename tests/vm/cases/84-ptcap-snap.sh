@@ -66,6 +66,41 @@ done
 [ $nonempty -ge 3 ] || fail "only $nonempty non-empty parts" || exit 1
 ok "--snapshot: $n snapshots and the end, each a contiguous part of the ground truth, in order; the program ran to its end"
 
+# System-wide (-a) with the model's injected byte pattern (pt_exec=0, as
+# 80-ptcap-sim.sh): each snapshot holds exactly the bytes written since
+# the previous one, the sequence going on from where it stopped; the
+# switches survive the restarts (drained before each START).
+D=/sys/kernel/debug/lwpt_sim
+echo 0 >/sys/module/lwpt_sim/parameters/pt_exec
+rm -rf /tmp/sa
+ptcap -a --snapshot --size=16K -o /tmp/sa 2>/tmp/sa.err &
+cap=$!
+i=0
+while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+seq=0
+for k in 1 2; do
+	echo "0 $((k * 1000))" >$D/pt_inject
+	kill -USR2 $cap
+	i=0
+	while ! grep -q "^ptcap: snapshot $k: " /tmp/sa.err && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	got=$(ptcap_pattern /tmp/sa/snap.$k/cpu0.pt)
+	[ "$got" = "len=$((k * 1000)) first=$((seq % 251))" ] ||
+		fail "-a snapshot $k: cpu0.pt $got, want len=$((k * 1000)) first=$((seq % 251)): $(cat /tmp/sa.err)" || exit 1
+	seq=$((seq + k * 1000))
+done
+echo "0 500" >$D/pt_inject
+kill -INT $cap
+wait $cap || fail "-a --snapshot: $(cat /tmp/sa.err)" || exit 1
+got=$(ptcap_pattern /tmp/sa/cpu0.pt)
+[ "$got" = "len=500 first=$((seq % 251))" ] && grep -qx 'snapshots 2' /tmp/sa/config &&
+	grep -q '^switches\.cpu0\.pt count=[0-9]* lost=0$' /tmp/sa/config ||
+	fail "-a --snapshot end: cpu0.pt $got: $(grep -E '^(snapshots|switches)' /tmp/sa/config)" || exit 1
+ok "-a --snapshot: 1000, 2000, then 500 pattern bytes, each part exactly what was written since the previous one"
+
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
 ok "no spec violation, module unloads"
