@@ -9,6 +9,7 @@
  * "ptcap_hello [-t] -l ROUNDS": a running program to attach to (ptcap -p,
  * -t): print "ready" once every thread runs, then each thread does the
  * work ROUNDS times (0: until killed), 20 ms apart.
+ * "ptcap_hello -s ...": the lighter work (shorter single-stepping in the VM).
  * "ptcap_hello -u N": single-threaded, N rounds of a lighter work, each
  * followed by SIGUSR2 to the parent and a 300 ms sleep (ptcap --snapshot
  * takes a snapshot then, at the same point of the program's flow in every
@@ -68,6 +69,11 @@ int main(int argc, char **argv)
 	pthread_t t[3];
 	int i, nt = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		limit = 30;
+		argv++;
+		argc--;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-a")) {
 		printf("%#lx\n", (unsigned long)(uintptr_t)step);
 		return 0;
