@@ -25,9 +25,9 @@
 #   SCRIPT_TESTS += tests/libpt/conformance.sh   (run by `make check-unit`)
 #
 #   MANPAGES   += tools/ptdump/ptdump.1   (installed by section suffix)
-#   HEADERS    += include/lwpt/pt_pkt.h   (public; include/lwpt/*.h and
-#                                          include/uapi/lwpt/*.h are always
-#                                          installed)
+#   HEADERS    += include/lwpt/pt_pkt.h   (public API, installed in
+#                                          $(INCDIR)/lwpt with
+#                                          include/uapi/lwpt/*.h as lwpt/uapi)
 #   lwp_DESCRIPTION := ...             (pkg-config Description of liblwp.pc)
 #   VM_PROGS   += vmprog               -> build/vm-bin/vmprog, linked -static,
 #   (same _SRCS/_LIBS/_LDLIBS)            copied into the VM's /bin
@@ -43,7 +43,8 @@ VERSION  := 0.1.0
 O        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-LIBDIR   ?= $(PREFIX)/lib
+# Debian's multiarch directory (lib/x86_64-linux-gnu) where gcc knows one.
+LIBDIR   ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
@@ -51,7 +52,9 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 CC       ?= cc
 AR       ?= ar
-CPPFLAGS += -Iinclude -I. -D_GNU_SOURCE
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+# The package version, for every tool's --version.
+CPPFLAGS += -Iinclude -I. -D_GNU_SOURCE -DLWPT_VERSION='"$(VERSION)"'
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -fPIC
 LDFLAGS  ?=
@@ -127,7 +130,7 @@ VM_PROG_BINS := $(addprefix $(O)/vm-bin/,$(VM_PROGS))
 VM_ALL_BINS = $(VM_PROG_BINS) $(VM_BINS)
 
 .PHONY: libs tools tests check check-unit check-vm bench kmod clean lint demo \
-	install modules_install
+	install modules_install uninstall install-dkms
 libs: $(LIB_TARGETS)
 tools: $(TOOL_BINS)
 tests: $(TEST_BINS)
@@ -184,7 +187,15 @@ bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
 
 # ---- install --------------------------------------------------------------
 INSTALL ?= install
-INSTALL_HEADERS := $(sort $(HEADERS) $(wildcard include/lwpt/*.h include/uapi/lwpt/*.h))
+# The public API only (the fragments' HEADERS and what they include), all
+# under $(INCDIR)/lwpt: the ABI headers include/uapi/lwpt/*.h become
+# lwpt/uapi/*.h (the includes are rewritten as they are installed), so
+# that lwpt claims one directory, not a generic uapi/ beside the system's.
+INSTALL_HEADERS := $(sort $(HEADERS) include/lwpt/compiler.h)
+INSTALL_UAPI := $(wildcard include/uapi/lwpt/*.h)
+# The man pages of section 3 list their functions under NAME: each gets a
+# link page (man lwp_read -> liblwp(3)).
+MAN_LINKS = $(shell sed -n '/^\.SH NAME/,/\\-/p' $(1) | sed '1d; s/\\-.*//' | tr ',' ' ')
 
 # lib<name>.pc for every library; $(1) = name.
 define PC_template
@@ -199,7 +210,7 @@ $(O)/pkgconfig/lib$(1).pc: Makefile
 		'Description: $(or $($(1)_DESCRIPTION),lwpt lib$(1))' \
 		'Version: $(VERSION)' \
 		'Libs: -L$$$${libdir} -l$(1)' \
-		'Libs.private: $(strip $($(1)_LDLIBS))' \
+		'Libs.private: $(strip $(filter-out -Wl%,$($(1)_LDLIBS)))' \
 		'Cflags: -I$$$${includedir}' > $$@
 PC_FILES += $(O)/pkgconfig/lib$(1).pc
 endef
@@ -222,16 +233,45 @@ endef
 install: all $(PC_FILES)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(foreach l,$(LIBS),$(call LIB_INSTALL,$(l)))
+	$(INSTALL) -d $(DESTDIR)$(INCDIR)/lwpt/uapi
 	@set -e; for h in $(INSTALL_HEADERS); do \
-		d=$(DESTDIR)$(INCDIR)/$$(dirname $${h#include/}); \
-		$(INSTALL) -d $$d && $(INSTALL) -m 644 $$h $$d/; \
+		sed 's|#include <uapi/lwpt/|#include <lwpt/uapi/|' $$h > $(DESTDIR)$(INCDIR)/lwpt/$${h##*/}; \
+		chmod 644 $(DESTDIR)$(INCDIR)/lwpt/$${h##*/}; \
 	done
+	$(INSTALL) -m 644 $(INSTALL_UAPI) $(DESTDIR)$(INCDIR)/lwpt/uapi/
 	$(if $(PC_FILES),$(INSTALL) -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/)
 	$(if $(TOOL_BINS),$(INSTALL) -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/)
 	@set -e; for m in $(MANPAGES); do \
 		s=$${m##*.}; \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s; \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
+	@set -e; $(foreach m,$(filter %.3,$(MANPAGES)),for f in $(call MAN_LINKS,$(m)); do \
+		[ $$f = $(basename $(notdir $(m))) ] || \
+		echo '.so man3/$(notdir $(m))' > $(DESTDIR)$(MANDIR)/man3/$$f.3; done;)
+
+# Everything install put there, and the directories it made if now empty.
+uninstall:
+	rm -f $(foreach l,$(LIBS),$(addprefix $(DESTDIR)$(LIBDIR)/lib$(l),.a .so \
+		.so.$($(l)_SOVERSION) .so.$($(l)_SOVERSION).$(VERSION_TAIL)))
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/lwpt/,$(notdir $(INSTALL_HEADERS))) \
+		$(addprefix $(DESTDIR)$(INCDIR)/lwpt/uapi/,$(notdir $(INSTALL_UAPI)))
+	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES))) \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)))
+	rm -f $(foreach m,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+	rm -f $(foreach m,$(filter %.3,$(MANPAGES)),$(patsubst %,$(DESTDIR)$(MANDIR)/man3/%.3,$(call MAN_LINKS,$(m))))
+	-rmdir $(DESTDIR)$(INCDIR)/lwpt/uapi $(DESTDIR)$(INCDIR)/lwpt 2>/dev/null
+
+# The module source for DKMS (dkms.conf): kmod/, include/ and model/ sources
+# only, no build outputs, tests or tools.
+DKMS_SRC ?= /usr/src/lwpt-$(VERSION)
+install-dkms:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC)
+	$(INSTALL) -m 644 dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	@set -e; for f in $$(find kmod include model -type f \( -name '*.[ch]' -o -name Kbuild \
+		-o -name Kbuild.inc -o -name Makefile \) ! -name '*.mod.c' | sort); do \
+		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(DKMS_SRC)/$$f; \
 	done
 
 clean:

@@ -25,6 +25,14 @@
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_rtit.h>
 
+/*
+ * The package version, MODULE_VERSION of both modules (hw_native.c,
+ * sim/hw_sim.c: module info stays out of the shared objects): the same as
+ * VERSION in the top Makefile and PACKAGE_VERSION in dkms.conf
+ * (tests/packaging/install.sh checks).
+ */
+#define LWPT_PACKAGE_VERSION	"0.1.0"
+
 /**
  * struct lwpt_cpuid_regs - output of one CPUID execution
  * @eax: EAX

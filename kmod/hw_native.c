@@ -16,6 +16,7 @@
 #include <linux/processor.h>
 
 #include <asm/asm.h>
+#include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/xcr.h>
 #include <asm/hw_irq.h>
@@ -30,6 +31,20 @@
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
 MODULE_DESCRIPTION("AMD Lightweight Profiling and Intel Processor Trace");
+MODULE_VERSION(LWPT_PACKAGE_VERSION);
+
+/*
+ * The CPU features lwpt.ko drives (CPUID 8000_0001H:ECX[15] LWP, 43724
+ * §3.1; CPUID 07H:EBX[25] Intel PT, SDM 33.3.1): udev loads the module
+ * from this alias (x86cpu:...) on a machine that has either. lwpt_sim.ko
+ * has none: the model is loaded by hand.
+ */
+static const struct x86_cpu_id lwpt_cpu_ids[] = {
+	X86_MATCH_FEATURE(X86_FEATURE_LWP, NULL),
+	X86_MATCH_FEATURE(X86_FEATURE_INTEL_PT, NULL),
+	{}
+};
+MODULE_DEVICE_TABLE(x86cpu, lwpt_cpu_ids);
 
 /*
  * Execute @insn (operands in RDI, EDX:EAX and ECX) and evaluate to 0, or to

@@ -8,5 +8,6 @@ lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c liblwp/lwp_hw_d
 	$(LWP_MODEL_SRCS)
 lwp_SOVERSION := 0
 lwp_LDLIBS := -lpthread -Wl,--version-script=liblwp/liblwp.map
-HEADERS += include/lwpt/lwp.h
+HEADERS += include/lwpt/lwp.h include/lwpt/lwp_arch.h
+lwp_DESCRIPTION := AMD Lightweight Profiling (LWP) for JITs and runtimes: the lwpt module or an emulation
 MANPAGES += liblwp/man/liblwp.3

@@ -580,9 +580,16 @@ int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf
 
 int lpt_dev_start(struct lpt_dev *dev)
 {
+	unsigned int i;
+
 	if (!dev->configured)
 		return -ENODATA;
-	return ioctl(dev->fd, LWPT_PT_IOC_START) ? neg_errno() : 0;
+	if (ioctl(dev->fd, LWPT_PT_IOC_START))
+		return neg_errno();
+	/* START clears the buffers and their byte counts (Documentation/pt.rst). */
+	for (i = 0; i < dev->nr_bufs; i++)
+		dev->bufs[i].tail = 0;
+	return 0;
 }
 
 int lpt_dev_stop(struct lpt_dev *dev)

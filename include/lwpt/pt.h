@@ -110,7 +110,9 @@ struct lpt_cap_config {
  * @wrapped:	older data was overwritten (wrap mode) or lost; with
  *		single-range output only a wrap the module saw
  * @wraps:	times the buffer wrapped (single range: at least)
- * @lost:	times output was lost (continuous-mode stall, STOP, error)
+ * @lost:	times trace data was lost (continuous-mode stall or overrun,
+ *		operational error, CPU offline); not @stopped, which stop mode
+ *		and TraceStop ranges cause as asked
  * @tracing:	TraceEn is set as last programmed
  * @stalled:	continuous mode: waiting for the reader (lpt_dev_read)
  * @pmis:	ToPA PMIs handled on this CPU (SDM 33.2.7.2)
@@ -260,6 +262,10 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
  * lpt_dev_start() - set TraceEn on every configured CPU (SDM 33.3 order is
  * the module's job).
  * @dev:	configured device
+ *
+ * A start after lpt_dev_stop() begins a new trace in the same buffers: the
+ * module clears them and their byte counts, and lpt_dev_read() reads from
+ * their start again (ptcap --snapshot: stop, read, start).
  * Return: 0; -ENODATA not configured; -EBUSY TraceEn was already set by
  * someone else (perf, firmware, a hypervisor): lwpt never takes over.
  */

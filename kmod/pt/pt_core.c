@@ -105,7 +105,12 @@ void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		tr->tail = tr->head - tr->buf.size;
 		tr->lost++;
 	}
-	if (status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
+	/*
+	 * An operational error loses data (SDM 33.3.10). Stopped does not:
+	 * it is the ToPA STOP of stop mode (SDM 33.2.7.2) or a TraceStop
+	 * range (SDM 33.2.5.3), both asked for; STATUS.Stopped tells which.
+	 */
+	if (status & IA32_RTIT_STATUS_ERROR)
 		tr->lost++;
 }
 

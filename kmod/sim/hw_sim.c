@@ -37,6 +37,7 @@
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
 MODULE_DESCRIPTION("AMD LWP and Intel PT on a software model of the processor");
+MODULE_VERSION(LWPT_PACKAGE_VERSION);
 
 static DEFINE_PER_CPU(struct sim_cpu, sim_cpus);
 static atomic_t sim_violations = ATOMIC_INIT(0);

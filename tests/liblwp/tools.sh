@@ -48,7 +48,7 @@ fi
 "$BIN/lwpt-info" --help >/dev/null 2>&1
 check "lwpt-info --help exits 0" test $? -eq 0
 "$BIN/lwpt-info" --bogus >/dev/null 2>&1
-check "lwpt-info rejects a bad option with 1" test $? -eq 1
+check "lwpt-info rejects a bad option with 2" test $? -eq 2
 "$BIN/lwpt-info" -b emu >"$out" 2>&1
 check "lwpt-info -b emu prints only emu" sh -c "! grep -q '^backend hw' '$out'"
 check "lwpt-info -b emu prints no PT" sh -c "! grep -q '^Intel PT' '$out'"
@@ -56,7 +56,7 @@ check "lwpt-info -b emu prints no PT" sh -c "! grep -q '^Intel PT' '$out'"
 "$BIN/lwpt-jitdemo" --help >/dev/null 2>&1
 check "lwpt-jitdemo --help exits 0" test $? -eq 0
 "$BIN/lwpt-jitdemo" -x >/dev/null 2>&1
-check "lwpt-jitdemo rejects a bad option with 1" test $? -eq 1
+check "lwpt-jitdemo rejects a bad option with 2" test $? -eq 2
 "$BIN/lwpt-jitdemo" -n 20000 -i 9 >"$out" 2>&1
 check "lwpt-jitdemo runs" test $? -eq 0
 check "lwpt-jitdemo: 2 LWPINS markers, 2000 samples, none missed" \

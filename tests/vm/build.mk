@@ -27,5 +27,15 @@ pt_pingpong_SRCS := tests/vm/progs/pt_pingpong.c
 # (the host flow test's, tests/model/pt/progs/).
 VM_PROGS += pt_flow_gt
 pt_flow_gt_SRCS := tests/vm/progs/pt_flow_gt.c
+# 84-ptcap-snap.sh: is a snapshot's flow a contiguous part of the ground truth?
+VM_PROGS += pt_flow_sub
+pt_flow_sub_SRCS := tests/vm/progs/pt_flow_sub.c
 VM_PROGS += trace_flow_prog
 trace_flow_prog_SRCS := tests/model/pt/progs/trace_flow_prog.c
+# 83-ptcap-filter.sh: ptcap_hello built position-independent and dynamic
+# (the default of Debian's gcc), for symbolic filters at its load address
+# and in the C library; tests/vm/run copies its shared libraries.
+VM_BINS += $(O)/vm-pie/ptcap_hello_pie
+$(O)/vm-pie/ptcap_hello_pie: tests/vm/progs/ptcap_hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIE -pie -o $@ $< -lpthread

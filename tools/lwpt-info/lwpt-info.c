@@ -25,7 +25,9 @@ static void usage(FILE *f)
 		"capabilities of the CPU and of the module (/dev/pt).\n\n"
 		"  -b, --backend NAME   only this LWP backend: hw or emu (no PT)\n"
 		"  -h, --help           this help\n\n"
-		"Exit status: 0 if some backend is usable, 2 if none is, 1 on a\n"
+		"      --version        print the lwpt version\n"
+		"\n"
+		"Exit status: 0 if some backend is usable, 1 if none is, 2 on a\n"
 		"usage error.\n");
 }
 
@@ -166,6 +168,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lwp_caps best;
@@ -181,20 +184,23 @@ int main(int argc, char **argv)
 				only = LWP_BACKEND_EMU;
 			else {
 				usage(stderr);
-				return 1;
+				return 2;
 			}
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("lwpt-info %s (lwpt)\n", LWPT_VERSION);
+			return 0;
 		default:
 			usage(stderr);
-			return 1;
+			return 2;
 		}
 	}
 	if (optind != argc) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 
 	(void)lwp_query(&best);
@@ -214,5 +220,5 @@ int main(int argc, char **argv)
 	       best.available ? lwp_backend_name((int)best.backend) : "none");
 	if (!only)
 		print_pt();
-	return best.available ? 0 : 2;
+	return best.available ? 0 : 1;
 }

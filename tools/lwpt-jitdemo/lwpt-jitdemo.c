@@ -47,7 +47,10 @@ static void usage(FILE *f)
 		"  -R, --raw            raw LWP instructions, not call sequences\n"
 		"                       (the emulation traps each one: slow)\n"
 		"  -h, --help           this help\n\n"
-		"Exit status: 0 on success, 1 on a usage error, 2 if LWP is unusable.\n");
+		"      --version        print the lwpt version\n"
+		"\n"
+		"Exit status: 0 on success, 1 if LWP is unusable (or a wrong result),\n"
+		"2 on a usage error.\n");
 }
 
 struct jit {
@@ -217,6 +220,7 @@ int main(int argc, char **argv)
 		{ "dump", no_argument, NULL, 'd' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lwp_config cfg = LWP_CONFIG_INIT;
@@ -250,18 +254,19 @@ int main(int argc, char **argv)
 				cfg.backend = LWP_BACKEND_AUTO;
 			else {
 				usage(stderr);
-				return 1;
+				return 2;
 			}
 			break;
 		case 'd': dump = 1; break;
 		case 'R': j.raw = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case 'V': printf("lwpt-jitdemo %s (lwpt)\n", LWPT_VERSION); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc || n == 0 || n > (1ull << 32)) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 
 	/* Room for every sample and the two markers (or lwp_missed() says). */
@@ -274,7 +279,7 @@ int main(int argc, char **argv)
 	err = lwp_open(&s, &cfg);
 	if (err) {
 		fprintf(stderr, "lwpt-jitdemo: lwp_open: %s\n", strerror(-err));
-		return 2;
+		return 1;
 	}
 
 	if (lwp_session_backend(s) == LWP_BACKEND_HW) {
@@ -287,7 +292,7 @@ int main(int argc, char **argv)
 	jb.no_lwp = 1;
 	if (jit_load(&j) || jit_load(&jb)) {
 		fprintf(stderr, "lwpt-jitdemo: code generation failed\n");
-		return 2;
+		return 1;
 	}
 	fn = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
 			   uint64_t *))(uintptr_t)j.buf;
@@ -299,7 +304,7 @@ int main(int argc, char **argv)
 	divisor = malloc(n * sizeof(*divisor));
 	if (!dividend || !divisor) {
 		fprintf(stderr, "lwpt-jitdemo: out of memory\n");
-		return 2;
+		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		dividend[i] = (uint32_t)rng_next(&seed);
@@ -314,7 +319,7 @@ int main(int argc, char **argv)
 	err = lwp_start(s);
 	if (err) {
 		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
-		return 2;
+		return 1;
 	}
 	t_base = cpu_time();
 	ret = fb(dividend, divisor, n, &sum);
@@ -331,7 +336,7 @@ int main(int argc, char **argv)
 	if (ret != want || sum != want) {
 		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
 			", expected %" PRIu64 "\n", sum, want);
-		return 2;
+		return 1;
 	}
 
 	memset(hist, 0, sizeof(hist));

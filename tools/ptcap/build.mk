@@ -4,7 +4,10 @@
 # (Documentation/ptcap-format.rst). Issue 8, point 4.
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
-ptcap_SRCS := tools/ptcap/ptcap.c
+ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
+	tools/ptcap/symfilter.c
+# Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
+ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
 MANPAGES += tools/ptcap/ptcap.1
 HEADERS += include/lwpt/pt.h
@@ -13,6 +16,18 @@ HEADERS += include/lwpt/pt.h
 UNIT_TESTS += test_pt_capture
 test_pt_capture_SRCS := tests/libpt/test_pt_capture.c
 test_pt_capture_LIBS := pt
+
+# What happened to each buffer, loss or not (tests/tools/ptcap).
+UNIT_TESTS += test_ptcap_outcome
+test_ptcap_outcome_SRCS := tests/tools/ptcap/test_ptcap_outcome.c tools/ptcap/outcome.c
+test_ptcap_outcome_LIBS := pt
+
+UNIT_TESTS += test_ptcap_outdir
+test_ptcap_outdir_SRCS := tests/tools/ptcap/test_ptcap_outdir.c tools/ptcap/outdir.c
+
+UNIT_TESTS += test_ptcap_symfilter
+test_ptcap_symfilter_SRCS := tests/tools/ptcap/test_ptcap_symfilter.c tools/ptcap/symfilter.c
+test_ptcap_symfilter_LDLIBS := -lelf
 
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh

@@ -7,6 +7,8 @@
  *   ptcap -a [options]               all CPUs until SIGINT or -d SECONDS
  *   ptcap [options] -- command args  one command (per thread if the module
  *                                    supports it, else per CPU while it runs)
+ *   ptcap -p PID | -t TID [options]  attach to a running process or thread
+ *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -18,13 +20,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <lwpt/pt.h>
+
+#include "outcome.h"
+#include "outdir.h"
+#include "symfilter.h"
+
+#ifndef LWPT_VERSION
+#define LWPT_VERSION		"unknown"	/* the Makefile passes the package's */
+#endif
 
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
@@ -33,15 +46,32 @@ struct opts {
 	bool all;
 	double duration;	/* seconds, 0 = until SIGINT */
 	const char *dir;
+	bool force;		/* move a capture in @dir aside to @dir.old */
 	const char *dev;
 	bool progress;
+	bool snapshot;		/* --snapshot: SIGUSR2 writes DIR/snap.<N> */
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	struct lpt_cap_config cfg;
-	char **argv;		/* the command, NULL with -a */
+	char **argv;		/* the command, NULL with -a, -p, -t */
+	/* --filter/--stop as given, resolved when the process is known. */
+	struct ptcap_spec spec[LWPT_PT_ADDR_RANGES];
+	const char *spec_arg[LWPT_PT_ADDR_RANGES];
+	uint32_t spec_cfg[LWPT_PT_ADDR_RANGES];	/* LWPT_PT_ADDR_FILTER, _STOP */
+	unsigned int nspec;
+	bool symbolic;		/* a spec names a symbol or file */
+	pid_t pid;		/* -p: the process attached to, else 0 */
+	pid_t tid;		/* -t: the thread attached to, else 0 */
 };
 
 static volatile sig_atomic_t stop_req;
+static volatile sig_atomic_t snap_req;	/* --snapshot: SIGUSR2 came */
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	snap_req = 1;
+}
 
 static void on_signal(int sig)
 {
@@ -58,7 +88,20 @@ static void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(1);
+	exit(PTCAP_EXIT_ERROR);
+}
+
+/* A bad command line: the message, a hint, status 2. */
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptcap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see ptcap --help)\n");
+	exit(PTCAP_EXIT_USAGE);
 }
 
 static void usage(FILE *f)
@@ -66,10 +109,15 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ptcap -a [options]                trace all CPUs until SIGINT or -d\n"
 "       ptcap [options] -- command [args]  trace a command\n"
+"       ptcap -p PID | -t TID [options]    attach until it exits, SIGINT or -d\n"
 "\n"
 "  -a, --all              system-wide, every online CPU\n"
+"  -p, --pid=PID          attach to running process PID (all its threads)\n"
+"  -t, --tid=TID          attach to the one thread TID\n"
 "  -d, --duration=SEC     stop after SEC seconds (decimal allowed)\n"
-"  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR ")\n"
+"  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR "); refused if\n"
+"                         it holds a capture, unless --force\n"
+"      --force            move a capture in DIR aside to DIR" PTCAP_OUTDIR_OLD "\n"
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
@@ -82,14 +130,19 @@ static void usage(FILE *f)
 "      --pwr              PwrEvtEn (power event packets)\n"
 "      --event            EventEn   --distnt  DisTNT   --inject-psb-pmi\n"
 "      --cr3              CR3Filter on the traced command's CR3\n"
-"      --filter=A-B       trace only in [A, B] (an ADDRn range, FilterEn)\n"
-"      --stop=A-B         stop tracing on entering [A, B] (TraceStop)\n"
+"      --filter=SPEC      trace only in SPEC (an ADDRn range, FilterEn); SPEC is\n"
+"                         A-B, SYMBOL, SYMBOL@FILE, FILE (with a '/') or\n"
+"                         START/SIZE@FILE, e.g. --filter=main, printf@libc.so.6\n"
+"      --stop=SPEC        stop tracing on entering SPEC (TraceStop)\n"
 "      --size=BYTES       buffer per CPU/thread (K, M, G suffixes)\n"
 "      --region-size=BYTES largest ToPA region\n"
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size)\n"
 "      --mode=wrap|stop|continuous   output mode (default wrap)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
+"      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
+"                         trace to DIR/snap.<N>; the end goes to DIR\n"
 "  -h, --help             this help\n"
+"      --version          print the lwpt version\n"
 "\n"
 "Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
 "(Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
@@ -103,7 +156,7 @@ static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *s == '-')
-		die("%s: bad number '%s'", opt, s);
+		die_usage("%s: bad number '%s'", opt, s);
 	if (suffix && *end) {
 		int sh = 0;
 
@@ -111,38 +164,60 @@ static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
 		case 'k': case 'K': sh = 10; break;
 		case 'm': case 'M': sh = 20; break;
 		case 'g': case 'G': sh = 30; break;
-		default: die("%s: bad suffix in '%s'", opt, s);
+		default: die_usage("%s: bad suffix in '%s'", opt, s);
 		}
 		if (v > (UINT64_MAX >> sh))
-			die("%s: '%s' too large", opt, s);
+			die_usage("%s: '%s' too large", opt, s);
 		v <<= sh;
 		end++;
 	}
 	if (*end)
-		die("%s: bad number '%s'", opt, s);
+		die_usage("%s: bad number '%s'", opt, s);
 	return v;
 }
 
+/*
+ * --filter/--stop SPEC (symfilter.h): A-B goes into the configuration at
+ * once; a symbol or file is resolved once the process is known, with a
+ * stand-in range (0-0) so that the count is checked before anything runs.
+ */
 static void add_range(struct opts *o, const char *opt, const char *s, uint32_t cfg)
 {
-	char buf[128], *dash;
-	unsigned int i;
+	unsigned int i = o->nspec;
+	char err[512];
 
-	if (strlen(s) >= sizeof(buf))
-		die("%s: bad range '%s'", opt, s);
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (!dash)
-		die("%s: expected A-B, got '%s'", opt, s);
-	*dash = 0;
-	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
-		if (o->cfg.addr[i].cfg == LWPT_PT_ADDR_UNUSED)
-			break;
 	if (i == LWPT_PT_ADDR_RANGES)
-		die("%s: at most %d address ranges", opt, LWPT_PT_ADDR_RANGES);
-	o->cfg.addr[i].a = parse_u64(opt, buf, false);
-	o->cfg.addr[i].b = parse_u64(opt, dash + 1, false);
+		die_usage("%s: at most %d address ranges", opt, LWPT_PT_ADDR_RANGES);
+	if (ptcap_spec_parse(s, &o->spec[i], err, sizeof(err)))
+		die_usage("%s: %s", opt, err);
+	o->spec_arg[i] = s;
+	o->spec_cfg[i] = cfg;
 	o->cfg.addr[i].cfg = cfg;
+	if (o->spec[i].kind == PTCAP_SPEC_ADDR) {
+		o->cfg.addr[i].a = o->spec[i].a;
+		o->cfg.addr[i].b = o->spec[i].b;
+	} else {
+		o->symbolic = true;
+	}
+	o->nspec++;
+}
+
+/*
+ * -p PID[,PID...] and -t TID: one positive id. The module has one capture
+ * at a time and per-thread scope follows one process (its @pid), so
+ * several PIDs are refused with that reason.
+ */
+static pid_t parse_pid(const char *opt, const char *s)
+{
+	uint64_t v;
+
+	if (strchr(s, ','))
+		die_usage("%s %s: one process per capture (the module traces one target at a "
+			  "time): run one ptcap per process", opt, s);
+	v = parse_u64(opt, s, false);
+	if (!v || v > INT32_MAX)
+		die_usage("%s: bad id '%s'", opt, s);
+	return (pid_t)v;
 }
 
 static uint32_t parse_enc(const char *opt, const char *s)
@@ -150,20 +225,23 @@ static uint32_t parse_enc(const char *opt, const char *s)
 	uint64_t v = parse_u64(opt, s, false);
 
 	if (v > 15)
-		die("%s: encoding %s out of 0..15", opt, s);
+		die_usage("%s: encoding %s out of 0..15", opt, s);
 	return (uint32_t)v;
 }
 
 enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
-	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE,
+	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
+	O_SNAPSHOT, O_VERSION,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -191,6 +269,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "snapshot", no_argument, NULL, O_SNAPSHOT },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -202,14 +283,16 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	c->flags = 0;
 	o->dir = PTCAP_DEFAULT_DIR;
 	o->progress = isatty(2);
-	while ((ch = getopt_long(argc, argv, "+ad:o:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+ad:o:hp:t:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->all = true; break;
+		case 'p': o->pid = parse_pid("-p", optarg); break;
+		case 't': o->tid = parse_pid("-t", optarg); break;
 		case 'd':
 			errno = 0;
 			o->duration = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->duration > 0))
-				die("-d: bad duration '%s' (seconds > 0)", optarg);
+				die_usage("-d: bad duration '%s' (seconds > 0)", optarg);
 			break;
 		case 'o': o->dir = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -246,19 +329,27 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			else if (!strcmp(optarg, "continuous"))
 				c->mode = LWPT_PT_MODE_CONTINUOUS;
 			else
-				die("--mode: expected wrap, stop or continuous, got '%s'", optarg);
+				die_usage("--mode: expected wrap, stop or continuous, got '%s'", optarg);
 			break;
 		case O_PROGRESS: o->progress = true; break;
-		default: usage(stderr); exit(1);
+		case O_FORCE: o->force = true; break;
+		case O_SNAPSHOT: o->snapshot = true; break;
+		case O_VERSION: printf("ptcap %s (lwpt)\n", LWPT_VERSION); exit(PTCAP_EXIT_OK);
+		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
 	}
 	if (!size_given)
 		c->buffer_size = 0;	/* the device's default, set later */
-	if (o->all == (optind < argc))
-		die("give either -a or a command after '--' (see --help)");
+	if ((o->all ? 1 : 0) + (optind < argc ? 1 : 0) + (o->pid ? 1 : 0) + (o->tid ? 1 : 0) != 1)
+		die_usage("give one of -a, -p PID, -t TID or a command after '--'");
 	if (o->all && (c->flags & LWPT_PT_CFG_CR3_FILTER))
-		die("--cr3 needs a command to take the CR3 of");
-	o->argv = o->all ? NULL : argv + optind;
+		die_usage("--cr3 needs a command or -p to take the CR3 of");
+	if (o->snapshot && c->mode != LWPT_PT_MODE_WRAP)
+		die_usage("--snapshot is a flight recorder: wrap mode only, not --mode=%s",
+			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
+	if (o->tid && (c->flags & LWPT_PT_CFG_CR3_FILTER))
+		die_usage("--cr3 filters a whole address space: use -p, not -t");
+	o->argv = optind < argc ? argv + optind : NULL;
 	if (!o->user && !o->kernel)
 		o->user = true;
 	c->flags |= (o->user ? LWPT_PT_CFG_USER : 0) | (o->kernel ? LWPT_PT_CFG_OS : 0);
@@ -269,6 +360,44 @@ static void parse_args(struct opts *o, int argc, char **argv)
 }
 
 /* ---- output directory ------------------------------------------------- */
+
+/*
+ * Refuse an output directory ptcap must not write into, before anything
+ * is opened or started (outdir.h): one holding a capture without
+ * --force, one holding other files, a file.
+ */
+static void outdir_refuse(const struct opts *o)
+{
+	enum ptcap_outdir_state st;
+	int err = ptcap_outdir_check(o->dir, &st);
+
+	if (err == -ENOTDIR)
+		die("%s: not a directory: give a directory with -o", o->dir);
+	if (err)
+		die("%s: %s", o->dir, strerror(-err));
+	if (st == PTCAP_OUTDIR_OTHER)
+		die("%s: not empty and not a ptcap capture: give a new or empty directory "
+		    "with -o", o->dir);
+	if (st == PTCAP_OUTDIR_CAPTURE && !o->force)
+		die("%s holds a capture: ptcap never mixes two; give another -o DIR, or "
+		    "--force to move it to %s" PTCAP_OUTDIR_OLD, o->dir, o->dir);
+}
+
+/* Make the output directory empty (moving an old capture aside). */
+static void outdir_prepare(const struct opts *o)
+{
+	bool moved;
+	int err = ptcap_outdir_prepare(o->dir, o->force, &moved);
+
+	if (err == -ENOTEMPTY)
+		die("%s" PTCAP_OUTDIR_OLD ": not a ptcap capture, not replaced: move it away "
+		    "or give another -o DIR", o->dir);
+	if (err)
+		die("%s: %s", o->dir, strerror(-err));
+	if (moved)
+		fprintf(stderr, "ptcap: moved the earlier capture in %s to %s" PTCAP_OUTDIR_OLD
+			"\n", o->dir, o->dir);
+}
 
 static FILE *out_open(const char *dir, const char *name)
 {
@@ -289,13 +418,9 @@ static void out_close(FILE *f, const char *dir, const char *name)
 }
 
 /* One mapping of /proc/PID/maps (file-backed only). */
-struct map {
-	uint64_t start, end, offset;
-	char *path;
-};
 
 struct maps {
-	struct map *v;
+	struct ptcap_vma *v;	/* file-backed, in order (symfilter.h) */
 	size_t n, cap;
 	uint64_t vdso_start, vdso_end;	/* [vdso] of the first snapshot */
 };
@@ -304,7 +429,7 @@ static void maps_add(struct maps *m, uint64_t s, uint64_t e, uint64_t off, const
 {
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? 2 * m->cap : 64;
-		struct map *nv = realloc(m->v, nc * sizeof(*nv));
+		struct ptcap_vma *nv = realloc(m->v, nc * sizeof(*nv));
 
 		if (!nv)
 			die("out of memory");
@@ -403,14 +528,15 @@ static void save_vdso(pid_t pid, const char *dir, struct maps *m)
 	free(buf);
 }
 
-static void write_maps(const char *dir, const struct maps *m, pid_t pid)
+static void write_maps(const char *dir, const struct maps *m, pid_t pid, bool attached)
 {
 	FILE *f = out_open(dir, "maps");
 	size_t i;
 
 	fprintf(f, "lwpt-ptcap-maps 1\n");
 	if (pid)
-		fprintf(f, "# /proc/%d/maps (file-backed), at exec and at exit\n", (int)pid);
+		fprintf(f, "# /proc/%d/maps (file-backed), %s\n", (int)pid,
+			attached ? "at attach and at the end" : "at exec and at exit");
 	else
 		fprintf(f, "# system-wide capture: no process maps\n");
 	fprintf(f, "# start end offset path\n");
@@ -418,6 +544,105 @@ static void write_maps(const char *dir, const struct maps *m, pid_t pid)
 		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->v[i].start,
 			m->v[i].end, m->v[i].offset, m->v[i].path);
 	out_close(f, dir, "maps");
+}
+
+/* ---- symbolic filters (symfilter.h) ---------------------------------- */
+
+/*
+ * Resolve the --filter/--stop specs into @c->addr for process @pid (0:
+ * none, ptcap -a) with its mappings @m, and say each range on stderr.
+ * With @retry a file not mapped yet returns -ENOENT (the caller runs the
+ * command to its entry point and asks again); every other failure exits
+ * with the spec named. @nr_ranges: ADDRn ranges the processor has (CPUID
+ * 14H.1:EAX[2:0]), LWPT_PT_ADDR_RANGES before the device is open.
+ */
+static int resolve_ranges(const struct opts *o, struct lpt_cap_config *c, pid_t pid,
+			  const struct maps *m, unsigned int nr_ranges, bool retry)
+{
+	struct ptcap_range r[LWPT_PT_ADDR_RANGES];
+	char exe[4096], link[64], err[4608];
+	unsigned int i, n = 0;
+	int k, got;
+	ssize_t len = 0;
+
+	if (pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len < 0)
+			die("%s: %s", link, strerror(errno));
+		exe[len] = 0;
+	}
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
+		c->addr[i].cfg = LWPT_PT_ADDR_UNUSED;
+	for (i = 0; i < o->nspec; i++) {
+		const char *opt = o->spec_cfg[i] == LWPT_PT_ADDR_STOP ? "--stop" : "--filter";
+
+		got = ptcap_spec_resolve(&o->spec[i], pid ? exe : NULL, m ? m->v : NULL,
+					 m ? m->n : 0, r, LWPT_PT_ADDR_RANGES, err, sizeof(err));
+		if (got == -ENOENT && retry)
+			return got;
+		if (got < 0)
+			die("%s %s: %s", opt, o->spec_arg[i], err);
+		for (k = 0; k < got; k++, n++) {
+			if (n >= nr_ranges)
+				die("%s %s: more address ranges than this processor has (%u, "
+				    "CPUID.(EAX=14H,ECX=1):EAX[2:0]): give fewer --filter/--stop",
+				    opt, o->spec_arg[i], nr_ranges);
+			c->addr[n].a = r[k].a;
+			c->addr[n].b = r[k].b;
+			c->addr[n].cfg = o->spec_cfg[i];
+			if (o->spec[i].kind != PTCAP_SPEC_ADDR)
+				fprintf(stderr, "ptcap: %s %s: 0x%" PRIx64 "-0x%" PRIx64 "\n", opt,
+					o->spec_arg[i], r[k].a, r[k].b);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run the command stopped at its exec (spawn_stopped()) to its entry
+ * point (AT_ENTRY, after the dynamic loader mapped its libraries) with a
+ * breakpoint (INT3), and leave it stopped there. x86-64 only.
+ */
+static void run_to_entry(pid_t pid)
+{
+	uint64_t auxv[2], entry = 0;
+	struct user_regs_struct regs;
+	char path[64];
+	long word;
+	FILE *f;
+	int st;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fread(auxv, sizeof(auxv), 1, f) == 1 && auxv[0] != AT_NULL)
+		if (auxv[0] == AT_ENTRY)
+			entry = auxv[1];
+	fclose(f);
+	if (!entry)
+		die("%s: no AT_ENTRY", path);
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno ||
+	    ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)) ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL))
+		die("ptrace (breakpoint at the entry point): %s", strerror(errno));
+	for (;;) {
+		if (waitpid(pid, &st, 0) != pid)
+			die("waitpid: %s", strerror(errno));
+		if (!WIFSTOPPED(st))
+			die("the command ended before its entry point (status 0x%x)", st);
+		if (WSTOPSIG(st) == SIGTRAP && !ptrace(PTRACE_GETREGS, pid, NULL, &regs) &&
+		    regs.rip == entry + 1)
+			break;
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(st));
+	}
+	regs.rip = entry;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs))
+		die("ptrace (entry point): %s", strerror(errno));
 }
 
 /* CPU family/model/stepping from CPUID.1 (display values, SDM Vol. 2A CPUID). */
@@ -467,14 +692,18 @@ struct trace_file {
 	struct lpt_cap_status st;
 	bool have_st;
 	struct lpt_buf_info info;	/* per thread: whose buffer */
+	struct ptcap_outcome oc;	/* what happened to it (outcome.h) */
 	uint64_t switches;	/* per CPU: context switches written */
 	uint64_t switches_lost;	/* per CPU: dropped by the module (ring full) */
+	uint64_t switches_lost_before;	/* dropped before the last START (--snapshot) */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			 struct lpt_dev *dev, const struct trace_file *tf, unsigned int ntf,
-			 bool per_thread, bool have_switches)
+			 bool per_thread, bool have_switches, uint64_t losses,
+			 const int *cstat, pid_t target)
 {
+	char words[256];
 	FILE *f = out_open(o->dir, "config");
 	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
 	uint64_t ctl = 0, platform_info = 0;
@@ -518,6 +747,11 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		}
 	if (ctl)
 		fprintf(f, "rtit-ctl 0x%" PRIx64 "\n", ctl);
+	/* Attached: the trace starts mid-run (ptflow says so). */
+	if (o->tid)
+		fprintf(f, "attached tid=%d pid=%d\n", (int)o->tid, (int)target);
+	else if (o->pid)
+		fprintf(f, "attached pid=%d\n", (int)o->pid);
 	if (o->argv) {
 		fprintf(f, "command");
 		for (i = 0; o->argv[i]; i++)
@@ -568,7 +802,79 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			s->error ? " error" : "", s->stopped ? " stopped" : "",
 			lpt_dev_single_range(dev) ? " wrap-unknown" : "");
 	}
+	/* What happened, in words (Documentation/ptcap-format.rst). */
+	for (i = 0; i < ntf; i++)
+		if (ptcap_outcome_words(&tf[i].oc, words, sizeof(words)) >= 0)
+			fprintf(f, "outcome.%s %s\n", tf[i].name, words);
+	fprintf(f, "losses %" PRIu64 "\n", losses);
+	if (cstat && WIFSIGNALED(*cstat))
+		fprintf(f, "command-status signal=%d\n", WTERMSIG(*cstat));
+	else if (cstat)
+		fprintf(f, "command-status exit=%d\n", WEXITSTATUS(*cstat));
 	out_close(f, o->dir, "config");
+}
+
+/* ---- what happened ---------------------------------------------------- */
+
+/* Count the OVF and TraceStop packets of DIR/@t->name into @t->oc. */
+static void outcome_scan_file(struct trace_file *t, const char *dir)
+{
+	char path[4096];
+	void *map;
+	int fd, err;
+
+	if (!t->bytes)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, t->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	map = mmap(NULL, t->bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		die("%s: %s", path, strerror(errno));
+	err = ptcap_outcome_scan(&t->oc, map, t->bytes);
+	munmap(map, t->bytes);
+	if (err)
+		die("%s: %s", path, strerror(-err));
+}
+
+/*
+ * Say what happened to every buffer (outcome.h) on stderr: a wrap, a stop
+ * at TraceStop, a full buffer in stop mode, and data lost (OVF, an
+ * operational error, stalls, threads without a buffer, context switches
+ * dropped). Returns the number of losses (0: nothing was lost).
+ */
+static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
+			 struct trace_file *tf, unsigned int ntf, const char *dir)
+{
+	bool stop_range = false;
+	uint64_t losses = 0;
+	unsigned int i;
+
+	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++)
+		stop_range |= c->addr[i].cfg == LWPT_PT_ADDR_STOP;
+	for (i = 0; i < ntf; i++) {
+		struct trace_file *t = &tf[i];
+
+		outcome_scan_file(t, dir);
+		if (t->have_st)
+			ptcap_outcome_classify(&t->oc, &t->st, t->bytes, c->mode, stop_range,
+					       lpt_dev_single_range(dev));
+		ptcap_outcome_report(stderr, t->name, &t->oc);
+		losses += ptcap_outcome_losses(&t->oc);
+		if (t->switches_lost)
+			fprintf(stderr, "ptcap: %s: data lost: %" PRIu64 " context switch(es) "
+				"(the module's sideband ring was full)\n", t->name,
+				t->switches_lost);
+		losses += t->switches_lost;
+		if (i + 1 == ntf && t->info.threads_lost) {
+			fprintf(stderr, "ptcap: data lost: %u thread(s) joined when no buffer "
+				"was ready and were not traced\n", t->info.threads_lost);
+			losses += t->info.threads_lost;
+		}
+	}
+	return losses;
 }
 
 /* ---- capture ---------------------------------------------------------- */
@@ -589,8 +895,11 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 	unsigned int i;
 
 	for (i = 0; i < ntf; i++) {
-		int64_t r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
+		int64_t r;
 
+		if (!tf[i].f)
+			continue;	/* not kept (-t) */
+		r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
 	}
@@ -667,7 +976,7 @@ static void switches_drop(FILE **f, const char *dir)
  * per thread (threads join while the command runs). Returns the count.
  */
 static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, unsigned int ntf,
-			       bool per_thread, const char *dir)
+			       bool per_thread, pid_t only_tid, const char *dir)
 {
 	struct trace_file *tf = *tfp;
 	int n = lpt_dev_nr_buffers(dev);
@@ -698,11 +1007,30 @@ static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, uns
 		} else {
 			snprintf(t->name, sizeof(t->name), "cpu%u.pt", b);
 		}
-		t->f = out_open(dir, t->name);
+		/* -t: the module traces the whole process; keep TID's buffer. */
+		if (!only_tid || t->info.tid == only_tid)
+			t->f = out_open(dir, t->name);
 		ntf++;
 	}
 	*tfp = tf;
 	return ntf;
+}
+
+/*
+ * Drop the buffers that were not saved (-t keeps one thread's), keeping
+ * the threads-lost count of the last one. Returns the new count.
+ */
+static unsigned int keep_saved(struct trace_file *tf, unsigned int ntf)
+{
+	uint32_t threads_lost = ntf ? tf[ntf - 1].info.threads_lost : 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ntf; i++)
+		if (tf[i].f)
+			tf[n++] = tf[i];
+	if (n)
+		tf[n - 1].info.threads_lost = threads_lost;
+	return n;
 }
 
 static double now_s(void)
@@ -727,6 +1055,78 @@ static void progress(const struct opts *o, double t0, const struct trace_file *t
 	if (o->cfg.mode == LWPT_PT_MODE_CONTINUOUS || last)
 		fprintf(stderr, ", %" PRIu64 " bytes saved", total);
 	fprintf(stderr, last ? "\n" : "   ");
+}
+
+/* ---- attach (-p, -t) --------------------------------------------------- */
+
+/*
+ * From /proc/@id/status: its thread group (Tgid), its state letter and the
+ * number of threads of its group. False if @id does not exist.
+ */
+static bool proc_status(pid_t id, pid_t *tgid, char *state, unsigned int *threads)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	*tgid = 0;
+	*state = '?';
+	*threads = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+
+		if (sscanf(line, "Tgid: %d", &v) == 1) {
+			*tgid = v;
+			found = true;
+		} else if (sscanf(line, "Threads: %d", &v) == 1) {
+			*threads = (unsigned int)v;
+		} else {
+			sscanf(line, "State: %c", state);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The process to attach to (-p PID, or the thread group of -t TID), named
+ * in the error if it does not exist.
+ */
+static pid_t attach_target(const struct opts *o)
+{
+	unsigned int threads;
+	pid_t tgid;
+	char state;
+
+	if (!proc_status(o->tid ? o->tid : o->pid, &tgid, &state, &threads) ||
+	    state == 'Z' || state == 'X')
+		die("%s %d: no such %s", o->tid ? "-t" : "-p", (int)(o->tid ? o->tid : o->pid),
+		    o->tid ? "thread" : "process");
+	if (o->pid && tgid != o->pid)
+		die("-p %d: a thread of process %d: give -p %d (all its threads) or -t %d",
+		    (int)o->pid, (int)tgid, (int)tgid, (int)o->pid);
+	return tgid;
+}
+
+/*
+ * Has the target ended? -t: the thread is gone or a zombie. -p: the
+ * process is gone, or its leader is a zombie with no other thread left.
+ */
+static bool target_gone(const struct opts *o)
+{
+	unsigned int threads;
+	pid_t tgid;
+	char state;
+
+	if (!proc_status(o->tid ? o->tid : o->pid, &tgid, &state, &threads))
+		return true;
+	if (state != 'Z' && state != 'X')
+		return false;
+	return o->tid || threads <= 1;
 }
 
 /* Fork @argv stopped at its exec (ptrace), return its pid. */
@@ -756,6 +1156,110 @@ static pid_t spawn_stopped(char **argv)
 	return pid;
 }
 
+/* ---- snapshots (--snapshot) ------------------------------------------ */
+
+/* Add a line to DIR/config (written by write_config()). */
+static void config_append(const char *dir, const char *fmt, ...)
+{
+	char path[4096 + 16];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config", dir);
+	f = fopen(path, "a");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	out_close(f, dir, "config");
+}
+
+/*
+ * Snapshot @n on SIGUSR2 (issue 16 point 4), into DIR/snap.<n>, a complete
+ * capture directory: clear TraceEn everywhere (a consistent cut: nothing
+ * is written while the buffers are read), save the newest bytes of each
+ * buffer since the previous start (at most its size: wrap mode), with
+ * maps, config and outcomes, then start again (the module clears the
+ * buffers). The traced program is never stopped; what it runs between
+ * STOP and START is not traced. Returns the losses of the snapshot.
+ */
+static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
+			 struct lpt_dev *dev, struct trace_file **tfp, unsigned int *ntfp,
+			 bool per_thread, FILE **sw, struct maps *maps, pid_t pid, unsigned int n)
+{
+	struct opts so = *o;
+	struct trace_file *tf, *snap;
+	char dir[4096], path[4096 + 16];
+	unsigned int i, ns = 0;
+	uint64_t losses, bytes = 0;
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/snap.%u", o->dir, n);
+	if (mkdir(dir, 0777))
+		die("%s: %s", dir, strerror(errno));
+	err = lpt_dev_stop(dev);
+	if (err)
+		die("snapshot %u: stop: %s", n, lpt_dev_strerror(err));
+	*ntfp = sync_files(dev, tfp, *ntfp, per_thread, o->tid, o->dir);
+	tf = *tfp;
+	snap = calloc(*ntfp ? *ntfp : 1, sizeof(*snap));
+	if (!snap)
+		die("out of memory");
+	for (i = 0; i < *ntfp; i++) {
+		struct trace_file *t = &snap[ns];
+		int64_t r;
+
+		if (!tf[i].f)
+			continue;	/* not kept (-t) */
+		memcpy(t->name, tf[i].name, sizeof(t->name));
+		t->cpu = tf[i].cpu;
+		t->info.size = sizeof(t->info);
+		t->f = out_open(dir, t->name);
+		r = lpt_dev_read(dev, (unsigned int)t->cpu, sink_file, t);
+		if (r < 0)
+			die("%s/%s: %s", dir, t->name, lpt_dev_strerror((int)r));
+		t->have_st = !lpt_dev_status(dev, (unsigned int)t->cpu, &t->st);
+		if (per_thread)
+			lpt_dev_buffer_info(dev, (unsigned int)t->cpu, &t->info);
+		out_close(t->f, dir, t->name);
+		bytes += t->bytes;
+		ns++;
+	}
+	/* START empties the sideband rings and their lost counts: take them. */
+	if (*sw && !drain_switches(dev, tf, *ntfp, *sw, o->dir))
+		switches_drop(sw, o->dir);
+	for (i = 0; i < *ntfp; i++) {
+		tf[i].switches_lost_before += tf[i].switches_lost;
+		tf[i].switches_lost = 0;
+	}
+	/* Restart first: the program runs on untraced until then. */
+	err = lpt_dev_start(dev);
+	if (err)
+		die("snapshot %u: start: %s", n, lpt_dev_strerror(err));
+	snap_req = 0;	/* SIGUSR2s during this snapshot asked for it */
+	fprintf(stderr, "ptcap: snapshot %u: %s: %u file(s), %" PRIu64 " bytes\n", n, dir, ns,
+		bytes);
+	if (pid > 0)
+		maps_read(pid, maps);
+	/* The vDSO copy is shared: the maps name it relative to the directory. */
+	snprintf(path, sizeof(path), "%s/vdso.so", dir);
+	if (maps->vdso_end && access(path, F_OK)) {
+		char top[4096 + 16];
+
+		snprintf(top, sizeof(top), "%s/vdso.so", o->dir);
+		if (link(top, path))
+			fprintf(stderr, "ptcap: warning: %s: %s\n", path, strerror(errno));
+	}
+	losses = outcomes(cfg, dev, snap, ns, dir);
+	write_maps(dir, maps, pid, o->pid || o->tid);
+	so.dir = dir;
+	write_config(&so, cfg, dev, snap, ns, per_thread, false, losses, NULL, pid);
+	config_append(dir, "snapshot %u\n", n);
+	free(snap);
+	return losses;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -767,13 +1271,20 @@ int main(int argc, char **argv)
 	unsigned int ntf = 0, i;
 	bool per_thread = false, have_switches;
 	FILE *sw = NULL;
-	pid_t child = 0;
+	pid_t child = 0, target = 0;
 	int err, cstat = 0;
+	uint64_t losses, snap_losses = 0;
+	unsigned int nsnap = 0;
 	double t0, tlast;
 	struct sigaction sa;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
+	outdir_refuse(&o);
+	if (o.pid || o.tid)
+		target = attach_target(&o);
+	else if (o.all && o.symbolic)
+		resolve_ranges(&o, &o.cfg, 0, NULL, LWPT_PT_ADDR_RANGES, false);
 
 	err = lpt_dev_open(o.dev, &dev);
 	if (err && !o.dev && (err == -ENOENT || err == -ENODEV || err == -ENXIO))
@@ -800,26 +1311,46 @@ int main(int argc, char **argv)
 	 * Validate before anything runs (the command is started only after):
 	 * its pid, which --cr3 and per-thread capture need, stands in as ours.
 	 */
-	if (o.argv)
+	if (o.nspec > lpt_dev_caps(dev)->nr_ranges)
+		die("--filter/--stop: %u address range(s) asked, this processor has %u "
+		    "(CPUID.(EAX=14H,ECX=1):EAX[2:0])", o.nspec, lpt_dev_caps(dev)->nr_ranges);
+	if (o.argv || target)
 		cfg.pid = getpid();
 	err = lpt_cap_config_check(&cfg, lpt_dev_caps(dev), &bad);
 	cfg.pid = 0;
 	if (err)
 		die("invalid configuration: %s: %s", lpt_cap_field_name(bad),
 		    lpt_dev_strerror(err));
-	if (mkdir(o.dir, 0777) && errno != EEXIST)
-		die("%s: %s", o.dir, strerror(errno));
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.snapshot) {
+		sa.sa_handler = on_usr2;
+		sigaction(SIGUSR2, &sa, NULL);
+	}
 
 	if (o.argv) {
+		/* PTRACE_O_EXITKILL: an error below ends the command too. */
 		child = spawn_stopped(o.argv);
 		err = maps_read(child, &maps);
 		if (err)
 			die("/proc/%d/maps: %s", (int)child, strerror(-err));
+		/*
+		 * Symbolic ranges with the command's load addresses; a library
+		 * is mapped only once ld.so ran: then trace from the entry point.
+		 */
+		if (o.symbolic && resolve_ranges(&o, &cfg, child, &maps,
+						 lpt_dev_caps(dev)->nr_ranges, true)) {
+			run_to_entry(child);
+			maps_read(child, &maps);
+			resolve_ranges(&o, &cfg, child, &maps, lpt_dev_caps(dev)->nr_ranges, false);
+			fprintf(stderr, "ptcap: a filter names a library: tracing starts at the "
+				"program's entry point\n");
+		}
+		/* Everything is accepted: only now touch the output directory. */
+		outdir_prepare(&o);
 		save_vdso(child, o.dir, &maps);
 		cfg.pid = child;
 		/* --cr3 asks for a per-CPU capture filtered by the command's CR3. */
@@ -836,7 +1367,28 @@ int main(int argc, char **argv)
 		} else if (!err) {
 			per_thread = cfg.scope == LWPT_PT_SCOPE_THREAD;
 		}
+	} else if (target) {
+		/* The module's thread scope follows every thread of @pid. */
+		err = maps_read(target, &maps);
+		if (err)
+			die("/proc/%d/maps: %s (ptcap attaches where ptrace may: the same "
+			    "user and ptrace_scope, or CAP_SYS_PTRACE)", (int)target, strerror(-err));
+		if (o.symbolic)
+			resolve_ranges(&o, &cfg, target, &maps, lpt_dev_caps(dev)->nr_ranges,
+				       false);
+		outdir_prepare(&o);
+		save_vdso(target, o.dir, &maps);
+		cfg.pid = target;
+		cfg.scope = (cfg.flags & LWPT_PT_CFG_CR3_FILTER) ? LWPT_PT_SCOPE_CPU :
+								   LWPT_PT_SCOPE_THREAD;
+		err = lpt_dev_configure(dev, &cfg, &bad);
+		if (err == -EOPNOTSUPP && bad == LWPT_PT_FIELD_SCOPE)
+			die("-%c: this module has no per-thread capture: attach with --cr3 "
+			    "(per CPU, filtered by the process's CR3) or trace with -a",
+			    o.tid ? 't' : 'p');
+		per_thread = !err && cfg.scope == LWPT_PT_SCOPE_THREAD;
 	} else {
+		outdir_prepare(&o);
 		err = lpt_dev_configure(dev, &cfg, &bad);
 	}
 	if (err) {
@@ -848,7 +1400,7 @@ int main(int argc, char **argv)
 	}
 
 	tf = NULL;
-	ntf = sync_files(dev, &tf, 0, per_thread, o.dir);
+	ntf = sync_files(dev, &tf, 0, per_thread, o.tid, o.dir);
 	if (!ntf) {
 		if (child)
 			kill(child, SIGKILL);
@@ -910,6 +1462,8 @@ int main(int argc, char **argv)
 				stop_req = 0;
 			}
 		} else if (stop_req) {
+			break;	/* -a, -p, -t: stop, save, detach */
+		} else if (target && target_gone(&o)) {
 			break;
 		}
 		t = now_s();
@@ -920,8 +1474,13 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (cfg.mode == LWPT_PT_MODE_CONTINUOUS) {
-			ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
+			ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 			drain(dev, tf, ntf, o.dir);
+		}
+		if (snap_req) {
+			snap_req = 0;
+			snap_losses += snapshot(&o, &cfg, dev, &tf, &ntf, per_thread, &sw, &maps,
+						target ? target : child, ++nsnap);
 		}
 		/* Sideband does not touch TraceEn: drained in every mode. */
 		if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
@@ -937,42 +1496,47 @@ int main(int argc, char **argv)
 	if (err)
 		die("stop: %s", lpt_dev_strerror(err));
 	/* Threads that joined (and maybe exited) while the command ran. */
-	ntf = sync_files(dev, &tf, ntf, per_thread, o.dir);
+	ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 	drain(dev, tf, ntf, o.dir);
 	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
 		switches_drop(&sw, o.dir);
 	for (i = 0; i < ntf; i++) {
+		tf[i].switches_lost += tf[i].switches_lost_before;
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
 		if (per_thread)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
-		out_close(tf[i].f, o.dir, tf[i].name);
-		if (tf[i].have_st && (tf[i].st.error || tf[i].st.lost))
-			fprintf(stderr, "ptcap: %s: %s%" PRIu64 " loss(es)\n", tf[i].name,
-				tf[i].st.error ? "operational error (IA32_RTIT_STATUS.Error), " : "",
-				tf[i].st.lost);
-		if (tf[i].switches_lost)
-			fprintf(stderr, "ptcap: %s: %" PRIu64 " context switch(es) lost "
-				"(sideband ring full)\n", tf[i].name, tf[i].switches_lost);
+		if (tf[i].f)
+			out_close(tf[i].f, o.dir, tf[i].name);
 	}
+	ntf = keep_saved(tf, ntf);
+	if (target && !target_gone(&o))
+		maps_read(target, &maps);	/* libraries loaded meanwhile */
 	have_switches = sw != NULL;
 	if (sw)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
-	write_maps(o.dir, &maps, child < 0 ? -child : child);
-	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches);
+	losses = outcomes(&cfg, dev, tf, ntf, o.dir) + snap_losses;
+	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
+	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches, losses,
+		     o.argv ? &cstat : NULL, target);
+	if (o.snapshot)
+		config_append(o.dir, "snapshots %u\n", nsnap);
 	lpt_dev_close(dev);
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);
 	free(maps.v);
 	free(tf);
 
-	if (o.argv) {
-		if (WIFSIGNALED(cstat)) {
-			fprintf(stderr, "ptcap: %s: killed by signal %d\n", o.argv[0],
-				WTERMSIG(cstat));
-			return 128 + WTERMSIG(cstat);
-		}
-		return WEXITSTATUS(cstat);	/* the command's status */
+	/* The command's status is in config (command-status), not ours. */
+	if (o.argv && WIFSIGNALED(cstat))
+		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o.argv[0], WTERMSIG(cstat));
+	else if (o.argv && WEXITSTATUS(cstat))
+		fprintf(stderr, "ptcap: %s: exited with status %d\n", o.argv[0],
+			WEXITSTATUS(cstat));
+	if (losses) {
+		fprintf(stderr, "ptcap: captured with data lost (%" PRIu64 " loss(es)): exit status %d\n",
+			losses, PTCAP_EXIT_LOSSES);
+		return PTCAP_EXIT_LOSSES;
 	}
-	return 0;
+	return PTCAP_EXIT_OK;
 }

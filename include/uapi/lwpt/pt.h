@@ -245,8 +245,9 @@ struct lwpt_pt_config {
  * @offset:	where the next byte goes in the buffer (@head modulo the size
  *		once the buffer wrapped)
  * @wraps:	times the buffer wrapped (wrap and continuous modes)
- * @lost:	times output was lost: continuous-mode stalls, STOP reached,
- *		operational errors
+ * @lost:	times trace data was lost: continuous-mode stalls and overruns,
+ *		operational errors, a CPU going offline while tracing; not
+ *		STATUS.Stopped (stop mode full or TraceStop: as configured)
  * @buffer_size: bytes of this CPU's buffer
  * @mmap_offset: the mmap() offset of this CPU's buffer
  * @pmis:	ToPA PMIs handled on this CPU (or for this thread)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# ptcap's command line without a device: help, option errors, the message
+# ptcap's command line without a device: help, option errors (status 2,
+# ptcap.1 EXIT STATUS), the message
 # when /dev/pt is missing, configuration errors named before anything runs.
 # Captures themselves are tested in the VM (tests/vm/cases/80-ptcap-sim.sh).
 #
@@ -38,17 +39,32 @@ expect() {
 
 expect help 0 '^usage: ptcap -a' -- --help
 expect help-options 0 '--mode=wrap[|]stop[|]continuous' -- -h
-expect neither 1 'give either -a or a command' --
-expect both 1 'give either -a or a command' -- -a -- true
-expect bad-option 1 'usage' -- --no-such-option
-expect bad-mode 1 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
-expect bad-mtc 1 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
-expect bad-size 1 "--size: bad suffix in '4X'" -- -a --size=4X
-expect bad-duration 1 "-d: bad duration '0'" -- -a -d 0
-expect bad-range 1 "--filter: expected A-B, got '0x1000'" -- -a --filter=0x1000
-expect too-many-ranges 1 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
+expect neither 2 'give one of -a, -p PID, -t TID or a command after' --
+expect both 2 'give one of -a, -p PID, -t TID or a command after' -- -a -- true
+expect pid-and-cmd 2 'give one of -a' -- -p 1 -- true
+expect pid-and-tid 2 'give one of -a' -- -p 1 -t 1
+# Attach (issue 16.1): one process per capture; the id must exist.
+expect pids 2 '^ptcap: -p 12,13: one process per capture \(the module traces one target at a time\): run one ptcap per process' -- -p 12,13
+expect pid-zero 2 "^ptcap: -p: bad id '0'" -- -p 0
+expect pid-word 2 "^ptcap: -p: bad number 'me'" -- -p me
+expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only, not --mode=stop' -- -a --snapshot --mode=stop
+expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
+expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"
+expect no-tid 1 '^ptcap: -t 2147483646: no such thread$' -- --tid=2147483646 -o "$tmp/out"
+expect bad-option 2 'usage' -- --no-such-option
+expect bad-mode 2 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a --mode=ring
+expect bad-mtc 2 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
+expect bad-size 2 "--size: bad suffix in '4X'" -- -a --size=4X
+expect bad-duration 2 "-d: bad duration '0'" -- -a -d 0
+expect bad-range 2 "^ptcap: --filter: '0x1000': expected A-B, SYMBOL, SYMBOL@FILE, FILE or START/SIZE@FILE" -- -a --filter=0x1000
+expect bad-range-order 2 "^ptcap: --stop: '0x2000-0x1000': the range ends before it starts" -- -a --stop=0x2000-0x1000
+expect bad-offset 2 "^ptcap: --filter: '0x10/0@/bin/true': expected START/SIZE@FILE" -- -a --filter=0x10/0@/bin/true
+# Symbols need a process with -a (a position-dependent FILE would not).
+expect sym-all 1 "^ptcap: --filter main: 'main': SYMBOL without @FILE needs a traced program" -- \
+	--device=/dev/null -a --filter=main -o "$tmp/out"
+expect too-many-ranges 2 '--stop: at most 4 address ranges' -- -a --filter=1-2 \
 	--filter=3-4 --filter=5-6 --filter=7-8 --stop=9-10
-expect cr3-all 1 '--cr3 needs a command' -- -a --cr3
+expect cr3-all 2 '--cr3 needs a command' -- -a --cr3
 # No device (the node does not exist): the remedy is named; with --device
 # the path is named; nothing is created and no command runs.
 if [ ! -e /dev/pt ]; then
@@ -63,6 +79,26 @@ if [ -e "$tmp/out" ] || [ -e "$tmp/ran" ]; then
 	failed=$((failed + 1))
 else
 	passed=$((passed + 1))
+fi
+
+# Output directory (issue 16.6): a capture in it is refused before the
+# device is opened; --force moves it only once the capture can start (here
+# the device is wrong: nothing moved); other files are never written into.
+mkdir "$tmp/cap" "$tmp/home"
+: > "$tmp/cap/config"
+: > "$tmp/cap/cpu0.pt"
+: > "$tmp/home/notes.txt"
+expect outdir-capture 1 "^ptcap: $tmp/cap holds a capture: ptcap never mixes two; give another -o DIR, or --force to move it to $tmp/cap.old\$" -- \
+	-a -o "$tmp/cap"
+expect outdir-force-nodev 1 'not an lwpt PT device' -- --device=/dev/null --force -a -o "$tmp/cap"
+expect outdir-other 1 "^ptcap: $tmp/home: not empty and not a ptcap capture: give a new or empty directory with -o\$" -- \
+	--force -a -o "$tmp/home"
+expect outdir-file 1 "^ptcap: $tmp/home/notes.txt: not a directory" -- -a -o "$tmp/home/notes.txt"
+if [ -e "$tmp/cap/cpu0.pt" ] && [ ! -e "$tmp/cap.old" ] && [ ! -e "$tmp/home.old" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: output directory touched before the capture could start"
+	failed=$((failed + 1))
 fi
 
 echo "$passed passed, $failed failed"

@@ -289,6 +289,18 @@ printf '[trace cpu2.pt]\n[trace cpu10.pt]\n[trace tid1234.pt]\n' |
 	cmp -s - "$tmp/order" && pass || fail "trace order: $(cat "$tmp/order")"
 rm "$cap/cpu10.pt" "$cap/cpu2.pt"
 
+# Issue 16.5: ptcap's outcome and attach keys make ptflow say first that
+# the trace starts mid-run (a wrap overwrote the start; an attach).
+cp "$cap/config" "$tmp/c0"
+printf 'outcome.tid1234.pt wrapped overwritten=23616\nattached pid=77\noutcome.tid9.pt wrapped overwritten>=4096\noutcome.tid8.pt complete\n' >> "$cap/config"
+"$PTFLOW" "$cap" > "$tmp/cap.mid" 2>&1
+{ echo '[trace starts mid-run: tid1234.pt: 23616 bytes of the start were overwritten (wrap mode)]'
+  echo '[trace starts mid-run: ptcap attached to a running process (pid=77)]'
+  echo '[trace starts mid-run: tid9.pt: at least 4096 bytes of the start were overwritten (wrap mode)]'
+  cat "$tmp/cap.expect"; } | cmp -s - "$tmp/cap.mid" && pass ||
+	fail "mid-run notes: $(head -n 4 "$tmp/cap.mid")"
+cp "$tmp/c0" "$cap/config"
+
 # Command-line parameters override the config file.
 "$PTFLOW" --no-symbols --cpu none "$cap" > "$tmp/cap.none" 2>&1 &&
 	cmp -s "$tmp/cap.none" "$tmp/cap.expect" && pass || fail "--cpu none override"
