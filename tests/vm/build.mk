@@ -29,3 +29,9 @@ VM_PROGS += pt_flow_gt
 pt_flow_gt_SRCS := tests/vm/progs/pt_flow_gt.c
 VM_PROGS += trace_flow_prog
 trace_flow_prog_SRCS := tests/model/pt/progs/trace_flow_prog.c
+# Both runs of a flow comparison without ASLR (setarch -R).
+VM_PROGS += norandom
+norandom_SRCS := tests/vm/progs/norandom.c
+# 64-pt-ptw-cyc.sh: a program that executes PTWRITE (SDM 33.2.2).
+VM_PROGS += pt_ptwrite
+pt_ptwrite_SRCS := tests/vm/progs/pt_ptwrite.c
