@@ -81,8 +81,7 @@ struct pt_trace_step {
 	uint64_t next_ip;		/* IP observed after it retired */
 	uint64_t cr3;			/* CR3 while it ran */
 	uint64_t tsc;			/* TSC when it retired (TSC, MTC, TMA, CYC) */
-	uint8_t ptw_size;		/* a PTWRITE: operand size in bytes, 4 or
-					 * 8; 0 for any other instruction */
+	uint8_t ptw_size;		/* PTWRITE operand bytes (4, 8), else 0 */
 	uint64_t ptw_value;		/* the PTWRITE operand (ptw_size bytes) */
 };
 
