@@ -54,8 +54,9 @@ static void start(uint64_t ctl)
 	ck_assert_int_eq(pt_trace_enable(&tr, 0x1000), 0);
 }
 
-/* Feed one instruction: @ip, its bytes, and where execution went next. */
-static void step(uint64_t ip, const char *hex, uint64_t next)
+/* One instruction at @ip with bytes @hex, retired at @tsc; @ptw_size 4/8. */
+static void step_at(uint64_t ip, const char *hex, uint64_t next, uint64_t tsc,
+		    uint8_t ptw_size, uint64_t ptw_value)
 {
 	struct pt_trace_step s = { 0 };
 	unsigned int v;
@@ -71,8 +72,16 @@ static void step(uint64_t ip, const char *hex, uint64_t next)
 	s.mode = X86_MODE_64;
 	s.next_ip = next;
 	s.cr3 = 0x5000;
-	s.tsc = 0x2000;
+	s.tsc = tsc;
+	s.ptw_size = ptw_size;
+	s.ptw_value = ptw_value;
 	ck_assert_int_eq(pt_trace_step(&tr, &s), 0);
+}
+
+/* Feed one instruction: @ip, its bytes, and where execution went next. */
+static void step(uint64_t ip, const char *hex, uint64_t next)
+{
+	step_at(ip, hex, next, 0x2000, 0, 0);
 }
 
 /* PSB+ at enable without TSC: PSB, CBR, PSBEND (SDM 33.3.7, Table 33-56). */
@@ -538,29 +547,6 @@ START_TEST(test_random_steps)
 }
 END_TEST
 
-/* One instruction at @ip with bytes @hex, retired at @tsc; @ptw_size 4/8. */
-static void step_at(uint64_t ip, const char *hex, uint64_t next, uint64_t tsc,
-		    uint8_t ptw_size, uint64_t ptw_value)
-{
-	struct pt_trace_step s = { 0 };
-	unsigned int v;
-
-	s.ip = ip;
-	while (*hex && sscanf(hex, "%2x", &v) == 1) {
-		s.insn[s.insn_size++] = (uint8_t)v;
-		hex += 2;
-		while (*hex == ' ')
-			hex++;
-	}
-	s.cpl = 3;
-	s.mode = X86_MODE_64;
-	s.next_ip = next;
-	s.cr3 = 0x5000;
-	s.tsc = tsc;
-	s.ptw_size = ptw_size;
-	s.ptw_value = ptw_value;
-	ck_assert_int_eq(pt_trace_step(&tr, &s), 0);
-}
 
 /*
  * PTWRITE (SDM 33.4.2.21 Table 33-40, Table 33-57 cases 2-3): PTW with 8

@@ -7,8 +7,9 @@
  *                       PTWRITE r64, r32, m64 and m32 with values that
  *                       depend on the iteration, between branches; then
  *                       print every value written, one per line as "IP
- *                       SIZE VALUE" (hex, SIZE in bytes): the ground
- *                       truth of the PTW packets
+ *                       SIZE VALUE" (IP in 16 hex digits as ptflow prints
+ *                       it, SIZE in bytes, VALUE in hex): the ground truth
+ *                       of the PTW packets
  *   pt_ptwrite probe    execute one PTWRITE and say whether the CPU raised
  *                       #UD (SIGILL) or executed it
  *
@@ -51,7 +52,8 @@ static void ptwrites(uint64_t v, volatile uint64_t *m64, volatile uint32_t *m32)
 static char out[4096];
 static size_t out_len;
 
-static void put_hex(uint64_t v)
+/* @v in hex, at least @digits digits. */
+static void put_hex(uint64_t v, int digits)
 {
 	char d[16];
 	int n = 0;
@@ -59,18 +61,18 @@ static void put_hex(uint64_t v)
 	do {
 		d[n++] = "0123456789abcdef"[v & 15];
 		v >>= 4;
-	} while (v);
+	} while (v || n < digits);
 	while (n && out_len < sizeof(out))
 		out[out_len++] = d[--n];
 }
 
 static void put_line(const char *ip, unsigned int size, uint64_t v)
 {
-	put_hex((uintptr_t)ip);
+	put_hex((uintptr_t)ip, 16);
 	out[out_len++] = ' ';
 	out[out_len++] = (char)('0' + size);
 	out[out_len++] = ' ';
-	put_hex(v);
+	put_hex(v, 1);
 	out[out_len++] = '\n';
 }
 
