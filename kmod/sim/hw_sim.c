@@ -33,6 +33,7 @@
 #include "sim.h"
 #include "pt_sim.h"
 #include "sim_step.h"
+#include "sim_ptwrite.h"
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
@@ -147,6 +148,12 @@ int lwpt_hw_init(void)
 	sim_pt_init(sim_debugfs);
 	/* Single-stepping of the user-mode execution the models watch. */
 	err = sim_step_init(sim_debugfs);
+	if (!err) {
+		/* PTWRITE where the CPU raises #UD on it (QEMU TCG). */
+		err = sim_ptwrite_init();
+		if (err)
+			sim_step_exit();
+	}
 	if (err) {
 		sim_pt_exit();
 		debugfs_remove_recursive(sim_debugfs);
@@ -158,6 +165,7 @@ int lwpt_hw_init(void)
 
 void lwpt_hw_exit(void)
 {
+	sim_ptwrite_exit();
 	sim_step_exit();
 	sim_pt_exit();
 	debugfs_remove_recursive(sim_debugfs);

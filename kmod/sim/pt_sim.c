@@ -54,7 +54,7 @@
  * @tr: generator state; valid while @on
  * @on: TraceEn=1 and the generator accepted the configuration
  * @unmodelled: TraceEn 0->1 with an IA32_RTIT_CTL the generator refuses
- *	(CYCEn, PTWEn, PwrEvtEn, EventEn: Documentation/pt-model.rst); the
+ *	(PwrEvtEn, EventEn: Documentation/pt-model.rst); the
  *	trace then holds no packets from execution
  * @busy: the generator is running on this CPU (sim_pt_gen_enter())
  * @in_pmi: the PMI handler runs on this CPU (sim_pt_deliver_pmi())

@@ -63,6 +63,7 @@
 
 #include "model/pt/pt_trace.h"
 #include "model/x86/x86_cofi.h"
+#include "model/x86/x86_ptwrite.h"
 
 #include "../lwpt.h"
 #include "../x86_user_cr3.h"
@@ -95,6 +96,9 @@
  * @lwp: the thread's LWP counts events 2 or 3 (lwp_emu_follow())
  * @lwp_q: retired instructions for the LWP model, handed over by @work
  * @lwp_n: entries in @lwp_q
+ * @ptw_size: the instruction at @ip is a PTWRITE the kernel executed
+ *	(sim_step_emulated()) with this operand size, 4 or 8; else 0
+ * @ptw_value: its operand
  */
 struct sim_step_thread {
 	struct hlist_node node;
@@ -115,6 +119,8 @@ struct sim_step_thread {
 	bool lwp;
 	struct sim_step_insn lwp_q[SIM_STEP_LWP_QUEUE];
 	unsigned int lwp_n;
+	u8 ptw_size;
+	u64 ptw_value;
 };
 
 /**
@@ -212,6 +218,32 @@ static bool sim_step_read(struct sim_step_thread *st, bool may_fault)
 static void sim_step_defer(struct sim_step_thread *st);
 
 /*
+ * The operand of a PTWRITE that the CPU executed itself (no #UD, SDM Vol.
+ * 2 "PTWRITE"), read at the single-step trap after it: PTWRITE changes no
+ * register and no memory. Return: true with @s->ptw_size and ->ptw_value
+ * set; false for any other instruction or an operand not readable now.
+ */
+static bool sim_step_ptw_native(const struct sim_step_thread *st,
+				struct pt_trace_step *s)
+{
+	struct x86_ptwrite pw;
+	u64 gpr[SIM_GPRS], v = 0;
+
+	if (x86_ptwrite_decode(st->insn, st->insn_len, st->mode, &pw))
+		return false;
+	sim_regs_gpr(current_pt_regs(), gpr);
+	if (!pw.mem)
+		v = gpr[pw.reg];
+	else if (copy_from_user_nofault(&v, (const void __user *)
+					x86_ptwrite_ea(&pw, gpr, st->ip + pw.len),
+					pw.size))
+		return false;
+	s->ptw_size = pw.size;
+	s->ptw_value = pw.size == 4 ? (u32)v : v;
+	return true;
+}
+
+/*
  * The instruction at st->ip retired; @next_ip is the IP observed after it.
  * To the PT unit of this CPU now; with @lwp (an instruction that executed
  * entirely at CPL 3, 43724 §2.2) to the thread's LWP by the task_work.
@@ -235,6 +267,13 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 		return;
 	}
 	memcpy(s.insn, st->insn, st->insn_len);
+	if (st->ptw_size) {
+		s.ptw_size = st->ptw_size;
+		s.ptw_value = st->ptw_value;
+		st->ptw_size = 0;
+	} else {
+		sim_step_ptw_native(st, &s);
+	}
 	sim_pt_step(&s);
 	stats->steps++;
 	if (!lwp || !st->lwp ||
@@ -308,6 +347,25 @@ static void sim_step_work(struct callback_head *work)
 	/* Not earlier: sim_step_retire() above must not queue it again. */
 	st->work_queued = false;
 	atomic_dec(&sim_step_works);
+}
+
+bool sim_step_emulated(struct pt_regs *regs, u64 ip, u8 ptw_size, u64 ptw_value)
+{
+	struct sim_step_thread *st = sim_step_find(current);
+	unsigned long flags;
+
+	if (!st || !st->tf || st->ip != ip || test_thread_flag(TIF_SINGLESTEP))
+		return false;
+	if (!st->insn_len)
+		sim_step_read(st, true);
+	st->ptw_size = ptw_size;
+	st->ptw_value = ptw_value;
+	local_irq_save(flags);
+	sim_step_retire(st, regs->ip, true);
+	local_irq_restore(flags);
+	st->ptw_size = 0;
+	sim_step_at(st, regs);
+	return true;
 }
 
 /* Does the (decoded) instruction at st->ip enter the kernel by itself? */

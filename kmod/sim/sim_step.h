@@ -9,9 +9,39 @@
 
 #include <linux/types.h>
 
+#include <asm/ptrace.h>
+
 #include "model/x86/x86_cofi.h"
 
 struct dentry;
+
+/* General-purpose registers, numbered as instructions encode them. */
+#define SIM_GPRS	16
+
+/**
+ * sim_regs_gpr - the user registers in encoding order
+ * @regs: saved user-mode registers
+ * @gpr: out, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8 .. R15
+ */
+static inline void sim_regs_gpr(const struct pt_regs *regs, u64 gpr[SIM_GPRS])
+{
+	gpr[0] = regs->ax;
+	gpr[1] = regs->cx;
+	gpr[2] = regs->dx;
+	gpr[3] = regs->bx;
+	gpr[4] = regs->sp;
+	gpr[5] = regs->bp;
+	gpr[6] = regs->si;
+	gpr[7] = regs->di;
+	gpr[8] = regs->r8;
+	gpr[9] = regs->r9;
+	gpr[10] = regs->r10;
+	gpr[11] = regs->r11;
+	gpr[12] = regs->r12;
+	gpr[13] = regs->r13;
+	gpr[14] = regs->r14;
+	gpr[15] = regs->r15;
+}
 
 /**
  * struct sim_step_insn - a user-mode instruction that retired
@@ -49,6 +79,24 @@ bool lwp_emu_follow(void);
  * ring is signalled as the hardware's #PF or #GP would be.
  */
 void lwp_emu_retired(const struct sim_step_insn *r);
+
+/**
+ * sim_step_emulated - the kernel executed a PTWRITE for the current thread
+ * @regs: its user registers, RIP already past the instruction
+ * @ip: the PTWRITE's address
+ * @ptw_size: its operand size in bytes, 4 or 8
+ * @ptw_value: its operand
+ *
+ * sim_ptwrite.c emulates PTWRITE where the CPU raises #UD, so no
+ * single-step trap follows it. If the follower steps the thread and its
+ * next instruction is at @ip, the PTWRITE retires here (to this CPU's PT
+ * unit, SDM 33.4.2.21, and to LWP) and the next step starts at RIP.
+ * Process context of the thread, before its return to user mode.
+ *
+ * Return: true if the follower took it; false if it does not step the
+ * thread (the caller then raises a debugger's single-step trap itself).
+ */
+bool sim_step_emulated(struct pt_regs *regs, u64 ip, u8 ptw_size, u64 ptw_value);
 
 /**
  * sim_step_init - start following user-mode execution

@@ -80,7 +80,9 @@ struct pt_trace_step {
 	enum x86_mode mode;		/* CS.L/CS.D mode it ran in */
 	uint64_t next_ip;		/* IP observed after it retired */
 	uint64_t cr3;			/* CR3 while it ran */
-	uint64_t tsc;			/* TSC when it retired (TSC, MTC, TMA) */
+	uint64_t tsc;			/* TSC when it retired (TSC, MTC, TMA, CYC) */
+	uint8_t ptw_size;		/* PTWRITE operand bytes (4, 8), else 0 */
+	uint64_t ptw_value;		/* the PTWRITE operand (ptw_size bytes) */
 };
 
 /* Packets written, by type, and other counters. */
@@ -89,7 +91,7 @@ struct pt_trace_stats {
 	uint64_t bytes;			/* accepted by the sink */
 	uint64_t dropped_bytes;		/* offered during overflow */
 	uint64_t psb, tnt, tip, tip_pge, tip_pgd, fup, mode_exec;
-	uint64_t tsc, tma, mtc, cbr, ovf, tracestop, pip;
+	uint64_t tsc, tma, mtc, cbr, ovf, tracestop, pip, cyc, ptw;
 	uint64_t tnt_bits, ret_compressed;
 };
 
@@ -130,6 +132,10 @@ struct pt_trace {
 	bool ctc_valid;
 	uint64_t ctc;			/* ART >> MTCFreq at the last MTC/TMA */
 
+	uint64_t now;			/* TSC of the packets being written */
+	uint64_t cyc_ref;		/* TSC where the cycle counter was 0 */
+	uint64_t cyc_thresh;		/* CycThresh in cycles (33.3.6.3) */
+
 	struct pt_trace_stats stats;
 };
 
@@ -139,16 +145,18 @@ struct pt_trace {
  * @cfg: configuration; copied.
  *
  * Tracing starts with pt_trace_enable(). Supported IA32_RTIT_CTL fields:
- * OS, User, BranchEn, TSCEn, MTCEn/MTCFreq, PSBFreq, DisRETC, CR3Filter,
- * ADDRn_CFG (FilterEn and TraceStop ranges), DisTNT, ToPA/FabricEn (output
- * routing, not the generator's business) and InjectPsbPmiOnEnable.
+ * OS, User, BranchEn, TSCEn, MTCEn/MTCFreq, PSBFreq, CYCEn/CycThresh
+ * (33.3.6: the core clock is the TSC, one cycle per TSC tick), PTWEn and
+ * FUPonPTW (33.2.2), DisRETC, CR3Filter, ADDRn_CFG (FilterEn and TraceStop
+ * ranges), DisTNT, ToPA/FabricEn (output routing, not the generator's
+ * business) and InjectPsbPmiOnEnable.
  *
  * Return: 0; -EINVAL if @tr, @cfg or cfg->emit is NULL, a reserved bit of
  *         IA32_RTIT_CTL (Table 33-6) is set, an ADDRn_CFG is reserved (3..15)
  *         or configures a range beyond cfg->nr_ranges, nr_ranges > 4, or
- *         MTCEn is set without a TSC/ART ratio; -EOPNOTSUPP if CYCEn,
- *         PwrEvtEn, PTWEn, FUPonPTW or EventEn is set (CYC, power event,
- *         PTWRITE and event trace packets are not modelled).
+ *         MTCEn is set without a TSC/ART ratio; -EOPNOTSUPP if PwrEvtEn or
+ *         EventEn is set (power event and event trace packets are not
+ *         modelled).
  */
 int pt_trace_init(struct pt_trace *tr, const struct pt_trace_config *cfg);
 
@@ -172,12 +180,14 @@ int pt_trace_enable(struct pt_trace *tr, uint64_t tsc);
  * @step: the instruction; copied.
  *
  * Decides the packets of the previous step now that its successor is known
- * (TNT bit, TIP, TIP.PGE/PGD, FUP, MODE.Exec, TraceStop, MTC, PSB+, OVF;
- * SDM Tables 33-55 and 33-56). Steps while tracing is disabled are ignored.
+ * (TNT bit, TIP, TIP.PGE/PGD, FUP, MODE.Exec, TraceStop, MTC, CYC, PTW,
+ * PSB+, OVF; SDM Tables 33-55 to 33-57). Steps while tracing is disabled
+ * are ignored.
  *
  * Return: 0; -EINVAL if @tr or @step is NULL, insn_size is 0 or above 15,
- *         cpl above 3, mode not an enum x86_mode, or the bytes end before
- *         the instruction does (nothing changed in all these cases).
+ *         cpl above 3, mode not an enum x86_mode, the bytes end before
+ *         the instruction does, or ptw_size is not 0, 4 or 8 (nothing
+ *         changed in all these cases).
  */
 int pt_trace_step(struct pt_trace *tr, const struct pt_trace_step *step);
 

@@ -11,9 +11,7 @@
 #include <lwpt/pt_rtit.h>
 
 /* IA32_RTIT_CTL bits the generator does not model (-EOPNOTSUPP). */
-#define TRACE_CTL_UNSUPPORTED	(IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_PWREVTEN | \
-				 IA32_RTIT_CTL_PTWEN | IA32_RTIT_CTL_FUPONPTW | \
-				 IA32_RTIT_CTL_EVENTEN)
+#define TRACE_CTL_UNSUPPORTED	(IA32_RTIT_CTL_PWREVTEN | IA32_RTIT_CTL_EVENTEN)
 
 static bool ctl(const struct pt_trace *tr, uint64_t bit)
 {
@@ -71,6 +69,41 @@ static void put_le(uint8_t *p, uint64_t v, unsigned int n)
 }
 
 /*
+ * CYC (SDM 33.3.6, 33.4.2.14) before a CYC-eligible packet: the cycles
+ * since the last CYC, if at least one and at least CycThresh's (33.3.6.3)
+ * have passed. The model's core clock is the TSC: one cycle per TSC tick
+ * (Documentation/pt-model.rst); packets are timed at tr->now. All packets
+ * of one instant share one CYC ("only a single CYC will be generated").
+ */
+static void cyc(struct pt_trace *tr)
+{
+	uint8_t b[PT_CYC_MAX_SIZE];
+	uint64_t n;
+	unsigned int len = 1;
+
+	if (!ctl(tr, IA32_RTIT_CTL_CYCEN) || tr->now <= tr->cyc_ref)
+		return;
+	n = tr->now - tr->cyc_ref;
+	if (n < tr->cyc_thresh)
+		return;
+	b[0] = (uint8_t)(PT_OPC_CYC | (n & ((1u << PT_CYC_BITS) - 1)) << PT_CYC_SHIFT);
+	n >>= PT_CYC_BITS;
+	if (n)
+		b[0] |= PT_CYC_EXP;
+	while (n) {
+		b[len] = (uint8_t)((n & ((1u << PT_CYCX_BITS) - 1)) << PT_CYCX_SHIFT);
+		n >>= PT_CYCX_BITS;
+		if (n)
+			b[len] |= PT_CYCX_EXP;
+		len++;
+	}
+	if (out(tr, b, len)) {
+		tr->stats.cyc++;
+		tr->cyc_ref = tr->now;	/* 33.3.6.1: reset when a CYC is sent */
+	}
+}
+
+/*
  * Write the pending TNT bits (SDM 33.4.2.1): short TNT for up to 6 bits,
  * long TNT (TNT-64) for more. B1 (oldest) sits just below the stop bit.
  */
@@ -105,12 +138,22 @@ static bool pkt(struct pt_trace *tr, const uint8_t *p, size_t n)
 	return out(tr, p, n);
 }
 
+/* A CYC-eligible packet (33.3.6): TNT first, then CYC, then the packet. */
+static bool pkt_cyc(struct pt_trace *tr, const uint8_t *p, size_t n)
+{
+	tnt_flush(tr);
+	cyc(tr);
+	return out(tr, p, n);
+}
+
 static void tnt_add(struct pt_trace *tr, bool taken)
 {
 	unsigned int max = tr->cfg.tnt64 ? PT_TNT_64_MAX_BITS : PT_TNT_8_MAX_BITS;
 
 	if (ctl(tr, IA32_RTIT_CTL_DISTNT))
 		return;		/* SDM 33.3.9 */
+	if (!tr->tnt_n)
+		cyc(tr);	/* 33.3.6.2: the CYC times the first bit */
 	tr->tnt_bits = (tr->tnt_bits << 1) | (taken ? 1 : 0);
 	tr->tnt_n++;
 	tr->stats.tnt_bits++;
@@ -158,7 +201,8 @@ static bool ip_pkt(struct pt_trace *tr, uint8_t opc, uint64_t ip, bool suppresse
 
 	p[0] = PT_IP_HDR(opc, ipb);
 	put_le(p + PT_IP_HDR_SIZE, ip, n);
-	if (!pkt(tr, p, PT_IP_HDR_SIZE + n))
+	/* TIP, TIP.PGE and TIP.PGD are CYC-eligible, FUP is not (33.3.6). */
+	if (!(opc == PT_OPC_FUP ? pkt : pkt_cyc)(tr, p, PT_IP_HDR_SIZE + n))
 		return false;
 	if (!suppressed) {
 		tr->last_ip = ip;
@@ -197,7 +241,7 @@ static void mode_exec(struct pt_trace *tr, enum x86_mode mode)
 		PT_OPC_MODE, PT_MODE_BYTE(PT_MODE_LEAF_EXEC, mode_bits(mode))
 	};
 
-	if (pkt(tr, p, sizeof(p))) {
+	if (pkt_cyc(tr, p, sizeof(p))) {
 		tr->mode_valid = true;
 		tr->mode_sent = mode_bits(mode);
 		tr->stats.mode_exec++;
@@ -242,7 +286,8 @@ static void tsc_tma(struct pt_trace *tr, uint64_t tsc)
 		return;
 	p[0] = PT_OPC_TSC;
 	put_le(p + PT_TSC_PL_OFF, tsc, PT_TSC_PL_BYTES);
-	if (pkt(tr, p, PT_TSC_SIZE))
+	/* 33.3.6: the CYC along with the TSC counts the cycles up to it. */
+	if (pkt_cyc(tr, p, PT_TSC_SIZE))
 		tr->stats.tsc++;
 	if (ctl(tr, IA32_RTIT_CTL_MTCEN)) {
 		uint64_t art = tsc_to_art(tr, tsc);
@@ -282,10 +327,13 @@ static void mtc_update(struct pt_trace *tr, uint64_t tsc)
 		from++;
 		p[0] = PT_OPC_MTC;
 		p[PT_MTC_CTC_OFF] = (uint8_t)from;	/* CTC[N+7:N] */
-		if (pkt(tr, p, sizeof(p)))
+		/* The MTC happens at the ART edge: its CYC counts up to it. */
+		tr->now = art_to_tsc(tr, from << mtc_freq(tr));
+		if (pkt_cyc(tr, p, sizeof(p)))
 			tr->stats.mtc++;
 	}
 	tr->ctc = ctc;
+	tr->now = tsc;
 }
 
 /* --- Enables ------------------------------------------------------------ */
@@ -445,7 +493,7 @@ static void psb_plus(struct pt_trace *tr, uint64_t tsc, uint64_t ip,
 		p[1] = PT_EXT_PIP;
 		put_le(p + PT_PIP_PL_OFF, PT_PIP_CR3_TO_PAYLOAD(tr->cur_cr3),
 		       PT_PIP_PL_BYTES);
-		if (out(tr, p, PT_PIP_SIZE))
+		if (pkt_cyc(tr, p, PT_PIP_SIZE))
 			tr->stats.pip++;
 	}
 	p[0] = PT_OPC_EXT;
@@ -481,13 +529,14 @@ static void boundary_tail(struct pt_trace *tr, const struct pt_trace_step *next)
 {
 	if (!tr->trigger_en || !next)
 		return;
+	tr->now = next->tsc;
 	if (tr->overflow) {
 		static const uint8_t p[PT_OVF_SIZE] = { PT_OPC_EXT, PT_EXT_OVF };
 
 		tr->overflow = false;
 		tr->tnt_n = 0;		/* those bits were lost */
 		tr->tnt_bits = 0;
-		if (!out(tr, p, sizeof(p)))
+		if (!pkt_cyc(tr, p, sizeof(p)))
 			return;		/* still full: try again later */
 		tr->stats.ovf++;
 		retstack_clear(tr);	/* no RET compression across OVF */
@@ -525,6 +574,7 @@ static bool fup_on_entry(enum x86_cofi_kind k)
 static void enter_user(struct pt_trace *tr, const struct pt_trace_step *s)
 {
 	tr->enter_pending = false;
+	tr->now = s->tsc;	/* timed when @s retires: the resume is not seen */
 	tr->cur_cr3 = s->cr3;
 	tr->cur_ip = s->ip;
 	tr->cur_ip_valid = true;
@@ -541,6 +591,31 @@ static void enter_user(struct pt_trace *tr, const struct pt_trace_step *s)
 	update_packet_en(tr);
 	if (tr->packet_en)
 		pge(tr, s->ip, s->mode);
+}
+
+/*
+ * PTWRITE retired (SDM 33.2.2, 33.4.2.21, Table 33-57): PTW with its
+ * operand if TriggerEn, ContextEn, FilterEn and PTWEn (BranchEn does not
+ * matter); with FUPonPTW the PTW has IP=1 and a FUP with the PTWRITE's
+ * own IP (CLIP) follows it.
+ */
+static void ptw(struct pt_trace *tr, const struct pt_trace_step *p)
+{
+	uint8_t b[PT_PTW_MAX_SIZE];
+	unsigned int plc = p->ptw_size == 8 ? PT_PTW_PLC_8 : PT_PTW_PLC_4;
+	bool fup = ctl(tr, IA32_RTIT_CTL_FUPONPTW);
+
+	if (!tr->trigger_en || !tr->context_en || !tr->filter_en ||
+	    !ctl(tr, IA32_RTIT_CTL_PTWEN))
+		return;
+	b[0] = PT_OPC_EXT;
+	b[1] = PT_PTW_EXT(plc, fup);
+	put_le(b + PT_PTW_PL_OFF, p->ptw_value, PT_PTW_PAYLOAD_SIZE(plc));
+	if (!pkt_cyc(tr, b, PT_PTW_PL_OFF + PT_PTW_PAYLOAD_SIZE(plc)))
+		return;
+	tr->stats.ptw++;
+	if (fup)
+		ip_pkt(tr, PT_OPC_FUP, p->ip, false);
 }
 
 /* Leave user mode after @p: FUP? + TIP.PGD() when PacketEn was 1. */
@@ -571,6 +646,7 @@ static void finish_step(struct pt_trace *tr, const struct pt_trace_step *p,
 	bool taken, p0, detour;
 
 	mtc_update(tr, p->tsc);
+	tr->now = p->tsc;
 
 	if (x86_cofi_decode(p->insn, p->insn_size, p->mode, &c) < 0) {
 		/* Undefined opcode: #UD, a fault (FUP(CLIP), TIP.PGD). */
@@ -584,6 +660,8 @@ static void finish_step(struct pt_trace *tr, const struct pt_trace_step *p,
 		leave_user(tr, fup_on_entry(k), p->ip);
 		return;
 	}
+	if (p->ptw_size)
+		ptw(tr, p);
 
 	/* The IP the instruction itself transfers to. */
 	target = x86_cofi_target(&c, p->ip);
@@ -704,6 +782,8 @@ int pt_trace_init(struct pt_trace *tr, const struct pt_trace_config *cfg)
 
 	memset(tr, 0, sizeof(*tr));
 	tr->cfg = *cfg;
+	tr->cyc_thresh = IA32_RTIT_CYCTHRESH_CYCLES((c & IA32_RTIT_CTL_CYCTHRESH_MASK) >>
+						    IA32_RTIT_CTL_CYCTHRESH_SHIFT);
 	tr->psb_period = IA32_RTIT_PSBFREQ_BYTES((c & IA32_RTIT_CTL_PSBFREQ_MASK) >>
 						 IA32_RTIT_CTL_PSBFREQ_SHIFT);
 	return 0;
@@ -726,6 +806,9 @@ int pt_trace_enable(struct pt_trace *tr, uint64_t tsc)
 	tr->ctc_valid = false;
 	tr->tnt_n = 0;
 	tr->tnt_bits = 0;
+	/* 33.3.6.1: the cycle counter starts at 0 when TriggerEn is set. */
+	tr->now = tsc;
+	tr->cyc_ref = tsc;
 	/* PacketByteCnt=0 at the first enable: full PSB+ (33.2.8.3). */
 	psb_plus(tr, tsc, 0, X86_MODE_64);
 	return 0;
@@ -735,7 +818,8 @@ static int step_check(const struct pt_trace_step *s, struct x86_cofi *c)
 {
 	int ret;
 
-	if (!s || !s->insn_size || s->insn_size > X86_MAX_INSN_LEN || s->cpl > 3)
+	if (!s || !s->insn_size || s->insn_size > X86_MAX_INSN_LEN || s->cpl > 3 ||
+	    (s->ptw_size && s->ptw_size != 4 && s->ptw_size != 8))
 		return -EINVAL;
 	ret = x86_cofi_decode(s->insn, s->insn_size, s->mode, c);
 	if (ret == -EAGAIN || ret == -EINVAL)

@@ -39,3 +39,9 @@ VM_BINS += $(O)/vm-pie/ptcap_hello_pie
 $(O)/vm-pie/ptcap_hello_pie: tests/vm/progs/ptcap_hello.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIE -pie -o $@ $< -lpthread
+# Both runs of a flow comparison without ASLR (setarch -R).
+VM_PROGS += norandom
+norandom_SRCS := tests/vm/progs/norandom.c
+# 64-pt-ptw-cyc.sh: a program that executes PTWRITE (SDM 33.2.2).
+VM_PROGS += pt_ptwrite
+pt_ptwrite_SRCS := tests/vm/progs/pt_ptwrite.c

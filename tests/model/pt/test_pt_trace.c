@@ -54,8 +54,9 @@ static void start(uint64_t ctl)
 	ck_assert_int_eq(pt_trace_enable(&tr, 0x1000), 0);
 }
 
-/* Feed one instruction: @ip, its bytes, and where execution went next. */
-static void step(uint64_t ip, const char *hex, uint64_t next)
+/* One instruction at @ip with bytes @hex, retired at @tsc; @ptw_size 4/8. */
+static void step_at(uint64_t ip, const char *hex, uint64_t next, uint64_t tsc,
+		    uint8_t ptw_size, uint64_t ptw_value)
 {
 	struct pt_trace_step s = { 0 };
 	unsigned int v;
@@ -71,8 +72,16 @@ static void step(uint64_t ip, const char *hex, uint64_t next)
 	s.mode = X86_MODE_64;
 	s.next_ip = next;
 	s.cr3 = 0x5000;
-	s.tsc = 0x2000;
+	s.tsc = tsc;
+	s.ptw_size = ptw_size;
+	s.ptw_value = ptw_value;
 	ck_assert_int_eq(pt_trace_step(&tr, &s), 0);
+}
+
+/* Feed one instruction: @ip, its bytes, and where execution went next. */
+static void step(uint64_t ip, const char *hex, uint64_t next)
+{
+	step_at(ip, hex, next, 0x2000, 0, 0);
 }
 
 /* PSB+ at enable without TSC: PSB, CBR, PSBEND (SDM 33.3.7, Table 33-56). */
@@ -538,6 +547,131 @@ START_TEST(test_random_steps)
 }
 END_TEST
 
+
+/*
+ * PTWRITE (SDM 33.4.2.21 Table 33-40, Table 33-57 cases 2-3): PTW with 8
+ * payload bytes for rm64 (PayloadBytes 01b), 4 for rm32 (00b), IP=0
+ * without FUPonPTW; the pending TNT bit goes out first.
+ */
+START_TEST(test_ptw)
+{
+	start(CTL_USER_BR | IA32_RTIT_CTL_PTWEN);
+	out.len = 0;
+	step_at(0x401000, "75 00", 0x401002, 0x2000, 0, 0);	/* jne: not taken */
+	step_at(0x401002, "f3 48 0f ae e0", 0x401007, 0x2000, 8,
+		0x1122334455667788ull);			/* ptwrite %rax */
+	step_at(0x401007, "f3 0f ae 21", 0x40100b, 0x2000, 4,
+		0xdeadbeefull);				/* ptwritel (%rcx) */
+	step_at(0x40100b, "90", 0x40100c, 0x2000, 0, 0);
+	EXPECT("PTW", 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,
+	       0x04,						/* TNT: 0 */
+	       0x02, 0x32, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+	       0x02, 0x12, 0xef, 0xbe, 0xad, 0xde);
+	ck_assert_uint_eq(tr.stats.ptw, 2);
+}
+END_TEST
+
+/* FUPonPTW: PTW.IP=1, then FUP with the PTWRITE's IP (Table 33-57). */
+START_TEST(test_ptw_fup)
+{
+	start(CTL_USER_BR | IA32_RTIT_CTL_PTWEN | IA32_RTIT_CTL_FUPONPTW);
+	out.len = 0;
+	step_at(0x401000, "f3 0f ae e0", 0x401004, 0x2000, 4, 0x01020304);
+	step_at(0x401004, "90", 0x401005, 0x2000, 0, 0);
+	EXPECT("PTW + FUP", 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,
+	       0x02, 0x92, 0x04, 0x03, 0x02, 0x01,
+	       0x3d, 0x00, 0x10);		/* FUP 0x401000, IPBytes 001b */
+}
+END_TEST
+
+/*
+ * PTW needs TriggerEn, ContextEn, FilterEn and PTWEn, not BranchEn (Table
+ * 33-40 Dependencies): with BranchEn=0 it is the only packet; without
+ * PTWEn or outside the filter range there is none.
+ */
+START_TEST(test_ptw_enables)
+{
+	struct pt_trace_config cfg = { 0 };
+
+	start(IA32_RTIT_CTL_USER | IA32_RTIT_CTL_PTWEN);
+	out.len = 0;
+	step_at(0x401000, "f3 0f ae e0", 0x401004, 0x2000, 4, 7);
+	step_at(0x401004, "90", 0x401005, 0x2000, 0, 0);
+	EXPECT("BranchEn=0", 0x02, 0x12, 0x07, 0x00, 0x00, 0x00);
+
+	start(CTL_USER_BR);
+	out.len = 0;
+	step_at(0x401000, "f3 0f ae e0", 0x401004, 0x2000, 4, 7);
+	step_at(0x401004, "90", 0x401005, 0x2000, 0, 0);
+	EXPECT("PTWEn=0", 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00);
+
+	memset(&out, 0, sizeof(out));
+	cfg.rtit_ctl = CTL_USER_BR | IA32_RTIT_CTL_PTWEN |
+		       ((uint64_t)IA32_RTIT_ADDR_CFG_FILTER << IA32_RTIT_CTL_ADDRn_CFG_SHIFT(0));
+	cfg.nr_ranges = 1;
+	cfg.addr_a[0] = 0x500000;
+	cfg.addr_b[0] = 0x500fff;
+	cfg.cbr = 0x2a;
+	cfg.emit = emit;
+	cfg.emit_ctx = &out;
+	ck_assert_int_eq(pt_trace_init(&tr, &cfg), 0);
+	ck_assert_int_eq(pt_trace_enable(&tr, 0x1000), 0);
+	out.len = 0;
+	step_at(0x401000, "f3 0f ae e0", 0x401004, 0x2000, 4, 7);
+	step_at(0x401004, "90", 0x401005, 0x2000, 0, 0);
+	ck_assert_uint_eq(out.len, 0);		/* FilterEn=0 */
+	ck_assert_uint_eq(tr.stats.ptw, 0);
+}
+END_TEST
+
+/*
+ * CYC (SDM 33.3.6, 33.4.2.14): one CYC with the TSC ticks since the last
+ * before the first CYC-eligible packet of an instant (MODE.Exec before
+ * TIP.PGE, the first TNT bit, TIP, PTW), none before FUP; the counter
+ * starts at 0 at TraceEn. 2 cycles: 1 byte (2 << 3 | 11b); 300 cycles: 2
+ * bytes (Exp=1, then 300 >> 5 = 9 in bits 7:1).
+ */
+START_TEST(test_cyc)
+{
+	start(CTL_USER_BR | IA32_RTIT_CTL_CYCEN | IA32_RTIT_CTL_PTWEN |
+	      IA32_RTIT_CTL_FUPONPTW);
+	expect(psb_plus, sizeof(psb_plus), "no CYC at enable");
+	out.len = 0;
+	step_at(0x401000, "75 00", 0x401002, 0x1002, 0, 0);	/* jne: not taken */
+	step_at(0x401002, "ff e0", 0x401100, 0x1002 + 300, 0, 0);	/* jmp *%rax */
+	step_at(0x401100, "f3 0f ae e0", 0x401104, 0x1002 + 300 + 31, 4, 1);
+	step_at(0x401104, "90", 0x401105, 0x2000, 0, 0);
+	EXPECT("CYC", 0x13, 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,	/* CYC(2) */
+	       0x04,					/* TNT: CYC(0) not written */
+	       0x67, 0x12,				/* CYC(300) */
+	       0x2d, 0x00, 0x11,			/* TIP 0x401100 */
+	       0xfb,					/* CYC(31) */
+	       0x02, 0x92, 0x01, 0x00, 0x00, 0x00,	/* PTW */
+	       0x3d, 0x00, 0x11);			/* FUP, no CYC */
+	ck_assert_uint_eq(tr.stats.cyc, 3);
+}
+END_TEST
+
+/*
+ * CycThresh (33.3.6.3): with encoding 3 a CYC needs 4 cycles; eligible
+ * packets before that go without one, and the count goes on.
+ */
+START_TEST(test_cyc_thresh)
+{
+	start(CTL_USER_BR | IA32_RTIT_CTL_CYCEN |
+	      (3ull << IA32_RTIT_CTL_CYCTHRESH_SHIFT));
+	out.len = 0;
+	step_at(0x401000, "ff e0", 0x401100, 0x1002, 0, 0);	/* 2 cycles */
+	step_at(0x401100, "ff e0", 0x401200, 0x1003, 0, 0);	/* 3: no CYC */
+	step_at(0x401200, "ff e0", 0x401300, 0x1005, 0, 0);	/* 5: CYC */
+	step_at(0x401300, "90", 0x401301, 0x1006, 0, 0);
+	EXPECT("CycThresh", 0x99, 0x01, 0x51, 0x00, 0x10, 0x40, 0x00,
+	       0x2d, 0x00, 0x11,			/* TIP, 2 cycles */
+	       0x2d, 0x00, 0x12,			/* TIP, 3 cycles */
+	       0x2b, 0x2d, 0x00, 0x13);			/* CYC(5), TIP */
+}
+END_TEST
+
 START_TEST(test_config_errors)
 {
 	struct pt_trace_config cfg = { 0 };
@@ -556,9 +690,9 @@ START_TEST(test_config_errors)
 	ck_assert_int_eq(pt_trace_init(&tr, &cfg), -EINVAL);
 	cfg.rtit_ctl = IA32_RTIT_CTL_MTCEN;	/* no TSC/ART ratio */
 	ck_assert_int_eq(pt_trace_init(&tr, &cfg), -EINVAL);
-	cfg.rtit_ctl = IA32_RTIT_CTL_CYCEN;
+	cfg.rtit_ctl = IA32_RTIT_CTL_PWREVTEN;
 	ck_assert_int_eq(pt_trace_init(&tr, &cfg), -EOPNOTSUPP);
-	cfg.rtit_ctl = IA32_RTIT_CTL_PTWEN;
+	cfg.rtit_ctl = IA32_RTIT_CTL_EVENTEN;
 	ck_assert_int_eq(pt_trace_init(&tr, &cfg), -EOPNOTSUPP);
 	cfg.nr_ranges = 5;
 	cfg.rtit_ctl = 0;
@@ -571,6 +705,11 @@ START_TEST(test_config_errors)
 	ck_assert_int_eq(pt_trace_enable(&tr, 0), -EBUSY);
 	ck_assert_int_eq(pt_trace_step(&tr, NULL), -EINVAL);
 	ck_assert_int_eq(pt_trace_step(&tr, &s), -EINVAL);	/* size 0 */
+	s.insn_size = 1;
+	s.insn[0] = 0x90;
+	s.ptw_size = 2;				/* PTW carries 4 or 8 bytes */
+	ck_assert_int_eq(pt_trace_step(&tr, &s), -EINVAL);
+	s.ptw_size = 0;
 	s.insn_size = 2;
 	s.insn[0] = 0x0f;			/* truncated: needs 3+ bytes */
 	s.insn[1] = 0x85;
@@ -610,6 +749,11 @@ static Suite *pt_trace_suite(void)
 	tcase_add_test(tc, test_psb_pip);
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_sink_error);
+	tcase_add_test(tc, test_ptw);
+	tcase_add_test(tc, test_ptw_fup);
+	tcase_add_test(tc, test_ptw_enables);
+	tcase_add_test(tc, test_cyc);
+	tcase_add_test(tc, test_cyc_thresh);
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_random_steps);
 	suite_add_tcase(s, tc);

@@ -343,7 +343,10 @@ struct decoded {
 	uint64_t err_offset;
 	uint64_t time;		/* libipt's time after the last instruction */
 	bool time_backwards;	/* time ever decreased */
-	uint32_t lost_mtc;
+	uint32_t lost_mtc, lost_cyc;
+	unsigned int time_changes;	/* instructions whose time differs from
+					 * the one before */
+	unsigned int time_off_steps;	/* ... that is no step's TSC */
 };
 
 static void dec_push(struct decoded *d, uint64_t ip)
@@ -385,7 +388,8 @@ static void decode_at(const struct sink *out, struct decoded *d, uint64_t at)
 	config.cpuid_0x15_eax = TSC_ART_DEN;
 	config.cpuid_0x15_ebx = TSC_ART_NUM;
 	config.mtc_freq = MTC_FREQ;
-	config.nom_freq = 0;
+	/* The model's core clock is the TSC (CYC): P1 = CBR = 0x2a. */
+	config.nom_freq = 0x2a;
 	dec = pt_insn_alloc_decoder(&config);
 	ck_assert_ptr_nonnull(dec);
 	image = pt_image_alloc("trace_flow_prog");
@@ -448,8 +452,15 @@ static void decode_at(const struct sink *out, struct decoded *d, uint64_t at)
 				if (pt_insn_time(dec, &tm, &lm, &lc) >= 0) {
 					if (tm < d->time)
 						d->time_backwards = true;
+					if (tm != d->time) {
+						d->time_changes++;
+						if (tm < TSC_BASE ||
+						    (tm - TSC_BASE) % TSC_PER_STEP)
+							d->time_off_steps++;
+					}
 					d->time = tm;
 					d->lost_mtc = lm;
+					d->lost_cyc = lc;
 				}
 			}
 		}
@@ -523,6 +534,8 @@ static const struct flow_case full_cases[] = {
 		 ((uint64_t)MTC_FREQ << IA32_RTIT_CTL_MTCFREQ_SHIFT) },
 	{ .name = "TNT-64 packets",
 	  .ctl = CTL_BASE, .tnt64 = true },
+	{ .name = "TSCEn, CYCEn (CycThresh 0)",
+	  .ctl = CTL_BASE | IA32_RTIT_CTL_TSCEN | IA32_RTIT_CTL_CYCEN },
 	{ .name = "PSBFreq 4K, DisRETC, CR3 filter matching",
 	  .ctl = CTL_BASE | IA32_RTIT_CTL_CR3FILTER | IA32_RTIT_CTL_DISRETC |
 		 (1ull << IA32_RTIT_CTL_PSBFREQ_SHIFT) },
@@ -586,6 +599,31 @@ START_TEST(test_flow_full)
 		ck_assert_msg(d.time + 2 * period >= last && d.time <= last + 2 * period,
 			      "libipt time %#llx, last step TSC %#llx",
 			      (unsigned long long)d.time, (unsigned long long)last);
+	}
+	if (fc->ctl & IA32_RTIT_CTL_CYCEN) {
+		/*
+		 * Cycle-accurate mode (SDM 33.3.6, 33.8.3.2): with the core
+		 * clock at the TSC's rate (nom_freq = CBR), libipt's time from
+		 * TSC and CYC is, at every instruction, exactly the TSC of a
+		 * step (no rounding, nothing lost), never goes back, changes
+		 * at least once per two CYC packets and ends at most one step
+		 * short of the last step's TSC.
+		 */
+		uint64_t last = gt[gt_n - 1].tsc;
+
+		fprintf(stderr, "%s: %llu CYC, libipt time changed %u times, "
+			"end %#llx, last step TSC %#llx\n", fc->name,
+			(unsigned long long)tr.stats.cyc, d.time_changes,
+			(unsigned long long)d.time, (unsigned long long)last);
+		ck_assert_uint_gt(tr.stats.cyc, 1000);
+		ck_assert(!d.time_backwards);
+		ck_assert_uint_eq(d.lost_cyc, 0);
+		ck_assert_uint_eq(d.time_off_steps, 0);
+		ck_assert_uint_ge(2 * (uint64_t)d.time_changes, tr.stats.cyc);
+		ck_assert_uint_le(d.time, last);
+		ck_assert_uint_ge(d.time + TSC_PER_STEP, last);
+	} else {
+		ck_assert_uint_eq(tr.stats.cyc, 0);
 	}
 	if (fc->ctl & IA32_RTIT_CTL_TSCEN)
 		ck_assert_uint_eq(tr.stats.tsc, tr.stats.psb);

@@ -11,9 +11,9 @@
 #
 # The program (trace_flow_prog: loops, jump table, indirect calls,
 # recursion deeper than the RET-compression stack, system calls; static,
-# not PIE) runs with an empty environment both times, so its flow is the
-# same. It is pinned to CPU 0 so the per-CPU fallback of ptcap writes its
-# whole flow into one file.
+# not PIE) runs with an empty environment and without ASLR both times, so
+# its flow is the same. It is pinned to CPU 0 so the per-CPU fallback of
+# ptcap writes its whole flow into one file.
 . /lwpt/lib.sh
 
 PROG=$PT_FLOW_PROG
@@ -35,21 +35,18 @@ for prof in full bdw; do
 	ok "$prof: --disretc: flow = ground truth"
 
 	if [ $prof = full ]; then
-		# MTC and TMA timing packets, a PSB+ every 2 KiB (PSBFreq 0).
-		# Single-stepping is slow and the TSC runs on: MTCs are dense,
-		# their number depends on the machine's load. If the buffer
-		# wrapped, the flow is the end of the ground truth. MTCFreq 9:
-		# with MTCFreq 3 (hundreds of MTCs per step, a PSB+ every few
-		# steps) one run of four decoded a wrong branch - an open bug,
-		# not reproduced on the host (Documentation/pt-model.rst).
-		pt_flow_capture $prof mtc --cr3 --size=16M --mtc=9 --psb-freq=0 || exit 1
+		# MTC and TMA timing packets (MTCFreq 3), a PSB+ every 2 KiB
+		# (PSBFreq 0). Single-stepping is slow and the TSC runs on: MTCs
+		# are dense, their number depends on the machine's load. If the
+		# buffer wrapped, the flow is the end of the ground truth.
+		pt_flow_capture $prof mtc --cr3 --size=16M --mtc=3 --psb-freq=0 || exit 1
 		if grep -q '^status.cpu0.pt .* wraps=0 ' /tmp/exec/config; then
 			pt_flow_same $prof mtc /tmp/gt.txt || exit 1
 		else
 			tail -n "$n_flow" /tmp/gt.txt >/tmp/gt_tail.txt
 			pt_flow_same $prof mtc /tmp/gt_tail.txt || exit 1
 		fi
-		ok "$prof: --mtc=9 --psb-freq=0: flow = ground truth ($n_flow instructions)"
+		ok "$prof: --mtc=3 --psb-freq=0: flow = ground truth ($n_flow instructions)"
 
 		# Wrap in 4 KiB: the newest data decodes from its first PSB and
 		# is exactly the end of the ground truth.
@@ -103,7 +100,7 @@ for px in "full 1" "full 0" "bdw 0"; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof pt_xsaves=$xs" >/dev/null ||
 		fail "insmod pt_profile=$prof pt_xsaves=$xs" || exit 1
 	rm -rf /tmp/exec
-	env -i /bin/ptcap -o /tmp/exec --size=4M -- $PROG >/tmp/ptcap.out 2>&1
+	env -i /bin/norandom /bin/ptcap -o /tmp/exec --size=4M -- $PROG >/tmp/ptcap.out 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && grep -qx "command-status exit=$gt_rc" /tmp/exec/config ||
 		fail "$prof/xsaves=$xs: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
