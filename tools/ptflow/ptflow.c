@@ -444,6 +444,32 @@ static int capdir_load(struct ptflow *pf, const char *dir)
  */
 static bool trace_thread(struct ptflow *pf, const char *cfg, size_t cfg_len,
 			 const char *name, char *label, size_t size)
+{
+	unsigned int n;
+	char c;
+
+	pf->pid = 0;
+	pf->tid = 0;
+	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
+		pf->pid = n;
+		pf->tid = n;
+		(void)ptcap_config_thread(cfg, cfg_len, name, &pf->tid,
+					  &pf->pid);
+		snprintf(label, size, "tid %u", pf->tid);
+		pf->thread = label;
+		return true;
+	}
+	if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
+		snprintf(label, size, "cpu %u", n);
+		pf->tid = n;
+	} else {
+		snprintf(label, size, "%s", name);
+	}
+	pf->thread = label;
+	return false;
+}
+
+/*
  * ---- Where the trace starts (issue 16 point 5) ----
  *
  * Kept apart from the flow output on purpose: print one line before the
@@ -472,33 +498,6 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
 			       line + 9);
 	}
 	free(text);
-}
-
-/* Decode every trace of a ptcap directory. Returns 0 or -1. */
-static int decode_capdir(struct ptflow *pf, const char *dir)
-{
-	unsigned int n;
-	char c;
-
-	pf->pid = 0;
-	pf->tid = 0;
-	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
-		pf->pid = n;
-		pf->tid = n;
-		(void)ptcap_config_thread(cfg, cfg_len, name, &pf->tid,
-					  &pf->pid);
-		snprintf(label, size, "tid %u", pf->tid);
-		pf->thread = label;
-		return true;
-	}
-	if (sscanf(name, "cpu%u.p%c", &n, &c) == 2) {
-		snprintf(label, size, "cpu %u", n);
-		pf->tid = n;
-	} else {
-		snprintf(label, size, "%s", name);
-	}
-	pf->thread = label;
-	return false;
 }
 
 /*
