@@ -299,6 +299,7 @@ int main(int argc, char **argv)
 	fb = (uint64_t (*)(const uint32_t *, const uint32_t *, uint64_t,
 			   uint64_t *))(uintptr_t)jb.buf;
 	jit_dump_code("lwpt_jit_divsum", j.buf, j.len);	/* for ptflow, perf */
+	jit_dump_code("lwpt_jit_divsum_nolwp", jb.buf, jb.len);	/* the baseline */
 
 	dividend = malloc(n * sizeof(*dividend));
 	divisor = malloc(n * sizeof(*divisor));
