@@ -26,6 +26,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
 #include <linux/cpuhotplug.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
@@ -563,6 +564,8 @@ static void pt_sess_free(void)
 		pt_sb_free(pc);
 		memset(pc, 0, sizeof(*pc));
 	}
+	if (pt_sess.cred)
+		put_cred(pt_sess.cred);
 	memset(&pt_sess, 0, sizeof(pt_sess));
 	cpus_read_unlock();
 }
@@ -656,17 +659,22 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	pt_sess.cfg = cfg;
 	pt_sess.ctl = ctl;
 	pt_sess.cr3 = cr3;
+	/* For the permission rule at an exec (pt_config_exec_check()). */
 	pt_sess.privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
+	pt_sess.cred = get_current_cred();
 	if (cfg.scope == LWPT_PT_SCOPE_THREAD)
-		err = pt_thread_sess_init(target);
+		err = pt_thread_sess_init(target, &cfg);
 	else
 		err = pt_sess_alloc_cpus(&cfg, ctl);
 	if (err) {
 		if (cfg.scope == LWPT_PT_SCOPE_CPU)
-			pt_sess_free();
+			pt_sess_free();	/* puts the credentials too */
+		if (pt_sess.cred)
+			put_cred(pt_sess.cred);
 		memset(&pt_sess, 0, sizeof(pt_sess));
-		cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
-						 LWPT_PT_FIELD_PID;
+		if (!cfg.bad_field)
+			cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
+							 LWPT_PT_FIELD_PID;
 		goto out_unlock;
 	}
 	pt_sess.owner = file;

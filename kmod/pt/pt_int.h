@@ -13,9 +13,11 @@
  *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
  *                CPU hotplug and suspend
  *
- * Lock order: pt_lock (mutex, control path) -> cpus_read_lock() ->
- * pt_thread_lock (raw spinlock, IRQs off; also taken by the sched_switch,
- * fork, exec and exit probes under the runqueue lock) -> pt_thread.lock.
+ * Lock order: pt_lock (mutex, control path) -> the target's
+ * signal->exec_update_lock (read, CONFIGURE of a per-thread capture, as
+ * perf_event_open()) -> cpus_read_lock() -> pt_thread_lock (raw
+ * spinlock, IRQs off; also taken by the sched_switch, fork, exec and exit
+ * probes under the runqueue lock) -> pt_thread.lock.
  * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
  * A sideband ring has one writer (its CPU's sched_switch probe) and one
  * reader (READ_SIDEBAND under pt_lock): no lock, acquire/release on the
@@ -177,8 +179,11 @@ struct pt_cpu {
  * @ctl: IA32_RTIT_CTL with TraceEn=0
  * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
  * @started: between START and STOP; changed with cpus_read_lock() held
- * @privileged: the configuring process had CAP_SYS_PTRACE or CAP_PERFMON
- *	(may follow an exec into a program it could not trace otherwise)
+ * @privileged: the configuring process had CAP_PERFMON, CAP_SYS_ADMIN or
+ *	CAP_SYS_PTRACE in the initial user namespace (may follow an exec into
+ *	a program it could not trace otherwise)
+ * @cred: the configuring process's credentials (a reference), for the
+ *	permission rule at a traced thread's exec (pt_config_exec_check())
  * @pid_ns: per-CPU scope: the configuring process's pid namespace, in
  *	which sideband pids are given (a reference)
  */
@@ -189,6 +194,7 @@ struct pt_session {
 	u64 cr3;
 	bool started;
 	bool privileged;
+	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 };
 
@@ -205,6 +211,10 @@ long pt_ioctl_get_caps(void __user *arg);
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp);
 int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct task_struct **target);
+int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
+			    struct mm_struct **mm);
+u32 pt_config_exec_check(struct task_struct *p);
+extern int pt_paranoid;
 
 /* pt_buf.c */
 int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
@@ -245,7 +255,7 @@ long pt_ioctl_read_sideband(struct file *file, void __user *arg);
 /* pt_thread.c */
 int pt_thread_init(void);
 void pt_thread_exit(void);
-int pt_thread_sess_init(struct task_struct *target);
+int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg);
 void pt_thread_sess_free(void);
 int pt_thread_start(void);
 void pt_thread_stop(void);

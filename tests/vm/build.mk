@@ -29,3 +29,12 @@ VM_PROGS += pt_flow_gt
 pt_flow_gt_SRCS := tests/vm/progs/pt_flow_gt.c
 VM_PROGS += trace_flow_prog
 trace_flow_prog_SRCS := tests/model/pt/progs/trace_flow_prog.c
+# 64-pt-suid.sh (issue 13 point 1): a set-user-ID victim linked away from
+# the other programs' text (0x400000), and the unprivileged attacker that
+# traces it and decodes what it got.
+VM_PROGS += pt_victim
+pt_victim_SRCS := tests/vm/progs/pt_victim.c
+pt_victim_LDLIBS := -lpthread -Wl,-Ttext-segment=0x30000000
+VM_PROGS += pt_sec
+pt_sec_SRCS := tests/vm/progs/pt_sec.c
+pt_sec_LIBS := pt
