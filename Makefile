@@ -182,6 +182,8 @@ bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
 
 # ---- install --------------------------------------------------------------
 INSTALL ?= install
+# The udev rule for /dev/pt's group (packaging/udev, Documentation/pt.rst).
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
 INSTALL_HEADERS := $(sort $(HEADERS) $(wildcard include/lwpt/*.h include/uapi/lwpt/*.h))
 
 # lib<name>.pc for every library; $(1) = name.
@@ -231,6 +233,7 @@ install: all $(PC_FILES)
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s; \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
+	$(INSTALL) -D -m 644 packaging/udev/60-lwpt.rules $(DESTDIR)$(UDEVRULESDIR)/60-lwpt.rules
 
 clean:
 	rm -rf build

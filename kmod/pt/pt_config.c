@@ -476,6 +476,18 @@ static int pt_refuse_rule(struct lwpt_pt_config *cfg, u32 rule, u32 field,
 }
 
 /**
+ * pt_config_refuse_memlock - refuse a configuration for its memory
+ * @cfg: the configuration: bad_field buffer_size, rule memlock
+ *
+ * Return: -ENOMEM (as io_uring over RLIMIT_MEMLOCK).
+ */
+int pt_config_refuse_memlock(struct lwpt_pt_config *cfg)
+{
+	return pt_refuse_rule(cfg, LWPT_PT_RULE_MEMLOCK, LWPT_PT_FIELD_BUFFER_SIZE,
+			      -ENOMEM);
+}
+
+/**
  * pt_config_permit_target - may the caller trace @task (now)
  * @cfg: the configuration (bad_field and rule set on refusal)
  * @task: the target
@@ -558,6 +570,10 @@ u32 pt_config_exec_check(struct task_struct *p)
  * @cfg: a configuration pt_config_check() accepted; bad_field and rule set
  *	on error
  * @cr3: out: CR3_MATCH for LWPT_PT_CFG_CR3_FILTER, else 0
+ * @cr3_mm: out: with @cr3, the mm whose page directory it is, pinned
+ *	(mmgrab(), the caller mmdrop()s it when the capture ends): its PGD
+ *	page is freed only by the last mmdrop() (__mmdrop()), so no other
+ *	process can get that CR3 while the capture lives; else NULL
  * @target: out: per-thread scope: the target (a reference the caller
  *	puts with put_task_struct()), else NULL
  *
@@ -575,7 +591,7 @@ u32 pt_config_exec_check(struct task_struct *p)
  * such process in the caller's pid namespace.
  */
 int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
-		     struct task_struct **target)
+		     struct mm_struct **cr3_mm, struct task_struct **target)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -583,6 +599,7 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 	int err;
 
 	*cr3 = 0;
+	*cr3_mm = NULL;
 	*target = NULL;
 	cfg->rule = LWPT_PT_RULE_NONE;
 	if ((cfg->flags & LWPT_PT_CFG_OS) && !perfmon_capable())
@@ -626,6 +643,12 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 	 */
 	*cr3 = ((cfg->flags & LWPT_PT_CFG_OS) ? __pa(mm->pgd) : lwpt_user_cr3(mm)) &
 	       IA32_RTIT_CR3_MATCH_CMP_MASK;
+	/*
+	 * Pinned until the capture ends: after the target's exit or exec its
+	 * old PGD stays allocated and matches nobody.
+	 */
+	mmgrab(mm);
+	*cr3_mm = mm;
 out_mmput:
 	mmput(mm);
 out_put_task:

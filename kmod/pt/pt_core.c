@@ -566,6 +566,9 @@ static void pt_sess_free(void)
 	}
 	if (pt_sess.cred)
 		put_cred(pt_sess.cred);
+	pt_mem_free(&pt_sess.mem);
+	if (pt_sess.cr3_mm)
+		mmdrop(pt_sess.cr3_mm);
 	memset(&pt_sess, 0, sizeof(pt_sess));
 	cpus_read_unlock();
 }
@@ -631,6 +634,7 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
 	struct task_struct *target = NULL;
+	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
 	u64 ctl, cr3 = 0;
 	u32 usize;
@@ -642,7 +646,7 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	cfg.bad_field = LWPT_PT_FIELD_NONE;
 	err = pt_config_check(&cfg, &ctl);
 	if (!err)
-		err = pt_config_permit(&cfg, &cr3, &target);
+		err = pt_config_permit(&cfg, &cr3, &cr3_mm, &target);
 	if (err)
 		goto out_report;
 
@@ -651,7 +655,8 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	if (pt_sess.started) {
+	/* Pages still mapped stay pinned: their charge must stay too. */
+	if (pt_sess.started || atomic_read(&pt_sess.mappings)) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -659,18 +664,27 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	pt_sess.cfg = cfg;
 	pt_sess.ctl = ctl;
 	pt_sess.cr3 = cr3;
+	pt_sess.cr3_mm = cr3_mm;
+	cr3_mm = NULL;
 	/* For the permission rule at an exec (pt_config_exec_check()). */
 	pt_sess.privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
 	pt_sess.cred = get_current_cred();
-	if (cfg.scope == LWPT_PT_SCOPE_THREAD)
+	/* Every buffer is charged before it is allocated (pt_mem.c). */
+	err = pt_mem_init(&pt_sess.mem);
+	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
 		err = pt_thread_sess_init(target, &cfg);
-	else
+	else if (!err && pt_mem_charge(&pt_sess.mem, num_online_cpus() *
+				       pt_mem_buf_pages(cfg.buffer_size,
+							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
+		err = pt_config_refuse_memlock(&cfg);
+	else if (!err)
 		err = pt_sess_alloc_cpus(&cfg, ctl);
 	if (err) {
 		if (cfg.scope == LWPT_PT_SCOPE_CPU)
-			pt_sess_free();	/* puts the credentials too */
+			pt_sess_free();	/* puts the credentials, memory too */
 		if (pt_sess.cred)
 			put_cred(pt_sess.cred);
+		pt_mem_free(&pt_sess.mem);
 		memset(&pt_sess, 0, sizeof(pt_sess));
 		if (!cfg.bad_field)
 			cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
@@ -683,6 +697,8 @@ out_unlock:
 out_report:
 	if (target)
 		put_task_struct(target);
+	if (cr3_mm)
+		mmdrop(cr3_mm);
 	/* Write back bad_field (and the size) whatever the outcome. */
 	if (pt_copy_out(arg, &cfg, sizeof(cfg), usize))
 		return -EFAULT;
@@ -724,12 +740,8 @@ static long pt_ioctl_start(struct file *file)
 		if (!pc->tr.configured)
 			continue;
 		/* Zero again: user space sees no data of an earlier capture. */
-		if (pc->tr.head) {
-			unsigned long i;
-
-			for (i = 0; i < pc->tr.buf.nr_pages; i++)
-				clear_highpage(pc->tr.buf.pages[i]);
-		}
+		if (pc->tr.head)
+			pt_buf_clear(&pc->tr.buf);
 		smp_call_function_single(cpu, pt_cpu_start, NULL, 1);
 		if (pc->tr.err) {
 			err = pc->tr.err;
@@ -962,9 +974,31 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /*
+ * The mappings of the buffers, counted: a mapped buffer's pages stay
+ * pinned (and charged) until it is unmapped. The file is released only
+ * after its last mapping (vm_file holds it).
+ */
+static void pt_vm_open(struct vm_area_struct *vma)
+{
+	atomic_inc(&pt_sess.mappings);
+}
+
+static void pt_vm_close(struct vm_area_struct *vma)
+{
+	atomic_dec(&pt_sess.mappings);
+}
+
+static const struct vm_operations_struct pt_vm_ops = {
+	.open = pt_vm_open,
+	.close = pt_vm_close,
+};
+
+/*
  * mmap: offset n * buffer_size maps buffer n (CPU n, or the n-th thread),
- * read-only. The pages hold their own references, so a mapping outlives
- * the capture.
+ * read-only. VM_DONTCOPY: a child forked after the mmap gets no view of
+ * the capture (perf's ring buffers are VM_DONTCOPY too, perf_mmap()). The
+ * pages hold their own references; the file (and the capture with its
+ * charge) lives until the last mapping goes.
  */
 static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -995,7 +1029,9 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out_unlock;
 	}
 	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_ops = &pt_vm_ops;
+	pt_vm_open(vma);
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     b->pages[first + i]);

@@ -207,7 +207,37 @@ static bool pt_thread_may_grow(void)
 	       pt_caps.max_buffer_size * num_possible_cpus();
 }
 
-/* Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations). */
+/* The pages one thread's buffer may pin (pt_mem.c). */
+static unsigned long pt_thread_buf_pages(void)
+{
+	return pt_mem_buf_pages(pt_sess.cfg.buffer_size,
+				pt_sess.cfg.flags & LWPT_PT_CFG_SINGLE_RANGE);
+}
+
+/*
+ * A charged, allocated thread; NULL if the caller's limit or memory is
+ * exhausted. May sleep.
+ */
+static struct pt_thread *pt_thread_alloc_charged(void)
+{
+	struct mem_cgroup *old;
+	struct pt_thread *th;
+
+	if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages()))
+		return NULL;
+	/* The work item allocates for the caller: its memory cgroup. */
+	old = pt_mem_enter(&pt_sess.mem);
+	th = pt_thread_alloc();
+	pt_mem_exit(old);
+	if (!th)
+		pt_mem_uncharge(&pt_sess.mem, pt_thread_buf_pages());
+	return th;
+}
+
+/*
+ * Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations), each
+ * charged to the caller first (pt_mem.c).
+ */
 static void pt_thread_refill(struct work_struct *work)
 {
 	struct pt_thread *th;
@@ -221,7 +251,7 @@ static void pt_thread_refill(struct work_struct *work)
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 		if (!more)
 			break;
-		th = pt_thread_alloc();
+		th = pt_thread_alloc_charged();
 		if (!th)
 			break;	/* the next join counts a lost thread */
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
@@ -663,9 +693,13 @@ void pt_thread_exit(void)
  * created meanwhile joins through the fork probe, and an exec after the
  * lock is dropped meets the exec probe. Nothing is traced before START.
  *
- * Return: 0; -ENOMEM; -ENODEV the scheduler tracepoints are missing;
- * -ESRCH the process exited; -EPERM refused now; -EINTR a signal came
- * while waiting for the target's exec to finish.
+ * Every buffer is charged to the caller before it is allocated (pt_mem.c,
+ * pt_sess.mem initialised); the charges are given back with the session.
+ *
+ * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
+ * RLIMIT_MEMLOCK (rule memlock); -ENODEV the scheduler tracepoints are
+ * missing; -ESRCH the process exited; -EPERM refused now; -EINTR a signal
+ * came while waiting for the target's exec to finish.
  */
 int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
 {
@@ -678,6 +712,10 @@ int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
 	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
 	n = get_nr_threads(target) + PT_THREAD_SPARES;
 	for (i = 0; i < n && pt_thread_may_grow(); i++) {
+		if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages())) {
+			err = pt_config_refuse_memlock(cfg);
+			goto err_free;
+		}
 		th = pt_thread_alloc();
 		if (!th) {
 			err = -ENOMEM;
@@ -818,7 +856,7 @@ static void pt_thread_stop_cpu(void *arg)
 int pt_thread_start(void)
 {
 	struct pt_thread *th;
-	unsigned long flags, i;
+	unsigned long flags;
 	int cpu, err = 0;
 
 	cpus_read_lock();
@@ -831,8 +869,7 @@ int pt_thread_start(void)
 	/* Threads are only appended (and freed under pt_lock, held here). */
 	list_for_each_entry_rcu(th, &pt_threads, node, lockdep_is_held(&pt_lock))
 		if (READ_ONCE(th->tr.head))
-			for (i = 0; i < th->tr.buf.nr_pages; i++)
-				clear_highpage(th->tr.buf.pages[i]);
+			pt_buf_clear(&th->tr.buf);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	list_for_each_entry(th, &pt_threads, node) {
 		pt_thread_init_state(th);

@@ -38,3 +38,6 @@ pt_victim_LDLIBS := -lpthread -Wl,-Ttext-segment=0x30000000
 VM_PROGS += pt_sec
 pt_sec_SRCS := tests/vm/progs/pt_sec.c
 pt_sec_LIBS := pt
+# 66-pt-fork.sh (issue 16 point 2): a program that forks once.
+VM_PROGS += pt_fork_prog
+pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c

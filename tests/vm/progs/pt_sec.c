@@ -24,6 +24,13 @@
  *   pt_sec paranoid
  *	at pt_paranoid 3: a per-thread capture of its own child is EACCES,
  *	rule LWPT_PT_RULE_PARANOID.
+ *   pt_sec memlock
+ *	memory is charged (issue 13 points 3, 5): with RLIMIT_MEMLOCK 0 a
+ *	capture over the pt_mlock_kb allowance is ENOMEM, rule memlock, and
+ *	one within it works; with RLIMIT_MEMLOCK 8 MiB the pages beyond the
+ *	allowance show as VmPin and go back at close; a child forked after
+ *	the mmap cannot read the buffer (SIGSEGV); CONFIGURE again while
+ *	mapped is EBUSY.
  *   pt_sec as-user CMD ARGS...
  *	drop to uid 1000 and exec CMD (for ptcap's messages).
  */
@@ -400,6 +407,122 @@ static void test_paranoid(void)
 	close(fd);
 }
 
+/* VmPin of /proc/self/status, kB. */
+static long vm_pin(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Run @fn as uid 1000 with RLIMIT_MEMLOCK @lim in a child; its failures. */
+static void as_user_limited(void (*fn)(long), rlim_t lim, long allow_pages)
+{
+	struct rlimit rl = { lim, lim };
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			exit(100);
+		drop();
+		fn(allow_pages);
+		exit(failures);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "memlock: RLIMIT_MEMLOCK %llu: child passed",
+	      (unsigned long long)lim);
+}
+
+/* Buffers of a per-thread capture of a 1-thread process: 1 + 8 spares. */
+#define NR_BUFS		9
+#define BUF_PAGES(size)	((size) / 4096 + (((size) / 4096 + 510) / 511))
+
+static void memlock_zero(long allow_pages)
+{
+	struct lwpt_pt_config c;
+	uint64_t big = 4096ull * (allow_pages / NR_BUFS + 16);
+	int fd = open_pt();
+
+	cfg_thread(&c, getpid(), big);
+	refuse(fd, "RLIMIT_MEMLOCK 0, over the allowance", &c, ENOMEM, LWPT_PT_FIELD_BUFFER_SIZE,
+	       LWPT_PT_RULE_MEMLOCK);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check((long)(NR_BUFS * BUF_PAGES(SMALL_BUF)) <= allow_pages,
+	      "memlock: %u pages within the allowance of %ld", NR_BUFS * (unsigned int)BUF_PAGES(SMALL_BUF),
+	      allow_pages);
+	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 0, within the allowance: allowed");
+	check(vm_pin() == 0, "memlock: VmPin %ld kB (all within the allowance)", vm_pin());
+	close(fd);
+}
+
+static void memlock_pinned(long allow_pages)
+{
+	const uint64_t size = 262144;
+	long want = (NR_BUFS * (long)BUF_PAGES(size) - allow_pages) * 4, pin0 = vm_pin(), pin;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	volatile const uint8_t *p;
+	int fd = open_pt(), s;
+	pid_t pid;
+
+	cfg_thread(&c, getpid(), size);
+	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 8 MiB, %u pages: allowed",
+	      NR_BUFS * (unsigned int)BUF_PAGES(size));
+	pin = vm_pin();
+	check(pin - pin0 == want, "memlock: VmPin %ld kB -> %ld kB, want +%ld (beyond the allowance)",
+	      pin0, pin, want);
+	check(status(fd, 0, &st) == 0, "memlock: status");
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(p != MAP_FAILED, "memlock: mmap");
+	if (p == MAP_FAILED)
+		return;
+	(void)p[0];
+	pid = fork();
+	if (!pid) {
+		(void)p[0];	/* VM_DONTCOPY: not mapped here */
+		_exit(0);
+	}
+	waitpid(pid, &s, 0);
+	check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV,
+	      "fork after mmap: the child cannot read the buffer (status %#x)", s);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check(configure(fd, &c) == EBUSY, "CONFIGURE again while mapped: EBUSY");
+	munmap((void *)p, size);
+	close(fd);
+	pin = vm_pin();
+	check(pin == pin0, "memlock: VmPin back to %ld kB after close (%ld)", pin0, pin);
+}
+
+static void test_memlock(void)
+{
+	long kb = read_long("/sys/module/lwpt_sim/parameters/pt_mlock_kb");
+	long allow_pages = kb / 4 * sysconf(_SC_NPROCESSORS_ONLN);
+
+	check(kb == 516, "pt_mlock_kb default %ld (perf_event_mlock_kb's 516)", kb);
+	as_user_limited(memlock_zero, 0, allow_pages);
+	as_user_limited(memlock_pinned, 8 << 20, allow_pages);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -411,6 +534,8 @@ int main(int argc, char **argv)
 		test_race(argv[2], argv[3], atoi(argv[4]));
 	} else if (!strcmp(cmd, "rules")) {
 		test_rules();
+	} else if (!strcmp(cmd, "memlock")) {
+		test_memlock();
 	} else if (!strcmp(cmd, "paranoid")) {
 		test_paranoid();
 	} else if (!strcmp(cmd, "as-user") && argc > 2) {
