@@ -940,6 +940,15 @@ out_unlock:
 	return err;
 }
 
+/*
+ * A command without the size of its argument: the size-versioned structs
+ * carry their own (pt_copy_in()), and the number of a command encodes the
+ * sizeof() of the headers a program was built with. A program built before
+ * a struct grew still reaches the command (as drm_ioctl() ignores the size
+ * bits and goes by its own table).
+ */
+#define PT_IOC_CMD(cmd)		((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 /**
  * pt_ioctl - the /dev/pt ioctls (include/uapi/lwpt/pt.h)
  * @file: the open /dev/pt
@@ -952,20 +961,20 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case LWPT_PT_IOC_GET_CAPS:
+	switch (PT_IOC_CMD(cmd)) {
+	case PT_IOC_CMD(LWPT_PT_IOC_GET_CAPS):
 		return pt_ioctl_get_caps(uarg);
-	case LWPT_PT_IOC_CONFIGURE:
+	case PT_IOC_CMD(LWPT_PT_IOC_CONFIGURE):
 		return pt_ioctl_configure(file, uarg);
-	case LWPT_PT_IOC_START:
+	case PT_IOC_CMD(LWPT_PT_IOC_START):
 		return pt_ioctl_start(file);
-	case LWPT_PT_IOC_STOP:
+	case PT_IOC_CMD(LWPT_PT_IOC_STOP):
 		return pt_ioctl_stop(file);
-	case LWPT_PT_IOC_GET_STATUS:
+	case PT_IOC_CMD(LWPT_PT_IOC_GET_STATUS):
 		return pt_ioctl_status(file, uarg);
-	case LWPT_PT_IOC_RELEASE:
+	case PT_IOC_CMD(LWPT_PT_IOC_RELEASE):
 		return pt_ioctl_release(file, uarg);
-	case LWPT_PT_IOC_READ_SIDEBAND:
+	case PT_IOC_CMD(LWPT_PT_IOC_READ_SIDEBAND):
 		return pt_ioctl_read_sideband(file, uarg);
 	default:
 		/* LWPT_IOC_GET_ABI_VERSION and -ENOTTY for the rest. */

@@ -151,15 +151,18 @@ static void pt_thread_free(struct pt_thread *th)
 	kfree(th);
 }
 
-/* A thread object with its zeroed buffer; may sleep. */
+/*
+ * A thread object with its zeroed buffer, charged to the current memory
+ * cgroup (pt_mem_enter()); may sleep.
+ */
 static struct pt_thread *pt_thread_alloc(void)
 {
-	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL);
+	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
 
 	if (!th)
 		return NULL;
 	if (pt_use_xsaves) {
-		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL);
+		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!th->xsave)
 			goto err_free;
 	}
@@ -788,6 +791,12 @@ void pt_thread_sess_free(void)
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	WRITE_ONCE(pt_signal, NULL);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	/*
+	 * The fork, exec and exit probes stay registered and walk the hash
+	 * without the lock once they saw pt_signal: wait for them (they run
+	 * with preemption off, an RCU read side) before the threads go.
+	 */
+	synchronize_rcu();
 	cancel_work_sync(&pt_refill_work);
 	list_for_each_entry_safe(th, tmp, &pt_threads, node)
 		pt_thread_free(th);

@@ -17,7 +17,10 @@
  * the first published one (LWPT_PT_*_SIZE_VER0) up, reads or writes only
  * min(its size, the user's size) bytes, requires bytes it does not know to
  * be zero on input (else -E2BIG, as perf_event_open), and writes the size it
- * filled back into @size on output. Fields are only ever appended.
+ * filled back into @size on output. Fields are only ever appended. The
+ * size the _IOWR() numbers below encode is that of the headers a program
+ * was built with; the module ignores it (the struct's @size says), so a
+ * program built before a struct grew keeps working.
  *
  * ioctl numbers 0x40-0x6F of LWPT_IOC_MAGIC belong to /dev/pt (lwpt.h).
  */

@@ -372,6 +372,35 @@ static void refuse(int fd, const char *name, struct lwpt_pt_config *c, int err,
 	      c->bad_field, c->rule, strerror(err), field, rule);
 }
 
+/*
+ * A program built with the first published headers: CONFIGURE and
+ * GET_STATUS numbers that encode the version 0 sizes, structs of those
+ * sizes (no rule, no stop_reason); the module answers them.
+ */
+static void test_old_abi(void)
+{
+	const unsigned long cfg0 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x41,
+					LWPT_PT_CONFIG_SIZE_VER0);
+	const unsigned long st1 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x44,
+				       LWPT_PT_STATUS_SIZE_VER1);
+	struct lwpt_pt_status st;
+	struct lwpt_pt_config c;
+	int fd = open_pt();
+
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.size = LWPT_PT_CONFIG_SIZE_VER0;
+	check(ioctl(fd, cfg0, &c) == 0 && c.size == LWPT_PT_CONFIG_SIZE_VER0,
+	      "old ABI: CONFIGURE of 152 bytes by its old number (size back %u)", c.size);
+	memset(&st, 0, sizeof(st));
+	st.size = LWPT_PT_STATUS_SIZE_VER1;
+	st.query = LWPT_PT_STQ_BUFFER;
+	st.ppid = -1;	/* beyond the caller's struct: must stay */
+	check(ioctl(fd, st1, &st) == 0 && st.size == LWPT_PT_STATUS_SIZE_VER1 &&
+	      st.nr_buffers >= 1 && st.ppid == -1,
+	      "old ABI: GET_STATUS of 112 bytes by its old number (size back %u)", st.size);
+	close(fd);
+}
+
 static void test_rules(void)
 {
 	struct lwpt_pt_config c;
@@ -392,6 +421,7 @@ static void test_rules(void)
 	check(configure(fd, &c) == 0 && c.rule == LWPT_PT_RULE_NONE,
 	      "own process, user mode, per thread: allowed at pt_paranoid 2");
 	close(fd);
+	test_old_abi();
 }
 
 static void test_paranoid(void)
