@@ -431,6 +431,17 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 }
 
 /*
+ * __ptrace_may_access()'s credential test: @cred's real UID and GID (the
+ * REALCREDS caller ids) equal @tcred's real, effective and saved ones.
+ */
+static bool pt_cred_same(const struct cred *cred, const struct cred *tcred)
+{
+	return uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+}
+
+/*
  * The ptrace read rule of PTRACE_MODE_READ_REALCREDS (__ptrace_may_access()
  * in kernel/ptrace.c), the one perf_event_open() applies to a target task
  * (perf_check_permission()): same thread group; or the caller's real UID
@@ -451,9 +462,7 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 		return true;
 	rcu_read_lock();
 	tcred = __task_cred(task);
-	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	same = pt_cred_same(cred, tcred);
 	ns = get_user_ns(tcred->user_ns);
 	rcu_read_unlock();
 	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
@@ -545,7 +554,7 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
  */
 u32 pt_config_exec_check(struct task_struct *p)
 {
-	const struct cred *cred = pt_sess.cred, *tcred;
+	const struct cred *cred = pt_sess.cred;
 	bool same;
 
 	if (pt_sess.privileged)
@@ -553,10 +562,7 @@ u32 pt_config_exec_check(struct task_struct *p)
 	if (!cred || !p->mm)
 		return LWPT_PT_STOP_EXEC_CREDS;
 	rcu_read_lock();
-	tcred = __task_cred(p);
-	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	same = pt_cred_same(cred, __task_cred(p));
 	rcu_read_unlock();
 	if (!same)
 		return LWPT_PT_STOP_EXEC_CREDS;

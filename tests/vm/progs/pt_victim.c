@@ -6,7 +6,7 @@
  * bit of it, from a thread it creates: a PT trace of it would show the
  * secret as the TIP targets (one of two functions per bit). Linked at
  * 0x30000000 (tests/vm/build.mk) so that its text is told apart from the
- * attacker's in a decoded trace. With a second argument it lingers 300 ms
+ * attacker's in a decoded trace. With a second argument it lingers 1.5 s
  * before it exits. Exit status: 0 it read the secret, 2 not.
  */
 #include <fcntl.h>
@@ -62,6 +62,6 @@ int main(int argc, char **argv)
 		return 3;
 	/* "linger": stay alive a while, a target for a late CONFIGURE. */
 	if (argc > 2)
-		usleep(300000);
+		usleep(1500000);
 	return 0;
 }
