@@ -48,6 +48,7 @@ struct lpt_dev {
 	uint64_t buffer_size;
 	bool single;		/* single-range output (SDM 33.2.7.1) */
 	uint32_t rule;		/* LWPT_PT_RULE_* of the last refused configure */
+	int32_t holder;		/* its EBUSY: the process holding the capture */
 	unsigned int nr_bufs;
 	struct lpt_buf *bufs;	/* [nr_bufs] after configure: by buffer number */
 };
@@ -505,12 +506,14 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	k.region_size = cfg->region_size;
 	memcpy(k.addr, cfg->addr, sizeof(k.addr));
 	dev->rule = LWPT_PT_RULE_NONE;
+	dev->holder = 0;
 	if (ioctl(dev->fd, LWPT_PT_IOC_CONFIGURE, &k)) {
 		err = neg_errno();
 		if (bad)
 			*bad = (enum lwpt_pt_field)k.bad_field;
 		/* A module of size version 0 wrote back 152 bytes: rule stays 0. */
 		dev->rule = k.size >= LWPT_PT_CONFIG_SIZE_VER1 ? k.rule : LWPT_PT_RULE_NONE;
+		dev->holder = k.size >= LWPT_PT_CONFIG_SIZE_VER1 && err == -EBUSY ? k.holder : 0;
 		return err;
 	}
 	dev->mode = cfg->mode;
@@ -864,6 +867,11 @@ const char *lpt_dev_rule_str(uint32_t rule)
 	default:
 		return "refused by a rule this libpt does not know";
 	}
+}
+
+int32_t lpt_dev_busy_holder(const struct lpt_dev *dev)
+{
+	return dev ? dev->holder : 0;
 }
 
 const char *lpt_dev_refusal(const struct lpt_dev *dev)

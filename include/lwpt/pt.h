@@ -465,6 +465,17 @@ const char *lpt_dev_rule_str(uint32_t rule);
 const char *lpt_dev_refusal(const struct lpt_dev *dev);
 
 /**
+ * lpt_dev_busy_holder() - who holds the capture that made the last
+ * lpt_dev_configure() fail with -EBUSY.
+ * @dev:	device (NULL gives 0)
+ * Return: the pid (in the caller's pid namespace) of the process that
+ * configured the capture in the way; 0 if the last configure was not
+ * -EBUSY for that reason, the process is not visible, or the module
+ * predates the field.
+ */
+int32_t lpt_dev_busy_holder(const struct lpt_dev *dev);
+
+/**
  * lpt_dev_stop_reason_str() - a word for a thread buffer's stop reason.
  * @reason:	LWPT_PT_STOP_* (struct lpt_buf_info.stop_reason)
  * Return: "exited", "exec-credentials" (exec of a program whose

@@ -344,7 +344,7 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 	int err;
 	unsigned int i;
 
-	if (cfg->reserved || cfg->reserved1)
+	if (cfg->reserved)
 		return pt_refuse(cfg, LWPT_PT_FIELD_RESERVED, -EINVAL);
 	if (cfg->flags & ~LWPT_PT_CFG_ALL)
 		return pt_refuse(cfg, LWPT_PT_FIELD_FLAGS, -EINVAL);

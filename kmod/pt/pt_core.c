@@ -569,6 +569,7 @@ static void pt_sess_free(void)
 	pt_mem_free(&pt_sess.mem);
 	if (pt_sess.cr3_mm)
 		mmdrop(pt_sess.cr3_mm);
+	put_pid(pt_sess.owner_tgid);
 	memset(&pt_sess, 0, sizeof(pt_sess));
 	cpus_read_unlock();
 }
@@ -651,7 +652,10 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		goto out_report;
 
 	mutex_lock(&pt_lock);
+	cfg.holder = 0;
 	if (pt_sess.owner && pt_sess.owner != file) {
+		/* Who is in the way, as the caller sees it (0 if hidden). */
+		cfg.holder = pid_vnr(pt_sess.owner_tgid);
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -692,6 +696,7 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		goto out_unlock;
 	}
 	pt_sess.owner = file;
+	pt_sess.owner_tgid = get_task_pid(current, PIDTYPE_TGID);
 out_unlock:
 	mutex_unlock(&pt_lock);
 out_report:

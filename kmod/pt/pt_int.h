@@ -201,6 +201,8 @@ struct pt_mem {
 /**
  * struct pt_session - the configured capture
  * @owner: the file that configured it; NULL when none
+ * @owner_tgid: the process that configured it (a reference), named to
+ *	whoever gets EBUSY
  * @cfg: the accepted configuration
  * @ctl: IA32_RTIT_CTL with TraceEn=0
  * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
@@ -221,6 +223,7 @@ struct pt_mem {
  */
 struct pt_session {
 	struct file *owner;
+	struct pid *owner_tgid;
 	struct lwpt_pt_config cfg;
 	u64 ctl;
 	u64 cr3;

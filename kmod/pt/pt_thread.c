@@ -25,11 +25,12 @@
  * permission rule again: pt_config_exec_check()) and sched_process_exit
  * carry the work. A task is traced while it is in pt_thread_hash: only a
  * traced thread's fork adds one, so a thread created by a thread that was
- * detached at an exec (a set-user-ID program's) is never traced. Probes run with preemption off,
- * sched_switch with the runqueue lock held and interrupts off: they never
- * sleep nor print; a thread that joins takes a preallocated buffer (a
- * spare) and a work item allocates the next; without a spare the thread is
- * not traced and counted (status threads_lost).
+ * detached at an exec (a set-user-ID program's) is never traced. Probes
+ * run with preemption off, sched_switch with the runqueue lock held and
+ * interrupts off: they never sleep nor print; a thread that joins takes a
+ * preallocated buffer (a spare) and a work item allocates the next;
+ * without a spare the thread is not traced and counted (status
+ * threads_lost).
  *
  * Threads are never freed before the session: the trace of an exited
  * thread stays readable until release. A thread is found by its task

@@ -575,6 +575,7 @@ START_TEST(rules_and_stop_reasons)
 	ck_assert_ptr_nonnull(lpt_dev_rule_str(99));
 	ck_assert_uint_eq(lpt_dev_refused_rule(NULL), LWPT_PT_RULE_NONE);
 	ck_assert_ptr_null(lpt_dev_refusal(NULL));
+	ck_assert_int_eq(lpt_dev_busy_holder(NULL), 0);
 	ck_assert_ptr_null(lpt_dev_stop_reason_str(LWPT_PT_STOP_NONE));
 	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXIT), "exited");
 	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXEC_CREDS), "exec-credentials");

@@ -855,6 +855,9 @@ int main(int argc, char **argv)
 			kill(child, SIGKILL);
 		if (lpt_dev_refusal(dev))
 			die("configure: %s", lpt_dev_refusal(dev));
+		if (err == -EBUSY && lpt_dev_busy_holder(dev))
+			die("configure: busy: process %d holds the capture of %s",
+			    (int)lpt_dev_busy_holder(dev), o.dev ? o.dev : LPT_DEV_PATH);
 		if (bad != LWPT_PT_FIELD_NONE)
 			die("configure: %s: %s", lpt_cap_field_name(bad), lpt_dev_strerror(err));
 		die("configure: %s", lpt_dev_strerror(err));

@@ -215,7 +215,9 @@ enum lwpt_pt_field {
  *
  * Size version 1 (LWPT_PT_CONFIG_SIZE_VER1) appends:
  * @rule:	out: LWPT_PT_RULE_* that refused, 0 otherwise (any value in)
- * @reserved1:	must be 0
+ * @holder:	out: with EBUSY because another file holds the capture, the
+ *		process that configured it (its pid in the caller's pid
+ *		namespace; 0 if not visible there); 0 otherwise (any value in)
  */
 struct lwpt_pt_config {
 	__u32 size;
@@ -232,10 +234,10 @@ struct lwpt_pt_config {
 	__u32 bad_field;
 	__u32 reserved;
 	__u32 rule;
-	__u32 reserved1;
+	__s32 holder;
 };
 
-/* Size of the first published version, and of version 1 (rule). */
+/* Size of the first published version, and of version 1 (rule, holder). */
 #define LWPT_PT_CONFIG_SIZE_VER0	152
 #define LWPT_PT_CONFIG_SIZE_VER1	160
 
@@ -435,8 +437,11 @@ struct lwpt_pt_sideband {
  * Errors of every ioctl: EFAULT bad pointer; EINVAL bad size, flags or value
  * (CONFIGURE names the field in bad_field); E2BIG unknown trailing bytes not
  * zero; EOPNOTSUPP a field the processor does not enumerate (bad_field);
- * EPERM/EACCES not allowed (Documentation/pt.rst); EBUSY another capture is
- * configured, or TraceEn was already set by someone else; ENOTTY unknown
+ * EPERM/EACCES not allowed (CONFIGURE names the rule in rule:
+ * Documentation/pt.rst, "Permissions"); ENOMEM out of memory, or over the
+ * caller's pt_mlock_kb allowance and RLIMIT_MEMLOCK (rule memlock); EBUSY
+ * another capture is configured, CONFIGURE again while the buffers are
+ * mapped, or TraceEn was already set by someone else; ENOTTY unknown
  * command; ENODATA START/STATUS/RELEASE before CONFIGURE.
  *
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the

@@ -17,8 +17,10 @@
 #   (d) an exec of an unreadable (0711) program: exec-not-dumpable.
 # Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
 # FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
-# the refusal rules, their errors and ptcap's messages; the model's
-# spec-violation counter stays 0.
+# the refusal rules, their errors and ptcap's messages (EBUSY names the
+# process holding the capture); a program built with the first published
+# structs and ioctl numbers still works; the model's spec-violation counter
+# stays 0.
 . /lwpt/lib.sh
 
 P=/sys/module/lwpt_sim/parameters
@@ -67,6 +69,12 @@ echo 2 >$P/pt_paranoid
 m=$(msg -a -d 0.1)
 echo "$m" | grep -q 'capability rule' || fail "ptcap -a: $m" || exit 1
 ok "ptcap -a: $m"
+pt_hold hold || fail "pt_test hold did not start" || exit 1
+m=$(msg -- /bin/true)
+kill $hold_pid
+wait $hold_pid 2>/dev/null
+echo "$m" | grep -q "busy: process $hold_pid holds" || fail "ptcap, busy: $m" || exit 1
+ok "ptcap while root holds the capture: $m"
 chmod 0600 /dev/pt
 m=$(msg -- /bin/true)
 echo "$m" | grep -q "device node's permission" || fail "ptcap, 0600 node: $m" || exit 1

@@ -50,6 +50,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uapi/lwpt/pt.h>
@@ -305,6 +306,14 @@ static void test_exec(const char *victim, const char *secret, const char *reason
 	close(fd);
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* (b): CONFIGURE with a large buffer races the child's exec. */
 static void test_race(const char *victim, const char *secret, int iters)
 {
@@ -312,7 +321,8 @@ static void test_race(const char *victim, const char *secret, int iters)
 	struct lwpt_pt_status st0;
 	struct lwpt_pt_config c;
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	int i, fd, err, refused = 0, detached = 0, gone = 0, other = 0, bad = 0, s;
+	int i, fd, err, refused = 0, late = 0, detached = 0, gone = 0, other = 0, bad = 0, s;
+	double t0, ms;
 	uint64_t lo, hi;
 	pid_t pid;
 
@@ -329,12 +339,16 @@ static void test_race(const char *victim, const char *secret, int iters)
 			child_exec(-1, victim, secret, true);
 		}
 		cfg_thread(&c, pid, LARGE_BUF);
+		t0 = now_ms();
 		err = configure(fd, &c);
+		ms = now_ms() - t0;
 		if (!err)
 			ioctl(fd, LWPT_PT_IOC_START);
 		waitpid(pid, &s, 0);
 		if (err == EPERM && c.rule == LWPT_PT_RULE_PTRACE) {
 			refused++;
+			/* After the allocation: the re-check under exec_update_lock. */
+			late += ms > 20;
 		} else if (err == ESRCH) {
 			gone++;		/* the victim exited first */
 		} else if (!err) {
@@ -355,8 +369,8 @@ static void test_race(const char *victim, const char *secret, int iters)
 		}
 		close(fd);
 	}
-	printf("race: %d refused by the ptrace rule, %d detached at the exec, %d exited first, %d other\n",
-	       refused, detached, gone, other);
+	printf("race: %d refused by the ptrace rule (%d after 20 ms: at the re-check), %d detached at the exec, %d exited first, %d other\n",
+	       refused, late, detached, gone, other);
 	check(bad == 0 && other == 0 && refused + detached + gone == iters,
 	      "race: in %d runs no victim IP reached the attacker, each refused or detached",
 	      iters);
@@ -404,7 +418,7 @@ static void test_old_abi(void)
 static void test_rules(void)
 {
 	struct lwpt_pt_config c;
-	int fd;
+	int fd, fd2;
 
 	drop();
 	fd = open_pt();
@@ -420,6 +434,12 @@ static void test_rules(void)
 	cfg_thread(&c, getpid(), SMALL_BUF);
 	check(configure(fd, &c) == 0 && c.rule == LWPT_PT_RULE_NONE,
 	      "own process, user mode, per thread: allowed at pt_paranoid 2");
+	fd2 = open_pt();
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.holder = 12345;
+	check(configure(fd2, &c) == EBUSY && c.holder == getpid(),
+	      "a second file: EBUSY, holder %d (want %d)", (int)c.holder, (int)getpid());
+	close(fd2);
 	close(fd);
 	test_old_abi();
 }
