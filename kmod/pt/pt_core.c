@@ -1045,10 +1045,12 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_ops = &pt_vm_ops;
-	pt_vm_open(vma);
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     b->pages[first + i]);
+	/* A failed mmap is unmapped without ->close (mmap_region()). */
+	if (!err)
+		pt_vm_open(vma);
 out_unlock:
 	mutex_unlock(&pt_lock);
 	return err;
