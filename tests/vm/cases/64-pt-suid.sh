@@ -14,7 +14,8 @@
 #       refused by the ptrace rule or detached at the exec;
 #   (c) the same as (a) with fs.suid_dumpable=1 (the victim stays
 #       dumpable: the credentials saved at CONFIGURE refuse it);
-#   (d) an exec of an unreadable (0711) program: exec-not-dumpable.
+#   (d) an exec of an unreadable (0711) program: exec-not-dumpable;
+#   (e) (a) in a grandchild the capture followed at a fork.
 # Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
 # FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
 # the refusal rules, their errors and ptcap's messages (EBUSY names the
@@ -52,6 +53,7 @@ echo 1 >/proc/sys/fs/suid_dumpable
 run "(c) set-user-ID exec, fs.suid_dumpable=1" exec $D/victim $D/secret creds
 echo 0 >/proc/sys/fs/suid_dumpable
 run "(d) exec of an unreadable program" exec $D/noread $D/public dumpable
+run "(e) set-user-ID exec in a followed fork" exec-fork $D/victim $D/secret
 run "(b) CONFIGURE races the exec" race $D/victim $D/secret 12
 run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid

@@ -14,6 +14,10 @@
  *	stop reason, the victim's thread must not have joined, and decoding
  *	every buffer (TIP, TIP.PGE, TIP.PGD, FUP) must show IPs of pt_sec and
  *	none in VICTIM's text.
+ *   pt_sec exec-fork VICTIM SECRET
+ *	the same through a fork the capture follows: the traced child forks,
+ *	the grandchild (a buffer of its own, ppid the child) execs VICTIM and
+ *	is detached there; no IP of VICTIM in any buffer.
  *   pt_sec race VICTIM SECRET N
  *	N times: a child execs VICTIM at once while CONFIGURE (a large
  *	buffer) races it; whatever the outcome (refused by the ptrace rule,
@@ -314,6 +318,70 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The child of exec-fork: wait for @rfd, fork, the grandchild execs. */
+static void child_fork_exec(int rfd, const char *victim, const char *secret)
+{
+	int st;
+	pid_t g;
+	char c;
+
+	if (read(rfd, &c, 1) != 1)
+		_exit(120);
+	g = fork();
+	if (!g)
+		child_exec(-1, victim, secret, false);
+	if (g < 0 || waitpid(g, &st, 0) != g)
+		_exit(122);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 123);
+}
+
+/* A followed fork, then the exec of the victim in the grandchild. */
+static void test_exec_fork(const char *victim, const char *secret)
+{
+	struct lwpt_pt_status st0, st;
+	struct ip_count n = { 0, 0 };
+	struct lwpt_pt_config c;
+	int pfd[2], fd, s, err, found = 0;
+	uint64_t lo, hi;
+	uint32_t nr, b;
+	pid_t pid;
+
+	elf_text(victim, &lo, &hi);
+	drop();
+	fd = open_pt();
+	if (pipe(pfd))
+		exit(100);
+	pid = fork();
+	if (!pid)
+		child_fork_exec(pfd[0], victim, secret);
+	cfg_thread(&c, pid, SMALL_BUF);
+	err = configure(fd, &c);
+	check(err == 0, "exec-fork: configure own child %d: %s", (int)pid, strerror(err));
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "exec-fork: start");
+	if (write(pfd[1], "x", 1) != 1)
+		exit(100);
+	waitpid(pid, &s, 0);
+	check(WIFEXITED(s) && WEXITSTATUS(s) == 0,
+	      "exec-fork: the grandchild ran the victim, which read the secret (status %#x)", s);
+	ioctl(fd, LWPT_PT_IOC_STOP);
+	nr = scan_capture(fd, lo, hi, &n, &st0);
+	check(nr == 2 && st0.threads_lost == 0,
+	      "exec-fork: the child and the grandchild, no victim thread (buffers %u)", nr);
+	for (b = 0; b < nr; b++) {
+		if (status(fd, b, &st) || st.ppid != pid)
+			continue;
+		found++;
+		check((st.flags & LWPT_PT_ST_DETACHED) &&
+		      st.stop_reason == LWPT_PT_STOP_EXEC_CREDS && st.head > 0,
+		      "exec-fork: grandchild %d (ppid %d) detached at its exec, %llu bytes kept",
+		      (int)st.pid, (int)st.ppid, (unsigned long long)st.head);
+	}
+	check(found == 1, "exec-fork: one buffer with ppid = the child (%d)", found);
+	check(n.in_range == 0, "exec-fork: no IP in the victim's text: %llu (of %llu)",
+	      (unsigned long long)n.in_range, (unsigned long long)n.all);
+	close(fd);
+}
+
 /* (b): CONFIGURE with a large buffer races the child's exec. */
 static void test_race(const char *victim, const char *secret, int iters)
 {
@@ -335,7 +403,7 @@ static void test_race(const char *victim, const char *secret, int iters)
 		pid = fork();
 		if (!pid) {
 			/* A different moment each time. */
-			usleep(i * 40000);
+			usleep(i * 150000);
 			child_exec(-1, victim, secret, true);
 		}
 		cfg_thread(&c, pid, LARGE_BUF);
@@ -580,6 +648,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(cmd, "exec") && argc == 5) {
 		test_exec(argv[2], argv[3], argv[4]);
+	} else if (!strcmp(cmd, "exec-fork") && argc == 4) {
+		test_exec_fork(argv[2], argv[3]);
 	} else if (!strcmp(cmd, "race") && argc == 5) {
 		test_race(argv[2], argv[3], atoi(argv[4]));
 	} else if (!strcmp(cmd, "rules")) {
