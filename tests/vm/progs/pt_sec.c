@@ -253,36 +253,57 @@ static uint32_t want_reason(const char *s)
 	return !strcmp(s, "dumpable") ? LWPT_PT_STOP_EXEC_DUMPABLE : LWPT_PT_STOP_EXEC_CREDS;
 }
 
-/* (a), (c): trace our child across its exec of the victim. */
-static void test_exec(const char *victim, const char *secret, const char *reason)
+typedef void (*child_fn)(int rfd, const char *victim, const char *secret);
+
+static void child_exec_at_once(int rfd, const char *victim, const char *secret)
+{
+	child_exec(rfd, victim, secret, false);
+}
+
+/*
+ * As uid 1000: fork a child that waits, then runs @fn; trace it per thread
+ * (started), let it go, wait for it, stop. @fd: out, the capture's file.
+ * Return: the child's pid; *@st its wait status.
+ */
+static pid_t traced_child(const char *what, child_fn fn, const char *victim,
+			  const char *secret, int *fd, int *st)
 {
 	struct lwpt_pt_config c;
-	struct lwpt_pt_status st0;
-	struct ip_count n = { 0, 0 };
-	uint64_t lo, hi, mlo, mhi;
-	int pfd[2], fd, status_, err;
-	uint32_t nr;
+	int pfd[2], err;
 	pid_t pid;
 
-	elf_text(victim, &lo, &hi);
-	elf_text("/proc/self/exe", &mlo, &mhi);
 	drop();
-	fd = open_pt();
+	*fd = open_pt();
 	if (pipe(pfd))
 		exit(100);
 	pid = fork();
 	if (!pid)
-		child_exec(pfd[0], victim, secret, false);
+		fn(pfd[0], victim, secret);
 	cfg_thread(&c, pid, SMALL_BUF);
-	err = configure(fd, &c);
-	check(err == 0, "exec: configure own child %d: %s", (int)pid, strerror(err));
-	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "exec: start");
+	err = configure(*fd, &c);
+	check(err == 0, "%s: configure own child %d: %s", what, (int)pid, strerror(err));
+	check(ioctl(*fd, LWPT_PT_IOC_START) == 0, "%s: start", what);
 	if (write(pfd[1], "x", 1) != 1)
 		exit(100);
-	waitpid(pid, &status_, 0);
-	check(WIFEXITED(status_) && WEXITSTATUS(status_) == 0,
-	      "exec: the victim ran as set-user-ID and read the secret (status %#x)", status_);
-	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "exec: stop");
+	waitpid(pid, st, 0);
+	check(WIFEXITED(*st) && WEXITSTATUS(*st) == 0,
+	      "%s: the victim ran and read its secret (status %#x)", what, *st);
+	check(ioctl(*fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", what);
+	return pid;
+}
+
+/* (a), (c): trace our child across its exec of the victim. */
+static void test_exec(const char *victim, const char *secret, const char *reason)
+{
+	struct lwpt_pt_status st0;
+	struct ip_count n = { 0, 0 };
+	uint64_t lo, hi, mlo, mhi;
+	int fd, status_;
+	uint32_t nr;
+
+	elf_text(victim, &lo, &hi);
+	elf_text("/proc/self/exe", &mlo, &mhi);
+	traced_child("exec", child_exec_at_once, victim, secret, &fd, &status_);
 	nr = scan_capture(fd, lo, hi, &n, &st0);
 	check(nr == 1 && st0.threads_lost == 0,
 	      "exec: the victim's new thread did not join (buffers %u, lost %u)", nr,
@@ -340,30 +361,13 @@ static void test_exec_fork(const char *victim, const char *secret)
 {
 	struct lwpt_pt_status st0, st;
 	struct ip_count n = { 0, 0 };
-	struct lwpt_pt_config c;
-	int pfd[2], fd, s, err, found = 0;
+	int fd, s, found = 0;
 	uint64_t lo, hi;
 	uint32_t nr, b;
 	pid_t pid;
 
 	elf_text(victim, &lo, &hi);
-	drop();
-	fd = open_pt();
-	if (pipe(pfd))
-		exit(100);
-	pid = fork();
-	if (!pid)
-		child_fork_exec(pfd[0], victim, secret);
-	cfg_thread(&c, pid, SMALL_BUF);
-	err = configure(fd, &c);
-	check(err == 0, "exec-fork: configure own child %d: %s", (int)pid, strerror(err));
-	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "exec-fork: start");
-	if (write(pfd[1], "x", 1) != 1)
-		exit(100);
-	waitpid(pid, &s, 0);
-	check(WIFEXITED(s) && WEXITSTATUS(s) == 0,
-	      "exec-fork: the grandchild ran the victim, which read the secret (status %#x)", s);
-	ioctl(fd, LWPT_PT_IOC_STOP);
+	pid = traced_child("exec-fork", child_fork_exec, victim, secret, &fd, &s);
 	nr = scan_capture(fd, lo, hi, &n, &st0);
 	check(nr == 2 && st0.threads_lost == 0,
 	      "exec-fork: the child and the grandchild, no victim thread (buffers %u)", nr);
