@@ -187,6 +187,8 @@ bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
 
 # ---- install --------------------------------------------------------------
 INSTALL ?= install
+# The udev rule for /dev/pt's group (packaging/udev, Documentation/pt.rst).
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
 # The public API only (the fragments' HEADERS and what they include), all
 # under $(INCDIR)/lwpt: the ABI headers include/uapi/lwpt/*.h become
 # lwpt/uapi/*.h (the includes are rewritten as they are installed), so
@@ -249,6 +251,7 @@ install: all $(PC_FILES)
 	@set -e; $(foreach m,$(filter %.3,$(MANPAGES)),for f in $(call MAN_LINKS,$(m)); do \
 		[ $$f = $(basename $(notdir $(m))) ] || \
 		echo '.so man3/$(notdir $(m))' > $(DESTDIR)$(MANDIR)/man3/$$f.3; done;)
+	$(INSTALL) -D -m 644 packaging/udev/60-lwpt.rules $(DESTDIR)$(UDEVRULESDIR)/60-lwpt.rules
 
 # Everything install put there, and the directories it made if now empty.
 uninstall:
@@ -260,6 +263,7 @@ uninstall:
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)))
 	rm -f $(foreach m,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 	rm -f $(foreach m,$(filter %.3,$(MANPAGES)),$(patsubst %,$(DESTDIR)$(MANDIR)/man3/%.3,$(call MAN_LINKS,$(m))))
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-lwpt.rules
 	-rmdir $(DESTDIR)$(INCDIR)/lwpt/uapi $(DESTDIR)$(INCDIR)/lwpt 2>/dev/null
 
 # The module source for DKMS (dkms.conf): kmod/, include/ and model/ sources

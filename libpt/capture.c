@@ -23,8 +23,8 @@
 #include "libpt/capture_internal.h"
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "uapi config");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
 _Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
@@ -47,6 +47,8 @@ struct lpt_dev {
 	uint32_t scope;
 	uint64_t buffer_size;
 	bool single;		/* single-range output (SDM 33.2.7.1) */
+	uint32_t rule;		/* LWPT_PT_RULE_* of the last refused configure */
+	int32_t holder;		/* its EBUSY: the process holding the capture */
 	unsigned int nr_bufs;
 	struct lpt_buf *bufs;	/* [nr_bufs] after configure: by buffer number */
 };
@@ -503,10 +505,15 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	k.buffer_size = cfg->buffer_size;
 	k.region_size = cfg->region_size;
 	memcpy(k.addr, cfg->addr, sizeof(k.addr));
+	dev->rule = LWPT_PT_RULE_NONE;
+	dev->holder = 0;
 	if (ioctl(dev->fd, LWPT_PT_IOC_CONFIGURE, &k)) {
 		err = neg_errno();
 		if (bad)
 			*bad = (enum lwpt_pt_field)k.bad_field;
+		/* A module of size version 0 wrote back 152 bytes: rule stays 0. */
+		dev->rule = k.size >= LWPT_PT_CONFIG_SIZE_VER1 ? k.rule : LWPT_PT_RULE_NONE;
+		dev->holder = k.size >= LWPT_PT_CONFIG_SIZE_VER1 && err == -EBUSY ? k.holder : 0;
 		return err;
 	}
 	dev->mode = cfg->mode;
@@ -574,6 +581,9 @@ int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf
 	i.detached = st.flags & LWPT_PT_ST_DETACHED;
 	i.offline = st.flags & LWPT_PT_ST_OFFLINE;
 	i.threads_lost = st.threads_lost;
+	/* Zero from a module of size version 1 (shorter answer). */
+	i.stop_reason = st.stop_reason;
+	i.ppid = st.ppid;
 	memcpy(info, &i, i.size);
 	return 0;
 }
@@ -843,6 +853,57 @@ nospc:
 	return -ENOSPC;
 }
 
+uint32_t lpt_dev_refused_rule(const struct lpt_dev *dev)
+{
+	return dev ? dev->rule : LWPT_PT_RULE_NONE;
+}
+
+const char *lpt_dev_rule_str(uint32_t rule)
+{
+	switch (rule) {
+	case LWPT_PT_RULE_NONE:
+		return NULL;
+	case LWPT_PT_RULE_CAPABILITY:
+		return "refused by the capability rule: kernel (OS) tracing and system-wide capture need CAP_PERFMON or CAP_SYS_ADMIN";
+	case LWPT_PT_RULE_PARANOID:
+		return "refused by the paranoid rule: the module parameter pt_paranoid is above 2 (as kernel.perf_event_paranoid 3), so every capture needs CAP_PERFMON; an administrator may lower it (Documentation/pt.rst)";
+	case LWPT_PT_RULE_PTRACE:
+		return "refused by the ptrace rule: the target process belongs to another user, runs a set-user-ID/set-group-ID program or is not dumpable (CAP_SYS_PTRACE or CAP_PERFMON would allow it)";
+	case LWPT_PT_RULE_MEMLOCK:
+		return "refused by the memory rule: the buffers exceed pt_mlock_kb plus RLIMIT_MEMLOCK for this user (use smaller buffers, raise ulimit -l, or CAP_IPC_LOCK)";
+	default:
+		return "refused by a rule this libpt does not know";
+	}
+}
+
+int32_t lpt_dev_busy_holder(const struct lpt_dev *dev)
+{
+	return dev ? dev->holder : 0;
+}
+
+const char *lpt_dev_refusal(const struct lpt_dev *dev)
+{
+	return lpt_dev_rule_str(lpt_dev_refused_rule(dev));
+}
+
+const char *lpt_dev_stop_reason_str(uint32_t reason)
+{
+	switch (reason) {
+	case LWPT_PT_STOP_NONE:
+		return NULL;
+	case LWPT_PT_STOP_EXIT:
+		return "exited";
+	case LWPT_PT_STOP_EXEC_CREDS:
+		return "exec-credentials";
+	case LWPT_PT_STOP_EXEC_DUMPABLE:
+		return "exec-not-dumpable";
+	case LWPT_PT_STOP_ERROR:
+		return "error";
+	default:
+		return "unknown";
+	}
+}
+
 const char *lpt_dev_strerror(int err)
 {
 	switch (err) {
@@ -850,9 +911,11 @@ const char *lpt_dev_strerror(int err)
 	case -ENODEV:
 	case -ENXIO:
 		return "no /dev/pt: load lwpt.ko (or lwpt_sim.ko)";
+	/* A refused configure names its rule: lpt_dev_refusal(). */
 	case -EACCES:
+		return "permission denied: the device node's permission does not let you open it (root only unless an administrator gave a group access, Documentation/pt.rst), or a rule refused the capture";
 	case -EPERM:
-		return "not allowed: kernel or system-wide tracing needs CAP_PERFMON or CAP_SYS_ADMIN; other users' processes cannot be traced";
+		return "not allowed: kernel or system-wide tracing needs CAP_PERFMON or CAP_SYS_ADMIN; other users' and set-user-ID processes cannot be traced";
 	case -ENOTTY:
 		return "not an lwpt PT device";
 	case -EPROTO:

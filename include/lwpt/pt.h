@@ -371,6 +371,11 @@ int lpt_dev_nr_buffers(struct lpt_dev *dev);
  *		trace
  * @offline:	the CPU is offline (its trace stopped there; data kept)
  * @threads_lost: threads that joined without a buffer (not traced)
+ * @stop_reason: LWPT_PT_STOP_*: why the thread's buffer stopped taking data
+ *		(lpt_dev_stop_reason_str()); 0 while traced or from an older
+ *		module
+ * @ppid:	a thread of a process the capture followed at a fork: the
+ *		traced process that forked it; 0 for the configured process
  */
 struct lpt_buf_info {
 	size_t size;
@@ -380,6 +385,8 @@ struct lpt_buf_info {
 	uint32_t cpu;
 	bool exited, execed, detached, offline;
 	uint32_t threads_lost;
+	uint32_t stop_reason;
+	int32_t ppid;
 };
 
 /**
@@ -437,6 +444,51 @@ int lpt_dev_read_switches(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_
  * -ENOSPC @size too small (@buf then holds no partial line).
  */
 int lpt_switch_format(char *buf, size_t size, const struct lwpt_pt_switch *sw);
+
+/**
+ * lpt_dev_refused_rule() - the permission rule that refused the last
+ * lpt_dev_configure() (-EPERM, -EACCES, -ENOMEM).
+ * @dev:	device (NULL gives LWPT_PT_RULE_NONE)
+ * Return: LWPT_PT_RULE_* (include/uapi/lwpt/pt.h); LWPT_PT_RULE_NONE when
+ * the last configure succeeded, failed for another reason, or the module
+ * predates the field.
+ */
+uint32_t lpt_dev_refused_rule(const struct lpt_dev *dev);
+
+/**
+ * lpt_dev_rule_str() - what rule @rule is and what to do about it.
+ * @rule:	LWPT_PT_RULE_*
+ * Return: a static message; NULL for LWPT_PT_RULE_NONE.
+ */
+const char *lpt_dev_rule_str(uint32_t rule);
+
+/**
+ * lpt_dev_refusal() - lpt_dev_rule_str(lpt_dev_refused_rule(@dev)).
+ * @dev:	device
+ * Return: a static message naming the rule that refused the last
+ * configure, or NULL if none did.
+ */
+const char *lpt_dev_refusal(const struct lpt_dev *dev);
+
+/**
+ * lpt_dev_busy_holder() - who holds the capture that made the last
+ * lpt_dev_configure() fail with -EBUSY.
+ * @dev:	device (NULL gives 0)
+ * Return: the pid (in the caller's pid namespace) of the process that
+ * configured the capture in the way; 0 if the last configure was not
+ * -EBUSY for that reason, the process is not visible, or the module
+ * predates the field.
+ */
+int32_t lpt_dev_busy_holder(const struct lpt_dev *dev);
+
+/**
+ * lpt_dev_stop_reason_str() - a word for a thread buffer's stop reason.
+ * @reason:	LWPT_PT_STOP_* (struct lpt_buf_info.stop_reason)
+ * Return: "exited", "exec-credentials" (exec of a program whose
+ * credentials are not the caller's: set-user-ID, set-group-ID),
+ * "exec-not-dumpable", "error", "unknown"; NULL for LWPT_PT_STOP_NONE.
+ */
+const char *lpt_dev_stop_reason_str(uint32_t reason);
 
 /**
  * lpt_dev_strerror() - a message for a negative errno of this API, with the

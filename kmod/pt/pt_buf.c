@@ -8,6 +8,8 @@
  * table; OUTPUT_BASE is the block, OUTPUT_MASK_PTRS[31:0] its size - 1.
  */
 #include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/sched.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -38,6 +40,23 @@ void pt_buf_free(struct pt_buf *b)
 	kvfree(b->region_order);
 	kvfree(b->region_off);
 	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * pt_buf_clear - zero every page of a buffer's output regions
+ * @b: an allocated buffer
+ *
+ * Page by page with cond_resched() between them: a buffer may be as large
+ * as half of RAM. May sleep.
+ */
+void pt_buf_clear(struct pt_buf *b)
+{
+	unsigned long i;
+
+	for (i = 0; i < b->nr_pages; i++) {
+		clear_highpage(b->pages[i]);
+		cond_resched();
+	}
 }
 
 /**
@@ -97,7 +116,8 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode)
  * @node: NUMA node, or NUMA_NO_NODE
  *
  * Regions are naturally aligned buddy blocks, largest first (SDM 33.2.7.2
- * rule 2b). May sleep.
+ * rule 2b), charged to the memory cgroup of the caller (or of
+ * pt_mem_enter()) and zeroed by pt_buf_clear(). May sleep.
  *
  * Return: 0, or -ENOMEM (nothing left allocated).
  */
@@ -116,11 +136,12 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 	b->single = single;
 	b->size = size;
 	b->nr_pages = size >> PAGE_SHIFT;
-	b->pages = kvcalloc(b->nr_pages, sizeof(*b->pages), GFP_KERNEL);
+	b->pages = kvcalloc(b->nr_pages, sizeof(*b->pages), GFP_KERNEL_ACCOUNT);
 	/* At most one region per page. */
 	b->region_order = kvcalloc(b->nr_pages, sizeof(*b->region_order),
-				   GFP_KERNEL);
-	b->region_off = kvcalloc(b->nr_pages, sizeof(*b->region_off), GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
+	b->region_off = kvcalloc(b->nr_pages, sizeof(*b->region_off),
+				 GFP_KERNEL_ACCOUNT);
 	if (!b->pages || !b->region_order || !b->region_off)
 		goto err_free;
 
@@ -130,7 +151,7 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 		if (done)
 			order = min_t(unsigned int, order, __ffs(done));
 		for (;;) {
-			page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO |
+			page = alloc_pages_node(node, GFP_KERNEL_ACCOUNT |
 						__GFP_NOWARN | __GFP_NORETRY, order);
 			if (page || !order)
 				break;
@@ -152,14 +173,16 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 		done += 1UL << order;
 	}
 
+	pt_buf_clear(b);
 	if (single)
 		return 0;	/* no table: the block is the output range */
 	b->nr_tables = DIV_ROUND_UP(b->nr_regions, PT_TOPA_REGIONS_PER_TABLE);
-	b->tables = kvcalloc(b->nr_tables, sizeof(*b->tables), GFP_KERNEL);
+	b->tables = kvcalloc(b->nr_tables, sizeof(*b->tables), GFP_KERNEL_ACCOUNT);
 	if (!b->tables)
 		goto err_free;
 	for (i = 0; i < b->nr_tables; i++) {
-		b->tables[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		b->tables[i] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT |
+						__GFP_ZERO, 0);
 		if (!b->tables[i])
 			goto err_free;
 	}

@@ -32,9 +32,24 @@ struct lwpt_pt_caps pt_caps;
 
 /* The ABI structs: explicit layouts, no hidden padding (pt.h). */
 static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0);
-static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0);
-static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1);
+static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);
+static_assert(offsetof(struct lwpt_pt_status, stop_reason) == LWPT_PT_STATUS_SIZE_VER1);
+
+/*
+ * The policy knobs (module parameters of both modules: pt_params_*.c),
+ * Documentation/pt.rst "Permissions" and "Memory".
+ *
+ * pt_paranoid has the meaning of perf's kernel.perf_event_paranoid, which
+ * a module cannot read (sysctl_perf_event_paranoid is not exported in
+ * 6.1): above 2 no unprivileged capture at all (Debian's level 3,
+ * perf_event_open()'s perf_paranoid_any() test); at -1 no RLIMIT_MEMLOCK
+ * limit (perf_mmap()'s perf_is_paranoid() test). Kernel tracing and
+ * system-wide capture need CAP_PERFMON at every level.
+ */
+int pt_paranoid = 3;
 static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1);
 static_assert(offsetof(struct lwpt_pt_release, buffer) == LWPT_PT_RELEASE_SIZE_VER0);
 
@@ -416,11 +431,26 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 }
 
 /*
- * The ptrace access rule of PTRACE_MODE_ATTACH_REALCREDS (kernel/ptrace.c,
- * whose ptrace_may_access() modules cannot call): same thread group, or the
- * caller's real UID and GID equal the target's real, effective and saved
- * ones and the target is dumpable, or CAP_SYS_PTRACE over the target. LSM
- * ptrace policies (Yama) are not consulted (Documentation/pt.rst).
+ * __ptrace_may_access()'s credential test: @cred's real UID and GID (the
+ * REALCREDS caller ids) equal @tcred's real, effective and saved ones.
+ */
+static bool pt_cred_same(const struct cred *cred, const struct cred *tcred)
+{
+	return uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+}
+
+/*
+ * The ptrace read rule of PTRACE_MODE_READ_REALCREDS (__ptrace_may_access()
+ * in kernel/ptrace.c), the one perf_event_open() applies to a target task
+ * (perf_check_permission()): same thread group; or the caller's real UID
+ * and GID equal the target's real, effective and saved ones, or it has
+ * CAP_SYS_PTRACE over the target's user namespace; and the target is
+ * dumpable, or the caller has CAP_SYS_PTRACE over its mm's user namespace.
+ * ptrace_may_access() and security_ptrace_access_check() are not exported
+ * to modules in 6.1: the LSM ptrace hooks (Yama's ptrace_scope, SELinux,
+ * AppArmor) are not consulted (Documentation/pt.rst). Process context.
  */
 static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 {
@@ -432,9 +462,7 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 		return true;
 	rcu_read_lock();
 	tcred = __task_cred(task);
-	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	same = pt_cred_same(cred, tcred);
 	ns = get_user_ns(tcred->user_ns);
 	rcu_read_unlock();
 	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
@@ -448,70 +476,166 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 	return true;
 }
 
+/* Refuse with @rule and @field named in the answer. */
+static int pt_refuse_rule(struct lwpt_pt_config *cfg, u32 rule, u32 field,
+			  int err)
+{
+	cfg->rule = rule;
+	return pt_refuse(cfg, field, err);
+}
+
+/**
+ * pt_config_refuse_memlock - refuse a configuration for its memory
+ * @cfg: the configuration: bad_field buffer_size, rule memlock
+ *
+ * Return: -ENOMEM (as io_uring over RLIMIT_MEMLOCK).
+ */
+int pt_config_refuse_memlock(struct lwpt_pt_config *cfg)
+{
+	return pt_refuse_rule(cfg, LWPT_PT_RULE_MEMLOCK, LWPT_PT_FIELD_BUFFER_SIZE,
+			      -ENOMEM);
+}
+
+/**
+ * pt_config_permit_target - may the caller trace @task (now)
+ * @cfg: the configuration (bad_field and rule set on refusal)
+ * @task: the target
+ * @mm: out (may be NULL): @task's mm, a reference the caller mmput()s
+ *
+ * perf_check_permission(): CAP_PERFMON (or CAP_SYS_ADMIN), or the ptrace
+ * read rule (pt_may_trace()). Called at CONFIGURE before the buffers are
+ * allocated, and again with the target's exec_update_lock held until its
+ * threads are attached (pt_thread_sess_init()), as perf_event_open() holds
+ * it from its check to perf_install_in_context(): an exec cannot change
+ * the target's credentials between the check and the attach.
+ *
+ * Return: 0; -EPERM refused (LWPT_PT_RULE_PTRACE, bad_field pid); -EINVAL
+ * a kernel thread; -ESRCH it exited (no mm).
+ */
+int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
+			    struct mm_struct **mm)
+{
+	struct mm_struct *m = get_task_mm(task);
+
+	/* A kernel thread (no user CR3, no threads), or one that exited. */
+	if (!m)
+		return pt_refuse(cfg, LWPT_PT_FIELD_PID,
+				 (task->flags & PF_KTHREAD) ? -EINVAL : -ESRCH);
+	if (!perfmon_capable() && !pt_may_trace(task, m)) {
+		mmput(m);
+		return pt_refuse_rule(cfg, LWPT_PT_RULE_PTRACE, LWPT_PT_FIELD_PID,
+				      -EPERM);
+	}
+	if (mm)
+		*mm = m;
+	else
+		mmput(m);
+	return 0;
+}
+
+/**
+ * pt_config_exec_check - may a traced thread be followed into a new program
+ * @p: the thread (current) in its sched_process_exec probe: the new
+ *	credentials are committed and the new mm's dumpability is set
+ *	(begin_new_exec()); no instruction of the new program ran yet
+ *
+ * The permission rule of CONFIGURE again, with the credentials saved then
+ * (pt_sess.cred, pt_sess.privileged) rather than the target's own: the
+ * ptrace read rule with the saved real UID/GID against the new real,
+ * effective and saved ones, and dumpability (perf stops a task's events at
+ * such an exec: begin_new_exec() calls perf_event_exit_task() when the new
+ * program is not SUID_DUMP_USER). A capability held only in a user
+ * namespace below the initial one does not count here (the probe cannot
+ * ask the LSM about saved credentials): such a caller is not followed into
+ * another user's program. Atomic context (RCU only).
+ *
+ * Return: LWPT_PT_STOP_NONE to go on tracing, else the LWPT_PT_STOP_EXEC_*
+ * reason to detach.
+ */
+u32 pt_config_exec_check(struct task_struct *p)
+{
+	const struct cred *cred = pt_sess.cred;
+	bool same;
+
+	if (pt_sess.privileged)
+		return LWPT_PT_STOP_NONE;
+	if (!cred || !p->mm)
+		return LWPT_PT_STOP_EXEC_CREDS;
+	rcu_read_lock();
+	same = pt_cred_same(cred, __task_cred(p));
+	rcu_read_unlock();
+	if (!same)
+		return LWPT_PT_STOP_EXEC_CREDS;
+	if (get_dumpable(p->mm) != SUID_DUMP_USER)
+		return LWPT_PT_STOP_EXEC_DUMPABLE;
+	return LWPT_PT_STOP_NONE;
+}
+
 /**
  * pt_config_permit - may the calling process make this capture
- * @cfg: a configuration pt_config_check() accepted; bad_field set on error
+ * @cfg: a configuration pt_config_check() accepted; bad_field and rule set
+ *	on error
  * @cr3: out: CR3_MATCH for LWPT_PT_CFG_CR3_FILTER, else 0
+ * @cr3_mm: out: with @cr3, the mm whose page directory it is, pinned
+ *	(mmgrab(), the caller mmdrop()s it when the capture ends): its PGD
+ *	page is freed only by the last mmdrop() (__mmdrop()), so no other
+ *	process can get that CR3 while the capture lives; else NULL
  * @target: out: per-thread scope: the target (a reference the caller
  *	puts with put_task_struct()), else NULL
  *
- * Documentation/pt.rst: system-wide or kernel tracing needs CAP_PERFMON
- * (or CAP_SYS_ADMIN); a target process needs the ptrace attach rule. CR3
- * filtering and per-thread scope are exclusive (the threads are the filter;
- * an exec would change the CR3 to match).
+ * Documentation/pt.rst "Permissions", in perf_event_open()'s order:
+ * kernel tracing (OS) or system-wide scope needs CAP_PERFMON or
+ * CAP_SYS_ADMIN (perf_allow_kernel(), perf_allow_cpu()); with pt_paranoid
+ * above 2 any capture needs it (perf_paranoid_any()); a target process
+ * must pass perf_check_permission() (pt_config_permit_target()). CR3
+ * filtering and per-thread scope are exclusive (the threads are the
+ * filter; an exec would change the CR3 to match).
  *
- * Return: 0; -EPERM not allowed; -EINVAL a pid where none is used, none
- * where one is needed, a kernel thread, or CR3Filter with thread scope;
- * -ESRCH no such process in the caller's pid namespace.
+ * Return: 0; -EPERM a capability or ptrace rule refused; -EACCES the
+ * paranoid rule refused; -EINVAL a pid where none is used, none where one
+ * is needed, a kernel thread, or CR3Filter with thread scope; -ESRCH no
+ * such process in the caller's pid namespace.
  */
 int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
-		     struct task_struct **target)
+		     struct mm_struct **cr3_mm, struct task_struct **target)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
 	struct pid *pid;
-	int err = 0;
+	int err;
 
 	*cr3 = 0;
+	*cr3_mm = NULL;
 	*target = NULL;
-	if ((cfg->flags & LWPT_PT_CFG_OS) && !perfmon_capable()) {
-		cfg->bad_field = LWPT_PT_FIELD_OS;
-		return -EPERM;
-	}
-	if (cfg->scope == LWPT_PT_SCOPE_CPU && !perfmon_capable()) {
-		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
-		return -EPERM;
-	}
+	cfg->rule = LWPT_PT_RULE_NONE;
+	if ((cfg->flags & LWPT_PT_CFG_OS) && !perfmon_capable())
+		return pt_refuse_rule(cfg, LWPT_PT_RULE_CAPABILITY,
+				      LWPT_PT_FIELD_OS, -EPERM);
+	if (cfg->scope == LWPT_PT_SCOPE_CPU && !perfmon_capable())
+		return pt_refuse_rule(cfg, LWPT_PT_RULE_CAPABILITY,
+				      LWPT_PT_FIELD_SCOPE, -EPERM);
+	if (READ_ONCE(pt_paranoid) > 2 && !perfmon_capable())
+		return pt_refuse_rule(cfg, LWPT_PT_RULE_PARANOID,
+				      LWPT_PT_FIELD_SCOPE, -EACCES);
 	if (cfg->scope != LWPT_PT_SCOPE_THREAD &&
 	    !(cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
-		if (cfg->pid) {
-			cfg->bad_field = LWPT_PT_FIELD_PID;
-			return -EINVAL;
-		}
+		if (cfg->pid)
+			return pt_refuse(cfg, LWPT_PT_FIELD_PID, -EINVAL);
 		return 0;
 	}
 	if (cfg->scope == LWPT_PT_SCOPE_THREAD &&
-	    (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
-		cfg->bad_field = LWPT_PT_FIELD_CR3_FILTER;
-		return -EINVAL;
-	}
-	cfg->bad_field = LWPT_PT_FIELD_PID;
+	    (cfg->flags & LWPT_PT_CFG_CR3_FILTER))
+		return pt_refuse(cfg, LWPT_PT_FIELD_CR3_FILTER, -EINVAL);
 	if (cfg->pid <= 0)
-		return -EINVAL;
+		return pt_refuse(cfg, LWPT_PT_FIELD_PID, -EINVAL);
 	pid = find_get_pid(cfg->pid);
 	task = get_pid_task(pid, PIDTYPE_PID);
 	put_pid(pid);
 	if (!task)
-		return -ESRCH;
-	mm = get_task_mm(task);
-	if (!mm) {
-		err = -EINVAL;	/* a kernel thread: no user CR3, no threads */
+		return pt_refuse(cfg, LWPT_PT_FIELD_PID, -ESRCH);
+	err = pt_config_permit_target(cfg, task, &mm);
+	if (err)
 		goto out_put_task;
-	}
-	if (!pt_may_trace(task, mm)) {
-		err = -EPERM;
-		goto out_mmput;
-	}
 	if (cfg->scope == LWPT_PT_SCOPE_THREAD) {
 		get_task_struct(task);
 		*target = task;
@@ -525,11 +649,15 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 	 */
 	*cr3 = ((cfg->flags & LWPT_PT_CFG_OS) ? __pa(mm->pgd) : lwpt_user_cr3(mm)) &
 	       IA32_RTIT_CR3_MATCH_CMP_MASK;
+	/*
+	 * Pinned until the capture ends: after the target's exit or exec its
+	 * old PGD stays allocated and matches nobody.
+	 */
+	mmgrab(mm);
+	*cr3_mm = mm;
 out_mmput:
 	mmput(mm);
 out_put_task:
 	put_task_struct(task);
-	if (!err)
-		cfg->bad_field = LWPT_PT_FIELD_NONE;
 	return err;
 }

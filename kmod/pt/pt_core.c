@@ -26,6 +26,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
 #include <linux/cpuhotplug.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
@@ -568,6 +569,12 @@ static void pt_sess_free(void)
 		pt_sb_free(pc);
 		memset(pc, 0, sizeof(*pc));
 	}
+	if (pt_sess.cred)
+		put_cred(pt_sess.cred);
+	pt_mem_free(&pt_sess.mem);
+	if (pt_sess.cr3_mm)
+		mmdrop(pt_sess.cr3_mm);
+	put_pid(pt_sess.owner_tgid);
 	memset(&pt_sess, 0, sizeof(pt_sess));
 	cpus_read_unlock();
 }
@@ -633,6 +640,7 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
 	struct task_struct *target = NULL;
+	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
 	u64 ctl, cr3 = 0;
 	u32 usize;
@@ -644,16 +652,20 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	cfg.bad_field = LWPT_PT_FIELD_NONE;
 	err = pt_config_check(&cfg, &ctl);
 	if (!err)
-		err = pt_config_permit(&cfg, &cr3, &target);
+		err = pt_config_permit(&cfg, &cr3, &cr3_mm, &target);
 	if (err)
 		goto out_report;
 
 	mutex_lock(&pt_lock);
+	cfg.holder = 0;
 	if (pt_sess.owner && pt_sess.owner != file) {
+		/* Who is in the way, as the caller sees it (0 if hidden). */
+		cfg.holder = pid_vnr(pt_sess.owner_tgid);
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	if (pt_sess.started) {
+	/* Pages still mapped stay pinned: their charge must stay too. */
+	if (pt_sess.started || atomic_read(&pt_sess.mappings)) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -661,25 +673,42 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	pt_sess.cfg = cfg;
 	pt_sess.ctl = ctl;
 	pt_sess.cr3 = cr3;
+	pt_sess.cr3_mm = cr3_mm;
+	cr3_mm = NULL;
+	/* For the permission rule at an exec (pt_config_exec_check()). */
 	pt_sess.privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
-	if (cfg.scope == LWPT_PT_SCOPE_THREAD)
-		err = pt_thread_sess_init(target);
-	else
+	pt_sess.cred = get_current_cred();
+	/* Every buffer is charged before it is allocated (pt_mem.c). */
+	err = pt_mem_init(&pt_sess.mem);
+	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
+		err = pt_thread_sess_init(target, &cfg);
+	else if (!err && pt_mem_charge(&pt_sess.mem, num_online_cpus() *
+				       pt_mem_buf_pages(cfg.buffer_size,
+							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
+		err = pt_config_refuse_memlock(&cfg);
+	else if (!err)
 		err = pt_sess_alloc_cpus(&cfg, ctl);
 	if (err) {
 		if (cfg.scope == LWPT_PT_SCOPE_CPU)
-			pt_sess_free();
+			pt_sess_free();	/* puts the credentials, memory too */
+		if (pt_sess.cred)
+			put_cred(pt_sess.cred);
+		pt_mem_free(&pt_sess.mem);
 		memset(&pt_sess, 0, sizeof(pt_sess));
-		cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
-						 LWPT_PT_FIELD_PID;
+		if (!cfg.bad_field)
+			cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
+							 LWPT_PT_FIELD_PID;
 		goto out_unlock;
 	}
 	pt_sess.owner = file;
+	pt_sess.owner_tgid = get_task_pid(current, PIDTYPE_TGID);
 out_unlock:
 	mutex_unlock(&pt_lock);
 out_report:
 	if (target)
 		put_task_struct(target);
+	if (cr3_mm)
+		mmdrop(cr3_mm);
 	/* Write back bad_field (and the size) whatever the outcome. */
 	if (pt_copy_out(arg, &cfg, sizeof(cfg), usize))
 		return -EFAULT;
@@ -721,12 +750,8 @@ static long pt_ioctl_start(struct file *file)
 		if (!pc->tr.configured)
 			continue;
 		/* Zero again: user space sees no data of an earlier capture. */
-		if (pc->tr.head) {
-			unsigned long i;
-
-			for (i = 0; i < pc->tr.buf.nr_pages; i++)
-				clear_highpage(pc->tr.buf.pages[i]);
-		}
+		if (pc->tr.head)
+			pt_buf_clear(&pc->tr.buf);
 		smp_call_function_single(cpu, pt_cpu_start, NULL, 1);
 		if (pc->tr.err) {
 			err = pc->tr.err;
@@ -925,6 +950,15 @@ out_unlock:
 	return err;
 }
 
+/*
+ * A command without the size of its argument: the size-versioned structs
+ * carry their own (pt_copy_in()), and the number of a command encodes the
+ * sizeof() of the headers a program was built with. A program built before
+ * a struct grew still reaches the command (as drm_ioctl() ignores the size
+ * bits and goes by its own table).
+ */
+#define PT_IOC_CMD(cmd)		((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 /**
  * pt_ioctl - the /dev/pt ioctls (include/uapi/lwpt/pt.h)
  * @file: the open /dev/pt
@@ -937,20 +971,20 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case LWPT_PT_IOC_GET_CAPS:
+	switch (PT_IOC_CMD(cmd)) {
+	case PT_IOC_CMD(LWPT_PT_IOC_GET_CAPS):
 		return pt_ioctl_get_caps(uarg);
-	case LWPT_PT_IOC_CONFIGURE:
+	case PT_IOC_CMD(LWPT_PT_IOC_CONFIGURE):
 		return pt_ioctl_configure(file, uarg);
-	case LWPT_PT_IOC_START:
+	case PT_IOC_CMD(LWPT_PT_IOC_START):
 		return pt_ioctl_start(file);
-	case LWPT_PT_IOC_STOP:
+	case PT_IOC_CMD(LWPT_PT_IOC_STOP):
 		return pt_ioctl_stop(file);
-	case LWPT_PT_IOC_GET_STATUS:
+	case PT_IOC_CMD(LWPT_PT_IOC_GET_STATUS):
 		return pt_ioctl_status(file, uarg);
-	case LWPT_PT_IOC_RELEASE:
+	case PT_IOC_CMD(LWPT_PT_IOC_RELEASE):
 		return pt_ioctl_release(file, uarg);
-	case LWPT_PT_IOC_READ_SIDEBAND:
+	case PT_IOC_CMD(LWPT_PT_IOC_READ_SIDEBAND):
 		return pt_ioctl_read_sideband(file, uarg);
 	default:
 		/* LWPT_IOC_GET_ABI_VERSION and -ENOTTY for the rest. */
@@ -959,9 +993,31 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /*
+ * The mappings of the buffers, counted: a mapped buffer's pages stay
+ * pinned (and charged) until it is unmapped. The file is released only
+ * after its last mapping (vm_file holds it).
+ */
+static void pt_vm_open(struct vm_area_struct *vma)
+{
+	atomic_inc(&pt_sess.mappings);
+}
+
+static void pt_vm_close(struct vm_area_struct *vma)
+{
+	atomic_dec(&pt_sess.mappings);
+}
+
+static const struct vm_operations_struct pt_vm_ops = {
+	.open = pt_vm_open,
+	.close = pt_vm_close,
+};
+
+/*
  * mmap: offset n * buffer_size maps buffer n (CPU n, or the n-th thread),
- * read-only. The pages hold their own references, so a mapping outlives
- * the capture.
+ * read-only. VM_DONTCOPY: a child forked after the mmap gets no view of
+ * the capture (perf's ring buffers are VM_DONTCOPY too, perf_mmap()). The
+ * pages hold their own references; the file (and the capture with its
+ * charge) lives until the last mapping goes.
  */
 static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -992,10 +1048,14 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out_unlock;
 	}
 	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_ops = &pt_vm_ops;
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     b->pages[first + i]);
+	/* A failed mmap is unmapped without ->close (mmap_region()). */
+	if (!err)
+		pt_vm_open(vma);
 out_unlock:
 	mutex_unlock(&pt_lock);
 	return err;

@@ -7,15 +7,18 @@
  *                (SDM 33.2.7.1)
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
  *                (SDM 33.3.5), threads joining and leaving
+ *   pt_mem.c     what buffers cost their user: RLIMIT_MEMLOCK, memcg
  *   pt_sideband.c  the sched_switch probe shared by per-thread capture and
  *                the per-CPU sideband: context switches with their TSC, for
  *                decoders (LWPT_PT_IOC_READ_SIDEBAND)
  *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
  *                CPU hotplug and suspend
  *
- * Lock order: pt_lock (mutex, control path) -> cpus_read_lock() ->
- * pt_thread_lock (raw spinlock, IRQs off; also taken by the sched_switch,
- * fork, exec and exit probes under the runqueue lock) -> pt_thread.lock.
+ * Lock order: pt_lock (mutex, control path) -> the target's
+ * signal->exec_update_lock (read, CONFIGURE of a per-thread capture, as
+ * perf_event_open()) -> cpus_read_lock() -> pt_thread_lock (raw
+ * spinlock, IRQs off; also taken by the sched_switch, fork, exec and exit
+ * probes under the runqueue lock) -> pt_thread.lock.
  * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
  * A sideband ring has one writer (its CPU's sched_switch probe) and one
  * reader (READ_SIDEBAND under pt_lock): no lock, acquire/release on the
@@ -170,26 +173,67 @@ struct pt_cpu {
 	struct pt_sb sb;
 };
 
+struct pt_mem_user;
+struct mem_cgroup;
+
+/**
+ * struct pt_mem - what a capture charged its user (pt_mem.c)
+ * @user: the configuring user (a reference): locked_vm
+ * @uid: its uid
+ * @mu: its use of the free allowance
+ * @mm: the configuring process's mm (mmgrab()): pinned_vm, VmPin
+ * @memcg: its memory cgroup (a reference), for work-item allocations
+ * @limit: RLIMIT_MEMLOCK at CONFIGURE, pages; ULONG_MAX: no limit
+ * @free: pages charged to the allowance
+ * @locked: pages charged to @user->locked_vm and @mm->pinned_vm
+ */
+struct pt_mem {
+	struct user_struct *user;
+	kuid_t uid;
+	struct pt_mem_user *mu;
+	struct mm_struct *mm;
+	struct mem_cgroup *memcg;
+	unsigned long limit;
+	unsigned long free;
+	unsigned long locked;
+};
+
 /**
  * struct pt_session - the configured capture
  * @owner: the file that configured it; NULL when none
+ * @owner_tgid: the process that configured it (a reference), named to
+ *	whoever gets EBUSY
  * @cfg: the accepted configuration
  * @ctl: IA32_RTIT_CTL with TraceEn=0
  * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
+ * @cr3_mm: the mm whose PGD @cr3 is, pinned (mmgrab()) so that the PGD
+ *	page is not reused by another process while the capture lives
  * @started: between START and STOP; changed with cpus_read_lock() held
- * @privileged: the configuring process had CAP_SYS_PTRACE or CAP_PERFMON
- *	(may follow an exec into a program it could not trace otherwise)
+ * @privileged: the configuring process had CAP_PERFMON, CAP_SYS_ADMIN or
+ *	CAP_SYS_PTRACE in the initial user namespace (may follow an exec into
+ *	a program it could not trace otherwise)
+ * @cred: the configuring process's credentials (a reference), for the
+ *	permission rule at a traced thread's exec (pt_config_exec_check())
  * @pid_ns: per-CPU scope: the configuring process's pid namespace, in
  *	which sideband pids are given (a reference)
+ * @mem: the pages charged for the buffers
+ * @mappings: user mappings of the buffers (vm_ops open/close); a new
+ *	CONFIGURE waits until there is none, so the pages charged are the
+ *	pages pinned
  */
 struct pt_session {
 	struct file *owner;
+	struct pid *owner_tgid;
 	struct lwpt_pt_config cfg;
 	u64 ctl;
 	u64 cr3;
+	struct mm_struct *cr3_mm;
 	bool started;
 	bool privileged;
+	const struct cred *cred;
 	struct pid_namespace *pid_ns;
+	struct pt_mem mem;
+	atomic_t mappings;
 };
 
 extern struct mutex pt_lock;
@@ -204,12 +248,28 @@ void pt_caps_decode(const struct lwpt_caps *caps);
 long pt_ioctl_get_caps(void __user *arg);
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp);
 int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
-		     struct task_struct **target);
+		     struct mm_struct **cr3_mm, struct task_struct **target);
+int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
+			    struct mm_struct **mm);
+u32 pt_config_exec_check(struct task_struct *p);
+int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
+extern int pt_paranoid;
+
+/* pt_mem.c */
+extern unsigned int pt_mlock_kb;
+unsigned long pt_mem_buf_pages(u64 size, bool single);
+int pt_mem_init(struct pt_mem *m);
+int pt_mem_charge(struct pt_mem *m, unsigned long pages);
+void pt_mem_uncharge(struct pt_mem *m, unsigned long pages);
+void pt_mem_free(struct pt_mem *m);
+struct mem_cgroup *pt_mem_enter(struct pt_mem *m);
+void pt_mem_exit(struct mem_cgroup *old);
 
 /* pt_buf.c */
 int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 		 int node);
 void pt_buf_free(struct pt_buf *b);
+void pt_buf_clear(struct pt_buf *b);
 void pt_buf_write_topa(struct pt_buf *b, u32 mode);
 u64 pt_buf_output_base(const struct pt_buf *b);
 u64 pt_buf_output_mask_ptrs(const struct pt_buf *b);
@@ -245,7 +305,7 @@ long pt_ioctl_read_sideband(struct file *file, void __user *arg);
 /* pt_thread.c */
 int pt_thread_init(void);
 void pt_thread_exit(void);
-int pt_thread_sess_init(struct task_struct *target);
+int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg);
 void pt_thread_sess_free(void);
 int pt_thread_start(void);
 void pt_thread_stop(void);

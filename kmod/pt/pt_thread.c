@@ -20,12 +20,17 @@
  *
  * The target is another process, so preempt notifiers (registered by the
  * task itself) do not fit: the kernel tracepoints sched_switch,
- * sched_process_fork (new threads of the group join), sched_process_exec
- * and sched_process_exit carry the work. Probes run with preemption off,
- * sched_switch with the runqueue lock held and interrupts off: they never
- * sleep nor print; a thread that joins takes a preallocated buffer (a
- * spare) and a work item allocates the next; without a spare the thread is
- * not traced and counted (status threads_lost).
+ * sched_process_fork (the threads and, unless LWPT_PT_CFG_NO_INHERIT, the
+ * processes a traced thread creates join), sched_process_exec (the
+ * permission rule again: pt_config_exec_check()) and sched_process_exit
+ * carry the work. A task is traced while it is in pt_thread_hash: only a
+ * traced thread's fork adds one, so a thread created by a thread that was
+ * detached at an exec (a set-user-ID program's) is never traced. Probes
+ * run with preemption off, sched_switch with the runqueue lock held and
+ * interrupts off: they never sleep nor print; a thread that joins takes a
+ * preallocated buffer (a spare) and a work item allocates the next;
+ * without a spare the thread is not traced and counted (status
+ * threads_lost).
  *
  * Threads are never freed before the session: the trace of an exited
  * thread stays readable until release. A thread is found by its task
@@ -75,17 +80,22 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  *	exit or detach
  * @pid: its pid (a reference), for the status tid
  * @tgid: its thread group's pid (a reference)
+ * @ppid: the traced process whose fork created its process (a reference),
+ *	NULL for the threads of the configured process
  * @index: buffer number
  * @cpu: CPU where its state is loaded, -1 if none
  * @last_cpu: CPU it last ran on, -1 if never
  * @exited: it exited (the trace stays)
  * @execed: it called execve()
  * @detached: it exec'ed a program the caller may not trace: not traced
+ * @stop_reason: LWPT_PT_STOP_*: why it is no longer traced
  * @saved: its RTIT state while not loaded
  * @xsave: XSAVES area (LWPT_PT_CAP_XSAVES), 64-byte aligned
  *
  * @tr, @task, @cpu and @saved change under pt_thread_lock; while the
- * thread is loaded on a CPU, @tr also changes in that CPU's PMI.
+ * thread is loaded on a CPU, @tr also changes in that CPU's PMI. @hnode
+ * is added and removed under pt_thread_lock and walked by the probes
+ * without it (RCU: threads are freed only after the probes are off).
  */
 struct pt_thread {
 	struct pt_output tr;
@@ -94,12 +104,14 @@ struct pt_thread {
 	struct task_struct *task;
 	struct pid *pid;
 	struct pid *tgid;
+	struct pid *ppid;
 	u32 index;
 	int cpu;
 	int last_cpu;
 	bool exited;
 	bool execed;
 	bool detached;
+	u32 stop_reason;
 	struct pt_rtit_state saved;
 	u8 *xsave;
 };
@@ -111,8 +123,12 @@ static LIST_HEAD(pt_spares);		/* allocated, not joined yet */
 static unsigned int pt_nr_threads;
 static unsigned int pt_nr_spares;
 static u32 pt_threads_lost;
-/* The traced thread group (identity only); NULL without a session. */
+/*
+ * The configured thread group (identity only); NULL without a session: the
+ * probes' test for a per-thread capture.
+ */
 static struct signal_struct *pt_signal;
+static bool pt_inherit;		/* follow fork/clone children */
 static struct task_struct *pt_target;	/* reference: keeps pt_signal */
 static bool pt_use_xsaves;
 static bool pt_probes_on;
@@ -130,20 +146,24 @@ static void pt_thread_free(struct pt_thread *th)
 {
 	put_pid(th->pid);
 	put_pid(th->tgid);
+	put_pid(th->ppid);
 	pt_buf_free(&th->tr.buf);
 	kfree(th->xsave);
 	kfree(th);
 }
 
-/* A thread object with its zeroed buffer; may sleep. */
+/*
+ * A thread object with its zeroed buffer, charged to the current memory
+ * cgroup (pt_mem_enter()); may sleep.
+ */
 static struct pt_thread *pt_thread_alloc(void)
 {
-	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL);
+	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
 
 	if (!th)
 		return NULL;
 	if (pt_use_xsaves) {
-		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL);
+		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!th->xsave)
 			goto err_free;
 	}
@@ -191,7 +211,37 @@ static bool pt_thread_may_grow(void)
 	       pt_caps.max_buffer_size * num_possible_cpus();
 }
 
-/* Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations). */
+/* The pages one thread's buffer may pin (pt_mem.c). */
+static unsigned long pt_thread_buf_pages(void)
+{
+	return pt_mem_buf_pages(pt_sess.cfg.buffer_size,
+				pt_sess.cfg.flags & LWPT_PT_CFG_SINGLE_RANGE);
+}
+
+/*
+ * A charged, allocated thread; NULL if the caller's limit or memory is
+ * exhausted. May sleep.
+ */
+static struct pt_thread *pt_thread_alloc_charged(void)
+{
+	struct mem_cgroup *old;
+	struct pt_thread *th;
+
+	if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages()))
+		return NULL;
+	/* The work item allocates for the caller: its memory cgroup. */
+	old = pt_mem_enter(&pt_sess.mem);
+	th = pt_thread_alloc();
+	pt_mem_exit(old);
+	if (!th)
+		pt_mem_uncharge(&pt_sess.mem, pt_thread_buf_pages());
+	return th;
+}
+
+/*
+ * Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations), each
+ * charged to the caller first (pt_mem.c).
+ */
 static void pt_thread_refill(struct work_struct *work)
 {
 	struct pt_thread *th;
@@ -205,7 +255,7 @@ static void pt_thread_refill(struct work_struct *work)
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 		if (!more)
 			break;
-		th = pt_thread_alloc();
+		th = pt_thread_alloc_charged();
 		if (!th)
 			break;	/* the next join counts a lost thread */
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
@@ -222,13 +272,17 @@ static void pt_thread_refill(struct work_struct *work)
 	}
 }
 
-/* The live thread of @task; pt_thread_lock held. */
+/*
+ * The traced thread of @task: under pt_thread_lock, or without it in a
+ * probe (RCU, preemption off) as a first test that the lock confirms.
+ */
 static struct pt_thread *pt_thread_find(struct task_struct *task)
 {
 	struct pt_thread *th;
 
-	hash_for_each_possible(pt_thread_hash, th, hnode, (unsigned long)task)
-		if (th->task == task)
+	hash_for_each_possible_rcu(pt_thread_hash, th, hnode, (unsigned long)task,
+				   lockdep_is_held(&pt_thread_lock))
+		if (READ_ONCE(th->task) == task)
 			return th;
 	return NULL;
 }
@@ -244,36 +298,48 @@ static struct pt_thread *pt_thread_by_index(u32 index)
 	return NULL;
 }
 
-/* @task joins with a spare buffer, or is counted lost; pt_thread_lock held. */
-static void pt_thread_attach(struct task_struct *task)
+/*
+ * @task joins with a spare buffer, or is counted lost; @ppid: the process
+ * that forked it, for a process the capture follows (a reference is
+ * taken). pt_thread_lock held.
+ *
+ * Return: it joined (a spare was used).
+ */
+static bool pt_thread_attach(struct task_struct *task, struct pid *ppid)
 {
 	struct pt_thread *th;
 
 	if (pt_thread_find(task))
-		return;
+		return false;
 	th = list_first_entry_or_null(&pt_spares, struct pt_thread, node);
 	if (!th) {
 		pt_threads_lost++;
-		return;
+		return false;
 	}
 	list_del(&th->node);
 	pt_nr_spares--;
-	th->task = task;
 	th->pid = get_task_pid(task, PIDTYPE_PID);
 	th->tgid = get_task_pid(task, PIDTYPE_TGID);
+	th->ppid = get_pid(ppid);
 	th->index = pt_nr_threads++;
 	pt_thread_init_state(th);
 	th->tr.tracing = pt_sess.started;
-	hash_add(pt_thread_hash, &th->hnode, (unsigned long)task);
+	WRITE_ONCE(th->task, task);
+	hash_add_rcu(pt_thread_hash, &th->hnode, (unsigned long)task);
 	/* Pairs with the lockless walks (list_for_each_entry_rcu) of START. */
 	list_add_tail_rcu(&th->node, &pt_threads);
+	return true;
 }
 
-/* The thread is gone or may no longer be traced; pt_thread_lock held. */
-static void pt_thread_forget(struct pt_thread *th)
+/*
+ * The thread is gone or may no longer be traced (@reason, LWPT_PT_STOP_*);
+ * pt_thread_lock held. The node stays valid for lockless walkers.
+ */
+static void pt_thread_forget(struct pt_thread *th, u32 reason)
 {
-	hash_del(&th->hnode);
-	th->task = NULL;
+	hash_del_rcu(&th->hnode);
+	WRITE_ONCE(th->task, NULL);
+	th->stop_reason = reason;
 	th->tr.tracing = false;
 	th->tr.stalled = false;
 }
@@ -393,6 +459,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	if (err) {
 		/* A failed restore leaves TraceEn=0 (CTL is written last). */
 		th->tr.err = -EIO;
+		th->stop_reason = LWPT_PT_STOP_ERROR;
 		th->tr.tracing = false;
 		goto out;
 	}
@@ -414,6 +481,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 			      pt_rtit_save(&th->saved);
 	if (err) {
 		th->tr.err = -EIO;
+		th->stop_reason = LWPT_PT_STOP_ERROR;
 		th->tr.tracing = false;
 		/* TraceEn must not survive the thread: clear it by WRMSR. */
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, th->tr.ctl);
@@ -444,15 +512,14 @@ static void pt_thread_unload(struct pt_cpu *pc)
 void pt_thread_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct signal_struct *sig = READ_ONCE(pt_signal);
 	struct pt_thread *th;
 
-	if (!sig || (!pc->cur && next->signal != sig))
+	if (!READ_ONCE(pt_signal) || (!pc->cur && !pt_thread_find(next)))
 		return;
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur)
 		pt_thread_unload(pc);
-	if (pt_sess.started && next->signal == pt_signal) {
+	if (pt_sess.started) {
 		th = pt_thread_find(next);
 		if (th)
 			pt_thread_load(pc, th);
@@ -460,44 +527,56 @@ void pt_thread_switch(struct task_struct *prev, struct task_struct *next)
 	raw_spin_unlock(&pt_thread_lock);
 }
 
-/* A new thread of the group joins before it first runs. */
+/*
+ * @parent (current) created @child, before @child first runs: a new thread
+ * joins if its creator is traced; a new process too unless
+ * LWPT_PT_CFG_NO_INHERIT (its creds are @parent's: the rule that admitted
+ * @parent admits it). A thread no longer traced (detached at an exec, or
+ * lost) adds nobody.
+ */
 static void pt_probe_fork(void *data, struct task_struct *parent,
 			  struct task_struct *child)
 {
-	struct signal_struct *sig = READ_ONCE(pt_signal);
+	struct pt_thread *pth;
 	unsigned long flags;
-	bool attached;
+	bool attached = false;
 
-	if (!sig || child->signal != sig)
+	if (!READ_ONCE(pt_signal) || !pt_thread_find(parent))
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	attached = pt_signal == sig;
-	if (attached)
-		pt_thread_attach(child);
+	pth = pt_signal ? pt_thread_find(parent) : NULL;
+	if (pth && child->signal == parent->signal)
+		attached = pt_thread_attach(child, pth->ppid);
+	else if (pth && pt_inherit)
+		attached = pt_thread_attach(child, pth->tgid);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	if (attached)
 		schedule_work(&pt_refill_work);
 }
 
 /*
- * A thread of the traced process (current is @p) called execve() (@exec)
- * or exits. Exec: tracing goes on into the new program unless the caller
- * could not trace it: an unprivileged caller does not follow into a
- * set-user-ID or otherwise non-dumpable program. Exit: unload, forget its
- * task pointer.
+ * A traced thread (current is @p) called execve() (@exec) or exits. Exec:
+ * the credentials are committed and no instruction of the new program ran
+ * yet; tracing goes on into it only if the permission rule, with the
+ * caller's credentials saved at CONFIGURE, admits it
+ * (pt_config_exec_check()): never into a set-user-ID, set-group-ID or
+ * non-dumpable program of an unprivileged caller, whatever
+ * fs.suid_dumpable says. Else, and at exit: unload, forget its task
+ * pointer; its buffer keeps what it captured and its status says why.
  */
 static void pt_probe_leave(struct task_struct *p, bool exec)
 {
 	struct pt_cpu *pc;
 	struct pt_thread *th;
 	unsigned long flags;
+	u32 reason = LWPT_PT_STOP_EXIT;
 
-	if (!READ_ONCE(pt_signal) || p->signal != READ_ONCE(pt_signal))
+	if (!READ_ONCE(pt_signal) || !pt_thread_find(p))
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	pc = this_cpu_ptr(&pt_cpus);
 	/* The capture may have ended meanwhile (pt_thread_sess_free()). */
-	th = p->signal == pt_signal ? pt_thread_find(p) : NULL;
+	th = pt_signal ? pt_thread_find(p) : NULL;
 	if (!th)
 		goto out;
 	if (exec) {
@@ -505,8 +584,8 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		/* A non-leader took over the leader's pid (de_thread()). */
 		put_pid(th->pid);
 		th->pid = get_task_pid(p, PIDTYPE_PID);
-		if (pt_sess.privileged ||
-		    (p->mm && get_dumpable(p->mm) == SUID_DUMP_USER))
+		reason = pt_config_exec_check(p);
+		if (reason == LWPT_PT_STOP_NONE)
 			goto out;
 	}
 	if (pc->cur == th)
@@ -515,7 +594,7 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		th->detached = true;
 	else
 		th->exited = true;
-	pt_thread_forget(th);
+	pt_thread_forget(th, reason);
 out:
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
@@ -607,16 +686,26 @@ void pt_thread_exit(void)
 /**
  * pt_thread_sess_init - set up a per-thread capture of @target's process
  * @target: a thread of the process (the caller keeps its own reference)
+ * @cfg: the configuration; bad_field and rule set if the permission check
+ *	refuses now
  *
  * pt_lock held, pt_sess filled. Allocates a buffer for every thread and
- * PT_THREAD_SPARES spares (sleeping), registers the probes, then attaches
- * the existing threads; a thread created meanwhile joins through the fork
- * probe. Nothing is traced before START.
+ * PT_THREAD_SPARES spares (sleeping), registers the probes, then, holding
+ * the target's exec_update_lock as perf_event_open() does, checks the
+ * permission again (an exec may have made it a set-user-ID program while
+ * the buffers were allocated) and attaches the existing threads; a thread
+ * created meanwhile joins through the fork probe, and an exec after the
+ * lock is dropped meets the exec probe. Nothing is traced before START.
  *
- * Return: 0; -ENOMEM; -ENODEV the scheduler tracepoints are missing;
- * -ESRCH the process exited.
+ * Every buffer is charged to the caller before it is allocated (pt_mem.c,
+ * pt_sess.mem initialised); the charges are given back with the session.
+ *
+ * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
+ * RLIMIT_MEMLOCK (rule memlock); -ENODEV the scheduler tracepoints are
+ * missing; -ESRCH the process exited; -EPERM refused now; -EINTR a signal
+ * came while waiting for the target's exec to finish.
  */
-int pt_thread_sess_init(struct task_struct *target)
+int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
 {
 	struct pt_thread *th, *tmp;
 	struct task_struct *t;
@@ -627,6 +716,10 @@ int pt_thread_sess_init(struct task_struct *target)
 	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
 	n = get_nr_threads(target) + PT_THREAD_SPARES;
 	for (i = 0; i < n && pt_thread_may_grow(); i++) {
+		if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages())) {
+			err = pt_config_refuse_memlock(cfg);
+			goto err_free;
+		}
 		th = pt_thread_alloc();
 		if (!th) {
 			err = -ENOMEM;
@@ -638,8 +731,18 @@ int pt_thread_sess_init(struct task_struct *target)
 	err = pt_probes_register();
 	if (err)
 		goto err_free;
+	/* From the check to the attach, no exec can change the credentials. */
+	err = down_read_interruptible(&target->signal->exec_update_lock);
+	if (err)
+		goto err_probes;
+	err = pt_config_permit_target(cfg, target, NULL);
+	if (err) {
+		up_read(&target->signal->exec_update_lock);
+		goto err_probes;
+	}
 	get_task_struct(target);
 	pt_target = target;
+	pt_inherit = !(cfg->flags & LWPT_PT_CFG_NO_INHERIT);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	WRITE_ONCE(pt_signal, target->signal);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
@@ -652,16 +755,19 @@ int pt_thread_sess_init(struct task_struct *target)
 	for_each_thread(target, t) {
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
 		if (!(t->flags & PF_EXITING))
-			pt_thread_attach(t);
+			pt_thread_attach(t, NULL);
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	}
 	rcu_read_unlock();
+	up_read(&target->signal->exec_update_lock);
 	if (!pt_nr_threads) {
 		pt_thread_sess_free();
 		return -ESRCH;
 	}
 	return 0;
 
+err_probes:
+	pt_probes_unregister();
 err_free:
 	list_for_each_entry_safe(th, tmp, &pt_spares, node)
 		pt_thread_free(th);
@@ -686,6 +792,12 @@ void pt_thread_sess_free(void)
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	WRITE_ONCE(pt_signal, NULL);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	/*
+	 * The fork, exec and exit probes stay registered and walk the hash
+	 * without the lock once they saw pt_signal: wait for them (they run
+	 * with preemption off, an RCU read side) before the threads go.
+	 */
+	synchronize_rcu();
 	cancel_work_sync(&pt_refill_work);
 	list_for_each_entry_safe(th, tmp, &pt_threads, node)
 		pt_thread_free(th);
@@ -697,6 +809,7 @@ void pt_thread_sess_free(void)
 	pt_nr_threads = 0;
 	pt_nr_spares = 0;
 	pt_threads_lost = 0;
+	pt_inherit = false;
 	if (pt_target)
 		put_task_struct(pt_target);
 	pt_target = NULL;
@@ -722,7 +835,7 @@ static void pt_thread_start_cpu(void *arg)
 	if (!arg)
 		return;
 	raw_spin_lock(&pt_thread_lock);
-	if (!pc->cur && current->signal == pt_signal) {
+	if (!pc->cur) {
 		th = pt_thread_find(current);
 		if (th)
 			pt_thread_load(pc, th);
@@ -753,7 +866,7 @@ static void pt_thread_stop_cpu(void *arg)
 int pt_thread_start(void)
 {
 	struct pt_thread *th;
-	unsigned long flags, i;
+	unsigned long flags;
 	int cpu, err = 0;
 
 	cpus_read_lock();
@@ -766,8 +879,7 @@ int pt_thread_start(void)
 	/* Threads are only appended (and freed under pt_lock, held here). */
 	list_for_each_entry_rcu(th, &pt_threads, node, lockdep_is_held(&pt_lock))
 		if (READ_ONCE(th->tr.head))
-			for (i = 0; i < th->tr.buf.nr_pages; i++)
-				clear_highpage(th->tr.buf.pages[i]);
+			pt_buf_clear(&th->tr.buf);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	list_for_each_entry(th, &pt_threads, node) {
 		pt_thread_init_state(th);
@@ -909,10 +1021,12 @@ int pt_thread_status(u32 index, struct lwpt_pt_status *st)
 	st->cpu = th->last_cpu >= 0 ? th->last_cpu : U32_MAX;
 	st->nr_buffers = pt_nr_threads;
 	st->threads_lost = pt_threads_lost;
+	st->stop_reason = th->stop_reason;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	/* Translated in the caller's pid namespace (0 if not visible). */
 	st->tid = pid_vnr(th->pid);
 	st->pid = pid_vnr(th->tgid);
+	st->ppid = pid_vnr(th->ppid);
 	st->mmap_offset = (u64)index * pt_sess.cfg.buffer_size;
 	return 0;
 }

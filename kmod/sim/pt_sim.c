@@ -503,7 +503,8 @@ int sim_pt_init(struct dentry *dir)
 		pt_model_cpu_init(per_cpu_ptr(&sim_pt_cpus, cpu), &sim_pt_prof,
 				  &sim_pt_ops, NULL, cpu);
 	sim_pt_active = true;
-	debugfs_create_file("pt_msrs", 0444, dir, NULL, &sim_pt_msrs_fops);
+	/* Physical addresses (OUTPUT_BASE, CR3_MATCH): root only. */
+	debugfs_create_file("pt_msrs", 0400, dir, NULL, &sim_pt_msrs_fops);
 	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
 	debugfs_create_file("pt_ovf", 0200, dir, NULL, &sim_pt_ovf_fops);
 	return 0;

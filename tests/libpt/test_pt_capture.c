@@ -554,6 +554,39 @@ START_TEST(range_order)
 END_TEST
 
 /*
+ * Issue 13: the refusal rules and stop reasons (size version 1 of the
+ * configuration, 2 of the status) and their messages.
+ */
+START_TEST(rules_and_stop_reasons)
+{
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER1);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, rule), LWPT_PT_CONFIG_SIZE_VER0);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER2);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, stop_reason), LWPT_PT_STATUS_SIZE_VER1);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, ppid), LWPT_PT_STATUS_SIZE_VER1 + 4);
+	/* The module ignores the size in the numbers (old binaries work). */
+	ck_assert_uint_eq(_IOC_NR(LWPT_PT_IOC_CONFIGURE), 0x41);
+	ck_assert_uint_eq(LWPT_PT_CFG_NO_INHERIT & LWPT_PT_CFG_ALL, LWPT_PT_CFG_NO_INHERIT);
+	ck_assert_ptr_null(lpt_dev_rule_str(LWPT_PT_RULE_NONE));
+	ck_assert_ptr_nonnull(strstr(lpt_dev_rule_str(LWPT_PT_RULE_CAPABILITY), "CAP_PERFMON"));
+	ck_assert_ptr_nonnull(strstr(lpt_dev_rule_str(LWPT_PT_RULE_PARANOID), "pt_paranoid"));
+	ck_assert_ptr_nonnull(strstr(lpt_dev_rule_str(LWPT_PT_RULE_PTRACE), "ptrace rule"));
+	ck_assert_ptr_nonnull(strstr(lpt_dev_rule_str(LWPT_PT_RULE_MEMLOCK), "RLIMIT_MEMLOCK"));
+	ck_assert_ptr_nonnull(lpt_dev_rule_str(99));
+	ck_assert_uint_eq(lpt_dev_refused_rule(NULL), LWPT_PT_RULE_NONE);
+	ck_assert_ptr_null(lpt_dev_refusal(NULL));
+	ck_assert_int_eq(lpt_dev_busy_holder(NULL), 0);
+	ck_assert_ptr_null(lpt_dev_stop_reason_str(LWPT_PT_STOP_NONE));
+	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXIT), "exited");
+	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXEC_CREDS), "exec-credentials");
+	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXEC_DUMPABLE), "exec-not-dumpable");
+	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_ERROR), "error");
+	ck_assert_str_eq(lpt_dev_stop_reason_str(99), "unknown");
+	ck_assert_ptr_nonnull(strstr(lpt_dev_strerror(-EACCES), "device node"));
+}
+END_TEST
+
+/*
  * The sideband ABI (include/uapi/lwpt/pt.h): explicit layout, the offsets
  * user space and the module agree on.
  */
@@ -654,6 +687,7 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, single_range);
 	tcase_add_test(tc, range_order);
 	tcase_add_test(tc, sideband_layout);
+	tcase_add_test(tc, rules_and_stop_reasons);
 	tcase_add_test(tc, switch_lines);
 	tcase_add_test(tc, switches_errors);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */

@@ -45,3 +45,15 @@ norandom_SRCS := tests/vm/progs/norandom.c
 # 64-pt-ptw-cyc.sh: a program that executes PTWRITE (SDM 33.2.2).
 VM_PROGS += pt_ptwrite
 pt_ptwrite_SRCS := tests/vm/progs/pt_ptwrite.c
+# 64-pt-suid.sh (issue 13 point 1): a set-user-ID victim linked away from
+# the other programs' text (0x400000), and the unprivileged attacker that
+# traces it and decodes what it got.
+VM_PROGS += pt_victim
+pt_victim_SRCS := tests/vm/progs/pt_victim.c
+pt_victim_LDLIBS := -lpthread -Wl,-Ttext-segment=0x30000000
+VM_PROGS += pt_sec
+pt_sec_SRCS := tests/vm/progs/pt_sec.c
+pt_sec_LIBS := pt
+# 66-pt-fork.sh (issue 16 point 2): a program that forks once.
+VM_PROGS += pt_fork_prog
+pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c

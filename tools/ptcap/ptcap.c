@@ -137,6 +137,7 @@ static void usage(FILE *f)
 "      --size=BYTES       buffer per CPU/thread (K, M, G suffixes)\n"
 "      --region-size=BYTES largest ToPA region\n"
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size)\n"
+"      --no-inherit       do not follow the processes the command creates\n"
 "      --mode=wrap|stop|continuous   output mode (default wrap)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
 "      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
@@ -233,7 +234,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION,
+	O_SNAPSHOT, O_VERSION, O_NO_INHERIT,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -267,6 +268,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "region-size", required_argument, NULL, O_REGION },
 		{ "single-range", no_argument, NULL, O_SINGLE },
+		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
@@ -321,6 +323,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_SIZE: c->buffer_size = parse_u64("--size", optarg, true); size_given = true; break;
 		case O_REGION: c->region_size = parse_u64("--region-size", optarg, true); break;
 		case O_SINGLE: c->flags |= LWPT_PT_CFG_SINGLE_RANGE; break;
+		case O_NO_INHERIT: c->flags |= LWPT_PT_CFG_NO_INHERIT; break;
 		case O_MODE:
 			if (!strcmp(optarg, "wrap"))
 				c->mode = LWPT_PT_MODE_WRAP;
@@ -782,9 +785,17 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!t->thread)
 			continue;
 		/* Which thread wrote which file (Documentation/ptcap-format.rst). */
-		fprintf(f, "thread.%s tid=%d pid=%d buffer=%d%s%s%s\n", tf[i].name, (int)t->tid,
+		fprintf(f, "thread.%s tid=%d pid=%d buffer=%d%s%s%s", tf[i].name, (int)t->tid,
 			(int)t->pid, tf[i].cpu, t->exited ? " exited" : "",
 			t->execed ? " execed" : "", t->detached ? " detached" : "");
+		if (t->ppid)
+			fprintf(f, " ppid=%d", (int)t->ppid);
+		if (t->stop_reason && t->stop_reason != LWPT_PT_STOP_EXIT)
+			fprintf(f, " stop=%s", lpt_dev_stop_reason_str(t->stop_reason));
+		fputc('\n', f);
+		if (t->detached)
+			fprintf(stderr, "ptcap: thread %d stopped being traced at an exec (%s): the new program may not be traced by you\n",
+				(int)t->tid, lpt_dev_stop_reason_str(t->stop_reason));
 		if (i + 1 == ntf && t->threads_lost)
 			fprintf(f, "threads-lost %u\n", t->threads_lost);
 	}
@@ -1394,6 +1405,11 @@ int main(int argc, char **argv)
 	if (err) {
 		if (child)
 			kill(child, SIGKILL);
+		if (lpt_dev_refusal(dev))
+			die("configure: %s", lpt_dev_refusal(dev));
+		if (err == -EBUSY && lpt_dev_busy_holder(dev))
+			die("configure: busy: process %d holds the capture of %s",
+			    (int)lpt_dev_busy_holder(dev), o.dev ? o.dev : LPT_DEV_PATH);
 		if (bad != LWPT_PT_FIELD_NONE)
 			die("configure: %s: %s", lpt_cap_field_name(bad), lpt_dev_strerror(err));
 		die("configure: %s", lpt_dev_strerror(err));

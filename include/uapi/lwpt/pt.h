@@ -17,7 +17,10 @@
  * the first published one (LWPT_PT_*_SIZE_VER0) up, reads or writes only
  * min(its size, the user's size) bytes, requires bytes it does not know to
  * be zero on input (else -E2BIG, as perf_event_open), and writes the size it
- * filled back into @size on output. Fields are only ever appended.
+ * filled back into @size on output. Fields are only ever appended. The
+ * size the _IOWR() numbers below encode is that of the headers a program
+ * was built with; the module ignores it (the struct's @size says), so a
+ * program built before a struct grew keeps working.
  *
  * ioctl numbers 0x40-0x6F of LWPT_IOC_MAGIC belong to /dev/pt (lwpt.h).
  */
@@ -103,7 +106,15 @@ struct lwpt_pt_caps {
  * no ToPA (Documentation/pt.rst, "Buffers: single-range output").
  */
 #define LWPT_PT_CFG_SINGLE_RANGE	(1u << 15)
-#define LWPT_PT_CFG_ALL			((1u << 16) - 1)
+/*
+ * Not an IA32_RTIT_CTL bit: a per-thread capture does not follow the
+ * processes the traced ones create (fork/clone without CLONE_THREAD); by
+ * default it does, each new thread with its own buffer (Documentation/
+ * pt.rst, "Following forks"). Modules before it refuse it (bad_field
+ * flags).
+ */
+#define LWPT_PT_CFG_NO_INHERIT		(1u << 16)
+#define LWPT_PT_CFG_ALL			((1u << 17) - 1)
 
 /* struct lwpt_pt_config.mode */
 #define LWPT_PT_MODE_WRAP		0	/* flight recorder: newest data kept */
@@ -169,6 +180,18 @@ enum lwpt_pt_field {
 	LWPT_PT_FIELD_NR
 };
 
+/*
+ * struct lwpt_pt_config.rule (size version 1): the permission rule that
+ * refused a CONFIGURE (EPERM, EACCES, ENOMEM), Documentation/pt.rst
+ * "Permissions". Opening /dev/pt itself is refused by the node's mode
+ * (open() EACCES) before any of these.
+ */
+#define LWPT_PT_RULE_NONE		0
+#define LWPT_PT_RULE_CAPABILITY		1	/* OS or per-CPU: CAP_PERFMON */
+#define LWPT_PT_RULE_PARANOID		2	/* pt_paranoid > 2: CAP_PERFMON */
+#define LWPT_PT_RULE_PTRACE		3	/* the target: the ptrace read rule */
+#define LWPT_PT_RULE_MEMLOCK		4	/* pt_mlock_kb + RLIMIT_MEMLOCK */
+
 /**
  * struct lwpt_pt_config - argument of LWPT_PT_IOC_CONFIGURE
  * @size:	sizeof(struct lwpt_pt_config) of the caller
@@ -189,6 +212,12 @@ enum lwpt_pt_field {
  * @addr:	ADDRn ranges; entries at or beyond caps.nr_ranges must be unused
  * @bad_field:	out: LWPT_PT_FIELD_* naming the refused field, 0 on success
  * @reserved:	must be 0
+ *
+ * Size version 1 (LWPT_PT_CONFIG_SIZE_VER1) appends:
+ * @rule:	out: LWPT_PT_RULE_* that refused, 0 otherwise (any value in)
+ * @holder:	out: with EBUSY because another file holds the capture, the
+ *		process that configured it (its pid in the caller's pid
+ *		namespace; 0 if not visible there); 0 otherwise (any value in)
  */
 struct lwpt_pt_config {
 	__u32 size;
@@ -204,10 +233,13 @@ struct lwpt_pt_config {
 	struct lwpt_pt_addr_range addr[LWPT_PT_ADDR_RANGES];
 	__u32 bad_field;
 	__u32 reserved;
+	__u32 rule;
+	__s32 holder;
 };
 
-/* Size of the first published version. */
+/* Size of the first published version, and of version 1 (rule, holder). */
 #define LWPT_PT_CONFIG_SIZE_VER0	152
+#define LWPT_PT_CONFIG_SIZE_VER1	160
 
 /* struct lwpt_pt_status.flags */
 #define LWPT_PT_ST_CONFIGURED		(1u << 0)	/* this CPU has a buffer */
@@ -226,6 +258,21 @@ struct lwpt_pt_config {
  * (lower bounds); @offset is exact. Documentation/pt.rst.
  */
 #define LWPT_PT_ST_WRAP_UNKNOWN		(1u << 10)
+
+/*
+ * struct lwpt_pt_status.stop_reason (size version 2): why a thread's
+ * buffer stopped taking data; what it captured before stays readable.
+ */
+#define LWPT_PT_STOP_NONE		0	/* traced (or not started) */
+#define LWPT_PT_STOP_EXIT		1	/* the thread exited (EXITED) */
+/*
+ * DETACHED at an exec: the new program's credentials are not the caller's
+ * as saved at CONFIGURE (set-user-ID, set-group-ID, file capabilities):
+ * the ptrace read rule refuses it.
+ */
+#define LWPT_PT_STOP_EXEC_CREDS		2
+#define LWPT_PT_STOP_EXEC_DUMPABLE	3	/* DETACHED: not dumpable */
+#define LWPT_PT_STOP_ERROR		4	/* an RTIT MSR access faulted */
 
 /* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
 #define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */
@@ -263,6 +310,12 @@ struct lwpt_pt_config {
  *		(per thread, it grows as threads join)
  * @threads_lost: out: threads of a per-thread capture that joined when no
  *		buffer was ready and are not traced (Documentation/pt.rst)
+ *
+ * Size version 2 (LWPT_PT_STATUS_SIZE_VER2) appends:
+ * @stop_reason: out: LWPT_PT_STOP_*: why a thread's buffer stopped
+ * @ppid:	out: a thread of a process the capture followed at a fork:
+ *		the traced process whose fork created it (caller's pid
+ *		namespace); 0 for the configured process and per CPU
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -284,11 +337,17 @@ struct lwpt_pt_status {
 	__s32 pid;
 	__u32 nr_buffers;
 	__u32 threads_lost;
+	__u32 stop_reason;
+	__s32 ppid;
 };
 
-/* Size of the first published version, and of version 1 (buffer ... ). */
+/*
+ * Size of the first published version, of version 1 (buffer ...) and of
+ * version 2 (stop_reason, ppid).
+ */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
+#define LWPT_PT_STATUS_SIZE_VER2	120
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)
@@ -379,8 +438,11 @@ struct lwpt_pt_sideband {
  * Errors of every ioctl: EFAULT bad pointer; EINVAL bad size, flags or value
  * (CONFIGURE names the field in bad_field); E2BIG unknown trailing bytes not
  * zero; EOPNOTSUPP a field the processor does not enumerate (bad_field);
- * EPERM/EACCES not allowed (Documentation/pt.rst); EBUSY another capture is
- * configured, or TraceEn was already set by someone else; ENOTTY unknown
+ * EPERM/EACCES not allowed (CONFIGURE names the rule in rule:
+ * Documentation/pt.rst, "Permissions"); ENOMEM out of memory, or over the
+ * caller's pt_mlock_kb allowance and RLIMIT_MEMLOCK (rule memlock); EBUSY
+ * another capture is configured, CONFIGURE again while the buffers are
+ * mapped, or TraceEn was already set by someone else; ENOTTY unknown
  * command; ENODATA START/STATUS/RELEASE before CONFIGURE.
  *
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the

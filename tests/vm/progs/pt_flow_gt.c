@@ -3,7 +3,7 @@
  * pt_flow_gt: the ground truth of a program's user-mode instruction flow,
  * by ptrace single-stepping (issue 5 point 6, in the VM).
  *
- *   pt_flow_gt [-c] [-o FILE] PROG [ARGS...]
+ *   pt_flow_gt [-c] [-o FILE] [-f CHILD] PROG [ARGS...]
  *
  * Runs PROG stopped at its exec, then PTRACE_SINGLESTEPs it to its end and
  * prints the IP of every user-mode instruction it executes, one per line as
@@ -20,6 +20,10 @@
  * (SDM vol. 2: E8, FF /2; C3, C2; 0F 05), the return address from the
  * stack at the callee's first instruction; frames are matched by return
  * address as Documentation/ptflow.rst, "Call trace", specifies.
+ * With -f, the processes PROG forks are followed (PTRACE_O_TRACEFORK) and
+ * single-stepped too, the first one's IPs written to CHILD (from its
+ * first instruction, after the fork's SYSCALL), as a per-thread capture
+ * that follows forks traces it (Documentation/pt.rst, "Following forks").
  * Exit status: PROG's, or 125 if tracing failed.
  */
 #include <errno.h>
@@ -157,13 +161,81 @@ static void gt_calls_step(FILE *out, pid_t pid, unsigned long long ip,
 		gt_line(out, "syscall", 0, "");
 }
 
+/* One single-stepped process: where its IPs go, the last one printed. */
+struct stepped {
+	pid_t pid;
+	FILE *out;
+	unsigned long long last, n;
+	int sig;
+};
+
+/* Print the IP of @t's next instruction (once per REP), then step it. */
+static void step(struct stepped *t)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &r))
+		die("PTRACE_GETREGS");
+	if (!t->n || r.rip != t->last)
+		fprintf(t->out, "%016llx\n", (unsigned long long)r.rip);
+	t->last = r.rip;
+	t->n++;
+	if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)t->sig))
+		die("PTRACE_SINGLESTEP");
+}
+
+/* -f: the parent and its first child, stepped as each stops. */
+static int follow(pid_t pid, FILE *out, FILE *cout)
+{
+	struct stepped t[2] = { { pid, out, 0, 0, 0 }, { 0, cout, 0, 0, 0 } };
+	int status, live = 1, rc = 125;
+	struct stepped *s;
+	pid_t w;
+
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_TRACEFORK))
+		die("PTRACE_SETOPTIONS");
+	step(&t[0]);
+	while (live) {
+		w = waitpid(-1, &status, __WALL);
+		if (w < 0)
+			die("waitpid");
+		if (w == t[0].pid)
+			s = &t[0];
+		else if (!t[1].pid || w == t[1].pid)
+			s = &t[1];
+		else
+			continue;
+		if (!s->pid) {
+			s->pid = w;	/* the new child, stopped before it runs */
+			live++;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (s == &t[0])
+				rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+							 128 + WTERMSIG(status);
+			s->pid = -1;
+			live--;
+			continue;
+		}
+		/* Our trap, a fork event, the child's first SIGSTOP: not passed. */
+		s->sig = WSTOPSIG(status) == SIGTRAP ||
+			 (s == &t[1] && s->n == 0 && WSTOPSIG(status) == SIGSTOP) ?
+			 0 : WSTOPSIG(status);
+		step(s);
+	}
+	if (fclose(out) || fclose(cout))
+		die("write");
+	fprintf(stderr, "pt_flow_gt: %llu + %llu steps\n", t[0].n, t[1].n);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long last = 0, n = 0;
 	struct user_regs_struct r;
 	int status, sig = 0, arg = 1, calls = 0;
 	enum gt_kind prev = GT_OTHER;
-	FILE *out = stdout;
+	FILE *out = stdout, *cout = NULL;
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[1], "-c")) {
@@ -176,8 +248,14 @@ int main(int argc, char **argv)
 			die(argv[arg + 1]);
 		arg += 2;
 	}
+	if (argc > arg + 2 && !calls && !strcmp(argv[arg], "-f")) {
+		cout = fopen(argv[arg + 1], "w");
+		if (!cout)
+			die(argv[arg + 1]);
+		arg += 2;
+	}
 	if (argc <= arg) {
-		fprintf(stderr, "usage: pt_flow_gt [-c] [-o FILE] PROG [ARGS...]\n");
+		fprintf(stderr, "usage: pt_flow_gt [-c] [-o FILE] [-f CHILD] PROG [ARGS...]\n");
 		return 125;
 	}
 	pid = fork();
@@ -192,6 +270,8 @@ int main(int argc, char **argv)
 	/* Stopped with SIGTRAP after the exec: RIP is the entry point. */
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
 		die("waitpid (exec)");
+	if (cout)
+		return follow(pid, out, cout);
 	for (;;) {
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			die("PTRACE_GETREGS");

@@ -57,8 +57,8 @@
 #include <lwpt/pt_rtit.h>
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER0, "ABI 1.0");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER1, "status v1");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "config v1");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "status v2");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
 
 #define DEBUGFS "/sys/kernel/debug/lwpt_sim/"
@@ -686,7 +686,15 @@ static void test_mmap(void)
 	close(fd);
 }
 
-static void test_perm(void)
+/* Write the module parameter pt_paranoid (root). */
+static void set_paranoid(const char *v)
+{
+	FILE *f = fopen("/sys/module/lwpt_sim/parameters/pt_paranoid", "w");
+
+	check(f && fputs(v, f) >= 0 && !fclose(f), "pt_paranoid=%s", v);
+}
+
+static void test_perm_user(void)
 {
 	struct lwpt_pt_config c;
 	int fd = open_pt();	/* /dev/pt is 0600: opened as root, used as 1000 */
@@ -710,6 +718,23 @@ static void test_perm(void)
 	c.flags |= LWPT_PT_CFG_CR3_FILTER;
 	refuse(fd, "CR3Filter with thread scope", &c, EINVAL, LWPT_PT_FIELD_CR3_FILTER);
 	close(fd);
+}
+
+/* As uid 1000 in a child, with pt_paranoid 2 (perf's Debian default is 3). */
+static void test_perm(void)
+{
+	int st;
+	pid_t pid;
+
+	set_paranoid("2");
+	pid = fork();
+	if (!pid) {
+		test_perm_user();
+		exit(failures);
+	}
+	waitpid(pid, &st, 0);
+	set_paranoid("3");
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "perm: the checks as uid 1000 passed");
 }
 
 static void test_hold(void)

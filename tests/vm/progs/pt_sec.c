@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pt_sec: /dev/pt as an unprivileged attacker would use it (issue 13;
+ * Documentation/pt.rst, "Permissions"). Started as root, it drops to uid
+ * and gid 1000 with no capability before touching /dev/pt (the case makes
+ * the node 0666). Every line it prints is "ok: ..." or "FAIL: ..."; the
+ * exit status is the number of failures.
+ *
+ *   pt_sec exec VICTIM SECRET creds|dumpable
+ *	traces its own child per thread, starts, lets the child run code of
+ *	its own, then exec VICTIM (set-user-ID root, or unreadable), which
+ *	reads SECRET and makes an indirect call per bit from a thread it
+ *	creates. The child's buffer must say DETACHED with the expected
+ *	stop reason, the victim's thread must not have joined, and decoding
+ *	every buffer (TIP, TIP.PGE, TIP.PGD, FUP) must show IPs of pt_sec and
+ *	none in VICTIM's text.
+ *   pt_sec exec-fork VICTIM SECRET
+ *	the same through a fork the capture follows: the traced child forks,
+ *	the grandchild (a buffer of its own, ppid the child) execs VICTIM and
+ *	is detached there; no IP of VICTIM in any buffer.
+ *   pt_sec race VICTIM SECRET N
+ *	N times: a child execs VICTIM at once while CONFIGURE (a large
+ *	buffer) races it; whatever the outcome (refused by the ptrace rule,
+ *	or detached at the exec) no IP of VICTIM's text may be in a buffer.
+ *   pt_sec rules
+ *	the errors of each refusal rule at pt_paranoid 2: capability (EPERM),
+ *	ptrace (EPERM), each with struct lwpt_pt_config.rule naming it.
+ *   pt_sec paranoid
+ *	at pt_paranoid 3: a per-thread capture of its own child is EACCES,
+ *	rule LWPT_PT_RULE_PARANOID.
+ *   pt_sec memlock
+ *	memory is charged (issue 13 points 3, 5): with RLIMIT_MEMLOCK 0 a
+ *	capture over the pt_mlock_kb allowance is ENOMEM, rule memlock, and
+ *	one within it works; with RLIMIT_MEMLOCK 8 MiB the pages beyond the
+ *	allowance show as VmPin and go back at close; a child forked after
+ *	the mmap cannot read the buffer (SIGSEGV); CONFIGURE again while
+ *	mapped is EBUSY.
+ *   pt_sec as-user CMD ARGS...
+ *	drop to uid 1000 and exec CMD (for ptcap's messages).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uapi/lwpt/pt.h>
+#include <lwpt/pt_pkt.h>
+
+#define USER_ID		1000
+#define SMALL_BUF	65536ull
+#define LARGE_BUF	(8ull << 20)
+
+static int failures;
+
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(cond ? "ok: " : "FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		failures++;
+}
+
+/*
+ * Uid/gid 1000, no supplementary group; setresuid() from 0 drops the
+ * capabilities. The credential change made the process non-dumpable
+ * (commit_creds()): dumpable again, as a process a user starts is.
+ */
+static void drop(void)
+{
+	if (setgroups(0, NULL) || setresgid(USER_ID, USER_ID, USER_ID) ||
+	    setresuid(USER_ID, USER_ID, USER_ID) || prctl(PR_SET_DUMPABLE, 1)) {
+		perror("drop to uid 1000");
+		exit(100);
+	}
+}
+
+static int open_pt(void)
+{
+	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("/dev/pt");
+		exit(100);
+	}
+	return fd;
+}
+
+static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	c->mode = LWPT_PT_MODE_WRAP;
+	c->scope = LWPT_PT_SCOPE_THREAD;
+	c->pid = pid;
+	c->buffer_size = size;
+}
+
+static int configure(int fd, struct lwpt_pt_config *c)
+{
+	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
+}
+
+static int status(int fd, uint32_t buffer, struct lwpt_pt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->query = LWPT_PT_STQ_BUFFER;
+	st->buffer = buffer;
+	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
+}
+
+/* The executable PT_LOAD range of an ELF file, [lo, hi). */
+static void elf_text(const char *path, uint64_t *lo, uint64_t *hi)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY), i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh)) {
+		perror(path);
+		exit(100);
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * eh.e_phentsize) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (ph.p_vaddr < *lo)
+			*lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = ph.p_vaddr + ph.p_memsz;
+	}
+	close(fd);
+}
+
+/* Decoded IPs of a trace: how many in [lo, hi), how many in all. */
+struct ip_count {
+	uint64_t in_range;
+	uint64_t all;
+};
+
+static void scan_ips(const uint8_t *buf, size_t len, uint64_t lo, uint64_t hi,
+		     struct ip_count *n)
+{
+	struct lpt_pkt_decoder *dec = lpt_pkt_alloc(buf, len, NULL);
+	struct lpt_last_ip lip;
+	struct lpt_packet p;
+	uint64_t ip;
+	int err;
+
+	if (!dec)
+		return;
+	lpt_last_ip_init(&lip);
+	for (err = lpt_pkt_sync_forward(dec); err >= 0; ) {
+		err = lpt_pkt_next(dec, &p);
+		if (err == LPT_ERR_BAD_OPCODE || err == LPT_ERR_BAD_PACKET) {
+			err = lpt_pkt_sync_forward(dec);
+			continue;
+		}
+		if (err < 0)
+			break;
+		if (p.type == LPT_PKT_PSB)
+			lpt_last_ip_init(&lip);
+		if (p.type != LPT_PKT_TIP && p.type != LPT_PKT_TIP_PGE &&
+		    p.type != LPT_PKT_TIP_PGD && p.type != LPT_PKT_FUP)
+			continue;
+		if (lpt_last_ip_update_pkt(&lip, &p) || lpt_last_ip_query(&lip, &ip))
+			continue;
+		n->all++;
+		if (ip >= lo && ip < hi)
+			n->in_range++;
+	}
+	lpt_pkt_free(dec);
+}
+
+/*
+ * Every buffer of the capture on @fd: decode it, count IPs in the victim's
+ * text and in all. Return the number of buffers.
+ */
+static uint32_t scan_capture(int fd, uint64_t lo, uint64_t hi, struct ip_count *n,
+			     struct lwpt_pt_status *st0)
+{
+	struct lwpt_pt_status st;
+	uint32_t b, nr;
+	void *p;
+
+	if (status(fd, 0, st0))
+		return 0;
+	nr = st0->nr_buffers;
+	for (b = 0; b < nr; b++) {
+		if (status(fd, b, &st))
+			continue;
+		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+		if (p == MAP_FAILED)
+			continue;
+		scan_ips(p, st.head < st.buffer_size ? st.head : st.buffer_size, lo, hi, n);
+		munmap(p, st.buffer_size);
+	}
+	return nr;
+}
+
+static void helper_fn(void)
+{
+	static volatile int x;
+
+	x++;
+}
+
+static void (*volatile helper)(void) = helper_fn;
+
+/*
+ * The child: wait for @rfd (if >= 0), run code of our own, exec @victim
+ * (which lingers when @linger).
+ */
+static void child_exec(int rfd, const char *victim, const char *secret, bool linger)
+{
+	char c;
+	int i;
+
+	if (rfd >= 0 && read(rfd, &c, 1) != 1)
+		_exit(120);
+	for (i = 0; i < 16; i++)
+		helper();
+	execl(victim, victim, secret, linger ? "linger" : NULL, (char *)NULL);
+	_exit(121);
+}
+
+static uint32_t want_reason(const char *s)
+{
+	return !strcmp(s, "dumpable") ? LWPT_PT_STOP_EXEC_DUMPABLE : LWPT_PT_STOP_EXEC_CREDS;
+}
+
+typedef void (*child_fn)(int rfd, const char *victim, const char *secret);
+
+static void child_exec_at_once(int rfd, const char *victim, const char *secret)
+{
+	child_exec(rfd, victim, secret, false);
+}
+
+/*
+ * As uid 1000: fork a child that waits, then runs @fn; trace it per thread
+ * (started), let it go, wait for it, stop. @fd: out, the capture's file.
+ * Return: the child's pid; *@st its wait status.
+ */
+static pid_t traced_child(const char *what, child_fn fn, const char *victim,
+			  const char *secret, int *fd, int *st)
+{
+	struct lwpt_pt_config c;
+	int pfd[2], err;
+	pid_t pid;
+
+	drop();
+	*fd = open_pt();
+	if (pipe(pfd))
+		exit(100);
+	pid = fork();
+	if (!pid)
+		fn(pfd[0], victim, secret);
+	cfg_thread(&c, pid, SMALL_BUF);
+	err = configure(*fd, &c);
+	check(err == 0, "%s: configure own child %d: %s", what, (int)pid, strerror(err));
+	check(ioctl(*fd, LWPT_PT_IOC_START) == 0, "%s: start", what);
+	if (write(pfd[1], "x", 1) != 1)
+		exit(100);
+	waitpid(pid, st, 0);
+	check(WIFEXITED(*st) && WEXITSTATUS(*st) == 0,
+	      "%s: the victim ran and read its secret (status %#x)", what, *st);
+	check(ioctl(*fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", what);
+	return pid;
+}
+
+/* (a), (c): trace our child across its exec of the victim. */
+static void test_exec(const char *victim, const char *secret, const char *reason)
+{
+	struct lwpt_pt_status st0;
+	struct ip_count n = { 0, 0 };
+	uint64_t lo, hi, mlo, mhi;
+	int fd, status_;
+	uint32_t nr;
+
+	elf_text(victim, &lo, &hi);
+	elf_text("/proc/self/exe", &mlo, &mhi);
+	traced_child("exec", child_exec_at_once, victim, secret, &fd, &status_);
+	nr = scan_capture(fd, lo, hi, &n, &st0);
+	check(nr == 1 && st0.threads_lost == 0,
+	      "exec: the victim's new thread did not join (buffers %u, lost %u)", nr,
+	      st0.threads_lost);
+	check((st0.flags & (LWPT_PT_ST_EXECED | LWPT_PT_ST_DETACHED)) ==
+	      (LWPT_PT_ST_EXECED | LWPT_PT_ST_DETACHED) &&
+	      st0.stop_reason == want_reason(reason) && !(st0.flags & LWPT_PT_ST_TRACING),
+	      "exec: the child's buffer says DETACHED, stop reason %u (want %u), flags %#x",
+	      st0.stop_reason, want_reason(reason), st0.flags);
+	check(n.all > n.in_range && st0.head > 0,
+	      "exec: the buffer kept what came before the exec: %llu bytes, %llu IPs decoded",
+	      (unsigned long long)st0.head, (unsigned long long)n.all);
+	n.all = 0;
+	n.in_range = 0;
+	scan_capture(fd, mlo, mhi, &n, &st0);
+	check(n.in_range > 0, "exec: %llu IPs in pt_sec's own text [%#llx, %#llx)",
+	      (unsigned long long)n.in_range, (unsigned long long)mlo,
+	      (unsigned long long)mhi);
+	n.all = 0;
+	n.in_range = 0;
+	scan_capture(fd, lo, hi, &n, &st0);
+	check(n.in_range == 0, "exec: no IP in the victim's text [%#llx, %#llx): %llu",
+	      (unsigned long long)lo, (unsigned long long)hi,
+	      (unsigned long long)n.in_range);
+	close(fd);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The child of exec-fork: wait for @rfd, fork, the grandchild execs. */
+static void child_fork_exec(int rfd, const char *victim, const char *secret)
+{
+	int st;
+	pid_t g;
+	char c;
+
+	if (read(rfd, &c, 1) != 1)
+		_exit(120);
+	g = fork();
+	if (!g)
+		child_exec(-1, victim, secret, false);
+	if (g < 0 || waitpid(g, &st, 0) != g)
+		_exit(122);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 123);
+}
+
+/* A followed fork, then the exec of the victim in the grandchild. */
+static void test_exec_fork(const char *victim, const char *secret)
+{
+	struct lwpt_pt_status st0, st;
+	struct ip_count n = { 0, 0 };
+	int fd, s, found = 0;
+	uint64_t lo, hi;
+	uint32_t nr, b;
+	pid_t pid;
+
+	elf_text(victim, &lo, &hi);
+	pid = traced_child("exec-fork", child_fork_exec, victim, secret, &fd, &s);
+	nr = scan_capture(fd, lo, hi, &n, &st0);
+	check(nr == 2 && st0.threads_lost == 0,
+	      "exec-fork: the child and the grandchild, no victim thread (buffers %u)", nr);
+	for (b = 0; b < nr; b++) {
+		if (status(fd, b, &st) || st.ppid != pid)
+			continue;
+		found++;
+		check((st.flags & LWPT_PT_ST_DETACHED) &&
+		      st.stop_reason == LWPT_PT_STOP_EXEC_CREDS && st.head > 0,
+		      "exec-fork: grandchild %d (ppid %d) detached at its exec, %llu bytes kept",
+		      (int)st.pid, (int)st.ppid, (unsigned long long)st.head);
+	}
+	check(found == 1, "exec-fork: one buffer with ppid = the child (%d)", found);
+	check(n.in_range == 0, "exec-fork: no IP in the victim's text: %llu (of %llu)",
+	      (unsigned long long)n.in_range, (unsigned long long)n.all);
+	close(fd);
+}
+
+/* (b): CONFIGURE with a large buffer races the child's exec. */
+static void test_race(const char *victim, const char *secret, int iters)
+{
+	struct ip_count n = { 0, 0 };
+	struct lwpt_pt_status st0;
+	struct lwpt_pt_config c;
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	int i, fd, err, refused = 0, late = 0, detached = 0, gone = 0, other = 0, bad = 0, s;
+	double t0, ms;
+	uint64_t lo, hi;
+	pid_t pid;
+
+	elf_text(victim, &lo, &hi);
+	/* The buffers, not RLIMIT_MEMLOCK, are what this case is about. */
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	drop();
+	for (i = 0; i < iters; i++) {
+		fd = open_pt();
+		pid = fork();
+		if (!pid) {
+			/* A different moment each time. */
+			usleep(i * 150000);
+			child_exec(-1, victim, secret, true);
+		}
+		cfg_thread(&c, pid, LARGE_BUF);
+		t0 = now_ms();
+		err = configure(fd, &c);
+		ms = now_ms() - t0;
+		if (!err)
+			ioctl(fd, LWPT_PT_IOC_START);
+		waitpid(pid, &s, 0);
+		if (err == EPERM && c.rule == LWPT_PT_RULE_PTRACE) {
+			refused++;
+			/* After the allocation: the re-check under exec_update_lock. */
+			late += ms > 20;
+		} else if (err == ESRCH) {
+			gone++;		/* the victim exited first */
+		} else if (!err) {
+			ioctl(fd, LWPT_PT_IOC_STOP);
+			n.in_range = 0;
+			scan_capture(fd, lo, hi, &n, &st0);
+			bad += n.in_range > 0;
+			if (st0.stop_reason == LWPT_PT_STOP_EXEC_CREDS)
+				detached++;
+			else
+				other++;
+			if (st0.stop_reason != LWPT_PT_STOP_EXEC_CREDS)
+				printf("race %d: buffer 0 flags %#x reason %u\n", i, st0.flags,
+				       st0.stop_reason);
+		} else {
+			printf("race %d: configure: %s rule %u\n", i, strerror(err), c.rule);
+			other++;
+		}
+		close(fd);
+	}
+	printf("race: %d refused by the ptrace rule (%d after 20 ms: at the re-check), %d detached at the exec, %d exited first, %d other\n",
+	       refused, late, detached, gone, other);
+	check(bad == 0 && other == 0 && refused + detached + gone == iters,
+	      "race: in %d runs no victim IP reached the attacker, each refused or detached",
+	      iters);
+}
+
+static void refuse(int fd, const char *name, struct lwpt_pt_config *c, int err,
+		   uint32_t field, uint32_t rule)
+{
+	int e = configure(fd, c);
+
+	check(e == err && c->bad_field == field && c->rule == rule,
+	      "%s: %s, bad_field %u, rule %u (want %s, %u, %u)", name, strerror(e),
+	      c->bad_field, c->rule, strerror(err), field, rule);
+}
+
+/*
+ * A program built with the first published headers: CONFIGURE and
+ * GET_STATUS numbers that encode the version 0 sizes, structs of those
+ * sizes (no rule, no stop_reason); the module answers them.
+ */
+static void test_old_abi(void)
+{
+	const unsigned long cfg0 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x41,
+					LWPT_PT_CONFIG_SIZE_VER0);
+	const unsigned long st1 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x44,
+				       LWPT_PT_STATUS_SIZE_VER1);
+	struct lwpt_pt_status st;
+	struct lwpt_pt_config c;
+	int fd = open_pt();
+
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.size = LWPT_PT_CONFIG_SIZE_VER0;
+	check(ioctl(fd, cfg0, &c) == 0 && c.size == LWPT_PT_CONFIG_SIZE_VER0,
+	      "old ABI: CONFIGURE of 152 bytes by its old number (size back %u)", c.size);
+	memset(&st, 0, sizeof(st));
+	st.size = LWPT_PT_STATUS_SIZE_VER1;
+	st.query = LWPT_PT_STQ_BUFFER;
+	st.ppid = -1;	/* beyond the caller's struct: must stay */
+	check(ioctl(fd, st1, &st) == 0 && st.size == LWPT_PT_STATUS_SIZE_VER1 &&
+	      st.nr_buffers >= 1 && st.ppid == -1,
+	      "old ABI: GET_STATUS of 112 bytes by its old number (size back %u)", st.size);
+	close(fd);
+}
+
+static void test_rules(void)
+{
+	struct lwpt_pt_config c;
+	int fd, fd2;
+
+	drop();
+	fd = open_pt();
+	cfg_thread(&c, 0, SMALL_BUF);
+	c.scope = LWPT_PT_SCOPE_CPU;
+	refuse(fd, "system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE, LWPT_PT_RULE_CAPABILITY);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.flags |= LWPT_PT_CFG_OS;
+	refuse(fd, "kernel tracing", &c, EPERM, LWPT_PT_FIELD_OS, LWPT_PT_RULE_CAPABILITY);
+	cfg_thread(&c, 1, SMALL_BUF);
+	refuse(fd, "another user's process (init)", &c, EPERM, LWPT_PT_FIELD_PID,
+	       LWPT_PT_RULE_PTRACE);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check(configure(fd, &c) == 0 && c.rule == LWPT_PT_RULE_NONE,
+	      "own process, user mode, per thread: allowed at pt_paranoid 2");
+	fd2 = open_pt();
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.holder = 12345;
+	check(configure(fd2, &c) == EBUSY && c.holder == getpid(),
+	      "a second file: EBUSY, holder %d (want %d)", (int)c.holder, (int)getpid());
+	close(fd2);
+	close(fd);
+	test_old_abi();
+}
+
+static void test_paranoid(void)
+{
+	struct lwpt_pt_config c;
+	int fd;
+
+	drop();
+	fd = open_pt();
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	refuse(fd, "own process at pt_paranoid 3", &c, EACCES, LWPT_PT_FIELD_SCOPE,
+	       LWPT_PT_RULE_PARANOID);
+	close(fd);
+}
+
+/* VmPin of /proc/self/status, kB. */
+static long vm_pin(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Run @fn as uid 1000 with RLIMIT_MEMLOCK @lim in a child; its failures. */
+static void as_user_limited(void (*fn)(long), rlim_t lim, long allow_pages)
+{
+	struct rlimit rl = { lim, lim };
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			exit(100);
+		drop();
+		fn(allow_pages);
+		exit(failures);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "memlock: RLIMIT_MEMLOCK %llu: child passed",
+	      (unsigned long long)lim);
+}
+
+/* Buffers of a per-thread capture of a 1-thread process: 1 + 8 spares. */
+#define NR_BUFS		9
+#define BUF_PAGES(size)	((size) / 4096 + (((size) / 4096 + 510) / 511))
+
+static void memlock_zero(long allow_pages)
+{
+	struct lwpt_pt_config c;
+	uint64_t big = 4096ull * (allow_pages / NR_BUFS + 16);
+	int fd = open_pt();
+
+	cfg_thread(&c, getpid(), big);
+	refuse(fd, "RLIMIT_MEMLOCK 0, over the allowance", &c, ENOMEM, LWPT_PT_FIELD_BUFFER_SIZE,
+	       LWPT_PT_RULE_MEMLOCK);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check((long)(NR_BUFS * BUF_PAGES(SMALL_BUF)) <= allow_pages,
+	      "memlock: %u pages within the allowance of %ld", NR_BUFS * (unsigned int)BUF_PAGES(SMALL_BUF),
+	      allow_pages);
+	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 0, within the allowance: allowed");
+	check(vm_pin() == 0, "memlock: VmPin %ld kB (all within the allowance)", vm_pin());
+	close(fd);
+}
+
+static void memlock_pinned(long allow_pages)
+{
+	const uint64_t size = 262144;
+	long want = (NR_BUFS * (long)BUF_PAGES(size) - allow_pages) * 4, pin0 = vm_pin(), pin;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	volatile const uint8_t *p;
+	int fd = open_pt(), s;
+	pid_t pid;
+
+	cfg_thread(&c, getpid(), size);
+	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 8 MiB, %u pages: allowed",
+	      NR_BUFS * (unsigned int)BUF_PAGES(size));
+	pin = vm_pin();
+	check(pin - pin0 == want, "memlock: VmPin %ld kB -> %ld kB, want +%ld (beyond the allowance)",
+	      pin0, pin, want);
+	check(status(fd, 0, &st) == 0, "memlock: status");
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	check(p != MAP_FAILED, "memlock: mmap");
+	if (p == MAP_FAILED)
+		return;
+	(void)p[0];
+	pid = fork();
+	if (!pid) {
+		(void)p[0];	/* VM_DONTCOPY: not mapped here */
+		_exit(0);
+	}
+	waitpid(pid, &s, 0);
+	check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV,
+	      "fork after mmap: the child cannot read the buffer (status %#x)", s);
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check(configure(fd, &c) == EBUSY, "CONFIGURE again while mapped: EBUSY");
+	munmap((void *)p, size);
+	close(fd);
+	pin = vm_pin();
+	check(pin == pin0, "memlock: VmPin back to %ld kB after close (%ld)", pin0, pin);
+}
+
+static void test_memlock(void)
+{
+	long kb = read_long("/sys/module/lwpt_sim/parameters/pt_mlock_kb");
+	long allow_pages = kb / 4 * sysconf(_SC_NPROCESSORS_ONLN);
+
+	check(kb == 516, "pt_mlock_kb default %ld (perf_event_mlock_kb's 516)", kb);
+	as_user_limited(memlock_zero, 0, allow_pages);
+	as_user_limited(memlock_pinned, 8 << 20, allow_pages);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "exec") && argc == 5) {
+		test_exec(argv[2], argv[3], argv[4]);
+	} else if (!strcmp(cmd, "exec-fork") && argc == 4) {
+		test_exec_fork(argv[2], argv[3]);
+	} else if (!strcmp(cmd, "race") && argc == 5) {
+		test_race(argv[2], argv[3], atoi(argv[4]));
+	} else if (!strcmp(cmd, "rules")) {
+		test_rules();
+	} else if (!strcmp(cmd, "memlock")) {
+		test_memlock();
+	} else if (!strcmp(cmd, "paranoid")) {
+		test_paranoid();
+	} else if (!strcmp(cmd, "as-user") && argc > 2) {
+		drop();
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
+	} else {
+		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|as-user ... (see the source)\n");
+		return 100;
+	}
+	return failures;
+}
