@@ -273,6 +273,8 @@ install-dkms:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC)
 	$(INSTALL) -m 644 dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	$(INSTALL) -D -m 755 packaging/dkms/post-install $(DESTDIR)$(DKMS_SRC)/packaging/dkms/post-install
+	$(INSTALL) -D -m 644 packaging/udev/60-lwpt.rules $(DESTDIR)$(DKMS_SRC)/packaging/udev/60-lwpt.rules
 	@set -e; for f in $$(find kmod include model -type f \( -name '*.[ch]' -o -name Kbuild \
 		-o -name Kbuild.inc -o -name Makefile \) ! -name '*.mod.c' | sort); do \
 		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(DKMS_SRC)/$$f; \

@@ -128,6 +128,7 @@ grep -q '^BUILD_EXCLUSIVE_ARCH="x86_64"' "$top/dkms.conf" &&
 make -s -C "$top" O="$O" install-dkms DESTDIR="$d" >/dev/null 2>&1 || bad "make install-dkms"
 dk=$d/usr/src/lwpt-$version
 [ -f "$dk/dkms.conf" ] && [ -f "$dk/kmod/Kbuild" ] && [ -f "$dk/include/uapi/lwpt/pt.h" ] &&
+	[ -x "$dk/$(sed -n 's/^POST_INSTALL="\(.*\)"$/\1/p' "$top/dkms.conf")" ] &&
 	[ -z "$(cd "$dk" && find . -name '*.o' -o -name '*.ko' -o -name '*.mod.c' -o -path '*tests*')" ] &&
 	[ ! -e "$dk/tools" ] && [ ! -e "$dk/build" ] && ok ||
 	bad "install-dkms: $(cd "$dk" 2>/dev/null && find . -maxdepth 1)"
