@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
 # ptcap (tools/ptcap, libpt's capture API include/lwpt/pt.h) on lwpt_sim.ko
 # under both PT profiles (issue 8 points 1, 4): error messages; a command's
 # capture writes a complete directory (Documentation/ptcap-format.rst);
