@@ -101,15 +101,26 @@ kill $prog
 wait $prog 2>/dev/null
 ok "-t $w: only that thread's trace"
 
-# The program exits while attached: ptcap ends by itself, saves, status 0.
-start_prog -l 10 || exit 1
+# The program ends while attached (killed; a zombie until this shell
+# reaps it): ptcap ends by itself, saves, status 0.
+start_prog -l 0 || exit 1
 rm -rf /tmp/ex
-ptcap --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err
+ptcap --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err &
+cap=$!
+sleep 2
+kill $prog
+i=0
+while kill -0 $cap 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -0 $cap 2>/dev/null && fail "ptcap did not end with the program it attached to" && exit 1
+wait $cap
 rc=$?
+wait $prog 2>/dev/null
 [ $rc -eq 0 ] && grep -q "^thread\.tid$prog\.pt tid=$prog pid=$prog buffer=0 exited$" /tmp/ex/config ||
 	fail "exit while attached: status $rc: $(cat /tmp/ex.err) $(grep thread /tmp/ex/config)" || exit 1
 decodes /tmp/ex || exit 1
-ok "-p on a program that exits: ptcap ends with it, thread marked exited"
+ok "-p on a program that ends: ptcap ends with it (the zombie counts as gone), thread marked exited"
 
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
