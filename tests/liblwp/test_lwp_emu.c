@@ -417,6 +417,7 @@ START_TEST(test_threshold_wait)
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_session *s;
 	struct lwp_event ev[16];
+	uint32_t i;
 
 	cfg.buffer_records = 16;
 	cfg.threshold_records = 4;
@@ -434,6 +435,30 @@ START_TEST(test_threshold_wait)
 	ck_assert_int_eq(lwp_wait(s, 0), 0);	/* consumed */
 	ck_assert_int_eq(lwp_read(s, ev, 16), 4);
 	lwp_ins32(0, 4, 0);
+	ck_assert_int_eq(lwp_wait(s, 0), 0);
+	lwp_close(s);
+
+	/*
+	 * Issue 19: a reader that drains with lwp_read() is not woken for the
+	 * records it already has, however long it waits; records stored after
+	 * the drain wake it again.
+	 */
+	s = open_emu(&cfg);
+	ck_assert_int_eq(lwp_start(s), 0);
+	for (i = 0; i < 8; i++)
+		lwp_ins32(0, i, 0);		/* threshold 4 crossed */
+	ck_assert_int_eq(lwp_read(s, ev, 16), 8);
+	ck_assert_int_eq(lwp_wait(s, 0), 0);
+	ck_assert_int_eq(lwp_wait(s, 30), 0);
+	for (i = 0; i < 4; i++)
+		lwp_ins32(0, i, 0);
+	ck_assert_int_eq(lwp_wait(s, 1000), 1);
+	ck_assert_int_eq(lwp_pending(s), 4);
+	ck_assert_int_eq(lwp_read(s, ev, 2), 2);	/* partial: 2 stay */
+	for (i = 0; i < 4; i++)
+		lwp_ins32(0, i, 0);
+	ck_assert_int_eq(lwp_wait(s, 1000), 1);	/* 6 records unread */
+	ck_assert_int_eq(lwp_read(s, ev, 16), 6);
 	ck_assert_int_eq(lwp_wait(s, 0), 0);
 	lwp_close(s);
 
