@@ -242,3 +242,10 @@ void lwp_hw_close(struct lwp_session *s)
 	}
 	s->hw_started = 0;
 }
+
+void lwp_hw_flush(struct lwp_session *s)
+{
+	/* SLWPCB writes the internal head to the LWPCB (43724 §5.2, §8.3). */
+	if (s->hw_started && hw_gettid() == s->hw_tid)
+		(void)lwp_slwpcb();
+}

@@ -384,6 +384,21 @@ static uint32_t head_load(const struct lwp_session *s)
 	return head - head % s->event_size;
 }
 
+/*
+ * LWP may keep BufferHeadOffset inside the unit (43724 §8.3: the flush "can
+ * be deferred until a threshold or buffer full condition happens or until
+ * the application executes LLWPCB or SLWPCB"). On the thread whose LWP runs
+ * on this LWPCB, SLWPCB first, so that it reads every stored record; other
+ * threads see what the unit flushed (Documentation/liblwp.rst).
+ */
+static void head_flush(struct lwp_session *s)
+{
+	if (s->backend == LWP_BACKEND_EMU)
+		lwp_emu_flush(s);
+	else
+		lwp_hw_flush(s);
+}
+
 ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
 {
 	uint32_t *tailp, head, tail, chunk;
@@ -391,6 +406,7 @@ ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
 
 	if (!s || (!out && max))
 		return -EINVAL;
+	head_flush(s);
 	tailp = cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET);
 	head = head_load(s);
 	tail = *tailp;			/* only the reader writes it */
@@ -432,6 +448,7 @@ ssize_t lwp_pending(struct lwp_session *s)
 
 	if (!s)
 		return -EINVAL;
+	head_flush(s);
 	head = head_load(s);
 	tail = __atomic_load_n(cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
 			       __ATOMIC_RELAXED);

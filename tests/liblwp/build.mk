@@ -17,3 +17,4 @@ bench_liblwp_SRCS := tests/liblwp/bench_liblwp.c
 bench_liblwp_LIBS := lwp
 bench_liblwp_LDLIBS := -lpthread
 SCRIPT_TESTS += tests/liblwp/tools.sh
+SCRIPT_TESTS += tests/liblwp/switches.sh

@@ -611,6 +611,8 @@ START_TEST(test_program_lwpcb)
 	__asm__ __volatile__("llwpcb %%rax" : : "a"(cb) : "memory");
 	ck_assert_ptr_eq(lwp_slwpcb(), cb);
 	ck_assert_int_eq(raw_lwpins(9, 8), 0);
+	/* §8.3: the head may stay in the unit (LIBLWP_LWP_LAZY_HEAD=1). */
+	ck_assert_ptr_eq(lwp_slwpcb(), cb);
 	memcpy(&v, cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 4);
 	ck_assert_uint_eq(v, 32);
 	ck_assert_uint_eq(ring[0], LWP_EVENT_INS);
@@ -742,7 +744,12 @@ static void *start_and_exit(void *p)
 {
 	struct lwp_session *s = p;
 
-	return (void *)(intptr_t)(lwp_start(s) == 0 && lwp_ins32(0, 42, 0) == 0);
+	/*
+	 * lwp_pending() on the owner flushes a lazy head (SLWPCB): the exit
+	 * zeroes LWP_CBADDR without a flush (§8.7.2), Documentation/liblwp.rst.
+	 */
+	return (void *)(intptr_t)(lwp_start(s) == 0 && lwp_ins32(0, 42, 0) == 0 &&
+				  lwp_pending(s) == 1);
 }
 
 /* §8.7.2: a thread that exits has LWP_CBADDR zeroed; records stay. */
@@ -796,6 +803,7 @@ START_TEST(test_fork_child_lwp_off)
 
 	ck_assert_int_eq(lwp_start(s), 0);
 	ck_assert_int_eq(lwp_ins32(0, 1, 0), 0);
+	ck_assert_int_eq(lwp_pending(s), 1);	/* owner: flushes a lazy head */
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
