@@ -45,7 +45,8 @@
 static_assert(sizeof(struct lwp_caps) == LWP_CAPS_SIZE_VER0);
 static_assert(offsetof(struct lwp_caps, lwp_cfg) == 56);
 static_assert(sizeof(struct lwp_enable) == LWP_ENABLE_SIZE_VER0);
-static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER0);
+static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER1);
+static_assert(offsetof(struct lwp_stats, switch_errors) == LWP_STATS_SIZE_VER0);
 static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 
 /* Largest XSAVE area we accept for component 62 (offset + size). */
@@ -54,6 +55,7 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 static struct lwpt_caps lwp_caps;
 static bool lwp_up;
 static u32 lwp_area_bytes;
+static u32 lwp_area_offset;	/* of component 62 (CPUID Fn0000_000D_x3E EBX) */
 static bool lwp_irq_registered;
 static bool lwp_unloading;	/* lwp_exit() is removing the cpuhp state */
 static int lwp_cpuhp_state = -1;
@@ -115,20 +117,54 @@ static u64 lwp_cfg_value(int cpu)
 	return cfg;
 }
 
+/*
+ * Program LWP_CFG on this CPU and read it back: RDMSR LWP_CFG must return
+ * what was written, and CPUID Fn8000_001C_EAX[31:1] must mirror
+ * LWP_CFG[31:1] (43724 §3.3). A part that ignores some bits (VirtualBox's
+ * FX-8150 entry: ignore mask ffff0000_00000001h) would show it here.
+ * Return: 0, the hardware layer's error, or -EIO on a mismatch.
+ */
+static int lwp_cfg_program(u64 cfg, u64 *got, u32 *eax)
+{
+	struct lwpt_cpuid_regs r;
+	int err;
+
+	err = lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
+	if (err)
+		return err;
+	err = lwpt_hw_rdmsr(LWP_MSR_CFG, got);
+	if (err)
+		return err;
+	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &r);
+	*eax = r.eax;
+	if (*got != cfg || (r.eax & LWP_CFG_FEATURES_MASK) !=
+	    (cfg & LWP_CFG_FEATURES_MASK))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * A CPU comes online. A failed or mismatching LWP_CFG leaves LWP off on
+ * that CPU (LWP_CFG = 0: no event is available there, 43724 §4.2, so an
+ * LWP thread scheduled on it counts nothing) with a log line; the CPU's
+ * online and the module's load go on (issue 14 §2.4).
+ */
 static int lwp_cpu_online(unsigned int cpu)
 {
-	u64 cfg = lwp_cfg_value(cpu);
+	u64 cfg = lwp_cfg_value(cpu), got = 0;
+	u32 eax = 0;
 	int err;
 
 	preempt_disable();
-	err = lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
-	if (!err)
-		this_cpu_write(lwp_cfg_programmed, cfg);
+	err = lwp_cfg_program(cfg, &got, &eax);
+	if (err)
+		lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
+	this_cpu_write(lwp_cfg_programmed, err ? 0 : cfg);
 	preempt_enable();
 	if (err)
-		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: WRMSR LWP_CFG=%#llx failed\n",
-		       cpu, cfg);
-	return err;
+		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: LWP_CFG=%#llx not taken (%d, read back %#llx, Fn8000_001C_EAX %#x): LWP is off on this CPU\n",
+		       cpu, cfg, err, got, eax);
+	return 0;
 }
 
 /*
@@ -172,6 +208,49 @@ static struct syscore_ops lwp_syscore_ops = {
 /* Per-thread availability and context switch                               */
 /* ---------------------------------------------------------------------- */
 
+static void lwp_switch_error(struct lwp_file *lf)
+{
+	atomic_inc(&lwp_switch_errors);
+	/* Visible in LWP_IOC_GET_STATS at once. */
+	atomic64_inc(&lf->switch_errors);
+}
+
+static u64 *lwp_area_xstate_bv(struct lwp_file *lf)
+{
+	return (u64 *)((u8 *)lf->area + X86_XSAVE_HDR_OFFSET);
+}
+
+/*
+ * Family 15h XSAVE stores Flags without INT (rr, src/LWP.cc: saved Flags
+ * 0x8 for LWPCB Flags 0x80000008), so XRSTOR would bring the thread back
+ * without threshold interrupts. Before XRSTOR, put INT back from the
+ * thread's own configuration: the LWPCB's Flags, which LLWPCB wrote back
+ * masked with LWP_CFG (43724 §5.1 step 6), read without faulting; if the
+ * page is not resident, the last answer for the same LWPCB. XRSTOR masks
+ * Flags with the available features again (§7.4), so a thread gets no
+ * more than its LLWPCB gave it. Preemption or IRQs off.
+ */
+static void lwp_area_rearm_int(struct lwp_file *lf)
+{
+	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
+	u32 flags;
+
+	if (!(*lwp_area_xstate_bv(lf) & LWP_XCR0_MASK) || !a->lwpcb_address ||
+	    (a->flags & LWP_LWPCB_FLAGS_INT) ||
+	    !(this_cpu_read(lwp_cfg_programmed) & LWP_CFG_INT))
+		return;
+	if (copy_from_user_nofault(&flags, (const void __user *)
+				   (uintptr_t)(a->lwpcb_address + LWP_LWPCB_OFF_FLAGS),
+				   sizeof(flags)))
+		flags = lf->int_lwpcb == a->lwpcb_address ? LWP_LWPCB_FLAGS_INT : 0;
+	else
+		lf->int_lwpcb = flags & LWP_LWPCB_FLAGS_INT ? a->lwpcb_address : 0;
+	if (flags & LWP_LWPCB_FLAGS_INT) {
+		a->flags |= LWP_LWPCB_FLAGS_INT;
+		lf->int_rearmed++;
+	}
+}
+
 /*
  * Make LWP available on this CPU and load @lf's state (43724 §7.4: XRSTOR at
  * CPL 0 loads without validation). Preemption or IRQs off.
@@ -181,9 +260,13 @@ static void lwp_thread_on(struct lwp_file *lf)
 	u64 xcr0;
 
 	if (lwpt_hw_xgetbv(0, &xcr0) ||
-	    lwpt_hw_xsetbv(0, xcr0 | LWP_XCR0_MASK) ||
-	    lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
-		atomic_inc(&lwp_switch_errors);
+	    lwpt_hw_xsetbv(0, xcr0 | LWP_XCR0_MASK)) {
+		lwp_switch_error(lf);
+		return;
+	}
+	lwp_area_rearm_int(lf);
+	if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
+		lwp_switch_error(lf);
 		return;
 	}
 	lf->restores++;
@@ -200,15 +283,29 @@ static void lwp_thread_off(struct lwp_file *lf, bool save)
 {
 	u64 xcr0;
 
-	if (save) {
+	if (lwpt_hw_xgetbv(0, &xcr0)) {
+		lwp_switch_error(lf);
+		return;
+	}
+	if (save && !(xcr0 & LWP_XCR0_MASK)) {
+		/*
+		 * XCR0[62] was cleared under the thread (a KVM vCPU thread
+		 * entering a guest, fpu__resume_cpu() restoring the kernel's
+		 * XCR0): LWP_CBADDR is 0 (43724 §4.1) and XSAVE would not
+		 * write component 62 nor its XSTATE_BV bit (SDM Vol. 1 13.7),
+		 * leaving the previous image to be restored stale. Mark the
+		 * image empty (§7.5: XRSTOR then disables LWP) and count it.
+		 */
+		*lwp_area_xstate_bv(lf) &= ~LWP_XCR0_MASK;
+		lf->xcr0_lost++;
+	} else if (save) {
 		if (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK))
-			atomic_inc(&lwp_switch_errors);
+			lwp_switch_error(lf);
 		else
 			lf->saves++;
 	}
-	if (lwpt_hw_xgetbv(0, &xcr0) ||
-	    lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
-		atomic_inc(&lwp_switch_errors);
+	if (lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
+		lwp_switch_error(lf);
 }
 
 /* Runs with the runqueue lock held and IRQs off. */
@@ -544,6 +641,9 @@ static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
 	s.saves = READ_ONCE(lf->saves);
 	s.restores = READ_ONCE(lf->restores);
 	s.emulated = atomic64_read(&lf->emulated);
+	s.switch_errors = atomic64_read(&lf->switch_errors);
+	s.xcr0_lost = READ_ONCE(lf->xcr0_lost);
+	s.int_rearmed = READ_ONCE(lf->int_rearmed);
 	if (copy_to_user(arg, &s, s.size))
 		return -EFAULT;
 	return 0;
@@ -562,6 +662,7 @@ static long lwp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LWP_IOC_DISABLE:
 		return lwp_ioctl_disable(lf, arg);
 	case LWP_IOC_GET_STATS:
+	case LWP_IOC_GET_STATS_VER0:
 		return lwp_ioctl_stats(lf, uarg);
 	default:
 		return lwpt_dev_ioctl_misc(lf->misc, cmd, arg);
@@ -594,13 +695,15 @@ static int lwp_area_init(void)
 		      &r);
 	preempt_enable();
 	/* The component follows the 512-byte legacy area and 64-byte header. */
-	if (!r.eax || r.ebx < X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE ||
+	if (r.eax < sizeof(struct lwp_xsave_area) ||
+	    r.ebx < X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE ||
 	    r.ebx + r.eax > LWP_AREA_MAX) {
 		pr_err(LWPT_PR_PREFIX "LWP: XSAVE component 62 at %u, %u bytes: unusable\n",
 		       r.ebx, r.eax);
 		return -ENODEV;
 	}
 	lwp_area_bytes = ALIGN(r.ebx + r.eax, 64);
+	lwp_area_offset = r.ebx;
 	return 0;
 }
 

@@ -8,14 +8,19 @@
 # threshold wait through lwp_wait() on /dev/lwp (43724 §5.3, §5.4, §6,
 # §8.5); lwpt-info and lwpt-jitdemo print the hardware backend, and
 # lwpt-info the model's Intel PT capabilities (SDM Tables 33-11/12). No
-# spec violation.
+# spec violation. liblwp_test runs with lwpt_sim.ko's Family 15h switches
+# off and on (lib.sh lwp_switches; issue 14).
 . /lwpt/lib.sh
 
 rc=0
 for p in fx8150 full; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=$p ud2_marker=1" >/dev/null ||
 		{ fail "insmod lwp_profile=$p"; rc=1; continue; }
-	liblwp_test all || { fail "liblwp_test ($p)"; rc=1; }
+	for sw in $LWP_SWITCH_RUNS; do
+		lwp_switches "$sw" || { fail "switches $sw"; rc=1; }
+		liblwp_test all || { fail "liblwp_test ($p, switches $sw)"; rc=1; }
+	done
+	lwp_switches 0
 	liblwp_test bench || { fail "liblwp_test bench ($p)"; rc=1; }
 	out=$(lwpt-info 2>&1) || { fail "lwpt-info ($p)"; rc=1; }
 	echo "$out" | grep -q "lwp_open() default backend: hw" ||

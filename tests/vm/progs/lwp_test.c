@@ -84,9 +84,13 @@ static int lwp_ud2;
 		: : "r"((uint32_t)(vv)), "r"((uint32_t)(rm)),		\
 		  "i"(imm) : "memory")
 
+/* The LWPCB this thread last loaded (for vhead()'s flush). */
+static __thread void *t_lwpcb;
+
 static void llwpcb(void *p)
 {
 	LWP_ASM("llwpcb %0", : : "r"(p) : "memory");
+	t_lwpcb = p;
 }
 
 static void *slwpcb(void)
@@ -171,9 +175,48 @@ static void session_init(struct lwp_session *s, uint32_t flags,
 	s->cb.events[0].counter = 0;	/* EventCounter1 */
 }
 
+static void *slwpcb(void);
+
+/*
+ * BufferHeadOffset as the thread running on @s sees it: with a lazily
+ * written head (lwpt_sim.ko lwp_lazy_head=1, 43724 §8.3) SLWPCB first.
+ */
 static volatile uint32_t *vhead(struct lwp_session *s)
 {
+	if (t_lwpcb == &s->cb)
+		(void)slwpcb();
 	return &s->cb.buffer_head_offset;
+}
+
+/* A module parameter of lwpt_sim.ko: its value, or -1. */
+static long sim_param(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
+}
+
+static int sim_param_set(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	r = fputs(val, f) < 0;
+	r |= fclose(f);
+	return r ? -1 : 0;
 }
 
 static void test_caps(void)
@@ -505,12 +548,12 @@ static void *pp_thread(void *arg)
 	for (i = 0; i < pp_n; i++) {
 		while (pp_turn != me)
 			sched_yield();
-		t = s->cb.buffer_head_offset;
+		t = *vhead(s);
 		LWPINS32(0x1000 + me, i, 7);
 		LWPVAL32(0x2000 + me, i, 8);
 		/* LWPVAL stores at i = 0, 4, 8, ... (interval 3, §5.3). */
 		want = (t + ((i % 4) ? 32 : 64)) % RING_BYTES;
-		h = s->cb.buffer_head_offset;
+		h = *vhead(s);
 		CHECK(h == want, "thread %d iter %u head %u want %u", me, i, h,
 		      want);
 		CHECK(s->ring[t / 32].event_id == 255 &&
@@ -606,7 +649,7 @@ static void *et_thread(void *arg)
 	session_init(&s, LWP_LWPCB_FLAGS_VAL, 0);
 	llwpcb(&s.cb);
 	LWPINS32(1, 2, 3);
-	CHECK(s.cb.buffer_head_offset == 32, "head");
+	CHECK(*vhead(&s) == 32, "head");
 	return NULL;	/* exits with LWP enabled */
 }
 
@@ -766,9 +809,63 @@ static void test_threshold(void)
 	      "no SIGUSR1 for fd %d", fd);
 	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1,
 	      "read count %llu", (unsigned long long)cnt);
+	/*
+	 * Issue 14 §2.1: the interrupt survives context switches, also where
+	 * XSAVE drops Flags.INT (lwp_xsave_drops_int=1): the driver puts it
+	 * back before XRSTOR. Sleep (sched-out, XSAVE), then cross again.
+	 */
+	for (i = 0; i < 3; i++) {
+		usleep(20000);
+		LWPINS32(5, 5, 5);
+		CHECK(sigtimedwait(&set, &si, &ts) == SIGUSR1,
+		      "no interrupt after context switch %d", i);
+	}
+	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 3,
+	      "read count %llu", (unsigned long long)cnt);
 	ioctl(fd, LWP_IOC_GET_STATS, &st);
-	CHECK(st.interrupts == 2, "interrupts %llu",
+	CHECK(st.interrupts == 5, "interrupts %llu",
 	      (unsigned long long)st.interrupts);
+	CHECK(st.saves >= 3 && st.switch_errors == 0, "saves %llu errors %llu",
+	      (unsigned long long)st.saves, (unsigned long long)st.switch_errors);
+	if (sim_param("lwp_xsave_drops_int") == 1)
+		CHECK(st.int_rearmed >= 3, "INT re-armed %llu times",
+		      (unsigned long long)st.int_rearmed);
+	else
+		CHECK(st.int_rearmed == 0, "INT re-armed %llu times",
+		      (unsigned long long)st.int_rearmed);
+	close(fd);
+}
+
+/*
+ * Issue 14 §2.3: XCR0[62] cleared under a running thread (lwpt_sim.ko's
+ * lwp_xcr0_steal, as a KVM guest entry or fpu__resume_cpu() would): the
+ * state is gone (LWP_CBADDR = 0, 43724 §4.1) and the driver must not
+ * restore the image of an earlier sched-out. After the next switch LWP is
+ * disabled (SLWPCB 0), the loss is counted in LWP_IOC_GET_STATS.
+ */
+static void test_xcr0_steal(void)
+{
+	int fd = lwp_open();
+	struct lwp_stats st = { .size = sizeof(st) };
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 1, 1);
+	usleep(20000);			/* an image with LWP enabled saved */
+	CHECK(slwpcb() == &sess.cb, "LWPCB lost before the steal");
+	CHECK(sim_param_set("lwp_xcr0_steal", "1") == 0, "lwp_xcr0_steal");
+	usleep(20000);			/* sched-out: XCR0[62] found clear */
+	CHECK(sim_param("lwp_xcr0_steal") == 0, "steal not consumed");
+	CHECK(slwpcb() == NULL, "stale LWP state restored (SLWPCB %p)", slwpcb());
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 && st.size == sizeof(st),
+	      "GET_STATS size %u", st.size);
+	CHECK(st.xcr0_lost == 1, "xcr0_lost %llu", (unsigned long long)st.xcr0_lost);
+	/* LWP is still available: the thread may load its LWPCB again. */
+	llwpcb(&sess.cb);
+	LWPINS32(2, 2, 2);
+	CHECK(slwpcb() == &sess.cb, "LLWPCB after the loss");
+	llwpcb(NULL);
 	close(fd);
 }
 
@@ -1077,6 +1174,8 @@ int main(int argc, char **argv)
 		test_exitthread();
 	else if (!strcmp(t, "ioctl"))
 		test_ioctl();
+	else if (!strcmp(t, "xcr0steal"))
+		test_xcr0_steal();
 	else if (!strcmp(t, "threshold"))
 		test_threshold();
 	else if (!strcmp(t, "hotplug"))
