@@ -249,3 +249,11 @@ void lwp_hw_flush(struct lwp_session *s)
 	if (s->hw_started && hw_gettid() == s->hw_tid)
 		(void)lwp_slwpcb();
 }
+
+int lwp_raw_insns_trap(void)
+{
+	pthread_once(&probe_once, hw_probe_run);
+	if (probe_result < 0)
+		return probe_result;
+	return !probe_result;
+}

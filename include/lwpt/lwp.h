@@ -153,6 +153,18 @@ int lwp_query(struct lwp_caps *caps);
  */
 int lwp_query_backend(struct lwp_caps *caps, int backend);
 
+/*
+ * lwp_raw_insns_trap() - does an LWP instruction raise #UD (SIGILL) on this
+ * CPU when LWP is not available to the thread (43724 §5)? Probed once, in a
+ * child process (SLWPCB with a balanced stack). 1: yes (hardware, KVM):
+ * raw LLWPCB/SLWPCB/LWPINS/LWPVAL in JIT code work on both backends (the
+ * emulation catches SIGILL). 0: no, the XOP 8F escape executes as POP (QEMU
+ * TCG): raw instructions corrupt the stack; only the inline wrappers work
+ * on the emulation, and the hardware backend only with lwpt_sim.ko
+ * ud2_marker=1. -errno if the probe could not run (fork failed).
+ */
+int lwp_raw_insns_trap(void);
+
 /* ---- Configuration ------------------------------------------------------ */
 
 /* lwp_config.counter[n]: start EventCounter n at the interval (default). */

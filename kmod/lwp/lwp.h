@@ -51,6 +51,13 @@ struct miscdevice;
  * @xcr0_lost: sched-outs that found XCR0[62] cleared under the thread
  * @int_rearmed: sched-ins that put Flags.INT back into @area
  * @int_lwpcb: LWPCB last seen (in user memory) with Flags.INT, or 0
+ * @irq_window: jiffies at the start of the interrupt-rate window
+ * @irq_count: threshold interrupts in that window
+ * @throttled: @throttle_until is meaningful
+ * @throttle_until: jiffies until which threshold interrupts stay off
+ * @throttles: times the thread was throttled
+ * @throttle_busy: bit 0: @throttle_work is queued
+ * @throttle_work: task_work that takes Flags.INT out of the live state
  * @wq: readers and pollers waiting for @pending
  * @fasync: O_ASYNC / F_SETOWN / F_SETSIG subscribers
  * @irq_work: wakes @wq and signals @fasync outside the interrupt
@@ -76,6 +83,13 @@ struct lwp_file {
 	u64 xcr0_lost;
 	u64 int_rearmed;
 	u64 int_lwpcb;
+	unsigned long irq_window;
+	unsigned int irq_count;
+	bool throttled;
+	unsigned long throttle_until;
+	u64 throttles;
+	unsigned long throttle_busy;
+	struct callback_head throttle_work;
 	wait_queue_head_t wq;
 	struct fasync_struct *fasync;
 	struct irq_work irq_work;

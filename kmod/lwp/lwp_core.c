@@ -25,6 +25,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/syscore_ops.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 
@@ -48,6 +49,16 @@ static_assert(sizeof(struct lwp_enable) == LWP_ENABLE_SIZE_VER0);
 static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER1);
 static_assert(offsetof(struct lwp_stats, switch_errors) == LWP_STATS_SIZE_VER0);
 static_assert(offsetof(struct lwp_stats, interrupts) == 16);
+
+/*
+ * Threshold interrupt throttle (issue 13 §3): at most this many interrupts
+ * per thread per second are let through. A thread over it has Flags.INT
+ * taken out of its LWP state until a second has passed (task_work before
+ * its return to user mode, and its sched-ins meanwhile); the sched-in after
+ * that puts it back from its LWPCB. Perf's perf_event_max_sample_rate plays
+ * the same role (kernel/events/core.c, __perf_event_overflow()).
+ */
+#define LWP_IRQ_MAX_PER_SEC	1000
 
 /* Largest XSAVE area we accept for component 62 (offset + size). */
 #define LWP_AREA_MAX		PAGE_SIZE
@@ -208,6 +219,13 @@ static struct syscore_ops lwp_syscore_ops = {
 /* Per-thread availability and context switch                               */
 /* ---------------------------------------------------------------------- */
 
+/* Is @lf's thread throttled (no threshold interrupts) right now? */
+static bool lwp_throttled(struct lwp_file *lf)
+{
+	return READ_ONCE(lf->throttled) &&
+	       time_before(jiffies, READ_ONCE(lf->throttle_until));
+}
+
 static void lwp_switch_error(struct lwp_file *lf)
 {
 	atomic_inc(&lwp_switch_errors);
@@ -235,6 +253,10 @@ static void lwp_area_rearm_int(struct lwp_file *lf)
 	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
 	u32 flags;
 
+	if (lwp_throttled(lf)) {
+		a->flags &= ~LWP_LWPCB_FLAGS_INT;
+		return;
+	}
 	if (!(*lwp_area_xstate_bv(lf) & LWP_XCR0_MASK) || !a->lwpcb_address ||
 	    (a->flags & LWP_LWPCB_FLAGS_INT) ||
 	    !(this_cpu_read(lwp_cfg_programmed) & LWP_CFG_INT))
@@ -401,6 +423,58 @@ static void lwp_hooks_unregister(void)
 /* Threshold interrupt (43724 §2.4 LwpInt, §8.5)                           */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Task work of a throttled thread, before it returns to user mode: Flags.INT
+ * out of its live LWP state (XSAVE, clear, XRSTOR of component 62; nothing
+ * of LWP changes while the thread is in the kernel).
+ */
+static void lwp_throttle_work(struct callback_head *cb)
+{
+	struct lwp_file *lf = container_of(cb, struct lwp_file, throttle_work);
+	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
+
+	preempt_disable();
+	if (lwp_current_file() == lf && lwp_throttled(lf) &&
+	    !lwpt_hw_xsave(lf->area, LWP_XCR0_MASK)) {
+		a->flags &= ~LWP_LWPCB_FLAGS_INT;
+		if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK))
+			lwp_switch_error(lf);
+	}
+	preempt_enable();
+	clear_bit(0, &lf->throttle_busy);
+	fput(lf->file);
+}
+
+/*
+ * Count an interrupt of @lf in its one-second window; over the limit,
+ * throttle the thread. IRQ context; approximate under races (two CPUs can
+ * only meet here for a late interrupt), which the limit tolerates.
+ */
+static void lwp_irq_throttle(struct lwp_file *lf)
+{
+	unsigned long now = jiffies;
+
+	if (time_after(now, READ_ONCE(lf->irq_window) + HZ)) {
+		WRITE_ONCE(lf->irq_window, now);
+		WRITE_ONCE(lf->irq_count, 0);
+	}
+	WRITE_ONCE(lf->irq_count, READ_ONCE(lf->irq_count) + 1);
+	if (READ_ONCE(lf->irq_count) <= LWP_IRQ_MAX_PER_SEC || lwp_throttled(lf))
+		return;
+	WRITE_ONCE(lf->throttle_until, now + HZ);
+	WRITE_ONCE(lf->throttled, true);
+	lf->throttles++;
+	/* The owner is running here (else its next sched-in strips INT). */
+	if (lwp_current_file() != lf || test_and_set_bit(0, &lf->throttle_busy))
+		return;
+	get_file(lf->file);
+	init_task_work(&lf->throttle_work, lwp_throttle_work);
+	if (task_work_add(current, &lf->throttle_work, TWA_RESUME)) {
+		clear_bit(0, &lf->throttle_busy);
+		fput(lf->file);
+	}
+}
+
 static bool lwp_threshold_irq(void *data)
 {
 	struct lwp_file *lf;
@@ -410,6 +484,7 @@ static bool lwp_threshold_irq(void *data)
 	if (lf) {
 		atomic64_inc(&lf->interrupts);
 		atomic64_inc(&lf->pending);
+		lwp_irq_throttle(lf);
 		irq_work_queue(&lf->irq_work);
 	} else {
 		atomic64_inc(&lwp_stray_irqs);
@@ -436,11 +511,13 @@ static int lwp_open(struct inode *inode, struct file *file)
 
 	if (!lwp_up)
 		return -ENODEV;
-	lf = kzalloc(sizeof(*lf), GFP_KERNEL);
+	/* Charged to the opener's memory cgroup (issue 13 §3). */
+	lf = kzalloc(sizeof(*lf), GFP_KERNEL_ACCOUNT);
 	if (!lf)
 		return -ENOMEM;
 	/* kmalloc of a power of two is naturally aligned: 64 bytes at least. */
-	lf->area = kzalloc(roundup_pow_of_two(2 * lwp_area_bytes), GFP_KERNEL);
+	lf->area = kzalloc(roundup_pow_of_two(2 * lwp_area_bytes),
+			   GFP_KERNEL_ACCOUNT);
 	if (!lf->area) {
 		kfree(lf);
 		return -ENOMEM;
@@ -517,7 +594,9 @@ static int lwp_fasync(int fd, struct file *file, int on)
 
 /*
  * Read the size and flags header of a size-versioned struct. Return 0,
- * -EFAULT, or -EINVAL for a size below @ver0 or any flag set.
+ * -EFAULT, or -EINVAL for a size below @ver0 or above PAGE_SIZE (the
+ * zero-tail check of a larger struct would read that much user memory), or
+ * any flag set.
  */
 static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
 {
@@ -525,7 +604,7 @@ static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
 
 	if (copy_from_user(hdr, arg, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] < ver0 || hdr[1])
+	if (hdr[0] < ver0 || hdr[0] > PAGE_SIZE || hdr[1])
 		return -EINVAL;
 	*usize = hdr[0];
 	return 0;
@@ -644,6 +723,7 @@ static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
 	s.switch_errors = atomic64_read(&lf->switch_errors);
 	s.xcr0_lost = READ_ONCE(lf->xcr0_lost);
 	s.int_rearmed = READ_ONCE(lf->int_rearmed);
+	s.throttles = READ_ONCE(lf->throttles);
 	if (copy_to_user(arg, &s, s.size))
 		return -EFAULT;
 	return 0;

@@ -205,7 +205,8 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "auto"))
 				cfg.backend = LWP_BACKEND_AUTO;
 			else {
-				usage(stderr);
+				fprintf(stderr, "lwpt-jitdemo: -b/--backend '%s': not auto, hw or emu\n",
+					optarg);
 				return 1;
 			}
 			break;
@@ -214,8 +215,12 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 1;
 		}
 	}
-	if (optind != argc || n == 0 || n > (1ull << 32)) {
-		usage(stderr);
+	if (optind != argc) {
+		fprintf(stderr, "lwpt-jitdemo: unexpected argument '%s'\n", argv[optind]);
+		return 1;
+	}
+	if (n == 0 || n > (1ull << 32)) {
+		fprintf(stderr, "lwpt-jitdemo: -n: %" PRIu64 " iterations: must be 1 to 2^32\n", n);
 		return 1;
 	}
 
@@ -232,6 +237,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/*
+	 * The JIT code holds raw LWP instructions: on the emulation they need
+	 * #UD (SIGILL). Where XOP runs as POP (QEMU TCG) they would corrupt
+	 * the stack: refuse, and say what to do (issue 14 §3).
+	 */
+	if (lwp_session_backend(s) == LWP_BACKEND_EMU && lwp_raw_insns_trap() != 1) {
+		fprintf(stderr,
+			"lwpt-jitdemo: this CPU executes LWP instructions (XOP 8F) as POP instead of\n"
+			"raising #UD (QEMU TCG without KVM), so the emulation cannot catch the raw\n"
+			"instructions of the JIT code. Run it on LWP hardware or under KVM, or use\n"
+			"-b hw with lwpt_sim.ko loaded with ud2_marker=1.\n");
+		lwp_close(s);
+		return 2;
+	}
 	if (lwp_session_backend(s) == LWP_BACKEND_HW) {
 		struct lwp_caps hc;
 

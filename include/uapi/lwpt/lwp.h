@@ -98,6 +98,8 @@ struct lwp_enable {
  *		on; the saved image is marked empty, never restored stale
  * @int_rearmed: sched-ins that put Flags.INT back into the saved image
  *		(Family 15h XSAVE drops it; Documentation/lwp.rst)
+ * @throttles:	times threshold interrupts were switched off for a second
+ *		because the thread exceeded the rate limit (Documentation/lwp.rst)
  */
 struct lwp_stats {
 	__u32 size;
@@ -111,10 +113,11 @@ struct lwp_stats {
 	__u64 switch_errors;
 	__u64 xcr0_lost;
 	__u64 int_rearmed;
+	__u64 throttles;
 };
 
 #define LWP_STATS_SIZE_VER0	48
-#define LWP_STATS_SIZE_VER1	72
+#define LWP_STATS_SIZE_VER1	80
 
 /*
  * LWP_IOC_GET_CAPS - what the kernel knows about LWP. Any thread.

@@ -58,6 +58,21 @@ for p in fx8150 full; do
 			{ fail "no ud2_marker: default not emu ($p)"; rc=1; }
 		LIBLWP_BACKEND=hw lwpt-jitdemo >/dev/null 2>&1
 		[ $? = 2 ] || { fail "LIBLWP_BACKEND=hw without marker ($p)"; rc=1; }
+		# Issue 14 §3: every tool says what is wrong and what to do,
+		# and nothing runs raw LWP instructions that cannot trap.
+		out=$(lwpt-info -b hw 2>&1)
+		[ $? = 2 ] || { echo "$out"; fail "lwpt-info -b hw: not 2 without marker ($p)"; rc=1; }
+		echo "$out" | grep -q 'load lwpt_sim.ko with ud2_marker=1' ||
+			{ echo "$out"; fail "lwpt-info -b hw: no hint ($p)"; rc=1; }
+		lwpt-info | grep -q '^  raw LWP instructions  *do NOT trap here' ||
+			{ fail "lwpt-info: emu raw instructions not flagged ($p)"; rc=1; }
+		out=$(lwpt-jitdemo -b emu 2>&1)
+		[ $? = 2 ] || { echo "$out"; fail "lwpt-jitdemo -b emu: not 2 ($p)"; rc=1; }
+		echo "$out" | grep -q 'ud2_marker=1' ||
+			{ echo "$out"; fail "lwpt-jitdemo -b emu: no hint ($p)"; rc=1; }
+		out=$(ptcap -o /tmp/jit.ptcap -- lwpt-jitdemo -b emu 2>&1)
+		echo "$out" | grep -q 'SIGSEGV\|Segmentation' &&
+			{ echo "$out"; fail "ptcap -- lwpt-jitdemo -b emu crashed ($p)"; rc=1; }
 		echo 1 > /sys/module/lwpt_sim/parameters/ud2_marker
 	fi
 	[ "$(sim_violations)" = 0 ] || { fail "violations $(sim_violations) ($p)"; rc=1; }
@@ -71,6 +86,8 @@ echo "$out" | grep -q '^  /dev/pt  *absent$' ||
 	{ echo "$out"; fail "lwpt-info without lwpt_sim.ko: /dev/pt not absent"; rc=1; }
 LIBLWP_BACKEND=hw lwpt-jitdemo >/dev/null 2>&1
 [ $? = 2 ] || { fail "LIBLWP_BACKEND=hw without /dev/lwp"; rc=1; }
+lwpt-info -b hw >/dev/null 2>&1
+[ $? = 2 ] || { fail "lwpt-info -b hw without /dev/lwp: not 2"; rc=1; }
 # (The emulation's raw instructions need #UD, which TCG does not raise:
 # lwpt-jitdemo on the emulation runs in the host tests, not here.)
 [ $rc = 0 ] && ok "liblwp hardware backend on lwpt_sim.ko, fx8150 and full"

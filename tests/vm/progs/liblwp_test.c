@@ -619,7 +619,13 @@ static void test_threads(void)
 	CHECK(th_ret[1] == -EPERM, "stop on another thread: %d", th_ret[1]);
 	CHECK(th_ret[2] == 0, "own session on another thread: %d", th_ret[2]);
 	CHECK(lwp_ins32(4, 5, 6) == 0, "LWPINS");
-	/* Draining from another thread (43724 §1.1 polling model). */
+	/*
+	 * Draining from another thread (43724 §1.1 polling model). Another
+	 * thread reads what the unit flushed (§8.3): with lwp_lazy_head=1
+	 * only after a threshold, a full ring or the owner's SLWPCB, which
+	 * lwp_pending() on the owner executes (Documentation/liblwp.rst).
+	 */
+	CHECK(lwp_pending(th_s) == 1, "pending on the owner");
 	CHECK(pthread_create(&t, NULL, th_drain, NULL) == 0, "thread");
 	pthread_join(t, &r);
 	CHECK((intptr_t)r == 1, "drained %ld on another thread", (long)(intptr_t)r);
