@@ -64,6 +64,11 @@ module_param(lwp_xcr0_steal, uint, 0644);
 MODULE_PARM_DESC(lwp_xcr0_steal,
 		 "Test aid: the next N XGETBVs with IRQs off (a sched-out) that would see XCR0[62]=1 find it cleared by another kernel user first, LWP_CBADDR zeroed, as after a KVM guest entry or fpu__resume_cpu (default 0)");
 
+static int lwp_cfg_fail_cpu = -1;
+module_param(lwp_cfg_fail_cpu, int, 0644);
+MODULE_PARM_DESC(lwp_cfg_fail_cpu,
+		 "Test aid: on this CPU a non-zero WRMSR LWP_CFG fails, as on a part that refuses the value (default -1: none)");
+
 /* The model does not go through the IDT; any fixed vector will do. */
 #define SIM_LWP_VECTOR	0xEE
 
@@ -256,6 +261,11 @@ int lwpt_hw_wrmsr(u32 msr, u64 val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
 	int err;
+
+	/* lwp_cfg_fail_cpu: a refusal of the part, not a driver bug. */
+	if (msr == LWP_MSR_CFG && val &&
+	    READ_ONCE(lwp_cfg_fail_cpu) == (int)smp_processor_id())
+		return -EIO;
 
 	if (msr == IA32_XSS)
 		return sim_xss_write(sim_this_cpu(), val);

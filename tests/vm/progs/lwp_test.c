@@ -204,19 +204,25 @@ static long sim_param(const char *name)
 	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
 }
 
-static int sim_param_set(const char *name, const char *val)
+/* Write @val into the sysfs file @path: 0 or -1. */
+static int sysfs_write(const char *path, const char *val)
 {
-	char path[128];
-	FILE *f;
+	FILE *f = fopen(path, "w");
 	int r;
 
-	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	r = fputs(val, f) < 0;
 	r |= fclose(f);
 	return r ? -1 : 0;
+}
+
+static int sim_param_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	return sysfs_write(path, val);
 }
 
 static void test_caps(void)
@@ -931,16 +937,9 @@ static void test_xcr0_steal(void)
 static int cpu_online(int cpu, int on)
 {
 	char path[64];
-	FILE *f;
-	int r;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	r = fprintf(f, "%d\n", on) < 0;
-	r |= fclose(f);
-	return r ? -1 : 0;
+	return sysfs_write(path, on ? "1\n" : "0\n");
 }
 
 static void pin(int cpu)
@@ -950,6 +949,26 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Issue 14 §2.4: LWP_CFG refused on CPU @cpu (lwpt_sim.ko
+ * lwp_cfg_fail_cpu): LWP_CFG is 0 there (LWP off), programmed elsewhere.
+ */
+static void test_cfgoff(unsigned int cpu)
+{
+	int fd = lwp_open();
+	struct lwp_caps c;
+
+	pin((int)cpu);
+	CHECK(lwp_caps_get(fd, &c) == 0 && c.cpu == cpu, "GET_CAPS on cpu%u", cpu);
+	CHECK(c.lwp_cfg == 0, "cpu%u LWP_CFG %#llx", cpu, (unsigned long long)c.lwp_cfg);
+	CHECK(!(c.fn8000_001c[0] & ~1u), "cpu%u Fn8000_001C_EAX %#x", cpu,
+	      c.fn8000_001c[0]);
+	pin(cpu ? 0 : 1);
+	CHECK(lwp_caps_get(fd, &c) == 0 && c.lwp_cfg != 0, "other CPU LWP_CFG %#llx",
+	      (unsigned long long)c.lwp_cfg);
+	close(fd);
 }
 
 static void test_hotplug(void)
@@ -1233,6 +1252,8 @@ int main(int argc, char **argv)
 		test_exitthread();
 	else if (!strcmp(t, "ioctl"))
 		test_ioctl();
+	else if (!strcmp(t, "cfgoff"))
+		test_cfgoff(n);
 	else if (!strcmp(t, "flood"))
 		test_flood();
 	else if (!strcmp(t, "xcr0steal"))
