@@ -627,6 +627,51 @@ END_TEST
 
 /* ---- Threads: §1.1 polling model, per-thread LWP state ------------------- */
 
+static void *read_other(void *p)
+{
+	struct lwp_event ev[8];
+
+	return (void *)(intptr_t)lwp_read(p, ev, 8);
+}
+
+static ssize_t read_on_other_thread(struct lwp_session *s)
+{
+	pthread_t th;
+	void *r;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, read_other, s), 0);
+	ck_assert_int_eq(pthread_join(th, &r), 0);
+	return (ssize_t)(intptr_t)r;
+}
+
+/*
+ * §8.3 with a lazily written head (LIBLWP_LWP_LAZY_HEAD=1, issue 14 §2.2):
+ * another thread reads what the unit flushed; the owner reads everything
+ * (lwp_read()/lwp_pending() execute SLWPCB first); after lwp_stop()
+ * everything is readable from any thread. Documentation/liblwp.rst.
+ */
+START_TEST(test_lazy_head_readers)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+
+	setenv("LIBLWP_LWP_LAZY_HEAD", "1", 1);	/* before this thread's first use */
+	cfg.buffer_records = 64;
+	s = open_emu(&cfg);
+	ck_assert_int_eq(lwp_start(s), 0);
+	lwp_ins32(0, 1, 0);
+	lwp_ins32(0, 2, 0);
+	ck_assert_int_eq(read_on_other_thread(s), 0);	/* not flushed yet */
+	ck_assert_int_eq(lwp_pending(s), 2);		/* owner: SLWPCB */
+	ck_assert_int_eq(read_on_other_thread(s), 2);
+	lwp_ins32(0, 3, 0);
+	ck_assert_int_eq(lwp_stop(s), 0);		/* LLWPCB 0 flushes */
+	ck_assert_int_eq(read_on_other_thread(s), 1);
+	lwp_close(s);
+	unsetenv("LIBLWP_LWP_LAZY_HEAD");
+}
+END_TEST
+
 #define NREC 200000
 
 struct drain_arg {
@@ -901,6 +946,7 @@ static Suite *emu_suite(void)
 	tcase_set_timeout(thr, 120);
 	tcase_set_timeout(rec, 60);
 	tcase_add_test(thr, test_drain_from_other_thread);
+	tcase_add_test(thr, test_lazy_head_readers);
 	tcase_add_test(thr, test_owner_thread_rules);
 	tcase_add_test(thr, test_sigill_on_other_thread);
 	tcase_add_test(thr, test_thread_exit_while_enabled);
