@@ -1036,7 +1036,7 @@ END_TEST
 /* Family 15h as field-tested code saw it (issue 14)                     */
 /* ===================================================================== */
 
-/* rr (src/LWP.cc): XSAVE stores Flags without INT (0x8 for 0x80000008);
+/* rr (src/LWP.cc, LWP::lwp_xsave_to_lwpcb()): XSAVE stores Flags without INT (0x8 for 0x80000008);
  * XRSTOR of that image restores LWP without threshold interrupts. */
 START_TEST(test_xsave_drops_int)
 {
