@@ -242,12 +242,12 @@ static u64 *lwp_area_xstate_bv(struct lwp_file *lf)
  * Family 15h XSAVE stores Flags without INT (rr, src/LWP.cc,
  * LWP::lwp_xsave_to_lwpcb(): "Family 15h revision 00h-0fh: flag 0x80000000
  * cleared"; saved Flags 0x8 for LWPCB Flags 0x80000008), so XRSTOR would
- * bring the thread back without threshold interrupts. Before XRSTOR, put INT back from the
- * thread's own configuration: the LWPCB's Flags, which LLWPCB wrote back
- * masked with LWP_CFG (43724 §5.1 step 6), read without faulting; if the
- * page is not resident, the last answer for the same LWPCB. XRSTOR masks
- * Flags with the available features again (§7.4), so a thread gets no
- * more than its LLWPCB gave it. Preemption or IRQs off.
+ * bring the thread back without threshold interrupts. Before XRSTOR, put
+ * INT back from the thread's own configuration: the LWPCB's Flags, which
+ * LLWPCB wrote back masked with LWP_CFG (43724 §5.1 step 6), read without
+ * faulting; if the page is not resident, the last answer for the same
+ * LWPCB. XRSTOR masks Flags with the available features again (§7.4), so a
+ * thread gets no more than its LLWPCB gave it. Preemption or IRQs off.
  */
 static void lwp_area_rearm_int(struct lwp_file *lf)
 {
