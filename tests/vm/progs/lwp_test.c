@@ -842,6 +842,68 @@ static void test_threshold(void)
 	close(fd);
 }
 
+/* memory.current of this process's cgroup (v2), or -1. */
+static long long memcg_current(void)
+{
+	char line[256], path[512];
+	long long v = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "0::", 3)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", line + 3);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Issue 13 §3: what /dev/lwp allocates per open file (its context and the
+ * two XSAVE areas, GFP_KERNEL_ACCOUNT) is charged to the opener's memory
+ * cgroup. Opens @n files inside a cgroup (the case sets it up) and checks
+ * that memory.current grew by at least the two areas per file.
+ */
+static void test_memcg(unsigned int n)
+{
+	long long before, after;
+	struct lwp_caps c;
+	unsigned int i, area;
+	int fd0 = lwp_open(), *fds = calloc(n, sizeof(*fds));
+
+	CHECK(fds && lwp_caps_get(fd0, &c) == 0, "GET_CAPS");
+	if (!fds)
+		return;
+	area = c.xsave_offset + c.xsave_size;	/* one area, at least */
+	before = memcg_current();
+	CHECK(before >= 0, "no memory.current for this process");
+	for (i = 0; i < n; i++) {
+		fds[i] = open("/dev/lwp", O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0)
+			break;
+	}
+	after = memcg_current();
+	printf("memcg: %u files, memory.current %lld -> %lld (%lld bytes a file, area %u)\n",
+	       i, before, after, i ? (after - before) / i : 0, area);
+	CHECK(i == n, "open %u: %s", i, strerror(errno));
+	CHECK(i && (after - before) / i >= 2 * (long long)area,
+	      "%lld bytes charged a file, want >= %u", i ? (after - before) / i : 0,
+	      2 * area);
+	while (i--)
+		close(fds[i]);
+	free(fds);
+	close(fd0);
+}
+
 /*
  * Issue 13 §3, as a hostile user (uid 1000, no capabilities): Threshold 0
  * asks for an interrupt per record (43724 Table 6-1); the driver lets at
@@ -1254,6 +1316,8 @@ int main(int argc, char **argv)
 		test_ioctl();
 	else if (!strcmp(t, "cfgoff"))
 		test_cfgoff(n);
+	else if (!strcmp(t, "memcg"))
+		test_memcg(n);
 	else if (!strcmp(t, "flood"))
 		test_flood();
 	else if (!strcmp(t, "xcr0steal"))
