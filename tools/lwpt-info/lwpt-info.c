@@ -69,6 +69,10 @@ static void print_hw_why(int ret, int traps, int dev)
 	else if (ret == -ENODEV && !dev)
 		printf("  %-26s%s\n", "usable",
 		       "no: no /dev/lwp (load lwpt.ko, or lwpt_sim.ko on a machine without LWP)");
+	else if (ret == -ENODEV)
+		printf("  %-26s%s\n", "usable",
+		       "no: /dev/lwp exists but the module has no LWP on this machine\n"
+		       "                            (its load line in the kernel log says why)");
 	else
 		printf("  %-26s%s (%s)\n", "usable", "no", strerror(-ret));
 }
