@@ -123,6 +123,12 @@ sb_check() {
 	}' "$1/switches" /tmp/sb.tsc
 }
 
+# Bytes ptcap --progress last reported as saved (0 before its first line).
+cont_saved() {
+	n=$(tr '\r' '\n' </tmp/cont.err | sed -n 's/.*, \([0-9]*\) bytes saved.*/\1/p' | tail -n 1)
+	echo "${n:-0}"
+}
+
 # tracing: wait until CPU 0's model has TraceEn (ptcap started); fails
 # if ptcap ($pid) exits first. No limit of its own (a loaded host slows
 # TCG without bound): the case's time limit catches a hang.
@@ -301,10 +307,17 @@ for prof in full bdw; do
 	ptcap -a -d 60 --size=16K --mode=continuous --progress -o /tmp/cont 2>/tmp/cont.err &
 	pid=$!
 	wait_tracing || fail "$prof: continuous: not tracing: $(cat /tmp/cont.err)" || exit 1
+	# Each 8 KiB waits until ptcap has drained the previous ones: its
+	# progress line (once a second) counts the bytes saved. A fixed pause
+	# made the test depend on the machine's speed (issue 17.4).
 	i=0
 	while [ $i -lt 8 ]; do
+		s0=$(cont_saved)
 		echo "0 8192" >$D/pt_inject
-		sleep 0.3
+		while [ "$(cont_saved)" -lt $((s0 + 8192)) ]; do
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
 		i=$((i + 1))
 	done
 	kill -INT $pid
