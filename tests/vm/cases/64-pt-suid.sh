@@ -62,6 +62,7 @@ run "pt_paranoid 3" paranoid
 # ptcap names the rule (or the node's mode) that refused.
 mkdir -p /tmp/ucap && chmod 0777 /tmp/ucap
 msg() {
+	rm -rf /tmp/ucap/c	# ptcap refuses a directory that holds a capture
 	pt_sec as-user ptcap -o /tmp/ucap/c "$@" 2>&1 >/dev/null
 }
 m=$(msg -- /bin/true)

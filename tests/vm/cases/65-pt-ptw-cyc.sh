@@ -52,7 +52,7 @@ ptw_capture() {
 		fail "$name: config: no command-status exit=$want_rc" || return 1
 	cmp -s /tmp/ptcap.out /tmp/ptw_want.txt ||
 		fail "$name: the traced program printed other values" || return 1
-	ptflow --no-inst --time --nom-freq $CBR /tmp/exec >/tmp/flow.out 2>&1
+	ptflow --no-symbols --no-inst --time --nom-freq $CBR /tmp/exec >/tmp/flow.out 2>&1
 	grep -E '^\[resync' /tmp/flow.out | head -n 5
 	sed -n 's/^[0-9a-f]\{16\}  \([0-9a-f]\{16\}\)$/\1/p' /tmp/flow.out >/tmp/flow.txt
 	cmp -s /tmp/gt.txt /tmp/flow.txt && return 0

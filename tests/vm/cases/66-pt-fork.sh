@@ -20,7 +20,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko >/dev/null || fail "insmod" || exit 1
 
 # fork_flow FILE GT NAME: libipt's flow of trace FILE equals GT.
 fork_flow() {
-	ptflow --no-inst --pt "$1" --elf $PROG >/tmp/flow.out 2>&1
+	ptflow --no-symbols --no-inst --pt "$1" --elf $PROG >/tmp/flow.out 2>&1
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	n_flow=$(wc -l </tmp/flow.txt)
 	pt_flow_same full "$3" "$2" || { head -n 5 /tmp/flow.out; return 1; }

@@ -72,10 +72,10 @@ for p in fx8150 full; do
 		echo "$out" | grep -q 'ud2_marker=1' && echo "$out" | grep -q 'Drop --raw' ||
 			{ echo "$out"; fail "lwpt-jitdemo -b emu --raw: no hint ($p)"; rc=1; }
 		# ...while the call sequences (issue 18) need no trap and run.
-		out=$(lwpt-jitdemo -b emu 2>&1) ||
+		out=$(lwpt-jitdemo -b emu -n 1000 2>&1) ||
 			{ echo "$out"; fail "lwpt-jitdemo -b emu: call sequences failed ($p)"; rc=1; }
 		rm -rf /tmp/jit.ptcap
-		out=$(ptcap -o /tmp/jit.ptcap -- lwpt-jitdemo -b emu 2>&1) ||
+		out=$(ptcap -o /tmp/jit.ptcap -- lwpt-jitdemo -b emu -n 50 2>&1) ||
 			{ echo "$out"; fail "ptcap -- lwpt-jitdemo -b emu: $? ($p)"; rc=1; }
 		echo "$out" | grep -q 'SIGSEGV\|Segmentation' &&
 			{ echo "$out"; fail "ptcap -- lwpt-jitdemo -b emu crashed ($p)"; rc=1; }

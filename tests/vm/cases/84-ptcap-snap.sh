@@ -48,7 +48,7 @@ while [ $i -le $((n + 1)) ]; do
 		[ -s "$f" ] || continue	# nothing traced since the last snapshot
 		ptdump "$f" >/tmp/ptdump.out 2>&1 || fail "ptdump $f: $(tail -n 2 /tmp/ptdump.out)" || exit 1
 	done
-	ptflow --no-inst $d >/tmp/flow.out 2>&1
+	ptflow --no-symbols --no-inst $d >/tmp/flow.out 2>&1
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	if [ ! -s /tmp/flow.txt ] && [ $i -le $n ]; then
 		echo "$d: empty"
