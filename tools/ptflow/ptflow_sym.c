@@ -40,6 +40,10 @@ struct ptflow_sym {
 	size_t nfiles;
 	FILE *err;
 	const char *prog;
+	/* The last symbol found: consecutive instructions share it, and
+	 * libdwfl's address lookup scans the symbol table. */
+	struct ptflow_symbol last;
+	Dwfl_Module *last_mod;
 };
 
 static const Dwfl_Callbacks sym_callbacks = {
@@ -89,6 +93,7 @@ static void sym_begin(struct ptflow_sym *sym)
 	if (!sym->reporting) {
 		dwfl_report_begin_add(sym->dwfl);
 		sym->reporting = true;
+		sym->last_mod = NULL;
 	}
 }
 
@@ -261,6 +266,8 @@ int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
 {
 	struct sym_extra *e;
 
+	sym->last_mod = NULL;	/* the cache may hide the new range */
+
 	e = realloc(sym->extra, (sym->nextra + 1) * sizeof(*e));
 	if (!e)
 		return -1;
@@ -307,6 +314,12 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 	if (!sym)
 		return false;
 	sym_end(sym);
+	if (sym->last_mod && addr - sym->last.start < sym->last.size) {
+		*out = sym->last;
+		out->offset = addr - out->start;
+		mod = sym->last_mod;
+		goto line;
+	}
 	mod = dwfl_addrmodule(sym->dwfl, addr);
 	if (!mod) {
 		e = sym_extra_find(sym, addr);
@@ -331,7 +344,10 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		out->offset = off;
 		out->start = addr - off;
 		out->size = s.st_size;
+		sym->last = *out;
+		sym->last_mod = mod;
 	}
+line:
 	if (want_line) {
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
 # The lwpt demo, Intel PT part: ptcap traces a real program (ptcap_hello)
 # on lwpt_sim.ko, whose PT model writes the packets of its execution
 # (Documentation/pt-model.rst, "Execution in the kernel"); ptdump prints
