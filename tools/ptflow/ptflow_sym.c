@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Entries of the lookup cache (a power of two). */
+#define SYM_CACHE_SIZE	256
+
 /* Pages of /proc/PID/maps and of ptcap's maps lines. */
 #define SYM_PAGE_MASK	0xfffull
 
@@ -40,6 +43,15 @@ struct ptflow_sym {
 	size_t nfiles;
 	FILE *err;
 	const char *prog;
+	/*
+	 * Symbols found lately, by 64-byte block of the address: consecutive
+	 * instructions and loops over a few functions share them, and
+	 * libdwfl's address lookup scans the symbol table (bench_ptflow_sym).
+	 */
+	struct sym_cached {
+		struct ptflow_symbol s;
+		Dwfl_Module *mod;	/* NULL: empty */
+	} cache[SYM_CACHE_SIZE];
 };
 
 static const Dwfl_Callbacks sym_callbacks = {
@@ -89,6 +101,7 @@ static void sym_begin(struct ptflow_sym *sym)
 	if (!sym->reporting) {
 		dwfl_report_begin_add(sym->dwfl);
 		sym->reporting = true;
+		memset(sym->cache, 0, sizeof(sym->cache));
 	}
 }
 
@@ -261,6 +274,9 @@ int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
 {
 	struct sym_extra *e;
 
+	/* The cache may hide the new range. */
+	memset(sym->cache, 0, sizeof(sym->cache));
+
 	e = realloc(sym->extra, (sym->nextra + 1) * sizeof(*e));
 	if (!e)
 		return -1;
@@ -298,6 +314,7 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out)
 {
 	const struct sym_extra *e;
+	struct sym_cached *c;
 
 	Dwfl_Module *mod;
 	GElf_Addr off = 0, low = 0;
@@ -307,6 +324,13 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 	if (!sym)
 		return false;
 	sym_end(sym);
+	c = &sym->cache[(addr >> 6) & (SYM_CACHE_SIZE - 1)];
+	if (c->mod && addr - c->s.start < c->s.size) {
+		*out = c->s;
+		out->offset = addr - out->start;
+		mod = c->mod;
+		goto line;
+	}
 	mod = dwfl_addrmodule(sym->dwfl, addr);
 	if (!mod) {
 		e = sym_extra_find(sym, addr);
@@ -331,7 +355,10 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		out->offset = off;
 		out->start = addr - off;
 		out->size = s.st_size;
+		c->s = *out;
+		c->mod = mod;
 	}
+line:
 	if (want_line) {
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 

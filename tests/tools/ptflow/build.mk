@@ -33,3 +33,9 @@ test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
 	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
 	tools/ptflow/ptflow_image.c tools/lwpt-jitdemo/jit_dump.c
 test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl
+
+# Symbol lookups per second, with and without the last-symbol cache.
+BENCHES += bench_ptflow_sym
+bench_ptflow_sym_SRCS := tests/tools/ptflow/bench_ptflow_sym.c \
+	tools/ptflow/ptflow_sym.c
+bench_ptflow_sym_LDLIBS := -ldw -lelf -ldl

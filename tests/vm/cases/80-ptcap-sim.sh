@@ -54,7 +54,7 @@ complete() {
 		fi
 	done
 	[ $n -gt 0 ] || fail "$1: no .pt file" || return 1
-	ptflow "$1" >/tmp/ptflow.out 2>&1
+	ptflow --no-symbols "$1" >/tmp/ptflow.out 2>&1
 	rc=$?
 	# 0 or 1 (decode errors); 2 would be a directory ptflow refuses.
 	[ $rc -le 1 ] || fail "ptflow $1: status $rc: $(tail -n 3 /tmp/ptflow.out)" || return 1

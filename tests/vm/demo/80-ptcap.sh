@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
 # The lwpt demo, Intel PT part: ptcap traces a real program (ptcap_hello)
 # on lwpt_sim.ko, whose PT model writes the packets of its execution
 # (Documentation/pt-model.rst, "Execution in the kernel"); ptdump prints
@@ -47,7 +48,7 @@ echo "\$ ptflow --report /tmp/hello | head -n 8"
 ptflow --report /tmp/hello 2>/dev/null | head -n 8
 # The same calls as single-stepping sees them (ptflow --calls without the
 # time and thread columns; Documentation/ptflow.rst, "Call trace").
-env -i /bin/pt_flow_gt -c -o /tmp/gt_calls.txt /bin/ptcap_hello >/dev/null 2>&1
+env -i /bin/pt_flow_gt -c -o /tmp/gt_calls.txt /bin/ptcap_hello >/tmp/gt.out 2>/dev/null
 ptflow --calls --no-symbols /tmp/hello 2>/dev/null | grep -v '^\[' | cut -c27- |
 	grep -vE '^ *(enabled|disabled|interrupt|gap|overflow)( |$)' >/tmp/calls.txt
 if cmp -s /tmp/gt_calls.txt /tmp/calls.txt; then
