@@ -5,6 +5,7 @@
  * the format of Documentation/ptflow.rst.
  */
 #include "tools/ptflow/ptflow_decode.h"
+#include "tools/ptflow/ptflow_line.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -166,21 +167,38 @@ static const char *exec_mode_name(enum pt_exec_mode mode)
 }
 
 /* " <symbol+0xoff>[ file:line]" after an address, unless --no-symbols. */
-static void print_sym(const struct ptflow *pf, uint64_t addr)
+static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
+		    uint64_t addr)
 {
 	struct ptflow_symbol s;
 
 	if (pf->opt.no_symbols)
 		return;
 	if (ptflow_sym_lookup(pf->sym, addr, pf->opt.line, &s)) {
-		if (s.offset)
-			fprintf(pf->out, " <%s+0x%" PRIx64 ">", s.name,
-				s.offset);
-		else
-			fprintf(pf->out, " <%s>", s.name);
+		ptflow_line_mem(l, " <", 2);
+		ptflow_line_str(l, s.name);
+		if (s.offset) {
+			ptflow_line_mem(l, "+0x", 3);
+			ptflow_line_hex(l, s.offset);
+		}
+		ptflow_line_char(l, '>');
 	}
-	if (s.file)
-		fprintf(pf->out, " %s:%d", s.file, s.line);
+	if (s.file) {
+		ptflow_line_char(l, ' ');
+		ptflow_line_str(l, s.file);
+		ptflow_line_char(l, ':');
+		ptflow_line_int(l, s.line);
+	}
+}
+
+/* put_sym() straight to the flow, between fprintf()s of an event line. */
+static void print_sym(const struct ptflow *pf, uint64_t addr)
+{
+	struct ptflow_line l;
+
+	ptflow_line_init(&l, pf->out);
+	put_sym(pf, &l, addr);
+	ptflow_line_flush(&l);
 }
 
 /* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
@@ -294,37 +312,54 @@ static uint64_t dec_time(struct pt_insn_decoder *dec)
 	return tsc;
 }
 
-/* One instruction line; see Documentation/ptflow.rst, Instructions. */
+/*
+ * One instruction line; see Documentation/ptflow.rst, Instructions. Built
+ * without printf (ptflow_line.h): this is the per-instruction path.
+ */
 static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_insn *insn, uint64_t offset)
 {
-	if (pf->opt.offset)
-		fprintf(pf->out, "%016" PRIx64 "  ", offset);
-	if (pf->opt.time)
-		fprintf(pf->out, "%016" PRIx64 "  ", dec_time(dec));
+	struct ptflow_line l;
+
+	ptflow_line_init(&l, pf->out);
+	if (pf->opt.offset) {
+		ptflow_line_hex16(&l, offset);
+		ptflow_line_mem(&l, "  ", 2);
+	}
+	if (pf->opt.time) {
+		ptflow_line_hex16(&l, dec_time(dec));
+		ptflow_line_mem(&l, "  ", 2);
+	}
 	if (insn->speculative)
-		fprintf(pf->out, "? ");
-	fprintf(pf->out, "%016" PRIx64, insn->ip);
-	print_sym(pf, insn->ip);
+		ptflow_line_mem(&l, "? ", 2);
+	ptflow_line_hex16(&l, insn->ip);
+	put_sym(pf, &l, insn->ip);
 
 	if (pf->opt.raw_insn) {
 		unsigned int i, n = insn->size;
 
 		if (n > sizeof(insn->raw))
 			n = sizeof(insn->raw);
-		fprintf(pf->out, " ");
-		for (i = 0; i < pt_max_insn_size; i++)
-			fprintf(pf->out, i < n ? " %02x" : "   ",
-				insn->raw[i < n ? i : 0]);
+		ptflow_line_char(&l, ' ');
+		for (i = 0; i < pt_max_insn_size; i++) {
+			if (i < n) {
+				ptflow_line_char(&l, ' ');
+				ptflow_line_hex2(&l, insn->raw[i]);
+			} else {
+				ptflow_line_mem(&l, "   ", 3);
+			}
+		}
 	}
 	if (!pf->opt.no_inst) {
 		char text[160];
 
 		ptflow_disasm_insn(pf->disasm, insn->mode, insn->raw,
 				   insn->size, insn->ip, text, sizeof(text));
-		fprintf(pf->out, "  %s", text);
+		ptflow_line_mem(&l, "  ", 2);
+		ptflow_line_str(&l, text);
 	}
-	fprintf(pf->out, "\n");
+	ptflow_line_char(&l, '\n');
+	ptflow_line_flush(&l);
 }
 
 /* A decoded instruction: counted, printed or handed to the views. */
