@@ -5,7 +5,6 @@
  * the format of Documentation/ptflow.rst.
  */
 #include "tools/ptflow/ptflow_decode.h"
-#include "tools/ptflow/ptflow_line.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -15,6 +14,7 @@ int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 	memset(pf, 0, sizeof(*pf));
 	pf->prog = prog;
 	pf->out = out;
+	ptflow_line_init(&pf->line, out);
 	pf->err = err;
 	pf->iscache = pt_iscache_alloc(NULL);
 	pf->image = pt_image_alloc(NULL);
@@ -192,19 +192,17 @@ static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 }
 
 /* put_sym() straight to the flow, between fprintf()s of an event line. */
-static void print_sym(const struct ptflow *pf, uint64_t addr)
+static void print_sym(struct ptflow *pf, uint64_t addr)
 {
-	struct ptflow_line l;
-
-	ptflow_line_init(&l, pf->out);
-	put_sym(pf, &l, addr);
-	ptflow_line_flush(&l);
+	put_sym(pf, &pf->line, addr);
+	ptflow_line_flush(&pf->line);
 }
 
 /* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
-static void print_event(const struct ptflow *pf, const struct pt_event *ev,
+static void print_event(struct ptflow *pf, const struct pt_event *ev,
 			uint64_t offset)
 {
+	ptflow_line_flush(&pf->line);
 	fprintf(pf->out, "[");
 	if (pf->opt.offset)
 		fprintf(pf->out, "%016" PRIx64 "  ", offset);
@@ -319,34 +317,33 @@ static uint64_t dec_time(struct pt_insn_decoder *dec)
 static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_insn *insn, uint64_t offset)
 {
-	struct ptflow_line l;
+	struct ptflow_line *l = &pf->line;
 
-	ptflow_line_init(&l, pf->out);
 	if (pf->opt.offset) {
-		ptflow_line_hex16(&l, offset);
-		ptflow_line_mem(&l, "  ", 2);
+		ptflow_line_hex16(l, offset);
+		ptflow_line_mem(l, "  ", 2);
 	}
 	if (pf->opt.time) {
-		ptflow_line_hex16(&l, dec_time(dec));
-		ptflow_line_mem(&l, "  ", 2);
+		ptflow_line_hex16(l, dec_time(dec));
+		ptflow_line_mem(l, "  ", 2);
 	}
 	if (insn->speculative)
-		ptflow_line_mem(&l, "? ", 2);
-	ptflow_line_hex16(&l, insn->ip);
-	put_sym(pf, &l, insn->ip);
+		ptflow_line_mem(l, "? ", 2);
+	ptflow_line_hex16(l, insn->ip);
+	put_sym(pf, l, insn->ip);
 
 	if (pf->opt.raw_insn) {
 		unsigned int i, n = insn->size;
 
 		if (n > sizeof(insn->raw))
 			n = sizeof(insn->raw);
-		ptflow_line_char(&l, ' ');
+		ptflow_line_char(l, ' ');
 		for (i = 0; i < pt_max_insn_size; i++) {
 			if (i < n) {
-				ptflow_line_char(&l, ' ');
-				ptflow_line_hex2(&l, insn->raw[i]);
+				ptflow_line_char(l, ' ');
+				ptflow_line_hex2(l, insn->raw[i]);
 			} else {
-				ptflow_line_mem(&l, "   ", 3);
+				ptflow_line_mem(l, "   ", 3);
 			}
 		}
 	}
@@ -355,11 +352,10 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 
 		ptflow_disasm_insn(pf->disasm, insn->mode, insn->raw,
 				   insn->size, insn->ip, text, sizeof(text));
-		ptflow_line_mem(&l, "  ", 2);
-		ptflow_line_str(&l, text);
+		ptflow_line_mem(l, "  ", 2);
+		ptflow_line_str(l, text);
 	}
-	ptflow_line_char(&l, '\n');
-	ptflow_line_flush(&l);
+	ptflow_line_char(l, '\n');
 }
 
 /* A decoded instruction: counted, printed or handed to the views. */
@@ -384,6 +380,7 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 
 	pf->errors++;
 	if (flow_on(pf)) {
+		ptflow_line_flush(&pf->line);
 		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset,
 			reason);
 		if (have_ip) {
@@ -535,8 +532,10 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 				       "tracing is enabled", NULL);
 				return -pte_eos;
 			}
-			if (flow_on(pf))
+			if (flow_on(pf)) {
+				ptflow_line_flush(&pf->line);
 				fprintf(pf->out, "[end of trace]\n");
+			}
 			return 0;
 		}
 
@@ -712,6 +711,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 
 	if (clean_end)
 		check_tail(pf, &config);
+	ptflow_line_flush(&pf->line);
 	pt_insn_free_decoder(dec);
 	if (views_on(pf))
 		return view_end(pf);

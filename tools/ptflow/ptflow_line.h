@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ptflow: one output line formatted without printf (issue 17.3).
+ * ptflow: the flow's text formatted without printf (issue 17.3).
  *
  * fprintf() per field cost ptflow --no-inst 2.8x a bare pt_insn_next()
- * loop (Documentation/performance.rst). A line is built in a stack buffer
- * with ptdump's hex and decimal helpers (tools/ptdump/out.h, inline only)
- * and handed to the stream with one fwrite(); the stream's own buffer
- * (ptflow.c gives stdout a large one) makes the writes big. The bytes are
- * exactly those of the printf formats they replace ("%016" PRIx64,
- * "%" PRIx64, "%02x", "%d", "%s"); tests/tools/ptflow/test_ptflow_line.c
- * pins them against printf.
+ * loop, and even one locked fwrite() per line 1.5x
+ * (Documentation/performance.rst). Lines are built in a 64 KiB buffer with
+ * ptdump's hex and decimal helpers (tools/ptdump/out.h, inline only) and
+ * handed to the stream in blocks: whoever writes to the same stream by
+ * other means calls ptflow_line_flush() first. The bytes are exactly those
+ * of the printf formats they replace ("%016" PRIx64, "%" PRIx64, "%02x",
+ * "%d", "%s"); tests/tools/ptflow/test_ptflow_line.c pins them against
+ * printf.
  */
 #ifndef LWPT_TOOLS_PTFLOW_LINE_H
 #define LWPT_TOOLS_PTFLOW_LINE_H
@@ -20,14 +21,13 @@
 
 #include "tools/ptdump/out.h"
 
-/*
- * Bytes of a line's buffer. The fixed fields of an instruction line (offset,
- * time, "? ", address, raw bytes, 160 bytes of disassembly) take under 300;
- * strings that do not fit (long symbol or file names) are written through.
- */
-#define PTFLOW_LINE_MAX	512
+/* Bytes buffered before they go to the stream. */
+#define PTFLOW_LINE_MAX	65536
 
-/* Room kept for a fixed-size field (a number, a short literal). */
+/*
+ * Room kept for a fixed-size field (a number, a short literal); strings
+ * longer than PTFLOW_LINE_MAX - PTFLOW_LINE_FIELD are written through.
+ */
 #define PTFLOW_LINE_FIELD	32
 
 struct ptflow_line {
@@ -36,18 +36,21 @@ struct ptflow_line {
 	char buf[PTFLOW_LINE_MAX];
 };
 
-/* Start an empty line for @out. */
+/* Start with an empty buffer for @out. */
 static inline void ptflow_line_init(struct ptflow_line *l, FILE *out)
 {
 	l->out = out;
 	l->p = l->buf;
 }
 
-/* Hand what is buffered to the stream (one fwrite), and start over. */
+/*
+ * Hand what is buffered to the stream (one fwrite_unlocked(): ptflow
+ * writes from one thread), and start over.
+ */
 static inline void ptflow_line_flush(struct ptflow_line *l)
 {
 	if (l->p != l->buf)
-		fwrite(l->buf, 1, (size_t)(l->p - l->buf), l->out);
+		fwrite_unlocked(l->buf, 1, (size_t)(l->p - l->buf), l->out);
 	l->p = l->buf;
 }
 
@@ -96,7 +99,7 @@ static inline void ptflow_line_mem(struct ptflow_line *l, const char *s,
 {
 	if (n > PTFLOW_LINE_MAX - PTFLOW_LINE_FIELD) {
 		ptflow_line_flush(l);
-		fwrite(s, 1, n, l->out);
+		fwrite_unlocked(s, 1, n, l->out);
 		return;
 	}
 	l->p = put_mem(ptflow_line_room(l, n), s, n);

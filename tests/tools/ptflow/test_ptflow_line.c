@@ -3,8 +3,9 @@
  * Unit tests of ptflow's line formatter (tools/ptflow/ptflow_line.h)
  * against the printf formats it replaced in print_insn() and print_sym():
  * "%016" PRIx64, "%" PRIx64, "%02x", "%d" and "%s" on edge values, on a
- * pseudo-random sequence, on strings around the buffer's size, and on lines
- * longer than the buffer (written through in pieces, bytes unchanged).
+ * pseudo-random sequence (many buffer flushes), on strings around the
+ * buffer's size, and on a line longer than the buffer (written in pieces,
+ * bytes unchanged).
  */
 #include "tools/ptflow/ptflow_line.h"
 
@@ -113,29 +114,44 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* The lengths test_strings() writes: around each limit of the buffer. */
+static const size_t str_lens[] = {
+	0, 1, 2, 15, 16, 17, 100, 160, 511, 512, 513,
+	PTFLOW_LINE_MAX - PTFLOW_LINE_FIELD - 1,
+	PTFLOW_LINE_MAX - PTFLOW_LINE_FIELD,
+	PTFLOW_LINE_MAX - PTFLOW_LINE_FIELD + 1,
+	PTFLOW_LINE_MAX - 17, PTFLOW_LINE_MAX - 16, PTFLOW_LINE_MAX - 1,
+	PTFLOW_LINE_MAX, PTFLOW_LINE_MAX + 1, 2 * PTFLOW_LINE_MAX + 3,
+};
+
 /*
- * Strings of every length around the buffer's limits, after a field so the
- * buffer is part full: kept in the buffer or written through, in order.
+ * Strings of lengths around the buffer's limits, each after a field and
+ * then at every fill level of the buffer that matters (the position moves
+ * by 17 bytes a line): kept in the buffer or written through, in order.
  */
 START_TEST(test_strings)
 {
 	static char s[3 * PTFLOW_LINE_MAX + 1];
 	struct pair p;
-	size_t n;
+	size_t i, k, n;
 
 	for (n = 0; n < sizeof(s) - 1; n++)
 		s[n] = (char)('a' + n % 26);
 	pair_open(&p);
-	for (n = 0; n < sizeof(s); n++) {
-		char c = s[n];
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < sizeof(str_lens) / sizeof(str_lens[0]); i++) {
+			char c;
 
-		s[n] = 0;
-		ptflow_line_hex16(&p.l, n);
-		ptflow_line_char(&p.l, ' ');
-		ptflow_line_str(&p.l, s);
-		ptflow_line_char(&p.l, '\n');
-		fprintf(p.e, "%016zx %s\n", n, s);
-		s[n] = c;
+			n = str_lens[i];
+			c = s[n];
+			s[n] = 0;
+			ptflow_line_hex16(&p.l, n);
+			ptflow_line_char(&p.l, ' ');
+			ptflow_line_str(&p.l, s);
+			ptflow_line_char(&p.l, '\n');
+			fprintf(p.e, "%016zx %s\n", n, s);
+			s[n] = c;
+		}
 	}
 	pair_check(&p);
 }
@@ -148,7 +164,7 @@ START_TEST(test_long_line)
 	unsigned int i;
 
 	pair_open(&p);
-	for (i = 0; i < 4 * PTFLOW_LINE_MAX; i++) {
+	for (i = 0; i < PTFLOW_LINE_MAX / 4; i++) {
 		ptflow_line_hex16(&p.l, i);
 		ptflow_line_mem(&p.l, "  ", 2);
 		ptflow_line_hex2(&p.l, (uint8_t)i);
@@ -171,7 +187,7 @@ int main(void)
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_strings);
 	tcase_add_test(tc, test_long_line);
-	/* About 1.6 M formatted fields and 3 MB of strings; far under this. */
+	/* About 0.3 M formatted fields and 1 MB of strings: well under this. */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
