@@ -638,6 +638,13 @@ int main(int argc, char **argv)
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
 
+	/*
+	 * The flow is one line per instruction: write it in 1 MiB blocks
+	 * rather than stdio's 4 KiB when it does not go to a terminal
+	 * (issue 17.3). Before any output, as setvbuf() requires.
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1u << 20);
 	if (ptflow_init(&pf, "ptflow", stdout, stderr)) {
 		fprintf(stderr, "ptflow: out of memory\n");
 		return PTFLOW_EXIT_USAGE;

@@ -14,6 +14,7 @@ int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 	memset(pf, 0, sizeof(*pf));
 	pf->prog = prog;
 	pf->out = out;
+	ptflow_line_init(&pf->line, out);
 	pf->err = err;
 	pf->iscache = pt_iscache_alloc(NULL);
 	pf->image = pt_image_alloc(NULL);
@@ -166,27 +167,42 @@ static const char *exec_mode_name(enum pt_exec_mode mode)
 }
 
 /* " <symbol+0xoff>[ file:line]" after an address, unless --no-symbols. */
-static void print_sym(const struct ptflow *pf, uint64_t addr)
+static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
+		    uint64_t addr)
 {
 	struct ptflow_symbol s;
 
 	if (pf->opt.no_symbols)
 		return;
 	if (ptflow_sym_lookup(pf->sym, addr, pf->opt.line, &s)) {
-		if (s.offset)
-			fprintf(pf->out, " <%s+0x%" PRIx64 ">", s.name,
-				s.offset);
-		else
-			fprintf(pf->out, " <%s>", s.name);
+		ptflow_line_mem(l, " <", 2);
+		ptflow_line_str(l, s.name);
+		if (s.offset) {
+			ptflow_line_mem(l, "+0x", 3);
+			ptflow_line_hex(l, s.offset);
+		}
+		ptflow_line_char(l, '>');
 	}
-	if (s.file)
-		fprintf(pf->out, " %s:%d", s.file, s.line);
+	if (s.file) {
+		ptflow_line_char(l, ' ');
+		ptflow_line_str(l, s.file);
+		ptflow_line_char(l, ':');
+		ptflow_line_int(l, s.line);
+	}
+}
+
+/* put_sym() straight to the flow, between fprintf()s of an event line. */
+static void print_sym(struct ptflow *pf, uint64_t addr)
+{
+	put_sym(pf, &pf->line, addr);
+	ptflow_line_flush(&pf->line);
 }
 
 /* One event line, "[...]"; see Documentation/ptflow.rst, Events. */
-static void print_event(const struct ptflow *pf, const struct pt_event *ev,
+static void print_event(struct ptflow *pf, const struct pt_event *ev,
 			uint64_t offset)
 {
+	ptflow_line_flush(&pf->line);
 	fprintf(pf->out, "[");
 	if (pf->opt.offset)
 		fprintf(pf->out, "%016" PRIx64 "  ", offset);
@@ -294,37 +310,52 @@ static uint64_t dec_time(struct pt_insn_decoder *dec)
 	return tsc;
 }
 
-/* One instruction line; see Documentation/ptflow.rst, Instructions. */
+/*
+ * One instruction line; see Documentation/ptflow.rst, Instructions. Built
+ * without printf (ptflow_line.h): this is the per-instruction path.
+ */
 static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_insn *insn, uint64_t offset)
 {
-	if (pf->opt.offset)
-		fprintf(pf->out, "%016" PRIx64 "  ", offset);
-	if (pf->opt.time)
-		fprintf(pf->out, "%016" PRIx64 "  ", dec_time(dec));
+	struct ptflow_line *l = &pf->line;
+
+	if (pf->opt.offset) {
+		ptflow_line_hex16(l, offset);
+		ptflow_line_mem(l, "  ", 2);
+	}
+	if (pf->opt.time) {
+		ptflow_line_hex16(l, dec_time(dec));
+		ptflow_line_mem(l, "  ", 2);
+	}
 	if (insn->speculative)
-		fprintf(pf->out, "? ");
-	fprintf(pf->out, "%016" PRIx64, insn->ip);
-	print_sym(pf, insn->ip);
+		ptflow_line_mem(l, "? ", 2);
+	ptflow_line_hex16(l, insn->ip);
+	put_sym(pf, l, insn->ip);
 
 	if (pf->opt.raw_insn) {
 		unsigned int i, n = insn->size;
 
 		if (n > sizeof(insn->raw))
 			n = sizeof(insn->raw);
-		fprintf(pf->out, " ");
-		for (i = 0; i < pt_max_insn_size; i++)
-			fprintf(pf->out, i < n ? " %02x" : "   ",
-				insn->raw[i < n ? i : 0]);
+		ptflow_line_char(l, ' ');
+		for (i = 0; i < pt_max_insn_size; i++) {
+			if (i < n) {
+				ptflow_line_char(l, ' ');
+				ptflow_line_hex2(l, insn->raw[i]);
+			} else {
+				ptflow_line_mem(l, "   ", 3);
+			}
+		}
 	}
 	if (!pf->opt.no_inst) {
 		char text[160];
 
 		ptflow_disasm_insn(pf->disasm, insn->mode, insn->raw,
 				   insn->size, insn->ip, text, sizeof(text));
-		fprintf(pf->out, "  %s", text);
+		ptflow_line_mem(l, "  ", 2);
+		ptflow_line_str(l, text);
 	}
-	fprintf(pf->out, "\n");
+	ptflow_line_char(l, '\n');
 }
 
 /* A decoded instruction: counted, printed or handed to the views. */
@@ -349,6 +380,7 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 
 	pf->errors++;
 	if (flow_on(pf)) {
+		ptflow_line_flush(&pf->line);
 		fprintf(pf->out, "[resync at offset 0x%" PRIx64 ": %s", offset,
 			reason);
 		if (have_ip) {
@@ -500,8 +532,10 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 				       "tracing is enabled", NULL);
 				return -pte_eos;
 			}
-			if (flow_on(pf))
+			if (flow_on(pf)) {
+				ptflow_line_flush(&pf->line);
 				fprintf(pf->out, "[end of trace]\n");
+			}
 			return 0;
 		}
 
@@ -677,6 +711,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 
 	if (clean_end)
 		check_tail(pf, &config);
+	ptflow_line_flush(&pf->line);
 	pt_insn_free_decoder(dec);
 	if (views_on(pf))
 		return view_end(pf);

@@ -19,6 +19,7 @@
 #include "tools/ptflow/ptcap_dir.h"
 #include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
+#include "tools/ptflow/ptflow_line.h"
 #include "tools/ptflow/ptflow_sym.h"
 #include "tools/ptflow/ptflow_time.h"
 
@@ -77,6 +78,11 @@ struct ptflow_params {
 struct ptflow {
 	const char *prog;		/* prefix of error messages */
 	FILE *out;			/* the flow */
+	/*
+	 * Instruction lines buffered for @out (ptflow_line.h); flushed before
+	 * anything else is written there and when a trace is done.
+	 */
+	struct ptflow_line line;
 	FILE *err;			/* error messages */
 	struct ptflow_options opt;
 	struct ptflow_params par;

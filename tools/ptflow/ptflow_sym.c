@@ -13,8 +13,18 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Entries of the lookup cache (a power of two). */
-#define SYM_CACHE_SIZE	256
+/*
+ * The lookup cache: sets (a power of two) by 64-byte block of the address,
+ * each holding the last SYM_CACHE_WAYS results found from that block, most
+ * recent first. Several small functions share a block (trace_flow_prog's
+ * op_add, op_xor and op_mul): with one entry per block they evicted each
+ * other, and every third instruction cost a libdwfl lookup (tens of us,
+ * against tens of ns to decode an instruction; issue 17.3). 512 x 8
+ * entries (about 400 KiB, touched as used) leave trace_flow_prog's flow
+ * about one miss per thousand instructions.
+ */
+#define SYM_CACHE_SETS	512
+#define SYM_CACHE_WAYS	8
 
 /* Pages of /proc/PID/maps and of ptcap's maps lines. */
 #define SYM_PAGE_MASK	0xfffull
@@ -49,9 +59,10 @@ struct ptflow_sym {
 	 * libdwfl's address lookup scans the symbol table (bench_ptflow_sym).
 	 */
 	struct sym_cached {
-		struct ptflow_symbol s;
+		uint64_t lo, hi;	/* addresses [lo, hi) give @s */
+		struct ptflow_symbol s;	/* offset to be set from the address */
 		Dwfl_Module *mod;	/* NULL: empty */
-	} cache[SYM_CACHE_SIZE];
+	} cache[SYM_CACHE_SETS][SYM_CACHE_WAYS];
 };
 
 static const Dwfl_Callbacks sym_callbacks = {
@@ -310,6 +321,47 @@ static const struct sym_extra *sym_extra_find(const struct ptflow_sym *sym,
 	return NULL;
 }
 
+/*
+ * The cached result for @addr: moved to the front of its set; NULL when not
+ * cached.
+ */
+static struct sym_cached *sym_cache_find(struct ptflow_sym *sym,
+					 uint64_t addr)
+{
+	struct sym_cached *set = sym->cache[(addr >> 6) & (SYM_CACHE_SETS - 1)];
+	struct sym_cached hit;
+	unsigned int w;
+
+	for (w = 0; w < SYM_CACHE_WAYS && set[w].mod; w++) {
+		if (addr - set[w].lo >= set[w].hi - set[w].lo)
+			continue;
+		if (w) {
+			hit = set[w];
+			memmove(set + 1, set, w * sizeof(*set));
+			set[0] = hit;
+		}
+		return set;
+	}
+	return NULL;
+}
+
+/*
+ * Remember @s for the addresses [@lo, @hi) at the front of @addr's set,
+ * dropping the least recently used entry.
+ */
+static void sym_cache_add(struct ptflow_sym *sym, uint64_t addr,
+			  uint64_t lo, uint64_t hi,
+			  const struct ptflow_symbol *s, Dwfl_Module *mod)
+{
+	struct sym_cached *set = sym->cache[(addr >> 6) & (SYM_CACHE_SETS - 1)];
+
+	memmove(set + 1, set, (SYM_CACHE_WAYS - 1) * sizeof(*set));
+	set[0].lo = lo;
+	set[0].hi = hi;
+	set[0].s = *s;
+	set[0].mod = mod;
+}
+
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out)
 {
@@ -324,10 +376,11 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 	if (!sym)
 		return false;
 	sym_end(sym);
-	c = &sym->cache[(addr >> 6) & (SYM_CACHE_SIZE - 1)];
-	if (c->mod && addr - c->s.start < c->s.size) {
+	c = sym_cache_find(sym, addr);
+	if (c) {
 		*out = c->s;
-		out->offset = addr - out->start;
+		if (out->name)
+			out->offset = addr - out->start;
 		mod = c->mod;
 		goto line;
 	}
@@ -355,9 +408,17 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		out->offset = off;
 		out->start = addr - off;
 		out->size = s.st_size;
-		c->s = *out;
-		c->mod = mod;
 	}
+	/*
+	 * A sized symbol holds for its whole range; no symbol, or one
+	 * without size (its range ends at an unknown next symbol), only for
+	 * this address.
+	 */
+	if (out->name && addr - out->start < out->size)
+		sym_cache_add(sym, addr, out->start, out->start + out->size,
+			      out, mod);
+	else
+		sym_cache_add(sym, addr, addr, addr + 1, out, mod);
 line:
 	if (want_line) {
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);

@@ -17,6 +17,10 @@ test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
 
+# ptflow's line formatter (tools/ptflow/ptflow_line.h) against printf.
+UNIT_TESTS += test_ptflow_line
+test_ptflow_line_SRCS := tests/tools/ptflow/test_ptflow_line.c
+
 # ptflow's views against single-stepping (issue 15): needs the PT
 # generator's flow test (its traces) and the VM's ground-truth program,
 # built here for the host without sanitizer (it only runs ptrace).

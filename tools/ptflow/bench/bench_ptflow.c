@@ -20,11 +20,11 @@
  *   - ipt_insn_loop: pt_insn_next() and pt_insn_event(), counting only;
  *   - ptflow --quiet --stat: the same decoding through ptflow's loop
  *     (progress and error checks, event tracking), no output;
- *   - ptflow --no-inst: one line per instruction (address);
+ *   - ptflow --no-inst --no-symbols: one line per instruction (address);
+ *   - ptflow --no-inst: the same with " <symbol+0xoff>" (the default);
  *   - ptflow: one line per instruction with Capstone's disassembly.
  * The instruction counts of the reference and ptflow are compared first.
- * ptflow has no symbol lookup in this tree; when it has, add its mode
- * here. Prints figures only; never fails on speed.
+ * Prints figures only; never fails on speed.
  *
  * Usage: bench_ptflow [-n REPEAT]   (default 200: about 8 M instructions)
  */
@@ -100,15 +100,18 @@ static void bench_one(const char *name, const char *trace, off_t size,
 			  "--quiet", "--stat", NULL };
 	char *noinst[] = { ptflow, "--pt", (char *)trace, "--elf", elf,
 			   "--no-inst", NULL };
+	char *nosym[] = { ptflow, "--pt", (char *)trace, "--elf", elf,
+			  "--no-inst", "--no-symbols", NULL };
 	char *disasm[] = { ptflow, "--pt", (char *)trace, "--elf", elf, NULL };
 	struct { const char *label; char **argv; } m[] = {
 		{ "ipt_insn_loop (pt_insn_next)", ref_argv },
 		{ "ptflow --quiet", quiet },
-		{ "ptflow --no-inst (addresses)", noinst },
+		{ "ptflow --no-inst --no-symbols", nosym },
+		{ "ptflow --no-inst (+ symbols)", noinst },
 		{ "ptflow (Capstone disassembly)", disasm },
 	};
 	unsigned long long n_ref, n_pf;
-	double t[4];
+	double t[5];
 	int i;
 
 	snprintf(ptflow, sizeof(ptflow), "%s/../bin/ptflow", bindir);
@@ -118,9 +121,9 @@ static void bench_one(const char *name, const char *trace, off_t size,
 	printf("%s: %.1f MB of trace, %llu instructions (ptflow: %llu%s)\n",
 	       name, (double)size / 1e6, n_ref, n_pf,
 	       n_ref == n_pf ? ", equal" : " - COUNTS DIFFER");
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		t[i] = best_of_3(m[i].argv);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (t[i] < 0 || t[0] <= 0) {
 			printf("  %-30s run failed\n", m[i].label);
 			continue;
