@@ -25,13 +25,13 @@
 int main(int argc, char **argv)
 {
 	struct pt_image_section_cache *iscache;
-	struct pt_insn_decoder *dec;
 	struct pt_image *image;
 	struct pt_config cfg;
 	uint64_t insns = 0, errors = 0;
+	struct pt_insn_decoder *dec = NULL;
 	uint8_t *buf;
 	size_t size;
-	int st;
+	int st, ret = 1;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s TRACE ELF\n", argv[0]);
@@ -50,14 +50,14 @@ int main(int argc, char **argv)
 	    ptflow_image_add_elf(image, iscache, argv[2], false, 0) < 0) {
 		fprintf(stderr, "%s: cannot load the image %s\n", argv[0],
 			argv[2]);
-		return 1;
+		goto out;
 	}
 	pt_config_init(&cfg);
 	cfg.begin = buf;
 	cfg.end = buf + size;
 	dec = pt_insn_alloc_decoder(&cfg);
 	if (!dec || pt_insn_set_image(dec, image) < 0)
-		return 1;
+		goto out;
 	for (st = pt_insn_sync_forward(dec); st >= 0;
 	     st = pt_insn_sync_forward(dec)) {
 		for (;;) {
@@ -82,9 +82,11 @@ int main(int argc, char **argv)
 	}
 	printf("instructions: %llu\nerrors: %llu\n", (unsigned long long)insns,
 	       (unsigned long long)errors);
+	ret = 0;
+out:
 	pt_insn_free_decoder(dec);
 	pt_image_free(image);
 	pt_iscache_free(iscache);
 	free(buf);
-	return 0;
+	return ret;
 }

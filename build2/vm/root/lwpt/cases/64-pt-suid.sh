@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 600
+# No trace across a privilege boundary (issue 13 points 1 and 2;
+# Documentation/pt.rst, "Permissions"). /dev/pt is opened to everyone
+# (0666, as an administrator may do with udev) and pt_paranoid is 2; an
+# attacker at uid 1000 with no capability (pt_sec) traces its own child,
+# which then execs a set-user-ID root victim (pt_victim) that reads a secret
+# from a 0600 file and makes one indirect call per bit from a thread it
+# creates:
+#   (a) the child's buffer stops at the exec (DETACHED, exec-credentials),
+#       keeps what came before, the victim's thread never joins;
+#   (b) CONFIGURE with an 8 MiB buffer races the child's exec: each run is
+#       refused by the ptrace rule or detached at the exec;
+#   (c) the same as (a) with fs.suid_dumpable=1 (the victim stays
+#       dumpable: the credentials saved at CONFIGURE refuse it);
+#   (d) an exec of an unreadable (0711) program: exec-not-dumpable;
+#   (e) (a) in a grandchild the capture followed at a fork.
+# Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
+# FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
+# the refusal rules, their errors and ptcap's messages (EBUSY names the
+# process holding the capture); a program built with the first published
+# structs and ioctl numbers still works; the model's spec-violation counter
+# stays 0.
+. /lwpt/lib.sh
+
+P=/sys/module/lwpt_sim/parameters
+D=/tmp/suid
+
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko >/dev/null || fail "insmod" || exit 1
+[ "$(cat $P/pt_paranoid)" = 3 ] || fail "pt_paranoid default $(cat $P/pt_paranoid), want 3" || exit 1
+chmod 0666 /dev/pt
+echo 2 >$P/pt_paranoid
+
+mkdir -p $D && chmod 0755 $D
+cp /bin/pt_victim $D/victim && chown 0:0 $D/victim && chmod 4755 $D/victim
+printf 'S3cr3t!\n' >$D/secret && chmod 0600 $D/secret
+cp /bin/pt_victim $D/noread && chmod 0711 $D/noread
+printf 'public\n' >$D/public && chmod 0644 $D/public
+
+run() {
+	what=$1
+	shift
+	out=$(pt_sec "$@")
+	rc=$?
+	echo "$out" | grep -v '^ok:'
+	[ $rc -eq 0 ] || fail "$what: pt_sec $*" || exit 1
+	ok "$what ($(echo "$out" | grep -c '^ok:') checks)"
+}
+
+run "(a) set-user-ID exec" exec $D/victim $D/secret creds
+echo 1 >/proc/sys/fs/suid_dumpable
+run "(c) set-user-ID exec, fs.suid_dumpable=1" exec $D/victim $D/secret creds
+echo 0 >/proc/sys/fs/suid_dumpable
+run "(d) exec of an unreadable program" exec $D/noread $D/public dumpable
+run "(e) set-user-ID exec in a followed fork" exec-fork $D/victim $D/secret
+run "(b) CONFIGURE races the exec" race $D/victim $D/secret 12
+run "refusal rules at pt_paranoid 2" rules
+echo 3 >$P/pt_paranoid
+run "pt_paranoid 3" paranoid
+
+# ptcap names the rule (or the node's mode) that refused.
+mkdir -p /tmp/ucap && chmod 0777 /tmp/ucap
+msg() {
+	rm -rf /tmp/ucap/c	# ptcap refuses a directory that holds a capture
+	pt_sec as-user ptcap -o /tmp/ucap/c "$@" 2>&1 >/dev/null
+}
+m=$(msg -- /bin/true)
+echo "$m" | grep -q 'paranoid rule' || fail "ptcap at pt_paranoid 3: $m" || exit 1
+ok "ptcap, pt_paranoid 3: $m"
+echo 2 >$P/pt_paranoid
+m=$(msg -a -d 0.1)
+echo "$m" | grep -q 'capability rule' || fail "ptcap -a: $m" || exit 1
+ok "ptcap -a: $m"
+pt_hold hold || fail "pt_test hold did not start" || exit 1
+m=$(msg -- /bin/true)
+kill $hold_pid
+wait $hold_pid 2>/dev/null
+echo "$m" | grep -q "busy: process $hold_pid holds" || fail "ptcap, busy: $m" || exit 1
+ok "ptcap while root holds the capture: $m"
+chmod 0600 /dev/pt
+m=$(msg -- /bin/true)
+echo "$m" | grep -q "device node's permission" || fail "ptcap, 0600 node: $m" || exit 1
+ok "ptcap, /dev/pt 0600: $m"
+echo 3 >$P/pt_paranoid
+
+[ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+ok "no spec violation, module unloads"

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
+# ptcap -p PID and -t TID (issue 16 point 1) on lwpt_sim.ko (pt_profile=full,
+# the model writes the packets of the traced threads' execution): attach to
+# a running program and to a multi-threaded one (per-thread scope on the
+# module's @pid: every thread gets its own tid<N>.pt), keep one thread with
+# -t, detach on SIGINT (the program runs on) and when the program exits by
+# itself. Every file decodes with ptdump from a PSB; ptflow says the trace
+# starts mid-run; no spec violation.
+. /lwpt/lib.sh
+
+# cfg DIR KEY: the value of KEY in DIR/config.
+cfg() {
+	sed -n "s/^$2 //p" "$1/config" | tail -n 1
+}
+
+# start_prog ARGS...: ptcap_hello ARGS in the background, its pid in prog;
+# wait up to 10 s for its "ready" (every thread runs).
+start_prog() {
+	: >/tmp/prog.out
+	ptcap_hello "$@" >/tmp/prog.out &
+	prog=$!
+	i=0
+	while ! grep -q ready /tmp/prog.out && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q ready /tmp/prog.out || fail "ptcap_hello $*: not ready"
+}
+
+# decodes DIR: every .pt file is non-empty and decodes from a PSB; ptflow
+# says first that the trace starts mid-run (attached).
+decodes() {
+	for f in "$1"/*.pt; do
+		[ -s "$f" ] || fail "$f: empty" || return 1
+		ptdump "$f" >/tmp/ptdump.out 2>&1 ||
+			fail "ptdump $f: $(tail -n 2 /tmp/ptdump.out)" || return 1
+		grep -q psb /tmp/ptdump.out || fail "$f: no PSB" || return 1
+	done
+	ptflow --no-inst "$1" >/tmp/flow.out 2>&1
+	head -n 1 /tmp/flow.out | grep -q '^\[trace starts mid-run: ptcap attached to a running process (' ||
+		fail "ptflow $1: $(head -n 3 /tmp/flow.out)" || return 1
+}
+
+# attach_int DIR OPTIONS...: ptcap OPTIONS -o DIR in the background, SIGINT
+# after 2 s; its status in rc, stderr in /tmp/att.err.
+attach_int() {
+	d=$1
+	shift
+	rm -rf "$d"
+	ptcap --size=64K -o "$d" "$@" 2>/tmp/att.err &
+	cap=$!
+	sleep 2
+	kill -INT $cap
+	wait $cap
+	rc=$?
+}
+
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
+	fail "insmod" || exit 1
+
+# A running single-threaded program; SIGINT detaches, the program runs on.
+start_prog -l 0 || exit 1
+attach_int /tmp/att -p $prog
+[ $rc -eq 0 ] || fail "-p $prog: status $rc: $(cat /tmp/att.err)" || exit 1
+kill -0 $prog 2>/dev/null || fail "-p: the program did not survive the detach" || exit 1
+[ "$(cfg /tmp/att attached)" = "pid=$prog" ] && [ "$(cfg /tmp/att mode)" = per-thread ] &&
+	[ "$(ls /tmp/att/*.pt)" = "/tmp/att/tid$prog.pt" ] &&
+	grep -q ' /bin/ptcap_hello$' /tmp/att/maps && ! grep -q '^command' /tmp/att/config ||
+	fail "-p: $(ls /tmp/att) $(grep -E '^(attached|mode|thread)' /tmp/att/config)" || exit 1
+decodes /tmp/att || exit 1
+s1=$(ptdump /tmp/att/tid$prog.pt | grep -c 'psb$')
+# Attach again: the module let go of it.
+attach_int /tmp/att2 -p $prog
+[ $rc -eq 0 ] && [ -s /tmp/att2/tid$prog.pt ] || fail "-p again: status $rc: $(cat /tmp/att2.err)" || exit 1
+kill $prog
+wait $prog 2>/dev/null
+ok "-p on a running program: tid$prog.pt ($s1 PSB+), it runs on after SIGINT, attached again"
+
+# A multi-threaded program: one file per thread with -p; -t keeps one.
+start_prog -t -l 0 || exit 1
+tids=$(ls /proc/$prog/task | sort -n)
+attach_int /tmp/mt -p $prog
+[ $rc -eq 0 ] || fail "-p (threads): status $rc: $(cat /tmp/att.err)" || exit 1
+n=0
+for t in $tids; do
+	[ -s /tmp/mt/tid$t.pt ] && grep -q "^thread\.tid$t\.pt tid=$t pid=$prog " /tmp/mt/config ||
+		fail "-p (threads): thread $t: $(ls /tmp/mt) $(grep thread /tmp/mt/config)" || exit 1
+	n=$((n + 1))
+done
+[ $n = 4 ] && [ "$(ls /tmp/mt/*.pt | wc -l)" = 4 ] || fail "-p (threads): $n threads, $(ls /tmp/mt)" || exit 1
+decodes /tmp/mt || exit 1
+ok "-p on a 4-thread program: one decodable tid<N>.pt per thread"
+w=$(echo "$tids" | tail -n 1)
+attach_int /tmp/one -t $w
+[ $rc -eq 0 ] && [ "$(ls /tmp/one/*.pt)" = "/tmp/one/tid$w.pt" ] &&
+	[ "$(cfg /tmp/one attached)" = "tid=$w pid=$prog" ] ||
+	fail "-t $w: status $rc $(ls /tmp/one) $(cat /tmp/att.err)" || exit 1
+decodes /tmp/one || exit 1
+kill $prog
+wait $prog 2>/dev/null
+ok "-t $w: only that thread's trace"
+
+# The program ends while attached (killed; a zombie until this shell
+# reaps it): ptcap ends by itself, saves, status 0.
+start_prog -l 0 || exit 1
+rm -rf /tmp/ex
+ptcap --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err &
+cap=$!
+sleep 2
+kill $prog
+i=0
+while kill -0 $cap 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -0 $cap 2>/dev/null && fail "ptcap did not end with the program it attached to" && exit 1
+wait $cap
+rc=$?
+wait $prog 2>/dev/null
+[ $rc -eq 0 ] && grep -q "^thread\.tid$prog\.pt tid=$prog pid=$prog buffer=0 exited$" /tmp/ex/config ||
+	fail "exit while attached: status $rc: $(cat /tmp/ex.err) $(grep thread /tmp/ex/config)" || exit 1
+decodes /tmp/ex || exit 1
+ok "-p on a program that ends: ptcap ends with it (the zombie counts as gone), thread marked exited"
+
+[ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+ok "no spec violation, module unloads"

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for in-VM test cases (tests/vm/cases/*, tests/vm/demo/*). A case
+# is any executable; a shell case sources this file:
+#   . /lwpt/lib.sh
+# and exits 0 on success. Modules are in /lwpt/kmod, tools in /bin.
+
+LWPT_KMOD=/lwpt/kmod
+
+# Kernel log lines that fail a test run: warnings, bugs, oopses, GPFs, RCU
+# stalls, lockdep reports, panics, sanitizer reports.
+LWPT_BAD_KERNEL_RE='WARNING:|BUG:|Oops|general protection fault|detected stall|rcu_sched self-detected|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|bad unlock balance|lock held when returning|Kernel panic|kernel BUG|UBSAN:|KASAN:|list_add corruption|list_del corruption|refcount_t:'
+
+# Filter: print the bad lines of the kernel log read on stdin.
+lwpt_bad_kernel_lines() {
+	grep -a -E "$LWPT_BAD_KERNEL_RE"
+}
+
+# Print a failure and return 1: `cond || fail "why"`.
+fail() {
+	echo "FAIL: $*"
+	return 1
+}
+
+# Print a success line.
+ok() {
+	echo "ok: $*"
+}
+
+# Number of kernel log lines now; pass it to dmesg_since.
+dmesg_mark() {
+	dmesg | wc -l
+}
+
+# Kernel log lines after mark $1.
+dmesg_since() {
+	dmesg | tail -n +$(($1 + 1))
+}
+
+# The kernel's own notes on loading an out-of-tree, unsigned module (first
+# load of a boot only); not lines lwpt printed.
+lwpt_strip_taint_notes() {
+	grep -v -E 'loading out-of-tree module taints kernel|module verification failed: signature'
+}
+
+# Is module $1 loaded?
+module_loaded() {
+	grep -q "^$1 " /proc/modules
+}
+
+# Every LWP case runs under both settings of lwpt_sim.ko's Family 15h
+# switches (issue 14): 0, the letter of 43724, and 1, lwp_xsave_drops_int=1
+# (XSAVE drops Flags.INT, as rr saw) with lwp_lazy_head=1 (BufferHeadOffset
+# written only when §8.3 requires it). lwp_switches V sets both to V.
+LWP_SWITCH_RUNS="0 1"
+lwp_switches() {
+	echo "$1" > /sys/module/lwpt_sim/parameters/lwp_xsave_drops_int &&
+		echo "$1" > /sys/module/lwpt_sim/parameters/lwp_lazy_head
+}
+
+# The spec-violation count of lwpt_sim.ko (debugfs).
+sim_violations() {
+	cat /sys/kernel/debug/lwpt_sim/violations
+}
+
+# pt_hold MODE: start `pt_test MODE` (a capture it keeps open until
+# killed) in the background, its pid in hold_pid; wait until it says
+# "tracing" or exits (no limit of its own: a loaded host slows TCG without
+# bound; the case's time limit catches a hang). Fails if it exited first.
+pt_hold() {
+	: >/tmp/hold.out
+	pt_test "$1" >/tmp/hold.out &
+	hold_pid=$!
+	while ! grep -q tracing /tmp/hold.out && kill -0 "$hold_pid" 2>/dev/null; do
+		sleep 0.1
+	done
+	grep -q tracing /tmp/hold.out
+}
+
+# --- Flow of a traced program against its ground truth (62-, 63-pt-*) ----
+# The program (trace_flow_prog: loops, jump table, indirect calls,
+# recursion deeper than the RET-compression stack, system calls; static,
+# not PIE) runs with an empty environment and without ASLR (norandom) each
+# time, so its flow is the same: with a random stack, glibc's strlen of the
+# AT_PLATFORM string took its page-crossing path in some runs only
+# (Documentation/pt-model.rst, "Execution in the kernel").
+PT_FLOW_PROG=/bin/trace_flow_prog
+
+# The ground truth, once: every user-mode IP, REP iterations once, in
+# /tmp/gt.txt; sets gt_rc (the program's exit status) and n_gt.
+pt_flow_ground_truth() {
+	env -i /bin/norandom /bin/pt_flow_gt $PT_FLOW_PROG >/tmp/gt.txt 2>/tmp/gt.err
+	gt_rc=$?
+	[ $gt_rc -lt 125 ] || fail "pt_flow_gt: $(cat /tmp/gt.err)" || return 1
+	n_gt=$(wc -l </tmp/gt.txt)
+	[ "$n_gt" -gt 1000 ] || fail "ground truth has $n_gt steps" || return 1
+	ok "ground truth: $n_gt instructions by ptrace single-stepping (exit $gt_rc)"
+}
+
+# pt_flow_capture PROF NAME OPTIONS...: trace the program with ptcap (per
+# CPU with --cr3, on CPU 0; else per thread, free to migrate), check
+# ptcap's status is PT_FLOW_STATUS (default 0; 3: data lost, ptcap.1) and
+# the program's is in config, every file decodes with ptdump, leave
+# libipt's flow (addresses) in /tmp/flow.txt and their number in n_flow.
+pt_flow_capture() {
+	prof=$1 name=$2
+	shift 2
+	rm -rf /tmp/exec
+	env -i /bin/norandom /bin/taskset -c 0 /bin/ptcap -o /tmp/exec "$@" -- $PT_FLOW_PROG \
+		>/tmp/ptcap.out 2>&1
+	rc=$?
+	[ $rc -eq "${PT_FLOW_STATUS:-0}" ] &&
+		grep -qx "command-status exit=$gt_rc" /tmp/exec/config ||
+		fail "$prof $name: ptcap: status $rc, want ${PT_FLOW_STATUS:-0} (program exit=$gt_rc): $(cat /tmp/ptcap.out) $(grep command-status /tmp/exec/config)" || return 1
+	for f in /tmp/exec/*.pt; do
+		# An empty trace (a CPU that ran nothing traced) has no PSB:
+		# ptdump says so and exits 1 (ptdump(1)).
+		[ -s "$f" ] || continue
+		ptdump "$f" >/tmp/ptdump.out 2>&1 ||
+			fail "$prof $name: ptdump $f: $(tail -n 3 /tmp/ptdump.out)" || return 1
+	done
+	ptdump --stats /tmp/exec/cpu0.pt 2>/dev/null | grep -E '^(tnt|tip|fup|psb |mtc|tma|ovf)' |
+		tr -s ' ' | tr '\n' ';'
+	echo
+	ptflow --no-inst --no-symbols /tmp/exec >/tmp/flow.out 2>&1
+	grep -E '^\[resync' /tmp/flow.out | head -n 5
+	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+	n_flow=$(wc -l </tmp/flow.txt)
+}
+
+# pt_flow_same PROF NAME FILE: the flow equals FILE (the ground truth or
+# its tail).
+pt_flow_same() {
+	cmp -s "$3" /tmp/flow.txt && return 0
+	echo "first difference (ground truth | libipt flow):"
+	diff "$3" /tmp/flow.txt | head -n 20
+	fail "$1 $2: libipt flow ($n_flow) differs from the ground truth ($(wc -l <"$3"))"
+}
