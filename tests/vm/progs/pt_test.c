@@ -56,7 +56,7 @@
 #include <lwpt/pt.h>
 #include <lwpt/pt_rtit.h>
 
-_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "caps v1");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "config v1");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "status v2");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
