@@ -60,24 +60,11 @@
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_pkt.h>
 
+#include "pt_prog.h"
+
 #define USER_ID		1000
 #define SMALL_BUF	65536ull
 #define LARGE_BUF	(8ull << 20)
-
-static int failures;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(cond ? "ok: " : "FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failures++;
-}
 
 /*
  * Uid/gid 1000, no supplementary group; setresuid() from 0 drops the
@@ -93,17 +80,6 @@ static void drop(void)
 	}
 }
 
-static int open_pt(void)
-{
-	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		perror("/dev/pt");
-		exit(100);
-	}
-	return fd;
-}
-
 static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 {
 	memset(c, 0, sizeof(*c));
@@ -113,11 +89,6 @@ static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 	c->scope = LWPT_PT_SCOPE_THREAD;
 	c->pid = pid;
 	c->buffer_size = size;
-}
-
-static int configure(int fd, struct lwpt_pt_config *c)
-{
-	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
 }
 
 static int status(int fd, uint32_t buffer, struct lwpt_pt_status *st)
