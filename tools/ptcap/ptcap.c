@@ -728,7 +728,7 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	/*
 	 * MSR_PLATFORM_INFO (CEH)[15:8], the maximum non-turbo ratio (SDM
 	 * 33.8.3 uses it for CBR-based timing): the module does not export it
-	 * (ABI 1.0), so only through the msr driver, on Intel CPUs.
+	 * (ABI 1.1), so only through the msr driver, on Intel CPUs.
 	 */
 	if (intel && msr_read(0, MSR_PLATFORM_INFO, &platform_info))
 		fprintf(f, "nom-freq %u\n", (unsigned int)((platform_info >> 8) & 0xff));
