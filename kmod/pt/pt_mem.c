@@ -129,12 +129,13 @@ static unsigned long pt_mem_allowance(void)
 u64 pt_mem_avail(void)
 {
 	unsigned long allow = pt_mem_allowance(), used = 0, rlim, locked;
-	struct user_struct *user;
 	struct pt_mem_user *u;
 	kuid_t uid = current_uid();
 
+	/* A question, not a use of the capability: no audit record. */
 	rlim = rlimit(RLIMIT_MEMLOCK);
-	if (rlim == RLIM_INFINITY || capable(CAP_IPC_LOCK) || READ_ONCE(pt_paranoid) < 0)
+	if (rlim == RLIM_INFINITY || READ_ONCE(pt_paranoid) < 0 ||
+	    ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK))
 		return LWPT_PT_MLOCK_UNLIMITED;
 	rlim >>= PAGE_SHIFT;
 	spin_lock(&pt_mem_lock);
@@ -144,9 +145,8 @@ u64 pt_mem_avail(void)
 			break;
 		}
 	spin_unlock(&pt_mem_lock);
-	user = get_current_user();
-	locked = atomic_long_read(&user->locked_vm);
-	free_uid(user);
+	/* current's credentials cannot change under it: no reference. */
+	locked = atomic_long_read(&current_user()->locked_vm);
 	return ((u64)(allow > used ? allow - used : 0) +
 		(rlim > locked ? rlim - locked : 0)) << PAGE_SHIFT;
 }
