@@ -59,10 +59,14 @@ run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid
 run "pt_paranoid 3" paranoid
 
-# ptcap names the rule (or the node's mode) that refused.
+# ptcap names the rule (or the node's mode) that refused. Each run writes
+# into a directory of its own (a refused run may leave vdso.so behind, and
+# ptcap never mixes two captures).
 mkdir -p /tmp/ucap && chmod 0777 /tmp/ucap
+n=0
 msg() {
-	pt_sec as-user ptcap -o /tmp/ucap/c "$@" 2>&1 >/dev/null
+	n=$((n + 1))
+	pt_sec as-user ptcap -o /tmp/ucap/c$n "$@" 2>&1 >/dev/null
 }
 m=$(msg -- /bin/true)
 echo "$m" | grep -q 'paranoid rule' || fail "ptcap at pt_paranoid 3: $m" || exit 1
