@@ -132,27 +132,34 @@ int lwpt_hw_xsetbv(u32 xcr, u64 val)
 	return err ? -EIO : 0;
 }
 
-static bool lwpt_hw_area_ok(const void *area)
+/*
+ * What every XSAVE-family wrapper checks before the instruction: the
+ * instruction exists (@xsaves: XSAVES/XRSTORS, else XSAVE/XRSTOR), @mask
+ * names only LWPT_HW_XSTATE_MASK components (others are the kernel's: a
+ * caller bug) and @area is aligned as the instruction requires (#GP).
+ * Returns 0, or the wrapper's error: -ENODEV no XSAVE, -EOPNOTSUPP no
+ * XSAVES, -EINVAL bad mask, -EIO misaligned area.
+ */
+static int lwpt_hw_xstate_check(const void *area, u64 mask, bool xsaves)
 {
-	return IS_ALIGNED((unsigned long)area, X86_XSAVE_ALIGN);
-}
-
-/* Components outside LWPT_HW_XSTATE_MASK are the kernel's: a caller bug. */
-static bool lwpt_hw_mask_bad(u64 mask)
-{
-	return WARN_ON_ONCE(mask & ~LWPT_HW_XSTATE_MASK);
+	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
+		return xsaves ? -EOPNOTSUPP : -ENODEV;
+	if (xsaves && !boot_cpu_has(X86_FEATURE_XSAVES))
+		return -EOPNOTSUPP;
+	if (WARN_ON_ONCE(mask & ~LWPT_HW_XSTATE_MASK))
+		return -EINVAL;
+	if (!IS_ALIGNED((unsigned long)area, X86_XSAVE_ALIGN))
+		return -EIO;
+	return 0;
 }
 
 int lwpt_hw_xsave(void *area, u64 mask)
 {
+	int ret = lwpt_hw_xstate_check(area, mask, false);
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
-		return -ENODEV;
-	if (lwpt_hw_mask_bad(mask))
-		return -EINVAL;
-	if (!lwpt_hw_area_ok(area))
-		return -EIO;
+	if (ret)
+		return ret;
 	err = LWPT_HW_INSN_SAFE("xsave64 (%%rdi)", area,
 				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
@@ -160,14 +167,11 @@ int lwpt_hw_xsave(void *area, u64 mask)
 
 int lwpt_hw_xrstor(const void *area, u64 mask)
 {
+	int ret = lwpt_hw_xstate_check(area, mask, false);
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
-		return -ENODEV;
-	if (lwpt_hw_mask_bad(mask))
-		return -EINVAL;
-	if (!lwpt_hw_area_ok(area))
-		return -EIO;
+	if (ret)
+		return ret;
 	err = LWPT_HW_INSN_SAFE("xrstor64 (%%rdi)", area,
 				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
@@ -184,14 +188,11 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
  */
 int lwpt_hw_xsaves(void *area, u64 mask)
 {
+	int ret = lwpt_hw_xstate_check(area, mask, true);
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_OSXSAVE) || !boot_cpu_has(X86_FEATURE_XSAVES))
-		return -EOPNOTSUPP;
-	if (lwpt_hw_mask_bad(mask))
-		return -EINVAL;
-	if (!lwpt_hw_area_ok(area))
-		return -EIO;
+	if (ret)
+		return ret;
 	err = LWPT_HW_INSN_SAFE("xsaves64 (%%rdi)", area,
 				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;
@@ -199,14 +200,11 @@ int lwpt_hw_xsaves(void *area, u64 mask)
 
 int lwpt_hw_xrstors(const void *area, u64 mask)
 {
+	int ret = lwpt_hw_xstate_check(area, mask, true);
 	u32 err;
 
-	if (!boot_cpu_has(X86_FEATURE_OSXSAVE) || !boot_cpu_has(X86_FEATURE_XSAVES))
-		return -EOPNOTSUPP;
-	if (lwpt_hw_mask_bad(mask))
-		return -EINVAL;
-	if (!lwpt_hw_area_ok(area))
-		return -EIO;
+	if (ret)
+		return ret;
 	err = LWPT_HW_INSN_SAFE("xrstors64 (%%rdi)", area,
 				lower_32_bits(mask), upper_32_bits(mask), 0);
 	return err ? -EIO : 0;

@@ -19,10 +19,12 @@
 #include <lwpt/pt.h>
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
+#include <lwpt/pt_topa.h>
 
 #include "libpt/capture_internal.h"
 
-_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "uapi caps");
+_Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "uapi config");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
@@ -219,6 +221,53 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
 			cfg->flags |= LWPT_PT_CFG_SINGLE_RANGE;
 	}
 	cfg->buffer_size = size;
+}
+
+int lpt_dev_mlock_avail(struct lpt_dev *dev, uint64_t *bytes)
+{
+	struct lwpt_pt_caps c;
+
+	*bytes = LWPT_PT_MLOCK_UNLIMITED;
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	if (ioctl(dev->fd, LWPT_PT_IOC_GET_CAPS, &c))
+		return neg_errno();
+	if (c.size < LWPT_PT_CAPS_SIZE_VER1)
+		return -EOPNOTSUPP;
+	*bytes = c.mlock_avail;
+	return 0;
+}
+
+uint64_t lpt_cap_buffer_cost(uint64_t size, unsigned int nbuf, bool single)
+{
+	/* pt_mem_buf_pages(): one table page per 511 one-page regions. */
+	const uint64_t per_table = LPT_PAGE / TOPA_ENTRY_BYTES - 1;
+	uint64_t pages = size / LPT_PAGE;
+
+	if (!single)
+		pages += (pages + per_table - 1) / per_table;
+	if (nbuf && pages > UINT64_MAX / LPT_PAGE / nbuf)
+		return UINT64_MAX;
+	return pages * LPT_PAGE * nbuf;
+}
+
+uint64_t lpt_cap_buffer_fit(uint64_t size, unsigned int nbuf, bool single, uint64_t avail)
+{
+	if (!nbuf)
+		nbuf = 1;
+	if (lpt_cap_buffer_cost(size, nbuf, single) <= avail)
+		return size;
+	while (size > LPT_CAP_MIN_BUFFER) {
+		/* The largest power of two below @size (perf: rounddown_pow_of_two). */
+		uint64_t p = LPT_CAP_MIN_BUFFER;
+
+		while (p * 2 < size)
+			p *= 2;
+		size = p;
+		if (lpt_cap_buffer_cost(size, nbuf, single) <= avail)
+			return size;
+	}
+	return 0;
 }
 
 /*

@@ -93,6 +93,8 @@ struct lpt_cap_config {
 
 /* Default per-CPU buffer, bytes (clamped to what the device allows). */
 #define LPT_CAP_DEFAULT_BUFFER	(4ull << 20)
+/* Smallest buffer, bytes: one page, the smallest ToPA region (SDM 33.2.7.2). */
+#define LPT_CAP_MIN_BUFFER	4096ull
 
 /**
  * struct lpt_cap_status - one CPU's capture state (Documentation/pt.rst).
@@ -187,6 +189,44 @@ unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev);
  * LWPT_PT_CFG_SINGLE_RANGE, its only output scheme.
  */
 void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps);
+
+/**
+ * lpt_dev_mlock_avail() - what the calling process may still pin in trace
+ * buffers, asked now (LWPT_PT_IOC_GET_CAPS size version 1, caps.mlock_avail;
+ * Documentation/pt.rst "Memory").
+ * @dev:	open device
+ * @bytes:	out: bytes; LWPT_PT_MLOCK_UNLIMITED if no limit applies
+ * Return: 0; -EOPNOTSUPP the module predates caps.mlock_avail (@bytes is
+ * then LWPT_PT_MLOCK_UNLIMITED: the module will say at configure); other
+ * negative errno from the ioctl.
+ */
+int lpt_dev_mlock_avail(struct lpt_dev *dev, uint64_t *bytes);
+
+/**
+ * lpt_cap_buffer_fit() - the largest buffer size of which @nbuf buffers fit
+ * in @avail bytes of pinned memory, as the module charges them (pt.rst
+ * "Memory": a buffer's pages plus, with ToPA, one table page per 511
+ * regions of one page), as perf record sizes its default buffers to
+ * perf_event_mlock_kb (perf_event_mlock_kb_in_pages(), tools/perf/util/
+ * evlist.c).
+ * @size:	bytes wanted per buffer (a multiple of 4096)
+ * @nbuf:	buffers (0 is taken as 1)
+ * @single:	single-range output (no ToPA table)
+ * @avail:	bytes that may be pinned (lpt_dev_mlock_avail())
+ * Return: @size if it fits, else the largest power of two below it, at
+ * least 4096, that fits; 0 if even @nbuf buffers of 4096 bytes do not.
+ */
+uint64_t lpt_cap_buffer_fit(uint64_t size, unsigned int nbuf, bool single, uint64_t avail);
+
+/**
+ * lpt_cap_buffer_cost() - bytes the module charges for @nbuf buffers of
+ * @size bytes (see lpt_cap_buffer_fit()).
+ * @size:	bytes per buffer (a multiple of 4096)
+ * @nbuf:	buffers
+ * @single:	single-range output (no ToPA table)
+ * Return: bytes (saturates at UINT64_MAX).
+ */
+uint64_t lpt_cap_buffer_cost(uint64_t size, unsigned int nbuf, bool single);
 
 /**
  * lpt_cap_config_check() - validate @cfg against @caps before any ioctl.

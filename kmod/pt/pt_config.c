@@ -31,7 +31,8 @@ struct pt_cpuid_leaf pt_leaf;
 struct lwpt_pt_caps pt_caps;
 
 /* The ABI structs: explicit layouts, no hidden padding (pt.h). */
-static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0);
 static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1);
 static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2);
@@ -198,6 +199,7 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 		pt_caps.maxphyaddr = r.eax & PT_CPUID_80000008H_EAX_MAXPHYADDR_MASK;
 	}
 	pt_caps.nr_cpus = nr_cpu_ids;
+	pt_caps.thread_spares = PT_THREAD_SPARES;
 	pt_caps.max_region_size = PAGE_SIZE << PT_REGION_ORDER_MAX;
 	/* With MENTRY: half of RAM over the CPUs that may trace. */
 	ram = rounddown(((u64)totalram_pages() << PAGE_SHIFT) / 2 /
@@ -213,6 +215,9 @@ void pt_caps_decode(const struct lwpt_caps *caps)
  * pt_ioctl_get_caps - LWPT_PT_IOC_GET_CAPS
  * @arg: struct lwpt_pt_caps in user space (size-versioned)
  *
+ * The decoded capabilities, and (size version 1) what the caller may still
+ * pin (pt_mem_avail()).
+ *
  * Return: 0; -EFAULT; -EINVAL bad size; -E2BIG.
  */
 long pt_ioctl_get_caps(void __user *arg)
@@ -225,6 +230,7 @@ long pt_ioctl_get_caps(void __user *arg)
 	if (err)
 		return err;
 	c = pt_caps;
+	c.mlock_avail = pt_mem_avail();
 	return pt_copy_out(arg, &c, sizeof(c), usize);
 }
 

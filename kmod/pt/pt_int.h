@@ -40,6 +40,8 @@
 
 #include "pt.h"
 
+/* Buffers kept ready for threads that join (pt_thread.c; caps.thread_spares). */
+#define PT_THREAD_SPARES		8
 /* Region entries per ToPA table page; the last entry is the END entry. */
 #define PT_TOPA_REGIONS_PER_TABLE	(PAGE_SIZE / TOPA_ENTRY_BYTES - 1)
 /* Largest region: one buddy block (naturally aligned, SDM 33.2.7.2 2b). */
@@ -258,6 +260,7 @@ extern int pt_paranoid;
 /* pt_mem.c */
 extern unsigned int pt_mlock_kb;
 unsigned long pt_mem_buf_pages(u64 size, bool single);
+u64 pt_mem_avail(void);
 int pt_mem_init(struct pt_mem *m);
 int pt_mem_charge(struct pt_mem *m, unsigned long pages);
 void pt_mem_uncharge(struct pt_mem *m, unsigned long pages);

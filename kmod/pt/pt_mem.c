@@ -106,6 +106,51 @@ found:
 	return 0;
 }
 
+/* The free allowance in pages: pt_mlock_kb per online CPU. */
+static unsigned long pt_mem_allowance(void)
+{
+	unsigned long allow = (unsigned long)READ_ONCE(pt_mlock_kb) >> (PAGE_SHIFT - 10);
+
+	return allow * num_online_cpus();
+}
+
+/**
+ * pt_mem_avail - what the calling process may still pin, for GET_CAPS
+ *
+ * What is left of its user's free allowance plus RLIMIT_MEMLOCK less the
+ * user's locked_vm: the sum pt_mem_charge() would accept now (tools size
+ * their default buffers by it, as perf record sizes its default buffers by
+ * perf_event_mlock_kb: perf_event_mlock_kb_in_pages() in tools/perf/util/
+ * evlist.c). Any context that may take a spinlock.
+ *
+ * Return: bytes (whole pages); LWPT_PT_MLOCK_UNLIMITED when no limit
+ * applies (CAP_IPC_LOCK, pt_paranoid -1, RLIMIT_MEMLOCK infinity).
+ */
+u64 pt_mem_avail(void)
+{
+	unsigned long allow = pt_mem_allowance(), used = 0, rlim, locked;
+	struct pt_mem_user *u;
+	kuid_t uid = current_uid();
+
+	/* A question, not a use of the capability: no audit record. */
+	rlim = rlimit(RLIMIT_MEMLOCK);
+	if (rlim == RLIM_INFINITY || READ_ONCE(pt_paranoid) < 0 ||
+	    ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK))
+		return LWPT_PT_MLOCK_UNLIMITED;
+	rlim >>= PAGE_SHIFT;
+	spin_lock(&pt_mem_lock);
+	list_for_each_entry(u, &pt_mem_users, node)
+		if (uid_eq(u->uid, uid)) {
+			used = u->pages;
+			break;
+		}
+	spin_unlock(&pt_mem_lock);
+	/* current's credentials cannot change under it: no reference. */
+	locked = atomic_long_read(&current_user()->locked_vm);
+	return ((u64)(allow > used ? allow - used : 0) +
+		(rlim > locked ? rlim - locked : 0)) << PAGE_SHIFT;
+}
+
 /**
  * pt_mem_charge - charge @pages pinned pages before allocating them
  * @m: the capture's account (pt_mem_init())
@@ -124,8 +169,7 @@ int pt_mem_charge(struct pt_mem *m, unsigned long pages)
 
 	if (!m->mu)
 		return -ENOMEM;
-	allow = (unsigned long)READ_ONCE(pt_mlock_kb) >> (PAGE_SHIFT - 10);
-	allow *= num_online_cpus();
+	allow = pt_mem_allowance();
 	spin_lock(&pt_mem_lock);
 	free = allow > m->mu->pages ? min(pages, allow - m->mu->pages) : 0;
 	extra = pages - free;

@@ -60,8 +60,6 @@
 #include "../x86_cpuid.h"
 #include "pt_int.h"
 
-/* Buffers kept ready for threads that join (sched_process_fork). */
-#define PT_THREAD_SPARES	8
 /* At most this many threads get a buffer (the rest count as lost). */
 #define PT_THREAD_MAX		4096
 /* The XSAVES area: legacy region, header, component 8 (compacted). */

@@ -172,32 +172,6 @@ static void lwp_emu_regs_out(struct pt_regs *regs,
 		      (xr->rflags & LWP_XOP_RFLAGS_CF ? X86_EFLAGS_CF : 0);
 }
 
-/* The signal the kernel sends for a user-mode fault (traps.c, fault.c). */
-static void lwp_emu_signal(int sig, int code, u64 addr)
-{
-	struct kernel_siginfo info;
-
-	clear_siginfo(&info);
-	info.si_signo = sig;
-	info.si_code = code;
-	info.si_addr = (void __user *)addr;
-	send_sig_info(sig, &info, current);
-}
-
-static void lwp_emu_segv(u64 addr)
-{
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
-	int code = SEGV_MAPERR;
-
-	mmap_read_lock(mm);
-	vma = find_vma(mm, addr);
-	if (vma && vma->vm_start <= addr)
-		code = SEGV_ACCERR;
-	mmap_read_unlock(mm);
-	lwp_emu_signal(SIGSEGV, code, addr);
-}
-
 /* What the model does between lwp_emu_run()'s load and store. */
 typedef struct lwp_model_result (*lwp_emu_op_fn)(struct lwp_model *m, void *arg);
 
@@ -293,10 +267,10 @@ static void lwp_emu_fault(const struct lwp_model_result *res, u64 ip)
 		force_sig(SIGSEGV);
 		break;
 	case LWP_MODEL_EXC_PF:
-		lwp_emu_segv(res->pf_addr);
+		sim_user_segv(res->pf_addr);
 		break;
 	default:
-		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
+		sim_user_signal(SIGILL, ILL_ILLOPN, ip);
 		break;
 	}
 }
@@ -390,7 +364,7 @@ static void lwp_emu_work(struct callback_head *cb)
 	xr.rip += skip;
 	if (lwp_current_file() != lf ||
 	    lwp_xop_decode(bytes + skip, len - skip, &xr, &info) != LWP_XOP_OK) {
-		lwp_emu_signal(SIGILL, ILL_ILLOPN, ip);
+		sim_user_signal(SIGILL, ILL_ILLOPN, ip);
 		goto out;
 	}
 	res = lwp_emu_exec(lf, &info, &xr);

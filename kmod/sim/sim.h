@@ -169,4 +169,8 @@ int hw_sim_lwp_state_get(void *area);
  */
 void hw_sim_raise_lwp_irq(void);
 
+/* sim_user.c: the signals of an emulated instruction's faults. */
+void sim_user_signal(int sig, int code, u64 addr);
+void sim_user_segv(u64 addr);
+
 #endif /* LWPT_KMOD_SIM_H */

@@ -51,17 +51,6 @@ struct sim_ptwrite_work {
 static bool sim_ptwrite_on;
 static atomic_t sim_ptwrite_works = ATOMIC_INIT(0);
 
-static void sim_ptwrite_signal(int sig, int code, u64 addr)
-{
-	struct kernel_siginfo info;
-
-	clear_siginfo(&info);
-	info.si_signo = sig;
-	info.si_code = code;
-	info.si_addr = (void __user *)addr;
-	send_sig_info(sig, &info, current);
-}
-
 /* task_work: execute the PTWRITE at w->ip in the current thread. */
 static void sim_ptwrite_work(struct callback_head *cb)
 {
@@ -78,14 +67,14 @@ static void sim_ptwrite_work(struct callback_head *cb)
 					   sizeof(bytes));
 	if (x86_ptwrite_decode(bytes, n, X86_MODE_64, &pw)) {
 		/* The bytes changed since the #UD: it was no PTWRITE. */
-		sim_ptwrite_signal(SIGILL, ILL_ILLOPN, w->ip);
+		sim_user_signal(SIGILL, ILL_ILLOPN, w->ip);
 		goto out;
 	}
 	sim_regs_gpr(regs, gpr);
 	if (pw.mem) {
 		ea = x86_ptwrite_ea(&pw, gpr, w->ip + pw.len);
 		if (copy_from_user(&v, (const void __user *)ea, pw.size)) {
-			sim_ptwrite_signal(SIGSEGV, SEGV_MAPERR, ea);
+			sim_user_segv(ea);
 			goto out;
 		}
 	} else {
@@ -96,7 +85,7 @@ static void sim_ptwrite_work(struct callback_head *cb)
 	regs->ip = w->ip + pw.len;
 	if (!sim_step_emulated(regs, w->ip, pw.size, v) &&
 	    (regs->flags & X86_EFLAGS_TF))
-		sim_ptwrite_signal(SIGTRAP, TRAP_TRACE, w->ip);
+		sim_user_signal(SIGTRAP, TRAP_TRACE, w->ip);
 out:
 	kfree(w);
 	atomic_dec(&sim_ptwrite_works);

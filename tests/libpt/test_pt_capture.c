@@ -282,6 +282,50 @@ START_TEST(size_versioning)
 }
 END_TEST
 
+/*
+ * Default sizes fitted to what may be pinned (Documentation/pt.rst
+ * "Memory"): a buffer costs its pages plus one ToPA table page per 511
+ * one-page regions; single-range output has no table.
+ */
+START_TEST(buffer_fit)
+{
+	const uint64_t k = 1024, m = 1024 * 1024;
+
+	ck_assert_uint_eq(lpt_cap_buffer_cost(4096, 1, false), 2 * 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_cost(4096, 1, true), 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_cost(511 * 4096, 1, false), 512 * 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_cost(512 * 4096, 1, false), 514 * 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_cost(4 * m, 9, false), 9 * (1024 + 3) * 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_cost(UINT64_MAX & ~4095ull, 4, true), UINT64_MAX);
+	/* Fits: unchanged, also when not a power of two. */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(3 * 4096, 2, false, 8 * 4096), 3 * 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 1, false, LWPT_PT_MLOCK_UNLIMITED), 4 * m);
+	/* 1 thread + 8 spares in 2 CPUs x 516 KiB (pt_mlock_kb's default). */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, false, 2 * 516 * k), 64 * k);
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, true, 2 * 516 * k), 64 * k);
+	/* Plus 8 MiB RLIMIT_MEMLOCK. */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, false, 2 * 516 * k + 8 * m), 512 * k);
+	/* Reduced to a power of two, from a size that is not one. */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(5 * 4096, 1, true, 4 * 4096), 4 * 4096);
+	/* The minimum: one page and its table per buffer. */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, false, 18 * 4096), 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, false, 18 * 4096 - 1), 0);
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 9, true, 9 * 4096), 4096);
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 1, false, 0), 0);
+	/* No buffers counts as one. */
+	ck_assert_uint_eq(lpt_cap_buffer_fit(4 * m, 0, true, 4 * m), 4 * m);
+}
+END_TEST
+
+/* The caps layout: version 1 appends mlock_avail and thread_spares. */
+START_TEST(caps_layout)
+{
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_caps), LWPT_PT_CAPS_SIZE_VER1);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_caps, mlock_avail), LWPT_PT_CAPS_SIZE_VER0);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_caps, thread_spares), LWPT_PT_CAPS_SIZE_VER0 + 8);
+}
+END_TEST
+
 START_TEST(names_and_errors)
 {
 	int f;
@@ -690,6 +734,8 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, rules_and_stop_reasons);
 	tcase_add_test(tc, switch_lines);
 	tcase_add_test(tc, switches_errors);
+	tcase_add_test(tc, buffer_fit);
+	tcase_add_test(tc, caps_layout);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);

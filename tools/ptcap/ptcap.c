@@ -728,7 +728,7 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	/*
 	 * MSR_PLATFORM_INFO (CEH)[15:8], the maximum non-turbo ratio (SDM
 	 * 33.8.3 uses it for CBR-based timing): the module does not export it
-	 * (ABI 1.0), so only through the msr driver, on Intel CPUs.
+	 * (ABI 1.1), so only through the msr driver, on Intel CPUs.
 	 */
 	if (intel && msr_read(0, MSR_PLATFORM_INFO, &platform_info))
 		fprintf(f, "nom-freq %u\n", (unsigned int)((platform_info >> 8) & 0xff));
@@ -1124,6 +1124,60 @@ static pid_t attach_target(const struct opts *o)
 }
 
 /*
+ * The default buffer size, fitted to what the caller may pin (/dev/pt
+ * charges the buffers: Documentation/pt.rst "Memory"), as perf record
+ * sizes its default buffers for an unprivileged user to the allowance
+ * (intel_pt_recording_options() in tools/perf/arch/x86/util/intel-pt.c,
+ * perf_event_mlock_kb_in_pages() in tools/perf/util/evlist.c): the
+ * buffers CONFIGURE charges are one per thread of the target plus the
+ * module's spares (per thread), or one per online CPU (per CPU). Says so
+ * on stderr when the size was reduced; dies with what to do when not even
+ * one page per buffer fits. A module without caps.mlock_avail decides at
+ * CONFIGURE (LWPT_PT_RULE_MEMLOCK).
+ */
+static void fit_default_size(const struct opts *o, struct lpt_dev *dev,
+			     struct lpt_cap_config *cfg, pid_t target)
+{
+	const struct lwpt_pt_caps *caps = lpt_dev_caps(dev);
+	bool single = cfg->flags & LWPT_PT_CFG_SINGLE_RANGE;
+	unsigned int threads = 1, nbuf;
+	uint64_t avail, size;
+	char what[96];
+	long cpus;
+	pid_t tgid;
+	char state;
+
+	if (lpt_dev_mlock_avail(dev, &avail) || avail == LWPT_PT_MLOCK_UNLIMITED)
+		return;
+	if (o->all || (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		nbuf = cpus > 0 ? (unsigned int)cpus : caps->nr_cpus;
+		snprintf(what, sizeof(what), "%u buffers (one per online CPU)", nbuf);
+	} else {
+		if (target && !o->tid && !proc_status(target, &tgid, &state, &threads))
+			threads = 1;
+		nbuf = threads + caps->thread_spares;
+		snprintf(what, sizeof(what), "%u buffers (%u thread%s + %u spares)", nbuf,
+			 threads, threads == 1 ? "" : "s", caps->thread_spares);
+	}
+	size = lpt_cap_buffer_fit(cfg->buffer_size, nbuf, single, avail);
+	if (!size)
+		die("the trace buffers do not fit in what you may pin: %s of 4 KiB need %" PRIu64
+		    " KiB, you may pin %" PRIu64 " KiB more (the module's per-user allowance "
+		    "pt_mlock_kb plus RLIMIT_MEMLOCK, less what is pinned already). Raise the "
+		    "limit (ulimit -l, /etc/security/limits.conf), end other captures, or ask "
+		    "the administrator to raise /sys/module/lwpt*/parameters/pt_mlock_kb",
+		    what, lpt_cap_buffer_cost(LPT_CAP_MIN_BUFFER, nbuf, single) / 1024, avail / 1024);
+	if (size == cfg->buffer_size)
+		return;
+	fprintf(stderr, "ptcap: default buffer size reduced from %" PRIu64 " KiB to %" PRIu64
+		" KiB: %s must fit in the %" PRIu64 " KiB you may pin (pt_mlock_kb allowance and "
+		"RLIMIT_MEMLOCK); --size sets it, ulimit -l raises the limit\n",
+		cfg->buffer_size / 1024, size / 1024, what, avail / 1024);
+	cfg->buffer_size = size;
+}
+
+/*
  * Has the target ended? -t: the thread is gone or a zombie. -p: the
  * process is gone, or its leader is a zombie with no other thread left.
  */
@@ -1317,6 +1371,7 @@ int main(int argc, char **argv)
 			while (cfg.buffer_size & (cfg.buffer_size - 1))
 				cfg.buffer_size &= cfg.buffer_size - 1;
 		}
+		fit_default_size(&o, dev, &cfg, target);
 	}
 	/*
 	 * Validate before anything runs (the command is started only after):

@@ -25,10 +25,20 @@
 
 /*
  * ABI version: major in bits 31:16, minor in bits 15:0. The major changes
- * when an existing ioctl changes incompatibly; the minor when one is added.
+ * when an existing ioctl changes incompatibly (a program built for another
+ * major must refuse to go on); the minor when an ioctl is added or a
+ * size-versioned struct gains a size version (fields appended). A module
+ * answers every older minor of its major: a struct of an older size is
+ * read and written only that far. Documentation/design.rst, "The ABI".
+ *
+ * 1.0  the first published sizes (*_SIZE_VER0), /dev/pt status and
+ *      release size version 1 (per-thread buffers), READ_SIDEBAND
+ * 1.1  /dev/pt config size version 1 (rule, holder), status 2 (stop_reason,
+ *      ppid), caps 1 (mlock_avail, thread_spares); /dev/lwp lwp_stats
+ *      size version 1 (switch_errors, xcr0_lost, int_rearmed, throttles)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			0
+#define LWPT_ABI_MINOR			1
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

@@ -64,6 +64,17 @@
  * @max_buffer_size: largest lwpt_pt_config.buffer_size accepted, bytes
  * @max_region_size: largest ToPA output region the module allocates, bytes;
  *		also the largest single-range buffer (one contiguous block)
+ *
+ * Size version 1 (LWPT_PT_CAPS_SIZE_VER1) appends, for the calling process
+ * at the time of the call (Documentation/pt.rst, "Memory"):
+ * @mlock_avail: bytes of trace buffer pages (ToPA tables included) it may
+ *		still pin: what is left of its user's pt_mlock_kb allowance
+ *		plus RLIMIT_MEMLOCK less the user's locked_vm;
+ *		LWPT_PT_MLOCK_UNLIMITED with CAP_IPC_LOCK, pt_paranoid -1 or
+ *		RLIMIT_MEMLOCK unlimited. A hint: others may pin meanwhile.
+ * @thread_spares: buffers a per-thread capture allocates at CONFIGURE
+ *		besides one per thread of the target (for threads to come)
+ * @reserved:	0
  */
 struct lwpt_pt_caps {
 	__u32 size;
@@ -77,10 +88,17 @@ struct lwpt_pt_caps {
 	__u32 nr_cpus;
 	__u64 max_buffer_size;
 	__u64 max_region_size;
+	__u64 mlock_avail;
+	__u32 thread_spares;
+	__u32 reserved;
 };
 
-/* Size of the first published version. */
+/* Size of the first published version, and of version 1 (mlock_avail). */
 #define LWPT_PT_CAPS_SIZE_VER0		80
+#define LWPT_PT_CAPS_SIZE_VER1		96
+
+/* struct lwpt_pt_caps.mlock_avail: no limit applies. */
+#define LWPT_PT_MLOCK_UNLIMITED		(~(__u64)0)
 
 /* struct lwpt_pt_config.flags: IA32_RTIT_CTL bits (SDM 33.2.8.2). */
 #define LWPT_PT_CFG_OS			(1u << 0)	/* OS: trace CPL 0 */

@@ -59,27 +59,30 @@ run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid
 run "pt_paranoid 3" paranoid
 
-# ptcap names the rule (or the node's mode) that refused.
+# ptcap names the rule (or the node's mode) that refused. Each run writes
+# into a directory of its own (a refused run may leave vdso.so behind, and
+# ptcap never mixes two captures).
 mkdir -p /tmp/ucap && chmod 0777 /tmp/ucap
 msg() {
-	rm -rf /tmp/ucap/c	# ptcap refuses a directory that holds a capture
-	pt_sec as-user ptcap -o /tmp/ucap/c "$@" 2>&1 >/dev/null
+	d=$1
+	shift
+	pt_sec as-user ptcap -o /tmp/ucap/$d "$@" 2>&1 >/dev/null
 }
-m=$(msg -- /bin/true)
+m=$(msg c1 -- /bin/true)
 echo "$m" | grep -q 'paranoid rule' || fail "ptcap at pt_paranoid 3: $m" || exit 1
 ok "ptcap, pt_paranoid 3: $m"
 echo 2 >$P/pt_paranoid
-m=$(msg -a -d 0.1)
+m=$(msg c2 -a -d 0.1)
 echo "$m" | grep -q 'capability rule' || fail "ptcap -a: $m" || exit 1
 ok "ptcap -a: $m"
 pt_hold hold || fail "pt_test hold did not start" || exit 1
-m=$(msg -- /bin/true)
+m=$(msg c3 -- /bin/true)
 kill $hold_pid
 wait $hold_pid 2>/dev/null
 echo "$m" | grep -q "busy: process $hold_pid holds" || fail "ptcap, busy: $m" || exit 1
 ok "ptcap while root holds the capture: $m"
 chmod 0600 /dev/pt
-m=$(msg -- /bin/true)
+m=$(msg c4 -- /bin/true)
 echo "$m" | grep -q "device node's permission" || fail "ptcap, 0600 node: $m" || exit 1
 ok "ptcap, /dev/pt 0600: $m"
 echo 3 >$P/pt_paranoid

@@ -6,7 +6,9 @@
 # within it works; with RLIMIT_MEMLOCK 8 MiB the pages beyond the allowance
 # show as the caller's VmPin and go back after close; a child forked after
 # the mmap cannot read the buffer (VM_DONTCOPY); CONFIGURE while mapped is
-# EBUSY. The model's debugfs pt_msrs is 0400. No spec violation.
+# EBUSY. ptcap's default buffer size, as uid 1000, fits what it may pin
+# (reduced and said, or refused with what to do); root keeps 4 MiB. The
+# model's debugfs pt_msrs is 0400. No spec violation.
 . /lwpt/lib.sh
 
 P=/sys/module/lwpt_sim/parameters
@@ -18,6 +20,40 @@ out=$(pt_sec memlock)
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || fail "pt_sec memlock" || exit 1
+
+# ptcap's default buffer size fits what the caller may pin, as perf record's
+# does (2 CPUs: allowance 1032 KiB; one thread + 8 spares); said on stderr.
+mkdir -p /tmp/ucap && chmod 0777 /tmp/ucap
+ucap() {
+	lim=$1
+	shift
+	(ulimit -l "$lim" && pt_sec as-user ptcap "$@") 2>&1 >/dev/null
+}
+for c in "0 64" "8192 512"; do
+	set -- $c
+	m=$(ucap $1 -o /tmp/ucap/l$1 -- /bin/true)
+	rc=$?
+	{ [ $rc -eq 0 ] || [ $rc -eq 3 ]; } &&
+		echo "$m" | grep -q "^ptcap: default buffer size reduced from 4096 KiB to $2 KiB: 9 buffers (1 thread + 8 spares) must fit in the [0-9]* KiB you may pin" &&
+		grep -q "^buffer-size $(($2 * 1024))\$" /tmp/ucap/l$1/config ||
+		fail "ptcap, RLIMIT_MEMLOCK $1 KiB: status $rc: $m" || exit 1
+	ok "ptcap as uid 1000, RLIMIT_MEMLOCK $1 KiB: default $2 KiB per buffer, said"
+done
+echo 0 >$P/pt_mlock_kb
+m=$(ucap 0 -o /tmp/ucap/none -- /bin/true)
+rc=$?
+echo 516 >$P/pt_mlock_kb
+[ $rc -eq 1 ] &&
+	echo "$m" | grep -q "do not fit in what you may pin: 9 buffers (1 thread + 8 spares) of 4 KiB need 72 KiB, you may pin 0 KiB more" &&
+	echo "$m" | grep -q "ulimit -l" && [ ! -e /tmp/ucap/none/config ] ||
+	fail "ptcap, nothing may be pinned: status $rc: $m" || exit 1
+ok "ptcap when not one page per buffer fits: $m"
+m=$(ptcap -o /tmp/ucap/root -- /bin/true 2>&1 >/dev/null)
+rc=$?
+{ [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && ! echo "$m" | grep -q reduced &&
+	grep -q '^buffer-size 4194304$' /tmp/ucap/root/config ||
+	fail "ptcap as root (CAP_IPC_LOCK): status $rc: $m" || exit 1
+ok "ptcap as root (CAP_IPC_LOCK): the 4 MiB default"
 echo 3 >$P/pt_paranoid
 # The model's register file shows physical addresses: root only.
 m=$(stat -c %a /sys/kernel/debug/lwpt_sim/pt_msrs)

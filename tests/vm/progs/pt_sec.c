@@ -34,7 +34,7 @@
  *	one within it works; with RLIMIT_MEMLOCK 8 MiB the pages beyond the
  *	allowance show as VmPin and go back at close; a child forked after
  *	the mmap cannot read the buffer (SIGSEGV); CONFIGURE again while
- *	mapped is EBUSY.
+ *	mapped is EBUSY; caps.mlock_avail says what may still be pinned.
  *   pt_sec as-user CMD ARGS...
  *	drop to uid 1000 and exec CMD (for ptcap's messages).
  */
@@ -60,24 +60,11 @@
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_pkt.h>
 
+#include "pt_prog.h"
+
 #define USER_ID		1000
 #define SMALL_BUF	65536ull
 #define LARGE_BUF	(8ull << 20)
-
-static int failures;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(cond ? "ok: " : "FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failures++;
-}
 
 /*
  * Uid/gid 1000, no supplementary group; setresuid() from 0 drops the
@@ -93,17 +80,6 @@ static void drop(void)
 	}
 }
 
-static int open_pt(void)
-{
-	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		perror("/dev/pt");
-		exit(100);
-	}
-	return fd;
-}
-
 static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 {
 	memset(c, 0, sizeof(*c));
@@ -113,11 +89,6 @@ static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 	c->scope = LWPT_PT_SCOPE_THREAD;
 	c->pid = pid;
 	c->buffer_size = size;
-}
-
-static int configure(int fd, struct lwpt_pt_config *c)
-{
-	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
 }
 
 static int status(int fd, uint32_t buffer, struct lwpt_pt_status *st)
@@ -469,10 +440,19 @@ static void test_old_abi(void)
 					LWPT_PT_CONFIG_SIZE_VER0);
 	const unsigned long st1 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x44,
 				       LWPT_PT_STATUS_SIZE_VER1);
+	const unsigned long caps0 = _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x40,
+					 LWPT_PT_CAPS_SIZE_VER0);
+	struct lwpt_pt_caps caps;
 	struct lwpt_pt_status st;
 	struct lwpt_pt_config c;
 	int fd = open_pt();
 
+	memset(&caps, 0xa5, sizeof(caps));
+	caps.size = LWPT_PT_CAPS_SIZE_VER0;
+	check(ioctl(fd, caps0, &caps) == 0 && caps.size == LWPT_PT_CAPS_SIZE_VER0 &&
+	      caps.mlock_avail == 0xa5a5a5a5a5a5a5a5ull,
+	      "old ABI: GET_CAPS of 80 bytes by its old number (size back %u, nothing beyond)",
+	      caps.size);
 	cfg_thread(&c, getpid(), SMALL_BUF);
 	c.size = LWPT_PT_CONFIG_SIZE_VER0;
 	check(ioctl(fd, cfg0, &c) == 0 && c.size == LWPT_PT_CONFIG_SIZE_VER0,
@@ -579,11 +559,26 @@ static void as_user_limited(void (*fn)(long), rlim_t lim, long allow_pages)
 #define NR_BUFS		9
 #define BUF_PAGES(size)	((size) / 4096 + (((size) / 4096 + 510) / 511))
 
+/* caps.mlock_avail (size version 1): what the caller may still pin, bytes. */
+static uint64_t mlock_avail(int fd)
+{
+	struct lwpt_pt_caps caps = { .size = sizeof(caps) };
+
+	check(ioctl(fd, LWPT_PT_IOC_GET_CAPS, &caps) == 0 && caps.size == LWPT_PT_CAPS_SIZE_VER1 &&
+	      caps.thread_spares == NR_BUFS - 1, "GET_CAPS v1 (size %u, spares %u)", caps.size,
+	      caps.thread_spares);
+	return caps.mlock_avail;
+}
+
 static void memlock_zero(long allow_pages)
 {
 	struct lwpt_pt_config c;
-	uint64_t big = 4096ull * (allow_pages / NR_BUFS + 16);
+	uint64_t big = 4096ull * (allow_pages / NR_BUFS + 16), avail;
 	int fd = open_pt();
+
+	avail = mlock_avail(fd);
+	check(avail == 4096ull * allow_pages, "caps.mlock_avail %llu = the allowance (%ld pages)",
+	      (unsigned long long)avail, allow_pages);
 
 	cfg_thread(&c, getpid(), big);
 	refuse(fd, "RLIMIT_MEMLOCK 0, over the allowance", &c, ENOMEM, LWPT_PT_FIELD_BUFFER_SIZE,
@@ -594,6 +589,10 @@ static void memlock_zero(long allow_pages)
 	      allow_pages);
 	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 0, within the allowance: allowed");
 	check(vm_pin() == 0, "memlock: VmPin %ld kB (all within the allowance)", vm_pin());
+	avail = mlock_avail(fd);
+	check(avail == 4096ull * (allow_pages - NR_BUFS * BUF_PAGES(SMALL_BUF)),
+	      "caps.mlock_avail %llu: the allowance less %u pages charged", (unsigned long long)avail,
+	      NR_BUFS * (unsigned int)BUF_PAGES(SMALL_BUF));
 	close(fd);
 }
 
@@ -607,10 +606,14 @@ static void memlock_pinned(long allow_pages)
 	int fd = open_pt(), s;
 	pid_t pid;
 
+	check(mlock_avail(fd) == 4096ull * allow_pages + (8 << 20),
+	      "caps.mlock_avail: the allowance + RLIMIT_MEMLOCK 8 MiB");
 	cfg_thread(&c, getpid(), size);
 	check(configure(fd, &c) == 0, "RLIMIT_MEMLOCK 8 MiB, %u pages: allowed",
 	      NR_BUFS * (unsigned int)BUF_PAGES(size));
 	pin = vm_pin();
+	check(mlock_avail(fd) == 4096ull * allow_pages + (8 << 20) - 4096ull * NR_BUFS * BUF_PAGES(size),
+	      "caps.mlock_avail: less what was charged");
 	check(pin - pin0 == want, "memlock: VmPin %ld kB -> %ld kB, want +%ld (beyond the allowance)",
 	      pin0, pin, want);
 	check(status(fd, 0, &st) == 0, "memlock: status");

@@ -56,28 +56,16 @@
 #include <lwpt/pt.h>
 #include <lwpt/pt_rtit.h>
 
-_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER0, "ABI 1.0");
+#include "pt_prog.h"
+
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "caps v1");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "config v1");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "status v2");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
 
 #define DEBUGFS "/sys/kernel/debug/lwpt_sim/"
 
-static int failures;
 static struct lwpt_pt_caps caps;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(cond ? "ok: " : "FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failures++;
-}
 
 /*
  * WAIT_UNTIL(cond, what): poll @cond every millisecond until it holds. No
@@ -95,17 +83,6 @@ static void check(int cond, const char *fmt, ...)
 				printf("note: still waiting: %s\n", what); \
 		}							\
 	} while (0)
-
-static int open_pt(void)
-{
-	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		perror("/dev/pt");
-		exit(100);
-	}
-	return fd;
-}
 
 static void get_caps(int fd)
 {
@@ -125,12 +102,6 @@ static void cfg_init(struct lwpt_pt_config *c, uint32_t flags, uint32_t mode,
 	c->flags = flags;
 	c->mode = mode;
 	c->buffer_size = size;
-}
-
-/* CONFIGURE; returns 0 or errno. */
-static int configure(int fd, struct lwpt_pt_config *c)
-{
-	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
 }
 
 /* The model's register @name of CPU @cpu (debugfs pt_msrs). */

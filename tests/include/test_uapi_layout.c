@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ABI of include/uapi/lwpt pinned with literal numbers: every struct's
+ * size, the offset where each size version begins, and the ABI version
+ * (lwpt.h: the minor counts size versions and ioctls added; Documentation/
+ * design.rst "The ABI"). A change here is an ABI change: append a size
+ * version and bump LWPT_ABI_MINOR, never move a field.
+ */
+#include <check.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <uapi/lwpt/lwpt.h>
+#include <uapi/lwpt/lwp.h>
+#include <uapi/lwpt/pt.h>
+
+#define PIN(expr, want) ck_assert_uint_eq((expr), (want))
+
+START_TEST(abi_version)
+{
+	PIN(LWPT_ABI_VERSION, 0x00010001);
+	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 1);
+	PIN(sizeof(struct lwpt_abi_version), 16);
+}
+END_TEST
+
+START_TEST(lwp_structs)
+{
+	PIN(sizeof(struct lwp_caps), 64);
+	PIN(LWP_CAPS_SIZE_VER0, 64);
+	PIN(sizeof(struct lwp_enable), 8);
+	PIN(LWP_ENABLE_SIZE_VER0, 8);
+	PIN(sizeof(struct lwp_stats), 80);
+	PIN(LWP_STATS_SIZE_VER0, 48);
+	PIN(LWP_STATS_SIZE_VER1, 80);
+	PIN(offsetof(struct lwp_stats, switch_errors), 48);
+	PIN(offsetof(struct lwp_stats, throttles), 72);
+}
+END_TEST
+
+START_TEST(pt_structs)
+{
+	PIN(sizeof(struct lwpt_pt_caps), 96);
+	PIN(LWPT_PT_CAPS_SIZE_VER0, 80);
+	PIN(LWPT_PT_CAPS_SIZE_VER1, 96);
+	PIN(offsetof(struct lwpt_pt_caps, mlock_avail), 80);
+	PIN(offsetof(struct lwpt_pt_caps, thread_spares), 88);
+	PIN(sizeof(struct lwpt_pt_addr_range), 24);
+	PIN(sizeof(struct lwpt_pt_config), 160);
+	PIN(LWPT_PT_CONFIG_SIZE_VER0, 152);
+	PIN(LWPT_PT_CONFIG_SIZE_VER1, 160);
+	PIN(offsetof(struct lwpt_pt_config, rule), 152);
+	PIN(offsetof(struct lwpt_pt_config, holder), 156);
+	PIN(sizeof(struct lwpt_pt_status), 120);
+	PIN(LWPT_PT_STATUS_SIZE_VER0, 88);
+	PIN(LWPT_PT_STATUS_SIZE_VER1, 112);
+	PIN(LWPT_PT_STATUS_SIZE_VER2, 120);
+	PIN(offsetof(struct lwpt_pt_status, buffer), 88);
+	PIN(offsetof(struct lwpt_pt_status, stop_reason), 112);
+	PIN(offsetof(struct lwpt_pt_status, ppid), 116);
+	PIN(sizeof(struct lwpt_pt_release), 24);
+	PIN(LWPT_PT_RELEASE_SIZE_VER0, 16);
+	PIN(LWPT_PT_RELEASE_SIZE_VER1, 24);
+	PIN(offsetof(struct lwpt_pt_release, buffer), 16);
+	PIN(sizeof(struct lwpt_pt_switch), 32);
+	PIN(LWPT_PT_SWITCH_SIZE_VER0, 32);
+	PIN(sizeof(struct lwpt_pt_sideband), 40);
+	PIN(LWPT_PT_SIDEBAND_SIZE_VER0, 40);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("uapi_layout");
+	TCase *tc = tcase_create("sizes");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, abi_version);
+	tcase_add_test(tc, lwp_structs);
+	tcase_add_test(tc, pt_structs);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

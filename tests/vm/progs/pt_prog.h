@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the /dev/pt VM programs (pt_test.c, pt_sec.c) share: the "ok:" /
+ * "FAIL:" lines the cases count (tests/vm/lib.sh), and the device calls
+ * every check starts from. One program per translation unit: the state is
+ * static.
+ */
+#ifndef LWPT_TESTS_VM_PROGS_PT_PROG_H
+#define LWPT_TESTS_VM_PROGS_PT_PROG_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include <uapi/lwpt/pt.h>
+
+/* Failed checks so far: the program's exit status. */
+static int failures;
+
+/* Print "ok: ..." or "FAIL: ..." (printf @fmt); count a failure. */
+static inline __attribute__((format(printf, 2, 3))) void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(cond ? "ok: " : "FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		failures++;
+}
+
+/* /dev/pt, read-write; exits 100 (the harness's "not run") if it cannot. */
+static inline int open_pt(void)
+{
+	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("/dev/pt");
+		exit(100);
+	}
+	return fd;
+}
+
+/* LWPT_PT_IOC_CONFIGURE; returns 0 or errno. */
+static inline int configure(int fd, struct lwpt_pt_config *c)
+{
+	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
+}
+
+#endif /* LWPT_TESTS_VM_PROGS_PT_PROG_H */
