@@ -16,14 +16,14 @@ cfg() {
 }
 
 # start_prog ARGS...: ptcap_hello ARGS in the background, its pid in prog;
-# wait up to 10 s for its "ready" (every thread runs).
+# wait for its "ready" (every thread runs). No limit of its own (a loaded
+# host slows TCG without bound): the case's time limit catches a hang.
 start_prog() {
 	: >/tmp/prog.out
 	ptcap_hello "$@" >/tmp/prog.out &
 	prog=$!
-	i=0
-	while ! grep -q ready /tmp/prog.out && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
+	while ! grep -q ready /tmp/prog.out && kill -0 $prog 2>/dev/null; do
+		sleep 0.1
 	done
 	grep -q ready /tmp/prog.out || fail "ptcap_hello $*: not ready"
 }
@@ -42,15 +42,38 @@ decodes() {
 		fail "ptflow $1: $(head -n 3 /tmp/flow.out)" || return 1
 }
 
-# attach_int DIR OPTIONS...: ptcap OPTIONS -o DIR in the background, SIGINT
-# after 2 s; its status in rc, stderr in /tmp/att.err.
+# vcsw TID: the voluntary context switches of thread TID of $prog.
+vcsw() {
+	sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$prog/task/$1/status
+}
+
+# traced ERRFILE "TIDS": wait until ptcap ($cap, --progress to ERRFILE)
+# traces (its first progress line comes from its loop, after START) and
+# each thread of TIDS then did a whole round of work (two more voluntary
+# switches: the 20 ms sleeps around a round), or ptcap exited. Not a fixed
+# time, which a loaded host may stretch beyond any bound.
+traced() {
+	while ! grep -q 'buffer(s)' "$1" && kill -0 $cap 2>/dev/null; do
+		sleep 0.1
+	done
+	for t in $2; do
+		v=$(($(vcsw $t) + 2))
+		while [ "$(vcsw $t)" -lt $v ] && kill -0 $cap 2>/dev/null; do
+			sleep 0.1
+		done
+	done
+}
+
+# attach_int DIR "TIDS" OPTIONS...: ptcap OPTIONS -o DIR in the background,
+# SIGINT once it traced a round of each of TIDS; its status in rc, stderr
+# in /tmp/att.err.
 attach_int() {
-	d=$1
-	shift
+	d=$1 tids=$2
+	shift 2
 	rm -rf "$d"
-	ptcap --size=64K -o "$d" "$@" 2>/tmp/att.err &
+	ptcap --progress --size=64K -o "$d" "$@" 2>/tmp/att.err &
 	cap=$!
-	sleep 2
+	traced /tmp/att.err "$tids"
 	kill -INT $cap
 	wait $cap
 	rc=$?
@@ -61,7 +84,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 
 # A running single-threaded program; SIGINT detaches, the program runs on.
 start_prog -l 0 || exit 1
-attach_int /tmp/att -p $prog
+attach_int /tmp/att $prog -p $prog
 [ $rc -eq 0 ] || fail "-p $prog: status $rc: $(cat /tmp/att.err)" || exit 1
 kill -0 $prog 2>/dev/null || fail "-p: the program did not survive the detach" || exit 1
 [ "$(cfg /tmp/att attached)" = "pid=$prog" ] && [ "$(cfg /tmp/att mode)" = per-thread ] &&
@@ -71,8 +94,8 @@ kill -0 $prog 2>/dev/null || fail "-p: the program did not survive the detach" |
 decodes /tmp/att || exit 1
 s1=$(ptdump /tmp/att/tid$prog.pt | grep -c 'psb$')
 # Attach again: the module let go of it.
-attach_int /tmp/att2 -p $prog
-[ $rc -eq 0 ] && [ -s /tmp/att2/tid$prog.pt ] || fail "-p again: status $rc: $(cat /tmp/att2.err)" || exit 1
+attach_int /tmp/att2 $prog -p $prog
+[ $rc -eq 0 ] && [ -s /tmp/att2/tid$prog.pt ] || fail "-p again: status $rc: $(cat /tmp/att.err)" || exit 1
 kill $prog
 wait $prog 2>/dev/null
 ok "-p on a running program: tid$prog.pt ($s1 PSB+), it runs on after SIGINT, attached again"
@@ -80,7 +103,7 @@ ok "-p on a running program: tid$prog.pt ($s1 PSB+), it runs on after SIGINT, at
 # A multi-threaded program: one file per thread with -p; -t keeps one.
 start_prog -t -l 0 || exit 1
 tids=$(ls /proc/$prog/task | sort -n)
-attach_int /tmp/mt -p $prog
+attach_int /tmp/mt "$tids" -p $prog
 [ $rc -eq 0 ] || fail "-p (threads): status $rc: $(cat /tmp/att.err)" || exit 1
 n=0
 for t in $tids; do
@@ -92,7 +115,7 @@ done
 decodes /tmp/mt || exit 1
 ok "-p on a 4-thread program: one decodable tid<N>.pt per thread"
 w=$(echo "$tids" | tail -n 1)
-attach_int /tmp/one -t $w
+attach_int /tmp/one $w -t $w
 [ $rc -eq 0 ] && [ "$(ls /tmp/one/*.pt)" = "/tmp/one/tid$w.pt" ] &&
 	[ "$(cfg /tmp/one attached)" = "tid=$w pid=$prog" ] ||
 	fail "-t $w: status $rc $(ls /tmp/one) $(cat /tmp/att.err)" || exit 1
@@ -102,10 +125,19 @@ wait $prog 2>/dev/null
 ok "-t $w: only that thread's trace"
 
 # The program exits while attached: ptcap ends by itself, saves, status 0.
-start_prog -l 10 || exit 1
+# It exits when told (SIGUSR1), once ptcap traces it and it did a round:
+# a fixed number of rounds could end before ptcap attached on a slow VM.
+start_prog -l 0 || exit 1
 rm -rf /tmp/ex
-ptcap --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err
+ptcap --progress --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err &
+cap=$!
+traced /tmp/ex.err $prog
+kill -USR1 $prog
+wait $prog
+prc=$?
+wait $cap
 rc=$?
+[ $prc -eq 0 ] || fail "exit while attached: the program's status $prc" || exit 1
 [ $rc -eq 0 ] && grep -q "^thread\.tid$prog\.pt tid=$prog pid=$prog buffer=0 exited$" /tmp/ex/config ||
 	fail "exit while attached: status $rc: $(cat /tmp/ex.err) $(grep thread /tmp/ex/config)" || exit 1
 decodes /tmp/ex || exit 1
