@@ -175,9 +175,10 @@ lint:
 	@O=$(O) scripts/lint
 
 # bench_ptdump compares with libipt's own ptdump, which
-# scripts/build-libipt-ptdump builds from Debian's source package into
-# $(O)/libipt-ptdump when it can be fetched; when not, it says "skipped"
-# and bench_ptdump falls back to its printf model (labelled as such).
+# scripts/build-libipt-ptdump builds into $(O)/libipt-ptdump from
+# ../shared/reference/libipt-2.0.5.tar.gz, else from Debian's source
+# package; when neither can be had it says "skipped" and bench_ptdump
+# falls back to its printf model (labelled as such).
 bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
 	@scripts/build-libipt-ptdump $(O)/libipt-ptdump || \
 		echo "bench: libipt's ptdump not built, bench_ptdump falls back to its model"

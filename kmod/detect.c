@@ -67,6 +67,16 @@ static void lwpt_detect_lwp(struct lwpt_caps *caps)
 		return;
 	}
 	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &caps->lwp_leaf);
+	/*
+	 * 43724 Table 3-1: EDX[0] (LwpAvail) says whether the rest of the
+	 * leaf means anything; checked before any other field is believed.
+	 */
+	if (!(caps->lwp_leaf.edx & LWP_CPUID_LWPAVAIL)) {
+		snprintf(caps->no_lwp, sizeof(caps->no_lwp),
+			 "CPUID Fn8000_001C_EDX[0] (LwpAvail) is 0");
+		memset(&caps->lwp_leaf, 0, sizeof(caps->lwp_leaf));
+		return;
+	}
 	caps->lwp = true;
 }
 

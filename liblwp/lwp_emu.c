@@ -286,6 +286,26 @@ static void make_key(void)
 	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
+/*
+ * The Family 15h switches of lwpt_sim.ko for the user-space model
+ * (Documentation/liblwp.rst): LIBLWP_LWP_LAZY_HEAD=1 (lwp_lazy_head) and
+ * LIBLWP_LWP_XSAVE_DROPS_INT=1 (lwp_xsave_drops_int; the emulation never
+ * XSAVEs a thread's state, so it changes nothing observable here).
+ */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && v[0] == '1' && !v[1];
+}
+
+static void emu_model_switches(struct lwp_model *m)
+{
+	if (env_on("LIBLWP_LWP_LAZY_HEAD"))
+		lwp_model_set_head_flush(m, LWP_MODEL_HEAD_FLUSH_LAZY);
+	lwp_model_set_xsave_drops_int(m, env_on("LIBLWP_LWP_XSAVE_DROPS_INT"));
+}
+
 static struct lwp_emu_thread *thread_get(void)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
@@ -303,6 +323,7 @@ static struct lwp_emu_thread *thread_get(void)
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->emulated = &lwp_tls_emulated;
 	lwp_model_set_seed(&t->model, (uint64_t)t->tid * 0x9E3779B97F4A7C15ull + 1);
+	emu_model_switches(&t->model);
 	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG,
 			      lwp_cfg_value(&lwp_model_profile_user));
 	if (pthread_setspecific(thread_key, t)) {
@@ -909,4 +930,13 @@ void lwp_emu_close(struct lwp_session *s)
 	avail_put(s->starter);
 	pthread_mutex_unlock(&reg_lock);
 	lwp__emu_busy = 0;
+}
+
+void lwp_emu_flush(struct lwp_session *s)
+{
+	struct lwp_emu_thread *t = lwp__emu_thread;
+
+	/* Only the thread whose LWP runs on this LWPCB can flush it (§5.2). */
+	if (t && t->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb)
+		(void)lwp_emu_slwpcb();
 }

@@ -242,3 +242,18 @@ void lwp_hw_close(struct lwp_session *s)
 	}
 	s->hw_started = 0;
 }
+
+void lwp_hw_flush(struct lwp_session *s)
+{
+	/* SLWPCB writes the internal head to the LWPCB (43724 §5.2, §8.3). */
+	if (s->hw_started && hw_gettid() == s->hw_tid)
+		(void)lwp_slwpcb();
+}
+
+int lwp_raw_insns_trap(void)
+{
+	pthread_once(&probe_once, hw_probe_run);
+	if (probe_result < 0)
+		return probe_result;
+	return !probe_result;
+}

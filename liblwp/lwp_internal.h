@@ -49,6 +49,8 @@ int lwp_emu_open(struct lwp_session *s);
 int lwp_emu_start(struct lwp_session *s);
 int lwp_emu_stop(struct lwp_session *s);
 void lwp_emu_close(struct lwp_session *s);
+/* SLWPCB if the calling thread runs LWP on @s's LWPCB (head to memory). */
+void lwp_emu_flush(struct lwp_session *s);
 
 /* lwp_hw.c: the /dev/lwp backend. */
 int lwp_hw_query(struct lwp_caps *caps);
@@ -56,6 +58,8 @@ int lwp_hw_open(struct lwp_session *s);
 int lwp_hw_start(struct lwp_session *s);
 int lwp_hw_stop(struct lwp_session *s);
 void lwp_hw_close(struct lwp_session *s);
+/* SLWPCB if the calling thread started @s (head to memory, §8.3). */
+void lwp_hw_flush(struct lwp_session *s);
 
 /* lwp_session.c */
 int lwp_cpu_supported(void);

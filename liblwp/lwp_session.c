@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/lwp/lwp_model.h"
@@ -383,6 +384,21 @@ static uint32_t head_load(const struct lwp_session *s)
 	return head - head % s->event_size;
 }
 
+/*
+ * LWP may keep BufferHeadOffset inside the unit (43724 §8.3: the flush "can
+ * be deferred until a threshold or buffer full condition happens or until
+ * the application executes LLWPCB or SLWPCB"). On the thread whose LWP runs
+ * on this LWPCB, SLWPCB first, so that it reads every stored record; other
+ * threads see what the unit flushed (Documentation/liblwp.rst).
+ */
+static void head_flush(struct lwp_session *s)
+{
+	if (s->backend == LWP_BACKEND_EMU)
+		lwp_emu_flush(s);
+	else
+		lwp_hw_flush(s);
+}
+
 ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
 {
 	uint32_t *tailp, head, tail, chunk;
@@ -390,6 +406,7 @@ ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
 
 	if (!s || (!out && max))
 		return -EINVAL;
+	head_flush(s);
 	tailp = cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET);
 	head = head_load(s);
 	tail = *tailp;			/* only the reader writes it */
@@ -431,6 +448,7 @@ ssize_t lwp_pending(struct lwp_session *s)
 
 	if (!s)
 		return -EINVAL;
+	head_flush(s);
 	head = head_load(s);
 	tail = __atomic_load_n(cb_u32(s, LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
 			       __ATOMIC_RELAXED);
@@ -467,26 +485,56 @@ int lwp_wait_fd(struct lwp_session *s)
 	return s->efd;
 }
 
+/* Milliseconds left of @timeout_ms since @t0 (negative stays negative). */
+static int wait_left(int timeout_ms, const struct timespec *t0)
+{
+	struct timespec t;
+	long long ms;
+
+	if (timeout_ms <= 0)
+		return timeout_ms;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (long long)(t.tv_sec - t0->tv_sec) * 1000 +
+	     (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms >= timeout_ms ? 0 : timeout_ms - (int)ms;
+}
+
+/*
+ * The semantics (include/lwpt/lwp.h): a threshold interrupt wakes the
+ * waiter only if records are still unread when it is consumed. A reader
+ * that drained the ring with lwp_read() after the interrupt already has
+ * the records it announced (the unit writes BufferHeadOffset to memory
+ * before it signals, 43724 §8.3, so lwp_pending() sees them): the
+ * notification is discarded and the wait goes on (issue 19).
+ */
 int lwp_wait(struct lwp_session *s, int timeout_ms)
 {
+	struct timespec t0;
 	struct pollfd pfd;
 	uint64_t cnt;
-	int ret;
+	int ret, left;
 
 	if (!s)
 		return -EINVAL;
 	if (!(s->cfg.flags & LWP_FLAG_INT))
 		return -ENOTSUP;
-	pfd.fd = s->efd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	ret = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms);
-	if (ret < 0)
-		return -errno;
-	if (ret == 0)
-		return 0;
-	/* Consume, then re-arm: an interrupt in between re-signals later. */
-	(void)!read(s->efd, &cnt, sizeof(cnt));
-	__atomic_store_n(&s->irq_pending, 0, __ATOMIC_RELEASE);
-	return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		left = wait_left(timeout_ms, &t0);
+		pfd.fd = s->efd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		ret = poll(&pfd, 1, left < 0 ? -1 : left);
+		if (ret < 0)
+			return -errno;
+		if (ret == 0)
+			return 0;
+		/* Consume, then re-arm: an interrupt in between re-signals. */
+		(void)!read(s->efd, &cnt, sizeof(cnt));
+		__atomic_store_n(&s->irq_pending, 0, __ATOMIC_RELEASE);
+		if (lwp_pending(s) > 0)
+			return 1;
+		if (left == 0)
+			return 0;
+	}
 }

@@ -154,6 +154,18 @@ int lwp_query(struct lwp_caps *caps);
  */
 int lwp_query_backend(struct lwp_caps *caps, int backend);
 
+/*
+ * lwp_raw_insns_trap() - does an LWP instruction raise #UD (SIGILL) on this
+ * CPU when LWP is not available to the thread (43724 §5)? Probed once, in a
+ * child process (SLWPCB with a balanced stack). 1: yes (hardware, KVM):
+ * raw LLWPCB/SLWPCB/LWPINS/LWPVAL in JIT code work on both backends (the
+ * emulation catches SIGILL). 0: no, the XOP 8F escape executes as POP (QEMU
+ * TCG): raw instructions corrupt the stack; only the inline wrappers work
+ * on the emulation, and the hardware backend only with lwpt_sim.ko
+ * ud2_marker=1. -errno if the probe could not run (fork failed).
+ */
+int lwp_raw_insns_trap(void);
+
 /* ---- Configuration ------------------------------------------------------ */
 
 /* lwp_config.counter[n]: start EventCounter n at the interval (default). */
@@ -370,16 +382,26 @@ ssize_t lwp_pending(struct lwp_session *s);
 
 /*
  * lwp_wait() - block until a threshold interrupt (LWP_FLAG_INT, 43724 §6
- * Threshold, §8.5) has occurred since the last lwp_wait()/lwp_read() or
- * @timeout_ms milliseconds have passed (negative: wait forever, 0: poll).
- * Returns 1 on threshold, 0 on timeout, -EINVAL (NULL), -ENOTSUP if
- * threshold interrupts are not enabled in the session, -EINTR.
+ * Threshold, §8.5) has occurred since the last lwp_wait() returned AND
+ * records are unread in the ring, or @timeout_ms milliseconds have passed
+ * (negative: wait forever, 0: poll). An interrupt whose records the caller
+ * already took with lwp_read() (the ring is empty when the interrupt is
+ * consumed) is discarded and the wait goes on: a reader that drains with
+ * lwp_read() is never woken for records it already has. The interrupt is
+ * raised after BufferHeadOffset reached memory (§8.3), so on return 1
+ * lwp_pending() > 0 from any thread.
+ * Returns 1 (threshold reached, records waiting), 0 (timeout, or with
+ * @timeout_ms 0 nothing new), -EINVAL (NULL), -ENOTSUP (threshold
+ * interrupts not enabled in the session), -EINTR (a signal).
  */
 int lwp_wait(struct lwp_session *s, int timeout_ms);
 
 /*
  * lwp_wait_fd() - a file descriptor that becomes readable on a threshold
- * interrupt (for poll/epoll); owned by the session. -EINVAL / -ENOTSUP.
+ * interrupt (for poll/epoll); owned by the session. It may also be readable
+ * for an interrupt whose records lwp_read() already returned: on POLLIN,
+ * call lwp_wait(s, 0), which clears it and returns 1 only if records are
+ * waiting. -EINVAL / -ENOTSUP.
  */
 int lwp_wait_fd(struct lwp_session *s);
 

@@ -309,6 +309,9 @@ LWPT_STATIC_ASSERT(sizeof(struct lwp_lwpcb) == 128 + 8 * LWP_EVENTID_MAX_V1, "Ta
 #define LWP_LWPCB_OFF_BASE_IP			40u
 #define LWP_LWPCB_OFF_LIMIT_IP			48u
 #define LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET	64u
+/* Figure 6-1 Reserved, must be zero: bytes 23-20, 63-56 (and 68 to E-1). */
+#define LWP_LWPCB_OFF_RESERVED_20		20u
+#define LWP_LWPCB_OFF_RESERVED_56		56u
 #define LWP_LWPCB_FIXED_SIZE			68u
 /* Offset of EventIntervaln / EventCountern for EventId n, given E. */
 #define LWP_LWPCB_OFF_EVENT_INTERVAL(e, n)	((e) + 8u * ((n) - 1u))

@@ -47,6 +47,17 @@ struct miscdevice;
  * @saves: XSAVEs at sched-out, written by @owner's notifier only
  * @restores: XRSTORs at sched-in, likewise
  * @emulated: instructions emulated by the variant
+ * @switch_errors: failed hardware-layer calls at this thread's switches
+ * @xcr0_lost: sched-outs that found XCR0[62] cleared under the thread
+ * @int_rearmed: sched-ins that put Flags.INT back into @area
+ * @int_lwpcb: LWPCB last seen (in user memory) with Flags.INT, or 0
+ * @irq_window: jiffies at the start of the interrupt-rate window
+ * @irq_count: threshold interrupts in that window
+ * @throttled: @throttle_until is meaningful
+ * @throttle_until: jiffies until which threshold interrupts stay off
+ * @throttles: times the thread was throttled
+ * @throttle_busy: bit 0: @throttle_work is queued
+ * @throttle_work: task_work that takes Flags.INT out of the live state
  * @wq: readers and pollers waiting for @pending
  * @fasync: O_ASYNC / F_SETOWN / F_SETSIG subscribers
  * @irq_work: wakes @wq and signals @fasync outside the interrupt
@@ -68,6 +79,17 @@ struct lwp_file {
 	u64 saves;
 	u64 restores;
 	atomic64_t emulated;
+	atomic64_t switch_errors;
+	u64 xcr0_lost;
+	u64 int_rearmed;
+	u64 int_lwpcb;
+	unsigned long irq_window;
+	unsigned int irq_count;
+	bool throttled;
+	unsigned long throttle_until;
+	u64 throttles;
+	unsigned long throttle_busy;
+	struct callback_head throttle_work;
 	wait_queue_head_t wq;
 	struct fasync_struct *fasync;
 	struct irq_work irq_work;

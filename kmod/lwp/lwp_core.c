@@ -25,6 +25,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/syscore_ops.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 
@@ -45,8 +46,19 @@
 static_assert(sizeof(struct lwp_caps) == LWP_CAPS_SIZE_VER0);
 static_assert(offsetof(struct lwp_caps, lwp_cfg) == 56);
 static_assert(sizeof(struct lwp_enable) == LWP_ENABLE_SIZE_VER0);
-static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER0);
+static_assert(sizeof(struct lwp_stats) == LWP_STATS_SIZE_VER1);
+static_assert(offsetof(struct lwp_stats, switch_errors) == LWP_STATS_SIZE_VER0);
 static_assert(offsetof(struct lwp_stats, interrupts) == 16);
+
+/*
+ * Threshold interrupt throttle (issue 13 §3): at most this many interrupts
+ * per thread per second are let through. A thread over it has Flags.INT
+ * taken out of its LWP state until a second has passed (task_work before
+ * its return to user mode, and its sched-ins meanwhile); the sched-in after
+ * that puts it back from its LWPCB. Perf's perf_event_max_sample_rate plays
+ * the same role (kernel/events/core.c, __perf_event_overflow()).
+ */
+#define LWP_IRQ_MAX_PER_SEC	1000
 
 /* Largest XSAVE area we accept for component 62 (offset + size). */
 #define LWP_AREA_MAX		PAGE_SIZE
@@ -54,6 +66,7 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 static struct lwpt_caps lwp_caps;
 static bool lwp_up;
 static u32 lwp_area_bytes;
+static u32 lwp_area_offset;	/* of component 62 (CPUID Fn0000_000D_x3E EBX) */
 static bool lwp_irq_registered;
 static bool lwp_unloading;	/* lwp_exit() is removing the cpuhp state */
 static int lwp_cpuhp_state = -1;
@@ -115,20 +128,54 @@ static u64 lwp_cfg_value(int cpu)
 	return cfg;
 }
 
+/*
+ * Program LWP_CFG on this CPU and read it back: RDMSR LWP_CFG must return
+ * what was written, and CPUID Fn8000_001C_EAX[31:1] must mirror
+ * LWP_CFG[31:1] (43724 §3.3). A part that ignores some bits (VirtualBox's
+ * FX-8150 entry: ignore mask ffff0000_00000001h) would show it here.
+ * Return: 0, the hardware layer's error, or -EIO on a mismatch.
+ */
+static int lwp_cfg_program(u64 cfg, u64 *got, u32 *eax)
+{
+	struct lwpt_cpuid_regs r;
+	int err;
+
+	err = lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
+	if (err)
+		return err;
+	err = lwpt_hw_rdmsr(LWP_MSR_CFG, got);
+	if (err)
+		return err;
+	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &r);
+	*eax = r.eax;
+	if (*got != cfg || (r.eax & LWP_CFG_FEATURES_MASK) !=
+	    (cfg & LWP_CFG_FEATURES_MASK))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * A CPU comes online. A failed or mismatching LWP_CFG leaves LWP off on
+ * that CPU (LWP_CFG = 0: no event is available there, 43724 §4.2, so an
+ * LWP thread scheduled on it counts nothing) with a log line; the CPU's
+ * online and the module's load go on (issue 14 §2.4).
+ */
 static int lwp_cpu_online(unsigned int cpu)
 {
-	u64 cfg = lwp_cfg_value(cpu);
+	u64 cfg = lwp_cfg_value(cpu), got = 0;
+	u32 eax = 0;
 	int err;
 
 	preempt_disable();
-	err = lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
-	if (!err)
-		this_cpu_write(lwp_cfg_programmed, cfg);
+	err = lwp_cfg_program(cfg, &got, &eax);
+	if (err)
+		lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
+	this_cpu_write(lwp_cfg_programmed, err ? 0 : cfg);
 	preempt_enable();
 	if (err)
-		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: WRMSR LWP_CFG=%#llx failed\n",
-		       cpu, cfg);
-	return err;
+		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: LWP_CFG=%#llx not taken (%d, read back %#llx, Fn8000_001C_EAX %#x): LWP is off on this CPU\n",
+		       cpu, cfg, err, got, eax);
+	return 0;
 }
 
 /*
@@ -172,6 +219,61 @@ static struct syscore_ops lwp_syscore_ops = {
 /* Per-thread availability and context switch                               */
 /* ---------------------------------------------------------------------- */
 
+/* Is @lf's thread throttled (no threshold interrupts) right now? */
+static bool lwp_throttled(struct lwp_file *lf)
+{
+	return READ_ONCE(lf->throttled) &&
+	       time_before(jiffies, READ_ONCE(lf->throttle_until));
+}
+
+static void lwp_switch_error(struct lwp_file *lf)
+{
+	atomic_inc(&lwp_switch_errors);
+	/* Visible in LWP_IOC_GET_STATS at once. */
+	atomic64_inc(&lf->switch_errors);
+}
+
+static u64 *lwp_area_xstate_bv(struct lwp_file *lf)
+{
+	return (u64 *)((u8 *)lf->area + X86_XSAVE_HDR_OFFSET);
+}
+
+/*
+ * Family 15h XSAVE stores Flags without INT (rr, src/LWP.cc,
+ * LWP::lwp_xsave_to_lwpcb(): "Family 15h revision 00h-0fh: flag 0x80000000
+ * cleared"; saved Flags 0x8 for LWPCB Flags 0x80000008), so XRSTOR would
+ * bring the thread back without threshold interrupts. Before XRSTOR, put
+ * INT back from the thread's own configuration: the LWPCB's Flags, which
+ * LLWPCB wrote back masked with LWP_CFG (43724 §5.1 step 6), read without
+ * faulting; if the page is not resident, the last answer for the same
+ * LWPCB. XRSTOR masks Flags with the available features again (§7.4), so a
+ * thread gets no more than its LLWPCB gave it. Preemption or IRQs off.
+ */
+static void lwp_area_rearm_int(struct lwp_file *lf)
+{
+	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
+	u32 flags;
+
+	if (lwp_throttled(lf)) {
+		a->flags &= ~LWP_LWPCB_FLAGS_INT;
+		return;
+	}
+	if (!(*lwp_area_xstate_bv(lf) & LWP_XCR0_MASK) || !a->lwpcb_address ||
+	    (a->flags & LWP_LWPCB_FLAGS_INT) ||
+	    !(this_cpu_read(lwp_cfg_programmed) & LWP_CFG_INT))
+		return;
+	if (copy_from_user_nofault(&flags, (const void __user *)
+				   (uintptr_t)(a->lwpcb_address + LWP_LWPCB_OFF_FLAGS),
+				   sizeof(flags)))
+		flags = lf->int_lwpcb == a->lwpcb_address ? LWP_LWPCB_FLAGS_INT : 0;
+	else
+		lf->int_lwpcb = flags & LWP_LWPCB_FLAGS_INT ? a->lwpcb_address : 0;
+	if (flags & LWP_LWPCB_FLAGS_INT) {
+		a->flags |= LWP_LWPCB_FLAGS_INT;
+		lf->int_rearmed++;
+	}
+}
+
 /*
  * Make LWP available on this CPU and load @lf's state (43724 §7.4: XRSTOR at
  * CPL 0 loads without validation). Preemption or IRQs off.
@@ -181,9 +283,13 @@ static void lwp_thread_on(struct lwp_file *lf)
 	u64 xcr0;
 
 	if (lwpt_hw_xgetbv(0, &xcr0) ||
-	    lwpt_hw_xsetbv(0, xcr0 | LWP_XCR0_MASK) ||
-	    lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
-		atomic_inc(&lwp_switch_errors);
+	    lwpt_hw_xsetbv(0, xcr0 | LWP_XCR0_MASK)) {
+		lwp_switch_error(lf);
+		return;
+	}
+	lwp_area_rearm_int(lf);
+	if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
+		lwp_switch_error(lf);
 		return;
 	}
 	lf->restores++;
@@ -200,15 +306,29 @@ static void lwp_thread_off(struct lwp_file *lf, bool save)
 {
 	u64 xcr0;
 
-	if (save) {
+	if (lwpt_hw_xgetbv(0, &xcr0)) {
+		lwp_switch_error(lf);
+		return;
+	}
+	if (save && !(xcr0 & LWP_XCR0_MASK)) {
+		/*
+		 * XCR0[62] was cleared under the thread (a KVM vCPU thread
+		 * entering a guest, fpu__resume_cpu() restoring the kernel's
+		 * XCR0): LWP_CBADDR is 0 (43724 §4.1) and XSAVE would not
+		 * write component 62 nor its XSTATE_BV bit (SDM Vol. 1 13.7),
+		 * leaving the previous image to be restored stale. Mark the
+		 * image empty (§7.5: XRSTOR then disables LWP) and count it.
+		 */
+		*lwp_area_xstate_bv(lf) &= ~LWP_XCR0_MASK;
+		lf->xcr0_lost++;
+	} else if (save) {
 		if (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK))
-			atomic_inc(&lwp_switch_errors);
+			lwp_switch_error(lf);
 		else
 			lf->saves++;
 	}
-	if (lwpt_hw_xgetbv(0, &xcr0) ||
-	    lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
-		atomic_inc(&lwp_switch_errors);
+	if (lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
+		lwp_switch_error(lf);
 }
 
 /* Runs with the runqueue lock held and IRQs off. */
@@ -304,6 +424,58 @@ static void lwp_hooks_unregister(void)
 /* Threshold interrupt (43724 §2.4 LwpInt, §8.5)                           */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Task work of a throttled thread, before it returns to user mode: Flags.INT
+ * out of its live LWP state (XSAVE, clear, XRSTOR of component 62; nothing
+ * of LWP changes while the thread is in the kernel).
+ */
+static void lwp_throttle_work(struct callback_head *cb)
+{
+	struct lwp_file *lf = container_of(cb, struct lwp_file, throttle_work);
+	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
+
+	preempt_disable();
+	if (lwp_current_file() == lf && lwp_throttled(lf) &&
+	    !lwpt_hw_xsave(lf->area, LWP_XCR0_MASK)) {
+		a->flags &= ~LWP_LWPCB_FLAGS_INT;
+		if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK))
+			lwp_switch_error(lf);
+	}
+	preempt_enable();
+	clear_bit(0, &lf->throttle_busy);
+	fput(lf->file);
+}
+
+/*
+ * Count an interrupt of @lf in its one-second window; over the limit,
+ * throttle the thread. IRQ context; approximate under races (two CPUs can
+ * only meet here for a late interrupt), which the limit tolerates.
+ */
+static void lwp_irq_throttle(struct lwp_file *lf)
+{
+	unsigned long now = jiffies;
+
+	if (time_after(now, READ_ONCE(lf->irq_window) + HZ)) {
+		WRITE_ONCE(lf->irq_window, now);
+		WRITE_ONCE(lf->irq_count, 0);
+	}
+	WRITE_ONCE(lf->irq_count, READ_ONCE(lf->irq_count) + 1);
+	if (READ_ONCE(lf->irq_count) <= LWP_IRQ_MAX_PER_SEC || lwp_throttled(lf))
+		return;
+	WRITE_ONCE(lf->throttle_until, now + HZ);
+	WRITE_ONCE(lf->throttled, true);
+	lf->throttles++;
+	/* The owner is running here (else its next sched-in strips INT). */
+	if (lwp_current_file() != lf || test_and_set_bit(0, &lf->throttle_busy))
+		return;
+	get_file(lf->file);
+	init_task_work(&lf->throttle_work, lwp_throttle_work);
+	if (task_work_add(current, &lf->throttle_work, TWA_RESUME)) {
+		clear_bit(0, &lf->throttle_busy);
+		fput(lf->file);
+	}
+}
+
 static bool lwp_threshold_irq(void *data)
 {
 	struct lwp_file *lf;
@@ -313,6 +485,7 @@ static bool lwp_threshold_irq(void *data)
 	if (lf) {
 		atomic64_inc(&lf->interrupts);
 		atomic64_inc(&lf->pending);
+		lwp_irq_throttle(lf);
 		irq_work_queue(&lf->irq_work);
 	} else {
 		atomic64_inc(&lwp_stray_irqs);
@@ -339,11 +512,13 @@ static int lwp_open(struct inode *inode, struct file *file)
 
 	if (!lwp_up)
 		return -ENODEV;
-	lf = kzalloc(sizeof(*lf), GFP_KERNEL);
+	/* Charged to the opener's memory cgroup (issue 13 §3). */
+	lf = kzalloc(sizeof(*lf), GFP_KERNEL_ACCOUNT);
 	if (!lf)
 		return -ENOMEM;
 	/* kmalloc of a power of two is naturally aligned: 64 bytes at least. */
-	lf->area = kzalloc(roundup_pow_of_two(2 * lwp_area_bytes), GFP_KERNEL);
+	lf->area = kzalloc(roundup_pow_of_two(2 * lwp_area_bytes),
+			   GFP_KERNEL_ACCOUNT);
 	if (!lf->area) {
 		kfree(lf);
 		return -ENOMEM;
@@ -420,7 +595,9 @@ static int lwp_fasync(int fd, struct file *file, int on)
 
 /*
  * Read the size and flags header of a size-versioned struct. Return 0,
- * -EFAULT, or -EINVAL for a size below @ver0 or any flag set.
+ * -EFAULT, or -EINVAL for a size below @ver0 or above PAGE_SIZE (the
+ * zero-tail check of a larger struct would read that much user memory), or
+ * any flag set.
  */
 static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
 {
@@ -428,7 +605,7 @@ static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
 
 	if (copy_from_user(hdr, arg, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] < ver0 || hdr[1])
+	if (hdr[0] < ver0 || hdr[0] > PAGE_SIZE || hdr[1])
 		return -EINVAL;
 	*usize = hdr[0];
 	return 0;
@@ -544,6 +721,10 @@ static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
 	s.saves = READ_ONCE(lf->saves);
 	s.restores = READ_ONCE(lf->restores);
 	s.emulated = atomic64_read(&lf->emulated);
+	s.switch_errors = atomic64_read(&lf->switch_errors);
+	s.xcr0_lost = READ_ONCE(lf->xcr0_lost);
+	s.int_rearmed = READ_ONCE(lf->int_rearmed);
+	s.throttles = READ_ONCE(lf->throttles);
 	if (copy_to_user(arg, &s, s.size))
 		return -EFAULT;
 	return 0;
@@ -562,6 +743,7 @@ static long lwp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LWP_IOC_DISABLE:
 		return lwp_ioctl_disable(lf, arg);
 	case LWP_IOC_GET_STATS:
+	case LWP_IOC_GET_STATS_VER0:
 		return lwp_ioctl_stats(lf, uarg);
 	default:
 		return lwpt_dev_ioctl_misc(lf->misc, cmd, arg);
@@ -594,13 +776,15 @@ static int lwp_area_init(void)
 		      &r);
 	preempt_enable();
 	/* The component follows the 512-byte legacy area and 64-byte header. */
-	if (!r.eax || r.ebx < X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE ||
+	if (r.eax < sizeof(struct lwp_xsave_area) ||
+	    r.ebx < X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE ||
 	    r.ebx + r.eax > LWP_AREA_MAX) {
 		pr_err(LWPT_PR_PREFIX "LWP: XSAVE component 62 at %u, %u bytes: unusable\n",
 		       r.ebx, r.eax);
 		return -ENODEV;
 	}
 	lwp_area_bytes = ALIGN(r.ebx + r.eax, 64);
+	lwp_area_offset = r.ebx;
 	return 0;
 }
 

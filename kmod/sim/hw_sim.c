@@ -27,6 +27,7 @@
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
 
+#include "model/lwp/lwp_model.h"
 #include "model/pt/pt_model.h"
 
 #include "../x86_cpuid.h"
@@ -50,6 +51,25 @@ static lwpt_hw_irq_fn sim_pmi_fn;
 static void *sim_pmi_data;
 static lwpt_hw_irq_fn sim_lwp_irq_fn;
 static void *sim_lwp_irq_data;
+
+/*
+ * Family 15h as field-tested code saw it (issue 14), switchable at run time
+ * so that the VM tests run every LWP case both ways.
+ */
+static bool lwp_xsave_drops_int;
+module_param(lwp_xsave_drops_int, bool, 0644);
+MODULE_PARM_DESC(lwp_xsave_drops_int,
+		 "XSAVE stores the LWP Flags without bit 31 (INT), as rr saw on Family 15h; XRSTOR then restores LWP without threshold interrupts (default off)");
+
+static uint lwp_xcr0_steal;
+module_param(lwp_xcr0_steal, uint, 0644);
+MODULE_PARM_DESC(lwp_xcr0_steal,
+		 "Test aid: the next N XGETBVs with IRQs off (a sched-out) that would see XCR0[62]=1 find it cleared by another kernel user first, LWP_CBADDR zeroed, as after a KVM guest entry or fpu__resume_cpu (default 0)");
+
+static int lwp_cfg_fail_cpu = -1;
+module_param(lwp_cfg_fail_cpu, int, 0644);
+MODULE_PARM_DESC(lwp_cfg_fail_cpu,
+		 "Test aid: on this CPU a non-zero WRMSR LWP_CFG fails, as on a part that refuses the value (default -1: none)");
 
 /* The model does not go through the IDT; any fixed vector will do. */
 #define SIM_LWP_VECTOR	0xEE
@@ -251,6 +271,11 @@ int lwpt_hw_wrmsr(u32 msr, u64 val)
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
 	int err;
 
+	/* lwp_cfg_fail_cpu: a refusal of the part, not a driver bug. */
+	if (msr == LWP_MSR_CFG && val &&
+	    READ_ONCE(lwp_cfg_fail_cpu) == (int)smp_processor_id())
+		return -EIO;
+
 	if (msr == IA32_XSS)
 		return sim_xss_write(sim_this_cpu(), val);
 	err = sim_pt_wrmsr(msr, val);
@@ -267,6 +292,23 @@ int lwpt_hw_wrmsr(u32 msr, u64 val)
 	return 0;
 }
 
+/*
+ * lwp_xcr0_steal: another kernel user sets XCR0 without bit 62 and back
+ * to its own idea of XCR0, also without it (KVM's guest XCR0 switch,
+ * fpu__resume_cpu()): 43724 §4.1, LWP_CBADDR and the state are gone.
+ */
+static void sim_lwp_xcr0_steal(struct sim_cpu *c)
+{
+	unsigned int n = READ_ONCE(lwp_xcr0_steal);
+
+	if (!n || !irqs_disabled() || !(c->xcr0 & LWP_XCR0_MASK) ||
+	    cmpxchg(&lwp_xcr0_steal, n, n - 1) != n)
+		return;
+	c->xcr0 &= ~LWP_XCR0_MASK;
+	c->lwp_cbaddr = 0;
+	memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
+}
+
 int lwpt_hw_xgetbv(u32 xcr, u64 *val)
 {
 	/* SDM Vol. 2 XGETBV: only XCR0 without XGETBV1 (not modelled). */
@@ -274,6 +316,7 @@ int lwpt_hw_xgetbv(u32 xcr, u64 *val)
 		sim_violation("XGETBV with ECX != 0 (#GP)");
 		return -EIO;
 	}
+	sim_lwp_xcr0_steal(sim_this_cpu());
 	*val = sim_this_cpu()->xcr0;
 	return 0;
 }
@@ -312,7 +355,7 @@ static int sim_xsave_check(const void *area, u64 mask)
 	return 0;
 }
 
-int lwpt_hw_xsave(void *area, u64 mask)
+static int sim_xsave(void *area, u64 mask, bool quirks)
 {
 	struct sim_cpu *c = sim_this_cpu();
 	u64 rfbm = mask & c->xcr0;
@@ -329,8 +372,21 @@ int lwpt_hw_xsave(void *area, u64 mask)
 		       SIM_LWP_XSAVE_SIZE);
 		if (memchr_inv(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE))
 			hdr[0] |= LWP_XCR0_MASK;
+		if (quirks && READ_ONCE(lwp_xsave_drops_int))
+			lwp_model_xsave_drop_int((void *)((u8 *)area +
+							  SIM_LWP_XSAVE_OFFSET));
 	}
 	return 0;
+}
+
+int lwpt_hw_xsave(void *area, u64 mask)
+{
+	return sim_xsave(area, mask, true);
+}
+
+int hw_sim_lwp_state_get(void *area)
+{
+	return sim_xsave(area, LWP_XCR0_MASK, false);
 }
 
 int lwpt_hw_xrstor(const void *area, u64 mask)

@@ -64,6 +64,16 @@ module_param(ud2_marker, bool, 0644);
 MODULE_PARM_DESC(ud2_marker,
 		 "Test aid for CPUs/emulators that do not raise #UD on XOP (QEMU TCG): UD2 followed by an LWP instruction executes it (default off)");
 
+/*
+ * 43724 §8.3: the unit "need not flush the head pointer to the LWPCB every
+ * time it stores an event record"; with lwp_lazy_head=1 it writes
+ * BufferHeadOffset only at threshold, ring full, LLWPCB and SLWPCB.
+ */
+static bool lwp_lazy_head;
+module_param(lwp_lazy_head, bool, 0644);
+MODULE_PARM_DESC(lwp_lazy_head,
+		 "BufferHeadOffset written to the LWPCB only when 43724 §8.3 requires it (threshold, ring full, LLWPCB, SLWPCB), not after every record (default off)");
+
 /* UD2 (0F 0B, SDM Vol. 2 UD): the marker's length. */
 #define LWP_EMU_UD2_LEN	2
 
@@ -212,7 +222,7 @@ static struct lwp_model_result lwp_emu_run(struct lwp_file *lf, lwp_emu_op_fn op
 	err = lwpt_hw_xgetbv(0, &xcr0);
 	if (!err && (xcr0 & LWP_XCR0_MASK))
 		err = lwpt_hw_rdmsr(LWP_MSR_CFG, &cfg) ?:
-		      lwpt_hw_xsave(area, LWP_XCR0_MASK);
+		      hw_sim_lwp_state_get(area);
 	else
 		err = -ENODEV;
 	preempt_enable();
@@ -222,6 +232,9 @@ static struct lwp_model_result lwp_emu_run(struct lwp_file *lf, lwp_emu_op_fn op
 	if (lwp_model_init(&m, lwp_emu_profile, &lwp_emu_ops, NULL))
 		return res;
 	lwp_model_set_seed(&m, atomic64_read(&lf->emulated) + 1);
+	lwp_model_set_head_flush(&m, READ_ONCE(lwp_lazy_head) ?
+				 LWP_MODEL_HEAD_FLUSH_LAZY :
+				 LWP_MODEL_HEAD_FLUSH_EVERY_STORE);
 	if (lwp_model_wrmsr(&m, LWP_MSR_CFG, cfg).exc ||
 	    lwp_model_xsetbv(&m, LWP_XCR0_MASK).exc)
 		return res;

@@ -150,6 +150,19 @@ void sim_selftest_debugfs(struct dentry *dir);
 void hw_sim_raise_pmi(void);
 
 /**
+ * hw_sim_lwp_state_get - the LWP state of this CPU as the unit holds it
+ * @area: 64-byte aligned XSAVE area (header and component 62 written)
+ *
+ * An XSAVE of component 62 without the Family 15h quirks of the
+ * architectural one (lwp_xsave_drops_int): the #UD emulation reads the
+ * unit's internal state through it, which real LWP instructions never
+ * save. Preemption off.
+ *
+ * Return: 0 or an error as lwpt_hw_xsave().
+ */
+int hw_sim_lwp_state_get(void *area);
+
+/**
  * hw_sim_raise_lwp_irq - the model signals an LWP threshold interrupt
  *
  * Calls the hook registered with lwpt_hw_lwp_irq_register(), if any.

@@ -354,6 +354,16 @@ void lwp_model_set_head_flush(struct lwp_model *m, enum lwp_model_head_flush p)
 	m->head_flush = p;
 }
 
+void lwp_model_set_xsave_drops_int(struct lwp_model *m, bool on)
+{
+	m->xsave_drops_int = on;
+}
+
+void lwp_model_xsave_drop_int(struct lwp_xsave_area *area)
+{
+	area->flags &= ~(uint32_t)LWP_LWPCB_FLAGS_INT;
+}
+
 uint64_t lwp_model_violations(const struct lwp_model *m)
 {
 	return m->violations;
@@ -439,6 +449,14 @@ struct lwp_model_result lwp_model_wrmsr(struct lwp_model *m, uint32_t msr, uint6
 		/* §4.2: only supported feature bits, COREID, VECTOR. */
 		allowed = ((uint64_t)prof_reg(m, 3) & feature_mask(m) & LWP_CFG_FEATURES_MASK) |
 			  LWP_CFG_COREID_MASK | LWP_CFG_VECTOR_MASK;
+		if (m->profile->cfg_gp_mask || m->profile->cfg_ignore_mask) {
+			/* The part's own masks (lwp_profile.c, fx8150). */
+			if (val & m->profile->cfg_ignore_mask & ~allowed)
+				violation(m, "43724 §4.2",
+					  "WRMSR LWP_CFG sets a reserved bit (this part ignores it)");
+			val &= ~m->profile->cfg_ignore_mask;
+			allowed = ~m->profile->cfg_gp_mask;
+		}
 		if (val & ~allowed) {
 			violation(m, "43724 §4.2",
 				  "WRMSR LWP_CFG sets a reserved or unsupported bit: #GP");
@@ -718,6 +736,40 @@ static void kernel_fault(struct lwp_model *m, const struct lwp_model_result *r,
 		violation(m, section, what);
 }
 
+/*
+ * §6: "All fields in the LWPCB ... marked as Reserved must be zero"; LLWPCB
+ * raises #GP otherwise (issue 14, the behaviour of Family 15h). Figure 6-1:
+ * bytes 23-20, 63-56, 68 to E-1 (E = LwpEventOffset); Table 6-2: Filters
+ * bits 24:13. @fx holds the first LWP_LWPCB_FIXED_SIZE bytes. The reserved
+ * bits 31:26 of the event fields are not checked: SLWPCB itself writes
+ * counters as 26-bit fields (CHOICE, Documentation/lwp-model.rst).
+ */
+static bool lwpcb_reserved_zero(struct lwp_model *m, uint64_t addr, const uint8_t *fx,
+				struct lwp_model_result *r)
+{
+	uint8_t gap[LWP_MODEL_PAGE_SIZE / 16];
+	uint32_t e = ev_offset(m), off, n, i;
+
+	if (get32(fx + LWP_LWPCB_OFF_RESERVED_20) ||
+	    get64(fx + LWP_LWPCB_OFF_RESERVED_56) ||
+	    (get32(fx + LWP_LWPCB_OFF_FILTERS) & LWP_LWPCB_FILTERS_RESERVED)) {
+		*r = res_exc(LWP_MODEL_EXC_GP);
+		return false;
+	}
+	for (off = LWP_LWPCB_FIXED_SIZE; off < e; off += n) {
+		n = e - off < sizeof(gap) ? e - off : (uint32_t)sizeof(gap);
+		if (!mem_read(m, addr + off, gap, n, r))
+			return false;
+		for (i = 0; i < n; i++) {
+			if (gap[i]) {
+				*r = res_exc(LWP_MODEL_EXC_GP);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static struct lwp_model_result do_llwpcb(struct lwp_model *m, uint64_t addr)
 {
 	struct lwp_model_result r = res_ok();
@@ -743,6 +795,8 @@ static struct lwp_model_result do_llwpcb(struct lwp_model *m, uint64_t addr)
 	if (!mem_read(m, addr, fx, sizeof(fx), &r))
 		return r;
 	if (nev && !mem_read(m, addr + e, evb, 8 * nev, &r))
+		return r;
+	if (!lwpcb_reserved_zero(m, addr, fx, &r))
 		return r;
 	flags_in = get32(fx + LWP_LWPCB_OFF_FLAGS);
 	bsize_word = get32(fx + LWP_LWPCB_OFF_BUFFER_SIZE);
@@ -1138,6 +1192,8 @@ struct lwp_model_result lwp_model_xsave(struct lwp_model *m, struct lwp_xsave_ar
 	area->lwpcb_address = m->cbaddr;
 	/* Table 7-1: bit n = Countern active; CHOICE: INT kept in bit 31. */
 	area->flags = m->flags;
+	if (m->xsave_drops_int)
+		lwp_model_xsave_drop_int(area);	/* rr, Family 15h */
 	area->buffer_head_offset = m->head;
 	area->buffer_base = m->buffer_base;
 	area->buffer_size = m->buffer_size;

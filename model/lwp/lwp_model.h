@@ -69,6 +69,13 @@ struct lwp_model_profile {
 	uint32_t fn8000_001c_ecx;	/* Table 3-1 ECX */
 	uint32_t fn8000_001c_edx;	/* Table 3-1 EDX */
 	uint32_t min_interval;		/* §5.1 step 7: minimum interval, events 2-6 */
+	/*
+	 * WRMSR LWP_CFG masks of a real part (both 0: the letter of §4.2,
+	 * #GP on every reserved or unsupported bit). Bits in cfg_ignore_mask
+	 * are dropped from the value written; bits in cfg_gp_mask raise #GP.
+	 */
+	uint64_t cfg_ignore_mask;
+	uint64_t cfg_gp_mask;
 };
 
 /* §3, issue 3: the values read on an AMD FX-8150 (Family 15h). */
@@ -162,6 +169,7 @@ struct lwp_model {
 	bool xcr0_lwp;			/* XCR0[62] */
 	uint8_t cpl;
 	enum lwp_model_head_flush head_flush;
+	bool xsave_drops_int;		/* lwp_model_set_xsave_drops_int() */
 	uint64_t rng;			/* Random (§6) source state */
 	uint64_t violations;
 	/* per thread: the state XSAVE saves (Table 7-1) */
@@ -198,6 +206,21 @@ void lwp_model_set_cpl(struct lwp_model *m, unsigned int cpl);
 void lwp_model_set_seed(struct lwp_model *m, uint64_t seed);
 /* Choose when the internal head pointer is written to the LWPCB (§8.3). */
 void lwp_model_set_head_flush(struct lwp_model *m, enum lwp_model_head_flush p);
+
+/*
+ * Family 15h behaviour seen by rr (src/LWP.cc, LWP::lwp_xsave_to_lwpcb(),
+ * pipcet/rr; issue 14): XSAVE stores the Flags of the LWP area without bit 31 (INT), e.g. 0x8 for LWPCB
+ * Flags 0x80000008, so an XRSTOR of that image restores LWP without
+ * threshold interrupts. Off by default (the letter of §7.3).
+ */
+void lwp_model_set_xsave_drops_int(struct lwp_model *m, bool on);
+
+/*
+ * What such an XSAVE does to a saved image: clears Flags bit 31 (INT) of
+ * @area. For hardware layers that keep the LWP state as an opaque image
+ * (lwpt_sim.ko's register file) and apply the quirk at their XSAVE.
+ */
+void lwp_model_xsave_drop_int(struct lwp_xsave_area *area);
 
 /* Number of spec violations by the driver/OS seen so far (requirement 9). */
 uint64_t lwp_model_violations(const struct lwp_model *m);
@@ -240,7 +263,9 @@ struct lwp_model_result lwp_model_rdmsr(struct lwp_model *m, uint32_t msr);
 
 /*
  * WRMSR (§4.2, §4.3). LWP_CFG: #GP if a bit outside EDX-supported features,
- * COREID and VECTOR is set (bit 0, 30:7, 63:48, unsupported events). INT=1
+ * COREID and VECTOR is set (bit 0, 30:7, 63:48, unsupported events); with
+ * the profile's cfg_ignore_mask/cfg_gp_mask (fx8150), the real part's rule
+ * instead: ignored bits dropped, #GP bits refused. INT=1
  * with VECTOR < 32 is accepted but counted as a violation ("must be
  * provided"). LWP_CBADDR: non-zero -> #GP; zero -> LWP disabled, internal
  * state discarded without any memory access. Every #GP is a violation.
@@ -289,7 +314,8 @@ struct lwp_model_result lwp_model_xrstor(struct lwp_model *m, const struct lwp_x
  * #UD if LWP is not available. Flushes the active state first (a #PF there
  * leaves the old LWPCB active), disables LWP if addr = 0, else reads and
  * validates the new LWPCB (#PF on its pages; #GP for a non-canonical or
- * wrapping LWPCB/ring, a ring smaller than max(LwpEventSize,
+ * wrapping LWPCB/ring, a non-zero Reserved field of Figure 6-1 (bytes
+ * 23-20, 63-56, 68 to LwpEventOffset-1, Filters bits 24:13), a ring smaller than max(LwpEventSize,
  * 32 * LwpMinBufferSize * LwpEventSize) bytes), writes back Flags & available
  * features and fixed EventIntervals, loads counters (negative -> 0), starts.
  */

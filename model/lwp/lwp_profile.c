@@ -20,6 +20,14 @@ const struct lwp_model_profile lwp_model_profile_fx8150 = {
 	.fn8000_001c_ecx = 0x00010200u,
 	.fn8000_001c_edx = 0x8000000Fu,
 	.min_interval = 0,
+	/*
+	 * WRMSR LWP_CFG as the chip does it, read from a real FX-8150 by
+	 * VirtualBox (src/VBox/VMM/VMMR3/cpus/AMD_FX_8150_Eight_Core.h,
+	 * MSR C000_0105h "AMD_15H_LWP_CFG": ignore mask ffff0000_00000001h,
+	 * #GP mask 7ffffff0h): bit 0 and bits 63:48 are dropped, not #GP.
+	 */
+	.cfg_ignore_mask = 0xFFFF000000000001ull,
+	.cfg_gp_mask = 0x7FFFFFF0ull,
 };
 
 /*

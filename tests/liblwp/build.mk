@@ -33,3 +33,4 @@ test_lwp_gccjit_SRCS := tests/liblwp/test_lwp_gccjit.c
 test_lwp_gccjit_LIBS := lwp
 test_lwp_gccjit_LDLIBS := -lgccjit -lpthread
 SCRIPT_TESTS += tests/liblwp/fast_regs.sh
+SCRIPT_TESTS += tests/liblwp/switches.sh

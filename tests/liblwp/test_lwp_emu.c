@@ -417,6 +417,7 @@ START_TEST(test_threshold_wait)
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_session *s;
 	struct lwp_event ev[16];
+	uint32_t i;
 
 	cfg.buffer_records = 16;
 	cfg.threshold_records = 4;
@@ -434,6 +435,30 @@ START_TEST(test_threshold_wait)
 	ck_assert_int_eq(lwp_wait(s, 0), 0);	/* consumed */
 	ck_assert_int_eq(lwp_read(s, ev, 16), 4);
 	lwp_ins32(0, 4, 0);
+	ck_assert_int_eq(lwp_wait(s, 0), 0);
+	lwp_close(s);
+
+	/*
+	 * Issue 19: a reader that drains with lwp_read() is not woken for the
+	 * records it already has, however long it waits; records stored after
+	 * the drain wake it again.
+	 */
+	s = open_emu(&cfg);
+	ck_assert_int_eq(lwp_start(s), 0);
+	for (i = 0; i < 8; i++)
+		lwp_ins32(0, i, 0);		/* threshold 4 crossed */
+	ck_assert_int_eq(lwp_read(s, ev, 16), 8);
+	ck_assert_int_eq(lwp_wait(s, 0), 0);
+	ck_assert_int_eq(lwp_wait(s, 30), 0);
+	for (i = 0; i < 4; i++)
+		lwp_ins32(0, i, 0);
+	ck_assert_int_eq(lwp_wait(s, 1000), 1);
+	ck_assert_int_eq(lwp_pending(s), 4);
+	ck_assert_int_eq(lwp_read(s, ev, 2), 2);	/* partial: 2 stay */
+	for (i = 0; i < 4; i++)
+		lwp_ins32(0, i, 0);
+	ck_assert_int_eq(lwp_wait(s, 1000), 1);	/* 6 records unread */
+	ck_assert_int_eq(lwp_read(s, ev, 16), 6);
 	ck_assert_int_eq(lwp_wait(s, 0), 0);
 	lwp_close(s);
 
@@ -586,6 +611,8 @@ START_TEST(test_program_lwpcb)
 	__asm__ __volatile__("llwpcb %%rax" : : "a"(cb) : "memory");
 	ck_assert_ptr_eq(lwp_slwpcb(), cb);
 	ck_assert_int_eq(raw_lwpins(9, 8), 0);
+	/* §8.3: the head may stay in the unit (LIBLWP_LWP_LAZY_HEAD=1). */
+	ck_assert_ptr_eq(lwp_slwpcb(), cb);
 	memcpy(&v, cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET, 4);
 	ck_assert_uint_eq(v, 32);
 	ck_assert_uint_eq(ring[0], LWP_EVENT_INS);
@@ -599,6 +626,51 @@ START_TEST(test_program_lwpcb)
 END_TEST
 
 /* ---- Threads: §1.1 polling model, per-thread LWP state ------------------- */
+
+static void *read_other(void *p)
+{
+	struct lwp_event ev[8];
+
+	return (void *)(intptr_t)lwp_read(p, ev, 8);
+}
+
+static ssize_t read_on_other_thread(struct lwp_session *s)
+{
+	pthread_t th;
+	void *r;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, read_other, s), 0);
+	ck_assert_int_eq(pthread_join(th, &r), 0);
+	return (ssize_t)(intptr_t)r;
+}
+
+/*
+ * §8.3 with a lazily written head (LIBLWP_LWP_LAZY_HEAD=1, issue 14 §2.2):
+ * another thread reads what the unit flushed; the owner reads everything
+ * (lwp_read()/lwp_pending() execute SLWPCB first); after lwp_stop()
+ * everything is readable from any thread. Documentation/liblwp.rst.
+ */
+START_TEST(test_lazy_head_readers)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+
+	setenv("LIBLWP_LWP_LAZY_HEAD", "1", 1);	/* before this thread's first use */
+	cfg.buffer_records = 64;
+	s = open_emu(&cfg);
+	ck_assert_int_eq(lwp_start(s), 0);
+	lwp_ins32(0, 1, 0);
+	lwp_ins32(0, 2, 0);
+	ck_assert_int_eq(read_on_other_thread(s), 0);	/* not flushed yet */
+	ck_assert_int_eq(lwp_pending(s), 2);		/* owner: SLWPCB */
+	ck_assert_int_eq(read_on_other_thread(s), 2);
+	lwp_ins32(0, 3, 0);
+	ck_assert_int_eq(lwp_stop(s), 0);		/* LLWPCB 0 flushes */
+	ck_assert_int_eq(read_on_other_thread(s), 1);
+	lwp_close(s);
+	unsetenv("LIBLWP_LWP_LAZY_HEAD");
+}
+END_TEST
 
 #define NREC 200000
 
@@ -717,7 +789,12 @@ static void *start_and_exit(void *p)
 {
 	struct lwp_session *s = p;
 
-	return (void *)(intptr_t)(lwp_start(s) == 0 && lwp_ins32(0, 42, 0) == 0);
+	/*
+	 * lwp_pending() on the owner flushes a lazy head (SLWPCB): the exit
+	 * zeroes LWP_CBADDR without a flush (§8.7.2), Documentation/liblwp.rst.
+	 */
+	return (void *)(intptr_t)(lwp_start(s) == 0 && lwp_ins32(0, 42, 0) == 0 &&
+				  lwp_pending(s) == 1);
 }
 
 /* §8.7.2: a thread that exits has LWP_CBADDR zeroed; records stay. */
@@ -771,6 +848,7 @@ START_TEST(test_fork_child_lwp_off)
 
 	ck_assert_int_eq(lwp_start(s), 0);
 	ck_assert_int_eq(lwp_ins32(0, 1, 0), 0);
+	ck_assert_int_eq(lwp_pending(s), 1);	/* owner: flushes a lazy head */
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -868,6 +946,7 @@ static Suite *emu_suite(void)
 	tcase_set_timeout(thr, 120);
 	tcase_set_timeout(rec, 60);
 	tcase_add_test(thr, test_drain_from_other_thread);
+	tcase_add_test(thr, test_lazy_head_readers);
 	tcase_add_test(thr, test_owner_thread_rules);
 	tcase_add_test(thr, test_sigill_on_other_thread);
 	tcase_add_test(thr, test_thread_exit_while_enabled);

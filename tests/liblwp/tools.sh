@@ -53,6 +53,23 @@ check "lwpt-info rejects a bad option with 2" test $? -eq 2
 check "lwpt-info -b emu prints only emu" sh -c "! grep -q '^backend hw' '$out'"
 check "lwpt-info -b emu prints no PT" sh -c "! grep -q '^Intel PT' '$out'"
 
+# Issue 14 §3: -b names one backend and the exit status is that backend's.
+if [ ! -e /dev/lwp ]; then
+	"$BIN/lwpt-info" -b hw >"$out" 2>&1
+	check "lwpt-info -b hw exits 1 without /dev/lwp" test $? -eq 1
+	check "lwpt-info -b hw says why" grep -q 'usable  *no: no /dev/lwp' "$out"
+fi
+"$BIN/lwpt-info" -b emu >"$out" 2>&1
+check "lwpt-info -b emu exits 0" test $? -eq 0
+check "lwpt-info: raw LWP instructions trap on this CPU" \
+	grep -q '^  raw LWP instructions  *trap (SIGILL): emulated$' "$out"
+"$BIN/lwpt-jitdemo" -b foo >"$out" 2>&1
+check "lwpt-jitdemo -b foo exits 2 (usage)" test $? -eq 2
+check "lwpt-jitdemo names the wrong argument" \
+	grep -q "^lwpt-jitdemo: -b/--backend 'foo': not auto, hw or emu$" "$out"
+"$BIN/lwpt-jitdemo" -n 0 >"$out" 2>&1
+check "lwpt-jitdemo -n 0 names -n" grep -q '^lwpt-jitdemo: -n: ' "$out"
+
 "$BIN/lwpt-jitdemo" --help >/dev/null 2>&1
 check "lwpt-jitdemo --help exits 0" test $? -eq 0
 "$BIN/lwpt-jitdemo" -x >/dev/null 2>&1

@@ -193,6 +193,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
+	/* 2b. lpt_pkt_count() (ptdump --stats) against lpt_pkt_next() from
+	 * offset 0: the same per-type counts, errors and error offsets, also
+	 * after each resynchronisation. */
+	if (size) {
+		struct lpt_pkt_stats sa, sb;
+		struct lpt_packet one;
+		uint64_t oa, ob;
+		int ra, rb;
+
+		memset(&sa, 0, sizeof(sa));
+		memset(&sb, 0, sizeof(sb));
+		lpt_pkt_set_buffer(a, data, size);
+		lpt_pkt_set_buffer(b, data, size);
+		REQUIRE(lpt_pkt_sync_set(a, 0) == 0 && lpt_pkt_sync_set(b, 0) == 0);
+		guard = 0;
+		for (;;) {
+			REQUIRE(++guard < 1000000);
+			ra = lpt_pkt_count(a, &sa);
+			while ((rb = lpt_pkt_next(b, &one)) > 0) {
+				sb.count[one.type]++;
+				sb.bytes[one.type] += one.size;
+			}
+			REQUIRE(ra == rb && ra < 0);
+			REQUIRE(lpt_pkt_get_offset(a, &oa) == 0 &&
+				lpt_pkt_get_offset(b, &ob) == 0 && oa == ob);
+			if (ra == LPT_ERR_EOS)
+				break;
+			ra = lpt_pkt_sync_forward(a);
+			rb = lpt_pkt_sync_forward(b);
+			REQUIRE(ra == rb);
+			if (ra < 0)
+				break;
+		}
+		REQUIRE(!memcmp(&sa, &sb, sizeof(sa)));
+	}
+
 	/* 3. Backward sync visits PSBs in reverse, each a valid PSB. */
 	lpt_pkt_set_buffer(a, data, size);
 	guard = 0;

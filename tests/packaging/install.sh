@@ -111,9 +111,7 @@ for t in "$d/usr/bin/"*; do
 	[ $rc -eq 0 ] && echo "$out" | grep -q "$version" && ok || bad "$n --version: $rc: $out"
 	LD_LIBRARY_PATH="$d$libdir" "$t" --no-such-option >/dev/null 2>&1
 	rc=$?
-	# ptdump still exits 1 as libipt's ptdump does (its messages and
-	# statuses are being reworked with issue 16 point 8).
-	[ $rc -eq 2 ] || { [ "$n" = ptdump ] && [ $rc -eq 1 ]; } && ok ||
+	[ $rc -eq 2 ] && ok ||
 		bad "$n --no-such-option: status $rc, want 2 (usage error)"
 	man -l "$d/usr/share/man/man1/$n.1" 2>/dev/null | grep -q 'EXIT STATUS' && ok ||
 		bad "$n.1: no EXIT STATUS"

@@ -48,6 +48,16 @@ module_loaded() {
 	grep -q "^$1 " /proc/modules
 }
 
+# Every LWP case runs under both settings of lwpt_sim.ko's Family 15h
+# switches (issue 14): 0, the letter of 43724, and 1, lwp_xsave_drops_int=1
+# (XSAVE drops Flags.INT, as rr saw) with lwp_lazy_head=1 (BufferHeadOffset
+# written only when §8.3 requires it). lwp_switches V sets both to V.
+LWP_SWITCH_RUNS="0 1"
+lwp_switches() {
+	echo "$1" > /sys/module/lwpt_sim/parameters/lwp_xsave_drops_int &&
+		echo "$1" > /sys/module/lwpt_sim/parameters/lwp_lazy_head
+}
+
 # The spec-violation count of lwpt_sim.ko (debugfs).
 sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations

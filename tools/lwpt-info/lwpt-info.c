@@ -27,8 +27,8 @@ static void usage(FILE *f)
 		"  -h, --help           this help\n\n"
 		"      --version        print the lwpt version\n"
 		"\n"
-		"Exit status: 0 if some backend is usable, 1 if none is, 2 on a\n"
-		"usage error.\n");
+		"Exit status: 0 if some backend is usable (with -b: that one), 1 if\n"
+		"none is, 2 on a usage error.\n");
 }
 
 static const char *yes(unsigned int v)
@@ -57,19 +57,52 @@ static void print_flags(const char *what, uint32_t flags)
 	printf("%s\n", any ? "" : "-");
 }
 
-static void print_backend(int backend)
+/*
+ * Why the hardware backend is unusable, in words: the device, or QEMU's
+ * XOP-as-POP without lwpt_sim.ko's UD2 marker (issue 14 §3).
+ */
+static void print_hw_why(int ret, int traps, int dev)
+{
+	if (ret == -ENODEV && dev && traps == 0)
+		printf("  %-26s%s\n", "usable",
+		       "no: this CPU executes LWP instructions (XOP 8F) as POP instead of\n"
+		       "                            raising #UD (QEMU TCG); load lwpt_sim.ko with ud2_marker=1\n"
+		       "                            (or echo 1 > /sys/module/lwpt_sim/parameters/ud2_marker)");
+	else if (ret == -ENODEV && !dev)
+		printf("  %-26s%s\n", "usable",
+		       "no: no /dev/lwp (load lwpt.ko, or lwpt_sim.ko on a machine without LWP)");
+	else if (ret == -ENODEV)
+		printf("  %-26s%s\n", "usable",
+		       "no: /dev/lwp exists but the module has no LWP on this machine\n"
+		       "                            (its load line in the kernel log says why)");
+	else
+		printf("  %-26s%s (%s)\n", "usable", "no", strerror(-ret));
+}
+
+/* Returns 1 if @backend is usable, else 0. */
+static int print_backend(int backend, int dev)
 {
 	struct lwp_caps c;
 	int ret = lwp_query_backend(&c, backend);
+	int traps = lwp_raw_insns_trap();
 
 	printf("backend %s (%s):\n", lwp_backend_name(backend),
 	       backend == LWP_BACKEND_HW ? "/dev/lwp, lwpt.ko or lwpt_sim.ko" :
 	       "user-space emulation on the LWP model");
 	if (ret) {
-		printf("  %-26s%s (%s)\n", "usable", "no", strerror(-ret));
-		return;
+		if (backend == LWP_BACKEND_HW)
+			print_hw_why(ret, traps, dev);
+		else
+			printf("  %-26s%s (%s)\n", "usable", "no", strerror(-ret));
+		return 0;
 	}
 	printf("  %-26s%s\n", "usable", yes(c.available));
+	if (backend == LWP_BACKEND_EMU)
+		printf("  %-26s%s\n", "raw LWP instructions",
+		       traps > 0 ? "trap (SIGILL): emulated" :
+		       traps == 0 ? "do NOT trap here (QEMU TCG runs XOP 8F as POP): "
+		       "only liblwp's inline wrappers work; JIT code with raw "
+		       "LWP instructions would crash" : "unknown (probe failed)");
 	if (backend == LWP_BACKEND_HW)
 		printf("  %-26s%s\n", "UD2 before LWP insns",
 		       c.hw_ud2_marker ? "yes (XOP does not raise #UD here, "
@@ -91,6 +124,7 @@ static void print_backend(int backend)
 	printf("  %-26s%u bits, rounded to %u bits\n", "latency counter",
 	       c.latency_max, c.latency_rnd);
 	printf("  %-26s%s\n", "DCache data address", yes(c.data_address));
+	return !!c.available;
 }
 
 /* A 16-bit encoding bitmap of CPUID 14H.1 and the encodings it allows. */
@@ -173,7 +207,7 @@ int main(int argc, char **argv)
 	};
 	struct lwp_caps best;
 	struct stat st;
-	int c, only = 0;
+	int c, only = 0, dev, usable = 0;
 
 	while ((c = getopt_long(argc, argv, "b:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -206,19 +240,22 @@ int main(int argc, char **argv)
 	(void)lwp_query(&best);
 	printf("CPU:\n  %-26s%s\n", "LWP (Fn8000_0001_ECX[15])",
 	       yes(best.cpu_supported));
+	dev = stat(LWP_DEVICE, &st) == 0;
 	printf("kernel module:\n  %-26s%s\n", LWP_DEVICE,
-	       stat(LWP_DEVICE, &st) == 0 ? "present" : "absent");
+	       dev ? "present" : "absent");
 	if (best.hw_abi_version)
 		printf("  %-26s%u.%u (%s)\n", "ABI version",
 		       best.hw_abi_version >> 16, best.hw_abi_version & 0xffff,
 		       best.hw_sim ? "lwpt_sim.ko, software model" : "lwpt.ko");
 	if (!only || only == LWP_BACKEND_HW)
-		print_backend(LWP_BACKEND_HW);
+		usable |= print_backend(LWP_BACKEND_HW, dev);
 	if (!only || only == LWP_BACKEND_EMU)
-		print_backend(LWP_BACKEND_EMU);
+		usable |= print_backend(LWP_BACKEND_EMU, dev);
 	printf("lwp_open() default backend: %s\n",
 	       best.available ? lwp_backend_name((int)best.backend) : "none");
 	if (!only)
 		print_pt();
+	if (only)
+		return usable ? 0 : 1;
 	return best.available ? 0 : 1;
 }

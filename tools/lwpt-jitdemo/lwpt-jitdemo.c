@@ -253,7 +253,8 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "auto"))
 				cfg.backend = LWP_BACKEND_AUTO;
 			else {
-				usage(stderr);
+				fprintf(stderr, "lwpt-jitdemo: -b/--backend '%s': not auto, hw or emu\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -264,8 +265,12 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || n == 0 || n > (1ull << 32)) {
-		usage(stderr);
+	if (optind != argc) {
+		fprintf(stderr, "lwpt-jitdemo: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (n == 0 || n > (1ull << 32)) {
+		fprintf(stderr, "lwpt-jitdemo: -n: %" PRIu64 " iterations: must be 1 to 2^32\n", n);
 		return 2;
 	}
 
@@ -282,6 +287,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/*
+	 * With --raw the JIT code holds raw LWP instructions: on the emulation
+	 * they need #UD (SIGILL). Where XOP runs as POP (QEMU TCG) they would
+	 * corrupt the stack: refuse, and say what to do (issue 14 §3). The
+	 * call sequences of lwp_jit_encode() need no trap.
+	 */
+	if (j.raw && lwp_session_backend(s) == LWP_BACKEND_EMU &&
+	    lwp_raw_insns_trap() != 1) {
+		fprintf(stderr,
+			"lwpt-jitdemo: --raw: this CPU executes LWP instructions (XOP 8F) as POP\n"
+			"instead of raising #UD (QEMU TCG without KVM), so the emulation cannot\n"
+			"catch the raw instructions of the JIT code. Drop --raw (call sequences\n"
+			"need no trap), run it on LWP hardware or under KVM, or use -b hw with\n"
+			"lwpt_sim.ko loaded with ud2_marker=1.\n");
+		lwp_close(s);
+		return 1;
+	}
 	if (lwp_session_backend(s) == LWP_BACKEND_HW) {
 		struct lwp_caps hc;
 

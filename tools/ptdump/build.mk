@@ -29,12 +29,12 @@ test_ptdump_out_SRCS := tests/tools/ptdump/test_ptdump_out.c \
 # Text output speed on the real traces against libipt's own ptdump
 # (make bench; scripts/build-libipt-ptdump builds the reference).
 BENCHES += bench_ptdump
-bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c
+bench_ptdump_SRCS := tests/tools/ptdump/bench_ptdump.c tests/bench/bench_child.c
 bench_ptdump_LDLIBS := -lm
 # bench_ptdump's reference for `ptdump --stats` (issue 17.1): a whole
 # process looping libipt's pt_pkt_next() over a file.
 BENCH_HELPERS += ipt_pkt_loop
-ipt_pkt_loop_SRCS := tests/tools/ptdump/ipt_pkt_loop.c
+ipt_pkt_loop_SRCS := tests/tools/ptdump/ipt_pkt_loop.c tests/bench/bench_child.c
 ipt_pkt_loop_LDLIBS := -lipt
 # bench_ptdump's fallback reference when libipt's ptdump cannot be built: a
 # printf-per-field model of it on libipt's decoder (not libipt's ptdump).

@@ -87,6 +87,19 @@ struct lwp_enable {
  * @saves:	XSAVEs of the LWP state at sched-out
  * @restores:	XRSTORs of the LWP state at sched-in
  * @emulated:	LWP instructions emulated after #UD (lwpt_sim.ko only)
+ *
+ * Size version 1 (LWP_STATS_SIZE_VER1) appends, counted as they happen:
+ * @switch_errors: failed XGETBV/XSETBV/XSAVE/XRSTOR at this thread's
+ *		context switches (a failed XRSTOR leaves it without its LWP
+ *		state on that CPU)
+ * @xcr0_lost:	sched-outs that found XCR0[62] cleared by another kernel
+ *		user (a KVM vCPU thread, fpu__resume_cpu): LWP_CBADDR was
+ *		zeroed (43724 §4.1), the state is gone, LWP is off from then
+ *		on; the saved image is marked empty, never restored stale
+ * @int_rearmed: sched-ins that put Flags.INT back into the saved image
+ *		(Family 15h XSAVE drops it; Documentation/lwp.rst)
+ * @throttles:	times threshold interrupts were switched off for a second
+ *		because the thread exceeded the rate limit (Documentation/lwp.rst)
  */
 struct lwp_stats {
 	__u32 size;
@@ -97,9 +110,14 @@ struct lwp_stats {
 	__u64 saves;
 	__u64 restores;
 	__u64 emulated;
+	__u64 switch_errors;
+	__u64 xcr0_lost;
+	__u64 int_rearmed;
+	__u64 throttles;
 };
 
 #define LWP_STATS_SIZE_VER0	48
+#define LWP_STATS_SIZE_VER1	80
 
 /*
  * LWP_IOC_GET_CAPS - what the kernel knows about LWP. Any thread.
@@ -117,5 +135,8 @@ struct lwp_stats {
 #define LWP_IOC_ENABLE		_IOW(LWPT_IOC_MAGIC, 0x11, struct lwp_enable)
 #define LWP_IOC_DISABLE		_IO(LWPT_IOC_MAGIC, 0x12)
 #define LWP_IOC_GET_STATS	_IOWR(LWPT_IOC_MAGIC, 0x13, struct lwp_stats)
+/* The same request as built by programs that know only size version 0. */
+#define LWP_IOC_GET_STATS_VER0	_IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, \
+				     0x13, LWP_STATS_SIZE_VER0)
 
 #endif /* _UAPI_LWPT_LWP_H */

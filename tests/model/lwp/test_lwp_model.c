@@ -213,13 +213,15 @@ START_TEST(test_wrmsr_lwp_cfg_reserved_and_unsupported_gp)
 {
 	struct test_env *e = env_new_bare(&lwp_model_profile_fx8150);
 	static const uint64_t bad[] = {
-		1ull << 0,			/* reserved MBZ */
 		LWP_CFG_DME,			/* not supported by fx8150 */
 		LWP_CFG_CNH, LWP_CFG_RNH,
 		1ull << 7, 1ull << 30,		/* reserved events */
-		1ull << 48, 1ull << 63,		/* reserved high */
 	};
-	unsigned int i;
+	/* fx8150: ignored, not #GP (VirtualBox's FX-8150 ignore mask). */
+	static const uint64_t ignored[] = {
+		1ull << 0, 1ull << 48, 1ull << 63,
+	};
+	unsigned int i, j;
 	struct lwp_model_result r;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -228,16 +230,27 @@ START_TEST(test_wrmsr_lwp_cfg_reserved_and_unsupported_gp)
 		ck_assert_uint_eq(r.value, 0);	/* not written */
 	}
 	ck_assert_uint_eq(lwp_model_violations(&e->m), i);
+	for (j = 0; j < sizeof(ignored) / sizeof(ignored[0]); j++) {
+		OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, ignored[j] | LWP_CFG_VAL));
+		r = lwp_model_rdmsr(&e->m, LWP_MSR_CFG);
+		ck_assert_uint_eq(r.value, LWP_CFG_VAL);	/* bit dropped */
+		/* Still a driver bug (§4.2 MBZ): counted. */
+		ck_assert_uint_eq(lwp_model_violations(&e->m), i + j + 1);
+	}
+	i += j;
+	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 0));
 	ck_assert_str_eq(e->last_section, "43724 §4.2");
 	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 0x8000000Eull | (0xFFull << 32) |
 			   (0xF0ull << 40)));
 	r = lwp_model_rdmsr(&e->m, LWP_MSR_CFG);
 	ck_assert_uint_eq(r.value, 0x8000000Eull | (0xFFull << 32) | (0xF0ull << 40));
 	ck_assert_uint_eq(lwp_model_violations(&e->m), i);
-	/* The full profile accepts DME/CNH/RNH. */
+	/* The full profile accepts DME/CNH/RNH; it follows the letter: #GP. */
 	env_free(e);
 	e = env_new_bare(&lwp_model_profile_full);
 	OK(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 0x8000007Eull | (0x40ull << 40)));
+	IS(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 1ull << 0), LWP_MODEL_EXC_GP);
+	IS(lwp_model_wrmsr(&e->m, LWP_MSR_CFG, 1ull << 48), LWP_MODEL_EXC_GP);
 	env_free(e);
 }
 END_TEST
@@ -992,6 +1005,102 @@ START_TEST(test_head_flush_every_store_default)
 }
 END_TEST
 
+/* §8.3 with the lazy policy: the head reaches memory only at threshold,
+ * ring full, LLWPCB and SLWPCB (not at XSAVE: §8.3 does not list it). */
+START_TEST(test_head_flush_lazy)
+{
+	struct test_env *e = env_started(&lwp_model_profile_fx8150, 0, 32);
+	struct lwp_xsave_area a;
+	uint64_t bv = 0;
+
+	lwp_model_set_head_flush(&e->m, LWP_MODEL_HEAD_FLUSH_LAZY);
+	OK(ins(e, 1, 0, 0, 0));
+	OK(ins(e, 1, 0, 0, 0));
+	ck_assert_uint_eq(env_head(e), 0);
+	lwp_model_set_cpl(&e->m, 0);
+	OK(lwp_model_xsave(&e->m, &a, LWP_XCR0_MASK, &bv));
+	ck_assert_uint_eq(a.buffer_head_offset, 64);	/* internal head */
+	ck_assert_uint_eq(env_head(e), 0);
+	lwp_model_set_cpl(&e->m, 3);
+	OK(lwp_model_slwpcb(&e->m, 64));
+	ck_assert_uint_eq(env_head(e), 64);
+	OK(ins(e, 1, 0, 0, 0));
+	ck_assert_uint_eq(env_head(e), 64);
+	OK(lwp_model_llwpcb(&e->m, 0, 64));		/* flushes, disables */
+	ck_assert_uint_eq(env_head(e), 96);
+	env_free(e);
+}
+END_TEST
+
+/* ===================================================================== */
+/* Family 15h as field-tested code saw it (issue 14)                     */
+/* ===================================================================== */
+
+/* rr (src/LWP.cc, LWP::lwp_xsave_to_lwpcb()): XSAVE stores Flags without INT (0x8 for 0x80000008);
+ * XRSTOR of that image restores LWP without threshold interrupts. */
+START_TEST(test_xsave_drops_int)
+{
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	struct lwp_xsave_area a;
+	uint64_t bv = 0;
+
+	lwp_model_set_xsave_drops_int(&e->m, true);
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_INT, 1024, ENV_RING);
+	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_THRESHOLD, 0);	/* every store */
+	env_event(e, ENV_LWPCB, 3, 100, 100);
+	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+	OK(ins(e, 1, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 1);
+	lwp_model_set_cpl(&e->m, 0);
+	OK(lwp_model_xsave(&e->m, &a, LWP_XCR0_MASK, &bv));
+	ck_assert_uint_eq(a.flags, LWP_LWPCB_FLAGS_IRE);
+	OK(lwp_model_xrstor(&e->m, &a, LWP_XCR0_MASK, bv));
+	lwp_model_set_cpl(&e->m, 3);
+	ck_assert_uint_eq(lwp_model_flags(&e->m), LWP_LWPCB_FLAGS_IRE);
+	OK(ins(e, 2, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 1);		/* no interrupt any more */
+	/* The driver's fix: INT put back into the image before XRSTOR. */
+	lwp_model_set_cpl(&e->m, 0);
+	OK(lwp_model_xsave(&e->m, &a, LWP_XCR0_MASK, &bv));
+	a.flags |= LWP_LWPCB_FLAGS_INT;
+	OK(lwp_model_xrstor(&e->m, &a, LWP_XCR0_MASK, bv));
+	lwp_model_set_cpl(&e->m, 3);
+	OK(ins(e, 3, 0, 0, 0));
+	ck_assert_uint_eq(e->irqs, 2);
+	/* The helper for opaque images does the same. */
+	a.flags = 0x80000008u;
+	lwp_model_xsave_drop_int(&a);
+	ck_assert_uint_eq(a.flags, 0x8u);
+	ck_assert_uint_eq(e->violations, 0);
+	env_free(e);
+}
+END_TEST
+
+/* §6 "Reserved ... must be zero", Figure 6-1: LLWPCB #GP, LWP disabled. */
+START_TEST(test_llwpcb_reserved_fields_gp)
+{
+	static const uint32_t off[] = { 20, 23, 56, 63, 68, 100, 127 };
+	struct test_env *e = env_new(&lwp_model_profile_fx8150);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+		env_ptr(e, ENV_LWPCB + off[i])[0] = 0x01;
+		IS(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64), LWP_MODEL_EXC_GP);
+		ck_assert(!lwp_model_enabled(&e->m));
+		env_ptr(e, ENV_LWPCB + off[i])[0] = 0;
+		OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
+		OK(lwp_model_llwpcb(&e->m, 0, 64));
+	}
+	/* Table 6-2: Filters bits 24:13 are reserved. */
+	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL, 1024, ENV_RING);
+	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_FILTERS, 1u << 13);
+	IS(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64), LWP_MODEL_EXC_GP);
+	ck_assert_uint_eq(e->violations, 0);	/* a user error */
+	env_free(e);
+}
+END_TEST
+
 /* ===================================================================== */
 /* §7 XSAVE/XRSTOR                                                       */
 /* ===================================================================== */
@@ -1007,7 +1116,7 @@ START_TEST(test_xsave_layout)
 	ck_assert_uint_eq(bv, 1);
 	env_lwpcb(e, ENV_LWPCB, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_IRE | LWP_LWPCB_FLAGS_INT,
 		  1024 + 5, ENV_RING);
-	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_FILTERS, 0x12345678);
+	env_put32(e, ENV_LWPCB + LWP_LWPCB_OFF_FILTERS, 0x12001678);
 	env_event(e, ENV_LWPCB, 1, 100, 40);
 	env_event(e, ENV_LWPCB, 2, 100, 30);
 	OK(lwp_model_llwpcb(&e->m, ENV_LWPCB, 64));
@@ -1022,7 +1131,7 @@ START_TEST(test_xsave_layout)
 	ck_assert_uint_eq(a.buffer_head_offset, 32);
 	ck_assert_uint_eq(a.buffer_base, ENV_RING);
 	ck_assert_uint_eq(a.buffer_size, 1024);
-	ck_assert_uint_eq(a.filters, 0x12345678);
+	ck_assert_uint_eq(a.filters, 0x12001678);
 	ck_assert_uint_eq(a.saved_event_record.event_id, 0);
 	ck_assert_uint_eq(a.event_counter[0], 39);
 	ck_assert_uint_eq(a.event_counter[1], 30);
@@ -1804,6 +1913,9 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_threshold_interrupt);
 	tcase_add_test(tc, test_threshold_zero_large_and_disabled);
 	tcase_add_test(tc, test_head_flush_every_store_default);
+	tcase_add_test(tc, test_head_flush_lazy);
+	tcase_add_test(tc, test_xsave_drops_int);
+	tcase_add_test(tc, test_llwpcb_reserved_fields_gp);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xsave_s7");

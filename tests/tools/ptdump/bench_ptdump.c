@@ -38,6 +38,8 @@
  * MODES: comma-separated subset of default,no-pad,raw,time,stats (default:
  * all; stats is step 4).
  */
+#include "tests/bench/bench_child.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,21 +103,6 @@ static pid_t start(const struct prog *prog, const char *opt,
 	_exit(127);
 }
 
-/* Wait for @pid; return its exit status (-1 on signal) and CPU time. */
-static int finish(pid_t pid, double *cpu)
-{
-	struct rusage ru;
-	int status;
-
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (cpu)
-		*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* Run to /dev/null; return the child's CPU time or a negative value. */
 static double timed_run(const struct prog *prog, const char *opt,
 			const char *trace)
@@ -124,7 +110,7 @@ static double timed_run(const struct prog *prog, const char *opt,
 	pid_t pid = start(prog, opt, trace, devnull, -1);
 	double cpu;
 
-	if (pid < 0 || finish(pid, &cpu) != 0)
+	if (pid < 0 || bench_child_wait(pid, &cpu) != 0)
 		return -1;
 	return cpu;
 }
@@ -239,7 +225,7 @@ static int compare_outputs(const char *opt, const char *trace)
 		free(s[i].buf);
 		if (diff)
 			kill(pid[i], SIGKILL);
-		if (finish(pid[i], NULL) != 0 && !diff)
+		if (bench_child_wait(pid[i], NULL) != 0 && !diff)
 			ret = -1;
 	}
 	return diff ? 1 : ret;
@@ -361,33 +347,14 @@ static off_t make_stats_file(const char *real, const char *path)
 	return done;
 }
 
-/* "packets: N" from @prog @opt @file's output; 0 if none. */
+/* "packets: N" from @prog [@opt] @file's output; 0 if none. */
 static unsigned long long packets_of(const struct prog *prog, const char *opt,
 				     const char *file)
 {
-	char tmpl[] = "/tmp/bench_ptdump.XXXXXX";
-	unsigned long long n = 0;
-	char line[256];
-	FILE *f;
-	int fd = mkstemp(tmpl);
-	pid_t pid;
+	char *argv[] = { (char *)prog->path, (char *)(opt ? opt : file),
+			 opt ? (char *)file : NULL, NULL };
 
-	if (fd < 0)
-		return 0;
-	unlink(tmpl);
-	pid = start(prog, opt, file, fd, -1);
-	if (pid > 0 && finish(pid, NULL) == 0) {
-		lseek(fd, 0, SEEK_SET);
-		f = fdopen(fd, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "packets: %llu", &n) == 1)
-				break;
-		if (f)
-			fclose(f);
-		return n;
-	}
-	close(fd);
-	return 0;
+	return bench_child_value(argv, "packets");
 }
 
 /* Step 4: whole-process ptdump --stats against the pt_pkt_next() loop. */

@@ -10,6 +10,8 @@
  *
  * Usage: ipt_pkt_loop FILE.   Exit: 0 ok, 1 runtime error, 2 usage.
  */
+#include "tests/bench/bench_child.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,27 +27,19 @@ int main(int argc, char **argv)
 	struct pt_packet_decoder *dec;
 	struct pt_packet pkt;
 	uint8_t *buf;
-	long size;
-	FILE *f;
+	size_t size;
 	int err, t;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s FILE\n", argv[0]);
 		return 2;
 	}
-	f = fopen(argv[1], "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) <= 0 ||
-	    fseek(f, 0, SEEK_SET)) {
+	buf = bench_load_file(argv[1], &size);
+	if (!buf) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", argv[0], argv[1],
 			strerror(errno));
 		return 1;
 	}
-	buf = malloc((size_t)size);
-	if (!buf || fread(buf, (size_t)size, 1, f) != 1) {
-		fprintf(stderr, "%s: cannot load %s\n", argv[0], argv[1]);
-		return 1;
-	}
-	fclose(f);
 
 	pt_config_init(&cfg);
 	cfg.begin = buf;

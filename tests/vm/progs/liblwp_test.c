@@ -544,6 +544,23 @@ static void test_threshold(void)
 	CHECK(ret == 1, "lwp_wait after threshold: %d", ret);
 	CHECK(lwp_read(s, ev, 64) == 12, "12 records");
 	CHECK(lwp_wait(s, 0) == 0, "interrupt consumed");
+	/*
+	 * Issue 19: drained with lwp_read() before any lwp_wait(): the
+	 * interrupt (delivered now or late, through irq_work) is discarded;
+	 * 0 either way. Records stored after the drain wake the reader again.
+	 */
+	for (i = 0; i < 12; i++)
+		(void)lwp_ins32(i, i, 0);
+	CHECK(lwp_read(s, ev, 64) == 12, "12 records drained before wait");
+	ret = lwp_wait(s, 0);
+	CHECK(ret == 0, "wait after drain (poll): %d", ret);
+	ret = lwp_wait(s, 300);
+	CHECK(ret == 0, "wait after drain: %d", ret);
+	for (i = 0; i < 12; i++)
+		(void)lwp_ins32(i, i, 0);
+	ret = lwp_wait(s, 5000);
+	CHECK(ret == 1, "wait after new records: %d", ret);
+	CHECK(lwp_read(s, ev, 64) == 12, "12 new records");
 	CHECK(lwp_stop(s) == 0, "lwp_stop");
 	lwp_close(s);
 
@@ -603,7 +620,13 @@ static void test_threads(void)
 	CHECK(th_ret[1] == -EPERM, "stop on another thread: %d", th_ret[1]);
 	CHECK(th_ret[2] == 0, "own session on another thread: %d", th_ret[2]);
 	CHECK(lwp_ins32(4, 5, 6) == 0, "LWPINS");
-	/* Draining from another thread (43724 §1.1 polling model). */
+	/*
+	 * Draining from another thread (43724 §1.1 polling model). Another
+	 * thread reads what the unit flushed (§8.3): with lwp_lazy_head=1
+	 * only after a threshold, a full ring or the owner's SLWPCB, which
+	 * lwp_pending() on the owner executes (Documentation/liblwp.rst).
+	 */
+	CHECK(lwp_pending(th_s) == 1, "pending on the owner");
 	CHECK(pthread_create(&t, NULL, th_drain, NULL) == 0, "thread");
 	pthread_join(t, &r);
 	CHECK((intptr_t)r == 1, "drained %ld on another thread", (long)(intptr_t)r);

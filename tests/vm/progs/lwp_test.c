@@ -84,9 +84,13 @@ static int lwp_ud2;
 		: : "r"((uint32_t)(vv)), "r"((uint32_t)(rm)),		\
 		  "i"(imm) : "memory")
 
+/* The LWPCB this thread last loaded (for vhead()'s flush). */
+static __thread void *t_lwpcb;
+
 static void llwpcb(void *p)
 {
 	LWP_ASM("llwpcb %0", : : "r"(p) : "memory");
+	t_lwpcb = p;
 }
 
 static void *slwpcb(void)
@@ -171,9 +175,54 @@ static void session_init(struct lwp_session *s, uint32_t flags,
 	s->cb.events[0].counter = 0;	/* EventCounter1 */
 }
 
+static void *slwpcb(void);
+
+/*
+ * BufferHeadOffset as the thread running on @s sees it: with a lazily
+ * written head (lwpt_sim.ko lwp_lazy_head=1, 43724 §8.3) SLWPCB first.
+ */
 static volatile uint32_t *vhead(struct lwp_session *s)
 {
+	if (t_lwpcb == &s->cb)
+		(void)slwpcb();
 	return &s->cb.buffer_head_offset;
+}
+
+/* A module parameter of lwpt_sim.ko: its value, or -1. */
+static long sim_param(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
+}
+
+/* Write @val into the sysfs file @path: 0 or -1. */
+static int sysfs_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(val, f) < 0;
+	r |= fclose(f);
+	return r ? -1 : 0;
+}
+
+static int sim_param_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	return sysfs_write(path, val);
 }
 
 static void test_caps(void)
@@ -505,12 +554,12 @@ static void *pp_thread(void *arg)
 	for (i = 0; i < pp_n; i++) {
 		while (pp_turn != me)
 			sched_yield();
-		t = s->cb.buffer_head_offset;
+		t = *vhead(s);
 		LWPINS32(0x1000 + me, i, 7);
 		LWPVAL32(0x2000 + me, i, 8);
 		/* LWPVAL stores at i = 0, 4, 8, ... (interval 3, §5.3). */
 		want = (t + ((i % 4) ? 32 : 64)) % RING_BYTES;
-		h = s->cb.buffer_head_offset;
+		h = *vhead(s);
 		CHECK(h == want, "thread %d iter %u head %u want %u", me, i, h,
 		      want);
 		CHECK(s->ring[t / 32].event_id == 255 &&
@@ -606,7 +655,7 @@ static void *et_thread(void *arg)
 	session_init(&s, LWP_LWPCB_FLAGS_VAL, 0);
 	llwpcb(&s.cb);
 	LWPINS32(1, 2, 3);
-	CHECK(s.cb.buffer_head_offset == 32, "head");
+	CHECK(*vhead(&s) == 32, "head");
 	return NULL;	/* exits with LWP enabled */
 }
 
@@ -772,25 +821,193 @@ static void test_threshold(void)
 	      "no SIGUSR1 for fd %d", fd);
 	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1,
 	      "read count %llu", (unsigned long long)cnt);
+	/*
+	 * Issue 14 §2.1: the interrupt survives context switches, also where
+	 * XSAVE drops Flags.INT (lwp_xsave_drops_int=1): the driver puts it
+	 * back before XRSTOR. Sleep (sched-out, XSAVE), then cross again.
+	 */
+	for (i = 0; i < 3; i++) {
+		usleep(20000);
+		LWPINS32(5, 5, 5);
+		CHECK(sigtimedwait(&set, &si, &ts) == SIGUSR1,
+		      "no interrupt after context switch %d", i);
+	}
+	CHECK(read(fd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 3,
+	      "read count %llu", (unsigned long long)cnt);
 	ioctl(fd, LWP_IOC_GET_STATS, &st);
-	CHECK(st.interrupts == 2, "interrupts %llu",
+	CHECK(st.interrupts == 5, "interrupts %llu",
 	      (unsigned long long)st.interrupts);
+	CHECK(st.saves >= 3 && st.switch_errors == 0, "saves %llu errors %llu",
+	      (unsigned long long)st.saves, (unsigned long long)st.switch_errors);
+	if (sim_param("lwp_xsave_drops_int") == 1)
+		CHECK(st.int_rearmed >= 3, "INT re-armed %llu times",
+		      (unsigned long long)st.int_rearmed);
+	else
+		CHECK(st.int_rearmed == 0, "INT re-armed %llu times",
+		      (unsigned long long)st.int_rearmed);
+	close(fd);
+}
+
+/* memory.current of this process's cgroup (v2), or -1. */
+static long long memcg_current(void)
+{
+	char line[256], path[512];
+	long long v = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "0::", 3)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", line + 3);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Issue 13 §3: what /dev/lwp allocates per open file (its context and the
+ * two XSAVE areas, GFP_KERNEL_ACCOUNT) is charged to the opener's memory
+ * cgroup. Opens @n files inside a cgroup (the case sets it up) and checks
+ * that memory.current grew by at least the two areas per file.
+ */
+static void test_memcg(unsigned int n)
+{
+	long long before, after;
+	struct lwp_caps c;
+	unsigned int i, area;
+	int fd0 = lwp_open(), *fds = calloc(n, sizeof(*fds));
+
+	CHECK(fds && lwp_caps_get(fd0, &c) == 0, "GET_CAPS");
+	if (!fds)
+		return;
+	area = c.xsave_offset + c.xsave_size;	/* one area, at least */
+	before = memcg_current();
+	CHECK(before >= 0, "no memory.current for this process");
+	for (i = 0; i < n; i++) {
+		fds[i] = open("/dev/lwp", O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0)
+			break;
+	}
+	after = memcg_current();
+	printf("memcg: %u files, memory.current %lld -> %lld (%lld bytes a file, area %u)\n",
+	       i, before, after, i ? (after - before) / i : 0, area);
+	CHECK(i == n, "open %u: %s", i, strerror(errno));
+	CHECK(i && (after - before) / i >= 2 * (long long)area,
+	      "%lld bytes charged a file, want >= %u", i ? (after - before) / i : 0,
+	      2 * area);
+	while (i--)
+		close(fds[i]);
+	free(fds);
+	close(fd0);
+}
+
+/*
+ * Issue 13 §3, as a hostile user (uid 1000, no capabilities): Threshold 0
+ * asks for an interrupt per record (43724 Table 6-1); the driver lets at
+ * most 1000 a second through per thread and then takes Flags.INT away for
+ * a second (Documentation/lwp.rst). Size-versioned structs above PAGE_SIZE
+ * are refused before any large user copy.
+ */
+static void test_flood(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	uint64_t big[2] = { 1u << 30, 0 };
+	int fd, i, n = 6000;
+
+	if (getuid() == 0 && (setgid(1000) || setuid(1000))) {
+		CHECK(0, "cannot become uid 1000: %s", strerror(errno));
+		return;
+	}
+	fd = lwp_open();
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, big) == -1 && errno == EINVAL,
+	      "GET_STATS size 1 GiB accepted");
+	big[0] = 4096 + 8;
+	CHECK(ioctl(fd, LWP_IOC_GET_CAPS, big) == -1 && errno == EINVAL,
+	      "GET_CAPS size above PAGE_SIZE accepted");
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	lwp_caps_get(fd, &c);
+	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
+		printf("flood: no threshold interrupt, skipped\n");
+		close(fd);
+		return;
+	}
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, 0);
+	llwpcb(&sess.cb);
+	for (i = 0; i < n; i++) {
+		LWPINS32(i, i, 1);
+		sess.cb.buffer_tail_offset = sess.cb.buffer_head_offset;
+	}
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
+	printf("flood: %d records, %llu interrupts, %llu throttles\n", n,
+	       (unsigned long long)st.interrupts, (unsigned long long)st.throttles);
+	/* 1000 per second window: n records take far less than n ms here. */
+	CHECK(st.throttles >= 1, "never throttled");
+	CHECK(st.interrupts < (uint64_t)n, "%llu interrupts for %d records",
+	      (unsigned long long)st.interrupts, n);
+	/* After the second, the next sched-in gives INT back. */
+	usleep(1100000);
+	usleep(10000);
+	st.flags = 0;		/* in: 0; the kernel wrote ENABLED into it */
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
+	i = (int)st.interrupts;
+	LWPINS32(1, 1, 1);
+	st.flags = 0;
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
+	CHECK(st.interrupts == (uint64_t)i + 1, "no interrupt after the throttle (%llu, %d)",
+	      (unsigned long long)st.interrupts, i);
+	llwpcb(NULL);
+	close(fd);
+}
+
+/*
+ * Issue 14 §2.3: XCR0[62] cleared under a running thread (lwpt_sim.ko's
+ * lwp_xcr0_steal, as a KVM guest entry or fpu__resume_cpu() would): the
+ * state is gone (LWP_CBADDR = 0, 43724 §4.1) and the driver must not
+ * restore the image of an earlier sched-out. After the next switch LWP is
+ * disabled (SLWPCB 0), the loss is counted in LWP_IOC_GET_STATS.
+ */
+static void test_xcr0_steal(void)
+{
+	int fd = lwp_open();
+	struct lwp_stats st = { .size = sizeof(st) };
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 1, 1);
+	usleep(20000);			/* an image with LWP enabled saved */
+	CHECK(slwpcb() == &sess.cb, "LWPCB lost before the steal");
+	CHECK(sim_param_set("lwp_xcr0_steal", "1") == 0, "lwp_xcr0_steal");
+	usleep(20000);			/* sched-out: XCR0[62] found clear */
+	CHECK(sim_param("lwp_xcr0_steal") == 0, "steal not consumed");
+	CHECK(slwpcb() == NULL, "stale LWP state restored (SLWPCB %p)", slwpcb());
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 && st.size == sizeof(st),
+	      "GET_STATS size %u", st.size);
+	CHECK(st.xcr0_lost == 1, "xcr0_lost %llu", (unsigned long long)st.xcr0_lost);
+	/* LWP is still available: the thread may load its LWPCB again. */
+	llwpcb(&sess.cb);
+	LWPINS32(2, 2, 2);
+	CHECK(slwpcb() == &sess.cb, "LLWPCB after the loss");
+	llwpcb(NULL);
 	close(fd);
 }
 
 static int cpu_online(int cpu, int on)
 {
 	char path[64];
-	FILE *f;
-	int r;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	r = fprintf(f, "%d\n", on) < 0;
-	r |= fclose(f);
-	return r ? -1 : 0;
+	return sysfs_write(path, on ? "1\n" : "0\n");
 }
 
 static void pin(int cpu)
@@ -800,6 +1017,26 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Issue 14 §2.4: LWP_CFG refused on CPU @cpu (lwpt_sim.ko
+ * lwp_cfg_fail_cpu): LWP_CFG is 0 there (LWP off), programmed elsewhere.
+ */
+static void test_cfgoff(unsigned int cpu)
+{
+	int fd = lwp_open();
+	struct lwp_caps c;
+
+	pin((int)cpu);
+	CHECK(lwp_caps_get(fd, &c) == 0 && c.cpu == cpu, "GET_CAPS on cpu%u", cpu);
+	CHECK(c.lwp_cfg == 0, "cpu%u LWP_CFG %#llx", cpu, (unsigned long long)c.lwp_cfg);
+	CHECK(!(c.fn8000_001c[0] & ~1u), "cpu%u Fn8000_001C_EAX %#x", cpu,
+	      c.fn8000_001c[0]);
+	pin(cpu ? 0 : 1);
+	CHECK(lwp_caps_get(fd, &c) == 0 && c.lwp_cfg != 0, "other CPU LWP_CFG %#llx",
+	      (unsigned long long)c.lwp_cfg);
+	close(fd);
 }
 
 static void test_hotplug(void)
@@ -1083,6 +1320,14 @@ int main(int argc, char **argv)
 		test_exitthread();
 	else if (!strcmp(t, "ioctl"))
 		test_ioctl();
+	else if (!strcmp(t, "cfgoff"))
+		test_cfgoff(n);
+	else if (!strcmp(t, "memcg"))
+		test_memcg(n);
+	else if (!strcmp(t, "flood"))
+		test_flood();
+	else if (!strcmp(t, "xcr0steal"))
+		test_xcr0_steal();
 	else if (!strcmp(t, "threshold"))
 		test_threshold();
 	else if (!strcmp(t, "hotplug"))

@@ -8,10 +8,7 @@
  * program: the same in every run; for ptcap --stop and --filter ranges).
  * "ptcap_hello [-t] -l ROUNDS": a running program to attach to (ptcap -p,
  * -t): print "ready" once every thread runs, then each thread does the
- * work ROUNDS times (0: until killed), 20 ms apart; SIGUSR1 makes every
- * thread stop after its round and the program exit with status 0 (a program
- * that ends by itself when the test says, not after a time that a slow VM
- * may not give an attaching ptcap).
+ * work ROUNDS times (0: until killed), 20 ms apart.
  * "ptcap_hello -s ...": the lighter work (shorter single-stepping in the VM).
  * "ptcap_hello -u N": single-threaded, N rounds of a lighter work, each
  * followed by SIGUSR2 to the parent and a 300 ms sleep (ptcap --snapshot
@@ -47,13 +44,6 @@ static void *work(void *arg)
 
 static int rounds = 1;			/* -l: 0 = forever */
 static pthread_barrier_t started;	/* -l: every thread runs */
-static volatile sig_atomic_t ending;	/* -l: SIGUSR1 came */
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	ending = 1;
-}
 
 static void *worker(void *arg)
 {
@@ -65,7 +55,7 @@ static void *worker(void *arg)
 		printf("ready\n");
 		fflush(stdout);
 	}
-	for (r = 0; (!rounds || r < rounds) && !ending; r++) {
+	for (r = 0; !rounds || r < rounds; r++) {
 		work(arg);
 		if (rounds != 1)
 			nanosleep(&ts, NULL);
@@ -115,7 +105,6 @@ int main(int argc, char **argv)
 		if (rounds == 1)
 			rounds = 2;	/* 1 means "not looping" */
 		pthread_barrier_init(&started, NULL, (unsigned int)nt + 1);
-		signal(SIGUSR1, on_usr1);
 	}
 	for (i = 0; i < nt; i++)
 		if (pthread_create(&t[i], NULL, worker, &total[i + 1]))

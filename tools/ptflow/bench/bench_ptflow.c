@@ -28,7 +28,8 @@
  *
  * Usage: bench_ptflow [-n REPEAT]   (default 200: about 8 M instructions)
  */
-#include <errno.h>
+#include "tests/bench/bench_child.h"
+
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -36,65 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static char bindir[PATH_MAX];
-
-/*
- * Run @argv with stdout to @outfd (stderr to /dev/null); return its exit
- * status (-1 if it did not exit) and its CPU time in seconds in @cpu.
- */
-static int run(char *const argv[], int outfd, double *cpu)
-{
-	struct rusage ru;
-	int status, null;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		null = open("/dev/null", O_WRONLY);
-		dup2(outfd, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return -1;
-	*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* "instructions: N" from @argv's stdout; 0 if none. */
-static unsigned long long insns_of(char *const argv[])
-{
-	char tmpl[] = "/tmp/bench_ptflow.XXXXXX", line[256];
-	unsigned long long n = 0;
-	double cpu;
-	int fd = mkstemp(tmpl);
-	FILE *f;
-
-	if (fd < 0)
-		return 0;
-	unlink(tmpl);
-	if (run(argv, fd, &cpu) == 0) {
-		lseek(fd, 0, SEEK_SET);
-		f = fdopen(fd, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "instructions: %llu", &n) == 1)
-				break;
-		if (f)
-			fclose(f);
-		return n;
-	}
-	close(fd);
-	return 0;
-}
 
 /* Best CPU time of 3 runs of @argv to /dev/null; < 0 if one failed. */
 static double best_of_3(char *const argv[])
@@ -103,7 +49,7 @@ static double best_of_3(char *const argv[])
 	int i, null = open("/dev/null", O_WRONLY);
 
 	for (i = 0; i < 3; i++) {
-		if (run(argv, null, &t) != 0) {
+		if (bench_child_run(argv, null, &t) != 0) {
 			best = -1;
 			break;
 		}
@@ -167,8 +113,8 @@ static void bench_one(const char *name, const char *trace, off_t size,
 
 	snprintf(ptflow, sizeof(ptflow), "%s/../bin/ptflow", bindir);
 	snprintf(loop, sizeof(loop), "%s/ipt_insn_loop", bindir);
-	n_ref = insns_of(ref_argv);
-	n_pf = insns_of(quiet);
+	n_ref = bench_child_value(ref_argv, "instructions");
+	n_pf = bench_child_value(quiet, "instructions");
 	printf("%s: %.1f MB of trace, %llu instructions (ptflow: %llu%s)\n",
 	       name, (double)size / 1e6, n_ref, n_pf,
 	       n_ref == n_pf ? ", equal" : " - COUNTS DIFFER");
@@ -224,7 +170,7 @@ int main(int argc, char **argv)
 		snprintf(env, sizeof(env), "LWPT_TRACE_FLOW_DUMP=%s", data);
 		putenv(env);
 		putenv("CK_RUN_CASE=libipt");
-		run(gen_argv, null, &cpu);
+		bench_child_run(gen_argv, null, &cpu);
 		close(null);
 	}
 	printf("instruction flow: ptflow against a bare pt_insn_next() loop, "

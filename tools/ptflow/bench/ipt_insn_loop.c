@@ -11,6 +11,7 @@
  *
  * Usage: ipt_insn_loop TRACE ELF.   Exit: 0 ok, 1 runtime error, 2 usage.
  */
+#include "tests/bench/bench_child.h"
 #include "tools/ptflow/ptflow_image.h"
 
 #include <errno.h>
@@ -29,27 +30,19 @@ int main(int argc, char **argv)
 	struct pt_config cfg;
 	uint64_t insns = 0, errors = 0;
 	uint8_t *buf;
-	long size;
-	FILE *f;
+	size_t size;
 	int st;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s TRACE ELF\n", argv[0]);
 		return 2;
 	}
-	f = fopen(argv[1], "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) <= 0 ||
-	    fseek(f, 0, SEEK_SET)) {
+	buf = bench_load_file(argv[1], &size);
+	if (!buf) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", argv[0], argv[1],
 			strerror(errno));
 		return 1;
 	}
-	buf = malloc((size_t)size);
-	if (!buf || fread(buf, (size_t)size, 1, f) != 1) {
-		fprintf(stderr, "%s: cannot load %s\n", argv[0], argv[1]);
-		return 1;
-	}
-	fclose(f);
 
 	iscache = pt_iscache_alloc(NULL);
 	image = pt_image_alloc(NULL);

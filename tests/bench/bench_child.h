@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the whole-process benchmarks (bench_ptdump, bench_ptflow):
+ * run a program and take its CPU time, read a figure it prints, load a
+ * trace as the reference loops do. Figures only; nothing here asserts.
+ */
+#ifndef LWPT_TESTS_BENCH_CHILD_H
+#define LWPT_TESTS_BENCH_CHILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/**
+ * bench_child_run() - run a program to its end.
+ * @argv:  program path and arguments, NULL-terminated.
+ * @outfd: its stdout; its stderr goes to /dev/null.
+ * @cpu:   if not NULL, its CPU time (user + system, from wait4()) in
+ *         seconds: on a shared machine wall time measures the others.
+ *
+ * Return: its exit status; -1 if it could not be started or was killed.
+ */
+int bench_child_run(char *const argv[], int outfd, double *cpu);
+
+/**
+ * bench_child_wait() - wait for a child started by the caller.
+ * @pid: the child.
+ * @cpu: as bench_child_run().
+ *
+ * Return: as bench_child_run().
+ */
+int bench_child_wait(pid_t pid, double *cpu);
+
+/**
+ * bench_child_value() - a number a program prints.
+ * @argv: as bench_child_run().
+ * @key:  the line "<key>: <number>" of its stdout to read.
+ *
+ * Return: the number; 0 if the line is missing or the program failed.
+ */
+unsigned long long bench_child_value(char *const argv[], const char *key);
+
+/**
+ * bench_load_file() - a whole file in malloc'ed memory, read with stdio as
+ * libipt's tools load a trace (ptdump/src/ptdump.c load_file()).
+ * @path: the file.
+ * @len:  its size in bytes.
+ *
+ * Return: the buffer (free() it), or NULL if the file is empty or cannot
+ * be read (errno set).
+ */
+uint8_t *bench_load_file(const char *path, size_t *len);
+
+#endif /* LWPT_TESTS_BENCH_CHILD_H */
