@@ -64,6 +64,9 @@ traced() {
 	done
 }
 
+# The programs do the lighter work (ptcap_hello -s): a traced round of the
+# full one took minutes on a loaded host.
+
 # attach_int DIR "TIDS" OPTIONS...: ptcap OPTIONS -o DIR in the background,
 # SIGINT once it traced a round of each of TIDS; its status in rc, stderr
 # in /tmp/att.err.
@@ -83,7 +86,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 	fail "insmod" || exit 1
 
 # A running single-threaded program; SIGINT detaches, the program runs on.
-start_prog -l 0 || exit 1
+start_prog -s -l 0 || exit 1
 attach_int /tmp/att $prog -p $prog
 [ $rc -eq 0 ] || fail "-p $prog: status $rc: $(cat /tmp/att.err)" || exit 1
 kill -0 $prog 2>/dev/null || fail "-p: the program did not survive the detach" || exit 1
@@ -101,7 +104,7 @@ wait $prog 2>/dev/null
 ok "-p on a running program: tid$prog.pt ($s1 PSB+), it runs on after SIGINT, attached again"
 
 # A multi-threaded program: one file per thread with -p; -t keeps one.
-start_prog -t -l 0 || exit 1
+start_prog -s -t -l 0 || exit 1
 tids=$(ls /proc/$prog/task | sort -n)
 attach_int /tmp/mt "$tids" -p $prog
 [ $rc -eq 0 ] || fail "-p (threads): status $rc: $(cat /tmp/att.err)" || exit 1
@@ -129,7 +132,7 @@ ok "-t $w: only that thread's trace"
 # traced a round of it, not after a fixed time; and ptcap's end is waited
 # for without a bound of its own: if it never sees the zombie as gone, the
 # case's limit on silence catches it.
-start_prog -l 0 || exit 1
+start_prog -s -l 0 || exit 1
 rm -rf /tmp/ex
 ptcap --progress --size=64K -o /tmp/ex -p $prog 2>/tmp/ex.err &
 cap=$!
