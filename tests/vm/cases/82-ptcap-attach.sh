@@ -53,7 +53,7 @@ vcsw() {
 # switches: the 20 ms sleeps around a round), or ptcap exited. Not a fixed
 # time, which a loaded host may stretch beyond any bound.
 traced() {
-	while ! grep -q 'buffer(s)' "$1" && kill -0 $cap 2>/dev/null; do
+	while ! grep -qs 'buffer(s)' "$1" && kill -0 $cap 2>/dev/null; do
 		sleep 0.1
 	done
 	for t in $2; do
