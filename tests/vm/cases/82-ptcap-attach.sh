@@ -10,6 +10,8 @@
 # starts mid-run; no spec violation.
 . /lwpt/lib.sh
 
+D=/sys/kernel/debug/lwpt_sim
+
 # cfg DIR KEY: the value of KEY in DIR/config.
 cfg() {
 	sed -n "s/^$2 //p" "$1/config" | tail -n 1
@@ -57,9 +59,12 @@ traced() {
 		sleep 0.1
 	done
 	for t in $2; do
-		v=$(($(vcsw $t) + 2))
+		v=$(($(vcsw $t) + 2)) n=0
 		while [ "$(vcsw $t)" -lt $v ] && kill -0 $cap 2>/dev/null; do
 			sleep 0.1
+			# Once, after a while: what the thread does (diagnosis).
+			[ $((n += 1)) -ne 300 ] ||
+				echo "note: thread $t: $(grep -E '^(State|voluntary|nonvoluntary)' /proc/$prog/task/$t/status | tr '\n\t' '  ') wchan $(cat /proc/$prog/task/$t/wchan) $(grep -o ' steps=[0-9]*' $D/pt_msrs | tr '\n' ' ')"
 		done
 	done
 }
