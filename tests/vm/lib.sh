@@ -58,6 +58,27 @@ lwp_switches() {
 		echo "$1" > /sys/module/lwpt_sim/parameters/lwp_lazy_head
 }
 
+# with_progress CMD...: run CMD in the background (redirect its output at
+# the call) and return its status; meanwhile, every 10 s, print the number
+# of steps lwpt_sim's model traced if it moved since the last print. A
+# slow traced run then keeps the case's output going (/init's limit is on
+# silence), while a stuck one stays silent and is caught.
+with_progress() {
+	"$@" &
+	wp_pid=$!
+	wp_last= wp_n=0
+	while [ -d /proc/$wp_pid ] && ! grep -q '^State:.*Z' /proc/$wp_pid/status 2>/dev/null; do
+		sleep 1
+		[ $((wp_n += 1)) -ge 10 ] || continue
+		wp_n=0
+		wp_steps=$(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' /sys/kernel/debug/lwpt_sim/pt_msrs 2>/dev/null |
+			awk '{ s += $1 } END { print s + 0 }')
+		[ "$wp_steps" = "$wp_last" ] || echo "progress: $wp_steps steps traced"
+		wp_last=$wp_steps
+	done
+	wait $wp_pid
+}
+
 # The spec-violation count of lwpt_sim.ko (debugfs).
 sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations

@@ -64,9 +64,10 @@ complete() {
 # sb_check DIR A B ROUNDS: DIR/switches (ptcap-format.rst) of a capture
 # during which processes A and B ping-ponged ROUNDS times on CPU 0: magic
 # line; per CPU the TSC never goes back and each switch's prev is the
-# previous switch's next (no record lost); on CPU 0 the switches into A or
-# B alternate at least 2 * ROUNDS - 1 times; and every TSC packet of
-# cpu0.pt (SDM 33.4.2.11; the model writes them in PSB+ at a traced
+# previous switch's next (no record lost), or 0/0 without prev-idle (a task
+# reaped before its last switch out, below; it never runs again on that
+# CPU); on CPU 0 the switches into A or B alternate at least 2 * ROUNDS - 1
+# times; and every TSC packet of cpu0.pt (SDM 33.4.2.11; the model writes them in PSB+ at a traced
 # user-mode instruction) lies after a switch into a user thread and before
 # the next switch, at least one in A's or B's time. Prints a summary.
 sb_check() {
@@ -90,9 +91,22 @@ sb_check() {
 		if ((cpu in last) && tsc < last[cpu]) {
 			print "cpu " cpu ": TSC goes back: " $0; bad = 1
 		}
-		if ((cpu in cur) && p[2] != cur[cpu]) {
+		# An exiting task switches out for the last time in do_task_dead(),
+		# after exit_notify(): a thread, a child of a parent that ignores
+		# SIGCHLD (autoreap) or one its parent reaped meanwhile on another
+		# CPU has no pid any more (release_task() -> detach_pid()), and
+		# task_pid_nr_ns() gives 0: the module records prev 0/0 without
+		# prev-idle (ptcap-format.rst: 0/0 is also a task not visible).
+		# The slower the VM, the likelier the parent reaps it first.
+		gone = $3 == "0/0" && $0 !~ / prev-idle/
+		if ((cpu in cur) && p[2] != cur[cpu] && !(gone && cur[cpu] != 0)) {
 			print "cpu " cpu ": prev " $3 " but " cur[cpu] " ran: " $0; bad = 1
 		}
+		if ((cpu, q[2]) in dead) {
+			print "cpu " cpu ": " q[2] " runs after its last switch out: " $0; bad = 1
+		}
+		if (gone && cur[cpu] != 0)
+			dead[cpu, cur[cpu]] = 1
 		last[cpu] = tsc; cur[cpu] = q[2]; nsw++
 		if (cpu != 0)
 			next
@@ -149,8 +163,10 @@ for prof in full bdw; do
 	rm -rf /tmp/cmd /tmp/thr /tmp/dyn /tmp/dyn.old /tmp/wrap /tmp/stop /tmp/cont
 	# ptcap's own status is 0 (nothing lost); the command's is in config
 	# and on stderr (ptcap.1, EXIT STATUS).
-	out=$(ptcap --size=16K -o /tmp/cmd -- ptcap_hello 7 2>&1)
+	# Traced steps are slow under TCG: with_progress keeps the output going.
+	with_progress ptcap --size=16K -o /tmp/cmd -- ptcap_hello 7 >/tmp/cmd.out 2>&1
 	rc=$?
+	out=$(cat /tmp/cmd.out)
 	[ $rc -eq 0 ] || fail "$prof: ptcap -- ptcap_hello 7: status $rc: $out" || exit 1
 	echo "$out" | grep -q 'ptcap_hello: [0-9]* steps' || fail "$prof: command output" || exit 1
 	echo "$out" | grep -q '^ptcap: ptcap_hello: exited with status 7$' &&
@@ -169,10 +185,13 @@ for prof in full bdw; do
 	ok "$prof: ptcap -- ptcap_hello: $(cfg /tmp/cmd mode), $(ls /tmp/cmd/*.pt | wc -l) trace file(s), $(grep -c '^0x' /tmp/cmd/maps) mapping(s) with vdso.so, status in config"
 
 	# Threads created by the command: one tid<N>.pt each, named in config.
-	out=$(ptcap --size=16K -o /tmp/thr -- ptcap_hello -t 5 2>&1)
+	# The lighter work (-s): four threads of single-stepped model tracing
+	# took minutes on a loaded host.
+	with_progress ptcap --size=16K -o /tmp/thr -- ptcap_hello -s -t 5 >/tmp/thr.out 2>&1
 	rc=$?
+	out=$(cat /tmp/thr.out)
 	[ $rc -eq 0 ] && [ "$(cfg /tmp/thr command-status)" = exit=5 ] ||
-		fail "$prof: ptcap -- ptcap_hello -t 5: status $rc: $out" || exit 1
+		fail "$prof: ptcap -- ptcap_hello -s -t 5: status $rc: $out" || exit 1
 	complete /tmp/thr || exit 1
 	n=$(ls /tmp/thr/tid*.pt | wc -l)
 	t=$(grep -c '^thread\.tid[0-9]*\.pt tid=[0-9]* pid=[0-9]* buffer=[0-3] exited$' /tmp/thr/config)
@@ -204,7 +223,7 @@ for prof in full bdw; do
 	fi
 
 	# A dynamic program: ld.so at exec, its libraries by exit.
-	ptcap --size=16K -o /tmp/dyn -- ptdump --help >/dev/null 2>&1
+	with_progress ptcap --size=16K -o /tmp/dyn -- ptdump --help >/dev/null 2>&1
 	grep -q 'ld-linux' /tmp/dyn/maps && grep -q 'libc' /tmp/dyn/maps ||
 		fail "$prof: dynamic maps: $(cat /tmp/dyn/maps)" || exit 1
 	complete /tmp/dyn || exit 1
@@ -230,8 +249,10 @@ for prof in full bdw; do
 
 	# Sideband (issue 6 point 8, issue 8 point 4): -a while two processes
 	# ping-pong on CPU 0 under the model's execution tracing (pt_exec=1).
+	# The -a captures of this case have no -d: SIGINT ends each after its
+	# work, which a duration could cut short on a slow VM.
 	rm -rf /tmp/sb
-	ptcap -a -d 100 --size=1M -o /tmp/sb 2>/tmp/sb.err &
+	ptcap -a --size=1M -o /tmp/sb 2>/tmp/sb.err &
 	pid=$!
 	wait_tracing || fail "$prof: sideband: not tracing: $(cat /tmp/sb.err)" || exit 1
 	pp=$(pt_pingpong 100 0) || fail "$prof: pt_pingpong: $pp" || exit 1
@@ -261,7 +282,7 @@ for prof in full bdw; do
 	echo 0 >/sys/module/lwpt_sim/parameters/pt_exec
 
 	# System-wide wrap: 40000 bytes into 16 KiB keep the newest 16384.
-	ptcap -a -d 30 --size=16K --mode=wrap -o /tmp/wrap 2>/tmp/wrap.err &
+	ptcap -a --size=16K --mode=wrap -o /tmp/wrap 2>/tmp/wrap.err &
 	pid=$!
 	wait_tracing || fail "$prof: wrap: not tracing: $(cat /tmp/wrap.err)" || exit 1
 	echo "0 40000" >$D/pt_inject
@@ -282,7 +303,7 @@ for prof in full bdw; do
 	ok "$prof: -a --mode=wrap: newest 16384 of 40000 bytes, oldest first; 23616 bytes overwritten reported"
 
 	# Stop: the oldest 16384 are kept, Stopped is reported.
-	ptcap -a -d 30 --size=16K --mode=stop -o /tmp/stop 2>/tmp/stop.err &
+	ptcap -a --size=16K --mode=stop -o /tmp/stop 2>/tmp/stop.err &
 	pid=$!
 	wait_tracing || fail "$prof: stop: not tracing: $(cat /tmp/stop.err)" || exit 1
 	echo "0 40000" >$D/pt_inject
@@ -304,7 +325,7 @@ for prof in full bdw; do
 	ok "$prof: -a --mode=stop: oldest 16384 bytes, Stopped, 'buffer filled in stop mode', no loss"
 
 	# Continuous: 8 x 8 KiB through a 16 KiB buffer, drained while tracing.
-	ptcap -a -d 60 --size=16K --mode=continuous --progress -o /tmp/cont 2>/tmp/cont.err &
+	ptcap -a --size=16K --mode=continuous --progress -o /tmp/cont 2>/tmp/cont.err &
 	pid=$!
 	wait_tracing || fail "$prof: continuous: not tracing: $(cat /tmp/cont.err)" || exit 1
 	# Each 8 KiB waits until ptcap has drained the previous ones: its
@@ -323,7 +344,9 @@ for prof in full bdw; do
 	kill -INT $pid
 	wait $pid
 	rc=$?
-	# Status 3 exactly when the module counted a stall (ptcap.1).
+	# Status 3 exactly when the module counted a stall (ptcap.1). Even
+	# with each 8 KiB injected into a drained buffer, the module was seen
+	# to count stalls (lost=4, all 65536 bytes saved) on a loaded host.
 	lost=$(grep '^status.cpu0' /tmp/cont/config | sed 's/.*lost=\([0-9]*\).*/\1/')
 	{ [ "$lost" = 0 ] && [ $rc -eq 0 ]; } || { [ "$lost" != 0 ] && [ $rc -eq 3 ] &&
 		grep -q "data lost: $lost time(s) tracing was off" /tmp/cont.err; } ||

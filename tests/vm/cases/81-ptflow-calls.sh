@@ -19,7 +19,7 @@
 . /lwpt/lib.sh
 
 pt_flow_ground_truth || exit 1
-env -i /bin/pt_flow_gt -c -o /tmp/gt_calls.txt $PT_FLOW_PROG >/dev/null 2>&1
+env -i /bin/norandom /bin/pt_flow_gt -c -o /tmp/gt_calls.txt $PT_FLOW_PROG >/dev/null 2>&1
 n_calls=$(grep -c 'call' /tmp/gt_calls.txt)
 [ "$n_calls" -gt 100 ] || fail "call ground truth: $n_calls calls" || exit 1
 ok "call ground truth: $(wc -l </tmp/gt_calls.txt) lines, $n_calls calls"

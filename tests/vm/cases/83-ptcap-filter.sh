@@ -37,12 +37,12 @@ filtered() {
 	# The ground truth of the same program is taken once (single-stepping
 	# a dynamic program's loader is the slow part of this case).
 	if [ "$(cat /tmp/gt.prog 2>/dev/null)" != "$*" ]; then
-		env -i /bin/pt_flow_gt -o /tmp/gt.txt "$@" >/tmp/gt.out 2>/tmp/gt.err ||
+		env -i /bin/norandom /bin/pt_flow_gt -o /tmp/gt.txt "$@" >/tmp/gt.out 2>/tmp/gt.err ||
 			fail "$name: pt_flow_gt: $(cat /tmp/gt.err)" || return 1
 		echo "$*" >/tmp/gt.prog
 	fi
 	rm -rf /tmp/filt
-	env -i /bin/ptcap --filter="$spec" --size=1M -o /tmp/filt -- "$@" >/tmp/filt.out 2>/tmp/filt.err
+	env -i /bin/norandom /bin/ptcap --filter="$spec" --size=1M -o /tmp/filt -- "$@" >/tmp/filt.out 2>/tmp/filt.err
 	rc=$?
 	range=$(sed -n "s/^ptcap: --filter $spec: \(0x[0-9a-f]*-0x[0-9a-f]*\)$/\1/p" /tmp/filt.err)
 	[ $rc -eq 0 ] && [ -n "$range" ] && grep -q "^addr0 filter $range$" /tmp/filt/config ||

@@ -15,7 +15,7 @@ PROG="/bin/ptcap_hello -u 5"
 
 # The ground truth; pt_flow_gt and the program ignore SIGUSR2 (the program
 # sends it to its parent).
-sh -c "trap '' USR2; exec env -i /bin/pt_flow_gt -o /tmp/gt.txt $PROG" >/tmp/gt.out 2>/tmp/gt.err
+sh -c "trap '' USR2; exec env -i /bin/norandom /bin/pt_flow_gt -o /tmp/gt.txt $PROG" >/tmp/gt.out 2>/tmp/gt.err
 rc=$?
 n_gt=$(wc -l </tmp/gt.txt)
 [ $rc -eq 0 ] && [ "$n_gt" -gt 1000 ] || fail "pt_flow_gt: status $rc, $n_gt steps: $(cat /tmp/gt.err)" || exit 1
@@ -25,14 +25,16 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 	fail "insmod" || exit 1
 
 rm -rf /tmp/snap
-env -i /bin/ptcap --snapshot --size=64K -o /tmp/snap -- $PROG >/tmp/snap.out 2>/tmp/snap.err
+env -i /bin/norandom /bin/ptcap --snapshot --size=64K -o /tmp/snap -- $PROG >/tmp/snap.out 2>/tmp/snap.err
 rc=$?
 [ $rc -eq 0 ] && grep -q '^ptcap_hello: [0-9]* steps in 5 round(s)$' /tmp/snap.out &&
 	grep -qx 'command-status exit=0' /tmp/snap/config ||
 	fail "ptcap --snapshot: status $rc: $(cat /tmp/snap.out /tmp/snap.err)" || exit 1
 n=$(sed -n 's/^snapshots //p' /tmp/snap/config)
-# SIGUSR2s that come while a snapshot is written make one snapshot.
-[ "$n" -ge 4 ] && [ "$n" -le 5 ] && [ -d /tmp/snap/snap.$n ] &&
+# SIGUSR2s that come while a snapshot is written make one snapshot: how
+# many of the 5 do depends on how long a snapshot takes against the
+# program's 300 ms sleep, i.e. on the host's load.
+[ "$n" -ge 1 ] && [ "$n" -le 5 ] && [ -d /tmp/snap/snap.$n ] &&
 	[ "$(grep -c '^ptcap: snapshot [0-9]*: /tmp/snap/snap\.[0-9]*: 1 file(s), [0-9]* bytes$' /tmp/snap.err)" = "$n" ] ||
 	fail "snapshots: $n: $(ls /tmp/snap) $(cat /tmp/snap.err)" || exit 1
 
@@ -63,7 +65,8 @@ while [ $i -le $((n + 1)) ]; do
 	echo "$d: $r"
 	i=$((i + 1))
 done
-[ $nonempty -ge 3 ] || fail "only $nonempty non-empty parts" || exit 1
+# snap.1 holds round 1 at least; the end, the program's last output.
+[ $nonempty -ge 2 ] || fail "only $nonempty non-empty parts" || exit 1
 ok "--snapshot: $n snapshots and the end, each a contiguous part of the ground truth, in order; the program ran to its end"
 
 # System-wide (-a) with the model's injected byte pattern (pt_exec=0, as
@@ -75,17 +78,19 @@ echo 0 >/sys/module/lwpt_sim/parameters/pt_exec
 rm -rf /tmp/sa
 ptcap -a --snapshot --size=16K -o /tmp/sa 2>/tmp/sa.err &
 cap=$!
-i=0
-while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
+# Waits without a limit of their own (a loaded host slows TCG without
+# bound): the case's time limit catches a hang.
+while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs; do
+	kill -0 $cap 2>/dev/null || fail "-a --snapshot: $(cat /tmp/sa.err)" || exit 1
+	sleep 0.1
 done
 seq=0
 for k in 1 2; do
 	echo "0 $((k * 1000))" >$D/pt_inject
 	kill -USR2 $cap
-	i=0
-	while ! grep -q "^ptcap: snapshot $k: " /tmp/sa.err && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
+	while ! grep -q "^ptcap: snapshot $k: " /tmp/sa.err; do
+		kill -0 $cap 2>/dev/null || fail "-a snapshot $k: $(cat /tmp/sa.err)" || exit 1
+		sleep 0.1
 	done
 	got=$(ptcap_pattern /tmp/sa/snap.$k/cpu0.pt)
 	[ "$got" = "len=$((k * 1000)) first=$((seq % 251))" ] ||
