@@ -207,8 +207,8 @@ typedef bool (*lwpt_hw_irq_fn)(void *data);
  * runs before perf's (which acknowledges every bit of
  * IA32_PERF_GLOBAL_STATUS, bit 55 included); the hook must still not
  * depend on seeing bit 55 (another NMI_FLAG_FIRST handler may come first).
- * Model: called when the model raises a PMI, after the "other handler" of
- * the pt_nmi_first_acker parameter. Only one hook may be registered.
+ * Model: called when the model raises a PMI, with the "other handler" of
+ * the pt_nmi_first_acker parameter after it (perf) or before it. Only one hook may be registered.
  *
  * Return: 0, -EBUSY if a hook is registered, or register_nmi_handler()'s
  * error.

@@ -524,16 +524,24 @@ struct sim_pmi {
 static DEFINE_PER_CPU(struct sim_pmi, sim_pmis);
 
 /*
- * Another NMI handler before lwpt's: perf's intel_pmu_handle_irq(), which
- * runs whenever a perf event exists (Debian's NMI watchdog is one): it
- * acknowledges every bit of IA32_PERF_GLOBAL_STATUS, bit 55 included, and
- * unmasks LVTPC at its end (late ack). 0: nobody but lwpt acknowledges or
- * unmasks anything. Read at each PMI.
+ * Other handlers on the NMI_LOCAL list (arch/x86/kernel/nmi.c nmi_handle()
+ * calls them in list order; register_nmi_handler() puts NMI_FLAG_FIRST
+ * ones at the head). The other handler is perf's intel_pmu_handle_irq(),
+ * which runs whenever a perf event exists (Debian's NMI watchdog is one):
+ * it acknowledges every bit of IA32_PERF_GLOBAL_STATUS, bit 55 included,
+ * and unmasks LVTPC at its end (late ack).
+ *   0  no perf event: nobody but lwpt acknowledges or unmasks anything;
+ *   1  perf, registered at boot without NMI_FLAG_FIRST: after lwpt's hook,
+ *      which hw_native.c registers with NMI_FLAG_FIRST (default);
+ *   2  a handler that acknowledges like perf, registered with
+ *      NMI_FLAG_FIRST after lwpt: before lwpt's hook, which never sees
+ *      bit 55.
+ * Read at each PMI.
  */
-static bool pt_nmi_first_acker = true;
-module_param(pt_nmi_first_acker, bool, 0644);
+static int pt_nmi_first_acker = 1;
+module_param(pt_nmi_first_acker, int, 0644);
 MODULE_PARM_DESC(pt_nmi_first_acker,
-		 "Another NMI handler (perf) acks IA32_PERF_GLOBAL_STATUS and unmasks LVTPC before lwpt's (default 1)");
+		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 after lwpt's (perf, default), 2 before lwpt's");
 
 /* perf's intel_pmu_handle_irq() as lwpt meets it: ack all, unmask. */
 static void sim_pmi_other_handler(struct sim_pmi *p)
@@ -553,6 +561,7 @@ void hw_sim_raise_pmi(void)
 	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
 	/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
 	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
+	int acker;
 
 	/* SDM Vol. 3A 11.5.1: a masked LVT entry inhibits reception. */
 	if (p->masked) {
@@ -561,10 +570,13 @@ void hw_sim_raise_pmi(void)
 	}
 	p->masked = true;
 	p->delivered++;
-	if (READ_ONCE(pt_nmi_first_acker))
+	acker = READ_ONCE(pt_nmi_first_acker);
+	if (acker == 2)
 		sim_pmi_other_handler(p);
 	if (fn)
 		fn(sim_pmi_data);
+	if (acker == 1)
+		sim_pmi_other_handler(p);
 }
 
 void lwpt_hw_pmi_rearm(void)

@@ -29,3 +29,6 @@ VM_PROGS += pt_flow_gt
 pt_flow_gt_SRCS := tests/vm/progs/pt_flow_gt.c
 VM_PROGS += trace_flow_prog
 trace_flow_prog_SRCS := tests/model/pt/progs/trace_flow_prog.c
+# 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
+VM_PROGS += pt_flow_long
+pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c

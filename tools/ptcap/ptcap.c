@@ -563,10 +563,11 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!tf[i].have_st)
 			continue;
 		fprintf(f, "status.%s bytes=%" PRIu64 " saved=%" PRIu64 " wraps=%" PRIu64
-			" lost=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s\n", tf[i].name,
-			s->bytes, tf[i].bytes, s->wraps, s->lost, s->rtit_status,
-			s->error ? " error" : "", s->stopped ? " stopped" : "",
-			lpt_dev_single_range(dev) ? " wrap-unknown" : "");
+			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s\n",
+			tf[i].name, s->bytes, tf[i].bytes, s->wraps, s->lost, s->pmis,
+			s->rtit_status, s->error ? " error" : "", s->stopped ? " stopped" : "",
+			lpt_dev_single_range(dev) ? " wrap-unknown" : "",
+			s->interfered ? " interfered" : "");
 	}
 	out_close(f, o->dir, "config");
 }
@@ -947,8 +948,10 @@ int main(int argc, char **argv)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
 		out_close(tf[i].f, o.dir, tf[i].name);
 		if (tf[i].have_st && (tf[i].st.error || tf[i].st.lost))
-			fprintf(stderr, "ptcap: %s: %s%" PRIu64 " loss(es)\n", tf[i].name,
+			fprintf(stderr, "ptcap: %s: %s%s%" PRIu64 " loss(es)\n", tf[i].name,
 				tf[i].st.error ? "operational error (IA32_RTIT_STATUS.Error), " : "",
+				tf[i].st.interfered ? "someone else cleared TraceEn or moved the "
+				"output pointers (another tracer, a VMM), " : "",
 				tf[i].st.lost);
 		if (tf[i].switches_lost)
 			fprintf(stderr, "ptcap: %s: %" PRIu64 " context switch(es) lost "
