@@ -34,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/reboot.h>
 #include <linux/sched/task.h>
 #include <linux/smp.h>
 #include <linux/syscore_ops.h>
@@ -701,6 +702,34 @@ static bool pt_pmi(void *data)
 	return true;
 }
 
+/*
+ * Reboot, halt, power-off and kexec (kernel_kexec() calls the reboot
+ * notifiers through kernel_restart_prepare()): our buffers go back to the
+ * next kernel, so the processor must stop writing into them first. On
+ * every CPU where lwpt's trace is loaded, TraceEn is cleared (SDM 33.2.8.2:
+ * output stops, the pointers stay). Nothing else is torn down.
+ */
+static void pt_cpu_quiesce(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	u64 ctl = 0;
+
+	if (!READ_ONCE(pc->tr.tracing) && !READ_ONCE(pc->cur))
+		return;
+	if (!lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) && (ctl & IA32_RTIT_CTL_TRACEEN))
+		lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
+}
+
+static int pt_reboot(struct notifier_block *nb, unsigned long action, void *data)
+{
+	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pt_reboot_nb = {
+	.notifier_call = pt_reboot,
+};
+
 /* --- The capture ---------------------------------------------------------- */
 
 /* Free every buffer; pt_lock held, nothing traces. */
@@ -1207,6 +1236,7 @@ int pt_init(const struct lwpt_caps *caps)
 	if (err)
 		goto err_switch;
 	register_syscore_ops(&pt_syscore_ops);
+	register_reboot_notifier(&pt_reboot_nb);
 	return 0;
 
 err_switch:
@@ -1222,6 +1252,7 @@ err_cpuhp:
 void pt_exit(void)
 {
 	if (pt_cpuhp_state >= 0) {
+		unregister_reboot_notifier(&pt_reboot_nb);
 		unregister_syscore_ops(&pt_syscore_ops);
 		pt_thread_exit();
 		pt_sched_switch_exit();

@@ -37,6 +37,12 @@
 
 #include "pt.h"
 
+/*
+ * Largest PT state component (CPUID.(0DH,8).EAX) the per-thread XSAVES area
+ * holds: 1024 bytes less the legacy region and header (pt_thread.c).
+ */
+#define PT_XSAVE_STATE_MAX		(1024 - 576)
+
 /* Region entries per ToPA table page; the last entry is the END entry. */
 #define PT_TOPA_REGIONS_PER_TABLE	(PAGE_SIZE / TOPA_ENTRY_BYTES - 1)
 /* Largest region: one buddy block (naturally aligned, SDM 33.2.7.2 2b). */
