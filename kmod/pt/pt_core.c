@@ -44,6 +44,7 @@
 #include <lwpt/pt_arch.h>
 #include <lwpt/pt_rtit.h>
 
+#include "../x86_cpuid.h"
 #include "../lwp/lwp.h"	/* lwpt_dev_ioctl_misc() */
 #include "pt_int.h"
 
@@ -672,6 +673,7 @@ static bool pt_pmi(void *data)
 		if (!bit)
 			return false;
 		WRITE_ONCE(pc->pmi_seen, true);
+		tr->pmis++;
 		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 		lwpt_hw_pmi_rearm();
@@ -1209,6 +1211,30 @@ const struct file_operations pt_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * SDM 33.2.9.4: read IA32_VMX_MISC[14] where VMX exists and say what a VMM
+ * does to a capture: with 0, VMXON clears TraceEn (counted as someone
+ * else's doing, LWPT_PT_ST_INTERFERED) and resuming in VMX operation fails
+ * (EIO). Documentation/pt.rst, "Someone else's trace".
+ */
+static void pt_vmx_note(void)
+{
+	struct lwpt_cpuid_regs r;
+	u64 misc = 0;
+	int err = 0;
+
+	preempt_disable();
+	lwpt_hw_cpuid(X86_CPUID_FEATURES, 0, &r);
+	if (r.ecx & X86_CPUID_1_ECX_VMX)
+		err = lwpt_hw_rdmsr(IA32_VMX_MISC, &misc);
+	preempt_enable();
+	if (!(r.ecx & X86_CPUID_1_ECX_VMX) || err)
+		return;
+	pr_info("PT in VMX operation: %s\n", (misc & IA32_VMX_MISC_PT_IN_VMX) ?
+		"supported (IA32_VMX_MISC[14] = 1)" :
+		"not supported: VMXON (a VM starting) clears TraceEn, captures then report a loss");
+}
+
 int pt_init(const struct lwpt_caps *caps)
 {
 	int err;
@@ -1216,6 +1242,7 @@ int pt_init(const struct lwpt_caps *caps)
 	if (!caps->pt)
 		return 0;
 	pt_caps_decode(caps);
+	pt_vmx_note();
 	err = lwpt_hw_pmi_register(pt_pmi, NULL);
 	if (err)
 		return err;
