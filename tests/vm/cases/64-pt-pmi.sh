@@ -133,12 +133,17 @@ for prof in full bdw; do
 		# thread's load at switch-in (pt_thread.c), skid 64 KiB.
 		echo 1 >$P/pt_nmi_first_acker
 		echo 65536 >$P/pt_pmi_skid
-		rm -rf /tmp/exec
-		env -i /bin/ptcap -o /tmp/exec --mode=continuous --disretc --size=8K \
-			--region-size=4K -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1
-		rc=$?
-		[ $rc -eq $gt_rc ] || fail "per-thread: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
-		st=$(grep '^status.tid' /tmp/exec/config)
+		# A reader a buffer behind (timing, a counted stall): again.
+		for try in 1 2 3; do
+			rm -rf /tmp/exec
+			env -i /bin/ptcap -o /tmp/exec --mode=continuous --disretc --size=8K \
+				--region-size=4K -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1
+			rc=$?
+			[ $rc -eq $gt_rc ] || fail "per-thread: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
+			st=$(grep '^status.tid' /tmp/exec/config)
+			echo "$st" | grep -q ' lost=0 ' && break
+			echo "note: per-thread: reader fell behind: $st"
+		done
 		echo "$st" | grep -q ' lost=0 ' || fail "per-thread: $st" || exit 1
 		ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
 		grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
