@@ -881,7 +881,11 @@ static int pt_thread_where(u32 index, struct pt_thread **thp)
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_by_index(index);
 	if (th)
-		cpu = th->cpu >= 0 ? th->cpu : th->task ? th->last_cpu : -1;
+		/*
+		 * Not loaded (e.g. stalled at its switch-in): where the task
+		 * runs now, so that RELEASE's IPI finds it as current.
+		 */
+		cpu = th->cpu >= 0 ? th->cpu : th->task ? (int)task_cpu(th->task) : -1;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	*thp = th;
 	return cpu;
