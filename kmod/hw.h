@@ -211,13 +211,33 @@ typedef bool (*lwpt_hw_irq_fn)(void *data);
  * @fn: called for every PMI (PT ToPA PMI, SDM 33.2.7.2)
  * @data: passed to @fn
  *
- * Native: an NMI_LOCAL handler. Model: called when the model raises a PMI.
+ * Native: an NMI_LOCAL handler registered with NMI_FLAG_FIRST, so that it
+ * runs before perf's (which acknowledges every bit of
+ * IA32_PERF_GLOBAL_STATUS, bit 55 included); the hook must still not
+ * depend on seeing bit 55 (another NMI_FLAG_FIRST handler may come first).
+ * Model: called when the model raises a PMI, with the "other handler" of
+ * the pt_nmi_first_acker parameter before it (1) or after it (2, perf).
  * Only one hook may be registered.
  *
  * Return: 0, -EBUSY if a hook is registered, or register_nmi_handler()'s
  * error.
  */
 int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data);
+
+/**
+ * lwpt_hw_pmi_rearm - unmask the LVT performance-monitor entry of this CPU
+ *
+ * Delivering a PMI sets the mask bit of the local APIC's LVT
+ * performance-counter entry (SDM Vol. 3A 11.5.1); no further PMI reaches
+ * the CPU until it is cleared, and a PMI raised meanwhile is lost (its
+ * IA32_PERF_GLOBAL_STATUS bit stays set). perf clears it in
+ * intel_pmu_handle_irq() only while perf events exist, so the PMI hook
+ * clears it itself, as the ToPA PMI setup of SDM 33.2.7.2 asks ("Enable
+ * PMI via the LVT Performance Monitor register ... set all fields to 0,
+ * save for the interrupt vector"): NMI delivery. Call from the PMI hook,
+ * after PendTopaPMI is cleared (SDM 33.2.7.2 "PMI Preservation").
+ */
+void lwpt_hw_pmi_rearm(void);
 
 /**
  * lwpt_hw_pmi_unregister - remove the hook of lwpt_hw_pmi_register()

@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/processor.h>
 
+#include <asm/apic.h>
 #include <asm/asm.h>
 #include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
@@ -237,12 +238,27 @@ int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
 	lwpt_hw_pmi_data = data;
 	/* Pairs with the smp_load_acquire() in lwpt_hw_nmi(). */
 	smp_store_release(&lwpt_hw_pmi_fn, fn);
-	err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, 0, "lwpt_pmi");
+	/*
+	 * First on the NMI_LOCAL list: perf's perf_event_nmi_handler() (via
+	 * intel_pmu_handle_irq()) acknowledges all of IA32_PERF_GLOBAL_STATUS
+	 * whenever a perf event exists (the NMI watchdog is one), and nmi.c's
+	 * nmi_handle() calls the handlers in list order.
+	 */
+	err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, NMI_FLAG_FIRST, "lwpt_pmi");
 	if (err)
 		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
 out_unlock:
 	mutex_unlock(&lwpt_hw_hook_lock);
 	return err;
+}
+
+void lwpt_hw_pmi_rearm(void)
+{
+	/*
+	 * SDM 33.2.7.2 "ToPA PMI" step 1 and Vol. 3A 11.5.1: delivery mode
+	 * NMI, mask bit clear, as perf's intel_pmu_handle_irq() writes it.
+	 */
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
 void lwpt_hw_pmi_unregister(void)

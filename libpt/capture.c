@@ -697,6 +697,7 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	out->lost = st.lost;
 	out->tracing = st.flags & LWPT_PT_ST_TRACING;
 	out->stalled = st.flags & LWPT_PT_ST_STALLED;
+	out->interfered = st.flags & LWPT_PT_ST_INTERFERED;
 	out->pmis = st.pmis;
 	return 0;
 }

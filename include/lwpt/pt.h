@@ -118,6 +118,8 @@ struct lpt_cap_config {
  * @tracing:	TraceEn is set as last programmed
  * @stalled:	continuous mode: waiting for the reader (lpt_dev_read)
  * @pmis:	ToPA PMIs handled on this CPU (SDM 33.2.7.2)
+ * @interfered:	someone else cleared TraceEn or moved the output pointers
+ *		(another tracer, a VMM, VMXON; SDM 33.2.9): counted in @lost
  */
 struct lpt_cap_status {
 	uint64_t rtit_status;
@@ -133,6 +135,7 @@ struct lpt_cap_status {
 	bool tracing;
 	bool stalled;
 	uint64_t pmis;
+	bool interfered;
 };
 
 /**

@@ -36,4 +36,13 @@
 #define PT_APIC_LVTPC_XAPIC_OFFSET			0x340u
 #define PT_APIC_LVTPC_X2APIC_MSR			0x834u
 
+/*
+ * SDM 33.2.9.4 "Intel PT and VMX": IA32_VMX_MISC (485H, with VMX,
+ * CPUID.1:ECX[5]) bit 14 is 1 where PT may trace in VMX operation. Where it
+ * is 0, VMXON clears IA32_RTIT_CTL.TraceEn and any WRMSR of IA32_RTIT_CTL
+ * in VMX operation raises #GP.
+ */
+#define IA32_VMX_MISC					0x485u
+#define IA32_VMX_MISC_PT_IN_VMX				(1ull << 14)
+
 #endif /* LWPT_PT_ARCH_H */

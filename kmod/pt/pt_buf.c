@@ -39,6 +39,7 @@ void pt_buf_free(struct pt_buf *b)
 	kvfree(b->tables);
 	kvfree(b->region_order);
 	kvfree(b->region_off);
+	kvfree(b->page_region);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -62,9 +63,11 @@ void pt_buf_clear(struct pt_buf *b)
 /**
  * pt_buf_write_topa - fill the ToPA tables for a mode
  * @b: an allocated buffer (a single-range buffer has no table: no-op)
- * @mode: LWPT_PT_MODE_*: INT on every region (continuous), on the last
+ * @mode: LWPT_PT_MODE_*: INT on every region and STOP on the last
+ *	(continuous: the gate of pt_output_gate() at START), INT on the last
  *	(wrap, to count wraps), STOP on the last (stop) (SDM 33.2.7.2,
- *	Table 33-3)
+ *	Table 33-3). Without MENTRY the one entry has INT+STOP in continuous
+ *	mode (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA")
  */
 void pt_buf_write_topa(struct pt_buf *b, u32 mode)
 {
@@ -84,10 +87,14 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode)
 			if (mode == LWPT_PT_MODE_CONTINUOUS)
 				flags |= TOPA_ENTRY_INT;
 			if (r == b->nr_regions - 1) {
-				/* INT counts wraps; STOP ends stop mode. */
+				/*
+				 * INT counts wraps; STOP ends stop mode, and
+				 * in continuous mode is the gate before the
+				 * reader's tail at START (pt_output_gate()).
+				 */
 				if (mode == LWPT_PT_MODE_WRAP)
 					flags |= TOPA_ENTRY_INT;
-				if (mode == LWPT_PT_MODE_STOP)
+				if (mode != LWPT_PT_MODE_WRAP)
 					flags |= TOPA_ENTRY_STOP;
 			}
 			tab[e] = topa_entry_make(page_to_phys(b->pages[b->region_off[r] >>
@@ -142,7 +149,9 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 				   GFP_KERNEL_ACCOUNT);
 	b->region_off = kvcalloc(b->nr_pages, sizeof(*b->region_off),
 				 GFP_KERNEL_ACCOUNT);
-	if (!b->pages || !b->region_order || !b->region_off)
+	b->page_region = kvcalloc(b->nr_pages, sizeof(*b->page_region),
+				  GFP_KERNEL_ACCOUNT);
+	if (!b->pages || !b->region_order || !b->region_off || !b->page_region)
 		goto err_free;
 
 	while (done < b->nr_pages) {
@@ -168,8 +177,10 @@ int pt_buf_alloc(struct pt_buf *b, u64 size, u64 region_max, bool single,
 		b->region_order[b->nr_regions] = order;
 		b->region_off[b->nr_regions] = (u64)done << PAGE_SHIFT;
 		b->nr_regions++;
-		for (i = 0; i < (1UL << order); i++)
+		for (i = 0; i < (1UL << order); i++) {
 			b->pages[done + i] = page + i;
+			b->page_region[done + i] = b->nr_regions - 1;
+		}
 		done += 1UL << order;
 	}
 
@@ -263,17 +274,80 @@ s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs)
 }
 
 /**
+ * pt_buf_ptrs - the output pointers that name a buffer offset
+ * @b: the buffer
+ * @pos: byte offset in @b, below @b->size
+ * @base: out, IA32_RTIT_OUTPUT_BASE: the table holding the region's entry
+ *	(SDM 33.2.8.7), or the single range (SDM 33.2.7.1)
+ * @mask_ptrs: out, IA32_RTIT_OUTPUT_MASK_PTRS: entry index and offset in
+ *	the region (SDM 33.2.8.8), or mask and offset
+ *
+ * The inverse of pt_buf_pos(): O(1).
+ */
+void pt_buf_ptrs(const struct pt_buf *b, u64 pos, u64 *base, u64 *mask_ptrs)
+{
+	unsigned int r = pt_buf_region(b, pos);
+	u64 off = pos - b->region_off[r];
+
+	if (b->single) {
+		*base = page_to_phys(b->pages[0]);
+		*mask_ptrs = (off << IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT) |
+			     pt_buf_output_mask_ptrs(b);
+		return;
+	}
+	*base = page_to_phys(b->tables[r / PT_TOPA_REGIONS_PER_TABLE]);
+	*mask_ptrs = (off << IA32_RTIT_OUTPUT_MASK_PTRS_OUTPUTOFFSET_SHIFT) |
+		     (((u64)(r % PT_TOPA_REGIONS_PER_TABLE) <<
+		       IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_SHIFT) &
+		      IA32_RTIT_OUTPUT_MASK_PTRS_MASKORTABLEOFFSET_MASK) |
+		     IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK;
+}
+
+/**
  * pt_buf_region - the region of a buffer that holds a byte
  * @b: the buffer
  * @pos: byte offset in @b (@b->size: the end of the last region)
+ *
+ * O(1), safe in NMI context: a table lookup by page.
  *
  * Return: the region's index, 0 .. @b->nr_regions - 1.
  */
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos)
 {
-	unsigned int r;
+	if (pos >= b->size)
+		return b->nr_regions - 1;
+	return b->page_region[pos >> PAGE_SHIFT];
+}
 
-	for (r = 0; r + 1 < b->nr_regions && b->region_off[r + 1] <= pos; r++)
-		;
-	return r;
+/**
+ * pt_buf_region_end - the buffer offset one past a region
+ * @b: the buffer
+ * @r: region index, below @b->nr_regions
+ *
+ * Return: the offset, bytes.
+ */
+u64 pt_buf_region_end(const struct pt_buf *b, unsigned int r)
+{
+	return b->region_off[r] + (PAGE_SIZE << b->region_order[r]);
+}
+
+/**
+ * pt_buf_topa_flags - set the INT and STOP bits of one region's entry
+ * @b: a ToPA buffer (no-op for a single range)
+ * @r: region index
+ * @flags: TOPA_ENTRY_INT and/or TOPA_ENTRY_STOP (Table 33-3)
+ *
+ * The processor may cache entries: call only while this buffer is not
+ * loaded with TraceEn=1 (SDM 33.2.7.2).
+ */
+void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags)
+{
+	u64 *tab;
+
+	if (b->single || r >= b->nr_regions)
+		return;
+	tab = page_address(b->tables[r / PT_TOPA_REGIONS_PER_TABLE]);
+	tab[r % PT_TOPA_REGIONS_PER_TABLE] =
+		(tab[r % PT_TOPA_REGIONS_PER_TABLE] &
+		 ~(u64)(TOPA_ENTRY_INT | TOPA_ENTRY_STOP)) | flags;
 }

@@ -176,7 +176,9 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	/*
 	 * XSAVES of PT state (SDM Vol. 1 13.5.6, SDM 33.3.5.2): XSAVES and
 	 * XRSTORS (0DH.1:EAX[3]), IA32_XSS[8] (0DH.1:ECX[8]), and component 8
-	 * a supervisor component of the size lwpt saves (0DH.8).
+	 * a supervisor component (0DH.8) of at least the nine MSRs lwpt
+	 * saves (72 bytes; a later processor may report more) and no more
+	 * than its XSAVES area holds after the header.
 	 */
 	if (caps->max_leaf >= PT_CPUID_0DH) {
 		struct lwpt_cpuid_regs c8;
@@ -187,7 +189,7 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 		preempt_enable();
 		if ((r.eax & PT_CPUID_0DH_1_EAX_XSAVES) &&
 		    (r.ecx & (u32)IA32_XSS_PT) &&
-		    c8.eax == PT_XSAVE_STATE_SIZE &&
+		    c8.eax >= PT_XSAVE_STATE_SIZE && c8.eax <= PT_XSAVE_STATE_MAX &&
 		    (c8.ecx & PT_CPUID_0DH_N_ECX_XSS))
 			pt_caps.caps |= LWPT_PT_CAP_XSAVES;
 	}
@@ -645,6 +647,18 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 	if (cfg->scope == LWPT_PT_SCOPE_THREAD) {
 		get_task_struct(task);
 		*target = task;
+		goto out_mmput;
+	}
+	/*
+	 * Under page-table isolation user mode runs on the user copy of the
+	 * PGD and the kernel on its own (PTI_USER_PGTABLE_BIT): one CR3_MATCH
+	 * cannot match both, so OS and User together would silently trace
+	 * one of them only. Refused: trace one, or use per-thread scope.
+	 */
+	if (boot_cpu_has(X86_FEATURE_PTI) && (cfg->flags & LWPT_PT_CFG_OS) &&
+	    (cfg->flags & LWPT_PT_CFG_USER)) {
+		cfg->bad_field = LWPT_PT_FIELD_CR3_FILTER;
+		err = -EOPNOTSUPP;
 		goto out_mmput;
 	}
 	/*

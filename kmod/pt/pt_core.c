@@ -35,6 +35,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/reboot.h>
 #include <linux/sched/task.h>
 #include <linux/smp.h>
 #include <linux/syscore_ops.h>
@@ -44,6 +45,7 @@
 #include <lwpt/pt_arch.h>
 #include <lwpt/pt_rtit.h>
 
+#include "../x86_cpuid.h"
 #include "../lwp/lwp.h"	/* lwpt_dev_ioctl_misc() */
 #include "pt_int.h"
 
@@ -56,6 +58,28 @@ static int pt_cpuhp_state = -1;
 
 /* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
 
+/*
+ * Did the output cross a point where an INT entry raises the ToPA PMI,
+ * going @delta bytes forward from buffer offset @old? Continuous mode: the
+ * end of every region (INT on each); wrap mode: the end of the buffer (INT
+ * on the last). Without MENTRY the single region's PMI comes before it is
+ * filled (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA
+ * Implementation"), at an unspecified point: its half is taken.
+ */
+static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta)
+{
+	const struct pt_buf *b = &tr->buf;
+	u64 half = b->size / 2;
+
+	if (b->single || pt_sess.cfg.mode == LWPT_PT_MODE_STOP || !delta)
+		return false;
+	if (!pt_has(LWPT_PT_CAP_MENTRY))
+		return (old < half && old + delta >= half) || old + delta >= b->size + half;
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS)
+		return old + delta >= pt_buf_region_end(b, pt_buf_region(b, old));
+	return old + delta >= b->size;
+}
+
 /**
  * pt_output_account - account the output pointers read with TraceEn=0
  * @tr: the trace they belong to
@@ -65,12 +89,16 @@ static int pt_cpuhp_state = -1;
  * @pmi: a ToPA PMI came since the last read (a region filled)
  *
  * Advances @tr->head by the bytes written since the last read (SDM
- * 33.2.7.2: the pointers name the next byte); counts losses. Sets
- * @tr->err to -EIO if the pointers are not in @tr's buffer. A single range
- * (SDM 33.2.7.1) raises no PMI: whole laps between two reads are not seen.
+ * 33.2.7.2: the pointers name the next byte); counts losses; notes in
+ * @tr->pmi_due that an INT region filled. A single range (SDM 33.2.7.1)
+ * raises no PMI: whole laps between two reads are not seen.
+ *
+ * Return: 0, or -ESTALE if the pointers are not in @tr's buffer: someone
+ * else moved them (another tracer, SDM 33.2.9); the caller puts them back
+ * at @tr->pos. Counted in @tr->interfered and @tr->lost.
  */
-void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
-		       u64 status, bool pmi)
+int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
+		      u64 status, bool pmi)
 {
 	u64 delta;
 	s64 pos;
@@ -78,28 +106,34 @@ void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	tr->rtit_status = status;
 	pos = pt_buf_pos(&tr->buf, base, mask_ptrs);
 	if (pos < 0) {
-		tr->err = -EIO;
-		return;
+		tr->interfered++;
+		tr->lost++;
+		tr->rtit_status &= ~(IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED);
+		return -ESTALE;
 	}
 	/* pos == size: a filled STOP region (OutputOffset = its size). */
 	delta = (u64)pos >= tr->pos ? pos - tr->pos : pos + tr->buf.size - tr->pos;
+	if (pt_output_int_crossed(tr, tr->pos, delta))
+		tr->pmi_due = true;
 	/*
 	 * With MENTRY a PMI means the output crossed the end of an INT region
 	 * since the last read. Back in the same region (the only one, or a
 	 * lap of the ring) and not behind: a whole lap, plus what the
 	 * processor wrote after the PMI was raised (PMI skid, SDM 33.2.7.2
 	 * "ToPA PMI"). Without MENTRY the PMI comes before the single region
-	 * is full and the pointers alone tell the wrap.
+	 * is full and the pointers alone tell the wrap. Continuous mode never
+	 * laps: the STOP gate holds the processor (pt_output_gate()).
 	 */
 	if (pmi && pt_has(LWPT_PT_CAP_MENTRY) && (u64)pos >= tr->pos &&
+	    pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS &&
 	    pt_buf_region(&tr->buf, pos) == pt_buf_region(&tr->buf, tr->pos))
 		delta += tr->buf.size;
 	tr->head += delta;
 	tr->pos = pos;
 	/*
-	 * Continuous mode without MENTRY: the single region cannot be gated
-	 * (its PMI comes just before it wraps), so an overrun is detected
-	 * instead: the reader's oldest byte moves to head - size.
+	 * Continuous mode: never more than a buffer unread, unless the gate
+	 * failed (a neighbour rewrote the pointers): then the reader's oldest
+	 * byte moves to head - size, and it is a loss.
 	 */
 	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
 	    tr->head - tr->tail > tr->buf.size) {
@@ -113,6 +147,21 @@ void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 */
 	if (status & IA32_RTIT_STATUS_ERROR)
 		tr->lost++;
+	return 0;
+}
+
+/* Put the output pointers back at @tr->pos (TraceEn=0), STATUS clean. */
+static void pt_output_put_back(struct pt_output *tr)
+{
+	u64 base, mask;
+
+	pt_buf_ptrs(&tr->buf, tr->pos % tr->buf.size, &base, &mask);
+	if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, base) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, mask) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, 0))
+		tr->err = -EIO;
+	tr->pos %= tr->buf.size;
+	tr->rtit_status = 0;
 }
 
 /* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
@@ -120,6 +169,7 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	u64 base = 0, mask = 0, status = 0;
+	bool seen;
 
 	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &base) ||
 	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &mask) ||
@@ -127,19 +177,35 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
 		tr->err = -EIO;
 		return;
 	}
-	pt_output_account(tr, base, mask, status, pmi || pc->pmi_seen);
-	pc->pmi_seen = false;
+	/* One step: a PMI between a read and a clear would be lost. */
+	seen = xchg(&pc->pmi_seen, false);
+	if (pt_output_account(tr, base, mask, status, pmi || seen))
+		pt_output_put_back(tr);
 }
 
 /**
  * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
- * @tr: the trace loaded on this CPU
+ * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
  * @pmi: called from the ToPA PMI
+ *
+ * TraceEn is read first: found clear, someone else cleared it (another
+ * tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM 33.2.9.4): counted in
+ * @tr->interfered and @tr->lost; what was written up to there is kept.
  */
 void pt_output_pause(struct pt_output *tr, bool pmi)
 {
-	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl))
+	u64 ctl = 0;
+
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
 		tr->err = -EIO;
+		return;
+	}
+	if (!(ctl & IA32_RTIT_CTL_TRACEEN)) {
+		tr->interfered++;
+		tr->lost++;
+	} else if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl)) {
+		tr->err = -EIO;
+	}
 	pt_output_read_out(tr, pmi);
 }
 
@@ -156,25 +222,105 @@ void pt_output_resume(struct pt_output *tr)
 }
 
 /**
- * pt_output_room - continuous mode: room for the rest of the current region
- * @tr: the trace
+ * pt_output_gate - continuous mode: STOP before the reader's tail
+ * @tr: the trace, accounted (@tr->head, @tr->pos, @tr->rtit_status) with
+ *	TraceEn=0 where it is loaded, or not loaded
+ * @s: its IA32_RTIT_STATUS and output pointers to resume with; if the
+ *	processor stopped at the old gate and there is room now, they are
+ *	moved to the next region and Stopped is cleared
  *
- * Without MENTRY the answer is always yes: see pt_output_account() for how
- * an overrun is counted.
+ * As perf's pt_buffer_reset_markers(): the region before the one holding
+ * the reader's tail gets STOP and INT (SDM 33.2.7.2, Table 33-3), so that
+ * the processor, PMI skid included (33.2.7.2 "ToPA PMI"), and every resume
+ * path can write no further than the start of the unread data. The ToPA
+ * is changed only here, never while the buffer is loaded with TraceEn=1.
+ * Without MENTRY the one entry always has INT and STOP: the processor may
+ * run only while its whole lap is free, i.e. after the reader released
+ * everything (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA").
  *
- * Return: true if the processor may write until the next PMI.
+ * Return: true if there is room to resume, false to wait for RELEASE.
  */
-bool pt_output_room(const struct pt_output *tr)
+bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
 {
-	const struct pt_buf *b = &tr->buf;
-	u64 used = tr->head - READ_ONCE(tr->tail), end;
-	unsigned int r;
+	struct pt_buf *b = &tr->buf;
+	u64 tail = READ_ONCE(tr->tail), t = tail % b->size, limit;
+	unsigned int rt = pt_buf_region(b, t);
+	unsigned int g = (rt + b->nr_regions - 1) % b->nr_regions;
 
-	if (!pt_has(LWPT_PT_CAP_MENTRY))
-		return true;
-	r = pt_buf_region(b, tr->pos);
-	end = b->region_off[r] + (PAGE_SIZE << b->region_order[r]);
-	return used + (end - tr->pos) <= b->size;
+	/* The processor may write up to the start of the tail's region. */
+	limit = tail - (t - b->region_off[rt]) + b->size;
+	if (g != tr->gate) {
+		pt_buf_topa_flags(b, tr->gate, TOPA_ENTRY_INT);
+		pt_buf_topa_flags(b, g, TOPA_ENTRY_INT | TOPA_ENTRY_STOP);
+		tr->gate = g;
+	}
+	if (tr->head >= limit)
+		return false;
+	if (s->status & IA32_RTIT_STATUS_STOPPED) {
+		/* 33.2.7.2 ToPA error 3: OutputOffset must be below the size. */
+		tr->pos = tr->head % b->size;
+		pt_buf_ptrs(b, tr->pos, &s->output_base, &s->output_mask_ptrs);
+		s->status &= ~IA32_RTIT_STATUS_STOPPED;
+	}
+	return true;
+}
+
+/**
+ * pt_output_continue - after pt_output_pause(): resume, stop or stall
+ * @tr: the trace loaded on this CPU, TraceEn=0, accounted
+ *
+ * An error (or IA32_RTIT_STATUS.Error, SDM 33.3.10) ends the trace, as
+ * Stopped does outside continuous mode. Continuous mode moves the gate
+ * (pt_output_gate()) and, if the processor stopped there, its pointers
+ * past it; without room the trace waits for RELEASE (@tr->stalled).
+ */
+void pt_output_continue(struct pt_output *tr)
+{
+	struct pt_rtit_state s = { .status = tr->rtit_status };
+
+	if (tr->err || (tr->rtit_status & IA32_RTIT_STATUS_ERROR)) {
+		tr->tracing = false;
+		return;
+	}
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
+		if (tr->rtit_status & IA32_RTIT_STATUS_STOPPED)
+			tr->tracing = false;
+		else
+			pt_output_resume(tr);
+		return;
+	}
+	if (!pt_output_gate(tr, &s)) {
+		tr->stalled = true;
+		tr->tracing = false;
+		return;
+	}
+	if (s.status != tr->rtit_status) {
+		if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s.output_base) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s.output_mask_ptrs) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_STATUS,
+				  s.status & ~IA32_RTIT_STATUS_READ_ONLY)) {
+			tr->err = -EIO;
+			tr->tracing = false;
+			return;
+		}
+		tr->rtit_status = s.status;
+	}
+	tr->stalled = false;
+	tr->tracing = true;
+	pt_output_resume(tr);
+}
+
+/**
+ * pt_output_saved_put_back - saved output pointers someone else moved
+ * @tr: the trace (pt_output_account() returned -ESTALE)
+ * @s: its saved RTIT state: pointers back at @tr->pos, STATUS clean
+ */
+void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s)
+{
+	tr->pos %= tr->buf.size;
+	pt_buf_ptrs(&tr->buf, tr->pos, &s->output_base, &s->output_mask_ptrs);
+	s->status = 0;
+	tr->rtit_status = 0;
 }
 
 /**
@@ -191,6 +337,9 @@ void pt_output_reset(struct pt_output *tr)
 	tr->stalled = false;
 	tr->busy = false;
 	tr->rtit_status = 0;
+	tr->gate = tr->buf.nr_regions ? tr->buf.nr_regions - 1 : 0;
+	tr->pmi_due = false;
+	tr->interfered = 0;
 	tr->err = 0;
 }
 
@@ -358,25 +507,25 @@ static void pt_cpu_sample(void *arg)
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
 		pt_output_pause(tr, false);
-		if (tr->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))
-			tr->tracing = false;
-		else
-			pt_output_resume(tr);
+		pt_output_continue(tr);
 	}
 	pt_cpu_update_end(pc);
 }
 
-/* Continuous mode: the reader made room; restart a stalled CPU. */
+/* Continuous mode: the reader released data; move the gate, go on. */
 static void pt_cpu_release(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct pt_output *tr = &pc->tr;
 
 	pt_cpu_update_begin(pc);
-	if (tr->stalled && pt_sess.started && !pc->offline && pt_output_room(tr)) {
-		tr->stalled = false;
-		tr->tracing = true;
-		pt_output_resume(tr);
+	if (pt_sess.started && !pc->offline) {
+		if (tr->tracing) {
+			pt_output_pause(tr, false);
+			pt_output_continue(tr);
+		} else if (tr->stalled) {
+			pt_output_continue(tr);
+		}
 	}
 	pt_cpu_update_end(pc);
 }
@@ -397,11 +546,11 @@ static void pt_cpu_park(struct pt_cpu *pc)
 	if (tr->tracing) {
 		if (pt_rtit_save(&pc->saved))
 			tr->err = -EIO;
-		else
-			pt_output_account(tr, pc->saved.output_base,
-					  pc->saved.output_mask_ptrs,
-					  pc->saved.status, pc->pmi_seen);
-		pc->pmi_seen = false;
+		else if (pt_output_account(tr, pc->saved.output_base,
+					   pc->saved.output_mask_ptrs,
+					   pc->saved.status,
+					   xchg(&pc->pmi_seen, false)))
+			pt_output_saved_put_back(tr, &pc->saved);
 		tr->tracing = false;
 		tr->lost++;	/* time not traced */
 	}
@@ -500,55 +649,94 @@ static struct syscore_ops pt_syscore_ops = {
 };
 
 /*
- * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively. Ours
- * only if IA32_PERF_GLOBAL_STATUS bit 55 is set and this CPU traces for
- * us; anything else is left to perf's handler.
+ * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively,
+ * registered first on NMI_LOCAL (hw_native.c). Whether it is ours cannot
+ * rest on IA32_PERF_GLOBAL_STATUS bit 55 alone: another handler may have
+ * acknowledged it already (perf's intel_pmu_handle_irq() acks every bit
+ * whenever a perf event exists), and a KVM guest's ToPA PMI sets the same
+ * bit (perf asks perf_guest_handle_intel_pt_intr(), a static call a module
+ * cannot make). So the PMI is ours when this CPU traces for us and bit 55
+ * is set, or our own pointers show an INT region filled since the last
+ * look (@pmi_due), or the processor stopped or saw an error. Otherwise it
+ * is left alone: bit 55 unacknowledged, NMI_DONE. Documentation/pt.rst,
+ * "The ToPA PMI".
  */
 static bool pt_pmi(void *data)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct pt_output *tr;
-	u64 gs;
+	bool bit;
+	u64 gs = 0;
 
 	tr = READ_ONCE(pt_sess.cfg.scope) == LWPT_PT_SCOPE_THREAD ?
 	     pt_thread_cur_trace(pc) : &pc->tr;
 	if (!tr || !READ_ONCE(tr->tracing))
 		return false;
-	if (lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) ||
-	    !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI))
-		return false;
+	bit = !lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) &&
+	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (READ_ONCE(pc->in_update)) {
 		/* The interrupted code reads the pointers; note the fill. */
-		pc->pmi_seen = true;
+		if (!bit)
+			return false;
+		WRITE_ONCE(pc->pmi_seen, true);
+		tr->pmis++;
 		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+		lwpt_hw_pmi_rearm();
 		return true;
 	}
 	/* Table 33-4: clear TraceEn, handle, clear the PMI, re-enable. */
-	pt_output_pause(tr, true);
+	pt_output_pause(tr, bit);
+	if (!bit && !tr->pmi_due && !tr->err &&
+	    !(tr->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))) {
+		/* Not ours (perf's, a guest's): go on as if never paused. */
+		pt_output_continue(tr);
+		return false;
+	}
+	tr->pmi_due = false;
 	tr->pmis++;
-	lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
-		      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+	if (bit)
+		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
+			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+	/* 33.2.7.2 PMI Preservation: PendTopaPMI cleared before LVTPC. */
 	if (pt_has(LWPT_PT_CAP_PSB_PMI_PRESERVE) &&
-	    (tr->rtit_status & IA32_RTIT_STATUS_PENDTOPAPMI))
+	    (tr->rtit_status & IA32_RTIT_STATUS_PENDTOPAPMI)) {
+		tr->rtit_status &= ~IA32_RTIT_STATUS_PENDTOPAPMI;
 		lwpt_hw_wrmsr(IA32_RTIT_STATUS,
-			      tr->rtit_status & ~(IA32_RTIT_STATUS_PENDTOPAPMI |
-						  IA32_RTIT_STATUS_READ_ONLY));
-	if (tr->err || (tr->rtit_status & (IA32_RTIT_STATUS_ERROR |
-					   IA32_RTIT_STATUS_STOPPED))) {
-		tr->tracing = false;
-		return true;
+			      tr->rtit_status & ~IA32_RTIT_STATUS_READ_ONLY);
 	}
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS && !pt_output_room(tr)) {
-		/* Nothing is overwritten: wait for the reader (RELEASE). */
-		tr->stalled = true;
-		tr->tracing = false;
-		tr->lost++;
-		return true;
-	}
-	pt_output_resume(tr);
+	pt_output_continue(tr);
+	lwpt_hw_pmi_rearm();
 	return true;
 }
+
+/*
+ * Reboot, halt, power-off and kexec (kernel_kexec() calls the reboot
+ * notifiers through kernel_restart_prepare()): our buffers go back to the
+ * next kernel, so the processor must stop writing into them first. On
+ * every CPU where lwpt's trace is loaded, TraceEn is cleared (SDM 33.2.8.2:
+ * output stops, the pointers stay). Nothing else is torn down.
+ */
+static void pt_cpu_quiesce(void *arg)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	u64 ctl = 0;
+
+	if (!READ_ONCE(pc->tr.tracing) && !READ_ONCE(pc->cur))
+		return;
+	if (!lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) && (ctl & IA32_RTIT_CTL_TRACEEN))
+		lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
+}
+
+static int pt_reboot(struct notifier_block *nb, unsigned long action, void *data)
+{
+	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pt_reboot_nb = {
+	.notifier_call = pt_reboot,
+};
 
 /* --- The capture ---------------------------------------------------------- */
 
@@ -752,6 +940,8 @@ static long pt_ioctl_start(struct file *file)
 		/* Zero again: user space sees no data of an earlier capture. */
 		if (pc->tr.head)
 			pt_buf_clear(&pc->tr.buf);
+		/* INT and STOP as at CONFIGURE: the gate moved (pt_output_gate()). */
+		pt_buf_write_topa(&pc->tr.buf, pt_sess.cfg.mode);
 		smp_call_function_single(cpu, pt_cpu_start, NULL, 1);
 		if (pc->tr.err) {
 			err = pc->tr.err;
@@ -807,7 +997,8 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 		     (tr->stalled ? LWPT_PT_ST_STALLED : 0) |
 		     (tr->busy ? LWPT_PT_ST_BUSY : 0) |
 		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0) |
-		     (tr->buf.single ? LWPT_PT_ST_WRAP_UNKNOWN : 0);
+		     (tr->buf.single ? LWPT_PT_ST_WRAP_UNKNOWN : 0) |
+		     (tr->interfered ? LWPT_PT_ST_INTERFERED : 0);
 	st->rtit_status = tr->rtit_status;
 	st->rtit_ctl = tr->ctl | (tr->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
 	st->head = head;
@@ -1085,6 +1276,30 @@ const struct file_operations pt_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * SDM 33.2.9.4: read IA32_VMX_MISC[14] where VMX exists and say what a VMM
+ * does to a capture: with 0, VMXON clears TraceEn (counted as someone
+ * else's doing, LWPT_PT_ST_INTERFERED) and resuming in VMX operation fails
+ * (EIO). Documentation/pt.rst, "Someone else's trace".
+ */
+static void pt_vmx_note(void)
+{
+	struct lwpt_cpuid_regs r;
+	u64 misc = 0;
+	int err = 0;
+
+	preempt_disable();
+	lwpt_hw_cpuid(X86_CPUID_FEATURES, 0, &r);
+	if (r.ecx & X86_CPUID_1_ECX_VMX)
+		err = lwpt_hw_rdmsr(IA32_VMX_MISC, &misc);
+	preempt_enable();
+	if (!(r.ecx & X86_CPUID_1_ECX_VMX) || err)
+		return;
+	pr_info("PT in VMX operation: %s\n", (misc & IA32_VMX_MISC_PT_IN_VMX) ?
+		"supported (IA32_VMX_MISC[14] = 1)" :
+		"not supported: VMXON (a VM starting) clears TraceEn, captures then report a loss");
+}
+
 int pt_init(const struct lwpt_caps *caps)
 {
 	int err;
@@ -1092,6 +1307,7 @@ int pt_init(const struct lwpt_caps *caps)
 	if (!caps->pt)
 		return 0;
 	pt_caps_decode(caps);
+	pt_vmx_note();
 	err = lwpt_hw_pmi_register(pt_pmi, NULL);
 	if (err)
 		return err;
@@ -1112,6 +1328,7 @@ int pt_init(const struct lwpt_caps *caps)
 	if (err)
 		goto err_switch;
 	register_syscore_ops(&pt_syscore_ops);
+	register_reboot_notifier(&pt_reboot_nb);
 	return 0;
 
 err_switch:
@@ -1127,6 +1344,7 @@ err_cpuhp:
 void pt_exit(void)
 {
 	if (pt_cpuhp_state >= 0) {
+		unregister_reboot_notifier(&pt_reboot_nb);
 		unregister_syscore_ops(&pt_syscore_ops);
 		pt_thread_exit();
 		pt_sched_switch_exit();

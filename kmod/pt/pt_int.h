@@ -42,6 +42,12 @@
 
 /* Buffers kept ready for threads that join (pt_thread.c; caps.thread_spares). */
 #define PT_THREAD_SPARES		8
+/*
+ * Largest PT state component (CPUID.(0DH,8).EAX) the per-thread XSAVES area
+ * holds: 1024 bytes less the legacy region and header (pt_thread.c).
+ */
+#define PT_XSAVE_STATE_MAX		(1024 - 576)
+
 /* Region entries per ToPA table page; the last entry is the END entry. */
 #define PT_TOPA_REGIONS_PER_TABLE	(PAGE_SIZE / TOPA_ENTRY_BYTES - 1)
 /* Largest region: one buddy block (naturally aligned, SDM 33.2.7.2 2b). */
@@ -60,6 +66,8 @@
  * @pages: every page of the buffer in buffer order (split, for mmap)
  * @nr_tables: ToPA table pages
  * @tables: the table pages; table t holds regions t * 511 ... and an END
+ * @page_region: the region of each page: a region's index from a buffer
+ *	offset in O(1) (the PMI, in NMI context, scans nothing)
  */
 struct pt_buf {
 	bool single;
@@ -71,6 +79,7 @@ struct pt_buf {
 	struct page **pages;
 	unsigned int nr_tables;
 	struct page **tables;
+	u32 *page_region;
 };
 
 /* The capabilities, decoded once at load (pt_config.c). */
@@ -110,8 +119,16 @@ struct pt_rtit_state {
  * @pos: buffer offset of the next byte, as last read
  * @head: bytes written since START
  * @tail: bytes the reader released (continuous mode)
- * @lost: output losses (stalls, STOP reached, operational errors, offline)
+ * @lost: output losses (stalls, STOP reached, operational errors, offline,
+ *	someone else's trace)
  * @pmis: ToPA PMIs handled
+ * @gate: continuous mode: the region whose ToPA entry has STOP (and INT),
+ *	the one before the reader's tail (pt_output_gate())
+ * @pmi_due: an INT region was seen filled and no PMI has been claimed for
+ *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
+ *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
+ * @interfered: times someone else cleared TraceEn or moved the output
+ *	pointers of this trace (pt_output_pause())
  * @err: error of the last IPI operation
  */
 struct pt_output {
@@ -127,6 +144,9 @@ struct pt_output {
 	u64 tail;
 	u64 lost;
 	u64 pmis;
+	unsigned int gate;
+	bool pmi_due;
+	u64 interfered;
 	int err;
 };
 
@@ -155,7 +175,8 @@ struct pt_sb {
  * struct pt_cpu - PT state of one CPU
  * @tr: its buffer (per-CPU scope)
  * @in_update: the RTIT MSRs are being changed here (the PMI only acks)
- * @pmi_seen: a PMI came during @in_update (a region filled)
+ * @pmi_seen: a PMI came during @in_update (a region filled); taken with
+ *	xchg() so that a PMI between the read and the clear is not lost
  * @offline: per-CPU scope: went offline (or to suspend) during the capture
  * @was_tracing: @tr.tracing when it went offline
  * @saved: its RTIT state while offline or suspended
@@ -277,16 +298,21 @@ void pt_buf_write_topa(struct pt_buf *b, u32 mode);
 u64 pt_buf_output_base(const struct pt_buf *b);
 u64 pt_buf_output_mask_ptrs(const struct pt_buf *b);
 s64 pt_buf_pos(const struct pt_buf *b, u64 base, u64 mask_ptrs);
+void pt_buf_ptrs(const struct pt_buf *b, u64 pos, u64 *base, u64 *mask_ptrs);
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
+u64 pt_buf_region_end(const struct pt_buf *b, unsigned int r);
+void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags);
 
 /* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
 void pt_cpu_update_begin(struct pt_cpu *pc);
 void pt_cpu_update_end(struct pt_cpu *pc);
-void pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
-		       u64 status, bool pmi);
+int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
+		      u64 status, bool pmi);
+void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s);
 void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
-bool pt_output_room(const struct pt_output *tr);
+bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
+void pt_output_continue(struct pt_output *tr);
 void pt_output_reset(struct pt_output *tr);
 int pt_rtit_write_filters(void);
 int pt_rtit_save(struct pt_rtit_state *s);

@@ -429,10 +429,14 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 
 	if (th->tr.err || !th->task)
 		return;
-	/* Continuous mode: the reader may have made room since the stall. */
-	if (th->tr.stalled && pt_output_room(&th->tr)) {
-		th->tr.stalled = false;
-		th->tr.tracing = true;
+	/*
+	 * Continuous mode: move the gate before the reader's tail; past it if
+	 * the processor stopped there and the reader made room since.
+	 */
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+	    (th->tr.tracing || th->tr.stalled)) {
+		th->tr.stalled = !pt_output_gate(&th->tr, &th->saved);
+		th->tr.tracing = !th->tr.stalled;
 	}
 	if (!th->tr.tracing)
 		return;
@@ -483,15 +487,25 @@ static void pt_thread_unload(struct pt_cpu *pc)
 		th->tr.tracing = false;
 		/* TraceEn must not survive the thread: clear it by WRMSR. */
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, th->tr.ctl);
-	} else {
-		pt_output_account(&th->tr, th->saved.output_base,
-				  th->saved.output_mask_ptrs, th->saved.status,
-				  pc->pmi_seen);
+	} else if (th->tr.tracing) {
+		/* TraceEn found clear: someone else's doing (SDM 33.2.9). */
+		if (!(th->saved.ctl & IA32_RTIT_CTL_TRACEEN)) {
+			th->tr.interfered++;
+			th->tr.lost++;
+		}
+		if (pt_output_account(&th->tr, th->saved.output_base,
+				      th->saved.output_mask_ptrs, th->saved.status,
+				      xchg(&pc->pmi_seen, false)))
+			pt_output_saved_put_back(&th->tr, &th->saved);
 		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
-					IA32_RTIT_STATUS_STOPPED))
+					IA32_RTIT_STATUS_STOPPED)) {
 			th->tr.tracing = false;
+			/* Continuous mode: stopped at the gate, see load. */
+			th->tr.stalled = pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+					 !(th->saved.status & IA32_RTIT_STATUS_ERROR);
+		}
 	}
-	pc->pmi_seen = false;
+	WRITE_ONCE(pc->pmi_seen, false);	/* TraceEn=0: nothing more of th's */
 	pc->cur = NULL;
 	th->cpu = -1;
 	pt_cpu_update_end(pc);
@@ -941,11 +955,7 @@ static void pt_thread_sample_cpu(void *arg)
 	if (pc->cur == th && th->tr.tracing) {
 		pt_cpu_update_begin(pc);
 		pt_output_pause(&th->tr, false);
-		if (th->tr.rtit_status & (IA32_RTIT_STATUS_ERROR |
-					  IA32_RTIT_STATUS_STOPPED))
-			th->tr.tracing = false;
-		else
-			pt_output_resume(&th->tr);
+		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
 	}
 	raw_spin_unlock(&pt_thread_lock);
@@ -958,11 +968,12 @@ static void pt_thread_release_cpu(void *arg)
 	struct pt_thread *th = arg;
 
 	raw_spin_lock(&pt_thread_lock);
-	if (pc->cur == th && th->tr.stalled && pt_output_room(&th->tr)) {
+	if (pc->cur == th && (th->tr.tracing || th->tr.stalled)) {
+		/* Move the gate (pt_output_gate()), past it if stopped. */
 		pt_cpu_update_begin(pc);
-		th->tr.stalled = false;
-		th->tr.tracing = true;
-		pt_output_resume(&th->tr);
+		if (th->tr.tracing)
+			pt_output_pause(&th->tr, false);
+		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
 	} else if (!pc->cur && th->task == current && pt_sess.started) {
 		pt_thread_load(pc, th);
@@ -980,7 +991,11 @@ static int pt_thread_where(u32 index, struct pt_thread **thp)
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_by_index(index);
 	if (th)
-		cpu = th->cpu >= 0 ? th->cpu : th->task ? th->last_cpu : -1;
+		/*
+		 * Not loaded (e.g. stalled at its switch-in): where the task
+		 * runs now, so that RELEASE's IPI finds it as current.
+		 */
+		cpu = th->cpu >= 0 ? th->cpu : th->task ? (int)task_cpu(th->task) : -1;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	*thp = th;
 	return cpu;

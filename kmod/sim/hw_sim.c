@@ -85,6 +85,8 @@ void sim_violation(const char *what)
 	pr_notice_ratelimited("spec violation: %s\n", what);
 }
 
+static void sim_pmi_init(struct dentry *dir);
+
 /* The register file of the executing CPU; callers keep preemption off. */
 static struct sim_cpu *sim_this_cpu(void)
 {
@@ -163,11 +165,13 @@ int lwpt_hw_init(void)
 	debugfs_create_atomic_t("violations", 0444, sim_debugfs,
 				&sim_violations);
 	debugfs_create_file("cpuid", 0444, sim_debugfs, NULL, &sim_cpuid_fops);
+	sim_pmi_init(sim_debugfs);
 	sim_selftest_debugfs(sim_debugfs);
 	/* The PT model behind the RTIT MSRs (issue 5). */
-	sim_pt_init(sim_debugfs);
+	err = sim_pt_init(sim_debugfs);
 	/* Single-stepping of the user-mode execution the models watch. */
-	err = sim_step_init(sim_debugfs);
+	if (!err)
+		err = sim_step_init(sim_debugfs);
 	if (!err) {
 		/* PTWRITE where the CPU raises #UD on it (QEMU TCG). */
 		err = sim_ptwrite_init();
@@ -566,13 +570,108 @@ void lwpt_hw_pmi_unregister(void)
 	synchronize_rcu();
 }
 
+/**
+ * struct sim_pmi - the local APIC's LVT performance-counter entry of a CPU
+ * @masked: its mask bit (SDM Vol. 3A 11.5.1): set by every delivery
+ * @delivered: PMIs delivered
+ * @dropped: PMIs raised while @masked: not received, lost (their
+ *	IA32_PERF_GLOBAL_STATUS bit stays set)
+ * @acked_by_other: deliveries where the other handler (pt_nmi_first_acker)
+ *	found and acknowledged IA32_PERF_GLOBAL_STATUS bits
+ */
+struct sim_pmi {
+	bool masked;
+	u64 delivered;
+	u64 dropped;
+	u64 acked_by_other;
+};
+
+static DEFINE_PER_CPU(struct sim_pmi, sim_pmis);
+
+/*
+ * Other handlers on the NMI_LOCAL list (arch/x86/kernel/nmi.c nmi_handle()
+ * calls them in list order; register_nmi_handler() puts NMI_FLAG_FIRST
+ * ones at the head). The other handler is perf's intel_pmu_handle_irq(),
+ * which runs whenever a perf event exists (Debian's NMI watchdog is one):
+ * it acknowledges every bit of IA32_PERF_GLOBAL_STATUS, bit 55 included,
+ * and unmasks LVTPC at its end (late ack).
+ *   0  no perf event: nobody but lwpt acknowledges or unmasks anything;
+ *   1  a handler that acknowledges like perf runs before lwpt's hook (for
+ *      example one registered with NMI_FLAG_FIRST after lwpt): lwpt's hook
+ *      never sees bit 55 (default: the unkindest, issue 12);
+ *   2  perf, registered at boot without NMI_FLAG_FIRST: after lwpt's hook,
+ *      which hw_native.c registers with NMI_FLAG_FIRST (late ack).
+ * Read at each PMI.
+ */
+static int pt_nmi_first_acker = 1;
+module_param(pt_nmi_first_acker, int, 0644);
+MODULE_PARM_DESC(pt_nmi_first_acker,
+		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 before lwpt's (default), 2 after lwpt's (perf behind NMI_FLAG_FIRST)");
+
+/* perf's intel_pmu_handle_irq() as lwpt meets it: ack all, unmask. */
+static void sim_pmi_other_handler(struct sim_pmi *p)
+{
+	u64 gs = 0;
+
+	if (!sim_pt_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) && gs) {
+		/* intel_pmu_ack_status(): IA32_PERF_GLOBAL_STATUS_RESET. */
+		sim_pt_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET, gs);
+		p->acked_by_other++;
+	}
+	p->masked = false;	/* apic_write(APIC_LVTPC, APIC_DM_NMI) */
+}
+
 void hw_sim_raise_pmi(void)
 {
+	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
 	/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
 	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
+	int acker;
 
+	/* SDM Vol. 3A 11.5.1: a masked LVT entry inhibits reception. */
+	if (p->masked) {
+		p->dropped++;
+		return;
+	}
+	p->masked = true;
+	p->delivered++;
+	acker = READ_ONCE(pt_nmi_first_acker);
+	if (acker == 1)
+		sim_pmi_other_handler(p);
 	if (fn)
 		fn(sim_pmi_data);
+	if (acker == 2)
+		sim_pmi_other_handler(p);
+}
+
+void lwpt_hw_pmi_rearm(void)
+{
+	this_cpu_ptr(&sim_pmis)->masked = false;
+}
+
+/* debugfs lwpt_sim/pmi: each CPU's LVTPC entry and PMI counts. */
+static int sim_pmi_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		const struct sim_pmi *p = per_cpu_ptr(&sim_pmis, cpu);
+
+		seq_printf(m, "cpu%d lvtpc_masked=%d delivered=%llu dropped=%llu acked_by_other=%llu\n",
+			   cpu, p->masked, p->delivered, p->dropped,
+			   p->acked_by_other);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_pmi);
+
+static void sim_pmi_init(struct dentry *dir)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&sim_pmis, cpu), 0, sizeof(struct sim_pmi));
+	debugfs_create_file("pmi", 0444, dir, NULL, &sim_pmi_fops);
 }
 
 int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)

@@ -24,6 +24,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/highmem.h>
+#include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -35,6 +36,7 @@
 #include <lwpt/pt_arch.h>
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
+#include <lwpt/pt_topa.h>
 
 #include "model/pt/pt_model.h"
 #include "model/pt/pt_trace.h"
@@ -78,6 +80,8 @@ struct sim_pt_gen {
 
 static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
 static DEFINE_PER_CPU(struct sim_pt_gen, sim_pt_gens);
+/* Neighbour events (debugfs pt_other_tracer) on each CPU. */
+static DEFINE_PER_CPU(u64, sim_pt_other_events);
 
 /*
  * A test aid: with pt_exec=0 the model writes no packets from execution
@@ -88,6 +92,18 @@ static bool pt_exec = true;
 module_param(pt_exec, bool, 0644);
 MODULE_PARM_DESC(pt_exec,
 		 "Packets from the execution of traced threads (default on); off: only what pt_inject stores");
+/*
+ * SDM 33.2.7.2 "ToPA PMI": "This interrupt is not precise, and it is thus
+ * likely that writes to the next region will occur by the time the
+ * interrupt is taken". After a ToPA PMI is raised the output logic writes
+ * this many more bytes before the PMI is delivered (or until output stops).
+ * Read at each TraceEn 0->1.
+ */
+static ulong pt_pmi_skid = 256;
+module_param(pt_pmi_skid, ulong, 0644);
+MODULE_PARM_DESC(pt_pmi_skid,
+		 "Bytes the PT unit writes after raising a ToPA PMI before it is taken (default 256)");
+
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
 static struct pt_model_profile sim_pt_prof;
@@ -234,6 +250,8 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 
+	if (on)
+		pt_model_set_pmi_skid(cpu, READ_ONCE(pt_pmi_skid));
 	if (g->busy)
 		return;		/* a PMI handler of ours never runs here */
 	sim_pt_gen_enter(g);
@@ -364,9 +382,10 @@ static int sim_pt_msrs_show(struct seq_file *m, void *v)
 		for (n = 0; n < PT_ADDR_RANGES_MAX; n++)
 			seq_printf(m, " addr%d_a=%#llx addr%d_b=%#llx", n,
 				   c->addr_a[n], n, c->addr_b[n]);
-		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu",
+		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu neighbour_events=%llu",
 			   s->bytes_written, s->bytes_dropped, s->wraps, s->pmis,
-			   s->operrs, s->violations);
+			   s->operrs, s->violations,
+			   per_cpu(sim_pt_other_events, cpu));
 		sim_pt_gen_show(m, per_cpu_ptr(&sim_pt_gens, cpu));
 	}
 	return 0;
@@ -473,6 +492,75 @@ static const struct file_operations sim_pt_ovf_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * debugfs pt_other_tracer: "CPU KIND", a neighbour touches the CPU's PT
+ * unit mid-capture (Documentation/pt-model.rst, "Neighbours"):
+ *   0  another tracer (perf's intel_pt, a VMM switching guest PT state):
+ *      clears TraceEn, then points IA32_RTIT_OUTPUT_BASE and
+ *      OUTPUT_MASK_PTRS at its own ToPA (one 4K region), and leaves;
+ *   1  VMXON on a processor with IA32_VMX_MISC[14] = 0: TraceEn is cleared
+ *      (SDM 33.2.9.4 "Intel PT and VMX"); the VMM leaves VMX operation again.
+ * The neighbour's ToPA: table page, entry 0 its region, entry 1 END back
+ * to the table: valid with and without MENTRY (SDM 33.2.7.2).
+ */
+static struct page *sim_pt_other_pages;
+
+enum { SIM_PT_OTHER_TRACER, SIM_PT_OTHER_VMXON, SIM_PT_OTHER_NR };
+
+struct sim_pt_other {
+	u64 kind;
+	u64 unused;
+};
+
+static void sim_pt_other_one(void *arg)
+{
+	const struct sim_pt_other *o = arg;
+	struct pt_model_cpu *c = this_cpu_ptr(&sim_pt_cpus);
+	u64 ctl = pt_model_ctl(c), table = page_to_phys(sim_pt_other_pages);
+
+	if (o->kind >= SIM_PT_OTHER_NR)
+		return;
+	/* Valid operations of the neighbour: no spec violation. */
+	if (ctl & IA32_RTIT_CTL_TRACEEN)
+		pt_model_wrmsr(c, IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
+	if (o->kind == SIM_PT_OTHER_TRACER) {
+		pt_model_wrmsr(c, IA32_RTIT_OUTPUT_BASE, table);
+		pt_model_wrmsr(c, IA32_RTIT_OUTPUT_MASK_PTRS,
+			       IA32_RTIT_OUTPUT_MASK_PTRS_LOWERMASK);
+	}
+	this_cpu_inc(sim_pt_other_events);
+}
+
+static ssize_t sim_pt_other_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct sim_pt_other o = { 0 };
+	ssize_t ret;
+
+	ret = sim_pt_cpu_cmd(ubuf, len, 1, &o.kind, &o.unused, sim_pt_other_one, &o);
+	return ret >= 0 && o.kind >= SIM_PT_OTHER_NR ? -EINVAL : ret;
+}
+
+static const struct file_operations sim_pt_other_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_other_write,
+	.llseek = noop_llseek,
+};
+
+/* The neighbour's ToPA for pt_other_tracer; 0 or -ENOMEM. */
+static int sim_pt_other_alloc(void)
+{
+	u64 *tab;
+
+	sim_pt_other_pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+	if (!sim_pt_other_pages)
+		return -ENOMEM;
+	tab = page_address(sim_pt_other_pages);
+	tab[0] = topa_entry_make(page_to_phys(sim_pt_other_pages + 1), TOPA_SIZE_4K, 0);
+	tab[1] = topa_entry_make(page_to_phys(sim_pt_other_pages), 0, TOPA_ENTRY_END);
+	return 0;
+}
+
 int sim_pt_init(struct dentry *dir)
 {
 	struct lwpt_cpuid_regs r;
@@ -502,7 +590,10 @@ int sim_pt_init(struct dentry *dir)
 	for_each_possible_cpu(cpu)
 		pt_model_cpu_init(per_cpu_ptr(&sim_pt_cpus, cpu), &sim_pt_prof,
 				  &sim_pt_ops, NULL, cpu);
+	if (sim_pt_other_alloc())
+		return -ENOMEM;
 	sim_pt_active = true;
+	debugfs_create_file("pt_other_tracer", 0200, dir, NULL, &sim_pt_other_fops);
 	/* Physical addresses (OUTPUT_BASE, CR3_MATCH): root only. */
 	debugfs_create_file("pt_msrs", 0400, dir, NULL, &sim_pt_msrs_fops);
 	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
@@ -513,6 +604,9 @@ int sim_pt_init(struct dentry *dir)
 void sim_pt_exit(void)
 {
 	sim_pt_active = false;
+	if (sim_pt_other_pages)
+		__free_pages(sim_pt_other_pages, 1);
+	sim_pt_other_pages = NULL;
 }
 
 /* See pt_sim.h: hw_sim.c's door to the model for IA32_XSS and XSAVES. */

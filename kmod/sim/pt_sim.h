@@ -22,9 +22,11 @@ struct dentry;
  * stores BYTES bytes of a test pattern through its output logic), pt_ovf
  * (write "CPU AFTER BYTES": after AFTER more bytes of packets, the CPU's
  * internal buffer refuses the next BYTES bytes offered: an overflow, OVF,
- * SDM 33.3.8).
+ * SDM 33.3.8), pt_other_tracer (write "CPU KIND": a neighbour clears
+ * TraceEn - 0: another tracer that also points the output MSRs at its own
+ * ToPA, 1: VMXON with IA32_VMX_MISC[14] = 0, SDM 33.2.9.4).
  *
- * Return: 0 (the models are static per-CPU data).
+ * Return: 0, or -ENOMEM (the neighbour's ToPA of pt_other_tracer).
  */
 int sim_pt_init(struct dentry *dir);
 

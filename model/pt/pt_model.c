@@ -195,7 +195,17 @@ static void raise_pmi(struct pt_model_cpu *cpu)
 	    cap(cpu, PT_CPUID_CAP_PSB_PMI_PRESERVE))
 		cpu->status |= IA32_RTIT_STATUS_PENDTOPAPMI;
 	cpu->stats.pmis++;
+	/* 33.2.7.2 "ToPA PMI": not precise; the skid runs from here. */
+	if (!cpu->pmi_pending)
+		cpu->skid_left = cpu->pmi_skid;
 	cpu->pmi_pending = true;
+}
+
+/* Bytes stored while a PMI is pending use up its skid. */
+static void pmi_skid_consume(struct pt_model_cpu *cpu, uint64_t n)
+{
+	if (cpu->pmi_pending)
+		cpu->skid_left -= n < cpu->skid_left ? n : cpu->skid_left;
 }
 
 /*
@@ -209,6 +219,10 @@ static void deliver_pmi(struct pt_model_cpu *cpu)
 	unsigned int n = 0;
 
 	if (cpu->in_pmi)
+		return;
+	/* The skid: output goes on until it is used up or output stops. */
+	if (cpu->pmi_pending && cpu->skid_left && tracing(cpu) &&
+	    (cpu->status & IA32_RTIT_STATUS_TRIGGEREN))
 		return;
 	while (cpu->pmi_pending) {
 		cpu->pmi_pending = false;
@@ -425,6 +439,7 @@ static size_t topa_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t 
 		}
 		done += (size_t)n;
 		cpu->stats.bytes_written += n;
+		pmi_skid_consume(cpu, n);
 		set_output_offset(cpu, off + n);
 		if (early) {
 			cpu->mentry0_pmi_sent = true;
@@ -483,6 +498,7 @@ static size_t single_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_
 		}
 		done += (size_t)n;
 		cpu->stats.bytes_written += n;
+		pmi_skid_consume(cpu, n);
 		pos += n;
 		if (pos > mask) {
 			pos = 0;	/* the range is circular */
@@ -639,6 +655,7 @@ static void trace_enable(struct pt_model_cpu *cpu)
 		cpu->perf_global_status |= IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI;
 		cpu->stats.pmis++;
 		cpu->pmi_pending = true;
+		cpu->skid_left = 0;	/* pended at enable: taken at once */
 	}
 	if (cpu->ops->trace_en)
 		cpu->ops->trace_en(cpu->ctx, cpu, true);
@@ -821,6 +838,7 @@ void pt_model_reset(struct pt_model_cpu *cpu, bool warm)
 		return;
 	cpu->entry_valid = false;
 	cpu->pmi_pending = false;
+	cpu->skid_left = 0;
 	cpu->mentry0_pmi_sent = false;
 	cpu->psb_due = false;
 	if (warm && cap(cpu, PT_CPUID_CAP_IP_FILTER)) {
@@ -942,6 +960,8 @@ int pt_model_wrmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t val)
 		rc = ctl_write(cpu, val, &v);
 		if (rc)
 			return fault(cpu, &v, msr, val);
+		/* A PMI still in its skid is taken once output stops. */
+		deliver_pmi(cpu);
 		return PT_MODEL_OK;
 	case IA32_XSS:
 		/* SDM Vol. 1 13.3: bit 8 only where XSAVES manages PT state. */
@@ -1061,6 +1081,12 @@ int pt_model_xrstors(struct pt_model_cpu *cpu, uint64_t rfbm,
 	if (tracing(cpu))
 		trace_enable(cpu);
 	return PT_MODEL_OK;
+}
+
+void pt_model_set_pmi_skid(struct pt_model_cpu *cpu, uint64_t bytes)
+{
+	if (cpu)
+		cpu->pmi_skid = bytes;
 }
 
 /* --- Hooks for the packet generator -------------------------------------- */

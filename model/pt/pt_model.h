@@ -195,6 +195,8 @@ struct pt_model_cpu {
 	bool psb_due;			/* a PSB+ should be written (33.3.7) */
 	uint64_t psb_count;		/* PacketByteCnt when EBX[1]=0 (not visible) */
 	bool in_pmi;			/* the PMI callback is running (LVT masked) */
+	uint64_t pmi_skid;		/* bytes written after an INT fill before the PMI */
+	uint64_t skid_left;		/* of pmi_skid, still to write before delivery */
 
 	struct pt_model_stats stats;
 };
@@ -318,6 +320,19 @@ int pt_model_xsaves(struct pt_model_cpu *cpu, uint64_t rfbm, struct pt_xsave_sta
  */
 int pt_model_xrstors(struct pt_model_cpu *cpu, uint64_t rfbm,
 		     const struct pt_xsave_state *area, bool xstate_bv_pt);
+
+/**
+ * pt_model_set_pmi_skid() - how late the ToPA PMI is taken (SDM 33.2.7.2).
+ * @cpu:   the CPU.
+ * @bytes: after the output logic raises a ToPA PMI (an INT region filled,
+ *         or the early PMI of a MENTRY=0 region), it goes on writing this
+ *         many more bytes before the PMI is delivered: "This interrupt is
+ *         not precise, and it is thus likely that writes to the next region
+ *         will occur by the time the interrupt is taken". A pending PMI is
+ *         delivered at once when output stops (STOP, operational error,
+ *         TraceEn=0). 0: delivered after the instruction that raised it.
+ */
+void pt_model_set_pmi_skid(struct pt_model_cpu *cpu, uint64_t bytes);
 
 /* --- Queries and hooks for the packet generator (model/pt/trace*.c) ---- */
 

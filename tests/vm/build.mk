@@ -57,3 +57,6 @@ pt_sec_LIBS := pt
 # 66-pt-fork.sh (issue 16 point 2): a program that forks once.
 VM_PROGS += pt_fork_prog
 pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c
+# 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
+VM_PROGS += pt_flow_long
+pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c

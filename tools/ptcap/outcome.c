@@ -80,11 +80,12 @@ void ptcap_outcome_classify(struct ptcap_outcome *oc, const struct lpt_cap_statu
 	oc->lost = st->lost;
 	if (st->error && oc->lost)
 		oc->lost--;
+	oc->interfered = st->interfered;
 }
 
 uint64_t ptcap_outcome_losses(const struct ptcap_outcome *oc)
 {
-	return oc->ovf + (oc->error ? 1 : 0) + oc->lost;
+	return oc->ovf + (oc->error ? 1 : 0) + oc->lost + (oc->interfered && !oc->lost);
 }
 
 /* Append to @buf at *@pos; false once it did not fit. */
@@ -130,6 +131,8 @@ int ptcap_outcome_words(const struct ptcap_outcome *oc, char *buf, size_t size)
 			ok = ok && words_add(buf, size, &pos, " error");
 		if (oc->lost)
 			ok = ok && words_add(buf, size, &pos, " lost=%" PRIu64, oc->lost);
+		if (oc->interfered)
+			ok = ok && words_add(buf, size, &pos, " interfered");
 	}
 	if (!pos)
 		ok = ok && words_add(buf, size, &pos, " complete");
@@ -166,4 +169,8 @@ void ptcap_outcome_report(FILE *f, const char *name, const struct ptcap_outcome 
 		fprintf(f, "ptcap: %s: data lost: %" PRIu64 " time(s) tracing was off: a "
 			"continuous-mode stall or overrun (the reader fell behind: a larger "
 			"--size) or the CPU went offline\n", name, oc->lost);
+	if (oc->interfered)
+		fprintf(f, "ptcap: %s: data lost: someone else cleared TraceEn or moved the "
+			"output pointers while lwpt traced (another tracer such as perf's "
+			"intel_pt, or a VMM); lwpt put them back and counted the gap\n", name);
 }

@@ -39,7 +39,9 @@
  * @ovf:	OVF packets in the saved trace (SDM 33.3.8, 33.4.2.16)
  * @tracestop_pkts: TraceStop packets in the saved trace (SDM 33.4.2.9)
  * @lost:	other times data was lost, as the module counted them
- *		(continuous-mode stalls and overruns, CPU offline)
+ *		(continuous-mode stalls and overruns, CPU offline, another agent)
+ * @interfered:	someone else cleared TraceEn or moved the output pointers
+ *		(another tracer, a VMM: LWPT_PT_ST_INTERFERED); counted in @lost
  */
 struct ptcap_outcome {
 	uint64_t written;
@@ -53,6 +55,7 @@ struct ptcap_outcome {
 	uint64_t ovf;
 	uint64_t tracestop_pkts;
 	uint64_t lost;
+	bool interfered;
 };
 
 /**

@@ -808,10 +808,11 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!tf[i].have_st)
 			continue;
 		fprintf(f, "status.%s bytes=%" PRIu64 " saved=%" PRIu64 " wraps=%" PRIu64
-			" lost=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s\n", tf[i].name,
-			s->bytes, tf[i].bytes, s->wraps, s->lost, s->rtit_status,
-			s->error ? " error" : "", s->stopped ? " stopped" : "",
-			lpt_dev_single_range(dev) ? " wrap-unknown" : "");
+			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s\n",
+			tf[i].name, s->bytes, tf[i].bytes, s->wraps, s->lost, s->pmis,
+			s->rtit_status, s->error ? " error" : "", s->stopped ? " stopped" : "",
+			lpt_dev_single_range(dev) ? " wrap-unknown" : "",
+			s->interfered ? " interfered" : "");
 	}
 	/* What happened, in words (Documentation/ptcap-format.rst). */
 	for (i = 0; i < ntf; i++)

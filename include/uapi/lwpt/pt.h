@@ -276,6 +276,12 @@ struct lwpt_pt_config {
  * (lower bounds); @offset is exact. Documentation/pt.rst.
  */
 #define LWPT_PT_ST_WRAP_UNKNOWN		(1u << 10)
+/*
+ * Someone else cleared TraceEn or moved the output pointers of this trace
+ * (another tracer, a VMM, VMXON where IA32_VMX_MISC[14] = 0; SDM 33.2.9):
+ * the time until lwpt noticed is not traced, counted in @lost.
+ */
+#define LWPT_PT_ST_INTERFERED		(1u << 11)
 
 /*
  * struct lwpt_pt_status.stop_reason (size version 2): why a thread's

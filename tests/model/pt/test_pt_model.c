@@ -834,6 +834,59 @@ START_TEST(test_topa_int_pmi)
 }
 END_TEST
 
+/*
+ * 33.2.7.2 "ToPA PMI": not precise. With a skid of N bytes the PMI is taken
+ * after N more bytes are written, or at once when output stops (STOP,
+ * TraceEn=0).
+ */
+START_TEST(test_pmi_skid)
+{
+	struct env *e = env_new(&pt_model_profile_full);
+	static uint8_t buf[4 * 4096];
+	uint64_t t = 0x1000;
+
+	fill(buf, sizeof(buf), 3);
+	put64(e, t + 0, topa_entry_make(0x10000, TOPA_SIZE_4K, TOPA_ENTRY_INT));
+	put64(e, t + 8, topa_entry_make(0x11000, TOPA_SIZE_4K, 0));
+	put64(e, t + 16, topa_entry_make(0x12000, TOPA_SIZE_4K, TOPA_ENTRY_INT | TOPA_ENTRY_STOP));
+	put64(e, t + 24, topa_entry_make(t, 0, TOPA_ENTRY_END));
+	pt_model_set_pmi_skid(&e->cpu, 1000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, t);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 4096), 4096);
+	ck_assert_int_eq(e->pmis, 0);
+	ck_assert_uint_eq(rdm(e, IA32_PERF_GLOBAL_STATUS), IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 999), 999);
+	ck_assert_int_eq(e->pmis, 0);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 1), 1);
+	ck_assert_int_eq(e->pmis, 1);
+	wrm_ok(e, IA32_PERF_GLOBAL_STATUS_RESET, IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+	/* A skid longer than the room left: the STOP region ends it. */
+	pt_model_set_pmi_skid(&e->cpu, 65536);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 8192), 7192);
+	ck_assert_int_eq(e->pmis, 2);
+	ck_assert(rdm(e, IA32_RTIT_STATUS) & IA32_RTIT_STATUS_STOPPED);
+	env_free(e);
+
+	/* Pending at TraceEn 1 -> 0: taken then. */
+	e = env_new(&pt_model_profile_full);
+	put64(e, t + 0, topa_entry_make(0x10000, TOPA_SIZE_4K, TOPA_ENTRY_INT));
+	put64(e, t + 8, topa_entry_make(0x11000, TOPA_SIZE_4K, 0));
+	put64(e, t + 16, topa_entry_make(t, 0, TOPA_ENTRY_END));
+	pt_model_set_pmi_skid(&e->cpu, 65536);
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, t);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 4096 + 100), 4096 + 100);
+	ck_assert_int_eq(e->pmis, 0);
+	wrm_ok(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TOPA);
+	ck_assert_int_eq(e->pmis, 1);
+	ck_assert_uint_eq(e->cpu.stats.violations, 0);
+	env_free(e);
+}
+END_TEST
+
 /* 33.2.7.2: modifying the current table while TraceEn=1 is reported. */
 START_TEST(test_topa_modified_while_tracing)
 {
@@ -1447,6 +1500,7 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_topa_end_to_next_table);
 	tcase_add_test(tc, test_topa_stop);
 	tcase_add_test(tc, test_topa_int_pmi);
+	tcase_add_test(tc, test_pmi_skid);
 	tcase_add_test(tc, test_pmi_preservation);
 	tcase_add_test(tc, test_topa_modified_while_tracing);
 	tcase_add_test(tc, test_topa_mentry0);

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pt_flow_long: a deterministic program whose trace is many times a small
+ * PT buffer (64-pt-pmi.sh, issue 12): conditional branches (TNT), indirect
+ * calls (TIP), returns, and now and then a system call (TIP.PGD/PGE), for
+ * a number of rounds given as its only argument (default 2000). No time,
+ * no randomness: the flow depends only on the argument.
+ */
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef long (*op_fn)(long a, long b);
+
+__attribute__((noinline)) static long op_add(long a, long b)
+{
+	return a + b;
+}
+
+__attribute__((noinline)) static long op_xor(long a, long b)
+{
+	return a ^ b;
+}
+
+__attribute__((noinline)) static long op_sub(long a, long b)
+{
+	return a - b;
+}
+
+__attribute__((noinline)) static long op_or(long a, long b)
+{
+	return a | (b >> 3);
+}
+
+static op_fn const ops[] = { op_add, op_xor, op_sub, op_or };
+volatile long sink_var;
+
+/* Dense on purpose: an indirect call and a few branches every round. */
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 2000;
+	long sum = 0, i;
+
+	for (i = 0; i < rounds; i++) {
+		sum = ops[i & 3](sum, i);
+		if (sum & 8)
+			sum += 5;
+		if ((i & 4095) == 0)
+			sum += syscall(SYS_getppid) > 0;
+	}
+	sink_var = sum;
+	return (int)(sum & 0x3f);
+}
