@@ -210,8 +210,8 @@ void lwp_model_set_head_flush(struct lwp_model *m, enum lwp_model_head_flush p);
 /*
  * Family 15h behaviour seen by rr (src/LWP.cc, LWP::lwp_xsave_to_lwpcb(),
  * pipcet/rr; issue 14): XSAVE stores the Flags of the LWP area without
- * bit 31 (INT), e.g. 0x8 for LWPCB Flags 0x80000008, so an XRSTOR of that image restores LWP without
- * threshold interrupts. Off by default (the letter of §7.3).
+ * bit 31 (INT), e.g. 0x8 for LWPCB Flags 0x80000008, so an XRSTOR of
+ * that image restores LWP without threshold interrupts. Off by default (the letter of §7.3).
  */
 void lwp_model_set_xsave_drops_int(struct lwp_model *m, bool on);
 
