@@ -598,15 +598,16 @@ static DEFINE_PER_CPU(struct sim_pmi, sim_pmis);
  *   0  no perf event: nobody but lwpt acknowledges or unmasks anything;
  *   1  a handler that acknowledges like perf runs before lwpt's hook (for
  *      example one registered with NMI_FLAG_FIRST after lwpt): lwpt's hook
- *      never sees bit 55 (default: the unkindest, issue 12);
+ *      never sees bit 55 and must go by the output pointers alone;
  *   2  perf, registered at boot without NMI_FLAG_FIRST: after lwpt's hook,
- *      which hw_native.c registers with NMI_FLAG_FIRST (late ack).
+ *      which hw_native.c registers with NMI_FLAG_FIRST (late ack; default:
+ *      a stock server with the NMI watchdog, once lwpt registers first).
  * Read at each PMI.
  */
-static int pt_nmi_first_acker = 1;
+static int pt_nmi_first_acker = 2;
 module_param(pt_nmi_first_acker, int, 0644);
 MODULE_PARM_DESC(pt_nmi_first_acker,
-		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 before lwpt's (default), 2 after lwpt's (perf behind NMI_FLAG_FIRST)");
+		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 before lwpt's, 2 after lwpt's (perf behind NMI_FLAG_FIRST, default)");
 
 /* perf's intel_pmu_handle_irq() as lwpt meets it: ack all, unmask. */
 static void sim_pmi_other_handler(struct sim_pmi *p)

@@ -42,7 +42,10 @@ cont() {
 	env -i /bin/taskset -c 0 /bin/ptcap -o /tmp/exec --cr3 --mode=continuous \
 		--disretc --size=$size "$@" -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1
 	rc=$?
-	[ $rc -eq $gt_rc ] || fail "ptcap: status $rc, want $gt_rc: $(cat /tmp/ptcap.out)" || return 1
+	# ptcap's own status: 0, or 3 with data lost (ptcap(1)); the
+	# program's is in config.
+	{ [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && grep -qx "command-status exit=$gt_rc" /tmp/exec/config ||
+		fail "ptcap: status $rc, command $(grep command-status /tmp/exec/config), want exit=$gt_rc: $(cat /tmp/ptcap.out)" || return 1
 	st=$(grep '^status.cpu0.pt' /tmp/exec/config)
 	bytes=${st#*bytes=}
 	bytes=${bytes%% *}
@@ -140,7 +143,8 @@ for prof in full bdw; do
 			env -i /bin/ptcap -o /tmp/exec --mode=continuous --disretc --size=8K \
 				--region-size=4K -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1
 			rc=$?
-			[ $rc -eq $gt_rc ] || fail "per-thread: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
+			{ [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && grep -qx "command-status exit=$gt_rc" /tmp/exec/config ||
+				fail "per-thread: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
 			st=$(grep '^status.tid' /tmp/exec/config)
 			echo "$st" | grep -q ' lost=0 ' && break
 			echo "note: per-thread: reader fell behind: $st"
@@ -175,15 +179,18 @@ for kind in 0 1; do
 	env -i /bin/taskset -c 0 /bin/ptcap -o /tmp/exec --cr3 --mode=continuous \
 		--disretc --size=64K -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1 &
 	pid=$!
-	i=0
-	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs && [ $i -lt 100 ]; do
+	# Until CPU 0 traces (no bound of its own: the case's limit on
+	# silence catches a hang); ptcap ending first is a failure.
+	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs; do
+		kill -0 $pid 2>/dev/null || fail "neighbour $kind: ptcap ended before tracing" || exit 1
 		sleep 0.1
-		i=$((i + 1))
 	done
 	echo "0 $kind" >$D/pt_other_tracer || fail "neighbour $kind: write" || exit 1
 	wait $pid
 	rc=$?
-	[ $rc -eq $gt_rc ] || fail "neighbour $kind: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
+	# A neighbour's gap is data lost: status 3 (ptcap(1)).
+	[ $rc -eq 3 ] && grep -qx "command-status exit=$gt_rc" /tmp/exec/config ||
+		fail "neighbour $kind: ptcap: $rc: $(cat /tmp/ptcap.out)" || exit 1
 	st=$(grep '^status.cpu0.pt' /tmp/exec/config)
 	echo "$st" | grep -q ' interfered' || fail "neighbour $kind: not reported: $st" || exit 1
 	echo "$st" | grep -q ' lost=0 ' && fail "neighbour $kind: claimed clean: $st" && exit 1
