@@ -51,7 +51,7 @@ cont() {
 	bytes=${bytes%% *}
 	lost=${st#* lost=}
 	lost=${lost%% *}
-	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	ptflow --no-symbols --no-inst /tmp/exec >/tmp/flow.out 2>&1
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	n_flow=$(wc -l </tmp/flow.txt)
 }
@@ -149,7 +149,7 @@ for prof in full bdw; do
 			echo "$st" | grep -q ' lost=0 ' && break
 			echo "note: per-thread: reader fell behind: $st"
 		done
-		ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+		ptflow --no-symbols --no-inst /tmp/exec >/tmp/flow.out 2>&1
 		grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 		n_flow=$(wc -l </tmp/flow.txt)
 		if echo "$st" | grep -q ' lost=0 '; then
@@ -196,7 +196,7 @@ for kind in 0 1; do
 	echo "$st" | grep -q ' lost=0 ' && fail "neighbour $kind: claimed clean: $st" && exit 1
 	grep -q 'someone else' /tmp/ptcap.out || fail "neighbour $kind: ptcap said: $(cat /tmp/ptcap.out)" || exit 1
 	grep -q "neighbour_events=$((kind + 1))" $D/pt_msrs || fail "neighbour $kind: event not run" || exit 1
-	ptflow --no-inst /tmp/exec >/tmp/flow.out 2>&1
+	ptflow --no-symbols --no-inst /tmp/exec >/tmp/flow.out 2>&1
 	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 	! grep -q '^\[error' /tmp/flow.out || fail "neighbour $kind: decode error" || exit 1
 	head -n 1000 /tmp/flow.txt >/tmp/flow.head

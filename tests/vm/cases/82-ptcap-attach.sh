@@ -114,6 +114,12 @@ ok "-p on a running program: tid$prog.pt ($s1 PSB+), it runs on after SIGINT, at
 
 # A multi-threaded program: one file per thread with -p; -t keeps one.
 start_prog -s -t -l 0 || exit 1
+# Its four threads exist before ptcap attaches (they are created after
+# start; no bound of its own: the case's limit on silence catches a hang).
+while [ "$(ls /proc/$prog/task 2>/dev/null | wc -l)" -lt 4 ]; do
+	kill -0 $prog 2>/dev/null || fail "-p (threads): the program ended" || exit 1
+	sleep 0.1
+done
 tids=$(ls /proc/$prog/task | sort -n)
 attach_int /tmp/mt "" -p $prog
 [ $rc -eq 0 ] || fail "-p (threads): status $rc: $(cat /tmp/att.err)" || exit 1
