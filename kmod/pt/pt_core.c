@@ -81,6 +81,25 @@ static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta
 }
 
 /**
+ * pt_output_gate_stopped - continuous mode: stopped at the gate's end
+ * @tr: the trace, accounted (@tr->rtit_status, @tr->pos)
+ *
+ * STATUS.Stopped with the output pointers one past the gate region is the
+ * ToPA stop of pt_output_gate() (SDM 33.2.7.2 "ToPA STOP": the offset
+ * names the byte after the region); anywhere else it is a TraceStop range
+ * (SDM 33.2.5.3), which ends the trace as the user asked.
+ *
+ * Return: true if the processor waits at the gate.
+ */
+bool pt_output_gate_stopped(const struct pt_output *tr)
+{
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	    !(tr->rtit_status & IA32_RTIT_STATUS_STOPPED) || tr->buf.single)
+		return false;
+	return tr->pos == pt_buf_region_end(&tr->buf, tr->gate);
+}
+
+/**
  * pt_output_account - account the output pointers read with TraceEn=0
  * @tr: the trace they belong to
  * @base: IA32_RTIT_OUTPUT_BASE
@@ -146,6 +165,15 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 * range (SDM 33.2.5.3), both asked for; STATUS.Stopped tells which.
 	 */
 	if (status & IA32_RTIT_STATUS_ERROR)
+		tr->lost++;
+	/*
+	 * A ToPA stop at the continuous-mode gate is a loss: packets still in
+	 * the processor's internal buffers are dropped (SDM 33.2.7.2 "ToPA
+	 * STOP") and nothing is traced until the reader makes room. Counted
+	 * once: Stopped stays set until pt_output_gate() clears it, and no
+	 * account happens while the trace waits (@tr->stalled).
+	 */
+	if (pt_output_gate_stopped(tr))
 		tr->lost++;
 	return 0;
 }
@@ -270,7 +298,8 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
  * @tr: the trace loaded on this CPU, TraceEn=0, accounted
  *
  * An error (or IA32_RTIT_STATUS.Error, SDM 33.3.10) ends the trace, as
- * Stopped does outside continuous mode. Continuous mode moves the gate
+ * Stopped does outside continuous mode and, in it, a TraceStop range
+ * (pt_output_gate_stopped()). Continuous mode moves the gate
  * (pt_output_gate()) and, if the processor stopped there, its pointers
  * past it; without room the trace waits for RELEASE (@tr->stalled).
  */
@@ -282,7 +311,9 @@ void pt_output_continue(struct pt_output *tr)
 		tr->tracing = false;
 		return;
 	}
-	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	    ((tr->rtit_status & IA32_RTIT_STATUS_STOPPED) &&
+	     !pt_output_gate_stopped(tr))) {
 		if (tr->rtit_status & IA32_RTIT_STATUS_STOPPED)
 			tr->tracing = false;
 		else

@@ -312,6 +312,7 @@ void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s);
 void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
 bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
+bool pt_output_gate_stopped(const struct pt_output *tr);
 void pt_output_continue(struct pt_output *tr);
 void pt_output_reset(struct pt_output *tr);
 int pt_rtit_write_filters(void);

@@ -500,9 +500,9 @@ static void pt_thread_unload(struct pt_cpu *pc)
 		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
 					IA32_RTIT_STATUS_STOPPED)) {
 			th->tr.tracing = false;
-			/* Continuous mode: stopped at the gate, see load. */
-			th->tr.stalled = pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
-					 !(th->saved.status & IA32_RTIT_STATUS_ERROR);
+			/* Stopped at the continuous-mode gate: see load. */
+			th->tr.stalled = !(th->saved.status & IA32_RTIT_STATUS_ERROR) &&
+					 pt_output_gate_stopped(&th->tr);
 		}
 	}
 	WRITE_ONCE(pc->pmi_seen, false);	/* TraceEn=0: nothing more of th's */

@@ -614,10 +614,9 @@ static void test_mode(uint32_t mode)
 		      (unsigned long long)st.head, (unsigned long long)size,
 		      (unsigned long long)st.lost, (unsigned long long)bad,
 		      (unsigned long long)st.pmis);
-		/* OPEN (pt-model.rst, "Open after the 2026-11-24 merge"). */
-		if (st.lost != laps)
-			printf("note: OPEN: continuous: %llu loss(es), want %llu (one per lap without MENTRY)\n",
-			       (unsigned long long)st.lost, (unsigned long long)laps);
+		/* Each lap ends with a ToPA stop: one loss each (SDM 33.2.7.2). */
+		check(st.lost == laps, "continuous: %llu loss(es), want %llu (one per lap without MENTRY)",
+		      (unsigned long long)st.lost, (unsigned long long)laps);
 		/*
 		 * A reader that does not release: the CPU waits at the STOP
 		 * gate (pt_output_gate()), nothing is overwritten.
@@ -626,16 +625,11 @@ static void test_mode(uint32_t mode)
 		check(get_status(fd, 0, &st) == 0 && st.head - tail <= size,
 		      "continuous: slow reader: nothing overwritten (head %llu tail %llu)",
 		      (unsigned long long)st.head, (unsigned long long)tail);
-		/*
-		 * OPEN (issue 12, pt-model.rst "Open"): after a full release the
-		 * unit was seen not to write at all (head = tail, no stall, no
-		 * loss) - a resume after the gate that does not restart output.
-		 * Reported, not failed, until it is found.
-		 */
-		if (!(st.flags & LWPT_PT_ST_STALLED) || st.lost < 1)
-			printf("note: OPEN: continuous: slow reader did not stall the CPU (head %llu tail %llu lost %llu)\n",
-			       (unsigned long long)st.head, (unsigned long long)tail,
-			       (unsigned long long)st.lost);
+		/* Waiting at the gate: stalled, the stop counted as one loss. */
+		check((st.flags & LWPT_PT_ST_STALLED) && st.lost == laps + 1,
+		      "continuous: slow reader stalls the CPU (head %llu tail %llu lost %llu flags %#x)",
+		      (unsigned long long)st.head, (unsigned long long)tail,
+		      (unsigned long long)st.lost, st.flags);
 		inject_seq0 += st.head - tail;
 	}
 	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", name);
