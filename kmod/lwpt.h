@@ -81,6 +81,19 @@ int lwpt_dev_register(const struct lwpt_caps *caps);
  */
 void lwpt_dev_unregister(void);
 
+struct miscdevice;
+
+/**
+ * lwpt_dev_ioctl_misc - the ioctls common to /dev/lwp and /dev/pt
+ * @misc: the misc device the file was opened on
+ * @cmd: ioctl command
+ * @arg: ioctl argument
+ *
+ * Return: as the common ioctl, -ENOTTY for a command it does not know.
+ */
+long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
+			 unsigned long arg);
+
 struct tracepoint;
 
 /**

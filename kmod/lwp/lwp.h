@@ -157,17 +157,4 @@ void lwp_variant_exit(void);
  */
 u32 lwp_variant_feature_policy(void);
 
-/**
- * lwpt_dev_ioctl_misc - the ioctls common to /dev/lwp and /dev/pt
- * @misc: the misc device the file was opened on
- * @cmd: ioctl command
- * @arg: ioctl argument
- *
- * Defined in dev.c.
- *
- * Return: as the common ioctl, -ENOTTY for a command it does not know.
- */
-long lwpt_dev_ioctl_misc(struct miscdevice *misc, unsigned int cmd,
-			 unsigned long arg);
-
 #endif /* LWPT_KMOD_LWP_LWP_H */

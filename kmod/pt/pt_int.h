@@ -5,12 +5,14 @@
  *                configuration (SDM 33.2.8), the size-versioned ABI structs
  *   pt_buf.c     output buffers: ToPA (SDM 33.2.7.2) or one single range
  *                (SDM 33.2.7.1)
+ *   pt_output.c  one buffer's output state: RTIT MSRs of the loaded trace,
+ *                pause/resume, accounting from the output pointers, the
+ *                continuous-mode gate (below both capture scopes)
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
  *                (SDM 33.3.5), threads joining and leaving
  *   pt_mem.c     what buffers cost their user: RLIMIT_MEMLOCK, memcg
- *   pt_sideband.c  the sched_switch probe shared by per-thread capture and
- *                the per-CPU sideband: context switches with their TSC, for
- *                decoders (LWPT_PT_IOC_READ_SIDEBAND)
+ *   pt_sideband.c  the per-CPU sideband: context switches with their TSC,
+ *                for decoders (LWPT_PT_IOC_READ_SIDEBAND)
  *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
  *                CPU hotplug and suspend
  *
@@ -303,7 +305,7 @@ unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 u64 pt_buf_region_end(const struct pt_buf *b, unsigned int r);
 void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags);
 
-/* pt_core.c: a trace's MSRs on the current CPU (SDM 33.3), IRQs off */
+/* pt_output.c: a trace's MSRs and output on the current CPU (SDM 33.3), IRQs off */
 void pt_cpu_update_begin(struct pt_cpu *pc);
 void pt_cpu_update_end(struct pt_cpu *pc);
 int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
@@ -346,6 +348,5 @@ struct pt_buf *pt_thread_buf(u32 index);
 void pt_thread_cpu_down(struct pt_cpu *pc);
 void pt_thread_suspend(struct pt_cpu *pc);
 void pt_thread_resume(struct pt_cpu *pc);
-void pt_thread_switch(struct task_struct *prev, struct task_struct *next);
 
 #endif /* LWPT_KMOD_PT_PT_INT_H */

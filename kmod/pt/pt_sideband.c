@@ -12,14 +12,10 @@
  * LWPT_PT_IOC_READ_SIDEBAND takes the oldest records out. Exec and mmap are
  * not recorded: the capture tool reads /proc/PID/maps (Documentation/pt.rst).
  *
- * The sched_switch probe is shared: per-thread capture (pt_thread.c)
- * switches the RTIT state in it. It is registered once while the module is
- * loaded (pt_sched_switch_init()) and returns at once unless a capture
- * turned it on (pt_sched_switch_get()): registering a probe patches kernel
- * text (text_poke_bp() with INT3), and doing that at every CONFIGURE, on
- * the scheduler's hottest path, is avoidable churn (QEMU's TCG was seen to
- * livelock on it: one vCPU looping on the INT3, the other waiting in the
- * patching IPI).
+ * The sched_switch probe is registered once while the module is loaded
+ * (pt_sched_switch_init()) and returns at once unless a per-CPU capture
+ * turned it on (pt_sched_switch_get()); pt_thread.c has its own for the
+ * per-thread RTIT switch (see there for why not per capture).
  *
  * Each ring has one writer, the probe on its CPU (runqueue lock held,
  * interrupts off: no allocation, sleeping or printing; a full ring counts
@@ -95,18 +91,13 @@ static void pt_sb_switch(bool preempt, struct task_struct *prev,
 	smp_store_release(&sb->head, head + 1);
 }
 
-/* The one sched_switch probe of the subsystem. */
+/* The sideband's sched_switch probe: records while a per-CPU capture runs. */
 static void pt_probe_sched_switch(void *data, bool preempt,
 				  struct task_struct *prev,
 				  struct task_struct *next,
 				  unsigned int prev_state)
 {
-	/* The scope does not change while the probe is active. */
-	if (!READ_ONCE(pt_switch_active))
-		return;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
-		pt_thread_switch(prev, next);
-	else
+	if (READ_ONCE(pt_switch_active))
 		pt_sb_switch(preempt, prev, next);
 }
 

@@ -134,6 +134,7 @@ static bool pt_probes_on;
 static struct tracepoint *pt_tp_fork;
 static struct tracepoint *pt_tp_exec;
 static struct tracepoint *pt_tp_exit;
+static struct tracepoint *pt_tp_switch;
 
 static void pt_thread_refill(struct work_struct *work);
 static DECLARE_WORK(pt_refill_work, pt_thread_refill);
@@ -513,20 +514,20 @@ static void pt_thread_unload(struct pt_cpu *pc)
 
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
 
-/**
- * pt_thread_switch - sched_switch of a per-thread capture
- * @prev: the task switched out
- * @next: the task switched in
- *
- * Called by the subsystem's one sched_switch probe (pt_sideband.c), with
- * the runqueue lock held and interrupts off.
+/*
+ * sched_switch of a per-thread capture, with the runqueue lock held and
+ * interrupts off: save the outgoing thread's RTIT state, load the
+ * incoming one's. Returns at once unless a per-thread capture turned the
+ * probe on (pt_probes_on).
  */
-void pt_thread_switch(struct task_struct *prev, struct task_struct *next)
+static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct pt_thread *th;
 
-	if (!READ_ONCE(pt_signal) || (!pc->cur && !pt_thread_find(next)))
+	if (!READ_ONCE(pt_probes_on) || !READ_ONCE(pt_signal) ||
+	    (!pc->cur && !pt_thread_find(next)))
 		return;
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur)
@@ -623,31 +624,31 @@ static void pt_probe_exit(void *data, struct task_struct *p)
 }
 
 /*
- * The fork, exec and exit probes are registered while the module is loaded
- * (pt_thread_init(); see pt_sideband.c for why not per capture) and return
- * at once without a per-thread capture (pt_signal NULL); the sched_switch
- * probe works while pt_probes_on.
+ * The probes are registered while the module is loaded (pt_thread_init()):
+ * registering a probe patches kernel text (text_poke_bp() with INT3), and
+ * doing that at every CONFIGURE, on the scheduler's hottest path, is
+ * avoidable churn (QEMU's TCG was seen to livelock on it: one vCPU looping
+ * on the INT3, the other waiting in the patching IPI). The fork, exec and
+ * exit probes return at once without a per-thread capture (pt_signal
+ * NULL); the sched_switch probe works while pt_probes_on.
  */
 static void pt_probes_unregister(void)
 {
 	if (!pt_probes_on)
 		return;
-	/* No sched_switch probe works after this (it synchronises). */
-	pt_sched_switch_put();
-	pt_probes_on = false;
+	WRITE_ONCE(pt_probes_on, false);
+	/* Probes run with preemption off: none works for the capture now. */
+	synchronize_rcu();
 }
 
 static int pt_probes_register(void)
 {
-	int err = pt_sched_switch_get();
-
-	if (!err)
-		pt_probes_on = true;
-	return err;
+	WRITE_ONCE(pt_probes_on, true);
+	return 0;
 }
 
 /**
- * pt_thread_init - register the fork, exec and exit probes (module load)
+ * pt_thread_init - register the sched_switch, fork, exec and exit probes (module load)
  *
  * Return: 0; -ENODEV the scheduler tracepoints are missing; the error of
  * tracepoint_probe_register(). Nothing stays registered on error.
@@ -659,11 +660,15 @@ int pt_thread_init(void)
 	pt_tp_fork = lwpt_tracepoint_find("sched_process_fork");
 	pt_tp_exec = lwpt_tracepoint_find("sched_process_exec");
 	pt_tp_exit = lwpt_tracepoint_find("sched_process_exit");
-	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit)
+	pt_tp_switch = lwpt_tracepoint_find("sched_switch");
+	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit || !pt_tp_switch)
 		return -ENODEV;
-	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
+	err = tracepoint_probe_register(pt_tp_switch, pt_probe_switch, NULL);
 	if (err)
 		return err;
+	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
+	if (err)
+		goto err_switch;
 	err = tracepoint_probe_register(pt_tp_exec, pt_probe_exec, NULL);
 	if (err)
 		goto err_fork;
@@ -676,6 +681,8 @@ err_exec:
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 err_fork:
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
+err_switch:
+	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
 	return err;
 }
@@ -688,6 +695,7 @@ void pt_thread_exit(void)
 	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
+	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
 	/* A fork probe may have queued it after the last capture ended. */
 	cancel_work_sync(&pt_refill_work);

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The output of one trace buffer, below both the per-CPU (pt_core.c) and
+ * the per-thread (pt_thread.c) paths: the RTIT MSRs of the trace loaded on
+ * this CPU (SDM 33.3), pausing and resuming it (TraceEn, SDM 33.2.8.5),
+ * accounting what the processor wrote from its output pointers (ToPA, SDM
+ * 33.2.7.2; single range, 33.2.7.1), the continuous-mode gate (ToPA STOP
+ * and INT markers, as perf's pt_buffer_reset_markers()) and the buffer
+ * part of a status answer. The buffers themselves are pt_buf.c's.
+ *
+ * Everything here runs on the CPU where the trace is loaded (IPI, PMI,
+ * sched probes) with interrupts off, or on a trace that is not loaded.
+ */
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+
+#include <uapi/lwpt/pt.h>
+#include <lwpt/pt_arch.h>
+#include <lwpt/pt_rtit.h>
+
+#include "pt_int.h"
+
+/* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
+
+/*
+ * Did the output cross a point where an INT entry raises the ToPA PMI,
+ * going @delta bytes forward from buffer offset @old? Continuous mode: the
+ * end of every region (INT on each); wrap mode: the end of the buffer (INT
+ * on the last). Without MENTRY the single region's PMI comes before it is
+ * filled (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA
+ * Implementation"), at an unspecified point: its half is taken.
+ */
+static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta)
+{
+	const struct pt_buf *b = &tr->buf;
+	u64 half = b->size / 2;
+
+	if (b->single || pt_sess.cfg.mode == LWPT_PT_MODE_STOP || !delta)
+		return false;
+	if (!pt_has(LWPT_PT_CAP_MENTRY))
+		return (old < half && old + delta >= half) || old + delta >= b->size + half;
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS)
+		return old + delta >= pt_buf_region_end(b, pt_buf_region(b, old));
+	return old + delta >= b->size;
+}
+
+/**
+ * pt_output_gate_stopped - continuous mode: stopped at the gate's end
+ * @tr: the trace, accounted (@tr->rtit_status, @tr->pos)
+ *
+ * STATUS.Stopped with the output pointers one past the gate region is the
+ * ToPA stop of pt_output_gate() (SDM 33.2.7.2 "ToPA STOP": the offset
+ * names the byte after the region); anywhere else it is a TraceStop range
+ * (SDM 33.2.5.3), which ends the trace as the user asked.
+ *
+ * Return: true if the processor waits at the gate.
+ */
+bool pt_output_gate_stopped(const struct pt_output *tr)
+{
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	    !(tr->rtit_status & IA32_RTIT_STATUS_STOPPED) || tr->buf.single)
+		return false;
+	return tr->pos == pt_buf_region_end(&tr->buf, tr->gate);
+}
+
+/**
+ * pt_output_account - account the output pointers read with TraceEn=0
+ * @tr: the trace they belong to
+ * @base: IA32_RTIT_OUTPUT_BASE
+ * @mask_ptrs: IA32_RTIT_OUTPUT_MASK_PTRS
+ * @status: IA32_RTIT_STATUS
+ * @pmi: a ToPA PMI came since the last read (a region filled)
+ *
+ * Advances @tr->head by the bytes written since the last read (SDM
+ * 33.2.7.2: the pointers name the next byte); counts losses; notes in
+ * @tr->pmi_due that an INT region filled. A single range (SDM 33.2.7.1)
+ * raises no PMI: whole laps between two reads are not seen.
+ *
+ * Return: 0, or -ESTALE if the pointers are not in @tr's buffer: someone
+ * else moved them (another tracer, SDM 33.2.9); the caller puts them back
+ * at @tr->pos. Counted in @tr->interfered and @tr->lost.
+ */
+int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
+		      u64 status, bool pmi)
+{
+	u64 delta;
+	s64 pos;
+
+	tr->rtit_status = status;
+	pos = pt_buf_pos(&tr->buf, base, mask_ptrs);
+	if (pos < 0) {
+		tr->interfered++;
+		tr->lost++;
+		tr->rtit_status &= ~(IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED);
+		return -ESTALE;
+	}
+	/* pos == size: a filled STOP region (OutputOffset = its size). */
+	delta = (u64)pos >= tr->pos ? pos - tr->pos : pos + tr->buf.size - tr->pos;
+	if (pt_output_int_crossed(tr, tr->pos, delta))
+		tr->pmi_due = true;
+	/*
+	 * With MENTRY a PMI means the output crossed the end of an INT region
+	 * since the last read. Back in the same region (the only one, or a
+	 * lap of the ring) and not behind: a whole lap, plus what the
+	 * processor wrote after the PMI was raised (PMI skid, SDM 33.2.7.2
+	 * "ToPA PMI"). Without MENTRY the PMI comes before the single region
+	 * is full and the pointers alone tell the wrap. Continuous mode never
+	 * laps: the STOP gate holds the processor (pt_output_gate()).
+	 */
+	if (pmi && pt_has(LWPT_PT_CAP_MENTRY) && (u64)pos >= tr->pos &&
+	    pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS &&
+	    pt_buf_region(&tr->buf, pos) == pt_buf_region(&tr->buf, tr->pos))
+		delta += tr->buf.size;
+	tr->head += delta;
+	tr->pos = pos;
+	/*
+	 * Continuous mode: never more than a buffer unread, unless the gate
+	 * failed (a neighbour rewrote the pointers): then the reader's oldest
+	 * byte moves to head - size, and it is a loss.
+	 */
+	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+	    tr->head - tr->tail > tr->buf.size) {
+		tr->tail = tr->head - tr->buf.size;
+		tr->lost++;
+	}
+	/*
+	 * An operational error loses data (SDM 33.3.10). Stopped does not:
+	 * it is the ToPA STOP of stop mode (SDM 33.2.7.2) or a TraceStop
+	 * range (SDM 33.2.5.3), both asked for; STATUS.Stopped tells which.
+	 */
+	if (status & IA32_RTIT_STATUS_ERROR)
+		tr->lost++;
+	/*
+	 * A ToPA stop at the continuous-mode gate is a loss: packets still in
+	 * the processor's internal buffers are dropped (SDM 33.2.7.2 "ToPA
+	 * STOP") and nothing is traced until the reader makes room. Counted
+	 * once: Stopped stays set until pt_output_gate() clears it, and no
+	 * account happens while the trace waits (@tr->stalled).
+	 */
+	if (pt_output_gate_stopped(tr))
+		tr->lost++;
+	return 0;
+}
+
+/* Put the output pointers back at @tr->pos (TraceEn=0), STATUS clean. */
+static void pt_output_put_back(struct pt_output *tr)
+{
+	u64 base, mask;
+
+	pt_buf_ptrs(&tr->buf, tr->pos % tr->buf.size, &base, &mask);
+	if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, base) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, mask) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, 0))
+		tr->err = -EIO;
+	tr->pos %= tr->buf.size;
+	tr->rtit_status = 0;
+}
+
+/* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
+static void pt_output_read_out(struct pt_output *tr, bool pmi)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	u64 base = 0, mask = 0, status = 0;
+	bool seen;
+
+	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &base) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &mask) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_STATUS, &status)) {
+		tr->err = -EIO;
+		return;
+	}
+	/* One step: a PMI between a read and a clear would be lost. */
+	seen = xchg(&pc->pmi_seen, false);
+	if (pt_output_account(tr, base, mask, status, pmi || seen))
+		pt_output_put_back(tr);
+}
+
+/**
+ * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
+ * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
+ * @pmi: called from the ToPA PMI
+ *
+ * TraceEn is read first: found clear, someone else cleared it (another
+ * tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM 33.2.9.4): counted in
+ * @tr->interfered and @tr->lost; what was written up to there is kept.
+ */
+void pt_output_pause(struct pt_output *tr, bool pmi)
+{
+	u64 ctl = 0;
+
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
+		tr->err = -EIO;
+		return;
+	}
+	if (!(ctl & IA32_RTIT_CTL_TRACEEN)) {
+		tr->interfered++;
+		tr->lost++;
+	} else if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl)) {
+		tr->err = -EIO;
+	}
+	pt_output_read_out(tr, pmi);
+}
+
+/**
+ * pt_output_resume - set TraceEn again after pt_output_pause()
+ * @tr: the trace loaded on this CPU
+ */
+void pt_output_resume(struct pt_output *tr)
+{
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl | IA32_RTIT_CTL_TRACEEN)) {
+		tr->err = -EIO;
+		tr->tracing = false;
+	}
+}
+
+/**
+ * pt_output_gate - continuous mode: STOP before the reader's tail
+ * @tr: the trace, accounted (@tr->head, @tr->pos, @tr->rtit_status) with
+ *	TraceEn=0 where it is loaded, or not loaded
+ * @s: its IA32_RTIT_STATUS and output pointers to resume with; if the
+ *	processor stopped at the old gate and there is room now, they are
+ *	moved to the next region and Stopped is cleared
+ *
+ * As perf's pt_buffer_reset_markers(): the region before the one holding
+ * the reader's tail gets STOP and INT (SDM 33.2.7.2, Table 33-3), so that
+ * the processor, PMI skid included (33.2.7.2 "ToPA PMI"), and every resume
+ * path can write no further than the start of the unread data. The ToPA
+ * is changed only here, never while the buffer is loaded with TraceEn=1.
+ * Without MENTRY the one entry always has INT and STOP: the processor may
+ * run only while its whole lap is free, i.e. after the reader released
+ * everything (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA").
+ *
+ * Return: true if there is room to resume, false to wait for RELEASE.
+ */
+bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
+{
+	struct pt_buf *b = &tr->buf;
+	u64 tail = READ_ONCE(tr->tail), t = tail % b->size, limit;
+	unsigned int rt = pt_buf_region(b, t);
+	unsigned int g = (rt + b->nr_regions - 1) % b->nr_regions;
+
+	/* The processor may write up to the start of the tail's region. */
+	limit = tail - (t - b->region_off[rt]) + b->size;
+	if (g != tr->gate) {
+		pt_buf_topa_flags(b, tr->gate, TOPA_ENTRY_INT);
+		pt_buf_topa_flags(b, g, TOPA_ENTRY_INT | TOPA_ENTRY_STOP);
+		tr->gate = g;
+	}
+	if (tr->head >= limit)
+		return false;
+	if (s->status & IA32_RTIT_STATUS_STOPPED) {
+		/* 33.2.7.2 ToPA error 3: OutputOffset must be below the size. */
+		tr->pos = tr->head % b->size;
+		pt_buf_ptrs(b, tr->pos, &s->output_base, &s->output_mask_ptrs);
+		s->status &= ~IA32_RTIT_STATUS_STOPPED;
+	}
+	return true;
+}
+
+/**
+ * pt_output_continue - after pt_output_pause(): resume, stop or stall
+ * @tr: the trace loaded on this CPU, TraceEn=0, accounted
+ *
+ * An error (or IA32_RTIT_STATUS.Error, SDM 33.3.10) ends the trace, as
+ * Stopped does outside continuous mode and, in it, a TraceStop range
+ * (pt_output_gate_stopped()). Continuous mode moves the gate
+ * (pt_output_gate()) and, if the processor stopped there, its pointers
+ * past it; without room the trace waits for RELEASE (@tr->stalled).
+ */
+void pt_output_continue(struct pt_output *tr)
+{
+	struct pt_rtit_state s = { .status = tr->rtit_status };
+
+	if (tr->err || (tr->rtit_status & IA32_RTIT_STATUS_ERROR)) {
+		tr->tracing = false;
+		return;
+	}
+	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	    ((tr->rtit_status & IA32_RTIT_STATUS_STOPPED) &&
+	     !pt_output_gate_stopped(tr))) {
+		if (tr->rtit_status & IA32_RTIT_STATUS_STOPPED)
+			tr->tracing = false;
+		else
+			pt_output_resume(tr);
+		return;
+	}
+	if (!pt_output_gate(tr, &s)) {
+		tr->stalled = true;
+		tr->tracing = false;
+		return;
+	}
+	if (s.status != tr->rtit_status) {
+		if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s.output_base) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s.output_mask_ptrs) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_STATUS,
+				  s.status & ~IA32_RTIT_STATUS_READ_ONLY)) {
+			tr->err = -EIO;
+			tr->tracing = false;
+			return;
+		}
+		tr->rtit_status = s.status;
+	}
+	tr->stalled = false;
+	tr->tracing = true;
+	pt_output_resume(tr);
+}
+
+/**
+ * pt_output_saved_put_back - saved output pointers someone else moved
+ * @tr: the trace (pt_output_account() returned -ESTALE)
+ * @s: its saved RTIT state: pointers back at @tr->pos, STATUS clean
+ */
+void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s)
+{
+	tr->pos %= tr->buf.size;
+	pt_buf_ptrs(&tr->buf, tr->pos, &s->output_base, &s->output_mask_ptrs);
+	s->status = 0;
+	tr->rtit_status = 0;
+}
+
+/**
+ * pt_output_reset - a new START: nothing written yet
+ * @tr: the trace
+ */
+void pt_output_reset(struct pt_output *tr)
+{
+	tr->pos = 0;
+	tr->head = 0;
+	tr->tail = 0;
+	tr->lost = 0;
+	tr->pmis = 0;
+	tr->stalled = false;
+	tr->busy = false;
+	tr->rtit_status = 0;
+	tr->gate = tr->buf.nr_regions ? tr->buf.nr_regions - 1 : 0;
+	tr->pmi_due = false;
+	tr->interfered = 0;
+	tr->err = 0;
+}
+
+/**
+ * pt_rtit_write_filters - program CR3_MATCH and the ADDRn ranges in use
+ *
+ * TraceEn must be 0 (SDM 33.2.8.1). The values are the session's.
+ *
+ * Return: 0, or -EIO if a WRMSR faulted.
+ */
+int pt_rtit_write_filters(void)
+{
+	unsigned int n;
+
+	if ((pt_sess.cfg.flags & LWPT_PT_CFG_CR3_FILTER) &&
+	    lwpt_hw_wrmsr(IA32_RTIT_CR3_MATCH, pt_sess.cr3))
+		return -EIO;
+	for (n = 0; n < pt_caps.nr_ranges; n++) {
+		const struct lwpt_pt_addr_range *r = &pt_sess.cfg.addr[n];
+
+		if (r->cfg == LWPT_PT_ADDR_UNUSED)
+			continue;
+		if (lwpt_hw_wrmsr(IA32_RTIT_ADDRn_A(n), r->a) ||
+		    lwpt_hw_wrmsr(IA32_RTIT_ADDRn_B(n), r->b))
+			return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * pt_rtit_save - save a trace's RTIT state by RDMSR/WRMSR (SDM 33.3.5.1)
+ * @s: where the state goes
+ *
+ * 1. RDMSR IA32_RTIT_CTL; 2. WRMSR it with TraceEn cleared (only if it was
+ * set); 3. RDMSR the MSRs that change while tracing: OUTPUT_BASE,
+ * OUTPUT_MASK_PTRS, STATUS (stable once TraceEn is 0, SDM 33.2.8.5).
+ * CR3_MATCH and ADDRn never change during a session.
+ *
+ * Return: 0, or -EIO if an access faulted.
+ */
+int pt_rtit_save(struct pt_rtit_state *s)
+{
+	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &s->ctl))
+		return -EIO;
+	if ((s->ctl & IA32_RTIT_CTL_TRACEEN) &&
+	    lwpt_hw_wrmsr(IA32_RTIT_CTL, s->ctl & ~IA32_RTIT_CTL_TRACEEN))
+		return -EIO;
+	if (lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_BASE, &s->output_base) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_OUTPUT_MASK_PTRS, &s->output_mask_ptrs) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_STATUS, &s->status))
+		return -EIO;
+	return 0;
+}
+
+/**
+ * pt_rtit_restore - restore a trace's RTIT state by WRMSR (SDM 33.3.5.1)
+ * @s: the state saved by pt_rtit_save() (or a new trace's initial state)
+ *
+ * TraceEn must be 0 (SDM 33.2.8: configuration MSRs are written only
+ * then): the output MSRs, STATUS and the filters first, IA32_RTIT_CTL last,
+ * which sets TraceEn if @s->ctl has it.
+ *
+ * Return: 0, or -EIO if a WRMSR faulted.
+ */
+int pt_rtit_restore(const struct pt_rtit_state *s)
+{
+	if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s->output_base) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s->output_mask_ptrs) ||
+	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, s->status) ||
+	    pt_rtit_write_filters() ||
+	    lwpt_hw_wrmsr(IA32_RTIT_CTL, s->ctl))
+		return -EIO;
+	return 0;
+}
+
+/* --- Per-CPU capture, on the CPU itself --------------------------------- */
+
+/**
+ * pt_cpu_update_begin - this CPU's RTIT MSRs are being changed (IRQs off)
+ * @pc: the CPU's state
+ *
+ * A ToPA PMI that arrives meanwhile only acknowledges (pt_pmi()): the
+ * changer reads the output pointers itself.
+ */
+void pt_cpu_update_begin(struct pt_cpu *pc)
+{
+	WRITE_ONCE(pc->in_update, true);
+	barrier();	/* in_update before any MSR access; the PMI reads it */
+}
+
+/**
+ * pt_cpu_update_end - undo pt_cpu_update_begin()
+ * @pc: the CPU's state
+ */
+void pt_cpu_update_end(struct pt_cpu *pc)
+{
+	barrier();	/* every MSR access before in_update is cleared */
+	WRITE_ONCE(pc->in_update, false);
+}
+
+/**
+ * pt_output_status - fill the buffer part of a status answer
+ * @tr: the trace
+ * @st: the answer; flags are ORed in
+ *
+ * With single-range output (SDM 33.2.7.1) the processor wraps without a
+ * PMI: head, wraps and WRAPPED count only the laps the pointer reads saw,
+ * so LWPT_PT_ST_WRAP_UNKNOWN says they are lower bounds; the offset is
+ * exact (Documentation/pt.rst, "Buffers: single-range output").
+ */
+void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
+{
+	u64 head = READ_ONCE(tr->head), pos = READ_ONCE(tr->pos);
+
+	st->flags |= (tr->configured ? LWPT_PT_ST_CONFIGURED : 0) |
+		     (tr->tracing ? LWPT_PT_ST_TRACING : 0) |
+		     (tr->stalled ? LWPT_PT_ST_STALLED : 0) |
+		     (tr->busy ? LWPT_PT_ST_BUSY : 0) |
+		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0) |
+		     (tr->buf.single ? LWPT_PT_ST_WRAP_UNKNOWN : 0) |
+		     (tr->interfered ? LWPT_PT_ST_INTERFERED : 0);
+	st->rtit_status = tr->rtit_status;
+	st->rtit_ctl = tr->ctl | (tr->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
+	st->head = head;
+	st->offset = pos;
+	st->wraps = tr->buf.size ? head / tr->buf.size : 0;
+	if (st->wraps && pos == 0 && head % tr->buf.size == 0)
+		st->wraps--;	/* exactly full, not yet overwritten */
+	st->lost = tr->lost;
+	st->buffer_size = tr->buf.size;
+	st->pmis = tr->pmis;
+}
