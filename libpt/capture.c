@@ -26,7 +26,7 @@
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER3, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
 _Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
@@ -37,6 +37,9 @@ struct lpt_buf {
 	const uint8_t *map;	/* read-only mapping, NULL if none */
 	uint64_t size;		/* bytes mapped */
 	uint64_t tail;		/* bytes delivered since start */
+	uint64_t gap_seen;	/* the module's gap_head last seen */
+	bool gap_new;		/* the last read delivered a new gap ... */
+	uint64_t gap_at;	/* ... this many bytes into what it delivered */
 };
 
 struct lpt_dev {
@@ -699,6 +702,7 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	out->stalled = st.flags & LWPT_PT_ST_STALLED;
 	out->interfered = st.flags & LWPT_PT_ST_INTERFERED;
 	out->pmis = st.pmis;
+	out->gap_head = st.gap_head;
 	return 0;
 }
 
@@ -789,6 +793,18 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 		done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
 	if (done < 0)
 		return done;
+	/*
+	 * A new cut in the packet stream (struct lwpt_pt_status.gap_head):
+	 * where it falls in what was just delivered, which began at
+	 * st.bytes - done; a cut in bytes no longer there is at the start.
+	 */
+	b->gap_new = !dev->single && st.gap_head && st.gap_head != b->gap_seen;
+	if (b->gap_new) {
+		uint64_t from = st.bytes - (uint64_t)done;
+
+		b->gap_seen = st.gap_head;
+		b->gap_at = st.gap_head > from ? st.gap_head - from : 0;
+	}
 	b->tail = st.bytes;
 	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {
 		struct lwpt_pt_release rel = {
@@ -807,6 +823,14 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 			return neg_errno();
 	}
 	return done;
+}
+
+bool lpt_dev_read_gap(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at)
+{
+	if (!dev || !at || !lpt_dev_has_buffer(dev, cpu) || !dev->bufs[cpu].gap_new)
+		return false;
+	*at = dev->bufs[cpu].gap_at;
+	return true;
 }
 
 int lpt_dev_read_switches(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_switch *recs,

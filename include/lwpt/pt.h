@@ -120,6 +120,8 @@ struct lpt_cap_config {
  * @pmis:	ToPA PMIs handled on this CPU (SDM 33.2.7.2)
  * @interfered:	someone else cleared TraceEn or moved the output pointers
  *		(another tracer, a VMM, VMXON; SDM 33.2.9): counted in @lost
+ * @gap_head:	@bytes where a loss last cut the packet stream (struct
+ *		lwpt_pt_status.gap_head); 0 none or an older module
  */
 struct lpt_cap_status {
 	uint64_t rtit_status;
@@ -136,6 +138,7 @@ struct lpt_cap_status {
 	bool stalled;
 	uint64_t pmis;
 	bool interfered;
+	uint64_t gap_head;
 };
 
 /**
@@ -377,6 +380,24 @@ typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
  * lpt_dev_status(); the first negative value @sink returned.
  */
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg);
+
+/**
+ * lpt_dev_read_gap() - did the last lpt_dev_read() deliver a cut stream?
+ * @dev:	configured device
+ * @cpu:	the buffer number given to that lpt_dev_read()
+ * @at:		out: where the cut is, in bytes from the start of what that
+ *		read delivered (0 if it lies in bytes overwritten before)
+ *
+ * A loss can cut the packet stream (struct lwpt_pt_status.gap_head: a ToPA
+ * stop at the continuous-mode gate ends the output mid-packet, SDM 33.2.7.2
+ * "ToPA STOP"): the bytes after the cut do not continue the packet before
+ * it, and a decoder must synchronise again at the next PSB. Only the newest
+ * cut per read is known; a module without gap_head (status size version
+ * 2) reports none.
+ * Return: true and *@at set if that read delivered a new cut, else false
+ * (also for a NULL @dev or @at, or no buffer @cpu).
+ */
+bool lpt_dev_read_gap(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at);
 
 /**
  * lpt_dev_single_range() - whether the configured capture uses single-range

@@ -126,6 +126,8 @@ struct pt_rtit_state {
  * @pmis: ToPA PMIs handled
  * @gate: continuous mode: the region whose ToPA entry has STOP (and INT),
  *	the one before the reader's tail (pt_output_gate())
+ * @gap_head: @head where a loss last cut the packet stream (a ToPA stop at
+ *	the gate, pointers put back): decoders resync at the next PSB
  * @pmi_due: an INT region was seen filled and no PMI has been claimed for
  *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
@@ -147,6 +149,7 @@ struct pt_output {
 	u64 lost;
 	u64 pmis;
 	unsigned int gate;
+	u64 gap_head;
 	bool pmi_due;
 	u64 interfered;
 	int err;

@@ -91,6 +91,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	if (pos < 0) {
 		tr->interfered++;
 		tr->lost++;
+		tr->gap_head = tr->head;	/* the pointers go back there */
 		tr->rtit_status &= ~(IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED);
 		return -ESTALE;
 	}
@@ -137,8 +138,10 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 * once: Stopped stays set until pt_output_gate() clears it, and no
 	 * account happens while the trace waits (@tr->stalled).
 	 */
-	if (pt_output_gate_stopped(tr))
+	if (pt_output_gate_stopped(tr)) {
 		tr->lost++;
+		tr->gap_head = tr->head;
+	}
 	return 0;
 }
 
@@ -328,6 +331,7 @@ void pt_output_reset(struct pt_output *tr)
 	tr->head = 0;
 	tr->tail = 0;
 	tr->lost = 0;
+	tr->gap_head = 0;
 	tr->pmis = 0;
 	tr->stalled = false;
 	tr->busy = false;
@@ -464,6 +468,7 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 	if (st->wraps && pos == 0 && head % tr->buf.size == 0)
 		st->wraps--;	/* exactly full, not yet overwritten */
 	st->lost = tr->lost;
+	st->gap_head = tr->gap_head;
 	st->buffer_size = tr->buf.size;
 	st->pmis = tr->pmis;
 }

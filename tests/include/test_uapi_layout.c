@@ -18,9 +18,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010001);
+	PIN(LWPT_ABI_VERSION, 0x00010002);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 1);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 2);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -52,10 +52,12 @@ START_TEST(pt_structs)
 	PIN(LWPT_PT_CONFIG_SIZE_VER1, 160);
 	PIN(offsetof(struct lwpt_pt_config, rule), 152);
 	PIN(offsetof(struct lwpt_pt_config, holder), 156);
-	PIN(sizeof(struct lwpt_pt_status), 120);
+	PIN(sizeof(struct lwpt_pt_status), 128);
 	PIN(LWPT_PT_STATUS_SIZE_VER0, 88);
 	PIN(LWPT_PT_STATUS_SIZE_VER1, 112);
 	PIN(LWPT_PT_STATUS_SIZE_VER2, 120);
+	PIN(LWPT_PT_STATUS_SIZE_VER3, 128);
+	PIN(offsetof(struct lwpt_pt_status, gap_head), 120);
 	PIN(offsetof(struct lwpt_pt_status, buffer), 88);
 	PIN(offsetof(struct lwpt_pt_status, stop_reason), 112);
 	PIN(offsetof(struct lwpt_pt_status, ppid), 116);

@@ -605,7 +605,8 @@ START_TEST(rules_and_stop_reasons)
 {
 	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER1);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, rule), LWPT_PT_CONFIG_SIZE_VER0);
-	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER2);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER3);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, gap_head), LWPT_PT_STATUS_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, stop_reason), LWPT_PT_STATUS_SIZE_VER1);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, ppid), LWPT_PT_STATUS_SIZE_VER1 + 4);
 	/* The module ignores the size in the numbers (old binaries work). */
@@ -709,6 +710,17 @@ START_TEST(switches_errors)
 }
 END_TEST
 
+/* lpt_dev_read_gap() without a device: no gap, *at untouched. */
+START_TEST(read_gap_errors)
+{
+	uint64_t at = 5;
+
+	ck_assert(!lpt_dev_read_gap(NULL, 0, &at));
+	ck_assert(!lpt_dev_read_gap(NULL, 0, NULL));
+	ck_assert_uint_eq(at, 5);
+}
+END_TEST
+
 static Suite *capture_suite(void)
 {
 	Suite *s = suite_create("pt_capture");
@@ -734,6 +746,7 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, rules_and_stop_reasons);
 	tcase_add_test(tc, switch_lines);
 	tcase_add_test(tc, switches_errors);
+	tcase_add_test(tc, read_gap_errors);
 	tcase_add_test(tc, buffer_fit);
 	tcase_add_test(tc, caps_layout);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */

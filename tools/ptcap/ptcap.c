@@ -699,6 +699,8 @@ struct trace_file {
 	uint64_t switches;	/* per CPU: context switches written */
 	uint64_t switches_lost;	/* per CPU: dropped by the module (ring full) */
 	uint64_t switches_lost_before;	/* dropped before the last START (--snapshot) */
+	uint64_t *gaps;		/* file offsets where a loss cut the stream */
+	size_t ngaps;
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
@@ -814,6 +816,17 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			lpt_dev_single_range(dev) ? " wrap-unknown" : "",
 			s->interfered ? " interfered" : "");
 	}
+	/* Where losses cut the packet stream: decoders resync there. */
+	for (i = 0; i < ntf; i++) {
+		size_t g;
+
+		if (!tf[i].ngaps)
+			continue;
+		fprintf(f, "gaps.%s", tf[i].name);
+		for (g = 0; g < tf[i].ngaps; g++)
+			fprintf(f, " %" PRIu64, tf[i].gaps[g]);
+		fputc('\n', f);
+	}
 	/* What happened, in words (Documentation/ptcap-format.rst). */
 	for (i = 0; i < ntf; i++)
 		if (ptcap_outcome_words(&tf[i].oc, words, sizeof(words)) >= 0)
@@ -901,6 +914,23 @@ static int sink_file(void *arg, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Note where in @t's file a loss cut the packet stream (lpt_dev_read_gap()):
+ * the config's gaps.<file> line, where decoders synchronise again.
+ */
+static void gap_add(struct trace_file *t, uint64_t off)
+{
+	uint64_t *g;
+
+	if (t->ngaps && t->gaps[t->ngaps - 1] == off)
+		return;
+	g = realloc(t->gaps, (t->ngaps + 1) * sizeof(*g));
+	if (!g)
+		die("out of memory");
+	g[t->ngaps++] = off;
+	t->gaps = g;
+}
+
 static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 		  const char *dir)
 {
@@ -911,9 +941,13 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 
 		if (!tf[i].f)
 			continue;	/* not kept (-t) */
+		uint64_t before = tf[i].bytes, at;
+
 		r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
+		if (lpt_dev_read_gap(dev, (unsigned int)tf[i].cpu, &at))
+			gap_add(&tf[i], before + at);
 	}
 }
 
@@ -1597,6 +1631,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < maps.n; i++)
 		free(maps.v[i].path);
 	free(maps.v);
+	for (i = 0; i < ntf; i++)
+		free(tf[i].gaps);
 	free(tf);
 
 	/* The command's status is in config (command-status), not ours. */

@@ -36,9 +36,10 @@
  * 1.1  /dev/pt config size version 1 (rule, holder), status 2 (stop_reason,
  *      ppid), caps 1 (mlock_avail, thread_spares); /dev/lwp lwp_stats
  *      size version 1 (switch_errors, xcr0_lost, int_rearmed, throttles)
+ * 1.2  /dev/pt status size version 3 (gap_head)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			1
+#define LWPT_ABI_MINOR			2
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

@@ -340,6 +340,14 @@ struct lwpt_pt_config {
  * @ppid:	out: a thread of a process the capture followed at a fork:
  *		the traced process whose fork created it (caller's pid
  *		namespace); 0 for the configured process and per CPU
+ *
+ * Size version 3 (LWPT_PT_STATUS_SIZE_VER3) appends:
+ * @gap_head:	out: @head where the stream was last cut by a loss: a ToPA
+ *		stop at the continuous-mode gate ends the output mid-packet
+ *		(SDM 33.2.7.2 "ToPA STOP"), output pointers someone else moved
+ *		were put back there. The bytes from there to the next PSB do
+ *		not continue the packets before it: a decoder synchronises
+ *		again at the first PSB at or after it. 0: no such loss.
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -363,15 +371,17 @@ struct lwpt_pt_status {
 	__u32 threads_lost;
 	__u32 stop_reason;
 	__s32 ppid;
+	__u64 gap_head;
 };
 
 /*
- * Size of the first published version, of version 1 (buffer ...) and of
- * version 2 (stop_reason, ppid).
+ * Size of the first published version, of version 1 (buffer ...), of
+ * version 2 (stop_reason, ppid) and of version 3 (gap_head).
  */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
 #define LWPT_PT_STATUS_SIZE_VER2	120
+#define LWPT_PT_STATUS_SIZE_VER3	128
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)

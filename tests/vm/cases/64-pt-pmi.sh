@@ -119,6 +119,15 @@ for prof in full bdw; do
 					fail "$what: $bytes bytes, lost $lost: $st" || exit 1
 				[ "$lost" -ge 1 ] ||
 					fail "$what: lap end without a counted loss: $st" || exit 1
+				# Each lap's stop cuts the stream at a lap's end:
+				# one gaps.cpu0.pt offset per loss, 4 KiB apart.
+				gaps=$(sed -n 's/^gaps\.cpu0\.pt //p' /tmp/exec/config)
+				[ "$(echo $gaps | wc -w)" = "$lost" ] ||
+					fail "$what: gaps '$gaps' for $lost losses" || exit 1
+				for g in $gaps; do
+					[ $((g % 4096)) = 0 ] && [ $g -gt 0 ] ||
+						fail "$what: gap at $g, not at a lap's end" || exit 1
+				done
 			fi
 			pmi_clean || fail "$what: a PMI was lost to a masked LVTPC: $(cat $D/pmi)" || exit 1
 			if [ $prof = full ]; then

@@ -60,7 +60,7 @@
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "caps v1");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "config v1");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER2, "status v2");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER3, "status v3");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
 
 #define DEBUGFS "/sys/kernel/debug/lwpt_sim/"
@@ -630,6 +630,9 @@ static void test_mode(uint32_t mode)
 		      "continuous: slow reader stalls the CPU (head %llu tail %llu lost %llu flags %#x)",
 		      (unsigned long long)st.head, (unsigned long long)tail,
 		      (unsigned long long)st.lost, st.flags);
+		/* The stop cut the stream where the output ended. */
+		check(st.gap_head == st.head, "continuous: gap_head %llu at the stop (head %llu)",
+		      (unsigned long long)st.gap_head, (unsigned long long)st.head);
 		inject_seq0 += st.head - tail;
 	}
 	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", name);
