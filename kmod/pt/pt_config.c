@@ -257,7 +257,7 @@ int pt_config_lbr_check_cpus(void)
 	cpus_read_unlock();
 	if (!err)
 		return 0;
-	pr_warn_ratelimited("START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
+	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
 			    cpu, pt_fam6_model);
 	return -EBUSY;
 }
@@ -430,7 +430,7 @@ static int pt_config_output(struct lwpt_pt_config *cfg, u64 *ctl)
 	    cfg->buffer_size > PT_SINGLE_ERRATUM_MAX) {
 		if (!pt_has(LWPT_PT_CAP_TOPA))
 			return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
-		pr_info_ratelimited("single-range output above 4 KiB is unreliable on this processor (06_%02XH, errata TGL052/ADL037/RPL017): %llu bytes configured as ToPA\n",
+		pr_info_ratelimited("lwpt: PT: single-range output above 4 KiB is unreliable on this processor (06_%02XH, errata TGL052/ADL037/RPL017): %llu bytes configured as ToPA\n",
 				    pt_fam6_model, cfg->buffer_size);
 		cfg->flags &= ~LWPT_PT_CFG_SINGLE_RANGE;
 		single = false;
