@@ -35,7 +35,7 @@ static const char *const viol_str[PT_VIOL_NR] = {
 	[PT_VIOL_PMI_STORM]		= "ToPA PMI re-pended endlessly (PendTopaPMI not cleared)",
 	[PT_VIOL_TOPA_MODIFIED]		= "current ToPA entry modified while TraceEn=1",
 	[PT_VIOL_ERRATUM]		= "a model-specific erratum hit (#GP, lost output)",
-	[PT_VIOL_LBR_EXCLUSIVE]		= "TraceEn set with IA32_DEBUGCTL.LBR=1 where PT and LBRs are exclusive",
+	[PT_VIOL_LBR_EXCLUSIVE]		= "TraceEn set with IA32_DEBUGCTL.LBR=1 (PT/LBR exclusive)",
 };
 
 const char *pt_model_violation_str(enum pt_model_violation_kind kind)
