@@ -9,7 +9,9 @@
 #   kernel log line naming the rule while a CPU has IA32_DEBUGCTL.LBR set
 #   (debugfs pt_other_tracer kind 2); LBR set mid-capture: the buffer stops,
 #   STATUS says LBR, INTERFERED and counts a loss; a per-thread load is
-#   skipped while LBR is set and done again once it is clear;
+#   skipped while LBR is set and done again once it is clear (WRMSR and
+#   XRSTORS paths); a CPU that comes back online with LBR set is not
+#   resumed;
 # - erratum TGL052 on tgl (06_8CH): a single range above 4 KiB becomes
 #   ToPA (log line naming the errata), a 4 KiB one stays single range;
 # - neither on full, nor on bdw as the AMD processor it is with LWP.
@@ -49,6 +51,9 @@ amd=68747541	# "Auth"
 run "lwp_profile=none pt_profile=bdw" lbr $intel 000306d4 \
 	'START refused: IA32_DEBUGCTL.LBR is set on CPU 0; PT and LBRs are mutually exclusive on this processor \(06_3DH, SDM 33.3.1.2\)' ||
 	exit 1
+# The same with XSAVES/XRSTORS of PT state (per-thread loads by XRSTORS).
+run "lwp_profile=none pt_profile=bdw pt_xsaves=1" lbr $intel 000306d4 \
+	'START refused: IA32_DEBUGCTL.LBR is set on CPU 0' || exit 1
 run "lwp_profile=none pt_profile=tgl" single4k $intel 000806c1 \
 	'single-range output above 4 KiB is unreliable on this processor \(06_8CH, errata TGL052/ADL037/RPL017\): 16384 bytes configured as ToPA' ||
 	exit 1

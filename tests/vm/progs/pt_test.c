@@ -1503,9 +1503,18 @@ static void errata_lbr(void)
 	      "lbr: status after LBR set mid-capture: flags %#x lost %llu head %llu (LBR, INTERFERED, not tracing, the 1000 bytes kept)",
 	      st.flags, (unsigned long long)st.lost, (unsigned long long)st.head);
 	check(!traceen(0), "lbr: TraceEn left clear on cpu0");
-	if (model_reg(1, "ctl") != ~0ull)
+	if (model_reg(1, "ctl") != ~0ull) {
 		check(traceen(1) && get_status(fd, 1, &st) == 0 && (st.flags & LWPT_PT_ST_TRACING) &&
 		      !(st.flags & LWPT_PT_ST_LBR), "lbr: cpu1 (no LBR) still traces");
+		/* LBR set on CPU 1, which goes offline and comes back: not resumed. */
+		other(1, 2);
+		if (cpu_online(1, 0) && cpu_online(1, 1))
+			check(!traceen(1) && get_status(fd, 1, &st) == 0 &&
+			      (st.flags & LWPT_PT_ST_LBR) && !(st.flags & LWPT_PT_ST_TRACING),
+			      "lbr: cpu1 offline and online with LBR set: not resumed (flags %#x)",
+			      st.flags);
+		other(1, 3);
+	}
 	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "lbr: stop");
 	close(fd);
 	other(0, 3);
