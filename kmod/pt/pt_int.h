@@ -131,8 +131,10 @@ struct pt_rtit_state {
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
  * @interfered: times someone else cleared TraceEn or moved the output
  *	pointers of this trace (pt_output_pause())
- * @lbr: times TraceEn was left clear because IA32_DEBUGCTL.LBR was set on
- *	a PT/LBR-exclusive model (SDM 33.3.1.2, pt_config_lbr_check())
+ * @lbr: times IA32_DEBUGCTL.LBR was found set on a PT/LBR-exclusive model
+ *	(SDM 33.3.1.2, pt_config_lbr_check()) where TraceEn had just been
+ *	cleared (pt_output_lbr_note()) or was to be set, which was then left
+ *	clear (pt_output_lbr_refuse())
  * @err: error of the last IPI operation
  */
 struct pt_output {
@@ -319,6 +321,7 @@ void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s);
 void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
 bool pt_output_lbr_refuse(struct pt_output *tr);
+void pt_output_lbr_note(struct pt_output *tr);
 bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
 bool pt_output_gate_stopped(const struct pt_output *tr);
 void pt_output_continue(struct pt_output *tr);

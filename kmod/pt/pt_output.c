@@ -176,6 +176,24 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
 }
 
 /**
+ * pt_output_lbr_note - TraceEn was just cleared: was LBR on meanwhile
+ * @tr: the trace that was loaded on this CPU with TraceEn=1
+ *
+ * SDM 33.3.1.2 (pt_config_lbr_check()): IA32_DEBUGCTL.LBR found set on a
+ * PT/LBR-exclusive model means someone enabled LBRs while lwpt traced -
+ * both were on until now. Counted in @tr->lbr and @tr->interfered (no data
+ * is lost by it: the unit went on writing); setting TraceEn again is then
+ * refused (pt_output_lbr_refuse()).
+ */
+void pt_output_lbr_note(struct pt_output *tr)
+{
+	if (!pt_config_lbr_check())
+		return;
+	tr->lbr++;
+	tr->interfered++;
+}
+
+/**
  * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
  * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
  * @pmi: called from the ToPA PMI
@@ -183,6 +201,8 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
  * TraceEn is read first: found clear, someone else cleared it (another
  * tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM 33.2.9.4): counted in
  * @tr->interfered and @tr->lost; what was written up to there is kept.
+ * IA32_DEBUGCTL.LBR set meanwhile on a PT/LBR-exclusive model is noted
+ * (pt_output_lbr_note()).
  */
 void pt_output_pause(struct pt_output *tr, bool pmi)
 {
@@ -198,6 +218,7 @@ void pt_output_pause(struct pt_output *tr, bool pmi)
 	} else if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl)) {
 		tr->err = -EIO;
 	}
+	pt_output_lbr_note(tr);
 	pt_output_read_out(tr, pmi);
 }
 

@@ -497,6 +497,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 			th->tr.interfered++;
 			th->tr.lost++;
 		}
+		pt_output_lbr_note(&th->tr);	/* SDM 33.3.1.2 */
 		if (pt_output_account(&th->tr, th->saved.output_base,
 				      th->saved.output_mask_ptrs, th->saved.status,
 				      xchg(&pc->pmi_seen, false)))

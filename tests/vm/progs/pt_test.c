@@ -1519,6 +1519,20 @@ static void errata_lbr(void)
 	close(fd);
 	other(0, 3);
 
+	/* LBR set mid-capture, then STOP as the next pause: reported, no loss. */
+	fd = open_pt();
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: start again");
+	inject(0, 500);
+	other(0, 2);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && get_status(fd, 0, &st) == 0 &&
+	      (st.flags & LWPT_PT_ST_LBR) && (st.flags & LWPT_PT_ST_INTERFERED) &&
+	      st.lost == 0 && st.head == 500,
+	      "lbr: LBR set, then STOP: flags %#x (LBR, INTERFERED) lost %llu head %llu (nothing lost)",
+	      st.flags, (unsigned long long)st.lost, (unsigned long long)st.head);
+	close(fd);
+	other(0, 3);
+
 	/* Per thread: a sched-in with LBR set does not load; the next one does. */
 	fd = open_pt();
 	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
