@@ -95,6 +95,15 @@ u64 lwpt_hw_rdtsc(void)
 	return rdtsc();
 }
 
+/*
+ * A plain RDMSR with an exception-table entry (rdmsrl_safe()). Among the
+ * MSRs read: IA32_DEBUGCTL (1D9H, architectural on every family 6
+ * processor, so on every one with PT; bit 0 LBR, SDM Vol. 3B 17.4.1), read
+ * by pt_config_lbr_check() on the CPU about to set TraceEn, in the IPI,
+ * PMI or sched probe that sets it, never cached: another agent (perf's
+ * LBR events, KVM, a debugger's BTF/LBR) may change it at any time, which
+ * is why it is read at each enable. Reading it has no side effect.
+ */
 int lwpt_hw_rdmsr(u32 msr, u64 *val)
 {
 	u64 v;

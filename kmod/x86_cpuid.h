@@ -25,6 +25,19 @@
 
 /* Fn0000_0001_ECX: XSAVE (bit 26) and OSXSAVE (CR4.OSXSAVE, bit 27). */
 #define X86_CPUID_FEATURES		0x00000001u
+/*
+ * Fn0000_0001_EAX, the processor signature (SDM Vol. 2A CPUID, Figure 3-6):
+ * DisplayFamily = Family, plus Extended Family if Family is 0FH;
+ * DisplayModel = Extended Model << 4 | Model if Family is 06H or 0FH.
+ */
+#define X86_CPUID_1_EAX_MODEL_SHIFT	4
+#define X86_CPUID_1_EAX_MODEL_MASK	0xfu
+#define X86_CPUID_1_EAX_FAMILY_SHIFT	8
+#define X86_CPUID_1_EAX_FAMILY_MASK	0xfu
+#define X86_CPUID_1_EAX_EXT_MODEL_SHIFT	16
+#define X86_CPUID_1_EAX_EXT_MODEL_MASK	0xfu
+#define X86_CPUID_1_EAX_EXT_FAMILY_SHIFT 20
+#define X86_CPUID_1_EAX_EXT_FAMILY_MASK	0xffu
 #define X86_CPUID_1_ECX_VMX		BIT(5)
 #define X86_CPUID_1_ECX_XSAVE		BIT(26)
 #define X86_CPUID_1_ECX_OSXSAVE		BIT(27)

@@ -171,6 +171,10 @@ static const struct {
 	{ LWPT_PT_CAP_LIP,		"IP Payloads are LIP" },
 	{ LWPT_PT_CAP_XSAVES,		"XSAVES of PT state (0DH.1:EAX[3] and ECX[8])" },
 	{ LWPT_PT_CAP_ERRATUM_BDM106,	"Erratum BDM106: BranchEn kept set (no 14H.0:EBX[1])" },
+	{ LWPT_PT_CAP_LBR_EXCLUSIVE,	"PT and LBRs mutually exclusive (SDM 33.3.1.2): "
+					"no TraceEn while IA32_DEBUGCTL.LBR is set" },
+	{ LWPT_PT_CAP_ERRATUM_SINGLE_4K, "Errata TGL052/ADL037/RPL017: single range "
+					 "above 4 KiB configured as ToPA" },
 };
 
 const char *lpt_cap_name(uint32_t cap)
@@ -317,16 +321,24 @@ static int refuse(enum lwpt_pt_field *bad, enum lwpt_pt_field f, int err)
 /*
  * The output scheme (SDM 33.2.7) and the buffer's size, as the module
  * decides them: ToPA (SDM 33.2.7.2), or single-range output (SDM 33.2.7.1)
- * when asked for or in wrap mode without ToPA.
+ * when asked for or in wrap mode without ToPA; never a single range above
+ * 4 KiB with errata TGL052/ADL037/RPL017 (ToPA instead, or refused
+ * without it).
  * Return: 0, or a negative errno with the field in *@bad.
  */
 static int check_output(const struct lpt_cap_config *c, const struct lwpt_pt_caps *caps,
 			enum lwpt_pt_field *bad)
 {
 	bool single = c->flags & LWPT_PT_CFG_SINGLE_RANGE;
+	bool big = (caps->caps & LWPT_PT_CAP_ERRATUM_SINGLE_4K) && c->buffer_size > LPT_PAGE;
 
+	if (single && big) {
+		if (!(caps->caps & LWPT_PT_CAP_TOPA))
+			return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
+		single = false;
+	}
 	if (!single && !(caps->caps & LWPT_PT_CAP_TOPA)) {
-		if (!(caps->caps & LWPT_PT_CAP_SNGLRGNOUT))
+		if (!(caps->caps & LWPT_PT_CAP_SNGLRGNOUT) || big)
 			return refuse(bad, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
 		if (c->mode != LWPT_PT_MODE_WRAP)	/* STOP and PMI are ToPA's */
 			return refuse(bad, LWPT_PT_FIELD_MODE, -EOPNOTSUPP);
@@ -997,7 +1009,7 @@ const char *lpt_dev_strerror(int err)
 	case -EOPNOTSUPP:
 		return "not supported by this processor or module";
 	case -EBUSY:
-		return "busy: another capture is configured, or TraceEn is already set by someone else (perf intel_pt, firmware, a hypervisor)";
+		return "busy: another capture is configured, TraceEn is already set by someone else (perf intel_pt, firmware, a hypervisor), or IA32_DEBUGCTL.LBR is set on a processor where PT and LBRs are exclusive (perf record -b, a debugger; the kernel log names the CPU)";
 	case -ENODATA:
 		return "no capture configured";
 	case -ESRCH:

@@ -271,8 +271,9 @@ const char *lpt_cap_field_name(enum lwpt_pt_field field);
  *
  * The bits of CPUID leaf 14H carry the "Name" column of SDM Table 33-11
  * ("CR3 Filtering Support", "ToPA Tables Allow Multiple Output Entries",
- * ...); LWPT_PT_CAP_XSAVES and LWPT_PT_CAP_ERRATUM_BDM106, which lwpt adds,
- * say where they come from. Loop over bits 0..31 to list them all.
+ * ...); LWPT_PT_CAP_XSAVES, LWPT_PT_CAP_ERRATUM_BDM106,
+ * LWPT_PT_CAP_LBR_EXCLUSIVE and LWPT_PT_CAP_ERRATUM_SINGLE_4K, which lwpt
+ * adds, say where they come from. Loop over bits 0..31 to list them all.
  * Return: a static string; NULL for 0, for several bits, or for a bit
  * without a meaning.
  */

@@ -45,4 +45,14 @@
 #define IA32_VMX_MISC					0x485u
 #define IA32_VMX_MISC_PT_IN_VMX				(1ull << 14)
 
+/*
+ * IA32_DEBUGCTL (1D9H, SDM Vol. 3B 17.4.1, architectural on every processor
+ * with PT): bit 0 LBR starts last-branch recording. SDM 33.3.1.2: on the
+ * processors with DisplayFamily_DisplayModel 06_3DH, 06_47H, 06_4EH, 06_4FH,
+ * 06_56H and 06_5EH the use of Intel PT and LBRs is mutually exclusive, and
+ * (SDM 33.2.9.3) an RSM that enables both there causes a shutdown.
+ */
+#define IA32_DEBUGCTL					0x1d9u
+#define IA32_DEBUGCTL_LBR				(1ull << 0)
+
 #endif /* LWPT_PT_ARCH_H */

@@ -9,6 +9,7 @@
  */
 #include <linux/bitops.h>
 #include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -18,12 +19,15 @@
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
 #include <lwpt/pt_arch.h>
 #include <lwpt/pt_rtit.h>
 
+#include "../x86_cpuid.h"
 #include "../x86_user_cr3.h"
 #include "pt_int.h"
 
@@ -136,6 +140,129 @@ static bool pt_bdm106(void)
 	return !pt_has(LWPT_PT_CAP_PSB_CYC);
 }
 
+/* --- Model-specific rules (DisplayFamily_DisplayModel) ------------------- */
+
+/*
+ * SDM 33.3.1.2: "For processors with CPUID DisplayFamily_DisplayModel
+ * signatures of 06_3DH, 06_47H, 06_4EH, 06_4FH, 06_56H, and 06_5EH, the
+ * use of Intel PT and LBRs are mutually exclusive" (Broadwell, Broadwell
+ * G/X/D, Skylake client). perf keeps its own PT and LBR events apart there
+ * (x86_add_exclusive(), unless x86_pmu.lbr_pt_coexist); lwpt cannot join
+ * that count (not exported), so it reads IA32_DEBUGCTL.LBR itself.
+ */
+static const u8 pt_lbr_exclusive_models[] = { 0x3d, 0x47, 0x4e, 0x4f, 0x56, 0x5e };
+
+/*
+ * Errata TGL052 (Tiger Lake 06_8CH, 06_8DH), ADL037 (Alder Lake 06_97H,
+ * 06_9AH), RPL017 (Raptor Lake 06_B7H, 06_BAH, 06_BFH): single-range output
+ * larger than 4 KiB is unreliable. Model numbers as Linux's intel-family.h
+ * names them; perf's pt_buffer_try_single() cites these errata and uses
+ * single-range output only for one page, on every processor.
+ */
+static const u8 pt_single_4k_models[] = { 0x8c, 0x8d, 0x97, 0x9a, 0xb7, 0xba, 0xbf };
+
+/* The largest single range on an erratum part (TGL052, ADL037, RPL017). */
+#define PT_SINGLE_ERRATUM_MAX	SZ_4K
+
+/*
+ * DisplayModel of the boot CPU if it is an Intel family 6 processor (SDM
+ * Vol. 2A CPUID, Figure 3-6), else 0: the model lists above mean nothing
+ * elsewhere (the simulated AMD processor with LWP and PT, for one).
+ */
+static u32 pt_intel_fam6_model(const struct lwpt_caps *caps)
+{
+	struct lwpt_cpuid_regs r;
+	u32 family, model;
+
+	if (strcmp(caps->vendor, X86_VENDOR_INTEL_STR) ||
+	    !lwpt_cpuid_has_leaf(caps, X86_CPUID_FEATURES))
+		return 0;
+	preempt_disable();
+	lwpt_hw_cpuid(X86_CPUID_FEATURES, 0, &r);
+	preempt_enable();
+	family = (r.eax >> X86_CPUID_1_EAX_FAMILY_SHIFT) & X86_CPUID_1_EAX_FAMILY_MASK;
+	model = (r.eax >> X86_CPUID_1_EAX_MODEL_SHIFT) & X86_CPUID_1_EAX_MODEL_MASK;
+	if (family != 6)
+		return 0;
+	return model | (((r.eax >> X86_CPUID_1_EAX_EXT_MODEL_SHIFT) &
+			 X86_CPUID_1_EAX_EXT_MODEL_MASK) << 4);
+}
+
+static bool pt_model_in(u32 model, const u8 *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; model && i < n; i++)
+		if (list[i] == model)
+			return true;
+	return false;
+}
+
+/* The model's DisplayModel, for the log: 0 if not an Intel family 6. */
+static u32 pt_fam6_model;
+
+/**
+ * pt_config_lbr_check - may TraceEn be set on this CPU (SDM 33.3.1.2)
+ *
+ * On a PT/LBR-exclusive model (LWPT_PT_CAP_LBR_EXCLUSIVE) TraceEn must not
+ * be set while IA32_DEBUGCTL.LBR is: with both set an SMI whose RSM
+ * re-enables them shuts the platform down (SDM 33.2.9.3). Elsewhere there
+ * is nothing to check. Current CPU, preemption off (IPI, PMI, sched
+ * probe); prints nothing.
+ *
+ * Return: 0; -EBUSY LBR is set; -EIO RDMSR IA32_DEBUGCTL faulted (treated
+ * as set by the callers: TraceEn stays clear).
+ */
+int pt_config_lbr_check(void)
+{
+	u64 dbg = 0;
+
+	if (!pt_has(LWPT_PT_CAP_LBR_EXCLUSIVE))
+		return 0;
+	if (lwpt_hw_rdmsr(IA32_DEBUGCTL, &dbg))
+		return -EIO;
+	return (dbg & IA32_DEBUGCTL_LBR) ? -EBUSY : 0;
+}
+
+static void pt_config_lbr_check_one(void *arg)
+{
+	int *err = arg;
+
+	*err = pt_config_lbr_check();
+}
+
+/**
+ * pt_config_lbr_check_cpus - START: refuse while any CPU has DEBUGCTL.LBR
+ *
+ * Runs pt_config_lbr_check() on every online CPU (an IPI each) and names
+ * the first refusing CPU and the rule in the kernel log. Process context,
+ * without cpus_read_lock() held (it takes it); a CPU that comes online
+ * later is checked when it sets TraceEn. Where PT and LBRs coexist,
+ * returns 0 at once.
+ *
+ * Return: 0; -EBUSY IA32_DEBUGCTL.LBR is set (or unreadable) on a CPU.
+ */
+int pt_config_lbr_check_cpus(void)
+{
+	int cpu, err = 0;
+
+	if (!pt_has(LWPT_PT_CAP_LBR_EXCLUSIVE))
+		return 0;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (smp_call_function_single(cpu, pt_config_lbr_check_one, &err, 1))
+			continue;	/* went offline: checked when it loads */
+		if (err)
+			break;
+	}
+	cpus_read_unlock();
+	if (!err)
+		return 0;
+	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
+			    cpu, pt_fam6_model);
+	return -EBUSY;
+}
+
 /**
  * pt_caps_decode - decode CPUID leaf 14H (and 0DH for XSAVES) once
  * @caps: the detection result (SDM 33.3.1, Tables 33-11 and 33-12)
@@ -174,6 +301,15 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	}
 	if (pt_bdm106())
 		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_BDM106;
+	/* Model-specific rules: SDM 33.3.1.2; errata TGL052/ADL037/RPL017. */
+	pt_fam6_model = pt_intel_fam6_model(caps);
+	if (pt_model_in(pt_fam6_model, pt_lbr_exclusive_models,
+			ARRAY_SIZE(pt_lbr_exclusive_models)))
+		pt_caps.caps |= LWPT_PT_CAP_LBR_EXCLUSIVE;
+	if (pt_has(LWPT_PT_CAP_SNGLRGNOUT) &&
+	    pt_model_in(pt_fam6_model, pt_single_4k_models,
+			ARRAY_SIZE(pt_single_4k_models)))
+		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_SINGLE_4K;
 	/*
 	 * XSAVES of PT state (SDM Vol. 1 13.5.6, SDM 33.3.5.2): XSAVES and
 	 * XRSTORS (0DH.1:EAX[3]), IA32_XSS[8] (0DH.1:ECX[8]), and component 8
@@ -286,8 +422,25 @@ static int pt_config_output(struct lwpt_pt_config *cfg, u64 *ctl)
 {
 	bool single = cfg->flags & LWPT_PT_CFG_SINGLE_RANGE;
 
+	/*
+	 * Errata TGL052/ADL037/RPL017: no single range above 4 KiB. As perf's
+	 * pt_buffer_try_single(), such a buffer gets ToPA (wrap mode, the
+	 * same size); the answer's flags say so. Without ToPA it is refused.
+	 */
+	if (single && pt_has(LWPT_PT_CAP_ERRATUM_SINGLE_4K) &&
+	    cfg->buffer_size > PT_SINGLE_ERRATUM_MAX) {
+		if (!pt_has(LWPT_PT_CAP_TOPA))
+			return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
+		pr_info_ratelimited("lwpt: PT: single-range output above 4 KiB is unreliable on this processor (06_%02XH, errata TGL052/ADL037/RPL017): %llu bytes configured as ToPA\n",
+				    pt_fam6_model, cfg->buffer_size);
+		cfg->flags &= ~LWPT_PT_CFG_SINGLE_RANGE;
+		single = false;
+	}
+
 	if (!single && !pt_has(LWPT_PT_CAP_TOPA)) {
-		if (!pt_has(LWPT_PT_CAP_SNGLRGNOUT))
+		if (!pt_has(LWPT_PT_CAP_SNGLRGNOUT) ||
+		    (pt_has(LWPT_PT_CAP_ERRATUM_SINGLE_4K) &&
+		     cfg->buffer_size > PT_SINGLE_ERRATUM_MAX))
 			return pt_refuse(cfg, LWPT_PT_FIELD_BUFFER_SIZE, -EOPNOTSUPP);
 		/* Stop and continuous mode need ToPA's STOP and PMI. */
 		if (cfg->mode != LWPT_PT_MODE_WRAP)
@@ -339,12 +492,14 @@ static int pt_config_output(struct lwpt_pt_config *cfg, u64 *ctl)
  * is touched (Documentation/pt.rst, "Configuration"). The output scheme:
  * ToPA (SDM 33.2.7.2) or single-range output (SDM 33.2.7.1, wrap mode
  * only; LWPT_PT_CFG_SINGLE_RANGE is set in @cfg when the processor has it
- * but no ToPA).
+ * but no ToPA, and cleared for a range above 4 KiB on a part with errata
+ * TGL052/ADL037/RPL017, which gets ToPA).
  *
  * Return: 0; -EINVAL bad value, encoding or dependency (single-range
  * output in stop or continuous mode: bad_field mode); -EOPNOTSUPP a
  * feature the processor does not enumerate (single-range output without
- * CPUID.(14H,0):ECX[2]).
+ * CPUID.(14H,0):ECX[2]; above 4 KiB on an erratum part without ToPA:
+ * bad_field buffer_size).
  */
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 {

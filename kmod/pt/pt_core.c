@@ -192,6 +192,11 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 		tr->busy = true;
 		goto out;
 	}
+	/* SDM 33.3.1.2: not with IA32_DEBUGCTL.LBR set (pt_config.c). */
+	if (pt_output_lbr_refuse(tr)) {
+		tr->tracing = false;
+		goto out;
+	}
 	pc->saved.ctl = tr->ctl | IA32_RTIT_CTL_TRACEEN;
 	pc->saved.status &= ~IA32_RTIT_STATUS_READ_ONLY;
 	if (pt_rtit_restore(&pc->saved)) {
@@ -529,8 +534,9 @@ out_report:
  * load each traced thread's state when it runs (pt_thread.c).
  *
  * Return: 0; -ENODATA not configured; -EBUSY another file's capture, a
- * started one, or TraceEn already set by someone else; -EIO a WRMSR
- * faulted (e.g. in VMX operation, SDM 33.2.9.4).
+ * started one, TraceEn already set by someone else, or IA32_DEBUGCTL.LBR
+ * set on a CPU of a PT/LBR-exclusive model (SDM 33.3.1.2, logged); -EIO a
+ * WRMSR faulted (e.g. in VMX operation, SDM 33.2.9.4).
  */
 static long pt_ioctl_start(struct file *file)
 {
@@ -545,6 +551,10 @@ static long pt_ioctl_start(struct file *file)
 		err = -EBUSY;
 		goto out_unlock;
 	}
+	/* PT/LBR-exclusive models: not while a CPU has DEBUGCTL.LBR set. */
+	err = pt_config_lbr_check_cpus();
+	if (err)
+		goto out_unlock;
 	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
 		err = pt_thread_start();
 		goto out_unlock;

@@ -133,6 +133,10 @@ struct pt_rtit_state {
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
  * @interfered: times someone else cleared TraceEn or moved the output
  *	pointers of this trace (pt_output_pause())
+ * @lbr: times IA32_DEBUGCTL.LBR was found set on a PT/LBR-exclusive model
+ *	(SDM 33.3.1.2, pt_config_lbr_check()) where TraceEn had just been
+ *	cleared (pt_output_lbr_note()) or was to be set, which was then left
+ *	clear (pt_output_lbr_refuse())
  * @err: error of the last IPI operation
  */
 struct pt_output {
@@ -152,6 +156,7 @@ struct pt_output {
 	u64 gap_head;
 	bool pmi_due;
 	u64 interfered;
+	u64 lbr;
 	int err;
 };
 
@@ -281,6 +286,8 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 			    struct mm_struct **mm);
 u32 pt_config_exec_check(struct task_struct *p);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
+int pt_config_lbr_check(void);
+int pt_config_lbr_check_cpus(void);
 extern int pt_paranoid;
 
 /* pt_mem.c */
@@ -316,6 +323,8 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s);
 void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
+bool pt_output_lbr_refuse(struct pt_output *tr);
+void pt_output_lbr_note(struct pt_output *tr);
 bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
 bool pt_output_gate_stopped(const struct pt_output *tr);
 void pt_output_continue(struct pt_output *tr);

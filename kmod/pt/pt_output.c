@@ -179,6 +179,24 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
 }
 
 /**
+ * pt_output_lbr_note - TraceEn was just cleared: was LBR on meanwhile
+ * @tr: the trace that was loaded on this CPU with TraceEn=1
+ *
+ * SDM 33.3.1.2 (pt_config_lbr_check()): IA32_DEBUGCTL.LBR found set on a
+ * PT/LBR-exclusive model means someone enabled LBRs while lwpt traced -
+ * both were on until now. Counted in @tr->lbr and @tr->interfered (no data
+ * is lost by it: the unit went on writing); setting TraceEn again is then
+ * refused (pt_output_lbr_refuse()).
+ */
+void pt_output_lbr_note(struct pt_output *tr)
+{
+	if (!pt_config_lbr_check())
+		return;
+	tr->lbr++;
+	tr->interfered++;
+}
+
+/**
  * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
  * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
  * @pmi: called from the ToPA PMI
@@ -186,6 +204,8 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
  * TraceEn is read first: found clear, someone else cleared it (another
  * tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM 33.2.9.4): counted in
  * @tr->interfered and @tr->lost; what was written up to there is kept.
+ * IA32_DEBUGCTL.LBR set meanwhile on a PT/LBR-exclusive model is noted
+ * (pt_output_lbr_note()).
  */
 void pt_output_pause(struct pt_output *tr, bool pmi)
 {
@@ -201,15 +221,44 @@ void pt_output_pause(struct pt_output *tr, bool pmi)
 	} else if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl)) {
 		tr->err = -EIO;
 	}
+	pt_output_lbr_note(tr);
 	pt_output_read_out(tr, pmi);
+}
+
+/**
+ * pt_output_lbr_refuse - TraceEn may not be set here: count it
+ * @tr: the trace about to be (re)enabled on this CPU, TraceEn=0
+ *
+ * SDM 33.3.1.2 (pt_config_lbr_check()): on a PT/LBR-exclusive model
+ * someone set IA32_DEBUGCTL.LBR. Counted in @tr->lbr, as someone else's
+ * doing (@tr->interfered) and as a loss (@tr->lost): nothing is traced
+ * from here on this CPU until the trace is loaded again.
+ *
+ * Return: true if TraceEn must stay clear.
+ */
+bool pt_output_lbr_refuse(struct pt_output *tr)
+{
+	if (!pt_config_lbr_check())
+		return false;
+	tr->lbr++;
+	tr->interfered++;
+	tr->lost++;
+	return true;
 }
 
 /**
  * pt_output_resume - set TraceEn again after pt_output_pause()
  * @tr: the trace loaded on this CPU
+ *
+ * Not on a PT/LBR-exclusive model while IA32_DEBUGCTL.LBR is set
+ * (pt_output_lbr_refuse()): the trace then stops taking data here.
  */
 void pt_output_resume(struct pt_output *tr)
 {
+	if (pt_output_lbr_refuse(tr)) {
+		tr->tracing = false;
+		return;
+	}
 	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, tr->ctl | IA32_RTIT_CTL_TRACEEN)) {
 		tr->err = -EIO;
 		tr->tracing = false;
@@ -339,6 +388,7 @@ void pt_output_reset(struct pt_output *tr)
 	tr->gate = tr->buf.nr_regions ? tr->buf.nr_regions - 1 : 0;
 	tr->pmi_due = false;
 	tr->interfered = 0;
+	tr->lbr = 0;
 	tr->err = 0;
 }
 
@@ -459,7 +509,8 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 		     (tr->busy ? LWPT_PT_ST_BUSY : 0) |
 		     (head > tr->buf.size ? LWPT_PT_ST_WRAPPED : 0) |
 		     (tr->buf.single ? LWPT_PT_ST_WRAP_UNKNOWN : 0) |
-		     (tr->interfered ? LWPT_PT_ST_INTERFERED : 0);
+		     (tr->interfered ? LWPT_PT_ST_INTERFERED : 0) |
+		     (tr->lbr ? LWPT_PT_ST_LBR : 0);
 	st->rtit_status = tr->rtit_status;
 	st->rtit_ctl = tr->ctl | (tr->tracing ? IA32_RTIT_CTL_TRACEEN : 0);
 	st->head = head;

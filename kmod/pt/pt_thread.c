@@ -447,6 +447,9 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		th->tr.busy = true;
 		goto out;
 	}
+	/* SDM 33.3.1.2: not with DEBUGCTL.LBR set; tried at the next sched-in. */
+	if (pt_output_lbr_refuse(&th->tr))
+		goto out;
 	s = th->saved;
 	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
 	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) : pt_rtit_restore(&s);
@@ -494,6 +497,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 			th->tr.interfered++;
 			th->tr.lost++;
 		}
+		pt_output_lbr_note(&th->tr);	/* SDM 33.3.1.2 */
 		if (pt_output_account(&th->tr, th->saved.output_base,
 				      th->saved.output_mask_ptrs, th->saved.status,
 				      xchg(&pc->pmi_seen, false)))

@@ -316,8 +316,8 @@ static int sim_pt_err(int err)
 }
 
 /*
- * The MSRs the model owns here: IA32_RTIT_* and IA32_PERF_GLOBAL_STATUS
- * (and its RESET/SET). IA32_XSS, XSAVES and XRSTORS stay with the layer
+ * The MSRs the model owns here: IA32_RTIT_*, IA32_PERF_GLOBAL_STATUS (and
+ * its RESET/SET) and IA32_DEBUGCTL. IA32_XSS, XSAVES and XRSTORS stay with the layer
  * (hw_sim.c), which reaches the model through sim_pt_xsaves_cpu().
  */
 static bool sim_pt_msr(u32 msr)
@@ -327,7 +327,7 @@ static bool sim_pt_msr(u32 msr)
 	       (msr >= IA32_RTIT_ADDR0_A && msr <= IA32_RTIT_ADDR3_B) ||
 	       msr == IA32_PERF_GLOBAL_STATUS ||
 	       msr == IA32_PERF_GLOBAL_STATUS_RESET ||
-	       msr == IA32_PERF_GLOBAL_STATUS_SET;
+	       msr == IA32_PERF_GLOBAL_STATUS_SET || msr == IA32_DEBUGCTL;
 }
 
 int sim_pt_rdmsr(u32 msr, u64 *val)
@@ -382,10 +382,11 @@ static int sim_pt_msrs_show(struct seq_file *m, void *v)
 		for (n = 0; n < PT_ADDR_RANGES_MAX; n++)
 			seq_printf(m, " addr%d_a=%#llx addr%d_b=%#llx", n,
 				   c->addr_a[n], n, c->addr_b[n]);
-		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu neighbour_events=%llu",
+		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu neighbour_events=%llu debugctl=%#llx lbr_overlaps=%llu erratum_dropped=%llu",
 			   s->bytes_written, s->bytes_dropped, s->wraps, s->pmis,
 			   s->operrs, s->violations,
-			   per_cpu(sim_pt_other_events, cpu));
+			   per_cpu(sim_pt_other_events, cpu), c->debugctl,
+			   s->lbr_overlaps, s->erratum_dropped);
 		sim_pt_gen_show(m, per_cpu_ptr(&sim_pt_gens, cpu));
 	}
 	return 0;
@@ -499,13 +500,23 @@ static const struct file_operations sim_pt_ovf_fops = {
  *      clears TraceEn, then points IA32_RTIT_OUTPUT_BASE and
  *      OUTPUT_MASK_PTRS at its own ToPA (one 4K region), and leaves;
  *   1  VMXON on a processor with IA32_VMX_MISC[14] = 0: TraceEn is cleared
- *      (SDM 33.2.9.4 "Intel PT and VMX"); the VMM leaves VMX operation again.
+ *      (SDM 33.2.9.4 "Intel PT and VMX"); the VMM leaves VMX operation again;
+ *   2  an LBR user (perf record -b, a debugger) sets IA32_DEBUGCTL.LBR and
+ *      leaves TraceEn alone: on a PT/LBR-exclusive model both are then set
+ *      (SDM 33.3.1.2, counted by the model as lbr_overlaps);
+ *   3  the LBR user clears IA32_DEBUGCTL.LBR again.
  * The neighbour's ToPA: table page, entry 0 its region, entry 1 END back
  * to the table: valid with and without MENTRY (SDM 33.2.7.2).
  */
 static struct page *sim_pt_other_pages;
 
-enum { SIM_PT_OTHER_TRACER, SIM_PT_OTHER_VMXON, SIM_PT_OTHER_NR };
+enum {
+	SIM_PT_OTHER_TRACER,
+	SIM_PT_OTHER_VMXON,
+	SIM_PT_OTHER_LBR_ON,
+	SIM_PT_OTHER_LBR_OFF,
+	SIM_PT_OTHER_NR
+};
 
 struct sim_pt_other {
 	u64 kind;
@@ -520,6 +531,18 @@ static void sim_pt_other_one(void *arg)
 
 	if (o->kind >= SIM_PT_OTHER_NR)
 		return;
+	if (o->kind == SIM_PT_OTHER_LBR_ON || o->kind == SIM_PT_OTHER_LBR_OFF) {
+		u64 dbg = 0;
+
+		pt_model_rdmsr(c, IA32_DEBUGCTL, &dbg);
+		if (o->kind == SIM_PT_OTHER_LBR_ON)
+			dbg |= IA32_DEBUGCTL_LBR;
+		else
+			dbg &= ~IA32_DEBUGCTL_LBR;
+		pt_model_wrmsr(c, IA32_DEBUGCTL, dbg);
+		this_cpu_inc(sim_pt_other_events);
+		return;
+	}
 	/* Valid operations of the neighbour: no spec violation. */
 	if (ctl & IA32_RTIT_CTL_TRACEEN)
 		pt_model_wrmsr(c, IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
@@ -563,16 +586,23 @@ static int sim_pt_other_alloc(void)
 
 int sim_pt_init(struct dentry *dir)
 {
+	const struct pt_model_profile *prof;
 	struct lwpt_cpuid_regs r;
 	int cpu, i;
 
 	if (!sim_has_pt())
 		return 0;
 	/* The model's profile follows the simulated CPUID exactly. */
+	prof = pt_model_profile_find(sim_pt_profile_name());
+	if (WARN_ON_ONCE(!prof))
+		return -EINVAL;
+	sim_pt_prof = *prof;
+	/* Model-specific rules belong to the Intel model the CPUID names. */
+	if (!sim_is_intel()) {
+		sim_pt_prof.lbr_exclusive = false;
+		sim_pt_prof.erratum_single_4k = false;
+	}
 	cpu = get_cpu();
-	lwpt_hw_cpuid(PT_CPUID_LEAF, 0, &r);
-	sim_pt_prof = (r.ecx & PT_CPUID_0_ECX_MENTRY) ?
-		      pt_model_profile_full : pt_model_profile_bdw;
 	for (i = 0; i < PT_CPUID_SUBLEAVES; i++) {
 		lwpt_hw_cpuid(PT_CPUID_LEAF, i, &r);
 		sim_pt_prof.leaf.regs[i][PT_CPUID_EAX] = r.eax;

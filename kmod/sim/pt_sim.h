@@ -16,7 +16,9 @@ struct dentry;
  * @dir: the lwpt_sim debugfs directory (may be an error pointer)
  *
  * The model's profile is the one the simulated CPUID reports (leaf 14H,
- * 80000008H), so detection and the model agree. Does nothing if the PT
+ * 80000008H), so detection and the model agree; its model-specific rules
+ * (PT/LBR exclusivity, erratum TGL052) apply only where the simulated CPU
+ * is the Intel processor of the profile (sim_is_intel()). Does nothing if the PT
  * profile is "none". debugfs: pt_msrs (per CPU: the RTIT MSRs and the
  * model's counters), pt_inject (write "CPU BYTES": the CPU's processor
  * stores BYTES bytes of a test pattern through its output logic), pt_ovf
@@ -24,7 +26,9 @@ struct dentry;
  * internal buffer refuses the next BYTES bytes offered: an overflow, OVF,
  * SDM 33.3.8), pt_other_tracer (write "CPU KIND": a neighbour clears
  * TraceEn - 0: another tracer that also points the output MSRs at its own
- * ToPA, 1: VMXON with IA32_VMX_MISC[14] = 0, SDM 33.2.9.4).
+ * ToPA, 1: VMXON with IA32_VMX_MISC[14] = 0, SDM 33.2.9.4; or touches
+ * IA32_DEBUGCTL - 2: an LBR user (perf -b, a debugger) sets LBR, 3: it
+ * clears it again; TraceEn untouched, SDM 33.3.1.2).
  *
  * Return: 0, or -ENOMEM (the neighbour's ToPA of pt_other_tracer).
  */

@@ -82,6 +82,23 @@ bool sim_has_lwp(void);
 bool sim_has_pt(void);
 
 /**
+ * sim_is_intel - is the simulated processor an Intel one
+ *
+ * "GenuineIntel" with the PT profile's CPUID.1:EAX signature when there is
+ * PT and no LWP (lwp_profile=none); otherwise an AMD family 15h.
+ *
+ * Return: true for lwp_profile=none with a PT profile.
+ */
+bool sim_is_intel(void);
+
+/**
+ * sim_pt_profile_name - the pt_profile in use ("bdw", "full", "tgl", "none")
+ *
+ * Return: a static string.
+ */
+const char *sim_pt_profile_name(void);
+
+/**
  * sim_has_pt_xsaves - does the processor have XSAVES of PT state
  *
  * CPUID.(0DH,1):EAX[3] and ECX[8] (module parameter pt_xsaves).

@@ -2,12 +2,16 @@
 /*
  * CPUID of the simulated processor, chosen by two module parameters:
  *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
- *   pt_profile=bdw|full|none       (default full)
- *   pt_xsaves=-1|0|1               (default -1: 1 for full, 0 for bdw)
+ *   pt_profile=bdw|full|tgl|none   (default full)
+ *   pt_xsaves=-1|0|1               (default -1: 1 for full and tgl, 0 for bdw)
  *
- * The model is one processor that may have both LWP and PT. Its vendor is
- * "AuthenticAMD" because LWP requires it (43724 §8.7.1); PT detection does
- * not look at the vendor (SDM 33.3.1).
+ * The model is one processor that may have both LWP and PT. With LWP its
+ * vendor is "AuthenticAMD" because LWP requires it (43724 §8.7.1), an AMD
+ * family 15h; PT detection does not look at the vendor (SDM 33.3.1). With
+ * lwp_profile=none and a PT profile it is the Intel processor the PT
+ * profile describes ("GenuineIntel", the profile's CPUID.1:EAX signature),
+ * so that model-specific rules keyed on DisplayFamily_DisplayModel (SDM
+ * 33.3.1.2 PT/LBR exclusivity on bdw, erratum TGL052 on tgl) apply.
  *
  * The LWP profiles come from the LWP model (model/lwp/lwp_profile.c); the
  * PT profiles live here until the PT model exports them.
@@ -34,7 +38,7 @@ MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, user, 
 
 static char *pt_profile = "full";
 module_param(pt_profile, charp, 0444);
-MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, none");
+MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, tgl, none");
 
 /*
  * XSAVES/XRSTORS of PT state (SDM Vol. 1 13.5.6): CPUID.(0DH,1):EAX[3] and
@@ -43,18 +47,22 @@ MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, none"
  */
 static int pt_xsaves = -1;
 module_param(pt_xsaves, int, 0444);
-MODULE_PARM_DESC(pt_xsaves, "XSAVES/XRSTORS of PT state: -1 per profile (default; full 1, bdw 0), 0, 1");
+MODULE_PARM_DESC(pt_xsaves, "XSAVES/XRSTORS of PT state: -1 per profile (default; full and tgl 1, bdw 0), 0, 1");
 
 /**
  * struct sim_pt_profile - CPUID leaf 14H of one PT implementation
  * @name: value of pt_profile
  * @leaf: sub-leaves 0 and 1 (SDM Tables 33-11 and 33-12)
  * @present: CPUID.07H:EBX[25] is set
+ * @sig: CPUID.1:EAX of the Intel processor it is (with lwp_profile=none):
+ *	stepping [3:0], model [7:4], family [11:8], extended model [19:16]
+ *	(SDM Vol. 2A CPUID, Figure 3-6)
  */
 struct sim_pt_profile {
 	const char *name;
 	struct lwpt_cpuid_regs leaf[2];
 	bool present;
+	u32 sig;
 };
 
 static const struct sim_pt_profile sim_pt_profiles[] = {
@@ -66,7 +74,9 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 	{ "full", {
 		{ .eax = 1, .ebx = 0x000001FF, .ecx = PT_CPUID_0_ECX_TOPA |
 		  PT_CPUID_0_ECX_MENTRY | PT_CPUID_0_ECX_SNGLRGNOUT },
-		{ .eax = 0x02490004, .ebx = 0x003F3FFF } }, true },
+		{ .eax = 0x02490004, .ebx = 0x003F3FFF } }, true,
+	  /* Sapphire Rapids 06_8FH: not PT/LBR exclusive, no TGL052. */
+	  0x000806F8 },
 	/*
 	 * First generation (Broadwell): ToPA with one output region
 	 * (MENTRY=0), single-range output, CR3 filtering; no configurable
@@ -75,7 +85,18 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 	{ "bdw", {
 		{ .eax = 0, .ebx = PT_CPUID_0_EBX_CR3_FILTER,
 		  .ecx = PT_CPUID_0_ECX_TOPA | PT_CPUID_0_ECX_SNGLRGNOUT },
-		{ } }, true },
+		{ } }, true,
+	  /* Broadwell 06_3DH: PT and LBRs exclusive (SDM 33.3.1.2). */
+	  0x000306D4 },
+	/*
+	 * Tiger Lake (model/pt/pt_profiles.c pt_model_profile_tgl): MENTRY
+	 * ToPA, single-range output, 2 address ranges, no event trace or TNT
+	 * disable. 06_8CH: erratum TGL052 (single range above 4 KiB).
+	 */
+	{ "tgl", {
+		{ .eax = 1, .ebx = 0x0000007F, .ecx = PT_CPUID_0_ECX_TOPA |
+		  PT_CPUID_0_ECX_MENTRY | PT_CPUID_0_ECX_SNGLRGNOUT },
+		{ .eax = 0x02490002, .ebx = 0x003F3FFF } }, true, 0x000806C1 },
 	{ "none", { { }, { } }, false },
 };
 
@@ -83,7 +104,7 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 static const struct lwp_model_profile *sim_lwp;
 static const struct sim_pt_profile *sim_pt;
 
-/* The simulated CPU is an AMD family 15h model 01h, stepping 2. */
+/* With LWP the simulated CPU is an AMD family 15h model 01h, stepping 2. */
 #define SIM_CPUID_1_EAX		0x00600F12u
 /* CPUID.80000008H: 48-bit physical and linear addresses. */
 #define SIM_CPUID_80000008_EAX	0x00003030u
@@ -109,7 +130,7 @@ int sim_cpuid_init(void)
 		return -EINVAL;
 	}
 	if (!sim_lwp || !sim_pt) {
-		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|user|user-exec|none, pt: bdw|full|none)\n",
+		pr_err("unknown profile lwp_profile=%s pt_profile=%s (lwp: fx8150|full|user|user-exec|none, pt: bdw|full|tgl|none)\n",
 		       lwp_profile, pt_profile);
 		return -EINVAL;
 	}
@@ -132,7 +153,17 @@ bool sim_has_pt_xsaves(void)
 		return false;
 	if (pt_xsaves >= 0)
 		return pt_xsaves;
-	return !strcmp(sim_pt->name, "full");
+	return strcmp(sim_pt->name, "bdw") != 0;
+}
+
+bool sim_is_intel(void)
+{
+	return !sim_has_lwp() && sim_has_pt();
+}
+
+const char *sim_pt_profile_name(void)
+{
+	return sim_pt->name;
 }
 
 u64 sim_xss_supported(void)
@@ -229,15 +260,18 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 {
 	memset(r, 0, sizeof(*r));
 	switch (leaf) {
-	case X86_CPUID_VENDOR:
+	case X86_CPUID_VENDOR: {
+		const char *v = sim_is_intel() ? X86_VENDOR_INTEL_STR : X86_VENDOR_AMD_STR;
+
 		r->eax = sim_has_pt() ? PT_CPUID_15H : LWP_CPUID_FN0000_000D;
-		/* "AuthenticAMD" as EBX, EDX, ECX. */
-		memcpy(&r->ebx, X86_VENDOR_AMD_STR, 4);
-		memcpy(&r->edx, X86_VENDOR_AMD_STR + 4, 4);
-		memcpy(&r->ecx, X86_VENDOR_AMD_STR + 8, 4);
+		/* The vendor string as EBX, EDX, ECX. */
+		memcpy(&r->ebx, v, 4);
+		memcpy(&r->edx, v + 4, 4);
+		memcpy(&r->ecx, v + 8, 4);
 		break;
+	}
 	case X86_CPUID_FEATURES:
-		r->eax = SIM_CPUID_1_EAX;
+		r->eax = sim_is_intel() ? sim_pt->sig : SIM_CPUID_1_EAX;
 		r->ecx = X86_CPUID_1_ECX_XSAVE | X86_CPUID_1_ECX_OSXSAVE;
 		break;
 	case PT_CPUID_07H:

@@ -145,8 +145,12 @@ static int sim_selftest_show(struct seq_file *m, void *unused)
 
 	get_cpu();
 	lwpt_hw_cpuid(X86_CPUID_VENDOR, 0, &r);
-	st_check(&t, !memcmp(&r.ebx, X86_VENDOR_AMD_STR, 4),
-		 "vendor AuthenticAMD (43724 §8.7.1)");
+	if (sim_is_intel())
+		st_check(&t, !memcmp(&r.ebx, X86_VENDOR_INTEL_STR, 4),
+			 "vendor GenuineIntel: PT without LWP is the profile's Intel processor");
+	else
+		st_check(&t, !memcmp(&r.ebx, X86_VENDOR_AMD_STR, 4),
+			 "vendor AuthenticAMD (43724 §8.7.1)");
 	st_check(&t, !lwpt_hw_xgetbv(0, &xcr0) && (xcr0 & 1),
 		 "XGETBV(0) reads XCR0 with x87 enabled");
 

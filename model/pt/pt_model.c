@@ -34,7 +34,8 @@ static const char *const viol_str[PT_VIOL_NR] = {
 	[PT_VIOL_OPERATIONAL_ERROR]	= "operational error",
 	[PT_VIOL_PMI_STORM]		= "ToPA PMI re-pended endlessly (PendTopaPMI not cleared)",
 	[PT_VIOL_TOPA_MODIFIED]		= "current ToPA entry modified while TraceEn=1",
-	[PT_VIOL_ERRATUM]		= "#GP from a model-specific erratum",
+	[PT_VIOL_ERRATUM]		= "a model-specific erratum hit (#GP, lost output)",
+	[PT_VIOL_LBR_EXCLUSIVE]		= "TraceEn set with IA32_DEBUGCTL.LBR=1 (PT/LBR exclusive)",
 };
 
 const char *pt_model_violation_str(enum pt_model_violation_kind kind)
@@ -477,6 +478,19 @@ static bool single_check(struct pt_model_cpu *cpu)
 	return true;
 }
 
+/*
+ * Errata TGL052/ADL037/RPL017: single-range output above 4 KiB is
+ * unreliable. The model's unkind choice: only the first 4 KiB of the range
+ * is stored (Documentation/pt-model.rst).
+ */
+#define PT_MODEL_ERRATUM_SINGLE_MAX	4096u
+
+/* Does @cpu's single range lose bytes to the erratum? */
+static bool single_erratum(const struct pt_model_cpu *cpu)
+{
+	return cpu->prof->erratum_single_4k && single_mask(cpu) >= PT_MODEL_ERRATUM_SINGLE_MAX;
+}
+
 static size_t single_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t len)
 {
 	uint64_t mask = single_mask(cpu), base = cpu->output_base & ~mask;
@@ -484,20 +498,33 @@ static size_t single_write(struct pt_model_cpu *cpu, const uint8_t *bytes, size_
 
 	while (done < len) {
 		uint64_t pos = output_offset(cpu) & mask, n = mask + 1 - pos;
+		int rc = 0;
 
 		if (n > len - done)
 			n = len - done;
+		/* The erratum: nothing reaches memory past the first 4 KiB. */
+		if (single_erratum(cpu) && pos + n > PT_MODEL_ERRATUM_SINGLE_MAX) {
+			if (pos < PT_MODEL_ERRATUM_SINGLE_MAX)
+				n = PT_MODEL_ERRATUM_SINGLE_MAX - pos;
+			else
+				rc = 1;
+		}
 		/*
 		 * trace_store_phys_addr :=
 		 *	(OutputBase & ~OutputMask) + (OutputOffset & OutputMask)
 		 */
-		if (cpu->ops->write_phys(cpu->ctx, base + pos, bytes + done, (size_t)n) < 0) {
+		if (rc) {
+			cpu->stats.bytes_dropped += n;
+			cpu->stats.erratum_dropped += n;
+		} else if (cpu->ops->write_phys(cpu->ctx, base + pos, bytes + done,
+						(size_t)n) < 0) {
 			operr(cpu, PT_OPERR_RESTRICTED_MEMORY, "SDM 33.2.7.4, Table 33-5",
 			      base + pos);
 			break;
 		}
 		done += (size_t)n;
-		cpu->stats.bytes_written += n;
+		if (!rc)
+			cpu->stats.bytes_written += n;
 		pmi_skid_consume(cpu, n);
 		pos += n;
 		if (pos > mask) {
@@ -637,13 +664,21 @@ static void trace_enable(struct pt_model_cpu *cpu)
 	else
 		cpu->status &= ~IA32_RTIT_STATUS_FILTEREN;
 
+	/* 33.3.1.2: PT and LBRs are mutually exclusive on this model. */
+	if (cpu->prof->lbr_exclusive && (cpu->debugctl & IA32_DEBUGCTL_LBR))
+		report(cpu, PT_VIOL_LBR_EXCLUSIVE, PT_OPERR_NONE, "SDM 33.3.1.2, 33.2.9.3",
+		       "TraceEn set while IA32_DEBUGCTL.LBR=1 on a PT/LBR-exclusive model",
+		       IA32_RTIT_CTL, cpu->ctl);
 	if (cpu->status & IA32_RTIT_STATUS_TRIGGEREN) {
 		/* 33.3.10: the model detects output errors as soon as TraceEn is set. */
 		if (!(cpu->ctl & IA32_RTIT_CTL_FABRICEN)) {
 			if (cpu->ctl & IA32_RTIT_CTL_TOPA)
 				topa_load(cpu);
-			else
-				single_check(cpu);
+			else if (single_check(cpu) && single_erratum(cpu))
+				report(cpu, PT_VIOL_ERRATUM, PT_OPERR_NONE,
+				       "SDM 33.2.7.1; errata TGL052, ADL037, RPL017",
+				       "single-range output larger than 4 KiB",
+				       IA32_RTIT_OUTPUT_MASK_PTRS, cpu->output_mask_ptrs);
 		}
 		/* 33.2.8.3, Table 33-11 EBX[1], 33.2.8.4 PendPSB. */
 		if (!cap(cpu, PT_CPUID_CAP_PSB_CYC) || packet_byte_cnt(cpu) == 0 ||
@@ -747,6 +782,7 @@ static bool is_model_msr(uint32_t msr)
 	case IA32_RTIT_OUTPUT_BASE: case IA32_RTIT_OUTPUT_MASK_PTRS:
 	case IA32_XSS: case IA32_PERF_GLOBAL_STATUS:
 	case IA32_PERF_GLOBAL_STATUS_RESET: case IA32_PERF_GLOBAL_STATUS_SET:
+	case IA32_DEBUGCTL:
 		return true;
 	}
 	return range_of(msr) >= 0;
@@ -858,8 +894,10 @@ void pt_model_reset(struct pt_model_cpu *cpu, bool warm)
 		cpu->addr_b[n] = 0;
 	}
 	cpu->perf_global_status = 0;
-	if (!warm)
+	if (!warm) {
 		cpu->xss = 0;
+		cpu->debugctl = 0;	/* Vol. 3B 17.4.1: 0 at power-up */
+	}
 }
 
 int pt_model_cpuid(const struct pt_model_cpu *cpu, uint32_t leaf, uint32_t subleaf,
@@ -936,6 +974,9 @@ int pt_model_rdmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t *val)
 	case IA32_PERF_GLOBAL_STATUS:
 		*val = cpu->perf_global_status;
 		break;
+	case IA32_DEBUGCTL:
+		*val = cpu->debugctl;
+		break;
 	default:
 		*val = (msr & 1) ? cpu->addr_b[n] : cpu->addr_a[n];
 		break;
@@ -982,6 +1023,18 @@ int pt_model_wrmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t val)
 		return PT_MODEL_OK;
 	case IA32_PERF_GLOBAL_STATUS_SET:
 		cpu->perf_global_status |= val & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI;
+		return PT_MODEL_OK;
+	case IA32_DEBUGCTL:
+		/*
+		 * 33.3.1.2: accepted while TraceEn=1 (LBRs suspended); on a
+		 * PT/LBR-exclusive model both set is a hazard (33.2.9.3: an
+		 * RSM enabling both shuts down), counted, not a violation of
+		 * lwpt's: another agent writes this MSR.
+		 */
+		if (cpu->prof->lbr_exclusive && tracing(cpu) &&
+		    (val & IA32_DEBUGCTL_LBR) && !(cpu->debugctl & IA32_DEBUGCTL_LBR))
+			cpu->stats.lbr_overlaps++;
+		cpu->debugctl = val;
 		return PT_MODEL_OK;
 	}
 	/* The other configuration MSRs: SDM 33.2.8.1, written only with TraceEn=0. */

@@ -53,16 +53,20 @@ struct pt_model_profile {
 	bool xsaves_pt;			/* CPUID.(EAX=0DH,ECX=1):ECX[8]: IA32_XSS[8] */
 	unsigned int perfmon_version;	/* >= 4: IA32_PERF_GLOBAL_STATUS_SET exists */
 	bool erratum_bdm106;		/* Broadwell BDM106: TraceEn needs BranchEn */
+	bool lbr_exclusive;		/* SDM 33.3.1.2: PT and LBRs mutually exclusive */
+	bool erratum_single_4k;		/* TGL052/ADL037/RPL017: single range > 4 KiB */
 };
 
 /* First generation (Broadwell): single-region ToPA, no PSB/CYC/MTC/IP filter. */
 extern const struct pt_model_profile pt_model_profile_bdw;
 /* Every feature of Tables 33-11/33-12 except FabricEn (trace transport). */
 extern const struct pt_model_profile pt_model_profile_full;
+/* Tiger Lake (06_8CH): erratum TGL052, single-range output above 4 KiB. */
+extern const struct pt_model_profile pt_model_profile_tgl;
 
 /**
  * pt_model_profile_find() - look a profile up by name.
- * @name: "bdw" or "full" (NUL-terminated).
+ * @name: "bdw", "full" or "tgl" (NUL-terminated).
  * Return: the profile, or NULL if @name is unknown or NULL.
  */
 const struct pt_model_profile *pt_model_profile_find(const char *name);
@@ -84,7 +88,8 @@ enum pt_model_violation_kind {
 	PT_VIOL_OPERATIONAL_ERROR,	/* 33.3.10: the output configuration was bad */
 	PT_VIOL_PMI_STORM,		/* 33.2.7.2: PendTopaPMI left set, PMI re-pended */
 	PT_VIOL_TOPA_MODIFIED,		/* 33.2.7.2: current ToPA entry changed, TraceEn=1 */
-	PT_VIOL_ERRATUM,		/* a model-specific erratum's #GP (BDM106) */
+	PT_VIOL_ERRATUM,		/* a model-specific erratum (BDM106 #GP, TGL052) */
+	PT_VIOL_LBR_EXCLUSIVE,		/* 33.3.1.2: TraceEn set with DEBUGCTL.LBR=1 */
 	PT_VIOL_NR
 };
 
@@ -167,6 +172,8 @@ struct pt_model_stats {
 	uint64_t regions_filled;	/* ToPA regions filled */
 	uint64_t pmis;			/* ToPA PMIs raised */
 	uint64_t operrs;		/* operational errors */
+	uint64_t lbr_overlaps;		/* DEBUGCTL.LBR set while TraceEn=1 (33.3.1.2) */
+	uint64_t erratum_dropped;	/* of bytes_dropped: lost to TGL052 (single range) */
 };
 
 /* One logical processor. Fields are private to model/pt/. */
@@ -186,6 +193,7 @@ struct pt_model_cpu {
 	uint64_t addr_b[PT_ADDR_RANGES_MAX];
 	uint64_t xss;
 	uint64_t perf_global_status;	/* only bit 55 is modelled */
+	uint64_t debugctl;		/* IA32_DEBUGCTL; only LBR (bit 0) has an effect */
 
 	/* Internal output state (proc_trace_*, cached ToPA entry). */
 	bool entry_valid;		/* entry caches the current ToPA entry */
@@ -251,7 +259,8 @@ int pt_model_cpuid(const struct pt_model_cpu *cpu, uint32_t leaf, uint32_t suble
  * pt_model_rdmsr() - RDMSR of a PT MSR.
  * @cpu: the CPU.  @msr: MSR address.  @val: out, the value.
  *
- * Implements IA32_RTIT_* (SDM 33.2.8), IA32_XSS, IA32_PERF_GLOBAL_STATUS.
+ * Implements IA32_RTIT_* (SDM 33.2.8), IA32_XSS, IA32_PERF_GLOBAL_STATUS,
+ * IA32_DEBUGCTL (stored as written; only its LBR bit matters, below).
  * Return: PT_MODEL_OK; PT_MODEL_EGP (and a violation) for an MSR the profile
  * does not enumerate (CR3_MATCH without EBX[0], ADDRn beyond RANGECNT, output
  * MSRs without ToPA or single-range output); PT_MODEL_ENOMSR for MSRs the
@@ -267,6 +276,15 @@ int pt_model_rdmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t *val);
  * operational error at once, 33.3.10); 1->0 ends it with the output MSRs
  * stable. Writing 1 to bit 55 of IA32_PERF_GLOBAL_STATUS_RESET clears
  * Trace_ToPA_PMI. Callbacks may run before this returns.
+ *
+ * PT and LBRs on a profile with lbr_exclusive (SDM 33.3.1.2): setting
+ * TraceEn (WRMSR or XRSTORS) while IA32_DEBUGCTL.LBR=1 is a violation
+ * (PT_VIOL_LBR_EXCLUSIVE; the write takes effect, LBRs suspended, as the
+ * SDM describes for the restricted processors). Setting LBR by WRMSR
+ * IA32_DEBUGCTL while TraceEn=1 is accepted and counted in
+ * stats.lbr_overlaps: it is another agent's write (lwpt never writes
+ * IA32_DEBUGCTL), and the hazard (an SMI/RSM with both set shuts the
+ * platform down, SDM 33.2.9.3) lasts until TraceEn is cleared.
  * Return: PT_MODEL_OK; PT_MODEL_EGP (state unchanged, violation counted) where
  * the processor raises #GP; PT_MODEL_ENOMSR for MSRs the model does not
  * implement.
@@ -286,7 +304,14 @@ int pt_model_wrmsr(struct pt_model_cpu *cpu, uint32_t msr, uint64_t val);
  * and counted. A STOP region filled, an operational error or a failed store
  * stops tracing part way; the rest of @bytes is dropped. A ToPA PMI raised
  * while writing is delivered (callback) before this returns.
- * Return: the number of bytes stored to memory (0..@len).
+ *
+ * Erratum TGL052/ADL037/RPL017 (profile erratum_single_4k): a single range
+ * larger than 4 KiB stores only the bytes that fall in its first 4 KiB;
+ * the others are dropped (stats.bytes_dropped and erratum_dropped) while
+ * OutputOffset advances as if they were stored - the trace reads back as
+ * PAD bytes (zeroes) there. Enabling such a range is a PT_VIOL_ERRATUM.
+ * Return: the number of bytes stored to memory (0..@len), erratum-dropped
+ * bytes included (the processor believes it stored them).
  */
 size_t pt_model_output(struct pt_model_cpu *cpu, const uint8_t *bytes, size_t len);
 

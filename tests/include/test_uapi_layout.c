@@ -61,6 +61,10 @@ START_TEST(pt_structs)
 	PIN(offsetof(struct lwpt_pt_status, buffer), 88);
 	PIN(offsetof(struct lwpt_pt_status, stop_reason), 112);
 	PIN(offsetof(struct lwpt_pt_status, ppid), 116);
+	/* Bits added for issue 12: their values are ABI too. */
+	PIN(LWPT_PT_CAP_LBR_EXCLUSIVE, 1u << 16);
+	PIN(LWPT_PT_CAP_ERRATUM_SINGLE_4K, 1u << 17);
+	PIN(LWPT_PT_ST_LBR, 1u << 12);
 	PIN(sizeof(struct lwpt_pt_release), 24);
 	PIN(LWPT_PT_RELEASE_SIZE_VER0, 16);
 	PIN(LWPT_PT_RELEASE_SIZE_VER1, 24);

@@ -354,7 +354,8 @@ START_TEST(cap_names)
 		LWPT_PT_CAP_EVENT_TRACE | LWPT_PT_CAP_TNT_DISABLE | LWPT_PT_CAP_TOPA |
 		LWPT_PT_CAP_MENTRY | LWPT_PT_CAP_SNGLRGNOUT |
 		LWPT_PT_CAP_TRACE_TRANSPORT | LWPT_PT_CAP_LIP | LWPT_PT_CAP_XSAVES |
-		LWPT_PT_CAP_ERRATUM_BDM106;
+		LWPT_PT_CAP_ERRATUM_BDM106 | LWPT_PT_CAP_LBR_EXCLUSIVE |
+		LWPT_PT_CAP_ERRATUM_SINGLE_4K;
 	unsigned int i, j;
 
 	for (i = 0; i < 32; i++) {
@@ -543,6 +544,30 @@ START_TEST(single_range)
 	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_BUFFER_SIZE);
 	ck_assert_str_eq(lpt_cap_field_name(LWPT_PT_FIELD_SINGLE_RANGE), "single_range");
 	ck_assert(!lpt_dev_single_range(NULL));
+
+	/*
+	 * Errata TGL052/ADL037/RPL017: above 4 KiB the module uses ToPA (a
+	 * ToPA size rule then applies), without ToPA it refuses; 4 KiB stays.
+	 */
+	caps = full_caps();
+	caps.caps |= LWPT_PT_CAP_SNGLRGNOUT | LWPT_PT_CAP_ERRATUM_SINGLE_4K;
+	lpt_cap_config_init(&c, &caps);
+	c.flags |= LWPT_PT_CFG_SINGLE_RANGE;
+	c.buffer_size = 1ull << 20;
+	check_cfg(&c, &caps, 0);
+	c.buffer_size = 3 * 4096;	/* fine for ToPA with MENTRY */
+	check_cfg(&c, &caps, 0);
+	c.buffer_size = 4096;
+	check_cfg(&c, &caps, 0);
+	c.buffer_size = 2048;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_BUFFER_SIZE);
+	caps.caps &= ~LWPT_PT_CAP_TOPA;
+	c.buffer_size = 8192;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.flags &= ~LWPT_PT_CFG_SINGLE_RANGE;	/* implied without ToPA */
+	ck_assert_int_eq(check_cfg(&c, &caps, -EOPNOTSUPP), LWPT_PT_FIELD_BUFFER_SIZE);
+	c.buffer_size = 4096;
+	check_cfg(&c, &caps, 0);
 }
 END_TEST
 

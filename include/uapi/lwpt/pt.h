@@ -49,6 +49,19 @@
 #define LWPT_PT_CAP_LIP			(1u << 13)	/* 14H.0:ECX[31] */
 #define LWPT_PT_CAP_XSAVES		(1u << 14)	/* 0DH.1:ECX[8] and EAX[3] */
 #define LWPT_PT_CAP_ERRATUM_BDM106	(1u << 15)	/* BranchEn is forced on */
+/*
+ * A model where PT and LBRs are mutually exclusive (SDM 33.3.1.2: 06_3DH,
+ * 47H, 4EH, 4FH, 56H, 5EH): TraceEn is never set on a CPU whose
+ * IA32_DEBUGCTL.LBR is set (START EBUSY, LWPT_PT_ST_LBR).
+ */
+#define LWPT_PT_CAP_LBR_EXCLUSIVE	(1u << 16)
+/*
+ * Errata TGL052 (Tiger Lake), ADL037 (Alder Lake), RPL017 (Raptor Lake):
+ * single-range output larger than 4 KiB is unreliable. A larger single
+ * range is configured as ToPA instead (LWPT_PT_CFG_SINGLE_RANGE cleared
+ * in CONFIGURE's answer), as perf's pt_buffer_try_single() does.
+ */
+#define LWPT_PT_CAP_ERRATUM_SINGLE_4K	(1u << 17)
 
 /**
  * struct lwpt_pt_caps - answer of LWPT_PT_IOC_GET_CAPS
@@ -121,7 +134,9 @@ struct lwpt_pt_caps {
  * 33.2.7.1, CPUID.(14H,0):ECX[2]), IA32_RTIT_CTL.ToPA=0. Wrap mode only;
  * @buffer_size a power of two from 4096 to caps.max_region_size. Set by
  * CONFIGURE in its answer when the processor has single-range output but
- * no ToPA (Documentation/pt.rst, "Buffers: single-range output").
+ * no ToPA; cleared in it when a range above 4 KiB is asked for on a part
+ * with LWPT_PT_CAP_ERRATUM_SINGLE_4K, which then gets ToPA (Documentation/
+ * pt.rst, "Buffers: single-range output").
  */
 #define LWPT_PT_CFG_SINGLE_RANGE	(1u << 15)
 /*
@@ -282,6 +297,13 @@ struct lwpt_pt_config {
  * the time until lwpt noticed is not traced, counted in @lost.
  */
 #define LWPT_PT_ST_INTERFERED		(1u << 11)
+/*
+ * On a PT/LBR-exclusive model (LWPT_PT_CAP_LBR_EXCLUSIVE) lwpt found
+ * IA32_DEBUGCTL.LBR set where it was to set TraceEn, and left TraceEn
+ * clear (SDM 33.3.1.2): at START (EBUSY), or mid-capture, where the buffer
+ * stops taking data and INTERFERED and @lost count it.
+ */
+#define LWPT_PT_ST_LBR			(1u << 12)
 
 /*
  * struct lwpt_pt_status.stop_reason (size version 2): why a thread's
@@ -476,8 +498,10 @@ struct lwpt_pt_sideband {
  * Documentation/pt.rst, "Permissions"); ENOMEM out of memory, or over the
  * caller's pt_mlock_kb allowance and RLIMIT_MEMLOCK (rule memlock); EBUSY
  * another capture is configured, CONFIGURE again while the buffers are
- * mapped, or TraceEn was already set by someone else; ENOTTY unknown
- * command; ENODATA START/STATUS/RELEASE before CONFIGURE.
+ * mapped, TraceEn was already set by someone else, or (START)
+ * IA32_DEBUGCTL.LBR is set on a PT/LBR-exclusive model
+ * (LWPT_PT_CAP_LBR_EXCLUSIVE); ENOTTY unknown command; ENODATA
+ * START/STATUS/RELEASE before CONFIGURE.
  *
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the
  * buffer with LWPT_PT_STQ_BUFFER (without it they are EINVAL); a buffer

@@ -235,6 +235,11 @@ START_TEST(test_profile_caps)
 
 	ck_assert_ptr_eq(bdw, &pt_model_profile_bdw);
 	ck_assert_ptr_eq(full, &pt_model_profile_full);
+	ck_assert_ptr_eq(pt_model_profile_find("tgl"), &pt_model_profile_tgl);
+	ck_assert(pt_model_profile_tgl.erratum_single_4k && pt_model_profile_bdw.lbr_exclusive);
+	ck_assert(!full->erratum_single_4k && !full->lbr_exclusive);
+	ck_assert_uint_eq(pt_model_profile_tgl.leaf.regs[0][1] & PT_CPUID_0_EBX_RESERVED, 0);
+	ck_assert_uint_eq(pt_model_profile_tgl.leaf.regs[1][0] & PT_CPUID_1_EAX_RESERVED, 0);
 	ck_assert_ptr_null(pt_model_profile_find("skl"));
 	ck_assert_ptr_null(pt_model_profile_find(NULL));
 	ck_assert_uint_eq(sizeof(cap_table) / sizeof(cap_table[0]), PT_CPUID_CAP_NR);
@@ -1225,6 +1230,119 @@ START_TEST(test_single_range_errors)
 }
 END_TEST
 
+/*
+ * Errata TGL052/ADL037/RPL017 (tgl): a single range above 4 KiB stores only
+ * its first 4 KiB; the pointer moves on as if all were stored. Enabling it
+ * is a violation; a 4 KiB range is fine.
+ */
+START_TEST(test_single_range_erratum_4k)
+{
+	struct env *e = env_new(&pt_model_profile_tgl);
+	static uint8_t buf[6000];
+	uint64_t i;
+
+	fill(buf, sizeof(buf), 5);
+	/* 8 KiB range: a violation at enable, bytes 4096.. never stored. */
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x40000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0x1fffull);
+	wrm_ok(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER |
+	       IA32_RTIT_CTL_BRANCHEN);
+	ck_assert_uint_eq(e->cpu.stats.violations, 1);
+	ck_assert_int_eq(e->last.kind, PT_VIOL_ERRATUM);
+	ck_assert(pt_model_trigger_en(&e->cpu));
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, sizeof(buf)), sizeof(buf));
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	ck_assert_uint_eq(out_off(e), sizeof(buf));
+	ck_assert_uint_eq(e->cpu.stats.bytes_written, 4096);
+	ck_assert_uint_eq(e->cpu.stats.erratum_dropped, sizeof(buf) - 4096);
+	ck_assert_uint_eq(e->cpu.stats.bytes_dropped, sizeof(buf) - 4096);
+	for (i = 0; i < 4096; i++)
+		ck_assert_uint_eq(peek(e, 0x40000 + i), buf[i]);
+	ck_assert_ptr_null(page_of(e, 0x41000, false));
+	/* 4 KiB: what a driver that caps it uses; no violation, all stored. */
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x50000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0xfffull);
+	wrm_ok(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, 5000), 5000);
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	ck_assert_uint_eq(e->cpu.stats.violations, 1);
+	ck_assert_uint_eq(e->cpu.stats.erratum_dropped, sizeof(buf) - 4096);
+	ck_assert_uint_eq(peek(e, 0x50000), buf[4096]);
+	env_free(e);
+	/* full: no erratum, 8 KiB stored whole. */
+	e = env_new(&pt_model_profile_full);
+	wrm_ok(e, IA32_RTIT_OUTPUT_BASE, 0x40000);
+	wrm_ok(e, IA32_RTIT_OUTPUT_MASK_PTRS, 0x1fffull);
+	wrm_ok(e, IA32_RTIT_CTL, IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER);
+	ck_assert_uint_eq(pt_model_output(&e->cpu, buf, sizeof(buf)), sizeof(buf));
+	ck_assert_uint_eq(peek(e, 0x41000), buf[4096]);
+	ck_assert_uint_eq(e->cpu.stats.violations, 0);
+	env_free(e);
+}
+END_TEST
+
+/*
+ * SDM 33.3.1.2 (bdw, 06_3DH): PT and LBRs mutually exclusive. TraceEn set
+ * while IA32_DEBUGCTL.LBR=1 is a violation (by WRMSR and by XRSTORS); LBR
+ * set by someone else while TraceEn=1 is counted as an overlap only.
+ */
+START_TEST(test_lbr_exclusive)
+{
+	struct env *e = env_new(&pt_model_profile_bdw);
+	struct pt_xsave_state x;
+
+	ck_assert_uint_eq(rdm(e, IA32_DEBUGCTL), 0);
+	topa_simple(e, 0x1000, 0x10000, TOPA_SIZE_4K);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	/* Another agent sets LBR mid-trace: accepted, an overlap. */
+	wrm_ok(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR);
+	ck_assert_uint_eq(rdm(e, IA32_DEBUGCTL), IA32_DEBUGCTL_LBR);
+	ck_assert_uint_eq(e->cpu.stats.lbr_overlaps, 1);
+	ck_assert_uint_eq(e->cpu.stats.violations, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON & ~IA32_RTIT_CTL_TRACEEN);
+	/* Setting TraceEn now is the driver's violation; it takes effect. */
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(e->cpu.stats.violations, 1);
+	ck_assert_int_eq(e->last.kind, PT_VIOL_LBR_EXCLUSIVE);
+	ck_assert(pt_model_ctl(&e->cpu) & IA32_RTIT_CTL_TRACEEN);
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	/* LBR clear: no violation. */
+	wrm_ok(e, IA32_DEBUGCTL, 0);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	ck_assert_uint_eq(e->cpu.stats.violations, 1);
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	env_free(e);
+	/* full: PT and LBRs coexist; nothing counted. */
+	e = env_new(&pt_model_profile_full);
+	topa_simple(e, 0x1000, 0x10000, TOPA_SIZE_4K);
+	wrm_ok(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR);
+	wrm_ok(e, IA32_RTIT_CTL, CTL_TOPA_ON);
+	wrm_ok(e, IA32_DEBUGCTL, 0);
+	wrm_ok(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR);
+	ck_assert_uint_eq(e->cpu.stats.violations, 0);
+	ck_assert_uint_eq(e->cpu.stats.lbr_overlaps, 0);
+	/* XRSTORS enabling TraceEn with LBR set on an exclusive model. */
+	wrm_ok(e, IA32_RTIT_CTL, 0);
+	env_free(e);
+	{
+		struct pt_model_profile p = pt_model_profile_full;
+
+		p.lbr_exclusive = true;
+		e = env_new(&p);
+		topa_simple(e, 0x1000, 0x10000, TOPA_SIZE_4K);
+		wrm_ok(e, IA32_XSS, IA32_XSS_PT);
+		wrm_ok(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR);
+		memset(&x, 0, sizeof(x));
+		x.rtit_ctl = CTL_TOPA_ON;
+		x.rtit_output_base = 0x1000;
+		ck_assert_int_eq(pt_model_xrstors(&e->cpu, IA32_XSS_PT, &x, true), PT_MODEL_OK);
+		ck_assert_uint_eq(e->cpu.stats.violations, 1);
+		ck_assert_int_eq(e->last.kind, PT_VIOL_LBR_EXCLUSIVE);
+		env_free(e);
+	}
+}
+END_TEST
+
 /* --- XSAVES / XRSTORS, SDM Vol. 1 13.5.6 ---------------------------------- */
 
 START_TEST(test_xsaves_xrstors)
@@ -1510,6 +1628,8 @@ static Suite *pt_model_suite(void)
 	tcase_add_test(tc, test_single_range_wrap);
 	tcase_add_loop_test(tc, test_single_range_errors, 0,
 			    sizeof(single_errs) / sizeof(single_errs[0]));
+	tcase_add_test(tc, test_single_range_erratum_4k);
+	tcase_add_test(tc, test_lbr_exclusive);
 	tcase_add_test(tc, test_xsaves_xrstors);
 	tcase_add_test(tc, test_psb_due);
 	tcase_add_test(tc, test_enables_and_tracestop);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # lwpt_sim.ko profiles: each profile creates exactly the devices its CPUID
 # advertises; with neither LWP nor PT it refuses like lwpt.ko (ENODEV, one
-# line); an unknown profile name is EINVAL.
+# line); an unknown profile name is EINVAL. (The Intel identity of the PT
+# profiles with lwp_profile=none and its model-specific rules: 67-pt-errata.)
 . /lwpt/lib.sh
 
 # load PARAMS WANT_LWP WANT_PT
@@ -20,6 +21,9 @@ load() {
 load "lwp_profile=fx8150 pt_profile=full" 1 1 || exit 1
 load "lwp_profile=full pt_profile=bdw" 1 1 || exit 1
 load "lwp_profile=none pt_profile=full" 0 1 || exit 1
+load "lwp_profile=none pt_profile=bdw" 0 1 || exit 1
+load "lwp_profile=none pt_profile=tgl" 0 1 || exit 1
+load "lwp_profile=fx8150 pt_profile=tgl" 1 1 || exit 1
 load "lwp_profile=fx8150 pt_profile=none" 1 0 || exit 1
 
 mark=$(dmesg_mark)

@@ -8,7 +8,8 @@
 . /lwpt/lib.sh
 
 for params in "" "lwp_profile=full pt_profile=bdw" \
-	"lwp_profile=none pt_profile=full" "lwp_profile=fx8150 pt_profile=none"; do
+	"lwp_profile=none pt_profile=full" "lwp_profile=fx8150 pt_profile=none" \
+	"lwp_profile=none pt_profile=tgl"; do
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "$params" >/dev/null ||
 		fail "insmod $params" || exit 1
 	out=$(cat /sys/kernel/debug/lwpt_sim/selftest)

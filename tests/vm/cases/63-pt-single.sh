@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lwpt-timeout: 300
+# lwpt-timeout: 450
 # Single-range output (SDM 33.2.7.1, issue 6 point 2) with packets from
 # real execution: ptcap --single-range (IA32_RTIT_CTL.ToPA=0, one
 # contiguous range) under the full profile. In 1 MiB the whole trace fits
 # and libipt's flow equals the ptrace ground truth; in 4 KiB the range
 # wraps without a PMI, libpt reads it from OutputOffset on, and the flow is
-# exactly the end of the ground truth. No spec violation. (A case of its
+# exactly the end of the ground truth. No spec violation. On tgl (erratum
+# TGL052) the 1 MiB single range becomes ToPA, the flow still whole. (A case of its
 # own: 62-pt-exec.sh is near the per-case time limit.)
 . /lwpt/lib.sh
 
@@ -35,3 +36,17 @@ ok "$prof: --single-range --size=4K: the newest $n_flow instructions = end of th
 [ "$(sim_violations)" = 0 ] || fail "$prof: violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$prof: rmmod" || exit 1
 ok "$prof: single range: no spec violation, module unloads"
+
+# Erratum TGL052 (tgl, the Intel 06_8CH it is with lwp_profile=none): the
+# 1 MiB single range is configured as ToPA (Documentation/pt.rst, "Errata
+# and model-specific rules"); the flow is still the whole ground truth and
+# the model never sees a single range above 4 KiB (no violation).
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=tgl" >/dev/null ||
+	fail "insmod pt_profile=tgl" || exit 1
+pt_flow_capture tgl single-capped --cr3 --single-range --size=1M || exit 1
+grep -q '^output topa$' /tmp/exec/config ||
+	fail "tgl: --single-range --size=1M: $(grep '^output' /tmp/exec/config), want topa" || exit 1
+pt_flow_same tgl single-capped /tmp/gt.txt || exit 1
+[ "$(sim_violations)" = 0 ] || fail "tgl: violations $(sim_violations)" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "tgl: rmmod" || exit 1
+ok "tgl: --single-range --size=1M configured as ToPA (TGL052): flow = ground truth ($n_flow instructions), no violation"

@@ -31,6 +31,14 @@
  *                       SDM encodes them, refusals, the pattern through a
  *                       wrap read oldest first (raw and through libpt), per
  *                       thread
+ *   pt_test errata lbr|single4k|none
+ *                       the model-specific rules the capabilities announce:
+ *                       lbr - PT/LBR exclusive (SDM 33.3.1.2): START EBUSY
+ *                       while a CPU has IA32_DEBUGCTL.LBR, LBR set mid-capture
+ *                       stops the buffer (per CPU) or its loading (per
+ *                       thread) and is reported; single4k - erratum
+ *                       TGL052: a single range above 4 KiB becomes ToPA, a
+ *                       4 KiB one stays; none - neither, LBR and PT coexist
  * Threads write into their own buffer with pt_inject on their own CPU: the
  * IPI interrupts them there, so the model stores into the loaded state.
  */
@@ -1437,6 +1445,211 @@ static void test_single(void)
 	      (unsigned long long)violations());
 }
 
+/* debugfs pt_other_tracer: "CPU KIND" (2 sets IA32_DEBUGCTL.LBR, 3 clears). */
+static void other(int cpu, int kind)
+{
+	FILE *f = fopen(DEBUGFS "pt_other_tracer", "w");
+
+	if (!f || fprintf(f, "%d %d\n", cpu, kind) < 0 || fclose(f)) {
+		perror("pt_other_tracer");
+		exit(100);
+	}
+}
+
+static int start_err(int fd)
+{
+	return ioctl(fd, LWPT_PT_IOC_START) ? errno : 0;
+}
+
+/* SDM 33.3.1.2 on a PT/LBR-exclusive model: the refusals and the reports. */
+static void errata_lbr(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	uint64_t v0 = violations(), ov0 = model_reg(0, "lbr_overlaps");
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	int fd = open_pt(), b, n;
+
+	pin(0);
+	/* START refused while CPU 0 has LBR on, per CPU and per thread. */
+	other(0, 2);
+	check(model_reg(0, "debugctl") & 1, "lbr: IA32_DEBUGCTL.LBR set on cpu0 by a neighbour");
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0, "lbr: configure per CPU (allowed: the rule is START's)");
+	n = start_err(fd);
+	check(n == EBUSY, "lbr: START per CPU with LBR set: %s (want EBUSY)", strerror(n));
+	check(!traceen(0) && (get_status(fd, 0, &st) == 0) && !(st.flags & LWPT_PT_ST_TRACING),
+	      "lbr: no TraceEn after the refusal");
+	close(fd);
+	fd = open_pt();
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = getpid();
+	check(configure(fd, &c) == 0, "lbr: configure per thread");
+	n = start_err(fd);
+	check(n == EBUSY, "lbr: START per thread with LBR set: %s (want EBUSY)", strerror(n));
+	close(fd);
+
+	/* LBR off: START works; on again mid-capture: reported at the next pause. */
+	other(0, 3);
+	fd = open_pt();
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: LBR clear: START per CPU");
+	check(traceen(0), "lbr: TraceEn set on cpu0");
+	inject(0, 1000);
+	other(0, 2);
+	check(model_reg(0, "lbr_overlaps") == ov0 + 1,
+	      "lbr: the model saw PT and LBR on together once (someone else's doing)");
+	check(get_status(fd, 0, &st) == 0 && (st.flags & LWPT_PT_ST_LBR) &&
+	      (st.flags & LWPT_PT_ST_INTERFERED) && !(st.flags & LWPT_PT_ST_TRACING) &&
+	      st.lost >= 1 && st.head == 1000,
+	      "lbr: status after LBR set mid-capture: flags %#x lost %llu head %llu (LBR, INTERFERED, not tracing, the 1000 bytes kept)",
+	      st.flags, (unsigned long long)st.lost, (unsigned long long)st.head);
+	check(!traceen(0), "lbr: TraceEn left clear on cpu0");
+	if (model_reg(1, "ctl") != ~0ull) {
+		check(traceen(1) && get_status(fd, 1, &st) == 0 && (st.flags & LWPT_PT_ST_TRACING) &&
+		      !(st.flags & LWPT_PT_ST_LBR), "lbr: cpu1 (no LBR) still traces");
+		/* LBR set on CPU 1, which goes offline and comes back: not resumed. */
+		other(1, 2);
+		if (cpu_online(1, 0) && cpu_online(1, 1))
+			check(!traceen(1) && get_status(fd, 1, &st) == 0 &&
+			      (st.flags & LWPT_PT_ST_LBR) && !(st.flags & LWPT_PT_ST_TRACING),
+			      "lbr: cpu1 offline and online with LBR set: not resumed (flags %#x)",
+			      st.flags);
+		other(1, 3);
+	}
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "lbr: stop");
+	close(fd);
+	other(0, 3);
+
+	/* LBR set mid-capture, then STOP as the next pause: reported, no loss. */
+	fd = open_pt();
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: start again");
+	inject(0, 500);
+	other(0, 2);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && get_status(fd, 0, &st) == 0 &&
+	      (st.flags & LWPT_PT_ST_LBR) && (st.flags & LWPT_PT_ST_INTERFERED) &&
+	      st.lost == 0 && st.head == 500,
+	      "lbr: LBR set, then STOP: flags %#x (LBR, INTERFERED) lost %llu head %llu (nothing lost)",
+	      st.flags, (unsigned long long)st.lost, (unsigned long long)st.head);
+	close(fd);
+	other(0, 3);
+
+	/* Per thread: a sched-in with LBR set does not load; the next one does. */
+	fd = open_pt();
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = getpid();
+	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: per thread: start");
+	usleep(2000);
+	check(traceen(0), "lbr: per thread: loaded on cpu0, TraceEn set");
+	other(0, 2);
+	usleep(2000);	/* switched out and in: not loaded */
+	b = buffer_of(fd, (int)syscall(SYS_gettid), &st);
+	check(b >= 0 && !traceen(0) && (st.flags & LWPT_PT_ST_LBR) && st.lost >= 1,
+	      "lbr: per thread: not loaded with LBR set (TraceEn %d, flags %#x, lost %llu)",
+	      traceen(0), st.flags, (unsigned long long)st.lost);
+	other(0, 3);
+	usleep(2000);
+	check(traceen(0), "lbr: per thread: loaded again once LBR is clear");
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "lbr: per thread: stop");
+	close(fd);
+	check(violations() == v0, "lbr: no spec violation: lwpt never set TraceEn with LBR on (%llu)",
+	      (unsigned long long)violations());
+}
+
+/* Errata TGL052/ADL037/RPL017: the 4 KiB cap on single-range output. */
+static void errata_single4k(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	uint64_t v0 = violations(), d0 = model_reg(0, "erratum_dropped");
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	uint64_t ctl;
+	int fd = open_pt();
+
+	pin(0);
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && !(c.flags & LWPT_PT_CFG_SINGLE_RANGE),
+	      "single4k: 16 KiB single range configured, answered as ToPA (flags %#x)", c.flags);
+	check(start_err(fd) == 0, "single4k: start");
+	inject(0, 20000);
+	ctl = model_reg(0, "ctl");
+	check((ctl & IA32_RTIT_CTL_TRACEEN) && (ctl & IA32_RTIT_CTL_TOPA),
+	      "single4k: IA32_RTIT_CTL %#llx: ToPA", (unsigned long long)ctl);
+	check(get_status(fd, 0, &st) == 0 && st.head == 20000 &&
+	      !(st.flags & LWPT_PT_ST_WRAP_UNKNOWN) && st.buffer_size == 16384,
+	      "single4k: ToPA wrap counted exactly: head %llu flags %#x",
+	      (unsigned long long)st.head, st.flags);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "single4k: stop");
+	close(fd);
+	fd = open_pt();
+	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 4096);
+	check(configure(fd, &c) == 0 && (c.flags & LWPT_PT_CFG_SINGLE_RANGE),
+	      "single4k: 4 KiB single range kept");
+	check(start_err(fd) == 0, "single4k: start 4 KiB");
+	inject(0, 10000);
+	ctl = model_reg(0, "ctl");
+	check((ctl & IA32_RTIT_CTL_TRACEEN) && !(ctl & IA32_RTIT_CTL_TOPA) &&
+	      (model_reg(0, "output_mask_ptrs") & 0xffffffffull) == 4095,
+	      "single4k: IA32_RTIT_CTL %#llx: single range, mask 4095", (unsigned long long)ctl);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "single4k: stop 4 KiB");
+	close(fd);
+	check(model_reg(0, "erratum_dropped") == d0, "single4k: the model dropped nothing to TGL052");
+	check(violations() == v0, "single4k: no spec violation (%llu)",
+	      (unsigned long long)violations());
+}
+
+/* Neither rule: LBR set does not stop PT; single range above 4 KiB stays. */
+static void errata_none(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	uint64_t v0 = violations();
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	int fd = open_pt();
+
+	pin(0);
+	other(0, 2);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && start_err(fd) == 0 && traceen(0),
+	      "none: START with IA32_DEBUGCTL.LBR set: PT and LBRs coexist");
+	check(get_status(fd, 0, &st) == 0 && (st.flags & LWPT_PT_ST_TRACING) &&
+	      !(st.flags & LWPT_PT_ST_LBR), "none: status: tracing, no LBR flag");
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "none: stop");
+	close(fd);
+	other(0, 3);
+	if (caps.caps & LWPT_PT_CAP_SNGLRGNOUT) {
+		fd = open_pt();
+		cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 16384);
+		check(configure(fd, &c) == 0 && (c.flags & LWPT_PT_CFG_SINGLE_RANGE),
+		      "none: 16 KiB single range kept");
+		close(fd);
+	}
+	check(violations() == v0, "none: no spec violation");
+}
+
+static void test_errata(const char *want)
+{
+	int fd = open_pt();
+	int lbr, s4k;
+
+	get_caps(fd);
+	close(fd);
+	lbr = !!(caps.caps & LWPT_PT_CAP_LBR_EXCLUSIVE);
+	s4k = !!(caps.caps & LWPT_PT_CAP_ERRATUM_SINGLE_4K);
+	check(lbr == !strcmp(want, "lbr") && s4k == !strcmp(want, "single4k"),
+	      "errata: caps %#x: LBR_EXCLUSIVE %d ERRATUM_SINGLE_4K %d as %s expects",
+	      caps.caps, lbr, s4k, want);
+	if (lbr)
+		errata_lbr();
+	else if (s4k)
+		errata_single4k();
+	else
+		errata_none();
+}
+
 static void test_hold_thread(void)
 {
 	pid_t pid = spawn_child(1);	/* before open: it holds no /dev/pt */
@@ -1489,8 +1702,10 @@ int main(int argc, char **argv)
 		test_hold_thread();
 	else if (!strcmp(cmd, "single"))
 		test_single();
+	else if (!strcmp(cmd, "errata") && argc > 2)
+		test_errata(argv[2]);
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single|errata lbr|single4k|none\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
