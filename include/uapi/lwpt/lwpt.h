@@ -36,7 +36,8 @@
  * 1.1  /dev/pt config size version 1 (rule, holder), status 2 (stop_reason,
  *      ppid), caps 1 (mlock_avail, thread_spares); /dev/lwp lwp_stats
  *      size version 1 (switch_errors, xcr0_lost, int_rearmed, throttles)
- * 1.2  /dev/pt status size version 3 (gap_head)
+ * 1.2  /dev/pt status size version 3 (gap_head); caps bits LBR_EXCLUSIVE and
+ *      ERRATUM_SINGLE_4K, status flag LBR
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			2
