@@ -671,7 +671,7 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 127;
 	} else {
-		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|as-user ... (see the source)\n");
+		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|held|as-user ... (see the source)\n");
 		return 100;
 	}
 	return failures;
