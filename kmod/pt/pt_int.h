@@ -24,12 +24,16 @@
  * pt_sess_conflict() has the rule. A CPU's per-CPU trace is pt_cpu.tr, a
  * thread's is its pt_thread's; each pt_output points to its session.
  *
- * Lock order: pt_lock (mutex, control path) -> the target's
- * signal->exec_update_lock (read, CONFIGURE of a per-thread capture, as
- * perf_event_open()) -> cpus_read_lock() -> pt_thread_lock (raw
- * spinlock, IRQs off; also taken by the sched_switch, fork, exec and exit
- * probes under the runqueue lock) -> pt_thread.lock.
- * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
+ * Lock order: pt_lock (mutex, control path: every session's ioctls, mmap,
+ * release; pt_sessions, pt_cpu_owner; a session is freed only under it) ->
+ * the target's signal->exec_update_lock (read, CONFIGURE of a per-thread
+ * capture, as perf_event_open()) -> cpus_read_lock() -> pt_thread_lock
+ * (raw spinlock, IRQs off; the traced-thread table of all sessions, each
+ * session's thread lists, spares, thr.open and started; also taken by the
+ * sched_switch, fork, exec and exit probes under the runqueue lock).
+ * Nothing is taken inside pt_thread_lock; the PMI (an NMI) takes no lock:
+ * it reaches a trace through pt_cpu.cur or pt_cpu.tr, which are cleared on
+ * their CPU (IPI) before synchronize_rcu() and the free.
  * A sideband ring has one writer (its CPU's sched_switch probe) and one
  * reader (READ_SIDEBAND under pt_lock): no lock, acquire/release on the
  * counters.
