@@ -717,7 +717,6 @@ void pt_thread_exit(void)
 	tracepoint_synchronize_unregister();
 }
 
-
 /* --- The session ---------------------------------------------------------- */
 
 /**
