@@ -438,6 +438,8 @@ static int pt_sess_alloc_cpus(struct pt_session *s)
 	for_each_online_cpu(cpu) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
+		/* No buffer yet; per-thread STARTs may have left err, busy. */
+		memset(&pc->tr, 0, sizeof(pc->tr));
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
 				   cfg->region_size,
 				   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE,
