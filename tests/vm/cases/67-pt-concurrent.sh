@@ -12,7 +12,8 @@
 #    the kernel log its name, pid and uid;
 #  - as uid 1000 (pt_sec held): a file that configured nothing reaches no
 #    other capture; a second capture of a traced process is EBUSY naming
-#    the holder; two captures of the same user run side by side;
+#    the holder; two captures of the same user run side by side, both
+#    charged to that user (a third beyond what is left: ENOMEM, memlock);
 #  - the privileged precedence rule: root's per-CPU capture ends uid 1000's
 #    per-thread captures (stop reason preempted, data still readable, START
 #    refused), said in the kernel log; uid 1000 then gets EBUSY naming root's

@@ -41,7 +41,8 @@
  *	reaches no other capture (STATUS, START, STOP, RELEASE, READ_SIDEBAND,
  *	mmap: ENODATA); traces itself per thread; a second capture of itself
  *	is EBUSY naming itself as the holder; a capture of its own child on a
- *	second file runs beside the first. Prints "tracing", then waits
+ *	second file runs beside the first, charged to the same user (a third
+ *	beyond what is left is refused). Prints "tracing", then waits
  *	(no time limit of its own) until a privileged per-CPU capture ends
  *	both: stop reason preempted, the buffer still mapped and readable,
  *	START refused (EBUSY).
@@ -672,7 +673,8 @@ static void test_held(void)
 	struct lwpt_pt_config c;
 	struct lwpt_pt_status st;
 	int fd, fd2, fd3, err;
-	pid_t child;
+	uint64_t avail;
+	pid_t child, child2;
 	void *p;
 
 	drop();
@@ -680,6 +682,11 @@ static void test_held(void)
 	if (!child) {
 		for (;;)
 			pause();	/* traced through fd3 until killed */
+	}
+	child2 = fork();
+	if (!child2) {
+		for (;;)
+			pause();	/* a capture of it is refused */
 	}
 	fd = open_pt();
 	fd2 = open_pt();
@@ -703,9 +710,22 @@ static void test_held(void)
 	check(err == EBUSY && c.holder == getpid(),
 	      "a second capture of the traced process: %s, holder %d (want EBUSY, %d)",
 	      strerror(err), (int)c.holder, (int)getpid());
+	avail = mlock_avail(fd3);
 	cfg_thread(&c, child, SMALL_BUF);
 	check(configure(fd3, &c) == 0 && !ioctl(fd3, LWPT_PT_IOC_START),
 	      "a capture of its child on another file runs beside it");
+	/* Each capture is charged to the same user: the allowance shrinks. */
+	check(mlock_avail(fd3) < avail, "the second capture is charged too: %llu -> %llu bytes",
+	      (unsigned long long)avail, (unsigned long long)mlock_avail(fd3));
+	avail = mlock_avail(fd3);
+	if (avail != LWPT_PT_MLOCK_UNLIMITED) {
+		/* fd2 refused above: now a capture of a third process beyond it. */
+		cfg_thread(&c, child2, (avail / 4 + 4096) & ~4095ull);
+		err = configure(fd2, &c);
+		check(err == ENOMEM && c.rule == LWPT_PT_RULE_MEMLOCK,
+		      "a third capture beyond what is left (%llu bytes): %s, rule %u",
+		      (unsigned long long)avail, strerror(err), c.rule);
+	}
 	err = status(fd, 0, &st);
 	check(!err && st.tid == getpid() && st.stop_reason == LWPT_PT_STOP_NONE &&
 	      (st.flags & LWPT_PT_ST_TRACING), "its own buffer: tid %d, tracing", (int)st.tid);
@@ -735,7 +755,9 @@ static void test_held(void)
 	close(fd2);
 	close(fd3);
 	kill(child, SIGKILL);
+	kill(child2, SIGKILL);
 	waitpid(child, NULL, 0);
+	waitpid(child2, NULL, 0);
 }
 
 int main(int argc, char **argv)
