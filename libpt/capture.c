@@ -985,6 +985,8 @@ const char *lpt_dev_stop_reason_str(uint32_t reason)
 		return "exec-not-dumpable";
 	case LWPT_PT_STOP_ERROR:
 		return "error";
+	case LWPT_PT_STOP_PREEMPTED:
+		return "preempted";
 	default:
 		return "unknown";
 	}

@@ -551,7 +551,8 @@ int32_t lpt_dev_busy_holder(const struct lpt_dev *dev);
  * @reason:	LWPT_PT_STOP_* (struct lpt_buf_info.stop_reason)
  * Return: "exited", "exec-credentials" (exec of a program whose
  * credentials are not the caller's: set-user-ID, set-group-ID),
- * "exec-not-dumpable", "error", "unknown"; NULL for LWPT_PT_STOP_NONE.
+ * "exec-not-dumpable", "error", "preempted" (a privileged capture ended
+ * this unprivileged one), "unknown"; NULL for LWPT_PT_STOP_NONE.
  */
 const char *lpt_dev_stop_reason_str(uint32_t reason);
 

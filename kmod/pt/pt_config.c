@@ -699,12 +699,13 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 
 /**
  * pt_config_exec_check - may a traced thread be followed into a new program
+ * @s: the thread's session
  * @p: the thread (current) in its sched_process_exec probe: the new
  *	credentials are committed and the new mm's dumpability is set
  *	(begin_new_exec()); no instruction of the new program ran yet
  *
  * The permission rule of CONFIGURE again, with the credentials saved then
- * (pt_sess.cred, pt_sess.privileged) rather than the target's own: the
+ * (@s->cred, @s->privileged) rather than the target's own: the
  * ptrace read rule with the saved real UID/GID against the new real,
  * effective and saved ones, and dumpability (perf stops a task's events at
  * such an exec: begin_new_exec() calls perf_event_exit_task() when the new
@@ -716,12 +717,12 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
  * Return: LWPT_PT_STOP_NONE to go on tracing, else the LWPT_PT_STOP_EXEC_*
  * reason to detach.
  */
-u32 pt_config_exec_check(struct task_struct *p)
+u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p)
 {
-	const struct cred *cred = pt_sess.cred;
+	const struct cred *cred = s->cred;
 	bool same;
 
-	if (pt_sess.privileged)
+	if (s->privileged)
 		return LWPT_PT_STOP_NONE;
 	if (!cred || !p->mm)
 		return LWPT_PT_STOP_EXEC_CREDS;

@@ -2,7 +2,8 @@
 /*
  * Intel Processor Trace through /dev/pt (SDM Vol. 3 chapter 33).
  *
- * One capture at a time, owned by the file that configured it:
+ * Each open file has its own capture (its session, file->private_data);
+ * several run at once (pt_sess_conflict() says who may run beside whom):
  *   CONFIGURE  validates the request against the capabilities decoded once
  *              at load (a whitelist predicate, before any MSR is written),
  *              checks permissions, allocates and zeroes a ToPA buffer per
@@ -17,7 +18,7 @@
  *              waited for room;
  *   mmap       each CPU's buffer, read-only;
  *   READ_SIDEBAND  per CPU: the context switches recorded (pt_sideband.c).
- * Closing the file stops and frees the capture. Documentation/pt.rst has
+ * Closing the file stops and frees its capture. Documentation/pt.rst has
  * the ABI, the modes, the permissions and the limits. Capabilities and
  * validation are in pt_config.c, the output buffers in pt_buf.c, the
  * output state of one buffer (accounting, pause/resume, the continuous-mode
@@ -38,6 +39,8 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/reboot.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/sched/task.h>
 #include <linux/smp.h>
 #include <linux/syscore_ops.h>
@@ -54,7 +57,14 @@
 /* Serialises the control path (ioctl, mmap, release): pt_int.h order. */
 DEFINE_MUTEX(pt_lock);
 DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
-struct pt_session pt_sess;
+/* The configured sessions (pt_lock). */
+static LIST_HEAD(pt_sessions);
+/*
+ * The per-CPU session, or NULL: it owns every CPU's pt_cpu.tr. Changed under
+ * pt_lock and cpus_read_lock(), so hotplug and suspend callbacks see it
+ * stable.
+ */
+static struct pt_session *pt_cpu_owner;
 static bool pt_pmi_hooked;
 static int pt_cpuhp_state = -1;
 
@@ -84,7 +94,7 @@ static void pt_cpu_start(void *arg)
 	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, pt_buf_output_base(&tr->buf)) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS,
 			  pt_buf_output_mask_ptrs(&tr->buf)) ||
-	    pt_rtit_write_filters()) {
+	    pt_rtit_write_filters(tr->sess)) {
 		tr->err = -EIO;
 		goto out;
 	}
@@ -137,7 +147,7 @@ static void pt_cpu_release(void *arg)
 	struct pt_output *tr = &pc->tr;
 
 	pt_cpu_update_begin(pc);
-	if (pt_sess.started && !pc->offline) {
+	if (tr->sess && tr->sess->started && !pc->offline) {
 		if (tr->tracing) {
 			pt_output_pause(tr, false);
 			pt_output_continue(tr);
@@ -157,7 +167,7 @@ static void pt_cpu_park(struct pt_cpu *pc)
 {
 	struct pt_output *tr = &pc->tr;
 
-	if (!tr->configured || !pt_sess.started || pc->offline)
+	if (!tr->configured || !tr->sess->started || pc->offline)
 		return;
 	pt_cpu_update_begin(pc);
 	pc->was_tracing = tr->tracing;
@@ -184,7 +194,7 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	if (!pc->offline)
 		return;
 	pc->offline = false;
-	if (!pt_sess.started || !pc->was_tracing || tr->err)
+	if (!tr->configured || !tr->sess->started || !pc->was_tracing || tr->err)
 		return;
 	pt_cpu_update_begin(pc);
 	/* The state may be lost (S3): program it all again, CTL last. */
@@ -199,7 +209,7 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	}
 	pc->saved.ctl = tr->ctl | IA32_RTIT_CTL_TRACEEN;
 	pc->saved.status &= ~IA32_RTIT_STATUS_READ_ONLY;
-	if (pt_rtit_restore(&pc->saved)) {
+	if (pt_rtit_restore(&pc->saved, tr->sess)) {
 		tr->err = -EIO;
 		goto out;
 	}
@@ -214,8 +224,7 @@ static int pt_cpu_online(unsigned int cpu)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
-		pt_cpu_unpark(pc);
+	pt_cpu_unpark(pc);
 	local_irq_restore(flags);
 	return 0;
 }
@@ -223,8 +232,8 @@ static int pt_cpu_online(unsigned int cpu)
 /*
  * Runs on the CPU going down (CPUHP_AP_ONLINE_DYN teardown). Threads it
  * ran are switched out (and saved) before they migrate; only a per-CPU
- * trace must be parked here. pt_sess.started cannot change meanwhile:
- * START and STOP hold cpus_read_lock().
+ * trace must be parked here. Its session's started cannot change
+ * meanwhile: START and STOP hold cpus_read_lock().
  */
 static int pt_cpu_offline(unsigned int cpu)
 {
@@ -232,10 +241,8 @@ static int pt_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
-		pt_cpu_park(pc);
-	else
-		pt_thread_cpu_down(pc);
+	pt_cpu_park(pc);
+	pt_thread_cpu_down(pc);
 	local_irq_restore(flags);
 	return 0;
 }
@@ -249,10 +256,8 @@ static int pt_syscore_suspend(void)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
-		pt_cpu_park(pc);
-	else
-		pt_thread_suspend(pc);
+	pt_cpu_park(pc);
+	pt_thread_suspend(pc);
 	return 0;
 }
 
@@ -260,10 +265,8 @@ static void pt_syscore_resume(void)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU)
-		pt_cpu_unpark(pc);
-	else
-		pt_thread_resume(pc);
+	pt_cpu_unpark(pc);
+	pt_thread_resume(pc);
 }
 
 static struct syscore_ops pt_syscore_ops = {
@@ -291,9 +294,15 @@ static bool pt_pmi(void *data)
 	bool bit;
 	u64 gs = 0;
 
-	tr = READ_ONCE(pt_sess.cfg.scope) == LWPT_PT_SCOPE_THREAD ?
-	     pt_thread_cur_trace(pc) : &pc->tr;
-	if (!tr || !READ_ONCE(tr->tracing))
+	/*
+	 * A per-thread trace loaded here, else the CPU's own (per-CPU scope,
+	 * never both: pt_sess_conflict()). Neither is freed before TraceEn
+	 * is cleared here by IPI and synchronize_rcu() waited for this NMI.
+	 */
+	tr = pt_thread_cur_trace(pc);
+	if (!tr)
+		tr = &pc->tr;
+	if (!READ_ONCE(tr->tracing))
 		return false;
 	bit = !lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) &&
 	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
@@ -361,59 +370,81 @@ static struct notifier_block pt_reboot_nb = {
 	.notifier_call = pt_reboot,
 };
 
-/* --- The capture ---------------------------------------------------------- */
+/* --- The sessions -------------------------------------------------------- */
 
-/* Free every buffer; pt_lock held, nothing traces. */
-static void pt_sess_free(void)
+/* Free every buffer of @s and undo its CONFIGURE; pt_lock held, stopped. */
+static void pt_sess_free(struct pt_session *s)
 {
 	int cpu;
 
-	if (pt_sess.owner && pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
-		pt_thread_sess_free();
-	/* No sched_switch probe runs after this: the rings may go. */
-	pt_sb_sess_free();
-	cpus_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
+	if (!s->configured)
+		return;
+	list_del_init(&s->node);
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD)
+		pt_thread_sess_free(s);
+	if (pt_cpu_owner == s) {
+		/* No sched_switch probe runs after this: the rings may go. */
+		pt_sb_sess_free(s);
+		cpus_read_lock();
+		for_each_possible_cpu(cpu) {
+			struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
-		pt_buf_free(&pc->tr.buf);
-		pt_sb_free(pc);
-		memset(pc, 0, sizeof(*pc));
+			pt_buf_free(&pc->tr.buf);
+			pt_sb_free(pc);
+			memset(&pc->tr, 0, sizeof(pc->tr));
+			memset(&pc->saved, 0, sizeof(pc->saved));
+			pc->offline = false;
+			pc->was_tracing = false;
+		}
+		pt_cpu_owner = NULL;
+		cpus_read_unlock();
 	}
-	if (pt_sess.cred)
-		put_cred(pt_sess.cred);
-	pt_mem_free(&pt_sess.mem);
-	if (pt_sess.cr3_mm)
-		mmdrop(pt_sess.cr3_mm);
-	put_pid(pt_sess.owner_tgid);
-	memset(&pt_sess, 0, sizeof(pt_sess));
-	cpus_read_unlock();
+	if (s->cred)
+		put_cred(s->cred);
+	s->cred = NULL;
+	pt_mem_free(&s->mem);
+	if (s->cr3_mm)
+		mmdrop(s->cr3_mm);
+	s->cr3_mm = NULL;
+	put_pid(s->owner_tgid);
+	s->owner_tgid = NULL;
+	memset(&s->cfg, 0, sizeof(s->cfg));
+	s->ctl = 0;
+	s->cr3 = 0;
+	s->privileged = false;
+	s->perfmon = false;
+	s->preempted = false;
+	s->configured = false;
 }
 
-/* Stop every CPU or thread; pt_lock held. */
-static void pt_sess_stop(void)
+/* Stop every CPU or thread of @s; pt_lock held. */
+static void pt_sess_stop(struct pt_session *s)
 {
-	if (!pt_sess.started)
+	if (!s->started)
 		return;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
-		pt_thread_stop();
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		pt_thread_stop(s);
 		return;
 	}
 	cpus_read_lock();
 	on_each_cpu(pt_cpu_stop, NULL, 1);
-	pt_sess.started = false;
+	s->started = false;
 	cpus_read_unlock();
 }
 
 /* Per-CPU scope: a zeroed buffer and a sideband ring on every online CPU. */
-static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
+static int pt_sess_alloc_cpus(struct pt_session *s)
 {
+	const struct lwpt_pt_config *cfg = &s->cfg;
 	int cpu, err = 0;
 
 	cpus_read_lock();
+	pt_cpu_owner = s;
 	for_each_online_cpu(cpu) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
+		/* No buffer yet; per-thread STARTs may have left err, busy. */
+		memset(&pc->tr, 0, sizeof(pc->tr));
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
 				   cfg->region_size,
 				   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE,
@@ -423,33 +454,116 @@ static int pt_sess_alloc_cpus(const struct lwpt_pt_config *cfg, u64 ctl)
 		if (err)
 			break;
 		pt_buf_write_topa(&pc->tr.buf, cfg->mode);
-		pc->tr.ctl = ctl;
+		pc->tr.ctl = s->ctl;
+		pc->tr.sess = s;
 		pc->tr.configured = true;
 	}
 	cpus_read_unlock();
 	/* The sched_switch probe fills the rings between START and STOP. */
 	if (!err)
-		err = pt_sb_sess_init();
+		err = pt_sb_sess_init(s);
 	return err;
+}
+
+static const char *pt_scope_name(u32 scope)
+{
+	return scope == LWPT_PT_SCOPE_CPU ? "per-CPU" : "per-thread";
+}
+
+/*
+ * Name the owner of @h (and the caller) in the kernel log: who holds what,
+ * as root sees it (pids in the initial namespace).
+ */
+static void pt_sess_log(const char *what, const struct lwpt_pt_config *cfg,
+			const struct pt_session *h)
+{
+	pr_info_ratelimited("pt: %s capture by %s[%d] uid %u: %s %s capture of %s[%d] uid %u\n",
+			    pt_scope_name(cfg->scope), current->comm,
+			    task_tgid_nr(current),
+			    from_kuid(&init_user_ns, current_uid()), what,
+			    pt_scope_name(h->cfg.scope), h->owner_comm,
+			    pid_nr(h->owner_tgid),
+			    from_kuid(&init_user_ns, h->owner_uid));
+}
+
+/**
+ * pt_sess_conflict - who is in the way of a new capture, and the rule
+ * @s: the caller's session (not configured)
+ * @cfg: the accepted configuration
+ * @target: per-thread scope: the target process's thread, else NULL
+ * @perfmon: the caller has CAP_PERFMON or CAP_SYS_ADMIN
+ *
+ * The rule (Documentation/pt.rst, "Concurrent captures"): per-thread
+ * captures of different processes run side by side; a thread is traced by
+ * one capture at most; a per-CPU capture covers every CPU and so excludes
+ * every other capture. A capture in the way is ended (preempted: its data
+ * stays readable, its threads' status says LWPT_PT_STOP_PREEMPTED) if the
+ * caller is privileged (@perfmon) and its owner was not; otherwise the
+ * caller gets EBUSY naming it. An unprivileged user can thus never keep a
+ * privileged one out, and never end anyone else's capture. Ended captures
+ * are in nobody's way. pt_lock held.
+ *
+ * Return: NULL if the new capture may run (those in the way ended), else
+ * the session that holds it out.
+ */
+static struct pt_session *pt_sess_conflict(struct pt_session *s,
+					   const struct lwpt_pt_config *cfg,
+					   struct task_struct *target,
+					   bool perfmon)
+{
+	struct pt_session *h, *tmp;
+
+	if (cfg->scope == LWPT_PT_SCOPE_THREAD) {
+		h = pt_cpu_owner;
+		if (!h)
+			h = pt_thread_holder(target);
+		if (!h || h == s)
+			return NULL;
+		if (h->perfmon || !perfmon || h->cfg.scope != LWPT_PT_SCOPE_THREAD)
+			return h;
+		pt_sess_log("ends the", cfg, h);
+		pt_thread_preempt(h);
+		h->preempted = true;
+		return NULL;
+	}
+	/* Per CPU: everyone else is in the way; the privileged first. */
+	list_for_each_entry(h, &pt_sessions, node)
+		if (h != s && !h->preempted && (h->perfmon || !perfmon ||
+						h->cfg.scope != LWPT_PT_SCOPE_THREAD))
+			return h;
+	list_for_each_entry_safe(h, tmp, &pt_sessions, node) {
+		if (h == s || h->preempted)
+			continue;
+		pt_sess_log("ends the", cfg, h);
+		pt_thread_preempt(h);
+		h->preempted = true;
+	}
+	return NULL;
 }
 
 /**
  * pt_ioctl_configure - LWPT_PT_IOC_CONFIGURE: validate, allocate buffers
- * @file: the /dev/pt file that will own the capture
+ * @file: the /dev/pt file whose session it configures
  * @arg: struct lwpt_pt_config in user space (size-versioned)
  *
  * Validation (SDM 33.2.8) before any MSR is written, then permissions,
- * then a buffer per online CPU, or (LWPT_PT_SCOPE_THREAD) one per thread of
- * @pid plus spares for threads that join later (pt_thread.c). The struct
- * is written back on every outcome with bad_field naming a refused field.
+ * then who else runs (pt_sess_conflict()), then a buffer per online CPU,
+ * or (LWPT_PT_SCOPE_THREAD) one per thread of @pid plus spares for threads
+ * that join later (pt_thread.c). A configured session is freed first (its
+ * data is gone). The struct is written back on every outcome with
+ * bad_field naming a refused field and, with EBUSY, holder the process
+ * that holds the capture in the way (its name, pid and uid also in the
+ * kernel log).
  *
  * Return: 0; -EFAULT bad pointer; -EINVAL bad size or value; -E2BIG
  * unknown trailing bytes not zero; -EOPNOTSUPP a feature the processor
  * lacks; -EPERM/-EACCES not allowed; -ESRCH no such @pid; -EBUSY another
- * file owns a capture, or it is started; -ENOMEM.
+ * capture is in the way, or this file's is started or still mapped;
+ * -ENOMEM.
  */
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
+	struct pt_session *s = file->private_data, *h;
 	struct task_struct *target = NULL;
 	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
@@ -469,50 +583,50 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 
 	mutex_lock(&pt_lock);
 	cfg.holder = 0;
-	if (pt_sess.owner && pt_sess.owner != file) {
-		/* Who is in the way, as the caller sees it (0 if hidden). */
-		cfg.holder = pid_vnr(pt_sess.owner_tgid);
-		err = -EBUSY;
-		goto out_unlock;
-	}
 	/* Pages still mapped stay pinned: their charge must stay too. */
-	if (pt_sess.started || atomic_read(&pt_sess.mappings)) {
+	if (s->started || atomic_read(&s->mappings)) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	pt_sess_free();
-	pt_sess.cfg = cfg;
-	pt_sess.ctl = ctl;
-	pt_sess.cr3 = cr3;
-	pt_sess.cr3_mm = cr3_mm;
+	pt_sess_free(s);
+	h = pt_sess_conflict(s, &cfg, target, perfmon_capable());
+	if (h) {
+		/* Who is in the way, as the caller sees it (0 if hidden). */
+		cfg.holder = pid_vnr(h->owner_tgid);
+		pt_sess_log("refused (EBUSY): held out by the", &cfg, h);
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	s->cfg = cfg;
+	s->ctl = ctl;
+	s->cr3 = cr3;
+	s->cr3_mm = cr3_mm;
 	cr3_mm = NULL;
 	/* For the permission rule at an exec (pt_config_exec_check()). */
-	pt_sess.privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
-	pt_sess.cred = get_current_cred();
+	s->privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
+	s->perfmon = perfmon_capable();
+	s->cred = get_current_cred();
+	s->owner_tgid = get_task_pid(current, PIDTYPE_TGID);
+	s->owner_uid = current_uid();
+	get_task_comm(s->owner_comm, current);
+	s->configured = true;
+	list_add_tail(&s->node, &pt_sessions);
 	/* Every buffer is charged before it is allocated (pt_mem.c). */
-	err = pt_mem_init(&pt_sess.mem);
+	err = pt_mem_init(&s->mem);
 	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
-		err = pt_thread_sess_init(target, &cfg);
-	else if (!err && pt_mem_charge(&pt_sess.mem, num_online_cpus() *
+		err = pt_thread_sess_init(s, target, &cfg);
+	else if (!err && pt_mem_charge(&s->mem, num_online_cpus() *
 				       pt_mem_buf_pages(cfg.buffer_size,
 							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
 		err = pt_config_refuse_memlock(&cfg);
 	else if (!err)
-		err = pt_sess_alloc_cpus(&cfg, ctl);
+		err = pt_sess_alloc_cpus(s);
 	if (err) {
-		if (cfg.scope == LWPT_PT_SCOPE_CPU)
-			pt_sess_free();	/* puts the credentials, memory too */
-		if (pt_sess.cred)
-			put_cred(pt_sess.cred);
-		pt_mem_free(&pt_sess.mem);
-		memset(&pt_sess, 0, sizeof(pt_sess));
+		pt_sess_free(s);	/* puts the credentials, memory too */
 		if (!cfg.bad_field)
 			cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
 							 LWPT_PT_FIELD_PID;
-		goto out_unlock;
 	}
-	pt_sess.owner = file;
-	pt_sess.owner_tgid = get_task_pid(current, PIDTYPE_TGID);
 out_unlock:
 	mutex_unlock(&pt_lock);
 out_report:
@@ -526,28 +640,38 @@ out_report:
 	return err;
 }
 
+/*
+ * The session of @file if it is configured; pt_lock held. -ENODATA if not.
+ */
+static int pt_sess_of(struct file *file, struct pt_session **sp)
+{
+	*sp = file->private_data;
+	return (*sp)->configured ? 0 : -ENODATA;
+}
+
 /**
  * pt_ioctl_start - LWPT_PT_IOC_START: set TraceEn (SDM 33.3 order)
- * @file: the owning file
+ * @file: the file whose capture starts
  *
  * Per CPU: on every CPU with a buffer, in an IPI. Per thread: the probes
  * load each traced thread's state when it runs (pt_thread.c).
  *
- * Return: 0; -ENODATA not configured; -EBUSY another file's capture, a
- * started one, TraceEn already set by someone else, or IA32_DEBUGCTL.LBR
- * set on a CPU of a PT/LBR-exclusive model (SDM 33.3.1.2, logged); -EIO a
- * WRMSR faulted (e.g. in VMX operation, SDM 33.2.9.4).
+ * Return: 0; -ENODATA not configured; -EBUSY started already, ended by a
+ * privileged capture (LWPT_PT_STOP_PREEMPTED: configure again), TraceEn
+ * already set by someone else, or IA32_DEBUGCTL.LBR set on a CPU of a
+ * PT/LBR-exclusive model (SDM 33.3.1.2, logged); -EIO a WRMSR faulted
+ * (e.g. in VMX operation, SDM 33.2.9.4).
  */
 static long pt_ioctl_start(struct file *file)
 {
-	int cpu, err = 0;
+	struct pt_session *s;
+	int cpu, err;
 
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file) {
-		err = pt_sess.owner ? -EBUSY : -ENODATA;
+	err = pt_sess_of(file, &s);
+	if (err)
 		goto out_unlock;
-	}
-	if (pt_sess.started) {
+	if (s->started || s->preempted) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -555,8 +679,8 @@ static long pt_ioctl_start(struct file *file)
 	err = pt_config_lbr_check_cpus();
 	if (err)
 		goto out_unlock;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
-		err = pt_thread_start();
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_start(s);
 		goto out_unlock;
 	}
 	cpus_read_lock();
@@ -569,17 +693,17 @@ static long pt_ioctl_start(struct file *file)
 		if (pc->tr.head)
 			pt_buf_clear(&pc->tr.buf);
 		/* INT and STOP as at CONFIGURE: the gate moved (pt_output_gate()). */
-		pt_buf_write_topa(&pc->tr.buf, pt_sess.cfg.mode);
+		pt_buf_write_topa(&pc->tr.buf, s->cfg.mode);
 		smp_call_function_single(cpu, pt_cpu_start, NULL, 1);
 		if (pc->tr.err) {
 			err = pc->tr.err;
 			break;
 		}
 	}
-	pt_sess.started = true;
+	s->started = true;
 	cpus_read_unlock();
 	if (err)
-		pt_sess_stop();
+		pt_sess_stop(s);
 out_unlock:
 	mutex_unlock(&pt_lock);
 	return err;
@@ -587,43 +711,44 @@ out_unlock:
 
 /**
  * pt_ioctl_stop - LWPT_PT_IOC_STOP: clear TraceEn everywhere
- * @file: the owning file
+ * @file: the file whose capture stops
  *
  * Buffers stay mapped and readable; STATUS then reports final numbers.
  *
- * Return: 0; -ENODATA not configured; -EBUSY another file's capture.
+ * Return: 0; -ENODATA not configured.
  */
 static long pt_ioctl_stop(struct file *file)
 {
-	int err = 0;
+	struct pt_session *s;
+	int err;
 
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file)
-		err = pt_sess.owner ? -EBUSY : -ENODATA;
-	else
-		pt_sess_stop();
+	err = pt_sess_of(file, &s);
+	if (!err)
+		pt_sess_stop(s);
 	mutex_unlock(&pt_lock);
 	return err;
 }
 
-/* Which buffer a status or release asks about; -EINVAL if none. */
-static int pt_query_buffer(u32 query, u32 cpu, u32 buffer, u32 *index)
+/* Which buffer of @s a status or release asks about; -EINVAL if none. */
+static int pt_query_buffer(const struct pt_session *s, u32 query, u32 cpu,
+			   u32 buffer, u32 *index)
 {
 	if (query & ~LWPT_PT_STQ_BUFFER)
 		return -EINVAL;
 	/* A thread's buffer has no CPU: per thread, only by number. */
 	if (!(query & LWPT_PT_STQ_BUFFER) &&
-	    pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD)
+	    s->cfg.scope == LWPT_PT_SCOPE_THREAD)
 		return -EINVAL;
 	*index = (query & LWPT_PT_STQ_BUFFER) ? buffer : cpu;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_CPU && *index >= nr_cpu_ids)
+	if (s->cfg.scope == LWPT_PT_SCOPE_CPU && *index >= nr_cpu_ids)
 		return -EINVAL;
 	return 0;
 }
 
 /**
  * pt_ioctl_status - LWPT_PT_IOC_GET_STATUS: one buffer's state
- * @file: the owning file
+ * @file: the file whose capture is asked about
  * @arg: struct lwpt_pt_status in user space (size-versioned)
  *
  * Names the buffer by CPU (size version 0) or by number
@@ -631,11 +756,12 @@ static int pt_query_buffer(u32 query, u32 cpu, u32 buffer, u32 *index)
  * where the buffer is loaded to read exact pointers (SDM 33.2.8.5).
  *
  * Return: 0; -EFAULT; -EINVAL bad size, flags, CPU or buffer number;
- * -E2BIG; -ENODATA not configured; -EBUSY another file's capture.
+ * -E2BIG; -ENODATA not configured.
  */
 static long pt_ioctl_status(struct file *file, void __user *arg)
 {
 	struct lwpt_pt_status st;
+	struct pt_session *s;
 	struct pt_cpu *pc;
 	u32 usize, index, query;
 	int err;
@@ -647,31 +773,29 @@ static long pt_ioctl_status(struct file *file, void __user *arg)
 	    st.threads_lost)
 		return -EINVAL;
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file) {
-		err = pt_sess.owner ? -EBUSY : -ENODATA;
+	err = pt_sess_of(file, &s);
+	if (err)
 		goto out_unlock;
-	}
 	query = st.query;
-	err = pt_query_buffer(query, st.cpu, st.buffer, &index);
+	err = pt_query_buffer(s, query, st.cpu, st.buffer, &index);
 	if (err)
 		goto out_unlock;
 	memset(&st, 0, sizeof(st));
 	st.query = query;
 	st.buffer = index;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
-		err = pt_thread_status(index, &st);
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_status(s, index, &st);
 		goto out_unlock;
 	}
 	pc = per_cpu_ptr(&pt_cpus, index);
 	cpus_read_lock();
-	if (pc->tr.configured && pt_sess.started && cpu_online(index))
+	if (pc->tr.configured && s->started && cpu_online(index))
 		smp_call_function_single(index, pt_cpu_sample, NULL, 1);
 	cpus_read_unlock();
 	st.cpu = index;
 	pt_output_status(&pc->tr, &st);
 	st.flags |= pc->offline ? LWPT_PT_ST_OFFLINE : 0;
-	st.mmap_offset = pc->tr.configured ?
-			 pt_sess.cfg.buffer_size * index : 0;
+	st.mmap_offset = pc->tr.configured ? s->cfg.buffer_size * index : 0;
 	st.nr_buffers = nr_cpu_ids;
 out_unlock:
 	mutex_unlock(&pt_lock);
@@ -682,17 +806,18 @@ out_unlock:
 
 /**
  * pt_ioctl_release - LWPT_PT_IOC_RELEASE: continuous mode, bytes consumed
- * @file: the owning file
+ * @file: the file whose capture was read
  * @arg: struct lwpt_pt_release in user space (size-versioned)
  *
  * Records the reader's position; restarts a buffer that waited for room.
  *
  * Return: 0; -EFAULT; -EINVAL bad size, CPU or buffer number, not
- * continuous mode, or a tail beyond head; -E2BIG; -ENODATA; -EBUSY.
+ * continuous mode, or a tail beyond head; -E2BIG; -ENODATA.
  */
 static long pt_ioctl_release(struct file *file, void __user *arg)
 {
 	struct lwpt_pt_release rel;
+	struct pt_session *s;
 	struct pt_output *tr;
 	u32 usize, index;
 	int err;
@@ -701,19 +826,18 @@ static long pt_ioctl_release(struct file *file, void __user *arg)
 	if (err)
 		return err;
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file) {
-		err = pt_sess.owner ? -EBUSY : -ENODATA;
-		goto out_unlock;
-	}
-	err = pt_query_buffer(rel.query, rel.cpu, rel.buffer, &index);
+	err = pt_sess_of(file, &s);
 	if (err)
 		goto out_unlock;
-	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
+	err = pt_query_buffer(s, rel.query, rel.cpu, rel.buffer, &index);
+	if (err)
+		goto out_unlock;
+	if (s->cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
 		err = -EINVAL;
 		goto out_unlock;
 	}
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
-		err = pt_thread_release(index, rel.tail);
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
+		err = pt_thread_release(s, index, rel.tail);
 		goto out_unlock;
 	}
 	tr = &per_cpu_ptr(&pt_cpus, index)->tr;
@@ -728,7 +852,7 @@ static long pt_ioctl_release(struct file *file, void __user *arg)
 	if (rel.tail > READ_ONCE(tr->tail))
 		WRITE_ONCE(tr->tail, rel.tail);
 	cpus_read_lock();
-	if (pt_sess.started && cpu_online(index))
+	if (s->started && cpu_online(index))
 		smp_call_function_single(index, pt_cpu_release, NULL, 1);
 	cpus_read_unlock();
 out_unlock:
@@ -747,7 +871,7 @@ out_unlock:
 
 /**
  * pt_ioctl - the /dev/pt ioctls (include/uapi/lwpt/pt.h)
- * @file: the open /dev/pt
+ * @file: the open /dev/pt (its session)
  * @cmd: LWPT_PT_IOC_* or a common LWPT_IOC_* command
  * @arg: the user pointer of the command
  *
@@ -755,6 +879,7 @@ out_unlock:
  */
 static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct pt_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (PT_IOC_CMD(cmd)) {
@@ -774,23 +899,28 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pt_ioctl_read_sideband(file, uarg);
 	default:
 		/* LWPT_IOC_GET_ABI_VERSION and -ENOTTY for the rest. */
-		return lwpt_dev_ioctl_misc(file->private_data, cmd, arg);
+		return lwpt_dev_ioctl_misc(s->misc, cmd, arg);
 	}
 }
 
 /*
- * The mappings of the buffers, counted: a mapped buffer's pages stay
- * pinned (and charged) until it is unmapped. The file is released only
- * after its last mapping (vm_file holds it).
+ * The mappings of the buffers, counted per session: a mapped buffer's
+ * pages stay pinned (and charged) until it is unmapped. The file (and its
+ * session, vm_private_data) is released only after its last mapping
+ * (vm_file holds it).
  */
 static void pt_vm_open(struct vm_area_struct *vma)
 {
-	atomic_inc(&pt_sess.mappings);
+	struct pt_session *s = vma->vm_private_data;
+
+	atomic_inc(&s->mappings);
 }
 
 static void pt_vm_close(struct vm_area_struct *vma)
 {
-	atomic_dec(&pt_sess.mappings);
+	struct pt_session *s = vma->vm_private_data;
+
+	atomic_dec(&s->mappings);
 }
 
 static const struct vm_operations_struct pt_vm_ops = {
@@ -799,32 +929,33 @@ static const struct vm_operations_struct pt_vm_ops = {
 };
 
 /*
- * mmap: offset n * buffer_size maps buffer n (CPU n, or the n-th thread),
- * read-only. VM_DONTCOPY: a child forked after the mmap gets no view of
- * the capture (perf's ring buffers are VM_DONTCOPY too, perf_mmap()). The
- * pages hold their own references; the file (and the capture with its
- * charge) lives until the last mapping goes.
+ * mmap: offset n * buffer_size maps buffer n of the file's own capture
+ * (CPU n, or the n-th thread), read-only. VM_DONTCOPY: a child forked
+ * after the mmap gets no view of the capture (perf's ring buffers are
+ * VM_DONTCOPY too, perf_mmap()). The pages hold their own references; the
+ * file (and the capture with its charge) lives until the last mapping
+ * goes.
  */
 static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	unsigned long npages = vma_pages(vma), i, first;
 	struct pt_buf *b = NULL;
+	struct pt_session *s;
 	u64 stride, index;
-	int err = 0;
+	int err;
 
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file) {
-		err = pt_sess.owner ? -EBUSY : -ENODATA;
+	err = pt_sess_of(file, &s);
+	if (err)
 		goto out_unlock;
-	}
-	stride = pt_sess.cfg.buffer_size >> PAGE_SHIFT;
+	stride = s->cfg.buffer_size >> PAGE_SHIFT;
 	index = vma->vm_pgoff / stride;
 	first = vma->vm_pgoff % stride;
-	if (pt_sess.cfg.scope == LWPT_PT_SCOPE_THREAD) {
+	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
 		if (index <= U32_MAX)
-			b = pt_thread_buf(index);
+			b = pt_thread_buf(s, index);
 	} else if (index < nr_cpu_ids &&
 		   per_cpu_ptr(&pt_cpus, index)->tr.configured) {
 		b = &per_cpu_ptr(&pt_cpus, index)->tr.buf;
@@ -836,6 +967,7 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_ops = &pt_vm_ops;
+	vma->vm_private_data = s;
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     b->pages[first + i]);
@@ -848,22 +980,43 @@ out_unlock:
 }
 
 /*
- * Closing the owner stops the capture (TraceEn=0 on every CPU) and frees
- * it; the open file held a module reference, so unloading waits for this.
+ * Opening /dev/pt gives the file its own session (unconfigured): nothing
+ * of another file's capture is reachable through it.
+ */
+static int pt_open(struct inode *inode, struct file *file)
+{
+	struct pt_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+
+	if (!s)
+		return -ENOMEM;
+	s->misc = file->private_data;	/* misc_open() set it */
+	INIT_LIST_HEAD(&s->node);
+	atomic_set(&s->mappings, 0);
+	pt_thread_sess_setup(s);
+	file->private_data = s;
+	return 0;
+}
+
+/*
+ * Closing the file stops its capture (TraceEn=0 wherever it is loaded)
+ * and frees it; the open file held a module reference, so unloading waits
+ * for this.
  */
 static int pt_release(struct inode *inode, struct file *file)
 {
+	struct pt_session *s = file->private_data;
+
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner == file) {
-		pt_sess_stop();
-		pt_sess_free();
-	}
+	pt_sess_stop(s);
+	pt_sess_free(s);
 	mutex_unlock(&pt_lock);
+	kfree(s);
 	return 0;
 }
 
 const struct file_operations pt_fops = {
 	.owner = THIS_MODULE,
+	.open = pt_open,
 	.unlocked_ioctl = pt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = pt_mmap,

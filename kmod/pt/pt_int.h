@@ -9,19 +9,31 @@
  *                pause/resume, accounting from the output pointers, the
  *                continuous-mode gate (below both capture scopes)
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
- *                (SDM 33.3.5), threads joining and leaving
+ *                (SDM 33.3.5), threads joining and leaving; one table of
+ *                traced threads for all captures (a thread is in one)
  *   pt_mem.c     what buffers cost their user: RLIMIT_MEMLOCK, memcg
  *   pt_sideband.c  the per-CPU sideband: context switches with their TSC,
  *                for decoders (LWPT_PT_IOC_READ_SIDEBAND)
- *   pt_core.c    /dev/pt: sessions, ioctls, per-CPU capture, the ToPA PMI,
- *                CPU hotplug and suspend
+ *   pt_core.c    /dev/pt: sessions (one per open file, several at once),
+ *                who may run beside whom, ioctls, per-CPU capture, the ToPA
+ *                PMI, CPU hotplug and suspend
  *
- * Lock order: pt_lock (mutex, control path) -> the target's
- * signal->exec_update_lock (read, CONFIGURE of a per-thread capture, as
- * perf_event_open()) -> cpus_read_lock() -> pt_thread_lock (raw
- * spinlock, IRQs off; also taken by the sched_switch, fork, exec and exit
- * probes under the runqueue lock) -> pt_thread.lock.
- * Nothing is taken inside pt_thread.lock; the PMI (an NMI) takes no lock.
+ * Sessions: each open file has its own (file->private_data), configured
+ * ones are on pt_sessions. Per-thread captures of different processes run
+ * side by side; a per-CPU capture is alone (pt_cpu_owner); pt_core.c
+ * pt_sess_conflict() has the rule. A CPU's per-CPU trace is pt_cpu.tr, a
+ * thread's is its pt_thread's; each pt_output points to its session.
+ *
+ * Lock order: pt_lock (mutex, control path: every session's ioctls, mmap,
+ * release; pt_sessions, pt_cpu_owner; a session is freed only under it) ->
+ * the target's signal->exec_update_lock (read, CONFIGURE of a per-thread
+ * capture, as perf_event_open()) -> cpus_read_lock() -> pt_thread_lock
+ * (raw spinlock, IRQs off; the traced-thread table of all sessions, each
+ * session's thread lists, spares, thr.open and started; also taken by the
+ * sched_switch, fork, exec and exit probes under the runqueue lock).
+ * Nothing is taken inside pt_thread_lock; the PMI (an NMI) takes no lock:
+ * it reaches a trace through pt_cpu.cur or pt_cpu.tr, which are cleared on
+ * their CPU (IPI) before synchronize_rcu() and the free.
  * A sideband ring has one writer (its CPU's sched_switch probe) and one
  * reader (READ_SIDEBAND under pt_lock): no lock, acquire/release on the
  * counters.
@@ -34,7 +46,9 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+#include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_cpuid.h>
@@ -138,6 +152,8 @@ struct pt_rtit_state {
  *	cleared (pt_output_lbr_note()) or was to be set, which was then left
  *	clear (pt_output_lbr_refuse())
  * @err: error of the last IPI operation
+ * @sess: the session it belongs to (its mode and filters); set while
+ *	@configured
  */
 struct pt_output {
 	struct pt_buf buf;
@@ -158,9 +174,11 @@ struct pt_output {
 	u64 interfered;
 	u64 lbr;
 	int err;
+	const struct pt_session *sess;
 };
 
 struct pt_thread;
+struct pt_session;
 
 /**
  * struct pt_sb - a CPU's sideband ring: its context switches (per-CPU scope)
@@ -208,6 +226,7 @@ struct pt_cpu {
 
 struct pt_mem_user;
 struct mem_cgroup;
+struct miscdevice;
 
 /**
  * struct pt_mem - what a capture charged its user (pt_mem.c)
@@ -232,10 +251,47 @@ struct pt_mem {
 };
 
 /**
- * struct pt_session - the configured capture
- * @owner: the file that configured it; NULL when none
+ * struct pt_threads - the threads of a per-thread session (pt_thread.c)
+ * @list: joined threads, in buffer-number order (RCU list)
+ * @spares: allocated buffers not joined yet
+ * @nr: joined threads (buffer numbers below it are used)
+ * @nr_spares: entries of @spares
+ * @lost: threads that joined without a spare: not traced
+ * @open: threads may join (false once the session is freed or preempted);
+ *	under pt_thread_lock
+ * @inherit: follow fork/clone children (not LWPT_PT_CFG_NO_INHERIT)
+ * @probes: this session counts in the probes' users
+ * @target: the configured process's thread (a reference: keeps its
+ *	signal_struct, the identity of the thread group)
+ * @refill: work item that keeps PT_THREAD_SPARES spares
+ */
+struct pt_threads {
+	struct list_head list;
+	struct list_head spares;
+	unsigned int nr;
+	unsigned int nr_spares;
+	u32 lost;
+	bool open;
+	bool inherit;
+	bool probes;
+	struct task_struct *target;
+	struct work_struct refill;
+};
+
+/**
+ * struct pt_session - one open /dev/pt and the capture it configured
+ * @misc: the misc device (file->private_data before open), for the ioctls
+ *	common to both devices
+ * @node: in pt_sessions while @configured
+ * @configured: CONFIGURE succeeded; the fields below are valid
  * @owner_tgid: the process that configured it (a reference), named to
  *	whoever gets EBUSY
+ * @owner_uid: its real UID, for the log line of an EBUSY or a preemption
+ * @owner_comm: its command name, same
+ * @perfmon: the configuring process had CAP_PERFMON or CAP_SYS_ADMIN: no
+ *	unprivileged capture keeps it out (pt_sess_conflict())
+ * @preempted: a privileged capture ended it (LWPT_PT_STOP_PREEMPTED): its
+ *	data stays readable, it cannot START again
  * @cfg: the accepted configuration
  * @ctl: IA32_RTIT_CTL with TraceEn=0
  * @cr3: CR3_MATCH value for LWPT_PT_CFG_CR3_FILTER
@@ -253,10 +309,17 @@ struct pt_mem {
  * @mappings: user mappings of the buffers (vm_ops open/close); a new
  *	CONFIGURE waits until there is none, so the pages charged are the
  *	pages pinned
+ * @thr: per-thread scope: its threads
  */
 struct pt_session {
-	struct file *owner;
+	struct miscdevice *misc;
+	struct list_head node;
+	bool configured;
 	struct pid *owner_tgid;
+	kuid_t owner_uid;
+	char owner_comm[TASK_COMM_LEN];
+	bool perfmon;
+	bool preempted;
 	struct lwpt_pt_config cfg;
 	u64 ctl;
 	u64 cr3;
@@ -267,10 +330,10 @@ struct pt_session {
 	struct pid_namespace *pid_ns;
 	struct pt_mem mem;
 	atomic_t mappings;
+	struct pt_threads thr;
 };
 
 extern struct mutex pt_lock;
-extern struct pt_session pt_sess;
 DECLARE_PER_CPU(struct pt_cpu, pt_cpus);
 
 /* pt_config.c */
@@ -284,7 +347,7 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct mm_struct **cr3_mm, struct task_struct **target);
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
 			    struct mm_struct **mm);
-u32 pt_config_exec_check(struct task_struct *p);
+u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
 int pt_config_lbr_check(void);
 int pt_config_lbr_check_cpus(void);
@@ -329,9 +392,10 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
 bool pt_output_gate_stopped(const struct pt_output *tr);
 void pt_output_continue(struct pt_output *tr);
 void pt_output_reset(struct pt_output *tr);
-int pt_rtit_write_filters(void);
+int pt_rtit_write_filters(const struct pt_session *sess);
 int pt_rtit_save(struct pt_rtit_state *s);
-int pt_rtit_restore(const struct pt_rtit_state *s);
+int pt_rtit_restore(const struct pt_rtit_state *s,
+		    const struct pt_session *sess);
 void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st);
 
 /* pt_sideband.c */
@@ -342,21 +406,25 @@ void pt_sched_switch_put(void);
 int pt_sb_alloc(struct pt_cpu *pc, int node);
 void pt_sb_free(struct pt_cpu *pc);
 void pt_sb_start(struct pt_cpu *pc);
-int pt_sb_sess_init(void);
-void pt_sb_sess_free(void);
+int pt_sb_sess_init(struct pt_session *s);
+void pt_sb_sess_free(struct pt_session *s);
 long pt_ioctl_read_sideband(struct file *file, void __user *arg);
 
 /* pt_thread.c */
 int pt_thread_init(void);
 void pt_thread_exit(void);
-int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg);
-void pt_thread_sess_free(void);
-int pt_thread_start(void);
-void pt_thread_stop(void);
+void pt_thread_sess_setup(struct pt_session *s);
+int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
+			struct lwpt_pt_config *cfg);
+void pt_thread_sess_free(struct pt_session *s);
+struct pt_session *pt_thread_holder(struct task_struct *target);
+void pt_thread_preempt(struct pt_session *s);
+int pt_thread_start(struct pt_session *s);
+void pt_thread_stop(struct pt_session *s);
 struct pt_output *pt_thread_cur_trace(struct pt_cpu *pc);
-int pt_thread_status(u32 index, struct lwpt_pt_status *st);
-int pt_thread_release(u32 index, u64 tail);
-struct pt_buf *pt_thread_buf(u32 index);
+int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st);
+int pt_thread_release(struct pt_session *s, u32 index, u64 tail);
+struct pt_buf *pt_thread_buf(struct pt_session *s, u32 index);
 void pt_thread_cpu_down(struct pt_cpu *pc);
 void pt_thread_suspend(struct pt_cpu *pc);
 void pt_thread_resume(struct pt_cpu *pc);

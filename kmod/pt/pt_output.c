@@ -35,11 +35,11 @@ static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta
 	const struct pt_buf *b = &tr->buf;
 	u64 half = b->size / 2;
 
-	if (b->single || pt_sess.cfg.mode == LWPT_PT_MODE_STOP || !delta)
+	if (b->single || tr->sess->cfg.mode == LWPT_PT_MODE_STOP || !delta)
 		return false;
 	if (!pt_has(LWPT_PT_CAP_MENTRY))
 		return (old < half && old + delta >= half) || old + delta >= b->size + half;
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS)
+	if (tr->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS)
 		return old + delta >= pt_buf_region_end(b, pt_buf_region(b, old));
 	return old + delta >= b->size;
 }
@@ -57,7 +57,7 @@ static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta
  */
 bool pt_output_gate_stopped(const struct pt_output *tr)
 {
-	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	if (tr->sess->cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
 	    !(tr->rtit_status & IA32_RTIT_STATUS_STOPPED) || tr->buf.single)
 		return false;
 	return tr->pos == pt_buf_region_end(&tr->buf, tr->gate);
@@ -109,7 +109,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 * laps: the STOP gate holds the processor (pt_output_gate()).
 	 */
 	if (pmi && pt_has(LWPT_PT_CAP_MENTRY) && (u64)pos >= tr->pos &&
-	    pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS &&
+	    tr->sess->cfg.mode != LWPT_PT_MODE_CONTINUOUS &&
 	    pt_buf_region(&tr->buf, pos) == pt_buf_region(&tr->buf, tr->pos))
 		delta += tr->buf.size;
 	tr->head += delta;
@@ -119,7 +119,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 * failed (a neighbour rewrote the pointers): then the reader's oldest
 	 * byte moves to head - size, and it is a loss.
 	 */
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+	if (tr->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
 	    tr->head - tr->tail > tr->buf.size) {
 		tr->tail = tr->head - tr->buf.size;
 		tr->lost++;
@@ -327,7 +327,7 @@ void pt_output_continue(struct pt_output *tr)
 		tr->tracing = false;
 		return;
 	}
-	if (pt_sess.cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	if (tr->sess->cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
 	    ((tr->rtit_status & IA32_RTIT_STATUS_STOPPED) &&
 	     !pt_output_gate_stopped(tr))) {
 		if (tr->rtit_status & IA32_RTIT_STATUS_STOPPED)
@@ -394,20 +394,21 @@ void pt_output_reset(struct pt_output *tr)
 
 /**
  * pt_rtit_write_filters - program CR3_MATCH and the ADDRn ranges in use
+ * @sess: the session whose trace is being loaded
  *
- * TraceEn must be 0 (SDM 33.2.8.1). The values are the session's.
+ * TraceEn must be 0 (SDM 33.2.8.1). The values are @sess's.
  *
  * Return: 0, or -EIO if a WRMSR faulted.
  */
-int pt_rtit_write_filters(void)
+int pt_rtit_write_filters(const struct pt_session *sess)
 {
 	unsigned int n;
 
-	if ((pt_sess.cfg.flags & LWPT_PT_CFG_CR3_FILTER) &&
-	    lwpt_hw_wrmsr(IA32_RTIT_CR3_MATCH, pt_sess.cr3))
+	if ((sess->cfg.flags & LWPT_PT_CFG_CR3_FILTER) &&
+	    lwpt_hw_wrmsr(IA32_RTIT_CR3_MATCH, sess->cr3))
 		return -EIO;
 	for (n = 0; n < pt_caps.nr_ranges; n++) {
-		const struct lwpt_pt_addr_range *r = &pt_sess.cfg.addr[n];
+		const struct lwpt_pt_addr_range *r = &sess->cfg.addr[n];
 
 		if (r->cfg == LWPT_PT_ADDR_UNUSED)
 			continue;
@@ -446,6 +447,7 @@ int pt_rtit_save(struct pt_rtit_state *s)
 /**
  * pt_rtit_restore - restore a trace's RTIT state by WRMSR (SDM 33.3.5.1)
  * @s: the state saved by pt_rtit_save() (or a new trace's initial state)
+ * @sess: the trace's session: its filters
  *
  * TraceEn must be 0 (SDM 33.2.8: configuration MSRs are written only
  * then): the output MSRs, STATUS and the filters first, IA32_RTIT_CTL last,
@@ -453,12 +455,13 @@ int pt_rtit_save(struct pt_rtit_state *s)
  *
  * Return: 0, or -EIO if a WRMSR faulted.
  */
-int pt_rtit_restore(const struct pt_rtit_state *s)
+int pt_rtit_restore(const struct pt_rtit_state *s,
+		    const struct pt_session *sess)
 {
 	if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s->output_base) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s->output_mask_ptrs) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_STATUS, s->status) ||
-	    pt_rtit_write_filters() ||
+	    pt_rtit_write_filters(sess) ||
 	    lwpt_hw_wrmsr(IA32_RTIT_CTL, s->ctl))
 		return -EIO;
 	return 0;

@@ -48,6 +48,11 @@ static struct tracepoint *pt_tp_sched_switch;
 static unsigned int pt_switch_users;	/* pt_lock held */
 static bool pt_switch_active;		/* the probe works (pt_switch_users) */
 static bool pt_sb_probe_on;		/* pt_lock held */
+/*
+ * The pid namespace of the per-CPU capture (its session holds the
+ * reference): set before the probe works, cleared after it idles.
+ */
+static struct pid_namespace *pt_sb_ns;
 
 /* Which task: the idle task, a kernel thread, or neither. */
 static u32 pt_sb_task_flags(struct task_struct *p, u32 idle, u32 kthread)
@@ -62,7 +67,7 @@ static void pt_sb_switch(bool preempt, struct task_struct *prev,
 			 struct task_struct *next)
 {
 	struct pt_sb *sb = this_cpu_ptr(&pt_cpus.sb);
-	struct pid_namespace *ns = pt_sess.pid_ns;
+	struct pid_namespace *ns = READ_ONCE(pt_sb_ns);
 	struct lwpt_pt_switch *r;
 	u64 tsc = lwpt_hw_rdtsc(), head, tail;
 
@@ -129,7 +134,7 @@ void pt_sched_switch_exit(void)
 /**
  * pt_sched_switch_get - the sched_switch probe works for a capture
  *
- * pt_lock held; pt_sess.cfg.scope set.
+ * pt_lock held.
  *
  * Return: 0.
  */
@@ -198,21 +203,24 @@ void pt_sb_start(struct pt_cpu *pc)
 
 /**
  * pt_sb_sess_init - per-CPU capture: the probe and the pid namespace
+ * @s: the per-CPU session (there is at most one, pt_core.c)
  *
- * pt_lock held, pt_sess filled, the rings allocated. Pids are given in the
- * configuring process's pid namespace, as STATUS gives tids.
+ * pt_lock held, the rings allocated. Pids are given in the configuring
+ * process's pid namespace, as STATUS gives tids.
  *
  * Return: 0, or the error of pt_sched_switch_get().
  */
-int pt_sb_sess_init(void)
+int pt_sb_sess_init(struct pt_session *s)
 {
 	int err;
 
-	pt_sess.pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	WRITE_ONCE(pt_sb_ns, s->pid_ns);
 	err = pt_sched_switch_get();
 	if (err) {
-		put_pid_ns(pt_sess.pid_ns);
-		pt_sess.pid_ns = NULL;
+		WRITE_ONCE(pt_sb_ns, NULL);
+		put_pid_ns(s->pid_ns);
+		s->pid_ns = NULL;
 		return err;
 	}
 	pt_sb_probe_on = true;
@@ -221,17 +229,20 @@ int pt_sb_sess_init(void)
 
 /**
  * pt_sb_sess_free - undo pt_sb_sess_init(); the rings may be freed after
+ * @s: the per-CPU session
  *
  * pt_lock held.
  */
-void pt_sb_sess_free(void)
+void pt_sb_sess_free(struct pt_session *s)
 {
 	if (pt_sb_probe_on)
-		pt_sched_switch_put();
+		pt_sched_switch_put();	/* waits for running probes */
 	pt_sb_probe_on = false;
-	if (pt_sess.pid_ns)
-		put_pid_ns(pt_sess.pid_ns);
-	pt_sess.pid_ns = NULL;
+	if (s->pid_ns) {
+		WRITE_ONCE(pt_sb_ns, NULL);
+		put_pid_ns(s->pid_ns);
+	}
+	s->pid_ns = NULL;
 }
 
 /* --- LWPT_PT_IOC_READ_SIDEBAND --------------------------------------------- */
@@ -254,7 +265,7 @@ static u32 pt_sb_take(struct pt_sb *sb, struct lwpt_pt_switch *dst, u32 max,
 
 /**
  * pt_ioctl_read_sideband - LWPT_PT_IOC_READ_SIDEBAND: a CPU's switches
- * @file: the owning file
+ * @file: the file of a per-CPU capture (its session)
  * @arg: struct lwpt_pt_sideband in user space (size-versioned)
  *
  * Takes the oldest records of the CPU's ring (at most @capacity, at most
@@ -263,12 +274,12 @@ static u32 pt_sb_take(struct pt_sb *sb, struct lwpt_pt_switch *dst, u32 max,
  * mmap_lock held). Records taken are gone even if that copy faults.
  *
  * Return: 0; -EFAULT; -EINVAL bad size, CPU without a buffer, bad
- * record_size, non-zero out fields; -E2BIG; -ENODATA not configured;
- * -EPERM another file owns the capture; -EOPNOTSUPP per-thread capture;
- * -ENOMEM.
+ * record_size, non-zero out fields; -E2BIG; -ENODATA this file
+ * configured no capture; -EOPNOTSUPP per-thread capture; -ENOMEM.
  */
 long pt_ioctl_read_sideband(struct file *file, void __user *arg)
 {
+	struct pt_session *sess = file->private_data;
 	struct lwpt_pt_switch *buf = NULL;
 	struct lwpt_pt_sideband sbr;
 	const u32 ksize = sizeof(*buf);
@@ -293,11 +304,11 @@ long pt_ioctl_read_sideband(struct file *file, void __user *arg)
 			return -ENOMEM;
 	}
 	mutex_lock(&pt_lock);
-	if (pt_sess.owner != file) {
-		err = pt_sess.owner ? -EPERM : -ENODATA;
+	if (!sess->configured) {
+		err = -ENODATA;
 		goto out_unlock;
 	}
-	if (pt_sess.cfg.scope != LWPT_PT_SCOPE_CPU) {
+	if (sess->cfg.scope != LWPT_PT_SCOPE_CPU) {
 		err = -EOPNOTSUPP;
 		goto out_unlock;
 	}

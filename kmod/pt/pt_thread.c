@@ -32,7 +32,14 @@
  * without a spare the thread is not traced and counted (status
  * threads_lost).
  *
- * Threads are never freed before the session: the trace of an exited
+ * Several per-thread sessions run at once (pt_core.c), each with its own
+ * threads, spares and refill work (struct pt_threads); one hash table of
+ * the traced threads serves them all, so a thread is in at most one
+ * session and the probes find the session from the thread. A session that
+ * a privileged capture preempts (pt_thread_preempt()) leaves the table:
+ * its buffers stay readable, its threads are no longer traced.
+ *
+ * Threads are never freed before their session: the trace of an exited
  * thread stays readable until release. A thread is found by its task
  * pointer only while it lives (the exit probe drops the pointer before the
  * task can be freed and its address reused); tasks are never dereferenced
@@ -72,7 +79,8 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
 /**
  * struct pt_thread - one traced thread
  * @tr: its buffer and accounting
- * @node: in pt_threads, in buffer-number order
+ * @sess: its session
+ * @node: in its session's thr.list, in buffer-number order
  * @hnode: in pt_thread_hash while @task lives
  * @task: the thread, for lookups only (never dereferenced); NULL after
  *	exit or detach
@@ -97,6 +105,7 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  */
 struct pt_thread {
 	struct pt_output tr;
+	struct pt_session *sess;
 	struct list_head node;
 	struct hlist_node hnode;
 	struct task_struct *task;
@@ -115,29 +124,17 @@ struct pt_thread {
 };
 
 static DEFINE_RAW_SPINLOCK(pt_thread_lock);
+/* Every session's traced threads, by task (a thread is in one session). */
 static DEFINE_HASHTABLE(pt_thread_hash, 7);
-static LIST_HEAD(pt_threads);		/* joined, in index order (RCU list) */
-static LIST_HEAD(pt_spares);		/* allocated, not joined yet */
-static unsigned int pt_nr_threads;
-static unsigned int pt_nr_spares;
-static u32 pt_threads_lost;
-/*
- * The configured thread group (identity only); NULL without a session: the
- * probes' test for a per-thread capture.
- */
-static struct signal_struct *pt_signal;
-static bool pt_inherit;		/* follow fork/clone children */
-static struct task_struct *pt_target;	/* reference: keeps pt_signal */
 static bool pt_use_xsaves;
+/* Per-thread sessions configured (pt_lock); the probes work while > 0. */
+static unsigned int pt_probe_users;
 static bool pt_probes_on;
 
 static struct tracepoint *pt_tp_fork;
 static struct tracepoint *pt_tp_exec;
 static struct tracepoint *pt_tp_exit;
 static struct tracepoint *pt_tp_switch;
-
-static void pt_thread_refill(struct work_struct *work);
-static DECLARE_WORK(pt_refill_work, pt_thread_refill);
 
 /* --- Objects -------------------------------------------------------------- */
 
@@ -155,7 +152,7 @@ static void pt_thread_free(struct pt_thread *th)
  * A thread object with its zeroed buffer, charged to the current memory
  * cgroup (pt_mem_enter()); may sleep.
  */
-static struct pt_thread *pt_thread_alloc(void)
+static struct pt_thread *pt_thread_alloc(struct pt_session *s)
 {
 	struct pt_thread *th = kzalloc(sizeof(*th), GFP_KERNEL_ACCOUNT);
 
@@ -166,12 +163,13 @@ static struct pt_thread *pt_thread_alloc(void)
 		if (!th->xsave)
 			goto err_free;
 	}
-	if (pt_buf_alloc(&th->tr.buf, pt_sess.cfg.buffer_size,
-			 pt_sess.cfg.region_size,
-			 pt_sess.cfg.flags & LWPT_PT_CFG_SINGLE_RANGE, NUMA_NO_NODE))
+	if (pt_buf_alloc(&th->tr.buf, s->cfg.buffer_size, s->cfg.region_size,
+			 s->cfg.flags & LWPT_PT_CFG_SINGLE_RANGE, NUMA_NO_NODE))
 		goto err_free;
-	pt_buf_write_topa(&th->tr.buf, pt_sess.cfg.mode);
-	th->tr.ctl = pt_sess.ctl;
+	pt_buf_write_topa(&th->tr.buf, s->cfg.mode);
+	th->tr.ctl = s->ctl;
+	th->tr.sess = s;
+	th->sess = s;
 	th->tr.configured = true;
 	th->cpu = -1;
 	th->last_cpu = -1;
@@ -196,44 +194,45 @@ static void pt_thread_init_state(struct pt_thread *th)
 }
 
 /*
- * May one more buffer be allocated? At most PT_THREAD_MAX threads and, in
- * all, what a per-CPU capture may take (caps.max_buffer_size per possible
- * CPU: half of RAM), so that a process creating threads cannot exhaust
- * memory through the capture. pt_thread_lock held.
+ * May one more buffer of @s be allocated? At most PT_THREAD_MAX threads
+ * and, in all, what a per-CPU capture may take (caps.max_buffer_size per
+ * possible CPU: half of RAM), so that a process creating threads cannot
+ * exhaust memory through the capture (each buffer is charged too, pt_mem.c).
+ * pt_thread_lock held.
  */
-static bool pt_thread_may_grow(void)
+static bool pt_thread_may_grow(const struct pt_session *s)
 {
-	u64 n = pt_nr_threads + pt_nr_spares;
+	u64 n = s->thr.nr + s->thr.nr_spares;
 
 	return n < PT_THREAD_MAX &&
-	       (n + 1) * pt_sess.cfg.buffer_size <=
+	       (n + 1) * s->cfg.buffer_size <=
 	       pt_caps.max_buffer_size * num_possible_cpus();
 }
 
-/* The pages one thread's buffer may pin (pt_mem.c). */
-static unsigned long pt_thread_buf_pages(void)
+/* The pages one thread's buffer of @s may pin (pt_mem.c). */
+static unsigned long pt_thread_buf_pages(const struct pt_session *s)
 {
-	return pt_mem_buf_pages(pt_sess.cfg.buffer_size,
-				pt_sess.cfg.flags & LWPT_PT_CFG_SINGLE_RANGE);
+	return pt_mem_buf_pages(s->cfg.buffer_size,
+				s->cfg.flags & LWPT_PT_CFG_SINGLE_RANGE);
 }
 
 /*
  * A charged, allocated thread; NULL if the caller's limit or memory is
  * exhausted. May sleep.
  */
-static struct pt_thread *pt_thread_alloc_charged(void)
+static struct pt_thread *pt_thread_alloc_charged(struct pt_session *s)
 {
 	struct mem_cgroup *old;
 	struct pt_thread *th;
 
-	if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages()))
+	if (pt_mem_charge(&s->mem, pt_thread_buf_pages(s)))
 		return NULL;
 	/* The work item allocates for the caller: its memory cgroup. */
-	old = pt_mem_enter(&pt_sess.mem);
-	th = pt_thread_alloc();
+	old = pt_mem_enter(&s->mem);
+	th = pt_thread_alloc(s);
 	pt_mem_exit(old);
 	if (!th)
-		pt_mem_uncharge(&pt_sess.mem, pt_thread_buf_pages());
+		pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
 	return th;
 }
 
@@ -243,29 +242,31 @@ static struct pt_thread *pt_thread_alloc_charged(void)
  */
 static void pt_thread_refill(struct work_struct *work)
 {
+	struct pt_session *s = container_of(work, struct pt_session, thr.refill);
 	struct pt_thread *th;
 	unsigned long flags;
 	bool more = true;
 
 	while (more) {
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
-		more = pt_signal && pt_nr_spares < PT_THREAD_SPARES &&
-		       pt_thread_may_grow();
+		more = s->thr.open && s->thr.nr_spares < PT_THREAD_SPARES &&
+		       pt_thread_may_grow(s);
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 		if (!more)
 			break;
-		th = pt_thread_alloc_charged();
+		th = pt_thread_alloc_charged(s);
 		if (!th)
 			break;	/* the next join counts a lost thread */
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
-		if (pt_signal) {
-			list_add_tail(&th->node, &pt_spares);
-			pt_nr_spares++;
+		if (s->thr.open) {
+			list_add_tail(&th->node, &s->thr.spares);
+			s->thr.nr_spares++;
 			th = NULL;
 		}
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 		if (th) {
 			pt_thread_free(th);
+			pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
 			break;
 		}
 	}
@@ -286,47 +287,49 @@ static struct pt_thread *pt_thread_find(struct task_struct *task)
 	return NULL;
 }
 
-/* Buffer number @index; pt_thread_lock held. */
-static struct pt_thread *pt_thread_by_index(u32 index)
+/* Buffer number @index of @s; pt_thread_lock held. */
+static struct pt_thread *pt_thread_by_index(struct pt_session *s, u32 index)
 {
 	struct pt_thread *th;
 
-	list_for_each_entry(th, &pt_threads, node)
+	list_for_each_entry(th, &s->thr.list, node)
 		if (th->index == index)
 			return th;
 	return NULL;
 }
 
 /*
- * @task joins with a spare buffer, or is counted lost; @ppid: the process
- * that forked it, for a process the capture follows (a reference is
- * taken). pt_thread_lock held.
+ * @task joins @s with a spare buffer, or is counted lost; @ppid: the
+ * process that forked it, for a process the capture follows (a reference
+ * is taken). A task traced already (by any session) is left where it is.
+ * pt_thread_lock held.
  *
  * Return: it joined (a spare was used).
  */
-static bool pt_thread_attach(struct task_struct *task, struct pid *ppid)
+static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
+			     struct pid *ppid)
 {
 	struct pt_thread *th;
 
-	if (pt_thread_find(task))
+	if (!s->thr.open || pt_thread_find(task))
 		return false;
-	th = list_first_entry_or_null(&pt_spares, struct pt_thread, node);
+	th = list_first_entry_or_null(&s->thr.spares, struct pt_thread, node);
 	if (!th) {
-		pt_threads_lost++;
+		s->thr.lost++;
 		return false;
 	}
 	list_del(&th->node);
-	pt_nr_spares--;
+	s->thr.nr_spares--;
 	th->pid = get_task_pid(task, PIDTYPE_PID);
 	th->tgid = get_task_pid(task, PIDTYPE_TGID);
 	th->ppid = get_pid(ppid);
-	th->index = pt_nr_threads++;
+	th->index = s->thr.nr++;
 	pt_thread_init_state(th);
-	th->tr.tracing = pt_sess.started;
+	th->tr.tracing = s->started;
 	WRITE_ONCE(th->task, task);
 	hash_add_rcu(pt_thread_hash, &th->hnode, (unsigned long)task);
 	/* Pairs with the lockless walks (list_for_each_entry_rcu) of START. */
-	list_add_tail_rcu(&th->node, &pt_threads);
+	list_add_tail_rcu(&th->node, &s->thr.list);
 	return true;
 }
 
@@ -393,7 +396,7 @@ static int pt_thread_xrstors(struct pt_thread *th, const struct pt_rtit_state *s
 	struct pt_xsave_state *x =
 		(struct pt_xsave_state *)(th->xsave + PT_XSAVES_PT_OFFSET);
 	u64 *hdr = (u64 *)(th->xsave + X86_XSAVE_HDR_OFFSET);
-	const struct lwpt_pt_addr_range *a = pt_sess.cfg.addr;
+	const struct lwpt_pt_addr_range *a = th->sess->cfg.addr;
 	unsigned int n;
 
 	for (n = 2; n < pt_caps.nr_ranges; n++) {
@@ -434,7 +437,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	 * Continuous mode: move the gate before the reader's tail; past it if
 	 * the processor stopped there and the reader made room since.
 	 */
-	if (pt_sess.cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+	if (th->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
 	    (th->tr.tracing || th->tr.stalled)) {
 		th->tr.stalled = !pt_output_gate(&th->tr, &th->saved);
 		th->tr.tracing = !th->tr.stalled;
@@ -452,7 +455,8 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		goto out;
 	s = th->saved;
 	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
-	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) : pt_rtit_restore(&s);
+	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) :
+			      pt_rtit_restore(&s, th->sess);
 	if (err == -EOPNOTSUPP && pt_use_xsaves) {
 		/*
 		 * CPUID has XSAVES but the kernel runs without it (noxsaves):
@@ -460,7 +464,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		 * holds pt_thread_lock, so no save is half done).
 		 */
 		pt_use_xsaves = false;
-		err = pt_rtit_restore(&s);
+		err = pt_rtit_restore(&s, th->sess);
 	}
 	if (err) {
 		/* A failed restore leaves TraceEn=0 (CTL is written last). */
@@ -519,10 +523,11 @@ static void pt_thread_unload(struct pt_cpu *pc)
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
 
 /*
- * sched_switch of a per-thread capture, with the runqueue lock held and
+ * sched_switch of the per-thread captures, with the runqueue lock held and
  * interrupts off: save the outgoing thread's RTIT state, load the
- * incoming one's. Returns at once unless a per-thread capture turned the
- * probe on (pt_probes_on).
+ * incoming one's if its session is started (the two may belong to
+ * different sessions). Returns at once unless a per-thread capture turned
+ * the probe on (pt_probes_on).
  */
 static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
 			    struct task_struct *next, unsigned int prev_state)
@@ -530,17 +535,14 @@ static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct pt_thread *th;
 
-	if (!READ_ONCE(pt_probes_on) || !READ_ONCE(pt_signal) ||
-	    (!pc->cur && !pt_thread_find(next)))
+	if (!READ_ONCE(pt_probes_on) || (!pc->cur && !pt_thread_find(next)))
 		return;
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur)
 		pt_thread_unload(pc);
-	if (pt_sess.started) {
-		th = pt_thread_find(next);
-		if (th)
-			pt_thread_load(pc, th);
-	}
+	th = pt_thread_find(next);
+	if (th && th->sess->started)
+		pt_thread_load(pc, th);
 	raw_spin_unlock(&pt_thread_lock);
 }
 
@@ -554,21 +556,29 @@ static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
 static void pt_probe_fork(void *data, struct task_struct *parent,
 			  struct task_struct *child)
 {
+	struct pt_session *s = NULL;
 	struct pt_thread *pth;
 	unsigned long flags;
 	bool attached = false;
 
-	if (!READ_ONCE(pt_signal) || !pt_thread_find(parent))
+	if (!READ_ONCE(pt_probes_on) || !pt_thread_find(parent))
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	pth = pt_signal ? pt_thread_find(parent) : NULL;
+	/* Still in the table: its session is open (pt_thread_sess_free()). */
+	pth = pt_thread_find(parent);
+	if (pth)
+		s = pth->sess;
 	if (pth && child->signal == parent->signal)
-		attached = pt_thread_attach(child, pth->ppid);
-	else if (pth && pt_inherit)
-		attached = pt_thread_attach(child, pth->tgid);
+		attached = pt_thread_attach(s, child, pth->ppid);
+	else if (pth && s->thr.inherit)
+		attached = pt_thread_attach(s, child, pth->tgid);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	/*
+	 * @s lives: pt_thread_sess_free() waits for running probes
+	 * (synchronize_rcu()) before it cancels the work and frees.
+	 */
 	if (attached)
-		schedule_work(&pt_refill_work);
+		schedule_work(&s->thr.refill);
 }
 
 /*
@@ -588,12 +598,12 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 	unsigned long flags;
 	u32 reason = LWPT_PT_STOP_EXIT;
 
-	if (!READ_ONCE(pt_signal) || !pt_thread_find(p))
+	if (!READ_ONCE(pt_probes_on) || !pt_thread_find(p))
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	pc = this_cpu_ptr(&pt_cpus);
 	/* The capture may have ended meanwhile (pt_thread_sess_free()). */
-	th = pt_signal ? pt_thread_find(p) : NULL;
+	th = pt_thread_find(p);
 	if (!th)
 		goto out;
 	if (exec) {
@@ -601,7 +611,7 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		/* A non-leader took over the leader's pid (de_thread()). */
 		put_pid(th->pid);
 		th->pid = get_task_pid(p, PIDTYPE_PID);
-		reason = pt_config_exec_check(p);
+		reason = pt_config_exec_check(th->sess, p);
 		if (reason == LWPT_PT_STOP_NONE)
 			goto out;
 	}
@@ -632,23 +642,29 @@ static void pt_probe_exit(void *data, struct task_struct *p)
  * registering a probe patches kernel text (text_poke_bp() with INT3), and
  * doing that at every CONFIGURE, on the scheduler's hottest path, is
  * avoidable churn (QEMU's TCG was seen to livelock on it: one vCPU looping
- * on the INT3, the other waiting in the patching IPI). The fork, exec and
- * exit probes return at once without a per-thread capture (pt_signal
- * NULL); the sched_switch probe works while pt_probes_on.
+ * on the INT3, the other waiting in the patching IPI). Every probe returns
+ * at once while no per-thread session is configured (pt_probes_on).
+ * pt_lock held for both.
  */
-static void pt_probes_unregister(void)
+static void pt_probes_put(struct pt_session *s)
 {
-	if (!pt_probes_on)
+	if (!s->thr.probes)
+		return;
+	s->thr.probes = false;
+	if (WARN_ON_ONCE(!pt_probe_users) || --pt_probe_users)
 		return;
 	WRITE_ONCE(pt_probes_on, false);
-	/* Probes run with preemption off: none works for the capture now. */
+	/* Probes run with preemption off: none works for a capture now. */
 	synchronize_rcu();
 }
 
-static int pt_probes_register(void)
+static void pt_probes_get(struct pt_session *s)
 {
-	WRITE_ONCE(pt_probes_on, true);
-	return 0;
+	if (s->thr.probes)
+		return;
+	s->thr.probes = true;
+	if (!pt_probe_users++)
+		WRITE_ONCE(pt_probes_on, true);
 }
 
 /**
@@ -661,6 +677,8 @@ int pt_thread_init(void)
 {
 	int err;
 
+	/* For the module's lifetime: a thread saved one way is restored so. */
+	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
 	pt_tp_fork = lwpt_tracepoint_find("sched_process_fork");
 	pt_tp_exec = lwpt_tracepoint_find("sched_process_exec");
 	pt_tp_exit = lwpt_tracepoint_find("sched_process_exit");
@@ -701,60 +719,113 @@ void pt_thread_exit(void)
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
 	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
-	/* A fork probe may have queued it after the last capture ended. */
-	cancel_work_sync(&pt_refill_work);
 }
 
 /* --- The session ---------------------------------------------------------- */
 
 /**
+ * pt_thread_sess_setup - initialise the thread part of a new session
+ * @s: the session of a file being opened (zeroed)
+ */
+void pt_thread_sess_setup(struct pt_session *s)
+{
+	INIT_LIST_HEAD(&s->thr.list);
+	INIT_LIST_HEAD(&s->thr.spares);
+	INIT_WORK(&s->thr.refill, pt_thread_refill);
+}
+
+/* Free @s's spares and give their charge back; nothing takes them now. */
+static void pt_thread_free_spares(struct pt_session *s)
+{
+	struct pt_thread *th, *tmp;
+
+	list_for_each_entry_safe(th, tmp, &s->thr.spares, node) {
+		pt_thread_free(th);
+		pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
+	}
+	INIT_LIST_HEAD(&s->thr.spares);
+	s->thr.nr_spares = 0;
+}
+
+/**
+ * pt_thread_holder - the session tracing a thread of @target's process
+ * @target: a thread of the process
+ *
+ * pt_lock held (sessions are freed under it).
+ *
+ * Return: the session, or NULL if no thread of the process is traced.
+ */
+struct pt_session *pt_thread_holder(struct task_struct *target)
+{
+	struct pt_session *holder = NULL;
+	struct pt_thread *th;
+	struct task_struct *t;
+	unsigned long flags;
+
+	rcu_read_lock();
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	for_each_thread(target, t) {
+		th = pt_thread_find(t);
+		if (th) {
+			holder = th->sess;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	rcu_read_unlock();
+	return holder;
+}
+
+/**
  * pt_thread_sess_init - set up a per-thread capture of @target's process
+ * @s: the session (pt_lock held; cfg, ctl, cred and mem filled)
  * @target: a thread of the process (the caller keeps its own reference)
  * @cfg: the configuration; bad_field and rule set if the permission check
  *	refuses now
  *
- * pt_lock held, pt_sess filled. Allocates a buffer for every thread and
- * PT_THREAD_SPARES spares (sleeping), registers the probes, then, holding
- * the target's exec_update_lock as perf_event_open() does, checks the
- * permission again (an exec may have made it a set-user-ID program while
- * the buffers were allocated) and attaches the existing threads; a thread
- * created meanwhile joins through the fork probe, and an exec after the
- * lock is dropped meets the exec probe. Nothing is traced before START.
+ * Allocates a buffer for every thread and PT_THREAD_SPARES spares
+ * (sleeping), turns the probes on, then, holding the target's
+ * exec_update_lock as perf_event_open() does, checks the permission again
+ * (an exec may have made it a set-user-ID program while the buffers were
+ * allocated) and attaches the existing threads; a thread created meanwhile
+ * joins through the fork probe, and an exec after the lock is dropped
+ * meets the exec probe. A thread another session traces stays there (the
+ * caller checked that none does: pt_thread_holder()). Nothing is traced
+ * before START.
  *
  * Every buffer is charged to the caller before it is allocated (pt_mem.c,
- * pt_sess.mem initialised); the charges are given back with the session.
+ * @s->mem initialised); the charges are given back with the session.
  *
  * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
- * RLIMIT_MEMLOCK (rule memlock); -ENODEV the scheduler tracepoints are
- * missing; -ESRCH the process exited; -EPERM refused now; -EINTR a signal
- * came while waiting for the target's exec to finish.
+ * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited; -EPERM
+ * refused now; -EINTR a signal came while waiting for the target's exec
+ * to finish. On error nothing is left (pt_thread_sess_free() is a no-op).
  */
-int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
+int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
+			struct lwpt_pt_config *cfg)
 {
-	struct pt_thread *th, *tmp;
 	struct task_struct *t;
+	struct pt_thread *th;
 	unsigned long flags;
 	unsigned int i, n;
 	int err;
 
-	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
 	n = get_nr_threads(target) + PT_THREAD_SPARES;
-	for (i = 0; i < n && pt_thread_may_grow(); i++) {
-		if (pt_mem_charge(&pt_sess.mem, pt_thread_buf_pages())) {
+	for (i = 0; i < n && pt_thread_may_grow(s); i++) {
+		if (pt_mem_charge(&s->mem, pt_thread_buf_pages(s))) {
 			err = pt_config_refuse_memlock(cfg);
 			goto err_free;
 		}
-		th = pt_thread_alloc();
+		th = pt_thread_alloc(s);
 		if (!th) {
+			pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
 			err = -ENOMEM;
 			goto err_free;
 		}
-		list_add_tail(&th->node, &pt_spares);
-		pt_nr_spares++;
+		list_add_tail(&th->node, &s->thr.spares);
+		s->thr.nr_spares++;
 	}
-	err = pt_probes_register();
-	if (err)
-		goto err_free;
+	pt_probes_get(s);
 	/* From the check to the attach, no exec can change the credentials. */
 	err = down_read_interruptible(&target->signal->exec_update_lock);
 	if (err)
@@ -765,10 +836,10 @@ int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
 		goto err_probes;
 	}
 	get_task_struct(target);
-	pt_target = target;
-	pt_inherit = !(cfg->flags & LWPT_PT_CFG_NO_INHERIT);
+	s->thr.target = target;
+	s->thr.inherit = !(cfg->flags & LWPT_PT_CFG_NO_INHERIT);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	WRITE_ONCE(pt_signal, target->signal);
+	s->thr.open = true;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 
 	/*
@@ -779,115 +850,143 @@ int pt_thread_sess_init(struct task_struct *target, struct lwpt_pt_config *cfg)
 	for_each_thread(target, t) {
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
 		if (!(t->flags & PF_EXITING))
-			pt_thread_attach(t, NULL);
+			pt_thread_attach(s, t, NULL);
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	}
 	rcu_read_unlock();
 	up_read(&target->signal->exec_update_lock);
-	if (!pt_nr_threads) {
-		pt_thread_sess_free();
+	if (!s->thr.nr) {
+		pt_thread_sess_free(s);
 		return -ESRCH;
 	}
 	return 0;
 
 err_probes:
-	pt_probes_unregister();
+	pt_probes_put(s);
 err_free:
-	list_for_each_entry_safe(th, tmp, &pt_spares, node)
-		pt_thread_free(th);
-	INIT_LIST_HEAD(&pt_spares);
-	pt_nr_spares = 0;
+	pt_thread_free_spares(s);
 	return err;
+}
+
+/*
+ * Close @s to new threads and take its threads out of the table (@reason
+ * in their status); they are no longer traced. pt_lock held, @s stopped.
+ */
+static void pt_thread_close(struct pt_session *s, u32 reason)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	s->thr.open = false;
+	list_for_each_entry(th, &s->thr.list, node)
+		if (th->task)
+			pt_thread_forget(th, reason);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
 /**
  * pt_thread_sess_free - stop and free a per-thread capture
+ * @s: the session (pt_lock held); may never have been set up
  *
- * pt_lock held. Stops tracing (TraceEn=0 on every CPU), removes the probes
- * and waits for running ones, then frees every thread's buffer.
+ * Stops tracing (its threads unloaded on every CPU), takes its threads out
+ * of the table, waits for running probes (they walk the table without the
+ * lock: RCU, preemption off), then frees every thread's buffer.
  */
-void pt_thread_sess_free(void)
+void pt_thread_sess_free(struct pt_session *s)
 {
 	struct pt_thread *th, *tmp;
-	unsigned long flags;
 
-	pt_thread_stop();
-	pt_probes_unregister();
-	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	WRITE_ONCE(pt_signal, NULL);
-	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	/*
-	 * The fork, exec and exit probes stay registered and walk the hash
-	 * without the lock once they saw pt_signal: wait for them (they run
-	 * with preemption off, an RCU read side) before the threads go.
-	 */
+	pt_thread_stop(s);
+	pt_thread_close(s, LWPT_PT_STOP_NONE);
+	pt_probes_put(s);
 	synchronize_rcu();
-	cancel_work_sync(&pt_refill_work);
-	list_for_each_entry_safe(th, tmp, &pt_threads, node)
+	cancel_work_sync(&s->thr.refill);
+	list_for_each_entry_safe(th, tmp, &s->thr.list, node)
 		pt_thread_free(th);
-	list_for_each_entry_safe(th, tmp, &pt_spares, node)
+	INIT_LIST_HEAD(&s->thr.list);
+	/* The charge goes back with the session's (pt_mem_free()). */
+	list_for_each_entry_safe(th, tmp, &s->thr.spares, node)
 		pt_thread_free(th);
-	INIT_LIST_HEAD(&pt_threads);
-	INIT_LIST_HEAD(&pt_spares);
-	hash_init(pt_thread_hash);
-	pt_nr_threads = 0;
-	pt_nr_spares = 0;
-	pt_threads_lost = 0;
-	pt_inherit = false;
-	if (pt_target)
-		put_task_struct(pt_target);
-	pt_target = NULL;
+	INIT_LIST_HEAD(&s->thr.spares);
+	s->thr.nr = 0;
+	s->thr.nr_spares = 0;
+	s->thr.lost = 0;
+	s->thr.inherit = false;
+	if (s->thr.target)
+		put_task_struct(s->thr.target);
+	s->thr.target = NULL;
 }
 
-/* IPI: TraceEn must be clear here; then load the thread running now. */
+/**
+ * pt_thread_preempt - end a per-thread capture for a privileged one
+ * @s: the session (pt_lock held)
+ *
+ * Stops it, takes its threads out of the table with stop reason
+ * LWPT_PT_STOP_PREEMPTED (they may be traced by another session now) and
+ * frees its spares (uncharged). Its buffers stay readable until the file
+ * is closed or configured again.
+ */
+void pt_thread_preempt(struct pt_session *s)
+{
+	pt_thread_stop(s);
+	pt_thread_close(s, LWPT_PT_STOP_PREEMPTED);
+	/* No join can take a spare now: none of its threads is in the table. */
+	cancel_work_sync(&s->thr.refill);
+	pt_thread_free_spares(s);
+}
+
+/*
+ * IPI: with @arg NULL, refuse if TraceEn is set by someone else (set while
+ * another session's thread is loaded here is ours); with @arg a session,
+ * load its thread running now.
+ */
 static void pt_thread_start_cpu(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_session *s = arg;
 	struct pt_thread *th;
 	u64 ctl = 0;
 
-	pc->tr.err = 0;
-	if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
-		pc->tr.err = -EIO;
-		return;
-	}
-	if (ctl & IA32_RTIT_CTL_TRACEEN) {
-		pc->tr.busy = true;
-		pc->tr.err = -EBUSY;
-		return;
-	}
-	if (!arg)
-		return;
 	raw_spin_lock(&pt_thread_lock);
-	if (!pc->cur) {
+	if (!s) {
+		pc->tr.err = 0;
+		if (lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl)) {
+			pc->tr.err = -EIO;
+		} else if ((ctl & IA32_RTIT_CTL_TRACEEN) && !pc->cur) {
+			pc->tr.busy = true;
+			pc->tr.err = -EBUSY;
+		}
+	} else if (!pc->cur) {
 		th = pt_thread_find(current);
-		if (th)
+		if (th && th->sess == s)
 			pt_thread_load(pc, th);
 	}
 	raw_spin_unlock(&pt_thread_lock);
 }
 
-/* IPI: unload whatever thread is loaded here. */
+/* IPI: unload the thread of session @arg loaded here, if any. */
 static void pt_thread_stop_cpu(void *arg)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 
 	raw_spin_lock(&pt_thread_lock);
-	if (pc->cur)
+	if (pc->cur && pc->cur->sess == arg)
 		pt_thread_unload(pc);
 	raw_spin_unlock(&pt_thread_lock);
 }
 
 /**
  * pt_thread_start - START of a per-thread capture
+ * @s: the session (pt_lock held)
  *
- * pt_lock held. Refuses if TraceEn is set on any online CPU (someone
- * else's trace), zeroes buffers an earlier START wrote, then lets the
- * probes trace and loads the traced threads running now.
+ * Refuses if TraceEn is set on an online CPU where none of our threads is
+ * loaded (someone else's trace), zeroes buffers an earlier START wrote,
+ * then lets the probes trace its threads and loads those running now.
  *
  * Return: 0, -EBUSY, or -EIO.
  */
-int pt_thread_start(void)
+int pt_thread_start(struct pt_session *s)
 {
 	struct pt_thread *th;
 	unsigned long flags;
@@ -901,17 +1000,17 @@ int pt_thread_start(void)
 			goto out;
 	}
 	/* Threads are only appended (and freed under pt_lock, held here). */
-	list_for_each_entry_rcu(th, &pt_threads, node, lockdep_is_held(&pt_lock))
+	list_for_each_entry_rcu(th, &s->thr.list, node, lockdep_is_held(&pt_lock))
 		if (READ_ONCE(th->tr.head))
 			pt_buf_clear(&th->tr.buf);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	list_for_each_entry(th, &pt_threads, node) {
+	list_for_each_entry(th, &s->thr.list, node) {
 		pt_thread_init_state(th);
 		th->tr.tracing = th->task && !th->tr.err;
 	}
-	pt_sess.started = true;
+	s->started = true;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	on_each_cpu(pt_thread_start_cpu, &pt_threads, 1);
+	on_each_cpu(pt_thread_start_cpu, s, 1);
 out:
 	cpus_read_unlock();
 	return err;
@@ -919,24 +1018,25 @@ out:
 
 /**
  * pt_thread_stop - STOP of a per-thread capture
+ * @s: the session (pt_lock held)
  *
- * pt_lock held. The probes stop loading, every loaded thread is saved
- * (TraceEn=0 on every CPU); buffers and status stay.
+ * The probes stop loading its threads, every loaded one is saved
+ * (TraceEn=0); buffers and status stay.
  */
-void pt_thread_stop(void)
+void pt_thread_stop(struct pt_session *s)
 {
 	struct pt_thread *th;
 	unsigned long flags;
 
-	if (!pt_sess.started)
+	if (!s->started)
 		return;
 	cpus_read_lock();
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	pt_sess.started = false;
+	s->started = false;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	on_each_cpu(pt_thread_stop_cpu, NULL, 1);
+	on_each_cpu(pt_thread_stop_cpu, s, 1);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	list_for_each_entry(th, &pt_threads, node) {
+	list_for_each_entry(th, &s->thr.list, node) {
 		th->tr.tracing = false;
 		th->tr.stalled = false;
 	}
@@ -987,21 +1087,22 @@ static void pt_thread_release_cpu(void *arg)
 			pt_output_pause(&th->tr, false);
 		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
-	} else if (!pc->cur && th->task == current && pt_sess.started) {
+	} else if (!pc->cur && th->task == current && th->sess->started) {
 		pt_thread_load(pc, th);
 	}
 	raw_spin_unlock(&pt_thread_lock);
 }
 
-/* The CPU where buffer @index's thread is loaded, -1 if none. */
-static int pt_thread_where(u32 index, struct pt_thread **thp)
+/* The CPU where buffer @index of @s has its thread loaded, -1 if none. */
+static int pt_thread_where(struct pt_session *s, u32 index,
+			   struct pt_thread **thp)
 {
 	struct pt_thread *th;
 	unsigned long flags;
 	int cpu = -1;
 
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	th = pt_thread_by_index(index);
+	th = pt_thread_by_index(s, index);
 	if (th)
 		/*
 		 * Not loaded (e.g. stalled at its switch-in): where the task
@@ -1015,26 +1116,26 @@ static int pt_thread_where(u32 index, struct pt_thread **thp)
 
 /**
  * pt_thread_status - status of a thread's buffer
+ * @s: the session (pt_lock held)
  * @index: buffer number
  * @st: the answer (zeroed by the caller)
  *
- * pt_lock held. Exact pointers for a running thread (an IPI to its CPU
- * briefly clears TraceEn, SDM 33.2.8.5); otherwise as saved at its last
- * switch out.
+ * Exact pointers for a running thread (an IPI to its CPU briefly clears
+ * TraceEn, SDM 33.2.8.5); otherwise as saved at its last switch out.
  *
  * Return: 0, or -EINVAL for a buffer number not (yet) in use.
  */
-int pt_thread_status(u32 index, struct lwpt_pt_status *st)
+int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 {
 	struct pt_thread *th;
 	unsigned long flags;
 	int cpu;
 
-	cpu = pt_thread_where(index, &th);
+	cpu = pt_thread_where(s, index, &th);
 	if (!th)
 		return -EINVAL;
 	cpus_read_lock();
-	if (cpu >= 0 && pt_sess.started && cpu_online(cpu))
+	if (cpu >= 0 && s->started && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_thread_sample_cpu, th, 1);
 	cpus_read_unlock();
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
@@ -1044,35 +1145,36 @@ int pt_thread_status(u32 index, struct lwpt_pt_status *st)
 		     (th->execed ? LWPT_PT_ST_EXECED : 0) |
 		     (th->detached ? LWPT_PT_ST_DETACHED : 0);
 	st->cpu = th->last_cpu >= 0 ? th->last_cpu : U32_MAX;
-	st->nr_buffers = pt_nr_threads;
-	st->threads_lost = pt_threads_lost;
+	st->nr_buffers = s->thr.nr;
+	st->threads_lost = s->thr.lost;
 	st->stop_reason = th->stop_reason;
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	/* Translated in the caller's pid namespace (0 if not visible). */
 	st->tid = pid_vnr(th->pid);
 	st->pid = pid_vnr(th->tgid);
 	st->ppid = pid_vnr(th->ppid);
-	st->mmap_offset = (u64)index * pt_sess.cfg.buffer_size;
+	st->mmap_offset = (u64)index * s->cfg.buffer_size;
 	return 0;
 }
 
 /**
  * pt_thread_release - continuous mode: the reader consumed @tail bytes
+ * @s: the session (pt_lock held)
  * @index: buffer number
  * @tail: bytes consumed since START (at most head)
  *
- * pt_lock held. A stalled thread resumes at once if it runs now, else at
- * its next switch in.
+ * A stalled thread resumes at once if it runs now, else at its next
+ * switch in.
  *
  * Return: 0, or -EINVAL (no such buffer, @tail beyond head).
  */
-int pt_thread_release(u32 index, u64 tail)
+int pt_thread_release(struct pt_session *s, u32 index, u64 tail)
 {
 	struct pt_thread *th;
 	unsigned long flags;
 	int cpu, err = 0;
 
-	cpu = pt_thread_where(index, &th);
+	cpu = pt_thread_where(s, index, &th);
 	if (!th)
 		return -EINVAL;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
@@ -1082,7 +1184,7 @@ int pt_thread_release(u32 index, u64 tail)
 		WRITE_ONCE(th->tr.tail, tail);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	cpus_read_lock();
-	if (!err && cpu >= 0 && pt_sess.started && cpu_online(cpu))
+	if (!err && cpu >= 0 && s->started && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_thread_release_cpu, th, 1);
 	cpus_read_unlock();
 	return err;
@@ -1090,19 +1192,18 @@ int pt_thread_release(u32 index, u64 tail)
 
 /**
  * pt_thread_buf - the buffer of a thread, for mmap
+ * @s: the session (pt_lock held: threads are freed only under it)
  * @index: buffer number
- *
- * pt_lock held (threads are freed only under it).
  *
  * Return: the buffer, or NULL.
  */
-struct pt_buf *pt_thread_buf(u32 index)
+struct pt_buf *pt_thread_buf(struct pt_session *s, u32 index)
 {
 	struct pt_thread *th;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	th = pt_thread_by_index(index);
+	th = pt_thread_by_index(s, index);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	return th ? &th->tr.buf : NULL;
 }
@@ -1151,7 +1252,7 @@ void pt_thread_resume(struct pt_cpu *pc)
 	raw_spin_lock(&pt_thread_lock);
 	th = pc->suspended;
 	pc->suspended = NULL;
-	if (th && !pc->cur && th->task == current && pt_sess.started)
+	if (th && !pc->cur && th->task == current && th->sess->started)
 		pt_thread_load(pc, th);
 	raw_spin_unlock(&pt_thread_lock);
 }

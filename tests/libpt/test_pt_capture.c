@@ -651,6 +651,7 @@ START_TEST(rules_and_stop_reasons)
 	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXEC_CREDS), "exec-credentials");
 	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_EXEC_DUMPABLE), "exec-not-dumpable");
 	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_ERROR), "error");
+	ck_assert_str_eq(lpt_dev_stop_reason_str(LWPT_PT_STOP_PREEMPTED), "preempted");
 	ck_assert_str_eq(lpt_dev_stop_reason_str(99), "unknown");
 	ck_assert_ptr_nonnull(strstr(lpt_dev_strerror(-EACCES), "device node"));
 }

@@ -7,7 +7,7 @@
  *   ptcap -a [options]               all CPUs until SIGINT or -d SECONDS
  *   ptcap [options] -- command args  one command (per thread if the module
  *                                    supports it, else per CPU while it runs)
- *   ptcap -p PID | -t TID [options]  attach to a running process or thread
+ *   ptcap -p PID[,PID...] | -t TID [options]  attach to running processes or a thread
  *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
@@ -41,6 +41,7 @@
 
 #define PTCAP_DEFAULT_DIR	"ptcap.out"
 #define PTCAP_POLL_NS		20000000L	/* 20 ms between drains / checks */
+#define PTCAP_MAX_PIDS		64	/* -p PID,PID...: one capture each */
 
 struct opts {
 	bool all;
@@ -60,8 +61,10 @@ struct opts {
 	uint32_t spec_cfg[LWPT_PT_ADDR_RANGES];	/* LWPT_PT_ADDR_FILTER, _STOP */
 	unsigned int nspec;
 	bool symbolic;		/* a spec names a symbol or file */
-	pid_t pid;		/* -p: the process attached to, else 0 */
+	pid_t pid;		/* -p: the (first) process attached to, else 0 */
 	pid_t tid;		/* -t: the thread attached to, else 0 */
+	pid_t pids[PTCAP_MAX_PIDS];	/* -p PID,PID...: every process */
+	unsigned int npids;
 };
 
 static volatile sig_atomic_t stop_req;
@@ -109,10 +112,11 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ptcap -a [options]                trace all CPUs until SIGINT or -d\n"
 "       ptcap [options] -- command [args]  trace a command\n"
-"       ptcap -p PID | -t TID [options]    attach until it exits, SIGINT or -d\n"
+"       ptcap -p PID[,PID...] | -t TID [options]  attach until it exits, SIGINT or -d\n"
 "\n"
 "  -a, --all              system-wide, every online CPU\n"
-"  -p, --pid=PID          attach to running process PID (all its threads)\n"
+"  -p, --pid=PID[,PID...] attach to running process PID (all its threads); several:\n"
+"                         one capture each, at once, files in one directory\n"
 "  -t, --tid=TID          attach to the one thread TID\n"
 "  -d, --duration=SEC     stop after SEC seconds (decimal allowed)\n"
 "  -o, --output=DIR       output directory (default " PTCAP_DEFAULT_DIR "); refused if\n"
@@ -204,22 +208,44 @@ static void add_range(struct opts *o, const char *opt, const char *s, uint32_t c
 	o->nspec++;
 }
 
-/*
- * -p PID[,PID...] and -t TID: one positive id. The module has one capture
- * at a time and per-thread scope follows one process (its @pid), so
- * several PIDs are refused with that reason.
- */
+/* -t TID, or one id of -p: a positive id. */
 static pid_t parse_pid(const char *opt, const char *s)
 {
 	uint64_t v;
 
-	if (strchr(s, ','))
-		die_usage("%s %s: one process per capture (the module traces one target at a "
-			  "time): run one ptcap per process", opt, s);
 	v = parse_u64(opt, s, false);
 	if (!v || v > INT32_MAX)
 		die_usage("%s: bad id '%s'", opt, s);
 	return (pid_t)v;
+}
+
+/*
+ * -p PID[,PID...]: the module runs one per-thread capture per process side
+ * by side (Documentation/pt.rst, "Concurrent captures"), so each PID gets
+ * its own /dev/pt file. At most PTCAP_MAX_PIDS, no PID twice.
+ */
+static void parse_pids(struct opts *o, const char *arg)
+{
+	char buf[1024], *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlen(arg) >= sizeof(buf))
+		die_usage("-p %s: too long", arg);
+	strcpy(buf, arg);
+	o->npids = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		pid_t p = parse_pid("-p", tok);
+
+		if (o->npids == PTCAP_MAX_PIDS)
+			die_usage("-p: at most %d processes", PTCAP_MAX_PIDS);
+		for (i = 0; i < o->npids; i++)
+			if (o->pids[i] == p)
+				die_usage("-p: process %d given twice", (int)p);
+		o->pids[o->npids++] = p;
+	}
+	if (!o->npids)
+		die_usage("-p: no process id in '%s'", arg);
+	o->pid = o->pids[0];
 }
 
 static uint32_t parse_enc(const char *opt, const char *s)
@@ -289,7 +315,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+ad:o:hp:t:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->all = true; break;
-		case 'p': o->pid = parse_pid("-p", optarg); break;
+		case 'p': parse_pids(o, optarg); break;
 		case 't': o->tid = parse_pid("-t", optarg); break;
 		case 'd':
 			errno = 0;
@@ -353,6 +379,14 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
 	if (o->tid && (c->flags & LWPT_PT_CFG_CR3_FILTER))
 		die_usage("--cr3 filters a whole address space: use -p, not -t");
+	if (o->npids > 1 && (c->flags & LWPT_PT_CFG_CR3_FILTER))
+		die_usage("--cr3 is a per-CPU capture, of which there is one at a time: "
+			  "give one -p PID with --cr3");
+	if (o->npids > 1 && o->snapshot)
+		die_usage("--snapshot with several -p processes: run one ptcap per process");
+	if (o->npids > 1 && o->symbolic)
+		die_usage("symbolic --filter/--stop with several -p processes: give addresses, "
+			  "or run one ptcap per process");
 	o->argv = optind < argc ? argv + optind : NULL;
 	if (!o->user && !o->kernel)
 		o->user = true;
@@ -756,7 +790,12 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	/* Attached: the trace starts mid-run (ptflow says so). */
 	if (o->tid)
 		fprintf(f, "attached tid=%d pid=%d\n", (int)o->tid, (int)target);
-	else if (o->pid)
+	else if (o->npids > 1) {
+		fprintf(f, "attached pid=%d", (int)o->pids[0]);
+		for (i = 1; i < o->npids; i++)
+			fprintf(f, ",%d", (int)o->pids[i]);
+		fputc('\n', f);
+	} else if (o->pid)
 		fprintf(f, "attached pid=%d\n", (int)o->pid);
 	if (o->argv) {
 		fprintf(f, "command");
@@ -1189,6 +1228,15 @@ static void fit_default_size(const struct opts *o, struct lpt_dev *dev,
 		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		nbuf = cpus > 0 ? (unsigned int)cpus : caps->nr_cpus;
 		snprintf(what, sizeof(what), "%u buffers (one per online CPU)", nbuf);
+	} else if (o->npids > 1) {
+		/* One capture per process, all charged to the caller. */
+		unsigned int k, t;
+
+		for (threads = 0, k = 0; k < o->npids; k++)
+			threads += proc_status(o->pids[k], &tgid, &state, &t) ? t : 1;
+		nbuf = threads + o->npids * caps->thread_spares;
+		snprintf(what, sizeof(what), "%u buffers (%u threads of %u processes + %u spares "
+			 "each)", nbuf, threads, o->npids, caps->thread_spares);
 	} else {
 		if (target && !o->tid && !proc_status(target, &tgid, &state, &threads))
 			threads = 1;
@@ -1217,17 +1265,22 @@ static void fit_default_size(const struct opts *o, struct lpt_dev *dev,
  * Has the target ended? -t: the thread is gone or a zombie. -p: the
  * process is gone, or its leader is a zombie with no other thread left.
  */
-static bool target_gone(const struct opts *o)
+static bool id_gone(pid_t id, bool thread)
 {
 	unsigned int threads;
 	pid_t tgid;
 	char state;
 
-	if (!proc_status(o->tid ? o->tid : o->pid, &tgid, &state, &threads))
+	if (!proc_status(id, &tgid, &state, &threads))
 		return true;
 	if (state != 'Z' && state != 'X')
 		return false;
-	return o->tid || threads <= 1;
+	return thread || threads <= 1;
+}
+
+static bool target_gone(const struct opts *o)
+{
+	return id_gone(o->tid ? o->tid : o->pid, o->tid != 0);
 }
 
 /* Fork @argv stopped at its exec (ptrace), return its pid. */
@@ -1361,6 +1414,193 @@ static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
 	return losses;
 }
 
+/* ---- -p PID,PID...: one capture per process --------------------------- */
+
+/* One process of -p PID,PID... and its own capture (its own /dev/pt file). */
+struct proc_cap {
+	pid_t pid;
+	struct lpt_dev *dev;
+	struct trace_file *tf;
+	unsigned int ntf;
+	bool gone;
+};
+
+/* Configure @pc's capture of its process (per thread); dies naming it. */
+static void proc_cap_configure(const struct opts *o, struct proc_cap *pc,
+			       const struct lpt_cap_config *base)
+{
+	struct lpt_cap_config cfg = *base;
+	enum lwpt_pt_field bad;
+	int err;
+
+	cfg.pid = pc->pid;
+	cfg.scope = LWPT_PT_SCOPE_THREAD;
+	err = lpt_dev_configure(pc->dev, &cfg, &bad);
+	if (!err)
+		return;
+	if (lpt_dev_refusal(pc->dev))
+		die("-p %d: configure: %s", (int)pc->pid, lpt_dev_refusal(pc->dev));
+	if (err == -EBUSY && lpt_dev_busy_holder(pc->dev))
+		die("-p %d: configure: busy: process %d holds a capture of it, or of every "
+		    "CPU, on %s", (int)pc->pid, (int)lpt_dev_busy_holder(pc->dev),
+		    o->dev ? o->dev : LPT_DEV_PATH);
+	if (err == -EOPNOTSUPP && bad == LWPT_PT_FIELD_SCOPE)
+		die("-p: this module has no per-thread capture: attach to one process with "
+		    "--cr3, or trace with -a");
+	if (bad != LWPT_PT_FIELD_NONE)
+		die("-p %d: configure: %s: %s", (int)pc->pid, lpt_cap_field_name(bad),
+		    lpt_dev_strerror(err));
+	die("-p %d: configure: %s", (int)pc->pid, lpt_dev_strerror(err));
+}
+
+/*
+ * ptcap -p PID,PID...: a per-thread capture of each process on its own
+ * /dev/pt file (@dev0, opened by main(), is the first's), all running at
+ * once; every thread's trace in DIR/tid<N>.pt as with one -p, the config
+ * lines of all buffers in one config (their pid says which process), the
+ * maps of every process in one maps file. Ends on SIGINT, -d, or when every
+ * process has ended. Returns ptcap's exit status.
+ */
+static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
+		       struct lpt_dev *dev0)
+{
+	struct proc_cap *pc = calloc(o->npids, sizeof(*pc));
+	struct trace_file *all = NULL;
+	struct maps maps = { 0 };
+	unsigned int i, k, nall = 0;
+	uint32_t threads_lost = 0;
+	uint64_t losses;
+	double t0, tlast;
+	int err;
+
+	if (!pc)
+		die("out of memory");
+	for (k = 0; k < o->npids; k++) {
+		unsigned int threads;
+		pid_t tgid;
+		char state;
+
+		pc[k].pid = o->pids[k];
+		if (!proc_status(pc[k].pid, &tgid, &state, &threads) || state == 'Z' ||
+		    state == 'X')
+			die("-p %d: no such process", (int)pc[k].pid);
+		if (tgid != pc[k].pid)
+			die("-p %d: a thread of process %d: give -p %d (all its threads) or -t %d",
+			    (int)pc[k].pid, (int)tgid, (int)tgid, (int)pc[k].pid);
+		err = maps_read(pc[k].pid, &maps);
+		if (err)
+			die("/proc/%d/maps: %s (ptcap attaches where ptrace may: the same "
+			    "user and ptrace_scope, or CAP_SYS_PTRACE)", (int)pc[k].pid,
+			    strerror(-err));
+		if (!k) {
+			pc[k].dev = dev0;
+			continue;
+		}
+		err = lpt_dev_open(o->dev, &pc[k].dev);
+		if (err)
+			die("%s: %s", o->dev ? o->dev : LPT_DEV_PATH, lpt_dev_strerror(err));
+	}
+	outdir_prepare(o);
+	save_vdso(pc[0].pid, o->dir, &maps);
+	for (k = 0; k < o->npids; k++)
+		proc_cap_configure(o, &pc[k], cfg);
+	for (k = 0; k < o->npids; k++) {
+		pc[k].ntf = sync_files(pc[k].dev, &pc[k].tf, 0, true, 0, o->dir);
+		if (!pc[k].ntf)
+			die("-p %d: the module configured no buffer", (int)pc[k].pid);
+	}
+	for (k = 0; k < o->npids; k++) {
+		err = lpt_dev_start(pc[k].dev);
+		if (err)
+			die("-p %d: start: %s", (int)pc[k].pid, lpt_dev_strerror(err));
+	}
+	t0 = tlast = now_s();
+	for (;;) {
+		struct timespec ts = { 0, PTCAP_POLL_NS };
+		unsigned int left = 0;
+		double t;
+
+		for (k = 0; k < o->npids; k++) {
+			if (!pc[k].gone)
+				pc[k].gone = id_gone(pc[k].pid, false);
+			left += !pc[k].gone;
+		}
+		t = now_s();
+		if (stop_req || !left || (o->duration > 0 && t - t0 >= o->duration))
+			break;
+		nall = 0;
+		for (k = 0; k < o->npids; k++) {
+			if (cfg->mode == LWPT_PT_MODE_CONTINUOUS) {
+				pc[k].ntf = sync_files(pc[k].dev, &pc[k].tf, pc[k].ntf, true, 0,
+						       o->dir);
+				drain(pc[k].dev, pc[k].tf, pc[k].ntf, o->dir);
+			}
+			nall += pc[k].ntf;
+		}
+		if (t - tlast >= 1.0) {
+			if (o->progress)
+				fprintf(stderr, "\rptcap: %.1f s, %u buffer(s) of %u processes   ",
+					t - t0, nall, o->npids);
+			tlast = t;
+		}
+		nanosleep(&ts, NULL);
+	}
+
+	nall = 0;
+	for (k = 0; k < o->npids; k++) {
+		struct proc_cap *p = &pc[k];
+
+		err = lpt_dev_stop(p->dev);
+		if (err)
+			die("-p %d: stop: %s", (int)p->pid, lpt_dev_strerror(err));
+		p->ntf = sync_files(p->dev, &p->tf, p->ntf, true, 0, o->dir);
+		drain(p->dev, p->tf, p->ntf, o->dir);
+		for (i = 0; i < p->ntf; i++) {
+			p->tf[i].have_st = !lpt_dev_status(p->dev, (unsigned int)p->tf[i].cpu,
+							   &p->tf[i].st);
+			lpt_dev_buffer_info(p->dev, (unsigned int)p->tf[i].cpu, &p->tf[i].info);
+			if (p->tf[i].f)
+				out_close(p->tf[i].f, o->dir, p->tf[i].name);
+		}
+		p->ntf = keep_saved(p->tf, p->ntf);
+		/* Each capture's count is on its last buffer: one sum for all. */
+		if (p->ntf) {
+			threads_lost += p->tf[p->ntf - 1].info.threads_lost;
+			p->tf[p->ntf - 1].info.threads_lost = 0;
+		}
+		all = realloc(all, (nall + p->ntf + 1) * sizeof(*all));
+		if (!all)
+			die("out of memory");
+		memcpy(all + nall, p->tf, p->ntf * sizeof(*all));
+		nall += p->ntf;
+		if (!id_gone(p->pid, false))
+			maps_read(p->pid, &maps);	/* libraries loaded meanwhile */
+	}
+	if (nall)
+		all[nall - 1].info.threads_lost = threads_lost;
+	if (o->progress)
+		fprintf(stderr, "\rptcap: %.1f s, %u buffer(s) of %u processes\n",
+			now_s() - t0, nall, o->npids);
+	losses = outcomes(cfg, dev0, all, nall, o->dir);
+	write_maps(o->dir, &maps, pc[0].pid, true);
+	write_config(o, cfg, dev0, all, nall, true, false, losses, NULL, pc[0].pid);
+	for (k = 0; k < o->npids; k++) {
+		lpt_dev_close(pc[k].dev);
+		free(pc[k].tf);
+	}
+	for (i = 0; i < maps.n; i++)
+		free(maps.v[i].path);
+	free(maps.v);
+	free(all);
+	free(pc);
+	if (losses) {
+		fprintf(stderr, "ptcap: captured with data lost (%" PRIu64 " loss(es)): exit status %d\n",
+			losses, PTCAP_EXIT_LOSSES);
+		return PTCAP_EXIT_LOSSES;
+	}
+	return PTCAP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -1432,6 +1672,8 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_usr2;
 		sigaction(SIGUSR2, &sa, NULL);
 	}
+	if (o.npids > 1)
+		return attach_many(&o, &cfg, dev);
 
 	if (o.argv) {
 		/* PTRACE_O_EXITKILL: an error below ends the command too. */

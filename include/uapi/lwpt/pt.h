@@ -319,6 +319,12 @@ struct lwpt_pt_config {
 #define LWPT_PT_STOP_EXEC_CREDS		2
 #define LWPT_PT_STOP_EXEC_DUMPABLE	3	/* DETACHED: not dumpable */
 #define LWPT_PT_STOP_ERROR		4	/* an RTIT MSR access faulted */
+/*
+ * A privileged capture (CAP_PERFMON) that these threads or CPUs were in the
+ * way of ended this unprivileged one (Documentation/pt.rst, "Concurrent
+ * captures"); START is refused (EBUSY) until it is configured again.
+ */
+#define LWPT_PT_STOP_PREEMPTED		5
 
 /* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
 #define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */

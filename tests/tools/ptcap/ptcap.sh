@@ -43,8 +43,14 @@ expect neither 2 'give one of -a, -p PID, -t TID or a command after' --
 expect both 2 'give one of -a, -p PID, -t TID or a command after' -- -a -- true
 expect pid-and-cmd 2 'give one of -a' -- -p 1 -- true
 expect pid-and-tid 2 'give one of -a' -- -p 1 -t 1
-# Attach (issue 16.1): one process per capture; the id must exist.
-expect pids 2 '^ptcap: -p 12,13: one process per capture \(the module traces one target at a time\): run one ptcap per process' -- -p 12,13
+# Attach (issue 16.1): several processes, one capture each; the ids must
+# exist, each once; what takes one process is refused with several.
+expect pids-twice 2 '^ptcap: -p: process 12 given twice' -- -p 12,13,12
+expect pids-none 2 "^ptcap: -p: no process id in ','" -- -p ,
+expect pids-cr3 2 '^ptcap: --cr3 is a per-CPU capture, of which there is one at a time' -- -p 12,13 --cr3
+expect pids-snapshot 2 '^ptcap: --snapshot with several -p processes' -- -p 12,13 --snapshot
+expect pids-symbolic 2 '^ptcap: symbolic --filter/--stop with several -p processes' -- -p 12,13 --filter=main
+expect pids-gone 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646,2147483645 -o "$tmp/out"
 expect pid-zero 2 "^ptcap: -p: bad id '0'" -- -p 0
 expect pid-word 2 "^ptcap: -p: bad number 'me'" -- -p me
 expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only, not --mode=stop' -- -a --snapshot --mode=stop

@@ -35,6 +35,17 @@
  *	allowance show as VmPin and go back at close; a child forked after
  *	the mmap cannot read the buffer (SIGSEGV); CONFIGURE again while
  *	mapped is EBUSY; caps.mlock_avail says what may still be pinned.
+ *   pt_sec held
+ *	concurrent captures (issue 13 point 4; Documentation/pt.rst
+ *	"Concurrent captures"), as uid 1000: a file that configured nothing
+ *	reaches no other capture (STATUS, START, STOP, RELEASE, READ_SIDEBAND,
+ *	mmap: ENODATA); traces itself per thread; a second capture of itself
+ *	is EBUSY naming itself as the holder; a capture of its own child on a
+ *	second file runs beside the first, charged to the same user (a third
+ *	beyond what is left is refused). Prints "tracing", then waits
+ *	(no time limit of its own) until a privileged per-CPU capture ends
+ *	both: stop reason preempted, the buffer still mapped and readable,
+ *	START refused (EBUSY).
  *   pt_sec as-user CMD ARGS...
  *	drop to uid 1000 and exec CMD (for ptcap's messages).
  */
@@ -648,6 +659,107 @@ static void test_memlock(void)
 	as_user_limited(memlock_pinned, 8 << 20, allow_pages);
 }
 
+/* An ioctl's errno, 0 on success. */
+static int pt_ioc(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? errno : 0;
+}
+
+static void test_held(void)
+{
+	struct lwpt_pt_release rel = { .size = sizeof(rel) };
+	struct lwpt_pt_sideband sb = { .size = sizeof(sb),
+				       .record_size = LWPT_PT_SWITCH_SIZE_VER0 };
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	int fd, fd2, fd3, err;
+	uint64_t avail;
+	pid_t child, child2;
+	void *p;
+
+	drop();
+	child = fork();
+	if (!child) {
+		for (;;)
+			pause();	/* traced through fd3 until killed */
+	}
+	child2 = fork();
+	if (!child2) {
+		for (;;)
+			pause();	/* a capture of it is refused */
+	}
+	fd = open_pt();
+	fd2 = open_pt();
+	fd3 = open_pt();
+	check(status(fd2, 0, &st) == ENODATA, "STATUS on a file without a capture: ENODATA");
+	check(pt_ioc(fd2, LWPT_PT_IOC_START, NULL) == ENODATA, "START without a capture: ENODATA");
+	check(pt_ioc(fd2, LWPT_PT_IOC_STOP, NULL) == ENODATA, "STOP without a capture: ENODATA");
+	check(pt_ioc(fd2, LWPT_PT_IOC_RELEASE, &rel) == ENODATA,
+	      "RELEASE without a capture: ENODATA");
+	check(pt_ioc(fd2, LWPT_PT_IOC_READ_SIDEBAND, &sb) == ENODATA,
+	      "READ_SIDEBAND without a capture: ENODATA");
+	p = mmap(NULL, SMALL_BUF, PROT_READ, MAP_SHARED, fd2, 0);
+	check(p == MAP_FAILED && errno == ENODATA, "mmap without a capture: ENODATA");
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	check(configure(fd, &c) == 0, "per-thread capture of itself");
+	err = pt_ioc(fd, LWPT_PT_IOC_START, NULL);
+	check(!err, "START: %s", strerror(err));
+	cfg_thread(&c, getpid(), SMALL_BUF);
+	c.holder = 12345;
+	err = configure(fd2, &c);
+	check(err == EBUSY && c.holder == getpid(),
+	      "a second capture of the traced process: %s, holder %d (want EBUSY, %d)",
+	      strerror(err), (int)c.holder, (int)getpid());
+	avail = mlock_avail(fd3);
+	cfg_thread(&c, child, SMALL_BUF);
+	check(configure(fd3, &c) == 0 && !ioctl(fd3, LWPT_PT_IOC_START),
+	      "a capture of its child on another file runs beside it");
+	/* Each capture is charged to the same user: the allowance shrinks. */
+	check(mlock_avail(fd3) < avail, "the second capture is charged too: %llu -> %llu bytes",
+	      (unsigned long long)avail, (unsigned long long)mlock_avail(fd3));
+	avail = mlock_avail(fd3);
+	if (avail != LWPT_PT_MLOCK_UNLIMITED) {
+		/* fd2 refused above: now a capture of a third process beyond it. */
+		cfg_thread(&c, child2, (avail / 4 + 4096) & ~4095ull);
+		err = configure(fd2, &c);
+		check(err == ENOMEM && c.rule == LWPT_PT_RULE_MEMLOCK,
+		      "a third capture beyond what is left (%llu bytes): %s, rule %u",
+		      (unsigned long long)avail, strerror(err), c.rule);
+	}
+	err = status(fd, 0, &st);
+	check(!err && st.tid == getpid() && st.stop_reason == LWPT_PT_STOP_NONE &&
+	      (st.flags & LWPT_PT_ST_TRACING), "its own buffer: tid %d, tracing", (int)st.tid);
+	err = status(fd3, 0, &st);
+	check(!err && st.tid == child, "the child's buffer: tid %d", (int)st.tid);
+	printf("tracing\n");
+	/* Until a privileged capture ends it (the case's limit catches a hang). */
+	while (!status(fd, 0, &st) && st.stop_reason == LWPT_PT_STOP_NONE)
+		usleep(100000);
+	check(st.stop_reason == LWPT_PT_STOP_PREEMPTED && !(st.flags & LWPT_PT_ST_TRACING),
+	      "ended by the privileged capture: stop reason %u (want %u), flags %#x",
+	      st.stop_reason, LWPT_PT_STOP_PREEMPTED, st.flags);
+	p = mmap(NULL, SMALL_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	check(p != MAP_FAILED, "its buffer is still readable (mmap: %s)",
+	      p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p != MAP_FAILED) {
+		volatile const uint8_t *b = p;
+
+		(void)b[SMALL_BUF - 1];
+		munmap(p, SMALL_BUF);
+	}
+	check(pt_ioc(fd, LWPT_PT_IOC_START, NULL) == EBUSY, "START again: EBUSY");
+	err = status(fd3, 0, &st);
+	check(!err && st.stop_reason == LWPT_PT_STOP_PREEMPTED,
+	      "the child's capture was ended too: stop reason %u", st.stop_reason);
+	close(fd);
+	close(fd2);
+	close(fd3);
+	kill(child, SIGKILL);
+	kill(child2, SIGKILL);
+	waitpid(child, NULL, 0);
+	waitpid(child2, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -665,13 +777,15 @@ int main(int argc, char **argv)
 		test_memlock();
 	} else if (!strcmp(cmd, "paranoid")) {
 		test_paranoid();
+	} else if (!strcmp(cmd, "held")) {
+		test_held();
 	} else if (!strcmp(cmd, "as-user") && argc > 2) {
 		drop();
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);
 		return 127;
 	} else {
-		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|as-user ... (see the source)\n");
+		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|held|as-user ... (see the source)\n");
 		return 100;
 	}
 	return failures;
