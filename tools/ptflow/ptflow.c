@@ -25,7 +25,7 @@
 #include <capstone/capstone.h>
 #include <intel-pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"

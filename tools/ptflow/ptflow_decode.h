@@ -16,7 +16,7 @@
 
 #include <intel-pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
 #include "tools/ptflow/ptflow_line.h"

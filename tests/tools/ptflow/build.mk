@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Tests of tools/ptflow.
 
-UNIT_TESTS += test_ptcap_dir
-test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
-	tools/ptflow/ptcap_dir.c
-# libpt's lpt_switch_format(): what ptcap writes must parse back.
-test_ptcap_dir_LIBS := pt
-
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
 	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
 	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
 	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c
+test_ptflow_decode_LIBS := pt
 test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh

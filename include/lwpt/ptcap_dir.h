@@ -10,9 +10,14 @@
  *
  * The parsers work on memory buffers so they can be tested without files;
  * ptcap_dir_read_file() loads a file into such a buffer.
+ *
+ * Part of libpt's public API (link with -lpt, `pkg-config libpt`): ptflow
+ * and ptdump both read capture directories through it. All functions are
+ * thread-safe (no global state); errors are negated enum ptcap_dir_error
+ * codes, ptcap_dir_strerror() gives their text.
  */
-#ifndef LWPT_TOOLS_PTCAP_DIR_H
-#define LWPT_TOOLS_PTCAP_DIR_H
+#ifndef LWPT_PTCAP_DIR_H
+#define LWPT_PTCAP_DIR_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -244,4 +249,4 @@ int ptcap_dir_list_traces(const char *dir, char ***names, size_t *count);
  */
 void ptcap_dir_free_names(char **names, size_t count);
 
-#endif /* LWPT_TOOLS_PTCAP_DIR_H */
+#endif /* LWPT_PTCAP_DIR_H */

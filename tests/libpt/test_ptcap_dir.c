@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the ptcap directory reader (tools/ptflow/ptcap_dir.c)
+ * Unit tests of the ptcap directory reader of libpt (libpt/ptcap_dir.c)
  * against the grammar of Documentation/ptcap-format.rst, version 1.
  */
 #include <check.h>
@@ -12,7 +12,7 @@
 
 #include <lwpt/pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 static int parse_cfg(const char *text, struct ptcap_config *cfg, size_t *line)
 {

@@ -3,7 +3,7 @@
  * Reader for the ptcap output directory, version 1
  * (Documentation/ptcap-format.rst).
  */
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 #include <dirent.h>
 #include <errno.h>
