@@ -5,7 +5,7 @@
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
-	tools/ptcap/symfilter.c
+	tools/ptcap/symfilter.c tools/ptcap/procs.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
