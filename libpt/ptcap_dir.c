@@ -591,6 +591,163 @@ const struct ptcap_switch *ptcap_switches_at(const struct ptcap_switches *sws,
 	return &sws->sw[lo - 1];
 }
 
+/* The next blank-separated token of [*b, e) as a number; advances *b. */
+static int next_uint(const char **b, const char *e, uint64_t max, uint64_t *val)
+{
+	const char *p = skip_blanks(*b, e), *t = skip_token(p, e);
+
+	*b = t;
+	return parse_uint(p, t, max, val);
+}
+
+/* "<pid> <gen> <first-tsc> <last-tsc> <entry> <maps> <comm>" or "<pid> missing". */
+static int parse_process_line(const char *b, const char *e, struct ptcap_process *p)
+{
+	const char *t;
+	uint64_t pid, gen;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = next_uint(&b, e, INT32_MAX, &pid);
+	if (err)
+		return err;
+	p->pid = (uint32_t)pid;
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	if (token_is(b, t, "missing")) {
+		p->missing = true;
+		return skip_blanks(t, e) == e ? 0 : -PTCAP_E_SYNTAX;
+	}
+	err = next_uint(&b, e, UINT32_MAX, &gen);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->first_tsc);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->last_tsc);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->entry);
+	if (err)
+		return err;
+	p->gen = (uint32_t)gen;
+	if (p->last_tsc < p->first_tsc)
+		return -PTCAP_E_RANGE;
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	if (b == t || memchr(b, '\0', (size_t)(e - b)))
+		return -PTCAP_E_SYNTAX;
+	p->maps = strndup(b, (size_t)(t - b));
+	b = skip_blanks(t, e);
+	p->comm = strndup(b, (size_t)(e - b));
+	if (!p->maps || !p->comm) {
+		free(p->maps);
+		free(p->comm);
+		return -PTCAP_E_NOMEM;
+	}
+	return 0;
+}
+
+/* By pid, then generation (file order breaks ties). */
+static int cmp_process(const void *a, const void *b)
+{
+	const struct ptcap_process *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return 0;
+}
+
+int ptcap_processes_parse(const char *text, size_t len,
+			  struct ptcap_processes *ps, size_t *line)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t cap = 0;
+	int err;
+
+	if (line)
+		*line = 0;
+	if (!ps)
+		return -PTCAP_E_INVAL;
+	ps->p = NULL;
+	ps->n = 0;
+	if (!text)
+		return -PTCAP_E_INVAL;
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	err = check_magic(&cur, PTCAP_PROCESSES_MAGIC);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+		if (ps->n == cap) {
+			size_t ncap = cap ? 2 * cap : 32;
+			struct ptcap_process *n = realloc(ps->p, ncap * sizeof(*n));
+
+			if (!n) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			ps->p = n;
+			cap = ncap;
+		}
+		err = parse_process_line(b, e, &ps->p[ps->n]);
+		if (!err)
+			ps->n++;
+	}
+	if (err) {
+		if (line)
+			*line = cur.lineno ? cur.lineno : 1;
+		ptcap_processes_free(ps);
+		return err;
+	}
+	if (ps->n)
+		qsort(ps->p, ps->n, sizeof(*ps->p), cmp_process);
+	return 0;
+}
+
+void ptcap_processes_free(struct ptcap_processes *ps)
+{
+	size_t i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->n; i++) {
+		free(ps->p[i].maps);
+		free(ps->p[i].comm);
+	}
+	free(ps->p);
+	ps->p = NULL;
+	ps->n = 0;
+}
+
+const struct ptcap_process *ptcap_processes_find(const struct ptcap_processes *ps,
+						 uint32_t pid, size_t *ngen)
+{
+	size_t lo = 0, hi, k;
+
+	if (ngen)
+		*ngen = 0;
+	if (!ps || !ps->p)
+		return NULL;
+	hi = ps->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ps->p[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ps->n || ps->p[lo].pid != pid)
+		return NULL;
+	for (k = lo; k < ps->n && ps->p[k].pid == pid; k++)
+		;
+	if (ngen)
+		*ngen = k - lo;
+	return &ps->p[lo];
+}
+
 /* Join @dir and @name into a malloc'ed path; @dir may be NULL. */
 static char *join_path(const char *dir, const char *name)
 {

@@ -29,6 +29,7 @@
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"
+#include "tools/ptflow/ptflow_sys.h"
 
 #ifndef LWPT_VERSION
 #define LWPT_VERSION	"unknown"	/* the Makefile passes the package's */
@@ -501,11 +502,56 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
 }
 
 /*
+ * A system-wide capture (ptflow_sys.h): load every trace, split them by
+ * thread, decode each piece with its process's image. Returns 0 or -1.
+ */
+static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir,
+		      char **names, size_t count)
+{
+	uint8_t **bufs = calloc(count, sizeof(*bufs));
+	size_t *lens = calloc(count, sizeof(*lens)), i;
+	int ret = 0;
+
+	if (!bufs || !lens) {
+		fprintf(stderr, "%s: out of memory\n", pf->prog);
+		ret = -1;
+	}
+	for (i = 0; !ret && i < count; i++) {
+		char *path;
+
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			ret = -1;
+			break;
+		}
+		if (load_trace(pf, path, 0, 0, &bufs[i], &lens[i]))
+			ret = -1;
+		free(path);
+	}
+	if (!ret)
+		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count);
+	for (i = 0; !ret && i < count; i++) {
+		if (!pf->opt.quiet && !pf->opt.report)
+			printf("[trace %s]\n", names[i]);
+		if (ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
+			ret = -1;
+	}
+	if (!ret && ptflow_sys_finish(sys, pf))
+		ret = -1;
+	for (i = 0; bufs && i < count; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(lens);
+	return ret;
+}
+
+/*
  * Decode every trace of a ptcap directory, or those of the threads
- * --pid/--tid select (@sel_pid, @sel_tid; -1: any). Returns 0 or -1.
+ * --pid/--tid select (@sel_pid, @sel_tid; -1: any). A system-wide capture
+ * (a `processes` file) is decoded per process, its state left in *@sysp
+ * for the caller to free after the views are written. Returns 0 or -1.
  */
 static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
-			 int64_t sel_tid)
+			 int64_t sel_tid, struct ptflow_sys **sysp)
 {
 	size_t count, i, cfg_len = 0, chosen = 0;
 	char **names, *cfg = NULL;
@@ -529,6 +575,14 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		ptcap_dir_free_names(names, count);
 		free(cfg);
 		return -1;
+	}
+	err = ptflow_sys_open(pf, dir, sel_pid, sel_tid, sysp);
+	if (err <= 0) {
+		if (!err)
+			err = decode_sys(pf, *sysp, dir, names, count);
+		ptcap_dir_free_names(names, count);
+		free(cfg);
+		return err;
 	}
 
 	for (i = 0; i < count; i++) {
@@ -634,6 +688,7 @@ int main(int argc, char **argv)
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
 	int64_t sel_pid = -1, sel_tid = -1;
+	struct ptflow_sys *sys = NULL;
 	FILE *export_file = NULL;
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
@@ -856,7 +911,7 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid)) {
+	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid, &sys)) {
 		goto out;
 	}
 
@@ -891,6 +946,8 @@ out:
 		fprintf(stderr, "ptflow: write error: %s\n", strerror(errno));
 		ret = PTFLOW_EXIT_USAGE;
 	}
+	/* The views keep names of the processes' symbols until written. */
+	ptflow_sys_free(sys, &pf);
 	ptflow_fini(&pf);
 	return ret;
 }

@@ -7,7 +7,11 @@
 #include "tools/ptflow/ptflow_decode.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
+
+/* drain_events(): the span callback said PTFLOW_SPAN_SKIP. */
+#define PTFLOW_STATUS_SKIP	INT_MIN
 
 int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 {
@@ -89,7 +93,12 @@ static bool views_on(const struct ptflow *pf)
 /* Whether the flow (instructions and events) is printed. */
 static bool flow_on(const struct ptflow *pf)
 {
-	return !pf->opt.quiet && !views_on(pf);
+	return !pf->opt.quiet && !views_on(pf) && !pf->mute;
+}
+
+void ptflow_line_sync(struct ptflow *pf)
+{
+	ptflow_line_flush(&pf->line);
 }
 
 int ptflow_views_start(struct ptflow *pf)
@@ -362,6 +371,8 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 static void one_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		     const struct pt_insn *insn, uint64_t off)
 {
+	if (pf->mute)
+		return;
 	pf->insns++;
 	if (flow_on(pf))
 		print_insn(pf, dec, insn, off);
@@ -378,6 +389,10 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 {
 	bool have_ip = insn && insn->ip;
 
+	if (pf->mute) {
+		pf->muted_errors++;
+		return;
+	}
 	pf->errors++;
 	if (flow_on(pf)) {
 		ptflow_line_flush(&pf->line);
@@ -487,12 +502,16 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 		default:
 			break;
 		}
+		/* A new span: the caller may switch thread and image. */
+		if (pf->span_cb && (ev.type == ptev_enabled || ev.type == ptev_overflow) &&
+		    pf->span_cb(pf, dec, dec_offset(dec)) == PTFLOW_SPAN_SKIP)
+			return PTFLOW_STATUS_SKIP;
 		/* Status updates repeat known state after a PSB+. */
 		if (ev.status_update)
 			continue;
 		if (flow_on(pf))
 			print_event(pf, &ev, off);
-		else if (views_on(pf))
+		else if (views_on(pf) && !pf->mute)
 			view_event(pf, dec, &ev);
 	}
 	return status;
@@ -500,7 +519,8 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 
 /*
  * Decode from the current sync point until an error or the end of the
- * trace. Returns 0 at a clean end of trace, else the error (reported).
+ * trace. Returns 0 at a clean end of trace, 1 when the span callback
+ * skipped a span (go on at the next PSB), else the error (reported).
  */
 static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		      int status)
@@ -508,11 +528,16 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 	uint64_t last_off = dec_offset(dec), stuck = 0;
 	bool enabled = false;
 
+	/* After a sync the decoder may be inside a span (PSB+ with FUP). */
+	if (pf->span_cb && pf->span_cb(pf, dec, last_off) == PTFLOW_SPAN_SKIP)
+		return 1;
 	for (;;) {
 		struct pt_insn insn;
 		uint64_t off;
 
 		status = drain_events(pf, dec, status, &enabled);
+		if (status == PTFLOW_STATUS_SKIP)
+			return 1;
 		if (status < 0) {
 			report(pf, dec_offset(dec), run_error_text(status),
 			       NULL);
@@ -606,7 +631,7 @@ static void check_tail(struct ptflow *pf, const struct pt_config *config)
 }
 
 /* Start the views for the trace of thread @pf->thread. */
-static int view_begin(struct ptflow *pf)
+int ptflow_view_begin(struct ptflow *pf)
 {
 	if (pf->opt.report) {
 		pf->calls.report = ptflow_report_alloc();
@@ -622,7 +647,7 @@ nomem:
 }
 
 /* End the views of one trace: its report is printed and added up. */
-static int view_end(struct ptflow *pf)
+int ptflow_view_end(struct ptflow *pf)
 {
 	int err = ptflow_calls_end(&pf->calls);
 
@@ -662,7 +687,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 		return -1;
 	if (!pf->have_clock && ptflow_views_start(pf))
 		return -1;
-	if (views_on(pf) && view_begin(pf))
+	if (views_on(pf) && !pf->own_views && ptflow_view_begin(pf))
 		return -1;
 	dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
@@ -713,7 +738,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 		check_tail(pf, &config);
 	ptflow_line_flush(&pf->line);
 	pt_insn_free_decoder(dec);
-	if (views_on(pf))
-		return view_end(pf);
+	if (views_on(pf) && !pf->own_views)
+		return ptflow_view_end(pf);
 	return 0;
 }
