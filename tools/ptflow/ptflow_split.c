@@ -284,17 +284,16 @@ static void choose_gen(struct ptflow_span *s, const struct ptcap_process *g, siz
 			by_exec = true;
 		}
 	if (!by_exec) {
+		/* Before the exec into its first generation: other code. */
+		if (exec[0] != UINT64_MAX) {
+			s->kind = PTFLOW_OWNER_EXEC;
+			return;
+		}
 		for (k = 0; k < n; k++)
 			if (g[k].first_tsc <= t)
 				best = k;
-		if (best == SIZE_MAX) {
-			/* Before ptcap's first read: before its exec? */
-			if (exec[0] != UINT64_MAX) {
-				s->kind = PTFLOW_OWNER_EXEC;
-				return;
-			}
-			best = 0;
-		}
+		if (best == SIZE_MAX)
+			best = 0;	/* before ptcap's first read */
 	}
 	/* A later generation whose exec was not seen may have begun. */
 	if (best + 1 < n && exec[best + 1] == UINT64_MAX && t > g[best].last_tsc) {

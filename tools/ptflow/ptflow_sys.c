@@ -58,6 +58,7 @@ struct ptflow_sys {
 	int action;			/* its enum ptflow_span_action */
 	uint32_t printed_tid;		/* last thread labelled in the flow */
 	bool printed;
+	size_t last_decoded;		/* span decoded last, SIZE_MAX none */
 	struct sys_count count;
 };
 
@@ -348,13 +349,16 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 			why = "out of memory";
 			goto skip;
 		}
-	} else if (!pf->opt.quiet && (!sys->printed || sys->printed_tid != s->tid)) {
+	} else if (!pf->opt.quiet && (!sys->printed || sys->printed_tid != s->tid ||
+				      sys->last_decoded + 1 != i)) {
+		/* A new thread, or the same after a span not shown. */
 		ptflow_line_sync(pf);
 		fprintf(pf->out, "[thread %" PRIu32 "/%" PRIu32 " %s]\n", s->pid, s->tid,
 			p->comm);
 		sys->printed = true;
 		sys->printed_tid = s->tid;
 	}
+	sys->last_decoded = i;
 	return sys->action = PTFLOW_SPAN_DECODE;
 skip:
 	pf->mute = true;
@@ -379,6 +383,7 @@ int ptflow_sys_decode(struct ptflow_sys *sys, struct ptflow *pf, size_t i,
 	sys->span = SIZE_MAX;
 	sys->action = PTFLOW_SPAN_DECODE;
 	sys->printed = false;
+	sys->last_decoded = SIZE_MAX;
 	pf->span_cb = sys_span;
 	pf->span_ctx = sys;
 	pf->own_views = true;

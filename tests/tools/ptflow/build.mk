@@ -12,6 +12,12 @@ test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
 
+# Splitting a system-wide capture by thread (issue 15 point 5).
+UNIT_TESTS += test_ptflow_split
+test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \
+	tools/ptflow/ptflow_split.c
+test_ptflow_split_LIBS := pt
+
 # ptflow's line formatter (tools/ptflow/ptflow_line.h) against printf.
 UNIT_TESTS += test_ptflow_line
 test_ptflow_line_SRCS := tests/tools/ptflow/test_ptflow_line.c
