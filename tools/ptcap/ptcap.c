@@ -147,8 +147,9 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "      --version          print the lwpt version\n"
 "\n"
-"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
-"(Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
+"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt;\n"
+"with -a also DIR/processes and DIR/maps.<pid>.<gen>, the maps of every process\n"
+"that ran (Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
 }
 
 static uint64_t parse_u64(const char *opt, const char *s, bool suffix)

@@ -57,7 +57,8 @@ static void usage(FILE *f, const char *prog)
 "                                       addresses, or relative to <base>.\n"
 "  --raw <file>[:<from>[-<to>]]:<base>  load bytes of <file> at address <base>.\n"
 "  <ptcap-directory>                    decode every *.pt file of a ptcap directory\n"
-"                                       with its config and maps files.\n"
+"                                       with its config and maps files (ptcap -a:\n"
+"                                       each process's pieces with its own maps).\n"
 "  --jitdump <file>                     load the code and names of a jitdump\n"
 "                                       (jit-<pid>.dump, perf's format).\n"
 "  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
@@ -87,7 +88,8 @@ static void usage(FILE *f, const char *prog)
 "                                       (Perfetto, chrome://tracing, speedscope).\n"
 "  --tsc-freq <hz>                      TSC frequency for times in ns.\n"
 "  --pid <pid>, --tid <tid>             decode only the per-thread traces of\n"
-"                                       that process or thread.\n"
+"                                       that process or thread, or its pieces of\n"
+"                                       a system-wide capture (ptcap -a).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
