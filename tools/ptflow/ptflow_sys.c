@@ -24,7 +24,8 @@ struct sys_image {
 /* One thread's views state, swapped into pf->calls while it runs. */
 struct sys_thread {
 	uint32_t pid, tid;
-	char label[48];			/* "comm pid/tid" */
+	char label[48];			/* "comm pid/tid": report, flow */
+	char id[24];			/* "pid/tid": --calls column, track */
 	struct ptflow_calls calls;
 };
 
@@ -266,9 +267,13 @@ static int sys_thread(struct ptflow_sys *sys, struct ptflow *pf, const struct pt
 		sys->thr[t].tid = s->tid;
 		snprintf(sys->thr[t].label, sizeof(sys->thr[t].label), "%.15s %" PRIu32 "/%" PRIu32,
 			 comm && *comm ? comm : "?", s->pid, s->tid);
+		snprintf(sys->thr[t].id, sizeof(sys->thr[t].id), "%" PRIu32 "/%" PRIu32,
+			 s->pid, s->tid);
 		sys->nthr++;
 		pf->calls = sys->tmpl;
-		pf->thread = sys->thr[t].label;
+		/* The --calls column is 10 wide: pid/tid there, comm in the
+		 * [thread] lines and report titles. */
+		pf->thread = sys->thr[t].id;
 		pf->pid = s->pid;
 		pf->tid = s->tid;
 		if (ptflow_view_begin(pf))
