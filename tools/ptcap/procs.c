@@ -249,6 +249,24 @@ static int proc_read(struct procs_proc *p, uint64_t tsc)
 	return 0;
 }
 
+/*
+ * Whether @p still runs the program of its last generation: the same
+ * /proc/PID/exe. One readlink(), so that a drain that names many known
+ * processes stays cheap (ptcap -a traces its own code too).
+ */
+static bool proc_same_exec(const struct procs_proc *p)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return true;	/* gone (or a kernel thread): nothing new */
+	exe[n] = '\0';
+	return !strcmp(exe, p->gen[p->ngen - 1].exe);
+}
+
 int ptcap_procs_note(struct ptcap_procs *ps, pid_t pid, uint64_t tsc)
 {
 	struct procs_proc *p;
@@ -261,6 +279,11 @@ int ptcap_procs_note(struct ptcap_procs *ps, pid_t pid, uint64_t tsc)
 	if (p->round == ps->round && p->ngen)
 		return 0;
 	p->round = ps->round;
+	/* Known and not execed since: only the time it was seen current. */
+	if (p->ngen && proc_same_exec(p)) {
+		p->gen[p->ngen - 1].last_tsc = tsc;
+		return 0;
+	}
 	return proc_read(p, tsc);
 }
 

@@ -47,11 +47,12 @@ void ptcap_procs_round(struct ptcap_procs *ps);
  * @tsc: the time stamp counter now (RDTSC), the clock of the switch
  *       records: the generation read is known to be current at @tsc.
  *
- * A process seen for the first time gets generation 0. A process whose
- * exec identity (the executable's path and the start address of its user
- * code, AT_ENTRY or its interpreter's entry point) changed since the last
- * read gets a new generation; otherwise mappings added since (dlopen) are
- * added to the current generation. A process that cannot be read (gone) is
+ * A process seen for the first time is read whole (maps, comm, entry):
+ * generation 0. A known process is checked with one readlink() of
+ * /proc/PID/exe: when the executable changed (it called execve) it is
+ * read whole again as a new generation, else only the generation's
+ * last-seen time moves (its mappings are read again at the end,
+ * ptcap_procs_refresh()). A process that cannot be read (gone) is
  * remembered as missing when it has no generation yet.
  *
  * Return: 0, or -ENOMEM.

@@ -1000,13 +1000,16 @@ static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned 
 					die("%s/switches: record too long", dir);
 				fputs(line, f);
 				/*
-				 * -a: the maps of every process that ran, read
-				 * now (procs.h); the TSC says since when they
-				 * are known to be current.
+				 * -a: the maps of every user process that ran,
+				 * read now (procs.h); the TSC says since when
+				 * they are known to be current.
 				 */
-				if (procs &&
-				    (ptcap_procs_note(procs, recs[k].prev_pid, __rdtsc()) ||
-				     ptcap_procs_note(procs, recs[k].next_pid, __rdtsc())))
+				if (procs && ((!(recs[k].flags & (LWPT_PT_SW_PREV_IDLE |
+								   LWPT_PT_SW_PREV_KTHREAD)) &&
+					       ptcap_procs_note(procs, recs[k].prev_pid, __rdtsc())) ||
+					      (!(recs[k].flags & (LWPT_PT_SW_NEXT_IDLE |
+								   LWPT_PT_SW_NEXT_KTHREAD)) &&
+					       ptcap_procs_note(procs, recs[k].next_pid, __rdtsc()))))
 					die("out of memory");
 			}
 			tf[i].switches += (uint64_t)n;

@@ -15,7 +15,7 @@
 . /lwpt/lib.sh
 
 A=/bin/trace_flow_prog
-B="/bin/pt_flow_long 400"
+B="/bin/pt_flow_long 200"
 
 gt() { # OUT PROG...
 	out=$1
@@ -35,7 +35,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 # MTC every 2^3 CTC ticks (SDM 33.3.6): a time inside most pieces, so that
 # the switch records name their thread (ptflow.rst).
 rm -rf /tmp/sys
-ptcap -a --mtc=3 --size=32M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+ptcap -a --mtc=3 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 cap=$!
 i=0
 while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
@@ -47,6 +47,14 @@ env -i /bin/norandom /bin/taskset -c 0 $A >/dev/null 2>&1 &
 pa=$!
 env -i /bin/norandom /bin/taskset -c 0 $B >/dev/null 2>&1 &
 pb=$!
+ok "ptcap -a started; A and B run on CPU 0 (slow: the model traces every process)"
+# Say something now and then: the VM's watchdog wants output.
+t=0
+while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
+	sleep 5
+	t=$((t + 5))
+	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
+done
 wait $pa
 wait $pb
 sleep 0.2
