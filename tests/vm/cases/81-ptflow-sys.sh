@@ -54,6 +54,7 @@ while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
 	sleep 5
 	t=$((t + 5))
 	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
+	[ $t -lt 2400 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
 done
 wait $pa
 wait $pb
