@@ -29,6 +29,11 @@ UNIT_TESTS += test_ptcap_symfilter
 test_ptcap_symfilter_SRCS := tests/tools/ptcap/test_ptcap_symfilter.c tools/ptcap/symfilter.c
 test_ptcap_symfilter_LDLIBS := -lelf
 
+# ptcap -a's process records on this host's own processes (procs.c).
+UNIT_TESTS += test_ptcap_procs
+test_ptcap_procs_SRCS := tests/tools/ptcap/test_ptcap_procs.c tools/ptcap/procs.c
+test_ptcap_procs_LIBS := pt
+
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh
 endif
