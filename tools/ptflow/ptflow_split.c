@@ -295,8 +295,13 @@ static void choose_gen(struct ptflow_span *s, const struct ptcap_process *g, siz
 		if (best == SIZE_MAX)
 			best = 0;	/* before ptcap's first read */
 	}
-	/* A later generation whose exec was not seen may have begun. */
-	if (best + 1 < n && exec[best + 1] == UINT64_MAX && t > g[best].last_tsc) {
+	/*
+	 * After the last read that found @best, while a later generation
+	 * exists: the process execed in between, maybe more than once (a
+	 * program never read); the exec seen into the next one says only
+	 * when the last of those happened.
+	 */
+	if (best + 1 < n && t > g[best].last_tsc) {
 		s->kind = PTFLOW_OWNER_EXEC;
 		return;
 	}

@@ -126,9 +126,9 @@ void ptflow_split_owner(const struct ptcap_switches *sws, uint32_t cpu,
  * such an exec, it uses the last generation ptcap found at or before its
  * time (the first one before any read). A span is PTFLOW_OWNER_EXEC when
  * its time falls before the exec of its process's first generation, or
- * between the last read of one generation and the first read of the next
- * with no exec seen; PTFLOW_OWNER_NO_MAPS when its process is missing or
- * not listed.
+ * after the last read of its generation while a later one exists (the
+ * process execed in between, maybe into a program never read);
+ * PTFLOW_OWNER_NO_MAPS when its process is missing or not listed.
  *
  * Return: 0, or -1 when out of memory.
  */

@@ -250,7 +250,7 @@ START_TEST(gens)
 	ck_assert_int_eq(ptcap_processes_parse(text, strlen(text), &ps, NULL), 0);
 	s[0] = owned(10, 800, 0x402000);	/* exec into gen 1 seen at 800 */
 	s[1] = owned(10, 850, 0x402100);	/* after it: gen 1 */
-	s[2] = owned(10, 700, 0x401100);	/* before it, after a read: gen 0 */
+	s[2] = owned(10, 550, 0x401100);	/* before it, in a read: gen 0 */
 	s[3] = owned(10, 300, 0x401100);	/* before any read: gen 0 */
 	s[4] = owned(20, 300, 0x1);		/* missing */
 	s[5] = owned(30, 300, 0x1);		/* not listed */
@@ -270,6 +270,15 @@ START_TEST(gens)
 	ck_assert_int_eq(s[7].kind, PTFLOW_OWNER_THREAD);
 	ck_assert_uint_eq(s[7].gen, 1);
 	ck_assert_uint_eq(s[8].gen, 0);
+
+	/* Between the last read of gen 0 and the exec into gen 1 (seen):
+	 * another program may have run (execed, never read). */
+	s[0] = owned(10, 800, 0x402000);
+	s[1] = owned(10, 700, 0x401100);
+	sp.n = 2;
+	ck_assert_int_eq(ptflow_split_gens(&ps, &sp, 1), 0);
+	ck_assert_uint_eq(s[0].gen, 1);
+	ck_assert_int_eq(s[1].kind, PTFLOW_OWNER_EXEC);
 
 	/* An exec into the first generation seen: earlier pieces are not it. */
 	s[0] = owned(40, 120, 0x1000);
