@@ -32,10 +32,12 @@ gt /tmp/gt_b.txt $B || exit 1
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 	fail "insmod" || exit 1
 
-# MTC every 2^3 CTC ticks (SDM 33.3.6): a time inside most pieces, so that
-# the switch records name their thread (ptflow.rst).
+# MTC every 2^6 ART ticks (SDM 33.3.6): a time inside most pieces, so that
+# the switch records name their thread (ptflow.rst). Not finer: the model
+# writes one MTC per ART edge between two single-stepped instructions
+# (pt-model.rst, "Timing"). ptcap on CPU 1, away from A and B.
 rm -rf /tmp/sys
-ptcap -a --mtc=3 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+taskset -c 1 ptcap -a --mtc=6 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 cap=$!
 i=0
 while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
@@ -72,11 +74,15 @@ done
 ok "ptcap -a: $(grep -vc '^#' /tmp/sys/processes) process line(s), A=$pa B=$pb: $(grep -E "^($pa|$pb) " /tmp/sys/processes | tr '\n' ';')"
 cat /tmp/sys.err
 
+# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h); the
+# config has the VM's CPUID (QEMU's), which need not be the model's.
+TIMING="--cpuid-0x15.eax 2 --cpuid-0x15.ebx 334"
+
 # check NAME PID GT: ptflow --pid PID's flow, cut into pieces at its
 # "[thread" lines (a new thread, or the same after a piece not shown),
 # each piece a contiguous part of GT after the previous one.
 check() {
-	ptflow --no-inst --no-symbols --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
+	ptflow --no-inst --no-symbols $TIMING --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
 	frc=$?
 	cat /tmp/sysflow.err
 	[ $frc -eq 0 ] || fail "$1: ptflow --pid $2: status $frc" || return 1
@@ -106,7 +112,7 @@ check A $pa /tmp/gt_a.txt || exit 1
 check B $pb /tmp/gt_b.txt || exit 1
 
 # The two interleaved on CPU 0: pieces of both, in turn.
-ptflow --no-inst --no-symbols /tmp/sys 2>/dev/null |
+ptflow --no-inst --no-symbols $TIMING /tmp/sys 2>/dev/null |
 	awk -v a=$pa -v b=$pb '/^\[trace cpu0/ { on = 1; next } /^\[trace/ { on = 0 }
 		on && /^\[thread / { split($2, t, "/"); if ((t[1] == a || t[1] == b) && t[1] != last) { n++; last = t[1] } }
 		END { print n + 0 }' >/tmp/turns
@@ -114,12 +120,13 @@ turns=$(cat /tmp/turns)
 [ "$turns" -ge 3 ] || fail "A and B did not interleave on CPU 0 ($turns turns)" || exit 1
 ok "A and B took $turns turns on CPU 0"
 
-# --calls labels lines with the thread (comm pid/tid); --report per thread.
-ptflow --calls --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
+# --calls labels lines with the thread (pid/tid); --report per thread
+# ("[report comm pid/tid: ...]").
+ptflow --calls $TIMING --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
 	fail "--calls --pid $pa" || exit 1
-grep -q "trace_flow_pro[a-z]* $pa/$pa" /tmp/syscalls.out ||
-	fail "--calls: no line of trace_flow_prog $pa/$pa: $(head -n 3 /tmp/syscalls.out)" || exit 1
-ptflow --report /tmp/sys >/tmp/sysrep.out 2>/dev/null
+grep -qE "^ *[0-9]+  $pa/$pa +  " /tmp/syscalls.out ||
+	fail "--calls: no line of thread $pa/$pa: $(head -n 3 /tmp/syscalls.out)" || exit 1
+ptflow --report $TIMING /tmp/sys >/tmp/sysrep.out 2>/dev/null
 grep -q "^\[report .*$pb/$pb" /tmp/sysrep.out ||
 	fail "--report: no table of $pb: $(grep '^\[report' /tmp/sysrep.out | head -n 5)" || exit 1
 ok "--calls and --report per thread: $(grep -c '^\[report' /tmp/sysrep.out) table(s)"
