@@ -45,11 +45,28 @@ while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 [ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
+# ptcap reads a process at the first drain of the switch records that
+# names it; on the model ptcap is single-stepped too and drains seconds
+# apart, longer than A or B live. So each is stopped (SIGSTOP: no user
+# code runs, its flow is unchanged) once it runs its program, until ptcap
+# has drained a few times, then continued. Up to then it ran env, norandom
+# and taskset under the same pid: earlier exec generations.
+stop_at() { # PID PROG
+	i=0
+	while [ -d /proc/$1 ] && [ "$(readlink /proc/$1/exe)" != "$2" ] && [ $i -lt 2000 ]; do
+		i=$((i + 1))
+	done
+	kill -STOP $1 2>/dev/null
+}
 env -i /bin/norandom /bin/taskset -c 0 $A >/dev/null 2>&1 &
 pa=$!
+stop_at $pa /bin/trace_flow_prog
 env -i /bin/norandom /bin/taskset -c 0 $B >/dev/null 2>&1 &
 pb=$!
-ok "ptcap -a started; A and B run on CPU 0 (slow: the model traces every process)"
+stop_at $pb /bin/pt_flow_long
+sleep 10
+kill -CONT $pa $pb
+ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
 # Say something now and then: the VM's watchdog wants output.
 t=0
 while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
