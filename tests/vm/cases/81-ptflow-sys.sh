@@ -47,36 +47,41 @@ done
 [ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
 # ptcap reads a process at the first drain of the switch records that
 # names it; on the model ptcap is single-stepped too and drains seconds
-# apart, longer than A or B live. So each is stopped (SIGSTOP: no user
-# code runs, its flow is unchanged) once it runs its program, until ptcap
-# has drained a few times, then continued. Up to then it ran env, norandom
-# and taskset under the same pid: earlier exec generations.
-stop_at() { # PID PROG
+# apart, longer than A or B live. So each starts stopped at its exec
+# (pt_held: no user code runs, its flow is unchanged) until ptcap has
+# drained a few times, then is continued. Before, its pid ran env,
+# norandom, taskset and pt_held: earlier exec generations.
+held() { # PIDFILE PROG...
+	f=$1
+	shift
+	rm -f "$f"
+	env -i /bin/norandom /bin/taskset -c 0 /bin/pt_held "$f" "$@" >/dev/null 2>&1 &
 	i=0
-	while [ -d /proc/$1 ] && [ "$(readlink /proc/$1/exe)" != "$2" ] && [ $i -lt 2000 ]; do
+	while [ ! -s "$f" ] && [ $i -lt 600 ]; do
+		sleep 0.1
 		i=$((i + 1))
 	done
-	kill -STOP $1 2>/dev/null
+	[ -s "$f" ] || fail "pt_held $*: no pid" || exit 1
 }
-env -i /bin/norandom /bin/taskset -c 0 $A >/dev/null 2>&1 &
-pa=$!
-stop_at $pa /bin/trace_flow_prog
-env -i /bin/norandom /bin/taskset -c 0 $B >/dev/null 2>&1 &
-pb=$!
-stop_at $pb /bin/pt_flow_long
+held /tmp/pa.pid $A
+ja=$!
+held /tmp/pb.pid $B
+jb=$!
+pa=$(cat /tmp/pa.pid)
+pb=$(cat /tmp/pb.pid)
 sleep 10
 kill -CONT $pa $pb
 ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
 # Say something now and then: the VM's watchdog wants output.
 t=0
-while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
+while kill -0 $ja 2>/dev/null || kill -0 $jb 2>/dev/null; do
 	sleep 5
 	t=$((t + 5))
 	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
 	[ $t -lt 2400 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
 done
-wait $pa
-wait $pb
+wait $ja
+wait $jb
 sleep 0.2
 kill -INT $cap
 wait $cap
