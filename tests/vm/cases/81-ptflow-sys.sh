@@ -45,11 +45,11 @@ while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 [ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
-# ptcap reads a process at the first drain of the switch records that
-# names it; on the model ptcap is single-stepped too and drains seconds
-# apart, longer than A or B live. So each starts stopped at its exec
-# (pt_held: no user code runs, its flow is unchanged) until ptcap has
-# drained a few times, then is continued. Before, its pid ran env,
+# ptcap reads a process at the drain of the switch records that names it;
+# on the model ptcap is single-stepped too and drains many seconds apart,
+# longer than A or B live. So each starts stopped at its exec (pt_held: no
+# user code runs, its flow is unchanged) until ptcap has read it, then is
+# continued. Before, its pid ran env,
 # norandom, taskset and pt_held: earlier exec generations.
 held() { # PIDFILE PROG...
 	f=$1
@@ -69,7 +69,21 @@ held /tmp/pb.pid $B
 jb=$!
 pa=$(cat /tmp/pa.pid)
 pb=$(cat /tmp/pb.pid)
-sleep 10
+# ptcap reads a pid right after writing the switch line that names it;
+# a line is in the file once a later write flushed stdio's buffer: a line
+# naming each, then the file growing once more, means ptcap has read both.
+named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
+i=0
+while ! { named $pa && named $pb; } && [ $i -lt 600 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+size=$(wc -c </tmp/sys/switches)
+while [ "$(wc -c </tmp/sys/switches)" = "$size" ] && [ $i -lt 600 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+[ $i -lt 600 ] || echo "note: ptcap did not name A and B in 600 s"
 kill -CONT $pa $pb
 ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
 # Say something now and then: the VM's watchdog wants output.
