@@ -133,6 +133,38 @@ rc=$?
 grep -v "^\\[" "$tmp/syscalls" | calls_text >"$tmp/syscalls.txt"
 cmp -s "$tmp/gt_calls" "$tmp/syscalls.txt" && grep -q '^ *[0-9]*  100/100  ' "$tmp/syscalls" && pass ||
 	fail "system-wide --calls: $(diff "$tmp/gt_calls" "$tmp/syscalls.txt" | head -n 4)"
+# Corrupt traces and random switch records between two processes with the
+# same maps: never a crash, an exit status above 1 or a timeline that does
+# not parse, whatever is selected.
+printf 'lwpt-ptcap-processes 1\n100 0 0 0 0x0 maps.100.0 a\n101 0 0 0 0x0 maps.100.0 b\n' >"$sys/processes"
+size=$(wc -c <"$tmp/trace_flow_2.pt")
+bad=0
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	cp "$tmp/trace_flow_2.pt" "$sys/cpu0.pt"
+	for k in 1 2 3 4 5 6; do
+		off=$(( (seed * 7919 * k + k * 104729) % size ))
+		printf "\\$(printf %o $(( (seed * k * 37) % 256 )))" |
+			dd of="$sys/cpu0.pt" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	done
+	awk -v seed="$seed" 'BEGIN { srand(seed); print "lwpt-ptcap-switches 1"; cur = "0/0"
+		split("100/100 101/101 0/0 100/102", who, " ")
+		for (i = 0; i < 30; i++) { t += int(rand() * 3000000); n = who[1 + int(rand() * 4)]
+			print t, 0, cur, n; cur = n } }' >"$sys/switches"
+	for sel in "" "--pid 101"; do
+		# shellcheck disable=SC2086
+		timeout 120 "$PTFLOW" --calls --report --export=chrome "$tmp/s.json" $sel "$sys" \
+			>"$tmp/s.out" 2>"$tmp/s.err"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$tmp/s.err"; then
+			bad=$((bad + 1)); echo "system-wide corruption $seed $sel: rc=$rc $(head -n 3 "$tmp/s.err")"
+		elif command -v python3 >/dev/null && ! python3 -m json.tool "$tmp/s.json" >/dev/null; then
+			bad=$((bad + 1)); echo "system-wide corruption $seed $sel: JSON does not parse"
+		fi
+	done
+done
+[ $bad -eq 0 ] && pass || fail "$bad bad system-wide corruptions"
+cp "$tmp/trace_flow_2.pt" "$sys/cpu0.pt"
+printf 'lwpt-ptcap-switches 1\n0 0 0/0 100/100 prev-idle\n' >"$sys/switches"
 printf 'lwpt-ptcap-processes 1\n100 missing\n' >"$sys/processes"
 "$PTFLOW" --no-inst --no-symbols --stat "$sys" >"$tmp/sysm.out" 2>"$tmp/sysm.err"
 rc=$?
