@@ -1015,6 +1015,8 @@ static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned 
 			tf[i].switches += (uint64_t)n;
 		} while (n > 0 && pending);
 	}
+	/* The file shows what was drained (and, -a, read) so far. */
+	fflush(f);
 	return true;
 }
 
