@@ -600,6 +600,57 @@ static int next_uint(const char **b, const char *e, uint64_t max, uint64_t *val)
 	return parse_uint(p, t, max, val);
 }
 
+int ptcap_config_gaps(const char *text, size_t len, const char *file,
+		      uint64_t **gaps, size_t *count)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t flen;
+
+	if (!text || !file || !gaps || !count)
+		return -PTCAP_E_INVAL;
+	*gaps = NULL;
+	*count = 0;
+	flen = strlen(file);
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	while (next_line(&cur, &b, &e)) {
+		const char *kb = skip_blanks(b, e), *p = skip_token(kb, e);
+		uint64_t *v = NULL, off, prev = 0;
+		size_t n = 0;
+		int err = 0;
+
+		if ((size_t)(p - kb) != 5 + flen || memcmp(kb, "gaps.", 5) ||
+		    memcmp(kb + 5, file, flen))
+			continue;
+		while (skip_blanks(p, e) < e) {
+			uint64_t *nv;
+
+			err = next_uint(&p, e, UINT64_MAX, &off);
+			if (!err && n && off <= prev)
+				err = -PTCAP_E_SYNTAX;	/* ascending */
+			if (err)
+				break;
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			v = nv;
+			v[n++] = prev = off;
+		}
+		if (err) {
+			free(v);
+			return err;
+		}
+		*gaps = v;
+		*count = n;
+		return 0;
+	}
+	return 0;
+}
+
 /* "<pid> <gen> <first-tsc> <last-tsc> <entry> <maps> <comm>" or "<pid> missing". */
 static int parse_process_line(const char *b, const char *e, struct ptcap_process *p)
 {

@@ -110,6 +110,27 @@ int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
 int ptcap_config_thread(const char *text, size_t len, const char *file,
 			uint32_t *tid, uint32_t *pid);
 
+/**
+ * ptcap_config_gaps() - where losses cut a trace file's packet stream, from
+ * its "gaps.<file> <offset>..." line of a `config` file (ptcap-format.rst).
+ * @text:  the config file's contents; need not be NUL-terminated.
+ * @len:   length of @text in bytes.
+ * @file:  the trace file's name, e.g. "cpu0.pt".
+ * @gaps:  receives a malloc()ed array of byte offsets into the file,
+ *         ascending (free() it), or NULL when there is none.
+ * @count: receives the number of offsets (0: no such line).
+ *
+ * The bytes from a gap to the next PSB do not continue the packet before
+ * it (a ToPA stop ends the output mid-packet, SDM 33.2.7.2): decoders stop
+ * at a gap and synchronise again at the next PSB.
+ * Return: 0 (also when the file has no such line); -PTCAP_E_SYNTAX for an
+ * offset that is not a number or not above the one before it,
+ * -PTCAP_E_RANGE for one that does not fit 64 bits, -PTCAP_E_NOMEM,
+ * -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_config_gaps(const char *text, size_t len, const char *file,
+		      uint64_t **gaps, size_t *count);
+
 /* One line of a `maps` file: @size bytes of @path from file offset
  * @offset are mapped at virtual address @start. */
 struct ptcap_map {

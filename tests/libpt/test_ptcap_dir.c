@@ -85,6 +85,41 @@ START_TEST(config_thread_lines)
 }
 END_TEST
 
+/* gaps.<file> lines: offsets ascending, per file; none is not an error. */
+START_TEST(config_gaps)
+{
+	static const char text[] =
+		"lwpt-ptcap-config 1\n"
+		"gaps.cpu0.pt 4096 8192 12288\n"
+		"gaps.cpu10.pt 7\n"
+		"gaps.cpu1.pt 9 9\n"
+		"gaps.cpu2.pt 5 x\n"
+		"gaps.cpu3.pt\n";
+	uint64_t *g = (uint64_t *)1;
+	size_t n = 9;
+
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu0.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(g[0], 4096);
+	ck_assert_uint_eq(g[2], 12288);
+	free(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu10.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(g[0], 7);
+	free(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu5.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu3.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu1.pt", &g, &n),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu2.pt", &g, &n),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_gaps(NULL, 0, "x", &g, &n), -PTCAP_E_INVAL);
+}
+END_TEST
+
 START_TEST(config_cpu_no_stepping_crlf)
 {
 	struct ptcap_config cfg;
@@ -546,6 +581,7 @@ static Suite *ptcap_dir_suite(void)
 
 	tcase_add_test(tc, config_full);
 	tcase_add_test(tc, config_thread_lines);
+	tcase_add_test(tc, config_gaps);
 	tcase_add_test(tc, config_cpu_no_stepping_crlf);
 	tcase_add_test(tc, config_empty_body);
 	tcase_add_test(tc, config_bad_magic);

@@ -504,11 +504,38 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
 }
 
 /*
+ * Set @pf->gaps for trace file @name from its config's gaps.<name> line
+ * (ptcap-format.rst); gaps_clear() frees them. Returns 0 or -1 (said).
+ */
+static int gaps_set(struct ptflow *pf, const char *cfg, size_t cfg_len,
+		    const char *dir, const char *name)
+{
+	uint64_t *g = NULL;
+	size_t n = 0;
+	int err = cfg ? ptcap_config_gaps(cfg, cfg_len, name, &g, &n) : 0;
+
+	if (err) {
+		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, 0);
+		return -1;
+	}
+	pf->gaps = g;
+	pf->ngaps = n;
+	return 0;
+}
+
+static void gaps_clear(struct ptflow *pf)
+{
+	free((void *)pf->gaps);
+	pf->gaps = NULL;
+	pf->ngaps = 0;
+}
+
+/*
  * A system-wide capture (ptflow_sys.h): load every trace, split them by
  * thread, decode each piece with its process's image. Returns 0 or -1.
  */
 static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir,
-		      char **names, size_t count)
+		      char **names, size_t count, const char *cfg, size_t cfg_len)
 {
 	uint8_t **bufs = calloc(count, sizeof(*bufs));
 	size_t *lens = calloc(count, sizeof(*lens)), i;
@@ -534,8 +561,10 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir
 	for (i = 0; !ret && i < count; i++) {
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
-		if (ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
+		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		    ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
 			ret = -1;
+		gaps_clear(pf);
 	}
 	if (!ret && ptflow_sys_finish(sys, pf))
 		ret = -1;
@@ -581,7 +610,7 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 	err = ptflow_sys_open(pf, dir, sel_pid, sel_tid, sysp);
 	if (err <= 0) {
 		if (!err)
-			err = decode_sys(pf, *sysp, dir, names, count);
+			err = decode_sys(pf, *sysp, dir, names, count, cfg, cfg_len);
 		ptcap_dir_free_names(names, count);
 		free(cfg);
 		return err;
@@ -604,8 +633,10 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		}
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
-		if (decode_file(pf, path, 0, 0, names[i]))
+		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		    decode_file(pf, path, 0, 0, names[i]))
 			ret = -1;
+		gaps_clear(pf);
 		pf->thread = "-";
 		free(path);
 	}

@@ -118,6 +118,16 @@ struct ptflow {
 	bool own_views;
 	bool mute;			/* decode without output or counts */
 	uint64_t muted_errors;		/* decode errors while @mute */
+	/*
+	 * Where losses cut the next ptflow_decode_buffer()'s packet stream
+	 * (ptcap_config_gaps(): byte offsets, ascending), set by the caller;
+	 * @seg_base and @seg_cut describe the piece being decoded.
+	 */
+	const uint64_t *gaps;
+	size_t ngaps;
+	uint64_t seg_base;		/* offset of the piece in the trace */
+	bool seg_cut;			/* the piece ends at a gap */
+	uint64_t gaps_seen;		/* gaps met, all traces */
 };
 
 /* What @span_cb wants done with the span the decoder enters. */
@@ -214,6 +224,12 @@ void ptflow_line_sync(struct ptflow *pf);
  * instructions and events go to the call tracker as the thread
  * @pf->thread (pid @pf->pid, tid @pf->tid), and --report prints the
  * trace's table at its end.
+ *
+ * A trace with gaps (@pf->gaps: a loss ended the output mid-packet, e.g. a
+ * ToPA stop, SDM 33.2.7.2) is decoded piece by piece: each piece ends at a
+ * gap, which is printed as "[gap at offset 0x<off>: ...]" (a gap event
+ * for the views) and is not a decode error, and the next piece starts at
+ * the first PSB after it.
  *
  * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is
  * one decode error: printed as "[resync at offset 0x<off>: <reason>]" on
