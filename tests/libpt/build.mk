@@ -39,3 +39,9 @@ fuzz-pkt: $(O)/fuzz/fuzz_pkt
 
 # A 20-second fuzzing smoke run with every `make check-unit`.
 SCRIPT_TESTS += tests/libpt/fuzz_smoke.sh
+
+# The ptcap directory reader (libpt/ptcap_dir.c, include/lwpt/ptcap_dir.h),
+# and libpt's lpt_switch_format(): what ptcap writes must parse back.
+UNIT_TESTS += test_ptcap_dir
+test_ptcap_dir_SRCS := tests/libpt/test_ptcap_dir.c
+test_ptcap_dir_LIBS := pt

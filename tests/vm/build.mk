@@ -57,6 +57,9 @@ pt_sec_LIBS := pt
 # 66-pt-fork.sh (issue 16 point 2): a program that forks once.
 VM_PROGS += pt_fork_prog
 pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c
+# 81-ptflow-sys.sh (issue 15 point 5): run a program stopped at its exec.
+VM_PROGS += pt_held
+pt_held_SRCS := tests/vm/progs/pt_held.c
 # 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
 VM_PROGS += pt_flow_long
 pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c

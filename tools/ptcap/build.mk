@@ -5,7 +5,7 @@
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
-	tools/ptcap/symfilter.c
+	tools/ptcap/symfilter.c tools/ptcap/procs.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
@@ -28,6 +28,11 @@ test_ptcap_outdir_SRCS := tests/tools/ptcap/test_ptcap_outdir.c tools/ptcap/outd
 UNIT_TESTS += test_ptcap_symfilter
 test_ptcap_symfilter_SRCS := tests/tools/ptcap/test_ptcap_symfilter.c tools/ptcap/symfilter.c
 test_ptcap_symfilter_LDLIBS := -lelf
+
+# ptcap -a's process records on this host's own processes (procs.c).
+UNIT_TESTS += test_ptcap_procs
+test_ptcap_procs_SRCS := tests/tools/ptcap/test_ptcap_procs.c tools/ptcap/procs.c
+test_ptcap_procs_LIBS := pt
 
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh

@@ -17,13 +17,18 @@
 /* One of ptcap's file names (Documentation/ptcap-format.rst)? */
 static bool capture_file(const char *name)
 {
-	static const char *const names[] = { "config", "maps", "switches", "vdso.so" };
+	static const char *const names[] = {
+		"config", "maps", "switches", "vdso.so", "processes",
+	};
 	size_t len = strlen(name), i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return true;
 	if (len > 3 && !strcmp(name + len - 3, ".pt"))
+		return true;
+	/* ptcap -a: maps.<pid>.<gen> */
+	if (!strncmp(name, "maps.", 5) && name[5] >= '0' && name[5] <= '9')
 		return true;
 	return !strncmp(name, "snap.", 5) && name[5] >= '0' && name[5] <= '9';
 }

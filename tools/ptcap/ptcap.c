@@ -28,11 +28,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <lwpt/pt.h>
 
 #include "outcome.h"
 #include "outdir.h"
+#include "procs.h"
 #include "symfilter.h"
 
 #ifndef LWPT_VERSION
@@ -150,8 +152,9 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "      --version          print the lwpt version\n"
 "\n"
-"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt\n"
-"(Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
+"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt;\n"
+"with -a also DIR/processes and DIR/maps.<pid>.<gen>, the maps of every process\n"
+"that ran (Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
 }
 
 static uint64_t parse_u64(const char *opt, const char *s, bool suffix)
@@ -582,6 +585,37 @@ static void write_maps(const char *dir, const struct maps *m, pid_t pid, bool at
 		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->v[i].start,
 			m->v[i].end, m->v[i].offset, m->v[i].path);
 	out_close(f, dir, "maps");
+}
+
+/*
+ * -a: the maps of every process the switches named (procs.h), read once
+ * more now, with the vDSO (the same code in every process of this kernel)
+ * saved from ptcap's own; then `processes` and `maps.<pid>.<gen>`.
+ */
+static void write_processes(struct ptcap_procs *procs, const char *dir)
+{
+	struct maps self = { 0 };
+	unsigned int missing;
+	uint64_t vdso_size = 0;
+	size_t i;
+	int n;
+
+	if (ptcap_procs_refresh(procs, __rdtsc()))
+		die("out of memory");
+	if (!maps_read(getpid(), &self)) {
+		save_vdso(getpid(), dir, &self);
+		vdso_size = self.vdso_end - self.vdso_start;
+	}
+	n = ptcap_procs_write(procs, dir, vdso_size ? "vdso.so" : NULL, vdso_size, &missing);
+	if (n < 0)
+		die("%s/processes: %s", dir, strerror(-n));
+	if (missing)
+		fprintf(stderr, "ptcap: %u of %d process(es) exited before their maps could be "
+			"read: their trace cannot be decoded (see %s/processes)\n", missing, n, dir);
+	for (i = 0; i < self.n; i++)
+		free(self.v[i].path);
+	free(self.v);
+	ptcap_procs_free(procs);
 }
 
 /* ---- symbolic filters (symfilter.h) ---------------------------------- */
@@ -1015,13 +1049,15 @@ static FILE *switches_open(const char *dir)
  * Returns false if the module has no sideband (the file is then removed).
  */
 static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
-			   FILE *f, const char *dir)
+			   FILE *f, const char *dir, struct ptcap_procs *procs)
 {
 	struct lwpt_pt_switch recs[PTCAP_SWITCH_BATCH];
 	char line[LPT_SWITCH_LINE_MAX];
 	unsigned int i;
 	int n, k;
 
+	if (procs)
+		ptcap_procs_round(procs);
 	for (i = 0; i < ntf; i++) {
 		uint32_t pending;
 
@@ -1037,10 +1073,24 @@ static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned 
 				if (lpt_switch_format(line, sizeof(line), &recs[k]) < 0)
 					die("%s/switches: record too long", dir);
 				fputs(line, f);
+				/*
+				 * -a: the maps of every user process that ran,
+				 * read now (procs.h); the TSC says since when
+				 * they are known to be current.
+				 */
+				if (procs && ((!(recs[k].flags & (LWPT_PT_SW_PREV_IDLE |
+								   LWPT_PT_SW_PREV_KTHREAD)) &&
+					       ptcap_procs_note(procs, recs[k].prev_pid, __rdtsc())) ||
+					      (!(recs[k].flags & (LWPT_PT_SW_NEXT_IDLE |
+								   LWPT_PT_SW_NEXT_KTHREAD)) &&
+					       ptcap_procs_note(procs, recs[k].next_pid, __rdtsc()))))
+					die("out of memory");
 			}
 			tf[i].switches += (uint64_t)n;
 		} while (n > 0 && pending);
 	}
+	/* The file shows what was drained (and, -a, read) so far. */
+	fflush(f);
 	return true;
 }
 
@@ -1381,7 +1431,7 @@ static uint64_t snapshot(const struct opts *o, const struct lpt_cap_config *cfg,
 		ns++;
 	}
 	/* START empties the sideband rings and their lost counts: take them. */
-	if (*sw && !drain_switches(dev, tf, *ntfp, *sw, o->dir))
+	if (*sw && !drain_switches(dev, tf, *ntfp, *sw, o->dir, NULL))
 		switches_drop(sw, o->dir);
 	for (i = 0; i < *ntfp; i++) {
 		tf[i].switches_lost_before += tf[i].switches_lost;
@@ -1612,6 +1662,7 @@ int main(int argc, char **argv)
 	unsigned int ntf = 0, i;
 	bool per_thread = false, have_switches;
 	FILE *sw = NULL;
+	struct ptcap_procs *procs = NULL;
 	pid_t child = 0, target = 0;
 	int err, cstat = 0;
 	uint64_t losses, snap_losses = 0;
@@ -1734,6 +1785,10 @@ int main(int argc, char **argv)
 	} else {
 		outdir_prepare(&o);
 		err = lpt_dev_configure(dev, &cfg, &bad);
+		/* -a: every process that runs (issue 15 point 5, procs.h). */
+		procs = ptcap_procs_alloc();
+		if (!procs)
+			die("out of memory");
 	}
 	if (err) {
 		if (child)
@@ -1832,7 +1887,7 @@ int main(int argc, char **argv)
 						target ? target : child, ++nsnap);
 		}
 		/* Sideband does not touch TraceEn: drained in every mode. */
-		if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
+		if (sw && !drain_switches(dev, tf, ntf, sw, o.dir, procs))
 			switches_drop(&sw, o.dir);
 		if (t - tlast >= 1.0) {
 			progress(&o, t0, tf, ntf, false);
@@ -1847,7 +1902,7 @@ int main(int argc, char **argv)
 	/* Threads that joined (and maybe exited) while the command ran. */
 	ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 	drain(dev, tf, ntf, o.dir);
-	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir))
+	if (sw && !drain_switches(dev, tf, ntf, sw, o.dir, procs))
 		switches_drop(&sw, o.dir);
 	for (i = 0; i < ntf; i++) {
 		tf[i].switches_lost += tf[i].switches_lost_before;
@@ -1866,6 +1921,8 @@ int main(int argc, char **argv)
 	progress(&o, t0, tf, ntf, true);
 	losses = outcomes(&cfg, dev, tf, ntf, o.dir) + snap_losses;
 	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
+	if (procs)
+		write_processes(procs, o.dir);
 	write_config(&o, &cfg, dev, tf, ntf, per_thread, have_switches, losses,
 		     o.argv ? &cstat : NULL, target);
 	if (o.snapshot)

@@ -10,8 +10,7 @@ pt_SRCS += $(filter-out $(pt_SRCS),libpt/time.c)
 
 TOOLS += ptdump
 ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
-	tools/ptdump/out.c tools/ptdump/errata.c tools/ptdump/capdir.c \
-	tools/ptflow/ptcap_dir.c
+	tools/ptdump/out.c tools/ptdump/errata.c tools/ptdump/capdir.c
 ptdump_LIBS := pt
 MANPAGES += tools/ptdump/ptdump.1
 SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh

@@ -2,11 +2,11 @@
 /*
  * ptdump on a ptcap directory: DIR/config as the defaults of the decoder
  * options (issue 15 point 7). The config is parsed by the ptcap directory
- * reader that ptflow uses (tools/ptflow/ptcap_dir.c), so both read the
+ * reader of libpt that ptflow uses (include/lwpt/ptcap_dir.h), so both read the
  * format of Documentation/ptcap-format.rst the same way.
  */
 #include "tools/ptdump/capdir.h"
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 #include <errno.h>
 #include <stdio.h>

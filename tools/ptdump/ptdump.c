@@ -19,7 +19,7 @@
 #include "tools/ptdump/errata.h"
 #include "tools/ptdump/options.h"
 #include "tools/ptdump/out.h"
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 #include <lwpt/pt_pkt.h>
 #include <lwpt/pt_time.h>

@@ -25,10 +25,11 @@
 #include <capstone/capstone.h>
 #include <intel-pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"
+#include "tools/ptflow/ptflow_sys.h"
 
 #ifndef LWPT_VERSION
 #define LWPT_VERSION	"unknown"	/* the Makefile passes the package's */
@@ -56,7 +57,8 @@ static void usage(FILE *f, const char *prog)
 "                                       addresses, or relative to <base>.\n"
 "  --raw <file>[:<from>[-<to>]]:<base>  load bytes of <file> at address <base>.\n"
 "  <ptcap-directory>                    decode every *.pt file of a ptcap directory\n"
-"                                       with its config and maps files.\n"
+"                                       with its config and maps files (ptcap -a:\n"
+"                                       each process's pieces with its own maps).\n"
 "  --jitdump <file>                     load the code and names of a jitdump\n"
 "                                       (jit-<pid>.dump, perf's format).\n"
 "  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
@@ -86,7 +88,8 @@ static void usage(FILE *f, const char *prog)
 "                                       (Perfetto, chrome://tracing, speedscope).\n"
 "  --tsc-freq <hz>                      TSC frequency for times in ns.\n"
 "  --pid <pid>, --tid <tid>             decode only the per-thread traces of\n"
-"                                       that process or thread.\n"
+"                                       that process or thread, or its pieces of\n"
+"                                       a system-wide capture (ptcap -a).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -501,11 +504,85 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
 }
 
 /*
+ * Set @pf->gaps for trace file @name from its config's gaps.<name> line
+ * (ptcap-format.rst); gaps_clear() frees them. Returns 0 or -1 (said).
+ */
+static int gaps_set(struct ptflow *pf, const char *cfg, size_t cfg_len,
+		    const char *dir, const char *name)
+{
+	uint64_t *g = NULL;
+	size_t n = 0;
+	int err = cfg ? ptcap_config_gaps(cfg, cfg_len, name, &g, &n) : 0;
+
+	if (err) {
+		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, 0);
+		return -1;
+	}
+	pf->gaps = g;
+	pf->ngaps = n;
+	return 0;
+}
+
+static void gaps_clear(struct ptflow *pf)
+{
+	free((void *)pf->gaps);
+	pf->gaps = NULL;
+	pf->ngaps = 0;
+}
+
+/*
+ * A system-wide capture (ptflow_sys.h): load every trace, split them by
+ * thread, decode each piece with its process's image. Returns 0 or -1.
+ */
+static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir,
+		      char **names, size_t count, const char *cfg, size_t cfg_len)
+{
+	uint8_t **bufs = calloc(count, sizeof(*bufs));
+	size_t *lens = calloc(count, sizeof(*lens)), i;
+	int ret = 0;
+
+	if (!bufs || !lens) {
+		fprintf(stderr, "%s: out of memory\n", pf->prog);
+		ret = -1;
+	}
+	for (i = 0; !ret && i < count; i++) {
+		char *path;
+
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			ret = -1;
+			break;
+		}
+		if (load_trace(pf, path, 0, 0, &bufs[i], &lens[i]))
+			ret = -1;
+		free(path);
+	}
+	if (!ret)
+		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count);
+	for (i = 0; !ret && i < count; i++) {
+		if (!pf->opt.quiet && !pf->opt.report)
+			printf("[trace %s]\n", names[i]);
+		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		    ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
+			ret = -1;
+		gaps_clear(pf);
+	}
+	if (!ret && ptflow_sys_finish(sys, pf))
+		ret = -1;
+	for (i = 0; bufs && i < count; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(lens);
+	return ret;
+}
+
+/*
  * Decode every trace of a ptcap directory, or those of the threads
- * --pid/--tid select (@sel_pid, @sel_tid; -1: any). Returns 0 or -1.
+ * --pid/--tid select (@sel_pid, @sel_tid; -1: any). A system-wide capture
+ * (a `processes` file) is decoded per process, its state left in *@sysp
+ * for the caller to free after the views are written. Returns 0 or -1.
  */
 static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
-			 int64_t sel_tid)
+			 int64_t sel_tid, struct ptflow_sys **sysp)
 {
 	size_t count, i, cfg_len = 0, chosen = 0;
 	char **names, *cfg = NULL;
@@ -530,6 +607,14 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		free(cfg);
 		return -1;
 	}
+	err = ptflow_sys_open(pf, dir, sel_pid, sel_tid, sysp);
+	if (err <= 0) {
+		if (!err)
+			err = decode_sys(pf, *sysp, dir, names, count, cfg, cfg_len);
+		ptcap_dir_free_names(names, count);
+		free(cfg);
+		return err;
+	}
 
 	for (i = 0; i < count; i++) {
 		char *path, label[64];
@@ -548,8 +633,10 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		}
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
-		if (decode_file(pf, path, 0, 0, names[i]))
+		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		    decode_file(pf, path, 0, 0, names[i]))
 			ret = -1;
+		gaps_clear(pf);
 		pf->thread = "-";
 		free(path);
 	}
@@ -634,6 +721,7 @@ int main(int argc, char **argv)
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
 	int64_t sel_pid = -1, sel_tid = -1;
+	struct ptflow_sys *sys = NULL;
 	FILE *export_file = NULL;
 	bool have_image = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
@@ -856,7 +944,7 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid)) {
+	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid, &sys)) {
 		goto out;
 	}
 
@@ -891,6 +979,8 @@ out:
 		fprintf(stderr, "ptflow: write error: %s\n", strerror(errno));
 		ret = PTFLOW_EXIT_USAGE;
 	}
+	/* The views keep names of the processes' symbols until written. */
+	ptflow_sys_free(sys, &pf);
 	ptflow_fini(&pf);
 	return ret;
 }

@@ -137,7 +137,9 @@ int ptflow_chrome_write(struct ptflow_chrome *c, FILE *out)
 {
 	size_t i;
 
-	qsort(c->ev, c->n, sizeof(*c->ev), chrome_cmp);
+	/* No event at all (nothing selected): c->ev is NULL. */
+	if (c->n)
+		qsort(c->ev, c->n, sizeof(*c->ev), chrome_cmp);
 	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	for (i = 0; i < c->n; i++) {
 		const struct chrome_event *e = &c->ev[i];

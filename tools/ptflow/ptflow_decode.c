@@ -7,7 +7,12 @@
 #include "tools/ptflow/ptflow_decode.h"
 
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* drain_events(): the span callback said PTFLOW_SPAN_SKIP. */
+#define PTFLOW_STATUS_SKIP	INT_MIN
 
 int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 {
@@ -89,7 +94,12 @@ static bool views_on(const struct ptflow *pf)
 /* Whether the flow (instructions and events) is printed. */
 static bool flow_on(const struct ptflow *pf)
 {
-	return !pf->opt.quiet && !views_on(pf);
+	return !pf->opt.quiet && !views_on(pf) && !pf->mute;
+}
+
+void ptflow_line_sync(struct ptflow *pf)
+{
+	ptflow_line_flush(&pf->line);
 }
 
 int ptflow_views_start(struct ptflow *pf)
@@ -362,6 +372,8 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 static void one_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		     const struct pt_insn *insn, uint64_t off)
 {
+	if (pf->mute)
+		return;
 	pf->insns++;
 	if (flow_on(pf))
 		print_insn(pf, dec, insn, off);
@@ -378,6 +390,10 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 {
 	bool have_ip = insn && insn->ip;
 
+	if (pf->mute) {
+		pf->muted_errors++;
+		return;
+	}
 	pf->errors++;
 	if (flow_on(pf)) {
 		ptflow_line_flush(&pf->line);
@@ -447,12 +463,13 @@ static const char *run_error_text(int status)
 	return pt_errstr(pt_errcode(status));
 }
 
-static uint64_t dec_offset(struct pt_insn_decoder *dec)
+static uint64_t dec_offset(const struct ptflow *pf,
+			   struct pt_insn_decoder *dec)
 {
 	uint64_t off = 0;
 
 	(void)pt_insn_get_offset(dec, &off);
-	return off;
+	return off + pf->seg_base;
 }
 
 /*
@@ -464,7 +481,7 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 {
 	while (status & pts_event_pending) {
 		struct pt_event ev;
-		uint64_t off = pf->opt.offset ? dec_offset(dec) : 0;
+		uint64_t off = pf->opt.offset ? dec_offset(pf, dec) : 0;
 
 		status = pt_insn_event(dec, &ev, sizeof(ev));
 		if (status < 0)
@@ -487,12 +504,16 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 		default:
 			break;
 		}
+		/* A new span: the caller may switch thread and image. */
+		if (pf->span_cb && (ev.type == ptev_enabled || ev.type == ptev_overflow) &&
+		    pf->span_cb(pf, dec, dec_offset(pf, dec)) == PTFLOW_SPAN_SKIP)
+			return PTFLOW_STATUS_SKIP;
 		/* Status updates repeat known state after a PSB+. */
 		if (ev.status_update)
 			continue;
 		if (flow_on(pf))
 			print_event(pf, &ev, off);
-		else if (views_on(pf))
+		else if (views_on(pf) && !pf->mute)
 			view_event(pf, dec, &ev);
 	}
 	return status;
@@ -500,22 +521,30 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 
 /*
  * Decode from the current sync point until an error or the end of the
- * trace. Returns 0 at a clean end of trace, else the error (reported).
+ * trace. Returns 0 at a clean end of trace, 1 when the span callback
+ * skipped a span (go on at the next PSB), else the error (reported).
  */
 static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		      int status)
 {
-	uint64_t last_off = dec_offset(dec), stuck = 0;
+	uint64_t last_off = dec_offset(pf, dec), stuck = 0;
 	bool enabled = false;
 
+	/* After a sync the decoder may be inside a span (PSB+ with FUP). */
+	if (pf->span_cb && pf->span_cb(pf, dec, last_off) == PTFLOW_SPAN_SKIP)
+		return 1;
 	for (;;) {
 		struct pt_insn insn;
 		uint64_t off;
 
 		status = drain_events(pf, dec, status, &enabled);
+		if (status == PTFLOW_STATUS_SKIP)
+			return 1;
 		if (status < 0) {
-			report(pf, dec_offset(dec), run_error_text(status),
-			       NULL);
+			/* A piece that ends at a gap ends mid-packet. */
+			if (!(pf->seg_cut && status == -pte_eos))
+				report(pf, dec_offset(pf, dec),
+				       run_error_text(status), NULL);
 			return status;
 		}
 		if (status & pts_eos) {
@@ -527,8 +556,10 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 			 * output that stops with PacketEn=1 was cut off
 			 * (ToPA STOP, SDM 33.2.7.2, or a truncated file).
 			 */
+			if (enabled && pf->seg_cut)
+				return -pte_eos;	/* the gap line says it */
 			if (enabled) {
-				report(pf, dec_offset(dec), "trace ends while "
+				report(pf, dec_offset(pf, dec), "trace ends while "
 				       "tracing is enabled", NULL);
 				return -pte_eos;
 			}
@@ -539,7 +570,7 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 			return 0;
 		}
 
-		off = dec_offset(dec);
+		off = dec_offset(pf, dec);
 		if (off != last_off) {
 			last_off = off;
 			stuck = 0;
@@ -555,8 +586,10 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 			/* The instruction itself may have been decoded. */
 			if (insn.iclass != ptic_error)
 				one_insn(pf, dec, &insn, off);
-			report(pf, dec_offset(dec), run_error_text(status),
-			       insn.iclass == ptic_error ? &insn : NULL);
+			if (!(pf->seg_cut && status == -pte_eos))
+				report(pf, dec_offset(pf, dec),
+				       run_error_text(status),
+				       insn.iclass == ptic_error ? &insn : NULL);
 			return status;
 		}
 		one_insn(pf, dec, &insn, off);
@@ -598,15 +631,17 @@ static void check_tail(struct ptflow *pf, const struct pt_config *config)
 	}
 	if (status == -pte_eos && pt_pkt_get_offset(pkt, &off) >= 0) {
 		if (off < len)
-			report(pf, off, "trace ends inside a packet", NULL);
+			report(pf, off + pf->seg_base,
+			       "trace ends inside a packet", NULL);
 		else if (in_psb)
-			report(pf, off, "trace ends inside PSB+", NULL);
+			report(pf, off + pf->seg_base,
+			       "trace ends inside PSB+", NULL);
 	}
 	pt_pkt_free_decoder(pkt);
 }
 
 /* Start the views for the trace of thread @pf->thread. */
-static int view_begin(struct ptflow *pf)
+int ptflow_view_begin(struct ptflow *pf)
 {
 	if (pf->opt.report) {
 		pf->calls.report = ptflow_report_alloc();
@@ -622,7 +657,7 @@ nomem:
 }
 
 /* End the views of one trace: its report is printed and added up. */
-static int view_end(struct ptflow *pf)
+int ptflow_view_end(struct ptflow *pf)
 {
 	int err = ptflow_calls_end(&pf->calls);
 
@@ -640,8 +675,13 @@ static int view_end(struct ptflow *pf)
 	return err;
 }
 
-int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
-			 const char *name)
+/*
+ * Decode one piece of a trace: @len bytes at @buf, which lie at @base in
+ * the whole trace; @cut: the piece ends at a gap (mid-packet). Returns 0
+ * or -1 (decoder set-up failed, reported).
+ */
+static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
+			uint64_t base, bool cut)
 {
 	struct pt_insn_decoder *dec;
 	struct pt_config config;
@@ -649,20 +689,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 	bool synced = false, clean_end = false;
 	int status;
 
-	pf->trace_name = name;
-	if (!pf->disasm) {
-		pf->disasm = ptflow_disasm_alloc(pf->opt.intel);
-		if (!pf->disasm) {
-			fprintf(pf->err, "%s: cannot set up the disassembler\n",
-				pf->prog);
-			return -1;
-		}
-	}
 	if (make_config(pf, buf, len, &config))
-		return -1;
-	if (!pf->have_clock && ptflow_views_start(pf))
-		return -1;
-	if (views_on(pf) && view_begin(pf))
 		return -1;
 	dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
@@ -677,13 +704,16 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 		pt_insn_free_decoder(dec);
 		return -1;
 	}
+	pf->seg_base = base;
+	pf->seg_cut = cut;
 
 	for (;;) {
 		uint64_t off;
 
 		status = pt_insn_sync_forward(dec);
 		if (status == -pte_eos) {
-			if (!synced)
+			/* A piece after a gap may hold no PSB: not an error. */
+			if (!synced && !base)
 				report(pf, 0, "no PSB found", NULL);
 			break;
 		}
@@ -691,11 +721,12 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 			/* Give up when the search made no progress. */
 			if (pt_insn_get_offset(dec, &off) < 0 ||
 			    (synced && off <= last_sync)) {
-				report(pf, synced ? last_sync : 0,
+				report(pf, base + (synced ? last_sync : 0),
 				       pt_errstr(pt_errcode(status)), NULL);
 				break;
 			}
-			report(pf, off, pt_errstr(pt_errcode(status)), NULL);
+			report(pf, base + off, pt_errstr(pt_errcode(status)),
+			       NULL);
 			synced = true;
 			last_sync = off;
 			continue;
@@ -709,11 +740,82 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 		clean_end = decode_run(pf, dec, status) == 0;
 	}
 
-	if (clean_end)
+	if (clean_end && !cut)
 		check_tail(pf, &config);
 	ptflow_line_flush(&pf->line);
 	pt_insn_free_decoder(dec);
-	if (views_on(pf))
-		return view_end(pf);
+	pf->seg_base = 0;
+	pf->seg_cut = false;
+	return 0;
+}
+
+/* A gap in the trace (ptflow_decode_buffer()): say so, not as an error. */
+static void report_gap(struct ptflow *pf, uint64_t offset)
+{
+	static const char what[] = "trace lost here (the output stopped "
+				   "mid-packet); decoding resumes at the "
+				   "next PSB";
+
+	pf->gaps_seen++;
+	if (pf->mute)
+		return;
+	if (flow_on(pf)) {
+		ptflow_line_flush(&pf->line);
+		fprintf(pf->out, "[gap at offset 0x%" PRIx64 ": %s]\n", offset,
+			what);
+	} else if (views_on(pf)) {
+		ptflow_calls_event(&pf->calls, PTFLOW_CALLS_GAP, 0,
+				   pf->calls.last_tsc, "trace lost");
+	}
+}
+
+int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
+			 const char *name)
+{
+	uint64_t start = 0;
+	size_t g;
+
+	pf->trace_name = name;
+	if (!pf->disasm) {
+		pf->disasm = ptflow_disasm_alloc(pf->opt.intel);
+		if (!pf->disasm) {
+			fprintf(pf->err, "%s: cannot set up the disassembler\n",
+				pf->prog);
+			return -1;
+		}
+	}
+	if (!pf->have_clock && ptflow_views_start(pf))
+		return -1;
+	if (views_on(pf) && !pf->own_views && ptflow_view_begin(pf))
+		return -1;
+	/*
+	 * Each piece before a gap on its own, copied with the zero padding
+	 * libipt's PSB search needs (PTFLOW_TRACE_PAD): what follows a cut
+	 * is the next piece, which its decoder must not read on into.
+	 */
+	for (g = 0; g < pf->ngaps; g++) {
+		uint64_t end = pf->gaps[g];
+		uint8_t *piece;
+
+		if (end <= start || end >= len)
+			continue;
+		piece = calloc(1, (size_t)(end - start) + PTFLOW_TRACE_PAD);
+		if (!piece) {
+			fprintf(pf->err, "%s: out of memory\n", pf->prog);
+			return -1;
+		}
+		memcpy(piece, buf + start, (size_t)(end - start));
+		if (decode_piece(pf, piece, (size_t)(end - start), start, true)) {
+			free(piece);
+			return -1;
+		}
+		free(piece);
+		report_gap(pf, end);
+		start = end;
+	}
+	if (decode_piece(pf, buf + start, len - (size_t)start, start, false))
+		return -1;
+	if (views_on(pf) && !pf->own_views)
+		return ptflow_view_end(pf);
 	return 0;
 }

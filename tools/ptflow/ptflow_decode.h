@@ -16,7 +16,7 @@
 
 #include <intel-pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
 #include "tools/ptflow/ptflow_line.h"
@@ -103,6 +103,39 @@ struct ptflow {
 	/* The thread of the next ptflow_decode_buffer() (label, ids). */
 	const char *thread;
 	uint32_t pid, tid;
+	/*
+	 * System-wide captures (ptflow_sys.h). @span_cb, if set, is called
+	 * when the decoder enters a span (after each sync, at enabled and
+	 * overflow events) with the decoder and its trace offset, before the
+	 * span's first instruction; it may set the decoder's image and the
+	 * thread, and returns enum ptflow_span_action. With @own_views the
+	 * caller starts and ends the views' threads (ptflow_view_begin()),
+	 * not ptflow_decode_buffer().
+	 */
+	int (*span_cb)(struct ptflow *pf, struct pt_insn_decoder *dec,
+		       uint64_t offset);
+	void *span_ctx;
+	bool own_views;
+	bool mute;			/* decode without output or counts */
+	uint64_t muted_errors;		/* decode errors while @mute */
+	/*
+	 * Where losses cut the next ptflow_decode_buffer()'s packet stream
+	 * (ptcap_config_gaps(): byte offsets, ascending), set by the caller;
+	 * @seg_base and @seg_cut describe the piece being decoded.
+	 */
+	const uint64_t *gaps;
+	size_t ngaps;
+	uint64_t seg_base;		/* offset of the piece in the trace */
+	bool seg_cut;			/* the piece ends at a gap */
+	uint64_t gaps_seen;		/* gaps met, all traces */
+};
+
+/* What @span_cb wants done with the span the decoder enters. */
+enum ptflow_span_action {
+	PTFLOW_SPAN_DECODE,	/* decode and print */
+	PTFLOW_SPAN_MUTE,	/* decode, print and count nothing (a span
+				 * that --pid/--tid did not select) */
+	PTFLOW_SPAN_SKIP,	/* cannot be decoded: go on at the next PSB */
 };
 
 /**
@@ -154,6 +187,31 @@ int ptflow_views_start(struct ptflow *pf);
 void ptflow_views_finish(struct ptflow *pf);
 
 /**
+ * ptflow_view_begin() - start the views' thread @pf->thread (@pf->pid,
+ * @pf->tid) in @pf->calls: a new call stack, and a report with --report.
+ * @pf: the session, after ptflow_views_start().
+ *
+ * Return: 0, or -1 when out of memory (after a message).
+ */
+int ptflow_view_begin(struct ptflow *pf);
+
+/**
+ * ptflow_view_end() - end the thread in @pf->calls: close its open frames,
+ * print its report (--report) and add it to the total.
+ * @pf: the session.
+ *
+ * Return: 0, or -1 when out of memory (after a message).
+ */
+int ptflow_view_end(struct ptflow *pf);
+
+/**
+ * ptflow_line_sync() - flush buffered instruction lines to @pf->out, before
+ * a caller writes there itself.
+ * @pf: the session.
+ */
+void ptflow_line_sync(struct ptflow *pf);
+
+/**
  * ptflow_decode_buffer() - print the instruction flow of one trace.
  * @pf:   the session.
  * @buf:  the raw Intel PT bytes; read only (libipt's API takes non-const).
@@ -166,6 +224,12 @@ void ptflow_views_finish(struct ptflow *pf);
  * instructions and events go to the call tracker as the thread
  * @pf->thread (pid @pf->pid, tid @pf->tid), and --report prints the
  * trace's table at its end.
+ *
+ * A trace with gaps (@pf->gaps: a loss ended the output mid-packet, e.g. a
+ * ToPA stop, SDM 33.2.7.2) is decoded piece by piece: each piece ends at a
+ * gap, which is printed as "[gap at offset 0x<off>: ...]" (a gap event
+ * for the views) and is not a decode error, and the next piece starts at
+ * the first PSB after it.
  *
  * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is
  * one decode error: printed as "[resync at offset 0x<off>: <reason>]" on

@@ -97,8 +97,14 @@ START_TEST(capture_refused_then_moved)
 	ck_assert_int_eq(mkdir(path("cap.old/snap.1"), 0777), 0);
 	touch(path("cap.old/snap.1/cpu0.pt"));
 	touch(path("cap/cpu1.pt"));
+	/* ptcap -a's processes and maps.<pid>.<gen> are a capture's too. */
+	touch(path("cap/processes"));
+	touch(path("cap/maps.243.0"));
+	ck_assert_int_eq(ptcap_outdir_check(path("cap"), &st), 0);
+	ck_assert_int_eq(st, PTCAP_OUTDIR_CAPTURE);
 	ck_assert_int_eq(ptcap_outdir_prepare(path("cap"), true, &moved), 0);
 	ck_assert(moved && exists(path("cap.old/cpu1.pt")) && !exists(path("cap.old/tid5.pt")));
+	ck_assert(exists(path("cap.old/maps.243.0")));
 }
 END_TEST
 

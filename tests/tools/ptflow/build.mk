@@ -1,21 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # Tests of tools/ptflow.
 
-UNIT_TESTS += test_ptcap_dir
-test_ptcap_dir_SRCS := tests/tools/ptflow/test_ptcap_dir.c \
-	tools/ptflow/ptcap_dir.c
-# libpt's lpt_switch_format(): what ptcap writes must parse back.
-test_ptcap_dir_LIBS := pt
-
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
 	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
 	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
 	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c
+test_ptflow_decode_LIBS := pt
 test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
+
+# Splitting a system-wide capture by thread (issue 15 point 5).
+UNIT_TESTS += test_ptflow_split
+test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \
+	tools/ptflow/ptflow_split.c
+test_ptflow_split_LIBS := pt
 
 # ptflow's line formatter (tools/ptflow/ptflow_line.h) against printf.
 UNIT_TESTS += test_ptflow_line

@@ -289,6 +289,31 @@ printf '[trace cpu2.pt]\n[trace cpu10.pt]\n[trace tid1234.pt]\n' |
 	cmp -s - "$tmp/order" && pass || fail "trace order: $(cat "$tmp/order")"
 rm "$cap/cpu10.pt" "$cap/cpu2.pt"
 
+# A cut stream (issue 12, ptcap-format.rst gaps.<file>): the output stopped
+# inside TIP.PGE at 0x53f (a ToPA stop ends it mid-packet, SDM 33.2.7.2),
+# then went on with a PSB. With the gap ptflow decodes the piece before it
+# alone and the rest from its PSB: the whole flow, no decode error; without
+# it the cut packet swallows the PSB's bytes.
+cp "$cap/config" "$tmp/cg"
+cp "$cap/tid1234.pt" "$tmp/tg"
+{ head -c $((0x542)) "$dyn/dynamorio.pt"; cat "$dyn/dynamorio.pt"; } > "$cap/tid1234.pt"
+echo "gaps.tid1234.pt $((0x542))" >> "$cap/config"
+"$PTFLOW" --no-symbols "$cap" > "$tmp/gap.out" 2> "$tmp/gap.err"
+rc=$?
+{ echo '[trace tid1234.pt]'
+  echo '[gap at offset 0x542: trace lost here (the output stopped mid-packet); decoding resumes at the next PSB]'
+  cat "$tmp/full"; } > "$tmp/gap.expect"
+[ $rc -eq 0 ] && [ ! -s "$tmp/gap.err" ] && cmp -s "$tmp/gap.expect" "$tmp/gap.out" &&
+	pass || { fail "cut stream with its gap: rc=$rc $(cat "$tmp/gap.err")";
+		  diff "$tmp/gap.expect" "$tmp/gap.out"; }
+cp "$tmp/cg" "$cap/config"
+"$PTFLOW" --no-symbols "$cap" > "$tmp/nogap.out" 2>&1
+cmp -s "$tmp/gap.expect" "$tmp/nogap.out" && fail "cut stream without its gap decoded clean" || pass
+echo "gaps.tid1234.pt 12 7" >> "$cap/config"
+usage_case "gaps not ascending" "$cap"
+cp "$tmp/cg" "$cap/config"
+cp "$tmp/tg" "$cap/tid1234.pt"
+
 # Issue 16.5: ptcap's outcome and attach keys make ptflow say first that
 # the trace starts mid-run (a wrap overwrote the start; an attach).
 cp "$cap/config" "$tmp/c0"

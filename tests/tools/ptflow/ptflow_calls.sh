@@ -93,6 +93,86 @@ grep -qE '^ +[0-9]+  -  +  call main$' "$tmp/named" &&
 	grep -qE ' call recurse$' "$tmp/named" && grep -qE ' return recurse$' "$tmp/named" &&
 	pass || fail "--calls with symbols: $(head -n 3 "$tmp/named")"
 
+# ---- A system-wide capture directory (issue 15 point 5) -----------------
+# trace_flow_2.pt (TSC + MTC) as cpu0.pt of a hand-built `ptcap -a`
+# directory (Documentation/ptcap-format.rst): the switch records put
+# process 100 on CPU 0 from TSC 0 on, `processes` gives it the program's
+# PT_LOAD segments. Every piece is then 100's: `ptflow --pid 100` equals
+# the ground truth; --pid 101 decodes nothing; with 100 missing (exited
+# before ptcap read it) nothing is decoded and nothing is an error.
+sys=$tmp/sys
+mkdir -p "$sys"
+cp "$tmp/trace_flow_2.pt" "$sys/cpu0.pt"
+printf 'lwpt-ptcap-config 1\nmode per-cpu\nmtc-freq 3\ncpuid-0x15.eax 2\ncpuid-0x15.ebx 308\ntsc-freq 2000000000\n' >"$sys/config"
+printf 'lwpt-ptcap-maps 1\n# system-wide capture: no process maps\n' >"$sys/maps"
+printf 'lwpt-ptcap-switches 1\n0 0 0/0 100/100 prev-idle\n' >"$sys/switches"
+{
+	echo 'lwpt-ptcap-maps 1'
+	# LOAD Offset VirtAddr PhysAddr FileSiz MemSiz ...: the file bytes.
+	readelf -lW "$PROG" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
+		while read -r off va fsz; do
+			printf '%s 0x%x %s %s\n' "$va" $((va + fsz)) "$off" "$PROG"
+		done
+} >"$sys/maps.100.0"
+printf 'lwpt-ptcap-processes 1\n100 0 0 0 0x0 maps.100.0 trace_flow_prog\n' >"$sys/processes"
+"$PTFLOW" --no-inst --no-symbols --pid 100 --stat "$sys" >"$tmp/sys.out" 2>"$tmp/sys.err"
+rc=$?
+grep -E '^[0-9a-f]{16}$' "$tmp/sys.out" >"$tmp/sys.addr"
+if [ $rc -eq 0 ] && cmp -s "$tmp/gt_flow" "$tmp/sys.addr" &&
+	grep -q '^\[thread 100/100 trace_flow_prog\]$' "$tmp/sys.out" &&
+	grep -q '^pieces-not-decoded: 0$' "$tmp/sys.out"; then
+	pass
+else
+	fail "system-wide --pid 100: rc $rc, $(wc -l <"$tmp/sys.addr") of $(wc -l <"$tmp/gt_flow") instructions: $(cat "$tmp/sys.err")"
+fi
+"$PTFLOW" --no-inst --no-symbols --pid 101 "$sys" >"$tmp/sys101.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep -qE '^[0-9a-f]{16}$' "$tmp/sys101.out" && pass ||
+	fail "system-wide --pid 101: rc $rc: $(tail -n 2 "$tmp/sys101.out")"
+"$PTFLOW" --calls --no-symbols "$sys" >"$tmp/syscalls" 2>/dev/null
+grep -v "^\\[" "$tmp/syscalls" | calls_text >"$tmp/syscalls.txt"
+cmp -s "$tmp/gt_calls" "$tmp/syscalls.txt" && grep -q '^ *[0-9]*  100/100  ' "$tmp/syscalls" && pass ||
+	fail "system-wide --calls: $(diff "$tmp/gt_calls" "$tmp/syscalls.txt" | head -n 4)"
+# Corrupt traces and random switch records between two processes with the
+# same maps: never a crash, an exit status above 1 or a timeline that does
+# not parse, whatever is selected.
+printf 'lwpt-ptcap-processes 1\n100 0 0 0 0x0 maps.100.0 a\n101 0 0 0 0x0 maps.100.0 b\n' >"$sys/processes"
+size=$(wc -c <"$tmp/trace_flow_2.pt")
+bad=0
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	cp "$tmp/trace_flow_2.pt" "$sys/cpu0.pt"
+	for k in 1 2 3 4 5 6; do
+		off=$(( (seed * 7919 * k + k * 104729) % size ))
+		printf "\\$(printf %o $(( (seed * k * 37) % 256 )))" |
+			dd of="$sys/cpu0.pt" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	done
+	awk -v seed="$seed" 'BEGIN { srand(seed); print "lwpt-ptcap-switches 1"; cur = "0/0"
+		split("100/100 101/101 0/0 100/102", who, " ")
+		for (i = 0; i < 30; i++) { t += int(rand() * 3000000); n = who[1 + int(rand() * 4)]
+			print t, 0, cur, n; cur = n } }' >"$sys/switches"
+	for sel in "" "--pid 101"; do
+		# shellcheck disable=SC2086
+		timeout 120 "$PTFLOW" --calls --report --export=chrome "$tmp/s.json" $sel "$sys" \
+			>"$tmp/s.out" 2>"$tmp/s.err"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$tmp/s.err"; then
+			bad=$((bad + 1)); echo "system-wide corruption $seed $sel: rc=$rc $(head -n 3 "$tmp/s.err")"
+		elif command -v python3 >/dev/null && ! python3 -m json.tool "$tmp/s.json" >/dev/null; then
+			bad=$((bad + 1)); echo "system-wide corruption $seed $sel: JSON does not parse"
+		fi
+	done
+done
+[ $bad -eq 0 ] && pass || fail "$bad bad system-wide corruptions"
+cp "$tmp/trace_flow_2.pt" "$sys/cpu0.pt"
+printf 'lwpt-ptcap-switches 1\n0 0 0/0 100/100 prev-idle\n' >"$sys/switches"
+printf 'lwpt-ptcap-processes 1\n100 missing\n' >"$sys/processes"
+"$PTFLOW" --no-inst --no-symbols --stat "$sys" >"$tmp/sysm.out" 2>"$tmp/sysm.err"
+rc=$?
+[ $rc -eq 0 ] && ! grep -qE '^[0-9a-f]{16}$' "$tmp/sysm.out" &&
+	grep -q '^\[not decoded at offset 0x[0-9a-f]*: process without maps, thread 100/100\]$' "$tmp/sysm.out" &&
+	grep -q 'process without maps' "$tmp/sysm.err" && pass ||
+	fail "system-wide, process missing: rc $rc: $(head -n 5 "$tmp/sysm.out") $(cat "$tmp/sysm.err")"
+
 # ---- --report = per-function single-step counts -------------------------
 # shellcheck disable=SC2086
 "$PTFLOW" --no-inst --pt "$tmp/trace_flow_2.pt" --elf "$PROG" $params \

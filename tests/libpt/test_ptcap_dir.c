@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the ptcap directory reader (tools/ptflow/ptcap_dir.c)
+ * Unit tests of the ptcap directory reader of libpt (libpt/ptcap_dir.c)
  * against the grammar of Documentation/ptcap-format.rst, version 1.
  */
 #include <check.h>
@@ -12,7 +12,7 @@
 
 #include <lwpt/pt.h>
 
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 static int parse_cfg(const char *text, struct ptcap_config *cfg, size_t *line)
 {
@@ -82,6 +82,41 @@ START_TEST(config_thread_lines)
 			 -PTCAP_E_RANGE);
 	ck_assert_int_eq(ptcap_config_thread(NULL, 0, "x", &tid, &pid),
 			 -PTCAP_E_INVAL);
+}
+END_TEST
+
+/* gaps.<file> lines: offsets ascending, per file; none is not an error. */
+START_TEST(config_gaps)
+{
+	static const char text[] =
+		"lwpt-ptcap-config 1\n"
+		"gaps.cpu0.pt 4096 8192 12288\n"
+		"gaps.cpu10.pt 7\n"
+		"gaps.cpu1.pt 9 9\n"
+		"gaps.cpu2.pt 5 x\n"
+		"gaps.cpu3.pt\n";
+	uint64_t *g = (uint64_t *)1;
+	size_t n = 9;
+
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu0.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(g[0], 4096);
+	ck_assert_uint_eq(g[2], 12288);
+	free(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu10.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(g[0], 7);
+	free(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu5.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(g);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu3.pt", &g, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu1.pt", &g, &n),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_gaps(text, sizeof(text) - 1, "cpu2.pt", &g, &n),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_gaps(NULL, 0, "x", &g, &n), -PTCAP_E_INVAL);
 }
 END_TEST
 
@@ -472,6 +507,73 @@ START_TEST(list_traces)
 }
 END_TEST
 
+/* ptcap-format.rst "processes": generations, missing, comm with blanks. */
+START_TEST(processes_parse)
+{
+	static const char text[] =
+		"lwpt-ptcap-processes 1\n"
+		"# pid gen first-tsc last-tsc entry maps comm\n"
+		"244 1 900 1000 0x401bc0 maps.244.1 trace_flow_prog\n"
+		"244 0 500 600 0x7ffff7fe3290 maps.244.0 sh\n"
+		"77 missing\r\n"
+		"300 0 10 10 0 maps.300.0 kworker x y\n";
+	struct ptcap_processes ps;
+	const struct ptcap_process *p;
+	size_t line = 99, n;
+
+	ck_assert_int_eq(ptcap_processes_parse(text, strlen(text), &ps, &line), 0);
+	ck_assert_uint_eq(line, 0);
+	ck_assert_uint_eq(ps.n, 4);
+	p = ptcap_processes_find(&ps, 244, &n);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(p[0].gen, 0);
+	ck_assert_uint_eq(p[0].entry, 0x7ffff7fe3290ull);
+	ck_assert_str_eq(p[0].maps, "maps.244.0");
+	ck_assert_str_eq(p[0].comm, "sh");
+	ck_assert_uint_eq(p[1].gen, 1);
+	ck_assert_uint_eq(p[1].first_tsc, 900);
+	ck_assert_uint_eq(p[1].last_tsc, 1000);
+	ck_assert_str_eq(p[1].comm, "trace_flow_prog");
+	p = ptcap_processes_find(&ps, 77, &n);
+	ck_assert(p && p->missing && n == 1 && !p->maps);
+	p = ptcap_processes_find(&ps, 300, &n);
+	ck_assert_str_eq(p->comm, "kworker x y");
+	ck_assert_ptr_null(ptcap_processes_find(&ps, 1, &n));
+	ck_assert_uint_eq(n, 0);
+	ptcap_processes_free(&ps);
+	ck_assert_ptr_null(ps.p);
+}
+END_TEST
+
+START_TEST(processes_errors)
+{
+	static const struct {
+		const char *text;
+		int err;
+		size_t line;
+	} bad[] = {
+		{ "lwpt-ptcap-maps 1\n", -PTCAP_E_MAGIC, 1 },
+		{ "lwpt-ptcap-processes 2\n", -PTCAP_E_VERSION, 1 },
+		{ "lwpt-ptcap-processes 1\n1 0 5 4 0 m c\n", -PTCAP_E_RANGE, 2 },
+		{ "lwpt-ptcap-processes 1\n1 0 4 5 0\n", -PTCAP_E_SYNTAX, 2 },
+		{ "lwpt-ptcap-processes 1\n\n1 missing x\n", -PTCAP_E_SYNTAX, 3 },
+		{ "lwpt-ptcap-processes 1\n2147483648 missing\n", -PTCAP_E_RANGE, 2 },
+		{ "lwpt-ptcap-processes 1\nx 0 1 2 0 m c\n", -PTCAP_E_SYNTAX, 2 },
+	};
+	struct ptcap_processes ps;
+	size_t i, line;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(ptcap_processes_parse(bad[i].text, strlen(bad[i].text),
+						       &ps, &line), bad[i].err);
+		ck_assert_uint_eq(line, bad[i].line);
+		ck_assert_ptr_null(ps.p);
+	}
+	ck_assert_int_eq(ptcap_processes_parse(NULL, 0, &ps, NULL), -PTCAP_E_INVAL);
+}
+END_TEST
+
 static Suite *ptcap_dir_suite(void)
 {
 	Suite *s = suite_create("ptcap_dir");
@@ -479,6 +581,7 @@ static Suite *ptcap_dir_suite(void)
 
 	tcase_add_test(tc, config_full);
 	tcase_add_test(tc, config_thread_lines);
+	tcase_add_test(tc, config_gaps);
 	tcase_add_test(tc, config_cpu_no_stepping_crlf);
 	tcase_add_test(tc, config_empty_body);
 	tcase_add_test(tc, config_bad_magic);
@@ -493,6 +596,8 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, switches_round_trip);
 	tcase_add_test(tc, switches_ties_and_words);
 	tcase_add_test(tc, switches_errors);
+	tcase_add_test(tc, processes_parse);
+	tcase_add_test(tc, processes_errors);
 	tcase_add_test(tc, strerror_all);
 	tcase_add_test(tc, list_traces);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */

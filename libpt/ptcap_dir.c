@@ -3,7 +3,7 @@
  * Reader for the ptcap output directory, version 1
  * (Documentation/ptcap-format.rst).
  */
-#include "tools/ptflow/ptcap_dir.h"
+#include <lwpt/ptcap_dir.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -589,6 +589,214 @@ const struct ptcap_switch *ptcap_switches_at(const struct ptcap_switches *sws,
 	if (!lo || sws->sw[lo - 1].cpu != cpu)
 		return NULL;
 	return &sws->sw[lo - 1];
+}
+
+/* The next blank-separated token of [*b, e) as a number; advances *b. */
+static int next_uint(const char **b, const char *e, uint64_t max, uint64_t *val)
+{
+	const char *p = skip_blanks(*b, e), *t = skip_token(p, e);
+
+	*b = t;
+	return parse_uint(p, t, max, val);
+}
+
+int ptcap_config_gaps(const char *text, size_t len, const char *file,
+		      uint64_t **gaps, size_t *count)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t flen;
+
+	if (!text || !file || !gaps || !count)
+		return -PTCAP_E_INVAL;
+	*gaps = NULL;
+	*count = 0;
+	flen = strlen(file);
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	while (next_line(&cur, &b, &e)) {
+		const char *kb = skip_blanks(b, e), *p = skip_token(kb, e);
+		uint64_t *v = NULL, off, prev = 0;
+		size_t n = 0;
+		int err = 0;
+
+		if ((size_t)(p - kb) != 5 + flen || memcmp(kb, "gaps.", 5) ||
+		    memcmp(kb + 5, file, flen))
+			continue;
+		while (skip_blanks(p, e) < e) {
+			uint64_t *nv;
+
+			err = next_uint(&p, e, UINT64_MAX, &off);
+			if (!err && n && off <= prev)
+				err = -PTCAP_E_SYNTAX;	/* ascending */
+			if (err)
+				break;
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			v = nv;
+			v[n++] = prev = off;
+		}
+		if (err) {
+			free(v);
+			return err;
+		}
+		*gaps = v;
+		*count = n;
+		return 0;
+	}
+	return 0;
+}
+
+/* "<pid> <gen> <first-tsc> <last-tsc> <entry> <maps> <comm>" or "<pid> missing". */
+static int parse_process_line(const char *b, const char *e, struct ptcap_process *p)
+{
+	const char *t;
+	uint64_t pid, gen;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = next_uint(&b, e, INT32_MAX, &pid);
+	if (err)
+		return err;
+	p->pid = (uint32_t)pid;
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	if (token_is(b, t, "missing")) {
+		p->missing = true;
+		return skip_blanks(t, e) == e ? 0 : -PTCAP_E_SYNTAX;
+	}
+	err = next_uint(&b, e, UINT32_MAX, &gen);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->first_tsc);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->last_tsc);
+	if (!err)
+		err = next_uint(&b, e, UINT64_MAX, &p->entry);
+	if (err)
+		return err;
+	p->gen = (uint32_t)gen;
+	if (p->last_tsc < p->first_tsc)
+		return -PTCAP_E_RANGE;
+	b = skip_blanks(b, e);
+	t = skip_token(b, e);
+	if (b == t || memchr(b, '\0', (size_t)(e - b)))
+		return -PTCAP_E_SYNTAX;
+	p->maps = strndup(b, (size_t)(t - b));
+	b = skip_blanks(t, e);
+	p->comm = strndup(b, (size_t)(e - b));
+	if (!p->maps || !p->comm) {
+		free(p->maps);
+		free(p->comm);
+		return -PTCAP_E_NOMEM;
+	}
+	return 0;
+}
+
+/* By pid, then generation (file order breaks ties). */
+static int cmp_process(const void *a, const void *b)
+{
+	const struct ptcap_process *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return 0;
+}
+
+int ptcap_processes_parse(const char *text, size_t len,
+			  struct ptcap_processes *ps, size_t *line)
+{
+	struct line_cursor cur;
+	const char *b, *e;
+	size_t cap = 0;
+	int err;
+
+	if (line)
+		*line = 0;
+	if (!ps)
+		return -PTCAP_E_INVAL;
+	ps->p = NULL;
+	ps->n = 0;
+	if (!text)
+		return -PTCAP_E_INVAL;
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	err = check_magic(&cur, PTCAP_PROCESSES_MAGIC);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+		if (ps->n == cap) {
+			size_t ncap = cap ? 2 * cap : 32;
+			struct ptcap_process *n = realloc(ps->p, ncap * sizeof(*n));
+
+			if (!n) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			ps->p = n;
+			cap = ncap;
+		}
+		err = parse_process_line(b, e, &ps->p[ps->n]);
+		if (!err)
+			ps->n++;
+	}
+	if (err) {
+		if (line)
+			*line = cur.lineno ? cur.lineno : 1;
+		ptcap_processes_free(ps);
+		return err;
+	}
+	if (ps->n)
+		qsort(ps->p, ps->n, sizeof(*ps->p), cmp_process);
+	return 0;
+}
+
+void ptcap_processes_free(struct ptcap_processes *ps)
+{
+	size_t i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->n; i++) {
+		free(ps->p[i].maps);
+		free(ps->p[i].comm);
+	}
+	free(ps->p);
+	ps->p = NULL;
+	ps->n = 0;
+}
+
+const struct ptcap_process *ptcap_processes_find(const struct ptcap_processes *ps,
+						 uint32_t pid, size_t *ngen)
+{
+	size_t lo = 0, hi, k;
+
+	if (ngen)
+		*ngen = 0;
+	if (!ps || !ps->p)
+		return NULL;
+	hi = ps->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ps->p[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ps->n || ps->p[lo].pid != pid)
+		return NULL;
+	for (k = lo; k < ps->n && ps->p[k].pid == pid; k++)
+		;
+	if (ngen)
+		*ngen = k - lo;
+	return &ps->p[lo];
 }
 
 /* Join @dir and @name into a malloc'ed path; @dir may be NULL. */

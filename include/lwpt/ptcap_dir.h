@@ -10,10 +10,16 @@
  *
  * The parsers work on memory buffers so they can be tested without files;
  * ptcap_dir_read_file() loads a file into such a buffer.
+ *
+ * Part of libpt's public API (link with -lpt, `pkg-config libpt`): ptflow
+ * and ptdump both read capture directories through it. All functions are
+ * thread-safe (no global state); errors are negated enum ptcap_dir_error
+ * codes, ptcap_dir_strerror() gives their text.
  */
-#ifndef LWPT_TOOLS_PTCAP_DIR_H
-#define LWPT_TOOLS_PTCAP_DIR_H
+#ifndef LWPT_PTCAP_DIR_H
+#define LWPT_PTCAP_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,6 +109,27 @@ int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
  */
 int ptcap_config_thread(const char *text, size_t len, const char *file,
 			uint32_t *tid, uint32_t *pid);
+
+/**
+ * ptcap_config_gaps() - where losses cut a trace file's packet stream, from
+ * its "gaps.<file> <offset>..." line of a `config` file (ptcap-format.rst).
+ * @text:  the config file's contents; need not be NUL-terminated.
+ * @len:   length of @text in bytes.
+ * @file:  the trace file's name, e.g. "cpu0.pt".
+ * @gaps:  receives a malloc()ed array of byte offsets into the file,
+ *         ascending (free() it), or NULL when there is none.
+ * @count: receives the number of offsets (0: no such line).
+ *
+ * The bytes from a gap to the next PSB do not continue the packet before
+ * it (a ToPA stop ends the output mid-packet, SDM 33.2.7.2): decoders stop
+ * at a gap and synchronise again at the next PSB.
+ * Return: 0 (also when the file has no such line); -PTCAP_E_SYNTAX for an
+ * offset that is not a number or not above the one before it,
+ * -PTCAP_E_RANGE for one that does not fit 64 bits, -PTCAP_E_NOMEM,
+ * -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_config_gaps(const char *text, size_t len, const char *file,
+		      uint64_t **gaps, size_t *count);
 
 /* One line of a `maps` file: @size bytes of @path from file offset
  * @offset are mapped at virtual address @start. */
@@ -211,6 +238,71 @@ void ptcap_switches_free(struct ptcap_switches *sws);
 const struct ptcap_switch *ptcap_switches_at(const struct ptcap_switches *sws,
 					     uint32_t cpu, uint64_t tsc);
 
+/* The processes file of a system-wide capture (ptcap -a). */
+#define PTCAP_PROCESSES_MAGIC	"lwpt-ptcap-processes"
+#define PTCAP_PROCESSES_FILE	"processes"
+
+/*
+ * One line of a `processes` file: one exec generation of a process that ran
+ * during the capture, or a process whose maps could not be read (@missing).
+ */
+struct ptcap_process {
+	uint32_t pid;		/* process id (thread group id) */
+	uint32_t gen;		/* exec generation, 0 first */
+	bool missing;		/* exited before ptcap read it: no maps */
+	uint64_t first_tsc;	/* TSC of ptcap's first read finding @gen */
+	uint64_t last_tsc;	/* TSC of its last read finding @gen */
+	uint64_t entry;		/* first user IP after its exec (ld.so's or
+				 * the program's entry point); 0 unknown */
+	char *maps;		/* its maps file (maps format), relative to
+				 * the directory; NULL if @missing */
+	char *comm;		/* its comm (may be empty); NULL if @missing */
+};
+
+/* All lines of a `processes` file, sorted by pid, then generation. */
+struct ptcap_processes {
+	struct ptcap_process *p;
+	size_t n;
+};
+
+/**
+ * ptcap_processes_parse() - parse the text of a `processes` file.
+ * @text: the file contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @ps:   on success, owns the entries sorted by pid then generation;
+ *        release with ptcap_processes_free(). Left empty on failure.
+ * @line: if not NULL, set to the 1-based line number of the first error.
+ *
+ * A line is "<pid> <gen> <first-tsc> <last-tsc> <entry> <maps> <comm>"
+ * (comm: the rest of the line) or "<pid> missing"
+ * (Documentation/ptcap-format.rst, "processes").
+ *
+ * Return: 0; -PTCAP_E_MAGIC or -PTCAP_E_VERSION for a bad first line,
+ * -PTCAP_E_SYNTAX for a malformed line, -PTCAP_E_RANGE for a pid above
+ * INT32_MAX, a number above 64 bits or last-tsc < first-tsc,
+ * -PTCAP_E_NOMEM, -PTCAP_E_INVAL if an argument is NULL.
+ */
+int ptcap_processes_parse(const char *text, size_t len,
+			  struct ptcap_processes *ps, size_t *line);
+
+/**
+ * ptcap_processes_free() - release what ptcap_processes_parse() allocated.
+ * @ps: may be NULL; is left empty.
+ */
+void ptcap_processes_free(struct ptcap_processes *ps);
+
+/**
+ * ptcap_processes_find() - the entries of one process.
+ * @ps:   parsed processes.
+ * @pid:  the process id.
+ * @ngen: if not NULL, receives the number of entries (its generations, or
+ *        1 for a missing process); 0 when not found.
+ *
+ * Return: the first entry of @pid (generation order), or NULL.
+ */
+const struct ptcap_process *ptcap_processes_find(const struct ptcap_processes *ps,
+						 uint32_t pid, size_t *ngen);
+
 /**
  * ptcap_dir_read_file() - read a whole (small) file into memory.
  * @dir:  directory, or NULL to use @name as is.
@@ -244,4 +336,4 @@ int ptcap_dir_list_traces(const char *dir, char ***names, size_t *count);
  */
 void ptcap_dir_free_names(char **names, size_t count);
 
-#endif /* LWPT_TOOLS_PTCAP_DIR_H */
+#endif /* LWPT_PTCAP_DIR_H */

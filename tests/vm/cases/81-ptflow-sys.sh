@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 900
+# A system-wide capture decoded per process (issue 15 point 5;
+# Documentation/ptflow.rst, "System-wide captures"): `ptcap -a` on
+# lwpt_sim.ko (pt_profile=full, the model writes the packets of every
+# user-mode execution) while two different static programs run at once,
+# both pinned to CPU 0 so that their pieces interleave in cpu0.pt, both
+# linked at 0x401000 (decoding one with the other's image would go wrong).
+# ptcap records every process's maps (`processes`, `maps.<pid>.<gen>`);
+# `ptflow --pid A` then yields A's instructions, each decoded piece a
+# contiguous part of A's ground truth (ptrace single-stepping) and later
+# pieces later in it, without decode error; the same for B. Run without
+# ASLR (/bin/norandom) like the ground truth.
+. /lwpt/lib.sh
+
+A=/bin/trace_flow_prog
+B="/bin/pt_flow_long 200"
+
+gt() { # OUT PROG...
+	out=$1
+	shift
+	env -i /bin/norandom /bin/pt_flow_gt -o "$out" "$@" >/dev/null 2>/tmp/gt.err
+	rc=$?
+	[ $rc -lt 125 ] && [ "$(wc -l <"$out")" -gt 1000 ] ||
+		fail "pt_flow_gt $*: status $rc: $(cat /tmp/gt.err)" || return 1
+	ok "ground truth of $*: $(wc -l <"$out") instructions"
+}
+gt /tmp/gt_a.txt $A || exit 1
+gt /tmp/gt_b.txt $B || exit 1
+
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
+	fail "insmod" || exit 1
+
+# MTC every 2^6 ART ticks (SDM 33.3.6): a time inside most pieces, so that
+# the switch records name their thread (ptflow.rst). Not finer: the model
+# writes one MTC per ART edge between two single-stepped instructions
+# (pt-model.rst, "Timing"). ptcap on CPU 1, away from A and B.
+rm -rf /tmp/sys
+taskset -c 1 ptcap -a --mtc=6 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+cap=$!
+i=0
+while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
+# ptcap reads a process at the drain of the switch records that names it;
+# on the model ptcap is single-stepped too and drains many seconds apart,
+# longer than A or B live. So each starts stopped at its exec (pt_held: no
+# user code runs, its flow is unchanged) until ptcap has read it, then is
+# continued. Before, its pid ran env,
+# norandom, taskset and pt_held: earlier exec generations.
+held() { # PIDFILE PROG...
+	f=$1
+	shift
+	rm -f "$f"
+	env -i /bin/norandom /bin/taskset -c 0 /bin/pt_held "$f" "$@" >/dev/null 2>&1 &
+	i=0
+	while [ ! -s "$f" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$f" ] || fail "pt_held $*: no pid" || exit 1
+}
+held /tmp/pa.pid $A
+ja=$!
+held /tmp/pb.pid $B
+jb=$!
+pa=$(cat /tmp/pa.pid)
+pb=$(cat /tmp/pb.pid)
+# ptcap reads a pid while it drains the switch line that names it and
+# flushes the file after each drain: a line naming each means ptcap has
+# read both.
+named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
+i=0
+while ! { named $pa && named $pb; } && [ $i -lt 1200 ]; do
+	sleep 5
+	i=$((i + 5))
+	[ $((i % 60)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($i s)"
+done
+[ $i -lt 1200 ] || echo "note: ptcap did not name A and B in 1200 s"
+kill -CONT $pa $pb
+ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
+# Say something now and then: the VM's watchdog wants output.
+t=0
+while kill -0 $ja 2>/dev/null || kill -0 $jb 2>/dev/null; do
+	sleep 5
+	t=$((t + 5))
+	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
+	[ $t -lt 2400 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
+done
+wait $ja
+wait $jb
+sleep 0.2
+kill -INT $cap
+wait $cap
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "ptcap -a: status $rc: $(cat /tmp/sys.err)" || exit 1
+head -n 1 /tmp/sys/processes | grep -qx 'lwpt-ptcap-processes 1' ||
+	fail "no processes file: $(ls /tmp/sys)" || exit 1
+for p in $pa $pb; do
+	grep -q "^$p [0-9]" /tmp/sys/processes ||
+		fail "process $p not in processes: $(cat /tmp/sys/processes)" || exit 1
+done
+ok "ptcap -a: $(grep -vc '^#' /tmp/sys/processes) process line(s), A=$pa B=$pb: $(grep -E "^($pa|$pb) " /tmp/sys/processes | tr '\n' ';')"
+cat /tmp/sys.err
+
+# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h); the
+# config has the VM's CPUID (QEMU's), which need not be the model's.
+TIMING="--cpuid-0x15.eax 2 --cpuid-0x15.ebx 334"
+
+# check NAME PID GT: ptflow --pid PID's flow, cut into pieces at its
+# "[thread" lines (a new thread, or the same after a piece not shown),
+# each piece a contiguous part of GT after the previous one.
+check() {
+	ptflow --no-inst --no-symbols $TIMING --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
+	frc=$?
+	cat /tmp/sysflow.err
+	[ $frc -eq 0 ] || fail "$1: ptflow --pid $2: status $frc" || return 1
+	! grep -q '^\[resync' /tmp/sysflow.out ||
+		fail "$1: decode errors: $(grep '^\[resync' /tmp/sysflow.out | head -n 3)" || return 1
+	rm -f /tmp/piece.*
+	awk '/^\[thread / { n++; next } /^[0-9a-f]{16}$/ { print > ("/tmp/piece." n) }' \
+		/tmp/sysflow.out
+	from=1 pieces=0 insns=0
+	for f in $(ls /tmp/piece.* 2>/dev/null | sort -t. -k2 -n); do
+		r=$(pt_flow_sub "$3" "$f" $from) ||
+			fail "$1: piece $f ($(wc -l <"$f") instructions) is not the ground truth's after line $from: $r" || return 1
+		at=$(echo "$r" | sed -n 's/^at \([0-9]*\), \([0-9]*\) instructions$/\1/p')
+		len=$(echo "$r" | sed -n 's/^at \([0-9]*\), \([0-9]*\) instructions$/\2/p')
+		from=$((at + len))
+		pieces=$((pieces + 1))
+		insns=$((insns + len))
+	done
+	n_gt=$(wc -l <"$3")
+	[ $pieces -gt 0 ] || fail "$1: nothing decoded for pid $2" || return 1
+	# More than half of the program decoded, in order.
+	[ $((2 * insns)) -gt "$n_gt" ] ||
+		fail "$1: only $insns of $n_gt instructions decoded" || return 1
+	ok "$1 (pid $2): $insns of $n_gt instructions in $pieces piece(s), each equal to the ground truth there, in order"
+}
+check A $pa /tmp/gt_a.txt || exit 1
+check B $pb /tmp/gt_b.txt || exit 1
+
+# The two interleaved on CPU 0: pieces of both, in turn.
+ptflow --no-inst --no-symbols $TIMING /tmp/sys 2>/dev/null |
+	awk -v a=$pa -v b=$pb '/^\[trace cpu0/ { on = 1; next } /^\[trace/ { on = 0 }
+		on && /^\[thread / { split($2, t, "/"); if ((t[1] == a || t[1] == b) && t[1] != last) { n++; last = t[1] } }
+		END { print n + 0 }' >/tmp/turns
+turns=$(cat /tmp/turns)
+[ "$turns" -ge 3 ] || fail "A and B did not interleave on CPU 0 ($turns turns)" || exit 1
+ok "A and B took $turns turns on CPU 0"
+
+# --calls labels lines with the thread (pid/tid); --report per thread
+# ("[report comm pid/tid: ...]").
+ptflow --calls $TIMING --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
+	fail "--calls --pid $pa" || exit 1
+grep -qE "^ *[0-9]+  $pa/$pa +  " /tmp/syscalls.out ||
+	fail "--calls: no line of thread $pa/$pa: $(head -n 3 /tmp/syscalls.out)" || exit 1
+ptflow --report $TIMING /tmp/sys >/tmp/sysrep.out 2>/dev/null
+grep -q "^\[report .*$pb/$pb" /tmp/sysrep.out ||
+	fail "--report: no table of $pb: $(grep '^\[report' /tmp/sysrep.out | head -n 5)" || exit 1
+ok "--calls and --report per thread: $(grep -c '^\[report' /tmp/sysrep.out) table(s)"
+exit 0
