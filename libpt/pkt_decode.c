@@ -35,6 +35,15 @@ static uint8_t ext_class[256];
  * IPBytes. */
 static uint8_t ip_pkt_size[256];
 
+/*
+ * The packets of a PSB+ that lpt_pkt_count() takes without pkt_decode():
+ * by second byte (after PT_OPC_EXT), the size of PSB, PSBEND, CBR, VMCS
+ * and PIP (fixed, nothing to check but PSB's pattern; SDM 33.4.2.7, .10,
+ * .15, .17, .18), 0 for other bytes; and their type.
+ */
+static uint8_t ext_psb_size[256];
+static uint8_t ext_psb_type[256];
+
 /* Packet types that cannot occur inside a packet block (SDM Table 33-15),
  * plus the block terminators BEP and OVF (SDM 33.4.1.1): seeing one ends
  * the block. */
@@ -72,7 +81,19 @@ static const uint8_t ip_size[8] = {
 __attribute__((constructor))
 static void lpt_pkt_tables_init(void)
 {
+	static const struct { uint8_t ext, size, type; } psb_plus[] = {
+		{ PT_EXT_PSB, PT_PSB_SIZE, LPT_PKT_PSB },
+		{ PT_EXT_PSBEND, PT_PSBEND_SIZE, LPT_PKT_PSBEND },
+		{ PT_EXT_CBR, PT_CBR_SIZE, LPT_PKT_CBR },
+		{ PT_EXT_VMCS, PT_VMCS_SIZE, LPT_PKT_VMCS },
+		{ PT_EXT_PIP, PT_PIP_SIZE, LPT_PKT_PIP },
+	};
 	unsigned int b;
+
+	for (b = 0; b < sizeof(psb_plus) / sizeof(psb_plus[0]); b++) {
+		ext_psb_size[psb_plus[b].ext] = psb_plus[b].size;
+		ext_psb_type[psb_plus[b].ext] = psb_plus[b].type;
+	}
 
 	for (b = 0; b < 256; b++) {
 		uint8_t c = C_BAD;
@@ -662,7 +683,9 @@ out:
  *    length;
  *  - TNT-8 and the IP packets, whose size the first byte gives, are
  *    counted in registers and in a local table by first byte, folded into
- *    @st at the end; only the other packets touch @st in the loop.
+ *    @st at the end; so are the packets of a PSB+ (PSB, PSBEND, CBR, VMCS,
+ *    PIP by their second byte, MODE by its leaf); only the other packets
+ *    touch @st in the loop.
  * (Tried and slower on the real traces: a branch-free count of the leading
  * run of one-byte packets in each 8-byte word, a size table for TNT-8 as
  * for the IP packets (a load-to-load dependency per packet instead of a
@@ -673,7 +696,7 @@ int lpt_pkt_count(struct lpt_pkt_decoder *dec, struct lpt_pkt_stats *st)
 	const uint8_t *pos, *end;
 	struct lpt_pkt_block blk;
 	struct lpt_packet pkt;
-	uint64_t npad = 0, ntnt = 0, nip[256];
+	uint64_t npad = 0, ntnt = 0, nip[256], next[256], nmode[2];
 	uint32_t flags;
 	unsigned int b, n;
 	int ret;
@@ -687,6 +710,8 @@ int lpt_pkt_count(struct lpt_pkt_decoder *dec, struct lpt_pkt_stats *st)
 	blk = dec->block;
 	flags = dec->cfg.flags;
 	memset(nip, 0, sizeof(nip));
+	memset(next, 0, sizeof(next));
+	memset(nmode, 0, sizeof(nmode));
 
 	/* Fast path: a whole max-size packet fits (see lpt_pkt_next_batch). */
 	while ((size_t)(end - pos) >= PT_MAX_PACKET_SIZE) {
@@ -722,6 +747,28 @@ int lpt_pkt_count(struct lpt_pkt_decoder *dec, struct lpt_pkt_stats *st)
 				pos += n;
 				continue;
 			}
+			if (b == PT_OPC_EXT) {
+				unsigned int e = pos[PT_EXT_OFF];
+
+				n = ext_psb_size[e];
+				if (n && (e != PT_EXT_PSB ||
+					  (lpt_ld64(pos) == PT_PSB_WORD &&
+					   lpt_ld64(pos + 8) == PT_PSB_WORD))) {
+					next[e]++;
+					pos += n;
+					continue;
+				}
+			} else if (b == PT_OPC_MODE) {
+				/* SDM 33.4.2.8: leaf 0 Exec, 1 TSX. */
+				unsigned int leaf = pos[1] >> PT_MODE_LEAF_SHIFT;
+
+				if (leaf == PT_MODE_LEAF_EXEC ||
+				    leaf == PT_MODE_LEAF_TSX) {
+					nmode[leaf == PT_MODE_LEAF_TSX]++;
+					pos += PT_MODE_SIZE;
+					continue;
+				}
+			}
 		}
 		ret = pkt_decode(pos, PT_MAX_PACKET_SIZE, &blk, &pkt, flags, 0);
 		if (LPT_UNLIKELY(ret <= 0))
@@ -752,7 +799,15 @@ out:
 			st->bytes[ip_type[b & PT_OPM_IP]] +=
 				nip[b] * ip_pkt_size[b];
 		}
+		if (next[b]) {
+			st->count[ext_psb_type[b]] += next[b];
+			st->bytes[ext_psb_type[b]] += next[b] * ext_psb_size[b];
+		}
 	}
+	st->count[LPT_PKT_MODE_EXEC] += nmode[0];
+	st->bytes[LPT_PKT_MODE_EXEC] += nmode[0] * PT_MODE_SIZE;
+	st->count[LPT_PKT_MODE_TSX] += nmode[1];
+	st->bytes[LPT_PKT_MODE_TSX] += nmode[1] * PT_MODE_SIZE;
 	dec->pos = pos;
 	dec->block = blk;
 	return ret;
