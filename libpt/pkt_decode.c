@@ -41,8 +41,16 @@ static uint8_t ip_pkt_size[256];
  * and PIP (fixed, nothing to check but PSB's pattern; SDM 33.4.2.7, .10,
  * .15, .17, .18), 0 for other bytes; and their type.
  */
-static uint8_t ext_psb_size[256];
-static uint8_t ext_psb_type[256];
+static const uint8_t ext_psb_size[256] = {
+	[PT_EXT_PSB] = PT_PSB_SIZE, [PT_EXT_PSBEND] = PT_PSBEND_SIZE,
+	[PT_EXT_CBR] = PT_CBR_SIZE, [PT_EXT_VMCS] = PT_VMCS_SIZE,
+	[PT_EXT_PIP] = PT_PIP_SIZE,
+};
+static const uint8_t ext_psb_type[256] = {
+	[PT_EXT_PSB] = LPT_PKT_PSB, [PT_EXT_PSBEND] = LPT_PKT_PSBEND,
+	[PT_EXT_CBR] = LPT_PKT_CBR, [PT_EXT_VMCS] = LPT_PKT_VMCS,
+	[PT_EXT_PIP] = LPT_PKT_PIP,
+};
 
 /* Packet types that cannot occur inside a packet block (SDM Table 33-15),
  * plus the block terminators BEP and OVF (SDM 33.4.1.1): seeing one ends
@@ -81,19 +89,7 @@ static const uint8_t ip_size[8] = {
 __attribute__((constructor))
 static void lpt_pkt_tables_init(void)
 {
-	static const struct { uint8_t ext, size, type; } psb_plus[] = {
-		{ PT_EXT_PSB, PT_PSB_SIZE, LPT_PKT_PSB },
-		{ PT_EXT_PSBEND, PT_PSBEND_SIZE, LPT_PKT_PSBEND },
-		{ PT_EXT_CBR, PT_CBR_SIZE, LPT_PKT_CBR },
-		{ PT_EXT_VMCS, PT_VMCS_SIZE, LPT_PKT_VMCS },
-		{ PT_EXT_PIP, PT_PIP_SIZE, LPT_PKT_PIP },
-	};
 	unsigned int b;
-
-	for (b = 0; b < sizeof(psb_plus) / sizeof(psb_plus[0]); b++) {
-		ext_psb_size[psb_plus[b].ext] = psb_plus[b].size;
-		ext_psb_type[psb_plus[b].ext] = psb_plus[b].type;
-	}
 
 	for (b = 0; b < 256; b++) {
 		uint8_t c = C_BAD;

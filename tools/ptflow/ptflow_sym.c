@@ -550,8 +550,9 @@ static struct sym_table *sym_table_of(struct ptflow_sym *sym,
 	void **user;
 
 	dwfl_module_info(mod, &user, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (*user)
-		return *user;
+	t = *user;
+	if (t)
+		return t;
 	tables = realloc(sym->tables, (sym->ntables + 1) * sizeof(*tables));
 	if (!tables)
 		return NULL;
