@@ -72,8 +72,8 @@ struct sym_piece {
  * exactly at it), the table has a cut: at every symbol's value, value + 1
  * and end (value + st_size), for the resolved and the plain st_value, and
  * at every section's start, end and end + 1, in every ELF file the
- * module's symbols come from. Between two cuts none of these changes, so neither
- * does the answer. More cuts than needed cost memory only.
+ * module's symbols come from. Between two cuts none of these changes, so
+ * neither does the answer. More cuts than needed cost memory only.
  */
 struct sym_table {
 	Dwfl_Module *mod;
@@ -520,7 +520,8 @@ static struct sym_table *sym_table_build(Dwfl_Module *mod)
 		 * sections decide "same section" for sizeless symbols. */
 		for (k = 0; k < nseen && seen[k] != selv; k++)
 			;
-		if (selv && k == nseen && nseen < sizeof(seen) / sizeof(seen[0])) {
+		if (selv && k == nseen &&
+		    nseen < sizeof(seen) / sizeof(seen[0])) {
 			seen[nseen++] = selv;
 			cut_sections(&c, selv, sbias, low, high);
 		}

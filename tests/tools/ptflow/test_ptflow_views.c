@@ -165,11 +165,11 @@ END_TEST
  * ptflow's symbol lookups (its address table and caches, issue 17.3)
  * against libdwfl's own dwfl_module_addrinfo() in the same session
  * (ptflow_sym_lookup_dwfl()), for the file-backed modules of this process:
- * at every address of this executable's code, and around every symbol and section
- * edge of the others (value - 1, value, value + 1, end - 1, end, end + 1;
- * at most about 300 symbols of each, spread over its table), the edges
- * listed by a second libdwfl session (dwfl_linux_proc_report()). The same
- * symbol name, address, size and offset, or no symbol in both.
+ * at every address of this executable's code, and around every symbol and
+ * section edge of the others (value - 1, value, value + 1, end - 1, end,
+ * end + 1; at most about 300 symbols of each, spread over its table), the
+ * edges listed by a second libdwfl session (dwfl_linux_proc_report()). The
+ * same symbol name, address, size and offset, or no symbol in both.
  */
 struct ref_check {
 	struct ptflow_sym *sym;
