@@ -582,8 +582,9 @@ struct lpt_pkt_stats {
  *
  * Equivalent to calling lpt_pkt_next() until it fails and adding each
  * packet's type and size to @st, but faster: no packet is written out
- * (runs of PAD, SDM 33.4.2.20, are taken 8 bytes at a time, TNT-8,
- * 33.4.2.1, without the general dispatch). For `ptdump --stats`.
+ * (runs of PAD, SDM 33.4.2.20, are counted a word at a time; TNT-8,
+ * 33.4.2.1, and the IP packets, 33.4.2.2-6, sized by their first byte,
+ * without the general dispatch). For `ptdump --stats`.
  *
  * Return: the error that ended it, as lpt_pkt_next() returns it, with the
  * position at the failing packet: LPT_ERR_EOS at the end of the buffer

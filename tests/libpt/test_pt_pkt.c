@@ -1703,6 +1703,97 @@ START_TEST(test_count_equals_next)
 }
 END_TEST
 
+/*
+ * lpt_pkt_count()'s fast paths (issue 17.1) against lpt_pkt_next(): runs
+ * of 0 to 19 PAD (counted a word at a time, SDM 33.4.2.20) before TNT-8
+ * and before IP packets of every IPBytes (sized by their first byte, SDM
+ * Table 33-18; the reserved 101b and 111b are errors), PSB+ packets (PSB,
+ * MODE, PIP, VMCS, CBR, PSBEND; a bad MODE leaf and a cut PSB are errors),
+ * a TIP that closes a packet block (SDM 33.4.1.1), and every end of the
+ * buffer in the last 64 bytes, so that runs and packets meet the
+ * bounds-checked tail.
+ */
+START_TEST(test_count_runs)
+{
+	static const uint8_t psb[] = {
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x23,			/* PSBEND */
+	};
+	static const uint8_t ip_opc[] = { 0x0d, 0x11, 0x01, 0x1d };
+	static const uint8_t block[] = {
+		0x02, 0x63, 0x01, 0x00,		/* BBP SZ=1 (4-byte items) */
+		0x04, 1, 2, 3, 4,		/* BIP id 0 */
+		0x0d, 0x10, 0x20,		/* TIP, 16-bit update: ends it */
+	};
+	/* A PSB+ as the libxdc traces have them (SDM 33.4.2.17). */
+	static const uint8_t psb_plus[] = {
+		0x99, 0x00,			/* MODE.Exec, 64-bit */
+		0x99, 0x20,			/* MODE.TSX */
+		0x02, 0x43, 0x00, 0x90, 0xc8, 0x48, 0x00, 0x00,	/* PIP */
+		0x00, 0x00,
+		0x02, 0xc8, 0x00, 0xe0, 0x56, 0x3b, 0x00,	/* VMCS */
+		0x02, 0x03, 0x26, 0x00,		/* CBR */
+		0x02, 0x23,			/* PSBEND */
+	};
+	uint8_t buf[2048];
+	size_t len = 0, cut;
+	unsigned int k, i, ipb;
+
+	memcpy(buf, psb, sizeof(psb));
+	len = sizeof(psb);
+	for (k = 0; k < 20; k++) {
+		if (k % 5 == 4) {
+			memcpy(buf + len, psb, 16);
+			len += 16;
+			memcpy(buf + len, psb_plus, sizeof(psb_plus));
+			len += sizeof(psb_plus);
+		}
+		for (i = 0; i < k; i++)
+			buf[len++] = 0x00;		/* PAD */
+		buf[len++] = (uint8_t)(0x04 + 2 * (k & 0x78)) | 0x80;	/* TNT-8 */
+		for (i = 0; i < k; i++)
+			buf[len++] = 0x00;
+		ipb = k % 8;
+		if (ipb == 5 || ipb == 7)	/* reserved: in the last part */
+			ipb = 6;
+		buf[len++] = (uint8_t)(ipb << 5 | ip_opc[k % 4]);
+		for (i = 0; i < 8; i++)		/* payload, at most 8 bytes */
+			buf[len++] = (uint8_t)(0x11 * (i + 1));
+	}
+	memcpy(buf + len, block, sizeof(block));
+	len += sizeof(block);
+	for (k = 0; k < 24; k++)
+		buf[len++] = 0x00;
+	ck_assert_uint_lt(len + 64, sizeof(buf));
+	for (cut = len - 64; cut <= len; cut++)
+		count_vs_next(buf, cut, "runs");
+	/* Reserved IPBytes 101b, 111b (SDM Table 33-18), a MODE of leaf 2
+	 * (33.4.2.8), a PSB cut short (33.4.2.17): a decode error after a
+	 * PAD run, then a resync to the end. */
+	for (k = 0; k < 4; k++) {
+		static const uint8_t bad[4][3] = {
+			{ 0xad, 0, 0 }, { 0xed, 0, 0 }, { 0x99, 0x40, 0 },
+			{ 0x02, 0x82, 0x02 },
+		};
+		size_t l = len;
+		uint8_t *p = buf + l;
+
+		for (i = 0; i < 9; i++)
+			*p++ = 0x00;
+		memcpy(p, bad[k], 3);
+		p += 3;
+		for (i = 0; i < 24; i++)
+			*p++ = 0x00;
+		memcpy(p, psb, sizeof(psb));
+		p += sizeof(psb);
+		*p++ = 0x06;
+		l = (size_t)(p - buf);
+		count_vs_next(buf, l, "reserved IPBytes");
+	}
+}
+END_TEST
+
 /* Decoding a real trace split at every byte with set_buffer: the first
  * part ends in EOS exactly at a split packet, the second continues. */
 START_TEST(test_split_stitch)
@@ -1791,6 +1882,7 @@ static Suite *pkt_suite(void)
 	tcase_add_test(td, test_libipt_ptt);
 	tcase_add_test(td, test_batch_equals_next);
 	tcase_add_test(td, test_count_equals_next);
+	tcase_add_test(td, test_count_runs);
 	tcase_add_test(td, test_split_stitch);
 	suite_add_tcase(s, td);
 	return s;

@@ -14,14 +14,22 @@
 #include <unistd.h>
 
 /*
- * The lookup cache: sets (a power of two) by 64-byte block of the address,
- * each holding the last SYM_CACHE_WAYS results found from that block, most
- * recent first. Several small functions share a block (trace_flow_prog's
- * op_add, op_xor and op_mul): with one entry per block they evicted each
- * other, and every third instruction cost a libdwfl lookup (tens of us,
- * against tens of ns to decode an instruction; issue 17.3). 512 x 8
- * entries (about 400 KiB, touched as used) leave trace_flow_prog's flow
- * about one miss per thousand instructions.
+ * Lookups (issue 17.3) go through three levels, each exact:
+ *
+ *  1. the last result: consecutive instructions of one function;
+ *  2. a cache of SYM_CACHE_SETS sets by 64-byte block of the address, each
+ *     holding the last SYM_CACHE_WAYS results from that block, most recent
+ *     first: loops over a few functions (several small functions share a
+ *     block: trace_flow_prog's op_add, op_xor and op_mul);
+ *  3. the module's address table (struct sym_table): the module's range
+ *     cut at every address where libdwfl's answer can change, found by
+ *     binary search; each piece asks libdwfl (dwfl_module_addrinfo(),
+ *     which scans the symbol table: tens of us) once, at its first use.
+ *
+ * Every level stores a result with the range of addresses it holds for,
+ * a piece of the table, so symbols without size (assembly labels such as
+ * _start, or __do_global_dtors_aux in a static program) are cached for
+ * their whole range, not address by address.
  */
 #define SYM_CACHE_SETS	512
 #define SYM_CACHE_WAYS	8
@@ -44,8 +52,40 @@ struct sym_extra {
 	uint64_t start, size;
 };
 
+/*
+ * One piece of a module's address table: addresses from @lo up to the next
+ * piece's @lo (the last: up to the module's end) get the same answer from
+ * dwfl_module_addrinfo(), asked once (@done).
+ */
+struct sym_piece {
+	uint64_t lo;
+	const char *name;	/* NULL: no symbol */
+	uint64_t start, size;	/* the symbol's address and st_size */
+	bool done;
+};
+
+/*
+ * A module's address table, built once from libdwfl (sym_table_build()):
+ * pieces sorted by address. Where libdwfl's choice depends on the address
+ * (elfutils' __libdwfl_addrsym(): the symbols at or below it, the sized
+ * ones that contain it, the section it lies in, a symbol that starts
+ * exactly at it), the table has a cut: at every symbol's value, value + 1
+ * and end (value + st_size), for the resolved and the plain st_value, and
+ * at every section's start, end and end + 1, in every ELF file the
+ * module's symbols come from. Between two cuts none of these changes, so
+ * neither does the answer. More cuts than needed cost memory only.
+ */
+struct sym_table {
+	Dwfl_Module *mod;
+	uint64_t low, high;	/* the module's addresses [low, high) */
+	struct sym_piece *piece;
+	size_t n;
+};
+
 struct ptflow_sym {
 	Dwfl *dwfl;
+	struct sym_table **tables;	/* built so far, to free */
+	size_t ntables;
 	struct sym_extra *extra;
 	size_t nextra;
 	bool reporting;		/* between dwfl_report_begin_add and _end */
@@ -54,15 +94,15 @@ struct ptflow_sym {
 	FILE *err;
 	const char *prog;
 	/*
-	 * Symbols found lately, by 64-byte block of the address: consecutive
-	 * instructions and loops over a few functions share them, and
-	 * libdwfl's address lookup scans the symbol table (bench_ptflow_sym).
+	 * Levels 1 and 2 of a lookup (see SYM_CACHE_SETS). @last points to
+	 * the front entry of the set last used: only a lookup in that set
+	 * moves its entries, and it sets @last again.
 	 */
 	struct sym_cached {
 		uint64_t lo, hi;	/* addresses [lo, hi) give @s */
 		struct ptflow_symbol s;	/* offset to be set from the address */
 		Dwfl_Module *mod;	/* NULL: empty */
-	} cache[SYM_CACHE_SETS][SYM_CACHE_WAYS];
+	} *last, cache[SYM_CACHE_SETS][SYM_CACHE_WAYS];
 };
 
 static const Dwfl_Callbacks sym_callbacks = {
@@ -85,6 +125,7 @@ struct ptflow_sym *ptflow_sym_alloc(FILE *err, const char *prog)
 	}
 	sym->err = err;
 	sym->prog = prog;
+	sym->last = &sym->cache[0][0];
 	return sym;
 }
 
@@ -95,6 +136,11 @@ void ptflow_sym_free(struct ptflow_sym *sym)
 	if (!sym)
 		return;
 	dwfl_end(sym->dwfl);
+	for (i = 0; i < sym->ntables; i++) {
+		free(sym->tables[i]->piece);
+		free(sym->tables[i]);
+	}
+	free(sym->tables);
 	for (i = 0; i < sym->nextra; i++) {
 		free(sym->extra[i].name);
 		free(sym->extra[i].module);
@@ -106,13 +152,20 @@ void ptflow_sym_free(struct ptflow_sym *sym)
 	free(sym);
 }
 
+/* Forget levels 1 and 2 (a new module or symbol may change answers). */
+static void sym_cache_clear(struct ptflow_sym *sym)
+{
+	memset(sym->cache, 0, sizeof(sym->cache));
+	sym->last = &sym->cache[0][0];	/* empty: [0, 0) holds nothing */
+}
+
 /* Open the report session before adding modules. */
 static void sym_begin(struct ptflow_sym *sym)
 {
 	if (!sym->reporting) {
 		dwfl_report_begin_add(sym->dwfl);
 		sym->reporting = true;
-		memset(sym->cache, 0, sizeof(sym->cache));
+		sym_cache_clear(sym);
 	}
 }
 
@@ -286,7 +339,7 @@ int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
 	struct sym_extra *e;
 
 	/* The cache may hide the new range. */
-	memset(sym->cache, 0, sizeof(sym->cache));
+	sym_cache_clear(sym);
 
 	e = realloc(sym->extra, (sym->nextra + 1) * sizeof(*e));
 	if (!e)
@@ -347,11 +400,12 @@ static struct sym_cached *sym_cache_find(struct ptflow_sym *sym,
 
 /*
  * Remember @s for the addresses [@lo, @hi) at the front of @addr's set,
- * dropping the least recently used entry.
+ * dropping the least recently used entry. Returns the entry.
  */
-static void sym_cache_add(struct ptflow_sym *sym, uint64_t addr,
-			  uint64_t lo, uint64_t hi,
-			  const struct ptflow_symbol *s, Dwfl_Module *mod)
+static struct sym_cached *sym_cache_add(struct ptflow_sym *sym, uint64_t addr,
+					uint64_t lo, uint64_t hi,
+					const struct ptflow_symbol *s,
+					Dwfl_Module *mod)
 {
 	struct sym_cached *set = sym->cache[(addr >> 6) & (SYM_CACHE_SETS - 1)];
 
@@ -360,68 +414,309 @@ static void sym_cache_add(struct ptflow_sym *sym, uint64_t addr,
 	set[0].hi = hi;
 	set[0].s = *s;
 	set[0].mod = mod;
+	return set;
 }
 
-bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
-		       struct ptflow_symbol *out)
-{
-	const struct sym_extra *e;
-	struct sym_cached *c;
+/* A growing array of cut addresses. */
+struct sym_cuts {
+	uint64_t *a;
+	size_t n, cap;
+	bool failed;		/* out of memory */
+};
 
-	Dwfl_Module *mod;
-	GElf_Addr off = 0, low = 0;
+/* Add @addr to @c if it lies in [@low, @high). */
+static void cut_add(struct sym_cuts *c, uint64_t addr, uint64_t low,
+		    uint64_t high)
+{
+	uint64_t *a;
+
+	if (addr < low || addr >= high || c->failed)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 1024;
+		a = realloc(c->a, c->cap * sizeof(*a));
+		if (!a) {
+			c->failed = true;
+			return;
+		}
+		c->a = a;
+	}
+	c->a[c->n++] = addr;
+}
+
+/* Cuts at the start and end of every section of @elf, moved by @bias. */
+static void cut_sections(struct sym_cuts *c, Elf *elf, uint64_t bias,
+			 uint64_t low, uint64_t high)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		cut_add(c, sh.sh_addr + bias, low, high);
+		/* libdwfl counts a section's end address as inside it
+		 * (derelocate.c, find_section()). */
+		cut_add(c, sh.sh_addr + sh.sh_size + bias, low, high);
+		cut_add(c, sh.sh_addr + sh.sh_size + bias + 1, low, high);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Build @mod's address table (struct sym_table) from its symbols
+ * (dwfl_module_getsym_info()) and the sections of its ELF files. Returns
+ * the table, or NULL when out of memory.
+ */
+static struct sym_table *sym_table_build(Dwfl_Module *mod)
+{
+	struct sym_cuts c = { NULL, 0, 0, false };
+	struct sym_table *t = calloc(1, sizeof(*t));
+	Elf *seen[4] = { NULL };
+	size_t nseen = 0, i, k;
+	GElf_Addr low = 0, high = 0, bias;
+	Elf *elf;
+	int nsym, n;
+
+	if (!t)
+		return NULL;
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	t->mod = mod;
+	t->low = low;
+	t->high = high;
+	cut_add(&c, low, low, high);
+	elf = dwfl_module_getelf(mod, &bias);
+	if (elf) {
+		cut_sections(&c, elf, bias, low, high);
+		seen[nseen++] = elf;
+	}
+	nsym = dwfl_module_getsymtab(mod);
+	for (n = 1; n < nsym; n++) {
+		GElf_Sym s;
+		GElf_Addr value;
+		GElf_Word shndx;
+		Dwarf_Addr sbias = 0;
+		Elf *selv = NULL;
+
+		if (!dwfl_module_getsym_info(mod, n, &s, &value, &shndx,
+					     &selv, &sbias))
+			continue;
+		cut_add(&c, value, low, high);
+		cut_add(&c, value + 1, low, high);
+		cut_add(&c, value + s.st_size, low, high);
+		/* The unresolved st_value (differs with function
+		 * descriptors), which libdwfl tries too. */
+		cut_add(&c, s.st_value + sbias, low, high);
+		cut_add(&c, s.st_value + sbias + 1, low, high);
+		cut_add(&c, s.st_value + sbias + s.st_size, low, high);
+		/* The ELF file it came from (main or debug file): its
+		 * sections decide "same section" for sizeless symbols. */
+		for (k = 0; k < nseen && seen[k] != selv; k++)
+			;
+		if (selv && k == nseen &&
+		    nseen < sizeof(seen) / sizeof(seen[0])) {
+			seen[nseen++] = selv;
+			cut_sections(&c, selv, sbias, low, high);
+		}
+	}
+	if (c.failed || !c.n)
+		goto fail;
+	qsort(c.a, c.n, sizeof(*c.a), cmp_u64);
+	t->piece = calloc(c.n, sizeof(*t->piece));
+	if (!t->piece)
+		goto fail;
+	for (i = 0; i < c.n; i++)
+		if (!t->n || t->piece[t->n - 1].lo != c.a[i])
+			t->piece[t->n++].lo = c.a[i];
+	free(c.a);
+	return t;
+fail:
+	free(c.a);
+	free(t);
+	return NULL;
+}
+
+/* @mod's address table, built at its first use; NULL: out of memory. */
+static struct sym_table *sym_table_of(struct ptflow_sym *sym,
+				      Dwfl_Module *mod)
+{
+	struct sym_table *t, **tables;
+	void **user;
+
+	dwfl_module_info(mod, &user, NULL, NULL, NULL, NULL, NULL, NULL);
+	t = *user;
+	if (t)
+		return t;
+	tables = realloc(sym->tables, (sym->ntables + 1) * sizeof(*tables));
+	if (!tables)
+		return NULL;
+	sym->tables = tables;
+	t = sym_table_build(mod);
+	if (!t)
+		return NULL;
+	sym->tables[sym->ntables++] = t;
+	*user = t;
+	return t;
+}
+
+/* libdwfl's answer for @addr in @mod: @out's name, start and size. */
+static void sym_addrinfo(Dwfl_Module *mod, uint64_t addr,
+			 struct ptflow_symbol *out)
+{
+	GElf_Off off = 0;
 	GElf_Sym s;
 
-	memset(out, 0, sizeof(*out));
-	if (!sym)
-		return false;
-	sym_end(sym);
-	c = sym_cache_find(sym, addr);
-	if (c) {
-		*out = c->s;
-		if (out->name)
-			out->offset = addr - out->start;
-		mod = c->mod;
-		goto line;
-	}
-	mod = dwfl_addrmodule(sym->dwfl, addr);
-	if (!mod) {
-		e = sym_extra_find(sym, addr);
-		if (!e)
-			return false;
-		out->name = e->name;
-		out->start = e->start;
-		out->size = e->size;
-		out->offset = addr - e->start;
-		out->module = e->module;
-		out->module_start = e->start;
-		return true;
-	}
-	out->module = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL,
-				       NULL, NULL);
-	out->module_start = low;
 	out->name = dwfl_module_addrinfo(mod, addr, &off, &s, NULL, NULL,
 					 NULL);
 	if (out->name && !*out->name)
 		out->name = NULL;
 	if (out->name) {
-		out->offset = off;
 		out->start = addr - off;
 		out->size = s.st_size;
 	}
-	/*
-	 * A sized symbol holds for its whole range; no symbol, or one
-	 * without size (its range ends at an unknown next symbol), only for
-	 * this address.
-	 */
-	if (out->name && addr - out->start < out->size)
-		sym_cache_add(sym, addr, out->start, out->start + out->size,
-			      out, mod);
-	else
-		sym_cache_add(sym, addr, addr, addr + 1, out, mod);
-line:
+}
+
+/*
+ * The piece of @t holding @addr (t->low <= addr < t->high), asked of
+ * libdwfl if not yet; its range [*lo, *hi).
+ */
+static const struct sym_piece *sym_table_find(struct sym_table *t,
+					      uint64_t addr, uint64_t *lo,
+					      uint64_t *hi)
+{
+	size_t a = 0, b = t->n;
+	struct sym_piece *p;
+
+	/* The last piece with lo <= addr; piece[0].lo is t->low. */
+	while (b - a > 1) {
+		size_t m = a + (b - a) / 2;
+
+		if (t->piece[m].lo <= addr)
+			a = m;
+		else
+			b = m;
+	}
+	p = &t->piece[a];
+	*lo = p->lo;
+	*hi = a + 1 < t->n ? t->piece[a + 1].lo : t->high;
+	if (!p->done) {
+		struct ptflow_symbol s;
+
+		/* Any address of the piece gives the same answer. */
+		memset(&s, 0, sizeof(s));
+		sym_addrinfo(t->mod, p->lo, &s);
+		p->name = s.name;
+		p->start = s.start;
+		p->size = s.size;
+		p->done = true;
+	}
+	return p;
+}
+
+/*
+ * Look @addr up in its module @mod without the caches: @out's module, and
+ * its symbol if any; [*lo, *hi) the addresses with the same answer.
+ */
+static void sym_lookup_module(struct ptflow_sym *sym, Dwfl_Module *mod,
+			      uint64_t addr, struct ptflow_symbol *out,
+			      uint64_t *lo, uint64_t *hi)
+{
+	struct sym_table *t = sym_table_of(sym, mod);
+	GElf_Addr low = 0;
+
+	out->module = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL,
+				       NULL, NULL);
+	out->module_start = low;
+	if (t && addr >= t->low && addr < t->high) {
+		const struct sym_piece *p = sym_table_find(t, addr, lo, hi);
+
+		out->name = p->name;
+		out->start = p->start;
+		out->size = p->size;
+	} else {
+		/* No table (out of memory): libdwfl for this address. */
+		sym_addrinfo(mod, addr, out);
+		*lo = addr;
+		*hi = addr + 1;
+	}
+}
+
+/* @out from the newest extra symbol covering @addr; false: none. */
+static bool sym_lookup_extra(const struct ptflow_sym *sym, uint64_t addr,
+			     struct ptflow_symbol *out)
+{
+	const struct sym_extra *e = sym_extra_find(sym, addr);
+
+	if (!e)
+		return false;
+	out->name = e->name;
+	out->start = e->start;
+	out->size = e->size;
+	out->offset = addr - e->start;
+	out->module = e->module;
+	out->module_start = e->start;
+	return true;
+}
+
+bool ptflow_sym_lookup_dwfl(struct ptflow_sym *sym, uint64_t addr,
+			    struct ptflow_symbol *out)
+{
+	Dwfl_Module *mod;
+	GElf_Addr low = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!sym)
+		return false;
+	sym_end(sym);
+	mod = dwfl_addrmodule(sym->dwfl, addr);
+	if (!mod)
+		return sym_lookup_extra(sym, addr, out);
+	out->module = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL,
+				       NULL, NULL);
+	out->module_start = low;
+	sym_addrinfo(mod, addr, out);
+	if (out->name)
+		out->offset = addr - out->start;
+	return out->name != NULL;
+}
+
+bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
+		       struct ptflow_symbol *out)
+{
+	struct sym_cached *c;
+	Dwfl_Module *mod;
+	uint64_t lo, hi;
+
+	if (!sym) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	sym_end(sym);
+	c = sym->last;
+	if (addr - c->lo >= c->hi - c->lo) {
+		c = sym_cache_find(sym, addr);
+		if (!c) {
+			memset(out, 0, sizeof(*out));
+			mod = dwfl_addrmodule(sym->dwfl, addr);
+			if (!mod)
+				return sym_lookup_extra(sym, addr, out);
+			sym_lookup_module(sym, mod, addr, out, &lo, &hi);
+			c = sym_cache_add(sym, addr, lo, hi, out, mod);
+		}
+		sym->last = c;
+	}
+	*out = c->s;
+	if (out->name)
+		out->offset = addr - out->start;
 	if (want_line) {
-		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+		Dwfl_Line *line = dwfl_module_getsrc(c->mod, addr);
 
 		if (line)
 			out->file = dwfl_lineinfo(line, NULL, &out->line, NULL,

@@ -112,6 +112,21 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out);
 
 /**
+ * ptflow_sym_lookup_dwfl() - ptflow_sym_lookup() without its caches and
+ * address tables: libdwfl's dwfl_module_addrinfo() for @addr, every time
+ * (a scan of the module's symbol table, tens of us). The reference that
+ * the tests compare ptflow_sym_lookup() with, and bench_ptflow_sym's
+ * uncached figure.
+ * @sym:  the table (NULL: nothing is found).
+ * @addr: a virtual address.
+ * @out:  filled as by ptflow_sym_lookup() without a source line.
+ *
+ * Return: true when a symbol was found (@out->name set).
+ */
+bool ptflow_sym_lookup_dwfl(struct ptflow_sym *sym, uint64_t addr,
+			    struct ptflow_symbol *out);
+
+/**
  * ptflow_sym_format() - "name" or "name+0xOFF" of an address.
  * @sym:  the table.
  * @addr: the address.

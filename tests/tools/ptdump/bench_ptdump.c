@@ -641,9 +641,10 @@ int main(int argc, char **argv)
 	for (m = 0; m < NMODES; m++)
 		if (nratios[m])
 			printf("%-7s ratio lwpt/%s: min %.1fx, geometric mean "
-			       "%.1fx over %d traces\n", modes[m].name,
+			       "%.1fx over %d traces%s\n", modes[m].name,
 			       ref.label, min_ratio[m],
-			       exp(log_ratio_sum[m] / nratios[m]), nratios[m]);
+			       exp(log_ratio_sum[m] / nratios[m]), nratios[m],
+			       ref_is_model ? "" : " (required: min >= 10x)");
 	if (!ref_is_model && compared)
 		printf("outputs: %d of %d identical%s\n",
 		       compared - mismatches, compared,

@@ -9,6 +9,8 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +157,123 @@ START_TEST(test_sym_vdso)
 		  !strcmp(s.name, "clock_gettime"));
 	ck_assert_ptr_nonnull(strstr(s.module, "ptflow-vdso-"));
 	ptflow_sym_free(sym);
+	unlink(vdso_path);
+}
+END_TEST
+
+/*
+ * ptflow's symbol lookups (its address table and caches, issue 17.3)
+ * against libdwfl's own dwfl_module_addrinfo() in the same session
+ * (ptflow_sym_lookup_dwfl()), for the file-backed modules of this process:
+ * at every address of this executable's code, and around every symbol and
+ * section edge of the others (value - 1, value, value + 1, end - 1, end,
+ * end + 1; at most about 300 symbols of each, spread over its table), the
+ * edges listed by a second libdwfl session (dwfl_linux_proc_report()). The
+ * same symbol name, address, size and offset, or no symbol in both.
+ */
+struct ref_check {
+	struct ptflow_sym *sym;
+	unsigned long checked;
+};
+
+static void ref_probe(struct ref_check *rc, Dwfl_Module *mod, uint64_t lo,
+		      uint64_t hi, uint64_t addr)
+{
+	struct ptflow_symbol got, want;
+	bool found, ref;
+
+	if (addr < lo || addr >= hi)
+		return;
+	ref = ptflow_sym_lookup_dwfl(rc->sym, addr, &want);
+	found = ptflow_sym_lookup(rc->sym, addr, false, &got);
+	rc->checked++;
+	ck_assert_msg(found == ref, "0x%" PRIx64 " (%s+0x%" PRIx64 "): "
+		      "ptflow %s, libdwfl %s", addr,
+		      dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL,
+				       NULL, NULL), addr - lo,
+		      found ? got.name : "(none)", ref ? want.name : "(none)");
+	if (!ref)
+		return;
+	ck_assert_msg(!strcmp(got.name, want.name) &&
+		      got.start == want.start && got.size == want.size &&
+		      got.offset == want.offset, "0x%" PRIx64 ": ptflow %s at "
+		      "0x%" PRIx64 " size %" PRIu64 ", libdwfl %s at 0x%" PRIx64
+		      " size %" PRIu64, addr, got.name, got.start, got.size,
+		      want.name, want.start, want.size);
+}
+
+static void ref_probe_edges(struct ref_check *rc, Dwfl_Module *mod,
+			    uint64_t lo, uint64_t hi, uint64_t a)
+{
+	ref_probe(rc, mod, lo, hi, a - 1);
+	ref_probe(rc, mod, lo, hi, a);
+	ref_probe(rc, mod, lo, hi, a + 1);
+}
+
+static int ref_module(Dwfl_Module *mod, void **user, const char *name,
+		      Dwarf_Addr lo, void *arg)
+{
+	struct ref_check *rc = arg;
+	Dwarf_Addr hi = 0, bias = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int n, nsym, step;
+
+	(void)user;
+	if (name[0] != '/')		/* the vdso: tested by test_sym_vdso */
+		return DWARF_CB_OK;
+	dwfl_module_info(mod, NULL, NULL, &hi, NULL, NULL, NULL, NULL);
+	elf = dwfl_module_getelf(mod, &bias);
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		uint64_t a;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		ref_probe_edges(rc, mod, lo, hi, sh.sh_addr + bias);
+		ref_probe_edges(rc, mod, lo, hi,
+				sh.sh_addr + sh.sh_size + bias);
+		/* This executable's code: every address, and the byte
+		 * after its end (libdwfl's section end rule). */
+		if (strstr(name, "test_ptflow_views") &&
+		    (sh.sh_flags & SHF_EXECINSTR))
+			for (a = 0; a <= sh.sh_size; a++)
+				ref_probe(rc, mod, lo, hi,
+					  sh.sh_addr + bias + a);
+	}
+	nsym = dwfl_module_getsymtab(mod);
+	step = nsym > 300 ? nsym / 300 : 1;
+	for (n = 1; n < nsym; n += step) {
+		GElf_Sym s;
+		GElf_Addr value;
+
+		if (!dwfl_module_getsym_info(mod, n, &s, &value, NULL, NULL,
+					     NULL))
+			continue;
+		ref_probe_edges(rc, mod, lo, hi, value);
+		ref_probe_edges(rc, mod, lo, hi, value + s.st_size);
+	}
+	return DWARF_CB_OK;
+}
+
+START_TEST(test_sym_table_equals_libdwfl)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	struct ref_check rc = { self_symbols(), 0 };
+	Dwfl *ref = dwfl_begin(&cb);
+
+	ck_assert_ptr_nonnull(ref);
+	ck_assert_int_eq(dwfl_linux_proc_report(ref, getpid()), 0);
+	ck_assert_int_eq(dwfl_report_end(ref, NULL, NULL), 0);
+	dwfl_getmodules(ref, ref_module, &rc, 0);
+	printf("symbol table: %lu addresses as libdwfl's lookup\n",
+	       rc.checked);
+	ck_assert_uint_gt(rc.checked, 1000);
+	dwfl_end(ref);
+	ptflow_sym_free(rc.sym);
 	unlink(vdso_path);
 }
 END_TEST
@@ -480,6 +599,7 @@ static Suite *views_suite(void)
 	tcase_add_test(tc, test_sym_executable);
 	tcase_add_test(tc, test_sym_shared_library);
 	tcase_add_test(tc, test_sym_vdso);
+	tcase_add_test(tc, test_sym_table_equals_libdwfl);
 	tcase_add_test(tc, test_time_conversion);
 	tcase_add_test(tc, test_calls_nesting);
 	tcase_add_test(tc, test_calls_longjmp);
