@@ -355,12 +355,61 @@ static int parse_map_line(const char *b, const char *e, struct ptcap_map *map)
 	return 0;
 }
 
-int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
-		     size_t *line)
+/*
+ * The records of a file with a magic first line (maps, switches,
+ * processes): each line that is not a comment becomes, through @parse, the
+ * next @size-byte element of the array *@arr, grown as needed; *@n counts
+ * the elements parsed. On error *@line (if not NULL) is the line's number
+ * and *@arr keeps the *@n good elements for the caller to free.
+ */
+typedef int (*record_fn)(const char *b, const char *e, void *rec, size_t index);
+
+static int parse_records(const char *text, size_t len, const char *magic,
+			 size_t size, record_fn parse, void **arr, size_t *n,
+			 size_t *line)
 {
 	struct line_cursor cur;
 	const char *b, *e;
 	size_t cap = 0;
+	int err;
+
+	cur.pos = text;
+	cur.end = text + len;
+	cur.lineno = 0;
+	err = check_magic(&cur, magic);
+	while (!err && next_line(&cur, &b, &e)) {
+		if (is_comment(b, e))
+			continue;
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 32;
+			void *grown = realloc(*arr, ncap * size);
+
+			if (!grown) {
+				err = -PTCAP_E_NOMEM;
+				break;
+			}
+			*arr = grown;
+			cap = ncap;
+		}
+		err = parse((const char *)b, e, (char *)*arr + *n * size, *n);
+		if (!err)
+			(*n)++;
+	}
+	if (err && line)
+		*line = cur.lineno ? cur.lineno : 1;
+	return err;
+}
+
+static int map_record(const char *b, const char *e, void *rec, size_t index)
+{
+	(void)index;
+	return parse_map_line(b, e, rec);
+}
+
+int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
+		     size_t *line)
+{
+	void *arr = NULL;
 	int err;
 
 	if (line)
@@ -371,38 +420,11 @@ int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
 	maps->nmaps = 0;
 	if (!text)
 		return -PTCAP_E_INVAL;
-
-	cur.pos = text;
-	cur.end = text + len;
-	cur.lineno = 0;
-
-	err = check_magic(&cur, PTCAP_MAPS_MAGIC);
-	while (!err && next_line(&cur, &b, &e)) {
-		if (is_comment(b, e))
-			continue;
-
-		if (maps->nmaps == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			struct ptcap_map *n;
-
-			n = realloc(maps->map, ncap * sizeof(*n));
-			if (!n) {
-				err = -PTCAP_E_NOMEM;
-				break;
-			}
-			maps->map = n;
-			cap = ncap;
-		}
-		err = parse_map_line(b, e, &maps->map[maps->nmaps]);
-		if (!err)
-			maps->nmaps++;
-	}
-
-	if (err) {
-		if (line)
-			*line = cur.lineno ? cur.lineno : 1;
+	err = parse_records(text, len, PTCAP_MAPS_MAGIC, sizeof(struct ptcap_map),
+			    map_record, &arr, &maps->nmaps, line);
+	maps->map = arr;
+	if (err)
 		ptcap_maps_free(maps);
-	}
 	return err;
 }
 
@@ -502,13 +524,22 @@ static int cmp_switch(const void *a, const void *b)
 	return 0;
 }
 
+static int switch_record(const char *b, const char *e, void *rec, size_t index)
+{
+	struct ptcap_switch *sw = rec;
+	int err = parse_switch_line(b, e, sw);
+
+	if (!err)
+		sw->order = index;
+	return err;
+}
+
 int ptcap_switches_parse(const char *text, size_t len, struct ptcap_switches *sws,
 			 size_t *line)
 {
-	struct line_cursor cur;
-	const char *b, *e;
-	size_t cap = 0, i;
+	void *arr = NULL;
 	bool sorted = true;
+	size_t i;
 	int err;
 
 	if (line)
@@ -519,35 +550,10 @@ int ptcap_switches_parse(const char *text, size_t len, struct ptcap_switches *sw
 	sws->n = 0;
 	if (!text)
 		return -PTCAP_E_INVAL;
-
-	cur.pos = text;
-	cur.end = text + len;
-	cur.lineno = 0;
-
-	err = check_magic(&cur, PTCAP_SWITCHES_MAGIC);
-	while (!err && next_line(&cur, &b, &e)) {
-		if (is_comment(b, e))
-			continue;
-		if (sws->n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct ptcap_switch *n = realloc(sws->sw, ncap * sizeof(*n));
-
-			if (!n) {
-				err = -PTCAP_E_NOMEM;
-				break;
-			}
-			sws->sw = n;
-			cap = ncap;
-		}
-		err = parse_switch_line(b, e, &sws->sw[sws->n]);
-		if (!err) {
-			sws->sw[sws->n].order = sws->n;
-			sws->n++;
-		}
-	}
+	err = parse_records(text, len, PTCAP_SWITCHES_MAGIC, sizeof(struct ptcap_switch),
+			    switch_record, &arr, &sws->n, line);
+	sws->sw = arr;
 	if (err) {
-		if (line)
-			*line = cur.lineno ? cur.lineno : 1;
 		ptcap_switches_free(sws);
 		return err;
 	}
@@ -708,12 +714,16 @@ static int cmp_process(const void *a, const void *b)
 	return 0;
 }
 
+static int process_record(const char *b, const char *e, void *rec, size_t index)
+{
+	(void)index;
+	return parse_process_line(b, e, rec);
+}
+
 int ptcap_processes_parse(const char *text, size_t len,
 			  struct ptcap_processes *ps, size_t *line)
 {
-	struct line_cursor cur;
-	const char *b, *e;
-	size_t cap = 0;
+	void *arr = NULL;
 	int err;
 
 	if (line)
@@ -724,31 +734,10 @@ int ptcap_processes_parse(const char *text, size_t len,
 	ps->n = 0;
 	if (!text)
 		return -PTCAP_E_INVAL;
-	cur.pos = text;
-	cur.end = text + len;
-	cur.lineno = 0;
-	err = check_magic(&cur, PTCAP_PROCESSES_MAGIC);
-	while (!err && next_line(&cur, &b, &e)) {
-		if (is_comment(b, e))
-			continue;
-		if (ps->n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct ptcap_process *n = realloc(ps->p, ncap * sizeof(*n));
-
-			if (!n) {
-				err = -PTCAP_E_NOMEM;
-				break;
-			}
-			ps->p = n;
-			cap = ncap;
-		}
-		err = parse_process_line(b, e, &ps->p[ps->n]);
-		if (!err)
-			ps->n++;
-	}
+	err = parse_records(text, len, PTCAP_PROCESSES_MAGIC, sizeof(struct ptcap_process),
+			    process_record, &arr, &ps->n, line);
+	ps->p = arr;
 	if (err) {
-		if (line)
-			*line = cur.lineno ? cur.lineno : 1;
 		ptcap_processes_free(ps);
 		return err;
 	}
