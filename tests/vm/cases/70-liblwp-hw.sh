@@ -45,8 +45,8 @@ for p in fx8150 full; do
 		echo "$out" | grep -q "$want" ||
 			{ echo "$out"; fail "lwpt-info: no line $want ($p)"; rc=1; }
 	done
-	[ "$(echo "$out" | grep -c '^    \(yes\|no \) ')" = 16 ] ||
-		{ echo "$out"; fail "lwpt-info: not 16 PT capability bits ($p)"; rc=1; }
+	[ "$(echo "$out" | grep -c '^    \(yes\|no \) ')" = 18 ] ||
+		{ echo "$out"; fail "lwpt-info: not 18 PT capability bits (LWPT_PT_CAP_*) ($p)"; rc=1; }
 	out=$(lwpt-jitdemo 2>&1) || { echo "$out"; fail "lwpt-jitdemo ($p)"; rc=1; }
 	echo "$out" | grep -q "backend hw" ||
 		{ echo "$out"; fail "lwpt-jitdemo: backend not hw ($p)"; rc=1; }
