@@ -84,7 +84,8 @@ kill -CONT $pa $pb
 ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
 # Say something now and then: the VM's watchdog wants output.
 t=0
-while kill -0 $ja 2>/dev/null || kill -0 $jb 2>/dev/null; do
+# A and B themselves (pt_held reaps them; pt_held stays a zombie until waited for).
+while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
 	sleep 5
 	t=$((t + 5))
 	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
