@@ -252,35 +252,50 @@ static int64_t word_value(const char *b, const char *e, const char *name)
 	return -1;
 }
 
-int ptcap_config_thread(const char *text, size_t len, const char *file,
-			uint32_t *tid, uint32_t *pid)
+/*
+ * The "<key>.<file> ..." line of a config text (@key with its dot, e.g.
+ * "thread."): true and [*@vb, *@e) the rest of the line after the key, or
+ * false if there is none.
+ */
+static bool file_line(const char *text, size_t len, const char *key,
+		      const char *file, const char **vb, const char **e)
 {
+	size_t klen = strlen(key), flen = strlen(file);
 	struct line_cursor cur;
-	const char *b, *e;
-	size_t flen;
+	const char *b;
 
-	if (!text || !file || !tid || !pid)
-		return -PTCAP_E_INVAL;
-	flen = strlen(file);
 	cur.pos = text;
 	cur.end = text + len;
 	cur.lineno = 0;
-	while (next_line(&cur, &b, &e)) {
-		const char *kb = skip_blanks(b, e), *ke = skip_token(kb, e);
-		int64_t t, p;
+	while (next_line(&cur, &b, e)) {
+		const char *kb = skip_blanks(b, *e), *ke = skip_token(kb, *e);
 
-		if ((size_t)(ke - kb) != 7 + flen || memcmp(kb, "thread.", 7) ||
-		    memcmp(kb + 7, file, flen))
-			continue;
-		t = word_value(ke, e, "tid");
-		p = word_value(ke, e, "pid");
-		if (t < 0 || p < 0)
-			return -PTCAP_E_RANGE;
-		*tid = (uint32_t)t;
-		*pid = (uint32_t)p;
-		return 0;
+		if ((size_t)(ke - kb) == klen + flen && !memcmp(kb, key, klen) &&
+		    !memcmp(kb + klen, file, flen)) {
+			*vb = ke;
+			return true;
+		}
 	}
-	return -PTCAP_E_RANGE;
+	return false;
+}
+
+int ptcap_config_thread(const char *text, size_t len, const char *file,
+			uint32_t *tid, uint32_t *pid)
+{
+	const char *vb, *e;
+	int64_t t, p;
+
+	if (!text || !file || !tid || !pid)
+		return -PTCAP_E_INVAL;
+	if (!file_line(text, len, "thread.", file, &vb, &e))
+		return -PTCAP_E_RANGE;
+	t = word_value(vb, e, "tid");
+	p = word_value(vb, e, "pid");
+	if (t < 0 || p < 0)
+		return -PTCAP_E_RANGE;
+	*tid = (uint32_t)t;
+	*pid = (uint32_t)p;
+	return 0;
 }
 
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
@@ -609,51 +624,39 @@ static int next_uint(const char **b, const char *e, uint64_t max, uint64_t *val)
 int ptcap_config_gaps(const char *text, size_t len, const char *file,
 		      uint64_t **gaps, size_t *count)
 {
-	struct line_cursor cur;
-	const char *b, *e;
-	size_t flen;
+	uint64_t *v = NULL, off, prev = 0;
+	const char *p, *e;
+	size_t n = 0;
+	int err = 0;
 
 	if (!text || !file || !gaps || !count)
 		return -PTCAP_E_INVAL;
 	*gaps = NULL;
 	*count = 0;
-	flen = strlen(file);
-	cur.pos = text;
-	cur.end = text + len;
-	cur.lineno = 0;
-	while (next_line(&cur, &b, &e)) {
-		const char *kb = skip_blanks(b, e), *p = skip_token(kb, e);
-		uint64_t *v = NULL, off, prev = 0;
-		size_t n = 0;
-		int err = 0;
-
-		if ((size_t)(p - kb) != 5 + flen || memcmp(kb, "gaps.", 5) ||
-		    memcmp(kb + 5, file, flen))
-			continue;
-		while (skip_blanks(p, e) < e) {
-			uint64_t *nv;
-
-			err = next_uint(&p, e, UINT64_MAX, &off);
-			if (!err && n && off <= prev)
-				err = -PTCAP_E_SYNTAX;	/* ascending */
-			if (err)
-				break;
-			nv = realloc(v, (n + 1) * sizeof(*v));
-			if (!nv) {
-				err = -PTCAP_E_NOMEM;
-				break;
-			}
-			v = nv;
-			v[n++] = prev = off;
-		}
-		if (err) {
-			free(v);
-			return err;
-		}
-		*gaps = v;
-		*count = n;
+	if (!file_line(text, len, "gaps.", file, &p, &e))
 		return 0;
+	while (skip_blanks(p, e) < e) {
+		uint64_t *nv;
+
+		err = next_uint(&p, e, UINT64_MAX, &off);
+		if (!err && n && off <= prev)
+			err = -PTCAP_E_SYNTAX;	/* ascending */
+		if (err)
+			break;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			err = -PTCAP_E_NOMEM;
+			break;
+		}
+		v = nv;
+		v[n++] = prev = off;
 	}
+	if (err) {
+		free(v);
+		return err;
+	}
+	*gaps = v;
+	*count = n;
 	return 0;
 }
 
