@@ -180,24 +180,43 @@ static const char *exec_mode_name(enum pt_exec_mode mode)
 static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		    uint64_t addr)
 {
-	struct ptflow_symbol s;
+	const struct ptflow_symbol *s;
+	struct ptflow_symbol full;
+	char *p;
 
 	if (pf->opt.no_symbols)
 		return;
-	if (ptflow_sym_lookup(pf->sym, addr, pf->opt.line, &s)) {
-		ptflow_line_mem(l, " <", 2);
-		ptflow_line_str(l, s.name);
-		if (s.offset) {
-			ptflow_line_mem(l, "+0x", 3);
-			ptflow_line_hex(l, s.offset);
-		}
-		ptflow_line_char(l, '>');
+	if (pf->opt.line) {
+		s = ptflow_sym_lookup(pf->sym, addr, true, &full) ? &full : NULL;
+	} else {
+		s = ptflow_sym_at(pf->sym, addr);
+		full.file = NULL;
 	}
-	if (s.file) {
+	if (s) {
+		/*
+		 * One room check for " <name+0xOFFSET>" (a line per
+		 * instruction: Documentation/performance.rst, ptflow); a
+		 * name too long for the buffer is written through.
+		 */
+		if (s->name_len > PTFLOW_LINE_MAX - 2 * PTFLOW_LINE_FIELD) {
+			ptflow_line_mem(l, " <", 2);
+			ptflow_line_mem(l, s->name, s->name_len);
+			p = ptflow_line_room(l, PTFLOW_LINE_FIELD);
+		} else {
+			p = ptflow_line_room(l, s->name_len + PTFLOW_LINE_FIELD);
+			p = put_mem(p, " <", 2);
+			p = put_mem(p, s->name, s->name_len);
+		}
+		if (addr != s->start)
+			p = put_hex(put_mem(p, "+0x", 3), addr - s->start);
+		*p++ = '>';
+		l->p = p;
+	}
+	if (full.file) {
 		ptflow_line_char(l, ' ');
-		ptflow_line_str(l, s.file);
+		ptflow_line_str(l, full.file);
 		ptflow_line_char(l, ':');
-		ptflow_line_int(l, s.line);
+		ptflow_line_int(l, full.line);
 	}
 }
 

@@ -18,8 +18,9 @@
  *
  *  1. the last result: consecutive instructions of one function;
  *  2. a cache of SYM_CACHE_SETS sets by 64-byte block of the address, each
- *     holding the last SYM_CACHE_WAYS results from that block, most recent
- *     first: loops over a few functions (several small functions share a
+ *     holding SYM_CACHE_WAYS results from that block, the latest hit or
+ *     addition first (a hit swaps with the front, an addition drops the
+ *     last): loops over a few functions (several small functions share a
  *     block: trace_flow_prog's op_add, op_xor and op_mul);
  *  3. the module's address table (struct sym_table): the module's range
  *     cut at every address where libdwfl's answer can change, found by
@@ -83,6 +84,7 @@ struct sym_table {
 };
 
 struct ptflow_sym {
+	struct ptflow_sym_last at;	/* first: ptflow_sym_at() reads it */
 	Dwfl *dwfl;
 	struct sym_table **tables;	/* built so far, to free */
 	size_t ntables;
@@ -157,6 +159,7 @@ static void sym_cache_clear(struct ptflow_sym *sym)
 {
 	memset(sym->cache, 0, sizeof(sym->cache));
 	sym->last = &sym->cache[0][0];	/* empty: [0, 0) holds nothing */
+	memset(&sym->at, 0, sizeof(sym->at));
 }
 
 /* Open the report session before adding modules. */
@@ -375,8 +378,8 @@ static const struct sym_extra *sym_extra_find(const struct ptflow_sym *sym,
 }
 
 /*
- * The cached result for @addr: moved to the front of its set; NULL when not
- * cached.
+ * The cached result for @addr: swapped with the front of its set; NULL when
+ * not cached.
  */
 static struct sym_cached *sym_cache_find(struct ptflow_sym *sym,
 					 uint64_t addr)
@@ -388,9 +391,9 @@ static struct sym_cached *sym_cache_find(struct ptflow_sym *sym,
 	for (w = 0; w < SYM_CACHE_WAYS && set[w].mod; w++) {
 		if (addr - set[w].lo >= set[w].hi - set[w].lo)
 			continue;
-		if (w) {
+		if (w) {	/* swap to the front: no move of the others */
 			hit = set[w];
-			memmove(set + 1, set, w * sizeof(*set));
+			set[w] = set[0];
 			set[0] = hit;
 		}
 		return set;
@@ -413,6 +416,7 @@ static struct sym_cached *sym_cache_add(struct ptflow_sym *sym, uint64_t addr,
 	set[0].lo = lo;
 	set[0].hi = hi;
 	set[0].s = *s;
+	set[0].s.name_len = s->name ? strlen(s->name) : 0;
 	set[0].mod = mod;
 	return set;
 }
@@ -657,6 +661,7 @@ static bool sym_lookup_extra(const struct ptflow_sym *sym, uint64_t addr,
 	if (!e)
 		return false;
 	out->name = e->name;
+	out->name_len = strlen(e->name);
 	out->start = e->start;
 	out->size = e->size;
 	out->offset = addr - e->start;
@@ -682,36 +687,75 @@ bool ptflow_sym_lookup_dwfl(struct ptflow_sym *sym, uint64_t addr,
 				       NULL, NULL);
 	out->module_start = low;
 	sym_addrinfo(mod, addr, out);
-	if (out->name)
+	if (out->name) {
 		out->offset = addr - out->start;
+		out->name_len = strlen(out->name);
+	}
 	return out->name != NULL;
 }
 
-bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
-		       struct ptflow_symbol *out)
+/*
+ * Levels 1-3 for @addr: its cache entry (also sym->last), or NULL for an
+ * address of no module, with @miss filled from the extra symbols then.
+ */
+static const struct sym_cached *sym_find(struct ptflow_sym *sym,
+					 uint64_t addr,
+					 struct ptflow_symbol *miss)
 {
 	struct sym_cached *c;
 	Dwfl_Module *mod;
 	uint64_t lo, hi;
 
+	sym_end(sym);
+	c = sym->last;
+	if (addr - c->lo < c->hi - c->lo)
+		return c;
+	c = sym_cache_find(sym, addr);
+	if (!c) {
+		memset(miss, 0, sizeof(*miss));
+		mod = dwfl_addrmodule(sym->dwfl, addr);
+		if (!mod) {
+			sym_lookup_extra(sym, addr, miss);
+			return NULL;
+		}
+		sym_lookup_module(sym, mod, addr, miss, &lo, &hi);
+		c = sym_cache_add(sym, addr, lo, hi, miss, mod);
+	}
+	sym->last = c;
+	return c;
+}
+
+const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
+					       uint64_t addr)
+{
+	const struct sym_cached *c;
+	struct ptflow_symbol miss;
+
+	c = sym_find(sym, addr, &miss);
+	if (c) {
+		sym->at.lo = c->lo;
+		sym->at.hi = c->hi;
+		sym->at.s = c->s;
+	} else {
+		sym->at.lo = addr;
+		sym->at.hi = addr + 1;
+		sym->at.s = miss;
+	}
+	return sym->at.s.name ? &sym->at.s : NULL;
+}
+
+bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
+		       struct ptflow_symbol *out)
+{
+	const struct sym_cached *c;
+
 	if (!sym) {
 		memset(out, 0, sizeof(*out));
 		return false;
 	}
-	sym_end(sym);
-	c = sym->last;
-	if (addr - c->lo >= c->hi - c->lo) {
-		c = sym_cache_find(sym, addr);
-		if (!c) {
-			memset(out, 0, sizeof(*out));
-			mod = dwfl_addrmodule(sym->dwfl, addr);
-			if (!mod)
-				return sym_lookup_extra(sym, addr, out);
-			sym_lookup_module(sym, mod, addr, out, &lo, &hi);
-			c = sym_cache_add(sym, addr, lo, hi, out, mod);
-		}
-		sym->last = c;
-	}
+	c = sym_find(sym, addr, out);
+	if (!c)
+		return out->name != NULL;
 	*out = c->s;
 	if (out->name)
 		out->offset = addr - out->start;

@@ -22,6 +22,7 @@ struct ptflow_sym;
 /* What ptflow_sym_lookup() found for one address. */
 struct ptflow_symbol {
 	const char *name;	/* function (or object) symbol; NULL: none */
+	size_t name_len;	/* strlen(@name), 0 without a name */
 	uint64_t start;		/* address of the symbol (name != NULL) */
 	uint64_t offset;	/* bytes from @start to the address */
 	uint64_t size;		/* the symbol's st_size, 0 if unknown */
@@ -110,6 +111,44 @@ int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
  */
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out);
+
+/*
+ * The answer of the last ptflow_sym_at() miss and the addresses it holds
+ * for, the first member of every struct ptflow_sym: ptflow_sym_at()'s
+ * inline fast path. Cleared whenever a module or symbol is added.
+ */
+struct ptflow_sym_last {
+	uint64_t lo, hi;		/* addresses [lo, hi) give @s */
+	struct ptflow_symbol s;		/* @offset unset; no @name: none */
+};
+
+/* ptflow_sym_at() outside [lo, hi) of the last answer. */
+const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
+					       uint64_t addr);
+
+/**
+ * ptflow_sym_at() - ptflow_sym_lookup() without a copy, for a line per
+ * instruction (Documentation/performance.rst, "ptflow instruction flow"):
+ * consecutive addresses of one symbol cost a compare.
+ * @sym:  the table (NULL: nothing is found).
+ * @addr: a virtual address.
+ *
+ * Return: the symbol containing @addr, valid until the next ptflow_sym_at()
+ * or change of @sym; its @offset is not set (it is @addr - @start) and it
+ * has no source line. NULL when no symbol contains @addr (the rule of
+ * ptflow_sym_lookup()).
+ */
+static inline const struct ptflow_symbol *ptflow_sym_at(struct ptflow_sym *sym,
+							uint64_t addr)
+{
+	const struct ptflow_sym_last *at = (const struct ptflow_sym_last *)sym;
+
+	if (!sym)
+		return NULL;
+	if (addr - at->lo >= at->hi - at->lo)
+		return ptflow_sym_at_slow(sym, addr);
+	return at->s.name ? &at->s : NULL;
+}
 
 /**
  * ptflow_sym_lookup_dwfl() - ptflow_sym_lookup() without its caches and

@@ -180,6 +180,7 @@ static void ref_probe(struct ref_check *rc, Dwfl_Module *mod, uint64_t lo,
 		      uint64_t hi, uint64_t addr)
 {
 	struct ptflow_symbol got, want;
+	const struct ptflow_symbol *at;
 	bool found, ref;
 
 	if (addr < lo || addr >= hi)
@@ -187,6 +188,12 @@ static void ref_probe(struct ref_check *rc, Dwfl_Module *mod, uint64_t lo,
 	ref = ptflow_sym_lookup_dwfl(rc->sym, addr, &want);
 	found = ptflow_sym_lookup(rc->sym, addr, false, &got);
 	rc->checked++;
+	/* ptflow_sym_at() (the flow's fast path) gives the same answer. */
+	at = ptflow_sym_at(rc->sym, addr);
+	ck_assert_msg((at != NULL) == found, "0x%" PRIx64 ": ptflow_sym_at %s",
+		      addr, at ? at->name : "(none)");
+	ck_assert(!at || (at->name == got.name && at->start == got.start &&
+			  at->name_len == strlen(got.name)));
 	ck_assert_msg(found == ref, "0x%" PRIx64 " (%s+0x%" PRIx64 "): "
 		      "ptflow %s, libdwfl %s", addr,
 		      dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL,
