@@ -181,17 +181,15 @@ static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		    uint64_t addr)
 {
 	const struct ptflow_symbol *s;
-	struct ptflow_symbol full;
+	struct ptflow_symbol full = { .file = NULL };
 	char *p;
 
 	if (pf->opt.no_symbols)
 		return;
-	if (pf->opt.line) {
+	if (pf->opt.line)
 		s = ptflow_sym_lookup(pf->sym, addr, true, &full) ? &full : NULL;
-	} else {
+	else
 		s = ptflow_sym_at(pf->sym, addr);
-		full.file = NULL;
-	}
 	if (s) {
 		/*
 		 * One room check for " <name+0xOFFSET>" (a line per
