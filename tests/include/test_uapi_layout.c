@@ -13,6 +13,7 @@
 #include <uapi/lwpt/lwpt.h>
 #include <uapi/lwpt/lwp.h>
 #include <uapi/lwpt/pt.h>
+#include "tests/check_run.h"
 
 #define PIN(expr, want) ck_assert_uint_eq((expr), (want))
 
@@ -80,17 +81,11 @@ int main(void)
 {
 	Suite *s = suite_create("uapi_layout");
 	TCase *tc = tcase_create("sizes");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 10);
 	tcase_add_test(tc, abi_version);
 	tcase_add_test(tc, lwp_structs);
 	tcase_add_test(tc, pt_structs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
+#include "tests/check_run.h"
 
 static struct lwp_session *open_emu(struct lwp_config *cfg)
 {
@@ -972,11 +973,5 @@ static Suite *emu_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(emu_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(emu_suite(), CK_NORMAL);
 }

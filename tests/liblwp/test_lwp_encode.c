@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
+#include "tests/check_run.h"
 
 static const char *const reg64[16] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -330,11 +331,5 @@ static Suite *encode_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(encode_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(encode_suite(), CK_NORMAL);
 }

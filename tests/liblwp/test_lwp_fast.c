@@ -16,6 +16,7 @@
 
 #include <lwpt/lwp.h>
 #include "liblwp/lwp_emu.h"
+#include "tests/check_run.h"
 
 #define STEPS		20000u
 #define MAX_OUT		(4 * STEPS)
@@ -137,11 +138,5 @@ static Suite *fast_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(fast_suite(), CK_NORMAL);
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
+#include "tests/check_run.h"
 
 #define CODE_ADDR	0x20000000ul	/* .text loaded here */
 #define CODE_MAX	(8ul << 20)
@@ -425,15 +426,9 @@ int main(void)
 {
 	Suite *s = suite_create("lwp_forms");
 	TCase *tc = tcase_create("gnu-as");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_raw_forms_records);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

@@ -42,6 +42,7 @@
 #include <libgccjit.h>
 
 #include <lwpt/lwp.h>
+#include "tests/check_run.h"
 
 #define VAL_SITE	0x0001u	/* Flags of the LWPVAL records */
 #define PHASE_SITE	0x0002u	/* Flags of the LWPINS records */
@@ -268,11 +269,5 @@ static Suite *gccjit_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gccjit_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(gccjit_suite(), CK_NORMAL);
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
+#include "tests/check_run.h"
 
 #define RFLAGS_IN	0xEC7ull	/* CF PF ZF SF IF DF OF + bit 1 */
 #define RFLAGS_CF	1ull
@@ -665,11 +666,5 @@ static Suite *jit_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jit_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(jit_suite(), CK_NORMAL);
 }

@@ -15,6 +15,7 @@
 #include <lwpt/pt.h>
 
 #include "libpt/capture_internal.h"
+#include "tests/check_run.h"
 
 /* A full-featured processor (CPUID 14H like the model's "full" profile). */
 static struct lwpt_pt_caps full_caps(void)
@@ -783,11 +784,5 @@ static Suite *capture_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(capture_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(capture_suite(), CK_NORMAL);
 }

@@ -18,6 +18,7 @@
 
 #include <lwpt/pebs.h>
 #include <lwpt/pt_pkt.h>
+#include "tests/check_run.h"
 
 #define POISON	0xa5
 
@@ -1890,11 +1891,5 @@ static Suite *pkt_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(pkt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(pkt_suite(), CK_ENV);
 }

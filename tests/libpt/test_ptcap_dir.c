@@ -13,6 +13,7 @@
 #include <lwpt/pt.h>
 
 #include <lwpt/ptcap_dir.h>
+#include "tests/check_run.h"
 
 static int parse_cfg(const char *text, struct ptcap_config *cfg, size_t *line)
 {
@@ -608,11 +609,5 @@ static Suite *ptcap_dir_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ptcap_dir_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(ptcap_dir_suite(), CK_NORMAL);
 }

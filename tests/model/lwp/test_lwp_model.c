@@ -11,6 +11,7 @@
 #include "model/lwp/lwp_model.h"
 #include "model/lwp/lwp_xop.h"
 #include "tests/model/lwp/lwp_test_check.h"
+#include "tests/check_run.h"
 
 #define EXC(r)		((r).exc)
 
@@ -1948,11 +1949,5 @@ static Suite *model_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(model_suite());
-	int nf;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(model_suite(), CK_NORMAL);
 }

@@ -12,6 +12,7 @@
 #include "model/lwp/lwp_model.h"
 #include "model/lwp/lwp_xop.h"
 #include "tests/model/lwp/lwp_test_check.h"
+#include "tests/check_run.h"
 
 #define XCR0		LWP_XCR0_MASK
 #define EVOFF		LWP_LWPCB_EVENT_OFFSET_DEFAULT
@@ -967,11 +968,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(suite(), CK_NORMAL);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/lwp/lwp_xop.h"
+#include "tests/check_run.h"
 
 struct xop_case {
 	uint8_t bytes[15];
@@ -300,11 +301,5 @@ static Suite *xop_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(xop_suite());
-	int nf;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(xop_suite(), CK_NORMAL);
 }

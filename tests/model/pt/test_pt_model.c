@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/pt/pt_model.h"
+#include "tests/check_run.h"
 
 /* --- A sparse physical memory of 4K pages --------------------------------- */
 
@@ -1644,11 +1645,5 @@ static Suite *pt_model_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(pt_model_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return lwpt_check_run(pt_model_suite(), CK_NORMAL);
 }

@@ -12,6 +12,7 @@
 
 #include <lwpt/pt_rtit.h>
 #include "model/pt/pt_trace.h"
+#include "tests/check_run.h"
 
 #define CTL_USER_BR	(IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER | \
 			 IA32_RTIT_CTL_BRANCHEN | IA32_RTIT_CTL_TOPA)
@@ -762,11 +763,5 @@ static Suite *pt_trace_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(pt_trace_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(pt_trace_suite(), CK_NORMAL);
 }

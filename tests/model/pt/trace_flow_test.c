@@ -38,6 +38,7 @@
 #include <lwpt/pt_rtit.h>
 #include "model/pt/pt_model.h"
 #include "model/pt/pt_trace.h"
+#include "tests/check_run.h"
 
 #define FAKE_CR3	0x1234000ull	/* the traced process's CR3 */
 #define TSC_BASE	0x100000ull
@@ -1047,7 +1048,6 @@ int main(int argc, char **argv)
 {
 	Suite *s = suite_create("pt_trace_flow");
 	TCase *tc = tcase_create("libipt");
-	SRunner *sr;
 	int failed;
 
 	(void)argc;
@@ -1064,10 +1064,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_flow_core_model);
 	tcase_add_test(tc, test_real_hello);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = lwpt_check_run(s, CK_NORMAL);
 	free(gt);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return failed;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "model/x86/x86_cofi.h"
+#include "tests/check_run.h"
 
 struct gas_case {
 	int mode;
@@ -280,11 +281,5 @@ static Suite *x86_cofi_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(x86_cofi_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(x86_cofi_suite(), CK_NORMAL);
 }

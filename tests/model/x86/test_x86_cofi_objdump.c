@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "model/x86/x86_cofi.h"
+#include "tests/check_run.h"
 
 static const char *const default_bins[] = {
 	"build/tests/trace_flow_prog",
@@ -219,15 +220,9 @@ int main(void)
 {
 	Suite *s = suite_create("x86_cofi_objdump");
 	TCase *tc = tcase_create("objdump");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_objdump_binaries);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

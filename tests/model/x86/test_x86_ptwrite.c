@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "model/x86/x86_ptwrite.h"
+#include "tests/check_run.h"
 
 /* Registers: gpr[n] = 0x1000 * (n + 1). */
 static uint64_t gpr[16];
@@ -98,16 +99,10 @@ int main(void)
 {
 	Suite *s = suite_create("x86_ptwrite");
 	TCase *tc = tcase_create("decode");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_gas_cases);
 	tcase_add_test(tc, test_not_ptwrite);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

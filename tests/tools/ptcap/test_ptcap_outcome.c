@@ -15,6 +15,7 @@
 #include <lwpt/pt_packets.h>
 
 #include "tools/ptcap/outcome.h"
+#include "tests/check_run.h"
 
 #define KB	1024u
 
@@ -246,11 +247,5 @@ static Suite *outcome_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(outcome_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(outcome_suite(), CK_NORMAL);
 }

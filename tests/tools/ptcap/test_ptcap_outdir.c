@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tools/ptcap/outdir.h"
+#include "tests/check_run.h"
 
 static char top[64];
 
@@ -146,11 +147,5 @@ static Suite *outdir_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(outdir_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(outdir_suite(), CK_NORMAL);
 }

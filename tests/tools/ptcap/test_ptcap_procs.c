@@ -17,6 +17,7 @@
 #include <lwpt/ptcap_dir.h>
 
 #include "tools/ptcap/procs.h"
+#include "tests/check_run.h"
 
 static void read_processes(const char *dir, struct ptcap_processes *ps)
 {
@@ -178,11 +179,5 @@ static Suite *procs_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(procs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return lwpt_check_run(procs_suite(), CK_NORMAL);
 }

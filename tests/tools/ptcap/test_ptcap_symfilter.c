@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tools/ptcap/symfilter.h"
+#include "tests/check_run.h"
 
 /* Two functions with known sizes to look up. */
 int __attribute__((noinline)) ptcap_symfilter_probe(int x);
@@ -222,11 +223,5 @@ static Suite *symfilter_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(symfilter_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(symfilter_suite(), CK_NORMAL);
 }

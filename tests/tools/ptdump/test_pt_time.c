@@ -15,6 +15,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "tests/check_run.h"
 
 /* P = 4 / 1 TSC ticks per CTC tick, MTC every CTC tick. */
 static const struct lpt_time_config cfg_p4 = {
@@ -267,11 +268,5 @@ static Suite *time_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(time_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(time_suite(), CK_NORMAL);
 }

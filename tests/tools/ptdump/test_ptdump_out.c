@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "tests/check_run.h"
 
 static const uint64_t edges[] = {
 	0, 1, 9, 0xa, 0xf, 0x10, 0x99, 0xaa, 0xff, 0x1234567890abcdefull,
@@ -90,17 +91,11 @@ int main(void)
 {
 	Suite *s = suite_create("ptdump_out");
 	TCase *tc = tcase_create("printf");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_edges);
 	tcase_add_test(tc, test_random);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

@@ -24,6 +24,7 @@
 
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
+#include "tests/check_run.h"
 
 static char dyn_pt[512], dyn_elf[512], xdc_dir[512];
 static uint8_t *trace;
@@ -538,14 +539,10 @@ static Suite *ptflow_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
 	int failed;
 
 	find_data();
-	sr = srunner_create(ptflow_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = lwpt_check_run(ptflow_suite(), CK_NORMAL);
 	free(trace);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return failed;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/check_run.h"
 
 static const uint64_t edges[] = {
 	0, 1, 9, 0xa, 0xf, 0x10, 0x99, 0xaa, 0xff, 0x100, 0x1234567890abcdefull,
@@ -180,8 +181,6 @@ int main(void)
 {
 	Suite *s = suite_create("ptflow_line");
 	TCase *tc = tcase_create("printf");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_edges);
 	tcase_add_test(tc, test_random);
@@ -190,9 +189,5 @@ int main(void)
 	/* About 0.3 M formatted fields and 1 MB of strings: well under this. */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tools/ptflow/ptflow_split.h"
+#include "tests/check_run.h"
 
 static void parse_sws(const char *text, struct ptcap_switches *sws)
 {
@@ -306,11 +307,5 @@ static Suite *split_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(split_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return lwpt_check_run(split_suite(), CK_NORMAL);
 }

@@ -25,6 +25,7 @@
 #include "tools/ptflow/ptflow_report.h"
 #include "tools/ptflow/ptflow_sym.h"
 #include "tools/ptflow/ptflow_time.h"
+#include "tests/check_run.h"
 
 /* --- symbols ------------------------------------------------------------ */
 
@@ -621,11 +622,5 @@ static Suite *views_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(views_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(views_suite(), CK_NORMAL);
 }
