@@ -181,15 +181,20 @@ static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		    uint64_t addr)
 {
 	const struct ptflow_symbol *s;
-	struct ptflow_symbol full = { .file = NULL };
+	struct ptflow_symbol full;
+	const char *file = NULL;
+	int line = 0;
 	char *p;
 
 	if (pf->opt.no_symbols)
 		return;
-	if (pf->opt.line)
+	if (pf->opt.line) {
 		s = ptflow_sym_lookup(pf->sym, addr, true, &full) ? &full : NULL;
-	else
+		file = full.file;
+		line = full.line;
+	} else {
 		s = ptflow_sym_at(pf->sym, addr);
+	}
 	if (s) {
 		/*
 		 * One room check for " <name+0xOFFSET>" (a line per
@@ -210,11 +215,11 @@ static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		*p++ = '>';
 		l->p = p;
 	}
-	if (full.file) {
+	if (file) {
 		ptflow_line_char(l, ' ');
-		ptflow_line_str(l, full.file);
+		ptflow_line_str(l, file);
 		ptflow_line_char(l, ':');
-		ptflow_line_int(l, full.line);
+		ptflow_line_int(l, line);
 	}
 }
 
