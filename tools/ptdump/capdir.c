@@ -74,3 +74,36 @@ int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
 		o->cpuid_0x15_ebx = cfg.cpuid_15_ebx;
 	return 0;
 }
+
+int ptdump_capdir_gaps(const struct ptdump_options *o, size_t len,
+		       uint64_t **gaps, size_t *count)
+{
+	const char *base = strrchr(o->file, '/');
+	char dir[4096], *text;
+	size_t i, n = 0, textlen;
+	uint64_t *all;
+	int err;
+
+	*gaps = NULL;
+	*count = 0;
+	if (!ptdump_capdir_of(o->file, dir, sizeof(dir)) ||
+	    ptcap_dir_read_file(dir, "config", &text, &textlen))
+		return 0;	/* ptdump_capdir_apply() said why */
+	base = base ? base + 1 : o->file;
+	err = ptcap_config_gaps(text, textlen, base, &all, &n);
+	free(text);
+	if (err) {
+		fprintf(stderr, "%s: %s/config: the gaps.%s line: %s. The trace "
+			"after a loss would decode as if nothing were lost; "
+			"was the config edited?\n", o->prog, dir, base,
+			ptcap_dir_strerror(err));
+		return -1;
+	}
+	/* Only the gaps strictly inside [from, from + len), made relative. */
+	*count = 0;
+	for (i = 0; i < n; i++)
+		if (all[i] > o->from && all[i] - o->from < len)
+			all[(*count)++] = all[i] - o->from;
+	*gaps = all;
+	return 0;
+}

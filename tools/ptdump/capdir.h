@@ -10,6 +10,7 @@
 #include "tools/ptdump/options.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /**
  * ptdump_capdir_of() - the ptcap directory a trace file lies in.
@@ -38,5 +39,22 @@ int ptdump_capdir_of(const char *file, char *dir, size_t size);
  * is printed on stderr).
  */
 int ptdump_capdir_apply(struct ptdump_options *o, const char *dir);
+
+/**
+ * ptdump_capdir_gaps() - where output was lost in the trace being dumped,
+ * from the "gaps.<file>" line of its ptcap directory's config
+ * (ptcap-format.rst; SDM 33.2.7.2: a ToPA stop ends the output mid-packet).
+ * @o:     options: @o->file names the trace, @o->from the first byte loaded.
+ * @len:   bytes of the trace loaded from @o->from.
+ * @gaps:  receives a malloc()ed array (free() it) of the gaps inside the
+ *         loaded bytes as offsets from @o->from, ascending; NULL if none.
+ * @count: receives their number; 0 for a file outside a ptcap directory,
+ *         or one whose config has no gaps line for it.
+ *
+ * Return: 0; -1 when the config's gaps line for the file is malformed or
+ * memory ran out (said on stderr).
+ */
+int ptdump_capdir_gaps(const struct ptdump_options *o, size_t len,
+		       uint64_t **gaps, size_t *count);
 
 #endif /* PTDUMP_CAPDIR_H */

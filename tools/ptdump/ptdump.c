@@ -24,6 +24,7 @@
 #include <lwpt/pt_pkt.h>
 #include <lwpt/pt_time.h>
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,6 +59,8 @@ struct dump {
 	struct out out;
 	const uint8_t *buf;
 	size_t len;
+	const uint64_t *gaps;	/* offsets into @buf where output was lost */
+	size_t ngaps;
 	struct lpt_pkt_decoder *dec;
 	struct ptdump_errata errata;
 	struct lpt_time_config tcfg;
@@ -935,42 +938,79 @@ static int dump_packets(struct dump *d)
 	}
 }
 
-/* Sync, dump, and on every error resync at the next PSB (libipt's loop). */
-static int dump(struct dump *d)
+/* Whether the PSB pattern (SDM 33.4.2.17) starts at @off of the trace. */
+static int psb_at(const struct dump *d, uint64_t off, uint64_t end)
 {
-	uint64_t pos = 0, sync;
+	uint64_t w[2];
+
+	if (end - off < PT_PSB_SIZE)
+		return 0;
+	memcpy(w, d->buf + off, sizeof(w));
+	return le64toh(w[0]) == PT_PSB_WORD && le64toh(w[1]) == PT_PSB_WORD;
+}
+
+/*
+ * Synchronise for the piece [@start, @end) of the trace: at its first PSB
+ * (at @start itself after a gap when one starts there), or at @start with
+ * --no-sync. Returns 0, LPT_ERR_EOS when the piece has no PSB, or another
+ * error (printed).
+ */
+static int sync_piece(struct dump *d, uint64_t start, uint64_t end)
+{
+	uint64_t sync;
 	int err;
 
-	if (d->opts->no_sync)
-		err = lpt_pkt_sync_set(d->dec, 0);
-	else
-		err = lpt_pkt_sync_forward(d->dec);
+	if (d->opts->no_sync || (start && psb_at(d, start, end))) {
+		err = lpt_pkt_sync_set(d->dec, start);
+	} else if (!start) {
+		err = lpt_pkt_sync_forward(d->dec);	/* a PSB at 0 counts */
+	} else {
+		/* The search starts after the sync point: past @start. */
+		err = lpt_pkt_sync_set(d->dec, start);
+		if (!err)
+			err = lpt_pkt_sync_forward(d->dec);
+	}
 	if (err == LPT_ERR_EOS) {
-		d->stats.skipped = d->len;
-		fprintf(stderr, "%s: %s: no PSB packet in its %zu bytes, so no "
-			"packet can be decoded: this is not a raw Intel PT "
-			"trace, or its PSBs were lost (a wrapped or truncated "
-			"buffer). --no-sync decodes from offset 0 anyway.\n",
-			d->opts->prog, d->opts->file, d->len);
+		d->stats.skipped += end - start;
 		return err;
 	}
 	if (err < 0) {
-		diag(d, 0, "sync error", err);
+		diag(d, start, "sync error", err);
 		return err;
 	}
 	lpt_pkt_get_sync_offset(d->dec, &sync);
-	d->stats.skipped += sync;
+	d->stats.skipped += sync - start;
+	return 0;
+}
 
+/*
+ * Dump the piece [@start, @end) of the trace: sync, dump, and on every error
+ * resync at the next PSB (libipt's loop). Returns 0 or a sync error.
+ */
+static int dump_piece(struct dump *d, uint64_t start, uint64_t end)
+{
+	uint64_t pos = start, sync;
+	int err;
+
+	err = lpt_pkt_set_buffer(d->dec, d->buf, end);
+	if (!err)
+		err = sync_piece(d, start, end);
+	if (err)
+		return err;
 	for (;;) {
 		err = dump_packets(d);
-		if (!err)
+		if (!err) {
+			/* A packet cut by the end of the piece: not decoded. */
+			if (!lpt_pkt_get_offset(d->dec, &pos) && pos < end)
+				d->stats.skipped += end - pos;
 			break;
+		}
 		d->stats.errors++;
 		lpt_pkt_get_offset(d->dec, &pos);
 
 		err = lpt_pkt_sync_forward(d->dec);
 		if (err == LPT_ERR_EOS) {
-			d->stats.skipped += d->len - pos;
+			d->stats.skipped += end - pos;
 			return 0;
 		}
 		if (err < 0) {
@@ -981,6 +1021,46 @@ static int dump(struct dump *d)
 		if (sync > pos)
 			d->stats.skipped += sync - pos;
 		reset_tracking(d);
+	}
+	return 0;
+}
+
+/*
+ * Dump the trace piece by piece: a gap of its ptcap directory (trace lost,
+ * the packet before it cut; ptcap-format.rst "gaps.<file>") ends a piece,
+ * and the next is decoded on its own from its first PSB, after a line
+ * "[OFFSET: gap: ...]".
+ */
+static int dump(struct dump *d)
+{
+	uint64_t start = 0, end;
+	int err, synced = 0;
+	size_t k;
+
+	for (k = 0; k <= d->ngaps; k++) {
+		end = k < d->ngaps ? d->gaps[k] : d->len;
+		if (k) {
+			reset_tracking(d);
+			diag(d, start, "gap: trace lost here (the output "
+			     "stopped mid-packet); decoding resumes at the "
+			     "next PSB", 0);
+		}
+		err = dump_piece(d, start, end);
+		if (err == LPT_ERR_EOS)
+			err = 0;	/* no PSB in this piece */
+		else if (!err)
+			synced = 1;
+		if (err < 0)
+			return err;
+		start = end;
+	}
+	if (!synced && !d->opts->no_sync) {
+		fprintf(stderr, "%s: %s: no PSB packet in its %zu bytes, so no "
+			"packet can be decoded: this is not a raw Intel PT "
+			"trace, or its PSBs were lost (a wrapped or truncated "
+			"buffer). --no-sync decodes from offset 0 anyway.\n",
+			d->opts->prog, d->opts->file, d->len);
+		return LPT_ERR_EOS;
 	}
 	return 0;
 }
@@ -1172,6 +1252,7 @@ static int dump_file(const struct ptdump_options *o)
 	struct lpt_pkt_config cfg;
 	struct dump d;
 	struct trace trace;
+	uint64_t *gaps = NULL;
 	int ret, err;
 
 	memset(&d, 0, sizeof(d));
@@ -1206,11 +1287,18 @@ static int dump_file(const struct ptdump_options *o)
 	}
 	d.buf = trace.buf;
 	d.len = trace.len;
+	if (ptdump_capdir_gaps(&opts, d.len, &gaps, &d.ngaps) < 0) {
+		unload_trace(&trace);
+		out_fini(&d.out);
+		return PTDUMP_EXIT_ERROR;
+	}
+	d.gaps = gaps;
 
 	d.dec = lpt_pkt_alloc(d.buf, d.len, &cfg);
 	if (!d.dec) {
 		diag(&d, 0, "failed to allocate decoder", 0);
 		unload_trace(&trace);
+		free(gaps);
 		out_fini(&d.out);
 		return PTDUMP_EXIT_ERROR;
 	}
@@ -1230,6 +1318,7 @@ static int dump_file(const struct ptdump_options *o)
 
 	lpt_pkt_free(d.dec);
 	unload_trace(&trace);
+	free(gaps);
 	err = out_fini(&d.out);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot write the output: %s.\n",
