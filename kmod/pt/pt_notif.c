@@ -117,8 +117,11 @@ static bool pt_notif_unlink(struct pt_notif *n)
 
 /*
  * Free an entry taken out of the table and drop its module reference. In
- * the task_work this is the last thing done in module code (the caller,
- * task_work_run(), is the kernel's).
+ * the task_work it is the last thing done: only the return to
+ * task_work_run() follows it in module text (the window any module_put()
+ * from module code leaves; rmmod's own synchronize_rcu() calls come long
+ * after). Elsewhere the caller holds another reference (an open file) or
+ * runs in a tracepoint probe, which unload waits for.
  */
 static void pt_notif_release(struct pt_notif *n)
 {
