@@ -23,10 +23,10 @@
  * module's text and at their struct pt_notif, which belongs to the task
  * from the moment the work is queued: only the task frees it, after it
  * unregistered, in its task_work or its exit or exec probe. Each entry
- * holds a reference to the module, so rmmod fails with EBUSY while a
- * task that was traced has not yet run its task_work (it sleeps in the
- * kernel, e.g. in read() of a pipe): it succeeds once the task returned to
- * user mode or exited. The preempt notifier static key
+ * holds a reference to the module, so rmmod fails (in use, EWOULDBLOCK)
+ * while a task that was traced has not yet run its task_work (it sleeps in
+ * the kernel, e.g. in read() of a pipe): it succeeds once the task
+ * returned to user mode or exited. The preempt notifier static key
  * (preempt_notifier_inc()) is on while the module is loaded: switching it
  * patches kernel text, and doing that at every capture is avoidable churn
  * (see pt_thread.c on probes).
