@@ -358,7 +358,7 @@ void sim_pt_user_return(void)
 	/* Once per enable: the state stays the same until TraceEn is cleared. */
 	g->enabled_mid_switch = false;
 	g->foreign++;
-	sim_violation("SDM 33.3.5: user code ran with RTIT state set inside a switch, while another task ran");
+	sim_violation("SDM 33.3.5: RTIT state set inside a switch ran another task's user code");
 }
 
 static int sim_pt_err(int err)
