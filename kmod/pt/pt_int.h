@@ -11,6 +11,8 @@
  *   pt_thread.c  per-thread capture: RTIT state switched at context switch
  *                (SDM 33.3.5), threads joining and leaving; one table of
  *                traced threads for all captures (a thread is in one)
+ *   pt_notif.c   each traced task's preempt notifier (its sched_in loads
+ *                the state), registered by the task itself (task_work)
  *   pt_mem.c     what buffers cost their user: RLIMIT_MEMLOCK, memcg
  *   pt_sideband.c  the per-CPU sideband: context switches with their TSC,
  *                for decoders (LWPT_PT_IOC_READ_SIDEBAND)
@@ -30,8 +32,9 @@
  * capture, as perf_event_open()) -> cpus_read_lock() -> pt_thread_lock
  * (raw spinlock, IRQs off; the traced-thread table of all sessions, each
  * session's thread lists, spares, thr.open and started; also taken by the
- * sched_switch, fork, exec and exit probes under the runqueue lock).
- * Nothing is taken inside pt_thread_lock; the PMI (an NMI) takes no lock:
+ * sched_switch, fork, exec and exit probes under the runqueue lock, and by
+ * the preempt notifiers' sched_in) -> pt_notif_lock (raw, the notifier
+ * table, pt_notif.c). Nothing is taken inside those; the PMI (an NMI) takes no lock:
  * it reaches a trace through pt_cpu.cur or pt_cpu.tr, which are cleared on
  * their CPU (IPI) before synchronize_rcu() and the free.
  * A sideband ring has one writer (its CPU's sched_switch probe) and one
@@ -413,6 +416,14 @@ long pt_ioctl_read_sideband(struct file *file, void __user *arg);
 /* pt_thread.c */
 int pt_thread_init(void);
 void pt_thread_exit(void);
+
+struct pt_notif;
+struct pt_notif *pt_notif_alloc(gfp_t gfp);
+void pt_notif_free(struct pt_notif *n);
+int pt_notif_want(struct task_struct *task, struct pt_notif **spare);
+void pt_notif_drop(struct task_struct *task);
+void pt_notif_init(void (*load)(void));
+void pt_notif_exit(void);
 void pt_thread_sess_setup(struct pt_session *s);
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 			struct lwpt_pt_config *cfg);

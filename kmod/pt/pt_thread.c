@@ -4,13 +4,23 @@
  * process has its own ToPA buffer and its own RTIT state, switched at
  * context switch (SDM 33.3.5):
  *
- *   sched-out  save: XSAVES of component 8 (SDM 33.3.5.2; it saves
+ *   sched-out  at the sched_switch tracepoint, before context_switch():
+ *              save: XSAVES of component 8 (SDM 33.3.5.2; it saves
  *              IA32_RTIT_CTL, clears TraceEn, then saves the rest), or
  *              RDMSR CTL, WRMSR CTL without TraceEn, RDMSR the output MSRs
  *              and STATUS (SDM 33.3.5.1);
- *   sched-in   restore with TraceEn=0 in the MSR: XRSTORS, or WRMSR of the
- *              output MSRs, STATUS and filters, IA32_RTIT_CTL last, which
- *              sets TraceEn (SDM 33.3.5.1, 33.2.8.1).
+ *   sched-in   in the thread's preempt notifier (pt_notif.c), called by
+ *              finish_task_switch() once the thread runs: restore with
+ *              TraceEn=0 in the MSR: XRSTORS, or WRMSR of the output MSRs,
+ *              STATUS and filters, IA32_RTIT_CTL last, which sets TraceEn
+ *              (SDM 33.3.5.1, 33.2.8.1).
+ *
+ * So TraceEn is never set while the outgoing task still runs (its kernel
+ * code, its CR3): nothing of another task lands in a thread's buffer.
+ * Saving stays at the tracepoint, which runs for every switch at the same
+ * point as the notifiers' sched_out (both before context_switch(), runqueue
+ * lock held): it saves whatever is loaded on the CPU (pc->cur), also a
+ * thread START's IPI loaded before its notifier was registered.
  *
  * XSAVES is used where CPUID.(EAX=0DH,ECX=1):EAX[3] and ECX[8] say so
  * (LWPT_PT_CAP_XSAVES). IA32_XSS[8] is set only around our own XSAVES or
@@ -18,12 +28,14 @@
  * off: the kernel's own XSAVES (its XCOMP_BV and buffer sizes follow its
  * IA32_XSS) and KVM (which switches IA32_XSS for guests) never see bit 8.
  *
- * The target is another process, so preempt notifiers (registered by the
- * task itself) do not fit: the kernel tracepoints sched_switch,
+ * A preempt notifier can only be registered by its task: each traced
+ * thread registers its own in a task_work before it next returns to user
+ * mode, and loads its state there (pt_notif.c); until then it is loaded
+ * only if it runs at START. The kernel tracepoints sched_switch (save),
  * sched_process_fork (the threads and, unless LWPT_PT_CFG_NO_INHERIT, the
  * processes a traced thread creates join), sched_process_exec (the
  * permission rule again: pt_config_exec_check()) and sched_process_exit
- * carry the work. A task is traced while it is in pt_thread_hash: only a
+ * carry the rest. A task is traced while it is in pt_thread_hash: only a
  * traced thread's fork adds one, so a thread created by a thread that was
  * detached at an exec (a set-user-ID program's) is never traced. Probes
  * run with preemption off, sched_switch with the runqueue lock held and
@@ -97,6 +109,8 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * @stop_reason: LWPT_PT_STOP_*: why it is no longer traced
  * @saved: its RTIT state while not loaded
  * @xsave: XSAVES area (LWPT_PT_CAP_XSAVES), 64-byte aligned
+ * @notif: a preempt notifier entry for the task that joins with this
+ *	buffer; handed to the task (NULL) if it had none (pt_notif_want())
  *
  * @tr, @task, @cpu and @saved change under pt_thread_lock; while the
  * thread is loaded on a CPU, @tr also changes in that CPU's PMI. @hnode
@@ -121,6 +135,7 @@ struct pt_thread {
 	u32 stop_reason;
 	struct pt_rtit_state saved;
 	u8 *xsave;
+	struct pt_notif *notif;
 };
 
 static DEFINE_RAW_SPINLOCK(pt_thread_lock);
@@ -145,6 +160,7 @@ static void pt_thread_free(struct pt_thread *th)
 	put_pid(th->ppid);
 	pt_buf_free(&th->tr.buf);
 	kfree(th->xsave);
+	pt_notif_free(th->notif);
 	kfree(th);
 }
 
@@ -158,6 +174,9 @@ static struct pt_thread *pt_thread_alloc(struct pt_session *s)
 
 	if (!th)
 		return NULL;
+	th->notif = pt_notif_alloc(GFP_KERNEL_ACCOUNT);
+	if (!th->notif)
+		goto err_free;
 	if (pt_use_xsaves) {
 		th->xsave = kzalloc(PT_XSAVES_AREA_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!th->xsave)
@@ -302,7 +321,9 @@ static struct pt_thread *pt_thread_by_index(struct pt_session *s, u32 index)
  * @task joins @s with a spare buffer, or is counted lost; @ppid: the
  * process that forked it, for a process the capture follows (a reference
  * is taken). A task traced already (by any session) is left where it is.
- * pt_thread_lock held.
+ * Its preempt notifier is registered before it next returns to user mode
+ * (pt_notif_want()); if that cannot be (it is past exit_task_work()), it
+ * is lost too. pt_thread_lock held.
  *
  * Return: it joined (a spare was used).
  */
@@ -314,7 +335,7 @@ static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 	if (!s->thr.open || pt_thread_find(task))
 		return false;
 	th = list_first_entry_or_null(&s->thr.spares, struct pt_thread, node);
-	if (!th) {
+	if (!th || pt_notif_want(task, &th->notif)) {
 		s->thr.lost++;
 		return false;
 	}
@@ -335,10 +356,12 @@ static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 
 /*
  * The thread is gone or may no longer be traced (@reason, LWPT_PT_STOP_*);
- * pt_thread_lock held. The node stays valid for lockless walkers.
+ * its preempt notifier goes (pt_notif_drop()). pt_thread_lock held. The
+ * node stays valid for lockless walkers.
  */
 static void pt_thread_forget(struct pt_thread *th, u32 reason)
 {
+	pt_notif_drop(th->task);
 	hash_del_rcu(&th->hnode);
 	WRITE_ONCE(th->task, NULL);
 	th->stop_reason = reason;
@@ -523,27 +546,45 @@ static void pt_thread_unload(struct pt_cpu *pc)
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
 
 /*
- * sched_switch of the per-thread captures, with the runqueue lock held and
- * interrupts off: save the outgoing thread's RTIT state, load the
- * incoming one's if its session is started (the two may belong to
- * different sessions). Returns at once unless a per-thread capture turned
- * the probe on (pt_probes_on).
+ * sched_switch, with the runqueue lock held and interrupts off: save the
+ * state loaded on this CPU (the outgoing thread's). The incoming thread's
+ * is loaded once it runs: pt_thread_sched_in(). Returns at once when
+ * nothing is loaded.
  */
 static void pt_probe_switch(void *data, bool preempt, struct task_struct *prev,
 			    struct task_struct *next, unsigned int prev_state)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
-	struct pt_thread *th;
 
-	if (!READ_ONCE(pt_probes_on) || (!pc->cur && !pt_thread_find(next)))
+	if (!READ_ONCE(pc->cur))
 		return;
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur)
 		pt_thread_unload(pc);
-	th = pt_thread_find(next);
-	if (th && th->sess->started)
-		pt_thread_load(pc, th);
 	raw_spin_unlock(&pt_thread_lock);
+}
+
+/*
+ * Current's preempt notifier (pt_notif.c): it has been switched in (from
+ * finish_task_switch(), after the runqueue lock is dropped: IRQs on,
+ * preemption off) or has just registered. Load its state if its session
+ * is started and nothing is loaded here (START's or RELEASE's IPI may
+ * have loaded it between the switch and this call).
+ */
+static void pt_thread_sched_in(void)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (!READ_ONCE(pt_probes_on) || READ_ONCE(pc->cur) ||
+	    !pt_thread_find(current))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	if (!pc->cur && th && th->sess->started)
+		pt_thread_load(pc, th);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
 /*
@@ -668,7 +709,8 @@ static void pt_probes_get(struct pt_session *s)
 }
 
 /**
- * pt_thread_init - register the sched_switch, fork, exec and exit probes (module load)
+ * pt_thread_init - register the sched_switch, fork, exec and exit probes and
+ *	turn preempt notifiers on (module load)
  *
  * Return: 0; -ENODEV the scheduler tracepoints are missing; the error of
  * tracepoint_probe_register(). Nothing stays registered on error.
@@ -685,9 +727,10 @@ int pt_thread_init(void)
 	pt_tp_switch = lwpt_tracepoint_find("sched_switch");
 	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit || !pt_tp_switch)
 		return -ENODEV;
+	pt_notif_init(pt_thread_sched_in);
 	err = tracepoint_probe_register(pt_tp_switch, pt_probe_switch, NULL);
 	if (err)
-		return err;
+		goto err_notif;
 	err = tracepoint_probe_register(pt_tp_fork, pt_probe_fork, NULL);
 	if (err)
 		goto err_switch;
@@ -706,11 +749,14 @@ err_fork:
 err_switch:
 	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
+err_notif:
+	pt_notif_exit();
 	return err;
 }
 
 /**
- * pt_thread_exit - unregister the probes (module unload) and wait for them
+ * pt_thread_exit - unregister the probes (module unload) and wait for them;
+ *	preempt notifiers off (none is registered: each holds the module)
  */
 void pt_thread_exit(void)
 {
@@ -719,6 +765,7 @@ void pt_thread_exit(void)
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
 	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
+	pt_notif_exit();
 }
 
 /* --- The session ---------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 
 #include <lwpt/pt_arch.h>
@@ -40,6 +41,7 @@
 
 #include "model/pt/pt_model.h"
 #include "model/pt/pt_trace.h"
+#include "../lwpt.h"
 #include "sim.h"
 #include "pt_sim.h"
 
@@ -65,6 +67,13 @@
  * @model_emit: the output of the core model (pt_trace_model_config())
  * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
  * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
+ * @switch_next: the task the last sched_switch on this CPU switched to
+ *	(compared, never dereferenced); NULL before the first one
+ * @enabled_by: the task current when TraceEn last went 0->1
+ * @enabled_mid_switch: it went 0->1 inside a context switch, while
+ *	@enabled_by (the outgoing task) still ran for @switch_next
+ * @foreign: user code of a task other than @enabled_by ran with such a
+ *	state (a violation each, see sim_pt_user_return())
  */
 struct sim_pt_gen {
 	struct pt_trace tr;
@@ -76,6 +85,10 @@ struct sim_pt_gen {
 	pt_trace_emit_fn model_emit;
 	u64 ovf_after;
 	u64 ovf_refuse;
+	struct task_struct *switch_next;
+	struct task_struct *enabled_by;
+	bool enabled_mid_switch;
+	u64 foreign;
 };
 
 static DEFINE_PER_CPU(struct pt_model_cpu, sim_pt_cpus);
@@ -103,11 +116,23 @@ static ulong pt_pmi_skid = 256;
 module_param(pt_pmi_skid, ulong, 0644);
 MODULE_PARM_DESC(pt_pmi_skid,
 		 "Bytes the PT unit writes after raising a ToPA PMI before it is taken (default 256)");
+/*
+ * The per-thread state check (sim_pt_user_return()): a violation when
+ * TraceEn was set inside a context switch, while the outgoing task still
+ * ran, and user code of another task then runs with that state.
+ */
+static bool pt_switch_check = true;
+module_param(pt_switch_check, bool, 0644);
+MODULE_PARM_DESC(pt_switch_check,
+		 "Count a violation when a task's user code runs with RTIT state enabled while another task ran, inside a context switch (default on)");
 
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
 static struct pt_model_profile sim_pt_prof;
 static bool sim_pt_active;
+static struct tracepoint *sim_pt_tp_switch;
+
+static void sim_pt_free_other(void);
 
 /* Copy between the model and RAM, page by page; -EFAULT if not RAM. */
 static int sim_pt_phys(u64 pa, void *buf, size_t len, bool write)
@@ -250,8 +275,14 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 
-	if (on)
+	if (on) {
 		pt_model_set_pmi_skid(cpu, READ_ONCE(pt_pmi_skid));
+		/* Who runs now, and is the scheduler switching away from it? */
+		g->enabled_by = current;
+		g->enabled_mid_switch = g->switch_next && g->switch_next != current;
+	} else {
+		g->enabled_mid_switch = false;
+	}
 	if (g->busy)
 		return;		/* a PMI handler of ours never runs here */
 	sim_pt_gen_enter(g);
@@ -301,6 +332,33 @@ void sim_pt_step(const struct pt_trace_step *step)
 	sim_pt_gen_enter(g);
 	pt_trace_step(&g->tr, step);
 	sim_pt_gen_exit(g);
+}
+
+/*
+ * sched_switch, before lwpt's own probe (a higher priority): from here
+ * until the switch completes, current is still @prev while the CPU is
+ * committed to @next. Runqueue lock held, interrupts off.
+ */
+static void sim_pt_probe_switch(void *data, bool preempt,
+				struct task_struct *prev,
+				struct task_struct *next, unsigned int prev_state)
+{
+	this_cpu_ptr(&sim_pt_gens)->switch_next = next;
+}
+
+void sim_pt_user_return(void)
+{
+	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+	const struct pt_model_cpu *c = this_cpu_ptr(&sim_pt_cpus);
+
+	if (!READ_ONCE(sim_pt_active) || !g->enabled_mid_switch ||
+	    !(pt_model_ctl(c) & IA32_RTIT_CTL_TRACEEN) ||
+	    g->enabled_by == current || !READ_ONCE(pt_switch_check))
+		return;
+	/* Once per enable: the state stays the same until TraceEn is cleared. */
+	g->enabled_mid_switch = false;
+	g->foreign++;
+	sim_violation("SDM 33.3.5: RTIT state set inside a switch ran another task's user code");
 }
 
 static int sim_pt_err(int err)
@@ -382,11 +440,12 @@ static int sim_pt_msrs_show(struct seq_file *m, void *v)
 		for (n = 0; n < PT_ADDR_RANGES_MAX; n++)
 			seq_printf(m, " addr%d_a=%#llx addr%d_b=%#llx", n,
 				   c->addr_a[n], n, c->addr_b[n]);
-		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu neighbour_events=%llu debugctl=%#llx lbr_overlaps=%llu erratum_dropped=%llu",
+		seq_printf(m, " bytes_written=%llu bytes_dropped=%llu wraps=%llu pmis=%llu operrs=%llu violations=%llu neighbour_events=%llu debugctl=%#llx lbr_overlaps=%llu erratum_dropped=%llu foreign_state=%llu",
 			   s->bytes_written, s->bytes_dropped, s->wraps, s->pmis,
 			   s->operrs, s->violations,
 			   per_cpu(sim_pt_other_events, cpu), c->debugctl,
-			   s->lbr_overlaps, s->erratum_dropped);
+			   s->lbr_overlaps, s->erratum_dropped,
+			   per_cpu(sim_pt_gens, cpu).foreign);
 		sim_pt_gen_show(m, per_cpu_ptr(&sim_pt_gens, cpu));
 	}
 	return 0;
@@ -622,6 +681,15 @@ int sim_pt_init(struct dentry *dir)
 				  &sim_pt_ops, NULL, cpu);
 	if (sim_pt_other_alloc())
 		return -ENOMEM;
+	sim_pt_tp_switch = lwpt_tracepoint_find("sched_switch");
+	if (!sim_pt_tp_switch ||
+	    tracepoint_probe_register_prio(sim_pt_tp_switch, sim_pt_probe_switch,
+					   NULL, TRACEPOINT_DEFAULT_PRIO + 1)) {
+		pr_err("cannot probe sched_switch: no PT model\n");
+		sim_pt_tp_switch = NULL;
+		sim_pt_free_other();
+		return -ENODEV;
+	}
 	sim_pt_active = true;
 	debugfs_create_file("pt_other_tracer", 0200, dir, NULL, &sim_pt_other_fops);
 	/* Physical addresses (OUTPUT_BASE, CR3_MATCH): root only. */
@@ -631,12 +699,22 @@ int sim_pt_init(struct dentry *dir)
 	return 0;
 }
 
-void sim_pt_exit(void)
+static void sim_pt_free_other(void)
 {
-	sim_pt_active = false;
 	if (sim_pt_other_pages)
 		__free_pages(sim_pt_other_pages, 1);
 	sim_pt_other_pages = NULL;
+}
+
+void sim_pt_exit(void)
+{
+	sim_pt_active = false;
+	if (sim_pt_tp_switch) {
+		tracepoint_probe_unregister(sim_pt_tp_switch, sim_pt_probe_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	sim_pt_tp_switch = NULL;
+	sim_pt_free_other();
 }
 
 /* See pt_sim.h: hw_sim.c's door to the model for IA32_XSS and XSAVES. */

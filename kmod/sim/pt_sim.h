@@ -83,6 +83,21 @@ bool sim_pt_follow(u64 cr3);
  */
 void sim_pt_step(const struct pt_trace_step *step);
 
+/**
+ * sim_pt_user_return - the current task returns to user mode on this CPU
+ *
+ * The per-thread state check (module parameter pt_switch_check, default
+ * on; SDM 33.3.5): if TraceEn was set inside a context switch - after
+ * sched_switch chose the next task, while the outgoing task still ran -
+ * and the task now about to run user code with that state is another
+ * than the one that ran when it was set, a violation is counted (once per
+ * enable; pt_msrs foreign_state). A driver that loads a thread's state
+ * before the switch completes traces the rest of the outgoing task's
+ * switch (its kernel code, under its CR3) into the incoming thread's
+ * buffer. Call with interrupts disabled.
+ */
+void sim_pt_user_return(void);
+
 struct pt_model_cpu;
 
 /**

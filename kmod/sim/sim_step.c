@@ -437,6 +437,7 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 
 	if (!current->mm)
 		return;
+	sim_pt_user_return();
 	st = sim_step_find(current);
 	if (st && st->syscall) {
 		/* Back from a system call (retired at sys_enter); execve too. */

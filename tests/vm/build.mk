@@ -57,6 +57,11 @@ pt_sec_LIBS := pt
 # 66-pt-fork.sh (issue 16 point 2): a program that forks once.
 VM_PROGS += pt_fork_prog
 pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c
+# 68-pt-notif.sh (issue 12 item 2.4): per-thread state loaded by each
+# thread's preempt notifier; its lifetime against rmmod.
+VM_PROGS += pt_notif
+pt_notif_SRCS := tests/vm/progs/pt_notif.c
+pt_notif_LDLIBS := -lpthread
 # 81-ptflow-sys.sh (issue 15 point 5): run a program stopped at its exec.
 VM_PROGS += pt_held
 pt_held_SRCS := tests/vm/progs/pt_held.c

@@ -79,6 +79,20 @@ with_progress() {
 	wait $wp_pid
 }
 
+# module_idle NAME: wait until nothing holds module NAME (its refcnt is 0).
+# A thread that a per-thread capture traced keeps lwpt referenced until it
+# unregistered its preempt notifier, which only it can do: at its next
+# return to user mode or its exit (Documentation/pt.rst, "Per-thread
+# capture"), so a traced child that is being killed may still hold it.
+# No limit of its own (the case's time limit catches a hang).
+module_idle() {
+	mi_n=0
+	while [ "$(cat /sys/module/$1/refcnt 2>/dev/null || echo 0)" != 0 ]; do
+		sleep 0.1
+		[ $((mi_n += 1)) -lt 100 ] || { mi_n=0; echo "note: $1 still in use"; }
+	done
+}
+
 # The spec-violation count of lwpt_sim.ko (debugfs).
 sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations

@@ -63,6 +63,9 @@ for combo in full:1 full:0 bdw:0 bdw:1; do
 	wait $pid 2>/dev/null
 	traceen_anywhere && { fail "$tag: TraceEn left set after close"; exit 1; }
 	[ "$(sim_violations)" = 0 ] || fail "$tag: violations after close" || exit 1
+	# The traced child, killed with pt_test (PR_SET_PDEATHSIG), exits
+	# on its own time and unregisters its preempt notifier there.
+	module_idle lwpt_sim
 	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$tag: rmmod after close" || exit 1
 	ok "$tag: unload only after the file is closed, TraceEn=0 on every CPU"
 done
