@@ -2,17 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # lwpt-timeout: 900
 # A system-wide capture decoded per process (issue 15 point 5;
-# Documentation/ptflow.rst, "System-wide captures"): `ptcap -a` on
+# Documentation/ptflow.rst, "System-wide captures"): `ptcap -a -C 0` on
 # lwpt_sim.ko (pt_profile=full, the model writes the packets of every
-# user-mode execution) while two different static programs run at once,
-# both pinned to CPU 0 so that their pieces interleave in cpu0.pt, both
-# linked at 0x401000 (decoding one with the other's image would go wrong).
+# user-mode execution on a CPU with TraceEn) while two different static
+# programs run at once, both pinned to CPU 0 so that their pieces
+# interleave in cpu0.pt, both linked at 0x401000 (decoding one with the
+# other's image would go wrong). Only CPU 0 is traced (-C 0, the CPU
+# selection of ABI 1.3): ptcap and this script run on CPU 1, so only A and
+# B are single-stepped by the model and ptcap drains every 20 ms.
 # ptcap records every process's maps (`processes`, `maps.<pid>.<gen>`);
 # `ptflow --pid A` then yields A's instructions, each decoded piece a
 # contiguous part of A's ground truth (ptrace single-stepping) and later
 # pieces later in it, without decode error; the same for B. Run without
-# ASLR (/bin/norandom) like the ground truth.
+# ASLR (/bin/norandom) like the ground truth. The timing parameters
+# (CPUID.15H) come from the module's GET_CAPS: the model's.
 . /lwpt/lib.sh
+
+# This shell and what it starts run on CPU 1, which is not traced.
+taskset -p -c 1 $$ >/dev/null || fail "taskset -p -c 1 $$" || exit 1
 
 A=/bin/trace_flow_prog
 B="/bin/pt_flow_long 200"
@@ -35,9 +42,9 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 # MTC every 2^6 ART ticks (SDM 33.3.6): a time inside most pieces, so that
 # the switch records name their thread (ptflow.rst). Not finer: the model
 # writes one MTC per ART edge between two single-stepped instructions
-# (pt-model.rst, "Timing"). ptcap on CPU 1, away from A and B.
+# (pt-model.rst, "Timing"). ptcap on CPU 1, tracing CPU 0 only.
 rm -rf /tmp/sys
-taskset -c 1 ptcap -a --mtc=6 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+taskset -c 1 ptcap -a -C 0 --mtc=6 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 cap=$!
 i=0
 while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
@@ -45,11 +52,10 @@ while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 [ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
-# ptcap reads a process at the drain of the switch records that names it;
-# on the model ptcap is single-stepped too and drains many seconds apart,
-# longer than A or B live. So each starts stopped at its exec (pt_held: no
-# user code runs, its flow is unchanged) until ptcap has read it, then is
-# continued. Before, its pid ran env,
+# ptcap reads a process at the drain of the switch records that names it.
+# A program's exec generation must be read while it lives: each starts
+# stopped at its exec (pt_held: no user code runs, its flow is unchanged)
+# until ptcap has named it, then is continued. Before, its pid ran env,
 # norandom, taskset and pt_held: earlier exec generations.
 held() { # PIDFILE PROG...
 	f=$1
@@ -74,22 +80,22 @@ pb=$(cat /tmp/pb.pid)
 # read both.
 named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
 i=0
-while ! { named $pa && named $pb; } && [ $i -lt 1200 ]; do
-	sleep 5
-	i=$((i + 5))
-	[ $((i % 60)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($i s)"
+while ! { named $pa && named $pb; } && [ $i -lt 3000 ]; do
+	sleep 0.2
+	i=$((i + 1))
+	[ $((i % 300)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($((i / 5)) s)"
 done
-[ $i -lt 1200 ] || echo "note: ptcap did not name A and B in 1200 s"
+{ named $pa && named $pb; } || fail "ptcap did not name A and B in 600 s" || exit 1
 kill -CONT $pa $pb
-ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
+ok "ptcap -a -C 0 started; A ($pa) and B ($pb) run on CPU 0 (single-stepped by the model)"
 # Say something now and then: the VM's watchdog wants output.
 t=0
 # A and B themselves (pt_held reaps them; pt_held stays a zombie until waited for).
 while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
-	sleep 5
-	t=$((t + 5))
+	sleep 1
+	t=$((t + 1))
 	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
-	[ $t -lt 2400 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
+	[ $t -lt 800 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
 done
 wait $ja
 wait $jb
@@ -107,15 +113,18 @@ done
 ok "ptcap -a: $(grep -vc '^#' /tmp/sys/processes) process line(s), A=$pa B=$pb: $(grep -E "^($pa|$pb) " /tmp/sys/processes | tr '\n' ';')"
 cat /tmp/sys.err
 
-# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h); the
-# config has the VM's CPUID (QEMU's), which need not be the model's.
-TIMING="--cpuid-0x15.eax 2 --cpuid-0x15.ebx 334"
+# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h),
+# which ptcap took from the module, not from the VM's CPUID.
+grep -qx 'cpuid-0x15.eax 2' /tmp/sys/config && grep -qx 'cpuid-0x15.ebx 334' /tmp/sys/config ||
+	fail "config: not the model's CPUID.15H: $(grep cpuid /tmp/sys/config)" || exit 1
+[ "$(ls /tmp/sys/*.pt)" = /tmp/sys/cpu0.pt ] || fail "-C 0 wrote $(ls /tmp/sys/*.pt)" || exit 1
+ok "config: cpus $(sed -n 's/^cpus //p' /tmp/sys/config), the model's CPUID.15H; only cpu0.pt"
 
 # check NAME PID GT: ptflow --pid PID's flow, cut into pieces at its
 # "[thread" lines (a new thread, or the same after a piece not shown),
 # each piece a contiguous part of GT after the previous one.
 check() {
-	ptflow --no-inst --no-symbols $TIMING --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
+	ptflow --no-inst --no-symbols --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
 	frc=$?
 	cat /tmp/sysflow.err
 	[ $frc -eq 0 ] || fail "$1: ptflow --pid $2: status $frc" || return 1
@@ -145,7 +154,7 @@ check A $pa /tmp/gt_a.txt || exit 1
 check B $pb /tmp/gt_b.txt || exit 1
 
 # The two interleaved on CPU 0: pieces of both, in turn.
-ptflow --no-inst --no-symbols $TIMING /tmp/sys 2>/dev/null |
+ptflow --no-inst --no-symbols /tmp/sys 2>/dev/null |
 	awk -v a=$pa -v b=$pb '/^\[trace cpu0/ { on = 1; next } /^\[trace/ { on = 0 }
 		on && /^\[thread / { split($2, t, "/"); if ((t[1] == a || t[1] == b) && t[1] != last) { n++; last = t[1] } }
 		END { print n + 0 }' >/tmp/turns
@@ -155,11 +164,11 @@ ok "A and B took $turns turns on CPU 0"
 
 # --calls labels lines with the thread (pid/tid); --report per thread
 # ("[report comm pid/tid: ...]").
-ptflow --calls $TIMING --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
+ptflow --calls --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
 	fail "--calls --pid $pa" || exit 1
 grep -qE "^ *[0-9]+  $pa/$pa +  " /tmp/syscalls.out ||
 	fail "--calls: no line of thread $pa/$pa: $(head -n 3 /tmp/syscalls.out)" || exit 1
-ptflow --report $TIMING /tmp/sys >/tmp/sysrep.out 2>/dev/null
+ptflow --report /tmp/sys >/tmp/sysrep.out 2>/dev/null
 grep -q "^\[report .*$pb/$pb" /tmp/sysrep.out ||
 	fail "--report: no table of $pb: $(grep '^\[report' /tmp/sysrep.out | head -n 5)" || exit 1
 ok "--calls and --report per thread: $(grep -c '^\[report' /tmp/sysrep.out) table(s)"
