@@ -458,11 +458,15 @@ static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
 		err = -ENODEV;
 		goto out_unlock;
 	}
+	/*
+	 * No buffer yet; per-thread STARTs may have left err, busy. Every CPU,
+	 * so that an unselected one reports no flag at all.
+	 */
+	for_each_possible_cpu(cpu)
+		memset(&per_cpu_ptr(&pt_cpus, cpu)->tr, 0, sizeof(struct pt_output));
 	for_each_cpu(cpu, cpumask_empty(sel) ? cpu_online_mask : sel) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
-		/* No buffer yet; per-thread STARTs may have left err, busy. */
-		memset(&pc->tr, 0, sizeof(pc->tr));
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
 				   cfg->region_size,
 				   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE,
