@@ -58,13 +58,17 @@ done
 # ptcap reads a process at the drain of the switch records that names it.
 # A program's exec generation must be read while it lives: each starts
 # stopped at its exec (pt_held: no user code runs, its flow is unchanged)
-# until ptcap has named it, then is continued. Before, its pid ran env,
-# norandom, taskset and pt_held: earlier exec generations.
+# until ptcap has named it, then is continued. Everything before the exec
+# (env, norandom, pt_held's child) runs on CPU 1: pt_held pins the child
+# to CPU 0 only once it stopped at the exec, so that no piece on CPU 0
+# comes from code before it (ptflow would take it for the program's when
+# ptcap did not read the process before its exec: both are static
+# programs at 0x401000).
 held() { # PIDFILE PROG...
 	f=$1
 	shift
 	rm -f "$f"
-	env -i /bin/norandom /bin/taskset -c 0 /bin/pt_held "$f" "$@" >/dev/null 2>&1 &
+	env -i /bin/norandom /bin/pt_held -c 0 "$f" "$@" >/dev/null 2>&1 &
 	i=0
 	while [ ! -s "$f" ] && [ $i -lt 600 ]; do
 		sleep 0.1
@@ -128,9 +132,8 @@ ok "config: cpus $(sed -n 's/^cpus //p' /tmp/sys/config), the model's CPUID.15H;
 
 # check NAME PID GT COMM: ptflow --pid PID's flow, cut into pieces at its
 # "[thread" lines (a new thread, or the same after a piece not shown),
-# each piece of the program (COMM; before its exec the pid ran pt_held,
-# whose pieces ptcap may have read too) a contiguous part of GT after the
-# previous one.
+# each piece of the program (COMM; other generations of the pid, if
+# any, are not compared) a contiguous part of GT after the previous one.
 check() {
 	ptflow --no-inst --no-symbols --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
 	frc=$?
