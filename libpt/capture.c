@@ -23,9 +23,9 @@
 
 #include "libpt/capture_internal.h"
 
-_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1, "uapi caps");
+_Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1, "uapi config");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "uapi config");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER3, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
@@ -245,6 +245,19 @@ int lpt_dev_mlock_avail(struct lpt_dev *dev, uint64_t *bytes)
 	return 0;
 }
 
+int lpt_dev_timing_leaves(const struct lpt_dev *dev, uint32_t leaf15[3],
+			  uint32_t *leaf16_eax)
+{
+	/* Bytes the module did not write stay zero (calloc, size-versioned). */
+	bool v2 = dev->caps.size >= LWPT_PT_CAPS_SIZE_VER2;
+
+	memcpy(leaf15, v2 ? dev->caps.cpuid_15h : (const uint32_t[3]){ 0 },
+	       3 * sizeof(uint32_t));
+	if (leaf16_eax)
+		*leaf16_eax = v2 ? dev->caps.cpuid_16h_eax : 0;
+	return v2 ? 0 : -EOPNOTSUPP;
+}
+
 uint64_t lpt_cap_buffer_cost(uint64_t size, unsigned int nbuf, bool single)
 {
 	/* pt_mem_buf_pages(): one table page per 511 one-page regions. */
@@ -373,6 +386,35 @@ static int check_output(const struct lpt_cap_config *c, const struct lwpt_pt_cap
 	return 0;
 }
 
+/*
+ * The CPU selection (lwpt_pt_config size version 2): per-CPU scope only,
+ * both fields or neither, whole 64-bit words up to the module's cap, at
+ * least one CPU and none it does not have.
+ */
+static int check_cpu_mask(const struct lpt_cap_config *c, const struct lwpt_pt_caps *caps,
+			  enum lwpt_pt_field *bad)
+{
+	size_t w, words = c->cpu_mask_size / sizeof(uint64_t);
+	bool any = false;
+
+	if (!c->cpu_mask && !c->cpu_mask_size)
+		return 0;
+	if (!c->cpu_mask || !c->cpu_mask_size || c->cpu_mask_size % sizeof(uint64_t) ||
+	    c->cpu_mask_size > LWPT_PT_CPU_MASK_MAX || c->scope != LWPT_PT_SCOPE_CPU)
+		return refuse(bad, LWPT_PT_FIELD_CPU_MASK, -EINVAL);
+	for (w = 0; w < words; w++) {
+		uint64_t m = c->cpu_mask[w];
+
+		if (!m)
+			continue;
+		any = true;
+		/* The highest CPU of this word: 64 * w + 63 - clz. */
+		if (64 * w + 63 - (size_t)__builtin_clzll(m) >= caps->nr_cpus)
+			return refuse(bad, LWPT_PT_FIELD_CPU_MASK, -EINVAL);
+	}
+	return any ? 0 : refuse(bad, LWPT_PT_FIELD_CPU_MASK, -EINVAL);
+}
+
 int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps,
 			 enum lwpt_pt_field *bad)
 {
@@ -433,6 +475,9 @@ int lpt_cap_config_check(const struct lpt_cap_config *cfg, const struct lwpt_pt_
 	err = check_output(&c, caps, bad);
 	if (err)
 		return err;
+	err = check_cpu_mask(&c, caps, bad);
+	if (err)
+		return err;
 	for (i = 0; i < LWPT_PT_ADDR_RANGES; i++) {
 		const struct lwpt_pt_addr_range *r = &c.addr[i];
 		enum lwpt_pt_field f = (enum lwpt_pt_field)(LWPT_PT_FIELD_ADDR0 + i);
@@ -482,6 +527,7 @@ static const char *const lpt_field_names[LWPT_PT_FIELD_NR] = {
 	[LWPT_PT_FIELD_ADDR3]		= "ADDR3",
 	[LWPT_PT_FIELD_RESERVED]	= "reserved",
 	[LWPT_PT_FIELD_SINGLE_RANGE]	= "single_range",
+	[LWPT_PT_FIELD_CPU_MASK]	= "cpu_mask (CPU selection)",
 };
 
 const char *lpt_cap_field_name(enum lwpt_pt_field field)
@@ -557,6 +603,10 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	err = lpt_cap_config_check(cfg, &dev->caps, bad);
 	if (err)
 		return err;
+	/* A module before ABI 1.3 would refuse the bytes it does not know (E2BIG). */
+	if (cfg->size >= LPT_CAP_CONFIG_SIZE_VER1 && cfg->cpu_mask &&
+	    LWPT_ABI_VERSION_MINOR(dev->abi_version) < 3)
+		return refuse(bad, LWPT_PT_FIELD_CPU_MASK, -EOPNOTSUPP);
 	memset(&k, 0, sizeof(k));
 	k.size = sizeof(k);
 	k.flags = cfg->flags;
@@ -569,6 +619,10 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	k.buffer_size = cfg->buffer_size;
 	k.region_size = cfg->region_size;
 	memcpy(k.addr, cfg->addr, sizeof(k.addr));
+	if (cfg->size >= LPT_CAP_CONFIG_SIZE_VER1 && cfg->cpu_mask) {
+		k.cpu_mask = (uint64_t)(uintptr_t)cfg->cpu_mask;
+		k.cpu_mask_size = (uint32_t)cfg->cpu_mask_size;
+	}
 	dev->rule = LWPT_PT_RULE_NONE;
 	dev->holder = 0;
 	if (ioctl(dev->fd, LWPT_PT_IOC_CONFIGURE, &k)) {

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,12 +170,53 @@ static int parse_cpu(const char *b, const char *e, struct ptcap_config *cfg)
 	return 0;
 }
 
+/*
+ * The numeric keys of a config file: key, largest value, the field (its
+ * offset and width in struct ptcap_config) and its presence bit.
+ */
+#define NUM_KEY(k, max, f, bit) \
+	{ k, max, offsetof(struct ptcap_config, f), \
+	  sizeof(((struct ptcap_config *)0)->f), bit }
+
+static const struct num_key {
+	const char *key;
+	uint64_t max;
+	size_t off;
+	size_t width;		/* bytes: 1, 4 or 8 */
+	unsigned int has;
+} num_keys[] = {
+	/* IA32_RTIT_CTL.MTCFreq is 4 bits wide (SDM 33.2.8.2). */
+	NUM_KEY("mtc-freq", 15, mtc_freq, PTCAP_HAS_MTC_FREQ),
+	NUM_KEY("nom-freq", UINT8_MAX, nom_freq, PTCAP_HAS_NOM_FREQ),
+	NUM_KEY("cpuid-0x15.eax", UINT32_MAX, cpuid_15_eax, PTCAP_HAS_CPUID_15_EAX),
+	NUM_KEY("cpuid-0x15.ebx", UINT32_MAX, cpuid_15_ebx, PTCAP_HAS_CPUID_15_EBX),
+	NUM_KEY("tsc-freq", UINT64_MAX, tsc_freq_hz, PTCAP_HAS_TSC_FREQ),
+};
+
+/* Store @v (at most the key's max) into the field @k describes. */
+static void num_key_store(const struct num_key *k, struct ptcap_config *cfg,
+			  uint64_t v)
+{
+	char *field = (char *)cfg + k->off;
+	uint8_t v8 = (uint8_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	if (k->width == sizeof(v8))
+		memcpy(field, &v8, sizeof(v8));
+	else if (k->width == sizeof(v32))
+		memcpy(field, &v32, sizeof(v32));
+	else
+		memcpy(field, &v, sizeof(v));
+	cfg->has |= k->has;
+}
+
 /* Parse one "key value" line into @cfg; unknown keys are skipped. */
 static int parse_config_line(const char *b, const char *e,
 			     struct ptcap_config *cfg)
 {
 	const char *kb, *ke, *vb, *ve;
 	uint64_t v;
+	size_t i;
 	int err;
 
 	kb = skip_blanks(b, e);
@@ -186,46 +228,12 @@ static int parse_config_line(const char *b, const char *e,
 
 	if (token_is(kb, ke, "cpu"))
 		return parse_cpu(vb, ve, cfg);
-
-	if (token_is(kb, ke, "mtc-freq")) {
-		/* IA32_RTIT_CTL.MTCFreq is 4 bits wide (SDM 33.2.8.2). */
-		err = parse_uint(vb, ve, 15, &v);
-		if (!err) {
-			cfg->mtc_freq = (uint8_t)v;
-			cfg->has |= PTCAP_HAS_MTC_FREQ;
-		}
-		return err;
-	}
-	if (token_is(kb, ke, "nom-freq")) {
-		err = parse_uint(vb, ve, UINT8_MAX, &v);
-		if (!err) {
-			cfg->nom_freq = (uint8_t)v;
-			cfg->has |= PTCAP_HAS_NOM_FREQ;
-		}
-		return err;
-	}
-	if (token_is(kb, ke, "cpuid-0x15.eax")) {
-		err = parse_uint(vb, ve, UINT32_MAX, &v);
-		if (!err) {
-			cfg->cpuid_15_eax = (uint32_t)v;
-			cfg->has |= PTCAP_HAS_CPUID_15_EAX;
-		}
-		return err;
-	}
-	if (token_is(kb, ke, "cpuid-0x15.ebx")) {
-		err = parse_uint(vb, ve, UINT32_MAX, &v);
-		if (!err) {
-			cfg->cpuid_15_ebx = (uint32_t)v;
-			cfg->has |= PTCAP_HAS_CPUID_15_EBX;
-		}
-		return err;
-	}
-	if (token_is(kb, ke, "tsc-freq")) {
-		err = parse_uint(vb, ve, UINT64_MAX, &v);
-		if (!err) {
-			cfg->tsc_freq_hz = v;
-			cfg->has |= PTCAP_HAS_TSC_FREQ;
-		}
+	for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++) {
+		if (!token_is(kb, ke, num_keys[i].key))
+			continue;
+		err = parse_uint(vb, ve, num_keys[i].max, &v);
+		if (!err)
+			num_key_store(&num_keys[i], cfg, v);
 		return err;
 	}
 

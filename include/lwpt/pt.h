@@ -72,6 +72,13 @@ struct lpt_dev;
  *		output 0 or @buffer_size
  * @addr:	ADDRn_A/B ranges (SDM 33.2.5.2) with LWPT_PT_ADDR_FILTER or
  *		LWPT_PT_ADDR_STOP; entries at or above caps.nr_ranges unused
+ *
+ * Version 1 (LPT_CAP_CONFIG_SIZE_VER1) appends the CPU selection of a
+ * per-CPU capture (lwpt_pt_config size version 2, ABI 1.3):
+ * @cpu_mask:	bitmap of the CPUs to trace (bit n of word n / 64 is CPU n,
+ *		as lpt_cpu_list_parse() fills it), NULL for every online CPU
+ * @cpu_mask_size: bytes at @cpu_mask (a multiple of 8, at most
+ *		LWPT_PT_CPU_MASK_MAX); 0 with NULL
  */
 struct lpt_cap_config {
 	size_t size;
@@ -85,11 +92,16 @@ struct lpt_cap_config {
 	uint64_t buffer_size;
 	uint64_t region_size;
 	struct lwpt_pt_addr_range addr[LWPT_PT_ADDR_RANGES];
+	const uint64_t *cpu_mask;
+	size_t cpu_mask_size;
 };
 
 /* Size of the first version of struct lpt_cap_config (x86-64). */
 #define LPT_CAP_CONFIG_SIZE_VER0	(offsetof(struct lpt_cap_config, addr) + \
 					 LWPT_PT_ADDR_RANGES * sizeof(struct lwpt_pt_addr_range))
+/* Size of version 1 (cpu_mask, cpu_mask_size). */
+#define LPT_CAP_CONFIG_SIZE_VER1	(offsetof(struct lpt_cap_config, cpu_mask_size) + \
+					 sizeof(size_t))
 
 /* Default per-CPU buffer, bytes (clamped to what the device allows). */
 #define LPT_CAP_DEFAULT_BUFFER	(4ull << 20)
@@ -209,6 +221,54 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
 int lpt_dev_mlock_avail(struct lpt_dev *dev, uint64_t *bytes);
 
 /**
+ * lpt_dev_timing_leaves() - CPUID leaves 15H and 16H of the processor the
+ * module traces on (caps size version 2, ABI 1.3): natively the boot CPU's,
+ * on lwpt_sim.ko the model's. Decoders convert MTC and CYC with them (SDM
+ * 33.8.3); a tool records these rather than its own CPUID, which on the
+ * model is the host's.
+ * @dev:	open device
+ * @leaf15:	out: CPUID.15H EAX (TSC:ART denominator), EBX (numerator),
+ *		ECX (ART frequency in Hz); zeros where not enumerated
+ * @leaf16_eax:	out (may be NULL): CPUID.16H:EAX[15:0], base frequency in
+ *		MHz; 0 where not enumerated
+ * Return: 0; -EOPNOTSUPP the module predates caps size version 2 (the
+ * outputs are then 0: use the CPUID of the machine).
+ */
+int lpt_dev_timing_leaves(const struct lpt_dev *dev, uint32_t leaf15[3],
+			  uint32_t *leaf16_eax);
+
+/**
+ * lpt_cpu_list_parse() - parse a CPU list as perf record -C takes it.
+ * @list:	the text: CPU numbers and ranges a-b (a <= b), separated by
+ *		commas, e.g. "0,2-3"; no blanks
+ * @nr_cpus:	CPUs that exist (caps.nr_cpus, lpt_dev_nr_cpus()); a CPU at
+ *		or above it is refused
+ * @mask:	out: bit n of word n / 64 set for each listed CPU; the first
+ *		@words words are zeroed first
+ * @words:	64-bit words at @mask: at least (@nr_cpus + 63) / 64
+ * @bad:	out (may be NULL): on error, the offset in @list of the element
+ *		that is wrong
+ * Return: the number of CPUs selected (> 0); -EINVAL NULL argument, empty
+ * list or element, not a decimal number, a range whose end is below its
+ * start, a character after a number that is neither ',' nor '-'; -ERANGE a
+ * CPU at or above @nr_cpus; -ENOBUFS @words too small for @nr_cpus.
+ */
+int lpt_cpu_list_parse(const char *list, unsigned int nr_cpus, uint64_t *mask,
+		       size_t words, size_t *bad);
+
+/**
+ * lpt_cpu_list_format() - write a CPU bitmap as a list ("0,2-3").
+ * @mask:	bit n of word n / 64 is CPU n
+ * @words:	64-bit words at @mask
+ * @buf:	out: the text, NUL-terminated ("" for an empty mask)
+ * @size:	bytes at @buf
+ * Return: length of the text (without the NUL); -ENOSPC it does not fit
+ * (@buf then holds as much as fits, NUL-terminated, if @size > 0);
+ * -EINVAL NULL @mask or @buf.
+ */
+int lpt_cpu_list_format(const uint64_t *mask, size_t words, char *buf, size_t size);
+
+/**
  * lpt_cap_buffer_fit() - the largest buffer size of which @nbuf buffers fit
  * in @avail bytes of pinned memory, as the module charges them (pt.rst
  * "Memory": a buffer's pages plus, with ToPA, one table page per 511
@@ -246,6 +306,9 @@ uint64_t lpt_cap_buffer_cost(uint64_t size, unsigned int nbuf, bool single);
  * PTWEn; CR3Filter and thread scope need @pid and exclude each other;
  * ADDRn needs n < nr_ranges,
  * canonical A <= B; buffer and region sizes as struct lpt_cap_config says.
+ * CPU selection (@cpu_mask, LWPT_PT_FIELD_CPU_MASK, -EINVAL): per-CPU scope
+ * only, both fields or neither, a size that is a multiple of 8 up to
+ * LWPT_PT_CPU_MASK_MAX, at least one CPU, none at or above caps.nr_cpus.
  * Output (SDM 33.2.7): LWPT_PT_CFG_SINGLE_RANGE needs SNGLRGNOUT
  * (-EOPNOTSUPP, LWPT_PT_FIELD_SINGLE_RANGE) and wrap mode (-EINVAL,
  * LWPT_PT_FIELD_MODE: a single range has no STOP and no PMI). Without ToPA
@@ -296,11 +359,14 @@ bool lpt_cpu_has_pt(void);
  * @bad:	out (may be NULL): the refused field (ours or the module's)
  *
  * Runs lpt_cap_config_check(), then LWPT_PT_IOC_CONFIGURE, then maps every
- * configured CPU's buffer read-only (mmap at the offset GET_STATUS reports).
- * Return: 0; -EINVAL/-EOPNOTSUPP field refused (@bad); -EPERM/-EACCES not
- * allowed (kernel or system-wide without CAP_PERFMON, another user's
- * process); -EBUSY another capture is configured; -ESRCH no such @pid;
- * -EALREADY @dev is configured already; -ENOMEM.
+ * configured CPU's buffer read-only (mmap at the offset GET_STATUS reports):
+ * with @cpu_mask only the selected CPUs have one (lpt_dev_has_buffer()).
+ * Return: 0; -EINVAL/-EOPNOTSUPP field refused (@bad); -EOPNOTSUPP also a
+ * @cpu_mask for a module before ABI 1.3 (@bad LWPT_PT_FIELD_CPU_MASK);
+ * -ENODEV a selected CPU is offline (@bad LWPT_PT_FIELD_CPU_MASK);
+ * -EPERM/-EACCES not allowed (kernel or system-wide without CAP_PERFMON,
+ * another user's process); -EBUSY another capture is configured; -ESRCH no
+ * such @pid; -EALREADY @dev is configured already; -ENOMEM.
  */
 int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 		      enum lwpt_pt_field *bad);

@@ -33,6 +33,12 @@
  * the numerator of the TSC/"core crystal clock" (ART) ratio.
  */
 #define PT_CPUID_15H				0x15u
+/*
+ * CPUID leaf 16H (SDM Vol. 2 CPUID, "Processor Frequency Information
+ * Leaf"): EAX[15:0] the processor base frequency in MHz.
+ */
+#define PT_CPUID_16H				0x16u
+#define PT_CPUID_16H_EAX_BASE_MHZ_MASK		0xffffu
 #define PT_CPUID_SUBLEAVES			2
 
 /* CPUID.80000008H:EAX[7:0] = MAXPHYADDR (SDM 33.2.7.2, Figure 33-2). */

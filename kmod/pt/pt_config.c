@@ -10,7 +10,9 @@
 #include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -20,7 +22,9 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
@@ -35,10 +39,12 @@ struct pt_cpuid_leaf pt_leaf;
 struct lwpt_pt_caps pt_caps;
 
 /* The ABI structs: explicit layouts, no hidden padding (pt.h). */
-static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER1);
+static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0);
-static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER1);
+static_assert(offsetof(struct lwpt_pt_caps, cpuid_15h) == LWPT_PT_CAPS_SIZE_VER1);
+static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
+static_assert(offsetof(struct lwpt_pt_config, cpu_mask) == LWPT_PT_CONFIG_SIZE_VER1);
 static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER3);
 static_assert(offsetof(struct lwpt_pt_status, gap_head) == LWPT_PT_STATUS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);
@@ -330,6 +336,25 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 		    (c8.ecx & PT_CPUID_0DH_N_ECX_XSS))
 			pt_caps.caps |= LWPT_PT_CAP_XSAVES;
 	}
+	/*
+	 * The timing leaves (SDM 33.8.3): through the hardware layer, so on
+	 * lwpt_sim.ko they are the model's and decoders of its MTC and CYC
+	 * need no values passed by hand.
+	 */
+	if (lwpt_cpuid_has_leaf(caps, PT_CPUID_15H)) {
+		preempt_disable();
+		lwpt_hw_cpuid(PT_CPUID_15H, 0, &r);
+		preempt_enable();
+		pt_caps.cpuid_15h[0] = r.eax;
+		pt_caps.cpuid_15h[1] = r.ebx;
+		pt_caps.cpuid_15h[2] = r.ecx;
+	}
+	if (lwpt_cpuid_has_leaf(caps, PT_CPUID_16H)) {
+		preempt_disable();
+		lwpt_hw_cpuid(PT_CPUID_16H, 0, &r);
+		preempt_enable();
+		pt_caps.cpuid_16h_eax = r.eax & PT_CPUID_16H_EAX_BASE_MHZ_MASK;
+	}
 	/* MAXPHYADDR bounds ToPA bases (SDM 33.2.7.2, Figure 33-2). */
 	if (lwpt_cpuid_has_leaf(caps, PT_CPUID_80000008H)) {
 		preempt_disable();
@@ -354,8 +379,8 @@ void pt_caps_decode(const struct lwpt_caps *caps)
  * pt_ioctl_get_caps - LWPT_PT_IOC_GET_CAPS
  * @arg: struct lwpt_pt_caps in user space (size-versioned)
  *
- * The decoded capabilities, and (size version 1) what the caller may still
- * pin (pt_mem_avail()).
+ * The decoded capabilities, (size version 1) what the caller may still
+ * pin (pt_mem_avail()), and (size version 2) CPUID.15H and 16H.
  *
  * Return: 0; -EFAULT; -EINVAL bad size; -E2BIG.
  */
@@ -591,6 +616,59 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 	if (WARN_ON_ONCE(pt_rtit_ctl_check(&pt_leaf, ctl, &bad) != PT_RTIT_CTL_VALID))
 		return pt_refuse(cfg, LWPT_PT_FIELD_FLAGS, -EINVAL);
 	*ctlp = ctl;
+	return 0;
+}
+
+/**
+ * pt_config_cpu_mask - read the CPU selection of a per-CPU capture
+ * @cfg: the request (size version 2 fields; bad_field set on refusal)
+ * @mask: out: the selected CPUs; left empty when none is given (every
+ *	online CPU, versions 0 and 1)
+ *
+ * @cfg->cpu_mask is a user bitmap as sched_setaffinity() takes it: bit n
+ * (byte n / 8, bit n % 8, little-endian words) is CPU n. Read before the
+ * permission rules, so a caller without CAP_PERFMON learns what is wrong
+ * with it too; whether a selected CPU is online is checked where the
+ * buffers are allocated, under cpus_read_lock() (pt_core.c).
+ *
+ * Return: 0; -EINVAL a size of 0 or above LWPT_PT_CPU_MASK_MAX, one field
+ * without the other, reserved2 not 0, a selection with thread scope, a bit
+ * at or above nr_cpu_ids, no bit set; -EFAULT @cfg->cpu_mask unreadable;
+ * -ENOMEM.
+ */
+int pt_config_cpu_mask(struct lwpt_pt_config *cfg, struct cpumask *mask)
+{
+	u32 size = cfg->cpu_mask_size, bit;
+	u8 *bytes;
+	int err = 0;
+
+	cpumask_clear(mask);
+	if (cfg->reserved2)
+		return pt_refuse(cfg, LWPT_PT_FIELD_RESERVED, -EINVAL);
+	if (!cfg->cpu_mask && !size)
+		return 0;
+	if (!cfg->cpu_mask || !size || size > LWPT_PT_CPU_MASK_MAX ||
+	    cfg->scope != LWPT_PT_SCOPE_CPU)
+		return pt_refuse(cfg, LWPT_PT_FIELD_CPU_MASK, -EINVAL);
+	bytes = memdup_user(u64_to_user_ptr(cfg->cpu_mask), size);
+	if (IS_ERR(bytes))
+		return pt_refuse(cfg, LWPT_PT_FIELD_CPU_MASK, PTR_ERR(bytes));
+	for (bit = 0; bit < size * BITS_PER_BYTE; bit++) {
+		if (!(bytes[bit / BITS_PER_BYTE] & BIT(bit % BITS_PER_BYTE)))
+			continue;
+		if (bit >= nr_cpu_ids) {
+			err = -EINVAL;
+			break;
+		}
+		cpumask_set_cpu(bit, mask);
+	}
+	kfree(bytes);
+	if (!err && cpumask_empty(mask))
+		err = -EINVAL;
+	if (err) {
+		cpumask_clear(mask);
+		return pt_refuse(cfg, LWPT_PT_FIELD_CPU_MASK, err);
+	}
 	return 0;
 }
 

@@ -7,8 +7,9 @@
  *   CONFIGURE  validates the request against the capabilities decoded once
  *              at load (a whitelist predicate, before any MSR is written),
  *              checks permissions, allocates and zeroes a ToPA buffer per
- *              online CPU (SDM 33.2.7.2), or a single range (33.2.7.1);
- *   START      on every CPU: refuse if TraceEn is already set (someone
+ *              online CPU, or per selected CPU (cpu_mask), (SDM 33.2.7.2),
+ *              or a single range (33.2.7.1);
+ *   START      on every CPU with a buffer: refuse if TraceEn is already set (someone
  *              else's trace), program the output and filter MSRs with
  *              TraceEn=0, then set TraceEn (SDM 33.3);
  *   STOP       clear TraceEn, then read OUTPUT_BASE, OUTPUT_MASK_PTRS and
@@ -432,19 +433,40 @@ static void pt_sess_stop(struct pt_session *s)
 	cpus_read_unlock();
 }
 
-/* Per-CPU scope: a zeroed buffer and a sideband ring on every online CPU. */
-static int pt_sess_alloc_cpus(struct pt_session *s)
+/**
+ * pt_sess_alloc_cpus - per-CPU scope: a zeroed buffer and a sideband ring
+ * @s: the session being configured (pt_lock held)
+ * @sel: the selected CPUs (lwpt_pt_config.cpu_mask), or empty for every
+ *	online CPU
+ *
+ * Unselected CPUs get nothing: no buffer, no ring, status not CONFIGURED,
+ * also when they come online later (pt_cpu_online() unparks only CPUs with
+ * a buffer). A selected CPU that goes offline and back is parked and
+ * resumed as any CPU of the capture.
+ *
+ * Return: 0; -ENODEV a selected CPU is offline (as perf_event_open() on an
+ * offline CPU); -ENOMEM.
+ */
+static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
 {
 	const struct lwpt_pt_config *cfg = &s->cfg;
 	int cpu, err = 0;
 
 	cpus_read_lock();
 	pt_cpu_owner = s;
-	for_each_online_cpu(cpu) {
+	if (!cpumask_empty(sel) && !cpumask_subset(sel, cpu_online_mask)) {
+		err = -ENODEV;
+		goto out_unlock;
+	}
+	/*
+	 * No buffer yet; per-thread STARTs may have left err, busy. Every CPU,
+	 * so that an unselected one reports no flag at all.
+	 */
+	for_each_possible_cpu(cpu)
+		memset(&per_cpu_ptr(&pt_cpus, cpu)->tr, 0, sizeof(struct pt_output));
+	for_each_cpu(cpu, cpumask_empty(sel) ? cpu_online_mask : sel) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
-		/* No buffer yet; per-thread STARTs may have left err, busy. */
-		memset(&pc->tr, 0, sizeof(pc->tr));
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
 				   cfg->region_size,
 				   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE,
@@ -458,6 +480,7 @@ static int pt_sess_alloc_cpus(struct pt_session *s)
 		pc->tr.sess = s;
 		pc->tr.configured = true;
 	}
+out_unlock:
 	cpus_read_unlock();
 	/* The sched_switch probe fills the rings between START and STOP. */
 	if (!err)
@@ -495,8 +518,9 @@ static void pt_sess_log(const char *what, const struct lwpt_pt_config *cfg,
  *
  * The rule (Documentation/pt.rst, "Concurrent captures"): per-thread
  * captures of different processes run side by side; a thread is traced by
- * one capture at most; a per-CPU capture covers every CPU and so excludes
- * every other capture. A capture in the way is ended (preempted: its data
+ * one capture at most; a per-CPU capture excludes every other capture,
+ * also one on disjoint selected CPUs (kept simple: one owner of the
+ * per-CPU buffers, the PMI and the sideband). A capture in the way is ended (preempted: its data
  * stays readable, its threads' status says LWPT_PT_STOP_PREEMPTED) if the
  * caller is privileged (@perfmon) and its owner was not; otherwise the
  * caller gets EBUSY naming it. An unprivileged user can thus never keep a
@@ -546,8 +570,9 @@ static struct pt_session *pt_sess_conflict(struct pt_session *s,
  * @file: the /dev/pt file whose session it configures
  * @arg: struct lwpt_pt_config in user space (size-versioned)
  *
- * Validation (SDM 33.2.8) before any MSR is written, then permissions,
- * then who else runs (pt_sess_conflict()), then a buffer per online CPU,
+ * Validation (SDM 33.2.8) and the CPU selection (size version 2) before
+ * any MSR is written, then permissions, then who else runs
+ * (pt_sess_conflict()), then a buffer per online or selected CPU,
  * or (LWPT_PT_SCOPE_THREAD) one per thread of @pid plus spares for threads
  * that join later (pt_thread.c). A configured session is freed first (its
  * data is gone). The struct is written back on every outcome with
@@ -555,11 +580,11 @@ static struct pt_session *pt_sess_conflict(struct pt_session *s,
  * that holds the capture in the way (its name, pid and uid also in the
  * kernel log).
  *
- * Return: 0; -EFAULT bad pointer; -EINVAL bad size or value; -E2BIG
- * unknown trailing bytes not zero; -EOPNOTSUPP a feature the processor
- * lacks; -EPERM/-EACCES not allowed; -ESRCH no such @pid; -EBUSY another
- * capture is in the way, or this file's is started or still mapped;
- * -ENOMEM.
+ * Return: 0; -EFAULT bad pointer (the struct or cpu_mask); -EINVAL bad
+ * size or value; -E2BIG unknown trailing bytes not zero; -EOPNOTSUPP a
+ * feature the processor lacks; -EPERM/-EACCES not allowed; -ESRCH no such
+ * @pid; -ENODEV a selected CPU is offline; -EBUSY another capture is in
+ * the way, or this file's is started or still mapped; -ENOMEM.
  */
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
@@ -567,6 +592,8 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	struct task_struct *target = NULL;
 	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
+	cpumask_var_t sel;
+	unsigned int nr_bufs;
 	u64 ctl, cr3 = 0;
 	u32 usize;
 	int err;
@@ -574,8 +601,12 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	err = pt_copy_in(&cfg, sizeof(cfg), LWPT_PT_CONFIG_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
+	if (!zalloc_cpumask_var(&sel, GFP_KERNEL))
+		return -ENOMEM;
 	cfg.bad_field = LWPT_PT_FIELD_NONE;
 	err = pt_config_check(&cfg, &ctl);
+	if (!err)
+		err = pt_config_cpu_mask(&cfg, sel);
 	if (!err)
 		err = pt_config_permit(&cfg, &cr3, &cr3_mm, &target);
 	if (err)
@@ -612,24 +643,28 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	s->configured = true;
 	list_add_tail(&s->node, &pt_sessions);
 	/* Every buffer is charged before it is allocated (pt_mem.c). */
+	/* Charged per CPU that gets a buffer: the selected ones, or all. */
+	nr_bufs = cpumask_empty(sel) ? num_online_cpus() : cpumask_weight(sel);
 	err = pt_mem_init(&s->mem);
 	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
 		err = pt_thread_sess_init(s, target, &cfg);
-	else if (!err && pt_mem_charge(&s->mem, num_online_cpus() *
+	else if (!err && pt_mem_charge(&s->mem, nr_bufs *
 				       pt_mem_buf_pages(cfg.buffer_size,
 							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
 		err = pt_config_refuse_memlock(&cfg);
 	else if (!err)
-		err = pt_sess_alloc_cpus(s);
+		err = pt_sess_alloc_cpus(s, sel);
 	if (err) {
 		pt_sess_free(s);	/* puts the credentials, memory too */
 		if (!cfg.bad_field)
 			cfg.bad_field = err == -ENOMEM ? LWPT_PT_FIELD_BUFFER_SIZE :
+					err == -ENODEV ? LWPT_PT_FIELD_CPU_MASK :
 							 LWPT_PT_FIELD_PID;
 	}
 out_unlock:
 	mutex_unlock(&pt_lock);
 out_report:
+	free_cpumask_var(sel);
 	if (target)
 		put_task_struct(target);
 	if (cr3_mm)

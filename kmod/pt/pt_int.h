@@ -22,7 +22,8 @@
  *
  * Sessions: each open file has its own (file->private_data), configured
  * ones are on pt_sessions. Per-thread captures of different processes run
- * side by side; a per-CPU capture is alone (pt_cpu_owner); pt_core.c
+ * side by side; a per-CPU capture is alone (pt_cpu_owner), also when it
+ * covers only selected CPUs (lwpt_pt_config.cpu_mask); pt_core.c
  * pt_sess_conflict() has the rule. A CPU's per-CPU trace is pt_cpu.tr, a
  * thread's is its pt_thread's; each pt_output points to its session.
  *
@@ -44,6 +45,7 @@
 #ifndef LWPT_KMOD_PT_PT_INT_H
 #define LWPT_KMOD_PT_PT_INT_H
 
+#include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -346,6 +348,7 @@ int pt_copy_out(void __user *ubuf, void *kbuf, size_t ksize, u32 usize);
 void pt_caps_decode(const struct lwpt_caps *caps);
 long pt_ioctl_get_caps(void __user *arg);
 int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp);
+int pt_config_cpu_mask(struct lwpt_pt_config *cfg, struct cpumask *mask);
 int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct mm_struct **cr3_mm, struct task_struct **target);
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,

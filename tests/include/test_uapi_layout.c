@@ -19,9 +19,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010002);
+	PIN(LWPT_ABI_VERSION, 0x00010003);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 2);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -42,15 +42,23 @@ END_TEST
 
 START_TEST(pt_structs)
 {
-	PIN(sizeof(struct lwpt_pt_caps), 96);
+	PIN(sizeof(struct lwpt_pt_caps), 112);
 	PIN(LWPT_PT_CAPS_SIZE_VER0, 80);
 	PIN(LWPT_PT_CAPS_SIZE_VER1, 96);
+	PIN(LWPT_PT_CAPS_SIZE_VER2, 112);
+	PIN(offsetof(struct lwpt_pt_caps, cpuid_15h), 96);
+	PIN(offsetof(struct lwpt_pt_caps, cpuid_16h_eax), 108);
 	PIN(offsetof(struct lwpt_pt_caps, mlock_avail), 80);
 	PIN(offsetof(struct lwpt_pt_caps, thread_spares), 88);
 	PIN(sizeof(struct lwpt_pt_addr_range), 24);
-	PIN(sizeof(struct lwpt_pt_config), 160);
+	PIN(sizeof(struct lwpt_pt_config), 176);
 	PIN(LWPT_PT_CONFIG_SIZE_VER0, 152);
 	PIN(LWPT_PT_CONFIG_SIZE_VER1, 160);
+	PIN(LWPT_PT_CONFIG_SIZE_VER2, 176);
+	PIN(offsetof(struct lwpt_pt_config, cpu_mask), 160);
+	PIN(offsetof(struct lwpt_pt_config, cpu_mask_size), 168);
+	PIN(LWPT_PT_CPU_MASK_MAX, 4096);
+	PIN(LWPT_PT_FIELD_CPU_MASK, 29);
 	PIN(offsetof(struct lwpt_pt_config, rule), 152);
 	PIN(offsetof(struct lwpt_pt_config, holder), 156);
 	PIN(sizeof(struct lwpt_pt_status), 128);

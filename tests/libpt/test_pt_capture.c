@@ -273,7 +273,8 @@ START_TEST(size_versioning)
 	struct lpt_cap_config c;
 
 	lpt_cap_config_init(&c, &caps);
-	ck_assert_uint_eq(LPT_CAP_CONFIG_SIZE_VER0, sizeof(c));
+	ck_assert_uint_eq(LPT_CAP_CONFIG_SIZE_VER1, sizeof(c));
+	ck_assert_uint_lt(LPT_CAP_CONFIG_SIZE_VER0, LPT_CAP_CONFIG_SIZE_VER1);
 	c.size = LPT_CAP_CONFIG_SIZE_VER0 - 1;
 	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_SIZE);
 	c.size = 0;
@@ -318,10 +319,116 @@ START_TEST(buffer_fit)
 }
 END_TEST
 
+
+/* CPU lists as perf record -C takes them (lpt_cpu_list_parse/format). */
+START_TEST(cpu_list)
+{
+	uint64_t m[2] = { ~0ull, ~0ull };
+	char buf[64];
+	size_t bad = 99;
+
+	ck_assert_int_eq(lpt_cpu_list_parse("0,2-3", 4, m, 1, &bad), 3);
+	ck_assert_uint_eq(m[0], 0xd);
+	ck_assert_int_eq(lpt_cpu_list_parse("3,3,1-3", 4, m, 1, NULL), 3);
+	ck_assert_uint_eq(m[0], 0xe);
+	ck_assert_int_eq(lpt_cpu_list_parse("63-65", 66, m, 2, NULL), 3);
+	ck_assert_uint_eq(m[0], 1ull << 63);
+	ck_assert_uint_eq(m[1], 3);
+	/* Syntax: empty, empty element, sign, blank, reversed range, garbage. */
+	ck_assert_int_eq(lpt_cpu_list_parse("", 4, m, 1, &bad), -EINVAL);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(lpt_cpu_list_parse("0,", 4, m, 1, &bad), -EINVAL);
+	ck_assert_uint_eq(bad, 2);
+	ck_assert_int_eq(lpt_cpu_list_parse("0,,1", 4, m, 1, &bad), -EINVAL);
+	ck_assert_uint_eq(bad, 2);
+	ck_assert_int_eq(lpt_cpu_list_parse("-1", 4, m, 1, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("0, 1", 4, m, 1, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("3-1", 4, m, 1, &bad), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("1-", 4, m, 1, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("1x", 4, m, 1, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("0-1-2", 4, m, 1, NULL), -EINVAL);
+	/* CPUs that do not exist, huge numbers (no overflow). */
+	ck_assert_int_eq(lpt_cpu_list_parse("1,4", 4, m, 1, &bad), -ERANGE);
+	ck_assert_uint_eq(bad, 2);
+	ck_assert_int_eq(lpt_cpu_list_parse("0-4", 4, m, 1, NULL), -ERANGE);
+	ck_assert_int_eq(lpt_cpu_list_parse("99999999999999999999", 4, m, 1, NULL), -ERANGE);
+	/* Too few words for nr_cpus; NULL arguments. */
+	ck_assert_int_eq(lpt_cpu_list_parse("0", 65, m, 1, NULL), -ENOBUFS);
+	ck_assert_int_eq(lpt_cpu_list_parse(NULL, 4, m, 1, NULL), -EINVAL);
+	ck_assert_int_eq(lpt_cpu_list_parse("0", 4, NULL, 1, NULL), -EINVAL);
+
+	m[0] = 0xd;
+	m[1] = 0;
+	ck_assert_int_eq(lpt_cpu_list_format(m, 2, buf, sizeof(buf)), 5);
+	ck_assert_str_eq(buf, "0,2-3");
+	m[0] = 1ull << 63;
+	m[1] = 3;
+	ck_assert_int_eq(lpt_cpu_list_format(m, 2, buf, sizeof(buf)), 5);
+	ck_assert_str_eq(buf, "63-65");
+	m[0] = m[1] = 0;
+	ck_assert_int_eq(lpt_cpu_list_format(m, 2, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	m[0] = 0x15;
+	ck_assert_int_eq(lpt_cpu_list_format(m, 1, buf, 4), -ENOSPC);
+	ck_assert_int_eq(lpt_cpu_list_format(NULL, 1, buf, 4), -EINVAL);
+}
+END_TEST
+
+/* Configuration version 1: the CPU selection (lwpt_pt_config version 2). */
+START_TEST(config_cpu_mask)
+{
+	struct lwpt_pt_caps caps = full_caps();	/* nr_cpus 4 */
+	struct lpt_cap_config c;
+	uint64_t m[2] = { 0x5, 0 };
+
+	lpt_cap_config_init(&c, &caps);
+	ck_assert_ptr_null(c.cpu_mask);
+	ck_assert_uint_eq(c.cpu_mask_size, 0);
+	c.cpu_mask = m;
+	c.cpu_mask_size = 8;
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+	c.cpu_mask_size = 16;		/* a zero word past nr_cpus is fine */
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+	/* A CPU at or above nr_cpus, in the first word or the second. */
+	m[0] = 0x10;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	m[0] = 1;
+	m[1] = 1ull << 63;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	m[1] = 0;
+	/* Empty; size not whole words, 0, over the cap; pointer without size. */
+	m[0] = 0;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	m[0] = 1;
+	c.cpu_mask_size = 4;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	c.cpu_mask_size = 0;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	c.cpu_mask_size = LWPT_PT_CPU_MASK_MAX + 8;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	c.cpu_mask = NULL;
+	c.cpu_mask_size = 8;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	/* Per-thread scope takes no selection. */
+	c.cpu_mask = m;
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = 1;
+	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_CPU_MASK);
+	/* A version 0 caller: the bytes past its size are not read. */
+	c.scope = LWPT_PT_SCOPE_CPU;
+	c.pid = 0;
+	c.cpu_mask_size = 3;
+	c.size = LPT_CAP_CONFIG_SIZE_VER0;
+	ck_assert_int_eq(check_cfg(&c, &caps, 0), LWPT_PT_FIELD_NONE);
+	ck_assert_str_eq(lpt_cap_field_name(LWPT_PT_FIELD_CPU_MASK), "cpu_mask (CPU selection)");
+}
+END_TEST
+
 /* The caps layout: version 1 appends mlock_avail and thread_spares. */
 START_TEST(caps_layout)
 {
-	ck_assert_uint_eq(sizeof(struct lwpt_pt_caps), LWPT_PT_CAPS_SIZE_VER1);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_caps), LWPT_PT_CAPS_SIZE_VER2);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_caps, cpuid_15h), LWPT_PT_CAPS_SIZE_VER1);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_caps, mlock_avail), LWPT_PT_CAPS_SIZE_VER0);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_caps, thread_spares), LWPT_PT_CAPS_SIZE_VER0 + 8);
 }
@@ -629,8 +736,9 @@ END_TEST
  */
 START_TEST(rules_and_stop_reasons)
 {
-	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER1);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, rule), LWPT_PT_CONFIG_SIZE_VER0);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, cpu_mask), LWPT_PT_CONFIG_SIZE_VER1);
 	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER3);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, gap_head), LWPT_PT_STATUS_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, stop_reason), LWPT_PT_STATUS_SIZE_VER1);
@@ -776,6 +884,8 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, read_gap_errors);
 	tcase_add_test(tc, buffer_fit);
 	tcase_add_test(tc, caps_layout);
+	tcase_add_test(tc, cpu_list);
+	tcase_add_test(tc, config_cpu_mask);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);

@@ -54,6 +54,10 @@ pt_victim_LDLIBS := -lpthread -Wl,-Ttext-segment=0x30000000
 VM_PROGS += pt_sec
 pt_sec_SRCS := tests/vm/progs/pt_sec.c
 pt_sec_LIBS := pt
+
+# The CPU selection of a per-CPU capture through raw ioctls (85-ptcap-cpus).
+VM_PROGS += pt_cpus
+pt_cpus_SRCS := tests/vm/progs/pt_cpus.c
 # 66-pt-fork.sh (issue 16 point 2): a program that forks once.
 VM_PROGS += pt_fork_prog
 pt_fork_prog_SRCS := tests/vm/progs/pt_fork_prog.c

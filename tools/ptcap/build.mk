@@ -5,7 +5,7 @@
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
-	tools/ptcap/symfilter.c tools/ptcap/procs.c
+	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
@@ -33,6 +33,11 @@ test_ptcap_symfilter_LDLIBS := -lelf
 UNIT_TESTS += test_ptcap_procs
 test_ptcap_procs_SRCS := tests/tools/ptcap/test_ptcap_procs.c tools/ptcap/procs.c
 test_ptcap_procs_LIBS := pt
+
+# -C LIST: parsing, CPUs that do not exist, offline CPUs (cpusel.c).
+UNIT_TESTS += test_ptcap_cpusel
+test_ptcap_cpusel_SRCS := tests/tools/ptcap/test_ptcap_cpusel.c tools/ptcap/cpusel.c
+test_ptcap_cpusel_LIBS := pt
 
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh

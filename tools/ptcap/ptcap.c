@@ -32,6 +32,7 @@
 
 #include <lwpt/pt.h>
 
+#include "cpusel.h"
 #include "outcome.h"
 #include "outdir.h"
 #include "procs.h"
@@ -47,6 +48,8 @@
 
 struct opts {
 	bool all;
+	const char *cpu_list;	/* -C LIST with -a, else NULL */
+	struct ptcap_cpusel cpus;	/* -C: parsed once the device is open */
 	double duration;	/* seconds, 0 = until SIGINT */
 	const char *dir;
 	bool force;		/* move a capture in @dir aside to @dir.old */
@@ -117,6 +120,7 @@ static void usage(FILE *f)
 "       ptcap -p PID[,PID...] | -t TID [options]  attach until it exits, SIGINT or -d\n"
 "\n"
 "  -a, --all              system-wide, every online CPU\n"
+"  -C, --cpu=LIST         with -a: only the CPUs in LIST (perf's syntax: 0,2-3)\n"
 "  -p, --pid=PID[,PID...] attach to running process PID (all its threads); several:\n"
 "                         one capture each, at once, files in one directory\n"
 "  -t, --tid=TID          attach to the one thread TID\n"
@@ -271,6 +275,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -315,9 +320,10 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	c->flags = 0;
 	o->dir = PTCAP_DEFAULT_DIR;
 	o->progress = isatty(2);
-	while ((ch = getopt_long(argc, argv, "+ad:o:hp:t:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+aC:d:o:hp:t:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->all = true; break;
+		case 'C': o->cpu_list = optarg; break;
 		case 'p': parse_pids(o, optarg); break;
 		case 't': o->tid = parse_pid("-t", optarg); break;
 		case 'd':
@@ -377,6 +383,21 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("give one of -a, -p PID, -t TID or a command after '--'");
 	if (o->all && (c->flags & LWPT_PT_CFG_CR3_FILTER))
 		die_usage("--cr3 needs a command or -p to take the CR3 of");
+	if (o->cpu_list && !o->all)
+		die_usage("-C selects the CPUs of a system-wide capture: give it with -a");
+	if (o->cpu_list) {
+		char why[512];
+
+		/* The syntax now; the CPUs once the module says how many exist. */
+		int err = ptcap_cpusel_parse(&o->cpus, o->cpu_list, PTCAP_CPUSEL_WORDS * 64,
+					     why, sizeof(why));
+
+		if (err == -ERANGE)
+			die_usage("-C %s: a CPU above %u, the most a capture can select",
+				  o->cpu_list, PTCAP_CPUSEL_WORDS * 64 - 1);
+		if (err)
+			die_usage("%s", why);
+	}
 	if (o->snapshot && c->mode != LWPT_PT_MODE_WRAP)
 		die_usage("--snapshot is a flight recorder: wrap mode only, not --mode=%s",
 			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
@@ -780,12 +801,26 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 	char words[256];
 	FILE *f = out_open(o->dir, "config");
 	unsigned int fam, model, step, a, b = 0, cc = 0, d = 0, i, max = 0, abi, aflags;
+	uint32_t leaf15[3], leaf16 = 0;
 	uint64_t ctl = 0, platform_info = 0;
 	bool intel;
 
 	fprintf(f, "lwpt-ptcap-config 1\n");
 	fprintf(f, "# written by ptcap (Documentation/ptcap-format.rst)\n");
 	fprintf(f, "mode %s\n", per_thread ? "per-thread" : "per-cpu");
+	/* -C: only these CPUs were traced (Documentation/ptcap-format.rst). */
+	if (c->cpu_mask) {
+		/* At most "NNNNN," per CPU. */
+		size_t cap = c->cpu_mask_size * 8 * 7 + 1;
+		char *list = malloc(cap);
+
+		if (!list)
+			die("out of memory");
+		if (lpt_cpu_list_format(c->cpu_mask, c->cpu_mask_size / sizeof(uint64_t), list,
+					cap) > 0)
+			fprintf(f, "cpus %s\n", list);
+		free(list);
+	}
 	cpu_fms(&fam, &model, &step);
 	__get_cpuid(0, &max, &b, &cc, &d);
 	/* libipt's cpu (errata) is an Intel family/model; PT is Intel's. */
@@ -805,15 +840,31 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		fprintf(f, "nom-freq %u\n", (unsigned int)((platform_info >> 8) & 0xff));
 	else
 		fprintf(f, "# nom-freq unknown: MSR_PLATFORM_INFO[15:8] not readable (msr driver)\n");
-	if (max >= 0x15) {
+	/*
+	 * CPUID.15H (SDM 33.8.3) of the processor the module traces on (caps
+	 * size version 2: on lwpt_sim.ko the model's); this machine's CPUID
+	 * only from an older module.
+	 */
+	if (!lpt_dev_timing_leaves(dev, leaf15, &leaf16)) {
+		a = leaf15[0];
+		b = leaf15[1];
+		cc = leaf15[2];
+		fprintf(f, "# timing: CPUID.15H/16H as the module reports them\n");
+	} else if (max >= 0x15) {
 		__cpuid_count(0x15, 0, a, b, cc, d);
-		if (a && b) {
-			fprintf(f, "cpuid-0x15.eax %u\ncpuid-0x15.ebx %u\n", a, b);
-			if (cc)
-				fprintf(f, "tsc-freq %llu\n",
-					(unsigned long long)cc * b / a);
-		}
+		if (max >= 0x16)
+			__cpuid_count(0x16, 0, leaf16, d, d, d);
+		leaf16 &= 0xffff;	/* CPUID.16H:EAX[15:0], MHz */
+	} else {
+		a = 0;
 	}
+	if (a && b) {
+		fprintf(f, "cpuid-0x15.eax %u\ncpuid-0x15.ebx %u\n", a, b);
+		if (cc)
+			fprintf(f, "tsc-freq %llu\n", (unsigned long long)cc * b / a);
+	}
+	if (leaf16)
+		fprintf(f, "cpuid-0x16.eax %u\n", leaf16);
 	for (i = 0; i < ntf; i++)
 		if (tf[i].have_st && tf[i].st.rtit_ctl) {
 			ctl = tf[i].st.rtit_ctl;
@@ -1249,6 +1300,41 @@ static pid_t attach_target(const struct opts *o)
 }
 
 /*
+ * -C LIST: the CPUs must exist (the module's caps.nr_cpus) and be online
+ * (the kernel's list; the module refuses an offline one with ENODEV too),
+ * and the module must take a selection (ABI 1.3).
+ */
+static void select_cpus(struct opts *o, struct lpt_dev *dev)
+{
+	const struct lwpt_pt_caps *caps = lpt_dev_caps(dev);
+	char why[512], online[4096];
+	uint32_t abi;
+	ssize_t n;
+	int fd, cpu;
+
+	lpt_dev_abi(dev, &abi, NULL);
+	if (LWPT_ABI_VERSION_MINOR(abi) < 3)
+		die("-C: this module (ABI %u.%u) traces every CPU or none: CPU selection needs "
+		    "ABI 1.3; load a newer lwpt module or leave out -C",
+		    LWPT_ABI_VERSION_MAJOR(abi), LWPT_ABI_VERSION_MINOR(abi));
+	if (ptcap_cpusel_parse(&o->cpus, o->cpu_list, caps->nr_cpus, why, sizeof(why)))
+		die_usage("%s", why);
+	fd = open(PTCAP_CPUSEL_ONLINE, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, online, sizeof(online) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0)
+		online[n] = '\0';
+	cpu = ptcap_cpusel_offline(&o->cpus, n > 0 ? online : NULL);
+	if (cpu >= 0)
+		die("-C %s: CPU %d is offline (online: %.*s): bring it online "
+		    "(/sys/devices/system/cpu/cpu%d/online) or leave it out",
+		    o->cpu_list, cpu, (int)strcspn(online, "\n"), online, cpu);
+	o->cfg.cpu_mask = o->cpus.mask;
+	o->cfg.cpu_mask_size = o->cpus.words * sizeof(uint64_t);
+}
+
+/*
  * The default buffer size, fitted to what the caller may pin (/dev/pt
  * charges the buffers: Documentation/pt.rst "Memory"), as perf record
  * sizes its default buffers for an unprivileged user to the allowance
@@ -1274,7 +1360,11 @@ static void fit_default_size(const struct opts *o, struct lpt_dev *dev,
 
 	if (lpt_dev_mlock_avail(dev, &avail) || avail == LWPT_PT_MLOCK_UNLIMITED)
 		return;
-	if (o->all || (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
+	if (o->cpu_list) {
+		nbuf = o->cpus.count;
+		snprintf(what, sizeof(what), "%u buffer%s (one per CPU of -C %s)", nbuf,
+			 nbuf == 1 ? "" : "s", o->cpu_list);
+	} else if (o->all || (cfg->flags & LWPT_PT_CFG_CR3_FILTER)) {
 		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		nbuf = cpus > 0 ? (unsigned int)cpus : caps->nr_cpus;
 		snprintf(what, sizeof(what), "%u buffers (one per online CPU)", nbuf);
@@ -1683,6 +1773,8 @@ int main(int argc, char **argv)
 		die("%s", lpt_dev_strerror(err));
 	if (err)
 		die("%s: %s", o.dev ? o.dev : LPT_DEV_PATH, lpt_dev_strerror(err));
+	if (o.cpu_list)
+		select_cpus(&o, dev);
 	cfg = o.cfg;
 	if (!cfg.buffer_size) {
 		struct lpt_cap_config def;

@@ -42,6 +42,7 @@ struct scan {
 	struct lpt_last_ip lip;
 	bool open;		/* the last span has not ended */
 	size_t await;		/* first ended span without @hi */
+	size_t since_tsc;	/* first span whose @hi came after the last TSC */
 	bool after_ovf;		/* a FUP now resumes tracing (SDM 33.4.2.16) */
 	bool in_psb;		/* between PSB and PSBEND */
 };
@@ -102,12 +103,43 @@ static void time_moved(struct scan *sc)
 		sp->s[sc->await++].hi = t;
 }
 
+/*
+ * A TSC packet: the MTC-derived time before it may lag the real time. MTC
+ * carries 8 bits of the crystal clock (SDM 33.4.2.12): a decoder cannot
+ * see whole wraps (256 << MTCFreq ART ticks) that passed without an MTC,
+ * e.g. while the CPU ran another thread or the kernel, and the model
+ * writes at most 256 MTCs per gap (pt-model.rst, "Timing"). Every time
+ * since the last TSC was low by at most the lag the TSC now shows, so the
+ * upper bound of each span bounded since then is widened by it: a span
+ * that may have run after a switch it seemed to precede is then ambiguous
+ * instead of given to the wrong thread.
+ */
+static void tsc_resync(struct scan *sc, uint64_t tsc_payload)
+{
+	struct ptflow_spans *sp = sc->sp;
+	bool had, has;
+	uint64_t est = scan_now(sc, &had), now, lag;
+	size_t i;
+
+	(void)lpt_time_update_tsc(&sc->time, tsc_payload, sc->tc);
+	now = scan_now(sc, &has);
+	if (had && has && now > est) {
+		lag = now - est;
+		for (i = sc->since_tsc; i < sc->await; i++)
+			if (sp->s[i].hi != UINT64_MAX)
+				sp->s[i].hi = sp->s[i].hi > UINT64_MAX - lag ? UINT64_MAX :
+					      sp->s[i].hi + lag;
+	}
+}
+
 static void apply_time(struct scan *sc, const struct lpt_packet *p)
 {
 	switch (p->type) {
 	case LPT_PKT_TSC:
-		(void)lpt_time_update_tsc(&sc->time, p->payload.tsc.tsc, sc->tc);
-		break;
+		tsc_resync(sc, p->payload.tsc.tsc);
+		time_moved(sc);
+		sc->since_tsc = sc->await;
+		return;
 	case LPT_PKT_TMA:
 		(void)lpt_time_update_tma(&sc->time, p->payload.tma.ctc,
 					  p->payload.tma.fc, sc->tc);

@@ -47,8 +47,9 @@ struct ptflow_span {
 	uint64_t lo;		/* time (TSC) at its end: its last timing
 				 * packet's; the span ran at or after @lo */
 	uint64_t hi;		/* the first later, greater time after its
-				 * end (UINT64_MAX: none): the span ended
-				 * before @hi */
+				 * end (UINT64_MAX: none), raised by the lag
+				 * of the MTC time the next TSC shows: the
+				 * span ended before @hi */
 	bool has_time;		/* a TSC packet came before its end */
 	/* Filled by ptflow_split_owner() and ptflow_split_gens(). */
 	enum ptflow_owner_kind kind;

@@ -38,9 +38,13 @@
  *      size version 1 (switch_errors, xcr0_lost, int_rearmed, throttles)
  * 1.2  /dev/pt status size version 3 (gap_head); caps bits LBR_EXCLUSIVE and
  *      ERRATUM_SINGLE_4K, status flag LBR
+ * 1.3  /dev/pt config size version 2 (cpu_mask, cpu_mask_size: per-CPU
+ *      capture on selected CPUs, bad_field CPU_MASK), caps size version 2
+ *      (cpuid_15h, cpuid_16h_eax: the timing leaves of the module's
+ *      processor)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			2
+#define LWPT_ABI_MINOR			3
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

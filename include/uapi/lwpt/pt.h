@@ -88,6 +88,14 @@
  * @thread_spares: buffers a per-thread capture allocates at CONFIGURE
  *		besides one per thread of the target (for threads to come)
  * @reserved:	0
+ *
+ * Size version 2 (LWPT_PT_CAPS_SIZE_VER2) appends the timing leaves as the
+ * module's processor reports them (natively the boot CPU's CPUID; on
+ * lwpt_sim.ko the model's): decoders convert MTC and CYC with them (SDM
+ * 33.8.3). 0 where the leaf is not enumerated (maximum leaf below it).
+ * @cpuid_15h:	CPUID.15H EAX (TSC:ART ratio denominator), EBX (numerator),
+ *		ECX (ART frequency in Hz, 0 if not enumerated)
+ * @cpuid_16h_eax: CPUID.16H:EAX[15:0], processor base frequency in MHz
  */
 struct lwpt_pt_caps {
 	__u32 size;
@@ -104,11 +112,17 @@ struct lwpt_pt_caps {
 	__u64 mlock_avail;
 	__u32 thread_spares;
 	__u32 reserved;
+	__u32 cpuid_15h[3];
+	__u32 cpuid_16h_eax;
 };
 
-/* Size of the first published version, and of version 1 (mlock_avail). */
+/*
+ * Size of the first published version, of version 1 (mlock_avail) and of
+ * version 2 (cpuid_15h, cpuid_16h_eax).
+ */
 #define LWPT_PT_CAPS_SIZE_VER0		80
 #define LWPT_PT_CAPS_SIZE_VER1		96
+#define LWPT_PT_CAPS_SIZE_VER2		112
 
 /* struct lwpt_pt_caps.mlock_avail: no limit applies. */
 #define LWPT_PT_MLOCK_UNLIMITED		(~(__u64)0)
@@ -155,7 +169,7 @@ struct lwpt_pt_caps {
 #define LWPT_PT_MODE_CONTINUOUS		2	/* ToPA PMI; reader drains, releases */
 
 /* struct lwpt_pt_config.scope */
-#define LWPT_PT_SCOPE_CPU		0	/* every online CPU, system-wide */
+#define LWPT_PT_SCOPE_CPU		0	/* online CPUs (all, or cpu_mask) */
 #define LWPT_PT_SCOPE_THREAD		1	/* the threads of @pid */
 
 /* struct lwpt_pt_addr_range.cfg: the ADDRn_CFG encodings (SDM 33.2.8.2). */
@@ -210,6 +224,7 @@ enum lwpt_pt_field {
 	LWPT_PT_FIELD_ADDR3,
 	LWPT_PT_FIELD_RESERVED,
 	LWPT_PT_FIELD_SINGLE_RANGE,	/* LWPT_PT_CFG_SINGLE_RANGE */
+	LWPT_PT_FIELD_CPU_MASK,		/* cpu_mask, cpu_mask_size (ver 2) */
 	LWPT_PT_FIELD_NR
 };
 
@@ -251,6 +266,22 @@ enum lwpt_pt_field {
  * @holder:	out: with EBUSY because another file holds the capture, the
  *		process that configured it (its pid in the caller's pid
  *		namespace; 0 if not visible there); 0 otherwise (any value in)
+ *
+ * Size version 2 (LWPT_PT_CONFIG_SIZE_VER2) appends the CPU selection of a
+ * per-CPU capture (LWPT_PT_SCOPE_CPU), as perf record -C:
+ * @cpu_mask:	user address of a CPU bitmap as sched_setaffinity() takes it
+ *		(unsigned long words; bit n of the little-endian bitmap is
+ *		CPU n); 0 = every online CPU (version 0 and 1 behaviour)
+ * @cpu_mask_size: bytes at @cpu_mask, 1 to LWPT_PT_CPU_MASK_MAX; 0 with
+ *		@cpu_mask 0
+ * @reserved2:	must be 0
+ * Every set bit must be below caps.nr_cpus and the CPU online, at least
+ * one bit set; buffers are allocated and tracing set only there
+ * (Documentation/pt.rst, "CPU selection"). Refused with bad_field
+ * LWPT_PT_FIELD_CPU_MASK: EINVAL a bit at or above nr_cpus, an empty
+ * selection, a size of 0 or above LWPT_PT_CPU_MASK_MAX, one of the two
+ * fields without the other, a selection with LWPT_PT_SCOPE_THREAD;
+ * EFAULT @cpu_mask not readable; ENODEV a selected CPU offline.
  */
 struct lwpt_pt_config {
 	__u32 size;
@@ -268,11 +299,21 @@ struct lwpt_pt_config {
 	__u32 reserved;
 	__u32 rule;
 	__s32 holder;
+	__u64 cpu_mask;
+	__u32 cpu_mask_size;
+	__u32 reserved2;
 };
 
-/* Size of the first published version, and of version 1 (rule, holder). */
+/*
+ * Size of the first published version, of version 1 (rule, holder) and of
+ * version 2 (cpu_mask, cpu_mask_size).
+ */
 #define LWPT_PT_CONFIG_SIZE_VER0	152
 #define LWPT_PT_CONFIG_SIZE_VER1	160
+#define LWPT_PT_CONFIG_SIZE_VER2	176
+
+/* Largest lwpt_pt_config.cpu_mask_size: 32768 CPUs (Linux has <= 8192). */
+#define LWPT_PT_CPU_MASK_MAX		4096
 
 /* struct lwpt_pt_status.flags */
 #define LWPT_PT_ST_CONFIGURED		(1u << 0)	/* this CPU has a buffer */

@@ -62,6 +62,11 @@ expect bad-mode 2 "--mode: expected wrap, stop or continuous, got 'ring'" -- -a 
 expect bad-mtc 2 '--mtc: encoding 16 out of 0..15' -- -a --mtc=16
 expect bad-size 2 "--size: bad suffix in '4X'" -- -a --size=4X
 expect bad-duration 2 "-d: bad duration '0'" -- -a -d 0
+expect cpu-no-all 2 '^ptcap: -C selects the CPUs of a system-wide capture: give it with -a' -- -C 0 -- true
+expect cpu-no-all-p 2 '^ptcap: -C selects the CPUs' -- -p 1 --cpu=0
+expect cpu-bad-list 2 "^ptcap: -C: bad CPU list '0,,1' at ',1': give CPU numbers and ranges" -- -a -C 0,,1
+expect cpu-reversed 2 "^ptcap: -C: bad CPU list '3-1' at '3-1'" -- -a --cpu=3-1
+expect cpu-huge 2 "^ptcap: -C 0,99999: a CPU above 32767, the most a capture can select" -- -a -C 0,99999
 expect bad-range 2 "^ptcap: --filter: '0x1000': expected A-B, SYMBOL, SYMBOL@FILE, FILE or START/SIZE@FILE" -- -a --filter=0x1000
 expect bad-range-order 2 "^ptcap: --stop: '0x2000-0x1000': the range ends before it starts" -- -a --stop=0x2000-0x1000
 expect bad-offset 2 "^ptcap: --filter: '0x10/0@/bin/true': expected START/SIZE@FILE" -- -a --filter=0x10/0@/bin/true

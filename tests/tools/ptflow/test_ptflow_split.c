@@ -222,6 +222,53 @@ START_TEST(scan_spans)
 }
 END_TEST
 
+/*
+ * MTC time lags the TSC after wraps no MTC showed (SDM 33.4.2.12, and the
+ * model's 256-MTC cap per gap): PSB+ (TSC 1000, TMA CTC 0), TIP.PGE,
+ * TIP.PGD, MTC CTC 1 (time 1001 with TSC = CTC and MTCFreq 0: the span's
+ * hi), TIP.PGE, TIP.PGD, then PSB+ with TSC 5000: the MTC times were up
+ * to 3999 low, so the first span's hi widens to 5000 (a switch at 3000
+ * makes it ambiguous); the second, still awaiting, gets hi 5000 exactly.
+ */
+START_TEST(scan_mtc_lag)
+{
+	uint8_t b[128];
+	size_t n = 0;
+	struct lpt_time_config tc;
+	struct ptflow_spans sp = { 0 };
+
+	memset(b, 0, sizeof(b));
+	memset(&tc, 0, sizeof(tc));
+	tc.cpuid_0x15_eax = 1;
+	tc.cpuid_0x15_ebx = 1;
+	n += put_psb(b + n);
+	n += put_tsc(b + n, 1000);
+	b[n++] = 0x02;			/* TMA (33.4.2.12): CTC 0, FC 0 */
+	b[n++] = 0x73;
+	n += 5;
+	b[n++] = 0x02;			/* PSBEND */
+	b[n++] = 0x23;
+	n += put_pge(b + n, 6, 0x401000);
+	b[n++] = 0x01;			/* TIP.PGD */
+	b[n++] = 0x59;			/* MTC, CTC[7:0] = 1 (33.4.2.11) */
+	b[n++] = 0x01;
+	n += put_pge(b + n, 6, 0x402000);
+	b[n++] = 0x01;
+	n += put_psb(b + n);
+	n += put_tsc(b + n, 5000);
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+
+	ck_assert_int_eq(ptflow_spans_scan(b, n, &tc, &sp), 0);
+	ck_assert_uint_eq(sp.n, 2);
+	ck_assert_uint_eq(sp.s[0].lo, 1000);
+	ck_assert_uint_eq(sp.s[0].hi, 5000);
+	ck_assert_uint_eq(sp.s[1].lo, 1001);
+	ck_assert_uint_eq(sp.s[1].hi, 5000);
+	ptflow_spans_free(&sp);
+}
+END_TEST
+
 static struct ptflow_span owned(uint32_t pid, uint64_t lo, uint64_t ip)
 {
 	struct ptflow_span s = span(lo, lo + 1);
@@ -300,6 +347,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, owner_rules);
 	tcase_add_test(tc, spans_find);
 	tcase_add_test(tc, scan_spans);
+	tcase_add_test(tc, scan_mtc_lag);
 	tcase_add_test(tc, gens);
 	suite_add_tcase(s, tc);
 	return s;

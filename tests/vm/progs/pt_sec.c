@@ -575,8 +575,8 @@ static uint64_t mlock_avail(int fd)
 {
 	struct lwpt_pt_caps caps = { .size = sizeof(caps) };
 
-	check(ioctl(fd, LWPT_PT_IOC_GET_CAPS, &caps) == 0 && caps.size == LWPT_PT_CAPS_SIZE_VER1 &&
-	      caps.thread_spares == NR_BUFS - 1, "GET_CAPS v1 (size %u, spares %u)", caps.size,
+	check(ioctl(fd, LWPT_PT_IOC_GET_CAPS, &caps) == 0 && caps.size == LWPT_PT_CAPS_SIZE_VER2 &&
+	      caps.thread_spares == NR_BUFS - 1, "GET_CAPS v2 (size %u, spares %u)", caps.size,
 	      caps.thread_spares);
 	return caps.mlock_avail;
 }

@@ -1,18 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lwpt-timeout: 900
+# lwpt-timeout: 300
 # A system-wide capture decoded per process (issue 15 point 5;
-# Documentation/ptflow.rst, "System-wide captures"): `ptcap -a` on
+# Documentation/ptflow.rst, "System-wide captures"): `ptcap -a -C 0` on
 # lwpt_sim.ko (pt_profile=full, the model writes the packets of every
-# user-mode execution) while two different static programs run at once,
-# both pinned to CPU 0 so that their pieces interleave in cpu0.pt, both
-# linked at 0x401000 (decoding one with the other's image would go wrong).
+# user-mode execution on a CPU with TraceEn) while two different static
+# programs run at once, both pinned to CPU 0 so that their pieces
+# interleave in cpu0.pt, both linked at 0x401000 (decoding one with the
+# other's image would go wrong). Only CPU 0 is traced (-C 0, the CPU
+# selection of ABI 1.3): ptcap and this script run on CPU 1, so only A and
+# B are single-stepped by the model and ptcap drains every 20 ms.
 # ptcap records every process's maps (`processes`, `maps.<pid>.<gen>`);
 # `ptflow --pid A` then yields A's instructions, each decoded piece a
 # contiguous part of A's ground truth (ptrace single-stepping) and later
 # pieces later in it, without decode error; the same for B. Run without
-# ASLR (/bin/norandom) like the ground truth.
+# ASLR (/bin/norandom) like the ground truth. The timing parameters
+# (CPUID.15H) come from the module's GET_CAPS: the model's.
 . /lwpt/lib.sh
+
+# This shell and what it starts run on CPU 1, which is not traced.
+taskset -p -c 1 $$ >/dev/null || fail "taskset -p -c 1 $$" || exit 1
 
 A=/bin/trace_flow_prog
 B="/bin/pt_flow_long 200"
@@ -32,12 +39,15 @@ gt /tmp/gt_b.txt $B || exit 1
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 	fail "insmod" || exit 1
 
-# MTC every 2^6 ART ticks (SDM 33.3.6): a time inside most pieces, so that
-# the switch records name their thread (ptflow.rst). Not finer: the model
-# writes one MTC per ART edge between two single-stepped instructions
-# (pt-model.rst, "Timing"). ptcap on CPU 1, away from A and B.
+# MTC every 2^9 ART ticks (SDM 33.3.6, 512 * 167 TSC ticks on the model):
+# a time inside most pieces, so that the switch records name their thread
+# (ptflow.rst), and 256 of them (the 8-bit CTC, and the model's cap per
+# gap, pt-model.rst "Timing") span more than a time slice of the other
+# program, so that the MTC time seldom lags behind a switch (ptflow then
+# leaves such pieces undecoded: fewer with 2^9 than with 2^6). ptcap on
+# CPU 1, tracing CPU 0 only.
 rm -rf /tmp/sys
-taskset -c 1 ptcap -a --mtc=6 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+taskset -c 1 ptcap -a -C 0 --mtc=9 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 cap=$!
 i=0
 while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
@@ -45,17 +55,20 @@ while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 [ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
-# ptcap reads a process at the drain of the switch records that names it;
-# on the model ptcap is single-stepped too and drains many seconds apart,
-# longer than A or B live. So each starts stopped at its exec (pt_held: no
-# user code runs, its flow is unchanged) until ptcap has read it, then is
-# continued. Before, its pid ran env,
-# norandom, taskset and pt_held: earlier exec generations.
+# ptcap reads a process at the drain of the switch records that names it.
+# A program's exec generation must be read while it lives: each starts
+# stopped at its exec (pt_held: no user code runs, its flow is unchanged)
+# until ptcap has named it, then is continued. Everything before the exec
+# (env, norandom, pt_held's child) runs on CPU 1: pt_held pins the child
+# to CPU 0 only once it stopped at the exec, so that no piece on CPU 0
+# comes from code before it (ptflow would take it for the program's when
+# ptcap did not read the process before its exec: both are static
+# programs at 0x401000).
 held() { # PIDFILE PROG...
 	f=$1
 	shift
 	rm -f "$f"
-	env -i /bin/norandom /bin/taskset -c 0 /bin/pt_held "$f" "$@" >/dev/null 2>&1 &
+	env -i /bin/norandom /bin/pt_held -c 0 "$f" "$@" >/dev/null 2>&1 &
 	i=0
 	while [ ! -s "$f" ] && [ $i -lt 600 ]; do
 		sleep 0.1
@@ -74,22 +87,25 @@ pb=$(cat /tmp/pb.pid)
 # read both.
 named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
 i=0
-while ! { named $pa && named $pb; } && [ $i -lt 1200 ]; do
-	sleep 5
-	i=$((i + 5))
-	[ $((i % 60)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($i s)"
+# (Normally well under a second; bounded by ptcap's life and 30 minutes.)
+while ! { named $pa && named $pb; } && kill -0 $cap 2>/dev/null && [ $i -lt 9000 ]; do
+	sleep 0.2
+	i=$((i + 1))
+	[ $((i % 300)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($((i / 5)) s)"
 done
-[ $i -lt 1200 ] || echo "note: ptcap did not name A and B in 1200 s"
+{ named $pa && named $pb; } ||
+	fail "ptcap did not name A and B ($((i / 5)) s): $(cat /tmp/sys.err)" || exit 1
 kill -CONT $pa $pb
-ok "ptcap -a started; A ($pa) and B ($pb) run on CPU 0 (slow: the model traces every process)"
-# Say something now and then: the VM's watchdog wants output.
+ok "ptcap -a -C 0 started; A ($pa) and B ($pb) run on CPU 0 (single-stepped by the model)"
+# Say something now and then: the VM's watchdog wants output. (About
+# 20 s unloaded; bounded at 30 minutes for a loaded host.)
 t=0
 # A and B themselves (pt_held reaps them; pt_held stays a zombie until waited for).
 while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
-	sleep 5
-	t=$((t + 5))
+	sleep 1
+	t=$((t + 1))
 	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
-	[ $t -lt 2400 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
+	[ $t -lt 1800 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
 done
 wait $ja
 wait $jb
@@ -107,23 +123,27 @@ done
 ok "ptcap -a: $(grep -vc '^#' /tmp/sys/processes) process line(s), A=$pa B=$pb: $(grep -E "^($pa|$pb) " /tmp/sys/processes | tr '\n' ';')"
 cat /tmp/sys.err
 
-# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h); the
-# config has the VM's CPUID (QEMU's), which need not be the model's.
-TIMING="--cpuid-0x15.eax 2 --cpuid-0x15.ebx 334"
+# The model's TSC:ART ratio (CPUID.15H of lwpt_sim.ko, kmod/sim/sim.h),
+# which ptcap took from the module, not from the VM's CPUID.
+grep -qx 'cpuid-0x15.eax 2' /tmp/sys/config && grep -qx 'cpuid-0x15.ebx 334' /tmp/sys/config ||
+	fail "config: not the model's CPUID.15H: $(grep cpuid /tmp/sys/config)" || exit 1
+[ "$(ls /tmp/sys/*.pt)" = /tmp/sys/cpu0.pt ] || fail "-C 0 wrote $(ls /tmp/sys/*.pt)" || exit 1
+ok "config: cpus $(sed -n 's/^cpus //p' /tmp/sys/config), the model's CPUID.15H; only cpu0.pt"
 
-# check NAME PID GT: ptflow --pid PID's flow, cut into pieces at its
+# check NAME PID GT COMM: ptflow --pid PID's flow, cut into pieces at its
 # "[thread" lines (a new thread, or the same after a piece not shown),
-# each piece a contiguous part of GT after the previous one.
+# each piece of the program (COMM; other generations of the pid, if
+# any, are not compared) a contiguous part of GT after the previous one.
 check() {
-	ptflow --no-inst --no-symbols $TIMING --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
+	ptflow --no-inst --no-symbols --pid "$2" /tmp/sys >/tmp/sysflow.out 2>/tmp/sysflow.err
 	frc=$?
 	cat /tmp/sysflow.err
 	[ $frc -eq 0 ] || fail "$1: ptflow --pid $2: status $frc" || return 1
 	! grep -q '^\[resync' /tmp/sysflow.out ||
 		fail "$1: decode errors: $(grep '^\[resync' /tmp/sysflow.out | head -n 3)" || return 1
 	rm -f /tmp/piece.*
-	awk '/^\[thread / { n++; next } /^[0-9a-f]{16}$/ { print > ("/tmp/piece." n) }' \
-		/tmp/sysflow.out
+	awk -v comm="$4]" '/^\[thread / { n++; keep = ($3 == comm); next }
+		keep && /^[0-9a-f]{16}$/ { print > ("/tmp/piece." n) }' /tmp/sysflow.out
 	from=1 pieces=0 insns=0
 	for f in $(ls /tmp/piece.* 2>/dev/null | sort -t. -k2 -n); do
 		r=$(pt_flow_sub "$3" "$f" $from) ||
@@ -141,11 +161,14 @@ check() {
 		fail "$1: only $insns of $n_gt instructions decoded" || return 1
 	ok "$1 (pid $2): $insns of $n_gt instructions in $pieces piece(s), each equal to the ground truth there, in order"
 }
-check A $pa /tmp/gt_a.txt || exit 1
-check B $pb /tmp/gt_b.txt || exit 1
+# On a failure the capture goes to the console (base64 of a tar.gz between
+# the markers) for decoding on the host: bin/ of the VM is build/vm-bin.
+dump() { echo "CAPTURE-TAR-BEGIN"; tar czf - -C /tmp sys gt_a.txt gt_b.txt | base64; echo "CAPTURE-TAR-END"; }
+check A $pa /tmp/gt_a.txt trace_flow_prog || { dump; exit 1; }
+check B $pb /tmp/gt_b.txt pt_flow_long || { dump; exit 1; }
 
 # The two interleaved on CPU 0: pieces of both, in turn.
-ptflow --no-inst --no-symbols $TIMING /tmp/sys 2>/dev/null |
+ptflow --no-inst --no-symbols /tmp/sys 2>/dev/null |
 	awk -v a=$pa -v b=$pb '/^\[trace cpu0/ { on = 1; next } /^\[trace/ { on = 0 }
 		on && /^\[thread / { split($2, t, "/"); if ((t[1] == a || t[1] == b) && t[1] != last) { n++; last = t[1] } }
 		END { print n + 0 }' >/tmp/turns
@@ -155,12 +178,13 @@ ok "A and B took $turns turns on CPU 0"
 
 # --calls labels lines with the thread (pid/tid); --report per thread
 # ("[report comm pid/tid: ...]").
-ptflow --calls $TIMING --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
+ptflow --calls --pid $pa /tmp/sys >/tmp/syscalls.out 2>/dev/null ||
 	fail "--calls --pid $pa" || exit 1
 grep -qE "^ *[0-9]+  $pa/$pa +  " /tmp/syscalls.out ||
 	fail "--calls: no line of thread $pa/$pa: $(head -n 3 /tmp/syscalls.out)" || exit 1
-ptflow --report $TIMING /tmp/sys >/tmp/sysrep.out 2>/dev/null
+ptflow --report /tmp/sys >/tmp/sysrep.out 2>/dev/null
 grep -q "^\[report .*$pb/$pb" /tmp/sysrep.out ||
 	fail "--report: no table of $pb: $(grep '^\[report' /tmp/sysrep.out | head -n 5)" || exit 1
 ok "--calls and --report per thread: $(grep -c '^\[report' /tmp/sysrep.out) table(s)"
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
 exit 0
