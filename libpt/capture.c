@@ -202,12 +202,13 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps)
+void lpt_cap_config_init_size(struct lpt_cap_config *out, size_t out_size,
+			      const struct lwpt_pt_caps *caps)
 {
 	uint64_t size = LPT_CAP_DEFAULT_BUFFER;
+	struct lpt_cap_config defaults, *cfg = &defaults;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
 	/* SDM 33.2.8.2: TSCEn has no CPUID bit, every PT processor has it. */
 	cfg->flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | LWPT_PT_CFG_TSC;
 	cfg->mode = LWPT_PT_MODE_WRAP;
@@ -228,6 +229,21 @@ void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *
 			cfg->flags |= LWPT_PT_CFG_SINGLE_RANGE;
 	}
 	cfg->buffer_size = size;
+	/* Only the caller's version of the struct is written. */
+	if (out_size > sizeof(*cfg))
+		out_size = sizeof(*cfg);
+	cfg->size = out_size;
+	memcpy(out, cfg, out_size);
+}
+
+/*
+ * The function of binaries built before lpt_cap_config_init() became a
+ * macro over lpt_cap_config_init_size(): their struct is version 0.
+ */
+#undef lpt_cap_config_init
+void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps)
+{
+	lpt_cap_config_init_size(cfg, LPT_CAP_CONFIG_SIZE_VER0, caps);
 }
 
 int lpt_dev_mlock_avail(struct lpt_dev *dev, uint64_t *bytes)

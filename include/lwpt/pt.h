@@ -195,8 +195,13 @@ void lpt_dev_abi(const struct lpt_dev *dev, uint32_t *version, uint32_t *flags);
 unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev);
 
 /**
- * lpt_cap_config_init() - fill @cfg with defaults for @caps.
- * @cfg:	configuration to fill (all of it is written)
+ * lpt_cap_config_init() - fill @cfg with defaults for @caps; a macro:
+ * lpt_cap_config_init_size(@cfg, sizeof(*@cfg), @caps), so that a program
+ * built against an older, smaller struct lpt_cap_config gets only its own
+ * bytes written (a later libpt appends fields) and @cfg->size says which.
+ * @cfg:	configuration to fill (all of the caller's struct is written)
+ * @size:	(lpt_cap_config_init_size()) bytes of @cfg, at least
+ *		LPT_CAP_CONFIG_SIZE_VER0; more than this libpt knows: its size
  * @caps:	capabilities (lpt_dev_caps()), or NULL for "unknown device"
  *
  * Defaults: User only (CPL > 0), BranchEn, TSCEn (always available with PT,
@@ -206,7 +211,14 @@ unsigned int lpt_dev_nr_cpus(const struct lpt_dev *dev);
  * single-range output but no ToPA (14H.0:ECX[2] without ECX[0]) also
  * LWPT_PT_CFG_SINGLE_RANGE, its only output scheme.
  */
-void lpt_cap_config_init(struct lpt_cap_config *cfg, const struct lwpt_pt_caps *caps);
+void lpt_cap_config_init_size(struct lpt_cap_config *cfg, size_t size,
+			      const struct lwpt_pt_caps *caps);
+#define lpt_cap_config_init(cfg, caps) \
+	lpt_cap_config_init_size((cfg), sizeof(*(cfg)), (caps))
+/* The function behind the name for binaries built before the macro: fills
+ * LPT_CAP_CONFIG_SIZE_VER0 bytes (the parentheses keep the macro out). */
+void (lpt_cap_config_init)(struct lpt_cap_config *cfg,
+			   const struct lwpt_pt_caps *caps);
 
 /**
  * lpt_dev_mlock_avail() - what the calling process may still pin in trace

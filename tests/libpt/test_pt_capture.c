@@ -77,6 +77,39 @@ START_TEST(defaults)
 }
 END_TEST
 
+/*
+ * A program built against version 0 of struct lpt_cap_config calls the
+ * function lpt_cap_config_init() (no macro then): only its bytes are
+ * written, with size VER0; the macro writes the caller's sizeof. The
+ * same defaults either way.
+ */
+START_TEST(init_writes_only_the_callers_version)
+{
+	struct lwpt_pt_caps caps = full_caps();
+	union {
+		struct lpt_cap_config c;
+		unsigned char b[sizeof(struct lpt_cap_config) + 16];
+	} u;
+	struct lpt_cap_config now;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	(lpt_cap_config_init)(&u.c, &caps);
+	for (i = LPT_CAP_CONFIG_SIZE_VER0; i < sizeof(u); i++)
+		ck_assert_msg(u.b[i] == 0xa5, "byte %zu past version 0 written", i);
+	ck_assert_uint_eq(u.c.size, LPT_CAP_CONFIG_SIZE_VER0);
+	lpt_cap_config_init(&now, &caps);
+	ck_assert_uint_eq(now.size, sizeof(now));
+	ck_assert(!memcmp(&u.c.flags, &now.flags,
+			  LPT_CAP_CONFIG_SIZE_VER0 - offsetof(struct lpt_cap_config, flags)));
+	/* A larger struct than this libpt knows: its own size. */
+	memset(&u, 0xa5, sizeof(u));
+	lpt_cap_config_init_size(&u.c, sizeof(u), &caps);
+	ck_assert_uint_eq(u.c.size, sizeof(struct lpt_cap_config));
+	ck_assert(u.b[sizeof(struct lpt_cap_config)] == 0xa5);
+}
+END_TEST
+
 /* Without MENTRY the buffer is one region: a power of two <= max region. */
 START_TEST(defaults_clamped)
 {
@@ -862,6 +895,7 @@ static Suite *capture_suite(void)
 	TCase *tc = tcase_create("config");
 
 	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, init_writes_only_the_callers_version);
 	tcase_add_test(tc, defaults_clamped);
 	tcase_add_test(tc, caps_whitelist);
 	tcase_add_test(tc, bdm106_branch);

@@ -176,8 +176,20 @@ static const char *exec_mode_name(enum pt_exec_mode mode)
 	}
 }
 
+/* @off like put_hex(), the one or two digits of most offsets at once. */
+static inline char *put_offset(char *p, uint64_t off)
+{
+	if (off >= 0x100)
+		return put_hex(p, off);
+	if (off >= 0x10)
+		*p++ = out_hexdigits[off >> 4];
+	*p++ = out_hexdigits[off & 0xf];
+	return p;
+}
+
 /* " <symbol+0xoff>[ file:line]" after an address, unless --no-symbols. */
-static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
+static inline __attribute__((always_inline)) void
+put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		    uint64_t addr)
 {
 	const struct ptflow_symbol *s;
@@ -211,7 +223,7 @@ static void put_sym(const struct ptflow *pf, struct ptflow_line *l,
 			p = put_mem(p, s->name, s->name_len);
 		}
 		if (addr != s->start)
-			p = put_hex(put_mem(p, "+0x", 3), addr - s->start);
+			p = put_offset(put_mem(p, "+0x", 3), addr - s->start);
 		*p++ = '>';
 		l->p = p;
 	}

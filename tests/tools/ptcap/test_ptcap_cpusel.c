@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tools/ptcap/cpusel.h"
+#include "tests/check_run.h"
 
 static struct ptcap_cpusel sel;
 static char why[512];
@@ -53,17 +54,11 @@ int main(void)
 {
 	Suite *s = suite_create("ptcap_cpusel");
 	TCase *tc = tcase_create("cpusel");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, parses_perf_syntax);
 	tcase_add_test(tc, refuses_with_a_message);
 	tcase_add_test(tc, offline);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return lwpt_check_run(s, CK_NORMAL);
 }
