@@ -250,9 +250,13 @@ for prof in full bdw; do
 	# Sideband (issue 6 point 8, issue 8 point 4): -a while two processes
 	# ping-pong on CPU 0 under the model's execution tracing (pt_exec=1).
 	# The -a captures of this case have no -d: SIGINT ends each after its
-	# work, which a duration could cut short on a slow VM.
+	# work, which a duration could cut short on a slow VM. Only CPU 0 is
+	# traced (-C 0) and ptcap runs on CPU 1: traced itself, ptcap was
+	# single-stepped by the model and on a loaded host drained the
+	# switch records too late (654 lost in one CI run; a bdw run went
+	# 300 s without output).
 	rm -rf /tmp/sb
-	ptcap -a --size=1M -o /tmp/sb 2>/tmp/sb.err &
+	taskset -c 1 ptcap -a -C 0 --size=1M -o /tmp/sb 2>/tmp/sb.err &
 	pid=$!
 	wait_tracing || fail "$prof: sideband: not tracing: $(cat /tmp/sb.err)" || exit 1
 	pp=$(pt_pingpong 100 0) || fail "$prof: pt_pingpong: $pp" || exit 1
