@@ -79,16 +79,6 @@ static int status_cpu(int fd, uint32_t cpu, struct lwpt_pt_status *st)
 	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
 }
 
-static void refuse(int fd, const char *name, struct lwpt_pt_config *c, int err,
-		   uint32_t field, uint32_t rule)
-{
-	int e = configure(fd, c);
-
-	check(e == err && c->bad_field == field && c->rule == rule,
-	      "%s: %s, bad_field %u, rule %u (want %s, %u, %u)", name, strerror(e),
-	      c->bad_field, c->rule, strerror(err), field, rule);
-}
-
 /* A loop on CPU 0 for the model to trace (it follows CPUs with TraceEn). */
 static void run_on_cpu0(void)
 {
@@ -177,28 +167,28 @@ static void test_refuse(void)
 	cfg_cpu(&c, 0);
 	mask[n / 64] = 1ull << (n % 64);
 	c.cpu_mask_size = sizeof(mask);
-	refuse(fd, "CPU nr_cpus selected", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "CPU nr_cpus selected", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 0);
-	refuse(fd, "empty selection", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "empty selection", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask_size = 0;
-	refuse(fd, "a pointer with size 0", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "a pointer with size 0", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask = 0;
-	refuse(fd, "a size without pointer", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "a size without pointer", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask_size = LWPT_PT_CPU_MASK_MAX + 1;
-	refuse(fd, "size over LWPT_PT_CPU_MASK_MAX", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "size over LWPT_PT_CPU_MASK_MAX", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask = 8;
-	refuse(fd, "unreadable pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "unreadable pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.scope = LWPT_PT_SCOPE_THREAD;
 	c.pid = getpid();
-	refuse(fd, "thread scope with a selection", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "thread scope with a selection", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.reserved2 = 1;
-	refuse(fd, "reserved2 set", &c, EINVAL, LWPT_PT_FIELD_RESERVED, 0);
+	refuse_rule(fd, "reserved2 set", &c, EINVAL, LWPT_PT_FIELD_RESERVED, 0);
 	close(fd);
 }
 
@@ -208,7 +198,7 @@ static void test_offline(int cpu)
 	int fd = open_pt();
 
 	cfg_cpu(&c, 1ull << cpu);
-	refuse(fd, "an offline CPU selected", &c, ENODEV, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "an offline CPU selected", &c, ENODEV, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	check(configure(fd, &c) == 0, "an online CPU beside it: configured");
 	close(fd);
@@ -227,19 +217,19 @@ static void test_hostile(void)
 	fd = open_pt();
 	cfg_cpu(&c, 1);
 	c.cpu_mask_size = 0xffffffffu;
-	refuse(fd, "uid 1000: size 4 GiB", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "uid 1000: size 4 GiB", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask = 0x1000;
-	refuse(fd, "uid 1000: bad user pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "uid 1000: bad user pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
 	c.cpu_mask = 0xffff888000000000ull;
-	refuse(fd, "uid 1000: kernel pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "uid 1000: kernel pointer", &c, EFAULT, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, ~0ull);
 	mask[1] = ~0ull;
 	c.cpu_mask_size = sizeof(mask);
-	refuse(fd, "uid 1000: every bit past nr_cpus", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
+	refuse_rule(fd, "uid 1000: every bit past nr_cpus", &c, EINVAL, LWPT_PT_FIELD_CPU_MASK, 0);
 	cfg_cpu(&c, 1);
-	refuse(fd, "uid 1000: a valid selection", &c, EPERM, LWPT_PT_FIELD_SCOPE,
+	refuse_rule(fd, "uid 1000: a valid selection", &c, EPERM, LWPT_PT_FIELD_SCOPE,
 	       LWPT_PT_RULE_CAPABILITY);
 	close(fd);
 }

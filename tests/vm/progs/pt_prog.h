@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include <uapi/lwpt/pt.h>
@@ -50,6 +51,17 @@ static inline int open_pt(void)
 static inline int configure(int fd, struct lwpt_pt_config *c)
 {
 	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
+}
+
+/* CONFIGURE @c expecting refusal @err naming @field and rule @rule. */
+static inline void refuse_rule(int fd, const char *name, struct lwpt_pt_config *c,
+			  int err, uint32_t field, uint32_t rule)
+{
+	int e = configure(fd, c);
+
+	check(e == err && c->bad_field == field && c->rule == rule,
+	      "%s: %s, bad_field %u, rule %u (want %s, %u, %u)", name, strerror(e),
+	      c->bad_field, c->rule, strerror(err), field, rule);
 }
 
 #endif /* LWPT_TESTS_VM_PROGS_PT_PROG_H */

@@ -430,16 +430,6 @@ static void test_race(const char *victim, const char *secret, int iters)
 	      iters);
 }
 
-static void refuse(int fd, const char *name, struct lwpt_pt_config *c, int err,
-		   uint32_t field, uint32_t rule)
-{
-	int e = configure(fd, c);
-
-	check(e == err && c->bad_field == field && c->rule == rule,
-	      "%s: %s, bad_field %u, rule %u (want %s, %u, %u)", name, strerror(e),
-	      c->bad_field, c->rule, strerror(err), field, rule);
-}
-
 /*
  * A program built with the first published headers: CONFIGURE and
  * GET_STATUS numbers that encode the version 0 sizes, structs of those
@@ -487,12 +477,12 @@ static void test_rules(void)
 	fd = open_pt();
 	cfg_thread(&c, 0, SMALL_BUF);
 	c.scope = LWPT_PT_SCOPE_CPU;
-	refuse(fd, "system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE, LWPT_PT_RULE_CAPABILITY);
+	refuse_rule(fd, "system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE, LWPT_PT_RULE_CAPABILITY);
 	cfg_thread(&c, getpid(), SMALL_BUF);
 	c.flags |= LWPT_PT_CFG_OS;
-	refuse(fd, "kernel tracing", &c, EPERM, LWPT_PT_FIELD_OS, LWPT_PT_RULE_CAPABILITY);
+	refuse_rule(fd, "kernel tracing", &c, EPERM, LWPT_PT_FIELD_OS, LWPT_PT_RULE_CAPABILITY);
 	cfg_thread(&c, 1, SMALL_BUF);
-	refuse(fd, "another user's process (init)", &c, EPERM, LWPT_PT_FIELD_PID,
+	refuse_rule(fd, "another user's process (init)", &c, EPERM, LWPT_PT_FIELD_PID,
 	       LWPT_PT_RULE_PTRACE);
 	cfg_thread(&c, getpid(), SMALL_BUF);
 	check(configure(fd, &c) == 0 && c.rule == LWPT_PT_RULE_NONE,
@@ -515,7 +505,7 @@ static void test_paranoid(void)
 	drop();
 	fd = open_pt();
 	cfg_thread(&c, getpid(), SMALL_BUF);
-	refuse(fd, "own process at pt_paranoid 3", &c, EACCES, LWPT_PT_FIELD_SCOPE,
+	refuse_rule(fd, "own process at pt_paranoid 3", &c, EACCES, LWPT_PT_FIELD_SCOPE,
 	       LWPT_PT_RULE_PARANOID);
 	close(fd);
 }
@@ -592,7 +582,7 @@ static void memlock_zero(long allow_pages)
 	      (unsigned long long)avail, allow_pages);
 
 	cfg_thread(&c, getpid(), big);
-	refuse(fd, "RLIMIT_MEMLOCK 0, over the allowance", &c, ENOMEM, LWPT_PT_FIELD_BUFFER_SIZE,
+	refuse_rule(fd, "RLIMIT_MEMLOCK 0, over the allowance", &c, ENOMEM, LWPT_PT_FIELD_BUFFER_SIZE,
 	       LWPT_PT_RULE_MEMLOCK);
 	cfg_thread(&c, getpid(), SMALL_BUF);
 	check((long)(NR_BUFS * BUF_PAGES(SMALL_BUF)) <= allow_pages,
