@@ -94,6 +94,17 @@ module_idle() {
 }
 
 # The spec-violation count of lwpt_sim.ko (debugfs).
+# wait_file FILE: wait up to 30 s for FILE to exist (a background ptcap
+# writes its switches file once tracing started); status 1 if it does not.
+wait_file() {
+	_wf=0
+	while [ ! -e "$1" ] && [ $_wf -lt 300 ]; do
+		sleep 0.1
+		_wf=$((_wf + 1))
+	done
+	[ -e "$1" ]
+}
+
 sim_violations() {
 	cat /sys/kernel/debug/lwpt_sim/violations
 }

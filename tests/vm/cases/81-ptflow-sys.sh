@@ -49,12 +49,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 rm -rf /tmp/sys
 taskset -c 1 ptcap -a -C 0 --mtc=9 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 cap=$!
-i=0
-while [ ! -f /tmp/sys/switches ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -f /tmp/sys/switches ] || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
+wait_file /tmp/sys/switches || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || exit 1
 # ptcap reads a process at the drain of the switch records that names it.
 # A program's exec generation must be read while it lives: each starts
 # stopped at its exec (pt_held: no user code runs, its flow is unchanged)

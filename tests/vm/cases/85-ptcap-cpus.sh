@@ -54,12 +54,7 @@ taskset -p -c 1 $$ >/dev/null || fail "taskset -p -c 1 $$" || exit 1
 rm -rf /tmp/c0
 taskset -c 1 ptcap -a -C 0 -o /tmp/c0 >/tmp/c0.out 2>/tmp/c0.err &
 cap=$!
-i=0
-while [ ! -f /tmp/c0/switches ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -f /tmp/c0/switches ] || fail "ptcap -a -C 0 did not start: $(cat /tmp/c0.err)" || exit 1
+wait_file /tmp/c0/switches || fail "ptcap -a -C 0 did not start: $(cat /tmp/c0.err)" || exit 1
 taskset -c 0 /bin/trace_flow_prog >/dev/null 2>&1
 sleep 0.2
 kill -INT $cap
