@@ -117,15 +117,6 @@ static int capture(pid_t pid, uint32_t flags)
 	return fd;
 }
 
-static int tstatus(int fd, uint32_t buffer, struct lwpt_pt_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->query = LWPT_PT_STQ_BUFFER;
-	st->buffer = buffer;
-	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
-}
-
 /* /proc/PID/stat state letter, '?' if unknown. */
 static char proc_state(pid_t pid)
 {

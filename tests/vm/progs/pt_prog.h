@@ -53,6 +53,16 @@ static inline int configure(int fd, struct lwpt_pt_config *c)
 	return ioctl(fd, LWPT_PT_IOC_CONFIGURE, c) ? errno : 0;
 }
 
+/* GET_STATUS of buffer @buffer (LWPT_PT_STQ_BUFFER); returns 0 or errno. */
+static inline int tstatus(int fd, uint32_t buffer, struct lwpt_pt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->query = LWPT_PT_STQ_BUFFER;
+	st->buffer = buffer;
+	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
+}
+
 /* CONFIGURE @c expecting refusal @err naming @field and rule @rule. */
 static inline void refuse_rule(int fd, const char *name, struct lwpt_pt_config *c,
 			  int err, uint32_t field, uint32_t rule)

@@ -102,15 +102,6 @@ static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 	c->buffer_size = size;
 }
 
-static int status(int fd, uint32_t buffer, struct lwpt_pt_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->query = LWPT_PT_STQ_BUFFER;
-	st->buffer = buffer;
-	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
-}
-
 /* The executable PT_LOAD range of an ELF file, [lo, hi). */
 static void elf_text(const char *path, uint64_t *lo, uint64_t *hi)
 {
@@ -189,11 +180,11 @@ static uint32_t scan_capture(int fd, uint64_t lo, uint64_t hi, struct ip_count *
 	uint32_t b, nr;
 	void *p;
 
-	if (status(fd, 0, st0))
+	if (tstatus(fd, 0, st0))
 		return 0;
 	nr = st0->nr_buffers;
 	for (b = 0; b < nr; b++) {
-		if (status(fd, b, &st))
+		if (tstatus(fd, b, &st))
 			continue;
 		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
 		if (p == MAP_FAILED)
@@ -354,7 +345,7 @@ static void test_exec_fork(const char *victim, const char *secret)
 	check(nr == 2 && st0.threads_lost == 0,
 	      "exec-fork: the child and the grandchild, no victim thread (buffers %u)", nr);
 	for (b = 0; b < nr; b++) {
-		if (status(fd, b, &st) || st.ppid != pid)
+		if (tstatus(fd, b, &st) || st.ppid != pid)
 			continue;
 		found++;
 		check((st.flags & LWPT_PT_ST_DETACHED) &&
@@ -617,7 +608,7 @@ static void memlock_pinned(long allow_pages)
 	      "caps.mlock_avail: less what was charged");
 	check(pin - pin0 == want, "memlock: VmPin %ld kB -> %ld kB, want +%ld (beyond the allowance)",
 	      pin0, pin, want);
-	check(status(fd, 0, &st) == 0, "memlock: status");
+	check(tstatus(fd, 0, &st) == 0, "memlock: status");
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
 	check(p != MAP_FAILED, "memlock: mmap");
 	if (p == MAP_FAILED)
@@ -681,7 +672,7 @@ static void test_held(void)
 	fd = open_pt();
 	fd2 = open_pt();
 	fd3 = open_pt();
-	check(status(fd2, 0, &st) == ENODATA, "STATUS on a file without a capture: ENODATA");
+	check(tstatus(fd2, 0, &st) == ENODATA, "STATUS on a file without a capture: ENODATA");
 	check(pt_ioc(fd2, LWPT_PT_IOC_START, NULL) == ENODATA, "START without a capture: ENODATA");
 	check(pt_ioc(fd2, LWPT_PT_IOC_STOP, NULL) == ENODATA, "STOP without a capture: ENODATA");
 	check(pt_ioc(fd2, LWPT_PT_IOC_RELEASE, &rel) == ENODATA,
@@ -716,14 +707,14 @@ static void test_held(void)
 		      "a third capture beyond what is left (%llu bytes): %s, rule %u",
 		      (unsigned long long)avail, strerror(err), c.rule);
 	}
-	err = status(fd, 0, &st);
+	err = tstatus(fd, 0, &st);
 	check(!err && st.tid == getpid() && st.stop_reason == LWPT_PT_STOP_NONE &&
 	      (st.flags & LWPT_PT_ST_TRACING), "its own buffer: tid %d, tracing", (int)st.tid);
-	err = status(fd3, 0, &st);
+	err = tstatus(fd3, 0, &st);
 	check(!err && st.tid == child, "the child's buffer: tid %d", (int)st.tid);
 	printf("tracing\n");
 	/* Until a privileged capture ends it (the case's limit catches a hang). */
-	while (!status(fd, 0, &st) && st.stop_reason == LWPT_PT_STOP_NONE)
+	while (!tstatus(fd, 0, &st) && st.stop_reason == LWPT_PT_STOP_NONE)
 		usleep(100000);
 	check(st.stop_reason == LWPT_PT_STOP_PREEMPTED && !(st.flags & LWPT_PT_ST_TRACING),
 	      "ended by the privileged capture: stop reason %u (want %u), flags %#x",
@@ -738,7 +729,7 @@ static void test_held(void)
 		munmap(p, SMALL_BUF);
 	}
 	check(pt_ioc(fd, LWPT_PT_IOC_START, NULL) == EBUSY, "START again: EBUSY");
-	err = status(fd3, 0, &st);
+	err = tstatus(fd3, 0, &st);
 	check(!err && st.stop_reason == LWPT_PT_STOP_PREEMPTED,
 	      "the child's capture was ended too: stop reason %u", st.stop_reason);
 	close(fd);

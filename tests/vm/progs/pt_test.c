@@ -912,15 +912,6 @@ static void spawn_worker(int i)
 	check(sh->tid[i] != 0, "worker %d started", i);
 }
 
-static int tstatus(int fd, uint32_t buffer, struct lwpt_pt_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->query = LWPT_PT_STQ_BUFFER;
-	st->buffer = buffer;
-	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
-}
-
 /* The buffer of thread @tid, -1 if none. */
 static int buffer_of(int fd, int tid, struct lwpt_pt_status *st)
 {
