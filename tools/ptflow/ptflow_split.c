@@ -45,6 +45,8 @@ struct scan {
 	size_t since_tsc;	/* first span whose @hi came after the last TSC */
 	bool after_ovf;		/* a FUP now resumes tracing (SDM 33.4.2.16) */
 	bool in_psb;		/* between PSB and PSBEND */
+	uint64_t min_lag;	/* wrap_lag() */
+	bool mtc;		/* an MTC since the last TSC */
 };
 
 static uint64_t scan_now(const struct scan *sc, bool *has)
@@ -104,15 +106,38 @@ static void time_moved(struct scan *sc)
 }
 
 /*
- * A TSC packet: the MTC-derived time before it may lag the real time. MTC
- * carries 8 bits of the crystal clock (SDM 33.4.2.12): a decoder cannot
+ * The least lag that can hide a lost MTC wrap, in TSC ticks; 0 when
+ * unknown (every lag is then taken as one).
+ *
+ * MTC carries 8 bits of the crystal clock (SDM 33.4.2.12): a decoder cannot
  * see whole wraps (256 << MTCFreq ART ticks) that passed without an MTC,
- * e.g. while the CPU ran another thread or the kernel, and the model
- * writes at most 256 MTCs per gap (pt-model.rst, "Timing"). Every time
- * since the last TSC was low by at most the lag the TSC now shows, so the
- * upper bound of each span bounded since then is widened by it: a span
- * that may have run after a switch it seemed to precede is then ambiguous
- * instead of given to the wrong thread.
+ * e.g. while the CPU ran another thread or the kernel; the model writes at
+ * most 256 MTCs per gap (pt-model.rst, "Timing"). Each lost wrap makes the
+ * MTC time low by exactly one wrap (ART ticks times CPUID.15H:EBX/EAX TSC
+ * ticks, SDM 33.8.3), and the lag the next TSC shows is the lost wraps plus
+ * the time that really passed since the last timing packet: a lag shorter
+ * than one wrap lost none. One MTC period of slack covers the rounding of
+ * the ratio.
+ */
+static uint64_t wrap_lag(const struct lpt_time_config *tc)
+{
+	uint64_t art;
+
+	if (!tc->cpuid_0x15_eax || !tc->cpuid_0x15_ebx || tc->mtc_freq > 15)
+		return 0;
+	art = (uint64_t)255 << tc->mtc_freq;	/* one wrap less one period */
+	return art * tc->cpuid_0x15_ebx / tc->cpuid_0x15_eax;
+}
+
+/*
+ * A TSC packet: the MTC-derived time before it may lag the real time by
+ * lost wraps (wrap_lag()). When the lag the TSC shows could hold one, every
+ * time since the last TSC may have been low by up to that lag, so the upper
+ * bound of each span bounded since then is widened by it: a span that may
+ * have run after a switch it seemed to precede is then ambiguous instead
+ * of given to the wrong thread. A shorter lag, or any lag without an MTC
+ * since the last TSC, is time that passed after the last timing packet (in
+ * the kernel, say): the bounds were exact.
  */
 static void tsc_resync(struct scan *sc, uint64_t tsc_payload)
 {
@@ -123,7 +148,7 @@ static void tsc_resync(struct scan *sc, uint64_t tsc_payload)
 
 	(void)lpt_time_update_tsc(&sc->time, tsc_payload, sc->tc);
 	now = scan_now(sc, &has);
-	if (had && has && now > est) {
+	if (had && has && sc->mtc && now > est && now - est >= sc->min_lag) {
 		lag = now - est;
 		for (i = sc->since_tsc; i < sc->await; i++)
 			if (sp->s[i].hi != UINT64_MAX)
@@ -139,6 +164,7 @@ static void apply_time(struct scan *sc, const struct lpt_packet *p)
 		tsc_resync(sc, p->payload.tsc.tsc);
 		time_moved(sc);
 		sc->since_tsc = sc->await;
+		sc->mtc = false;
 		return;
 	case LPT_PKT_TMA:
 		(void)lpt_time_update_tma(&sc->time, p->payload.tma.ctc,
@@ -146,6 +172,7 @@ static void apply_time(struct scan *sc, const struct lpt_packet *p)
 		break;
 	case LPT_PKT_MTC:
 		(void)lpt_time_update_mtc(&sc->time, p->payload.mtc.ctc, sc->tc);
+		sc->mtc = true;
 		break;
 	case LPT_PKT_CBR:
 		(void)lpt_time_update_cbr(&sc->time, p->payload.cbr.ratio, sc->tc);
@@ -220,6 +247,7 @@ int ptflow_spans_scan(const uint8_t *buf, size_t len,
 	memset(&sc, 0, sizeof(sc));
 	sc.sp = sp;
 	sc.tc = tc;
+	sc.min_lag = wrap_lag(tc);
 	lpt_time_init(&sc.time);
 	lpt_last_ip_init(&sc.lip);
 	dec = lpt_pkt_alloc(buf, len, NULL);

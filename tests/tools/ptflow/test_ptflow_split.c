@@ -12,6 +12,7 @@
 
 #include "tools/ptflow/ptflow_split.h"
 #include "tests/check_run.h"
+#include "tests/tools/ptflow/pt_bytes.h"
 
 static void parse_sws(const char *text, struct ptcap_switches *sws)
 {
@@ -121,42 +122,6 @@ START_TEST(spans_find)
 	ck_assert_uint_eq(ptflow_spans_find(&sp, 0x1000), 2);
 }
 END_TEST
-
-/* Packet encodings, SDM 33.4.2. */
-static size_t put_psb(uint8_t *b)
-{
-	size_t i;
-
-	for (i = 0; i < 16; i += 2) {	/* PSB: 02 82 x 8 (33.4.2.17) */
-		b[i] = 0x02;
-		b[i + 1] = 0x82;
-	}
-	return 16;
-}
-
-static size_t put_le(uint8_t *b, uint64_t v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	return n;
-}
-
-static size_t put_tsc(uint8_t *b, uint64_t tsc)
-{
-	b[0] = 0x19;			/* TSC (33.4.2.11) */
-	return 1 + put_le(b + 1, tsc, 7);
-}
-
-/* TIP.PGE (33.4.2.4): IPBytes in bits 7:5; 6 = full 64-bit IP. */
-static size_t put_pge(uint8_t *b, unsigned int ipbytes, uint64_t ip)
-{
-	static const size_t len[] = { 0, 2, 4, 6, 6, 0, 8 };
-
-	b[0] = (uint8_t)(ipbytes << 5 | 0x11);
-	return 1 + put_le(b + 1, ip, len[ipbytes]);
-}
 
 /*
  * PSB+ (TSC 1000), TIP.PGE 0x401000, TSC 1100, TIP.PGD, TSC 1200,
@@ -269,6 +234,54 @@ START_TEST(scan_mtc_lag)
 }
 END_TEST
 
+/*
+ * A lag shorter than one MTC wrap lost none (ptflow.rst): the same trace
+ * as scan_mtc_lag with the second TSC at 1100 (lag 99; a wrap is 256 CTC
+ * ticks, 255 with the slack) keeps the first span's hi at the MTC's 1001;
+ * at 1300 (lag 299) it is raised to 1300.
+ */
+START_TEST(scan_short_lag)
+{
+	static const uint64_t tsc2[] = { 1100, 1300 }, hi0[] = { 1001, 1300 };
+	uint8_t b[128];
+	struct lpt_time_config tc;
+	struct ptflow_spans sp = { 0 };
+	size_t k;
+
+	memset(&tc, 0, sizeof(tc));
+	tc.cpuid_0x15_eax = 1;
+	tc.cpuid_0x15_ebx = 1;
+	for (k = 0; k < 2; k++) {
+		size_t n = 0;
+
+		memset(b, 0, sizeof(b));
+		n += put_psb(b + n);
+		n += put_tsc(b + n, 1000);
+		b[n++] = 0x02;		/* TMA: CTC 0, FC 0 */
+		b[n++] = 0x73;
+		n += 5;
+		b[n++] = 0x02;
+		b[n++] = 0x23;
+		n += put_pge(b + n, 6, 0x401000);
+		b[n++] = 0x01;
+		b[n++] = 0x59;		/* MTC, CTC 1 */
+		b[n++] = 0x01;
+		n += put_pge(b + n, 6, 0x402000);
+		b[n++] = 0x01;
+		n += put_psb(b + n);
+		n += put_tsc(b + n, tsc2[k]);
+		b[n++] = 0x02;
+		b[n++] = 0x23;
+		ck_assert_int_eq(ptflow_spans_scan(b, n, &tc, &sp), 0);
+		ck_assert_uint_eq(sp.n, 2);
+		ck_assert_uint_eq(sp.s[0].hi, hi0[k]);
+		ck_assert_uint_eq(sp.s[1].lo, 1001);
+		ck_assert_uint_eq(sp.s[1].hi, tsc2[k]);
+		ptflow_spans_free(&sp);
+	}
+}
+END_TEST
+
 static struct ptflow_span owned(uint32_t pid, uint64_t lo, uint64_t ip)
 {
 	struct ptflow_span s = span(lo, lo + 1);
@@ -348,6 +361,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, spans_find);
 	tcase_add_test(tc, scan_spans);
 	tcase_add_test(tc, scan_mtc_lag);
+	tcase_add_test(tc, scan_short_lag);
 	tcase_add_test(tc, gens);
 	suite_add_tcase(s, tc);
 	return s;
