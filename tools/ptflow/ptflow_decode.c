@@ -13,6 +13,8 @@
 
 /* drain_events(): the span callback said PTFLOW_SPAN_SKIP. */
 #define PTFLOW_STATUS_SKIP	INT_MIN
+/* drain_events(): a synthetic trace reached its end (ptflow_resume.h). */
+#define PTFLOW_STATUS_SYN_END	(INT_MIN + 1)
 
 int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 {
@@ -503,6 +505,8 @@ static uint64_t dec_offset(const struct ptflow *pf,
 	uint64_t off = 0;
 
 	(void)pt_insn_get_offset(dec, &off);
+	if (pf->syn)
+		off = ptflow_resume_map(pf->syn, off);
 	return off + pf->seg_base;
 }
 
@@ -520,6 +524,15 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 		status = pt_insn_event(dec, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
+		/* The FUP + TIP.PGD that ends a synthetic trace. */
+		if (pf->syn && ev.type == ptev_async_disabled) {
+			uint64_t raw = 0;
+
+			(void)pt_insn_get_offset(dec, &raw);
+			if (raw > pf->syn->tail &&
+			    ev.variant.async_disabled.at == pf->syn->end_ip)
+				return PTFLOW_STATUS_SYN_END;
+		}
 
 		/* Track PacketEn (SDM 33.2.6): TIP.PGE/PGD and OVF. */
 		switch (ev.type) {
@@ -555,8 +568,9 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 
 /*
  * Decode from the current sync point until an error or the end of the
- * trace. Returns 0 at a clean end of trace, 1 when the span callback
- * skipped a span (go on at the next PSB), else the error (reported).
+ * trace. Returns 0 at a clean end of trace (or of a synthetic trace), 1
+ * when the span callback skipped a span (go on at the next PSB), else the
+ * error (reported).
  */
 static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		      int status)
@@ -564,8 +578,12 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 	uint64_t last_off = dec_offset(pf, dec), stuck = 0;
 	bool enabled = false;
 
-	/* After a sync the decoder may be inside a span (PSB+ with FUP). */
-	if (pf->span_cb && pf->span_cb(pf, dec, last_off) == PTFLOW_SPAN_SKIP)
+	/*
+	 * After a sync the decoder may be inside a span (PSB+ with FUP); a
+	 * synthetic trace's PSB+ has none, its span starts at its TIP.PGE.
+	 */
+	if (pf->span_cb && !pf->syn &&
+	    pf->span_cb(pf, dec, last_off) == PTFLOW_SPAN_SKIP)
 		return 1;
 	for (;;) {
 		struct pt_insn insn;
@@ -574,6 +592,8 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		status = drain_events(pf, dec, status, &enabled);
 		if (status == PTFLOW_STATUS_SKIP)
 			return 1;
+		if (status == PTFLOW_STATUS_SYN_END)
+			return 0;
 		if (status < 0) {
 			/* A piece that ends at a gap ends mid-packet. */
 			if (!(pf->seg_cut && status == -pte_eos))
@@ -592,6 +612,9 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 			 */
 			if (enabled && pf->seg_cut)
 				return -pte_eos;	/* the gap line says it */
+			/* A synthetic trace ends before the next PSB. */
+			if (!enabled && pf->syn)
+				return 0;
 			if (enabled) {
 				report(pf, dec_offset(pf, dec), "trace ends while "
 				       "tracing is enabled", NULL);
@@ -709,6 +732,68 @@ int ptflow_view_end(struct ptflow *pf)
 	return err;
 }
 
+/* decode_run()'s result is a span the flow can go on after. */
+static bool resumable(const struct ptflow *pf, int run)
+{
+	return pf->span_cb && (run == 1 || (run < 0 && run != -pte_eos));
+}
+
+/*
+ * After the span callback skipped a span, or a decode error inside one (a
+ * system-wide capture: the next span does not depend on it): decode the
+ * spans that follow before the next PSB from synthetic traces
+ * (ptflow_resume.h) rather than lose them; the caller's decoder then
+ * synchronises at that PSB. @dec is the caller's decoder, @buf and @len
+ * its piece. Returns 0, or -1 (out of memory or decoder set-up failed,
+ * reported).
+ */
+static int resume_spans(struct ptflow *pf, struct pt_insn_decoder *dec,
+			const uint8_t *buf, size_t len)
+{
+	uint64_t after = 0;
+	int run = 1;
+
+	if (pt_insn_get_offset(dec, &after) < 0)
+		return 0;
+	while (resumable(pf, run)) {
+		struct pt_insn_decoder *sd;
+		struct ptflow_resume r;
+		struct pt_config config;
+		uint64_t off = 0;
+		int st = ptflow_resume_build(buf, len, after, PTFLOW_TRACE_PAD, &r);
+
+
+		if (st < 0) {
+			fprintf(pf->err, "%s: out of memory\n", pf->prog);
+			return -1;
+		}
+		if (!st)
+			return 0;
+		sd = NULL;
+		if (!make_config(pf, r.buf, r.len, &config))
+			sd = pt_insn_alloc_decoder(&config);
+		if (!sd || pt_insn_set_image(sd, pf->image) < 0) {
+			fprintf(pf->err, "%s: %s: cannot allocate the decoder\n",
+				pf->prog, pf->trace_name);
+			pt_insn_free_decoder(sd);
+			ptflow_resume_free(&r);
+			return -1;
+		}
+		pf->syn = &r;
+		st = pt_insn_sync_forward(sd);
+		run = st < 0 ? 0 : decode_run(pf, sd, st);
+		(void)pt_insn_get_offset(sd, &off);
+		pf->syn = NULL;
+		/* Skipped again or an error: on after that TIP.PGE. */
+		after = ptflow_resume_map(&r, off);
+		if (after < r.skip)
+			after = r.skip;
+		pt_insn_free_decoder(sd);
+		ptflow_resume_free(&r);
+	}
+	return 0;
+}
+
 /*
  * Decode one piece of a trace: @len bytes at @buf, which lie at @base in
  * the whole trace; @cut: the piece ends at a gap (mid-packet). Returns 0
@@ -771,7 +856,12 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 				break;
 			last_sync = off;
 		}
-		clean_end = decode_run(pf, dec, status) == 0;
+		status = decode_run(pf, dec, status);
+		clean_end = status == 0;
+		if (resumable(pf, status) && resume_spans(pf, dec, buf, len)) {
+			pt_insn_free_decoder(dec);
+			return -1;
+		}
 	}
 
 	if (clean_end && !cut)

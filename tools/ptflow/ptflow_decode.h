@@ -20,6 +20,7 @@
 #include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
 #include "tools/ptflow/ptflow_line.h"
+#include "tools/ptflow/ptflow_resume.h"
 #include "tools/ptflow/ptflow_sym.h"
 #include "tools/ptflow/ptflow_time.h"
 
@@ -127,6 +128,8 @@ struct ptflow {
 	size_t ngaps;
 	uint64_t seg_base;		/* offset of the piece in the trace */
 	bool seg_cut;			/* the piece ends at a gap */
+	/* The synthetic trace being decoded after a skipped span, or NULL. */
+	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
 };
 

@@ -57,6 +57,8 @@ struct ptflow_sys {
 	size_t trace;			/* being decoded */
 	size_t span;			/* current span, SIZE_MAX none */
 	int action;			/* its enum ptflow_span_action */
+	struct pt_insn_decoder *dec;	/* the decoder that entered it */
+	struct pt_image *image;		/* the image set there, or NULL */
 	uint32_t printed_tid;		/* last thread labelled in the flow */
 	bool printed;
 	size_t last_decoded;		/* span decoded last, SIZE_MAX none */
@@ -306,9 +308,17 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 	const char *why = NULL;
 	bool selected;
 
-	if (i == sys->span)
+	if (i == sys->span) {
+		/* The same span in another decoder (ptflow_resume.h). */
+		if (dec != sys->dec && sys->image &&
+		    pt_insn_set_image(dec, sys->image) < 0)
+			return PTFLOW_SPAN_SKIP;
+		sys->dec = dec;
 		return sys->action;
+	}
 	sys->span = i;
+	sys->dec = dec;
+	sys->image = NULL;
 	if (i == SIZE_MAX) {
 		/* Tracing on where the packet pass saw no span: not known. */
 		sys->count.why[PTFLOW_OWNER_NO_TIME]++;
@@ -340,6 +350,7 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 		why = "no image";
 		goto skip;
 	}
+	sys->image = im->image;
 	pf->sym = im->sym;
 	if (!selected) {
 		sys->count.muted++;

@@ -6,7 +6,8 @@ test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
 	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
 	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
-	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c
+	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c \
+	tools/ptflow/ptflow_resume.c
 test_ptflow_decode_LIBS := pt
 test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
@@ -17,6 +18,12 @@ UNIT_TESTS += test_ptflow_split
 test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \
 	tools/ptflow/ptflow_split.c
 test_ptflow_split_LIBS := pt
+
+# Resuming the flow at the next span after a skipped one (ptflow_resume.h).
+UNIT_TESTS += test_ptflow_resume
+test_ptflow_resume_SRCS := tests/tools/ptflow/test_ptflow_resume.c \
+	tools/ptflow/ptflow_resume.c
+test_ptflow_resume_LIBS := pt
 
 # ptflow's line formatter (tools/ptflow/ptflow_line.h) against printf.
 UNIT_TESTS += test_ptflow_line
