@@ -159,6 +159,27 @@ static inline char *put_mem(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/*
+ * put_mem() for a short string of varying length (a symbol name): 4 to 32
+ * bytes as two overlapping fixed-size copies, no call; reads only @s[0, n).
+ */
+static inline char *put_str_short(char *p, const char *s, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(p, s, 16);
+		memcpy(p + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(p, s, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else {
+		memcpy(p, s, n);
+	}
+	return p + n;
+}
+
 /* Spaces from @p up to @start + @width (nothing if already past it). */
 static inline char *put_pad(char *p, const char *start, size_t width)
 {

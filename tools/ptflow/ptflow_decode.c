@@ -357,6 +357,35 @@ static uint64_t dec_time(struct pt_insn_decoder *dec)
 }
 
 /*
+ * The line of print_insn() with --no-inst alone, "ADDRESS[ <sym+0xoff>]",
+ * with one room check (the default flow: Documentation/performance.rst,
+ * ptflow). Returns false, writing nothing, for a name too long for it.
+ */
+static inline bool print_insn_short(struct ptflow *pf, uint64_t ip)
+{
+	struct ptflow_line *l = &pf->line;
+	const struct ptflow_symbol *s;
+	char *p;
+
+	s = pf->opt.no_symbols ? NULL : ptflow_sym_at(pf->sym, ip);
+	if (s && s->name_len > PTFLOW_LINE_MAX - 4 * PTFLOW_LINE_FIELD)
+		return false;
+	/* 16 digits, " <", name, "+0x", up to 16 digits, ">", "\n" */
+	p = ptflow_line_room(l, (s ? s->name_len : 0) + 2 * PTFLOW_LINE_FIELD);
+	p = put_hex16_cached(p, ip, &l->ip);
+	if (s) {
+		p = put_mem(p, " <", 2);
+		p = put_str_short(p, s->name, s->name_len);
+		if (ip != s->start)
+			p = put_offset(put_mem(p, "+0x", 3), ip - s->start);
+		*p++ = '>';
+	}
+	*p++ = '\n';
+	l->p = p;
+	return true;
+}
+
+/*
  * One instruction line; see Documentation/ptflow.rst, Instructions. Built
  * without printf (ptflow_line.h): this is the per-instruction path.
  */
@@ -364,6 +393,10 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_insn *insn, uint64_t offset)
 {
 	struct ptflow_line *l = &pf->line;
+
+	if (pf->short_line && !insn->speculative &&
+	    print_insn_short(pf, insn->ip))
+		return;
 
 	if (pf->opt.offset) {
 		ptflow_line_hex16(l, offset);
@@ -375,7 +408,7 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 	}
 	if (insn->speculative)
 		ptflow_line_mem(l, "? ", 2);
-	ptflow_line_hex16(l, insn->ip);
+	ptflow_line_ip(l, insn->ip);
 	put_sym(pf, l, insn->ip);
 
 	if (pf->opt.raw_insn) {
@@ -575,7 +608,8 @@ static int drain_events(struct ptflow *pf, struct pt_insn_decoder *dec,
 static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		      int status)
 {
-	uint64_t last_off = dec_offset(pf, dec), stuck = 0;
+	uint64_t last_off = dec_offset(pf, dec), stuck = 0, off = last_off;
+	unsigned int since = 0;
 	bool enabled = false;
 
 	/*
@@ -587,7 +621,6 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 		return 1;
 	for (;;) {
 		struct pt_insn insn;
-		uint64_t off;
 
 		status = drain_events(pf, dec, status, &enabled);
 		if (status == PTFLOW_STATUS_SKIP)
@@ -627,14 +660,22 @@ static int decode_run(struct ptflow *pf, struct pt_insn_decoder *dec,
 			return 0;
 		}
 
-		off = dec_offset(pf, dec);
-		if (off != last_off) {
-			last_off = off;
-			stuck = 0;
-		} else if (++stuck > PTFLOW_MAX_INSN_NO_PROGRESS) {
-			report(pf, off, "no trace progress (endless loop of "
-			       "direct branches?)", NULL);
-			return -pte_bad_query;
+		/*
+		 * Progress: the offset every PTFLOW_PROGRESS_SAMPLE
+		 * instructions (a libipt call; each with --offset, which
+		 * prints it).
+		 */
+		if (++since >= PTFLOW_PROGRESS_SAMPLE || pf->opt.offset) {
+			off = dec_offset(pf, dec);
+			if (off != last_off) {
+				last_off = off;
+				stuck = 0;
+			} else if ((stuck += since) > PTFLOW_MAX_INSN_NO_PROGRESS) {
+				report(pf, off, "no trace progress (endless loop of "
+				       "direct branches?)", NULL);
+				return -pte_bad_query;
+			}
+			since = 0;
 		}
 
 		memset(&insn, 0, sizeof(insn));
@@ -900,6 +941,8 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 	size_t g;
 
 	pf->trace_name = name;
+	pf->short_line = pf->opt.no_inst && !pf->opt.offset && !pf->opt.time &&
+			 !pf->opt.raw_insn && !pf->opt.line;
 	if (!pf->disasm) {
 		pf->disasm = ptflow_disasm_alloc(pf->opt.intel);
 		if (!pf->disasm) {

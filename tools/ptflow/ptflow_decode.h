@@ -32,6 +32,8 @@
  * branch or a return, which consume trace.
  */
 #define PTFLOW_MAX_INSN_NO_PROGRESS	(1u << 22)
+/* Instructions between two checks of that progress (a libipt call). */
+#define PTFLOW_PROGRESS_SAMPLE		1024u
 
 /*
  * Zero bytes that must follow every trace buffer handed to
@@ -86,6 +88,8 @@ struct ptflow {
 	struct ptflow_line line;
 	FILE *err;			/* error messages */
 	struct ptflow_options opt;
+	bool short_line;		/* only addresses and symbols (set by
+					 * ptflow_decode_buffer()) */
 	struct ptflow_params par;
 	struct pt_image_section_cache *iscache;
 	struct pt_image *image;		/* shared by all traces */
@@ -237,10 +241,12 @@ void ptflow_line_sync(struct ptflow *pf);
  * Decodes from each PSB (SDM 33.4.2.17) on. Each problem in the trace is
  * one decode error: printed as "[resync at offset 0x<off>: <reason>]" on
  * @pf->out, on @pf->err for the first PTFLOW_MAX_STDERR_ERRORS, counted in
- * @pf->errors; decoding goes on at the next PSB. Problems are libipt's
- * decode errors, no PSB at all, the trace ending while PacketEn=1 or
- * inside a packet or PSB+, and PTFLOW_MAX_INSN_NO_PROGRESS instructions
- * without trace progress. Decoded instructions are added to @pf->insns.
+ * @pf->errors; decoding goes on at the next PSB (with @span_cb, at the
+ * next span: ptflow_resume.h). Problems are libipt's decode errors, no PSB
+ * at all, the trace ending while PacketEn=1 or inside a packet or PSB+,
+ * and more than PTFLOW_MAX_INSN_NO_PROGRESS instructions without trace
+ * progress (seen at the next check, every PTFLOW_PROGRESS_SAMPLE).
+ * Decoded instructions are added to @pf->insns.
  *
  * Return: 0 when the trace was decoded (with or without decode errors);
  * -1 when decoding could not start (bad cpu for errata, out of memory),

@@ -33,6 +33,7 @@
 struct ptflow_line {
 	FILE *out;
 	char *p;			/* next byte to write in @buf */
+	struct hex16_cache ip;		/* ptflow_line_ip()'s upper digits */
 	char buf[PTFLOW_LINE_MAX];
 };
 
@@ -41,6 +42,7 @@ static inline void ptflow_line_init(struct ptflow_line *l, FILE *out)
 {
 	l->out = out;
 	l->p = l->buf;
+	l->ip.hi = ~0ull;
 }
 
 /*
@@ -66,6 +68,15 @@ static inline char *ptflow_line_room(struct ptflow_line *l, size_t n)
 static inline void ptflow_line_hex16(struct ptflow_line *l, uint64_t v)
 {
 	l->p = put_hex16(ptflow_line_room(l, 16), v);
+}
+
+/*
+ * ptflow_line_hex16() for instruction addresses: consecutive ones share
+ * their upper 32 bits, whose digits are kept.
+ */
+static inline void ptflow_line_ip(struct ptflow_line *l, uint64_t ip)
+{
+	l->p = put_hex16_cached(ptflow_line_room(l, 16), ip, &l->ip);
 }
 
 /* @v in hex without leading zeros, like "%" PRIx64. */

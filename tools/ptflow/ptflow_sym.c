@@ -84,7 +84,8 @@ struct sym_table {
 };
 
 struct ptflow_sym {
-	struct ptflow_sym_last at;	/* first: ptflow_sym_at() reads it */
+	/* First: ptflow_sym_at() reads it. */
+	struct ptflow_sym_last at[PTFLOW_SYM_AT_SLOTS];
 	Dwfl *dwfl;
 	struct sym_table **tables;	/* built so far, to free */
 	size_t ntables;
@@ -159,7 +160,7 @@ static void sym_cache_clear(struct ptflow_sym *sym)
 {
 	memset(sym->cache, 0, sizeof(sym->cache));
 	sym->last = &sym->cache[0][0];	/* empty: [0, 0) holds nothing */
-	memset(&sym->at, 0, sizeof(sym->at));
+	memset(sym->at, 0, sizeof(sym->at));
 }
 
 /* Open the report session before adding modules. */
@@ -731,17 +732,33 @@ const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 	const struct sym_cached *c;
 	struct ptflow_symbol miss;
 
+	struct ptflow_sym_last *at = &sym->at[(addr >> PTFLOW_SYM_AT_SHIFT) &
+					      (PTFLOW_SYM_AT_SLOTS - 1)];
+
 	c = sym_find(sym, addr, &miss);
 	if (c) {
-		sym->at.lo = c->lo;
-		sym->at.hi = c->hi;
-		sym->at.s = c->s;
+		at->lo = c->lo;
+		at->hi = c->hi;
+		at->s = c->s;
+		/*
+		 * A symbol's first byte is a piece of its own (the cut at
+		 * value + 1, sym_table_build()), in the slot of the rest:
+		 * with the piece after it, if that gives the same symbol,
+		 * one slot holds the whole (a call costs one miss, not one
+		 * per instruction of the first block).
+		 */
+		if (at->hi - at->lo == 1 && at->s.name) {
+			c = sym_find(sym, at->hi, &miss);
+			if (c && c->lo == at->hi && c->s.name == at->s.name &&
+			    c->s.start == at->s.start)
+				at->hi = c->hi;
+		}
 	} else {
-		sym->at.lo = addr;
-		sym->at.hi = addr + 1;
-		sym->at.s = miss;
+		at->lo = addr;
+		at->hi = addr + 1;
+		at->s = miss;
 	}
-	return sym->at.s.name ? &sym->at.s : NULL;
+	return at->s.name ? &at->s : NULL;
 }
 
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,

@@ -113,23 +113,26 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out);
 
 /*
- * The answer of the last ptflow_sym_at() miss and the addresses it holds
- * for, the first member of every struct ptflow_sym: ptflow_sym_at()'s
- * inline fast path. Cleared whenever a module or symbol is added.
+ * ptflow_sym_at()'s inline fast path: the first member of every struct
+ * ptflow_sym is an array of PTFLOW_SYM_AT_SLOTS answers, direct-mapped by
+ * the address's 64-byte block (the code of a loop and the functions it
+ * calls stay apart). Cleared whenever a module or symbol is added.
  */
+#define PTFLOW_SYM_AT_SHIFT	6
+#define PTFLOW_SYM_AT_SLOTS	128
 struct ptflow_sym_last {
 	uint64_t lo, hi;		/* addresses [lo, hi) give @s */
 	struct ptflow_symbol s;		/* @offset unset; no @name: none */
 };
 
-/* ptflow_sym_at() outside [lo, hi) of the last answer. */
+/* ptflow_sym_at() outside [lo, hi) of the slot of @addr. */
 const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 					       uint64_t addr);
 
 /**
  * ptflow_sym_at() - ptflow_sym_lookup() without a copy, for a line per
  * instruction (Documentation/performance.rst, "ptflow instruction flow"):
- * consecutive addresses of one symbol cost a compare.
+ * an address whose block's slot holds its symbol costs a compare.
  * @sym:  the table (NULL: nothing is found).
  * @addr: a virtual address.
  *
@@ -141,10 +144,12 @@ const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 static inline const struct ptflow_symbol *ptflow_sym_at(struct ptflow_sym *sym,
 							uint64_t addr)
 {
-	const struct ptflow_sym_last *at = (const struct ptflow_sym_last *)sym;
+	const struct ptflow_sym_last *at;
 
 	if (!sym)
 		return NULL;
+	at = (const struct ptflow_sym_last *)sym +
+	     ((addr >> PTFLOW_SYM_AT_SHIFT) & (PTFLOW_SYM_AT_SLOTS - 1));
 	if (addr - at->lo >= at->hi - at->lo)
 		return ptflow_sym_at_slow(sym, addr);
 	return at->s.name ? &at->s : NULL;
