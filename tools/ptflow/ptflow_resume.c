@@ -152,10 +152,28 @@ int ptflow_resume_build(const uint8_t *buf, size_t len, uint64_t after,
 	put(&o, have_mode ? mode : mode64, sizeof(mode));
 	put_ip(&o, HDR_TIP_PGE_FULL, ip);
 	r->body = o.n;
-	/* The rest up to the next PSB, where the caller's decoder goes on. */
-	if (lpt_pkt_sync_set(dec, r->skip) < 0 || lpt_pkt_sync_forward(dec) < 0 ||
-	    lpt_pkt_get_offset(dec, &r->next_psb) < 0)
-		r->next_psb = len;
+	/*
+	 * The rest up to the next PSB, where the caller's decoder goes on: the
+	 * first PSB packet from @skip on (it may follow the TIP.PGE at once),
+	 * else, past a packet that does not decode, the next PSB pattern.
+	 */
+	r->next_psb = len;
+	if (lpt_pkt_sync_set(dec, r->skip) < 0)
+		goto out;
+	for (;;) {
+		if (lpt_pkt_get_offset(dec, &off) < 0)
+			break;
+		if (lpt_pkt_next(dec, &p) < 0) {
+			if (lpt_pkt_sync_forward(dec) == 0 &&
+			    lpt_pkt_get_offset(dec, &off) == 0)
+				r->next_psb = off;
+			break;
+		}
+		if (p.type == LPT_PKT_PSB) {
+			r->next_psb = off;
+			break;
+		}
+	}
 	if (r->next_psb < r->skip)
 		goto out;
 	put(&o, buf + r->skip, (size_t)(r->next_psb - r->skip));

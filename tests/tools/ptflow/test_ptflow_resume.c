@@ -139,6 +139,49 @@ START_TEST(to_the_end)
 }
 END_TEST
 
+/*
+ * A PSB right after the span's TIP.PGE (tracing on there): nothing of the
+ * span is copied, the synthetic trace ends at once with FUP + TIP.PGD,
+ * and the caller's decoder goes on at that PSB, not at a later one
+ * (81-ptflow-sys once decoded a span twice that way).
+ */
+START_TEST(psb_right_after)
+{
+	struct ptflow_resume r;
+	size_t at, psb;
+
+	memset(b, 0, sizeof(b));
+	n = put_psb(b);
+	n += put_tsc(b + n, 1000);
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+	n += put_pge(b + n, 6, 0x401000);
+	b[n++] = 0x01;
+	at = n;
+	n += put_pge(b + n, 6, 0x402000);
+	psb = n;
+	n += put_psb(b + n);
+	n += put_tsc(b + n, 2000);
+	b[n++] = 0xdd;
+	n += put_le(b + n, 0x402000, 8);
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+	b[n++] = 0x06;
+	b[n++] = 0x01;
+	n += put_psb(b + n);	/* a later PSB, which must not be taken */
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+	ck_assert_int_eq(ptflow_resume_build(b, n, 16 + 8 + 2 + 9, 0, &r), 1);
+	ck_assert_uint_eq(r.target, at);
+	ck_assert_uint_eq(r.skip, psb);
+	ck_assert_uint_eq(r.next_psb, psb);
+	ck_assert_uint_eq(r.tail, r.body);
+	ck_assert_uint_eq(r.end_ip, 0x402000);
+	ck_assert_uint_eq(r.len, r.tail + 10);
+	ptflow_resume_free(&r);
+}
+END_TEST
+
 static Suite *resume_suite(void)
 {
 	Suite *s = suite_create("ptflow_resume");
@@ -147,6 +190,7 @@ static Suite *resume_suite(void)
 	tcase_add_test(tc, next_span);
 	tcase_add_test(tc, nothing);
 	tcase_add_test(tc, to_the_end);
+	tcase_add_test(tc, psb_right_after);
 	suite_add_tcase(s, tc);
 	return s;
 }

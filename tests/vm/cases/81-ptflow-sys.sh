@@ -162,6 +162,16 @@ dump() { echo "CAPTURE-TAR-BEGIN"; tar czf - -C /tmp sys gt_a.txt gt_b.txt | bas
 check A $pa /tmp/gt_a.txt trace_flow_prog || { dump; exit 1; }
 check B $pb /tmp/gt_b.txt pt_flow_long || { dump; exit 1; }
 
+# Each piece decoded once: the trace offsets of the flow never go back
+# (a piece after one that is not decoded comes from a synthetic trace,
+# ptflow_resume.h, and decoding then goes on at the PSB where that ends).
+ptflow --offset --no-inst --no-symbols /tmp/sys 2>/dev/null |
+	sed -n 's/^\[\{0,1\}\([0-9a-f]\{16\}\)  .*/\1/p' |
+	awk '("" $1) < last { print "offset " last " then " $1 " (line " NR ")"; bad = 1; exit }
+		{ last = "" $1 } END { exit bad }' >/tmp/back ||
+	fail "a piece decoded twice: $(cat /tmp/back)" || { dump; exit 1; }
+ok "each piece decoded once: the flow's trace offsets never go back"
+
 # The two interleaved on CPU 0: pieces of both, in turn.
 ptflow --no-inst --no-symbols /tmp/sys 2>/dev/null |
 	awk -v a=$pa -v b=$pb '/^\[trace cpu0/ { on = 1; next } /^\[trace/ { on = 0 }
