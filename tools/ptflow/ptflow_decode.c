@@ -189,6 +189,26 @@ static inline char *put_offset(char *p, uint64_t off)
 	return p;
 }
 
+/* "+0xoff>" after the name of @s for @addr ("+0x0" left out). */
+static inline char *put_sym_end(char *p, const struct ptflow_symbol *s,
+				uint64_t addr)
+{
+	if (addr != s->start)
+		p = put_offset(put_mem(p, "+0x", 3), addr - s->start);
+	*p++ = '>';
+	return p;
+}
+
+/* " <symbol+0xoff>" for @addr in @s: its name's length plus
+ * PTFLOW_LINE_FIELD bytes at most. */
+static inline char *put_sym_text(char *p, const struct ptflow_symbol *s,
+				 uint64_t addr)
+{
+	p = put_mem(p, " <", 2);
+	p = put_str_short(p, s->name, s->name_len);
+	return put_sym_end(p, s, addr);
+}
+
 /* " <symbol+0xoff>[ file:line]" after an address, unless --no-symbols. */
 static inline __attribute__((always_inline)) void
 put_sym(const struct ptflow *pf, struct ptflow_line *l,
@@ -218,15 +238,11 @@ put_sym(const struct ptflow *pf, struct ptflow_line *l,
 		if (s->name_len > PTFLOW_LINE_MAX - 2 * PTFLOW_LINE_FIELD) {
 			ptflow_line_mem(l, " <", 2);
 			ptflow_line_mem(l, s->name, s->name_len);
-			p = ptflow_line_room(l, PTFLOW_LINE_FIELD);
+			p = put_sym_end(ptflow_line_room(l, PTFLOW_LINE_FIELD), s, addr);
 		} else {
 			p = ptflow_line_room(l, s->name_len + PTFLOW_LINE_FIELD);
-			p = put_mem(p, " <", 2);
-			p = put_mem(p, s->name, s->name_len);
+			p = put_sym_text(p, s, addr);
 		}
-		if (addr != s->start)
-			p = put_offset(put_mem(p, "+0x", 3), addr - s->start);
-		*p++ = '>';
 		l->p = p;
 	}
 	if (file) {
@@ -373,13 +389,8 @@ static inline bool print_insn_short(struct ptflow *pf, uint64_t ip)
 	/* 16 digits, " <", name, "+0x", up to 16 digits, ">", "\n" */
 	p = ptflow_line_room(l, (s ? s->name_len : 0) + 2 * PTFLOW_LINE_FIELD);
 	p = put_hex16_cached(p, ip, &l->ip);
-	if (s) {
-		p = put_mem(p, " <", 2);
-		p = put_str_short(p, s->name, s->name_len);
-		if (ip != s->start)
-			p = put_offset(put_mem(p, "+0x", 3), ip - s->start);
-		*p++ = '>';
-	}
+	if (s)
+		p = put_sym_text(p, s, ip);
 	*p++ = '\n';
 	l->p = p;
 	return true;
@@ -773,6 +784,34 @@ int ptflow_view_end(struct ptflow *pf)
 	return err;
 }
 
+/*
+ * An instruction decoder over @len bytes at @buf with the session's
+ * parameters and image; @config is filled. NULL when that fails (reported).
+ */
+static struct pt_insn_decoder *new_decoder(struct ptflow *pf, uint8_t *buf,
+					   size_t len, struct pt_config *config)
+{
+	struct pt_insn_decoder *dec;
+	int status;
+
+	if (make_config(pf, buf, len, config))
+		return NULL;
+	dec = pt_insn_alloc_decoder(config);
+	if (!dec) {
+		fprintf(pf->err, "%s: %s: cannot allocate the decoder\n",
+			pf->prog, pf->trace_name);
+		return NULL;
+	}
+	status = pt_insn_set_image(dec, pf->image);
+	if (status < 0) {
+		fprintf(pf->err, "%s: %s: %s\n", pf->prog, pf->trace_name,
+			pt_errstr(pt_errcode(status)));
+		pt_insn_free_decoder(dec);
+		return NULL;
+	}
+	return dec;
+}
+
 /* decode_run()'s result is a span the flow can go on after. */
 static bool resumable(const struct ptflow *pf, int run)
 {
@@ -803,20 +842,14 @@ static int resume_spans(struct ptflow *pf, struct pt_insn_decoder *dec,
 		uint64_t off = 0;
 		int st = ptflow_resume_build(buf, len, after, PTFLOW_TRACE_PAD, &r);
 
-
 		if (st < 0) {
 			fprintf(pf->err, "%s: out of memory\n", pf->prog);
 			return -1;
 		}
 		if (!st)
 			return 0;
-		sd = NULL;
-		if (!make_config(pf, r.buf, r.len, &config))
-			sd = pt_insn_alloc_decoder(&config);
-		if (!sd || pt_insn_set_image(sd, pf->image) < 0) {
-			fprintf(pf->err, "%s: %s: cannot allocate the decoder\n",
-				pf->prog, pf->trace_name);
-			pt_insn_free_decoder(sd);
+		sd = new_decoder(pf, r.buf, r.len, &config);
+		if (!sd) {
 			ptflow_resume_free(&r);
 			return -1;
 		}
@@ -849,21 +882,9 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 	bool synced = false, clean_end = false;
 	int status;
 
-	if (make_config(pf, buf, len, &config))
+	dec = new_decoder(pf, buf, len, &config);
+	if (!dec)
 		return -1;
-	dec = pt_insn_alloc_decoder(&config);
-	if (!dec) {
-		fprintf(pf->err, "%s: %s: cannot allocate the decoder\n",
-			pf->prog, pf->trace_name);
-		return -1;
-	}
-	status = pt_insn_set_image(dec, pf->image);
-	if (status < 0) {
-		fprintf(pf->err, "%s: %s: %s\n", pf->prog, pf->trace_name,
-			pt_errstr(pt_errcode(status)));
-		pt_insn_free_decoder(dec);
-		return -1;
-	}
 	pf->seg_base = base;
 	pf->seg_cut = cut;
 

@@ -143,7 +143,7 @@ int ptflow_resume_build(const uint8_t *buf, size_t len, uint64_t after,
 		if (found)
 			break;
 		/* PSB+ but its FUP (tracing off); timing packets after it. */
-		if ((in_psb && p.type != LPT_PKT_FUP && p.type != LPT_PKT_MODE_EXEC) ||
+		if ((in_psb && p.type != LPT_PKT_FUP) ||
 		    (!in_psb && timing(p.type)))
 			put(&o, buf + off, p.size);
 	}

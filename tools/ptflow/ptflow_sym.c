@@ -729,11 +729,10 @@ static const struct sym_cached *sym_find(struct ptflow_sym *sym,
 const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 					       uint64_t addr)
 {
-	const struct sym_cached *c;
-	struct ptflow_symbol miss;
-
 	struct ptflow_sym_last *at = &sym->at[(addr >> PTFLOW_SYM_AT_SHIFT) &
 					      (PTFLOW_SYM_AT_SLOTS - 1)];
+	const struct sym_cached *c;
+	struct ptflow_symbol miss;
 
 	c = sym_find(sym, addr, &miss);
 	if (c) {

@@ -57,7 +57,6 @@ struct ptflow_sys {
 	size_t trace;			/* being decoded */
 	size_t span;			/* current span, SIZE_MAX none */
 	int action;			/* its enum ptflow_span_action */
-	struct pt_insn_decoder *dec;	/* the decoder that entered it */
 	struct pt_image *image;		/* the image set there, or NULL */
 	uint32_t printed_tid;		/* last thread labelled in the flow */
 	bool printed;
@@ -309,15 +308,12 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 	bool selected;
 
 	if (i == sys->span) {
-		/* The same span in another decoder (ptflow_resume.h). */
-		if (dec != sys->dec && sys->image &&
-		    pt_insn_set_image(dec, sys->image) < 0)
+		/* Maybe entered by another decoder now (ptflow_resume.h). */
+		if (sys->image && pt_insn_set_image(dec, sys->image) < 0)
 			return PTFLOW_SPAN_SKIP;
-		sys->dec = dec;
 		return sys->action;
 	}
 	sys->span = i;
-	sys->dec = dec;
 	sys->image = NULL;
 	if (i == SIZE_MAX) {
 		/* Tracing on where the packet pass saw no span: not known. */
