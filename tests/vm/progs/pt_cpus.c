@@ -50,12 +50,8 @@ static uint64_t mask[2];
 
 static void cfg_cpu(struct lwpt_pt_config *c, uint64_t m0)
 {
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	c->flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
-	c->mode = LWPT_PT_MODE_WRAP;
+	cfg_init(c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, BUF);
 	c->scope = LWPT_PT_SCOPE_CPU;
-	c->buffer_size = BUF;
 	mask[0] = m0;
 	mask[1] = 0;
 	c->cpu_mask = (uintptr_t)mask;

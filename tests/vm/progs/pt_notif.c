@@ -101,11 +101,7 @@ static int capture(pid_t pid, uint32_t flags)
 	struct lwpt_pt_config c;
 	int fd = open_pt(), err;
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.flags = flags;
-	c.mode = LWPT_PT_MODE_WRAP;
-	c.buffer_size = TBUF;
+	cfg_init(&c, flags, LWPT_PT_MODE_WRAP, TBUF);
 	c.scope = LWPT_PT_SCOPE_THREAD;
 	c.pid = pid;
 	err = configure(fd, &c);

@@ -47,6 +47,17 @@ static inline int open_pt(void)
 	return fd;
 }
 
+/* A zeroed config of this ABI's size: @flags, @mode, @size bytes. */
+static inline void cfg_init(struct lwpt_pt_config *c, uint32_t flags, uint32_t mode,
+			    uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = flags;
+	c->mode = mode;
+	c->buffer_size = size;
+}
+
 /* LWPT_PT_IOC_CONFIGURE; returns 0 or errno. */
 static inline int configure(int fd, struct lwpt_pt_config *c)
 {

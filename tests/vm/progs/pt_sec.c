@@ -93,13 +93,9 @@ static void drop(void)
 
 static void cfg_thread(struct lwpt_pt_config *c, pid_t pid, uint64_t size)
 {
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	c->flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
-	c->mode = LWPT_PT_MODE_WRAP;
+	cfg_init(c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, size);
 	c->scope = LWPT_PT_SCOPE_THREAD;
 	c->pid = pid;
-	c->buffer_size = size;
 }
 
 /* The executable PT_LOAD range of an ELF file, [lo, hi). */

@@ -102,16 +102,6 @@ static void get_caps(int fd)
 	}
 }
 
-static void cfg_init(struct lwpt_pt_config *c, uint32_t flags, uint32_t mode,
-		     uint64_t size)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	c->flags = flags;
-	c->mode = mode;
-	c->buffer_size = size;
-}
-
 /* The model's register @name of CPU @cpu (debugfs pt_msrs). */
 static uint64_t model_reg(int cpu, const char *name)
 {
