@@ -3,7 +3,7 @@
 # The LWP model (model/lwp) is compiled in for the emulation backend;
 # recursive '=' because model/lwp/build.mk is included after this file.
 LIBS += lwp
-lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_emu.c liblwp/lwp_hw.c liblwp/lwp_hw_dev.c \
+lwp_SRCS = liblwp/lwp_session.c liblwp/lwp_caps.c liblwp/lwp_emu.c liblwp/lwp_hw.c liblwp/lwp_hw_dev.c \
 	liblwp/lwp_encode.c liblwp/lwp_emu_fast.c liblwp/lwp_jit.c \
 	$(LWP_MODEL_SRCS)
 lwp_SOVERSION := 0

@@ -787,7 +787,7 @@ static int sigill_install(void)
 
 /* ---- Backend entry points ------------------------------------------------ */
 
-int lwp_emu_query(struct lwp_caps *caps)
+static int emu_query(struct lwp_caps *caps)
 {
 	struct lwp_model m;
 	uint32_t regs[4];
@@ -804,7 +804,7 @@ int lwp_emu_query(struct lwp_caps *caps)
 	return 0;
 }
 
-int lwp_emu_open(struct lwp_session *s)
+static int emu_open(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t;
 	int ret;
@@ -828,7 +828,7 @@ int lwp_emu_open(struct lwp_session *s)
 	return ret;
 }
 
-int lwp_emu_start(struct lwp_session *s)
+static int emu_start(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t;
 	struct lwp_model_result r;
@@ -865,7 +865,7 @@ out:
 	return ret;
 }
 
-int lwp_emu_stop(struct lwp_session *s)
+static int emu_stop(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
@@ -891,7 +891,7 @@ out:
 	return ret;
 }
 
-void lwp_emu_close(struct lwp_session *s)
+static void emu_close(struct lwp_session *s)
 {
 	struct lwp_session **pp;
 	struct lwp_emu_thread *o;
@@ -932,7 +932,7 @@ void lwp_emu_close(struct lwp_session *s)
 	lwp__emu_busy = 0;
 }
 
-void lwp_emu_flush(struct lwp_session *s)
+static void emu_flush(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
 
@@ -940,3 +940,14 @@ void lwp_emu_flush(struct lwp_session *s)
 	if (t && t->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb)
 		(void)lwp_emu_slwpcb();
 }
+
+const struct lwp_backend_ops lwp_backend_emu = {
+	.id = LWP_BACKEND_EMU,
+	.query = emu_query,
+	.open = emu_open,
+	.start = emu_start,
+	.stop = emu_stop,
+	.close = emu_close,
+	.flush = emu_flush,
+	.jit_sequence = 1,
+};

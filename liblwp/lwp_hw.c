@@ -4,15 +4,15 @@
  * lwpt kernel module through /dev/lwp (lwpt.ko on LWP hardware, lwpt_sim.ko
  * on the model in a VM). ABI: include/uapi/lwpt/lwp.h, Documentation/lwp.rst.
  *
- *  - lwp_hw_query(): the kernel's CPUID Fn8000_001C values (LWP_IOC_GET_CAPS;
+ *  - hw_query(): the kernel's CPUID Fn8000_001C values (LWP_IOC_GET_CAPS;
  *    the kernel decodes CPUID once, liblwp never executes it for this
  *    backend) decoded with the same extractor as the emulation.
- *  - lwp_hw_open(): LWP_IOC_ENABLE makes LWP available to the calling thread
+ *  - hw_open(): LWP_IOC_ENABLE makes LWP available to the calling thread
  *    (XCR0[62] for that thread only, 43724 §8.7.1); the /dev/lwp descriptor
  *    becomes the session's wait descriptor (poll: threshold interrupts).
- *  - lwp_hw_start()/lwp_hw_stop(): the real LLWPCB (43724 §5.1) through the
+ *  - hw_start()/hw_stop(): the real LLWPCB (43724 §5.1) through the
  *    inline wrappers; no SIGILL handler is involved on this backend.
- *  - lwp_hw_close(): LLWPCB 0 if the LWPCB is still loaded, LWP_IOC_DISABLE.
+ *  - hw_close(): LLWPCB 0 if the LWPCB is still loaded, LWP_IOC_DISABLE.
  *
  * The UD2 marker: QEMU's TCG executes XOP 8F as POP instead of raising #UD,
  * so raw LWP instructions never reach lwpt_sim.ko's #UD emulation. With the
@@ -120,7 +120,7 @@ static int hw_open_dev(void)
 	return -errno;			/* EACCES, EMFILE, ... */
 }
 
-int lwp_hw_query(struct lwp_caps *caps)
+static int hw_query(struct lwp_caps *caps)
 {
 	struct lwp_hw_dev_caps dc;
 	uint32_t regs[4];
@@ -166,7 +166,7 @@ int lwp_hw_query(struct lwp_caps *caps)
 	return 0;
 }
 
-int lwp_hw_open(struct lwp_session *s)
+static int hw_open(struct lwp_session *s)
 {
 	int fd, ret;
 
@@ -190,7 +190,7 @@ int lwp_hw_open(struct lwp_session *s)
 	return 0;
 }
 
-int lwp_hw_start(struct lwp_session *s)
+static int hw_start(struct lwp_session *s)
 {
 	struct lwp_hw_dev_caps dc;
 
@@ -206,7 +206,7 @@ int lwp_hw_start(struct lwp_session *s)
 	return 0;
 }
 
-int lwp_hw_stop(struct lwp_session *s)
+static int hw_stop(struct lwp_session *s)
 {
 	if (!s->hw_started)
 		return 0;
@@ -219,7 +219,7 @@ int lwp_hw_stop(struct lwp_session *s)
 	return 0;
 }
 
-void lwp_hw_close(struct lwp_session *s)
+static void hw_close(struct lwp_session *s)
 {
 	struct lwp_hw_dev_caps dc;
 
@@ -243,7 +243,7 @@ void lwp_hw_close(struct lwp_session *s)
 	s->hw_started = 0;
 }
 
-void lwp_hw_flush(struct lwp_session *s)
+static void hw_flush(struct lwp_session *s)
 {
 	/* SLWPCB writes the internal head to the LWPCB (43724 §5.2, §8.3). */
 	if (s->hw_started && hw_gettid() == s->hw_tid)
@@ -257,3 +257,14 @@ int lwp_raw_insns_trap(void)
 		return probe_result;
 	return !probe_result;
 }
+
+const struct lwp_backend_ops lwp_backend_hw = {
+	.id = LWP_BACKEND_HW,
+	.query = hw_query,
+	.open = hw_open,
+	.start = hw_start,
+	.stop = hw_stop,
+	.close = hw_close,
+	.flush = hw_flush,
+	.jit_sequence = 0,
+};

@@ -229,7 +229,7 @@ int lwp_jit_encode(const struct lwp_session *s, const struct lwp_insn *insn,
 	raw_len = lwp_encode(raw, insn);
 	if (raw_len < 0)
 		return raw_len;
-	if (s->backend == LWP_BACKEND_EMU) {
+	if (s->ops->jit_sequence) {
 		len = (int)LWP_JIT_SEQ_LEN;
 		ud2 = 0;
 	} else {
@@ -242,7 +242,7 @@ int lwp_jit_encode(const struct lwp_session *s, const struct lwp_insn *insn,
 		return len;
 	if (size < (size_t)len)
 		return -ENOSPC;
-	if (s->backend == LWP_BACKEND_EMU) {
+	if (s->ops->jit_sequence) {
 		pthread_once(&probe_once, xsave_probe);
 		return emit_emu(buf, insn, raw, raw_len, ip);
 	}

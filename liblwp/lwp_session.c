@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * liblwp: capabilities, configuration, LWPCB and ring buffer set-up, and the
- * consumer side of the ring (43724 §3, §6, §8.3). Backend-independent.
+ * consumer side of the ring (43724 §3, §6, §8.3). Backend-independent: a
+ * backend is reached only through its struct lwp_backend_ops (lwp_internal.h).
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -26,45 +26,6 @@ const char *lwp_backend_name(int backend)
 	}
 }
 
-/* 43724 §3.1: CPUID Fn8000_0001_ECX[LWP] of the CPU we run on. */
-int lwp_cpu_supported(void)
-{
-	unsigned int a, b, c, d;
-
-	if (!__get_cpuid(LWP_CPUID_FN8000_0001, &a, &b, &c, &d))
-		return 0;
-	return !!(c & LWP_CPUID_FN8000_0001_ECX_LWP);
-}
-
-/* 43724 Table 3-1, with the model's single extractor (lwp_model_cap_get). */
-void lwp_caps_decode(struct lwp_caps *caps, const uint32_t regs[4])
-{
-	caps->cpuid_eax = regs[0];
-	caps->cpuid_ebx = regs[1];
-	caps->cpuid_ecx = regs[2];
-	caps->cpuid_edx = regs[3];
-	caps->available = !!(regs[0] & LWP_CPUID_LWPAVAIL);
-	caps->available_flags = caps->available ?
-		regs[0] & LWP_CFG_FEATURES_MASK & ~LWP_CPUID_RESERVED_EVENTS : 0;
-	caps->supported_flags = regs[3] & LWP_CFG_FEATURES_MASK &
-				~LWP_CPUID_RESERVED_EVENTS;
-	caps->lwpcb_size = 8 * lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCBSIZE);
-	caps->event_size = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPEVENTSIZE);
-	caps->max_event_id = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPMAXEVENTS);
-	caps->event_offset = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPEVENTOFFSET);
-	caps->min_buffer_records = LWP_MIN_BUFFER_UNIT_RECORDS *
-		lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPMINBUFFERSIZE);
-	caps->version = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPVERSION);
-	caps->latency_max = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPLATENCYMAX);
-	caps->latency_rnd = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPLATENCYRND);
-	caps->data_address = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPDATAADDRESS);
-	caps->branch_prediction =
-		lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPBRANCHPREDICTION);
-	caps->ip_filtering = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPIPFILTERING);
-	caps->cache_levels = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELEVELS);
-	caps->cache_latency = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELATENCY);
-}
-
 static void caps_clear(struct lwp_caps *caps, int backend)
 {
 	memset(caps, 0, sizeof(*caps));
@@ -85,11 +46,11 @@ int lwp_query_backend(struct lwp_caps *caps, int backend)
 	caps_clear(caps, backend);
 	caps_clear(&other, backend);
 	if (backend == LWP_BACKEND_HW) {
-		ret = lwp_hw_query(caps);
-		caps->emu_available = lwp_emu_query(&other) == 0;
+		ret = lwp_backend_hw.query(caps);
+		caps->emu_available = lwp_backend_emu.query(&other) == 0;
 	} else {
-		ret = lwp_emu_query(caps);
-		caps->hw_available = lwp_hw_query(&other) == 0;
+		ret = lwp_backend_emu.query(caps);
+		caps->hw_available = lwp_backend_hw.query(&other) == 0;
 		caps->hw_abi_version = other.hw_abi_version;
 		caps->hw_sim = other.hw_sim;
 	}
@@ -277,6 +238,7 @@ int lwp_open(struct lwp_session **sp, const struct lwp_config *cfg)
 	if (ret)
 		goto err_free;
 	s->backend = backend;
+	s->ops = backend == LWP_BACKEND_EMU ? &lwp_backend_emu : &lwp_backend_hw;
 	s->cfg.backend = (uint32_t)backend;
 	if (!s->caps.available || !s->caps.event_size ||
 	    s->caps.event_size < sizeof(struct lwp_event) ||
@@ -311,7 +273,7 @@ int lwp_open(struct lwp_session **sp, const struct lwp_config *cfg)
 	}
 	lwpcb_fill(s);
 
-	ret = backend == LWP_BACKEND_EMU ? lwp_emu_open(s) : lwp_hw_open(s);
+	ret = s->ops->open(s);
 	if (ret)
 		goto err_free;
 	*sp = s;
@@ -326,24 +288,21 @@ int lwp_start(struct lwp_session *s)
 {
 	if (!s)
 		return -EINVAL;
-	return s->backend == LWP_BACKEND_EMU ? lwp_emu_start(s) : lwp_hw_start(s);
+	return s->ops->start(s);
 }
 
 int lwp_stop(struct lwp_session *s)
 {
 	if (!s)
 		return -EINVAL;
-	return s->backend == LWP_BACKEND_EMU ? lwp_emu_stop(s) : lwp_hw_stop(s);
+	return s->ops->stop(s);
 }
 
 void lwp_close(struct lwp_session *s)
 {
 	if (!s)
 		return;
-	if (s->backend == LWP_BACKEND_EMU)
-		lwp_emu_close(s);
-	else
-		lwp_hw_close(s);
+	s->ops->close(s);
 	session_free(s);
 }
 
@@ -393,10 +352,7 @@ static uint32_t head_load(const struct lwp_session *s)
  */
 static void head_flush(struct lwp_session *s)
 {
-	if (s->backend == LWP_BACKEND_EMU)
-		lwp_emu_flush(s);
-	else
-		lwp_hw_flush(s);
+	s->ops->flush(s);
 }
 
 ssize_t lwp_read(struct lwp_session *s, struct lwp_event *out, size_t max)
@@ -464,16 +420,6 @@ uint64_t lwp_missed(struct lwp_session *s)
 		return 0;
 	return __atomic_load_n((uint64_t *)(void *)(s->lwpcb +
 				LWP_LWPCB_OFF_MISSED_EVENTS), __ATOMIC_RELAXED);
-}
-
-/* Called by the backend when LWP signals the threshold interrupt (§8.5). */
-void lwp_session_interrupt(struct lwp_session *s)
-{
-	uint64_t one = 1;
-
-	/* One eventfd write per wait, not per record (async-signal-safe). */
-	if (__atomic_exchange_n(&s->irq_pending, 1, __ATOMIC_ACQ_REL) == 0)
-		(void)!write(s->efd, &one, sizeof(one));
 }
 
 int lwp_wait_fd(struct lwp_session *s)
