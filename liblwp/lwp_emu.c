@@ -35,13 +35,14 @@
  * Locking: a global mutex guards the session registry; a spinlock per thread
  * guards its model. The owner thread holds its spinlock only during one
  * instruction; other threads take it to stop the model (lwp_close from
- * another thread, thread exit). A thread-local "busy" flag marks liblwp
- * code holding either lock: an LWP instruction executed by a signal handler
- * that interrupted such code on the same thread is treated as #UD (the
- * documented limit of the emulation); the SIGILL handler itself runs with all
- * signals blocked.
+ * another thread, thread exit). Signal handlers: an LWP instruction of a
+ * handler that interrupted one on the same thread is executed, never
+ * dropped (issue 28): the fast path is re-entrant (lwp_emu_fast.c), and
+ * everything else here runs with every signal blocked, so a handler never
+ * interrupts the model or the registry.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -67,6 +68,8 @@ _Thread_local unsigned int lwp_tls_emulated;
 
 _Thread_local struct lwp_emu_thread *lwp__emu_thread;
 _Thread_local int lwp__emu_busy;
+/* This thread's model was freed at its exit (thread_destroy()). */
+static _Thread_local int lwp__emu_gone __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lwp_session *reg_head;
@@ -75,6 +78,40 @@ static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static struct sigaction old_sigill;
 static int sigill_installed;
+
+/* Take @t's lock from any thread; returns whether this call took it. */
+static int model_lock(struct lwp_emu_thread *t)
+{
+	if (t == lwp__emu_thread)
+		return lwp_emu_lock_own(t);
+	lwp_emu_lock_as(t, LWP_EMU_LOCK_OTHER);
+	return 1;
+}
+
+static void model_unlock(struct lwp_emu_thread *t, int taken)
+{
+	if (taken)
+		lwp_emu_unlock(t);
+}
+
+/*
+ * Block every signal around the model and the registry (restored by
+ * sig_restore()), so that no signal handler of this thread interrupts them
+ * (async-signal-safe).
+ */
+static void sig_block(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_BLOCK, &all, old))
+		sigemptyset(old);
+}
+
+static void sig_restore(const sigset_t *old)
+{
+	(void)pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 /* ---- Memory callbacks ---------------------------------------------------- */
 
@@ -137,6 +174,11 @@ static int emu_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 	if (trusted(t, addr, len)) {
+		if (len == 4 && t->inflight && t->defer_set &&
+		    addr == t->defer_cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET) {
+			memcpy(buf, &t->defer_head, 4);	/* held back, below */
+			return 0;
+		}
 		copy_in(buf, (const void *)(uintptr_t)addr, len);
 		/* BufferTailOffset is written by a reader on another thread:
 		 * acquire, pairs with lwp_read()'s release store. */
@@ -155,6 +197,18 @@ static int emu_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 	if (trusted(t, addr, len)) {
+		/*
+		 * Nested in a fast-path instruction that may not have written
+		 * its reserved record yet: the head of its LWPCB is written
+		 * when the outermost instruction leaves (lwp_emu_fast.c).
+		 */
+		if (len == 4 && t->inflight && t->defer_cb &&
+		    addr == t->defer_cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET) {
+			memcpy(&t->defer_head, buf, 4);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->defer_set = 1;
+			return 0;
+		}
 		/* The record before BufferHeadOffset: release, pairs with the
 		 * acquire load of the head in lwp_read(). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -171,7 +225,11 @@ static void emu_interrupt(void *ctx, unsigned int vector)
 	struct lwp_emu_thread *t = ctx;
 
 	(void)vector;
-	if (t->session)
+	if (!t->session)
+		return;
+	if (t->inflight)	/* after the head, when the fast path leaves */
+		__atomic_store_n(&t->defer_irq, t->session, __ATOMIC_RELAXED);
+	else
 		lwp_session_interrupt(t->session);
 }
 
@@ -203,21 +261,56 @@ static void refresh_coreid(struct lwp_emu_thread *t)
 		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG, cfg);
 }
 
-/* Thread exit: §8.7.2, "store 0 into LWP_CBADDR"; detach the session. */
+/* Registry section on this thread: every signal blocked, reg_lock held. */
+static void reg_enter(sigset_t *old)
+{
+	sig_block(old);
+	lwp__emu_busy = 1;
+	pthread_mutex_lock(&reg_lock);
+}
+
+static void reg_leave(const sigset_t *old)
+{
+	pthread_mutex_unlock(&reg_lock);
+	lwp__emu_busy = 0;
+	sig_restore(old);
+}
+
+/*
+ * Thread exit, as a pthread key destructor: §8.7.2, "store 0 into
+ * LWP_CBADDR"; detach the sessions; free the model.
+ *
+ * On hardware LWP stays available until the thread is gone (issue 28,
+ * finding 5), so the model stays while other destructors of the thread may
+ * run: C++ thread_local destructors run before every key destructor
+ * (glibc's __call_tls_dtors()); key destructors run in rounds, in the order
+ * of the keys, and glibc runs another round while a destructor set a value.
+ * Setting our key again keeps the model through the first
+ * PTHREAD_DESTRUCTOR_ITERATIONS - 1 rounds, so every destructor that runs
+ * in them, before or after ours, has LWP. Only a destructor of the last
+ * round that runs after ours finds the model gone; its LWP instructions
+ * then behave as with LWP available and disabled (LWP_CBADDR = 0: LWPINS
+ * clears CF, LWPVAL does nothing, SLWPCB gives 0; LLWPCB of an LWPCB raises
+ * #UD), never as with LWP unavailable. Documentation/liblwp.rst.
+ */
 static void thread_destroy(void *arg)
 {
 	struct lwp_emu_thread *t = arg, **pp;
 	struct lwp_session *s;
+	sigset_t old;
+	int taken;
 
-	lwp__emu_busy = 1;
-	pthread_mutex_lock(&reg_lock);
+	if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(thread_key, t) == 0)
+		return;
+	reg_enter(&old);
 	for (pp = &thread_head; *pp; pp = &(*pp)->next) {
 		if (*pp == t) {
 			*pp = t->next;
 			break;
 		}
 	}
-	lwp_emu_lock(t);
+	taken = model_lock(t);
 	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
 	t->session = NULL;
 	t->fast_cbaddr = 0;
@@ -229,11 +322,10 @@ static void thread_destroy(void *arg)
 		if (s->starter == t)
 			s->starter = NULL;
 	}
-	lwp_emu_unlock(t);
-	pthread_mutex_unlock(&reg_lock);
+	model_unlock(t, taken);
+	lwp__emu_gone = t->refs > 0;
 	lwp__emu_thread = NULL;
-	lwp_tls_emulated = 0;
-	lwp__emu_busy = 0;
+	reg_leave(&old);
 	free(t);
 }
 
@@ -309,6 +401,7 @@ static void emu_model_switches(struct lwp_model *m)
 static struct lwp_emu_thread *thread_get(void)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
+	sigset_t old;
 
 	if (t)
 		return t;
@@ -330,21 +423,23 @@ static struct lwp_emu_thread *thread_get(void)
 		free(t);
 		return NULL;
 	}
-	pthread_mutex_lock(&reg_lock);
+	reg_enter(&old);
 	t->next = thread_head;
 	thread_head = t;
-	pthread_mutex_unlock(&reg_lock);
 	lwp__emu_thread = t;
+	reg_leave(&old);
 	return t;
 }
 
 /* Make LWP available to @t (XCR0[62] = 1, §4.1); under reg_lock. */
 static void avail_get(struct lwp_emu_thread *t)
 {
+	int taken;
+
 	if (t->refs++ == 0) {
-		lwp_emu_lock(t);
+		taken = model_lock(t);
 		(void)lwp_model_xsetbv(&t->model, LWP_XCR0_MASK);
-		lwp_emu_unlock(t);
+		model_unlock(t, taken);
 		__atomic_store_n(t->emulated, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -352,12 +447,14 @@ static void avail_get(struct lwp_emu_thread *t)
 /* Withdraw it with the last session: XCR0[62] = 0 stores 0 to LWP_CBADDR. */
 static void avail_put(struct lwp_emu_thread *t)
 {
+	int taken;
+
 	if (t && --t->refs == 0) {
-		lwp_emu_lock(t);
+		taken = model_lock(t);
 		(void)lwp_model_xsetbv(&t->model, 0);
 		t->session = NULL;
 		t->fast_cbaddr = 0;
-		lwp_emu_unlock(t);
+		model_unlock(t, taken);
 		__atomic_store_n(t->emulated, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -403,6 +500,8 @@ static void session_follow(struct lwp_emu_thread *t)
 {
 	struct lwp_session *s = session_by_lwpcb(t->model.cbaddr);
 
+	/* A fast-path instruction this one interrupted starts again. */
+	__atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELAXED);
 	if (t->session && t->session != s && t->session->owner == t)
 		t->session->owner = NULL;
 	t->session = s;
@@ -477,94 +576,177 @@ static void deliver_now(const struct lwp_model_result *r)
 
 /* ---- Direct calls from the wrappers ------------------------------------- */
 
-/* Enter the model on this thread, or NULL (not available / nested). */
-static struct lwp_emu_thread *enter(void)
-{
-	struct lwp_emu_thread *t = lwp__emu_thread;
-
-	if (!t || lwp__emu_busy) {
-		if (t)
-			t->dropped++;
-		return NULL;
-	}
-	lwp_emu_busy_lock(t);
-	return t;
-}
-
-static void leave(struct lwp_emu_thread *t)
-{
-	lwp_emu_busy_unlock(t);
-}
-
 static const struct lwp_model_result ud = { .exc = LWP_MODEL_EXC_UD };
+
+/*
+ * The model's slow path for one instruction on this thread's model @t:
+ * every signal blocked, the lock taken unless an interrupted frame of this
+ * thread holds it (then nested: lwp_emu_fast.c). @fn runs the instruction.
+ */
+struct slow_insn {
+	enum lwp_insn_op op;
+	uint64_t data2, ip, addr;
+	uint32_t data1, flags;
+	unsigned int opsize;
+	const struct lwp_xop_insn_info *info;	/* decoded (exec), or NULL */
+	struct lwp_xop_regs *regs;
+};
+
+static struct lwp_model_result slow_run(struct lwp_emu_thread *t, const struct slow_insn *in)
+{
+	struct lwp_model_operand op = { .is_mem = false, .value = in->data1 };
+	struct lwp_model_result r;
+
+	refresh_coreid(t);
+	if (in->info)
+		return lwp_xop_execute(&t->model, in->info, in->regs);
+	switch (in->op) {
+	case LWP_INSN_LWPINS:
+		r = lwp_model_lwpins(&t->model, in->ip, in->data2, op, in->flags, in->opsize);
+		break;
+	case LWP_INSN_LWPVAL:
+		r = lwp_model_lwpval(&t->model, in->ip, in->data2, op, in->flags, in->opsize);
+		break;
+	default:
+		return lwp_model_slwpcb(&t->model, 64);
+	}
+	if (r.exc == LWP_MODEL_EXC_NONE)
+		(void)lwp_model_insn_retired(&t->model, in->ip);
+	return r;
+}
+
+/* The instruction counts as nested if a fast-path frame is in flight. */
+static void slow_done(struct lwp_emu_thread *t)
+{
+	if (t->inflight)
+		t->nested++;
+}
+
+static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct slow_insn *in)
+{
+	struct lwp_model_result r;
+	sigset_t old;
+	int taken;
+
+	sig_block(&old);
+	taken = lwp_emu_lock_own(t);
+	r = slow_run(t, in);
+	slow_done(t);
+	model_unlock(t, taken);
+	sig_restore(&old);
+	return r;
+}
+
+/*
+ * After thread_destroy() freed the model: LWP available and disabled
+ * (LWP_CBADDR = 0) on a scratch model; LLWPCB (which would enable it)
+ * raises #UD.
+ */
+static struct lwp_model_result gone_run(const struct slow_insn *in)
+{
+	struct lwp_model_operand op = { .is_mem = false, .value = in->data1 };
+	struct lwp_model m;
+
+	if (in->info ? in->info->insn == LWP_XOP_LLWPCB : in->op == LWP_INSN_LLWPCB)
+		return ud;
+	if (lwp_model_init(&m, &lwp_model_profile_user, &emu_ops, NULL))
+		return ud;
+	(void)lwp_model_wrmsr(&m, LWP_MSR_CFG, lwp_cfg_value(&lwp_model_profile_user));
+	(void)lwp_model_xsetbv(&m, LWP_XCR0_MASK);
+	if (in->info)
+		return lwp_xop_execute(&m, in->info, in->regs);
+	switch (in->op) {
+	case LWP_INSN_LWPINS:
+		return lwp_model_lwpins(&m, in->ip, in->data2, op, in->flags, in->opsize);
+	case LWP_INSN_LWPVAL:
+		return lwp_model_lwpval(&m, in->ip, in->data2, op, in->flags, in->opsize);
+	default:
+		return lwp_model_slwpcb(&m, 64);
+	}
+}
+
+/* @in on the slow path of @t, or without a model (#UD, or gone_run()). */
+static struct lwp_model_result run_insn(struct lwp_emu_thread *t, const struct slow_insn *in)
+{
+	if (t)
+		return slow_insn(t, in);
+	return lwp__emu_gone ? gone_run(in) : ud;
+}
+
+/* The slow path of the wrappers' LWPINS / LWPVAL (after the fast path). */
+static __attribute__((noinline)) struct lwp_model_result
+wrapper_slow(struct lwp_emu_thread *t, enum lwp_insn_op op, uint64_t data2, uint32_t data1,
+	     uint32_t flags, unsigned int opsize, uint64_t ip)
+{
+	struct slow_insn in = { .op = op, .data2 = data2, .data1 = data1,
+				.flags = flags, .opsize = opsize, .ip = ip };
+	struct lwp_model_result r = run_insn(t, &in);
+
+	if (r.exc != LWP_MODEL_EXC_NONE)
+		deliver_now(&r);
+	return r;
+}
 
 int lwp_emu_lwpins(uint64_t data2, uint32_t data1, uint32_t flags,
 		   unsigned int opsize, uint64_t ip)
 {
-	struct lwp_model_operand op = { .is_mem = false, .value = data1 };
-	struct lwp_emu_thread *t = enter();
+	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
 	int fast;
 
-	if (!t) {
-		if (!lwp__emu_busy)
-			deliver_now(&ud);
-		return 0;
+	if (__builtin_expect(t != NULL, 1)) {
+		fast = lwp_emu_fast_lwpins(t, data2, data1, flags, opsize, ip);
+		if (fast != LWP_EMU_FAST_SLOW)
+			return fast;
 	}
-	fast = lwp_emu_fast_lwpins(t, data2, data1, flags, opsize, ip);
-	if (fast != LWP_EMU_FAST_SLOW) {
-		leave(t);
-		return fast;
-	}
-	refresh_coreid(t);
-	r = lwp_model_lwpins(&t->model, ip, data2, op, flags, opsize);
-	if (r.exc == LWP_MODEL_EXC_NONE)
-		(void)lwp_model_insn_retired(&t->model, ip);
-	leave(t);
-	if (r.exc != LWP_MODEL_EXC_NONE) {
-		deliver_now(&r);
-		return 0;
-	}
-	return r.cf;
+	r = wrapper_slow(t, LWP_INSN_LWPINS, data2, data1, flags, opsize, ip);
+	return r.exc == LWP_MODEL_EXC_NONE ? r.cf : 0;
 }
 
 void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
 		    unsigned int opsize, uint64_t ip)
 {
-	struct lwp_model_operand op = { .is_mem = false, .value = data1 };
-	struct lwp_emu_thread *t = enter();
-	struct lwp_model_result r;
+	struct lwp_emu_thread *t = lwp__emu_thread;
 
-	if (!t) {
-		if (!lwp__emu_busy)
-			deliver_now(&ud);
+	if (__builtin_expect(t != NULL, 1) &&
+	    lwp_emu_fast_lwpval(t, data2, data1, true, flags, opsize, ip) != LWP_EMU_FAST_SLOW)
 		return;
-	}
-	if (lwp_emu_fast_lwpval(t, data2, data1, true, flags, opsize, ip) != LWP_EMU_FAST_SLOW) {
-		leave(t);
-		return;
-	}
-	refresh_coreid(t);
-	r = lwp_model_lwpval(&t->model, ip, data2, op, flags, opsize);
-	if (r.exc == LWP_MODEL_EXC_NONE)
-		(void)lwp_model_insn_retired(&t->model, ip);
-	leave(t);
-	if (r.exc != LWP_MODEL_EXC_NONE)
-		deliver_now(&r);
+	(void)wrapper_slow(t, LWP_INSN_LWPVAL, data2, data1, flags, opsize, ip);
 }
 
-/* LLWPCB with the registry locked, so the loaded session is known. */
+/*
+ * LLWPCB (raw, or @info NULL: of @addr) with the registry locked, so the
+ * loaded session is known; every signal blocked.
+ */
 static struct lwp_model_result llwpcb_locked(struct lwp_emu_thread *t,
-					     uint64_t addr, unsigned int opsize)
+					     uint64_t addr, unsigned int opsize,
+					     const struct lwp_xop_insn_info *info,
+					     struct lwp_xop_regs *regs)
 {
 	struct lwp_model_result r;
+	int taken;
 
-	lwp_emu_lock(t);
+	taken = lwp_emu_lock_own(t);
 	refresh_coreid(t);
-	r = lwp_model_llwpcb(&t->model, addr, opsize);
+	r = info ? lwp_xop_execute(&t->model, info, regs) :
+		   lwp_model_llwpcb(&t->model, addr, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)
 		session_follow(t);
-	lwp_emu_unlock(t);
+	slow_done(t);
+	model_unlock(t, taken);
+	return r;
+}
+
+static struct lwp_model_result llwpcb_exec(struct lwp_emu_thread *t, uint64_t addr,
+					   const struct lwp_xop_insn_info *info,
+					   struct lwp_xop_regs *regs)
+{
+	struct lwp_model_result r;
+	sigset_t old;
+
+	reg_enter(&old);
+	r = llwpcb_locked(t, addr, 64, info, regs);
+	reg_leave(&old);
 	return r;
 }
 
@@ -573,35 +755,24 @@ void lwp_emu_llwpcb(uint64_t lwpcb)
 	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
 
-	if (!t || lwp__emu_busy) {
-		if (!t)
+	if (!t) {
+		/* After the model is gone LWP stays disabled (LLWPCB 0). */
+		if (!lwp__emu_gone || lwpcb)
 			deliver_now(&ud);
-		else
-			t->dropped++;
 		return;
 	}
-	lwp__emu_busy = 1;
-	pthread_mutex_lock(&reg_lock);
-	r = llwpcb_locked(t, lwpcb, 64);
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
+	r = llwpcb_exec(t, lwpcb, NULL, NULL);
 	if (r.exc != LWP_MODEL_EXC_NONE)
 		deliver_now(&r);
 }
 
 uint64_t lwp_emu_slwpcb(void)
 {
-	struct lwp_emu_thread *t = enter();
+	struct lwp_emu_thread *t = lwp__emu_thread;
+	struct slow_insn in = { .op = LWP_INSN_SLWPCB };
 	struct lwp_model_result r;
 
-	if (!t) {
-		if (!lwp__emu_busy)
-			deliver_now(&ud);
-		return 0;
-	}
-	refresh_coreid(t);
-	r = lwp_model_slwpcb(&t->model, 64);
-	leave(t);
+	r = run_insn(t, &in);
 	if (r.exc != LWP_MODEL_EXC_NONE) {
 		deliver_now(&r);
 		return 0;
@@ -617,42 +788,20 @@ static struct lwp_model_result exec_locked(struct lwp_emu_thread *t,
 					   const struct lwp_xop_insn_info *info,
 					   struct lwp_xop_regs *regs)
 {
-	struct lwp_model_result r;
+	struct slow_insn in = { .info = info, .regs = regs };
 
-	if (info->insn != LWP_XOP_LLWPCB) {
-		lwp_emu_busy_lock(t);
-		refresh_coreid(t);
-		r = lwp_xop_execute(&t->model, info, regs);
-		lwp_emu_busy_unlock(t);
-		return r;
-	}
-	lwp__emu_busy = 1;
-	pthread_mutex_lock(&reg_lock);
-	lwp_emu_lock(t);
-	refresh_coreid(t);
-	r = lwp_xop_execute(&t->model, info, regs);
-	if (r.exc == LWP_MODEL_EXC_NONE)
-		session_follow(t);
-	lwp_emu_unlock(t);
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
-	return r;
+	if (info->insn != LWP_XOP_LLWPCB)
+		return slow_insn(t, &in);
+	return llwpcb_exec(t, 0, info, regs);
 }
 
 int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
+	struct slow_insn in = { .info = info, .regs = regs };
 	struct lwp_model_result r;
 
-	if (!t) {
-		deliver_now(&ud);
-		return -1;
-	}
-	if (lwp__emu_busy) {
-		t->dropped++;
-		return 1;
-	}
-	r = exec_locked(t, info, regs);
+	r = t ? exec_locked(t, info, regs) : run_insn(NULL, &in);
 	if (r.exc != LWP_MODEL_EXC_NONE) {
 		deliver_now(&r);
 		return -1;
@@ -717,7 +866,7 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno, i, ret;
 	size_t n;
 
-	if (!t || lwp__emu_busy)
+	if ((!t && !lwp__emu_gone) || lwp__emu_busy)
 		goto chain;
 
 	memset(&regs, 0, sizeof(regs));
@@ -740,8 +889,13 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 			goto chain;
 	}
 
-	r = exec_locked(t, &info, &regs);
+	if (t) {
+		r = exec_locked(t, &info, &regs);
+	} else {
+		struct slow_insn in = { .info = &info, .regs = &regs };
 
+		r = gone_run(&in);
+	}
 	if (r.exc == LWP_MODEL_EXC_UD)
 		goto chain;
 	if (r.exc != LWP_MODEL_EXC_NONE) {
@@ -807,15 +961,13 @@ static int emu_query(struct lwp_caps *caps)
 static int emu_open(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t;
+	sigset_t old;
 	int ret;
 
-	lwp__emu_busy = 1;
 	t = thread_get();
-	if (!t) {
-		lwp__emu_busy = 0;
+	if (!t)
 		return -ENOMEM;
-	}
-	pthread_mutex_lock(&reg_lock);
+	reg_enter(&old);
 	ret = sigill_install();
 	if (!ret) {
 		s->opener = t;
@@ -823,8 +975,7 @@ static int emu_open(struct lwp_session *s)
 		s->next = reg_head;
 		reg_head = s;
 	}
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
+	reg_leave(&old);
 	return ret;
 }
 
@@ -832,15 +983,13 @@ static int emu_start(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t;
 	struct lwp_model_result r;
+	sigset_t old;
 	int ret = 0;
 
-	lwp__emu_busy = 1;
 	t = thread_get();
-	if (!t) {
-		lwp__emu_busy = 0;
+	if (!t)
 		return -ENOMEM;
-	}
-	pthread_mutex_lock(&reg_lock);
+	reg_enter(&old);
 	if (s->owner && s->owner != t) {
 		ret = -EBUSY;
 		goto out;
@@ -854,14 +1003,13 @@ static int emu_start(struct lwp_session *s)
 		s->starter = t;
 		avail_get(t);
 	}
-	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64);
+	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64, NULL, NULL);
 	if (r.exc != LWP_MODEL_EXC_NONE)
 		ret = r.exc == LWP_MODEL_EXC_UD ? -ENODEV : -EFAULT;
 	else if (t->session != s)
 		ret = -EFAULT;
 out:
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
+	reg_leave(&old);
 	return ret;
 }
 
@@ -869,10 +1017,10 @@ static int emu_stop(struct lwp_session *s)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
 	struct lwp_model_result r;
+	sigset_t old;
 	int ret = 0;
 
-	lwp__emu_busy = 1;
-	pthread_mutex_lock(&reg_lock);
+	reg_enter(&old);
 	if (!s->owner)
 		goto out;
 	if (s->owner != t) {
@@ -880,14 +1028,14 @@ static int emu_stop(struct lwp_session *s)
 		goto out;
 	}
 	if (t->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
-		r = llwpcb_locked(t, 0, 64);	/* flush (§5.1 step 2), disable */
+		/* flush (§5.1 step 2), disable */
+		r = llwpcb_locked(t, 0, 64, NULL, NULL);
 		if (r.exc != LWP_MODEL_EXC_NONE)
 			ret = -EFAULT;
 	}
 	s->owner = NULL;
 out:
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
+	reg_leave(&old);
 	return ret;
 }
 
@@ -895,9 +1043,10 @@ static void emu_close(struct lwp_session *s)
 {
 	struct lwp_session **pp;
 	struct lwp_emu_thread *o;
+	sigset_t old;
+	int taken;
 
-	lwp__emu_busy = 1;
-	pthread_mutex_lock(&reg_lock);
+	reg_enter(&old);
 	/*
 	 * Every thread running on this LWPCB (the owner, or threads whose
 	 * program loaded it with a raw LLWPCB) stops using it before the
@@ -905,7 +1054,7 @@ static void emu_close(struct lwp_session *s)
 	 * lwp_stop()), others as the OS would, with LWP_CBADDR := 0 (§4.3).
 	 */
 	for (o = thread_head; o; o = o->next) {
-		lwp_emu_lock(o);
+		taken = model_lock(o);
 		if (o->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
 			if (o == lwp__emu_thread)
 				(void)lwp_model_llwpcb(&o->model, 0, 64);
@@ -916,7 +1065,7 @@ static void emu_close(struct lwp_session *s)
 			o->session = NULL;
 			o->fast_cbaddr = 0;
 		}
-		lwp_emu_unlock(o);
+		model_unlock(o, taken);
 	}
 	s->owner = NULL;
 	/* The program may have loaded this LWPCB itself on other threads. */
@@ -928,8 +1077,7 @@ static void emu_close(struct lwp_session *s)
 	}
 	avail_put(s->opener);
 	avail_put(s->starter);
-	pthread_mutex_unlock(&reg_lock);
-	lwp__emu_busy = 0;
+	reg_leave(&old);
 }
 
 static void emu_flush(struct lwp_session *s)

@@ -19,10 +19,15 @@
 
 struct lwp_session;
 
+/* lwp_emu_thread.lock: who holds a thread's model. */
+#define LWP_EMU_LOCK_FREE	0
+#define LWP_EMU_LOCK_SELF	1	/* the thread the model belongs to */
+#define LWP_EMU_LOCK_OTHER	2	/* another thread (lwp_close, exit) */
+
 /* One thread's emulated LWP: a model "CPU" per thread (43724 §1.1, §8.2.1). */
 struct lwp_emu_thread {
 	struct lwp_model model;
-	int lock;			/* spinlock over model and session */
+	int lock;			/* LWP_EMU_LOCK_*, over model and session */
 	unsigned int refs;		/* sessions that made LWP available */
 	unsigned int *emulated;		/* &lwp_tls_emulated of the thread */
 	struct lwp_session *session;	/* liblwp session whose LWPCB is loaded */
@@ -33,46 +38,62 @@ struct lwp_emu_thread {
 	 * the lock after every LLWPCB.
 	 */
 	uint64_t fast_cbaddr;
-	uint64_t dropped;		/* nested instructions treated as #UD */
+	/*
+	 * Re-entry by signal handlers of this thread (issue 28, finding 2;
+	 * lwp_emu_fast.c explains the protocol). Written by this thread only.
+	 */
+	unsigned int inflight;		/* fast-path instructions in progress */
+	unsigned int nested;		/* instructions done while inflight > 0 */
+	uint32_t gen;			/* LLWPCBs executed on this model */
+	uint64_t defer_cb;		/* LWPCB whose BufferHeadOffset the model
+					 * wrote while inflight > 0, or 0 */
+	uint32_t defer_head;		/* ... and the value */
+	int defer_set;			/* defer_head holds one */
+	struct lwp_session *defer_irq;	/* threshold interrupt held back */
+	unsigned int dtor_rounds;	/* pthread key destructor calls */
 	pid_t tid;
 	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
 };
 
 /* This thread's model, NULL before its first lwp_open()/lwp_start(). */
 extern _Thread_local struct lwp_emu_thread *lwp__emu_thread LWP_EMU_TLS;
-/* Set while liblwp code on this thread holds a model or registry lock. */
+/* Set while liblwp code on this thread holds the registry lock (always
+ * with every signal blocked). */
 extern _Thread_local int lwp__emu_busy LWP_EMU_TLS;
 
-static inline void lwp_emu_lock(struct lwp_emu_thread *t)
+/*
+ * Take @t's lock as @who (LWP_EMU_LOCK_SELF on t's own thread, else
+ * LWP_EMU_LOCK_OTHER). Another thread's hold is waited for.
+ */
+static inline __attribute__((always_inline)) void lwp_emu_lock_as(struct lwp_emu_thread *t, int who)
 {
-	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+	int free_ = LWP_EMU_LOCK_FREE;
+
+	while (!__atomic_compare_exchange_n(&t->lock, &free_, who, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		free_ = LWP_EMU_LOCK_FREE;
 		__builtin_ia32_pause();
+	}
 }
 
 static inline void lwp_emu_unlock(struct lwp_emu_thread *t)
 {
-	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->lock, LWP_EMU_LOCK_FREE, __ATOMIC_RELEASE);
 }
 
 /*
- * Enter / leave one instruction on this thread's model @t: mark the thread
- * busy, then take the lock; release it, then clear the mark. The signal
- * fences keep the compiler from moving the mark across the lock, so that a
- * signal handler on this thread that executes an LWP instruction sees the
- * mark whenever the lock is held and never spins on it.
+ * The lock on the calling thread's own model @t. Returns 1 if taken (the
+ * caller unlocks), 0 if this thread already holds it: a signal handler
+ * interrupted liblwp code of this thread that holds it, and runs nested in
+ * it (the lock guards against other threads only). Only this thread writes
+ * LWP_EMU_LOCK_SELF, so reading it here is never stale.
  */
-static inline void lwp_emu_busy_lock(struct lwp_emu_thread *t)
+static inline __attribute__((always_inline)) int lwp_emu_lock_own(struct lwp_emu_thread *t)
 {
-	lwp__emu_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lwp_emu_lock(t);
-}
-
-static inline void lwp_emu_busy_unlock(struct lwp_emu_thread *t)
-{
-	lwp_emu_unlock(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lwp__emu_busy = 0;
+	if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) == LWP_EMU_LOCK_SELF)
+		return 0;
+	lwp_emu_lock_as(t, LWP_EMU_LOCK_SELF);
+	return 1;
 }
 
 /* Results of the fast path. */
@@ -84,8 +105,8 @@ enum lwp_emu_fast_res {
 
 /*
  * lwp_emu_fast_lwpins() / lwp_emu_fast_lwpval() - LWPINS / LWPVAL (43724
- * §5.4, §5.3) on the model of @t, whose lock the
- * caller holds, for the common cases only: LWP enabled at CPL 3 on a
+ * §5.4, §5.3) on the model of @t (the calling thread's), taking its lock,
+ * for the common cases only: LWP enabled at CPL 3 on a
  * liblwp LWPCB (t->fast_cbaddr), cached LWPCB fields valid, no pending
  * record, no IP filter, only events 1 (and INT) enabled, head flushed on
  * every store; LWPINS: CoreId is current and the record is stored, or
@@ -100,7 +121,8 @@ enum lwp_emu_fast_res {
  * InstructionAddress, @opsize 32 or 64 (bits of @data2).
  *
  * Compiled with general registers only: the JIT trampoline calls them
- * without saving vector registers.
+ * without saving vector registers. Re-entrant: a signal handler of the
+ * thread may execute LWP instructions while one runs (lwp_emu_fast.c).
  */
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
@@ -118,9 +140,8 @@ int lwp_emu_fast_enable(int on) LWP_EMU_HIDDEN;
  * handler executes it (lwp_xop_execute(): regs->rip is the
  * InstructionAddress; SLWPCB's register and LWPINS's CF are written to
  * @regs). Used by the JIT call sequences' slow path.
- * Returns 0 when executed; 1 when skipped because it interrupted liblwp on
- * this thread (the wrappers' rule for nested instructions); -1 when it
- * faulted: the signal Linux sends for the fault (SIGILL for #UD, SIGSEGV for
+ * Returns 0 when executed (also nested in an instruction of this thread
+ * that a signal handler interrupted); -1 when it faulted: the signal Linux sends for the fault (SIGILL for #UD, SIGSEGV for
  * #GP/#PF) has been delivered to the thread and @regs is unchanged.
  */
 struct lwp_xop_insn_info;

@@ -19,6 +19,9 @@
  * calls into here without saving vector registers): no memcpy, no libc
  * call on the way except sched_getcpu() when rseq is not registered.
  */
+/* Before the headers: their inline helpers are inlined here too. */
+#pragma GCC target("general-regs-only")
+
 #include <sched.h>
 #include <sys/rseq.h>
 
@@ -26,9 +29,12 @@
 
 #include "model/lwp/lwp_xop.h"
 #include "liblwp/lwp_emu.h"
+#include "liblwp/lwp_internal.h"
 #include "liblwp/lwp_jit.h"
 
-#pragma GCC target("general-regs-only")
+
+/* The hot path is one function: no call, no spill of the arguments. */
+#define FAST_INLINE	static inline __attribute__((always_inline))
 
 /* Only these LWPCB.Flags leave lwp_model_insn_retired() without effect. */
 #define FAST_FLAGS	(LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT)
@@ -41,7 +47,7 @@ int lwp_emu_fast_enable(int on)
 }
 
 /* The CPU this thread runs on: glibc's rseq area, as sched_getcpu() reads it. */
-static int cur_cpu(void)
+FAST_INLINE int cur_cpu(void)
 {
 	if (__rseq_size >= 8) {
 		const struct rseq *rs = (const struct rseq *)(const void *)
@@ -55,7 +61,7 @@ static int cur_cpu(void)
 }
 
 /* The state every fast case needs (see lwp_emu_fast_lwpins() in lwp_emu.h). */
-static int fast_state(const struct lwp_emu_thread *t)
+FAST_INLINE int fast_state(const struct lwp_emu_thread *t)
 {
 	const struct lwp_model *m = &t->model;
 
@@ -67,44 +73,222 @@ static int fast_state(const struct lwp_emu_thread *t)
 }
 
 /*
- * Store one record at the head (model: ring_store()) when that is the plain
- * case: CoreId current and, unless the ring is full, the threshold not
- * reached (Table 6-1 Threshold, as the model's space_used() counts it; the
- * model rereads the tail and interrupts). A ring that appears full has its
- * tail reread (§8.3); if it is full, the record overwrites the last slot,
- * MissedEvents is incremented and the head flushed (Table 6-1, §8.3).
- * Returns LWP_EMU_FAST_DONE, LWP_EMU_FAST_DONE_CF (stored over the last
- * record: missed), or LWP_EMU_FAST_SLOW with nothing changed.
+ * ---- Re-entry by signal handlers (issue 28, finding 2) ----------------------
+ *
+ * A signal handler of this thread may execute LWP instructions while the
+ * thread is inside one of them here: the hardware retires instructions
+ * whole, so the handler's instruction must take effect entirely before or
+ * entirely after the interrupted one, and none may be lost (43724 §5.4).
+ * The handler runs to completion before the interrupted code resumes, so
+ * the per-thread state needs atomicity against this thread only:
+ *
+ *  - each change of the model's state is one instruction (a CMPXCHG without
+ *    LOCK, or an INC), taken only if nothing changed since it was read,
+ *    else the instruction starts again: the head is reserved (advanced)
+ *    before the record is written into the reserved slot, so a nested
+ *    instruction never writes the same slot;
+ *  - BufferHeadOffset is written to the LWPCB (published to the reader)
+ *    only by the outermost instruction, after every record up to the head
+ *    is written, and again while nested ones completed meanwhile (the
+ *    commit loop of Linux's ring_buffer.c, rb_end_commit(), is the same
+ *    idea); the model's own head writes and threshold interrupts of a
+ *    nested instruction are held back in lwp_emu_thread.defer_* until then
+ *    (lwp_emu.c, emu_write(), emu_interrupt());
+ *  - the model (slow path) never runs interrupted: it runs with every
+ *    signal blocked (lwp_emu.c), so a handler only ever interrupts the code
+ *    here; a handler's own slow-path instruction runs on the model nested.
+ * The lock keeps other threads out; its holder on this thread is marked
+ * LWP_EMU_LOCK_SELF, so a nested instruction knows it is already held.
  */
-static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t data1,
-		      uint32_t flags, unsigned int opsize, uint64_t ip)
+
+/* CMPXCHG without LOCK: atomic against this thread's signal handlers. */
+FAST_INLINE bool cas32_here(void *p, uint32_t old, uint32_t val)
 {
-	uint8_t *cb = (uint8_t *)(uintptr_t)m->cbaddr;
-	uint32_t size = m->buffer_size, head = m->head, tail = m->tail, next;
+	bool ok;
+
+	__asm__ __volatile__("cmpxchgl %3, %1"
+			     : "=@ccz"(ok), "+m"(*(uint32_t *)p), "+a"(old)
+			     : "r"(val) : "memory");
+	return ok;
+}
+
+FAST_INLINE uint32_t load32(const void *p)
+{
+	return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+}
+
+/* One frame of liblwp on this thread's model (maybe nested in another). */
+struct fast_frame {
+	int locked;			/* this frame took the lock */
+	int stored;			/* a record was reserved and written */
+	unsigned int nested0;		/* lwp_emu_thread.nested at entry */
+	uint64_t cb;			/* LWPCB the instruction started on */
+};
+
+FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct fast_frame *fr)
+{
+	/* Balanced by every nested frame before we resume: a plain RMW. */
+	t->inflight++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fr->locked = lwp_emu_lock_own(t);
+	fr->stored = 0;
+	fr->nested0 = t->nested;
+	if (t->inflight == 1)
+		t->defer_cb = t->model.cbaddr;	/* head writes held back */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Write BufferHeadOffset of what is loaded (the model's EVERY_STORE flush,
+ * §8.3) and what nested instructions held back. Release: the records are
+ * visible before the head; pairs with the acquire load in lwp_read().
+ */
+static __attribute__((noinline)) void fast_irq(struct lwp_emu_thread *t)
+{
+	struct lwp_session *s = __atomic_exchange_n(&t->defer_irq, NULL, __ATOMIC_ACQ_REL);
+
+	if (s)
+		lwp_session_interrupt(s);
+}
+
+FAST_INLINE void fast_publish(struct lwp_emu_thread *t)
+{
+	struct lwp_model *m = &t->model;
+	uint64_t own = m->cbaddr && m->cbaddr == t->fast_cbaddr ? m->cbaddr : 0;
+	uint64_t cb = t->defer_cb;
+
+	if (t->defer_set && cb && cb != own)
+		__atomic_store_n((uint32_t *)(uintptr_t)(cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
+				 t->defer_head, __ATOMIC_RELEASE);
+	if (own)
+		__atomic_store_n((uint32_t *)(uintptr_t)(own + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
+				 m->head, __ATOMIC_RELEASE);
+	/* §8.5 after the head (§8.3: the head is in memory first). */
+	if (__atomic_load_n(&t->defer_irq, __ATOMIC_RELAXED))
+		fast_irq(t);
+}
+
+FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct fast_frame *fr)
+{
+	unsigned int seq;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->inflight > 1) {
+		/* Nested: the outermost frame publishes for us. */
+		t->nested++;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->inflight--;
+	} else {
+		for (;;) {
+			do {
+				seq = t->nested;
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				if (fr->stored || seq != fr->nested0 || t->defer_set ||
+				    t->defer_irq)
+					fast_publish(t);
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			} while (t->nested != seq);
+			t->inflight = 0;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			/* A frame nested after the check: publish it too. */
+			if (t->nested == seq)
+				break;
+			t->inflight = 1;
+			fr->stored = 1;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		}
+		t->defer_set = 0;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (fr->locked)
+		lwp_emu_unlock(t);
+}
+
+/*
+ * Store one record (model: ring_store()) when that is the plain case:
+ * CoreId current and, unless the ring is full, the threshold not reached
+ * (Table 6-1 Threshold, as the model's space_used() counts it; the model
+ * rereads the tail and interrupts). A ring that appears full has its tail
+ * reread (§8.3); if it is full, MissedEvents is incremented and the head
+ * stays (Table 6-1, §8.3; the record the hardware writes into the free slot
+ * is never readable: not written here). The head is published by
+ * fast_leave().
+ * @mode STORE_CHECK: only tell whether STORE_NOW would take the fast path
+ * (LWP_EMU_FAST_DONE) or not, changing nothing. STORE_FORCED (an LWPVAL
+ * whose counter is already reloaded, after STORE_CHECK said yes): store
+ * even if a nested instruction changed the answer meanwhile (CoreId as
+ * the model has it; a threshold reached interrupts from fast_leave()).
+ * Returns LWP_EMU_FAST_DONE, LWP_EMU_FAST_DONE_CF (missed), or
+ * LWP_EMU_FAST_SLOW with nothing changed (never when STORE_FORCED).
+ */
+enum store_mode { STORE_NOW, STORE_CHECK, STORE_FORCED };
+
+FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct fast_frame *fr, uint8_t id,
+		      uint64_t data2, uint32_t data1, uint32_t flags, unsigned int opsize,
+		      uint64_t ip, uint32_t gen, enum store_mode mode)
+{
+	const bool forced = mode == STORE_FORCED;
+	struct lwp_model *m = &t->model;
+	uint8_t *cb = (uint8_t *)(uintptr_t)(forced ? fr->cb : m->cbaddr);
+	uint32_t size = m->buffer_size, head, tail, tail0, next;
 	uint64_t core, *rec, *missed;
-	int cpu, full;
+	int cpu, full, thr;
 
 	/* The emulation's LWP_CFG.COREID follows the CPU (lwp_emu.c). */
 	cpu = cur_cpu();
 	core = cpu < 0 ? 0 : (uint64_t)(cpu & 0xff);
-	if (core != (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT)
-		return LWP_EMU_FAST_SLOW;
-	next = head + LWP_EVREC_SIZE_V1;
-	if (next >= size)
-		next = 0;
-	/*
-	 * §8.3: reread BufferTailOffset when the ring appears full. Acquire:
-	 * the reader copied the records before it released the tail
-	 * (lwp_read()).
-	 */
-	if (next == tail)
-		tail = __atomic_load_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
-				       __ATOMIC_ACQUIRE);
-	full = next == tail;
-	if (!full && (m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
-	    ((uint64_t)next + size - tail % size) % size >= m->threshold)
-		return LWP_EMU_FAST_SLOW;
-
+	if (core != (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT) {
+		if (!forced)
+			return LWP_EMU_FAST_SLOW;
+		core = (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT;
+	}
+	for (;;) {
+		head = load32(&m->head);
+		tail = tail0 = load32(&m->tail);
+		next = head + LWP_EVREC_SIZE_V1;
+		if (next >= size)
+			next = 0;
+		/*
+		 * §8.3: reread BufferTailOffset when the ring appears full.
+		 * Acquire: the reader copied the records before it released
+		 * the tail (lwp_read()).
+		 */
+		if (next == tail)
+			tail = __atomic_load_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_TAIL_OFFSET),
+					       __ATOMIC_ACQUIRE);
+		full = next == tail;
+		thr = !full && (m->flags & LWP_LWPCB_FLAGS_INT) && (m->lwp_cfg & LWP_CFG_INT) &&
+		      ((uint64_t)next + size - tail % size) % size >= m->threshold;
+		if (thr && !forced)
+			return LWP_EMU_FAST_SLOW;
+		if (mode == STORE_CHECK)
+			return LWP_EMU_FAST_DONE;
+		if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen) {
+			/*
+			 * A nested LLWPCB loaded another LWPCB. Unforced: the
+			 * model decides. Forced: the record belonged to the
+			 * ring no longer loaded; it is counted there as missed
+			 * (the one place a record is not stored that the
+			 * hardware would have stored; Documentation/liblwp.rst).
+			 */
+			if (!forced)
+				return LWP_EMU_FAST_SLOW;
+			missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
+			__asm__ __volatile__("incq %0" : "+m"(*missed) : : "cc", "memory");
+			return LWP_EMU_FAST_DONE_CF;
+		}
+		if (tail != tail0 && !cas32_here(&m->tail, tail0, tail))
+			continue;
+		if (full) {
+			/* Table 6-1 MissedEvents: kept in the LWPCB (§8.3). */
+			missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
+			__asm__ __volatile__("incq %0" : "+m"(*missed) : : "cc", "memory");
+			fr->stored = 1;		/* §8.3: head flushed at buffer full */
+			return LWP_EMU_FAST_DONE_CF;
+		}
+		if (cas32_here(&m->head, head, next))
+			break;			/* slot @head is ours */
+	}
 	/* Figures 2-2, 2-8: EventId, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
 	rec = (uint64_t *)(uintptr_t)(m->buffer_base + head);
 	rec[0] = id | core << 8 | (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 |
@@ -112,73 +296,102 @@ static int fast_store(struct lwp_model *m, uint8_t id, uint64_t data2, uint32_t 
 	rec[1] = ip;
 	rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
 	rec[3] = 0;			/* §2: bytes 31-24 reserved, zero */
-	m->tail = tail;
-	if (full) {
-		/* Table 6-1 MissedEvents: kept in the LWPCB (§8.3). */
-		missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
-		__atomic_store_n(missed, __atomic_load_n(missed, __ATOMIC_RELAXED) + 1,
-				 __ATOMIC_RELAXED);
-	} else {
-		m->head = next;
-	}
-	/*
-	 * §8.3 head flush (the model's EVERY_STORE policy; also at buffer
-	 * full). Release: the record is visible before the head; pairs with
-	 * the acquire load of BufferHeadOffset in lwp_read().
-	 */
-	__atomic_store_n((uint32_t *)(void *)(cb + LWP_LWPCB_OFF_BUFFER_HEAD_OFFSET),
-			 m->head, __ATOMIC_RELEASE);
-	return full ? LWP_EMU_FAST_DONE_CF : LWP_EMU_FAST_DONE;
+	fr->stored = 1;
+	if (thr)
+		__atomic_store_n(&t->defer_irq, t->session, __ATOMIC_RELAXED);
+	return LWP_EMU_FAST_DONE;
+}
+
+FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct fast_frame *fr, uint64_t data2,
+		       uint32_t data1, uint32_t flags, unsigned int opsize, uint64_t ip)
+{
+	uint32_t gen = __atomic_load_n(&t->gen, __ATOMIC_RELAXED);
+
+	if (!fast_state(t) || (opsize != 32 && opsize != 64))
+		return LWP_EMU_FAST_SLOW;
+	/* §5.4: CF = 1 iff the record was missed. */
+	return fast_store(t, fr, LWP_EVENTID_PROGRAMMED_EVENT, data2, data1, flags,
+			  opsize, ip, gen, STORE_NOW);
 }
 
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	if (!fast_state(t) || (opsize != 32 && opsize != 64))
-		return LWP_EMU_FAST_SLOW;
-	/* §5.4: CF = 1 iff the record was missed. */
-	return fast_store(&t->model, LWP_EVENTID_PROGRAMMED_EVENT, data2, data1, flags,
-			  opsize, ip);
+	struct fast_frame fr;
+	int ret;
+
+	fast_enter(t, &fr);
+	ret = fast_lwpins(t, &fr, data2, data1, flags, opsize, ip);
+	fast_leave(t, &fr);
+	return ret;
+}
+
+FAST_INLINE int fast_lwpval(struct lwp_emu_thread *t, struct fast_frame *fr, uint64_t data2,
+		       uint32_t data1, bool data1_reg, uint32_t flags, unsigned int opsize,
+		       uint64_t ip)
+{
+	struct lwp_model *m = &t->model;
+	const unsigned int n = LWP_EVENTID_PROGRAMMED_VALUE;
+	uint32_t gen;
+	int32_t c;
+
+	for (;;) {
+		gen = __atomic_load_n(&t->gen, __ATOMIC_RELAXED);
+		fr->cb = m->cbaddr;
+		if (!fast_state(t) || (opsize != 32 && opsize != 64))
+			return LWP_EMU_FAST_SLOW;
+		/* §5.3: nothing if the Programmed Value Sample event is off. */
+		if (!(m->flags & LWP_LWPCB_FLAGS_VAL))
+			return LWP_EMU_FAST_DONE;
+		c = (int32_t)load32(&m->counter[n]);
+		if (c > 0 && c < (int32_t)LWP_LWPCB_EVENT_FIELD_SIGN) {
+			if (cas32_here(&m->counter[n], (uint32_t)c, (uint32_t)(c - 1)))
+				return LWP_EMU_FAST_DONE;
+			continue;
+		}
+		/*
+		 * The counter goes from 0 to -1: store a record and reload the
+		 * counter with EventInterval1 (§1.1 step 5). Random bits draw
+		 * from the model's generator, a memory Data1 may fault: the
+		 * model's cases.
+		 */
+		if (c != 0 || !data1_reg || m->random_bits)
+			return LWP_EMU_FAST_SLOW;
+		if (fast_store(t, fr, LWP_EVENTID_PROGRAMMED_VALUE, data2, data1, flags,
+			       opsize, ip, gen, STORE_CHECK) == LWP_EMU_FAST_SLOW)
+			return LWP_EMU_FAST_SLOW;
+		/*
+		 * Reload the counter first (stored or missed alike), then the
+		 * record must follow: a nested LWPVAL sees the reloaded
+		 * counter, as after this instruction.
+		 */
+		if (cas32_here(&m->counter[n], 0, (uint32_t)m->interval[n]))
+			break;
+	}
+	(void)fast_store(t, fr, LWP_EVENTID_PROGRAMMED_VALUE, data2, data1, flags, opsize,
+			 ip, gen, STORE_FORCED);
+	return LWP_EMU_FAST_DONE;
 }
 
 int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			bool data1_reg, uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	struct lwp_model *m = &t->model;
-	const unsigned int n = LWP_EVENTID_PROGRAMMED_VALUE;
-	int32_t c;
+	struct fast_frame fr;
+	int ret;
 
-	if (!fast_state(t) || (opsize != 32 && opsize != 64))
-		return LWP_EMU_FAST_SLOW;
-	/* §5.3: nothing if the Programmed Value Sample event is off. */
-	if (!(m->flags & LWP_LWPCB_FLAGS_VAL))
-		return LWP_EMU_FAST_DONE;
-	c = m->counter[n];
-	if (c > 0 && c < (int32_t)LWP_LWPCB_EVENT_FIELD_SIGN) {
-		m->counter[n] = c - 1;
-		return LWP_EMU_FAST_DONE;
-	}
-	/*
-	 * The counter goes from 0 to -1: store a record and reload the
-	 * counter with EventInterval1 (§1.1 step 5). Random bits draw from
-	 * the model's generator, a memory Data1 may fault: the model's cases.
-	 */
-	if (c != 0 || !data1_reg || m->random_bits)
-		return LWP_EMU_FAST_SLOW;
-	if (fast_store(m, LWP_EVENTID_PROGRAMMED_VALUE, data2, data1, flags, opsize, ip) ==
-	    LWP_EMU_FAST_SLOW)
-		return LWP_EMU_FAST_SLOW;
-	m->counter[n] = m->interval[n];	/* stored or missed alike */
-	return LWP_EMU_FAST_DONE;
+	fast_enter(t, &fr);
+	ret = fast_lwpval(t, &fr, data2, data1, data1_reg, flags, opsize, ip);
+	fast_leave(t, &fr);
+	return ret;
 }
 
 /*
  * The trampoline's fast path (lwp_jit.h): LWPINS with a register Data1,
  * LWPVAL with any Data1 (a memory operand is read only when a record is
  * stored, §5.3, which the fast path does only for a register). Anything
- * else, a nested
- * call (a signal handler interrupting liblwp) or no model on this thread
- * goes to lwp__jit_slow(), which knows how to answer them.
+ * else or no model on this thread goes to lwp__jit_slow(), which knows how
+ * to answer them. A signal handler's sequence runs here nested like any
+ * other instruction.
  */
 int lwp__jit_fast(struct lwp_jit_frame *f)
 {
@@ -190,10 +403,9 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 	uint64_t ip;
 	int ret;
 
-	if (!t || lwp__emu_busy)
+	if (!t)
 		return 1;
 	ip = (d->flags & LWP_JIT_DESC_IP) ? d->ip : (uint64_t)(uintptr_t)seq;
-	lwp_emu_busy_lock(t);
 	if (d->op == LWP_INSN_LWPINS && d->data1_reg < 16)
 		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15], data1, d->imm,
 					  d->opsize, ip);
@@ -202,7 +414,6 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 					  d->data1_reg < 16, d->imm, d->opsize, ip);
 	else
 		ret = LWP_EMU_FAST_SLOW;
-	lwp_emu_busy_unlock(t);
 	if (ret == LWP_EMU_FAST_SLOW)
 		return 1;
 	if (d->op == LWP_INSN_LWPINS) {

@@ -7,7 +7,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include <unistd.h>
+#include <sys/syscall.h>
 
 #include <lwpt/lwp.h>
 
@@ -88,14 +88,21 @@ void lwp_caps_decode(struct lwp_caps *caps, const uint32_t regs[4]);
 /*
  * The threshold interrupt of @s (43724 §8.5) as the backend signals it:
  * one eventfd write per wait, not per record (async-signal-safe; the
- * waiter's side is lwp_wait()).
+ * waiter's side is lwp_wait()). The write(2) is a raw system call: the
+ * emulation's fast path calls this without saving vector registers.
  */
 static inline void lwp_session_interrupt(struct lwp_session *s)
 {
-	uint64_t one = 1;
+	static const uint64_t one = 1;
+	long ret;
 
 	if (__atomic_exchange_n(&s->irq_pending, 1, __ATOMIC_ACQ_REL) == 0)
-		(void)!write(s->efd, &one, sizeof(one));
+		__asm__ __volatile__("syscall"
+				     : "=a"(ret)
+				     : "0"((long)SYS_write), "D"((long)s->efd), "S"(&one),
+				       "d"(sizeof(one))
+				     : "rcx", "r11", "memory");
+	(void)ret;
 }
 
 #endif /* LIBLWP_LWP_INTERNAL_H */

@@ -34,3 +34,9 @@ test_lwp_gccjit_LIBS := lwp
 test_lwp_gccjit_LDLIBS := -lgccjit -lpthread
 SCRIPT_TESTS += tests/liblwp/fast_regs.sh
 SCRIPT_TESTS += tests/liblwp/switches.sh
+# Signal handlers and thread-exit destructors executing LWP instructions
+# (issue 28, findings 2 and 5).
+UNIT_TESTS += test_lwp_reentry
+test_lwp_reentry_SRCS := tests/liblwp/test_lwp_reentry.c
+test_lwp_reentry_LIBS := lwp
+test_lwp_reentry_LDLIBS := -lpthread
