@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * LWP instructions of signal handlers on the emulation (issue 28, finding
- * 2). The hardware retires each instruction whole and never drops one: an
+ * LWP instructions of signal handlers and of thread-exit destructors on the
+ * emulation (issue 28, findings 2 and 5; the destructors: below).
+ *
+ * Signal handlers (finding 2). The hardware retires each instruction whole and never drops one: an
  * LWPINS whose record is not stored sets CF and increments MissedEvents
  * (43724 §5.4, §6 Table 6-1 MissedEvents), an LWPVAL whose counter
  * underflows stores a record or misses it the same way (§5.3). Here a
@@ -17,6 +19,7 @@
  * was dropped with CF = 0 (1087 of 1765 in the measurement of the issue).
  */
 #include <check.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -229,6 +232,120 @@ START_TEST(test_signal_jit)
 }
 END_TEST
 
+/*
+ * ---- Thread exit (issue 28, finding 5) --------------------------------------
+ * On hardware LWP stays with a thread until it is gone (43724 §8.7.2: the
+ * OS stores 0 to LWP_CBADDR when the thread exits); its destructors may
+ * still execute LWP instructions. A thread stores records from a pthread
+ * key destructor of a key created before liblwp's and one created after,
+ * from a C++-style thread_local destructor (__cxa_thread_atexit_impl(),
+ * what g++ registers them with), and from a destructor that runs in every
+ * round of key destruction (PTHREAD_DESTRUCTOR_ITERATIONS): every one of
+ * them must execute without SIGILL; every record of the first three kinds
+ * and of the first rounds is stored (Documentation/liblwp.rst: only a
+ * destructor in the last round after liblwp's sees LWP disabled).
+ */
+#define IMM_KEY_BEFORE	0x0b01u
+#define IMM_KEY_AFTER	0x0a02u
+#define IMM_TLS_DTOR	0x0c03u
+#define IMM_ROUNDS	0x0d04u
+
+extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso);
+extern void *__dso_handle;
+
+static pthread_key_t key_before, key_after, key_rounds;
+static struct lwp_session *exit_sess;
+static volatile int exit_done[4];
+
+static void dtor_before(void *arg)
+{
+	(void)arg;
+	(void)lwp_ins32(1, 1, IMM_KEY_BEFORE);
+	exit_done[0]++;
+}
+
+static void dtor_after(void *arg)
+{
+	(void)arg;
+	(void)lwp_ins32(2, 2, IMM_KEY_AFTER);
+	exit_done[1]++;
+}
+
+static void dtor_tls(void *arg)
+{
+	(void)arg;
+	(void)lwp_ins32(3, 3, IMM_TLS_DTOR);
+	exit_done[2]++;
+}
+
+/* Sets its key again: called in every round, the last one included. */
+static void dtor_rounds(void *arg)
+{
+	uintptr_t round = (uintptr_t)arg;
+
+	(void)lwp_ins32((uint32_t)round, (uint32_t)round, IMM_ROUNDS);
+	exit_done[3]++;
+	(void)pthread_setspecific(key_rounds, (void *)(round + 1));
+}
+
+static void *exit_main(void *arg)
+{
+	(void)arg;
+	/* lwp_start() on this thread makes LWP available to it. */
+	if (lwp_start(exit_sess))
+		return (void *)1;
+	(void)pthread_setspecific(key_before, (void *)1);
+	(void)pthread_setspecific(key_after, (void *)1);
+	(void)pthread_setspecific(key_rounds, (void *)1);
+	(void)__cxa_thread_atexit_impl(dtor_tls, NULL, &__dso_handle);
+	return NULL;
+}
+
+START_TEST(test_exit_destructors)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_event ev[64];
+	unsigned int seen[4] = { 0, 0, 0, 0 };
+	void *ret;
+	pthread_t th;
+	ssize_t n, i;
+
+	/* Created before liblwp's key (its first session creates it). */
+	ck_assert_int_eq(pthread_key_create(&key_before, dtor_before), 0);
+	cfg.backend = LWP_BACKEND_EMU;
+	cfg.buffer_records = 64;
+	ck_assert_int_eq(lwp_open(&exit_sess, &cfg), 0);
+	ck_assert_int_eq(pthread_key_create(&key_after, dtor_after), 0);
+	ck_assert_int_eq(pthread_key_create(&key_rounds, dtor_rounds), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, exit_main, NULL), 0);
+	ck_assert_int_eq(pthread_join(th, &ret), 0);
+	ck_assert_ptr_null(ret);
+	ck_assert_int_eq(exit_done[0], 1);
+	ck_assert_int_eq(exit_done[1], 1);
+	ck_assert_int_eq(exit_done[2], 1);
+	ck_assert_int_eq(exit_done[3], PTHREAD_DESTRUCTOR_ITERATIONS);
+
+	n = lwp_read(exit_sess, ev, 64);
+	ck_assert_int_ge(n, 0);
+	for (i = 0; i < n; i++) {
+		switch (lwp_event_imm(&ev[i])) {
+		case IMM_KEY_BEFORE: seen[0]++; break;
+		case IMM_KEY_AFTER: seen[1]++; break;
+		case IMM_TLS_DTOR: seen[2]++; break;
+		case IMM_ROUNDS: seen[3]++; break;
+		default: ck_abort_msg("record with imm %#x", lwp_event_imm(&ev[i]));
+		}
+	}
+	ck_assert_uint_eq(seen[0], 1);
+	ck_assert_uint_eq(seen[1], 1);
+	ck_assert_uint_eq(seen[2], 1);
+	/* Every round but possibly the last, which runs after liblwp's. */
+	ck_assert_uint_ge(seen[3], PTHREAD_DESTRUCTOR_ITERATIONS - 1);
+	ck_assert_uint_eq(lwp_missed(exit_sess), 0);
+	lwp_close(exit_sess);
+}
+END_TEST
+
 static Suite *reentry_suite(void)
 {
 	Suite *s = suite_create("lwp_reentry");
@@ -238,6 +355,9 @@ static Suite *reentry_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_signal_wrappers, 0, 2);
 	tcase_add_loop_test(tc, test_signal_jit, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exit");
+	tcase_add_test(tc, test_exit_destructors);
 	suite_add_tcase(s, tc);
 	return s;
 }
