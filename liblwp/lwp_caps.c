@@ -47,3 +47,21 @@ void lwp_caps_decode(struct lwp_caps *caps, const uint32_t regs[4])
 	caps->cache_levels = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELEVELS);
 	caps->cache_latency = lwp_model_cap_get(regs, LWP_MODEL_CAP_LWPCACHELATENCY);
 }
+
+/*
+ * Whether the calling thread holds LWP of the hardware backend: the kernel
+ * set its XCR0[62] (43724 §8.7.1; lwpt.ko sets it per thread, XGETBV with
+ * ECX = 0 needs CPUID.1:ECX.OSXSAVE), or it runs the UD2 marker of
+ * lwpt_sim.ko (lwp_tls_emulated == LWP__TLS_UD2, set by the hw backend).
+ */
+int lwp_thread_hw_lwp(void)
+{
+	unsigned int a, b, c, d, lo, hi;
+
+	if (lwp_tls_emulated == LWP__TLS_UD2)
+		return 1;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return 0;
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return !!((((uint64_t)hi << 32) | lo) & LWP_XCR0_MASK);
+}

@@ -964,6 +964,13 @@ static int emu_open(struct lwp_session *s)
 	sigset_t old;
 	int ret;
 
+	/*
+	 * A thread with a hardware session has the CPU's LWP (and its XSAVE
+	 * state, issue 28 finding 6): one thread, one LWP, as hw_open()
+	 * refuses a thread of the emulation.
+	 */
+	if (lwp_thread_hw_lwp())
+		return -EBUSY;
 	t = thread_get();
 	if (!t)
 		return -ENOMEM;

@@ -84,6 +84,8 @@ extern const struct lwp_backend_ops lwp_backend_hw;
 int lwp_cpu_supported(void);
 /* Decode Fn8000_001C registers (EAX..EDX) into @caps (43724 Table 3-1). */
 void lwp_caps_decode(struct lwp_caps *caps, const uint32_t regs[4]);
+/* 1 if the calling thread holds hardware LWP (XCR0[62] or the UD2 marker). */
+int lwp_thread_hw_lwp(void);
 
 /*
  * The threshold interrupt of @s (43724 §8.5) as the backend signals it:

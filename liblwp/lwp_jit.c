@@ -47,6 +47,15 @@ LWPT_STATIC_ASSERT(LWP_JIT_SEQ_LEN <= LWP_JIT_MAX_LEN, "lwp.h bound");
  * header the trampoline clears in both cases.
  */
 #define JIT_FXSAVE_SIZE	576u
+/*
+ * The XSAVE mask: every component but LWP's (XCR0 bit 62, 43724 §7.1). The
+ * model never touches the CPU's LWP state, and under lwpt.ko XCR0[62] (so
+ * the XSAVE area's size) differs per thread: with bit 62 the area probed
+ * once per process could be too small for a thread with a hardware session
+ * (issue 28, finding 6). EDX:EAX, bit 62 = EDX bit 30.
+ */
+#define JIT_XSAVE_MASK_HI	"0xbfffffff"
+#define JIT_XSAVE_LWP_BIT	62u
 uint64_t lwp__jit_xsave_size __attribute__((visibility("hidden"))) = JIT_FXSAVE_SIZE;
 uint8_t lwp__jit_use_xsave __attribute__((visibility("hidden")));
 
@@ -65,6 +74,11 @@ __asm__(
 	"lwp__jit_tramp:\n"
 	"	endbr64\n"			/* an indirect call's target (CET) */
 	"	pushfq\n"
+	/* RFLAGS.AC = 0 until the POPFQ below: the C code may read the
+	 * descriptor unaligned (the saved RFLAGS keep AC). */
+	"	pushfq\n"
+	"	andl	$0xfffbffff, (%rsp)\n"
+	"	popfq\n"
 	"	sub	$128, %rsp\n"
 	"	mov	%rax, 0(%rsp)\n"
 	"	mov	%rcx, 8(%rsp)\n"
@@ -101,7 +115,7 @@ __asm__(
 	"	cmpb	$0, lwp__jit_use_xsave(%rip)\n"
 	"	je	1f\n"
 	"	mov	$-1, %eax\n"
-	"	mov	$-1, %edx\n"
+	"	mov	$" JIT_XSAVE_MASK_HI ", %edx\n"
 	"	xsave64	(%rsp)\n"
 	"	jmp	2f\n"
 	"1:	fxsave64 (%rsp)\n"
@@ -112,7 +126,7 @@ __asm__(
 	"	cmpb	$0, lwp__jit_use_xsave(%rip)\n"
 	"	je	4f\n"
 	"	mov	$-1, %eax\n"
-	"	mov	$-1, %edx\n"
+	"	mov	$" JIT_XSAVE_MASK_HI ", %edx\n"
 	"	xrstor64 (%rsp)\n"
 	"	jmp	3f\n"
 	"4:	fxrstor64 (%rsp)\n"
@@ -166,18 +180,31 @@ int lwp__jit_slow(struct lwp_jit_frame *f)
 	return 0;
 }
 
-/* XSAVE if the OS enabled it (CPUID.1:ECX.OSXSAVE[27]), with the size of
- * the components enabled in XCR0 (CPUID.(EAX=0DH,ECX=0):EBX). */
+/*
+ * XSAVE if the OS enabled it (CPUID.1:ECX.OSXSAVE[27]). The area holds every
+ * component XSAVE may write with our mask on any thread: the end of the
+ * furthest one the processor supports (CPUID.(EAX=0DH,ECX=0):EDX:EAX, each
+ * at CPUID.(EAX=0DH,ECX=i):EBX offset, EAX bytes; SDM vol. 1 13.2), LWP's
+ * excluded, whatever XCR0 this thread has now.
+ */
 static void xsave_probe(void)
 {
-	unsigned int a, b, c, d;
+	unsigned int a, b, c, d, i, end, size = JIT_FXSAVE_SIZE;
+	uint64_t supported;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
 		return;
 	__cpuid_count(0xd, 0, a, b, c, d);
-	if (b < JIT_FXSAVE_SIZE)
-		return;
-	lwp__jit_xsave_size = b;
+	supported = (uint64_t)d << 32 | a;
+	for (i = 2; i < 64; i++) {
+		if (!(supported >> i & 1) || i == JIT_XSAVE_LWP_BIT)
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		end = b + a;
+		if (end > size)
+			size = end;
+	}
+	lwp__jit_xsave_size = size;
 	lwp__jit_use_xsave = 1;
 }
 
@@ -185,8 +212,8 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static const uint8_t seq_head[LWP_JIT_OFF_QUAD] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,		/* lea -128(%rsp), %rsp */
-	0xff, 0x15,				/* call *2(%rip): the quad */
-	LWP_JIT_OFF_QUAD - LWP_JIT_OFF_RET, 0x00, 0x00, 0x00,
+	0xff, 0x15,				/* call *disp32(%rip): the quad */
+	LWP_JIT_OFF_QUAD - LWP_JIT_OFF_RET, 0x00, 0x00, 0x00,	/* + k */
 	0xeb, LWP_JIT_OFF_RESUME - LWP_JIT_OFF_QUAD,	/* jmp over the data */
 };
 static const uint8_t seq_tail[LWP_JIT_SEQ_LEN - LWP_JIT_OFF_RESUME] = {
@@ -198,6 +225,7 @@ static int emit_emu(uint8_t *buf, const struct lwp_insn *insn, const uint8_t *ra
 {
 	struct lwp_jit_desc d;
 	uint64_t tramp = (uint64_t)(uintptr_t)&lwp__jit_tramp;
+	unsigned int k;
 
 	memset(&d, 0, sizeof(d));
 	d.raw_len = (uint8_t)raw_len;
@@ -211,8 +239,12 @@ static int emit_emu(uint8_t *buf, const struct lwp_insn *insn, const uint8_t *ra
 		d.flags |= LWP_JIT_DESC_IP;
 		d.ip = *ip;
 	}
+	/* The quad 8-byte aligned at @buf's address (#AC, lwp_jit.h). */
+	k = (unsigned int)(-((uintptr_t)buf + LWP_JIT_OFF_QUAD) & 7u);
 	memcpy(buf, seq_head, sizeof(seq_head));
-	memcpy(buf + LWP_JIT_OFF_QUAD, &tramp, sizeof(tramp));
+	buf[7] = (uint8_t)(LWP_JIT_OFF_QUAD - LWP_JIT_OFF_RET + k);
+	memset(buf + LWP_JIT_OFF_QUAD, 0xcc, LWP_JIT_OFF_DESC - LWP_JIT_OFF_QUAD);
+	memcpy(buf + LWP_JIT_OFF_QUAD + k, &tramp, sizeof(tramp));
 	memcpy(buf + LWP_JIT_OFF_DESC, &d, sizeof(d));
 	memcpy(buf + LWP_JIT_OFF_RESUME, seq_tail, sizeof(seq_tail));
 	return (int)LWP_JIT_SEQ_LEN;
@@ -229,6 +261,10 @@ int lwp_jit_encode(const struct lwp_session *s, const struct lwp_insn *insn,
 	raw_len = lwp_encode(raw, insn);
 	if (raw_len < 0)
 		return raw_len;
+	/* The call sequence keeps the JIT code's RSP: SLWPCB's result would be
+	 * lost there; refused on every backend alike (issue 28, finding 6). */
+	if (insn->op == LWP_INSN_SLWPCB && insn->reg == LWP_REG_RSP)
+		return -EINVAL;
 	if (s->ops->jit_sequence) {
 		len = (int)LWP_JIT_SEQ_LEN;
 		ud2 = 0;

@@ -8,14 +8,20 @@
  * (no relocation: it may be copied anywhere in the process):
  *
  *   +0   48 8D 64 24 80            lea  -128(%rsp), %rsp   skip the red zone
- *   +5   FF 15 02 00 00 00         call *2(%rip)           the quad at +13
- *   +11  EB 30                     jmp  +61                over the data
- *   +13  <8 bytes>                 &lwp__jit_tramp
- *   +21  <struct lwp_jit_desc>     the instruction
- *   +61  48 8D A4 24 80 00 00 00   lea  128(%rsp), %rsp
- *   +69                            next instruction
+ *   +5   FF 15 <2+k> 00 00 00      call *(2+k)(%rip)       the quad at +13+k
+ *   +11  EB 37                     jmp  +68                over the data
+ *   +13  <k bytes CC>              k = 0..7: the quad 8-byte aligned where
+ *   +13+k <8 bytes>                &lwp__jit_tramp          it was encoded
+ *   +21+k <7-k bytes CC>
+ *   +28  <struct lwp_jit_desc>     the instruction
+ *   +68  48 8D A4 24 80 00 00 00   lea  128(%rsp), %rsp
+ *   +76                            next instruction
  *
- * LEA and JMP change no flag. The trampoline saves RFLAGS and every GPR
+ * LEA and JMP change no flag. The quad is aligned at the address the
+ * sequence was encoded for, so that the CALL's load does not raise #AC
+ * with RFLAGS.AC = 1 (Linux sets CR0.AM: SIGBUS); a copy keeps that if it
+ * keeps the address modulo 8. The trampoline clears AC for its own work
+ * and restores RFLAGS. It saves RFLAGS and every GPR
  * into a struct lwp_jit_frame on the stack, runs the instruction (again,
  * after a fault it signalled and the handler returned: the hardware
  * restarts a faulting instruction) and returns where it was called from:
@@ -30,8 +36,9 @@
 #include <lwpt/compiler.h>
 
 #define LWP_JIT_OFF_RET		11u	/* the return address of the call */
-#define LWP_JIT_OFF_QUAD	13u	/* the trampoline's address */
-#define LWP_JIT_OFF_DESC	21u
+#define LWP_JIT_OFF_QUAD	13u	/* the trampoline's address, + 0..7 */
+#define LWP_JIT_QUAD_SLACK	7u	/* bytes to align it */
+#define LWP_JIT_OFF_DESC	(LWP_JIT_OFF_QUAD + 8u + LWP_JIT_QUAD_SLACK)
 #define LWP_JIT_DESC_SIZE	40u
 #define LWP_JIT_OFF_RESUME	(LWP_JIT_OFF_DESC + LWP_JIT_DESC_SIZE)
 #define LWP_JIT_SEQ_LEN		(LWP_JIT_OFF_RESUME + 8u)

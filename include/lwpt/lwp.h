@@ -254,7 +254,8 @@ struct lwp_session;
  *  -ENOMEM     allocation failure;
  *  -EBUSY      the SIGILL handler could not be installed (emulation); the
  *              calling thread already has LWP through another session
- *              (hardware: one session per thread);
+ *              (hardware: one session per thread; emulation: the thread
+ *              holds a hardware session, XCR0[62] or the UD2 marker);
  *  -EACCES, -EPERM, ... other errors of open()/ioctl() on /dev/lwp.
  * See Documentation/liblwp.rst for the choices behind these checks.
  */
@@ -655,7 +656,8 @@ int lwp_encode(uint8_t *buf, const struct lwp_insn *insn);
  * only on the backend and @insn (never on the address), so a JIT can plan
  * its layout first. See Documentation/liblwp.rst, "JIT call sequences".
  * Returns the length in bytes (at most LWP_JIT_MAX_LEN), -EINVAL (NULL @s
- * or @insn, or an @insn lwp_encode() rejects), -ENOSPC (@size below the
+ * or @insn, an @insn lwp_encode() rejects, or SLWPCB into RSP: the call
+ * sequence keeps the stack pointer), -ENOSPC (@size below the
  * length), -EOPNOTSUPP (@ip with the hardware backend).
  */
 int lwp_jit_encode(const struct lwp_session *s, const struct lwp_insn *insn,

@@ -497,7 +497,83 @@ START_TEST(test_encode_api)
 	ck_assert_int_eq(lwp_jit_encode(s, NULL, NULL, buf, sizeof(buf)), -EINVAL);
 	a.opsize = 16;
 	ck_assert_int_eq(lwp_jit_encode(s, &a, NULL, buf, sizeof(buf)), -EINVAL);
+	/* SLWPCB into RSP: the sequence keeps RSP, the result would be lost
+	 * (issue 28, finding 6). Other registers are fine. */
+	a = ins(LWP_INSN_SLWPCB, 64, LWP_REG_RSP, 0);
+	ck_assert_int_eq(lwp_jit_encode(s, &a, NULL, buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(lwp_jit_encode(s, &a, NULL, NULL, 0), -EINVAL);
+	a.reg = LWP_REG_RBP;
+	ck_assert_int_eq(lwp_jit_encode(s, &a, NULL, buf, sizeof(buf)), len);
 	lwp_close(s);
+}
+END_TEST
+
+/*
+ * RFLAGS.AC = 1 (issue 28, finding 6): Linux sets CR0.AM, so an unaligned
+ * access at CPL 3 raises #AC (SIGBUS). The sequence's CALL loads an 8-byte
+ * pointer, aligned where the sequence was encoded, at every one of the 8
+ * start alignments; the trampoline's C code runs with AC clear and RFLAGS
+ * (AC included) comes back as it was. Everything between setting and
+ * clearing AC is in one asm block (no compiled code runs with AC = 1).
+ */
+START_TEST(test_alignment_check)
+{
+	struct lwp_insn a = ins(LWP_INSN_LWPINS, 32, LWP_REG_RDX, LWP_REG_RAX);
+	struct lwp_session *s = session(0);
+	struct lwp_event ev[16];
+	unsigned int off;
+	uint64_t flags_after;
+	int len;
+
+	for (off = 0; off < 8; off++) {
+		uint8_t *p = code + 64 + off;
+
+		ck_assert_int_eq(mprotect(code, page, PROT_READ | PROT_WRITE), 0);
+		len = lwp_jit_encode(s, &a, NULL, p, LWP_JIT_MAX_LEN);
+		ck_assert_int_gt(len, 0);
+		p[len] = 0xc3;
+		ck_assert_int_eq(mprotect(code, page, PROT_READ | PROT_EXEC), 0);
+		__asm__ __volatile__("sub $128, %%rsp\n\t"
+				     "pushfq\n\t"
+				     "orl $0x40000, (%%rsp)\n\t"
+				     "popfq\n\t"
+				     "call *%1\n\t"
+				     "pushfq\n\t"
+				     "pop %0\n\t"
+				     "pushfq\n\t"
+				     "andl $0xfffbffff, (%%rsp)\n\t"
+				     "popfq\n\t"
+				     "add $128, %%rsp"
+				     : "=&r"(flags_after)
+				     : "r"(p), "a"(off), "d"(off)
+				     : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc",
+				       "memory");
+		ck_assert_uint_ne(flags_after & 0x40000, 0);
+	}
+	ck_assert_int_eq(lwp_stop(s), 0);
+	ck_assert_int_eq(lwp_read(s, ev, 16), 8);
+	for (off = 0; off < 8; off++)
+		ck_assert_uint_eq(lwp_event_value(&ev[off]), off);
+	lwp_close(s);
+}
+END_TEST
+
+/*
+ * A thread that holds LWP of the hardware backend (here: the UD2 marker of
+ * lwpt_sim.ko, as lwp_open() on /dev/lwp sets it) cannot also open an
+ * emulation session: its XSAVE state and instructions are the hardware's
+ * (issue 28, finding 6).
+ */
+START_TEST(test_emu_refuses_hw_thread)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s = NULL;
+
+	cfg.backend = LWP_BACKEND_EMU;
+	lwp_tls_emulated = LWP__TLS_UD2;
+	ck_assert_int_eq(lwp_open(&s, &cfg), -EBUSY);
+	ck_assert_ptr_null(s);
+	lwp_tls_emulated = 0;
 }
 END_TEST
 
@@ -655,6 +731,8 @@ static Suite *jit_suite(void)
 	tcase_add_test(tc, test_fault_restarts);
 	tcase_add_test(tc, test_fxsave_path);
 	tcase_add_test(tc, test_encode_api);
+	tcase_add_test(tc, test_alignment_check);
+	tcase_add_test(tc, test_emu_refuses_hw_thread);
 	tcase_add_test(tc, test_explicit_ip);
 	suite_add_tcase(s, tc);
 	/* THR_ITERS iterations: seconds of CPU; the limit allows a busy host. */
