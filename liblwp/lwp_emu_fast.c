@@ -133,8 +133,6 @@ FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct fast_frame *fr)
 	fr->locked = lwp_emu_lock_own(t);
 	fr->stored = 0;
 	fr->nested0 = t->nested;
-	if (t->inflight == 1)
-		t->defer_cb = t->model.cbaddr;	/* head writes held back */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -197,7 +195,8 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct fast_frame *fr)
 			fr->stored = 1;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		}
-		t->defer_set = 0;
+		if (t->defer_set)
+			t->defer_set = 0;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (fr->locked)
@@ -286,6 +285,11 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct fast_frame *fr, uint
 			fr->stored = 1;		/* §8.3: head flushed at buffer full */
 			return LWP_EMU_FAST_DONE_CF;
 		}
+		/* Head writes to this LWPCB are held back from here on (one
+		 * LWPCB at a time: a held-back head keeps its own). */
+		if (!t->defer_set)
+			t->defer_cb = (uint64_t)(uintptr_t)cb;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (cas32_here(&m->head, head, next))
 			break;			/* slot @head is ours */
 	}

@@ -75,10 +75,11 @@ __asm__(
 	"	endbr64\n"			/* an indirect call's target (CET) */
 	"	pushfq\n"
 	/* RFLAGS.AC = 0 until the POPFQ below: the C code may read the
-	 * descriptor unaligned (the saved RFLAGS keep AC). */
-	"	pushfq\n"
-	"	andl	$0xfffbffff, (%rsp)\n"
-	"	popfq\n"
+	 * descriptor unaligned (the saved RFLAGS keep AC). A POPFQ costs:
+	 * only when AC is set. */
+	"	testl	$0x40000, (%rsp)\n"
+	"	jnz	5f\n"
+	"6:\n"
 	"	sub	$128, %rsp\n"
 	"	mov	%rax, 0(%rsp)\n"
 	"	mov	%rcx, 8(%rsp)\n"
@@ -149,6 +150,10 @@ __asm__(
 	"	add	$128, %rsp\n"
 	"	popfq\n"
 	"	ret\n"
+	"5:	pushfq\n"
+	"	andl	$0xfffbffff, (%rsp)\n"
+	"	popfq\n"
+	"	jmp	6b\n"
 	"	.size lwp__jit_tramp, .-lwp__jit_tramp\n");
 
 int lwp__jit_slow(struct lwp_jit_frame *f)
