@@ -177,6 +177,36 @@ static double cpu_time(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * One timed run of the JIT code @fn with LWP started on @s (LLWPCB ...
+ * LLWPCB 0 around it): *@t its thread CPU time in seconds, *@sum what it
+ * stored. Returns 0, or 1 after saying what went wrong (LWP could not start,
+ * the code computed something else than @want).
+ */
+static int jit_run(struct lwp_session *s,
+		   uint64_t (*fn)(const uint32_t *, const uint32_t *, uint64_t, uint64_t *),
+		   const uint32_t *dividend, const uint32_t *divisor, uint64_t n,
+		   uint64_t want, uint64_t *sum, double *t)
+{
+	uint64_t ret;
+	int err = lwp_start(s);
+
+	if (err) {
+		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
+		return 1;
+	}
+	*t = cpu_time();
+	ret = fn(dividend, divisor, n, sum);
+	*t = cpu_time() - *t;
+	lwp_stop(s);
+	if (ret != want || *sum != want) {
+		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
+			", expected %" PRIu64 "\n", *sum, want);
+		return 1;
+	}
+	return 0;
+}
+
 static uint64_t rng_next(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -339,11 +369,6 @@ int main(int argc, char **argv)
 	       " iterations, EventInterval1 %d, Random %u\n",
 	       lwp_backend_name(lwp_session_backend(s)), j.len, (void *)j.buf, n,
 	       cfg.interval[LWP_EVENT_VAL], cfg.random_bits);
-	err = lwp_start(s);
-	if (err) {
-		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
-		return 1;
-	}
 	t_base = cpu_time();
 	ret = fb(dividend, divisor, n, &sum);
 	t_base = cpu_time() - t_base;
@@ -357,15 +382,8 @@ int main(int argc, char **argv)
 	 * pages takes a page fault inside the timed part (issue 28, finding
 	 * 7). The profile below is of this run; the cost line is of the next.
 	 */
-	t_cold = cpu_time();
-	ret = fn(dividend, divisor, n, &sum);
-	t_cold = cpu_time() - t_cold;
-	lwp_stop(s);
-	if (ret != want || sum != want) {
-		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
-			", expected %" PRIu64 "\n", sum, want);
+	if (jit_run(s, fn, dividend, divisor, n, want, &sum, &t_cold))
 		return 1;
-	}
 
 	memset(hist, 0, sizeof(hist));
 	while ((got = lwp_read(s, ev, 256)) > 0) {
@@ -406,20 +424,8 @@ int main(int argc, char **argv)
 	 * run touched (it stored as many records): the cost of LWP alone.
 	 */
 	missed = lwp_missed(s);
-	err = lwp_start(s);
-	if (err) {
-		fprintf(stderr, "lwpt-jitdemo: lwp_start: %s\n", strerror(-err));
+	if (jit_run(s, fn, dividend, divisor, n, want, &sum, &t_lwp))
 		return 1;
-	}
-	t_lwp = cpu_time();
-	ret = fn(dividend, divisor, n, &sum);
-	t_lwp = cpu_time() - t_lwp;
-	lwp_stop(s);
-	if (ret != want || sum != want) {
-		fprintf(stderr, "lwpt-jitdemo: JIT code computed %" PRIu64
-			" on the second run, expected %" PRIu64 "\n", sum, want);
-		return 1;
-	}
 	while (lwp_read(s, ev, 256) > 0)
 		;
 	qsort(hist, nb, sizeof(hist[0]), by_count);
