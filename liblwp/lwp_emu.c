@@ -361,6 +361,10 @@ static void atfork_child(void)
 		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CBADDR, 0);
 		t->session = NULL;
 		t->fast_cbaddr = 0;
+		/* fork() from a signal handler nested in an instruction. */
+		t->inflight = 0;
+		t->defer_set = 0;
+		t->defer_irq = NULL;
 	}
 	for (s = reg_head; s; s = s->next) {
 		s->owner = NULL;

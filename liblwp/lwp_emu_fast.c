@@ -17,7 +17,10 @@
  *
  * Compiled with general registers only (the JIT trampoline of lwp_jit.c
  * calls into here without saving vector registers): no memcpy, no libc
- * call on the way except sched_getcpu() when rseq is not registered.
+ * call on the way except sched_getcpu() when rseq is not registered (the
+ * threshold interrupt held back for a nested instruction is a raw write(2)
+ * system call, lwp_session_interrupt()). Re-entrant for signal handlers of
+ * the thread (issue 28): below, "Re-entry by signal handlers".
  */
 /* Before the headers: their inline helpers are inlined here too. */
 #pragma GCC target("general-regs-only")
