@@ -155,7 +155,9 @@ static __attribute__((noinline)) void fast_irq(struct lwp_emu_thread *t)
 FAST_INLINE void fast_publish(struct lwp_emu_thread *t)
 {
 	struct lwp_model *m = &t->model;
-	uint64_t own = m->cbaddr && m->cbaddr == t->fast_cbaddr ? m->cbaddr : 0;
+	/* The fast path's LWPCB, with the model's EVERY_STORE flush only. */
+	uint64_t own = m->cbaddr && m->cbaddr == t->fast_cbaddr &&
+		       m->head_flush == LWP_MODEL_HEAD_FLUSH_EVERY_STORE ? m->cbaddr : 0;
 	uint64_t cb = t->defer_cb;
 
 	if (t->defer_set && cb && cb != own)

@@ -327,6 +327,12 @@ START_TEST(test_exit_destructors)
 
 	n = lwp_read(exit_sess, ev, 64);
 	ck_assert_int_ge(n, 0);
+	/* A lazily written head (LIBLWP_LWP_LAZY_HEAD=1, §8.3) loses what the
+	 * thread stored since its last flush when it exits (§8.7.2). */
+	if (getenv("LIBLWP_LWP_LAZY_HEAD")) {
+		lwp_close(exit_sess);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		switch (lwp_event_imm(&ev[i])) {
 		case IMM_KEY_BEFORE: seen[0]++; break;
