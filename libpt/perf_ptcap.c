@@ -8,6 +8,7 @@
  */
 #include <lwpt/perf_data.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -27,7 +28,8 @@ struct wctx {
 	const char *prog;
 	const char **said;	/* paths already named as missing */
 	size_t nsaid, cap_said;
-	int err;
+	size_t modules;		/* kernel modules without code */
+	const char *first_module;
 };
 
 static FILE *create(const char *dir, const char *name)
@@ -59,6 +61,12 @@ static void say_missing(struct wctx *c, const struct lpt_perf_map *m, int why)
 			return;
 	if (!lpt_perf_grow(&c->said, &c->cap_said, c->nsaid + 1, sizeof(*c->said)))
 		c->said[c->nsaid++] = m->path;
+	if ((m->kernel || m->pid == -1) && strncmp(m->path, "[kernel.kallsyms]", 17)) {
+		/* Kernel modules: one line for all (below). */
+		if (!c->modules++)
+			c->first_module = m->path;
+		return;
+	}
 	if (c->warn)
 		fprintf(c->warn, "%s: %s: %s%s\n", c->prog, m->path,
 			lpt_perf_strerror(why),
@@ -123,7 +131,7 @@ static void map_line(struct wctx *c, FILE *f, const struct lpt_perf_map *m)
 	char file[4096];
 	int r;
 
-	if (!m->exec || !m->size || !m->path[0])
+	if (c->o->no_code || !m->exec || !m->size || !m->path[0])
 		return;
 	if (!strcmp(m->path, "//anon") || !strncmp(m->path, "[vdso", 5) ||
 	    !strcmp(m->path, "[vsyscall]"))
@@ -400,6 +408,107 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 		err = write_processes(&c, dir);
 	if (!err)
 		err = write_traces(&c, dir);
+	if (c.modules && c.warn)
+		fprintf(c.warn, "%s: %zu kernel modules (%s%s): code unavailable (record "
+			"with perf record --kcore)\n", c.prog, c.modules, c.first_module,
+			c.modules > 1 ? ", ..." : "");
 	free(c.said);
 	return err;
+}
+
+void lpt_perf_ptcap_remove(char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d;
+
+	if (!dir)
+		return;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%.200s", dir, e->d_name);
+		(void)unlink(path);
+	}
+	if (d)
+		closedir(d);
+	(void)rmdir(dir);
+	free(dir);
+}
+
+struct progress {
+	FILE *err;
+	const char *prog;
+	int last;
+};
+
+static void progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+	int pct = total ? (int)(done * 100 / total) : -1;
+
+	if (total < (64u << 20) && total)
+		return;
+	if (pct >= 0 && pct / 10 == pr->last / 10)
+		return;
+	pr->last = pct;
+	if (pct >= 0)
+		fprintf(pr->err, "%s: reading perf.data: %d%%\n", pr->prog, pct);
+	else
+		fprintf(pr->err, "%s: copying perf.data from the pipe: %" PRIu64 " MiB\n",
+			pr->prog, done >> 20);
+}
+
+int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
+			unsigned int flags, FILE *err, const char *prog, char **dir)
+{
+	struct progress pr = { err, prog, -10 };
+	struct lpt_perf_code_opts co;
+	struct lpt_perf_opts po;
+	const char *tmp = getenv("TMPDIR");
+	struct lpt_perf *p;
+	char *d;
+	int e;
+
+	*dir = NULL;
+	lpt_perf_opts_init(&po);
+	po.progress = progress;
+	po.progress_arg = &pr;
+	e = lpt_perf_open(path, &po, &p);
+	if (e) {
+		fprintf(err, "%s: %s: %s: %s\n", prog, path, lpt_perf_strerror(e),
+			lpt_perf_last_error());
+		if (e == -LPT_PERF_E_NO_AUX)
+			fprintf(err, "%s: record Intel PT with perf record -e intel_pt// "
+				"(or capture with ptcap)\n", prog);
+		return -1;
+	}
+	if (asprintf(&d, "%s/lwpt-perf-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		lpt_perf_close(p);
+		fprintf(err, "%s: out of memory\n", prog);
+		return -1;
+	}
+	if (!mkdtemp(d)) {
+		fprintf(err, "%s: %s: cannot create a temporary directory: %s\n", prog, d,
+			strerror(errno));
+		free(d);
+		lpt_perf_close(p);
+		return -1;
+	}
+	lpt_perf_code_opts_init(p, &co);
+	co.symfs = symfs;
+	co.vmlinux = vmlinux;
+	co.no_code = flags & LPT_PERF_TRACES_ONLY;
+	e = lpt_perf_write_ptcap(p, d, &co, err, prog);
+	lpt_perf_close(p);
+	if (e) {
+		fprintf(err, "%s: %s: writing its traces to %s: %s%s%s\n", prog, path, d,
+			lpt_perf_strerror(e), e == -LPT_PERF_E_IO ? ": " : "",
+			e == -LPT_PERF_E_IO ? strerror(errno) : "");
+		lpt_perf_ptcap_remove(d);
+		return -1;
+	}
+	*dir = d;
+	return 0;
 }

@@ -293,6 +293,7 @@ struct lpt_perf_code_opts {
 	const char *vmlinux;	/* perf --vmlinux FILE, or NULL */
 	const char *kcore;	/* a kcore copy (set by lpt_perf_open() for
 				 * a --kcore directory), or NULL */
+	bool no_code;		/* lpt_perf_write_ptcap(): write no maps */
 };
 
 /** lpt_perf_code_opts_init() - no symfs, $HOME/.debug, the file's kcore. */
@@ -349,6 +350,39 @@ int lpt_perf_elf_build_id(const char *path, uint8_t id[20]);
 int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 			 const struct lpt_perf_code_opts *o, FILE *warn,
 			 const char *prog);
+
+/**
+ * lpt_perf_ptcap_temp() - read a perf.data into a new temporary ptcap
+ * directory: lpt_perf_open() (progress on @err for files above 64 MiB),
+ * lpt_perf_write_ptcap() into mkdtemp("$TMPDIR/lwpt-perf-XXXXXX"), close.
+ * What tools call when given a perf.data where a ptcap directory goes.
+ * @path:    the perf.data, "-", or a --kcore directory.
+ * @symfs:   perf's --symfs DIR, or NULL.
+ * @vmlinux: perf's --vmlinux FILE, or NULL.
+ * @flags:   enum lpt_perf_temp_flags.
+ * @err:     where messages go (errors and warnings).
+ * @prog:    their prefix.
+ * @dir:     receives the malloc()ed directory name; release it with
+ *           lpt_perf_ptcap_remove().
+ *
+ * Return: 0; -1 after a message on @err that names the file, says what is
+ * wrong (lpt_perf_strerror() and lpt_perf_last_error()) and what to do.
+ */
+int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
+			unsigned int flags, FILE *err, const char *prog, char **dir);
+
+/* Flags of lpt_perf_ptcap_temp(). */
+enum lpt_perf_temp_flags {
+	LPT_PERF_TRACES_ONLY = 1u << 0,	/* no code lookup: maps files empty
+					 * (a packet dump needs no code) */
+};
+
+/**
+ * lpt_perf_ptcap_remove() - delete a directory of lpt_perf_ptcap_temp()
+ * (its files, then itself) and free the name.
+ * @dir: may be NULL.
+ */
+void lpt_perf_ptcap_remove(char *dir);
 
 #ifdef __cplusplus
 }
