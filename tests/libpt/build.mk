@@ -53,3 +53,10 @@ UNIT_TESTS += test_perf_read
 test_perf_read_SRCS := tests/libpt/test_perf_read.c
 test_perf_read_LIBS := pt
 test_perf_read_LDLIBS := -lelf -lzstd
+
+# Reading a perf.data against decoding the equivalent ptcap directory
+# (issue 24: at most 1.2x), both through ptflow; the input as bench_ptflow's.
+BENCHES += bench_perf_read
+bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
+bench_perf_read_LDLIBS := -lelf
+bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
