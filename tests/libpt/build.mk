@@ -60,3 +60,13 @@ BENCHES += bench_perf_read
 bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
 bench_perf_read_LDLIBS := -lelf
 bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
+
+# A ptcap directory as a perf.data (tests/libpt/perf_writer.h), for the
+# script test of ptflow and ptdump on perf.data.
+$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_writer.h \
+		   include/lwpt/perf_file.h $(O)/lib/libpt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/libpt/mkperf.c \
+		$(O)/lib/libpt.a -lzstd
+check-unit: $(O)/tests/mkperf
+SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
