@@ -1215,6 +1215,9 @@ static int finish(struct lpt_perf *p)
 	if (!p->have_info)
 		return fail(LPT_PERF_E_NO_AUX, "%" PRIu64 " AUXTRACE records but no "
 			    "AUXTRACE_INFO: the decoder parameters are unknown", p->naux);
+	if (!p->naux)
+		return fail(LPT_PERF_E_NO_AUX, "AUXTRACE_INFO but no AUXTRACE records: "
+			    "nothing was traced");
 	if (p->npend)
 		return fail(LPT_PERF_E_TRUNCATED, "the compressed records end inside a "
 			    "record (%zu bytes left)", p->npend);

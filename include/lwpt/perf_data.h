@@ -22,7 +22,7 @@
  * Part of libpt's public API (link with -lpt). All functions are
  * thread-safe for different readers; errors are negated enum
  * lpt_perf_error codes, lpt_perf_strerror() gives their text and
- * lpt_perf_errmsg() the detail of the last one (which record, which
+ * lpt_perf_last_error() the detail of the last one (which record, which
  * offset).
  */
 #ifndef LWPT_PERF_DATA_H
