@@ -1076,7 +1076,8 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t)
 				return -LPT_PERF_E_NOMEM;
 		}
 	}
-	qsort(t->gaps, t->ngaps, sizeof(*t->gaps), cmp_u64);
+	if (t->ngaps)
+		qsort(t->gaps, t->ngaps, sizeof(*t->gaps), cmp_u64);
 	for (i = k = 0; i < t->ngaps; i++)
 		if (!k || t->gaps[i] != t->gaps[k - 1])
 			t->gaps[k++] = t->gaps[i];
@@ -1238,7 +1239,8 @@ static int finish(struct lpt_perf *p)
 		if (err)
 			return fail(-err, "out of memory");
 	}
-	qsort(p->tr, p->ntr, sizeof(*p->tr), cmp_trace);
+	if (p->ntr)
+		qsort(p->tr, p->ntr, sizeof(*p->tr), cmp_trace);
 	/* Build-ids of the build-id list for maps that carry none. */
 	for (i = 0; i < p->nmaps; i++) {
 		struct lpt_perf_map *m = &p->maps[i];
