@@ -243,6 +243,25 @@ static inline void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t
 	pw_end(w, at);
 }
 
+/* PERF_RECORD_MMAP of the kernel (pid -1, cpumode kernel), as perf
+ * synthesizes [kernel.kallsyms]_text (pgoff: the address of _text). */
+static inline void pw_kernel_mmap(struct pw *w, uint64_t start, uint64_t len,
+				  const char *path)
+{
+	size_t at = pw_begin(w, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	size_t n = strlen(path) + 1;
+
+	pw_u32(w, (uint32_t)-1);
+	pw_u32(w, 0);
+	pw_u64(w, start);
+	pw_u64(w, len);
+	pw_u64(w, start);
+	pw_put(w, path, n);
+	pw_put(w, NULL, ((n + 7) & ~7ul) - n);
+	pw_sid(w, (uint32_t)-1, 0, 0, 0);
+	pw_end(w, at);
+}
+
 static inline void pw_aux(struct pw *w, uint64_t off, uint64_t size, uint64_t flags,
 			  uint32_t tid, uint32_t cpu, uint64_t time)
 {

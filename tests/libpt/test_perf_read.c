@@ -324,6 +324,104 @@ START_TEST(refusals)
 }
 END_TEST
 
+static char *slurp_text(const char *dir, const char *name)
+{
+	char *text;
+	size_t len;
+
+	ck_assert_msg(!ptcap_dir_read_file(dir, name, &text, &len), "%s/%s", dir, name);
+	return text;
+}
+
+/* lpt_perf_write_ptcap() per CPU (Documentation/perf-data.rst "The
+ * capture model"): switches from SWITCH_CPU_WIDE in-records and
+ * ITRACE_START, a process generation per COMM exec, its maps with the
+ * kernel's, the kernel's code from --vmlinux placed at _text; and what
+ * ptcap_dir.c parses back. */
+START_TEST(write_ptcap_per_cpu)
+{
+	char dir[] = "/tmp/test_perf_read-cap-XXXXXX", *text, exe[4096], line[4200];
+	struct ptcap_switches sws = { 0 };
+	struct ptcap_processes ps = { 0 };
+	struct ptcap_config cfg;
+	struct lpt_perf_code_opts o;
+	uint8_t data[32] = { 0 };
+	struct lpt_perf *p;
+	struct pw w;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	pw_start(&w, false);
+	pw_time_conv(&w);
+	pw_auxtrace_info(&w, true, false, NULL);
+	pw_kernel_mmap(&w, 0xffffffff81000000ull, 0x1000000, "[kernel.kallsyms]_text");
+	pw_comm(&w, 7, 7, "sh", false, 2000);
+	pw_mmap2(&w, 7, 0x400000, 0x1000, 0, exe, 2100);
+	{
+		size_t at = pw_begin(&w, PERF_RECORD_ITRACE_START, 0);
+
+		pw_u32(&w, 7);
+		pw_u32(&w, 7);
+		pw_sid(&w, 7, 7, 2200, 0);
+		pw_end(&w, at);
+	}
+	pw_comm(&w, 7, 7, "prog", true, 3000);
+	pw_mmap2(&w, 7, 0x500000, 0x1000, 0, "/nonexistent/prog", 3100);
+	pw_switch_cpu_wide(&w, true, 0, 7, 0, 4000);
+	pw_switch_cpu_wide(&w, false, 0, 0, 7, 4001);
+	pw_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
+	pw_finish(&w, NULL, 0);
+	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	lpt_perf_code_opts_init(p, &o);
+	o.vmlinux = exe;
+	ck_assert_int_eq(lpt_perf_write_ptcap(p, dir, &o, NULL, "test"), 0);
+
+	text = slurp_text(dir, "config");
+	ck_assert_int_eq(ptcap_config_parse(text, strlen(text), &cfg, NULL), 0);
+	ck_assert_uint_eq(cfg.mtc_freq, 3);
+	ck_assert_uint_eq(cfg.tsc_freq_hz, 1200000000ull);
+	ck_assert_ptr_nonnull(strstr(text, "mode per-cpu"));
+	free(text);
+	text = slurp_text(dir, "switches");
+	ck_assert_int_eq(ptcap_switches_parse(text, strlen(text), &sws, NULL), 0);
+	free(text);
+	/* ITRACE_START (0/0 -> 7/7), the in-record (7/7 -> 0/0, the idle
+	 * task); the out-record adds nothing */
+	ck_assert_uint_eq(sws.n, 2);
+	ck_assert_uint_eq(sws.sw[0].next_pid, 7);
+	ck_assert_uint_eq(sws.sw[1].prev_pid, 7);
+	ck_assert_uint_eq(sws.sw[1].next_pid, 0);
+	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
+	ptcap_switches_free(&sws);
+	text = slurp_text(dir, "processes");
+	ck_assert_int_eq(ptcap_processes_parse(text, strlen(text), &ps, NULL), 0);
+	free(text);
+	ck_assert_uint_eq(ps.n, 2);
+	ck_assert_uint_eq(ps.p[0].gen, 0);
+	ck_assert_str_eq(ps.p[0].comm, "sh");
+	ck_assert_str_eq(ps.p[1].comm, "prog");
+	ptcap_processes_free(&ps);
+	/* generation 0 maps the program that exists, with the kernel placed
+	 * from the vmlinux; generation 1's program is missing: left out */
+	text = slurp_text(dir, "maps.7.0");
+	snprintf(line, sizeof(line), "0x400000 0x401000 0x0 %s\n", exe);
+	ck_assert_ptr_nonnull(strstr(text, line));
+	ck_assert_ptr_nonnull(strstr(text, "0xffffffff81000000 "));
+	free(text);
+	text = slurp_text(dir, "maps.7.1");
+	ck_assert_ptr_null(strstr(text, "prog"));
+	free(text);
+	text = slurp_text(dir, "cpu0.pt");
+	free(text);
+	lpt_perf_close(p);
+	lpt_perf_ptcap_remove(strdup(dir));
+	free(w.b);
+}
+END_TEST
+
 /* ---- Mutations: truncated and corrupted files never crash or hang ---- */
 
 static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
@@ -711,6 +809,7 @@ int main(void)
 	tcase_add_test(tc, per_cpu_snapshot);
 	tcase_add_test(tc, compressed);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, write_ptcap_per_cpu);
 	tcase_add_test(tc, mutations_synthetic);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tr, 300);
