@@ -58,27 +58,6 @@ static void best_of_5(char *const a[], char *const b[], double *ta, double *tb)
 	close(null);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *b;
-	FILE *f = fopen(path, "rb");
-
-	if (!f || fstat(fileno(f), &st) || st.st_size <= 0) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	b = malloc((size_t)st.st_size);
-	if (b && fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*len = (size_t)st.st_size;
-	return b;
-}
-
 static int spit(const char *path, const void *b, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -124,7 +103,7 @@ static size_t segments(const char *elf, struct seg *s, size_t max)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX], bin[PATH_MAX], data[PATH_MAX + 64], elf[PATH_MAX + 64];
-	char src[PATH_MAX + 128], dir[PATH_MAX + 128], path[PATH_MAX + 256];
+	char src[PATH_MAX + 128] = "", dir[PATH_MAX + 128], path[PATH_MAX + 256];
 	char perf[PATH_MAX + 128], ptflow[PATH_MAX + 64];
 	struct seg seg[8];
 	size_t nseg, len = 0, i, off;
@@ -142,28 +121,11 @@ int main(int argc, char **argv)
 	}
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(bin, sizeof(bin), "%s", dirname(self));
-	snprintf(data, sizeof(data), "%s/../bench-data/flow", bin);
 	snprintf(elf, sizeof(elf), "%s/../tests/trace_flow_prog", bin);
 	snprintf(ptflow, sizeof(ptflow), "%s/../bin/ptflow", bin);
-	snprintf(src, sizeof(src), "%s/trace_flow_0.pt", data);
-	if (access(src, R_OK)) {
-		char gen[PATH_MAX + 64], env[PATH_MAX + 96];
-		char *gen_argv[] = { gen, NULL };
-		double cpu;
-		int null = open("/dev/null", O_WRONLY);
-
-		snprintf(gen, sizeof(gen), "%s/../tests/test_pt_trace_flow", bin);
-		snprintf(path, sizeof(path), "%s/../bench-data", bin);
-		mkdir(path, 0755);
-		mkdir(data, 0755);
-		snprintf(env, sizeof(env), "LWPT_TRACE_FLOW_DUMP=%s", data);
-		putenv(env);
-		putenv("CK_RUN_CASE=libipt");
-		if (!access(gen, X_OK))
-			bench_child_run(gen_argv, null, &cpu);
-		close(null);
-	}
-	trace = slurp(src, &len);
+	if (!bench_flow_data(bin, data, sizeof(data)))
+		snprintf(src, sizeof(src), "%s/trace_flow_0.pt", data);
+	trace = bench_load_file(src, &len);
 	nseg = segments(elf, seg, 8);
 	if (!trace || !nseg) {
 		printf("bench_perf_read: no %s or %s (make tests; ptrace not "
