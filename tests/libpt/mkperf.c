@@ -114,7 +114,11 @@ int main(int argc, char **argv)
 
 			if (to > len || to <= from)
 				continue;
-			idx = realloc(idx, (nidx + 2) * sizeof(*idx));
+			uint64_t *more = realloc(idx, (nidx + 2) * sizeof(*idx));
+
+			if (!more)
+				return 1;
+			idx = more;
 			idx[nidx++] = pw_auxtrace(&w, t + from, to - from, aux, (uint32_t)i,
 						  cpu ? (uint32_t)-1 : id, cpu ? id : (uint32_t)-1);
 			idx[nidx++] = sizeof(struct perf_rec_auxtrace) + (to - from);
