@@ -215,6 +215,16 @@ static int write_config(struct wctx *c, const char *dir)
 			fprintf(f, "outcome.%s lost lost=%" PRIu64 "\n", t->name,
 				t->truncated + t->partial);
 	}
+	/* losses: ptcap's count of the whole capture; here AUX records that
+	 * lost data, AUXTRACE_ERROR records and lost sideband records */
+	{
+		uint64_t losses = in->aux_errors + in->lost;
+
+		for (i = 0; i < lpt_perf_ntraces(c->p); i++)
+			losses += lpt_perf_trace(c->p, i)->truncated +
+				  lpt_perf_trace(c->p, i)->partial;
+		fprintf(f, "losses %" PRIu64 "\n", losses);
+	}
 	return close_file(f);
 }
 

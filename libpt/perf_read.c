@@ -906,7 +906,9 @@ static int records(struct lpt_perf *p, const uint8_t *base, uint64_t pos,
 				return err;
 			step += rd64(base + pos + 8);
 		} else if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
-			uint64_t extra = rd32(base + pos + 8);
+			/* trace_report() output, padded to 8 (header.c
+			 * perf_event__process_tracing_data) */
+			uint64_t extra = ((uint64_t)rd32(base + pos + 8) + 7) & ~7ull;
 
 			if (extra > end - pos - h.size)
 				return fail(LPT_PERF_E_TRUNCATED, "TRACING_DATA at 0x%" PRIx64
