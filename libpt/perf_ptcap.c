@@ -298,6 +298,9 @@ static int write_switches(struct wctx *c, const char *dir)
 struct gen {
 	int32_t pid;
 	uint64_t from, to;	/* perf time: [from, to) */
+	int32_t ppid;		/* generation 0 of a forked process: its
+				 * parent, whose maps it inherits; else -1 */
+	uint64_t fork_time;
 	char comm[16];
 };
 
@@ -328,8 +331,17 @@ static int write_processes(struct wctx *c, const char *dir)
 		memset(&g[ng], 0, sizeof(g[ng]));
 		g[ng].pid = pid;
 		g[ng].to = UINT64_MAX;
+		g[ng].ppid = -1;
 		ng++;
 	}
+	/* A new process (FORK with pid != ppid) starts with its parent's
+	 * maps (machine.c machine__process_fork_event: thread__fork). */
+	for (i = 0; i < nt; i++)
+		for (k = 0; k < ng && t[i].kind == LPT_PERF_FORK && t[i].pid != t[i].ppid; k++)
+			if (g[k].pid == t[i].pid && g[k].ppid < 0) {
+				g[k].ppid = t[i].ppid;
+				g[k].fork_time = t[i].time;
+			}
 	/* Comms, and a new generation at each exec. */
 	for (i = 0; i < nt; i++) {
 		size_t last = SIZE_MAX;
@@ -350,6 +362,7 @@ static int write_processes(struct wctx *c, const char *dir)
 			g[ng] = g[last];
 			g[ng].from = t[i].time;
 			g[ng].to = UINT64_MAX;
+			g[ng].ppid = -1;
 			last = ng++;
 		}
 		snprintf(g[last].comm, sizeof(g[last].comm), "%s", t[i].comm);
@@ -378,7 +391,9 @@ static int write_processes(struct wctx *c, const char *dir)
 		for (j = 0; j < nm; j++)
 			if (is_kernel(&m[j]) ||
 			    (m[j].pid == g[i].pid && m[j].time < g[i].to &&
-			     (m[j].time >= g[i].from || !g[i].from)))
+			     (m[j].time >= g[i].from || !g[i].from)) ||
+			    (g[i].ppid > 0 && m[j].pid == g[i].ppid &&
+			     m[j].time <= g[i].fork_time))
 				map_line(c, mf, &m[j]);
 		if (close_file(mf))
 			err = -LPT_PERF_E_IO;

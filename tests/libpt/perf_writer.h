@@ -262,6 +262,19 @@ static inline void pw_kernel_mmap(struct pw *w, uint64_t start, uint64_t len,
 	pw_end(w, at);
 }
 
+static inline void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	size_t at = pw_begin(w, PERF_RECORD_FORK, 0);
+
+	pw_u32(w, pid);
+	pw_u32(w, ppid);
+	pw_u32(w, pid);
+	pw_u32(w, ppid);
+	pw_u64(w, time);
+	pw_sid(w, pid, pid, time, 0);
+	pw_end(w, at);
+}
+
 static inline void pw_aux(struct pw *w, uint64_t off, uint64_t size, uint64_t flags,
 			  uint32_t tid, uint32_t cpu, uint64_t time)
 {

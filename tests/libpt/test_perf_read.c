@@ -367,10 +367,12 @@ START_TEST(write_ptcap_per_cpu)
 		pw_sid(&w, 7, 7, 2200, 0);
 		pw_end(&w, at);
 	}
+	pw_fork(&w, 8, 7, 2500);
 	pw_comm(&w, 7, 7, "prog", true, 3000);
 	pw_mmap2(&w, 7, 0x500000, 0x1000, 0, "/nonexistent/prog", 3100);
 	pw_switch_cpu_wide(&w, true, 0, 7, 0, 4000);
 	pw_switch_cpu_wide(&w, false, 0, 0, 7, 4001);
+	pw_switch_cpu_wide(&w, false, 0, 8, 0, 4500);
 	pw_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
 	pw_finish(&w, NULL, 0);
 	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
@@ -390,8 +392,9 @@ START_TEST(write_ptcap_per_cpu)
 	free(text);
 	/* ITRACE_START (0/0 -> 7/7), the in-record (7/7 -> 0/0, the idle
 	 * task); the out-record adds nothing */
-	ck_assert_uint_eq(sws.n, 2);
+	ck_assert_uint_eq(sws.n, 3);
 	ck_assert_uint_eq(sws.sw[0].next_pid, 7);
+	ck_assert_uint_eq(sws.sw[2].next_pid, 8);
 	ck_assert_uint_eq(sws.sw[1].prev_pid, 7);
 	ck_assert_uint_eq(sws.sw[1].next_pid, 0);
 	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
@@ -399,10 +402,11 @@ START_TEST(write_ptcap_per_cpu)
 	text = slurp_text(dir, "processes");
 	ck_assert_int_eq(ptcap_processes_parse(text, strlen(text), &ps, NULL), 0);
 	free(text);
-	ck_assert_uint_eq(ps.n, 2);
+	ck_assert_uint_eq(ps.n, 3);
 	ck_assert_uint_eq(ps.p[0].gen, 0);
 	ck_assert_str_eq(ps.p[0].comm, "sh");
 	ck_assert_str_eq(ps.p[1].comm, "prog");
+	ck_assert_uint_eq(ps.p[2].pid, 8);
 	ptcap_processes_free(&ps);
 	/* generation 0 maps the program that exists, with the kernel placed
 	 * from the vmlinux; generation 1's program is missing: left out */
@@ -410,6 +414,10 @@ START_TEST(write_ptcap_per_cpu)
 	snprintf(line, sizeof(line), "0x400000 0x401000 0x0 %s\n", exe);
 	ck_assert_ptr_nonnull(strstr(text, line));
 	ck_assert_ptr_nonnull(strstr(text, "0xffffffff81000000 "));
+	free(text);
+	/* the forked child 8 inherits its parent's maps up to the fork */
+	text = slurp_text(dir, "maps.8.0");
+	ck_assert_ptr_nonnull(strstr(text, line));
 	free(text);
 	text = slurp_text(dir, "maps.7.1");
 	ck_assert_ptr_null(strstr(text, "prog"));
