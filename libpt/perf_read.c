@@ -265,6 +265,11 @@ int lpt_perf_probe(const char *path)
 			return 0;
 		path = alt;
 	}
+	/* A pipe (a FIFO, <(perf record -o - ...)) cannot be peeked at
+	 * without taking its bytes: ptcap directories and raw traces are
+	 * never pipes, so lpt_perf_open() decides. */
+	if (!alt && !stat(path, &st) && S_ISFIFO(st.st_mode))
+		return 1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	free(alt);
 	if (fd < 0)

@@ -67,8 +67,9 @@ const char *lpt_perf_strerror(int err);
 
 /**
  * lpt_perf_probe() - whether @path is a perf.data, by its magic.
- * @path: a file name, "-" (standard input: not probed, answers 1), or a
- *        directory written by `perf record --kcore` (holding `data`).
+ * @path: a file name, "-" (standard input: not probed, answers 1), a
+ *        FIFO (not probed either: answers 1), or a directory written by
+ *        `perf record --kcore` (holding `data`).
  *
  * Reads the first 8 bytes only ("PERFILE2" in either byte order, or the
  * version 1 magic "PERFFILE", so that lpt_perf_open() can say why it
