@@ -70,3 +70,25 @@ $(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_writer.h \
 		$(O)/lib/libpt.a -lzstd
 check-unit: $(O)/tests/mkperf
 SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
+
+# libFuzzer target of the perf.data reader: `make fuzz-perf` runs it for
+# FUZZ_TIME seconds on $(O)/fuzz/corpus-perf, seeded with the perf 4.14
+# recordings; fuzz_smoke.sh runs both targets briefly.
+FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c
+FUZZ_PERF_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14)
+
+$(O)/fuzz/fuzz_perf: $(FUZZ_PERF_SRCS) libpt/perf_internal.h \
+		     include/lwpt/perf_data.h include/lwpt/perf_file.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_PERF_SRCS) -lzstd
+
+.PHONY: fuzz-perf
+fuzz-perf: $(O)/fuzz/fuzz_perf
+	@mkdir -p $(O)/fuzz/corpus-perf $(O)/fuzz/seeds-perf
+	@for f in $(FUZZ_PERF_SEEDS); do \
+		cp -n "$$f" $(O)/fuzz/seeds-perf/ 2>/dev/null || true; done
+	cd $(O)/fuzz && ./fuzz_perf -max_total_time=$(FUZZ_TIME) \
+		-max_len=262144 -timeout=60 -rss_limit_mb=1024 $(FUZZ_ARGS) \
+		corpus-perf seeds-perf
