@@ -430,6 +430,53 @@ START_TEST(write_ptcap_per_cpu)
 }
 END_TEST
 
+/* A `perf record --kcore` directory (builtin-record.c record__kcore_copy):
+ * DIR/data is the perf.data, DIR/kcore_dir/kcore the kernel's code at its
+ * run-time addresses (no relocation); lpt_perf_probe() knows the directory. */
+START_TEST(kcore_directory)
+{
+	char dir[] = "/tmp/test_perf_read-kcore-XXXXXX", path[4200], cmd[8600], *text;
+	char out[] = "/tmp/test_perf_read-kcap-XXXXXX";
+	struct lpt_perf_code_opts o;
+	uint8_t data[16];
+	struct lpt_perf *p;
+	struct pw w;
+	FILE *f;
+
+	memcpy(data, psb, 16);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pw_start(&w, false);
+	pw_auxtrace_info(&w, false, false, NULL);
+	pw_kernel_mmap(&w, 0, 0x100000, "[kernel.kallsyms]_text");
+	pw_auxtrace(&w, data, 16, 0, 0, 5, (uint32_t)-1);
+	pw_finish(&w, NULL, 0);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(w.b, 1, w.n, f), w.n);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "mkdir %s/kcore_dir && cp /proc/self/exe %s/kcore_dir/kcore",
+		 dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(lpt_perf_probe(dir), 1);
+	ck_assert_int_eq(lpt_perf_open(dir, NULL, &p), 0);
+	lpt_perf_code_opts_init(p, &o);
+	ck_assert_ptr_nonnull(o.kcore);
+	ck_assert_ptr_nonnull(mkdtemp(out));
+	ck_assert_int_eq(lpt_perf_write_ptcap(p, out, &o, NULL, "test"), 0);
+	text = slurp_text(out, "maps");
+	snprintf(path, sizeof(path), " %s/kcore_dir/kcore\n", dir);
+	ck_assert_msg(strstr(text, path) != NULL, "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\n0x0 0x"));
+	free(text);
+	lpt_perf_close(p);
+	lpt_perf_ptcap_remove(strdup(out));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(w.b);
+}
+END_TEST
+
 /* ---- Mutations: truncated and corrupted files never crash or hang ---- */
 
 static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
@@ -818,6 +865,7 @@ int main(void)
 	tcase_add_test(tc, compressed);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, write_ptcap_per_cpu);
+	tcase_add_test(tc, kcore_directory);
 	tcase_add_test(tc, mutations_synthetic);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tr, 300);
