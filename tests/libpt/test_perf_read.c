@@ -737,6 +737,47 @@ static void compare_with_perf_header(const char *file, struct lpt_perf *p)
 		ck_assert(event);
 }
 
+/* The same recording rewritten by perf 6.1 (`perf inject`, file format
+ * with perf 6.1's header, features and HEADER_AUXTRACE index): the same
+ * traces, byte for byte, and the same sideband. */
+static void same_after_inject(const char *file, struct lpt_perf *p)
+{
+	char out[] = "/tmp/test_perf_read-inject-XXXXXX", cmd[8600];
+	struct lpt_perf *q;
+	size_t k, n1, n2;
+	int fd = mkstemp(out);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/perf inject -i '%s' -o '%s' 2>/dev/null",
+		 file, out);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_msg(lpt_perf_open(out, NULL, &q) == 0, "%s", lpt_perf_last_error());
+	ck_assert(lpt_perf_info(q)->has_index);
+	ck_assert_uint_eq(lpt_perf_ntraces(q), lpt_perf_ntraces(p));
+	for (k = 0; k < lpt_perf_ntraces(p); k++) {
+		const struct lpt_perf_trace *a = lpt_perf_trace(p, k), *b = lpt_perf_trace(q, k);
+		uint8_t *x = malloc(a->size + 1), *y = malloc(b->size + 1);
+
+		ck_assert_str_eq(a->name, b->name);
+		ck_assert_uint_eq(a->size, b->size);
+		ck_assert_int_eq(lpt_perf_trace_read(p, k, 0, x, a->size), (int64_t)a->size);
+		ck_assert_int_eq(lpt_perf_trace_read(q, k, 0, y, b->size), (int64_t)b->size);
+		ck_assert(!memcmp(x, y, a->size));
+		free(x);
+		free(y);
+	}
+	(void)lpt_perf_maps(p, &n1);
+	(void)lpt_perf_maps(q, &n2);
+	ck_assert_uint_eq(n1, n2);
+	(void)lpt_perf_switches(p, &n1);
+	(void)lpt_perf_switches(q, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_uint_eq(lpt_perf_config(p)->tsc_freq_hz, lpt_perf_config(q)->tsc_freq_hz);
+	lpt_perf_close(q);
+	unlink(out);
+}
+
 static void real_file(const char *name, bool pipe)
 {
 	char path[4400];
@@ -780,6 +821,8 @@ static void real_file(const char *name, bool pipe)
 	if (have_perf()) {
 		compare_with_perf_script(path, p);
 		compare_with_perf_header(path, p);
+		if (!pipe)
+			same_after_inject(path, p);
 	}
 	lpt_perf_close(p);
 }
