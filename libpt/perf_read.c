@@ -1217,13 +1217,15 @@ static int finish(struct lpt_perf *p)
 	size_t i, k;
 	int err;
 
-	if (!p->have_info && !p->naux)
+	bool need_aux = !(p->opts.flags & LPT_PERF_SIDEBAND_ONLY);
+
+	if (need_aux && !p->have_info && !p->naux)
 		return fail(LPT_PERF_E_NO_AUX, "no AUXTRACE_INFO and no AUXTRACE records: "
 			    "record with perf record -e intel_pt//");
-	if (!p->have_info)
+	if (need_aux && !p->have_info)
 		return fail(LPT_PERF_E_NO_AUX, "%" PRIu64 " AUXTRACE records but no "
 			    "AUXTRACE_INFO: the decoder parameters are unknown", p->naux);
-	if (!p->naux)
+	if (need_aux && !p->naux)
 		return fail(LPT_PERF_E_NO_AUX, "AUXTRACE_INFO but no AUXTRACE records: "
 			    "nothing was traced");
 	if (p->npend)

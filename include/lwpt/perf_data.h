@@ -182,6 +182,14 @@ struct lpt_perf_opts {
 	 * e.g. while copying a pipe); NULL for none. */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	unsigned int flags;	/* enum lpt_perf_open_flags */
+};
+
+/* Flags of struct lpt_perf_opts. */
+enum lpt_perf_open_flags {
+	/* Accept a perf.data without Intel PT data (no AUXTRACE_INFO or
+	 * AUXTRACE): its sideband only, no trace. */
+	LPT_PERF_SIDEBAND_ONLY = 1u << 0,
 };
 
 /**
@@ -202,7 +210,7 @@ struct lpt_perf;
  *
  * Return: 0; -LPT_PERF_E_MAGIC, -E_VERSION, -E_SWAPPED (byte-swapped
  * files are refused), -E_TRUNCATED, -E_CORRUPT, -E_NO_AUX (no Intel PT
- * data at all), -E_NOT_PT, -E_COMPRESS, -E_IO (errno preserved),
+ * data at all, unless LPT_PERF_SIDEBAND_ONLY), -E_NOT_PT, -E_COMPRESS, -E_IO (errno preserved),
  * -E_NOMEM, -E_INVAL. On failure *@out is NULL and lpt_perf_last_error()
  * describes the error (with the offset of the record at fault).
  */
