@@ -617,7 +617,8 @@ static int add_map(struct lpt_perf *p, const uint8_t *r, uint64_t size, bool mma
 	m->prot = 4;	/* PROT_EXEC */
 	if (mmap2) {
 		m->prot = rd32(r + 8 + 56);
-		m->exec = (m->prot & 4) != 0;
+		/* perf synthesizes the kernel's MMAP2 with prot 0 ("---p") */
+		m->exec = (m->prot & 4) || m->kernel;
 		if ((misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r[40] <= 20) {
 			m->build_id_size = r[40];
 			memcpy(m->build_id, r + 44, m->build_id_size);

@@ -892,7 +892,7 @@ START_TEST(real_compressed)
 	fd = mkstemp(out);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -z -e dummy -o '%s' -- /bin/true "
+	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -N -z -e dummy -o '%s' -- /bin/true "
 		 ">/dev/null 2>&1", out);
 	if (system(cmd)) {
 		printf("SKIP: perf record -z -e dummy failed here (perf_event_paranoid?)\n");
@@ -929,6 +929,78 @@ START_TEST(real_compressed)
 			exec |= t[k].exec && !strcmp(t[k].comm, "true");
 	}
 	ck_assert(exec);
+	lpt_perf_close(p);
+	unlink(out);
+}
+END_TEST
+
+/* Build-ids as perf 6.1 records them in MMAP2 (`perf record
+ * --buildid-mmap`, PERF_RECORD_MISC_MMAP_BUILD_ID) and where the code is
+ * found (symbol.c dso__load): the recorded path when its build-id matches,
+ * the build-id cache .build-id/xx/rest/elf, and not a --symfs file with
+ * another build-id. Skips where perf cannot record. */
+START_TEST(real_build_id_lookup)
+{
+	char out[] = "/tmp/test_perf_read-b-XXXXXX", dir[] = "/tmp/test_perf_read-c-XXXXXX";
+	char cmd[9000], where[4096], hex[41];
+	const struct lpt_perf_map *m;
+	struct lpt_perf_code_opts o;
+	struct lpt_perf_opts po;
+	struct lpt_perf *p;
+	uint8_t id[20];
+	size_t n, k;
+	int fd, i;
+
+	if (!have_perf())
+		return;
+	fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -N --buildid-mmap -e dummy -o '%s' "
+		 "-- /usr/bin/true >/dev/null 2>&1", out);
+	if (system(cmd)) {
+		printf("SKIP: perf record --buildid-mmap failed here\n");
+		unlink(out);
+		return;
+	}
+	lpt_perf_opts_init(&po);
+	po.flags = LPT_PERF_SIDEBAND_ONLY;
+	ck_assert_int_eq(lpt_perf_open(out, &po, &p), 0);
+	m = lpt_perf_maps(p, &n);
+	for (k = 0; k < n && strcmp(m[k].path, "/usr/bin/true"); k++)
+		;
+	ck_assert_uint_lt(k, n);
+	ck_assert_int_eq(lpt_perf_elf_build_id("/usr/bin/true", id), 20);
+	ck_assert_uint_eq(m[k].build_id_size, 20);
+	ck_assert_mem_eq(m[k].build_id, id, 20);
+	/* an empty build-id cache (perf record fills $HOME/.debug): the
+	 * recorded path, whose build-id matches */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	lpt_perf_code_opts_init(p, &o);
+	o.buildid_dir = dir;
+	ck_assert_int_eq(lpt_perf_find_code(p, &m[k], &o, where, sizeof(where)), 0);
+	ck_assert_str_eq(where, "/usr/bin/true");
+	/* --symfs with /usr/bin/false in its place: another build-id */
+	for (i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/usr/bin %s/.build-id/%.2s/%s && "
+		 "cp /usr/bin/false %s/usr/bin/true", dir, dir, hex, hex + 2, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	o.symfs = dir;
+	ck_assert_int_eq(lpt_perf_find_code(p, &m[k], &o, where, sizeof(where)),
+			 -LPT_PERF_E_BUILD_ID);
+	/* ... and the build-id cache has the right one */
+	snprintf(cmd, sizeof(cmd), "cp /usr/bin/true %s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(lpt_perf_find_code(p, &m[k], &o, where, sizeof(where)), 0);
+	ck_assert_ptr_nonnull(strstr(where, "/.build-id/"));
+	/* the kernel's MMAP2 (prot 0 as perf synthesizes it) is a code map */
+	for (k = 0; k < n && strncmp(m[k].path, "[kernel.kallsyms]", 17); k++)
+		;
+	if (k < n)
+		ck_assert(m[k].exec && m[k].kernel);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
 	lpt_perf_close(p);
 	unlink(out);
 }
@@ -977,6 +1049,7 @@ int main(void)
 	tcase_add_test(tr, real_pipe_format);
 	tcase_add_test(tr, real_other_build_id);
 	tcase_add_test(tr, real_compressed);
+	tcase_add_test(tr, real_build_id_lookup);
 	tcase_add_test(tr, mutations_real);
 	suite_add_tcase(s, tr);
 	return lwpt_check_run(s, CK_NORMAL);
