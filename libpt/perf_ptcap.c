@@ -263,34 +263,86 @@ static int write_traces(struct wctx *c, const char *dir)
 	return err;
 }
 
-/* switches: one line per switch-in of SWITCH_CPU_WIDE (its prev is the
- * record's prev pid/tid, its next the sample's task), plus each CPU's
- * ITRACE_START as the thread running from then on. */
+/* One switch line: on @cpu at @tsc, prev stopped and next ran. */
+static void switch_line(FILE *f, uint64_t tsc, int32_t cpu, int32_t pp, int32_t pt,
+			int32_t np, int32_t nt, bool preempt)
+{
+	if (pp < 0 || pt < 0 || np < 0 || nt < 0)
+		return;
+	fprintf(f, "%" PRIu64 " %d %d/%d %d/%d%s%s%s\n", tsc, cpu, pp, pt, np, nt,
+		pp == 0 ? " prev-idle" : "", np == 0 ? " next-idle" : "",
+		preempt ? " preempt" : "");
+}
+
+/* A SWITCH_CPU_WIDE out-record not yet matched by its in-record. */
+static void out_line(FILE *f, const struct lpt_perf_switch *o)
+{
+	switch_line(f, o->tsc, o->cpu, o->pid, o->tid, o->other_pid, o->other_tid,
+		    o->preempt);
+}
+
+/*
+ * switches (ptcap-format.rst): perf writes each CPU-wide switch twice, an
+ * out-record on the CPU (the sample's task leaves, next_prev is the next)
+ * and an in-record (the sample's task enters, next_prev was the previous;
+ * kernel/events/core.c perf_event_switch_output). One line per switch:
+ * the in-record, or an out-record no in-record follows on its CPU.
+ * SWITCH records (not CPU-wide, a traced task only) give "0/0 -> task" and
+ * "task -> 0/0": the other side is not traced. Each CPU's ITRACE_START is
+ * the thread running from then on.
+ */
 static int write_switches(struct wctx *c, const char *dir)
 {
-	size_t n, i;
+	size_t n, i, ncpu = 0;
 	const struct lpt_perf_switch *s = lpt_perf_switches(c->p, &n);
-	FILE *f = create(dir, PTCAP_SWITCHES_FILE);
+	const struct lpt_perf_switch **pend;
+	FILE *f;
 
-	if (!f)
+	for (i = 0; i < n; i++)
+		if (s[i].cpu >= 0 && (size_t)s[i].cpu >= ncpu)
+			ncpu = (size_t)s[i].cpu + 1;
+	pend = calloc(ncpu ? ncpu : 1, sizeof(*pend));
+	if (!pend)
+		return -LPT_PERF_E_NOMEM;
+	f = create(dir, PTCAP_SWITCHES_FILE);
+	if (!f) {
+		free(pend);
 		return -LPT_PERF_E_IO;
+	}
 	fprintf(f, "%s %d\n# tsc cpu prev-pid/tid next-pid/tid [flags], from perf.data "
-		"SWITCH_CPU_WIDE (in) and ITRACE_START records\n", PTCAP_SWITCHES_MAGIC,
+		"SWITCH, SWITCH_CPU_WIDE and ITRACE_START records\n", PTCAP_SWITCHES_MAGIC,
 		PTCAP_FORMAT_VERSION);
 	for (i = 0; i < n; i++) {
-		int32_t pp, pt;
+		const struct lpt_perf_switch *w = &s[i], **o;
 
-		if (s[i].cpu < 0 || !s[i].time || (!s[i].itrace_start &&
-						   (!s[i].cpu_wide || s[i].out)))
+		if (w->cpu < 0 || !w->time)
 			continue;
-		pp = s[i].itrace_start ? 0 : s[i].other_pid;
-		pt = s[i].itrace_start ? 0 : s[i].other_tid;
-		if (pp < 0 || pt < 0 || s[i].pid < 0 || s[i].tid < 0)
-			continue;
-		fprintf(f, "%" PRIu64 " %d %d/%d %d/%d%s%s\n", s[i].tsc, s[i].cpu, pp, pt,
-			s[i].pid, s[i].tid, pp == 0 ? " prev-idle" : "",
-			s[i].pid == 0 ? " next-idle" : "");
+		o = &pend[w->cpu];
+		if (w->itrace_start) {
+			switch_line(f, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
+		} else if (!w->cpu_wide) {
+			if (w->out)
+				switch_line(f, w->tsc, w->cpu, w->pid, w->tid, 0, 0, w->preempt);
+			else
+				switch_line(f, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
+		} else if (w->out) {
+			if (*o)
+				out_line(f, *o);
+			*o = w;
+		} else {
+			bool pair = *o && (*o)->other_tid == w->tid && (*o)->tid == w->other_tid;
+
+			if (*o && !pair)
+				out_line(f, *o);
+			switch_line(f, w->tsc, w->cpu, w->other_pid, w->other_tid, w->pid,
+				    w->tid, pair && (*o)->preempt);
+			*o = NULL;
+		}
 	}
+	for (i = 0; i < ncpu; i++)
+		if (pend[i])
+			out_line(f, pend[i]);
+	free(pend);
 	return close_file(f);
 }
 

@@ -373,6 +373,7 @@ START_TEST(write_ptcap_per_cpu)
 	pw_switch_cpu_wide(&w, true, 0, 7, 0, 4000);
 	pw_switch_cpu_wide(&w, false, 0, 0, 7, 4001);
 	pw_switch_cpu_wide(&w, false, 0, 8, 0, 4500);
+	pw_switch_cpu_wide(&w, true, 0, 8, 0, 5000);	/* no in-record follows */
 	pw_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
 	pw_finish(&w, NULL, 0);
 	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
@@ -391,10 +392,13 @@ START_TEST(write_ptcap_per_cpu)
 	ck_assert_int_eq(ptcap_switches_parse(text, strlen(text), &sws, NULL), 0);
 	free(text);
 	/* ITRACE_START (0/0 -> 7/7), the in-record (7/7 -> 0/0, the idle
-	 * task); the out-record adds nothing */
-	ck_assert_uint_eq(sws.n, 3);
+	 * task; its out-record adds nothing), 0/0 -> 8/8, and an out-record
+	 * without in-record (8/8 -> 0/0) */
+	ck_assert_uint_eq(sws.n, 4);
 	ck_assert_uint_eq(sws.sw[0].next_pid, 7);
 	ck_assert_uint_eq(sws.sw[2].next_pid, 8);
+	ck_assert_uint_eq(sws.sw[3].prev_pid, 8);
+	ck_assert_uint_eq(sws.sw[3].next_pid, 0);
 	ck_assert_uint_eq(sws.sw[1].prev_pid, 7);
 	ck_assert_uint_eq(sws.sw[1].next_pid, 0);
 	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
