@@ -877,6 +877,30 @@ START_TEST(real_other_build_id)
 }
 END_TEST
 
+/* A perf.data of Debian's perf recording `true` with a software event and
+ * @opt, into @out (a mkstemp() template): false, said, where perf cannot
+ * record here (perf_event_paranoid, no perf). No build-id cache update. */
+static bool perf_record(const char *opt, char *out)
+{
+	char cmd[8600];
+	int fd;
+
+	if (!have_perf())
+		return false;
+	fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -N %s -e dummy -o '%s' -- "
+		 "/usr/bin/true >/dev/null 2>&1", opt, out);
+	if (system(cmd)) {
+		printf("SKIP: perf record %s -e dummy failed here (perf_event_paranoid?)\n",
+		       opt);
+		unlink(out);
+		return false;
+	}
+	return true;
+}
+
 /* PERF_RECORD_COMPRESSED as Debian's perf 6.1 writes it (`perf record -z`,
  * a software event: no PT hardware needed): the decompressed COMM and MMAP
  * records equal perf script -D's. Skips where perf cannot record. */
@@ -889,20 +913,9 @@ START_TEST(real_compressed)
 	size_t n, k, nperf = 0;
 	bool exec = false;
 	FILE *f;
-	int fd;
 
-	if (!have_perf())
+	if (!perf_record("-z", out))
 		return;
-	fd = mkstemp(out);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -N -z -e dummy -o '%s' -- /bin/true "
-		 ">/dev/null 2>&1", out);
-	if (system(cmd)) {
-		printf("SKIP: perf record -z -e dummy failed here (perf_event_paranoid?)\n");
-		unlink(out);
-		return;
-	}
 	ck_assert_int_eq(lpt_perf_open(out, NULL, &p), -LPT_PERF_E_NO_AUX);
 	lpt_perf_opts_init(&po);
 	po.flags = LPT_PERF_SIDEBAND_ONLY;
@@ -953,20 +966,10 @@ START_TEST(real_build_id_lookup)
 	struct lpt_perf *p;
 	uint8_t id[20];
 	size_t n, k;
-	int fd, i;
+	int i;
 
-	if (!have_perf())
+	if (!perf_record("--buildid-mmap", out))
 		return;
-	fd = mkstemp(out);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/perf record -q -N --buildid-mmap -e dummy -o '%s' "
-		 "-- /usr/bin/true >/dev/null 2>&1", out);
-	if (system(cmd)) {
-		printf("SKIP: perf record --buildid-mmap failed here\n");
-		unlink(out);
-		return;
-	}
 	lpt_perf_opts_init(&po);
 	po.flags = LPT_PERF_SIDEBAND_ONLY;
 	ck_assert_int_eq(lpt_perf_open(out, &po, &p), 0);
