@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,4 +94,31 @@ uint8_t *bench_load_file(const char *path, size_t *len)
 	}
 	fclose(f);
 	return buf;
+}
+
+int bench_flow_data(const char *bindir, char *data, size_t size)
+{
+	static char env[PATH_MAX + 96];	/* putenv() keeps it */
+	char gen[PATH_MAX + 64], src[PATH_MAX + 96];
+	char *gen_argv[] = { gen, NULL };
+	double cpu;
+	int null;
+
+	snprintf(data, size, "%s/../bench-data", bindir);
+	mkdir(data, 0755);
+	snprintf(data, size, "%s/../bench-data/flow", bindir);
+	mkdir(data, 0755);
+	snprintf(src, sizeof(src), "%s/trace_flow_0.pt", data);
+	if (!access(src, R_OK))
+		return 0;
+	snprintf(gen, sizeof(gen), "%s/../tests/test_pt_trace_flow", bindir);
+	if (access(gen, X_OK))
+		return -1;
+	snprintf(env, sizeof(env), "LWPT_TRACE_FLOW_DUMP=%s", data);
+	putenv(env);
+	putenv("CK_RUN_CASE=libipt");
+	null = open("/dev/null", O_WRONLY);
+	bench_child_run(gen_argv, null, &cpu);
+	close(null);
+	return access(src, R_OK) ? -1 : 0;
 }

@@ -51,4 +51,18 @@ unsigned long long bench_child_value(char *const argv[], const char *key);
  */
 uint8_t *bench_load_file(const char *path, size_t *len);
 
+/**
+ * bench_flow_data() - the flow generator's traces of trace_flow_prog
+ * (tests/model/pt, the input of bench_ptflow and bench_perf_read): runs
+ * `LWPT_TRACE_FLOW_DUMP=DIR test_pt_trace_flow` once when
+ * @bindir/../bench-data/flow/trace_flow_0.pt is missing.
+ * @bindir: the directory of the running bench (build/bench).
+ * @data:   receives @bindir/../bench-data/flow.
+ * @size:   size of @data.
+ *
+ * Return: 0 when the traces are there, -1 when the generator is not built
+ * or could not write them (ptrace not permitted).
+ */
+int bench_flow_data(const char *bindir, char *data, size_t size);
+
 #endif /* LWPT_TESTS_BENCH_CHILD_H */

@@ -45,3 +45,50 @@ SCRIPT_TESTS += tests/libpt/fuzz_smoke.sh
 UNIT_TESTS += test_ptcap_dir
 test_ptcap_dir_SRCS := tests/libpt/test_ptcap_dir.c
 test_ptcap_dir_LIBS := pt
+
+# The perf.data reader (libpt/perf_*.c, include/lwpt/perf_data.h, issue 24):
+# synthetic files from tests/libpt/perf_writer.h, the perf 4.14 recordings
+# of $(LWPT_SHARED)/testdata/perf compared with Debian's perf, mutations.
+UNIT_TESTS += test_perf_read
+test_perf_read_SRCS := tests/libpt/test_perf_read.c
+test_perf_read_LIBS := pt
+test_perf_read_LDLIBS := -lelf -lzstd
+
+# Reading a perf.data against decoding the equivalent ptcap directory
+# (issue 24: at most 1.2x), both through ptflow; the input as bench_ptflow's.
+BENCHES += bench_perf_read
+bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
+bench_perf_read_LDLIBS := -lelf
+bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
+
+# A ptcap directory as a perf.data (tests/libpt/perf_writer.h), for the
+# script test of ptflow and ptdump on perf.data.
+$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_writer.h \
+		   include/lwpt/perf_file.h $(O)/lib/libpt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/libpt/mkperf.c \
+		$(O)/lib/libpt.a -lzstd
+check-unit: $(O)/tests/mkperf
+SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
+
+# libFuzzer target of the perf.data reader: `make fuzz-perf` runs it for
+# FUZZ_TIME seconds on $(O)/fuzz/corpus-perf, seeded with the perf 4.14
+# recordings; fuzz_smoke.sh runs both targets briefly.
+FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c
+FUZZ_PERF_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14)
+
+$(O)/fuzz/fuzz_perf: $(FUZZ_PERF_SRCS) libpt/perf_internal.h \
+		     include/lwpt/perf_data.h include/lwpt/perf_file.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_PERF_SRCS) -lzstd
+
+.PHONY: fuzz-perf
+fuzz-perf: $(O)/fuzz/fuzz_perf
+	@mkdir -p $(O)/fuzz/corpus-perf $(O)/fuzz/seeds-perf
+	@for f in $(FUZZ_PERF_SEEDS); do \
+		cp -n "$$f" $(O)/fuzz/seeds-perf/ 2>/dev/null || true; done
+	cd $(O)/fuzz && ./fuzz_perf -max_total_time=$(FUZZ_TIME) \
+		-max_len=262144 -timeout=60 -rss_limit_mb=1024 $(FUZZ_ARGS) \
+		corpus-perf seeds-perf

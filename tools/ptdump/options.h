@@ -8,6 +8,8 @@
 struct ptdump_options {
 	const char *prog;
 	char *file;		/* trace file name, range suffix removed */
+	const char *name;	/* the trace as messages name it (a
+				 * perf.data's "FILE:cpu0.pt"); NULL: file */
 	uint64_t from;		/* first byte to load */
 	uint64_t size;		/* bytes to load; 0: up to the end */
 
@@ -61,5 +63,11 @@ enum ptdump_exit {
  * --version) and -1 on a usage error (already reported on stderr).
  */
 int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts);
+
+/* How messages name the trace being dumped. */
+static inline const char *ptdump_name(const struct ptdump_options *o)
+{
+	return o->name ? o->name : o->file;
+}
 
 #endif /* PTDUMP_OPTIONS_H */

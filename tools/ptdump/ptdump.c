@@ -16,6 +16,8 @@
  * See Documentation/ptdump.rst.
  */
 #include "tools/ptdump/capdir.h"
+
+#include <lwpt/perf_data.h>
 #include "tools/ptdump/errata.h"
 #include "tools/ptdump/options.h"
 #include "tools/ptdump/out.h"
@@ -1059,7 +1061,7 @@ static int dump(struct dump *d)
 			"packet can be decoded: this is not a raw Intel PT "
 			"trace, or its PSBs were lost (a wrapped or truncated "
 			"buffer). --no-sync decodes from offset 0 anyway.\n",
-			d->opts->prog, d->opts->file, d->len);
+			d->opts->prog, ptdump_name(d->opts), d->len);
 		return LPT_ERR_EOS;
 	}
 	return 0;
@@ -1142,7 +1144,7 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 	memset(t, 0, sizeof(*t));
 	fd = open(o->file, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s: %s.%s\n", o->prog, o->file,
+		fprintf(stderr, "%s: cannot open %s: %s.%s\n", o->prog, ptdump_name(o),
 			strerror(errno), errno == EACCES ?
 			" Check the file's permissions (ptcap writes its files "
 			"for the user who ran it)." : errno == ENOENT ?
@@ -1153,25 +1155,25 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 	}
 	if (fstat(fd, &st) < 0) {
 		fprintf(stderr, "%s: cannot get the size of %s: %s.\n",
-			o->prog, o->file, strerror(errno));
+			o->prog, ptdump_name(o), strerror(errno));
 		goto err_fd;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		fprintf(stderr, "%s: %s is not a regular file; give ptdump a "
 			"trace file (such as a ptcap directory's cpu0.pt) or a "
-			"ptcap directory.\n", o->prog, o->file);
+			"ptcap directory.\n", o->prog, ptdump_name(o));
 		goto err_fd;
 	}
 	if (!st.st_size) {
 		fprintf(stderr, "%s: %s is empty: nothing to decode (was "
 			"anything traced? ptcap's config has a status line per "
-			"file).\n", o->prog, o->file);
+			"file).\n", o->prog, ptdump_name(o));
 		goto err_fd;
 	}
 	if ((uint64_t)st.st_size <= o->from) {
 		fprintf(stderr, "%s: offset 0x%llx is beyond the end of %s (%llu "
 			"bytes); give an offset below its size.\n", o->prog,
-			(unsigned long long)o->from, o->file,
+			(unsigned long long)o->from, ptdump_name(o),
 			(unsigned long long)st.st_size);
 		goto err_fd;
 	}
@@ -1183,7 +1185,7 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 				"of %s (%llu bytes); give an end up to its "
 				"size.\n", o->prog,
 				(unsigned long long)(o->from + o->size),
-				o->file, (unsigned long long)st.st_size);
+				ptdump_name(o), (unsigned long long)st.st_size);
 			goto err_fd;
 		}
 		end = o->from + o->size;
@@ -1209,7 +1211,7 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 	if (!t->buf) {
 		fprintf(stderr, "%s: out of memory for the %zu bytes of %s; "
 			"dump it in parts with %s:FROM-TO.\n", o->prog, t->len,
-			o->file, o->file);
+			ptdump_name(o), ptdump_name(o));
 		goto err_fd;
 	}
 	while (done < t->len) {
@@ -1220,7 +1222,7 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 			continue;
 		if (n <= 0) {
 			fprintf(stderr, "%s: cannot read %s: %s.\n",
-				o->prog, o->file,
+				o->prog, ptdump_name(o),
 				n < 0 ? strerror(errno) : "file shrank while read");
 			free(t->buf);
 			t->buf = NULL;
@@ -1333,10 +1335,10 @@ static int dump_file(const struct ptdump_options *o)
  * after a line "== DIR/NAME", with DIR/config's parameters. Returns the
  * worst exit status.
  */
-static int dump_dir(struct ptdump_options *o)
+static int dump_dir(struct ptdump_options *o, const char *shown)
 {
 	const char *dir = o->file;
-	char **names, path[PATH_MAX];
+	char **names, path[PATH_MAX], label[PATH_MAX + 64];
 	size_t n, i;
 	int ret = PTDUMP_EXIT_OK, r;
 
@@ -1357,7 +1359,9 @@ static int dump_dir(struct ptdump_options *o)
 			"capture end before tracing started?\n", o->prog, dir);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		printf("== %s\n", path);
+		snprintf(label, sizeof(label), "%s:%s", shown ? shown : "", names[i]);
+		printf("== %s\n", shown ? label : path);
+		o->name = shown ? label : NULL;
 		fflush(stdout);
 		o->file = path;
 		r = dump_file(o);
@@ -1366,6 +1370,7 @@ static int dump_dir(struct ptdump_options *o)
 	}
 	ptcap_dir_free_names(names, n);
 	o->file = (char *)dir;
+	o->name = NULL;
 	return n ? ret : PTDUMP_EXIT_ERROR;
 }
 
@@ -1380,8 +1385,21 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? PTDUMP_EXIT_OK : PTDUMP_EXIT_USAGE;
 
+	if (!opts.from && !opts.size && lpt_perf_probe(opts.file)) {
+		/* A perf.data (issue 24): each CPU's or thread's trace, with
+		 * the decoder parameters of its AUXTRACE_INFO and CPUID. */
+		char *shown = opts.file, *tmp;
+
+		if (lpt_perf_ptcap_temp(shown, NULL, NULL, LPT_PERF_TRACES_ONLY,
+					stderr, opts.prog, &tmp))
+			return PTDUMP_EXIT_ERROR;
+		opts.file = tmp;
+		ret = dump_dir(&opts, shown);
+		lpt_perf_ptcap_remove(tmp);
+		return ret;
+	}
 	if (!stat(opts.file, &st) && S_ISDIR(st.st_mode))
-		return dump_dir(&opts);
+		return dump_dir(&opts, NULL);
 	/* DIR/cpu0.pt of a ptcap directory: its config gives the defaults. */
 	if (ptdump_capdir_of(opts.file, dir, sizeof(dir)) &&
 	    ptdump_capdir_apply(&opts, dir) < 0)

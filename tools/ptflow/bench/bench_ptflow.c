@@ -141,7 +141,7 @@ static void bench_one(const char *name, const char *trace, off_t size,
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX], data[PATH_MAX + 32], gen[PATH_MAX + 32];
+	char self[PATH_MAX], data[PATH_MAX + 32];
 	char elf[PATH_MAX + 32], src[PATH_MAX + 64], big[PATH_MAX + 64];
 	static const int traces[] = { 0, 2 };
 	int c, repeat = 200;
@@ -156,29 +156,11 @@ int main(int argc, char **argv)
 	}
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
-	snprintf(data, sizeof(data), "%s/../bench-data", bindir);
-	mkdir(data, 0755);
-	snprintf(data, sizeof(data), "%s/../bench-data/flow", bindir);
-	mkdir(data, 0755);
-	snprintf(gen, sizeof(gen), "%s/../tests/test_pt_trace_flow", bindir);
 	snprintf(elf, sizeof(elf), "%s/../tests/trace_flow_prog", bindir);
-	snprintf(src, sizeof(src), "%s/trace_flow_0.pt", data);
-	if (access(src, R_OK)) {
-		char env[PATH_MAX + 64];
-		char *gen_argv[] = { gen, NULL };
-		double cpu;
-		int null = open("/dev/null", O_WRONLY);
-
-		if (access(gen, X_OK) || access(elf, R_OK)) {
-			printf("bench_ptflow: %s not built (make tests), "
-			       "skipped\n", gen);
-			return 0;
-		}
-		snprintf(env, sizeof(env), "LWPT_TRACE_FLOW_DUMP=%s", data);
-		putenv(env);
-		putenv("CK_RUN_CASE=libipt");
-		bench_child_run(gen_argv, null, &cpu);
-		close(null);
+	if (bench_flow_data(bindir, data, sizeof(data)) || access(elf, R_OK)) {
+		printf("bench_ptflow: no flow traces or %s (make tests; ptrace "
+		       "not permitted?), skipped\n", elf);
+		return 0;
 	}
 	printf("instruction flow: ptflow against a bare pt_insn_next() loop, "
 	       "whole processes, best of 3 by CPU time (user+sys, wait4)\n");
