@@ -11,8 +11,8 @@
 
 echo "== ptcap: Intel PT capture of a program on the model (pt_profile=full)"
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null || exit 1
-echo "\$ ptcap --cr3 --size=1M -o /tmp/hello -- ptcap_hello >/tmp/hello.out"
-env -i /bin/taskset -c 0 /bin/ptcap --cr3 --size=1M -o /tmp/hello -- /bin/ptcap_hello \
+echo "\$ ptcap --cr3 --mtc=3 --size=1M -o /tmp/hello -- ptcap_hello >/tmp/hello.out"
+env -i /bin/taskset -c 0 /bin/ptcap --cr3 --mtc=3 --size=1M -o /tmp/hello -- /bin/ptcap_hello \
 	>/tmp/hello.out || exit 1
 cat /tmp/hello.out
 echo "\$ ls -l /tmp/hello"
