@@ -220,6 +220,14 @@ struct perf_rec_header_attr {
  * name follows, padded, up to header.size.
  */
 #define PERF_BUILD_ID_MAX	20
+/*
+ * header.misc bit of a build_id record: build_id[20] is the id's size
+ * [ev] PERF_RECORD_MISC_BUILD_ID_SIZE (perf reuses the kernel's
+ * PERF_RECORD_MISC_EXT_RESERVED bit). Added by pt2perf's writer.
+ */
+#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
+#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
+#endif
 struct perf_rec_build_id {
 	struct perf_event_header header;
 	int32_t pid;
