@@ -166,7 +166,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		case O_VERSION:
-			printf("pt2perf (lwpt) 1, perf.data file format of perf 6.1\n");
+			printf("pt2perf (lwpt) %s, writes the perf.data file format of perf 6.1\n", LWPT_VERSION);
 			exit(0);
 		case ':':
 			fprintf(stderr, "%s: option %s needs an argument (see --help)\n", PROG,
