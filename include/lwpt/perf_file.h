@@ -220,14 +220,7 @@ struct perf_rec_header_attr {
  * name follows, padded, up to header.size.
  */
 #define PERF_BUILD_ID_MAX	20
-/*
- * header.misc bit of a build_id record: build_id[20] is the id's size
- * [ev] PERF_RECORD_MISC_BUILD_ID_SIZE (perf reuses the kernel's
- * PERF_RECORD_MISC_EXT_RESERVED bit). Added by pt2perf's writer.
- */
-#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
-#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
-#endif
+#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)	/* [ev] */
 struct perf_rec_build_id {
 	struct perf_event_header header;
 	int32_t pid;
@@ -350,8 +343,9 @@ struct perf_rec_compressed {
  * (enum INTEL_PT_*), filled by arch/x86/util/intel-pt.c
  * intel_pt_info_fill() and read by util/intel-pt.c
  * intel_pt_process_auxtrace_info(). The *_BIT entries are bit positions
- * in the intel_pt event's attr.config (e.g. TSC_BIT 10 means config bit 10
- * enables TSC packets). Entries up to PER_CPU_MMAPS are always present;
+ * masks of the intel_pt event's attr.config (perf_pmu__format_bits(): TSC_BIT
+ * 0x400 means config bit 10 enables TSC packets, MTC_FREQ_BITS 0x3c000 is
+ * the mtc_period field). Entries up to PER_CPU_MMAPS are always present;
  * MTC_BIT..CYC_BIT, MAX_NONTURBO_RATIO and FILTER_STR_LEN each only if the
  * record is long enough to hold them (intel_pt_has()). FILTER_STR_LEN
  * bytes of NUL-terminated address-filter string (padded to 8) follow

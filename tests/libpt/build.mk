@@ -45,3 +45,18 @@ SCRIPT_TESTS += tests/libpt/fuzz_smoke.sh
 UNIT_TESTS += test_ptcap_dir
 test_ptcap_dir_SRCS := tests/libpt/test_ptcap_dir.c
 test_ptcap_dir_LIBS := pt
+
+# The perf.data reader (libpt/perf_*.c, include/lwpt/perf_data.h, issue 24):
+# synthetic files from tests/libpt/perf_writer.h, the perf 4.14 recordings
+# of $(LWPT_SHARED)/testdata/perf compared with Debian's perf, mutations.
+UNIT_TESTS += test_perf_read
+test_perf_read_SRCS := tests/libpt/test_perf_read.c
+test_perf_read_LIBS := pt
+test_perf_read_LDLIBS := -lelf -lzstd
+
+# Reading a perf.data against decoding the equivalent ptcap directory
+# (issue 24: at most 1.2x), both through ptflow; the input as bench_ptflow's.
+BENCHES += bench_perf_read
+bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
+bench_perf_read_LDLIBS := -lelf
+bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow

@@ -15,11 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <lwpt/perf_data.h>
 #include <lwpt/perf_file.h>
 #include <lwpt/perf_write.h>
 #include <lwpt/ptcap_dir.h>
 
-#include "buildid.h"
 #include "capture.h"
 
 #define PROG "pt2perf"
@@ -64,7 +64,7 @@ struct opts {
 /* One file of the maps, with its build-id (looked up once). */
 struct mapped_file {
 	char *path;
-	uint8_t id[PT2PERF_BUILD_ID_MAX];
+	uint8_t id[PERF_BUILD_ID_MAX];
 	size_t len;
 	bool have_id;
 };
@@ -244,14 +244,16 @@ static const struct mapped_file *mapped(struct conv *cv, const char *path)
 	if (!m->path)
 		return NULL;
 	cv->nfiles++;
-	err = pt2perf_build_id(path, m->id, &m->len);
-	m->have_id = !err;
-	if (m->have_id)
+	/* The NT_GNU_BUILD_ID note, read by libpt (perf_data.h). */
+	err = lpt_perf_elf_build_id(path, m->id);
+	m->have_id = err > 0;
+	if (m->have_id) {
+		m->len = (size_t)err;
 		lpt_perf_add_build_id(cv->w, -1, PERF_RECORD_MISC_USER, m->id, m->len, path);
-	else if (!cv->o->quiet)
+	} else if (!cv->o->quiet) {
 		fprintf(stderr, "%s: note: %s: %s: no build-id written\n", PROG, path,
-			err == -ENOEXEC ? "not an ELF file" : err == -ENODATA ?
-			"no build-id note" : strerror(-err));
+			err == 0 ? "not an ELF file or no build-id note" : "cannot be read");
+	}
 	return m;
 }
 

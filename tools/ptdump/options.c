@@ -55,6 +55,9 @@ static const char help_text[] =
 "  <ptfile>[:<from>[-<to>]]  load the trace from <ptfile>, optionally only\n"
 "                            the bytes from offset <from> (to <to>).\n"
 "  <dir>                     a ptcap directory: dump each of its *.pt files.\n"
+"  <perf.data>, -            a perf.data of perf record -e intel_pt// (file or\n"
+"                            pipe format, - reads stdin): dump each CPU's or\n"
+"                            thread's trace.\n"
 "In a ptcap directory (DIR/cpu0.pt or DIR) --cpu, --mtc-freq, --nom-freq and\n"
 "--cpuid-0x15.* default to the values of DIR/config.\n"
 "Exit status: 0 ok, 1 runtime error (file, decoding, no PSB), 2 usage.\n";
@@ -180,7 +183,7 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (a[0] != '-') {
+		if (a[0] != '-' || !strcmp(a, "-")) {
 			opts->file = argv[i];
 			if (i < argc - 1)
 				return usage(prog);

@@ -16,6 +16,8 @@
  * See Documentation/ptdump.rst.
  */
 #include "tools/ptdump/capdir.h"
+
+#include <lwpt/perf_data.h>
 #include "tools/ptdump/errata.h"
 #include "tools/ptdump/options.h"
 #include "tools/ptdump/out.h"
@@ -1333,7 +1335,7 @@ static int dump_file(const struct ptdump_options *o)
  * after a line "== DIR/NAME", with DIR/config's parameters. Returns the
  * worst exit status.
  */
-static int dump_dir(struct ptdump_options *o)
+static int dump_dir(struct ptdump_options *o, const char *shown)
 {
 	const char *dir = o->file;
 	char **names, path[PATH_MAX];
@@ -1357,7 +1359,8 @@ static int dump_dir(struct ptdump_options *o)
 			"capture end before tracing started?\n", o->prog, dir);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		printf("== %s\n", path);
+		printf("== %s%s%s\n", shown ? shown : path, shown ? ":" : "",
+		       shown ? names[i] : "");
 		fflush(stdout);
 		o->file = path;
 		r = dump_file(o);
@@ -1380,8 +1383,21 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? PTDUMP_EXIT_OK : PTDUMP_EXIT_USAGE;
 
+	if (!opts.from && !opts.size && lpt_perf_probe(opts.file)) {
+		/* A perf.data (issue 24): each CPU's or thread's trace, with
+		 * the decoder parameters of its AUXTRACE_INFO and CPUID. */
+		char *shown = opts.file, *tmp;
+
+		if (lpt_perf_ptcap_temp(shown, NULL, NULL, LPT_PERF_TRACES_ONLY,
+					stderr, opts.prog, &tmp))
+			return PTDUMP_EXIT_ERROR;
+		opts.file = tmp;
+		ret = dump_dir(&opts, shown);
+		lpt_perf_ptcap_remove(tmp);
+		return ret;
+	}
 	if (!stat(opts.file, &st) && S_ISDIR(st.st_mode))
-		return dump_dir(&opts);
+		return dump_dir(&opts, NULL);
 	/* DIR/cpu0.pt of a ptcap directory: its config gives the defaults. */
 	if (ptdump_capdir_of(opts.file, dir, sizeof(dir)) &&
 	    ptdump_capdir_apply(&opts, dir) < 0)

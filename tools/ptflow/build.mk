@@ -12,7 +12,7 @@ ptflow_SRCS := tools/ptflow/ptflow.c tools/ptflow/ptflow_decode.c \
 # elfutils' libdw (libdwfl) and libelf: symbols and source lines.
 # The ptcap directory reader is libpt's (include/lwpt/ptcap_dir.h).
 ptflow_LIBS := pt
-ptflow_LDLIBS := -lipt -lcapstone -ldw -lelf
+ptflow_LDLIBS := -lipt -lcapstone -ldw -lelf -lzstd
 MANPAGES += tools/ptflow/ptflow.1
 
 # Tests: tests/tools/ptflow/build.mk.

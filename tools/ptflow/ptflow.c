@@ -25,6 +25,7 @@
 #include <capstone/capstone.h>
 #include <intel-pt.h>
 
+#include <lwpt/perf_data.h>
 #include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_image.h"
@@ -47,7 +48,7 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 "usage: %s [<options>] --pt <file>[:<from>[-<to>]] (--elf ...|--raw ...)...\n"
-"       %s [<options>] <ptcap-directory>\n"
+"       %s [<options>] <ptcap-directory>|<perf.data>|-\n"
 "\n"
 "Reconstruct the executed instructions of an Intel PT trace.\n"
 "\n"
@@ -59,6 +60,12 @@ static void usage(FILE *f, const char *prog)
 "  <ptcap-directory>                    decode every *.pt file of a ptcap directory\n"
 "                                       with its config and maps files (ptcap -a:\n"
 "                                       each process's pieces with its own maps).\n"
+"  <perf.data>, -                       a perf.data of perf record -e intel_pt//\n"
+"                                       (file or pipe format; - reads stdin),\n"
+"                                       decoded as a ptcap directory.\n"
+"  --symfs <dir>                        look for the perf.data's binaries below\n"
+"                                       <dir> (perf's --symfs).\n"
+"  --vmlinux <file>, -k <file>          the kernel's code for a perf.data.\n"
 "  --jitdump <file>                     load the code and names of a jitdump\n"
 "                                       (jit-<pid>.dump, perf's format).\n"
 "  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
@@ -720,6 +727,7 @@ int main(int argc, char **argv)
 {
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
+	char *symfs_arg = NULL, *vmlinux_arg = NULL, *perf_dir = NULL;
 	int64_t sel_pid = -1, sel_tid = -1;
 	struct ptflow_sys *sys = NULL;
 	FILE *export_file = NULL;
@@ -822,6 +830,22 @@ int main(int argc, char **argv)
 			continue;
 		}
 
+		v = opt_value(argc, argv, &i, "--symfs", &m);
+		if (m) {
+			if (!v)
+				goto missing;
+			symfs_arg = v;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--vmlinux", &m);
+		if (!m)
+			v = opt_value(argc, argv, &i, "-k", &m);
+		if (m) {
+			if (!v)
+				goto missing;
+			vmlinux_arg = v;
+			continue;
+		}
 		v = opt_value(argc, argv, &i, "--pt", &m);
 		if (m) {
 			if (!v) {
@@ -909,8 +933,22 @@ int main(int argc, char **argv)
 	}
 
 	if (!!pt_arg == !!dir_arg) {
-		fprintf(stderr, "%s: give either --pt <file> or a ptcap "
-			"directory (try --help)\n", pf.prog);
+		fprintf(stderr, "%s: give either --pt <file>, a ptcap "
+			"directory or a perf.data (try --help)\n", pf.prog);
+		goto out;
+	}
+	if (dir_arg && lpt_perf_probe(dir_arg)) {
+		/* A perf.data (issue 24): read into a temporary ptcap
+		 * directory, decoded as any other; exit 1 when unreadable. */
+		if (lpt_perf_ptcap_temp(dir_arg, symfs_arg, vmlinux_arg, 0, stderr,
+					pf.prog, &perf_dir)) {
+			ret = PTFLOW_EXIT_DECODE;
+			goto out;
+		}
+		dir_arg = perf_dir;
+	} else if (symfs_arg || vmlinux_arg) {
+		fprintf(stderr, "%s: --symfs and --vmlinux apply to a perf.data "
+			"only\n", pf.prog);
 		goto out;
 	}
 	if (dir_arg && !is_directory(dir_arg)) {
@@ -982,5 +1020,6 @@ out:
 	/* The views keep names of the processes' symbols until written. */
 	ptflow_sys_free(sys, &pf);
 	ptflow_fini(&pf);
+	lpt_perf_ptcap_remove(perf_dir);
 	return ret;
 }

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpt's perf.data reader, internals shared by its files: perf_read.c
+ * (records to model), perf_code.c (where the code is), perf_ptcap.c (the
+ * model as a ptcap directory).
+ */
+#ifndef LWPT_LIBPT_PERF_INTERNAL_H
+#define LWPT_LIBPT_PERF_INTERNAL_H
+
+#include <lwpt/perf_data.h>
+#include <lwpt/perf_file.h>
+
+/* One AUXTRACE record's data: @size bytes at file offset @foff, at
+ * position @aux_off of its AUX buffer's stream. */
+struct lpt_perf_buf {
+	uint64_t foff, size, aux_off;
+};
+
+struct lpt_perf_trace_int {
+	struct lpt_perf_trace pub;
+	struct lpt_perf_buf *bufs;
+	size_t nbufs, cap_bufs;
+	uint64_t *gaps;
+	size_t ngaps, cap_gaps;
+};
+
+struct lpt_perf_attr {
+	struct perf_event_attr attr;
+};
+
+struct lpt_perf_id {
+	uint64_t id;
+	size_t attr;
+};
+
+/* A PERF_RECORD_AUX: where in which AUX stream, with which flags. */
+struct lpt_perf_aux {
+	uint64_t off, size, flags;
+	int32_t cpu, tid;
+};
+
+struct lpt_perf_evname {
+	uint32_t type;
+	uint64_t config;
+	char name[64];
+};
+
+struct lpt_perf {
+	struct lpt_perf_opts opts;
+	const uint8_t *map;
+	uint64_t len;
+	uint64_t data_off, data_end;
+	char *kcore;
+	struct lpt_perf_info info;
+	struct ptcap_config cfg;
+	struct perf_rec_time_conv tc;
+	bool have_tc, have_info;
+	uint64_t priv[PERF_INTEL_PT_INFO_MAX];
+	size_t npriv;
+	uint64_t naux, index_entries;
+	char *filter, *cpuid;
+	const char *event_name;
+
+	struct lpt_perf_attr *attrs;
+	size_t nattrs, cap_attrs;
+	struct lpt_perf_id *ids;
+	size_t nids, cap_ids;
+	struct lpt_perf_trace_int *tr;
+	size_t ntr, cap_tr;
+	struct lpt_perf_map *maps;
+	size_t nmaps, cap_maps;
+	struct lpt_perf_task *tasks;
+	size_t ntasks, cap_tasks;
+	struct lpt_perf_switch *sws;
+	size_t nsws, cap_sws;
+	struct lpt_perf_build_id *bids;
+	size_t nbids, cap_bids;
+	struct lpt_perf_aux *auxs;
+	size_t nauxs, cap_auxs;
+	struct lpt_perf_evname *evnames;
+	size_t nevnames, cap_evnames;
+	char **strs;
+	size_t nstrs, cap_strs;
+
+	/* PERF_RECORD_COMPRESSED: the stream and its undigested output. */
+	void *zds;
+	uint8_t *pend;
+	size_t npend, cap_pend;
+};
+
+/* Grow array *@v (entries of @elem bytes, capacity *@cap) to hold @n
+ * entries. Returns 0 or -LPT_PERF_E_NOMEM. */
+int lpt_perf_grow(void *v, size_t *cap, size_t n, size_t elem);
+
+/* A copy of @s[0..@n) owned by @p (freed by lpt_perf_close()). */
+char *lpt_perf_strndup(struct lpt_perf *p, const char *s, size_t n);
+
+#endif
