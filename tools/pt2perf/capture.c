@@ -125,13 +125,21 @@ static int load_level(const char *prog, struct p2p_level *lv)
 	return 0;
 }
 
-static void *grow(void *p, size_t n, size_t *cap, size_t elem)
+/* Room for element @n of the array at *@pp; false (array kept) if none. */
+static bool grow(void *pp, size_t n, size_t *cap, size_t elem)
 {
+	void *p;
+	size_t c;
+
 	if (n < *cap)
-		return p;
-	*cap = *cap ? 2 * *cap : 16;
-	p = realloc(p, *cap * elem);
-	return p;
+		return true;
+	c = *cap ? 2 * *cap : 16;
+	p = realloc(*(void **)pp, c * elem);
+	if (!p)
+		return false;
+	*(void **)pp = p;
+	*cap = c;
+	return true;
 }
 
 /* Map a trace file; an empty one maps to nothing. */
@@ -260,8 +268,7 @@ static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2
 			end = f->size;
 		if (end <= start)
 			continue;
-		cap->pieces = grow(cap->pieces, cap->npieces, cap_pieces, sizeof(*cap->pieces));
-		if (!cap->pieces) {
+		if (!grow(&cap->pieces, cap->npieces, cap_pieces, sizeof(*cap->pieces))) {
 			free(gaps);
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return -1;
@@ -305,8 +312,7 @@ static int load_traces(const char *prog, struct p2p_capture *cap, size_t level,
 		struct p2p_file *f;
 		char *path;
 
-		cap->files = grow(cap->files, cap->nfiles, cap_files, sizeof(*cap->files));
-		if (!cap->files)
+		if (!grow(&cap->files, cap->nfiles, cap_files, sizeof(*cap->files)))
 			goto nomem;
 		f = &cap->files[cap->nfiles];
 		memset(f, 0, sizeof(*f));

@@ -101,7 +101,7 @@ static void usage(FILE *f)
 "  --version             version.\n"
 "\n"
 "Exit status: 0 written, 1 error (nothing written), 2 bad usage.\n"
-"See pt2perf(1) and Documentation/pt2perf.rst.\n", PT2PERF_PMU_TYPE);
+"See pt2perf(1) and Documentation/pt2perf.rst.\n", (unsigned int)PT2PERF_PMU_TYPE);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -293,7 +293,7 @@ static int emit_comms(struct conv *cv, uint32_t pid, const char *comm, bool exec
 		      uint64_t tsc)
 {
 	struct lpt_perf_sid sid = sid_of(cv, pid, pid, tsc, 0);
-	uint32_t *done = NULL;
+	uint32_t *done = NULL, *nd;
 	size_t ndone = 0, l, i, k;
 	int err = lpt_perf_write_comm(cv->w, pid, pid, comm, exec, &sid);
 
@@ -323,9 +323,12 @@ static int emit_comms(struct conv *cv, uint32_t pid, const char *comm, bool exec
 				;
 			if (k < ndone)
 				continue;
-			done = realloc(done, (ndone + 1) * sizeof(*done));
-			if (!done)
+			nd = realloc(done, (ndone + 1) * sizeof(*done));
+			if (!nd) {
+				free(done);
 				return -ENOMEM;
+			}
+			done = nd;
 			done[ndone++] = t;
 			sid.tid = t;
 			err = lpt_perf_write_comm(cv->w, pid, t, comm, false, &sid);
@@ -402,7 +405,7 @@ static int emit_processes(struct conv *cv)
 {
 	const struct p2p_level *plv = procs_level(cv), *mlv = maps_level(cv);
 	const char *comm = cv->cap.command ? cv->cap.command : "unknown";
-	uint32_t *pids = NULL;
+	uint32_t *pids = NULL, *np;
 	size_t npids = 0, i, l, k;
 	int err = 0;
 
@@ -431,9 +434,12 @@ static int emit_processes(struct conv *cv)
 				;
 			if (k < npids)
 				continue;
-			pids = realloc(pids, (npids + 1) * sizeof(*pids));
-			if (!pids)
+			np = realloc(pids, (npids + 1) * sizeof(*pids));
+			if (!np) {
+				free(pids);
 				return -ENOMEM;
+			}
+			pids = np;
 			pids[npids++] = p;
 		}
 	}

@@ -251,6 +251,7 @@ perf_flow "$tmp/pc.data" >"$tmp/perf.txt"
 # ptflow decodes pt2perf's output as it decodes the directory it came from
 # (issue 24 point 3: pt2perf of a ptcap directory round-trips).
 for pair in "$cap t" "$gap g" "$two two" "$pc pc"; do
+	# shellcheck disable=SC2086 # two words: directory and file name
 	set -- $pair
 	# The flow with its events; per CPU, the thread lines name the comm
 	# from the perf.data's COMM records, which a directory without a
