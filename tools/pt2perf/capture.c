@@ -437,6 +437,7 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 				return -1;
 		}
 	}
+	top = &cap->lv[cap->nlv - 1];
 	/* No mode key (a hand-made directory): per-CPU if it has cpu files. */
 	if (!p2p_config_value(top->config, top->config_len, "mode", val, sizeof(val))) {
 		char **names = NULL;

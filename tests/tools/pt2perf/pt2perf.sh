@@ -14,6 +14,7 @@
 #   times within 1 us of libipt's TSC converted with perf's own formula
 #   (tools/perf/util/tsc.c);
 # - a gap (gaps.<file>): both decoders start again at the next PSB;
+# - ptcap --snapshot (snap.0, then the top directory) in order;
 # - two threads of one process, and a per-CPU capture with switches;
 # - perf script --itrace=cr, perf report --itrace, perf inject run, the
 #   header names the event and the CPU, the build-id of a mapped file is
@@ -214,6 +215,24 @@ for mode in "" --timeless; do
 	cmp -s "$tmp/ptflow.txt" "$tmp/perf.txt" && pass ||
 		{ fail "gap $mode: flows differ"; diff "$tmp/ptflow.txt" "$tmp/perf.txt" | head; }
 done
+
+# ---- ptcap --snapshot: snap.0, then the top directory --------------------
+# Pieces of one queue in that order (snapshot mode): perf's flow is
+# ptflow's of snap.0 followed by ptflow's of the top directory.
+snap=$tmp/snap
+mkdir -p "$snap/snap.0"
+cp "$cap/config" "$cap/maps" "$cap/hello" "$snap/"
+cp "$cap/config" "$snap/snap.0/"
+sed "s| hello\$| $cap/hello|" "$cap/maps" >"$snap/snap.0/maps"
+echo "snapshot 0" >>"$snap/snap.0/config"
+echo "snapshots 1" >>"$snap/config"
+cp "$dyn/dynamorio.pt" "$snap/snap.0/tid1234.pt"
+cp "$tmp/later.pt" "$snap/tid1234.pt"
+{ ptflow_flow "$snap/snap.0"; ptflow_flow "$snap"; } >"$tmp/ptflow.txt"
+"$PT2PERF" "$snap" -o "$tmp/snap.data" 2>"$tmp/err" || fail "snapshots: $(cat "$tmp/err")"
+perf_flow "$tmp/snap.data" >"$tmp/perf.txt"
+[ "$(wc -l <"$tmp/perf.txt")" -eq 16 ] && cmp -s "$tmp/ptflow.txt" "$tmp/perf.txt" && pass ||
+	{ fail "snapshots: flows differ"; diff "$tmp/ptflow.txt" "$tmp/perf.txt" | head; }
 
 # ---- two threads of one process ----------------------------------------
 two=$tmp/two

@@ -56,7 +56,7 @@ cut -d' ' -f2 /tmp/perf.txt | cmp -s - /tmp/gt.txt ||
 ok "per thread: perf script's $(wc -l </tmp/perf.txt) instructions = ptflow's = single-stepping's"
 "$PERF" script -i /tmp/exec.data --itrace=cr >/tmp/cr.txt 2>/tmp/perf.err &&
 	grep -q 'main' /tmp/cr.txt || fail "perf script --itrace=cr: $(head -n 3 /tmp/perf.err)" || exit 1
-"$PERF" report -i /tmp/exec.data --itrace=i1i --stdio >/tmp/rep.txt 2>/tmp/perf.err &&
+"$PERF" report -i /tmp/exec.data --itrace=i --stdio >/tmp/rep.txt 2>/tmp/perf.err &&
 	grep -q 'trace_flow_prog' /tmp/rep.txt || fail "perf report: $(head -n 3 /tmp/perf.err)" || exit 1
 "$PERF" inject -i /tmp/exec.data -o /tmp/inj.data 2>/tmp/perf.err ||
 	fail "perf inject: $(head -n 3 /tmp/perf.err)" || exit 1
