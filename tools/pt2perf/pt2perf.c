@@ -69,6 +69,11 @@ struct mapped_file {
 	bool have_id;
 };
 
+/* A thread named by a trace file's config line or a switch. */
+struct thread_id {
+	uint32_t pid, tid;
+};
+
 struct conv {
 	const struct opts *o;
 	struct p2p_capture cap;
@@ -78,6 +83,8 @@ struct conv {
 	uint64_t side_tsc;		/* TSC of the sideband before the trace */
 	struct mapped_file *files;
 	size_t nfiles;
+	struct thread_id *thr;		/* threads the capture names */
+	size_t nthr;
 };
 
 static void usage(FILE *f)
@@ -288,53 +295,63 @@ static int emit_maps(struct conv *cv, const char *lvdir, const struct ptcap_maps
 	return err;
 }
 
+/*
+ * The threads the capture names, each once, in order of appearance:
+ * per-thread trace files, or both sides of every switch (the idle task
+ * and threads of no process, pid 0, left out).
+ */
+static int collect_threads(struct conv *cv)
+{
+	size_t l, i, k;
+
+	for (l = 0; l < cv->cap.nlv; l++) {
+		const struct ptcap_switches *s = &cv->cap.lv[l].sws;
+		size_t n = cv->cap.per_cpu ? 2 * s->n : cv->cap.nfiles;
+
+		for (i = 0; i < n; i++) {
+			struct thread_id t, *nt;
+
+			if (!cv->cap.per_cpu) {
+				t.pid = cv->cap.files[i].pid;
+				t.tid = cv->cap.files[i].tid;
+			} else if (i & 1) {
+				t.pid = s->sw[i / 2].next_pid;
+				t.tid = s->sw[i / 2].next_tid;
+			} else {
+				t.pid = s->sw[i / 2].prev_pid;
+				t.tid = s->sw[i / 2].prev_tid;
+			}
+			if (!t.pid)
+				continue;
+			for (k = 0; k < cv->nthr; k++)
+				if (cv->thr[k].pid == t.pid && cv->thr[k].tid == t.tid)
+					break;
+			if (k < cv->nthr)
+				continue;
+			nt = realloc(cv->thr, (cv->nthr + 1) * sizeof(*nt));
+			if (!nt)
+				return -ENOMEM;
+			cv->thr = nt;
+			cv->thr[cv->nthr++] = t;
+		}
+	}
+	return 0;
+}
+
 /* COMM of the process's main thread and of the threads the capture names. */
 static int emit_comms(struct conv *cv, uint32_t pid, const char *comm, bool exec,
 		      uint64_t tsc)
 {
 	struct lpt_perf_sid sid = sid_of(cv, pid, pid, tsc, 0);
-	uint32_t *done = NULL, *nd;
-	size_t ndone = 0, l, i, k;
+	size_t i;
 	int err = lpt_perf_write_comm(cv->w, pid, pid, comm, exec, &sid);
 
-	if (exec)
-		return err;
-	/* Other threads: per-thread trace files, or the switches. */
-	for (l = 0; l < cv->cap.nlv && !err; l++) {
-		const struct ptcap_switches *s = &cv->cap.lv[l].sws;
-		size_t n = cv->cap.per_cpu ? 2 * s->n : cv->cap.nfiles;
-
-		for (i = 0; i < n && !err; i++) {
-			uint32_t p, t;
-
-			if (!cv->cap.per_cpu) {
-				p = cv->cap.files[i].pid;
-				t = cv->cap.files[i].tid;
-			} else if (i & 1) {
-				p = s->sw[i / 2].next_pid;
-				t = s->sw[i / 2].next_tid;
-			} else {
-				p = s->sw[i / 2].prev_pid;
-				t = s->sw[i / 2].prev_tid;
-			}
-			if (p != pid || t == pid)
-				continue;
-			for (k = 0; k < ndone && done[k] != t; k++)
-				;
-			if (k < ndone)
-				continue;
-			nd = realloc(done, (ndone + 1) * sizeof(*done));
-			if (!nd) {
-				free(done);
-				return -ENOMEM;
-			}
-			done = nd;
-			done[ndone++] = t;
-			sid.tid = t;
-			err = lpt_perf_write_comm(cv->w, pid, t, comm, false, &sid);
-		}
+	for (i = 0; i < cv->nthr && !err && !exec; i++) {
+		if (cv->thr[i].pid != pid || cv->thr[i].tid == pid)
+			continue;
+		sid.tid = cv->thr[i].tid;
+		err = lpt_perf_write_comm(cv->w, pid, sid.tid, comm, false, &sid);
 	}
-	free(done);
 	return err;
 }
 
@@ -405,8 +422,7 @@ static int emit_processes(struct conv *cv)
 {
 	const struct p2p_level *plv = procs_level(cv), *mlv = maps_level(cv);
 	const char *comm = cv->cap.command ? cv->cap.command : "unknown";
-	uint32_t *pids = NULL, *np;
-	size_t npids = 0, i, l, k;
+	size_t i, k;
 	int err = 0;
 
 	if (plv) {
@@ -420,35 +436,17 @@ static int emit_processes(struct conv *cv)
 		return err;
 	}
 	/* One address space (maps) for every process of the trace. */
-	for (l = 0; l < cv->cap.nlv; l++) {
-		const struct ptcap_switches *s = &cv->cap.lv[l].sws;
-		size_t n = cv->cap.per_cpu ? 2 * s->n : cv->cap.nfiles;
+	for (i = 0; i < cv->nthr && !err; i++) {
+		uint32_t p = cv->thr[i].pid;
 
-		for (i = 0; i < n; i++) {
-			uint32_t p = !cv->cap.per_cpu ? cv->cap.files[i].pid :
-				     (i & 1) ? s->sw[i / 2].next_pid : s->sw[i / 2].prev_pid;
-
-			if (!p)
-				continue;
-			for (k = 0; k < npids && pids[k] != p; k++)
-				;
-			if (k < npids)
-				continue;
-			np = realloc(pids, (npids + 1) * sizeof(*pids));
-			if (!np) {
-				free(pids);
-				return -ENOMEM;
-			}
-			pids = np;
-			pids[npids++] = p;
-		}
-	}
-	for (i = 0; i < npids && !err; i++) {
-		err = emit_comms(cv, pids[i], comm, false, cv->side_tsc);
+		for (k = 0; k < i && cv->thr[k].pid != p; k++)
+			;
+		if (k < i)
+			continue;
+		err = emit_comms(cv, p, comm, false, cv->side_tsc);
 		if (!err)
-			err = emit_maps(cv, mlv->dir, &mlv->maps, pids[i], cv->side_tsc);
+			err = emit_maps(cv, mlv->dir, &mlv->maps, p, cv->side_tsc);
 	}
-	free(pids);
 	return err;
 }
 
@@ -656,7 +654,9 @@ static int convert(struct conv *cv, FILE *f)
 		lpt_perf_set_string(cv->w, PERF_HEADER_CPUID, buf);
 	}
 	lpt_perf_set_string(cv->w, PERF_HEADER_VERSION, "6.1 (pt2perf)");
-	err = emit_auxtrace_info(cv, snapshot_mode);
+	err = collect_threads(cv);
+	if (!err)
+		err = emit_auxtrace_info(cv, snapshot_mode);
 	if (!err)
 		err = lpt_perf_write_time_conv(cv->w, &cv->tc, cv->timed);
 	if (!err)
@@ -717,6 +717,7 @@ out:
 	for (i = 0; i < cv.nfiles; i++)
 		free(cv.files[i].path);
 	free(cv.files);
+	free(cv.thr);
 	free(tmp);
 	p2p_capture_free(&cv.cap);
 	return rc;
