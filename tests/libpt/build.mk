@@ -60,3 +60,11 @@ BENCHES += bench_perf_read
 bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
 bench_perf_read_LDLIBS := -lelf
 bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
+
+# The perf.data writer (libpt/perf_write.c, include/lwpt/perf_write.h,
+# issue 24): perf's TSC conversion, the file layout, a round trip through
+# libpt's reader.
+UNIT_TESTS += test_perf_write
+test_perf_write_SRCS := tests/libpt/test_perf_write.c
+test_perf_write_LIBS := pt
+test_perf_write_LDLIBS := -lelf -lzstd
