@@ -111,17 +111,35 @@ cat /tmp/p2p.out
 # pieces (cut where a trace starts, tr strt, and where the thread changes)
 # that are contiguous parts of the program's ground truth hold more than
 # half of it; the rest is counted.
-"$PERF" script -i /tmp/sys.data --itrace=bi0ns -F pid,event,flags,ip 2>/tmp/perf.err |
-	awk '$1 != last { n++; last = $1 } /tr strt/ { n++; next }
-		/instructions/ { s = $NF; while (length(s) < 16) s = "0" s; print $1, n, s }' \
-	>/tmp/perf_sys.txt
+# talking CMD...: run CMD, saying something every 60 s (the VM's /init
+# kills a case silent for its limit; TCG on a loaded host is slow).
+talking() {
+	"$@" &
+	tk_pid=$!
+	tk_n=0
+	while kill -0 $tk_pid 2>/dev/null; do
+		sleep 1
+		tk_n=$((tk_n + 1))
+		[ $((tk_n % 60)) -eq 0 ] && echo "note: $1 still running after $tk_n s"
+	done
+	wait $tk_pid
+}
+perf_pieces() {
+	"$PERF" script -i /tmp/sys.data --itrace=bi0ns -F pid,event,flags,ip 2>/tmp/perf.err |
+		awk '$1 != last { n++; last = $1 } /tr strt/ { n++; next }
+			/instructions/ { s = $NF; while (length(s) < 16) s = "0" s; print $1, n, s }' \
+		>/tmp/perf_sys.txt
+}
+talking perf_pieces
 # check NAME PID GT
 check() {
 	rm -f /tmp/piece.*
 	awk -v p="$2" '$1 == p { print $3 > ("/tmp/piece." $2) }' /tmp/perf_sys.txt
-	good=0 other=0 pieces=0
+	good=0 other=0 pieces=0 k=0
 	for f in $(ls /tmp/piece.* 2>/dev/null | sort -t. -k2 -n); do
 		n=$(wc -l <"$f")
+		k=$((k + 1))
+		[ $((k % 50)) -eq 0 ] && echo "note: $1: $k pieces checked"
 		if pt_flow_sub "$3" "$f" >/dev/null; then
 			good=$((good + n))
 			pieces=$((pieces + 1))
@@ -132,8 +150,7 @@ check() {
 	n_gt=$(wc -l <"$3")
 	[ $((2 * good)) -gt "$n_gt" ] ||
 		fail "$1 (pid $2): perf decoded $good of $n_gt instructions as parts of the ground truth ($other others)" || return 1
-	ptflow --no-inst --no-symbols --pid "$2" /tmp/sys 2>/dev/null | grep -cE '^[0-9a-f]{16}$' >/tmp/n_ptflow
-	ok "$1 (pid $2): perf: $good of $n_gt instructions in $pieces piece(s) equal to parts of the ground truth, $other after a switch its time lags behind (ptflow: $(cat /tmp/n_ptflow))"
+	ok "$1 (pid $2): perf: $good of $n_gt instructions in $pieces piece(s) equal to parts of the ground truth, $other others (after a switch its time lags behind)"
 }
 dump() { echo "CAPTURE-TAR-BEGIN"; tar czf - -C /tmp sys gt_a.txt gt_b.txt | base64; echo "CAPTURE-TAR-END"; }
 check A $pa /tmp/gt_a.txt || { dump; exit 1; }
