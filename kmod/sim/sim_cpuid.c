@@ -21,7 +21,11 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/string.h>
+
+#include <asm/tsc.h>
 
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
@@ -255,6 +259,20 @@ static void sim_cpuid_xsave(const struct sim_cpu *cpu, u32 subleaf,
 	}
 }
 
+/*
+ * CPUID.15H:ECX of the model: the crystal (ART) frequency in Hz with which
+ * ECX * SIM_CPUID_15H_EBX / SIM_CPUID_15H_EAX is the host's TSC frequency
+ * (tsc_khz, arch/x86/kernel/tsc.c), rounded to the nearest Hz: at most
+ * EBX / (2 * EAX) = 84 Hz off. 0 (not enumerated, as the SDM allows) when
+ * the kernel does not know its TSC frequency.
+ */
+static u32 sim_cpuid_15h_ecx(void)
+{
+	u64 hz = (u64)tsc_khz * 1000 * SIM_CPUID_15H_EAX;
+
+	return (u32)min_t(u64, DIV_ROUND_CLOSEST_ULL(hz, SIM_CPUID_15H_EBX), U32_MAX);
+}
+
 void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	       struct lwpt_cpuid_regs *r)
 {
@@ -286,10 +304,18 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 			*r = sim_pt->leaf[subleaf];
 		break;
 	case PT_CPUID_15H:
-		/* TSC/ART ratio for TMA and MTC (SDM 33.8.3); ECX unknown. */
+		/*
+		 * TSC/ART ratio for TMA and MTC (SDM 33.8.3), and ECX the
+		 * nominal frequency of the core crystal clock (ART) in Hz
+		 * (SDM Vol. 2A CPUID leaf 15H): the TSC frequency is
+		 * ECX * EBX / EAX, and the model's TSC is the host's (its
+		 * packets are stamped with rdtsc(), hw_sim.c), so the crystal
+		 * is what makes that product tsc_khz.
+		 */
 		if (sim_has_pt()) {
 			r->eax = SIM_CPUID_15H_EAX;
 			r->ebx = SIM_CPUID_15H_EBX;
+			r->ecx = sim_cpuid_15h_ecx();
 		}
 		break;
 	case X86_CPUID_EXT_MAX:

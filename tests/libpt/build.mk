@@ -92,3 +92,11 @@ fuzz-perf: $(O)/fuzz/fuzz_perf
 	cd $(O)/fuzz && ./fuzz_perf -max_total_time=$(FUZZ_TIME) \
 		-max_len=262144 -timeout=60 -rss_limit_mb=1024 $(FUZZ_ARGS) \
 		corpus-perf seeds-perf
+
+# The perf.data writer (libpt/perf_write.c, include/lwpt/perf_write.h,
+# issue 24): perf's TSC conversion, the file layout, a round trip through
+# libpt's reader.
+UNIT_TESTS += test_perf_write
+test_perf_write_SRCS := tests/libpt/test_perf_write.c
+test_perf_write_LIBS := pt
+test_perf_write_LDLIBS := -lelf -lzstd

@@ -39,7 +39,7 @@ START_TEST(config_full)
 				   "nom-freq 37\n"
 				   "cpuid-0x15.eax 2\n"
 				   "cpuid-0x15.ebx 308\n"
-				   "tsc-freq 2100000000\n"
+				   "tsc-freq 3696000000\n"
 				   "mode per-thread\n"
 				   "rtit-ctl 0x2604\n", &cfg, &line), 0);
 	ck_assert_uint_eq(line, 0);
@@ -53,7 +53,11 @@ START_TEST(config_full)
 	ck_assert_uint_eq(cfg.nom_freq, 37);
 	ck_assert_uint_eq(cfg.cpuid_15_eax, 2);
 	ck_assert_uint_eq(cfg.cpuid_15_ebx, 308);
-	ck_assert_uint_eq(cfg.tsc_freq_hz, 2100000000ull);
+	/*
+	 * The DynamoRIO trace's TSC: 1e9 * 2^31 / perf's time_mult 581029125
+	 * = 3.696 GHz = 24 MHz crystal * 308 / 2 (shared/testdata/pt/README.md).
+	 */
+	ck_assert_uint_eq(cfg.tsc_freq_hz, 3696000000ull);
 }
 END_TEST
 

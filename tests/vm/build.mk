@@ -72,3 +72,7 @@ pt_held_SRCS := tests/vm/progs/pt_held.c
 # 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
 VM_PROGS += pt_flow_long
 pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
+# 86-pt2perf.sh (issue 24): Debian's perf (linux-perf, scripts/install-deps)
+# decodes pt2perf's output in the VM; tests/vm/run copies its libraries.
+# Without it installed the case skips.
+VM_BINS += $(firstword $(wildcard /usr/bin/perf_6.1 /usr/bin/perf))

@@ -182,3 +182,82 @@ pt_flow_same() {
 	diff "$3" /tmp/flow.txt | head -n 20
 	fail "$1 $2: libipt flow ($n_flow) differs from the ground truth ($(wc -l <"$3"))"
 }
+
+# --- A system-wide capture of two programs on CPU 0 (81-ptflow-sys, 86-pt2perf)
+# pt_sys_two A B: `ptcap -a -C 0 --mtc=9` into /tmp/sys while programs A
+# and B (each a command line) run on CPU 0, started stopped at their exec
+# until ptcap has named them; the caller runs on CPU 1. Sets pa and pb
+# (their pids); status 1 with a failure said on error.
+pt_sys_two() {
+	A=$1 B=$2
+	# MTC every 2^9 ART ticks (SDM 33.3.6, 512 * 167 TSC ticks on the model):
+	# a time inside most pieces, so that the switch records name their thread
+	# (ptflow.rst), and 256 of them (the 8-bit CTC, and the model's cap per
+	# gap, pt-model.rst "Timing") span more than a time slice of the other
+	# program, so that the MTC time seldom lags behind a switch (ptflow then
+	# leaves such pieces undecoded: fewer with 2^9 than with 2^6). ptcap on
+	# CPU 1, tracing CPU 0 only.
+	rm -rf /tmp/sys
+	taskset -c 1 ptcap -a -C 0 --mtc=9 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+	cap=$!
+	wait_file /tmp/sys/switches || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || return 1
+	# ptcap reads a process at the drain of the switch records that names it.
+	# A program's exec generation must be read while it lives: each starts
+	# stopped at its exec (pt_held: no user code runs, its flow is unchanged)
+	# until ptcap has named it, then is continued. Everything before the exec
+	# (env, norandom, pt_held's child) runs on CPU 1: pt_held pins the child
+	# to CPU 0 only once it stopped at the exec, so that no piece on CPU 0
+	# comes from code before it (ptflow would take it for the program's when
+	# ptcap did not read the process before its exec: both are static
+	# programs at 0x401000).
+	held() { # PIDFILE PROG...
+		f=$1
+		shift
+		rm -f "$f"
+		env -i /bin/norandom /bin/pt_held -c 0 "$f" "$@" >/dev/null 2>&1 &
+		i=0
+		while [ ! -s "$f" ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -s "$f" ] || fail "pt_held $*: no pid" || exit 1
+	}
+	held /tmp/pa.pid $A
+	ja=$!
+	held /tmp/pb.pid $B
+	jb=$!
+	pa=$(cat /tmp/pa.pid)
+	pb=$(cat /tmp/pb.pid)
+	# ptcap reads a pid while it drains the switch line that names it and
+	# flushes the file after each drain: a line naming each means ptcap has
+	# read both.
+	named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
+	i=0
+	# (Normally well under a second; bounded by ptcap's life and 30 minutes.)
+	while ! { named $pa && named $pb; } && kill -0 $cap 2>/dev/null && [ $i -lt 9000 ]; do
+		sleep 0.2
+		i=$((i + 1))
+		[ $((i % 300)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($((i / 5)) s)"
+	done
+	{ named $pa && named $pb; } ||
+		fail "ptcap did not name A and B ($((i / 5)) s): $(cat /tmp/sys.err)" || return 1
+	kill -CONT $pa $pb
+	ok "ptcap -a -C 0 started; A ($pa) and B ($pb) run on CPU 0 (single-stepped by the model)"
+	# Say something now and then: the VM's watchdog wants output. (About
+	# 20 s unloaded; bounded at 30 minutes for a loaded host.)
+	t=0
+	# A and B themselves (pt_held reaps them; pt_held stays a zombie until waited for).
+	while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+		[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
+		[ $t -lt 1800 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
+	done
+	wait $ja
+	wait $jb
+	sleep 0.2
+	kill -INT $cap
+	wait $cap
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "ptcap -a: status $rc: $(cat /tmp/sys.err)" || return 1
+}

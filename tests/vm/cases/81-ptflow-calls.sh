@@ -79,8 +79,26 @@ if grep -q '^status.cpu0.pt .* wraps=0 ' /tmp/exec/config; then
 	awk '/^\[trace / { last = 0; next } { if ($1 + 0 < last) bad = 1; last = $1 + 0 }
 		END { exit bad }' /tmp/calls.out ||
 		fail "mtc: --calls time goes back" || exit 1
-	ok "--mtc=9: --calls = single-stepping, time from 0 to $(grep -v '^\[' /tmp/calls.out | tail -n 1 | awk '{print $1}') ticks"
+	ok "--mtc=9: --calls = single-stepping, time from 0 to $(grep -v '^\[' /tmp/calls.out | tail -n 1 | awk '{print $1}') ns"
 fi
+# Times in nanoseconds (issue 24 point 4): lwpt_sim.ko's CPUID.15H:ECX makes
+# ECX * EBX / EAX the kernel's TSC frequency, ptcap writes it as tsc-freq;
+# ptflow's last call time is the trace's TSC span converted with it.
+hz=$(sed -n 's/^tsc-freq //p' /tmp/exec/config)
+[ -n "$hz" ] && [ "$hz" -gt 100000000 ] ||
+	fail "no tsc-freq in a capture on the model: $(grep -E '^cpuid|^tsc' /tmp/exec/config)" || exit 1
+ptflow --calls /tmp/exec 2>/dev/null | grep -v '^\[' | awk '{ print $1 }' | sort -n | tail -n 1 >/tmp/last_ns
+# --time: libipt's TSC at each instruction, 16 hex digits.
+ptflow --time --no-inst --no-symbols /tmp/exec 2>/dev/null |
+	awk '/^[0-9a-f]{16}  [0-9a-f]{16}$/ { print $1 }' >/tmp/tsc.txt
+first=$((0x$(head -n 1 /tmp/tsc.txt))); last=$((0x$(tail -n 1 /tmp/tsc.txt)))
+want=$(awk -v a="$first" -v b="$last" -v hz="$hz" 'BEGIN { printf "%d", (b - a) * 1e9 / hz }')
+got=$(cat /tmp/last_ns)
+# The calls span most of the instructions' time (origin: the first timing
+# packet, at most a little before the first instruction).
+awk -v g="$got" -v w="$want" 'BEGIN { exit !(g > 0 && g >= w / 4 && g <= w * 1.01 + 1000) }' ||
+	fail "--calls times: last $got ns, TSC span $first..$last at $hz Hz is $want ns" || exit 1
+ok "tsc-freq $hz Hz: --calls times in ns (last $got, TSC span $want ns)"
 
 # A stripped static program using the vdso: names only where symbols are.
 rm -rf /tmp/bb

@@ -11,8 +11,8 @@
 
 echo "== ptcap: Intel PT capture of a program on the model (pt_profile=full)"
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null || exit 1
-echo "\$ ptcap --cr3 --size=1M -o /tmp/hello -- ptcap_hello >/tmp/hello.out"
-env -i /bin/taskset -c 0 /bin/ptcap --cr3 --size=1M -o /tmp/hello -- /bin/ptcap_hello \
+echo "\$ ptcap --cr3 --mtc=9 --size=16M -o /tmp/hello -- ptcap_hello >/tmp/hello.out"
+env -i /bin/taskset -c 0 /bin/ptcap --cr3 --mtc=9 --size=16M -o /tmp/hello -- /bin/ptcap_hello \
 	>/tmp/hello.out || exit 1
 cat /tmp/hello.out
 echo "\$ ls -l /tmp/hello"
@@ -44,6 +44,11 @@ echo "== Functions: the call trace and the hot spots (symbols from the ELF, libd
 echo "\$ ptflow --calls /tmp/hello | grep -A 8 ' call main\$'"
 ptflow --calls /tmp/hello >/tmp/calls.out 2>/dev/null || exit 1
 grep -A 8 ' call main$' /tmp/calls.out
+# Times in ns (issue 24 point 4): lwpt_sim.ko's CPUID.15H gives ptcap the
+# TSC frequency, MTC packets time the calls.
+grep '^tsc-freq ' /tmp/hello/config || { echo "no tsc-freq in the capture"; exit 1; }
+awk '!/^\[/ && $1 > 0 { n++ } END { exit !n }' /tmp/calls.out ||
+	{ echo "every call at time 0"; exit 1; }
 echo "\$ ptflow --report /tmp/hello | head -n 8"
 ptflow --report /tmp/hello 2>/dev/null | head -n 8
 # The same calls as single-stepping sees them (ptflow --calls without the

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# pt2perf: a ptcap directory to a perf.data that Linux perf decodes
+# (issue 24 point 2, Documentation/pt2perf.rst). The perf.data writer is
+# libpt's (include/lwpt/perf_write.h), as is the build-id reader
+# (perf_data.h lpt_perf_elf_build_id(), libelf).
+ifneq ($(filter pt,$(LIBS)),)
+TOOLS += pt2perf
+pt2perf_SRCS := tools/pt2perf/pt2perf.c tools/pt2perf/capture.c
+pt2perf_LIBS := pt
+pt2perf_LDLIBS := -lelf -lzstd
+MANPAGES += tools/pt2perf/pt2perf.1
+SCRIPT_TESTS += tests/tools/pt2perf/pt2perf.sh
+endif

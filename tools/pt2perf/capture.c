@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pt2perf: loading a ptcap directory (capture.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lwpt/pt_pkt.h>
+
+#include "capture.h"
+
+bool p2p_config_value(const char *text, size_t len, const char *key, char *buf,
+		      size_t size)
+{
+	size_t klen = strlen(key), i = 0;
+	bool found = false;
+
+	while (i < len) {
+		const char *line = text + i;
+		const char *nl = memchr(line, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - line) : len - i;
+
+		i += n + 1;
+		if (n <= klen || memcmp(line, key, klen) || (line[klen] != ' ' && line[klen] != '\t'))
+			continue;
+		line += klen;
+		n -= klen;
+		while (n && (*line == ' ' || *line == '\t')) {
+			line++;
+			n--;
+		}
+		while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+			n--;
+		if (size) {
+			if (n >= size)
+				n = size - 1;
+			memcpy(buf, line, n);
+			buf[n] = '\0';
+		}
+		found = true;
+	}
+	return found;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static int load_error(const char *prog, const char *dir, const char *file, int err, size_t line)
+{
+	if (err == -PTCAP_E_IO)
+		fprintf(stderr, "%s: %s/%s: %s\n", prog, dir, file, strerror(errno));
+	else if (line)
+		fprintf(stderr, "%s: %s/%s line %zu: %s\n", prog, dir, file, line,
+			ptcap_dir_strerror(err));
+	else
+		fprintf(stderr, "%s: %s/%s: %s\n", prog, dir, file, ptcap_dir_strerror(err));
+	return -1;
+}
+
+/* An optional file: absent is fine, present must parse. */
+static int load_optional(const char *prog, struct p2p_level *lv, const char *file,
+			 int (*parse)(const char *, size_t, void *, size_t *), void *out)
+{
+	char *text;
+	size_t len, line = 0;
+	int err;
+
+	err = ptcap_dir_read_file(lv->dir, file, &text, &len);
+	if (err == -PTCAP_E_IO && errno == ENOENT)
+		return 0;
+	if (err)
+		return load_error(prog, lv->dir, file, err, 0);
+	err = parse(text, len, out, &line);
+	free(text);
+	return err ? load_error(prog, lv->dir, file, err, line) : 0;
+}
+
+static int parse_switches(const char *t, size_t n, void *out, size_t *line)
+{
+	return ptcap_switches_parse(t, n, out, line);
+}
+
+static int parse_processes(const char *t, size_t n, void *out, size_t *line)
+{
+	return ptcap_processes_parse(t, n, out, line);
+}
+
+static int parse_maps(const char *t, size_t n, void *out, size_t *line)
+{
+	return ptcap_maps_parse(t, n, out, line);
+}
+
+static int load_level(const char *prog, struct p2p_level *lv)
+{
+	size_t line = 0;
+	int err;
+
+	err = ptcap_dir_read_file(lv->dir, PTCAP_CONFIG_FILE, &lv->config, &lv->config_len);
+	if (err) {
+		if (err == -PTCAP_E_IO && errno == ENOENT) {
+			fprintf(stderr, "%s: %s is not a ptcap directory (no config file)\n",
+				prog, lv->dir);
+			return -1;
+		}
+		return load_error(prog, lv->dir, PTCAP_CONFIG_FILE, err, 0);
+	}
+	/* The config itself is parsed by the caller for the top level. */
+	(void)line;
+	if (load_optional(prog, lv, PTCAP_MAPS_FILE, parse_maps, &lv->maps) ||
+	    load_optional(prog, lv, PTCAP_SWITCHES_FILE, parse_switches, &lv->sws) ||
+	    load_optional(prog, lv, PTCAP_PROCESSES_FILE, parse_processes, &lv->procs))
+		return -1;
+	return 0;
+}
+
+/* Room for element @n of the array at *@pp; false (array kept) if none. */
+static bool grow(void *pp, size_t n, size_t *cap, size_t elem)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? 2 * *cap : 16;
+	p = realloc(*(void **)pp, c * elem);
+	if (!p)
+		return false;
+	*(void **)pp = p;
+	*cap = c;
+	return true;
+}
+
+/* Map a trace file; an empty one maps to nothing. */
+static int map_file(const char *prog, const char *path, const uint8_t **data, size_t *size)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*data = NULL;
+	*size = 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size > 0) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*data = p;
+		*size = (size_t)st.st_size;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Which thread or CPU a trace file is, from its name and config line. */
+static int identify(const char *prog, struct p2p_capture *cap, const struct p2p_level *lv,
+		    struct p2p_file *f)
+{
+	unsigned long n;
+	char *end;
+
+	if (!strncmp(f->name, "cpu", 3)) {
+		n = strtoul(f->name + 3, &end, 10);
+		if (end == f->name + 3 || strcmp(end, PTCAP_TRACE_SUFFIX) || n > UINT32_MAX)
+			goto bad;
+		f->cpu = (uint32_t)n;
+		if (f->cpu > cap->max_cpu)
+			cap->max_cpu = f->cpu;
+		return cap->per_cpu ? 0 : (fprintf(stderr, "%s: %s/%s: a per-CPU trace file in a per-thread capture\n",
+						   prog, lv->dir, f->name), -1);
+	}
+	if (cap->per_cpu)
+		goto bad;
+	if (!ptcap_config_thread(lv->config, lv->config_len, f->name, &f->tid, &f->pid))
+		return 0;
+	if (strncmp(f->name, "tid", 3))
+		goto bad;
+	n = strtoul(f->name + 3, &end, 10);
+	if (end == f->name + 3 || strcmp(end, PTCAP_TRACE_SUFFIX) || n > INT32_MAX)
+		goto bad;
+	f->tid = f->pid = (uint32_t)n;
+	return 0;
+bad:
+	fprintf(stderr, "%s: %s/%s: not a trace file name of a %s capture (%s)\n", prog,
+		lv->dir, f->name, cap->per_cpu ? "per-CPU" : "per-thread",
+		cap->per_cpu ? "cpu<N>.pt" : "tid<N>.pt");
+	return -1;
+}
+
+/* The first TSC and the timing packets of one piece (SDM 33.4.2). */
+static void scan_piece(struct p2p_capture *cap, const uint8_t *buf, struct p2p_piece *pc)
+{
+	struct lpt_pkt_decoder *dec = lpt_pkt_alloc(buf + pc->off, pc->len, NULL);
+	struct lpt_packet pkt;
+	int ret;
+
+	if (!dec)
+		return;
+	if (lpt_pkt_sync_forward(dec) < 0)
+		goto out;
+	for (;;) {
+		ret = lpt_pkt_next(dec, &pkt);
+		if (ret == LPT_ERR_BAD_OPCODE || ret == LPT_ERR_BAD_PACKET) {
+			if (lpt_pkt_sync_forward(dec) < 0)
+				break;
+			continue;
+		}
+		if (ret < 0)
+			break;
+		switch (pkt.type) {
+		case LPT_PKT_TSC:
+			cap->seen_tsc = true;
+			if (!pc->have_tsc) {
+				pc->have_tsc = true;
+				pc->first_tsc = pkt.payload.tsc.tsc;
+			}
+			break;
+		case LPT_PKT_MTC:
+			cap->seen_mtc = true;
+			break;
+		case LPT_PKT_CYC:
+			cap->seen_cyc = true;
+			break;
+		default:
+			break;
+		}
+	}
+out:
+	lpt_pkt_free(dec);
+}
+
+/* Cut one file at its gaps.<file> offsets into pieces. */
+static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2p_level *lv,
+		      size_t fi, size_t *cap_pieces)
+{
+	const struct p2p_file *f = &cap->files[fi];
+	uint64_t *gaps = NULL, start = 0;
+	size_t ngaps = 0, g;
+	int err;
+
+	err = ptcap_config_gaps(lv->config, lv->config_len, f->name, &gaps, &ngaps);
+	if (err)
+		return load_error(prog, lv->dir, PTCAP_CONFIG_FILE, err, 0);
+	for (g = 0; g <= ngaps; g++) {
+		uint64_t end = g < ngaps ? gaps[g] : f->size;
+		struct p2p_piece *pc;
+
+		if (end > f->size)
+			end = f->size;
+		if (end <= start)
+			continue;
+		if (!grow(&cap->pieces, cap->npieces, cap_pieces, sizeof(*cap->pieces))) {
+			free(gaps);
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return -1;
+		}
+		pc = &cap->pieces[cap->npieces++];
+		memset(pc, 0, sizeof(*pc));
+		pc->file = fi;
+		pc->off = start;
+		pc->len = end - start;
+		scan_piece(cap, f->data, pc);
+		if (pc->have_tsc && (!cap->have_min_tsc || pc->first_tsc < cap->min_tsc)) {
+			cap->have_min_tsc = true;
+			cap->min_tsc = pc->first_tsc;
+		}
+		start = end;
+	}
+	free(gaps);
+	return 0;
+}
+
+static void note_tsc(struct p2p_capture *cap, uint64_t tsc)
+{
+	if (!cap->have_min_tsc || tsc < cap->min_tsc) {
+		cap->have_min_tsc = true;
+		cap->min_tsc = tsc;
+	}
+}
+
+/* The trace files of one level, mapped, identified and cut. */
+static int load_traces(const char *prog, struct p2p_capture *cap, size_t level,
+		       size_t *cap_files, size_t *cap_pieces)
+{
+	const struct p2p_level *lv = &cap->lv[level];
+	char **names = NULL;
+	size_t n = 0, i;
+	int err = ptcap_dir_list_traces(lv->dir, &names, &n);
+
+	if (err)
+		return load_error(prog, lv->dir, ".", err, 0);
+	for (i = 0; i < n; i++) {
+		struct p2p_file *f;
+		char *path;
+
+		if (!grow(&cap->files, cap->nfiles, cap_files, sizeof(*cap->files)))
+			goto nomem;
+		f = &cap->files[cap->nfiles];
+		memset(f, 0, sizeof(*f));
+		f->level = level;
+		f->name = names[i];
+		names[i] = NULL;
+		cap->nfiles++;
+		path = join(lv->dir, f->name);
+		if (!path)
+			goto nomem;
+		err = map_file(prog, path, &f->data, &f->size);
+		free(path);
+		if (err || identify(prog, cap, lv, f) ||
+		    add_pieces(prog, cap, lv, cap->nfiles - 1, cap_pieces))
+			goto fail;
+	}
+	for (i = 0; i < lv->sws.n; i++) {
+		note_tsc(cap, lv->sws.sw[i].tsc);
+		if (lv->sws.sw[i].cpu > cap->max_cpu)
+			cap->max_cpu = lv->sws.sw[i].cpu;
+	}
+	for (i = 0; i < lv->procs.n; i++)
+		if (!lv->procs.p[i].missing)
+			note_tsc(cap, lv->procs.p[i].first_tsc);
+	ptcap_dir_free_names(names, n);
+	return 0;
+nomem:
+	fprintf(stderr, "%s: out of memory\n", prog);
+fail:
+	ptcap_dir_free_names(names, n);
+	return -1;
+}
+
+/* Queues: one per CPU (per-CPU) or per thread, shared by the levels. */
+static void assign_queues(struct p2p_capture *cap)
+{
+	size_t i, j;
+
+	for (i = 0; i < cap->nfiles; i++) {
+		struct p2p_file *f = &cap->files[i];
+
+		f->queue = cap->nqueues;
+		for (j = 0; j < i; j++) {
+			const struct p2p_file *o = &cap->files[j];
+
+			if (cap->per_cpu ? o->cpu == f->cpu : o->tid == f->tid) {
+				f->queue = o->queue;
+				break;
+			}
+		}
+		if (f->queue == cap->nqueues)
+			cap->nqueues++;
+	}
+}
+
+int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
+{
+	char val[256];
+	size_t line = 0, nsnap = 0, i, cap_files = 0, cap_pieces = 0;
+	struct p2p_level *top;
+	int err;
+
+	memset(cap, 0, sizeof(*cap));
+	/* Levels: snap.0 .. snap.<n-1>, then the top directory. */
+	cap->lv = calloc(1, sizeof(*cap->lv));
+	if (!cap->lv)
+		goto nomem;
+	cap->nlv = 1;
+	cap->lv[0].dir = strdup(dir);
+	if (!cap->lv[0].dir || load_level(prog, &cap->lv[0]))
+		return cap->lv[0].dir ? -1 : (fprintf(stderr, "%s: out of memory\n", prog), -1);
+	top = &cap->lv[0];
+	err = ptcap_config_parse(top->config, top->config_len, &cap->cfg, &line);
+	if (err)
+		return load_error(prog, dir, PTCAP_CONFIG_FILE, err, line);
+	if (p2p_config_value(top->config, top->config_len, "mode", val, sizeof(val)))
+		cap->per_cpu = !strcmp(val, "per-cpu");
+	if (p2p_config_value(top->config, top->config_len, "rtit-ctl", val, sizeof(val))) {
+		char *end;
+
+		cap->rtit_ctl = strtoull(val, &end, 0);
+		cap->have_ctl = end != val && !*end;
+	}
+	if (p2p_config_value(top->config, top->config_len, "capture-mode", val, sizeof(val)))
+		cap->wrapped = !strcmp(val, "wrap");
+	if (p2p_config_value(top->config, top->config_len, "command", val, sizeof(val)) &&
+	    *val) {
+		char *sp = strpbrk(val, " \t"), *slash;
+
+		if (sp)
+			*sp = '\0';
+		slash = strrchr(val, '/');
+		cap->command = strdup(slash ? slash + 1 : val);
+	}
+	if (p2p_config_value(top->config, top->config_len, "snapshots", val, sizeof(val))) {
+		char *end;
+		unsigned long n = strtoul(val, &end, 10);
+
+		if (end == val || *end || n > 100000) {
+			fprintf(stderr, "%s: %s/config: bad snapshots line '%s'\n", prog, dir, val);
+			return -1;
+		}
+		nsnap = n;
+		cap->snapshot = nsnap > 0;
+	}
+	if (nsnap) {
+		struct p2p_level *lv = realloc(cap->lv, (nsnap + 1) * sizeof(*lv));
+
+		if (!lv)
+			goto nomem;
+		cap->lv = lv;
+		/* The top directory goes last (it holds what came after). */
+		lv[nsnap] = lv[0];
+		memset(lv, 0, nsnap * sizeof(*lv));
+		cap->nlv = nsnap + 1;
+		for (i = 0; i < nsnap; i++) {
+			snprintf(val, sizeof(val), "snap.%zu", i);
+			lv[i].dir = join(dir, val);
+			if (!lv[i].dir)
+				goto nomem;
+			if (load_level(prog, &lv[i]))
+				return -1;
+		}
+	}
+	top = &cap->lv[cap->nlv - 1];
+	/* No mode key (a hand-made directory): per-CPU if it has cpu files. */
+	if (!p2p_config_value(top->config, top->config_len, "mode", val, sizeof(val))) {
+		char **names = NULL;
+		size_t n = 0;
+
+		if (!ptcap_dir_list_traces(dir, &names, &n) && n &&
+		    !strncmp(names[0], "cpu", 3))
+			cap->per_cpu = true;
+		ptcap_dir_free_names(names, n);
+	}
+	for (i = 0; i < cap->nlv; i++)
+		if (load_traces(prog, cap, i, &cap_files, &cap_pieces))
+			return -1;
+	if (!cap->npieces) {
+		fprintf(stderr, "%s: %s: no trace data (no non-empty *.pt file)\n", prog, dir);
+		return -1;
+	}
+	assign_queues(cap);
+	return 0;
+nomem:
+	fprintf(stderr, "%s: out of memory\n", prog);
+	return -1;
+}
+
+void p2p_capture_free(struct p2p_capture *cap)
+{
+	size_t i;
+
+	for (i = 0; i < cap->nlv; i++) {
+		free(cap->lv[i].dir);
+		free(cap->lv[i].config);
+		ptcap_maps_free(&cap->lv[i].maps);
+		ptcap_switches_free(&cap->lv[i].sws);
+		ptcap_processes_free(&cap->lv[i].procs);
+	}
+	for (i = 0; i < cap->nfiles; i++) {
+		if (cap->files[i].data)
+			munmap((void *)cap->files[i].data, cap->files[i].size);
+		free(cap->files[i].name);
+	}
+	free(cap->lv);
+	free(cap->files);
+	free(cap->pieces);
+	free(cap->command);
+	memset(cap, 0, sizeof(*cap));
+}
