@@ -54,21 +54,46 @@ enum cov_kind {
 #define COV_NO_EDGE	0u		/* edge id 0 is never used */
 #define COV_WALK_MAX	(1u << 16)	/* direct transfers without a packet */
 #define COV_RETSTACK	64		/* as libipt's pt_retstack */
-#define COV_PATH_EDGES	48		/* edges a cached path can hold */
+#define COV_PATH_EDGES	62		/* edges a cached path can hold */
+#define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
 
 struct cov_blk;
 
-/* A cached path: from a block, the bits of one TNT.8 byte. */
+/*
+ * A cached path: from a block, a run of TNT.8 bytes (SDM 33.4.2.1) and,
+ * for a segment, the TIP that ends the run (33.4.2.2): what the walk did
+ * the last time (edges counted, calls pushed, block reached).
+ */
 struct cov_path {
-	const struct cov_blk *from;	/* key: start block ... */
-	uint8_t tnt;			/* ... and the TNT.8 byte */
+	const struct cov_blk *from;	/* key: start block, */
+	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
+	uint64_t ip;			/* the TIP's IP (segments), */
+	uint8_t ntnt;			/* how many bytes, */
+	uint8_t seg;			/* 1: ends with the TIP at @ip */
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
-	struct cov_blk *end;		/* where the walk is after the bits */
+	uint32_t hits;			/* uses in this decode */
+	struct cov_path *nx;		/* the path that followed (chaining) */
+	struct cov_blk *end;		/* where the walk is after it */
+	uint64_t *push;			/* @npush addresses */
 	uint32_t pend;			/* the last edge, not yet counted */
+	uint32_t ids[];			/* @nedge edge ids, in order */
+};
+
+/* What a path records while it is walked the first time. */
+struct cov_path_rec {
+	struct cov_path p;
 	uint32_t ids[COV_PATH_EDGES];
 	uint64_t push[COV_PATH_PUSH];
+};
+
+/* A path table entry: the key inline, so a probe reads no path. */
+struct cov_pent {
+	uint64_t k0;			/* from | (ntnt | seg << 7) << 56 */
+	uint64_t tnt;
+	uint64_t ip;
+	struct cov_path *p;
 };
 
 struct cov_blk {
@@ -104,13 +129,16 @@ struct lpt_cov {
 	size_t nchunks, chunk_cap;
 	size_t bytes;		/* cache memory, for the cap */
 	/* Path cache: open addressing on (block, TNT.8 byte). */
-	struct cov_path **ptab;
+	struct cov_pent *ptab;
 	size_t pmask;
-	struct cov_path *parena;
+	uint8_t *parena;
 	size_t parena_left;
+	struct cov_path *last_path;	/* the path just applied */
+	struct cov_path **ptouched;	/* paths with hits this decode */
+	size_t nptouched, ptouched_cap;
 	/* Recording a path. */
 	bool rec, rec_bad;
-	struct cov_path rp;
+	struct cov_path_rec rp;
 	uint64_t npaths, flushes;
 
 	/* Edges: (src, dst) -> id, and per-id data. */
@@ -201,6 +229,8 @@ static void cov_flush(struct lpt_cov *c)
 	memset(c->ptab, 0, (c->pmask + 1) * sizeof(*c->ptab));
 	c->parena = NULL;
 	c->parena_left = 0;
+	c->last_path = NULL;
+	c->nptouched = 0;
 	c->nedge = 1;
 	c->npaths = 0;
 	c->bytes = (c->bmask + 1) * sizeof(*c->btab) +
@@ -303,8 +333,8 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 	if (!c->e_cnt[id]++)
 		c->touched[c->ntouched++] = id;
 	if (c->rec) {
-		if (c->rp.nedge < COV_PATH_EDGES)
-			c->rp.ids[c->rp.nedge++] = id;
+		if (c->rp.p.nedge < COV_PATH_EDGES)
+			c->rp.ids[c->rp.p.nedge++] = id;
 		else
 			c->rec_bad = true;
 	}
@@ -551,8 +581,8 @@ static inline struct cov_blk *succ(struct lpt_cov *c, struct cov_blk *b, int i)
 static void retstack_push(struct lpt_cov *c, uint64_t a)
 {
 	if (c->rec) {
-		if (c->rp.npush < COV_PATH_PUSH)
-			c->rp.push[c->rp.npush++] = a;
+		if (c->rp.p.npush < COV_PATH_PUSH)
+			c->rp.push[c->rp.p.npush++] = a;
 		else
 			c->rec_bad = true;
 	}
@@ -684,105 +714,200 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 	fail_at(c, b);
 }
 
-static inline size_t hash_path(const struct cov_blk *b, uint8_t tnt)
+static inline size_t hash_path(const struct cov_blk *b, uint64_t tnt,
+			       uint64_t ip, unsigned int ntnt)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)b ^ ((uint64_t)tnt << 48)) *
-		     0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)(uintptr_t)b + ntnt) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h ^ (h >> 31));
+	h ^= (tnt + (h >> 29)) * 0xbf58476d1ce4e5b9ull;
+	h ^= (ip + (h >> 31)) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ (h >> 32));
 }
 
-static void path_insert(struct lpt_cov *c, const struct cov_path *rp)
+static inline bool path_is(const struct cov_path *p, const struct cov_blk *from,
+			   uint64_t tnt, uint64_t ip, unsigned int ntnt, bool seg)
 {
-	struct cov_path *p;
-	size_t j;
+	return p->from == from && p->tnt == tnt && p->ip == ip &&
+	       p->ntnt == ntnt && p->seg == seg;
+}
 
+static inline uint64_t path_k0(const struct cov_blk *from, unsigned int ntnt,
+			       bool seg)
+{
+	return (uint64_t)(uintptr_t)from | (uint64_t)(ntnt | (unsigned int)seg << 7) << 56;
+}
+
+static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec *rp)
+{
+	const struct cov_path *k = &rp->p;
+	size_t sz = sizeof(*k) + k->nedge * sizeof(uint32_t), j;
+	struct cov_path *p;
+
+	sz = (sz + 7) & ~(size_t)7;
 	if (2 * (c->npaths + 1) > c->pmask + 1) {
 		size_t n = 2 * (c->pmask + 1);
-		struct cov_path **t = calloc(n, sizeof(*t));
+		struct cov_pent *t = calloc(n, sizeof(*t));
 
 		if (!t)
-			return;		/* not cached: correct, only slower */
+			return NULL;	/* not cached: correct, only slower */
 		for (size_t i = 0; i <= c->pmask; i++) {
-			struct cov_path *q = c->ptab[i];
+			struct cov_path *q = c->ptab[i].p;
 
 			if (!q)
 				continue;
-			for (j = hash_path(q->from, q->tnt) & (n - 1); t[j];
-			     j = (j + 1) & (n - 1))
+			for (j = hash_path(q->from, q->tnt, q->ip, q->ntnt) & (n - 1);
+			     t[j].p; j = (j + 1) & (n - 1))
 				;
-			t[j] = q;
+			t[j] = c->ptab[i];
 		}
 		free(c->ptab);
 		c->bytes += (n - (c->pmask + 1)) * sizeof(*t);
 		c->ptab = t;
 		c->pmask = n - 1;
 	}
-	if (!c->parena_left) {
-		c->parena = cov_chunk(c, 256 * sizeof(*p));
+	if (c->parena_left < sz + k->npush * sizeof(uint64_t)) {
+		c->parena = cov_chunk(c, 65536);
 		if (!c->parena)
-			return;
-		c->parena_left = 256;
+			return NULL;
+		c->parena_left = 65536;
 	}
-	p = c->parena++;
-	c->parena_left--;
-	*p = *rp;
-	for (j = hash_path(p->from, p->tnt) & c->pmask; c->ptab[j];
+	if (c->npaths + 1 > c->ptouched_cap) {
+		size_t cap = c->ptouched_cap ? 2 * c->ptouched_cap : 1024;
+		struct cov_path **n = realloc(c->ptouched, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->ptouched = n;
+		c->bytes += (cap - c->ptouched_cap) * sizeof(*n);
+		c->ptouched_cap = cap;
+	}
+	p = (struct cov_path *)(void *)c->parena;
+	*p = *k;
+	memcpy(p->ids, rp->ids, k->nedge * sizeof(uint32_t));
+	c->parena += sz;
+	c->parena_left -= sz;
+	p->push = NULL;
+	if (k->npush) {
+		p->push = (uint64_t *)(void *)c->parena;
+		memcpy(p->push, rp->push, k->npush * sizeof(uint64_t));
+		c->parena += k->npush * sizeof(uint64_t);
+		c->parena_left -= k->npush * sizeof(uint64_t);
+	}
+	for (j = hash_path(p->from, p->tnt, p->ip, p->ntnt) & c->pmask; c->ptab[j].p;
 	     j = (j + 1) & c->pmask)
 		;
-	c->ptab[j] = p;
+	c->ptab[j] = (struct cov_pent){ path_k0(p->from, p->ntnt, p->seg), p->tnt,
+					p->ip, p };
 	c->npaths++;
+	return p;
 }
 
+/* Apply a cached path: one count for the path, expanded at the end. */
+static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
+{
+	(void)nbits;
+	commit(c);
+	if (!p->hits++)
+		c->ptouched[c->nptouched++] = p;
+	for (unsigned int i = 0; i < p->npush; i++)
+		retstack_push(c, p->push[i]);
+	c->pend = p->pend;
+	c->cur = p->end;
+	c->last_path = p;
+	c->st.path_hits++;
+}
+
+/* The cached path for a key, through the chain of the last one applied,
+ * else the hash table; links the last one to it. NULL: not cached. */
+static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
+					 uint64_t ip, unsigned int ntnt, bool seg)
+{
+	const struct cov_blk *from = c->cur;
+	struct cov_path *p, *prev = c->last_path;
+
+	if (prev && (p = prev->nx) && path_is(p, from, tnt, ip, ntnt, seg))
+		return p;
+	uint64_t k0 = path_k0(from, ntnt, seg);
+	const struct cov_pent *e;
+
+	for (size_t j = hash_path(from, tnt, ip, ntnt) & c->pmask;
+	     (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
+		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
+			p = e->p;
+			if (prev && prev->end == from)
+				prev->nx = p;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline void tnt8_bits(struct lpt_cov *c, uint8_t b0)
+{
+	for (int i = 30 - __builtin_clz(b0); i >= 1; i--)
+		tnt_bit(c, (b0 >> i) & 1);
+}
+
+static void tip_ip(struct lpt_cov *c, uint64_t ip);
+
 /*
- * A TNT.8 byte (SDM 33.4.2.1): its bits, oldest first, from c->cur. With
- * the path cache, one lookup of (block, byte) replays what the bits did
- * the last time from this block: the edges counted, the calls pushed and
- * the block reached.
+ * @ntnt TNT.8 bytes (@tnt) from c->cur, and with @seg the TIP to @ip after
+ * them, walked once with recording on; cached when the walk was clean.
  */
+static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
+			unsigned int ntnt, bool seg)
+{
+	struct cov_blk *from = c->cur;
+	struct cov_path *prev = c->last_path, *p;
+
+	commit(c);
+	c->rec = true;
+	c->rec_bad = false;
+	c->rp.p.nedge = 0;
+	c->rp.p.npush = 0;
+	for (unsigned int i = 0; i < ntnt && c->cur; i++)
+		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
+	if (seg && c->cur)
+		tip_ip(c, ip);
+	c->rec = false;
+	c->last_path = NULL;
+	if (c->rec_bad || !c->cur || c->ovf)
+		return;
+	c->rp.p.from = from;
+	c->rp.p.tnt = tnt;
+	c->rp.p.ip = ip;
+	c->rp.p.ntnt = (uint8_t)ntnt;
+	c->rp.p.seg = seg;
+	c->rp.p.end = c->cur;
+	c->rp.p.pend = c->pend;
+	c->rp.p.nx = NULL;
+	c->rp.p.hits = 0;
+	p = path_insert(c, &c->rp);
+	if (p && prev && prev->end == from)
+		prev->nx = p;
+	c->last_path = p;
+}
+
+/* Whether the decoder is in the plain state a cached path starts from. */
+static inline bool path_ok(const struct lpt_cov *c)
+{
+	return c->cur && !c->ovf && !c->fup_pending && !c->have_pend_mode &&
+	       !(c->cfg.flags & LPT_COV_F_NO_PATHS);
+}
+
+/* One TNT.8 byte, through the path cache when it can. */
 static inline void tnt8(struct lpt_cov *c, uint8_t b0)
 {
-	int top = 31 - __builtin_clz(b0);
-	struct cov_blk *from = c->cur;
+	if (path_ok(c)) {
+		struct cov_path *p = path_find(c, b0, 0, 1, false);
 
-	if (from && !c->ovf && !(c->cfg.flags & LPT_COV_F_NO_PATHS)) {
-		struct cov_path *p;
-
-		for (size_t j = hash_path(from, b0) & c->pmask; (p = c->ptab[j]);
-		     j = (j + 1) & c->pmask) {
-			if (p->from != from || p->tnt != b0)
-				continue;
-			commit(c);
-			for (unsigned int i = 0; i < p->nedge; i++)
-				count(c, p->ids[i]);
-			for (unsigned int i = 0; i < p->npush; i++)
-				retstack_push(c, p->push[i]);
-			c->pend = p->pend;
-			c->cur = p->end;
-			c->st.tnt_bits += (uint64_t)top - 1;
-			c->st.path_hits++;
-			return;
-		}
-		/* record this walk */
-		commit(c);
-		c->rec = true;
-		c->rec_bad = false;
-		c->rp.nedge = 0;
-		c->rp.npush = 0;
-		for (int i = top - 1; i >= 1; i--)
-			tnt_bit(c, (b0 >> i) & 1);
-		c->rec = false;
-		if (!c->rec_bad && c->cur && !c->ovf) {
-			c->rp.from = from;
-			c->rp.tnt = b0;
-			c->rp.end = c->cur;
-			c->rp.pend = c->pend;
-			path_insert(c, &c->rp);
-		}
+		if (p)
+			path_apply(c, p, 29 - __builtin_clz(b0));
+		else
+			path_record(c, b0, 0, 1, false);
 		return;
 	}
-	for (int i = top - 1; i >= 1; i--)
-		tnt_bit(c, (b0 >> i) & 1);
+	tnt8_bits(c, b0);
 }
 
 /*
@@ -823,9 +948,6 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 /* TIP (SDM 33.4.2.2): an indirect branch, or the target of an async event. */
 static void on_tip(struct lpt_cov *c, uint64_t ip)
 {
-	struct cov_blk *b;
-	uint32_t id;
-
 	if (c->fup_pending) {
 		c->fup_pending = false;
 		if (c->cur)
@@ -836,6 +958,15 @@ static void on_tip(struct lpt_cov *c, uint64_t ip)
 	}
 	if (!c->cur || c->ovf)
 		return;
+	tip_ip(c, ip);
+}
+
+/* The indirect branch ahead of c->cur goes to @ip (SDM 33.4.2.2). */
+static void tip_ip(struct lpt_cov *c, uint64_t ip)
+{
+	struct cov_blk *b;
+	uint32_t id;
+
 	b = advance(c);
 	if (!b)
 		return;
@@ -942,27 +1073,25 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, unsigned int ipb,
 			     uint64_t *ip)
 {
-	uint64_t v = 0;
+	/* byte loads: a short memcpy into a wider load stalls forwarding */
+	uint64_t v16 = (uint64_t)p[0] | (uint64_t)p[1] << 8;
 
 	switch (ipb) {
 	case PT_IPBYTES_UPDATE_16:
-		v = lpt_ld16(p);
-		c->last_ip = (c->last_ip & ~0xffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffull) | v16;
 		break;
 	case PT_IPBYTES_UPDATE_32:
-		memcpy(&v, p, 4);
-		v = le64toh(v);
-		c->last_ip = (c->last_ip & ~0xffffffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffffffull) | v16 |
+			     (uint64_t)lpt_ld16(p + 2) << 16;
 		break;
 	case PT_IPBYTES_SEXT_48:
-		memcpy(&v, p, 6);
-		v = le64toh(v);
-		c->last_ip = (uint64_t)((int64_t)(v << 16) >> 16);
+		c->last_ip = (uint64_t)((int64_t)((v16 | (uint64_t)lpt_ld16(p + 2) << 16 |
+						  (uint64_t)lpt_ld16(p + 4) << 32) << 16) >> 16);
 		break;
 	case PT_IPBYTES_UPDATE_48:
-		memcpy(&v, p, 6);
-		v = le64toh(v);
-		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v16 |
+			     (uint64_t)lpt_ld16(p + 2) << 16 |
+			     (uint64_t)lpt_ld16(p + 4) << 32;
 		break;
 	case PT_IPBYTES_FULL:
 		c->last_ip = lpt_ld64(p);
@@ -1070,6 +1199,57 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 	return q ? q : end;
 }
 
+static inline bool is_tnt8(uint8_t b)
+{
+	return !(b & PT_OPM_TNT_8) && b != PT_OPC_PAD && b != PT_OPC_EXT;
+}
+
+/*
+ * Up to COV_PATH_TNT TNT.8 bytes at @p and the TIP after them as one
+ * cached path (a "segment", libxdc's unit of caching: the walk from a
+ * block through a TNT run to the next indirect branch). Returns the
+ * packet after them, or NULL when @p does not start one (no TIP follows,
+ * or the TIP's IP is suppressed or malformed): the caller then goes on
+ * packet by packet.
+ */
+static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
+			      const uint8_t *end)
+{
+	uint64_t tnt = 0, ip = 0, saved = c->last_ip;
+	unsigned int n = 0, ipb;
+	const uint8_t *q = p;
+	size_t pl;
+	struct cov_path *path;
+
+	while (n < COV_PATH_TNT && q < end && is_tnt8(*q)) {
+		tnt |= (uint64_t)*q << (8 * n);
+		n++;
+		q++;
+	}
+	if (q >= end || (*q & PT_OPM_IP) != PT_OPC_TIP)
+		goto bytes;
+	ipb = *q >> PT_IPBYTES_SHIFT;
+	pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+	if (ipb == PT_IPBYTES_SUPPRESSED || ipb == PT_IPBYTES_RSVD_5 ||
+	    ipb == PT_IPBYTES_RSVD_7 || (size_t)(end - q) < 1 + pl)
+		goto bytes;
+	ip_decode(c, q + 1, ipb, &ip);
+	path = path_find(c, tnt, ip, n, true);
+	if (path)
+		path_apply(c, path, 0);
+	else
+		path_record(c, tnt, ip, n, true);
+	return q + 1 + pl;
+bytes:
+	c->last_ip = saved;
+	if (n < 2)
+		return NULL;
+	/* a run of TNT.8 bytes without a TIP: byte by byte */
+	for (unsigned int i = 0; i < n; i++)
+		tnt8(c, p[i]);
+	return q;
+}
+
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 {
 	const uint8_t *end = trace + len, *p;
@@ -1081,16 +1261,28 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 	while (p < end) {
 		uint8_t b0 = *p;
 
-		if (b0 == PT_OPC_PAD) {
+		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
 			p++;
+			while (end - p >= 8 && !lpt_ld64(p))
+				p += 8;
 			continue;
+		}
+		uint8_t opc = b0 & PT_OPM_IP;
+
+		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP) &&
+		    path_ok(c)) {
+			const uint8_t *q = segment(c, p, end);
+
+			if (q) {
+				p = q;
+				continue;
+			}
 		}
 		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
 			tnt8(c, b0);	/* TNT.8 */
 			p++;
 			continue;
 		}
-		uint8_t opc = b0 & PT_OPM_IP;
 
 		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
 		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
@@ -1212,6 +1404,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->btab);
 	free(c->etab);
 	free(c->ptab);
+	free(c->ptouched);
 	free(c->e_src);
 	free(c->e_dst);
 	free(c->e_slot);
@@ -1243,7 +1436,23 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	for (uint32_t i = 0; i < c->ntouched; i++)	/* counts not read */
 		c->e_cnt[c->touched[i]] = 0;
 	c->ntouched = 0;
+	c->last_path = NULL;
 	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
+
+	/* Path hits into edge counts. */
+	for (size_t i = 0; i < c->nptouched; i++) {
+		struct cov_path *p = c->ptouched[i];
+
+		for (unsigned int k = 0; k < p->nedge; k++) {
+			uint32_t id = p->ids[k];
+
+			if (!c->e_cnt[id])
+				c->touched[c->ntouched++] = id;
+			c->e_cnt[id] += p->hits;
+		}
+		p->hits = 0;
+	}
+	c->nptouched = 0;
 
 	/* The map, from the touched edges (8-bit counters wrap). */
 	bool xdc = c->cfg.flags & LPT_COV_F_XDC;

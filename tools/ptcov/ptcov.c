@@ -282,10 +282,10 @@ static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 		lpt_cov_stats(cov, &st);
 		fprintf(stderr,
 			"%s: %s: branches %" PRIu64 ", tnt bits %" PRIu64
-			", insns walked %" PRIu64 ", errors %" PRIu64 "; cache: %" PRIu64
+			", insns walked %" PRIu64 ", path hits %" PRIu64 ", errors %" PRIu64 "; cache: %" PRIu64
 			" blocks, %" PRIu64 " edges, %" PRIu64 " paths, %" PRIu64
 			" bytes; map hash 0x%016" PRIx64 "\n",
-			prog, name, st.branches, st.tnt_bits, st.insns, st.errors,
+			prog, name, st.branches, st.tnt_bits, st.insns, st.path_hits, st.errors,
 			st.blocks, st.edges, st.paths, st.cache_bytes,
 			lpt_cov_map_hash(map, o->cfg.map_size));
 	}
