@@ -74,7 +74,8 @@ struct cov_path {
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
 	uint32_t hits;			/* uses in this decode */
-	struct cov_path *nx;		/* the path that followed (chaining) */
+	struct cov_path *nx[2];		/* the paths that followed (chaining,
+					 * most recent first) */
 	struct cov_blk *end;		/* where the walk is after it */
 	uint64_t *push;			/* @npush addresses */
 	uint32_t pend;			/* the last edge, not yet counted */
@@ -118,6 +119,7 @@ struct lpt_cov {
 	struct lpt_cov_config cfg;
 	const struct lpt_cov_image *img;
 	uint32_t pkt_flags;
+	bool xdc_only;		/* LPT_COV_F_XDC without LPT_COV_F_EDGES */
 
 	/* Block cache: open addressing on (start, mode). */
 	struct cov_blk **btab;
@@ -347,6 +349,23 @@ static inline void commit(struct lpt_cov *c)
 		count(c, c->pend);
 		c->pend = COV_NO_EDGE;
 	}
+}
+
+/*
+ * @id is the edge of the branch just taken; it counts once the decoder
+ * goes on past its destination (commit()). For the libxdc map alone
+ * (LPT_COV_F_XDC without LPT_COV_F_EDGES) only conditional outcomes
+ * count, and libxdc counts them at their TNT bit: count them now and keep
+ * nothing pending.
+ */
+static inline void set_pend(struct lpt_cov *c, uint32_t id)
+{
+	if (c->xdc_only) {
+		if (c->e_cond[id])
+			count(c, id);
+		return;
+	}
+	c->pend = id;
 }
 
 /* The pending edge's destination is not reached in the trace (OVF, end of
@@ -648,7 +667,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[1];
+		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
 		b = s;
@@ -689,7 +708,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			return;
 		}
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[bit];
+		set_pend(c, b->eid[bit]);
 		c->cur = s;
 		return;
 	}
@@ -707,7 +726,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			fail(c, LPT_ERR_NOMEM);
 			return;
 		}
-		c->pend = id;
+		set_pend(c, id);
 		jump_to(c, ra);
 		return;
 	}
@@ -825,8 +844,15 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	const struct cov_blk *from = c->cur;
 	struct cov_path *p, *prev = c->last_path;
 
-	if (prev && (p = prev->nx) && path_is(p, from, tnt, ip, ntnt, seg))
-		return p;
+	if (prev) {
+		if ((p = prev->nx[0]) && path_is(p, from, tnt, ip, ntnt, seg))
+			return p;
+		if ((p = prev->nx[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			prev->nx[1] = prev->nx[0];
+			prev->nx[0] = p;
+			return p;
+		}
+	}
 	uint64_t k0 = path_k0(from, ntnt, seg);
 	const struct cov_pent *e;
 
@@ -834,8 +860,10 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	     (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
 		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
 			p = e->p;
-			if (prev && prev->end == from)
-				prev->nx = p;
+			if (prev && prev->end == from) {
+				prev->nx[1] = prev->nx[0];
+				prev->nx[0] = p;
+			}
 			return p;
 		}
 	}
@@ -880,11 +908,13 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.seg = seg;
 	c->rp.p.end = c->cur;
 	c->rp.p.pend = c->pend;
-	c->rp.p.nx = NULL;
+	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
 	c->rp.p.hits = 0;
 	p = path_insert(c, &c->rp);
-	if (p && prev && prev->end == from)
-		prev->nx = p;
+	if (p && prev && prev->end == from) {
+		prev->nx[1] = prev->nx[0];
+		prev->nx[0] = p;
+	}
 	c->last_path = p;
 }
 
@@ -938,7 +968,7 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[1];
+		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
 		c->cur = b = s;
@@ -982,7 +1012,7 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 		fail(c, LPT_ERR_NOMEM);
 		return;
 	}
-	c->pend = id;
+	set_pend(c, id);
 	if (b->kind == BK_CALL_IND)
 		retstack_push(c, b->next);
 	jump_to(c, ip);
@@ -1039,7 +1069,8 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			fail(c, LPT_ERR_NOMEM);
 			goto off;
 		}
-		count(c, id);
+		if (!c->xdc_only || c->e_cond[id])
+			count(c, id);
 	}
 off:
 	drop(c);
@@ -1244,9 +1275,12 @@ bytes:
 	c->last_ip = saved;
 	if (n < 2)
 		return NULL;
-	/* a run of TNT.8 bytes without a TIP: byte by byte */
-	for (unsigned int i = 0; i < n; i++)
-		tnt8(c, p[i]);
+	/* a run of TNT.8 bytes without a TIP after it */
+	path = path_find(c, tnt, 0, n, false);
+	if (path)
+		path_apply(c, path, 0);
+	else
+		path_record(c, tnt, 0, n, false);
 	return q;
 }
 
@@ -1379,6 +1413,7 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	}
 	c->img = img;
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
+	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
 	c->bmask = 4095;
 	c->emask = 4095;
 	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));

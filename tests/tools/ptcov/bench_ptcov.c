@@ -314,13 +314,18 @@ static int bench_one(struct ctx *c)
 int main(int argc, char **argv)
 {
 	const char *shared = getenv("LWPT_SHARED");
-	const char *xdc_so = argc > 1 ? argv[1] : "build/libxdc/libxdc.so";
-	char dir[4096];
+	const char *o = getenv("O");
+	char xdc_so[4096], dir[4096];
 	struct xdc_api api;
 	struct xdc_api *xdc = NULL;
 	void *h;
 	int ret = 0;
 
+	snprintf(xdc_so, sizeof(xdc_so), "%s", argc > 1 ? argv[1] : "");
+	if (argc <= 1)
+		snprintf(xdc_so, sizeof(xdc_so), "%s/libxdc/libxdc.so", o ? o : "build");
+	if (!strchr(xdc_so, '/'))	/* dlopen() searches the path otherwise */
+		snprintf(xdc_so, sizeof(xdc_so), "./%s/libxdc/libxdc.so", o ? o : "build");
 	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc", shared ? shared : "../shared");
 	h = dlopen(xdc_so, RTLD_NOW | RTLD_LOCAL);
 	if (h) {
