@@ -52,6 +52,8 @@ enum cov_kind {
 };
 
 #define COV_NO_EDGE	0u		/* edge id 0 is never used */
+#define COV_IN		1u		/* id 1: "the edge pending before this
+					 * path", while a path is recorded */
 #define COV_WALK_MAX	(1u << 16)	/* direct transfers without a packet */
 #define COV_RETSTACK	64		/* as libipt's pt_retstack */
 #define COV_PATH_EDGES	62		/* edges a cached path can hold */
@@ -70,9 +72,12 @@ struct cov_path {
 	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
 	uint64_t ip;			/* the TIP's IP (segments), */
 	uint8_t ntnt;			/* how many bytes, */
-	uint8_t seg;			/* 1: ends with the TIP at @ip */
+	uint8_t seg;			/* 1: ends with the TIP at @ip, 2: with
+					 * the TIP.PGD at @ip (1: suppressed) */
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
+	uint8_t in_act;			/* the edge pending before: 0 kept,
+					 * 1 counted, 2 dropped */
 	uint32_t hits;			/* uses in this decode */
 	struct cov_path *nx[2];		/* the paths that followed (chaining,
 					 * most recent first) */
@@ -233,7 +238,9 @@ static void cov_flush(struct lpt_cov *c)
 	c->parena_left = 0;
 	c->last_path = NULL;
 	c->nptouched = 0;
-	c->nedge = 1;
+	c->nedge = 2;
+	c->e_cond[COV_IN] = 0;
+	c->e_cnt[COV_IN] = 0;
 	c->npaths = 0;
 	c->bytes = (c->bmask + 1) * sizeof(*c->btab) +
 		   (c->pmask + 1) * sizeof(*c->ptab) +
@@ -346,7 +353,10 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 static inline void commit(struct lpt_cov *c)
 {
 	if (c->pend) {
-		count(c, c->pend);
+		if (c->pend == COV_IN)	/* recording: the path commits it */
+			c->rp.p.in_act = 1;
+		else
+			count(c, c->pend);
 		c->pend = COV_NO_EDGE;
 	}
 }
@@ -373,7 +383,9 @@ static inline void set_pend(struct lpt_cov *c, uint32_t id)
  * libxdc counted a conditional outcome at its TNT bit already. */
 static inline void drop(struct lpt_cov *c)
 {
-	if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
+	if (c->pend == COV_IN)		/* recording: the path drops it */
+		c->rp.p.in_act = 2;
+	else if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
 		count(c, c->pend);
 	c->pend = COV_NO_EDGE;
 }
@@ -744,16 +756,16 @@ static inline size_t hash_path(const struct cov_blk *b, uint64_t tnt,
 }
 
 static inline bool path_is(const struct cov_path *p, const struct cov_blk *from,
-			   uint64_t tnt, uint64_t ip, unsigned int ntnt, bool seg)
+			   uint64_t tnt, uint64_t ip, unsigned int ntnt, unsigned int seg)
 {
 	return p->from == from && p->tnt == tnt && p->ip == ip &&
 	       p->ntnt == ntnt && p->seg == seg;
 }
 
 static inline uint64_t path_k0(const struct cov_blk *from, unsigned int ntnt,
-			       bool seg)
+			       unsigned int seg)
 {
-	return (uint64_t)(uintptr_t)from | (uint64_t)(ntnt | (unsigned int)seg << 7) << 56;
+	return (uint64_t)(uintptr_t)from | (uint64_t)(ntnt | seg << 6) << 56;
 }
 
 static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec *rp)
@@ -825,12 +837,16 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 {
 	(void)nbits;
-	commit(c);
+	if (p->in_act == 1)
+		commit(c);
+	else if (p->in_act == 2)
+		drop(c);
 	if (!p->hits++)
 		c->ptouched[c->nptouched++] = p;
 	for (unsigned int i = 0; i < p->npush; i++)
 		retstack_push(c, p->push[i]);
-	c->pend = p->pend;
+	if (p->pend != COV_IN)
+		c->pend = p->pend;
 	c->cur = p->end;
 	c->last_path = p;
 	c->st.path_hits++;
@@ -839,7 +855,7 @@ static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 /* The cached path for a key, through the chain of the last one applied,
  * else the hash table; links the last one to it. NULL: not cached. */
 static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
-					 uint64_t ip, unsigned int ntnt, bool seg)
+					 uint64_t ip, unsigned int ntnt, unsigned int seg)
 {
 	const struct cov_blk *from = c->cur;
 	struct cov_path *p, *prev = c->last_path;
@@ -877,37 +893,52 @@ static inline void tnt8_bits(struct lpt_cov *c, uint8_t b0)
 }
 
 static void tip_ip(struct lpt_cov *c, uint64_t ip);
+static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed);
 
 /*
  * @ntnt TNT.8 bytes (@tnt) from c->cur, and with @seg the TIP to @ip after
  * them, walked once with recording on; cached when the walk was clean.
  */
 static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
-			unsigned int ntnt, bool seg)
+			unsigned int ntnt, unsigned int seg)
 {
 	struct cov_blk *from = c->cur;
 	struct cov_path *prev = c->last_path, *p;
+	uint64_t errors = c->st.errors;
+	uint32_t in = c->pend, out;
 
-	commit(c);
+	c->pend = COV_IN;
 	c->rec = true;
 	c->rec_bad = false;
 	c->rp.p.nedge = 0;
 	c->rp.p.npush = 0;
+	c->rp.p.in_act = 0;
 	for (unsigned int i = 0; i < ntnt && c->cur; i++)
 		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
-	if (seg && c->cur)
+	if (seg == 1 && c->cur)
 		tip_ip(c, ip);
+	else if (seg == 2 && c->cur)
+		on_pgd(c, ip, ip == 1);
 	c->rec = false;
 	c->last_path = NULL;
-	if (c->rec_bad || !c->cur || c->ovf)
+	/* now the real pending edge: as the walk treated it */
+	out = c->pend;
+	c->pend = in;
+	if (c->rp.p.in_act == 1)
+		commit(c);
+	else if (c->rp.p.in_act == 2)
+		drop(c);
+	if (out != COV_IN)
+		c->pend = out;
+	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg != 2 && !c->cur))
 		return;
 	c->rp.p.from = from;
 	c->rp.p.tnt = tnt;
 	c->rp.p.ip = ip;
 	c->rp.p.ntnt = (uint8_t)ntnt;
-	c->rp.p.seg = seg;
+	c->rp.p.seg = (uint8_t)seg;
 	c->rp.p.end = c->cur;
-	c->rp.p.pend = c->pend;
+	c->rp.p.pend = out;
 	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
 	c->rp.p.hits = 0;
 	p = path_insert(c, &c->rp);
@@ -929,12 +960,12 @@ static inline bool path_ok(const struct lpt_cov *c)
 static inline void tnt8(struct lpt_cov *c, uint8_t b0)
 {
 	if (path_ok(c)) {
-		struct cov_path *p = path_find(c, b0, 0, 1, false);
+		struct cov_path *p = path_find(c, b0, 0, 1, 0);
 
 		if (p)
 			path_apply(c, p, 29 - __builtin_clz(b0));
 		else
-			path_record(c, b0, 0, 1, false);
+			path_record(c, b0, 0, 1, 0);
 		return;
 	}
 	tnt8_bits(c, b0);
@@ -1247,41 +1278,57 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 			      const uint8_t *end)
 {
 	uint64_t tnt = 0, ip = 0, saved = c->last_ip;
-	unsigned int n = 0, ipb;
-	const uint8_t *q = p;
+	unsigned int n = 0, ipb, opc;
+	const uint8_t *q = p, *after = p;
 	size_t pl;
 	struct cov_path *path;
 
-	while (n < COV_PATH_TNT && q < end && is_tnt8(*q)) {
-		tnt |= (uint64_t)*q << (8 * n);
-		n++;
-		q++;
+	/* the TNT.8 bytes, PADs between them skipped (they mean nothing) */
+	while (q < end && n < COV_PATH_TNT) {
+		if (*q == PT_OPC_PAD) {
+			q++;
+		} else if (is_tnt8(*q)) {
+			tnt |= (uint64_t)*q << (8 * n);
+			n++;
+			after = ++q;
+		} else {
+			break;
+		}
 	}
-	if (q >= end || (*q & PT_OPM_IP) != PT_OPC_TIP)
+	if (q >= end)
+		goto bytes;
+	opc = *q & PT_OPM_IP;
+	if (opc != PT_OPC_TIP && opc != PT_OPC_TIP_PGD)
 		goto bytes;
 	ipb = *q >> PT_IPBYTES_SHIFT;
 	pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
-	if (ipb == PT_IPBYTES_SUPPRESSED || ipb == PT_IPBYTES_RSVD_5 ||
-	    ipb == PT_IPBYTES_RSVD_7 || (size_t)(end - q) < 1 + pl)
+	if ((opc == PT_OPC_TIP && ipb == PT_IPBYTES_SUPPRESSED) ||
+	    ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
+	    (size_t)(end - q) < 1 + pl)
 		goto bytes;
-	ip_decode(c, q + 1, ipb, &ip);
-	path = path_find(c, tnt, ip, n, true);
+	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
+	 * canonical 1 cannot be a PGD IP we compare with: suppressed) */
+	if (ipb != PT_IPBYTES_SUPPRESSED)
+		ip_decode(c, q + 1, ipb, &ip);
+	else
+		ip = 1;
+	path = path_find(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
 	if (path)
 		path_apply(c, path, 0);
 	else
-		path_record(c, tnt, ip, n, true);
+		path_record(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
 	return q + 1 + pl;
 bytes:
 	c->last_ip = saved;
 	if (n < 2)
 		return NULL;
 	/* a run of TNT.8 bytes without a TIP after it */
-	path = path_find(c, tnt, 0, n, false);
+	path = path_find(c, tnt, 0, n, 0);
 	if (path)
 		path_apply(c, path, 0);
 	else
-		path_record(c, tnt, 0, n, false);
-	return q;
+		path_record(c, tnt, 0, n, 0);
+	return after;
 }
 
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
@@ -1303,8 +1350,8 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
 
-		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP) &&
-		    path_ok(c)) {
+		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP ||
+		     opc == PT_OPC_TIP_PGD) && path_ok(c)) {
 			const uint8_t *q = segment(c, p, end);
 
 			if (q) {
@@ -1569,7 +1616,7 @@ int lpt_cov_stats(const struct lpt_cov *c, struct lpt_cov_stats *st)
 		return LPT_ERR_INVALID;
 	*st = c->st;
 	st->blocks = c->nblk;
-	st->edges = c->nedge - 1;
+	st->edges = c->nedge - 2;
 	st->paths = c->npaths;
 	st->cache_bytes = c->bytes;
 	st->flushes = c->flushes;
