@@ -264,7 +264,7 @@ static inline size_t hash2(uint64_t a, uint64_t b)
 
 static int edge_grow_arrays(struct lpt_cov *c)
 {
-	uint32_t cap = c->ecap ? 2 * c->ecap : 1024;
+	uint32_t cap = c->ecap ? 2 * c->ecap : 256;
 
 #define GROW(p) do {						\
 		void *n_ = realloc(c->p, (size_t)cap * sizeof(*c->p));	\
@@ -495,12 +495,12 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 	bool inside = in_filter(c, ip, &fend);
 
 	if (!c->arena_left) {
-		c->arena = cov_chunk(c, 1024 * sizeof(*b));
+		c->arena = cov_chunk(c, 256 * sizeof(*b));
 		if (!c->arena) {
 			c->err = c->err ? c->err : LPT_ERR_NOMEM;
 			return NULL;
 		}
-		c->arena_left = 1024;
+		c->arena_left = 256;
 	}
 	b = c->arena;
 	memset(b, 0, sizeof(*b));
@@ -797,10 +797,10 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 		c->pmask = n - 1;
 	}
 	if (c->parena_left < sz + k->npush * sizeof(uint64_t)) {
-		c->parena = cov_chunk(c, 65536);
+		c->parena = cov_chunk(c, 16384);
 		if (!c->parena)
 			return NULL;
-		c->parena_left = 65536;
+		c->parena_left = 16384;
 	}
 	if (c->npaths + 1 > c->ptouched_cap) {
 		size_t cap = c->ptouched_cap ? 2 * c->ptouched_cap : 1024;
@@ -1461,11 +1461,11 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c->img = img;
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
 	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
-	c->bmask = 4095;
-	c->emask = 4095;
+	c->bmask = 255;
+	c->emask = 255;
 	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));
 	c->etab = calloc(c->emask + 1, sizeof(*c->etab));
-	c->pmask = 4095;
+	c->pmask = 255;
 	c->ptab = calloc(c->pmask + 1, sizeof(*c->ptab));
 	if (!c->btab || !c->etab || !c->ptab || edge_grow_arrays(c)) {
 		lpt_cov_free(c);
