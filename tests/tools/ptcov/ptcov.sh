@@ -57,6 +57,24 @@ rc=$?
 [ $rc -eq 1 ] && grep -q '0x9000' "$tmp/err" && pass ||
 	fail "missing page: exit $rc, $(cat "$tmp/err")"
 
+# A ptcap directory (Documentation/ptcap-format.rst): config, maps, cpu0.pt.
+# Code at 0x1000: jne 0x1004; nop; nop; ret. Trace: TIP.PGE 0x1000, one
+# TNT bit (taken), TIP.PGD 0x5000 (the ret leaves the traced range).
+mkdir "$tmp/cap"
+printf 'lwpt-ptcap-config 1\ncpu 6/94/3\n' > "$tmp/cap/config"
+printf '\165\002\220\220\303' > "$tmp/cap/code"
+printf 'lwpt-ptcap-maps 1\n0x1000 0x2000 0x0 code\n' > "$tmp/cap/maps"
+{
+	i=0; while [ $i -lt 8 ]; do printf '\002\202'; i=$((i + 1)); done
+	printf '\002\043'
+	printf '\321\000\020\000\000\000\000\000\000'	# TIP.PGE 0x1000
+	printf '\006'					# TNT.8: taken
+	printf '\301\000\120\000\000\000\000\000\000'	# TIP.PGD 0x5000
+} > "$tmp/cap/cpu0.pt"
+out=$("$PTCOV" "$tmp/cap" 2>&1)
+[ "$out" = "$(printf '1000 1004 1\n1004 5000 1')" ] && pass ||
+	fail "ptcap directory: got '$out'"
+
 if [ -f "$data/Unzip__trace.pt" ]; then
 	"$PTCOV" --pt "$data/Unzip__trace.pt" --pagecache "$data/pagecache/Unzip" \
 		--filter 400000-427000 --xdc --stat --bitmap "$tmp/map" 2> "$tmp/stat"
