@@ -262,39 +262,29 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 	err = LPT_ERR_INVALID;
 	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
 		goto out;
-	if (b[EI_CLASS] == ELFCLASS64 && n >= sizeof(Elf64_Ehdr)) {
-		Elf64_Ehdr eh;
-
-		memcpy(&eh, b, sizeof(eh));
-		if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > n ||
-		    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > n - eh.e_phoff)
-			goto out;
-		err = 0;
-		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
-			Elf64_Phdr ph;
-
-			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
-					      ph.p_vaddr + base, &added);
-		}
-	} else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr)) {
-		Elf32_Ehdr eh;
-
-		memcpy(&eh, b, sizeof(eh));
-		if (eh.e_phentsize != sizeof(Elf32_Phdr) || eh.e_phoff > n ||
-		    (uint64_t)eh.e_phnum * sizeof(Elf32_Phdr) > n - eh.e_phoff)
-			goto out;
-		err = 0;
-		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
-			Elf32_Phdr ph;
-
-			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
-					      ph.p_vaddr + base, &added);
-		}
-	}
+	/* the program headers of either class, field by field */
+#define ELF_SEGS(Ehdr, Phdr) do {						\
+		Ehdr eh;							\
+										\
+		memcpy(&eh, b, sizeof(eh));					\
+		if (eh.e_phentsize != sizeof(Phdr) || eh.e_phoff > n ||	\
+		    (uint64_t)eh.e_phnum * sizeof(Phdr) > n - eh.e_phoff)	\
+			goto out;						\
+		err = 0;							\
+		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {	\
+			Phdr ph;						\
+										\
+			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph)); \
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))	\
+				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz, \
+					      ph.p_vaddr + base, &added);	\
+		}								\
+	} while (0)
+	if (b[EI_CLASS] == ELFCLASS64 && n >= sizeof(Elf64_Ehdr))
+		ELF_SEGS(Elf64_Ehdr, Elf64_Phdr);
+	else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr))
+		ELF_SEGS(Elf32_Ehdr, Elf32_Phdr);
+#undef ELF_SEGS
 	if (!err && !added)
 		err = LPT_ERR_INVALID;
 out:

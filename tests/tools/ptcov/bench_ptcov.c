@@ -209,17 +209,7 @@ static void ipt_decode(struct ctx *c, struct pt_image *img)
 	struct pt_block_decoder *d;
 	int st;
 
-	pt_config_init(&cfg);
-	cfg.begin = c->buf;
-	cfg.end = c->buf + c->len;
-	cfg.cpu.vendor = pcv_intel;
-	cfg.cpu.family = 6;
-	cfg.cpu.model = 94;
-	cfg.cpu.stepping = 3;
-	pt_cpu_errata(&cfg.errata, &cfg.cpu);
-	cfg.addr_filter.config.ctl.addr0_cfg = 1;
-	cfg.addr_filter.addr0_a = c->t->start;
-	cfg.addr_filter.addr0_b = c->t->end - 1;
+	cov_ref_config(&cfg, c->buf, c->len, c->t->start, c->t->end, 6, 94, 3);
 	d = pt_blk_alloc_decoder(&cfg);
 	pt_blk_set_image(d, img);
 	for (;;) {
