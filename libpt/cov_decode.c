@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ struct cov_blk;
  * for a segment, the TIP that ends the run (33.4.2.2): what the walk did
  * the last time (edges counted, calls pushed, block reached).
  */
-struct cov_path {
+struct cov_path {			/* what a hit reads: one cache line */
 	const struct cov_blk *from;	/* key: start block, */
 	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
 	uint64_t ip;			/* the TIP's IP (segments), */
@@ -79,13 +80,17 @@ struct cov_path {
 	uint8_t in_act;			/* the edge pending before: 0 kept,
 					 * 1 counted, 2 dropped */
 	uint32_t hits;			/* uses in this decode */
+	uint32_t pend;			/* the last edge, not yet counted */
+	struct cov_blk *end;		/* where the walk is after it */
 	struct cov_path *nx[2];		/* the paths that followed (chaining,
 					 * most recent first) */
-	struct cov_blk *end;		/* where the walk is after it */
+	/* second line on: */
 	uint64_t *push;			/* @npush addresses */
-	uint32_t pend;			/* the last edge, not yet counted */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
+
+_Static_assert(offsetof(struct cov_path, push) == 64,
+	       "a path hit reads one cache line");
 
 /* What a path records while it is walked the first time. */
 struct cov_path_rec {
@@ -113,6 +118,7 @@ struct cov_blk {
 	uint8_t kind;		/* enum cov_kind */
 	uint8_t mode;		/* enum x86_mode */
 	uint8_t tgt_out;	/* direct target outside the filter */
+	struct cov_path *lastp;	/* the last path looked up from here */
 };
 
 struct cov_edge_ent {
@@ -774,7 +780,7 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 	size_t sz = sizeof(*k) + k->nedge * sizeof(uint32_t), j;
 	struct cov_path *p;
 
-	sz = (sz + 7) & ~(size_t)7;
+	sz = (sz + 63) & ~(size_t)63;	/* the hit fields in one cache line */
 	if (2 * (c->npaths + 1) > c->pmask + 1) {
 		size_t n = 2 * (c->pmask + 1);
 		struct cov_pent *t = calloc(n, sizeof(*t));
@@ -796,11 +802,19 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 		c->ptab = t;
 		c->pmask = n - 1;
 	}
-	if (c->parena_left < sz + k->npush * sizeof(uint64_t)) {
+	if (c->parena_left < sz + k->npush * sizeof(uint64_t) + 64) {
 		c->parena = cov_chunk(c, 16384);
 		if (!c->parena)
 			return NULL;
 		c->parena_left = 16384;
+	}
+	{	/* align to a cache line */
+		size_t mis = (size_t)((uintptr_t)c->parena & 63);
+
+		if (mis) {
+			c->parena += 64 - mis;
+			c->parena_left -= 64 - mis;
+		}
 	}
 	if (c->npaths + 1 > c->ptouched_cap) {
 		size_t cap = c->ptouched_cap ? 2 * c->ptouched_cap : 1024;
@@ -843,8 +857,13 @@ static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 		drop(c);
 	if (!p->hits++)
 		c->ptouched[c->nptouched++] = p;
-	for (unsigned int i = 0; i < p->npush; i++)
-		retstack_push(c, p->push[i]);
+	for (unsigned int i = 0; i < p->npush; i++) {
+		c->rs_top = (c->rs_top + 1) % COV_RETSTACK;
+		c->retstack[c->rs_top] = p->push[i];
+	}
+	if (p->npush)
+		c->rs_n = c->rs_n + p->npush < COV_RETSTACK ? c->rs_n + p->npush :
+							     COV_RETSTACK;
 	if (p->pend != COV_IN)
 		c->pend = p->pend;
 	c->cur = p->end;
@@ -872,18 +891,24 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	uint64_t k0 = path_k0(from, ntnt, seg);
 	const struct cov_pent *e;
 
+	if ((p = from->lastp) && path_is(p, from, tnt, ip, ntnt, seg))
+		goto found;
+
 	for (size_t j = hash_path(from, tnt, ip, ntnt) & c->pmask;
 	     (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
 		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
 			p = e->p;
-			if (prev && prev->end == from) {
-				prev->nx[1] = prev->nx[0];
-				prev->nx[0] = p;
-			}
-			return p;
+			c->cur->lastp = p;
+			goto found;
 		}
 	}
 	return NULL;
+found:
+	if (prev && prev->end == from) {
+		prev->nx[1] = prev->nx[0];
+		prev->nx[0] = p;
+	}
+	return p;
 }
 
 static inline void tnt8_bits(struct lpt_cov *c, uint8_t b0)
@@ -942,6 +967,8 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
 	c->rp.p.hits = 0;
 	p = path_insert(c, &c->rp);
+	if (p)
+		from->lastp = p;
 	if (p && prev && prev->end == from) {
 		prev->nx[1] = prev->nx[0];
 		prev->nx[0] = p;
