@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "libpt/cov_internal.h"
+#include <lwpt/ptcap_dir.h>
 
 #define COV_PAGE	4096u
 
@@ -332,4 +333,50 @@ out:
 	free(a);
 	free(d);
 	return err ? err : added;
+}
+
+int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
+			    void (*warn)(void *ctx, const char *path, int err),
+			    void *ctx)
+{
+	struct ptcap_maps maps;
+	char *text;
+	size_t len;
+	int added = 0, err;
+
+	if (!img || !dir)
+		return LPT_ERR_INVALID;
+	if (ptcap_dir_read_file(dir, "maps", &text, &len))
+		return 0;
+	err = ptcap_maps_parse(text, len, &maps, NULL);
+	free(text);
+	if (err)
+		return err == -PTCAP_E_NOMEM ? LPT_ERR_NOMEM : LPT_ERR_INVALID;
+	/* last line first: in the image the first added wins */
+	for (size_t i = maps.nmaps; i-- > 0;) {
+		const struct ptcap_map *m = &maps.map[i];
+		char *path = malloc(strlen(dir) + strlen(m->path) + 2);
+
+		if (!path) {
+			ptcap_maps_free(&maps);
+			return LPT_ERR_NOMEM;
+		}
+		if (m->path[0] == '/')
+			strcpy(path, m->path);
+		else
+			sprintf(path, "%s/%s", dir, m->path);
+		err = lpt_cov_image_add_file(img, path, m->offset, m->size, m->start);
+		if (err == LPT_ERR_NOMEM) {
+			free(path);
+			ptcap_maps_free(&maps);
+			return err;
+		}
+		if (err < 0 && warn)
+			warn(ctx, path, err);
+		else if (!err)
+			added++;
+		free(path);
+	}
+	ptcap_maps_free(&maps);
+	return added;
 }
