@@ -174,6 +174,9 @@ struct lpt_cov {
 	uint64_t fup_ip, psb_fup, last_ip;
 	uint64_t retstack[COV_RETSTACK];
 	unsigned int rs_top, rs_n;
+	bool use_rs;		/* keep the return stack (compressed returns
+				 * seen): until then calls push nothing */
+	bool need_rs;		/* a compressed return met without it */
 	int err;		/* first error of this decode */
 	uint64_t fault;
 
@@ -617,6 +620,8 @@ static inline struct cov_blk *succ(struct lpt_cov *c, struct cov_blk *b, int i)
 
 static void retstack_push(struct lpt_cov *c, uint64_t a)
 {
+	if (!c->use_rs)		/* no compressed return seen yet */
+		return;
 	if (c->rec) {
 		if (c->rp.p.npush < COV_PATH_PUSH)
 			c->rp.push[c->rp.p.npush++] = a;
@@ -728,6 +733,16 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		c->st.insns += b->ninsn;
 		set_pend(c, b->eid[bit]);
 		c->cur = s;
+		return;
+	}
+	if (b->kind == BK_RET && bit && !c->use_rs) {
+		/*
+		 * The first compressed return this decoder meets: the calls
+		 * before it were not pushed. lpt_cov_decode() decodes the
+		 * trace again with the return stack kept (and from then on).
+		 */
+		c->need_rs = true;
+		c->cur = NULL;
 		return;
 	}
 	if (b->kind == BK_RET && bit && c->rs_n) {
@@ -1366,7 +1381,7 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 	p = next_psb(trace, end, trace);
 	if (p == end)
 		return LPT_ERR_NOSYNC;
-	while (p < end) {
+	while (p < end && !c->need_rs) {
 		uint8_t b0 = *p;
 
 		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
@@ -1547,6 +1562,19 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->ntouched = 0;
 	c->last_path = NULL;
 	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
+	if (c->need_rs) {
+		/* again, with the return stack; cached paths lack pushes */
+		cov_flush(c);
+		memset(c->e_cnt, 0, c->ecap * sizeof(*c->e_cnt));
+		c->ntouched = 0;
+		c->nptouched = 0;
+		c->use_rs = true;
+		c->need_rs = false;
+		memset(&c->st, 0, sizeof(c->st));
+		c->st.flushes = flushes;
+		c->err = 0;
+		ret = decode_trace(c, trace, len);
+	}
 
 	/* Path hits into edge counts. */
 	for (size_t i = 0; i < c->nptouched; i++) {

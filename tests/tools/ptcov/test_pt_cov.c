@@ -350,6 +350,25 @@ START_TEST(synth_far)
 }
 END_TEST
 
+/* RET compression (SDM 33.4.2.1): a near RET as a TNT bit, its target
+ * from the return stack. The decoder keeps the stack only after it met a
+ * compressed return, so this also covers its decode-again. */
+START_TEST(synth_compressed_ret)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\xe8\x0b\x00\x00\x00\x74\x02\xc3", 8);
+	code_put(&c, 0x1010, "\xc3", 1);
+	start(&t, 1, 0x1000);
+	tnt(&t, "10");			/* ret (compressed), je not taken */
+	ipk(&t, 0x0d, 0x2000);		/* ret at 0x1007 */
+	PGD0(&t);
+	check_synth(&c, &t, 4, "compressed ret");
+}
+END_TEST
+
 START_TEST(missing_page)
 {
 	struct code c;
@@ -513,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, synth_tsx_abort);
 	tcase_add_test(tc, synth_32bit);
 	tcase_add_test(tc, synth_far);
+	tcase_add_test(tc, synth_compressed_ret);
 	tcase_add_test(tc, missing_page);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, elf_image);
