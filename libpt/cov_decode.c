@@ -59,6 +59,7 @@ enum cov_kind {
 #define COV_RETSTACK	64		/* as libipt's pt_retstack */
 #define COV_PATH_EDGES	62		/* edges a cached path can hold */
 #define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
+#define COV_PCACHE	2048		/* direct-mapped cache of recent paths */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
 
 struct cov_blk;
@@ -147,6 +148,7 @@ struct lpt_cov {
 	uint8_t *parena;
 	size_t parena_left;
 	struct cov_path *last_path;	/* the path just applied */
+	struct cov_path *pcache[COV_PCACHE];	/* recent paths by hash */
 	struct cov_path **ptouched;	/* paths with hits this decode */
 	size_t nptouched, ptouched_cap;
 	/* Recording a path. */
@@ -247,6 +249,7 @@ static void cov_flush(struct lpt_cov *c)
 	c->parena_left = 0;
 	c->last_path = NULL;
 	c->nptouched = 0;
+	memset(c->pcache, 0, sizeof(c->pcache));
 	c->nedge = 2;
 	c->e_cond[COV_IN] = 0;
 	c->e_cnt[COV_IN] = 0;
@@ -909,11 +912,16 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	if ((p = from->lastp) && path_is(p, from, tnt, ip, ntnt, seg))
 		goto found;
 
-	for (size_t j = hash_path(from, tnt, ip, ntnt) & c->pmask;
-	     (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
+	size_t h = hash_path(from, tnt, ip, ntnt);
+	struct cov_path **slot = &c->pcache[h & (COV_PCACHE - 1)];
+
+	if ((p = *slot) && path_is(p, from, tnt, ip, ntnt, seg))
+		goto found;
+	for (size_t j = h & c->pmask; (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
 		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
 			p = e->p;
 			c->cur->lastp = p;
+			*slot = p;
 			goto found;
 		}
 	}
