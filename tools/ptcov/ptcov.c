@@ -40,7 +40,8 @@ static void usage(FILE *f)
 "  --raw FILE[:FROM[-TO]]:ADDR  bytes FROM..TO of FILE at address ADDR.\n"
 "  --pagecache PREFIX      kAFL/Nyx page cache PREFIX.addr + PREFIX.dump.\n"
 "  --filter START-END      IP filter range the trace was recorded with (hex,\n"
-"                          END exclusive; once per range, at most 4).\n"
+"                          END exclusive; once per range, at most 4). For a\n"
+"                          ptcap directory: default its config's addrN filter.\n"
 "  --cpu F/M[/S]           CPU family/model[/stepping] for errata.\n"
 "  --edges                 print every distinct edge: SRC DST COUNT (hex hex\n"
 "                          decimal), sorted (the default output).\n"
@@ -59,6 +60,7 @@ static void usage(FILE *f)
 struct opts {
 	const char *pt, *dir, *bitmap;
 	bool edges, xdc, stat;
+	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
 	struct lpt_cov_config cfg;
 	struct lpt_cov_image *img;
@@ -148,6 +150,7 @@ static int add_filter(struct opts *o, char *arg)
 	    r.end <= r.start)
 		goto bad;
 	o->cfg.filter[o->cfg.nfilter++] = r;
+	o->filter_given = true;
 	return 0;
 bad:
 	fprintf(stderr, "%s: --filter: want START-END in hex, START < END\n", prog);
@@ -207,6 +210,18 @@ static int load_dir(struct opts *o, const char *dir)
 			o->cfg.cpu.family = pc.cpu_family;
 			o->cfg.cpu.model = pc.cpu_model;
 			o->cfg.cpu.stepping = pc.cpu_stepping;
+		}
+		/* the IP filter ranges it was recorded with, unless --filter
+		 * gave some: "addr<N> filter <a>-<b>" (ADDRn_B inclusive) */
+		for (char *l = cfgt; l && !o->filter_given; l = strchr(l, '\n')) {
+			unsigned int i;
+			uint64_t a, b;
+
+			if (*l == '\n')
+				l++;
+			if (sscanf(l, "addr%u filter %" SCNx64 "-%" SCNx64, &i, &a, &b) == 3 &&
+			    a <= b && b != UINT64_MAX && o->cfg.nfilter < LPT_COV_MAX_FILTERS)
+				o->cfg.filter[o->cfg.nfilter++] = (struct lpt_cov_range){ a, b + 1 };
 		}
 		free(cfgt);
 	}

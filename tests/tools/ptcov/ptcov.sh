@@ -74,6 +74,14 @@ printf 'lwpt-ptcap-maps 1\n0x1000 0x2000 0x0 code\n' > "$tmp/cap/maps"
 out=$("$PTCOV" "$tmp/cap" 2>&1)
 [ "$out" = "$(printf '1000 1004 1\n1004 5000 1')" ] && pass ||
 	fail "ptcap directory: got '$out'"
+# With "addr0 filter 0x1000-0x1003" in its config the range ends before
+# the ret: the taken jne leaves it (its edge counts, TIP.PGD gives no more).
+printf 'addr0 filter 0x1000-0x1003\n' >> "$tmp/cap/config"
+out=$("$PTCOV" "$tmp/cap" 2>&1)
+[ "$out" = "1000 1004 1" ] && pass || fail "ptcap directory, addr0 filter: got '$out'"
+out=$("$PTCOV" --filter 1000-2000 "$tmp/cap" 2>&1)
+[ "$out" = "$(printf '1000 1004 1\n1004 5000 1')" ] && pass ||
+	fail "ptcap directory, --filter over addr0: got '$out'"
 
 if [ -f "$data/Unzip__trace.pt" ]; then
 	"$PTCOV" --pt "$data/Unzip__trace.pt" --pagecache "$data/pagecache/Unzip" \
