@@ -200,7 +200,7 @@ size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
 /* Collect every distinct edge with its count for lpt_cov_edges(). */
 #define LPT_COV_F_EDGES		0x2u
 /* Do not use the TNT-run path cache (every decode walks block by block;
- * for measurements). */
+ * for measurements and as a check of the cache: the edges are the same). */
 #define LPT_COV_F_NO_PATHS	0x4u
 #define LPT_COV_F_ALL		0x7u
 
@@ -328,11 +328,12 @@ struct lpt_cov_stats {
 	uint64_t flushes;	/* times the cap emptied the cache */
 	/* last decode: */
 	uint64_t branches;	/* edges counted (with repeats) */
-	uint64_t tnt_bits;	/* TNT bits consumed */
-	uint64_t path_hits;	/* TNT runs served from the path cache */
-	uint64_t insns;		/* instructions in blocks walked (without
-				 * the path cache: with it, cached runs are
-				 * not walked) */
+	uint64_t tnt_bits;	/* TNT bits walked block by block (those
+				 * of cached paths not included) */
+	uint64_t path_hits;	/* TNT runs and segments served from the
+				 * path cache */
+	uint64_t insns;		/* instructions in blocks walked (cached
+				 * paths not walked, not included) */
 	uint64_t errors;	/* decode errors (each resynchronised) */
 };
 
