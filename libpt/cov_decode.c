@@ -173,6 +173,7 @@ struct lpt_cov {
 	uint8_t mode, pend_mode;
 	bool have_pend_mode;
 	bool fup_pending, skip_fup, in_psb, ovf, psb_fup_valid;
+	bool trunc;		/* the buffer ends inside a packet */
 	uint64_t fup_ip, psb_fup, last_ip;
 	uint64_t retstack[COV_RETSTACK];
 	unsigned int rs_top, rs_n;
@@ -1221,7 +1222,7 @@ static void decode_reset(struct lpt_cov *c)
 	c->pend = COV_NO_EDGE;
 	c->mode = X86_MODE_64;
 	c->have_pend_mode = false;
-	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = false;
+	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
 	c->psb_fup_valid = false;
 	c->last_ip = 0;
 	c->rs_n = 0;
@@ -1242,6 +1243,10 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	struct lpt_packet pkt;
 	int n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
 
+	if (n == LPT_ERR_EOS) {	/* cut at the end of the buffer */
+		c->trunc = true;
+		return end;
+	}
 	if (n < 0)
 		return NULL;
 	switch (pkt.type) {
@@ -1422,9 +1427,12 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 			uint64_t ip = 0;
 			bool supp = ipb == PT_IPBYTES_SUPPRESSED;
 
-			if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
-			    (size_t)(end - p) < 1 + pl)
+			if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7)
 				goto bad;
+			if ((size_t)(end - p) < 1 + pl) {
+				c->trunc = true;	/* cut at the end */
+				break;
+			}
 			if (!supp)
 				ip_decode(c, p + 1, ipb, &ip);
 			p += 1 + pl;
@@ -1468,6 +1476,19 @@ bad:
 		drop(c);
 		decode_reset(c);
 		p = next_psb(trace, end, p + 1);
+	}
+	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
+		/*
+		 * A buffer cut inside a packet is no clean end for libipt: it
+		 * decodes on until an instruction needs trace data. So the
+		 * destination of the last branch runs, and the direct jumps
+		 * and calls after it, but not the branch that needs a packet.
+		 */
+		struct cov_blk *b = advance(c);
+
+		if (b && (b->cofi > b->start ||
+			  ((b->kind == BK_LEAVE || b->kind == BK_NOMAP) && b->ninsn)))
+			commit(c);
 	}
 	drop(c);
 	return 0;

@@ -163,6 +163,46 @@ START_TEST(real_edges_and_hash)
 }
 END_TEST
 
+/* A trace cut anywhere (a packet cut at the end: the trace ends there)
+ * still has libipt's edges. */
+START_TEST(truncated_edges)
+{
+	static const size_t cuts[] = { 1000, 5001, 7777, 12000, 16001 };
+	char path[4096 + 128];
+	struct cov_ref_pages pc;
+	size_t len;
+	uint8_t *trace;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov;
+
+	snprintf(path, sizeof(path), "%s/foo__trace.pt", dir);
+	trace = slurp(path, &len);
+	if (!trace) {
+		printf("test_pt_cov: %s missing: skipped\n", path);
+		lpt_cov_image_free(img);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/foo", dir);
+	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
+	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	cov = new_cov(img, LPT_COV_F_EDGES, 0x7ffff7819000, 0x7ffff79ca000);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]) && cuts[i] < len; i++) {
+		struct cov_ref_edge *re;
+		size_t rn;
+
+		ck_assert_int_eq(cov_ref_edges(trace, cuts[i], &pc, 0x7ffff7819000,
+					       0x7ffff79ca000, 6, 94, 3, &re, &rn, NULL), 0);
+		ck_assert_int_eq(lpt_cov_decode(cov, trace, cuts[i], NULL), 0);
+		same_edges(cov, re, rn, "foo cut");
+		free(re);
+	}
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(trace);
+}
+END_TEST
+
 /* ---- synthetic traces (SDM 33.4.2 packet layouts) ---------------------- */
 
 struct tb {
@@ -528,6 +568,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, real_edges_and_hash, 0,
 			    (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_test(tc, truncated_edges);
 	tcase_add_test(tc, synth_ovf_in_tnt_run);
 	tcase_add_test(tc, synth_tsx_abort);
 	tcase_add_test(tc, synth_32bit);
