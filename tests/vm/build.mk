@@ -76,3 +76,7 @@ pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
 # decodes pt2perf's output in the VM; tests/vm/run copies its libraries.
 # Without it installed the case skips.
 VM_BINS += $(firstword $(wildcard /usr/bin/perf_6.1 /usr/bin/perf))
+# 86-ptcov-edges.sh (issue 25): edges from single-stepping, for ptcov.
+VM_PROGS += pt_gt_edges
+pt_gt_edges_SRCS := tests/vm/progs/pt_gt_edges.c
+pt_gt_edges_LIBS := pt
