@@ -149,6 +149,8 @@ static void usage(FILE *f)
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size;\n"
 "                         ToPA above 4 KiB on parts with erratum TGL052/ADL037/RPL017)\n"
 "      --no-inherit       do not follow the processes the command creates\n"
+"      --lossy            continuous per-thread mode: never hold a thread for ptcap\n"
+"                         (it runs on when its buffer is full; losses counted)\n"
 "      --mode=wrap|stop|continuous   output mode (default wrap)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
 "      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
@@ -268,7 +270,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION, O_NO_INHERIT,
+	O_SNAPSHOT, O_VERSION, O_NO_INHERIT, O_LOSSY,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -304,6 +306,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "region-size", required_argument, NULL, O_REGION },
 		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
+		{ "lossy", no_argument, NULL, O_LOSSY },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
@@ -360,6 +363,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_REGION: c->region_size = parse_u64("--region-size", optarg, true); break;
 		case O_SINGLE: c->flags |= LWPT_PT_CFG_SINGLE_RANGE; break;
 		case O_NO_INHERIT: c->flags |= LWPT_PT_CFG_NO_INHERIT; break;
+		case O_LOSSY: c->flags |= LWPT_PT_CFG_LOSSY; break;
 		case O_MODE:
 			if (!strcmp(optarg, "wrap"))
 				c->mode = LWPT_PT_MODE_WRAP;
@@ -935,11 +939,15 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!tf[i].have_st)
 			continue;
 		fprintf(f, "status.%s bytes=%" PRIu64 " saved=%" PRIu64 " wraps=%" PRIu64
-			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s\n",
+			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s",
 			tf[i].name, s->bytes, tf[i].bytes, s->wraps, s->lost, s->pmis,
 			s->rtit_status, s->error ? " error" : "", s->stopped ? " stopped" : "",
 			lpt_dev_single_range(dev) ? " wrap-unknown" : "",
 			s->interfered ? " interfered" : "");
+		/* Per-thread continuous mode: the thread waited for ptcap. */
+		if (c->mode == LWPT_PT_MODE_CONTINUOUS && per_thread)
+			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64, s->holds, s->held_ns);
+		fputc('\n', f);
 	}
 	/* Where losses cut the packet stream: decoders resync there. */
 	for (i = 0; i < ntf; i++) {
@@ -1013,6 +1021,11 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 					       lpt_dev_single_range(dev));
 		ptcap_outcome_report(stderr, t->name, &t->oc);
 		losses += ptcap_outcome_losses(&t->oc);
+		/* Not a loss: the thread waited for ptcap (pt.rst, the hold). */
+		if (t->have_st && t->st.holds)
+			fprintf(stderr, "ptcap: %s: the thread waited %" PRIu64 " time(s) for ptcap "
+				"to read its buffer, %.3f s in all (nothing lost; --lossy lets it "
+				"run on)\n", t->name, t->st.holds, (double)t->st.held_ns / 1e9);
 		if (t->switches_lost)
 			fprintf(stderr, "ptcap: %s: data lost: %" PRIu64 " context switch(es) "
 				"(the module's sideband ring was full)\n", t->name,
@@ -1040,7 +1053,7 @@ static int sink_file(void *arg, const void *buf, size_t len)
 }
 
 /*
- * Note where in @t's file a loss cut the packet stream (lpt_dev_read_gap()):
+ * Note where in @t's file a loss cut the packet stream (lpt_dev_read_gaps()):
  * the config's gaps.<file> line, where decoders synchronise again.
  */
 static void gap_add(struct trace_file *t, uint64_t off)
@@ -1066,13 +1079,16 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 
 		if (!tf[i].f)
 			continue;	/* not kept (-t) */
-		uint64_t before = tf[i].bytes, at;
+		uint64_t before = tf[i].bytes, at[LWPT_PT_GAP_HEADS];
+		unsigned int g, n;
 
 		r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
-		if (lpt_dev_read_gap(dev, (unsigned int)tf[i].cpu, &at))
-			gap_add(&tf[i], before + at);
+		/* Every cut of the read, not only the last (ABI 1.4). */
+		n = lpt_dev_read_gaps(dev, (unsigned int)tf[i].cpu, at, LWPT_PT_GAP_HEADS);
+		for (g = 0; g < n; g++)
+			gap_add(&tf[i], before + at[g]);
 	}
 }
 
