@@ -334,7 +334,9 @@ void pt_output_resume(struct pt_output *tr)
  * A held thread's trace (pt_output_hold_due()) whose reader took everything
  * mid-lap goes on at the start of the next lap: the rest of this one is
  * filled with PAD packets (SDM 33.4.2.20: 00H, skipped by decoders) and
- * counted in @tr->head, so that the processor never reaches the STOP.
+ * counted in @tr->head and as released (@tr->tail), so that the processor
+ * never reaches the STOP; the reader reads them before the thread, held
+ * again at half the lap, can come round to them.
  * @moved: out, set if @s's output pointers were changed
  *
  * Return: true if there is room to resume, false to wait for RELEASE.
@@ -359,6 +361,8 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s, bool *moved)
 	    !(s->status & IA32_RTIT_STATUS_STOPPED) && pt_output_hold_due(tr)) {
 		pt_buf_pad(b, tr->head % b->size);
 		WRITE_ONCE(tr->head, tr->head + b->size - tr->head % b->size);
+		/* Nothing to keep in the PADs: the next lap is all free. */
+		WRITE_ONCE(tr->tail, tr->head);
 		tr->pos = 0;
 		pt_buf_ptrs(b, 0, &s->output_base, &s->output_mask_ptrs);
 		*moved = true;

@@ -72,3 +72,8 @@ pt_held_SRCS := tests/vm/progs/pt_held.c
 # 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
 VM_PROGS += pt_flow_long
 pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
+# 86-ptcap-hold.sh (issue 27 section 1): two threads, each with a trace many
+# times a small per-thread buffer.
+VM_PROGS += pt_flow_threads
+pt_flow_threads_SRCS := tests/vm/progs/pt_flow_threads.c
+pt_flow_threads_LDLIBS := -lpthread

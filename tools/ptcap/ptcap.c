@@ -56,6 +56,7 @@ struct opts {
 	const char *dev;
 	bool progress;
 	bool snapshot;		/* --snapshot: SIGUSR2 writes DIR/snap.<N> */
+	bool mode_given;	/* --mode given: else per thread continuous */
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	struct lpt_cap_config cfg;
@@ -151,7 +152,8 @@ static void usage(FILE *f)
 "      --no-inherit       do not follow the processes the command creates\n"
 "      --lossy            continuous per-thread mode: never hold a thread for ptcap\n"
 "                         (it runs on when its buffer is full; losses counted)\n"
-"      --mode=wrap|stop|continuous   output mode (default wrap)\n"
+"      --mode=wrap|stop|continuous   output mode (default: continuous for a command,\n"
+"                         -p and -t, which then lose nothing; wrap for -a, --cr3)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
 "      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
 "                         trace to DIR/snap.<N>; the end goes to DIR\n"
@@ -365,6 +367,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_NO_INHERIT: c->flags |= LWPT_PT_CFG_NO_INHERIT; break;
 		case O_LOSSY: c->flags |= LWPT_PT_CFG_LOSSY; break;
 		case O_MODE:
+			o->mode_given = true;
 			if (!strcmp(optarg, "wrap"))
 				c->mode = LWPT_PT_MODE_WRAP;
 			else if (!strcmp(optarg, "stop"))
@@ -402,6 +405,20 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		if (err)
 			die_usage("%s", why);
 	}
+	/*
+	 * Per-thread captures (a command, -p, -t) are continuous by default,
+	 * lossless since the module holds a thread for ptcap (Documentation/
+	 * pt.rst, "Continuous mode: the hold"), as perf record keeps
+	 * everything; -a, --cr3 (per CPU: a CPU cannot wait), --single-range
+	 * and --snapshot keep the flight recorder.
+	 */
+	if (!o->mode_given)
+		c->mode = o->all || o->snapshot || (c->flags & (LWPT_PT_CFG_CR3_FILTER |
+								LWPT_PT_CFG_SINGLE_RANGE)) ?
+			  LWPT_PT_MODE_WRAP : LWPT_PT_MODE_CONTINUOUS;
+	if ((c->flags & LWPT_PT_CFG_LOSSY) && c->mode != LWPT_PT_MODE_CONTINUOUS)
+		die_usage("--lossy is for continuous mode (a per-thread capture's default), "
+			  "not --mode=%s", c->mode == LWPT_PT_MODE_STOP ? "stop" : "wrap");
 	if (o->snapshot && c->mode != LWPT_PT_MODE_WRAP)
 		die_usage("--snapshot is a flight recorder: wrap mode only, not --mode=%s",
 			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
@@ -1864,6 +1881,8 @@ int main(int argc, char **argv)
 		    bad == LWPT_PT_FIELD_SCOPE) {
 			/* No per-thread capture in this module: per CPU while it runs. */
 			cfg.scope = LWPT_PT_SCOPE_CPU;
+			if (!o.mode_given)
+				cfg.mode = LWPT_PT_MODE_WRAP;	/* a CPU cannot wait */
 			if (!(cfg.flags & LWPT_PT_CFG_CR3_FILTER))
 				cfg.pid = 0;
 			err = lpt_dev_configure(dev, &cfg, &bad);
