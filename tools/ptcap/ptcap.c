@@ -33,6 +33,7 @@
 #include <lwpt/pt.h>
 
 #include "cpusel.h"
+#include "gapmark.h"
 #include "outcome.h"
 #include "outdir.h"
 #include "procs.h"
@@ -1057,6 +1058,38 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 	return losses;
 }
 
+/*
+ * A decoder reading a trace file alone (libipt, perf) does not know
+ * gaps.<file>: at each cut the cut packet and the bytes up to the next PSB
+ * become OVF and PADs (gapmark.h), after outcomes() counted the OVF packets
+ * the processor wrote.
+ */
+static void mark_gaps(const struct trace_file *tf, unsigned int ntf, const char *dir)
+{
+	char path[4096];
+	unsigned int i;
+	uint8_t *map;
+	size_t g;
+	int fd;
+
+	for (i = 0; i < ntf; i++) {
+		if (!tf[i].ngaps || !tf[i].bytes)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, tf[i].name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			die("%s: %s", path, strerror(errno));
+		map = mmap(NULL, tf[i].bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (map == MAP_FAILED)
+			die("%s: %s", path, strerror(errno));
+		for (g = 0; g < tf[i].ngaps; g++)
+			ptcap_gap_mark(map, tf[i].bytes, tf[i].gaps[g]);
+		if (munmap(map, tf[i].bytes))
+			die("%s: %s", path, strerror(errno));
+	}
+}
+
 /* ---- capture ---------------------------------------------------------- */
 
 static int sink_file(void *arg, const void *buf, size_t len)
@@ -1755,6 +1788,7 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 		fprintf(stderr, "\rptcap: %.1f s, %u buffer(s) of %u processes\n",
 			now_s() - t0, nall, o->npids);
 	losses = outcomes(cfg, dev0, all, nall, o->dir);
+	mark_gaps(all, nall, o->dir);
 	write_maps(o->dir, &maps, pc[0].pid, true);
 	write_config(o, cfg, dev0, all, nall, true, false, losses, NULL, pc[0].pid);
 	for (k = 0; k < o->npids; k++) {
@@ -2047,6 +2081,7 @@ int main(int argc, char **argv)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
 	losses = outcomes(&cfg, dev, tf, ntf, o.dir) + snap_losses;
+	mark_gaps(tf, ntf, o.dir);
 	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
 	if (procs)
 		write_processes(procs, o.dir);

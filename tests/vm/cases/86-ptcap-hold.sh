@@ -17,6 +17,11 @@
 #    bdw 1/256; bdw with the single region's 4 KiB lap, MENTRY=0), and
 #    --lossy once; tests/vm/slow/86-ptcap-hold-matrix.sh runs every
 #    combination. No spec violation, no PMI lost.
+#  - a per-CPU capture cannot hold a CPU: continuous --cr3 on bdw (one 4 KiB
+#    region) stops at every lap, each a counted loss and a cut; the raw
+#    cpu0.pt alone (without the config's gaps), read by libipt (ptflow
+#    --pt), decodes without error and in ground-truth order, because ptcap
+#    wrote an OVF and PADs at each cut (tools/ptcap/gapmark.c).
 . /lwpt/lib.sh
 
 run() {	# run NAME: pt_test NAME, its failures printed
@@ -42,3 +47,26 @@ for combo in full:1:256 full:0:65536 bdw:1:256; do
 	hold_flow_case "$combo" || exit 1
 done
 hold_flow_lossy full:2:256 || exit 1
+
+# The raw file alone at per-CPU cuts.
+env -i /bin/norandom /bin/pt_flow_gt /bin/pt_flow_long 3000 >/tmp/gtl.txt 2>/dev/null
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=bdw >/dev/null || fail "insmod bdw" || exit 1
+rm -rf /tmp/pcpu
+env -i /bin/norandom /bin/taskset -c 0 /bin/ptcap -o /tmp/pcpu --cr3 --mode=continuous \
+	--size=4K -- /bin/pt_flow_long 3000 >/tmp/ptcap.out 2>&1
+rc=$?
+gaps=$(sed -n 's/^gaps\.cpu0\.pt //p' /tmp/pcpu/config)
+lost=$(sed -n 's/^status\.cpu0\.pt .* lost=\([0-9]*\) .*/\1/p' /tmp/pcpu/config)
+[ $rc -eq 3 ] && [ -n "$gaps" ] && [ "${lost:-0}" -ge 1 ] ||
+	fail "per CPU bdw: status $rc, lost $lost, gaps '$gaps': $(cat /tmp/ptcap.out)" || exit 1
+cp /tmp/pcpu/cpu0.pt /tmp/raw.pt
+ovf=$(ptdump /tmp/raw.pt 2>/dev/null | grep -cw ovf)
+ptflow --no-symbols --no-inst --pt /tmp/raw.pt --elf /bin/pt_flow_long >/tmp/flow.out 2>&1
+grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+! grep -q '^\[error' /tmp/flow.out ||
+	fail "raw cpu0.pt: decode error: $(grep '^\[error' /tmp/flow.out | head -n 3)" || exit 1
+in_order_of /tmp/gtl.txt || fail "raw cpu0.pt: the flow is not in ground-truth order" || exit 1
+[ "$ovf" -ge "$(echo $gaps | wc -w)" ] || fail "raw cpu0.pt: $ovf OVF for gaps '$gaps'" || exit 1
+[ "$(sim_violations)" = 0 ] || fail "per CPU: violations $(sim_violations)" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+ok "per CPU bdw: $lost loss(es), $(echo $gaps | wc -w) cut(s) each an OVF in the raw file; libipt alone decodes $(wc -l </tmp/flow.txt) instructions in ground-truth order, no error"
