@@ -305,9 +305,9 @@ int pt_notif_hold(struct task_struct *task)
 
 	raw_spin_lock_irqsave(&pt_notif_lock, flags);
 	n = pt_notif_find(task);
-	if (!n || !n->want)
+	if (!n || !n->want) {
 		err = -ENOENT;
-	else if (!n->hold_queued) {
+	} else if (!n->hold_queued) {
 		err = task_work_add(task, &n->hold, TWA_RESUME);
 		n->hold_queued = !err;
 	}

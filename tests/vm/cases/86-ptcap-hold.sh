@@ -10,43 +10,36 @@
 #  - pt_test thread-hold: held before the buffer fills, RELEASE lets it go
 #    on, SIGSTOP/SIGCONT work while held, SIGKILL ends it; LOSSY never holds;
 #  - the issue's configuration: ptcap --mode=continuous --size=8K
-#    --region-size=4K of pt_flow_threads (two threads, each writing more than
-#    20 buffers): ptcap exits 0, each thread's flow decoded by libipt equals
-#    ptrace single-stepping (pt_flow_gt -T) exactly. Here a subset of
-#    pt_nmi_first_acker x pt_pmi_skid x profile (full 1/256, full 0/65536,
-#    bdw 1/256; bdw with the single region's 4 KiB lap, MENTRY=0), and
-#    --lossy once; tests/vm/slow/86-ptcap-hold-matrix.sh runs every
-#    combination. No spec violation, no PMI lost.
+#    --region-size=4K (one 8 KiB region on bdw, MENTRY=0) of pt_flow_threads
+#    (two threads): ptcap exits 0, nothing lost, each thread's flow decoded
+#    by libipt equals ptrace single-stepping (pt_flow_gt -T) exactly. In CI
+#    a subset: 12000 rounds (over 6 buffers per thread; the issue's 20+ take
+#    minutes per capture under TCG), pt_nmi_first_acker=1 pt_pmi_skid=256 on
+#    full and bdw; tests/vm/slow/86-ptcap-hold-matrix.sh runs 20+ buffers
+#    under every acker 0/1/2 x skid 0/256/64K x profile, and --lossy.
+#    No spec violation, no PMI lost.
 #  - a per-CPU capture cannot hold a CPU: continuous --cr3 on bdw (one 4 KiB
 #    region) stops at every lap, each a counted loss and a cut; the raw
 #    cpu0.pt alone (without the config's gaps), read by libipt (ptflow
 #    --pt), decodes without error and in ground-truth order, because ptcap
 #    wrote an OVF and PADs at each cut (tools/ptcap/gapmark.c).
+HOLD_ROUNDS=12000 HOLD_BUFFERS=6
 . /lwpt/lib.sh
-
-run() {	# run NAME: pt_test NAME, its failures printed
-	out=$(pt_test "$1")
-	rc=$?
-	echo "$out" | grep -v '^ok:'
-	[ $rc -eq 0 ] || fail "$tag: pt_test $1" || return 1
-	ok "$tag: pt_test $1 ($(echo "$out" | grep -c '^ok:') checks)"
-}
 
 for prof in full bdw; do
 	tag=$prof
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof pt_exec=0" >/dev/null ||
 		fail "insmod $tag" || exit 1
-	run thread-restart || exit 1
-	run thread-hold || exit 1
+	pt_test_run thread-restart || exit 1
+	pt_test_run thread-hold || exit 1
 	[ "$(sim_violations)" = 0 ] || fail "$tag: violations $(sim_violations)" || exit 1
 	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$tag: rmmod" || exit 1
 done
 
 hold_flow_gt || exit 1
-for combo in full:1:256 full:0:65536 bdw:1:256; do
+for combo in full:1:256 bdw:1:256; do
 	hold_flow_case "$combo" || exit 1
 done
-hold_flow_lossy full:2:256 || exit 1
 
 # The raw file alone at per-CPU cuts.
 env -i /bin/norandom /bin/pt_flow_gt /bin/pt_flow_long 3000 >/tmp/gtl.txt 2>/dev/null

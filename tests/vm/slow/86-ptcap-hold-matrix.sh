@@ -14,17 +14,12 @@
 . /lwpt/lib.sh
 
 hold_flow_gt || exit 1
-for prof in full bdw; do
-	for acker in 0 1 2; do
-		for skid in 0 256 65536; do
-			hold_flow_case "$prof:$acker:$skid" || exit 1
-		done
-	done
-done
-for prof in full bdw; do
-	for acker in 0 1 2; do
-		for skid in 0 256 65536; do
-			hold_flow_lossy "$prof:$acker:$skid" || exit 1
+for check in hold_flow_case hold_flow_lossy; do
+	for prof in full bdw; do
+		for acker in 0 1 2; do
+			for skid in 0 256 65536; do
+				$check "$prof:$acker:$skid" || exit 1
+			done
 		done
 	done
 done
