@@ -13,7 +13,7 @@
 #    --region-size=4K (one 8 KiB region on bdw, MENTRY=0) of pt_flow_threads
 #    (two threads): ptcap exits 0, nothing lost, each thread's flow decoded
 #    by libipt equals ptrace single-stepping (pt_flow_gt -T) exactly. In CI
-#    a subset: 12000 rounds (over 6 buffers per thread; the 20+ take
+#    a subset: 8000 rounds (over 4 buffers per thread; the 20+ take
 #    minutes per capture under TCG), pt_nmi_first_acker=1 pt_pmi_skid=256 on
 #    full and bdw; tests/vm/slow/86-ptcap-hold-matrix.sh runs 20+ buffers
 #    under every acker 0/1/2 x skid 0/256/64K x profile, and --lossy.
@@ -23,7 +23,7 @@
 #    cpu0.pt alone (without the config's gaps), read by libipt (ptflow
 #    --pt), decodes without error and in ground-truth order, because ptcap
 #    wrote an OVF and PADs at each cut (tools/ptcap/gapmark.c).
-HOLD_ROUNDS=12000 HOLD_BUFFERS=6
+HOLD_ROUNDS=8000 HOLD_BUFFERS=4
 . /lwpt/lib.sh
 
 for prof in full bdw; do
