@@ -26,7 +26,7 @@
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER3, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER4, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
 _Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
@@ -38,8 +38,9 @@ struct lpt_buf {
 	uint64_t size;		/* bytes mapped */
 	uint64_t tail;		/* bytes delivered since start */
 	uint64_t gap_seen;	/* the module's gap_head last seen */
-	bool gap_new;		/* the last read delivered a new gap ... */
-	uint64_t gap_at;	/* ... this many bytes into what it delivered */
+	uint64_t gaps_seen;	/* the module's gaps count last seen */
+	unsigned int ngap;	/* the last read delivered ngap cuts ... */
+	uint64_t gap_at[LWPT_PT_GAP_HEADS];	/* ... this many bytes into it */
 };
 
 struct lpt_dev {
@@ -731,8 +732,12 @@ int lpt_dev_start(struct lpt_dev *dev)
 	if (ioctl(dev->fd, LWPT_PT_IOC_START))
 		return neg_errno();
 	/* START clears the buffers and their byte counts (Documentation/pt.rst). */
-	for (i = 0; i < dev->nr_bufs; i++)
+	for (i = 0; i < dev->nr_bufs; i++) {
 		dev->bufs[i].tail = 0;
+		dev->bufs[i].gap_seen = 0;
+		dev->bufs[i].gaps_seen = 0;
+		dev->bufs[i].ngap = 0;
+	}
 	return 0;
 }
 
@@ -785,6 +790,10 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	out->interfered = st.flags & LWPT_PT_ST_INTERFERED;
 	out->pmis = st.pmis;
 	out->gap_head = st.gap_head;
+	out->gaps = st.gaps;
+	memcpy(out->gap_heads, st.gap_heads, sizeof(out->gap_heads));
+	out->holds = st.holds;
+	out->held_ns = st.held_ns;
 	return 0;
 }
 
@@ -850,6 +859,39 @@ bool lpt_dev_single_range(const struct lpt_dev *dev)
 	return dev && dev->configured && dev->single;
 }
 
+/*
+ * The cuts in the packet stream a read delivered (struct lwpt_pt_status
+ * gaps and gap_heads; gap_head alone from a module before ABI 1.4): where
+ * each falls in what was just delivered, which began at @from; a cut in
+ * bytes no longer there is at the start.
+ */
+static void gaps_note(const struct lpt_dev *dev, struct lpt_buf *b,
+		      const struct lpt_cap_status *st, uint64_t from)
+{
+	uint64_t n, head, at;
+
+	b->ngap = 0;
+	if (dev->single)
+		return;
+	if (!st->gaps) {
+		if (!st->gap_head || st->gap_head == b->gap_seen)
+			return;
+		b->gap_seen = st->gap_head;
+		b->gap_at[b->ngap++] = st->gap_head > from ? st->gap_head - from : 0;
+		return;
+	}
+	n = st->gaps > b->gaps_seen + LWPT_PT_GAP_HEADS ? st->gaps - LWPT_PT_GAP_HEADS :
+							  b->gaps_seen;
+	for (; n < st->gaps; n++) {
+		head = st->gap_heads[n % LWPT_PT_GAP_HEADS];
+		at = head > from ? head - from : 0;
+		if (!b->ngap || b->gap_at[b->ngap - 1] != at)
+			b->gap_at[b->ngap++] = at;
+	}
+	b->gaps_seen = st->gaps;
+	b->gap_seen = st->gap_head;
+}
+
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
 {
 	struct lpt_cap_status st;
@@ -875,18 +917,7 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 		done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
 	if (done < 0)
 		return done;
-	/*
-	 * A new cut in the packet stream (struct lwpt_pt_status.gap_head):
-	 * where it falls in what was just delivered, which began at
-	 * st.bytes - done; a cut in bytes no longer there is at the start.
-	 */
-	b->gap_new = !dev->single && st.gap_head && st.gap_head != b->gap_seen;
-	if (b->gap_new) {
-		uint64_t from = st.bytes - (uint64_t)done;
-
-		b->gap_seen = st.gap_head;
-		b->gap_at = st.gap_head > from ? st.gap_head - from : 0;
-	}
+	gaps_note(dev, b, &st, st.bytes - (uint64_t)done);
 	b->tail = st.bytes;
 	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {
 		struct lwpt_pt_release rel = {
@@ -909,10 +940,22 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 
 bool lpt_dev_read_gap(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at)
 {
-	if (!dev || !at || !lpt_dev_has_buffer(dev, cpu) || !dev->bufs[cpu].gap_new)
+	if (!dev || !at || !lpt_dev_has_buffer(dev, cpu) || !dev->bufs[cpu].ngap)
 		return false;
-	*at = dev->bufs[cpu].gap_at;
+	*at = dev->bufs[cpu].gap_at[dev->bufs[cpu].ngap - 1];
 	return true;
+}
+
+unsigned int lpt_dev_read_gaps(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at,
+			       unsigned int max)
+{
+	unsigned int i;
+
+	if (!dev || !at || !lpt_dev_has_buffer(dev, cpu))
+		return 0;
+	for (i = 0; i < dev->bufs[cpu].ngap && i < max; i++)
+		at[i] = dev->bufs[cpu].gap_at[i];
+	return i;
 }
 
 int lpt_dev_read_switches(struct lpt_dev *dev, unsigned int cpu, struct lwpt_pt_switch *recs,

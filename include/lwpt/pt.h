@@ -134,6 +134,14 @@ struct lpt_cap_config {
  *		(another tracer, a VMM, VMXON; SDM 33.2.9): counted in @lost
  * @gap_head:	@bytes where a loss last cut the packet stream (struct
  *		lwpt_pt_status.gap_head); 0 none or an older module
+ * @gaps:	cuts since start (0 from a module before ABI 1.4)
+ * @gap_heads:	@bytes of cut n in [n % LWPT_PT_GAP_HEADS], the last
+ *		LWPT_PT_GAP_HEADS cuts (struct lwpt_pt_status.gap_heads)
+ * @holds:	per-thread continuous mode: times the thread was held in
+ *		the kernel for its reader (Documentation/pt.rst, "Continuous
+ *		mode: the hold"); 0 per CPU, with LWPT_PT_CFG_LOSSY and from
+ *		a module before ABI 1.4
+ * @held_ns:	nanoseconds it spent held
  */
 struct lpt_cap_status {
 	uint64_t rtit_status;
@@ -151,6 +159,10 @@ struct lpt_cap_status {
 	uint64_t pmis;
 	bool interfered;
 	uint64_t gap_head;
+	uint64_t gaps;
+	uint64_t gap_heads[LWPT_PT_GAP_HEADS];
+	uint64_t holds;
+	uint64_t held_ns;
 };
 
 /**
@@ -470,13 +482,31 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
  * A loss can cut the packet stream (struct lwpt_pt_status.gap_head: a ToPA
  * stop at the continuous-mode gate ends the output mid-packet, SDM 33.2.7.2
  * "ToPA STOP"): the bytes after the cut do not continue the packet before
- * it, and a decoder must synchronise again at the next PSB. Only the newest
- * cut per read is known; a module without gap_head (status size version
- * 2) reports none.
+ * it, and a decoder must synchronise again at the next PSB. This reports
+ * the newest cut of that read (lpt_dev_read_gaps() gives them all); a
+ * module without gap_head (status size version 2) reports none.
  * Return: true and *@at set if that read delivered a new cut, else false
  * (also for a NULL @dev or @at, or no buffer @cpu).
  */
 bool lpt_dev_read_gap(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at);
+
+/**
+ * lpt_dev_read_gaps() - every cut the last lpt_dev_read() delivered
+ * @dev:	configured device
+ * @cpu:	the buffer number given to that lpt_dev_read()
+ * @at:		out: up to @max positions, oldest first, in bytes from the
+ *		start of what that read delivered (0: in bytes overwritten
+ *		before), as lpt_dev_read_gap() gives the newest
+ * @max:	entries at @at
+ *
+ * A module of ABI 1.4 keeps every cut (struct lwpt_pt_status.gaps,
+ * gap_heads): two cuts between two reads are both reported (up to
+ * LWPT_PT_GAP_HEADS; more than that between two reads of one buffer lose
+ * the older positions). An older module reports the newest only.
+ * Return: cuts stored at @at (0 none, or NULL @dev / @at, no buffer @cpu).
+ */
+unsigned int lpt_dev_read_gaps(const struct lpt_dev *dev, unsigned int cpu, uint64_t *at,
+			       unsigned int max);
 
 /**
  * lpt_dev_single_range() - whether the configured capture uses single-range

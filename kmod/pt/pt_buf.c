@@ -351,3 +351,23 @@ void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags)
 		(tab[r % PT_TOPA_REGIONS_PER_TABLE] &
 		 ~(u64)(TOPA_ENTRY_INT | TOPA_ENTRY_STOP)) | flags;
 }
+
+/**
+ * pt_buf_pad - fill a single-region buffer from an offset to its end with PAD
+ * @b: a buffer not loaded with TraceEn=1 past @from
+ * @from: byte offset, below @b->size
+ *
+ * PAD packets (00H, SDM 33.4.2.20) are skipped by every decoder: the bytes
+ * continue the packet stream before them.
+ */
+void pt_buf_pad(struct pt_buf *b, u64 from)
+{
+	u64 n;
+
+	while (from < b->size) {
+		n = min_t(u64, PAGE_SIZE - offset_in_page(from), b->size - from);
+		memset(page_address(b->pages[from >> PAGE_SHIFT]) + offset_in_page(from),
+		       0, n);
+		from += n;
+	}
+}

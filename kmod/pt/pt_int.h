@@ -46,6 +46,7 @@
 #define LWPT_KMOD_PT_PT_INT_H
 
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -147,6 +148,12 @@ struct pt_rtit_state {
  *	the one before the reader's tail (pt_output_gate())
  * @gap_head: @head where a loss last cut the packet stream (a ToPA stop at
  *	the gate, pointers put back): decoders resync at the next PSB
+ * @gaps: cuts since START (pt_output_cut())
+ * @gap_ring: @head of cut n in [n % LWPT_PT_GAP_HEADS]: every cut between
+ *	two status reads is kept, not only the last
+ * @holds: per-thread continuous mode: times the thread was held for its
+ *	reader (pt_thread.c, "The hold")
+ * @held_ns: nanoseconds it spent held
  * @pmi_due: an INT region was seen filled and no PMI has been claimed for
  *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
@@ -175,6 +182,10 @@ struct pt_output {
 	u64 pmis;
 	unsigned int gate;
 	u64 gap_head;
+	u64 gaps;
+	u64 gap_ring[LWPT_PT_GAP_HEADS];
+	u64 holds;
+	u64 held_ns;
 	bool pmi_due;
 	u64 interfered;
 	u64 lbr;
@@ -216,6 +227,9 @@ struct pt_sb {
  * @cur: per-thread scope: the thread whose state is loaded here, or NULL
  * @suspended: per-thread scope: @cur unloaded by suspend, for resume
  * @sb: per-CPU scope: its context switches
+ * @hold_iw: per-thread scope: queued where a thread's output reached its
+ *	hold watermark (NMI-safe); runs in IRQ context and holds current
+ *	(pt_thread.c, "The hold")
  */
 struct pt_cpu {
 	struct pt_output tr;
@@ -227,6 +241,7 @@ struct pt_cpu {
 	struct pt_thread *cur;
 	struct pt_thread *suspended;
 	struct pt_sb sb;
+	struct irq_work hold_iw;
 };
 
 struct pt_mem_user;
@@ -383,6 +398,7 @@ void pt_buf_ptrs(const struct pt_buf *b, u64 pos, u64 *base, u64 *mask_ptrs);
 unsigned int pt_buf_region(const struct pt_buf *b, u64 pos);
 u64 pt_buf_region_end(const struct pt_buf *b, unsigned int r);
 void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags);
+void pt_buf_pad(struct pt_buf *b, u64 from);
 
 /* pt_output.c: a trace's MSRs and output on the current CPU (SDM 33.3), IRQs off */
 void pt_cpu_update_begin(struct pt_cpu *pc);
@@ -394,7 +410,8 @@ void pt_output_pause(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
 bool pt_output_lbr_refuse(struct pt_output *tr);
 void pt_output_lbr_note(struct pt_output *tr);
-bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s);
+bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s, bool *moved);
+bool pt_output_hold_due(const struct pt_output *tr);
 bool pt_output_gate_stopped(const struct pt_output *tr);
 void pt_output_continue(struct pt_output *tr);
 void pt_output_reset(struct pt_output *tr);
@@ -425,7 +442,8 @@ struct pt_notif *pt_notif_alloc(gfp_t gfp);
 void pt_notif_free(struct pt_notif *n);
 int pt_notif_want(struct task_struct *task, struct pt_notif **spare);
 void pt_notif_drop(struct task_struct *task);
-void pt_notif_init(void (*load)(void));
+int pt_notif_hold(struct task_struct *task);
+void pt_notif_init(void (*load)(void), void (*hold)(void));
 void pt_notif_exit(void);
 void pt_thread_sess_setup(struct pt_session *s);
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,

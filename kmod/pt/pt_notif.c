@@ -19,6 +19,10 @@
  * and others then return EINTR to the program). Fork does not copy the
  * notifier (__sched_fork()); a new thread queues its own.
  *
+ * The same entry carries the hold of a traced thread (pt_thread.c, "The
+ * hold"): a second task_work, queued from IRQ context (pt_notif_hold()),
+ * that waits in the kernel, as the task, until its reader made room.
+ *
  * Lifetime: a registered notifier and a queued task_work point into this
  * module's text and at their struct pt_notif, which belongs to the task
  * from the moment the work is queued: only the task frees it, after it
@@ -59,6 +63,8 @@
  * @want: the task is traced: it should be registered
  * @registered: @pn is on the task's list (changed by the task only)
  * @queued: @work is queued on the task
+ * @hold: holds the task for its reader (task_work, pt_notif_hold())
+ * @hold_queued: @hold is queued on the task
  *
  * All but @pn and @work change under pt_notif_lock.
  */
@@ -70,11 +76,14 @@ struct pt_notif {
 	bool want;
 	bool registered;
 	bool queued;
+	struct callback_head hold;
+	bool hold_queued;
 };
 
 static DEFINE_RAW_SPINLOCK(pt_notif_lock);
 static DEFINE_HASHTABLE(pt_notif_hash, 6);
 static void (*pt_notif_load)(void);
+static void (*pt_notif_held)(void);
 
 /* The entry of @task; pt_notif_lock held. */
 static struct pt_notif *pt_notif_find(struct task_struct *task)
@@ -109,7 +118,7 @@ static void pt_notif_set(struct pt_notif *n, bool on)
  */
 static bool pt_notif_unlink(struct pt_notif *n)
 {
-	if (n->registered || n->queued)
+	if (n->registered || n->queued || n->hold_queued)
 		return false;
 	hash_del(&n->hnode);
 	return true;
@@ -174,6 +183,26 @@ static void pt_notif_work(struct callback_head *cb)
 		pt_notif_release(n);
 }
 
+/* task_work, as the task: wait for the reader (pt_thread.c), free if unused. */
+static void pt_notif_hold_work(struct callback_head *cb)
+{
+	struct pt_notif *n = container_of(cb, struct pt_notif, hold);
+	unsigned long flags;
+	bool gone;
+
+	raw_spin_lock_irqsave(&pt_notif_lock, flags);
+	n->hold_queued = false;
+	raw_spin_unlock_irqrestore(&pt_notif_lock, flags);
+	/* An exiting task (exit_task_work()) is never held. */
+	if (!(current->flags & PF_EXITING))
+		pt_notif_held();
+	raw_spin_lock_irqsave(&pt_notif_lock, flags);
+	gone = pt_notif_unlink(n);
+	raw_spin_unlock_irqrestore(&pt_notif_lock, flags);
+	if (gone)
+		pt_notif_release(n);
+}
+
 /**
  * pt_notif_alloc - an entry for a task that may join a capture later
  * @gfp: allocation flags (may sleep with GFP_KERNEL)
@@ -188,6 +217,7 @@ struct pt_notif *pt_notif_alloc(gfp_t gfp)
 		return NULL;
 	preempt_notifier_init(&n->pn, &pt_notif_ops);
 	init_task_work(&n->work, pt_notif_work);
+	init_task_work(&n->hold, pt_notif_hold_work);
 	return n;
 }
 
@@ -256,6 +286,36 @@ out:
 }
 
 /**
+ * pt_notif_hold - hold a traced task before it next returns to user mode
+ * @task: a task that wants its notifier (pt_notif_want()), normally current
+ *
+ * Queues the hold task_work (TWA_RESUME: no interruptible sleep of the
+ * task is woken) unless it is queued already; it calls the hold function
+ * of pt_notif_init() as the task. Any context with IRQs off or on, not NMI
+ * (pt_notif_lock); pt_thread_lock may be held.
+ *
+ * Return: 0 queued (or queued already); -ENOENT @task has no entry or no
+ * longer wants it; -ESRCH it is exiting (task_work_add()).
+ */
+int pt_notif_hold(struct task_struct *task)
+{
+	struct pt_notif *n;
+	unsigned long flags;
+	int err = 0;
+
+	raw_spin_lock_irqsave(&pt_notif_lock, flags);
+	n = pt_notif_find(task);
+	if (!n || !n->want) {
+		err = -ENOENT;
+	} else if (!n->hold_queued) {
+		err = task_work_add(task, &n->hold, TWA_RESUME);
+		n->hold_queued = !err;
+	}
+	raw_spin_unlock_irqrestore(&pt_notif_lock, flags);
+	return err;
+}
+
+/**
  * pt_notif_drop - @task is no longer traced: unregister its notifier
  * @task: a live task (not past its exit probe)
  *
@@ -293,10 +353,13 @@ out:
  * pt_notif_init - turn preempt notifiers on (module load)
  * @load: loads current's RTIT state on this CPU if it is traced and
  *	nothing is loaded (preemption off; IRQs on or off)
+ * @hold: holds current, a traced thread, until its reader made room (task
+ *	context, may sleep; pt_notif_hold())
  */
-void pt_notif_init(void (*load)(void))
+void pt_notif_init(void (*load)(void), void (*hold)(void))
 {
 	pt_notif_load = load;
+	pt_notif_held = hold;
 	preempt_notifier_inc();
 }
 

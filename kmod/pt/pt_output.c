@@ -63,6 +63,56 @@ bool pt_output_gate_stopped(const struct pt_output *tr)
 	return tr->pos == pt_buf_region_end(&tr->buf, tr->gate);
 }
 
+/*
+ * A loss cut the packet stream at @tr->head: kept in @tr->gap_head (the
+ * last) and in the ring of every cut (status @gaps, @gap_heads).
+ */
+static void pt_output_cut(struct pt_output *tr)
+{
+	if (tr->gaps && tr->gap_head == tr->head)
+		return;		/* the same cut seen twice */
+	tr->gap_head = tr->head;
+	tr->gap_ring[tr->gaps % LWPT_PT_GAP_HEADS] = tr->head;
+	tr->gaps++;
+}
+
+/**
+ * pt_output_hold_due - per-thread continuous mode: should the thread wait?
+ * @tr: a thread's trace, accounted
+ *
+ * Per-thread continuous mode without LWPT_PT_CFG_LOSSY holds the thread
+ * before its buffer can fill (pt_thread.c, "The hold"). The watermark is the
+ * gate's own region: once the output enters the region before the reader's
+ * tail (the one whose ToPA entry has STOP, pt_output_gate()), the thread is
+ * held; that region is the room for the PMI's skid (SDM 33.2.7.2 "ToPA
+ * PMI") and for what runs until the thread is held. Without MENTRY (one
+ * region, whose PMI comes before it is full: SDM 33.2.7.2 "ToPA PMI and
+ * Single Output Region ToPA Implementation") the watermark is half the
+ * region, and the thread waits until the reader took everything
+ * (pt_output_gate() then pads the rest of the lap).
+ *
+ * Return: true if the thread must wait for its reader now.
+ */
+bool pt_output_hold_due(const struct pt_output *tr)
+{
+	const struct pt_buf *b = &tr->buf;
+	const struct pt_session *s = tr->sess;
+	u64 tail, t, limit, room;
+	unsigned int rt, g;
+
+	if (!s || s->cfg.scope != LWPT_PT_SCOPE_THREAD ||
+	    s->cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
+	    (s->cfg.flags & LWPT_PT_CFG_LOSSY) || b->single || !b->nr_regions)
+		return false;
+	tail = READ_ONCE(tr->tail);
+	t = tail % b->size;
+	rt = pt_buf_region(b, t);
+	g = (rt + b->nr_regions - 1) % b->nr_regions;
+	limit = tail - (t - b->region_off[rt]) + b->size;
+	room = b->nr_regions == 1 ? b->size / 2 : PAGE_SIZE << b->region_order[g];
+	return tr->head + room >= limit;
+}
+
 /**
  * pt_output_account - account the output pointers read with TraceEn=0
  * @tr: the trace they belong to
@@ -91,7 +141,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	if (pos < 0) {
 		tr->interfered++;
 		tr->lost++;
-		tr->gap_head = tr->head;	/* the pointers go back there */
+		pt_output_cut(tr);	/* the pointers go back there */
 		tr->rtit_status &= ~(IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED);
 		return -ESTALE;
 	}
@@ -140,7 +190,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 */
 	if (pt_output_gate_stopped(tr)) {
 		tr->lost++;
-		tr->gap_head = tr->head;
+		pt_output_cut(tr);
 	}
 	return 0;
 }
@@ -281,10 +331,17 @@ void pt_output_resume(struct pt_output *tr)
  * Without MENTRY the one entry always has INT and STOP: the processor may
  * run only while its whole lap is free, i.e. after the reader released
  * everything (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA").
+ * A held thread's trace (pt_output_hold_due()) whose reader took everything
+ * mid-lap goes on at the start of the next lap: the rest of this one is
+ * filled with PAD packets (SDM 33.4.2.20: 00H, skipped by decoders) and
+ * counted in @tr->head and as released (@tr->tail), so that the processor
+ * never reaches the STOP; the reader reads them before the thread, held
+ * again at half the lap, can come round to them.
+ * @moved: out, set if @s's output pointers were changed
  *
  * Return: true if there is room to resume, false to wait for RELEASE.
  */
-bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
+bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s, bool *moved)
 {
 	struct pt_buf *b = &tr->buf;
 	u64 tail = READ_ONCE(tr->tail), t = tail % b->size, limit;
@@ -300,13 +357,34 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
 	}
 	if (tr->head >= limit)
 		return false;
+	if (b->nr_regions == 1 && tr->head == tail && tr->head % b->size &&
+	    !(s->status & IA32_RTIT_STATUS_STOPPED) && pt_output_hold_due(tr)) {
+		pt_buf_pad(b, tr->head % b->size);
+		WRITE_ONCE(tr->head, tr->head + b->size - tr->head % b->size);
+		/* Nothing to keep in the PADs: the next lap is all free. */
+		WRITE_ONCE(tr->tail, tr->head);
+		tr->pos = 0;
+		pt_buf_ptrs(b, 0, &s->output_base, &s->output_mask_ptrs);
+		*moved = true;
+	}
 	if (s->status & IA32_RTIT_STATUS_STOPPED) {
 		/* 33.2.7.2 ToPA error 3: OutputOffset must be below the size. */
 		tr->pos = tr->head % b->size;
 		pt_buf_ptrs(b, tr->pos, &s->output_base, &s->output_mask_ptrs);
 		s->status &= ~IA32_RTIT_STATUS_STOPPED;
+		*moved = true;
 	}
 	return true;
+}
+
+/*
+ * The trace loaded here reached its hold watermark: hold current in IRQ
+ * context (pt_cpu.hold_iw; safe from the PMI's NMI).
+ */
+static void pt_output_hold_kick(const struct pt_output *tr)
+{
+	if (pt_output_hold_due(tr))
+		irq_work_queue(&this_cpu_ptr(&pt_cpus)->hold_iw);
 }
 
 /**
@@ -322,6 +400,7 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s)
 void pt_output_continue(struct pt_output *tr)
 {
 	struct pt_rtit_state s = { .status = tr->rtit_status };
+	bool moved = false;
 
 	if (tr->err || (tr->rtit_status & IA32_RTIT_STATUS_ERROR)) {
 		tr->tracing = false;
@@ -336,12 +415,13 @@ void pt_output_continue(struct pt_output *tr)
 			pt_output_resume(tr);
 		return;
 	}
-	if (!pt_output_gate(tr, &s)) {
+	if (!pt_output_gate(tr, &s, &moved)) {
 		tr->stalled = true;
 		tr->tracing = false;
+		pt_output_hold_kick(tr);
 		return;
 	}
-	if (s.status != tr->rtit_status) {
+	if (moved) {
 		if (lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_BASE, s.output_base) ||
 		    lwpt_hw_wrmsr(IA32_RTIT_OUTPUT_MASK_PTRS, s.output_mask_ptrs) ||
 		    lwpt_hw_wrmsr(IA32_RTIT_STATUS,
@@ -355,6 +435,7 @@ void pt_output_continue(struct pt_output *tr)
 	tr->stalled = false;
 	tr->tracing = true;
 	pt_output_resume(tr);
+	pt_output_hold_kick(tr);
 }
 
 /**
@@ -381,6 +462,9 @@ void pt_output_reset(struct pt_output *tr)
 	tr->tail = 0;
 	tr->lost = 0;
 	tr->gap_head = 0;
+	tr->gaps = 0;
+	tr->holds = 0;
+	tr->held_ns = 0;
 	tr->pmis = 0;
 	tr->stalled = false;
 	tr->busy = false;
@@ -523,6 +607,10 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 		st->wraps--;	/* exactly full, not yet overwritten */
 	st->lost = tr->lost;
 	st->gap_head = tr->gap_head;
+	st->gaps = tr->gaps;
+	memcpy(st->gap_heads, tr->gap_ring, sizeof(st->gap_heads));
+	st->holds = tr->holds;
+	st->held_ns = tr->held_ns;
 	st->buffer_size = tr->buf.size;
 	st->pmis = tr->pmis;
 }

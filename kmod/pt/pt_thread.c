@@ -44,6 +44,24 @@
  * without a spare the thread is not traced and counted (status
  * threads_lost).
  *
+ * The hold (continuous mode without LWPT_PT_CFG_LOSSY): a thread's buffer
+ * never fills while its reader is behind. Wherever a thread's output is
+ * accounted on its CPU (the ToPA PMI, a STATUS or RELEASE IPI) and has
+ * entered the region before the reader's tail - the watermark of
+ * pt_output_hold_due(), ahead of the STOP gate - the CPU's irq_work
+ * (pt_cpu.hold_iw, NMI-safe) queues a task_work on the thread
+ * (pt_notif_hold(), TWA_RESUME); its sched-in does the same. Before the
+ * thread next returns to user mode it waits in the kernel
+ * (pt_thread_held()), interruptibly: RELEASE wakes it once the reader made
+ * room, STOP and the end of the capture too; a signal ends the wait and is
+ * handled as usual (a fatal one ends the thread, SIGSTOP and ptrace stops
+ * work), and the next PMI or sched-in holds it again. Holds and the time
+ * held are counted in the status (holds, held_ns). Until it is held the
+ * thread writes into the gate's region: the room for the PMI's skid (SDM
+ * 33.2.7.2 "ToPA PMI") and for the instructions before the return to user
+ * mode. A per-CPU capture cannot hold a CPU: there the gate stops the
+ * processor and the loss is counted (pt_output.c).
+ *
  * Several per-thread sessions run at once (pt_core.c), each with its own
  * threads, spares and refill work (struct pt_threads); one hash table of
  * the traced threads serves them all, so a thread is in at most one
@@ -139,6 +157,8 @@ struct pt_thread {
 };
 
 static DEFINE_RAW_SPINLOCK(pt_thread_lock);
+/* Held threads wait here for their reader (pt_thread_held()). */
+static DECLARE_WAIT_QUEUE_HEAD(pt_hold_wq);
 /* Every session's traced threads, by task (a thread is in one session). */
 static DEFINE_HASHTABLE(pt_thread_hash, 7);
 static bool pt_use_xsaves;
@@ -445,6 +465,22 @@ static int pt_thread_xrstors(struct pt_thread *th, const struct pt_rtit_state *s
 }
 
 /*
+ * Continuous mode, @th not loaded: move the gate before the reader's tail;
+ * past it if the processor stopped there and the reader made room since
+ * (pt_output_gate()). pt_thread_lock held.
+ */
+static void pt_thread_regate(struct pt_thread *th)
+{
+	bool moved = false;
+
+	if (th->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
+	    (th->tr.tracing || th->tr.stalled)) {
+		th->tr.stalled = !pt_output_gate(&th->tr, &th->saved, &moved);
+		th->tr.tracing = !th->tr.stalled;
+	}
+}
+
+/*
  * Sched-in: load @th's state on this CPU and set TraceEn (the MSR holds
  * TraceEn=0 here: nothing of ours is loaded). pt_thread_lock held, IRQs off.
  */
@@ -456,15 +492,7 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 
 	if (th->tr.err || !th->task)
 		return;
-	/*
-	 * Continuous mode: move the gate before the reader's tail; past it if
-	 * the processor stopped there and the reader made room since.
-	 */
-	if (th->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
-	    (th->tr.tracing || th->tr.stalled)) {
-		th->tr.stalled = !pt_output_gate(&th->tr, &th->saved);
-		th->tr.tracing = !th->tr.stalled;
-	}
+	pt_thread_regate(th);
 	if (!th->tr.tracing)
 		return;
 	pt_cpu_update_begin(pc);
@@ -543,6 +571,89 @@ static void pt_thread_unload(struct pt_cpu *pc)
 	pt_cpu_update_end(pc);
 }
 
+/* --- The hold (continuous mode) ------------------------------------------- */
+
+/*
+ * Must the thread of @th wait for its reader? Its session is started, it
+ * is traced (or stalled at the gate) and its output reached the watermark
+ * (pt_output_hold_due()). pt_thread_lock held.
+ */
+static bool pt_thread_must_hold(const struct pt_thread *th)
+{
+	return th->sess->started && th->task && !th->tr.err &&
+	       (th->tr.tracing || th->tr.stalled) && pt_output_hold_due(&th->tr);
+}
+
+/* Must current wait (pt_thread_held()'s condition)? */
+static bool pt_thread_hold_current(void)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	bool hold;
+
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	hold = th && pt_thread_must_hold(th);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	return hold;
+}
+
+/*
+ * irq_work (IRQ context, on the CPU whose PMI or IPI found the watermark
+ * reached, pt_output.c): hold current if it is that thread and still must
+ * wait. Current is looked up, never remembered: nothing here outlives a
+ * thread or its session.
+ */
+static void pt_thread_hold_irq(struct irq_work *w)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (current->flags & (PF_KTHREAD | PF_EXITING))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	if (th && pt_thread_must_hold(th))
+		pt_notif_hold(current);
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+}
+
+/*
+ * The hold, as current before it returns to user mode (pt_notif.c's
+ * task_work): wait until the reader made room, the capture stopped or
+ * ended, or a signal came (handled on the way out: a fatal one ends the
+ * thread; SIGSTOP and ptrace stops work as usual). Counted in the trace's
+ * holds and held_ns. The thread is switched out while it waits, which
+ * saves its state; RELEASE wakes it and its sched-in loads it with the
+ * gate moved.
+ */
+static void pt_thread_held(void)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	bool hold;
+	u64 t0;
+
+	if (signal_pending(current))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	hold = th && pt_thread_must_hold(th);
+	if (hold)
+		th->tr.holds++;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	if (!hold)
+		return;
+	t0 = ktime_get_ns();
+	/* -ERESTARTSYS on a signal: the signal is handled after this work. */
+	(void)wait_event_interruptible(pt_hold_wq, !pt_thread_hold_current());
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	if (th)
+		th->tr.held_ns += ktime_get_ns() - t0;
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+}
+
 /* --- Probes (no sleeping, no printing) ------------------------------------ */
 
 /*
@@ -582,8 +693,12 @@ static void pt_thread_sched_in(void)
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_find(current);
-	if (!pc->cur && th && th->sess->started)
+	if (!pc->cur && th && th->sess->started) {
 		pt_thread_load(pc, th);
+		/* Over the watermark: held before it returns to user mode. */
+		if (pt_thread_must_hold(th) && !signal_pending(current))
+			pt_notif_hold(current);
+	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
@@ -717,7 +832,7 @@ static void pt_probes_get(struct pt_session *s)
  */
 int pt_thread_init(void)
 {
-	int err;
+	int err, cpu;
 
 	/* For the module's lifetime: a thread saved one way is restored so. */
 	pt_use_xsaves = pt_has(LWPT_PT_CAP_XSAVES);
@@ -727,7 +842,9 @@ int pt_thread_init(void)
 	pt_tp_switch = lwpt_tracepoint_find("sched_switch");
 	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit || !pt_tp_switch)
 		return -ENODEV;
-	pt_notif_init(pt_thread_sched_in);
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu_ptr(&pt_cpus, cpu)->hold_iw, pt_thread_hold_irq);
+	pt_notif_init(pt_thread_sched_in, pt_thread_held);
 	err = tracepoint_probe_register(pt_tp_switch, pt_probe_switch, NULL);
 	if (err)
 		goto err_notif;
@@ -760,11 +877,15 @@ err_notif:
  */
 void pt_thread_exit(void)
 {
+	int cpu;
+
 	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
 	tracepoint_probe_unregister(pt_tp_switch, pt_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&pt_cpus, cpu)->hold_iw);
 	pt_notif_exit();
 }
 
@@ -930,6 +1051,7 @@ static void pt_thread_close(struct pt_session *s, u32 reason)
 		if (th->task)
 			pt_thread_forget(th, reason);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	wake_up_all(&pt_hold_wq);
 }
 
 /**
@@ -1046,10 +1168,17 @@ int pt_thread_start(struct pt_session *s)
 		if (err)
 			goto out;
 	}
-	/* Threads are only appended (and freed under pt_lock, held here). */
-	list_for_each_entry_rcu(th, &s->thr.list, node, lockdep_is_held(&pt_lock))
+	/*
+	 * Threads are only appended (and freed under pt_lock, held here);
+	 * none of @s is loaded (stopped). The ToPA goes back to its START
+	 * markers, as per CPU: an earlier run's gate (pt_output_gate()) left
+	 * STOP and INT elsewhere than pt_output_reset()'s gate says.
+	 */
+	list_for_each_entry_rcu(th, &s->thr.list, node, lockdep_is_held(&pt_lock)) {
 		if (READ_ONCE(th->tr.head))
 			pt_buf_clear(&th->tr.buf);
+		pt_buf_write_topa(&th->tr.buf, s->cfg.mode);
+	}
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	list_for_each_entry(th, &s->thr.list, node) {
 		pt_thread_init_state(th);
@@ -1089,6 +1218,7 @@ void pt_thread_stop(struct pt_session *s)
 	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	cpus_read_unlock();
+	wake_up_all(&pt_hold_wq);	/* held threads go on, untraced */
 }
 
 /**
@@ -1210,8 +1340,11 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
  * @index: buffer number
  * @tail: bytes consumed since START (at most head)
  *
- * A stalled thread resumes at once if it runs now, else at its next
- * switch in.
+ * A held thread is woken (pt_thread_held()); a stalled thread resumes at
+ * once wherever it runs now: its CPU is read under the same lock as the
+ * tail is written, so an IPI that misses it (it was switched out first)
+ * leaves it to its next sched-in, which sees the new tail. A thread not
+ * loaded has its gate moved here (a held one waits on the result).
  *
  * Return: 0, or -EINVAL (no such buffer, @tail beyond head).
  */
@@ -1219,22 +1352,32 @@ int pt_thread_release(struct pt_session *s, u32 index, u64 tail)
 {
 	struct pt_thread *th;
 	unsigned long flags;
-	int cpu, err = 0;
+	int cpu = -1, err = 0;
 
-	cpu = pt_thread_where(s, index, &th);
-	if (!th)
-		return -EINVAL;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
-	if (tail > READ_ONCE(th->tr.head))
+	th = pt_thread_by_index(s, index);
+	if (!th || tail > READ_ONCE(th->tr.head)) {
 		err = -EINVAL;
-	else if (tail > th->tr.tail)
-		WRITE_ONCE(th->tr.tail, tail);
+	} else {
+		if (tail > th->tr.tail)
+			WRITE_ONCE(th->tr.tail, tail);
+		if (th->cpu >= 0) {
+			cpu = th->cpu;
+		} else if (th->task && s->started) {
+			pt_thread_regate(th);
+			/* Running but not loaded yet: the IPI loads it. */
+			cpu = task_cpu(th->task);
+		}
+	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	if (err)
+		return err;
+	wake_up_all(&pt_hold_wq);
 	cpus_read_lock();
-	if (!err && cpu >= 0 && s->started && cpu_online(cpu))
+	if (cpu >= 0 && s->started && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_thread_release_cpu, th, 1);
 	cpus_read_unlock();
-	return err;
+	return 0;
 }
 
 /**

@@ -80,3 +80,8 @@ VM_BINS += $(firstword $(wildcard /usr/bin/perf_6.1 /usr/bin/perf))
 VM_PROGS += pt_gt_edges
 pt_gt_edges_SRCS := tests/vm/progs/pt_gt_edges.c
 pt_gt_edges_LIBS := pt
+# 86-ptcap-hold.sh (issue 27 section 1): two threads, each with a trace many
+# times a small per-thread buffer.
+VM_PROGS += pt_flow_threads
+pt_flow_threads_SRCS := tests/vm/progs/pt_flow_threads.c
+pt_flow_threads_LDLIBS := -lpthread

@@ -261,3 +261,150 @@ pt_sys_two() {
 	rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "ptcap -a: status $rc: $(cat /tmp/sys.err)" || return 1
 }
+
+# pt_test_run NAME: run `pt_test NAME`, print its failures and a summary
+# line prefixed with $tag; 1 if it failed.
+pt_test_run() {
+	out=$(pt_test "$1")
+	rc=$?
+	echo "$out" | grep -v '^ok:'
+	[ $rc -eq 0 ] || fail "$tag: pt_test $1" || return 1
+	ok "$tag: pt_test $1 ($(echo "$out" | grep -c '^ok:') checks)"
+}
+
+# --- Issue 27: per-thread continuous capture of pt_flow_threads ----------
+# (86-ptcap-hold.sh and tests/vm/slow/86-ptcap-hold-matrix.sh). HOLD_PROG,
+# HOLD_ROUNDS: the program and its argument (36000 rounds: about 175 KiB
+# of trace per thread, more than 20 buffers of 8 KiB); HOLD_BUFFERS: the
+# buffers each thread must have written at least.
+HOLD_PROG=/bin/pt_flow_threads
+HOLD_ROUNDS=${HOLD_ROUNDS:-36000}
+HOLD_BUFFERS=${HOLD_BUFFERS:-20}
+
+# hold_flow_gt: the ground truth of both threads by single-stepping, in
+# /tmp/gt0.txt (the main thread) and /tmp/gt1.txt (the second); hold_rc is
+# the program's exit status.
+hold_flow_gt() {
+	env -i /bin/norandom /bin/pt_flow_gt -o /tmp/gt0.txt -T /tmp/gt1.txt \
+		$HOLD_PROG $HOLD_ROUNDS 2>/tmp/gt.err
+	hold_rc=$?
+	[ $hold_rc -lt 100 ] || fail "pt_flow_gt -T: $hold_rc $(cat /tmp/gt.err)" || return 1
+	[ "$(wc -l </tmp/gt0.txt)" -gt 10000 ] && [ "$(wc -l </tmp/gt1.txt)" -gt 10000 ] ||
+		fail "ground truth: $(wc -l </tmp/gt0.txt) and $(wc -l </tmp/gt1.txt) instructions" ||
+		return 1
+	ok "ground truth: main thread $(wc -l </tmp/gt0.txt), second thread $(wc -l </tmp/gt1.txt) instructions (exit $hold_rc)"
+}
+
+# hold_capture PROF:ACKER:SKID OPTIONS...: load lwpt_sim.ko with the
+# profile, set pt_nmi_first_acker and pt_pmi_skid, capture the program
+# per thread in continuous mode (8 KiB; 4 KiB regions where there may be
+# several) with OPTIONS; sets hold_what, hold_st (ptcap's status), the
+# buffer files hold_f0 (main thread) and hold_f1.
+hold_capture() {
+	combo=$1
+	shift
+	prof=${combo%%:*} ak=${combo#*:}
+	acker=${ak%:*} skid=${ak#*:}
+	hold_what="$prof acker=$acker skid=$skid $*"
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=$prof" >/dev/null ||
+		fail "insmod $hold_what" || return 1
+	echo "$acker" >/sys/module/lwpt_sim/parameters/pt_nmi_first_acker
+	echo "$skid" >/sys/module/lwpt_sim/parameters/pt_pmi_skid
+	regions=--region-size=4K
+	[ "$prof" = bdw ] && regions=	# MENTRY=0: one region
+	rm -rf /tmp/hold
+	env -i /bin/norandom /bin/ptcap -o /tmp/hold --mode=continuous --size=8K $regions "$@" \
+		-- $HOLD_PROG $HOLD_ROUNDS >/tmp/ptcap.out 2>&1
+	hold_st=$?
+	grep -qx "command-status exit=$hold_rc" /tmp/hold/config ||
+		fail "$hold_what: command $(grep command-status /tmp/hold/config), want exit=$hold_rc: $(cat /tmp/ptcap.out)" ||
+		return 1
+	hold_f0=$(hold_file 0)
+	hold_f1=$(hold_file 1)
+	[ -n "$hold_f0" ] && [ -n "$hold_f1" ] ||
+		fail "$hold_what: two threads: $(grep '^thread' /tmp/hold/config)" || return 1
+	grep '^status\.' /tmp/hold/config
+}
+
+# hold_file N: the trace file of buffer N (config's thread lines).
+hold_file() {
+	awk -v b="buffer=$1" '$1 ~ /^thread\./ {
+		for (i = 2; i <= NF; i++) if ($i == b) { sub(/^thread\./, "", $1); print $1 } }' \
+		/tmp/hold/config
+}
+
+# hold_flow FILE GT: libipt's flow of FILE (with its gaps) into
+# /tmp/flow.txt, /tmp/flow.out; 0 if it equals GT.
+hold_flow() {
+	ptflow --no-symbols --no-inst --pt "/tmp/hold/$1" --elf $HOLD_PROG >/tmp/flow.out 2>&1
+	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+	n_flow=$(wc -l </tmp/flow.txt)
+	cmp -s "$2" /tmp/flow.txt
+}
+
+# hold_bytes FILE: bytes the module wrote for FILE (its status line).
+hold_bytes() {
+	sed -n "s/^status\.$1 bytes=\([0-9]*\) .*/\1/p" /tmp/hold/config
+}
+
+# hold_unload: no PMI lost to a masked LVTPC, no violation, rmmod.
+hold_unload() {
+	! grep -v ' dropped=0 ' /sys/kernel/debug/lwpt_sim/pmi | grep -q . ||
+		fail "$hold_what: a PMI was lost: $(cat /sys/kernel/debug/lwpt_sim/pmi)" || return 1
+	[ "$(sim_violations)" = 0 ] || fail "$hold_what: violations $(sim_violations)" || return 1
+	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "$hold_what: rmmod" || return 1
+}
+
+# hold_flow_case PROF:ACKER:SKID: lossless by default: ptcap exits 0,
+# nothing lost, each thread wrote more than HOLD_BUFFERS buffers and its
+# flow equals the ground truth exactly.
+hold_flow_case() {
+	hold_capture "$1" || return 1
+	[ $hold_st -eq 0 ] && grep -qx 'losses 0' /tmp/hold/config ||
+		fail "$hold_what: ptcap status $hold_st: $(cat /tmp/ptcap.out)" || return 1
+	for t in 0 1; do
+		eval f=\$hold_f$t
+		b=$(hold_bytes "$f")
+		[ "${b:-0}" -gt $((HOLD_BUFFERS * 8192)) ] ||
+			fail "$hold_what: $f: $b bytes, not $HOLD_BUFFERS buffers" || return 1
+		hold_flow "$f" /tmp/gt$t.txt || {
+			echo "first difference (ground truth | libipt flow):"
+			diff /tmp/gt$t.txt /tmp/flow.txt | head -n 10
+			fail "$hold_what: $f: flow ($n_flow) differs from the ground truth ($(wc -l </tmp/gt$t.txt))"
+			return 1
+		}
+	done
+	hold_unload || return 1
+	ok "$hold_what: ptcap exit 0, both threads' flows = ground truth ($(hold_bytes "$hold_f0") and $(hold_bytes "$hold_f1") bytes through 8 KiB; $(sed -n "s/^status\.$hold_f0 .*\(holds=[0-9]*\).*/\1/p" /tmp/hold/config))"
+}
+
+# in_order_of GT: every address of /tmp/flow.txt matches, in order, the
+# next ones of GT (gaps allowed, nothing out of order).
+in_order_of() {
+	awk 'NR == FNR { gt[NR] = $0; n = NR; next }
+	     { while (i < n && gt[++i] != $0) ; if (gt[i] != $0) bad++ }
+	     END { exit bad ? 1 : 0 }' "$1" /tmp/flow.txt
+}
+
+# hold_flow_lossy PROF:ACKER:SKID: with --lossy the thread is never held;
+# ptcap's status is 3 exactly when losses are counted; each thread's flow
+# decodes without error and in the order of the ground truth.
+hold_flow_lossy() {
+	hold_capture "$1" --lossy || return 1
+	losses=$(sed -n 's/^losses //p' /tmp/hold/config)
+	{ [ "$losses" = 0 ] && [ $hold_st -eq 0 ]; } || { [ "$losses" -gt 0 ] && [ $hold_st -eq 3 ]; } ||
+		fail "$hold_what: ptcap status $hold_st with $losses losses" || return 1
+	! grep -q ' holds=[1-9]' /tmp/hold/config ||
+		fail "$hold_what: a thread was held: $(grep '^status' /tmp/hold/config)" || return 1
+	for t in 0 1; do
+		eval f=\$hold_f$t
+		hold_flow "$f" /tmp/gt$t.txt
+		! grep -q '^\[error' /tmp/flow.out ||
+			fail "$hold_what: $f: decode error: $(grep '^\[error' /tmp/flow.out | head -n 3)" ||
+			return 1
+		in_order_of /tmp/gt$t.txt ||
+			fail "$hold_what: $f: the flow is not in the order of the ground truth" || return 1
+	done
+	hold_unload || return 1
+	ok "$hold_what: never held, $losses loss(es) counted (ptcap status $hold_st), both flows in order without error"
+}

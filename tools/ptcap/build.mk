@@ -5,7 +5,8 @@
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
-	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c
+	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c \
+	tools/ptcap/gapmark.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
@@ -38,6 +39,12 @@ test_ptcap_procs_LIBS := pt
 UNIT_TESTS += test_ptcap_cpusel
 test_ptcap_cpusel_SRCS := tests/tools/ptcap/test_ptcap_cpusel.c tools/ptcap/cpusel.c
 test_ptcap_cpusel_LIBS := pt
+
+# OVF and PADs at the cuts of a raw trace file (gapmark.c, issue 27).
+UNIT_TESTS += test_ptcap_gapmark
+test_ptcap_gapmark_SRCS := tests/tools/ptcap/test_ptcap_gapmark.c tools/ptcap/gapmark.c
+test_ptcap_gapmark_LIBS := pt
+test_ptcap_gapmark_LDLIBS := -lipt
 
 # ptcap's command line and error messages without a device.
 SCRIPT_TESTS += tests/tools/ptcap/ptcap.sh

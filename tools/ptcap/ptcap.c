@@ -33,6 +33,7 @@
 #include <lwpt/pt.h>
 
 #include "cpusel.h"
+#include "gapmark.h"
 #include "outcome.h"
 #include "outdir.h"
 #include "procs.h"
@@ -56,6 +57,7 @@ struct opts {
 	const char *dev;
 	bool progress;
 	bool snapshot;		/* --snapshot: SIGUSR2 writes DIR/snap.<N> */
+	bool mode_given;	/* --mode given: else per thread continuous */
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	struct lpt_cap_config cfg;
@@ -149,7 +151,10 @@ static void usage(FILE *f)
 "      --single-range     single-range output, not ToPA (wrap mode; a power-of-two size;\n"
 "                         ToPA above 4 KiB on parts with erratum TGL052/ADL037/RPL017)\n"
 "      --no-inherit       do not follow the processes the command creates\n"
-"      --mode=wrap|stop|continuous   output mode (default wrap)\n"
+"      --lossy            continuous per-thread mode: never hold a thread for ptcap\n"
+"                         (it runs on when its buffer is full; losses counted)\n"
+"      --mode=wrap|stop|continuous   output mode (default: continuous for a command,\n"
+"                         -p and -t, which then lose nothing; wrap for -a, --cr3)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
 "      --snapshot         flight recorder (wrap mode): each SIGUSR2 writes the newest\n"
 "                         trace to DIR/snap.<N>; the end goes to DIR\n"
@@ -268,7 +273,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION, O_NO_INHERIT,
+	O_SNAPSHOT, O_VERSION, O_NO_INHERIT, O_LOSSY,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -304,6 +309,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "region-size", required_argument, NULL, O_REGION },
 		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
+		{ "lossy", no_argument, NULL, O_LOSSY },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
@@ -360,7 +366,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_REGION: c->region_size = parse_u64("--region-size", optarg, true); break;
 		case O_SINGLE: c->flags |= LWPT_PT_CFG_SINGLE_RANGE; break;
 		case O_NO_INHERIT: c->flags |= LWPT_PT_CFG_NO_INHERIT; break;
+		case O_LOSSY: c->flags |= LWPT_PT_CFG_LOSSY; break;
 		case O_MODE:
+			o->mode_given = true;
 			if (!strcmp(optarg, "wrap"))
 				c->mode = LWPT_PT_MODE_WRAP;
 			else if (!strcmp(optarg, "stop"))
@@ -398,6 +406,20 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		if (err)
 			die_usage("%s", why);
 	}
+	/*
+	 * Per-thread captures (a command, -p, -t) are continuous by default,
+	 * lossless since the module holds a thread for ptcap (Documentation/
+	 * pt.rst, "Continuous mode: the hold"), as perf record keeps
+	 * everything; -a, --cr3 (per CPU: a CPU cannot wait), --single-range
+	 * and --snapshot keep the flight recorder.
+	 */
+	if (!o->mode_given)
+		c->mode = o->all || o->snapshot || (c->flags & (LWPT_PT_CFG_CR3_FILTER |
+								LWPT_PT_CFG_SINGLE_RANGE)) ?
+			  LWPT_PT_MODE_WRAP : LWPT_PT_MODE_CONTINUOUS;
+	if ((c->flags & LWPT_PT_CFG_LOSSY) && c->mode != LWPT_PT_MODE_CONTINUOUS)
+		die_usage("--lossy is for continuous mode (a per-thread capture's default), "
+			  "not --mode=%s", c->mode == LWPT_PT_MODE_STOP ? "stop" : "wrap");
 	if (o->snapshot && c->mode != LWPT_PT_MODE_WRAP)
 		die_usage("--snapshot is a flight recorder: wrap mode only, not --mode=%s",
 			  c->mode == LWPT_PT_MODE_STOP ? "stop" : "continuous");
@@ -935,11 +957,15 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		if (!tf[i].have_st)
 			continue;
 		fprintf(f, "status.%s bytes=%" PRIu64 " saved=%" PRIu64 " wraps=%" PRIu64
-			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s\n",
+			" lost=%" PRIu64 " pmis=%" PRIu64 " rtit-status=0x%" PRIx64 "%s%s%s%s",
 			tf[i].name, s->bytes, tf[i].bytes, s->wraps, s->lost, s->pmis,
 			s->rtit_status, s->error ? " error" : "", s->stopped ? " stopped" : "",
 			lpt_dev_single_range(dev) ? " wrap-unknown" : "",
 			s->interfered ? " interfered" : "");
+		/* Per-thread continuous mode: the thread waited for ptcap. */
+		if (c->mode == LWPT_PT_MODE_CONTINUOUS && per_thread)
+			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64, s->holds, s->held_ns);
+		fputc('\n', f);
 	}
 	/* Where losses cut the packet stream: decoders resync there. */
 	for (i = 0; i < ntf; i++) {
@@ -1013,6 +1039,11 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 					       lpt_dev_single_range(dev));
 		ptcap_outcome_report(stderr, t->name, &t->oc);
 		losses += ptcap_outcome_losses(&t->oc);
+		/* Not a loss: the thread waited for ptcap (pt.rst, the hold). */
+		if (t->have_st && t->st.holds)
+			fprintf(stderr, "ptcap: %s: the thread waited %" PRIu64 " time(s) for ptcap "
+				"to read its buffer, %.3f s in all (nothing lost; --lossy lets it "
+				"run on)\n", t->name, t->st.holds, (double)t->st.held_ns / 1e9);
 		if (t->switches_lost)
 			fprintf(stderr, "ptcap: %s: data lost: %" PRIu64 " context switch(es) "
 				"(the module's sideband ring was full)\n", t->name,
@@ -1025,6 +1056,38 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 		}
 	}
 	return losses;
+}
+
+/*
+ * A decoder reading a trace file alone (libipt, perf) does not know
+ * gaps.<file>: at each cut the cut packet and the bytes up to the next PSB
+ * become OVF and PADs (gapmark.h), after outcomes() counted the OVF packets
+ * the processor wrote.
+ */
+static void mark_gaps(const struct trace_file *tf, unsigned int ntf, const char *dir)
+{
+	char path[4096];
+	unsigned int i;
+	uint8_t *map;
+	size_t g;
+	int fd;
+
+	for (i = 0; i < ntf; i++) {
+		if (!tf[i].ngaps || !tf[i].bytes)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, tf[i].name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			die("%s: %s", path, strerror(errno));
+		map = mmap(NULL, tf[i].bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (map == MAP_FAILED)
+			die("%s: %s", path, strerror(errno));
+		for (g = 0; g < tf[i].ngaps; g++)
+			ptcap_gap_mark(map, tf[i].bytes, tf[i].gaps[g]);
+		if (munmap(map, tf[i].bytes))
+			die("%s: %s", path, strerror(errno));
+	}
 }
 
 /* ---- capture ---------------------------------------------------------- */
@@ -1040,7 +1103,7 @@ static int sink_file(void *arg, const void *buf, size_t len)
 }
 
 /*
- * Note where in @t's file a loss cut the packet stream (lpt_dev_read_gap()):
+ * Note where in @t's file a loss cut the packet stream (lpt_dev_read_gaps()):
  * the config's gaps.<file> line, where decoders synchronise again.
  */
 static void gap_add(struct trace_file *t, uint64_t off)
@@ -1066,13 +1129,16 @@ static void drain(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
 
 		if (!tf[i].f)
 			continue;	/* not kept (-t) */
-		uint64_t before = tf[i].bytes, at;
+		uint64_t before = tf[i].bytes, at[LWPT_PT_GAP_HEADS];
+		unsigned int g, n;
 
 		r = lpt_dev_read(dev, (unsigned int)tf[i].cpu, sink_file, &tf[i]);
 		if (r < 0)
 			die("%s/%s: %s", dir, tf[i].name, lpt_dev_strerror((int)r));
-		if (lpt_dev_read_gap(dev, (unsigned int)tf[i].cpu, &at))
-			gap_add(&tf[i], before + at);
+		/* Every cut of the read, not only the last (ABI 1.4). */
+		n = lpt_dev_read_gaps(dev, (unsigned int)tf[i].cpu, at, LWPT_PT_GAP_HEADS);
+		for (g = 0; g < n; g++)
+			gap_add(&tf[i], before + at[g]);
 	}
 }
 
@@ -1722,6 +1788,7 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 		fprintf(stderr, "\rptcap: %.1f s, %u buffer(s) of %u processes\n",
 			now_s() - t0, nall, o->npids);
 	losses = outcomes(cfg, dev0, all, nall, o->dir);
+	mark_gaps(all, nall, o->dir);
 	write_maps(o->dir, &maps, pc[0].pid, true);
 	write_config(o, cfg, dev0, all, nall, true, false, losses, NULL, pc[0].pid);
 	for (k = 0; k < o->npids; k++) {
@@ -1848,6 +1915,8 @@ int main(int argc, char **argv)
 		    bad == LWPT_PT_FIELD_SCOPE) {
 			/* No per-thread capture in this module: per CPU while it runs. */
 			cfg.scope = LWPT_PT_SCOPE_CPU;
+			if (!o.mode_given)
+				cfg.mode = LWPT_PT_MODE_WRAP;	/* a CPU cannot wait */
 			if (!(cfg.flags & LWPT_PT_CFG_CR3_FILTER))
 				cfg.pid = 0;
 			err = lpt_dev_configure(dev, &cfg, &bad);
@@ -2012,6 +2081,7 @@ int main(int argc, char **argv)
 		out_close(sw, o.dir, "switches");
 	progress(&o, t0, tf, ntf, true);
 	losses = outcomes(&cfg, dev, tf, ntf, o.dir) + snap_losses;
+	mark_gaps(tf, ntf, o.dir);
 	write_maps(o.dir, &maps, target ? target : child < 0 ? -child : child, target != 0);
 	if (procs)
 		write_processes(procs, o.dir);

@@ -161,7 +161,18 @@ struct lwpt_pt_caps {
  * flags).
  */
 #define LWPT_PT_CFG_NO_INHERIT		(1u << 16)
-#define LWPT_PT_CFG_ALL			((1u << 17) - 1)
+/*
+ * Not an IA32_RTIT_CTL bit: a per-thread capture in continuous mode
+ * (LWPT_PT_SCOPE_THREAD, LWPT_PT_MODE_CONTINUOUS) never holds its threads
+ * for the reader: a thread whose buffer is full runs on untraced until the
+ * reader makes room, a loss counted in lost (the behaviour before ABI 1.4).
+ * Without it such a thread is held in the kernel before its buffer can fill
+ * and nothing is lost (Documentation/pt.rst, "Continuous mode: the hold").
+ * No effect in other modes and per CPU (a CPU is never held). Modules
+ * before it refuse it (bad_field flags).
+ */
+#define LWPT_PT_CFG_LOSSY		(1u << 17)
+#define LWPT_PT_CFG_ALL			((1u << 18) - 1)
 
 /* struct lwpt_pt_config.mode */
 #define LWPT_PT_MODE_WRAP		0	/* flight recorder: newest data kept */
@@ -370,6 +381,9 @@ struct lwpt_pt_config {
 /* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
 #define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */
 
+/* Entries of struct lwpt_pt_status.gap_heads (size version 4). */
+#define LWPT_PT_GAP_HEADS		16
+
 /**
  * struct lwpt_pt_status - argument of LWPT_PT_IOC_GET_STATUS
  * @size:	sizeof(struct lwpt_pt_status) of the caller
@@ -417,6 +431,17 @@ struct lwpt_pt_config {
  *		were put back there. The bytes from there to the next PSB do
  *		not continue the packets before it: a decoder synchronises
  *		again at the first PSB at or after it. 0: no such loss.
+ *
+ * Size version 4 (LWPT_PT_STATUS_SIZE_VER4) appends:
+ * @holds:	out: times the thread was held in the kernel for its reader
+ *		(per-thread continuous mode without LWPT_PT_CFG_LOSSY,
+ *		Documentation/pt.rst "Continuous mode: the hold"); 0 per CPU
+ * @held_ns:	out: nanoseconds it spent held, in all (CLOCK_MONOTONIC)
+ * @gaps:	out: cuts of the stream since START (@gap_head is the last)
+ * @gap_heads:	out: every cut is kept: @head of cut number n (from 0) is in
+ *		@gap_heads[n % LWPT_PT_GAP_HEADS] until LWPT_PT_GAP_HEADS more
+ *		cuts came; a reader that sees @gaps grow by more than that
+ *		between two reads has lost the positions of the older ones
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -441,16 +466,22 @@ struct lwpt_pt_status {
 	__u32 stop_reason;
 	__s32 ppid;
 	__u64 gap_head;
+	__u64 holds;
+	__u64 held_ns;
+	__u64 gaps;
+	__u64 gap_heads[LWPT_PT_GAP_HEADS];
 };
 
 /*
  * Size of the first published version, of version 1 (buffer ...), of
- * version 2 (stop_reason, ppid) and of version 3 (gap_head).
+ * version 2 (stop_reason, ppid), of version 3 (gap_head) and of version 4
+ * (holds, held_ns, gaps, gap_heads).
  */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
 #define LWPT_PT_STATUS_SIZE_VER2	120
 #define LWPT_PT_STATUS_SIZE_VER3	128
+#define LWPT_PT_STATUS_SIZE_VER4	280
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)

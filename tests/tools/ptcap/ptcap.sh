@@ -54,6 +54,10 @@ expect pids-gone 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646,21
 expect pid-zero 2 "^ptcap: -p: bad id '0'" -- -p 0
 expect pid-word 2 "^ptcap: -p: bad number 'me'" -- -p me
 expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only, not --mode=stop' -- -a --snapshot --mode=stop
+# Issue 27: --lossy is for continuous mode (the per-thread default).
+expect lossy-wrap 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- --lossy --mode=wrap -- true
+expect lossy-all 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- -a --lossy
+expect help-lossy 0 '--lossy ' -- -h
 expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
 expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"
 expect no-tid 1 '^ptcap: -t 2147483646: no such thread$' -- --tid=2147483646 -o "$tmp/out"

@@ -13,12 +13,8 @@
 # (pt_exec=0).
 . /lwpt/lib.sh
 
-run() {	# run NAME: pt_test NAME, its failures printed
-	out=$(pt_test "$1")
-	rc=$?
-	echo "$out" | grep -v '^ok:'
-	[ $rc -eq 0 ] || fail "$tag: pt_test $1" || return 1
-	ok "$tag: pt_test $1 ($(echo "$out" | grep -c '^ok:') checks)"
+run() {	# run NAME: pt_test NAME, its failures printed (lib.sh)
+	pt_test_run "$1"
 }
 
 traceen_anywhere() {

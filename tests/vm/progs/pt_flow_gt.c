@@ -3,7 +3,7 @@
  * pt_flow_gt: the ground truth of a program's user-mode instruction flow,
  * by ptrace single-stepping (issue 5 point 6, in the VM).
  *
- *   pt_flow_gt [-c] [-o FILE] [-f CHILD] PROG [ARGS...]
+ *   pt_flow_gt [-c] [-o FILE] [-f|-T CHILD] PROG [ARGS...]
  *
  * Runs PROG stopped at its exec, then PTRACE_SINGLESTEPs it to its end and
  * prints the IP of every user-mode instruction it executes, one per line as
@@ -24,6 +24,9 @@
  * single-stepped too, the first one's IPs written to CHILD (from its
  * first instruction, after the fork's SYSCALL), as a per-thread capture
  * that follows forks traces it (Documentation/pt.rst, "Following forks").
+ * With -T, the same for the first thread PROG creates
+ * (PTRACE_O_TRACECLONE; from its first instruction, after the clone's
+ * SYSCALL), as a per-thread capture gives each thread its own buffer.
  * Exit status: PROG's, or 125 if tracing failed.
  */
 #include <errno.h>
@@ -184,15 +187,18 @@ static void step(struct stepped *t)
 		die("PTRACE_SINGLESTEP");
 }
 
-/* -f: the parent and its first child, stepped as each stops. */
-static int follow(pid_t pid, FILE *out, FILE *cout)
+/*
+ * -f / -T: the parent and its first child process or thread (@opt
+ * PTRACE_O_TRACEFORK or PTRACE_O_TRACECLONE), stepped as each stops.
+ */
+static int follow(pid_t pid, FILE *out, FILE *cout, long opt)
 {
 	struct stepped t[2] = { { pid, out, 0, 0, 0 }, { 0, cout, 0, 0, 0 } };
 	int status, live = 1, rc = 125;
 	struct stepped *s;
 	pid_t w;
 
-	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_TRACEFORK))
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)opt))
 		die("PTRACE_SETOPTIONS");
 	step(&t[0]);
 	while (live) {
@@ -236,6 +242,7 @@ int main(int argc, char **argv)
 	int status, sig = 0, arg = 1, calls = 0;
 	enum gt_kind prev = GT_OTHER;
 	FILE *out = stdout, *cout = NULL;
+	long opt = PTRACE_O_TRACEFORK;
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[1], "-c")) {
@@ -248,14 +255,17 @@ int main(int argc, char **argv)
 			die(argv[arg + 1]);
 		arg += 2;
 	}
-	if (argc > arg + 2 && !calls && !strcmp(argv[arg], "-f")) {
+	if (argc > arg + 2 && !calls &&
+	    (!strcmp(argv[arg], "-f") || !strcmp(argv[arg], "-T"))) {
+		if (argv[arg][1] == 'T')
+			opt = PTRACE_O_TRACECLONE;
 		cout = fopen(argv[arg + 1], "w");
 		if (!cout)
 			die(argv[arg + 1]);
 		arg += 2;
 	}
 	if (argc <= arg) {
-		fprintf(stderr, "usage: pt_flow_gt [-c] [-o FILE] [-f CHILD] PROG [ARGS...]\n");
+		fprintf(stderr, "usage: pt_flow_gt [-c] [-o FILE] [-f|-T CHILD] PROG [ARGS...]\n");
 		return 125;
 	}
 	pid = fork();
@@ -271,7 +281,7 @@ int main(int argc, char **argv)
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
 		die("waitpid (exec)");
 	if (cout)
-		return follow(pid, out, cout);
+		return follow(pid, out, cout, opt);
 	for (;;) {
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			die("PTRACE_GETREGS");

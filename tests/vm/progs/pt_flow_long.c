@@ -10,29 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-typedef long (*op_fn)(long a, long b);
+#include "pt_flow_ops.h"
 
-__attribute__((noinline)) static long op_add(long a, long b)
-{
-	return a + b;
-}
-
-__attribute__((noinline)) static long op_xor(long a, long b)
-{
-	return a ^ b;
-}
-
-__attribute__((noinline)) static long op_sub(long a, long b)
-{
-	return a - b;
-}
-
-__attribute__((noinline)) static long op_or(long a, long b)
-{
-	return a | (b >> 3);
-}
-
-static op_fn const ops[] = { op_add, op_xor, op_sub, op_or };
 volatile long sink_var;
 
 /* Dense on purpose: an indirect call and a few branches every round. */
