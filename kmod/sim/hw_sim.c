@@ -61,6 +61,21 @@ module_param(lwp_xsave_drops_int, bool, 0644);
 MODULE_PARM_DESC(lwp_xsave_drops_int,
 		 "XSAVE stores the LWP Flags without bit 31 (INT), as rr saw on Family 15h; XRSTOR then restores LWP without threshold interrupts (default off)");
 
+/*
+ * Flags bit 31 of the XSAVE image is Reserved in 43724 Table 7-1; the driver
+ * sets it to re-arm INT on a part whose XSAVE drops it. What such a part's
+ * XRSTOR does with it is not documented (issue 28 §4): load it as INT (0),
+ * ignore it (1), or raise #GP (2). A #GP here is the part's refusal, not a
+ * violation the driver commits (it cannot know beforehand): -EIO, uncounted.
+ */
+#define SIM_XRSTOR_INT_LOAD	0
+#define SIM_XRSTOR_INT_IGNORE	1
+#define SIM_XRSTOR_INT_GP	2
+static uint lwp_xrstor_int;
+module_param(lwp_xrstor_int, uint, 0644);
+MODULE_PARM_DESC(lwp_xrstor_int,
+		 "With lwp_xsave_drops_int=1: what XRSTOR does with Flags bit 31 (INT; Reserved in the XSAVE area, 43724 Table 7-1) set in the image: 0 loads it as INT (default), 1 ignores it, 2 raises #GP");
+
 static uint lwp_xcr0_steal;
 module_param(lwp_xcr0_steal, uint, 0644);
 MODULE_PARM_DESC(lwp_xcr0_steal,
@@ -393,7 +408,7 @@ int hw_sim_lwp_state_get(void *area)
 	return sim_xsave(area, LWP_XCR0_MASK, false);
 }
 
-int lwpt_hw_xrstor(const void *area, u64 mask)
+static int sim_xrstor(const void *area, u64 mask, bool quirks)
 {
 	struct sim_cpu *c = sim_this_cpu();
 	u64 rfbm = mask & c->xcr0;
@@ -418,14 +433,34 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 	if (!(rfbm & LWP_XCR0_MASK))
 		return 0;
 	if (hdr[0] & LWP_XCR0_MASK) {
-		memcpy(c->lwp_xstate, (const u8 *)area + SIM_LWP_XSAVE_OFFSET,
-		       SIM_LWP_XSAVE_SIZE);
+		const struct lwp_xsave_area *la = (const void *)
+			((const u8 *)area + SIM_LWP_XSAVE_OFFSET);
+		unsigned int rsvd = quirks && READ_ONCE(lwp_xsave_drops_int) &&
+				    (la->flags & LWP_LWPCB_FLAGS_INT) ?
+				    READ_ONCE(lwp_xrstor_int) : SIM_XRSTOR_INT_LOAD;
+
+		if (rsvd == SIM_XRSTOR_INT_GP)
+			return -EIO;
+		memcpy(c->lwp_xstate, la, SIM_LWP_XSAVE_SIZE);
+		if (rsvd == SIM_XRSTOR_INT_IGNORE)
+			((struct lwp_xsave_area *)c->lwp_xstate)->flags &=
+				~LWP_LWPCB_FLAGS_INT;
 	} else {
 		/* 43724 §8.7.2: XSTATE_BV[62] = 0 turns LWP off. */
 		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
 		c->lwp_cbaddr = 0;
 	}
 	return 0;
+}
+
+int lwpt_hw_xrstor(const void *area, u64 mask)
+{
+	return sim_xrstor(area, mask, true);
+}
+
+int hw_sim_lwp_state_set(const void *area)
+{
+	return sim_xrstor(area, LWP_XCR0_MASK, false);
 }
 
 /*

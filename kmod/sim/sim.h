@@ -180,6 +180,18 @@ void hw_sim_raise_pmi(void);
 int hw_sim_lwp_state_get(void *area);
 
 /**
+ * hw_sim_lwp_state_set - load the LWP state of this CPU into the unit
+ * @area: 64-byte aligned XSAVE area (header and component 62)
+ *
+ * An XRSTOR of component 62 without the Family 15h quirks of the
+ * architectural one (lwp_xrstor_int): the #UD emulation stores the unit's
+ * internal state back through it. Preemption off.
+ *
+ * Return: 0 or an error as lwpt_hw_xrstor().
+ */
+int hw_sim_lwp_state_set(const void *area);
+
+/**
  * hw_sim_raise_lwp_irq - the model signals an LWP threshold interrupt
  *
  * Calls the hook registered with lwpt_hw_lwp_irq_register(), if any.

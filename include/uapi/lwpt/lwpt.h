@@ -42,9 +42,11 @@
  *      capture on selected CPUs, bad_field CPU_MASK), caps size version 2
  *      (cpuid_15h, cpuid_16h_eax: the timing leaves of the module's
  *      processor)
+ * 1.4  /dev/lwp GET_CAPS and GET_STATS accept in @flags the bits they write
+ *      there (ignored), so a filled struct can be passed again
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			3
+#define LWPT_ABI_MINOR			4
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)
