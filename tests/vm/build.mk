@@ -72,3 +72,8 @@ pt_held_SRCS := tests/vm/progs/pt_held.c
 # 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
 VM_PROGS += pt_flow_long
 pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
+# tests/vm/slow/90-lwp-reload.sh (issue 28 §0): the workload of the hang.
+VM_PROGS += liblwp_stress
+liblwp_stress_SRCS := tests/vm/progs/liblwp_stress.c
+liblwp_stress_LIBS := lwp
+liblwp_stress_LDLIBS := -lpthread
