@@ -519,12 +519,13 @@ static void lwp_throttle_work(struct callback_head *cb)
  */
 static void lwp_throttle_queue(struct lwp_file *lf)
 {
+	struct pid *owner = READ_ONCE(lf->owner);
 	struct task_struct *task;
 
-	if (test_and_set_bit(0, &lf->throttle_busy))
+	if (!owner || test_and_set_bit(0, &lf->throttle_busy))
 		return;
 	rcu_read_lock();
-	task = pid_task(READ_ONCE(lf->owner), PIDTYPE_PID);
+	task = pid_task(owner, PIDTYPE_PID);
 	if (!task || !READ_ONCE(lf->active) || !get_file_rcu(lf->file))
 		goto unbusy;
 	init_task_work(&lf->throttle_work, lwp_throttle_work);

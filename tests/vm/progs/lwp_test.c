@@ -611,7 +611,8 @@ static void test_pingpong(unsigned int n)
 
 static char *self_exe;
 
-static void exec_sigill_self(void)
+/* In a child: LWP enabled and sess loaded (VAL), or exit status 2. */
+static int child_lwp_start(void)
 {
 	int fd = lwp_open();
 
@@ -619,6 +620,13 @@ static void exec_sigill_self(void)
 		_exit(2);
 	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
 	llwpcb(&sess.cb);
+	return fd;
+}
+
+static void exec_sigill_self(void)
+{
+	int fd = child_lwp_start();
+
 	LWPINS32(1, 2, 3);
 	/* O_CLOEXEC does not matter: exec itself takes LWP away. */
 	fcntl(fd, F_SETFD, 0);
@@ -989,6 +997,27 @@ static void test_memcg(unsigned int n)
 }
 
 /*
+ * Enable LWP on @fd and load sess with Flags VAL | INT and @threshold
+ * bytes. Return 1, or 0 (printed as "@name: ... skipped", @fd closed) if
+ * threshold interrupts are not available.
+ */
+static int int_session_start(int fd, const char *name, uint32_t threshold)
+{
+	struct lwp_caps c;
+
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	lwp_caps_get(fd, &c);
+	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
+		printf("%s: no threshold interrupt, skipped\n", name);
+		close(fd);
+		return 0;
+	}
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, threshold);
+	llwpcb(&sess.cb);
+	return 1;
+}
+
+/*
  * Issue 13 §3, as a hostile user (uid 1000, no capabilities): Threshold 0
  * asks for an interrupt per record (43724 Table 6-1); the driver lets at
  * most 1000 a second through per thread and then takes Flags.INT away for
@@ -998,7 +1027,6 @@ static void test_memcg(unsigned int n)
 static void test_flood(void)
 {
 	struct lwp_stats st = { .size = sizeof(st) };
-	struct lwp_caps c;
 	uint64_t big[2] = { 1u << 30, 0 };
 	int fd, i, n = 6000;
 
@@ -1012,15 +1040,8 @@ static void test_flood(void)
 	big[0] = 4096 + 8;
 	CHECK(ioctl(fd, LWP_IOC_GET_CAPS, big) == -1 && errno == EINVAL,
 	      "GET_CAPS size above PAGE_SIZE accepted");
-	CHECK(lwp_enable(fd) == 0, "ENABLE");
-	lwp_caps_get(fd, &c);
-	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
-		printf("flood: no threshold interrupt, skipped\n");
-		close(fd);
+	if (!int_session_start(fd, "flood", 0))
 		return;
-	}
-	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, 0);
-	llwpcb(&sess.cb);
 	for (i = 0; i < n; i++) {
 		LWPINS32(i, i, 1);
 		sess.cb.buffer_tail_offset = sess.cb.buffer_head_offset;
@@ -1071,19 +1092,11 @@ static void test_busy_throttle(void)
 {
 	struct lwp_stats st0 = { .size = sizeof(st0) }, st1;
 	struct sched_param fifo;
-	struct lwp_caps c;
 	int fd = lwp_open(), i;
 	double t0;
 
-	CHECK(lwp_enable(fd) == 0, "ENABLE");
-	lwp_caps_get(fd, &c);
-	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
-		printf("busythrottle: no threshold interrupt, skipped\n");
-		close(fd);
+	if (!int_session_start(fd, "busythrottle", 0))
 		return;
-	}
-	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, 0);
-	llwpcb(&sess.cb);
 	for (i = 0; i < 30000; i++) {
 		LWPINS32(i, i, 1);
 		sess.cb.buffer_tail_offset = sess.cb.buffer_head_offset;
@@ -1144,12 +1157,8 @@ static void test_busy_throttle(void)
 static void kvm_child(void)
 {
 	struct lwp_stats st = { .size = sizeof(st) };
-	int fd = lwp_open();
+	int fd = child_lwp_start();
 
-	if (lwp_enable(fd))
-		_exit(2);
-	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
-	llwpcb(&sess.cb);
 	LWPINS32(1, 1, 1);
 	CHECK(slwpcb() == &sess.cb, "LLWPCB");
 	CHECK(sim_param_set("lwp_kvm_run", "1") == 0, "lwp_kvm_run: %s",
