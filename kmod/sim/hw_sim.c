@@ -349,9 +349,16 @@ int lwpt_hw_xsetbv(u32 xcr, u64 val)
 		sim_violation("XSETBV with an invalid index or value (#GP)");
 		return -EIO;
 	}
-	/* 43724 §4.1: clearing XCR0[62] stores 0 into LWP_CBADDR. */
-	if (!(val & LWP_XCR0_MASK))
+	/*
+	 * 43724 §4.1: clearing XCR0[62] stores 0 into LWP_CBADDR: LWP is
+	 * disabled, its state gone (as lwp_xcr0_steal models it), so an
+	 * XRSTOR that fails after XCR0[62] is set again leaves LWP off, not
+	 * the state of the thread that ran before.
+	 */
+	if (!(val & LWP_XCR0_MASK)) {
 		c->lwp_cbaddr = 0;
+		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
+	}
 	c->xcr0 = val;
 	return 0;
 }
