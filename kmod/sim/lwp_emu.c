@@ -321,7 +321,8 @@ static void lwp_emu_fault(const struct lwp_model_result *res, u64 ip)
 
 /* --- Execution events 2 and 3 (43724 §2.2, §2.3), from sim_step.c ------- */
 
-bool lwp_emu_follow(void)
+/* struct sim_unit.follow (@cr3 unused: LWP follows the thread) */
+static bool lwp_emu_follow(u64 cr3)
 {
 	struct lwp_file *lf = lwp_current_file();
 
@@ -372,7 +373,8 @@ static struct lwp_model_result lwp_emu_op_retired(struct lwp_model *m, void *arg
 	return lwp_model_branch_retired(m, &b);
 }
 
-void lwp_emu_retired(const struct sim_step_insn *r)
+/* struct sim_unit.retired */
+static void lwp_emu_retired(const struct sim_step_insn *r)
 {
 	struct lwp_file *lf = lwp_current_file();
 	struct lwp_model_result res;
@@ -467,6 +469,11 @@ static struct notifier_block lwp_emu_nb = {
 	.notifier_call = lwp_emu_die,
 };
 
+static const struct sim_unit lwp_emu_unit = {
+	.follow = lwp_emu_follow,
+	.retired = lwp_emu_retired,
+};
+
 /* The model profile with the CPUID the simulated CPU reports (one source). */
 static const struct lwp_model_profile *lwp_emu_find_profile(void)
 {
@@ -492,6 +499,7 @@ static const struct lwp_model_profile *lwp_emu_find_profile(void)
 int lwp_variant_init(void)
 {
 	struct lwpt_cpuid_regs r;
+	int err;
 
 	lwp_emu_profile = lwp_emu_find_profile();
 	if (!lwp_emu_profile) {
@@ -505,10 +513,14 @@ int lwp_variant_init(void)
 	lwp_emu_offset = r.ebx;
 	if (lwp_emu_offset + sizeof(struct lwp_xsave_area) > lwp_area_size())
 		return -ENODEV;
-	return register_die_notifier(&lwp_emu_nb);
+	err = register_die_notifier(&lwp_emu_nb);
+	if (!err)
+		sim_unit_register(SIM_UNIT_LWP, &lwp_emu_unit);
+	return err;
 }
 
 void lwp_variant_exit(void)
 {
+	sim_unit_register(SIM_UNIT_LWP, NULL);
 	unregister_die_notifier(&lwp_emu_nb);
 }
