@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/pid.h>
 #include <linux/preempt.h>
@@ -53,11 +54,12 @@ struct miscdevice;
  * @int_lwpcb: LWPCB last seen (in user memory) with Flags.INT, or 0
  * @irq_window: jiffies at the start of the interrupt-rate window
  * @irq_count: threshold interrupts in that window
- * @throttled: @throttle_until is meaningful
- * @throttle_until: jiffies until which threshold interrupts stay off
+ * @throttled: threshold interrupts are off until @throttle_timer expires
+ * @throttle_timer: lifts the throttle one second after it began
  * @throttles: times the thread was throttled
  * @throttle_busy: bit 0: @throttle_work is queued
- * @throttle_work: task_work that takes Flags.INT out of the live state
+ * @throttle_work: task_work of @owner that makes Flags.INT of its live
+ *	state match @throttled (out while throttled, back from the LWPCB after)
  * @wq: readers and pollers waiting for @pending
  * @fasync: O_ASYNC / F_SETOWN / F_SETSIG subscribers
  * @irq_work: wakes @wq and signals @fasync outside the interrupt
@@ -86,7 +88,7 @@ struct lwp_file {
 	unsigned long irq_window;
 	unsigned int irq_count;
 	bool throttled;
-	unsigned long throttle_until;
+	struct hrtimer throttle_timer;
 	u64 throttles;
 	unsigned long throttle_busy;
 	struct callback_head throttle_work;
@@ -134,6 +136,35 @@ struct lwp_file *lwp_current_file(void);
  * Return: CPUID Fn0000_000D_x3E EBX + EAX (offset + size, 43724 §3.2).
  */
 u32 lwp_area_size(void);
+
+/**
+ * lwp_guest_entry - current is about to enter a KVM guest
+ *
+ * Called by lwp_guest.c's kvm_entry probe (and by lwpt_sim.ko's model of
+ * it, the lwp_kvm_run parameter) in current's context, IRQs off, before
+ * KVM loads the guest's XCR0 (43724 §8.2.2); also in the thread that loads
+ * kvm.ko, before KVM reads host_xcr0. Any context of current. If current has LWP, takes it
+ * away as LWP_IOC_DISABLE would (XCR0[62] cleared, LWP_CBADDR = 0) and
+ * logs it: the guest never runs with the thread's LWP state.
+ */
+void lwp_guest_entry(void);
+
+/**
+ * lwp_guest_hook_init - call @fn at every KVM guest entry of the host
+ * @fn: called in the vCPU thread's context with IRQs off, before KVM's
+ *	kvm_load_guest_xsave_state()
+ *
+ * Probes KVM's kvm_entry tracepoint, in the kernel or in kvm.ko whenever
+ * it loads (lwp_guest.c).
+ *
+ * Return: 0, or register_tracepoint_module_notifier()'s error.
+ */
+int lwp_guest_hook_init(void (*fn)(void));
+
+/**
+ * lwp_guest_hook_exit - undo lwp_guest_hook_init()
+ */
+void lwp_guest_hook_exit(void);
 
 /**
  * lwp_variant_init - per-module part of lwp_init()

@@ -6,8 +6,9 @@
  * Who touches XCR0[62] (43724 §4.1): only this file, and only
  *   - lwp_thread_on():  sched-in of a thread with LWP (preempt notifier), and
  *                       LWP_IOC_ENABLE in that thread;
- *   - lwp_thread_off(): sched-out of such a thread, LWP_IOC_DISABLE, and the
- *                       exec and exit hooks of such a thread.
+ *   - lwp_thread_off(): sched-out of such a thread, LWP_IOC_DISABLE, the
+ *                       exec and exit hooks of such a thread, and its entry
+ *                       into a KVM guest (lwp_guest_entry()).
  * So XCR0[62] is 1 exactly while a thread that enabled LWP runs, and every
  * other thread executing an LWP instruction gets #UD (SIGILL).
  * Everything reaches the processor through hw.h.
@@ -15,6 +16,7 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/file.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/miscdevice.h>
@@ -53,12 +55,15 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 /*
  * Threshold interrupt throttle (issue 13 §3): at most this many interrupts
  * per thread per second are let through. A thread over it has Flags.INT
- * taken out of its LWP state until a second has passed (task_work before
- * its return to user mode, and its sched-ins meanwhile); the sched-in after
- * that puts it back from its LWPCB. Perf's perf_event_max_sample_rate plays
- * the same role (kernel/events/core.c, __perf_event_overflow()).
+ * taken out of its LWP state for a second (task_work before its return to
+ * user mode, on whatever CPU it runs, and its sched-ins meanwhile); an
+ * hrtimer then lifts the throttle and puts INT back from its LWPCB through
+ * the same task_work, so a thread that never sleeps gets its interrupts
+ * back too (issue 28 §3). Perf's perf_event_max_sample_rate plays the same
+ * role (kernel/events/core.c, __perf_event_overflow()).
  */
 #define LWP_IRQ_MAX_PER_SEC	1000
+#define LWP_THROTTLE_NS		NSEC_PER_SEC
 
 /* Largest XSAVE area we accept for component 62 (offset + size). */
 #define LWP_AREA_MAX		PAGE_SIZE
@@ -73,9 +78,13 @@ static int lwp_cpuhp_state = -1;
 static struct tracepoint *lwp_tp_exec;
 static struct tracepoint *lwp_tp_exit;
 static atomic64_t lwp_stray_irqs = ATOMIC64_INIT(0);
+static atomic64_t lwp_guest_detaches = ATOMIC64_INIT(0);
+/* An XRSTOR refused (#GP) an image with the re-armed Flags.INT: never again. */
+static bool lwp_rearm_refused;
 /*
- * Failed hardware-layer calls at context switch. The notifiers run with the
- * runqueue lock held, where printk may deadlock: count, report at unload.
+ * Failed hardware-layer calls at context switch. The sched-out notifier runs
+ * with the runqueue lock held, where printk may deadlock: count, report at
+ * unload.
  */
 static atomic_t lwp_switch_errors = ATOMIC_INIT(0);
 
@@ -84,7 +93,8 @@ static DEFINE_PER_CPU(u64, lwp_cfg_programmed);
 /*
  * The file whose thread last had LWP on this CPU: a threshold interrupt may
  * arrive late (43724 §1), after that thread was switched out, and belongs
- * to it. Written at sched-in with IRQs off, read in the interrupt; cleared
+ * to it. Written at sched-in with preemption off, read in the interrupt
+ * (on the same CPU: a plain store, no tearing); cleared
  * by lwp_release() before an RCU grace period, which the readers (IRQs or
  * preemption off) wait for.
  */
@@ -219,11 +229,13 @@ static struct syscore_ops lwp_syscore_ops = {
 /* Per-thread availability and context switch                               */
 /* ---------------------------------------------------------------------- */
 
-/* Is @lf's thread throttled (no threshold interrupts) right now? */
+/*
+ * Is @lf's thread throttled (no threshold interrupts) right now? Set by the
+ * interrupt, cleared by @lf->throttle_timer.
+ */
 static bool lwp_throttled(struct lwp_file *lf)
 {
-	return READ_ONCE(lf->throttled) &&
-	       time_before(jiffies, READ_ONCE(lf->throttle_until));
+	return READ_ONCE(lf->throttled);
 }
 
 static void lwp_switch_error(struct lwp_file *lf)
@@ -248,30 +260,64 @@ static u64 *lwp_area_xstate_bv(struct lwp_file *lf)
  * faulting; if the page is not resident, the last answer for the same
  * LWPCB. XRSTOR masks Flags with the available features again (§7.4), so a
  * thread gets no more than its LLWPCB gave it. Preemption or IRQs off.
+ *
+ * Bit 31 of the image's Flags is Reserved in 43724 Table 7-1: how XRSTOR
+ * treats it on a part that drops it is not documented (issue 28 §4). If
+ * XRSTOR faults on it, lwp_area_load() restores without it and re-arming
+ * stops for good (lwp_rearm_refused); if XRSTOR ignores it, nothing here
+ * can tell (XSAVE drops it again). Documentation/lwp.rst.
+ * Return: true if INT was put back.
  */
-static void lwp_area_rearm_int(struct lwp_file *lf)
+static bool lwp_area_rearm_int(struct lwp_file *lf)
 {
 	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
 	u32 flags;
 
 	if (lwp_throttled(lf)) {
 		a->flags &= ~LWP_LWPCB_FLAGS_INT;
-		return;
+		return false;
 	}
 	if (!(*lwp_area_xstate_bv(lf) & LWP_XCR0_MASK) || !a->lwpcb_address ||
-	    (a->flags & LWP_LWPCB_FLAGS_INT) ||
+	    (a->flags & LWP_LWPCB_FLAGS_INT) || READ_ONCE(lwp_rearm_refused) ||
 	    !(this_cpu_read(lwp_cfg_programmed) & LWP_CFG_INT))
-		return;
+		return false;
 	if (copy_from_user_nofault(&flags, (const void __user *)
 				   (uintptr_t)(a->lwpcb_address + LWP_LWPCB_OFF_FLAGS),
 				   sizeof(flags)))
 		flags = lf->int_lwpcb == a->lwpcb_address ? LWP_LWPCB_FLAGS_INT : 0;
 	else
 		lf->int_lwpcb = flags & LWP_LWPCB_FLAGS_INT ? a->lwpcb_address : 0;
-	if (flags & LWP_LWPCB_FLAGS_INT) {
-		a->flags |= LWP_LWPCB_FLAGS_INT;
+	if (!(flags & LWP_LWPCB_FLAGS_INT))
+		return false;
+	a->flags |= LWP_LWPCB_FLAGS_INT;
+	return true;
+}
+
+/*
+ * XRSTOR @lf's image, INT re-armed (lwp_area_rearm_int()). If the part
+ * refuses the re-armed image (#GP: -EIO from the hardware layer), restore
+ * it without the bit - the thread keeps LWP and its records, without
+ * threshold interrupts - and stop re-arming on this machine: one fault,
+ * one log line. GET_CAPS then no longer reports LWP_CAPS_F_INT.
+ * Preemption off. Return: 0 or the hardware layer's error.
+ */
+static int lwp_area_load(struct lwp_file *lf)
+{
+	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
+	bool rearmed = lwp_area_rearm_int(lf);
+	int err = lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK);
+
+	if (!rearmed)
+		return err;
+	if (!err) {
 		lf->int_rearmed++;
+		return 0;
 	}
+	a->flags &= ~LWP_LWPCB_FLAGS_INT;
+	err = lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK);
+	if (!err && !xchg(&lwp_rearm_refused, true))
+		pr_warn(LWPT_PR_PREFIX "LWP: XRSTOR refuses Flags bit 31 (Reserved, 43724 Table 7-1): threshold interrupts are not re-armed after context switches on this processor (Documentation/lwp.rst)\n");
+	return err;
 }
 
 /*
@@ -287,8 +333,7 @@ static void lwp_thread_on(struct lwp_file *lf)
 		lwp_switch_error(lf);
 		return;
 	}
-	lwp_area_rearm_int(lf);
-	if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK)) {
+	if (lwp_area_load(lf)) {
 		lwp_switch_error(lf);
 		return;
 	}
@@ -331,7 +376,14 @@ static void lwp_thread_off(struct lwp_file *lf, bool save)
 		lwp_switch_error(lf);
 }
 
-/* Runs with the runqueue lock held and IRQs off. */
+/*
+ * 6.1: finish_task_switch() calls fire_sched_in_preempt_notifiers() after
+ * finish_lock_switch() released the runqueue lock and enabled IRQs, with
+ * preemption still off (kernel/sched/core.c). Nothing here relies on IRQs
+ * being off: a threshold interrupt that lwp_thread_on() lets in reads
+ * lwp_last, which is written last. sched_out, by contrast, runs from
+ * prepare_task_switch() with the runqueue lock held and IRQs off.
+ */
 static void lwp_sched_in(struct preempt_notifier *pn, int cpu)
 {
 	lwp_thread_on(container_of(pn, struct lwp_file, pn));
@@ -371,6 +423,18 @@ static void lwp_thread_detach(struct lwp_file *lf)
 	WRITE_ONCE(lf->active, false);
 	preempt_enable();
 	fput(lf->file);
+}
+
+void lwp_guest_entry(void)
+{
+	struct lwp_file *lf = lwp_current_file();
+
+	if (!lf)
+		return;
+	lwp_thread_detach(lf);
+	atomic64_inc(&lwp_guest_detaches);
+	pr_notice_ratelimited(LWPT_PR_PREFIX "LWP: %s[%d] enters a KVM guest (or loads KVM): LWP taken away from the thread (43724 §8.2.2, Documentation/lwp.rst)\n",
+			      current->comm, task_pid_nr(current));
 }
 
 /* execve(): the new program starts without LWP and without the old state. */
@@ -425,31 +489,74 @@ static void lwp_hooks_unregister(void)
 /* ---------------------------------------------------------------------- */
 
 /*
- * Task work of a throttled thread, before it returns to user mode: Flags.INT
- * out of its live LWP state (XSAVE, clear, XRSTOR of component 62; nothing
- * of LWP changes while the thread is in the kernel).
+ * Task work of the owner, before it returns to user mode: make Flags.INT of
+ * its live LWP state match the throttle (XSAVE, lwp_area_rearm_int(), XRSTOR
+ * of component 62, as a sched-out and sched-in would; nothing of LWP changes
+ * while the thread is in the kernel). The busy bit is cleared first, so that
+ * a throttle change after this point queues the work again.
  */
 static void lwp_throttle_work(struct callback_head *cb)
 {
 	struct lwp_file *lf = container_of(cb, struct lwp_file, throttle_work);
-	struct lwp_xsave_area *a = (void *)((u8 *)lf->area + lwp_area_offset);
 
-	preempt_disable();
-	if (lwp_current_file() == lf && lwp_throttled(lf) &&
-	    !lwpt_hw_xsave(lf->area, LWP_XCR0_MASK)) {
-		a->flags &= ~LWP_LWPCB_FLAGS_INT;
-		if (lwpt_hw_xrstor(lf->area, LWP_XCR0_MASK))
-			lwp_switch_error(lf);
-	}
-	preempt_enable();
 	clear_bit(0, &lf->throttle_busy);
+	smp_mb__after_atomic();	/* busy clear before the throttle is read */
+	preempt_disable();
+	if (lwp_current_file() == lf &&
+	    (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK) || lwp_area_load(lf)))
+		lwp_switch_error(lf);
+	preempt_enable();
 	fput(lf->file);
 }
 
 /*
+ * Queue lwp_throttle_work() on @lf's owner, wherever it runs: TWA_RESUME,
+ * and a kick if it runs on another CPU so that it enters the kernel (a
+ * thread in a user-mode loop on a nohz_full CPU would not otherwise). A
+ * thread that sleeps runs it when it returns to user mode, after its
+ * sched-in already did the same. Any context, IRQs included; the work holds
+ * a file reference, taken only while the file is alive.
+ */
+static void lwp_throttle_queue(struct lwp_file *lf)
+{
+	struct pid *owner = READ_ONCE(lf->owner);
+	struct task_struct *task;
+
+	if (!owner || test_and_set_bit(0, &lf->throttle_busy))
+		return;
+	rcu_read_lock();
+	task = pid_task(owner, PIDTYPE_PID);
+	if (!task || !READ_ONCE(lf->active) || !get_file_rcu(lf->file))
+		goto unbusy;
+	init_task_work(&lf->throttle_work, lwp_throttle_work);
+	if (task_work_add(task, &lf->throttle_work, TWA_RESUME)) {
+		fput(lf->file);
+		goto unbusy;
+	}
+	kick_process(task);
+	rcu_read_unlock();
+	return;
+unbusy:
+	rcu_read_unlock();
+	clear_bit(0, &lf->throttle_busy);
+}
+
+/* One second after the throttle began: threshold interrupts back. */
+static enum hrtimer_restart lwp_throttle_expired(struct hrtimer *t)
+{
+	struct lwp_file *lf = container_of(t, struct lwp_file, throttle_timer);
+
+	WRITE_ONCE(lf->throttled, false);
+	lwp_throttle_queue(lf);
+	return HRTIMER_NORESTART;
+}
+
+/*
  * Count an interrupt of @lf in its one-second window; over the limit,
- * throttle the thread. IRQ context; approximate under races (two CPUs can
- * only meet here for a late interrupt), which the limit tolerates.
+ * throttle the thread for LWP_THROTTLE_NS, whether it runs on this CPU or,
+ * for a late interrupt (43724 §1), on another one. IRQ context; approximate
+ * under races (two CPUs can only meet here for a late interrupt), which the
+ * limit tolerates.
  */
 static void lwp_irq_throttle(struct lwp_file *lf)
 {
@@ -462,18 +569,11 @@ static void lwp_irq_throttle(struct lwp_file *lf)
 	WRITE_ONCE(lf->irq_count, READ_ONCE(lf->irq_count) + 1);
 	if (READ_ONCE(lf->irq_count) <= LWP_IRQ_MAX_PER_SEC || lwp_throttled(lf))
 		return;
-	WRITE_ONCE(lf->throttle_until, now + HZ);
 	WRITE_ONCE(lf->throttled, true);
 	lf->throttles++;
-	/* The owner is running here (else its next sched-in strips INT). */
-	if (lwp_current_file() != lf || test_and_set_bit(0, &lf->throttle_busy))
-		return;
-	get_file(lf->file);
-	init_task_work(&lf->throttle_work, lwp_throttle_work);
-	if (task_work_add(current, &lf->throttle_work, TWA_RESUME)) {
-		clear_bit(0, &lf->throttle_busy);
-		fput(lf->file);
-	}
+	hrtimer_start(&lf->throttle_timer, ns_to_ktime(LWP_THROTTLE_NS),
+		      HRTIMER_MODE_REL_HARD);
+	lwp_throttle_queue(lf);
 }
 
 static bool lwp_threshold_irq(void *data)
@@ -529,6 +629,8 @@ static int lwp_open(struct inode *inode, struct file *file)
 	preempt_notifier_init(&lf->pn, &lwp_preempt_ops);
 	init_waitqueue_head(&lf->wq);
 	init_irq_work(&lf->irq_work, lwp_irq_work);
+	hrtimer_init(&lf->throttle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	lf->throttle_timer.function = lwp_throttle_expired;
 	file->private_data = lf;
 	return nonseekable_open(inode, file);
 }
@@ -544,6 +646,8 @@ static int lwp_release(struct inode *inode, struct file *file)
 		cmpxchg(per_cpu_ptr(&lwp_last, cpu), lf, NULL);
 	/* Pairs with rcu_read_lock() in lwp_threshold_irq(). */
 	synchronize_rcu();
+	/* No interrupt starts it any more; its queued work holds the file. */
+	hrtimer_cancel(&lf->throttle_timer);
 	irq_work_sync(&lf->irq_work);
 	put_pid(lf->owner);
 	kfree(lf->area);
@@ -594,18 +698,20 @@ static int lwp_fasync(int fd, struct file *file, int on)
 }
 
 /*
- * Read the size and flags header of a size-versioned struct. Return 0,
- * -EFAULT, or -EINVAL for a size below @ver0 or above PAGE_SIZE (the
- * zero-tail check of a larger struct would read that much user memory), or
- * any flag set.
+ * Read the size and flags header of a size-versioned struct. @out_flags are
+ * the bits the kernel writes into @flags of an output struct: accepted and
+ * ignored on input, so that a struct a call filled in can be passed again
+ * unchanged (issue 28 §6; 0 still works as before). Return 0, -EFAULT, or
+ * -EINVAL for a size below @ver0 or above PAGE_SIZE (the zero-tail check of
+ * a larger struct would read that much user memory), or any other flag set.
  */
-static int lwp_uhdr(void __user *arg, u32 ver0, u32 *usize)
+static int lwp_uhdr(void __user *arg, u32 ver0, u32 out_flags, u32 *usize)
 {
 	u32 hdr[2];
 
 	if (copy_from_user(hdr, arg, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] < ver0 || hdr[0] > PAGE_SIZE || hdr[1])
+	if (hdr[0] < ver0 || hdr[0] > PAGE_SIZE || (hdr[1] & ~out_flags))
 		return -EINVAL;
 	*usize = hdr[0];
 	return 0;
@@ -618,7 +724,8 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 	u32 usize;
 	int err;
 
-	err = lwp_uhdr(arg, LWP_CAPS_SIZE_VER0, &usize);
+	err = lwp_uhdr(arg, LWP_CAPS_SIZE_VER0, LWP_CAPS_F_SIM | LWP_CAPS_F_INT |
+		       LWP_CAPS_F_ENABLED, &usize);
 	if (err)
 		return err;
 	memset(&c, 0, sizeof(c));
@@ -626,7 +733,7 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 	c.abi_version = LWPT_ABI_VERSION;
 	if (lwpt_hw_flags() & LWPT_HW_F_SIM)
 		c.flags |= LWP_CAPS_F_SIM;
-	if (lwp_irq_registered)
+	if (lwp_irq_registered && !READ_ONCE(lwp_rearm_refused))
 		c.flags |= LWP_CAPS_F_INT;
 	if (READ_ONCE(lf->active) && READ_ONCE(lf->owner) == task_pid(current))
 		c.flags |= LWP_CAPS_F_ENABLED;
@@ -660,7 +767,7 @@ static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
 	u32 usize;
 	int err;
 
-	err = lwp_uhdr(arg, LWP_ENABLE_SIZE_VER0, &usize);
+	err = lwp_uhdr(arg, LWP_ENABLE_SIZE_VER0, 0, &usize);
 	if (err)
 		return err;
 	err = copy_struct_from_user(&e, sizeof(e), arg, usize);
@@ -709,7 +816,7 @@ static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
 	u32 usize;
 	int err;
 
-	err = lwp_uhdr(arg, LWP_STATS_SIZE_VER0, &usize);
+	err = lwp_uhdr(arg, LWP_STATS_SIZE_VER0, LWP_CAPS_F_ENABLED, &usize);
 	if (err)
 		return err;
 	memset(&s, 0, sizeof(s));
@@ -809,9 +916,12 @@ int lwp_init(const struct lwpt_caps *caps)
 	err = lwp_hooks_register();
 	if (err)
 		goto err_irq;
-	err = lwp_variant_init();
+	err = lwp_guest_hook_init(lwp_guest_entry);
 	if (err)
 		goto err_hooks;
+	err = lwp_variant_init();
+	if (err)
+		goto err_guest;
 	preempt_notifier_inc();
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt/lwp:online",
 				lwp_cpu_online, lwp_cpu_offline);
@@ -825,6 +935,8 @@ int lwp_init(const struct lwpt_caps *caps)
 err_notifier:
 	preempt_notifier_dec();
 	lwp_variant_exit();
+err_guest:
+	lwp_guest_hook_exit();
 err_hooks:
 	lwp_hooks_unregister();
 err_irq:
@@ -845,13 +957,18 @@ void lwp_exit(void)
 	WRITE_ONCE(lwp_unloading, false);
 	preempt_notifier_dec();
 	lwp_variant_exit();
+	lwp_guest_hook_exit();
 	lwp_hooks_unregister();
 	if (lwp_irq_registered)
 		lwpt_hw_lwp_irq_unregister();
 	lwp_irq_registered = false;
+	WRITE_ONCE(lwp_rearm_refused, false);
 	if (atomic_read(&lwp_switch_errors))
 		pr_err(LWPT_PR_PREFIX "LWP: %d failed XCR0/XSAVE/XRSTOR calls at context switch\n",
 		       atomic_read(&lwp_switch_errors));
+	if (atomic64_read(&lwp_guest_detaches))
+		pr_info(LWPT_PR_PREFIX "LWP: taken away from %lld threads entering a KVM guest\n",
+			(long long)atomic64_read(&lwp_guest_detaches));
 	if (atomic64_read(&lwp_stray_irqs))
 		pr_info(LWPT_PR_PREFIX "LWP: %lld threshold interrupts without an owner\n",
 			(long long)atomic64_read(&lwp_stray_irqs));

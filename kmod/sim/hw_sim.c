@@ -5,7 +5,10 @@
  *
  * Every operation that would raise #GP or #UD on a processor with the
  * simulated CPUID fails here too (-EIO, -ENODEV, -EOPNOTSUPP) and counts a
- * spec violation, visible at debugfs lwpt_sim/violations. The LWP and PT
+ * spec violation (sim_base.c), visible at debugfs lwpt_sim/violations.
+ * This file is the top of the model layer: it calls the PT unit, the
+ * follower and sim_base.c; none of them calls it (issue 28, "Structure":
+ * the units register their operations with sim_base.c instead). The LWP and PT
  * semantics (issues 3 and 5) plug in behind these functions; for now the
  * layer keeps a per-CPU register file and checks only the rules below.
  */
@@ -14,9 +17,7 @@
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
-#include <linux/lockdep.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -41,16 +42,7 @@ MODULE_AUTHOR("lwpt developers");
 MODULE_DESCRIPTION("AMD LWP and Intel PT on a software model of the processor");
 MODULE_VERSION(LWPT_PACKAGE_VERSION);
 
-static DEFINE_PER_CPU(struct sim_cpu, sim_cpus);
-static atomic_t sim_violations = ATOMIC_INIT(0);
 static struct dentry *sim_debugfs;
-
-/* Serialises hook registration; the hooks themselves run lock-free. */
-static DEFINE_MUTEX(sim_hook_lock);
-static lwpt_hw_irq_fn sim_pmi_fn;
-static void *sim_pmi_data;
-static lwpt_hw_irq_fn sim_lwp_irq_fn;
-static void *sim_lwp_irq_data;
 
 /*
  * Family 15h as field-tested code saw it (issue 14), switchable at run time
@@ -61,6 +53,21 @@ module_param(lwp_xsave_drops_int, bool, 0644);
 MODULE_PARM_DESC(lwp_xsave_drops_int,
 		 "XSAVE stores the LWP Flags without bit 31 (INT), as rr saw on Family 15h; XRSTOR then restores LWP without threshold interrupts (default off)");
 
+/*
+ * Flags bit 31 of the XSAVE image is Reserved in 43724 Table 7-1; the driver
+ * sets it to re-arm INT on a part whose XSAVE drops it. What such a part's
+ * XRSTOR does with it is not documented (issue 28 §4): load it as INT (0),
+ * ignore it (1), or raise #GP (2). A #GP here is the part's refusal, not a
+ * violation the driver commits (it cannot know beforehand): -EIO, uncounted.
+ */
+#define SIM_XRSTOR_INT_LOAD	0
+#define SIM_XRSTOR_INT_IGNORE	1
+#define SIM_XRSTOR_INT_GP	2
+static uint lwp_xrstor_int;
+module_param(lwp_xrstor_int, uint, 0644);
+MODULE_PARM_DESC(lwp_xrstor_int,
+		 "With lwp_xsave_drops_int=1: what XRSTOR does with Flags bit 31 (INT; Reserved in the XSAVE area, 43724 Table 7-1) set in the image: 0 loads it as INT (default), 1 ignores it, 2 raises #GP");
+
 static uint lwp_xcr0_steal;
 module_param(lwp_xcr0_steal, uint, 0644);
 MODULE_PARM_DESC(lwp_xcr0_steal,
@@ -70,29 +77,6 @@ static int lwp_cfg_fail_cpu = -1;
 module_param(lwp_cfg_fail_cpu, int, 0644);
 MODULE_PARM_DESC(lwp_cfg_fail_cpu,
 		 "Test aid: on this CPU a non-zero WRMSR LWP_CFG fails, as on a part that refuses the value (default -1: none)");
-
-/* The model does not go through the IDT; any fixed vector will do. */
-#define SIM_LWP_VECTOR	0xEE
-
-int sim_violation_count(void)
-{
-	return atomic_read(&sim_violations);
-}
-
-void sim_violation(const char *what)
-{
-	atomic_inc(&sim_violations);
-	pr_notice_ratelimited("spec violation: %s\n", what);
-}
-
-static void sim_pmi_init(struct dentry *dir);
-
-/* The register file of the executing CPU; callers keep preemption off. */
-static struct sim_cpu *sim_this_cpu(void)
-{
-	lockdep_assert_preemption_disabled();
-	return this_cpu_ptr(&sim_cpus);
-}
 
 const char *lwpt_hw_name(void)
 {
@@ -145,6 +129,18 @@ static int sim_cpuid_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(sim_cpuid);
 
+/*
+ * The PT unit (pt_sim.c), registered for the layer's shared parts: the
+ * follower (sim_step.c) and the PMI's other handler (sim_base.c).
+ */
+static const struct sim_unit sim_pt_unit = {
+	.follow = sim_pt_follow,
+	.step = sim_pt_step,
+	.user_return = sim_pt_user_return,
+	.read_msr = sim_pt_rdmsr,
+	.write_msr = sim_pt_wrmsr,
+};
+
 int lwpt_hw_init(void)
 {
 	int cpu, err;
@@ -152,9 +148,8 @@ int lwpt_hw_init(void)
 	err = sim_cpuid_init();
 	if (err)
 		return err;
-	atomic_set(&sim_violations, 0);
 	for_each_possible_cpu(cpu) {
-		struct sim_cpu *c = per_cpu_ptr(&sim_cpus, cpu);
+		struct sim_cpu *c = sim_cpu_of(cpu);
 
 		memset(c, 0, sizeof(*c));
 		/* x87 and SSE are enabled as on any running x86-64 kernel. */
@@ -162,13 +157,13 @@ int lwpt_hw_init(void)
 	}
 	/* debugfs is optional: errors leave the module working without it. */
 	sim_debugfs = debugfs_create_dir("lwpt_sim", NULL);
-	debugfs_create_atomic_t("violations", 0444, sim_debugfs,
-				&sim_violations);
+	sim_base_init(sim_debugfs);
 	debugfs_create_file("cpuid", 0444, sim_debugfs, NULL, &sim_cpuid_fops);
-	sim_pmi_init(sim_debugfs);
 	sim_selftest_debugfs(sim_debugfs);
 	/* The PT model behind the RTIT MSRs (issue 5). */
 	err = sim_pt_init(sim_debugfs);
+	if (!err)
+		sim_unit_register(SIM_UNIT_PT, &sim_pt_unit);
 	/* Single-stepping of the user-mode execution the models watch. */
 	if (!err)
 		err = sim_step_init(sim_debugfs);
@@ -179,6 +174,7 @@ int lwpt_hw_init(void)
 			sim_step_exit();
 	}
 	if (err) {
+		sim_unit_register(SIM_UNIT_PT, NULL);
 		sim_pt_exit();
 		debugfs_remove_recursive(sim_debugfs);
 		sim_debugfs = NULL;
@@ -191,14 +187,10 @@ void lwpt_hw_exit(void)
 {
 	sim_ptwrite_exit();
 	sim_step_exit();
+	sim_unit_register(SIM_UNIT_PT, NULL);
 	sim_pt_exit();
 	debugfs_remove_recursive(sim_debugfs);
 	sim_debugfs = NULL;
-}
-
-void lwpt_hw_cpuid(u32 leaf, u32 subleaf, struct lwpt_cpuid_regs *r)
-{
-	sim_cpuid(sim_this_cpu(), leaf, subleaf, r);
 }
 
 /* Pointer to the MSR in the register file, NULL if the MSR does not exist. */
@@ -334,9 +326,16 @@ int lwpt_hw_xsetbv(u32 xcr, u64 val)
 		sim_violation("XSETBV with an invalid index or value (#GP)");
 		return -EIO;
 	}
-	/* 43724 §4.1: clearing XCR0[62] stores 0 into LWP_CBADDR. */
-	if (!(val & LWP_XCR0_MASK))
+	/*
+	 * 43724 §4.1: clearing XCR0[62] stores 0 into LWP_CBADDR: LWP is
+	 * disabled, its state gone (as lwp_xcr0_steal models it), so an
+	 * XRSTOR that fails after XCR0[62] is set again leaves LWP off, not
+	 * the state of the thread that ran before.
+	 */
+	if (!(val & LWP_XCR0_MASK)) {
 		c->lwp_cbaddr = 0;
+		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
+	}
 	c->xcr0 = val;
 	return 0;
 }
@@ -393,7 +392,7 @@ int hw_sim_lwp_state_get(void *area)
 	return sim_xsave(area, LWP_XCR0_MASK, false);
 }
 
-int lwpt_hw_xrstor(const void *area, u64 mask)
+static int sim_xrstor(const void *area, u64 mask, bool quirks)
 {
 	struct sim_cpu *c = sim_this_cpu();
 	u64 rfbm = mask & c->xcr0;
@@ -418,14 +417,34 @@ int lwpt_hw_xrstor(const void *area, u64 mask)
 	if (!(rfbm & LWP_XCR0_MASK))
 		return 0;
 	if (hdr[0] & LWP_XCR0_MASK) {
-		memcpy(c->lwp_xstate, (const u8 *)area + SIM_LWP_XSAVE_OFFSET,
-		       SIM_LWP_XSAVE_SIZE);
+		const struct lwp_xsave_area *la = (const void *)
+			((const u8 *)area + SIM_LWP_XSAVE_OFFSET);
+		unsigned int rsvd = quirks && READ_ONCE(lwp_xsave_drops_int) &&
+				    (la->flags & LWP_LWPCB_FLAGS_INT) ?
+				    READ_ONCE(lwp_xrstor_int) : SIM_XRSTOR_INT_LOAD;
+
+		if (rsvd == SIM_XRSTOR_INT_GP)
+			return -EIO;
+		memcpy(c->lwp_xstate, la, SIM_LWP_XSAVE_SIZE);
+		if (rsvd == SIM_XRSTOR_INT_IGNORE)
+			((struct lwp_xsave_area *)c->lwp_xstate)->flags &=
+				~LWP_LWPCB_FLAGS_INT;
 	} else {
 		/* 43724 §8.7.2: XSTATE_BV[62] = 0 turns LWP off. */
 		memset(c->lwp_xstate, 0, SIM_LWP_XSAVE_SIZE);
 		c->lwp_cbaddr = 0;
 	}
 	return 0;
+}
+
+int lwpt_hw_xrstor(const void *area, u64 mask)
+{
+	return sim_xrstor(area, mask, true);
+}
+
+int hw_sim_lwp_state_set(const void *area)
+{
+	return sim_xrstor(area, LWP_XCR0_MASK, false);
 }
 
 /*
@@ -545,173 +564,4 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 		c->lwp_cbaddr = 0;
 	}
 	return 0;
-}
-
-int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
-{
-	int err = 0;
-
-	mutex_lock(&sim_hook_lock);
-	if (sim_pmi_fn) {
-		err = -EBUSY;
-	} else {
-		sim_pmi_data = data;
-		/* Pairs with the smp_load_acquire() in hw_sim_raise_pmi(). */
-		smp_store_release(&sim_pmi_fn, fn);
-	}
-	mutex_unlock(&sim_hook_lock);
-	return err;
-}
-
-void lwpt_hw_pmi_unregister(void)
-{
-	WRITE_ONCE(sim_pmi_fn, NULL);
-	/* The model raises PMIs with preemption disabled: wait them out. */
-	synchronize_rcu();
-}
-
-/**
- * struct sim_pmi - the local APIC's LVT performance-counter entry of a CPU
- * @masked: its mask bit (SDM Vol. 3A 11.5.1): set by every delivery
- * @delivered: PMIs delivered
- * @dropped: PMIs raised while @masked: not received, lost (their
- *	IA32_PERF_GLOBAL_STATUS bit stays set)
- * @acked_by_other: deliveries where the other handler (pt_nmi_first_acker)
- *	found and acknowledged IA32_PERF_GLOBAL_STATUS bits
- */
-struct sim_pmi {
-	bool masked;
-	u64 delivered;
-	u64 dropped;
-	u64 acked_by_other;
-};
-
-static DEFINE_PER_CPU(struct sim_pmi, sim_pmis);
-
-/*
- * Other handlers on the NMI_LOCAL list (arch/x86/kernel/nmi.c nmi_handle()
- * calls them in list order; register_nmi_handler() puts NMI_FLAG_FIRST
- * ones at the head). The other handler is perf's intel_pmu_handle_irq(),
- * which runs whenever a perf event exists (Debian's NMI watchdog is one):
- * it acknowledges every bit of IA32_PERF_GLOBAL_STATUS, bit 55 included,
- * and unmasks LVTPC at its end (late ack).
- *   0  no perf event: nobody but lwpt acknowledges or unmasks anything;
- *   1  a handler that acknowledges like perf runs before lwpt's hook (for
- *      example one registered with NMI_FLAG_FIRST after lwpt): lwpt's hook
- *      never sees bit 55 and must go by the output pointers alone;
- *   2  perf, registered at boot without NMI_FLAG_FIRST: after lwpt's hook,
- *      which hw_native.c registers with NMI_FLAG_FIRST (late ack; default:
- *      a stock server with the NMI watchdog, once lwpt registers first).
- * Read at each PMI.
- */
-static int pt_nmi_first_acker = 2;
-module_param(pt_nmi_first_acker, int, 0644);
-MODULE_PARM_DESC(pt_nmi_first_acker,
-		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 before lwpt's, 2 after lwpt's (perf behind NMI_FLAG_FIRST, default)");
-
-/* perf's intel_pmu_handle_irq() as lwpt meets it: ack all, unmask. */
-static void sim_pmi_other_handler(struct sim_pmi *p)
-{
-	u64 gs = 0;
-
-	if (!sim_pt_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) && gs) {
-		/* intel_pmu_ack_status(): IA32_PERF_GLOBAL_STATUS_RESET. */
-		sim_pt_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET, gs);
-		p->acked_by_other++;
-	}
-	p->masked = false;	/* apic_write(APIC_LVTPC, APIC_DM_NMI) */
-}
-
-void hw_sim_raise_pmi(void)
-{
-	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
-	/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
-	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
-	int acker;
-
-	/* SDM Vol. 3A 11.5.1: a masked LVT entry inhibits reception. */
-	if (p->masked) {
-		p->dropped++;
-		return;
-	}
-	p->masked = true;
-	p->delivered++;
-	acker = READ_ONCE(pt_nmi_first_acker);
-	if (acker == 1)
-		sim_pmi_other_handler(p);
-	if (fn)
-		fn(sim_pmi_data);
-	if (acker == 2)
-		sim_pmi_other_handler(p);
-}
-
-void lwpt_hw_pmi_rearm(void)
-{
-	this_cpu_ptr(&sim_pmis)->masked = false;
-}
-
-/* debugfs lwpt_sim/pmi: each CPU's LVTPC entry and PMI counts. */
-static int sim_pmi_show(struct seq_file *m, void *v)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu) {
-		const struct sim_pmi *p = per_cpu_ptr(&sim_pmis, cpu);
-
-		seq_printf(m, "cpu%d lvtpc_masked=%d delivered=%llu dropped=%llu acked_by_other=%llu\n",
-			   cpu, p->masked, p->delivered, p->dropped,
-			   p->acked_by_other);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(sim_pmi);
-
-static void sim_pmi_init(struct dentry *dir)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&sim_pmis, cpu), 0, sizeof(struct sim_pmi));
-	debugfs_create_file("pmi", 0444, dir, NULL, &sim_pmi_fops);
-}
-
-int lwpt_hw_lwp_irq_register(lwpt_hw_irq_fn fn, void *data, u8 *vector)
-{
-	int err = 0;
-
-	mutex_lock(&sim_hook_lock);
-	if (sim_lwp_irq_fn) {
-		err = -EBUSY;
-	} else {
-		sim_lwp_irq_data = data;
-		/* Pairs with the smp_load_acquire() in hw_sim_raise_lwp_irq(). */
-		smp_store_release(&sim_lwp_irq_fn, fn);
-		*vector = SIM_LWP_VECTOR;
-	}
-	mutex_unlock(&sim_hook_lock);
-	return err;
-}
-
-void lwpt_hw_lwp_irq_unregister(void)
-{
-	WRITE_ONCE(sim_lwp_irq_fn, NULL);
-	synchronize_rcu();
-}
-
-int lwpt_hw_lwp_irq_vector(unsigned int cpu, u8 *vector)
-{
-	/* The model does not go through the IDT: one vector everywhere. */
-	if (!READ_ONCE(sim_lwp_irq_fn))
-		return -ENODEV;
-	*vector = SIM_LWP_VECTOR;
-	return 0;
-}
-
-void hw_sim_raise_lwp_irq(void)
-{
-	/* Pairs with the smp_store_release() in lwpt_hw_lwp_irq_register(). */
-	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_lwp_irq_fn);
-
-	if (fn)
-		fn(sim_lwp_irq_data);
 }

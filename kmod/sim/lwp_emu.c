@@ -14,7 +14,8 @@
  *      CPU's LWP_CFG and XCR0[62];
  *   3. execute the instruction on the model at CPL 3, with user memory
  *      through copy_from_user()/copy_to_user();
- *   4. XSAVE the model and XRSTOR the result into the CPU's register file;
+ *   4. XSAVE the model and XRSTOR the result into the CPU's register file
+ *      (both without the Family 15h quirks: the unit's own state);
  *      apply the registers, RFLAGS.CF and RIP to the thread, or turn the
  *      model's exception into the signal the kernel sends for it.
  * Preemption between 2 and 4 is harmless: the thread's sched-out saves and
@@ -73,6 +74,49 @@ static bool lwp_lazy_head;
 module_param(lwp_lazy_head, bool, 0644);
 MODULE_PARM_DESC(lwp_lazy_head,
 		 "BufferHeadOffset written to the LWPCB only when 43724 §8.3 requires it (threshold, ring full, LLWPCB, SLWPCB), not after every record (default off)");
+
+/*
+ * lwp_kvm_run: the VM has no KVM, so a write of 1 makes the writing thread
+ * do what a KVM_RUN does to the LWP state (issue 28 §1): the guest-entry
+ * hook lwp_guest.c puts on KVM's kvm_entry tracepoint (lwp_guest_entry(),
+ * IRQs off), then 6.1's kvm_load_guest_xsave_state() for a guest whose XCR0
+ * equals host_xcr0 (no XSETBV): the guest runs with this CPU's XCR0 and
+ * LWP_CBADDR. If XCR0[62] is still set there, the guest would see the
+ * thread's LWP state (43724 §8.2.2): a spec violation. Reading it gives the
+ * number of modelled guest entries.
+ */
+static atomic_t lwp_kvm_runs = ATOMIC_INIT(0);
+
+static int lwp_kvm_run_set(const char *val, const struct kernel_param *kp)
+{
+	bool run;
+	u64 xcr0 = 0;
+	int err = kstrtobool(val, &run);
+
+	if (err || !run)
+		return err;
+	local_irq_disable();
+	lwp_guest_entry();
+	err = lwpt_hw_xgetbv(0, &xcr0);
+	local_irq_enable();
+	if (!err && (xcr0 & LWP_XCR0_MASK))
+		sim_violation("KVM guest entry with the thread's XCR0[62] (43724 §8.2.2)");
+	atomic_inc(&lwp_kvm_runs);
+	return err;
+}
+
+static int lwp_kvm_run_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&lwp_kvm_runs));
+}
+
+static const struct kernel_param_ops lwp_kvm_run_ops = {
+	.set = lwp_kvm_run_set,
+	.get = lwp_kvm_run_get,
+};
+module_param_cb(lwp_kvm_run, &lwp_kvm_run_ops, NULL, 0644);
+MODULE_PARM_DESC(lwp_kvm_run,
+		 "Test aid: writing 1 makes the writing thread enter a modelled KVM guest (the kvm_entry hook, then a guest XCR0 equal to the host's); reads the number of such entries");
 
 /* UD2 (0F 0B, SDM Vol. 2 UD): the marker's length. */
 #define LWP_EMU_UD2_LEN	2
@@ -227,7 +271,7 @@ static struct lwp_model_result lwp_emu_run(struct lwp_file *lf, lwp_emu_op_fn op
 	lwp_model_xsave(&m, comp, LWP_XCR0_MASK, &bv);
 	hdr[0] = bv & LWP_XCR0_MASK;
 	preempt_disable();
-	err = lwpt_hw_xrstor(area, LWP_XCR0_MASK);
+	err = hw_sim_lwp_state_set(area);
 	preempt_enable();
 	if (err)
 		pr_err_ratelimited("cannot store the emulated LWP state\n");
@@ -277,7 +321,8 @@ static void lwp_emu_fault(const struct lwp_model_result *res, u64 ip)
 
 /* --- Execution events 2 and 3 (43724 §2.2, §2.3), from sim_step.c ------- */
 
-bool lwp_emu_follow(void)
+/* struct sim_unit.follow (@cr3 unused: LWP follows the thread) */
+static bool lwp_emu_follow(u64 cr3)
 {
 	struct lwp_file *lf = lwp_current_file();
 
@@ -328,7 +373,8 @@ static struct lwp_model_result lwp_emu_op_retired(struct lwp_model *m, void *arg
 	return lwp_model_branch_retired(m, &b);
 }
 
-void lwp_emu_retired(const struct sim_step_insn *r)
+/* struct sim_unit.retired */
+static void lwp_emu_retired(const struct sim_step_insn *r)
 {
 	struct lwp_file *lf = lwp_current_file();
 	struct lwp_model_result res;
@@ -423,6 +469,11 @@ static struct notifier_block lwp_emu_nb = {
 	.notifier_call = lwp_emu_die,
 };
 
+static const struct sim_unit lwp_emu_unit = {
+	.follow = lwp_emu_follow,
+	.retired = lwp_emu_retired,
+};
+
 /* The model profile with the CPUID the simulated CPU reports (one source). */
 static const struct lwp_model_profile *lwp_emu_find_profile(void)
 {
@@ -448,6 +499,7 @@ static const struct lwp_model_profile *lwp_emu_find_profile(void)
 int lwp_variant_init(void)
 {
 	struct lwpt_cpuid_regs r;
+	int err;
 
 	lwp_emu_profile = lwp_emu_find_profile();
 	if (!lwp_emu_profile) {
@@ -461,10 +513,14 @@ int lwp_variant_init(void)
 	lwp_emu_offset = r.ebx;
 	if (lwp_emu_offset + sizeof(struct lwp_xsave_area) > lwp_area_size())
 		return -ENODEV;
-	return register_die_notifier(&lwp_emu_nb);
+	err = register_die_notifier(&lwp_emu_nb);
+	if (!err)
+		sim_unit_register(SIM_UNIT_LWP, &lwp_emu_unit);
+	return err;
 }
 
 void lwp_variant_exit(void)
 {
+	sim_unit_register(SIM_UNIT_LWP, NULL);
 	unregister_die_notifier(&lwp_emu_nb);
 }

@@ -50,6 +50,23 @@ struct sim_cpu {
 };
 
 /**
+ * sim_this_cpu - the register file of the executing CPU
+ *
+ * Callers keep preemption off (lockdep checks).
+ *
+ * Return: the register file.
+ */
+struct sim_cpu *sim_this_cpu(void);
+
+/**
+ * sim_cpu_of - the register file of @cpu (for initialisation)
+ * @cpu: a possible CPU
+ *
+ * Return: the register file.
+ */
+struct sim_cpu *sim_cpu_of(int cpu);
+
+/**
  * sim_cpuid_init - validate the lwp_profile and pt_profile parameters
  *
  * Return: 0, or -EINVAL (with one log line) for an unknown profile name.
@@ -150,6 +167,74 @@ void sim_violation(const char *what);
 int sim_violation_count(void);
 
 struct dentry;
+struct sim_step_insn;
+struct pt_trace_step;
+
+/**
+ * enum sim_unit_id - the units of the model layer
+ * @SIM_UNIT_LWP: the LWP emulation (lwp_emu.c, registered by itself)
+ * @SIM_UNIT_PT: the PT model (pt_sim.c, registered by hw_sim.c)
+ * @SIM_UNITS: their number
+ */
+enum sim_unit_id {
+	SIM_UNIT_LWP,
+	SIM_UNIT_PT,
+	SIM_UNITS,
+};
+
+/**
+ * struct sim_unit - what a unit offers the layer's shared parts
+ * @follow: should the follower (sim_step.c) single-step the current
+ *	thread for this unit: LWP, its LWPCB counts events 2 or 3 (43724
+ *	§2.2, §2.3) as the last emulated instruction left it; PT, this CPU's
+ *	unit traces user mode at @cr3 (TraceEn, User, CR3 filter, SDM
+ *	33.2.4.2). Preemption or IRQs off.
+ * @retired: (LWP) an instruction of the current thread retired: counts
+ *	event 2 and, for the branches of §2.3, event 3 on the model with
+ *	this CPU's LWP state, storing records in the thread's ring (TKN from
+ *	the instruction, FUS = 0, PRV = 0, TargetAddress = its next_ip;
+ *	Figures 2-3, 2-4). Process context (page faults allowed); a fault on
+ *	the ring is signalled as the hardware's #PF or #GP would be.
+ * @step: (PT) one user-mode instruction retired on this CPU (IRQs off)
+ * @user_return: (PT) the current task returns to user mode (IRQs off)
+ * @read_msr: (PT) read one of the unit's MSRs: 0, -ENOENT if not the unit's
+ * @write_msr: (PT) write one, as @read_msr
+ *
+ * Members a unit does not have are NULL.
+ */
+struct sim_unit {
+	bool (*follow)(u64 cr3);
+	void (*retired)(const struct sim_step_insn *r);
+	void (*step)(const struct pt_trace_step *step);
+	void (*user_return)(void);
+	int (*read_msr)(u32 msr, u64 *val);
+	int (*write_msr)(u32 msr, u64 val);
+};
+
+/**
+ * sim_unit_register - make a unit's operations known to the shared parts
+ * @id: the unit
+ * @unit: its operations (static), or NULL to take them away
+ *
+ * The operations must stay callable until the module is gone (a caller may
+ * still be inside one).
+ */
+void sim_unit_register(enum sim_unit_id id, const struct sim_unit *unit);
+
+/**
+ * sim_unit_get - a unit's registered operations
+ * @id: the unit
+ *
+ * Return: the operations, or NULL if the unit is not registered.
+ */
+const struct sim_unit *sim_unit_get(enum sim_unit_id id);
+
+/**
+ * sim_base_init - reset the violation count and the PMI state, and create
+ *	debugfs lwpt_sim/violations and lwpt_sim/pmi
+ * @dir: the lwpt_sim debugfs directory
+ */
+void sim_base_init(struct dentry *dir);
 
 /**
  * sim_selftest_debugfs - create debugfs lwpt_sim/selftest
@@ -178,6 +263,18 @@ void hw_sim_raise_pmi(void);
  * Return: 0 or an error as lwpt_hw_xsave().
  */
 int hw_sim_lwp_state_get(void *area);
+
+/**
+ * hw_sim_lwp_state_set - load the LWP state of this CPU into the unit
+ * @area: 64-byte aligned XSAVE area (header and component 62)
+ *
+ * An XRSTOR of component 62 without the Family 15h quirks of the
+ * architectural one (lwp_xrstor_int): the #UD emulation stores the unit's
+ * internal state back through it. Preemption off.
+ *
+ * Return: 0 or an error as lwpt_hw_xrstor().
+ */
+int hw_sim_lwp_state_set(const void *area);
 
 /**
  * hw_sim_raise_lwp_irq - the model signals an LWP threshold interrupt

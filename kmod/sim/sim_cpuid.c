@@ -342,3 +342,9 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 		break;
 	}
 }
+
+/* hw.h: CPUID of the executing CPU's register file (XCR0, LWP_CFG). */
+void lwpt_hw_cpuid(u32 leaf, u32 subleaf, struct lwpt_cpuid_regs *r)
+{
+	sim_cpuid(sim_this_cpu(), leaf, subleaf, r);
+}

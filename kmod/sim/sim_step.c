@@ -8,7 +8,7 @@
  *
  *  - A user return notifier, registered on every CPU, sees each thread
  *    return to user mode (interrupts off). If the model wants the thread
- *    (sim_pt_follow(): TraceEn, User, CR3 filter), the follower sets
+ *    (its follow operation: TraceEn, User, CR3 filter), the follower sets
  *    RFLAGS.TF in its user registers and notes the IP user mode resumes at;
  *    otherwise it clears a TF it had set.
  *  - With TF=1 the processor raises #DB with DR6.BS after each instruction
@@ -67,7 +67,7 @@
 
 #include "../lwpt.h"
 #include "../x86_user_cr3.h"
-#include "pt_sim.h"
+#include "sim.h"
 #include "sim_step.h"
 
 /* How long sim_step_exit() waits for stepped threads to drop TF. */
@@ -93,7 +93,7 @@
  * @insn_len: see @insn
  * @mode: its code segment's mode
  * @cr3: the thread's user-mode CR3 (lwpt_user_cr3())
- * @lwp: the thread's LWP counts events 2 or 3 (lwp_emu_follow())
+ * @lwp: the thread's LWP counts events 2 or 3 (struct sim_unit.follow)
  * @lwp_q: retired instructions for the LWP model, handed over by @work
  * @lwp_n: entries in @lwp_q
  * @ptw_size: the instruction at @ip is a PTWRITE the kernel executed
@@ -251,6 +251,7 @@ static bool sim_step_ptw_native(const struct sim_step_thread *st,
 static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 {
 	struct sim_step_stats *stats = this_cpu_ptr(&sim_step_stats);
+	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
 	struct pt_trace_step s = {
 		.ip = st->ip,
 		.insn_size = st->insn_len,
@@ -274,7 +275,8 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 	} else {
 		sim_step_ptw_native(st, &s);
 	}
-	sim_pt_step(&s);
+	if (pt)
+		pt->step(&s);
 	stats->steps++;
 	if (!lwp || !st->lwp ||
 	    x86_cofi_decode(st->insn, st->insn_len, st->mode, &c))
@@ -320,6 +322,7 @@ static void sim_step_at(struct sim_step_thread *st, struct pt_regs *regs)
 static void sim_step_work(struct callback_head *work)
 {
 	struct sim_step_thread *st = container_of(work, struct sim_step_thread, work);
+	const struct sim_unit *lwp_ops = sim_unit_get(SIM_UNIT_LWP);
 	struct pt_regs *regs = current_pt_regs();
 	unsigned long flags;
 	unsigned int i;
@@ -342,7 +345,8 @@ static void sim_step_work(struct callback_head *work)
 	}
 	sim_step_read(st, true);
 	for (i = 0; i < st->lwp_n; i++)
-		lwp_emu_retired(&st->lwp_q[i]);
+		if (lwp_ops)
+			lwp_ops->retired(&st->lwp_q[i]);
 	st->lwp_n = 0;
 	/* Not earlier: sim_step_retire() above must not queue it again. */
 	st->work_queued = false;
@@ -400,11 +404,15 @@ static bool sim_step_rep_iteration(const struct sim_step_thread *st)
  */
 static bool sim_step_wanted(struct sim_step_thread *st, bool *lwp)
 {
+	const struct sim_unit *lwp_ops = sim_unit_get(SIM_UNIT_LWP);
+	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
+
 	*lwp = false;
 	if (!READ_ONCE(sim_step_on))
 		return false;
-	*lwp = lwp_emu_follow();
-	return *lwp || sim_pt_follow(st ? st->cr3 : lwpt_user_cr3(current->mm));
+	*lwp = lwp_ops && lwp_ops->follow(0);
+	return *lwp || (pt && pt->follow(st ? st->cr3 :
+					 lwpt_user_cr3(current->mm)));
 }
 
 static struct sim_step_thread *sim_step_new(void)
@@ -431,13 +439,15 @@ static struct sim_step_thread *sim_step_new(void)
  */
 static void sim_step_user_return(struct user_return_notifier *urn)
 {
+	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
 	struct pt_regs *regs = current_pt_regs();
 	struct sim_step_thread *st;
 	bool want, lwp;
 
 	if (!current->mm)
 		return;
-	sim_pt_user_return();
+	if (pt)
+		pt->user_return();
 	st = sim_step_find(current);
 	if (st && st->syscall) {
 		/* Back from a system call (retired at sys_enter); execve too. */

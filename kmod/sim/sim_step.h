@@ -58,29 +58,6 @@ struct sim_step_insn {
 };
 
 /**
- * lwp_emu_follow - does the current thread's LWP count events 2 or 3
- *
- * True if the thread has LWP (/dev/lwp) and its active LWPCB enables
- * instructions retired or branches retired (43724 §2.2, §2.3), as the last
- * emulated LWP instruction left it. Interrupts may be off.
- *
- * Return: whether the follower should single-step the thread for LWP.
- */
-bool lwp_emu_follow(void);
-
-/**
- * lwp_emu_retired - an instruction of the current thread retired (LWP)
- * @r: the instruction
- *
- * Counts event 2 and, for the branches of 43724 §2.3, event 3 on the
- * model with this CPU's LWP state, storing records in the thread's ring
- * (TKN from @r, FUS = 0, PRV = 0, TargetAddress = @r->next_ip; Figures 2-3,
- * 2-4). Process context of the thread (page faults allowed); a fault on the
- * ring is signalled as the hardware's #PF or #GP would be.
- */
-void lwp_emu_retired(const struct sim_step_insn *r);
-
-/**
  * sim_step_emulated - the kernel executed a PTWRITE for the current thread
  * @regs: its user registers, RIP already past the instruction
  * @ip: the PTWRITE's address

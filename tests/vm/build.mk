@@ -85,3 +85,8 @@ pt_gt_edges_LIBS := pt
 VM_PROGS += pt_flow_threads
 pt_flow_threads_SRCS := tests/vm/progs/pt_flow_threads.c
 pt_flow_threads_LDLIBS := -lpthread
+# tests/vm/slow/90-lwp-reload.sh (issue 28 §0): the workload of the hang.
+VM_PROGS += liblwp_stress
+liblwp_stress_SRCS := tests/vm/progs/liblwp_stress.c
+liblwp_stress_LIBS := lwp
+liblwp_stress_LDLIBS := -lpthread

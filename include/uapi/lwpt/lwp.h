@@ -17,7 +17,11 @@
  * was built with; the kernel reads or writes min(@size, its own size) bytes
  * and, for output structs, stores that number back into @size. A @size
  * below the first published size (the *_SIZE_VER0 constants) is -EINVAL,
- * and so is any bit set in @flags that the ABI does not define.
+ * and so is any bit set in @flags that the ABI does not define. In the
+ * output structs (lwp_caps, lwp_stats) @flags is also written by the
+ * kernel; the bits it writes are accepted and ignored on input, so a
+ * struct filled by one call can be passed to the next unchanged (modules
+ * before ABI 1.4 rejected them: set @flags to 0 for those).
  * Errors: ENOTTY unknown command, EFAULT bad pointer, EINVAL bad size or
  * flags, EPERM the caller is not the thread that owns the file's LWP,
  * EBUSY the thread already has LWP through another file, ENODEV LWP is off.
@@ -38,7 +42,7 @@
 /**
  * struct lwp_caps - answer of LWP_IOC_GET_CAPS
  * @size:	in: sizeof(struct lwp_caps) of the caller; out: bytes filled
- * @flags:	in: 0; out: LWP_CAPS_F_* bits
+ * @flags:	in: 0 or LWP_CAPS_F_* bits (ignored); out: LWP_CAPS_F_* bits
  * @abi_version: LWPT_ABI_VERSION of the module
  * @cpu:	the CPU the values below were read on
  * @fn8000_001c: CPUID Fn8000_001C EAX, EBX, ECX, EDX as the kernel sees
@@ -80,7 +84,9 @@ struct lwp_enable {
 /**
  * struct lwp_stats - answer of LWP_IOC_GET_STATS (per thread, cumulative)
  * @size:	in: sizeof(struct lwp_stats); out: bytes filled
- * @flags:	in: 0; out: LWP_CAPS_F_ENABLED if LWP is available right now
+ * @flags:	in: 0 or LWP_CAPS_F_ENABLED (ignored); out: LWP_CAPS_F_ENABLED
+ *		if LWP is available right now (it is not after the thread
+ *		entered a KVM guest, Documentation/lwp.rst)
  * @tid:	the owning thread (0 if none ever enabled through this fd)
  * @reserved:	0
  * @interrupts:	threshold interrupts delivered to this file

@@ -45,6 +45,8 @@
  * 1.4  /dev/pt config flag LOSSY; per-thread continuous captures hold their
  *      threads for the reader unless LOSSY; status size version 4 (holds,
  *      held_ns, gaps, gap_heads: every cut kept)
+ *      /dev/lwp GET_CAPS and GET_STATS accept in @flags the bits they write
+ *      there (ignored), so a filled struct can be passed again
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			4

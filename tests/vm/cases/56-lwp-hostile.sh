@@ -5,8 +5,9 @@
 # the driver throttles it (at most 1000 interrupts a second per thread, then
 # Flags.INT off for a second, Documentation/lwp.rst) and gives the interrupt
 # back afterwards; size-versioned structs above PAGE_SIZE are refused; the
-# memory of open files is charged to the opener's memory cgroup. With the
-# Family 15h switches off and on.
+# memory of open files is charged to the opener's memory cgroup. The
+# throttle ends by time, also for a thread that never sleeps (issue 28 §3,
+# lwp_test busythrottle). With the Family 15h switches off and on.
 . /lwpt/lib.sh
 
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko ud2_marker=1 >/dev/null || fail "insmod" || exit 1
@@ -14,6 +15,11 @@ rc=0
 for sw in $LWP_SWITCH_RUNS; do
 	lwp_switches "$sw" || { fail "switches $sw"; rc=1; }
 	lwp_test flood || { fail "flood (switches $sw)"; rc=1; }
+	# Its SCHED_FIFO spin (1.5 s) must not be cut by the RT throttle.
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+	lwp_test busythrottle || { fail "busythrottle (switches $sw)"; rc=1; }
+	echo "$rt" > /proc/sys/kernel/sched_rt_runtime_us
 done
 # Memory of /dev/lwp files is charged to the opener's cgroup (v2).
 if [ -e /sys/fs/cgroup/cgroup.controllers ] ||
