@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptafl: an AFL++ fork server with Intel PT coverage (issue 26).
+ifneq ($(filter pt,$(LIBS)),)
+TOOLS += ptafl
+ptafl_SRCS := tools/ptafl/ptafl.c tools/ptafl/afl_fsrv.c tools/ptafl/ptafl_cov.c \
+	tools/ptafl/step.c tools/ptcap/symfilter.c
+ptafl_LDLIBS := -lelf -lcapstone
+ptafl_LIBS := pt
+MANPAGES += tools/ptafl/ptafl.1
+endif
+
+ifneq ($(filter pt,$(LIBS)),)
+# The fuzz target of ptafl's tests: no C library, static (ptafl_magic.c).
+PTAFL_MAGIC_FLAGS := -O1 -static -nostdlib -fno-stack-protector -fno-pie -no-pie \
+	-fcf-protection=none -Wall -Wextra -Werror
+$(O)/tests/ptafl_magic: tests/tools/ptafl/ptafl_magic.c
+	@mkdir -p $(@D)
+	$(CC) $(PTAFL_MAGIC_FLAGS) -o $@ $<
+check-unit: $(O)/tests/ptafl_magic $(O)/bin/ptafl
+
+# ptafl plays the server to this test's afl-fuzz (tests/tools/ptafl).
+UNIT_TESTS += test_ptafl_fsrv
+test_ptafl_fsrv_SRCS := tests/tools/ptafl/test_ptafl_fsrv.c tools/ptafl/afl_fsrv.c
+endif
