@@ -22,3 +22,8 @@ check-unit: $(O)/tests/ptafl_magic $(O)/bin/ptafl
 UNIT_TESTS += test_ptafl_fsrv
 test_ptafl_fsrv_SRCS := tests/tools/ptafl/test_ptafl_fsrv.c tools/ptafl/afl_fsrv.c
 endif
+
+ifneq ($(filter pt,$(LIBS)),)
+# The command line, and afl-fuzz driving ptafl (tests/tools/ptafl).
+SCRIPT_TESTS += tests/tools/ptafl/ptafl.sh
+endif

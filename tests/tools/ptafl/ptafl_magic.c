@@ -4,7 +4,8 @@
  * crashes (SIGSEGV) only when its input starts with the 4-byte magic
  * "LWPT", compared byte by byte (one conditional branch per byte, so each
  * right byte is a new edge a coverage-guided fuzzer can climb), and hangs
- * when the input starts with "LWPH" (for time-out tests). Input: the file
+ * when the input starts with "LWPH" and the environment has
+ * PTAFL_MAGIC_HANG=1 (time-out tests; a fuzzer without it finds no hang). Input: the file
  * named by argv[1], else standard input. No C library (-nostdlib,
  * -static): a few hundred instructions per run, so that single-stepping
  * (ptafl --trace-source=ptrace) and the PT model stay quick.
@@ -42,6 +43,21 @@ static int check(const volatile unsigned char *b, long n)
 	return 0;
 }
 
+/* Whether the environment holds PTAFL_MAGIC_HANG=1. */
+static int hang_wanted(char **envp)
+{
+	static const char want[] = "PTAFL_MAGIC_HANG=1";
+	unsigned int i;
+
+	for (; *envp; envp++) {
+		for (i = 0; want[i] && (*envp)[i] == want[i]; i++)
+			;
+		if (!want[i] && !(*envp)[i])
+			return 1;
+	}
+	return 0;
+}
+
 __attribute__((used)) void ptafl_magic_main(long *sp)
 {
 	static unsigned char buf[64];
@@ -59,7 +75,7 @@ __attribute__((used)) void ptafl_magic_main(long *sp)
 	r = check(buf, n);
 	if (r == 1)
 		*(volatile int *)NULL = 0;	/* the crash */
-	while (r == 2)
+	while (r == 2 && hang_wanted(argv + argc + 1))
 		__asm__ volatile("" ::: "memory");	/* the hang */
 	sys3(SYS_exit_group, 0, 0, 0);
 }

@@ -102,6 +102,7 @@ static void peer_start(struct peer *p, const char *extra)
 	if (!p->pid) {
 		snprintf(id, sizeof(id), "%d", p->shm);
 		setenv(AFL_SHM_ENV, id, 1);
+		setenv("PTAFL_MAGIC_HANG", "1", 1);	/* "LWPH" hangs */
 		dup2(c[0], AFL_FSRV_CTL_FD);
 		dup2(s[1], AFL_FSRV_ST_FD);
 		close(c[0]); close(c[1]); close(s[0]); close(s[1]);
