@@ -27,3 +27,18 @@ ifneq ($(filter pt,$(LIBS)),)
 # The command line, and afl-fuzz driving ptafl (tests/tools/ptafl).
 SCRIPT_TESTS += tests/tools/ptafl/ptafl.sh
 endif
+
+ifneq ($(filter pt,$(LIBS)),)
+# tests/vm/slow/90-ptafl-sim.sh: the target and afl-fuzz itself (Debian's
+# afl++; tests/vm/run copies its shared libraries).
+VM_BINS += $(O)/tests/ptafl_magic $(wildcard /usr/bin/afl-fuzz)
+endif
+
+ifneq ($(filter pt,$(LIBS)),)
+# make bench: afl-fuzz's executions per second with ptafl (tests/bench/ptafl.sh).
+.PHONY: bench-ptafl
+bench-ptafl: $(O)/bin/ptafl $(O)/tests/ptafl_magic
+	@echo "== tests/bench/ptafl.sh"
+	@O=$(O) tests/bench/ptafl.sh
+bench: bench-ptafl
+endif

@@ -32,12 +32,14 @@ void ptafl_cov_free(struct ptafl_cov *c)
 	(void)c;
 }
 
+/* The coverage decoder's slot function as Documentation/ptcov.rst gives it
+ * (libxdc 7a7894a's): mix(v) = (v ^ (v >> 31)) * 0x7fb5d329728ea185. */
+static uint64_t slot_mix(uint64_t v)
+{
+	return (v ^ (v >> 31)) * 0x7fb5d329728ea185ull;
+}
+
 uint32_t ptafl_edge_slot(uint64_t src, uint64_t dst, uint32_t map_size)
 {
-	uint64_t h = (src * 0x9e3779b97f4a7c15ull) ^ (dst + (dst << 17) + (dst >> 13));
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return (uint32_t)h & (map_size - 1);
+	return (uint32_t)(slot_mix(dst) ^ (slot_mix(src) >> 1)) & (map_size - 1);
 }
