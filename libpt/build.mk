@@ -10,3 +10,7 @@ HEADERS += include/lwpt/pt_pkt.h include/lwpt/pt_packets.h include/lwpt/pebs.h \
 	include/lwpt/pt_time.h include/lwpt/ptcap_dir.h
 pt_DESCRIPTION := Intel Processor Trace: capture through /dev/pt (the lwpt module), packet decoder, timing
 MANPAGES += libpt/man/libpt.3
+# The coverage decoder (issue 25, Documentation/ptcov.rst) classifies
+# instructions with the models' x86 COFI decoder.
+pt_SRCS += model/x86/x86_cofi.c
+HEADERS += include/lwpt/pt_cov.h

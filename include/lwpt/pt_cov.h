@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * libpt coverage decoder: Intel PT trace bytes + the traced code -> the
+ * executed control-flow edges, as an AFL-style map of 8-bit counters, a
+ * libxdc-compatible map, or the list of distinct edges with their counts.
+ * Documentation/ptcov.rst describes the edge definition, the slot
+ * function, the cache and its memory cap; tools/ptcov is its command line.
+ *
+ * A fuzzing loop keeps one decoder per image and decodes every trace with
+ * it: blocks, edges and TNT-run paths decoded once are reused by every
+ * later decode (libxdc's idea, SDM 33.4.2.1 TNT bits as the key).
+ *
+ *	struct lpt_cov_image *img = lpt_cov_image_alloc();
+ *	lpt_cov_image_add_elf(img, "/usr/bin/target", 0);
+ *	struct lpt_cov_config cfg;
+ *	lpt_cov_config_init(&cfg);
+ *	cfg.filter[0].start = 0x400000; cfg.filter[0].end = 0x427000;
+ *	cfg.nfilter = 1;
+ *	struct lpt_cov *cov = lpt_cov_alloc(&cfg, img);
+ *	for (;;) {
+ *		memset(map, 0, cfg.map_size);
+ *		if (lpt_cov_decode(cov, trace, len, map) < 0) ...
+ *	}
+ *
+ * Any capture source plugs in here: a ptcap directory, a perf.data AUX
+ * area or a fuzzer's own buffer only has to give trace bytes, and the
+ * code as ELF files, raw blobs, a page cache or a read callback.
+ *
+ * Errors are libpt's enum lpt_error (lwpt/pt_pkt.h) plus the LPT_ERR_COV_*
+ * codes below; lpt_cov_errstr() names all of them.
+ */
+#ifndef _LWPT_PT_COV_H
+#define _LWPT_PT_COV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lwpt/pt_pkt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Coverage-decoder errors (below libpt's enum lpt_error). */
+enum lpt_cov_error {
+	LPT_ERR_COV_NOMAP	= -32,	/* code needed at an address the image
+					 * lacks: lpt_cov_fault_addr() names it */
+	LPT_ERR_COV_DESYNC	= -33,	/* trace and code disagree (a TNT bit
+					 * where the code needs a TIP, ...):
+					 * resynchronised at the next PSB */
+	LPT_ERR_COV_BADINSN	= -34,	/* no valid instruction at an address
+					 * the trace executes */
+};
+
+/**
+ * lpt_cov_errstr() - describe a libpt or coverage-decoder error code.
+ * @err: an enum lpt_error or enum lpt_cov_error value.
+ *
+ * Return: a static string, never NULL.
+ */
+const char *lpt_cov_errstr(int err);
+
+/* ---------------------------------------------------------------------- */
+/* Image: the code the trace ran                                          */
+
+struct lpt_cov_image;
+
+/*
+ * The caller's memory reader: copy up to @size bytes of the code at
+ * linear address @addr into @buf. Return the number of bytes copied from
+ * @addr on (0: @addr is not mapped). Called on the cold path only (when a
+ * block is decoded for the first time); must not call back into libpt.
+ */
+typedef size_t (*lpt_cov_read_fn)(void *ctx, uint64_t addr, uint8_t *buf,
+				  size_t size);
+
+/**
+ * lpt_cov_image_alloc() - an empty image.
+ *
+ * Return: the image, or NULL with errno = ENOMEM.
+ */
+struct lpt_cov_image *lpt_cov_image_alloc(void);
+
+/**
+ * lpt_cov_image_free() - free an image; NULL is a no-op. Free every
+ * decoder using it first.
+ * @img: image.
+ */
+void lpt_cov_image_free(struct lpt_cov_image *img);
+
+/**
+ * lpt_cov_image_add() - add a copy of @len bytes of code at address @addr.
+ * @img:  image.
+ * @addr: linear address of the first byte.
+ * @buf:  the bytes (copied).
+ * @len:  at least 1; @addr + @len must not wrap past 2^64.
+ *
+ * Where ranges overlap, the one added first wins (as kAFL's page cache).
+ *
+ * Return: 0; LPT_ERR_INVALID (NULL, empty, wrapping); LPT_ERR_NOMEM.
+ */
+int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
+		      const void *buf, size_t len);
+
+/**
+ * lpt_cov_image_add_file() - add bytes of a file at an address (a raw blob,
+ * as ptflow --raw FILE:FROM-TO:ADDR).
+ * @img:    image.
+ * @path:   the file.
+ * @offset: first byte of the file to load.
+ * @size:   bytes to load; 0 for "to the end of the file".
+ * @addr:   linear address of the byte at @offset.
+ *
+ * Return: 0; LPT_ERR_INVALID (NULL, @offset beyond the end, empty);
+ * LPT_ERR_NOMEM; LPT_ERR_NOT_SUPPORTED with errno set when the file cannot
+ * be read.
+ */
+int lpt_cov_image_add_file(struct lpt_cov_image *img, const char *path,
+			   uint64_t offset, uint64_t size, uint64_t addr);
+
+/**
+ * lpt_cov_image_add_elf() - add the executable PT_LOAD segments of an ELF
+ * file (32- or 64-bit, System V gABI "Program Header").
+ * @img:  image.
+ * @path: the ELF file.
+ * @base: added to every p_vaddr (the load address of a PIE or shared
+ *        object; 0 for a fixed-address executable).
+ *
+ * Return: 0; LPT_ERR_INVALID (not an ELF file, no executable segment,
+ * a segment beyond the file's end); LPT_ERR_NOMEM; LPT_ERR_NOT_SUPPORTED
+ * with errno set when the file cannot be read.
+ */
+int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
+			  uint64_t base);
+
+/**
+ * lpt_cov_image_add_pagecache() - add a kAFL/Nyx page cache.
+ * @img:    image.
+ * @prefix: PREFIX of PREFIX.addr (little-endian uint64 page addresses) and
+ *          PREFIX.dump (the 4 KiB pages in the same order). An address
+ *          with any of its low 12 bits set marks its page as not mapped;
+ *          the first entry for a page wins (kAFL's page_cache.c).
+ *
+ * Return: the number of pages added (>= 0); LPT_ERR_INVALID when .dump
+ * holds fewer pages than .addr names; LPT_ERR_NOMEM;
+ * LPT_ERR_NOT_SUPPORTED with errno set when a file cannot be read.
+ */
+int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
+
+/**
+ * lpt_cov_image_set_read() - read code the image lacks through a callback
+ * (a fuzzer reading the target's memory itself).
+ * @img: image.
+ * @fn:  the reader, NULL to remove it. Consulted only for addresses no
+ *       added range covers.
+ * @ctx: passed to @fn.
+ */
+void lpt_cov_image_set_read(struct lpt_cov_image *img, lpt_cov_read_fn fn,
+			    void *ctx);
+
+/**
+ * lpt_cov_image_read() - read code from an image as the decoder does.
+ * @img, @addr, @buf, @size: as lpt_cov_read_fn.
+ *
+ * Return: bytes copied from @addr on, 0 if @addr is not mapped.
+ */
+size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
+			  uint8_t *buf, size_t size);
+
+/* ---------------------------------------------------------------------- */
+/* Decoder                                                                */
+
+#define LPT_COV_MAX_FILTERS	4	/* IA32_RTIT_ADDR0..3 (SDM 33.2.5.2) */
+#define LPT_COV_MAP_SIZE	65536u	/* default map size in bytes */
+#define LPT_COV_CACHE_MAX	(256u << 20)	/* default memory cap */
+
+/* lpt_cov_config.flags */
+/* The map as libxdc 7a7894a fills it: conditional-branch outcomes only,
+ * counted as libxdc counts them (Documentation/ptcov.rst "libxdc map"). */
+#define LPT_COV_F_XDC		0x1u
+/* Collect every distinct edge with its count for lpt_cov_edges(). */
+#define LPT_COV_F_EDGES		0x2u
+/* Do not use the TNT-run path cache (every decode walks block by block;
+ * for measurements). */
+#define LPT_COV_F_NO_PATHS	0x4u
+#define LPT_COV_F_ALL		0x7u
+
+/* An IP filter range [start, end) as programmed in IA32_RTIT_ADDRn_A/B
+ * (end = ADDRn_B + 1) with ADDRn_CFG = 1 (FilterEn). */
+struct lpt_cov_range {
+	uint64_t start;
+	uint64_t end;
+};
+
+/* Decoder configuration; fill with lpt_cov_config_init() first. */
+struct lpt_cov_config {
+	size_t size;		/* sizeof(struct lpt_cov_config) */
+	uint32_t flags;		/* LPT_COV_F_* */
+	uint32_t nfilter;	/* ranges in @filter; 0: no IP filtering */
+	struct lpt_cov_range filter[LPT_COV_MAX_FILTERS];
+	struct lpt_cpu cpu;	/* for errata (lpt_cpu_errata()); zero: none */
+	size_t map_size;	/* map bytes, a power of two >= 2; default
+				 * LPT_COV_MAP_SIZE */
+	size_t cache_max;	/* memory cap of the cache in bytes; default
+				 * LPT_COV_CACHE_MAX. Checked before each
+				 * decode: above it the cache is emptied. */
+};
+
+/**
+ * lpt_cov_config_init() - the defaults: no flags, no filter, no CPU,
+ * 64 KiB map, LPT_COV_CACHE_MAX cap.
+ * @cfg: configuration to fill.
+ */
+void lpt_cov_config_init(struct lpt_cov_config *cfg);
+
+struct lpt_cov;
+
+/**
+ * lpt_cov_alloc() - a coverage decoder for traces of one image.
+ * @cfg: configuration (copied); cfg->size may be smaller than ours.
+ * @img: the code; must outlive the decoder. Changing it later requires
+ *       lpt_cov_invalidate() for the changed range.
+ *
+ * Return: the decoder, or NULL with errno = EINVAL (NULL argument, unknown
+ * flags, map_size not a power of two, a filter range empty or more than
+ * LPT_COV_MAX_FILTERS) or ENOMEM.
+ */
+struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
+			      const struct lpt_cov_image *img);
+
+/**
+ * lpt_cov_free() - free a decoder and its cache; NULL is a no-op.
+ * @cov: decoder.
+ */
+void lpt_cov_free(struct lpt_cov *cov);
+
+/**
+ * lpt_cov_decode() - decode one trace and add its edges to a map.
+ * @cov:   decoder.
+ * @trace: raw Intel PT packets (SDM 33.4); decoding starts at the first
+ *         PSB and resynchronises at the next PSB after an error.
+ * @len:   bytes at @trace.
+ * @map:   cfg.map_size bytes the caller zeroed (or a map to add to): each
+ *         edge adds its count to map[lpt_cov_slot(src, dst, map_size)]
+ *         modulo 256 (8-bit counters wrap, as libxdc's and AFL's). May be
+ *         NULL when only lpt_cov_edges() is wanted.
+ *
+ * Edges and map are those of Documentation/ptcov.rst "Edges" (or, with
+ * LPT_COV_F_XDC, libxdc's conditional outcomes). A decode error does not
+ * stop the decode: what was decoded before it is kept, the decoder
+ * resynchronises at the next PSB, and the first error is returned.
+ *
+ * Return: 0 on success; LPT_ERR_COV_NOMAP (lpt_cov_fault_addr() gives the
+ * address), LPT_ERR_COV_DESYNC, LPT_ERR_COV_BADINSN, LPT_ERR_BAD_OPCODE or
+ * LPT_ERR_BAD_PACKET for the first error met; LPT_ERR_NOSYNC if the trace
+ * has no PSB; LPT_ERR_NOMEM; LPT_ERR_INVALID for NULL @cov or @trace.
+ */
+int lpt_cov_decode(struct lpt_cov *cov, const uint8_t *trace, size_t len,
+		   uint8_t *map);
+
+/* One distinct edge of the last decode (LPT_COV_F_EDGES). */
+struct lpt_cov_edge {
+	uint64_t src;		/* address of the branch instruction */
+	uint64_t dst;		/* address control went to */
+	uint64_t count;		/* times executed in the last decode */
+};
+
+/**
+ * lpt_cov_edges() - the distinct edges of the last lpt_cov_decode().
+ * @cov: decoder allocated with LPT_COV_F_EDGES.
+ * @out: receives a pointer to an array owned by @cov, sorted by (src,
+ *       dst), valid until the next call on @cov.
+ *
+ * Return: the number of edges (>= 0); LPT_ERR_INVALID (NULL, or the
+ * decoder was allocated without LPT_COV_F_EDGES); LPT_ERR_NOMEM.
+ */
+long lpt_cov_edges(struct lpt_cov *cov, const struct lpt_cov_edge **out);
+
+/**
+ * lpt_cov_fault_addr() - the address whose code was missing in the last
+ * LPT_ERR_COV_NOMAP (its page is PAGE = addr & ~0xfff).
+ * @cov: decoder.
+ *
+ * Return: the address, 0 if no decode met a missing page.
+ */
+uint64_t lpt_cov_fault_addr(const struct lpt_cov *cov);
+
+/**
+ * lpt_cov_invalidate() - forget cached work for code in [start, end),
+ * after the code there changed (JIT, dlopen, a page added to the image).
+ * @cov:   decoder.
+ * @start, @end: the changed range; start < end.
+ *
+ * Every cached block overlapping the range is dropped, and with it every
+ * path and edge that could depend on it (at present: the whole cache when
+ * any block overlaps; nothing when none does).
+ *
+ * Return: the number of cached blocks that overlapped (>= 0);
+ * LPT_ERR_INVALID.
+ */
+long lpt_cov_invalidate(struct lpt_cov *cov, uint64_t start, uint64_t end);
+
+/* What the cache holds and what the last decode did (lpt_cov_stats()). */
+struct lpt_cov_stats {
+	uint64_t blocks;	/* cached basic blocks */
+	uint64_t edges;		/* distinct edges known to the cache */
+	uint64_t paths;		/* cached TNT-run paths */
+	uint64_t cache_bytes;	/* memory held by the cache */
+	uint64_t flushes;	/* times the cap emptied the cache */
+	/* last decode: */
+	uint64_t branches;	/* edges counted (with repeats) */
+	uint64_t tnt_bits;	/* TNT bits consumed */
+	uint64_t path_hits;	/* TNT runs served from the path cache */
+	uint64_t insns;		/* instructions in blocks walked (without
+				 * the path cache: with it, cached runs are
+				 * not walked) */
+	uint64_t errors;	/* decode errors (each resynchronised) */
+};
+
+/**
+ * lpt_cov_stats() - fill @st.
+ * @cov: decoder.
+ * @st:  output.
+ *
+ * Return: 0; LPT_ERR_INVALID for NULL.
+ */
+int lpt_cov_stats(const struct lpt_cov *cov, struct lpt_cov_stats *st);
+
+/**
+ * lpt_cov_slot() - the map slot of an edge (Documentation/ptcov.rst "Slot
+ * function", the same as libxdc 7a7894a's):
+ *   mix(v) = (v ^ (v >> 31)) * 0x7fb5d329728ea185 (mod 2^64),
+ *   slot   = (uint32_t)(mix(dst) ^ (mix(src) >> 1)) & (map_size - 1).
+ * @src, @dst: the edge.
+ * @map_size:  a power of two.
+ *
+ * Return: the slot.
+ */
+uint32_t lpt_cov_slot(uint64_t src, uint64_t dst, size_t map_size);
+
+/**
+ * lpt_cov_map_hash() - libxdc's map hash: the low 64 bits of
+ * MurmurHash3_x64_128 (Austin Appleby's public-domain algorithm) of the
+ * map with seed 0xaaaaaaaa.
+ * @map, @size: the map.
+ *
+ * Return: the hash.
+ */
+uint64_t lpt_cov_map_hash(const uint8_t *map, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _LWPT_PT_COV_H */

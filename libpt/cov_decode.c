@@ -1,0 +1,1168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The coverage decoder (lwpt/pt_cov.h, Documentation/ptcov.rst).
+ *
+ * Packets (SDM 33.4.2) drive a walk over basic blocks of the image. A
+ * block runs from an address to its first change-of-flow instruction
+ * (SDM Table 33-1, classified by model/x86's x86_cofi_decode()), to the end
+ * of the IP filter range it starts in (SDM 33.2.5.2), or to code the image
+ * lacks. Blocks are cached with their successors, so a later decode of the
+ * same code follows pointers: one TNT bit (33.4.2.1) is one step from a
+ * conditional block to one of its two successors, one TIP (33.4.2.2) one
+ * lookup of (branch, target). Direct jumps and calls need no packet and
+ * are walked through.
+ *
+ * Edges get dense ids; a decode counts ids, and the map is written once at
+ * the end from the touched ids (map[slot] += count, mod 256), so the walk
+ * never hashes an address pair twice.
+ *
+ * The TNT-run path cache: for a conditional block and the next 8 TNT bits,
+ * the block reached after them and the edges passed (libxdc's key: block
+ * address + next TNT bits), so a warm decode consumes a whole TNT.8 byte in
+ * one step.
+ *
+ * Flow semantics follow libipt 2.0.5's instruction-flow decoder (the test
+ * reference, tests/libpt/cov_ref.c): an edge is counted once the decoder
+ * goes on past its destination; a branch whose destination an OVF, a
+ * suppressed IP or the end of the trace leaves unreached counts nothing.
+ */
+#include <lwpt/pt_cov.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libpt/cov_internal.h"
+#include "libpt/pkt_internal.h"
+#include "model/x86/x86_cofi.h"
+
+/* Block kinds: what ends the block. */
+enum cov_kind {
+	BK_COND,	/* Jcc, JrCXZ, LOOPcc: one TNT bit */
+	BK_JMP,		/* direct near JMP: no packet */
+	BK_CALL,	/* direct near CALL: no packet, pushes */
+	BK_IND,		/* indirect near JMP: TIP */
+	BK_CALL_IND,	/* indirect near CALL: TIP, pushes */
+	BK_RET,		/* near RET: TIP, or a TNT bit when compressed */
+	BK_FAR,		/* far transfers (SDM Table 33-1): TIP */
+	BK_LEAVE,	/* runs out of the filter ranges: TIP.PGD */
+	BK_BAD,		/* no valid instruction at @cofi */
+};
+
+#define COV_NO_EDGE	0u		/* edge id 0 is never used */
+#define COV_WALK_MAX	(1u << 16)	/* direct transfers without a packet */
+#define COV_RETSTACK	64		/* as libipt's pt_retstack */
+#define COV_PATH_BITS	8		/* TNT bits per cached path */
+
+struct cov_blk;
+
+/* A cached path: from a conditional block, COV_PATH_BITS TNT bits. */
+struct cov_path {
+	struct cov_blk *end;		/* where the walk is after the bits */
+	uint32_t pend;			/* the last edge, not yet committed */
+	uint8_t nedge;			/* committed edges in @edge */
+	uint8_t pushes;			/* 0: the path made no call; else not
+					 * cached (the return stack needs it) */
+	uint32_t edge[];		/* committed edge ids, in order */
+};
+
+struct cov_blk {
+	uint64_t start;		/* first instruction */
+	uint64_t cofi;		/* last instruction (the branch) */
+	uint64_t next;		/* address after it (fall-through) */
+	uint64_t target;	/* direct target (COND, JMP, CALL) */
+	struct cov_blk *succ[2];/* cached: [0] fall-through, [1] target */
+	uint32_t eid[2];	/* edge ids to succ[0], succ[1] */
+	uint32_t ninsn;
+	uint8_t kind;		/* enum cov_kind */
+	uint8_t mode;		/* enum x86_mode */
+	uint8_t tgt_out;	/* direct target outside the filter */
+	struct cov_path **paths;/* COND only: 256 entries, lazily */
+};
+
+struct cov_edge_ent {
+	uint64_t src, dst;
+	uint32_t id;
+};
+
+struct lpt_cov {
+	struct lpt_cov_config cfg;
+	const struct lpt_cov_image *img;
+	uint32_t pkt_flags;
+
+	/* Block cache: open addressing on (start, mode). */
+	struct cov_blk **btab;
+	size_t bmask, nblk;
+	/* Block arena. */
+	struct cov_blk *arena;
+	size_t arena_left;
+	void **chunks;
+	size_t nchunks, chunk_cap;
+	size_t bytes;		/* cache memory, for the cap */
+	uint64_t npaths, flushes;
+
+	/* Edges: (src, dst) -> id, and per-id data. */
+	struct cov_edge_ent *etab;
+	size_t emask;
+	uint32_t nedge, ecap;
+	uint64_t *e_src, *e_dst;
+	uint32_t *e_slot;
+	uint8_t *e_cond;
+	uint32_t *e_cnt;	/* this decode */
+	uint32_t *touched;
+	uint32_t ntouched;
+
+	/* Decode state. */
+	struct cov_blk *cur;	/* where execution goes on; NULL: no IP */
+	uint32_t pend;		/* edge whose destination is cur->start */
+	uint8_t mode, pend_mode;
+	bool have_pend_mode;
+	bool fup_pending, skip_fup, in_psb, ovf, psb_fup_valid;
+	uint64_t fup_ip, psb_fup, last_ip;
+	uint64_t retstack[COV_RETSTACK];
+	unsigned int rs_top, rs_n;
+	int err;		/* first error of this decode */
+	uint64_t fault;
+
+	struct lpt_cov_stats st;
+	struct lpt_cov_edge *out;
+	size_t out_cap;
+};
+
+const char *lpt_cov_errstr(int err)
+{
+	switch (err) {
+	case LPT_ERR_COV_NOMAP:
+		return "code missing from the image";
+	case LPT_ERR_COV_DESYNC:
+		return "trace and code disagree";
+	case LPT_ERR_COV_BADINSN:
+		return "no valid instruction where the trace executes";
+	default:
+		return lpt_errstr(err);
+	}
+}
+
+void lpt_cov_config_init(struct lpt_cov_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->map_size = LPT_COV_MAP_SIZE;
+	cfg->cache_max = LPT_COV_CACHE_MAX;
+}
+
+/* ---- cache memory -------------------------------------------------------- */
+
+static void *cov_chunk(struct lpt_cov *c, size_t size)
+{
+	void *p;
+
+	if (c->nchunks == c->chunk_cap) {
+		size_t cap = c->chunk_cap ? 2 * c->chunk_cap : 64;
+		void **n = realloc(c->chunks, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->chunks = n;
+		c->chunk_cap = cap;
+	}
+	p = malloc(size);
+	if (!p)
+		return NULL;
+	c->chunks[c->nchunks++] = p;
+	c->bytes += size;
+	return p;
+}
+
+static void cov_flush(struct lpt_cov *c)
+{
+	for (size_t i = 0; i < c->nchunks; i++)
+		free(c->chunks[i]);
+	c->nchunks = 0;
+	c->arena = NULL;
+	c->arena_left = 0;
+	memset(c->btab, 0, (c->bmask + 1) * sizeof(*c->btab));
+	c->nblk = 0;
+	memset(c->etab, 0, (c->emask + 1) * sizeof(*c->etab));
+	c->nedge = 1;
+	c->npaths = 0;
+	c->bytes = (c->bmask + 1) * sizeof(*c->btab) +
+		   (c->emask + 1) * sizeof(*c->etab) +
+		   (size_t)c->ecap * (8 + 8 + 4 + 1 + 4 + 4);
+	c->cur = NULL;
+	c->pend = COV_NO_EDGE;
+}
+
+/* ---- edges --------------------------------------------------------------- */
+
+static inline size_t hash2(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x632be59bd9b4e019ull +
+						    (a << 6) + (a >> 2));
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ (h >> 32));
+}
+
+static int edge_grow_arrays(struct lpt_cov *c)
+{
+	uint32_t cap = c->ecap ? 2 * c->ecap : 1024;
+
+#define GROW(p) do {						\
+		void *n_ = realloc(c->p, (size_t)cap * sizeof(*c->p));	\
+		if (!n_)						\
+			return LPT_ERR_NOMEM;				\
+		c->p = n_;						\
+	} while (0)
+	GROW(e_src);
+	GROW(e_dst);
+	GROW(e_slot);
+	GROW(e_cond);
+	GROW(e_cnt);
+	GROW(touched);
+#undef GROW
+	memset(c->e_cnt + c->ecap, 0, (size_t)(cap - c->ecap) * sizeof(*c->e_cnt));
+	c->bytes += (size_t)(cap - c->ecap) * (8 + 8 + 4 + 1 + 4 + 4);
+	c->ecap = cap;
+	return 0;
+}
+
+static int edge_rehash(struct lpt_cov *c)
+{
+	size_t n = 2 * (c->emask + 1);
+	struct cov_edge_ent *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return LPT_ERR_NOMEM;
+	for (size_t i = 0; i <= c->emask; i++) {
+		struct cov_edge_ent *e = &c->etab[i];
+		size_t j;
+
+		if (!e->id)
+			continue;
+		for (j = hash2(e->src, e->dst) & (n - 1); t[j].id; j = (j + 1) & (n - 1))
+			;
+		t[j] = *e;
+	}
+	free(c->etab);
+	c->bytes += (n - (c->emask + 1)) * sizeof(*t);
+	c->etab = t;
+	c->emask = n - 1;
+	return 0;
+}
+
+/* The id of edge (src, dst); created on first use. 0 on ENOMEM. */
+static uint32_t edge_id(struct lpt_cov *c, uint64_t src, uint64_t dst, bool cond)
+{
+	size_t j;
+
+	for (j = hash2(src, dst) & c->emask; c->etab[j].id; j = (j + 1) & c->emask)
+		if (c->etab[j].src == src && c->etab[j].dst == dst)
+			return c->etab[j].id;
+	if (c->nedge >= c->ecap && edge_grow_arrays(c))
+		return COV_NO_EDGE;
+	if (2 * ((size_t)c->nedge + 1) > c->emask + 1) {
+		if (edge_rehash(c))
+			return COV_NO_EDGE;
+		for (j = hash2(src, dst) & c->emask; c->etab[j].id;
+		     j = (j + 1) & c->emask)
+			;
+	}
+	uint32_t id = c->nedge++;
+
+	c->etab[j] = (struct cov_edge_ent){ src, dst, id };
+	c->e_src[id] = src;
+	c->e_dst[id] = dst;
+	c->e_slot[id] = lpt_cov_slot(src, dst, c->cfg.map_size);
+	c->e_cond[id] = cond;
+	c->e_cnt[id] = 0;
+	return id;
+}
+
+static inline void count(struct lpt_cov *c, uint32_t id)
+{
+	if (!c->e_cnt[id]++)
+		c->touched[c->ntouched++] = id;
+}
+
+/* The destination of the pending edge was reached: count it. */
+static inline void commit(struct lpt_cov *c)
+{
+	if (c->pend) {
+		count(c, c->pend);
+		c->pend = COV_NO_EDGE;
+	}
+}
+
+/* The pending edge's destination is not reached in the trace (OVF, end of
+ * trace, suppressed IP): libipt shows no instruction there, so no edge;
+ * libxdc counted a conditional outcome at its TNT bit already. */
+static inline void drop(struct lpt_cov *c)
+{
+	if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
+		count(c, c->pend);
+	c->pend = COV_NO_EDGE;
+}
+
+/* ---- blocks -------------------------------------------------------------- */
+
+static bool in_filter(const struct lpt_cov *c, uint64_t ip, uint64_t *end)
+{
+	if (!c->cfg.nfilter) {
+		*end = 0;	/* none */
+		return true;
+	}
+	for (uint32_t i = 0; i < c->cfg.nfilter; i++) {
+		const struct lpt_cov_range *r = &c->cfg.filter[i];
+
+		if (ip >= r->start && ip < r->end) {
+			*end = r->end;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline size_t hash1(uint64_t a, uint8_t mode)
+{
+	uint64_t h = (a ^ ((uint64_t)mode << 56)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct cov_blk *blk_lookup(const struct lpt_cov *c, uint64_t ip,
+				  uint8_t mode)
+{
+	struct cov_blk *b;
+
+	for (size_t j = hash1(ip, mode) & c->bmask; (b = c->btab[j]);
+	     j = (j + 1) & c->bmask)
+		if (b->start == ip && b->mode == mode)
+			return b;
+	return NULL;
+}
+
+static int blk_insert(struct lpt_cov *c, struct cov_blk *nb)
+{
+	size_t j;
+
+	if (2 * (c->nblk + 1) > c->bmask + 1) {
+		size_t n = 2 * (c->bmask + 1);
+		struct cov_blk **t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return LPT_ERR_NOMEM;
+		for (size_t i = 0; i <= c->bmask; i++) {
+			struct cov_blk *b = c->btab[i];
+
+			if (!b)
+				continue;
+			for (j = hash1(b->start, b->mode) & (n - 1); t[j];
+			     j = (j + 1) & (n - 1))
+				;
+			t[j] = b;
+		}
+		free(c->btab);
+		c->bytes += (n - (c->bmask + 1)) * sizeof(*t);
+		c->btab = t;
+		c->bmask = n - 1;
+	}
+	for (j = hash1(nb->start, nb->mode) & c->bmask; c->btab[j];
+	     j = (j + 1) & c->bmask)
+		;
+	c->btab[j] = nb;
+	c->nblk++;
+	return 0;
+}
+
+static enum cov_kind kind_of(enum x86_cofi_kind k)
+{
+	switch (k) {
+	case X86_COFI_JCC:
+		return BK_COND;
+	case X86_COFI_JMP_REL:
+		return BK_JMP;
+	case X86_COFI_CALL_REL:
+		return BK_CALL;
+	case X86_COFI_JMP_IND:
+		return BK_IND;
+	case X86_COFI_CALL_IND:
+		return BK_CALL_IND;
+	case X86_COFI_RET:
+		return BK_RET;
+	default:
+		return BK_FAR;
+	}
+}
+
+/*
+ * Decode the block at @ip in the current mode (the cold path). NULL with
+ * c->err set when code is missing (LPT_ERR_COV_NOMAP, c->fault) or memory
+ * runs out.
+ */
+static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
+{
+	uint8_t buf[256];
+	size_t have = 0, off = 0;
+	uint64_t a = ip, fend;
+	struct cov_blk *b;
+	bool inside = in_filter(c, ip, &fend);
+
+	if (!c->arena_left) {
+		c->arena = cov_chunk(c, 1024 * sizeof(*b));
+		if (!c->arena) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return NULL;
+		}
+		c->arena_left = 1024;
+	}
+	b = c->arena;
+	memset(b, 0, sizeof(*b));
+	b->start = ip;
+	b->mode = c->mode;
+	if (!inside) {
+		b->kind = BK_LEAVE;
+		b->cofi = ip;
+		b->next = ip;
+		goto done;
+	}
+	for (;;) {
+		struct x86_cofi x;
+		int r;
+
+		if (fend && a >= fend) {	/* ran out of the range */
+			b->kind = BK_LEAVE;
+			b->cofi = a;
+			b->next = a;
+			break;
+		}
+		if (have - off < X86_MAX_INSN_LEN) {
+			memmove(buf, buf + off, have - off);
+			have -= off;
+			off = 0;
+			have += lpt_cov_image_read(c->img, a + have, buf + have,
+						   sizeof(buf) - have);
+		}
+		if (have == off) {
+			c->fault = a;
+			c->err = c->err ? c->err : LPT_ERR_COV_NOMAP;
+			return NULL;
+		}
+		r = x86_cofi_decode(buf + off, have - off, (enum x86_mode)c->mode, &x);
+		if (r == -EAGAIN) {
+			c->fault = a + (have - off);
+			c->err = c->err ? c->err : LPT_ERR_COV_NOMAP;
+			return NULL;
+		}
+		if (r < 0) {
+			b->kind = BK_BAD;
+			b->cofi = a;
+			b->next = a;
+			break;
+		}
+		b->ninsn++;
+		if (x.kind != X86_COFI_NONE && x.kind != X86_COFI_UD) {
+			b->kind = (uint8_t)kind_of(x.kind);
+			b->cofi = a;
+			b->next = a + x.len;
+			if (c->mode != X86_MODE_64)
+				b->next &= c->mode == X86_MODE_32 ? 0xffffffffull : 0xffffull;
+			if (b->kind <= BK_CALL) {
+				uint64_t e;
+
+				b->target = x86_cofi_target(&x, a);
+				b->tgt_out = !in_filter(c, b->target, &e);
+			}
+			break;
+		}
+		a += x.len;
+		off += x.len;
+	}
+done:
+	if (blk_insert(c, b)) {
+		c->err = c->err ? c->err : LPT_ERR_NOMEM;
+		return NULL;
+	}
+	c->arena++;
+	c->arena_left--;
+	return b;
+}
+
+static inline struct cov_blk *blk_get(struct lpt_cov *c, uint64_t ip)
+{
+	struct cov_blk *b = blk_lookup(c, ip, c->mode);
+
+	return b ? b : blk_build(c, ip);
+}
+
+/* Successor @i of @b (0 fall-through, 1 direct target), cached in @b. */
+static struct cov_blk *succ_slow(struct lpt_cov *c, struct cov_blk *b, int i)
+{
+	uint8_t mode = c->mode;
+	struct cov_blk *s;
+
+	if (!b->eid[i]) {
+		b->eid[i] = edge_id(c, b->cofi, i ? b->target : b->next,
+				    b->kind == BK_COND);
+		if (!b->eid[i]) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return NULL;
+		}
+	}
+	c->mode = b->mode;
+	s = blk_get(c, i ? b->target : b->next);
+	c->mode = mode;
+	b->succ[i] = s;
+	return s;
+}
+
+static inline struct cov_blk *succ(struct lpt_cov *c, struct cov_blk *b, int i)
+{
+	struct cov_blk *s = b->succ[i];
+
+	return s ? s : succ_slow(c, b, i);
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static void retstack_push(struct lpt_cov *c, uint64_t a)
+{
+	c->rs_top = (c->rs_top + 1) % COV_RETSTACK;
+	c->retstack[c->rs_top] = a;
+	if (c->rs_n < COV_RETSTACK)
+		c->rs_n++;
+}
+
+static void fail(struct lpt_cov *c, int err)
+{
+	if (!c->err)
+		c->err = err;
+	c->st.errors++;
+	drop(c);
+	c->cur = NULL;
+}
+
+/*
+ * Walk through blocks ending in a direct JMP or CALL (no packet needed)
+ * until a block that needs trace data; returns it (also in c->cur), or
+ * NULL after an error.
+ */
+static inline struct cov_blk *advance(struct lpt_cov *c)
+{
+	struct cov_blk *b = c->cur;
+	unsigned int n = 0;
+
+	while (b->kind == BK_JMP || b->kind == BK_CALL) {
+		struct cov_blk *s;
+
+		if (b->tgt_out)
+			break;		/* the branch leaves: TIP.PGD */
+		if (++n > COV_WALK_MAX) {
+			fail(c, LPT_ERR_COV_DESYNC);
+			return NULL;
+		}
+		s = succ(c, b, 1);
+		if (!s) {
+			fail(c, c->err);
+			return NULL;
+		}
+		commit(c);
+		c->st.insns += b->ninsn;
+		c->pend = b->eid[1];
+		if (b->kind == BK_CALL && b->target != b->next)
+			retstack_push(c, b->next);
+		b = s;
+	}
+	c->cur = b;
+	return b;
+}
+
+/* Go to @ip as an indirect branch (TIP) or resume (no edge, @src = 0). */
+static void jump_to(struct lpt_cov *c, uint64_t ip)
+{
+	if (c->have_pend_mode) {
+		c->mode = c->pend_mode;
+		c->have_pend_mode = false;
+	}
+	c->cur = blk_get(c, ip);
+	if (!c->cur)
+		fail(c, c->err);
+}
+
+/* One TNT bit (SDM 33.4.2.1). */
+static inline void tnt_bit(struct lpt_cov *c, int bit)
+{
+	struct cov_blk *b;
+
+	c->st.tnt_bits++;
+	if (!c->cur || c->ovf)
+		return;
+	b = advance(c);
+	if (!b)
+		return;
+	if (b->kind == BK_COND) {
+		struct cov_blk *s = succ(c, b, bit);
+
+		if (!s) {
+			fail(c, c->err);
+			return;
+		}
+		commit(c);
+		c->st.insns += b->ninsn;
+		c->pend = b->eid[bit];
+		c->cur = s;
+		return;
+	}
+	if (b->kind == BK_RET && bit && c->rs_n) {
+		/* compressed return (SDM 33.4.2.1 "RET compression") */
+		uint64_t ra = c->retstack[c->rs_top];
+		uint32_t id;
+
+		c->rs_top = (c->rs_top + COV_RETSTACK - 1) % COV_RETSTACK;
+		c->rs_n--;
+		commit(c);
+		c->st.insns += b->ninsn;
+		id = edge_id(c, b->cofi, ra, false);
+		if (!id) {
+			fail(c, LPT_ERR_NOMEM);
+			return;
+		}
+		c->pend = id;
+		jump_to(c, ra);
+		return;
+	}
+	fail(c, LPT_ERR_COV_DESYNC);
+}
+
+/*
+ * Walk to @ip, where an asynchronous event (FUP, SDM 33.4.2.6) happened:
+ * the instructions before it executed, the one at it did not.
+ */
+static void walk_to(struct lpt_cov *c, uint64_t ip)
+{
+	struct cov_blk *b = c->cur;
+	unsigned int n = 0;
+
+	while (b) {
+		if (ip >= b->start && ip <= b->cofi) {
+			commit(c);
+			c->st.insns += ip - b->start ? b->ninsn : 0;
+			return;
+		}
+		if ((b->kind != BK_JMP && b->kind != BK_CALL) || b->tgt_out ||
+		    ++n > COV_WALK_MAX) {
+			fail(c, LPT_ERR_COV_DESYNC);
+			return;
+		}
+		struct cov_blk *s = succ(c, b, 1);
+
+		if (!s) {
+			fail(c, c->err);
+			return;
+		}
+		commit(c);
+		c->st.insns += b->ninsn;
+		c->pend = b->eid[1];
+		if (b->kind == BK_CALL && b->target != b->next)
+			retstack_push(c, b->next);
+		c->cur = b = s;
+	}
+}
+
+/* TIP (SDM 33.4.2.2): an indirect branch, or the target of an async event. */
+static void on_tip(struct lpt_cov *c, uint64_t ip)
+{
+	struct cov_blk *b;
+	uint32_t id;
+
+	if (c->fup_pending) {
+		c->fup_pending = false;
+		if (c->cur)
+			walk_to(c, c->fup_ip);
+		c->pend = COV_NO_EDGE;
+		jump_to(c, ip);
+		return;
+	}
+	if (!c->cur || c->ovf)
+		return;
+	b = advance(c);
+	if (!b)
+		return;
+	if (b->kind < BK_IND || b->kind > BK_FAR) {
+		fail(c, LPT_ERR_COV_DESYNC);
+		return;
+	}
+	commit(c);
+	c->st.insns += b->ninsn;
+	id = edge_id(c, b->cofi, ip, false);
+	if (!id) {
+		fail(c, LPT_ERR_NOMEM);
+		return;
+	}
+	c->pend = id;
+	if (b->kind == BK_CALL_IND)
+		retstack_push(c, b->next);
+	jump_to(c, ip);
+}
+
+/* TIP.PGD (SDM 33.4.2.5): tracing stops. */
+static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
+{
+	struct cov_blk *b;
+
+	if (c->fup_pending) {	/* asynchronous: at the FUP's IP */
+		c->fup_pending = false;
+		if (c->cur)
+			walk_to(c, c->fup_ip);
+		goto off;
+	}
+	if (!c->cur || c->ovf)
+		goto off;
+	b = advance(c);
+	if (!b)
+		goto off;
+	if (b->kind == BK_LEAVE && !b->ninsn) {
+		/* the pending branch itself left the range */
+		if (suppressed)
+			drop(c);
+		else
+			commit(c);
+		goto off;
+	}
+	commit(c);
+	c->st.insns += b->ninsn;
+	if (b->kind != BK_LEAVE && b->kind != BK_BAD && !suppressed) {
+		uint32_t id = edge_id(c, b->cofi, ip, b->kind == BK_COND);
+
+		if (!id) {
+			fail(c, LPT_ERR_NOMEM);
+			goto off;
+		}
+		count(c, id);
+	}
+off:
+	drop(c);
+	c->cur = NULL;
+}
+
+static void on_fup(struct lpt_cov *c, uint64_t ip)
+{
+	if (c->in_psb) {
+		c->psb_fup = ip;
+		c->psb_fup_valid = true;
+		return;
+	}
+	if (c->skip_fup) {	/* FUP of a PTWRITE, EXSTOP, TSX begin/commit */
+		c->skip_fup = false;
+		return;
+	}
+	if (c->ovf) {		/* tracing resumes here after an overflow */
+		c->ovf = false;
+		c->pend = COV_NO_EDGE;
+		jump_to(c, ip);
+		return;
+	}
+	c->fup_pending = true;
+	c->fup_ip = ip;
+}
+
+/* ---- packets ------------------------------------------------------------- */
+
+/* IP compression (SDM 33.4.2.2, Table 33-18); false for reserved IPBytes. */
+static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, unsigned int ipb,
+			     uint64_t *ip)
+{
+	uint64_t v = 0;
+
+	switch (ipb) {
+	case PT_IPBYTES_UPDATE_16:
+		v = lpt_ld16(p);
+		c->last_ip = (c->last_ip & ~0xffffull) | v;
+		break;
+	case PT_IPBYTES_UPDATE_32:
+		memcpy(&v, p, 4);
+		v = le64toh(v);
+		c->last_ip = (c->last_ip & ~0xffffffffull) | v;
+		break;
+	case PT_IPBYTES_SEXT_48:
+		memcpy(&v, p, 6);
+		v = le64toh(v);
+		c->last_ip = (uint64_t)((int64_t)(v << 16) >> 16);
+		break;
+	case PT_IPBYTES_UPDATE_48:
+		memcpy(&v, p, 6);
+		v = le64toh(v);
+		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v;
+		break;
+	case PT_IPBYTES_FULL:
+		c->last_ip = lpt_ld64(p);
+		break;
+	default:
+		return false;
+	}
+	*ip = c->last_ip;
+	return true;
+}
+
+static void decode_reset(struct lpt_cov *c)
+{
+	c->cur = NULL;
+	c->pend = COV_NO_EDGE;
+	c->mode = X86_MODE_64;
+	c->have_pend_mode = false;
+	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = false;
+	c->psb_fup_valid = false;
+	c->last_ip = 0;
+	c->rs_n = 0;
+	c->rs_top = 0;
+}
+
+static uint8_t exec_mode(const struct lpt_pkt_mode_exec *m)
+{
+	if (m->csl)
+		return X86_MODE_64;	/* CS.D=1 with CS.L=1 is reserved */
+	return m->csd ? X86_MODE_32 : X86_MODE_16;
+}
+
+/* Every packet but PAD, TNT.8 and the TIP family (the hot ones). */
+static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
+				   const uint8_t *end)
+{
+	struct lpt_packet pkt;
+	int n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+
+	if (n < 0)
+		return NULL;
+	switch (pkt.type) {
+	case LPT_PKT_TNT_64: {
+		uint64_t bits = pkt.payload.tnt.bits;
+
+		for (int i = pkt.payload.tnt.count - 1; i >= 0; i--)
+			tnt_bit(c, (int)((bits >> i) & 1));
+		break;
+	}
+	case LPT_PKT_PSB:
+		c->in_psb = true;
+		c->psb_fup_valid = false;
+		c->fup_pending = false;
+		c->skip_fup = false;
+		c->last_ip = 0;		/* SDM 33.4.2.17: PSB resets last IP */
+		break;
+	case LPT_PKT_PSBEND:
+		c->in_psb = false;
+		if (c->psb_fup_valid && (!c->cur || c->ovf)) {
+			c->ovf = false;
+			c->pend = COV_NO_EDGE;
+			jump_to(c, c->psb_fup);
+		}
+		break;
+	case LPT_PKT_MODE_EXEC:
+		c->pend_mode = exec_mode(&pkt.payload.mode_exec);
+		c->have_pend_mode = true;
+		if (c->in_psb || !c->cur) {
+			c->mode = c->pend_mode;
+			c->have_pend_mode = false;
+		}
+		break;
+	case LPT_PKT_MODE_TSX:
+		/* begin/commit: the FUP that follows only names the
+		 * XBEGIN/XEND; an abort's FUP + TIP is an async branch */
+		if (!c->in_psb && !pkt.payload.mode_tsx.abrt)
+			c->skip_fup = true;
+		break;
+	case LPT_PKT_OVF:
+		drop(c);
+		c->cur = NULL;
+		c->ovf = true;
+		c->fup_pending = c->skip_fup = false;
+		c->rs_n = 0;
+		break;
+	case LPT_PKT_PTW:
+		if (pkt.payload.ptw.ip)
+			c->skip_fup = true;
+		break;
+	case LPT_PKT_EXSTOP:
+		if (pkt.payload.exstop.ip)
+			c->skip_fup = true;
+		break;
+	default:
+		break;		/* timing, power, VMCS, PIP, CBR, ...: no flow */
+	}
+	return p + n;
+}
+
+/* Start of the next PSB at or after @p, or @end. */
+static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
+			       const uint8_t *p)
+{
+	const uint8_t *q = lpt_psb_find_forward(begin, end, p);
+
+	return q ? q : end;
+}
+
+static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
+{
+	const uint8_t *end = trace + len, *p;
+
+	decode_reset(c);
+	p = next_psb(trace, end, trace);
+	if (p == end)
+		return LPT_ERR_NOSYNC;
+	while (p < end) {
+		uint8_t b0 = *p;
+
+		if (b0 == PT_OPC_PAD) {
+			p++;
+			continue;
+		}
+		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
+			/* TNT.8: bits below the stop bit, oldest first */
+			int top = 31 - __builtin_clz(b0);
+
+			for (int i = top - 1; i >= 1; i--)
+				tnt_bit(c, (b0 >> i) & 1);
+			p++;
+			continue;
+		}
+		uint8_t opc = b0 & PT_OPM_IP;
+
+		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
+		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
+			unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
+			size_t pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+			uint64_t ip = 0;
+			bool supp = ipb == PT_IPBYTES_SUPPRESSED;
+
+			if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
+			    (size_t)(end - p) < 1 + pl)
+				goto bad;
+			if (!supp)
+				ip_decode(c, p + 1, ipb, &ip);
+			p += 1 + pl;
+			switch (opc) {
+			case PT_OPC_TIP:
+				if (supp) {	/* e.g. far branch out of context */
+					c->fup_pending = false;
+					drop(c);
+					c->cur = NULL;
+				} else {
+					on_tip(c, ip);
+				}
+				break;
+			case PT_OPC_TIP_PGE:
+				c->fup_pending = false;
+				c->ovf = false;
+				c->pend = COV_NO_EDGE;
+				if (!supp)
+					jump_to(c, ip);
+				break;
+			case PT_OPC_TIP_PGD:
+				on_pgd(c, ip, supp);
+				break;
+			default:
+				if (!supp)
+					on_fup(c, ip);
+				break;
+			}
+			continue;
+		}
+		const uint8_t *q = other_packet(c, p, end);
+
+		if (q) {
+			p = q;
+			continue;
+		}
+bad:
+		if (!c->err)
+			c->err = LPT_ERR_BAD_PACKET;
+		c->st.errors++;
+		drop(c);
+		decode_reset(c);
+		p = next_psb(trace, end, p + 1);
+	}
+	drop(c);
+	return 0;
+}
+
+/* ---- API ----------------------------------------------------------------- */
+
+struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
+			      const struct lpt_cov_image *img)
+{
+	struct lpt_cov *c;
+
+	if (!cfg || !img || cfg->size < offsetof(struct lpt_cov_config, cpu) ||
+	    (cfg->flags & ~LPT_COV_F_ALL) || cfg->nfilter > LPT_COV_MAX_FILTERS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	lpt_cov_config_init(&c->cfg);
+	memcpy(&c->cfg, cfg, cfg->size < sizeof(*cfg) ? cfg->size : sizeof(*cfg));
+	c->cfg.size = sizeof(c->cfg);
+	if (!c->cfg.map_size)
+		c->cfg.map_size = LPT_COV_MAP_SIZE;
+	if (!c->cfg.cache_max)
+		c->cfg.cache_max = LPT_COV_CACHE_MAX;
+	if (c->cfg.map_size < 2 || (c->cfg.map_size & (c->cfg.map_size - 1)) ||
+	    c->cfg.map_size > (1ull << 32)) {
+		free(c);
+		errno = EINVAL;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < c->cfg.nfilter; i++) {
+		if (c->cfg.filter[i].start >= c->cfg.filter[i].end) {
+			free(c);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	c->img = img;
+	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
+	c->bmask = 4095;
+	c->emask = 4095;
+	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));
+	c->etab = calloc(c->emask + 1, sizeof(*c->etab));
+	if (!c->btab || !c->etab || edge_grow_arrays(c)) {
+		lpt_cov_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	cov_flush(c);
+	return c;
+}
+
+void lpt_cov_free(struct lpt_cov *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nchunks; i++)
+		free(c->chunks[i]);
+	free(c->chunks);
+	free(c->btab);
+	free(c->etab);
+	free(c->e_src);
+	free(c->e_dst);
+	free(c->e_slot);
+	free(c->e_cond);
+	free(c->e_cnt);
+	free(c->touched);
+	free(c->out);
+	free(c);
+}
+
+int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
+		   uint8_t *map)
+{
+	uint64_t flushes, npaths;
+	int ret;
+
+	if (!c || (!trace && len))
+		return LPT_ERR_INVALID;
+	if (c->bytes > c->cfg.cache_max) {
+		cov_flush(c);
+		c->flushes++;
+	}
+	flushes = c->flushes;
+	npaths = c->npaths;
+	memset(&c->st, 0, sizeof(c->st));
+	c->st.flushes = flushes;
+	c->st.paths = npaths;
+	c->err = 0;
+	for (uint32_t i = 0; i < c->ntouched; i++)	/* counts not read */
+		c->e_cnt[c->touched[i]] = 0;
+	c->ntouched = 0;
+	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
+
+	/* The map, from the touched edges (8-bit counters wrap). */
+	bool xdc = c->cfg.flags & LPT_COV_F_XDC;
+	uint64_t branches = 0;
+
+	for (uint32_t i = 0; i < c->ntouched; i++) {
+		uint32_t id = c->touched[i];
+
+		branches += c->e_cnt[id];
+		if (map && (!xdc || c->e_cond[id]))
+			map[c->e_slot[id]] += (uint8_t)c->e_cnt[id];
+	}
+	c->st.branches = branches;
+	if (ret < 0)
+		return ret;
+	return c->err;
+}
+
+static int cmp_out(const void *a, const void *b)
+{
+	const struct lpt_cov_edge *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return 0;
+}
+
+long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
+{
+	if (!c || !out || !(c->cfg.flags & LPT_COV_F_EDGES))
+		return LPT_ERR_INVALID;
+	if (c->out_cap < c->ntouched) {
+		struct lpt_cov_edge *n = realloc(c->out, c->ntouched * sizeof(*n));
+
+		if (!n)
+			return LPT_ERR_NOMEM;
+		c->out = n;
+		c->out_cap = c->ntouched;
+	}
+	for (uint32_t i = 0; i < c->ntouched; i++) {
+		uint32_t id = c->touched[i];
+
+		c->out[i] = (struct lpt_cov_edge){ c->e_src[id], c->e_dst[id],
+						   c->e_cnt[id] };
+	}
+	qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
+	*out = c->out;
+	return (long)c->ntouched;
+}
+
+uint64_t lpt_cov_fault_addr(const struct lpt_cov *c)
+{
+	return c ? c->fault : 0;
+}
+
+long lpt_cov_invalidate(struct lpt_cov *c, uint64_t start, uint64_t end)
+{
+	long n = 0;
+
+	if (!c || start >= end)
+		return LPT_ERR_INVALID;
+	for (size_t i = 0; i <= c->bmask; i++) {
+		const struct cov_blk *b = c->btab[i];
+
+		/* a block reads up to X86_MAX_INSN_LEN bytes past @cofi */
+		if (b && b->start < end && b->cofi + X86_MAX_INSN_LEN > start)
+			n++;
+	}
+	if (n)
+		cov_flush(c);
+	return n;
+}
+
+int lpt_cov_stats(const struct lpt_cov *c, struct lpt_cov_stats *st)
+{
+	if (!c || !st)
+		return LPT_ERR_INVALID;
+	*st = c->st;
+	st->blocks = c->nblk;
+	st->edges = c->nedge - 1;
+	st->paths = c->npaths;
+	st->cache_bytes = c->bytes;
+	st->flushes = c->flushes;
+	return 0;
+}

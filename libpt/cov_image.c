@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The coverage decoder's image (lwpt/pt_cov.h): code ranges at linear
+ * addresses, from copies, files, ELF PT_LOAD segments (<elf.h>, System V
+ * gABI "Program Header") and kAFL/Nyx page caches, plus an optional read
+ * callback. Read on the cold path only (first decode of a block).
+ */
+#include <lwpt/pt_cov.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libpt/cov_internal.h"
+
+#define COV_PAGE	4096u
+
+struct cov_seg {
+	uint64_t addr;
+	uint64_t len;
+	uint8_t *data;
+	unsigned long seq;	/* order added: the first added wins */
+};
+
+struct lpt_cov_image {
+	struct cov_seg *seg;	/* sorted by addr, non-overlapping */
+	size_t nseg, cap;
+	unsigned long seq;
+	lpt_cov_read_fn read;
+	void *ctx;
+};
+
+struct lpt_cov_image *lpt_cov_image_alloc(void)
+{
+	return calloc(1, sizeof(struct lpt_cov_image));
+}
+
+void lpt_cov_image_free(struct lpt_cov_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nseg; i++)
+		free(img->seg[i].data);
+	free(img->seg);
+	free(img);
+}
+
+/* Index of the first segment ending after @addr (nseg if none). */
+static size_t seg_find(const struct lpt_cov_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->nseg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cov_seg *s = &img->seg[mid];
+
+		if (s->addr + s->len - 1 < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int seg_insert(struct lpt_cov_image *img, uint64_t addr,
+		      const uint8_t *buf, uint64_t len)
+{
+	struct cov_seg s;
+	size_t i;
+
+	if (img->nseg == img->cap) {
+		size_t cap = img->cap ? 2 * img->cap : 16;
+		struct cov_seg *n = realloc(img->seg, cap * sizeof(*n));
+
+		if (!n)
+			return LPT_ERR_NOMEM;
+		img->seg = n;
+		img->cap = cap;
+	}
+	s.addr = addr;
+	s.len = len;
+	s.seq = img->seq;
+	s.data = malloc(len);
+	if (!s.data)
+		return LPT_ERR_NOMEM;
+	memcpy(s.data, buf, len);
+	i = seg_find(img, addr);
+	memmove(&img->seg[i + 1], &img->seg[i], (img->nseg - i) * sizeof(s));
+	img->seg[i] = s;
+	img->nseg++;
+	return 0;
+}
+
+/* Add [addr, addr+len) where no earlier range is: only the gaps. */
+int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
+		      const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	uint64_t end;
+
+	if (!img || !buf || !len || addr + (len - 1) < addr)
+		return LPT_ERR_INVALID;
+	end = addr + (len - 1);	/* inclusive */
+	img->seq++;
+	while (addr <= end) {
+		size_t i = seg_find(img, addr);
+		uint64_t stop = end;
+		int err;
+
+		if (i < img->nseg && img->seg[i].addr <= addr) {
+			/* covered: skip to the end of that segment */
+			uint64_t last = img->seg[i].addr + img->seg[i].len - 1;
+
+			if (last >= end)
+				break;
+			b += last + 1 - addr;
+			addr = last + 1;
+			continue;
+		}
+		if (i < img->nseg && img->seg[i].addr - 1 < stop)
+			stop = img->seg[i].addr - 1;
+		err = seg_insert(img, addr, b, stop - addr + 1);
+		if (err)
+			return err;
+		if (stop == end)
+			break;
+		b += stop + 1 - addr;
+		addr = stop + 1;
+	}
+	return 0;
+}
+
+void lpt_cov_image_set_read(struct lpt_cov_image *img, lpt_cov_read_fn fn,
+			    void *ctx)
+{
+	if (!img)
+		return;
+	img->read = fn;
+	img->ctx = ctx;
+}
+
+size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
+			  uint8_t *buf, size_t size)
+{
+	size_t done = 0;
+
+	if (!img || !buf)
+		return 0;
+	while (done < size) {
+		uint64_t a = addr + done;
+		size_t i = seg_find(img, a), n;
+
+		if (i < img->nseg && img->seg[i].addr <= a) {
+			const struct cov_seg *s = &img->seg[i];
+			uint64_t off = a - s->addr;
+
+			n = s->len - off < size - done ? (size_t)(s->len - off) :
+							 size - done;
+			memcpy(buf + done, s->data + off, n);
+		} else if (img->read) {
+			n = img->read(img->ctx, a, buf + done, size - done);
+			if (n > size - done)
+				n = size - done;
+		} else {
+			n = 0;
+		}
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* Read a whole file; LPT_ERR_NOT_SUPPORTED with errno on failure. */
+static int slurp(const char *path, uint8_t **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *b;
+
+	if (!f)
+		return LPT_ERR_NOT_SUPPORTED;
+	b = malloc(cap);
+	while (b) {
+		size_t r = fread(b + n, 1, cap - n, f);
+
+		n += r;
+		if (n < cap) {
+			if (ferror(f)) {
+				free(b);
+				b = NULL;
+				errno = EIO;
+				fclose(f);
+				return LPT_ERR_NOT_SUPPORTED;
+			}
+			break;
+		}
+		cap *= 2;
+		uint8_t *nb = realloc(b, cap);
+
+		if (!nb)
+			free(b);
+		b = nb;
+	}
+	fclose(f);
+	if (!b)
+		return LPT_ERR_NOMEM;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int lpt_cov_image_add_file(struct lpt_cov_image *img, const char *path,
+			   uint64_t offset, uint64_t size, uint64_t addr)
+{
+	uint8_t *b;
+	size_t n;
+	int err;
+
+	if (!img || !path)
+		return LPT_ERR_INVALID;
+	err = slurp(path, &b, &n);
+	if (err)
+		return err;
+	if (offset >= n) {
+		free(b);
+		return LPT_ERR_INVALID;
+	}
+	if (!size || size > n - offset)
+		size = n - offset;
+	err = lpt_cov_image_add(img, addr, b + offset, size);
+	free(b);
+	return err;
+}
+
+/* One executable PT_LOAD segment: p_filesz bytes at p_offset. */
+static int elf_seg(struct lpt_cov_image *img, const uint8_t *b, size_t n,
+		   uint64_t off, uint64_t filesz, uint64_t vaddr, int *added)
+{
+	if (!filesz)
+		return 0;
+	if (off > n || filesz > n - off)
+		return LPT_ERR_INVALID;
+	(*added)++;
+	return lpt_cov_image_add(img, vaddr, b + off, filesz);
+}
+
+int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
+			  uint64_t base)
+{
+	uint8_t *b;
+	size_t n;
+	int err, added = 0;
+
+	if (!img || !path)
+		return LPT_ERR_INVALID;
+	err = slurp(path, &b, &n);
+	if (err)
+		return err;
+	err = LPT_ERR_INVALID;
+	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
+		goto out;
+	if (b[EI_CLASS] == ELFCLASS64 && n >= sizeof(Elf64_Ehdr)) {
+		Elf64_Ehdr eh;
+
+		memcpy(&eh, b, sizeof(eh));
+		if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > n ||
+		    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > n - eh.e_phoff)
+			goto out;
+		err = 0;
+		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
+			Elf64_Phdr ph;
+
+			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
+					      ph.p_vaddr + base, &added);
+		}
+	} else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr)) {
+		Elf32_Ehdr eh;
+
+		memcpy(&eh, b, sizeof(eh));
+		if (eh.e_phentsize != sizeof(Elf32_Phdr) || eh.e_phoff > n ||
+		    (uint64_t)eh.e_phnum * sizeof(Elf32_Phdr) > n - eh.e_phoff)
+			goto out;
+		err = 0;
+		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
+			Elf32_Phdr ph;
+
+			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
+					      ph.p_vaddr + base, &added);
+		}
+	}
+	if (!err && !added)
+		err = LPT_ERR_INVALID;
+out:
+	free(b);
+	return err;
+}
+
+int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix)
+{
+	char *path;
+	uint8_t *a = NULL, *d = NULL;
+	size_t alen, dlen, npages;
+	int err, added = 0;
+
+	if (!img || !prefix)
+		return LPT_ERR_INVALID;
+	path = malloc(strlen(prefix) + 6);
+	if (!path)
+		return LPT_ERR_NOMEM;
+	sprintf(path, "%s.addr", prefix);
+	err = slurp(path, &a, &alen);
+	if (!err) {
+		sprintf(path, "%s.dump", prefix);
+		err = slurp(path, &d, &dlen);
+	}
+	free(path);
+	if (err)
+		goto out;
+	npages = alen / 8;
+	if (dlen / COV_PAGE < npages) {
+		err = LPT_ERR_INVALID;
+		goto out;
+	}
+	for (size_t i = 0; i < npages && !err; i++) {
+		uint64_t pa;
+
+		memcpy(&pa, a + 8 * i, 8);
+		pa = le64toh(pa);
+		if (pa & (COV_PAGE - 1))
+			continue;	/* marked not mapped */
+		err = lpt_cov_image_add(img, pa, d + i * COV_PAGE, COV_PAGE);
+		added++;
+	}
+out:
+	free(a);
+	free(d);
+	return err ? err : added;
+}
