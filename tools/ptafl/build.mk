@@ -31,7 +31,7 @@ endif
 ifneq ($(filter pt,$(LIBS)),)
 # tests/vm/slow/90-ptafl-sim.sh: the target and afl-fuzz itself (Debian's
 # afl++; tests/vm/run copies its shared libraries).
-VM_BINS += $(O)/tests/ptafl_magic $(wildcard /usr/bin/afl-fuzz)
+VM_BINS += $(O)/tests/ptafl_magic $(wildcard /usr/bin/afl-fuzz /usr/bin/afl-showmap)
 endif
 
 ifneq ($(filter pt,$(LIBS)),)

@@ -466,7 +466,7 @@ static void capture_open(struct capture *c)
 		die("%s: %s", o.device ? o.device : LPT_DEV_PATH, lpt_dev_strerror(err));
 	caps = lpt_dev_caps(c->dev);
 	if (c->im->nr > caps->nr_ranges)
-		die("%zu filter ranges, but this processor has %u (CPUID.(EAX=14H,ECX=1):EAX[2:0])"
+		die("%zu filter range(s) asked, this processor has %u (CPUID.(EAX=14H,ECX=1):EAX[2:0])"
 		    "%s", c->im->nr, caps->nr_ranges,
 		    caps->nr_ranges ? ": give fewer --filter" : ": use --no-filter");
 	if (c->size > caps->max_buffer_size)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <lwpt/pt_cov.h>
@@ -38,6 +39,24 @@ static unsigned int elf_type(const char *path)
 	if (n != sizeof(h) || memcmp(h, "\177ELF", 4))
 		return 0;
 	return h[16] | h[17] << 8;	/* little-endian x86-64 */
+}
+
+/*
+ * Code the image lacks, read from ptafl itself: without a filter the
+ * trace also holds the child's code between its fork and its exec, which
+ * is ptafl's, at the same addresses (the child is a fork of the spawner, a
+ * fork of ptafl). process_vm_readv() on ourselves: an unmapped address is
+ * an error (0 bytes), never a fault.
+ */
+static size_t self_read(void *ctx, uint64_t addr, uint8_t *buf, size_t size)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = size };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = size };
+	ssize_t n;
+
+	(void)ctx;
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return n > 0 ? (size_t)n : 0;
 }
 
 /* Add every file of @s->vma once, at the address its offset-0 mapping has. */
@@ -125,6 +144,8 @@ int ptafl_cov_new(struct ptafl_cov **cp, const struct ptafl_cov_setup *s, char *
 		return -ENOMEM;
 	}
 	r = image_fill(c->img, s, err, errlen);
+	if (!s->nfilter)
+		lpt_cov_image_set_read(c->img, self_read, NULL);
 	if (!r) {
 		c->cov = lpt_cov_alloc(&cfg, c->img);
 		if (!c->cov) {
