@@ -48,23 +48,27 @@ enum cov_kind {
 	BK_FAR,		/* far transfers (SDM Table 33-1): TIP */
 	BK_LEAVE,	/* runs out of the filter ranges: TIP.PGD */
 	BK_BAD,		/* no valid instruction at @cofi */
+	BK_NOMAP,	/* the image has no code at @cofi */
 };
 
 #define COV_NO_EDGE	0u		/* edge id 0 is never used */
 #define COV_WALK_MAX	(1u << 16)	/* direct transfers without a packet */
 #define COV_RETSTACK	64		/* as libipt's pt_retstack */
-#define COV_PATH_BITS	8		/* TNT bits per cached path */
+#define COV_PATH_EDGES	48		/* edges a cached path can hold */
+#define COV_PATH_PUSH	8		/* calls a cached path can hold */
 
 struct cov_blk;
 
-/* A cached path: from a conditional block, COV_PATH_BITS TNT bits. */
+/* A cached path: from a block, the bits of one TNT.8 byte. */
 struct cov_path {
+	const struct cov_blk *from;	/* key: start block ... */
+	uint8_t tnt;			/* ... and the TNT.8 byte */
+	uint8_t nedge;			/* counted edges in @ids */
+	uint8_t npush;			/* return addresses pushed */
 	struct cov_blk *end;		/* where the walk is after the bits */
-	uint32_t pend;			/* the last edge, not yet committed */
-	uint8_t nedge;			/* committed edges in @edge */
-	uint8_t pushes;			/* 0: the path made no call; else not
-					 * cached (the return stack needs it) */
-	uint32_t edge[];		/* committed edge ids, in order */
+	uint32_t pend;			/* the last edge, not yet counted */
+	uint32_t ids[COV_PATH_EDGES];
+	uint64_t push[COV_PATH_PUSH];
 };
 
 struct cov_blk {
@@ -78,7 +82,6 @@ struct cov_blk {
 	uint8_t kind;		/* enum cov_kind */
 	uint8_t mode;		/* enum x86_mode */
 	uint8_t tgt_out;	/* direct target outside the filter */
-	struct cov_path **paths;/* COND only: 256 entries, lazily */
 };
 
 struct cov_edge_ent {
@@ -100,6 +103,14 @@ struct lpt_cov {
 	void **chunks;
 	size_t nchunks, chunk_cap;
 	size_t bytes;		/* cache memory, for the cap */
+	/* Path cache: open addressing on (block, TNT.8 byte). */
+	struct cov_path **ptab;
+	size_t pmask;
+	struct cov_path *parena;
+	size_t parena_left;
+	/* Recording a path. */
+	bool rec, rec_bad;
+	struct cov_path rp;
 	uint64_t npaths, flushes;
 
 	/* Edges: (src, dst) -> id, and per-id data. */
@@ -187,9 +198,13 @@ static void cov_flush(struct lpt_cov *c)
 	memset(c->btab, 0, (c->bmask + 1) * sizeof(*c->btab));
 	c->nblk = 0;
 	memset(c->etab, 0, (c->emask + 1) * sizeof(*c->etab));
+	memset(c->ptab, 0, (c->pmask + 1) * sizeof(*c->ptab));
+	c->parena = NULL;
+	c->parena_left = 0;
 	c->nedge = 1;
 	c->npaths = 0;
 	c->bytes = (c->bmask + 1) * sizeof(*c->btab) +
+		   (c->pmask + 1) * sizeof(*c->ptab) +
 		   (c->emask + 1) * sizeof(*c->etab) +
 		   (size_t)c->ecap * (8 + 8 + 4 + 1 + 4 + 4);
 	c->cur = NULL;
@@ -287,6 +302,12 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 {
 	if (!c->e_cnt[id]++)
 		c->touched[c->ntouched++] = id;
+	if (c->rec) {
+		if (c->rp.nedge < COV_PATH_EDGES)
+			c->rp.ids[c->rp.nedge++] = id;
+		else
+			c->rec_bad = true;
+	}
 }
 
 /* The destination of the pending edge was reached: count it. */
@@ -447,16 +468,14 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 			have += lpt_cov_image_read(c->img, a + have, buf + have,
 						   sizeof(buf) - have);
 		}
-		if (have == off) {
-			c->fault = a;
-			c->err = c->err ? c->err : LPT_ERR_COV_NOMAP;
-			return NULL;
-		}
-		r = x86_cofi_decode(buf + off, have - off, (enum x86_mode)c->mode, &x);
+		r = have == off ? -EAGAIN :
+		    x86_cofi_decode(buf + off, have - off, (enum x86_mode)c->mode, &x);
 		if (r == -EAGAIN) {
-			c->fault = a + (have - off);
-			c->err = c->err ? c->err : LPT_ERR_COV_NOMAP;
-			return NULL;
+			/* code missing: the walk fails when it gets here */
+			b->kind = BK_NOMAP;
+			b->cofi = a;
+			b->next = a + (have - off);
+			break;
 		}
 		if (r < 0) {
 			b->kind = BK_BAD;
@@ -531,6 +550,12 @@ static inline struct cov_blk *succ(struct lpt_cov *c, struct cov_blk *b, int i)
 
 static void retstack_push(struct lpt_cov *c, uint64_t a)
 {
+	if (c->rec) {
+		if (c->rp.npush < COV_PATH_PUSH)
+			c->rp.push[c->rp.npush++] = a;
+		else
+			c->rec_bad = true;
+	}
 	c->rs_top = (c->rs_top + 1) % COV_RETSTACK;
 	c->retstack[c->rs_top] = a;
 	if (c->rs_n < COV_RETSTACK)
@@ -544,6 +569,27 @@ static void fail(struct lpt_cov *c, int err)
 	c->st.errors++;
 	drop(c);
 	c->cur = NULL;
+}
+
+/* The walk needs a packet at @b that the trace does not give, or code
+ * the image lacks: the error for it. */
+static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
+{
+	if (b->kind == BK_NOMAP) {
+		c->fault = b->next;
+		fail(c, LPT_ERR_COV_NOMAP);
+	} else {
+		fail(c, b->kind == BK_BAD ? LPT_ERR_COV_BADINSN : LPT_ERR_COV_DESYNC);
+	}
+}
+
+/* @b's instructions before its branch ran: the pending edge reached. */
+static inline void enter(struct lpt_cov *c, const struct cov_blk *b)
+{
+	if (b->ninsn)
+		commit(c);
+	else
+		drop(c);
 }
 
 /*
@@ -604,6 +650,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 	b = advance(c);
 	if (!b)
 		return;
+	enter(c, b);	/* b's instructions run before the branch */
 	if (b->kind == BK_COND) {
 		struct cov_blk *s = succ(c, b, bit);
 
@@ -611,7 +658,6 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			fail(c, c->err);
 			return;
 		}
-		commit(c);
 		c->st.insns += b->ninsn;
 		c->pend = b->eid[bit];
 		c->cur = s;
@@ -624,7 +670,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 
 		c->rs_top = (c->rs_top + COV_RETSTACK - 1) % COV_RETSTACK;
 		c->rs_n--;
-		commit(c);
+		c->rec_bad = true;	/* depends on the return stack */
 		c->st.insns += b->ninsn;
 		id = edge_id(c, b->cofi, ra, false);
 		if (!id) {
@@ -635,7 +681,108 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		jump_to(c, ra);
 		return;
 	}
-	fail(c, LPT_ERR_COV_DESYNC);
+	fail_at(c, b);
+}
+
+static inline size_t hash_path(const struct cov_blk *b, uint8_t tnt)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)b ^ ((uint64_t)tnt << 48)) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+static void path_insert(struct lpt_cov *c, const struct cov_path *rp)
+{
+	struct cov_path *p;
+	size_t j;
+
+	if (2 * (c->npaths + 1) > c->pmask + 1) {
+		size_t n = 2 * (c->pmask + 1);
+		struct cov_path **t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return;		/* not cached: correct, only slower */
+		for (size_t i = 0; i <= c->pmask; i++) {
+			struct cov_path *q = c->ptab[i];
+
+			if (!q)
+				continue;
+			for (j = hash_path(q->from, q->tnt) & (n - 1); t[j];
+			     j = (j + 1) & (n - 1))
+				;
+			t[j] = q;
+		}
+		free(c->ptab);
+		c->bytes += (n - (c->pmask + 1)) * sizeof(*t);
+		c->ptab = t;
+		c->pmask = n - 1;
+	}
+	if (!c->parena_left) {
+		c->parena = cov_chunk(c, 256 * sizeof(*p));
+		if (!c->parena)
+			return;
+		c->parena_left = 256;
+	}
+	p = c->parena++;
+	c->parena_left--;
+	*p = *rp;
+	for (j = hash_path(p->from, p->tnt) & c->pmask; c->ptab[j];
+	     j = (j + 1) & c->pmask)
+		;
+	c->ptab[j] = p;
+	c->npaths++;
+}
+
+/*
+ * A TNT.8 byte (SDM 33.4.2.1): its bits, oldest first, from c->cur. With
+ * the path cache, one lookup of (block, byte) replays what the bits did
+ * the last time from this block: the edges counted, the calls pushed and
+ * the block reached.
+ */
+static inline void tnt8(struct lpt_cov *c, uint8_t b0)
+{
+	int top = 31 - __builtin_clz(b0);
+	struct cov_blk *from = c->cur;
+
+	if (from && !c->ovf && !(c->cfg.flags & LPT_COV_F_NO_PATHS)) {
+		struct cov_path *p;
+
+		for (size_t j = hash_path(from, b0) & c->pmask; (p = c->ptab[j]);
+		     j = (j + 1) & c->pmask) {
+			if (p->from != from || p->tnt != b0)
+				continue;
+			commit(c);
+			for (unsigned int i = 0; i < p->nedge; i++)
+				count(c, p->ids[i]);
+			for (unsigned int i = 0; i < p->npush; i++)
+				retstack_push(c, p->push[i]);
+			c->pend = p->pend;
+			c->cur = p->end;
+			c->st.tnt_bits += (uint64_t)top - 1;
+			c->st.path_hits++;
+			return;
+		}
+		/* record this walk */
+		commit(c);
+		c->rec = true;
+		c->rec_bad = false;
+		c->rp.nedge = 0;
+		c->rp.npush = 0;
+		for (int i = top - 1; i >= 1; i--)
+			tnt_bit(c, (b0 >> i) & 1);
+		c->rec = false;
+		if (!c->rec_bad && c->cur && !c->ovf) {
+			c->rp.from = from;
+			c->rp.tnt = b0;
+			c->rp.end = c->cur;
+			c->rp.pend = c->pend;
+			path_insert(c, &c->rp);
+		}
+		return;
+	}
+	for (int i = top - 1; i >= 1; i--)
+		tnt_bit(c, (b0 >> i) & 1);
 }
 
 /*
@@ -655,7 +802,7 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 		}
 		if ((b->kind != BK_JMP && b->kind != BK_CALL) || b->tgt_out ||
 		    ++n > COV_WALK_MAX) {
-			fail(c, LPT_ERR_COV_DESYNC);
+			fail_at(c, b);
 			return;
 		}
 		struct cov_blk *s = succ(c, b, 1);
@@ -693,7 +840,8 @@ static void on_tip(struct lpt_cov *c, uint64_t ip)
 	if (!b)
 		return;
 	if (b->kind < BK_IND || b->kind > BK_FAR) {
-		fail(c, LPT_ERR_COV_DESYNC);
+		enter(c, b);
+		fail_at(c, b);
 		return;
 	}
 	commit(c);
@@ -733,9 +881,27 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			commit(c);
 		goto off;
 	}
-	commit(c);
+	if (suppressed && b->kind != BK_FAR) {
+		/*
+		 * No IP and no far branch to blame (SDM 33.4.2.5: a suppressed
+		 * IP means a CPL change or a disable by software): as libipt,
+		 * tracing stopped before @b's branch executed.
+		 */
+		if (b->cofi > b->start)
+			commit(c);
+		else
+			drop(c);
+		if (b->kind == BK_NOMAP)
+			fail_at(c, b);
+		goto off;
+	}
+	enter(c, b);
 	c->st.insns += b->ninsn;
-	if (b->kind != BK_LEAVE && b->kind != BK_BAD && !suppressed) {
+	if (b->kind == BK_NOMAP || b->kind == BK_BAD) {
+		fail_at(c, b);
+		goto off;
+	}
+	if (b->kind != BK_LEAVE && !suppressed) {
 		uint32_t id = edge_id(c, b->cofi, ip, b->kind == BK_COND);
 
 		if (!id) {
@@ -920,11 +1086,7 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 			continue;
 		}
 		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
-			/* TNT.8: bits below the stop bit, oldest first */
-			int top = 31 - __builtin_clz(b0);
-
-			for (int i = top - 1; i >= 1; i--)
-				tnt_bit(c, (b0 >> i) & 1);
+			tnt8(c, b0);	/* TNT.8 */
 			p++;
 			continue;
 		}
@@ -1029,7 +1191,9 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c->emask = 4095;
 	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));
 	c->etab = calloc(c->emask + 1, sizeof(*c->etab));
-	if (!c->btab || !c->etab || edge_grow_arrays(c)) {
+	c->pmask = 4095;
+	c->ptab = calloc(c->pmask + 1, sizeof(*c->ptab));
+	if (!c->btab || !c->etab || !c->ptab || edge_grow_arrays(c)) {
 		lpt_cov_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -1047,6 +1211,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->chunks);
 	free(c->btab);
 	free(c->etab);
+	free(c->ptab);
 	free(c->e_src);
 	free(c->e_dst);
 	free(c->e_slot);

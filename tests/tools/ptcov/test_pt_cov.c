@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exactness of libpt's coverage decoder (lwpt/pt_cov.h, issue 25 point 3).
+ * Sources: the edge definition of Documentation/ptcov.rst; libipt 2.0.5's
+ * instruction-flow decoder as the reference (tests/libpt/cov_ref.c);
+ * libxdc's published hashes (../shared/testdata/pt/README.md); packet
+ * layouts of SDM 33.4.2 for the synthetic traces.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lwpt/pt_cov.h>
+
+#include "tests/check_run.h"
+#include "tests/libpt/cov_ref.h"
+
+static char dir[4096];
+
+struct real {
+	const char *name, *file;
+	uint64_t start, end, hash;
+};
+
+/* ../shared/testdata/pt/README.md, table of real/libxdc. */
+static const struct real reals[] = {
+	{ "Unzip", "Unzip__trace.pt", 0x400000, 0x427000, 0x15b89190dfa291b2ull },
+	{ "foo", "foo__trace.pt", 0x7ffff7819000, 0x7ffff79ca000, 0xa76b8b44c4d3fe97ull },
+	{ "mruby", "mruby__trace.pt", 0x400000, 0x4b6000, 0x988aae1ab68920a4ull },
+	{ "icelake_tip", "icelake_tip__ptlog.pt", 0x1000, 0xfffffffffffff000ull,
+	  0xeb2a5b786860a79full },
+};
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n + 1);
+	if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static struct lpt_cov *new_cov(const struct lpt_cov_image *img, uint32_t flags,
+			       uint64_t start, uint64_t end)
+{
+	struct lpt_cov_config cfg;
+
+	lpt_cov_config_init(&cfg);
+	cfg.flags = flags;
+	if (start || end) {
+		cfg.nfilter = 1;
+		cfg.filter[0].start = start;
+		cfg.filter[0].end = end;
+	}
+	cfg.cpu.vendor = 1;
+	cfg.cpu.family = 6;
+	cfg.cpu.model = 94;
+	cfg.cpu.stepping = 3;
+	return lpt_cov_alloc(&cfg, img);
+}
+
+/* Our edges equal the reference's, element by element. */
+static void same_edges(struct lpt_cov *cov, const struct cov_ref_edge *re, size_t rn,
+		       const char *what)
+{
+	const struct lpt_cov_edge *e;
+	long n = lpt_cov_edges(cov, &e);
+	bool same = n == (long)rn;
+
+	for (size_t i = 0; same && i < rn; i++)
+		same = e[i].src == re[i].src && e[i].dst == re[i].dst &&
+		       e[i].count == re[i].count;
+	if (!same) {	/* both lists, for the log */
+		for (long i = 0; i < n && i < 50; i++)
+			printf("%s: ptcov  %lx %lx %lu\n", what, (unsigned long)e[i].src,
+			       (unsigned long)e[i].dst, (unsigned long)e[i].count);
+		for (size_t i = 0; i < rn && i < 50; i++)
+			printf("%s: libipt %lx %lx %lu\n", what, (unsigned long)re[i].src,
+			       (unsigned long)re[i].dst, (unsigned long)re[i].count);
+	}
+	ck_assert_msg(n == (long)rn, "%s: %ld distinct edges, libipt %zu", what, n, rn);
+	for (size_t i = 0; i < rn; i++)
+		ck_assert_msg(e[i].src == re[i].src && e[i].dst == re[i].dst &&
+			      e[i].count == re[i].count,
+			      "%s: edge %zu: %lx %lx %lu, libipt %lx %lx %lu", what, i,
+			      (unsigned long)e[i].src, (unsigned long)e[i].dst,
+			      (unsigned long)e[i].count, (unsigned long)re[i].src,
+			      (unsigned long)re[i].dst, (unsigned long)re[i].count);
+}
+
+START_TEST(real_edges_and_hash)
+{
+	const struct real *r = &reals[_i];
+	char path[4096 + 128];
+	struct cov_ref_pages pc;
+	struct cov_ref_edge *re;
+	size_t rn, len;
+	uint8_t *trace, *map = calloc(1, LPT_COV_MAP_SIZE);
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov, *xdc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	trace = slurp(path, &len);
+	if (!trace) {
+		printf("test_pt_cov: %s missing: skipped\n", path);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
+	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	ck_assert_int_eq(cov_ref_edges(trace, len, &pc, r->start, r->end, 6, 94, 3,
+				       &re, &rn, NULL), 0);
+	ck_assert_uint_gt(rn, 0);
+
+	cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
+	ck_assert_ptr_nonnull(cov);
+	/* cold, then warm (cached blocks and paths): the same edges */
+	for (int k = 0; k < 3; k++) {
+		ck_assert_int_eq(lpt_cov_decode(cov, trace, len, map), 0);
+		same_edges(cov, re, rn, r->name);
+	}
+	lpt_cov_free(cov);
+	cov = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_NO_PATHS, r->start, r->end);
+	ck_assert_int_eq(lpt_cov_decode(cov, trace, len, map), 0);
+	same_edges(cov, re, rn, r->name);
+	/* invalidation drops the cache; the next decode is the same */
+	ck_assert_int_gt(lpt_cov_invalidate(cov, r->start, r->end), 0);
+	ck_assert_int_eq(lpt_cov_decode(cov, trace, len, map), 0);
+	same_edges(cov, re, rn, r->name);
+	lpt_cov_free(cov);
+
+	/* the libxdc map: its published hash, cold and warm */
+	xdc = new_cov(img, LPT_COV_F_XDC, r->start, r->end);
+	for (int k = 0; k < 3; k++) {
+		memset(map, 0, LPT_COV_MAP_SIZE);
+		lpt_cov_decode(xdc, trace, len, map);
+		ck_assert_msg(lpt_cov_map_hash(map, LPT_COV_MAP_SIZE) == r->hash,
+			      "%s: xdc hash %016lx, libxdc %016lx", r->name,
+			      (unsigned long)lpt_cov_map_hash(map, LPT_COV_MAP_SIZE),
+			      (unsigned long)r->hash);
+	}
+	lpt_cov_free(xdc);
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(re);
+	free(trace);
+	free(map);
+}
+END_TEST
+
+/* ---- synthetic traces (SDM 33.4.2 packet layouts) ---------------------- */
+
+struct tb {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put(struct tb *t, const void *p, size_t n)
+{
+	memcpy(t->b + t->n, p, n);
+	t->n += n;
+}
+
+static void psb(struct tb *t)
+{
+	for (int i = 0; i < 8; i++)
+		put(t, "\x02\x82", 2);
+}
+
+static void ipk(struct tb *t, uint8_t opc, uint64_t ip)	/* IPBytes 6: full */
+{
+	uint8_t h = opc | (6 << 5);
+
+	put(t, &h, 1);
+	put(t, &ip, 8);
+}
+
+static void tnt(struct tb *t, const char *bits)	/* "101": oldest first */
+{
+	unsigned int v = 1;
+
+	for (const char *p = bits; *p; p++)
+		v = v << 1 | (unsigned int)(*p - '0');
+	uint8_t b = (uint8_t)(v << 1);
+
+	put(t, &b, 1);
+}
+
+static void mode_exec(struct tb *t, int bits)
+{
+	uint8_t m[2] = { 0x99, (uint8_t)bits };
+
+	put(t, m, 2);
+}
+
+static void mode_tsx(struct tb *t, int intx, int abrt)
+{
+	uint8_t m[2] = { 0x99, (uint8_t)(0x20 | intx | abrt << 1) };
+
+	put(t, m, 2);
+}
+
+#define PSBEND(t) put(t, "\x02\x23", 2)
+#define OVF(t) put(t, "\x02\xf3", 2)
+#define PGD0(t) put(t, "\x01", 1)	/* TIP.PGD, IP suppressed */
+
+/* Code: one 4 KiB page at 0x1000 and one at 0x2000 / 0x3000. */
+struct code {
+	uint64_t addr[3];
+	uint8_t page[3][4096];
+};
+
+static void code_init(struct code *c)
+{
+	c->addr[0] = 0x1000;
+	c->addr[1] = 0x2000;
+	c->addr[2] = 0x3000;
+	memset(c->page, 0x90, sizeof(c->page));	/* NOP */
+}
+
+static void code_put(struct code *c, uint64_t a, const char *bytes, size_t n)
+{
+	memcpy(&c->page[a / 4096 - 1][a & 0xfff], bytes, n);
+}
+
+/* Decode @t over @c with ours and with libipt; same edges, at least @min. */
+static void check_synth(const struct code *c, const struct tb *t, size_t min,
+			const char *what)
+{
+	struct cov_ref_pages pc = { 3, (uint64_t *)c->addr, (uint8_t *)c->page };
+	struct cov_ref_edge *re;
+	size_t rn;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov;
+
+	for (int i = 0; i < 3; i++)
+		lpt_cov_image_add(img, c->addr[i], c->page[i], 4096);
+	ck_assert_int_eq(cov_ref_edges(t->b, t->n, &pc, 0, 0, 6, 94, 3, &re, &rn, NULL), 0);
+	ck_assert_msg(rn >= min, "%s: libipt finds %zu edges", what, rn);
+	cov = new_cov(img, LPT_COV_F_EDGES, 0, 0);
+	for (int k = 0; k < 2; k++) {
+		lpt_cov_decode(cov, t->b, t->n, NULL);
+		same_edges(cov, re, rn, what);
+	}
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	free(re);
+}
+
+START_TEST(synth_ovf_in_tnt_run)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\x75\xfe\xc3", 3);	/* 1: jne 1b; ret */
+	psb(&t);
+	mode_exec(&t, 1);
+	PSBEND(&t);
+	ipk(&t, 0x11, 0x1000);		/* TIP.PGE */
+	tnt(&t, "111");
+	OVF(&t);			/* in the middle of the loop */
+	ipk(&t, 0x1d, 0x1000);		/* FUP: resume */
+	tnt(&t, "110");
+	ipk(&t, 0x0d, 0x2000);		/* ret -> 0x2000 */
+	PGD0(&t);
+	check_synth(&c, &t, 3, "ovf in tnt run");
+}
+END_TEST
+
+START_TEST(synth_tsx_abort)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\x75\x02", 2);		/* jne 0x1004 */
+	code_put(&c, 0x1010, "\xc3", 1);
+	code_put(&c, 0x3000, "\x74\x02\xc3", 3);	/* abort handler */
+	psb(&t);
+	mode_exec(&t, 1);
+	PSBEND(&t);
+	ipk(&t, 0x11, 0x1000);
+	mode_tsx(&t, 1, 0);		/* XBEGIN at 0x1000 */
+	ipk(&t, 0x1d, 0x1000);
+	tnt(&t, "1");
+	mode_tsx(&t, 0, 1);		/* abort at 0x1008 */
+	ipk(&t, 0x1d, 0x1008);
+	ipk(&t, 0x0d, 0x3000);
+	tnt(&t, "0");
+	ipk(&t, 0x0d, 0x2000);		/* ret at 0x3002 */
+	PGD0(&t);
+	check_synth(&c, &t, 3, "tsx abort");
+}
+END_TEST
+
+START_TEST(synth_32bit)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	/* 32-bit: dec eax; jne 0x1005 (64-bit would be one REX.W jne) */
+	code_put(&c, 0x1000, "\x48\x75\x02", 3);
+	code_put(&c, 0x1005, "\xff\xe0", 2);		/* jmp *eax */
+	code_put(&c, 0x2000, "\xc3", 1);
+	psb(&t);
+	mode_exec(&t, 2);		/* CS.D=1, CS.L=0 */
+	PSBEND(&t);
+	ipk(&t, 0x11, 0x1000);
+	tnt(&t, "1");
+	ipk(&t, 0x0d, 0x2000);
+	ipk(&t, 0x0d, 0x1000);		/* ret */
+	tnt(&t, "0");
+	ipk(&t, 0x0d, 0x2000);		/* jmp *eax from 0x1003+... */
+	PGD0(&t);
+	check_synth(&c, &t, 3, "32-bit");
+}
+END_TEST
+
+START_TEST(synth_far)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\x0f\x05", 2);		/* syscall */
+	code_put(&c, 0x2000, "\x74\x02\x48\xcf", 4);	/* je; iretq */
+	psb(&t);
+	mode_exec(&t, 1);
+	PSBEND(&t);
+	ipk(&t, 0x11, 0x1000);
+	ipk(&t, 0x0d, 0x2000);		/* far: syscall */
+	tnt(&t, "0");
+	ipk(&t, 0x0d, 0x1002);		/* far: iretq */
+	PGD0(&t);
+	check_synth(&c, &t, 3, "far transfer");
+}
+END_TEST
+
+START_TEST(missing_page)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov;
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\xe9\xfb\x7f\x00\x00", 5);	/* jmp 0x9000 */
+	lpt_cov_image_add(img, 0x1000, c.page[0], 4096);
+	psb(&t);
+	PSBEND(&t);
+	ipk(&t, 0x11, 0x1000);
+	tnt(&t, "1");
+	cov = new_cov(img, 0, 0, 0);
+	ck_assert_int_eq(lpt_cov_decode(cov, t.b, t.n, NULL), LPT_ERR_COV_NOMAP);
+	ck_assert_uint_eq(lpt_cov_fault_addr(cov), 0x9000);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+/* Corrupted and truncated traces never crash or hang (cf. ptdump's fuzz
+ * smoke test); run under `make SANITIZE=1` this also checks memory. */
+START_TEST(mutations)
+{
+	char path[4096 + 64];
+	size_t len;
+	uint8_t *orig, *m, *map = calloc(1, 4096);
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov;
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+
+	snprintf(path, sizeof(path), "%s/Unzip__trace.pt", dir);
+	orig = slurp(path, &len);
+	snprintf(path, sizeof(path), "%s/pagecache/Unzip", dir);
+	if (!orig || lpt_cov_image_add_pagecache(img, path) <= 0) {
+		printf("test_pt_cov: Unzip missing: mutations skipped\n");
+		free(orig);
+		lpt_cov_image_free(img);
+		free(map);
+		return;
+	}
+	m = malloc(len);
+	struct lpt_cov_config cfg;
+
+	lpt_cov_config_init(&cfg);
+	cfg.flags = LPT_COV_F_EDGES;
+	cfg.map_size = 4096;
+	cfg.nfilter = 1;
+	cfg.filter[0].start = 0x400000;
+	cfg.filter[0].end = 0x427000;
+	cov = lpt_cov_alloc(&cfg, img);
+	for (int it = 0; it < 600; it++) {
+		size_t n = len;
+
+		memcpy(m, orig, len);
+		for (int k = 0; k < 1 + it % 8; k++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			m[seed % len] = (uint8_t)(seed >> 24);
+		}
+		if (it % 3 == 0)
+			n = (size_t)(seed >> 32) % len;
+		int r = lpt_cov_decode(cov, m, n, map);
+		const struct lpt_cov_edge *e;
+
+		ck_assert_int_le(r, 0);
+		ck_assert_int_ge(lpt_cov_edges(cov, &e), 0);
+	}
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	free(m);
+	free(orig);
+	free(map);
+}
+END_TEST
+
+START_TEST(api_errors)
+{
+	struct lpt_cov_config cfg;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	const struct lpt_cov_edge *e;
+	struct lpt_cov *cov;
+
+	lpt_cov_config_init(&cfg);
+	cfg.map_size = 1000;
+	ck_assert_ptr_null(lpt_cov_alloc(&cfg, img));
+	cfg.map_size = 65536;
+	cfg.flags = 0x80;
+	ck_assert_ptr_null(lpt_cov_alloc(&cfg, img));
+	cfg.flags = 0;
+	cfg.nfilter = 1;
+	cfg.filter[0].start = cfg.filter[0].end = 5;
+	ck_assert_ptr_null(lpt_cov_alloc(&cfg, img));
+	cfg.nfilter = 0;
+	cov = lpt_cov_alloc(&cfg, img);
+	ck_assert_ptr_nonnull(cov);
+	ck_assert_int_eq(lpt_cov_edges(cov, &e), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_decode(cov, (const uint8_t *)"\x00\x00", 2, NULL),
+			 LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_cov_invalidate(cov, 5, 5), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_image_add(img, 0, "x", 0), LPT_ERR_INVALID);
+	/* first added wins */
+	ck_assert_int_eq(lpt_cov_image_add(img, 0x100, "ab", 2), 0);
+	ck_assert_int_eq(lpt_cov_image_add(img, 0xff, "xyzw", 4), 0);
+	uint8_t b[4];
+
+	ck_assert_uint_eq(lpt_cov_image_read(img, 0xff, b, 4), 4);
+	ck_assert(!memcmp(b, "xabw", 4));
+	/* slot function: libxdc's mix of src and dst */
+	ck_assert_uint_lt(lpt_cov_slot(0x401000, 0x401010, 65536), 65536);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+int main(void)
+{
+	const char *shared = getenv("LWPT_SHARED");
+	Suite *s = suite_create("pt_cov");
+	TCase *tc = tcase_create("cov");
+
+	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc",
+		 shared ? shared : "../shared");
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, real_edges_and_hash, 0,
+			    (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_test(tc, synth_ovf_in_tnt_run);
+	tcase_add_test(tc, synth_tsx_abort);
+	tcase_add_test(tc, synth_32bit);
+	tcase_add_test(tc, synth_far);
+	tcase_add_test(tc, missing_page);
+	tcase_add_test(tc, mutations);
+	tcase_add_test(tc, api_errors);
+	suite_add_tcase(s, tc);
+	return lwpt_check_run(s, CK_NORMAL);
+}
