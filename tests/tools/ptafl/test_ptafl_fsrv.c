@@ -165,7 +165,7 @@ static int peer_run(struct peer *p, const char *input, uint32_t timed_out, int k
 
 START_TEST(protocol)
 {
-	struct peer p;
+	struct peer p = { 0 };
 	uint32_t hello;
 	unsigned int plain, one;
 	int status;
@@ -209,7 +209,7 @@ END_TEST
 /* A PROGRAM that cannot run: ptafl says so and exits 1 before the hello. */
 START_TEST(bad_program)
 {
-	struct peer p;
+	struct peer p = { 0 };
 	uint32_t hello;
 	int status;
 
