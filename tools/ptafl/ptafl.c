@@ -554,7 +554,10 @@ static bool capture_decode(struct capture *c, int from, int to)
 					"doubled (--size, up to 64M); counted in --stats as "
 					"truncated\n", c->size);
 			c->said_trunc = true;
-			c->enlarge = true;
+			if (!c->enlarge && c->size < PTAFL_MAX_SIZE) {
+				c->enlarge = true;
+				st.enlarged++;
+			}
 			return false;
 		}
 		t = now_s();
@@ -591,10 +594,8 @@ static int run_pt(struct capture *c, int32_t *status)
 	int32_t pid;
 
 	if (c->enlarge || lpt_dev_nr_buffers(c->dev) + PTAFL_RUN_ROOM > (int)c->gen_max) {
-		if (c->enlarge && c->size < PTAFL_MAX_SIZE) {
-			c->size *= 2;
-			st.enlarged++;
-		}
+		if (c->enlarge)
+			c->size *= 2;	/* counted in enlarged when decided */
 		c->enlarge = false;
 		capture_close(c);
 		capture_open(c);
@@ -639,6 +640,7 @@ int main(int argc, char **argv)
 	struct spawner sp;
 	struct image im = { 0 };
 	uint32_t err, timed_out;
+	uint64_t losses, losses_written = 0;
 	uint8_t *map;
 	char msg[512];
 	int32_t status;
@@ -699,10 +701,16 @@ int main(int argc, char **argv)
 		st.exec_failed += *(uint32_t *)map == AFL_EXEC_FAIL_SIG;
 		if (afl_fsrv_write4(AFL_FSRV_ST_FD, (uint32_t)status))
 			break;
-		if (st.runs == 1 || !(st.runs & 255) || st.truncated + st.untraced + st.decode_errors == 1)
+		/* afl-fuzz ends a fork server with SIGKILL: keep FILE current
+		 * at the first run, every 256th and at every loss. */
+		losses = st.truncated + st.untraced + st.decode_errors;
+		if (st.runs == 1 || !(st.runs & 255) || losses != losses_written) {
 			stats_write();
+			losses_written = losses;
+		}
 	}
-	stats_write();
+	if (st.runs)	/* a fork server that ran nothing does not overwrite */
+		stats_write();
 	if (o.src == SRC_PT) {
 		capture_close(&cap);
 		ptafl_cov_free(cap.cov);

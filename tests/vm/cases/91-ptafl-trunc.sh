@@ -27,7 +27,7 @@ trunc=$(sed -n 's/^truncated //p' /tmp/st)
 enl=$(sed -n 's/^enlarged //p' /tmp/st)
 said=$(grep -c 'did not fit' /tmp/sm.log)
 [ "${trunc:-0}" -ge 1 ] && [ "$trunc" = "$enl" ] && [ "$said" -eq 1 ] ||
-	fail "truncated $trunc, enlarged $enl, said $said times" || exit 1
+	fail "truncated $trunc, enlarged $enl, said $said times: $(grep ptafl: /tmp/sm.log)" || exit 1
 # The truncated inputs' maps are empty, the rest equal and non-empty.
 empty=0 full=0 first=
 for i in 1 2 3 4 5 6 7 8; do
