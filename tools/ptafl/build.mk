@@ -42,3 +42,10 @@ bench-ptafl: $(O)/bin/ptafl $(O)/tests/ptafl_magic
 	@O=$(O) tests/bench/ptafl.sh
 bench: bench-ptafl
 endif
+
+ifneq ($(filter pt,$(LIBS)),)
+# A trace the decoder cannot finish is an error for ptafl (tests/tools/ptafl).
+UNIT_TESTS += test_ptafl_cov
+test_ptafl_cov_SRCS := tests/tools/ptafl/test_ptafl_cov.c tools/ptafl/ptafl_cov.c
+test_ptafl_cov_LIBS := pt
+endif
