@@ -350,6 +350,15 @@ static void image_probe(struct image *im)
 	}
 }
 
+static void image_free(struct image *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->n; i++)
+		free(im->v[i].path);
+	free(im->v);
+}
+
 /* ---- the spawner ----------------------------------------------------- */
 
 struct spawner {
@@ -718,5 +727,7 @@ int main(int argc, char **argv)
 		spawner_stop(&sp);
 		ptafl_step_free(step);
 	}
+	free(cap.buf);
+	image_free(&im);
 	return 0;
 }
