@@ -79,6 +79,7 @@ struct peer {
 	uint8_t *map;
 	char input[64];
 	char stats[64];
+	int in_fd;	/* >= 0: the input on ptafl's stdin, as afl-fuzz without @@ */
 };
 
 static void peer_start(struct peer *p, const char *extra)
@@ -103,6 +104,8 @@ static void peer_start(struct peer *p, const char *extra)
 		snprintf(id, sizeof(id), "%d", p->shm);
 		setenv(AFL_SHM_ENV, id, 1);
 		setenv("PTAFL_MAGIC_HANG", "1", 1);	/* "LWPH" hangs */
+		if (p->in_fd >= 0)
+			dup2(p->in_fd, 0);
 		dup2(c[0], AFL_FSRV_CTL_FD);
 		dup2(s[1], AFL_FSRV_ST_FD);
 		close(c[0]); close(c[1]); close(s[0]); close(s[1]);
@@ -110,7 +113,7 @@ static void peer_start(struct peer *p, const char *extra)
 			execl(ptafl, ptafl, "--trace-source=ptrace", "--stats", p->stats, extra,
 			      "--", magic, p->input, (char *)NULL);
 		execl(ptafl, ptafl, "--trace-source=ptrace", "--stats", p->stats, "--", magic,
-		      p->input, (char *)NULL);
+		      p->in_fd >= 0 ? NULL : p->input, (char *)NULL);
 		_exit(127);
 	}
 	close(c[0]);
@@ -146,11 +149,18 @@ static unsigned int map_bytes(const struct peer *p)
 static int peer_run(struct peer *p, const char *input, uint32_t timed_out, int kill_after_ms)
 {
 	uint32_t pid, status;
-	FILE *f = fopen(p->input, "w");
+	FILE *f;
 
-	ck_assert_ptr_nonnull(f);
-	fputs(input, f);
-	fclose(f);
+	if (p->in_fd >= 0) {	/* afl_fsrv_write_to_testcase() without @@ */
+		ck_assert_int_eq(ftruncate(p->in_fd, 0), 0);
+		ck_assert_int_eq(pwrite(p->in_fd, input, strlen(input), 0), (ssize_t)strlen(input));
+		ck_assert_int_eq(lseek(p->in_fd, 0, SEEK_SET), 0);
+	} else {
+		f = fopen(p->input, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(input, f);
+		fclose(f);
+	}
 	memset(p->map, 0, MAP);
 	ck_assert_int_eq(afl_fsrv_write4(p->ctl, timed_out), 0);
 	ck_assert_int_eq(afl_fsrv_read4(p->st, &pid), 0);
@@ -165,7 +175,7 @@ static int peer_run(struct peer *p, const char *input, uint32_t timed_out, int k
 
 START_TEST(protocol)
 {
-	struct peer p = { 0 };
+	struct peer p = { .in_fd = -1 };
 	uint32_t hello;
 	unsigned int plain, one;
 	int status;
@@ -206,10 +216,35 @@ START_TEST(protocol)
 }
 END_TEST
 
-/* A PROGRAM that cannot run: ptafl says so and exits 1 before the hello. */
-START_TEST(bad_program)
+/* The input on standard input (afl-fuzz without @@): the same outcomes. */
+START_TEST(stdin_input)
 {
-	struct peer p = { 0 };
+	struct peer p = { .in_fd = -1 };
+	char path[64];
+	uint32_t hello;
+	int status;
+
+	snprintf(path, sizeof(path), "/tmp/ptafl_fsrv_stdin.%d", (int)getpid());
+	p.in_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(p.in_fd, 0);
+	unlink(path);
+	peer_start(&p, NULL);
+	ck_assert_int_eq(afl_fsrv_read4(p.st, &hello), 0);
+	status = peer_run(&p, "LWAA", 0, 0);
+	ck_assert(WIFEXITED(status));
+	ck_assert_uint_gt(map_bytes(&p), 0);
+	status = peer_run(&p, "LWPT", 0, 0);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(WTERMSIG(status), SIGSEGV);
+	peer_stop(&p);
+	close(p.in_fd);
+}
+END_TEST
+
+/* --map-size: the hello announces it; closing the pipes ends ptafl. */
+START_TEST(map_size_option)
+{
+	struct peer p = { .in_fd = -1 };
 	uint32_t hello;
 	int status;
 
@@ -233,7 +268,8 @@ int main(void)
 	tcase_add_test(tc, words);
 	tcase_add_test(tc, rw);
 	tcase_add_test(tc, protocol);
-	tcase_add_test(tc, bad_program);
+	tcase_add_test(tc, stdin_input);
+	tcase_add_test(tc, map_size_option);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }
