@@ -68,7 +68,7 @@ struct opts {
 /* What went on, for --stats (Documentation/ptafl.rst, "Statistics"). */
 struct stats {
 	uint64_t runs, timeouts, crashes, exec_failed;
-	uint64_t trace_bytes, truncated, untraced, decode_errors;
+	uint64_t buffers, trace_bytes, truncated, untraced, decode_errors;
 	uint64_t generations, enlarged;
 	uint64_t buffer_size;
 	double run_s, read_s, decode_s;
@@ -228,11 +228,13 @@ static void stats_write(void)
 	if (!f)
 		return;
 	fprintf(f, "runs %" PRIu64 "\ntimeouts %" PRIu64 "\ncrashes %" PRIu64
-		"\nexec_failed %" PRIu64 "\ntrace_bytes %" PRIu64 "\ntruncated %" PRIu64
+		"\nexec_failed %" PRIu64 "\nbuffers %" PRIu64 "\ntrace_bytes %" PRIu64
+		"\ntruncated %" PRIu64
 		"\nuntraced %" PRIu64 "\ndecode_errors %" PRIu64 "\ngenerations %" PRIu64
 		"\nenlarged %" PRIu64 "\nbuffer_size %" PRIu64
 		"\nrun_seconds %.3f\nread_seconds %.3f\ndecode_seconds %.3f\n",
-		st.runs, st.timeouts, st.crashes, st.exec_failed, st.trace_bytes, st.truncated,
+		st.runs, st.timeouts, st.crashes, st.exec_failed, st.buffers, st.trace_bytes,
+		st.truncated,
 		st.untraced, st.decode_errors, st.generations, st.enlarged, st.buffer_size,
 		st.run_s, st.read_s, st.decode_s);
 	fclose(f);
@@ -550,6 +552,7 @@ static bool capture_decode(struct capture *c, int from, int to)
 		c->said_untraced = true;
 		return false;
 	}
+	st.buffers += (uint64_t)(to - from);
 	for (b = from; b < to && ok; b++) {
 		if (lpt_dev_status(c->dev, (unsigned int)b, &s) || s.lost) {
 			st.untraced++;

@@ -9,7 +9,8 @@
 # partial one) and doubles the buffer until the trace fits; from then on
 # the same input gives the same, non-empty map. On pt_profile=bdw (no
 # ADDRn ranges) the default filter is refused before the hello with a
-# message naming --no-filter; with --no-filter a static program's runs
+# message naming --no-filter; a program that forks (pt_fork_prog) has two
+# buffers per run, both decoded; with --no-filter a static program's runs
 # are decoded whole (the child's code before its exec is ptafl's, which
 # the decoder reads from ptafl) and give non-empty maps.
 . /lwpt/lib.sh
@@ -42,7 +43,23 @@ done
 [ "$empty" = "$trunc" ] && [ "$full" -ge 1 ] ||
 	fail "$empty empty maps for $trunc truncated traces, $full full" || exit 1
 ok "--size=4K: $trunc traces did not fit (said once), their maps empty; then $full equal maps of $(wc -l <"$first") edges at $(sed -n 's/^buffer_size //p' /tmp/st) bytes"
+
+# A run's forked process is followed: two buffers per run, no loss.
+mkdir -p /tmp/in2
+echo x >/tmp/in2/a
+echo y >/tmp/in2/b
+AFL_DEBUG_CHILD=1 afl-showmap -i /tmp/in2 -o /tmp/fmaps -t 60000 -- \
+	ptafl --stats /tmp/fst -- /bin/pt_fork_prog >/tmp/fork.log 2>&1 ||
+	fail "fork: $(tail -n 5 /tmp/fork.log)" || exit 1
+runs=$(sed -n 's/^runs //p' /tmp/fst)
+bufs=$(sed -n 's/^buffers //p' /tmp/fst)
+[ "$bufs" -eq $((2 * runs)) ] && grep -q '^decode_errors 0$' /tmp/fst &&
+	grep -q '^untraced 0$' /tmp/fst && [ -s /tmp/fmaps/a ] && cmp -s /tmp/fmaps/a /tmp/fmaps/b ||
+	fail "fork: $runs runs, $bufs buffers: $(cat /tmp/fst)" || exit 1
+ok "fork: $runs runs, $bufs buffers (parent and child), $(wc -l </tmp/fmaps/a) edges each"
+
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
+module_idle lwpt_sim
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
 
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=bdw >/dev/null || fail "insmod bdw" || exit 1
@@ -61,4 +78,5 @@ na=$(wc -l </tmp/maps3/a) nb=$(wc -l </tmp/maps3/b)
 grep -q '^decode_errors 0$' /tmp/st3 && [ "$na" -gt 0 ] && [ "$nb" -gt "$na" ] ||
 	fail "bdw --no-filter: $na and $nb edges; $(cat /tmp/st3)" || exit 1
 ok "bdw --no-filter: 'AAAA' $na edges, 'LWAA' $nb"
+module_idle lwpt_sim
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod bdw" || exit 1

@@ -61,4 +61,5 @@ grep -q 'Execution limit was reached' /tmp/non.log ||
 ok "afl-fuzz -n: no crash in $BUDGET executions, in $secs s (no tracing)"
 
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
+module_idle lwpt_sim
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
