@@ -185,10 +185,14 @@ lint:
 # ../shared/reference/libipt-2.0.5.tar.gz, else from Debian's source
 # package; when neither can be had it says "skipped" and bench_ptdump
 # falls back to its printf model (labelled as such).
+# bench_ptcov compares with libxdc, which scripts/build-libxdc builds into
+# $(O)/libxdc from ../shared/reference/libxdc-7a7894a.tar.gz.
 bench: all $(BENCH_BINS) $(BENCH_HELPER_BINS)
 	@scripts/build-libipt-ptdump $(O)/libipt-ptdump || \
 		echo "bench: libipt's ptdump not built, bench_ptdump falls back to its model"
-	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; $$b; done
+	@scripts/build-libxdc $(O)/libxdc || \
+		echo "bench: libxdc not built, bench_ptcov compares with libipt only"
+	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; O=$(O) $$b; done
 
 -include $(ALL_OBJS:.o=.d)
 

@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,23 +53,58 @@ enum cov_kind {
 };
 
 #define COV_NO_EDGE	0u		/* edge id 0 is never used */
+#define COV_IN		1u		/* id 1: "the edge pending before this
+					 * path", while a path is recorded */
 #define COV_WALK_MAX	(1u << 16)	/* direct transfers without a packet */
 #define COV_RETSTACK	64		/* as libipt's pt_retstack */
-#define COV_PATH_EDGES	48		/* edges a cached path can hold */
+#define COV_PATH_EDGES	62		/* edges a cached path can hold */
+#define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
 
 struct cov_blk;
 
-/* A cached path: from a block, the bits of one TNT.8 byte. */
-struct cov_path {
-	const struct cov_blk *from;	/* key: start block ... */
-	uint8_t tnt;			/* ... and the TNT.8 byte */
+/*
+ * A cached path: from a block, a run of TNT.8 bytes (SDM 33.4.2.1) and,
+ * for a segment, the TIP that ends the run (33.4.2.2): what the walk did
+ * the last time (edges counted, calls pushed, block reached).
+ */
+struct cov_path {			/* what a hit reads: one cache line */
+	const struct cov_blk *from;	/* key: start block, */
+	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
+	uint64_t ip;			/* the TIP's IP (segments), */
+	uint8_t ntnt;			/* how many bytes, */
+	uint8_t seg;			/* 1: ends with the TIP at @ip, 2: with
+					 * the TIP.PGD at @ip (1: suppressed) */
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
-	struct cov_blk *end;		/* where the walk is after the bits */
+	uint8_t in_act;			/* the edge pending before: 0 kept,
+					 * 1 counted, 2 dropped */
+	uint32_t hits;			/* uses in this decode */
 	uint32_t pend;			/* the last edge, not yet counted */
+	struct cov_blk *end;		/* where the walk is after it */
+	struct cov_path *nx[2];		/* the paths that followed (chaining,
+					 * most recent first) */
+	/* second line on: */
+	uint64_t *push;			/* @npush addresses */
+	uint32_t ids[];			/* @nedge edge ids, in order */
+};
+
+_Static_assert(offsetof(struct cov_path, push) == 64,
+	       "a path hit reads one cache line");
+
+/* What a path records while it is walked the first time. */
+struct cov_path_rec {
+	struct cov_path p;
 	uint32_t ids[COV_PATH_EDGES];
 	uint64_t push[COV_PATH_PUSH];
+};
+
+/* A path table entry: the key inline, so a probe reads no path. */
+struct cov_pent {
+	uint64_t k0;			/* from | (ntnt | seg << 7) << 56 */
+	uint64_t tnt;
+	uint64_t ip;
+	struct cov_path *p;
 };
 
 struct cov_blk {
@@ -82,6 +118,7 @@ struct cov_blk {
 	uint8_t kind;		/* enum cov_kind */
 	uint8_t mode;		/* enum x86_mode */
 	uint8_t tgt_out;	/* direct target outside the filter */
+	struct cov_path *lastp;	/* the last path looked up from here */
 };
 
 struct cov_edge_ent {
@@ -93,6 +130,7 @@ struct lpt_cov {
 	struct lpt_cov_config cfg;
 	const struct lpt_cov_image *img;
 	uint32_t pkt_flags;
+	bool xdc_only;		/* LPT_COV_F_XDC without LPT_COV_F_EDGES */
 
 	/* Block cache: open addressing on (start, mode). */
 	struct cov_blk **btab;
@@ -104,13 +142,16 @@ struct lpt_cov {
 	size_t nchunks, chunk_cap;
 	size_t bytes;		/* cache memory, for the cap */
 	/* Path cache: open addressing on (block, TNT.8 byte). */
-	struct cov_path **ptab;
+	struct cov_pent *ptab;
 	size_t pmask;
-	struct cov_path *parena;
+	uint8_t *parena;
 	size_t parena_left;
+	struct cov_path *last_path;	/* the path just applied */
+	struct cov_path **ptouched;	/* paths with hits this decode */
+	size_t nptouched, ptouched_cap;
 	/* Recording a path. */
 	bool rec, rec_bad;
-	struct cov_path rp;
+	struct cov_path_rec rp;
 	uint64_t npaths, flushes;
 
 	/* Edges: (src, dst) -> id, and per-id data. */
@@ -201,7 +242,11 @@ static void cov_flush(struct lpt_cov *c)
 	memset(c->ptab, 0, (c->pmask + 1) * sizeof(*c->ptab));
 	c->parena = NULL;
 	c->parena_left = 0;
-	c->nedge = 1;
+	c->last_path = NULL;
+	c->nptouched = 0;
+	c->nedge = 2;
+	c->e_cond[COV_IN] = 0;
+	c->e_cnt[COV_IN] = 0;
 	c->npaths = 0;
 	c->bytes = (c->bmask + 1) * sizeof(*c->btab) +
 		   (c->pmask + 1) * sizeof(*c->ptab) +
@@ -225,7 +270,7 @@ static inline size_t hash2(uint64_t a, uint64_t b)
 
 static int edge_grow_arrays(struct lpt_cov *c)
 {
-	uint32_t cap = c->ecap ? 2 * c->ecap : 1024;
+	uint32_t cap = c->ecap ? 2 * c->ecap : 256;
 
 #define GROW(p) do {						\
 		void *n_ = realloc(c->p, (size_t)cap * sizeof(*c->p));	\
@@ -303,8 +348,8 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 	if (!c->e_cnt[id]++)
 		c->touched[c->ntouched++] = id;
 	if (c->rec) {
-		if (c->rp.nedge < COV_PATH_EDGES)
-			c->rp.ids[c->rp.nedge++] = id;
+		if (c->rp.p.nedge < COV_PATH_EDGES)
+			c->rp.ids[c->rp.p.nedge++] = id;
 		else
 			c->rec_bad = true;
 	}
@@ -314,9 +359,29 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 static inline void commit(struct lpt_cov *c)
 {
 	if (c->pend) {
-		count(c, c->pend);
+		if (c->pend == COV_IN)	/* recording: the path commits it */
+			c->rp.p.in_act = 1;
+		else
+			count(c, c->pend);
 		c->pend = COV_NO_EDGE;
 	}
+}
+
+/*
+ * @id is the edge of the branch just taken; it counts once the decoder
+ * goes on past its destination (commit()). For the libxdc map alone
+ * (LPT_COV_F_XDC without LPT_COV_F_EDGES) only conditional outcomes
+ * count, and libxdc counts them at their TNT bit: count them now and keep
+ * nothing pending.
+ */
+static inline void set_pend(struct lpt_cov *c, uint32_t id)
+{
+	if (c->xdc_only) {
+		if (c->e_cond[id])
+			count(c, id);
+		return;
+	}
+	c->pend = id;
 }
 
 /* The pending edge's destination is not reached in the trace (OVF, end of
@@ -324,7 +389,9 @@ static inline void commit(struct lpt_cov *c)
  * libxdc counted a conditional outcome at its TNT bit already. */
 static inline void drop(struct lpt_cov *c)
 {
-	if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
+	if (c->pend == COV_IN)		/* recording: the path drops it */
+		c->rp.p.in_act = 2;
+	else if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
 		count(c, c->pend);
 	c->pend = COV_NO_EDGE;
 }
@@ -434,12 +501,12 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 	bool inside = in_filter(c, ip, &fend);
 
 	if (!c->arena_left) {
-		c->arena = cov_chunk(c, 1024 * sizeof(*b));
+		c->arena = cov_chunk(c, 256 * sizeof(*b));
 		if (!c->arena) {
 			c->err = c->err ? c->err : LPT_ERR_NOMEM;
 			return NULL;
 		}
-		c->arena_left = 1024;
+		c->arena_left = 256;
 	}
 	b = c->arena;
 	memset(b, 0, sizeof(*b));
@@ -551,8 +618,8 @@ static inline struct cov_blk *succ(struct lpt_cov *c, struct cov_blk *b, int i)
 static void retstack_push(struct lpt_cov *c, uint64_t a)
 {
 	if (c->rec) {
-		if (c->rp.npush < COV_PATH_PUSH)
-			c->rp.push[c->rp.npush++] = a;
+		if (c->rp.p.npush < COV_PATH_PUSH)
+			c->rp.push[c->rp.p.npush++] = a;
 		else
 			c->rec_bad = true;
 	}
@@ -618,7 +685,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[1];
+		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
 		b = s;
@@ -659,7 +726,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			return;
 		}
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[bit];
+		set_pend(c, b->eid[bit]);
 		c->cur = s;
 		return;
 	}
@@ -677,112 +744,258 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			fail(c, LPT_ERR_NOMEM);
 			return;
 		}
-		c->pend = id;
+		set_pend(c, id);
 		jump_to(c, ra);
 		return;
 	}
 	fail_at(c, b);
 }
 
-static inline size_t hash_path(const struct cov_blk *b, uint8_t tnt)
+static inline size_t hash_path(const struct cov_blk *b, uint64_t tnt,
+			       uint64_t ip, unsigned int ntnt)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)b ^ ((uint64_t)tnt << 48)) *
-		     0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)(uintptr_t)b + ntnt) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h ^ (h >> 31));
+	h ^= (tnt + (h >> 29)) * 0xbf58476d1ce4e5b9ull;
+	h ^= (ip + (h >> 31)) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ (h >> 32));
 }
 
-static void path_insert(struct lpt_cov *c, const struct cov_path *rp)
+static inline bool path_is(const struct cov_path *p, const struct cov_blk *from,
+			   uint64_t tnt, uint64_t ip, unsigned int ntnt, unsigned int seg)
 {
-	struct cov_path *p;
-	size_t j;
+	return p->from == from && p->tnt == tnt && p->ip == ip &&
+	       p->ntnt == ntnt && p->seg == seg;
+}
 
+static inline uint64_t path_k0(const struct cov_blk *from, unsigned int ntnt,
+			       unsigned int seg)
+{
+	return (uint64_t)(uintptr_t)from | (uint64_t)(ntnt | seg << 6) << 56;
+}
+
+static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec *rp)
+{
+	const struct cov_path *k = &rp->p;
+	size_t sz = sizeof(*k) + k->nedge * sizeof(uint32_t), j;
+	struct cov_path *p;
+
+	sz = (sz + 63) & ~(size_t)63;	/* the hit fields in one cache line */
 	if (2 * (c->npaths + 1) > c->pmask + 1) {
 		size_t n = 2 * (c->pmask + 1);
-		struct cov_path **t = calloc(n, sizeof(*t));
+		struct cov_pent *t = calloc(n, sizeof(*t));
 
 		if (!t)
-			return;		/* not cached: correct, only slower */
+			return NULL;	/* not cached: correct, only slower */
 		for (size_t i = 0; i <= c->pmask; i++) {
-			struct cov_path *q = c->ptab[i];
+			struct cov_path *q = c->ptab[i].p;
 
 			if (!q)
 				continue;
-			for (j = hash_path(q->from, q->tnt) & (n - 1); t[j];
-			     j = (j + 1) & (n - 1))
+			for (j = hash_path(q->from, q->tnt, q->ip, q->ntnt) & (n - 1);
+			     t[j].p; j = (j + 1) & (n - 1))
 				;
-			t[j] = q;
+			t[j] = c->ptab[i];
 		}
 		free(c->ptab);
 		c->bytes += (n - (c->pmask + 1)) * sizeof(*t);
 		c->ptab = t;
 		c->pmask = n - 1;
 	}
-	if (!c->parena_left) {
-		c->parena = cov_chunk(c, 256 * sizeof(*p));
+	if (c->parena_left < sz + k->npush * sizeof(uint64_t) + 64) {
+		c->parena = cov_chunk(c, 16384);
 		if (!c->parena)
-			return;
-		c->parena_left = 256;
+			return NULL;
+		c->parena_left = 16384;
 	}
-	p = c->parena++;
-	c->parena_left--;
-	*p = *rp;
-	for (j = hash_path(p->from, p->tnt) & c->pmask; c->ptab[j];
+	{	/* align to a cache line */
+		size_t mis = (size_t)((uintptr_t)c->parena & 63);
+
+		if (mis) {
+			c->parena += 64 - mis;
+			c->parena_left -= 64 - mis;
+		}
+	}
+	if (c->npaths + 1 > c->ptouched_cap) {
+		size_t cap = c->ptouched_cap ? 2 * c->ptouched_cap : 1024;
+		struct cov_path **n = realloc(c->ptouched, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->ptouched = n;
+		c->bytes += (cap - c->ptouched_cap) * sizeof(*n);
+		c->ptouched_cap = cap;
+	}
+	p = (struct cov_path *)(void *)c->parena;
+	*p = *k;
+	memcpy(p->ids, rp->ids, k->nedge * sizeof(uint32_t));
+	c->parena += sz;
+	c->parena_left -= sz;
+	p->push = NULL;
+	if (k->npush) {
+		p->push = (uint64_t *)(void *)c->parena;
+		memcpy(p->push, rp->push, k->npush * sizeof(uint64_t));
+		c->parena += k->npush * sizeof(uint64_t);
+		c->parena_left -= k->npush * sizeof(uint64_t);
+	}
+	for (j = hash_path(p->from, p->tnt, p->ip, p->ntnt) & c->pmask; c->ptab[j].p;
 	     j = (j + 1) & c->pmask)
 		;
-	c->ptab[j] = p;
+	c->ptab[j] = (struct cov_pent){ path_k0(p->from, p->ntnt, p->seg), p->tnt,
+					p->ip, p };
 	c->npaths++;
+	return p;
 }
 
+/* Apply a cached path: one count for the path, expanded at the end. */
+static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
+{
+	(void)nbits;
+	if (p->in_act == 1)
+		commit(c);
+	else if (p->in_act == 2)
+		drop(c);
+	if (!p->hits++)
+		c->ptouched[c->nptouched++] = p;
+	for (unsigned int i = 0; i < p->npush; i++) {
+		c->rs_top = (c->rs_top + 1) % COV_RETSTACK;
+		c->retstack[c->rs_top] = p->push[i];
+	}
+	if (p->npush)
+		c->rs_n = c->rs_n + p->npush < COV_RETSTACK ? c->rs_n + p->npush :
+							     COV_RETSTACK;
+	if (p->pend != COV_IN)
+		c->pend = p->pend;
+	c->cur = p->end;
+	c->last_path = p;
+	c->st.path_hits++;
+}
+
+/* The cached path for a key, through the chain of the last one applied,
+ * else the hash table; links the last one to it. NULL: not cached. */
+static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
+					 uint64_t ip, unsigned int ntnt, unsigned int seg)
+{
+	const struct cov_blk *from = c->cur;
+	struct cov_path *p, *prev = c->last_path;
+
+	if (prev) {
+		if ((p = prev->nx[0]) && path_is(p, from, tnt, ip, ntnt, seg))
+			return p;
+		if ((p = prev->nx[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			prev->nx[1] = prev->nx[0];
+			prev->nx[0] = p;
+			return p;
+		}
+	}
+	uint64_t k0 = path_k0(from, ntnt, seg);
+	const struct cov_pent *e;
+
+	if ((p = from->lastp) && path_is(p, from, tnt, ip, ntnt, seg))
+		goto found;
+
+	for (size_t j = hash_path(from, tnt, ip, ntnt) & c->pmask;
+	     (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
+		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
+			p = e->p;
+			c->cur->lastp = p;
+			goto found;
+		}
+	}
+	return NULL;
+found:
+	if (prev && prev->end == from) {
+		prev->nx[1] = prev->nx[0];
+		prev->nx[0] = p;
+	}
+	return p;
+}
+
+static inline void tnt8_bits(struct lpt_cov *c, uint8_t b0)
+{
+	for (int i = 30 - __builtin_clz(b0); i >= 1; i--)
+		tnt_bit(c, (b0 >> i) & 1);
+}
+
+static void tip_ip(struct lpt_cov *c, uint64_t ip);
+static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed);
+
 /*
- * A TNT.8 byte (SDM 33.4.2.1): its bits, oldest first, from c->cur. With
- * the path cache, one lookup of (block, byte) replays what the bits did
- * the last time from this block: the edges counted, the calls pushed and
- * the block reached.
+ * @ntnt TNT.8 bytes (@tnt) from c->cur, and with @seg the TIP to @ip after
+ * them, walked once with recording on; cached when the walk was clean.
  */
+static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
+			unsigned int ntnt, unsigned int seg)
+{
+	struct cov_blk *from = c->cur;
+	struct cov_path *prev = c->last_path, *p;
+	uint64_t errors = c->st.errors;
+	uint32_t in = c->pend, out;
+
+	c->pend = COV_IN;
+	c->rec = true;
+	c->rec_bad = false;
+	c->rp.p.nedge = 0;
+	c->rp.p.npush = 0;
+	c->rp.p.in_act = 0;
+	for (unsigned int i = 0; i < ntnt && c->cur; i++)
+		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
+	if (seg == 1 && c->cur)
+		tip_ip(c, ip);
+	else if (seg == 2 && c->cur)
+		on_pgd(c, ip, ip == 1);
+	c->rec = false;
+	c->last_path = NULL;
+	/* now the real pending edge: as the walk treated it */
+	out = c->pend;
+	c->pend = in;
+	if (c->rp.p.in_act == 1)
+		commit(c);
+	else if (c->rp.p.in_act == 2)
+		drop(c);
+	if (out != COV_IN)
+		c->pend = out;
+	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg != 2 && !c->cur))
+		return;
+	c->rp.p.from = from;
+	c->rp.p.tnt = tnt;
+	c->rp.p.ip = ip;
+	c->rp.p.ntnt = (uint8_t)ntnt;
+	c->rp.p.seg = (uint8_t)seg;
+	c->rp.p.end = c->cur;
+	c->rp.p.pend = out;
+	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
+	c->rp.p.hits = 0;
+	p = path_insert(c, &c->rp);
+	if (p)
+		from->lastp = p;
+	if (p && prev && prev->end == from) {
+		prev->nx[1] = prev->nx[0];
+		prev->nx[0] = p;
+	}
+	c->last_path = p;
+}
+
+/* Whether the decoder is in the plain state a cached path starts from. */
+static inline bool path_ok(const struct lpt_cov *c)
+{
+	return c->cur && !c->ovf && !c->fup_pending && !c->have_pend_mode &&
+	       !(c->cfg.flags & LPT_COV_F_NO_PATHS);
+}
+
+/* One TNT.8 byte, through the path cache when it can. */
 static inline void tnt8(struct lpt_cov *c, uint8_t b0)
 {
-	int top = 31 - __builtin_clz(b0);
-	struct cov_blk *from = c->cur;
+	if (path_ok(c)) {
+		struct cov_path *p = path_find(c, b0, 0, 1, 0);
 
-	if (from && !c->ovf && !(c->cfg.flags & LPT_COV_F_NO_PATHS)) {
-		struct cov_path *p;
-
-		for (size_t j = hash_path(from, b0) & c->pmask; (p = c->ptab[j]);
-		     j = (j + 1) & c->pmask) {
-			if (p->from != from || p->tnt != b0)
-				continue;
-			commit(c);
-			for (unsigned int i = 0; i < p->nedge; i++)
-				count(c, p->ids[i]);
-			for (unsigned int i = 0; i < p->npush; i++)
-				retstack_push(c, p->push[i]);
-			c->pend = p->pend;
-			c->cur = p->end;
-			c->st.tnt_bits += (uint64_t)top - 1;
-			c->st.path_hits++;
-			return;
-		}
-		/* record this walk */
-		commit(c);
-		c->rec = true;
-		c->rec_bad = false;
-		c->rp.nedge = 0;
-		c->rp.npush = 0;
-		for (int i = top - 1; i >= 1; i--)
-			tnt_bit(c, (b0 >> i) & 1);
-		c->rec = false;
-		if (!c->rec_bad && c->cur && !c->ovf) {
-			c->rp.from = from;
-			c->rp.tnt = b0;
-			c->rp.end = c->cur;
-			c->rp.pend = c->pend;
-			path_insert(c, &c->rp);
-		}
+		if (p)
+			path_apply(c, p, 29 - __builtin_clz(b0));
+		else
+			path_record(c, b0, 0, 1, 0);
 		return;
 	}
-	for (int i = top - 1; i >= 1; i--)
-		tnt_bit(c, (b0 >> i) & 1);
+	tnt8_bits(c, b0);
 }
 
 /*
@@ -813,7 +1026,7 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
-		c->pend = b->eid[1];
+		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
 		c->cur = b = s;
@@ -823,9 +1036,6 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 /* TIP (SDM 33.4.2.2): an indirect branch, or the target of an async event. */
 static void on_tip(struct lpt_cov *c, uint64_t ip)
 {
-	struct cov_blk *b;
-	uint32_t id;
-
 	if (c->fup_pending) {
 		c->fup_pending = false;
 		if (c->cur)
@@ -836,6 +1046,15 @@ static void on_tip(struct lpt_cov *c, uint64_t ip)
 	}
 	if (!c->cur || c->ovf)
 		return;
+	tip_ip(c, ip);
+}
+
+/* The indirect branch ahead of c->cur goes to @ip (SDM 33.4.2.2). */
+static void tip_ip(struct lpt_cov *c, uint64_t ip)
+{
+	struct cov_blk *b;
+	uint32_t id;
+
 	b = advance(c);
 	if (!b)
 		return;
@@ -851,7 +1070,7 @@ static void on_tip(struct lpt_cov *c, uint64_t ip)
 		fail(c, LPT_ERR_NOMEM);
 		return;
 	}
-	c->pend = id;
+	set_pend(c, id);
 	if (b->kind == BK_CALL_IND)
 		retstack_push(c, b->next);
 	jump_to(c, ip);
@@ -908,7 +1127,8 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			fail(c, LPT_ERR_NOMEM);
 			goto off;
 		}
-		count(c, id);
+		if (!c->xdc_only || c->e_cond[id])
+			count(c, id);
 	}
 off:
 	drop(c);
@@ -942,27 +1162,25 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, unsigned int ipb,
 			     uint64_t *ip)
 {
-	uint64_t v = 0;
+	/* byte loads: a short memcpy into a wider load stalls forwarding */
+	uint64_t v16 = (uint64_t)p[0] | (uint64_t)p[1] << 8;
 
 	switch (ipb) {
 	case PT_IPBYTES_UPDATE_16:
-		v = lpt_ld16(p);
-		c->last_ip = (c->last_ip & ~0xffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffull) | v16;
 		break;
 	case PT_IPBYTES_UPDATE_32:
-		memcpy(&v, p, 4);
-		v = le64toh(v);
-		c->last_ip = (c->last_ip & ~0xffffffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffffffull) | v16 |
+			     (uint64_t)lpt_ld16(p + 2) << 16;
 		break;
 	case PT_IPBYTES_SEXT_48:
-		memcpy(&v, p, 6);
-		v = le64toh(v);
-		c->last_ip = (uint64_t)((int64_t)(v << 16) >> 16);
+		c->last_ip = (uint64_t)((int64_t)((v16 | (uint64_t)lpt_ld16(p + 2) << 16 |
+						  (uint64_t)lpt_ld16(p + 4) << 32) << 16) >> 16);
 		break;
 	case PT_IPBYTES_UPDATE_48:
-		memcpy(&v, p, 6);
-		v = le64toh(v);
-		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v;
+		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v16 |
+			     (uint64_t)lpt_ld16(p + 2) << 16 |
+			     (uint64_t)lpt_ld16(p + 4) << 32;
 		break;
 	case PT_IPBYTES_FULL:
 		c->last_ip = lpt_ld64(p);
@@ -1070,6 +1288,76 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 	return q ? q : end;
 }
 
+static inline bool is_tnt8(uint8_t b)
+{
+	return !(b & PT_OPM_TNT_8) && b != PT_OPC_PAD && b != PT_OPC_EXT;
+}
+
+/*
+ * Up to COV_PATH_TNT TNT.8 bytes at @p and the TIP after them as one
+ * cached path (a "segment", libxdc's unit of caching: the walk from a
+ * block through a TNT run to the next indirect branch). Returns the
+ * packet after them, or NULL when @p does not start one (no TIP follows,
+ * or the TIP's IP is suppressed or malformed): the caller then goes on
+ * packet by packet.
+ */
+static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
+			      const uint8_t *end)
+{
+	uint64_t tnt = 0, ip = 0, saved = c->last_ip;
+	unsigned int n = 0, ipb, opc;
+	const uint8_t *q = p, *after = p;
+	size_t pl;
+	struct cov_path *path;
+
+	/* the TNT.8 bytes, PADs between them skipped (they mean nothing) */
+	while (q < end && n < COV_PATH_TNT) {
+		if (*q == PT_OPC_PAD) {
+			q++;
+		} else if (is_tnt8(*q)) {
+			tnt |= (uint64_t)*q << (8 * n);
+			n++;
+			after = ++q;
+		} else {
+			break;
+		}
+	}
+	if (q >= end)
+		goto bytes;
+	opc = *q & PT_OPM_IP;
+	if (opc != PT_OPC_TIP && opc != PT_OPC_TIP_PGD)
+		goto bytes;
+	ipb = *q >> PT_IPBYTES_SHIFT;
+	pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+	if ((opc == PT_OPC_TIP && ipb == PT_IPBYTES_SUPPRESSED) ||
+	    ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
+	    (size_t)(end - q) < 1 + pl)
+		goto bytes;
+	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
+	 * canonical 1 cannot be a PGD IP we compare with: suppressed) */
+	if (ipb != PT_IPBYTES_SUPPRESSED)
+		ip_decode(c, q + 1, ipb, &ip);
+	else
+		ip = 1;
+	path = path_find(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
+	if (path)
+		path_apply(c, path, 0);
+	else
+		path_record(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
+	return q + 1 + pl;
+bytes:
+	c->last_ip = saved;
+	if (n < 2)
+		return NULL;
+	/* a run of TNT.8 bytes without a TIP after it */
+	path = path_find(c, tnt, 0, n, 0);
+	if (path)
+		path_apply(c, path, 0);
+	else
+		path_record(c, tnt, 0, n, 0);
+	return after;
+}
+
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 {
 	const uint8_t *end = trace + len, *p;
@@ -1081,16 +1369,28 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 	while (p < end) {
 		uint8_t b0 = *p;
 
-		if (b0 == PT_OPC_PAD) {
+		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
 			p++;
+			while (end - p >= 8 && !lpt_ld64(p))
+				p += 8;
 			continue;
+		}
+		uint8_t opc = b0 & PT_OPM_IP;
+
+		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP ||
+		     opc == PT_OPC_TIP_PGD) && path_ok(c)) {
+			const uint8_t *q = segment(c, p, end);
+
+			if (q) {
+				p = q;
+				continue;
+			}
 		}
 		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
 			tnt8(c, b0);	/* TNT.8 */
 			p++;
 			continue;
 		}
-		uint8_t opc = b0 & PT_OPM_IP;
 
 		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
 		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
@@ -1187,11 +1487,12 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	}
 	c->img = img;
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
-	c->bmask = 4095;
-	c->emask = 4095;
+	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
+	c->bmask = 255;
+	c->emask = 255;
 	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));
 	c->etab = calloc(c->emask + 1, sizeof(*c->etab));
-	c->pmask = 4095;
+	c->pmask = 255;
 	c->ptab = calloc(c->pmask + 1, sizeof(*c->ptab));
 	if (!c->btab || !c->etab || !c->ptab || edge_grow_arrays(c)) {
 		lpt_cov_free(c);
@@ -1212,6 +1513,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->btab);
 	free(c->etab);
 	free(c->ptab);
+	free(c->ptouched);
 	free(c->e_src);
 	free(c->e_dst);
 	free(c->e_slot);
@@ -1243,7 +1545,23 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	for (uint32_t i = 0; i < c->ntouched; i++)	/* counts not read */
 		c->e_cnt[c->touched[i]] = 0;
 	c->ntouched = 0;
+	c->last_path = NULL;
 	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
+
+	/* Path hits into edge counts. */
+	for (size_t i = 0; i < c->nptouched; i++) {
+		struct cov_path *p = c->ptouched[i];
+
+		for (unsigned int k = 0; k < p->nedge; k++) {
+			uint32_t id = p->ids[k];
+
+			if (!c->e_cnt[id])
+				c->touched[c->ntouched++] = id;
+			c->e_cnt[id] += p->hits;
+		}
+		p->hits = 0;
+	}
+	c->nptouched = 0;
 
 	/* The map, from the touched edges (8-bit counters wrap). */
 	bool xdc = c->cfg.flags & LPT_COV_F_XDC;
@@ -1325,7 +1643,7 @@ int lpt_cov_stats(const struct lpt_cov *c, struct lpt_cov_stats *st)
 		return LPT_ERR_INVALID;
 	*st = c->st;
 	st->blocks = c->nblk;
-	st->edges = c->nedge - 1;
+	st->edges = c->nedge - 2;
 	st->paths = c->npaths;
 	st->cache_bytes = c->bytes;
 	st->flushes = c->flushes;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "libpt/cov_internal.h"
+#include <lwpt/ptcap_dir.h>
 
 #define COV_PAGE	4096u
 
@@ -262,39 +263,29 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 	err = LPT_ERR_INVALID;
 	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
 		goto out;
-	if (b[EI_CLASS] == ELFCLASS64 && n >= sizeof(Elf64_Ehdr)) {
-		Elf64_Ehdr eh;
-
-		memcpy(&eh, b, sizeof(eh));
-		if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > n ||
-		    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > n - eh.e_phoff)
-			goto out;
-		err = 0;
-		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
-			Elf64_Phdr ph;
-
-			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
-					      ph.p_vaddr + base, &added);
-		}
-	} else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr)) {
-		Elf32_Ehdr eh;
-
-		memcpy(&eh, b, sizeof(eh));
-		if (eh.e_phentsize != sizeof(Elf32_Phdr) || eh.e_phoff > n ||
-		    (uint64_t)eh.e_phnum * sizeof(Elf32_Phdr) > n - eh.e_phoff)
-			goto out;
-		err = 0;
-		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
-			Elf32_Phdr ph;
-
-			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz,
-					      ph.p_vaddr + base, &added);
-		}
-	}
+	/* the program headers of either class, field by field */
+#define ELF_SEGS(Ehdr, Phdr) do {						\
+		Ehdr eh;							\
+										\
+		memcpy(&eh, b, sizeof(eh));					\
+		if (eh.e_phentsize != sizeof(Phdr) || eh.e_phoff > n ||	\
+		    (uint64_t)eh.e_phnum * sizeof(Phdr) > n - eh.e_phoff)	\
+			goto out;						\
+		err = 0;							\
+		for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {	\
+			Phdr ph;						\
+										\
+			memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph)); \
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))	\
+				err = elf_seg(img, b, n, ph.p_offset, ph.p_filesz, \
+					      ph.p_vaddr + base, &added);	\
+		}								\
+	} while (0)
+	if (b[EI_CLASS] == ELFCLASS64 && n >= sizeof(Elf64_Ehdr))
+		ELF_SEGS(Elf64_Ehdr, Elf64_Phdr);
+	else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr))
+		ELF_SEGS(Elf32_Ehdr, Elf32_Phdr);
+#undef ELF_SEGS
 	if (!err && !added)
 		err = LPT_ERR_INVALID;
 out:
@@ -342,4 +333,50 @@ out:
 	free(a);
 	free(d);
 	return err ? err : added;
+}
+
+int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
+			    void (*warn)(void *ctx, const char *path, int err),
+			    void *ctx)
+{
+	struct ptcap_maps maps;
+	char *text;
+	size_t len;
+	int added = 0, err;
+
+	if (!img || !dir)
+		return LPT_ERR_INVALID;
+	if (ptcap_dir_read_file(dir, "maps", &text, &len))
+		return 0;
+	err = ptcap_maps_parse(text, len, &maps, NULL);
+	free(text);
+	if (err)
+		return err == -PTCAP_E_NOMEM ? LPT_ERR_NOMEM : LPT_ERR_INVALID;
+	/* last line first: in the image the first added wins */
+	for (size_t i = maps.nmaps; i-- > 0;) {
+		const struct ptcap_map *m = &maps.map[i];
+		char *path = malloc(strlen(dir) + strlen(m->path) + 2);
+
+		if (!path) {
+			ptcap_maps_free(&maps);
+			return LPT_ERR_NOMEM;
+		}
+		if (m->path[0] == '/')
+			strcpy(path, m->path);
+		else
+			sprintf(path, "%s/%s", dir, m->path);
+		err = lpt_cov_image_add_file(img, path, m->offset, m->size, m->start);
+		if (err == LPT_ERR_NOMEM) {
+			free(path);
+			ptcap_maps_free(&maps);
+			return err;
+		}
+		if (err < 0 && warn)
+			warn(ctx, path, err);
+		else if (!err)
+			added++;
+		free(path);
+	}
+	ptcap_maps_free(&maps);
+	return added;
 }

@@ -148,6 +148,25 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
 
 /**
+ * lpt_cov_image_add_ptcap() - add the code of a ptcap capture directory:
+ * the mappings of its `maps` file (Documentation/ptcap-format.rst; a later
+ * line wins on overlap, paths relative to @dir unless absolute, bytes past
+ * a file's end not mapped).
+ * @img:  image.
+ * @dir:  the directory.
+ * @warn: if not NULL, called with the path of each mapped file that cannot
+ *        be read (a warning: that range stays without code).
+ * @ctx:  passed to @warn.
+ *
+ * Return: the number of mappings added (>= 0; 0 also when @dir has no
+ * maps file); LPT_ERR_INVALID for a maps file that does not parse or NULL
+ * arguments; LPT_ERR_NOMEM.
+ */
+int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
+			    void (*warn)(void *ctx, const char *path, int err),
+			    void *ctx);
+
+/**
  * lpt_cov_image_set_read() - read code the image lacks through a callback
  * (a fuzzer reading the target's memory itself).
  * @img: image.

@@ -136,6 +136,30 @@ static int is_branch(enum pt_insn_class c)
 	}
 }
 
+int cov_ref_config(struct pt_config *cfg, const uint8_t *trace, size_t len,
+		   uint64_t fstart, uint64_t fend, int family, int model, int stepping)
+{
+	pt_config_init(cfg);
+	cfg->begin = (uint8_t *)trace;
+	cfg->end = (uint8_t *)trace + len;
+	if (family) {
+		cfg->cpu.vendor = pcv_intel;
+		cfg->cpu.family = (uint16_t)family;
+		cfg->cpu.model = (uint8_t)model;
+		cfg->cpu.stepping = (uint8_t)stepping;
+		int st = pt_cpu_errata(&cfg->errata, &cfg->cpu);
+
+		if (st < 0)
+			return st;
+	}
+	if (fstart || fend) {
+		cfg->addr_filter.config.ctl.addr0_cfg = 1; /* FilterEn (SDM Table 33-6) */
+		cfg->addr_filter.addr0_a = fstart;
+		cfg->addr_filter.addr0_b = fend - 1;
+	}
+	return 0;
+}
+
 int cov_ref_edges(const uint8_t *trace, size_t len, const struct cov_ref_pages *pc,
 		  uint64_t fstart, uint64_t fend, int family, int model, int stepping,
 		  struct cov_ref_edge **out, size_t *nout, uint64_t *ninsn)
@@ -147,23 +171,9 @@ int cov_ref_edges(const uint8_t *trace, size_t len, const struct cov_ref_pages *
 	uint64_t pend = 0, n_insn = 0;
 	int have = 0, st;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)trace;
-	cfg.end = (uint8_t *)trace + len;
-	if (family) {
-		cfg.cpu.vendor = pcv_intel;
-		cfg.cpu.family = (uint16_t)family;
-		cfg.cpu.model = (uint8_t)model;
-		cfg.cpu.stepping = (uint8_t)stepping;
-		st = pt_cpu_errata(&cfg.errata, &cfg.cpu);
-		if (st < 0)
-			return st;
-	}
-	if (fstart || fend) {
-		cfg.addr_filter.config.ctl.addr0_cfg = 1; /* FilterEn (SDM Table 33-6) */
-		cfg.addr_filter.addr0_a = fstart;
-		cfg.addr_filter.addr0_b = fend - 1;
-	}
+	st = cov_ref_config(&cfg, trace, len, fstart, fend, family, model, stepping);
+	if (st < 0)
+		return st;
 	d = pt_insn_alloc_decoder(&cfg);
 	if (!d)
 		return -pte_nomem;

@@ -33,6 +33,18 @@ struct cov_ref_pages {
 int cov_ref_load_pages(struct cov_ref_pages *pc, const char *prefix);
 void cov_ref_free_pages(struct cov_ref_pages *pc);
 
+struct pt_config;
+
+/**
+ * cov_ref_config() - a libipt decoder configuration for @trace: @len bytes,
+ * the ADDR0 filter [fstart, fend) (none for 0, 0), the errata of CPU
+ * @family/@model/@stepping (none for family 0).
+ *
+ * Return: 0, or libipt's error from pt_cpu_errata().
+ */
+int cov_ref_config(struct pt_config *cfg, const uint8_t *trace, size_t len,
+		   uint64_t fstart, uint64_t fend, int family, int model, int stepping);
+
 /**
  * cov_ref_edges() - libipt's edges of a trace.
  * @trace, @len:  raw PT.

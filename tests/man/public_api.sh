@@ -30,7 +30,7 @@ check_page() {
 }
 
 check_page liblwp/man/liblwp.3 lwp include/lwpt/lwp.h
-check_page libpt/man/libpt.3 lpt include/lwpt/pt.h include/lwpt/pt_pkt.h include/lwpt/pt_time.h
+check_page libpt/man/libpt.3 lpt include/lwpt/pt.h include/lwpt/pt_pkt.h include/lwpt/pt_time.h include/lwpt/pt_cov.h
 check_page libpt/man/libpt.3 ptcap include/lwpt/ptcap_dir.h
 
 echo "$pass passed, $fail failed"

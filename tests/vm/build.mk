@@ -72,3 +72,7 @@ pt_held_SRCS := tests/vm/progs/pt_held.c
 # 64-pt-pmi.sh (issue 12): a program whose trace is many buffers long.
 VM_PROGS += pt_flow_long
 pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
+# 86-ptcov-edges.sh (issue 25): edges from single-stepping, for ptcov.
+VM_PROGS += pt_gt_edges
+pt_gt_edges_SRCS := tests/vm/progs/pt_gt_edges.c
+pt_gt_edges_LIBS := pt

@@ -184,14 +184,21 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 	return 0;
 }
 
-/* The code of a ptcap directory: its maps (later lines win). */
+static void map_warn(void *ctx, const char *path, int err)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: warning: %s: %s%s%s\n", prog, path, lpt_cov_errstr(err),
+		err == LPT_ERR_NOT_SUPPORTED ? ": " : "",
+		err == LPT_ERR_NOT_SUPPORTED ? strerror(errno) : "");
+}
+
+/* The code of a ptcap directory (its maps) and its CPU (its config). */
 static int load_dir(struct opts *o, const char *dir)
 {
-	char *text, *cfgt;
-	size_t len, line = 0;
-	struct ptcap_maps maps;
 	struct ptcap_config pc;
-	int err;
+	char *cfgt;
+	size_t len;
+	int n;
 
 	if (!ptcap_dir_read_file(dir, "config", &cfgt, &len)) {
 		if (!ptcap_config_parse(cfgt, len, &pc, NULL) &&
@@ -203,31 +210,12 @@ static int load_dir(struct opts *o, const char *dir)
 		}
 		free(cfgt);
 	}
-	if (ptcap_dir_read_file(dir, "maps", &text, &len))
-		return 0;	/* no maps: --elf/--raw/--pagecache give the code */
-	err = ptcap_maps_parse(text, len, &maps, &line);
-	free(text);
-	if (err) {
-		fprintf(stderr, "%s: %s/maps:%zu: %s\n", prog, dir, line,
-			ptcap_dir_strerror(err));
+	n = lpt_cov_image_add_ptcap(o->img, dir, map_warn, NULL);
+	if (n < 0) {
+		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, lpt_cov_errstr(n));
 		return -1;
 	}
-	for (size_t i = maps.nmaps; i-- > 0;) {
-		const struct ptcap_map *m = &maps.map[i];
-		char path[4096];
-
-		if (m->path[0] == '/')
-			snprintf(path, sizeof(path), "%s", m->path);
-		else
-			snprintf(path, sizeof(path), "%s/%s", dir, m->path);
-		err = lpt_cov_image_add_file(o->img, path, m->offset, m->size, m->start);
-		if (err < 0)	/* e.g. [vdso] or a file gone: not fatal */
-			fprintf(stderr, "%s: warning: %s: %s\n", prog, path,
-				lpt_cov_errstr(err));
-		else
-			o->nimg++;
-	}
-	ptcap_maps_free(&maps);
+	o->nimg += (unsigned int)n;
 	return 0;
 }
 
@@ -282,10 +270,10 @@ static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 		lpt_cov_stats(cov, &st);
 		fprintf(stderr,
 			"%s: %s: branches %" PRIu64 ", tnt bits %" PRIu64
-			", insns walked %" PRIu64 ", errors %" PRIu64 "; cache: %" PRIu64
+			", insns walked %" PRIu64 ", path hits %" PRIu64 ", errors %" PRIu64 "; cache: %" PRIu64
 			" blocks, %" PRIu64 " edges, %" PRIu64 " paths, %" PRIu64
 			" bytes; map hash 0x%016" PRIx64 "\n",
-			prog, name, st.branches, st.tnt_bits, st.insns, st.errors,
+			prog, name, st.branches, st.tnt_bits, st.insns, st.path_hits, st.errors,
 			st.blocks, st.edges, st.paths, st.cache_bytes,
 			lpt_cov_map_hash(map, o->cfg.map_size));
 	}

@@ -7,6 +7,7 @@
  * layouts of SDM 33.4.2 for the synthetic traces.
  */
 #include <check.h>
+#include <elf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,15 @@ static void mode_tsx(struct tb *t, int intx, int abrt)
 }
 
 #define PSBEND(t) put(t, "\x02\x23", 2)
+
+/* PSB+ with MODE.Exec @mode_bits (1: 64-bit, 2: 32-bit), then TIP.PGE @ip. */
+static void start(struct tb *t, int mode_bits, uint64_t ip)
+{
+	psb(t);
+	mode_exec(t, mode_bits);
+	PSBEND(t);
+	ipk(t, 0x11, ip);		/* TIP.PGE */
+}
 #define OVF(t) put(t, "\x02\xf3", 2)
 #define PGD0(t) put(t, "\x01", 1)	/* TIP.PGD, IP suppressed */
 
@@ -268,10 +278,7 @@ START_TEST(synth_ovf_in_tnt_run)
 
 	code_init(&c);
 	code_put(&c, 0x1000, "\x75\xfe\xc3", 3);	/* 1: jne 1b; ret */
-	psb(&t);
-	mode_exec(&t, 1);
-	PSBEND(&t);
-	ipk(&t, 0x11, 0x1000);		/* TIP.PGE */
+	start(&t, 1, 0x1000);
 	tnt(&t, "111");
 	OVF(&t);			/* in the middle of the loop */
 	ipk(&t, 0x1d, 0x1000);		/* FUP: resume */
@@ -291,10 +298,7 @@ START_TEST(synth_tsx_abort)
 	code_put(&c, 0x1000, "\x75\x02", 2);		/* jne 0x1004 */
 	code_put(&c, 0x1010, "\xc3", 1);
 	code_put(&c, 0x3000, "\x74\x02\xc3", 3);	/* abort handler */
-	psb(&t);
-	mode_exec(&t, 1);
-	PSBEND(&t);
-	ipk(&t, 0x11, 0x1000);
+	start(&t, 1, 0x1000);
 	mode_tsx(&t, 1, 0);		/* XBEGIN at 0x1000 */
 	ipk(&t, 0x1d, 0x1000);
 	tnt(&t, "1");
@@ -318,10 +322,7 @@ START_TEST(synth_32bit)
 	code_put(&c, 0x1000, "\x48\x75\x02", 3);
 	code_put(&c, 0x1005, "\xff\xe0", 2);		/* jmp *eax */
 	code_put(&c, 0x2000, "\xc3", 1);
-	psb(&t);
-	mode_exec(&t, 2);		/* CS.D=1, CS.L=0 */
-	PSBEND(&t);
-	ipk(&t, 0x11, 0x1000);
+	start(&t, 2, 0x1000);		/* CS.D=1, CS.L=0 */
 	tnt(&t, "1");
 	ipk(&t, 0x0d, 0x2000);
 	ipk(&t, 0x0d, 0x1000);		/* ret */
@@ -340,10 +341,7 @@ START_TEST(synth_far)
 	code_init(&c);
 	code_put(&c, 0x1000, "\x0f\x05", 2);		/* syscall */
 	code_put(&c, 0x2000, "\x74\x02\x48\xcf", 4);	/* je; iretq */
-	psb(&t);
-	mode_exec(&t, 1);
-	PSBEND(&t);
-	ipk(&t, 0x11, 0x1000);
+	start(&t, 1, 0x1000);
 	ipk(&t, 0x0d, 0x2000);		/* far: syscall */
 	tnt(&t, "0");
 	ipk(&t, 0x0d, 0x1002);		/* far: iretq */
@@ -431,6 +429,36 @@ START_TEST(mutations)
 }
 END_TEST
 
+/* lpt_cov_image_add_elf(): the bytes at the entry point of an ELF file
+ * (System V gABI: e_entry lies in an executable PT_LOAD segment). */
+START_TEST(elf_image)
+{
+	const char *path = "/proc/self/exe";
+	size_t len;
+	uint8_t *f = slurp(path, &len), got[16];
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	Elf64_Ehdr eh;
+
+	ck_assert_ptr_nonnull(f);
+	memcpy(&eh, f, sizeof(eh));
+	ck_assert_int_eq(lpt_cov_image_add_elf(img, path, 0x10000), 0);
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, f + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    eh.e_entry < ph.p_vaddr || eh.e_entry >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		ck_assert_uint_eq(lpt_cov_image_read(img, eh.e_entry + 0x10000, got, 16), 16);
+		ck_assert(!memcmp(got, f + ph.p_offset + (eh.e_entry - ph.p_vaddr), 16));
+	}
+	ck_assert_int_eq(lpt_cov_image_add_elf(img, "/proc/self/status", 0),
+			 LPT_ERR_INVALID);
+	lpt_cov_image_free(img);
+	free(f);
+}
+END_TEST
+
 START_TEST(api_errors)
 {
 	struct lpt_cov_config cfg;
@@ -487,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, synth_far);
 	tcase_add_test(tc, missing_page);
 	tcase_add_test(tc, mutations);
+	tcase_add_test(tc, elf_image);
 	tcase_add_test(tc, api_errors);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
