@@ -5,7 +5,7 @@
  * (ptafl then clears the run's map), whatever the bytes: no PSB at all,
  * random bytes, a PSB followed by junk; the decoder never crashes on them.
  * An empty image file is refused with its name. The slot function is the
- * decoder's (ptcov.rst "Slot function"), so the ptrace source fills the
+ * decoder's (ptcov.rst "Maps and the slot function"), so the ptrace source fills the
  * same bytes.
  */
 #include <check.h>
