@@ -267,6 +267,15 @@ static void exec_program(uint8_t *map, bool traceme)
 	_exit(127);
 }
 
+static void image_free(struct image *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->n; i++)
+		free(im->v[i].path);
+	free(im->v);
+}
+
 static void image_maps(struct image *im, pid_t pid)
 {
 	char path[64], line[4400];
@@ -293,6 +302,28 @@ static void image_maps(struct image *im, pid_t pid)
 						     .path = strdup(p) };
 	}
 	fclose(f);
+}
+
+/*
+ * A run's child executes ptafl's code until its exec: that code must lie
+ * outside the filter, or it would be traced as PROGRAM's. It does unless
+ * ASLR is off for ptafl too (randomize_va_space 0, setarch -R) and both
+ * are position-independent.
+ */
+static void self_overlap(const struct image *im)
+{
+	struct image me = { 0 };
+	size_t i, k;
+
+	image_maps(&me, getpid());
+	for (i = 0; i < me.n; i++)
+		for (k = 0; k < im->nr; k++)
+			if (me.v[i].start <= im->r[k].b && me.v[i].end > im->r[k].a)
+				die("ptafl's own %s is mapped at 0x%" PRIx64 ", inside the filter "
+				    "0x%" PRIx64 "-0x%" PRIx64 ": run ptafl with ASLR on "
+				    "(kernel.randomize_va_space 2, no setarch -R)", me.v[i].path,
+				    me.v[i].start, im->r[k].a, im->r[k].b);
+	image_free(&me);
 }
 
 /*
@@ -350,15 +381,7 @@ static void image_probe(struct image *im)
 			im->r[im->nr++] = r[k];
 		}
 	}
-}
-
-static void image_free(struct image *im)
-{
-	size_t i;
-
-	for (i = 0; i < im->n; i++)
-		free(im->v[i].path);
-	free(im->v);
+	self_overlap(im);
 }
 
 /* ---- the spawner ----------------------------------------------------- */
@@ -709,7 +732,7 @@ int main(int argc, char **argv)
 			break;
 		st.run_s += now_s() - t;
 		st.runs++;
-		st.crashes += WIFSIGNALED(status);
+		st.crashes += WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL;
 		st.exec_failed += *(uint32_t *)map == AFL_EXEC_FAIL_SIG;
 		if (afl_fsrv_write4(AFL_FSRV_ST_FD, (uint32_t)status))
 			break;
