@@ -684,15 +684,32 @@ static bool pt_cred_same(const struct cred *cred, const struct cred *tcred)
 }
 
 /*
+ * The capability test of cap_ptrace_access_check() (security/commoncap.c,
+ * the commoncap LSM hook __ptrace_may_access() ends with) for a
+ * PTRACE_MODE_REALCREDS access: both in the same user namespace and
+ * @tcred's permitted capabilities a subset of @cred's permitted ones.
+ * Where it fails, commoncap asks for CAP_SYS_PTRACE over @tcred's user
+ * namespace instead (the callers).
+ */
+static bool pt_caps_cover(const struct cred *cred, const struct cred *tcred)
+{
+	return cred->user_ns == tcred->user_ns &&
+	       cap_issubset(tcred->cap_permitted, cred->cap_permitted);
+}
+
+/*
  * The ptrace read rule of PTRACE_MODE_READ_REALCREDS (__ptrace_may_access()
  * in kernel/ptrace.c), the one perf_event_open() applies to a target task
- * (perf_check_permission()): same thread group; or the caller's real UID
- * and GID equal the target's real, effective and saved ones, or it has
- * CAP_SYS_PTRACE over the target's user namespace; and the target is
- * dumpable, or the caller has CAP_SYS_PTRACE over its mm's user namespace.
- * ptrace_may_access() and security_ptrace_access_check() are not exported
- * to modules in 6.1: the LSM ptrace hooks (Yama's ptrace_scope, SELinux,
- * AppArmor) are not consulted (Documentation/pt.rst). Process context.
+ * (perf_check_permission() calls ptrace_may_access()): same thread group;
+ * or the caller's real UID and GID equal the target's real, effective and
+ * saved ones, its permitted capabilities include the target's
+ * (cap_ptrace_access_check(), pt_caps_cover()), and the target is dumpable;
+ * CAP_SYS_PTRACE over the target's user namespace stands in for the first
+ * two, over its mm's user namespace for the third. ptrace_may_access() and
+ * security_ptrace_access_check() are not exported to modules in 6.1 (its
+ * Module.symvers): the commoncap rule is applied here, the other LSMs'
+ * ptrace hooks (Yama's ptrace_scope, SELinux, AppArmor) are not consulted
+ * (Documentation/pt.rst). Process context.
  */
 static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 {
@@ -704,7 +721,7 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 		return true;
 	rcu_read_lock();
 	tcred = __task_cred(task);
-	same = pt_cred_same(cred, tcred);
+	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
 	ns = get_user_ns(tcred->user_ns);
 	rcu_read_unlock();
 	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
@@ -776,28 +793,35 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 }
 
 /**
- * pt_config_exec_check - may a traced thread be followed into a new program
- * @s: the thread's session
- * @p: the thread (current) in its sched_process_exec probe: the new
- *	credentials are committed and the new mm's dumpability is set
- *	(begin_new_exec()); no instruction of the new program ran yet
+ * pt_config_follow_check - may a traced thread be followed into a new
+ *	program, or a new thread or process be traced
+ * @s: the session of the thread that exec'ed or forked
+ * @p: the thread that exec'ed (current, in its sched_process_exec probe:
+ *	the new credentials are committed and the new mm's dumpability is
+ *	set by begin_new_exec(); no instruction of the new program ran yet),
+ *	or the child of a fork or clone (its sched_process_fork probe: its
+ *	credentials and mm are set, it has not run)
  *
  * The permission rule of CONFIGURE again, with the credentials saved then
  * (@s->cred, @s->privileged) rather than the target's own: the
- * ptrace read rule with the saved real UID/GID against the new real,
- * effective and saved ones, and dumpability (perf stops a task's events at
- * such an exec: begin_new_exec() calls perf_event_exit_task() when the new
- * program is not SUID_DUMP_USER). A capability held only in a user
- * namespace below the initial one does not count here (the probe cannot
- * ask the LSM about saved credentials): such a caller is not followed into
- * another user's program. Atomic context (RCU only).
+ * ptrace read rule with the saved real UID/GID against @p's real,
+ * effective and saved ones, the commoncap rule (@p's permitted
+ * capabilities a subset of the saved permitted ones, same user namespace:
+ * cap_ptrace_access_check()), and dumpability. So a program with file
+ * capabilities stops the trace like a set-user-ID one, whatever
+ * fs.suid_dumpable says (perf stops a task's events at an exec only when
+ * the new program is not SUID_DUMP_USER: begin_new_exec() calls
+ * perf_event_exit_task()). A capability held only in a user namespace
+ * below the initial one does not count here (the probe cannot ask the LSM
+ * about saved credentials): such a caller is not followed into another
+ * user's program. Atomic context (RCU only).
  *
  * Return: LWPT_PT_STOP_NONE to go on tracing, else the LWPT_PT_STOP_EXEC_*
- * reason to detach.
+ * reason to detach (EXEC_CREDS for the IDs and capabilities).
  */
-u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p)
+u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p)
 {
-	const struct cred *cred = s->cred;
+	const struct cred *cred = s->cred, *tcred;
 	bool same;
 
 	if (s->privileged)
@@ -805,7 +829,8 @@ u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p)
 	if (!cred || !p->mm)
 		return LWPT_PT_STOP_EXEC_CREDS;
 	rcu_read_lock();
-	same = pt_cred_same(cred, __task_cred(p));
+	tcred = __task_cred(p);
+	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
 	rcu_read_unlock();
 	if (!same)
 		return LWPT_PT_STOP_EXEC_CREDS;

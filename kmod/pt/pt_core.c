@@ -633,7 +633,7 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	s->cr3 = cr3;
 	s->cr3_mm = cr3_mm;
 	cr3_mm = NULL;
-	/* For the permission rule at an exec (pt_config_exec_check()). */
+	/* For the permission rule at an exec (pt_config_follow_check()). */
 	s->privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
 	s->perfmon = perfmon_capable();
 	s->cred = get_current_cred();

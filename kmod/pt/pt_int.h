@@ -307,7 +307,7 @@ struct pt_threads {
  *	CAP_SYS_PTRACE in the initial user namespace (may follow an exec into
  *	a program it could not trace otherwise)
  * @cred: the configuring process's credentials (a reference), for the
- *	permission rule at a traced thread's exec (pt_config_exec_check())
+ *	permission rule at a traced thread's exec (pt_config_follow_check())
  * @pid_ns: per-CPU scope: the configuring process's pid namespace, in
  *	which sideband pids are given (a reference)
  * @mem: the pages charged for the buffers
@@ -353,7 +353,7 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct mm_struct **cr3_mm, struct task_struct **target);
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
 			    struct mm_struct **mm);
-u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p);
+u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
 int pt_config_lbr_check(void);
 int pt_config_lbr_check_cpus(void);

@@ -34,10 +34,11 @@
  * only if it runs at START. The kernel tracepoints sched_switch (save),
  * sched_process_fork (the threads and, unless LWPT_PT_CFG_NO_INHERIT, the
  * processes a traced thread creates join), sched_process_exec (the
- * permission rule again: pt_config_exec_check()) and sched_process_exit
- * carry the rest. A task is traced while it is in pt_thread_hash: only a
- * traced thread's fork adds one, so a thread created by a thread that was
- * detached at an exec (a set-user-ID program's) is never traced. Probes
+ * permission rule again: pt_config_follow_check(), also at fork) and
+ * sched_process_exit carry the rest. A task is traced while it is in
+ * pt_thread_hash: only a traced thread's fork adds one, so a thread created
+ * by a thread that was detached at an exec (a set-user-ID program's) is
+ * never traced. Probes
  * run with preemption off, sched_switch with the runqueue lock held and
  * interrupts off: they never sleep nor print; a thread that joins takes a
  * preallocated buffer (a spare) and a work item allocates the next;
@@ -590,9 +591,10 @@ static void pt_thread_sched_in(void)
 /*
  * @parent (current) created @child, before @child first runs: a new thread
  * joins if its creator is traced; a new process too unless
- * LWPT_PT_CFG_NO_INHERIT (its creds are @parent's: the rule that admitted
- * @parent admits it). A thread no longer traced (detached at an exec, or
- * lost) adds nobody.
+ * LWPT_PT_CFG_NO_INHERIT. Either only if the rule of an exec admits it
+ * (pt_config_follow_check(): @parent may have changed its credentials or
+ * dumpability since CONFIGURE). A thread no longer traced (detached at an
+ * exec, or lost) adds nobody.
  */
 static void pt_probe_fork(void *data, struct task_struct *parent,
 			  struct task_struct *child)
@@ -609,6 +611,8 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
 	pth = pt_thread_find(parent);
 	if (pth)
 		s = pth->sess;
+	if (pth && pt_config_follow_check(s, child) != LWPT_PT_STOP_NONE)
+		pth = NULL;
 	if (pth && child->signal == parent->signal)
 		attached = pt_thread_attach(s, child, pth->ppid);
 	else if (pth && s->thr.inherit)
@@ -627,9 +631,9 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
  * the credentials are committed and no instruction of the new program ran
  * yet; tracing goes on into it only if the permission rule, with the
  * caller's credentials saved at CONFIGURE, admits it
- * (pt_config_exec_check()): never into a set-user-ID, set-group-ID or
- * non-dumpable program of an unprivileged caller, whatever
- * fs.suid_dumpable says. Else, and at exit: unload, forget its task
+ * (pt_config_follow_check()): never into a set-user-ID, set-group-ID,
+ * file-capability or non-dumpable program of an unprivileged caller,
+ * whatever fs.suid_dumpable says. Else, and at exit: unload, forget its task
  * pointer; its buffer keeps what it captured and its status says why.
  */
 static void pt_probe_leave(struct task_struct *p, bool exec)
@@ -652,7 +656,7 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		/* A non-leader took over the leader's pid (de_thread()). */
 		put_pid(th->pid);
 		th->pid = get_task_pid(p, PIDTYPE_PID);
-		reason = pt_config_exec_check(th->sess, p);
+		reason = pt_config_follow_check(th->sess, p);
 		if (reason == LWPT_PT_STOP_NONE)
 			goto out;
 	}
