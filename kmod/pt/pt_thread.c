@@ -1180,6 +1180,7 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 {
 	struct pt_thread *th;
 	unsigned long flags;
+	struct pid *tid;
 	int cpu;
 
 	cpu = pt_thread_where(s, index, &th);
@@ -1199,9 +1200,12 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 	st->nr_buffers = s->thr.nr;
 	st->threads_lost = s->thr.lost;
 	st->stop_reason = th->stop_reason;
+	/* The exec probe may replace (and put) th->pid once the lock drops. */
+	tid = get_pid(th->pid);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	/* Translated in the caller's pid namespace (0 if not visible). */
-	st->tid = pid_vnr(th->pid);
+	st->tid = pid_vnr(tid);
+	put_pid(tid);
 	st->pid = pid_vnr(th->tgid);
 	st->ppid = pid_vnr(th->ppid);
 	st->mmap_offset = (u64)index * s->cfg.buffer_size;

@@ -21,7 +21,8 @@
  *                       before and after CONFIGURE): separate buffers, TraceEn
  *                       exactly while a traced thread runs (a ping-pong with an
  *                       untraced thread on one CPU), state round trips, exit
- *   pt_test thread-exec a traced process calls execve()
+ *   pt_test thread-exec a traced process calls execve(), from its leader,
+ *                       then from another thread while STATUS is read
  *   pt_test thread-hotplug  CPU 1 offline and online under a traced thread
  *   pt_test cpu-hotplug CPU 1 offline and online during a per-CPU capture
  *   pt_test suspend     suspend (pm_test=core) during a per-CPU and a
@@ -1077,10 +1078,31 @@ static void test_threads(void)
 	close(fd);
 }
 
+/* STATUS of every buffer of @fd in a loop until @stop (test_thread_exec()). */
+struct status_poll {
+	int fd;
+	volatile int stop;
+	volatile long n;
+};
+
+static void *status_poller(void *arg)
+{
+	struct status_poll *p = arg;
+	struct lwpt_pt_status st;
+	uint32_t b;
+
+	while (!p->stop)
+		for (b = 0; !tstatus(p->fd, b, &st) && b < st.nr_buffers; b++)
+			p->n++;
+	return NULL;
+}
+
 static void test_thread_exec(void)
 {
+	struct status_poll poll;
 	struct lwpt_pt_status st;
 	int fd = open_pt(), b, ws;
+	pthread_t t;
 	pid_t pid;
 
 	pid = spawn_child(1);
@@ -1096,6 +1118,36 @@ static void test_thread_exec(void)
 	      (st.flags & LWPT_PT_ST_EXITED) && st.head == 700 + 300,
 	      "exec: flags %#x head %llu (700 before, 300 by the new program)", st.flags,
 	      (unsigned long long)st.head);
+	close(fd);
+
+	/*
+	 * A non-leader's exec: de_thread() gives it the leader's pid and the
+	 * exec probe replaces the buffer's pid reference, while a thread of
+	 * ours reads every buffer's tid in a loop (issue 27 2.4: STATUS holds
+	 * its own reference; a use-after-free shows on a KASAN build,
+	 * Documentation/testing.rst).
+	 */
+	pid = spawn_child(2);
+	fd = open_pt();
+	check(thread_configure(fd, pid, LWPT_PT_MODE_WRAP) == 0, "exec 2: configure");
+	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "exec 2: start");
+	b = buffer_of(fd, sh->tid[1], &st);
+	poll.fd = fd;
+	poll.stop = 0;
+	poll.n = 0;
+	if (pthread_create(&t, NULL, status_poller, &poll))
+		exit(100);
+	WAIT_UNTIL(poll.n > 0, "the status poller");
+	sh->cmd[1] = W_EXEC;
+	sh->seq[1]++;
+	WAIT_UNTIL(waitpid(pid, &ws, WNOHANG) == pid, "the exec'd program");
+	poll.stop = 1;
+	pthread_join(t, NULL);
+	check(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "exec 2: the new program ran");
+	check(b >= 0 && tstatus(fd, b, &st) == 0 && (st.flags & LWPT_PT_ST_EXECED) &&
+	      st.tid == pid && st.pid == pid && st.head == 300,
+	      "exec 2: the non-leader's buffer: flags %#x tid %d pid %d (want %d) head %llu, %ld status reads meanwhile",
+	      st.flags, (int)st.tid, (int)st.pid, (int)pid, (unsigned long long)st.head, poll.n);
 	check(violations() == 0, "exec: no spec violation");
 	close(fd);
 }
