@@ -195,7 +195,8 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	if (!pc->offline)
 		return;
 	pc->offline = false;
-	if (!tr->configured || !tr->sess->started || !pc->was_tracing || tr->err)
+	if (!tr->configured || !tr->sess->started || !pc->was_tracing || tr->err ||
+	    READ_ONCE(pt_quiesced))
 		return;
 	pt_cpu_update_begin(pc);
 	/* The state may be lost (S3): program it all again, CTL last. */
@@ -361,9 +362,27 @@ static void pt_cpu_quiesce(void *arg)
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
 }
 
+/**
+ * pt_quiesce - the system is going down: TraceEn off for good, everywhere
+ *
+ * Sets pt_quiesced, which every path that sets TraceEn honours: a thread's
+ * sched-in, START's, RELEASE's and STATUS's IPIs (pt_output_resume()),
+ * the ToPA PMI, a CPU coming online, resume; START fails with -ESHUTDOWN.
+ * Then clears TraceEn on every online CPU. The flag is written before the
+ * IPIs (smp_call_function_many() orders it): an enable path that runs on
+ * a CPU after its IPI sees it; one that ran before, with IRQs off, is done
+ * when the IPI clears TraceEn. A CPU that comes online later (before the
+ * machine stops) sees it in pt_cpu_unpark(). Process context.
+ */
+void pt_quiesce(void)
+{
+	WRITE_ONCE(pt_quiesced, true);
+	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+}
+
 static int pt_reboot(struct notifier_block *nb, unsigned long action, void *data)
 {
-	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+	pt_quiesce();
 	return NOTIFY_DONE;
 }
 
@@ -695,7 +714,8 @@ static int pt_sess_of(struct file *file, struct pt_session **sp)
  * privileged capture (LWPT_PT_STOP_PREEMPTED: configure again), TraceEn
  * already set by someone else, or IA32_DEBUGCTL.LBR set on a CPU of a
  * PT/LBR-exclusive model (SDM 33.3.1.2, logged); -EIO a WRMSR faulted
- * (e.g. in VMX operation, SDM 33.2.9.4).
+ * (e.g. in VMX operation, SDM 33.2.9.4); -ESHUTDOWN the system is going
+ * down (reboot or kexec, pt_quiesce()).
  */
 static long pt_ioctl_start(struct file *file)
 {
@@ -708,6 +728,11 @@ static long pt_ioctl_start(struct file *file)
 		goto out_unlock;
 	if (s->started || s->preempted) {
 		err = -EBUSY;
+		goto out_unlock;
+	}
+	/* Rebooting or kexec'ing (pt_quiesce()). */
+	if (READ_ONCE(pt_quiesced)) {
+		err = -ESHUTDOWN;
 		goto out_unlock;
 	}
 	/* PT/LBR-exclusive models: not while a CPU has DEBUGCTL.LBR set. */

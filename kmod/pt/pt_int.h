@@ -339,6 +339,7 @@ struct pt_session {
 };
 
 extern struct mutex pt_lock;
+void pt_quiesce(void);
 DECLARE_PER_CPU(struct pt_cpu, pt_cpus);
 
 /* pt_config.c */
@@ -385,6 +386,7 @@ u64 pt_buf_region_end(const struct pt_buf *b, unsigned int r);
 void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags);
 
 /* pt_output.c: a trace's MSRs and output on the current CPU (SDM 33.3), IRQs off */
+extern bool pt_quiesced;
 void pt_cpu_update_begin(struct pt_cpu *pc);
 void pt_cpu_update_end(struct pt_cpu *pc);
 int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,

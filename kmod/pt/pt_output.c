@@ -20,6 +20,12 @@
 
 #include "pt_int.h"
 
+/*
+ * Set once by pt_quiesce() (reboot, halt, power-off, kexec) and never
+ * cleared while the module is loaded: no path sets TraceEn after it.
+ */
+bool pt_quiesced;
+
 /* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
 
 /*
@@ -251,10 +257,15 @@ bool pt_output_lbr_refuse(struct pt_output *tr)
  * @tr: the trace loaded on this CPU
  *
  * Not on a PT/LBR-exclusive model while IA32_DEBUGCTL.LBR is set
- * (pt_output_lbr_refuse()): the trace then stops taking data here.
+ * (pt_output_lbr_refuse()), nor once the system is going down
+ * (pt_quiesced): the trace then stops taking data here.
  */
 void pt_output_resume(struct pt_output *tr)
 {
+	if (READ_ONCE(pt_quiesced)) {
+		tr->tracing = false;
+		return;
+	}
 	if (pt_output_lbr_refuse(tr)) {
 		tr->tracing = false;
 		return;

@@ -466,7 +466,8 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		th->tr.stalled = !pt_output_gate(&th->tr, &th->saved);
 		th->tr.tracing = !th->tr.stalled;
 	}
-	if (!th->tr.tracing)
+	/* The system is going down (pt_quiesce()): never TraceEn again. */
+	if (!th->tr.tracing || READ_ONCE(pt_quiesced))
 		return;
 	pt_cpu_update_begin(pc);
 	/* Someone else's trace (perf, a debugger): never take over. */

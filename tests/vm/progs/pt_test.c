@@ -40,6 +40,10 @@
  *                       thread) and is reported; single4k - erratum
  *                       TGL052: a single range above 4 KiB becomes ToPA, a
  *                       4 KiB one stays; none - neither, LBR and PT coexist
+ *   pt_test quiesce-thread|quiesce-cpu
+ *                       the reboot/kexec quiesce (pt_reboot_quiesce): no
+ *                       path sets TraceEn again (sched-in, STATUS, RELEASE,
+ *                       hotplug), START is ESHUTDOWN; a fresh module each
  * Threads write into their own buffer with pt_inject on their own CPU: the
  * IPI interrupts them there, so the model stores into the loaded state.
  */
@@ -1237,6 +1241,99 @@ static void test_cpu_hotplug(void)
 	close(fd);
 }
 
+/* Write @v to lwpt_sim's parameter @name; 1 if it took. */
+static int set_param(const char *name, const char *v)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	ok = fputs(v, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+/* RELEASE of buffer @b (per thread) or CPU @b's (per CPU) up to @tail. */
+static int release(int fd, bool thread, uint32_t b, uint64_t tail)
+{
+	struct lwpt_pt_release rel = { .size = sizeof(rel), .tail = tail };
+
+	if (thread) {
+		rel.query = LWPT_PT_STQ_BUFFER;
+		rel.buffer = b;
+	} else {
+		rel.cpu = b;
+	}
+	return ioctl(fd, LWPT_PT_IOC_RELEASE, &rel) ? errno : 0;
+}
+
+/*
+ * The reboot/kexec quiesce (issue 27 2.3; pt_quiesce()), run through the
+ * model's pt_reboot_quiesce parameter: TraceEn goes to 0 on every CPU and
+ * no enable path sets it again: a traced thread's sched-in, STATUS's and
+ * RELEASE's IPIs, a CPU coming online; START is ESHUTDOWN. Per thread
+ * (@thread) or per CPU; the module must be loaded afresh for each.
+ */
+static void test_quiesce(bool thread)
+{
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	const char *w = thread ? "quiesce per thread" : "quiesce per CPU";
+	int fd = open_pt(), b = 0, cpu;
+	pid_t pid = 0;
+
+	pin(0);
+	if (thread) {
+		pid = spawn_child(2);
+		check(thread_configure(fd, pid, LWPT_PT_MODE_CONTINUOUS) == 0, "%s: configure", w);
+		check(ioctl(fd, LWPT_PT_IOC_START) == 0, "%s: start", w);
+		b = buffer_of(fd, sh->tid[1], &st);
+		check(wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 1,
+		      "%s: the traced thread on CPU 1 runs with TraceEn=1", w);
+		wrun(1, W_INJECT, 1000);
+	} else {
+		cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_CONTINUOUS, TBUF);
+		check(configure(fd, &c) == 0, "%s: configure", w);
+		check(ioctl(fd, LWPT_PT_IOC_START) == 0 && traceen(0) && traceen(1),
+		      "%s: start, TraceEn=1 on both CPUs", w);
+		inject(1, 1000);
+	}
+	check(set_param("pt_reboot_quiesce", "1\n"), "%s: pt_reboot_quiesce written", w);
+	check(!traceen(0) && !traceen(1), "%s: TraceEn=0 on both CPUs", w);
+	if (thread) {
+		/* The worker sleeps and wakes between commands: sched-in. */
+		check(wrun(1, W_TRACEEN, 0) == 0 && wrun(0, W_TRACEEN, 0) == 0,
+		      "%s: traced threads switched in again: TraceEn=0", w);
+		check(tstatus(fd, b, &st) == 0 && wrun(1, W_TRACEEN, 0) == 0,
+		      "%s: STATUS (its IPI): TraceEn=0", w);
+		check(release(fd, true, b, 500) == 0 && wrun(1, W_TRACEEN, 0) == 0,
+		      "%s: RELEASE (its IPI): TraceEn=0", w);
+	} else {
+		for (cpu = 0; cpu < 2; cpu++)
+			check(get_status(fd, cpu, &st) == 0 &&
+			      release(fd, false, cpu, st.head / 2) == 0 && !traceen(cpu),
+			      "%s: STATUS and RELEASE of CPU %d: TraceEn=0", w, cpu);
+	}
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) == 0) {
+		check(cpu_online(1, 0) && cpu_online(1, 1), "%s: CPU 1 offline and online", w);
+		if (thread)
+			check(wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 0,
+			      "%s: the thread back on CPU 1: TraceEn=0", w);
+		check(!traceen(1), "%s: CPU 1 back online: TraceEn=0", w);
+	}
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "%s: stop", w);
+	check(ioctl(fd, LWPT_PT_IOC_START) == -1 && errno == ESHUTDOWN && !traceen(0) &&
+	      !traceen(1), "%s: START again: %s (want ESHUTDOWN), TraceEn=0", w,
+	      strerror(errno));
+	if (thread)
+		end_child(pid);
+	check(violations() == 0, "%s: no spec violation", w);
+	close(fd);
+}
+
 static int suspend_mem(void)
 {
 	FILE *f = fopen("/sys/power/pm_test", "w");
@@ -1738,8 +1835,12 @@ int main(int argc, char **argv)
 		test_single();
 	else if (!strcmp(cmd, "errata") && argc > 2)
 		test_errata(argv[2]);
+	else if (!strcmp(cmd, "quiesce-thread"))
+		test_quiesce(true);
+	else if (!strcmp(cmd, "quiesce-cpu"))
+		test_quiesce(false);
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single|errata lbr|single4k|none\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single|errata lbr|lbr-perf|single4k|none|quiesce-thread|quiesce-cpu\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
