@@ -149,14 +149,29 @@ static bool pt_bdm106(void)
 /* --- Model-specific rules (DisplayFamily_DisplayModel) ------------------- */
 
 /*
- * SDM 33.3.1.2: "For processors with CPUID DisplayFamily_DisplayModel
- * signatures of 06_3DH, 06_47H, 06_4EH, 06_4FH, 06_56H, and 06_5EH, the
- * use of Intel PT and LBRs are mutually exclusive" (Broadwell, Broadwell
- * G/X/D, Skylake client). perf keeps its own PT and LBR events apart there
- * (x86_add_exclusive(), unless x86_pmu.lbr_pt_coexist); lwpt cannot join
- * that count (not exported), so it reads IA32_DEBUGCTL.LBR itself.
+ * PT and LBRs together. SDM 33.3.1.2: "For processors with CPUID
+ * DisplayFamily_DisplayModel signatures of 06_3DH, 06_47H, 06_4EH, 06_4FH,
+ * 06_56H, and 06_5EH, the use of Intel PT and LBRs are mutually exclusive"
+ * (Broadwell, Broadwell G/X/D, Skylake client). perf 6.1 keeps its own PT
+ * and LBR events apart (x86_add_exclusive()) on every model except those
+ * where intel_pmu_init() sets x86_pmu.lbr_pt_coexist
+ * (arch/x86/events/intel/core.c): the list below. So it also keeps them
+ * apart on 06_55H (Skylake-X), 06_8EH and 06_9EH (Kaby and Coffee Lake),
+ * 06_A5H and 06_A6H (Comet Lake), 06_66H, 06_8AH, 06_9DH and any model it
+ * does not know; lwpt follows perf's list, which contains the SDM's
+ * (Documentation/pt.rst). lwpt cannot join perf's count (not exported), so
+ * it reads IA32_DEBUGCTL.LBR itself.
  */
-static const u8 pt_lbr_exclusive_models[] = { 0x3d, 0x47, 0x4e, 0x4f, 0x56, 0x5e };
+static const u8 pt_lbr_coexist_models[] = {
+	0x5c, 0x5f,		/* Goldmont: Apollo Lake, Denverton */
+	0x7a,			/* Goldmont Plus: Gemini Lake */
+	0x86, 0x96, 0x9c,	/* Tremont: Jacobsville, Elkhart Lake, Jasper Lake */
+	0xbe,			/* Alder Lake N */
+	0x6a, 0x6c, 0x7d, 0x7e,	/* Ice Lake X, D, client */
+	0x8c, 0x8d, 0xa7,	/* Tiger Lake, Rocket Lake */
+	0x8f, 0xcf,		/* Sapphire Rapids, Emerald Rapids */
+	0x97, 0x9a, 0xb7, 0xba, 0xbf,	/* Alder Lake, Raptor Lake */
+};
 
 /*
  * Errata TGL052 (Tiger Lake 06_8CH, 06_8DH), ADL037 (Alder Lake 06_97H,
@@ -264,7 +279,7 @@ int pt_config_lbr_check_cpus(void)
 	cpus_read_unlock();
 	if (!err)
 		return 0;
-	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
+	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2, perf's lbr_pt_coexist): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
 			    cpu, pt_fam6_model);
 	return -EBUSY;
 }
@@ -307,10 +322,14 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	}
 	if (pt_bdm106())
 		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_BDM106;
-	/* Model-specific rules: SDM 33.3.1.2; errata TGL052/ADL037/RPL017. */
+	/*
+	 * Model-specific rules: PT/LBR as perf 6.1 (SDM 33.3.1.2 and
+	 * lbr_pt_coexist); errata TGL052/ADL037/RPL017.
+	 */
 	pt_fam6_model = pt_intel_fam6_model(caps);
-	if (pt_model_in(pt_fam6_model, pt_lbr_exclusive_models,
-			ARRAY_SIZE(pt_lbr_exclusive_models)))
+	if (pt_fam6_model &&
+	    !pt_model_in(pt_fam6_model, pt_lbr_coexist_models,
+			 ARRAY_SIZE(pt_lbr_coexist_models)))
 		pt_caps.caps |= LWPT_PT_CAP_LBR_EXCLUSIVE;
 	if (pt_has(LWPT_PT_CAP_SNGLRGNOUT) &&
 	    pt_model_in(pt_fam6_model, pt_single_4k_models,
