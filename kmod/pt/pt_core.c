@@ -454,9 +454,16 @@ static void pt_sess_stop(struct pt_session *s)
 
 /**
  * pt_sess_alloc_cpus - per-CPU scope: a zeroed buffer and a sideband ring
- * @s: the session being configured (pt_lock held)
+ * @s: the session being configured (pt_lock held; @s->mem initialised)
  * @sel: the selected CPUs (lwpt_pt_config.cpu_mask), or empty for every
  *	online CPU
+ * @cfg: the caller's configuration, for the answer (rule memlock)
+ *
+ * Every buffer is charged to the caller first (pt_mem.c), under
+ * cpus_read_lock(): the CPUs counted are the CPUs that get a buffer (a CPU
+ * coming online or going offline between a count taken before the lock
+ * and the allocation would make the charge differ from the pages pinned,
+ * issue 27 2.8).
  *
  * Unselected CPUs get nothing: no buffer, no ring, status not CONFIGURED,
  * also when they come online later (pt_cpu_online() unparks only CPUs with
@@ -464,11 +471,12 @@ static void pt_sess_stop(struct pt_session *s)
  * resumed as any CPU of the capture.
  *
  * Return: 0; -ENODEV a selected CPU is offline (as perf_event_open() on an
- * offline CPU); -ENOMEM.
+ * offline CPU); -ENOMEM (rule memlock if over the caller's allowance).
  */
-static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
+static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel,
+			      struct lwpt_pt_config *cfg)
 {
-	const struct lwpt_pt_config *cfg = &s->cfg;
+	const struct cpumask *cpus = cpumask_empty(sel) ? cpu_online_mask : sel;
 	int cpu, err = 0;
 
 	cpus_read_lock();
@@ -477,13 +485,20 @@ static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
 		err = -ENODEV;
 		goto out_unlock;
 	}
+	/* Charged per CPU that gets a buffer: the selected ones, or all. */
+	if (pt_mem_charge(&s->mem, cpumask_weight(cpus) *
+			  pt_mem_buf_pages(cfg->buffer_size,
+					   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE))) {
+		err = pt_config_refuse_memlock(cfg);
+		goto out_unlock;
+	}
 	/*
 	 * No buffer yet; per-thread STARTs may have left err, busy. Every CPU,
 	 * so that an unselected one reports no flag at all.
 	 */
 	for_each_possible_cpu(cpu)
 		memset(&per_cpu_ptr(&pt_cpus, cpu)->tr, 0, sizeof(struct pt_output));
-	for_each_cpu(cpu, cpumask_empty(sel) ? cpu_online_mask : sel) {
+	for_each_cpu(cpu, cpus) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
@@ -612,7 +627,6 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
 	cpumask_var_t sel;
-	unsigned int nr_bufs;
 	u64 ctl, cr3 = 0;
 	u32 usize;
 	int err;
@@ -662,17 +676,11 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	s->configured = true;
 	list_add_tail(&s->node, &pt_sessions);
 	/* Every buffer is charged before it is allocated (pt_mem.c). */
-	/* Charged per CPU that gets a buffer: the selected ones, or all. */
-	nr_bufs = cpumask_empty(sel) ? num_online_cpus() : cpumask_weight(sel);
 	err = pt_mem_init(&s->mem);
 	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
 		err = pt_thread_sess_init(s, target, &cfg);
-	else if (!err && pt_mem_charge(&s->mem, nr_bufs *
-				       pt_mem_buf_pages(cfg.buffer_size,
-							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
-		err = pt_config_refuse_memlock(&cfg);
 	else if (!err)
-		err = pt_sess_alloc_cpus(s, sel);
+		err = pt_sess_alloc_cpus(s, sel, &cfg);
 	if (err) {
 		pt_sess_free(s);	/* puts the credentials, memory too */
 		if (!cfg.bad_field)
