@@ -781,11 +781,12 @@ int pt_config_refuse_memlock(struct lwpt_pt_config *cfg)
  * @mm: out (may be NULL): @task's mm, a reference the caller mmput()s
  *
  * perf_check_permission(): CAP_PERFMON (or CAP_SYS_ADMIN), or the ptrace
- * read rule (pt_may_trace()). Called at CONFIGURE before the buffers are
- * allocated, and again with the target's exec_update_lock held until its
- * threads are attached (pt_thread_sess_init()), as perf_event_open() holds
+ * read rule (pt_may_trace()). Called at CONFIGURE without a lock, and
+ * again with the target's exec_update_lock held (before pt_lock) until its
+ * threads are attached (pt_ioctl_configure()), as perf_event_open() holds
  * it from its check to perf_install_in_context(): an exec cannot change
- * the target's credentials between the check and the attach.
+ * the target's credentials between the check and the attach. May drop
+ * the last user of the target's mm (mmput()): never under pt_lock.
  *
  * Return: 0; -EPERM refused (LWPT_PT_RULE_PTRACE, bad_field pid); -EINVAL
  * a kernel thread; -ESRCH it exited (no mm).

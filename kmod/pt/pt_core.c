@@ -614,11 +614,21 @@ static struct pt_session *pt_sess_conflict(struct pt_session *s,
  * that holds the capture in the way (its name, pid and uid also in the
  * kernel log).
  *
+ * A per-thread capture takes the target's signal->exec_update_lock for
+ * reading before pt_lock, as perf_event_open() takes it before ctx->mutex,
+ * checks the permission again under it (an exec may have changed the
+ * credentials since pt_config_permit()) and holds it until the threads are
+ * attached: no exec can come between the check and the attach. Taking it
+ * under pt_lock would close a cycle with exec (exec_update_lock, then the
+ * old mm's mmap_lock in exec_mmap()) and mmap (mmap_lock, then pt_lock in
+ * pt_mmap()): pt_int.h has the order.
+ *
  * Return: 0; -EFAULT bad pointer (the struct or cpu_mask); -EINVAL bad
  * size or value; -E2BIG unknown trailing bytes not zero; -EOPNOTSUPP a
  * feature the processor lacks; -EPERM/-EACCES not allowed; -ESRCH no such
  * @pid; -ENODEV a selected CPU is offline; -EBUSY another capture is in
- * the way, or this file's is started or still mapped; -ENOMEM.
+ * the way, or this file's is started or still mapped; -ENOMEM; -EINTR a
+ * signal came while waiting for the target's exec to finish.
  */
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
@@ -644,6 +654,17 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		err = pt_config_permit(&cfg, &cr3, &cr3_mm, &target);
 	if (err)
 		goto out_report;
+	if (target) {
+		/* From the check to the attach, no exec can change the credentials. */
+		err = down_read_interruptible(&target->signal->exec_update_lock);
+		if (err) {
+			cfg.bad_field = LWPT_PT_FIELD_PID;
+			goto out_report;
+		}
+		err = pt_config_permit_target(&cfg, target, NULL);
+		if (err)
+			goto out_exec_unlock;
+	}
 
 	mutex_lock(&pt_lock);
 	cfg.holder = 0;
@@ -690,6 +711,9 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	}
 out_unlock:
 	mutex_unlock(&pt_lock);
+out_exec_unlock:
+	if (target)
+		up_read(&target->signal->exec_update_lock);
 out_report:
 	free_cpumask_var(sel);
 	if (target)

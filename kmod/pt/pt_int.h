@@ -27,10 +27,14 @@
  * pt_sess_conflict() has the rule. A CPU's per-CPU trace is pt_cpu.tr, a
  * thread's is its pt_thread's; each pt_output points to its session.
  *
- * Lock order: pt_lock (mutex, control path: every session's ioctls, mmap,
- * release; pt_sessions, pt_cpu_owner; a session is freed only under it) ->
- * the target's signal->exec_update_lock (read, CONFIGURE of a per-thread
- * capture, as perf_event_open()) -> cpus_read_lock() -> pt_thread_lock
+ * Lock order: the target's signal->exec_update_lock (read, CONFIGURE of a
+ * per-thread capture, taken before pt_lock as perf_event_open() takes it
+ * before ctx->mutex) -> mmap_lock (exec_mmap() takes it under
+ * exec_update_lock; mmap() calls pt_mmap() with it held) -> pt_lock (mutex,
+ * control path: every session's ioctls, mmap, release; pt_sessions,
+ * pt_cpu_owner; a session is freed only under it; nothing under it takes
+ * exec_update_lock or mmap_lock, nor drops an mm's last user with mmput())
+ * -> cpus_read_lock() -> pt_thread_lock
  * (raw spinlock, IRQs off; the traced-thread table of all sessions, each
  * session's thread lists, spares, thr.open and started; also taken by the
  * sched_switch, fork, exec and exit probes under the runqueue lock, and by

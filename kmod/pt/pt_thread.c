@@ -831,27 +831,24 @@ struct pt_session *pt_thread_holder(struct task_struct *target)
 /**
  * pt_thread_sess_init - set up a per-thread capture of @target's process
  * @s: the session (pt_lock held; cfg, ctl, cred and mem filled)
- * @target: a thread of the process (the caller keeps its own reference)
- * @cfg: the configuration; bad_field and rule set if the permission check
- *	refuses now
+ * @target: a thread of the process (the caller keeps its own reference,
+ *	holds its signal->exec_update_lock for reading and checked the
+ *	permission under it: pt_ioctl_configure())
+ * @cfg: the configuration; bad_field and rule set on refusal (memory)
  *
  * Allocates a buffer for every thread and PT_THREAD_SPARES spares
- * (sleeping), turns the probes on, then, holding the target's
- * exec_update_lock as perf_event_open() does, checks the permission again
- * (an exec may have made it a set-user-ID program while the buffers were
- * allocated) and attaches the existing threads; a thread created meanwhile
- * joins through the fork probe, and an exec after the lock is dropped
- * meets the exec probe. A thread another session traces stays there (the
- * caller checked that none does: pt_thread_holder()). Nothing is traced
- * before START.
+ * (sleeping), turns the probes on and attaches the existing threads; a
+ * thread created meanwhile joins through the fork probe, and an exec after
+ * the caller drops the lock meets the exec probe. A thread another
+ * session traces stays there (the caller checked that none does:
+ * pt_thread_holder()). Nothing is traced before START.
  *
  * Every buffer is charged to the caller before it is allocated (pt_mem.c,
  * @s->mem initialised); the charges are given back with the session.
  *
  * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
- * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited; -EPERM
- * refused now; -EINTR a signal came while waiting for the target's exec
- * to finish. On error nothing is left (pt_thread_sess_free() is a no-op).
+ * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited. On error
+ * nothing is left (pt_thread_sess_free() is a no-op).
  */
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 			struct lwpt_pt_config *cfg)
@@ -877,16 +874,8 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 		list_add_tail(&th->node, &s->thr.spares);
 		s->thr.nr_spares++;
 	}
+	lockdep_assert_held_read(&target->signal->exec_update_lock);
 	pt_probes_get(s);
-	/* From the check to the attach, no exec can change the credentials. */
-	err = down_read_interruptible(&target->signal->exec_update_lock);
-	if (err)
-		goto err_probes;
-	err = pt_config_permit_target(cfg, target, NULL);
-	if (err) {
-		up_read(&target->signal->exec_update_lock);
-		goto err_probes;
-	}
 	get_task_struct(target);
 	s->thr.target = target;
 	s->thr.inherit = !(cfg->flags & LWPT_PT_CFG_NO_INHERIT);
@@ -906,15 +895,12 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	}
 	rcu_read_unlock();
-	up_read(&target->signal->exec_update_lock);
 	if (!s->thr.nr) {
 		pt_thread_sess_free(s);
 		return -ESRCH;
 	}
 	return 0;
 
-err_probes:
-	pt_probes_put(s);
 err_free:
 	pt_thread_free_spares(s);
 	return err;
