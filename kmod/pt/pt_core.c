@@ -211,11 +211,12 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	}
 	pc->saved.ctl = tr->ctl | IA32_RTIT_CTL_TRACEEN;
 	pc->saved.status &= ~IA32_RTIT_STATUS_READ_ONLY;
-	if (pt_rtit_restore(&pc->saved, tr->sess)) {
-		tr->err = -EIO;
-		goto out;
-	}
+	/* Before TraceEn: a PMI right after the enable is claimed (pt_pmi()). */
 	tr->tracing = true;
+	if (pt_rtit_restore(&pc->saved, tr->sess)) {
+		tr->tracing = false;
+		tr->err = -EIO;
+	}
 out:
 	pt_cpu_update_end(pc);
 }
@@ -277,6 +278,43 @@ static struct syscore_ops pt_syscore_ops = {
 };
 
 /*
+ * A ToPA PMI (bit 55 set) taken while this CPU's RTIT MSRs are being
+ * changed (pc->in_update): between a trace's TraceEn write and the
+ * bookkeeping around it. SDM 33.2.7.2 "PMI Preservation", with
+ * InjectPsbPmiOnEnable set (@tr->ctl): a PMI taken with TraceEn=0 and
+ * PendTopaPMI set is pended again when TraceEn next goes 0 -> 1 (step 1:
+ * ignore it, leave the bit set; it is counted then); one taken with
+ * TraceEn=1 is handled, and PendTopaPMI must be cleared before the LVT
+ * entry is unmasked (step 2). STATUS is writable only with TraceEn=0
+ * (SDM 33.2.8.4): TraceEn is cleared around the write, which no
+ * interrupted sequence minds (TraceEn=1 inside an update only right after
+ * its enabling write or right before its disabling one).
+ *
+ * Return: the PMI is counted now (a filled region the interrupted code's
+ * accounting must know of: pc->pmi_seen).
+ */
+static bool pt_pmi_in_update(struct pt_output *tr)
+{
+	u64 ctl = 0, st = 0;
+
+	if (!pt_has(LWPT_PT_CAP_PSB_PMI_PRESERVE) ||
+	    !(tr->ctl & IA32_RTIT_CTL_INJECTPSBPMIONENABLE) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl))
+		return true;
+	if (!(ctl & IA32_RTIT_CTL_TRACEEN))
+		return lwpt_hw_rdmsr(IA32_RTIT_STATUS, &st) ||
+		       !(st & IA32_RTIT_STATUS_PENDTOPAPMI);
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN))
+		return true;
+	if (!lwpt_hw_rdmsr(IA32_RTIT_STATUS, &st) &&
+	    (st & IA32_RTIT_STATUS_PENDTOPAPMI))
+		lwpt_hw_wrmsr(IA32_RTIT_STATUS, st & ~(IA32_RTIT_STATUS_PENDTOPAPMI |
+						       IA32_RTIT_STATUS_READ_ONLY));
+	lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl);
+	return true;
+}
+
+/*
  * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively,
  * registered first on NMI_LOCAL (hw_native.c). Whether it is ours cannot
  * rest on IA32_PERF_GLOBAL_STATUS bit 55 alone: another handler may have
@@ -312,8 +350,11 @@ static bool pt_pmi(void *data)
 		/* The interrupted code reads the pointers; note the fill. */
 		if (!bit)
 			return false;
-		WRITE_ONCE(pc->pmi_seen, true);
-		tr->pmis++;
+		if (pt_pmi_in_update(tr)) {
+			WRITE_ONCE(pc->pmi_seen, true);
+			tr->pmi_due = false;
+			tr->pmis++;
+		}
 		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 		lwpt_hw_pmi_rearm();

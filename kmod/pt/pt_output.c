@@ -103,7 +103,13 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	}
 	/* pos == size: a filled STOP region (OutputOffset = its size). */
 	delta = (u64)pos >= tr->pos ? pos - tr->pos : pos + tr->buf.size - tr->pos;
-	if (pt_output_int_crossed(tr, tr->pos, delta))
+	/*
+	 * A PMI taken since the last read is the one due: @pmi_due must not
+	 * stay set and claim a later NMI that is someone else's (perf's).
+	 */
+	if (pmi)
+		tr->pmi_due = false;
+	else if (pt_output_int_crossed(tr, tr->pos, delta))
 		tr->pmi_due = true;
 	/*
 	 * With MENTRY a PMI means the output crossed the end of an INT region

@@ -480,6 +480,14 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		goto out;
 	s = th->saved;
 	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
+	/*
+	 * Loaded before TraceEn is set, as perf sets handle_nmi before it
+	 * enables: a ToPA PMI taken right after the enabling write finds the
+	 * trace (pt_pmi()), instead of nobody claiming it (bit 55 left set,
+	 * LVTPC left masked: an unknown NMI, every later PMI lost).
+	 */
+	pc->cur = th;
+	th->cpu = smp_processor_id();
 	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) :
 			      pt_rtit_restore(&s, th->sess);
 	if (err == -EOPNOTSUPP && pt_use_xsaves) {
@@ -496,10 +504,10 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		th->tr.err = -EIO;
 		th->stop_reason = LWPT_PT_STOP_ERROR;
 		th->tr.tracing = false;
+		pc->cur = NULL;
+		th->cpu = -1;
 		goto out;
 	}
-	pc->cur = th;
-	th->cpu = smp_processor_id();
 	th->last_cpu = th->cpu;
 out:
 	pt_cpu_update_end(pc);

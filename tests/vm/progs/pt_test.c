@@ -40,6 +40,10 @@
  *                       thread) and is reported; single4k - erratum
  *                       TGL052: a single range above 4 KiB becomes ToPA, a
  *                       4 KiB one stays; none - neither, LBR and PT coexist
+ *   pt_test pmi-window  ToPA PMIs taken while a thread is being loaded
+ *                       (pt_pmi_at_enable): claimed, counted once, no
+ *                       unknown NMI, LVTPC unmasked late; a perf PMI
+ *                       after one is not claimed
  *   pt_test quiesce-thread|quiesce-cpu
  *                       the reboot/kexec quiesce (pt_reboot_quiesce): no
  *                       path sets TraceEn again (sched-in, STATUS, RELEASE,
@@ -108,14 +112,16 @@ static void get_caps(int fd)
 	}
 }
 
-/* The model's register @name of CPU @cpu (debugfs pt_msrs). */
-static uint64_t model_reg(int cpu, const char *name)
+/* Field @name of CPU @cpu's line in debugfs lwpt_sim/@file; ~0 if none. */
+static uint64_t debugfs_reg(const char *file, int cpu, const char *name)
 {
-	char line[2048], key[64], pfx[16];
-	FILE *f = fopen(DEBUGFS "pt_msrs", "r");
+	char line[2048], key[64], pfx[16], path[128];
+	FILE *f;
 	uint64_t v = ~0ull;
 	char *p;
 
+	snprintf(path, sizeof(path), DEBUGFS "%s", file);
+	f = fopen(path, "r");
 	if (!f)
 		return v;
 	snprintf(pfx, sizeof(pfx), "cpu%d ", cpu);
@@ -129,6 +135,18 @@ static uint64_t model_reg(int cpu, const char *name)
 	}
 	fclose(f);
 	return v;
+}
+
+/* The model's register @name of CPU @cpu (debugfs pt_msrs). */
+static uint64_t model_reg(int cpu, const char *name)
+{
+	return debugfs_reg("pt_msrs", cpu, name);
+}
+
+/* CPU @cpu's LVTPC entry and PMI counts @name (debugfs pmi). */
+static uint64_t pmi_reg(int cpu, const char *name)
+{
+	return debugfs_reg("pmi", cpu, name);
 }
 
 static uint64_t violations(void)
@@ -742,7 +760,7 @@ static void test_hold(void)
 #define NW		4	/* worker threads of the traced child */
 #define TBUF		65536	/* buffer per thread */
 
-enum wcmd { W_NONE, W_INJECT, W_PIN, W_EXIT, W_TRACEEN, W_PINGPONG, W_SUSPEND, W_EXEC };
+enum wcmd { W_NONE, W_INJECT, W_PIN, W_EXIT, W_TRACEEN, W_PINGPONG, W_SUSPEND, W_EXEC, W_OTHER };
 
 /* Shared between pt_test and its traced child (MAP_SHARED). */
 struct wshared {
@@ -760,6 +778,7 @@ struct wshared {
 };
 
 static struct wshared *sh;
+static void other(int cpu, int kind);
 
 static int gettid_(void)
 {
@@ -819,6 +838,9 @@ static void *worker(void *arg)
 			break;
 		case W_TRACEEN:
 			sh->res[i] = traceen(sched_getcpu());
+			break;
+		case W_OTHER:	/* a neighbour on this CPU while this thread runs */
+			other(sched_getcpu(), (int)sh->arg[i]);
 			break;
 		case W_PINGPONG:
 			pingpong_traced(sh->arg[i]);
@@ -1333,6 +1355,100 @@ static void test_quiesce(bool thread)
 		end_child(pid);
 	check(violations() == 0, "%s: no spec violation", w);
 	close(fd);
+}
+
+/*
+ * ToPA PMIs at the worst moments (issue 27 2.2), with lwpt_sim's
+ * pt_pmi_at_enable holding a PMI back until right after the next write that
+ * sets TraceEn on its CPU: the traced thread's next load, where TraceEn is
+ * set before the loader's bookkeeping is done. The PMI must be claimed
+ * (debugfs pmi: no unknown NMI, LVTPC unmasked, later PMIs not dropped),
+ * counted once, accounted as the lap it was (MENTRY: head exact), with
+ * InjectPsbPmiOnEnable too (PendTopaPMI re-pends it at the load and must
+ * be cleared there, SDM 33.2.7.2 "PMI Preservation"); LVTPC is never
+ * unmasked before perf's handler ran (early_unmask, pt_nmi_first_acker 2).
+ * Then (continuous mode, a region end crossed while the PMI was held, so
+ * that the accounting expected one: pmi_due) a perf counter's PMI on that
+ * CPU is not claimed by lwpt (foreign_claimed).
+ */
+static void test_pmi_window(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	uint64_t u0, d0, e0, f0;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	int fd, b, pass, n;
+	bool mentry;
+	pid_t pid;
+
+	fd = open_pt();
+	get_caps(fd);
+	close(fd);
+	mentry = caps.caps & LWPT_PT_CAP_MENTRY;
+	pin(0);
+	for (pass = 0; pass < 3; pass++) {
+		/* 0: wrap; 1: wrap, InjectPsbPmiOnEnable; 2: continuous. */
+		if ((pass == 1 && !(caps.caps & LWPT_PT_CAP_PSB_PMI_PRESERVE)) ||
+		    (pass == 2 && !mentry))
+			continue;	/* not on this processor (one region) */
+		fd = open_pt();
+		pid = spawn_child(2);
+		cfg_init(&c, ub | (pass == 1 ? LWPT_PT_CFG_INJECT_PSB_PMI : 0),
+			 pass == 2 ? LWPT_PT_MODE_CONTINUOUS : LWPT_PT_MODE_WRAP, TBUF);
+		if (pass == 2)
+			c.region_size = 4096;
+		c.scope = LWPT_PT_SCOPE_THREAD;
+		c.pid = pid;
+		check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0,
+		      "pmi %d: configure, start", pass);
+		b = buffer_of(fd, sh->tid[1], &st);
+		check(wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 1,
+		      "pmi %d: the traced thread runs on CPU 1", pass);
+		u0 = pmi_reg(1, "unknown");
+		d0 = pmi_reg(1, "dropped");
+		e0 = pmi_reg(1, "early_unmask");
+		f0 = pmi_reg(1, "foreign_claimed");
+		check(set_param("pt_pmi_at_enable", "1\n"), "pmi %d: pt_pmi_at_enable=1", pass);
+		/* A ToPA PMI (the buffer's end, or a region's), held back. */
+		wrun(1, W_INJECT, pass == 2 ? 5000 : TBUF + 1000);
+		/* Each command wakes the worker: switched out and in again. */
+		for (n = 0; n < 3; n++)
+			wrun(1, W_TRACEEN, 0);
+		check(pmi_reg(1, "unknown") == u0 && pmi_reg(1, "lvtpc_masked") == 0,
+		      "pmi %d: the PMI taken right after a load's TraceEn write was claimed (unknown NMIs %llu, was %llu; LVTPC masked %llu)",
+		      pass, (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
+		      (unsigned long long)pmi_reg(1, "lvtpc_masked"));
+		if (pass == 2) {
+			/* A perf counter's PMI while the thread runs on CPU 1. */
+			wrun(1, W_OTHER, 4);
+			check(pmi_reg(1, "foreign_claimed") == f0,
+			      "pmi %d: a perf PMI after it is not claimed by lwpt (%llu, was %llu)",
+			      pass, (unsigned long long)pmi_reg(1, "foreign_claimed"),
+			      (unsigned long long)f0);
+			check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && tstatus(fd, b, &st) == 0 &&
+			      st.head == 5000 && st.pmis == 1,
+			      "pmi %d: head %llu (want 5000), pmis %llu (want 1)", pass,
+			      (unsigned long long)st.head, (unsigned long long)st.pmis);
+		} else {
+			wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
+			check(pmi_reg(1, "dropped") == d0,
+			      "pmi %d: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
+			      pass, (unsigned long long)pmi_reg(1, "dropped"),
+			      (unsigned long long)d0);
+			check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && tstatus(fd, b, &st) == 0 &&
+			      (!mentry || (st.head == 2 * TBUF + 1000 && st.pmis == 2)) &&
+			      st.pmis >= 2,
+			      "pmi %d: head %llu (want %llu with MENTRY), pmis %llu (want 2): counted once, a lap each",
+			      pass, (unsigned long long)st.head,
+			      (unsigned long long)(2 * TBUF + 1000), (unsigned long long)st.pmis);
+		}
+		check(pmi_reg(1, "early_unmask") == e0,
+		      "pmi %d: LVTPC never unmasked before perf's handler ran (%llu)", pass,
+		      (unsigned long long)pmi_reg(1, "early_unmask"));
+		end_child(pid);
+		close(fd);
+	}
+	check(violations() == 0, "pmi: no spec violation");
 }
 
 static int suspend_mem(void)
@@ -1864,12 +1980,14 @@ int main(int argc, char **argv)
 		test_single();
 	else if (!strcmp(cmd, "errata") && argc > 2)
 		test_errata(argv[2]);
+	else if (!strcmp(cmd, "pmi-window"))
+		test_pmi_window();
 	else if (!strcmp(cmd, "quiesce-thread"))
 		test_quiesce(true);
 	else if (!strcmp(cmd, "quiesce-cpu"))
 		test_quiesce(false);
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single|errata lbr|lbr-perf|single4k|none|quiesce-thread|quiesce-cpu\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|single|errata lbr|lbr-perf|single4k|none|pmi-window|quiesce-thread|quiesce-cpu\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
