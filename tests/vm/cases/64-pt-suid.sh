@@ -20,7 +20,9 @@
 #       CAP_DAC_READ_SEARCH+ep instead of set-user-ID (issue 27 2.1: the
 #       commoncap rule of cap_ptrace_access_check(), exec-credentials);
 #   (g) CONFIGURE of a uid 1000 process holding an ambient capability:
-#       EPERM, rule ptrace (the same process without it may be traced).
+#       EPERM, rule ptrace (the same process without it may be traced);
+#   (h) the rule at fork: a traced child that made itself non-dumpable
+#       (PR_SET_DUMPABLE 0) after CONFIGURE forks: no buffer for it.
 # Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
 # FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
 # the refusal rules, their errors and ptcap's messages (EBUSY names the
@@ -71,6 +73,7 @@ echo 0 >/proc/sys/fs/suid_dumpable
 run "(f) file-capability exec" exec $D/capvictim $D/secret creds
 run "(f) file-capability exec in a followed fork" exec-fork $D/capvictim $D/secret
 run "(g) a process with an ambient capability" ambient
+run "(h) no fork followed once the process made itself non-dumpable" fork-nodump
 run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid
 run "pt_paranoid 3" paranoid

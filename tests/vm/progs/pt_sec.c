@@ -18,6 +18,9 @@
  *	the same through a fork the capture follows: the traced child forks,
  *	the grandchild (a buffer of its own, ppid the child) execs VICTIM and
  *	is detached there; no IP of VICTIM in any buffer.
+ *   pt_sec fork-nodump
+ *	the traced child makes itself non-dumpable (PR_SET_DUMPABLE 0), then
+ *	forks: the grandchild gets no buffer (the rule at fork).
  *   pt_sec race VICTIM SECRET N
  *	N times: a child execs VICTIM at once while CONFIGURE (a large
  *	buffer) races it; whatever the outcome (refused by the ptrace rule,
@@ -371,6 +374,49 @@ static void test_exec_fork(const char *victim, const char *secret)
 	check(found == 1, "exec-fork: one buffer with ppid = the child (%d)", found);
 	check(n.in_range == 0, "exec-fork: no IP in the victim's text: %llu (of %llu)",
 	      (unsigned long long)n.in_range, (unsigned long long)n.all);
+	close(fd);
+}
+
+/* The child of fork-nodump: wait, run, make itself non-dumpable, fork. */
+static void child_nodump_fork(int rfd, const char *victim, const char *secret)
+{
+	int st, i;
+	pid_t g;
+	char c;
+
+	(void)victim;
+	(void)secret;
+	if (read(rfd, &c, 1) != 1)
+		_exit(120);
+	for (i = 0; i < 16; i++)
+		helper();
+	if (prctl(PR_SET_DUMPABLE, 0))
+		_exit(124);
+	g = fork();
+	if (!g) {
+		for (i = 0; i < 16; i++)
+			helper();
+		_exit(0);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g)
+		_exit(122);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 123);
+}
+
+/*
+ * The rule at fork (issue 27 2.1): a traced process that made itself
+ * non-dumpable after CONFIGURE is not followed into its fork.
+ */
+static void test_fork_nodump(void)
+{
+	struct lwpt_pt_status st0;
+	int fd, s;
+
+	traced_child("fork-nodump", child_nodump_fork, NULL, NULL, &fd, &s);
+	check(tstatus(fd, 0, &st0) == 0 && st0.nr_buffers == 1 && st0.threads_lost == 0 &&
+	      st0.head > 0,
+	      "fork-nodump: the fork of a process made non-dumpable is not followed (buffers %u, lost %u, %llu bytes of the child)",
+	      st0.nr_buffers, st0.threads_lost, (unsigned long long)st0.head);
 	close(fd);
 }
 
@@ -930,6 +976,8 @@ int main(int argc, char **argv)
 		test_exec(argv[2], argv[3], argv[4]);
 	} else if (!strcmp(cmd, "exec-fork") && argc == 4) {
 		test_exec_fork(argv[2], argv[3]);
+	} else if (!strcmp(cmd, "fork-nodump")) {
+		test_fork_nodump();
 	} else if (!strcmp(cmd, "race") && argc == 5) {
 		test_race(argv[2], argv[3], atoi(argv[4]));
 	} else if (!strcmp(cmd, "rules")) {
