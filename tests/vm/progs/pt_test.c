@@ -1186,18 +1186,24 @@ static void exec_target(void)
 	exit(0);
 }
 
+/* Write @v into the file @path (sysfs); 1 if it took. */
+static int write_file(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fputs(v, f) >= 0;
+	return !fclose(f) && ok;
+}
+
 static int cpu_online(int cpu, int on)
 {
 	char path[64];
-	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return 0;
-	ok = fprintf(f, "%d\n", on) > 0;
-	return !fclose(f) && ok;
+	return write_file(path, on ? "1\n" : "0\n");
 }
 
 static void test_thread_hotplug(void)
@@ -1268,15 +1274,9 @@ static void test_cpu_hotplug(void)
 static int set_param(const char *name, const char *v)
 {
 	char path[128];
-	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return 0;
-	ok = fputs(v, f) >= 0;
-	return !fclose(f) && ok;
+	return write_file(path, v);
 }
 
 /* RELEASE of buffer @b (per thread) or CPU @b's (per CPU) up to @tail. */
