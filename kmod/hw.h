@@ -232,10 +232,17 @@ int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data);
  * the CPU until it is cleared, and a PMI raised meanwhile is lost (its
  * IA32_PERF_GLOBAL_STATUS bit stays set). perf clears it in
  * intel_pmu_handle_irq() only while perf events exist, so the PMI hook
- * clears it itself, as the ToPA PMI setup of SDM 33.2.7.2 asks ("Enable
+ * has it cleared, as the ToPA PMI setup of SDM 33.2.7.2 asks ("Enable
  * PMI via the LVT Performance Monitor register ... set all fields to 0,
  * save for the interrupt vector"): NMI delivery. Call from the PMI hook,
  * after PendTopaPMI is cleared (SDM 33.2.7.2 "PMI Preservation").
+ *
+ * The unmask itself happens after every other handler of the NMI ran
+ * (native: a second NMI_LOCAL handler, last on the list; model: after the
+ * pt_nmi_first_acker handler): perf unmasks only after it reset its
+ * overflowed counters ("This avoids spurious NMIs on Haswell CPUs",
+ * intel_pmu_handle_irq() with late_ack), and an unmask by lwpt's hook,
+ * which runs first, would undo that.
  */
 void lwpt_hw_pmi_rearm(void);
 

@@ -224,6 +224,27 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 static DEFINE_MUTEX(lwpt_hw_hook_lock);
 static lwpt_hw_irq_fn lwpt_hw_pmi_fn;
 static void *lwpt_hw_pmi_data;
+/* This CPU's PMI hook asked for LVTPC to be unmasked (lwpt_hw_pmi_rearm()). */
+static DEFINE_PER_CPU(bool, lwpt_hw_pmi_unmask);
+
+/*
+ * Last on the NMI_LOCAL list (registered after perf's, without
+ * NMI_FLAG_FIRST): unmask LVTPC if lwpt's hook asked, after every other
+ * handler ran. Never claims the NMI.
+ */
+static int lwpt_hw_nmi_late(unsigned int type, struct pt_regs *regs)
+{
+	if (this_cpu_read(lwpt_hw_pmi_unmask)) {
+		this_cpu_write(lwpt_hw_pmi_unmask, false);
+		/*
+		 * SDM 33.2.7.2 "ToPA PMI" step 1 and Vol. 3A 11.5.1: delivery
+		 * mode NMI, mask bit clear, as perf's intel_pmu_handle_irq()
+		 * writes it.
+		 */
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+	}
+	return NMI_DONE;
+}
 
 static int lwpt_hw_nmi(unsigned int type, struct pt_regs *regs)
 {
@@ -254,6 +275,12 @@ int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
 	 * nmi_handle() calls the handlers in list order.
 	 */
 	err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, NMI_FLAG_FIRST, "lwpt_pmi");
+	/* Last on the list (list_add_tail_rcu()): after perf's handler. */
+	if (!err) {
+		err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi_late, 0, "lwpt_pmi_late");
+		if (err)
+			unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+	}
 	if (err)
 		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
 out_unlock:
@@ -263,11 +290,7 @@ out_unlock:
 
 void lwpt_hw_pmi_rearm(void)
 {
-	/*
-	 * SDM 33.2.7.2 "ToPA PMI" step 1 and Vol. 3A 11.5.1: delivery mode
-	 * NMI, mask bit clear, as perf's intel_pmu_handle_irq() writes it.
-	 */
-	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	this_cpu_write(lwpt_hw_pmi_unmask, true);
 }
 
 void lwpt_hw_pmi_unregister(void)
@@ -276,6 +299,7 @@ void lwpt_hw_pmi_unregister(void)
 	if (lwpt_hw_pmi_fn) {
 		/* Waits for running handlers (synchronize_rcu()). */
 		unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+		unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi_late");
 		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
 	}
 	mutex_unlock(&lwpt_hw_hook_lock);

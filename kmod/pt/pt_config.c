@@ -150,14 +150,29 @@ static bool pt_bdm106(void)
 /* --- Model-specific rules (DisplayFamily_DisplayModel) ------------------- */
 
 /*
- * SDM 33.3.1.2: "For processors with CPUID DisplayFamily_DisplayModel
- * signatures of 06_3DH, 06_47H, 06_4EH, 06_4FH, 06_56H, and 06_5EH, the
- * use of Intel PT and LBRs are mutually exclusive" (Broadwell, Broadwell
- * G/X/D, Skylake client). perf keeps its own PT and LBR events apart there
- * (x86_add_exclusive(), unless x86_pmu.lbr_pt_coexist); lwpt cannot join
- * that count (not exported), so it reads IA32_DEBUGCTL.LBR itself.
+ * PT and LBRs together. SDM 33.3.1.2: "For processors with CPUID
+ * DisplayFamily_DisplayModel signatures of 06_3DH, 06_47H, 06_4EH, 06_4FH,
+ * 06_56H, and 06_5EH, the use of Intel PT and LBRs are mutually exclusive"
+ * (Broadwell, Broadwell G/X/D, Skylake client). perf 6.1 keeps its own PT
+ * and LBR events apart (x86_add_exclusive()) on every model except those
+ * where intel_pmu_init() sets x86_pmu.lbr_pt_coexist
+ * (arch/x86/events/intel/core.c): the list below. So it also keeps them
+ * apart on 06_55H (Skylake-X), 06_8EH and 06_9EH (Kaby and Coffee Lake),
+ * 06_A5H and 06_A6H (Comet Lake), 06_66H, 06_8AH, 06_9DH and any model it
+ * does not know; lwpt follows perf's list, which contains the SDM's
+ * (Documentation/pt.rst). lwpt cannot join perf's count (not exported), so
+ * it reads IA32_DEBUGCTL.LBR itself.
  */
-static const u8 pt_lbr_exclusive_models[] = { 0x3d, 0x47, 0x4e, 0x4f, 0x56, 0x5e };
+static const u8 pt_lbr_coexist_models[] = {
+	0x5c, 0x5f,		/* Goldmont: Apollo Lake, Denverton */
+	0x7a,			/* Goldmont Plus: Gemini Lake */
+	0x86, 0x96, 0x9c,	/* Tremont: Jacobsville, Elkhart Lake, Jasper Lake */
+	0xbe,			/* Alder Lake N */
+	0x6a, 0x6c, 0x7d, 0x7e,	/* Ice Lake X, D, client */
+	0x8c, 0x8d, 0xa7,	/* Tiger Lake, Rocket Lake */
+	0x8f, 0xcf,		/* Sapphire Rapids, Emerald Rapids */
+	0x97, 0x9a, 0xb7, 0xba, 0xbf,	/* Alder Lake, Raptor Lake */
+};
 
 /*
  * Errata TGL052 (Tiger Lake 06_8CH, 06_8DH), ADL037 (Alder Lake 06_97H,
@@ -265,7 +280,7 @@ int pt_config_lbr_check_cpus(void)
 	cpus_read_unlock();
 	if (!err)
 		return 0;
-	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
+	pr_warn_ratelimited("lwpt: PT START refused: IA32_DEBUGCTL.LBR is set on CPU %d; PT and LBRs are mutually exclusive on this processor (06_%02XH, SDM 33.3.1.2, perf's lbr_pt_coexist): stop the LBR user (perf record -b or --call-graph=lbr, a debugger) and start again\n",
 			    cpu, pt_fam6_model);
 	return -EBUSY;
 }
@@ -308,10 +323,14 @@ void pt_caps_decode(const struct lwpt_caps *caps)
 	}
 	if (pt_bdm106())
 		pt_caps.caps |= LWPT_PT_CAP_ERRATUM_BDM106;
-	/* Model-specific rules: SDM 33.3.1.2; errata TGL052/ADL037/RPL017. */
+	/*
+	 * Model-specific rules: PT/LBR as perf 6.1 (SDM 33.3.1.2 and
+	 * lbr_pt_coexist); errata TGL052/ADL037/RPL017.
+	 */
 	pt_fam6_model = pt_intel_fam6_model(caps);
-	if (pt_model_in(pt_fam6_model, pt_lbr_exclusive_models,
-			ARRAY_SIZE(pt_lbr_exclusive_models)))
+	if (pt_fam6_model &&
+	    !pt_model_in(pt_fam6_model, pt_lbr_coexist_models,
+			 ARRAY_SIZE(pt_lbr_coexist_models)))
 		pt_caps.caps |= LWPT_PT_CAP_LBR_EXCLUSIVE;
 	if (pt_has(LWPT_PT_CAP_SNGLRGNOUT) &&
 	    pt_model_in(pt_fam6_model, pt_single_4k_models,
@@ -685,15 +704,32 @@ static bool pt_cred_same(const struct cred *cred, const struct cred *tcred)
 }
 
 /*
+ * The capability test of cap_ptrace_access_check() (security/commoncap.c,
+ * the commoncap LSM hook __ptrace_may_access() ends with) for a
+ * PTRACE_MODE_REALCREDS access: both in the same user namespace and
+ * @tcred's permitted capabilities a subset of @cred's permitted ones.
+ * Where it fails, commoncap asks for CAP_SYS_PTRACE over @tcred's user
+ * namespace instead (the callers).
+ */
+static bool pt_caps_cover(const struct cred *cred, const struct cred *tcred)
+{
+	return cred->user_ns == tcred->user_ns &&
+	       cap_issubset(tcred->cap_permitted, cred->cap_permitted);
+}
+
+/*
  * The ptrace read rule of PTRACE_MODE_READ_REALCREDS (__ptrace_may_access()
  * in kernel/ptrace.c), the one perf_event_open() applies to a target task
- * (perf_check_permission()): same thread group; or the caller's real UID
- * and GID equal the target's real, effective and saved ones, or it has
- * CAP_SYS_PTRACE over the target's user namespace; and the target is
- * dumpable, or the caller has CAP_SYS_PTRACE over its mm's user namespace.
- * ptrace_may_access() and security_ptrace_access_check() are not exported
- * to modules in 6.1: the LSM ptrace hooks (Yama's ptrace_scope, SELinux,
- * AppArmor) are not consulted (Documentation/pt.rst). Process context.
+ * (perf_check_permission() calls ptrace_may_access()): same thread group;
+ * or the caller's real UID and GID equal the target's real, effective and
+ * saved ones, its permitted capabilities include the target's
+ * (cap_ptrace_access_check(), pt_caps_cover()), and the target is dumpable;
+ * CAP_SYS_PTRACE over the target's user namespace stands in for the first
+ * two, over its mm's user namespace for the third. ptrace_may_access() and
+ * security_ptrace_access_check() are not exported to modules in 6.1 (its
+ * Module.symvers): the commoncap rule is applied here, the other LSMs'
+ * ptrace hooks (Yama's ptrace_scope, SELinux, AppArmor) are not consulted
+ * (Documentation/pt.rst). Process context.
  */
 static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 {
@@ -705,7 +741,7 @@ static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
 		return true;
 	rcu_read_lock();
 	tcred = __task_cred(task);
-	same = pt_cred_same(cred, tcred);
+	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
 	ns = get_user_ns(tcred->user_ns);
 	rcu_read_unlock();
 	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
@@ -746,11 +782,12 @@ int pt_config_refuse_memlock(struct lwpt_pt_config *cfg)
  * @mm: out (may be NULL): @task's mm, a reference the caller mmput()s
  *
  * perf_check_permission(): CAP_PERFMON (or CAP_SYS_ADMIN), or the ptrace
- * read rule (pt_may_trace()). Called at CONFIGURE before the buffers are
- * allocated, and again with the target's exec_update_lock held until its
- * threads are attached (pt_thread_sess_init()), as perf_event_open() holds
+ * read rule (pt_may_trace()). Called at CONFIGURE without a lock, and
+ * again with the target's exec_update_lock held (before pt_lock) until its
+ * threads are attached (pt_ioctl_configure()), as perf_event_open() holds
  * it from its check to perf_install_in_context(): an exec cannot change
- * the target's credentials between the check and the attach.
+ * the target's credentials between the check and the attach. May drop
+ * the last user of the target's mm (mmput()): never under pt_lock.
  *
  * Return: 0; -EPERM refused (LWPT_PT_RULE_PTRACE, bad_field pid); -EINVAL
  * a kernel thread; -ESRCH it exited (no mm).
@@ -777,28 +814,35 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 }
 
 /**
- * pt_config_exec_check - may a traced thread be followed into a new program
- * @s: the thread's session
- * @p: the thread (current) in its sched_process_exec probe: the new
- *	credentials are committed and the new mm's dumpability is set
- *	(begin_new_exec()); no instruction of the new program ran yet
+ * pt_config_follow_check - may a traced thread be followed into a new
+ *	program, or a new thread or process be traced
+ * @s: the session of the thread that exec'ed or forked
+ * @p: the thread that exec'ed (current, in its sched_process_exec probe:
+ *	the new credentials are committed and the new mm's dumpability is
+ *	set by begin_new_exec(); no instruction of the new program ran yet),
+ *	or the child of a fork or clone (its sched_process_fork probe: its
+ *	credentials and mm are set, it has not run)
  *
  * The permission rule of CONFIGURE again, with the credentials saved then
  * (@s->cred, @s->privileged) rather than the target's own: the
- * ptrace read rule with the saved real UID/GID against the new real,
- * effective and saved ones, and dumpability (perf stops a task's events at
- * such an exec: begin_new_exec() calls perf_event_exit_task() when the new
- * program is not SUID_DUMP_USER). A capability held only in a user
- * namespace below the initial one does not count here (the probe cannot
- * ask the LSM about saved credentials): such a caller is not followed into
- * another user's program. Atomic context (RCU only).
+ * ptrace read rule with the saved real UID/GID against @p's real,
+ * effective and saved ones, the commoncap rule (@p's permitted
+ * capabilities a subset of the saved permitted ones, same user namespace:
+ * cap_ptrace_access_check()), and dumpability. So a program with file
+ * capabilities stops the trace like a set-user-ID one, whatever
+ * fs.suid_dumpable says (perf stops a task's events at an exec only when
+ * the new program is not SUID_DUMP_USER: begin_new_exec() calls
+ * perf_event_exit_task()). A capability held only in a user namespace
+ * below the initial one does not count here (the probe cannot ask the LSM
+ * about saved credentials): such a caller is not followed into another
+ * user's program. Atomic context (RCU only).
  *
  * Return: LWPT_PT_STOP_NONE to go on tracing, else the LWPT_PT_STOP_EXEC_*
- * reason to detach.
+ * reason to detach (EXEC_CREDS for the IDs and capabilities).
  */
-u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p)
+u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p)
 {
-	const struct cred *cred = s->cred;
+	const struct cred *cred = s->cred, *tcred;
 	bool same;
 
 	if (s->privileged)
@@ -806,7 +850,8 @@ u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p)
 	if (!cred || !p->mm)
 		return LWPT_PT_STOP_EXEC_CREDS;
 	rcu_read_lock();
-	same = pt_cred_same(cred, __task_cred(p));
+	tcred = __task_cred(p);
+	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
 	rcu_read_unlock();
 	if (!same)
 		return LWPT_PT_STOP_EXEC_CREDS;

@@ -195,7 +195,8 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	if (!pc->offline)
 		return;
 	pc->offline = false;
-	if (!tr->configured || !tr->sess->started || !pc->was_tracing || tr->err)
+	if (!tr->configured || !tr->sess->started || !pc->was_tracing || tr->err ||
+	    READ_ONCE(pt_quiesced))
 		return;
 	pt_cpu_update_begin(pc);
 	/* The state may be lost (S3): program it all again, CTL last. */
@@ -210,11 +211,12 @@ static void pt_cpu_unpark(struct pt_cpu *pc)
 	}
 	pc->saved.ctl = tr->ctl | IA32_RTIT_CTL_TRACEEN;
 	pc->saved.status &= ~IA32_RTIT_STATUS_READ_ONLY;
-	if (pt_rtit_restore(&pc->saved, tr->sess)) {
-		tr->err = -EIO;
-		goto out;
-	}
+	/* Before TraceEn: a PMI right after the enable is claimed (pt_pmi()). */
 	tr->tracing = true;
+	if (pt_rtit_restore(&pc->saved, tr->sess)) {
+		tr->tracing = false;
+		tr->err = -EIO;
+	}
 out:
 	pt_cpu_update_end(pc);
 }
@@ -276,6 +278,43 @@ static struct syscore_ops pt_syscore_ops = {
 };
 
 /*
+ * A ToPA PMI (bit 55 set) taken while this CPU's RTIT MSRs are being
+ * changed (pc->in_update): between a trace's TraceEn write and the
+ * bookkeeping around it. SDM 33.2.7.2 "PMI Preservation", with
+ * InjectPsbPmiOnEnable set (@tr->ctl): a PMI taken with TraceEn=0 and
+ * PendTopaPMI set is pended again when TraceEn next goes 0 -> 1 (step 1:
+ * ignore it, leave the bit set; it is counted then); one taken with
+ * TraceEn=1 is handled, and PendTopaPMI must be cleared before the LVT
+ * entry is unmasked (step 2). STATUS is writable only with TraceEn=0
+ * (SDM 33.2.8.4): TraceEn is cleared around the write, which no
+ * interrupted sequence minds (TraceEn=1 inside an update only right after
+ * its enabling write or right before its disabling one).
+ *
+ * Return: the PMI is counted now (a filled region the interrupted code's
+ * accounting must know of: pc->pmi_seen).
+ */
+static bool pt_pmi_in_update(struct pt_output *tr)
+{
+	u64 ctl = 0, st = 0;
+
+	if (!pt_has(LWPT_PT_CAP_PSB_PMI_PRESERVE) ||
+	    !(tr->ctl & IA32_RTIT_CTL_INJECTPSBPMIONENABLE) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl))
+		return true;
+	if (!(ctl & IA32_RTIT_CTL_TRACEEN))
+		return lwpt_hw_rdmsr(IA32_RTIT_STATUS, &st) ||
+		       !(st & IA32_RTIT_STATUS_PENDTOPAPMI);
+	if (lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN))
+		return true;
+	if (!lwpt_hw_rdmsr(IA32_RTIT_STATUS, &st) &&
+	    (st & IA32_RTIT_STATUS_PENDTOPAPMI))
+		lwpt_hw_wrmsr(IA32_RTIT_STATUS, st & ~(IA32_RTIT_STATUS_PENDTOPAPMI |
+						       IA32_RTIT_STATUS_READ_ONLY));
+	lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl);
+	return true;
+}
+
+/*
  * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively,
  * registered first on NMI_LOCAL (hw_native.c). Whether it is ours cannot
  * rest on IA32_PERF_GLOBAL_STATUS bit 55 alone: another handler may have
@@ -311,8 +350,11 @@ static bool pt_pmi(void *data)
 		/* The interrupted code reads the pointers; note the fill. */
 		if (!bit)
 			return false;
-		WRITE_ONCE(pc->pmi_seen, true);
-		tr->pmis++;
+		if (pt_pmi_in_update(tr)) {
+			WRITE_ONCE(pc->pmi_seen, true);
+			tr->pmi_due = false;
+			tr->pmis++;
+		}
 		lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 			      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 		lwpt_hw_pmi_rearm();
@@ -361,9 +403,27 @@ static void pt_cpu_quiesce(void *arg)
 		lwpt_hw_wrmsr(IA32_RTIT_CTL, ctl & ~IA32_RTIT_CTL_TRACEEN);
 }
 
+/**
+ * pt_quiesce - the system is going down: TraceEn off for good, everywhere
+ *
+ * Sets pt_quiesced, which every path that sets TraceEn honours: a thread's
+ * sched-in, START's, RELEASE's and STATUS's IPIs (pt_output_resume()),
+ * the ToPA PMI, a CPU coming online, resume; START fails with -ESHUTDOWN.
+ * Then clears TraceEn on every online CPU. The flag is written before the
+ * IPIs (smp_call_function_many() orders it): an enable path that runs on
+ * a CPU after its IPI sees it; one that ran before, with IRQs off, is done
+ * when the IPI clears TraceEn. A CPU that comes online later (before the
+ * machine stops) sees it in pt_cpu_unpark(). Process context.
+ */
+void pt_quiesce(void)
+{
+	WRITE_ONCE(pt_quiesced, true);
+	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+}
+
 static int pt_reboot(struct notifier_block *nb, unsigned long action, void *data)
 {
-	on_each_cpu(pt_cpu_quiesce, NULL, 1);
+	pt_quiesce();
 	return NOTIFY_DONE;
 }
 
@@ -435,9 +495,16 @@ static void pt_sess_stop(struct pt_session *s)
 
 /**
  * pt_sess_alloc_cpus - per-CPU scope: a zeroed buffer and a sideband ring
- * @s: the session being configured (pt_lock held)
+ * @s: the session being configured (pt_lock held; @s->mem initialised)
  * @sel: the selected CPUs (lwpt_pt_config.cpu_mask), or empty for every
  *	online CPU
+ * @cfg: the caller's configuration, for the answer (rule memlock)
+ *
+ * Every buffer is charged to the caller first (pt_mem.c), under
+ * cpus_read_lock(): the CPUs counted are the CPUs that get a buffer (a CPU
+ * coming online or going offline between a count taken before the lock
+ * and the allocation would make the charge differ from the pages pinned,
+ * issue 27 2.8).
  *
  * Unselected CPUs get nothing: no buffer, no ring, status not CONFIGURED,
  * also when they come online later (pt_cpu_online() unparks only CPUs with
@@ -445,11 +512,12 @@ static void pt_sess_stop(struct pt_session *s)
  * resumed as any CPU of the capture.
  *
  * Return: 0; -ENODEV a selected CPU is offline (as perf_event_open() on an
- * offline CPU); -ENOMEM.
+ * offline CPU); -ENOMEM (rule memlock if over the caller's allowance).
  */
-static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
+static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel,
+			      struct lwpt_pt_config *cfg)
 {
-	const struct lwpt_pt_config *cfg = &s->cfg;
+	const struct cpumask *cpus = cpumask_empty(sel) ? cpu_online_mask : sel;
 	int cpu, err = 0;
 
 	cpus_read_lock();
@@ -458,13 +526,20 @@ static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel)
 		err = -ENODEV;
 		goto out_unlock;
 	}
+	/* Charged per CPU that gets a buffer: the selected ones, or all. */
+	if (pt_mem_charge(&s->mem, cpumask_weight(cpus) *
+			  pt_mem_buf_pages(cfg->buffer_size,
+					   cfg->flags & LWPT_PT_CFG_SINGLE_RANGE))) {
+		err = pt_config_refuse_memlock(cfg);
+		goto out_unlock;
+	}
 	/*
 	 * No buffer yet; per-thread STARTs may have left err, busy. Every CPU,
 	 * so that an unselected one reports no flag at all.
 	 */
 	for_each_possible_cpu(cpu)
 		memset(&per_cpu_ptr(&pt_cpus, cpu)->tr, 0, sizeof(struct pt_output));
-	for_each_cpu(cpu, cpumask_empty(sel) ? cpu_online_mask : sel) {
+	for_each_cpu(cpu, cpus) {
 		struct pt_cpu *pc = per_cpu_ptr(&pt_cpus, cpu);
 
 		err = pt_buf_alloc(&pc->tr.buf, cfg->buffer_size,
@@ -580,11 +655,21 @@ static struct pt_session *pt_sess_conflict(struct pt_session *s,
  * that holds the capture in the way (its name, pid and uid also in the
  * kernel log).
  *
+ * A per-thread capture takes the target's signal->exec_update_lock for
+ * reading before pt_lock, as perf_event_open() takes it before ctx->mutex,
+ * checks the permission again under it (an exec may have changed the
+ * credentials since pt_config_permit()) and holds it until the threads are
+ * attached: no exec can come between the check and the attach. Taking it
+ * under pt_lock would close a cycle with exec (exec_update_lock, then the
+ * old mm's mmap_lock in exec_mmap()) and mmap (mmap_lock, then pt_lock in
+ * pt_mmap()): pt_int.h has the order.
+ *
  * Return: 0; -EFAULT bad pointer (the struct or cpu_mask); -EINVAL bad
  * size or value; -E2BIG unknown trailing bytes not zero; -EOPNOTSUPP a
  * feature the processor lacks; -EPERM/-EACCES not allowed; -ESRCH no such
  * @pid; -ENODEV a selected CPU is offline; -EBUSY another capture is in
- * the way, or this file's is started or still mapped; -ENOMEM.
+ * the way, or this file's is started or still mapped; -ENOMEM; -EINTR a
+ * signal came while waiting for the target's exec to finish.
  */
 static long pt_ioctl_configure(struct file *file, void __user *arg)
 {
@@ -593,7 +678,6 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	struct mm_struct *cr3_mm = NULL;
 	struct lwpt_pt_config cfg;
 	cpumask_var_t sel;
-	unsigned int nr_bufs;
 	u64 ctl, cr3 = 0;
 	u32 usize;
 	int err;
@@ -611,6 +695,17 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 		err = pt_config_permit(&cfg, &cr3, &cr3_mm, &target);
 	if (err)
 		goto out_report;
+	if (target) {
+		/* From the check to the attach, no exec can change the credentials. */
+		err = down_read_interruptible(&target->signal->exec_update_lock);
+		if (err) {
+			cfg.bad_field = LWPT_PT_FIELD_PID;
+			goto out_report;
+		}
+		err = pt_config_permit_target(&cfg, target, NULL);
+		if (err)
+			goto out_exec_unlock;
+	}
 
 	mutex_lock(&pt_lock);
 	cfg.holder = 0;
@@ -633,7 +728,7 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	s->cr3 = cr3;
 	s->cr3_mm = cr3_mm;
 	cr3_mm = NULL;
-	/* For the permission rule at an exec (pt_config_exec_check()). */
+	/* For the permission rule at an exec (pt_config_follow_check()). */
 	s->privileged = perfmon_capable() || capable(CAP_SYS_PTRACE);
 	s->perfmon = perfmon_capable();
 	s->cred = get_current_cred();
@@ -643,17 +738,11 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	s->configured = true;
 	list_add_tail(&s->node, &pt_sessions);
 	/* Every buffer is charged before it is allocated (pt_mem.c). */
-	/* Charged per CPU that gets a buffer: the selected ones, or all. */
-	nr_bufs = cpumask_empty(sel) ? num_online_cpus() : cpumask_weight(sel);
 	err = pt_mem_init(&s->mem);
 	if (!err && cfg.scope == LWPT_PT_SCOPE_THREAD)
 		err = pt_thread_sess_init(s, target, &cfg);
-	else if (!err && pt_mem_charge(&s->mem, nr_bufs *
-				       pt_mem_buf_pages(cfg.buffer_size,
-							cfg.flags & LWPT_PT_CFG_SINGLE_RANGE)))
-		err = pt_config_refuse_memlock(&cfg);
 	else if (!err)
-		err = pt_sess_alloc_cpus(s, sel);
+		err = pt_sess_alloc_cpus(s, sel, &cfg);
 	if (err) {
 		pt_sess_free(s);	/* puts the credentials, memory too */
 		if (!cfg.bad_field)
@@ -663,6 +752,9 @@ static long pt_ioctl_configure(struct file *file, void __user *arg)
 	}
 out_unlock:
 	mutex_unlock(&pt_lock);
+out_exec_unlock:
+	if (target)
+		up_read(&target->signal->exec_update_lock);
 out_report:
 	free_cpumask_var(sel);
 	if (target)
@@ -695,7 +787,8 @@ static int pt_sess_of(struct file *file, struct pt_session **sp)
  * privileged capture (LWPT_PT_STOP_PREEMPTED: configure again), TraceEn
  * already set by someone else, or IA32_DEBUGCTL.LBR set on a CPU of a
  * PT/LBR-exclusive model (SDM 33.3.1.2, logged); -EIO a WRMSR faulted
- * (e.g. in VMX operation, SDM 33.2.9.4).
+ * (e.g. in VMX operation, SDM 33.2.9.4); -ESHUTDOWN the system is going
+ * down (reboot or kexec, pt_quiesce()).
  */
 static long pt_ioctl_start(struct file *file)
 {
@@ -708,6 +801,11 @@ static long pt_ioctl_start(struct file *file)
 		goto out_unlock;
 	if (s->started || s->preempted) {
 		err = -EBUSY;
+		goto out_unlock;
+	}
+	/* Rebooting or kexec'ing (pt_quiesce()). */
+	if (READ_ONCE(pt_quiesced)) {
+		err = -ESHUTDOWN;
 		goto out_unlock;
 	}
 	/* PT/LBR-exclusive models: not while a CPU has DEBUGCTL.LBR set. */

@@ -27,10 +27,14 @@
  * pt_sess_conflict() has the rule. A CPU's per-CPU trace is pt_cpu.tr, a
  * thread's is its pt_thread's; each pt_output points to its session.
  *
- * Lock order: pt_lock (mutex, control path: every session's ioctls, mmap,
- * release; pt_sessions, pt_cpu_owner; a session is freed only under it) ->
- * the target's signal->exec_update_lock (read, CONFIGURE of a per-thread
- * capture, as perf_event_open()) -> cpus_read_lock() -> pt_thread_lock
+ * Lock order: the target's signal->exec_update_lock (read, CONFIGURE of a
+ * per-thread capture, taken before pt_lock as perf_event_open() takes it
+ * before ctx->mutex) -> mmap_lock (exec_mmap() takes it under
+ * exec_update_lock; mmap() calls pt_mmap() with it held) -> pt_lock (mutex,
+ * control path: every session's ioctls, mmap, release; pt_sessions,
+ * pt_cpu_owner; a session is freed only under it; nothing under it takes
+ * exec_update_lock or mmap_lock, nor drops an mm's last user with mmput())
+ * -> cpus_read_lock() -> pt_thread_lock
  * (raw spinlock, IRQs off; the traced-thread table of all sessions, each
  * session's thread lists, spares, thr.open and started; also taken by the
  * sched_switch, fork, exec and exit probes under the runqueue lock, and by
@@ -322,7 +326,7 @@ struct pt_threads {
  *	CAP_SYS_PTRACE in the initial user namespace (may follow an exec into
  *	a program it could not trace otherwise)
  * @cred: the configuring process's credentials (a reference), for the
- *	permission rule at a traced thread's exec (pt_config_exec_check())
+ *	permission rule at a traced thread's exec (pt_config_follow_check())
  * @pid_ns: per-CPU scope: the configuring process's pid namespace, in
  *	which sideband pids are given (a reference)
  * @mem: the pages charged for the buffers
@@ -354,6 +358,7 @@ struct pt_session {
 };
 
 extern struct mutex pt_lock;
+void pt_quiesce(void);
 DECLARE_PER_CPU(struct pt_cpu, pt_cpus);
 
 /* pt_config.c */
@@ -368,7 +373,7 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 		     struct mm_struct **cr3_mm, struct task_struct **target);
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
 			    struct mm_struct **mm);
-u32 pt_config_exec_check(const struct pt_session *s, struct task_struct *p);
+u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
 int pt_config_lbr_check(void);
 int pt_config_lbr_check_cpus(void);
@@ -401,6 +406,7 @@ void pt_buf_topa_flags(struct pt_buf *b, unsigned int r, u64 flags);
 void pt_buf_pad(struct pt_buf *b, u64 from);
 
 /* pt_output.c: a trace's MSRs and output on the current CPU (SDM 33.3), IRQs off */
+extern bool pt_quiesced;
 void pt_cpu_update_begin(struct pt_cpu *pc);
 void pt_cpu_update_end(struct pt_cpu *pc);
 int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,

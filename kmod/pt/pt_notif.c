@@ -43,6 +43,7 @@
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -126,11 +127,11 @@ static bool pt_notif_unlink(struct pt_notif *n)
 
 /*
  * Free an entry taken out of the table and drop its module reference. In
- * the task_work it is the last thing done: only the return to
- * task_work_run() follows it in module text (the window any module_put()
- * from module code leaves; rmmod's own synchronize_rcu() calls come long
- * after). Elsewhere the caller holds another reference (an open file) or
- * runs in a tracepoint probe, which unload waits for.
+ * the task_work it is the last thing done, but the return to
+ * task_work_run() still runs module text after the module may have no
+ * reference left, preemptible: pt_notif_exit() waits for it with
+ * synchronize_rcu_tasks(). Elsewhere the caller holds another reference
+ * (an open file) or runs in a tracepoint probe, which unload waits for.
  */
 static void pt_notif_release(struct pt_notif *n)
 {
@@ -366,10 +367,19 @@ void pt_notif_init(void (*load)(void), void (*hold)(void))
 /**
  * pt_notif_exit - turn preempt notifiers off (module unload)
  *
- * Every entry holds a module reference, so none is left here.
+ * Every entry holds a module reference, so none is left here. A task_work
+ * that dropped the last reference (pt_notif_release()) may still be
+ * returning through this module's text, possibly preempted there: wait
+ * until every task has passed a voluntary context switch, user mode or
+ * idle (an RCU-tasks grace period, the wait ftrace and BPF trampolines use
+ * before their text is freed, kernel/rcu/tasks.h); a task preempted in our
+ * text is not in such a state until it left it. Without CONFIG_TASKS_RCU
+ * (no preemption) it is synchronize_rcu(), for which such code is a
+ * read-side section (include/linux/rcupdate.h).
  */
 void pt_notif_exit(void)
 {
 	WARN_ON_ONCE(!hash_empty(pt_notif_hash));
 	preempt_notifier_dec();
+	synchronize_rcu_tasks();
 }

@@ -20,6 +20,12 @@
 
 #include "pt_int.h"
 
+/*
+ * Set once by pt_quiesce() (reboot, halt, power-off, kexec) and never
+ * cleared while the module is loaded: no path sets TraceEn after it.
+ */
+bool pt_quiesced;
+
 /* --- A trace's MSRs on the current CPU (SDM 33.3) ----------------------- */
 
 /*
@@ -147,7 +153,13 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	}
 	/* pos == size: a filled STOP region (OutputOffset = its size). */
 	delta = (u64)pos >= tr->pos ? pos - tr->pos : pos + tr->buf.size - tr->pos;
-	if (pt_output_int_crossed(tr, tr->pos, delta))
+	/*
+	 * A PMI taken since the last read is the one due: @pmi_due must not
+	 * stay set and claim a later NMI that is someone else's (perf's).
+	 */
+	if (pmi)
+		tr->pmi_due = false;
+	else if (pt_output_int_crossed(tr, tr->pos, delta))
 		tr->pmi_due = true;
 	/*
 	 * With MENTRY a PMI means the output crossed the end of an INT region
@@ -301,10 +313,15 @@ bool pt_output_lbr_refuse(struct pt_output *tr)
  * @tr: the trace loaded on this CPU
  *
  * Not on a PT/LBR-exclusive model while IA32_DEBUGCTL.LBR is set
- * (pt_output_lbr_refuse()): the trace then stops taking data here.
+ * (pt_output_lbr_refuse()), nor once the system is going down
+ * (pt_quiesced): the trace then stops taking data here.
  */
 void pt_output_resume(struct pt_output *tr)
 {
+	if (READ_ONCE(pt_quiesced)) {
+		tr->tracing = false;
+		return;
+	}
 	if (pt_output_lbr_refuse(tr)) {
 		tr->tracing = false;
 		return;

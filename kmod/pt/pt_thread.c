@@ -34,10 +34,11 @@
  * only if it runs at START. The kernel tracepoints sched_switch (save),
  * sched_process_fork (the threads and, unless LWPT_PT_CFG_NO_INHERIT, the
  * processes a traced thread creates join), sched_process_exec (the
- * permission rule again: pt_config_exec_check()) and sched_process_exit
- * carry the rest. A task is traced while it is in pt_thread_hash: only a
- * traced thread's fork adds one, so a thread created by a thread that was
- * detached at an exec (a set-user-ID program's) is never traced. Probes
+ * permission rule again: pt_config_follow_check(), also at fork) and
+ * sched_process_exit carry the rest. A task is traced while it is in
+ * pt_thread_hash: only a traced thread's fork adds one, so a thread created
+ * by a thread that was detached at an exec (a set-user-ID program's) is
+ * never traced. Probes
  * run with preemption off, sched_switch with the runqueue lock held and
  * interrupts off: they never sleep nor print; a thread that joins takes a
  * preallocated buffer (a spare) and a work item allocates the next;
@@ -493,7 +494,8 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 	if (th->tr.err || !th->task)
 		return;
 	pt_thread_regate(th);
-	if (!th->tr.tracing)
+	/* The system is going down (pt_quiesce()): never TraceEn again. */
+	if (!th->tr.tracing || READ_ONCE(pt_quiesced))
 		return;
 	pt_cpu_update_begin(pc);
 	/* Someone else's trace (perf, a debugger): never take over. */
@@ -506,6 +508,14 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		goto out;
 	s = th->saved;
 	s.ctl = th->tr.ctl | IA32_RTIT_CTL_TRACEEN;
+	/*
+	 * Loaded before TraceEn is set, as perf sets handle_nmi before it
+	 * enables: a ToPA PMI taken right after the enabling write finds the
+	 * trace (pt_pmi()), instead of nobody claiming it (bit 55 left set,
+	 * LVTPC left masked: an unknown NMI, every later PMI lost).
+	 */
+	pc->cur = th;
+	th->cpu = smp_processor_id();
 	err = pt_use_xsaves ? pt_thread_xrstors(th, &s) :
 			      pt_rtit_restore(&s, th->sess);
 	if (err == -EOPNOTSUPP && pt_use_xsaves) {
@@ -522,10 +532,10 @@ static void pt_thread_load(struct pt_cpu *pc, struct pt_thread *th)
 		th->tr.err = -EIO;
 		th->stop_reason = LWPT_PT_STOP_ERROR;
 		th->tr.tracing = false;
+		pc->cur = NULL;
+		th->cpu = -1;
 		goto out;
 	}
-	pc->cur = th;
-	th->cpu = smp_processor_id();
 	th->last_cpu = th->cpu;
 out:
 	pt_cpu_update_end(pc);
@@ -705,9 +715,10 @@ static void pt_thread_sched_in(void)
 /*
  * @parent (current) created @child, before @child first runs: a new thread
  * joins if its creator is traced; a new process too unless
- * LWPT_PT_CFG_NO_INHERIT (its creds are @parent's: the rule that admitted
- * @parent admits it). A thread no longer traced (detached at an exec, or
- * lost) adds nobody.
+ * LWPT_PT_CFG_NO_INHERIT. Either only if the rule of an exec admits it
+ * (pt_config_follow_check(): @parent may have changed its credentials or
+ * dumpability since CONFIGURE). A thread no longer traced (detached at an
+ * exec, or lost) adds nobody.
  */
 static void pt_probe_fork(void *data, struct task_struct *parent,
 			  struct task_struct *child)
@@ -724,6 +735,8 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
 	pth = pt_thread_find(parent);
 	if (pth)
 		s = pth->sess;
+	if (pth && pt_config_follow_check(s, child) != LWPT_PT_STOP_NONE)
+		pth = NULL;
 	if (pth && child->signal == parent->signal)
 		attached = pt_thread_attach(s, child, pth->ppid);
 	else if (pth && s->thr.inherit)
@@ -742,9 +755,9 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
  * the credentials are committed and no instruction of the new program ran
  * yet; tracing goes on into it only if the permission rule, with the
  * caller's credentials saved at CONFIGURE, admits it
- * (pt_config_exec_check()): never into a set-user-ID, set-group-ID or
- * non-dumpable program of an unprivileged caller, whatever
- * fs.suid_dumpable says. Else, and at exit: unload, forget its task
+ * (pt_config_follow_check()): never into a set-user-ID, set-group-ID,
+ * file-capability or non-dumpable program of an unprivileged caller,
+ * whatever fs.suid_dumpable says. Else, and at exit: unload, forget its task
  * pointer; its buffer keeps what it captured and its status says why.
  */
 static void pt_probe_leave(struct task_struct *p, bool exec)
@@ -767,7 +780,7 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		/* A non-leader took over the leader's pid (de_thread()). */
 		put_pid(th->pid);
 		th->pid = get_task_pid(p, PIDTYPE_PID);
-		reason = pt_config_exec_check(th->sess, p);
+		reason = pt_config_follow_check(th->sess, p);
 		if (reason == LWPT_PT_STOP_NONE)
 			goto out;
 	}
@@ -947,27 +960,24 @@ struct pt_session *pt_thread_holder(struct task_struct *target)
 /**
  * pt_thread_sess_init - set up a per-thread capture of @target's process
  * @s: the session (pt_lock held; cfg, ctl, cred and mem filled)
- * @target: a thread of the process (the caller keeps its own reference)
- * @cfg: the configuration; bad_field and rule set if the permission check
- *	refuses now
+ * @target: a thread of the process (the caller keeps its own reference,
+ *	holds its signal->exec_update_lock for reading and checked the
+ *	permission under it: pt_ioctl_configure())
+ * @cfg: the configuration; bad_field and rule set on refusal (memory)
  *
  * Allocates a buffer for every thread and PT_THREAD_SPARES spares
- * (sleeping), turns the probes on, then, holding the target's
- * exec_update_lock as perf_event_open() does, checks the permission again
- * (an exec may have made it a set-user-ID program while the buffers were
- * allocated) and attaches the existing threads; a thread created meanwhile
- * joins through the fork probe, and an exec after the lock is dropped
- * meets the exec probe. A thread another session traces stays there (the
- * caller checked that none does: pt_thread_holder()). Nothing is traced
- * before START.
+ * (sleeping), turns the probes on and attaches the existing threads; a
+ * thread created meanwhile joins through the fork probe, and an exec after
+ * the caller drops the lock meets the exec probe. A thread another
+ * session traces stays there (the caller checked that none does:
+ * pt_thread_holder()). Nothing is traced before START.
  *
  * Every buffer is charged to the caller before it is allocated (pt_mem.c,
  * @s->mem initialised); the charges are given back with the session.
  *
  * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
- * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited; -EPERM
- * refused now; -EINTR a signal came while waiting for the target's exec
- * to finish. On error nothing is left (pt_thread_sess_free() is a no-op).
+ * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited. On error
+ * nothing is left (pt_thread_sess_free() is a no-op).
  */
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 			struct lwpt_pt_config *cfg)
@@ -993,16 +1003,8 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 		list_add_tail(&th->node, &s->thr.spares);
 		s->thr.nr_spares++;
 	}
+	lockdep_assert_held_read(&target->signal->exec_update_lock);
 	pt_probes_get(s);
-	/* From the check to the attach, no exec can change the credentials. */
-	err = down_read_interruptible(&target->signal->exec_update_lock);
-	if (err)
-		goto err_probes;
-	err = pt_config_permit_target(cfg, target, NULL);
-	if (err) {
-		up_read(&target->signal->exec_update_lock);
-		goto err_probes;
-	}
 	get_task_struct(target);
 	s->thr.target = target;
 	s->thr.inherit = !(cfg->flags & LWPT_PT_CFG_NO_INHERIT);
@@ -1022,15 +1024,12 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	}
 	rcu_read_unlock();
-	up_read(&target->signal->exec_update_lock);
 	if (!s->thr.nr) {
 		pt_thread_sess_free(s);
 		return -ESRCH;
 	}
 	return 0;
 
-err_probes:
-	pt_probes_put(s);
 err_free:
 	pt_thread_free_spares(s);
 	return err;
@@ -1306,6 +1305,7 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 {
 	struct pt_thread *th;
 	unsigned long flags;
+	struct pid *tid;
 	int cpu;
 
 	cpu = pt_thread_where(s, index, &th);
@@ -1325,9 +1325,12 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 	st->nr_buffers = s->thr.nr;
 	st->threads_lost = s->thr.lost;
 	st->stop_reason = th->stop_reason;
+	/* The exec probe may replace (and put) th->pid once the lock drops. */
+	tid = get_pid(th->pid);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	/* Translated in the caller's pid namespace (0 if not visible). */
-	st->tid = pid_vnr(th->pid);
+	st->tid = pid_vnr(tid);
+	put_pid(tid);
 	st->pid = pid_vnr(th->tgid);
 	st->ppid = pid_vnr(th->ppid);
 	st->mmap_offset = (u64)index * s->cfg.buffer_size;

@@ -64,6 +64,8 @@
  * @in_pmi: the PMI handler runs on this CPU (sim_pt_deliver_pmi())
  * @pmi_pending: a ToPA PMI raised while @busy or @in_pmi, delivered when
  *	the generator is done or the handler returns
+ * @pmi_held: a ToPA PMI held back by pt_pmi_at_enable, delivered right
+ *	after the next write that sets TraceEn here
  * @model_emit: the output of the core model (pt_trace_model_config())
  * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
  * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
@@ -82,6 +84,7 @@ struct sim_pt_gen {
 	bool busy;
 	bool in_pmi;
 	bool pmi_pending;
+	bool pmi_held;
 	pt_trace_emit_fn model_emit;
 	u64 ovf_after;
 	u64 ovf_refuse;
@@ -125,6 +128,42 @@ static bool pt_switch_check = true;
 module_param(pt_switch_check, bool, 0644);
 MODULE_PARM_DESC(pt_switch_check,
 		 "Count a violation when a task's user code runs with RTIT state enabled while another task ran, inside a context switch (default on)");
+
+/*
+ * The worst moment for a ToPA PMI (issue 27 2.2): the next this many PMIs
+ * the model raises are held back on their CPU (IA32_PERF_GLOBAL_STATUS
+ * bit 55 set, the NMI not yet taken) and delivered right after the next
+ * write that sets TraceEn there (WRMSR of IA32_RTIT_CTL or XRSTORS): while
+ * a thread or a CPU is being loaded, TraceEn set and the loader's
+ * bookkeeping not yet done. An NMI may be delayed that long (it is
+ * blocked while another NMI is handled); what the model may not do is
+ * lose it. Counted down as PMIs are held.
+ */
+static atomic_t sim_pt_pmi_at_enable = ATOMIC_INIT(0);
+
+static int sim_pt_pmi_at_enable_set(const char *val, const struct kernel_param *kp)
+{
+	int n, err = kstrtoint(val, 0, &n);
+
+	if (err || n < 0)
+		return err ?: -EINVAL;
+	atomic_set(&sim_pt_pmi_at_enable, n);
+	return 0;
+}
+
+static int sim_pt_pmi_at_enable_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&sim_pt_pmi_at_enable));
+}
+
+static const struct kernel_param_ops sim_pt_pmi_at_enable_ops = {
+	.set = sim_pt_pmi_at_enable_set,
+	.get = sim_pt_pmi_at_enable_get,
+};
+
+module_param_cb(pt_pmi_at_enable, &sim_pt_pmi_at_enable_ops, NULL, 0644);
+MODULE_PARM_DESC(pt_pmi_at_enable,
+		 "Hold back the next N ToPA PMIs until right after the next write that sets TraceEn on their CPU (default 0)");
 
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
@@ -208,6 +247,11 @@ static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 
+	/* pt_pmi_at_enable: taken after the next TraceEn 0 -> 1 instead. */
+	if (!g->pmi_held && atomic_add_unless(&sim_pt_pmi_at_enable, -1, 0)) {
+		g->pmi_held = true;
+		return;
+	}
 	g->pmi_pending = true;
 	sim_pt_deliver_pmi(g);
 }
@@ -276,6 +320,15 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
 
 	if (on) {
+		/*
+		 * A held PMI arrives now (sim_pt_gen_exit() delivers it),
+		 * unless the model pends one at this very enable (PendTopaPMI,
+		 * SDM 33.2.8.4): one NMI for both, as the APIC would.
+		 */
+		if (g->pmi_held) {
+			g->pmi_held = false;
+			g->pmi_pending = !cpu->pmi_pending;
+		}
 		pt_model_set_pmi_skid(cpu, READ_ONCE(pt_pmi_skid));
 		/* Who runs now, and is the scheduler switching away from it? */
 		g->enabled_by = current;
@@ -563,7 +616,10 @@ static const struct file_operations sim_pt_ovf_fops = {
  *   2  an LBR user (perf record -b, a debugger) sets IA32_DEBUGCTL.LBR and
  *      leaves TraceEn alone: on a PT/LBR-exclusive model both are then set
  *      (SDM 33.3.1.2, counted by the model as lbr_overlaps);
- *   3  the LBR user clears IA32_DEBUGCTL.LBR again.
+ *   3  the LBR user clears IA32_DEBUGCTL.LBR again;
+ *   4  a perf counter overflows: its PMI (an NMI that is not lwpt's, no
+ *      PT bit in IA32_PERF_GLOBAL_STATUS), which the pt_nmi_first_acker
+ *      handler claims (debugfs pmi: foreign_claimed if lwpt claims it).
  * The neighbour's ToPA: table page, entry 0 its region, entry 1 END back
  * to the table: valid with and without MENTRY (SDM 33.2.7.2).
  */
@@ -574,6 +630,7 @@ enum {
 	SIM_PT_OTHER_VMXON,
 	SIM_PT_OTHER_LBR_ON,
 	SIM_PT_OTHER_LBR_OFF,
+	SIM_PT_OTHER_PERF_PMI,
 	SIM_PT_OTHER_NR
 };
 
@@ -590,6 +647,11 @@ static void sim_pt_other_one(void *arg)
 
 	if (o->kind >= SIM_PT_OTHER_NR)
 		return;
+	if (o->kind == SIM_PT_OTHER_PERF_PMI) {
+		this_cpu_inc(sim_pt_other_events);
+		hw_sim_raise_perf_pmi();
+		return;
+	}
 	if (o->kind == SIM_PT_OTHER_LBR_ON || o->kind == SIM_PT_OTHER_LBR_OFF) {
 		u64 dbg = 0;
 

@@ -250,6 +250,8 @@ void sim_selftest_debugfs(struct dentry *dir);
  * Calls the hook registered with lwpt_hw_pmi_register(), if any.
  */
 void hw_sim_raise_pmi(void);
+/* A perf counter's PMI on the current CPU, not lwpt's (hw_sim.c). */
+void hw_sim_raise_perf_pmi(void);
 
 /**
  * hw_sim_lwp_state_get - the LWP state of this CPU as the unit holds it

@@ -119,12 +119,27 @@ void lwpt_hw_pmi_unregister(void)
  *	IA32_PERF_GLOBAL_STATUS bit stays set)
  * @acked_by_other: deliveries where the other handler (pt_nmi_first_acker)
  *	found and acknowledged IA32_PERF_GLOBAL_STATUS bits
+ * @unmask_req: lwpt's hook asked for the unmask (lwpt_hw_pmi_rearm()),
+ *	done once every handler of this NMI ran
+ * @perf_overflow: a perf counter overflowed (debugfs pt_other_tracer kind
+ *	4): an NMI that is the other handler's, not lwpt's
+ * @unknown: deliveries no handler claimed ("NMI received for unknown
+ *	reason"; a panic with kernel.unknown_nmi_panic=1)
+ * @early_unmask: LVTPC found unmasked before the other handler (perf,
+ *	pt_nmi_first_acker 2) ran: perf's late unmask undone (spurious NMIs)
+ * @foreign_claimed: perf's NMIs (@perf_overflow, bit 55 clear) that
+ *	lwpt's hook claimed
  */
 struct sim_pmi {
 	bool masked;
+	bool unmask_req;
+	bool perf_overflow;
 	u64 delivered;
 	u64 dropped;
 	u64 acked_by_other;
+	u64 unknown;
+	u64 early_unmask;
+	u64 foreign_claimed;
 };
 
 static DEFINE_PER_CPU(struct sim_pmi, sim_pmis);
@@ -150,18 +165,25 @@ module_param(pt_nmi_first_acker, int, 0644);
 MODULE_PARM_DESC(pt_nmi_first_acker,
 		 "Another NMI handler acking IA32_PERF_GLOBAL_STATUS and unmasking LVTPC: 0 none, 1 before lwpt's, 2 after lwpt's (perf behind NMI_FLAG_FIRST, default)");
 
-/* perf's intel_pmu_handle_irq() as lwpt meets it: ack all, unmask. */
-static void sim_pmi_other_handler(struct sim_pmi *p)
+/*
+ * perf's intel_pmu_handle_irq() as lwpt meets it: ack all, claim what it
+ * found (its own counter's overflow included), unmask (late ack).
+ */
+static bool sim_pmi_other_handler(struct sim_pmi *p)
 {
 	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
+	bool handled = p->perf_overflow;
 	u64 gs = 0;
 
 	if (pt && pt->read_msr && !pt->read_msr(IA32_PERF_GLOBAL_STATUS, &gs) && gs) {
 		/* intel_pmu_ack_status(): IA32_PERF_GLOBAL_STATUS_RESET. */
 		pt->write_msr(IA32_PERF_GLOBAL_STATUS_RESET, gs);
 		p->acked_by_other++;
+		handled = true;
 	}
+	p->perf_overflow = false;
 	p->masked = false;	/* apic_write(APIC_LVTPC, APIC_DM_NMI) */
+	return handled;
 }
 
 void hw_sim_raise_pmi(void)
@@ -169,6 +191,8 @@ void hw_sim_raise_pmi(void)
 	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
 	/* Pairs with the smp_store_release() in sim_hook_set(). */
 	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
+	bool handled = false, perf = p->perf_overflow;
+	u64 gs = 0;
 	int acker;
 
 	/* SDM Vol. 3A 11.5.1: a masked LVT entry inhibits reception. */
@@ -179,17 +203,50 @@ void hw_sim_raise_pmi(void)
 	p->masked = true;
 	p->delivered++;
 	acker = READ_ONCE(pt_nmi_first_acker);
+	if (perf) {
+		const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
+
+		if (pt && pt->read_msr)
+			pt->read_msr(IA32_PERF_GLOBAL_STATUS, &gs);
+	}
 	if (acker == 1)
-		sim_pmi_other_handler(p);
-	if (fn)
-		fn(sim_pmi_data);
-	if (acker == 2)
-		sim_pmi_other_handler(p);
+		handled |= sim_pmi_other_handler(p);
+	if (fn && fn(sim_pmi_data)) {
+		handled = true;
+		if (perf && !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI))
+			p->foreign_claimed++;
+	}
+	if (acker == 2) {
+		if (!p->masked)
+			p->early_unmask++;
+		handled |= sim_pmi_other_handler(p);
+	}
+	/* nmi.c: every handler ran; then lwpt's late one unmasks. */
+	if (p->unmask_req) {
+		p->unmask_req = false;
+		p->masked = false;
+	}
+	if (!handled)
+		p->unknown++;
+}
+
+/**
+ * hw_sim_raise_perf_pmi - a perf counter of this CPU overflows: its PMI
+ *
+ * An NMI that is not lwpt's: IA32_PERF_GLOBAL_STATUS gets no PT bit; the
+ * other handler (pt_nmi_first_acker 1 or 2, perf) claims it. Interrupts
+ * off.
+ */
+void hw_sim_raise_perf_pmi(void)
+{
+	this_cpu_ptr(&sim_pmis)->perf_overflow = true;
+	hw_sim_raise_pmi();
 }
 
 void lwpt_hw_pmi_rearm(void)
 {
-	this_cpu_ptr(&sim_pmis)->masked = false;
+	/* Done when every handler of this NMI ran (hw_sim_raise_pmi()). */
+	this_cpu_ptr(&sim_pmis)->unmask_req = true;
 }
 
 /* debugfs lwpt_sim/pmi: each CPU's LVTPC entry and PMI counts. */
@@ -200,9 +257,10 @@ static int sim_pmi_show(struct seq_file *m, void *v)
 	for_each_online_cpu(cpu) {
 		const struct sim_pmi *p = per_cpu_ptr(&sim_pmis, cpu);
 
-		seq_printf(m, "cpu%d lvtpc_masked=%d delivered=%llu dropped=%llu acked_by_other=%llu\n",
+		seq_printf(m, "cpu%d lvtpc_masked=%d delivered=%llu dropped=%llu acked_by_other=%llu unknown=%llu early_unmask=%llu foreign_claimed=%llu\n",
 			   cpu, p->masked, p->delivered, p->dropped,
-			   p->acked_by_other);
+			   p->acked_by_other, p->unknown, p->early_unmask,
+			   p->foreign_claimed);
 	}
 	return 0;
 }

@@ -53,6 +53,16 @@ static int pt_xsaves = -1;
 module_param(pt_xsaves, int, 0444);
 MODULE_PARM_DESC(pt_xsaves, "XSAVES/XRSTORS of PT state: -1 per profile (default; full and tgl 1, bdw 0), 0, 1");
 
+/*
+ * CPUID.1:EAX of the simulated Intel processor (with lwp_profile=none) in
+ * place of the profile's: the model-specific rules keyed on
+ * DisplayFamily_DisplayModel (PT/LBR, errata) for another model with the
+ * same PT capabilities. 0: the profile's.
+ */
+static uint pt_sig;
+module_param(pt_sig, uint, 0444);
+MODULE_PARM_DESC(pt_sig, "CPUID.1:EAX signature of the simulated Intel processor instead of the PT profile's (0: the profile's)");
+
 /**
  * struct sim_pt_profile - CPUID leaf 14H of one PT implementation
  * @name: value of pt_profile
@@ -289,7 +299,7 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 		break;
 	}
 	case X86_CPUID_FEATURES:
-		r->eax = sim_is_intel() ? sim_pt->sig : SIM_CPUID_1_EAX;
+		r->eax = !sim_is_intel() ? SIM_CPUID_1_EAX : pt_sig ? pt_sig : sim_pt->sig;
 		r->ecx = X86_CPUID_1_ECX_XSAVE | X86_CPUID_1_ECX_OSXSAVE;
 		break;
 	case PT_CPUID_07H:

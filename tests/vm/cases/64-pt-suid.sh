@@ -15,7 +15,14 @@
 #   (c) the same as (a) with fs.suid_dumpable=1 (the victim stays
 #       dumpable: the credentials saved at CONFIGURE refuse it);
 #   (d) an exec of an unreadable (0711) program: exec-not-dumpable;
-#   (e) (a) in a grandchild the capture followed at a fork.
+#   (e) (a) in a grandchild the capture followed at a fork;
+#   (f) (a), (c) and (e) with a program that has the file capability
+#       CAP_DAC_READ_SEARCH+ep instead of set-user-ID (issue 27 2.1: the
+#       commoncap rule of cap_ptrace_access_check(), exec-credentials);
+#   (g) CONFIGURE of a uid 1000 process holding an ambient capability:
+#       EPERM, rule ptrace (the same process without it may be traced);
+#   (h) the rule at fork: a traced child that made itself non-dumpable
+#       (PR_SET_DUMPABLE 0) after CONFIGURE forks: no buffer for it.
 # Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
 # FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
 # the refusal rules, their errors and ptcap's messages (EBUSY names the
@@ -55,6 +62,18 @@ echo 0 >/proc/sys/fs/suid_dumpable
 run "(d) exec of an unreadable program" exec $D/noread $D/public dumpable
 run "(e) set-user-ID exec in a followed fork" exec-fork $D/victim $D/secret
 run "(b) CONFIGURE races the exec" race $D/victim $D/secret 12
+
+# /tmp is a tmpfs (tests/vm/init): security.* xattrs are kept there
+# (CONFIG_TMPFS_XATTR), so a file capability works as on a disk.
+cp /bin/pt_victim $D/capvictim && chmod 0755 $D/capvictim
+run "file capability on $D/capvictim" setcap $D/capvictim $D/secret
+echo 1 >/proc/sys/fs/suid_dumpable
+run "(f) file-capability exec, fs.suid_dumpable=1" exec $D/capvictim $D/secret creds
+echo 0 >/proc/sys/fs/suid_dumpable
+run "(f) file-capability exec" exec $D/capvictim $D/secret creds
+run "(f) file-capability exec in a followed fork" exec-fork $D/capvictim $D/secret
+run "(g) a process with an ambient capability" ambient
+run "(h) no fork followed once the process made itself non-dumpable" fork-nodump
 run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid
 run "pt_paranoid 3" paranoid

@@ -5,13 +5,16 @@
 # model-specific rules"), on lwpt_sim.ko with the captures fed by
 # pt_inject (pt_exec=0):
 # - PT and LBRs mutually exclusive (SDM 33.3.1.2) on bdw as the Intel
-#   06_3DH it is with lwp_profile=none: START refused with EBUSY and a
+#   06_3DH it is with lwp_profile=none, and on the models perf 6.1 keeps
+#   them apart on beyond the SDM (issue 27 2.7: no lbr_pt_coexist; full's
+#   PT with pt_sig 06_8EH, 06_55H, 06_A6H; 06_7EH coexists): START refused with EBUSY and a
 #   kernel log line naming the rule while a CPU has IA32_DEBUGCTL.LBR set
 #   (debugfs pt_other_tracer kind 2); LBR set mid-capture: the buffer stops,
 #   STATUS says LBR, INTERFERED and counts a loss; a per-thread load is
 #   skipped while LBR is set and done again once it is clear (WRMSR and
 #   XRSTORS paths); a CPU that comes back online with LBR set is not
-#   resumed;
+#   resumed; LBR set mid-capture and then a ToPA PMI: the PMI finds it and
+#   leaves TraceEn clear before any other pause;
 # - erratum TGL052 on tgl (06_8CH): a single range above 4 KiB becomes
 #   ToPA (log line naming the errata), a 4 KiB one stays single range;
 # - neither on full, nor on bdw as the AMD processor it is with LWP.
@@ -49,8 +52,18 @@ run() {
 intel=756e6547	# "Genu"
 amd=68747541	# "Auth"
 run "lwp_profile=none pt_profile=bdw" lbr $intel 000306d4 \
-	'START refused: IA32_DEBUGCTL.LBR is set on CPU 0; PT and LBRs are mutually exclusive on this processor \(06_3DH, SDM 33.3.1.2\)' ||
+	'START refused: IA32_DEBUGCTL.LBR is set on CPU 0; PT and LBRs are mutually exclusive on this processor \(06_3DH, SDM 33.3.1.2, perf.s lbr_pt_coexist\)' ||
 	exit 1
+# Models perf 6.1 keeps PT and LBR apart on beyond the SDM's list (no
+# lbr_pt_coexist in intel_pmu_init()): Kaby Lake 06_8EH, Skylake-X 06_55H,
+# Comet Lake 06_A6H, with full's PT; Ice Lake 06_7EH coexists.
+run "lwp_profile=none pt_profile=full pt_sig=0x000806ea" lbr-perf $intel 000806ea \
+	'PT and LBRs are mutually exclusive on this processor \(06_8EH' || exit 1
+run "lwp_profile=none pt_profile=full pt_sig=0x00050654" lbr-perf $intel 00050654 \
+	'PT and LBRs are mutually exclusive on this processor \(06_55H' || exit 1
+run "lwp_profile=none pt_profile=full pt_sig=0x000a0660" lbr-perf $intel 000a0660 \
+	'PT and LBRs are mutually exclusive on this processor \(06_A6H' || exit 1
+run "lwp_profile=none pt_profile=full pt_sig=0x000706e5" none $intel 000706e5 "" || exit 1
 # The same with XSAVES/XRSTORS of PT state (per-thread loads by XRSTORS).
 run "lwp_profile=none pt_profile=bdw pt_xsaves=1" lbr $intel 000306d4 \
 	'START refused: IA32_DEBUGCTL.LBR is set on CPU 0' || exit 1

@@ -18,6 +18,9 @@
  *	the same through a fork the capture follows: the traced child forks,
  *	the grandchild (a buffer of its own, ppid the child) execs VICTIM and
  *	is detached there; no IP of VICTIM in any buffer.
+ *   pt_sec fork-nodump
+ *	the traced child makes itself non-dumpable (PR_SET_DUMPABLE 0), then
+ *	forks: the grandchild gets no buffer (the rule at fork).
  *   pt_sec race VICTIM SECRET N
  *	N times: a child execs VICTIM at once while CONFIGURE (a large
  *	buffer) races it; whatever the outcome (refused by the ptrace rule,
@@ -48,6 +51,20 @@
  *	START refused (EBUSY).
  *   pt_sec as-user CMD ARGS...
  *	drop to uid 1000 and exec CMD (for ptcap's messages).
+ *   pt_sec setcap FILE
+ *	as root: give FILE the file capability CAP_DAC_READ_SEARCH+ep (the
+ *	security.capability xattr, VFS_CAP_REVISION_2, as setcap(8) writes
+ *	it), then check that uid 1000 running it reads a root 0600 file
+ *	(argv[3]) through it.
+ *   pt_sec ambient
+ *	the commoncap rule (cap_ptrace_access_check(), issue 27 2.1): a
+ *	uid 1000 process holding CAP_DAC_READ_SEARCH as an ambient capability
+ *	(set up by root: PR_SET_KEEPCAPS, setresuid, capset, PR_CAP_AMBIENT,
+ *	exec) is dumpable and of the attacker's uid, yet a per-thread capture
+ *	of it by uid 1000 without capabilities is EPERM, rule ptrace; the
+ *	same process without the ambient capability may be traced.
+ *   pt_sec wait-stdin
+ *	(internal) write "r" on stdout, then wait for stdin's end.
  */
 #include <elf.h>
 #include <errno.h>
@@ -64,9 +81,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_pkt.h>
@@ -352,6 +374,49 @@ static void test_exec_fork(const char *victim, const char *secret)
 	check(found == 1, "exec-fork: one buffer with ppid = the child (%d)", found);
 	check(n.in_range == 0, "exec-fork: no IP in the victim's text: %llu (of %llu)",
 	      (unsigned long long)n.in_range, (unsigned long long)n.all);
+	close(fd);
+}
+
+/* The child of fork-nodump: wait, run, make itself non-dumpable, fork. */
+static void child_nodump_fork(int rfd, const char *victim, const char *secret)
+{
+	int st, i;
+	pid_t g;
+	char c;
+
+	(void)victim;
+	(void)secret;
+	if (read(rfd, &c, 1) != 1)
+		_exit(120);
+	for (i = 0; i < 16; i++)
+		helper();
+	if (prctl(PR_SET_DUMPABLE, 0))
+		_exit(124);
+	g = fork();
+	if (!g) {
+		for (i = 0; i < 16; i++)
+			helper();
+		_exit(0);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g)
+		_exit(122);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 123);
+}
+
+/*
+ * The rule at fork (issue 27 2.1): a traced process that made itself
+ * non-dumpable after CONFIGURE is not followed into its fork.
+ */
+static void test_fork_nodump(void)
+{
+	struct lwpt_pt_status st0;
+	int fd, s;
+
+	traced_child("fork-nodump", child_nodump_fork, NULL, NULL, &fd, &s);
+	check(tstatus(fd, 0, &st0) == 0 && st0.nr_buffers == 1 && st0.threads_lost == 0 &&
+	      st0.head > 0,
+	      "fork-nodump: the fork of a process made non-dumpable is not followed (buffers %u, lost %u, %llu bytes of the child)",
+	      st0.nr_buffers, st0.threads_lost, (unsigned long long)st0.head);
 	close(fd);
 }
 
@@ -737,6 +802,171 @@ static void test_held(void)
 	waitpid(child2, NULL, 0);
 }
 
+/* capset(2) (glibc has no wrapper): @caps as permitted and inheritable. */
+static int set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[0].permitted = d[0].inheritable = (uint32_t)caps;
+	d[1].permitted = d[1].inheritable = (uint32_t)(caps >> 32);
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+/*
+ * setcap FILE cap_dac_read_search+ep: the xattr setcap(8) writes
+ * (include/uapi/linux/capability.h, struct vfs_cap_data, revision 2), then
+ * uid 1000 runs FILE SECRET: it must read the root 0600 file.
+ */
+static void test_setcap(const char *file, const char *secret)
+{
+	struct vfs_cap_data v;
+	pid_t pid;
+	int st;
+
+	memset(&v, 0, sizeof(v));
+	v.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE;
+	v.data[0].permitted = 1u << CAP_DAC_READ_SEARCH;
+	check(setxattr(file, "security.capability", &v, XATTR_CAPS_SZ_2, 0) == 0,
+	      "setcap %s cap_dac_read_search+ep: %s", file, strerror(errno));
+	pid = fork();
+	if (!pid) {
+		drop();
+		execl(file, file, secret, (char *)NULL);
+		_exit(121);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "uid 1000 running %s reads root's 0600 %s through its file capability (status %#x)",
+	      file, secret, st);
+}
+
+/* The capability bits of line @key ("CapPrm:") of /proc/@pid/status. */
+static uint64_t proc_caps(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = strtoull(line + strlen(key), NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A uid 1000 process running "pt_sec wait-stdin", with CAP_DAC_READ_SEARCH
+ * as an ambient capability if @ambient; returns once it runs the new
+ * program. *@wfd: the write end of its stdin (close it to end it).
+ */
+static pid_t cap_holder(bool ambient, int *wfd)
+{
+	int in[2], out[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(in) || pipe(out))
+		exit(100);
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+		    setresgid(USER_ID, USER_ID, USER_ID) ||
+		    setresuid(USER_ID, USER_ID, USER_ID))
+			_exit(120);
+		if (ambient &&
+		    (set_caps(1ull << CAP_DAC_READ_SEARCH) ||
+		     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0)))
+			_exit(122);
+		if (!ambient && set_caps(0))
+			_exit(122);
+		execl("/proc/self/exe", "pt_sec", "wait-stdin", (char *)NULL);
+		_exit(121);
+	}
+	close(in[0]);
+	close(out[1]);
+	if (read(out[0], &c, 1) != 1) {
+		fprintf(stderr, "cap holder did not start\n");
+		exit(100);
+	}
+	close(out[0]);
+	*wfd = in[1];
+	return pid;
+}
+
+/* uid 1000 configures a per-thread capture of @pid; returns 0 or errno. */
+static int configure_as_user(pid_t pid, struct lwpt_pt_config *c)
+{
+	int p[2], e = 0;
+	pid_t a;
+
+	if (pipe(p))
+		exit(100);
+	a = fork();
+	if (!a) {
+		int fd;
+
+		drop();
+		fd = open_pt();
+		cfg_thread(c, pid, SMALL_BUF);
+		e = configure(fd, c);
+		if (write(p[1], c, sizeof(*c)) != sizeof(*c) ||
+		    write(p[1], &e, sizeof(e)) != sizeof(e))
+			_exit(100);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], c, sizeof(*c)) != sizeof(*c) || read(p[0], &e, sizeof(e)) != sizeof(e))
+		e = -1;
+	waitpid(a, NULL, 0);
+	close(p[0]);
+	return e;
+}
+
+/* The commoncap rule at CONFIGURE: see the header. */
+static void test_ambient(void)
+{
+	struct lwpt_pt_config c;
+	struct stat sb;
+	char path[64];
+	int wfd, e;
+	pid_t pid;
+
+	pid = cap_holder(true, &wfd);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	check(proc_caps(pid, "CapPrm:") == 1ull << CAP_DAC_READ_SEARCH &&
+	      proc_caps(pid, "CapAmb:") == 1ull << CAP_DAC_READ_SEARCH,
+	      "holder %d: CapPrm %#llx, CapAmb %#llx (want CAP_DAC_READ_SEARCH)", (int)pid,
+	      (unsigned long long)proc_caps(pid, "CapPrm:"),
+	      (unsigned long long)proc_caps(pid, "CapAmb:"));
+	/* /proc/PID files belong to the task's euid only while it is dumpable. */
+	check(stat(path, &sb) == 0 && sb.st_uid == USER_ID,
+	      "holder is dumpable and uid 1000 (%s owned by %u)", path, (unsigned int)sb.st_uid);
+	e = configure_as_user(pid, &c);
+	check(e == EPERM && c.bad_field == LWPT_PT_FIELD_PID && c.rule == LWPT_PT_RULE_PTRACE,
+	      "uid 1000 tracing a uid 1000 process with an ambient capability: %s, bad_field %u, rule %u (want EPERM, pid, ptrace)",
+	      e > 0 ? strerror(e) : "?", c.bad_field, c.rule);
+	close(wfd);
+	waitpid(pid, NULL, 0);
+
+	pid = cap_holder(false, &wfd);
+	e = configure_as_user(pid, &c);
+	check(e == 0 && proc_caps(pid, "CapPrm:") == 0,
+	      "the same process without capabilities may be traced: %s",
+	      e > 0 ? strerror(e) : e ? "?" : "ok");
+	close(wfd);
+	waitpid(pid, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -746,6 +976,8 @@ int main(int argc, char **argv)
 		test_exec(argv[2], argv[3], argv[4]);
 	} else if (!strcmp(cmd, "exec-fork") && argc == 4) {
 		test_exec_fork(argv[2], argv[3]);
+	} else if (!strcmp(cmd, "fork-nodump")) {
+		test_fork_nodump();
 	} else if (!strcmp(cmd, "race") && argc == 5) {
 		test_race(argv[2], argv[3], atoi(argv[4]));
 	} else if (!strcmp(cmd, "rules")) {
@@ -756,13 +988,24 @@ int main(int argc, char **argv)
 		test_paranoid();
 	} else if (!strcmp(cmd, "held")) {
 		test_held();
+	} else if (!strcmp(cmd, "setcap") && argc == 4) {
+		test_setcap(argv[2], argv[3]);
+	} else if (!strcmp(cmd, "ambient")) {
+		test_ambient();
+	} else if (!strcmp(cmd, "wait-stdin")) {
+		char c;
+
+		if (write(1, "r", 1) != 1)
+			return 100;
+		while (read(0, &c, 1) > 0)
+			;
 	} else if (!strcmp(cmd, "as-user") && argc > 2) {
 		drop();
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);
 		return 127;
 	} else {
-		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|held|as-user ... (see the source)\n");
+		fprintf(stderr, "usage: pt_sec exec|race|rules|paranoid|held|setcap|ambient|as-user ... (see the source)\n");
 		return 100;
 	}
 	return failures;

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 600
+# ToPA PMIs at the worst moment (issue 27 2.2; Documentation/pt.rst "The
+# ToPA PMI"; Documentation/pt-model.rst "PMI timing"): lwpt_sim's
+# pt_pmi_at_enable holds a PMI back until right after the next write that
+# sets TraceEn on its CPU, i.e. inside a traced thread's load, before its
+# bookkeeping is done. pt_test pmi-window (pt_exec=0, pt_inject patterns):
+# the PMI is claimed (no unknown NMI, LVTPC unmasked, a later PMI not
+# dropped), counted once and accounted as the lap it was, also with
+# InjectPsbPmiOnEnable (PendTopaPMI re-pends it at the load: cleared
+# there, SDM 33.2.7.2 "PMI Preservation"); LVTPC is unmasked only after
+# perf's handler (pt_nmi_first_acker=2) ran; a perf counter's PMI right
+# after is not claimed by lwpt. Under full (XRSTORS and WRMSR loads) and
+# bdw (MENTRY=0), with no other NMI handler (0) and with perf (2). With
+# pt_nmi_first_acker=1 a PMI whose bit 55 another handler acknowledged
+# first, inside a load, leaves no evidence for lwpt (Documentation/pt.rst):
+# not run.
+. /lwpt/lib.sh
+
+for combo in full:1:0 full:0:2 full:1:2 bdw:0:0 bdw:0:2; do
+	prof=${combo%%:*}
+	rest=${combo#*:}
+	xs=${rest%%:*}
+	acker=${rest#*:}
+	tag="$prof pt_xsaves=$xs pt_nmi_first_acker=$acker"
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko \
+		"pt_profile=$prof pt_xsaves=$xs pt_nmi_first_acker=$acker pt_exec=0" >/dev/null ||
+		fail "insmod $tag" || exit 1
+	out=$(pt_test pmi-window)
+	rc=$?
+	echo "$out" | grep -v '^ok:'
+	[ $rc -eq 0 ] || fail "$tag: pt_test pmi-window" || exit 1
+	module_idle lwpt_sim
+	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod $tag" || exit 1
+	ok "$tag: pt_test pmi-window ($(echo "$out" | grep -c '^ok:') checks)"
+done
