@@ -64,23 +64,39 @@ static bool timing(enum lpt_pkt_type t)
 
 /*
  * Tracing state at the PSB+ at @psb: its FUP's IP in @ip (true), or false
- * (no FUP: tracing off, SDM 33.4.2.17). Last IP is 0 at a PSB.
+ * (no FUP: tracing off, SDM 33.4.2.17). Last IP is 0 at a PSB. Its timing
+ * packets (TSC, TMA, CBR...) are written to @o when true: libipt reads
+ * ahead through the timing packets before the next branch or event packet,
+ * so the continuous decoder gives the instructions before the PSB (e.g. a
+ * call to the FUP IP) the PSB+'s TSC; the synthetic trace must too.
  */
-static bool psb_fup(struct lpt_pkt_decoder *dec, uint64_t psb, uint64_t *ip)
+static bool psb_fup(struct lpt_pkt_decoder *dec, const uint8_t *buf,
+		    uint64_t psb, uint64_t *ip, struct out *o)
 {
 	struct lpt_last_ip lip;
 	struct lpt_packet p;
+	struct out t = { 0 };
+	uint64_t off;
+	bool have_ip = false;
 
 	lpt_last_ip_init(&lip);
 	if (lpt_pkt_sync_set(dec, psb) < 0)
 		return false;
-	while (lpt_pkt_next(dec, &p) >= 0 && p.type != LPT_PKT_PSBEND) {
-		if (p.type == LPT_PKT_FUP) {
+	while (lpt_pkt_get_offset(dec, &off) == 0 &&
+	       lpt_pkt_next(dec, &p) >= 0 && p.type != LPT_PKT_PSBEND) {
+		if (p.type == LPT_PKT_FUP && !have_ip) {
 			(void)lpt_last_ip_update_pkt(&lip, &p);
-			return lpt_last_ip_query(&lip, ip) == 0;
+			have_ip = lpt_last_ip_query(&lip, ip) == 0;
+		} else if (timing(p.type)) {
+			put(&t, buf + off, p.size);
 		}
 	}
-	return false;
+	if (have_ip && t.n)
+		put(o, t.b, t.n);
+	if (t.nomem)
+		o->nomem = true;
+	free(t.b);
+	return have_ip;
 }
 
 int ptflow_resume_build(const uint8_t *buf, size_t len, uint64_t after,
@@ -178,7 +194,8 @@ int ptflow_resume_build(const uint8_t *buf, size_t len, uint64_t after,
 		goto out;
 	put(&o, buf + r->skip, (size_t)(r->next_psb - r->skip));
 	r->tail = o.n;
-	if (r->next_psb < len && psb_fup(dec, r->next_psb, &fup_ip)) {
+	if (r->next_psb < len &&
+	    psb_fup(dec, buf, r->next_psb, &fup_ip, &o)) {
 		r->end_ip = fup_ip;
 		put_ip(&o, HDR_FUP_FULL, fup_ip);
 		put(&o, (const uint8_t[]){ HDR_TIP_PGD_NONE }, 1);

@@ -17,10 +17,13 @@
  *   every timing packet (TSC, TMA, MTC, CBR, CYC) since that PSB+
  *   the last MODE.Exec, and the span's TIP.PGE with its full 64-bit IP
  *   the trace bytes after that TIP.PGE, up to the next PSB
- *   FUP + TIP.PGD at the next PSB+'s FUP IP, if tracing is on there
+ *   the next PSB+'s timing packets and FUP + TIP.PGD at its FUP IP, if
+ *   tracing is on there
  *
  * The timing packets are those the continuous decoder would have seen, so
- * libipt's time estimates are the same (SDM 33.8.3); the final FUP +
+ * libipt's time estimates are the same (SDM 33.8.3), also for the
+ * instructions just before the next PSB, to which libipt gives the time of
+ * that PSB+'s TSC that it reads ahead; the final FUP +
  * TIP.PGD (an asynchronous disable, SDM Table 33-56) makes libipt stop
  * exactly where the decoder that synchronises at the next PSB starts, after
  * using up the TNT bits before it.
@@ -38,7 +41,7 @@ struct ptflow_resume {
 	uint64_t target;	/* offset of the span's TIP.PGE in the trace */
 	uint64_t body;		/* @buf offset of the bytes after that TIP.PGE */
 	uint64_t skip;		/* trace offset of those bytes */
-	uint64_t tail;		/* @buf offset of the final FUP + TIP.PGD
+	uint64_t tail;		/* @buf offset of the final timing, FUP + TIP.PGD
 				 * (@len without them) */
 	uint64_t next_psb;	/* trace offset where @buf's copy ends: the
 				 * next PSB, or the trace's length */
