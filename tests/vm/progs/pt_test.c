@@ -2184,8 +2184,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "quiesce-cpu"))
 		test_quiesce(false);
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|thread-restart|thread-hold|single|errata lbr|lbr-perf|single4k|none|pmi-window|quiesce-thread|quiesce-cpu
-");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|thread-restart|thread-hold|single|errata lbr|lbr-perf|single4k|none|pmi-window|quiesce-thread|quiesce-cpu\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
