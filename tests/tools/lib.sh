@@ -5,6 +5,7 @@
 # $LWPT_SHARED), and the pass/fail counters: "cond && pass || fail MSG"
 # is an if-then-else because pass() always succeeds; finish prints
 # "N passed, N failed" and exits 0 only without failures.
+# shellcheck disable=SC2034 # root, O, shared are for the sourcing script
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 O=${O:-build}
