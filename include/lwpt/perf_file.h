@@ -342,10 +342,13 @@ struct perf_rec_compressed {
  * Intel PT's PERF_RECORD_AUXTRACE_INFO priv[] indices [ipt] intel-pt.h
  * (enum INTEL_PT_*), filled by arch/x86/util/intel-pt.c
  * intel_pt_info_fill() and read by util/intel-pt.c
- * intel_pt_process_auxtrace_info(). The *_BIT entries are bit positions
- * masks of the intel_pt event's attr.config (perf_pmu__format_bits(): TSC_BIT
- * 0x400 means config bit 10 enables TSC packets, MTC_FREQ_BITS 0x3c000 is
- * the mtc_period field). Entries up to PER_CPU_MMAPS are always present;
+ * intel_pt_process_auxtrace_info(). The *_BIT entries (TSC_BIT,
+ * NORETCOMP_BIT, MTC_BIT, MTC_FREQ_BITS, CYC_BIT) are not bit positions but
+ * masks of the intel_pt event's attr.config, from perf_pmu__format_bits():
+ * TSC_BIT 0x400 means config bit 10 enables TSC packets, MTC_FREQ_BITS
+ * 0x3c000 covers the mtc_period field (config bits 17:14), as in the 4.14
+ * recordings. Readers test attr.config & mask; writers store the mask.
+ * Entries up to PER_CPU_MMAPS are always present;
  * MTC_BIT..CYC_BIT, MAX_NONTURBO_RATIO and FILTER_STR_LEN each only if the
  * record is long enough to hold them (intel_pt_has()). FILTER_STR_LEN
  * bytes of NUL-terminated address-filter string (padded to 8) follow

@@ -23,26 +23,13 @@
 # Skips (exit 0 with a message) without the data or without perf.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+# here, root, O, shared, pass/fail/finish
+. "$(dirname "$0")/../lib.sh"
 PT2PERF=$O/bin/pt2perf
 PTFLOW=$O/bin/ptflow
 PTDUMP=$O/bin/ptdump
-shared=${LWPT_SHARED:-$root/../shared}
 dyn=$shared/testdata/pt/real/dynamorio
 PERF=${PERF:-perf}
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 
 [ -x "$PT2PERF" ] || { fail "$PT2PERF not built (run make)"; finish; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pt2perf-test.XXXXXX") || exit 1

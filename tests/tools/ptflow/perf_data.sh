@@ -21,26 +21,14 @@
 # Ends with "N passed, N failed".
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+# here, root, O, shared, pass/fail/finish
+. "$(dirname "$0")/../lib.sh"
 PTFLOW=$O/bin/ptflow
 PTDUMP=$O/bin/ptdump
 MKPERF=$O/tests/mkperf
-shared=${LWPT_SHARED:-$root/../shared}
 dyn=$shared/testdata/pt/real/dynamorio
 real=$shared/testdata/perf
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 run() { timeout 60 "$@"; }
 
 if [ ! -d "$dyn" ] || [ ! -d "$real" ]; then

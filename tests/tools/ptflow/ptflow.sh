@@ -17,24 +17,11 @@
 # `make SANITIZE=1`). Ends with "N passed, N failed".
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+# here, root, O, shared, pass/fail/finish
+. "$(dirname "$0")/../lib.sh"
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
-shared=${LWPT_SHARED:-$root/../shared}
 data=$shared/testdata/pt
 dyn=$data/real/dynamorio
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 
 if [ ! -x "$PTFLOW" ]; then
 	fail "$PTFLOW not built (run make)"

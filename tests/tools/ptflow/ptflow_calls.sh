@@ -22,24 +22,12 @@
 # Ends with "N passed, N failed".
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+# here, root, O, shared, pass/fail/finish
+. "$(dirname "$0")/../lib.sh"
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
 GT=$O/tests/pt_flow_gt
 GEN=$O/tests/test_pt_trace_flow
 PROG=$O/tests/trace_flow_prog
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 
 for f in "$PTFLOW" "$GT" "$GEN" "$PROG"; do
 	[ -x "$f" ] || { fail "$f not built (run make all tests $GT)"; finish; }
