@@ -77,16 +77,32 @@ struct stats {
 static struct stats st;
 static struct opts o;
 
+static _Noreturn void vdie(int status, const char *fmt, va_list ap)
+{
+	fputs("ptafl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* An error before or while serving: exit status 1. */
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ptafl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vdie(1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
+}
+
+/* A command-line error: exit status 2, as the other lwpt tools. */
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(2, fmt, ap);
+	va_end(ap);
 }
 
 static void usage(FILE *f)
@@ -164,29 +180,29 @@ static void parse_args(int argc, char **argv)
 		switch (opt) {
 		case 'f':
 			if (o.nspec >= LWPT_PT_ADDR_RANGES)
-				die("--filter: at most %d ranges", LWPT_PT_ADDR_RANGES);
+				die_usage("--filter: at most %d ranges", LWPT_PT_ADDR_RANGES);
 			if (ptcap_spec_parse(optarg, &o.spec[o.nspec], err, sizeof(err)))
-				die("--filter=%s: %s", optarg, err);
+				die_usage("--filter=%s: %s", optarg, err);
 			o.spec_arg[o.nspec++] = optarg;
 			break;
 		case O_NOFILT: o.no_filter = true; break;
 		case O_CPU:
 			if (sscanf(optarg, "%u/%u%c", &f, &m, &c) != 2 &&
 			    (sscanf(optarg, "%u/%u/%u%c", &f, &m, &s, &c) != 3))
-				die("--cpu=%s: expected FAMILY/MODEL[/STEPPING] in decimal, e.g. 6/85", optarg);
+				die_usage("--cpu=%s: expected FAMILY/MODEL[/STEPPING] in decimal, e.g. 6/85", optarg);
 			o.cpu = optarg;
 			break;
 		case O_SIZE:
 			o.size = parse_size("--size", optarg);
 			if (o.size < LPT_CAP_MIN_BUFFER || o.size > PTAFL_MAX_SIZE ||
 			    (o.size & (o.size - 1)))
-				die("--size=%s: a power of two from 4K to 64M", optarg);
+				die_usage("--size=%s: a power of two from 4K to 64M", optarg);
 			break;
 		case O_MAP:
 			o.map_size = (uint32_t)parse_size("--map-size", optarg);
 			if (o.map_size < 64 || o.map_size > AFL_FS_OPT_MAX_MAPSIZE ||
 			    (o.map_size & (o.map_size - 1)))
-				die("--map-size=%s: a power of two from 64 to 8M", optarg);
+				die_usage("--map-size=%s: a power of two from 64 to 8M", optarg);
 			break;
 		case O_STATS: o.stats = optarg; break;
 		case O_DEV: o.device = optarg; break;
@@ -196,17 +212,17 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(optarg, "ptrace"))
 				o.src = SRC_PTRACE;
 			else
-				die("--trace-source=%s: pt or ptrace", optarg);
+				die_usage("--trace-source=%s: pt or ptrace", optarg);
 			break;
 		case 'h': usage(stdout); exit(0);
 		case O_VERSION: printf("ptafl %s (lwpt)\n", LWPT_VERSION); exit(0);
-		default: usage(stderr); exit(1);
+		default: usage(stderr); exit(2);
 		}
 	}
 	if (o.no_filter && o.nspec)
-		die("--no-filter and --filter exclude each other");
+		die_usage("--no-filter and --filter exclude each other");
 	if (optind >= argc)
-		die("no PROGRAM: ptafl [options] -- PROGRAM [ARGS] (see --help)");
+		die_usage("no PROGRAM: ptafl [options] -- PROGRAM [ARGS] (see --help)");
 	o.argv = argv + optind;
 }
 

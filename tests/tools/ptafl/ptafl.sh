@@ -54,11 +54,11 @@ expect() {
 
 expect help 0 '^usage: afl-fuzz .* -- ptafl \[options\] -- PROGRAM' -- --help
 expect version 0 '^ptafl [0-9.]+ \(lwpt\)$' -- --version
-expect no-program 1 '^ptafl: no PROGRAM' --
-expect bad-size 1 '^ptafl: --size=3K: a power of two from 4K to 64M$' -- --size=3K -- "$magic"
-expect bad-map 1 '^ptafl: --map-size=1000: a power of two' -- --map-size=1000 -- "$magic"
-expect bad-cpu 1 '^ptafl: --cpu=x: expected FAMILY/MODEL' -- --cpu=x -- "$magic"
-expect bad-source 1 '^ptafl: --trace-source=foo: pt or ptrace$' -- --trace-source=foo -- "$magic"
+expect no-program 2 '^ptafl: no PROGRAM' --
+expect bad-size 2 '^ptafl: --size=3K: a power of two from 4K to 64M$' -- --size=3K -- "$magic"
+expect bad-map 2 '^ptafl: --map-size=1000: a power of two' -- --map-size=1000 -- "$magic"
+expect bad-cpu 2 '^ptafl: --cpu=x: expected FAMILY/MODEL' -- --cpu=x -- "$magic"
+expect bad-source 2 '^ptafl: --trace-source=foo: pt or ptrace$' -- --trace-source=foo -- "$magic"
 expect not-afl 1 'ptafl is a fork server for afl-fuzz' -- -- "$magic"
 
 if ! command -v afl-fuzz >/dev/null 2>&1; then
