@@ -77,12 +77,11 @@ struct stats {
 static struct stats st;
 static struct opts o;
 
-static _Noreturn void vdie(int status, const char *fmt, va_list ap)
+static void vreport(const char *fmt, va_list ap)
 {
 	fputs("ptafl: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
-	exit(status);
 }
 
 /* An error before or while serving: exit status 1. */
@@ -91,8 +90,9 @@ static void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vdie(1, fmt, ap);
+	vreport(fmt, ap);
 	va_end(ap);
+	exit(1);
 }
 
 /* A command-line error: exit status 2, as the other lwpt tools. */
@@ -101,8 +101,9 @@ static void die_usage(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vdie(2, fmt, ap);
+	vreport(fmt, ap);
 	va_end(ap);
+	exit(2);
 }
 
 static void usage(FILE *f)
