@@ -10,25 +10,12 @@
 # checked against libipt by test_pt_cov.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+# here, root, O, shared, pass, fail, finish
+. "$(dirname "$0")/../lib.sh"
 PTCOV=${PTCOV:-$O/bin/ptcov}
-shared=${LWPT_SHARED:-$root/../shared}
 data=$shared/testdata/pt/real/libxdc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 
 [ -x "$PTCOV" ] || { fail "$PTCOV not built (run make)"; finish; }
 
