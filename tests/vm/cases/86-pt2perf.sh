@@ -14,7 +14,7 @@
 # - `ptcap -a -C 0` while two programs run on CPU 0 (as 81-ptflow-sys):
 #   per process (threads from the SWITCH_CPU_WIDE records, maps from each
 #   process's MMAP2 records), perf's pieces that are contiguous parts of
-#   the program's ground truth hold more than half of it (perf's thread
+#   the program's ground truth hold more than a quarter of it (perf's thread
 #   attribution by MTC time lags behind switches: pt2perf.rst "Limits").
 . /lwpt/lib.sh
 
@@ -110,7 +110,9 @@ cat /tmp/p2p.out
 # "Limits"; ptflow leaves such pieces undecoded). So per process: perf's
 # pieces (cut where a trace starts, tr strt, and where the thread changes)
 # that are contiguous parts of the program's ground truth hold more than
-# half of it; the rest is counted.
+# a quarter of it; the rest is counted. (How much perf gives to the wrong
+# process depends on where the switches fall: 16-42 % of a program in the
+# runs so far, more on a loaded host; a half was once missed by 1 %.)
 # talking CMD...: run CMD, saying something every 60 s (the VM's /init
 # kills a case silent for its limit; TCG on a loaded host is slow).
 talking() {
@@ -148,7 +150,7 @@ check() {
 		fi
 	done
 	n_gt=$(wc -l <"$3")
-	[ $((2 * good)) -gt "$n_gt" ] ||
+	[ $((4 * good)) -gt "$n_gt" ] ||
 		fail "$1 (pid $2): perf decoded $good of $n_gt instructions as parts of the ground truth ($other others)" || return 1
 	ok "$1 (pid $2): perf: $good of $n_gt instructions in $pieces piece(s) equal to parts of the ground truth, $other others (after a switch its time lags behind)"
 }
