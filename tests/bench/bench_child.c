@@ -122,3 +122,17 @@ int bench_flow_data(const char *bindir, char *data, size_t size)
 	close(null);
 	return access(src, R_OK) ? -1 : 0;
 }
+
+int bench_repeat_opt(int argc, char **argv, int def)
+{
+	int c, repeat = def;
+
+	while ((c = getopt(argc, argv, "n:")) != -1) {
+		if (c != 'n') {
+			fprintf(stderr, "usage: %s [-n REPEAT]\n", argv[0]);
+			return -1;
+		}
+		repeat = atoi(optarg) > 0 ? atoi(optarg) : 1;
+	}
+	return repeat;
+}

@@ -65,4 +65,15 @@ uint8_t *bench_load_file(const char *path, size_t *len);
  */
 int bench_flow_data(const char *bindir, char *data, size_t size);
 
+/**
+ * bench_repeat_opt() - the benches' one option, -n REPEAT (decodes per
+ * measurement), parsed with getopt().
+ * @argc, @argv: main()'s arguments.
+ * @def:  REPEAT when -n is not given.
+ *
+ * Return: REPEAT (a value below 1 counts as 1), or -1 after a usage line
+ * on stderr for any other option (the caller exits 2).
+ */
+int bench_repeat_opt(int argc, char **argv, int def);
+
 #endif /* LWPT_TESTS_BENCH_CHILD_H */

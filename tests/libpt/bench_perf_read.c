@@ -108,17 +108,13 @@ int main(int argc, char **argv)
 	struct seg seg[8];
 	size_t nseg, len = 0, i, off;
 	uint8_t *trace, *big;
-	int c, repeat = 200;
+	int repeat;
 	struct pw w;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n') {
-			fprintf(stderr, "usage: %s [-n REPEAT]\n", argv[0]);
-			return 2;
-		}
-		repeat = atoi(optarg) > 0 ? atoi(optarg) : 1;
-	}
+	repeat = bench_repeat_opt(argc, argv, 200);
+	if (repeat < 0)
+		return 2;
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(bin, sizeof(bin), "%s", dirname(self));
 	snprintf(elf, sizeof(elf), "%s/../tests/trace_flow_prog", bin);

@@ -144,16 +144,12 @@ int main(int argc, char **argv)
 	char self[PATH_MAX], data[PATH_MAX + 32];
 	char elf[PATH_MAX + 32], src[PATH_MAX + 64], big[PATH_MAX + 64];
 	static const int traces[] = { 0, 2 };
-	int c, repeat = 200;
+	int repeat;
 	size_t i;
 
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n') {
-			fprintf(stderr, "usage: %s [-n REPEAT]\n", argv[0]);
-			return 2;
-		}
-		repeat = atoi(optarg) > 0 ? atoi(optarg) : 1;
-	}
+	repeat = bench_repeat_opt(argc, argv, 200);
+	if (repeat < 0)
+		return 2;
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
 	snprintf(elf, sizeof(elf), "%s/../tests/trace_flow_prog", bindir);
