@@ -586,11 +586,16 @@ static void pt_thread_unload(struct pt_cpu *pc)
 /*
  * Must the thread of @th wait for its reader? Its session is started, it
  * is traced (or stalled at the gate) and its output reached the watermark
- * (pt_output_hold_due()). pt_thread_lock held.
+ * (pt_output_hold_due()). Never a thread of the process that configured
+ * the capture: a process tracing itself may be its own reader (the held
+ * thread the one that would release), so its threads run on and a full
+ * buffer stalls at the gate, counted, as with LWPT_PT_CFG_LOSSY (pt.rst,
+ * "Continuous mode: the hold"). pt_thread_lock held.
  */
 static bool pt_thread_must_hold(const struct pt_thread *th)
 {
 	return th->sess->started && th->task && !th->tr.err &&
+	       th->tgid != th->sess->owner_tgid &&
 	       (th->tr.tracing || th->tr.stalled) && pt_output_hold_due(&th->tr);
 }
 

@@ -31,8 +31,8 @@
  *   pt_test thread-restart  per-thread continuous: STOP and START again,
  *                       three runs, every byte taken (issue 27)
  *   pt_test thread-hold per-thread continuous: the traced thread waits for
- *                       its reader; SIGSTOP, SIGCONT, SIGKILL; LOSSY
- *                       (issue 27)
+ *                       its reader; SIGSTOP, SIGCONT, SIGKILL; LOSSY; a
+ *                       process tracing itself is never held (issue 27)
  *   pt_test single      single-range output (SDM 33.2.7.1): the MSRs as the
  *                       SDM encodes them, refusals, the pattern through a
  *                       wrap read oldest first (raw and through libpt), per
@@ -2047,6 +2047,48 @@ static char task_state(pid_t pid, int tid)
  * Held again, SIGSTOP stops it (state T) and SIGCONT lets it wait again;
  * SIGKILL ends it while held. With LWPT_PT_CFG_LOSSY it is never held.
  */
+/*
+ * A process that traces itself may be its own reader: its threads are never
+ * held (Documentation/pt.rst, "Continuous mode: the hold"). In a child (a
+ * process of its own) the thread configures a per-thread continuous capture
+ * of its process and writes past the gate without reading: it must come
+ * back, the full buffer counted as a loss, never held. Before that rule the
+ * thread waited for itself for good (the parent gives it 60 s).
+ */
+static void test_thread_hold_self(void)
+{
+	struct lwpt_pt_status st;
+	int wst = 0, i;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open_pt(), b;
+
+		pin(0);
+		if (thread_configure_cont(fd, getpid(), 0) || ioctl(fd, LWPT_PT_IOC_START))
+			_exit(2);
+		inject_here(14336);
+		inject_here(14336);
+		b = buffer_of(fd, gettid_(), &st);
+		if (b < 0 || tstatus(fd, (uint32_t)b, &st))
+			_exit(3);
+		printf("note: self: holds %llu, lost %llu\n", (unsigned long long)st.holds,
+		       (unsigned long long)st.lost);
+		_exit(!st.holds && st.lost >= 1 ? 0 : 4);
+	}
+	for (i = 0; pid > 0 && i < 60000 && !waitpid(pid, &wst, WNOHANG); i++)
+		usleep(1000);
+	if (pid > 0 && i == 60000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &wst, 0);
+		check(0, "self: a process tracing itself was held for good (its own reader)");
+		return;
+	}
+	check(pid > 0 && WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
+	      "self: a process tracing itself is never held, its full buffer counted (status %#x)",
+	      wst);
+}
+
 static void test_thread_hold(void)
 {
 	struct lwpt_pt_status st;
@@ -2132,6 +2174,7 @@ static void test_thread_hold(void)
 out:
 	end_child(pid);
 	close(fd);
+	test_thread_hold_self();
 }
 
 int main(int argc, char **argv)
