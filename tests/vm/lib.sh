@@ -274,11 +274,11 @@ pt_test_run() {
 
 # --- Issue 27: per-thread continuous capture of pt_flow_threads ----------
 # (86-ptcap-hold.sh and tests/vm/slow/86-ptcap-hold-matrix.sh). HOLD_PROG,
-# HOLD_ROUNDS: the program and its argument (36000 rounds: about 175 KiB
+# HOLD_ROUNDS: the program and its argument (45000 rounds: about 200 KiB
 # of trace per thread, more than 20 buffers of 8 KiB); HOLD_BUFFERS: the
 # buffers each thread must have written at least.
 HOLD_PROG=/bin/pt_flow_threads
-HOLD_ROUNDS=${HOLD_ROUNDS:-36000}
+HOLD_ROUNDS=${HOLD_ROUNDS:-45000}
 HOLD_BUFFERS=${HOLD_BUFFERS:-20}
 
 # hold_flow_gt: the ground truth of both threads by single-stepping, in
