@@ -41,6 +41,7 @@
 #include <linux/percpu.h>
 #include <linux/reboot.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sched/task.h>
 #include <linux/smp.h>
@@ -315,6 +316,35 @@ static bool pt_pmi_in_update(struct pt_output *tr)
 }
 
 /*
+ * A ToPA PMI after lwpt stopped tracing on this CPU (@pc's trace paused by
+ * a switch-out, STOP, an unload): the NMI's delivery can outlast the code
+ * that cleared TraceEn (SDM 33.2.7.2: "This interrupt is not precise").
+ * Nobody else would claim it without a perf event (an "NMI received for
+ * unknown reason", LVTPC left masked, every later PMI on the CPU lost);
+ * perf claims bit 55 whenever its handler is active. So it is lwpt's when
+ * bit 55 is set, nobody traces here now (TraceEn clear) and lwpt's update
+ * here is under way or ended less than PT_PMI_LATE_NS ago: acknowledged, LVTPC
+ * unmasked, counted; nothing to account (the pause read the pointers).
+ * Limit: a KVM guest's ToPA PMI in that window would be taken too.
+ */
+static bool pt_pmi_late(struct pt_cpu *pc)
+{
+	u64 gs = 0, ctl = 0;
+
+	if ((!READ_ONCE(pc->in_update) &&
+	     local_clock() - READ_ONCE(pc->update_ns) > PT_PMI_LATE_NS) ||
+	    lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) ||
+	    !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI) ||
+	    lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) || (ctl & IA32_RTIT_CTL_TRACEEN))
+		return false;
+	lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
+		      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
+	pc->late_pmis++;
+	lwpt_hw_pmi_rearm();
+	return true;
+}
+
+/*
  * The ToPA PMI (SDM 33.2.7.2, Table 33-4), in NMI context natively,
  * registered first on NMI_LOCAL (hw_native.c). Whether it is ours cannot
  * rest on IA32_PERF_GLOBAL_STATUS bit 55 alone: another handler may have
@@ -343,7 +373,7 @@ static bool pt_pmi(void *data)
 	if (!tr)
 		tr = &pc->tr;
 	if (!READ_ONCE(tr->tracing))
-		return false;
+		return pt_pmi_late(pc);
 	bit = !lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) &&
 	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (READ_ONCE(pc->in_update)) {

@@ -234,6 +234,10 @@ struct pt_sb {
  * @hold_iw: per-thread scope: queued where a thread's output reached its
  *	hold watermark (NMI-safe); runs in IRQ context and holds current
  *	(pt_thread.c, "The hold")
+ * @update_ns: local_clock() at the end of lwpt's last update here (a
+ *	pause, a switch-out, STOP): a ToPA PMI within PT_PMI_LATE_NS of it,
+ *	with nothing of lwpt's tracing here any more, is its late one
+ * @late_pmis: such late PMIs claimed (pt_pmi_late())
  */
 struct pt_cpu {
 	struct pt_output tr;
@@ -246,7 +250,15 @@ struct pt_cpu {
 	struct pt_thread *suspended;
 	struct pt_sb sb;
 	struct irq_work hold_iw;
+	u64 update_ns;
+	u64 late_pmis;
 };
+
+/*
+ * How long after lwpt's last update on a CPU a ToPA PMI with nothing of
+ * lwpt's tracing there is still taken as lwpt's, delivered late (pt_pmi()).
+ */
+#define PT_PMI_LATE_NS	NSEC_PER_MSEC
 
 struct pt_mem_user;
 struct mem_cgroup;

@@ -13,6 +13,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_arch.h>
@@ -589,6 +590,7 @@ void pt_cpu_update_begin(struct pt_cpu *pc)
  */
 void pt_cpu_update_end(struct pt_cpu *pc)
 {
+	WRITE_ONCE(pc->update_ns, local_clock());
 	barrier();	/* every MSR access before in_update is cleared */
 	WRITE_ONCE(pc->in_update, false);
 }

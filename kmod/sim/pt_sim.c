@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/irq_work.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
@@ -66,6 +67,8 @@
  *	the generator is done or the handler returns
  * @pmi_held: a ToPA PMI held back by pt_pmi_at_enable, delivered right
  *	after the next write that sets TraceEn here
+ * @pmi_late: a ToPA PMI delayed by pt_pmi_late, delivered by @late_iw
+ * @late_iw: delivers @pmi_late once this CPU takes interrupts again
  * @model_emit: the output of the core model (pt_trace_model_config())
  * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
  * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
@@ -85,6 +88,8 @@ struct sim_pt_gen {
 	bool in_pmi;
 	bool pmi_pending;
 	bool pmi_held;
+	bool pmi_late;
+	struct irq_work late_iw;
 	pt_trace_emit_fn model_emit;
 	u64 ovf_after;
 	u64 ovf_refuse;
@@ -141,29 +146,43 @@ MODULE_PARM_DESC(pt_switch_check,
  */
 static atomic_t sim_pt_pmi_at_enable = ATOMIC_INIT(0);
 
-static int sim_pt_pmi_at_enable_set(const char *val, const struct kernel_param *kp)
+/* A count parameter (an atomic_t at kp->arg): N >= 0, counted down. */
+static int sim_pt_count_set(const char *val, const struct kernel_param *kp)
 {
 	int n, err = kstrtoint(val, 0, &n);
 
 	if (err || n < 0)
 		return err ?: -EINVAL;
-	atomic_set(&sim_pt_pmi_at_enable, n);
+	atomic_set(kp->arg, n);
 	return 0;
 }
 
-static int sim_pt_pmi_at_enable_get(char *buf, const struct kernel_param *kp)
+static int sim_pt_count_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&sim_pt_pmi_at_enable));
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
 }
 
-static const struct kernel_param_ops sim_pt_pmi_at_enable_ops = {
-	.set = sim_pt_pmi_at_enable_set,
-	.get = sim_pt_pmi_at_enable_get,
+static const struct kernel_param_ops sim_pt_count_ops = {
+	.set = sim_pt_count_set,
+	.get = sim_pt_count_get,
 };
 
-module_param_cb(pt_pmi_at_enable, &sim_pt_pmi_at_enable_ops, NULL, 0644);
+module_param_cb(pt_pmi_at_enable, &sim_pt_count_ops, &sim_pt_pmi_at_enable, 0644);
 MODULE_PARM_DESC(pt_pmi_at_enable,
 		 "Hold back the next N ToPA PMIs until right after the next write that sets TraceEn on their CPU (default 0)");
+
+/*
+ * A late ToPA PMI (SDM 33.2.7.2: "This interrupt is not precise"): the next
+ * this many PMIs the model delivers are taken only once their CPU takes
+ * interrupts again (an irq_work), i.e. after the code that was running -
+ * typically the one that cleared TraceEn, whose write delivers a PMI still
+ * in its skid: a switch-out, STOP - has finished and no longer traces
+ * there. Counted down as PMIs are delayed.
+ */
+static atomic_t sim_pt_pmi_late = ATOMIC_INIT(0);
+module_param_cb(pt_pmi_late, &sim_pt_count_ops, &sim_pt_pmi_late, 0644);
+MODULE_PARM_DESC(pt_pmi_late,
+		 "Deliver the next N ToPA PMIs only once their CPU takes interrupts again, after the code that ran (default 0)");
 
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
@@ -252,6 +271,24 @@ static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 		g->pmi_held = true;
 		return;
 	}
+	/* pt_pmi_late: taken once this CPU takes interrupts again. */
+	if (atomic_add_unless(&sim_pt_pmi_late, -1, 0)) {
+		g->pmi_late = true;
+		irq_work_queue(&g->late_iw);
+		return;
+	}
+	g->pmi_pending = true;
+	sim_pt_deliver_pmi(g);
+}
+
+/* @late_iw (IRQ context, on the PMI's CPU): the delayed PMI arrives. */
+static void sim_pt_late_pmi(struct irq_work *w)
+{
+	struct sim_pt_gen *g = container_of(w, struct sim_pt_gen, late_iw);
+
+	if (!g->pmi_late)
+		return;
+	g->pmi_late = false;
 	g->pmi_pending = true;
 	sim_pt_deliver_pmi(g);
 }
@@ -738,9 +775,11 @@ int sim_pt_init(struct dentry *dir)
 	sim_pt_prof.xsaves_pt = false;
 	put_cpu();
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		pt_model_cpu_init(per_cpu_ptr(&sim_pt_cpus, cpu), &sim_pt_prof,
 				  &sim_pt_ops, NULL, cpu);
+		init_irq_work(&per_cpu_ptr(&sim_pt_gens, cpu)->late_iw, sim_pt_late_pmi);
+	}
 	if (sim_pt_other_alloc())
 		return -ENOMEM;
 	sim_pt_tp_switch = lwpt_tracepoint_find("sched_switch");
@@ -770,7 +809,11 @@ static void sim_pt_free_other(void)
 
 void sim_pt_exit(void)
 {
+	int cpu;
+
 	sim_pt_active = false;
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&sim_pt_gens, cpu)->late_iw);
 	if (sim_pt_tp_switch) {
 		tracepoint_probe_unregister(sim_pt_tp_switch, sim_pt_probe_switch, NULL);
 		tracepoint_synchronize_unregister();

@@ -1079,6 +1079,8 @@ int pt_model_xsaves(struct pt_model_cpu *cpu, uint64_t rfbm, struct pt_xsave_sta
 	area->rtit_addr1_b = cpu->addr_b[1];
 	if (saved)
 		*saved = true;
+	/* As for WRMSR: a PMI still in its skid is taken once output stops. */
+	deliver_pmi(cpu);
 	return PT_MODEL_OK;
 }
 

@@ -15,7 +15,8 @@
 # bdw (MENTRY=0), with no other NMI handler (0) and with perf (2). With
 # pt_nmi_first_acker=1 a PMI whose bit 55 another handler acknowledged
 # first, inside a load, leaves no evidence for lwpt (Documentation/pt.rst):
-# not run.
+# not run. First, pt_pmi_late: a PMI delivered after the switch-out that
+# cleared TraceEn is claimed (pt_pmi_late()), no unknown NMI, LVTPC unmasked.
 . /lwpt/lib.sh
 
 for combo in full:1:0 full:0:2 full:1:2 bdw:0:0 bdw:0:2; do

@@ -154,9 +154,10 @@ static uint64_t pmi_reg(int cpu, const char *name)
 	return debugfs_reg("pmi", cpu, name);
 }
 
-static uint64_t violations(void)
+/* The number in the file @path (sysfs, debugfs), ~0 if none. */
+static uint64_t read_file_u64(const char *path)
 {
-	FILE *f = fopen(DEBUGFS "violations", "r");
+	FILE *f = fopen(path, "r");
 	unsigned long long v = ~0ull;
 
 	if (f) {
@@ -165,6 +166,11 @@ static uint64_t violations(void)
 		fclose(f);
 	}
 	return v;
+}
+
+static uint64_t violations(void)
+{
+	return read_file_u64(DEBUGFS "violations");
 }
 
 static void inject(int cpu, uint64_t bytes)
@@ -1363,6 +1369,52 @@ static void test_quiesce(bool thread)
 }
 
 /*
+ * A late PMI (lwpt_sim's pt_pmi_late, SDM 33.2.7.2: "not precise"):
+ * a 64 KiB skid keeps the buffer's PMI pending after the write that
+ * raised it; the thread's switch-out clears TraceEn, whose write
+ * delivers it, and pt_pmi_late holds it until the CPU takes interrupts
+ * again: the switch-out is done, nothing of lwpt's is loaded. It must
+ * be claimed all the same (pt_pmi_late()): no unknown NMI, LVTPC not
+ * left masked, a later PMI not dropped.
+ */
+static void test_pmi_late(void)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	struct lwpt_pt_config c;
+	uint64_t u0, d0;
+	int fd;
+	pid_t pid;
+
+	fd = open_pt();
+	pid = spawn_child(2);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
+	      wrun(1, W_PIN, 1) == 1, "late: configure, start, the thread on CPU 1");
+	check(set_param("pt_pmi_skid", "65536\n"), "late: pt_pmi_skid=65536");
+	wrun(1, W_TRACEEN, 0);	/* switched out and in: loaded with that skid */
+	u0 = pmi_reg(1, "unknown");
+	d0 = pmi_reg(1, "dropped");
+	check(set_param("pt_pmi_late", "1\n"), "late: pt_pmi_late=1");
+	wrun(1, W_INJECT, TBUF + 1000);
+	usleep(200000);		/* the worker sleeps: switched out */
+	check(read_file_u64("/sys/module/lwpt_sim/parameters/pt_pmi_late") == 0,
+	      "late: the PMI was delayed");
+	check(pmi_reg(1, "unknown") == u0 && pmi_reg(1, "lvtpc_masked") == 0,
+	      "late: a PMI arriving after the switch-out was claimed (unknown NMIs %llu, was %llu; LVTPC masked %llu)",
+	      (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
+	      (unsigned long long)pmi_reg(1, "lvtpc_masked"));
+	check(set_param("pt_pmi_skid", "256\n"), "late: pt_pmi_skid=256");
+	wrun(1, W_TRACEEN, 0);
+	wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
+	check(pmi_reg(1, "dropped") == d0, "late: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
+	      (unsigned long long)pmi_reg(1, "dropped"), (unsigned long long)d0);
+	end_child(pid);
+	close(fd);
+}
+
+/*
  * ToPA PMIs at the worst moments (issue 27 2.2), with lwpt_sim's
  * pt_pmi_at_enable holding a PMI back until right after the next write that
  * sets TraceEn on its CPU: the traced thread's next load, where TraceEn is
@@ -1391,6 +1443,7 @@ static void test_pmi_window(void)
 	close(fd);
 	mentry = caps.caps & LWPT_PT_CAP_MENTRY;
 	pin(0);
+	test_pmi_late();
 	for (pass = 0; pass < 3; pass++) {
 		/* 0: wrap; 1: wrap, InjectPsbPmiOnEnable; 2: continuous. */
 		if ((pass == 1 && !(caps.caps & LWPT_PT_CAP_PSB_PMI_PRESERVE)) ||
@@ -1453,6 +1506,7 @@ static void test_pmi_window(void)
 		end_child(pid);
 		close(fd);
 	}
+
 	check(violations() == 0, "pmi: no spec violation");
 }
 
