@@ -47,7 +47,7 @@ test_ptcap_dir_SRCS := tests/libpt/test_ptcap_dir.c
 test_ptcap_dir_LIBS := pt
 
 # The perf.data reader (libpt/perf_*.c, include/lwpt/perf_data.h, issue 24):
-# synthetic files from tests/libpt/perf_writer.h, the perf 4.14 recordings
+# synthetic files from libpt's writer (tests/libpt/perf_fixture.h), the perf 4.14 recordings
 # of $(LWPT_SHARED)/testdata/perf compared with Debian's perf, mutations.
 UNIT_TESTS += test_perf_read
 test_perf_read_SRCS := tests/libpt/test_perf_read.c
@@ -58,13 +58,15 @@ test_perf_read_LDLIBS := -lelf -lzstd
 # (issue 24: at most 1.2x), both through ptflow; the input as bench_ptflow's.
 BENCHES += bench_perf_read
 bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
-bench_perf_read_LDLIBS := -lelf
+bench_perf_read_LIBS := pt
+bench_perf_read_LDLIBS := -lelf -lzstd
 bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
 
-# A ptcap directory as a perf.data (tests/libpt/perf_writer.h), for the
-# script test of ptflow and ptdump on perf.data.
-$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_writer.h \
-		   include/lwpt/perf_file.h $(O)/lib/libpt.a
+# A ptcap directory as a perf.data (libpt's writer through
+# tests/libpt/perf_fixture.h), for the script test of ptflow and ptdump on
+# perf.data.
+$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_fixture.h \
+		   include/lwpt/perf_file.h include/lwpt/perf_write.h $(O)/lib/libpt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/libpt/mkperf.c \
 		$(O)/lib/libpt.a -lzstd
