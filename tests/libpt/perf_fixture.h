@@ -100,6 +100,46 @@ static inline const uint8_t *fx_records(const struct fx *x, size_t *len)
 	return x->b + h.data.offset;
 }
 
+/*
+ * A finished file-format file as the `data` of a `perf record --threads`
+ * directory: HEADER_DIR_FORMAT (bit 24, util/header.c write_dir_format():
+ * u64 @version) added. It is above every feature the writer writes, so
+ * its table entry goes last: the other entries move 16 bytes (their
+ * bodies with them) and its body is appended.
+ */
+static inline void fx_add_dir_format(struct fx *x, uint64_t version)
+{
+	struct perf_file_header h;
+	struct perf_file_section e;
+	uint64_t table;
+	unsigned int bit, n = 0, i;
+	uint8_t *b;
+
+	memcpy(&h, x->b, sizeof(h));
+	table = h.data.offset + h.data.size;
+	for (bit = 0; bit < PERF_HEADER_FEAT_BITS; bit++)
+		n += (h.features[bit / 64] >> (bit % 64)) & 1;
+	b = malloc(x->n + 16 + 8);
+	if (!b)
+		abort();
+	memcpy(b, x->b, (size_t)table + 16 * n);
+	memcpy(b + table + 16 * (n + 1), x->b + table + 16 * n, x->n - (size_t)table - 16 * n);
+	for (i = 0; i < n; i++) {
+		memcpy(&e, b + table + 16 * i, sizeof(e));
+		e.offset += 16;
+		memcpy(b + table + 16 * i, &e, sizeof(e));
+	}
+	e.offset = x->n + 16;
+	e.size = 8;
+	memcpy(b + table + 16 * n, &e, sizeof(e));
+	memcpy(b + x->n + 16, &version, 8);
+	h.features[PERF_HEADER_DIR_FORMAT / 64] |= 1ull << (PERF_HEADER_DIR_FORMAT % 64);
+	memcpy(b, &h, sizeof(h));
+	free(x->b);
+	x->b = b;
+	x->n += 24;
+}
+
 static inline struct lpt_perf_sid fx_sid(uint32_t pid, uint32_t tid, uint64_t time,
 					 uint32_t cpu)
 {
