@@ -1158,6 +1158,10 @@ static void finish_config(struct lpt_perf *p)
 	for (i = 0; i < p->nattrs; i++)
 		if (p->attrs[i].attr.type == pv[PERF_INTEL_PT_PMU_TYPE]) {
 			p->info.pt_config = p->attrs[i].attr.config;
+			/* perf sets enable_on_exec only for a workload it
+			 * starts (util/evsel.c evsel__config(), target__none) */
+			p->info.per_task = p->attrs[i].attr.enable_on_exec;
+			p->info.inherit = p->attrs[i].attr.inherit;
 			break;
 		}
 	for (i = 0; i < p->nevnames; i++)

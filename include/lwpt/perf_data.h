@@ -174,6 +174,11 @@ struct lpt_perf_info {
 	uint64_t aux_errors;	/* PERF_RECORD_AUXTRACE_ERROR records */
 	uint64_t first_time;	/* smallest sample-id time seen, ns; 0 none */
 	uint64_t last_time;
+	bool per_task;		/* the intel_pt event follows tasks, not CPUs:
+				 * a workload's recording (`perf record --
+				 * prog`, attr.enable_on_exec); only the
+				 * workload's tasks are traced */
+	bool inherit;		/* ... and their children (attr.inherit) */
 	uint32_t dir_files;	/* directory format (perf record --threads):
 				 * the non-empty data.N files read besides
 				 * `data`; 0 for one file */

@@ -42,7 +42,9 @@ static inline void fx_ok(int err)
 	}
 }
 
-static inline void fx_start(struct fx *x, bool pipe)
+/* Start a file; @workload: the attr of a workload's recording (`perf
+ * record -- prog`: enable_on_exec and inherit, util/evsel.c). */
+static inline void fx_start_as(struct fx *x, bool pipe, bool workload)
 {
 	struct perf_event_attr a;
 
@@ -53,11 +55,18 @@ static inline void fx_start(struct fx *x, bool pipe)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_IDENTIFIER;
 	a.sample_id_all = 1;
+	a.enable_on_exec = workload;
+	a.inherit = workload;
 	x->f = tmpfile();
 	if (!x->f)
 		abort();
 	fx_ok((pipe ? lpt_perf_writer_open_pipe : lpt_perf_writer_open)(x->f, &a, "intel_pt//",
 									 1, &x->w));
+}
+
+static inline void fx_start(struct fx *x, bool pipe)
+{
+	fx_start_as(x, pipe, false);
 }
 
 /* Close the writer and read the file into x->b / x->n. */

@@ -414,6 +414,63 @@ START_TEST(write_ptcap_per_cpu)
 }
 END_TEST
 
+/* A workload's recording (`perf record -e intel_pt// -- prog`: the event
+ * follows the workload's tasks, attr.enable_on_exec; kernel/events/core.c
+ * schedules it with them): the switches file keeps the switches between
+ * traced tasks, those of ITRACE_START and their FORK children; another
+ * task's time, which holds no trace, is dropped (Documentation/
+ * perf-data.rst "Reading"). */
+START_TEST(write_ptcap_workload)
+{
+	char dir[] = "/tmp/test_perf_read-wl-XXXXXX", *text;
+	struct ptcap_switches sws = { 0 };
+	struct lpt_perf_code_opts o;
+	uint8_t data[32] = { 0 };
+	struct lpt_perf *p;
+	struct fx w;
+
+	fx_start_as(&w, false, true);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, true, false, NULL);
+	fx_itrace_start(&w, 7, 7, 1000);
+	fx_fork(&w, 8, 7, 1500);
+	/* CPU 0: 7 -> 20 (not traced) -> 7 -> 8 -> 30 -> 0 */
+	fx_switch_cpu_wide(&w, true, 0, 7, 20, 2000);
+	fx_switch_cpu_wide(&w, false, 0, 20, 7, 2001);
+	fx_switch_cpu_wide(&w, true, 0, 20, 7, 3000);
+	fx_switch_cpu_wide(&w, false, 0, 7, 20, 3001);
+	fx_switch_cpu_wide(&w, true, 0, 7, 8, 4000);
+	fx_switch_cpu_wide(&w, false, 0, 8, 7, 4001);
+	fx_switch_cpu_wide(&w, true, 0, 8, 30, 5000);
+	fx_switch_cpu_wide(&w, false, 0, 30, 8, 5001);
+	fx_switch_cpu_wide(&w, true, 0, 30, 0, 6000);
+	fx_switch_cpu_wide(&w, false, 0, 0, 30, 6001);
+	/* CPU 1: untraced tasks only */
+	fx_switch_cpu_wide(&w, true, 1, 40, 41, 1000);
+	fx_switch_cpu_wide(&w, false, 1, 41, 40, 1001);
+	fx_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+	ck_assert(lpt_perf_info(p)->per_task && lpt_perf_info(p)->inherit);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	lpt_perf_code_opts_init(p, &o);
+	o.no_code = true;
+	ck_assert_int_eq(lpt_perf_write_ptcap(p, dir, &o, NULL, "test"), 0);
+	text = slurp_text(dir, "switches");
+	ck_assert_int_eq(ptcap_switches_parse(text, strlen(text), &sws, NULL), 0);
+	free(text);
+	/* 0/0 -> 7/7 (ITRACE_START), 7/7 -> 8/8 at the in-record of 8 */
+	ck_assert_uint_eq(sws.n, 2);
+	ck_assert(sws.sw[0].cpu == 0 && sws.sw[0].prev_pid == 0 && sws.sw[0].next_pid == 7);
+	ck_assert(sws.sw[1].prev_pid == 7 && sws.sw[1].next_pid == 8);
+	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
+	ptcap_switches_free(&sws);
+	lpt_perf_close(p);
+	lpt_perf_ptcap_remove(strdup(dir));
+	free(w.b);
+}
+END_TEST
+
 /* A `perf record --kcore` directory (builtin-record.c record__kcore_copy):
  * DIR/data is the perf.data, DIR/kcore_dir/kcore the kernel's code at its
  * run-time addresses (no relocation); lpt_perf_probe() knows the directory. */
@@ -1027,6 +1084,7 @@ int main(void)
 	tcase_add_test(tc, compressed);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, write_ptcap_per_cpu);
+	tcase_add_test(tc, write_ptcap_workload);
 	tcase_add_test(tc, kcore_directory);
 	tcase_add_test(tc, mutations_synthetic);
 	suite_add_tcase(s, tc);
