@@ -279,22 +279,13 @@ struct sw_lines {
 static void switch_line(struct sw_lines *v, uint64_t tsc, int32_t cpu, int32_t pp, int32_t pt,
 			int32_t np, int32_t nt, bool preempt)
 {
-	struct sw_line *l;
-
 	if (pp < 0 || pt < 0 || np < 0 || nt < 0 || v->err)
 		return;
 	if (lpt_perf_grow(&v->l, &v->cap, v->n + 1, sizeof(*v->l))) {
 		v->err = -LPT_PERF_E_NOMEM;
 		return;
 	}
-	l = &v->l[v->n++];
-	l->tsc = tsc;
-	l->cpu = cpu;
-	l->pp = pp;
-	l->pt = pt;
-	l->np = np;
-	l->nt = nt;
-	l->preempt = preempt;
+	v->l[v->n++] = (struct sw_line){ tsc, cpu, pp, pt, np, nt, preempt };
 }
 
 /* A SWITCH_CPU_WIDE out-record not yet matched by its in-record. */
