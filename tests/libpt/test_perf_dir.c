@@ -172,6 +172,63 @@ START_TEST(synthetic_directory)
 }
 END_TEST
 
+/* Flipped bytes and cuts in data.0 and data.1: an error or a model, never
+ * a crash or a read outside the files (each is mapped on its own pages). */
+START_TEST(mutations)
+{
+	char dir[] = "/tmp/test_perf_dir-m-XXXXXX", path[4200];
+	uint8_t orig[2][512], b[512];
+	size_t len[2];
+	unsigned int seed = 24, r;
+	int k;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	build_dir(dir, 1);
+	for (k = 0; k < 2; k++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/data.%d", dir, k);
+		f = fopen(path, "rb");
+		ck_assert_ptr_nonnull(f);
+		len[k] = fread(orig[k], 1, sizeof(orig[k]), f);
+		fclose(f);
+		ck_assert_uint_gt(len[k], 0);
+	}
+	for (r = 0; r < 400; r++) {
+		struct lpt_perf *p;
+		size_t n;
+		int err;
+
+		k = (int)(r % 2);
+		n = len[k];
+		memcpy(b, orig[k], n);
+		if (r % 3 == 0)
+			n = (size_t)rand_r(&seed) % n;
+		if (n)
+			b[(size_t)rand_r(&seed) % n] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+		snprintf(path, sizeof(path), "data.%d", k);
+		spit(dir, path, b, n);
+		err = lpt_perf_open(dir, NULL, &p);
+		if (!err) {
+			const struct lpt_perf_trace *t;
+			uint8_t buf[64];
+			size_t i;
+
+			for (i = 0; i < lpt_perf_ntraces(p); i++) {
+				t = lpt_perf_trace(p, i);
+				ck_assert_int_ge(lpt_perf_trace_read(p, i, 0, buf, sizeof(buf)), 0);
+				ck_assert_uint_le(t->size, len[0] + len[1]);
+			}
+			lpt_perf_close(p);
+		} else {
+			ck_assert(lpt_perf_last_error()[0]);
+		}
+		spit(dir, path, orig[k], len[k]);
+	}
+	rm_rf(dir);
+}
+END_TEST
+
 static bool have_perf(void)
 {
 	if (access("/usr/bin/perf", X_OK)) {
@@ -326,6 +383,7 @@ static Suite *perf_dir_suite(void)
 
 	tcase_add_test(tc, synthetic_directory);
 	tcase_add_test(tc, synthetic_directory_perf);
+	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, real_threads);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
