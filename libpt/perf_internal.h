@@ -45,12 +45,22 @@ struct lpt_perf_evname {
 	char name[64];
 };
 
+/* Directory format: one data.N file at @off of the mapping. */
+struct lpt_perf_part {
+	uint64_t off, size;
+	const char *path;
+};
+
 struct lpt_perf {
 	struct lpt_perf_opts opts;
 	const uint8_t *map;
 	uint64_t len;
 	uint64_t data_off, data_end;
 	char *kcore;
+	const char *dir;		/* the directory given to lpt_perf_open() */
+	uint64_t dir_version;		/* HEADER_DIR_FORMAT, 0 none */
+	struct lpt_perf_part *parts;	/* directory format: data.N, by N */
+	size_t nparts, cap_parts;
 	struct lpt_perf_info info;
 	struct ptcap_config cfg;
 	struct perf_rec_time_conv tc;
@@ -94,5 +104,16 @@ int lpt_perf_grow(void *v, size_t *cap, size_t n, size_t elem);
 
 /* A copy of @s[0..@n) owned by @p (freed by lpt_perf_close()). */
 char *lpt_perf_strndup(struct lpt_perf *p, const char *s, size_t n);
+
+/* Keep the detail of an error for lpt_perf_last_error(); returns -@code. */
+int lpt_perf_fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* libpt/perf_dir.c: HEADER_DIR_FORMAT's body (@len bytes at @b); map the
+ * data.N files of @dir after `data` (p->map, p->len, p->parts); sort the
+ * sideband by time. Each returns 0 or a negative LPT_PERF_E_* code. */
+int lpt_perf_dir_format(struct lpt_perf *p, const uint8_t *b, uint64_t len);
+int lpt_perf_dir_map(struct lpt_perf *p, const char *dir);
+int lpt_perf_dir_sort(struct lpt_perf *p);
 
 #endif

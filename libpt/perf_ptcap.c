@@ -263,22 +263,118 @@ static int write_traces(struct wctx *c, const char *dir)
 	return err;
 }
 
-/* One switch line: on @cpu at @tsc, prev stopped and next ran. */
-static void switch_line(FILE *f, uint64_t tsc, int32_t cpu, int32_t pp, int32_t pt,
+/* One switch: on @cpu at @tsc, prev stopped and next ran. */
+struct sw_line {
+	uint64_t tsc;
+	int32_t cpu, pp, pt, np, nt;
+	bool preempt;
+};
+
+struct sw_lines {
+	struct sw_line *l;
+	size_t n, cap;
+	int err;
+};
+
+static void switch_line(struct sw_lines *v, uint64_t tsc, int32_t cpu, int32_t pp, int32_t pt,
 			int32_t np, int32_t nt, bool preempt)
 {
-	if (pp < 0 || pt < 0 || np < 0 || nt < 0)
+	if (pp < 0 || pt < 0 || np < 0 || nt < 0 || v->err)
 		return;
-	fprintf(f, "%" PRIu64 " %d %d/%d %d/%d%s%s%s\n", tsc, cpu, pp, pt, np, nt,
-		pp == 0 ? " prev-idle" : "", np == 0 ? " next-idle" : "",
-		preempt ? " preempt" : "");
+	if (lpt_perf_grow(&v->l, &v->cap, v->n + 1, sizeof(*v->l))) {
+		v->err = -LPT_PERF_E_NOMEM;
+		return;
+	}
+	v->l[v->n++] = (struct sw_line){ tsc, cpu, pp, pt, np, nt, preempt };
 }
 
 /* A SWITCH_CPU_WIDE out-record not yet matched by its in-record. */
-static void out_line(FILE *f, const struct lpt_perf_switch *o)
+static void out_line(struct sw_lines *v, const struct lpt_perf_switch *o)
 {
-	switch_line(f, o->tsc, o->cpu, o->pid, o->tid, o->other_pid, o->other_tid,
-		    o->preempt);
+	switch_line(v, o->tsc, o->cpu, o->pid, o->tid, o->other_pid, o->other_tid, o->preempt);
+}
+
+/* The pids the intel_pt event of a workload recording follows: those of
+ * ITRACE_START (the event's first run in a task, kernel/events/core.c
+ * perf_log_itrace_start()) and, with inherit, their children (FORK
+ * records in time order). Sorted; NULL for none. */
+static int32_t *traced_pids(const struct lpt_perf *p, size_t *np)
+{
+	size_t nsw, nt, i, n = 0, k;
+	const struct lpt_perf_switch *s = lpt_perf_switches(p, &nsw);
+	const struct lpt_perf_task *t = lpt_perf_tasks(p, &nt);
+	int32_t *v = malloc((nsw + nt + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < nsw; i++)
+		if (s[i].itrace_start && s[i].pid > 0)
+			v[n++] = s[i].pid;
+	for (i = 0; i < nt && lpt_perf_info(p)->inherit; i++) {
+		if (t[i].kind != LPT_PERF_FORK)
+			continue;
+		for (k = 0; k < n && v[k] != t[i].ppid; k++)
+			;
+		if (k < n)
+			v[n++] = t[i].pid;
+	}
+	*np = n;
+	return v;
+}
+
+static bool is_traced(const int32_t *v, size_t n, int32_t pid)
+{
+	while (n--)
+		if (v[n] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * A workload's recording (lpt_perf_info() per_task): its intel_pt event
+ * runs only while a task it follows is on the CPU (perf's per-task events
+ * are scheduled with their task), so the time of any other task holds no
+ * trace. Such a task is dropped from the switches: "X -> other" then
+ * "other -> X" on a CPU is nothing (X's trace only paused: without this,
+ * every piece of X ends at a switch, perf writes an AUX record at each
+ * sched-out, and the piece is ambiguous), "X -> other" then "other -> Y"
+ * becomes "X -> Y" at the time of the second, and the first traced task
+ * of a CPU comes from the idle task (0/0). Each CPU's lines stay a chain:
+ * a line's prev is the previous line's next.
+ */
+static void keep_traced(const struct lpt_perf *p, struct sw_lines *v)
+{
+	size_t ntr = 0, i, out = 0, ncpu = 0;
+	int32_t *tr = traced_pids(p, &ntr);
+	struct sw_line *cur;
+
+	if (!tr) {
+		v->err = -LPT_PERF_E_NOMEM;
+		return;
+	}
+	for (i = 0; i < v->n; i++)
+		if ((size_t)v->l[i].cpu >= ncpu)
+			ncpu = (size_t)v->l[i].cpu + 1;
+	cur = calloc(ncpu ? ncpu : 1, sizeof(*cur));	/* each CPU's traced task */
+	if (!cur) {
+		free(tr);
+		v->err = -LPT_PERF_E_NOMEM;
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		struct sw_line l = v->l[i], *c = &cur[l.cpu];
+
+		if (!is_traced(tr, ntr, l.np) || (l.np == c->np && l.nt == c->nt))
+			continue;	/* untraced, or the same task back */
+		l.pp = c->np;
+		l.pt = c->nt;
+		l.preempt = false;
+		*c = l;
+		v->l[out++] = l;
+	}
+	v->n = out;
+	free(cur);
+	free(tr);
 }
 
 /*
@@ -289,13 +385,15 @@ static void out_line(FILE *f, const struct lpt_perf_switch *o)
  * the in-record, or an out-record no in-record follows on its CPU.
  * SWITCH records (not CPU-wide, a traced task only) give "0/0 -> task" and
  * "task -> 0/0": the other side is not traced. Each CPU's ITRACE_START is
- * the thread running from then on.
+ * the thread running from then on. A workload's recording keeps the
+ * switches between the tasks it traces only (keep_traced()).
  */
 static int write_switches(struct wctx *c, const char *dir)
 {
 	size_t n, i, ncpu = 0;
 	const struct lpt_perf_switch *s = lpt_perf_switches(c->p, &n);
 	const struct lpt_perf_switch **pend;
+	struct sw_lines v = { 0 };
 	FILE *f;
 
 	for (i = 0; i < n; i++)
@@ -304,14 +402,6 @@ static int write_switches(struct wctx *c, const char *dir)
 	pend = calloc(ncpu ? ncpu : 1, sizeof(*pend));
 	if (!pend)
 		return -LPT_PERF_E_NOMEM;
-	f = create(dir, PTCAP_SWITCHES_FILE);
-	if (!f) {
-		free(pend);
-		return -LPT_PERF_E_IO;
-	}
-	fprintf(f, "%s %d\n# tsc cpu prev-pid/tid next-pid/tid [flags], from perf.data "
-		"SWITCH, SWITCH_CPU_WIDE and ITRACE_START records\n", PTCAP_SWITCHES_MAGIC,
-		PTCAP_FORMAT_VERSION);
 	for (i = 0; i < n; i++) {
 		const struct lpt_perf_switch *w = &s[i], **o;
 
@@ -319,30 +409,53 @@ static int write_switches(struct wctx *c, const char *dir)
 			continue;
 		o = &pend[w->cpu];
 		if (w->itrace_start) {
-			switch_line(f, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
+			switch_line(&v, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
 		} else if (!w->cpu_wide) {
 			if (w->out)
-				switch_line(f, w->tsc, w->cpu, w->pid, w->tid, 0, 0, w->preempt);
+				switch_line(&v, w->tsc, w->cpu, w->pid, w->tid, 0, 0, w->preempt);
 			else
-				switch_line(f, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
+				switch_line(&v, w->tsc, w->cpu, 0, 0, w->pid, w->tid, false);
 		} else if (w->out) {
 			if (*o)
-				out_line(f, *o);
+				out_line(&v, *o);
 			*o = w;
 		} else {
 			bool pair = *o && (*o)->other_tid == w->tid && (*o)->tid == w->other_tid;
 
 			if (*o && !pair)
-				out_line(f, *o);
-			switch_line(f, w->tsc, w->cpu, w->other_pid, w->other_tid, w->pid,
+				out_line(&v, *o);
+			switch_line(&v, w->tsc, w->cpu, w->other_pid, w->other_tid, w->pid,
 				    w->tid, pair && (*o)->preempt);
 			*o = NULL;
 		}
 	}
 	for (i = 0; i < ncpu; i++)
 		if (pend[i])
-			out_line(f, pend[i]);
+			out_line(&v, pend[i]);
 	free(pend);
+	if (!v.err && lpt_perf_info(c->p)->per_task)
+		keep_traced(c->p, &v);
+	if (v.err) {
+		free(v.l);
+		return v.err;
+	}
+	f = create(dir, PTCAP_SWITCHES_FILE);
+	if (!f) {
+		free(v.l);
+		return -LPT_PERF_E_IO;
+	}
+	fprintf(f, "%s %d\n# tsc cpu prev-pid/tid next-pid/tid [flags], from perf.data "
+		"SWITCH, SWITCH_CPU_WIDE and ITRACE_START records%s\n", PTCAP_SWITCHES_MAGIC,
+		PTCAP_FORMAT_VERSION, lpt_perf_info(c->p)->per_task ?
+		"; a workload's recording: the switches between its traced tasks" : "");
+	for (i = 0; i < v.n; i++) {
+		const struct sw_line *l = &v.l[i];
+
+		fprintf(f, "%" PRIu64 " %d %d/%d %d/%d%s%s%s\n", l->tsc, l->cpu, l->pp, l->pt,
+			l->np, l->nt, l->pp == 0 ? " prev-idle" : "",
+			l->np == 0 ? " next-idle" : "", l->preempt ? " preempt" : "");
+	}
+	free(v.l);
 	return close_file(f);
 }
 

@@ -38,7 +38,7 @@ const char *lpt_perf_strerror(int err)
 	switch (err) {
 	case LPT_PERF_OK:		return "success";
 	case LPT_PERF_E_MAGIC:		return "not a perf.data file (no PERFILE2 magic)";
-	case LPT_PERF_E_VERSION:	return "perf.data version 1 (PERFFILE) is not supported";
+	case LPT_PERF_E_VERSION:	return "unsupported perf.data version (PERFFILE, or a newer directory format)";
 	case LPT_PERF_E_SWAPPED:	return "perf.data of the other byte order is not supported";
 	case LPT_PERF_E_TRUNCATED:	return "perf.data is truncated";
 	case LPT_PERF_E_CORRUPT:	return "perf.data is corrupt";
@@ -62,7 +62,7 @@ const char *lpt_perf_last_error(void)
 }
 
 /* Record the detail of an error; returns -@code. */
-static int fail(int code, const char *fmt, ...)
+int lpt_perf_fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -71,6 +71,8 @@ static int fail(int code, const char *fmt, ...)
 	va_end(ap);
 	return -code;
 }
+
+#define fail lpt_perf_fail
 
 void lpt_perf_opts_init(struct lpt_perf_opts *o)
 {
@@ -200,6 +202,11 @@ static int map_input(struct lpt_perf *p, const char *path)
 			if (access(p->kcore, R_OK)) {
 				free(p->kcore);
 				p->kcore = NULL;
+			}
+			p->dir = lpt_perf_strndup(p, path, strlen(path));
+			if (!p->dir) {
+				free(alt);
+				return fail(LPT_PERF_E_NOMEM, "out of memory");
 			}
 			path = alt;
 		}
@@ -495,6 +502,8 @@ static int feature(struct lpt_perf *p, unsigned int feat, const uint8_t *b, uint
 		return event_desc(p, b, len);
 	case PERF_HEADER_AUXTRACE:
 		return p->info.pipe ? 0 : aux_index(p, b, len);
+	case PERF_HEADER_DIR_FORMAT:
+		return lpt_perf_dir_format(p, b, len);
 	default:
 		return 0;
 	}
@@ -1149,6 +1158,10 @@ static void finish_config(struct lpt_perf *p)
 	for (i = 0; i < p->nattrs; i++)
 		if (p->attrs[i].attr.type == pv[PERF_INTEL_PT_PMU_TYPE]) {
 			p->info.pt_config = p->attrs[i].attr.config;
+			/* perf sets enable_on_exec only for a workload it
+			 * starts (util/evsel.c evsel__config(), target__none) */
+			p->info.per_task = p->attrs[i].attr.enable_on_exec;
+			p->info.inherit = p->attrs[i].attr.inherit;
 			break;
 		}
 	for (i = 0; i < p->nevnames; i++)
@@ -1271,6 +1284,55 @@ static int finish(struct lpt_perf *p)
 	return 0;
 }
 
+/*
+ * Directory format (libpt/perf_dir.c): the records of `data`, then of each
+ * data.N, each file whole (a COMPRESSED stream does not continue into the
+ * next file); then the sideband in time order, as perf's ordered events
+ * give it. A `data` file given by its path is read with its directory.
+ */
+static int read_dir(struct lpt_perf *p, const char *path)
+{
+	const char *dir = p->dir;
+	char *copy, *slash;
+	size_t i;
+	int err;
+
+	if (p->info.pipe)
+		return fail(LPT_PERF_E_CORRUPT, "HEADER_DIR_FORMAT in a pipe");
+	if (!dir) {
+		copy = lpt_perf_strndup(p, path, strlen(path));
+		if (!copy)
+			return fail(LPT_PERF_E_NOMEM, "out of memory");
+		slash = strrchr(copy, '/');
+		if (slash == copy)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		dir = slash ? copy : ".";
+	}
+	err = lpt_perf_dir_map(p, dir);
+	if (err)
+		return err;
+	err = records(p, p->map, p->data_off, p->data_end, false, NULL);
+	for (i = 0; !err && i < p->nparts; i++) {
+		if (p->npend)
+			break;
+		err = records(p, p->map, p->parts[i].off, p->parts[i].off + p->parts[i].size,
+			      false, NULL);
+		if (err) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "%s", lpt_perf_last_error());
+			fail(-err, "%s: %s (offsets count from the start of `data`, "
+			     "which is mapped first)", p->parts[i].path, why);
+		}
+	}
+	if (!err && p->npend)
+		return fail(LPT_PERF_E_TRUNCATED, "the compressed records of a file of %s "
+			    "end inside a record", dir);
+	return err ? err : lpt_perf_dir_sort(p);
+}
+
 int lpt_perf_open(const char *path, const struct lpt_perf_opts *opts,
 		  struct lpt_perf **out)
 {
@@ -1326,9 +1388,15 @@ int lpt_perf_open(const char *path, const struct lpt_perf_opts *opts,
 		if (err)
 			goto bad;
 	}
-	err = records(p, p->map, p->data_off, p->data_end, false, NULL);
-	if (err)
-		goto bad;
+	if (p->dir_version) {
+		err = read_dir(p, path);
+		if (err)
+			goto bad;
+	} else {
+		err = records(p, p->map, p->data_off, p->data_end, false, NULL);
+		if (err)
+			goto bad;
+	}
 	err = finish(p);
 	if (err)
 		goto bad;
@@ -1367,6 +1435,7 @@ void lpt_perf_close(struct lpt_perf *p)
 	free(p->filter);
 	free(p->cpuid);
 	free(p->kcore);
+	free(p->parts);
 	if (p->zds)
 		ZSTD_freeDStream(p->zds);
 	free(p);

@@ -47,6 +47,8 @@ struct lpt_perf_writer {
 	size_t nstrings;
 	bool have_nrcpus;
 	uint32_t nr_avail, nr_online;
+	bool pipe;			/* pipe format: nothing is rewritten */
+	bool feats_out;			/* pipe: HEADER_FEATURE records written */
 };
 
 static int pw_fail(struct lpt_perf_writer *w, int err)
@@ -159,21 +161,30 @@ static int pw_sid(struct lpt_perf_writer *w, const struct lpt_perf_sid *sid)
 	return w->err;
 }
 
+static void pw_pipe_features(struct lpt_perf_writer *w);
+
+/* Before a data record: in pipe format, the features go first. */
+static void pw_data(struct lpt_perf_writer *w)
+{
+	if (w->pipe && !w->feats_out)
+		pw_pipe_features(w);
+}
+
 static int pw_header(struct lpt_perf_writer *w, uint32_t type, uint16_t misc, size_t size)
 {
 	struct perf_event_header h = { .type = type, .misc = misc, .size = (uint16_t)size };
 
+	pw_data(w);
 	if (size > UINT16_MAX)
 		return pw_fail(w, -EINVAL);
 	return pw_put(w, &h, sizeof(h));
 }
 
-int lpt_perf_writer_open(FILE *f, const struct perf_event_attr *attr,
-			 const char *name, uint64_t id, struct lpt_perf_writer **wp)
+/* The checks and the state both formats share. */
+static int pw_new(FILE *f, const struct perf_event_attr *attr, const char *name,
+		  uint64_t id, struct lpt_perf_writer **wp)
 {
 	struct lpt_perf_writer *w;
-	struct perf_file_header fh;
-	struct perf_file_section ids;
 
 	if (!f || !attr || !name || !wp || !id || !attr->sample_id_all ||
 	    !(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
@@ -190,9 +201,22 @@ int lpt_perf_writer_open(FILE *f, const struct perf_event_attr *attr,
 	w->attr = *attr;
 	w->attr.size = sizeof(w->attr);
 	w->id = id;
-	if (fseeko(f, 0, SEEK_SET)) {
-		int err = -errno;
+	*wp = w;
+	return 0;
+}
 
+int lpt_perf_writer_open(FILE *f, const struct perf_event_attr *attr,
+			 const char *name, uint64_t id, struct lpt_perf_writer **wp)
+{
+	struct lpt_perf_writer *w;
+	struct perf_file_header fh;
+	struct perf_file_section ids;
+	int err = pw_new(f, attr, name, id, &w);
+
+	if (err)
+		return err;
+	if (fseeko(f, 0, SEEK_SET)) {
+		err = -errno;
 		free(w->name);
 		free(w);
 		return err;
@@ -208,6 +232,31 @@ int lpt_perf_writer_open(FILE *f, const struct perf_event_attr *attr,
 	pw_put(w, &w->attr, sizeof(w->attr));
 	pw_put(w, &ids, sizeof(ids));
 	w->data_offset = w->pos;
+	*wp = w;
+	return w->err;
+}
+
+/*
+ * [fmt] "Pipe-mode data": the 16-byte header, then the attr as
+ * PERF_RECORD_HEADER_ATTR with its ids (util/synthetic-events.c
+ * perf_event__synthesize_attr(), first in perf_event__synthesize_for_pipe()).
+ */
+int lpt_perf_writer_open_pipe(FILE *f, const struct perf_event_attr *attr,
+			      const char *name, uint64_t id, struct lpt_perf_writer **wp)
+{
+	struct perf_pipe_file_header ph = { PERF_FILE_MAGIC, sizeof(ph) };
+	struct lpt_perf_writer *w;
+	struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR };
+	int err = pw_new(f, attr, name, id, &w);
+
+	if (err)
+		return err;
+	w->pipe = true;
+	h.size = sizeof(h) + sizeof(w->attr) + sizeof(w->id);
+	pw_put(w, &ph, sizeof(ph));
+	pw_put(w, &h, sizeof(h));
+	pw_put(w, &w->attr, sizeof(w->attr));
+	pw_put(w, &w->id, sizeof(w->id));
 	*wp = w;
 	return w->err;
 }
@@ -302,6 +351,21 @@ int lpt_perf_write_switch(struct lpt_perf_writer *w, bool out, bool preempt,
 	return pw_sid(w, sid);
 }
 
+int lpt_perf_write_record(struct lpt_perf_writer *w, uint32_t type, uint16_t misc,
+			  const void *body, size_t len, const struct lpt_perf_sid *sid)
+{
+	size_t size;
+
+	if (!w || (len && !body))
+		return -EINVAL;
+	size = sizeof(struct perf_event_header) + len + (sid ? pw_sid_size(w) : 0);
+	if (size > UINT16_MAX)
+		return -EINVAL;
+	pw_header(w, type, misc, size);
+	pw_put(w, body, len);
+	return sid ? pw_sid(w, sid) : w->err;
+}
+
 int lpt_perf_write_time_conv(struct lpt_perf_writer *w, const struct lpt_perf_tc *tc,
 			     bool cap_user_time_zero)
 {
@@ -316,6 +380,7 @@ int lpt_perf_write_time_conv(struct lpt_perf_writer *w, const struct lpt_perf_tc
 	r.time_mult = tc->mult;
 	r.time_zero = tc->zero;
 	r.cap_user_time_zero = cap_user_time_zero;
+	pw_data(w);
 	return pw_put(w, &r, sizeof(r));
 }
 
@@ -331,6 +396,7 @@ int lpt_perf_write_auxtrace_info(struct lpt_perf_writer *w, uint32_t type,
 	r.header.type = PERF_RECORD_AUXTRACE_INFO;
 	r.header.size = (uint16_t)size;
 	r.type = type;
+	pw_data(w);
 	pw_put(w, &r, sizeof(r));
 	return pw_put(w, priv, n * sizeof(uint64_t));
 }
@@ -343,6 +409,9 @@ int lpt_perf_write_auxtrace(struct lpt_perf_writer *w, const void *data, size_t 
 
 	if (!w || !data || !len || !aux)
 		return -EINVAL;
+	pw_data(w);
+	if (w->pipe)
+		goto write;	/* no HEADER_AUXTRACE index in pipe format */
 	if (w->nindex == w->index_cap) {
 		size_t cap = w->index_cap ? 2 * w->index_cap : 64;
 		void *p = realloc(w->index, cap * sizeof(*w->index));
@@ -356,6 +425,7 @@ int lpt_perf_write_auxtrace(struct lpt_perf_writer *w, const void *data, size_t 
 	/* auxtrace.c auxtrace_queues__add_indexed_event(): sz is header.size. */
 	w->index[w->nindex].sz = sizeof(r);
 	w->nindex++;
+write:
 	memset(&r, 0, sizeof(r));
 	r.header.type = PERF_RECORD_AUXTRACE;
 	r.header.size = sizeof(r);
@@ -370,13 +440,29 @@ int lpt_perf_write_auxtrace(struct lpt_perf_writer *w, const void *data, size_t 
 	return pw_zeros(w, padded - len);
 }
 
+static void pw_build_id(struct lpt_perf_writer *w, const struct pw_build_id *b,
+			uint32_t type);
+
 int lpt_perf_add_build_id(struct lpt_perf_writer *w, int32_t pid, uint16_t misc,
 			  const uint8_t *id, size_t len, const char *filename)
 {
-	struct pw_build_id *b;
+	struct pw_build_id *b, one;
 
-	if (!w || !id || !filename || !len || len > PERF_BUILD_ID_MAX)
+	if (!w || !id || !filename || !len || len > PERF_BUILD_ID_MAX ||
+	    strlen(filename) + 1 > UINT16_MAX - sizeof(struct perf_rec_build_id) - PW_NAME_ALIGN)
 		return -EINVAL;
+	if (w->pipe) {
+		/* No feature section to come: a record now. */
+		memset(&one, 0, sizeof(one));
+		one.pid = pid;
+		one.misc = misc;
+		one.len = (uint8_t)len;
+		memcpy(one.id, id, len);
+		one.filename = (char *)filename;
+		pw_data(w);
+		pw_build_id(w, &one, PERF_RECORD_HEADER_BUILD_ID);
+		return w->err;
+	}
 	if (w->nbids == w->bids_cap) {
 		size_t cap = w->bids_cap ? 2 * w->bids_cap : 16;
 		void *p = realloc(w->bids, cap * sizeof(*w->bids));
@@ -417,6 +503,8 @@ int lpt_perf_set_string(struct lpt_perf_writer *w, unsigned int feat, const char
 	default:
 		return -EINVAL;
 	}
+	if (w->feats_out)
+		return -EBUSY;
 	copy = strdup(s);
 	if (!copy)
 		return pw_fail(w, -ENOMEM);
@@ -434,7 +522,7 @@ int lpt_perf_set_string(struct lpt_perf_writer *w, unsigned int feat, const char
 
 void lpt_perf_set_nrcpus(struct lpt_perf_writer *w, uint32_t avail, uint32_t online)
 {
-	if (!w)
+	if (!w || w->feats_out)
 		return;
 	w->have_nrcpus = true;
 	w->nr_avail = avail;
@@ -452,27 +540,34 @@ static void pw_string(struct lpt_perf_writer *w, const char *s)
 	pw_zeros(w, len - n);
 }
 
-/* util/build-id.c write_buildid(). */
+/* One build-id entry: util/build-id.c write_buildid() in the file
+ * format's feature, util/synthetic-events.c perf_event__synthesize_build_id()
+ * as a PERF_RECORD_HEADER_BUILD_ID record (@type) in pipe format. */
+static void pw_build_id(struct lpt_perf_writer *w, const struct pw_build_id *b,
+			uint32_t type)
+{
+	struct perf_rec_build_id r;
+	size_t n = strlen(b->filename) + 1;
+	size_t len = align_up(n, PW_NAME_ALIGN);
+
+	memset(&r, 0, sizeof(r));
+	r.header.type = type;
+	r.header.misc = b->misc | PERF_RECORD_MISC_BUILD_ID_SIZE;
+	r.header.size = (uint16_t)(sizeof(r) + len);
+	r.pid = b->pid;
+	memcpy(r.build_id, b->id, b->len);
+	r.build_id[PERF_BUILD_ID_MAX] = b->len;
+	pw_put(w, &r, sizeof(r));
+	pw_put(w, b->filename, n);
+	pw_zeros(w, len - n);
+}
+
 static void pw_build_ids(struct lpt_perf_writer *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->nbids; i++) {
-		const struct pw_build_id *b = &w->bids[i];
-		struct perf_rec_build_id r;
-		size_t n = strlen(b->filename) + 1;
-		size_t len = align_up(n, PW_NAME_ALIGN);
-
-		memset(&r, 0, sizeof(r));
-		r.header.misc = b->misc | PERF_RECORD_MISC_BUILD_ID_SIZE;
-		r.header.size = (uint16_t)(sizeof(r) + len);
-		r.pid = b->pid;
-		memcpy(r.build_id, b->id, b->len);
-		r.build_id[PERF_BUILD_ID_MAX] = b->len;
-		pw_put(w, &r, sizeof(r));
-		pw_put(w, b->filename, n);
-		pw_zeros(w, len - n);
-	}
+	for (i = 0; i < w->nbids; i++)
+		pw_build_id(w, &w->bids[i], 0);
 }
 
 /* util/header.c write_event_desc(). */
@@ -546,6 +641,62 @@ static bool pw_has_feature(const struct lpt_perf_writer *w, unsigned int feat)
 	}
 }
 
+/* The size of a feature's body as pw_feature() writes it. */
+static size_t pw_string_size(const char *s)
+{
+	return sizeof(uint32_t) + align_up(strlen(s) + 1, PW_NAME_ALIGN);
+}
+
+static size_t pw_feature_size(const struct lpt_perf_writer *w, unsigned int feat)
+{
+	size_t i;
+
+	for (i = 0; i < w->nstrings; i++)
+		if (w->strings[i].feat == feat)
+			return pw_string_size(w->strings[i].s);
+	switch (feat) {
+	case PERF_HEADER_NRCPUS:
+		return 2 * sizeof(uint32_t);
+	case PERF_HEADER_EVENT_DESC:
+		return 3 * sizeof(uint32_t) + sizeof(w->attr) + pw_string_size(w->name) +
+		       PW_NR_IDS * sizeof(uint64_t);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Pipe format: the features perf synthesizes as PERF_RECORD_HEADER_FEATURE
+ * records, in bit order, then the HEADER_LAST_FEATURE mark
+ * (util/synthetic-events.c perf_event__synthesize_features(): only the
+ * features whose feat_ops entry is FEAT_OPR, util/header.c; HEADER_BUILD_ID
+ * and HEADER_AUXTRACE are not among them). Written once, before the first
+ * data record or at close.
+ */
+static void pw_pipe_features(struct lpt_perf_writer *w)
+{
+	struct perf_rec_header_feature r;
+	unsigned int feat;
+
+	w->feats_out = true;
+	for (feat = 1; feat < PERF_HEADER_LAST_FEATURE; feat++) {
+		if (feat == PERF_HEADER_BUILD_ID || feat == PERF_HEADER_AUXTRACE ||
+		    !pw_has_feature(w, feat))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.header.type = PERF_RECORD_HEADER_FEATURE;
+		r.header.size = (uint16_t)(sizeof(r) + pw_feature_size(w, feat));
+		r.feat_id = feat;
+		pw_put(w, &r, sizeof(r));
+		pw_feature(w, feat);
+	}
+	memset(&r, 0, sizeof(r));
+	r.header.type = PERF_RECORD_HEADER_FEATURE;
+	r.header.size = sizeof(r);
+	r.feat_id = PERF_HEADER_LAST_FEATURE;
+	pw_put(w, &r, sizeof(r));
+}
+
 /*
  * [fmt] "Flags section": after the data, one perf_file_section per set
  * feature bit in bit order, then the features (util/header.c
@@ -588,6 +739,12 @@ int lpt_perf_writer_close(struct lpt_perf_writer *w)
 
 	if (!w)
 		return 0;
+	if (w->pipe) {
+		pw_data(w);
+		if (!w->err && fflush(w->f))
+			pw_fail(w, errno ? -errno : -EIO);
+		goto out;
+	}
 	memset(&fh, 0, sizeof(fh));
 	fh.magic = PERF_FILE_MAGIC;
 	fh.size = sizeof(fh);
@@ -600,6 +757,7 @@ int lpt_perf_writer_close(struct lpt_perf_writer *w)
 	if (!w->err && (fseeko(w->f, 0, SEEK_SET) || fwrite(&fh, sizeof(fh), 1, w->f) != 1 ||
 			fflush(w->f)))
 		pw_fail(w, errno ? -errno : -EIO);
+out:
 	err = w->err;
 	for (i = 0; i < w->nbids; i++)
 		free(w->bids[i].filename);

@@ -43,7 +43,8 @@ extern "C" {
 enum lpt_perf_error {
 	LPT_PERF_OK = 0,
 	LPT_PERF_E_MAGIC,	/* not a perf.data (no PERFILE2 magic) */
-	LPT_PERF_E_VERSION,	/* perf.data version 1 ("PERFFILE") */
+	LPT_PERF_E_VERSION,	/* perf.data version 1 ("PERFFILE"), or a
+				 * HEADER_DIR_FORMAT version other than 1 */
 	LPT_PERF_E_SWAPPED,	/* written on a machine of the other byte order */
 	LPT_PERF_E_TRUNCATED,	/* a section or record goes past the end */
 	LPT_PERF_E_CORRUPT,	/* a header, record or section is malformed */
@@ -173,6 +174,14 @@ struct lpt_perf_info {
 	uint64_t aux_errors;	/* PERF_RECORD_AUXTRACE_ERROR records */
 	uint64_t first_time;	/* smallest sample-id time seen, ns; 0 none */
 	uint64_t last_time;
+	bool per_task;		/* the intel_pt event follows tasks, not CPUs:
+				 * a workload's recording (`perf record --
+				 * prog`, attr.enable_on_exec); only the
+				 * workload's tasks are traced */
+	bool inherit;		/* ... and their children (attr.inherit) */
+	uint32_t dir_files;	/* directory format (perf record --threads):
+				 * the non-empty data.N files read besides
+				 * `data`; 0 for one file */
 };
 
 /* Options of lpt_perf_open(); fill with lpt_perf_opts_init(). */
@@ -204,7 +213,10 @@ struct lpt_perf;
  * lpt_perf_open() - read a perf.data.
  * @path: a file, "-" for standard input, or a `perf record --kcore`
  *        directory (its `data` file is read, its `kcore_dir/kcore` kept
- *        as the kernel's code).
+ *        as the kernel's code), or a `perf record --threads` directory
+ *        (HEADER_DIR_FORMAT: `data` and every non-empty regular `data.*`
+ *        file, libpt/perf_dir.c; the maps, tasks and switches then come
+ *        sorted by time, Documentation/perf-data.rst "Directory format").
  * @opts: options, or NULL for the defaults.
  * @out:  receives the reader on success (release with lpt_perf_close()).
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Writer of perf.data files (file format, not pipe format) with one event,
- * as Linux perf 6.1 reads them: the serialisation behind pt2perf
- * (Documentation/pt2perf.rst). The layouts are include/lwpt/perf_file.h's
+ * Writer of perf.data files with one event, in perf's file format or pipe
+ * format, as Linux perf 6.1 reads them: the serialisation behind pt2perf
+ * (Documentation/pt2perf.rst) and the perf.data files of libpt's tests. The layouts are include/lwpt/perf_file.h's
  * (perf's tools/perf/Documentation/perf.data-file-format.txt, util/header.c,
  * util/auxtrace.c) and <linux/perf_event.h>'s for the kernel's records.
  *
@@ -10,6 +10,14 @@
  * the event's ids, its perf_file_attr, the data section (records, written
  * as they come), then the feature section table and the features. The
  * header is written last, so the output must be seekable.
+ *
+ * In pipe format ([fmt] "Pipe-mode data", what `perf record -o -` writes)
+ * nothing is rewritten: the 16-byte header, the attr as
+ * PERF_RECORD_HEADER_ATTR, the features perf sends in pipe mode as
+ * PERF_RECORD_HEADER_FEATURE records (the strings, HEADER_NRCPUS,
+ * HEADER_EVENT_DESC, then the HEADER_LAST_FEATURE mark) before the first
+ * data record, build-ids as PERF_RECORD_HEADER_BUILD_ID records where they
+ * are added, no HEADER_AUXTRACE index (perf has none in pipe format).
  *
  * Every kernel-type record (COMM, MMAP2, SWITCH...) gets the sample_id
  * trailer its attr's sample_type asks for (sample_id_all=1: TID, TIME, ID,
@@ -93,6 +101,23 @@ int lpt_perf_writer_open(FILE *f, const struct perf_event_attr *attr,
 			 struct lpt_perf_writer **wp);
 
 /**
+ * lpt_perf_writer_open_pipe() - start a perf.data stream in pipe format
+ * (util/synthetic-events.c perf_event__synthesize_for_pipe()).
+ * @f:    the output, opened for writing; never seeked (a pipe, a socket,
+ *        standard output). The caller closes it after
+ *        lpt_perf_writer_close().
+ * @attr, @name, @id, @wp: as lpt_perf_writer_open().
+ *
+ * Set the features (lpt_perf_set_string(), lpt_perf_set_nrcpus()) before
+ * the first record: they are written with it.
+ *
+ * Return: as lpt_perf_writer_open().
+ */
+int lpt_perf_writer_open_pipe(FILE *f, const struct perf_event_attr *attr,
+			      const char *name, uint64_t id,
+			      struct lpt_perf_writer **wp);
+
+/**
  * lpt_perf_write_comm() - PERF_RECORD_COMM: thread @tid of process @pid
  * is named @comm (truncated to 15 bytes, TASK_COMM_LEN).
  * @w:    writer.
@@ -147,6 +172,27 @@ int lpt_perf_write_mmap2(struct lpt_perf_writer *w, const struct lpt_perf_mmap *
  */
 int lpt_perf_write_switch(struct lpt_perf_writer *w, bool out, bool preempt,
 			  uint32_t np_pid, uint32_t np_tid, const struct lpt_perf_sid *sid);
+
+/**
+ * lpt_perf_write_record() - a record this header has no function for
+ * (FORK, EXIT, ITRACE_START, AUX, MMAP, COMPRESSED, ...), as given: the
+ * header, @body, then, when @sid is not NULL, the sample_id trailer. The
+ * layouts are <linux/perf_event.h>'s and include/lwpt/perf_file.h's; the
+ * writer checks none of them (a wrong body gives a wrong file).
+ * @w:    writer.
+ * @type: the record type (enum perf_event_type, enum perf_user_event_type).
+ * @misc: header.misc.
+ * @body: the bytes after the header, up to the trailer, padded by the
+ *        caller as the record type asks (kernel records: to 8 bytes).
+ * @len:  their number.
+ * @sid:  the trailer's values; NULL for perf's user-type records (no
+ *        trailer) and records the kernel writes without one.
+ *
+ * Return: 0; -EINVAL for a NULL @w, NULL @body with @len > 0 or a record
+ * above 64 KiB; -errno of a failed write.
+ */
+int lpt_perf_write_record(struct lpt_perf_writer *w, uint32_t type, uint16_t misc,
+			  const void *body, size_t len, const struct lpt_perf_sid *sid);
 
 /**
  * lpt_perf_write_time_conv() - PERF_RECORD_TIME_CONV with @tc (perf 6.1's
@@ -213,7 +259,11 @@ int lpt_perf_write_auxtrace(struct lpt_perf_writer *w, const void *data, size_t 
  * @len:      1..20.
  * @filename: the file's path as the MMAP records name it.
  *
- * Return: 0; -EINVAL for NULL arguments or a bad @len; -ENOMEM.
+ * In pipe format the entry is written at once as a
+ * PERF_RECORD_HEADER_BUILD_ID record (what `perf inject` writes to a pipe).
+ *
+ * Return: 0; -EINVAL for NULL arguments or a bad @len; -ENOMEM; in pipe
+ * format -errno of a failed write.
  */
 int lpt_perf_add_build_id(struct lpt_perf_writer *w, int32_t pid, uint16_t misc,
 			  const uint8_t *id, size_t len, const char *filename);
@@ -228,7 +278,8 @@ int lpt_perf_add_build_id(struct lpt_perf_writer *w, int32_t pid, uint16_t misc,
  * @s:    the string; copied.
  *
  * Return: 0; -EINVAL for a feature that is not one of those or NULL
- * arguments; -ENOMEM.
+ * arguments; -ENOMEM; -EBUSY in pipe format once the features are written
+ * (after the first record).
  */
 int lpt_perf_set_string(struct lpt_perf_writer *w, unsigned int feat, const char *s);
 
@@ -237,13 +288,17 @@ int lpt_perf_set_string(struct lpt_perf_writer *w, unsigned int feat, const char
  * @w:      writer.
  * @avail:  CPUs the machine has.
  * @online: CPUs online.
+ *
+ * In pipe format, ignored once the features are written (after the first
+ * record).
  */
 void lpt_perf_set_nrcpus(struct lpt_perf_writer *w, uint32_t avail, uint32_t online);
 
 /**
- * lpt_perf_writer_close() - write the features (HEADER_BUILD_ID, the
- * strings, HEADER_NRCPUS, HEADER_EVENT_DESC, HEADER_AUXTRACE) and the file
- * header, flush, and free the writer.
+ * lpt_perf_writer_close() - file format: write the features
+ * (HEADER_BUILD_ID, the strings, HEADER_NRCPUS, HEADER_EVENT_DESC,
+ * HEADER_AUXTRACE) and the file header; pipe format: the features if no
+ * record was written. Then flush, and free the writer.
  * @w: writer; freed in every case (NULL is a no-op returning 0).
  *
  * Return: 0; the first error of any earlier call that failed, or -errno of

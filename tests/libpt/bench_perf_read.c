@@ -8,7 +8,8 @@
  * way when absent) with trace_flow_prog as its code. Written twice:
  *   - a ptcap directory: config (the decoder parameters below), maps (the
  *     program's PT_LOAD segments), tid1.pt;
- *   - a perf.data in file format by tests/libpt/perf_writer.h with the
+ *   - a perf.data in file format by libpt's writer
+ *     (tests/libpt/perf_fixture.h) with the
  *     same parameters in AUXTRACE_INFO, the same maps as MMAP2 records and
  *     the trace as AUXTRACE records of 4 MiB (contiguous offsets, as perf
  *     writes one per mmap read).
@@ -19,7 +20,7 @@
  * Usage: bench_perf_read [-n REPEAT]   (default 200)
  */
 #include "tests/bench/bench_child.h"
-#include "tests/libpt/perf_writer.h"
+#include "tests/libpt/perf_fixture.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 	size_t nseg, len = 0, i, off;
 	uint8_t *trace, *big;
 	int repeat;
-	struct pw w;
+	struct fx w;
 	FILE *f;
 
 	repeat = bench_repeat_opt(argc, argv, 200);
@@ -162,19 +163,19 @@ int main(int argc, char **argv)
 	/* The perf.data. */
 	if (!realpath(elf, path))
 		return 1;
-	pw_start(&w, false);
-	pw_time_conv(&w);
-	pw_auxtrace_info(&w, false, false, NULL);
-	pw_comm(&w, 1, 1, "trace_flow_prog", true, 1000);
+	fx_start(&w, false);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_comm(&w, 1, 1, "trace_flow_prog", true, 1000);
 	for (i = 0; i < nseg; i++)
-		pw_mmap2(&w, 1, seg[i].start, seg[i].end - seg[i].start, seg[i].off, path,
+		fx_mmap2(&w, 1, seg[i].start, seg[i].end - seg[i].start, seg[i].off, path,
 			 1100);
 	for (off = 0; off < len; off += 4u << 20) {
 		size_t n = len - off < (4u << 20) ? len - off : (4u << 20);
 
-		pw_auxtrace(&w, big + off, n, off, 0, 1, (uint32_t)-1);
+		fx_auxtrace(&w, big + off, n, off, 0, 1, (uint32_t)-1);
 	}
-	pw_finish(&w, NULL, 0);
+	fx_finish(&w);
 	snprintf(perf, sizeof(perf), "%s/../bench-data/perf-read.data", bin);
 	if (spit(perf, w.b, w.n))
 		return 1;

@@ -47,24 +47,34 @@ test_ptcap_dir_SRCS := tests/libpt/test_ptcap_dir.c
 test_ptcap_dir_LIBS := pt
 
 # The perf.data reader (libpt/perf_*.c, include/lwpt/perf_data.h, issue 24):
-# synthetic files from tests/libpt/perf_writer.h, the perf 4.14 recordings
+# synthetic files from libpt's writer (tests/libpt/perf_fixture.h), the perf 4.14 recordings
 # of $(LWPT_SHARED)/testdata/perf compared with Debian's perf, mutations.
 UNIT_TESTS += test_perf_read
 test_perf_read_SRCS := tests/libpt/test_perf_read.c
 test_perf_read_LIBS := pt
 test_perf_read_LDLIBS := -lelf -lzstd
 
+# perf.data in directory format (perf record --threads; libpt/perf_dir.c):
+# a per-CPU directory built with libpt's writer, checked against Debian's
+# perf, and a real perf record --threads where perf can record.
+UNIT_TESTS += test_perf_dir
+test_perf_dir_SRCS := tests/libpt/test_perf_dir.c
+test_perf_dir_LIBS := pt
+test_perf_dir_LDLIBS := -lelf -lzstd
+
 # Reading a perf.data against decoding the equivalent ptcap directory
 # (issue 24: at most 1.2x), both through ptflow; the input as bench_ptflow's.
 BENCHES += bench_perf_read
 bench_perf_read_SRCS := tests/libpt/bench_perf_read.c tests/bench/bench_child.c
-bench_perf_read_LDLIBS := -lelf
+bench_perf_read_LIBS := pt
+bench_perf_read_LDLIBS := -lelf -lzstd
 bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
 
-# A ptcap directory as a perf.data (tests/libpt/perf_writer.h), for the
-# script test of ptflow and ptdump on perf.data.
-$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_writer.h \
-		   include/lwpt/perf_file.h $(O)/lib/libpt.a
+# A ptcap directory as a perf.data (libpt's writer through
+# tests/libpt/perf_fixture.h), for the script test of ptflow and ptdump on
+# perf.data.
+$(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_fixture.h \
+		   include/lwpt/perf_file.h include/lwpt/perf_write.h $(O)/lib/libpt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/libpt/mkperf.c \
 		$(O)/lib/libpt.a -lzstd
@@ -74,7 +84,7 @@ SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 # libFuzzer target of the perf.data reader: `make fuzz-perf` runs it for
 # FUZZ_TIME seconds on $(O)/fuzz/corpus-perf, seeded with the perf 4.14
 # recordings; fuzz_smoke.sh runs both targets briefly.
-FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c
+FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c
 FUZZ_PERF_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14)
 
 $(O)/fuzz/fuzz_perf: $(FUZZ_PERF_SRCS) libpt/perf_internal.h \

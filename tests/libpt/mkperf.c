@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mkperf: a ptcap directory as a perf.data, for tests (issue 24): the
- * minimal writer of tests/libpt/perf_writer.h, not pt2perf. Maps become
+ * mkperf: a ptcap directory as a perf.data, for tests (issue 24), by
+ * libpt's writer with the fixed test parameters of
+ * tests/libpt/perf_fixture.h, not pt2perf (whose output is tested against
+ * perf; this one shapes what the reader must cope with). Maps become
  * MMAP2 records of pid 1 (relative paths made absolute below DIR, or kept
  * as written with --as-is), each trace file AUXTRACE records (tid<N>.pt
  * per thread N with a COMM of its config thread line's pid, cpu<N>.pt per
@@ -15,7 +17,7 @@
  */
 #include <lwpt/ptcap_dir.h>
 
-#include "tests/libpt/perf_writer.h"
+#include "tests/libpt/perf_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +28,9 @@ int main(int argc, char **argv)
 {
 	bool pipe = false, compress = false, as_is = false;
 	struct ptcap_maps maps = { 0 };
-	struct pw w, side = { 0 };
+	struct fx w, side;
 	char *text, *cfg = NULL, **names;
-	size_t len, cfg_len = 0, n, i, k, nidx = 0;
-	uint64_t *idx = NULL;
+	size_t len, cfg_len = 0, n, i, k;
 	int a = 1;
 	FILE *f;
 
@@ -58,10 +59,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mkperf: %s: no traces\n", argv[a]);
 		return 1;
 	}
-	pw_start(&w, pipe);
-	pw_time_conv(&w);
-	pw_auxtrace_info(&w, !strncmp(names[0], "cpu", 3), false, NULL);
-	pw_comm(compress ? &side : &w, 1, 1, "prog", true, 1000);
+	fx_start(&w, pipe);
+	if (compress)
+		fx_start(&side, false);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, !strncmp(names[0], "cpu", 3), false, NULL);
+	fx_comm(compress ? &side : &w, 1, 1, "prog", true, 1000);
 	for (i = 0; i < maps.nmaps; i++) {
 		char path[8192];
 
@@ -72,21 +75,23 @@ int main(int argc, char **argv)
 			return 1;
 		else
 			strcat(strcat(path, "/"), maps.map[i].path);
-		pw_mmap2(compress ? &side : &w, 1, maps.map[i].start, maps.map[i].size,
+		fx_mmap2(compress ? &side : &w, 1, maps.map[i].start, maps.map[i].size,
 			 maps.map[i].offset, path, 1100);
 	}
 	if (compress) {
-		size_t bound = ZSTD_compressBound(side.n), zn, at;
-		uint8_t *z = malloc(bound);
-		uint16_t size;
+		/* the side file's records, as one COMPRESSED record */
+		size_t nrecs, bound, zn;
+		const uint8_t *recs;
+		uint8_t *z;
 
-		zn = z ? ZSTD_compress(z, bound, side.b, side.n, 3) : 0;
+		fx_finish(&side);
+		recs = fx_records(&side, &nrecs);
+		bound = ZSTD_compressBound(nrecs);
+		z = malloc(bound);
+		zn = z ? ZSTD_compress(z, bound, recs, nrecs, 3) : 0;
 		if (!z || ZSTD_isError(zn) || zn > 60000)
 			return 1;
-		at = pw_begin(&w, PERF_RECORD_COMPRESSED, 0);
-		pw_put(&w, z, zn);
-		size = (uint16_t)(w.n - at);
-		memcpy(w.b + at + 6, &size, 2);
+		fx_ok(lpt_perf_write_record(w.w, PERF_RECORD_COMPRESSED, 0, z, zn, NULL));
 		free(z);
 		free(side.b);
 	}
@@ -105,7 +110,7 @@ int main(int argc, char **argv)
 			uint32_t tid, pid;
 
 			if (!ptcap_config_thread(cfg, cfg_len, names[i], &tid, &pid))
-				pw_comm(&w, pid, tid, "prog", false, 1200);
+				fx_comm(&w, pid, tid, "prog", false, 1200);
 		}
 		if (cfg)
 			(void)ptcap_config_gaps(cfg, cfg_len, names[i], &gaps, &ng);
@@ -114,35 +119,20 @@ int main(int argc, char **argv)
 
 			if (to > len || to <= from)
 				continue;
-			uint64_t *more = realloc(idx, (nidx + 2) * sizeof(*idx));
-
-			if (!more)
-				return 1;
-			idx = more;
-			idx[nidx++] = pw_auxtrace(&w, t + from, to - from, aux, (uint32_t)i,
-						  cpu ? (uint32_t)-1 : id, cpu ? id : (uint32_t)-1);
-			idx[nidx++] = sizeof(struct perf_rec_auxtrace) + (to - from);
+			fx_auxtrace(&w, t + from, to - from, aux, (uint32_t)i,
+				    cpu ? (uint32_t)-1 : id, cpu ? id : (uint32_t)-1);
 			aux += to - from + 4096;	/* not contiguous: a gap */
 			from = to;
 		}
 		free(gaps);
 		free(t);
 	}
-	if (!pipe) {
-		uint64_t *body = malloc((nidx + 1) * sizeof(*body));
-		struct pw_feat feat = { PERF_HEADER_AUXTRACE, body, (nidx + 1) * 8 };
-
-		body[0] = nidx / 2;
-		memcpy(body + 1, idx, nidx * sizeof(*idx));
-		pw_finish(&w, &feat, 1);
-		free(body);
-	}
+	fx_finish(&w);
 	f = fopen(argv[a + 1], "wb");
 	if (!f || fwrite(w.b, 1, w.n, f) != w.n || fclose(f)) {
 		fprintf(stderr, "mkperf: %s: cannot write\n", argv[a + 1]);
 		return 1;
 	}
-	free(idx);
 	free(w.b);
 	free(cfg);
 	ptcap_maps_free(&maps);

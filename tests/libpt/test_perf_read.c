@@ -3,9 +3,10 @@
  * Tests of libpt's perf.data reader (include/lwpt/perf_data.h, issue 24
  * point 1 and 3).
  *
- * Sources: perf.data files built here by tests/libpt/perf_writer.h from the
- * layouts of tools/perf/Documentation/perf.data-file-format.txt (each rule
- * tested names the perf 6.1 source it comes from); the two perf 4.14
+ * Sources: perf.data files built here by libpt's writer
+ * (tests/libpt/perf_fixture.h) in the layouts of
+ * tools/perf/Documentation/perf.data-file-format.txt (each rule tested
+ * names the perf 6.1 source it comes from); the two perf 4.14
  * recordings of ../shared/testdata/perf (real hardware, file and pipe
  * format), compared with what Debian's perf 6.1 shows of them
  * (`perf script -D`, `perf report --header-only`) when /usr/bin/perf is
@@ -24,7 +25,7 @@
 #include <zstd.h>
 
 #include "tests/check_run.h"
-#include "tests/libpt/perf_writer.h"
+#include "tests/libpt/perf_fixture.h"
 
 static char *write_tmp(const void *b, size_t n)
 {
@@ -39,10 +40,10 @@ static char *write_tmp(const void *b, size_t n)
 	return path;
 }
 
-/* Open @w's bytes; returns the error (0: *@p set). */
-static int open_buf(const struct pw *w, size_t n, struct lpt_perf **p)
+/* Open @n bytes of @b; returns the error (0: *@p set). */
+static int open_buf(const uint8_t *b, size_t n, struct lpt_perf **p)
 {
-	char *path = write_tmp(w->b, n);
+	char *path = write_tmp(b, n);
 	int err = lpt_perf_open(path, NULL, p);
 
 	unlink(path);
@@ -55,37 +56,30 @@ static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
 
 /* A per-thread recording of thread 42: two AUXTRACE buffers that do not
  * continue each other (a gap), an AUX record with TRUNCATED. */
-static void build_per_thread(struct pw *w, bool pipe, bool index)
+static void build_per_thread(struct fx *w, bool pipe, bool index)
 {
 	uint8_t data[64];
-	size_t a1, a2;
 
 	memset(data, 0, sizeof(data));
 	memcpy(data, psb, sizeof(psb));
-	pw_start(w, pipe);
-	pw_time_conv(w);
-	pw_auxtrace_info(w, false, false, "filter 0x400000/0x100@/bin/true");
-	pw_comm(w, 42, 42, "prog", true, 2000);
-	pw_mmap2(w, 42, 0x400000, 0x1000, 0, "/bin/true", 2100);
-	pw_aux(w, 0, 64, 0, 42, 0, 3000);
-	a1 = pw_auxtrace(w, data, 64, 0, 0, 42, (uint32_t)-1);
-	pw_aux(w, 64, 32, PERF_AUX_FLAG_TRUNCATED, 42, 0, 4000);
-	a2 = pw_auxtrace(w, data, 32, 4096, 0, 42, (uint32_t)-1);
+	fx_start(w, pipe);
+	fx_time_conv(w);
+	fx_auxtrace_info(w, false, false, "filter 0x400000/0x100@/bin/true");
+	fx_comm(w, 42, 42, "prog", true, 2000);
+	fx_mmap2(w, 42, 0x400000, 0x1000, 0, "/bin/true", 2100);
+	fx_aux(w, 0, 64, 0, 42, 0, 3000);
+	fx_auxtrace(w, data, 64, 0, 0, 42, (uint32_t)-1);
+	fx_aux(w, 64, 32, PERF_AUX_FLAG_TRUNCATED, 42, 0, 4000);
+	fx_auxtrace(w, data, 32, 4096, 0, 42, (uint32_t)-1);
 	{
 		/* an unknown record type: skipped (STYLE.md 17) */
-		size_t at = pw_begin(w, 200, 0);
+		uint64_t body = 0xdeadbeef;
 
-		pw_u64(w, 0xdeadbeef);
-		pw_end(w, at);
+		fx_ok(lpt_perf_write_record(w->w, 200, 0, &body, sizeof(body), NULL));
 	}
-	if (index) {
-		uint64_t idx[5] = { 2, a1, 48 + 64, a2, 48 + 32 };
-		struct pw_feat f = { PERF_HEADER_AUXTRACE, idx, sizeof(idx) };
-
-		pw_finish(w, &f, 1);
-	} else {
-		pw_finish(w, NULL, 0);
-	}
+	fx_finish(w);
+	if (!index && !pipe)
+		fx_drop_index(w);
 }
 
 static void check_per_thread(struct lpt_perf *p)
@@ -101,7 +95,7 @@ static void check_per_thread(struct lpt_perf *p)
 	ck_assert(!in->per_cpu);
 	ck_assert_str_eq(in->filter, "filter 0x400000/0x100@/bin/true");
 	ck_assert_uint_eq(in->unknown_records, 1);
-	ck_assert_uint_eq(in->pt_config, PW_CONFIG);
+	ck_assert_uint_eq(in->pt_config, FX_CONFIG);
 	/* decoder parameters: intel-pt.c intel_pt_process_auxtrace_info */
 	ck_assert(c->has & PTCAP_HAS_MTC_FREQ);
 	ck_assert_uint_eq(c->mtc_freq, 3);
@@ -144,10 +138,10 @@ START_TEST(per_thread_file_and_pipe)
 
 	for (pipe = 0; pipe < 2; pipe++) {
 		struct lpt_perf *p;
-		struct pw w;
+		struct fx w;
 
 		build_per_thread(&w, pipe, false);
-		ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+		ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
 		ck_assert_int_eq(lpt_perf_info(p)->pipe, pipe);
 		check_per_thread(p);
 		lpt_perf_close(p);
@@ -161,18 +155,18 @@ END_TEST
 START_TEST(auxtrace_index)
 {
 	struct lpt_perf *p;
-	struct pw w;
+	struct fx w;
 	size_t at;
 
 	build_per_thread(&w, false, true);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
 	ck_assert(lpt_perf_info(p)->has_index);
 	check_per_thread(p);
 	lpt_perf_close(p);
 	/* the index body is the last 40 bytes: point entry 0 at the header */
 	at = w.n - 40 + 8;
 	memset(w.b + at, 0, 8);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_CORRUPT);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_CORRUPT);
 	ck_assert_ptr_null(p);
 	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "HEADER_AUXTRACE"));
 	free(w.b);
@@ -187,20 +181,20 @@ START_TEST(per_cpu_snapshot)
 	const struct lpt_perf_trace *t;
 	uint8_t data[32] = { 0 };
 	struct lpt_perf *p;
-	struct pw w;
+	struct fx w;
 	size_t n;
 
-	pw_start(&w, false);
-	pw_auxtrace_info(&w, true, true, NULL);
-	pw_switch_cpu_wide(&w, false, 1, 7, 0, 5000);
-	pw_switch_cpu_wide(&w, true, 1, 7, 8, 6000);
-	pw_aux(&w, 0, 32, PERF_AUX_FLAG_COLLISION, 7, 1, 5500);
-	pw_auxtrace(&w, data, 32, 0, 1, (uint32_t)-1, 1);
-	pw_aux(&w, 32, 32, PERF_AUX_FLAG_PARTIAL, 7, 1, 6500);
-	pw_auxtrace(&w, data, 32, 32, 1, (uint32_t)-1, 1);
-	pw_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
-	pw_finish(&w, NULL, 0);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, true, true, NULL);
+	fx_switch_cpu_wide(&w, false, 1, 7, 0, 5000);
+	fx_switch_cpu_wide(&w, true, 1, 7, 8, 6000);
+	fx_aux(&w, 0, 32, PERF_AUX_FLAG_COLLISION, 7, 1, 5500);
+	fx_auxtrace(&w, data, 32, 0, 1, (uint32_t)-1, 1);
+	fx_aux(&w, 32, 32, PERF_AUX_FLAG_PARTIAL, 7, 1, 6500);
+	fx_auxtrace(&w, data, 32, 32, 1, (uint32_t)-1, 1);
+	fx_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
 	ck_assert(lpt_perf_info(p)->snapshot);
 	ck_assert(lpt_perf_info(p)->per_cpu);
 	ck_assert_uint_eq(lpt_perf_ntraces(p), 2);
@@ -230,39 +224,32 @@ END_TEST
  * one zstd stream, split over two records mid-record. */
 START_TEST(compressed)
 {
-	struct pw inner = { 0 }, w;
+	static const uint8_t garbage[16] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct fx inner, w;
 	uint8_t data[16], *z;
+	const uint8_t *recs;
 	struct lpt_perf *p;
-	size_t zn, half, at;
+	size_t zn, half, nrecs;
 	const struct lpt_perf_map *m;
 
 	memcpy(data, psb, 16);
-	inner.n = 0;
-	pw_comm(&inner, 9, 9, "zprog", true, 100);
-	pw_mmap2(&inner, 9, 0x1000, 0x1000, 0, "/usr/bin/z", 200);
-	z = malloc(ZSTD_compressBound(inner.n));
-	zn = ZSTD_compress(z, ZSTD_compressBound(inner.n), inner.b, inner.n, 1);
+	fx_start(&inner, false);
+	fx_comm(&inner, 9, 9, "zprog", true, 100);
+	fx_mmap2(&inner, 9, 0x1000, 0x1000, 0, "/usr/bin/z", 200);
+	fx_finish(&inner);
+	recs = fx_records(&inner, &nrecs);
+	z = malloc(ZSTD_compressBound(nrecs));
+	zn = ZSTD_compress(z, ZSTD_compressBound(nrecs), recs, nrecs, 1);
 	ck_assert(!ZSTD_isError(zn));
 	half = zn / 2;
-	pw_start(&w, false);
-	pw_auxtrace_info(&w, false, false, NULL);
-	at = pw_begin(&w, PERF_RECORD_COMPRESSED, 0);
-	pw_put(&w, z, half);
-	{
-		uint16_t sz = (uint16_t)(w.n - at);
-
-		memcpy(w.b + at + 6, &sz, 2);
-	}
-	at = pw_begin(&w, PERF_RECORD_COMPRESSED, 0);
-	pw_put(&w, z + half, zn - half);
-	{
-		uint16_t sz = (uint16_t)(w.n - at);
-
-		memcpy(w.b + at + 6, &sz, 2);
-	}
-	pw_auxtrace(&w, data, 16, 0, 0, 9, (uint32_t)-1);
-	pw_finish(&w, NULL, 0);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_ok(lpt_perf_write_record(w.w, PERF_RECORD_COMPRESSED, 0, z, half, NULL));
+	fx_ok(lpt_perf_write_record(w.w, PERF_RECORD_COMPRESSED, 0, z + half, zn - half, NULL));
+	fx_auxtrace(&w, data, 16, 0, 0, 9, (uint32_t)-1);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
 	ck_assert(lpt_perf_info(p)->compressed);
 	m = lpt_perf_maps(p, &zn);
 	ck_assert_uint_eq(zn, 1);
@@ -270,12 +257,11 @@ START_TEST(compressed)
 	lpt_perf_close(p);
 	free(w.b);
 	/* garbage in a COMPRESSED record: a clear error */
-	pw_start(&w, true);
-	at = pw_begin(&w, PERF_RECORD_COMPRESSED, 0);
-	pw_put(&w, NULL, 16);
-	memset(w.b + at + 8, 0xff, 16);
-	pw_end(&w, at);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_COMPRESS);
+	fx_start(&w, true);
+	fx_ok(lpt_perf_write_record(w.w, PERF_RECORD_COMPRESSED, 0, garbage, sizeof(garbage),
+				    NULL));
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_COMPRESS);
 	free(z);
 	free(inner.b);
 	free(w.b);
@@ -286,24 +272,24 @@ END_TEST
 START_TEST(refusals)
 {
 	struct lpt_perf *p;
-	struct pw w;
+	struct fx w;
 	uint64_t swapped = PERF_FILE_MAGIC_SWAPPED;
 	size_t cut;
 
 	build_per_thread(&w, false, false);
 	memcpy(w.b, &swapped, 8);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_SWAPPED);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_SWAPPED);
 	memcpy(w.b, "PERFFILE", 8);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_VERSION);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_VERSION);
 	memcpy(w.b, "NOTPERF!", 8);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_MAGIC);
-	ck_assert_int_eq(open_buf(&w, 3, &p), -LPT_PERF_E_MAGIC);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_MAGIC);
+	ck_assert_int_eq(open_buf(w.b, 3, &p), -LPT_PERF_E_MAGIC);
 	free(w.b);
 
 	/* every truncation of a pipe stream: TRUNCATED (or no AUX yet) */
 	build_per_thread(&w, true, false);
 	for (cut = 16; cut < w.n; cut++) {
-		int err = open_buf(&w, cut, &p);
+		int err = open_buf(w.b, cut, &p);
 
 		ck_assert_msg(err == -LPT_PERF_E_TRUNCATED || err == -LPT_PERF_E_NO_AUX ||
 			      err == 0, "cut %zu: %d", cut, err);
@@ -312,14 +298,15 @@ START_TEST(refusals)
 	}
 	/* a record of size 0 would loop for ever */
 	memset(w.b + 16 + 6, 0, 2);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_CORRUPT);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_CORRUPT);
 	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "size 0"));
 	free(w.b);
 
 	/* no AUX data at all */
-	pw_start(&w, true);
-	pw_comm(&w, 1, 1, "x", false, 1);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), -LPT_PERF_E_NO_AUX);
+	fx_start(&w, true);
+	fx_comm(&w, 1, 1, "x", false, 1);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_NO_AUX);
 	free(w.b);
 }
 END_TEST
@@ -347,36 +334,29 @@ START_TEST(write_ptcap_per_cpu)
 	struct lpt_perf_code_opts o;
 	uint8_t data[32] = { 0 };
 	struct lpt_perf *p;
-	struct pw w;
+	struct fx w;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ck_assert_int_gt(n, 0);
 	exe[n] = '\0';
-	pw_start(&w, false);
-	pw_time_conv(&w);
-	pw_auxtrace_info(&w, true, false, NULL);
-	pw_kernel_mmap(&w, 0xffffffff81000000ull, 0x1000000, "[kernel.kallsyms]_text");
-	pw_comm(&w, 7, 7, "sh", false, 2000);
-	pw_mmap2(&w, 7, 0x400000, 0x1000, 0, exe, 2100);
-	{
-		size_t at = pw_begin(&w, PERF_RECORD_ITRACE_START, 0);
-
-		pw_u32(&w, 7);
-		pw_u32(&w, 7);
-		pw_sid(&w, 7, 7, 2200, 0);
-		pw_end(&w, at);
-	}
-	pw_fork(&w, 8, 7, 2500);
-	pw_comm(&w, 7, 7, "prog", true, 3000);
-	pw_mmap2(&w, 7, 0x500000, 0x1000, 0, "/nonexistent/prog", 3100);
-	pw_switch_cpu_wide(&w, true, 0, 7, 0, 4000);
-	pw_switch_cpu_wide(&w, false, 0, 0, 7, 4001);
-	pw_switch_cpu_wide(&w, false, 0, 8, 0, 4500);
-	pw_switch_cpu_wide(&w, true, 0, 8, 0, 5000);	/* no in-record follows */
-	pw_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
-	pw_finish(&w, NULL, 0);
-	ck_assert_int_eq(open_buf(&w, w.n, &p), 0);
+	fx_start(&w, false);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, true, false, NULL);
+	fx_kernel_mmap(&w, 0xffffffff81000000ull, 0x1000000, "[kernel.kallsyms]_text");
+	fx_comm(&w, 7, 7, "sh", false, 2000);
+	fx_mmap2(&w, 7, 0x400000, 0x1000, 0, exe, 2100);
+	fx_itrace_start(&w, 7, 7, 2200);
+	fx_fork(&w, 8, 7, 2500);
+	fx_comm(&w, 7, 7, "prog", true, 3000);
+	fx_mmap2(&w, 7, 0x500000, 0x1000, 0, "/nonexistent/prog", 3100);
+	fx_switch_cpu_wide(&w, true, 0, 7, 0, 4000);
+	fx_switch_cpu_wide(&w, false, 0, 0, 7, 4001);
+	fx_switch_cpu_wide(&w, false, 0, 8, 0, 4500);
+	fx_switch_cpu_wide(&w, true, 0, 8, 0, 5000);	/* no in-record follows */
+	fx_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	lpt_perf_code_opts_init(p, &o);
 	o.vmlinux = exe;
@@ -434,6 +414,63 @@ START_TEST(write_ptcap_per_cpu)
 }
 END_TEST
 
+/* A workload's recording (`perf record -e intel_pt// -- prog`: the event
+ * follows the workload's tasks, attr.enable_on_exec; kernel/events/core.c
+ * schedules it with them): the switches file keeps the switches between
+ * traced tasks, those of ITRACE_START and their FORK children; another
+ * task's time, which holds no trace, is dropped (Documentation/
+ * perf-data.rst "Reading"). */
+START_TEST(write_ptcap_workload)
+{
+	char dir[] = "/tmp/test_perf_read-wl-XXXXXX", *text;
+	struct ptcap_switches sws = { 0 };
+	struct lpt_perf_code_opts o;
+	uint8_t data[32] = { 0 };
+	struct lpt_perf *p;
+	struct fx w;
+
+	fx_start_as(&w, false, true);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, true, false, NULL);
+	fx_itrace_start(&w, 7, 7, 1000);
+	fx_fork(&w, 8, 7, 1500);
+	/* CPU 0: 7 -> 20 (not traced) -> 7 -> 8 -> 30 -> 0 */
+	fx_switch_cpu_wide(&w, true, 0, 7, 20, 2000);
+	fx_switch_cpu_wide(&w, false, 0, 20, 7, 2001);
+	fx_switch_cpu_wide(&w, true, 0, 20, 7, 3000);
+	fx_switch_cpu_wide(&w, false, 0, 7, 20, 3001);
+	fx_switch_cpu_wide(&w, true, 0, 7, 8, 4000);
+	fx_switch_cpu_wide(&w, false, 0, 8, 7, 4001);
+	fx_switch_cpu_wide(&w, true, 0, 8, 30, 5000);
+	fx_switch_cpu_wide(&w, false, 0, 30, 8, 5001);
+	fx_switch_cpu_wide(&w, true, 0, 30, 0, 6000);
+	fx_switch_cpu_wide(&w, false, 0, 0, 30, 6001);
+	/* CPU 1: untraced tasks only */
+	fx_switch_cpu_wide(&w, true, 1, 40, 41, 1000);
+	fx_switch_cpu_wide(&w, false, 1, 41, 40, 1001);
+	fx_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, 0);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+	ck_assert(lpt_perf_info(p)->per_task && lpt_perf_info(p)->inherit);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	lpt_perf_code_opts_init(p, &o);
+	o.no_code = true;
+	ck_assert_int_eq(lpt_perf_write_ptcap(p, dir, &o, NULL, "test"), 0);
+	text = slurp_text(dir, "switches");
+	ck_assert_int_eq(ptcap_switches_parse(text, strlen(text), &sws, NULL), 0);
+	free(text);
+	/* 0/0 -> 7/7 (ITRACE_START), 7/7 -> 8/8 at the in-record of 8 */
+	ck_assert_uint_eq(sws.n, 2);
+	ck_assert(sws.sw[0].cpu == 0 && sws.sw[0].prev_pid == 0 && sws.sw[0].next_pid == 7);
+	ck_assert(sws.sw[1].prev_pid == 7 && sws.sw[1].next_pid == 8);
+	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
+	ptcap_switches_free(&sws);
+	lpt_perf_close(p);
+	lpt_perf_ptcap_remove(strdup(dir));
+	free(w.b);
+}
+END_TEST
+
 /* A `perf record --kcore` directory (builtin-record.c record__kcore_copy):
  * DIR/data is the perf.data, DIR/kcore_dir/kcore the kernel's code at its
  * run-time addresses (no relocation); lpt_perf_probe() knows the directory. */
@@ -444,16 +481,16 @@ START_TEST(kcore_directory)
 	struct lpt_perf_code_opts o;
 	uint8_t data[16];
 	struct lpt_perf *p;
-	struct pw w;
+	struct fx w;
 	FILE *f;
 
 	memcpy(data, psb, 16);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	pw_start(&w, false);
-	pw_auxtrace_info(&w, false, false, NULL);
-	pw_kernel_mmap(&w, 0, 0x100000, "[kernel.kallsyms]_text");
-	pw_auxtrace(&w, data, 16, 0, 0, 5, (uint32_t)-1);
-	pw_finish(&w, NULL, 0);
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_kernel_mmap(&w, 0, 0x100000, "[kernel.kallsyms]_text");
+	fx_auxtrace(&w, data, 16, 0, 0, 5, (uint32_t)-1);
+	fx_finish(&w);
 	snprintf(path, sizeof(path), "%s/data", dir);
 	f = fopen(path, "wb");
 	ck_assert_ptr_nonnull(f);
@@ -490,7 +527,6 @@ static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
 
 	ck_assert_ptr_nonnull(b);
 	for (r = 0; r < rounds; r++) {
-		struct pw w = { .b = b };
 		struct lpt_perf *p;
 		size_t n = len, k, flips;
 		int err;
@@ -502,7 +538,7 @@ static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
 		for (k = 0; k < flips && n; k++)
 			b[(size_t)rand_r(&seed) % (n < 4096 ? n : 4096 + (size_t)rand_r(&seed) % (n - 4096 + 1))] ^=
 				(uint8_t)(1u << (rand_r(&seed) % 8));
-		err = open_buf(&w, n, &p);
+		err = open_buf(b, n, &p);
 		if (!err) {
 			struct lpt_perf_code_opts o;
 			char dir[] = "/tmp/test_perf_read-dir-XXXXXX";
@@ -522,7 +558,7 @@ static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
 
 START_TEST(mutations_synthetic)
 {
-	struct pw w;
+	struct fx w;
 
 	build_per_thread(&w, false, true);
 	mutate_loop(w.b, w.n, 3000);
@@ -1048,6 +1084,7 @@ int main(void)
 	tcase_add_test(tc, compressed);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, write_ptcap_per_cpu);
+	tcase_add_test(tc, write_ptcap_workload);
 	tcase_add_test(tc, kcore_directory);
 	tcase_add_test(tc, mutations_synthetic);
 	suite_add_tcase(s, tc);

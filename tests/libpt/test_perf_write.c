@@ -5,7 +5,10 @@
  * (tools/perf/util/tsc.c, the DynamoRIO recording's time_shift 31 and
  * time_mult 581029125 at 3.696 GHz, shared/testdata/pt/README.md), the
  * file layout of perf.data-file-format.txt, and a round trip through
- * libpt's own reader (include/lwpt/perf_data.h). perf itself reads the
+ * libpt's own reader (include/lwpt/perf_data.h) in file format and in
+ * pipe format (perf.data-file-format.txt "Pipe-mode data", the record
+ * order of util/synthetic-events.c perf_event__synthesize_for_pipe(),
+ * written to a stream that cannot seek). perf itself reads the
  * writer's output in tests/tools/pt2perf/pt2perf.sh.
  */
 #include <check.h>
@@ -203,6 +206,115 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* A stream that cannot seek (a pipe's behaviour), into memory. */
+struct mem {
+	uint8_t b[8192];
+	size_t n;
+};
+
+static ssize_t mem_write(void *c, const char *buf, size_t size)
+{
+	struct mem *m = c;
+
+	ck_assert_uint_le(m->n + size, sizeof(m->b));
+	memcpy(m->b + m->n, buf, size);
+	m->n += size;
+	return (ssize_t)size;
+}
+
+static int mem_seek(void *c, off64_t *off, int whence)
+{
+	(void)c;
+	(void)off;
+	(void)whence;
+	ck_abort_msg("the pipe writer seeked");
+	return -1;
+}
+
+START_TEST(pipe_round_trip)
+{
+	static const uint8_t trace[8] = { 0x02, 0x82, 0x02, 0x82, 0, 0, 0, 0 };
+	static const uint8_t bid[4] = { 0xde, 0xad, 0xbe, 0xef };
+	cookie_io_functions_t io = { .write = mem_write, .seek = mem_seek };
+	struct perf_event_attr a = test_attr();
+	struct lpt_perf_sid sid = { .pid = 7, .tid = 7, .time = 1000, .cpu = 0 };
+	struct lpt_perf_aux aux = { .offset = 0, .idx = 0, .tid = 7, .cpu = UINT32_MAX };
+	uint64_t priv[PERF_INTEL_PT_INFO_MAX + 1] = { 0 }, itrace = 0x0000000700000007ull;
+	struct perf_event_header h;
+	struct lpt_perf_writer *w;
+	static struct mem m;
+	const struct lpt_perf_info *info;
+	struct lpt_perf *p;
+	uint64_t feat;
+	char path[] = "/tmp/test_perf_write.XXXXXX";
+	size_t at, nfeat = 0;
+	int fd;
+	FILE *f = fopencookie(&m, "w", io);
+
+	ck_assert_ptr_nonnull(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	ck_assert_int_eq(lpt_perf_writer_open_pipe(f, &a, "intel_pt//u", 3, &w), 0);
+	ck_assert_int_eq(lpt_perf_set_string(w, PERF_HEADER_CPUID, "GenuineIntel,6,85,4"), 0);
+	lpt_perf_set_nrcpus(w, 4, 4);
+	priv[PERF_INTEL_PT_PMU_TYPE] = 8;
+	ck_assert_int_eq(lpt_perf_write_auxtrace_info(w, PERF_AUXTRACE_INTEL_PT, priv,
+						      PERF_INTEL_PT_INFO_MAX + 1), 0);
+	/* the features went out with the first record */
+	ck_assert_int_eq(lpt_perf_set_string(w, PERF_HEADER_HOSTNAME, "late"), -EBUSY);
+	ck_assert_int_eq(lpt_perf_write_comm(w, 7, 7, "prog", true, &sid), 0);
+	ck_assert_int_eq(lpt_perf_write_record(w, PERF_RECORD_ITRACE_START, 0, &itrace,
+					       sizeof(itrace), &sid), 0);
+	ck_assert_int_eq(lpt_perf_write_record(w, PERF_RECORD_ITRACE_START, 0, NULL, 70000,
+					       NULL), -EINVAL);
+	ck_assert_int_eq(lpt_perf_add_build_id(w, -1, PERF_RECORD_MISC_USER, bid, 4,
+					       "/bin/prog"), 0);
+	ck_assert_int_eq(lpt_perf_write_auxtrace(w, trace, sizeof(trace), &aux), 0);
+	ck_assert_int_eq(lpt_perf_writer_close(w), 0);
+	fclose(f);
+
+	/* The order: header, HEADER_ATTR with the id, the features in bit
+	 * order and the LAST_FEATURE mark, then the data. */
+	ck_assert_uint_eq(*(uint64_t *)m.b, PERF_FILE_MAGIC);
+	ck_assert_uint_eq(*(uint64_t *)(m.b + 8), 16);
+	memcpy(&h, m.b + 16, sizeof(h));
+	ck_assert_uint_eq(h.type, PERF_RECORD_HEADER_ATTR);
+	ck_assert_uint_eq(h.size, 8 + sizeof(a) + 8);
+	ck_assert_uint_eq(*(uint64_t *)(m.b + 16 + 8 + sizeof(a)), 3);
+	at = 16 + h.size;
+	for (;;) {
+		memcpy(&h, m.b + at, sizeof(h));
+		ck_assert_uint_eq(h.type, PERF_RECORD_HEADER_FEATURE);
+		memcpy(&feat, m.b + at + 8, 8);
+		at += h.size;
+		if (feat == PERF_HEADER_LAST_FEATURE)
+			break;
+		ck_assert(feat == PERF_HEADER_NRCPUS || feat == PERF_HEADER_CPUID ||
+			  feat == PERF_HEADER_EVENT_DESC);
+		nfeat++;
+	}
+	ck_assert_uint_eq(nfeat, 3);
+	memcpy(&h, m.b + at, sizeof(h));
+	ck_assert_uint_eq(h.type, PERF_RECORD_AUXTRACE_INFO);
+
+	/* libpt's reader sees what was written. */
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, m.b, m.n), (ssize_t)m.n);
+	close(fd);
+	ck_assert_int_eq(lpt_perf_open(path, NULL, &p), 0);
+	info = lpt_perf_info(p);
+	ck_assert(info->pipe);
+	ck_assert(!info->has_index);
+	ck_assert_str_eq(info->event_name, "intel_pt//u");
+	ck_assert_str_eq(info->cpuid, "GenuineIntel,6,85,4");
+	ck_assert_uint_eq(info->unknown_records, 0);
+	ck_assert_uint_eq(lpt_perf_ntraces(p), 1);
+	ck_assert_int_eq(lpt_perf_trace(p, 0)->tid, 7);
+	lpt_perf_close(p);
+	unlink(path);
+}
+END_TEST
+
 static Suite *perf_write_suite(void)
 {
 	Suite *s = suite_create("perf_write");
@@ -211,6 +323,7 @@ static Suite *perf_write_suite(void)
 	tcase_add_test(tc, tc_dynamorio);
 	tcase_add_test(tc, open_refuses);
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, pipe_round_trip);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

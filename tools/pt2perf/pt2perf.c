@@ -90,7 +90,7 @@ struct conv {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: pt2perf [<options>] <ptcap-directory> -o <file>\n"
+"usage: pt2perf [<options>] <ptcap-directory> -o <file>|-\n"
 "\n"
 "Convert a ptcap capture directory into a perf.data file (perf 6.1 file\n"
 "format) that perf's Intel PT decoder reads: perf script --itrace=i0ns,\n"
@@ -98,6 +98,8 @@ static void usage(FILE *f)
 "\n"
 "  -o, --output <file>   the perf.data to write (replaced when it exists;\n"
 "                        written to <file>.tmp first, renamed when complete).\n"
+"                        '-': standard output, in perf's pipe format (as\n"
+"                        perf record -o -), for perf script -i - etc.\n"
 "  --tsc-freq <hz>       TSC frequency for timestamps (default: the\n"
 "                        capture's tsc-freq, else nom-freq x 100 MHz).\n"
 "  --timeless            no timestamps: perf decodes without time\n"
@@ -192,7 +194,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	o->dir = argv[optind];
 	if (!o->out) {
-		fprintf(stderr, "%s: no output file: give -o <file> (see --help)\n", PROG);
+		fprintf(stderr, "%s: no output file: give -o <file>, or -o - for standard "
+			"output (see --help)\n", PROG);
+		return 2;
+	}
+	if (!strcmp(o->out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: -o -: standard output is a terminal; pipe it into perf "
+			"(pt2perf DIR -o - | perf script -i -) or redirect it\n", PROG);
 		return 2;
 	}
 	return 0;
@@ -617,7 +625,9 @@ static struct perf_event_attr make_attr(const struct conv *cv)
 	return a;
 }
 
-static int convert(struct conv *cv, FILE *f)
+/* @pipe: perf's pipe format (perf.data-file-format.txt "Pipe-mode data"),
+ * for an output that cannot seek. */
+static int convert(struct conv *cv, FILE *f, bool pipe)
 {
 	const struct ptcap_config *c = &cv->cap.cfg;
 	struct perf_event_attr attr;
@@ -643,7 +653,8 @@ static int convert(struct conv *cv, FILE *f)
 	attr = make_attr(cv);
 	snprintf(buf, sizeof(buf), "intel_pt//%s", attr.exclude_kernel ? "u" :
 		 attr.exclude_user ? "k" : "");
-	err = lpt_perf_writer_open(f, &attr, buf, PT2PERF_EVENT_ID, &cv->w);
+	err = (pipe ? lpt_perf_writer_open_pipe : lpt_perf_writer_open)(f, &attr, buf,
+									PT2PERF_EVENT_ID, &cv->w);
 	if (err)
 		return err;
 	lpt_perf_set_string(cv->w, PERF_HEADER_ARCH, "x86_64");
@@ -689,6 +700,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setup_time(&cv);
+	if (!strcmp(o.out, "-")) {
+		/* Pipe format on standard output: nothing to rename or remove;
+		 * after an error the stream ends early and perf reports it cut. */
+		tmp = NULL;
+		err = convert(&cv, stdout, true);
+		if (fflush(stdout) && !err)
+			err = -errno;
+		if (err) {
+			if (err != -EINVAL)
+				fprintf(stderr, "%s: writing standard output: %s\n", PROG,
+					strerror(-err));
+			rc = 1;
+		}
+		goto out;
+	}
 	tmp = malloc(strlen(o.out) + 5);
 	if (!tmp) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -702,7 +728,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	err = convert(&cv, f);
+	err = convert(&cv, f, false);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (!err && rename(tmp, o.out))

@@ -336,10 +336,15 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 		why = "its maps cannot be read";
 		goto skip;
 	}
-	/* The exec race (ptcap-format.rst): never decode with wrong maps. */
+	/* The exec race (ptcap-format.rst): never decode with wrong maps. A
+	 * kernel address (the upper canonical half) outside the maps is a
+	 * trace of user and kernel (perf's intel_pt//) without the kernel's
+	 * code. */
 	if (s->ip && !maps_cover(&im->maps, s->ip)) {
 		sys->count.not_mapped++;
-		why = "starts outside its process's maps (exec race)";
+		why = (int64_t)s->ip < 0 ? "starts in the kernel, whose code is absent (for a "
+			"perf.data: -k vmlinux, or perf record --kcore)" :
+			"starts outside its process's maps (exec race)";
 		goto skip;
 	}
 	if (pt_insn_set_image(dec, im->image) < 0) {

@@ -19,6 +19,10 @@
 # - perf script --itrace=cr, perf report --itrace, perf inject run, the
 #   header names the event and the CPU, the build-id of a mapped file is
 #   the one readelf shows;
+# - -o -: perf's pipe format on standard output (perf.data-file-format.txt
+#   "Pipe-mode data"), piped into perf script -i - / perf report -i -: the
+#   same flow per thread as from the file format, the header's event, CPU
+#   and features; libpt's reader (ptflow -) reads it as the file;
 # - bad input: a clear message and exit status 1 (2 for usage), no file.
 # Skips (exit 0 with a message) without the data or without perf.
 set -u
@@ -268,5 +272,49 @@ for pair in "$cap t" "$gap g" "$two two" "$pc pc"; do
 		{ fail "round trip $2.data: ptflow differs from the directory's"
 		  diff "$tmp/rt_dir.txt" "$tmp/rt_perf.txt" | head; }
 done
+
+# ---- -o -: pipe format into perf and into libpt's reader -----------------
+for pair in "$cap t" "$gap g" "$snap snap" "$two two" "$pc pc"; do
+	# shellcheck disable=SC2086 # two words: directory and file name
+	set -- $pair
+	# perf warns that pipe mode may reorder events across threads: the
+	# flow per thread (a stable sort by tid) must be the same.
+	perf_flow "$tmp/$2.data" | sort -s -k1,1 >"$tmp/file_flow.txt"
+	"$PT2PERF" -q "$1" -o - 2>"$tmp/err" |
+		"$PERF" script -i - --itrace=i0ns -F tid,ip 2>"$tmp/perf.err" |
+		awk '{ print $1, $2 }' | sort -s -k1,1 >"$tmp/pipe_flow.txt"
+	[ -s "$tmp/pipe_flow.txt" ] && [ ! -s "$tmp/err" ] &&
+		cmp -s "$tmp/file_flow.txt" "$tmp/pipe_flow.txt" && pass ||
+		{ fail "pipe $2: perf script -i - differs from the file format: $(cat "$tmp/err")"
+		  diff "$tmp/file_flow.txt" "$tmp/pipe_flow.txt" | head; }
+	"$PT2PERF" -q "$1" -o - | "$PTFLOW" --no-symbols - 2>/dev/null >"$tmp/rt_pipe.txt"
+	"$PTFLOW" --no-symbols "$tmp/$2.data" 2>/dev/null >"$tmp/rt_perf.txt"
+	cmp -s "$tmp/rt_perf.txt" "$tmp/rt_pipe.txt" && pass ||
+		{ fail "pipe $2: ptflow - differs from ptflow on the file format"
+		  diff "$tmp/rt_perf.txt" "$tmp/rt_pipe.txt" | head; }
+done
+"$PT2PERF" -q "$cap" -o - >"$tmp/p.data" && head -c 8 "$tmp/p.data" | grep -q '^PERFILE2$' &&
+	[ "$(od -An -tu8 -j8 -N8 "$tmp/p.data" | tr -d ' ')" = 16 ] && pass ||
+	fail "pipe: no 16-byte pipe header"
+"$PERF" report -i - --itrace=i0ns --stdio <"$tmp/p.data" >"$tmp/rep.txt" 2>"$tmp/err" &&
+	grep -q 'hello  *\[\.\] _start' "$tmp/rep.txt" && pass ||
+	fail "pipe: perf report -i -: $(cat "$tmp/err")"
+"$PERF" report -i - --header-only <"$tmp/p.data" >"$tmp/hdr.txt" 2>&1
+grep -q '^# event : name = intel_pt//u,' "$tmp/hdr.txt" &&
+	grep -q '^# cpuid : GenuineIntel,6,85,4$' "$tmp/hdr.txt" && pass ||
+	fail "pipe: header features: $(head "$tmp/hdr.txt")"
+"$PERF" script -i - --show-mmap-events <"$tmp/p.data" 2>/dev/null |
+	grep -q "PERF_RECORD_MMAP2 1234/1234: \[0x401000(0x27) @ 0x1000 .*$cap/hello" && pass ||
+	fail "pipe: MMAP2 sideband"
+# Standard output a terminal (script(1) gives it one): refused, status 2.
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$PT2PERF' '$cap' -o -" /dev/null >"$tmp/out" 2>&1
+	[ $? -eq 2 ] && grep -q 'standard output is a terminal' "$tmp/out" && pass ||
+		fail "pipe to a terminal: $(cat "$tmp/out")"
+fi
+# A directory that cannot be read: exit 1, nothing on standard output.
+"$PT2PERF" "$tmp/none" -o - >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ] && pass ||
+	fail "pipe: missing directory: $(cat "$tmp/err")"
 
 finish

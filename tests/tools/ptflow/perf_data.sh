@@ -123,6 +123,14 @@ for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
 	[ $rc -le 1 ] && [ "$(grep -c '/usr/bin/coreutils: code unavailable' "$tmp/r.err")" -eq 1 ] &&
 		grep -q 'kernel.kallsyms.*code unavailable' "$tmp/r.err" && pass ||
 		fail "ptflow $f: rc=$rc $(head -3 "$tmp/r.err")"
+	# A workload's recording (perf record -- echo): its intel_pt event
+	# follows the workload only, so every piece is its one thread's (no
+	# switch of another task is left inside a piece's bounds), and each
+	# starts in the kernel, whose code is absent (perf-data.rst "Limits").
+	n=$(grep -c '^\[not decoded' "$tmp/r.out")
+	[ "$n" -ge 10 ] && [ "$(grep -c 'starts in the kernel, whose code is absent' "$tmp/r.out")" -eq "$n" ] &&
+		[ "$(grep '^\[not decoded' "$tmp/r.out" | sed 's/.*, thread //' | sort -u | wc -l)" -eq 1 ] &&
+		pass || fail "ptflow $f: pieces not all the workload's: $(grep '^\[not' "$tmp/r.out" | head -3)"
 	for o in --calls --report --time "--pid 3174" "--tid 3174"; do
 		# shellcheck disable=SC2086
 		run "$PTFLOW" $o "$real/$f" > /dev/null 2>&1
