@@ -61,6 +61,9 @@ enum cov_kind {
 #define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
 #define COV_PCACHE	2048		/* direct-mapped cache of recent paths */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
+#define COV_HALT_RS	1u		/* a compressed return met: again with
+					 * the return stack */
+#define COV_HALT_RESYNC	2u		/* a decode error: next PSB */
 
 struct cov_blk;
 
@@ -84,9 +87,10 @@ struct cov_path {			/* what a hit reads: one cache line */
 	uint32_t pend;			/* the last edge, not yet counted */
 	struct cov_blk *end;		/* where the walk is after it */
 	struct cov_path *nx[2];		/* the paths that followed (chaining,
-					 * most recent first) */
+					 * most recent first; chain_link()) */
 	/* second line on: */
 	uint64_t *push;			/* @npush addresses */
+	struct cov_path *nx2[2];	/* the next two of @nx's list */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
 
@@ -178,14 +182,13 @@ struct lpt_cov {
 	bool tsx_abort;		/* MODE.TSX with abort: the next FUP is its */
 	bool fup_abort;		/* the pending FUP is a TSX abort's */
 	bool trunc;		/* the buffer ends inside a packet */
-	bool resync;		/* a decode error: go on at the next PSB */
 	const uint8_t *tbegin;	/* the trace being decoded */
 	uint64_t fup_ip, psb_fup, last_ip;
 	uint64_t retstack[COV_RETSTACK];
 	unsigned int rs_top, rs_n;
 	bool use_rs;		/* keep the return stack (compressed returns
 				 * seen): until then calls push nothing */
-	bool need_rs;		/* a compressed return met without it */
+	uint8_t halt;		/* the packet loop stops: COV_HALT_* */
 	int err;		/* first error of this decode */
 	uint64_t fault;
 
@@ -752,7 +755,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		 * before it were not pushed. lpt_cov_decode() decodes the
 		 * trace again with the return stack kept (and from then on).
 		 */
-		c->need_rs = true;
+		c->halt |= COV_HALT_RS;
 		c->cur = NULL;
 		return;
 	}
@@ -897,6 +900,19 @@ static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 	c->st.path_hits++;
 }
 
+/*
+ * @p followed @prev: first of @prev's successors (most recent first). Any
+ * path that came next is linked, also across a TIP.PGE or a packet the
+ * path cache does not take (the key check makes it only a guess).
+ */
+static inline void chain_link(struct cov_path *prev, struct cov_path *p)
+{
+	prev->nx2[1] = prev->nx2[0];
+	prev->nx2[0] = prev->nx[1];
+	prev->nx[1] = prev->nx[0];
+	prev->nx[0] = p;
+}
+
 /* The cached path for a key, through the chain of the last one applied,
  * else the hash table; links the last one to it. NULL: not cached. */
 static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
@@ -911,6 +927,16 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 		if ((p = prev->nx[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
 			prev->nx[1] = prev->nx[0];
 			prev->nx[0] = p;
+			return p;
+		}
+		if ((p = prev->nx2[0]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			prev->nx2[0] = prev->nx[1];
+			prev->nx[1] = prev->nx[0];
+			prev->nx[0] = p;
+			return p;
+		}
+		if ((p = prev->nx2[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			chain_link(prev, p);
 			return p;
 		}
 	}
@@ -935,10 +961,8 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	}
 	return NULL;
 found:
-	if (prev && prev->end == from) {
-		prev->nx[1] = prev->nx[0];
-		prev->nx[0] = p;
-	}
+	if (prev)
+		chain_link(prev, p);
 	return p;
 }
 
@@ -996,14 +1020,13 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.end = c->cur;
 	c->rp.p.pend = out;
 	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
+	c->rp.p.nx2[0] = c->rp.p.nx2[1] = NULL;
 	c->rp.p.hits = 0;
 	p = path_insert(c, &c->rp);
 	if (p)
 		from->lastp = p;
-	if (p && prev && prev->end == from) {
-		prev->nx[1] = prev->nx[0];
-		prev->nx[0] = p;
-	}
+	if (p && prev)
+		chain_link(prev, p);
 	c->last_path = p;
 }
 
@@ -1206,7 +1229,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 		a = next;
 	}
 	fail(c, LPT_ERR_COV_DESYNC);
-	c->resync = true;
+	c->halt |= COV_HALT_RESYNC;
 }
 
 /* TIP (SDM 33.4.2.2): an indirect branch, or the target of an async event. */
@@ -1393,7 +1416,7 @@ static void decode_reset(struct lpt_cov *c)
 	c->mode = X86_MODE_64;
 	c->have_pend_mode = false;
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
-	c->resync = false;
+	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
 	c->psb_fup_valid = false;
 	c->last_ip = 0;
@@ -1686,7 +1709,9 @@ static inline bool is_tnt8(uint8_t b)
 static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 			      const uint8_t *end)
 {
-	uint64_t tnt = 0, ip = 0, saved = c->last_ip;
+	/* IP payload bytes by IPBytes (SDM Table 33-18); reserved: too many */
+	static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
+	uint64_t tnt = 0, ip = 0;
 	unsigned int n = 0, ipb, opc;
 	const uint8_t *q = p, *after = p;
 	size_t pl;
@@ -1710,9 +1735,8 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 	if (opc != PT_OPC_TIP && opc != PT_OPC_TIP_PGD)
 		goto bytes;
 	ipb = *q >> PT_IPBYTES_SHIFT;
-	pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+	pl = ip_len[ipb];
 	if ((opc == PT_OPC_TIP && ipb == PT_IPBYTES_SUPPRESSED) ||
-	    ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
 	    (size_t)(end - q) < 1 + pl)
 		goto bytes;
 	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
@@ -1727,8 +1751,7 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 	else
 		path_record(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
 	return q + 1 + pl;
-bytes:
-	c->last_ip = saved;
+bytes:				/* Last IP untouched */
 	if (n < 2)
 		return NULL;
 	/* a run of TNT.8 bytes without a TIP after it */
@@ -1740,6 +1763,15 @@ bytes:
 	return after;
 }
 
+/* TNT.8, TIP or TIP.PGD: what a segment starts with (PAD: none). */
+static inline bool seg_start(uint8_t b)
+{
+	uint8_t opc = b & PT_OPM_IP;
+
+	return (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT) || opc == PT_OPC_TIP ||
+	       opc == PT_OPC_TIP_PGD;
+}
+
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 {
 	const uint8_t *end = trace + len, *p;
@@ -1749,14 +1781,9 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 	p = next_psb(trace, end, trace);
 	if (p == end)
 		return LPT_ERR_NOSYNC;
-	while (p < end && !c->need_rs) {
+again:
+	while (p < end && !c->halt) {
 		uint8_t b0 = *p;
-
-		if (LPT_UNLIKELY(c->resync)) {	/* as libipt after an error */
-			decode_reset(c);
-			p = next_psb(trace, end, p);
-			continue;
-		}
 
 		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
 			p++;
@@ -1766,8 +1793,7 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
 
-		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP ||
-		     opc == PT_OPC_TIP_PGD) && path_ok(c)) {
+		if (seg_start(b0) && path_ok(c)) {
 			const uint8_t *q = segment(c, p, end);
 
 			if (q) {
@@ -1837,6 +1863,11 @@ bad:
 		drop(c);
 		decode_reset(c);
 		p = next_psb(trace, end, p + 1);
+	}
+	if (c->halt == COV_HALT_RESYNC) {	/* as libipt after an error */
+		decode_reset(c);
+		p = next_psb(trace, end, p);
+		goto again;
 	}
 	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
 		/*
@@ -1953,14 +1984,14 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->ntouched = 0;
 	c->last_path = NULL;
 	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
-	if (c->need_rs) {
+	if (c->halt & COV_HALT_RS) {
 		/* again, with the return stack; cached paths lack pushes */
 		cov_flush(c);
 		memset(c->e_cnt, 0, c->ecap * sizeof(*c->e_cnt));
 		c->ntouched = 0;
 		c->nptouched = 0;
 		c->use_rs = true;
-		c->need_rs = false;
+		c->halt = 0;
 		memset(&c->st, 0, sizeof(c->st));
 		c->st.flushes = flushes;
 		c->err = 0;
