@@ -2059,7 +2059,8 @@ long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
 		c->out[i] = (struct lpt_cov_edge){ c->e_src[id], c->e_dst[id],
 						   c->e_cnt[id] };
 	}
-	qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
+	if (c->ntouched)	/* c->out may be NULL: qsort(NULL, 0) is undefined */
+		qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
 	*out = c->out;
 	return (long)c->ntouched;
 }
