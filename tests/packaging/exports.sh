@@ -30,9 +30,9 @@ for lib in lwp pt; do
 		continue
 	fi
 	# the NAME list, as the Makefile's MAN_LINKS reads it
-	names=$(sed -n '/^\.SH NAME/,/\\-/p' "$page" | sed '1d; s/\\-.*//' | tr ', ' '\n\n')
+	names=$(sed -n '/^\.SH NAME/,/\\-/p' "$page" | sed '1d; s/\\-.*//' | tr -s ', ' '\n')
 	syms=$(nm -D --defined-only "$so" | awk '$2 != "A" { sub(/@.*/, "", $3); print $2, $3 }')
-	[ -n "$syms" ] && ok || bad "$so exports nothing"
+	if [ -n "$syms" ]; then ok; else bad "$so exports nothing"; fi
 	n=0
 	while read -r type sym; do
 		[ -n "$sym" ] || continue

@@ -125,6 +125,8 @@ START_TEST(real_edges_and_hash)
 	trace = slurp(path, &len);
 	if (!trace) {
 		printf("test_pt_cov: %s missing: skipped\n", path);
+		free(map);
+		lpt_cov_image_free(img);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
