@@ -1090,6 +1090,8 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 /* ---- errata that change the flow (libipt 2.0.5 pt_insn_decoder.c) ------- */
 
 #define COV_BDM64_STEPS	0x100	/* libipt's bdm64_max_steps */
+#define COV_OUT_STEPS	1024	/* pgd_walk_out()'s bound (libipt has none:
+				 * it decodes a jmp-to-itself forever) */
 
 /*
  * Whether @to is reached from @from by instructions that need no trace
@@ -1205,7 +1207,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 
 	enter(c, b);
 	c->st.insns += b->ninsn;
-	for (unsigned int n = 0; n < COV_WALK_MAX; n++) {
+	for (unsigned int n = 0; n < COV_OUT_STEPS; n++) {
 		struct x86_cofi x;
 
 		if (!insn_at(c, a, &x, &next) ||
