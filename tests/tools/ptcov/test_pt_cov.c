@@ -591,7 +591,9 @@ START_TEST(mutations)
 	size_t len;
 	uint8_t *orig, *m, *map = calloc(1, 4096);
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
-	struct lpt_cov *cov;
+	struct lpt_cov *cov[4];
+	/* no CPU, and CPUs with each flow erratum (see erratum_*) */
+	static const int model[4] = { 0, SKL, BDW, APL };
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 
 	snprintf(path, sizeof(path), "%s/Unzip__trace.pt", dir);
@@ -613,7 +615,13 @@ START_TEST(mutations)
 	cfg.nfilter = 1;
 	cfg.filter[0].start = 0x400000;
 	cfg.filter[0].end = 0x427000;
-	cov = lpt_cov_alloc(&cfg, img);
+	for (int i = 0; i < 4; i++) {
+		cfg.cpu.vendor = model[i] ? 1 : 0;
+		cfg.cpu.family = model[i] ? 6 : 0;
+		cfg.cpu.model = (uint8_t)model[i];
+		cov[i] = lpt_cov_alloc(&cfg, img);
+		ck_assert_ptr_nonnull(cov[i]);
+	}
 	for (int it = 0; it < 600; it++) {
 		size_t n = len;
 
@@ -626,13 +634,14 @@ START_TEST(mutations)
 		}
 		if (it % 3 == 0)
 			n = (size_t)(seed >> 32) % len;
-		int r = lpt_cov_decode(cov, m, n, map);
+		int r = lpt_cov_decode(cov[it % 4], m, n, map);
 		const struct lpt_cov_edge *e;
 
 		ck_assert_int_le(r, 0);
-		ck_assert_int_ge(lpt_cov_edges(cov, &e), 0);
+		ck_assert_int_ge(lpt_cov_edges(cov[it % 4], &e), 0);
 	}
-	lpt_cov_free(cov);
+	for (int i = 0; i < 4; i++)
+		lpt_cov_free(cov[i]);
 	lpt_cov_image_free(img);
 	free(m);
 	free(orig);
