@@ -6,7 +6,8 @@
 # declared in an include/lwpt/*.h header and named in the library's man
 # page (functions in its NAME list, which `make install` turns into man
 # links; a variable like liblwp's lwp_tls_emulated, read by the header's
-# inline wrappers, in its text), and every name the version script
+# inline wrappers, in its text); every function of the NAME list that the
+# static archive defines is exported; and every name the version script
 # (liblwp/liblwp.map, libpt/libpt.map) exports is defined. Source: the
 # brief of issue 25 (libpt.so exported model/x86's x86_cofi_*).
 #
@@ -48,6 +49,14 @@ for lib in lwp pt; do
 	done <<EOS
 $syms
 EOS
+	ok
+	# every function of the NAME list the archive defines is exported
+	# (a new one documented but left out of the version script)
+	for sym in $(nm --defined-only "$O/lib/lib$lib.a" 2>/dev/null | awk '$2 == "T" { print $3 }'); do
+		printf '%s\n' "$names" | grep -qx "$sym" || continue
+		printf '%s\n' "$syms" | grep -q " $sym\$" ||
+			bad "$page documents $sym, which $so does not export (add it to $map)"
+	done
 	ok
 	# the version script's names all exist (no stale or misspelt entry)
 	for sym in $(sed -n '/global:/,/local:/p' "$map" | sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p'); do
