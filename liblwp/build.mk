@@ -11,3 +11,4 @@ lwp_LDLIBS := -lpthread -Wl,--version-script=liblwp/liblwp.map
 HEADERS += include/lwpt/lwp.h include/lwpt/lwp_arch.h
 lwp_DESCRIPTION := AMD Lightweight Profiling (LWP) for JITs and runtimes: the lwpt module or an emulation
 MANPAGES += liblwp/man/liblwp.3
+$(O)/lib/liblwp.so.$(lwp_SOVERSION): liblwp/liblwp.map

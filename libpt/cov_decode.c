@@ -61,6 +61,9 @@ enum cov_kind {
 #define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
 #define COV_PCACHE	2048		/* direct-mapped cache of recent paths */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
+#define COV_HALT_RS	1u		/* a compressed return met: again with
+					 * the return stack */
+#define COV_HALT_RESYNC	2u		/* a decode error: next PSB */
 
 struct cov_blk;
 
@@ -84,9 +87,10 @@ struct cov_path {			/* what a hit reads: one cache line */
 	uint32_t pend;			/* the last edge, not yet counted */
 	struct cov_blk *end;		/* where the walk is after it */
 	struct cov_path *nx[2];		/* the paths that followed (chaining,
-					 * most recent first) */
+					 * most recent first; chain_link()) */
 	/* second line on: */
 	uint64_t *push;			/* @npush addresses */
+	struct cov_path *nx2[2];	/* the next two of @nx's list */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
 
@@ -119,6 +123,7 @@ struct cov_blk {
 	uint8_t kind;		/* enum cov_kind */
 	uint8_t mode;		/* enum x86_mode */
 	uint8_t tgt_out;	/* direct target outside the filter */
+	uint8_t vmentry;	/* the branch is VMLAUNCH/VMRESUME (SKD022) */
 	struct cov_path *lastp;	/* the last path looked up from here */
 };
 
@@ -131,6 +136,7 @@ struct lpt_cov {
 	struct lpt_cov_config cfg;
 	const struct lpt_cov_image *img;
 	uint32_t pkt_flags;
+	uint32_t errata;	/* LPT_ERRATUM_* of cfg.cpu */
 	bool xdc_only;		/* LPT_COV_F_XDC without LPT_COV_F_EDGES */
 
 	/* Block cache: open addressing on (start, mode). */
@@ -173,13 +179,16 @@ struct lpt_cov {
 	uint8_t mode, pend_mode;
 	bool have_pend_mode;
 	bool fup_pending, skip_fup, in_psb, ovf, psb_fup_valid;
+	bool tsx_abort;		/* MODE.TSX with abort: the next FUP is its */
+	bool fup_abort;		/* the pending FUP is a TSX abort's */
 	bool trunc;		/* the buffer ends inside a packet */
+	const uint8_t *tbegin;	/* the trace being decoded */
 	uint64_t fup_ip, psb_fup, last_ip;
 	uint64_t retstack[COV_RETSTACK];
 	unsigned int rs_top, rs_n;
 	bool use_rs;		/* keep the return stack (compressed returns
 				 * seen): until then calls push nothing */
-	bool need_rs;		/* a compressed return met without it */
+	uint8_t halt;		/* the packet loop stops: COV_HALT_* */
 	int err;		/* first error of this decode */
 	uint64_t fault;
 
@@ -560,6 +569,7 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 		b->ninsn++;
 		if (x.kind != X86_COFI_NONE && x.kind != X86_COFI_UD) {
 			b->kind = (uint8_t)kind_of(x.kind);
+			b->vmentry = x.kind == X86_COFI_VMENTRY;
 			b->cofi = a;
 			b->next = a + x.len;
 			if (c->mode != X86_MODE_64)
@@ -745,7 +755,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		 * before it were not pushed. lpt_cov_decode() decodes the
 		 * trace again with the return stack kept (and from then on).
 		 */
-		c->need_rs = true;
+		c->halt |= COV_HALT_RS;
 		c->cur = NULL;
 		return;
 	}
@@ -890,6 +900,19 @@ static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 	c->st.path_hits++;
 }
 
+/*
+ * @p followed @prev: first of @prev's successors (most recent first). Any
+ * path that came next is linked, also across a TIP.PGE or a packet the
+ * path cache does not take (the key check makes it only a guess).
+ */
+static inline void chain_link(struct cov_path *prev, struct cov_path *p)
+{
+	prev->nx2[1] = prev->nx2[0];
+	prev->nx2[0] = prev->nx[1];
+	prev->nx[1] = prev->nx[0];
+	prev->nx[0] = p;
+}
+
 /* The cached path for a key, through the chain of the last one applied,
  * else the hash table; links the last one to it. NULL: not cached. */
 static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
@@ -904,6 +927,16 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 		if ((p = prev->nx[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
 			prev->nx[1] = prev->nx[0];
 			prev->nx[0] = p;
+			return p;
+		}
+		if ((p = prev->nx2[0]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			prev->nx2[0] = prev->nx[1];
+			prev->nx[1] = prev->nx[0];
+			prev->nx[0] = p;
+			return p;
+		}
+		if ((p = prev->nx2[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+			chain_link(prev, p);
 			return p;
 		}
 	}
@@ -928,10 +961,8 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	}
 	return NULL;
 found:
-	if (prev && prev->end == from) {
-		prev->nx[1] = prev->nx[0];
-		prev->nx[0] = p;
-	}
+	if (prev)
+		chain_link(prev, p);
 	return p;
 }
 
@@ -989,14 +1020,13 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.end = c->cur;
 	c->rp.p.pend = out;
 	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
+	c->rp.p.nx2[0] = c->rp.p.nx2[1] = NULL;
 	c->rp.p.hits = 0;
 	p = path_insert(c, &c->rp);
 	if (p)
 		from->lastp = p;
-	if (p && prev && prev->end == from) {
-		prev->nx[1] = prev->nx[0];
-		prev->nx[0] = p;
-	}
+	if (p && prev)
+		chain_link(prev, p);
 	c->last_path = p;
 }
 
@@ -1057,12 +1087,159 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 	}
 }
 
+/* ---- errata that change the flow (libipt 2.0.5 pt_insn_decoder.c) ------- */
+
+#define COV_BDM64_STEPS	0x100	/* libipt's bdm64_max_steps */
+#define COV_OUT_STEPS	1024	/* pgd_walk_out()'s bound (libipt has none:
+				 * it decodes a jmp-to-itself forever) */
+
+/*
+ * Whether @to is reached from @from by instructions that need no trace
+ * (no branch, or a direct JMP/CALL) in at most COV_BDM64_STEPS steps, as
+ * libipt's pt_insn_range_is_contiguous(): 1 yes, 0 not within the steps,
+ * -1 a branch that needs trace or code missing on the way (libipt: error).
+ */
+/* The instruction at @a (slow path, no cache); false when it is missing
+ * or invalid. *@next: where a direct transfer or no branch goes on. */
+static bool insn_at(const struct lpt_cov *c, uint64_t a, struct x86_cofi *x,
+		    uint64_t *next)
+{
+	uint8_t buf[X86_MAX_INSN_LEN];
+	size_t have = lpt_cov_image_read(c->img, a, buf, sizeof(buf));
+
+	if (!have || x86_cofi_decode(buf, have, (enum x86_mode)c->mode, x) < 0)
+		return false;
+	*next = x->kind == X86_COFI_JMP_REL || x->kind == X86_COFI_CALL_REL ?
+		x86_cofi_target(x, a) : a + x->len;
+	if (c->mode != X86_MODE_64)
+		*next &= c->mode == X86_MODE_32 ? 0xffffffffull : 0xffffull;
+	return true;
+}
+
+static int contiguous(struct lpt_cov *c, uint64_t from, uint64_t to)
+{
+	uint64_t a = from;
+
+	for (unsigned int n = 0; a != to; n++) {
+		struct x86_cofi x;
+
+		if (n == COV_BDM64_STEPS)
+			return 0;
+		if (!insn_at(c, a, &x, &a) || (x.kind != X86_COFI_NONE &&
+					       x.kind != X86_COFI_JMP_REL &&
+					       x.kind != X86_COFI_CALL_REL))
+			return -1;
+	}
+	return 1;
+}
+
+/*
+ * Erratum BDM64 (libipt handle_erratum_bdm64()): a TSX abort right after
+ * a branch whose destination cannot reach the abort's FUP IP without
+ * trace: the branch's trace was corrupted; as libipt, the branch went to
+ * the FUP IP. Counts that edge and returns true; false when the erratum
+ * does not apply (the caller walks to the FUP IP).
+ */
+static bool erratum_bdm64(struct lpt_cov *c)
+{
+	uint32_t id;
+
+	if (!(c->errata & LPT_ERRATUM_BDM64) || !c->fup_abort || !c->pend ||
+	    c->pend == COV_IN || contiguous(c, c->cur->start, c->fup_ip) != 0)
+		return false;
+	id = edge_id(c, c->e_src[c->pend], c->fup_ip, c->e_cond[c->pend]);
+	if (!id) {
+		fail(c, LPT_ERR_NOMEM);
+		return true;
+	}
+	c->pend = COV_NO_EDGE;
+	count(c, id);
+	return true;
+}
+
+/*
+ * Erratum SKD022 (libipt handle_erratum_skd022()): FUP + TIP.PGD at a
+ * VMLAUNCH/VMRESUME is the VM entry, not an asynchronous disable: the
+ * instruction executed, its edge goes to the TIP.PGD's IP (none when
+ * suppressed). Called after walk_to() reached the FUP IP.
+ */
+static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
+{
+	const struct cov_blk *b = c->cur;
+	uint32_t id;
+
+	if (!(c->errata & LPT_ERRATUM_SKD022) || !b || !b->vmentry ||
+	    b->cofi != c->fup_ip)
+		return;
+	c->st.insns++;
+	if (suppressed)
+		return;
+	id = edge_id(c, b->cofi, ip, false);
+	if (!id) {
+		fail(c, LPT_ERR_NOMEM);
+		return;
+	}
+	if (!c->xdc_only)
+		count(c, id);
+}
+
+/*
+ * Erratum SKL014 (libipt pt_insn_at_skl014()): with IP filtering, a
+ * TIP.PGD with suppressed IP belongs to a direct JMP/CALL whose target
+ * is outside the filter ranges: the branch executed.
+ */
+static inline bool erratum_skl014(const struct lpt_cov *c, const struct cov_blk *b)
+{
+	return (c->errata & LPT_ERRATUM_SKL014) && c->cfg.nfilter &&
+	       (b->kind == BK_JMP || b->kind == BK_CALL) && b->tgt_out;
+}
+
+/*
+ * A TIP.PGD with suppressed IP after the direct JMP/CALL @b out of the
+ * filter, without SKL014's workaround: as libipt, the branch does not
+ * disable tracing; decoding follows it out of the filter, counting edges,
+ * until a far transfer (that disabled tracing) or an instruction that
+ * needs trace or code missing (libipt fails: resynchronise at a PSB).
+ */
+static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
+{
+	uint64_t a = b->target, src = b->cofi, next;
+
+	enter(c, b);
+	c->st.insns += b->ninsn;
+	for (unsigned int n = 0; n < COV_OUT_STEPS; n++) {
+		struct x86_cofi x;
+
+		if (!insn_at(c, a, &x, &next) ||
+		    !(x.kind == X86_COFI_NONE || x.kind == X86_COFI_JMP_REL ||
+		      x.kind == X86_COFI_CALL_REL || x86_cofi_is_far(x.kind)))
+			break;
+		c->st.insns++;
+		if (src) {	/* the instruction at @a is decoded */
+			uint32_t id = edge_id(c, src, a, false);
+
+			if (!id) {
+				fail(c, LPT_ERR_NOMEM);
+				return;
+			}
+			if (!c->xdc_only)
+				count(c, id);
+		}
+		if (x86_cofi_is_far(x.kind))
+			return;
+		src = x.kind == X86_COFI_NONE ? 0 : a;
+		a = next;
+	}
+	fail(c, LPT_ERR_COV_DESYNC);
+	c->halt |= COV_HALT_RESYNC;
+}
+
 /* TIP (SDM 33.4.2.2): an indirect branch, or the target of an async event. */
 static void on_tip(struct lpt_cov *c, uint64_t ip)
 {
 	if (c->fup_pending) {
 		c->fup_pending = false;
-		if (c->cur)
+		if (c->cur && !erratum_bdm64(c))
 			walk_to(c, c->fup_ip);
 		c->pend = COV_NO_EDGE;
 		jump_to(c, ip);
@@ -1107,8 +1284,10 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 
 	if (c->fup_pending) {	/* asynchronous: at the FUP's IP */
 		c->fup_pending = false;
-		if (c->cur)
+		if (c->cur && !erratum_bdm64(c)) {
 			walk_to(c, c->fup_ip);
+			erratum_skd022(c, ip, suppressed);
+		}
 		goto off;
 	}
 	if (!c->cur || c->ovf)
@@ -1122,6 +1301,17 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			drop(c);
 		else
 			commit(c);
+		goto off;
+	}
+	if (suppressed && (b->kind == BK_JMP || b->kind == BK_CALL) && b->tgt_out &&
+	    c->cfg.nfilter) {
+		if (erratum_skl014(c, b)) {
+			/* the direct branch out of the filter disabled tracing */
+			enter(c, b);
+			c->st.insns += b->ninsn;
+		} else {
+			pgd_walk_out(c, b);
+		}
 		goto off;
 	}
 	if (suppressed && b->kind != BK_FAR) {
@@ -1178,6 +1368,8 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 	}
 	c->fup_pending = true;
 	c->fup_ip = ip;
+	c->fup_abort = c->tsx_abort;
+	c->tsx_abort = false;
 }
 
 /* ---- packets ------------------------------------------------------------- */
@@ -1216,6 +1408,9 @@ static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, unsigned int i
 	return true;
 }
 
+static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
+			       const uint8_t *p);
+
 static void decode_reset(struct lpt_cov *c)
 {
 	c->cur = NULL;
@@ -1223,6 +1418,8 @@ static void decode_reset(struct lpt_cov *c)
 	c->mode = X86_MODE_64;
 	c->have_pend_mode = false;
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
+	c->halt &= (uint8_t)~COV_HALT_RESYNC;
+	c->tsx_abort = false;
 	c->psb_fup_valid = false;
 	c->last_ip = 0;
 	c->rs_n = 0;
@@ -1234,6 +1431,187 @@ static uint8_t exec_mode(const struct lpt_pkt_mode_exec *m)
 	if (m->csl)
 		return X86_MODE_64;	/* CS.D=1 with CS.L=1 is reserved */
 	return m->csd ? X86_MODE_32 : X86_MODE_16;
+}
+
+/* ---- OVF: what it binds to (libipt 2.0.5 pt_qry_decode_ovf()) ------------ */
+
+enum ovf_scan {
+	OVF_FUP,		/* a FUP resumes (c->ovf: on_fup()) */
+	OVF_OFF,		/* tracing was off: wait for the resume */
+	OVF_BAD_CONTEXT,	/* TNT, TIP, TIP.PGD or PSBEND came first */
+	OVF_ERROR,		/* libipt fails: resynchronise at a PSB */
+	OVF_EOS,		/* the trace ends */
+	OVF_HANDLED,		/* an erratum workaround resumed */
+	OVF_NOT_HANDLED,	/* the erratum does not apply */
+};
+
+/* The packet at @q (lpt_pkt_decode()); OVF_EOS or OVF_ERROR when none. */
+static int ovf_packet(const struct lpt_cov *c, const uint8_t *q, const uint8_t *end,
+		      struct lpt_packet *pkt)
+{
+	int n = q < end ? lpt_pkt_decode(q, (size_t)(end - q), NULL, pkt, c->pkt_flags) :
+			  LPT_ERR_EOS;
+
+	if (n == LPT_ERR_EOS)
+		return -OVF_EOS;
+	/* packets newer than libipt 2.0.5 are bad opcodes to it */
+	if (n < 0 || pkt->type >= LPT_PKT_BBP || pkt->type == LPT_PKT_INVALID)
+		return -OVF_ERROR;
+	return n;
+}
+
+static bool ovf_timing(enum lpt_pkt_type t)
+{
+	return t == LPT_PKT_PAD || t == LPT_PKT_MNT || t == LPT_PKT_CBR ||
+	       t == LPT_PKT_TSC || t == LPT_PKT_TMA || t == LPT_PKT_MTC ||
+	       t == LPT_PKT_CYC;
+}
+
+/* pt_pkt_find_ovf_fup(): the first packet after the OVF that tells. */
+static enum ovf_scan ovf_find_fup(const struct lpt_cov *c, const uint8_t *q,
+				  const uint8_t *end)
+{
+	struct lpt_packet pkt;
+	int n;
+
+	for (; (n = ovf_packet(c, q, end, &pkt)) > 0; q += n) {
+		switch (pkt.type) {
+		case LPT_PKT_FUP:
+			return OVF_FUP;
+		case LPT_PKT_PSBEND: case LPT_PKT_TIP: case LPT_PKT_TIP_PGD:
+		case LPT_PKT_TNT_8: case LPT_PKT_TNT_64:
+			return OVF_BAD_CONTEXT;
+		default:
+			if (!ovf_timing(pkt.type))
+				return OVF_OFF;
+		}
+	}
+	return (enum ovf_scan)-n;
+}
+
+/* Resume at the IP packet at @q (a TIP or FUP; header byte + payload). */
+static enum ovf_scan ovf_resume(struct lpt_cov *c, const uint8_t *q)
+{
+	uint64_t ip;
+
+	if (!ip_decode(c, q + 1, *q >> PT_IPBYTES_SHIFT, &ip))
+		return OVF_ERROR;	/* suppressed: libipt needs an IP */
+	c->ovf = false;
+	c->pend = COV_NO_EDGE;
+	jump_to(c, ip);
+	return OVF_HANDLED;
+}
+
+/*
+ * Erratum SKD010 (libipt skd010_scan_for_ovf_resume()): the FUP after the
+ * OVF may be lost. A TIP resumes at its IP, a FUP at its own (decoded
+ * again from the MODE.TSX before it, if any), a TIP.PGD means tracing is
+ * off after it. *@pos: where decoding goes on when handled.
+ */
+static enum ovf_scan ovf_skd010(struct lpt_cov *c, const uint8_t *q,
+				const uint8_t *end, const uint8_t **pos)
+{
+	const uint8_t *tsx = NULL;
+	struct lpt_packet pkt;
+	int n;
+
+	for (; (n = ovf_packet(c, q, end, &pkt)) > 0; q += n) {
+		switch (pkt.type) {
+		case LPT_PKT_TIP_PGE: case LPT_PKT_TNT_8: case LPT_PKT_TNT_64:
+		case LPT_PKT_OVF: case LPT_PKT_TRACESTOP: case LPT_PKT_MWAIT:
+			return OVF_NOT_HANDLED;
+		case LPT_PKT_TIP_PGD:
+			*pos = q + n;
+			return OVF_HANDLED;	/* c->ovf: off until resumed */
+		case LPT_PKT_MODE_TSX:
+			if (tsx)
+				return OVF_NOT_HANDLED;
+			tsx = q;
+			break;
+		case LPT_PKT_FUP:
+			*pos = tsx ? tsx : q;
+			return ovf_resume(c, q);
+		case LPT_PKT_TIP:
+			*pos = q + n;
+			return ovf_resume(c, q);
+		case LPT_PKT_PSB:
+			/* resumes at the PSB+'s FUP, if any: as without */
+			*pos = q;
+			return OVF_HANDLED;
+		case LPT_PKT_PSBEND:
+			return OVF_ERROR;
+		case LPT_PKT_EXSTOP:
+			if (pkt.payload.exstop.ip)
+				return OVF_NOT_HANDLED;
+			break;
+		case LPT_PKT_PTW:
+			if (pkt.payload.ptw.ip)
+				return OVF_NOT_HANDLED;
+			break;
+		default:	/* PIP, VMCS, MODE.Exec, power, timing */
+			break;
+		}
+	}
+	return -n == OVF_EOS ? OVF_NOT_HANDLED : OVF_ERROR;
+}
+
+/*
+ * Erratum APL11 (libipt apl11_apply()): a TIP.PGD after the OVF: tracing
+ * is off after it.
+ */
+static enum ovf_scan ovf_apl11(const struct lpt_cov *c, const uint8_t *q,
+			       const uint8_t *end, const uint8_t **pos)
+{
+	struct lpt_packet pkt;
+	int n;
+
+	for (; (n = ovf_packet(c, q, end, &pkt)) > 0; q += n) {
+		switch (pkt.type) {
+		case LPT_PKT_TIP_PGD:
+			*pos = q + n;
+			return OVF_HANDLED;
+		case LPT_PKT_PSBEND: case LPT_PKT_TIP: case LPT_PKT_TNT_8:
+		case LPT_PKT_TNT_64:
+			return OVF_ERROR;
+		default:
+			if (!ovf_timing(pkt.type))
+				return OVF_NOT_HANDLED;
+		}
+	}
+	return OVF_ERROR;
+}
+
+/*
+ * After the OVF at @q - 2: where decoding goes on. As libipt: a FUP (after
+ * timing packets only) resumes; otherwise SKD010's and APL11's
+ * workarounds when the CPU has them; a TNT, TIP, TIP.PGD or PSBEND first
+ * is an error (resynchronise at the next PSB), anything else means
+ * tracing was off (wait for TIP.PGE, PSB+). APL12 (a FUP although
+ * tracing was off) changes no edge: the TIP.PGE after it moves on.
+ */
+static const uint8_t *ovf_resolve(struct lpt_cov *c, const uint8_t *q,
+				  const uint8_t *end)
+{
+	enum ovf_scan st = ovf_find_fup(c, q, end), r = OVF_NOT_HANDLED;
+	const uint8_t *pos = q;
+
+	if (st == OVF_FUP || st == OVF_EOS)
+		return q;
+	if (st != OVF_ERROR && (c->errata & LPT_ERRATUM_SKD010))
+		r = ovf_skd010(c, q, end, &pos);
+	if (r == OVF_NOT_HANDLED && st == OVF_BAD_CONTEXT &&
+	    (c->errata & LPT_ERRATUM_APL11))
+		r = ovf_apl11(c, q, end, &pos);
+	if (r == OVF_HANDLED)
+		return pos;
+	if (r == OVF_NOT_HANDLED && st == OVF_OFF)
+		return q;
+	/* libipt's decode fails here; it goes on at the next PSB */
+	if (!c->err)
+		c->err = LPT_ERR_BAD_CONTEXT;
+	c->st.errors++;
+	decode_reset(c);
+	return next_psb(c->tbegin, end, q);
 }
 
 /* Every packet but PAD, TNT.8 and the TIP family (the hot ones). */
@@ -1285,14 +1663,15 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 		 * XBEGIN/XEND; an abort's FUP + TIP is an async branch */
 		if (!c->in_psb && !pkt.payload.mode_tsx.abrt)
 			c->skip_fup = true;
+		c->tsx_abort = !c->in_psb && pkt.payload.mode_tsx.abrt;
 		break;
 	case LPT_PKT_OVF:
 		drop(c);
 		c->cur = NULL;
 		c->ovf = true;
-		c->fup_pending = c->skip_fup = false;
+		c->fup_pending = c->skip_fup = c->tsx_abort = false;
 		c->rs_n = 0;
-		break;
+		return ovf_resolve(c, p + n, end);
 	case LPT_PKT_PTW:
 		if (pkt.payload.ptw.ip)
 			c->skip_fup = true;
@@ -1332,7 +1711,9 @@ static inline bool is_tnt8(uint8_t b)
 static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 			      const uint8_t *end)
 {
-	uint64_t tnt = 0, ip = 0, saved = c->last_ip;
+	/* IP payload bytes by IPBytes (SDM Table 33-18); reserved: too many */
+	static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
+	uint64_t tnt = 0, ip = 0;
 	unsigned int n = 0, ipb, opc;
 	const uint8_t *q = p, *after = p;
 	size_t pl;
@@ -1356,9 +1737,8 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 	if (opc != PT_OPC_TIP && opc != PT_OPC_TIP_PGD)
 		goto bytes;
 	ipb = *q >> PT_IPBYTES_SHIFT;
-	pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+	pl = ip_len[ipb];
 	if ((opc == PT_OPC_TIP && ipb == PT_IPBYTES_SUPPRESSED) ||
-	    ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 ||
 	    (size_t)(end - q) < 1 + pl)
 		goto bytes;
 	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
@@ -1373,8 +1753,7 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 	else
 		path_record(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
 	return q + 1 + pl;
-bytes:
-	c->last_ip = saved;
+bytes:				/* Last IP untouched */
 	if (n < 2)
 		return NULL;
 	/* a run of TNT.8 bytes without a TIP after it */
@@ -1386,15 +1765,26 @@ bytes:
 	return after;
 }
 
+/* TNT.8, TIP or TIP.PGD: what a segment starts with (PAD: none). */
+static inline bool seg_start(uint8_t b)
+{
+	uint8_t opc = b & PT_OPM_IP;
+
+	return (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT) || opc == PT_OPC_TIP ||
+	       opc == PT_OPC_TIP_PGD;
+}
+
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 {
 	const uint8_t *end = trace + len, *p;
 
 	decode_reset(c);
+	c->tbegin = trace;
 	p = next_psb(trace, end, trace);
 	if (p == end)
 		return LPT_ERR_NOSYNC;
-	while (p < end && !c->need_rs) {
+again:
+	while (p < end && !c->halt) {
 		uint8_t b0 = *p;
 
 		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
@@ -1405,8 +1795,7 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
 
-		if (((!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) || opc == PT_OPC_TIP ||
-		     opc == PT_OPC_TIP_PGD) && path_ok(c)) {
+		if (seg_start(b0) && path_ok(c)) {
 			const uint8_t *q = segment(c, p, end);
 
 			if (q) {
@@ -1477,6 +1866,11 @@ bad:
 		decode_reset(c);
 		p = next_psb(trace, end, p + 1);
 	}
+	if (c->halt == COV_HALT_RESYNC) {	/* as libipt after an error */
+		decode_reset(c);
+		p = next_psb(trace, end, p);
+		goto again;
+	}
 	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
 		/*
 		 * A buffer cut inside a packet is no clean end for libipt: it
@@ -1531,6 +1925,7 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	}
 	c->img = img;
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
+	c->errata = lpt_cpu_errata_all(&c->cfg.cpu);
 	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
 	c->bmask = 255;
 	c->emask = 255;
@@ -1591,14 +1986,14 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->ntouched = 0;
 	c->last_path = NULL;
 	ret = len ? decode_trace(c, trace, len) : LPT_ERR_NOSYNC;
-	if (c->need_rs) {
+	if (c->halt & COV_HALT_RS) {
 		/* again, with the return stack; cached paths lack pushes */
 		cov_flush(c);
 		memset(c->e_cnt, 0, c->ecap * sizeof(*c->e_cnt));
 		c->ntouched = 0;
 		c->nptouched = 0;
 		c->use_rs = true;
-		c->need_rs = false;
+		c->halt = 0;
 		memset(&c->st, 0, sizeof(c->st));
 		c->st.flushes = flushes;
 		c->err = 0;
@@ -1666,7 +2061,8 @@ long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
 		c->out[i] = (struct lpt_cov_edge){ c->e_src[id], c->e_dst[id],
 						   c->e_cnt[id] };
 	}
-	qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
+	if (c->ntouched)	/* c->out may be NULL: qsort(NULL, 0) is undefined */
+		qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
 	*out = c->out;
 	return (long)c->ntouched;
 }

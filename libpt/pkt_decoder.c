@@ -155,23 +155,50 @@ int lpt_pkt_get_sync_offset(const struct lpt_pkt_decoder *dec,
 	return 0;
 }
 
-uint32_t lpt_cpu_errata(const struct lpt_cpu *cpu)
+/*
+ * The errata libipt 2.0.5's pt_cpu_errata() (libipt/src/pt_config.c) sets
+ * for a CPU, as LPT_ERRATUM_* bits; family 6 models as there, plus the
+ * later SKZ84 models (0xad, 0xae, 0xcf; family 0x13 model 1) lwpt's
+ * packet decoder already knew. Stepping is unused, as in libipt.
+ */
+uint32_t lpt_cpu_errata_all(const struct lpt_cpu *cpu)
 {
 	if (!cpu || cpu->vendor != 1)
 		return 0;
-	if (cpu->family == 6) {
-		switch (cpu->model) {
-		case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0xa5:
-		case 0xa6:
-			return LPT_PKT_F_ERRATUM_SKD007;
-		case 0x55: case 0x6a: case 0x6c: case 0x8f: case 0xad:
-		case 0xae: case 0xcf:
-			return LPT_PKT_F_ERRATUM_SKZ84;
-		}
-	} else if (cpu->family == 0x13 && cpu->model == 0x01) {
-		return LPT_PKT_F_ERRATUM_SKZ84;
+	if (cpu->family == 0x13)
+		return cpu->model == 0x01 ? LPT_ERRATUM_SKZ84 : 0;
+	if (cpu->family != 6)
+		return 0;
+	switch (cpu->model) {
+	case 0x3d: case 0x47: case 0x4f: case 0x56:
+		return LPT_ERRATUM_BDM70 | LPT_ERRATUM_BDM64;
+	case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
+		return LPT_ERRATUM_BDM70 | LPT_ERRATUM_SKD007 | LPT_ERRATUM_SKD022 |
+		       LPT_ERRATUM_SKD010 | LPT_ERRATUM_SKL014 | LPT_ERRATUM_SKL168;
+	case 0x55: case 0x6a: case 0x6c: case 0x8f:
+	case 0xad: case 0xae: case 0xcf:
+		return LPT_ERRATUM_BDM70 | LPT_ERRATUM_SKL014 | LPT_ERRATUM_SKD022 |
+		       LPT_ERRATUM_SKZ84;
+	case 0x66: case 0x7d: case 0x7e: case 0x8c: case 0x8d: case 0xa7:
+	case 0xa8:
+		return LPT_ERRATUM_BDM70 | LPT_ERRATUM_SKL014 | LPT_ERRATUM_SKD022;
+	case 0x97: case 0x9a: case 0xbf:
+		return LPT_ERRATUM_BDM70 | LPT_ERRATUM_SKL014 | LPT_ERRATUM_SKD022 |
+		       LPT_ERRATUM_APL11;
+	case 0x5c: case 0x5f:
+		return LPT_ERRATUM_APL12 | LPT_ERRATUM_APL11;
+	case 0x7a: case 0x86: case 0x96: case 0x9c:
+		return LPT_ERRATUM_APL11;
 	}
 	return 0;
+}
+
+uint32_t lpt_cpu_errata(const struct lpt_cpu *cpu)
+{
+	uint32_t e = lpt_cpu_errata_all(cpu);
+
+	return (e & LPT_ERRATUM_SKD007 ? LPT_PKT_F_ERRATUM_SKD007 : 0) |
+	       (e & LPT_ERRATUM_SKZ84 ? LPT_PKT_F_ERRATUM_SKZ84 : 0);
 }
 
 const char *lpt_errstr(int err)

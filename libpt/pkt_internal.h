@@ -54,4 +54,23 @@ const uint8_t *lpt_psb_find_backward(const uint8_t *begin,
 				     const uint8_t *end,
 				     const uint8_t *before);
 
+/*
+ * Intel PT errata by the name of Intel's specification updates, as
+ * libipt 2.0.5's struct pt_errata (intel-pt.h) has them.
+ */
+#define LPT_ERRATUM_BDM70	0x001u	/* PSB+ FUP while tracing is off */
+#define LPT_ERRATUM_BDM64	0x002u	/* branch trace lost before a TSX abort */
+#define LPT_ERRATUM_SKD007	0x004u	/* OVF corrupted into CYC */
+#define LPT_ERRATUM_SKD022	0x008u	/* VMLAUNCH/VMRESUME disable with FUP */
+#define LPT_ERRATUM_SKD010	0x010u	/* FUP after OVF dropped */
+#define LPT_ERRATUM_SKL014	0x020u	/* suppressed TIP.PGD on a filter exit */
+#define LPT_ERRATUM_SKL168	0x040u	/* CYC dropped */
+#define LPT_ERRATUM_SKZ84	0x080u	/* TMA with reserved bits */
+#define LPT_ERRATUM_APL11	0x100u	/* TIP.PGD after OVF */
+#define LPT_ERRATUM_APL12	0x200u	/* FUP after OVF while tracing is off */
+
+/* All LPT_ERRATUM_* of @cpu (pkt_decoder.c); lpt_cpu_errata() is the
+ * packet decoder's share of them. */
+uint32_t lpt_cpu_errata_all(const struct lpt_cpu *cpu);
+
 #endif /* _LIBPT_PKT_INTERNAL_H */

@@ -217,7 +217,10 @@ struct lpt_cov_config {
 	uint32_t flags;		/* LPT_COV_F_* */
 	uint32_t nfilter;	/* ranges in @filter; 0: no IP filtering */
 	struct lpt_cov_range filter[LPT_COV_MAX_FILTERS];
-	struct lpt_cpu cpu;	/* for errata (lpt_cpu_errata()); zero: none */
+	struct lpt_cpu cpu;	/* for errata: those libipt 2.0.5's
+				 * pt_cpu_errata() sets for it, handled as
+				 * libipt does (Documentation/ptcov.rst
+				 * "Errata"); zero: none */
 	size_t map_size;	/* map bytes, a power of two >= 2; default
 				 * LPT_COV_MAP_SIZE */
 	size_t cache_max;	/* memory cap of the cache in bytes; default

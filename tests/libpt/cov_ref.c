@@ -240,7 +240,8 @@ int cov_ref_edges(const uint8_t *trace, size_t len, const struct cov_ref_pages *
 	pt_insn_free_decoder(d);
 	pt_image_free(img);
 
-	qsort(s.e, s.n, sizeof(*s.e), cmp_edge);
+	if (s.n)	/* qsort(NULL, 0) is undefined */
+		qsort(s.e, s.n, sizeof(*s.e), cmp_edge);
 	size_t w = 0;
 
 	for (size_t i = 0; i < s.n; i++) {

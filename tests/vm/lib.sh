@@ -174,6 +174,24 @@ pt_flow_capture() {
 	n_flow=$(wc -l </tmp/flow.txt)
 }
 
+# pt_cov_compare DIR WHAT [A-B]: `ptcov --edges DIR` equals the edges
+# pt_gt_edges derives from the single-stepped /tmp/gt.txt (in A-B, the
+# capture's IP filter, when given); issue 25 point 3.
+pt_cov_compare() {
+	ptcov --edges "$1" >/tmp/cov_edges.txt 2>/tmp/cov.err ||
+		fail "$2: ptcov: $? $(cat /tmp/cov.err)" || return 1
+	pt_gt_edges "$1" $3 </tmp/gt.txt >/tmp/gt_edges.txt ||
+		fail "$2: pt_gt_edges: $?" || return 1
+	n=$(awk '{ s += $3 } END { print NR " distinct, " s }' /tmp/gt_edges.txt)
+	if cmp -s /tmp/gt_edges.txt /tmp/cov_edges.txt; then
+		ok "$2: ptcov edges = single-stepping edges ($n)"
+	else
+		echo "first difference (single-stepping | ptcov):"
+		diff /tmp/gt_edges.txt /tmp/cov_edges.txt | head -n 20
+		fail "$2: ptcov edges ($(wc -l </tmp/cov_edges.txt) distinct) differ from single-stepping ($n)"
+	fi
+}
+
 # pt_flow_same PROF NAME FILE: the flow equals FILE (the ground truth or
 # its tail).
 pt_flow_same() {

@@ -13,18 +13,7 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 	fail "insmod" || exit 1
 pt_flow_ground_truth || exit 1
 pt_flow_capture full ptcov --size=16M >/dev/null || exit 1
-ptcov --edges /tmp/exec >/tmp/cov_edges.txt 2>/tmp/cov.err ||
-	fail "ptcov: $? $(cat /tmp/cov.err)" || exit 1
-pt_gt_edges /tmp/exec </tmp/gt.txt >/tmp/gt_edges.txt ||
-	fail "pt_gt_edges: $?" || exit 1
-n=$(awk '{ s += $3 } END { print NR " distinct, " s }' /tmp/gt_edges.txt)
-if cmp -s /tmp/gt_edges.txt /tmp/cov_edges.txt; then
-	ok "ptcov edges = single-stepping edges ($n)"
-else
-	echo "first difference (single-stepping | ptcov):"
-	diff /tmp/gt_edges.txt /tmp/cov_edges.txt | head -n 20
-	fail "ptcov edges ($(wc -l </tmp/cov_edges.txt) distinct) differ from single-stepping ($n)" || exit 1
-fi
+pt_cov_compare /tmp/exec "per thread" || exit 1
 
 # The same with ptcap's IP filter on work() (SDM 33.2.5.3): ptcov takes the
 # range from the capture's config; the ground truth's branches in it.
@@ -33,17 +22,6 @@ env -i /bin/norandom /bin/ptcap --filter=work --size=16M -o /tmp/filt -- $PT_FLO
 	>/tmp/filt.out 2>/tmp/filt.err
 range=$(sed -n 's/^addr0 filter \(0x[0-9a-f]*-0x[0-9a-f]*\)$/\1/p' /tmp/filt/config)
 [ -n "$range" ] || fail "ptcap --filter=work: $(cat /tmp/filt.err)" || exit 1
-ptcov --edges /tmp/filt >/tmp/cov_fedges.txt 2>/tmp/cov.err ||
-	fail "ptcov (filter): $? $(cat /tmp/cov.err)" || exit 1
-pt_gt_edges /tmp/filt "$range" </tmp/gt.txt >/tmp/gt_fedges.txt ||
-	fail "pt_gt_edges (filter): $?" || exit 1
-n=$(awk '{ s += $3 } END { print NR " distinct, " s }' /tmp/gt_fedges.txt)
-if cmp -s /tmp/gt_fedges.txt /tmp/cov_fedges.txt; then
-	ok "--filter=work ($range): ptcov edges = single-stepping edges in the range ($n)"
-else
-	echo "first difference (single-stepping | ptcov):"
-	diff /tmp/gt_fedges.txt /tmp/cov_fedges.txt | head -n 20
-	fail "--filter=work: ptcov edges ($(wc -l </tmp/cov_fedges.txt) distinct) differ from single-stepping in $range ($n)" || exit 1
-fi
+pt_cov_compare /tmp/filt "per thread, --filter=work ($range)" "$range" || exit 1
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
