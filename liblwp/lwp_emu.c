@@ -134,6 +134,14 @@ static int in_range(uint64_t addr, size_t len, const void *base, size_t size)
 	return addr >= b && len <= size && addr - b <= size - len;
 }
 
+/* Within the LWPCB of @t's liblwp session. */
+static int trusted_lwpcb(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
+{
+	const struct lwp_session *s = t->session;
+
+	return s && in_range(addr, len, s->lwpcb, s->lwpcb_map);
+}
+
 static int trusted(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
 {
 	const struct lwp_session *s = t->session;
@@ -682,6 +690,7 @@ struct opt_write {
 	uint64_t addr;
 	size_t len;
 	uint64_t old;			/* MissedEvents as the model read it */
+	bool skip;			/* not written (a missed record) */
 	uint8_t data[LWP_EVREC_SIZE_V1];
 };
 
@@ -724,8 +733,20 @@ static int opt_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 		o->bail = true;
 		return -EFAULT;
 	}
-	if (is_missed(o, addr, len) && opt_read(o, addr, &w->old, 8))
-		w->old = 0;
+	if (is_missed(o, addr, len)) {
+		if (opt_read(o, addr, &w->old, 8))
+			w->old = 0;
+		/*
+		 * The record the model wrote just before into the slot at the
+		 * head of a full ring is never readable (§8.3; lwp-model.rst
+		 * choice 7); written after the commit it could overwrite the
+		 * record a nested instruction stored there once the reader
+		 * made room: left out, as the fast path does.
+		 */
+		if (o->n && !trusted_lwpcb(o->t, w[-1].addr, w[-1].len))
+			w[-1].skip = true;
+	}
+	w->skip = false;
 	w->addr = addr;
 	w->len = len;
 	memcpy(w->data, buf, len);
@@ -758,6 +779,8 @@ static void opt_apply(struct lwp_emu_thread *t, struct opt_run *o)
 	if (!t->defer_set)
 		t->defer_cb = o->m.cbaddr;
 	for (w = o->log; w < o->log + o->n; w++) {
+		if (w->skip)
+			continue;
 		if (is_missed(o, w->addr, w->len)) {
 			memcpy(&v, w->data, 8);
 			__atomic_fetch_add((uint64_t *)(uintptr_t)w->addr, v - w->old,
