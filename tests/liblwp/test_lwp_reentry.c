@@ -277,6 +277,111 @@ START_TEST(test_signal_slow)
 END_TEST
 
 /*
+ * ---- The commit of a model copy (lwp_emu_roll_forward()) ------------------
+ * White box: the main thread commits copies of its own model again and
+ * again while SIGUSR1 arrives at a high rate; the handler does what a
+ * nested instruction does (finish a pending commit, then change the model
+ * and count the change in lwp_emu_thread.nested). The restartable
+ * sequence must never let an interrupted copy resume over the handler's
+ * change: the model's violations field, which only the handler
+ * increments, must equal the number of handler runs after every commit,
+ * and a commit is applied whole (done = 1, the copy's head) or dropped
+ * (done = -1, only when a handler ran since the copy was taken).
+ */
+#define RF_SIGS		20000		/* handler runs, at least */
+#define RF_ITER		200000u		/* commits, at least */
+
+static struct lwp_emu_thread *rf_t;
+static volatile sig_atomic_t rf_sigs, rf_pending, rf_bad;
+
+static void on_usr1_rf(int sig)
+{
+	(void)sig;
+	if (__atomic_load_n(&rf_t->commit, __ATOMIC_RELAXED))
+		rf_pending++;
+	lwp_emu_roll_forward(rf_t);
+	if (__atomic_load_n(&rf_t->commit, __ATOMIC_RELAXED))
+		rf_bad++;
+	rf_t->model.violations++;
+	rf_t->nested++;
+	rf_sigs++;
+}
+
+START_TEST(test_rollforward)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_emu_commit c;
+	struct lwp_model src;
+	struct sigaction sa;
+	struct sender snd;
+	pthread_t th;
+	unsigned int i, applied = 0, dropped = 0;
+	int h0, s0;
+	uint64_t v;
+
+	if (!lwp_emu_rseq_ok())
+		return;		/* no rseq: the blocked path only */
+	cfg.backend = LWP_BACKEND_EMU;
+	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
+	ck_assert_int_eq(lwp_start(sess), 0);
+	rf_t = lwp__emu_thread;
+	ck_assert_ptr_nonnull(rf_t);
+	rf_t->model.violations = 0;
+	rf_sigs = rf_pending = rf_bad = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1_rf;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	stop_sender = 0;
+	snd.target = pthread_self();
+	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	for (i = 0; i < RF_ITER || rf_sigs < RF_SIGS; i++) {
+		h0 = rf_sigs;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		c.n0 = rf_t->nested;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		src = rf_t->model;
+		src.head = i;
+		c.src = &src;
+		c.done = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&rf_t->commit, &c, __ATOMIC_RELAXED);
+		lwp_emu_roll_forward(rf_t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ck_assert_ptr_null(rf_t->commit);
+		/* The count and the field, with no handler run between. */
+		do {
+			s0 = rf_sigs;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			v = rf_t->model.violations;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		} while (rf_sigs != s0);
+		ck_assert_uint_eq(v, (uint64_t)s0);
+		if (c.done == 1) {
+			ck_assert_uint_eq(rf_t->model.head, i);
+			applied++;
+		} else {
+			ck_assert_int_eq(c.done, -1);
+			ck_assert_int_ne(rf_sigs, h0);
+			dropped++;
+		}
+	}
+	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	sa.sa_handler = SIG_IGN;
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	if (getenv("LWPT_TEST_VERBOSE"))
+		fprintf(stderr, "roll forward: %u commits (%u applied, %u dropped), %d signals, "
+			"%d found a commit pending\n", i, applied, dropped, (int)rf_sigs,
+			(int)rf_pending);
+	ck_assert_int_eq(rf_bad, 0);
+	rf_t->model.violations = 0;
+	rf_t->model.head = 0;
+	lwp_close(sess);
+}
+END_TEST
+
+/*
  * ---- Thread exit (issue 28, finding 5) --------------------------------------
  * On hardware LWP stays with a thread until it is gone (43724 §8.7.2: the
  * OS stores 0 to LWP_CBADDR when the thread exits); its destructors may
@@ -406,6 +511,10 @@ static Suite *reentry_suite(void)
 	tcase_add_loop_test(tc, test_signal_wrappers, 0, 2);
 	tcase_add_loop_test(tc, test_signal_jit, 0, 2);
 	tcase_add_loop_test(tc, test_signal_slow, 0, 8);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rollforward");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_rollforward);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("exit");
 	tcase_add_test(tc, test_exit_destructors);
