@@ -98,6 +98,37 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
+static struct sender snd;
+
+/* @fn handles SIGUSR1, which another thread sends this one at a high rate. */
+static pthread_t signals_start(void (*fn)(int))
+{
+	struct sigaction sa;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	stop_sender = 0;
+	snd.target = pthread_self();
+	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	return th;
+}
+
+/* Stop the sender @th; SIGUSR1 ignored from here on. */
+static void signals_stop(pthread_t th)
+{
+	struct sigaction sa;
+
+	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
 /*
  * The accounting and the order of the header comment over the records read
  * (last_*: the last LWPVAL index, handler sequence number and handler's
@@ -177,8 +208,6 @@ static uint8_t *jit_build(enum lwp_insn_op op, uint32_t imm)
 static void run(int use_jit, int with_int, int slow, int blocked)
 {
 	struct lwp_config cfg = LWP_CONFIG_INIT;
-	struct sigaction sa;
-	struct sender snd;
 	pthread_t th;
 	struct count c = { 0, 0, 0, -1, -1, -1 };
 	unsigned long retries = lwp__emu_opt_retries;
@@ -200,16 +229,10 @@ static void run(int use_jit, int with_int, int slow, int blocked)
 		ins_code = jit_build(LWP_INSN_LWPINS, IMM_INS);
 	}
 	ins_done = ins_cf = sigs = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sigemptyset(&sa.sa_mask);
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-	stop_sender = 0;
-	snd.target = pthread_self();
 	jit_ins = ins_code;
 	lwp_emu_fast_enable(!slow);
 	lwp_emu_opt_enable(!blocked);
-	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	th = signals_start(on_usr1);
 
 	/* Until enough handlers ran, however slow the machine is. */
 	for (i = 0; i < N_VAL || sigs < N_SIGS; i++) {
@@ -229,12 +252,9 @@ static void run(int use_jit, int with_int, int slow, int blocked)
 		if (i % 600 == 599)
 			drain(&c);
 	}
-	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
-	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	signals_stop(th);
 	lwp_emu_fast_enable(1);
 	lwp_emu_opt_enable(1);
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
 
 	ck_assert_int_eq(lwp_stop(sess), 0);
 	drain(&c);
@@ -312,8 +332,6 @@ START_TEST(test_rollforward)
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_emu_commit c;
 	struct lwp_model src;
-	struct sigaction sa;
-	struct sender snd;
 	pthread_t th;
 	unsigned int i, applied = 0, dropped = 0;
 	int h0, s0;
@@ -328,13 +346,7 @@ START_TEST(test_rollforward)
 	ck_assert_ptr_nonnull(rf_t);
 	rf_t->model.violations = 0;
 	rf_sigs = rf_pending = rf_bad = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1_rf;
-	sigemptyset(&sa.sa_mask);
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-	stop_sender = 0;
-	snd.target = pthread_self();
-	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	th = signals_start(on_usr1_rf);
 	for (i = 0; i < RF_ITER || rf_sigs < RF_SIGS; i++) {
 		h0 = rf_sigs;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -366,10 +378,7 @@ START_TEST(test_rollforward)
 			dropped++;
 		}
 	}
-	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
-	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	signals_stop(th);
 	if (getenv("LWPT_TEST_VERBOSE"))
 		fprintf(stderr, "roll forward: %u commits (%u applied, %u dropped), %d signals, "
 			"%d found a commit pending\n", i, applied, dropped, (int)rf_sigs,
