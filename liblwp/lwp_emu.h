@@ -104,7 +104,7 @@ static inline void lwp_emu_unlock(struct lwp_emu_thread *t)
  */
 void lwp_emu_roll_forward(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
 
-/* Whether glibc registered rseq for this thread (__rseq_size > 0). */
+/* Whether glibc registered rseq for this thread (__rseq_size, rseq.cpu_id >= 0). */
 int lwp_emu_rseq_ok(void) LWP_EMU_HIDDEN;
 
 /*

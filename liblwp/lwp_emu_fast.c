@@ -214,7 +214,14 @@ void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 
 int lwp_emu_rseq_ok(void)
 {
-	return __rseq_size >= 16;	/* struct rseq up to rseq_cs */
+	const struct rseq *rs;
+
+	if (__rseq_size < 16)	/* struct rseq up to rseq_cs */
+		return 0;
+	/* Registered for this thread (glibc writes -2 where it failed). */
+	rs = (const struct rseq *)(const void *)
+		((const char *)__builtin_thread_pointer() + __rseq_offset);
+	return (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) >= 0;
 }
 
 /*
