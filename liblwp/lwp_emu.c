@@ -37,9 +37,11 @@
  * instruction; other threads take it to stop the model (lwp_close from
  * another thread, thread exit). Signal handlers: an LWP instruction of a
  * handler that interrupted one on the same thread is executed, never
- * dropped (issue 28): the fast path is re-entrant (lwp_emu_fast.c), and
- * everything else here runs with every signal blocked, so a handler never
- * interrupts the model or the registry.
+ * dropped (issue 28): the fast path is re-entrant (lwp_emu_fast.c); LWPINS
+ * and LWPVAL on the model run on a copy committed in a restartable
+ * sequence ("The model without blocking signals" below); everything else
+ * (LLWPCB, SLWPCB, the registry, and the model without rseq) runs with
+ * every signal blocked, so a handler never interrupts it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -79,11 +81,21 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static struct sigaction old_sigill;
 static int sigill_installed;
 
-/* Take @t's lock from any thread; returns whether this call took it. */
+/*
+ * Take @t's lock from any thread; returns whether this call took it. On
+ * @t's own thread, nested in an instruction a signal interrupted: counted
+ * as a nested change (an instruction running on a copy starts again).
+ */
 static int model_lock(struct lwp_emu_thread *t)
 {
-	if (t == lwp__emu_thread)
-		return lwp_emu_lock_own(t);
+	int taken;
+
+	if (t == lwp__emu_thread) {
+		taken = lwp_emu_lock_own(t);
+		if (!taken)
+			t->nested++;
+		return taken;
+	}
 	lwp_emu_lock_as(t, LWP_EMU_LOCK_OTHER);
 	return 1;
 }
@@ -120,6 +132,14 @@ static int in_range(uint64_t addr, size_t len, const void *base, size_t size)
 	uint64_t b = (uint64_t)(uintptr_t)base;
 
 	return addr >= b && len <= size && addr - b <= size - len;
+}
+
+/* Within the LWPCB of @t's liblwp session. */
+static int trusted_lwpcb(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
+{
+	const struct lwp_session *s = t->session;
+
+	return s && in_range(addr, len, s->lwpcb, s->lwpcb_map);
 }
 
 static int trusted(const struct lwp_emu_thread *t, uint64_t addr, size_t len)
@@ -253,12 +273,12 @@ static uint64_t lwp_cfg_value(const struct lwp_model_profile *p)
 }
 
 /* COREID follows the CPU the thread runs on, as the OS would program it. */
-static void refresh_coreid(struct lwp_emu_thread *t)
+static void refresh_coreid(struct lwp_model *m)
 {
-	uint64_t cfg = lwp_cfg_value(t->model.profile);
+	uint64_t cfg = lwp_cfg_value(m->profile);
 
-	if (cfg != t->model.lwp_cfg)
-		(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG, cfg);
+	if (cfg != m->lwp_cfg)
+		(void)lwp_model_wrmsr(m, LWP_MSR_CFG, cfg);
 }
 
 /* Registry section on this thread: every signal blocked, reg_lock held. */
@@ -365,6 +385,7 @@ static void atfork_child(void)
 		t->inflight = 0;
 		t->defer_set = 0;
 		t->defer_irq = NULL;
+		t->commit = NULL;
 	}
 	for (s = reg_head; s; s = s->next) {
 		s->owner = NULL;
@@ -596,26 +617,26 @@ struct slow_insn {
 	struct lwp_xop_regs *regs;
 };
 
-static struct lwp_model_result slow_run(struct lwp_emu_thread *t, const struct slow_insn *in)
+/* @in on model @m (the thread's, a copy of it, or a scratch one). */
+static struct lwp_model_result model_run(struct lwp_model *m, const struct slow_insn *in)
 {
 	struct lwp_model_operand op = { .is_mem = false, .value = in->data1 };
 	struct lwp_model_result r;
 
-	refresh_coreid(t);
 	if (in->info)
-		return lwp_xop_execute(&t->model, in->info, in->regs);
+		return lwp_xop_execute(m, in->info, in->regs);
 	switch (in->op) {
 	case LWP_INSN_LWPINS:
-		r = lwp_model_lwpins(&t->model, in->ip, in->data2, op, in->flags, in->opsize);
+		r = lwp_model_lwpins(m, in->ip, in->data2, op, in->flags, in->opsize);
 		break;
 	case LWP_INSN_LWPVAL:
-		r = lwp_model_lwpval(&t->model, in->ip, in->data2, op, in->flags, in->opsize);
+		r = lwp_model_lwpval(m, in->ip, in->data2, op, in->flags, in->opsize);
 		break;
 	default:
-		return lwp_model_slwpcb(&t->model, 64);
+		return lwp_model_slwpcb(m, 64);
 	}
 	if (r.exc == LWP_MODEL_EXC_NONE)
-		(void)lwp_model_insn_retired(&t->model, in->ip);
+		(void)lwp_model_insn_retired(m, in->ip);
 	return r;
 }
 
@@ -626,7 +647,8 @@ static void slow_done(struct lwp_emu_thread *t)
 		t->nested++;
 }
 
-static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct slow_insn *in)
+/* @in in place on @t's model, every signal blocked. */
+static struct lwp_model_result slow_blocked(struct lwp_emu_thread *t, const struct slow_insn *in)
 {
 	struct lwp_model_result r;
 	sigset_t old;
@@ -634,11 +656,218 @@ static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct 
 
 	sig_block(&old);
 	taken = lwp_emu_lock_own(t);
-	r = slow_run(t, in);
+	refresh_coreid(&t->model);
+	r = model_run(&t->model, in);
 	slow_done(t);
 	model_unlock(t, taken);
 	sig_restore(&old);
 	return r;
+}
+
+/*
+ * ---- The model without blocking signals (issue 28) ----------------------
+ *
+ * LWPINS and LWPVAL, the instructions a running program sends to the model
+ * (Random bits, memory Data1, thresholds), do not block signals: two
+ * rt_sigprocmask calls cost more than the model itself. Instead the model
+ * runs on a copy of the thread's state, its memory writes kept in a log,
+ * and the result is committed only if no signal handler's instruction
+ * changed the thread's model meanwhile (lwp_emu_thread.nested); else the
+ * instruction runs again on the new state: the handler's instruction then
+ * took effect whole before this one, as if the interrupt came first
+ * (43724 §5.3, §5.4: instructions retire whole). The commit copies the
+ * state in a restartable sequence (lwp_emu_roll_forward()); a handler that
+ * interrupts it finishes it first. Then the log is written: the record
+ * into the slot the committed head reserved (no other instruction gets
+ * it), MissedEvents as an increment, BufferHeadOffset and the threshold
+ * interrupt held back to the outermost frame as for the fast path
+ * (lwp_emu_fast.c). A write outside a liblwp session's LWPCB and ring, or
+ * more writes than the log holds, and without rseq: the blocked path.
+ */
+#define OPT_LOG_MAX	4
+
+struct opt_write {
+	uint64_t addr;
+	size_t len;
+	uint64_t old;			/* MissedEvents as the model read it */
+	bool skip;			/* not written (a missed record) */
+	uint8_t data[LWP_EVREC_SIZE_V1];
+};
+
+struct opt_run {
+	struct lwp_model m;		/* the copy the instruction runs on */
+	struct lwp_emu_thread *t;
+	struct opt_write log[OPT_LOG_MAX];
+	unsigned int n;
+	bool irq, bail;
+};
+
+static int is_missed(const struct opt_run *o, uint64_t addr, size_t len)
+{
+	return len == 8 && addr == o->m.cbaddr + LWP_LWPCB_OFF_MISSED_EVENTS;
+}
+
+/* Memory as it is, with the log's writes over it. */
+static int opt_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct opt_run *o = ctx;
+	const struct opt_write *w;
+	uint64_t lo, hi;
+	int ret = emu_read(o->t, addr, buf, len);
+
+	for (w = o->log; !ret && w < o->log + o->n; w++) {
+		lo = addr > w->addr ? addr : w->addr;
+		hi = addr + len < w->addr + w->len ? addr + len : w->addr + w->len;
+		if (lo < hi)
+			memcpy((uint8_t *)buf + (lo - addr), w->data + (lo - w->addr), hi - lo);
+	}
+	return ret;
+}
+
+static int opt_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct opt_run *o = ctx;
+	struct opt_write *w = o->log + o->n;
+
+	if (o->n == OPT_LOG_MAX || len > sizeof(w->data) || !trusted(o->t, addr, len)) {
+		o->bail = true;
+		return -EFAULT;
+	}
+	if (is_missed(o, addr, len)) {
+		if (opt_read(o, addr, &w->old, 8))
+			w->old = 0;
+		/*
+		 * The record the model wrote just before into the slot at the
+		 * head of a full ring is never readable (§8.3; lwp-model.rst
+		 * choice 7); written after the commit it could overwrite the
+		 * record a nested instruction stored there once the reader
+		 * made room: left out, as the fast path does.
+		 */
+		if (o->n && !trusted_lwpcb(o->t, w[-1].addr, w[-1].len))
+			w[-1].skip = true;
+	}
+	w->skip = false;
+	w->addr = addr;
+	w->len = len;
+	memcpy(w->data, buf, len);
+	o->n++;
+	return 0;
+}
+
+static void opt_interrupt(void *ctx, unsigned int vector)
+{
+	struct opt_run *o = ctx;
+
+	(void)vector;
+	o->irq = true;
+}
+
+static const struct lwp_model_ops opt_ops = {
+	.read = opt_read,
+	.write = opt_write,
+	.interrupt = opt_interrupt,
+	.violation = NULL,
+};
+
+/* The committed instruction's writes, in the order the model made them. */
+static void opt_apply(struct lwp_emu_thread *t, struct opt_run *o)
+{
+	const struct opt_write *w;
+	uint64_t v;
+
+	/* BufferHeadOffset of this LWPCB is held back to the outermost frame. */
+	if (!t->defer_set)
+		t->defer_cb = o->m.cbaddr;
+	for (w = o->log; w < o->log + o->n; w++) {
+		if (w->skip)
+			continue;
+		if (is_missed(o, w->addr, w->len)) {
+			memcpy(&v, w->data, 8);
+			__atomic_fetch_add((uint64_t *)(uintptr_t)w->addr, v - w->old,
+					   __ATOMIC_RELAXED);
+		} else {
+			(void)emu_write(t, w->addr, w->data, w->len);
+		}
+	}
+	if (o->irq)
+		emu_interrupt(t, 0);
+}
+
+static bool opt_insn(const struct slow_insn *in)
+{
+	if (in->info)
+		return in->info->insn == LWP_XOP_LWPINS || in->info->insn == LWP_XOP_LWPVAL;
+	return in->op == LWP_INSN_LWPINS || in->op == LWP_INSN_LWPVAL;
+}
+
+static struct lwp_model_result slow_opt(struct lwp_emu_thread *t, const struct slow_insn *in)
+{
+	struct lwp_xop_regs regs0;
+	struct lwp_emu_commit c;
+	struct lwp_emu_frame fr;
+	struct lwp_model_result r;
+	struct opt_run o;
+
+	if (in->regs)
+		regs0 = *in->regs;
+	lwp_emu_frame_enter(t, &fr);
+	for (;;) {
+		c.n0 = __atomic_load_n(&t->nested, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		o.m = t->model;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* A handler changed it under the copy: never run a torn one. */
+		if (__atomic_load_n(&t->nested, __ATOMIC_RELAXED) != c.n0)
+			continue;
+		o.m.ops = &opt_ops;
+		o.m.ctx = &o;
+		o.t = t;
+		o.n = 0;
+		o.irq = o.bail = false;
+		refresh_coreid(&o.m);
+		r = model_run(&o.m, in);
+		if (o.bail)
+			break;
+		o.m.ops = &emu_ops;
+		o.m.ctx = t;
+		c.src = &o.m;
+		c.done = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&t->commit, &c, __ATOMIC_RELAXED);
+		lwp_emu_roll_forward(t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (c.done == 1)
+			break;
+		__atomic_fetch_add(&lwp__emu_opt_retries, 1, __ATOMIC_RELAXED);
+		if (in->regs)
+			*in->regs = regs0;
+	}
+	if (o.bail) {
+		if (in->regs)
+			*in->regs = regs0;
+		r = slow_blocked(t, in);
+	} else {
+		opt_apply(t, &o);
+	}
+	fr.stored = 1;
+	lwp_emu_frame_leave(t, &fr);
+	return r;
+}
+
+static int opt_on = 1;
+unsigned long lwp__emu_opt_retries;
+
+int lwp_emu_opt_enable(int on)
+{
+	return __atomic_exchange_n(&opt_on, !!on, __ATOMIC_RELAXED);
+}
+
+/* One instruction on the slow path of this thread's model @t. */
+static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct slow_insn *in)
+{
+	if (opt_insn(in) && __atomic_load_n(&opt_on, __ATOMIC_RELAXED) && lwp_emu_rseq_ok())
+		return slow_opt(t, in);
+	return slow_blocked(t, in);
 }
 
 /*
@@ -648,7 +877,6 @@ static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct 
  */
 static struct lwp_model_result gone_run(const struct slow_insn *in)
 {
-	struct lwp_model_operand op = { .is_mem = false, .value = in->data1 };
 	struct lwp_model m;
 
 	if (in->info ? in->info->insn == LWP_XOP_LLWPCB : in->op == LWP_INSN_LLWPCB)
@@ -657,16 +885,7 @@ static struct lwp_model_result gone_run(const struct slow_insn *in)
 		return ud;
 	(void)lwp_model_wrmsr(&m, LWP_MSR_CFG, lwp_cfg_value(&lwp_model_profile_user));
 	(void)lwp_model_xsetbv(&m, LWP_XCR0_MASK);
-	if (in->info)
-		return lwp_xop_execute(&m, in->info, in->regs);
-	switch (in->op) {
-	case LWP_INSN_LWPINS:
-		return lwp_model_lwpins(&m, in->ip, in->data2, op, in->flags, in->opsize);
-	case LWP_INSN_LWPVAL:
-		return lwp_model_lwpval(&m, in->ip, in->data2, op, in->flags, in->opsize);
-	default:
-		return lwp_model_slwpcb(&m, 64);
-	}
+	return model_run(&m, in);
 }
 
 /* @in on the slow path of @t, or without a model (#UD, or gone_run()). */
@@ -731,7 +950,7 @@ static struct lwp_model_result llwpcb_locked(struct lwp_emu_thread *t,
 	int taken;
 
 	taken = lwp_emu_lock_own(t);
-	refresh_coreid(t);
+	refresh_coreid(&t->model);
 	r = info ? lwp_xop_execute(&t->model, info, regs) :
 		   lwp_model_llwpcb(&t->model, addr, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)

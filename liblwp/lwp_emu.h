@@ -19,6 +19,16 @@
 
 struct lwp_session;
 
+/*
+ * A model state computed on a copy, being made the thread's
+ * (lwp_emu_roll_forward()): lwp_emu.c, "The model without blocking signals".
+ */
+struct lwp_emu_commit {
+	const struct lwp_model *src;	/* the new state */
+	unsigned int n0;		/* lwp_emu_thread.nested it was computed at */
+	int done;			/* 0 pending, 1 committed, -1 stale */
+};
+
 /* lwp_emu_thread.lock: who holds a thread's model. */
 #define LWP_EMU_LOCK_FREE	0
 #define LWP_EMU_LOCK_SELF	1	/* the thread the model belongs to */
@@ -50,6 +60,7 @@ struct lwp_emu_thread {
 	uint32_t defer_head;		/* ... and the value */
 	int defer_set;			/* defer_head holds one */
 	struct lwp_session *defer_irq;	/* threshold interrupt held back */
+	struct lwp_emu_commit *commit;	/* a copy being committed, or NULL */
 	unsigned int dtor_rounds;	/* pthread key destructor calls */
 	pid_t tid;
 	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
@@ -82,16 +93,35 @@ static inline void lwp_emu_unlock(struct lwp_emu_thread *t)
 }
 
 /*
+ * lwp_emu_roll_forward() - finish the commit of @t's model (@t->commit) that
+ * a signal interrupted, or drop it if the thread's model changed since the
+ * copy was taken (lwp_emu_thread.nested moved); afterwards t->commit is
+ * NULL and t->commit->done was 1 or -1. The copy into t->model runs in a
+ * restartable sequence (Linux rseq(2)): a signal or preemption inside it
+ * restarts it, so the interrupted copy never resumes half done over state
+ * a signal handler changed. Only with glibc's rseq registered
+ * (lwp_emu_rseq_ok()). Called on @t's own thread with its lock held.
+ */
+void lwp_emu_roll_forward(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
+
+/* Whether glibc registered rseq for this thread (__rseq_size, rseq.cpu_id >= 0). */
+int lwp_emu_rseq_ok(void) LWP_EMU_HIDDEN;
+
+/*
  * The lock on the calling thread's own model @t. Returns 1 if taken (the
  * caller unlocks), 0 if this thread already holds it: a signal handler
  * interrupted liblwp code of this thread that holds it, and runs nested in
- * it (the lock guards against other threads only). Only this thread writes
- * LWP_EMU_LOCK_SELF, so reading it here is never stale.
+ * it (the lock guards against other threads only); a commit it interrupted
+ * is finished first. Only this thread writes LWP_EMU_LOCK_SELF, so reading
+ * it here is never stale.
  */
 static inline __attribute__((always_inline)) int lwp_emu_lock_own(struct lwp_emu_thread *t)
 {
-	if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) == LWP_EMU_LOCK_SELF)
+	if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) == LWP_EMU_LOCK_SELF) {
+		if (__builtin_expect(__atomic_load_n(&t->commit, __ATOMIC_RELAXED) != NULL, 0))
+			lwp_emu_roll_forward(t);
 		return 0;
+	}
 	lwp_emu_lock_as(t, LWP_EMU_LOCK_SELF);
 	return 1;
 }
@@ -130,9 +160,39 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 			bool data1_reg, uint32_t flags, unsigned int opsize,
 			uint64_t ip) LWP_EMU_HIDDEN;
 
+/*
+ * One frame of liblwp on this thread's model, maybe nested in another
+ * (lwp_emu_fast.c, "Re-entry by signal handlers").
+ */
+struct lwp_emu_frame {
+	int locked;			/* this frame took the lock */
+	int stored;			/* something to publish when it leaves */
+	unsigned int nested0;		/* lwp_emu_thread.nested at entry */
+	uint64_t cb;			/* LWPCB the instruction started on */
+};
+
+/*
+ * lwp_emu_frame_enter() / lwp_emu_frame_leave() - bracket one instruction on
+ * the calling thread's model @t: the lock (or nesting in this thread's
+ * holder), the in-flight count; the outermost frame writes BufferHeadOffset
+ * and raises the threshold interrupts held back when it leaves.
+ */
+void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr) LWP_EMU_HIDDEN;
+void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr) LWP_EMU_HIDDEN;
+
 /* Turn the fast path off (0) or on (1, default) for tests: the slow path
  * is then the model for every instruction. Returns the previous setting. */
 int lwp_emu_fast_enable(int on) LWP_EMU_HIDDEN;
+
+/*
+ * Turn the slow path without signal blocking (lwp_emu.c, "The model without
+ * blocking signals") off (0: every signal blocked around the model, as
+ * without rseq) or on (1, default) for tests. Returns the previous setting.
+ */
+int lwp_emu_opt_enable(int on) LWP_EMU_HIDDEN;
+/* Instructions that ran again because a signal handler's changed the model
+ * under them (tests). */
+extern unsigned long lwp__emu_opt_retries LWP_EMU_HIDDEN;
 
 /*
  * lwp_emu_exec() - one decoded LWP instruction (@info, lwp_xop_decode()) on

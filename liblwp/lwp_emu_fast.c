@@ -26,6 +26,7 @@
 #pragma GCC target("general-regs-only")
 
 #include <sched.h>
+#include <stddef.h>
 #include <sys/rseq.h>
 
 #include <lwpt/lwp.h>
@@ -97,9 +98,10 @@ FAST_INLINE int fast_state(const struct lwp_emu_thread *t)
  *    idea); the model's own head writes and threshold interrupts of a
  *    nested instruction are held back in lwp_emu_thread.defer_* until then
  *    (lwp_emu.c, emu_write(), emu_interrupt());
- *  - the model (slow path) never runs interrupted: it runs with every
- *    signal blocked (lwp_emu.c), so a handler only ever interrupts the code
- *    here; a handler's own slow-path instruction runs on the model nested.
+ *  - the model (slow path) changes the thread's state only by a commit
+ *    that a handler finishes before it runs (lwp_emu_roll_forward(), below)
+ *    or with every signal blocked (lwp_emu.c); a handler's own slow-path
+ *    instruction runs on the model nested.
  * The lock keeps other threads out; its holder on this thread is marked
  * LWP_EMU_LOCK_SELF, so a nested instruction knows it is already held.
  */
@@ -120,15 +122,7 @@ FAST_INLINE uint32_t load32(const void *p)
 	return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
 }
 
-/* One frame of liblwp on this thread's model (maybe nested in another). */
-struct fast_frame {
-	int locked;			/* this frame took the lock */
-	int stored;			/* a record was reserved and written */
-	unsigned int nested0;		/* lwp_emu_thread.nested at entry */
-	uint64_t cb;			/* LWPCB the instruction started on */
-};
-
-FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct fast_frame *fr)
+FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 {
 	/* Balanced by every nested frame before we resume: a plain RMW. */
 	t->inflight++;
@@ -171,7 +165,7 @@ FAST_INLINE void fast_publish(struct lwp_emu_thread *t)
 		fast_irq(t);
 }
 
-FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct fast_frame *fr)
+FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 {
 	unsigned int seq;
 
@@ -208,6 +202,100 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct fast_frame *fr)
 		lwp_emu_unlock(t);
 }
 
+void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
+{
+	fast_enter(t, fr);
+}
+
+void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
+{
+	fast_leave(t, fr);
+}
+
+int lwp_emu_rseq_ok(void)
+{
+	const struct rseq *rs;
+
+	if (__rseq_size < 16)	/* struct rseq up to rseq_cs */
+		return 0;
+	/* Registered for this thread (glibc writes -2 where it failed). */
+	rs = (const struct rseq *)(const void *)
+		((const char *)__builtin_thread_pointer() + __rseq_offset);
+	return (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) >= 0;
+}
+
+/*
+ * The commit of a model copy (lwp_emu.h, lwp_emu_roll_forward()) as a Linux
+ * restartable sequence (rseq(2); the kernel's rseq_ip_fixup()): between
+ * labels 2 and 3 a preemption, migration or signal delivery moves RIP to
+ * the abort handler 8, which starts over at 1. Inside: the copy is
+ * dropped (done = -1) if lwp_emu_thread.nested moved since it was taken
+ * (a nested instruction changed the model: the owner runs its instruction
+ * again), else copied whole with REP MOVSQ. After 3, done and clearing
+ * t->commit may be repeated by a signal handler's instruction that found
+ * them not yet written: the same values, and no model state. The abort
+ * handler is preceded by the signature glibc registered (RSEQ_SIG, as a
+ * UD1 instruction's displacement, as librseq lays it out). The store of
+ * the descriptor is the last instruction before 2 (a signal before it
+ * finds RIP outside and clears the pointer, and the store runs again);
+ * it is cleared when done, so no pointer into a dlclose()d liblwp stays.
+ */
+void lwp_emu_roll_forward(struct lwp_emu_thread *t)
+{
+	uint64_t *cs = (uint64_t *)(void *)((char *)__builtin_thread_pointer() + __rseq_offset +
+					    offsetof(struct rseq, rseq_cs));
+
+	__asm__ __volatile__(
+		"1:\n\t"
+		"leaq 9f(%%rip), %%rax\n\t"
+		"movq %%rax, (%[cs])\n"
+		"2:\t"
+		"movq %c[o_commit](%[t]), %%rdx\n\t"
+		"testq %%rdx, %%rdx\n\t"
+		"jz 4f\n\t"
+		"cmpl $0, %c[o_done](%%rdx)\n\t"
+		"jne 6f\n\t"
+		"movl %c[o_nested](%[t]), %%eax\n\t"
+		"cmpl %c[o_n0](%%rdx), %%eax\n\t"
+		"jne 5f\n\t"
+		"movq %c[o_src](%%rdx), %%rsi\n\t"
+		"leaq %c[o_model](%[t]), %%rdi\n\t"
+		"movl %[words], %%ecx\n\t"
+		"rep movsq\n"
+		"3:\t"
+		"movl $1, %c[o_done](%%rdx)\n\t"
+		"jmp 6f\n"
+		"5:\t"
+		"movl $-1, %c[o_done](%%rdx)\n"
+		"6:\t"
+		"movq $0, %c[o_commit](%[t])\n\t"
+		"jmp 4f\n\t"
+		".pushsection .data.rel.ro, \"aw\"\n\t"
+		".balign 32\n"
+		"9:\t"
+		".long 0, 0\n\t"		/* version, flags */
+		".quad 2b, 3b - 2b, 8f\n\t"	/* start_ip, post_commit_offset, abort_ip */
+		".popsection\n\t"
+		".byte 0x0f, 0xb9, 0x3d\n\t"
+		".long %c[sig]\n"
+		"8:\t"
+		"jmp 1b\n"
+		"4:\t"
+		"movq $0, (%[cs])"		/* no stale pointer into this library */
+		:
+		: [t] "r"(t), [cs] "r"(cs),
+		  [o_commit] "i"(offsetof(struct lwp_emu_thread, commit)),
+		  [o_nested] "i"(offsetof(struct lwp_emu_thread, nested)),
+		  [o_model] "i"(offsetof(struct lwp_emu_thread, model)),
+		  [o_src] "i"(offsetof(struct lwp_emu_commit, src)),
+		  [o_n0] "i"(offsetof(struct lwp_emu_commit, n0)),
+		  [o_done] "i"(offsetof(struct lwp_emu_commit, done)),
+		  [words] "i"(sizeof(struct lwp_model) / 8), [sig] "i"(RSEQ_SIG)
+		: "rax", "rcx", "rdx", "rsi", "rdi", "cc", "memory");
+}
+
+_Static_assert(sizeof(struct lwp_model) % 8 == 0, "the model is copied in quadwords");
+
 /*
  * Store one record (model: ring_store()) when that is the plain case:
  * CoreId current and, unless the ring is full, the threshold not reached
@@ -227,7 +315,7 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct fast_frame *fr)
  */
 enum store_mode { STORE_NOW, STORE_CHECK, STORE_FORCED };
 
-FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct fast_frame *fr, uint8_t id,
+FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint8_t id,
 		      uint64_t data2, uint32_t data1, uint32_t flags, unsigned int opsize,
 		      uint64_t ip, uint32_t gen, enum store_mode mode)
 {
@@ -311,7 +399,7 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct fast_frame *fr, uint
 	return LWP_EMU_FAST_DONE;
 }
 
-FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct fast_frame *fr, uint64_t data2,
+FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint64_t data2,
 		       uint32_t data1, uint32_t flags, unsigned int opsize, uint64_t ip)
 {
 	uint32_t gen = __atomic_load_n(&t->gen, __ATOMIC_RELAXED);
@@ -326,7 +414,7 @@ FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct fast_frame *fr, uin
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	struct fast_frame fr;
+	struct lwp_emu_frame fr;
 	int ret;
 
 	fast_enter(t, &fr);
@@ -335,7 +423,7 @@ int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 	return ret;
 }
 
-FAST_INLINE int fast_lwpval(struct lwp_emu_thread *t, struct fast_frame *fr, uint64_t data2,
+FAST_INLINE int fast_lwpval(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint64_t data2,
 		       uint32_t data1, bool data1_reg, uint32_t flags, unsigned int opsize,
 		       uint64_t ip)
 {
@@ -385,7 +473,7 @@ FAST_INLINE int fast_lwpval(struct lwp_emu_thread *t, struct fast_frame *fr, uin
 int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			bool data1_reg, uint32_t flags, unsigned int opsize, uint64_t ip)
 {
-	struct fast_frame fr;
+	struct lwp_emu_frame fr;
 	int ret;
 
 	fast_enter(t, &fr);

@@ -14,9 +14,19 @@
  * path while nested). Every instruction must be accounted for exactly:
  *   LWPINS records read      == LWPINS with CF = 0
  *   LWPVAL records + missed  == LWPVAL executed + LWPINS with CF = 1
- * and every record must be whole (its fields as the instruction gave them).
+ * and every record must be whole (its fields as the instruction gave them)
+ * and in an order the hardware could give: each stream in program order,
+ * and a handler's LWPINS after every LWPVAL the thread finished before the
+ * signal and before every LWPVAL it started after (the handler's Data2 is
+ * the thread's loop index when it ran).
  * Before the fix, a handler's instruction that interrupted the fast path
  * was dropped with CF = 0 (1087 of 1765 in the measurement of the issue).
+ *
+ * The same with the fast path off, so that the thread's every LWPVAL runs
+ * on the model (the slow path) while the handler's LWPINS arrive: with
+ * the model run on a copy and committed in an rseq sequence (the default,
+ * lwp_emu.c "The model without blocking signals"), and with every signal
+ * blocked around the model instead.
  */
 #include <check.h>
 #include <limits.h>
@@ -30,6 +40,7 @@
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
+#include "liblwp/lwp_emu.h"
 #include "tests/check_run.h"
 
 #define N_VAL		200000u		/* LWPVAL by the thread, at least */
@@ -42,6 +53,7 @@
 static struct lwp_session *sess;
 static uint8_t *jit_ins;		/* JIT LWPINS function, or NULL */
 static volatile sig_atomic_t ins_done, ins_cf, sigs;
+static volatile uint32_t cur_i;		/* the thread's loop index */
 static volatile int stop_sender;
 
 static void on_usr1(int sig)
@@ -51,19 +63,20 @@ static void on_usr1(int sig)
 	(void)sig;
 	sigs++;
 	for (i = 0; i < INS_PER_SIG; i++) {
+		uint32_t k = cur_i;
 		int cf;
 
 		if (jit_ins) {
-			uint32_t v = (uint32_t)ins_done, a = v;
+			uint32_t a = (uint32_t)ins_done;
 
 			/* The call's push stays below our red zone. */
 			__asm__ __volatile__("sub $128, %%rsp\n\tcall *%2\n\tadd $128, %%rsp"
-					     : "+a"(a) : "d"(v), "r"(jit_ins)
+					     : "+a"(a) : "d"(k), "r"(jit_ins)
 					     : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
 					       "cc", "memory");
 			cf = (int)a;
 		} else {
-			cf = lwp_ins32((uint32_t)ins_done, (uint32_t)ins_done, IMM_INS);
+			cf = lwp_ins32(k, (uint32_t)ins_done, IMM_INS);
 		}
 		ins_done++;
 		ins_cf += cf;
@@ -85,26 +98,69 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-/* The accounting of the header comment over the records read. */
+static struct sender snd;
+
+/* @fn handles SIGUSR1, which another thread sends this one at a high rate. */
+static pthread_t signals_start(void (*fn)(int))
+{
+	struct sigaction sa;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	stop_sender = 0;
+	snd.target = pthread_self();
+	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	return th;
+}
+
+/* Stop the sender @th; SIGUSR1 ignored from here on. */
+static void signals_stop(pthread_t th)
+{
+	struct sigaction sa;
+
+	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
+/*
+ * The accounting and the order of the header comment over the records read
+ * (last_*: the last LWPVAL index, handler sequence number and handler's
+ * loop index seen, -1 before any).
+ */
 struct count {
 	uint64_t ins, val, bad;
+	int64_t last_val, last_seq, last_k;
 };
 
 static void tally(const struct lwp_event *e, ssize_t n, struct count *c)
 {
+	int64_t v, k;
 	ssize_t i;
 
 	for (i = 0; i < n; i++) {
+		v = lwp_event_value(&e[i]);
 		if (e[i].event_id == LWP_EVENTID_PROGRAMMED_EVENT) {
 			c->ins++;
-			if (lwp_event_imm(&e[i]) != IMM_INS ||
-			    (uint32_t)e[i].data2 != lwp_event_value(&e[i]))
+			k = (uint32_t)e[i].data2;
+			if (lwp_event_imm(&e[i]) != IMM_INS || v <= c->last_seq ||
+			    k < c->last_val || k < c->last_k)
 				c->bad++;
+			c->last_seq = v;
+			c->last_k = k;
 		} else if (e[i].event_id == LWP_EVENTID_PROGRAMMED_VALUE) {
 			c->val++;
 			if (lwp_event_imm(&e[i]) != IMM_VAL ||
-			    (uint32_t)e[i].data2 != ~lwp_event_value(&e[i]))
+			    (uint32_t)e[i].data2 != ~(uint32_t)v || v <= c->last_val ||
+			    v < c->last_k)
 				c->bad++;
+			c->last_val = v;
 		} else {
 			c->bad++;
 		}
@@ -145,13 +201,16 @@ static uint8_t *jit_build(enum lwp_insn_op op, uint32_t imm)
 	return code;
 }
 
-static void run(int use_jit, int with_int)
+/*
+ * @slow: the fast path off (every instruction on the model); @blocked:
+ * every signal blocked around the model instead of the copy and commit.
+ */
+static void run(int use_jit, int with_int, int slow, int blocked)
 {
 	struct lwp_config cfg = LWP_CONFIG_INIT;
-	struct sigaction sa;
-	struct sender snd;
 	pthread_t th;
-	struct count c = { 0, 0, 0 };
+	struct count c = { 0, 0, 0, -1, -1, -1 };
+	unsigned long retries = lwp__emu_opt_retries;
 	uint8_t *jit_val = NULL, *ins_code = NULL;
 	uint64_t missed;
 	uint32_t i;
@@ -170,17 +229,15 @@ static void run(int use_jit, int with_int)
 		ins_code = jit_build(LWP_INSN_LWPINS, IMM_INS);
 	}
 	ins_done = ins_cf = sigs = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sigemptyset(&sa.sa_mask);
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-	stop_sender = 0;
-	snd.target = pthread_self();
 	jit_ins = ins_code;
-	ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
+	lwp_emu_fast_enable(!slow);
+	lwp_emu_opt_enable(!blocked);
+	th = signals_start(on_usr1);
 
 	/* Until enough handlers ran, however slow the machine is. */
 	for (i = 0; i < N_VAL || sigs < N_SIGS; i++) {
+		cur_i = i;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (jit_val) {
 			uint32_t a = i;
 
@@ -195,10 +252,9 @@ static void run(int use_jit, int with_int)
 		if (i % 600 == 599)
 			drain(&c);
 	}
-	__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
-	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	signals_stop(th);
+	lwp_emu_fast_enable(1);
+	lwp_emu_opt_enable(1);
 
 	ck_assert_int_eq(lwp_stop(sess), 0);
 	drain(&c);
@@ -211,10 +267,11 @@ static void run(int use_jit, int with_int)
 		munmap(ins_code, 4096);
 
 	if (getenv("LWPT_TEST_VERBOSE"))
-		fprintf(stderr, "jit %d int %d: %d signals, %d LWPINS (%d CF), %llu+%llu "
-			"records, %llu missed\n", use_jit, with_int, (int)sigs, (int)ins_done,
+		fprintf(stderr, "jit %d int %d slow %d blocked %d: %d signals, %d LWPINS "
+			"(%d CF), %llu+%llu records, %llu missed, %lu ran again\n",
+			use_jit, with_int, slow, blocked, (int)sigs, (int)ins_done,
 			(int)ins_cf, (unsigned long long)c.ins, (unsigned long long)c.val,
-			(unsigned long long)missed);
+			(unsigned long long)missed, lwp__emu_opt_retries - retries);
 	ck_assert_uint_eq(c.bad, 0);
 	ck_assert_uint_eq(c.ins, (uint64_t)ins_done - (uint64_t)ins_cf);
 	ck_assert_uint_eq(c.ins + c.val + missed, (uint64_t)ins_done + i);
@@ -222,13 +279,114 @@ static void run(int use_jit, int with_int)
 
 START_TEST(test_signal_wrappers)
 {
-	run(0, _i);
+	run(0, _i, 0, 0);
 }
 END_TEST
 
 START_TEST(test_signal_jit)
 {
-	run(1, _i);
+	run(1, _i, 0, 0);
+}
+END_TEST
+
+/* The thread on the slow path: bit 0 JIT, bit 1 INT, bit 2 blocked. */
+START_TEST(test_signal_slow)
+{
+	run(_i & 1, (_i >> 1) & 1, 1, (_i >> 2) & 1);
+}
+END_TEST
+
+/*
+ * ---- The commit of a model copy (lwp_emu_roll_forward()) ------------------
+ * White box: the main thread commits copies of its own model again and
+ * again while SIGUSR1 arrives at a high rate; the handler does what a
+ * nested instruction does (finish a pending commit, then change the model
+ * and count the change in lwp_emu_thread.nested). The restartable
+ * sequence must never let an interrupted copy resume over the handler's
+ * change: the model's violations field, which only the handler
+ * increments, must equal the number of handler runs after every commit,
+ * and a commit is applied whole (done = 1, the copy's head) or dropped
+ * (done = -1, only when a handler ran since the copy was taken).
+ */
+#define RF_SIGS		20000		/* handler runs, at least */
+#define RF_ITER		200000u		/* commits, at least */
+
+static struct lwp_emu_thread *rf_t;
+static volatile sig_atomic_t rf_sigs, rf_pending, rf_bad;
+
+static void on_usr1_rf(int sig)
+{
+	(void)sig;
+	if (__atomic_load_n(&rf_t->commit, __ATOMIC_RELAXED))
+		rf_pending++;
+	lwp_emu_roll_forward(rf_t);
+	if (__atomic_load_n(&rf_t->commit, __ATOMIC_RELAXED))
+		rf_bad++;
+	rf_t->model.violations++;
+	rf_t->nested++;
+	rf_sigs++;
+}
+
+START_TEST(test_rollforward)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_emu_commit c;
+	struct lwp_model src;
+	pthread_t th;
+	unsigned int i, applied = 0, dropped = 0;
+	int h0, s0;
+	uint64_t v;
+
+	if (!lwp_emu_rseq_ok())
+		return;		/* no rseq: the blocked path only */
+	cfg.backend = LWP_BACKEND_EMU;
+	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
+	ck_assert_int_eq(lwp_start(sess), 0);
+	rf_t = lwp__emu_thread;
+	ck_assert_ptr_nonnull(rf_t);
+	rf_t->model.violations = 0;
+	rf_sigs = rf_pending = rf_bad = 0;
+	th = signals_start(on_usr1_rf);
+	for (i = 0; i < RF_ITER || rf_sigs < RF_SIGS; i++) {
+		h0 = rf_sigs;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		c.n0 = rf_t->nested;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		src = rf_t->model;
+		src.head = i;
+		c.src = &src;
+		c.done = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&rf_t->commit, &c, __ATOMIC_RELAXED);
+		lwp_emu_roll_forward(rf_t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ck_assert_ptr_null(rf_t->commit);
+		/* The count and the field, with no handler run between. */
+		do {
+			s0 = rf_sigs;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			v = rf_t->model.violations;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		} while (rf_sigs != s0);
+		ck_assert_uint_eq(v, (uint64_t)s0);
+		if (c.done == 1) {
+			ck_assert_uint_eq(rf_t->model.head, i);
+			applied++;
+		} else {
+			ck_assert_int_eq(c.done, -1);
+			ck_assert_int_ne(rf_sigs, h0);
+			dropped++;
+		}
+	}
+	signals_stop(th);
+	if (getenv("LWPT_TEST_VERBOSE"))
+		fprintf(stderr, "roll forward: %u commits (%u applied, %u dropped), %d signals, "
+			"%d found a commit pending\n", i, applied, dropped, (int)rf_sigs,
+			(int)rf_pending);
+	ck_assert_int_eq(rf_bad, 0);
+	rf_t->model.violations = 0;
+	rf_t->model.head = 0;
+	lwp_close(sess);
 }
 END_TEST
 
@@ -361,6 +519,11 @@ static Suite *reentry_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_signal_wrappers, 0, 2);
 	tcase_add_loop_test(tc, test_signal_jit, 0, 2);
+	tcase_add_loop_test(tc, test_signal_slow, 0, 8);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rollforward");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_rollforward);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("exit");
 	tcase_add_test(tc, test_exit_destructors);
