@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lwpt/lwp.h>
@@ -44,7 +45,7 @@
 #include "tests/check_run.h"
 
 #define N_VAL		200000u		/* LWPVAL by the thread, at least */
-#define N_SIGS		2000		/* handler runs, at least */
+#define N_SIGS		2000		/* handler runs, at least (loop_on()) */
 #define INS_PER_SIG	8u		/* LWPINS per handler run */
 #define IMM_INS		0x5a5au
 #define IMM_VAL		0x1234u
@@ -87,18 +88,50 @@ struct sender {
 	pthread_t target;
 };
 
+/*
+ * A signal each time the target's loop moved SIG_EVERY iterations on
+ * (cur_i): at a high rate, yet never so many that the handlers starve the
+ * loop on a loaded machine (sent back to back, a run took minutes at a host
+ * load of 13 and CI's time limit with it).
+ */
+#define SIG_EVERY	8u
+
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
+	uint32_t last = cur_i;
 
 	while (!__atomic_load_n(&stop_sender, __ATOMIC_RELAXED)) {
-		pthread_kill(s->target, SIGUSR1);
-		sched_yield();
+		uint32_t now = cur_i;
+
+		if (now - last >= SIG_EVERY) {
+			pthread_kill(s->target, SIGUSR1);
+			last = now;
+		}
+		/* Spin, not sched_yield(): a yield waits behind every other task. */
+		__builtin_ia32_pause();
 	}
 	return NULL;
 }
 
 static struct sender snd;
+
+/*
+ * Loop on? Until @n_min iterations and @sigs_min handler runs, but once
+ * @n_min is done for at most SIG_DEADLINE_S seconds after @t0: on a loaded
+ * machine the sender may seldom run. At least SIG_FLOOR runs always.
+ */
+#define SIG_DEADLINE_S	10
+#define SIG_FLOOR	200
+
+static int loop_on(uint64_t i, uint64_t n_min, int sigs_n, int sigs_min, time_t t0)
+{
+	if (i < n_min)
+		return 1;
+	if (sigs_n >= sigs_min)
+		return 0;
+	return sigs_n < SIG_FLOOR || time(NULL) - t0 < SIG_DEADLINE_S;
+}
 
 /* @fn handles SIGUSR1, which another thread sends this one at a high rate. */
 static pthread_t signals_start(void (*fn)(int))
@@ -106,6 +139,7 @@ static pthread_t signals_start(void (*fn)(int))
 	struct sigaction sa;
 	pthread_t th;
 
+	cur_i = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
 	sigemptyset(&sa.sa_mask);
@@ -214,6 +248,7 @@ static void run(int use_jit, int with_int, int slow, int blocked)
 	uint8_t *jit_val = NULL, *ins_code = NULL;
 	uint64_t missed;
 	uint32_t i;
+	time_t t0;
 
 	cfg.backend = LWP_BACKEND_EMU;
 	cfg.buffer_records = RING;
@@ -234,8 +269,9 @@ static void run(int use_jit, int with_int, int slow, int blocked)
 	lwp_emu_opt_enable(!blocked);
 	th = signals_start(on_usr1);
 
-	/* Until enough handlers ran, however slow the machine is. */
-	for (i = 0; i < N_VAL || sigs < N_SIGS; i++) {
+	/* Until enough handlers ran (loop_on(): bounded on a loaded machine). */
+	t0 = time(NULL);
+	for (i = 0; loop_on(i, N_VAL, sigs, N_SIGS, t0); i++) {
 		cur_i = i;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (jit_val) {
@@ -308,7 +344,7 @@ END_TEST
  * and a commit is applied whole (done = 1, the copy's head) or dropped
  * (done = -1, only when a handler ran since the copy was taken).
  */
-#define RF_SIGS		20000		/* handler runs, at least */
+#define RF_SIGS		20000		/* handler runs, at least (loop_on()) */
 #define RF_ITER		200000u		/* commits, at least */
 
 static struct lwp_emu_thread *rf_t;
@@ -336,6 +372,7 @@ START_TEST(test_rollforward)
 	unsigned int i, applied = 0, dropped = 0;
 	int h0, s0;
 	uint64_t v;
+	time_t t0;
 
 	if (!lwp_emu_rseq_ok())
 		return;		/* no rseq: the blocked path only */
@@ -347,7 +384,9 @@ START_TEST(test_rollforward)
 	rf_t->model.violations = 0;
 	rf_sigs = rf_pending = rf_bad = 0;
 	th = signals_start(on_usr1_rf);
-	for (i = 0; i < RF_ITER || rf_sigs < RF_SIGS; i++) {
+	t0 = time(NULL);
+	for (i = 0; loop_on(i, RF_ITER, rf_sigs, RF_SIGS, t0); i++) {
+		cur_i = i;
 		h0 = rf_sigs;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		c.n0 = rf_t->nested;
