@@ -155,6 +155,8 @@ modules_install: kmod
 # VM tests: boot the Debian kernel the modules were built for under QEMU
 # (tests/vm/run); they need everything user space builds plus VM_BINS.
 # VM_ONLY=GLOB runs only the matching cases (make check-vm VM_ONLY='1*').
+# VM_KERNEL=IMAGE boots IMAGE instead of /boot/vmlinuz-<KDIR's release> (a
+# debug build: scripts/build-debug-kernel, Documentation/testing.rst).
 # One after the other (also under -j), both always run; fails if either does.
 check:
 	@st=0; $(MAKE) --no-print-directory check-unit || st=1; \
@@ -162,13 +164,15 @@ check:
 
 check-vm: all $(VM_ALL_BINS) kmod
 	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run \
-		$(if $(KDIR),--kdir $(KDIR)) $(if $(VM_ONLY),--only '$(VM_ONLY)')
+		$(if $(KDIR),--kdir $(KDIR)) $(if $(VM_KERNEL),--kernel $(VM_KERNEL)) \
+		$(if $(VM_ONLY),--only '$(VM_ONLY)')
 
 # tests/vm/slow: cases not yet reliable in the time make check has on the
 # model (tests/vm/slow/README); run them on their own.
 check-vm-slow: all $(VM_ALL_BINS) kmod
 	@O=$(O) VM_BINS="$(VM_ALL_BINS)" TOOL_BINS="$(TOOL_BINS)" tests/vm/run --slow \
-		$(if $(KDIR),--kdir $(KDIR)) $(if $(VM_ONLY),--only '$(VM_ONLY)')
+		$(if $(KDIR),--kdir $(KDIR)) $(if $(VM_KERNEL),--kernel $(VM_KERNEL)) \
+		$(if $(VM_ONLY),--only '$(VM_ONLY)')
 
 # The main job on a machine without LWP or PT: the demo in the VM, on the
 # model (lwpt_sim.ko).
