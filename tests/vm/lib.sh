@@ -426,3 +426,40 @@ hold_flow_lossy() {
 	hold_unload || return 1
 	ok "$hold_what: never held, $losses loss(es) counted (ptcap status $hold_st), both flows in order without error"
 }
+
+# lwpt_diag WHY PID...: print what a stuck case needs to be understood, then
+# return 1 (`lwpt_diag "ptcap saved nothing for 60 s" $pid || exit 1`):
+# each thread's state, wait channel and kernel stack; for a process that
+# runs (its kernel stack is then empty), its user/system time, its
+# syscall and where perf's cpu-clock samples find it over 3 s (perf is in
+# the VM); lwpt_sim's PT registers and PMI counters; and the kernel's list
+# of blocked tasks (SysRq w). A case that diagnoses its own stall fails
+# with the evidence instead of being killed silent by /init's limit.
+lwpt_diag() {
+	echo "FAIL: $1"
+	shift
+	for p in "$@"; do
+		for t in /proc/$p/task/*; do
+			[ -d "$t" ] || continue
+			echo "diag: task ${t##*/} ($(cat $t/comm 2>/dev/null)):" \
+				"$(sed -n 's/^State:[[:space:]]*//p' $t/status 2>/dev/null)," \
+				"wchan $(cat $t/wchan 2>/dev/null)"
+			sed 's/^/diag:   /' $t/stack 2>/dev/null
+		done
+		echo "diag: pid $p: utime stime $(cut -d' ' -f14,15 /proc/$p/stat 2>/dev/null)," \
+			"syscall $(cat /proc/$p/syscall 2>/dev/null)"
+		command -v perf >/dev/null || continue
+		perf record -q -e cpu-clock -g -p "$p" -o /tmp/diag.data -- sleep 3 >/dev/null 2>&1 &&
+			perf report -i /tmp/diag.data --stdio --no-children 2>/dev/null |
+			grep -v '^#' | grep . | head -n 40 | sed 's/^/diag: perf: /'
+	done
+	for f in pt_msrs pmi; do
+		[ -r /sys/kernel/debug/lwpt_sim/$f ] &&
+			sed "s/^/diag: $f: /" /sys/kernel/debug/lwpt_sim/$f
+	done
+	m=$(dmesg_mark)
+	echo w > /proc/sysrq-trigger 2>/dev/null
+	sleep 1
+	dmesg_since "$m" | sed 's/^/diag: /' | head -n 200
+	return 1
+}

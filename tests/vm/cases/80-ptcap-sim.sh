@@ -339,8 +339,14 @@ for prof in full bdw; do
 	while [ $i -lt 8 ]; do
 		s0=$(cont_saved)
 		echo "0 8192" >$D/pt_inject
+		t0=$(date +%s)
 		while [ "$(cont_saved)" -lt $((s0 + 8192)) ]; do
 			kill -0 $pid 2>/dev/null || break
+			# ptcap prints progress once a second: 60 s without the
+			# 8 KiB saved is a stall, shown with its evidence.
+			[ $(($(date +%s) - t0)) -lt 60 ] ||
+				lwpt_diag "$prof: continuous: round $i: ptcap saved $(cont_saved) of $((s0 + 8192)) bytes in 60 s: $(tr '\r' '\n' </tmp/cont.err | tail -n 3)" $pid ||
+				exit 1
 			sleep 0.1
 		done
 		i=$((i + 1))
