@@ -1176,6 +1176,14 @@ static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned 
 	if (procs)
 		ptcap_procs_round(procs);
 	for (i = 0; i < ntf; i++) {
+		/*
+		 * What was pending when this round began, no more: on a busy
+		 * machine switches can come faster than this loop takes
+		 * them (its own reads of /proc cause some), and the trace's
+		 * drain and the progress line must not wait for a quiet
+		 * moment. The rest is read next round.
+		 */
+		uint64_t budget = UINT64_MAX;
 		uint32_t pending;
 
 		do {
@@ -1204,7 +1212,10 @@ static bool drain_switches(struct lpt_dev *dev, struct trace_file *tf, unsigned 
 					die("out of memory");
 			}
 			tf[i].switches += (uint64_t)n;
-		} while (n > 0 && pending);
+			if (budget == UINT64_MAX)
+				budget = (uint64_t)n + pending;
+			budget -= (uint64_t)n < budget ? (uint64_t)n : budget;
+		} while (n > 0 && pending && budget);
 	}
 	/* The file shows what was drained (and, -a, read) so far. */
 	fflush(f);
