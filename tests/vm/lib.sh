@@ -449,9 +449,21 @@ lwpt_diag() {
 		echo "diag: pid $p: utime stime $(cut -d' ' -f14,15 /proc/$p/stat 2>/dev/null)," \
 			"syscall $(cat /proc/$p/syscall 2>/dev/null)"
 		command -v perf >/dev/null || continue
-		perf record -q -e cpu-clock -g -p "$p" -o /tmp/diag.data -- sleep 3 >/dev/null 2>&1 &&
-			perf report -i /tmp/diag.data --stdio --no-children 2>/dev/null |
-			grep -v '^#' | grep . | head -n 40 | sed 's/^/diag: perf: /'
+		# DWARF unwinding: libc has no frame pointers, and the
+		# caller in the program is what tells a loop.
+		for cg in dwarf,4096 fp; do
+			perf record -q -e cpu-clock --call-graph $cg -p "$p" -o /tmp/diag.data \
+				-- sleep 3 >/tmp/diag.err 2>&1 || {
+				echo "diag: perf record --call-graph $cg: $(tail -n 2 /tmp/diag.err)"
+				continue
+			}
+			perf report -i /tmp/diag.data --stdio --no-children \
+				-g folded,0,caller,count --percent-limit 3 2>&1 |
+				grep -v '^#' | grep . | head -n 30 | cut -c 1-1500 |
+				sed "s/^/diag: perf $cg: /"
+			break
+		done
+		perf trace -s -p "$p" -- sleep 3 2>&1 | grep . | head -n 30 | sed 's/^/diag: perf trace: /'
 	done
 	for f in pt_msrs pmi; do
 		[ -r /sys/kernel/debug/lwpt_sim/$f ] &&

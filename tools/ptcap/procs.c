@@ -36,13 +36,22 @@ struct procs_gen {
 struct procs_proc {
 	pid_t pid;
 	unsigned int round;		/* last round it was read in */
+	bool gone;			/* its last read found no process */
 	struct procs_gen *gen;
 	size_t ngen;
 };
 
+/*
+ * @p in the order first seen; @slot, a power-of-two open-addressing index
+ * by pid into @p (index + 1, 0 empty) at most half full: a busy machine
+ * names tens of thousands of processes over a capture, and every switch
+ * record looks two of them up.
+ */
 struct ptcap_procs {
 	struct procs_proc *p;
 	size_t n, cap;
+	uint32_t *slot;
+	size_t nslot;
 	unsigned int round;
 };
 
@@ -72,6 +81,7 @@ void ptcap_procs_free(struct ptcap_procs *ps)
 		free(ps->p[i].gen);
 	}
 	free(ps->p);
+	free(ps->slot);
 	free(ps);
 }
 
@@ -192,24 +202,58 @@ static int gen_read(pid_t pid, struct procs_gen *g)
 	return err;
 }
 
+/* The slot of @pid in @ps->slot: where it is, or the empty one to take. */
+static size_t slot_of(const struct ptcap_procs *ps, pid_t pid)
+{
+	size_t mask = ps->nslot - 1, i = ((uint32_t)pid * 2654435761u) & mask;
+
+	while (ps->slot[i] && ps->p[ps->slot[i] - 1].pid != pid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Index @ps->p[0..n) in a table of @nslot slots; -ENOMEM. */
+static int slots_build(struct ptcap_procs *ps, size_t nslot)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+	size_t i;
+
+	if (!slot)
+		return -ENOMEM;
+	free(ps->slot);
+	ps->slot = slot;
+	ps->nslot = nslot;
+	for (i = 0; i < ps->n; i++)
+		ps->slot[slot_of(ps, ps->p[i].pid)] = (uint32_t)(i + 1);
+	return 0;
+}
+
 static struct procs_proc *proc_find(struct ptcap_procs *ps, pid_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < ps->n; i++)
-		if (ps->p[i].pid == pid)
-			return &ps->p[i];
+	if (ps->nslot) {
+		i = ps->slot[slot_of(ps, pid)];
+		if (i)
+			return &ps->p[i - 1];
+	}
 	if (ps->n == ps->cap) {
 		size_t nc = ps->cap ? 2 * ps->cap : 64;
-		struct procs_proc *np = realloc(ps->p, nc * sizeof(*np));
+		struct procs_proc *np;
 
+		if (nc > UINT32_MAX - 1)
+			return NULL;
+		np = realloc(ps->p, nc * sizeof(*np));
 		if (!np)
 			return NULL;
 		ps->p = np;
 		ps->cap = nc;
 	}
+	if (2 * (ps->n + 1) > ps->nslot && slots_build(ps, ps->cap * 2))
+		return NULL;
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[ps->n]));
 	ps->p[ps->n].pid = pid;
+	ps->slot[slot_of(ps, pid)] = (uint32_t)(ps->n + 1);
 	return &ps->p[ps->n++];
 }
 
@@ -222,9 +266,10 @@ static int proc_read(struct procs_proc *p, uint64_t tsc)
 
 	memset(&g, 0, sizeof(g));
 	err = gen_read(p->pid, &g);
+	p->gone = err == -ESRCH;
 	if (err) {
 		gen_fini(&g);
-		return err == -ESRCH ? 0 : err;
+		return p->gone ? 0 : err;
 	}
 	last = p->ngen ? &p->gen[p->ngen - 1] : NULL;
 	if (last && last->entry == g.entry && !strcmp(last->exe, g.exe)) {
@@ -276,7 +321,13 @@ int ptcap_procs_note(struct ptcap_procs *ps, pid_t pid, uint64_t tsc)
 	p = proc_find(ps, pid);
 	if (!p)
 		return -ENOMEM;
-	if (p->round == ps->round && p->ngen)
+	/*
+	 * Once a round, also when the read found no process: the switches
+	 * of a round name each short-lived process many times, most of them
+	 * gone by the time they are read (seen: thousands of failing /proc
+	 * lookups a second on a slow kernel, the trace left undrained).
+	 */
+	if (p->round == ps->round)
 		return 0;
 	p->round = ps->round;
 	/* Known and not execed since: only the time it was seen current. */
@@ -293,6 +344,8 @@ int ptcap_procs_refresh(struct ptcap_procs *ps, uint64_t tsc)
 	int err;
 
 	for (i = 0; i < ps->n; i++) {
+		if (ps->p[i].gone)
+			continue;	/* a later process with its pid was never seen */
 		err = proc_read(&ps->p[i], tsc);
 		if (err)
 			return err;

@@ -95,6 +95,45 @@ START_TEST(self_and_missing)
 }
 END_TEST
 
+/*
+ * A busy machine's capture: tens of thousands of processes, most gone by
+ * the time their switches are read, each named by many records of a
+ * round. Every one is kept once (missing), found again through the pid
+ * index as it grows, and ourselves among them.
+ */
+START_TEST(many_gone)
+{
+	char dir[] = "/tmp/test_ptcap_procs.XXXXXX";
+	struct ptcap_procs *ps = ptcap_procs_alloc();
+	struct ptcap_processes rd;
+	const pid_t base = 0x7f000000;	/* above any pid_max */
+	const int count = 20000;
+	unsigned int missing = 0;
+	int i, k;
+
+	ck_assert_ptr_nonnull(ps);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (k = 0; k < 3; k++) {
+		ptcap_procs_round(ps);
+		for (i = 0; i < count; i++) {
+			ck_assert_int_eq(ptcap_procs_note(ps, base + i, 10 + k), 0);
+			ck_assert_int_eq(ptcap_procs_note(ps, base + i, 10 + k), 0);
+		}
+		ck_assert_int_eq(ptcap_procs_note(ps, getpid(), 10 + k), 0);
+	}
+	ck_assert_int_eq(ptcap_procs_refresh(ps, 20), 0);
+	ck_assert_int_eq(ptcap_procs_write(ps, dir, NULL, 0, &missing), count + 1);
+	ck_assert_uint_eq(missing, count);
+	read_processes(dir, &rd);
+	ck_assert(ptcap_processes_find(&rd, (uint32_t)base, NULL)->missing);
+	ck_assert(ptcap_processes_find(&rd, (uint32_t)(base + count - 1), NULL)->missing);
+	ck_assert(!ptcap_processes_find(&rd, (uint32_t)getpid(), NULL)->missing);
+	ptcap_processes_free(&rd);
+	ptcap_procs_free(ps);
+	rm_dir(dir);
+}
+END_TEST
+
 /* A child that execs: generation 0 is us, generation 1 the new program. */
 START_TEST(exec_generation)
 {
@@ -171,6 +210,7 @@ static Suite *procs_suite(void)
 
 	tcase_add_test(tc, self_and_missing);
 	tcase_add_test(tc, exec_generation);
+	tcase_add_test(tc, many_gone);
 	/* Wall-clock limit for a loaded, shared machine. */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
