@@ -76,6 +76,19 @@ pt_flow_long_SRCS := tests/vm/progs/pt_flow_long.c
 # decodes pt2perf's output in the VM; tests/vm/run copies its libraries.
 # Without it installed the case skips.
 VM_BINS += $(firstword $(wildcard /usr/bin/perf_6.1 /usr/bin/perf))
+# 86-pt2perf.sh's system-wide part: its two programs linked apart from
+# each other and from every other static program (0x400000), so that a
+# piece perf gives to the wrong process (its time lags behind a switch)
+# finds no code there instead of decoding the other's code - which once
+# ended in the hlt/jmp loop of abort(), where perf 6.1, sampling every
+# instruction, never stops (its never-ending-loop check restarts at each
+# sample).
+VM_PROGS += pt_sys_a
+pt_sys_a_SRCS := tests/model/pt/progs/trace_flow_prog.c
+pt_sys_a_LDLIBS := -Wl,-Ttext-segment=0x10000000
+VM_PROGS += pt_sys_b
+pt_sys_b_SRCS := tests/vm/progs/pt_flow_long.c
+pt_sys_b_LDLIBS := -Wl,-Ttext-segment=0x20000000
 # 86-ptcov-edges.sh (issue 25): edges from single-stepping, for ptcov.
 VM_PROGS += pt_gt_edges
 pt_gt_edges_SRCS := tests/vm/progs/pt_gt_edges.c
