@@ -427,6 +427,20 @@ hold_flow_lossy() {
 	ok "$hold_what: never held, $losses loss(es) counted (ptcap status $hold_st), both flows in order without error"
 }
 
+# lwpt_tasks_report PREFIX PID: each thread of process PID, its state and
+# wait channel, and its kernel stack (empty while it runs; 16 lines at
+# most), every line starting with PREFIX. For hangs: /init's stuck_report
+# and lwpt_diag.
+lwpt_tasks_report() {
+	for t in /proc/$2/task/*; do
+		[ -d "$t" ] || continue
+		echo "${1}task ${t##*/} ($(cat $t/comm 2>/dev/null)):" \
+			"$(sed -n 's/^State:[[:space:]]*//p' $t/status 2>/dev/null)," \
+			"wchan $(cat $t/wchan 2>/dev/null)"
+		sed "s/^/${1}  /" $t/stack 2>/dev/null | head -n 16
+	done
+}
+
 # lwpt_diag WHY PID...: print what a stuck case needs to be understood, then
 # return 1 (`lwpt_diag "ptcap saved nothing for 60 s" $pid || exit 1`):
 # each thread's state, wait channel and kernel stack; for a process that
@@ -439,13 +453,7 @@ lwpt_diag() {
 	echo "FAIL: $1"
 	shift
 	for p in "$@"; do
-		for t in /proc/$p/task/*; do
-			[ -d "$t" ] || continue
-			echo "diag: task ${t##*/} ($(cat $t/comm 2>/dev/null)):" \
-				"$(sed -n 's/^State:[[:space:]]*//p' $t/status 2>/dev/null)," \
-				"wchan $(cat $t/wchan 2>/dev/null)"
-			sed 's/^/diag:   /' $t/stack 2>/dev/null
-		done
+		lwpt_tasks_report "diag: " "$p"
 		echo "diag: pid $p: utime stime $(cut -d' ' -f14,15 /proc/$p/stat 2>/dev/null)," \
 			"syscall $(cat /proc/$p/syscall 2>/dev/null)"
 		command -v perf >/dev/null || continue
