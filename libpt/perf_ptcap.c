@@ -575,26 +575,47 @@ static int write_processes(struct wctx *c, const char *dir)
 	return err;
 }
 
+/* Per-thread traces of threads of more than one process. */
+static bool several_processes(const struct lpt_perf *p)
+{
+	int32_t pid = 0;
+	size_t i;
+
+	for (i = 0; i < lpt_perf_ntraces(p); i++) {
+		const struct lpt_perf_trace *t = lpt_perf_trace(p, i);
+
+		if (t->per_cpu || t->pid <= 0)
+			continue;
+		if (pid && t->pid != pid)
+			return true;
+		pid = t->pid;
+	}
+	return false;
+}
+
 int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 			 const struct lpt_perf_code_opts *o, FILE *warn, const char *prog)
 {
 	struct wctx c = { .p = p, .o = o, .warn = warn, .prog = prog ? prog : "libpt" };
 	const struct lpt_perf_info *in;
 	size_t ns;
+	bool sys;
 	int err;
 
 	if (!p || !dir || !o)
 		return -LPT_PERF_E_INVAL;
 	in = lpt_perf_info(p);
-	/* Per CPU with switches: decoded per process (ptflow "System-wide
-	 * captures"); else one address space. */
+	/* Per CPU with switches, or per thread with threads of more than one
+	 * process (pt2perf's split of a ptcap -a capture): decoded per
+	 * process (ptflow "System-wide captures"); else one address space. */
 	(void)lpt_perf_switches(p, &ns);
+	sys = in->per_cpu ? ns > 0 : several_processes(p);
 	err = write_config(&c, dir);
 	if (!err)
-		err = write_maps(&c, dir, in->per_cpu && ns);
-	if (!err && in->per_cpu && ns)
+		err = write_maps(&c, dir, sys);
+	if (!err && sys)
 		err = write_switches(&c, dir);
-	if (!err && in->per_cpu && ns)
+	if (!err && sys)
 		err = write_processes(&c, dir);
 	if (!err)
 		err = write_traces(&c, dir);
@@ -657,6 +678,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 	struct lpt_perf_code_opts co;
 	struct lpt_perf_opts po;
 	const char *tmp = getenv("TMPDIR");
+	char *abs_symfs, *abs_vmlinux;
 	struct lpt_perf *p;
 	char *d;
 	int e;
@@ -687,10 +709,16 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 		return -1;
 	}
 	lpt_perf_code_opts_init(p, &co);
-	co.symfs = symfs;
-	co.vmlinux = vmlinux;
+	/* The maps name files as found: relative --symfs or --vmlinux paths
+	 * would be read relative to the temporary directory. */
+	abs_symfs = symfs && symfs[0] != '/' ? realpath(symfs, NULL) : NULL;
+	abs_vmlinux = vmlinux && vmlinux[0] != '/' ? realpath(vmlinux, NULL) : NULL;
+	co.symfs = abs_symfs ? abs_symfs : symfs;
+	co.vmlinux = abs_vmlinux ? abs_vmlinux : vmlinux;
 	co.no_code = flags & LPT_PERF_TRACES_ONLY;
 	e = lpt_perf_write_ptcap(p, d, &co, err, prog);
+	free(abs_symfs);
+	free(abs_vmlinux);
 	lpt_perf_close(p);
 	if (e) {
 		fprintf(err, "%s: %s: writing its traces to %s: %s%s%s\n", prog, path, d,

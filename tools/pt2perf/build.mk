@@ -5,7 +5,8 @@
 # (perf_data.h lpt_perf_elf_build_id(), libelf).
 ifneq ($(filter pt,$(LIBS)),)
 TOOLS += pt2perf
-pt2perf_SRCS := tools/pt2perf/pt2perf.c tools/pt2perf/capture.c
+pt2perf_SRCS := tools/pt2perf/pt2perf.c tools/pt2perf/capture.c tools/pt2perf/split.c \
+	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_resume.c
 pt2perf_LIBS := pt
 pt2perf_LDLIBS := -lelf -lzstd
 MANPAGES += tools/pt2perf/pt2perf.1

@@ -206,8 +206,7 @@ bad:
 	return -1;
 }
 
-/* The first TSC and the timing packets of one piece (SDM 33.4.2). */
-static void scan_piece(struct p2p_capture *cap, const uint8_t *buf, struct p2p_piece *pc)
+void p2p_piece_scan(struct p2p_capture *cap, const uint8_t *buf, struct p2p_piece *pc)
 {
 	struct lpt_pkt_decoder *dec = lpt_pkt_alloc(buf + pc->off, pc->len, NULL);
 	struct lpt_packet pkt;
@@ -278,7 +277,7 @@ static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2
 		pc->file = fi;
 		pc->off = start;
 		pc->len = end - start;
-		scan_piece(cap, f->data, pc);
+		p2p_piece_scan(cap, f->data, pc);
 		if (pc->have_tsc && (!cap->have_min_tsc || pc->first_tsc < cap->min_tsc)) {
 			cap->have_min_tsc = true;
 			cap->min_tsc = pc->first_tsc;
@@ -474,7 +473,9 @@ void p2p_capture_free(struct p2p_capture *cap)
 		ptcap_processes_free(&cap->lv[i].procs);
 	}
 	for (i = 0; i < cap->nfiles; i++) {
-		if (cap->files[i].data)
+		if (cap->files[i].owned)
+			free((void *)cap->files[i].data);
+		else if (cap->files[i].data)
 			munmap((void *)cap->files[i].data, cap->files[i].size);
 		free(cap->files[i].name);
 	}

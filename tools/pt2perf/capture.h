@@ -36,6 +36,8 @@ struct p2p_file {
 	uint32_t cpu;			/* per-CPU: its CPU */
 	uint32_t pid, tid;		/* per-thread: its thread */
 	uint32_t queue;			/* perf's queue (AUXTRACE idx) */
+	bool owned;			/* @data is malloc()ed (split.h), not
+					 * mapped */
 };
 
 /* A contiguous piece of a trace file: no loss inside it. */
@@ -49,6 +51,8 @@ struct p2p_piece {
 struct p2p_capture {
 	struct ptcap_config cfg;	/* the top directory's */
 	bool per_cpu;
+	bool split;			/* per-CPU traces cut into one trace per
+					 * thread (split.h) */
 	bool snapshot;			/* ptcap --snapshot */
 	bool wrapped;			/* some file lost its oldest bytes */
 	bool have_ctl;
@@ -78,6 +82,15 @@ struct p2p_capture {
  * files, no trace).
  */
 int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog);
+
+/**
+ * p2p_piece_scan() - note a piece's first TSC packet and which timing
+ * packets the capture has (SDM 33.4.2).
+ * @cap: the capture; its seen_tsc, seen_mtc and seen_cyc are set.
+ * @buf: the piece's file data.
+ * @pc:  the piece; its have_tsc and first_tsc are set.
+ */
+void p2p_piece_scan(struct p2p_capture *cap, const uint8_t *buf, struct p2p_piece *pc);
 
 /**
  * p2p_capture_free() - release a capture; @cap is left zeroed.

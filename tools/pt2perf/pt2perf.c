@@ -21,6 +21,7 @@
 #include <lwpt/ptcap_dir.h>
 
 #include "capture.h"
+#include "split.h"
 
 #define PROG "pt2perf"
 
@@ -58,8 +59,12 @@ struct opts {
 	bool have_hz;
 	bool timeless;
 	bool quiet;
+	int layout;		/* LAYOUT_* */
 	uint32_t pmu_type;
 };
+
+/* How a per-CPU capture's traces are written (split.h). */
+enum { LAYOUT_AUTO, LAYOUT_PER_CPU, LAYOUT_PER_THREAD };
 
 /* One file of the maps, with its build-id (looked up once). */
 struct mapped_file {
@@ -104,6 +109,15 @@ static void usage(FILE *f)
 "                        capture's tsc-freq, else nom-freq x 100 MHz).\n"
 "  --timeless            no timestamps: perf decodes without time\n"
 "                        (per-thread captures only).\n"
+"  --per-thread          per-CPU captures: cut each CPU's trace into the\n"
+"                        spans of its threads and write one trace per\n"
+"                        thread, so that perf names the thread exactly\n"
+"                        (the default for ptcap -a captures; spans whose\n"
+"                        thread is not known are left out, as ptflow does).\n"
+"  --per-cpu             per-CPU captures: write each CPU's trace whole;\n"
+"                        perf then gives each piece to a thread by its\n"
+"                        time, which lags behind switches without CYC\n"
+"                        (the default for other per-CPU captures).\n"
 "  --pmu-type <n>        the intel_pt PMU type to write (default %u).\n"
 "  -q, --quiet           no notes on standard error.\n"
 "  -h, --help            this text.\n"
@@ -126,12 +140,14 @@ static int parse_u64(const char *s, uint64_t *v)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_TSC_FREQ = 256, O_TIMELESS, O_PMU_TYPE, O_VERSION };
+	enum { O_TSC_FREQ = 256, O_TIMELESS, O_PMU_TYPE, O_VERSION, O_PER_CPU, O_PER_THREAD };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "tsc-freq", required_argument, NULL, O_TSC_FREQ },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
 		{ "pmu-type", required_argument, NULL, O_PMU_TYPE },
+		{ "per-cpu", no_argument, NULL, O_PER_CPU },
+		{ "per-thread", no_argument, NULL, O_PER_THREAD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -167,6 +183,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			o->pmu_type = (uint32_t)v;
+			break;
+		case O_PER_CPU:
+		case O_PER_THREAD:
+			if (o->layout && o->layout != (c == O_PER_CPU ? LAYOUT_PER_CPU : LAYOUT_PER_THREAD)) {
+				fprintf(stderr, "%s: --per-cpu and --per-thread exclude each other\n",
+					PROG);
+				return 2;
+			}
+			o->layout = c == O_PER_CPU ? LAYOUT_PER_CPU : LAYOUT_PER_THREAD;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -503,8 +528,8 @@ static int emit_trace(struct conv *cv)
 		struct lpt_perf_aux aux = {
 			.offset = offset[f->queue],
 			.idx = f->queue,
-			.tid = cv->cap.per_cpu ? UINT32_MAX : f->tid,
-			.cpu = cv->cap.per_cpu ? f->cpu : UINT32_MAX,
+			.tid = cv->cap.per_cpu && !cv->cap.split ? UINT32_MAX : f->tid,
+			.cpu = cv->cap.per_cpu && !cv->cap.split ? f->cpu : UINT32_MAX,
 		};
 
 		/* Intel PT's reference is a TSC (arch/x86/util/intel-pt.c
@@ -557,9 +582,13 @@ static int emit_auxtrace_info(struct conv *cv, bool snapshot_mode)
 	priv[PERF_INTEL_PT_CAP_USER_TIME_ZERO] = cv->timed;
 	priv[PERF_INTEL_PT_TSC_BIT] = PT_CFG_TSC;
 	priv[PERF_INTEL_PT_NORETCOMP_BIT] = PT_CFG_NORETCOMP;
-	priv[PERF_INTEL_PT_HAVE_SCHED_SWITCH] = cv->cap.per_cpu ? PT2PERF_SWITCH_EVENTS : 0;
+	/* Split: per-thread queues name their thread; with HAVE_SCHED_SWITCH
+	 * perf would take the CPU's current thread instead
+	 * (intel_pt_set_pid_tid_cpu()). */
+	priv[PERF_INTEL_PT_HAVE_SCHED_SWITCH] = cv->cap.per_cpu && !cv->cap.split ?
+						PT2PERF_SWITCH_EVENTS : 0;
 	priv[PERF_INTEL_PT_SNAPSHOT_MODE] = snapshot_mode;
-	priv[PERF_INTEL_PT_PER_CPU_MMAPS] = cv->cap.per_cpu;
+	priv[PERF_INTEL_PT_PER_CPU_MMAPS] = cv->cap.per_cpu && !cv->cap.split;
 	priv[PERF_INTEL_PT_MTC_BIT] = PT_CFG_MTC;
 	priv[PERF_INTEL_PT_MTC_FREQ_BITS] = PERF_INTEL_PT_CFG_MTC_PERIOD_MASK <<
 					    PERF_INTEL_PT_CFG_MTC_PERIOD_SHIFT;
@@ -621,7 +650,7 @@ static struct perf_event_attr make_attr(const struct conv *cv)
 	a.mmap2 = 1;
 	a.comm_exec = 1;
 	a.sample_id_all = 1;
-	a.context_switch = cv->cap.per_cpu;
+	a.context_switch = cv->cap.per_cpu;	/* also split: the switches stay */
 	return a;
 }
 
@@ -644,8 +673,9 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	}
 	/* Pieces after a gap do not continue the one before: only snapshot
 	 * mode makes perf start again at the next PSB (intel-pt.c
-	 * intel_pt_get_buffer(), consecutive false). */
-	for (i = 1; i < cv->cap.npieces; i++)
+	 * intel_pt_get_buffer(), consecutive false). A thread's spans after a
+	 * split do continue each other (split.h). */
+	for (i = 1; i < cv->cap.npieces && !cv->cap.split; i++)
 		if (cv->cap.pieces[i].file == cv->cap.pieces[i - 1].file ||
 		    cv->cap.files[cv->cap.pieces[i].file].queue ==
 		    cv->cap.files[cv->cap.pieces[i - 1].file].queue)
@@ -681,6 +711,67 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	return err ? err : (int)i;
 }
 
+/*
+ * Per-CPU captures: one trace per thread (split.h) for ptcap -a captures
+ * (a processes file) or --per-thread, each CPU's trace whole otherwise.
+ */
+static int choose_layout(struct conv *cv)
+{
+	struct p2p_capture *cap = &cv->cap;
+	struct p2p_split_stats st;
+	bool want = cv->o->layout == LAYOUT_PER_THREAD;
+	size_t l, nsw = 0, k;
+	int err;
+
+	if (!cap->per_cpu || cv->o->layout == LAYOUT_PER_CPU || !cv->timed ||
+	    (!want && !procs_level(cv)))
+		return 0;
+	for (l = 0; l < cap->nlv; l++)
+		nsw += cap->lv[l].sws.n;
+	if (!nsw || (cap->have_ctl && (cap->rtit_ctl & RTIT_CTL_OS))) {
+		if (!want)
+			return 0;
+		fprintf(stderr, "%s: %s: --per-thread needs %s: a thread's spans are found "
+			"between TIP.PGD and TIP.PGE of a user-mode trace and the switches\n",
+			PROG, cv->o->dir, nsw ? "a trace without the kernel (rtit-ctl OS=0)" :
+			"the capture's switches file");
+		return -EINVAL;
+	}
+	err = p2p_split_threads(cap, &st, PROG);
+	if (err)
+		return err;
+	if (!st.kept) {
+		fprintf(stderr, "%s: %s: none of the %zu spans of user-mode trace could be "
+			"given to a thread (see ptflow's messages on this capture); --per-cpu "
+			"writes each CPU's trace whole\n", PROG, cv->o->dir, st.spans);
+		return -EINVAL;
+	}
+	if (cv->o->quiet)
+		return 0;
+	fprintf(stderr, "%s: note: one trace per thread: %zu of %zu spans (%llu of %llu "
+		"bytes) in %zu threads", PROG, st.kept, st.spans,
+		(unsigned long long)st.kept_bytes, (unsigned long long)st.bytes, st.threads);
+	if (st.kept < st.spans) {
+		const char *sep = "; left out: ";
+
+		for (k = 0; k < sizeof(st.why) / sizeof(st.why[0]); k++) {
+			if (!st.why[k] || k == PTFLOW_OWNER_THREAD)
+				continue;
+			fprintf(stderr, "%s%zu %s", sep, st.why[k], ptflow_split_why(k));
+			sep = ", ";
+		}
+		if (st.unsynced) {
+			fprintf(stderr, "%s%zu before a PSB", sep, st.unsynced);
+			sep = ", ";
+		}
+		if (st.after_ovf)
+			fprintf(stderr, "%s%zu after an overflow", sep, st.after_ovf);
+		fprintf(stderr, " (ptflow does not decode them either, pt2perf.rst)");
+	}
+	fprintf(stderr, "\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -700,6 +791,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setup_time(&cv);
+	if (choose_layout(&cv)) {
+		p2p_capture_free(&cv.cap);
+		return 1;
+	}
 	if (!strcmp(o.out, "-")) {
 		/* Pipe format on standard output: nothing to rename or remove;
 		 * after an error the stream ends early and perf reports it cut. */

@@ -564,7 +564,7 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir
 		free(path);
 	}
 	if (!ret)
-		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count);
+		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count, cfg, cfg_len);
 	for (i = 0; !ret && i < count; i++) {
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);

@@ -80,13 +80,14 @@ static int span_open(struct scan *sc, uint64_t offset, uint64_t ip)
 	return 0;
 }
 
-static void span_close(struct scan *sc)
+static void span_close(struct scan *sc, uint64_t end)
 {
 	struct ptflow_span *s;
 
 	if (!sc->open)
 		return;
 	s = &sc->sp->s[sc->sp->n - 1];
+	s->end = end;
 	s->lo = scan_now(sc, &s->has_time);
 	sc->open = false;
 }
@@ -200,12 +201,12 @@ static int scan_packet(struct scan *sc, const struct lpt_packet *p, uint64_t off
 	case LPT_PKT_TIP_PGE:
 		(void)lpt_last_ip_update_pkt(&sc->lip, p);
 		(void)lpt_last_ip_query(&sc->lip, &ip);
-		span_close(sc);		/* a PGE without PGD: inconsistent */
+		span_close(sc, off);	/* a PGE without PGD: inconsistent */
 		sc->after_ovf = false;
 		return span_open(sc, off, ip);
 	case LPT_PKT_TIP_PGD:
 		(void)lpt_last_ip_update_pkt(&sc->lip, p);
-		span_close(sc);
+		span_close(sc, off + p->size);
 		sc->after_ovf = false;
 		break;
 	case LPT_PKT_TIP:
@@ -224,7 +225,7 @@ static int scan_packet(struct scan *sc, const struct lpt_packet *p, uint64_t off
 		}
 		break;
 	case LPT_PKT_OVF:
-		span_close(sc);
+		span_close(sc, off + p->size);
 		sc->after_ovf = true;
 		break;
 	default:
@@ -259,7 +260,7 @@ int ptflow_spans_scan(const uint8_t *buf, size_t len,
 		st = lpt_pkt_next(dec, &p);
 		if (st < 0) {
 			/* A bad packet: the open span ends; go on at a PSB. */
-			span_close(&sc);
+			span_close(&sc, off);
 			sc.in_psb = false;
 			st = lpt_pkt_sync_forward(dec);
 			continue;
@@ -268,7 +269,7 @@ int ptflow_spans_scan(const uint8_t *buf, size_t len,
 			psb_off = off;
 		ret = scan_packet(&sc, &p, off, psb_off);
 	}
-	span_close(&sc);
+	span_close(&sc, len);
 	lpt_pkt_free(dec);
 	return ret;
 }

@@ -43,6 +43,9 @@ enum ptflow_owner_kind {
 struct ptflow_span {
 	uint64_t offset;	/* trace offset of its TIP.PGE; of the PSB
 				 * for a span that starts enabled */
+	uint64_t end;		/* trace offset after the TIP.PGD or OVF that
+				 * ended it; else where the next span or a
+				 * bad packet begins, or the trace's length */
 	uint64_t ip;		/* its first IP (TIP.PGE), 0 unknown */
 	uint64_t lo;		/* time (TSC) at its end: its last timing
 				 * packet's; the span ran at or after @lo */

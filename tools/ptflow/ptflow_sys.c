@@ -133,7 +133,8 @@ fail:
 }
 
 int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n)
+		    uint8_t **bufs, const size_t *lens, size_t n, const char *cfg,
+		    size_t cfg_len)
 {
 	struct lpt_time_config tc;
 	size_t i, j;
@@ -151,19 +152,34 @@ int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
 	sys->ntraces = n;
 	for (i = 0; i < n; i++) {
 		unsigned int cpu;
+		uint32_t tid = 0, pid = 0;
+		bool thread = false;
 		char c;
 
-		if (sscanf(names[i], "cpu%u.p%c", &cpu, &c) == 2)
+		if (sscanf(names[i], "cpu%u.p%c", &cpu, &c) == 2) {
 			sys->cpu[i] = cpu;
-		else
+		} else {
 			sys->cpu[i] = UINT32_MAX;	/* no switches: unknown */
+			thread = sscanf(names[i], "tid%u.p%c", &tid, &c) == 2 && cfg &&
+				 ptcap_config_thread(cfg, cfg_len, names[i], &tid, &pid) == 0 &&
+				 pid;
+		}
 		if (ptflow_spans_scan(bufs[i], lens[i], &tc, &sys->spans[i]))
 			goto nomem;
 		sys->seen[i] = calloc(sys->spans[i].n ? sys->spans[i].n : 1, 1);
 		if (!sys->seen[i])
 			goto nomem;
-		for (j = 0; j < sys->spans[i].n; j++)
-			ptflow_split_owner(&sys->sws, sys->cpu[i], &sys->spans[i].s[j]);
+		for (j = 0; j < sys->spans[i].n; j++) {
+			struct ptflow_span *s = &sys->spans[i].s[j];
+
+			if (!thread) {
+				ptflow_split_owner(&sys->sws, sys->cpu[i], s);
+				continue;
+			}
+			s->kind = PTFLOW_OWNER_THREAD;
+			s->pid = pid;
+			s->tid = tid;
+		}
 	}
 	if (ptflow_split_gens(&sys->ps, sys->spans, n))
 		goto nomem;

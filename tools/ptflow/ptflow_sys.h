@@ -38,15 +38,20 @@ int ptflow_sys_open(struct ptflow *pf, const char *dir, int64_t sel_pid,
  * and exec generations of all spans.
  * @sys:   the state.
  * @pf:    the session.
- * @names: the trace files' names (cpu<N>.pt gives the CPU).
+ * @names: the trace files' names (cpu<N>.pt gives the CPU; every span
+ *         of a tid<N>.pt is that thread's, as the config's thread line
+ *         says: a per-thread capture of several processes, such as
+ *         pt2perf's split of a ptcap -a capture read back from perf.data).
  * @bufs:  their contents (as ptflow_decode_buffer() takes them).
  * @lens:  their lengths.
  * @n:     the number of traces.
+ * @cfg, @cfg_len: the config file's text (may be NULL, 0).
  *
  * Return: 0, or -1 after a message (out of memory).
  */
 int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n);
+		    uint8_t **bufs, const size_t *lens, size_t n, const char *cfg,
+		    size_t cfg_len);
 
 /**
  * ptflow_sys_decode() - decode trace @i of those scanned, per span.

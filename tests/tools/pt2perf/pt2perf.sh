@@ -256,6 +256,16 @@ perf_flow "$tmp/pc.data" >"$tmp/perf.txt"
 "$PT2PERF" --timeless "$pc" -o "$tmp/bad.data" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q 'needs timestamps' "$tmp/err" && [ ! -e "$tmp/bad.data" ] && pass ||
 	fail "per-CPU --timeless must be refused: $(cat "$tmp/err")"
+# --per-thread: the CPU's spans written as thread 1234's own trace
+# (pt2perf.rst "Per-CPU captures"): the same flow, a per-thread queue.
+"$PT2PERF" --per-thread "$pc" -o "$tmp/pt.data" 2>"$tmp/err" || fail "--per-thread: $(cat "$tmp/err")"
+perf_flow "$tmp/pt.data" >"$tmp/perf.txt"
+grep -q 'one trace per thread: 3 of 3 spans' "$tmp/err" && [ -s "$tmp/perf.txt" ] &&
+	cmp -s "$tmp/ptflow.txt" "$tmp/perf.txt" && pass ||
+	{ fail "--per-thread: flows differ: $(cat "$tmp/err" "$tmp/perf.err")"; diff "$tmp/ptflow.txt" "$tmp/perf.txt" | head; }
+"$PT2PERF" --per-thread --per-cpu "$pc" -o "$tmp/bad.data" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'exclude each other' "$tmp/err" && pass ||
+	fail "--per-thread --per-cpu must be refused: $(cat "$tmp/err")"
 
 # ---- round trip: libpt's perf.data reader (ptflow FILE) ------------------
 # ptflow decodes pt2perf's output as it decodes the directory it came from

@@ -12,11 +12,11 @@
 # - a multi-threaded per-thread capture (ptcap_hello -t, 4 threads): per
 #   thread, perf's flow equals ptflow's (pt_flow_gt follows no threads);
 # - `ptcap -a -C 0` while two programs, linked apart, run on CPU 0 (as
-#   81-ptflow-sys): per process (threads from the SWITCH_CPU_WIDE records,
-#   maps from each process's MMAP2 records), every piece perf decodes is a
+#   81-ptflow-sys), written by pt2perf as one trace per thread: per process
+#   (maps from each process's MMAP2 records), perf's flow equals ptflow's on
+#   the directory and on the perf.data, every piece perf decodes is a
 #   contiguous part of that program's ground truth, and together they hold
-#   more than a quarter of both (perf's thread attribution by MTC time lags
-#   behind switches: pt2perf.rst "Limits").
+#   more than half of both.
 . /lwpt/lib.sh
 
 PERF=$(command -v perf_6.1 || command -v perf)
@@ -105,17 +105,14 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
 pt_sys_two "$A" "$B" || exit 1
 to_perf /tmp/sys /tmp/sys.data || exit 1
 cat /tmp/p2p.out
-# perf attributes the pieces of cpu0.pt to threads by time: at each
-# SWITCH_CPU_WIDE record (HAVE_SCHED_SWITCH 2) the CPU's thread changes.
-# Its time inside a piece is an estimate from MTC (no CYC), which lags
-# behind, so the instructions just after a switch may go to the thread
-# before it and be decoded with its maps (Documentation/pt2perf.rst,
-# "Limits"; ptflow leaves such pieces undecoded). So per process: perf's
-# pieces (cut where a trace starts, tr strt, and where the thread changes)
-# that are contiguous parts of the program's ground truth hold more than
-# a quarter of it; the rest is counted. (How much perf gives to the wrong
-# process depends on where the switches fall: 16-42 % of a program in the
-# runs so far, more on a loaded host; a half was once missed by 1 %.)
+# pt2perf writes a ptcap -a capture as one trace per thread (the spans
+# between TIP.PGE and TIP.PGD that ptflow gives to a thread; pt2perf.rst
+# "Per-CPU captures"), so perf names each piece's thread exactly: per
+# process, perf's flow must equal ptflow's, on the directory and on the
+# perf.data, and every piece must be a contiguous part of the program's
+# ground truth.
+grep -q 'one trace per thread' /tmp/p2p.out ||
+	fail "pt2perf did not write one trace per thread: $(cat /tmp/p2p.out)" || exit 1
 # talking CMD...: run CMD, saying something every 60 s (the VM's /init
 # kills a case silent for its limit; TCG on a loaded host is slow).
 talking() {
@@ -170,13 +167,10 @@ check() {
 	done
 	echo "$1 (pid $2): perf: $good of $(wc -l <"$3") instructions in $pieces piece(s) equal to parts of the ground truth, $other others"
 }
-# Linked apart, a piece perf gives to the wrong process finds no code and
-# is dropped (perf resynchronises at the next PSB, losing the pieces up to
-# there): every instruction perf shows for A or B must be part of that
-# program's ground truth; each keeps at least 200 instructions, and both
-# together more than a quarter (872-3920 of B's 14128 and 16594-22332 of
-# A's 33140 in ten runs: perf's thread time lags behind switches,
-# pt2perf.rst "Limits").
+# Every instruction perf shows for A or B must be part of that program's
+# ground truth, and both together hold more than half of it (ptflow
+# leaves the spans whose switch lies inside their time bounds undecoded;
+# on the host's saved capture 87 % of A and 97 % of B were kept).
 check A $pa /tmp/gt_a.txt
 good_a=$good other_a=$other
 check B $pb /tmp/gt_b.txt
@@ -184,9 +178,25 @@ good_b=$good other_b=$other
 n_gt=$(($(wc -l </tmp/gt_a.txt) + $(wc -l </tmp/gt_b.txt)))
 [ $other_a = 0 ] && [ $other_b = 0 ] ||
 	{ fail "perf decoded $other_a of A's and $other_b of B's instructions as code the program did not run"; dump; exit 1; }
-[ $good_a -ge 200 ] && [ $good_b -ge 200 ] && [ $((4 * (good_a + good_b))) -gt $n_gt ] ||
+[ $good_a -ge 200 ] && [ $good_b -ge 200 ] && [ $((2 * (good_a + good_b))) -gt $n_gt ] ||
 	{ fail "perf decoded $good_a of A's and $good_b of B's instructions as parts of their ground truth (of $n_gt)"; dump; exit 1; }
 ok "A and B: $((good_a + good_b)) of $n_gt instructions in pieces equal to parts of their ground truth, none elsewhere"
+# Per process: perf = ptflow on the directory = ptflow on the perf.data.
+sys_flow() { # ptflow's output -> "<pid> <ip>" lines
+	awk '/^\[thread / { split($2, a, "/"); p = a[1] }
+		/^[0-9a-f]+$/ && length($0) == 16 { print p, $0 }'
+}
+ptflow --no-inst --no-symbols /tmp/sys 2>/dev/null | sys_flow >/tmp/sys_dir.txt
+ptflow --no-inst --no-symbols /tmp/sys.data 2>/dev/null | sys_flow >/tmp/sys_rt.txt
+awk '{ print $1, $3 }' /tmp/perf_sys.txt >/tmp/sys_perf.txt
+for p in $pa $pb; do
+	grep "^$p " /tmp/sys_dir.txt >/tmp/sys_dir.$p
+	grep "^$p " /tmp/sys_perf.txt >/tmp/sys_perf.$p
+	grep "^$p " /tmp/sys_rt.txt >/tmp/sys_rt.$p
+	same "pid $p (perf)" /tmp/sys_dir.$p /tmp/sys_perf.$p || { dump; exit 1; }
+	same "pid $p (ptflow on the perf.data)" /tmp/sys_dir.$p /tmp/sys_rt.$p || { dump; exit 1; }
+done
+ok "A and B: perf's flow per process = ptflow's on the directory = ptflow's on the perf.data ($(wc -l </tmp/sys_dir.$pa) and $(wc -l </tmp/sys_dir.$pb) instructions)"
 
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
