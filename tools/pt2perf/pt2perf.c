@@ -660,7 +660,7 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 {
 	const struct ptcap_config *c = &cv->cap.cfg;
 	struct perf_event_attr attr;
-	bool snapshot_mode = cv->cap.snapshot;
+	bool snapshot_mode = cv->cap.snapshot && !cv->cap.split;
 	char buf[64];
 	size_t i;
 	int err;
@@ -674,7 +674,10 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	/* Pieces after a gap do not continue the one before: only snapshot
 	 * mode makes perf start again at the next PSB (intel-pt.c
 	 * intel_pt_get_buffer(), consecutive false). A thread's spans after a
-	 * split do continue each other (split.h). */
+	 * split continue each other (split.h), also across snapshots, and in
+	 * snapshot mode perf would cut overlaps it finds by their PSBs' TSC
+	 * (intel_pt_find_overlap_tsc()): spans after the same PSB start with
+	 * the same replayed PSB+. */
 	for (i = 1; i < cv->cap.npieces && !cv->cap.split; i++)
 		if (cv->cap.pieces[i].file == cv->cap.pieces[i - 1].file ||
 		    cv->cap.files[cv->cap.pieces[i].file].queue ==

@@ -266,6 +266,30 @@ grep -q 'one trace per thread: 3 of 3 spans' "$tmp/err" && [ -s "$tmp/perf.txt" 
 "$PT2PERF" --per-thread --per-cpu "$pc" -o "$tmp/bad.data" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'exclude each other' "$tmp/err" && pass ||
 	fail "--per-thread --per-cpu must be refused: $(cat "$tmp/err")"
+# Corrupted per-CPU traces through --per-thread, and perf.data written
+# from them through ptflow: an error or a file, never a crash or a hang.
+mkdir "$tmp/flip"
+cp "$pc/config" "$pc/maps" "$pc/switches" "$tmp/flip/"
+crashes=0 i=0
+while [ $i -lt 60 ]; do
+	python3 - "$pc/cpu0.pt" "$tmp/flip/cpu0.pt" "$i" <<'EOF2'
+import random, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+r = random.Random(int(sys.argv[3]))
+for _ in range(1 + r.randrange(8)):
+    data[r.randrange(len(data))] ^= 1 << r.randrange(8)
+open(sys.argv[2], 'wb').write(data)
+EOF2
+	timeout 60 "$PT2PERF" -q --per-thread "$tmp/flip" -o "$tmp/flip.data" >/dev/null 2>&1
+	rc=$?
+	[ $rc -le 2 ] || { crashes=$((crashes + 1)); cp "$tmp/flip/cpu0.pt" "$tmp/crash-$i.pt"; }
+	if [ $rc -eq 0 ]; then
+		timeout 60 "$PTFLOW" --quiet "$tmp/flip.data" >/dev/null 2>&1
+		[ $? -le 2 ] || { crashes=$((crashes + 1)); cp "$tmp/flip.data" "$tmp/crash-$i.data"; }
+	fi
+	i=$((i + 1))
+done
+[ $crashes -eq 0 ] && pass || fail "--per-thread on corrupted traces: $crashes of 60 crashed or hung"
 
 # ---- round trip: libpt's perf.data reader (ptflow FILE) ------------------
 # ptflow decodes pt2perf's output as it decodes the directory it came from
