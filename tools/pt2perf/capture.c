@@ -461,6 +461,20 @@ nomem:
 	return -1;
 }
 
+void p2p_files_free(struct p2p_file *files, size_t n)
+{
+	size_t i;
+
+	for (i = 0; files && i < n; i++) {
+		if (files[i].owned)
+			free((void *)files[i].data);
+		else if (files[i].data)
+			munmap((void *)files[i].data, files[i].size);
+		free(files[i].name);
+	}
+	free(files);
+}
+
 void p2p_capture_free(struct p2p_capture *cap)
 {
 	size_t i;
@@ -472,15 +486,8 @@ void p2p_capture_free(struct p2p_capture *cap)
 		ptcap_switches_free(&cap->lv[i].sws);
 		ptcap_processes_free(&cap->lv[i].procs);
 	}
-	for (i = 0; i < cap->nfiles; i++) {
-		if (cap->files[i].owned)
-			free((void *)cap->files[i].data);
-		else if (cap->files[i].data)
-			munmap((void *)cap->files[i].data, cap->files[i].size);
-		free(cap->files[i].name);
-	}
+	p2p_files_free(cap->files, cap->nfiles);
 	free(cap->lv);
-	free(cap->files);
 	free(cap->pieces);
 	free(cap->command);
 	memset(cap, 0, sizeof(*cap));

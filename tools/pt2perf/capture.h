@@ -93,6 +93,14 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 void p2p_piece_scan(struct p2p_capture *cap, const uint8_t *buf, struct p2p_piece *pc);
 
 /**
+ * p2p_files_free() - release trace files: unmap or free their data, free
+ * their names and the array.
+ * @files: may be NULL.
+ * @n:     their number.
+ */
+void p2p_files_free(struct p2p_file *files, size_t n);
+
+/**
  * p2p_capture_free() - release a capture; @cap is left zeroed.
  * @cap: may be partly loaded.
  */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "split.h"
 #include "tools/ptflow/ptflow_resume.h"
@@ -134,17 +133,6 @@ static int scan_all(const struct p2p_capture *cap, struct ptflow_spans *sp)
 	return 0;
 }
 
-static void free_new(struct p2p_file *files, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free((void *)files[i].data);
-		free(files[i].name);
-	}
-	free(files);
-}
-
 int p2p_split_threads(struct p2p_capture *cap, struct p2p_split_stats *st, const char *prog)
 {
 	size_t nsp = cap->npieces;
@@ -238,14 +226,7 @@ int p2p_split_threads(struct p2p_capture *cap, struct p2p_split_stats *st, const
 		err = 0;	/* nothing attributed: the caller says so */
 		goto out;
 	}
-	for (i = 0; i < cap->nfiles; i++) {
-		if (cap->files[i].owned)
-			free((void *)cap->files[i].data);
-		else if (cap->files[i].data)
-			munmap((void *)cap->files[i].data, cap->files[i].size);
-		free(cap->files[i].name);
-	}
-	free(cap->files);
+	p2p_files_free(cap->files, cap->nfiles);
 	free(cap->pieces);
 	cap->files = nf;
 	cap->nfiles = nnf;
@@ -265,6 +246,6 @@ out:
 	free(sp);
 	free(it);
 	free(np);
-	free_new(nf, nnf);
+	p2p_files_free(nf, nnf);
 	return err;
 }
