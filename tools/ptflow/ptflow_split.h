@@ -14,7 +14,9 @@
  * bounds; the exec generation of its process follows from the exec entry
  * points seen in the trace and ptcap's read times (ptcap-format.rst,
  * "processes"). Everything here is pure logic over those inputs, so that
- * it can be tested with synthetic switches and times.
+ * it can be tested with synthetic switches and times. pt2perf uses the
+ * same rules to write such a capture as one trace per thread
+ * (tools/pt2perf/split.h).
  */
 #ifndef LWPT_TOOLS_PTFLOW_SPLIT_H
 #define LWPT_TOOLS_PTFLOW_SPLIT_H
