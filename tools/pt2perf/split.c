@@ -211,16 +211,12 @@ int p2p_split_threads(struct p2p_capture *cap, struct p2p_split_stats *st, const
 	}
 	for (i = 0; i < nnp; i++)
 		p2p_piece_scan(cap, nf[np[i].file].data, &np[i]);
-	/* Queues: one per thread, shared by the levels. */
+	/* Queues: one per thread, numbered densely, shared by the levels. */
 	for (i = 0; i < nnf; i++) {
-		nf[i].queue = (uint32_t)i;
 		for (j = 0; j < i; j++)
-			if (nf[j].pid == nf[i].pid && nf[j].tid == nf[i].tid) {
-				nf[i].queue = nf[j].queue;
+			if (nf[j].pid == nf[i].pid && nf[j].tid == nf[i].tid)
 				break;
-			}
-		if (nf[i].queue == i)
-			st->threads++;
+		nf[i].queue = j < i ? nf[j].queue : (uint32_t)st->threads++;
 	}
 	if (!nnp) {
 		err = 0;	/* nothing attributed: the caller says so */
