@@ -60,11 +60,6 @@ static bool put(struct buf *o, const uint8_t *p, size_t n)
 	return true;
 }
 
-static bool is_psb(const uint8_t *p, size_t len)
-{
-	return len >= 2 && p[0] == 0x02 && p[1] == 0x82;	/* SDM 33.4.2.17 */
-}
-
 /*
  * Append span @s of the piece at @buf (@len bytes) to @o, made decodable
  * on its own (split.h). Returns 1 when written, 0 when the span cannot
@@ -78,11 +73,14 @@ static int put_span(struct buf *o, const uint8_t *buf, size_t len,
 
 	if (s->end > len || s->end <= s->offset)
 		return 0;
-	if (is_psb(buf + s->offset, len - s->offset))
+	switch (s->start) {
+	case PTFLOW_START_PSB:	/* a PSB+ with tracing on: decodable as is */
 		return put(o, buf + s->offset, s->end - s->offset) ? 1 : -1;
-	if ((buf[s->offset] & 0x1f) == 0x1d) {
-		st->after_ovf++;	/* a FUP after OVF (SDM 33.4.2.16) */
+	case PTFLOW_START_OVF:	/* resuming needs the trace before the OVF */
+		st->after_ovf++;
 		return 0;
+	case PTFLOW_START_PGE:
+		break;
 	}
 	ret = ptflow_resume_build(buf, len, s->offset, 0, &r);
 	if (ret < 0)

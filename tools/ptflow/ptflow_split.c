@@ -57,7 +57,8 @@ static uint64_t scan_now(const struct scan *sc, bool *has)
 	return tsc;
 }
 
-static int span_open(struct scan *sc, uint64_t offset, uint64_t ip)
+static int span_open(struct scan *sc, uint64_t offset, uint64_t ip,
+		     enum ptflow_span_start start)
 {
 	struct ptflow_spans *sp = sc->sp;
 	struct ptflow_span *s;
@@ -74,6 +75,7 @@ static int span_open(struct scan *sc, uint64_t offset, uint64_t ip)
 	s = &sp->s[sp->n++];
 	memset(s, 0, sizeof(*s));
 	s->offset = offset;
+	s->start = start;
 	s->ip = ip;
 	s->hi = UINT64_MAX;
 	sc->open = true;
@@ -203,7 +205,7 @@ static int scan_packet(struct scan *sc, const struct lpt_packet *p, uint64_t off
 		(void)lpt_last_ip_query(&sc->lip, &ip);
 		span_close(sc, off);	/* a PGE without PGD: inconsistent */
 		sc->after_ovf = false;
-		return span_open(sc, off, ip);
+		return span_open(sc, off, ip, PTFLOW_START_PGE);
 	case LPT_PKT_TIP_PGD:
 		(void)lpt_last_ip_update_pkt(&sc->lip, p);
 		span_close(sc, off + p->size);
@@ -217,11 +219,11 @@ static int scan_packet(struct scan *sc, const struct lpt_packet *p, uint64_t off
 		(void)lpt_last_ip_query(&sc->lip, &ip);
 		/* In PSB+ a FUP says tracing is on (SDM 33.4.2.17). */
 		if (sc->in_psb && !sc->open)
-			return span_open(sc, psb_off, ip);
+			return span_open(sc, psb_off, ip, PTFLOW_START_PSB);
 		if (sc->after_ovf) {
 			sc->after_ovf = false;
 			if (!sc->open)
-				return span_open(sc, off, ip);
+				return span_open(sc, off, ip, PTFLOW_START_OVF);
 		}
 		break;
 	case LPT_PKT_OVF:

@@ -41,10 +41,20 @@ enum ptflow_owner_kind {
 				 * between two reads, or before its exec) */
 };
 
+/* How a span starts (ptflow_spans_scan()). */
+enum ptflow_span_start {
+	PTFLOW_START_PGE,	/* a TIP.PGE (SDM 33.4.2.4) */
+	PTFLOW_START_PSB,	/* a PSB+ whose FUP says tracing is on
+				 * (SDM 33.4.2.17) */
+	PTFLOW_START_OVF,	/* the FUP after an OVF (SDM 33.4.2.16) */
+};
+
 /* One span of a per-CPU trace. */
 struct ptflow_span {
 	uint64_t offset;	/* trace offset of its TIP.PGE; of the PSB
-				 * for a span that starts enabled */
+				 * for a span that starts enabled; of the FUP
+				 * after an OVF */
+	enum ptflow_span_start start;	/* which of those it is */
 	uint64_t end;		/* trace offset after the TIP.PGD or OVF that
 				 * ended it; else where the next span or a
 				 * bad packet begins, or the trace's length */

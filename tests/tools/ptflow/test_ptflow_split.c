@@ -162,6 +162,8 @@ START_TEST(scan_spans)
 	ck_assert_int_eq(ptflow_spans_scan(b, n, &tc, &sp), 0);
 	ck_assert_uint_eq(sp.n, 3);
 	ck_assert_uint_eq(sp.s[0].offset, pge1);
+	ck_assert_int_eq(sp.s[0].start, PTFLOW_START_PGE);
+	ck_assert_uint_eq(sp.s[0].end, pge2 - 8);	/* after the TIP.PGD */
 	ck_assert_uint_eq(sp.s[0].ip, 0x401000);
 	ck_assert(sp.s[0].has_time);
 	ck_assert_uint_eq(sp.s[0].lo, 1100);
@@ -171,6 +173,8 @@ START_TEST(scan_spans)
 	ck_assert_uint_eq(sp.s[1].lo, 1200);
 	ck_assert_uint_eq(sp.s[1].hi, 1300);
 	ck_assert_uint_eq(sp.s[2].offset, psb2);
+	ck_assert_int_eq(sp.s[2].start, PTFLOW_START_PSB);
+	ck_assert_uint_eq(sp.s[2].end, n);	/* the trace's end */
 	ck_assert_uint_eq(sp.s[2].ip, 0x403000);
 	ck_assert_uint_eq(sp.s[2].lo, 1400);
 	ck_assert_uint_eq(sp.s[2].hi, UINT64_MAX);
@@ -183,6 +187,22 @@ START_TEST(scan_spans)
 	ck_assert_int_eq(ptflow_spans_scan(b, pge1 + 9 + 3, &tc, &sp), 0);
 	ck_assert_uint_eq(sp.n, 1);
 	ck_assert_uint_eq(sp.s[0].lo, 1000);
+	ptflow_spans_free(&sp);
+
+	/* An OVF ends a span (its end after the OVF); the FUP after it
+	 * starts one (SDM 33.4.2.16). */
+	n = pge1 + 9;
+	b[n++] = 0x02;			/* OVF (33.4.2.16) */
+	b[n++] = 0xf3;
+	b[n++] = 0xdd;			/* FUP, full IP */
+	n += put_le(b + n, 0x404000, 8);
+	ck_assert_int_eq(ptflow_spans_scan(b, n, &tc, &sp), 0);
+	ck_assert_uint_eq(sp.n, 2);
+	ck_assert_int_eq(sp.s[0].start, PTFLOW_START_PGE);
+	ck_assert_uint_eq(sp.s[0].end, pge1 + 9 + 2);
+	ck_assert_int_eq(sp.s[1].start, PTFLOW_START_OVF);
+	ck_assert_uint_eq(sp.s[1].offset, pge1 + 9 + 2);
+	ck_assert_uint_eq(sp.s[1].ip, 0x404000);
 	ptflow_spans_free(&sp);
 }
 END_TEST
