@@ -29,12 +29,16 @@
 #include <lwpt/pt_cov.h>
 
 #include <errno.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libpt/cov_internal.h"
+#include "libpt/cov_scan.h"
 #include "libpt/pkt_internal.h"
 #include "model/x86/x86_cofi.h"
 
@@ -73,7 +77,8 @@ struct cov_blk;
  * the last time (edges counted, calls pushed, block reached).
  */
 struct cov_path {			/* what a hit reads: one cache line */
-	const struct cov_blk *from;	/* key: start block, */
+	uint64_t k0;			/* key: the start block, @ntnt and @seg
+					 * (path_k0()), */
 	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
 	uint64_t ip;			/* the TIP's IP (segments), */
 	uint8_t ntnt;			/* how many bytes, */
@@ -83,6 +88,8 @@ struct cov_path {			/* what a hit reads: one cache line */
 	uint8_t npush;			/* return addresses pushed */
 	uint8_t in_act;			/* the edge pending before: 0 kept,
 					 * 1 counted, 2 dropped */
+	uint8_t plain;			/* no @npush: seg_run() applies it */
+	uint8_t pge_mode;		/* @pge_blk's mode */
 	uint32_t hits;			/* uses in this decode */
 	uint32_t pend;			/* the last edge, not yet counted */
 	struct cov_blk *end;		/* where the walk is after it */
@@ -91,6 +98,8 @@ struct cov_path {			/* what a hit reads: one cache line */
 	/* second line on: */
 	uint64_t *push;			/* @npush addresses */
 	struct cov_path *nx2[2];	/* the next two of @nx's list */
+	uint64_t pge_ip;		/* seg 2: the TIP.PGE that came after, */
+	struct cov_blk *pge_blk;	/* and its block (NULL: none yet) */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
 
@@ -138,6 +147,7 @@ struct lpt_cov {
 	uint32_t pkt_flags;
 	uint32_t errata;	/* LPT_ERRATUM_* of cfg.cpu */
 	bool xdc_only;		/* LPT_COV_F_XDC without LPT_COV_F_EDGES */
+	bool pext;		/* PEXT is there and fast (pext_fast()) */
 
 	/* Block cache: open addressing on (start, mode). */
 	struct cov_blk **btab;
@@ -780,27 +790,28 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 	fail_at(c, b);
 }
 
-static inline size_t hash_path(const struct cov_blk *b, uint64_t tnt,
-			       uint64_t ip, unsigned int ntnt)
+static inline size_t hash_path(uint64_t k0, uint64_t tnt, uint64_t ip)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)b + ntnt) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = k0 * 0x9e3779b97f4a7c15ull;
 
 	h ^= (tnt + (h >> 29)) * 0xbf58476d1ce4e5b9ull;
 	h ^= (ip + (h >> 31)) * 0x94d049bb133111ebull;
 	return (size_t)(h ^ (h >> 32));
 }
 
-static inline bool path_is(const struct cov_path *p, const struct cov_blk *from,
-			   uint64_t tnt, uint64_t ip, unsigned int ntnt, unsigned int seg)
-{
-	return p->from == from && p->tnt == tnt && p->ip == ip &&
-	       p->ntnt == ntnt && p->seg == seg;
-}
-
+/* A path's key word: its start block (a user-space pointer, below bit
+ * 56), and the TNT.8 bytes' count and how it ends in the top byte. */
 static inline uint64_t path_k0(const struct cov_blk *from, unsigned int ntnt,
 			       unsigned int seg)
 {
 	return (uint64_t)(uintptr_t)from | (uint64_t)(ntnt | seg << 6) << 56;
+}
+
+static inline bool path_is(const struct cov_path *p, uint64_t k0, uint64_t tnt,
+			   uint64_t ip)
+{
+	/* one branch: the key's parts are as likely to differ */
+	return !((p->k0 ^ k0) | (p->tnt ^ tnt) | (p->ip ^ ip));
 }
 
 static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec *rp)
@@ -821,7 +832,7 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 
 			if (!q)
 				continue;
-			for (j = hash_path(q->from, q->tnt, q->ip, q->ntnt) & (n - 1);
+			for (j = hash_path(q->k0, q->tnt, q->ip) & (n - 1);
 			     t[j].p; j = (j + 1) & (n - 1))
 				;
 			t[j] = c->ptab[i];
@@ -867,11 +878,10 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 		c->parena += k->npush * sizeof(uint64_t);
 		c->parena_left -= k->npush * sizeof(uint64_t);
 	}
-	for (j = hash_path(p->from, p->tnt, p->ip, p->ntnt) & c->pmask; c->ptab[j].p;
+	for (j = hash_path(p->k0, p->tnt, p->ip) & c->pmask; c->ptab[j].p;
 	     j = (j + 1) & c->pmask)
 		;
-	c->ptab[j] = (struct cov_pent){ path_k0(p->from, p->ntnt, p->seg), p->tnt,
-					p->ip, p };
+	c->ptab[j] = (struct cov_pent){ p->k0, p->tnt, p->ip, p };
 	c->npaths++;
 	return p;
 }
@@ -913,43 +923,37 @@ static inline void chain_link(struct cov_path *prev, struct cov_path *p)
 	prev->nx[0] = p;
 }
 
-/* The cached path for a key, through the chain of the last one applied,
- * else the hash table; links the last one to it. NULL: not cached. */
-static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
-					 uint64_t ip, unsigned int ntnt, unsigned int seg)
+/* path_find() past the first successor of the last path applied. */
+static struct cov_path *path_find_slow(struct lpt_cov *c, uint64_t k0,
+				       uint64_t tnt, uint64_t ip)
 {
-	const struct cov_blk *from = c->cur;
 	struct cov_path *p, *prev = c->last_path;
+	const struct cov_pent *e;
 
 	if (prev) {
-		if ((p = prev->nx[0]) && path_is(p, from, tnt, ip, ntnt, seg))
-			return p;
-		if ((p = prev->nx[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+		if ((p = prev->nx[1]) && path_is(p, k0, tnt, ip)) {
 			prev->nx[1] = prev->nx[0];
 			prev->nx[0] = p;
 			return p;
 		}
-		if ((p = prev->nx2[0]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+		if ((p = prev->nx2[0]) && path_is(p, k0, tnt, ip)) {
 			prev->nx2[0] = prev->nx[1];
 			prev->nx[1] = prev->nx[0];
 			prev->nx[0] = p;
 			return p;
 		}
-		if ((p = prev->nx2[1]) && path_is(p, from, tnt, ip, ntnt, seg)) {
+		if ((p = prev->nx2[1]) && path_is(p, k0, tnt, ip)) {
 			chain_link(prev, p);
 			return p;
 		}
 	}
-	uint64_t k0 = path_k0(from, ntnt, seg);
-	const struct cov_pent *e;
-
-	if ((p = from->lastp) && path_is(p, from, tnt, ip, ntnt, seg))
+	if ((p = c->cur->lastp) && path_is(p, k0, tnt, ip))
 		goto found;
 
-	size_t h = hash_path(from, tnt, ip, ntnt);
+	size_t h = hash_path(k0, tnt, ip);
 	struct cov_path **slot = &c->pcache[h & (COV_PCACHE - 1)];
 
-	if ((p = *slot) && path_is(p, from, tnt, ip, ntnt, seg))
+	if ((p = *slot) && path_is(p, k0, tnt, ip))
 		goto found;
 	for (size_t j = h & c->pmask; (e = &c->ptab[j])->p; j = (j + 1) & c->pmask) {
 		if (e->k0 == k0 && e->tnt == tnt && e->ip == ip) {
@@ -964,6 +968,19 @@ found:
 	if (prev)
 		chain_link(prev, p);
 	return p;
+}
+
+/* The cached path for a key, through the chain of the last one applied,
+ * else the hash table; links the last one to it. NULL: not cached. */
+static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
+					 uint64_t ip, unsigned int ntnt, unsigned int seg)
+{
+	struct cov_path *p, *prev = c->last_path;
+	uint64_t k0 = path_k0(c->cur, ntnt, seg);
+
+	if (prev && (p = prev->nx[0]) && path_is(p, k0, tnt, ip))
+		return p;
+	return path_find_slow(c, k0, tnt, ip);
 }
 
 static inline void tnt8_bits(struct lpt_cov *c, uint8_t b0)
@@ -1012,7 +1029,7 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 		c->pend = out;
 	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg != 2 && !c->cur))
 		return;
-	c->rp.p.from = from;
+	c->rp.p.k0 = path_k0(from, ntnt, seg);
 	c->rp.p.tnt = tnt;
 	c->rp.p.ip = ip;
 	c->rp.p.ntnt = (uint8_t)ntnt;
@@ -1022,6 +1039,10 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
 	c->rp.p.nx2[0] = c->rp.p.nx2[1] = NULL;
 	c->rp.p.hits = 0;
+	c->rp.p.plain = !c->rp.p.npush;
+	c->rp.p.pge_ip = 0;
+	c->rp.p.pge_blk = NULL;
+	c->rp.p.pge_mode = 0;
 	p = path_insert(c, &c->rp);
 	if (p)
 		from->lastp = p;
@@ -1033,8 +1054,9 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 /* Whether the decoder is in the plain state a cached path starts from. */
 static inline bool path_ok(const struct lpt_cov *c)
 {
-	return c->cur && !c->ovf && !c->fup_pending && !c->have_pend_mode &&
-	       !(c->cfg.flags & LPT_COV_F_NO_PATHS);
+	/* one branch for the flags, not one each */
+	return c->cur && !(c->ovf | c->fup_pending | c->have_pend_mode |
+			   !!(c->cfg.flags & LPT_COV_F_NO_PATHS));
 }
 
 /* One TNT.8 byte, through the path cache when it can. */
@@ -1695,42 +1717,29 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 	return q ? q : end;
 }
 
-static inline bool is_tnt8(uint8_t b)
-{
-	return !(b & PT_OPM_TNT_8) && b != PT_OPC_PAD && b != PT_OPC_EXT;
-}
-
 /*
- * Up to COV_PATH_TNT TNT.8 bytes at @p and the TIP after them as one
+ * Up to COV_PATH_TNT TNT.8 bytes at @p (PADs before and between them
+ * skipped: they mean nothing) and the TIP or TIP.PGD after them as one
  * cached path (a "segment", libxdc's unit of caching: the walk from a
- * block through a TNT run to the next indirect branch). Returns the
- * packet after them, or NULL when @p does not start one (no TIP follows,
- * or the TIP's IP is suppressed or malformed): the caller then goes on
- * packet by packet.
+ * block through a TNT run to the next indirect branch), or a run of at
+ * least two TNT.8 bytes without one. Returns the packet after them; when
+ * @p starts neither, the first packet that is not a PAD, or NULL when
+ * that is @p itself: the caller then goes on packet by packet.
  */
-static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
-			      const uint8_t *end)
+static inline __attribute__((always_inline))
+const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 {
 	/* IP payload bytes by IPBytes (SDM Table 33-18); reserved: too many */
 	static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
-	uint64_t tnt = 0, ip = 0;
-	unsigned int n = 0, ipb, opc;
-	const uint8_t *q = p, *after = p;
+	uint64_t ip = 0;
+	unsigned int ipb, opc;
+	const uint8_t *q;
+	struct cov_run r;
 	size_t pl;
 	struct cov_path *path;
 
-	/* the TNT.8 bytes, PADs between them skipped (they mean nothing) */
-	while (q < end && n < COV_PATH_TNT) {
-		if (*q == PT_OPC_PAD) {
-			q++;
-		} else if (is_tnt8(*q)) {
-			tnt |= (uint64_t)*q << (8 * n);
-			n++;
-			after = ++q;
-		} else {
-			break;
-		}
-	}
+	cov_tnt_run(p, end, COV_PATH_TNT, c->pext, &r);
+	q = r.q;
 	if (q >= end)
 		goto bytes;
 	opc = *q & PT_OPM_IP;
@@ -1743,29 +1752,203 @@ static const uint8_t *segment(struct lpt_cov *c, const uint8_t *p,
 		goto bytes;
 	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
 	 * canonical 1 cannot be a PGD IP we compare with: suppressed) */
-	if (ipb != PT_IPBYTES_SUPPRESSED)
-		ip_decode(c, q + 1, ipb, &ip);
-	else
+	if (ipb == PT_IPBYTES_SUPPRESSED)
 		ip = 1;
-	path = path_find(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
+	else if (LPT_LIKELY(end - q >= 9))
+		ip = c->last_ip = cov_ip_fast(q + 1, ipb, c->last_ip);
+	else
+		ip_decode(c, q + 1, ipb, &ip);
+	path = path_find(c, r.tnt, ip, r.n, opc == PT_OPC_TIP ? 1 : 2);
 	if (path)
 		path_apply(c, path, 0);
 	else
-		path_record(c, tnt, ip, n, opc == PT_OPC_TIP ? 1 : 2);
+		path_record(c, r.tnt, ip, r.n, opc == PT_OPC_TIP ? 1 : 2);
 	return q + 1 + pl;
 bytes:				/* Last IP untouched */
-	if (n < 2)
-		return NULL;
+	if (r.n < 2) {
+		/* no path: on from the first packet that is not a PAD */
+		for (q = p; q < end && *q == PT_OPC_PAD; q++)
+			;
+		return q > p ? q : NULL;
+	}
 	/* a run of TNT.8 bytes without a TIP after it */
-	path = path_find(c, tnt, 0, n, 0);
+	path = path_find(c, r.tnt, 0, r.n, 0);
 	if (path)
 		path_apply(c, path, 0);
 	else
-		path_record(c, tnt, 0, n, 0);
-	return after;
+		path_record(c, r.tnt, 0, r.n, 0);
+	return q;
 }
 
-/* TNT.8, TIP or TIP.PGD: what a segment starts with (PAD: none). */
+/* TIP.PGE (SDM 33.4.2.3): tracing resumes at @ip. */
+static inline void on_pge(struct lpt_cov *c, uint64_t ip)
+{
+	c->fup_pending = false;
+	c->ovf = false;
+	c->pend = COV_NO_EDGE;
+	jump_to(c, ip);
+}
+
+/*
+ * The fast part of segments(): segments whose cached path is the first
+ * successor of the path before (the common case of a warm decode) and
+ * pushes no return address, with the TIP.PGE
+ * after a TIP.PGD when it goes where it went the last time. The decoder's
+ * state is kept in locals and written back at the end. Stops before
+ * anything else (another path, another packet, the last 16 bytes of the
+ * trace), which segment() then takes; returns where it stopped.
+ */
+static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
+			      const uint8_t *end)
+{
+	struct cov_path *prev = c->last_path, **touched = c->ptouched;
+	const struct cov_blk *cur = c->cur;
+	uint64_t last_ip = c->last_ip, hits = 0;
+	uint32_t pend = c->pend;
+	size_t nt = c->nptouched;
+	const bool pext = c->pext;
+	const uint8_t mode = c->mode;
+
+	while (prev && end - p >= 17) {
+		const uint8_t *q, *after;
+		struct cov_path *np;
+		struct cov_run r;
+		unsigned int opc, ipb, seg;
+		uint64_t ip, bits, k0;
+
+		cov_tnt_run(p, end, COV_PATH_TNT, pext, &r);
+		q = r.q;
+		if (end - q < 9)
+			break;
+		opc = *q & PT_OPM_IP;
+		ipb = *q >> PT_IPBYTES_SHIFT;
+		bits = cov_ip_bits[ipb];
+		if (opc == PT_OPC_TIP && bits) {
+			seg = 1;
+		} else if (opc == PT_OPC_TIP_PGD && (bits || ipb == PT_IPBYTES_SUPPRESSED)) {
+			seg = 2;
+		} else if (r.n >= 2) {
+			seg = 0;	/* TNT.8 bytes alone */
+			bits = 0;
+		} else {
+			break;
+		}
+		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : seg == 2;
+		k0 = path_k0(cur, r.n, seg);
+		np = prev->nx[0];
+		if (!np || !path_is(np, k0, r.tnt, ip)) {
+			c->cur = (struct cov_blk *)cur;
+			c->last_path = prev;
+			np = path_find_slow(c, k0, r.tnt, ip);
+			if (!np)
+				break;	/* segment() records it */
+		}
+		if (!np->plain)
+			break;
+		/* path_apply() of a plain path */
+		if (np->in_act) {
+			if (pend) {	/* not in a libxdc map's decode */
+				c->pend = pend;
+				if (np->in_act == 1)
+					commit(c);
+				else
+					drop(c);
+			}
+			pend = COV_NO_EDGE;
+		}
+		if (!np->hits++)
+			touched[nt++] = np;
+		if (np->pend != COV_IN)
+			pend = np->pend;
+		hits++;
+		if (bits)
+			last_ip = ip;
+		after = seg ? q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb) : q;
+		cur = np->end;
+		prev = np;
+		p = after;
+		if (cur)
+			continue;
+		/* after TIP.PGD: PADs, then the TIP.PGE it was followed by? */
+		for (q = after; end - q >= 8 && !lpt_ld64(q); q += 8)
+			;
+		while (q < end && *q == PT_OPC_PAD)
+			q++;
+		if (end - q < 9 || (*q & PT_OPM_IP) != PT_OPC_TIP_PGE)
+			break;
+		ipb = *q >> PT_IPBYTES_SHIFT;
+		bits = cov_ip_bits[ipb];
+		if (!bits)
+			break;
+		ip = cov_ip_fast(q + 1, ipb, last_ip);
+		if (!np->pge_blk || np->pge_ip != ip || np->pge_mode != mode)
+			break;		/* segments() decodes it */
+		last_ip = ip;
+		pend = COV_NO_EDGE;	/* on_pge() */
+		cur = np->pge_blk;
+		p = q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+	}
+	c->cur = (struct cov_blk *)cur;
+	c->last_path = prev;
+	c->last_ip = last_ip;
+	c->pend = pend;
+	c->nptouched = nt;
+	c->st.path_hits += hits;
+	return p;
+}
+
+/*
+ * Segments one after another while the decoder stays in the state cached
+ * paths start from, and the TIP.PGE after a segment that ends with a
+ * TIP.PGD (code outside the filter ranges ran): the decode of a fuzzing
+ * loop's trace is mostly this. Returns where it stopped, @p when no
+ * segment starts there.
+ */
+static const uint8_t *segments(struct lpt_cov *c, const uint8_t *p,
+			       const uint8_t *end)
+{
+	for (;;) {
+		const uint8_t *q = seg_run(c, p, end);
+
+		if (c->cur) {
+			p = q;
+			q = segment(c, p, end);
+			if (!q)
+				return p;
+			p = q;
+			if (c->cur || c->halt)
+				goto next;
+		}
+		p = q;
+		/* after TIP.PGD: PADs, then the TIP.PGE? */
+		while (end - q >= 8 && !lpt_ld64(q))
+			q += 8;
+		while (q < end && *q == PT_OPC_PAD)
+			q++;
+		if (end - q >= 9 && (*q & PT_OPM_IP) == PT_OPC_TIP_PGE) {
+			unsigned int ipb = *q >> PT_IPBYTES_SHIFT;
+			struct cov_path *lp = c->last_path;
+
+			if (!cov_ip_bits[ipb])	/* suppressed, reserved */
+				return q;
+			c->last_ip = cov_ip_fast(q + 1, ipb, c->last_ip);
+			on_pge(c, c->last_ip);
+			if (lp && lp->seg == 2 && c->cur) {	/* for seg_run() */
+				lp->pge_ip = c->last_ip;
+				lp->pge_blk = c->cur;
+				lp->pge_mode = c->mode;
+			}
+			p = q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+		} else {
+			return q;
+		}
+next:
+		if (p >= end || !path_ok(c) || c->halt)
+			return p;
+	}
+}
+
+/* PAD, TNT.8, TIP or TIP.PGD: what a segment starts with. */
 static inline bool seg_start(uint8_t b)
 {
 	uint8_t opc = b & PT_OPM_IP;
@@ -1787,6 +1970,14 @@ again:
 	while (p < end && !c->halt) {
 		uint8_t b0 = *p;
 
+		if (seg_start(b0) && path_ok(c)) {
+			const uint8_t *q = segments(c, p, end);
+
+			if (q != p) {
+				p = q;
+				continue;
+			}
+		}
 		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
 			p++;
 			while (end - p >= 8 && !lpt_ld64(p))
@@ -1795,14 +1986,6 @@ again:
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
 
-		if (seg_start(b0) && path_ok(c)) {
-			const uint8_t *q = segment(c, p, end);
-
-			if (q) {
-				p = q;
-				continue;
-			}
-		}
 		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
 			tnt8(c, b0);	/* TNT.8 */
 			p++;
@@ -1836,11 +2019,13 @@ again:
 				}
 				break;
 			case PT_OPC_TIP_PGE:
-				c->fup_pending = false;
-				c->ovf = false;
-				c->pend = COV_NO_EDGE;
-				if (!supp)
-					jump_to(c, ip);
+				if (supp) {
+					c->fup_pending = false;
+					c->ovf = false;
+					c->pend = COV_NO_EDGE;
+				} else {
+					on_pge(c, ip);
+				}
 				break;
 			case PT_OPC_TIP_PGD:
 				on_pgd(c, ip, supp);
@@ -1890,6 +2075,35 @@ bad:
 
 /* ---- API ----------------------------------------------------------------- */
 
+/*
+ * Whether cov_scan.h may use PEXT: the CPU has BMI2 (CPUID.(EAX=07H,
+ * ECX=0):EBX[8]) and is not an AMD one before family 19h, whose PEXT is
+ * microcoded (Zen 2: about 250 cycles; AMD's Software Optimization Guide
+ * for family 17h, instruction latencies).
+ */
+static bool pext_fast(void)
+{
+#if defined(__x86_64__)
+	unsigned int a, b, cx, d, fam;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, cx, d);
+	if (!(b & (1u << 8)))		/* BMI2 */
+		return false;
+	__cpuid(0, a, b, cx, d);
+	if (b != 0x68747541)		/* not "AuthenticAMD" */
+		return true;
+	__cpuid(1, a, b, cx, d);
+	fam = (a >> 8) & 0xf;
+	if (fam == 0xf)
+		fam += (a >> 20) & 0xff;
+	return fam >= 0x19;
+#else
+	return false;
+#endif
+}
+
 struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 			      const struct lpt_cov_image *img)
 {
@@ -1927,6 +2141,7 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
 	c->errata = lpt_cpu_errata_all(&c->cfg.cpu);
 	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
+	c->pext = pext_fast();
 	c->bmask = 255;
 	c->emask = 255;
 	c->btab = calloc(c->bmask + 1, sizeof(*c->btab));

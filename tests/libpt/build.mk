@@ -110,3 +110,7 @@ UNIT_TESTS += test_perf_write
 test_perf_write_SRCS := tests/libpt/test_perf_write.c
 test_perf_write_LIBS := pt
 test_perf_write_LDLIBS := -lelf -lzstd
+
+# The coverage decoder's word-at-a-time scanning (libpt/cov_scan.h).
+UNIT_TESTS += test_cov_scan
+test_cov_scan_SRCS := tests/libpt/test_cov_scan.c
