@@ -65,6 +65,7 @@ enum cov_kind {
 #define COV_PATH_TNT	8		/* TNT.8 bytes a cached path can hold */
 #define COV_PCACHE	2048		/* direct-mapped cache of recent paths */
 #define COV_PATH_PUSH	8		/* calls a cached path can hold */
+#define COV_NX		4		/* successors a path remembers */
 #define COV_HALT_RS	1u		/* a compressed return met: again with
 					 * the return stack */
 #define COV_HALT_RESYNC	2u		/* a decode error: next PSB */
@@ -93,18 +94,17 @@ struct cov_path {			/* what a hit reads: one cache line */
 	uint32_t hits;			/* uses in this decode */
 	uint32_t pend;			/* the last edge, not yet counted */
 	struct cov_blk *end;		/* where the walk is after it */
-	struct cov_path *nx[2];		/* the paths that followed (chaining,
-					 * most recent first; chain_link()) */
-	/* second line on: */
+	struct cov_path *nx[COV_NX];	/* paths that followed, by nx_slot()
+					 * of their key (chain_link()); the
+					 * second line from nx[2] on */
 	uint64_t *push;			/* @npush addresses */
-	struct cov_path *nx2[2];	/* the next two of @nx's list */
 	uint64_t pge_ip;		/* seg 2: the TIP.PGE that came after, */
 	struct cov_blk *pge_blk;	/* and its block (NULL: none yet) */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
 
-_Static_assert(offsetof(struct cov_path, push) == 64,
-	       "a path hit reads one cache line");
+_Static_assert(offsetof(struct cov_path, nx[2]) == 64,
+	       "a path hit reads one cache line, mostly");
 
 /* What a path records while it is walked the first time. */
 struct cov_path_rec {
@@ -910,43 +910,34 @@ static inline void path_apply(struct lpt_cov *c, struct cov_path *p, int nbits)
 	c->st.path_hits++;
 }
 
+/* Where a path with this key is remembered among its predecessor's
+ * successors: direct-mapped, so a lookup reads one candidate. The start
+ * block is mostly the same for all (the predecessor's end): the TNT.8
+ * bytes and the IP tell them apart. */
+static inline unsigned int nx_slot(uint64_t k0, uint64_t tnt, uint64_t ip)
+{
+	return (unsigned int)(((tnt ^ ip ^ (k0 >> 56)) * 0x9e3779b97f4a7c15ull) >> 62);
+}
+
 /*
- * @p followed @prev: first of @prev's successors (most recent first). Any
- * path that came next is linked, also across a TIP.PGE or a packet the
- * path cache does not take (the key check makes it only a guess).
+ * @p followed @prev: remembered in its slot of @prev's successors (the
+ * one there before is forgotten). Any path that came next is linked, also
+ * across a TIP.PGE or a packet the path cache does not take (the key
+ * check makes it only a guess).
  */
 static inline void chain_link(struct cov_path *prev, struct cov_path *p)
 {
-	prev->nx2[1] = prev->nx2[0];
-	prev->nx2[0] = prev->nx[1];
-	prev->nx[1] = prev->nx[0];
-	prev->nx[0] = p;
+	prev->nx[nx_slot(p->k0, p->tnt, p->ip)] = p;
 }
 
-/* path_find() past the first successor of the last path applied. */
+/* path_find() when the last path applied does not know the key as a
+ * successor. */
 static struct cov_path *path_find_slow(struct lpt_cov *c, uint64_t k0,
 				       uint64_t tnt, uint64_t ip)
 {
 	struct cov_path *p, *prev = c->last_path;
 	const struct cov_pent *e;
 
-	if (prev) {
-		if ((p = prev->nx[1]) && path_is(p, k0, tnt, ip)) {
-			prev->nx[1] = prev->nx[0];
-			prev->nx[0] = p;
-			return p;
-		}
-		if ((p = prev->nx2[0]) && path_is(p, k0, tnt, ip)) {
-			prev->nx2[0] = prev->nx[1];
-			prev->nx[1] = prev->nx[0];
-			prev->nx[0] = p;
-			return p;
-		}
-		if ((p = prev->nx2[1]) && path_is(p, k0, tnt, ip)) {
-			chain_link(prev, p);
-			return p;
-		}
-	}
 	if ((p = c->cur->lastp) && path_is(p, k0, tnt, ip))
 		goto found;
 
@@ -978,7 +969,7 @@ static inline struct cov_path *path_find(struct lpt_cov *c, uint64_t tnt,
 	struct cov_path *p, *prev = c->last_path;
 	uint64_t k0 = path_k0(c->cur, ntnt, seg);
 
-	if (prev && (p = prev->nx[0]) && path_is(p, k0, tnt, ip))
+	if (prev && (p = prev->nx[nx_slot(k0, tnt, ip)]) && path_is(p, k0, tnt, ip))
 		return p;
 	return path_find_slow(c, k0, tnt, ip);
 }
@@ -1036,8 +1027,7 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->rp.p.seg = (uint8_t)seg;
 	c->rp.p.end = c->cur;
 	c->rp.p.pend = out;
-	c->rp.p.nx[0] = c->rp.p.nx[1] = NULL;
-	c->rp.p.nx2[0] = c->rp.p.nx2[1] = NULL;
+	memset(c->rp.p.nx, 0, sizeof(c->rp.p.nx));
 	c->rp.p.hits = 0;
 	c->rp.p.plain = !c->rp.p.npush;
 	c->rp.p.pge_ip = 0;
@@ -1790,12 +1780,12 @@ static inline void on_pge(struct lpt_cov *c, uint64_t ip)
 }
 
 /*
- * The fast part of segments(): segments whose cached path is the first
- * successor of the path before (the common case of a warm decode) and
- * pushes no return address, with the TIP.PGE
- * after a TIP.PGD when it goes where it went the last time. The decoder's
- * state is kept in locals and written back at the end. Stops before
- * anything else (another path, another packet, the last 16 bytes of the
+ * The fast part of segments(): segments with a cached path that pushes no
+ * return address (the common case of a warm decode; found as a successor
+ * of the path before, else by path_find_slow()), and the TIP.PGE after a
+ * TIP.PGD when it goes where it went the last time. The decoder's state
+ * is kept in locals and written back at the end. Stops before anything
+ * else (a path not cached yet, another packet, the last 16 bytes of the
  * trace), which segment() then takes; returns where it stopped.
  */
 static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
@@ -1835,7 +1825,7 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 		}
 		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : seg == 2;
 		k0 = path_k0(cur, r.n, seg);
-		np = prev->nx[0];
+		np = prev->nx[nx_slot(k0, r.tnt, ip)];
 		if (!np || !path_is(np, k0, r.tnt, ip)) {
 			c->cur = (struct cov_blk *)cur;
 			c->last_path = prev;
