@@ -1810,8 +1810,10 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 		q = r.q;
 		if (end - q < 9)
 			break;
-		opc = *q & PT_OPM_IP;
-		ipb = *q >> PT_IPBYTES_SHIFT;
+		if (r.hdr > 0xff)
+			r.hdr = *q;
+		opc = r.hdr & PT_OPM_IP;
+		ipb = r.hdr >> PT_IPBYTES_SHIFT;
 		bits = cov_ip_bits[ipb];
 		if (opc == PT_OPC_TIP && bits) {
 			seg = 1;

@@ -73,6 +73,7 @@ struct cov_run {
 	uint64_t tnt;		/* the TNT.8 bytes, the first at bits 7:0 */
 	unsigned int n;		/* how many (at most @max) */
 	const uint8_t *q;	/* the first byte after the run */
+	unsigned int hdr;	/* the byte at @q, or 256: not read */
 };
 
 /*
@@ -86,7 +87,7 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 		 bool pext, struct cov_run *r)
 {
 	uint64_t tnt = 0;
-	unsigned int n = 0;
+	unsigned int n = 0, hdr = 256;
 	const uint8_t *q = p;
 
 	for (;;) {
@@ -126,7 +127,10 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 		tnt |= cov_pack_bytes(w, nz, pext) << ((8 * n) & 63);
 		n += cnt;
 		if (rej) {
-			q += __builtin_ctzll(rej) >> 3;
+			unsigned int bit = (unsigned int)__builtin_ctzll(rej);
+
+			q += bit >> 3;
+			hdr = (unsigned int)(w >> (bit - 7)) & 0xff;
 			break;
 		}
 		q += 8;
@@ -136,6 +140,7 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 	r->tnt = tnt;
 	r->n = n;
 	r->q = q;
+	r->hdr = hdr;
 }
 
 /* IPBytes -> the payload's bits (SDM Table 33-18); 0: suppressed or
