@@ -135,8 +135,10 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 		}
 		q += 8;
 	}
-	if (q > end)
+	if (q >= end) {		/* ended by the 0x01s past the end */
 		q = end;
+		hdr = 256;
+	}
 	r->tnt = tnt;
 	r->n = n;
 	r->q = q;

@@ -2,7 +2,8 @@
 /*
  * Unit tests of libpt/cov_scan.h, the coverage decoder's word-at-a-time
  * packet scanning: cov_tnt_run() (runs of PAD and TNT.8, SDM 33.4.2
- * Table 33-3) with and without PEXT, and cov_ip_fast() (IP compression,
+ * Table 33-3) with and without PEXT, and the byte that ends a run, and
+ * cov_ip_fast() (IP compression,
  * SDM 33.4.2.2 Table 33-18), each against a byte-at-a-time reference on
  * random bytes that are mostly PADs and TNT.8s, as real traces are.
  */
@@ -97,6 +98,9 @@ START_TEST(tnt_run_random)
 			"pext %d max %u at %zu of %zu: n %u tnt %llx q %td, ref n %u tnt %llx q %td",
 			pext, max, off, len, a.n, (unsigned long long)a.tnt,
 			a.q - buf, b.n, (unsigned long long)b.tnt, b.q - buf);
+		/* the byte that ended the run, when it says it read it */
+		REQUIRE(a.hdr > 0xff || (a.q < buf + len && a.hdr == *a.q),
+			"hdr %x at %td", a.hdr, a.q - buf);
 	}
 }
 END_TEST
