@@ -2073,7 +2073,7 @@ bad:
  * microcoded (Zen 2: about 250 cycles; AMD's Software Optimization Guide
  * for family 17h, instruction latencies).
  */
-static bool pext_fast(void)
+static bool pext_probe(void)
 {
 #if defined(__x86_64__)
 	unsigned int a, b, cx, d, fam;
@@ -2094,6 +2094,20 @@ static bool pext_fast(void)
 #else
 	return false;
 #endif
+}
+
+/* pext_probe() once per process: CPUID traps to the hypervisor in a VM
+ * (tens of microseconds for the four, a cold decode's whole set-up). */
+static bool pext_fast(void)
+{
+	static int known = -1;	/* a race computes the same value twice */
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = pext_probe();
+		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
