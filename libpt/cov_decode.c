@@ -77,12 +77,17 @@ struct cov_blk;
  * for a segment, the TIP that ends the run (33.4.2.2): what the walk did
  * the last time (edges counted, calls pushed, block reached).
  */
-struct cov_path {			/* what a hit reads: one cache line */
+struct cov_path {
+	/* first line: what following the chain reads */
 	uint64_t k0;			/* key: the start block, @ntnt and @seg
 					 * (path_k0()), */
 	uint64_t tnt;			/* the TNT.8 bytes (byte i at bits 8i), */
-	uint64_t ip;			/* the TIP's IP (segments), */
-	uint8_t ntnt;			/* how many bytes, */
+	uint64_t ip;			/* the TIP's IP (segments) */
+	struct cov_blk *end;		/* where the walk is after it */
+	struct cov_path *nx[COV_NX];	/* paths that followed, by nx_slot()
+					 * of their key (chain_link()) */
+	/* second line: what applying it reads and writes */
+	uint8_t ntnt;			/* the key's TNT.8 bytes */
 	uint8_t seg;			/* 1: ends with the TIP at @ip, 2: with
 					 * the TIP.PGD at @ip (1: suppressed) */
 	uint8_t nedge;			/* counted edges in @ids */
@@ -93,18 +98,14 @@ struct cov_path {			/* what a hit reads: one cache line */
 	uint8_t pge_mode;		/* @pge_blk's mode */
 	uint32_t hits;			/* uses in this decode */
 	uint32_t pend;			/* the last edge, not yet counted */
-	struct cov_blk *end;		/* where the walk is after it */
-	struct cov_path *nx[COV_NX];	/* paths that followed, by nx_slot()
-					 * of their key (chain_link()); the
-					 * second line from nx[2] on */
 	uint64_t *push;			/* @npush addresses */
 	uint64_t pge_ip;		/* seg 2: the TIP.PGE that came after, */
 	struct cov_blk *pge_blk;	/* and its block (NULL: none yet) */
 	uint32_t ids[];			/* @nedge edge ids, in order */
 };
 
-_Static_assert(offsetof(struct cov_path, nx[2]) == 64,
-	       "a path hit reads one cache line, mostly");
+_Static_assert(offsetof(struct cov_path, ntnt) == 64,
+	       "following the chain reads one cache line");
 
 /* What a path records while it is walked the first time. */
 struct cov_path_rec {
@@ -820,7 +821,7 @@ static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec
 	size_t sz = sizeof(*k) + k->nedge * sizeof(uint32_t), j;
 	struct cov_path *p;
 
-	sz = (sz + 63) & ~(size_t)63;	/* the hit fields in one cache line */
+	sz = (sz + 63) & ~(size_t)63;	/* the chain's fields in one cache line */
 	if (2 * (c->npaths + 1) > c->pmask + 1) {
 		size_t n = 2 * (c->pmask + 1);
 		struct cov_pent *t = calloc(n, sizeof(*t));
@@ -1756,9 +1757,11 @@ const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 	return q + 1 + pl;
 bytes:				/* Last IP untouched */
 	if (r.n < 2) {
-		/* no path: on from the first packet that is not a PAD */
-		for (q = p; q < end && *q == PT_OPC_PAD; q++)
-			;
+		/* no path: on from the first packet that is not a PAD (the
+		 * run's end when it holds no TNT.8) */
+		if (r.n)
+			for (q = p; q < end && *q == PT_OPC_PAD; q++)
+				;
 		return q > p ? q : NULL;
 	}
 	/* a run of TNT.8 bytes without a TIP after it */
@@ -1971,9 +1974,14 @@ again:
 			}
 		}
 		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
-			p++;
-			while (end - p >= 8 && !lpt_ld64(p))
+			uint64_t w = 0;
+
+			while (end - p >= 8 && !(w = lpt_ld64(p)))
 				p += 8;
+			if (w)		/* the PADs before the next packet */
+				p += __builtin_ctzll(w) >> 3;
+			else if (p < end)
+				p++;
 			continue;
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
