@@ -1802,7 +1802,9 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 	const bool pext = c->pext;
 	const uint8_t mode = c->mode;
 
-	while (prev && end - p >= 17) {
+	if (!prev)
+		return p;	/* the first segment: segment() */
+	while (end - p >= 17) {
 		const uint8_t *q, *after;
 		struct cov_path *np;
 		struct cov_run r;
