@@ -1709,6 +1709,25 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 }
 
 /*
+ * How a segment ends at the packet whose first byte is @b: 1 at a TIP with
+ * an IP, 2 at a TIP.PGD with an IP or without (its key's IP is then 1, in
+ * page 0, where no traced code runs: Linux keeps it unmapped,
+ * vm.mmap_min_addr), else 0 (no segment ends there; also a reserved
+ * IPBytes, SDM Table 33-18).
+ */
+static inline unsigned int seg_end(uint8_t b)
+{
+	unsigned int opc = b & PT_OPM_IP, ipb = b >> PT_IPBYTES_SHIFT;
+	bool ip = cov_ip_bits[ipb];
+
+	if (opc == PT_OPC_TIP)
+		return ip ? 1 : 0;
+	if (opc == PT_OPC_TIP_PGD)
+		return ip || ipb == PT_IPBYTES_SUPPRESSED ? 2 : 0;
+	return 0;
+}
+
+/*
  * Up to COV_PATH_TNT TNT.8 bytes at @p (PADs before and between them
  * skipped: they mean nothing) and the TIP or TIP.PGD after them as one
  * cached path (a "segment", libxdc's unit of caching: the walk from a
@@ -1720,10 +1739,8 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 static inline __attribute__((always_inline))
 const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 {
-	/* IP payload bytes by IPBytes (SDM Table 33-18); reserved: too many */
-	static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
 	uint64_t ip = 0;
-	unsigned int ipb, opc;
+	unsigned int ipb, seg;
 	const uint8_t *q;
 	struct cov_run r;
 	size_t pl;
@@ -1733,27 +1750,22 @@ const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 	q = r.q;
 	if (q >= end)
 		goto bytes;
-	opc = *q & PT_OPM_IP;
-	if (opc != PT_OPC_TIP && opc != PT_OPC_TIP_PGD)
-		goto bytes;
+	seg = seg_end(*q);
 	ipb = *q >> PT_IPBYTES_SHIFT;
-	pl = ip_len[ipb];
-	if ((opc == PT_OPC_TIP && ipb == PT_IPBYTES_SUPPRESSED) ||
-	    (size_t)(end - q) < 1 + pl)
+	pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
+	if (!seg || (size_t)(end - q) < 1 + pl)
 		goto bytes;
-	/* key: a TIP's IP; a TIP.PGD's IP, or 1 (no address is odd... and
-	 * canonical 1 cannot be a PGD IP we compare with: suppressed) */
 	if (ipb == PT_IPBYTES_SUPPRESSED)
 		ip = 1;
 	else if (LPT_LIKELY(end - q >= 9))
 		ip = c->last_ip = cov_ip_fast(q + 1, ipb, c->last_ip);
 	else
 		ip_decode(c, q + 1, ipb, &ip);
-	path = path_find(c, r.tnt, ip, r.n, opc == PT_OPC_TIP ? 1 : 2);
+	path = path_find(c, r.tnt, ip, r.n, seg);
 	if (path)
 		path_apply(c, path, 0);
 	else
-		path_record(c, r.tnt, ip, r.n, opc == PT_OPC_TIP ? 1 : 2);
+		path_record(c, r.tnt, ip, r.n, seg);
 	return q + 1 + pl;
 bytes:				/* Last IP untouched */
 	if (r.n < 2) {
@@ -1808,7 +1820,7 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 		const uint8_t *q, *after;
 		struct cov_path *np;
 		struct cov_run r;
-		unsigned int opc, ipb, seg;
+		unsigned int ipb, seg;
 		uint64_t ip, bits, k0;
 
 		cov_tnt_run(p, end, COV_PATH_TNT, pext, &r);
@@ -1817,18 +1829,13 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 			break;
 		if (r.hdr > 0xff)
 			r.hdr = *q;
-		opc = r.hdr & PT_OPM_IP;
 		ipb = r.hdr >> PT_IPBYTES_SHIFT;
 		bits = cov_ip_bits[ipb];
-		if (opc == PT_OPC_TIP && bits) {
-			seg = 1;
-		} else if (opc == PT_OPC_TIP_PGD && (bits || ipb == PT_IPBYTES_SUPPRESSED)) {
-			seg = 2;
-		} else if (r.n >= 2) {
-			seg = 0;	/* TNT.8 bytes alone */
-			bits = 0;
-		} else {
-			break;
+		seg = seg_end((uint8_t)r.hdr);
+		if (!seg) {
+			if (r.n < 2)
+				break;
+			bits = 0;	/* TNT.8 bytes alone */
 		}
 		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : seg == 2;
 		k0 = path_k0(cur, r.n, seg);
