@@ -1387,37 +1387,25 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 
 /* ---- packets ------------------------------------------------------------- */
 
-/* IP compression (SDM 33.4.2.2, Table 33-18); false for reserved IPBytes. */
-static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, unsigned int ipb,
-			     uint64_t *ip)
+/*
+ * IP compression (SDM 33.4.2.2, Table 33-18, lpt_ip_reconstruct()): the
+ * IP of the payload at @p (its bytes before @end) into c->last_ip and
+ * *@ip; false for a suppressed or reserved IPBytes.
+ */
+static inline bool ip_decode(struct lpt_cov *c, const uint8_t *p, const uint8_t *end,
+			     unsigned int ipb, uint64_t *ip)
 {
-	/* byte loads: a short memcpy into a wider load stalls forwarding */
-	uint64_t v16 = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+	uint64_t v = 0;
 
-	switch (ipb) {
-	case PT_IPBYTES_UPDATE_16:
-		c->last_ip = (c->last_ip & ~0xffffull) | v16;
-		break;
-	case PT_IPBYTES_UPDATE_32:
-		c->last_ip = (c->last_ip & ~0xffffffffull) | v16 |
-			     (uint64_t)lpt_ld16(p + 2) << 16;
-		break;
-	case PT_IPBYTES_SEXT_48:
-		c->last_ip = (uint64_t)((int64_t)((v16 | (uint64_t)lpt_ld16(p + 2) << 16 |
-						  (uint64_t)lpt_ld16(p + 4) << 32) << 16) >> 16);
-		break;
-	case PT_IPBYTES_UPDATE_48:
-		c->last_ip = (c->last_ip & ~0xffffffffffffull) | v16 |
-			     (uint64_t)lpt_ld16(p + 2) << 16 |
-			     (uint64_t)lpt_ld16(p + 4) << 32;
-		break;
-	case PT_IPBYTES_FULL:
-		c->last_ip = lpt_ld64(p);
-		break;
-	default:
+	if (!lpt_ip_payload_bits(ipb))
 		return false;
+	if (LPT_LIKELY(end - p >= 8)) {
+		v = lpt_ld64(p);
+	} else {	/* the trace's last bytes: those of the payload */
+		for (unsigned int i = 0; i < PT_IPBYTES_PAYLOAD_SIZE(ipb); i++)
+			v |= (uint64_t)p[i] << (8 * i);
 	}
-	*ip = c->last_ip;
+	*ip = c->last_ip = lpt_ip_reconstruct(c->last_ip, ipb, v);
 	return true;
 }
 
@@ -1503,11 +1491,12 @@ static enum ovf_scan ovf_find_fup(const struct lpt_cov *c, const uint8_t *q,
 }
 
 /* Resume at the IP packet at @q (a TIP or FUP; header byte + payload). */
-static enum ovf_scan ovf_resume(struct lpt_cov *c, const uint8_t *q)
+static enum ovf_scan ovf_resume(struct lpt_cov *c, const uint8_t *q,
+				const uint8_t *end)
 {
 	uint64_t ip;
 
-	if (!ip_decode(c, q + 1, *q >> PT_IPBYTES_SHIFT, &ip))
+	if (!ip_decode(c, q + 1, end, *q >> PT_IPBYTES_SHIFT, &ip))
 		return OVF_ERROR;	/* suppressed: libipt needs an IP */
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
@@ -1543,10 +1532,10 @@ static enum ovf_scan ovf_skd010(struct lpt_cov *c, const uint8_t *q,
 			break;
 		case LPT_PKT_FUP:
 			*pos = tsx ? tsx : q;
-			return ovf_resume(c, q);
+			return ovf_resume(c, q, end);
 		case LPT_PKT_TIP:
 			*pos = q + n;
-			return ovf_resume(c, q);
+			return ovf_resume(c, q, end);
 		case LPT_PKT_PSB:
 			/* resumes at the PSB+'s FUP, if any: as without */
 			*pos = q;
@@ -1718,7 +1707,7 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 static inline unsigned int seg_end(uint8_t b)
 {
 	unsigned int opc = b & PT_OPM_IP, ipb = b >> PT_IPBYTES_SHIFT;
-	bool ip = cov_ip_bits[ipb];
+	bool ip = lpt_ip_payload_bits(ipb);
 
 	if (opc == PT_OPC_TIP)
 		return ip ? 1 : 0;
@@ -1755,12 +1744,8 @@ const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 	pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
 	if (!seg || (size_t)(end - q) < 1 + pl)
 		goto bytes;
-	if (ipb == PT_IPBYTES_SUPPRESSED)
-		ip = 1;
-	else if (LPT_LIKELY(end - q >= 9))
-		ip = c->last_ip = cov_ip_fast(q + 1, ipb, c->last_ip);
-	else
-		ip_decode(c, q + 1, ipb, &ip);
+	if (!ip_decode(c, q + 1, end, ipb, &ip))
+		ip = 1;		/* TIP.PGD without an IP (seg_end()) */
 	path = path_find(c, r.tnt, ip, r.n, seg);
 	if (path)
 		path_apply(c, path, 0);
@@ -1792,6 +1777,41 @@ static inline void on_pge(struct lpt_cov *c, uint64_t ip)
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
 	jump_to(c, ip);
+}
+
+/* The first byte at or after @p that is not a PAD (SDM 33.4.2.14), or
+ * @end: eight bytes a load. */
+static inline const uint8_t *skip_pads(const uint8_t *p, const uint8_t *end)
+{
+	for (; end - p >= 8; p += 8) {
+		uint64_t w = lpt_ld64(p);
+
+		if (w)
+			return p + (__builtin_ctzll(w) >> 3);
+	}
+	while (p < end && *p == PT_OPC_PAD)
+		p++;
+	return p;
+}
+
+/*
+ * Whether @q is a TIP.PGE with an IP, its payload readable 8 bytes wide
+ * (the fast paths after a TIP.PGD): then its IP after Last IP @last_ip
+ * into *@ip, and the packet after it into *@after.
+ */
+static inline bool pge_at(const uint8_t *q, const uint8_t *end, uint64_t last_ip,
+			  uint64_t *ip, const uint8_t **after)
+{
+	unsigned int ipb;
+
+	if (end - q < 9 || (*q & PT_OPM_IP) != PT_OPC_TIP_PGE)
+		return false;
+	ipb = *q >> PT_IPBYTES_SHIFT;
+	if (!lpt_ip_payload_bits(ipb))
+		return false;	/* suppressed, reserved */
+	*ip = cov_ip_fast(q + 1, ipb, last_ip);
+	*after = q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+	return true;
 }
 
 /*
@@ -1830,7 +1850,7 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 		if (r.hdr > 0xff)
 			r.hdr = *q;
 		ipb = r.hdr >> PT_IPBYTES_SHIFT;
-		bits = cov_ip_bits[ipb];
+		bits = lpt_ip_payload_bits(ipb);
 		seg = seg_end((uint8_t)r.hdr);
 		if (!seg) {
 			if (r.n < 2)
@@ -1874,23 +1894,13 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 		if (cur)
 			continue;
 		/* after TIP.PGD: PADs, then the TIP.PGE it was followed by? */
-		for (q = after; end - q >= 8 && !lpt_ld64(q); q += 8)
-			;
-		while (q < end && *q == PT_OPC_PAD)
-			q++;
-		if (end - q < 9 || (*q & PT_OPM_IP) != PT_OPC_TIP_PGE)
-			break;
-		ipb = *q >> PT_IPBYTES_SHIFT;
-		bits = cov_ip_bits[ipb];
-		if (!bits)
-			break;
-		ip = cov_ip_fast(q + 1, ipb, last_ip);
-		if (!np->pge_blk || np->pge_ip != ip || np->pge_mode != mode)
+		if (!pge_at(skip_pads(after, end), end, last_ip, &ip, &after) ||
+		    !np->pge_blk || np->pge_ip != ip || np->pge_mode != mode)
 			break;		/* segments() decodes it */
 		last_ip = ip;
 		pend = COV_NO_EDGE;	/* on_pge() */
 		cur = np->pge_blk;
-		p = q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+		p = after;
 	}
 	c->cur = (struct cov_blk *)cur;
 	c->last_path = prev;
@@ -1913,6 +1923,8 @@ static const uint8_t *segments(struct lpt_cov *c, const uint8_t *p,
 {
 	for (;;) {
 		const uint8_t *q = seg_run(c, p, end);
+		struct cov_path *lp;
+		uint64_t ip;
 
 		if (c->cur) {
 			p = q;
@@ -1923,28 +1935,17 @@ static const uint8_t *segments(struct lpt_cov *c, const uint8_t *p,
 			if (c->cur || c->halt)
 				goto next;
 		}
-		p = q;
 		/* after TIP.PGD: PADs, then the TIP.PGE? */
-		while (end - q >= 8 && !lpt_ld64(q))
-			q += 8;
-		while (q < end && *q == PT_OPC_PAD)
-			q++;
-		if (end - q >= 9 && (*q & PT_OPM_IP) == PT_OPC_TIP_PGE) {
-			unsigned int ipb = *q >> PT_IPBYTES_SHIFT;
-			struct cov_path *lp = c->last_path;
-
-			if (!cov_ip_bits[ipb])	/* suppressed, reserved */
-				return q;
-			c->last_ip = cov_ip_fast(q + 1, ipb, c->last_ip);
-			on_pge(c, c->last_ip);
-			if (lp && lp->seg == 2 && c->cur) {	/* for seg_run() */
-				lp->pge_ip = c->last_ip;
-				lp->pge_blk = c->cur;
-				lp->pge_mode = c->mode;
-			}
-			p = q + 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
-		} else {
+		q = skip_pads(q, end);
+		if (!pge_at(q, end, c->last_ip, &ip, &p))
 			return q;
+		lp = c->last_path;	/* the TIP.PGD's path */
+		c->last_ip = ip;
+		on_pge(c, ip);
+		if (lp && lp->seg == 2 && c->cur) {	/* for seg_run() */
+			lp->pge_ip = ip;
+			lp->pge_blk = c->cur;
+			lp->pge_mode = c->mode;
 		}
 next:
 		if (p >= end || !path_ok(c) || c->halt)
@@ -1982,15 +1983,8 @@ again:
 				continue;
 			}
 		}
-		if (b0 == PT_OPC_PAD) {	/* PAD runs: 8 bytes at a time */
-			uint64_t w = 0;
-
-			while (end - p >= 8 && !(w = lpt_ld64(p)))
-				p += 8;
-			if (w)		/* the PADs before the next packet */
-				p += __builtin_ctzll(w) >> 3;
-			else if (p < end)
-				p++;
+		if (b0 == PT_OPC_PAD) {
+			p = skip_pads(p, end);
 			continue;
 		}
 		uint8_t opc = b0 & PT_OPM_IP;
@@ -2004,7 +1998,7 @@ again:
 		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
 		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
 			unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
-			size_t pl = ipb == PT_IPBYTES_FULL ? 8 : ipb == 3 || ipb == 4 ? 6 : 2 * ipb;
+			size_t pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
 			uint64_t ip = 0;
 			bool supp = ipb == PT_IPBYTES_SUPPRESSED;
 
@@ -2015,7 +2009,7 @@ again:
 				break;
 			}
 			if (!supp)
-				ip_decode(c, p + 1, ipb, &ip);
+				ip_decode(c, p + 1, end, ipb, &ip);
 			p += 1 + pl;
 			switch (opc) {
 			case PT_OPC_TIP:

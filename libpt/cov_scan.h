@@ -116,12 +116,8 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 			}
 			tnt |= cov_pack_bytes(w, nz, pext) << ((8 * n) & 63);
 			n += cnt;
-			if (nz)
-				q += ((63 - __builtin_clzll(nz)) >> 3) + 1;
-			else if (rej)
-				q += __builtin_ctzll(rej) >> 3;
-			else
-				q += 8;
+			/* nz is not 0: n < max on every step */
+			q += ((63 - __builtin_clzll(nz)) >> 3) + 1;
 			break;
 		}
 		tnt |= cov_pack_bytes(w, nz, pext) << ((8 * n) & 63);
@@ -145,27 +141,15 @@ void cov_tnt_run(const uint8_t *p, const uint8_t *end, unsigned int max,
 	r->hdr = hdr;
 }
 
-/* IPBytes -> the payload's bits (SDM Table 33-18); 0: suppressed or
- * reserved. */
-static const uint64_t cov_ip_bits[8] = {
-	0, 0xffffull, 0xffffffffull, 0xffffffffffffull, 0xffffffffffffull, 0,
-	~0ull, 0,
-};
-
 /*
  * The IP of a TIP-family packet whose IPBytes @ipb (1, 2, 3, 4 or 6) has a
- * payload at @pl, with at least 8 bytes readable there: the payload over
- * @last_ip's upper bytes, sign-extended from bit 47 for IPBytes 011b (SDM
- * 33.4.2.2 "IP compression"). No branch on @ipb.
+ * payload at @pl, with at least 8 bytes readable there, after Last IP
+ * @last_ip (lpt_ip_reconstruct(), SDM Table 33-18): one load.
  */
 static inline uint64_t cov_ip_fast(const uint8_t *pl, unsigned int ipb,
 				   uint64_t last_ip)
 {
-	uint64_t bits = cov_ip_bits[ipb & 7];
-	uint64_t ip = (last_ip & ~bits) | (lpt_ld64(pl) & bits);
-	unsigned int sh = ipb == PT_IPBYTES_SEXT_48 ? 16 : 0;
-
-	return (uint64_t)((int64_t)(ip << sh) >> sh);
+	return lpt_ip_reconstruct(last_ip, ipb, lpt_ld64(pl));
 }
 
 #endif /* _LIBPT_COV_SCAN_H */

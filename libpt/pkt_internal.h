@@ -31,6 +31,36 @@ static inline uint16_t lpt_ld16(const uint8_t *p)
 	return (uint16_t)(p[0] | (p[1] << 8));
 }
 
+/* The bits of the IP an IP payload with IPBytes @ipc (0..7; the field's
+ * three bits) carries (SDM Table 33-18); 0 for suppressed (000b) and the
+ * reserved values. */
+static inline uint64_t lpt_ip_payload_bits(unsigned int ipc)
+{
+	static const uint64_t bits[8] = {
+		0, 0xffffull, 0xffffffffull, 0xffffffffffffull,
+		0xffffffffffffull, 0, ~0ull, 0,
+	};
+
+	return bits[ipc & 7];
+}
+
+/*
+ * The IP an IP payload @payload with IPBytes @ipc (one with payload bits:
+ * 001b, 010b, 011b, 100b, 110b) gives after Last IP @last: its bits over
+ * Last IP's upper ones, sign-extended from bit 47 for 011b (SDM 33.4.2.2
+ * "IP Compression", Table 33-18). No branch on @ipc: the coverage
+ * decoder's hot loop uses it too.
+ */
+static inline uint64_t lpt_ip_reconstruct(uint64_t last, unsigned int ipc,
+					  uint64_t payload)
+{
+	uint64_t bits = lpt_ip_payload_bits(ipc);
+	uint64_t ip = (last & ~bits) | (payload & bits);
+	unsigned int sh = ipc == PT_IPBYTES_SEXT_48 ? 16 : 0;
+
+	return (uint64_t)((int64_t)(ip << sh) >> sh);
+}
+
 /* The decoder object (opaque in the API). */
 struct lpt_pkt_decoder {
 	const uint8_t *begin;

@@ -19,33 +19,14 @@ int lpt_last_ip_update(struct lpt_last_ip *lip, uint8_t ipc,
 	if (!lip)
 		return LPT_ERR_INVALID;
 
-	switch (ipc) {
-	case PT_IPBYTES_SUPPRESSED:
+	if (ipc == PT_IPBYTES_SUPPRESSED) {
 		/* "Last IP is not cleared" (SDM 33.4.2.2). */
 		lip->suppressed = 1;
 		return 0;
-	case PT_IPBYTES_UPDATE_16:
-		ip = (lip->ip & ~0xffffull) | (payload & 0xffffull);
-		break;
-	case PT_IPBYTES_UPDATE_32:
-		ip = (lip->ip & ~0xffffffffull) | (payload & 0xffffffffull);
-		break;
-	case PT_IPBYTES_SEXT_48:
-		/* IP Payload[47] extended into bits 63:48. */
-		ip = payload & 0xffffffffffffull;
-		if (ip & (1ull << 47))
-			ip |= 0xffff000000000000ull;
-		break;
-	case PT_IPBYTES_UPDATE_48:
-		ip = (lip->ip & ~0xffffffffffffull) |
-		     (payload & 0xffffffffffffull);
-		break;
-	case PT_IPBYTES_FULL:
-		ip = payload;
-		break;
-	default:
-		return LPT_ERR_BAD_PACKET;
 	}
+	if (ipc > 7 || !lpt_ip_payload_bits(ipc))
+		return LPT_ERR_BAD_PACKET;	/* reserved IPBytes */
+	ip = lpt_ip_reconstruct(lip->ip, ipc, payload);
 	lip->ip = ip;
 	lip->have_ip = 1;
 	lip->suppressed = 0;
