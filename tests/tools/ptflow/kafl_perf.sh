@@ -3,9 +3,14 @@
 # shellcheck disable=SC2015
 # SPDX-License-Identifier: GPL-2.0
 #
-# ptflow's call trace on kAFL's real Intel PT traces as perf.data
+# ptflow on kAFL's real Intel PT traces as perf.data
 # (../shared/testdata/perf/kafl, its README; issue 34 point 4):
 #
+# - the instructions equal the README's count (libipt 2.0.5 = perf 6.1)
+#   and, where perf is installed, perf script --itrace=i0ns address for
+#   address (not mruby's 6.3 M: the count only); icelake_tip's code is
+#   kernel code given as MMAP2 records of raw files (no kcore), read at
+#   ip - start as perf does;
 # - every near call, by callee in order, equals the README's count
 #   (libipt 2.0.5 = perf 6.1) and, where Debian's perf is installed, perf
 #   script --itrace=c's calls ("call" and "tr end call": a call whose
@@ -26,7 +31,7 @@ K=$shared/testdata/perf/kafl
 
 [ -x "$PTFLOW" ] || { fail "$PTFLOW not built (run make all)"; finish; }
 if [ ! -d "$K/symfs" ]; then
-	echo "kafl_calls: $K not found, skipped"
+	echo "kafl_perf: $K not found, skipped"
 	finish
 fi
 
@@ -39,8 +44,28 @@ if command -v perf >/dev/null 2>&1 &&
    perf script --help >/dev/null 2>&1; then
 	have_perf=1
 else
-	echo "kafl_calls: no perf (Debian's linux-perf): perf comparison skipped"
+	echo "kafl_perf: no perf (Debian's linux-perf): perf comparison skipped"
 fi
+
+# Name, instructions (the README's count).
+for t in "Unzip 149576" "foo 117967" "mruby 6334131" "icelake_tip 15"; do
+	# shellcheck disable=SC2086 # split "name count"
+	set -- $t
+	name=$1 want=$2
+	data=$K/$name.perf.data
+	"$PTFLOW" --no-inst --no-symbols --symfs "$K/symfs" "$data" \
+		>"$tmp/$name.flow" 2>"$tmp/$name.err" ||
+		fail "$name: ptflow exit $?: $(head -n 3 "$tmp/$name.err")"
+	grep -v '^\[' "$tmp/$name.flow" | sed 's/^0*//' >"$tmp/$name.ips"
+	n=$(wc -l <"$tmp/$name.ips")
+	[ "$n" -eq "$want" ] && pass ||
+		fail "$name: $n instructions, the README says $want"
+	[ "$have_perf" = 1 ] && [ "$name" != mruby ] || continue
+	perf script -i "$data" --symfs "$K/symfs" --itrace=i0ns -F ip \
+		2>/dev/null | awk '{ print $1 }' >"$tmp/$name.perf"
+	cmp -s "$tmp/$name.perf" "$tmp/$name.ips" && pass ||
+		fail "$name: instructions differ from perf's"
+done
 
 # Name, near calls (the README's count).
 for t in "Unzip 219" "foo 2840" "mruby 45446"; do
