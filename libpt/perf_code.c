@@ -67,6 +67,21 @@ void lpt_perf_code_opts_init(const struct lpt_perf *p, struct lpt_perf_code_opts
 	o->kcore = p ? p->kcore : NULL;
 }
 
+/* Whether @path starts with the ELF magic (ELF gABI, e_ident). */
+static bool is_elf_file(const char *path)
+{
+	unsigned char b[SELFMAG];
+	bool elf = false;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	elf = read(fd, b, sizeof(b)) == SELFMAG && !memcmp(b, ELFMAG, SELFMAG);
+	close(fd);
+	return elf;
+}
+
 static bool is_kernel_map(const struct lpt_perf_map *m)
 {
 	return m->kernel || m->path[0] == '[';
@@ -98,9 +113,10 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 
 	if (!p || !m || !o || !path || size < 2)
 		return -LPT_PERF_E_INVAL;
-	if (is_kernel_map(m)) {
+	if (is_kernel_map(m) && (o->kcore || m->path[0] != '/')) {
 		/* Kernel: the kcore copy (perf record --kcore), else the
-		 * vmlinux given (perf's --vmlinux); modules only via kcore. */
+		 * vmlinux given (perf's --vmlinux); modules named by a
+		 * path are looked for below as user files are. */
 		const char *k = o->kcore ? o->kcore :
 			(!strncmp(m->path, "[kernel.kallsyms]", 17) ? o->vmlinux : NULL);
 
@@ -149,6 +165,12 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		if (len < 0 || (size_t)len >= sizeof(cand))
 			continue;
 		r = candidate(cand, m);
+		/* A kernel module's file is used as its raw bytes (perf reads
+		 * it at ip - start, util/machine.c machine__addnew_module_map:
+		 * pgoff 0); an ELF module needs its sections placed, which
+		 * only kcore gives. */
+		if (r > 0 && is_kernel_map(m) && is_elf_file(cand))
+			r = 0;
 		if (r < 0)
 			other = true;
 		if (r <= 0)

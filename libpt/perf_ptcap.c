@@ -141,12 +141,14 @@ static void map_line(struct wctx *c, FILE *f, const struct lpt_perf_map *m)
 		say_missing(c, m, r);
 		return;
 	}
-	if (m->kernel || m->path[0] == '[') {
+	if (m->path[0] == '[' || (m->kernel && c->o->kcore)) {
 		kernel_lines(f, file, m, !c->o->kcore);
 		return;
 	}
+	/* A kernel module's raw file: perf reads it at ip - start, its
+	 * pgoff ignored (lpt_perf_find_code()). */
 	fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->start,
-		m->start + m->size, m->pgoff, file);
+		m->start + m->size, m->kernel ? 0 : m->pgoff, file);
 }
 
 static bool is_kernel(const struct lpt_perf_map *m)

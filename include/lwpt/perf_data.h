@@ -327,7 +327,9 @@ void lpt_perf_code_opts_init(const struct lpt_perf *p,
  * dso__load): below --symfs (DIR/recorded-path), in the build-id cache
  * (DIR/.build-id/xx/yyyy.../elf), at the recorded path. A candidate whose
  * ELF build-id differs from the recorded one is skipped. For the kernel's
- * maps: the kcore copy, else --vmlinux.
+ * maps: the kcore copy, else --vmlinux; a kernel mapping named by a path
+ * (a module) is looked for as user files are, and only a file that is not
+ * ELF is taken (its raw bytes hold the code at ip - start).
  * @p:    the reader.
  * @m:    a mapping of lpt_perf_maps().
  * @o:    where to look.

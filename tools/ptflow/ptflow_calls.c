@@ -161,17 +161,27 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 	return 0;
 }
 
-/* The RET before this instruction returned to @to. */
-static void calls_return(struct ptflow_calls *c, uint64_t to, uint64_t tsc)
+/*
+ * The frame whose CALL pushed @to, counted from the bottom (1 = the
+ * outermost), or 0: the top one, unless frames above it were left without
+ * RET (longjmp, exceptions, stack switching).
+ */
+static size_t calls_find_ret(const struct ptflow_calls *c, uint64_t to)
 {
-	char name[256];
 	size_t i;
 
-	/* The frame whose CALL pushed @to: the top one, unless frames above
-	 * it were left without RET (longjmp, exceptions, stack switching). */
 	for (i = c->depth; i > 0; i--)
 		if (c->stack[i - 1].called && c->stack[i - 1].ret == to)
 			break;
+	return i;
+}
+
+/* The RET before this instruction returned to @to. */
+static void calls_return(struct ptflow_calls *c, uint64_t to, uint64_t tsc)
+{
+	size_t i = calls_find_ret(c, to);
+	char name[256];
+
 	if (i > 0) {
 		while (c->depth > i) {
 			calls_name(c, c->stack[c->depth - 1].entry, name,
@@ -282,6 +292,17 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 		calls_name(c, ip, name, sizeof(name));
 	switch (ev) {
 	case PTFLOW_CALLS_DISABLED:
+		/* A CALL or RET whose target left the trace: TIP.PGD gives
+		 * the target (SDM 33.2.6.4, Table 33-14), the callee or the
+		 * caller it returned to; without an IP it is not known. */
+		if (c->pending_call && ip) {
+			calls_line(c, tsc, calls_indent(c), "call", name, NULL);
+			calls_push(c, ip, c->call_ret, tsc, true);
+		} else if (c->pending_ret && ip) {
+			calls_return(c, ip, tsc);
+		}
+		c->pending_call = false;
+		c->pending_ret = false;
 		/* After SYSCALL and the like: its line said it all. */
 		if (!c->after_far)
 			calls_line(c, tsc, calls_indent(c), "disabled",
@@ -292,10 +313,17 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 			   ip ? name : NULL, NULL);
 		break;
 	case PTFLOW_CALLS_ENABLED:
-		calls_line(c, tsc, calls_indent(c), "enabled",
-			   ip ? name : NULL, NULL);
-		break;
 	case PTFLOW_CALLS_RESUMED:
+		/* Enabled again at the return address of a frame: the
+		 * function called there returned while the trace was off
+		 * (a call out of the IP filter, TIP.PGD then TIP.PGE;
+		 * libipt says "resumed" when that address is the one after
+		 * the CALL that disabled it). */
+		if (ip && calls_find_ret(c, ip))
+			calls_return(c, ip, tsc);
+		if (ev == PTFLOW_CALLS_ENABLED)
+			calls_line(c, tsc, calls_indent(c), "enabled",
+				   ip ? name : NULL, NULL);
 		break;
 	case PTFLOW_CALLS_OVERFLOW:
 	case PTFLOW_CALLS_GAP:

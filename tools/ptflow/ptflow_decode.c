@@ -498,7 +498,6 @@ static void report(struct ptflow *pf, uint64_t offset, const char *reason,
 	}
 }
 
-/* The reason text of a libipt error inside a decode run. */
 /* Hand an event to the call tracker. */
 static void view_event(struct ptflow *pf, struct pt_insn_decoder *dec,
 		       const struct pt_event *ev)
@@ -535,6 +534,7 @@ static void view_event(struct ptflow *pf, struct pt_insn_decoder *dec,
 	ptflow_calls_event(&pf->calls, kind, ip, dec_time(dec), NULL);
 }
 
+/* The reason text of a libipt error inside a decode run. */
 static const char *run_error_text(int status)
 {
 	/* libipt needed trace that is not there: mid-packet or mid-event. */

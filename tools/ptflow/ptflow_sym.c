@@ -571,16 +571,31 @@ static struct sym_table *sym_table_of(struct ptflow_sym *sym,
 	return t;
 }
 
-/* libdwfl's answer for @addr in @mod: @out's name, start and size. */
+/*
+ * libdwfl's answer for @addr in @mod: @out's name, start and size.
+ *
+ * A symbol without size (st_size 0: assembly labels such as _init and
+ * _fini) covers, for libdwfl, every address up to the next symbol inside
+ * its section. An ELF image without section headers (a page-cache dump of
+ * a loaded program: kAFL's, /proc/PID/mem) has no sections to end it: its
+ * dynamic symbols would name the whole program _init+0x... or _fini+0x...
+ * There such a symbol names only its own address; others get no name
+ * rather than a wrong one (Documentation/ptflow.rst, "Symbols").
+ */
 static void sym_addrinfo(Dwfl_Module *mod, uint64_t addr,
 			 struct ptflow_symbol *out)
 {
 	GElf_Off off = 0;
+	Elf *elf = NULL;
+	size_t shnum;
 	GElf_Sym s;
 
-	out->name = dwfl_module_addrinfo(mod, addr, &off, &s, NULL, NULL,
+	out->name = dwfl_module_addrinfo(mod, addr, &off, &s, NULL, &elf,
 					 NULL);
 	if (out->name && !*out->name)
+		out->name = NULL;
+	if (out->name && !s.st_size && off &&
+	    (!elf || elf_getshdrnum(elf, &shnum) || !shnum))
 		out->name = NULL;
 	if (out->name) {
 		out->start = addr - off;

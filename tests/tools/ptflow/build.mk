@@ -13,6 +13,10 @@ test_ptflow_decode_LDLIBS := -lipt -lcapstone -ldw -lelf
 
 SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
 
+# ptflow on kAFL's real traces as perf.data (issue 34): instructions, kernel
+# modules as files, calls, symbols.
+SCRIPT_TESTS += tests/tools/ptflow/kafl_perf.sh
+
 # Splitting a system-wide capture by thread (issue 15 point 5).
 UNIT_TESTS += test_ptflow_split
 test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \
