@@ -19,6 +19,7 @@
  *   threshold   threshold interrupts through poll/read and a signal (§8.5)
  *   flood       an unprivileged interrupt flood is throttled, then not
  *   busythrottle the throttle ends by time for a thread that never sleeps
+ *   relload     a throttled thread re-running LLWPCB stays throttled
  *   kvm         a thread entering a (modelled) KVM guest loses LWP (§8.2.2)
  *   rearm       the INT re-arm where XRSTOR ignores or faults on Flags bit 31
  *   hotplug     CPU offline/online while LWP is enabled
@@ -1068,6 +1069,50 @@ static void test_flood(void)
 	close(fd);
 }
 
+/*
+ * Issue 38 §4: a throttled thread cannot lift its own throttle. As uid
+ * 1000 it loads its LWPCB again before every record (LLWPCB reloads
+ * Flags.INT, 43724 §5.1 step 6) with a threshold of one record, until it
+ * was throttled twice. The module's counts per throttle period must show
+ * the limit held: no interrupt while throttled beyond a late one per
+ * throttle (lwp_stats.throttled_irqs), whatever the speed of the machine.
+ */
+static void test_relload(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	int fd, i, n = 400000;
+
+	if (getuid() == 0 && (setgid(1000) || setuid(1000))) {
+		CHECK(0, "cannot become uid 1000: %s", strerror(errno));
+		return;
+	}
+	fd = lwp_open();
+	if (!int_session_start(fd, "relload", 32))
+		return;
+	for (i = 0; i < n; i++) {
+		sess.cb.flags = LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT;
+		llwpcb(&sess.cb);
+		LWPINS32(i, i, 1);
+		sess.cb.buffer_tail_offset = *vhead(&sess);
+		st.flags = 0;
+		if (i % 64 == 63 &&
+		    (ioctl(fd, LWP_IOC_GET_STATS, &st) || st.throttles >= 2))
+			break;
+	}
+	st.flags = 0;
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
+	printf("relload: %d LLWPCBs, %llu interrupts, %llu throttles, %u while throttled\n",
+	       i, (unsigned long long)st.interrupts,
+	       (unsigned long long)st.throttles, st.throttled_irqs);
+	if (!st.throttles)
+		printf("relload: never throttled (slow machine), skipped\n");
+	CHECK(st.throttled_irqs <= st.throttles,
+	      "%u interrupts while throttled (%llu throttles): LLWPCB lifted the throttle",
+	      st.throttled_irqs, (unsigned long long)st.throttles);
+	llwpcb(NULL);
+	close(fd);
+}
+
 /* CLOCK_MONOTONIC in seconds, through the vDSO (no system call). */
 static double mono_s(void)
 {
@@ -1543,6 +1588,8 @@ int main(int argc, char **argv)
 		test_flood();
 	else if (!strcmp(t, "busythrottle"))
 		test_busy_throttle();
+	else if (!strcmp(t, "relload"))
+		test_relload();
 	else if (!strcmp(t, "kvm"))
 		test_kvm();
 	else if (!strcmp(t, "rearm"))
@@ -1558,7 +1605,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "events"))
 		test_events();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
