@@ -190,4 +190,15 @@ void lwp_variant_exit(void);
  */
 u32 lwp_variant_feature_policy(void);
 
+/**
+ * lwp_variant_kernel_unsafe - treat the kernel as below the version gate
+ *
+ * lwpt_sim.ko's lwp_unsafe_kernel parameter (a test aid, issue 38 §3);
+ * lwpt.ko: false. Read once by lwp_init().
+ *
+ * Return: true to refuse LWP_IOC_ENABLE as on a kernel whose sigreturn
+ * does not mask component 62 (kmod/lwp/lwp_kver.h).
+ */
+bool lwp_variant_kernel_unsafe(void);
+
 #endif /* LWPT_KMOD_LWP_LWP_H */

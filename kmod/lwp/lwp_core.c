@@ -30,6 +30,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 
 #include <asm/apic.h>
 
@@ -38,6 +39,7 @@
 
 #include "../x86_cpuid.h"
 #include "lwp.h"
+#include "lwp_kver.h"
 
 /* The LWP_CFG bits the driver may ever set (43724 §4.2, Figure 4-1). */
 #define LWP_CFG_SETTABLE_FEATURES \
@@ -72,6 +74,11 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 
 static struct lwpt_caps lwp_caps;
 static bool lwp_up;
+/*
+ * sigreturn cannot XRSTOR component 62 from a signal frame in this kernel
+ * (lwp_kver.h): LWP_IOC_ENABLE is allowed. Set once by lwp_init().
+ */
+static bool lwp_kernel_safe;
 static u32 lwp_area_bytes;
 static u32 lwp_area_offset;	/* of component 62 (CPUID Fn0000_000D_x3E EBX) */
 static bool lwp_irq_registered;
@@ -827,6 +834,9 @@ static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
 	/* LWP counts user mode only (43724 §1.1): a user thread's own. */
 	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return -EPERM;
+	/* Below the version gate: said once by lwp_init(). */
+	if (!lwp_kernel_safe)
+		return -EOPNOTSUPP;
 	if (READ_ONCE(lf->owner) == task_pid(current) && READ_ONCE(lf->active))
 		return 0;
 	if (lwp_current_file())
@@ -958,6 +968,15 @@ int lwp_init(const struct lwpt_caps *caps)
 	err = lwp_area_init();
 	if (err)
 		return err;
+	lwp_kernel_safe = lwp_kver_sigreturn_masked(LINUX_VERSION_MAJOR,
+						    LINUX_VERSION_PATCHLEVEL,
+						    LINUX_VERSION_SUBLEVEL) &&
+			  !lwp_variant_kernel_unsafe();
+	if (!lwp_kernel_safe)
+		pr_warn(LWPT_PR_PREFIX "LWP: Linux %u.%u.%u%s: sigreturn may XRSTOR XSAVE component 62 from a forged signal frame (fixed in 6.1.79 by d877550eaf2d), so /dev/lwp will not enable LWP; PT is unaffected (Documentation/lwp.rst, \"Kernel version gate\")\n",
+			LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL,
+			LINUX_VERSION_SUBLEVEL,
+			lwp_variant_kernel_unsafe() ? " (lwp_unsafe_kernel=1)" : "");
 	err = lwpt_hw_lwp_irq_register(lwp_threshold_irq, NULL, &vector);
 	if (err) {
 		pr_info(LWPT_PR_PREFIX "LWP: no threshold interrupt on this hardware layer (%d): LWP_CFG.INT stays 0\n",

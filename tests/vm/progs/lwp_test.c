@@ -20,6 +20,7 @@
  *   flood       an unprivileged interrupt flood is throttled, then not
  *   busythrottle the throttle ends by time for a thread that never sleeps
  *   relload     a throttled thread re-running LLWPCB stays throttled
+ *   unsafe      below the kernel version gate ENABLE is refused
  *   kvm         a thread entering a (modelled) KVM guest loses LWP (§8.2.2)
  *   rearm       the INT re-arm where XRSTOR ignores or faults on Flags bit 31
  *   hotplug     CPU offline/online while LWP is enabled
@@ -1113,6 +1114,29 @@ static void test_relload(void)
 	close(fd);
 }
 
+/*
+ * Issue 38 §3: on a kernel below the version gate (lwpt_sim.ko
+ * lwp_unsafe_kernel=1 stands for one) LWP_IOC_ENABLE fails with EOPNOTSUPP
+ * and XCR0[62] stays clear (CPUID Fn8000_001C_EAX[0], GET_CAPS); GET_CAPS
+ * and GET_STATS still answer; LWPINS raises SIGILL (case 59-lwp-kver.sh).
+ */
+static void test_unsafe(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	int fd = lwp_open();
+
+	CHECK(lwp_enable(fd) == -1 && errno == EOPNOTSUPP,
+	      "ENABLE on an unsafe kernel: %s", strerror(errno));
+	CHECK(lwp_caps_get(fd, &c) == 0, "GET_CAPS");
+	CHECK(!(c.fn8000_001c[0] & 1) && !(c.flags & LWP_CAPS_F_ENABLED),
+	      "XCR0[62] set (Fn8000_001C_EAX %#x, flags %#x)", c.fn8000_001c[0],
+	      c.flags);
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 &&
+	      !(st.flags & LWP_CAPS_F_ENABLED) && st.tid == 0, "GET_STATS");
+	close(fd);
+}
+
 /* CLOCK_MONOTONIC in seconds, through the vDSO (no system call). */
 static double mono_s(void)
 {
@@ -1590,6 +1614,8 @@ int main(int argc, char **argv)
 		test_busy_throttle();
 	else if (!strcmp(t, "relload"))
 		test_relload();
+	else if (!strcmp(t, "unsafe"))
+		test_unsafe();
 	else if (!strcmp(t, "kvm"))
 		test_kvm();
 	else if (!strcmp(t, "rearm"))
@@ -1605,7 +1631,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "events"))
 		test_events();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|unsafe|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
