@@ -22,6 +22,7 @@
  *   relload     a throttled thread re-running LLWPCB stays throttled
  *   unsafe      below the kernel version gate ENABLE is refused
  *   kvm         a thread entering a (modelled) KVM guest loses LWP (§8.2.2)
+ *   kvmvendor KO  a thread loading KVM's vendor module KO loses LWP first
  *   rearm       the INT re-arm where XRSTOR ignores or faults on Flags bit 31
  *   hotplug     CPU offline/online while LWP is enabled
  *   suspend     suspend/resume (pm_test=core) while LWP is enabled
@@ -1243,6 +1244,40 @@ static void kvm_child(void)
 	_exit(4);
 }
 
+/*
+ * Issue 38 §5: KVM reads host_xcr0 in the init of its vendor module
+ * (kvm_init() -> kvm_arch_init(), 6.1), in the thread that loads it. A
+ * thread with LWP and an LWPCB loaded loads @ko (kvm-amd.ko; its init may
+ * fail in a VM without SVM, after the module was COMING): it must have lost
+ * LWP by then - no ENABLED, XCR0[62] clear (CPUID Fn8000_001C_EAX[0]).
+ */
+static void test_kvm_vendor(const char *ko)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	int fd = lwp_open(), kfd = open(ko, O_RDONLY | O_CLOEXEC);
+	long r;
+
+	CHECK(kfd >= 0, "open %s: %s", ko, strerror(errno));
+	if (kfd < 0)
+		return;
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 1, 1);
+	CHECK(slwpcb() == &sess.cb, "LLWPCB");
+	r = syscall(SYS_finit_module, kfd, "", 0);
+	printf("kvmvendor: finit_module(%s) = %ld (%s)\n", ko, r,
+	       r ? strerror(errno) : "loaded");
+	close(kfd);
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 &&
+	      !(st.flags & LWP_CAPS_F_ENABLED),
+	      "still enabled after loading KVM's vendor module");
+	CHECK(lwp_caps_get(fd, &c) == 0 && !(c.fn8000_001c[0] & 1),
+	      "XCR0[62] set after loading KVM's vendor module");
+	close(fd);
+}
+
 static void test_kvm(void)
 {
 	int st = in_child(kvm_child);
@@ -1618,6 +1653,8 @@ int main(int argc, char **argv)
 		test_unsafe();
 	else if (!strcmp(t, "kvm"))
 		test_kvm();
+	else if (!strcmp(t, "kvmvendor") && argc > 2)
+		test_kvm_vendor(argv[2]);
 	else if (!strcmp(t, "rearm"))
 		test_rearm();
 	else if (!strcmp(t, "xcr0steal"))
@@ -1631,7 +1668,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "events"))
 		test_events();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|unsafe|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|unsafe|kvm|kvmvendor ko|rearm|xcr0steal|hotplug|suspend|events\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
