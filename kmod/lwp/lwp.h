@@ -57,6 +57,7 @@ struct miscdevice;
  * @throttled: threshold interrupts are off until @throttle_timer expires
  * @throttle_timer: lifts the throttle one second after it began
  * @throttles: times the thread was throttled
+ * @throttled_irqs: threshold interrupts that arrived while @throttled
  * @throttle_busy: bit 0: @throttle_work is queued
  * @throttle_work: task_work of @owner that makes Flags.INT of its live
  *	state match @throttled (out while throttled, back from the LWPCB after)
@@ -90,6 +91,7 @@ struct lwp_file {
 	bool throttled;
 	struct hrtimer throttle_timer;
 	u64 throttles;
+	u32 throttled_irqs;
 	unsigned long throttle_busy;
 	struct callback_head throttle_work;
 	wait_queue_head_t wq;
@@ -187,5 +189,16 @@ void lwp_variant_exit(void);
  * written.
  */
 u32 lwp_variant_feature_policy(void);
+
+/**
+ * lwp_variant_kernel_unsafe - treat the kernel as below the version gate
+ *
+ * lwpt_sim.ko's lwp_unsafe_kernel parameter (a test aid, issue 38 §3);
+ * lwpt.ko: false. Read once by lwp_init().
+ *
+ * Return: true to refuse LWP_IOC_ENABLE as on a kernel whose sigreturn
+ * does not mask component 62 (kmod/lwp/lwp_kver.h).
+ */
+bool lwp_variant_kernel_unsafe(void);
 
 #endif /* LWPT_KMOD_LWP_LWP_H */

@@ -30,6 +30,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 
 #include <asm/apic.h>
 
@@ -38,6 +39,7 @@
 
 #include "../x86_cpuid.h"
 #include "lwp.h"
+#include "lwp_kver.h"
 
 /* The LWP_CFG bits the driver may ever set (43724 §4.2, Figure 4-1). */
 #define LWP_CFG_SETTABLE_FEATURES \
@@ -56,7 +58,9 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
  * Threshold interrupt throttle (issue 13 §3): at most this many interrupts
  * per thread per second are let through. A thread over it has Flags.INT
  * taken out of its LWP state for a second (task_work before its return to
- * user mode, on whatever CPU it runs, and its sched-ins meanwhile); an
+ * user mode, on whatever CPU it runs, and its sched-ins meanwhile), and
+ * LWP_CFG.INT cleared on the CPU it runs on, so that its own LLWPCB cannot
+ * bring the interrupt back (issue 38 §4, lwp_cfg_throttle()); an
  * hrtimer then lifts the throttle and puts INT back from its LWPCB through
  * the same task_work, so a thread that never sleeps gets its interrupts
  * back too (issue 28 §3). Perf's perf_event_max_sample_rate plays the same
@@ -70,6 +74,11 @@ static_assert(offsetof(struct lwp_stats, interrupts) == 16);
 
 static struct lwpt_caps lwp_caps;
 static bool lwp_up;
+/*
+ * sigreturn cannot XRSTOR component 62 from a signal frame in this kernel
+ * (lwp_kver.h): LWP_IOC_ENABLE is allowed. Set once by lwp_init().
+ */
+static bool lwp_kernel_safe;
 static u32 lwp_area_bytes;
 static u32 lwp_area_offset;	/* of component 62 (CPUID Fn0000_000D_x3E EBX) */
 static bool lwp_irq_registered;
@@ -90,6 +99,11 @@ static atomic_t lwp_switch_errors = ATOMIC_INIT(0);
 
 /* LWP_CFG as programmed on each CPU (0 while offline). */
 static DEFINE_PER_CPU(u64, lwp_cfg_programmed);
+/*
+ * This CPU's LWP_CFG has INT cleared for the throttled thread running on it
+ * (lwp_cfg_throttle()); the programmed value comes back at its sched-out.
+ */
+static DEFINE_PER_CPU(bool, lwp_cfg_int_off);
 /*
  * The file whose thread last had LWP on this CPU: a threshold interrupt may
  * arrive late (43724 §1), after that thread was switched out, and belongs
@@ -181,6 +195,7 @@ static int lwp_cpu_online(unsigned int cpu)
 	if (err)
 		lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
 	this_cpu_write(lwp_cfg_programmed, err ? 0 : cfg);
+	this_cpu_write(lwp_cfg_int_off, false);
 	preempt_enable();
 	if (err)
 		pr_err(LWPT_PR_PREFIX "LWP: cpu%u: LWP_CFG=%#llx not taken (%d, read back %#llx, Fn8000_001C_EAX %#x): LWP is off on this CPU\n",
@@ -205,6 +220,7 @@ static int lwp_cpu_offline(unsigned int cpu)
 	preempt_disable();
 	lwpt_hw_wrmsr(LWP_MSR_CFG, 0);
 	this_cpu_write(lwp_cfg_programmed, 0);
+	this_cpu_write(lwp_cfg_int_off, false);
 	preempt_enable();
 	return 0;
 }
@@ -219,6 +235,7 @@ static void lwp_syscore_resume(void)
 
 	if (cfg)
 		lwpt_hw_wrmsr(LWP_MSR_CFG, cfg);
+	this_cpu_write(lwp_cfg_int_off, false);
 }
 
 static struct syscore_ops lwp_syscore_ops = {
@@ -243,6 +260,39 @@ static void lwp_switch_error(struct lwp_file *lf)
 	atomic_inc(&lwp_switch_errors);
 	/* Visible in LWP_IOC_GET_STATS at once. */
 	atomic64_inc(&lf->switch_errors);
+}
+
+/*
+ * Make this CPU's LWP_CFG.INT match @lf's throttle (issue 38 §4): cleared
+ * while @lf's thread is throttled and runs here, the programmed value
+ * otherwise. The thread cannot undo it: LLWPCB ANDs Flags with the
+ * features available in LWP_CFG (43724 §5.1 step 6), XRSTOR enables only
+ * those (§7.4), and a threshold crossing interrupts only if LWP_CFG makes
+ * the interrupt available (§6, Table 6-1, Threshold). Only this CPU's
+ * register; preemption or IRQs off.
+ */
+static void lwp_cfg_throttle(struct lwp_file *lf)
+{
+	u64 cfg = this_cpu_read(lwp_cfg_programmed);
+	bool off = lwp_throttled(lf) && (cfg & LWP_CFG_INT);
+
+	if (off == this_cpu_read(lwp_cfg_int_off))
+		return;
+	if (lwpt_hw_wrmsr(LWP_MSR_CFG, off ? cfg & ~LWP_CFG_INT : cfg))
+		lwp_switch_error(lf);
+	else
+		this_cpu_write(lwp_cfg_int_off, off);
+}
+
+/* @lf's thread leaves this CPU: the programmed LWP_CFG back. */
+static void lwp_cfg_unthrottle(struct lwp_file *lf)
+{
+	if (!this_cpu_read(lwp_cfg_int_off))
+		return;
+	if (lwpt_hw_wrmsr(LWP_MSR_CFG, this_cpu_read(lwp_cfg_programmed)))
+		lwp_switch_error(lf);
+	else
+		this_cpu_write(lwp_cfg_int_off, false);
 }
 
 static u64 *lwp_area_xstate_bv(struct lwp_file *lf)
@@ -333,6 +383,7 @@ static void lwp_thread_on(struct lwp_file *lf)
 		lwp_switch_error(lf);
 		return;
 	}
+	lwp_cfg_throttle(lf);
 	if (lwp_area_load(lf)) {
 		lwp_switch_error(lf);
 		return;
@@ -353,6 +404,7 @@ static void lwp_thread_off(struct lwp_file *lf, bool save)
 
 	if (lwpt_hw_xgetbv(0, &xcr0)) {
 		lwp_switch_error(lf);
+		lwp_cfg_unthrottle(lf);
 		return;
 	}
 	if (save && !(xcr0 & LWP_XCR0_MASK)) {
@@ -374,6 +426,7 @@ static void lwp_thread_off(struct lwp_file *lf, bool save)
 	}
 	if (lwpt_hw_xsetbv(0, xcr0 & ~LWP_XCR0_MASK))
 		lwp_switch_error(lf);
+	lwp_cfg_unthrottle(lf);
 }
 
 /*
@@ -502,9 +555,11 @@ static void lwp_throttle_work(struct callback_head *cb)
 	clear_bit(0, &lf->throttle_busy);
 	smp_mb__after_atomic();	/* busy clear before the throttle is read */
 	preempt_disable();
-	if (lwp_current_file() == lf &&
-	    (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK) || lwp_area_load(lf)))
-		lwp_switch_error(lf);
+	if (lwp_current_file() == lf) {
+		lwp_cfg_throttle(lf);
+		if (lwpt_hw_xsave(lf->area, LWP_XCR0_MASK) || lwp_area_load(lf))
+			lwp_switch_error(lf);
+	}
 	preempt_enable();
 	fput(lf->file);
 }
@@ -562,6 +617,9 @@ static void lwp_irq_throttle(struct lwp_file *lf)
 {
 	unsigned long now = jiffies;
 
+	/* Late ones only, if the throttle holds (lwp_cfg_throttle()). */
+	if (lwp_throttled(lf) && READ_ONCE(lf->throttled_irqs) != U32_MAX)
+		WRITE_ONCE(lf->throttled_irqs, READ_ONCE(lf->throttled_irqs) + 1);
 	if (time_after(now, READ_ONCE(lf->irq_window) + HZ)) {
 		WRITE_ONCE(lf->irq_window, now);
 		WRITE_ONCE(lf->irq_count, 0);
@@ -776,6 +834,9 @@ static long lwp_ioctl_enable(struct lwp_file *lf, void __user *arg)
 	/* LWP counts user mode only (43724 §1.1): a user thread's own. */
 	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return -EPERM;
+	/* Below the version gate: said once by lwp_init(). */
+	if (!lwp_kernel_safe)
+		return -EOPNOTSUPP;
 	if (READ_ONCE(lf->owner) == task_pid(current) && READ_ONCE(lf->active))
 		return 0;
 	if (lwp_current_file())
@@ -832,6 +893,7 @@ static long lwp_ioctl_stats(struct lwp_file *lf, void __user *arg)
 	s.xcr0_lost = READ_ONCE(lf->xcr0_lost);
 	s.int_rearmed = READ_ONCE(lf->int_rearmed);
 	s.throttles = READ_ONCE(lf->throttles);
+	s.throttled_irqs = READ_ONCE(lf->throttled_irqs);
 	if (copy_to_user(arg, &s, s.size))
 		return -EFAULT;
 	return 0;
@@ -906,6 +968,15 @@ int lwp_init(const struct lwpt_caps *caps)
 	err = lwp_area_init();
 	if (err)
 		return err;
+	lwp_kernel_safe = lwp_kver_sigreturn_masked(LINUX_VERSION_MAJOR,
+						    LINUX_VERSION_PATCHLEVEL,
+						    LINUX_VERSION_SUBLEVEL) &&
+			  !lwp_variant_kernel_unsafe();
+	if (!lwp_kernel_safe)
+		pr_warn(LWPT_PR_PREFIX "LWP: Linux %u.%u.%u%s: sigreturn may XRSTOR XSAVE component 62 from a forged signal frame (fixed in 6.1.79 by d877550eaf2d), so /dev/lwp will not enable LWP; PT is unaffected (Documentation/lwp.rst, \"Kernel version gate\")\n",
+			LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL,
+			LINUX_VERSION_SUBLEVEL,
+			lwp_variant_kernel_unsafe() ? " (lwp_unsafe_kernel=1)" : "");
 	err = lwpt_hw_lwp_irq_register(lwp_threshold_irq, NULL, &vector);
 	if (err) {
 		pr_info(LWPT_PR_PREFIX "LWP: no threshold interrupt on this hardware layer (%d): LWP_CFG.INT stays 0\n",

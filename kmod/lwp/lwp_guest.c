@@ -19,6 +19,11 @@
  * of a built-in KVM with lwpt_tracepoint_find(). A registered probe costs
  * every guest entry of the host one call. Other hypervisors (VirtualBox,
  * VMware) are not seen. See Documentation/lwp.rst, "KVM guests".
+ *
+ * host_xcr0 is read by kvm_arch_init() (6.1, arch/x86/kvm/x86.c), which
+ * kvm_init() calls from the init of the vendor module, kvm_amd or kvm_intel,
+ * in the thread that loads it (issue 38 §5): that thread loses LWP when the
+ * vendor module is COMING (a module notifier), before its init runs.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -29,6 +34,9 @@
 #include "lwp.h"
 
 #define LWP_GUEST_TP	"kvm_entry"
+
+/* KVM's vendor modules: their init calls kvm_init(), which reads host_xcr0. */
+static const char *const lwp_guest_vendors[] = { "kvm_amd", "kvm_intel" };
 
 static void (*lwp_guest_fn)(void);
 /* The kvm_entry tracepoint our probe is on, or NULL. */
@@ -85,14 +93,6 @@ static int lwp_guest_module(struct notifier_block *nb, unsigned long val,
 		if (strcmp(tp->name, LWP_GUEST_TP))
 			continue;
 		mutex_lock(&lwp_guest_lock);
-		/*
-		 * KVM's init reads host_xcr0 in the loading thread, after
-		 * this notifier: with LWP there, bit 62 would be in host_xcr0
-		 * and KVM would set it at every guest exit of every vCPU
-		 * thread. The loader loses LWP as a guest entry would.
-		 */
-		if (val == MODULE_STATE_COMING)
-			lwp_guest_fn();
 		if (val == MODULE_STATE_COMING)
 			lwp_guest_attach(tp);
 		else if (val == MODULE_STATE_GOING)
@@ -104,6 +104,32 @@ static int lwp_guest_module(struct notifier_block *nb, unsigned long val,
 
 static struct notifier_block lwp_guest_nb = {
 	.notifier_call = lwp_guest_module,
+};
+
+/*
+ * Any module comes: if it is one of KVM's vendor modules, its init will
+ * read host_xcr0 with XGETBV in this thread (kvm_init(), kvm_arch_init()).
+ * With LWP here, bit 62 would be in host_xcr0 and KVM would set XCR0[62]
+ * at every guest exit of every vCPU thread, with or without LWP. The
+ * loader loses LWP as a guest entry would; it is in finit_module() until
+ * the init returned, so it cannot enable LWP again before.
+ */
+static int lwp_guest_vendor(struct notifier_block *nb, unsigned long val,
+			    void *data)
+{
+	struct module *mod = data;
+	unsigned int i;
+
+	if (val != MODULE_STATE_COMING)
+		return NOTIFY_OK;
+	for (i = 0; i < ARRAY_SIZE(lwp_guest_vendors); i++)
+		if (!strcmp(mod->name, lwp_guest_vendors[i]))
+			lwp_guest_fn();
+	return NOTIFY_OK;
+}
+
+static struct notifier_block lwp_guest_vendor_nb = {
+	.notifier_call = lwp_guest_vendor,
 };
 
 int lwp_guest_hook_init(void (*fn)(void))
@@ -118,7 +144,9 @@ int lwp_guest_hook_init(void (*fn)(void))
 		lwp_guest_attach(tp);
 		mutex_unlock(&lwp_guest_lock);
 	}
-	err = register_tracepoint_module_notifier(&lwp_guest_nb);
+	err = register_module_notifier(&lwp_guest_vendor_nb);
+	if (!err)
+		err = register_tracepoint_module_notifier(&lwp_guest_nb);
 	if (err)
 		lwp_guest_hook_exit();
 	return err;
@@ -126,6 +154,7 @@ int lwp_guest_hook_init(void (*fn)(void))
 
 void lwp_guest_hook_exit(void)
 {
+	unregister_module_notifier(&lwp_guest_vendor_nb);
 	/* Calls the notifier with GOING for every module: kvm.ko detached. */
 	unregister_tracepoint_module_notifier(&lwp_guest_nb);
 	mutex_lock(&lwp_guest_lock);

@@ -19,6 +19,11 @@ u32 lwp_variant_feature_policy(void)
 	return lwp_features;
 }
 
+bool lwp_variant_kernel_unsafe(void)
+{
+	return false;
+}
+
 int lwp_variant_init(void)
 {
 	return 0;

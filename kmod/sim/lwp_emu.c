@@ -54,6 +54,17 @@ MODULE_PARM_DESC(lwp_features,
 		 "Mask of LWP_CFG[31:1] features (43724 Figure 4-1) the module may enable; default all that CPUID Fn8000_001C_EDX reports");
 
 /*
+ * lwp_unsafe_kernel=1: the module behaves as on a kernel whose sigreturn
+ * does not mask the restored XSAVE features with user_xfeatures (issue 38
+ * §3, kmod/lwp/lwp_kver.h): /dev/lwp refuses LWP_IOC_ENABLE. A test aid:
+ * the test VM's kernel has the mask.
+ */
+static bool lwp_unsafe_kernel;
+module_param(lwp_unsafe_kernel, bool, 0444);
+MODULE_PARM_DESC(lwp_unsafe_kernel,
+		 "Test aid: treat the kernel as one whose sigreturn can XRSTOR component 62 from a signal frame (before 6.1.79): /dev/lwp will not enable LWP (default off)");
+
+/*
  * QEMU's TCG executes XOP 8F as POP instead of raising #UD, so a VM without
  * KVM never traps on the raw instructions. With ud2_marker=1, UD2 directly
  * followed by an LWP instruction executes that instruction (RIP moves past
@@ -138,6 +149,11 @@ static u32 lwp_emu_offset;
 u32 lwp_variant_feature_policy(void)
 {
 	return lwp_features;
+}
+
+bool lwp_variant_kernel_unsafe(void)
+{
+	return lwp_unsafe_kernel;
 }
 
 static int lwp_emu_read(void *ctx, u64 addr, void *buf, size_t len)

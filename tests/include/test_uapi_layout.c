@@ -19,9 +19,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010004);
+	PIN(LWPT_ABI_VERSION, 0x00010005);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 4);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 5);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -37,6 +37,7 @@ START_TEST(lwp_structs)
 	PIN(LWP_STATS_SIZE_VER1, 80);
 	PIN(offsetof(struct lwp_stats, switch_errors), 48);
 	PIN(offsetof(struct lwp_stats, throttles), 72);
+	PIN(offsetof(struct lwp_stats, throttled_irqs), 12);
 }
 END_TEST
 

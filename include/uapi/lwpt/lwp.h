@@ -88,7 +88,10 @@ struct lwp_enable {
  *		if LWP is available right now (it is not after the thread
  *		entered a KVM guest, Documentation/lwp.rst)
  * @tid:	the owning thread (0 if none ever enabled through this fd)
- * @reserved:	0
+ * @throttled_irqs: threshold interrupts that arrived while the thread was
+ *		throttled (saturates at 2^32 - 1; ABI 1.5, 0 from older
+ *		modules, where the field was reserved): at most the late ones
+ *		already on their way when a throttle began (Documentation/lwp.rst)
  * @interrupts:	threshold interrupts delivered to this file
  * @saves:	XSAVEs of the LWP state at sched-out
  * @restores:	XRSTORs of the LWP state at sched-in
@@ -111,7 +114,7 @@ struct lwp_stats {
 	__u32 size;
 	__u32 flags;
 	__u32 tid;
-	__u32 reserved;
+	__u32 throttled_irqs;
 	__u64 interrupts;
 	__u64 saves;
 	__u64 restores;

@@ -7,7 +7,9 @@
 # back afterwards; size-versioned structs above PAGE_SIZE are refused; the
 # memory of open files is charged to the opener's memory cgroup. The
 # throttle ends by time, also for a thread that never sleeps (issue 28 §3,
-# lwp_test busythrottle). With the Family 15h switches off and on.
+# lwp_test busythrottle), and a thread cannot lift it by loading its LWPCB
+# again (issue 38 §4, lwp_test relload). With the Family 15h switches off
+# and on.
 . /lwpt/lib.sh
 
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko ud2_marker=1 >/dev/null || fail "insmod" || exit 1
@@ -15,6 +17,7 @@ rc=0
 for sw in $LWP_SWITCH_RUNS; do
 	lwp_switches "$sw" || { fail "switches $sw"; rc=1; }
 	lwp_test flood || { fail "flood (switches $sw)"; rc=1; }
+	lwp_test relload || { fail "relload (switches $sw)"; rc=1; }
 	# Its SCHED_FIFO spin (1.5 s) must not be cut by the RT throttle.
 	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 	echo -1 > /proc/sys/kernel/sched_rt_runtime_us

@@ -19,7 +19,10 @@
  *   threshold   threshold interrupts through poll/read and a signal (§8.5)
  *   flood       an unprivileged interrupt flood is throttled, then not
  *   busythrottle the throttle ends by time for a thread that never sleeps
+ *   relload     a throttled thread re-running LLWPCB stays throttled
+ *   unsafe      below the kernel version gate ENABLE is refused
  *   kvm         a thread entering a (modelled) KVM guest loses LWP (§8.2.2)
+ *   kvmvendor KO  a thread loading KVM's vendor module KO loses LWP first
  *   rearm       the INT re-arm where XRSTOR ignores or faults on Flags bit 31
  *   hotplug     CPU offline/online while LWP is enabled
  *   suspend     suspend/resume (pm_test=core) while LWP is enabled
@@ -1068,6 +1071,73 @@ static void test_flood(void)
 	close(fd);
 }
 
+/*
+ * Issue 38 §4: a throttled thread cannot lift its own throttle. As uid
+ * 1000 it loads its LWPCB again before every record (LLWPCB reloads
+ * Flags.INT, 43724 §5.1 step 6) with a threshold of one record, until it
+ * was throttled twice. The module's counts per throttle period must show
+ * the limit held: no interrupt while throttled beyond a late one per
+ * throttle (lwp_stats.throttled_irqs), whatever the speed of the machine.
+ */
+static void test_relload(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	int fd, i, n = 400000;
+
+	if (getuid() == 0 && (setgid(1000) || setuid(1000))) {
+		CHECK(0, "cannot become uid 1000: %s", strerror(errno));
+		return;
+	}
+	fd = lwp_open();
+	if (!int_session_start(fd, "relload", 32))
+		return;
+	for (i = 0; i < n; i++) {
+		sess.cb.flags = LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT;
+		llwpcb(&sess.cb);
+		LWPINS32(i, i, 1);
+		sess.cb.buffer_tail_offset = *vhead(&sess);
+		st.flags = 0;
+		if (i % 64 == 63 &&
+		    (ioctl(fd, LWP_IOC_GET_STATS, &st) || st.throttles >= 2))
+			break;
+	}
+	st.flags = 0;
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
+	printf("relload: %d LLWPCBs, %llu interrupts, %llu throttles, %u while throttled\n",
+	       i, (unsigned long long)st.interrupts,
+	       (unsigned long long)st.throttles, st.throttled_irqs);
+	if (!st.throttles)
+		printf("relload: never throttled (slow machine), skipped\n");
+	CHECK(st.throttled_irqs <= st.throttles,
+	      "%u interrupts while throttled (%llu throttles): LLWPCB lifted the throttle",
+	      st.throttled_irqs, (unsigned long long)st.throttles);
+	llwpcb(NULL);
+	close(fd);
+}
+
+/*
+ * Issue 38 §3: on a kernel below the version gate (lwpt_sim.ko
+ * lwp_unsafe_kernel=1 stands for one) LWP_IOC_ENABLE fails with EOPNOTSUPP
+ * and XCR0[62] stays clear (CPUID Fn8000_001C_EAX[0], GET_CAPS); GET_CAPS
+ * and GET_STATS still answer; LWPINS raises SIGILL (case 59-lwp-kver.sh).
+ */
+static void test_unsafe(void)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	int fd = lwp_open();
+
+	CHECK(lwp_enable(fd) == -1 && errno == EOPNOTSUPP,
+	      "ENABLE on an unsafe kernel: %s", strerror(errno));
+	CHECK(lwp_caps_get(fd, &c) == 0, "GET_CAPS");
+	CHECK(!(c.fn8000_001c[0] & 1) && !(c.flags & LWP_CAPS_F_ENABLED),
+	      "XCR0[62] set (Fn8000_001C_EAX %#x, flags %#x)", c.fn8000_001c[0],
+	      c.flags);
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 &&
+	      !(st.flags & LWP_CAPS_F_ENABLED) && st.tid == 0, "GET_STATS");
+	close(fd);
+}
+
 /* CLOCK_MONOTONIC in seconds, through the vDSO (no system call). */
 static double mono_s(void)
 {
@@ -1172,6 +1242,40 @@ static void kvm_child(void)
 		_exit(1);
 	LWPINS32(2, 2, 2);	/* SIGILL: LWP is gone */
 	_exit(4);
+}
+
+/*
+ * Issue 38 §5: KVM reads host_xcr0 in the init of its vendor module
+ * (kvm_init() -> kvm_arch_init(), 6.1), in the thread that loads it. A
+ * thread with LWP and an LWPCB loaded loads @ko (kvm-amd.ko; its init may
+ * fail in a VM without SVM, after the module was COMING): it must have lost
+ * LWP by then - no ENABLED, XCR0[62] clear (CPUID Fn8000_001C_EAX[0]).
+ */
+static void test_kvm_vendor(const char *ko)
+{
+	struct lwp_stats st = { .size = sizeof(st) };
+	struct lwp_caps c;
+	int fd = lwp_open(), kfd = open(ko, O_RDONLY | O_CLOEXEC);
+	long r;
+
+	CHECK(kfd >= 0, "open %s: %s", ko, strerror(errno));
+	if (kfd < 0)
+		return;
+	CHECK(lwp_enable(fd) == 0, "ENABLE");
+	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
+	llwpcb(&sess.cb);
+	LWPINS32(1, 1, 1);
+	CHECK(slwpcb() == &sess.cb, "LLWPCB");
+	r = syscall(SYS_finit_module, kfd, "", 0);
+	printf("kvmvendor: finit_module(%s) = %ld (%s)\n", ko, r,
+	       r ? strerror(errno) : "loaded");
+	close(kfd);
+	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 &&
+	      !(st.flags & LWP_CAPS_F_ENABLED),
+	      "still enabled after loading KVM's vendor module");
+	CHECK(lwp_caps_get(fd, &c) == 0 && !(c.fn8000_001c[0] & 1),
+	      "XCR0[62] set after loading KVM's vendor module");
+	close(fd);
 }
 
 static void test_kvm(void)
@@ -1543,8 +1647,14 @@ int main(int argc, char **argv)
 		test_flood();
 	else if (!strcmp(t, "busythrottle"))
 		test_busy_throttle();
+	else if (!strcmp(t, "relload"))
+		test_relload();
+	else if (!strcmp(t, "unsafe"))
+		test_unsafe();
 	else if (!strcmp(t, "kvm"))
 		test_kvm();
+	else if (!strcmp(t, "kvmvendor") && argc > 2)
+		test_kvm_vendor(argv[2]);
 	else if (!strcmp(t, "rearm"))
 		test_rearm();
 	else if (!strcmp(t, "xcr0steal"))
@@ -1558,7 +1668,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(t, "events"))
 		test_events();
 	else {
-		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|kvm|rearm|xcr0steal|hotplug|suspend|events\n");
+		fprintf(stderr, "usage: lwp_test caps|records|sigill|isolate [n]|pingpong [n]|fork|exitthread|ioctl|threshold|flood|busythrottle|relload|unsafe|kvm|kvmvendor ko|rearm|xcr0steal|hotplug|suspend|events\n");
 		return 2;
 	}
 	if (!strcmp(t, "sigill-self"))
