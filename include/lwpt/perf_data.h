@@ -56,6 +56,11 @@ enum lpt_perf_error {
 	LPT_PERF_E_INVAL,	/* bad argument (caller bug) */
 	LPT_PERF_E_NO_CODE,	/* lpt_perf_find_code(): no file with the code */
 	LPT_PERF_E_BUILD_ID,	/* lpt_perf_find_code(): only other build-ids */
+	LPT_PERF_E_OUTSIDE,	/* lpt_perf_find_code(): the recorded path
+				 * leads out of --symfs (or the build-id
+				 * cache) once ".." and links are resolved */
+	LPT_PERF_E_LIMIT,	/* past a limit of the reader (what the
+				 * COMPRESSED records decompress to) */
 };
 
 /**
@@ -192,6 +197,12 @@ struct lpt_perf_opts {
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 	unsigned int flags;	/* enum lpt_perf_open_flags */
+	/* The most bytes the COMPRESSED records may decompress to, in all
+	 * (tools' --max-decompressed); 0: the default bound, 64 times the
+	 * compressed bytes read plus 1 MiB, at most 1 GiB
+	 * (Documentation/perf-data.rst "Limits"). Past it lpt_perf_open()
+	 * fails with -LPT_PERF_E_LIMIT naming the record. */
+	uint64_t max_decompressed;
 };
 
 /* Flags of struct lpt_perf_opts. */
@@ -222,7 +233,8 @@ struct lpt_perf;
  *
  * Return: 0; -LPT_PERF_E_MAGIC, -E_VERSION, -E_SWAPPED (byte-swapped
  * files are refused), -E_TRUNCATED, -E_CORRUPT, -E_NO_AUX (no Intel PT
- * data at all, unless LPT_PERF_SIDEBAND_ONLY), -E_NOT_PT, -E_COMPRESS, -E_IO (errno preserved),
+ * data at all, unless LPT_PERF_SIDEBAND_ONLY), -E_NOT_PT, -E_COMPRESS,
+ * -E_LIMIT (the COMPRESSED records decompress past the bound), -E_IO (errno preserved),
  * -E_NOMEM, -E_INVAL. On failure *@out is NULL and lpt_perf_last_error()
  * describes the error (with the offset of the record at fault).
  */
@@ -336,7 +348,10 @@ void lpt_perf_code_opts_init(const struct lpt_perf *p,
  *
  * Return: 0; -LPT_PERF_E_NO_CODE when no candidate exists,
  * -LPT_PERF_E_BUILD_ID when every existing one has another build-id,
- * -LPT_PERF_E_INVAL for NULL arguments or a too small @path.
+ * -LPT_PERF_E_OUTSIDE when the recorded path leads out of --symfs or the
+ * build-id cache (a ".." above its start, or a link out, once resolved;
+ * perf follows it: Documentation/perf-data.rst "Code"), -LPT_PERF_E_INVAL
+ * for NULL arguments or a too small @path. Only regular files are code.
  */
 int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		       const struct lpt_perf_code_opts *o, char *path,
