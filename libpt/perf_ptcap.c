@@ -14,9 +14,12 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "libpt/perf_internal.h"
@@ -763,6 +766,100 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 	return err;
 }
 
+/*
+ * Nothing left behind (issue 36 item 5): while a temporary directory
+ * exists, SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the
+ * default, which ends the process) first remove it, with system calls
+ * only (async-signal-safe: getdents64, unlinkat, rmdir), then end the
+ * process by the same signal. One directory at a time: the last made.
+ */
+static const int cleanup_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static char cleanup_dir[PATH_MAX];
+static volatile sig_atomic_t cleanup_armed;
+static struct sigaction cleanup_old[4];
+static bool cleanup_set[4];
+
+static void cleanup_dir_now(void)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = open(cleanup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool again = fd >= 0;
+
+	while (again) {
+		long n;
+
+		again = false;
+		(void)lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			long off = 0;
+
+			while (off < n) {
+				/* struct linux_dirent64: ino, off, reclen, type, name */
+				unsigned short reclen;
+				const char *name = buf + off + 19;
+
+				memcpy(&reclen, buf + off + 16, sizeof(reclen));
+				if (strcmp(name, ".") && strcmp(name, "..") &&
+				    !unlinkat(fd, name, 0))
+					again = true;
+				off += reclen;
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	(void)rmdir(cleanup_dir);
+}
+
+static void cleanup_on_signal(int sig)
+{
+	if (cleanup_armed) {
+		cleanup_armed = 0;
+		cleanup_dir_now();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void cleanup_arm(const char *dir)
+{
+	struct sigaction sa;
+	size_t i;
+
+	if (strlen(dir) >= sizeof(cleanup_dir))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 4; i++)
+		sigaddset(&sa.sa_mask, cleanup_sigs[i]);
+	cleanup_armed = 0;
+	memcpy(cleanup_dir, dir, strlen(dir) + 1);
+	for (i = 0; i < 4; i++) {
+		struct sigaction cur;
+
+		cleanup_set[i] = false;
+		if (sigaction(cleanup_sigs[i], NULL, &cur) || cur.sa_handler != SIG_DFL ||
+		    (cur.sa_flags & SA_SIGINFO))
+			continue;	/* the program's own handling stays */
+		if (!sigaction(cleanup_sigs[i], &sa, &cleanup_old[i]))
+			cleanup_set[i] = true;
+	}
+	cleanup_armed = 1;
+}
+
+static void cleanup_disarm(const char *dir)
+{
+	size_t i;
+
+	if (!cleanup_armed || strcmp(dir, cleanup_dir))
+		return;
+	cleanup_armed = 0;
+	for (i = 0; i < 4; i++)
+		if (cleanup_set[i])
+			sigaction(cleanup_sigs[i], &cleanup_old[i], NULL);
+}
+
 void lpt_perf_ptcap_remove(char *dir)
 {
 	char path[4096];
@@ -771,6 +868,7 @@ void lpt_perf_ptcap_remove(char *dir)
 
 	if (!dir)
 		return;
+	cleanup_disarm(dir);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
@@ -808,7 +906,8 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 }
 
 int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, FILE *err, const char *prog, char **dir)
+			unsigned int flags, uint64_t max_decompressed, FILE *err,
+			const char *prog, char **dir)
 {
 	struct progress pr = { err, prog, -10 };
 	struct lpt_perf_code_opts co;
@@ -823,6 +922,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 	lpt_perf_opts_init(&po);
 	po.progress = progress;
 	po.progress_arg = &pr;
+	po.max_decompressed = max_decompressed;
 	e = lpt_perf_open(path, &po, &p);
 	if (e) {
 		fprintf(err, "%s: %s: %s: %s\n", prog, path, lpt_perf_strerror(e),
@@ -844,6 +944,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 		lpt_perf_close(p);
 		return -1;
 	}
+	cleanup_arm(d);
 	lpt_perf_code_opts_init(p, &co);
 	/* The maps name files as found: relative --symfs or --vmlinux paths
 	 * would be read relative to the temporary directory. */

@@ -77,6 +77,30 @@ int lpt_perf_fail(int code, const char *fmt, ...)
 
 #define fail lpt_perf_fail
 
+int lpt_perf_parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	unsigned long long n;
+	char *end;
+
+	if (!s || !v || *s < '0' || *s > '9')
+		return -LPT_PERF_E_INVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || !n)
+		return -LPT_PERF_E_INVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	case 'T': case 't': shift = 40; end++; break;
+	}
+	if (*end || n > (UINT64_MAX >> shift))
+		return -LPT_PERF_E_INVAL;
+	*v = (uint64_t)n << shift;
+	return 0;
+}
+
 void lpt_perf_opts_init(struct lpt_perf_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -1299,7 +1323,8 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 /*
  * Two queues of one CPU (or one thread) are two traces: the second and
  * later (in queue order, after cmp_trace()) are named
- * <cpuN|tidN>.q<queue>.pt, so that no trace replaces another.
+ * <cpuN|tidN>.p<queue>.pt (p: perf's AUX queue; the tools read
+ * "tid<N>.p..." as thread N), so that no trace replaces another.
  */
 static void name_duplicates(struct lpt_perf *p)
 {
@@ -1311,9 +1336,9 @@ static void name_duplicates(struct lpt_perf *p)
 		if (t->per_cpu ? t->cpu != prev->cpu : t->tid != prev->tid)
 			continue;
 		if (t->per_cpu)
-			snprintf(t->name, sizeof(t->name), "cpu%d.q%u.pt", t->cpu, t->idx);
+			snprintf(t->name, sizeof(t->name), "cpu%d.p%u.pt", t->cpu, t->idx);
 		else
-			snprintf(t->name, sizeof(t->name), "tid%d.q%u.pt", t->tid, t->idx);
+			snprintf(t->name, sizeof(t->name), "tid%d.p%u.pt", t->tid, t->idx);
 	}
 }
 

@@ -48,14 +48,14 @@ int ptcap_file_open(const char *dir, const char *name, uint64_t max,
 		close(fd);
 		return -PTCAP_E_NOT_REGULAR;
 	}
-	if (max && (uint64_t)st.st_size > max) {
-		close(fd);
-		return -PTCAP_E_TOO_LARGE;
-	}
 	if ((flags & PTCAP_FILE_NOT_SPARSE) && (uint64_t)st.st_size > SPARSE_MIN &&
 	    (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size / 64) {
 		close(fd);
 		return -PTCAP_E_SPARSE;
+	}
+	if (max && (uint64_t)st.st_size > max) {
+		close(fd);
+		return -PTCAP_E_TOO_LARGE;
 	}
 	/* A regular file does not block; reads see no EAGAIN either way. */
 	fl = fcntl(fd, F_GETFL);
@@ -76,7 +76,7 @@ int ptcap_dir_read_file_max(const char *dir, const char *name, uint64_t max,
 
 	if (!name || !buf || !len)
 		return -PTCAP_E_INVAL;
-	fd = ptcap_file_open(dir, name, max, 0, &size);
+	fd = ptcap_file_open(dir, name, max, PTCAP_FILE_NOT_SPARSE, &size);
 	if (fd < 0)
 		return fd;
 	if (size >= SIZE_MAX) {

@@ -213,6 +213,15 @@ enum lpt_perf_open_flags {
 };
 
 /**
+ * lpt_perf_parse_size() - a size as tools' --max-decompressed takes it.
+ * @s: decimal digits with an optional suffix K, M, G or T (powers of 1024).
+ * @v: receives the number of bytes.
+ *
+ * Return: 0; -LPT_PERF_E_INVAL for anything else, 0, or past 2^64 - 1.
+ */
+int lpt_perf_parse_size(const char *s, uint64_t *v);
+
+/**
  * lpt_perf_opts_init() - default options (no progress callback).
  * @o: filled.
  */
@@ -396,16 +405,22 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
  * @symfs:   perf's --symfs DIR, or NULL.
  * @vmlinux: perf's --vmlinux FILE, or NULL.
  * @flags:   enum lpt_perf_temp_flags.
+ * @max_decompressed: struct lpt_perf_opts max_decompressed (0: default).
  * @err:     where messages go (errors and warnings).
  * @prog:    their prefix.
  * @dir:     receives the malloc()ed directory name; release it with
  *           lpt_perf_ptcap_remove().
  *
+ * Until lpt_perf_ptcap_remove(), SIGINT, SIGTERM, SIGHUP and SIGPIPE whose
+ * action is the default remove the directory before they end the process
+ * (one directory at a time: the last one made).
+ *
  * Return: 0; -1 after a message on @err that names the file, says what is
  * wrong (lpt_perf_strerror() and lpt_perf_last_error()) and what to do.
  */
 int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, FILE *err, const char *prog, char **dir);
+			unsigned int flags, uint64_t max_decompressed, FILE *err,
+			const char *prog, char **dir);
 
 /* Flags of lpt_perf_ptcap_temp(). */
 enum lpt_perf_temp_flags {

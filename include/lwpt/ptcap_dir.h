@@ -345,7 +345,8 @@ int ptcap_dir_read_file(const char *dir, const char *name, char **buf,
  * @buf:  on success, a malloc'ed buffer of @len bytes plus a NUL byte.
  * @len:  size of the file in bytes.
  *
- * The file is opened with ptcap_file_open() (no flags).
+ * The file is opened with ptcap_file_open(PTCAP_FILE_NOT_SPARSE): what is
+ * read whole is never mostly holes.
  *
  * Return: 0, or the errors of ptcap_file_open() and -PTCAP_E_NOMEM.
  */
