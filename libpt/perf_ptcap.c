@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <lwpt/ptcap_dir.h>
+
 #include "libpt/perf_internal.h"
 
 struct wctx {
@@ -123,7 +125,7 @@ static void kernel_lines(FILE *f, const char *file, const struct lpt_perf_map *m
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = ptcap_file_open(NULL, file, 0, 0, NULL);	/* no FIFO, no device */
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
