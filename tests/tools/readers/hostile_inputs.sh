@@ -78,6 +78,9 @@ run() {
 	fi
 	if [ -z "$bad" ]; then
 		pass
+		# HOSTILE_VERBOSE=1: what each run said (for a report)
+		[ -z "$HOSTILE_VERBOSE" ] ||
+			echo "ok: $name: exit $rc, ${rss:-?} KB: $(grep -v '^==' "$w/err" | head -n 1 | cut -c1-150)"
 	else
 		fail "$name: $bad"
 		sed -n '1,4s/^/	stderr: /p' "$w/err" | cut -c1-200
