@@ -29,12 +29,15 @@ static int cmp_line(const void *a, const void *b)
 
 int ptflow_cfg_index(struct ptflow_cfg *c, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len;
+	const char *p = text, *end;
 	size_t cap = 0;
 
 	c->v = NULL;
 	c->n = 0;
-	while (text && p < end) {
+	if (!text)
+		return 0;	/* no config: no lines */
+	end = text + len;
+	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end, *kb = p, *ke;
 

@@ -11,6 +11,9 @@
 # speed is not asserted here (make bench does that).
 # Skips where ../shared (LWPT_SHARED) is absent. O=build/sanitize runs the
 # sanitizer build (make SANITIZE=1 check-unit).
+# pass() always succeeds, so "cond && pass || fail" is an if-then-else.
+# shellcheck disable=SC2015
+# shellcheck source=tests/tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 in=$shared/repro/inputs
@@ -50,8 +53,9 @@ run() {
 	name=$1 want=$2 re=$3
 	shift 3
 	rm -f "$w/rss"
+	# shellcheck disable=SC3045 # dash has ulimit -v
 	(ulimit -v $vlimit 2>/dev/null
-	 TMPDIR=$tmp exec timeout -s KILL ${HOSTILE_TIMEOUT:-60} /usr/bin/time -f %M -o "$w/rss" "$@") \
+	 TMPDIR=$tmp exec timeout -s KILL "${HOSTILE_TIMEOUT:-60}" /usr/bin/time -f %M -o "$w/rss" "$@") \
 		>"$w/out" 2>"$w/err" </dev/null
 	rc=$?
 	rss=$(tail -n 1 "$w/rss" 2>/dev/null)
@@ -145,7 +149,7 @@ rm -f "$w/x.data"
 # good: a per-thread capture whose maps name ./hello; pc: a per-CPU one
 # with switches, processes and maps.1234.0.
 mkcap() {
-	rm -rf "$w/$1"
+	rm -rf "${w:?}/${1:?}"
 	cp -r "$2" "$w/$1"
 	chmod -R u+w "$w/$1"
 }
@@ -173,11 +177,11 @@ for kind in zero fifo; do
 		re="$file.*not a regular file"
 		run "$file as $kind ptflow" nz "$re" "$ptflow" "$dd"
 		run "$file as $kind pt2perf" nz "$re" "$pt2perf" "$dd" -o "$w/x.data"
-		if [ $cap = good ]; then
+		if [ "$cap" = good ]; then
 			run "$file as $kind ptcov" nz "$re" "$ptcov" "$dd"
 		fi
 		# ptdump reads a directory's config only (its traces' parameters)
-		if [ $file = config ]; then
+		if [ "$file" = config ]; then
 			run "$file as $kind ptdump" nz "$re" "$ptdump" "$dd"
 			# a trace file of the directory: said, then dumped without it
 			run "$file as $kind ptdump DIR/tid1234.pt" 0 "$re" "$ptdump" --quiet "$dd/tid1234.pt"
