@@ -217,6 +217,8 @@ const char *lpt_cov_errstr(int err)
 		return "trace and code disagree";
 	case LPT_ERR_COV_BADINSN:
 		return "no valid instruction where the trace executes";
+	case LPT_ERR_COV_NOT_REGULAR:
+		return "not a regular file (a device, FIFO or directory): not read";
 	default:
 		return lpt_errstr(err);
 	}

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libpt/cov_internal.h"
 #include <lwpt/ptcap_dir.h>
@@ -21,8 +24,18 @@
 struct cov_seg {
 	uint64_t addr;
 	uint64_t len;
-	uint8_t *data;
+	uint8_t *data;		/* owned, or inside one of the image's files */
 	unsigned long seq;	/* order added: the first added wins */
+	bool owned;
+};
+
+/* A file mapped for the image: each is mapped once (by device and inode),
+ * whatever the number of ranges taken from it. */
+struct cov_file {
+	dev_t dev;
+	ino_t ino;
+	uint8_t *map;
+	size_t len;
 };
 
 struct lpt_cov_image {
@@ -31,6 +44,8 @@ struct lpt_cov_image {
 	unsigned long seq;
 	lpt_cov_read_fn read;
 	void *ctx;
+	struct cov_file *files;
+	size_t nfiles, cap_files;
 };
 
 struct lpt_cov_image *lpt_cov_image_alloc(void)
@@ -43,7 +58,12 @@ void lpt_cov_image_free(struct lpt_cov_image *img)
 	if (!img)
 		return;
 	for (size_t i = 0; i < img->nseg; i++)
-		free(img->seg[i].data);
+		if (img->seg[i].owned)
+			free(img->seg[i].data);
+	for (size_t i = 0; i < img->nfiles; i++)
+		if (img->files[i].len)
+			munmap(img->files[i].map, img->files[i].len);
+	free(img->files);
 	free(img->seg);
 	free(img);
 }
@@ -66,7 +86,7 @@ static size_t seg_find(const struct lpt_cov_image *img, uint64_t addr)
 }
 
 static int seg_insert(struct lpt_cov_image *img, uint64_t addr,
-		      const uint8_t *buf, uint64_t len)
+		      const uint8_t *buf, uint64_t len, bool copy)
 {
 	struct cov_seg s;
 	size_t i;
@@ -83,10 +103,15 @@ static int seg_insert(struct lpt_cov_image *img, uint64_t addr,
 	s.addr = addr;
 	s.len = len;
 	s.seq = img->seq;
-	s.data = malloc(len);
-	if (!s.data)
-		return LPT_ERR_NOMEM;
-	memcpy(s.data, buf, len);
+	s.owned = copy;
+	if (copy) {
+		s.data = malloc(len);
+		if (!s.data)
+			return LPT_ERR_NOMEM;
+		memcpy(s.data, buf, len);
+	} else {
+		s.data = (uint8_t *)buf;
+	}
 	i = seg_find(img, addr);
 	memmove(&img->seg[i + 1], &img->seg[i], (img->nseg - i) * sizeof(s));
 	img->seg[i] = s;
@@ -94,9 +119,10 @@ static int seg_insert(struct lpt_cov_image *img, uint64_t addr,
 	return 0;
 }
 
-/* Add [addr, addr+len) where no earlier range is: only the gaps. */
-int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
-		      const void *buf, size_t len)
+/* Add [addr, addr+len) where no earlier range is: only the gaps; copied,
+ * or (@copy false) referring to @buf, which outlives the image. */
+static int add_range(struct lpt_cov_image *img, uint64_t addr,
+		     const void *buf, size_t len, bool copy)
 {
 	const uint8_t *b = buf;
 	uint64_t end;
@@ -122,7 +148,7 @@ int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
 		}
 		if (i < img->nseg && img->seg[i].addr - 1 < stop)
 			stop = img->seg[i].addr - 1;
-		err = seg_insert(img, addr, b, stop - addr + 1);
+		err = seg_insert(img, addr, b, stop - addr + 1, copy);
 		if (err)
 			return err;
 		if (stop == end)
@@ -131,6 +157,12 @@ int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
 		addr = stop + 1;
 	}
 	return 0;
+}
+
+int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
+		      const void *buf, size_t len)
+{
+	return add_range(img, addr, buf, len, true);
 }
 
 void lpt_cov_image_set_read(struct lpt_cov_image *img, lpt_cov_read_fn fn,
@@ -174,66 +206,90 @@ size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
 	return done;
 }
 
-/* Read a whole file; LPT_ERR_NOT_SUPPORTED with errno on failure. */
-static int slurp(const char *path, uint8_t **buf, size_t *len)
+/*
+ * Map a whole file for the image (ptcap_file_open(): a regular file only,
+ * never blocking on a FIFO or a device); a file already mapped is shared.
+ * *@len 0 (and *@buf NULL) for an empty file. LPT_ERR_NOT_SUPPORTED with
+ * errno on failure, LPT_ERR_COV_NOT_REGULAR, LPT_ERR_NOMEM.
+ */
+static int map_file(struct lpt_cov_image *img, const char *path,
+		    const uint8_t **buf, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *b;
+	struct cov_file *f;
+	struct stat st;
+	uint64_t size;
+	void *m = NULL;
+	int fd;
 
-	if (!f)
-		return LPT_ERR_NOT_SUPPORTED;
-	b = malloc(cap);
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n, f);
-
-		n += r;
-		if (n < cap) {
-			if (ferror(f)) {
-				free(b);
-				b = NULL;
-				errno = EIO;
-				fclose(f);
-				return LPT_ERR_NOT_SUPPORTED;
-			}
-			break;
-		}
-		cap *= 2;
-		uint8_t *nb = realloc(b, cap);
-
-		if (!nb)
-			free(b);
-		b = nb;
-	}
-	fclose(f);
-	if (!b)
+	fd = ptcap_file_open(NULL, path, 0, 0, &size);
+	if (fd == -PTCAP_E_NOT_REGULAR)
+		return LPT_ERR_COV_NOT_REGULAR;
+	if (fd == -PTCAP_E_NOMEM)
 		return LPT_ERR_NOMEM;
-	*buf = b;
-	*len = n;
+	if (fd < 0)
+		return LPT_ERR_NOT_SUPPORTED;
+	if (fstat(fd, &st) || size > SIZE_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return LPT_ERR_NOT_SUPPORTED;
+	}
+	for (size_t i = 0; i < img->nfiles; i++)
+		if (img->files[i].dev == st.st_dev && img->files[i].ino == st.st_ino &&
+		    img->files[i].len == size) {
+			close(fd);
+			*buf = img->files[i].map;
+			*len = img->files[i].len;
+			return 0;
+		}
+	if (img->nfiles == img->cap_files) {
+		size_t cap = img->cap_files ? 2 * img->cap_files : 8;
+		struct cov_file *n = realloc(img->files, cap * sizeof(*n));
+
+		if (!n) {
+			close(fd);
+			return LPT_ERR_NOMEM;
+		}
+		img->files = n;
+		img->cap_files = cap;
+	}
+	if (size) {
+		m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return LPT_ERR_NOT_SUPPORTED;
+		}
+	}
+	close(fd);
+	f = &img->files[img->nfiles++];
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->map = m;
+	f->len = (size_t)size;
+	*buf = m;
+	*len = (size_t)size;
 	return 0;
 }
 
 int lpt_cov_image_add_file(struct lpt_cov_image *img, const char *path,
 			   uint64_t offset, uint64_t size, uint64_t addr)
 {
-	uint8_t *b;
+	const uint8_t *b;
 	size_t n;
 	int err;
 
 	if (!img || !path)
 		return LPT_ERR_INVALID;
-	err = slurp(path, &b, &n);
+	err = map_file(img, path, &b, &n);
 	if (err)
 		return err;
-	if (offset >= n) {
-		free(b);
+	if (offset >= n)
 		return LPT_ERR_INVALID;
-	}
 	if (!size || size > n - offset)
 		size = n - offset;
-	err = lpt_cov_image_add(img, addr, b + offset, size);
-	free(b);
-	return err;
+	return add_range(img, addr, b + offset, size, false);
 }
 
 /* One executable PT_LOAD segment: p_filesz bytes at p_offset. */
@@ -245,19 +301,19 @@ static int elf_seg(struct lpt_cov_image *img, const uint8_t *b, size_t n,
 	if (off > n || filesz > n - off)
 		return LPT_ERR_INVALID;
 	(*added)++;
-	return lpt_cov_image_add(img, vaddr, b + off, filesz);
+	return add_range(img, vaddr, b + off, filesz, false);
 }
 
 int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 			  uint64_t base)
 {
-	uint8_t *b;
+	const uint8_t *b;
 	size_t n;
 	int err, added = 0;
 
 	if (!img || !path)
 		return LPT_ERR_INVALID;
-	err = slurp(path, &b, &n);
+	err = map_file(img, path, &b, &n);
 	if (err)
 		return err;
 	err = LPT_ERR_INVALID;
@@ -289,15 +345,14 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 	if (!err && !added)
 		err = LPT_ERR_INVALID;
 out:
-	free(b);
 	return err;
 }
 
 int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix)
 {
 	char *path;
-	uint8_t *a = NULL, *d = NULL;
-	size_t alen, dlen, npages;
+	const uint8_t *a = NULL, *d = NULL;
+	size_t alen = 0, dlen = 0, npages;
 	int err, added = 0;
 
 	if (!img || !prefix)
@@ -306,10 +361,10 @@ int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix)
 	if (!path)
 		return LPT_ERR_NOMEM;
 	sprintf(path, "%s.addr", prefix);
-	err = slurp(path, &a, &alen);
+	err = map_file(img, path, &a, &alen);
 	if (!err) {
 		sprintf(path, "%s.dump", prefix);
-		err = slurp(path, &d, &dlen);
+		err = map_file(img, path, &d, &dlen);
 	}
 	free(path);
 	if (err)
@@ -326,12 +381,10 @@ int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix)
 		pa = le64toh(pa);
 		if (pa & (COV_PAGE - 1))
 			continue;	/* marked not mapped */
-		err = lpt_cov_image_add(img, pa, d + i * COV_PAGE, COV_PAGE);
+		err = add_range(img, pa, d + i * COV_PAGE, COV_PAGE, false);
 		added++;
 	}
 out:
-	free(a);
-	free(d);
 	return err ? err : added;
 }
 
@@ -346,7 +399,14 @@ int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
 
 	if (!img || !dir)
 		return LPT_ERR_INVALID;
-	if (ptcap_dir_read_file(dir, "maps", &text, &len))
+	err = ptcap_dir_read_file(dir, "maps", &text, &len);
+	if (err == -PTCAP_E_NOT_REGULAR)
+		return LPT_ERR_COV_NOT_REGULAR;
+	if (err == -PTCAP_E_NOMEM)
+		return LPT_ERR_NOMEM;
+	if (err == -PTCAP_E_TOO_LARGE)
+		return LPT_ERR_INVALID;
+	if (err)
 		return 0;
 	err = ptcap_maps_parse(text, len, &maps, NULL);
 	free(text);

@@ -9,14 +9,17 @@
  * (symbol.c: "dso__build_id_equal" checks in dso__load_sym).
  */
 #include <lwpt/perf_data.h>
+#include <lwpt/ptcap_dir.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libpt/perf_internal.h"
@@ -29,7 +32,7 @@ int lpt_perf_elf_build_id(const char *path, uint8_t id[20])
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ptcap_file_open(NULL, path, 0, 0, NULL);
 	if (fd < 0)
 		return -LPT_PERF_E_IO;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -74,7 +77,7 @@ static bool is_elf_file(const char *path)
 	bool elf = false;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = ptcap_file_open(NULL, path, 0, 0, NULL);
 	if (fd < 0)
 		return false;
 	elf = read(fd, b, sizeof(b)) == SELFMAG && !memcmp(b, ELFMAG, SELFMAG);
@@ -87,13 +90,55 @@ static bool is_kernel_map(const struct lpt_perf_map *m)
 	return m->kernel || m->path[0] == '[';
 }
 
-/* A candidate file: 1 when usable, 0 when absent, -1 other build-id. */
+/*
+ * Whether @path, once its symbolic links and ".." are resolved, is below
+ * directory @base (itself resolved): a recorded path may not lead out of
+ * --symfs or the build-id cache (Documentation/perf-data.rst "Code").
+ */
+static bool below(const char *path, const char *base)
+{
+	char rp[PATH_MAX], rb[PATH_MAX];
+	size_t n;
+
+	if (!realpath(path, rp) || !realpath(base, rb))
+		return false;
+	n = strlen(rb);
+	if (n == 1)
+		return true;	/* "/" */
+	return !strncmp(rp, rb, n) && rp[n] == '/';
+}
+
+/* Whether recorded path @p climbs above its start with "..": read
+ * component by component, without the file system. */
+static bool climbs(const char *p)
+{
+	long depth = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}
+
+/* A candidate file: 1 when usable, 0 when absent (or not a regular
+ * file: a device or FIFO is never code), -1 other build-id. */
 static int candidate(const char *path, const struct lpt_perf_map *m)
 {
+	struct stat st;
 	uint8_t id[20];
 	int n;
 
-	if (access(path, R_OK))
+	if (access(path, R_OK) || stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	if (!m->build_id_size)
 		return 1;
@@ -107,8 +152,8 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		       const struct lpt_perf_code_opts *o, char *path, size_t size)
 {
 	char hex[41], cand[4096], dflt[4096];
-	const char *dir;
-	bool other = false;
+	const char *dir, *base;
+	bool other = false, outside = false;
 	int i, r;
 
 	if (!p || !m || !o || !path || size < 2)
@@ -139,11 +184,13 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 	for (i = 0; i < 4; i++) {
 		int len;
 
+		base = NULL;
 		switch (i) {
 		case 0:	/* --symfs DIR: DIR/recorded-path */
 			if (!o->symfs)
 				continue;
 			len = snprintf(cand, sizeof(cand), "%s/%s", o->symfs, m->path);
+			base = o->symfs;
 			break;
 		case 1:	/* build-id cache: .build-id/xx/rest/elf */
 			if (!m->build_id_size)
@@ -155,6 +202,7 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 			if (!m->build_id_size)
 				continue;
 			len = snprintf(cand, sizeof(cand), "%s%s/%s/elf", dir, m->path, hex);
+			base = dir;
 			break;
 		default:	/* the recorded path (not with --symfs) */
 			if (o->symfs)
@@ -164,7 +212,15 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		}
 		if (len < 0 || (size_t)len >= sizeof(cand))
 			continue;
+		if (base && climbs(m->path)) {
+			outside = true;
+			continue;
+		}
 		r = candidate(cand, m);
+		if (r > 0 && base && !below(cand, base)) {
+			outside = true;
+			continue;
+		}
 		/* A kernel module's file is used as its raw bytes (perf reads
 		 * it at ip - start, util/machine.c machine__addnew_module_map:
 		 * pgoff 0); an ELF module needs its sections placed, which
@@ -179,5 +235,7 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 			return -LPT_PERF_E_INVAL;
 		return 0;
 	}
+	if (outside)
+		return -LPT_PERF_E_OUTSIDE;
 	return other ? -LPT_PERF_E_BUILD_ID : -LPT_PERF_E_NO_CODE;
 }

@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lwpt/ptcap_dir.h>
+
 #include "libpt/perf_internal.h"
 
 /* util/data.h PERF_DIR_VERSION. */
@@ -111,9 +113,12 @@ static uint64_t page_up(uint64_t v)
 /* Map @len bytes of @path at @at (inside the reserved range). */
 static int map_at(uint8_t *at, const char *path, uint64_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	/* a regular file only (never a FIFO or a device) */
+	int fd = ptcap_file_open(NULL, path, 0, 0, NULL), e;
 	void *m;
 
+	if (fd == -PTCAP_E_NOT_REGULAR)
+		return lpt_perf_fail(LPT_PERF_E_IO, "%s: not a regular file", path);
 	if (fd < 0)
 		return lpt_perf_fail(LPT_PERF_E_IO, "%s: %s", path, strerror(errno));
 	m = mmap(at, (size_t)len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);

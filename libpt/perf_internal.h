@@ -24,6 +24,37 @@ struct lpt_perf_trace_int {
 	size_t ngaps, cap_gaps;
 };
 
+/*
+ * An index of 64-bit keys to positions (libpt/perf_hash.c): zeroed is
+ * empty. lpt_perf_hash_put() adds @key -> @val unless @key is there
+ * (returns 1, the first value kept), 0 when added, -LPT_PERF_E_NOMEM;
+ * lpt_perf_hash_get() gives the value or SIZE_MAX. Memory: 2 x 16 bytes
+ * per entry at most.
+ */
+struct lpt_perf_hash {
+	uint64_t *keys;
+	size_t *vals;		/* SIZE_MAX: free slot */
+	size_t n;
+	unsigned int bits;	/* 1 << bits slots */
+};
+
+int lpt_perf_hash_put(struct lpt_perf_hash *h, uint64_t key, size_t val);
+size_t lpt_perf_hash_get(const struct lpt_perf_hash *h, uint64_t key);
+void lpt_perf_hash_free(struct lpt_perf_hash *h);
+
+/*
+ * Limits of the reader (Documentation/perf-data.rst "Limits"): CPU
+ * numbers (perf's MAX_NR_CPUS is 4096 in 6.1); a COMPRESSED stream's
+ * output, at most LPT_PERF_ZSTD_RATIO times the compressed bytes read so
+ * far plus LPT_PERF_ZSTD_SLACK, and at most LPT_PERF_ZSTD_MAX in all
+ * unless struct lpt_perf_opts max_decompressed sets another cap (which
+ * then replaces both).
+ */
+#define LPT_PERF_MAX_CPUS	8192
+#define LPT_PERF_ZSTD_RATIO	64
+#define LPT_PERF_ZSTD_SLACK	(1ull << 20)
+#define LPT_PERF_ZSTD_MAX	(1ull << 30)
+
 struct lpt_perf_attr {
 	struct perf_event_attr attr;
 };
@@ -92,10 +123,15 @@ struct lpt_perf {
 	char **strs;
 	size_t nstrs, cap_strs;
 
-	/* PERF_RECORD_COMPRESSED: the stream and its undigested output. */
+	/* PERF_RECORD_COMPRESSED: the stream and its undigested output;
+	 * bytes in and out so far. */
 	void *zds;
 	uint8_t *pend;
 	size_t npend, cap_pend;
+	uint64_t zin, zout;
+
+	struct lpt_perf_hash id_index;	/* sample ID -> ids[] */
+	struct lpt_perf_hash tr_index;	/* AUXTRACE idx -> tr[] */
 };
 
 /* Grow array *@v (entries of @elem bytes, capacity *@cap) to hold @n

@@ -14,10 +14,15 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <lwpt/ptcap_dir.h>
 
 #include "libpt/perf_internal.h"
 
@@ -51,6 +56,31 @@ static int close_file(FILE *f)
 	return 0;
 }
 
+/*
+ * A string of the perf.data (a filter, a comm) into a line of a ptcap
+ * file: control characters and the backslash as \xHH (ptcap-format.rst
+ * "Strings"), so that no string adds or cuts a line.
+ */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+}
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 /* Name a file whose code is missing once. */
 static void say_missing(struct wctx *c, const struct lpt_perf_map *m, int why)
 {
@@ -67,7 +97,10 @@ static void say_missing(struct wctx *c, const struct lpt_perf_map *m, int why)
 			c->first_module = m->path;
 		return;
 	}
-	if (c->warn)
+	if (c->warn && has_control(m->path))
+		fprintf(c->warn, "%s: a mapped file whose name has control characters: "
+			"%s\n", c->prog, lpt_perf_strerror(why));
+	else if (c->warn)
 		fprintf(c->warn, "%s: %s: %s%s\n", c->prog, m->path,
 			lpt_perf_strerror(why),
 			why == -LPT_PERF_E_NO_CODE && !(m->kernel || m->path[0] == '[') ?
@@ -92,7 +125,7 @@ static void kernel_lines(FILE *f, const char *file, const struct lpt_perf_map *m
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = ptcap_file_open(NULL, file, 0, 0, NULL);	/* no FIFO, no device */
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -137,6 +170,8 @@ static void map_line(struct wctx *c, FILE *f, const struct lpt_perf_map *m)
 	    !strcmp(m->path, "[vsyscall]"))
 		return;
 	r = lpt_perf_find_code(c->p, m, c->o, file, sizeof(file));
+	if (!r && has_control(file))
+		r = -LPT_PERF_E_NO_CODE;	/* a maps line holds no newline */
 	if (r) {
 		say_missing(c, m, r);
 		return;
@@ -199,8 +234,11 @@ static int write_config(struct wctx *c, const char *dir)
 	if (cfg->has & PTCAP_HAS_TSC_FREQ)
 		fprintf(f, "tsc-freq %" PRIu64 "\n", cfg->tsc_freq_hz);
 	fprintf(f, "rtit-ctl 0x%" PRIx64 "\n", in->pt_config);
-	if (in->filter[0])
-		fprintf(f, "perf-filter %s\n", in->filter);
+	if (in->filter[0]) {
+		fputs("perf-filter ", f);
+		put_text(f, in->filter);
+		fputc('\n', f);
+	}
 	for (i = 0; i < lpt_perf_ntraces(c->p); i++) {
 		const struct lpt_perf_trace *t = lpt_perf_trace(c->p, i);
 
@@ -299,37 +337,30 @@ static void out_line(struct sw_lines *v, const struct lpt_perf_switch *o)
 /* The pids the intel_pt event of a workload recording follows: those of
  * ITRACE_START (the event's first run in a task, kernel/events/core.c
  * perf_log_itrace_start()) and, with inherit, their children (FORK
- * records in time order). Sorted; NULL for none. */
-static int32_t *traced_pids(const struct lpt_perf *p, size_t *np)
+ * records in time order). A set (*@tr); -LPT_PERF_E_NOMEM. */
+static int traced_pids(const struct lpt_perf *p, struct lpt_perf_hash *tr)
 {
-	size_t nsw, nt, i, n = 0, k;
+	size_t nsw, nt, i;
 	const struct lpt_perf_switch *s = lpt_perf_switches(p, &nsw);
 	const struct lpt_perf_task *t = lpt_perf_tasks(p, &nt);
-	int32_t *v = malloc((nsw + nt + 1) * sizeof(*v));
 
-	if (!v)
-		return NULL;
 	for (i = 0; i < nsw; i++)
-		if (s[i].itrace_start && s[i].pid > 0)
-			v[n++] = s[i].pid;
+		if (s[i].itrace_start && s[i].pid > 0 &&
+		    lpt_perf_hash_put(tr, (uint64_t)s[i].pid, 0) < 0)
+			return -LPT_PERF_E_NOMEM;
 	for (i = 0; i < nt && lpt_perf_info(p)->inherit; i++) {
-		if (t[i].kind != LPT_PERF_FORK)
+		if (t[i].kind != LPT_PERF_FORK ||
+		    lpt_perf_hash_get(tr, (uint64_t)(int64_t)t[i].ppid) == SIZE_MAX)
 			continue;
-		for (k = 0; k < n && v[k] != t[i].ppid; k++)
-			;
-		if (k < n)
-			v[n++] = t[i].pid;
+		if (lpt_perf_hash_put(tr, (uint64_t)(int64_t)t[i].pid, 0) < 0)
+			return -LPT_PERF_E_NOMEM;
 	}
-	*np = n;
-	return v;
+	return 0;
 }
 
-static bool is_traced(const int32_t *v, size_t n, int32_t pid)
+static bool is_traced(const struct lpt_perf_hash *tr, int32_t pid)
 {
-	while (n--)
-		if (v[n] == pid)
-			return true;
-	return false;
+	return lpt_perf_hash_get(tr, (uint64_t)(int64_t)pid) != SIZE_MAX;
 }
 
 /*
@@ -346,11 +377,12 @@ static bool is_traced(const int32_t *v, size_t n, int32_t pid)
  */
 static void keep_traced(const struct lpt_perf *p, struct sw_lines *v)
 {
-	size_t ntr = 0, i, out = 0, ncpu = 0;
-	int32_t *tr = traced_pids(p, &ntr);
+	struct lpt_perf_hash tr = { 0 };
+	size_t i, out = 0, ncpu = 0;
 	struct sw_line *cur;
 
-	if (!tr) {
+	if (traced_pids(p, &tr)) {
+		lpt_perf_hash_free(&tr);
 		v->err = -LPT_PERF_E_NOMEM;
 		return;
 	}
@@ -359,14 +391,14 @@ static void keep_traced(const struct lpt_perf *p, struct sw_lines *v)
 			ncpu = (size_t)v->l[i].cpu + 1;
 	cur = calloc(ncpu ? ncpu : 1, sizeof(*cur));	/* each CPU's traced task */
 	if (!cur) {
-		free(tr);
+		lpt_perf_hash_free(&tr);
 		v->err = -LPT_PERF_E_NOMEM;
 		return;
 	}
 	for (i = 0; i < v->n; i++) {
 		struct sw_line l = v->l[i], *c = &cur[l.cpu];
 
-		if (!is_traced(tr, ntr, l.np) || (l.np == c->np && l.nt == c->nt))
+		if (!is_traced(&tr, l.np) || (l.np == c->np && l.nt == c->nt))
 			continue;	/* untraced, or the same task back */
 		l.pp = c->np;
 		l.pt = c->nt;
@@ -376,7 +408,7 @@ static void keep_traced(const struct lpt_perf *p, struct sw_lines *v)
 	}
 	v->n = out;
 	free(cur);
-	free(tr);
+	lpt_perf_hash_free(&tr);
 }
 
 /*
@@ -468,8 +500,114 @@ struct gen {
 	int32_t ppid;		/* generation 0 of a forked process: its
 				 * parent, whose maps it inherits; else -1 */
 	uint64_t fork_time;
+	size_t gen;		/* its number */
+	size_t last;		/* generation 0: the pid's last generation */
 	char comm[16];
 };
+
+/* The maps of each pid, and the kernel's, each in file order: what
+ * write_processes() joins with the generations (no scan of every map per
+ * generation). */
+struct map_index {
+	size_t *user;			/* user maps, by pid then file order */
+	size_t nuser;
+	size_t *kern;			/* kernel maps, file order */
+	size_t nkern;
+	struct lpt_perf_hash first;	/* pid -> its first position in user */
+};
+
+static const struct lpt_perf_map *sort_maps;
+
+static int cmp_user(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int32_t px = sort_maps[x].pid, py = sort_maps[y].pid;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int index_maps(const struct lpt_perf_map *m, size_t nm, struct map_index *ix)
+{
+	size_t i;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->user = malloc((nm ? nm : 1) * sizeof(*ix->user));
+	ix->kern = malloc((nm ? nm : 1) * sizeof(*ix->kern));
+	if (!ix->user || !ix->kern)
+		return -LPT_PERF_E_NOMEM;
+	for (i = 0; i < nm; i++) {
+		if (is_kernel(&m[i]))
+			ix->kern[ix->nkern++] = i;
+		else
+			ix->user[ix->nuser++] = i;
+	}
+	sort_maps = m;
+	if (ix->nuser)
+		qsort(ix->user, ix->nuser, sizeof(*ix->user), cmp_user);
+	for (i = 0; i < ix->nuser; i++)
+		if (lpt_perf_hash_put(&ix->first, (uint64_t)(int64_t)m[ix->user[i]].pid, i) < 0)
+			return -LPT_PERF_E_NOMEM;
+	return 0;
+}
+
+static void map_index_free(struct map_index *ix)
+{
+	free(ix->user);
+	free(ix->kern);
+	lpt_perf_hash_free(&ix->first);
+}
+
+/* The positions in ix->user of @pid's maps: [*@lo, *@hi). */
+static void user_range(const struct map_index *ix, const struct lpt_perf_map *m,
+		       int32_t pid, size_t *lo, size_t *hi)
+{
+	size_t i = pid > 0 ? lpt_perf_hash_get(&ix->first, (uint64_t)(int64_t)pid) : SIZE_MAX;
+
+	*lo = *hi = 0;
+	if (i == SIZE_MAX)
+		return;
+	*lo = i;
+	for (*hi = i; *hi < ix->nuser && m[ix->user[*hi]].pid == pid; (*hi)++)
+		;
+}
+
+/* maps.<pid>.<gen>: the kernel's maps, the generation's own, a forked
+ * process's parent's before the fork; in file order (three sorted lists
+ * merged). */
+static void gen_maps(struct wctx *c, FILE *mf, const struct lpt_perf_map *m,
+		     const struct map_index *ix, const struct gen *g)
+{
+	size_t a, ae, b, be, k = 0;
+
+	user_range(ix, m, g->pid, &a, &ae);
+	if (g->ppid > 0)
+		user_range(ix, m, g->ppid, &b, &be);
+	else
+		b = be = 0;
+	for (;;) {
+		size_t ja = a < ae ? ix->user[a] : SIZE_MAX;
+		size_t jb = b < be ? ix->user[b] : SIZE_MAX;
+		size_t jk = k < ix->nkern ? ix->kern[k] : SIZE_MAX;
+		size_t j = ja < jb ? (ja < jk ? ja : jk) : (jb < jk ? jb : jk);
+
+		if (j == SIZE_MAX)
+			break;
+		if (j == jk) {
+			k++;
+			map_line(c, mf, &m[j]);
+		} else if (j == ja) {
+			a++;
+			if (m[j].time < g->to && (m[j].time >= g->from || !g->from))
+				map_line(c, mf, &m[j]);
+		} else {
+			b++;
+			if (m[j].time <= g->fork_time)
+				map_line(c, mf, &m[j]);
+		}
+	}
+}
 
 static int write_processes(struct wctx *c, const char *dir)
 {
@@ -477,102 +615,105 @@ static int write_processes(struct wctx *c, const char *dir)
 	const struct lpt_perf_task *t = lpt_perf_tasks(c->p, &nt);
 	const struct lpt_perf_map *m = lpt_perf_maps(c->p, &nm);
 	const struct lpt_perf_switch *s = lpt_perf_switches(c->p, &ns);
+	struct lpt_perf_hash gen0 = { 0 };	/* pid -> its generation 0 */
+	struct map_index ix;
 	struct gen *g = NULL;
-	FILE *f;
+	FILE *f = NULL;
 	int err = 0;
 
+	err = index_maps(m, nm, &ix);
 	/* Every pid with user maps or a switch, generation 0 from time 0. */
-	for (i = 0; i < nm + ns; i++) {
+	for (i = 0; !err && i < nm + ns; i++) {
 		int32_t pid = i < nm ? (is_kernel(&m[i]) ? -1 : m[i].pid) : s[i - nm].pid;
+		int r;
 
 		if (pid <= 0)
 			continue;
-		for (k = 0; k < ng && g[k].pid != pid; k++)
-			;
-		if (k < ng)
+		r = lpt_perf_hash_put(&gen0, (uint64_t)(int64_t)pid, ng);
+		if (r > 0)
 			continue;
-		if (lpt_perf_grow(&g, &capg, ng + 1, sizeof(*g))) {
-			free(g);
-			return -LPT_PERF_E_NOMEM;
+		if (r < 0 || lpt_perf_grow(&g, &capg, ng + 1, sizeof(*g))) {
+			err = -LPT_PERF_E_NOMEM;
+			break;
 		}
 		memset(&g[ng], 0, sizeof(g[ng]));
 		g[ng].pid = pid;
 		g[ng].to = UINT64_MAX;
 		g[ng].ppid = -1;
+		g[ng].last = ng;
 		ng++;
 	}
 	/* A new process (FORK with pid != ppid) starts with its parent's
 	 * maps (machine.c machine__process_fork_event: thread__fork). */
-	for (i = 0; i < nt; i++)
-		for (k = 0; k < ng && t[i].kind == LPT_PERF_FORK && t[i].pid != t[i].ppid; k++)
-			if (g[k].pid == t[i].pid && g[k].ppid < 0) {
-				g[k].ppid = t[i].ppid;
-				g[k].fork_time = t[i].time;
-			}
+	for (i = 0; !err && i < nt; i++) {
+		if (t[i].kind != LPT_PERF_FORK || t[i].pid == t[i].ppid)
+			continue;
+		k = lpt_perf_hash_get(&gen0, (uint64_t)(int64_t)t[i].pid);
+		if (k != SIZE_MAX && g[k].ppid < 0) {
+			g[k].ppid = t[i].ppid;
+			g[k].fork_time = t[i].time;
+		}
+	}
 	/* Comms, and a new generation at each exec. */
-	for (i = 0; i < nt; i++) {
-		size_t last = SIZE_MAX;
+	for (i = 0; !err && i < nt; i++) {
+		size_t first, last;
 
 		if (t[i].kind != LPT_PERF_COMM || t[i].pid <= 0 || t[i].pid != t[i].tid)
 			continue;
-		for (k = 0; k < ng; k++)
-			if (g[k].pid == t[i].pid)
-				last = k;
-		if (last == SIZE_MAX)
+		first = lpt_perf_hash_get(&gen0, (uint64_t)(int64_t)t[i].pid);
+		if (first == SIZE_MAX)
 			continue;
+		last = g[first].last;
 		if (t[i].exec && t[i].time > g[last].from) {
 			if (lpt_perf_grow(&g, &capg, ng + 1, sizeof(*g))) {
-				free(g);
-				return -LPT_PERF_E_NOMEM;
+				err = -LPT_PERF_E_NOMEM;
+				break;
 			}
 			g[last].to = t[i].time;
 			g[ng] = g[last];
 			g[ng].from = t[i].time;
 			g[ng].to = UINT64_MAX;
 			g[ng].ppid = -1;
-			last = ng++;
+			g[ng].gen = g[last].gen + 1;
+			last = g[first].last = ng++;
 		}
 		snprintf(g[last].comm, sizeof(g[last].comm), "%s", t[i].comm);
 	}
-	f = create(dir, PTCAP_PROCESSES_FILE);
-	if (!f) {
-		free(g);
-		return -LPT_PERF_E_IO;
+	if (!err) {
+		f = create(dir, PTCAP_PROCESSES_FILE);
+		if (!f)
+			err = -LPT_PERF_E_IO;
 	}
-	fprintf(f, "%s %d\n# pid gen first-tsc last-tsc entry maps comm\n",
-		PTCAP_PROCESSES_MAGIC, PTCAP_FORMAT_VERSION);
+	if (f)
+		fprintf(f, "%s %d\n# pid gen first-tsc last-tsc entry maps comm\n",
+			PTCAP_PROCESSES_MAGIC, PTCAP_FORMAT_VERSION);
 	for (i = 0; !err && i < ng; i++) {
 		char name[64];
-		size_t gen = 0, j;
 		FILE *mf;
 
-		for (k = 0; k < i; k++)
-			gen += g[k].pid == g[i].pid;
-		snprintf(name, sizeof(name), "maps.%d.%zu", g[i].pid, gen);
+		snprintf(name, sizeof(name), "maps.%d.%zu", g[i].pid, g[i].gen);
 		mf = create(dir, name);
 		if (!mf) {
 			err = -LPT_PERF_E_IO;
 			break;
 		}
 		fprintf(mf, "%s %d\n", PTCAP_MAPS_MAGIC, PTCAP_FORMAT_VERSION);
-		for (j = 0; j < nm; j++)
-			if (is_kernel(&m[j]) ||
-			    (m[j].pid == g[i].pid && m[j].time < g[i].to &&
-			     (m[j].time >= g[i].from || !g[i].from)) ||
-			    (g[i].ppid > 0 && m[j].pid == g[i].ppid &&
-			     m[j].time <= g[i].fork_time))
-				map_line(c, mf, &m[j]);
+		gen_maps(c, mf, m, &ix, &g[i]);
 		if (close_file(mf))
 			err = -LPT_PERF_E_IO;
-		fprintf(f, "%d %zu %" PRIu64 " %" PRIu64 " 0x0 %s %s\n", g[i].pid, gen,
+		fprintf(f, "%d %zu %" PRIu64 " %" PRIu64 " 0x0 %s ", g[i].pid, g[i].gen,
 			lpt_perf_ns_to_tsc(c->p, g[i].from ? g[i].from :
 					   lpt_perf_info(c->p)->first_time),
 			lpt_perf_ns_to_tsc(c->p, g[i].to == UINT64_MAX ?
 					   lpt_perf_info(c->p)->last_time : g[i].to - 1),
-			name, g[i].comm);
+			name);
+		put_text(f, g[i].comm);
+		fputc('\n', f);
 	}
 	free(g);
-	if (close_file(f) && !err)
+	map_index_free(&ix);
+	lpt_perf_hash_free(&gen0);
+	if (f && close_file(f) && !err)
 		err = -LPT_PERF_E_IO;
 	return err;
 }
@@ -629,6 +770,100 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 	return err;
 }
 
+/*
+ * Nothing left behind (issue 36 item 5): while a temporary directory
+ * exists, SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the
+ * default, which ends the process) first remove it, with system calls
+ * only (async-signal-safe: getdents64, unlinkat, rmdir), then end the
+ * process by the same signal. One directory at a time: the last made.
+ */
+static const int cleanup_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static char cleanup_dir[PATH_MAX];
+static volatile sig_atomic_t cleanup_armed;
+static struct sigaction cleanup_old[4];
+static bool cleanup_set[4];
+
+static void cleanup_dir_now(void)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = open(cleanup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool again = fd >= 0;
+
+	while (again) {
+		long n;
+
+		again = false;
+		(void)lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			long off = 0;
+
+			while (off < n) {
+				/* struct linux_dirent64: ino, off, reclen, type, name */
+				unsigned short reclen;
+				const char *name = buf + off + 19;
+
+				memcpy(&reclen, buf + off + 16, sizeof(reclen));
+				if (strcmp(name, ".") && strcmp(name, "..") &&
+				    !unlinkat(fd, name, 0))
+					again = true;
+				off += reclen;
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	(void)rmdir(cleanup_dir);
+}
+
+static void cleanup_on_signal(int sig)
+{
+	if (cleanup_armed) {
+		cleanup_armed = 0;
+		cleanup_dir_now();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void cleanup_arm(const char *dir)
+{
+	struct sigaction sa;
+	size_t i;
+
+	if (strlen(dir) >= sizeof(cleanup_dir))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 4; i++)
+		sigaddset(&sa.sa_mask, cleanup_sigs[i]);
+	cleanup_armed = 0;
+	memcpy(cleanup_dir, dir, strlen(dir) + 1);
+	for (i = 0; i < 4; i++) {
+		struct sigaction cur;
+
+		cleanup_set[i] = false;
+		if (sigaction(cleanup_sigs[i], NULL, &cur) || cur.sa_handler != SIG_DFL ||
+		    (cur.sa_flags & SA_SIGINFO))
+			continue;	/* the program's own handling stays */
+		if (!sigaction(cleanup_sigs[i], &sa, &cleanup_old[i]))
+			cleanup_set[i] = true;
+	}
+	cleanup_armed = 1;
+}
+
+static void cleanup_disarm(const char *dir)
+{
+	size_t i;
+
+	if (!cleanup_armed || strcmp(dir, cleanup_dir))
+		return;
+	cleanup_armed = 0;
+	for (i = 0; i < 4; i++)
+		if (cleanup_set[i])
+			sigaction(cleanup_sigs[i], &cleanup_old[i], NULL);
+}
+
 void lpt_perf_ptcap_remove(char *dir)
 {
 	char path[4096];
@@ -637,6 +872,7 @@ void lpt_perf_ptcap_remove(char *dir)
 
 	if (!dir)
 		return;
+	cleanup_disarm(dir);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
@@ -674,7 +910,8 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 }
 
 int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, FILE *err, const char *prog, char **dir)
+			unsigned int flags, uint64_t max_decompressed, FILE *err,
+			const char *prog, char **dir)
 {
 	struct progress pr = { err, prog, -10 };
 	struct lpt_perf_code_opts co;
@@ -689,6 +926,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 	lpt_perf_opts_init(&po);
 	po.progress = progress;
 	po.progress_arg = &pr;
+	po.max_decompressed = max_decompressed;
 	e = lpt_perf_open(path, &po, &p);
 	if (e) {
 		fprintf(err, "%s: %s: %s: %s\n", prog, path, lpt_perf_strerror(e),
@@ -710,6 +948,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 		lpt_perf_close(p);
 		return -1;
 	}
+	cleanup_arm(d);
 	lpt_perf_code_opts_init(p, &co);
 	/* The maps name files as found: relative --symfs or --vmlinux paths
 	 * would be read relative to the temporary directory. */

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,8 @@ const char *lpt_perf_strerror(int err)
 	case LPT_PERF_E_INVAL:		return "invalid argument";
 	case LPT_PERF_E_NO_CODE:	return "code unavailable: file not found";
 	case LPT_PERF_E_BUILD_ID:	return "code unavailable: file has another build-id";
+	case LPT_PERF_E_OUTSIDE:	return "code refused: the recorded path leads outside --symfs";
+	case LPT_PERF_E_LIMIT:		return "past a limit of the reader";
 	}
 	return "unknown error";
 }
@@ -73,6 +76,30 @@ int lpt_perf_fail(int code, const char *fmt, ...)
 }
 
 #define fail lpt_perf_fail
+
+int lpt_perf_parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	unsigned long long n;
+	char *end;
+
+	if (!s || !v || *s < '0' || *s > '9')
+		return -LPT_PERF_E_INVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || !n)
+		return -LPT_PERF_E_INVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	case 'T': case 't': shift = 40; end++; break;
+	}
+	if (*end || n > (UINT64_MAX >> shift))
+		return -LPT_PERF_E_INVAL;
+	*v = (uint64_t)n << shift;
+	return 0;
+}
 
 void lpt_perf_opts_init(struct lpt_perf_opts *o)
 {
@@ -307,18 +334,29 @@ static int add_attr(struct lpt_perf *p, const uint8_t *a, uint64_t asize,
 			return fail(LPT_PERF_E_NOMEM, "out of memory");
 		id->id = rd64(ids + 8 * i);
 		id->attr = p->nattrs - 1;
+		/* the first attr of an ID wins, as the linear search did */
+		if (lpt_perf_hash_put(&p->id_index, id->id, p->nids - 1) < 0)
+			return fail(LPT_PERF_E_NOMEM, "out of memory");
 	}
 	return 0;
 }
 
 static const struct lpt_perf_attr *attr_of_id(const struct lpt_perf *p, uint64_t id)
 {
-	size_t i;
+	size_t i = lpt_perf_hash_get(&p->id_index, id);
 
-	for (i = 0; i < p->nids; i++)
-		if (p->ids[i].id == id)
-			return &p->attrs[p->ids[i].attr];
-	return NULL;
+	return i == SIZE_MAX ? NULL : &p->attrs[p->ids[i].attr];
+}
+
+/* A sample's CPU: -1 (none) or below LPT_PERF_MAX_CPUS; else the record
+ * (of @what, at @pos) is refused: per-CPU arrays are sized by it. */
+static int check_cpu(int64_t cpu, const char *what, uint64_t pos)
+{
+	if (cpu >= -1 && cpu < LPT_PERF_MAX_CPUS)
+		return 0;
+	return fail(LPT_PERF_E_CORRUPT, "%s record at 0x%" PRIx64 ": cpu %" PRId64
+		    " (this reader takes CPUs 0 to %d): corrupt", what, pos, cpu,
+		    LPT_PERF_MAX_CPUS - 1);
 }
 
 /* The sample id trailer of a non-sample kernel record (perf_event.h
@@ -515,11 +553,12 @@ static struct lpt_perf_trace_int *trace_of(struct lpt_perf *p, uint32_t idx,
 					   int32_t cpu, int32_t tid)
 {
 	struct lpt_perf_trace_int *t;
-	size_t i;
+	size_t i = lpt_perf_hash_get(&p->tr_index, idx);
 
-	for (i = 0; i < p->ntr; i++)
-		if (p->tr[i].pub.idx == idx)
-			return &p->tr[i];
+	if (i != SIZE_MAX)
+		return &p->tr[i];
+	if (lpt_perf_hash_put(&p->tr_index, idx, p->ntr) < 0)
+		return NULL;
 	t = PUSH(p->tr, p->ntr, p->cap_tr);
 	if (!t)
 		return NULL;
@@ -538,6 +577,8 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 	struct lpt_perf_buf *b;
 
 	memcpy(&a, r, sizeof(a));
+	if (a.cpu != UINT32_MAX && check_cpu(a.cpu, "AUXTRACE", pos))
+		return -LPT_PERF_E_CORRUPT;
 	if (a.size > end - pos - hsize)
 		return fail(LPT_PERF_E_TRUNCATED, "AUXTRACE record at 0x%" PRIx64
 			    ": its %" PRIu64 " bytes of trace go past the end (0x%"
@@ -667,7 +708,7 @@ static int add_task(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 		snprintf(t->comm, sizeof(t->comm), "%.*s", (int)nlen, name);
 		t->time = s.time;
 		t->cpu = s.cpu;
-		return 0;
+		return check_cpu(s.cpu, "COMM", pos);
 	}
 	if (size < 8 + 24)
 		return fail(LPT_PERF_E_CORRUPT, "%s record at 0x%" PRIx64 " too short",
@@ -683,7 +724,7 @@ static int add_task(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 	t->ptid = (int32_t)rd32(r + 20);
 	t->time = rd64(r + 24);
 	t->cpu = s.cpu;
-	return 0;
+	return check_cpu(s.cpu, type == PERF_RECORD_FORK ? "FORK" : "EXIT", pos);
 }
 
 static int add_switch(struct lpt_perf *p, const uint8_t *r, uint64_t size,
@@ -696,6 +737,10 @@ static int add_switch(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 	if (size < fixed)
 		return fail(LPT_PERF_E_CORRUPT, "switch record at 0x%" PRIx64 " too short", pos);
 	read_sid(p, r, size, fixed, &s);
+	if (check_cpu(s.cpu, type == PERF_RECORD_SWITCH ? "SWITCH" :
+		      type == PERF_RECORD_SWITCH_CPU_WIDE ? "SWITCH_CPU_WIDE" :
+		      "ITRACE_START", pos))
+		return -LPT_PERF_E_CORRUPT;
 	w = PUSH(p->sws, p->nsws, p->cap_sws);
 	if (!w)
 		return fail(LPT_PERF_E_NOMEM, "out of memory");
@@ -728,6 +773,8 @@ static int rec_aux(struct lpt_perf *p, const uint8_t *r, uint64_t size, uint64_t
 	if (size < 8 + 24)
 		return fail(LPT_PERF_E_CORRUPT, "AUX record at 0x%" PRIx64 " too short", pos);
 	read_sid(p, r, size, 8 + 24, &s);
+	if (check_cpu(s.cpu, "AUX", pos))
+		return -LPT_PERF_E_CORRUPT;
 	a = PUSH(p->auxs, p->nauxs, p->cap_auxs);
 	if (!a)
 		return fail(LPT_PERF_E_NOMEM, "out of memory");
@@ -758,6 +805,34 @@ static int rec_time_conv(struct lpt_perf *p, const uint8_t *r, uint64_t size, ui
 static int records(struct lpt_perf *p, const uint8_t *base, uint64_t pos,
 		   uint64_t end, bool nested, uint64_t *consumed);
 
+/* The decompression bound (perf_internal.h LPT_PERF_ZSTD_*): a zstd
+ * stream may expand a few hundred bytes into gigabytes of records. */
+static int check_zout(struct lpt_perf *p, uint64_t pos, uint64_t size)
+{
+	uint64_t cap = p->opts.size > offsetof(struct lpt_perf_opts, max_decompressed) &&
+		       p->opts.max_decompressed ? p->opts.max_decompressed : 0;
+	uint64_t lim = cap;
+
+	if (!cap) {
+		lim = p->zin * LPT_PERF_ZSTD_RATIO + LPT_PERF_ZSTD_SLACK;
+		if (lim > LPT_PERF_ZSTD_MAX)
+			lim = LPT_PERF_ZSTD_MAX;
+	}
+	if (p->zout <= lim)
+		return 0;
+	if (cap)
+		return fail(LPT_PERF_E_LIMIT, "COMPRESSED record at 0x%" PRIx64 " (%" PRIu64
+			    " bytes): the compressed records decompress to more than "
+			    "%" PRIu64 " bytes, the --max-decompressed given",
+			    pos, size, cap);
+	return fail(LPT_PERF_E_LIMIT, "COMPRESSED record at 0x%" PRIx64 " (%" PRIu64
+		    " bytes): the compressed records decompress to more than %" PRIu64
+		    " bytes (%d times the %" PRIu64 " compressed bytes so far plus 1 MiB, "
+		    "at most 1 GiB): a decompression bomb, or records this repetitive: "
+		    "give --max-decompressed SIZE", pos, size, lim, LPT_PERF_ZSTD_RATIO,
+		    p->zin);
+}
+
 /* PERF_RECORD_COMPRESSED (session.c perf_session__process_compressed_event,
  * util/zstd.c zstd_decompress_stream): a zstd stream across records whose
  * output is more records; one may end in the next COMPRESSED record. */
@@ -782,10 +857,17 @@ static int rec_compressed(struct lpt_perf *p, const uint8_t *r, uint64_t size, u
 		out.dst = p->pend + p->npend;
 		out.size = p->cap_pend - p->npend;
 		out.pos = 0;
+		size_t in_before = in.pos;
+
 		ret = ZSTD_decompressStream(p->zds, &out, &in);
 		if (ZSTD_isError(ret))
 			return fail(LPT_PERF_E_COMPRESS, "COMPRESSED record at 0x%" PRIx64
 				    ": %s", pos, ZSTD_getErrorName(ret));
+		p->zin += in.pos - in_before;
+		p->zout += out.pos;
+		err = check_zout(p, pos, size);
+		if (err)
+			return err;
 		p->npend += out.pos;
 		err = records(p, p->pend, 0, p->npend, true, &used);
 		if (err)
@@ -955,6 +1037,55 @@ static int records(struct lpt_perf *p, const uint8_t *base, uint64_t pos,
 
 /* ---- The file header ([fmt], header.c perf_file_header__read) ---- */
 
+static int cmp_section(const void *a, const void *b)
+{
+	const struct perf_file_section *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Each attr's ids section inside the file, and no two overlapping (perf
+ * writes them one after the other, header.c perf_session__write_header):
+ * so the sample IDs are at most the file's size / 8, each read once.
+ */
+static int check_ids(struct lpt_perf *p, const struct perf_file_header *fh, uint64_t nattr)
+{
+	struct perf_file_section *v;
+	uint64_t i, n = 0;
+
+	if (nattr > p->len / fh->attr_size)
+		return fail(LPT_PERF_E_CORRUPT, "%" PRIu64 " attrs", nattr);
+	v = malloc((size_t)(nattr ? nattr : 1) * sizeof(*v));
+	if (!v)
+		return fail(LPT_PERF_E_NOMEM, "out of memory");
+	for (i = 0; i < nattr; i++) {
+		struct perf_file_section ids;
+
+		memcpy(&ids, p->map + fh->attrs.offset + i * fh->attr_size + fh->attr_size -
+		       sizeof(ids), sizeof(ids));
+		if (ids.offset > p->len || ids.size > p->len - ids.offset) {
+			free(v);
+			return fail(LPT_PERF_E_TRUNCATED, "attr %" PRIu64 ": ids go past "
+				    "the end of the file", i);
+		}
+		if (ids.size)
+			v[n++] = ids;
+	}
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_section);
+	for (i = 1; i < n; i++)
+		if (v[i].offset < v[i - 1].offset + v[i - 1].size) {
+			uint64_t a = v[i - 1].offset, b = v[i].offset;
+
+			free(v);
+			return fail(LPT_PERF_E_CORRUPT, "the ids sections of two attrs overlap "
+				    "(at 0x%" PRIx64 " and 0x%" PRIx64 "): corrupt", a, b);
+		}
+	free(v);
+	return 0;
+}
+
 static int read_file_header(struct lpt_perf *p)
 {
 	struct perf_file_header fh;
@@ -979,14 +1110,14 @@ static int read_file_header(struct lpt_perf *p)
 	p->data_off = fh.data.offset;
 	p->data_end = fh.data.offset + fh.data.size;
 	nattr = fh.attrs.size / fh.attr_size;
+	err = check_ids(p, &fh, nattr);
+	if (err)
+		return err;
 	for (i = 0; i < nattr; i++) {
 		const uint8_t *a = p->map + fh.attrs.offset + i * fh.attr_size;
 		struct perf_file_section ids;
 
 		memcpy(&ids, a + fh.attr_size - sizeof(ids), sizeof(ids));
-		if (ids.offset > p->len || ids.size > p->len - ids.offset)
-			return fail(LPT_PERF_E_TRUNCATED, "attr %" PRIu64 ": ids go past "
-				    "the end of the file", i);
 		err = add_attr(p, a, fh.attr_size - sizeof(ids), p->map + ids.offset,
 			       ids.size / 8);
 		if (err)
@@ -1050,10 +1181,71 @@ static uint64_t trace_pos(const struct lpt_perf_trace_int *t, uint64_t x)
 	return UINT64_MAX;
 }
 
-static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t)
+/*
+ * What finish_trace() looks up, indexed once for all traces: the AUX
+ * records sorted by their trace's key (CPU per CPU, else tid), the first
+ * ITRACE_START of each CPU, the first task of each tid with a pid.
+ */
+struct trace_index {
+	size_t *aux;			/* positions in p->auxs, by key */
+	struct lpt_perf_hash itrace;	/* cpu -> p->sws */
+	struct lpt_perf_hash task;	/* tid -> p->tasks */
+};
+
+static int64_t aux_key(const struct lpt_perf *p, size_t i)
 {
+	return p->info.per_cpu ? p->auxs[i].cpu : p->auxs[i].tid;
+}
+
+static const struct lpt_perf *sort_p;
+
+static int cmp_aux(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int64_t kx = aux_key(sort_p, x), ky = aux_key(sort_p, y);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x < y ? -1 : x > y;	/* stable: file order */
+}
+
+static int index_traces(struct lpt_perf *p, struct trace_index *ix)
+{
+	size_t i;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->aux = malloc((p->nauxs ? p->nauxs : 1) * sizeof(*ix->aux));
+	if (!ix->aux)
+		return -LPT_PERF_E_NOMEM;
+	for (i = 0; i < p->nauxs; i++)
+		ix->aux[i] = i;
+	sort_p = p;
+	if (p->nauxs)
+		qsort(ix->aux, p->nauxs, sizeof(*ix->aux), cmp_aux);
+	for (i = 0; i < p->nsws; i++)
+		if (p->sws[i].itrace_start &&
+		    lpt_perf_hash_put(&ix->itrace, (uint64_t)(int64_t)p->sws[i].cpu, i) < 0)
+			return -LPT_PERF_E_NOMEM;
+	for (i = 0; i < p->ntasks; i++)
+		if (p->tasks[i].pid >= 0 &&
+		    lpt_perf_hash_put(&ix->task, (uint64_t)(int64_t)p->tasks[i].tid, i) < 0)
+			return -LPT_PERF_E_NOMEM;
+	return 0;
+}
+
+static void index_free(struct trace_index *ix)
+{
+	free(ix->aux);
+	lpt_perf_hash_free(&ix->itrace);
+	lpt_perf_hash_free(&ix->task);
+}
+
+static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
+			const struct trace_index *ix)
+{
+	int64_t key;
 	uint64_t at = 0;
-	size_t i, k;
+	size_t i, k, lo, hi;
 
 	t->pub.per_cpu = p->info.per_cpu;
 	if (!t->pub.per_cpu)
@@ -1070,12 +1262,20 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t)
 			if (add_gap(t, at))
 				return -LPT_PERF_E_NOMEM;
 	}
-	for (i = 0; i < p->nauxs; i++) {
-		const struct lpt_perf_aux *a = &p->auxs[i];
+	/* this trace's AUX records: a range of ix->aux */
+	key = t->pub.per_cpu ? t->pub.cpu : t->pub.tid;
+	for (lo = 0, hi = p->nauxs; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (aux_key(p, ix->aux[mid]) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < p->nauxs && aux_key(p, ix->aux[k]) == key; k++) {
+		const struct lpt_perf_aux *a = &p->auxs[ix->aux[k]];
 		uint64_t x;
 
-		if (t->pub.per_cpu ? a->cpu != t->pub.cpu : a->tid != t->pub.tid)
-			continue;
 		if (a->flags & PERF_AUX_FLAG_COLLISION)
 			t->pub.collision++;
 		if (a->flags & PERF_AUX_FLAG_TRUNCATED) {
@@ -1105,21 +1305,91 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t)
 	if (t->pub.per_cpu) {
 		snprintf(t->pub.name, sizeof(t->pub.name), "cpu%d.pt", t->pub.cpu);
 		t->pub.pid = t->pub.tid = -1;
-		for (i = 0; i < p->nsws; i++)
-			if (p->sws[i].itrace_start && p->sws[i].cpu == t->pub.cpu) {
-				t->pub.pid = p->sws[i].pid;
-				t->pub.tid = p->sws[i].tid;
-				break;
-			}
+		i = lpt_perf_hash_get(&ix->itrace, (uint64_t)(int64_t)t->pub.cpu);
+		if (i != SIZE_MAX) {
+			t->pub.pid = p->sws[i].pid;
+			t->pub.tid = p->sws[i].tid;
+		}
 	} else {
 		snprintf(t->pub.name, sizeof(t->pub.name), "tid%d.pt", t->pub.tid);
 		t->pub.pid = t->pub.tid;
-		for (i = 0; i < p->ntasks; i++)
-			if (p->tasks[i].tid == t->pub.tid && p->tasks[i].pid >= 0) {
-				t->pub.pid = p->tasks[i].pid;
-				break;
-			}
+		i = lpt_perf_hash_get(&ix->task, (uint64_t)(int64_t)t->pub.tid);
+		if (i != SIZE_MAX)
+			t->pub.pid = p->tasks[i].pid;
 	}
+	return 0;
+}
+
+/*
+ * Two queues of one CPU (or one thread) are two traces: the second and
+ * later (in queue order, after cmp_trace()) are named
+ * <cpuN|tidN>.p<queue>.pt (p: perf's AUX queue; the tools read
+ * "tid<N>.p..." as thread N), so that no trace replaces another.
+ */
+static void name_duplicates(struct lpt_perf *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->ntr; i++) {
+		struct lpt_perf_trace *t = &p->tr[i].pub, *prev = &p->tr[i - 1].pub;
+
+		if (t->per_cpu ? t->cpu != prev->cpu : t->tid != prev->tid)
+			continue;
+		if (t->per_cpu)
+			snprintf(t->name, sizeof(t->name), "cpu%d.p%u.pt", t->cpu, t->idx);
+		else
+			snprintf(t->name, sizeof(t->name), "tid%d.p%u.pt", t->tid, t->idx);
+	}
+}
+
+static int cmp_bid(const void *a, const void *b)
+{
+	const struct lpt_perf_build_id *x = *(const struct lpt_perf_build_id *const *)a;
+	const struct lpt_perf_build_id *y = *(const struct lpt_perf_build_id *const *)b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : x < y ? -1 : x > y;	/* the list's first entry first */
+}
+
+/* Build-ids of the build-id list for maps that carry none: joined
+ * through the list sorted by path. */
+static int join_build_ids(struct lpt_perf *p)
+{
+	const struct lpt_perf_build_id **v;
+	size_t i;
+
+	if (!p->nbids)
+		return 0;
+	v = malloc(p->nbids * sizeof(*v));
+	if (!v)
+		return -LPT_PERF_E_NOMEM;
+	for (i = 0; i < p->nbids; i++)
+		v[i] = &p->bids[i];
+	qsort(v, p->nbids, sizeof(*v), cmp_bid);
+	for (i = 0; i < p->nmaps; i++) {
+		struct lpt_perf_map *m = &p->maps[i];
+		size_t lo = 0, hi = p->nbids;
+
+		if (m->build_id_size)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(v[mid]->path, m->path) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the last entry of the path, as the loop over the list
+		 * that this replaces kept */
+		while (lo + 1 < p->nbids && !strcmp(v[lo + 1]->path, m->path))
+			lo++;
+		if (lo < p->nbids && !strcmp(v[lo]->path, m->path)) {
+			m->build_id_size = v[lo]->size;
+			memcpy(m->build_id, v[lo]->id, sizeof(m->build_id));
+		}
+	}
+	free(v);
 	return 0;
 }
 
@@ -1129,7 +1399,9 @@ static int cmp_trace(const void *a, const void *b)
 	int64_t kx = x->pub.per_cpu ? x->pub.cpu : x->pub.tid;
 	int64_t ky = y->pub.per_cpu ? y->pub.cpu : y->pub.tid;
 
-	return kx < ky ? -1 : kx > ky;
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->pub.idx < y->pub.idx ? -1 : x->pub.idx > y->pub.idx;
 }
 
 /* "GenuineIntel,6,78,3" (header.c HEADER_CPUID on x86). */
@@ -1228,7 +1500,8 @@ static void finish_config(struct lpt_perf *p)
 
 static int finish(struct lpt_perf *p)
 {
-	size_t i, k;
+	struct trace_index ix;
+	size_t i;
 	int err;
 
 	bool need_aux = !(p->opts.flags & LPT_PERF_SIDEBAND_ONLY);
@@ -1257,23 +1530,17 @@ static int finish(struct lpt_perf *p)
 		if (t > p->info.last_time)
 			p->info.last_time = t;
 	}
-	for (i = 0; i < p->ntr; i++) {
-		err = finish_trace(p, &p->tr[i]);
-		if (err)
-			return fail(-err, "out of memory");
-	}
+	err = index_traces(p, &ix);
+	for (i = 0; !err && i < p->ntr; i++)
+		err = finish_trace(p, &p->tr[i], &ix);
+	index_free(&ix);
+	if (err)
+		return fail(-err, "out of memory");
 	if (p->ntr)
 		qsort(p->tr, p->ntr, sizeof(*p->tr), cmp_trace);
-	/* Build-ids of the build-id list for maps that carry none. */
-	for (i = 0; i < p->nmaps; i++) {
-		struct lpt_perf_map *m = &p->maps[i];
-
-		for (k = 0; !m->build_id_size && k < p->nbids; k++)
-			if (!strcmp(p->bids[k].path, m->path)) {
-				m->build_id_size = p->bids[k].size;
-				memcpy(m->build_id, p->bids[k].id, sizeof(m->build_id));
-			}
-	}
+	name_duplicates(p);
+	if (join_build_ids(p))
+		return fail(LPT_PERF_E_NOMEM, "out of memory");
 	if (p->index_entries && p->index_entries != p->naux)
 		return fail(LPT_PERF_E_CORRUPT, "HEADER_AUXTRACE lists %" PRIu64
 			    " AUXTRACE records, the data holds %" PRIu64,
@@ -1438,6 +1705,8 @@ void lpt_perf_close(struct lpt_perf *p)
 	free(p->parts);
 	if (p->zds)
 		ZSTD_freeDStream(p->zds);
+	lpt_perf_hash_free(&p->id_index);
+	lpt_perf_hash_free(&p->tr_index);
 	free(p);
 }
 

@@ -28,6 +28,9 @@ const char *ptcap_dir_strerror(int err)
 	case PTCAP_E_IO:	return "cannot read file";
 	case PTCAP_E_NOMEM:	return "out of memory";
 	case PTCAP_E_INVAL:	return "invalid argument";
+	case PTCAP_E_NOT_REGULAR: return "not a regular file (a device, FIFO or directory)";
+	case PTCAP_E_TOO_LARGE:	return "larger than the limit (Documentation/ptcap-format.rst \"Limits\")";
+	case PTCAP_E_SPARSE:	return "a sparse file (mostly holes): not a trace";
 	}
 	return "unknown error";
 }
@@ -809,64 +812,6 @@ static char *join_path(const char *dir, const char *name)
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return NULL;
 	return p;
-}
-
-int ptcap_dir_read_file(const char *dir, const char *name, char **buf,
-			size_t *len)
-{
-	char *path, *data = NULL;
-	size_t size = 0, cap = 0;
-	FILE *f;
-	int err = 0, saved;
-
-	if (!name || !buf || !len)
-		return -PTCAP_E_INVAL;
-
-	path = join_path(dir, name);
-	if (!path)
-		return -PTCAP_E_NOMEM;
-	f = fopen(path, "rb");
-	saved = errno;
-	free(path);
-	if (!f) {
-		errno = saved;
-		return -PTCAP_E_IO;
-	}
-
-	for (;;) {
-		size_t n;
-
-		if (cap - size < 4096) {
-			char *nd = realloc(data, cap + 65536);
-
-			if (!nd) {
-				err = -PTCAP_E_NOMEM;
-				break;
-			}
-			data = nd;
-			cap += 65536;
-		}
-		/* Keep one byte for the terminating NUL. */
-		n = fread(data + size, 1, cap - size - 1, f);
-		size += n;
-		if (n == 0) {
-			if (ferror(f))
-				err = -PTCAP_E_IO;
-			break;
-		}
-	}
-	saved = errno;
-	fclose(f);
-
-	if (err) {
-		free(data);
-		errno = saved;
-		return err;
-	}
-	data[size] = '\0';
-	*buf = data;
-	*len = size;
-	return 0;
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -56,6 +56,11 @@ enum lpt_perf_error {
 	LPT_PERF_E_INVAL,	/* bad argument (caller bug) */
 	LPT_PERF_E_NO_CODE,	/* lpt_perf_find_code(): no file with the code */
 	LPT_PERF_E_BUILD_ID,	/* lpt_perf_find_code(): only other build-ids */
+	LPT_PERF_E_OUTSIDE,	/* lpt_perf_find_code(): the recorded path
+				 * leads out of --symfs (or the build-id
+				 * cache) once ".." and links are resolved */
+	LPT_PERF_E_LIMIT,	/* past a limit of the reader (what the
+				 * COMPRESSED records decompress to) */
 };
 
 /**
@@ -192,6 +197,12 @@ struct lpt_perf_opts {
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 	unsigned int flags;	/* enum lpt_perf_open_flags */
+	/* The most bytes the COMPRESSED records may decompress to, in all
+	 * (tools' --max-decompressed); 0: the default bound, 64 times the
+	 * compressed bytes read plus 1 MiB, at most 1 GiB
+	 * (Documentation/perf-data.rst "Limits"). Past it lpt_perf_open()
+	 * fails with -LPT_PERF_E_LIMIT naming the record. */
+	uint64_t max_decompressed;
 };
 
 /* Flags of struct lpt_perf_opts. */
@@ -200,6 +211,15 @@ enum lpt_perf_open_flags {
 	 * AUXTRACE): its sideband only, no trace. */
 	LPT_PERF_SIDEBAND_ONLY = 1u << 0,
 };
+
+/**
+ * lpt_perf_parse_size() - a size as tools' --max-decompressed takes it.
+ * @s: decimal digits with an optional suffix K, M, G or T (powers of 1024).
+ * @v: receives the number of bytes.
+ *
+ * Return: 0; -LPT_PERF_E_INVAL for anything else, 0, or past 2^64 - 1.
+ */
+int lpt_perf_parse_size(const char *s, uint64_t *v);
 
 /**
  * lpt_perf_opts_init() - default options (no progress callback).
@@ -222,7 +242,8 @@ struct lpt_perf;
  *
  * Return: 0; -LPT_PERF_E_MAGIC, -E_VERSION, -E_SWAPPED (byte-swapped
  * files are refused), -E_TRUNCATED, -E_CORRUPT, -E_NO_AUX (no Intel PT
- * data at all, unless LPT_PERF_SIDEBAND_ONLY), -E_NOT_PT, -E_COMPRESS, -E_IO (errno preserved),
+ * data at all, unless LPT_PERF_SIDEBAND_ONLY), -E_NOT_PT, -E_COMPRESS,
+ * -E_LIMIT (the COMPRESSED records decompress past the bound), -E_IO (errno preserved),
  * -E_NOMEM, -E_INVAL. On failure *@out is NULL and lpt_perf_last_error()
  * describes the error (with the offset of the record at fault).
  */
@@ -338,7 +359,10 @@ void lpt_perf_code_opts_init(const struct lpt_perf *p,
  *
  * Return: 0; -LPT_PERF_E_NO_CODE when no candidate exists,
  * -LPT_PERF_E_BUILD_ID when every existing one has another build-id,
- * -LPT_PERF_E_INVAL for NULL arguments or a too small @path.
+ * -LPT_PERF_E_OUTSIDE when the recorded path leads out of --symfs or the
+ * build-id cache (a ".." above its start, or a link out, once resolved;
+ * perf follows it: Documentation/perf-data.rst "Code"), -LPT_PERF_E_INVAL
+ * for NULL arguments or a too small @path. Only regular files are code.
  */
 int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		       const struct lpt_perf_code_opts *o, char *path,
@@ -383,16 +407,22 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
  * @symfs:   perf's --symfs DIR, or NULL.
  * @vmlinux: perf's --vmlinux FILE, or NULL.
  * @flags:   enum lpt_perf_temp_flags.
+ * @max_decompressed: struct lpt_perf_opts max_decompressed (0: default).
  * @err:     where messages go (errors and warnings).
  * @prog:    their prefix.
  * @dir:     receives the malloc()ed directory name; release it with
  *           lpt_perf_ptcap_remove().
  *
+ * Until lpt_perf_ptcap_remove(), SIGINT, SIGTERM, SIGHUP and SIGPIPE whose
+ * action is the default remove the directory before they end the process
+ * (one directory at a time: the last one made).
+ *
  * Return: 0; -1 after a message on @err that names the file, says what is
  * wrong (lpt_perf_strerror() and lpt_perf_last_error()) and what to do.
  */
 int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, FILE *err, const char *prog, char **dir);
+			unsigned int flags, uint64_t max_decompressed, FILE *err,
+			const char *prog, char **dir);
 
 /* Flags of lpt_perf_ptcap_temp(). */
 enum lpt_perf_temp_flags {

@@ -50,6 +50,8 @@ enum lpt_cov_error {
 					 * resynchronised at the next PSB */
 	LPT_ERR_COV_BADINSN	= -34,	/* no valid instruction at an address
 					 * the trace executes */
+	LPT_ERR_COV_NOT_REGULAR	= -35,	/* a file to load is a device, FIFO
+					 * or directory (never read) */
 };
 
 /**
@@ -111,9 +113,12 @@ int lpt_cov_image_add(struct lpt_cov_image *img, uint64_t addr,
  * @size:   bytes to load; 0 for "to the end of the file".
  * @addr:   linear address of the byte at @offset.
  *
+ * The file is mapped (once per image, whatever the number of ranges), not
+ * copied; it must be a regular file (ptcap_file_open()).
+ *
  * Return: 0; LPT_ERR_INVALID (NULL, @offset beyond the end, empty);
- * LPT_ERR_NOMEM; LPT_ERR_NOT_SUPPORTED with errno set when the file cannot
- * be read.
+ * LPT_ERR_NOMEM; LPT_ERR_COV_NOT_REGULAR for a device, FIFO or directory;
+ * LPT_ERR_NOT_SUPPORTED with errno set when the file cannot be read.
  */
 int lpt_cov_image_add_file(struct lpt_cov_image *img, const char *path,
 			   uint64_t offset, uint64_t size, uint64_t addr);
@@ -126,9 +131,11 @@ int lpt_cov_image_add_file(struct lpt_cov_image *img, const char *path,
  * @base: added to every p_vaddr (the load address of a PIE or shared
  *        object; 0 for a fixed-address executable).
  *
+ * The file is mapped as lpt_cov_image_add_file()'s, not copied.
+ *
  * Return: 0; LPT_ERR_INVALID (not an ELF file, no executable segment,
- * a segment beyond the file's end); LPT_ERR_NOMEM; LPT_ERR_NOT_SUPPORTED
- * with errno set when the file cannot be read.
+ * a segment beyond the file's end); LPT_ERR_NOMEM; LPT_ERR_COV_NOT_REGULAR;
+ * LPT_ERR_NOT_SUPPORTED with errno set when the file cannot be read.
  */
 int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
 			  uint64_t base);
@@ -141,9 +148,12 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
  *          with any of its low 12 bits set marks its page as not mapped;
  *          the first entry for a page wins (kAFL's page_cache.c).
  *
+ * Both files are mapped, not copied.
+ *
  * Return: the number of pages added (>= 0); LPT_ERR_INVALID when .dump
  * holds fewer pages than .addr names; LPT_ERR_NOMEM;
- * LPT_ERR_NOT_SUPPORTED with errno set when a file cannot be read.
+ * LPT_ERR_COV_NOT_REGULAR; LPT_ERR_NOT_SUPPORTED with errno set when a
+ * file cannot be read.
  */
 int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
 
@@ -159,8 +169,9 @@ int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
  * @ctx:  passed to @warn.
  *
  * Return: the number of mappings added (>= 0; 0 also when @dir has no
- * maps file); LPT_ERR_INVALID for a maps file that does not parse or NULL
- * arguments; LPT_ERR_NOMEM.
+ * maps file); LPT_ERR_INVALID for a maps file that does not parse, is
+ * larger than PTCAP_TEXT_MAX, or NULL arguments; LPT_ERR_COV_NOT_REGULAR
+ * for a maps that is a device, FIFO or directory; LPT_ERR_NOMEM.
  */
 int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
 			    void (*warn)(void *ctx, const char *path, int err),

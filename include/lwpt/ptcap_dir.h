@@ -43,7 +43,24 @@ enum ptcap_dir_error {
 	PTCAP_E_IO,		/* a file could not be opened or read */
 	PTCAP_E_NOMEM,		/* out of memory */
 	PTCAP_E_INVAL,		/* bad argument (caller bug) */
+	PTCAP_E_NOT_REGULAR,	/* a device, FIFO, socket or directory */
+	PTCAP_E_TOO_LARGE,	/* larger than the limit its reader sets */
+	PTCAP_E_SPARSE,		/* a sparse file (holes) where data is read */
 };
+
+/*
+ * Limits of what a capture names (Documentation/ptcap-format.rst
+ * "Limits"): the text files (config, maps, switches, processes, perf maps)
+ * are read whole up to PTCAP_TEXT_MAX bytes; a file read whole into memory
+ * (a trace in ptcov, a jitdump) up to PTCAP_DATA_MAX; larger files are
+ * mapped, not copied.
+ */
+#define PTCAP_TEXT_MAX		(256ull << 20)
+#define PTCAP_DATA_MAX		(4ull << 30)
+
+/* ptcap_file_open() flags. */
+#define PTCAP_FILE_NOT_SPARSE	0x1u	/* refuse a file with holes (a trace) */
+#define PTCAP_FILE_NOFOLLOW	0x2u	/* refuse a symlink as the last component */
 
 /**
  * ptcap_dir_strerror() - describe a ptcap_dir error code.
@@ -310,11 +327,55 @@ const struct ptcap_process *ptcap_processes_find(const struct ptcap_processes *p
  * @buf:  on success, a malloc'ed buffer of @len bytes plus a NUL byte.
  * @len:  size of the file in bytes.
  *
+ * A regular file of at most PTCAP_TEXT_MAX bytes (ptcap_file_open()).
+ *
  * Return: 0 on success, -PTCAP_E_IO if the file cannot be opened or read
- * (errno is preserved), -PTCAP_E_NOMEM, -PTCAP_E_INVAL for NULL arguments.
+ * (errno is preserved), -PTCAP_E_NOT_REGULAR for a device, FIFO or
+ * directory, -PTCAP_E_TOO_LARGE past the limit, -PTCAP_E_NOMEM,
+ * -PTCAP_E_INVAL for NULL arguments.
  */
 int ptcap_dir_read_file(const char *dir, const char *name, char **buf,
 			size_t *len);
+
+/**
+ * ptcap_dir_read_file_max() - ptcap_dir_read_file() with another limit.
+ * @dir:  directory, or NULL to use @name as is.
+ * @name: file name inside @dir.
+ * @max:  largest size read, in bytes (ptcap_dir_read_file(): PTCAP_TEXT_MAX).
+ * @buf:  on success, a malloc'ed buffer of @len bytes plus a NUL byte.
+ * @len:  size of the file in bytes.
+ *
+ * The file is opened with ptcap_file_open(PTCAP_FILE_NOT_SPARSE): what is
+ * read whole is never mostly holes.
+ *
+ * Return: 0, or the errors of ptcap_file_open() and -PTCAP_E_NOMEM.
+ */
+int ptcap_dir_read_file_max(const char *dir, const char *name, uint64_t max,
+			    char **buf, size_t *len);
+
+/**
+ * ptcap_file_open() - open a file a capture names, safely, for reading.
+ * @dir:   directory, or NULL to use @name as is.
+ * @name:  file name inside @dir (or a path).
+ * @max:   largest size accepted, in bytes; 0 for no limit.
+ * @flags: PTCAP_FILE_NOT_SPARSE: refuse a file of more than 16 MiB with
+ *         less than 1/64 of it allocated (st_blocks: a trace never has
+ *         holes, a 16 GB hole is not worth reading); PTCAP_FILE_NOFOLLOW:
+ *         refuse a symbolic link (O_NOFOLLOW).
+ * @size:  on success (if not NULL), the file's size in bytes.
+ *
+ * Opens with O_NONBLOCK, so that neither a FIFO nor a device blocks, then
+ * fstat()s the descriptor: only a regular file is kept (blocking mode is
+ * restored for it). Every file a capture directory or a perf.data names is
+ * opened through this function.
+ *
+ * Return: a file descriptor (close-on-exec) on success; -PTCAP_E_IO if it
+ * cannot be opened (errno is preserved: ELOOP for a refused symlink),
+ * -PTCAP_E_NOT_REGULAR, -PTCAP_E_TOO_LARGE (more than @max bytes),
+ * -PTCAP_E_SPARSE, -PTCAP_E_NOMEM, -PTCAP_E_INVAL for a NULL @name.
+ */
+int ptcap_file_open(const char *dir, const char *name, uint64_t max,
+		    unsigned int flags, uint64_t *size);
 
 /**
  * ptcap_dir_list_traces() - list the trace files of a capture directory.

@@ -84,7 +84,8 @@ SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 # libFuzzer target of the perf.data reader: `make fuzz-perf` runs it for
 # FUZZ_TIME seconds on $(O)/fuzz/corpus-perf, seeded with the perf 4.14
 # recordings; fuzz_smoke.sh runs both targets briefly.
-FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c
+FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
+	libpt/perf_hash.c libpt/ptcap_file.c
 FUZZ_PERF_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14)
 
 $(O)/fuzz/fuzz_perf: $(FUZZ_PERF_SRCS) libpt/perf_internal.h \

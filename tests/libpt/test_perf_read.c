@@ -268,6 +268,87 @@ START_TEST(compressed)
 }
 END_TEST
 
+/* Issue 36: the reader's bounds (Documentation/perf-data.rst "Limits"):
+ * a COMPRESSED stream that decompresses past 64x + 1 MiB is refused
+ * naming the record, unless max_decompressed allows it; a CPU of 8192 or
+ * more is refused; two queues of one thread stay two traces. */
+START_TEST(bounds)
+{
+	enum { NREC = 40000 };
+	struct lpt_perf_opts po;
+	struct fx inner, w;
+	const uint8_t *recs;
+	uint8_t data[16], *z;
+	size_t zn, nrecs, i;
+	struct lpt_perf *p;
+	uint64_t sz;
+	char *path;
+
+	memcpy(data, psb, 16);
+	/* 40,000 MMAP2 records (about 4 MB) in a few kB of zstd */
+	fx_start(&inner, false);
+	for (i = 0; i < NREC; i++)
+		fx_mmap2(&inner, 9, 0x1000, 0x1000, 0, "/usr/bin/z", 200);
+	fx_finish(&inner);
+	recs = fx_records(&inner, &nrecs);
+	ck_assert_uint_gt(nrecs, 2u << 20);
+	z = malloc(ZSTD_compressBound(nrecs));
+	zn = ZSTD_compress(z, ZSTD_compressBound(nrecs), recs, nrecs, 19);
+	ck_assert(!ZSTD_isError(zn));
+	ck_assert_uint_lt(zn * 64 + (1u << 20), nrecs);
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_ok(lpt_perf_write_record(w.w, PERF_RECORD_COMPRESSED, 0, z, zn, NULL));
+	fx_auxtrace(&w, data, 16, 0, 0, 9, (uint32_t)-1);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_LIMIT);
+	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "COMPRESSED record at 0x"));
+	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "--max-decompressed"));
+	path = write_tmp(w.b, w.n);
+	lpt_perf_opts_init(&po);
+	po.max_decompressed = 1u << 20;
+	ck_assert_int_eq(lpt_perf_open(path, &po, &p), -LPT_PERF_E_LIMIT);
+	po.max_decompressed = 64u << 20;
+	ck_assert_int_eq(lpt_perf_open(path, &po, &p), 0);
+	ck_assert_uint_ge(lpt_perf_info(p)->records, NREC);
+	lpt_perf_close(p);
+	unlink(path);
+	free(path);
+	free(z);
+	free(inner.b);
+	free(w.b);
+
+	/* a switch on CPU 9000: refused, named */
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, true, false, NULL);
+	fx_switch_cpu_wide(&w, true, 9000, 5, 6, 100);
+	fx_auxtrace(&w, data, 16, 0, 0, (uint32_t)-1, 0);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "cpu 9000"));
+	free(w.b);
+
+	/* queues 0 and 1 of thread 9: tid9.pt and tid9.p1.pt */
+	fx_start(&w, false);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_auxtrace(&w, data, 16, 0, 0, 9, (uint32_t)-1);
+	fx_auxtrace(&w, data, 16, 0, 1, 9, (uint32_t)-1);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+	ck_assert_uint_eq(lpt_perf_ntraces(p), 2);
+	ck_assert_str_eq(lpt_perf_trace(p, 0)->name, "tid9.pt");
+	ck_assert_str_eq(lpt_perf_trace(p, 1)->name, "tid9.p1.pt");
+	lpt_perf_close(p);
+	free(w.b);
+
+	ck_assert_int_eq(lpt_perf_parse_size("2G", &sz), 0);
+	ck_assert_uint_eq(sz, 2ull << 30);
+	ck_assert_int_eq(lpt_perf_parse_size("0", &sz), -LPT_PERF_E_INVAL);
+	ck_assert_int_eq(lpt_perf_parse_size("1X", &sz), -LPT_PERF_E_INVAL);
+	ck_assert_int_eq(lpt_perf_parse_size("99999999999T", &sz), -LPT_PERF_E_INVAL);
+}
+END_TEST
+
 /* What the reader refuses, and how (perf.data-file-format.txt, header.c). */
 START_TEST(refusals)
 {
@@ -1082,6 +1163,7 @@ int main(void)
 	tcase_add_test(tc, auxtrace_index);
 	tcase_add_test(tc, per_cpu_snapshot);
 	tcase_add_test(tc, compressed);
+	tcase_add_test(tc, bounds);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, write_ptcap_per_cpu);
 	tcase_add_test(tc, write_ptcap_workload);

@@ -4,6 +4,7 @@
  * against the grammar of Documentation/ptcap-format.rst, version 1.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,6 +513,78 @@ START_TEST(list_traces)
 }
 END_TEST
 
+/* Issue 36 item 3: ptcap_file_open() takes regular files only, never
+ * blocks on a FIFO or a device, keeps to its limit and refuses a sparse
+ * file when asked; ptcap_dir_read_file() goes through it. */
+START_TEST(file_open_hostile)
+{
+	char tmpl[] = "/tmp/lwpt-ptcap-file-XXXXXX", path[256];
+	uint64_t size = 0;
+	size_t len;
+	char *buf;
+	FILE *f;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(path, sizeof(path), "%s/config", tmpl);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0123456789", f);
+	fclose(f);
+	fd = ptcap_file_open(tmpl, "config", 0, 0, &size);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(size, 10);
+	close(fd);
+	ck_assert_int_eq(ptcap_file_open(tmpl, "config", 9, 0, NULL), -PTCAP_E_TOO_LARGE);
+	ck_assert_int_eq(ptcap_dir_read_file_max(tmpl, "config", 9, &buf, &len),
+			 -PTCAP_E_TOO_LARGE);
+	ck_assert_int_eq(ptcap_dir_read_file_max(tmpl, "config", 10, &buf, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	free(buf);
+
+	/* a FIFO: refused at once (a blocking open would hang here) */
+	snprintf(path, sizeof(path), "%s/fifo", tmpl);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(ptcap_file_open(tmpl, "fifo", 0, 0, NULL), -PTCAP_E_NOT_REGULAR);
+	ck_assert_int_eq(ptcap_dir_read_file(tmpl, "fifo", &buf, &len), -PTCAP_E_NOT_REGULAR);
+	unlink(path);
+
+	/* a link to /dev/zero: a device, refused; with NOFOLLOW, not opened */
+	snprintf(path, sizeof(path), "%s/zero", tmpl);
+	ck_assert_int_eq(symlink("/dev/zero", path), 0);
+	ck_assert_int_eq(ptcap_dir_read_file(tmpl, "zero", &buf, &len), -PTCAP_E_NOT_REGULAR);
+	ck_assert_int_eq(ptcap_file_open(tmpl, "zero", 0, PTCAP_FILE_NOFOLLOW, NULL),
+			 -PTCAP_E_IO);
+	unlink(path);
+
+	/* a directory */
+	ck_assert_int_eq(ptcap_file_open(NULL, tmpl, 0, 0, NULL), -PTCAP_E_NOT_REGULAR);
+
+	/* 1 GiB of holes: sparse with the flag, fine without */
+	snprintf(path, sizeof(path), "%s/cpu0.pt", tmpl);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 1ll << 30), 0);
+	close(fd);
+	ck_assert_int_eq(ptcap_file_open(tmpl, "cpu0.pt", 0, PTCAP_FILE_NOT_SPARSE, NULL),
+			 -PTCAP_E_SPARSE);
+	ck_assert_int_eq(ptcap_dir_read_file_max(tmpl, "cpu0.pt", 0, &buf, &len),
+			 -PTCAP_E_SPARSE);
+	fd = ptcap_file_open(tmpl, "cpu0.pt", 0, 0, &size);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(size, 1ull << 30);
+	close(fd);
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/config", tmpl);
+	unlink(path);
+	rmdir(tmpl);
+	ck_assert_str_ne(ptcap_dir_strerror(-PTCAP_E_NOT_REGULAR), "unknown error");
+	ck_assert_str_ne(ptcap_dir_strerror(-PTCAP_E_TOO_LARGE), "unknown error");
+	ck_assert_str_ne(ptcap_dir_strerror(-PTCAP_E_SPARSE), "unknown error");
+}
+END_TEST
+
 /* ptcap-format.rst "processes": generations, missing, comm with blanks. */
 START_TEST(processes_parse)
 {
@@ -604,6 +677,7 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, processes_parse);
 	tcase_add_test(tc, processes_errors);
 	tcase_add_test(tc, strerror_all);
+	tcase_add_test(tc, file_open_hostile);
 	tcase_add_test(tc, list_traces);
 	/* Wall-clock limit for a loaded, shared machine (issue 17.4). */
 	tcase_set_timeout(tc, 120);

@@ -147,14 +147,19 @@ static int map_file(const char *prog, const char *path, const uint8_t **data, si
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* never blocks on a FIFO or device; a sparse file is no trace */
+	int fd = ptcap_file_open(NULL, path, 0, PTCAP_FILE_NOT_SPARSE, NULL);
 
 	*data = NULL;
 	*size = 0;
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, fd == -PTCAP_E_IO ?
+			strerror(errno) : ptcap_dir_strerror(fd));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return -1;
 	}
 	if (st.st_size > 0) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lwpt/perf_data.h>
@@ -291,8 +292,13 @@ static const struct mapped_file *mapped(struct conv *cv, const char *path)
 		m->len = (size_t)err;
 		lpt_perf_add_build_id(cv->w, -1, PERF_RECORD_MISC_USER, m->id, m->len, path);
 	} else if (!cv->o->quiet) {
-		fprintf(stderr, "%s: note: %s: %s: no build-id written\n", PROG, path,
-			err == 0 ? "not an ELF file or no build-id note" : "cannot be read");
+		struct stat st;
+		int e = errno;
+
+		fprintf(stderr, "%s: note: %s: %s%s: no build-id written\n", PROG, path,
+			err == 0 ? "not an ELF file or no build-id note" : "cannot be read: ",
+			err == 0 ? "" : !stat(path, &st) && !S_ISREG(st.st_mode) ?
+			"not a regular file (a device, FIFO or directory)" : strerror(e));
 	}
 	return m;
 }
@@ -431,11 +437,19 @@ static int emit_process_gens(struct conv *cv, const struct p2p_level *lv,
 		err = emit_comms(cv, p[g].pid, p[g].comm, g > 0, tsc);
 		if (err)
 			break;
-		if (ptcap_dir_read_file(lv->dir, p[g].maps, &text, &len)) {
+		err = ptcap_dir_read_file(lv->dir, p[g].maps, &text, &len);
+		if (err == -PTCAP_E_IO && errno == ENOENT) {
 			if (!cv->o->quiet)
 				fprintf(stderr, "%s: note: %s/%s: %s: process %u has no maps\n",
 					PROG, lv->dir, p[g].maps, strerror(errno), p[g].pid);
+			err = 0;
 			continue;
+		}
+		if (err) {
+			/* there, but not readable: no silent perf.data without it */
+			fprintf(stderr, "%s: %s/%s: %s\n", PROG, lv->dir, p[g].maps,
+				err == -PTCAP_E_IO ? strerror(errno) : ptcap_dir_strerror(err));
+			return -EINVAL;
 		}
 		err = ptcap_maps_parse(text, len, &maps, &line);
 		free(text);

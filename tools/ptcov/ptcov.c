@@ -176,7 +176,7 @@ static int parse_cpu(struct opts *o, const char *s)
 static int read_file(const char *path, uint8_t **buf, size_t *len)
 {
 	char *b;
-	int err = ptcap_dir_read_file(NULL, path, &b, len);
+	int err = ptcap_dir_read_file_max(NULL, path, PTCAP_DATA_MAX, &b, len);
 
 	if (err) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path,
@@ -203,7 +203,14 @@ static int load_dir(struct opts *o, const char *dir)
 	size_t len;
 	int n;
 
-	if (!ptcap_dir_read_file(dir, "config", &cfgt, &len)) {
+	n = ptcap_dir_read_file(dir, "config", &cfgt, &len);
+	if (n && (n != -PTCAP_E_IO || errno != ENOENT)) {
+		/* a config that is there but not a file ptcov may read */
+		fprintf(stderr, "%s: %s/config: %s\n", prog, dir, n == -PTCAP_E_IO ?
+			strerror(errno) : ptcap_dir_strerror(n));
+		return -1;
+	}
+	if (!n) {
 		if (!ptcap_config_parse(cfgt, len, &pc, NULL) &&
 		    (pc.has & PTCAP_HAS_CPU) && !o->cfg.cpu.vendor) {
 			o->cfg.cpu.vendor = 1;

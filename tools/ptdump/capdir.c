@@ -30,7 +30,9 @@ int ptdump_capdir_of(const char *file, char *dir, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		return 0;
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);
-	return !stat(cfg, &st) && S_ISREG(st.st_mode);
+	/* any config but a directory: one that is not a regular file is
+	 * refused by ptdump_capdir_apply(), with a message */
+	return !stat(cfg, &st) && !S_ISDIR(st.st_mode);
 }
 
 int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
@@ -58,6 +60,14 @@ int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
 			o->prog, dir, line, ptcap_dir_strerror(err));
 		return -1;
 	}
+	ptdump_capdir_config(o, &cfg);
+	return 0;
+}
+
+void ptdump_capdir_config(struct ptdump_options *o, const struct ptcap_config *c)
+{
+	const struct ptcap_config cfg = *c;
+
 	if (!o->cpu_given && (cfg.has & PTCAP_HAS_CPU)) {
 		o->have_cpu = 1;
 		o->family = cfg.cpu_family;
@@ -72,7 +82,6 @@ int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
 		o->cpuid_0x15_eax = cfg.cpuid_15_eax;
 	if (!o->have_cpuid_0x15_ebx && (cfg.has & PTCAP_HAS_CPUID_15_EBX))
 		o->cpuid_0x15_ebx = cfg.cpuid_15_ebx;
-	return 0;
 }
 
 int ptdump_capdir_gaps(const struct ptdump_options *o, size_t len,

@@ -9,6 +9,8 @@
 
 #include "tools/ptdump/options.h"
 
+#include <lwpt/ptcap_dir.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,14 @@ int ptdump_capdir_of(const char *file, char *dir, size_t size);
  * is printed on stderr).
  */
 int ptdump_capdir_apply(struct ptdump_options *o, const char *dir);
+
+/**
+ * ptdump_capdir_config() - ptdump_capdir_apply() from a parsed config
+ * (a perf.data's, lpt_perf_config()).
+ * @o:   parsed options; those given on the command line are kept.
+ * @cfg: the decoder parameters.
+ */
+void ptdump_capdir_config(struct ptdump_options *o, const struct ptcap_config *cfg);
 
 /**
  * ptdump_capdir_gaps() - where output was lost in the trace being dumped,

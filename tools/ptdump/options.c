@@ -8,6 +8,8 @@
  */
 #include "tools/ptdump/options.h"
 
+#include <lwpt/perf_data.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -58,6 +60,9 @@ static const char help_text[] =
 "  <perf.data>, -            a perf.data of perf record -e intel_pt// (file or\n"
 "                            pipe format, - reads stdin): dump each CPU's or\n"
 "                            thread's trace.\n"
+"  --max-decompressed SIZE   a perf.data's compressed records may decompress\n"
+"                            to SIZE bytes (K, M, G): default 64 times their\n"
+"                            size plus 1 MiB, at most 1 GiB.\n"
 "In a ptcap directory (DIR/cpu0.pt or DIR) --cpu, --mtc-freq, --nom-freq and\n"
 "--cpuid-0x15.* default to the values of DIR/config.\n"
 "Exit status: 0 ok, 1 runtime error (file, decoding, no PSB), 2 usage.\n";
@@ -242,6 +247,12 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 			opts->keep_tcal_on_ovf = 1;
 		} else if (!strcmp(a, "--stats")) {
 			opts->stats = 1;
+		} else if (!strcmp(a, "--max-decompressed")) {
+			if (lpt_perf_parse_size(argv[++i], &opts->max_decompressed)) {
+				fprintf(stderr, "%s: --max-decompressed: give a size "
+					"(bytes, or with K, M, G, T).\n", prog);
+				return -1;
+			}
 		} else if (!strcmp(a, "--cpu")) {
 			const char *arg = argv[++i];
 

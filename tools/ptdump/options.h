@@ -12,6 +12,7 @@ struct ptdump_options {
 				 * perf.data's "FILE:cpu0.pt"); NULL: file */
 	uint64_t from;		/* first byte to load */
 	uint64_t size;		/* bytes to load; 0: up to the end */
+	uint64_t max_decompressed;	/* --max-decompressed; 0: default */
 
 	/* --cpu f/m[/s]; cpu_given: --cpu was on the command line (also
 	 * "none") */

@@ -1142,7 +1142,14 @@ static int load_trace(const struct ptdump_options *o, struct trace *t)
 	int fd;
 
 	memset(t, 0, sizeof(*t));
-	fd = open(o->file, O_RDONLY);
+	/* never blocks on a FIFO or device; a sparse file is no trace */
+	fd = ptcap_file_open(NULL, o->file, 0, PTCAP_FILE_NOT_SPARSE, NULL);
+	if (fd == -PTCAP_E_NOT_REGULAR || fd == -PTCAP_E_SPARSE) {
+		fprintf(stderr, "%s: %s: %s; give ptdump a trace file (such as a "
+			"ptcap directory's cpu0.pt) or a ptcap directory.\n", o->prog,
+			ptdump_name(o), ptcap_dir_strerror(fd));
+		return -1;
+	}
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot open %s: %s.%s\n", o->prog, ptdump_name(o),
 			strerror(errno), errno == EACCES ?
@@ -1247,8 +1254,17 @@ static void unload_trace(struct trace *t)
 	t->buf = NULL;
 }
 
-/* Dump @opts->file; return the exit status (enum ptdump_exit). */
-static int dump_file(const struct ptdump_options *o)
+/* A trace in memory (a perf.data's): its bytes and gaps. */
+struct mem_trace {
+	uint8_t *buf;
+	size_t len;
+	const uint64_t *gaps;
+	size_t ngaps;
+};
+
+/* Dump @opts->file, or @mem when not NULL; return the exit status (enum
+ * ptdump_exit). */
+static int dump_file_or(const struct ptdump_options *o, const struct mem_trace *mem)
 {
 	struct ptdump_options opts = *o;
 	struct lpt_pkt_config cfg;
@@ -1283,13 +1299,26 @@ static int dump_file(const struct ptdump_options *o)
 	d.tcfg.cpuid_0x15_ebx = opts.cpuid_0x15_ebx;
 	d.tcfg.errata_skl168 = d.errata.skl168;
 
-	if (load_trace(&opts, &trace) < 0) {
+	if (mem) {
+		memset(&trace, 0, sizeof(trace));
+		trace.buf = mem->buf;	/* the caller's: unload_trace() frees it */
+		trace.len = mem->len;
+		gaps = mem->ngaps ? malloc(mem->ngaps * sizeof(*gaps)) : NULL;
+		if (mem->ngaps && !gaps) {
+			free(mem->buf);
+			out_fini(&d.out);
+			return PTDUMP_EXIT_ERROR;
+		}
+		if (mem->ngaps)
+			memcpy(gaps, mem->gaps, mem->ngaps * sizeof(*gaps));
+		d.ngaps = mem->ngaps;
+	} else if (load_trace(&opts, &trace) < 0) {
 		out_fini(&d.out);
 		return PTDUMP_EXIT_ERROR;
 	}
 	d.buf = trace.buf;
 	d.len = trace.len;
-	if (ptdump_capdir_gaps(&opts, d.len, &gaps, &d.ngaps) < 0) {
+	if (!mem && ptdump_capdir_gaps(&opts, d.len, &gaps, &d.ngaps) < 0) {
 		unload_trace(&trace);
 		out_fini(&d.out);
 		return PTDUMP_EXIT_ERROR;
@@ -1335,6 +1364,71 @@ static int dump_file(const struct ptdump_options *o)
  * after a line "== DIR/NAME", with DIR/config's parameters. Returns the
  * worst exit status.
  */
+static int dump_file(const struct ptdump_options *o)
+{
+	return dump_file_or(o, NULL);
+}
+
+/*
+ * A perf.data (issue 24), read in place (issue 36): each CPU's or thread's
+ * trace with the decoder parameters of its AUXTRACE_INFO and CPUID, as a
+ * ptcap directory's would be dumped, and no temporary file.
+ */
+static int dump_perf(struct ptdump_options *o)
+{
+	const char *shown = o->file;
+	struct lpt_perf_opts po;
+	struct lpt_perf *p;
+	char label[PATH_MAX + 64];
+	size_t i, n;
+	int ret = PTDUMP_EXIT_OK, r, e;
+
+	lpt_perf_opts_init(&po);
+	po.max_decompressed = o->max_decompressed;
+	e = lpt_perf_open(shown, &po, &p);
+	if (e) {
+		fprintf(stderr, "%s: %s: %s: %s\n", o->prog, shown, lpt_perf_strerror(e),
+			lpt_perf_last_error());
+		if (e == -LPT_PERF_E_NO_AUX)
+			fprintf(stderr, "%s: record Intel PT with perf record -e intel_pt// "
+				"(or capture with ptcap)\n", o->prog);
+		return PTDUMP_EXIT_ERROR;
+	}
+	ptdump_capdir_config(o, lpt_perf_config(p));
+	n = lpt_perf_ntraces(p);
+	for (i = 0; i < n; i++) {
+		const struct lpt_perf_trace *t = lpt_perf_trace(p, i);
+		struct mem_trace mem = { NULL, 0, t->gaps, t->ngaps };
+
+		snprintf(label, sizeof(label), "%s:%s", shown, t->name);
+		printf("== %s\n", label);
+		fflush(stdout);
+		o->name = label;
+		if (!t->size || t->size > SIZE_MAX) {
+			fprintf(stderr, "%s: %s is %s: nothing to decode.\n", o->prog, label,
+				t->size ? "too large" : "empty");
+			ret = PTDUMP_EXIT_ERROR;
+			continue;
+		}
+		mem.len = (size_t)t->size;
+		mem.buf = malloc(mem.len);
+		if (!mem.buf || lpt_perf_trace_read(p, i, 0, mem.buf, mem.len) !=
+				(int64_t)mem.len) {
+			fprintf(stderr, "%s: %s: %s.\n", o->prog, label,
+				mem.buf ? "cannot read the trace" : "out of memory");
+			free(mem.buf);
+			ret = PTDUMP_EXIT_ERROR;
+			continue;
+		}
+		r = dump_file_or(o, &mem);
+		if (r > ret)
+			ret = r;
+	}
+	o->name = NULL;
+	lpt_perf_close(p);
+	return n ? ret : PTDUMP_EXIT_ERROR;
+}
+
 static int dump_dir(struct ptdump_options *o, const char *shown)
 {
 	const char *dir = o->file;
@@ -1385,19 +1479,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? PTDUMP_EXIT_OK : PTDUMP_EXIT_USAGE;
 
-	if (!opts.from && !opts.size && lpt_perf_probe(opts.file)) {
-		/* A perf.data (issue 24): each CPU's or thread's trace, with
-		 * the decoder parameters of its AUXTRACE_INFO and CPUID. */
-		char *shown = opts.file, *tmp;
-
-		if (lpt_perf_ptcap_temp(shown, NULL, NULL, LPT_PERF_TRACES_ONLY,
-					stderr, opts.prog, &tmp))
-			return PTDUMP_EXIT_ERROR;
-		opts.file = tmp;
-		ret = dump_dir(&opts, shown);
-		lpt_perf_ptcap_remove(tmp);
-		return ret;
-	}
+	if (!opts.from && !opts.size && lpt_perf_probe(opts.file))
+		return dump_perf(&opts);
 	if (!stat(opts.file, &st) && S_ISDIR(st.st_mode))
 		return dump_dir(&opts, NULL);
 	/* DIR/cpu0.pt of a ptcap directory: its config gives the defaults. */

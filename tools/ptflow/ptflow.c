@@ -64,7 +64,11 @@ static void usage(FILE *f, const char *prog)
 "                                       (file or pipe format; - reads stdin),\n"
 "                                       decoded as a ptcap directory.\n"
 "  --symfs <dir>                        look for the perf.data's binaries below\n"
-"                                       <dir> (perf's --symfs).\n"
+"                                       <dir> (perf's --symfs; a recorded path\n"
+"                                       may not lead out of it).\n"
+"  --max-decompressed <size>            a perf.data's compressed records may\n"
+"                                       decompress to <size> bytes (K, M, G):\n"
+"                                       default 64x their size + 1 MiB, <= 1 GiB.\n"
 "  --vmlinux <file>, -k <file>          the kernel's code for a perf.data.\n"
 "  --jitdump <file>                     load the code and names of a jitdump\n"
 "                                       (jit-<pid>.dump, perf's format).\n"
@@ -180,15 +184,15 @@ static int load_trace(const struct ptflow *pf, const char *path, uint64_t from,
 	size_t done = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "%s: %s: %s\n", pf->prog, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	/* never blocks on a FIFO or device; a sparse file is no trace */
+	fd = ptcap_file_open(NULL, path, 0, PTCAP_FILE_NOT_SPARSE, NULL);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", pf->prog, path, fd == -PTCAP_E_IO ?
+			strerror(errno) : ptcap_dir_strerror(fd));
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: %s: not a regular file\n", pf->prog, path);
+	if (fstat(fd, &st)) {
+		fprintf(stderr, "%s: %s: %s\n", pf->prog, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -434,10 +438,8 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 					   m->offset, m->size, m->start);
 		if (err < 0)
 			fprintf(stderr, "%s: warning: %s/%s: %s at 0x%" PRIx64
-				": %s%s%s\n", pf->prog, dir, PTCAP_MAPS_FILE,
-				path, m->start, pt_errstr(pt_errcode(err)),
-				err == -pte_bad_file ? ": " : "",
-				err == -pte_bad_file ? strerror(errno) : "");
+				": %s\n", pf->prog, dir, PTCAP_MAPS_FILE,
+				path, m->start, ptflow_image_why(path, err));
 		else if (ptflow_sym_add_mapping(pf->sym, path, m->start,
 						m->offset))
 			fprintf(stderr, "%s: out of memory\n", pf->prog);
@@ -452,10 +454,12 @@ static int capdir_load(struct ptflow *pf, const char *dir)
  * is thread N of the process its config line "thread.<file> ... pid=" names,
  * cpu<N>.pt all threads on CPU N. Returns false for a per-CPU file.
  */
-static bool trace_thread(struct ptflow *pf, const char *cfg, size_t cfg_len,
+static bool trace_thread(struct ptflow *pf, const struct ptflow_cfg *cfg,
 			 const char *name, char *label, size_t size)
 {
+	const char *line;
 	unsigned int n;
+	size_t len;
 	char c;
 
 	pf->pid = 0;
@@ -463,8 +467,8 @@ static bool trace_thread(struct ptflow *pf, const char *cfg, size_t cfg_len,
 	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
 		pf->pid = n;
 		pf->tid = n;
-		(void)ptcap_config_thread(cfg, cfg_len, name, &pf->tid,
-					  &pf->pid);
+		if (ptflow_cfg_line(cfg, "thread.", name, &line, &len))
+			(void)ptcap_config_thread(line, len, name, &pf->tid, &pf->pid);
 		snprintf(label, size, "tid %u", pf->tid);
 		pf->thread = label;
 		return true;
@@ -514,12 +518,14 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
  * Set @pf->gaps for trace file @name from its config's gaps.<name> line
  * (ptcap-format.rst); gaps_clear() frees them. Returns 0 or -1 (said).
  */
-static int gaps_set(struct ptflow *pf, const char *cfg, size_t cfg_len,
+static int gaps_set(struct ptflow *pf, const struct ptflow_cfg *cfg,
 		    const char *dir, const char *name)
 {
 	uint64_t *g = NULL;
-	size_t n = 0;
-	int err = cfg ? ptcap_config_gaps(cfg, cfg_len, name, &g, &n) : 0;
+	const char *line;
+	size_t n = 0, len;
+	int err = ptflow_cfg_line(cfg, "gaps.", name, &line, &len) ?
+		  ptcap_config_gaps(line, len, name, &g, &n) : 0;
 
 	if (err) {
 		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, 0);
@@ -542,7 +548,7 @@ static void gaps_clear(struct ptflow *pf)
  * thread, decode each piece with its process's image. Returns 0 or -1.
  */
 static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir,
-		      char **names, size_t count, const char *cfg, size_t cfg_len)
+		      char **names, size_t count, const struct ptflow_cfg *cfg)
 {
 	uint8_t **bufs = calloc(count, sizeof(*bufs));
 	size_t *lens = calloc(count, sizeof(*lens)), i;
@@ -564,11 +570,11 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir
 		free(path);
 	}
 	if (!ret)
-		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count, cfg, cfg_len);
+		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count, cfg);
 	for (i = 0; !ret && i < count; i++) {
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
-		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		if (gaps_set(pf, cfg, dir, names[i]) ||
 		    ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
 			ret = -1;
 		gaps_clear(pf);
@@ -593,17 +599,25 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 {
 	size_t count, i, cfg_len = 0, chosen = 0;
 	char **names, *cfg = NULL;
+	struct ptflow_cfg ix;
 	int err, ret = 0;
 
 	if (capdir_load(pf, dir))
 		return -1;
-	/* Read again for the thread lines; capdir_load() checked it. */
+	/* Read again for the thread lines; capdir_load() checked it. Each
+	 * trace's lines are found through an index (not a scan per trace). */
 	if (ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &cfg, &cfg_len))
 		cfg = NULL;
+	if (ptflow_cfg_index(&ix, cfg, cfg_len)) {
+		fprintf(stderr, "%s: out of memory\n", pf->prog);
+		free(cfg);
+		return -1;
+	}
 	capdir_say_start(pf, dir);
 	err = ptcap_dir_list_traces(dir, &names, &count);
 	if (err) {
 		capdir_error(pf, dir, "", err, 0);
+		ptflow_cfg_free(&ix);
 		free(cfg);
 		return -1;
 	}
@@ -611,14 +625,16 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog, dir,
 			PTCAP_TRACE_SUFFIX);
 		ptcap_dir_free_names(names, count);
+		ptflow_cfg_free(&ix);
 		free(cfg);
 		return -1;
 	}
 	err = ptflow_sys_open(pf, dir, sel_pid, sel_tid, sysp);
 	if (err <= 0) {
 		if (!err)
-			err = decode_sys(pf, *sysp, dir, names, count, cfg, cfg_len);
+			err = decode_sys(pf, *sysp, dir, names, count, &ix);
 		ptcap_dir_free_names(names, count);
+		ptflow_cfg_free(&ix);
 		free(cfg);
 		return err;
 	}
@@ -627,8 +643,7 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		char *path, label[64];
 		bool thread;
 
-		thread = trace_thread(pf, cfg ? cfg : "", cfg_len, names[i],
-				      label, sizeof(label));
+		thread = trace_thread(pf, &ix, names[i], label, sizeof(label));
 		if ((sel_pid >= 0 || sel_tid >= 0) &&
 		    (!thread || (sel_pid >= 0 && pf->pid != sel_pid) ||
 		     (sel_tid >= 0 && pf->tid != sel_tid)))
@@ -640,7 +655,7 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		}
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", names[i]);
-		if (gaps_set(pf, cfg, cfg_len, dir, names[i]) ||
+		if (gaps_set(pf, &ix, dir, names[i]) ||
 		    decode_file(pf, path, 0, 0, names[i]))
 			ret = -1;
 		gaps_clear(pf);
@@ -655,6 +670,7 @@ static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
 		ret = -1;
 	}
 	ptcap_dir_free_names(names, count);
+	ptflow_cfg_free(&ix);
 	free(cfg);
 	return ret;
 }
@@ -728,6 +744,7 @@ int main(int argc, char **argv)
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
 	char *symfs_arg = NULL, *vmlinux_arg = NULL, *perf_dir = NULL;
+	uint64_t max_decompressed = 0;
 	int64_t sel_pid = -1, sel_tid = -1;
 	struct ptflow_sys *sys = NULL;
 	FILE *export_file = NULL;
@@ -830,6 +847,17 @@ int main(int argc, char **argv)
 			continue;
 		}
 
+		v = opt_value(argc, argv, &i, "--max-decompressed", &m);
+		if (m) {
+			if (!v)
+				goto missing;
+			if (lpt_perf_parse_size(v, &max_decompressed)) {
+				fprintf(stderr, "%s: --max-decompressed %s: give a size "
+					"(bytes, or with K, M, G, T)\n", pf.prog, v);
+				goto out;
+			}
+			continue;
+		}
 		v = opt_value(argc, argv, &i, "--symfs", &m);
 		if (m) {
 			if (!v)
@@ -940,15 +968,15 @@ int main(int argc, char **argv)
 	if (dir_arg && lpt_perf_probe(dir_arg)) {
 		/* A perf.data (issue 24): read into a temporary ptcap
 		 * directory, decoded as any other; exit 1 when unreadable. */
-		if (lpt_perf_ptcap_temp(dir_arg, symfs_arg, vmlinux_arg, 0, stderr,
-					pf.prog, &perf_dir)) {
+		if (lpt_perf_ptcap_temp(dir_arg, symfs_arg, vmlinux_arg, 0,
+					max_decompressed, stderr, pf.prog, &perf_dir)) {
 			ret = PTFLOW_EXIT_DECODE;
 			goto out;
 		}
 		dir_arg = perf_dir;
-	} else if (symfs_arg || vmlinux_arg) {
-		fprintf(stderr, "%s: --symfs and --vmlinux apply to a perf.data "
-			"only\n", pf.prog);
+	} else if (symfs_arg || vmlinux_arg || max_decompressed) {
+		fprintf(stderr, "%s: --symfs, --vmlinux and --max-decompressed "
+			"apply to a perf.data only\n", pf.prog);
 		goto out;
 	}
 	if (dir_arg && !is_directory(dir_arg)) {
@@ -1005,7 +1033,11 @@ int main(int argc, char **argv)
 	if (pf.errors)
 		fprintf(stderr, "%s: %" PRIu64 " decode error%s\n", pf.prog,
 			pf.errors, pf.errors == 1 ? "" : "s");
-	ret = pf.errors ? PTFLOW_EXIT_DECODE : PTFLOW_EXIT_OK;
+	if (pf.unreadable)
+		fprintf(stderr, "%s: %" PRIu64 " file%s of the capture could not be "
+			"read (said above): what they describe was not decoded\n",
+			pf.prog, pf.unreadable, pf.unreadable == 1 ? "" : "s");
+	ret = pf.errors || pf.unreadable ? PTFLOW_EXIT_DECODE : PTFLOW_EXIT_OK;
 	goto out;
 
 missing:

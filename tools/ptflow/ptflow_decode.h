@@ -97,6 +97,8 @@ struct ptflow {
 	const char *trace_name;		/* for error messages */
 	uint64_t insns;			/* instructions decoded, all traces */
 	uint64_t errors;		/* decode errors, all traces */
+	uint64_t unreadable;		/* capture files that could not be
+					 * read or parsed (exit status 1) */
 	struct ptflow_sym *sym;		/* symbols of the image's files */
 	struct ptflow_clock clock;	/* set up on first decode */
 	bool have_clock;

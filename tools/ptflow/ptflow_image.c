@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,18 @@ static int file_size(const char *path, uint64_t *size)
 	}
 	*size = (uint64_t)st.st_size;
 	return 0;
+}
+
+const char *ptflow_image_why(const char *path, int err)
+{
+	static char why[160];
+	struct stat st;
+
+	if (err == -pte_bad_file && !stat(path, &st) && !S_ISREG(st.st_mode))
+		return "not a regular file (a device, FIFO or directory): not read";
+	snprintf(why, sizeof(why), "%s%s%s", pt_errstr(pt_errcode(err)),
+		 err == -pte_bad_file ? ": " : "", err == -pte_bad_file ? strerror(errno) : "");
+	return why;
 }
 
 int ptflow_image_add_raw(struct pt_image *image,

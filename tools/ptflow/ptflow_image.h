@@ -17,6 +17,16 @@
 #include <intel-pt.h>
 
 /**
+ * ptflow_image_why() - why a file could not be added, for a message.
+ * @path: the file ptflow_image_add_raw() or _add_elf() refused.
+ * @err:  their negative libipt code (errno as they left it).
+ *
+ * Return: "not a regular file ..." for a device, FIFO or directory, else
+ * libipt's text with strerror(errno) for -pte_bad_file; a static buffer.
+ */
+const char *ptflow_image_why(const char *path, int err);
+
+/**
  * ptflow_image_add_raw() - map bytes of a file at a virtual address.
  * @image:   the image to add to.
  * @iscache: the section cache the section is added through.

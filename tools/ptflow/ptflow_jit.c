@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <lwpt/ptcap_dir.h>
 
 #include "tools/ptflow/ptflow_image.h"
 
@@ -29,6 +32,8 @@ const char *ptflow_jit_strerror(int err)
 	case PTFLOW_JIT_E_FORMAT: return "not a jitdump or perf map, or corrupt";
 	case PTFLOW_JIT_E_NOMEM: return "out of memory";
 	case PTFLOW_JIT_E_IMAGE: return "cannot map the code";
+	case PTFLOW_JIT_E_NOT_REGULAR: return "not a regular file (a device, FIFO or directory): not read";
+	case PTFLOW_JIT_E_TOO_LARGE: return "larger than the limit (4 GiB; perf maps 256 MiB)";
 	default: return "unknown error";
 	}
 }
@@ -59,41 +64,24 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
-/* The whole file; a jitdump of a small JIT is small. */
+/* The whole file, a regular one of at most PTCAP_DATA_MAX bytes
+ * (ptcap_file_open(): a FIFO or a device is refused, never read). */
 static int read_all(const char *path, uint8_t **buf, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *b = NULL, *nb;
+	int err = ptcap_dir_read_file_max(NULL, path, PTCAP_DATA_MAX, (char **)buf, len);
 
-	if (!f)
-		return -PTFLOW_JIT_E_IO;
-	for (;;) {
-		size_t got;
-
-		nb = realloc(b, cap);
-		if (!nb) {
-			free(b);
-			fclose(f);
-			return -PTFLOW_JIT_E_NOMEM;
-		}
-		b = nb;
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		free(b);
-		fclose(f);
-		errno = EIO;
+	switch (err) {
+	case 0:
+		return 0;
+	case -PTCAP_E_NOT_REGULAR:
+		return -PTFLOW_JIT_E_NOT_REGULAR;
+	case -PTCAP_E_TOO_LARGE:
+		return -PTFLOW_JIT_E_TOO_LARGE;
+	case -PTCAP_E_NOMEM:
+		return -PTFLOW_JIT_E_NOMEM;
+	default:
 		return -PTFLOW_JIT_E_IO;
 	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return 0;
 }
 
 int ptflow_jit_read_dump(const char *path, struct pt_image *image,
@@ -171,14 +159,22 @@ int ptflow_jit_read_perf_map(const char *path, struct ptflow_sym *sym,
 {
 	const char *module = strrchr(path, '/');
 	char line[4096];
-	int err = 0;
+	int err = 0, fd;
 	FILE *f;
 
 	*nfuncs = 0;
 	module = module ? module + 1 : path;
-	f = fopen(path, "r");
-	if (!f)
+	fd = ptcap_file_open(NULL, path, PTCAP_TEXT_MAX, 0, NULL);
+	if (fd == -PTCAP_E_NOT_REGULAR)
+		return -PTFLOW_JIT_E_NOT_REGULAR;
+	if (fd == -PTCAP_E_TOO_LARGE)
+		return -PTFLOW_JIT_E_TOO_LARGE;
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -PTFLOW_JIT_E_IO;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, size;
 		int name_at = 0;

@@ -25,6 +25,9 @@ enum ptflow_jit_error {
 	PTFLOW_JIT_E_FORMAT,	/* not a jitdump / perf map, or corrupt */
 	PTFLOW_JIT_E_NOMEM,
 	PTFLOW_JIT_E_IMAGE,	/* libipt refused a code section */
+	PTFLOW_JIT_E_NOT_REGULAR, /* a device, FIFO or directory: not read */
+	PTFLOW_JIT_E_TOO_LARGE,	/* past PTCAP_DATA_MAX (jitdump) or
+				 * PTCAP_TEXT_MAX (perf map) */
 };
 
 /**
@@ -55,7 +58,7 @@ bool ptflow_jit_is_dump(const char *path);
  * Records other than JIT_CODE_LOAD are skipped by their size; a record
  * cut at the end of the file (the JIT was still writing) ends the file.
  *
- * Return: 0; -PTFLOW_JIT_E_IO (errno set), -PTFLOW_JIT_E_FORMAT for a bad
+ * Return: 0; -PTFLOW_JIT_E_IO (errno set), -PTFLOW_JIT_E_NOT_REGULAR, -PTFLOW_JIT_E_TOO_LARGE, -PTFLOW_JIT_E_FORMAT for a bad
  * magic, version, header or record size, -PTFLOW_JIT_E_NOMEM,
  * -PTFLOW_JIT_E_IMAGE.
  */
@@ -69,7 +72,7 @@ int ptflow_jit_read_dump(const char *path, struct pt_image *image,
  * @sym:    receives the names.
  * @nfuncs: receives the number of lines read.
  *
- * Return: 0; -PTFLOW_JIT_E_IO (errno set), -PTFLOW_JIT_E_FORMAT for a
+ * Return: 0; -PTFLOW_JIT_E_IO (errno set), -PTFLOW_JIT_E_NOT_REGULAR, -PTFLOW_JIT_E_TOO_LARGE, -PTFLOW_JIT_E_FORMAT for a
  * malformed line, -PTFLOW_JIT_E_NOMEM.
  */
 int ptflow_jit_read_perf_map(const char *path, struct ptflow_sym *sym,

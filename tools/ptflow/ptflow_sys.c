@@ -133,8 +133,8 @@ fail:
 }
 
 int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n, const char *cfg,
-		    size_t cfg_len)
+		    uint8_t **bufs, const size_t *lens, size_t n,
+		    const struct ptflow_cfg *cfg)
 {
 	struct lpt_time_config tc;
 	size_t i, j;
@@ -159,9 +159,13 @@ int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
 		if (sscanf(names[i], "cpu%u.p%c", &cpu, &c) == 2) {
 			sys->cpu[i] = cpu;
 		} else {
+			const char *l;
+			size_t ll;
+
 			sys->cpu[i] = UINT32_MAX;	/* no switches: unknown */
-			thread = sscanf(names[i], "tid%u.p%c", &tid, &c) == 2 && cfg &&
-				 ptcap_config_thread(cfg, cfg_len, names[i], &tid, &pid) == 0 &&
+			thread = sscanf(names[i], "tid%u.p%c", &tid, &c) == 2 &&
+				 ptflow_cfg_line(cfg, "thread.", names[i], &l, &ll) &&
+				 ptcap_config_thread(l, ll, names[i], &tid, &pid) == 0 &&
 				 pid;
 		}
 		if (ptflow_spans_scan(bufs[i], lens[i], &tc, &sys->spans[i]))
@@ -201,13 +205,16 @@ static struct sys_image *sys_image(struct ptflow_sys *sys, struct ptflow *pf, si
 	if (im->tried)
 		return im->image ? im : NULL;
 	im->tried = true;
-	if (sys_read(pf, sys->dir, p->maps, &text, &len))
+	if (sys_read(pf, sys->dir, p->maps, &text, &len)) {
+		pf->unreadable++;
 		return NULL;
+	}
 	err = ptcap_maps_parse(text, len, &im->maps, &line);
 	free(text);
 	if (err) {
 		fprintf(pf->err, "%s: %s/%s:%zu: %s\n", pf->prog, sys->dir, p->maps,
 			line, ptcap_dir_strerror(err));
+		pf->unreadable++;
 		return NULL;
 	}
 	im->image = pt_image_alloc(p->maps);
@@ -234,7 +241,7 @@ static struct sys_image *sys_image(struct ptflow_sys *sys, struct ptflow *pf, si
 		if (err < 0)
 			fprintf(pf->err, "%s: warning: %s/%s: %s at 0x%" PRIx64 ": %s\n",
 				pf->prog, sys->dir, p->maps, path, m->start,
-				pt_errstr(pt_errcode(err)));
+				ptflow_image_why(path, err));
 		else
 			(void)ptflow_sym_add_mapping(im->sym, path, m->start, m->offset);
 		free(path);

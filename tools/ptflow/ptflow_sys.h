@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/ptflow/ptflow_cfg.h"
 #include "tools/ptflow/ptflow_decode.h"
 
 struct ptflow_sys;
@@ -45,13 +46,13 @@ int ptflow_sys_open(struct ptflow *pf, const char *dir, int64_t sel_pid,
  * @bufs:  their contents (as ptflow_decode_buffer() takes them).
  * @lens:  their lengths.
  * @n:     the number of traces.
- * @cfg, @cfg_len: the config file's text (may be NULL, 0).
+ * @cfg:   the config file's lines, indexed (may be empty).
  *
  * Return: 0, or -1 after a message (out of memory).
  */
 int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n, const char *cfg,
-		    size_t cfg_len);
+		    uint8_t **bufs, const size_t *lens, size_t n,
+		    const struct ptflow_cfg *cfg);
 
 /**
  * ptflow_sys_decode() - decode trace @i of those scanned, per span.

@@ -48,6 +48,8 @@ test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
 	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
 	tools/ptflow/ptflow_image.c tools/lwpt-jitdemo/jit_dump.c
+# libpt: ptcap_file_open() (the jitdump and perf map readers)
+test_ptflow_views_LIBS := pt
 test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl
 
 # Symbol lookups per second, with and without the last-symbol cache.
