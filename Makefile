@@ -33,6 +33,11 @@
 #   (same _SRCS/_LIBS/_LDLIBS)            copied into the VM's /bin
 #   VM_BINS    += $(O)/tests/foo       (any other program for the VM's /bin;
 #                                          dynamic ones bring their libraries)
+#   FUZZERS    += fuzz_pkt            -> build/fuzz/fuzz_pkt: a libFuzzer target
+#   fuzz_pkt_SRCS := ...                 (clang, ASan + UBSan, built from its
+#   fuzz_pkt_LDLIBS := -lipt             sources), run by `make fuzz` and
+#   fuzz_pkt_SEEDS := files              `make fuzz-pkt` (Documentation/
+#   fuzz_pkt_MAXLEN := 65536             testing.rst, "Fuzzing")
 #
 # Objects go to build/obj/<path>.o, so fragments never collide.
 #
@@ -82,6 +87,17 @@ VM_BINS :=
 .PHONY: all
 all: libs tools
 
+# Shared test data (fragments name seeds and inputs below it) and the
+# libFuzzer targets' limits (see FUZZ_template below).
+LWPT_SHARED ?= $(abspath ../shared)
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SECONDS ?= $(FUZZ_TIME)
+FUZZ_TIMEOUT ?= 30
+FUZZ_RSS_MB ?= 1024
+FUZZ_MALLOC_MB ?= 256
+FUZZ_ARGS ?=
+
 include $(sort $(wildcard */build.mk */*/build.mk */*/*/build.mk))
 
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
@@ -121,6 +137,43 @@ $(foreach t,$(TOOLS),$(eval $(call EXE_template,$(t),bin,)))
 $(foreach t,$(UNIT_TESTS),$(eval $(call EXE_template,$(t),tests,$(CHECK_LIBS))))
 $(foreach t,$(BENCHES) $(BENCH_HELPERS),$(eval $(call EXE_template,$(t),bench,)))
 $(foreach t,$(VM_PROGS),$(eval $(call EXE_template,$(t),vm-bin,-static)))
+
+# libFuzzer targets (issue 36 point 6): `make fuzz` runs every one for
+# FUZZ_SECONDS, `make fuzz-NAME` one (NAME without fuzz_), on a corpus in
+# $(O)/fuzz/corpus-NAME seeded from $(LWPT_SHARED). Each input is limited:
+# FUZZ_TIMEOUT seconds (a hang), FUZZ_RSS_MB of memory and FUZZ_MALLOC_MB in
+# one allocation (a small file must not take gigabytes). Findings are
+# written to $(O)/fuzz as crash-*, timeout-*, oom-*, leak-*; reproduce with
+# `$(O)/fuzz/fuzz_NAME FILE`. FUZZ_ARGS passes more libFuzzer options.
+FUZZ_CFLAGS := -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
+	-DFUZZ_SHARED='"$(LWPT_SHARED)"' \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_HDRS = $(wildcard include/lwpt/*.h include/uapi/lwpt/*.h libpt/*.h \
+	tools/ptflow/*.h model/x86/*.h)
+
+define FUZZ_template
+$(O)/fuzz/$(1): $($(1)_SRCS) $$(FUZZ_HDRS)
+	@mkdir -p $$(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $($(1)_SRCS) $($(1)_LDLIBS)
+.PHONY: fuzz-$(1:fuzz_%=%)
+fuzz-$(1:fuzz_%=%): $(O)/fuzz/$(1)
+	@mkdir -p $(O)/fuzz/corpus-$(1:fuzz_%=%) $(O)/fuzz/seeds-$(1:fuzz_%=%)
+	@for f in $($(1)_SEEDS); do \
+		cp -rn "$$$$f" $(O)/fuzz/seeds-$(1:fuzz_%=%)/ 2>/dev/null || true; done
+	@[ -n "$(strip $($(1)_SEEDS))" ] || \
+		echo "fuzz-$(1:fuzz_%=%): no seeds ($(LWPT_SHARED) missing), empty corpus"
+	cd $(O)/fuzz && ./$(1) -max_total_time=$$(FUZZ_SECONDS) \
+		-max_len=$($(1)_MAXLEN) -timeout=$$(FUZZ_TIMEOUT) \
+		-rss_limit_mb=$$(FUZZ_RSS_MB) -malloc_limit_mb=$$(FUZZ_MALLOC_MB) \
+		-print_final_stats=1 $$(FUZZ_ARGS) \
+		corpus-$(1:fuzz_%=%) seeds-$(1:fuzz_%=%)
+endef
+$(foreach t,$(FUZZERS),$(eval $(call FUZZ_template,$(t))))
+
+.PHONY: fuzz fuzz-list
+fuzz: $(FUZZERS:fuzz_%=fuzz-%)
+fuzz-list:
+	@echo $(FUZZERS:fuzz_%=%)
 
 TOOL_BINS := $(addprefix $(O)/bin/,$(TOOLS))
 TEST_BINS := $(addprefix $(O)/tests/,$(UNIT_TESTS))

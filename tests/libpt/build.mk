@@ -6,38 +6,42 @@ test_pt_pkt_SRCS := tests/libpt/test_pt_pkt.c
 test_pt_pkt_LIBS := pt
 test_pt_pkt_LDLIBS := -lipt
 
-# libFuzzer target for the packet decoder (clang). `make fuzz-pkt` builds
-# it and runs it for FUZZ_TIME seconds (default 60) on a corpus in
-# $(O)/fuzz/corpus-pkt, seeded with the real and libipt conformance traces
-# from $(LWPT_SHARED) (default ../shared). Crashes are written to
-# $(O)/fuzz/ as crash-*; reproduce with `$(O)/fuzz/fuzz_pkt FILE`.
-# FUZZ_ARGS passes more libFuzzer options (e.g. -jobs=4 -workers=4).
-FUZZ_CC ?= clang
-FUZZ_TIME ?= 60
-FUZZ_ARGS ?=
-LWPT_SHARED ?= $(abspath ../shared)
-FUZZ_PKT_SRCS := tests/libpt/fuzz_pkt.c $(sort $(wildcard libpt/pkt_*.c))
-FUZZ_PKT_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/*/*.pt \
+# libFuzzer targets (Makefile "FUZZERS"; Documentation/testing.rst,
+# "Fuzzing"), each seeded from $(LWPT_SHARED) (default ../shared).
+# The packet decoder: the real and libipt conformance traces.
+FUZZERS += fuzz_pkt
+fuzz_pkt_SRCS := tests/libpt/fuzz_pkt.c $(sort $(wildcard libpt/pkt_*.c))
+fuzz_pkt_LDLIBS := -lipt
+fuzz_pkt_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/*/*.pt \
 			     $(LWPT_SHARED)/testdata/pt/libipt-ptt/*.pt)
+fuzz_pkt_MAXLEN := 65536
 
-$(O)/fuzz/fuzz_pkt: $(FUZZ_PKT_SRCS) $(wildcard libpt/pkt_*.h) \
-		    include/lwpt/pt_pkt.h include/lwpt/pt_packets.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $(FUZZ_PKT_SRCS) -lipt
+# The capture directory's text files (config, maps, switches, processes).
+FUZZERS += fuzz_ptcap_dir
+fuzz_ptcap_dir_SRCS := tests/libpt/fuzz_ptcap_dir.c libpt/ptcap_dir.c \
+	libpt/ptcap_file.c
+fuzz_ptcap_dir_SEEDS := $(wildcard $(LWPT_SHARED)/repro/inputs/ptcap-*/*)
+fuzz_ptcap_dir_MAXLEN := 16384
 
-.PHONY: fuzz-pkt
-fuzz-pkt: $(O)/fuzz/fuzz_pkt
-	@mkdir -p $(O)/fuzz/corpus-pkt $(O)/fuzz/seeds-pkt
-	@for f in $(FUZZ_PKT_SEEDS); do \
-		cp -n "$$f" $(O)/fuzz/seeds-pkt/ 2>/dev/null || true; done
-	@[ -n "$(FUZZ_PKT_SEEDS)" ] || \
-		echo "fuzz-pkt: no seeds ($(LWPT_SHARED) missing), empty corpus"
-	cd $(O)/fuzz && ./fuzz_pkt -max_total_time=$(FUZZ_TIME) \
-		-max_len=65536 -timeout=120 $(FUZZ_ARGS) corpus-pkt seeds-pkt
+# The coverage decoder's code loaders: page caches and `maps` files.
+FUZZERS += fuzz_cov_image
+fuzz_cov_image_SRCS := tests/libpt/fuzz_cov_image.c libpt/cov_image.c \
+	libpt/ptcap_dir.c libpt/ptcap_file.c
+fuzz_cov_image_LDLIBS := -lelf
+fuzz_cov_image_SEEDS := $(wildcard $(LWPT_SHARED)/repro/inputs/ptcap-*/maps*)
+fuzz_cov_image_MAXLEN := 65536
 
-# A 20-second fuzzing smoke run with every `make check-unit`.
+# The coverage decoder over mruby's page cache.
+FUZZERS += fuzz_cov
+fuzz_cov_SRCS := tests/libpt/fuzz_cov.c libpt/cov_decode.c libpt/cov_image.c \
+	libpt/cov_map.c libpt/ptcap_dir.c libpt/ptcap_file.c \
+	$(sort $(wildcard libpt/pkt_*.c)) \
+	model/x86/x86_cofi.c
+fuzz_cov_LDLIBS := -lelf
+fuzz_cov_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/libxdc/*.pt)
+fuzz_cov_MAXLEN := 16384
+
+# Every fuzzer for 30 seconds with every `make check-unit`.
 SCRIPT_TESTS += tests/libpt/fuzz_smoke.sh
 
 # The ptcap directory reader (libpt/ptcap_dir.c, include/lwpt/ptcap_dir.h),
@@ -81,28 +85,16 @@ $(O)/tests/mkperf: tests/libpt/mkperf.c tests/libpt/perf_fixture.h \
 check-unit: $(O)/tests/mkperf
 SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 
-# libFuzzer target of the perf.data reader: `make fuzz-perf` runs it for
-# FUZZ_TIME seconds on $(O)/fuzz/corpus-perf, seeded with the perf 4.14
-# recordings; fuzz_smoke.sh runs both targets briefly.
-FUZZ_PERF_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
+# libFuzzer target of the perf.data reader: the perf 4.14 recordings,
+# kAFL's perf.data files and the hostile inputs of ../shared/repro.
+FUZZERS += fuzz_perf
+fuzz_perf_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
 	libpt/perf_hash.c libpt/ptcap_file.c
-FUZZ_PERF_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14)
-
-$(O)/fuzz/fuzz_perf: $(FUZZ_PERF_SRCS) libpt/perf_internal.h \
-		     include/lwpt/perf_data.h include/lwpt/perf_file.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -g -O1 -std=c11 -Iinclude -I. -D_GNU_SOURCE \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $(FUZZ_PERF_SRCS) -lzstd
-
-.PHONY: fuzz-perf
-fuzz-perf: $(O)/fuzz/fuzz_perf
-	@mkdir -p $(O)/fuzz/corpus-perf $(O)/fuzz/seeds-perf
-	@for f in $(FUZZ_PERF_SEEDS); do \
-		cp -n "$$f" $(O)/fuzz/seeds-perf/ 2>/dev/null || true; done
-	cd $(O)/fuzz && ./fuzz_perf -max_total_time=$(FUZZ_TIME) \
-		-max_len=262144 -timeout=60 -rss_limit_mb=1024 $(FUZZ_ARGS) \
-		corpus-perf seeds-perf
+fuzz_perf_LDLIBS := -lzstd
+fuzz_perf_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14 \
+			      $(LWPT_SHARED)/testdata/perf/kafl/*.perf.data \
+			      $(LWPT_SHARED)/repro/inputs/perf-*.data)
+fuzz_perf_MAXLEN := 2500000
 
 # The perf.data writer (libpt/perf_write.c, include/lwpt/perf_write.h,
 # issue 24): perf's TSC conversion, the file layout, a round trip through

@@ -4,8 +4,8 @@
  * every input goes through lpt_perf_open() from a memfd, and when it is
  * accepted, through every accessor and a read of every trace byte. A
  * crash, a sanitizer report, a leak or a hang is a bug; refusals are fine.
- * `make fuzz-perf` (FUZZ_TIME seconds), seeded with the perf 4.14
- * recordings of $(LWPT_SHARED)/testdata/perf; tests/libpt/fuzz_smoke.sh
+ * `make fuzz-perf` (FUZZ_SECONDS), seeded with the perf.data files of
+ * $(LWPT_SHARED)/testdata/perf and repro/inputs; tests/libpt/fuzz_smoke.sh
  * runs it briefly with every `make check-unit`.
  */
 #include <lwpt/perf_data.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for libpt's packet decoder (include/lwpt/pt_pkt.h).
- * Build and run: make fuzz-pkt [FUZZ_TIME=seconds]; seeds are the real
+ * Build and run: make fuzz-pkt [FUZZ_SECONDS=seconds]; seeds are the real
  * traces and libipt conformance traces under ../shared/testdata/pt.
  *
  * Besides "no crash, no out-of-bounds read, no UB, no hang" it checks

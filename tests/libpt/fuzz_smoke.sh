@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A short run of the packet decoder's libFuzzer target (issue 8 point 8)
-# and of the perf.data reader's (issue 24, fuzz_perf, half the time):
-# `make fuzz-pkt` with ASan and UBSan for FUZZ_SMOKE_TIME seconds (default
-# 20), seeded with the real traces and libipt's conformance cases where
-# ../shared exists. Any crash, leak, sanitizer report or hang fails it.
-# Longer campaigns: `make fuzz-pkt FUZZ_TIME=3600`. Skips without clang.
+# A short run of every libFuzzer target (`make fuzz-list`: the packet
+# decoder, the capture directory's files, the coverage decoder's code
+# loaders, the coverage decoder, the perf.data reader, ptflow's decoder;
+# issue 36 point 6) with ASan and UBSan, FUZZ_SMOKE_TIME seconds each
+# (default 30), seeded from ../shared where it exists, with the per-input
+# limits of `make fuzz` (FUZZ_TIMEOUT, FUZZ_RSS_MB, FUZZ_MALLOC_MB). Any
+# crash, leak, sanitizer report, hang or memory blow-up fails it, naming
+# the input libFuzzer saved. Longer campaigns: `make fuzz FUZZ_SECONDS=3600`
+# (Documentation/testing.rst, "Fuzzing"). Skips without clang.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
@@ -13,22 +16,21 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
 fi
-mkdir -p "${O:-build}/fuzz"
+O=${O:-build}
+mkdir -p "$O/fuzz"
 passed=0
 failed=0
-# fuzz_pkt (the packet decoder) for FUZZ_SMOKE_TIME, fuzz_perf (the
-# perf.data reader, issue 24) for half of it.
-for t in pkt perf; do
-	out=${O:-build}/fuzz/smoke-$t.log
-	secs=${FUZZ_SMOKE_TIME:-20}
-	[ $t = perf ] && secs=$(( (secs + 1) / 2 ))
-	if make -s fuzz-$t O="${O:-build}" FUZZ_TIME="$secs" >"$out" 2>&1; then
+secs=${FUZZ_SMOKE_TIME:-30}
+for t in $(make -s --no-print-directory fuzz-list O="$O"); do
+	out=$O/fuzz/smoke-$t.log
+	if make -s fuzz-"$t" O="$O" FUZZ_SECONDS="$secs" >"$out" 2>&1; then
 		grep -E '^#[0-9]+.*(DONE|pulse)' "$out" | tail -n 1
-		echo "fuzz_$t: no crash in $secs s"
+		echo "fuzz_$t: no finding in $secs s"
 		passed=$((passed + 1))
 	else
 		tail -n 30 "$out"
-		echo "fuzz_$t: FAILED (log: $out; reproduce with ${O:-build}/fuzz/fuzz_$t FILE)"
+		echo "fuzz_$t: FAILED (log: $out; reproduce with $O/fuzz/fuzz_$t FILE," \
+		     "the file named above)"
 		failed=$((failed + 1))
 	fi
 done

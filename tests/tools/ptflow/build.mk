@@ -57,3 +57,16 @@ BENCHES += bench_ptflow_sym
 bench_ptflow_sym_SRCS := tests/tools/ptflow/bench_ptflow_sym.c \
 	tools/ptflow/ptflow_sym.c
 bench_ptflow_sym_LDLIBS := -ldw -lelf -ldl
+
+# libFuzzer target of ptflow's decoder (Makefile "FUZZERS"): the real
+# traces over mruby's page cache, the listing and the --calls/--report views.
+FUZZERS += fuzz_flow
+fuzz_flow_SRCS := tests/tools/ptflow/fuzz_flow.c tools/ptflow/ptflow_decode.c \
+	tools/ptflow/ptflow_image.c tools/ptflow/ptflow_disasm.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
+	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_resume.c \
+	$(sort $(wildcard libpt/*.c)) model/x86/x86_cofi.c
+fuzz_flow_LDLIBS := -lipt -lcapstone -ldw -lelf -lzstd
+fuzz_flow_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/libxdc/*.pt)
+fuzz_flow_MAXLEN := 4096
