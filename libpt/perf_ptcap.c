@@ -209,6 +209,89 @@ static int write_maps(struct wctx *c, const char *dir, bool kernel_only)
 	return close_file(f);
 }
 
+/*
+ * The range a filter on file offsets [@off, @off + @size) of @path had in
+ * the traced process: its part in the first mapping of @path, by address,
+ * that holds any of it (kernel/events/core.c perf_addr_filter_apply() and
+ * perf_addr_filter_vma_adjust()). Returns false when no mapping holds it.
+ */
+static bool file_filter_range(const struct wctx *c, const char *path,
+			      uint64_t off, uint64_t size, uint64_t *a,
+			      uint64_t *b)
+{
+	const struct lpt_perf_map *m, *best = NULL;
+	size_t n, i;
+
+	m = lpt_perf_maps(c->p, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(m[i].path, path) && m[i].pgoff < off + size &&
+		    off < m[i].pgoff + m[i].size &&
+		    (!best || m[i].start < best->start))
+			best = &m[i];
+	if (!best)
+		return false;
+	if (off < best->pgoff) {
+		*a = best->start;
+		size -= best->pgoff - off;
+	} else {
+		*a = best->start + (off - best->pgoff);
+	}
+	if (size > best->start + best->size - *a)
+		size = best->start + best->size - *a;
+	*b = *a + size - 1;
+	return true;
+}
+
+/*
+ * "addr<n> filter|stop <a>-<b>" lines (ptcap-format.rst) for the event's
+ * address filters (@s: perf's string, "filter|start|stop START[/SIZE]
+ * [@FILE]" separated by spaces, commas or newlines, kernel/events/core.c
+ * perf_event_parse_addr_filter()), as Intel PT programmed them
+ * (arch/x86/events/intel/pt.c pt_event_addr_filters_sync(): ADDRn_A/B
+ * inclusive, "stop" as TraceStop; "start" is not Intel PT's). At most
+ * PTCAP_ADDR_RANGES; a filter on a file no mapping holds is left out.
+ */
+static void write_addr_filters(const struct wctx *c, FILE *f, const char *s)
+{
+	char *copy = strdup(s), *save = NULL, *tok, *spec;
+	unsigned int n = 0;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " ,\n", &save); tok && n < PTCAP_ADDR_RANGES;
+	     tok = strtok_r(NULL, " ,\n", &save)) {
+		bool stop = !strcmp(tok, "stop") || !strcmp(tok, "tracestop");
+		uint64_t start, size = 0, a, b;
+		char *end;
+
+		if (!stop && strcmp(tok, "filter"))
+			continue;
+		spec = strtok_r(NULL, " ,\n", &save);
+		if (!spec)
+			break;
+		errno = 0;
+		start = strtoull(spec, &end, 0);
+		if (*end == '/')
+			size = strtoull(end + 1, &end, 0);
+		if (errno || (*end && *end != '@'))
+			continue;
+		if (!size)
+			size = 1;
+		if (*end == '@') {
+			if (!file_filter_range(c, end + 1, start, size, &a, &b))
+				continue;
+		} else if (start + size - 1 < start) {
+			continue;
+		} else {
+			a = start;
+			b = start + size - 1;
+		}
+		fprintf(f, "addr%u %s 0x%" PRIx64 "-0x%" PRIx64 "\n", n++,
+			stop ? "stop" : "filter", a, b);
+	}
+	free(copy);
+}
+
 static int write_config(struct wctx *c, const char *dir)
 {
 	const struct ptcap_config *cfg = lpt_perf_config(c->p);
@@ -238,6 +321,7 @@ static int write_config(struct wctx *c, const char *dir)
 		fputs("perf-filter ", f);
 		put_text(f, in->filter);
 		fputc('\n', f);
+		write_addr_filters(c, f, in->filter);
 	}
 	for (i = 0; i < lpt_perf_ntraces(c->p); i++) {
 		const struct lpt_perf_trace *t = lpt_perf_trace(c->p, i);

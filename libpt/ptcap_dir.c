@@ -671,6 +671,48 @@ int ptcap_config_gaps(const char *text, size_t len, const char *file,
 	return 0;
 }
 
+int ptcap_config_addr(const char *text, size_t len,
+		      struct ptcap_addr_range ranges[PTCAP_ADDR_RANGES])
+{
+	unsigned int n;
+
+	if (!text || !ranges)
+		return -PTCAP_E_INVAL;
+	memset(ranges, 0, PTCAP_ADDR_RANGES * sizeof(*ranges));
+	for (n = 0; n < PTCAP_ADDR_RANGES; n++) {
+		const char *p, *e, *t, *dash;
+		struct ptcap_addr_range *r = &ranges[n];
+		char idx[2] = { (char)('0' + n), '\0' };
+		int err;
+
+		if (!file_line(text, len, "addr", idx, &p, &e))
+			continue;
+		p = skip_blanks(p, e);
+		t = skip_token(p, e);
+		if (token_is(p, t, "filter"))
+			r->cfg = PTCAP_ADDR_FILTER;
+		else if (token_is(p, t, "stop"))
+			r->cfg = PTCAP_ADDR_STOP;
+		else
+			return -PTCAP_E_SYNTAX;
+		p = skip_blanks(t, e);
+		t = skip_token(p, e);
+		if (skip_blanks(t, e) != e)
+			return -PTCAP_E_SYNTAX;
+		dash = memchr(p, '-', (size_t)(t - p));
+		if (!dash)
+			return -PTCAP_E_SYNTAX;
+		err = parse_uint(p, dash, UINT64_MAX, &r->a);
+		if (!err)
+			err = parse_uint(dash + 1, t, UINT64_MAX, &r->b);
+		if (!err && r->a > r->b)
+			err = -PTCAP_E_RANGE;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* "<pid> <gen> <first-tsc> <last-tsc> <entry> <maps> <comm>" or "<pid> missing". */
 static int parse_process_line(const char *b, const char *e, struct ptcap_process *p)
 {

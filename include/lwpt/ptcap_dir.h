@@ -148,6 +148,35 @@ int ptcap_config_thread(const char *text, size_t len, const char *file,
 int ptcap_config_gaps(const char *text, size_t len, const char *file,
 		      uint64_t **gaps, size_t *count);
 
+/* IA32_RTIT_ADDRn_CFG values (SDM 33.2.5.2, Table 33-2). */
+#define PTCAP_ADDR_RANGES	4
+#define PTCAP_ADDR_UNUSED	0
+#define PTCAP_ADDR_FILTER	1	/* FilterEn: trace only inside */
+#define PTCAP_ADDR_STOP		2	/* TraceStop: stop when reached */
+
+/* One "addr<n> filter|stop <a>-<b>" line: IA32_RTIT_ADDRn_A/B (both
+ * inclusive, as the hardware compares) and ADDRn_CFG. */
+struct ptcap_addr_range {
+	uint32_t cfg;		/* PTCAP_ADDR_* */
+	uint64_t a, b;		/* a <= b */
+};
+
+/**
+ * ptcap_config_addr() - the IP filter ranges of a capture, from the
+ * "addr<n> filter|stop <a>-<b>" lines of a `config` file
+ * (Documentation/ptcap-format.rst), n = 0..PTCAP_ADDR_RANGES - 1.
+ * @text:   the config file's contents; need not be NUL-terminated.
+ * @len:    length of @text in bytes.
+ * @ranges: receives PTCAP_ADDR_RANGES entries; cfg PTCAP_ADDR_UNUSED for a
+ *          range the file does not name.
+ *
+ * Return: 0; -PTCAP_E_SYNTAX for a line that is not "filter|stop <a>-<b>",
+ * -PTCAP_E_RANGE for a number that does not fit 64 bits or a > b,
+ * -PTCAP_E_INVAL for NULL arguments.
+ */
+int ptcap_config_addr(const char *text, size_t len,
+		      struct ptcap_addr_range ranges[PTCAP_ADDR_RANGES]);
+
 /* One line of a `maps` file: @size bytes of @path from file offset
  * @offset are mapped at virtual address @start. */
 struct ptcap_map {

@@ -1130,6 +1130,49 @@ START_TEST(real_build_id_lookup)
 }
 END_TEST
 
+/*
+ * kAFL's perf.data files (testdata/perf/kafl): the IP filter of their
+ * AUXTRACE_INFO ("filter 0x0/SIZE@/NAME.dump", file offsets) becomes the
+ * ADDR0 range the trace was recorded with (testdata/pt/README.md), placed
+ * through the MMAP2 records as the kernel placed it.
+ */
+START_TEST(real_kafl_filter)
+{
+	static const struct { const char *name, *line; } want[] = {
+		{ "Unzip", "addr0 filter 0x400000-0x426fff\n" },
+		{ "foo", "addr0 filter 0x7ffff7819000-0x7ffff79c9fff\n" },
+		{ "mruby", "addr0 filter 0x400000-0x4b5fff\n" },
+	};
+	struct ptcap_addr_range r[PTCAP_ADDR_RANGES];
+	char path[4200], name[64], *text;
+	struct lpt_perf_code_opts o;
+	struct lpt_perf *p;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char dir[] = "/tmp/test_perf_read-kafl-XXXXXX";
+
+		snprintf(name, sizeof(name), "kafl/%s.perf.data", want[i].name);
+		if (!find_data(name, path, sizeof(path)))
+			return;
+		ck_assert_int_eq(lpt_perf_open(path, NULL, &p), 0);
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		lpt_perf_code_opts_init(p, &o);
+		o.no_code = true;
+		ck_assert_int_eq(lpt_perf_write_ptcap(p, dir, &o, NULL, "t"), 0);
+		ck_assert_int_eq(ptcap_dir_read_file(dir, "config", &text, &len), 0);
+		ck_assert_msg(strstr(text, want[i].line), "%s: no '%s' in:\n%s",
+			      want[i].name, want[i].line, text);
+		ck_assert_int_eq(ptcap_config_addr(text, len, r), 0);
+		ck_assert_uint_eq(r[0].cfg, PTCAP_ADDR_FILTER);
+		ck_assert_uint_eq(r[1].cfg, PTCAP_ADDR_UNUSED);
+		free(text);
+		lpt_perf_close(p);
+		lpt_perf_ptcap_remove(strdup(dir));
+	}
+}
+END_TEST
+
 START_TEST(mutations_real)
 {
 	char path[4400];
@@ -1176,6 +1219,7 @@ int main(void)
 	tcase_add_test(tr, real_other_build_id);
 	tcase_add_test(tr, real_compressed);
 	tcase_add_test(tr, real_build_id_lookup);
+	tcase_add_test(tr, real_kafl_filter);
 	tcase_add_test(tr, mutations_real);
 	suite_add_tcase(s, tr);
 	return lwpt_check_run(s, CK_NORMAL);

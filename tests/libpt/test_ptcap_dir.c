@@ -126,6 +126,39 @@ START_TEST(config_gaps)
 }
 END_TEST
 
+/* addr<n> lines (ptcap writes them, Documentation/ptcap-format.rst). */
+START_TEST(config_addr)
+{
+	static const char text[] =
+		"lwpt-ptcap-config 1\n"
+		"addr0 filter 0x400000-0x426fff\n"
+		"addr2 stop 0x401000-0x401000\n";
+	static const char *const bad[] = {
+		"lwpt-ptcap-config 1\naddr1 trace 0x1-0x2\n",
+		"lwpt-ptcap-config 1\naddr1 filter 0x1\n",
+		"lwpt-ptcap-config 1\naddr1 filter 0x1-0x2 x\n",
+		"lwpt-ptcap-config 1\naddr1 filter 0x1-y\n",
+	};
+	struct ptcap_addr_range r[PTCAP_ADDR_RANGES];
+	size_t i;
+
+	ck_assert_int_eq(ptcap_config_addr(text, sizeof(text) - 1, r), 0);
+	ck_assert_uint_eq(r[0].cfg, PTCAP_ADDR_FILTER);
+	ck_assert_uint_eq(r[0].a, 0x400000);
+	ck_assert_uint_eq(r[0].b, 0x426fff);
+	ck_assert_uint_eq(r[1].cfg, PTCAP_ADDR_UNUSED);
+	ck_assert_uint_eq(r[2].cfg, PTCAP_ADDR_STOP);
+	ck_assert_uint_eq(r[2].a, 0x401000);
+	ck_assert_uint_eq(r[3].cfg, PTCAP_ADDR_UNUSED);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(ptcap_config_addr(bad[i], strlen(bad[i]), r),
+				 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_addr("addr0 filter 0x2-0x1", 20, r),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_addr(NULL, 0, r), -PTCAP_E_INVAL);
+}
+END_TEST
+
 START_TEST(config_cpu_no_stepping_crlf)
 {
 	struct ptcap_config cfg;
@@ -660,6 +693,7 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, config_full);
 	tcase_add_test(tc, config_thread_lines);
 	tcase_add_test(tc, config_gaps);
+	tcase_add_test(tc, config_addr);
 	tcase_add_test(tc, config_cpu_no_stepping_crlf);
 	tcase_add_test(tc, config_empty_body);
 	tcase_add_test(tc, config_bad_magic);

@@ -394,6 +394,10 @@ static int capdir_load(struct ptflow *pf, const char *dir)
 		return -1;
 	}
 	err = ptcap_config_parse(text, len, &cfg, &line);
+	if (!err) {
+		err = ptcap_config_addr(text, len, pf->par.addr);
+		line = 0;
+	}
 	free(text);
 	if (err) {
 		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, line);

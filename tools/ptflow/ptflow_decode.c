@@ -161,6 +161,20 @@ static int make_config(const struct ptflow *pf, uint8_t *buf, size_t len,
 			return -1;
 		}
 	}
+	/* IA32_RTIT_ADDRn_CFG/A/B (SDM 33.2.5.2): libipt uses the ranges
+	 * to place a TIP.PGD without IP (erratum SKL014). */
+	config->addr_filter.config.ctl.addr0_cfg = pf->par.addr[0].cfg;
+	config->addr_filter.addr0_a = pf->par.addr[0].a;
+	config->addr_filter.addr0_b = pf->par.addr[0].b;
+	config->addr_filter.config.ctl.addr1_cfg = pf->par.addr[1].cfg;
+	config->addr_filter.addr1_a = pf->par.addr[1].a;
+	config->addr_filter.addr1_b = pf->par.addr[1].b;
+	config->addr_filter.config.ctl.addr2_cfg = pf->par.addr[2].cfg;
+	config->addr_filter.addr2_a = pf->par.addr[2].a;
+	config->addr_filter.addr2_b = pf->par.addr[2].b;
+	config->addr_filter.config.ctl.addr3_cfg = pf->par.addr[3].cfg;
+	config->addr_filter.addr3_a = pf->par.addr[3].a;
+	config->addr_filter.addr3_b = pf->par.addr[3].b;
 	config->mtc_freq = pf->par.mtc_freq;
 	config->nom_freq = pf->par.nom_freq;
 	config->cpuid_0x15_eax = pf->par.cpuid_15_eax;

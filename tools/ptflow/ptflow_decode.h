@@ -75,6 +75,9 @@ struct ptflow_params {
 	bool has_cpuid_15_eax, has_cpuid_15_ebx;
 	uint64_t tsc_freq_hz;		/* TSC frequency (ptflow_time.h) */
 	bool has_tsc_freq;
+	/* The IP filter the trace was recorded with (a ptcap config's
+	 * addr<n> lines): libipt needs it for erratum SKL014. */
+	struct ptcap_addr_range addr[PTCAP_ADDR_RANGES];
 };
 
 /* A decoding session; set up with ptflow_init(), torn down by ptflow_fini. */
