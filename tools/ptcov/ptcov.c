@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <lwpt/perf_data.h>
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 
@@ -43,6 +44,10 @@ static void usage(FILE *f)
 "\n"
 "  DIR...                  directories ptcap wrote: their *.pt files and maps;\n"
 "                          several are summed (a test suite traced test by test).\n"
+"                          A perf.data (perf record -e intel_pt//; - reads a\n"
+"                          pipe) is read as a ptcap directory, as ptflow does.\n"
+"  --symfs DIR             look for a perf.data's binaries below DIR.\n"
+"  --vmlinux FILE, -k FILE the kernel's code for a perf.data.\n"
 "  --pt FILE               raw Intel PT data (several: summed).\n"
 "  --elf FILE[:BASE]       executable PT_LOAD segments of an ELF (+BASE).\n"
 "  --raw FILE[:FROM[-TO]]:ADDR  bytes FROM..TO of FILE at address ADDR.\n"
@@ -76,7 +81,7 @@ static void usage(FILE *f)
 enum { FMT_EDGES, FMT_LCOV, FMT_DRCOV };
 
 struct opts {
-	const char *bitmap, *output, *tn, *unknown;
+	const char *bitmap, *output, *tn, *unknown, *symfs, *vmlinux;
 	const char **pts, **dirs;
 	size_t npt, ndir;
 	int format;
@@ -575,7 +580,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--stat")) {
 			o.stat = true;
 			continue;
-		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o")) {
+		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o") ||
+			   !strcmp(a, "-k")) {
 			if (!v) {
 				fprintf(stderr, "%s: %s: missing argument\n", prog, a);
 				st = EXIT_USAGE;
@@ -618,6 +624,10 @@ int main(int argc, char **argv)
 				}
 			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 				o.output = v;
+			} else if (!strcmp(a, "--symfs")) {
+				o.symfs = v;
+			} else if (!strcmp(a, "--vmlinux") || !strcmp(a, "-k")) {
+				o.vmlinux = v;
 			} else if (!strcmp(a, "--test-name")) {
 				o.tn = v;
 			} else if (!strcmp(a, "--map-size")) {
@@ -638,7 +648,7 @@ int main(int argc, char **argv)
 				r = -2;
 				i--;
 			}
-		} else if (a[0] != '-') {
+		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			r = push(&o.dirs, &o.ndir, a) ? -1 : 0;
 		} else {
 			fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, a);
@@ -699,9 +709,23 @@ int main(int argc, char **argv)
 		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg))
 			st = EXIT_ERR;
 	}
-	for (size_t i = 0; i < o.ndir; i++)
-		if (run_dir(&o, o.dirs[i], all))
+	for (size_t i = 0; i < o.ndir; i++) {
+		char *perf_dir = NULL;
+		const char *d = o.dirs[i];
+
+		if (!strcmp(d, "-") || lpt_perf_probe(d)) {
+			/* a perf.data: read into a temporary ptcap directory */
+			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux, 0, stderr, prog,
+						&perf_dir)) {
+				st = EXIT_ERR;
+				continue;
+			}
+			d = perf_dir;
+		}
+		if (run_dir(&o, d, all))
 			st = EXIT_ERR;
+		lpt_perf_ptcap_remove(perf_dir);
+	}
 	if (o.format != FMT_EDGES && write_output(&o))
 		st = EXIT_ERR;
 	if (o.bitmap && write_map(&o, all))

@@ -156,4 +156,21 @@ if [ -f "$data/Unzip__trace.pt" ]; then
 	[ "$(grep -c 'code missing at' miss.err)" -gt 1 ] && pass ||
 		fail "missing pages: $(cat miss.err)"
 fi
+
+# 6. perf.data (file and pipe, --symfs): the same edges and blocks as the
+# page cache it was made from (../shared/testdata/perf/kafl/README.md)
+kafl=$shared/testdata/perf/kafl
+if [ -f "$kafl/Unzip.perf.data" ] && [ -f "$data/Unzip__trace.pt" ]; then
+	"$PTCOV" --pt "$data/Unzip__trace.pt" --pagecache "$data/pagecache/Unzip" \
+		--filter 400000-427000 --cpu 6/94/3 > pc.edges 2>/dev/null
+	"$PTCOV" --symfs "$kafl/symfs" "$kafl/Unzip.perf.data" > perf.edges 2>perf.err &&
+		[ -s pc.edges ] && cmp -s pc.edges perf.edges && pass ||
+		fail "perf.data edges: $(cat perf.err)"
+	"$PTCOV" --symfs "$kafl/symfs" - < "$kafl/Unzip.perf.data" > pipe.edges 2>/dev/null &&
+		cmp -s pc.edges pipe.edges && pass || fail "perf.data from a pipe"
+	"$PTCOV" --symfs "$kafl/symfs" --format=drcov -o perf.drcov "$kafl/Unzip.perf.data" &&
+		python3 "$here/drcov_check.py" perf.drcov > pdr.txt &&
+		grep -q "1 modules, 561 blocks" pdr.txt && pass ||
+		fail "perf.data drcov: $(cat pdr.txt)"
+fi
 finish
