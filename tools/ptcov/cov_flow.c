@@ -7,12 +7,84 @@
 #include "tools/ptcov/cov_flow.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Longest block walked: straight-line code longer than this is cut. */
 #define COV_BLOCK_MAX	65536u
+
+/*
+ * Sort the @n indices at @idx stably by the uint64_t at byte @off of
+ * element idx[i] of @base (elements of @size bytes): LSD radix, a byte a
+ * pass, passes where every key has the same byte skipped (addresses share
+ * their high bytes). Linear in @n: no comparison sort on the way from
+ * edges to lines. Returns 0 or -1 (ENOMEM).
+ */
+static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
+		     size_t off)
+{
+	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *a = idx, *b = tmp;
+	const uint8_t *p = base;
+	size_t cnt[256];
+
+	if (!tmp)
+		return -1;
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t pos = 0;
+		bool one = false;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+
+			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
+			cnt[(k >> shift) & 0xff]++;
+		}
+		for (unsigned int d = 0; d < 256; d++) {
+			size_t c = cnt[d];
+
+			one |= c == n;
+			cnt[d] = pos;
+			pos += c;
+		}
+		if (one)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+
+			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
+			b[cnt[(k >> shift) & 0xff]++] = a[i];
+		}
+		uint32_t *t = a;
+
+		a = b;
+		b = t;
+	}
+	if (a != idx)
+		memcpy(idx, a, n * sizeof(*idx));
+	free(tmp);
+	return 0;
+}
+
+/* @idx = 0..n-1 sorted by the keys at @off1, then (first) @off0. */
+static uint32_t *sorted_idx(size_t n, const void *base, size_t size, size_t off0,
+			    size_t off1)
+{
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	if ((off1 != off0 && radix_idx(idx, n, base, size, off1)) ||
+	    radix_idx(idx, n, base, size, off0)) {
+		free(idx);
+		return NULL;
+	}
+	return idx;
+}
 
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 {
@@ -23,11 +95,9 @@ int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 		while (cap < acc->n + n)
 			cap *= 2;
 		/* compact first: many decodes of one program repeat edges */
-		if (acc->n > 2 * acc->sorted && acc->n >= 4096) {
-			cov_edges_sort(acc);
-			if (acc->n + n <= acc->cap)
-				goto copy;
-		}
+		if (acc->n > 2 * acc->sorted && acc->n >= 4096 && !cov_edges_sort(acc) &&
+		    acc->n + n <= acc->cap)
+			goto copy;
 		ne = realloc(acc->e, cap * sizeof(*ne));
 		if (!ne) {
 			errno = ENOMEM;
@@ -43,32 +113,37 @@ copy:
 	return 0;
 }
 
-static int edge_cmp(const void *a, const void *b)
+int cov_edges_sort(struct cov_edges *acc)
 {
-	const struct lpt_cov_edge *x = a, *y = b;
-
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	return 0;
-}
-
-void cov_edges_sort(struct cov_edges *acc)
-{
+	struct lpt_cov_edge *s;
+	uint32_t *idx;
 	size_t o = 0;
 
 	if (acc->sorted == acc->n)
-		return;
-	qsort(acc->e, acc->n, sizeof(*acc->e), edge_cmp);
-	for (size_t i = 0; i < acc->n; i++) {
-		if (o && acc->e[o - 1].src == acc->e[i].src &&
-		    acc->e[o - 1].dst == acc->e[i].dst)
-			acc->e[o - 1].count += acc->e[i].count;
-		else
-			acc->e[o++] = acc->e[i];
+		return 0;
+	idx = sorted_idx(acc->n, acc->e, sizeof(*acc->e),
+			 offsetof(struct lpt_cov_edge, src),
+			 offsetof(struct lpt_cov_edge, dst));
+	s = malloc(acc->cap * sizeof(*s));
+	if (!idx || !s) {
+		free(idx);
+		free(s);
+		errno = ENOMEM;
+		return -1;
 	}
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct lpt_cov_edge *e = &acc->e[idx[i]];
+
+		if (o && s[o - 1].src == e->src && s[o - 1].dst == e->dst)
+			s[o - 1].count += e->count;
+		else
+			s[o++] = *e;
+	}
+	free(idx);
+	free(acc->e);
+	acc->e = s;
 	acc->n = acc->sorted = o;
+	return 0;
 }
 
 void cov_edges_free(struct cov_edges *acc)
@@ -327,13 +402,6 @@ static int blk_cmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static int insn_cmp(const void *a, const void *b)
-{
-	const struct cov_insn *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
 		   const uint64_t *entries, size_t nentries)
@@ -344,37 +412,32 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 
 	memset(f, 0, sizeof(*f));
 	/* edges by destination: one walk per distinct destination */
-	struct lpt_cov_edge *bydst = malloc((acc->n ? acc->n : 1) * sizeof(*bydst));
+	uint32_t *bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e),
+				     offsetof(struct lpt_cov_edge, dst),
+				     offsetof(struct lpt_cov_edge, dst));
 
 	if (!bydst)
 		return -1;
-	for (size_t i = 0; i < acc->n; i++) {
-		bydst[i] = acc->e[i];
-		uint64_t s = bydst[i].src;
-
-		bydst[i].src = bydst[i].dst;
-		bydst[i].dst = s;
-	}
-	qsort(bydst, acc->n, sizeof(*bydst), edge_cmp);
 	for (size_t i = 0; i < acc->n;) {
-		uint64_t d = bydst[i].src, c = 0, ccall = 0, cjump = 0, clabel = 0;
+		uint64_t d = acc->e[bydst[i]].dst, c = 0, ccall = 0, cjump = 0, clabel = 0;
 		size_t j;
 
-		for (j = i; j < acc->n && bydst[j].src == d; j++) {
-			struct cov_insn *s = insn_get(&t, img, bydst[j].dst, &err);
+		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
+			const struct lpt_cov_edge *e = &acc->e[bydst[j]];
+			struct cov_insn *s = insn_get(&t, img, e->src, &err);
 
 			if (!s && err == LPT_ERR_NOMEM)
 				goto nomem;
-			c += bydst[j].count;
+			c += e->count;
 			if (s && (s->kind == LPT_COV_INSN_CALL ||
 				  s->kind == LPT_COV_INSN_CALL_IND))
-				ccall += bydst[j].count;
+				ccall += e->count;
 			else if (!s || s->kind != LPT_COV_INSN_RET)
-				cjump += bydst[j].count;
+				cjump += e->count;
 			if (!s || (s->kind != LPT_COV_INSN_RET && s->kind != LPT_COV_INSN_CALL &&
 				   s->kind != LPT_COV_INSN_CALL_IND &&
 				   !(s->kind == LPT_COV_INSN_JCC && s->addr + s->len == d)))
-				clabel += bydst[j].count;
+				clabel += e->count;
 		}
 		i = j;
 		/* the walk: every instruction from d to the first branch */
@@ -426,7 +489,22 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		if (t.slot[i].len && t.slot[i].count)
 			f->insn[f->ninsn++] = t.slot[i];
 	free(t.slot);
-	qsort(f->insn, f->ninsn, sizeof(*f->insn), insn_cmp);
+	t.slot = NULL;
+	uint32_t *idx = sorted_idx(f->ninsn, f->insn, sizeof(*f->insn),
+				   offsetof(struct cov_insn, addr),
+				   offsetof(struct cov_insn, addr));
+	struct cov_insn *sorted = malloc((f->ninsn ? f->ninsn : 1) * sizeof(*sorted));
+
+	if (!idx || !sorted) {
+		free(idx);
+		free(sorted);
+		goto nomem;
+	}
+	for (size_t i = 0; i < f->ninsn; i++)
+		sorted[i] = f->insn[idx[i]];
+	free(idx);
+	free(f->insn);
+	f->insn = sorted;
 	return 0;
 nomem:
 	free(bydst);

@@ -30,10 +30,13 @@ struct cov_edges {
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n);
 
 /**
- * cov_edges_sort() - sort by (src, dst), summing the counts of equal edges.
+ * cov_edges_sort() - sort by (src, dst), summing the counts of equal edges
+ * (a radix sort: linear in the edges).
  * @acc: the sum.
+ *
+ * Return: 0, or -1 when out of memory (errno ENOMEM; @acc unchanged).
  */
-void cov_edges_sort(struct cov_edges *acc);
+int cov_edges_sort(struct cov_edges *acc);
 
 /** cov_edges_free() - release @acc's memory; it is left empty. */
 void cov_edges_free(struct cov_edges *acc);

@@ -4,6 +4,11 @@
 Documentation/ptcov.rst "lcov: the gcov comparison").
 
 Usage: gcov_compare.py RUN.info GCOV.json [GCOV.json...]
+       gcov_compare.py --expect SRCDIR GCOV.json... > EXPECT
+The second form prints what the comparison checks as records that
+tests/vm/cases/86-ptcov-lcov.sh compares in the VM (no Python there):
+"DA file line count", "FN file name count", "BR file line min max" (one
+per conditional branch: its two outcomes in order).
 
 For every source file gcov reports:
   - every line gcov reports executable: ptcov has a DA for it with the same
@@ -43,7 +48,32 @@ def read_info(path):
     return files
 
 
+def expect(srcdir, jsons):
+    for j in jsons:
+        for gf in json.load(open(j))["files"]:
+            name = os.path.basename(gf["file"])
+            src = open(os.path.join(srcdir, name)).read().split("\n")
+            for fn in gf["functions"]:
+                print("FN %s %s %d" % (name, fn["name"], fn["execution_count"]))
+            for gl in gf["lines"]:
+                ln = gl["line_number"]
+                if re.match(r"(case\b.*|default\s*):", src[ln - 1].strip()):
+                    continue
+                print("DA %s %d %d" % (name, ln, gl["count"]))
+                arcs = [b for b in gl["branches"] if not b.get("throw")]
+                if not arcs or len(arcs) % 2 or any(
+                        arcs[i]["fallthrough"] == arcs[i + 1]["fallthrough"]
+                        for i in range(0, len(arcs), 2)):
+                    continue
+                for i in range(0, len(arcs), 2):
+                    a, b = sorted((arcs[i]["count"], arcs[i + 1]["count"]))
+                    print("BR %s %d %d %d" % (name, ln, a, b))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--expect":
+        return expect(sys.argv[2], sys.argv[3:])
     info = read_info(sys.argv[1])
     gfiles = []
     for j in sys.argv[2:]:
