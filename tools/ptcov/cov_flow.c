@@ -411,6 +411,14 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	int err;
 
 	memset(f, 0, sizeof(*f));
+	/* room for some 4 instructions per edge without growing */
+	while ((t.mask + 1) / 2 < 4 * acc->n && t.mask < (1u << 26))
+		t.mask = t.mask ? 2 * t.mask + 1 : 4095;
+	if (t.mask) {
+		t.slot = calloc(t.mask + 1, sizeof(*t.slot));
+		if (!t.slot)
+			return -1;
+	}
 	/* edges by destination: one walk per distinct destination */
 	uint32_t *bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e),
 				     offsetof(struct lpt_cov_edge, dst),

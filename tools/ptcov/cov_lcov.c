@@ -68,6 +68,9 @@ struct lc {
 	size_t ndecl, cdecl;
 	Dwarf_Addr bias;	/* of the module being read */
 	bool nomem;
+	long walk_row;		/* line_at()'s last row, address, state */
+	uint64_t walk_addr;
+	bool walk_gap;
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -179,22 +182,33 @@ static long row_of(const struct lc *lc, uint64_t addr)
  * unconditional jump or return inside a row, or from a jump target inside
  * a row on: such as the counter update gcc's --coverage puts at a block's
  * start) takes the line of the row after it (ptcov.rst "lcov"). */
-static uint32_t line_at(const struct lc *lc, const struct cov_flow *f,
+static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 			const struct lpt_cov_image *img, uint64_t addr)
 {
 	long i = row_of(lc, addr);
 	struct lpt_cov_insn in;
 	bool gap = false;
+	uint64_t a;
 
 	if (i < 0 || lc->rows[i].line == NO_LINE)
 		return NO_LINE;
-	for (uint64_t a = lc->rows[i].addr; a <= addr; a += in.len) {
+	a = lc->rows[i].addr;
+	/* addresses come in order: go on from the last one in this row */
+	if (lc->walk_row == i && lc->walk_addr <= addr && lc->walk_addr > a) {
+		a = lc->walk_addr;
+		gap = lc->walk_gap;
+	}
+	for (; a <= addr; a += in.len) {
 		const struct cov_insn *x = a > lc->rows[i].addr ? cov_flow_find(f, a) : NULL;
 
 		if (x && (x->in_label || x->in_call))
 			gap = true;
-		if (a == addr)
+		if (a == addr) {
+			lc->walk_row = i;
+			lc->walk_addr = a;
+			lc->walk_gap = gap;
 			break;
+		}
 		if (lpt_cov_insn_at(img, a, 64, &in))
 			return lc->rows[i].line;
 		gap |= in.kind == LPT_COV_INSN_JMP || in.kind == LPT_COV_INSN_JMP_IND ||
@@ -598,7 +612,7 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		   const struct cov_edges *acc, const struct cov_modules *ms,
 		   const struct lpt_cov_image *img, const char *tn)
 {
-	struct lc lc = { 0 };
+	struct lc lc = { .walk_row = -1 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	uint32_t *lorder = NULL, *forder = NULL;
 	int ret = -1;
