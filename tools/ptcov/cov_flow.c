@@ -424,8 +424,11 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 				     offsetof(struct lpt_cov_edge, dst),
 				     offsetof(struct lpt_cov_edge, dst));
 
-	if (!bydst)
+	if (!bydst) {
+		free(t.slot);
+		errno = ENOMEM;
 		return -1;
+	}
 	for (size_t i = 0; i < acc->n;) {
 		uint64_t d = acc->e[bydst[i]].dst, c = 0, ccall = 0, cjump = 0, clabel = 0;
 		size_t j;

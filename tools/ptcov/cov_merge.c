@@ -225,7 +225,8 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn)
 	size_t o = 0;
 	const struct rec **fns = NULL;
 
-	qsort_r(m->r, m->n, sizeof(*m->r), rec_cmp, m->files);
+	if (m->n)
+		qsort_r(m->r, m->n, sizeof(*m->r), rec_cmp, m->files);
 	for (size_t i = 0; i < m->n; i++) {
 		struct rec *x = &m->r[i];
 

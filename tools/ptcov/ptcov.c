@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include <lwpt/perf_data.h>
 #include <lwpt/pt_cov.h>
@@ -468,10 +469,17 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	uint8_t *map = calloc(1, o->cfg.map_size);
 	char **names = NULL;
 	size_t count = 0;
+	struct stat sb = { 0 };
 	int st = -1, n;
 
 	if (!img || !map) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+		goto out;
+	}
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir,
+			errno && !sb.st_mode ? strerror(errno) :
+			"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
 		goto out;
 	}
 	n = load_dir(o, dir, img, &mods, &cfg);
