@@ -410,8 +410,19 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 	} else {
 		char *text = NULL;
 		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
+		FILE *mem;
+		size_t outside = 0;
 
+		for (size_t i = 0; i < f.ninsn; i++) {
+			long m = cov_modules_find(mods, f.insn[i].addr);
+
+			outside += m < 0 || mods->mod[m].synthetic;
+		}
+		if (outside)
+			fprintf(stderr, "%s: %zu of %zu executed instructions are in no ELF file "
+				"(a page cache): no lines or functions for them; "
+				"--format=drcov covers them\n", prog, outside, f.ninsn);
+		mem = open_memstream(&text, &len);
 		ret = -1;
 		if (mem && !cov_lcov_write(mem, stderr, prog, &f, &o->acc, mods, img,
 					   o->tn) && !fclose(mem)) {
