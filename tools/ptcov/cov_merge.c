@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { R_FN = 0, R_BR = 1, R_DA = 2 };
 
@@ -220,9 +221,11 @@ static double pct(size_t a, size_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn)
+int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
+		    bool all)
 {
-	size_t o = 0;
+	size_t o = 0, missing = 0;
+	const char *first_missing = NULL;
 	const struct rec **fns = NULL;
 
 	if (m->n)
@@ -263,6 +266,12 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn)
 				lh += x->count > 0;
 			}
 		}
+		if (!all && access(m->files[f], R_OK)) {
+			if (!missing++)
+				first_missing = m->files[f];
+			i = j;
+			continue;
+		}
 		if (out) {
 			fprintf(out, "TN:%s\nSF:%s\n", tn, m->files[f]);
 			qsort(fns, nf, sizeof(*fns), fn_line_cmp);
@@ -299,5 +308,8 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn)
 		i = j;
 	}
 	free(fns);
+	if (missing && sum)
+		fprintf(sum, "%zu source files not found (%s%s): left out (--all-sources keeps them)\n",
+			missing, first_missing, missing > 1 ? ", ..." : "");
 	return out && (fflush(out) || ferror(out)) ? -1 : 0;
 }

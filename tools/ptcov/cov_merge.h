@@ -8,6 +8,7 @@
 #ifndef LWPT_TOOLS_PTCOV_MERGE_H
 #define LWPT_TOOLS_PTCOV_MERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,10 +35,14 @@ int cov_merge_add(struct cov_merge *m, const char *text, size_t len);
  * @sum: the summary (per file: lines, functions, branches executed of
  *       total), or NULL.
  * @tn:  the test name for TN:.
+ * @all: false: leave a source file that cannot be read (a library's
+ *       debug info without its sources) out of the tracefile, as genhtml
+ *       fails on it; how many, and the first, are said on @sum.
  *
  * Return: 0, or -1 on a write error or out of memory.
  */
-int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn);
+int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
+		    bool all);
 
 /** cov_merge_free() - release @m; NULL is ignored. */
 void cov_merge_free(struct cov_merge *m);

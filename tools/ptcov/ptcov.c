@@ -67,6 +67,9 @@ static void usage(FILE *f)
 "  -o, --output FILE       write the lcov or drcov output to FILE (default:\n"
 "                          stdout).\n"
 "  --test-name NAME        lcov's TN: (default: empty).\n"
+"  --all-sources           lcov: keep source files that cannot be read (a\n"
+"                          library's debug info without its sources; genhtml\n"
+"                          fails on them): left out by default.\n"
 "  --bitmap FILE           write the map's bytes to FILE.\n"
 "  --map-size BYTES        map size, a power of two (default 65536).\n"
 "  --xdc                   the map libxdc makes (conditional outcomes only).\n"
@@ -86,7 +89,7 @@ struct opts {
 	const char **pts, **dirs;
 	size_t npt, ndir;
 	int format;
-	bool edges, xdc, stat;
+	bool edges, xdc, stat, all_sources;
 	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
 	struct lpt_cov_config cfg;
@@ -455,7 +458,7 @@ static int write_output(struct opts *o)
 	if (o->format == FMT_DRCOV)
 		ret = cov_drcov_write(o->drcov, out);
 	else
-		ret = cov_merge_write(o->lcov, out, stderr, o->tn);
+		ret = cov_merge_write(o->lcov, out, stderr, o->tn, o->all_sources);
 	if (o->output && fclose(out))
 		ret = -1;
 	if (ret)
@@ -598,6 +601,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--stat")) {
 			o.stat = true;
+			continue;
+		} else if (!strcmp(a, "--all-sources")) {
+			o.all_sources = true;
 			continue;
 		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o") ||
 			   !strcmp(a, "-k")) {

@@ -93,7 +93,7 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 		cov_lcov_write(mem, NULL, "bench", &f, &acc, ms, img, "");
 		fclose(mem);
 		cov_merge_add(m, text, tl);
-		cov_merge_write(m, null, NULL, "");
+		cov_merge_write(m, null, NULL, "", true);
 		cov_merge_free(m);
 		free(text);
 	}

@@ -7,15 +7,22 @@
  * user-mode tracing, BranchEn, no timing packets); the raw trace is written
  * to a file that ptcov --pt decodes with --elf PROG.
  *
- * Usage: pt_step_trace OUT.pt PROG [ARG]...   (exit status: PROG's, or 125)
- * The program's stdout goes to /dev/null; its working directory is ours.
+ * Usage: pt_step_trace [-m MAPS] OUT.pt PROG [ARG]...
+ * (exit status: PROG's, or 125). The program's stdout goes to /dev/null;
+ * its working directory is ours. With -m the program runs without address
+ * space randomisation (a dynamic or PIE program) and its executable
+ * file-backed mappings at exit are written to MAPS in the format of a
+ * ptcap `maps` file (Documentation/ptcap-format.rst), so that OUT.pt and
+ * MAPS in one directory are a capture ptcov reads.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -59,16 +66,56 @@ static int peek_insn(pid_t pid, uint64_t ip, uint8_t *dst)
 	return (int)have;
 }
 
+/* The executable file mappings of @pid as a ptcap maps file. */
+static int write_maps(pid_t pid, const char *path)
+{
+	char name[64], line[4096];
+	FILE *in, *out;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	in = fopen(name, "r");
+	out = fopen(path, "w");
+	if (!in || !out) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	fprintf(out, "lwpt-ptcap-maps 1\n");
+	while (fgets(line, sizeof(line), in)) {
+		unsigned long long a, b, off;
+		char perm[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &a, &b, perm, &off, &n) < 4 ||
+		    !n || perm[2] != 'x' || line[n] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		fprintf(out, "0x%llx 0x%llx 0x%llx %s\n", a, b, off, line + n);
+	}
+	fclose(in);
+	return fclose(out);
+}
+
 int main(int argc, char **argv)
 {
+	const char *maps = NULL;
+	bool exiting = false;
+
 	struct pt_trace_config cfg = { 0 };
 	struct pt_trace tr;
 	uint64_t n = 0;
 	int st, code = 125;
 	pid_t pid;
 
+	if (argc > 2 && !strcmp(argv[1], "-m")) {
+		maps = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: pt_step_trace OUT.pt PROG [ARG]...\n");
+		fprintf(stderr, "usage: pt_step_trace [-m MAPS] OUT.pt PROG [ARG]...\n");
 		return 125;
 	}
 	out = fopen(argv[1], "wb");
@@ -84,11 +131,15 @@ int main(int argc, char **argv)
 
 		if (null >= 0)
 			dup2(null, 1);
+		if (maps)
+			personality(ADDR_NO_RANDOMIZE);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execv(argv[2], argv + 2);
 		_exit(127);
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
+		return 125;
+	if (maps && ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACEEXIT) < 0)
 		return 125;
 	cfg.rtit_ctl = IA32_RTIT_CTL_TRACEEN | IA32_RTIT_CTL_USER |
 		       IA32_RTIT_CTL_BRANCHEN | IA32_RTIT_CTL_TOPA;
@@ -122,6 +173,13 @@ int main(int argc, char **argv)
 				goto fail;
 			if (WIFEXITED(st) || WIFSIGNALED(st))
 				break;
+			if (WIFSTOPPED(st) && (st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+				/* the last instruction: its exit */
+				if (write_maps(pid, maps))
+					goto fail;
+				exiting = true;
+				break;
+			}
 			if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0)
 				goto fail;
 			if (r.rip != s.ip)
@@ -129,10 +187,15 @@ int main(int argc, char **argv)
 		}
 		if (WIFSIGNALED(st))
 			goto fail;
-		s.next_ip = WIFEXITED(st) ? s.ip : r.rip;
+		s.next_ip = WIFEXITED(st) || exiting ? s.ip : r.rip;
 		s.tsc = 0x100000 + 100 * ++n;
 		if (pt_trace_step(&tr, &s))
 			goto fail;
+		if (exiting) {
+			if (ptrace(PTRACE_CONT, pid, NULL, NULL) < 0 || waitpid(pid, &st, 0) < 0 ||
+			    !WIFEXITED(st))
+				goto fail;
+		}
 		if (WIFEXITED(st)) {
 			code = WEXITSTATUS(st);
 			break;

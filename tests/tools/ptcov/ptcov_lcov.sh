@@ -89,6 +89,25 @@ if command -v genhtml >/dev/null; then
 		[ -f html/index.html ] && pass || fail "genhtml: $(cat genhtml.out)"
 fi
 
+# 2b. PIE and dynamic (ld.so, libc: ET_DYN load biases from the maps, a
+# library's lines without its sources left out), one run, as a ptcap
+# directory written by pt_step_trace -m (no ASLR; the maps at exit)
+gcc -O0 -g --coverage -fPIE -pie -o pprog cov_prog.c cov_prog2.c
+mkdir pcap && printf 'lwpt-ptcap-config 1\n' > pcap/config
+"$STEP" -m pcap/maps pcap/cpu0.pt ./pprog abc12 >/dev/null 2>step.err
+[ $? -ne 125 ] || fail "pt_step_trace pprog: $(cat step.err)"
+mkdir pj && (cd pj && gcov -b -c --json-format ../pprog-cov_prog.gcda \
+	../pprog-cov_prog2.gcda >/dev/null 2>&1 && gunzip -f ./*.gcov.json.gz) ||
+	fail "gcov pprog"
+"$PTCOV" --format=lcov -o pie.info pcap 2>pie.err && pass || fail "ptcov PIE: $(tail -3 pie.err)"
+python3 "$here/gcov_compare.py" pie.info pj/*.gcov.json >pcmp.txt &&
+	grep -q "^gcov_compare: 50 lines.* 0 differences" pcmp.txt && pass ||
+	fail "PIE lcov against gcov: $(cat pcmp.txt)"
+if command -v genhtml >/dev/null; then
+	genhtml -q -o phtml pie.info >genhtml.out 2>&1 && pass ||
+		fail "genhtml PIE: $(cat genhtml.out)"
+fi
+
 # 3. -O2 without --coverage
 "$PTCOV" --format=lcov -o o2.info --elf prog2 --pt o1.pt --pt o2.pt --pt o3.pt \
 	--pt o4.pt --pt o5.pt 2>/dev/null && pass || fail "ptcov -O2"
