@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lwpt/perf_data.h>
 #include <lwpt/pt_cov.h>
@@ -484,6 +485,7 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	char **names = NULL;
 	size_t count = 0;
 	struct stat sb = { 0 };
+	char path0[4096];
 	int st = -1, n;
 
 	if (!img || !map) {
@@ -494,6 +496,16 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 		fprintf(stderr, "%s: %s: %s\n", prog, dir,
 			errno && !sb.st_mode ? strerror(errno) :
 			"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
+		goto out;
+	}
+	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
+	if (!access(path0, F_OK)) {
+		/* ptcap -a: each CPU's trace runs many processes, each with its
+		 * own maps (maps.<pid>.<gen>); ptcov has no split by process */
+		fprintf(stderr, "%s: %s: a system-wide capture (ptcap -a, a processes file): "
+			"ptcov decodes one address space per directory; capture the "
+			"program with ptcap -- COMMAND, -p PID or --cr3, or use "
+			"ptflow, which splits it by process\n", prog, dir);
 		goto out;
 	}
 	n = load_dir(o, dir, img, &mods, &cfg);
