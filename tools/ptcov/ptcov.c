@@ -23,6 +23,7 @@
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 
+#include "tools/pt2perf/split.h"
 #include "tools/ptcov/cov_drcov.h"
 #include "tools/ptcov/cov_flow.h"
 #include "tools/ptcov/cov_lcov.h"
@@ -474,6 +475,170 @@ static size_t read_opts_image(void *ctx, uint64_t addr, uint8_t *buf, size_t siz
 	return lpt_cov_image_read(ctx, addr, buf, size);
 }
 
+/* One exec generation of one process of a system-wide capture. */
+struct sys_proc {
+	size_t level;
+	uint32_t pid;
+	size_t gen;
+	struct lpt_cov_image *img;
+	struct cov_modules mods;
+	struct lpt_cov *cov;
+	struct cov_edges acc;
+};
+
+/* The code of @maps (a maps file of @dir) into @img and @mods. */
+static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *img,
+		     struct cov_modules *mods)
+{
+	struct ptcap_maps m;
+	char *text, *path;
+	size_t len;
+	int err;
+
+	if (ptcap_dir_read_file(dir, maps, &text, &len))
+		return -1;
+	err = ptcap_maps_parse(text, len, &m, NULL);
+	free(text);
+	if (err)
+		return -1;
+	for (size_t i = m.nmaps; i-- > 0;) {	/* the image: first added wins */
+		const struct ptcap_map *e = &m.map[i];
+
+		if (e->path[0] == '/')
+			path = strdup(e->path);
+		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
+			path = NULL;
+		if (!path)
+			break;
+		err = lpt_cov_image_add_file(img, path, e->offset, e->size, e->start);
+		if (err < 0 && err != LPT_ERR_NOMEM)
+			map_warn(NULL, path, err);
+		free(path);
+	}
+	for (size_t i = 0; i < m.nmaps; i++) {
+		const struct ptcap_map *e = &m.map[i];
+
+		if (e->path[0] == '/')
+			path = strdup(e->path);
+		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
+			path = NULL;
+		if (!path || cov_modules_add(mods, path, e->start, e->start + e->size,
+					     e->offset, false) < 0) {
+			free(path);
+			ptcap_maps_free(&m);
+			return -1;
+		}
+		free(path);
+	}
+	ptcap_maps_free(&m);
+	return 0;
+}
+
+/*
+ * A system-wide capture (ptcap -a): every CPU's trace cut into spans, each
+ * given to its thread and its process's exec generation by pt2perf's split
+ * (ptflow's rules: spans whose owner is not known are left out, as ptflow
+ * leaves them); each generation decoded with the code of its own maps
+ * (maps.<pid>.<gen>), its coverage added to the sum.
+ */
+static int run_system(struct opts *o, const char *dir, const struct lpt_cov_config *cfg,
+		      uint8_t *all)
+{
+	struct p2p_capture cap = { 0 };
+	struct p2p_split_stats sst;
+	struct sys_proc *ps = NULL;
+	size_t nps = 0;
+	uint8_t *map = calloc(1, o->cfg.map_size);
+	int st = -1;
+
+	if (!map || p2p_capture_load(dir, &cap, prog))
+		goto out;
+	if (!cap.per_cpu || p2p_split_threads(&cap, &sst, prog))
+		goto out;
+	if (!cap.split) {
+		fprintf(stderr, "%s: %s: no span of the capture could be given to a thread\n",
+			prog, dir);
+		goto out;
+	}
+	st = 0;
+	for (size_t i = 0; i < cap.npieces; i++) {
+		const struct p2p_piece *pc = &cap.pieces[i];
+		const struct p2p_file *f = &cap.files[pc->file];
+		const struct p2p_level *lv = &cap.lv[f->level];
+		const struct ptcap_process *pr;
+		struct sys_proc *sp = NULL;
+		size_t ngen = 0;
+		char name[64];
+
+		pr = ptcap_processes_find(&lv->procs, f->pid, &ngen);
+		if (!pr || pc->gen >= ngen || pr[pc->gen].missing || !pr[pc->gen].maps)
+			continue;
+		for (size_t k = 0; k < nps; k++)
+			if (ps[k].level == f->level && ps[k].pid == f->pid && ps[k].gen == pc->gen)
+				sp = &ps[k];
+		if (!sp) {
+			struct sys_proc *n = realloc(ps, (nps + 1) * sizeof(*n));
+
+			if (!n)
+				goto nomem;
+			ps = n;
+			sp = &ps[nps++];
+			memset(sp, 0, sizeof(*sp));
+			sp->level = f->level;
+			sp->pid = f->pid;
+			sp->gen = pc->gen;
+			sp->img = lpt_cov_image_alloc();
+			if (!sp->img)
+				goto nomem;
+			if (load_maps(lv->dir, pr[pc->gen].maps, sp->img, &sp->mods)) {
+				fprintf(stderr, "%s: %s/%s: %s\n", prog, lv->dir, pr[pc->gen].maps,
+					"cannot be read");
+				st = -1;
+			}
+			sp->cov = lpt_cov_alloc(cfg, sp->img);
+			if (!sp->cov)
+				goto nomem;
+		}
+		snprintf(name, sizeof(name), "pid %u gen %zu", f->pid, pc->gen);
+		/* its edges into this generation's sum */
+		struct cov_edges keep = o->acc;
+
+		o->acc = sp->acc;
+		if (run(o, sp->cov, name, f->data + pc->off, pc->len, map))
+			st = -1;
+		sp->acc = o->acc;
+		o->acc = keep;
+		for (size_t j = 0; j < o->cfg.map_size; j++)
+			all[j] += map[j];
+	}
+	for (size_t k = 0; k < nps; k++) {
+		if (o->format == FMT_EDGES)
+			continue;
+		struct cov_edges keep = o->acc;
+
+		o->acc = ps[k].acc;
+		if (capture_out(o, ps[k].img, &ps[k].mods, cfg))
+			st = -1;
+		ps[k].acc = o->acc;	/* emptied by capture_out() */
+		o->acc = keep;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+	st = -1;
+out:
+	for (size_t k = 0; k < nps; k++) {
+		lpt_cov_free(ps[k].cov);
+		lpt_cov_image_free(ps[k].img);
+		cov_modules_free(&ps[k].mods);
+		cov_edges_free(&ps[k].acc);
+	}
+	free(ps);
+	free(map);
+	p2p_capture_free(&cap);
+	return st;
+}
+
 /* Decode every trace of @dir with the code of its maps. */
 static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 {
@@ -498,19 +663,15 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 			"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
 		goto out;
 	}
-	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
-	if (!access(path0, F_OK)) {
-		/* ptcap -a: each CPU's trace runs many processes, each with its
-		 * own maps (maps.<pid>.<gen>); ptcov has no split by process */
-		fprintf(stderr, "%s: %s: a system-wide capture (ptcap -a, a processes file): "
-			"ptcov decodes one address space per directory; capture the "
-			"program with ptcap -- COMMAND, -p PID or --cr3, or use "
-			"ptflow, which splits it by process\n", prog, dir);
-		goto out;
-	}
 	n = load_dir(o, dir, img, &mods, &cfg);
 	if (n < 0)
 		goto out;
+	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
+	if (!access(path0, F_OK)) {
+		/* ptcap -a: per process, its config's CPU and filters */
+		st = run_system(o, dir, &cfg, all);
+		goto out;
+	}
 	if (!n && !o->nimg) {
 		fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, --raw, --pagecache\n",
 			prog, dir);
