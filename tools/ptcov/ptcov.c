@@ -101,6 +101,11 @@ struct opts {
 	struct cov_edges acc;		/* edges of the capture, summed */
 	struct cov_merge *lcov;		/* lcov of all captures */
 	struct cov_drcov *drcov;	/* blocks of all captures */
+	/* the captures whose edges o->acc sums: of one address-space layout,
+	 * so their edges add before the blocks and lines are made once */
+	struct lpt_cov_image *pend_img;
+	struct cov_modules pend_mods;
+	struct lpt_cov_config pend_cfg;
 };
 
 static int parse_u64(const char *s, uint64_t *v, int base)
@@ -469,6 +474,39 @@ static int write_output(struct opts *o)
 	return ret;
 }
 
+/* Two captures with the same files at the same addresses and the same
+ * decoder configuration: their edges can be summed before decoding
+ * blocks and looking up lines. */
+static bool same_layout(const struct cov_modules *a, const struct lpt_cov_config *ca,
+			const struct cov_modules *b, const struct lpt_cov_config *cb)
+{
+	if (a->nmap != b->nmap || ca->nfilter != cb->nfilter ||
+	    memcmp(ca->filter, cb->filter, sizeof(ca->filter)))
+		return false;
+	for (size_t i = 0; i < a->nmap; i++) {
+		const struct cov_map *x = &a->map[i], *y = &b->map[i];
+
+		if (x->start != y->start || x->end != y->end || x->offset != y->offset ||
+		    strcmp(a->mod[x->mod].path, b->mod[y->mod].path))
+			return false;
+	}
+	return true;
+}
+
+/* The summed edges of the pending captures into the output. */
+static int flush_pending(struct opts *o)
+{
+	int ret = 0;
+
+	if (!o->pend_img)
+		return 0;
+	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg);
+	lpt_cov_image_free(o->pend_img);
+	o->pend_img = NULL;
+	cov_modules_free(&o->pend_mods);
+	return ret;
+}
+
 /* The code of --elf, --raw, --pagecache for a ptcap directory's image. */
 static size_t read_opts_image(void *ctx, uint64_t addr, uint8_t *buf, size_t size)
 {
@@ -551,7 +589,7 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 	uint8_t *map = calloc(1, o->cfg.map_size);
 	int st = -1;
 
-	if (!map || p2p_capture_load(dir, &cap, prog))
+	if (!map || flush_pending(o) || p2p_capture_load(dir, &cap, prog))
 		goto out;
 	if (!cap.per_cpu || p2p_split_threads(&cap, &sst, prog))
 		goto out;
@@ -687,6 +725,10 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 			goto nomem;
 	}
 	lpt_cov_image_set_read(img, o->nimg ? read_opts_image : NULL, o->img);
+	/* another layout: the pending captures' coverage out first */
+	if (o->format != FMT_EDGES && o->pend_img &&
+	    !same_layout(&o->pend_mods, &o->pend_cfg, &mods, &cfg) && flush_pending(o))
+		goto out;
 	cov = lpt_cov_alloc(&cfg, img);
 	if (!cov || ptcap_dir_list_traces(dir, &names, &count)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
@@ -709,8 +751,19 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 			all[j] += map[j];
 		free(buf);
 	}
-	if (o->format != FMT_EDGES && capture_out(o, img, &mods, &cfg))
-		st = -1;
+	if (o->format != FMT_EDGES) {
+		/* pending until a capture of another layout or the end: the
+		 * edges of one layout's captures sum first (a test suite) */
+		lpt_cov_image_free(o->pend_img);
+		cov_modules_free(&o->pend_mods);
+		o->pend_img = img;
+		o->pend_mods = mods;
+		o->pend_cfg = cfg;
+		lpt_cov_free(cov);	/* it reads img: before the image */
+		cov = NULL;
+		img = NULL;
+		memset(&mods, 0, sizeof(mods));
+	}
 	goto out;
 nomem:
 	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
@@ -924,6 +977,8 @@ int main(int argc, char **argv)
 			st = EXIT_ERR;
 		lpt_perf_ptcap_remove(perf_dir);
 	}
+	if (flush_pending(&o))
+		st = EXIT_ERR;
 	if (o.format != FMT_EDGES && write_output(&o))
 		st = EXIT_ERR;
 	if (o.bitmap && write_map(&o, all))
@@ -937,6 +992,8 @@ out:
 	lpt_cov_image_free(o.img);
 	cov_modules_free(&o.mods);
 	cov_edges_free(&o.acc);
+	lpt_cov_image_free(o.pend_img);
+	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);
 	cov_drcov_free(o.drcov);
 	free(o.pts);
