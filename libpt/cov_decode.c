@@ -202,6 +202,10 @@ struct lpt_cov {
 	uint8_t halt;		/* the packet loop stops: COV_HALT_* */
 	int err;		/* first error of this decode */
 	uint64_t fault;
+	/* this decode's missing code, distinct pages in the order met
+	 * (lpt_cov_faults()); nfault_all counts those not kept too */
+	uint64_t faults[LPT_COV_MAX_FAULTS];
+	unsigned int nfault, nfault_all;
 
 	struct lpt_cov_stats st;
 	struct lpt_cov_edge *out;
@@ -670,12 +674,26 @@ static void fail(struct lpt_cov *c, int err)
 	c->cur = NULL;
 }
 
+/* Remember a missing page once per decode, the first met first. */
+static void note_fault(struct lpt_cov *c, uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)0xfff;
+
+	for (unsigned int i = 0; i < c->nfault; i++)
+		if ((c->faults[i] & ~(uint64_t)0xfff) == page)
+			return;
+	if (c->nfault < LPT_COV_MAX_FAULTS)
+		c->faults[c->nfault++] = addr;
+	c->nfault_all++;
+}
+
 /* The walk needs a packet at @b that the trace does not give, or code
  * the image lacks: the error for it. */
 static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 {
 	if (b->kind == BK_NOMAP) {
 		c->fault = b->next;
+		note_fault(c, b->next);
 		fail(c, LPT_ERR_COV_NOMAP);
 	} else {
 		fail(c, b->kind == BK_BAD ? LPT_ERR_COV_BADINSN : LPT_ERR_COV_DESYNC);
@@ -2215,6 +2233,8 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->st.flushes = flushes;
 	c->st.paths = npaths;
 	c->err = 0;
+	c->nfault = 0;
+	c->nfault_all = 0;
 	for (uint32_t i = 0; i < c->ntouched; i++)	/* counts not read */
 		c->e_cnt[c->touched[i]] = 0;
 	c->ntouched = 0;
@@ -2231,6 +2251,8 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 		memset(&c->st, 0, sizeof(c->st));
 		c->st.flushes = flushes;
 		c->err = 0;
+		c->nfault = 0;
+		c->nfault_all = 0;
 		ret = decode_trace(c, trace, len);
 	}
 
@@ -2299,6 +2321,17 @@ long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
 		qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
 	*out = c->out;
 	return (long)c->ntouched;
+}
+
+long lpt_cov_faults(const struct lpt_cov *c, const uint64_t **addrs,
+		    unsigned long *total)
+{
+	if (!c || !addrs)
+		return LPT_ERR_INVALID;
+	*addrs = c->faults;
+	if (total)
+		*total = c->nfault_all;
+	return c->nfault;
 }
 
 uint64_t lpt_cov_fault_addr(const struct lpt_cov *c)

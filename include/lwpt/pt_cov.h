@@ -318,6 +318,67 @@ long lpt_cov_edges(struct lpt_cov *cov, const struct lpt_cov_edge **out);
  */
 uint64_t lpt_cov_fault_addr(const struct lpt_cov *cov);
 
+#define LPT_COV_MAX_FAULTS	64	/* pages lpt_cov_faults() keeps */
+
+/**
+ * lpt_cov_faults() - every page whose code was missing in the last
+ * lpt_cov_decode(), the first met first (the one libipt and libxdc
+ * report, since they stop there).
+ * @cov:   decoder.
+ * @addrs: receives a pointer to an array owned by @cov, valid until the
+ *         next decode: per distinct 4 KiB page the first address missed
+ *         in it, in the order the decode met them; at most
+ *         LPT_COV_MAX_FAULTS.
+ * @total: if not NULL, receives the number of distinct pages missed
+ *         (may exceed the array's length).
+ *
+ * Return: the number of addresses at *@addrs (0: none missing);
+ * LPT_ERR_INVALID for NULL @cov or @addrs.
+ */
+long lpt_cov_faults(const struct lpt_cov *cov, const uint64_t **addrs,
+		    unsigned long *total);
+
+/* What an instruction is, for coverage built from edges
+ * (lpt_cov_insn_at()): the branch kinds of SDM Table 33-1. */
+enum lpt_cov_insn_kind {
+	LPT_COV_INSN_OTHER = 0,	/* not a branch: control falls through */
+	LPT_COV_INSN_JCC,	/* conditional: Jcc, JrCXZ, LOOPcc */
+	LPT_COV_INSN_JMP,	/* direct near JMP */
+	LPT_COV_INSN_CALL,	/* direct near CALL */
+	LPT_COV_INSN_JMP_IND,	/* indirect near JMP */
+	LPT_COV_INSN_CALL_IND,	/* indirect near CALL */
+	LPT_COV_INSN_RET,	/* near RET */
+	LPT_COV_INSN_FAR,	/* far transfer: far JMP/CALL/RET, INT n,
+				 * INT3, INT1, INTO, IRET, SYSCALL, SYSRET,
+				 * SYSENTER, SYSEXIT, VMLAUNCH, VMRESUME */
+	LPT_COV_INSN_UD,	/* UD0/UD1/UD2: #UD, control does not go on */
+};
+
+/* One instruction (lpt_cov_insn_at()). */
+struct lpt_cov_insn {
+	uint64_t addr;		/* its first byte */
+	uint64_t target;	/* JCC, JMP, CALL: the target; else 0 */
+	uint8_t len;		/* bytes, 1..15 */
+	uint8_t kind;		/* enum lpt_cov_insn_kind */
+};
+
+/**
+ * lpt_cov_insn_at() - classify and measure the instruction at an address
+ * of an image, as the coverage decoder does (model/x86 x86_cofi_decode():
+ * lengths per SDM Vol. 2 Chapter 2, branch kinds per SDM Table 33-1).
+ * @img:  image.
+ * @addr: linear address of the instruction.
+ * @mode: 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8).
+ * @out:  filled on success.
+ *
+ * Return: 0; LPT_ERR_COV_NOMAP when the image has no code at @addr (or
+ * the instruction runs past its end); LPT_ERR_COV_BADINSN when the bytes
+ * are no valid instruction in @mode; LPT_ERR_INVALID for NULL @img or
+ * @out or a bad @mode.
+ */
+int lpt_cov_insn_at(const struct lpt_cov_image *img, uint64_t addr,
+		    unsigned int mode, struct lpt_cov_insn *out);
+
 /**
  * lpt_cov_invalidate() - forget cached work for code in [start, end),
  * after the code there changed (JIT, dlopen, a page added to the image).

@@ -46,6 +46,8 @@ struct p2p_piece {
 	uint64_t off, len;
 	bool have_tsc;
 	uint64_t first_tsc;		/* its first TSC packet's value */
+	size_t gen;			/* split.h: the exec generation of its
+					 * span's process (ptflow_span.gen) */
 };
 
 struct p2p_capture {

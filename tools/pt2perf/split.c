@@ -189,7 +189,7 @@ int p2p_split_threads(struct p2p_capture *cap, struct p2p_split_stats *st, const
 			st->kept++;
 			st->kept_bytes += s->end - s->offset;
 			np[nnp] = (struct p2p_piece){ .file = nnf, .off = before,
-						      .len = o.n - before };
+						      .len = o.n - before, .gen = s->gen };
 			nnp++;
 		}
 		if (!o.n)

@@ -16,9 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <lwpt/perf_data.h>
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
+
+#include "tools/pt2perf/split.h"
+#include "tools/ptcov/cov_drcov.h"
+#include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_lcov.h"
+#include "tools/ptcov/cov_merge.h"
+#include "tools/ptcov/cov_module.h"
 
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
@@ -27,15 +37,21 @@ static const char *prog = "ptcov";
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [<options>] DIR\n"
-"       %s [<options>] --pt FILE (--elf FILE[:BASE] | --raw FILE[:FROM[-TO]]:ADDR\n"
+"usage: %s [<options>] DIR...\n"
+"       %s [<options>] --pt FILE... (--elf FILE[:BASE] | --raw FILE[:FROM[-TO]]:ADDR\n"
 "                                  | --pagecache PREFIX)...\n"
 "\n"
-"Coverage of an Intel PT trace: every executed branch as an edge (branch\n"
-"address, address control went to), or an AFL-style map of 8-bit counters.\n"
+"Coverage of Intel PT traces: every executed branch as an edge (branch\n"
+"address, address control went to), an AFL-style map of 8-bit counters, or\n"
+"line, function and branch coverage (lcov) or basic blocks (drcov).\n"
 "\n"
-"  DIR                     a directory ptcap wrote: its *.pt files and maps.\n"
-"  --pt FILE               raw Intel PT data.\n"
+"  DIR...                  directories ptcap wrote: their *.pt files and maps;\n"
+"                          several are summed (a test suite traced test by test).\n"
+"                          A perf.data (perf record -e intel_pt//; - reads a\n"
+"                          pipe) is read as a ptcap directory, as ptflow does.\n"
+"  --symfs DIR             look for a perf.data's binaries below DIR.\n"
+"  --vmlinux FILE, -k FILE the kernel's code for a perf.data.\n"
+"  --pt FILE               raw Intel PT data (several: summed).\n"
 "  --elf FILE[:BASE]       executable PT_LOAD segments of an ELF (+BASE).\n"
 "  --raw FILE[:FROM[-TO]]:ADDR  bytes FROM..TO of FILE at address ADDR.\n"
 "  --pagecache PREFIX      kAFL/Nyx page cache PREFIX.addr + PREFIX.dump.\n"
@@ -44,7 +60,18 @@ static void usage(FILE *f)
 "                          ptcap directory: default its config's addrN filter.\n"
 "  --cpu F/M[/S]           CPU family/model[/stepping] for errata.\n"
 "  --edges                 print every distinct edge: SRC DST COUNT (hex hex\n"
-"                          decimal), sorted (the default output).\n"
+"                          decimal), sorted, per trace (the default output).\n"
+"  --format edges|lcov|drcov  edges (as --edges); an lcov tracefile (lines from\n"
+"                          the DWARF line tables, functions from the symbol\n"
+"                          tables, branch outcomes; genhtml reads it); a drcov\n"
+"                          file (DynamoRIO drcov version 2: modules, blocks).\n"
+"                          lcov also prints a summary per file on stderr.\n"
+"  -o, --output FILE       write the lcov or drcov output to FILE (default:\n"
+"                          stdout).\n"
+"  --test-name NAME        lcov's TN: (default: empty).\n"
+"  --all-sources           lcov: keep source files that cannot be read (a\n"
+"                          library's debug info without its sources; genhtml\n"
+"                          fails on them): left out by default.\n"
 "  --bitmap FILE           write the map's bytes to FILE.\n"
 "  --map-size BYTES        map size, a power of two (default 65536).\n"
 "  --xdc                   the map libxdc makes (conditional outcomes only).\n"
@@ -57,14 +84,28 @@ static void usage(FILE *f)
 		prog, prog);
 }
 
+enum { FMT_EDGES, FMT_LCOV, FMT_DRCOV };
+
 struct opts {
-	const char *pt, *dir, *bitmap;
-	bool edges, xdc, stat;
+	const char *bitmap, *output, *tn, *unknown, *symfs, *vmlinux;
+	const char **pts, **dirs;
+	size_t npt, ndir;
+	int format;
+	bool edges, xdc, stat, all_sources;
 	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
 	struct lpt_cov_config cfg;
 	struct lpt_cov_image *img;
 	unsigned int nimg;
+	struct cov_modules mods;	/* the files of --elf, --raw */
+	struct cov_edges acc;		/* edges of the capture, summed */
+	struct cov_merge *lcov;		/* lcov of all captures */
+	struct cov_drcov *drcov;	/* blocks of all captures */
+	/* the captures whose edges o->acc sums: of one address-space layout,
+	 * so their edges add before the blocks and lines are made once */
+	struct lpt_cov_image *pend_img;
+	struct cov_modules pend_mods;
+	struct lpt_cov_config pend_cfg;
 };
 
 static int parse_u64(const char *s, uint64_t *v, int base)
@@ -98,6 +139,8 @@ static int add_elf(struct opts *o, char *arg)
 	err = lpt_cov_image_add_elf(o->img, arg, base);
 	if (err < 0)
 		return img_err("--elf", arg, err);
+	if (cov_modules_add_elf(&o->mods, arg, base) == -1)
+		return img_err("--elf", arg, LPT_ERR_NOMEM);
 	o->nimg++;
 	return 0;
 }
@@ -129,6 +172,17 @@ static int add_raw(struct opts *o, char *arg)
 	err = lpt_cov_image_add_file(o->img, arg, from, to ? to - from : 0, addr);
 	if (err < 0)
 		return img_err("--raw", arg, err);
+	if (!to) {
+		FILE *f = fopen(arg, "rb");
+
+		if (f && !fseek(f, 0, SEEK_END) && ftell(f) > 0)
+			to = (uint64_t)ftell(f);
+		if (f)
+			fclose(f);
+	}
+	if (to > from && cov_modules_add(&o->mods, arg, addr, addr + (to - from), from,
+					 false) < 0)
+		return img_err("--raw", arg, LPT_ERR_NOMEM);
 	o->nimg++;
 	return 0;
 }
@@ -195,8 +249,10 @@ static void map_warn(void *ctx, const char *path, int err)
 		err == LPT_ERR_NOT_SUPPORTED ? strerror(errno) : "");
 }
 
-/* The code of a ptcap directory (its maps) and its CPU (its config). */
-static int load_dir(struct opts *o, const char *dir)
+/* The code of a ptcap directory (its maps) and its CPU and IP filter
+ * (its config), into @img, @mods and @cfg. */
+static int load_dir(struct opts *o, const char *dir, struct lpt_cov_image *img,
+		    struct cov_modules *mods, struct lpt_cov_config *cfg)
 {
 	struct ptcap_config pc;
 	char *cfgt;
@@ -212,11 +268,11 @@ static int load_dir(struct opts *o, const char *dir)
 	}
 	if (!n) {
 		if (!ptcap_config_parse(cfgt, len, &pc, NULL) &&
-		    (pc.has & PTCAP_HAS_CPU) && !o->cfg.cpu.vendor) {
-			o->cfg.cpu.vendor = 1;
-			o->cfg.cpu.family = pc.cpu_family;
-			o->cfg.cpu.model = pc.cpu_model;
-			o->cfg.cpu.stepping = pc.cpu_stepping;
+		    (pc.has & PTCAP_HAS_CPU) && !cfg->cpu.vendor) {
+			cfg->cpu.vendor = 1;
+			cfg->cpu.family = pc.cpu_family;
+			cfg->cpu.model = pc.cpu_model;
+			cfg->cpu.stepping = pc.cpu_stepping;
 		}
 		/* the IP filter ranges it was recorded with, unless --filter
 		 * gave some: "addr<N> filter <a>-<b>" (ADDRn_B inclusive) */
@@ -227,18 +283,21 @@ static int load_dir(struct opts *o, const char *dir)
 			if (*l == '\n')
 				l++;
 			if (sscanf(l, "addr%u filter %" SCNx64 "-%" SCNx64, &i, &a, &b) == 3 &&
-			    a <= b && b != UINT64_MAX && o->cfg.nfilter < LPT_COV_MAX_FILTERS)
-				o->cfg.filter[o->cfg.nfilter++] = (struct lpt_cov_range){ a, b + 1 };
+			    a <= b && b != UINT64_MAX && cfg->nfilter < LPT_COV_MAX_FILTERS)
+				cfg->filter[cfg->nfilter++] = (struct lpt_cov_range){ a, b + 1 };
 		}
 		free(cfgt);
 	}
-	n = lpt_cov_image_add_ptcap(o->img, dir, map_warn, NULL);
+	n = lpt_cov_image_add_ptcap(img, dir, map_warn, NULL);
 	if (n < 0) {
 		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, lpt_cov_errstr(n));
 		return -1;
 	}
-	o->nimg += (unsigned int)n;
-	return 0;
+	if (cov_modules_add_ptcap(mods, dir)) {
+		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, strerror(errno ? errno : EINVAL));
+		return -1;
+	}
+	return n;
 }
 
 static double now(void)
@@ -249,11 +308,35 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Every page the last decode missed, the first met first. */
+static void report_faults(const struct lpt_cov *cov, const char *name)
+{
+	const uint64_t *a;
+	unsigned long total = 0;
+	long n = lpt_cov_faults(cov, &a, &total);
+
+	if (n <= 0) {	/* cannot happen with LPT_ERR_COV_NOMAP: the last */
+		uint64_t f = lpt_cov_fault_addr(cov);
+
+		fprintf(stderr, "%s: %s: code missing at 0x%" PRIx64 " (page 0x%" PRIx64
+			"): add it with --elf, --raw or --pagecache\n",
+			prog, name, f, f & ~(uint64_t)0xfff);
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		fprintf(stderr, "%s: %s: code missing at 0x%" PRIx64 " (page 0x%" PRIx64
+			")%s\n", prog, name, a[i], a[i] & ~(uint64_t)0xfff,
+			i ? "" : ": add it with --elf, --raw or --pagecache");
+	if (total > (unsigned long)n)
+		fprintf(stderr, "%s: %s: and %lu more pages missing\n", prog, name,
+			total - (unsigned long)n);
+}
+
 /* Decode one trace; print/write what was asked. */
 static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 	       const uint8_t *buf, size_t len, uint8_t *map)
 {
-	double t0 = now(), t;
+	double t0 = now(), t = 0;
 	int ret = 0;
 
 	for (unsigned long i = 0; i < o->repeat; i++) {
@@ -269,22 +352,22 @@ static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 			prog, name, t * 1e3, (all - t) * 1e3 / (double)(o->repeat - 1),
 			o->repeat);
 	}
-	if (ret == LPT_ERR_COV_NOMAP) {
-		uint64_t a = lpt_cov_fault_addr(cov);
-
-		fprintf(stderr, "%s: %s: code missing at 0x%" PRIx64 " (page 0x%" PRIx64
-			"): add it with --elf, --raw or --pagecache\n",
-			prog, name, a, a & ~(uint64_t)0xfff);
-	} else if (ret < 0) {
+	if (ret == LPT_ERR_COV_NOMAP)
+		report_faults(cov, name);
+	else if (ret < 0)
 		fprintf(stderr, "%s: %s: %s\n", prog, name, lpt_cov_errstr(ret));
-	}
-	if (o->edges) {
+	if (o->edges || o->format != FMT_EDGES) {
 		const struct lpt_cov_edge *e;
 		long n = lpt_cov_edges(cov, &e);
 
-		for (long i = 0; i < n; i++)
+		for (long i = 0; o->edges && i < n; i++)
 			printf("%" PRIx64 " %" PRIx64 " %" PRIu64 "\n", e[i].src,
 			       e[i].dst, e[i].count);
+		if (o->format != FMT_EDGES &&
+		    (n < 0 || cov_edges_add(&o->acc, e, (size_t)n))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(ENOMEM));
+			return -1;
+		}
 	}
 	if (o->stat) {
 		struct lpt_cov_stats st;
@@ -315,24 +398,428 @@ static int write_map(const struct opts *o, const uint8_t *map)
 	return 0;
 }
 
+/* One capture's summed edges into the lcov sum or the drcov set. */
+static int capture_out(struct opts *o, const struct lpt_cov_image *img,
+		       const struct cov_modules *mods, const struct lpt_cov_config *cfg)
+{
+	uint64_t *entries = calloc(mods->nmod + 1, sizeof(*entries));
+	size_t nent = 0;
+	struct cov_flow f;
+	int ret = 0;
+
+	cov_edges_sort(&o->acc);
+	for (size_t m = 0; entries && m < mods->nmod; m++) {
+		int type;
+
+		if (!mods->mod[m].synthetic) {
+			cov_modules_elf(mods, m, &type, &entries[nent]);
+			nent += entries[nent] != 0;
+		}
+	}
+	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent)) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+		free(entries);
+		return -1;
+	}
+	free(entries);
+	if (o->format == FMT_DRCOV) {
+		ret = cov_drcov_add(o->drcov, &f, mods, o->unknown ? o->unknown : "code");
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem;
+		size_t outside = 0;
+
+		for (size_t i = 0; i < f.ninsn; i++) {
+			long m = cov_modules_find(mods, f.insn[i].addr);
+
+			outside += m < 0 || mods->mod[m].synthetic;
+		}
+		if (outside)
+			fprintf(stderr, "%s: %zu of %zu executed instructions are in no ELF file "
+				"(a page cache): no lines or functions for them; "
+				"--format=drcov covers them\n", prog, outside, f.ninsn);
+		mem = open_memstream(&text, &len);
+		ret = -1;
+		if (mem && !cov_lcov_write(mem, stderr, prog, &f, &o->acc, mods, img,
+					   o->tn) && !fclose(mem)) {
+			mem = NULL;
+			ret = cov_merge_add(o->lcov, text, len) ? -1 : 0;
+		}
+		if (mem)
+			fclose(mem);
+		free(text);
+	}
+	if (ret)
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno ? errno : ENOMEM));
+	cov_flow_free(&f);
+	cov_edges_free(&o->acc);
+	return ret;
+}
+
+static int write_output(struct opts *o)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (o->output) {
+		out = fopen(o->output, "wb");
+		if (!out) {
+			fprintf(stderr, "%s: %s: %s\n", prog, o->output, strerror(errno));
+			return -1;
+		}
+	}
+	if (o->format == FMT_DRCOV)
+		ret = cov_drcov_write(o->drcov, out);
+	else
+		ret = cov_merge_write(o->lcov, out, stderr, o->tn, o->all_sources);
+	if (o->output && fclose(out))
+		ret = -1;
+	if (ret)
+		fprintf(stderr, "%s: %s: %s\n", prog, o->output ? o->output : "stdout",
+			strerror(errno));
+	return ret;
+}
+
+/* Two captures with the same files at the same addresses and the same
+ * decoder configuration: their edges can be summed before decoding
+ * blocks and looking up lines. */
+static bool same_layout(const struct cov_modules *a, const struct lpt_cov_config *ca,
+			const struct cov_modules *b, const struct lpt_cov_config *cb)
+{
+	if (a->nmap != b->nmap || ca->nfilter != cb->nfilter ||
+	    memcmp(ca->filter, cb->filter, sizeof(ca->filter)))
+		return false;
+	for (size_t i = 0; i < a->nmap; i++) {
+		const struct cov_map *x = &a->map[i], *y = &b->map[i];
+
+		if (x->start != y->start || x->end != y->end || x->offset != y->offset ||
+		    strcmp(a->mod[x->mod].path, b->mod[y->mod].path))
+			return false;
+	}
+	return true;
+}
+
+/* The summed edges of the pending captures into the output. */
+static int flush_pending(struct opts *o)
+{
+	int ret = 0;
+
+	if (!o->pend_img)
+		return 0;
+	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg);
+	lpt_cov_image_free(o->pend_img);
+	o->pend_img = NULL;
+	cov_modules_free(&o->pend_mods);
+	return ret;
+}
+
+/* The code of --elf, --raw, --pagecache for a ptcap directory's image. */
+static size_t read_opts_image(void *ctx, uint64_t addr, uint8_t *buf, size_t size)
+{
+	return lpt_cov_image_read(ctx, addr, buf, size);
+}
+
+/* One exec generation of one process of a system-wide capture. */
+struct sys_proc {
+	size_t level;
+	uint32_t pid;
+	size_t gen;
+	struct lpt_cov_image *img;
+	struct cov_modules mods;
+	struct lpt_cov *cov;
+	struct cov_edges acc;
+};
+
+/* The code of @maps (a maps file of @dir) into @img and @mods. */
+static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *img,
+		     struct cov_modules *mods)
+{
+	struct ptcap_maps m;
+	char *text, *path;
+	size_t len;
+	int err;
+
+	if (ptcap_dir_read_file(dir, maps, &text, &len))
+		return -1;
+	err = ptcap_maps_parse(text, len, &m, NULL);
+	free(text);
+	if (err)
+		return -1;
+	for (size_t i = m.nmaps; i-- > 0;) {	/* the image: first added wins */
+		const struct ptcap_map *e = &m.map[i];
+
+		if (e->path[0] == '/')
+			path = strdup(e->path);
+		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
+			path = NULL;
+		if (!path)
+			break;
+		err = lpt_cov_image_add_file(img, path, e->offset, e->size, e->start);
+		if (err < 0 && err != LPT_ERR_NOMEM)
+			map_warn(NULL, path, err);
+		free(path);
+	}
+	for (size_t i = 0; i < m.nmaps; i++) {
+		const struct ptcap_map *e = &m.map[i];
+
+		if (e->path[0] == '/')
+			path = strdup(e->path);
+		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
+			path = NULL;
+		if (!path || cov_modules_add(mods, path, e->start, e->start + e->size,
+					     e->offset, false) < 0) {
+			free(path);
+			ptcap_maps_free(&m);
+			return -1;
+		}
+		free(path);
+	}
+	ptcap_maps_free(&m);
+	return 0;
+}
+
+/*
+ * A system-wide capture (ptcap -a): every CPU's trace cut into spans, each
+ * given to its thread and its process's exec generation by pt2perf's split
+ * (ptflow's rules: spans whose owner is not known are left out, as ptflow
+ * leaves them); each generation decoded with the code of its own maps
+ * (maps.<pid>.<gen>), its coverage added to the sum.
+ */
+static int run_system(struct opts *o, const char *dir, const struct lpt_cov_config *cfg,
+		      uint8_t *all)
+{
+	struct p2p_capture cap = { 0 };
+	struct p2p_split_stats sst;
+	struct sys_proc *ps = NULL;
+	size_t nps = 0;
+	uint8_t *map = calloc(1, o->cfg.map_size);
+	int st = -1;
+
+	if (!map || flush_pending(o) || p2p_capture_load(dir, &cap, prog))
+		goto out;
+	if (!cap.per_cpu || p2p_split_threads(&cap, &sst, prog))
+		goto out;
+	if (!cap.split) {
+		fprintf(stderr, "%s: %s: no span of the capture could be given to a thread\n",
+			prog, dir);
+		goto out;
+	}
+	st = 0;
+	for (size_t i = 0; i < cap.npieces; i++) {
+		const struct p2p_piece *pc = &cap.pieces[i];
+		const struct p2p_file *f = &cap.files[pc->file];
+		const struct p2p_level *lv = &cap.lv[f->level];
+		const struct ptcap_process *pr;
+		struct sys_proc *sp = NULL;
+		size_t ngen = 0;
+		char name[64];
+
+		pr = ptcap_processes_find(&lv->procs, f->pid, &ngen);
+		if (!pr || pc->gen >= ngen || pr[pc->gen].missing || !pr[pc->gen].maps)
+			continue;
+		for (size_t k = 0; k < nps; k++)
+			if (ps[k].level == f->level && ps[k].pid == f->pid && ps[k].gen == pc->gen)
+				sp = &ps[k];
+		if (!sp) {
+			struct sys_proc *n = realloc(ps, (nps + 1) * sizeof(*n));
+
+			if (!n)
+				goto nomem;
+			ps = n;
+			sp = &ps[nps++];
+			memset(sp, 0, sizeof(*sp));
+			sp->level = f->level;
+			sp->pid = f->pid;
+			sp->gen = pc->gen;
+			sp->img = lpt_cov_image_alloc();
+			if (!sp->img)
+				goto nomem;
+			if (load_maps(lv->dir, pr[pc->gen].maps, sp->img, &sp->mods)) {
+				fprintf(stderr, "%s: %s/%s: %s\n", prog, lv->dir, pr[pc->gen].maps,
+					"cannot be read");
+				st = -1;
+			}
+			sp->cov = lpt_cov_alloc(cfg, sp->img);
+			if (!sp->cov)
+				goto nomem;
+		}
+		snprintf(name, sizeof(name), "pid %u gen %zu", f->pid, pc->gen);
+		/* its edges into this generation's sum */
+		struct cov_edges keep = o->acc;
+
+		o->acc = sp->acc;
+		if (run(o, sp->cov, name, f->data + pc->off, pc->len, map))
+			st = -1;
+		sp->acc = o->acc;
+		o->acc = keep;
+		for (size_t j = 0; j < o->cfg.map_size; j++)
+			all[j] += map[j];
+	}
+	for (size_t k = 0; k < nps; k++) {
+		if (o->format == FMT_EDGES)
+			continue;
+		struct cov_edges keep = o->acc;
+
+		o->acc = ps[k].acc;
+		if (capture_out(o, ps[k].img, &ps[k].mods, cfg))
+			st = -1;
+		ps[k].acc = o->acc;	/* emptied by capture_out() */
+		o->acc = keep;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+	st = -1;
+out:
+	for (size_t k = 0; k < nps; k++) {
+		lpt_cov_free(ps[k].cov);
+		lpt_cov_image_free(ps[k].img);
+		cov_modules_free(&ps[k].mods);
+		cov_edges_free(&ps[k].acc);
+	}
+	free(ps);
+	free(map);
+	p2p_capture_free(&cap);
+	return st;
+}
+
+/* Decode every trace of @dir with the code of its maps. */
+static int run_dir(struct opts *o, const char *dir, uint8_t *all)
+{
+	struct lpt_cov_config cfg = o->cfg;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct cov_modules mods = { 0 };
+	struct lpt_cov *cov = NULL;
+	uint8_t *map = calloc(1, o->cfg.map_size);
+	char **names = NULL;
+	size_t count = 0;
+	struct stat sb = { 0 };
+	char path0[4096];
+	int st = -1, n;
+
+	if (!img || !map) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+		goto out;
+	}
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir,
+			errno && !sb.st_mode ? strerror(errno) :
+			"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
+		goto out;
+	}
+	n = load_dir(o, dir, img, &mods, &cfg);
+	if (n < 0)
+		goto out;
+	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
+	if (!access(path0, F_OK)) {
+		/* ptcap -a: per process, its config's CPU and filters */
+		st = run_system(o, dir, &cfg, all);
+		goto out;
+	}
+	if (!n && !o->nimg) {
+		fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, --raw, --pagecache\n",
+			prog, dir);
+		goto out;
+	}
+	/* the code of --elf, --raw, --pagecache too (after the maps: the
+	 * capture's own files win) */
+	for (size_t i = 0; i < o->mods.nmap; i++) {
+		const struct cov_map *m = &o->mods.map[i];
+
+		if (cov_modules_add(&mods, o->mods.mod[m->mod].path, m->start, m->end,
+				    m->offset, o->mods.mod[m->mod].synthetic) < 0)
+			goto nomem;
+	}
+	lpt_cov_image_set_read(img, o->nimg ? read_opts_image : NULL, o->img);
+	/* another layout: the pending captures' coverage out first */
+	if (o->format != FMT_EDGES && o->pend_img &&
+	    !same_layout(&o->pend_mods, &o->pend_cfg, &mods, &cfg) && flush_pending(o))
+		goto out;
+	cov = lpt_cov_alloc(&cfg, img);
+	if (!cov || ptcap_dir_list_traces(dir, &names, &count)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		goto out;
+	}
+	st = 0;
+	for (size_t i = 0; i < count; i++) {
+		char path[4096];
+		uint8_t *buf;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (read_file(path, &buf, &len)) {
+			st = -1;
+			continue;
+		}
+		if (run(o, cov, path, buf, len, map))
+			st = -1;
+		for (size_t j = 0; j < o->cfg.map_size; j++)
+			all[j] += map[j];
+		free(buf);
+	}
+	if (o->format != FMT_EDGES) {
+		/* pending until a capture of another layout or the end: the
+		 * edges of one layout's captures sum first (a test suite) */
+		lpt_cov_image_free(o->pend_img);
+		cov_modules_free(&o->pend_mods);
+		o->pend_img = img;
+		o->pend_mods = mods;
+		o->pend_cfg = cfg;
+		lpt_cov_free(cov);	/* it reads img: before the image */
+		cov = NULL;
+		img = NULL;
+		memset(&mods, 0, sizeof(mods));
+	}
+	goto out;
+nomem:
+	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+out:
+	ptcap_dir_free_names(names, count);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	cov_modules_free(&mods);
+	free(map);
+	return st;
+}
+
+static int push(const char ***arr, size_t *n, const char *s)
+{
+	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (!a)
+		return -1;
+	a[(*n)++] = s;
+	*arr = a;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = { .repeat = 1 };
+	struct opts o = { .repeat = 1, .tn = "" };
 	struct lpt_cov *cov = NULL;
-	uint8_t *map = NULL;
+	uint8_t *map = NULL, *all = NULL;
 	int st = EXIT_OK, r;
 
 	lpt_cov_config_init(&o.cfg);
 	o.img = lpt_cov_image_alloc();
-	if (!o.img) {
+	o.lcov = cov_merge_alloc();
+	o.drcov = cov_drcov_alloc();
+	if (!o.img || !o.lcov || !o.drcov) {
 		perror(prog);
-		return EXIT_ERR;
+		st = EXIT_ERR;
+		goto out;
 	}
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t n;
 
 		r = 0;
+		if (!strncmp(a, "--format=", 9)) {
+			v = a + 9;
+			a = "--format";
+			i--;
+		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			goto out;
@@ -348,7 +835,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--stat")) {
 			o.stat = true;
 			continue;
-		} else if (a[0] == '-' && a[1] == '-' && strcmp(a, "--")) {
+		} else if (!strcmp(a, "--all-sources")) {
+			o.all_sources = true;
+			continue;
+		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o") ||
+			   !strcmp(a, "-k")) {
 			if (!v) {
 				fprintf(stderr, "%s: %s: missing argument\n", prog, a);
 				st = EXIT_USAGE;
@@ -356,23 +847,47 @@ int main(int argc, char **argv)
 			}
 			i++;
 			if (!strcmp(a, "--pt")) {
-				o.pt = v;
+				r = push(&o.pts, &o.npt, v) ? -1 : 0;
 			} else if (!strcmp(a, "--elf")) {
 				r = add_elf(&o, v);
 			} else if (!strcmp(a, "--raw")) {
 				r = add_raw(&o, v);
 			} else if (!strcmp(a, "--pagecache")) {
 				r = lpt_cov_image_add_pagecache(o.img, v);
-				if (r < 0)
+				if (r < 0) {
 					r = img_err("--pagecache", v, r);
-				else
+				} else {
+					const char *b = strrchr(v, '/');
+
+					o.unknown = b ? b + 1 : v;
 					o.nimg++, r = 0;
+				}
 			} else if (!strcmp(a, "--filter")) {
 				r = add_filter(&o, v);
 			} else if (!strcmp(a, "--cpu")) {
 				r = parse_cpu(&o, v);
 			} else if (!strcmp(a, "--bitmap")) {
 				o.bitmap = v;
+			} else if (!strcmp(a, "--format")) {
+				if (!strcmp(v, "edges")) {
+					o.format = FMT_EDGES;
+					o.edges = true;
+				} else if (!strcmp(v, "lcov")) {
+					o.format = FMT_LCOV;
+				} else if (!strcmp(v, "drcov")) {
+					o.format = FMT_DRCOV;
+				} else {
+					fprintf(stderr, "%s: --format: want edges, lcov or drcov\n", prog);
+					r = -2;
+				}
+			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+				o.output = v;
+			} else if (!strcmp(a, "--symfs")) {
+				o.symfs = v;
+			} else if (!strcmp(a, "--vmlinux") || !strcmp(a, "-k")) {
+				o.vmlinux = v;
+			} else if (!strcmp(a, "--test-name")) {
+				o.tn = v;
 			} else if (!strcmp(a, "--map-size")) {
 				if (parse_u64(v, &n, 0) || n < 2 || (n & (n - 1)) ||
 				    n > (1ull << 30)) {
@@ -391,8 +906,8 @@ int main(int argc, char **argv)
 				r = -2;
 				i--;
 			}
-		} else if (!o.dir && a[0] != '-') {
-			o.dir = a;
+		} else if (a[0] != '-' || !strcmp(a, "-")) {
+			r = push(&o.dirs, &o.ndir, a) ? -1 : 0;
 		} else {
 			fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, a);
 			r = -2;
@@ -402,74 +917,78 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!o.pt == !o.dir) {
-		fprintf(stderr, "%s: give a ptcap directory or --pt FILE (see --help)\n", prog);
+	if (!o.npt == !o.ndir) {
+		fprintf(stderr, "%s: give ptcap directories or --pt FILE (see --help)\n", prog);
 		st = EXIT_USAGE;
 		goto out;
 	}
-	if (o.dir && load_dir(&o, o.dir)) {
-		st = EXIT_ERR;
+	if (o.output && o.format == FMT_EDGES) {
+		fprintf(stderr, "%s: -o is for --format=lcov or drcov\n", prog);
+		st = EXIT_USAGE;
 		goto out;
 	}
-	if (!o.nimg) {
+	if (o.npt && !o.nimg) {
 		fprintf(stderr, "%s: no code: give --elf, --raw or --pagecache (or a ptcap directory with maps)\n", prog);
 		st = EXIT_USAGE;
 		goto out;
 	}
-	if (!o.bitmap && !o.stat && o.repeat == 1)
+	if (o.format == FMT_EDGES && !o.bitmap && !o.stat && o.repeat == 1)
 		o.edges = true;
-	if (o.edges)
+	if (o.edges || o.format != FMT_EDGES)
 		o.cfg.flags |= LPT_COV_F_EDGES;
-	cov = lpt_cov_alloc(&o.cfg, o.img);
 	map = calloc(1, o.cfg.map_size);
-	if (!cov || !map) {
-		fprintf(stderr, "%s: %s\n", prog, strerror(errno ? errno : ENOMEM));
+	all = calloc(1, o.cfg.map_size);
+	if (!map || !all) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		st = EXIT_ERR;
 		goto out;
 	}
-	if (o.pt) {
-		uint8_t *buf;
-		size_t len;
-
-		if (read_file(o.pt, &buf, &len)) {
+	if (o.npt) {
+		cov = lpt_cov_alloc(&o.cfg, o.img);
+		if (!cov) {
+			fprintf(stderr, "%s: %s\n", prog, strerror(errno ? errno : ENOMEM));
 			st = EXIT_ERR;
 			goto out;
 		}
-		if (run(&o, cov, o.pt, buf, len, map))
-			st = EXIT_ERR;
-		free(buf);
-	} else {
-		char **names;
-		size_t count;
-		uint8_t *all = calloc(1, o.cfg.map_size);
-
-		if (!all || ptcap_dir_list_traces(o.dir, &names, &count)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, o.dir, strerror(errno));
-			free(all);
-			st = EXIT_ERR;
-			goto out;
-		}
-		for (size_t i = 0; i < count; i++) {
-			char path[4096];
+		for (size_t i = 0; i < o.npt; i++) {
 			uint8_t *buf;
 			size_t len;
 
-			snprintf(path, sizeof(path), "%s/%s", o.dir, names[i]);
-			if (read_file(path, &buf, &len)) {
+			if (read_file(o.pts[i], &buf, &len)) {
 				st = EXIT_ERR;
 				continue;
 			}
-			if (run(&o, cov, path, buf, len, map))
+			if (run(&o, cov, o.pts[i], buf, len, map))
 				st = EXIT_ERR;
 			for (size_t j = 0; j < o.cfg.map_size; j++)
 				all[j] += map[j];
 			free(buf);
 		}
-		memcpy(map, all, o.cfg.map_size);
-		free(all);
-		ptcap_dir_free_names(names, count);
+		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg))
+			st = EXIT_ERR;
 	}
-	if (o.bitmap && write_map(&o, map))
+	for (size_t i = 0; i < o.ndir; i++) {
+		char *perf_dir = NULL;
+		const char *d = o.dirs[i];
+
+		if (!strcmp(d, "-") || lpt_perf_probe(d)) {
+			/* a perf.data: read into a temporary ptcap directory */
+			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux, 0, stderr, prog,
+						&perf_dir)) {
+				st = EXIT_ERR;
+				continue;
+			}
+			d = perf_dir;
+		}
+		if (run_dir(&o, d, all))
+			st = EXIT_ERR;
+		lpt_perf_ptcap_remove(perf_dir);
+	}
+	if (flush_pending(&o))
+		st = EXIT_ERR;
+	if (o.format != FMT_EDGES && write_output(&o))
+		st = EXIT_ERR;
+	if (o.bitmap && write_map(&o, all))
 		st = EXIT_ERR;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
@@ -478,6 +997,15 @@ int main(int argc, char **argv)
 out:
 	lpt_cov_free(cov);
 	lpt_cov_image_free(o.img);
+	cov_modules_free(&o.mods);
+	cov_edges_free(&o.acc);
+	lpt_cov_image_free(o.pend_img);
+	cov_modules_free(&o.pend_mods);
+	cov_merge_free(o.lcov);
+	cov_drcov_free(o.drcov);
+	free(o.pts);
+	free(o.dirs);
 	free(map);
+	free(all);
 	return st;
 }

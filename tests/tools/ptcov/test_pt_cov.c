@@ -583,6 +583,85 @@ START_TEST(missing_page)
 }
 END_TEST
 
+/* Every page missed, the first met first (lpt_cov_faults(), issue 35):
+ * 0x9000, then 0xa000 (after a resync at the next PSB), then 0x9000 again. */
+START_TEST(missing_pages_in_order)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	const uint64_t *a;
+	unsigned long total = 0;
+	struct lpt_cov *cov;
+	const uint64_t starts[] = { 0x1000, 0x1010, 0x1000 };
+
+	code_init(&c);
+	code_put(&c, 0x1000, "\xe9\xfb\x7f\x00\x00", 5);	/* jmp 0x9000 */
+	code_put(&c, 0x1010, "\xe9\xeb\x8f\x00\x00", 5);	/* jmp 0xa000 */
+	lpt_cov_image_add(img, 0x1000, c.page[0], 4096);
+	for (int i = 0; i < 3; i++) {
+		psb(&t);
+		PSBEND(&t);
+		ipk(&t, 0x11, starts[i]);
+		tnt(&t, "1");
+	}
+	cov = new_cov(img, 0, 0, 0);
+	ck_assert_int_eq(lpt_cov_decode(cov, t.b, t.n, NULL), LPT_ERR_COV_NOMAP);
+	ck_assert_int_eq(lpt_cov_faults(cov, &a, &total), 2);
+	ck_assert_uint_eq(a[0], 0x9000);
+	ck_assert_uint_eq(a[1], 0xa000);
+	ck_assert_uint_eq(total, 2);
+	ck_assert_uint_eq(lpt_cov_fault_addr(cov), 0x9000);	/* the last */
+	ck_assert_int_eq(lpt_cov_faults(NULL, &a, NULL), LPT_ERR_INVALID);
+	/* a clean decode forgets them */
+	ck_assert_int_eq(lpt_cov_decode(cov, t.b, 0, NULL), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_cov_faults(cov, &a, &total), 0);
+	ck_assert_uint_eq(total, 0);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+/* lpt_cov_insn_at() classifies as the decoder does. */
+START_TEST(insn_at)
+{
+	static const uint8_t code[] = {
+		0x74, 0x02,			/* 0x1000 je 0x1004 */
+		0xe8, 0x00, 0x00, 0x00, 0x00,	/* 0x1002 call 0x1007 */
+		0xc3,				/* 0x1007 ret */
+		0x0f, 0x05,			/* 0x1008 syscall */
+		0x90,				/* 0x100a nop */
+		0xff, 0xe0,			/* 0x100b jmp *%rax */
+	};
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov_insn in;
+
+	lpt_cov_image_add(img, 0x1000, code, sizeof(code));
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1000, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_JCC);
+	ck_assert_uint_eq(in.len, 2);
+	ck_assert_uint_eq(in.target, 0x1004);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1002, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_CALL);
+	ck_assert_uint_eq(in.target, 0x1007);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1007, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_RET);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1008, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_FAR);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x100a, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_OTHER);
+	ck_assert_uint_eq(in.target, 0);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x100b, 64, &in), 0);
+	ck_assert_int_eq(in.kind, LPT_COV_INSN_JMP_IND);
+	/* an instruction running past the code; no code; bad mode */
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x100c, 64, &in), LPT_ERR_COV_NOMAP);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x2000, 64, &in), LPT_ERR_COV_NOMAP);
+	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1000, 8, &in), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_insn_at(NULL, 0x1000, 64, &in), LPT_ERR_INVALID);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 /* Corrupted and truncated traces never crash or hang (cf. ptdump's fuzz
  * smoke test); run under `make SANITIZE=1` this also checks memory. */
 START_TEST(mutations)
@@ -741,6 +820,8 @@ int main(void)
 	tcase_add_test(tc, erratum_skd010);
 	tcase_add_test(tc, erratum_apl11);
 	tcase_add_test(tc, missing_page);
+	tcase_add_test(tc, missing_pages_in_order);
+	tcase_add_test(tc, insn_at);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, elf_image);
 	tcase_add_test(tc, api_errors);

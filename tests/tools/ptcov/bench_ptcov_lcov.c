@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_ptcov_lcov (issue 35 "Targets"): what --format=lcov and drcov cost
+ * beside --edges. Per trace, the fastest of many runs of
+ *
+ *   edges: one decode with LPT_COV_F_EDGES and lpt_cov_edges() (what
+ *          `ptcov --edges` does per trace);
+ *   lcov:  the same decode, then the edges summed, the instructions and
+ *          blocks derived (cov_flow_build(): one instruction decode per
+ *          distinct address), the DWARF line tables and symbol tables read
+ *          and one line lookup per distinct executed address
+ *          (cov_lcov_write()), the tracefile summed and written
+ *          (cov_merge, to /dev/null);
+ *   drcov: the decode, cov_flow_build() and the drcov file (to /dev/null);
+ *
+ * CPU time of the thread (a loaded host preempts, CPU time stays), cold
+ * (a new decoder each time: what one ptcov run does) and warm (the
+ * decoder's cache kept). The target: lcov costs at most the edges decode
+ * plus the per-distinct-address work, never work per execution: the bench
+ * prints lcov - edges divided by the distinct addresses, which must stay
+ * flat from short traces to long ones (mruby executes 6.3 M instructions
+ * over some 30 k distinct addresses).
+ *
+ * Traces: kAFL's four with their page caches (no ELF file: no DWARF) and
+ * cov_prog (tests/tools/ptcov/progs, -O0 -g, static: DWARF lines and
+ * symbols) traced by pt_step_trace (the bench makes the trace when absent).
+ */
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lwpt/pt_cov.h>
+#include <lwpt/ptcap_dir.h>
+
+#include "tools/ptcov/cov_drcov.h"
+#include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_lcov.h"
+#include "tools/ptcov/cov_merge.h"
+#include "tools/ptcov/cov_module.h"
+
+struct trace {
+	const char *name, *pt, *pagecache, *elf;
+	uint64_t start, end;	/* IP filter; 0: none */
+	unsigned int runs;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+enum { EDGES, LCOV, DRCOV };
+
+/* One run of @what; returns its time in s, *@ninsn the distinct
+ * instructions (lcov, drcov). */
+static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img,
+		  const struct lpt_cov_config *cfg, const struct cov_modules *ms,
+		  const uint8_t *buf, size_t len, FILE *null, size_t *ninsn)
+{
+	double t0 = now();
+	const struct lpt_cov_edge *e;
+	struct cov_edges acc = { 0 };
+	struct cov_flow f;
+	long n;
+
+	lpt_cov_decode(cov, buf, len, NULL);
+	n = lpt_cov_edges(cov, &e);
+	if (what == EDGES || n < 0)
+		return now() - t0;
+	cov_edges_add(&acc, e, (size_t)n);
+	cov_edges_sort(&acc);
+	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0))
+		exit(1);
+	*ninsn = f.ninsn;
+	if (what == DRCOV) {
+		struct cov_drcov *d = cov_drcov_alloc();
+
+		cov_drcov_add(d, &f, ms, "code");
+		cov_drcov_write(d, null);
+		cov_drcov_free(d);
+	} else {
+		struct cov_merge *m = cov_merge_alloc();
+		char *text = NULL;
+		size_t tl = 0;
+		FILE *mem = open_memstream(&text, &tl);
+
+		cov_lcov_write(mem, NULL, "bench", &f, &acc, ms, img, "");
+		fclose(mem);
+		cov_merge_add(m, text, tl);
+		cov_merge_write(m, null, NULL, "", true);
+		cov_merge_free(m);
+		free(text);
+	}
+	cov_flow_free(&f);
+	cov_edges_free(&acc);
+	return now() - t0;
+}
+
+static const Dwfl_Callbacks cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The reference: libdw's own lookup (dwfl_module_getsrc()) of every
+ * distinct executed address of @f once; ns per lookup, the first round
+ * (libdw reads and sorts the line table: a new Dwfl) in *@first, the
+ * fastest of 5 later ones returned. */
+static double dwarf_lookups(const char *elf, const struct cov_flow *f, double *first)
+{
+	Dwfl *dwfl = dwfl_begin(&cbs);
+	Dwfl_Module *m;
+	double best = 1e9, t_open = now();
+
+	dwfl_report_begin(dwfl);
+	m = dwfl_report_elf(dwfl, elf, elf, -1, 0, false);
+	dwfl_report_end(dwfl, NULL, NULL);
+	*first = 0;
+	for (int r = 0; m && r < 6; r++) {
+		double t0 = now();
+		int lines = 0;
+
+		for (size_t i = 0; i < f->ninsn; i++) {
+			Dwfl_Line *l = dwfl_module_getsrc(m, f->insn[i].addr);
+			int ln;
+
+			if (l && dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL))
+				lines++;
+		}
+		if (!r)
+			*first = (now() - t_open) * 1e9 / (double)(f->ninsn ? f->ninsn : 1);
+		else if (now() - t0 < best)
+			best = now() - t0;
+		(void)lines;
+	}
+	dwfl_end(dwfl);
+	return f->ninsn ? best * 1e9 / (double)f->ninsn : 0;
+}
+
+int main(void)
+{
+	const char *shared = getenv("LWPT_SHARED");
+	const char *o = getenv("O");
+	char dir[1024], prog[1024], ptf[1024], cmd[4096];
+	struct trace tr[] = {
+		{ "Unzip", "Unzip__trace.pt", "Unzip", NULL, 0x400000, 0x427000, 200 },
+		{ "foo", "foo__trace.pt", "foo", NULL, 0x7ffff7819000, 0x7ffff79ca000, 200 },
+		{ "mruby", "mruby__trace.pt", "mruby", NULL, 0x400000, 0x4b6000, 20 },
+		{ "icelake_tip", "icelake_tip__ptlog.pt", "icelake_tip", NULL, 0x1000,
+		  0xfffffffffffff000, 200 },
+		{ "cov_prog", ptf, NULL, prog, 0, 0, 50 },
+	};
+	FILE *null = fopen("/dev/null", "w");
+
+	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc", shared ? shared : "../shared");
+	snprintf(prog, sizeof(prog), "%s/vm-cov/cov_prog", o ? o : "build");
+	snprintf(ptf, sizeof(ptf), "%s/bench/cov_prog.pt", o ? o : "build");
+	snprintf(cmd, sizeof(cmd), "test -s %s || %s/tests/pt_step_trace %s %s abc12 >/dev/null",
+		 ptf, o ? o : "build", ptf, prog);
+	if (system(cmd))
+		fprintf(stderr, "bench_ptcov_lcov: no cov_prog trace (make %s and pt_step_trace)\n",
+			prog);
+	printf("%-12s %6s %9s %9s %9s %9s %7s %11s\n", "trace", "insns", "edges ms",
+	       "lcov ms", "drcov ms", "lcov/edg", "cold", "ns/address");
+	for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
+		const struct trace *t = &tr[i];
+		struct lpt_cov_image *img = lpt_cov_image_alloc();
+		struct cov_modules ms = { 0 };
+		struct lpt_cov_config cfg;
+		char path[8192];
+		char *buf;
+		size_t len, ninsn = 0;
+		double best[3][2];
+
+		if (t->elf) {
+			if (lpt_cov_image_add_elf(img, t->elf, 0) ||
+			    cov_modules_add_elf(&ms, t->elf, 0) < 0)
+				goto skip;
+			snprintf(path, sizeof(path), "%s", t->pt);
+		} else {
+			snprintf(path, sizeof(path), "%s/pagecache/%s", dir, t->pagecache);
+			if (lpt_cov_image_add_pagecache(img, path) < 0)
+				goto skip;
+			snprintf(path, sizeof(path), "%s/%s", dir, t->pt);
+		}
+		if (ptcap_dir_read_file(NULL, path, &buf, &len))
+			goto skip;
+		lpt_cov_config_init(&cfg);
+		cfg.flags = LPT_COV_F_EDGES;
+		if (t->end) {
+			cfg.nfilter = 1;
+			cfg.filter[0] = (struct lpt_cov_range){ t->start, t->end };
+		}
+		if (!t->elf) {
+			cfg.cpu.vendor = 1;
+			cfg.cpu.family = 6;
+			cfg.cpu.model = strcmp(t->name, "icelake_tip") ? 94 : 126;
+			cfg.cpu.stepping = strcmp(t->name, "icelake_tip") ? 3 : 5;
+		}
+		for (int w = 0; w < 3; w++)
+			best[w][0] = best[w][1] = 1e9;
+		/* alternating, the fastest of each */
+		struct lpt_cov *warm = lpt_cov_alloc(&cfg, img);
+
+		for (unsigned int r = 0; r < t->runs; r++) {
+			for (int w = 0; w < 3; w++) {
+				struct lpt_cov *cold = lpt_cov_alloc(&cfg, img);
+				double dc = one(w, cold, img, &cfg, &ms, (uint8_t *)buf, len,
+						null, &ninsn);
+				double dw = one(w, warm, img, &cfg, &ms, (uint8_t *)buf, len,
+						null, &ninsn);
+
+				lpt_cov_free(cold);
+				if (dc < best[w][0])
+					best[w][0] = dc;
+				if (dw < best[w][1])
+					best[w][1] = dw;
+			}
+		}
+		lpt_cov_free(warm);
+		if (t->elf) {
+			struct lpt_cov *c = lpt_cov_alloc(&cfg, img);
+			struct cov_edges acc = { 0 };
+			const struct lpt_cov_edge *e;
+			struct cov_flow f;
+			long n;
+
+			lpt_cov_decode(c, (uint8_t *)buf, len, NULL);
+			n = lpt_cov_edges(c, &e);
+			cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
+			cov_edges_sort(&acc);
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+				double first, warm_ns = dwarf_lookups(t->elf, &f, &first);
+
+				printf("%-12s dwfl_module_getsrc() once per distinct address: "
+				       "%.0f ns/address with a new Dwfl, %.0f ns warm\n",
+				       t->name, first, warm_ns);
+				cov_flow_free(&f);
+			}
+			cov_edges_free(&acc);
+			lpt_cov_free(c);
+		}
+		if (t->elf) {
+			/* a merged 100-capture run (one layout): 100 decodes,
+			 * their edges summed, one lcov; against 100 decodes */
+			double d0 = now(), d1, d2;
+			struct cov_edges acc = { 0 };
+			size_t ni = 0;
+
+			for (int k = 0; k < 100; k++) {
+				struct lpt_cov *c = lpt_cov_alloc(&cfg, img);
+				const struct lpt_cov_edge *e;
+				long n;
+
+				lpt_cov_decode(c, (uint8_t *)buf, len, NULL);
+				n = lpt_cov_edges(c, &e);
+				lpt_cov_free(c);
+				(void)n;
+			}
+			d1 = now();
+			for (int k = 0; k < 100; k++) {
+				struct lpt_cov *c = lpt_cov_alloc(&cfg, img);
+				const struct lpt_cov_edge *e;
+				long n;
+
+				lpt_cov_decode(c, (uint8_t *)buf, len, NULL);
+				n = lpt_cov_edges(c, &e);
+				cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
+				lpt_cov_free(c);
+			}
+			struct lpt_cov *c = lpt_cov_alloc(&cfg, img);
+
+			cov_edges_sort(&acc);
+			struct cov_flow f;
+
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+				struct cov_merge *m = cov_merge_alloc();
+				char *text = NULL;
+				size_t tl = 0;
+				FILE *mem = open_memstream(&text, &tl);
+
+				ni = f.ninsn;
+				cov_lcov_write(mem, NULL, "bench", &f, &acc, &ms, img, "");
+				fclose(mem);
+				cov_merge_add(m, text, tl);
+				cov_merge_write(m, null, NULL, "", true);
+				cov_merge_free(m);
+				free(text);
+				cov_flow_free(&f);
+			}
+			lpt_cov_free(c);
+			cov_edges_free(&acc);
+			d2 = now();
+			printf("%-12s 100 captures merged (one layout, cold): decodes %.3f ms, "
+			       "lcov of all %.3f ms (%.2fx; %zu addresses)\n", t->name,
+			       (d1 - d0) * 1e3, (d2 - d1) * 1e3, (d2 - d1) / (d1 - d0), ni);
+		}
+		for (int c = 1; c >= 0; c--)
+			printf("%-12s %6zu %9.3f %9.3f %9.3f %9.2f %7s %11.0f\n", t->name, ninsn,
+			       best[EDGES][c] * 1e3, best[LCOV][c] * 1e3, best[DRCOV][c] * 1e3,
+			       best[LCOV][c] / best[EDGES][c], c ? "warm" : "cold",
+			       ninsn ? (best[LCOV][c] - best[EDGES][c]) * 1e9 / (double)ninsn : 0);
+		free(buf);
+skip:
+		cov_modules_free(&ms);
+		lpt_cov_image_free(img);
+	}
+	fclose(null);
+	return 0;
+}

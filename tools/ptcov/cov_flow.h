@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From the coverage decoder's edges to what coverage formats count:
+ * the edges of several decodes summed, every executed instruction with its
+ * execution count, and the blocks (an edge's destination to the first
+ * branch after it) with theirs. Documentation/ptcov.rst "Blocks, lines".
+ */
+#ifndef LWPT_TOOLS_PTCOV_FLOW_H
+#define LWPT_TOOLS_PTCOV_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lwpt/pt_cov.h>
+
+/* Edges summed over decodes (a test suite traced test by test). */
+struct cov_edges {
+	struct lpt_cov_edge *e;	/* sorted by (src, dst) after cov_edges_sort() */
+	size_t n, cap;
+	size_t sorted;		/* e[0..sorted) sorted and distinct */
+};
+
+/**
+ * cov_edges_add() - add one decode's edges (lpt_cov_edges()).
+ * @acc: the sum; zero-initialised before the first call.
+ * @e:   edges; @n of them.
+ *
+ * Return: 0, or -1 when out of memory (errno ENOMEM).
+ */
+int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n);
+
+/**
+ * cov_edges_sort() - sort by (src, dst), summing the counts of equal edges
+ * (a radix sort: linear in the edges).
+ * @acc: the sum.
+ *
+ * Return: 0, or -1 when out of memory (errno ENOMEM; @acc unchanged).
+ */
+int cov_edges_sort(struct cov_edges *acc);
+
+/** cov_edges_free() - release @acc's memory; it is left empty. */
+void cov_edges_free(struct cov_edges *acc);
+
+/* One executed instruction. */
+struct cov_insn {
+	uint64_t addr;
+	uint64_t target;	/* direct branches: target */
+	uint64_t count;		/* times executed */
+	uint64_t in_call;	/* entries by CALL edges (function entry) */
+	uint64_t in_jump;	/* entries by other edges but RET */
+	uint64_t in_label;	/* of those, jumps (not a JCC's not taken) */
+	uint8_t len, kind;	/* enum lpt_cov_insn_kind */
+	uint32_t line;		/* the caller's (cov_lcov.c): a line index */
+};
+
+/* One block: an edge's destination to the first branch after it. */
+struct cov_block {
+	uint64_t start, end;	/* [start, end): its instructions */
+	uint64_t count;		/* times entered: the edges into @start */
+	uint32_t ninsn;
+};
+
+struct cov_flow {
+	struct cov_insn *insn;	/* sorted by address, distinct */
+	size_t ninsn;
+	struct cov_block *blk;	/* sorted by start */
+	size_t nblk;
+	unsigned long nomap;	/* blocks cut short by missing code */
+};
+
+/**
+ * cov_flow_build() - instructions and blocks from edges.
+ * @f:    filled; release with cov_flow_free().
+ * @img:  the code the edges were decoded from.
+ * @cfg:  the decoder's configuration: its filter ranges end blocks.
+ * @acc:  the edges, cov_edges_sort()ed.
+ * @entries: the programs' entry points (where a trace of an exec starts),
+ *        @nentries of them; may be NULL.
+ *
+ * Every edge's destination starts a block that runs to its first branch
+ * (or to missing code, an invalid instruction, the end of a filter range);
+ * each of its instructions executes the edge's count. Code entered by
+ * trace enable (TIP.PGE: no edge) is found from @entries and the
+ * instruction after every executed far transfer (a system call's return):
+ * such a block counts the times edges leave its branch beyond the times
+ * the other blocks reached it. A branch executes at least as often as its
+ * edges leave it.
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
+		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+		   const uint64_t *entries, size_t nentries);
+
+/**
+ * cov_flow_find() - the instruction at @addr.
+ * Return: it, or NULL when @addr starts no executed instruction.
+ */
+struct cov_insn *cov_flow_find(const struct cov_flow *f, uint64_t addr);
+
+/** cov_flow_free() - release @f's memory. */
+void cov_flow_free(struct cov_flow *f);
+
+#endif /* LWPT_TOOLS_PTCOV_FLOW_H */

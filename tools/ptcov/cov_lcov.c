@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lcov tracefile from edges (cov_lcov.h). Rules: Documentation/ptcov.rst
+ * "lcov". One DWARF lookup per distinct executed address: the rows of all
+ * line tables are read once into one sorted array, each executed
+ * instruction is looked up once, and every execution only adds counts.
+ */
+#include "tools/ptcov/cov_lcov.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_LINE UINT32_MAX
+
+/* One row of a line table, at its module's address. */
+struct row {
+	uint64_t addr;
+	uint32_t seq;		/* order read: the last row at an address wins */
+	uint32_t line;		/* index into lc.lines; NO_LINE: end of sequence */
+};
+
+/* One source line. */
+struct line {
+	uint32_t file, no;
+	uint64_t count;		/* entries (gcov's rule) */
+	bool hit;
+};
+
+struct func {
+	const char *name;	/* libdwfl's, valid while dwfl lives */
+	uint64_t addr, size, count;
+	uint32_t line;		/* its declaration's line (DW_AT_decl_line),
+				 * else the line of its first byte; NO_LINE:
+				 * no line table there */
+	size_t mod;
+};
+
+/* A function's declaration line, by its DW_AT_low_pc. */
+struct decl {
+	uint64_t addr;
+	uint32_t line;
+};
+
+struct br {
+	uint32_t line;
+	uint64_t taken, nottaken, exec;
+};
+
+struct lc {
+	char **files;
+	size_t nfiles;
+	struct line *lines;
+	size_t nlines, cline;
+	uint32_t *lhash;	/* open addressing: index + 1 */
+	size_t lmask;
+	struct row *rows;
+	size_t nrows, crows;
+	struct func *fn;
+	size_t nfn, cfn;
+	struct br *br;
+	size_t nbr, cbr;
+	struct decl *decl;
+	size_t ndecl, cdecl;
+	Dwarf_Addr bias;	/* of the module being read */
+	bool nomem;
+	long walk_row;		/* line_at()'s last row, address, state */
+	uint64_t walk_addr;
+	bool walk_gap;
+};
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	size_t c = *cap ? 2 * *cap : 256;
+	void *q = realloc(p, c * size);
+
+	if (q)
+		*cap = c;
+	return q;
+}
+
+static long file_id(struct lc *lc, const char *name)
+{
+	/* few files: a scan from the last one (rows come file by file) */
+	for (size_t i = lc->nfiles; i-- > 0;)
+		if (!strcmp(lc->files[i], name))
+			return (long)i;
+	char **n = realloc(lc->files, (lc->nfiles + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	lc->files = n;
+	n[lc->nfiles] = strdup(name);
+	if (!n[lc->nfiles])
+		return -1;
+	return (long)lc->nfiles++;
+}
+
+static uint64_t mix(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return v;
+}
+
+/* The index of (file, no), added if new; NO_LINE when out of memory. */
+static uint32_t line_id(struct lc *lc, uint32_t file, uint32_t no)
+{
+	uint64_t key = (uint64_t)file << 32 | no;
+
+	if (2 * (lc->nlines + 1) > lc->lmask + 1 || !lc->lhash) {
+		size_t cap = lc->lhash ? 2 * (lc->lmask + 1) : 1024;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return NO_LINE;
+		for (size_t i = 0; i < lc->nlines; i++) {
+			uint64_t k = (uint64_t)lc->lines[i].file << 32 | lc->lines[i].no;
+			size_t j = mix(k) & (cap - 1);
+
+			while (h[j])
+				j = (j + 1) & (cap - 1);
+			h[j] = (uint32_t)i + 1;
+		}
+		free(lc->lhash);
+		lc->lhash = h;
+		lc->lmask = cap - 1;
+	}
+	size_t j = mix(key) & lc->lmask;
+
+	while (lc->lhash[j]) {
+		const struct line *l = &lc->lines[lc->lhash[j] - 1];
+
+		if (l->file == file && l->no == no)
+			return lc->lhash[j] - 1;
+		j = (j + 1) & lc->lmask;
+	}
+	struct line *nl = grow(lc->lines, &lc->cline, lc->nlines, sizeof(*nl));
+
+	if (!nl)
+		return NO_LINE;
+	lc->lines = nl;
+	nl[lc->nlines] = (struct line){ .file = file, .no = no };
+	lc->lhash[j] = (uint32_t)lc->nlines + 1;
+	return (uint32_t)lc->nlines++;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The index of the last row at or below @addr, or -1. */
+static long row_of(const struct lc *lc, uint64_t addr)
+{
+	size_t lo = 0, hi = lc->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lc->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/* The line of @addr: that of the last row at or below it, unless that row
+ * ends a sequence; but a label's code without a row of its own (after an
+ * unconditional jump or return inside a row, or from a jump target inside
+ * a row on: such as the counter update gcc's --coverage puts at a block's
+ * start) takes the line of the row after it (ptcov.rst "lcov"). */
+static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
+			const struct lpt_cov_image *img, uint64_t addr)
+{
+	long i = row_of(lc, addr);
+	struct lpt_cov_insn in;
+	bool gap = false;
+	uint64_t a;
+
+	if (i < 0 || lc->rows[i].line == NO_LINE)
+		return NO_LINE;
+	a = lc->rows[i].addr;
+	/* addresses come in order: go on from the last one in this row */
+	if (lc->walk_row == i && lc->walk_addr <= addr && lc->walk_addr > a) {
+		a = lc->walk_addr;
+		gap = lc->walk_gap;
+	}
+	for (; a <= addr; a += in.len) {
+		const struct cov_insn *x = a > lc->rows[i].addr ? cov_flow_find(f, a) : NULL;
+
+		if (x && (x->in_label || x->in_call))
+			gap = true;
+		if (a == addr) {
+			lc->walk_row = i;
+			lc->walk_addr = a;
+			lc->walk_gap = gap;
+			break;
+		}
+		if (lpt_cov_insn_at(img, a, 64, &in))
+			return lc->rows[i].line;
+		gap |= in.kind == LPT_COV_INSN_JMP || in.kind == LPT_COV_INSN_JMP_IND ||
+		      in.kind == LPT_COV_INSN_RET || in.kind == LPT_COV_INSN_FAR ||
+		      in.kind == LPT_COV_INSN_UD;
+	}
+	if (gap && (size_t)i + 1 < lc->nrows && lc->rows[i + 1].line != NO_LINE)
+		return lc->rows[i + 1].line;
+	return lc->rows[i].line;
+}
+
+/* The line of a function's first byte. */
+static uint32_t line_of(const struct lc *lc, uint64_t addr)
+{
+	long i = row_of(lc, addr);
+
+	return i < 0 ? NO_LINE : lc->rows[i].line;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int decl_cb(Dwarf_Die *die, void *arg)
+{
+	struct lc *lc = arg;
+	Dwarf_Addr lo;
+	const char *file;
+	int ln;
+
+	if (dwarf_lowpc(die, &lo) || dwarf_decl_line(die, &ln) || ln <= 0 ||
+	    !(file = dwarf_decl_file(die)))
+		return DWARF_CB_OK;
+	long fid = file_id(lc, file);
+	struct decl *d = grow(lc->decl, &lc->cdecl, lc->ndecl, sizeof(*d));
+
+	if (fid < 0 || !d) {
+		lc->nomem = true;
+		return DWARF_CB_ABORT;
+	}
+	lc->decl = d;
+	d[lc->ndecl].addr = lo + lc->bias;
+	d[lc->ndecl].line = line_id(lc, (uint32_t)fid, (uint32_t)ln);
+	if (d[lc->ndecl].line == NO_LINE) {
+		lc->nomem = true;
+		return DWARF_CB_ABORT;
+	}
+	lc->ndecl++;
+	return DWARF_CB_OK;
+}
+
+static int decl_cmp(const void *a, const void *b)
+{
+	const struct decl *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static uint32_t decl_of(const struct lc *lc, uint64_t addr)
+{
+	size_t lo = 0, hi = lc->ndecl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lc->decl[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lc->ndecl && lc->decl[lo].addr == addr ? lc->decl[lo].line : NO_LINE;
+}
+
+/* The rows of @mod's line tables; returns the number read or -1. */
+static long read_rows(struct lc *lc, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	long nread = 0;
+
+	if (!dw)
+		return 0;
+	lc->bias = bias;
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			dwarf_getfuncs(&cu, decl_cb, lc, 0);
+			if (lc->nomem)
+				return -1;
+		}
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    !dwarf_getsrclines(&cu, &lines, &n)) {
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr a;
+				int no;
+				bool end;
+				const char *src;
+
+				if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &no) ||
+				    dwarf_lineendsequence(l, &end))
+					continue;
+				src = dwarf_linesrc(l, NULL, NULL);
+				struct row *r = grow(lc->rows, &lc->crows, lc->nrows,
+						     sizeof(*r));
+
+				if (!r)
+					return -1;
+				lc->rows = r;
+				r = &r[lc->nrows];
+				r->addr = a + bias;
+				r->seq = (uint32_t)lc->nrows;
+				r->line = NO_LINE;
+				if (!end && no > 0 && src) {
+					long fid = file_id(lc, src);
+
+					if (fid < 0)
+						return -1;
+					r->line = line_id(lc, (uint32_t)fid, (uint32_t)no);
+					if (r->line == NO_LINE)
+						return -1;
+				}
+				lc->nrows++;
+				nread++;
+			}
+		}
+		off = next;
+	}
+	return nread;
+}
+
+static int read_funcs(struct lc *lc, Dwfl_Module *mod, size_t m)
+{
+	int n = dwfl_module_getsymtab(mod);
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
+							   NULL, NULL);
+
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_size || shndx == SHN_UNDEF)
+			continue;
+		struct func *f = grow(lc->fn, &lc->cfn, lc->nfn, sizeof(*f));
+
+		if (!f)
+			return -1;
+		lc->fn = f;
+		f[lc->nfn++] = (struct func){ .name = name, .addr = addr,
+					      .size = sym.st_size, .mod = m };
+	}
+	return 0;
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* aliases: the global name first, then by name */
+	int gx = x->name[0] == '_', gy = y->name[0] == '_';
+
+	if (gx != gy)
+		return gx - gy;
+	return strcmp(x->name, y->name);
+}
+
+static struct func *fn_at(const struct lc *lc, uint64_t addr)
+{
+	size_t lo = 0, hi = lc->nfn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lc->fn[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lc->nfn && lc->fn[lo].addr == addr ? &lc->fn[lo] : NULL;
+}
+
+/* The count of edge (src, dst) in the sorted sum. */
+static uint64_t edge_count(const struct cov_edges *acc, uint64_t src, uint64_t dst)
+{
+	size_t lo = 0, hi = acc->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lpt_cov_edge *e = &acc->e[mid];
+
+		if (e->src < src || (e->src == src && e->dst < dst))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < acc->n && acc->e[lo].src == src && acc->e[lo].dst == dst)
+		return acc->e[lo].count;
+	return 0;
+}
+
+/* gcov's line count from the instruction flow (ptcov.rst "lcov"): the
+ * times control entered the line from another line, plus the times a
+ * jump within the line went back (a loop on one line). */
+static void count_lines(struct lc *lc, struct cov_flow *f,
+			const struct cov_edges *acc, const struct lpt_cov_image *img)
+{
+	for (size_t i = 0; i < f->ninsn; i++) {
+		struct cov_insn *x = &f->insn[i];
+		const struct cov_insn *p = i ? &f->insn[i - 1] : NULL;
+
+		x->line = line_at(lc, f, img, x->addr);
+		if (x->line == NO_LINE)
+			continue;
+		lc->lines[x->line].hit = true;
+		uint64_t in = x->in_jump + x->in_call;
+		uint64_t ft = x->count > in ? x->count - in : 0;
+
+		if (p && p->addr + p->len == x->addr && p->line == x->line)
+			ft = 0;		/* from the line itself */
+		lc->lines[x->line].count += ft + x->in_call;
+	}
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct lpt_cov_edge *e = &acc->e[i];
+		const struct cov_insn *s = cov_flow_find(f, e->src);
+		const struct cov_insn *d = cov_flow_find(f, e->dst);
+
+		if (!d || d->line == NO_LINE || (s && (s->kind == LPT_COV_INSN_RET ||
+						   s->kind == LPT_COV_INSN_CALL ||
+						   s->kind == LPT_COV_INSN_CALL_IND)))
+			continue;
+		if (!s || s->line != d->line || e->src >= e->dst)
+			lc->lines[d->line].count += e->count;
+	}
+}
+
+/* Function entries: calls to a function's first byte (recursive ones
+ * too), and jumps to it from outside it (tail calls). */
+static void count_funcs(struct lc *lc, const struct cov_flow *f,
+			const struct cov_edges *acc)
+{
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct lpt_cov_edge *e = &acc->e[i];
+		struct func *fn = fn_at(lc, e->dst);
+		const struct cov_insn *s;
+
+		if (!fn)
+			continue;
+		s = cov_flow_find(f, e->src);
+		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
+		    e->src < fn->addr || e->src - fn->addr >= fn->size)
+			fn->count += e->count;
+	}
+}
+
+/* Every conditional branch of the functions with lines, with its
+ * outcomes: a linear sweep of the function's bytes. */
+static int find_branches(struct lc *lc, const struct cov_flow *f,
+			 const struct cov_edges *acc, const struct lpt_cov_image *img)
+{
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+		struct lpt_cov_insn in;
+
+		if (fn->line == NO_LINE || (i && fn[-1].addr == fn->addr))
+			continue;
+		for (uint64_t a = fn->addr; a < fn->addr + fn->size; a += in.len) {
+			if (lpt_cov_insn_at(img, a, 64, &in))
+				break;
+			if (in.kind != LPT_COV_INSN_JCC)
+				continue;
+			const struct cov_insn *x = cov_flow_find(f, a);
+			uint32_t l = x ? x->line : line_at(lc, f, img, a);
+
+			if (l == NO_LINE)
+				continue;
+			struct br *b = grow(lc->br, &lc->cbr, lc->nbr, sizeof(*b));
+
+			if (!b)
+				return -1;
+			lc->br = b;
+			b[lc->nbr++] = (struct br){
+				.line = l, .exec = x ? x->count : 0,
+				.taken = edge_count(acc, a, in.target),
+				.nottaken = edge_count(acc, a, a + in.len),
+			};
+		}
+	}
+	return 0;
+}
+
+static int line_cmp_idx(const void *a, const void *b, void *ctx)
+{
+	const struct line *ls = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (ls[x].file != ls[y].file)
+		return ls[x].file < ls[y].file ? -1 : 1;
+	return ls[x].no < ls[y].no ? -1 : ls[x].no > ls[y].no;
+}
+
+static int str_cmp_idx(const void *a, const void *b, void *ctx)
+{
+	char **files = ctx;
+
+	return strcmp(files[*(const uint32_t *)a], files[*(const uint32_t *)b]);
+}
+
+static double pct(size_t a, size_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
+		       const uint32_t *lorder, size_t nl, const char *tn)
+{
+	size_t fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
+
+	if (out)
+		fprintf(out, "TN:%s\nSF:%s\n", tn, lc->files[file]);
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+
+		if (fn->line == NO_LINE || lc->lines[fn->line].file != file ||
+		    (i && fn[-1].addr == fn->addr))
+			continue;
+		if (out)
+			fprintf(out, "FN:%u,%s\n", lc->lines[fn->line].no, fn->name);
+	}
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+
+		if (fn->line == NO_LINE || lc->lines[fn->line].file != file ||
+		    (i && fn[-1].addr == fn->addr))
+			continue;
+		fnf++;
+		fnh += fn->count > 0;
+		if (out)
+			fprintf(out, "FNDA:%" PRIu64 ",%s\n", fn->count, fn->name);
+	}
+	if (out)
+		fprintf(out, "FNF:%zu\nFNH:%zu\n", fnf, fnh);
+	/* branches: by line, in address order within a line */
+	for (size_t k = 0; k < nl; k++) {
+		const struct line *l = &lc->lines[lorder[k]];
+		unsigned int blk = 0;
+
+		if (l->file != file)
+			continue;
+		for (size_t i = 0; i < lc->nbr; i++) {
+			const struct br *b = &lc->br[i];
+
+			if (b->line != lorder[k])
+				continue;
+			brf += 2;
+			brh += (b->taken > 0) + (b->nottaken > 0);
+			if (!out)
+				continue;
+			if (b->exec)
+				fprintf(out, "BRDA:%u,%u,0,%" PRIu64 "\nBRDA:%u,%u,1,%" PRIu64 "\n",
+					l->no, blk, b->taken, l->no, blk, b->nottaken);
+			else
+				fprintf(out, "BRDA:%u,%u,0,-\nBRDA:%u,%u,1,-\n",
+					l->no, blk, l->no, blk);
+			blk++;
+		}
+	}
+	if (out)
+		fprintf(out, "BRF:%zu\nBRH:%zu\n", brf, brh);
+	for (size_t k = 0; k < nl; k++) {
+		const struct line *l = &lc->lines[lorder[k]];
+
+		if (l->file != file)
+			continue;
+		lf++;
+		lh += l->count > 0;
+		if (out)
+			fprintf(out, "DA:%u,%" PRIu64 "\n", l->no, l->count);
+	}
+	if (out)
+		fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", lf, lh);
+	if (sum)
+		fprintf(sum, "File '%s'\nLines executed:%.2f%% of %zu\n"
+			"Functions executed:%.2f%% of %zu\n"
+			"Branches taken at least once:%.2f%% of %zu\n\n",
+			lc->files[file], pct(lh, lf), lf, pct(fnh, fnf), fnf,
+			pct(brh, brf), brf);
+}
+
+int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
+		   const struct cov_edges *acc, const struct cov_modules *ms,
+		   const struct lpt_cov_image *img, const char *tn)
+{
+	struct lc lc = { .walk_row = -1 };
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	uint32_t *lorder = NULL, *forder = NULL;
+	int ret = -1;
+
+	if (!dwfl)
+		goto nomem;
+	elf_version(EV_CURRENT);
+	for (size_t m = 0; m < ms->nmod; m++) {
+		const struct cov_module *mod = &ms->mod[m];
+		int type;
+		int64_t bias;
+		uint64_t entry;
+		Dwfl_Module *dm;
+		long nr;
+
+		if (mod->synthetic)
+			continue;
+		bias = cov_modules_elf(ms, m, &type, &entry);
+		if (type != ET_EXEC && type != ET_DYN)
+			continue;	/* not ELF: a raw blob */
+		dwfl_report_begin_add(dwfl);
+		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1,
+				     (GElf_Addr)(type == ET_EXEC ? 0 : bias), true);
+		dwfl_report_end(dwfl, NULL, NULL);
+		if (!dm)
+			continue;
+		nr = read_rows(&lc, dm);
+		if (nr < 0 || read_funcs(&lc, dm, m))
+			goto nomem;
+		if (!nr && sum)
+			fprintf(sum, "%s: %s: no line table (no DWARF .debug_line): "
+				"function coverage only, in this summary\n", prog,
+				mod->path);
+	}
+	if (lc.nrows)
+		qsort(lc.rows, lc.nrows, sizeof(*lc.rows), row_cmp);
+	if (lc.nfn)
+		qsort(lc.fn, lc.nfn, sizeof(*lc.fn), fn_cmp);
+	if (lc.ndecl)
+		qsort(lc.decl, lc.ndecl, sizeof(*lc.decl), decl_cmp);
+	for (size_t i = 0; i < lc.nfn; i++) {
+		lc.fn[i].line = decl_of(&lc, lc.fn[i].addr);
+		if (lc.fn[i].line == NO_LINE)
+			lc.fn[i].line = line_of(&lc, lc.fn[i].addr);
+	}
+	count_lines(&lc, f, acc, img);
+	count_funcs(&lc, f, acc);
+	if (find_branches(&lc, f, acc, img))
+		goto nomem;
+
+	/* which lines exist: those owning at least one byte */
+	bool *owns = calloc(lc.nlines + 1, sizeof(*owns));
+
+	if (!owns)
+		goto nomem;
+	for (size_t i = 0; i < lc.nrows; i++)
+		if (lc.rows[i].line != NO_LINE &&
+		    (i + 1 == lc.nrows || lc.rows[i + 1].addr > lc.rows[i].addr))
+			owns[lc.rows[i].line] = true;
+	for (size_t i = 0; i < lc.nfn; i++) {
+		const struct func *fn = &lc.fn[i];
+
+		if (fn->line == NO_LINE || owns[fn->line] || (i && fn[-1].addr == fn->addr))
+			continue;
+		lc.lines[fn->line].count += fn->count;
+		lc.lines[fn->line].hit = true;
+	}
+	lorder = malloc((lc.nlines + 1) * sizeof(*lorder));
+	forder = malloc((lc.nfiles + 1) * sizeof(*forder));
+	if (!lorder || !forder) {
+		free(owns);
+		goto nomem;
+	}
+	size_t nl = 0;
+
+	for (uint32_t i = 0; i < lc.nlines; i++)
+		if (owns[i] || lc.lines[i].hit)
+			lorder[nl++] = i;
+	free(owns);
+	qsort_r(lorder, nl, sizeof(*lorder), line_cmp_idx, lc.lines);
+	for (uint32_t i = 0; i < lc.nfiles; i++)
+		forder[i] = i;
+	qsort_r(forder, lc.nfiles, sizeof(*forder), str_cmp_idx, lc.files);
+	for (size_t i = 0; i < lc.nfiles; i++)
+		write_file(out, NULL, &lc, forder[i], lorder, nl, tn);
+	/* modules without lines: their functions in the summary */
+	for (size_t m = 0; sum && m < ms->nmod; m++) {
+		size_t fnf = 0, fnh = 0;
+
+		for (size_t i = 0; i < lc.nfn; i++)
+			if (lc.fn[i].mod == m && lc.fn[i].line == NO_LINE &&
+			    !(i && lc.fn[i - 1].addr == lc.fn[i].addr)) {
+				fnf++;
+				fnh += lc.fn[i].count > 0;
+			}
+		if (fnf)
+			fprintf(sum, "Module '%s' (code without lines)\n"
+				"Functions executed:%.2f%% of %zu\n\n",
+				ms->mod[m].path, pct(fnh, fnf), fnf);
+	}
+	ret = out && ferror(out) ? -1 : 0;
+	goto out;
+nomem:
+	errno = ENOMEM;
+out:
+	for (size_t i = 0; i < lc.nfiles; i++)
+		free(lc.files[i]);
+	free(lc.files);
+	free(lc.lines);
+	free(lc.lhash);
+	free(lc.rows);
+	free(lc.fn);
+	free(lc.br);
+	free(lc.decl);
+	free(lorder);
+	free(forder);
+	if (dwfl)
+		dwfl_end(dwfl);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Line, function and branch coverage as an lcov tracefile (the format of
+ * geninfo(1): TN, SF, FN, FNDA, FNF, FNH, BRDA, BRF, BRH, DA, LF, LH,
+ * end_of_record), from the edges, the instructions they imply
+ * (cov_flow.h), the DWARF line tables and the symbol tables of the
+ * modules' ELF files (elfutils libdw). The counting rules are those of
+ * Documentation/ptcov.rst "lcov".
+ */
+#ifndef LWPT_TOOLS_PTCOV_LCOV_H
+#define LWPT_TOOLS_PTCOV_LCOV_H
+
+#include <stdio.h>
+
+#include <lwpt/pt_cov.h>
+
+#include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_module.h"
+
+/**
+ * cov_lcov_write() - write an lcov tracefile and a summary.
+ * @out:   the tracefile, or NULL for the summary only.
+ * @sum:   the summary per source file (lines, functions, branches hit of
+ *         total, as `gcov -n`), or NULL for none; notes (a file without a
+ *         line table, once) go here too.
+ * @prog:  prefix of notes.
+ * @f:     instructions (cov_flow_build()); their @line fields are used.
+ * @acc:   the summed edges, sorted.
+ * @ms:    the modules: each ELF file's symbols and lines are read.
+ * @img:   the code, for the conditional branches of functions not run.
+ * @tn:    the test name (TN:), may be empty.
+ *
+ * Return: 0, or -1 with errno set (ENOMEM, a write error).
+ */
+int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
+		   const struct cov_edges *acc, const struct cov_modules *ms,
+		   const struct lpt_cov_image *img, const char *tn);
+
+#endif /* LWPT_TOOLS_PTCOV_LCOV_H */
