@@ -50,6 +50,8 @@ static void usage(FILE *f)
 "                          A perf.data (perf record -e intel_pt//; - reads a\n"
 "                          pipe) is read as a ptcap directory, as ptflow does.\n"
 "  --symfs DIR             look for a perf.data's binaries below DIR.\n"
+"  --max-decompressed SIZE a perf.data's compressed records may decompress to\n"
+"                          SIZE bytes (K, M, G): default 64x + 1 MiB, <= 1 GiB.\n"
 "  --vmlinux FILE, -k FILE the kernel's code for a perf.data.\n"
 "  --pt FILE               raw Intel PT data (several: summed).\n"
 "  --elf FILE[:BASE]       executable PT_LOAD segments of an ELF (+BASE).\n"
@@ -88,6 +90,7 @@ enum { FMT_EDGES, FMT_LCOV, FMT_DRCOV };
 
 struct opts {
 	const char *bitmap, *output, *tn, *unknown, *symfs, *vmlinux;
+	uint64_t max_decompressed;	/* --max-decompressed, 0: default */
 	const char **pts, **dirs;
 	size_t npt, ndir;
 	int format;
@@ -884,6 +887,12 @@ int main(int argc, char **argv)
 				o.output = v;
 			} else if (!strcmp(a, "--symfs")) {
 				o.symfs = v;
+			} else if (!strcmp(a, "--max-decompressed")) {
+				if (lpt_perf_parse_size(v, &o.max_decompressed)) {
+					fprintf(stderr, "%s: --max-decompressed %s: give a size (bytes, or with K, M, G, T)\n",
+						prog, v);
+					r = -2;
+				}
 			} else if (!strcmp(a, "--vmlinux") || !strcmp(a, "-k")) {
 				o.vmlinux = v;
 			} else if (!strcmp(a, "--test-name")) {
@@ -973,7 +982,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(d, "-") || lpt_perf_probe(d)) {
 			/* a perf.data: read into a temporary ptcap directory */
-			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux, 0, stderr, prog,
+			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux, 0,
+						o.max_decompressed, stderr, prog,
 						&perf_dir)) {
 				st = EXIT_ERR;
 				continue;
