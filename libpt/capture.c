@@ -26,7 +26,7 @@
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER4, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
 _Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
@@ -719,6 +719,8 @@ int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf
 	/* Zero from a module of size version 1 (shorter answer). */
 	i.stop_reason = st.stop_reason;
 	i.ppid = st.ppid;
+	/* Zero from a module before size version 5. */
+	i.threads_refused = st.threads_refused;
 	memcpy(info, &i, i.size);
 	return 0;
 }

@@ -549,6 +549,10 @@ int lpt_dev_nr_buffers(struct lpt_dev *dev);
  *		module
  * @ppid:	a thread of a process the capture followed at a fork: the
  *		traced process that forked it; 0 for the configured process
+ * @threads_refused: threads of the traced processes that the permission
+ *		rule refused (their own credentials are another user's, a
+ *		capability the caller lacks): not traced; 0 from a module
+ *		before ABI 1.5
  */
 struct lpt_buf_info {
 	size_t size;
@@ -560,6 +564,7 @@ struct lpt_buf_info {
 	uint32_t threads_lost;
 	uint32_t stop_reason;
 	int32_t ppid;
+	uint32_t threads_refused;
 };
 
 /**

@@ -293,6 +293,9 @@ struct pt_mem {
  * @nr: joined threads (buffer numbers below it are used)
  * @nr_spares: entries of @spares
  * @lost: threads that joined without a spare: not traced
+ * @refused: threads the permission rule refused (at CONFIGURE,
+ *	pt_config_permit_thread(); at a fork, pt_config_follow_check()): not
+ *	traced
  * @open: threads may join (false once the session is freed or preempted);
  *	under pt_thread_lock
  * @inherit: follow fork/clone children (not LWPT_PT_CFG_NO_INHERIT)
@@ -307,6 +310,7 @@ struct pt_threads {
 	unsigned int nr;
 	unsigned int nr_spares;
 	u32 lost;
+	u32 refused;
 	bool open;
 	bool inherit;
 	bool probes;
@@ -386,6 +390,27 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
 			    struct mm_struct **mm);
 u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p);
+
+/**
+ * struct pt_thread_rights - the caller's CAP_SYS_PTRACE over a target
+ *	process, asked once at CONFIGURE (pt_config_thread_rights())
+ * @ns: the user namespace of the named thread's credentials (a reference)
+ * @mm: the process's mm (mmgrab(): the struct, not its mappings), NULL
+ *	if it has none
+ * @ns_ptrace: CAP_SYS_PTRACE over @ns
+ * @mm_ptrace: CAP_SYS_PTRACE over @mm's user namespace
+ */
+struct pt_thread_rights {
+	struct user_namespace *ns;
+	struct mm_struct *mm;
+	bool ns_ptrace;
+	bool mm_ptrace;
+};
+
+void pt_config_thread_rights(struct pt_thread_rights *r, struct task_struct *task);
+void pt_config_thread_rights_put(struct pt_thread_rights *r);
+bool pt_config_permit_thread(const struct pt_session *s, struct task_struct *t,
+			     const struct pt_thread_rights *r);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
 int pt_config_lbr_check(void);
 int pt_config_lbr_check_cpus(void);
