@@ -796,6 +796,11 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	memcpy(out->gap_heads, st.gap_heads, sizeof(out->gap_heads));
 	out->holds = st.holds;
 	out->held_ns = st.held_ns;
+	/* Zero from a module before size version 5. */
+	out->pad_bytes = st.pad_bytes;
+	out->pad_from = st.pad_from;
+	out->pad_to = st.pad_to;
+	out->lost_bytes = st.lost_bytes;
 	return 0;
 }
 
@@ -894,6 +899,34 @@ static void gaps_note(const struct lpt_dev *dev, struct lpt_buf *b,
 	b->gap_seen = st->gap_head;
 }
 
+/*
+ * [@b->tail, head) of a ring buffer without the PAD run the module wrote
+ * and released itself (@st->pad_from, @st->pad_to): those bytes are PADs,
+ * and by now maybe the next lap's.
+ */
+static int64_t ring_read(const struct lpt_buf *b, const struct lpt_cap_status *st,
+			 lpt_sink_fn sink, void *arg)
+{
+	uint64_t pos = b->tail, head = st->bytes, from, to;
+	int64_t n, done = 0;
+
+	if (head < pos)		/* a new start: the count began again */
+		pos = 0;
+	if (st->pad_to > st->pad_from && st->pad_to > pos && st->pad_from < head) {
+		from = st->pad_from > pos ? st->pad_from : pos;
+		to = st->pad_to < head ? st->pad_to : head;
+		if (from > pos) {
+			n = lpt_ring_copy(b->map, b->size, pos, from, sink, arg);
+			if (n < 0)
+				return n;
+			done += n;
+		}
+		pos = to;
+	}
+	n = lpt_ring_copy(b->map, b->size, pos, head, sink, arg);
+	return n < 0 ? n : done + n;
+}
+
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
 {
 	struct lpt_cap_status st;
@@ -916,9 +949,10 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 		done = st.bytes == b->tail ? 0 :
 		       lpt_range_copy(b->map, b->size, st.offset, sink, arg);
 	else
-		done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
+		done = ring_read(b, &st, sink, arg);
 	if (done < 0)
 		return done;
+	/* Skipped PADs come before what follows them: the offsets hold. */
 	gaps_note(dev, b, &st, st.bytes - (uint64_t)done);
 	b->tail = st.bytes;
 	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {

@@ -158,6 +158,14 @@ struct pt_rtit_state {
  * @holds: per-thread continuous mode: times the thread was held for its
  *	reader (pt_thread.c, "The hold")
  * @held_ns: nanoseconds it spent held
+ * @pad_bytes: PAD bytes the module wrote and counted in @head (one region
+ *	without MENTRY: the rest of a lap skipped, pt_output_gate())
+ * @pad_from: @head where the last such PAD run begins
+ * @pad_to: @head where it ends (a lap boundary); the reader skips
+ *	[@pad_from, @pad_to) without reading it (it may hold the next lap's
+ *	bytes by then)
+ * @lost_bytes: bytes written that the reader can no longer get: the
+ *	continuous-mode overrun moved the tail past them
  * @pmi_due: an INT region was seen filled and no PMI has been claimed for
  *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
@@ -190,6 +198,10 @@ struct pt_output {
 	u64 gap_ring[LWPT_PT_GAP_HEADS];
 	u64 holds;
 	u64 held_ns;
+	u64 pad_bytes;
+	u64 pad_from;
+	u64 pad_to;
+	u64 lost_bytes;
 	bool pmi_due;
 	u64 interfered;
 	u64 lbr;

@@ -967,6 +967,10 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		/* Per-thread continuous mode: the thread waited for ptcap. */
 		if (c->mode == LWPT_PT_MODE_CONTINUOUS && per_thread)
 			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64, s->holds, s->held_ns);
+		/* Continuous mode: bytes = saved + pads + lost-bytes. */
+		if (c->mode == LWPT_PT_MODE_CONTINUOUS)
+			fprintf(f, " pads=%" PRIu64 " lost-bytes=%" PRIu64, s->pad_bytes,
+				s->lost_bytes);
 		fputc('\n', f);
 	}
 	/* Where losses cut the packet stream: decoders resync there. */

@@ -49,7 +49,8 @@
  *      there (ignored), so a filled struct can be passed again
  * 1.5  /dev/pt per-thread captures check every thread of the target, and
  *      skip those the permission rule refuses; status size version 5
- *      (threads_refused)
+ *      (threads_refused; pad_bytes, pad_from, pad_to, lost_bytes: every
+ *      byte written accounted, the PADs a reader skips named)
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			5
