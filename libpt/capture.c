@@ -26,7 +26,7 @@
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
 _Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "uapi config");
-_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER4, "uapi status");
+_Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
 _Static_assert(sizeof(struct lwpt_pt_sideband) == LWPT_PT_SIDEBAND_SIZE_VER0, "uapi sideband");
@@ -719,6 +719,8 @@ int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf
 	/* Zero from a module of size version 1 (shorter answer). */
 	i.stop_reason = st.stop_reason;
 	i.ppid = st.ppid;
+	/* Zero from a module before size version 5. */
+	i.threads_refused = st.threads_refused;
 	memcpy(info, &i, i.size);
 	return 0;
 }
@@ -794,6 +796,11 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	memcpy(out->gap_heads, st.gap_heads, sizeof(out->gap_heads));
 	out->holds = st.holds;
 	out->held_ns = st.held_ns;
+	/* Zero from a module before size version 5. */
+	out->pad_bytes = st.pad_bytes;
+	out->pad_from = st.pad_from;
+	out->pad_to = st.pad_to;
+	out->lost_bytes = st.lost_bytes;
 	return 0;
 }
 
@@ -892,6 +899,34 @@ static void gaps_note(const struct lpt_dev *dev, struct lpt_buf *b,
 	b->gap_seen = st->gap_head;
 }
 
+/*
+ * [@b->tail, head) of a ring buffer without the PAD run the module wrote
+ * and released itself (@st->pad_from, @st->pad_to): those bytes are PADs,
+ * and by now maybe the next lap's.
+ */
+static int64_t ring_read(const struct lpt_buf *b, const struct lpt_cap_status *st,
+			 lpt_sink_fn sink, void *arg)
+{
+	uint64_t pos = b->tail, head = st->bytes, from, to;
+	int64_t n, done = 0;
+
+	if (head < pos)		/* a new start: the count began again */
+		pos = 0;
+	if (st->pad_to > st->pad_from && st->pad_to > pos && st->pad_from < head) {
+		from = st->pad_from > pos ? st->pad_from : pos;
+		to = st->pad_to < head ? st->pad_to : head;
+		if (from > pos) {
+			n = lpt_ring_copy(b->map, b->size, pos, from, sink, arg);
+			if (n < 0)
+				return n;
+			done += n;
+		}
+		pos = to;
+	}
+	n = lpt_ring_copy(b->map, b->size, pos, head, sink, arg);
+	return n < 0 ? n : done + n;
+}
+
 int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, void *arg)
 {
 	struct lpt_cap_status st;
@@ -914,9 +949,10 @@ int64_t lpt_dev_read(struct lpt_dev *dev, unsigned int cpu, lpt_sink_fn sink, vo
 		done = st.bytes == b->tail ? 0 :
 		       lpt_range_copy(b->map, b->size, st.offset, sink, arg);
 	else
-		done = lpt_ring_copy(b->map, b->size, b->tail, st.bytes, sink, arg);
+		done = ring_read(b, &st, sink, arg);
 	if (done < 0)
 		return done;
+	/* Skipped PADs come before what follows them: the offsets hold. */
 	gaps_note(dev, b, &st, st.bytes - (uint64_t)done);
 	b->tail = st.bytes;
 	if (dev->mode == LWPT_PT_MODE_CONTINUOUS) {

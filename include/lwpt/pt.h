@@ -142,6 +142,14 @@ struct lpt_cap_config {
  *		mode: the hold"); 0 per CPU, with LWPT_PT_CFG_LOSSY and from
  *		a module before ABI 1.4
  * @held_ns:	nanoseconds it spent held
+ * @pad_bytes:	bytes of @bytes that are PADs the module wrote (one output
+ *		region, per-thread continuous mode: the rest of a lap skipped);
+ *		lpt_dev_read() skips them unread. 0 from a module before ABI 1.5
+ * @pad_from:	@bytes where the last such PAD run begins
+ * @pad_to:	@bytes where it ends
+ * @lost_bytes:	bytes of @bytes the reader can no longer get (continuous
+ *		mode overrun). A reader that keeps up saves @bytes - @pad_bytes
+ *		- @lost_bytes bytes
  */
 struct lpt_cap_status {
 	uint64_t rtit_status;
@@ -163,6 +171,10 @@ struct lpt_cap_status {
 	uint64_t gap_heads[LWPT_PT_GAP_HEADS];
 	uint64_t holds;
 	uint64_t held_ns;
+	uint64_t pad_bytes;
+	uint64_t pad_from;
+	uint64_t pad_to;
+	uint64_t lost_bytes;
 };
 
 /**
@@ -458,7 +470,10 @@ typedef int (*lpt_sink_fn)(void *arg, const void *buf, size_t len);
  * exist, so the read starts at the oldest of them (the ToPA regions in
  * order, SDM 33.2.7.2). In continuous mode it then releases the bytes
  * (LWPT_PT_IOC_RELEASE) so the module may reuse them; call it often while
- * tracing. In wrap and stop mode call it after lpt_dev_stop().
+ * tracing. The PAD run the module wrote and released itself (struct
+ * lpt_cap_status @pad_from, @pad_to) is skipped without being read: the
+ * next lap may have overwritten it. In wrap and stop mode call it after
+ * lpt_dev_stop().
  *
  * Single-range output (lpt_dev_single_range(), SDM 33.2.7.1) wraps
  * without a PMI, so how many bytes were written is not known: when
@@ -549,6 +564,10 @@ int lpt_dev_nr_buffers(struct lpt_dev *dev);
  *		module
  * @ppid:	a thread of a process the capture followed at a fork: the
  *		traced process that forked it; 0 for the configured process
+ * @threads_refused: threads of the traced processes that the permission
+ *		rule refused (their own credentials are another user's, a
+ *		capability the caller lacks): not traced; 0 from a module
+ *		before ABI 1.5
  */
 struct lpt_buf_info {
 	size_t size;
@@ -560,6 +579,7 @@ struct lpt_buf_info {
 	uint32_t threads_lost;
 	uint32_t stop_reason;
 	int32_t ppid;
+	uint32_t threads_refused;
 };
 
 /**

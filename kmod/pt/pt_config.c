@@ -45,7 +45,8 @@ static_assert(offsetof(struct lwpt_pt_caps, cpuid_15h) == LWPT_PT_CAPS_SIZE_VER1
 static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
 static_assert(offsetof(struct lwpt_pt_config, cpu_mask) == LWPT_PT_CONFIG_SIZE_VER1);
-static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER4);
+static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5);
+static_assert(offsetof(struct lwpt_pt_status, threads_refused) == LWPT_PT_STATUS_SIZE_VER4);
 static_assert(offsetof(struct lwpt_pt_status, holds) == LWPT_PT_STATUS_SIZE_VER3);
 static_assert(offsetof(struct lwpt_pt_status, gap_head) == LWPT_PT_STATUS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);
@@ -811,6 +812,106 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 	else
 		mmput(m);
 	return 0;
+}
+
+/**
+ * pt_config_thread_rights - CONFIGURE: what the caller may do over a
+ *	target process whatever its threads' credentials
+ * @r: out: the rights (pt_config_thread_rights_put() releases them)
+ * @task: the thread CONFIGURE named
+ *
+ * The two CAP_SYS_PTRACE alternatives of pt_may_trace(), asked once in
+ * process context (ns_capable() may not run under a spinning lock) so that
+ * pt_config_permit_thread() can apply the rule to every thread atomically:
+ * over @task's user namespace (for the credential test) and over its mm's
+ * (for dumpability). Asked without audit: a thread that passes without
+ * them must not log a capability use.
+ */
+void pt_config_thread_rights(struct pt_thread_rights *r, struct task_struct *task)
+{
+	struct mm_struct *mm;
+
+	memset(r, 0, sizeof(*r));
+	rcu_read_lock();
+	r->ns = get_user_ns(__task_cred(task)->user_ns);
+	rcu_read_unlock();
+	r->ns_ptrace = ns_capable_noaudit(r->ns, CAP_SYS_PTRACE);
+	/*
+	 * mm_count, not mm_users: its last mmdrop() frees the struct only,
+	 * while the last mmput() would unmap, and a mapping of /dev/pt takes
+	 * pt_lock on its way out (pt_lock is held here).
+	 */
+	task_lock(task);
+	mm = task->mm;
+	if (mm && !(task->flags & PF_KTHREAD))
+		mmgrab(mm);
+	else
+		mm = NULL;
+	task_unlock(task);
+	if (mm) {
+		r->mm = mm;
+		r->mm_ptrace = ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE);
+	}
+}
+
+/**
+ * pt_config_thread_rights_put - release what pt_config_thread_rights() took
+ * @r: the rights
+ *
+ * Process context; pt_lock may be held (mmdrop() only frees the struct).
+ */
+void pt_config_thread_rights_put(struct pt_thread_rights *r)
+{
+	if (r->mm)
+		mmdrop(r->mm);
+	put_user_ns(r->ns);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * pt_config_permit_thread - CONFIGURE: may this thread of the target
+ *	process be traced
+ * @s: the session being configured by current (@s->privileged, @s->cred)
+ * @t: a thread of the target process, not exiting
+ * @r: the caller's rights over the process (pt_config_thread_rights())
+ *
+ * pt_config_permit_target() checked the thread CONFIGURE named, but a
+ * per-thread capture attaches its whole thread group, and credentials are
+ * per thread: a raw setresuid(2), setfsuid(2) or capset(2) changes one
+ * thread only (glibc's wrappers broadcast the change; the system calls do
+ * not). perf_event_open() checks the one task it attaches
+ * (ptrace_may_access(PTRACE_MODE_READ_REALCREDS)); so each thread passes
+ * the same rule here before it joins (Documentation/pt.rst, "Permissions:
+ * every thread"): a thread of the caller's own process, or CAP_PERFMON,
+ * CAP_SYS_ADMIN or CAP_SYS_PTRACE (@s->privileged); else pt_cred_same()
+ * and pt_caps_cover() against @t's own credentials or CAP_SYS_PTRACE over
+ * its user namespace (@r, if it is that of the named thread), and the mm
+ * dumpable or CAP_SYS_PTRACE over the mm's user namespace. Atomic context
+ * (RCU only), called under pt_thread_lock where the thread is attached: a
+ * thread that passed can lose privileges later but gain none without an
+ * exec, which pt_config_follow_check() checks again.
+ *
+ * Return: true if @t may be traced.
+ */
+bool pt_config_permit_thread(const struct pt_session *s, struct task_struct *t,
+			     const struct pt_thread_rights *r)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm = READ_ONCE(t->mm);
+	bool same;
+
+	if (s->privileged || same_thread_group(t, current))
+		return true;
+	if (!mm || mm != r->mm)
+		return false;
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	same = (pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred)) ||
+	       (r->ns_ptrace && tcred->user_ns == r->ns);
+	rcu_read_unlock();
+	if (!same)
+		return false;
+	return get_dumpable(mm) == SUID_DUMP_USER || r->mm_ptrace;
 }
 
 /**

@@ -158,6 +158,14 @@ struct pt_rtit_state {
  * @holds: per-thread continuous mode: times the thread was held for its
  *	reader (pt_thread.c, "The hold")
  * @held_ns: nanoseconds it spent held
+ * @pad_bytes: PAD bytes the module wrote and counted in @head (one region
+ *	without MENTRY: the rest of a lap skipped, pt_output_gate())
+ * @pad_from: @head where the last such PAD run begins
+ * @pad_to: @head where it ends (a lap boundary); the reader skips
+ *	[@pad_from, @pad_to) without reading it (it may hold the next lap's
+ *	bytes by then)
+ * @lost_bytes: bytes written that the reader can no longer get: the
+ *	continuous-mode overrun moved the tail past them
  * @pmi_due: an INT region was seen filled and no PMI has been claimed for
  *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
@@ -190,6 +198,10 @@ struct pt_output {
 	u64 gap_ring[LWPT_PT_GAP_HEADS];
 	u64 holds;
 	u64 held_ns;
+	u64 pad_bytes;
+	u64 pad_from;
+	u64 pad_to;
+	u64 lost_bytes;
 	bool pmi_due;
 	u64 interfered;
 	u64 lbr;
@@ -293,6 +305,9 @@ struct pt_mem {
  * @nr: joined threads (buffer numbers below it are used)
  * @nr_spares: entries of @spares
  * @lost: threads that joined without a spare: not traced
+ * @refused: threads the permission rule refused (at CONFIGURE,
+ *	pt_config_permit_thread(); at a fork, pt_config_follow_check()): not
+ *	traced
  * @open: threads may join (false once the session is freed or preempted);
  *	under pt_thread_lock
  * @inherit: follow fork/clone children (not LWPT_PT_CFG_NO_INHERIT)
@@ -307,6 +322,7 @@ struct pt_threads {
 	unsigned int nr;
 	unsigned int nr_spares;
 	u32 lost;
+	u32 refused;
 	bool open;
 	bool inherit;
 	bool probes;
@@ -386,6 +402,27 @@ int pt_config_permit(struct lwpt_pt_config *cfg, u64 *cr3,
 int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task,
 			    struct mm_struct **mm);
 u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p);
+
+/**
+ * struct pt_thread_rights - the caller's CAP_SYS_PTRACE over a target
+ *	process, asked once at CONFIGURE (pt_config_thread_rights())
+ * @ns: the user namespace of the named thread's credentials (a reference)
+ * @mm: the process's mm (mmgrab(): the struct, not its mappings), NULL
+ *	if it has none
+ * @ns_ptrace: CAP_SYS_PTRACE over @ns
+ * @mm_ptrace: CAP_SYS_PTRACE over @mm's user namespace
+ */
+struct pt_thread_rights {
+	struct user_namespace *ns;
+	struct mm_struct *mm;
+	bool ns_ptrace;
+	bool mm_ptrace;
+};
+
+void pt_config_thread_rights(struct pt_thread_rights *r, struct task_struct *task);
+void pt_config_thread_rights_put(struct pt_thread_rights *r);
+bool pt_config_permit_thread(const struct pt_session *s, struct task_struct *t,
+			     const struct pt_thread_rights *r);
 int pt_config_refuse_memlock(struct lwpt_pt_config *cfg);
 int pt_config_lbr_check(void);
 int pt_config_lbr_check_cpus(void);

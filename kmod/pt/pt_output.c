@@ -33,9 +33,13 @@ bool pt_quiesced;
  * Did the output cross a point where an INT entry raises the ToPA PMI,
  * going @delta bytes forward from buffer offset @old? Continuous mode: the
  * end of every region (INT on each); wrap mode: the end of the buffer (INT
- * on the last). Without MENTRY the single region's PMI comes before it is
- * filled (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA
- * Implementation"), at an unspecified point: its half is taken.
+ * on the last). Without MENTRY the single region's PMI comes "before the
+ * output wraps" (SDM 33.2.7.2 "ToPA PMI and Single Output Region ToPA
+ * Implementation"; the model: 512 bytes before, pt-model.rst), at a point
+ * the SDM does not give: the PMI is taken as due once the output crossed
+ * the region's half, so that one raised anywhere in the second half is
+ * claimed (pt_pmi()) even when another handler acknowledged bit 55 first.
+ * The half is a bound on the claim, not where the PMI comes.
  */
 static bool pt_output_int_crossed(const struct pt_output *tr, u64 old, u64 delta)
 {
@@ -93,9 +97,11 @@ static void pt_output_cut(struct pt_output *tr)
  * tail (the one whose ToPA entry has STOP, pt_output_gate()), the thread is
  * held; that region is the room for the PMI's skid (SDM 33.2.7.2 "ToPA
  * PMI") and for what runs until the thread is held. Without MENTRY (one
- * region, whose PMI comes before it is full: SDM 33.2.7.2 "ToPA PMI and
- * Single Output Region ToPA Implementation") the watermark is half the
- * region, and the thread waits until the reader took everything
+ * region, whose PMI comes right before it wraps: SDM 33.2.7.2 "ToPA PMI
+ * and Single Output Region ToPA Implementation") the watermark is half the
+ * region: a sched-in or a STATUS/RELEASE IPI past it holds the thread, and
+ * otherwise the PMI does, with what is left before the STOP as the room for
+ * its skid; the thread waits until the reader took everything
  * (pt_output_gate() then pads the rest of the lap).
  *
  * Return: true if the thread must wait for its reader now.
@@ -184,6 +190,7 @@ int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 	 */
 	if (tr->sess->cfg.mode == LWPT_PT_MODE_CONTINUOUS &&
 	    tr->head - tr->tail > tr->buf.size) {
+		tr->lost_bytes += tr->head - tr->buf.size - tr->tail;
 		tr->tail = tr->head - tr->buf.size;
 		tr->lost++;
 	}
@@ -352,9 +359,15 @@ void pt_output_resume(struct pt_output *tr)
  * A held thread's trace (pt_output_hold_due()) whose reader took everything
  * mid-lap goes on at the start of the next lap: the rest of this one is
  * filled with PAD packets (SDM 33.4.2.20: 00H, skipped by decoders) and
- * counted in @tr->head and as released (@tr->tail), so that the processor
- * never reaches the STOP; the reader reads them before the thread, held
- * again at half the lap, can come round to them.
+ * counted in @tr->head, so that the processor never reaches the STOP. The
+ * run is named in @tr->pad_from and @tr->pad_to (status pad_from, pad_to;
+ * @tr->pad_bytes counts them all): the reader skips it without reading
+ * the buffer, so it is released at once (@tr->tail) and the whole next lap
+ * is free. Had the reader to copy the PADs, the thread would have to wait
+ * until it had (the next lap overwrites them from its start, and nothing
+ * tells the processor to stop below them): a reader round trip per lap,
+ * and a thread that is never held (the configuring process's) or whose
+ * hold a signal ends would lose its trace meanwhile.
  * @moved: out, set if @s's output pointers were changed
  *
  * Return: true if there is room to resume, false to wait for RELEASE.
@@ -378,8 +391,13 @@ bool pt_output_gate(struct pt_output *tr, struct pt_rtit_state *s, bool *moved)
 	if (b->nr_regions == 1 && tr->head == tail && tr->head % b->size &&
 	    !(s->status & IA32_RTIT_STATUS_STOPPED) && pt_output_hold_due(tr)) {
 		pt_buf_pad(b, tr->head % b->size);
-		WRITE_ONCE(tr->head, tr->head + b->size - tr->head % b->size);
-		/* Nothing to keep in the PADs: the next lap is all free. */
+		WRITE_ONCE(tr->pad_from, tr->head);
+		WRITE_ONCE(tr->pad_to, tr->head + b->size - tr->head % b->size);
+		tr->pad_bytes += tr->pad_to - tr->pad_from;
+		/* The run before the head that includes it (pt_output_status()). */
+		smp_wmb();
+		WRITE_ONCE(tr->head, tr->pad_to);
+		/* The reader skips the PADs unread: the next lap is all free. */
 		WRITE_ONCE(tr->tail, tr->head);
 		tr->pos = 0;
 		pt_buf_ptrs(b, 0, &s->output_base, &s->output_mask_ptrs);
@@ -483,6 +501,10 @@ void pt_output_reset(struct pt_output *tr)
 	tr->gaps = 0;
 	tr->holds = 0;
 	tr->held_ns = 0;
+	tr->pad_bytes = 0;
+	tr->pad_from = 0;
+	tr->pad_to = 0;
+	tr->lost_bytes = 0;
 	tr->pmis = 0;
 	tr->stalled = false;
 	tr->busy = false;
@@ -603,11 +625,20 @@ void pt_cpu_update_end(struct pt_cpu *pc)
  * With single-range output (SDM 33.2.7.1) the processor wraps without a
  * PMI: head, wraps and WRAPPED count only the laps the pointer reads saw,
  * so LWPT_PT_ST_WRAP_UNKNOWN says they are lower bounds; the offset is
- * exact (Documentation/pt.rst, "Buffers: single-range output").
+ * exact (Documentation/pt.rst, "Buffers: single-range output"). Every byte
+ * in @head is accounted: a reader that skips the PAD run [pad_from,
+ * pad_to) and keeps up saves head - pad_bytes - lost_bytes bytes.
  */
 void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 {
 	u64 head = READ_ONCE(tr->head), pos = READ_ONCE(tr->pos);
+
+	/* A PAD run counted in @head is named with it (pt_output_gate()). */
+	smp_rmb();
+	st->pad_from = READ_ONCE(tr->pad_from);
+	st->pad_to = READ_ONCE(tr->pad_to);
+	st->pad_bytes = tr->pad_bytes;
+	st->lost_bytes = tr->lost_bytes;
 
 	st->flags |= (tr->configured ? LWPT_PT_ST_CONFIGURED : 0) |
 		     (tr->tracing ? LWPT_PT_ST_TRACING : 0) |

@@ -740,8 +740,11 @@ static void pt_probe_fork(void *data, struct task_struct *parent,
 	pth = pt_thread_find(parent);
 	if (pth)
 		s = pth->sess;
-	if (pth && pt_config_follow_check(s, child) != LWPT_PT_STOP_NONE)
+	if (pth && pt_config_follow_check(s, child) != LWPT_PT_STOP_NONE) {
+		if (child->signal == parent->signal || s->thr.inherit)
+			s->thr.refused++;
 		pth = NULL;
+	}
 	if (pth && child->signal == parent->signal)
 		attached = pt_thread_attach(s, child, pth->ppid);
 	else if (pth && s->thr.inherit)
@@ -980,13 +983,19 @@ struct pt_session *pt_thread_holder(struct task_struct *target)
  * Every buffer is charged to the caller before it is allocated (pt_mem.c,
  * @s->mem initialised); the charges are given back with the session.
  *
+ * Each thread is attached only if the permission rule admits it against
+ * its own credentials (pt_config_permit_thread()); the others are skipped
+ * and counted in @s->thr.refused (status threads_refused).
+ *
  * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
- * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited. On error
- * nothing is left (pt_thread_sess_free() is a no-op).
+ * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited; -EPERM every
+ * thread left was refused (rule ptrace). On error nothing is left
+ * (pt_thread_sess_free() is a no-op).
  */
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 			struct lwpt_pt_config *cfg)
 {
+	struct pt_thread_rights rights;
 	struct task_struct *t;
 	struct pt_thread *th;
 	unsigned long flags;
@@ -1019,19 +1028,34 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 
 	/*
 	 * A thread past PF_EXITING is not attached: its exit probe may have
-	 * run. The lock orders the test against that probe.
+	 * run. The lock orders the test against that probe. Every thread
+	 * passes the permission rule against its own credentials first
+	 * (pt_config_permit_thread()): one that fails is skipped and
+	 * counted (status threads_refused), and the threads it creates are
+	 * never traced, since only a traced thread's fork adds one.
 	 */
+	pt_config_thread_rights(&rights, target);
 	rcu_read_lock();
 	for_each_thread(target, t) {
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
-		if (!(t->flags & PF_EXITING))
+		if (t->flags & PF_EXITING)
+			;
+		else if (!pt_config_permit_thread(s, t, &rights))
+			s->thr.refused++;
+		else
 			pt_thread_attach(s, t, NULL);
 		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	}
 	rcu_read_unlock();
+	pt_config_thread_rights_put(&rights);
 	if (!s->thr.nr) {
+		err = s->thr.refused ? -EPERM : -ESRCH;
+		if (s->thr.refused) {
+			cfg->rule = LWPT_PT_RULE_PTRACE;
+			cfg->bad_field = LWPT_PT_FIELD_PID;
+		}
 		pt_thread_sess_free(s);
-		return -ESRCH;
+		return err;
 	}
 	return 0;
 
@@ -1085,6 +1109,7 @@ void pt_thread_sess_free(struct pt_session *s)
 	s->thr.nr = 0;
 	s->thr.nr_spares = 0;
 	s->thr.lost = 0;
+	s->thr.refused = 0;
 	s->thr.inherit = false;
 	if (s->thr.target)
 		put_task_struct(s->thr.target);
@@ -1329,6 +1354,7 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 	st->cpu = th->last_cpu >= 0 ? th->last_cpu : U32_MAX;
 	st->nr_buffers = s->thr.nr;
 	st->threads_lost = s->thr.lost;
+	st->threads_refused = s->thr.refused;
 	st->stop_reason = th->stop_reason;
 	/* The exec probe may replace (and put) th->pid once the lock drops. */
 	tid = get_pid(th->pid);

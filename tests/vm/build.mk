@@ -54,6 +54,11 @@ pt_victim_LDLIBS := -lpthread -Wl,-Ttext-segment=0x30000000
 VM_PROGS += pt_sec
 pt_sec_SRCS := tests/vm/progs/pt_sec.c
 pt_sec_LIBS := pt
+# 64-pt-suid.sh (i) (issue 39 point 2): a root process one of whose threads
+# drops to uid 1000 with the raw system call.
+VM_PROGS += pt_mixcred
+pt_mixcred_SRCS := tests/vm/progs/pt_mixcred.c
+pt_mixcred_LDLIBS := -lpthread
 
 # The CPU selection of a per-CPU capture through raw ioctls (85-ptcap-cpus).
 VM_PROGS += pt_cpus

@@ -947,6 +947,8 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 				(int)t->tid, lpt_dev_stop_reason_str(t->stop_reason));
 		if (i + 1 == ntf && t->threads_lost)
 			fprintf(f, "threads-lost %u\n", t->threads_lost);
+		if (i + 1 == ntf && t->threads_refused)
+			fprintf(f, "threads-refused %u\n", t->threads_refused);
 	}
 	for (i = 0; i < ntf && have_switches; i++)
 		fprintf(f, "switches.%s count=%" PRIu64 " lost=%" PRIu64 "\n", tf[i].name,
@@ -965,6 +967,10 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 		/* Per-thread continuous mode: the thread waited for ptcap. */
 		if (c->mode == LWPT_PT_MODE_CONTINUOUS && per_thread)
 			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64, s->holds, s->held_ns);
+		/* Continuous mode: bytes = saved + pads + lost-bytes. */
+		if (c->mode == LWPT_PT_MODE_CONTINUOUS)
+			fprintf(f, " pads=%" PRIu64 " lost-bytes=%" PRIu64, s->pad_bytes,
+				s->lost_bytes);
 		fputc('\n', f);
 	}
 	/* Where losses cut the packet stream: decoders resync there. */
@@ -1054,6 +1060,11 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 				"was ready and were not traced\n", t->info.threads_lost);
 			losses += t->info.threads_lost;
 		}
+		/* Not a loss: the rule kept them out, as it would a process. */
+		if (i + 1 == ntf && t->info.threads_refused)
+			fprintf(stderr, "ptcap: %u thread(s) not traced: the permission rule "
+				"refused their own credentials (another user's, or a capability "
+				"you lack)\n", t->info.threads_refused);
 	}
 	return losses;
 }
@@ -1287,13 +1298,16 @@ static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, uns
 static unsigned int keep_saved(struct trace_file *tf, unsigned int ntf)
 {
 	uint32_t threads_lost = ntf ? tf[ntf - 1].info.threads_lost : 0;
+	uint32_t threads_refused = ntf ? tf[ntf - 1].info.threads_refused : 0;
 	unsigned int i, n = 0;
 
 	for (i = 0; i < ntf; i++)
 		if (tf[i].f)
 			tf[n++] = tf[i];
-	if (n)
+	if (n) {
 		tf[n - 1].info.threads_lost = threads_lost;
+		tf[n - 1].info.threads_refused = threads_refused;
+	}
 	return n;
 }
 
@@ -1685,7 +1699,7 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 	struct trace_file *all = NULL;
 	struct maps maps = { 0 };
 	unsigned int i, k, nall = 0;
-	uint32_t threads_lost = 0;
+	uint32_t threads_lost = 0, threads_refused = 0;
 	uint64_t losses;
 	double t0, tlast;
 	int err;
@@ -1784,6 +1798,8 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 		if (p->ntf) {
 			threads_lost += p->tf[p->ntf - 1].info.threads_lost;
 			p->tf[p->ntf - 1].info.threads_lost = 0;
+			threads_refused += p->tf[p->ntf - 1].info.threads_refused;
+			p->tf[p->ntf - 1].info.threads_refused = 0;
 		}
 		all = realloc(all, (nall + p->ntf + 1) * sizeof(*all));
 		if (!all)
@@ -1793,8 +1809,10 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 		if (!id_gone(p->pid, false))
 			maps_read(p->pid, &maps);	/* libraries loaded meanwhile */
 	}
-	if (nall)
+	if (nall) {
 		all[nall - 1].info.threads_lost = threads_lost;
+		all[nall - 1].info.threads_refused = threads_refused;
+	}
 	if (o->progress)
 		fprintf(stderr, "\rptcap: %.1f s, %u buffer(s) of %u processes\n",
 			now_s() - t0, nall, o->npids);

@@ -49,6 +49,10 @@
  *      there (ignored), so a filled struct can be passed again
  * 1.5  /dev/lwp stats: @throttled_irqs in place of a reserved field (same
  *      size; older modules write 0 there)
+ *      /dev/pt per-thread captures check every thread of the target, and
+ *      skip those the permission rule refuses; status size version 5
+ *      (threads_refused; pad_bytes, pad_from, pad_to, lost_bytes: every
+ *      byte written accounted, the PADs a reader skips named)
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			5

@@ -442,6 +442,30 @@ struct lwpt_pt_config {
  *		@gap_heads[n % LWPT_PT_GAP_HEADS] until LWPT_PT_GAP_HEADS more
  *		cuts came; a reader that sees @gaps grow by more than that
  *		between two reads has lost the positions of the older ones
+ *
+ * Size version 5 (LWPT_PT_STATUS_SIZE_VER5) appends:
+ * @threads_refused: out: threads of a per-thread capture's processes that
+ *		the permission rule refused and that are not traced: at
+ *		CONFIGURE, a thread of the target process whose own
+ *		credentials the caller may not trace (credentials are per
+ *		thread: a raw setresuid(2) or capset(2) changes one); later,
+ *		a thread or process a traced thread created that the rule
+ *		refuses (Documentation/pt.rst, "Permissions: every thread")
+ * @reserved5:	out: 0
+ * @pad_bytes:	out: bytes of @head that are PAD packets the module wrote
+ *		(SDM 33.4.2.20), not the processor: per-thread continuous
+ *		mode with one output region (no MENTRY) skips the rest of a
+ *		lap this way when the reader has taken everything
+ *		(Documentation/pt.rst, "Continuous mode: the hold")
+ * @pad_from:	out: @head where the last such PAD run begins
+ * @pad_to:	out: @head where it ends; the module released it at once: a
+ *		reader must skip [@pad_from, @pad_to) without reading the
+ *		buffer there (the next lap may have overwritten it)
+ * @lost_bytes:	out: bytes of @head the reader can no longer get: a
+ *		continuous-mode overrun (@lost counts the times) moved the
+ *		oldest unread byte past them
+ * Every byte the processor or the module wrote is accounted: a reader that
+ * keeps up saves @head - @pad_bytes - @lost_bytes bytes.
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -470,18 +494,26 @@ struct lwpt_pt_status {
 	__u64 held_ns;
 	__u64 gaps;
 	__u64 gap_heads[LWPT_PT_GAP_HEADS];
+	__u32 threads_refused;
+	__u32 reserved5;
+	__u64 pad_bytes;
+	__u64 pad_from;
+	__u64 pad_to;
+	__u64 lost_bytes;
 };
 
 /*
  * Size of the first published version, of version 1 (buffer ...), of
- * version 2 (stop_reason, ppid), of version 3 (gap_head) and of version 4
- * (holds, held_ns, gaps, gap_heads).
+ * version 2 (stop_reason, ppid), of version 3 (gap_head), of version 4
+ * (holds, held_ns, gaps, gap_heads) and of version 5 (threads_refused,
+ * pad_bytes, pad_from, pad_to, lost_bytes).
  */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
 #define LWPT_PT_STATUS_SIZE_VER2	120
 #define LWPT_PT_STATUS_SIZE_VER3	128
 #define LWPT_PT_STATUS_SIZE_VER4	280
+#define LWPT_PT_STATUS_SIZE_VER5	320
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)

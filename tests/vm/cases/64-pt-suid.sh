@@ -22,7 +22,12 @@
 #   (g) CONFIGURE of a uid 1000 process holding an ambient capability:
 #       EPERM, rule ptrace (the same process without it may be traced);
 #   (h) the rule at fork: a traced child that made itself non-dumpable
-#       (PR_SET_DUMPABLE 0) after CONFIGURE forks: no buffer for it.
+#       (PR_SET_DUMPABLE 0) after CONFIGURE forks: no buffer for it;
+#   (i) credentials are per thread (issue 39 point 2): uid 1000 names the
+#       tid of a thread that dropped to uid 1000 with the raw system call
+#       in a root process: the thread left root is not traced, nor a
+#       thread it creates later (libipt's flow has none of its secret
+#       code); threads_refused counts it.
 # Each decodes every buffer (libpt's packet decoder, TIP/TIP.PGE/TIP.PGD/
 # FUP) and finds no IP in the victim's text (linked at 0x30000000). Then
 # the refusal rules, their errors and ptcap's messages (EBUSY names the
@@ -74,6 +79,41 @@ run "(f) file-capability exec" exec $D/capvictim $D/secret creds
 run "(f) file-capability exec in a followed fork" exec-fork $D/capvictim $D/secret
 run "(g) a process with an ambient capability" ambient
 run "(h) no fork followed once the process made itself non-dumpable" fork-nodump
+
+# (i) Credentials are per thread (issue 39 point 2): a root process whose
+# thread A dropped to uid 1000 with the raw setresuid system call while
+# its main thread B stayed root; uid 1000 names A's tid. Only A (and A2,
+# a thread A creates) are traced; B, and C, a thread B creates while the
+# capture runs, never are (pt_sec checks the buffers, threads_refused and
+# the IPs libpt's packet decoder finds). Here libipt's instruction flow
+# (ptflow) of every buffer: no instruction of B's secret code, A's public
+# code present.
+rm -rf /tmp/mix && mkdir -p /tmp/mix && chmod 0777 /tmp/mix
+run "(i) a thread left root beside one dropped to uid 1000" mixcred /bin/pt_mixcred /tmp/mix
+range() {
+	echo "$out" | sed -n "s/.* $1=\([0-9a-f]*\)-\([0-9a-f]*\).*/\1 \2/p" | head -n 1
+}
+set -- $(range secret) $(range public)
+[ $# = 4 ] || fail "(i): no address ranges in: $out" || exit 1
+# inside LO HI: addresses (16 hex digits, one a line) in [LO, HI);
+# compared as strings of equal width.
+inside() {
+	awk -v lo="x$1" -v hi="x$2" '("x" $0) >= lo && ("x" $0) < hi' | wc -l
+}
+nbuf=0
+for f in /tmp/mix/buf*.pt; do
+	[ -s "$f" ] || fail "(i): $f empty" || exit 1
+	ptflow --no-symbols --no-inst --pt "$f" --elf /bin/pt_mixcred >/tmp/flow.out 2>&1
+	grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
+	n=$(wc -l </tmp/flow.txt)
+	sec=$(inside $1 $2 </tmp/flow.txt)
+	pub=$(inside $3 $4 </tmp/flow.txt)
+	[ "$sec" = 0 ] || fail "(i): $f: $sec of $n instructions in the secret code [$1, $2)" || exit 1
+	[ "$pub" -gt 0 ] || fail "(i): $f: no instruction of the public code [$3, $4) in $n: $(head -n 3 /tmp/flow.out)" || exit 1
+	nbuf=$((nbuf + 1))
+	ok "(i): ptflow $f: $n instructions, $pub in the public code, none in the secret code"
+done
+[ $nbuf = 2 ] || fail "(i): $nbuf buffers decoded, want 2 (A, A2)" || exit 1
 run "refusal rules at pt_paranoid 2" rules
 echo 3 >$P/pt_paranoid
 run "pt_paranoid 3" paranoid

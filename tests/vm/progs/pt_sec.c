@@ -63,6 +63,14 @@
  *	exec) is dumpable and of the attacker's uid, yet a per-thread capture
  *	of it by uid 1000 without capabilities is EPERM, rule ptrace; the
  *	same process without the ambient capability may be traced.
+ *   pt_sec mixcred PROG DIR
+ *	credentials are per thread (issue 39 point 2): PROG (pt_mixcred) runs
+ *	as root, its thread A drops to uid 1000 with the raw system call, its
+ *	main thread B stays root and runs secret code; uid 1000 traces A's
+ *	tid per thread: B is not traced (threads_refused 1), nor C, which B
+ *	creates while tracing; A2, which A creates, is. No IP of the secret
+ *	code in any buffer; each buffer is written to DIR/buf<N>.pt for
+ *	ptflow.
  *   pt_sec wait-stdin
  *	(internal) write "r" on stdout, then wait for stdin's end.
  */
@@ -417,6 +425,9 @@ static void test_fork_nodump(void)
 	      st0.head > 0,
 	      "fork-nodump: the fork of a process made non-dumpable is not followed (buffers %u, lost %u, %llu bytes of the child)",
 	      st0.nr_buffers, st0.threads_lost, (unsigned long long)st0.head);
+	check(st0.threads_refused == 1,
+	      "fork-nodump: the refused fork is counted (threads_refused %u, want 1)",
+	      st0.threads_refused);
 	close(fd);
 }
 
@@ -903,6 +914,161 @@ static pid_t cap_holder(bool ambient, int *wfd)
 	return pid;
 }
 
+/* A line from @f into @buf (newline dropped); exits 100 at its end. */
+static void read_line(FILE *f, char *buf, size_t size, const char *what)
+{
+	if (!fgets(buf, (int)size, f)) {
+		fprintf(stderr, "%s: no answer\n", what);
+		exit(100);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* Send @cmd to pt_mixcred and wait for its answer, which begins @want. */
+static void mix_cmd(FILE *in, FILE *out, const char *cmd, const char *want, char *ans,
+		    size_t size)
+{
+	fprintf(in, "%s\n", cmd);
+	fflush(in);
+	read_line(out, ans, size, cmd);
+	check(!strncmp(ans, want, strlen(want)), "pt_mixcred %s: %s", cmd, ans);
+}
+
+/*
+ * Buffer @b of the capture on @fd into @dir/buf<b>.pt (wrap mode, oldest
+ * byte first), for ptflow; its IPs in [lo, hi) and [plo, phi) counted
+ * (libpt's packet decoder).
+ */
+static void save_buffer(int fd, uint32_t b, const char *dir, uint64_t lo, uint64_t hi,
+			uint64_t plo, uint64_t phi, struct ip_count *sec, struct ip_count *pub)
+{
+	struct lwpt_pt_status st;
+	char path[256];
+	uint64_t len, off;
+	uint8_t *p;
+	FILE *f;
+
+	if (tstatus(fd, b, &st))
+		return;
+	p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
+	if (p == MAP_FAILED)
+		return;
+	/* Wrapped: the oldest byte is at the offset (a decoder syncs at a PSB). */
+	off = st.head > st.buffer_size ? st.head % st.buffer_size : 0;
+	len = st.head < st.buffer_size ? st.head : st.buffer_size;
+	snprintf(path, sizeof(path), "%s/buf%u.pt", dir, b);
+	f = fopen(path, "w");
+	if (!f || fwrite(p + off, 1, len - off, f) != len - off ||
+	    fwrite(p, 1, off, f) != off || fclose(f)) {
+		perror(path);
+		exit(100);
+	}
+	scan_ips(p, len, lo, hi, sec);
+	scan_ips(p, len, plo, phi, pub);
+	munmap(p, st.buffer_size);
+}
+
+/*
+ * Credentials are per thread (issue 39 point 2; pt.rst "Permissions: every
+ * thread"): pt_mixcred runs as root, its thread A drops to uid 1000 with
+ * the raw system call, its main thread B stays root and runs secret code.
+ * uid 1000 names A's tid: only A is traced, B is skipped and counted
+ * (threads_refused), C, a thread B creates while tracing, never joins, A2,
+ * one A creates, does. No IP of B's secret code in any buffer (libpt's
+ * packet decoder here; ptflow on @dir/buf<N>.pt in the case); A's public
+ * code is there.
+ */
+static void test_mixcred(const char *prog, const char *dir)
+{
+	int in[2], out[2], fd, err, st_;
+	unsigned long long lo, hi, plo, phi;
+	struct ip_count sec = { 0, 0 }, pub = { 0, 0 };
+	struct lwpt_pt_status st0, st;
+	struct lwpt_pt_config c;
+	int a, bt, ct = 0, a2 = 0;
+	uint32_t nr, b, found_a = 0, found_a2 = 0, others = 0;
+	char ans[256];
+	FILE *fin, *fout;
+	pid_t pid, att;
+
+	if (pipe(in) || pipe(out))
+		exit(100);
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(prog, prog, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	fin = fdopen(in[1], "w");
+	fout = fdopen(out[0], "r");
+	read_line(fout, ans, sizeof(ans), "pt_mixcred");
+	if (sscanf(ans, "ready a=%d b=%d secret=%llx-%llx public=%llx-%llx", &a, &bt, &lo, &hi,
+		   &plo, &phi) != 6) {
+		fprintf(stderr, "pt_mixcred: %s\n", ans);
+		exit(100);
+	}
+	printf("note: %s\n", ans);
+	att = fork();
+	if (!att) {
+		drop();
+		fd = open_pt();
+		cfg_thread(&c, a, SMALL_BUF);
+		err = configure(fd, &c);
+		check(err == 0, "mixcred: uid 1000 configures thread A (%d) of a root process: %s",
+		      a, strerror(err));
+		if (err)
+			_exit(failures);
+		check(ioctl(fd, LWPT_PT_IOC_START) == 0, "mixcred: start");
+		mix_cmd(fin, fout, "r", "round 1", ans, sizeof(ans));
+		mix_cmd(fin, fout, "t", "spawned", ans, sizeof(ans));
+		if (sscanf(ans, "spawned c=%d a2=%d", &ct, &a2) != 2)
+			check(0, "mixcred: the tids of C and A2: %s", ans);
+		mix_cmd(fin, fout, "r", "round 2", ans, sizeof(ans));
+		check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "mixcred: stop");
+		check(tstatus(fd, 0, &st0) == 0, "mixcred: status");
+		nr = st0.nr_buffers;
+		for (b = 0; b < nr; b++) {
+			if (tstatus(fd, b, &st))
+				continue;
+			printf("note: buffer %u: tid %d, %llu bytes\n", b, (int)st.tid,
+			       (unsigned long long)st.head);
+			if (st.tid == a)
+				found_a++;
+			else if (st.tid == a2)
+				found_a2++;
+			else
+				others++;
+			save_buffer(fd, b, dir, lo, hi, plo, phi, &sec, &pub);
+		}
+		check(found_a == 1 && found_a2 == 1 && others == 0,
+		      "mixcred: buffers for A (%d) and A2 (%d) only, none for B (%d) or C (%d): %u buffers, A %u, A2 %u, others %u",
+		      a, a2, bt, ct, nr, found_a, found_a2, others);
+		check(st0.threads_refused == 1 && st0.threads_lost == 0,
+		      "mixcred: B refused at CONFIGURE and counted: threads_refused %u (want 1), threads_lost %u",
+		      st0.threads_refused, st0.threads_lost);
+		check(sec.in_range == 0,
+		      "mixcred: no IP in B's secret code [%#llx, %#llx): %llu of %llu decoded",
+		      lo, hi, (unsigned long long)sec.in_range, (unsigned long long)sec.all);
+		check(pub.in_range > 0, "mixcred: A's public code [%#llx, %#llx) is there: %llu IPs",
+		      plo, phi, (unsigned long long)pub.in_range);
+		close(fd);
+		_exit(failures);
+	}
+	waitpid(att, &st_, 0);
+	failures += WIFEXITED(st_) ? WEXITSTATUS(st_) : 1;
+	fprintf(fin, "q\n");
+	fclose(fin);
+	fclose(fout);
+	waitpid(pid, &st_, 0);
+	check(WIFEXITED(st_) && WEXITSTATUS(st_) == 0, "mixcred: pt_mixcred ended (status %#x)",
+	      st_);
+}
+
 /* uid 1000 configures a per-thread capture of @pid; returns 0 or errno. */
 static int configure_as_user(pid_t pid, struct lwpt_pt_config *c)
 {
@@ -990,6 +1156,8 @@ int main(int argc, char **argv)
 		test_held();
 	} else if (!strcmp(cmd, "setcap") && argc == 4) {
 		test_setcap(argv[2], argv[3]);
+	} else if (!strcmp(cmd, "mixcred") && argc == 4) {
+		test_mixcred(argv[2], argv[3]);
 	} else if (!strcmp(cmd, "ambient")) {
 		test_ambient();
 	} else if (!strcmp(cmd, "wait-stdin")) {
