@@ -45,7 +45,7 @@ static_assert(offsetof(struct lwpt_pt_caps, cpuid_15h) == LWPT_PT_CAPS_SIZE_VER1
 static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
 static_assert(offsetof(struct lwpt_pt_config, cpu_mask) == LWPT_PT_CONFIG_SIZE_VER1);
-static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER4);
+static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5);
 static_assert(offsetof(struct lwpt_pt_status, holds) == LWPT_PT_STATUS_SIZE_VER3);
 static_assert(offsetof(struct lwpt_pt_status, gap_head) == LWPT_PT_STATUS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_status, buffer) == LWPT_PT_STATUS_SIZE_VER0);

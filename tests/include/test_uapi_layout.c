@@ -19,9 +19,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010004);
+	PIN(LWPT_ABI_VERSION, 0x00010005);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 4);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 5);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -61,12 +61,17 @@ START_TEST(pt_structs)
 	PIN(LWPT_PT_FIELD_CPU_MASK, 29);
 	PIN(offsetof(struct lwpt_pt_config, rule), 152);
 	PIN(offsetof(struct lwpt_pt_config, holder), 156);
-	PIN(sizeof(struct lwpt_pt_status), 280);
+	PIN(sizeof(struct lwpt_pt_status), 296);
 	PIN(LWPT_PT_STATUS_SIZE_VER0, 88);
 	PIN(LWPT_PT_STATUS_SIZE_VER1, 112);
 	PIN(LWPT_PT_STATUS_SIZE_VER2, 120);
 	PIN(LWPT_PT_STATUS_SIZE_VER3, 128);
 	PIN(LWPT_PT_STATUS_SIZE_VER4, 280);
+	PIN(LWPT_PT_STATUS_SIZE_VER5, 296);
+	PIN(offsetof(struct lwpt_pt_status, serial), 280);
+	PIN(offsetof(struct lwpt_pt_status, joined), 288);
+	PIN(LWPT_PT_ST_FREED, 1u << 13);
+	PIN(LWPT_PT_REL_DONE, 1u << 1);
 	PIN(offsetof(struct lwpt_pt_status, holds), 128);
 	PIN(offsetof(struct lwpt_pt_status, held_ns), 136);
 	PIN(offsetof(struct lwpt_pt_status, gaps), 144);

@@ -772,7 +772,7 @@ START_TEST(rules_and_stop_reasons)
 	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, rule), LWPT_PT_CONFIG_SIZE_VER0);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, cpu_mask), LWPT_PT_CONFIG_SIZE_VER1);
-	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER4);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER5);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, gap_head), LWPT_PT_STATUS_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, stop_reason), LWPT_PT_STATUS_SIZE_VER1);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_status, ppid), LWPT_PT_STATUS_SIZE_VER1 + 4);
