@@ -39,6 +39,7 @@ struct lpt_buf {
 	uint64_t tail;		/* bytes delivered since start */
 	uint64_t gap_seen;	/* the module's gap_head last seen */
 	uint64_t gaps_seen;	/* the module's gaps count last seen */
+	uint64_t serial;	/* the thread it holds (status serial) */
 	unsigned int ngap;	/* the last read delivered ngap cuts ... */
 	uint64_t gap_at[LWPT_PT_GAP_HEADS];	/* ... this many bytes into it */
 };
@@ -57,6 +58,7 @@ struct lpt_dev {
 	int32_t holder;		/* its EBUSY: the process holding the capture */
 	unsigned int nr_bufs;
 	struct lpt_buf *bufs;	/* [nr_bufs] after configure: by buffer number */
+	uint64_t joined;	/* per thread: threads joined when last mapped */
 };
 
 static int neg_errno(void)
@@ -571,14 +573,46 @@ static int raw_status(struct lpt_dev *dev, unsigned int index, struct lwpt_pt_st
 	return ioctl(dev->fd, LWPT_PT_IOC_GET_STATUS, st) ? neg_errno() : 0;
 }
 
-/* Map buffers [dev->nr_bufs, n) that exist; grows dev->bufs. */
-static int map_buffers(struct lpt_dev *dev, unsigned int n)
+/* Map buffer @i if it exists now (a CPU offline at CONFIGURE has none). */
+static int map_one(struct lpt_dev *dev, unsigned int i)
 {
 	struct lwpt_pt_status st;
-	struct lpt_buf *nb;
-	unsigned int i;
 	void *p;
 
+	if (raw_status(dev, i, &st) || !(st.flags & LWPT_PT_ST_CONFIGURED) ||
+	    !st.buffer_size)
+		return 0;
+	p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
+	if (p == MAP_FAILED)
+		return neg_errno();
+	memset(&dev->bufs[i], 0, sizeof(dev->bufs[i]));
+	dev->bufs[i].map = p;
+	dev->bufs[i].size = st.buffer_size;
+	dev->bufs[i].serial = st.serial;
+	return 0;
+}
+
+/*
+ * Map buffers [dev->nr_bufs, n) that exist, growing dev->bufs; with
+ * @joined (per thread) grown since the last call, also the numbers below
+ * whose buffers were freed (lpt_dev_buffer_done()) and taken again.
+ */
+static int map_buffers(struct lpt_dev *dev, unsigned int n, uint64_t joined)
+{
+	struct lpt_buf *nb;
+	unsigned int i;
+	int err;
+
+	if (joined != dev->joined) {
+		for (i = 0; i < dev->nr_bufs; i++) {
+			if (dev->bufs[i].map)
+				continue;
+			err = map_one(dev, i);
+			if (err)
+				return err;
+		}
+		dev->joined = joined;
+	}
 	if (n <= dev->nr_bufs)
 		return 0;
 	nb = realloc(dev->bufs, n * sizeof(*nb));
@@ -587,17 +621,11 @@ static int map_buffers(struct lpt_dev *dev, unsigned int n)
 	memset(nb + dev->nr_bufs, 0, (n - dev->nr_bufs) * sizeof(*nb));
 	dev->bufs = nb;
 	for (i = dev->nr_bufs; i < n; i++) {
-		/* A CPU without a buffer (offline at CONFIGURE) is skipped. */
-		if (raw_status(dev, i, &st) || !(st.flags & LWPT_PT_ST_CONFIGURED) ||
-		    !st.buffer_size)
-			continue;
-		p = mmap(NULL, st.buffer_size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
-		if (p == MAP_FAILED) {
+		err = map_one(dev, i);
+		if (err) {
 			dev->nr_bufs = i;
-			return neg_errno();
+			return err;
 		}
-		nb[i].map = p;
-		nb[i].size = st.buffer_size;
 	}
 	dev->nr_bufs = n;
 	return 0;
@@ -658,11 +686,13 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	dev->single = k.flags & LWPT_PT_CFG_SINGLE_RANGE;
 	dev->configured = true;
 	n = dev->caps.nr_cpus;
+	st.joined = 0;
+	dev->joined = 0;
 	if (dev->scope == LWPT_PT_SCOPE_THREAD) {
 		err = raw_status(dev, 0, &st);
 		n = err ? 0 : st.nr_buffers;
 	}
-	err = map_buffers(dev, n);
+	err = map_buffers(dev, n, st.joined);
 	if (err) {
 		unmap_all(dev);
 		dev->configured = false;
@@ -683,7 +713,7 @@ int lpt_dev_nr_buffers(struct lpt_dev *dev)
 		err = raw_status(dev, 0, &st);
 		if (err)
 			return err;
-		err = map_buffers(dev, st.nr_buffers);
+		err = map_buffers(dev, st.nr_buffers, st.joined);
 		if (err)
 			return err;
 	}
@@ -721,8 +751,57 @@ int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf
 	i.ppid = st.ppid;
 	/* Zero from a module before size version 5. */
 	i.threads_refused = st.threads_refused;
+	i.serial = st.serial;
+	i.freed = st.flags & LWPT_PT_ST_FREED;
 	memcpy(info, &i, i.size);
 	return 0;
+}
+
+int lpt_dev_buffer_done(struct lpt_dev *dev, unsigned int buffer)
+{
+	struct lwpt_pt_release rel;
+	struct lwpt_pt_status st;
+	struct lpt_buf *b, saved;
+	void *p;
+	int err;
+
+	if (!dev)
+		return -EINVAL;
+	if (!dev->configured)
+		return -ENODATA;
+	if (dev->scope != LWPT_PT_SCOPE_THREAD || !lpt_dev_has_buffer(dev, buffer))
+		return -EINVAL;
+	if (LWPT_ABI_VERSION_MINOR(dev->abi_version) < 5)
+		return -EOPNOTSUPP;
+	b = &dev->bufs[buffer];
+	err = raw_status(dev, buffer, &st);
+	if (err)
+		return err;
+	/* Still written into: exited, detached or preempted ends that. */
+	if (!(st.flags & (LWPT_PT_ST_EXITED | LWPT_PT_ST_DETACHED)) &&
+	    st.stop_reason == LWPT_PT_STOP_NONE)
+		return -EBUSY;
+	if (st.head != b->tail)
+		return -EAGAIN;
+	/* The module frees no buffer that is mapped (pt.rst). */
+	saved = *b;
+	munmap((void *)b->map, b->size);
+	memset(b, 0, sizeof(*b));
+	memset(&rel, 0, sizeof(rel));
+	rel.size = sizeof(rel);
+	rel.tail = st.head;
+	rel.buffer = buffer;
+	rel.query = LWPT_PT_STQ_BUFFER | LWPT_PT_REL_DONE;
+	if (!ioctl(dev->fd, LWPT_PT_IOC_RELEASE, &rel))
+		return 0;
+	err = neg_errno();
+	/* Refused (another mapping of it, say): the buffer stays as it was. */
+	p = mmap(NULL, saved.size, PROT_READ, MAP_SHARED, dev->fd, st.mmap_offset);
+	if (p != MAP_FAILED) {
+		*b = saved;
+		b->map = p;
+	}
+	return err;
 }
 
 int lpt_dev_start(struct lpt_dev *dev)

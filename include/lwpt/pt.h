@@ -568,6 +568,10 @@ int lpt_dev_nr_buffers(struct lpt_dev *dev);
  *		rule refused (their own credentials are another user's, a
  *		capability the caller lacks): not traced; 0 from a module
  *		before ABI 1.5
+ * @serial:	which thread the number holds: k for the k-th thread that
+ *		joined (from 1); 0 from a module before ABI 1.5 and per CPU
+ * @freed:	the number holds no buffer now: its buffer was freed
+ *		(lpt_dev_buffer_done()) and no new thread took it yet
  */
 struct lpt_buf_info {
 	size_t size;
@@ -580,6 +584,8 @@ struct lpt_buf_info {
 	uint32_t stop_reason;
 	int32_t ppid;
 	uint32_t threads_refused;
+	uint64_t serial;
+	bool freed;
 };
 
 /**
@@ -591,6 +597,26 @@ struct lpt_buf_info {
  * errors of LWPT_PT_IOC_GET_STATUS.
  */
 int lpt_dev_buffer_info(struct lpt_dev *dev, unsigned int buffer, struct lpt_buf_info *info);
+
+/**
+ * lpt_dev_buffer_done() - free the buffer of a thread that ended, once read.
+ * @dev:	device configured for a per-thread capture
+ * @buffer:	buffer number whose thread exited (or was detached at an exec)
+ *		and whose trace lpt_dev_read() delivered to its end
+ *
+ * Unmaps the buffer and tells the module the reader is done with it
+ * (LWPT_PT_IOC_RELEASE with LWPT_PT_REL_DONE, ABI 1.5): its memory and
+ * charge go back, and its number goes to the next thread that joins, which
+ * lpt_dev_nr_buffers() maps then (lpt_buf_info.serial tells the threads of
+ * a number apart). A capture that follows short-lived processes calls it
+ * for each one it has read, and so never reaches the module's buffer
+ * limits (Documentation/pt.rst, "Buffers of threads that ended").
+ * Return: 0; -EINVAL not a mapped per-thread buffer; -EBUSY its thread is
+ * still traced (nothing changed); -EAGAIN bytes written since the last
+ * lpt_dev_read() (read again first); -EOPNOTSUPP a module before ABI
+ * 1.5; -ENODATA not configured; the errors of LWPT_PT_IOC_GET_STATUS.
+ */
+int lpt_dev_buffer_done(struct lpt_dev *dev, unsigned int buffer);
 
 /**
  * lpt_dev_read_switches() - take the context switches recorded on @cpu.

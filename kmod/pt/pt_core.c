@@ -973,9 +973,15 @@ out_unlock:
  * @arg: struct lwpt_pt_release in user space (size-versioned)
  *
  * Records the reader's position; restarts a buffer that waited for room.
+ * With LWPT_PT_REL_DONE in @query (per thread, any mode) the reader is done
+ * with the buffer of a thread no longer traced: it is freed
+ * (pt_thread_done()).
  *
  * Return: 0; -EFAULT; -EINVAL bad size, CPU or buffer number, not
- * continuous mode, or a tail beyond head; -E2BIG; -ENODATA.
+ * continuous mode (without LWPT_PT_REL_DONE), a tail beyond head, or with
+ * LWPT_PT_REL_DONE per CPU or a tail other than the head; -EBUSY with
+ * LWPT_PT_REL_DONE, the thread is still traced or the buffer mapped;
+ * -E2BIG; -ENODATA.
  */
 static long pt_ioctl_release(struct file *file, void __user *arg)
 {
@@ -983,18 +989,26 @@ static long pt_ioctl_release(struct file *file, void __user *arg)
 	struct pt_session *s;
 	struct pt_output *tr;
 	u32 usize, index;
+	bool done;
 	int err;
 
 	err = pt_copy_in(&rel, sizeof(rel), LWPT_PT_RELEASE_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
+	done = rel.query & LWPT_PT_REL_DONE;
 	mutex_lock(&pt_lock);
 	err = pt_sess_of(file, &s);
 	if (err)
 		goto out_unlock;
-	err = pt_query_buffer(s, rel.query, rel.cpu, rel.buffer, &index);
+	err = pt_query_buffer(s, rel.query & ~LWPT_PT_REL_DONE, rel.cpu, rel.buffer,
+			      &index);
 	if (err)
 		goto out_unlock;
+	if (done) {
+		err = s->cfg.scope == LWPT_PT_SCOPE_THREAD ?
+		      pt_thread_done(s, index, rel.tail) : -EINVAL;
+		goto out_unlock;
+	}
 	if (s->cfg.mode != LWPT_PT_MODE_CONTINUOUS) {
 		err = -EINVAL;
 		goto out_unlock;
@@ -1067,22 +1081,29 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /*
- * The mappings of the buffers, counted per session: a mapped buffer's
- * pages stay pinned (and charged) until it is unmapped. The file (and its
- * session, vm_private_data) is released only after its last mapping
- * (vm_file holds it).
+ * The mappings of the buffers, counted per session and per buffer: a
+ * mapped buffer's pages stay pinned (and charged) until it is unmapped,
+ * and a thread's buffer is not freed while mapped (pt_thread_done()). A
+ * mapping covers one buffer (pt_mmap()), vm_private_data; split and moved
+ * mappings open their copy here. The file (and its session,
+ * vm_file->private_data) is released only after its last mapping (vm_file
+ * holds it), and a buffer is freed only with no mapping.
  */
 static void pt_vm_open(struct vm_area_struct *vma)
 {
-	struct pt_session *s = vma->vm_private_data;
+	struct pt_session *s = vma->vm_file->private_data;
+	struct pt_output *tr = vma->vm_private_data;
 
+	atomic_inc(&tr->maps);
 	atomic_inc(&s->mappings);
 }
 
 static void pt_vm_close(struct vm_area_struct *vma)
 {
-	struct pt_session *s = vma->vm_private_data;
+	struct pt_session *s = vma->vm_file->private_data;
+	struct pt_output *tr = vma->vm_private_data;
 
+	atomic_dec(&tr->maps);
 	atomic_dec(&s->mappings);
 }
 
@@ -1102,7 +1123,7 @@ static const struct vm_operations_struct pt_vm_ops = {
 static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	unsigned long npages = vma_pages(vma), i, first;
-	struct pt_buf *b = NULL;
+	struct pt_output *tr = NULL;
 	struct pt_session *s;
 	u64 stride, index;
 	int err;
@@ -1118,22 +1139,22 @@ static int pt_mmap(struct file *file, struct vm_area_struct *vma)
 	first = vma->vm_pgoff % stride;
 	if (s->cfg.scope == LWPT_PT_SCOPE_THREAD) {
 		if (index <= U32_MAX)
-			b = pt_thread_buf(s, index);
+			tr = pt_thread_output(s, index);
 	} else if (index < nr_cpu_ids &&
 		   per_cpu_ptr(&pt_cpus, index)->tr.configured) {
-		b = &per_cpu_ptr(&pt_cpus, index)->tr.buf;
+		tr = &per_cpu_ptr(&pt_cpus, index)->tr;
 	}
-	if (!b || npages > stride - first) {
+	if (!tr || npages > stride - first) {
 		err = -EINVAL;
 		goto out_unlock;
 	}
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_ops = &pt_vm_ops;
-	vma->vm_private_data = s;
+	vma->vm_private_data = tr;
 	for (i = 0; i < npages && !err; i++)
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     b->pages[first + i]);
+				     tr->buf.pages[first + i]);
 	/* A failed mmap is unmapped without ->close (mmap_region()). */
 	if (!err)
 		pt_vm_open(vma);

@@ -69,6 +69,11 @@
 /* Buffers kept ready for threads that join (pt_thread.c; caps.thread_spares). */
 #define PT_THREAD_SPARES		8
 /*
+ * At most this many thread buffers at once, spares included (the rest of
+ * the threads count as lost); buffer numbers are below it (pt_thread.c).
+ */
+#define PT_THREAD_MAX			4096
+/*
  * Largest PT state component (CPUID.(0DH,8).EAX) the per-thread XSAVES area
  * holds: 1024 bytes less the legacy region and header (pt_thread.c).
  */
@@ -176,6 +181,8 @@ struct pt_rtit_state {
  *	cleared (pt_output_lbr_note()) or was to be set, which was then left
  *	clear (pt_output_lbr_refuse())
  * @err: error of the last IPI operation
+ * @maps: user mappings of this buffer (pt_core.c vm_ops): a thread's
+ *	buffer is not freed while it is mapped (pt_thread_done())
  * @sess: the session it belongs to (its mode and filters); set while
  *	@configured
  */
@@ -206,6 +213,7 @@ struct pt_output {
 	u64 interfered;
 	u64 lbr;
 	int err;
+	atomic_t maps;
 	const struct pt_session *sess;
 };
 
@@ -300,9 +308,14 @@ struct pt_mem {
 
 /**
  * struct pt_threads - the threads of a per-thread session (pt_thread.c)
- * @list: joined threads, in buffer-number order (RCU list)
+ * @list: joined threads whose buffers are not freed, in join order (RCU
+ *	list)
  * @spares: allocated buffers not joined yet
- * @nr: joined threads (buffer numbers below it are used)
+ * @nr: buffer numbers in use or freed: one above the highest ever taken
+ * @live: entries of @list (buffers of joined threads not freed)
+ * @joined: threads that joined since CONFIGURE (status serial, joined)
+ * @used: the buffer numbers taken by entries of @list; a thread that joins
+ *	takes the lowest free one (pt_thread_attach())
  * @nr_spares: entries of @spares
  * @lost: threads that joined without a spare: not traced
  * @refused: threads the permission rule refused (at CONFIGURE,
@@ -320,6 +333,9 @@ struct pt_threads {
 	struct list_head list;
 	struct list_head spares;
 	unsigned int nr;
+	unsigned int live;
+	u64 joined;
+	DECLARE_BITMAP(used, PT_THREAD_MAX);
 	unsigned int nr_spares;
 	u32 lost;
 	u32 refused;
@@ -511,7 +527,8 @@ void pt_thread_stop(struct pt_session *s);
 struct pt_output *pt_thread_cur_trace(struct pt_cpu *pc);
 int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st);
 int pt_thread_release(struct pt_session *s, u32 index, u64 tail);
-struct pt_buf *pt_thread_buf(struct pt_session *s, u32 index);
+int pt_thread_done(struct pt_session *s, u32 index, u64 tail);
+struct pt_output *pt_thread_output(struct pt_session *s, u32 index);
 void pt_thread_cpu_down(struct pt_cpu *pc);
 void pt_thread_suspend(struct pt_cpu *pc);
 void pt_thread_resume(struct pt_cpu *pc);

@@ -70,13 +70,20 @@
  * a privileged capture preempts (pt_thread_preempt()) leaves the table:
  * its buffers stay readable, its threads are no longer traced.
  *
- * Threads are never freed before their session: the trace of an exited
- * thread stays readable until release. A thread is found by its task
+ * A thread's buffer is freed before its session only when the reader says
+ * it is done with it (RELEASE with LWPT_PT_REL_DONE, pt_thread_done()):
+ * the thread is no longer traced (it exited, or was detached at an exec),
+ * the reader's tail is the final head and nothing maps the buffer; its
+ * number is then free for the next thread that joins (the lowest free one,
+ * with a new serial). Otherwise the trace of an exited thread stays
+ * readable until the file is closed or configured again, as before ABI
+ * 1.5, and counts against PT_THREAD_MAX. A thread is found by its task
  * pointer only while it lives (the exit probe drops the pointer before the
  * task can be freed and its address reused); tasks are never dereferenced
  * through it. The session holds a reference to the target task, which
  * keeps its signal_struct, the identity of the thread group, allocated.
  */
+#include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
@@ -84,6 +91,7 @@
 #include <linux/kernel.h>
 #include <linux/pid.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
@@ -98,8 +106,6 @@
 #include "../x86_cpuid.h"
 #include "pt_int.h"
 
-/* At most this many threads get a buffer (the rest count as lost). */
-#define PT_THREAD_MAX		4096
 /* The XSAVES area: legacy region, header, component 8 (compacted). */
 #define PT_XSAVES_PT_OFFSET	(X86_XSAVE_HDR_OFFSET + X86_XSAVE_HDR_SIZE)
 #define PT_XSAVES_AREA_SIZE	1024	/* power of two: kmalloc aligns it */
@@ -111,7 +117,7 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * struct pt_thread - one traced thread
  * @tr: its buffer and accounting
  * @sess: its session
- * @node: in its session's thr.list, in buffer-number order
+ * @node: in its session's thr.list, in join order
  * @hnode: in pt_thread_hash while @task lives
  * @task: the thread, for lookups only (never dereferenced); NULL after
  *	exit or detach
@@ -120,6 +126,10 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * @ppid: the traced process whose fork created its process (a reference),
  *	NULL for the threads of the configured process
  * @index: buffer number
+ * @serial: the thread joined the capture as its @serial-th (status serial)
+ * @gp: RCU state when it left pt_thread_hash (get_state_synchronize_rcu()):
+ *	the probes' lockless walks that may still see it end before the grace
+ *	period it names, which pt_thread_done() waits for before the free
  * @cpu: CPU where its state is loaded, -1 if none
  * @last_cpu: CPU it last ran on, -1 if never
  * @exited: it exited (the trace stays)
@@ -146,6 +156,8 @@ struct pt_thread {
 	struct pid *tgid;
 	struct pid *ppid;
 	u32 index;
+	u64 serial;
+	unsigned long gp;
 	int cpu;
 	int last_cpu;
 	bool exited;
@@ -234,15 +246,16 @@ static void pt_thread_init_state(struct pt_thread *th)
 }
 
 /*
- * May one more buffer of @s be allocated? At most PT_THREAD_MAX threads
- * and, in all, what a per-CPU capture may take (caps.max_buffer_size per
- * possible CPU: half of RAM), so that a process creating threads cannot
- * exhaust memory through the capture (each buffer is charged too, pt_mem.c).
+ * May one more buffer of @s be allocated? At most PT_THREAD_MAX buffers at
+ * once (of joined threads not freed, and spares) and, in all, what a
+ * per-CPU capture may take (caps.max_buffer_size per possible CPU: half of
+ * RAM), so that a process creating threads cannot exhaust memory through
+ * the capture (each buffer is charged too, pt_mem.c).
  * pt_thread_lock held.
  */
 static bool pt_thread_may_grow(const struct pt_session *s)
 {
-	u64 n = s->thr.nr + s->thr.nr_spares;
+	u64 n = s->thr.live + s->thr.nr_spares;
 
 	return n < PT_THREAD_MAX &&
 	       (n + 1) * s->cfg.buffer_size <=
@@ -339,7 +352,8 @@ static struct pt_thread *pt_thread_by_index(struct pt_session *s, u32 index)
 }
 
 /*
- * @task joins @s with a spare buffer, or is counted lost; @ppid: the
+ * @task joins @s with a spare buffer and the lowest free buffer number, or
+ * is counted lost; @ppid: the
  * process that forked it, for a process the capture follows (a reference
  * is taken). A task traced already (by any session) is left where it is.
  * Its preempt notifier is registered before it next returns to user mode
@@ -351,12 +365,14 @@ static struct pt_thread *pt_thread_by_index(struct pt_session *s, u32 index)
 static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 			     struct pid *ppid)
 {
+	unsigned int index = find_first_zero_bit(s->thr.used, PT_THREAD_MAX);
 	struct pt_thread *th;
 
 	if (!s->thr.open || pt_thread_find(task))
 		return false;
 	th = list_first_entry_or_null(&s->thr.spares, struct pt_thread, node);
-	if (!th || pt_notif_want(task, &th->notif)) {
+	/* A spare means a free number (pt_thread_may_grow()): checked anyway. */
+	if (!th || index >= PT_THREAD_MAX || pt_notif_want(task, &th->notif)) {
 		s->thr.lost++;
 		return false;
 	}
@@ -365,7 +381,11 @@ static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 	th->pid = get_task_pid(task, PIDTYPE_PID);
 	th->tgid = get_task_pid(task, PIDTYPE_TGID);
 	th->ppid = get_pid(ppid);
-	th->index = s->thr.nr++;
+	th->index = index;
+	__set_bit(index, s->thr.used);
+	s->thr.nr = max(s->thr.nr, index + 1);
+	s->thr.live++;
+	th->serial = ++s->thr.joined;
 	pt_thread_init_state(th);
 	th->tr.tracing = s->started;
 	WRITE_ONCE(th->task, task);
@@ -384,6 +404,8 @@ static void pt_thread_forget(struct pt_thread *th, u32 reason)
 {
 	pt_notif_drop(th->task);
 	hash_del_rcu(&th->hnode);
+	/* After this grace period no probe sees it (pt_thread_done()). */
+	th->gp = get_state_synchronize_rcu();
 	WRITE_ONCE(th->task, NULL);
 	th->stop_reason = reason;
 	th->tr.tracing = false;
@@ -1107,6 +1129,9 @@ void pt_thread_sess_free(struct pt_session *s)
 		pt_thread_free(th);
 	INIT_LIST_HEAD(&s->thr.spares);
 	s->thr.nr = 0;
+	s->thr.live = 0;
+	s->thr.joined = 0;
+	bitmap_zero(s->thr.used, PT_THREAD_MAX);
 	s->thr.nr_spares = 0;
 	s->thr.lost = 0;
 	s->thr.refused = 0;
@@ -1327,7 +1352,9 @@ static int pt_thread_where(struct pt_session *s, u32 index,
  * @st: the answer (zeroed by the caller)
  *
  * Exact pointers for a running thread (an IPI to its CPU briefly clears
- * TraceEn, SDM 33.2.8.5); otherwise as saved at its last switch out.
+ * TraceEn, SDM 33.2.8.5); otherwise as saved at its last switch out. A
+ * number below nr_buffers whose buffer was freed (pt_thread_done()) has
+ * LWPT_PT_ST_FREED and only the capture's counts.
  *
  * Return: 0, or -EINVAL for a buffer number not (yet) in use.
  */
@@ -1336,11 +1363,23 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 	struct pt_thread *th;
 	unsigned long flags;
 	struct pid *tid;
-	int cpu;
+	int cpu, err = 0;
 
 	cpu = pt_thread_where(s, index, &th);
-	if (!th)
-		return -EINVAL;
+	if (!th) {
+		raw_spin_lock_irqsave(&pt_thread_lock, flags);
+		if (index < s->thr.nr) {
+			st->flags = LWPT_PT_ST_THREAD | LWPT_PT_ST_FREED;
+			st->cpu = U32_MAX;
+			st->nr_buffers = s->thr.nr;
+			st->threads_lost = s->thr.lost;
+			st->joined = s->thr.joined;
+		} else {
+			err = -EINVAL;
+		}
+		raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+		return err;
+	}
 	cpus_read_lock();
 	if (cpu >= 0 && s->started && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_thread_sample_cpu, th, 1);
@@ -1355,6 +1394,8 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 	st->nr_buffers = s->thr.nr;
 	st->threads_lost = s->thr.lost;
 	st->threads_refused = s->thr.refused;
+	st->serial = th->serial;
+	st->joined = s->thr.joined;
 	st->stop_reason = th->stop_reason;
 	/* The exec probe may replace (and put) th->pid once the lock drops. */
 	tid = get_pid(th->pid);
@@ -1415,13 +1456,69 @@ int pt_thread_release(struct pt_session *s, u32 index, u64 tail)
 }
 
 /**
- * pt_thread_buf - the buffer of a thread, for mmap
+ * pt_thread_done - the reader is done with a buffer (RELEASE with
+ *	LWPT_PT_REL_DONE)
+ * @s: the session (pt_lock held)
+ * @index: buffer number
+ * @tail: bytes the reader took since START: must be the buffer's head
+ *
+ * The buffer of a thread no longer traced (it exited, was detached at an
+ * exec, or the capture was preempted: nothing is written into it again),
+ * which the reader took to its head and nobody maps, is freed and its
+ * charge given back (pt_mem.c); its number goes to the next thread that
+ * joins (pt_thread_attach()). A mapping counts until munmap() (pt_mmap()
+ * counts them per buffer under pt_lock, held here), so no page is freed
+ * or written by another thread under a user's view. The probes walk the
+ * thread table without the lock: the free waits for the grace period that
+ * began when the thread left it (pt_thread_forget()), long past in the
+ * usual case. Documentation/pt.rst, "Buffers of threads that ended".
+ *
+ * Return: 0; -EINVAL no such buffer (or freed already), or @tail is not
+ * its head (bytes not read); -EBUSY its thread is still traced, or the
+ * buffer is mapped.
+ */
+int pt_thread_done(struct pt_session *s, u32 index, u64 tail)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+	int err = 0;
+
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_by_index(s, index);
+	if (!th) {
+		err = -EINVAL;
+	} else if (th->task || th->cpu >= 0) {
+		err = -EBUSY;
+	} else if (tail != READ_ONCE(th->tr.head)) {
+		err = -EINVAL;
+	} else if (atomic_read(&th->tr.maps)) {
+		err = -EBUSY;
+	} else {
+		/* Walked under pt_lock (START) or this lock only: not RCU. */
+		list_del_rcu(&th->node);
+		__clear_bit(index, s->thr.used);
+		s->thr.live--;
+	}
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
+	if (err)
+		return err;
+	cond_synchronize_rcu(th->gp);
+	pt_thread_free(th);
+	pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
+	/* Below PT_THREAD_MAX again: the spares may be short (lost threads). */
+	schedule_work(&s->thr.refill);
+	return 0;
+}
+
+/**
+ * pt_thread_output - the buffer of a thread, for mmap
  * @s: the session (pt_lock held: threads are freed only under it)
  * @index: buffer number
  *
- * Return: the buffer, or NULL.
+ * Return: its output (buffer and mapping count), or NULL: no such buffer,
+ * or it was freed (pt_thread_done()).
  */
-struct pt_buf *pt_thread_buf(struct pt_session *s, u32 index)
+struct pt_output *pt_thread_output(struct pt_session *s, u32 index)
 {
 	struct pt_thread *th;
 	unsigned long flags;
@@ -1429,7 +1526,7 @@ struct pt_buf *pt_thread_buf(struct pt_session *s, u32 index)
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_by_index(s, index);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	return th ? &th->tr.buf : NULL;
+	return th ? &th->tr : NULL;
 }
 
 /**

@@ -280,14 +280,14 @@ pt_sys_two() {
 	[ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "ptcap -a: status $rc: $(cat /tmp/sys.err)" || return 1
 }
 
-# pt_test_run NAME: run `pt_test NAME`, print its failures and a summary
-# line prefixed with $tag; 1 if it failed.
+# pt_test_run NAME [ARG...]: run `pt_test NAME ARG...`, print its failures
+# and a summary line prefixed with $tag; 1 if it failed.
 pt_test_run() {
-	out=$(pt_test "$1")
+	out=$(pt_test "$@")
 	rc=$?
 	echo "$out" | grep -v '^ok:'
-	[ $rc -eq 0 ] || fail "$tag: pt_test $1" || return 1
-	ok "$tag: pt_test $1 ($(echo "$out" | grep -c '^ok:') checks)"
+	[ $rc -eq 0 ] || fail "$tag: pt_test $*" || return 1
+	ok "$tag: pt_test $* ($(echo "$out" | grep -c '^ok:') checks)"
 }
 
 # --- Issue 27: per-thread continuous capture of pt_flow_threads ----------

@@ -10,10 +10,10 @@
  * capture (Documentation/pt.rst, "Per-thread capture", "Following forks")
  * is configured once on the spawner, so every run's child and its threads
  * and forks join it at their fork; per run ptafl starts it, lets the
- * spawner fork, waits for the child's end, stops it and decodes the new
- * buffers into afl-fuzz's map (ptafl_cov.h). Exited threads keep their
- * buffers until the capture is closed (pt.rst), so after a generation of
- * runs the capture is configured anew. Documentation/ptafl.rst.
+ * spawner fork, waits for the child's end, stops it, decodes the run's
+ * buffers into afl-fuzz's map (ptafl_cov.h) and frees the buffers of the
+ * processes that ended (lpt_dev_buffer_done(), pt.rst "Buffers of threads
+ * that ended"), so one capture serves every run. Documentation/ptafl.rst.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,10 +44,6 @@
 
 #define PTAFL_DEFAULT_SIZE	(256u << 10)	/* trace buffer per thread */
 #define PTAFL_MAX_SIZE		(64ull << 20)	/* largest enlarged buffer */
-#define PTAFL_GEN_BYTES		(64ull << 20)	/* buffers of one generation */
-#define PTAFL_GEN_MIN		16		/* buffers of one generation, */
-#define PTAFL_GEN_MAX		1024		/* at least and at most */
-#define PTAFL_RUN_ROOM		8		/* buffers kept free for a run */
 
 enum source { SRC_PT, SRC_PTRACE };
 
@@ -69,7 +65,7 @@ struct opts {
 struct stats {
 	uint64_t runs, timeouts, crashes, exec_failed;
 	uint64_t buffers, trace_bytes, truncated, untraced, decode_errors;
-	uint64_t generations, enlarged;
+	uint64_t enlarged;
 	uint64_t buffer_size;
 	double run_s, read_s, decode_s;
 };
@@ -247,12 +243,12 @@ static void stats_write(void)
 	fprintf(f, "runs %" PRIu64 "\ntimeouts %" PRIu64 "\ncrashes %" PRIu64
 		"\nexec_failed %" PRIu64 "\nbuffers %" PRIu64 "\ntrace_bytes %" PRIu64
 		"\ntruncated %" PRIu64
-		"\nuntraced %" PRIu64 "\ndecode_errors %" PRIu64 "\ngenerations %" PRIu64
+		"\nuntraced %" PRIu64 "\ndecode_errors %" PRIu64
 		"\nenlarged %" PRIu64 "\nbuffer_size %" PRIu64
 		"\nrun_seconds %.3f\nread_seconds %.3f\ndecode_seconds %.3f\n",
 		st.runs, st.timeouts, st.crashes, st.exec_failed, st.buffers, st.trace_bytes,
 		st.truncated,
-		st.untraced, st.decode_errors, st.generations, st.enlarged, st.buffer_size,
+		st.untraced, st.decode_errors, st.enlarged, st.buffer_size,
 		st.run_s, st.read_s, st.decode_s);
 	fclose(f);
 }
@@ -496,25 +492,32 @@ struct capture {
 	const struct image *im;
 	uint8_t *map;
 	uint64_t size;		/* buffer per thread now */
-	unsigned int gen_max;	/* buffers per generation */
 	bool enlarge, said_trunc, said_untraced;
 	uint8_t *buf;		/* one thread's trace */
 	size_t len, cap;
+	uint64_t serial;	/* the last thread that joined before this run */
+	unsigned int *run;	/* the run's buffer numbers */
+	unsigned int nrun, caprun;
 };
 
-/* A new spawner and a capture configured on it (a new generation). */
+/* A new spawner and a capture configured on it (and on a larger buffer). */
 static void capture_open(struct capture *c)
 {
 	struct lpt_cap_config cfg;
 	enum lwpt_pt_field bad = LWPT_PT_FIELD_NONE;
 	const struct lwpt_pt_caps *caps;
-	uint64_t g;
+	uint32_t abi;
 	size_t i;
 	int err;
 
 	err = lpt_dev_open(o.device, &c->dev);
 	if (err)
 		die("%s: %s", o.device ? o.device : LPT_DEV_PATH, lpt_dev_strerror(err));
+	lpt_dev_abi(c->dev, &abi, NULL);
+	if (LWPT_ABI_VERSION_MINOR(abi) < 5)
+		die("the lwpt module has ABI %u.%u; ptafl frees each run's buffers, which "
+		    "needs 1.5: load the module of this lwpt release", LWPT_ABI_VERSION_MAJOR(abi),
+		    LWPT_ABI_VERSION_MINOR(abi));
 	caps = lpt_dev_caps(c->dev);
 	if (c->im->nr > caps->nr_ranges)
 		die("%zu filter range(s) asked, this processor has %u (CPUID.(EAX=14H,ECX=1):EAX[2:0])"
@@ -539,10 +542,7 @@ static void capture_open(struct capture *c)
 		die("configuring the capture: %s (field %s)%s%s", lpt_dev_strerror(err),
 		    lpt_cap_field_name(bad), lpt_dev_refusal(c->dev) ? ": " : "",
 		    lpt_dev_refusal(c->dev) ? lpt_dev_refusal(c->dev) : "");
-	g = PTAFL_GEN_BYTES / c->size;
-	c->gen_max = g < PTAFL_GEN_MIN ? PTAFL_GEN_MIN : g > PTAFL_GEN_MAX ? PTAFL_GEN_MAX :
-		     (unsigned int)g;
-	st.generations++;
+	c->serial = 0;
 	st.buffer_size = c->size;
 }
 
@@ -571,19 +571,90 @@ static int sink(void *arg, const void *b, size_t n)
 	return 0;
 }
 
+static int discard(void *arg, const void *b, size_t n)
+{
+	(void)arg;
+	(void)b;
+	(void)n;
+	return 0;
+}
+
 /*
- * Read and decode buffers @from..@to-1 (the run's threads) into the map.
+ * The run's buffers into c->run: the numbers of threads that joined after
+ * c->serial (a new thread may take a number freed before, pt.rst);
+ * c->serial moves on to the last of them. Return: 0 or a negative errno.
+ */
+static int run_buffers(struct capture *c)
+{
+	struct lpt_buf_info in;
+	uint64_t last = c->serial;
+	unsigned int *nr;
+	int n, b, err;
+
+	c->nrun = 0;
+	n = lpt_dev_nr_buffers(c->dev);
+	if (n < 0)
+		return n;
+	for (b = 0; b < n; b++) {
+		in.size = sizeof(in);
+		err = lpt_dev_buffer_info(c->dev, (unsigned int)b, &in);
+		if (err)
+			return err;
+		if (in.freed || in.serial <= c->serial || !lpt_dev_has_buffer(c->dev, (unsigned int)b))
+			continue;
+		if (c->nrun == c->caprun) {
+			nr = realloc(c->run, (c->caprun * 2 + 8) * sizeof(*nr));
+			if (!nr)
+				return -ENOMEM;
+			c->run = nr;
+			c->caprun = c->caprun * 2 + 8;
+		}
+		c->run[c->nrun++] = (unsigned int)b;
+		if (in.serial > last)
+			last = in.serial;
+	}
+	c->serial = last;
+	return 0;
+}
+
+/*
+ * Free the buffers of the runs' processes that ended (not the spawner's:
+ * the configured process, ppid 0), read or not: a trace not decoded (a
+ * loss) is taken first. One still running (a daemon a run left) stays
+ * until a later run finds it ended.
+ */
+static void capture_reap(struct capture *c)
+{
+	struct lpt_buf_info in;
+	int n, b, err;
+
+	n = lpt_dev_nr_buffers(c->dev);
+	for (b = 0; b < n; b++) {
+		in.size = sizeof(in);
+		if (lpt_dev_buffer_info(c->dev, (unsigned int)b, &in) || in.freed || !in.ppid ||
+		    !(in.exited || in.detached))
+			continue;
+		err = lpt_dev_buffer_done(c->dev, (unsigned int)b);
+		if (err == -EAGAIN && lpt_dev_read(c->dev, (unsigned int)b, discard, NULL) >= 0)
+			err = lpt_dev_buffer_done(c->dev, (unsigned int)b);
+		if (err && err != -EBUSY)
+			die("freeing a run's trace buffer: %s", lpt_dev_strerror(err));
+	}
+}
+
+/*
+ * Read and decode the run's buffers (c->run) into the map.
  * Return: true if the map holds the run's whole coverage; false if a
  * trace was lost, cut or could not be decoded (the caller clears it).
  */
-static bool capture_decode(struct capture *c, int from, int to)
+static bool capture_decode(struct capture *c)
 {
 	struct lpt_cap_status s;
 	bool ok = true;
+	unsigned int i, b;
 	double t;
-	int b;
 
-	if (to <= from) {
+	if (!c->nrun) {
 		st.untraced++;
 		if (!c->said_untraced)
 			fprintf(stderr, "ptafl: a run's process got no trace buffer (lwpt's "
@@ -592,9 +663,10 @@ static bool capture_decode(struct capture *c, int from, int to)
 		c->said_untraced = true;
 		return false;
 	}
-	st.buffers += (uint64_t)(to - from);
-	for (b = from; b < to && ok; b++) {
-		if (lpt_dev_status(c->dev, (unsigned int)b, &s) || s.lost) {
+	st.buffers += c->nrun;
+	for (i = 0; i < c->nrun && ok; i++) {
+		b = c->run[i];
+		if (lpt_dev_status(c->dev, b, &s) || s.lost) {
 			st.untraced++;
 			return false;
 		}
@@ -614,7 +686,7 @@ static bool capture_decode(struct capture *c, int from, int to)
 		}
 		t = now_s();
 		c->len = 0;
-		if (lpt_dev_read(c->dev, (unsigned int)b, sink, c) < 0) {
+		if (lpt_dev_read(c->dev, b, sink, c) < 0) {
 			st.untraced++;
 			return false;
 		}
@@ -642,20 +714,21 @@ static void fsrv_fail(uint32_t err, const char *fmt, const char *what)
  * inside the started capture. Return: 0, or -1 when afl-fuzz is gone. */
 static int run_pt(struct capture *c, int32_t *status)
 {
-	int nb0, nb1, err;
+	int err;
 	int32_t pid;
 
-	if (c->enlarge || lpt_dev_nr_buffers(c->dev) + PTAFL_RUN_ROOM > (int)c->gen_max) {
-		if (c->enlarge)
-			c->size *= 2;	/* counted in enlarged when decided */
+	if (c->enlarge) {
+		c->size *= 2;	/* counted in enlarged when decided */
 		c->enlarge = false;
 		capture_close(c);
 		capture_open(c);
 	}
-	nb0 = lpt_dev_nr_buffers(c->dev);
-	err = lpt_dev_start(c->dev);
-	if (nb0 < 0 || err)
-		die("starting the capture: %s", lpt_dev_strerror(nb0 < 0 ? nb0 : err));
+	/* Threads that joined between runs (a daemon's) are not this run's. */
+	err = run_buffers(c);
+	if (!err)
+		err = lpt_dev_start(c->dev);
+	if (err)
+		die("starting the capture: %s", lpt_dev_strerror(err));
 	if (afl_fsrv_write4(c->sp.cmd, 1) || read_i32(c->sp.rep, &pid) || pid <= 0)
 		die("the spawner is gone (fork failed?)");
 	if (afl_fsrv_write4(AFL_FSRV_ST_FD, (uint32_t)pid))
@@ -663,11 +736,12 @@ static int run_pt(struct capture *c, int32_t *status)
 	if (read_i32(c->sp.rep, status))
 		die("the spawner is gone");
 	lpt_dev_stop(c->dev);
-	nb1 = lpt_dev_nr_buffers(c->dev);
-	if (nb1 < 0)
-		die("reading the capture: %s", lpt_dev_strerror(nb1));
-	if (!capture_decode(c, nb0, nb1))
+	err = run_buffers(c);
+	if (err)
+		die("reading the capture: %s", lpt_dev_strerror(err));
+	if (!capture_decode(c))
 		memset(c->map, 0, o.map_size);	/* never a partial map */
+	capture_reap(c);
 	return 0;
 }
 
@@ -771,6 +845,7 @@ int main(int argc, char **argv)
 		ptafl_step_free(step);
 	}
 	free(cap.buf);
+	free(cap.run);
 	image_free(&im);
 	return 0;
 }

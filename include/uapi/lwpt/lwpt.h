@@ -53,6 +53,9 @@
  *      skip those the permission rule refuses; status size version 5
  *      (threads_refused; pad_bytes, pad_from, pad_to, lost_bytes: every
  *      byte written accounted, the PADs a reader skips named)
+ *      /dev/pt release query flag REL_DONE (a per-thread buffer whose
+ *      thread ended is freed once read; its number is taken again), status
+ *      flag FREED; status size version 5 also holds serial, joined
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			5

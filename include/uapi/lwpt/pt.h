@@ -356,6 +356,13 @@ struct lwpt_pt_config {
  * stops taking data and INTERFERED and @lost count it.
  */
 #define LWPT_PT_ST_LBR			(1u << 12)
+/*
+ * Per thread (size version 5, ABI 1.5): no buffer has this number now. Its
+ * thread's buffer was read and freed (RELEASE with LWPT_PT_REL_DONE); the
+ * next thread that joins takes the lowest such number, with a new @serial.
+ * Only CONFIGURED is clear; @nr_buffers, @threads_lost and @joined are set.
+ */
+#define LWPT_PT_ST_FREED		(1u << 13)
 
 /*
  * struct lwpt_pt_status.stop_reason (size version 2): why a thread's
@@ -380,6 +387,15 @@ struct lwpt_pt_config {
 
 /* struct lwpt_pt_status.query and lwpt_pt_release.query (size version 1) */
 #define LWPT_PT_STQ_BUFFER		(1u << 0)	/* @buffer names it, not @cpu */
+/*
+ * lwpt_pt_release.query only (ABI 1.5), with LWPT_PT_STQ_BUFFER: the reader
+ * is done with the buffer of a thread that is no longer traced; the buffer
+ * is freed and its charge given back (Documentation/pt.rst, "Buffers of
+ * threads that ended"). Any mode. Refused: EBUSY the thread is still
+ * traced or the buffer is mapped; EINVAL @tail is not the buffer's final
+ * head (something was not read), per CPU, or a module before ABI 1.5.
+ */
+#define LWPT_PT_REL_DONE		(1u << 1)
 
 /* Entries of struct lwpt_pt_status.gap_heads (size version 4). */
 #define LWPT_PT_GAP_HEADS		16
@@ -466,6 +482,12 @@ struct lwpt_pt_config {
  *		oldest unread byte past them
  * Every byte the processor or the module wrote is accounted: a reader that
  * keeps up saves @head - @pad_bytes - @lost_bytes bytes.
+ * and (per-thread captures; 0 per CPU):
+ * @serial:	out: which thread holds the buffer: n for the n-th thread that
+ *		joined the capture (from 1); a number freed by LWPT_PT_REL_DONE
+ *		and taken again shows a new one; 0 with LWPT_PT_ST_FREED
+ * @joined:	out: threads that joined the capture since CONFIGURE: when it
+ *		grows, new threads have buffers, perhaps in freed numbers
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -500,20 +522,22 @@ struct lwpt_pt_status {
 	__u64 pad_from;
 	__u64 pad_to;
 	__u64 lost_bytes;
+	__u64 serial;
+	__u64 joined;
 };
 
 /*
  * Size of the first published version, of version 1 (buffer ...), of
  * version 2 (stop_reason, ppid), of version 3 (gap_head), of version 4
  * (holds, held_ns, gaps, gap_heads) and of version 5 (threads_refused,
- * pad_bytes, pad_from, pad_to, lost_bytes).
+ * pad_bytes, pad_from, pad_to, lost_bytes, serial, joined).
  */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
 #define LWPT_PT_STATUS_SIZE_VER2	120
 #define LWPT_PT_STATUS_SIZE_VER3	128
 #define LWPT_PT_STATUS_SIZE_VER4	280
-#define LWPT_PT_STATUS_SIZE_VER5	320
+#define LWPT_PT_STATUS_SIZE_VER5	336
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)
@@ -523,7 +547,9 @@ struct lwpt_pt_status {
  *
  * Size version 1 (LWPT_PT_RELEASE_SIZE_VER1) appends:
  * @buffer:	the buffer that was read, with LWPT_PT_STQ_BUFFER in @query
- * @query:	LWPT_PT_STQ_*; 0 names the buffer by @cpu as version 0 does
+ * @query:	LWPT_PT_STQ_*; 0 names the buffer by @cpu as version 0 does;
+ *		LWPT_PT_REL_DONE (ABI 1.5): the reader is done with the buffer
+ *		of a thread no longer traced, @tail its final head: freed
  */
 struct lwpt_pt_release {
 	__u32 size;
@@ -615,7 +641,10 @@ struct lwpt_pt_sideband {
  *
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the
  * buffer with LWPT_PT_STQ_BUFFER (without it they are EINVAL); a buffer
- * number at or above nr_buffers is EINVAL.
+ * number at or above nr_buffers is EINVAL; below it, a number whose buffer
+ * was freed (LWPT_PT_REL_DONE) answers STATUS with LWPT_PT_ST_FREED and
+ * RELEASE and mmap with EINVAL until a new thread takes it. RELEASE in wrap
+ * and stop modes: only with LWPT_PT_REL_DONE.
  *
  * READ_SIDEBAND (per-CPU capture only: EOPNOTSUPP per thread) takes the
  * oldest context switches recorded on @cpu since START out of its ring;

@@ -53,6 +53,14 @@
  *                       the reboot/kexec quiesce (pt_reboot_quiesce): no
  *                       path sets TraceEn again (sched-in, STATUS, RELEASE,
  *                       hotplug), START is ESHUTDOWN; a fresh module each
+ *   pt_test thread-reap N W
+ *                       as uid 1000 with a small RLIMIT_MEMLOCK, a capture
+ *                       following forks of N short-lived children (W at
+ *                       once): each buffer read and freed (RELEASE with
+ *                       LWPT_PT_REL_DONE), numbers reused, charges given
+ *                       back; never freed while mapped (mremap, split),
+ *                       traced or unread; a burst of exits stays within
+ *                       the memory limit (issue 39 item 8)
  * Threads write into their own buffer with pt_inject on their own CPU: the
  * IPI interrupts them there, so the model stores into the loaded state.
  */
@@ -71,6 +79,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -2231,6 +2240,305 @@ out:
 	test_thread_hold_self();
 }
 
+/* ---- thread-reap: buffers of exited threads freed once read (issue 39.8) ---- */
+
+#define REAP_BUF	8192	/* per thread: 2 pages and a ToPA table */
+#define REAP_PAGES	3	/* pt_mem_buf_pages(REAP_BUF) */
+#define REAP_LIMIT	20	/* buffers RLIMIT_MEMLOCK admits */
+#define REAP_BURST	64	/* children forked at once, exiting at once */
+
+/* RELEASE of buffer @b up to @tail with LWPT_PT_REL_DONE; 0 or errno. */
+static int reap_done(int fd, uint32_t b, uint64_t tail)
+{
+	struct lwpt_pt_release rel = {
+		.size = sizeof(rel), .tail = tail, .buffer = b,
+		.query = LWPT_PT_STQ_BUFFER | LWPT_PT_REL_DONE,
+	};
+
+	return ioctl(fd, LWPT_PT_IOC_RELEASE, &rel) ? errno : 0;
+}
+
+/* The traced forker: per byte on @cmd: 'f' one child, 'b' a burst, 'q' exit. */
+static void reap_forker(int cmd, int rep)
+{
+	pid_t kids[REAP_BURST];
+	char c;
+	int i, n;
+
+	while (read(cmd, &c, 1) == 1 && c != 'q') {
+		n = c == 'b' ? REAP_BURST : 1;
+		for (i = 0; i < n; i++) {
+			kids[i] = fork();
+			if (!kids[i])
+				syscall(SYS_exit_group, 0);
+		}
+		for (i = 0; i < n; i++)
+			waitpid(kids[i], NULL, 0);
+		if (c == 'b' && write(rep, "b", 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+/* VmPin of this process (the buffers charged to its user's locked_vm), kB. */
+static long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+struct reap {
+	int fd, cmd;
+	uint64_t done, bytes, nonempty, max_nr, hostile;
+	uint32_t lost0;
+	bool stop;
+};
+
+/*
+ * Read and free every buffer of an exited child (any number but the
+ * forker's 0); each freed one lets the forker make one more child while
+ * @budget lasts. The first one goes through the hostile checks.
+ * Return: buffers freed.
+ */
+static unsigned int reap_scan(struct reap *r, long *budget)
+{
+	struct lwpt_pt_status st, s2;
+	unsigned int freed = 0;
+	uint32_t b, nr;
+	uint64_t n;
+	uint8_t *m, *m2, *hole;
+	int e;
+
+	if (tstatus(r->fd, 0, &st)) {
+		check(0, "reap: status 0: %s", strerror(errno));
+		r->stop = true;
+		return 0;
+	}
+	nr = st.nr_buffers;
+	if (nr > r->max_nr)
+		r->max_nr = nr;
+	for (b = 1; b < nr && !r->stop; b++) {
+		if (tstatus(r->fd, b, &st) || (st.flags & LWPT_PT_ST_FREED) ||
+		    !(st.flags & LWPT_PT_ST_EXITED))
+			continue;
+		m = mmap(NULL, REAP_BUF, PROT_READ, MAP_SHARED, r->fd, (off_t)st.mmap_offset);
+		if (m == MAP_FAILED) {
+			check(0, "reap: mmap buffer %u: %s", b, strerror(errno));
+			r->stop = true;
+			break;
+		}
+		n = st.head < REAP_BUF ? st.head : REAP_BUF;
+		for (uint64_t i = 0; i < n; i++)
+			r->bytes += m[i] != 0;
+		r->nonempty += st.head != 0;
+		if (!r->hostile++) {
+			e = reap_done(r->fd, b, st.head);
+			check(e == EBUSY, "reap: DONE of a mapped buffer: %s (want EBUSY)",
+			      strerror(e));
+			/* Moved onto a hole of our own (MREMAP_FIXED replaces it). */
+			hole = mmap(NULL, REAP_BUF, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+				    -1, 0);
+			m2 = hole == MAP_FAILED ? MAP_FAILED :
+			     mremap(m, REAP_BUF, REAP_BUF, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
+			check(m2 != MAP_FAILED && reap_done(r->fd, b, st.head) == EBUSY,
+			      "reap: moved by mremap, still mapped: EBUSY");
+			if (m2 != MAP_FAILED)
+				m = m2;
+			/* Half unmapped: the other half (a split VMA) still maps it. */
+			munmap(m, 4096);
+			check(reap_done(r->fd, b, st.head) == EBUSY,
+			      "reap: half unmapped (split mapping): EBUSY");
+			munmap(m + 4096, REAP_BUF - 4096);
+			e = reap_done(r->fd, b, st.head + 1);
+			check(e == EINVAL, "reap: DONE with a tail past the head: %s (want EINVAL)",
+			      strerror(e));
+			if (st.head) {
+				e = reap_done(r->fd, b, st.head - 1);
+				check(e == EINVAL, "reap: DONE with bytes unread: %s (want EINVAL)",
+				      strerror(e));
+			}
+		} else {
+			munmap(m, REAP_BUF);
+		}
+		e = reap_done(r->fd, b, st.head);
+		if (e) {
+			check(0, "reap: DONE of buffer %u (serial %llu, head %llu): %s", b,
+			      (unsigned long long)st.serial, (unsigned long long)st.head,
+			      strerror(e));
+			r->stop = true;
+			break;
+		}
+		if (r->hostile == 1) {
+			e = reap_done(r->fd, b, st.head);
+			check(e == EINVAL, "reap: DONE again: %s (want EINVAL)", strerror(e));
+			check(!tstatus(r->fd, b, &s2) && (s2.flags & LWPT_PT_ST_FREED) &&
+			      !(s2.flags & LWPT_PT_ST_CONFIGURED) && !s2.serial && !s2.buffer_size,
+			      "reap: a freed number's status: FREED, no buffer (flags %#x)",
+			      s2.flags);
+			m = mmap(NULL, REAP_BUF, PROT_READ, MAP_SHARED, r->fd,
+				 (off_t)b * REAP_BUF);
+			check(m == MAP_FAILED && errno == EINVAL,
+			      "reap: mmap of a freed number: EINVAL");
+			if (m != MAP_FAILED)
+				munmap(m, REAP_BUF);
+		}
+		r->done++;
+		freed++;
+		if (*budget > 0 && write(r->cmd, "f", 1) == 1)
+			(*budget)--;
+	}
+	return freed;
+}
+
+/*
+ * N children, at most W alive or unread at once: every one traced (none
+ * lost), read and freed; buffer numbers stay below W + 1.
+ */
+static void reap_run(struct reap *r, long n, long w)
+{
+	uint64_t want = r->done + (uint64_t)n;
+	long budget = n, i;
+
+	for (i = 0; i < w && i < n; i++, budget--)
+		if (write(r->cmd, "f", 1) != 1)
+			return;
+	for (i = 1; r->done < want && !r->stop; i++) {
+		if (!reap_scan(r, &budget))
+			usleep(1000);
+		if (i % 10000 == 0)
+			printf("note: still waiting: %llu of %llu children read\n",
+			       (unsigned long long)r->done, (unsigned long long)want);
+	}
+}
+
+static void test_thread_reap_user(int fd, long n, long w)
+{
+	struct rlimit rl = { REAP_LIMIT * REAP_PAGES * 4096ul, REAP_LIMIT * REAP_PAGES * 4096ul };
+	struct lwpt_pt_status st;
+	struct lwpt_pt_config c;
+	struct reap r = { .fd = fd };
+	int cmd[2], rep[2], e;
+	long budget = 0, pin;
+	uint32_t lost, b, nr;
+	char ch;
+	pid_t pid;
+
+	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000) ||
+	    setrlimit(RLIMIT_MEMLOCK, &rl) || prctl(PR_SET_DUMPABLE, 1) || pipe(cmd) ||
+	    pipe(rep)) {
+		check(0, "reap: uid 1000 with RLIMIT_MEMLOCK %lu: %s", rl.rlim_cur,
+		      strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		close(cmd[1]);
+		close(rep[0]);
+		reap_forker(cmd[0], rep[1]);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	r.cmd = cmd[1];
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, REAP_BUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	e = configure(fd, &c);
+	check(!e, "reap: configure (wrap, %u bytes per thread, forks followed): %s",
+	      REAP_BUF, strerror(e));
+	if (e || ioctl(fd, LWPT_PT_IOC_START)) {
+		kill(pid, SIGKILL);
+		return;
+	}
+	e = reap_done(fd, 0, 0);
+	check(e == EBUSY, "reap: DONE of a thread still traced: %s (want EBUSY)", strerror(e));
+
+	/*
+	 * The first child alone: the hostile checks on its buffer, and on its
+	 * number once freed, while no other child can take that number.
+	 */
+	reap_run(&r, 1, 1);
+	/* Many more children than PT_THREAD_MAX, and than the memory limit. */
+	reap_run(&r, n - 1, w);
+	e = tstatus(fd, 0, &st);
+	check(!e && st.threads_lost == 0 && st.joined == (uint64_t)n + 1,
+	      "reap: %ld children traced, read and freed, %u lost, %llu joined "
+	      "(%llu bytes of trace, %llu buffers not empty)", n, st.threads_lost,
+	      (unsigned long long)st.joined, (unsigned long long)r.bytes,
+	      (unsigned long long)r.nonempty);
+	check(r.done == (uint64_t)n && r.max_nr <= (uint64_t)w + 1,
+	      "reap: nr_buffers at most %ld throughout (%llu)", w + 1,
+	      (unsigned long long)r.max_nr);
+
+	/* Racing exits: the limit holds; the lost count says what did not fit. */
+	if (write(r.cmd, "b", 1) != 1 || read(rep[0], &ch, 1) != 1) {
+		check(0, "reap: burst");
+		return;
+	}
+	e = tstatus(fd, 0, &st);
+	check(!e && st.threads_lost > 0 && st.nr_buffers <= REAP_LIMIT,
+	      "reap: a burst of %d exits: %u lost, %u buffer numbers (limit %d buffers)",
+	      REAP_BURST, st.threads_lost, st.nr_buffers, REAP_LIMIT);
+	pin = vm_pin_kb();
+	check(pin >= 0 && pin <= REAP_LIMIT * REAP_PAGES * 4,
+	      "reap: VmPin %ld kB within RLIMIT_MEMLOCK (%d kB)", pin,
+	      REAP_LIMIT * REAP_PAGES * 4);
+	lost = st.threads_lost;
+	while (reap_scan(&r, &budget))
+		;
+	/* Their charges came back: as many children again, none lost. */
+	reap_run(&r, 2 * REAP_LIMIT, w);
+	e = tstatus(fd, 0, &st);
+	check(!e && st.threads_lost == lost,
+	      "reap: after the burst's buffers were freed, %d more children all traced "
+	      "(lost %u, was %u)", 2 * REAP_LIMIT, st.threads_lost, lost);
+
+	/* The forker exits: its buffer goes too; every number is free. */
+	if (write(r.cmd, "q", 1) != 1)
+		check(0, "reap: quit");
+	waitpid(pid, NULL, 0);
+	WAIT_UNTIL(!tstatus(fd, 0, &st) && (st.flags & LWPT_PT_ST_EXITED), "forker exited");
+	e = reap_done(fd, 0, st.head);
+	check(!e, "reap: DONE of the forker's buffer: %s", strerror(e));
+	nr = st.nr_buffers;
+	for (b = 0; b < nr; b++)
+		if (tstatus(fd, b, &st) || !(st.flags & LWPT_PT_ST_FREED))
+			break;
+	check(b == nr, "reap: every number (%u) free", nr);
+	/* Only spares stay charged (at most PT_THREAD_SPARES). */
+	pin = vm_pin_kb();
+	check(pin >= 0 && pin <= 8 * REAP_PAGES * 4, "reap: VmPin %ld kB: the spares' at most",
+	      pin);
+}
+
+/* As uid 1000 in a child (pt_paranoid 2), the allowance 0 (pt_mlock_kb). */
+static void test_thread_reap(long n, long w)
+{
+	int fd = open_pt(), st;
+	pid_t pid;
+
+	set_paranoid("2");
+	check(set_param("pt_mlock_kb", "0\n"), "reap: pt_mlock_kb=0");
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		test_thread_reap_user(fd, n, w);
+		exit(failures);
+	}
+	close(fd);
+	waitpid(pid, &st, 0);
+	set_param("pt_mlock_kb", "516\n");
+	set_paranoid("3");
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reap: the checks as uid 1000 passed");
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -2268,6 +2576,8 @@ int main(int argc, char **argv)
 		test_hold_thread();
 	else if (!strcmp(cmd, "thread-restart"))
 		test_thread_restart();
+	else if (!strcmp(cmd, "thread-reap") && argc > 3)
+		test_thread_reap(atol(argv[2]), atol(argv[3]));
 	else if (!strcmp(cmd, "thread-hold"))
 		test_thread_hold();
 	else if (!strcmp(cmd, "single"))

@@ -14,6 +14,10 @@
 # (pt-model.rst, "execution follower"), and under QEMU's TCG on a loaded
 # host one traced run of the spawner and ptafl_magic takes tens of
 # milliseconds, so the ~8000 executions afl-fuzz needs take many minutes.
+#
+# All the runs use one capture (issue 39 item 8): ptafl frees each run's
+# buffers once decoded, so ~8000 runs, more than the module's 4096 thread
+# buffers, get a trace each (untraced 0 below).
 . /lwpt/lib.sh
 
 BUDGET=20000
