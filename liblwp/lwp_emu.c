@@ -47,6 +47,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
@@ -1162,6 +1163,47 @@ static int sigill_install(void)
 	return 0;
 }
 
+/*
+ * ---- SIGILL blocked: raw instructions would kill (issue 38, item 2) -------
+ *
+ * A raw LWP instruction reaches the emulation as the kernel's forced SIGILL
+ * (#UD). If SIGILL is blocked where the instruction runs, or ignored, the
+ * kernel's force_sig_info() resets it to the default action and unblocks
+ * it: the process dies of SIGILL (exit status 132) before liblwp runs. The
+ * wrappers and lwp_jit_encode()'s call sequences never trap and work
+ * everywhere. What can be seen when LWP is made available (lwp_open(),
+ * lwp_start() on another thread): the calling thread's signal mask, and the
+ * handlers installed at that moment whose sa_mask blocks SIGILL (a raw
+ * instruction inside them would kill). Not seen: masks and handlers set up
+ * afterwards, other threads' masks. Said once per process on stderr.
+ */
+static int sigill_warned_mask, sigill_warned_handler;
+
+static void sigill_hazards(const sigset_t *mask)
+{
+	struct sigaction sa;
+	int sig;
+
+	if (sigismember(mask, SIGILL) == 1 &&
+	    !__atomic_exchange_n(&sigill_warned_mask, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "liblwp: SIGILL is blocked on thread %ld: a raw LWP instruction "
+			"executed there kills the process (SIGILL); use lwp_jit_encode() call "
+			"sequences or the wrappers, or unblock SIGILL (liblwp(3))\n",
+			(long)syscall(SYS_gettid));
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGILL || sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &sa) || sa.sa_handler == SIG_DFL ||
+		    sa.sa_handler == SIG_IGN || sigismember(&sa.sa_mask, SIGILL) != 1)
+			continue;
+		if (!__atomic_exchange_n(&sigill_warned_handler, 1, __ATOMIC_RELAXED))
+			fprintf(stderr, "liblwp: the handler of signal %d blocks SIGILL (sa_mask): a "
+				"raw LWP instruction executed in it kills the process (SIGILL); use "
+				"lwp_jit_encode() call sequences or the wrappers there (liblwp(3))\n",
+				sig);
+		break;
+	}
+}
+
 /* ---- Backend entry points ------------------------------------------------ */
 
 static int emu_query(struct lwp_caps *caps)
@@ -1198,6 +1240,7 @@ static int emu_open(struct lwp_session *s)
 	if (!t)
 		return -ENOMEM;
 	reg_enter(&old);
+	sigill_hazards(&old);
 	ret = sigill_install();
 	if (!ret) {
 		s->opener = t;
@@ -1232,6 +1275,7 @@ static int emu_start(struct lwp_session *s)
 		}
 		s->starter = t;
 		avail_get(t);
+		sigill_hazards(&old);
 	}
 	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64, NULL, NULL);
 	if (r.exc != LWP_MODEL_EXC_NONE)
