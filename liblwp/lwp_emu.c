@@ -47,6 +47,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
@@ -86,11 +87,14 @@ static int sigill_installed;
  * @t's own thread, nested in an instruction a signal interrupted: counted
  * as a nested change (an instruction running on a copy starts again).
  */
+static int settle_own(struct lwp_emu_thread *t, uintptr_t sp);
+
 static int model_lock(struct lwp_emu_thread *t)
 {
 	int taken;
 
 	if (t == lwp__emu_thread) {
+		(void)settle_own(t, (uintptr_t)__builtin_dwarf_cfa());
 		taken = lwp_emu_lock_own(t);
 		if (!taken)
 			t->nested++;
@@ -324,6 +328,8 @@ static void thread_destroy(void *arg)
 	    pthread_setspecific(thread_key, t) == 0)
 		return;
 	reg_enter(&old);
+	/* No instruction of the thread can be running any more. */
+	(void)settle_own(t, LWP_EMU_SP_GONE);
 	for (pp = &thread_head; *pp; pp = &(*pp)->next) {
 		if (*pp == t) {
 			*pp = t->next;
@@ -346,6 +352,7 @@ static void thread_destroy(void *arg)
 	lwp__emu_gone = t->refs > 0;
 	lwp__emu_thread = NULL;
 	reg_leave(&old);
+	free(t->opt);
 	free(t);
 }
 
@@ -386,6 +393,7 @@ static void atfork_child(void)
 		t->defer_set = 0;
 		t->defer_irq = NULL;
 		t->commit = NULL;
+		t->pend.phase = LWP_EMU_PH_NONE;
 	}
 	for (s = reg_head; s; s = s->next) {
 		s->owner = NULL;
@@ -423,6 +431,8 @@ static void emu_model_switches(struct lwp_model *m)
 	lwp_model_set_xsave_drops_int(m, env_on("LIBLWP_LWP_XSAVE_DROPS_INT"));
 }
 
+static void *opt_new(void);
+
 static struct lwp_emu_thread *thread_get(void)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
@@ -434,7 +444,9 @@ static struct lwp_emu_thread *thread_get(void)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (lwp_model_init(&t->model, &lwp_model_profile_user, &emu_ops, t)) {
+	t->opt = opt_new();
+	if (!t->opt || lwp_model_init(&t->model, &lwp_model_profile_user, &emu_ops, t)) {
+		free(t->opt);
 		free(t);
 		return NULL;
 	}
@@ -445,6 +457,7 @@ static struct lwp_emu_thread *thread_get(void)
 	(void)lwp_model_wrmsr(&t->model, LWP_MSR_CFG,
 			      lwp_cfg_value(&lwp_model_profile_user));
 	if (pthread_setspecific(thread_key, t)) {
+		free(t->opt);
 		free(t);
 		return NULL;
 	}
@@ -615,7 +628,14 @@ struct slow_insn {
 	unsigned int opsize;
 	const struct lwp_xop_insn_info *info;	/* decoded (exec), or NULL */
 	struct lwp_xop_regs *regs;
+	uintptr_t sp;			/* caller's stack pointer (without @regs) */
 };
+
+/* Where the instruction runs (lwp_emu_frames_dead()): the code's RSP. */
+static uintptr_t insn_sp(const struct slow_insn *in)
+{
+	return in->regs ? (uintptr_t)in->regs->gpr[4] : in->sp;
+}
 
 /* @in on model @m (the thread's, a copy of it, or a scratch one). */
 static struct lwp_model_result model_run(struct lwp_model *m, const struct slow_insn *in)
@@ -647,18 +667,80 @@ static void slow_done(struct lwp_emu_thread *t)
 		t->nested++;
 }
 
+/*
+ * ---- Nested in the thread's outermost instruction (issue 38) --------------
+ *
+ * An instruction that interrupted the thread's outermost one runs whole
+ * with every signal blocked (lwp_emu_fast.c, "Instructions never
+ * finished"). If that outer frame is then abandoned, what it got done is
+ * read from the state it left (lwp_emu_thread.pend) and this one's
+ * changes: so each nested instruction tells it what it changed under it.
+ */
+struct nest_snap {
+	uint32_t head, gen;
+	int32_t ctr;
+	uint64_t *missp;		/* PH_OPT: MissedEvents being added to */
+	uint64_t miss;
+};
+
+static uint64_t *opt_miss_pending(struct lwp_emu_thread *t);
+
+static void nest_before(struct lwp_emu_thread *t, struct nest_snap *ns)
+{
+	ns->head = t->model.head;
+	ns->gen = t->gen;
+	ns->ctr = t->model.counter[LWP_EVENTID_PROGRAMMED_VALUE];
+	ns->missp = t->pend.phase == LWP_EMU_PH_OPT ? opt_miss_pending(t) : NULL;
+	if (ns->missp)
+		ns->miss = __atomic_load_n(ns->missp, __ATOMIC_RELAXED);
+}
+
+static void nest_after(struct lwp_emu_thread *t, const struct nest_snap *ns)
+{
+	struct lwp_emu_pend *p = &t->pend;
+	const struct lwp_model *m = &t->model;
+	bool moved = m->head != ns->head || t->gen != ns->gen;
+
+	switch (p->phase) {
+	case LWP_EMU_PH_STORE:
+		if (ns->head != p->head)
+			p->phase = LWP_EMU_PH_WRITE;	/* it reserved before us */
+		else if (moved)				/* its reservation fails */
+			p->phase = p->forced ? LWP_EMU_PH_OWED : LWP_EMU_PH_NONE;
+		break;
+	case LWP_EMU_PH_RELOAD:
+		if (ns->ctr && m->interval[LWP_EVENTID_PROGRAMMED_VALUE])
+			p->phase = LWP_EMU_PH_OWED;	/* it reloaded before us */
+		else if (m->counter[LWP_EVENTID_PROGRAMMED_VALUE] != ns->ctr ||
+			 t->gen != ns->gen)
+			p->phase = LWP_EMU_PH_NONE;	/* its reload fails */
+		break;
+	case LWP_EMU_PH_OPT:
+		/* Its add to MissedEvents is known by the value before it. */
+		if (ns->missp && ns->miss == p->miss_snap)
+			p->miss_snap = __atomic_load_n(ns->missp, __ATOMIC_RELAXED);
+		break;
+	default:
+		break;
+	}
+}
+
 /* @in in place on @t's model, every signal blocked. */
 static struct lwp_model_result slow_blocked(struct lwp_emu_thread *t, const struct slow_insn *in)
 {
 	struct lwp_model_result r;
+	struct nest_snap ns;
 	sigset_t old;
 	int taken;
 
 	sig_block(&old);
 	taken = lwp_emu_lock_own(t);
+	nest_before(t, &ns);
 	refresh_coreid(&t->model);
 	r = model_run(&t->model, in);
 	slow_done(t);
+	if (t->inflight)
+		nest_after(t, &ns);
 	model_unlock(t, taken);
 	sig_restore(&old);
 	return r;
@@ -769,22 +851,57 @@ static const struct lwp_model_ops opt_ops = {
 	.violation = NULL,
 };
 
-/* The committed instruction's writes, in the order the model made them. */
+static void *opt_new(void)
+{
+	return calloc(1, sizeof(struct opt_run));
+}
+
+/* PH_OPT: the MissedEvents an entry of the log may be adding to, or NULL. */
+static uint64_t *opt_miss_pending(struct lwp_emu_thread *t)
+{
+	struct opt_run *o = t->opt;
+	const struct lwp_emu_pend *p = &t->pend;
+
+	if (p->miss_pend != p->applied + 1 || p->applied >= o->n)
+		return NULL;
+	return (uint64_t *)(uintptr_t)o->log[p->applied].addr;
+}
+
+/*
+ * The committed instruction's writes, in the order the model made them,
+ * from entry pend.applied on: again after the frame was abandoned
+ * (opt_recover()). Every write is idempotent but the MissedEvents
+ * increment, which is known done by the value before it (pend.miss_snap,
+ * kept by nested instructions: nest_after()).
+ */
 static void opt_apply(struct lwp_emu_thread *t, struct opt_run *o)
 {
+	struct lwp_emu_pend *p = &t->pend;
 	const struct opt_write *w;
-	uint64_t v;
+	uint64_t v, *missed;
 
 	/* BufferHeadOffset of this LWPCB is held back to the outermost frame. */
 	if (!t->defer_set)
 		t->defer_cb = o->m.cbaddr;
-	for (w = o->log; w < o->log + o->n; w++) {
+	for (; p->applied < o->n; p->applied++) {
+		w = o->log + p->applied;
 		if (w->skip)
 			continue;
 		if (is_missed(o, w->addr, w->len)) {
+			missed = (uint64_t *)(uintptr_t)w->addr;
+			if (p->miss_pend == p->applied + 1) {
+				/* Abandoned here: added if it moved since. */
+				if (__atomic_load_n(missed, __ATOMIC_RELAXED) != p->miss_snap)
+					continue;
+			} else {
+				p->miss_snap = __atomic_load_n(missed, __ATOMIC_RELAXED);
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				p->miss_pend = p->applied + 1;
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			}
 			memcpy(&v, w->data, 8);
-			__atomic_fetch_add((uint64_t *)(uintptr_t)w->addr, v - w->old,
-					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(missed, v - w->old, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		} else {
 			(void)emu_write(t, w->addr, w->data, w->len);
 		}
@@ -802,56 +919,109 @@ static bool opt_insn(const struct slow_insn *in)
 
 static struct lwp_model_result slow_opt(struct lwp_emu_thread *t, const struct slow_insn *in)
 {
+	struct opt_run *o = t->opt;		/* the thread's, not the stack */
+	struct lwp_emu_commit *c = &t->stage;
 	struct lwp_xop_regs regs0;
-	struct lwp_emu_commit c;
 	struct lwp_emu_frame fr;
 	struct lwp_model_result r;
-	struct opt_run o;
+	unsigned int n0;
 
 	if (in->regs)
 		regs0 = *in->regs;
-	lwp_emu_frame_enter(t, &fr);
+	lwp_emu_frame_enter(t, &fr, insn_sp(in));
 	for (;;) {
-		c.n0 = __atomic_load_n(&t->nested, __ATOMIC_RELAXED);
+		n0 = __atomic_load_n(&t->nested, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		o.m = t->model;
+		o->m = t->model;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		/* A handler changed it under the copy: never run a torn one. */
-		if (__atomic_load_n(&t->nested, __ATOMIC_RELAXED) != c.n0)
+		if (__atomic_load_n(&t->nested, __ATOMIC_RELAXED) != n0)
 			continue;
-		o.m.ops = &opt_ops;
-		o.m.ctx = &o;
-		o.t = t;
-		o.n = 0;
-		o.irq = o.bail = false;
-		refresh_coreid(&o.m);
-		r = model_run(&o.m, in);
-		if (o.bail)
+		o->m.ops = &opt_ops;
+		o->m.ctx = o;
+		o->t = t;
+		o->n = 0;
+		o->irq = o->bail = false;
+		refresh_coreid(&o->m);
+		r = model_run(&o->m, in);
+		if (o->bail)
 			break;
-		o.m.ops = &emu_ops;
-		o.m.ctx = t;
-		c.src = &o.m;
-		c.done = 0;
+		o->m.ops = &emu_ops;
+		o->m.ctx = t;
+		c->src = &o->m;
+		c->n0 = n0;
+		c->done = 0;
+		c->gen = ++t->stage_gen;
+		t->pend.applied = 0;
+		t->pend.miss_pend = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(&t->commit, &c, __ATOMIC_RELAXED);
+		t->pend.phase = LWP_EMU_PH_OPT;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&t->commit, c, __ATOMIC_RELAXED);
 		lwp_emu_roll_forward(t);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (c.done == 1)
+		if (c->done == 1)
 			break;
+		t->pend.phase = LWP_EMU_PH_NONE;
 		__atomic_fetch_add(&lwp__emu_opt_retries, 1, __ATOMIC_RELAXED);
 		if (in->regs)
 			*in->regs = regs0;
 	}
-	if (o.bail) {
+	if (o->bail) {
+		/* On the model in place, outside this frame (not nested in it). */
 		if (in->regs)
 			*in->regs = regs0;
-		r = slow_blocked(t, in);
-	} else {
-		opt_apply(t, &o);
+		lwp_emu_frame_leave(t, &fr);
+		return slow_blocked(t, in);
 	}
+	opt_apply(t, o);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->pend.phase = LWP_EMU_PH_NONE;
 	fr.stored = 1;
 	lwp_emu_frame_leave(t, &fr);
 	return r;
+}
+
+/*
+ * An abandoned slow_opt() frame (PH_OPT): its copy committed or dropped as
+ * a nested instruction would (lwp_emu_roll_forward()), then, if committed,
+ * the rest of its log written. The stage is the thread's, tagged with the
+ * generation it was taken at: never memory of a dead stack frame.
+ */
+static void opt_recover(struct lwp_emu_thread *t)
+{
+	if (__atomic_load_n(&t->commit, __ATOMIC_RELAXED))
+		lwp_emu_roll_forward(t);
+	if (t->stage.done == 1 && t->stage.gen == t->stage_gen) {
+		opt_apply(t, t->opt);
+		t->recovered[0]++;
+	} else {
+		t->recovered[1]++;
+	}
+	t->pend.phase = LWP_EMU_PH_NONE;
+}
+
+/*
+ * An entry on @t's own thread at @sp while an instruction of the thread is
+ * in flight: finish it if it was abandoned (every signal blocked), else
+ * tell the caller to run nested. Returns 1 if nested.
+ */
+static int settle_own(struct lwp_emu_thread *t, uintptr_t sp)
+{
+	sigset_t old;
+
+	if (!__atomic_load_n(&t->inflight, __ATOMIC_RELAXED))
+		return 0;
+	if (!lwp_emu_frames_dead(t, sp))
+		return 1;
+	sig_block(&old);
+	if (t->inflight) {
+		if (t->pend.phase == LWP_EMU_PH_OPT)
+			opt_recover(t);
+		lwp_emu_recover(t);
+	}
+	sig_restore(&old);
+	return 0;
 }
 
 static int opt_on = 1;
@@ -865,6 +1035,9 @@ int lwp_emu_opt_enable(int on)
 /* One instruction on the slow path of this thread's model @t. */
 static struct lwp_model_result slow_insn(struct lwp_emu_thread *t, const struct slow_insn *in)
 {
+	/* Nested in an instruction of this thread: whole, signals blocked. */
+	if (__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) && settle_own(t, insn_sp(in)))
+		return slow_blocked(t, in);
 	if (opt_insn(in) && __atomic_load_n(&opt_on, __ATOMIC_RELAXED) && lwp_emu_rseq_ok())
 		return slow_opt(t, in);
 	return slow_blocked(t, in);
@@ -899,10 +1072,10 @@ static struct lwp_model_result run_insn(struct lwp_emu_thread *t, const struct s
 /* The slow path of the wrappers' LWPINS / LWPVAL (after the fast path). */
 static __attribute__((noinline)) struct lwp_model_result
 wrapper_slow(struct lwp_emu_thread *t, enum lwp_insn_op op, uint64_t data2, uint32_t data1,
-	     uint32_t flags, unsigned int opsize, uint64_t ip)
+	     uint32_t flags, unsigned int opsize, uint64_t ip, uintptr_t sp)
 {
 	struct slow_insn in = { .op = op, .data2 = data2, .data1 = data1,
-				.flags = flags, .opsize = opsize, .ip = ip };
+				.flags = flags, .opsize = opsize, .ip = ip, .sp = sp };
 	struct lwp_model_result r = run_insn(t, &in);
 
 	if (r.exc != LWP_MODEL_EXC_NONE)
@@ -914,15 +1087,17 @@ int lwp_emu_lwpins(uint64_t data2, uint32_t data1, uint32_t flags,
 		   unsigned int opsize, uint64_t ip)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
+	/* The caller's stack pointer: where the wrapper runs. */
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	struct lwp_model_result r;
 	int fast;
 
 	if (__builtin_expect(t != NULL, 1)) {
-		fast = lwp_emu_fast_lwpins(t, data2, data1, flags, opsize, ip);
+		fast = lwp_emu_fast_lwpins(t, data2, data1, flags, opsize, ip, sp);
 		if (fast != LWP_EMU_FAST_SLOW)
 			return fast;
 	}
-	r = wrapper_slow(t, LWP_INSN_LWPINS, data2, data1, flags, opsize, ip);
+	r = wrapper_slow(t, LWP_INSN_LWPINS, data2, data1, flags, opsize, ip, sp);
 	return r.exc == LWP_MODEL_EXC_NONE ? r.cf : 0;
 }
 
@@ -930,11 +1105,13 @@ void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
 		    unsigned int opsize, uint64_t ip)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 
 	if (__builtin_expect(t != NULL, 1) &&
-	    lwp_emu_fast_lwpval(t, data2, data1, true, flags, opsize, ip) != LWP_EMU_FAST_SLOW)
+	    lwp_emu_fast_lwpval(t, data2, data1, true, flags, opsize, ip, sp) !=
+	    LWP_EMU_FAST_SLOW)
 		return;
-	(void)wrapper_slow(t, LWP_INSN_LWPVAL, data2, data1, flags, opsize, ip);
+	(void)wrapper_slow(t, LWP_INSN_LWPVAL, data2, data1, flags, opsize, ip, sp);
 }
 
 /*
@@ -944,18 +1121,23 @@ void lwp_emu_lwpval(uint64_t data2, uint32_t data1, uint32_t flags,
 static struct lwp_model_result llwpcb_locked(struct lwp_emu_thread *t,
 					     uint64_t addr, unsigned int opsize,
 					     const struct lwp_xop_insn_info *info,
-					     struct lwp_xop_regs *regs)
+					     struct lwp_xop_regs *regs, uintptr_t sp)
 {
 	struct lwp_model_result r;
+	struct nest_snap ns;
 	int taken;
 
+	(void)settle_own(t, regs ? (uintptr_t)regs->gpr[4] : sp);
 	taken = lwp_emu_lock_own(t);
+	nest_before(t, &ns);
 	refresh_coreid(&t->model);
 	r = info ? lwp_xop_execute(&t->model, info, regs) :
 		   lwp_model_llwpcb(&t->model, addr, opsize);
 	if (r.exc == LWP_MODEL_EXC_NONE)
 		session_follow(t);
 	slow_done(t);
+	if (t->inflight)
+		nest_after(t, &ns);
 	model_unlock(t, taken);
 	return r;
 }
@@ -968,7 +1150,7 @@ static struct lwp_model_result llwpcb_exec(struct lwp_emu_thread *t, uint64_t ad
 	sigset_t old;
 
 	reg_enter(&old);
-	r = llwpcb_locked(t, addr, 64, info, regs);
+	r = llwpcb_locked(t, addr, 64, info, regs, (uintptr_t)__builtin_dwarf_cfa());
 	reg_leave(&old);
 	return r;
 }
@@ -992,7 +1174,7 @@ void lwp_emu_llwpcb(uint64_t lwpcb)
 uint64_t lwp_emu_slwpcb(void)
 {
 	struct lwp_emu_thread *t = lwp__emu_thread;
-	struct slow_insn in = { .op = LWP_INSN_SLWPCB };
+	struct slow_insn in = { .op = LWP_INSN_SLWPCB, .sp = (uintptr_t)__builtin_dwarf_cfa() };
 	struct lwp_model_result r;
 
 	r = run_insn(t, &in);
@@ -1162,6 +1344,47 @@ static int sigill_install(void)
 	return 0;
 }
 
+/*
+ * ---- SIGILL blocked: raw instructions would kill (issue 38, item 2) -------
+ *
+ * A raw LWP instruction reaches the emulation as the kernel's forced SIGILL
+ * (#UD). If SIGILL is blocked where the instruction runs, or ignored, the
+ * kernel's force_sig_info() resets it to the default action and unblocks
+ * it: the process dies of SIGILL (exit status 132) before liblwp runs. The
+ * wrappers and lwp_jit_encode()'s call sequences never trap and work
+ * everywhere. What can be seen when LWP is made available (lwp_open(),
+ * lwp_start() on another thread): the calling thread's signal mask, and the
+ * handlers installed at that moment whose sa_mask blocks SIGILL (a raw
+ * instruction inside them would kill). Not seen: masks and handlers set up
+ * afterwards, other threads' masks. Said once per process on stderr.
+ */
+static int sigill_warned_mask, sigill_warned_handler;
+
+static void sigill_hazards(const sigset_t *mask)
+{
+	struct sigaction sa;
+	int sig;
+
+	if (sigismember(mask, SIGILL) == 1 &&
+	    !__atomic_exchange_n(&sigill_warned_mask, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "liblwp: SIGILL is blocked on thread %ld: a raw LWP instruction "
+			"executed there kills the process (SIGILL); use lwp_jit_encode() call "
+			"sequences or the wrappers, or unblock SIGILL (liblwp(3))\n",
+			(long)syscall(SYS_gettid));
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGILL || sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &sa) || sa.sa_handler == SIG_DFL ||
+		    sa.sa_handler == SIG_IGN || sigismember(&sa.sa_mask, SIGILL) != 1)
+			continue;
+		if (!__atomic_exchange_n(&sigill_warned_handler, 1, __ATOMIC_RELAXED))
+			fprintf(stderr, "liblwp: the handler of signal %d blocks SIGILL (sa_mask): a "
+				"raw LWP instruction executed in it kills the process (SIGILL); use "
+				"lwp_jit_encode() call sequences or the wrappers there (liblwp(3))\n",
+				sig);
+		break;
+	}
+}
+
 /* ---- Backend entry points ------------------------------------------------ */
 
 static int emu_query(struct lwp_caps *caps)
@@ -1198,6 +1421,7 @@ static int emu_open(struct lwp_session *s)
 	if (!t)
 		return -ENOMEM;
 	reg_enter(&old);
+	sigill_hazards(&old);
 	ret = sigill_install();
 	if (!ret) {
 		s->opener = t;
@@ -1232,8 +1456,10 @@ static int emu_start(struct lwp_session *s)
 		}
 		s->starter = t;
 		avail_get(t);
+		sigill_hazards(&old);
 	}
-	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64, NULL, NULL);
+	r = llwpcb_locked(t, (uint64_t)(uintptr_t)s->lwpcb, 64, NULL, NULL,
+			  (uintptr_t)__builtin_dwarf_cfa());
 	if (r.exc != LWP_MODEL_EXC_NONE)
 		ret = r.exc == LWP_MODEL_EXC_UD ? -ENODEV : -EFAULT;
 	else if (t->session != s)
@@ -1259,7 +1485,7 @@ static int emu_stop(struct lwp_session *s)
 	}
 	if (t->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
 		/* flush (§5.1 step 2), disable */
-		r = llwpcb_locked(t, 0, 64, NULL, NULL);
+		r = llwpcb_locked(t, 0, 64, NULL, NULL, (uintptr_t)__builtin_dwarf_cfa());
 		if (r.exc != LWP_MODEL_EXC_NONE)
 			ret = -EFAULT;
 	}

@@ -27,6 +27,36 @@ struct lwp_emu_commit {
 	const struct lwp_model *src;	/* the new state */
 	unsigned int n0;		/* lwp_emu_thread.nested it was computed at */
 	int done;			/* 0 pending, 1 committed, -1 stale */
+	uint32_t gen;			/* lwp_emu_thread.stage_gen of this copy */
+};
+
+/*
+ * The outermost instruction of a thread, as far as it got (issue 38): kept
+ * in the thread's state, so that an instruction a signal handler left with
+ * siglongjmp() (or an exception) is completed or discarded at the thread's
+ * next entry (lwp_emu_fast.c, "Instructions never finished").
+ */
+enum lwp_emu_phase {
+	LWP_EMU_PH_NONE = 0,	/* nothing owed */
+	LWP_EMU_PH_STORE,	/* record in rec[], reserving slot @head */
+	LWP_EMU_PH_WRITE,	/* slot reserved: rec[] goes to @slot */
+	LWP_EMU_PH_RELOAD,	/* LWPVAL: reloading EventCounter1, record in rec[] */
+	LWP_EMU_PH_OWED,	/* LWPVAL: counter reloaded, record owed */
+	LWP_EMU_PH_OPT,		/* the model's copy being committed/applied (lwp_emu.c) */
+};
+
+struct lwp_emu_pend {
+	uintptr_t sp;		/* caller's stack pointer at entry */
+	uint32_t phase;		/* enum lwp_emu_phase */
+	uint32_t head;		/* PH_STORE: the head the reservation expects */
+	uint32_t gen;		/* lwp_emu_thread.gen when prepared */
+	uint32_t forced;	/* the record is owed (LWPVAL after its reload) */
+	uint8_t *slot;		/* PH_STORE/PH_WRITE: where rec[] goes */
+	uint64_t cb;		/* the LWPCB */
+	uint64_t rec[3];	/* the record's quadwords 0-2 (3 is zero) */
+	uint32_t applied;	/* PH_OPT: log entries written */
+	uint32_t miss_pend;	/* PH_OPT: MissedEvents of entry @applied added? */
+	uint64_t miss_snap;	/* ... MissedEvents before that add */
 };
 
 /* lwp_emu_thread.lock: who holds a thread's model. */
@@ -60,7 +90,13 @@ struct lwp_emu_thread {
 	uint32_t defer_head;		/* ... and the value */
 	int defer_set;			/* defer_head holds one */
 	struct lwp_session *defer_irq;	/* threshold interrupt held back */
-	struct lwp_emu_commit *commit;	/* a copy being committed, or NULL */
+	struct lwp_emu_commit *commit;	/* a copy being committed, or NULL;
+					 * only ever &stage (never the stack) */
+	struct lwp_emu_commit stage;	/* its descriptor, gen-tagged */
+	uint32_t stage_gen;		/* stages taken */
+	void *opt;			/* lwp_emu.c's copy and log (heap) */
+	struct lwp_emu_pend pend;	/* the outermost instruction */
+	unsigned long recovered[2];	/* abandoned: completed, discarded */
 	unsigned int dtor_rounds;	/* pthread key destructor calls */
 	pid_t tid;
 	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
@@ -155,10 +191,32 @@ enum lwp_emu_fast_res {
  * thread may execute LWP instructions while one runs (lwp_emu_fast.c).
  */
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
-			uint32_t flags, unsigned int opsize, uint64_t ip) LWP_EMU_HIDDEN;
+			uint32_t flags, unsigned int opsize, uint64_t ip,
+			uintptr_t sp) LWP_EMU_HIDDEN;
 int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
 			bool data1_reg, uint32_t flags, unsigned int opsize,
-			uint64_t ip) LWP_EMU_HIDDEN;
+			uint64_t ip, uintptr_t sp) LWP_EMU_HIDDEN;
+
+/*
+ * Instructions never finished (issue 38; lwp_emu_fast.c explains). @sp is
+ * the stack pointer of the entry's caller (the call site of a wrapper, the
+ * JIT code's RSP of a call sequence or raw instruction), or
+ * LWP_EMU_SP_GONE where no frame of the thread can be live (its exit).
+ *
+ * lwp_emu_frames_dead() - 1 if the instruction in flight on @t (the
+ * calling thread's; t->inflight > 0) was abandoned: an entry at @sp cannot
+ * be running in a signal handler that interrupted it. 0 if it may have.
+ * lwp_emu_recover() - complete or discard @t's abandoned instruction
+ * (t->pend; PH_OPT finished by the caller before), publish what it held
+ * back, release the in-flight count and the lock.
+ * lwp_emu_settle_fast() - both, for the fast path: 1 if nothing is in
+ * flight any more, 0 if the entry is nested (or PH_OPT is left to the
+ * slow path).
+ */
+#define LWP_EMU_SP_GONE	UINTPTR_MAX
+int lwp_emu_frames_dead(const struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
+void lwp_emu_recover(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
+int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
 
 /*
  * One frame of liblwp on this thread's model, maybe nested in another
@@ -173,11 +231,13 @@ struct lwp_emu_frame {
 
 /*
  * lwp_emu_frame_enter() / lwp_emu_frame_leave() - bracket one instruction on
- * the calling thread's model @t: the lock (or nesting in this thread's
- * holder), the in-flight count; the outermost frame writes BufferHeadOffset
+ * the calling thread's model @t (@sp: lwp_emu_frames_dead()): the lock (or
+ * nesting in this thread's holder), the in-flight count; the outermost
+ * frame writes BufferHeadOffset
  * and raises the threshold interrupts held back when it leaves.
  */
-void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr) LWP_EMU_HIDDEN;
+void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr,
+			 uintptr_t sp) LWP_EMU_HIDDEN;
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr) LWP_EMU_HIDDEN;
 
 /* Turn the fast path off (0) or on (1, default) for tests: the slow path

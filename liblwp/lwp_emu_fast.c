@@ -26,7 +26,9 @@
 #pragma GCC target("general-regs-only")
 
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/rseq.h>
 
 #include <lwpt/lwp.h>
@@ -122,7 +124,7 @@ FAST_INLINE uint32_t load32(const void *p)
 	return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
 }
 
-FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
+FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp)
 {
 	/* Balanced by every nested frame before we resume: a plain RMW. */
 	t->inflight++;
@@ -130,6 +132,14 @@ FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 	fr->locked = lwp_emu_lock_own(t);
 	fr->stored = 0;
 	fr->nested0 = t->nested;
+	t->pend.sp = sp;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+FAST_INLINE void pend_phase(struct lwp_emu_thread *t, uint32_t phase)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->pend.phase, phase, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -202,9 +212,9 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 		lwp_emu_unlock(t);
 }
 
-void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
+void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp)
 {
-	fast_enter(t, fr);
+	fast_enter(t, fr, sp);
 }
 
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
@@ -315,12 +325,24 @@ _Static_assert(sizeof(struct lwp_model) % 8 == 0, "the model is copied in quadwo
  */
 enum store_mode { STORE_NOW, STORE_CHECK, STORE_FORCED };
 
-FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint8_t id,
-		      uint64_t data2, uint32_t data1, uint32_t flags, unsigned int opsize,
-		      uint64_t ip, uint32_t gen, enum store_mode mode)
+/* Record quadword 0 (Figures 2-2, 2-8): EventId, CoreId, Flags = imm[15:0], Data1. */
+FAST_INLINE uint64_t rec_word0(uint8_t id, uint64_t core, uint32_t flags, uint32_t data1)
+{
+	return id | core << 8 | (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 |
+	       (uint64_t)data1 << 32;
+}
+
+/*
+ * fast_store() on a record already built (@r0: quadword 0 without CoreId,
+ * @ip, @d2: Data2 as stored); @core -1: CoreId must be current (else
+ * LWP_EMU_FAST_SLOW), as the model has it when forced.
+ */
+FAST_INLINE int store_rec(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint64_t r0,
+			  uint64_t ip, uint64_t d2, uint32_t gen, enum store_mode mode)
 {
 	const bool forced = mode == STORE_FORCED;
 	struct lwp_model *m = &t->model;
+	struct lwp_emu_pend *p = &t->pend;
 	uint8_t *cb = (uint8_t *)(uintptr_t)(forced ? fr->cb : m->cbaddr);
 	uint32_t size = m->buffer_size, head, tail, tail0, next;
 	uint64_t core, *rec, *missed;
@@ -334,6 +356,7 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
 			return LWP_EMU_FAST_SLOW;
 		core = (m->lwp_cfg & LWP_CFG_COREID_MASK) >> LWP_CFG_COREID_SHIFT;
 	}
+	r0 |= core << 8;
 	for (;;) {
 		head = load32(&m->head);
 		tail = tail0 = load32(&m->tail);
@@ -366,6 +389,7 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
 			if (!forced)
 				return LWP_EMU_FAST_SLOW;
 			missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
+			pend_phase(t, LWP_EMU_PH_NONE);
 			__asm__ __volatile__("incq %0" : "+m"(*missed) : : "cc", "memory");
 			return LWP_EMU_FAST_DONE_CF;
 		}
@@ -374,6 +398,8 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
 		if (full) {
 			/* Table 6-1 MissedEvents: kept in the LWPCB (§8.3). */
 			missed = (uint64_t *)(void *)(cb + LWP_LWPCB_OFF_MISSED_EVENTS);
+			if (forced)
+				pend_phase(t, LWP_EMU_PH_NONE);
 			__asm__ __volatile__("incq %0" : "+m"(*missed) : : "cc", "memory");
 			fr->stored = 1;		/* §8.3: head flushed at buffer full */
 			return LWP_EMU_FAST_DONE_CF;
@@ -382,21 +408,201 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
 		 * LWPCB at a time: a held-back head keeps its own). */
 		if (!t->defer_set)
 			t->defer_cb = (uint64_t)(uintptr_t)cb;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/*
+		 * The record in the thread's state before the slot is
+		 * reserved: an instruction never finished is completed from
+		 * it ("Instructions never finished", below).
+		 */
+		p->rec[0] = r0;
+		p->rec[1] = ip;
+		p->rec[2] = d2;
+		p->slot = (uint8_t *)(uintptr_t)(m->buffer_base + head);
+		p->head = head;
+		p->gen = gen;
+		p->cb = (uint64_t)(uintptr_t)cb;
+		p->forced = forced;
+		pend_phase(t, LWP_EMU_PH_STORE);
 		if (cas32_here(&m->head, head, next))
 			break;			/* slot @head is ours */
+		pend_phase(t, forced ? LWP_EMU_PH_OWED : LWP_EMU_PH_NONE);
 	}
 	/* Figures 2-2, 2-8: EventId, CoreId, Flags = imm[15:0], Data1, IP, Data2. */
 	rec = (uint64_t *)(uintptr_t)(m->buffer_base + head);
-	rec[0] = id | core << 8 | (uint64_t)(flags & LWP_EVREC_IMM_MASK) << 16 |
-		 (uint64_t)data1 << 32;
+	p->slot = (uint8_t *)rec;
+	rec[0] = r0;
 	rec[1] = ip;
-	rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
+	rec[2] = d2;
 	rec[3] = 0;			/* §2: bytes 31-24 reserved, zero */
+	pend_phase(t, LWP_EMU_PH_NONE);
 	fr->stored = 1;
 	if (thr)
 		__atomic_store_n(&t->defer_irq, t->session, __ATOMIC_RELAXED);
 	return LWP_EMU_FAST_DONE;
+}
+
+FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint8_t id,
+		      uint64_t data2, uint32_t data1, uint32_t flags, unsigned int opsize,
+		      uint64_t ip, uint32_t gen, enum store_mode mode)
+{
+	return store_rec(t, fr, rec_word0(id, 0, flags, data1), ip,
+			 opsize == 32 ? (uint32_t)data2 : data2, gen, mode);
+}
+
+/*
+ * ---- Instructions never finished (issue 38) --------------------------------
+ *
+ * A signal handler may leave with siglongjmp() (or longjmp(), or a C++
+ * exception through the signal frame, as runtimes do for safepoints and
+ * stack guards) while the thread is inside one of its LWP instructions
+ * here: that frame never resumes. On hardware the instruction retired
+ * whole before the handler ran, or had not started; here it may hold the
+ * lock, the in-flight count and half of its effect. So:
+ *
+ *  - only the outermost instruction of a thread runs without signals
+ *    blocked; one entered while another is in flight runs on the model
+ *    with every signal blocked (lwp_emu.c, slow_blocked()), atomic, and
+ *    tells the outer one what it changed under it (lwp_emu.c,
+ *    pend_nested()). At most one instruction per thread is ever half done;
+ *  - what that one owes is in the thread's state (lwp_emu_thread.pend):
+ *    the record before its slot is reserved (PH_STORE, the head it
+ *    expects), the reserved slot (PH_WRITE), an LWPVAL reloading its
+ *    counter and the record it then owes (PH_RELOAD, PH_OWED), the
+ *    model's copy and log being committed (PH_OPT, lwp_emu.c); never a
+ *    pointer to stack memory;
+ *  - an entry that finds an instruction in flight decides whether it
+ *    interrupted it (a signal handler of this thread: it runs nested, as
+ *    above) or whether that frame is gone: the outermost frame's caller
+ *    stack pointer (pend.sp) is at or below ours (within
+ *    LWP_EMU_SP_SLACK, less than any signal frame), or the alternate
+ *    signal stack tells (lwp_emu_frames_dead()). A handler's entry is
+ *    below the frame it interrupted by at least a signal frame; an entry
+ *    at the same call site as the lost frame, or above it, cannot be
+ *    nested in it. A gone frame is completed (a reserved slot gets its
+ *    record, an owed LWPVAL record is stored or missed) or discarded (it
+ *    had changed nothing), its deferred head published and its threshold
+ *    interrupt raised, the in-flight count and lock released
+ *    (lwp_emu_recover()). Accounting stays exact: CF = 0 was returned
+ *    only for a stored record, CF = 1 only for a counted miss, and an
+ *    instruction never returned is stored, missed or nothing, whole.
+ *
+ * An entry below a lost frame (a later call from deeper in the stack) is
+ * taken as nested and runs blocked until an entry at or above the lost
+ * frame's depth, the thread's exit, or lwp_stop()/lwp_close() on it
+ * completes it (Documentation/liblwp.rst).
+ */
+#define LWP_EMU_SP_SLACK	512u
+
+static long raw_sigaltstack(stack_t *old)
+{
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "0"((long)SYS_sigaltstack), "D"(0L), "S"(old)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+
+int lwp_emu_frames_dead(const struct lwp_emu_thread *t, uintptr_t sp)
+{
+	uintptr_t f = t->pend.sp, lo, hi;
+	stack_t ss;
+
+	if (sp == LWP_EMU_SP_GONE)
+		return 1;
+	if (raw_sigaltstack(&ss) == 0 && !(ss.ss_flags & SS_DISABLE) && ss.ss_size) {
+		lo = (uintptr_t)ss.ss_sp;
+		hi = lo + ss.ss_size;
+		/* On the alternate stack: a handler, maybe in the frame. */
+		if (sp - lo < hi - lo && !(f - lo < hi - lo))
+			return 0;
+		/* Off it: every handler running on it has left. */
+		if (!(sp - lo < hi - lo) && f - lo < hi - lo)
+			return 1;
+	}
+	return sp + LWP_EMU_SP_SLACK >= f;
+}
+
+/* Store the record a lost LWPVAL owes (as STORE_FORCED would have). */
+static void owed_store(struct lwp_emu_thread *t)
+{
+	struct lwp_emu_pend *p = &t->pend;
+	struct lwp_emu_frame fr = { .cb = p->cb };
+
+	(void)store_rec(t, &fr, p->rec[0] & ~(uint64_t)0xff00, p->rec[1], p->rec[2], p->gen,
+			STORE_FORCED);
+}
+
+void lwp_emu_recover(struct lwp_emu_thread *t)
+{
+	struct lwp_emu_pend *p = &t->pend;
+	struct lwp_model *m = &t->model;
+	uint64_t *rec;
+	int done = 1;
+
+	switch (p->phase) {
+	case LWP_EMU_PH_STORE:
+		/* Reserved iff the head moved from what it expected (a nested
+		 * instruction that moved it first reset the phase). */
+		if (load32(&m->head) != p->head && p->gen == t->gen)
+			goto write;
+		if (p->forced && m->interval[LWP_EVENTID_PROGRAMMED_VALUE])
+			owed_store(t);
+		else
+			done = 0;
+		break;
+	case LWP_EMU_PH_WRITE:
+		if (p->gen != t->gen)
+			break;
+write:
+		rec = (uint64_t *)(void *)p->slot;
+		rec[0] = p->rec[0];
+		rec[1] = p->rec[1];
+		rec[2] = p->rec[2];
+		rec[3] = 0;
+		break;
+	case LWP_EMU_PH_RELOAD:
+		/*
+		 * Reloaded iff the counter left 0 (nested LWPVALs reset the
+		 * phase). With EventInterval1 0 the reload changes nothing:
+		 * then it did not happen.
+		 */
+		if (!m->interval[LWP_EVENTID_PROGRAMMED_VALUE] ||
+		    !load32(&m->counter[LWP_EVENTID_PROGRAMMED_VALUE])) {
+			done = 0;
+			break;
+		}
+		/* fall through */
+	case LWP_EMU_PH_OWED:
+		if (m->interval[LWP_EVENTID_PROGRAMMED_VALUE])
+			owed_store(t);
+		else
+			done = 0;
+		break;
+	default:
+		done = -1;	/* finished: only left the frame unfinished */
+		break;
+	}
+	if (done >= 0)
+		t->recovered[!done]++;
+	p->phase = LWP_EMU_PH_NONE;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* What the lost frame had to publish, as fast_leave() would. */
+	fast_publish(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->defer_set = 0;
+	t->inflight = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) == LWP_EMU_LOCK_SELF)
+		lwp_emu_unlock(t);
+}
+
+int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp)
+{
+	if (!lwp_emu_frames_dead(t, sp) || t->pend.phase == LWP_EMU_PH_OPT)
+		return 0;	/* nested, or the model's to finish: slow path */
+	lwp_emu_recover(t);
+	return 1;
 }
 
 FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint64_t data2,
@@ -412,12 +618,15 @@ FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, 
 }
 
 int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
-			uint32_t flags, unsigned int opsize, uint64_t ip)
+			uint32_t flags, unsigned int opsize, uint64_t ip, uintptr_t sp)
 {
 	struct lwp_emu_frame fr;
 	int ret;
 
-	fast_enter(t, &fr);
+	if (__builtin_expect(__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) != 0, 0) &&
+	    !lwp_emu_settle_fast(t, sp))
+		return LWP_EMU_FAST_SLOW;
+	fast_enter(t, &fr, sp);
 	ret = fast_lwpins(t, &fr, data2, data1, flags, opsize, ip);
 	fast_leave(t, &fr);
 	return ret;
@@ -460,23 +669,37 @@ FAST_INLINE int fast_lwpval(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, 
 		/*
 		 * Reload the counter first (stored or missed alike), then the
 		 * record must follow: a nested LWPVAL sees the reloaded
-		 * counter, as after this instruction.
+		 * counter, as after this instruction. The record is in the
+		 * thread's state before (an instruction never finished owes
+		 * it, below).
 		 */
+		t->pend.rec[0] = rec_word0(LWP_EVENTID_PROGRAMMED_VALUE, 0, flags, data1);
+		t->pend.rec[1] = ip;
+		t->pend.rec[2] = opsize == 32 ? (uint32_t)data2 : data2;
+		t->pend.cb = fr->cb;
+		t->pend.gen = gen;
+		pend_phase(t, LWP_EMU_PH_RELOAD);
 		if (cas32_here(&m->counter[n], 0, (uint32_t)m->interval[n]))
 			break;
+		pend_phase(t, LWP_EMU_PH_NONE);
 	}
+	pend_phase(t, LWP_EMU_PH_OWED);
 	(void)fast_store(t, fr, LWP_EVENTID_PROGRAMMED_VALUE, data2, data1, flags, opsize,
 			 ip, gen, STORE_FORCED);
 	return LWP_EMU_FAST_DONE;
 }
 
 int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1,
-			bool data1_reg, uint32_t flags, unsigned int opsize, uint64_t ip)
+			bool data1_reg, uint32_t flags, unsigned int opsize,
+			uint64_t ip, uintptr_t sp)
 {
 	struct lwp_emu_frame fr;
 	int ret;
 
-	fast_enter(t, &fr);
+	if (__builtin_expect(__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) != 0, 0) &&
+	    !lwp_emu_settle_fast(t, sp))
+		return LWP_EMU_FAST_SLOW;
+	fast_enter(t, &fr, sp);
 	ret = fast_lwpval(t, &fr, data2, data1, data1_reg, flags, opsize, ip);
 	fast_leave(t, &fr);
 	return ret;
@@ -503,12 +726,14 @@ int lwp__jit_fast(struct lwp_jit_frame *f)
 	if (!t)
 		return 1;
 	ip = (d->flags & LWP_JIT_DESC_IP) ? d->ip : (uint64_t)(uintptr_t)seq;
+	/* The JIT code's RSP: the site of the sequence (slow path, SIGILL alike). */
 	if (d->op == LWP_INSN_LWPINS && d->data1_reg < 16)
 		ret = lwp_emu_fast_lwpins(t, f->gpr[d->data2_reg & 15], data1, d->imm,
-					  d->opsize, ip);
+					  d->opsize, ip, (uintptr_t)f->gpr[4]);
 	else if (d->op == LWP_INSN_LWPVAL)
 		ret = lwp_emu_fast_lwpval(t, f->gpr[d->data2_reg & 15], data1,
-					  d->data1_reg < 16, d->imm, d->opsize, ip);
+					  d->data1_reg < 16, d->imm, d->opsize, ip,
+					  (uintptr_t)f->gpr[4]);
 	else
 		ret = LWP_EMU_FAST_SLOW;
 	if (ret == LWP_EMU_FAST_SLOW)

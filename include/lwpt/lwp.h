@@ -239,7 +239,12 @@ struct lwp_session;
  * the ring buffer is buffer_records x LwpEventSize bytes, page aligned
  * (43724 §3.3, §5.1, Table 6-1). After lwp_open() raw LWP instructions
  * execute on the calling thread: an LWPINS before lwp_start() clears CF and
- * stores nothing (§5.4).
+ * stores nothing (§5.4). On the emulation a raw instruction traps (SIGILL):
+ * where SIGILL is blocked the kernel kills the process instead; lwp_open()
+ * says so once per process on stderr when the calling thread's mask or an
+ * installed handler's sa_mask blocks SIGILL (Documentation/liblwp.rst,
+ * "SIGILL must be deliverable"); wrappers and lwp_jit_encode() sequences
+ * never trap.
  *
  * Returns 0 and *@s (NULL on error), or:
  *  -EINVAL     NULL @s, cfg->size too small, unknown backend, a flag

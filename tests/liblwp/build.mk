@@ -40,3 +40,8 @@ UNIT_TESTS += test_lwp_reentry
 test_lwp_reentry_SRCS := tests/liblwp/test_lwp_reentry.c
 test_lwp_reentry_LIBS := lwp
 test_lwp_reentry_LDLIBS := -lpthread
+# Signal handlers that siglongjmp() out of an emulated instruction (issue 38).
+UNIT_TESTS += test_lwp_longjmp
+test_lwp_longjmp_SRCS := tests/liblwp/test_lwp_longjmp.c
+test_lwp_longjmp_LIBS := lwp
+test_lwp_longjmp_LDLIBS := -lpthread

@@ -927,6 +927,214 @@ START_TEST(test_null_arguments)
 }
 END_TEST
 
+/*
+ * ---- SIGILL blocked (issue 38, item 2) --------------------------------------
+ * A raw LWP instruction reaches the emulation as the kernel's forced SIGILL;
+ * where SIGILL is blocked (a handler installed with sigfillset(&sa_mask))
+ * the kernel resets it to the default action and the process dies
+ * (Documentation/liblwp.rst, "SIGILL must be deliverable"). The wrappers
+ * and lwp_jit_encode()'s call sequences work there. lwp_open() says once on
+ * stderr what it can see: the calling thread's mask and the handlers
+ * installed at that moment. Each case runs in a child whose stderr is a pipe.
+ */
+static int masked_done;
+
+static void on_usr1_masked(int sig)
+{
+	(void)sig;
+	masked_done = 1 + raw_lwpins(2, 1);
+}
+
+static uint8_t *masked_seq;
+
+static void on_usr1_masked_seq(int sig)
+{
+	uint32_t a = 1;
+
+	(void)sig;
+	/* JIT call sequence: LWPINS EAX, EDX; the call's push below the red zone. */
+	__asm__ __volatile__("sub $128, %%rsp\n\tcall *%1\n\tadd $128, %%rsp"
+			     : "+a"(a) : "r"(masked_seq), "d"(2)
+			     : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc", "memory");
+	masked_done = 1 + (int)a;
+	masked_done += 2 * lwp_ins32(3, 4, 5);	/* the wrapper too */
+}
+
+/* Run @fn in a child with stderr into a pipe; its output in @buf, status returned. */
+static int child_stderr(void (*fn)(void), char *buf, size_t size)
+{
+	int fd[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf + got, size - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = 0;
+	close(fd[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void count_lines(const char *buf, const char *what, int *n)
+{
+	const char *p;
+
+	for (*n = 0, p = buf; (p = strstr(p, what)); p++)
+		(*n)++;
+}
+
+static void sigill_blocked_child(void)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s1, *s2;
+	sigset_t ill;
+
+	sigemptyset(&ill);
+	sigaddset(&ill, SIGILL);
+	pthread_sigmask(SIG_BLOCK, &ill, NULL);
+	cfg.backend = LWP_BACKEND_EMU;
+	if (lwp_open(&s1, &cfg) || lwp_open(&s2, &cfg))
+		_exit(2);
+	lwp_close(s2);
+	lwp_close(s1);
+}
+
+START_TEST(test_sigill_blocked_said_once)
+{
+	char buf[4096];
+	int st, n;
+
+	st = child_stderr(sigill_blocked_child, buf, sizeof(buf));
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	count_lines(buf, "liblwp: SIGILL is blocked on thread", &n);
+	ck_assert_msg(n == 1, "stderr: %s", buf);
+}
+END_TEST
+
+static void handler_mask_child(void)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1_masked;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	cfg.backend = LWP_BACKEND_EMU;
+	if (lwp_open(&s, &cfg))
+		_exit(2);
+	lwp_close(s);
+}
+
+START_TEST(test_sigill_handler_mask_said)
+{
+	char buf[4096], want[64];
+	int st, n;
+
+	st = child_stderr(handler_mask_child, buf, sizeof(buf));
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(want, sizeof(want), "the handler of signal %d blocks SIGILL", SIGUSR1);
+	count_lines(buf, want, &n);
+	ck_assert_msg(n == 1, "stderr: %s", buf);
+	count_lines(buf, "SIGILL is blocked on thread", &n);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+/* Nothing said when nothing blocks SIGILL. */
+static void quiet_child(void)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *s;
+
+	cfg.backend = LWP_BACKEND_EMU;
+	if (lwp_open(&s, &cfg))
+		_exit(2);
+	lwp_close(s);
+}
+
+START_TEST(test_sigill_quiet)
+{
+	char buf[4096];
+	int st;
+
+	st = child_stderr(quiet_child, buf, sizeof(buf));
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_msg(strstr(buf, "liblwp:") == NULL, "stderr: %s", buf);
+}
+END_TEST
+
+/* In a handler that blocks SIGILL: call sequence and wrapper store, raw kills. */
+static void masked_handler_child(int raw)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_insn insn = {
+		.op = LWP_INSN_LWPINS, .opsize = 32, .reg = LWP_REG_RDX, .rm = LWP_REG_RAX,
+		.mem = { .base = LWP_REG_NONE, .index = LWP_REG_NONE, .scale = 1 },
+		.imm = 7,
+	};
+	static const uint8_t tail[] = { 0x0f, 0x92, 0xc0, 0x0f, 0xb6, 0xc0, 0xc3 };
+	struct lwp_session *s;
+	struct sigaction sa;
+	int len;
+
+	cfg.backend = LWP_BACKEND_EMU;
+	if (lwp_open(&s, &cfg) || lwp_start(s))
+		_exit(2);
+	masked_seq = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (masked_seq == MAP_FAILED)
+		_exit(3);
+	len = lwp_jit_encode(s, &insn, NULL, masked_seq, LWP_JIT_MAX_LEN);
+	if (len <= 0)
+		_exit(4);
+	memcpy(masked_seq + len, tail, sizeof(tail));
+	if (mprotect(masked_seq, 4096, PROT_READ | PROT_EXEC))
+		_exit(5);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = raw ? on_usr1_masked : on_usr1_masked_seq;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	/* Sequence and wrapper: both stored (CF = 0), two records. */
+	if (masked_done != 1 || lwp_pending(s) != 2)
+		_exit(6);
+	_exit(0);
+}
+
+static void masked_seq_child(void)
+{
+	masked_handler_child(0);
+}
+
+static void masked_raw_child(void)
+{
+	masked_handler_child(1);
+}
+
+START_TEST(test_sigill_masked_handler)
+{
+	char buf[4096];
+	int st;
+
+	st = child_stderr(masked_seq_child, buf, sizeof(buf));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	/* The documented limit: a raw instruction there is a fatal SIGILL. */
+	st = child_stderr(masked_raw_child, buf, sizeof(buf));
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL, "status %#x", st);
+}
+END_TEST
+
 static Suite *emu_suite(void)
 {
 	Suite *s = suite_create("lwp_emu");
@@ -951,6 +1159,10 @@ static Suite *emu_suite(void)
 	tcase_add_test(flt, test_lwpval_mem_read_only_when_stored);
 	tcase_add_test(flt, test_llwpcb_bad_pointer);
 	tcase_add_test(flt, test_llwpcb_gp);
+	tcase_add_test(flt, test_sigill_blocked_said_once);
+	tcase_add_test(flt, test_sigill_handler_mask_said);
+	tcase_add_test(flt, test_sigill_quiet);
+	tcase_add_test(flt, test_sigill_masked_handler);
 	tcase_set_timeout(thr, 120);
 	tcase_set_timeout(rec, 60);
 	tcase_add_test(thr, test_drain_from_other_thread);
