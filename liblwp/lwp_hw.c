@@ -146,6 +146,10 @@ static int hw_query(struct lwp_caps *caps)
 	memcpy(regs, dc.fn8000_001c, sizeof(regs));
 	if (!(regs[3] & LWP_CPUID_LWPAVAIL))
 		return -ENODEV;
+	/* The module's kernel version gate (lwp.rst): LWP_BACKEND_AUTO takes
+	 * the emulation, LWP_BACKEND_HW fails with EOPNOTSUPP. */
+	if (dc.refused)
+		return -EOPNOTSUPP;
 	regs[0] |= LWP_CPUID_LWPAVAIL;
 	lwp_caps_decode(caps, regs);
 	caps->cpuid_eax = dc.fn8000_001c[0];

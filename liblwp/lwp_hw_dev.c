@@ -36,6 +36,7 @@ int lwp_hw_dev_caps(int fd, struct lwp_hw_dev_caps *out)
 	out->sim |= !!(c.flags & LWP_CAPS_F_SIM);
 	out->irq = !!(c.flags & LWP_CAPS_F_INT);
 	out->enabled = !!(c.flags & LWP_CAPS_F_ENABLED);
+	out->refused = !!(c.flags & LWP_CAPS_F_REFUSED);
 	memcpy(out->fn8000_001c, c.fn8000_001c, sizeof(out->fn8000_001c));
 	out->lwp_cfg = c.lwp_cfg;
 	return 0;

@@ -15,6 +15,7 @@ struct lwp_hw_dev_caps {
 	uint32_t sim;		/* lwpt_sim.ko: LWP runs on the model */
 	uint32_t irq;		/* LWP_CAPS_F_INT: threshold interrupts delivered */
 	uint32_t enabled;	/* LWP_CAPS_F_ENABLED: caller has LWP via this fd */
+	uint32_t refused;	/* LWP_CAPS_F_REFUSED: this kernel may not run LWP */
 	uint32_t fn8000_001c[4];/* CPUID Fn8000_001C EAX..EDX (43724 Table 3-1) */
 	uint64_t lwp_cfg;	/* LWP_CFG programmed (43724 Figure 4-1) */
 };

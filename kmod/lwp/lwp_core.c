@@ -783,7 +783,7 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 	int err;
 
 	err = lwp_uhdr(arg, LWP_CAPS_SIZE_VER0, LWP_CAPS_F_SIM | LWP_CAPS_F_INT |
-		       LWP_CAPS_F_ENABLED, &usize);
+		       LWP_CAPS_F_ENABLED | LWP_CAPS_F_REFUSED, &usize);
 	if (err)
 		return err;
 	memset(&c, 0, sizeof(c));
@@ -795,6 +795,8 @@ static long lwp_ioctl_caps(struct lwp_file *lf, void __user *arg)
 		c.flags |= LWP_CAPS_F_INT;
 	if (READ_ONCE(lf->active) && READ_ONCE(lf->owner) == task_pid(current))
 		c.flags |= LWP_CAPS_F_ENABLED;
+	if (!lwp_kernel_safe)
+		c.flags |= LWP_CAPS_F_REFUSED;
 	preempt_disable();
 	c.cpu = smp_processor_id();
 	lwpt_hw_cpuid(LWP_CPUID_FN8000_001C, 0, &r);

@@ -48,7 +48,8 @@
  *      /dev/lwp GET_CAPS and GET_STATS accept in @flags the bits they write
  *      there (ignored), so a filled struct can be passed again
  * 1.5  /dev/lwp stats: @throttled_irqs in place of a reserved field (same
- *      size; older modules write 0 there)
+ *      size; older modules write 0 there); caps flag LWP_CAPS_F_REFUSED
+ *      (the kernel version gate)
  *      /dev/pt per-thread captures check every thread of the target, and
  *      skip those the permission rule refuses; status size version 5
  *      (threads_refused; pad_bytes, pad_from, pad_to, lost_bytes: every

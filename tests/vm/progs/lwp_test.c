@@ -1119,7 +1119,9 @@ static void test_relload(void)
  * Issue 38 §3: on a kernel below the version gate (lwpt_sim.ko
  * lwp_unsafe_kernel=1 stands for one) LWP_IOC_ENABLE fails with EOPNOTSUPP
  * and XCR0[62] stays clear (CPUID Fn8000_001C_EAX[0], GET_CAPS); GET_CAPS
- * and GET_STATS still answer; LWPINS raises SIGILL (case 59-lwp-kver.sh).
+ * and GET_STATS still answer, GET_CAPS with LWP_CAPS_F_REFUSED (liblwp's
+ * automatic choice then takes the emulation); LWPINS raises SIGILL (case
+ * 59-lwp-kver.sh).
  */
 static void test_unsafe(void)
 {
@@ -1132,6 +1134,8 @@ static void test_unsafe(void)
 	CHECK(lwp_caps_get(fd, &c) == 0, "GET_CAPS");
 	CHECK(!(c.fn8000_001c[0] & 1) && !(c.flags & LWP_CAPS_F_ENABLED),
 	      "XCR0[62] set (Fn8000_001C_EAX %#x, flags %#x)", c.fn8000_001c[0],
+	      c.flags);
+	CHECK(c.flags & LWP_CAPS_F_REFUSED, "GET_CAPS without REFUSED (flags %#x)",
 	      c.flags);
 	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 &&
 	      !(st.flags & LWP_CAPS_F_ENABLED) && st.tid == 0, "GET_STATS");
