@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,6 +88,12 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_req = 1;
+}
+
+/* SIGCHLD: only wakes the loop's sleep (ppoll()) to continue the command. */
+static void on_chld(int sig)
+{
+	(void)sig;
 }
 
 static void die(const char *fmt, ...)
@@ -1837,6 +1844,7 @@ int main(int argc, char **argv)
 	unsigned int nsnap = 0;
 	double t0, tlast;
 	struct sigaction sa;
+	sigset_t chld, sleep_mask, orig_mask;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
@@ -2000,6 +2008,23 @@ int main(int argc, char **argv)
 		die("start: %s", lpt_dev_strerror(err));
 	}
 	t0 = tlast = now_s();
+	/*
+	 * The command stops at every signal it gets (ptrace, kept for its
+	 * exit event): it is continued as soon as SIGCHLD says so, not at the
+	 * next poll. Waiting for the poll let a command that takes a timer
+	 * signal every 20 ms or more often (ITIMER_REAL) spend all its time
+	 * stopped, a new signal pending whenever it was continued: it never
+	 * got to run (issue 39). SIGCHLD is blocked but in the sleep, so
+	 * none comes between the check and the sleep unnoticed.
+	 */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &chld, &orig_mask);
+	sleep_mask = orig_mask;
+	sigdelset(&sleep_mask, SIGCHLD);
 	if (child && ptrace(PTRACE_CONT, child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 
@@ -2009,27 +2034,29 @@ int main(int argc, char **argv)
 
 		if (child) {
 			int st;
-			pid_t w = waitpid(child, &st, WNOHANG);
+			pid_t w;
 
+			/* Every stop since the last look (one per signal). */
+			while ((w = waitpid(child, &st, WNOHANG)) == child &&
+			       WIFSTOPPED(st)) {
+				int sig = WSTOPSIG(st);
+				siginfo_t si;
+
+				if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+					/* At exit, before the mm goes: the final maps. */
+					maps_read(child, &maps);
+					sig = 0;
+				}
+				/* A group-stop has no siginfo: do not re-inject. */
+				if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
+					sig = 0;
+				ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+			}
 			if (w == child) {
 				if (WIFEXITED(st) || WIFSIGNALED(st)) {
 					cstat = st;
 					child = -child;	/* gone; keep the pid for names */
 					break;
-				}
-				if (WIFSTOPPED(st)) {
-					int sig = WSTOPSIG(st);
-					siginfo_t si;
-
-					if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-						/* At exit, before the mm goes: the final maps. */
-						maps_read(child, &maps);
-						sig = 0;
-					}
-					/* A group-stop has no siginfo: do not re-inject. */
-					if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
-						sig = 0;
-					ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
 				}
 			}
 			if (stop_req) {
@@ -2065,8 +2092,9 @@ int main(int argc, char **argv)
 			progress(&o, t0, tf, ntf, false);
 			tlast = t;
 		}
-		nanosleep(&ts, NULL);
+		ppoll(NULL, 0, &ts, &sleep_mask);
 	}
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
 
 	err = lpt_dev_stop(dev);
 	if (err)
