@@ -109,7 +109,8 @@ bool pt_output_hold_due(const struct pt_output *tr)
 
 	if (!s || s->cfg.scope != LWPT_PT_SCOPE_THREAD ||
 	    s->cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
-	    (s->cfg.flags & LWPT_PT_CFG_LOSSY) || b->single || !b->nr_regions)
+	    (s->cfg.flags & LWPT_PT_CFG_LOSSY) || b->single || !b->nr_regions ||
+	    tr->hold_off)
 		return false;
 	tail = READ_ONCE(tr->tail);
 	t = tail % b->size;
@@ -483,6 +484,8 @@ void pt_output_reset(struct pt_output *tr)
 	tr->gaps = 0;
 	tr->holds = 0;
 	tr->held_ns = 0;
+	tr->hold_timeouts = 0;
+	tr->hold_off = false;
 	tr->pmis = 0;
 	tr->stalled = false;
 	tr->busy = false;
@@ -630,6 +633,7 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 	memcpy(st->gap_heads, tr->gap_ring, sizeof(st->gap_heads));
 	st->holds = tr->holds;
 	st->held_ns = tr->held_ns;
+	st->hold_timeouts = tr->hold_timeouts;
 	st->buffer_size = tr->buf.size;
 	st->pmis = tr->pmis;
 }

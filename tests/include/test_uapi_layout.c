@@ -19,9 +19,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010004);
+	PIN(LWPT_ABI_VERSION, 0x00010005);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 4);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 5);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -51,22 +51,28 @@ START_TEST(pt_structs)
 	PIN(offsetof(struct lwpt_pt_caps, mlock_avail), 80);
 	PIN(offsetof(struct lwpt_pt_caps, thread_spares), 88);
 	PIN(sizeof(struct lwpt_pt_addr_range), 24);
-	PIN(sizeof(struct lwpt_pt_config), 176);
+	PIN(sizeof(struct lwpt_pt_config), 184);
 	PIN(LWPT_PT_CONFIG_SIZE_VER0, 152);
 	PIN(LWPT_PT_CONFIG_SIZE_VER1, 160);
 	PIN(LWPT_PT_CONFIG_SIZE_VER2, 176);
+	PIN(LWPT_PT_CONFIG_SIZE_VER3, 184);
+	PIN(offsetof(struct lwpt_pt_config, hold_limit_ms), 176);
+	PIN(LWPT_PT_HOLD_LIMIT_DEFAULT_MS, 1000);
+	PIN(LWPT_PT_HOLD_LIMIT_NONE, 0xffffffffu);
 	PIN(offsetof(struct lwpt_pt_config, cpu_mask), 160);
 	PIN(offsetof(struct lwpt_pt_config, cpu_mask_size), 168);
 	PIN(LWPT_PT_CPU_MASK_MAX, 4096);
 	PIN(LWPT_PT_FIELD_CPU_MASK, 29);
 	PIN(offsetof(struct lwpt_pt_config, rule), 152);
 	PIN(offsetof(struct lwpt_pt_config, holder), 156);
-	PIN(sizeof(struct lwpt_pt_status), 280);
+	PIN(sizeof(struct lwpt_pt_status), 288);
 	PIN(LWPT_PT_STATUS_SIZE_VER0, 88);
 	PIN(LWPT_PT_STATUS_SIZE_VER1, 112);
 	PIN(LWPT_PT_STATUS_SIZE_VER2, 120);
 	PIN(LWPT_PT_STATUS_SIZE_VER3, 128);
 	PIN(LWPT_PT_STATUS_SIZE_VER4, 280);
+	PIN(LWPT_PT_STATUS_SIZE_VER5, 288);
+	PIN(offsetof(struct lwpt_pt_status, hold_timeouts), 280);
 	PIN(offsetof(struct lwpt_pt_status, holds), 128);
 	PIN(offsetof(struct lwpt_pt_status, held_ns), 136);
 	PIN(offsetof(struct lwpt_pt_status, gaps), 144);

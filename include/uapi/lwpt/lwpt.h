@@ -47,9 +47,11 @@
  *      held_ns, gaps, gap_heads: every cut kept)
  *      /dev/lwp GET_CAPS and GET_STATS accept in @flags the bits they write
  *      there (ignored), so a filled struct can be passed again
+ * 1.5  /dev/pt config size version 3 (hold_limit_ms: a hold ends after it,
+ *      1 s by default), status size version 5 (hold_timeouts)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			4
+#define LWPT_ABI_MINOR			5
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)
