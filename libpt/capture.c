@@ -25,7 +25,7 @@
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "uapi caps");
 _Static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0, "uapi caps");
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "uapi config");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER3, "uapi config");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5, "uapi status");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "uapi release");
 _Static_assert(sizeof(struct lwpt_pt_switch) == LWPT_PT_SWITCH_SIZE_VER0, "uapi switch");
@@ -652,6 +652,10 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 	if (cfg->size >= LPT_CAP_CONFIG_SIZE_VER1 && cfg->cpu_mask &&
 	    LWPT_ABI_VERSION_MINOR(dev->abi_version) < 3)
 		return refuse(bad, LWPT_PT_FIELD_CPU_MASK, -EOPNOTSUPP);
+	/* Nor one before ABI 1.5 a hold limit (it holds without one). */
+	if (cfg->size >= LPT_CAP_CONFIG_SIZE_VER2 && cfg->hold_limit_ms &&
+	    LWPT_ABI_VERSION_MINOR(dev->abi_version) < 5)
+		return refuse(bad, LWPT_PT_FIELD_RESERVED, -EOPNOTSUPP);
 	memset(&k, 0, sizeof(k));
 	k.size = sizeof(k);
 	k.flags = cfg->flags;
@@ -668,6 +672,8 @@ int lpt_dev_configure(struct lpt_dev *dev, const struct lpt_cap_config *cfg,
 		k.cpu_mask = (uint64_t)(uintptr_t)cfg->cpu_mask;
 		k.cpu_mask_size = (uint32_t)cfg->cpu_mask_size;
 	}
+	if (cfg->size >= LPT_CAP_CONFIG_SIZE_VER2)
+		k.hold_limit_ms = cfg->hold_limit_ms;
 	dev->rule = LWPT_PT_RULE_NONE;
 	dev->holder = 0;
 	if (ioctl(dev->fd, LWPT_PT_IOC_CONFIGURE, &k)) {
@@ -880,6 +886,7 @@ int lpt_dev_status(struct lpt_dev *dev, unsigned int cpu, struct lpt_cap_status 
 	out->pad_from = st.pad_from;
 	out->pad_to = st.pad_to;
 	out->lost_bytes = st.lost_bytes;
+	out->hold_timeouts = st.hold_timeouts;
 	return 0;
 }
 

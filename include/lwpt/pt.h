@@ -79,6 +79,15 @@ struct lpt_dev;
  *		as lpt_cpu_list_parse() fills it), NULL for every online CPU
  * @cpu_mask_size: bytes at @cpu_mask (a multiple of 8, at most
  *		LWPT_PT_CPU_MASK_MAX); 0 with NULL
+ *
+ * Version 2 (LPT_CAP_CONFIG_SIZE_VER2) appends (lwpt_pt_config size
+ * version 3, ABI 1.5):
+ * @hold_limit_ms: per-thread continuous mode: the longest a thread is held
+ *		for its reader at a time (Documentation/pt.rst, "Continuous
+ *		mode: the hold"); 0 = the module's default
+ *		(LWPT_PT_HOLD_LIMIT_DEFAULT_MS), LWPT_PT_HOLD_LIMIT_NONE = no
+ *		limit. A module before ABI 1.5 has no limit: any other value
+ *		is refused there (-EOPNOTSUPP, LWPT_PT_FIELD_RESERVED).
  */
 struct lpt_cap_config {
 	size_t size;
@@ -94,6 +103,7 @@ struct lpt_cap_config {
 	struct lwpt_pt_addr_range addr[LWPT_PT_ADDR_RANGES];
 	const uint64_t *cpu_mask;
 	size_t cpu_mask_size;
+	uint32_t hold_limit_ms;
 };
 
 /* Size of the first version of struct lpt_cap_config (x86-64). */
@@ -102,6 +112,9 @@ struct lpt_cap_config {
 /* Size of version 1 (cpu_mask, cpu_mask_size). */
 #define LPT_CAP_CONFIG_SIZE_VER1	(offsetof(struct lpt_cap_config, cpu_mask_size) + \
 					 sizeof(size_t))
+/* Size of version 2 (hold_limit_ms). */
+#define LPT_CAP_CONFIG_SIZE_VER2	(offsetof(struct lpt_cap_config, hold_limit_ms) + \
+					 sizeof(uint32_t))
 
 /* Default per-CPU buffer, bytes (clamped to what the device allows). */
 #define LPT_CAP_DEFAULT_BUFFER	(4ull << 20)
@@ -150,6 +163,9 @@ struct lpt_cap_config {
  * @lost_bytes:	bytes of @bytes the reader can no longer get (continuous
  *		mode overrun). A reader that keeps up saves @bytes - @pad_bytes
  *		- @lost_bytes bytes
+ * @hold_timeouts: holds that reached the capture's hold limit: the thread
+ *		ran on and its buffer stalled, each stall counted in @lost
+ *		(0 from a module before ABI 1.5)
  */
 struct lpt_cap_status {
 	uint64_t rtit_status;
@@ -175,6 +191,7 @@ struct lpt_cap_status {
 	uint64_t pad_from;
 	uint64_t pad_to;
 	uint64_t lost_bytes;
+	uint64_t hold_timeouts;
 };
 
 /**

@@ -42,7 +42,8 @@ struct lwpt_pt_caps pt_caps;
 static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_caps, mlock_avail) == LWPT_PT_CAPS_SIZE_VER0);
 static_assert(offsetof(struct lwpt_pt_caps, cpuid_15h) == LWPT_PT_CAPS_SIZE_VER1);
-static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2);
+static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER3);
+static_assert(offsetof(struct lwpt_pt_config, hold_limit_ms) == LWPT_PT_CONFIG_SIZE_VER2);
 static_assert(offsetof(struct lwpt_pt_config, rule) == LWPT_PT_CONFIG_SIZE_VER0);
 static_assert(offsetof(struct lwpt_pt_config, cpu_mask) == LWPT_PT_CONFIG_SIZE_VER1);
 static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5);
@@ -554,8 +555,11 @@ int pt_config_check(struct lwpt_pt_config *cfg, u64 *ctlp)
 	int err;
 	unsigned int i;
 
-	if (cfg->reserved)
+	if (cfg->reserved || cfg->reserved3)
 		return pt_refuse(cfg, LWPT_PT_FIELD_RESERVED, -EINVAL);
+	/* Size version 3: 0 (also from an older caller) is the default. */
+	if (!cfg->hold_limit_ms)
+		cfg->hold_limit_ms = LWPT_PT_HOLD_LIMIT_DEFAULT_MS;
 	if (cfg->flags & ~LWPT_PT_CFG_ALL)
 		return pt_refuse(cfg, LWPT_PT_FIELD_FLAGS, -EINVAL);
 	if (cfg->mode > LWPT_PT_MODE_CONTINUOUS)

@@ -377,9 +377,24 @@ static bool pt_pmi(void *data)
 	bit = !lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) &&
 	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (READ_ONCE(pc->in_update)) {
-		/* The interrupted code reads the pointers; note the fill. */
-		if (!bit)
+		/*
+		 * The interrupted code reads the pointers; note the fill. With
+		 * bit 55 acknowledged by another handler first (perf's,
+		 * pt_nmi_first_acker=1) the NMI may be ours or not: it is left
+		 * to that handler, but a region of the loaded thread may have
+		 * filled after the update read its pointers (the PMI of a load
+		 * comes right after its enabling write), and its hold
+		 * watermark with it. Once the update is over, pt_cpu.hold_iw
+		 * (NMI-safe) accounts the output and holds the thread if due;
+		 * one look too many costs a pause and a resume.
+		 */
+		if (!bit) {
+			if (tr != &pc->tr) {
+				WRITE_ONCE(pc->hold_sync, true);
+				irq_work_queue(&pc->hold_iw);
+			}
 			return false;
+		}
 		if (pt_pmi_in_update(tr)) {
 			WRITE_ONCE(pc->pmi_seen, true);
 			tr->pmi_due = false;

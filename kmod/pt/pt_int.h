@@ -171,6 +171,9 @@ struct pt_rtit_state {
  *	bytes by then)
  * @lost_bytes: bytes written that the reader can no longer get: the
  *	continuous-mode overrun moved the tail past them
+ * @hold_timeouts: holds that reached the session's hold limit
+ * @hold_off: a hold reached the limit: not held again until the reader
+ *	releases some of this trace's data (pt_thread.c, "The hold")
  * @pmi_due: an INT region was seen filled and no PMI has been claimed for
  *	it yet: the evidence that lets the PMI claim a ToPA PMI whose
  *	IA32_PERF_GLOBAL_STATUS bit 55 another handler already acknowledged
@@ -209,6 +212,8 @@ struct pt_output {
 	u64 pad_from;
 	u64 pad_to;
 	u64 lost_bytes;
+	u64 hold_timeouts;
+	bool hold_off;
 	bool pmi_due;
 	u64 interfered;
 	u64 lbr;
@@ -254,6 +259,9 @@ struct pt_sb {
  * @hold_iw: per-thread scope: queued where a thread's output reached its
  *	hold watermark (NMI-safe); runs in IRQ context and holds current
  *	(pt_thread.c, "The hold")
+ * @hold_sync: a PMI came during an update with IA32_PERF_GLOBAL_STATUS bit
+ *	55 already acknowledged by another handler: @hold_iw accounts the
+ *	loaded thread's output first (pt_pmi())
  * @update_ns: local_clock() at the end of lwpt's last update here (a
  *	pause, a switch-out, STOP): a ToPA PMI within PT_PMI_LATE_NS of it,
  *	with nothing of lwpt's tracing here any more, is its late one
@@ -270,6 +278,7 @@ struct pt_cpu {
 	struct pt_thread *suspended;
 	struct pt_sb sb;
 	struct irq_work hold_iw;
+	bool hold_sync;
 	u64 update_ns;
 	u64 late_pmis;
 };

@@ -20,8 +20,11 @@
  * notifier (__sched_fork()); a new thread queues its own.
  *
  * The same entry carries the hold of a traced thread (pt_thread.c, "The
- * hold"): a second task_work, queued from IRQ context (pt_notif_hold()),
- * that waits in the kernel, as the task, until its reader made room.
+ * hold"): a second task_work, queued from IRQ context, a switch-in, the
+ * exec probe or signal delivery (pt_notif_hold()), that waits in the
+ * kernel, as the task, until its reader made room. It is never queued
+ * again from inside itself: task_work_run() would run it again at once,
+ * in a loop (pt_thread_held() says where it goes instead).
  *
  * Lifetime: a registered notifier and a queued task_work point into this
  * module's text and at their struct pt_notif, which belongs to the task

@@ -115,7 +115,8 @@ bool pt_output_hold_due(const struct pt_output *tr)
 
 	if (!s || s->cfg.scope != LWPT_PT_SCOPE_THREAD ||
 	    s->cfg.mode != LWPT_PT_MODE_CONTINUOUS ||
-	    (s->cfg.flags & LWPT_PT_CFG_LOSSY) || b->single || !b->nr_regions)
+	    (s->cfg.flags & LWPT_PT_CFG_LOSSY) || b->single || !b->nr_regions ||
+	    tr->hold_off)
 		return false;
 	tail = READ_ONCE(tr->tail);
 	t = tail % b->size;
@@ -505,6 +506,8 @@ void pt_output_reset(struct pt_output *tr)
 	tr->pad_from = 0;
 	tr->pad_to = 0;
 	tr->lost_bytes = 0;
+	tr->hold_timeouts = 0;
+	tr->hold_off = false;
 	tr->pmis = 0;
 	tr->stalled = false;
 	tr->busy = false;
@@ -661,6 +664,7 @@ void pt_output_status(const struct pt_output *tr, struct lwpt_pt_status *st)
 	memcpy(st->gap_heads, tr->gap_ring, sizeof(st->gap_heads));
 	st->holds = tr->holds;
 	st->held_ns = tr->held_ns;
+	st->hold_timeouts = tr->hold_timeouts;
 	st->buffer_size = tr->buf.size;
 	st->pmis = tr->pmis;
 }

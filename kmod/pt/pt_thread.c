@@ -53,11 +53,16 @@
  * (pt_cpu.hold_iw, NMI-safe) queues a task_work on the thread
  * (pt_notif_hold(), TWA_RESUME); its sched-in does the same. Before the
  * thread next returns to user mode it waits in the kernel
- * (pt_thread_held()), interruptibly: RELEASE wakes it once the reader made
- * room, STOP and the end of the capture too; a signal ends the wait and is
- * handled as usual (a fatal one ends the thread, SIGSTOP and ptrace stops
- * work), and the next PMI or sched-in holds it again. Holds and the time
- * held are counted in the status (holds, held_ns). Until it is held the
+ * (pt_thread_held()), interruptibly, in its own (hashed) wait queue:
+ * RELEASE wakes it once the reader made room, STOP and the end of the
+ * capture too, and the session's hold limit ends the wait (the thread then
+ * runs on, its buffer stalls at the gate, counted, and it is not held
+ * again until its reader releases some data). A signal ends the wait and
+ * is handled as usual (a fatal one ends the thread, SIGSTOP and ptrace
+ * stops work); its delivery (pt_probe_signal()) queues the hold again.
+ * Not inside execve(): the exec probe queues it again. Holds, the time
+ * held and the limits reached are counted in the status (holds, held_ns,
+ * hold_timeouts). Until it is held the
  * thread writes into the gate's region: the room for the PMI's skid (SDM
  * 33.2.7.2 "ToPA PMI") and for the instructions before the return to user
  * mode. A per-CPU capture cannot hold a CPU: there the gate stops the
@@ -85,9 +90,11 @@
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
+#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/pid.h>
 #include <linux/rculist.h>
@@ -99,6 +106,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/tracepoint.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <lwpt/pt_rtit.h>
@@ -135,6 +143,9 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * @exited: it exited (the trace stays)
  * @execed: it called execve()
  * @detached: it exec'ed a program the caller may not trace: not traced
+ * @hold_again: a hold was due but a signal ended or prevented it, or it
+ *	came inside an execve(): the delivery of the signal
+ *	(pt_probe_signal()) or the exec probe queues it again
  * @stop_reason: LWPT_PT_STOP_*: why it is no longer traced
  * @saved: its RTIT state while not loaded
  * @xsave: XSAVES area (LWPT_PT_CAP_XSAVES), 64-byte aligned
@@ -163,6 +174,7 @@ struct pt_thread {
 	bool exited;
 	bool execed;
 	bool detached;
+	bool hold_again;
 	u32 stop_reason;
 	struct pt_rtit_state saved;
 	u8 *xsave;
@@ -170,8 +182,18 @@ struct pt_thread {
 };
 
 static DEFINE_RAW_SPINLOCK(pt_thread_lock);
-/* Held threads wait here for their reader (pt_thread_held()). */
-static DECLARE_WAIT_QUEUE_HEAD(pt_hold_wq);
+/*
+ * Held threads wait for their reader (pt_thread_held()) in the queue of
+ * their struct pt_thread, hashed as wake_up_var() does: a RELEASE wakes
+ * the threads of that queue only, not every held thread of the system
+ * (each would load and save its state to find it must wait on). A queue
+ * shared by two threads costs a spurious wake-up, never a lost one. The
+ * queues are static: a waiter never points into a session that may be
+ * freed meanwhile.
+ */
+#define PT_HOLD_WQ_BITS		6
+static wait_queue_head_t pt_hold_wqs[1 << PT_HOLD_WQ_BITS];
+static struct tracepoint *pt_tp_signal;
 /* Every session's traced threads, by task (a thread is in one session). */
 static DEFINE_HASHTABLE(pt_thread_hash, 7);
 static bool pt_use_xsaves;
@@ -183,6 +205,21 @@ static struct tracepoint *pt_tp_fork;
 static struct tracepoint *pt_tp_exec;
 static struct tracepoint *pt_tp_exit;
 static struct tracepoint *pt_tp_switch;
+
+/* The queue @th's thread waits in while held (@th is only hashed). */
+static wait_queue_head_t *pt_hold_wq(const struct pt_thread *th)
+{
+	return &pt_hold_wqs[hash_ptr(th, PT_HOLD_WQ_BITS)];
+}
+
+/* STOP, close, preemption: every held thread rechecks (rare). */
+static void pt_hold_wake_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pt_hold_wqs); i++)
+		wake_up_all(&pt_hold_wqs[i]);
+}
 
 /* --- Objects -------------------------------------------------------------- */
 
@@ -637,57 +674,129 @@ static bool pt_thread_hold_current(void)
 
 /*
  * irq_work (IRQ context, on the CPU whose PMI or IPI found the watermark
- * reached, pt_output.c): hold current if it is that thread and still must
- * wait. Current is looked up, never remembered: nothing here outlives a
+ * reached, pt_output.c, or whose PMI came during an update, pt_pmi():
+ * the loaded thread's output is accounted first): hold current if it is
+ * that thread and still must wait. Current is looked up, never remembered: nothing here outlives a
  * thread or its session.
  */
 static void pt_thread_hold_irq(struct irq_work *w)
 {
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	struct pt_thread *th;
 	unsigned long flags;
+	bool sync = xchg(&pc->hold_sync, false);
 
 	if (current->flags & (PF_KTHREAD | PF_EXITING))
 		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_find(current);
+	if (sync && th && pc->cur == th && th->tr.tracing) {
+		/* pt_pmi(): account what the update did not see. */
+		pt_cpu_update_begin(pc);
+		pt_output_pause(&th->tr, false);
+		pt_output_continue(&th->tr);
+		pt_cpu_update_end(pc);
+	}
 	if (th && pt_thread_must_hold(th))
 		pt_notif_hold(current);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
+/* The hold limit of @s in jiffies (lwpt_pt_config.hold_limit_ms). */
+static long pt_thread_hold_limit(const struct pt_session *s)
+{
+	u32 ms = s->cfg.hold_limit_ms;
+
+	if (ms == LWPT_PT_HOLD_LIMIT_NONE)
+		return MAX_SCHEDULE_TIMEOUT;
+	return max_t(long, 1, msecs_to_jiffies(ms ? ms :
+					       LWPT_PT_HOLD_LIMIT_DEFAULT_MS));
+}
+
 /*
- * The hold, as current before it returns to user mode (pt_notif.c's
- * task_work): wait until the reader made room, the capture stopped or
- * ended, or a signal came (handled on the way out: a fatal one ends the
- * thread; SIGSTOP and ptrace stops work as usual). Counted in the trace's
- * holds and held_ns. The thread is switched out while it waits, which
- * saves its state; RELEASE wakes it and its sched-in loads it with the
- * gate moved.
+ * The hold, as current, in pt_notif.c's task_work (TWA_RESUME): before it
+ * returns to user mode, wait until the reader made room, the capture
+ * stopped or ended, the session's hold limit passed (lwpt_pt_config.
+ * hold_limit_ms), or a signal came. Counted in the trace's holds and
+ * held_ns, a limit reached in hold_timeouts. The thread is switched out
+ * while it waits, which saves its state; RELEASE wakes it and its sched-in
+ * loads it with the gate moved.
+ *
+ * Where: the work runs wherever the kernel runs task_work. On the way to
+ * user mode (resume_user_mode_work(), get_signal(), ptrace_notify()) no
+ * lock is held, and that is where the hold belongs. Inside execve() it is
+ * not: begin_new_exec() runs task_work through io_uring_task_cancel()
+ * with cred_guard_mutex and exec_update_lock held, which CONFIGURE, ptrace
+ * attach and /proc readers take. A thread in execve() (in_execve, set
+ * around the whole of bprm_execve()) is not held there: the exec probe
+ * queues the hold again once the new program is committed (the locks are
+ * dropped in setup_new_exec()), and it runs on the exit to user mode after
+ * the exec. An exiting thread (PF_EXITING, exit_task_work() or
+ * io_uring's cancel in do_exit()) is never held (pt_notif.c).
+ *
+ * Signals: a signal pending when the hold is due, or one that ends the
+ * wait, is handled on the way out as usual (a fatal one ends the thread,
+ * SIGSTOP and ptrace stops work); the hold is queued again once the
+ * signal is delivered (pt_probe_signal(), after get_signal() ran the
+ * task_work), so it runs on the next exit to user mode, after the
+ * handler's frame is set up. A stop (job control, ptrace, the freezer)
+ * switches the thread out: its sched-in queues the hold again too. A
+ * task_work queued with TWA_SIGNAL (io_uring) also ends the wait
+ * (TIF_NOTIFY_SIGNAL) with no signal behind it: the flag is cleared, as
+ * get_signal() and io_uring do before running task_work, and the wait
+ * goes on; that work runs after the hold, in the same task_work_run().
  */
 static void pt_thread_held(void)
 {
 	struct pt_thread *th;
 	unsigned long flags;
-	bool hold;
+	const void *key = NULL;
+	unsigned long end = 0;
+	long left = 0, ret;
 	u64 t0;
 
-	if (signal_pending(current))
-		return;
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_find(current);
-	hold = th && pt_thread_must_hold(th);
-	if (hold)
-		th->tr.holds++;
+	if (th && pt_thread_must_hold(th)) {
+		if (current->in_execve || task_sigpending(current)) {
+			th->hold_again = true;
+		} else {
+			th->hold_again = false;
+			th->tr.holds++;
+			key = th;
+			left = pt_thread_hold_limit(th->sess);
+		}
+	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	if (!hold)
+	if (!key)
 		return;
 	t0 = ktime_get_ns();
-	/* -ERESTARTSYS on a signal: the signal is handled after this work. */
-	(void)wait_event_interruptible(pt_hold_wq, !pt_thread_hold_current());
+	if (left != MAX_SCHEDULE_TIMEOUT)
+		end = jiffies + left;
+	for (;;) {
+		ret = wait_event_interruptible_timeout(*pt_hold_wq(key),
+						       !pt_thread_hold_current(),
+						       left);
+		if (ret != -ERESTARTSYS || task_sigpending(current) ||
+		    !test_thread_flag(TIF_NOTIFY_SIGNAL))
+			break;
+		/* TWA_SIGNAL work, no signal: it runs after the hold. */
+		clear_notify_signal();
+		if (left != MAX_SCHEDULE_TIMEOUT)
+			left = max_t(long, 1, (long)(end - jiffies));
+	}
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_find(current);
-	if (th)
+	if (th) {
 		th->tr.held_ns += ktime_get_ns() - t0;
+		if (ret == -ERESTARTSYS) {
+			th->hold_again = true;
+		} else if (!ret && pt_thread_must_hold(th)) {
+			/* The limit: run on, stall at the gate, counted. */
+			th->tr.hold_timeouts++;
+			th->tr.hold_off = true;
+		}
+	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
@@ -732,8 +841,11 @@ static void pt_thread_sched_in(void)
 	th = pt_thread_find(current);
 	if (!pc->cur && th && th->sess->started) {
 		pt_thread_load(pc, th);
-		/* Over the watermark: held before it returns to user mode. */
-		if (pt_thread_must_hold(th) && !signal_pending(current))
+		/*
+		 * Over the watermark: held before it returns to user mode; with
+		 * a signal pending, once it is delivered (pt_thread_held()).
+		 */
+		if (pt_thread_must_hold(th))
 			pt_notif_hold(current);
 	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
@@ -811,8 +923,13 @@ static void pt_probe_leave(struct task_struct *p, bool exec)
 		put_pid(th->pid);
 		th->pid = get_task_pid(p, PIDTYPE_PID);
 		reason = pt_config_follow_check(th->sess, p);
-		if (reason == LWPT_PT_STOP_NONE)
+		if (reason == LWPT_PT_STOP_NONE) {
+			/* Not held inside execve(): on the way out of it. */
+			if (th->hold_again && pt_thread_must_hold(th))
+				pt_notif_hold(p);
+			th->hold_again = false;
 			goto out;
+		}
 	}
 	if (pc->cur == th)
 		pt_thread_unload(pc);
@@ -834,6 +951,30 @@ static void pt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 static void pt_probe_exit(void *data, struct task_struct *p)
 {
 	pt_probe_leave(p, false);
+}
+
+/*
+ * signal_deliver, in get_signal() as current (siglock held, IRQs off),
+ * after it ran the task_work: a hold that a signal ended or prevented
+ * (pt_thread_held()) is queued again, to run on this exit to user mode,
+ * once the handler's frame is set up (or the thread stops or exits).
+ */
+static void pt_probe_signal(void *data, int sig, struct kernel_siginfo *info,
+			    struct k_sigaction *ka)
+{
+	struct pt_thread *th;
+	unsigned long flags;
+
+	if (!READ_ONCE(pt_probes_on) || !pt_thread_find(current))
+		return;
+	raw_spin_lock_irqsave(&pt_thread_lock, flags);
+	th = pt_thread_find(current);
+	if (th && th->hold_again) {
+		th->hold_again = false;
+		if (pt_thread_must_hold(th))
+			pt_notif_hold(current);
+	}
+	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 }
 
 /*
@@ -867,14 +1008,15 @@ static void pt_probes_get(struct pt_session *s)
 }
 
 /**
- * pt_thread_init - register the sched_switch, fork, exec and exit probes and
- *	turn preempt notifiers on (module load)
+ * pt_thread_init - register the sched_switch, fork, exec, exit and
+ *	signal_deliver probes and turn preempt notifiers on (module load)
  *
  * Return: 0; -ENODEV the scheduler tracepoints are missing; the error of
  * tracepoint_probe_register(). Nothing stays registered on error.
  */
 int pt_thread_init(void)
 {
+	unsigned int i;
 	int err, cpu;
 
 	/* For the module's lifetime: a thread saved one way is restored so. */
@@ -883,8 +1025,12 @@ int pt_thread_init(void)
 	pt_tp_exec = lwpt_tracepoint_find("sched_process_exec");
 	pt_tp_exit = lwpt_tracepoint_find("sched_process_exit");
 	pt_tp_switch = lwpt_tracepoint_find("sched_switch");
-	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit || !pt_tp_switch)
+	pt_tp_signal = lwpt_tracepoint_find("signal_deliver");
+	if (!pt_tp_fork || !pt_tp_exec || !pt_tp_exit || !pt_tp_switch ||
+	    !pt_tp_signal)
 		return -ENODEV;
+	for (i = 0; i < ARRAY_SIZE(pt_hold_wqs); i++)
+		init_waitqueue_head(&pt_hold_wqs[i]);
 	for_each_possible_cpu(cpu)
 		init_irq_work(&per_cpu_ptr(&pt_cpus, cpu)->hold_iw, pt_thread_hold_irq);
 	pt_notif_init(pt_thread_sched_in, pt_thread_held);
@@ -900,8 +1046,13 @@ int pt_thread_init(void)
 	err = tracepoint_probe_register(pt_tp_exit, pt_probe_exit, NULL);
 	if (err)
 		goto err_exec;
+	err = tracepoint_probe_register(pt_tp_signal, pt_probe_signal, NULL);
+	if (err)
+		goto err_exit;
 	return 0;
 
+err_exit:
+	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
 err_exec:
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 err_fork:
@@ -922,6 +1073,7 @@ void pt_thread_exit(void)
 {
 	int cpu;
 
+	tracepoint_probe_unregister(pt_tp_signal, pt_probe_signal, NULL);
 	tracepoint_probe_unregister(pt_tp_exit, pt_probe_exit, NULL);
 	tracepoint_probe_unregister(pt_tp_exec, pt_probe_exec, NULL);
 	tracepoint_probe_unregister(pt_tp_fork, pt_probe_fork, NULL);
@@ -1101,7 +1253,7 @@ static void pt_thread_close(struct pt_session *s, u32 reason)
 		if (th->task)
 			pt_thread_forget(th, reason);
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
-	wake_up_all(&pt_hold_wq);
+	pt_hold_wake_all();
 }
 
 /**
@@ -1272,7 +1424,7 @@ void pt_thread_stop(struct pt_session *s)
 	}
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	cpus_read_unlock();
-	wake_up_all(&pt_hold_wq);	/* held threads go on, untraced */
+	pt_hold_wake_all();	/* held threads go on, untraced */
 }
 
 /**
@@ -1434,8 +1586,11 @@ int pt_thread_release(struct pt_session *s, u32 index, u64 tail)
 	if (!th || tail > READ_ONCE(th->tr.head)) {
 		err = -EINVAL;
 	} else {
-		if (tail > th->tr.tail)
+		if (tail > th->tr.tail) {
 			WRITE_ONCE(th->tr.tail, tail);
+			/* The reader is back: hold it again (the limit). */
+			th->tr.hold_off = false;
+		}
 		if (th->cpu >= 0) {
 			cpu = th->cpu;
 		} else if (th->task && s->started) {
@@ -1447,7 +1602,8 @@ int pt_thread_release(struct pt_session *s, u32 index, u64 tail)
 	raw_spin_unlock_irqrestore(&pt_thread_lock, flags);
 	if (err)
 		return err;
-	wake_up_all(&pt_hold_wq);
+	/* @th is only hashed: the thread may have exited meanwhile. */
+	wake_up_all(pt_hold_wq(th));
 	cpus_read_lock();
 	if (cpu >= 0 && s->started && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_thread_release_cpu, th, 1);

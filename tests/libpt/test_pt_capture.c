@@ -306,7 +306,10 @@ START_TEST(size_versioning)
 	struct lpt_cap_config c;
 
 	lpt_cap_config_init(&c, &caps);
-	ck_assert_uint_eq(LPT_CAP_CONFIG_SIZE_VER1, sizeof(c));
+	/* Version 2 (hold_limit_ms) ends 4 bytes short of the padded struct. */
+	ck_assert_uint_eq(LPT_CAP_CONFIG_SIZE_VER2, sizeof(c) - 4);
+	ck_assert_uint_eq(c.size, sizeof(c));
+	ck_assert_uint_lt(LPT_CAP_CONFIG_SIZE_VER1, LPT_CAP_CONFIG_SIZE_VER2);
 	ck_assert_uint_lt(LPT_CAP_CONFIG_SIZE_VER0, LPT_CAP_CONFIG_SIZE_VER1);
 	c.size = LPT_CAP_CONFIG_SIZE_VER0 - 1;
 	ck_assert_int_eq(check_cfg(&c, &caps, -EINVAL), LWPT_PT_FIELD_SIZE);
@@ -769,7 +772,8 @@ END_TEST
  */
 START_TEST(rules_and_stop_reasons)
 {
-	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER2);
+	ck_assert_uint_eq(sizeof(struct lwpt_pt_config), LWPT_PT_CONFIG_SIZE_VER3);
+	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, hold_limit_ms), LWPT_PT_CONFIG_SIZE_VER2);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, rule), LWPT_PT_CONFIG_SIZE_VER0);
 	ck_assert_uint_eq(offsetof(struct lwpt_pt_config, cpu_mask), LWPT_PT_CONFIG_SIZE_VER1);
 	ck_assert_uint_eq(sizeof(struct lwpt_pt_status), LWPT_PT_STATUS_SIZE_VER5);

@@ -103,6 +103,13 @@ pt_gt_edges_LIBS := pt
 VM_PROGS += pt_flow_threads
 pt_flow_threads_SRCS := tests/vm/progs/pt_flow_threads.c
 pt_flow_threads_LDLIBS := -lpthread
+# 87-ptcap-hold-sig.sh (issue 39 item 1): the same two threads under timer signals.
+VM_PROGS += pt_flow_sig
+pt_flow_sig_SRCS := tests/vm/progs/pt_flow_sig.c
+pt_flow_sig_LDLIBS := -lpthread
+# 88-pt-hold-limit.sh (issue 39 item 3): a reader that waits on its tracee.
+VM_PROGS += pt_hold_limit
+pt_hold_limit_SRCS := tests/vm/progs/pt_hold_limit.c
 # tests/vm/slow/90-lwp-reload.sh (issue 28 §0): the workload of the hang.
 VM_PROGS += liblwp_stress
 liblwp_stress_SRCS := tests/vm/progs/liblwp_stress.c

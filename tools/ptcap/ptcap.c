@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,6 +90,12 @@ static void on_signal(int sig)
 	stop_req = 1;
 }
 
+/* SIGCHLD: only wakes the loop's sleep (ppoll()) to continue the command. */
+static void on_chld(int sig)
+{
+	(void)sig;
+}
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -153,6 +160,9 @@ static void usage(FILE *f)
 "      --no-inherit       do not follow the processes the command creates\n"
 "      --lossy            continuous per-thread mode: never hold a thread for ptcap\n"
 "                         (it runs on when its buffer is full; losses counted)\n"
+"      --hold-limit=MS|none  continuous per-thread mode: hold a thread at most MS\n"
+"                         milliseconds at a time (default: the module's, 1000), then let\n"
+"                         it run on, losses counted; none: hold until read\n"
 "      --mode=wrap|stop|continuous   output mode (default: continuous for a command,\n"
 "                         -p and -t, which then lose nothing; wrap for -a, --cr3)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
@@ -273,7 +283,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION, O_NO_INHERIT, O_LOSSY,
+	O_SNAPSHOT, O_VERSION, O_NO_INHERIT, O_LOSSY, O_HOLD_LIMIT,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -310,6 +320,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "single-range", no_argument, NULL, O_SINGLE },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
 		{ "lossy", no_argument, NULL, O_LOSSY },
+		{ "hold-limit", required_argument, NULL, O_HOLD_LIMIT },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "force", no_argument, NULL, O_FORCE },
@@ -320,6 +331,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	struct lpt_cap_config *c = &o->cfg;
 	bool size_given = false;
 	char *end;
+	uint64_t v;
 	int ch;
 
 	lpt_cap_config_init(c, NULL);
@@ -367,6 +379,17 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_SINGLE: c->flags |= LWPT_PT_CFG_SINGLE_RANGE; break;
 		case O_NO_INHERIT: c->flags |= LWPT_PT_CFG_NO_INHERIT; break;
 		case O_LOSSY: c->flags |= LWPT_PT_CFG_LOSSY; break;
+		case O_HOLD_LIMIT:
+			if (!strcmp(optarg, "none")) {
+				c->hold_limit_ms = LWPT_PT_HOLD_LIMIT_NONE;
+				break;
+			}
+			v = parse_u64("--hold-limit", optarg, false);
+			if (!v || v >= LWPT_PT_HOLD_LIMIT_NONE)
+				die_usage("--hold-limit: %s: 1 to %u milliseconds, or none", optarg,
+					  LWPT_PT_HOLD_LIMIT_NONE - 1);
+			c->hold_limit_ms = (uint32_t)v;
+			break;
 		case O_MODE:
 			o->mode_given = true;
 			if (!strcmp(optarg, "wrap"))
@@ -966,7 +989,8 @@ static void write_config(const struct opts *o, const struct lpt_cap_config *c,
 			s->interfered ? " interfered" : "");
 		/* Per-thread continuous mode: the thread waited for ptcap. */
 		if (c->mode == LWPT_PT_MODE_CONTINUOUS && per_thread)
-			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64, s->holds, s->held_ns);
+			fprintf(f, " holds=%" PRIu64 " held-ns=%" PRIu64 " hold-timeouts=%" PRIu64,
+				s->holds, s->held_ns, s->hold_timeouts);
 		/* Continuous mode: bytes = saved + pads + lost-bytes. */
 		if (c->mode == LWPT_PT_MODE_CONTINUOUS)
 			fprintf(f, " pads=%" PRIu64 " lost-bytes=%" PRIu64, s->pad_bytes,
@@ -1050,6 +1074,10 @@ static uint64_t outcomes(const struct lpt_cap_config *c, struct lpt_dev *dev,
 			fprintf(stderr, "ptcap: %s: the thread waited %" PRIu64 " time(s) for ptcap "
 				"to read its buffer, %.3f s in all (nothing lost; --lossy lets it "
 				"run on)\n", t->name, t->st.holds, (double)t->st.held_ns / 1e9);
+		if (t->have_st && t->st.hold_timeouts)
+			fprintf(stderr, "ptcap: %s: %" PRIu64 " hold(s) reached the hold limit "
+				"(--hold-limit): the thread ran on without waiting for ptcap, "
+				"its losses counted\n", t->name, t->st.hold_timeouts);
 		if (t->switches_lost)
 			fprintf(stderr, "ptcap: %s: data lost: %" PRIu64 " context switch(es) "
 				"(the module's sideband ring was full)\n", t->name,
@@ -1855,6 +1883,7 @@ int main(int argc, char **argv)
 	unsigned int nsnap = 0;
 	double t0, tlast;
 	struct sigaction sa;
+	sigset_t chld, sleep_mask, orig_mask;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
@@ -2018,6 +2047,23 @@ int main(int argc, char **argv)
 		die("start: %s", lpt_dev_strerror(err));
 	}
 	t0 = tlast = now_s();
+	/*
+	 * The command stops at every signal it gets (ptrace, kept for its
+	 * exit event): it is continued as soon as SIGCHLD says so, not at the
+	 * next poll. Waiting for the poll let a command that takes a timer
+	 * signal every 20 ms or more often (ITIMER_REAL) spend all its time
+	 * stopped, a new signal pending whenever it was continued: it never
+	 * got to run (issue 39). SIGCHLD is blocked but in the sleep, so
+	 * none comes between the check and the sleep unnoticed.
+	 */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &chld, &orig_mask);
+	sleep_mask = orig_mask;
+	sigdelset(&sleep_mask, SIGCHLD);
 	if (child && ptrace(PTRACE_CONT, child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 
@@ -2027,27 +2073,29 @@ int main(int argc, char **argv)
 
 		if (child) {
 			int st;
-			pid_t w = waitpid(child, &st, WNOHANG);
+			pid_t w;
 
+			/* Every stop since the last look (one per signal). */
+			while ((w = waitpid(child, &st, WNOHANG)) == child &&
+			       WIFSTOPPED(st)) {
+				int sig = WSTOPSIG(st);
+				siginfo_t si;
+
+				if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+					/* At exit, before the mm goes: the final maps. */
+					maps_read(child, &maps);
+					sig = 0;
+				}
+				/* A group-stop has no siginfo: do not re-inject. */
+				if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
+					sig = 0;
+				ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+			}
 			if (w == child) {
 				if (WIFEXITED(st) || WIFSIGNALED(st)) {
 					cstat = st;
 					child = -child;	/* gone; keep the pid for names */
 					break;
-				}
-				if (WIFSTOPPED(st)) {
-					int sig = WSTOPSIG(st);
-					siginfo_t si;
-
-					if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-						/* At exit, before the mm goes: the final maps. */
-						maps_read(child, &maps);
-						sig = 0;
-					}
-					/* A group-stop has no siginfo: do not re-inject. */
-					if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
-						sig = 0;
-					ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
 				}
 			}
 			if (stop_req) {
@@ -2083,8 +2131,9 @@ int main(int argc, char **argv)
 			progress(&o, t0, tf, ntf, false);
 			tlast = t;
 		}
-		nanosleep(&ts, NULL);
+		ppoll(NULL, 0, &ts, &sleep_mask);
 	}
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
 
 	err = lpt_dev_stop(dev);
 	if (err)

@@ -57,6 +57,8 @@
  *      /dev/pt release query flag REL_DONE (a per-thread buffer whose
  *      thread ended is freed once read; its number is taken again), status
  *      flag FREED; status size version 5 also holds serial, joined
+ *      /dev/pt config size version 3 (hold_limit_ms: a hold ends after it,
+ *      1 s by default), status size version 5 also holds hold_timeouts
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			5

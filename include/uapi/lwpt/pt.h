@@ -293,6 +293,19 @@ enum lwpt_pt_field {
  * selection, a size of 0 or above LWPT_PT_CPU_MASK_MAX, one of the two
  * fields without the other, a selection with LWPT_PT_SCOPE_THREAD;
  * EFAULT @cpu_mask not readable; ENODEV a selected CPU offline.
+ *
+ * Size version 3 (LWPT_PT_CONFIG_SIZE_VER3) appends:
+ * @hold_limit_ms: per-thread continuous mode without LWPT_PT_CFG_LOSSY:
+ *		the longest a thread is held for its reader at a time, in
+ *		milliseconds (Documentation/pt.rst, "Continuous mode: the
+ *		hold"); 0 = LWPT_PT_HOLD_LIMIT_DEFAULT_MS (also for callers of
+ *		an older size), LWPT_PT_HOLD_LIMIT_NONE = no limit (the
+ *		behaviour of ABI 1.4). A thread held that long runs on: its
+ *		buffer stalls at the gate, a loss counted in the status (lost,
+ *		hold_timeouts), and it is not held again until its reader
+ *		releases some of its data. Out: the limit in force (0 became
+ *		the default). Ignored in other modes and scopes.
+ * @reserved3:	must be 0
  */
 struct lwpt_pt_config {
 	__u32 size;
@@ -313,15 +326,22 @@ struct lwpt_pt_config {
 	__u64 cpu_mask;
 	__u32 cpu_mask_size;
 	__u32 reserved2;
+	__u32 hold_limit_ms;
+	__u32 reserved3;
 };
 
 /*
- * Size of the first published version, of version 1 (rule, holder) and of
- * version 2 (cpu_mask, cpu_mask_size).
+ * Size of the first published version, of version 1 (rule, holder), of
+ * version 2 (cpu_mask, cpu_mask_size) and of version 3 (hold_limit_ms).
  */
 #define LWPT_PT_CONFIG_SIZE_VER0	152
 #define LWPT_PT_CONFIG_SIZE_VER1	160
 #define LWPT_PT_CONFIG_SIZE_VER2	176
+#define LWPT_PT_CONFIG_SIZE_VER3	184
+
+/* struct lwpt_pt_config.hold_limit_ms (size version 3) */
+#define LWPT_PT_HOLD_LIMIT_DEFAULT_MS	1000		/* 0 asks for it */
+#define LWPT_PT_HOLD_LIMIT_NONE		0xffffffffu	/* held until released */
 
 /* Largest lwpt_pt_config.cpu_mask_size: 32768 CPUs (Linux has <= 8192). */
 #define LWPT_PT_CPU_MASK_MAX		4096
@@ -488,6 +508,10 @@ struct lwpt_pt_config {
  *		and taken again shows a new one; 0 with LWPT_PT_ST_FREED
  * @joined:	out: threads that joined the capture since CONFIGURE: when it
  *		grows, new threads have buffers, perhaps in freed numbers
+ * @hold_timeouts: out: holds that reached the capture's hold limit
+ *		(lwpt_pt_config.hold_limit_ms): the thread ran on, and its
+ *		buffer stalled at the gate until the reader made room (each
+ *		stall also counted in @lost); 0 per CPU
  */
 struct lwpt_pt_status {
 	__u32 size;
@@ -524,20 +548,21 @@ struct lwpt_pt_status {
 	__u64 lost_bytes;
 	__u64 serial;
 	__u64 joined;
+	__u64 hold_timeouts;
 };
 
 /*
  * Size of the first published version, of version 1 (buffer ...), of
  * version 2 (stop_reason, ppid), of version 3 (gap_head), of version 4
  * (holds, held_ns, gaps, gap_heads) and of version 5 (threads_refused,
- * pad_bytes, pad_from, pad_to, lost_bytes, serial, joined).
+ * pad_bytes, pad_from, pad_to, lost_bytes, serial, joined, hold_timeouts).
  */
 #define LWPT_PT_STATUS_SIZE_VER0	88
 #define LWPT_PT_STATUS_SIZE_VER1	112
 #define LWPT_PT_STATUS_SIZE_VER2	120
 #define LWPT_PT_STATUS_SIZE_VER3	128
 #define LWPT_PT_STATUS_SIZE_VER4	280
-#define LWPT_PT_STATUS_SIZE_VER5	336
+#define LWPT_PT_STATUS_SIZE_VER5	344
 
 /**
  * struct lwpt_pt_release - argument of LWPT_PT_IOC_RELEASE (continuous mode)

@@ -44,7 +44,7 @@
 #define USER_ID		1000
 #define BUF		65536ull
 
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "config v2");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER3, "config v3");
 
 static uint64_t mask[2];
 

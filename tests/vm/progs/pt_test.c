@@ -91,7 +91,7 @@
 #include "pt_prog.h"
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "caps v2");
-_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER2, "config v2");
+_Static_assert(sizeof(struct lwpt_pt_config) == LWPT_PT_CONFIG_SIZE_VER3, "config v3");
 _Static_assert(sizeof(struct lwpt_pt_status) == LWPT_PT_STATUS_SIZE_VER5, "status v5");
 _Static_assert(sizeof(struct lwpt_pt_release) == LWPT_PT_RELEASE_SIZE_VER1, "release v1");
 
