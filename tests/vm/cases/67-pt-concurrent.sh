@@ -123,12 +123,22 @@ while ! grep -q ready /tmp/pa.out || ! grep -q ready /tmp/pb.out; do
 	sleep 0.1
 done
 rm -rf /tmp/pab
+: >/tmp/pab.err
 ptcap --progress --size=64K -o /tmp/pab -p $pa,$pb 2>/tmp/pab.err &
 cap=$!
 while ! grep -qs 'buffer(s)' /tmp/pab.err && kill -0 $cap 2>/dev/null; do
 	sleep 0.1
 done
-sleep 1
+# Then each program does a whole round traced (two more voluntary switches:
+# the 20 ms sleeps around a round), so that each file has data; not a fixed
+# time, which a loaded host stretches (issue 39 item 9).
+vcsw() {
+	sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$1/status
+}
+va=$(($(vcsw $pa) + 2)) vb=$(($(vcsw $pb) + 2))
+while { [ "$(vcsw $pa)" -lt $va ] || [ "$(vcsw $pb)" -lt $vb ]; } && kill -0 $cap 2>/dev/null; do
+	sleep 0.5
+done
 kill -INT $cap
 wait $cap
 rc=$?

@@ -339,14 +339,17 @@ for prof in full bdw; do
 	while [ $i -lt 8 ]; do
 		s0=$(cont_saved)
 		echo "0 8192" >$D/pt_inject
-		t0=$(date +%s)
+		t0=$(date +%s) said=
 		while [ "$(cont_saved)" -lt $((s0 + 8192)) ]; do
 			kill -0 $pid 2>/dev/null || break
 			# ptcap prints progress once a second: 60 s without the
-			# 8 KiB saved is a stall, shown with its evidence.
-			[ $(($(date +%s) - t0)) -lt 60 ] ||
-				lwpt_diag "$prof: continuous: round $i: ptcap saved $(cont_saved) of $((s0 + 8192)) bytes in 60 s: $(tr '\r' '\n' </tmp/cont.err | tail -n 3)" $pid ||
-				exit 1
+			# 8 KiB saved may be a stall: its evidence, once. The
+			# wait goes on (a loaded host may take longer, issue 39
+			# item 9); /init's limit on silence ends a real stall.
+			[ -n "$said" ] || [ $(($(date +%s) - t0)) -lt 60 ] || {
+				lwpt_diag_note "$prof: continuous: round $i: ptcap saved $(cont_saved) of $((s0 + 8192)) bytes in 60 s: $(tr '\r' '\n' </tmp/cont.err | tail -n 3)" $pid
+				said=1
+			}
 			sleep 0.1
 		done
 		i=$((i + 1))

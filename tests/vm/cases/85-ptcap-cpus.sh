@@ -52,11 +52,16 @@ ok "ptcap -C 0,7: $msg"
 # ptcap -a -C 0 while a program runs on CPU 0, ptcap and this shell on CPU 1.
 taskset -p -c 1 $$ >/dev/null || fail "taskset -p -c 1 $$" || exit 1
 rm -rf /tmp/c0
-taskset -c 1 ptcap -a -C 0 -o /tmp/c0 >/tmp/c0.out 2>/tmp/c0.err &
+: >/tmp/c0.err
+taskset -c 1 ptcap --progress -a -C 0 -o /tmp/c0 >/tmp/c0.out 2>/tmp/c0.err &
 cap=$!
-wait_file /tmp/c0/switches || fail "ptcap -a -C 0 did not start: $(cat /tmp/c0.err)" || exit 1
+# Its first progress line comes from its loop, after START: the switches
+# file is created before START (issue 39 item 9).
+while ! grep -qs 'buffer(s)' /tmp/c0.err && kill -0 $cap 2>/dev/null; do
+	sleep 0.1
+done
+grep -qs 'buffer(s)' /tmp/c0.err || fail "ptcap -a -C 0 did not start: $(cat /tmp/c0.err)" || exit 1
 taskset -c 0 /bin/trace_flow_prog >/dev/null 2>&1
-sleep 0.2
 kill -INT $cap
 wait $cap
 rc=$?

@@ -46,6 +46,8 @@
 #include <lwpt/lwp_arch.h>
 #include <uapi/lwpt/lwp.h>
 
+#include "cpu_switch.h"
+
 static int failures;
 
 #define CHECK(cond, ...) do {						\
@@ -806,6 +808,28 @@ static void test_ioctl(void)
 
 static volatile sig_atomic_t got_sig;
 
+/*
+ * A partner process on this thread's CPU (cpu_switch.h), the thread
+ * pinned there: switched() then switches it out and back in for certain.
+ * Started before LWP is enabled (the partner is forked without LWP state).
+ */
+static struct cpu_switch sw;
+
+static void switch_partner(void)
+{
+	int cpu = sched_getcpu();
+
+	fflush(stdout);
+	CHECK(cpu >= 0 && cpu_switch_pin(cpu) == 0 && cpu_switch_start(&sw, cpu) == 0,
+	      "a partner process on CPU %d: %s", cpu, strerror(errno));
+}
+
+/* Switched out (XSAVE) and back in (XRSTOR) on the same CPU, not waited for. */
+static void switched(void)
+{
+	CHECK(cpu_switch(&sw) == 0, "no context switch with the partner process");
+}
+
 static void test_threshold(void)
 {
 	int fd = lwp_open();
@@ -819,6 +843,7 @@ static void test_threshold(void)
 	uint64_t cnt = 0;
 	int i;
 
+	switch_partner();
 	CHECK(lwp_enable(fd) == 0, "ENABLE");
 	lwp_caps_get(fd, &c);
 	if (!(c.flags & LWP_CAPS_F_INT) || !(c.fn8000_001c[0] & LWP_CPUID_LWPINT)) {
@@ -855,10 +880,11 @@ static void test_threshold(void)
 	/*
 	 * Issue 14 §2.1: the interrupt survives context switches, also where
 	 * XSAVE drops Flags.INT (lwp_xsave_drops_int=1): the driver puts it
-	 * back before XRSTOR. Sleep (sched-out, XSAVE), then cross again.
+	 * back before XRSTOR. Switched out (XSAVE) and in, then cross again:
+	 * a switch made, not a sleep that need not switch (issue 39 item 9).
 	 */
 	for (i = 0; i < 3; i++) {
-		usleep(20000);
+		switched();
 		LWPINS32(5, 5, 5);
 		CHECK(sigtimedwait(&set, &si, &ts) == SIGUSR1,
 		      "no interrupt after context switch %d", i);
@@ -897,6 +923,7 @@ static void test_rearm(void)
 	int fd = lwp_open(), i;
 	uint64_t cnt = 0, ints = 0;
 
+	switch_partner();
 	CHECK(sim_param("lwp_xsave_drops_int") == 1, "needs lwp_xsave_drops_int=1");
 	CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
 	CHECK(lwp_enable(fd) == 0, "ENABLE");
@@ -909,7 +936,7 @@ static void test_rearm(void)
 	session_init(&sess, LWP_LWPCB_FLAGS_VAL | LWP_LWPCB_FLAGS_INT, 32);
 	llwpcb(&sess.cb);
 	for (i = 0; i < 8; i++) {
-		usleep(20000);	/* sched-out (XSAVE drops INT), sched-in */
+		switched();	/* sched-out (XSAVE drops INT), sched-in */
 		LWPINS32(i, i, 7);
 		sess.cb.buffer_tail_offset = *vhead(&sess);
 		CHECK(slwpcb() == &sess.cb, "LWP lost after switch %d", i);
@@ -1037,6 +1064,7 @@ static void test_flood(void)
 		CHECK(0, "cannot become uid 1000: %s", strerror(errno));
 		return;
 	}
+	switch_partner();
 	fd = lwp_open();
 	CHECK(ioctl(fd, LWP_IOC_GET_STATS, big) == -1 && errno == EINVAL,
 	      "GET_STATS size 1 GiB accepted");
@@ -1045,20 +1073,40 @@ static void test_flood(void)
 	      "GET_CAPS size above PAGE_SIZE accepted");
 	if (!int_session_start(fd, "flood", 0))
 		return;
-	for (i = 0; i < n; i++) {
+	/*
+	 * 1000 per second window: records until throttled (6000 took far
+	 * less than 6 s on an idle host, not on every loaded one: issue 39
+	 * item 9); a machine too slow to reach 1000 interrupts in a second
+	 * skips, as busythrottle does.
+	 */
+	for (i = 0; i < 5 * n; i++) {
 		LWPINS32(i, i, 1);
 		sess.cb.buffer_tail_offset = sess.cb.buffer_head_offset;
+		st.flags = 0;
+		if (i >= n && i % 256 == 255 &&
+		    (ioctl(fd, LWP_IOC_GET_STATS, &st) || st.throttles))
+			break;
 	}
+	n = i < 5 * n ? i + 1 : i;
+	st.flags = 0;
 	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
 	printf("flood: %d records, %llu interrupts, %llu throttles\n", n,
 	       (unsigned long long)st.interrupts, (unsigned long long)st.throttles);
-	/* 1000 per second window: n records take far less than n ms here. */
-	CHECK(st.throttles >= 1, "never throttled");
+	if (!st.throttles) {
+		printf("flood: not throttled after %d records (slow machine), the rest skipped\n",
+		       n);
+		llwpcb(NULL);
+		close(fd);
+		return;
+	}
 	CHECK(st.interrupts < (uint64_t)n, "%llu interrupts for %d records",
 	      (unsigned long long)st.interrupts, n);
-	/* After the second, the next sched-in gives INT back. */
+	/*
+	 * After the second (the driver's window is time), the next sched-in
+	 * gives INT back: a switch made, not a sleep that need not switch.
+	 */
 	usleep(1100000);
-	usleep(10000);
+	switched();
 	st.flags = 0;		/* in: 0; the kernel wrote ENABLED into it */
 	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0, "GET_STATS");
 	i = (int)st.interrupts;
@@ -1304,14 +1352,15 @@ static void test_xcr0_steal(void)
 	int fd = lwp_open();
 	struct lwp_stats st = { .size = sizeof(st) };
 
+	switch_partner();
 	CHECK(lwp_enable(fd) == 0, "ENABLE");
 	session_init(&sess, LWP_LWPCB_FLAGS_VAL, 0);
 	llwpcb(&sess.cb);
 	LWPINS32(1, 1, 1);
-	usleep(20000);			/* an image with LWP enabled saved */
+	switched();			/* an image with LWP enabled saved */
 	CHECK(slwpcb() == &sess.cb, "LWPCB lost before the steal");
 	CHECK(sim_param_set("lwp_xcr0_steal", "1") == 0, "lwp_xcr0_steal");
-	usleep(20000);			/* sched-out: XCR0[62] found clear */
+	switched();			/* sched-out: XCR0[62] found clear */
 	CHECK(sim_param("lwp_xcr0_steal") == 0, "steal not consumed");
 	CHECK(slwpcb() == NULL, "stale LWP state restored (SLWPCB %p)", slwpcb());
 	CHECK(ioctl(fd, LWP_IOC_GET_STATS, &st) == 0 && st.size == sizeof(st),

@@ -88,6 +88,7 @@
 #include <lwpt/pt.h>
 #include <lwpt/pt_rtit.h>
 
+#include "cpu_switch.h"
 #include "pt_prog.h"
 
 _Static_assert(sizeof(struct lwpt_pt_caps) == LWPT_PT_CAPS_SIZE_VER2, "caps v2");
@@ -1789,6 +1790,7 @@ static void errata_lbr(bool sdm)
 	uint64_t v0 = violations(), ov0 = model_reg(0, "lbr_overlaps");
 	struct lwpt_pt_config c;
 	struct lwpt_pt_status st;
+	struct cpu_switch sw;
 	int fd = open_pt(), b, n;
 
 	pin(0);
@@ -1880,25 +1882,30 @@ static void errata_lbr(bool sdm)
 	close(fd);
 	other(0, 3);
 
-	/* Per thread: a sched-in with LBR set does not load; the next one does. */
+	/*
+	 * Per thread: a sched-in with LBR set does not load; the next one does.
+	 * Each switch is made, not waited for (cpu_switch.h): a sleep need not
+	 * switch (issue 39 item 9: once it did not within 2 ms on a loaded host).
+	 */
+	fflush(stdout);
+	check(cpu_switch_start(&sw, 0) == 0, "lbr: per thread: a partner process on cpu0");
 	fd = open_pt();
 	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
 	c.scope = LWPT_PT_SCOPE_THREAD;
 	c.pid = getpid();
 	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: per thread: start");
-	usleep(2000);
-	check(traceen(0), "lbr: per thread: loaded on cpu0, TraceEn set");
+	check(cpu_switch(&sw) == 0 && traceen(0), "lbr: per thread: loaded on cpu0, TraceEn set");
 	other(0, 2);
-	usleep(2000);	/* switched out and in: not loaded */
+	n = cpu_switch(&sw);	/* switched out and in: not loaded */
 	b = buffer_of(fd, (int)syscall(SYS_gettid), &st);
-	check(b >= 0 && !traceen(0) && (st.flags & LWPT_PT_ST_LBR) && st.lost >= 1,
+	check(n == 0 && b >= 0 && !traceen(0) && (st.flags & LWPT_PT_ST_LBR) && st.lost >= 1,
 	      "lbr: per thread: not loaded with LBR set (TraceEn %d, flags %#x, lost %llu)",
 	      traceen(0), st.flags, (unsigned long long)st.lost);
 	other(0, 3);
-	usleep(2000);
-	check(traceen(0), "lbr: per thread: loaded again once LBR is clear");
+	check(cpu_switch(&sw) == 0 && traceen(0), "lbr: per thread: loaded again once LBR is clear");
 	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "lbr: per thread: stop");
 	close(fd);
+	cpu_switch_stop(&sw);
 	check(violations() == v0, "lbr: no spec violation: lwpt never set TraceEn with LBR on (%llu)",
 	      (unsigned long long)violations());
 }
@@ -2116,7 +2123,8 @@ static char task_state(pid_t pid, int tid)
  * process of its own) the thread configures a per-thread continuous capture
  * of its process and writes past the gate without reading: it must come
  * back, the full buffer counted as a loss, never held. Before that rule the
- * thread waited for itself for good (the parent gives it 60 s).
+ * thread waited for itself for good (the parent waits without a limit of
+ * its own: the case's limit on silence catches that).
  */
 static void test_thread_hold_self(void)
 {
@@ -2139,13 +2147,18 @@ static void test_thread_hold_self(void)
 		       (unsigned long long)st.lost);
 		_exit(!st.holds && st.lost >= 1 ? 0 : 4);
 	}
-	for (i = 0; pid > 0 && i < 60000 && !waitpid(pid, &wst, WNOHANG); i++)
+	/*
+	 * No limit of its own (issue 39 item 9: a loaded host may keep the
+	 * child from running for long): a note once, then the case's limit
+	 * on silence catches a child held for good.
+	 */
+	for (i = 1; pid > 0 && !waitpid(pid, &wst, WNOHANG); i++) {
 		usleep(1000);
-	if (pid > 0 && i == 60000) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &wst, 0);
-		check(0, "self: a process tracing itself was held for good (its own reader)");
-		return;
+		if (i == 60000) {
+			printf("note: the process tracing itself has not ended yet (held by itself?): %c\n",
+			       task_state(pid, pid));
+			fflush(stdout);
+		}
 	}
 	check(pid > 0 && WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
 	      "self: a process tracing itself is never held, its full buffer counted (status %#x)",
@@ -2173,7 +2186,12 @@ static void test_thread_hold(void)
 	sh->arg[0] = 14336;
 	sh->seq[0] = seq;
 	WAIT_UNTIL(!tstatus(fd, (uint32_t)b, &st) && st.holds >= 1, "the thread held");
-	usleep(200000);
+	/*
+	 * The hold is counted before the thread sleeps in it: wait for the
+	 * sleep (S), not for a time (issue 39 item 9); from there on nothing
+	 * may change until RELEASE.
+	 */
+	WAIT_UNTIL(task_state(pid, sh->tid[0]) == 'S', "the held thread to sleep");
 	/*
 	 * With MENTRY the PMI of the write holds it before the write returns;
 	 * without, the PMI comes 512 bytes before the region's end
