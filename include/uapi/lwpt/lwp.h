@@ -38,8 +38,10 @@
 #define LWP_CAPS_F_SIM		(1u << 0) /* the model of lwpt_sim.ko */
 #define LWP_CAPS_F_INT		(1u << 1) /* threshold interrupts delivered */
 #define LWP_CAPS_F_ENABLED	(1u << 2) /* caller has LWP through this fd */
-/* ABI 1.5: this kernel may not run LWP (Documentation/lwp.rst, "Kernel
- * version gate"): LWP_IOC_ENABLE fails with EOPNOTSUPP */
+/*
+ * ABI 1.5: this kernel may not run LWP (Documentation/lwp.rst, "Kernel
+ * version gate"): LWP_IOC_ENABLE fails with EOPNOTSUPP
+ */
 #define LWP_CAPS_F_REFUSED	(1u << 3)
 
 /**
