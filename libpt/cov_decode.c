@@ -1677,7 +1677,14 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 		c->have_pend_mode = true;
 		if (c->in_psb || !c->cur) {
 			c->mode = c->pend_mode;
-			c->have_pend_mode = false;
+			/*
+			 * In PSB+ the mode applies at once, but the walk goes
+			 * on in c->cur's mode up to the next TIP or TIP.PGE.
+			 * A cached path's end block was built in the mode of
+			 * its start block: while the two differ, no path
+			 * (path_ok()) until jump_to() builds in c->mode.
+			 */
+			c->have_pend_mode = c->cur && c->cur->mode != c->mode;
 		}
 		break;
 	case LPT_PKT_MODE_TSX:
