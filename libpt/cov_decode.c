@@ -190,6 +190,7 @@ struct lpt_cov {
 	uint8_t mode, pend_mode;
 	bool have_pend_mode;
 	bool fup_pending, skip_fup, in_psb, ovf, psb_fup_valid;
+	bool psb_mode_bad;	/* PSB+'s MODE.Exec is not the walk's mode */
 	bool tsx_abort;		/* MODE.TSX with abort: the next FUP is its */
 	bool fup_abort;		/* the pending FUP is a TSX abort's */
 	bool trunc;		/* the buffer ends inside a packet */
@@ -1087,16 +1088,22 @@ static inline void tnt8(struct lpt_cov *c, uint8_t b0)
 
 /*
  * Walk to @ip, where an asynchronous event (FUP, SDM 33.4.2.6) happened:
- * the instructions before it executed, the one at it did not.
+ * the instructions before it executed, the one at it did not. The edge
+ * into a block @ip starts counts with @at_start (an asynchronous branch
+ * leaves from there); without, it does not (an event that binds before
+ * the instruction at @ip: libipt decodes no instruction after the edge).
  */
-static void walk_to(struct lpt_cov *c, uint64_t ip)
+static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 {
 	struct cov_blk *b = c->cur;
 	unsigned int n = 0;
 
 	while (b) {
 		if (ip >= b->start && ip <= b->cofi) {
-			commit(c);
+			if (at_start || ip > b->start)
+				commit(c);
+			else
+				drop(c);
 			c->st.insns += ip - b->start ? b->ninsn : 0;
 			return;
 		}
@@ -1118,6 +1125,12 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 			retstack_push(c, b->next);
 		c->cur = b = s;
 	}
+}
+
+/* walk_to_at() for a FUP's asynchronous event. */
+static void walk_to(struct lpt_cov *c, uint64_t ip)
+{
+	walk_to_at(c, ip, true);
 }
 
 /* ---- errata that change the flow (libipt 2.0.5 pt_insn_decoder.c) ------- */
@@ -1441,7 +1454,7 @@ static void decode_reset(struct lpt_cov *c)
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
 	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
-	c->psb_fup_valid = false;
+	c->psb_fup_valid = c->psb_mode_bad = false;
 	c->last_ip = 0;
 	c->rs_n = 0;
 	c->rs_top = 0;
@@ -1659,13 +1672,27 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	}
 	case LPT_PKT_PSB:
 		c->in_psb = true;
-		c->psb_fup_valid = false;
+		c->psb_fup_valid = c->psb_mode_bad = false;
 		c->fup_pending = false;
 		c->skip_fup = false;
 		c->last_ip = 0;		/* SDM 33.4.2.17: PSB resets last IP */
 		break;
 	case LPT_PKT_PSBEND:
 		c->in_psb = false;
+		if (c->psb_mode_bad) {
+			/*
+			 * libipt binds the status update to the FUP's IP
+			 * (at once without one) and fails there
+			 * (pt_insn_process_exec_mode(): -pte_bad_status_update);
+			 * decoding goes on at the next PSB.
+			 */
+			c->psb_mode_bad = false;
+			if (c->psb_fup_valid && c->cur)
+				walk_to_at(c, c->psb_fup, false);
+			fail(c, LPT_ERR_COV_DESYNC);
+			c->halt |= COV_HALT_RESYNC;
+			break;
+		}
 		if (c->psb_fup_valid && (!c->cur || c->ovf)) {
 			c->ovf = false;
 			c->pend = COV_NO_EDGE;
@@ -1675,16 +1702,22 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	case LPT_PKT_MODE_EXEC:
 		c->pend_mode = exec_mode(&pkt.payload.mode_exec);
 		c->have_pend_mode = true;
+		if (c->in_psb && c->cur && c->cur->mode != c->pend_mode) {
+			/*
+			 * A status update unlike the mode the walk is in
+			 * while tracing is on (a corrupt trace): an error at
+			 * the PSBEND, as libipt's. The mode stays, so c->mode
+			 * always is c->cur's where path_ok() lets a cached
+			 * path run (a path's key is its start block, the mode
+			 * its TIP's block was built in).
+			 */
+			c->psb_mode_bad = true;
+			c->have_pend_mode = false;
+			break;
+		}
 		if (c->in_psb || !c->cur) {
 			c->mode = c->pend_mode;
-			/*
-			 * In PSB+ the mode applies at once, but the walk goes
-			 * on in c->cur's mode up to the next TIP or TIP.PGE.
-			 * A cached path's end block was built in the mode of
-			 * its start block: while the two differ, no path
-			 * (path_ok()) until jump_to() builds in c->mode.
-			 */
-			c->have_pend_mode = c->cur && c->cur->mode != c->mode;
+			c->have_pend_mode = false;
 		}
 		break;
 	case LPT_PKT_MODE_TSX:

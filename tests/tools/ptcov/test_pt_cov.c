@@ -576,12 +576,13 @@ static void same_warm_cold(const struct lpt_cov_image *img, uint64_t fs, uint64_
 }
 
 /*
- * A MODE.Exec in PSB+ changes the mode at once while the walk goes on in
- * the current block's (no FUP resumes: tracing was on); the next TIP's
- * block is built in the new mode. A path cached by an earlier trace from
- * the same block with the same TIP, its end built in the old mode, must
- * not be taken (fuzz_cov: the warm decoder counted 64-bit edges where the
- * block-by-block one counted 16-bit ones). With PSBEND and without it.
+ * A MODE.Exec in PSB+ unlike the mode the walk is in while tracing is on
+ * (a corrupt trace; fuzz_cov found the warm decoder taking a path cached
+ * by an earlier trace, its TIP's block built in 64-bit mode, where the
+ * block-by-block decoder built it in 16-bit mode). With a PSBEND it is
+ * libipt's -pte_bad_status_update: the same edges as libipt, warm and
+ * cold. Without one (libipt: -pte_bad_context) the mode stays: warm and
+ * cold the same.
  */
 START_TEST(synth_mode_in_psb_cross_trace)
 {
@@ -590,7 +591,7 @@ START_TEST(synth_mode_in_psb_cross_trace)
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
 
 	code_init(&c);
-	code_put(&c, 0x1000, "\xff\xe0", 2);		/* jmp *rax */
+	code_put(&c, 0x1001, "\xff\xe0", 2);		/* nop; jmp *rax */
 	/* 64-bit: REX.W jne 0x2005; 16-bit: dec ax; jne 0x2005 */
 	code_put(&c, 0x2000, "\x48\x75\x02", 3);
 	code_put(&c, 0x2003, "\xff\xe0", 2);
@@ -605,28 +606,41 @@ START_TEST(synth_mode_in_psb_cross_trace)
 		ipk(&a, 0x0d, 0x1000);
 	}
 	PGD0(&a);
-	for (int end = 0; end < 2; end++) {
+	static const char *const names[] = {
+		"mode in PSB+, no PSBEND", "mode in PSB+", "mode in PSB+, FUP at block",
+		"mode in PSB+, FUP in block",
+	};
+
+	for (int end = 0; end < 4; end++) {
 		b.n = 0;
 		start(&b, 1, 0x1000);
+		ipk(&b, 0x0d, 0x2000);
+		tnt(&b, "1");
+		ipk(&b, 0x0d, 0x1000);
 		psb(&b);
 		mode_exec(&b, 0);	/* CS.L=0, CS.D=0: 16-bit */
+		if (end >= 2)		/* where the walk is: the start of
+					 * its block, its jmp */
+			ipk(&b, 0x1d, end == 2 ? 0x1000 : 0x1001);
 		if (end)
 			PSBEND(&b);
 		ipk(&b, 0x0d, 0x2000);
 		tnt(&b, "1");
 		ipk(&b, 0x0d, 0x1000);
 		PGD0(&b);
-		same_warm_cold(img, 0, 0, a.b, a.n, 2, b.b, b.n, 2,
-			       end ? "mode in PSB+" : "mode in PSB+, no PSBEND");
+		same_warm_cold(img, 0, 0, a.b, a.n, 2, b.b, b.n, 1,
+			       names[end]);
+		if (end)
+			check_synth(&c, &b, 1, names[end]);
 	}
 	lpt_cov_image_free(img);
 }
 END_TEST
 
 /*
- * The same in mruby's real trace (fuzz_cov's find): its first 16 KiB fill
- * the cache, then the same bytes with the MODE.Exec of the PSB+ at 0xb50
- * made 16-bit (CS.L cleared) decode warm and cold.
+ * The same in mruby's real trace (fuzz_cov's find): the trace fills the
+ * cache, then the same bytes with the MODE.Exec of the PSB+ at 0xb50 made
+ * 16-bit (CS.L cleared) decode warm and cold, to libipt's edges.
  */
 START_TEST(real_mode_in_psb_cross_trace)
 {
@@ -643,7 +657,6 @@ START_TEST(real_mode_in_psb_cross_trace)
 		return;
 	}
 	ck_assert_uint_ge(len, 16384);
-	len = 16384;
 	at = 0xb65;	/* ptdump: "0xb65 mode.exec cs.l" in PSB+ */
 	ck_assert_msg(trace[at] == 0x99 && trace[at + 1] == 0x01,
 		      "mruby: no MODE.Exec 64-bit at 0xb65");
@@ -654,6 +667,22 @@ START_TEST(real_mode_in_psb_cross_trace)
 	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
 	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
 	same_warm_cold(img, r->start, r->end, trace, len, 2, mut, len, 500, "mruby");
+	{
+		struct cov_ref_pages pc;
+		struct cov_ref_edge *re;
+		size_t rn;
+		struct lpt_cov *cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
+
+		ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
+		ck_assert_int_eq(cov_ref_edges(mut, len, &pc, r->start, r->end, 6, 94, 3,
+					       &re, &rn, NULL), 0);
+		lpt_cov_decode(cov, trace, len, NULL);
+		ck_assert_int_eq(lpt_cov_decode(cov, mut, len, NULL), LPT_ERR_COV_DESYNC);
+		same_edges(cov, re, rn, "mruby, 16-bit MODE.Exec in PSB+");
+		lpt_cov_free(cov);
+		cov_ref_free_pages(&pc);
+		free(re);
+	}
 	lpt_cov_image_free(img);
 	free(mut);
 	free(trace);
