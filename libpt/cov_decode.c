@@ -89,7 +89,8 @@ struct cov_path {
 	/* second line: what applying it reads and writes */
 	uint8_t ntnt;			/* the key's TNT.8 bytes */
 	uint8_t seg;			/* 1: ends with the TIP at @ip, 2: with
-					 * the TIP.PGD at @ip (1: suppressed) */
+					 * the TIP.PGD at @ip, 3: with a TIP.PGD
+					 * without an IP (@ip 0) */
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
 	uint8_t in_act;			/* the edge pending before: 0 kept,
@@ -116,7 +117,7 @@ struct cov_path_rec {
 
 /* A path table entry: the key inline, so a probe reads no path. */
 struct cov_pent {
-	uint64_t k0;			/* from | (ntnt | seg << 7) << 56 */
+	uint64_t k0;			/* path_k0() */
 	uint64_t tnt;
 	uint64_t ip;
 	struct cov_path *p;
@@ -1027,8 +1028,8 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
 	if (seg == 1 && c->cur)
 		tip_ip(c, ip);
-	else if (seg == 2 && c->cur)
-		on_pgd(c, ip, ip == 1);
+	else if (seg >= 2 && c->cur)
+		on_pgd(c, ip, seg == 3);
 	c->rec = false;
 	c->last_path = NULL;
 	/* now the real pending edge: as the walk treated it */
@@ -1040,7 +1041,7 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 		drop(c);
 	if (out != COV_IN)
 		c->pend = out;
-	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg != 2 && !c->cur))
+	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg < 2 && !c->cur))
 		return;
 	c->rp.p.k0 = path_k0(from, ntnt, seg);
 	c->rp.p.tnt = tnt;
@@ -1759,10 +1760,9 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 
 /*
  * How a segment ends at the packet whose first byte is @b: 1 at a TIP with
- * an IP, 2 at a TIP.PGD with an IP or without (its key's IP is then 1, in
- * page 0, where no traced code runs: Linux keeps it unmapped,
- * vm.mmap_min_addr), else 0 (no segment ends there; also a reserved
- * IPBytes, SDM Table 33-18).
+ * an IP, 2 at a TIP.PGD with an IP, 3 at one without (its key's IP is
+ * then 0: any IP can be a trace's, also one in page 0), else 0 (no segment
+ * ends there; also a reserved IPBytes, SDM Table 33-18).
  */
 static inline unsigned int seg_end(uint8_t b)
 {
@@ -1772,7 +1772,7 @@ static inline unsigned int seg_end(uint8_t b)
 	if (opc == PT_OPC_TIP)
 		return ip ? 1 : 0;
 	if (opc == PT_OPC_TIP_PGD)
-		return ip || ipb == PT_IPBYTES_SUPPRESSED ? 2 : 0;
+		return ip ? 2 : ipb == PT_IPBYTES_SUPPRESSED ? 3 : 0;
 	return 0;
 }
 
@@ -1805,7 +1805,7 @@ const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 	if (!seg || (size_t)(end - q) < 1 + pl)
 		goto bytes;
 	if (!ip_decode(c, q + 1, end, ipb, &ip))
-		ip = 1;		/* TIP.PGD without an IP (seg_end()) */
+		ip = 0;		/* TIP.PGD without an IP (seg_end()) */
 	path = path_find(c, r.tnt, ip, r.n, seg);
 	if (path)
 		path_apply(c, path, 0);
@@ -1917,7 +1917,7 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 				break;
 			bits = 0;	/* TNT.8 bytes alone */
 		}
-		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : seg == 2;
+		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : 0;
 		k0 = path_k0(cur, r.n, seg);
 		np = prev->nx[nx_slot(k0, r.tnt, ip)];
 		if (!np || !path_is(np, k0, r.tnt, ip)) {
@@ -2002,7 +2002,7 @@ static const uint8_t *segments(struct lpt_cov *c, const uint8_t *p,
 		lp = c->last_path;	/* the TIP.PGD's path */
 		c->last_ip = ip;
 		on_pge(c, ip);
-		if (lp && lp->seg == 2 && c->cur) {	/* for seg_run() */
+		if (lp && lp->seg >= 2 && c->cur) {	/* for seg_run() */
 			lp->pge_ip = ip;
 			lp->pge_blk = c->cur;
 			lp->pge_mode = c->mode;

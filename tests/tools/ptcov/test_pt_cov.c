@@ -689,6 +689,31 @@ START_TEST(real_mode_in_psb_cross_trace)
 }
 END_TEST
 
+/*
+ * A TIP.PGD whose IP is 1 (a corrupt trace: page 0 runs no code) is a
+ * disable at IP 1, not one with the IP suppressed: the path cache's key
+ * for the suppressed one used to be IP 1 (fuzz_cov: warm and cold
+ * differed). As libipt, cold and warm.
+ */
+START_TEST(synth_pgd_ip_1)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1001, "\xff\xe0", 2);		/* nop; jmp *rax */
+	for (int i = 0; i < 2; i++) {
+		start(&t, 1, 0x1000);
+		ipk(&t, 0x0d, 0x1000);
+		if (i)
+			PGD0(&t);
+		else
+			ipk(&t, 0x01, 1);	/* TIP.PGD */
+	}
+	ck_assert(check_synth_cpu(&c, &t, 2, "TIP.PGD at 1", 94, 0, 0, 0x1001, 1));
+}
+END_TEST
+
 START_TEST(synth_far)
 {
 	struct code c;
@@ -978,6 +1003,7 @@ int main(void)
 	tcase_add_test(tc, synth_32bit);
 	tcase_add_test(tc, synth_far);
 	tcase_add_test(tc, synth_mode_in_psb_cross_trace);
+	tcase_add_test(tc, synth_pgd_ip_1);
 	tcase_add_test(tc, real_mode_in_psb_cross_trace);
 	tcase_add_test(tc, synth_compressed_ret);
 	tcase_add_test(tc, erratum_bdm64);
