@@ -89,7 +89,8 @@ struct cov_path {
 	/* second line: what applying it reads and writes */
 	uint8_t ntnt;			/* the key's TNT.8 bytes */
 	uint8_t seg;			/* 1: ends with the TIP at @ip, 2: with
-					 * the TIP.PGD at @ip (1: suppressed) */
+					 * the TIP.PGD at @ip, 3: with a TIP.PGD
+					 * without an IP (@ip 0) */
 	uint8_t nedge;			/* counted edges in @ids */
 	uint8_t npush;			/* return addresses pushed */
 	uint8_t in_act;			/* the edge pending before: 0 kept,
@@ -116,7 +117,7 @@ struct cov_path_rec {
 
 /* A path table entry: the key inline, so a probe reads no path. */
 struct cov_pent {
-	uint64_t k0;			/* from | (ntnt | seg << 7) << 56 */
+	uint64_t k0;			/* path_k0() */
 	uint64_t tnt;
 	uint64_t ip;
 	struct cov_path *p;
@@ -190,6 +191,7 @@ struct lpt_cov {
 	uint8_t mode, pend_mode;
 	bool have_pend_mode;
 	bool fup_pending, skip_fup, in_psb, ovf, psb_fup_valid;
+	bool psb_mode_bad;	/* PSB+'s MODE.Exec is not the walk's mode */
 	bool tsx_abort;		/* MODE.TSX with abort: the next FUP is its */
 	bool fup_abort;		/* the pending FUP is a TSX abort's */
 	bool trunc;		/* the buffer ends inside a packet */
@@ -1026,8 +1028,8 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
 	if (seg == 1 && c->cur)
 		tip_ip(c, ip);
-	else if (seg == 2 && c->cur)
-		on_pgd(c, ip, ip == 1);
+	else if (seg >= 2 && c->cur)
+		on_pgd(c, ip, seg == 3);
 	c->rec = false;
 	c->last_path = NULL;
 	/* now the real pending edge: as the walk treated it */
@@ -1039,7 +1041,7 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 		drop(c);
 	if (out != COV_IN)
 		c->pend = out;
-	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg != 2 && !c->cur))
+	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg < 2 && !c->cur))
 		return;
 	c->rp.p.k0 = path_k0(from, ntnt, seg);
 	c->rp.p.tnt = tnt;
@@ -1087,16 +1089,22 @@ static inline void tnt8(struct lpt_cov *c, uint8_t b0)
 
 /*
  * Walk to @ip, where an asynchronous event (FUP, SDM 33.4.2.6) happened:
- * the instructions before it executed, the one at it did not.
+ * the instructions before it executed, the one at it did not. The edge
+ * into a block @ip starts counts with @at_start (an asynchronous branch
+ * leaves from there); without, it does not (an event that binds before
+ * the instruction at @ip: libipt decodes no instruction after the edge).
  */
-static void walk_to(struct lpt_cov *c, uint64_t ip)
+static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 {
 	struct cov_blk *b = c->cur;
 	unsigned int n = 0;
 
 	while (b) {
 		if (ip >= b->start && ip <= b->cofi) {
-			commit(c);
+			if (at_start || ip > b->start)
+				commit(c);
+			else
+				drop(c);
 			c->st.insns += ip - b->start ? b->ninsn : 0;
 			return;
 		}
@@ -1118,6 +1126,12 @@ static void walk_to(struct lpt_cov *c, uint64_t ip)
 			retstack_push(c, b->next);
 		c->cur = b = s;
 	}
+}
+
+/* walk_to_at() for a FUP's asynchronous event. */
+static void walk_to(struct lpt_cov *c, uint64_t ip)
+{
+	walk_to_at(c, ip, true);
 }
 
 /* ---- errata that change the flow (libipt 2.0.5 pt_insn_decoder.c) ------- */
@@ -1441,7 +1455,7 @@ static void decode_reset(struct lpt_cov *c)
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
 	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
-	c->psb_fup_valid = false;
+	c->psb_fup_valid = c->psb_mode_bad = false;
 	c->last_ip = 0;
 	c->rs_n = 0;
 	c->rs_top = 0;
@@ -1659,13 +1673,27 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	}
 	case LPT_PKT_PSB:
 		c->in_psb = true;
-		c->psb_fup_valid = false;
+		c->psb_fup_valid = c->psb_mode_bad = false;
 		c->fup_pending = false;
 		c->skip_fup = false;
 		c->last_ip = 0;		/* SDM 33.4.2.17: PSB resets last IP */
 		break;
 	case LPT_PKT_PSBEND:
 		c->in_psb = false;
+		if (c->psb_mode_bad) {
+			/*
+			 * libipt binds the status update to the FUP's IP
+			 * (at once without one) and fails there
+			 * (pt_insn_process_exec_mode(): -pte_bad_status_update);
+			 * decoding goes on at the next PSB.
+			 */
+			c->psb_mode_bad = false;
+			if (c->psb_fup_valid && c->cur)
+				walk_to_at(c, c->psb_fup, false);
+			fail(c, LPT_ERR_COV_DESYNC);
+			c->halt |= COV_HALT_RESYNC;
+			break;
+		}
 		if (c->psb_fup_valid && (!c->cur || c->ovf)) {
 			c->ovf = false;
 			c->pend = COV_NO_EDGE;
@@ -1675,6 +1703,19 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	case LPT_PKT_MODE_EXEC:
 		c->pend_mode = exec_mode(&pkt.payload.mode_exec);
 		c->have_pend_mode = true;
+		if (c->in_psb && c->cur && c->cur->mode != c->pend_mode) {
+			/*
+			 * A status update unlike the mode the walk is in
+			 * while tracing is on (a corrupt trace): an error at
+			 * the PSBEND, as libipt's. The mode stays, so c->mode
+			 * always is c->cur's where path_ok() lets a cached
+			 * path run (a path's key is its start block, the mode
+			 * its TIP's block was built in).
+			 */
+			c->psb_mode_bad = true;
+			c->have_pend_mode = false;
+			break;
+		}
 		if (c->in_psb || !c->cur) {
 			c->mode = c->pend_mode;
 			c->have_pend_mode = false;
@@ -1719,10 +1760,9 @@ static const uint8_t *next_psb(const uint8_t *begin, const uint8_t *end,
 
 /*
  * How a segment ends at the packet whose first byte is @b: 1 at a TIP with
- * an IP, 2 at a TIP.PGD with an IP or without (its key's IP is then 1, in
- * page 0, where no traced code runs: Linux keeps it unmapped,
- * vm.mmap_min_addr), else 0 (no segment ends there; also a reserved
- * IPBytes, SDM Table 33-18).
+ * an IP, 2 at a TIP.PGD with an IP, 3 at one without (its key's IP is
+ * then 0: any IP can be a trace's, also one in page 0), else 0 (no segment
+ * ends there; also a reserved IPBytes, SDM Table 33-18).
  */
 static inline unsigned int seg_end(uint8_t b)
 {
@@ -1732,7 +1772,7 @@ static inline unsigned int seg_end(uint8_t b)
 	if (opc == PT_OPC_TIP)
 		return ip ? 1 : 0;
 	if (opc == PT_OPC_TIP_PGD)
-		return ip || ipb == PT_IPBYTES_SUPPRESSED ? 2 : 0;
+		return ip ? 2 : ipb == PT_IPBYTES_SUPPRESSED ? 3 : 0;
 	return 0;
 }
 
@@ -1765,7 +1805,7 @@ const uint8_t *segment(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 	if (!seg || (size_t)(end - q) < 1 + pl)
 		goto bytes;
 	if (!ip_decode(c, q + 1, end, ipb, &ip))
-		ip = 1;		/* TIP.PGD without an IP (seg_end()) */
+		ip = 0;		/* TIP.PGD without an IP (seg_end()) */
 	path = path_find(c, r.tnt, ip, r.n, seg);
 	if (path)
 		path_apply(c, path, 0);
@@ -1877,7 +1917,7 @@ static const uint8_t *seg_run(struct lpt_cov *c, const uint8_t *p,
 				break;
 			bits = 0;	/* TNT.8 bytes alone */
 		}
-		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : seg == 2;
+		ip = bits ? cov_ip_fast(q + 1, ipb, last_ip) : 0;
 		k0 = path_k0(cur, r.n, seg);
 		np = prev->nx[nx_slot(k0, r.tnt, ip)];
 		if (!np || !path_is(np, k0, r.tnt, ip)) {
@@ -1962,7 +2002,7 @@ static const uint8_t *segments(struct lpt_cov *c, const uint8_t *p,
 		lp = c->last_path;	/* the TIP.PGD's path */
 		c->last_ip = ip;
 		on_pge(c, ip);
-		if (lp && lp->seg == 2 && c->cur) {	/* for seg_run() */
+		if (lp && lp->seg >= 2 && c->cur) {	/* for seg_run() */
 			lp->pge_ip = ip;
 			lp->pge_blk = c->cur;
 			lp->pge_mode = c->mode;

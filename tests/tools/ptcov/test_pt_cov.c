@@ -525,6 +525,195 @@ START_TEST(synth_32bit)
 }
 END_TEST
 
+/* Warm (after @n decodes of the @na bytes @a) and cold (no paths) decodes
+ * of @b: the same edges, at least @min. */
+static void same_warm_cold(const struct lpt_cov_image *img, uint64_t fs, uint64_t fe,
+			   const uint8_t *a, size_t na, int n, const uint8_t *b,
+			   size_t nb, long min, const char *what)
+{
+	struct lpt_cov *w = new_cov(img, LPT_COV_F_EDGES, fs, fe);
+	struct lpt_cov *c = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_NO_PATHS, fs, fe);
+	const struct lpt_cov_edge *ew, *ec;
+	long kw, kc;
+	int rw, rc;
+
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < n; i++)
+		lpt_cov_decode(w, a, na, NULL);
+	rw = lpt_cov_decode(w, b, nb, NULL);
+	rc = lpt_cov_decode(c, b, nb, NULL);
+	ck_assert_int_eq(rw, rc);
+	kw = lpt_cov_edges(w, &ew);
+	kc = lpt_cov_edges(c, &ec);
+	for (long i = 0, j = 0, shown = 0; (i < kw || j < kc) && shown < 20;) {
+		/* the differences, for the log (both sorted by src, dst) */
+		int d = i >= kw ? 1 : j >= kc ? -1 :
+			ew[i].src != ec[j].src ? (ew[i].src < ec[j].src ? -1 : 1) :
+			ew[i].dst != ec[j].dst ? (ew[i].dst < ec[j].dst ? -1 : 1) : 0;
+
+		if (d < 0 || (!d && ew[i].count != ec[j].count))
+			printf("%s: warm %lx %lx %lu\n", what, (unsigned long)ew[i].src,
+			       (unsigned long)ew[i].dst, (unsigned long)ew[i].count);
+		if (d > 0 || (!d && ew[i].count != ec[j].count))
+			printf("%s: cold %lx %lx %lu\n", what, (unsigned long)ec[j].src,
+			       (unsigned long)ec[j].dst, (unsigned long)ec[j].count);
+		shown += d || ew[i].count != ec[j].count;
+		i += d <= 0;
+		j += d >= 0;
+	}
+	ck_assert_msg(kw == kc, "%s: warm %ld edges, cold %ld", what, kw, kc);
+	ck_assert_msg(kc >= min, "%s: %ld edges", what, kc);
+	for (long i = 0; i < kc; i++)
+		ck_assert_msg(ew[i].src == ec[i].src && ew[i].dst == ec[i].dst &&
+			      ew[i].count == ec[i].count,
+			      "%s: edge %ld: warm %lx %lx %lu, cold %lx %lx %lu", what, i,
+			      (unsigned long)ew[i].src, (unsigned long)ew[i].dst,
+			      (unsigned long)ew[i].count, (unsigned long)ec[i].src,
+			      (unsigned long)ec[i].dst, (unsigned long)ec[i].count);
+	lpt_cov_free(w);
+	lpt_cov_free(c);
+}
+
+/*
+ * A MODE.Exec in PSB+ unlike the mode the walk is in while tracing is on
+ * (a corrupt trace; fuzz_cov found the warm decoder taking a path cached
+ * by an earlier trace, its TIP's block built in 64-bit mode, where the
+ * block-by-block decoder built it in 16-bit mode). With a PSBEND it is
+ * libipt's -pte_bad_status_update: the same edges as libipt, warm and
+ * cold. Without one (libipt: -pte_bad_context) the mode stays: warm and
+ * cold the same.
+ */
+START_TEST(synth_mode_in_psb_cross_trace)
+{
+	struct code c;
+	struct tb a = { .n = 0 }, b;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+
+	code_init(&c);
+	code_put(&c, 0x1001, "\xff\xe0", 2);		/* nop; jmp *rax */
+	/* 64-bit: REX.W jne 0x2005; 16-bit: dec ax; jne 0x2005 */
+	code_put(&c, 0x2000, "\x48\x75\x02", 3);
+	code_put(&c, 0x2003, "\xff\xe0", 2);
+	code_put(&c, 0x2005, "\xff\xe0", 2);
+	for (int i = 0; i < 3; i++)
+		lpt_cov_image_add(img, c.addr[i], c.page[i], 4096);
+	/* the trace that fills the cache: all 64-bit */
+	start(&a, 1, 0x1000);
+	for (int i = 0; i < 2; i++) {
+		ipk(&a, 0x0d, 0x2000);
+		tnt(&a, i ? "0" : "1");
+		ipk(&a, 0x0d, 0x1000);
+	}
+	PGD0(&a);
+	static const char *const names[] = {
+		"mode in PSB+, no PSBEND", "mode in PSB+", "mode in PSB+, FUP at block",
+		"mode in PSB+, FUP in block",
+	};
+
+	for (int end = 0; end < 4; end++) {
+		b.n = 0;
+		start(&b, 1, 0x1000);
+		ipk(&b, 0x0d, 0x2000);
+		tnt(&b, "1");
+		ipk(&b, 0x0d, 0x1000);
+		psb(&b);
+		mode_exec(&b, 0);	/* CS.L=0, CS.D=0: 16-bit */
+		if (end >= 2)		/* where the walk is: the start of
+					 * its block, its jmp */
+			ipk(&b, 0x1d, end == 2 ? 0x1000 : 0x1001);
+		if (end)
+			PSBEND(&b);
+		ipk(&b, 0x0d, 0x2000);
+		tnt(&b, "1");
+		ipk(&b, 0x0d, 0x1000);
+		PGD0(&b);
+		same_warm_cold(img, 0, 0, a.b, a.n, 2, b.b, b.n, 1,
+			       names[end]);
+		if (end)
+			check_synth(&c, &b, 1, names[end]);
+	}
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+/*
+ * The same in mruby's real trace (fuzz_cov's find): the trace fills the
+ * cache, then the same bytes with the MODE.Exec of the PSB+ at 0xb50 made
+ * 16-bit (CS.L cleared) decode warm and cold, to libipt's edges.
+ */
+START_TEST(real_mode_in_psb_cross_trace)
+{
+	const struct real *r = &reals[2];
+	char path[4096 + 128];
+	size_t len, at;
+	uint8_t *trace, *mut;
+	struct lpt_cov_image *img;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	trace = slurp(path, &len);
+	if (!trace) {
+		printf("test_pt_cov: %s missing: skipped\n", path);
+		return;
+	}
+	ck_assert_uint_ge(len, 16384);
+	at = 0xb65;	/* ptdump: "0xb65 mode.exec cs.l" in PSB+ */
+	ck_assert_msg(trace[at] == 0x99 && trace[at + 1] == 0x01,
+		      "mruby: no MODE.Exec 64-bit at 0xb65");
+	mut = malloc(len);
+	memcpy(mut, trace, len);
+	mut[at + 1] = 0x00;
+	img = lpt_cov_image_alloc();
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	same_warm_cold(img, r->start, r->end, trace, len, 2, mut, len, 500, "mruby");
+	{
+		struct cov_ref_pages pc;
+		struct cov_ref_edge *re;
+		size_t rn;
+		struct lpt_cov *cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
+
+		ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
+		ck_assert_int_eq(cov_ref_edges(mut, len, &pc, r->start, r->end, 6, 94, 3,
+					       &re, &rn, NULL), 0);
+		lpt_cov_decode(cov, trace, len, NULL);
+		ck_assert_int_eq(lpt_cov_decode(cov, mut, len, NULL), LPT_ERR_COV_DESYNC);
+		same_edges(cov, re, rn, "mruby, 16-bit MODE.Exec in PSB+");
+		lpt_cov_free(cov);
+		cov_ref_free_pages(&pc);
+		free(re);
+	}
+	lpt_cov_image_free(img);
+	free(mut);
+	free(trace);
+}
+END_TEST
+
+/*
+ * A TIP.PGD whose IP is 1 (a corrupt trace: page 0 runs no code) is a
+ * disable at IP 1, not one with the IP suppressed: the path cache's key
+ * for the suppressed one used to be IP 1 (fuzz_cov: warm and cold
+ * differed). As libipt, cold and warm.
+ */
+START_TEST(synth_pgd_ip_1)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	code_init(&c);
+	code_put(&c, 0x1001, "\xff\xe0", 2);		/* nop; jmp *rax */
+	for (int i = 0; i < 2; i++) {
+		start(&t, 1, 0x1000);
+		ipk(&t, 0x0d, 0x1000);
+		if (i)
+			PGD0(&t);
+		else
+			ipk(&t, 0x01, 1);	/* TIP.PGD */
+	}
+	ck_assert(check_synth_cpu(&c, &t, 2, "TIP.PGD at 1", 94, 0, 0, 0x1001, 1));
+}
+END_TEST
+
 START_TEST(synth_far)
 {
 	struct code c;
@@ -813,6 +1002,9 @@ int main(void)
 	tcase_add_test(tc, synth_tsx_abort);
 	tcase_add_test(tc, synth_32bit);
 	tcase_add_test(tc, synth_far);
+	tcase_add_test(tc, synth_mode_in_psb_cross_trace);
+	tcase_add_test(tc, synth_pgd_ip_1);
+	tcase_add_test(tc, real_mode_in_psb_cross_trace);
 	tcase_add_test(tc, synth_compressed_ret);
 	tcase_add_test(tc, erratum_bdm64);
 	tcase_add_test(tc, erratum_skd022);
