@@ -349,7 +349,7 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct itab *t,
 		cand[n] = entries[i];
 		cap[n++] = UINT64_MAX;
 	}
-	for (size_t i = 0; i <= t->mask; i++) {
+	for (size_t i = 0; t->slot && i <= t->mask; i++) {
 		const struct cov_insn *x = &t->slot[i];
 
 		if (x->len && x->count && x->kind == LPT_COV_INSN_FAR) {

@@ -75,7 +75,9 @@ long cov_modules_add_elf(struct cov_modules *ms, const char *path, uint64_t base
 	GElf_Ehdr eh;
 	size_t n;
 	Elf *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A regular file only: a FIFO or device named by a capture must
+	 * not block or be read (issue 36, ptcap_file_open()). */
+	int fd = ptcap_file_open(NULL, path, 0, 0, NULL);
 
 	if (fd < 0)
 		return -2;
@@ -151,7 +153,7 @@ int64_t cov_modules_elf(const struct cov_modules *ms, size_t m, int *type,
 
 	*type = ET_NONE;
 	*entry = 0;
-	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	fd = ptcap_file_open(NULL, mod->path, 0, 0, NULL);
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);

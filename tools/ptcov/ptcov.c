@@ -132,12 +132,12 @@ static int add_elf(struct opts *o, char *arg)
 {
 	uint64_t base = 0;
 	char *c = strrchr(arg, ':');
-	FILE *f = fopen(arg, "rb");
+	struct stat st;
 	int err;
 
-	if (f)
-		fclose(f);
-	else if (c && !parse_u64(c + 1, &base, 0))
+	/* FILE:BASE unless FILE:BASE names a file (stat: never opened here,
+	 * so a FIFO cannot block; lpt_cov_image_add_elf() refuses it). */
+	if (stat(arg, &st) && c && !parse_u64(c + 1, &base, 0))
 		*c = '\0';
 	err = lpt_cov_image_add_elf(o->img, arg, base);
 	if (err < 0)
@@ -176,12 +176,11 @@ static int add_raw(struct opts *o, char *arg)
 	if (err < 0)
 		return img_err("--raw", arg, err);
 	if (!to) {
-		FILE *f = fopen(arg, "rb");
+		struct stat st;
 
-		if (f && !fseek(f, 0, SEEK_END) && ftell(f) > 0)
-			to = (uint64_t)ftell(f);
-		if (f)
-			fclose(f);
+		/* lpt_cov_image_add_file() took a regular file's bytes. */
+		if (!stat(arg, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+			to = (uint64_t)st.st_size;
 	}
 	if (to > from && cov_modules_add(&o->mods, arg, addr, addr + (to - from), from,
 					 false) < 0)

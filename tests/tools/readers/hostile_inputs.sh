@@ -195,6 +195,13 @@ for kind in zero fifo; do
 	printf '0x500000 0x501000 0x0 lib.so\n' >>"$dd/maps"
 	# the other maps lines still give code: a warning, and exit 0
 	run "maps line naming a $kind ptcov" 0 'lib\.so.*not a regular file' "$ptcov" "$dd"
+	run "maps line naming a $kind ptcov lcov" 0 'lib\.so.*not a regular file' \
+		"$ptcov" --format=lcov -o "$w/x.info" "$dd"
+	# named on ptcov's command line: refused at once, never opened blocking
+	run "--elf $kind ptcov" nz 'not a regular file' "$ptcov" --elf "$dd/lib.so" \
+		--pt "$dd/tid1234.pt"
+	run "--raw $kind ptcov" nz 'not a regular file' "$ptcov" --raw "$dd/lib.so:0x1000" \
+		--pt "$dd/tid1234.pt"
 	run "maps line naming a $kind ptflow" 0 'lib\.so.*not a regular file' "$ptflow" "$dd"
 	run "maps line naming a $kind pt2perf" 0 '' "$pt2perf" "$dd" -o "$w/x.data"
 	printf '0x600000 0x601000 0x0 jit-1.dump\n' >>"$dd/maps"
