@@ -613,17 +613,21 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 		const struct p2p_file *f = &cap.files[pc->file];
 		const struct p2p_level *lv = &cap.lv[f->level];
 		const struct ptcap_process *pr;
-		struct sys_proc *sp = NULL;
+		struct sys_proc *sp;
 		size_t ngen = 0;
 		char name[64];
 
 		pr = ptcap_processes_find(&lv->procs, f->pid, &ngen);
 		if (!pr || pc->gen >= ngen || pr[pc->gen].missing || !pr[pc->gen].maps)
 			continue;
-		for (size_t k = 0; k < nps; k++)
+		size_t k;
+
+		for (k = 0; k < nps; k++)
 			if (ps[k].level == f->level && ps[k].pid == f->pid && ps[k].gen == pc->gen)
-				sp = &ps[k];
-		if (!sp) {
+				break;
+		if (k < nps) {
+			sp = &ps[k];
+		} else {
 			struct sys_proc *n = realloc(ps, (nps + 1) * sizeof(*n));
 
 			if (!n)
