@@ -16,13 +16,20 @@ static int event(struct bts_model_cpu *cpu, enum bts_branch_kind kind, uint64_t 
 	return bts_model_branch(cpu, &br) ? -EINVAL : 1;
 }
 
-/* Into the kernel at @cpl and back to @back from the kernel at CPL 0. */
+/*
+ * Into the kernel at @cpl and back to @back from the kernel at CPL 0; only
+ * into the kernel when the thread did not come back (@back is the
+ * instruction's own IP: it was its last).
+ */
 static int round_trip(struct bts_model_cpu *cpu, enum bts_branch_kind kind, uint64_t from,
 		      uint64_t entry, uint64_t ret_ip, uint64_t back,
 		      const struct bts_step *s, uint8_t vector)
 {
-	if (event(cpu, kind, from, entry, s->cpl, s->mode, vector) < 0 ||
-	    event(cpu, BTS_BR_FAR, ret_ip, back, 0, X86_MODE_64, 0) < 0)
+	if (event(cpu, kind, from, entry, s->cpl, s->mode, vector) < 0)
+		return -EINVAL;
+	if (back == s->ip)
+		return 1;
+	if (event(cpu, BTS_BR_FAR, ret_ip, back, 0, X86_MODE_64, 0) < 0)
 		return -EINVAL;
 	return 2;
 }

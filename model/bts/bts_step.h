@@ -12,9 +12,11 @@
  * faulting UD/SYSRET/SYSEXIT/VMLAUNCH) and comes back at the next
  * instruction becomes two events: the transfer into the kernel at the
  * instruction's CPL, to the configured entry point, and the return from
- * the configured kernel IP at CPL 0. An instruction that is no branch but
- * is followed by another IP than its own end (a signal delivered after it)
- * becomes an interrupt taken after it and the same kind of return.
+ * the configured kernel IP at CPL 0 (only the first when the IP after it
+ * is its own: the thread ended there, e.g. exit_group). An instruction
+ * that is no branch but is followed by another IP than its own end (a
+ * signal delivered after it) becomes an interrupt taken after it and the
+ * same kind of return.
  *
  * Plain C on model/model_env.h only, for lwpt_sim.ko and user space.
  */
@@ -48,8 +50,9 @@ struct bts_step_config {
  * @step: the instruction and the IP after it.
  *
  * Calls bts_model_branch() for each event the instruction caused (none
- * for a not-taken JCC or a linear instruction, one for a taken branch or
- * a user-mode far transfer, two for a round trip through the kernel). A
+ * for a not-taken JCC or a linear instruction, one for a taken branch, a
+ * user-mode far transfer or a last system call, two for a round trip
+ * through the kernel). A
  * REP string instruction must be given once, with the IP after its last
  * iteration.
  * Return: the number of events (0..2); -EINVAL if an argument is NULL or

@@ -11,3 +11,9 @@ BTS_STEP_SRCS := model/bts/bts_step.c model/x86/x86_cofi.c
 # Tests live in tests/model/bts/ (a third-level build.mk is not auto-included).
 UNIT_TESTS += test_bts_model
 test_bts_model_SRCS := tests/model/bts/test_bts_model.c $(BTS_MODEL_SRCS) $(BTS_STEP_SRCS)
+# A BTS trace of a real program against ptrace single-stepping (the PT flow
+# test's program, tests/model/pt/progs/trace_flow_prog.c).
+UNIT_TESTS += test_bts_flow
+test_bts_flow_SRCS := tests/model/bts/test_bts_flow.c tests/model/step_trace.c \
+	$(BTS_MODEL_SRCS) $(BTS_STEP_SRCS)
+$(O)/tests/test_bts_flow: $(O)/tests/trace_flow_prog
