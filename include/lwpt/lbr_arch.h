@@ -49,7 +49,9 @@
 /* ---- MSR_LBR_SELECT, 1C8H (SDM 17.7.2, Tables 17-11/17-12; 17.9) ------- */
 
 /* Each bit set means "do not capture" that kind of branch. */
+#ifndef MSR_LBR_SELECT		/* <asm/msr-index.h> has it too, same value */
 #define MSR_LBR_SELECT			0x1c8u
+#endif
 #define LBR_SELECT_CPL_EQ_0		(1ull << 0)	/* occurring in ring 0 */
 #define LBR_SELECT_CPL_NEQ_0		(1ull << 1)	/* occurring in ring > 0 */
 #define LBR_SELECT_JCC			(1ull << 2)	/* conditional branches */
