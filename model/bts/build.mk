@@ -17,3 +17,7 @@ UNIT_TESTS += test_bts_flow
 test_bts_flow_SRCS := tests/model/bts/test_bts_flow.c tests/model/step_trace.c \
 	$(BTS_MODEL_SRCS) $(BTS_STEP_SRCS)
 $(O)/tests/test_bts_flow: $(O)/tests/trace_flow_prog
+
+# Figures, not assertions: what a branch costs in the model.
+BENCHES += bench_bts_model
+bench_bts_model_SRCS := tests/model/bts/bench_bts_model.c $(BTS_MODEL_SRCS)
