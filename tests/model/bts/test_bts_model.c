@@ -151,6 +151,24 @@ static void check_rec(struct env *e, unsigned int slot, uint64_t from, uint64_t 
 
 #define BTS_ON	(IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS)
 
+/* The IA32_DEBUGCTL bits of each profile, from Vol. 4 Table 2-2 (see below). */
+static uint64_t ds_valid_of(const struct bts_model_profile *p)
+{
+	uint64_t v = 0x43;		/* LBR, BTF, TR */
+
+	if (p->ds && !p->bts_unavailable)
+		v |= 0x180;
+	if (p->ds_cpl)
+		v |= 0x600;
+	if (p->pdcm && p->perfmon_version > 1)
+		v |= 0x1800;
+	if (p->uncore_pmi)
+		v |= 0x2000;
+	if (p->pdcm && p->freeze_while_smm)
+		v |= 0x4000;
+	return v;
+}
+
 /* --- Profiles, CPUID and the MSRs they enumerate -------------------------- */
 
 START_TEST(test_profiles_cpuid)
@@ -482,6 +500,96 @@ START_TEST(test_bts_bad_buffers)
 	ck_assert_int_eq(e->last.kind, BTS_VIOL_DS_ACCESS);
 	ck_assert_uint_eq(e->cpu.stats.bts_lost, 3);
 	ck_assert_uint_eq(e->cpu.stats.bts_records, 0);
+	free(e);
+}
+END_TEST
+
+/* The processor stores at the index as it finds it: no alignment check. */
+START_TEST(test_bts_index_as_found)
+{
+	struct env *e = env_new(&bts_model_profile_core2);
+
+	ds_setup(e, 8, BUF + 100 * REC);
+	set64(e, DS + DS_BTS_INDEX, BUF + 5);		/* not a record boundary */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, BTS_ON), 0);
+	branch(e, BTS_BR_JMP_REL, 0x1234, 0x5678, 3);
+	ck_assert_uint_eq(mem64(e, BUF + 5), 0x1234);
+	ck_assert_uint_eq(mem64(e, DS + DS_BTS_INDEX), BUF + 5 + REC);
+	/* An index beyond the maximum: full; BTINT=0 wraps to the base. */
+	set64(e, DS + DS_BTS_INDEX, BUF + 50 * REC);
+	branch(e, BTS_BR_JMP_REL, 0x1111, 0x2222, 3);
+	check_rec(e, 0, 0x1111, 0x2222);
+	ck_assert_uint_eq(mem64(e, DS + DS_BTS_INDEX), BUF + REC);
+	free(e);
+}
+END_TEST
+
+/*
+ * Random MSR writes and events (fixed seed) never break the invariants:
+ * TOS below the depth, IA32_DEBUGCTL within the profile's bits, the BTS
+ * index moved by 24 or to base + 24, or not at all.
+ */
+START_TEST(test_random_ops)
+{
+	static const uint32_t msrs[] = {
+		IA32_DEBUGCTL, IA32_DS_AREA, MSR_LBR_SELECT, MSR_LASTBRANCH_TOS,
+		MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM + 7,
+		MSR_LER_FROM_LIP, IA32_PERF_GLOBAL_STATUS_RESET, IA32_PERF_GLOBAL_CTRL,
+		IA32_MISC_ENABLE, IA32_PERF_CAPABILITIES,
+	};
+	const struct bts_model_profile *p = bts_model_profile_find((const char *[]){
+		"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods" }[_i]);
+	struct env *e = env_new(p);
+	uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+	int n;
+
+	if (p->ds)
+		ds_setup(e, 16, BUF + 12 * REC);
+	else
+		set64(e, DS + DS_BTS_INDEX, BUF);
+	e->pmi_reset_index = true;
+	for (n = 0; n < 100000; n++) {
+		uint64_t before, after, base = BUF, dbg;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if ((x & 7) == 0) {
+			uint64_t v = (x >> 8) & 0x7fff;
+
+			if (x & (1ull << 40))
+				v |= 1ull << (x >> 58);
+			if (x & (1ull << 42))	/* half of them valid for IA32_DEBUGCTL */
+				v &= ds_valid_of(p);
+			if (msrs[(x >> 24) % (sizeof(msrs) / sizeof(msrs[0]))] == IA32_DS_AREA)
+				v = (x & (1ull << 41)) ? DS : v << 32;
+			bts_model_wrmsr(&e->cpu, msrs[(x >> 24) % (sizeof(msrs) /
+						       sizeof(msrs[0]))], v);
+		} else {
+			struct bts_branch br = {
+				.kind = (enum bts_branch_kind)((x >> 8) % BTS_BR_NR),
+				.from = x >> 20, .to = x >> 24, .cpl = (uint8_t)((x >> 4) & 3),
+				.mode = (x & 8) ? X86_MODE_64 : X86_MODE_32,
+				.vector = (uint8_t)(x >> 32), .mispredicted = x & 1,
+			};
+
+			before = mem64(e, DS + DS_BTS_INDEX);
+			e->pmis = 0;
+			ck_assert_int_eq(bts_model_branch(&e->cpu, &br), 0);
+			after = mem64(e, DS + DS_BTS_INDEX);
+			ck_assert(after == before || after == before + REC ||
+				  after == base + REC || (e->pmis && after == base));
+		}
+		ck_assert_uint_lt(e->cpu.tos, p->lbr_depth);
+		ck_assert_int_eq(bts_model_rdmsr(&e->cpu, IA32_DEBUGCTL, &dbg), 0);
+		ck_assert_uint_eq(dbg & ~ds_valid_of(p), 0);
+	}
+	/* The walk reached the interesting states. */
+	ck_assert_uint_gt(e->cpu.stats.lbr_records, 1000);
+	if (p->ds && !p->bts_unavailable) {
+		ck_assert_uint_gt(e->cpu.stats.bts_records, 1000);
+		ck_assert_uint_gt(e->cpu.stats.bts_wraps + e->cpu.stats.bts_pmis, 10);
+	}
 	free(e);
 }
 END_TEST
@@ -949,6 +1057,8 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_bts_circular_wrap);
 	tcase_add_test(tc, test_bts_threshold_without_btint);
 	tcase_add_test(tc, test_bts_bad_buffers);
+	tcase_add_test(tc, test_bts_index_as_found);
+	tcase_add_loop_test(tc, test_random_ops, 0, 6);
 	tcase_add_test(tc, test_lbr_stack_tos);
 	tcase_add_test(tc, test_lbr_formats);
 	tcase_add_test(tc, test_lbr_select);
