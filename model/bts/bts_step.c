@@ -72,7 +72,7 @@ int bts_step(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
 	case X86_COFI_NONE:
 		if (s->next_ip == fall)
 			return 0;
-		/* An interrupt (signal) taken after the instruction: FROM is the next IP. */
+		/* An interrupt taken after the instruction: FROM is the next IP (Table 33-23). */
 		return round_trip(cpu, BTS_BR_INTERRUPT, fall, cfg->idt_entry, cfg->iret_ip,
 				  s->next_ip, s, 0);
 	case X86_COFI_JCC:
@@ -87,7 +87,7 @@ int bts_step(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
 	case X86_COFI_INT3:
 	case X86_COFI_INT1:
 	case X86_COFI_INTO:
-		/* Software interrupts: FROM is the instruction (SDM Table 33-x, LBR FROM). */
+		/* Software interrupts: FROM is the instruction (SDM Table 33-23: as LBR FROM). */
 		return round_trip(cpu, BTS_BR_FAR, s->ip, cfg->idt_entry, cfg->iret_ip,
 				  s->next_ip, s, 0);
 	case X86_COFI_UD:

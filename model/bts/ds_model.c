@@ -121,7 +121,7 @@ void ds_model_bts(struct bts_model_cpu *cpu, const struct bts_branch *br)
 	struct bts_record rec;
 	uint64_t idx, prev;
 
-	/* Table 17-x "IA32_DEBUGCTL Flag Encodings": TR=0 is BTMs off, BTS=0 to the bus. */
+	/* 17.4.9.3, IA32_DEBUGCTL flag encodings: TR=0 is BTMs off, BTS=0 to the bus. */
 	if (!(dbg & IA32_DEBUGCTL_TR) || !(dbg & IA32_DEBUGCTL_BTS))
 		return;
 	if (bts_model_pt_suspends(cpu))
