@@ -229,14 +229,15 @@ int bts_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 	}
 }
 
-void bts_model_pmi(struct bts_model_cpu *cpu)
+void bts_model_pmi(struct bts_model_cpu *cpu, enum bts_pmi_source src)
 {
 	const struct bts_model_profile *p;
 
-	if (!cpu)
+	if (!cpu || (unsigned int)src >= BTS_PMI_NR)
 		return;
 	p = cpu->prof;
-	if (cpu->debugctl & IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI)
+	if ((cpu->debugctl & IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI) &&
+	    !(src == BTS_PMI_PEBS && p->erratum_aj106))
 		lbr_model_freeze(cpu);
 	if (cpu->debugctl & IA32_DEBUGCTL_FREEZE_PERFMON_ON_PMI) {
 		if (p->perfmon_version >= 4)
@@ -249,7 +250,7 @@ void bts_model_pmi(struct bts_model_cpu *cpu)
 void bts_model_signal_pmi(struct bts_model_cpu *cpu)
 {
 	cpu->stats.bts_pmis++;
-	bts_model_pmi(cpu);
+	bts_model_pmi(cpu, BTS_PMI_BTS);
 	if (cpu->ops->pmi && !cpu->in_pmi) {
 		cpu->in_pmi = true;
 		cpu->ops->pmi(cpu->ctx, cpu);

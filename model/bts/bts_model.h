@@ -69,6 +69,7 @@ struct bts_model_profile {
 	bool freeze_while_smm;		/* IA32_PERF_CAPABILITIES[12] */
 	bool uncore_pmi;		/* IA32_DEBUGCTL[13] exists (06_1AH) */
 	bool lbr_pt_exclusive;		/* SDM 33.3.1.2: PT suspends LBR/BTS/LER */
+	bool erratum_aj106;		/* FREEZE_LBRS_ON_PMI fails with PEBS PMIs */
 	unsigned int linear_bits;	/* 48: canonical checks */
 };
 
@@ -292,18 +293,27 @@ int bts_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val);
  */
 int bts_model_branch(struct bts_model_cpu *cpu, const struct bts_branch *br);
 
+/* What signalled a PMI (17.4.7's list of the conditions that freeze). */
+enum bts_pmi_source {
+	BTS_PMI_COUNTER,	/* a counter overflowed with its PMI bit set */
+	BTS_PMI_PEBS,		/* the PEBS buffer reached its threshold */
+	BTS_PMI_BTS,		/* the BTS buffer reached its threshold (the model) */
+	BTS_PMI_NR
+};
+
 /**
- * bts_model_pmi() - a PMI is signalled by a source outside the model (a
- * counter overflow with the PMI bit, the PEBS threshold; 17.4.7).
+ * bts_model_pmi() - a PMI is signalled (17.4.7).
  * @cpu: the CPU.
+ * @src: what signalled it; the model signals BTS_PMI_BTS itself.
  *
  * Applies the freeze: with FREEZE_LBRS_ON_PMI, perfmon version 2-3 clears
  * DEBUGCTL.LBR (legacy), version 4 sets IA32_PERF_GLOBAL_STATUS.LBR_Frz
  * (streamlined); with FREEZE_PERFMON_ON_PMI, version 2-3 clears
- * IA32_PERF_GLOBAL_CTRL, version 4 sets CTR_Frz. The model's own BTS
- * threshold interrupt does the same before calling ops->pmi.
+ * IA32_PERF_GLOBAL_CTRL, version 4 sets CTR_Frz. Erratum AJ106 (profile
+ * erratum_aj106, Core 2 06_0FH as perf's intel_clovertown_quirk() lists
+ * it): a PEBS PMI does not freeze the LBRs. Unknown @src: no effect.
  */
-void bts_model_pmi(struct bts_model_cpu *cpu);
+void bts_model_pmi(struct bts_model_cpu *cpu, enum bts_pmi_source src);
 
 /**
  * bts_model_single_step_trap() - whether EFLAGS.TF traps after an

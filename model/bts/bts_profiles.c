@@ -8,11 +8,16 @@
  */
 #include "model/bts/bts_model.h"
 
-/* Core 2 (06_0FH): 4 LBRs at 40H/60H, DS-CPL, perfmon v2 (legacy freeze). */
+/*
+ * Core 2 (06_0FH): 4 LBRs at 40H/60H, DS-CPL, perfmon v2 (legacy freeze),
+ * and erratum AJ106 (perf's intel_clovertown_quirk(): "FREEZE_LBRS_ON_PMI
+ * doesn't work in combination with PEBS").
+ */
 const struct bts_model_profile bts_model_profile_core2 = {
 	.name = "core2",
 	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,
 	.perfmon_version = 2,
+	.erratum_aj106 = true,
 	.lbr_depth = 4,
 	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_CORE,
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,

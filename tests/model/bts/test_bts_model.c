@@ -866,8 +866,31 @@ START_TEST(test_freeze_legacy)
 	ck_assert_uint_eq(e->cpu.stats.bts_records, 2);	/* BTS is not frozen */
 	/* An external PMI without the freeze bits changes nothing. */
 	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
-	bts_model_pmi(&e->cpu);
+	bts_model_pmi(&e->cpu, BTS_PMI_COUNTER);
 	rdmsr_eq(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR);
+	free(e);
+}
+END_TEST
+
+/* Erratum AJ106 (core2): a PEBS PMI does not freeze the LBRs; a counter's does. */
+START_TEST(test_freeze_erratum_aj106)
+{
+	static const uint64_t on = IA32_DEBUGCTL_LBR | IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI;
+	struct env *e = env_new(&bts_model_profile_core2);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, on), 0);
+	bts_model_pmi(&e->cpu, BTS_PMI_PEBS);
+	rdmsr_eq(e, IA32_DEBUGCTL, on);
+	bts_model_pmi(&e->cpu, BTS_PMI_NR);		/* unknown source: nothing */
+	rdmsr_eq(e, IA32_DEBUGCTL, on);
+	bts_model_pmi(&e->cpu, BTS_PMI_COUNTER);
+	rdmsr_eq(e, IA32_DEBUGCTL, IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI);
+	free(e);
+	/* Without the erratum a PEBS PMI freezes as any other. */
+	e = env_new(&bts_model_profile_nhm);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, on), 0);
+	bts_model_pmi(&e->cpu, BTS_PMI_PEBS);
+	rdmsr_eq(e, IA32_DEBUGCTL, IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI);
 	free(e);
 }
 END_TEST
@@ -882,7 +905,7 @@ START_TEST(test_freeze_streamlined)
 					 IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI |
 					 IA32_DEBUGCTL_FREEZE_PERFMON_ON_PMI), 0);
 	branch(e, BTS_BR_JMP_REL, 0x10, 0x20, 3);
-	bts_model_pmi(&e->cpu);				/* a counter overflowed */
+	bts_model_pmi(&e->cpu, BTS_PMI_COUNTER);		/* a counter overflowed */
 	rdmsr_eq(e, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR | IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI |
 		 IA32_DEBUGCTL_FREEZE_PERFMON_ON_PMI);
 	rdmsr_eq(e, IA32_PERF_GLOBAL_STATUS, PERF_GLOBAL_STATUS_LBR_FRZ |
@@ -1068,6 +1091,7 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_db_and_btf);
 	tcase_add_test(tc, test_lbr_msr_writes);
 	tcase_add_test(tc, test_freeze_legacy);
+	tcase_add_test(tc, test_freeze_erratum_aj106);
 	tcase_add_test(tc, test_freeze_streamlined);
 	tcase_add_test(tc, test_pt_exclusive);
 	tcase_add_test(tc, test_reset);
