@@ -21,7 +21,7 @@ bench_ptcov_LDLIBS := -lipt -ldl
 # of the same runs (the program built -O0 -g --coverage), the -O2 build's
 # lines with its DWARF table, drcov's layout and blocks.
 SCRIPT_TESTS += tests/tools/ptcov/ptcov_lcov.sh
-PT_STEP_TRACE_SRCS := tests/tools/ptcov/pt_step_trace.c $(sort $(wildcard model/pt/trace*.c)) \
+PT_STEP_TRACE_SRCS := tests/tools/ptcov/pt_step_trace.c tests/model/step_trace.c $(sort $(wildcard model/pt/trace*.c)) \
 	model/x86/x86_cofi.c model/pt/pt_model.c model/pt/pt_profiles.c
 COV_PROG_SRCS := tests/tools/ptcov/progs/cov_prog.c tests/tools/ptcov/progs/cov_prog2.c
 $(O)/tests/pt_step_trace: $(PT_STEP_TRACE_SRCS)
