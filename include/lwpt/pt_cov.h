@@ -379,6 +379,81 @@ struct lpt_cov_insn {
 int lpt_cov_insn_at(const struct lpt_cov_image *img, uint64_t addr,
 		    unsigned int mode, struct lpt_cov_insn *out);
 
+/* Why a block ends (struct lpt_cov_block). */
+enum lpt_cov_block_stop {
+	LPT_COV_STOP_BRANCH = 0,	/* at its branch: @kind says which */
+	LPT_COV_STOP_FILTER,		/* at the end of the IP filter range
+					 * it starts in (or it starts outside
+					 * every range: no instruction) */
+	LPT_COV_STOP_NOMAP,		/* at code the image lacks */
+	LPT_COV_STOP_BADINSN,		/* at bytes that are no instruction */
+};
+
+/* lpt_cov_block.flags */
+#define LPT_COV_BLOCK_F_UD	0x1u	/* holds a UD0/UD1/UD2 before its end
+					 * (the decoder walks on: #UD is a
+					 * fault, whose trace says where
+					 * control went) */
+
+/*
+ * One basic block of a decoder's cache (lpt_cov_block_at(),
+ * lpt_cov_blocks()): the instructions from @start to its first branch
+ * (SDM Table 33-1), to the end of the IP filter range it starts in, or to
+ * code the image lacks, decoded in one execution mode. The decoder counts
+ * edges, not blocks: a block runs as often as the edges into @start
+ * (lpt_cov_edges()) say, plus trace-enable entries.
+ */
+struct lpt_cov_block {
+	uint64_t start;		/* its first instruction */
+	uint64_t end;		/* the address after its last instruction:
+				 * it is [start, end); with LPT_COV_STOP_NOMAP
+				 * the address of the missing instruction */
+	uint64_t branch;	/* LPT_COV_STOP_BRANCH: the branch's address
+				 * (its length is end - branch); else 0 */
+	uint64_t target;	/* a JCC, JMP or CALL branch: its target;
+				 * else 0 */
+	uint32_t ninsn;		/* instructions, the branch included */
+	uint8_t kind;		/* enum lpt_cov_insn_kind of the branch;
+				 * LPT_COV_INSN_OTHER when no branch ends it */
+	uint8_t stop;		/* enum lpt_cov_block_stop */
+	uint8_t mode;		/* 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8) */
+	uint8_t flags;		/* LPT_COV_BLOCK_F_* */
+};
+
+/**
+ * lpt_cov_block_at() - the block the decoder's cache holds at an address.
+ * @cov:  decoder.
+ * @addr: linear address of the block's first instruction.
+ * @mode: 16, 32 or 64: the execution mode it was decoded in.
+ * @out:  filled when found.
+ *
+ * Only blocks the decodes since the last flush (the cache cap,
+ * lpt_cov_invalidate()) walked are there: a caller falls back to
+ * lpt_cov_insn_at() for the others. The IP filter is @cov's
+ * configuration's. A lookup is one hash probe: no code is read.
+ *
+ * Return: 1 found; 0 not cached; LPT_ERR_INVALID for NULL @cov or @out or
+ * a bad @mode.
+ */
+int lpt_cov_block_at(const struct lpt_cov *cov, uint64_t addr,
+		     unsigned int mode, struct lpt_cov_block *out);
+
+/**
+ * lpt_cov_blocks() - call @fn for every block of the decoder's cache, in
+ * no particular order.
+ * @cov: decoder.
+ * @fn:  called with @ctx and a block (valid during the call only); a
+ *       non-zero return stops the walk. It must not call lpt_cov_decode()
+ *       or lpt_cov_invalidate() on @cov.
+ * @ctx: passed to @fn.
+ *
+ * Return: the number of blocks @fn was called with (>= 0);
+ * LPT_ERR_INVALID for NULL @cov or @fn.
+ */
+long lpt_cov_blocks(const struct lpt_cov *cov,
+		    int (*fn)(void *ctx, const struct lpt_cov_block *b),
+		    void *ctx);
+
 /**
  * lpt_cov_invalidate() - forget cached work for code in [start, end),
  * after the code there changed (JIT, dlopen, a page added to the image).
