@@ -15,56 +15,65 @@
 /* Longest block walked: straight-line code longer than this is cut. */
 #define COV_BLOCK_MAX	65536u
 
+/* A key and the index of its element (radix_idx()). */
+struct kv {
+	uint64_t k;
+	uint64_t i;
+};
+
 /*
  * Sort the @n indices at @idx stably by the uint64_t at byte @off of
- * element idx[i] of @base (elements of @size bytes): LSD radix, a byte a
- * pass, passes where every key has the same byte skipped (addresses share
- * their high bytes). Linear in @n: no comparison sort on the way from
- * edges to lines. Returns 0 or -1 (ENOMEM).
+ * element idx[i] of @base (elements of @size bytes): LSD radix over
+ * (key, index) pairs copied out once, a byte a pass, the histograms of all
+ * eight bytes counted in one read, passes where every key has the same
+ * byte skipped (addresses share their high bytes). Linear in @n: no
+ * comparison sort on the way from edges to lines. Returns 0 or -1
+ * (ENOMEM).
  */
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
-	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *a = idx, *b = tmp;
+	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b = a + n;
 	const uint8_t *p = base;
-	size_t cnt[256];
+	size_t (*cnt)[256] = calloc(8, sizeof(*cnt));
 
-	if (!tmp)
+	if (!a || !cnt) {
+		free(a);
+		free(cnt);
 		return -1;
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, p + (size_t)idx[i] * size + off, sizeof(k));
+		a[i] = (struct kv){ k, idx[i] };
+		for (unsigned int d = 0; d < 8; d++)
+			cnt[d][(k >> (8 * d)) & 0xff]++;
+	}
+	for (unsigned int d = 0; d < 8; d++) {
 		size_t pos = 0;
 		bool one = false;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k;
-
-			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
-			cnt[(k >> shift) & 0xff]++;
-		}
-		for (unsigned int d = 0; d < 256; d++) {
-			size_t c = cnt[d];
+		for (unsigned int v = 0; v < 256; v++) {
+			size_t c = cnt[d][v];
 
 			one |= c == n;
-			cnt[d] = pos;
+			cnt[d][v] = pos;
 			pos += c;
 		}
 		if (one)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k;
-
-			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
-			b[cnt[(k >> shift) & 0xff]++] = a[i];
-		}
-		uint32_t *t = a;
+		for (size_t i = 0; i < n; i++)
+			b[cnt[d][(a[i].k >> (8 * d)) & 0xff]++] = a[i];
+		struct kv *t = a;
 
 		a = b;
 		b = t;
 	}
-	if (a != idx)
-		memcpy(idx, a, n * sizeof(*idx));
-	free(tmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)a[i].i;
+	free(a < b ? a : b);
+	free(cnt);
 	return 0;
 }
 
@@ -152,9 +161,86 @@ void cov_edges_free(struct cov_edges *acc)
 	memset(acc, 0, sizeof(*acc));
 }
 
-/* Instructions by address: open addressing, then sorted at the end. */
-struct itab {
-	struct cov_insn *slot;
+static bool in_filter(const struct lpt_cov_config *cfg, uint64_t a)
+{
+	if (!cfg->nfilter)
+		return true;
+	for (uint32_t i = 0; i < cfg->nfilter; i++)
+		if (a >= cfg->filter[i].start && a < cfg->filter[i].end)
+			return true;
+	return false;
+}
+
+/* What the code from an address to its first branch is. */
+struct shape {
+	uint64_t end;		/* the address after the last instruction */
+	uint64_t last;		/* the branch (kind != OTHER) */
+	uint32_t n;		/* instructions */
+	uint8_t kind;		/* the last one's; OTHER: no branch ends it */
+	uint8_t len;		/* the branch's length */
+	bool nomap;		/* cut short by missing code */
+};
+
+struct flow_in {
+	const struct lpt_cov_image *img;
+	const struct lpt_cov_config *cfg;
+	const struct lpt_cov *cov;
+};
+
+/*
+ * Walk from @a to the first branch (or to missing code, an invalid
+ * instruction, out of the filter ranges, COV_BLOCK_MAX instructions): the
+ * decoder's cached block when it has one of that shape, else decoded here.
+ */
+static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+{
+	struct lpt_cov_block b;
+	struct lpt_cov_insn in;
+
+	memset(s, 0, sizeof(*s));
+	/* the decoder's block: the same walk, unless it would differ (a #UD
+	 * in it, a longer block, another filter range adjoining) */
+	if (w->cov && lpt_cov_block_at(w->cov, a, 64, &b) == 1 &&
+	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
+	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
+		s->n = b.ninsn;
+		s->end = b.end;
+		s->nomap = b.stop == LPT_COV_STOP_NOMAP;
+		if (b.stop == LPT_COV_STOP_BRANCH) {
+			s->kind = b.kind;
+			s->last = b.branch;
+			s->len = (uint8_t)(b.end - b.branch);
+		}
+		return;
+	}
+	while (s->n < COV_BLOCK_MAX && in_filter(w->cfg, a)) {
+		int err = lpt_cov_insn_at(w->img, a, 64, &in);
+
+		if (err) {
+			s->nomap = err == LPT_ERR_COV_NOMAP;
+			break;
+		}
+		s->n++;
+		a += in.len;
+		if (in.kind != LPT_COV_INSN_OTHER) {
+			s->kind = in.kind;
+			s->last = in.addr;
+			s->len = in.len;
+			break;
+		}
+	}
+	s->end = a;
+}
+
+/* Branches (the last instructions of walks) with the counts walks gave
+ * them: open addressing on the address. */
+struct bent {
+	uint64_t addr, count;
+	uint8_t kind, len, used;
+};
+
+struct btab {
+	struct bent *e;
 	size_t mask, n;
 };
 
@@ -166,75 +252,48 @@ static uint64_t hash64(uint64_t v)
 	return v;
 }
 
-static int itab_grow(struct itab *t)
+static const struct bent *btab_find(const struct btab *t, uint64_t addr)
 {
-	size_t cap = t->slot ? 2 * (t->mask + 1) : 4096;
-	struct cov_insn *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -1;
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		if (!t->slot[i].len)
-			continue;
-		size_t j = hash64(t->slot[i].addr) & (cap - 1);
-
-		while (s[j].len)
-			j = (j + 1) & (cap - 1);
-		s[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = s;
-	t->mask = cap - 1;
-	return 0;
+	if (!t->e)
+		return NULL;
+	for (size_t j = hash64(addr) & t->mask; t->e[j].used; j = (j + 1) & t->mask)
+		if (t->e[j].addr == addr)
+			return &t->e[j];
+	return NULL;
 }
 
-/* The entry of @addr (len 0: new, to fill), or NULL when out of memory. */
-static struct cov_insn *itab_get(struct itab *t, uint64_t addr)
+/* Add @c to the branch of @s; -1 when out of memory. */
+static int btab_add(struct btab *t, const struct shape *s, uint64_t c)
 {
 	size_t j;
 
-	if ((!t->slot || 2 * (t->n + 1) > t->mask + 1) && itab_grow(t))
-		return NULL;
-	j = hash64(addr) & t->mask;
-	while (t->slot[j].len && t->slot[j].addr != addr)
-		j = (j + 1) & t->mask;
-	if (!t->slot[j].len)
-		t->slot[j].addr = addr;
-	return &t->slot[j];
-}
+	if (!t->e || 2 * (t->n + 1) > t->mask + 1) {
+		size_t cap = t->e ? 2 * (t->mask + 1) : 1024;
+		struct bent *n = calloc(cap, sizeof(*n));
 
-static bool in_filter(const struct lpt_cov_config *cfg, uint64_t a)
-{
-	if (!cfg->nfilter)
-		return true;
-	for (uint32_t i = 0; i < cfg->nfilter; i++)
-		if (a >= cfg->filter[i].start && a < cfg->filter[i].end)
-			return true;
-	return false;
-}
-
-/* The instruction at @addr in @t, decoded on first use; NULL: no code
- * (*@err says which), or out of memory (*@err = LPT_ERR_NOMEM). */
-static struct cov_insn *insn_get(struct itab *t, const struct lpt_cov_image *img,
-				 uint64_t addr, int *err)
-{
-	struct cov_insn *x = itab_get(t, addr);
-	struct lpt_cov_insn in;
-
-	if (!x) {
-		*err = LPT_ERR_NOMEM;
-		return NULL;
+		if (!n)
+			return -1;
+		for (size_t i = 0; t->e && i <= t->mask; i++) {
+			if (!t->e[i].used)
+				continue;
+			for (j = hash64(t->e[i].addr) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
+				;
+			n[j] = t->e[i];
+		}
+		free(t->e);
+		t->e = n;
+		t->mask = cap - 1;
 	}
-	if (x->len)
-		return x;
-	*err = lpt_cov_insn_at(img, addr, 64, &in);
-	if (*err)
-		return NULL;
-	x->len = in.len;
-	x->kind = in.kind;
-	x->target = in.target;
-	t->n++;
-	return x;
+	for (j = hash64(s->last) & t->mask; t->e[j].used && t->e[j].addr != s->last;
+	     j = (j + 1) & t->mask)
+		;
+	if (!t->e[j].used) {
+		t->e[j] = (struct bent){ .addr = s->last, .kind = s->kind, .len = s->len,
+					 .used = 1 };
+		t->n++;
+	}
+	t->e[j].count += c;
+	return 0;
 }
 
 static int blk_push(struct cov_flow *f, size_t *cb, struct cov_block b)
@@ -250,38 +309,6 @@ static int blk_push(struct cov_flow *f, size_t *cb, struct cov_block b)
 	}
 	f->blk[f->nblk++] = b;
 	return 0;
-}
-
-/* Walk from @a to the first branch (as cov_flow_build()); add @c to each
- * instruction when @c. Returns the instructions walked (0: none), the
- * address after the last in *@end and the last in *@last; -1 for ENOMEM. */
-static long walk(struct itab *t, const struct lpt_cov_image *img,
-		 const struct lpt_cov_config *cfg, uint64_t a, uint64_t c,
-		 uint64_t *end, struct cov_insn **last, unsigned long *nomap)
-{
-	uint32_t n = 0;
-	struct cov_insn *x;
-	int err;
-
-	*last = NULL;
-	while (n < COV_BLOCK_MAX && in_filter(cfg, a)) {
-		x = insn_get(t, img, a, &err);
-		if (!x) {
-			if (err == LPT_ERR_NOMEM)
-				return -1;
-			if (err == LPT_ERR_COV_NOMAP && n && nomap)
-				(*nomap)++;
-			break;
-		}
-		x->count += c;
-		n++;
-		a += x->len;
-		*last = x;
-		if (x->kind != LPT_COV_INSN_OTHER)
-			break;
-	}
-	*end = a;
-	return n;
 }
 
 /* The edges leaving @src: their count. */
@@ -307,73 +334,85 @@ static uint64_t out_count(const struct cov_edges *acc, uint64_t src)
  * edges leave the branch its walk reaches beyond the times walks reached
  * it; through far transfers without edges (system calls) to the
  * instruction after them. */
-static uint64_t need(struct itab *t, const struct lpt_cov_image *img,
-		     const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		     uint64_t a, unsigned int depth)
+static uint64_t need(const struct flow_in *w, const struct btab *bt,
+		     const struct cov_edges *acc, uint64_t a, unsigned int depth)
 {
-	struct cov_insn *last;
-	uint64_t end, out;
-	long k = walk(t, img, cfg, a, 0, &end, &last, NULL);
+	const struct bent *x;
+	struct shape s;
+	uint64_t out, have;
 
-	if (k <= 0 || !last || last->kind == LPT_COV_INSN_OTHER)
+	walk(w, a, &s);
+	if (!s.n || s.kind == LPT_COV_INSN_OTHER)
 		return 0;
-	out = out_count(acc, last->addr);
-	if (!out && last->kind == LPT_COV_INSN_FAR && depth < 8)
-		return need(t, img, cfg, acc, last->addr + last->len, depth + 1);
-	return out > last->count ? out - last->count : 0;
+	out = out_count(acc, s.last);
+	if (!out && s.kind == LPT_COV_INSN_FAR && depth < 8)
+		return need(w, bt, acc, s.last + s.len, depth + 1);
+	x = btab_find(bt, s.last);
+	have = x ? x->count : 0;
+	return out > have ? out - have : 0;
+}
+
+static int bent_cmp(const void *a, const void *b)
+{
+	const struct bent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /*
  * Code entered without an edge: where tracing was enabled (TIP.PGE: the
  * start of the trace, the return from a system call when only user mode
  * is traced). A candidate entry (@entries: the programs' entry points;
- * and the instruction after every executed far transfer) whose walk
- * reaches a branch that edges leave more often than the walks reached it
- * gets a block with the difference (at most the far transfer's count).
+ * and the instruction after every executed far transfer, in address
+ * order) whose walk reaches a branch that edges leave more often than the
+ * walks reached it gets a block with the difference (at most the far
+ * transfer's count).
  */
-static int enable_entries(struct cov_flow *f, size_t *cb, struct itab *t,
-			  const struct lpt_cov_image *img,
-			  const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
+			  const struct flow_in *w, const struct cov_edges *acc,
 			  const uint64_t *entries, size_t nentries)
 {
-	uint64_t *cand = NULL;
-	uint64_t *cap = NULL;
-	size_t n = 0;
+	struct bent *far = malloc((bt->n + 1) * sizeof(*far));
+	uint64_t *cand = NULL, *cap = NULL;
+	size_t n = 0, nfar = 0;
 	int ret = -1;
 
-	cand = malloc((nentries + t->n + 1) * sizeof(*cand));
-	cap = malloc((nentries + t->n + 1) * sizeof(*cap));
+	if (!far)
+		return -1;
+	for (size_t i = 0; bt->e && i <= bt->mask; i++)
+		if (bt->e[i].used && bt->e[i].count && bt->e[i].kind == LPT_COV_INSN_FAR)
+			far[nfar++] = bt->e[i];
+	if (nfar > 1)
+		qsort(far, nfar, sizeof(*far), bent_cmp);
+	cand = malloc((nentries + nfar + 1) * sizeof(*cand));
+	cap = malloc((nentries + nfar + 1) * sizeof(*cap));
 	if (!cand || !cap)
 		goto out;
 	for (size_t i = 0; i < nentries; i++) {
 		cand[n] = entries[i];
 		cap[n++] = UINT64_MAX;
 	}
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		const struct cov_insn *x = &t->slot[i];
-
-		if (x->len && x->count && x->kind == LPT_COV_INSN_FAR) {
-			cand[n] = x->addr + x->len;
-			cap[n++] = x->count;
-		}
+	for (size_t i = 0; i < nfar; i++) {
+		cand[n] = far[i].addr + far[i].len;
+		cap[n++] = far[i].count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct cov_insn *last;
-		uint64_t end, c = need(t, img, cfg, acc, cand[i], 0);
-		long k;
+		uint64_t c = need(w, bt, acc, cand[i], 0);
+		struct shape s;
 
 		if (c > cap[i])
 			c = cap[i];
 		if (!c)
 			continue;
-		k = walk(t, img, cfg, cand[i], c, &end, &last, NULL);
-		if (k <= 0 || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = end,
-								  .count = c,
-								  .ninsn = (uint32_t)k }))
+		walk(w, cand[i], &s);
+		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
+							       .count = c, .ninsn = s.n }))
+			goto out;
+		if (s.kind != LPT_COV_INSN_OTHER && btab_add(bt, &s, c))
 			goto out;
 		/* a far transfer again (system call after system call): the
 		 * instruction after it, entered as often */
-		if (last && last->kind == LPT_COV_INSN_FAR) {
+		if (s.kind == LPT_COV_INSN_FAR) {
 			uint64_t *nc = realloc(cand, (n + 1) * sizeof(*nc));
 			uint64_t *np = nc ? realloc(cap, (n + 1) * sizeof(*np)) : NULL;
 
@@ -382,12 +421,13 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct itab *t,
 			if (!np)
 				goto out;
 			cap = np;
-			cand[n] = last->addr + last->len;
+			cand[n] = s.last + s.len;
 			cap[n++] = c;
 		}
 	}
 	ret = 0;
 out:
+	free(far);
 	free(cand);
 	free(cap);
 	return ret;
@@ -402,124 +442,231 @@ static int blk_cmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
-		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		   const uint64_t *entries, size_t nentries)
+/* One distinct edge source, decoded once. */
+struct src {
+	uint64_t out;		/* the edges leaving it */
+	struct lpt_cov_insn in;
+	bool ok;		/* @in decoded */
+};
+
+/* Records of instructions, summed by address (insns()). */
+struct recs {
+	struct cov_insn *r;
+	size_t n, cap;
+};
+
+static struct cov_insn *rec_new(struct recs *rs)
 {
-	struct itab t = { 0 };
-	size_t cb = 0;
-	int err;
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 4096;
+		struct cov_insn *n = realloc(rs->r, cap * sizeof(*n));
 
-	memset(f, 0, sizeof(*f));
-	/* room for some 4 instructions per edge without growing */
-	while ((t.mask + 1) / 2 < 4 * acc->n && t.mask < (1u << 26))
-		t.mask = t.mask ? 2 * t.mask + 1 : 4095;
-	if (t.mask) {
-		t.slot = calloc(t.mask + 1, sizeof(*t.slot));
-		if (!t.slot)
-			return -1;
+		if (!n)
+			return NULL;
+		rs->r = n;
+		rs->cap = cap;
 	}
-	/* edges by destination: one walk per distinct destination */
-	uint32_t *bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e),
-				     offsetof(struct lpt_cov_edge, dst),
-				     offsetof(struct lpt_cov_edge, dst));
+	memset(&rs->r[rs->n], 0, sizeof(rs->r[0]));
+	return &rs->r[rs->n++];
+}
 
-	if (!bydst) {
-		free(t.slot);
-		errno = ENOMEM;
+static void rec_set(struct cov_insn *x, const struct lpt_cov_insn *in)
+{
+	x->addr = in->addr;
+	x->len = in->len;
+	x->kind = in->kind;
+	x->target = in->target;
+}
+
+/*
+ * Every executed instruction with its counts (f->insn): the instructions
+ * of every block with its count, the entries into each edge destination
+ * (@rs holds them: count 0), the edge sources (count 0); summed by
+ * address; a branch runs at least as often as edges leave it; those that
+ * ran, sorted by address. Each block's code is decoded once here.
+ */
+static int insns(struct cov_flow *f, struct recs *rs, const struct flow_in *w,
+		 const struct src *srcs, const uint64_t *saddr, size_t nsrc)
+{
+	struct lpt_cov_insn in;
+
+	for (size_t i = 0; i < nsrc; i++) {
+		struct cov_insn *x;
+
+		if (!srcs[i].ok)
+			continue;
+		x = rec_new(rs);
+		if (!x)
+			return -1;
+		rec_set(x, &srcs[i].in);
+	}
+	for (size_t i = 0; i < f->nblk; i++) {
+		const struct cov_block *b = &f->blk[i];
+		uint64_t a = b->start;
+
+		for (uint32_t k = 0; k < b->ninsn; k++, a += in.len) {
+			struct cov_insn *x;
+
+			if (lpt_cov_insn_at(w->img, a, 64, &in))
+				break;
+			x = rec_new(rs);
+			if (!x)
+				return -1;
+			rec_set(x, &in);
+			x->count = b->count;
+		}
+	}
+	uint32_t *idx = sorted_idx(rs->n, rs->r, sizeof(*rs->r), offsetof(struct cov_insn, addr),
+				   offsetof(struct cov_insn, addr));
+	size_t o = 0, s = 0;
+
+	f->insn = malloc((rs->n ? rs->n : 1) * sizeof(*f->insn));
+	if (!idx || !f->insn) {
+		free(idx);
 		return -1;
 	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct cov_insn *x = &rs->r[idx[i]];
+		struct cov_insn *y = o ? &f->insn[o - 1] : NULL;
+
+		if (y && y->addr == x->addr) {
+			y->count += x->count;
+			y->in_call += x->in_call;
+			y->in_jump += x->in_jump;
+			y->in_label += x->in_label;
+			if (!y->len) {
+				y->len = x->len;
+				y->kind = x->kind;
+				y->target = x->target;
+			}
+			continue;
+		}
+		f->insn[o++] = *x;
+	}
+	free(idx);
+	/* a branch runs at least as often as edges leave it; then only the
+	 * instructions that ran */
+	size_t k = 0;
+
+	for (size_t i = 0; i < o; i++) {
+		struct cov_insn *x = &f->insn[i];
+
+		while (s < nsrc && saddr[s] < x->addr)
+			s++;
+		if (s < nsrc && saddr[s] == x->addr && x->count < srcs[s].out)
+			x->count = srcs[s].out;
+		if (x->count && x->len)
+			f->insn[k++] = *x;
+	}
+	f->ninsn = k;
+	return 0;
+}
+
+int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
+		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+		   const uint64_t *entries, size_t nentries, const struct lpt_cov *cov,
+		   bool want_insns)
+{
+	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
+	struct btab bt = { 0 };
+	struct recs rs = { 0 };
+	struct src *srcs = NULL;
+	uint64_t *saddr = NULL;
+	uint32_t *esrc = NULL, *bydst = NULL;
+	size_t nsrc = 0, cb = 0;
+
+	memset(f, 0, sizeof(*f));
+	/* the sources, each decoded once (the edges come sorted by source) */
+	srcs = malloc((acc->n ? acc->n : 1) * sizeof(*srcs));
+	saddr = malloc((acc->n ? acc->n : 1) * sizeof(*saddr));
+	esrc = malloc((acc->n ? acc->n : 1) * sizeof(*esrc));
+	if (!srcs || !saddr || !esrc)
+		goto nomem;
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct lpt_cov_edge *e = &acc->e[i];
+
+		if (!nsrc || saddr[nsrc - 1] != e->src) {
+			saddr[nsrc] = e->src;
+			srcs[nsrc].out = 0;
+			srcs[nsrc].ok = !lpt_cov_insn_at(img, e->src, 64, &srcs[nsrc].in);
+			nsrc++;
+		}
+		srcs[nsrc - 1].out += e->count;
+		esrc[i] = (uint32_t)(nsrc - 1);
+	}
+	/* edges by destination: one walk per distinct destination */
+	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
+			   offsetof(struct lpt_cov_edge, dst));
+	if (!bydst)
+		goto nomem;
 	for (size_t i = 0; i < acc->n;) {
 		uint64_t d = acc->e[bydst[i]].dst, c = 0, ccall = 0, cjump = 0, clabel = 0;
+		struct lpt_cov_insn din;
+		struct cov_insn *x;
+		struct shape s;
 		size_t j;
 
 		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
 			const struct lpt_cov_edge *e = &acc->e[bydst[j]];
-			struct cov_insn *s = insn_get(&t, img, e->src, &err);
+			const struct src *sr = &srcs[esrc[bydst[j]]];
+			uint8_t k = sr->in.kind;
 
-			if (!s && err == LPT_ERR_NOMEM)
-				goto nomem;
 			c += e->count;
-			if (s && (s->kind == LPT_COV_INSN_CALL ||
-				  s->kind == LPT_COV_INSN_CALL_IND))
+			if (sr->ok && (k == LPT_COV_INSN_CALL || k == LPT_COV_INSN_CALL_IND))
 				ccall += e->count;
-			else if (!s || s->kind != LPT_COV_INSN_RET)
+			else if (!sr->ok || k != LPT_COV_INSN_RET)
 				cjump += e->count;
-			if (!s || (s->kind != LPT_COV_INSN_RET && s->kind != LPT_COV_INSN_CALL &&
-				   s->kind != LPT_COV_INSN_CALL_IND &&
-				   !(s->kind == LPT_COV_INSN_JCC && s->addr + s->len == d)))
+			if (!sr->ok || (k != LPT_COV_INSN_RET && k != LPT_COV_INSN_CALL &&
+					k != LPT_COV_INSN_CALL_IND &&
+					!(k == LPT_COV_INSN_JCC && sr->in.addr + sr->in.len == d)))
 				clabel += e->count;
 		}
 		i = j;
 		/* the walk: every instruction from d to the first branch */
-		struct cov_insn *x = insn_get(&t, img, d, &err);
-		struct cov_insn *last;
-		uint64_t end;
-		long n;
-
-		if (!x) {
-			if (err == LPT_ERR_NOMEM)
+		walk(&w, d, &s);
+		if (!s.n && lpt_cov_insn_at(img, d, 64, &din))
+			continue;	/* no instruction at d */
+		if (want_insns) {
+			x = rec_new(&rs);
+			if (!x)
 				goto nomem;
-			continue;
+			x->addr = d;
+			if (!s.n)
+				rec_set(x, &din);
+			x->in_call = ccall;
+			x->in_jump = cjump;
+			x->in_label = clabel;
 		}
-		x->in_call += ccall;
-		x->in_jump += cjump;
-		x->in_label += clabel;
-		n = walk(&t, img, cfg, d, c, &end, &last, &f->nomap);
-		if (n < 0)
+		if (!s.n)
+			continue;
+		f->nomap += s.nomap;
+		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
+							 .ninsn = s.n }))
 			goto nomem;
-		if (n && blk_push(f, &cb, (struct cov_block){ .start = d, .end = end,
-							      .count = c,
-							      .ninsn = (uint32_t)n }))
+		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
 			goto nomem;
-	}
-	if (enable_entries(f, &cb, &t, img, cfg, acc, entries, nentries))
-		goto nomem;
-	if (f->nblk)
-		qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
-	/* a branch runs at least as often as edges leave it */
-	for (size_t i = 0; i < acc->n;) {
-		uint64_t s = acc->e[i].src, out = 0;
-
-		for (; i < acc->n && acc->e[i].src == s; i++)
-			out += acc->e[i].count;
-		struct cov_insn *x = insn_get(&t, img, s, &err);
-
-		if (!x && err == LPT_ERR_NOMEM)
-			goto nomem;
-		if (x && x->count < out)
-			x->count = out;
 	}
 	free(bydst);
 	bydst = NULL;
-	/* the table, dense and sorted */
-	f->insn = malloc((t.n ? t.n : 1) * sizeof(*f->insn));
-	if (!f->insn)
+	if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
 		goto nomem;
-	for (size_t i = 0; t.slot && i <= t.mask; i++)
-		if (t.slot[i].len && t.slot[i].count)
-			f->insn[f->ninsn++] = t.slot[i];
-	free(t.slot);
-	t.slot = NULL;
-	uint32_t *idx = sorted_idx(f->ninsn, f->insn, sizeof(*f->insn),
-				   offsetof(struct cov_insn, addr),
-				   offsetof(struct cov_insn, addr));
-	struct cov_insn *sorted = malloc((f->ninsn ? f->ninsn : 1) * sizeof(*sorted));
-
-	if (!idx || !sorted) {
-		free(idx);
-		free(sorted);
+	if (f->nblk)
+		qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
+	if (want_insns && insns(f, &rs, &w, srcs, saddr, nsrc))
 		goto nomem;
-	}
-	for (size_t i = 0; i < f->ninsn; i++)
-		sorted[i] = f->insn[idx[i]];
-	free(idx);
-	free(f->insn);
-	f->insn = sorted;
+	free(rs.r);
+	free(bt.e);
+	free(srcs);
+	free(saddr);
+	free(esrc);
 	return 0;
 nomem:
+	free(rs.r);
+	free(bt.e);
+	free(srcs);
+	free(saddr);
+	free(esrc);
 	free(bydst);
-	free(t.slot);
 	cov_flow_free(f);
 	errno = ENOMEM;
 	return -1;

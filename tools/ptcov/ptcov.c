@@ -418,7 +418,8 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 			nent += entries[nent] != 0;
 		}
 	}
-	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent)) {
+	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent, NULL,
+					       o->format != FMT_DRCOV)) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		free(entries);
 		return -1;

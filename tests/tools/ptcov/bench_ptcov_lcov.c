@@ -75,9 +75,10 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 		return now() - t0;
 	cov_edges_add(&acc, e, (size_t)n);
 	cov_edges_sort(&acc);
-	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0))
+	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0, cov, what == LCOV))
 		exit(1);
-	*ninsn = f.ninsn;
+	if (what == LCOV)
+		*ninsn = f.ninsn;
 	if (what == DRCOV) {
 		struct cov_drcov *d = cov_drcov_alloc();
 
@@ -235,7 +236,7 @@ int main(void)
 			n = lpt_cov_edges(c, &e);
 			cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
 			cov_edges_sort(&acc);
-			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0, c, true)) {
 				double first, warm_ns = dwarf_lookups(t->elf, &f, &first);
 
 				printf("%-12s dwfl_module_getsrc() once per distinct address: "
@@ -279,7 +280,7 @@ int main(void)
 			cov_edges_sort(&acc);
 			struct cov_flow f;
 
-			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0, NULL, true)) {
 				struct cov_merge *m = cov_merge_alloc();
 				char *text = NULL;
 				size_t tl = 0;
