@@ -379,6 +379,25 @@ struct lpt_cov_insn {
 int lpt_cov_insn_at(const struct lpt_cov_image *img, uint64_t addr,
 		    unsigned int mode, struct lpt_cov_insn *out);
 
+/**
+ * lpt_cov_insns_at() - lpt_cov_insn_at() for consecutive instructions: up
+ * to @max of them from @addr on, each after the one before (branches do
+ * not stop it), the code read a window at a time as the decoder's blocks
+ * read it (a block's instructions, lpt_cov_block_at(), in one call).
+ * @img:  image.
+ * @addr: linear address of the first instruction.
+ * @mode: 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8).
+ * @out:  room for @max instructions.
+ * @max:  instructions wanted.
+ *
+ * Return: the number decoded (>= 0): fewer than @max where the image has
+ * no code, or an invalid instruction, at the next address (lpt_cov_insn_at()
+ * there says which); LPT_ERR_INVALID for NULL @img, NULL @out with @max,
+ * or a bad @mode.
+ */
+long lpt_cov_insns_at(const struct lpt_cov_image *img, uint64_t addr,
+		      unsigned int mode, struct lpt_cov_insn *out, size_t max);
+
 /* Why a block ends (struct lpt_cov_block). */
 enum lpt_cov_block_stop {
 	LPT_COV_STOP_BRANCH = 0,	/* at its branch: @kind says which */
