@@ -118,6 +118,19 @@ int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 copy:
 	if (n)
 		memcpy(acc->e + acc->n, e, n * sizeof(*e));
+	/* the first decode's edges come sorted and distinct (lpt_cov_edges()) */
+	if (acc->sorted == acc->n) {
+		size_t i = acc->n ? acc->n : 1;
+
+		for (; i < acc->n + n; i++) {
+			const struct lpt_cov_edge *x = &acc->e[i - 1], *y = &acc->e[i];
+
+			if (x->src > y->src || (x->src == y->src && x->dst >= y->dst))
+				break;
+		}
+		if (i == acc->n + n)
+			acc->sorted = acc->n + n;
+	}
 	acc->n += n;
 	return 0;
 }
@@ -442,14 +455,7 @@ static int blk_cmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* One distinct edge source, decoded once. */
-struct src {
-	uint64_t out;		/* the edges leaving it */
-	struct lpt_cov_insn in;
-	bool ok;		/* @in decoded */
-};
-
-/* Records of instructions, summed by address (insns()). */
+/* Instructions, growing (struct cov_flow's insn). */
 struct recs {
 	struct cov_insn *r;
 	size_t n, cap;
@@ -458,7 +464,7 @@ struct recs {
 static struct cov_insn *rec_new(struct recs *rs)
 {
 	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 4096;
+		size_t cap = rs->cap ? 2 * rs->cap : 256;
 		struct cov_insn *n = realloc(rs->r, cap * sizeof(*n));
 
 		if (!n)
@@ -478,28 +484,111 @@ static void rec_set(struct cov_insn *x, const struct lpt_cov_insn *in)
 	x->target = in->target;
 }
 
-/*
- * Every executed instruction with its counts (f->insn): the instructions
- * of every block with its count, the entries into each edge destination
- * (@rs holds them: count 0), the edge sources (count 0); summed by
- * address; a branch runs at least as often as edges leave it; those that
- * ran, sorted by address. Each block's code is decoded once here.
- */
-static int insns(struct cov_flow *f, struct recs *rs, const struct flow_in *w,
-		 const struct src *srcs, const uint64_t *saddr, size_t nsrc)
+static int rec_cmp(const void *a, const void *b)
 {
-	struct lpt_cov_insn in;
+	const struct cov_insn *x = a, *y = b;
 
-	for (size_t i = 0; i < nsrc; i++) {
-		struct cov_insn *x;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
 
-		if (!srcs[i].ok)
-			continue;
-		x = rec_new(rs);
-		if (!x)
-			return -1;
-		rec_set(x, &srcs[i].in);
+/* The index of @addr in the @n sorted instructions at @x, or -1. */
+static long insn_index(const struct cov_insn *x, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	return lo < n && x[lo].addr == addr ? (long)lo : -1;
+}
+
+/*
+ * The instructions of the blocks (f->blk, in start order) with their
+ * counts, sorted and distinct, into @rs, without a sort in the usual case:
+ * blocks either follow each other or one starts on an instruction of one
+ * before it and runs on with the instructions there (code entered in the
+ * middle of a block: the same instructions, to the same branch); a
+ * block's code is decoded once (lpt_cov_insns_at()). Returns 1, with @rs
+ * empty, when blocks overlap in another way (a jump into the middle of an
+ * instruction); 0 done; -1 out of memory.
+ */
+static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
+			     const struct flow_in *w)
+{
+	struct lpt_cov_insn *code = NULL;
+	size_t total = 1, o = 0, ncode = 0;
+	struct cov_insn *out;
+
+	for (size_t i = 0; i < f->nblk; i++)
+		total += f->blk[i].ninsn;
+	out = malloc(total * sizeof(*out));
+	if (!out)
+		return -1;
+	for (size_t i = 0; i < f->nblk; i++) {
+		const struct cov_block *b = &f->blk[i];
+		uint64_t a = b->start;
+		uint32_t k = 0;
+
+		if (o && a < out[o - 1].addr + out[o - 1].len) {
+			long p = insn_index(out, o, a);
+
+			if (p < 0)
+				goto other;
+			for (; k < b->ninsn && (size_t)p < o; k++, p++) {
+				if (out[p].addr != a)
+					goto other;
+				out[p].count += b->count;
+				a += out[p].len;
+			}
+		}
+		if (k == b->ninsn)
+			continue;
+		/* the rest of the block, its code read once */
+		if (b->ninsn - k > ncode) {
+			struct lpt_cov_insn *nc = realloc(code, (b->ninsn - k) * sizeof(*nc));
+
+			if (!nc)
+				goto nomem;
+			code = nc;
+			ncode = b->ninsn - k;
+		}
+		long got = lpt_cov_insns_at(w->img, a, 64, code, b->ninsn - k);
+
+		for (long j = 0; j < got; j++) {
+			memset(&out[o], 0, sizeof(out[o]));
+			rec_set(&out[o], &code[j]);
+			out[o++].count = b->count;
+		}
+	}
+	free(code);
+	rs->r = out;
+	rs->n = o;
+	rs->cap = total;
+	return 0;
+other:
+	free(code);
+	free(out);
+	return 1;
+nomem:
+	free(code);
+	free(out);
+	return -1;
+}
+
+/* block_insns_sweep() for any overlap: every block's instructions, sorted
+ * and summed by address. */
+static int block_insns_sorted(const struct cov_flow *f, struct recs *rs,
+			      const struct flow_in *w)
+{
+	struct recs all = { 0 };
+	struct lpt_cov_insn in;
+	uint32_t *idx;
+
 	for (size_t i = 0; i < f->nblk; i++) {
 		const struct cov_block *b = &f->blk[i];
 		uint64_t a = b->start;
@@ -509,101 +598,104 @@ static int insns(struct cov_flow *f, struct recs *rs, const struct flow_in *w,
 
 			if (lpt_cov_insn_at(w->img, a, 64, &in))
 				break;
-			x = rec_new(rs);
+			x = rec_new(&all);
 			if (!x)
-				return -1;
+				goto nomem;
 			rec_set(x, &in);
 			x->count = b->count;
 		}
 	}
-	uint32_t *idx = sorted_idx(rs->n, rs->r, sizeof(*rs->r), offsetof(struct cov_insn, addr),
-				   offsetof(struct cov_insn, addr));
-	size_t o = 0, s = 0;
-
-	f->insn = malloc((rs->n ? rs->n : 1) * sizeof(*f->insn));
-	if (!idx || !f->insn) {
-		free(idx);
-		return -1;
-	}
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct cov_insn *x = &rs->r[idx[i]];
-		struct cov_insn *y = o ? &f->insn[o - 1] : NULL;
+	idx = sorted_idx(all.n, all.r, sizeof(*all.r), offsetof(struct cov_insn, addr),
+			 offsetof(struct cov_insn, addr));
+	if (!idx)
+		goto nomem;
+	for (size_t i = 0; i < all.n; i++) {
+		const struct cov_insn *x = &all.r[idx[i]];
+		struct cov_insn *y = rs->n ? &rs->r[rs->n - 1] : NULL;
 
 		if (y && y->addr == x->addr) {
 			y->count += x->count;
-			y->in_call += x->in_call;
-			y->in_jump += x->in_jump;
-			y->in_label += x->in_label;
-			if (!y->len) {
-				y->len = x->len;
-				y->kind = x->kind;
-				y->target = x->target;
-			}
 			continue;
 		}
-		f->insn[o++] = *x;
+		y = rec_new(rs);
+		if (!y) {
+			free(idx);
+			goto nomem;
+		}
+		*y = *x;
 	}
 	free(idx);
-	/* a branch runs at least as often as edges leave it; then only the
-	 * instructions that ran */
-	size_t k = 0;
-
-	for (size_t i = 0; i < o; i++) {
-		struct cov_insn *x = &f->insn[i];
-
-		while (s < nsrc && saddr[s] < x->addr)
-			s++;
-		if (s < nsrc && saddr[s] == x->addr && x->count < srcs[s].out)
-			x->count = srcs[s].out;
-		if (x->count && x->len)
-			f->insn[k++] = *x;
-	}
-	f->ninsn = k;
+	free(all.r);
 	return 0;
+nomem:
+	free(all.r);
+	return -1;
 }
 
-int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
-		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		   const uint64_t *entries, size_t nentries, const struct lpt_cov *cov,
-		   bool want_insns)
-{
-	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
-	struct btab bt = { 0 };
-	struct recs rs = { 0 };
-	struct src *srcs = NULL;
-	uint64_t *saddr = NULL;
-	uint32_t *esrc = NULL, *bydst = NULL;
-	size_t nsrc = 0, cb = 0;
+/* One distinct edge source. */
+struct src {
+	uint64_t addr;
+	uint64_t out;		/* the edges leaving it */
+	struct lpt_cov_insn in;
+	bool ok;		/* @in decoded */
+	bool found;		/* among the blocks' instructions */
+};
 
-	memset(f, 0, sizeof(*f));
-	/* the sources, each decoded once (the edges come sorted by source) */
-	srcs = malloc((acc->n ? acc->n : 1) * sizeof(*srcs));
-	saddr = malloc((acc->n ? acc->n : 1) * sizeof(*saddr));
-	esrc = malloc((acc->n ? acc->n : 1) * sizeof(*esrc));
-	if (!srcs || !saddr || !esrc)
+/*
+ * Every executed instruction with its counts (f->insn, sorted by address,
+ * distinct): the blocks' instructions with the blocks' counts; on each edge
+ * destination the entries by calls, jumps and labels (the edge sources'
+ * kinds); the edge sources (code no block reached: the first branch of a
+ * trace); a branch runs at least as often as edges leave it; those that
+ * ran. Each instruction is decoded once; edges, sources and destinations
+ * meet the instructions in address order, never through a hash table.
+ */
+static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_edges *acc,
+		 const uint32_t *bydst)
+{
+	struct recs rs = { 0 }, extra = { 0 };
+	struct src *srcs = malloc((acc->n ? acc->n : 1) * sizeof(*srcs));
+	uint32_t *esrc = malloc((acc->n ? acc->n : 1) * sizeof(*esrc));
+	size_t nsrc = 0, q = 0;
+	int r;
+
+	if (!srcs || !esrc)
 		goto nomem;
+	r = block_insns_sweep(f, &rs, w);
+	if (r > 0)
+		r = block_insns_sorted(f, &rs, w);
+	if (r < 0)
+		goto nomem;
+	/* the sources (the edges come sorted by source): their kinds from
+	 * the instructions, decoded apart where no block reached them */
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
 
-		if (!nsrc || saddr[nsrc - 1] != e->src) {
-			saddr[nsrc] = e->src;
-			srcs[nsrc].out = 0;
-			srcs[nsrc].ok = !lpt_cov_insn_at(img, e->src, 64, &srcs[nsrc].in);
-			nsrc++;
+		if (!nsrc || srcs[nsrc - 1].addr != e->src) {
+			struct src *s = &srcs[nsrc++];
+
+			memset(s, 0, sizeof(*s));
+			s->addr = e->src;
+			while (q < rs.n && rs.r[q].addr < e->src)
+				q++;
+			if (q < rs.n && rs.r[q].addr == e->src) {
+				s->found = s->ok = true;
+				s->in = (struct lpt_cov_insn){ .addr = e->src, .len = rs.r[q].len,
+							       .kind = rs.r[q].kind,
+							       .target = rs.r[q].target };
+			} else {
+				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &s->in);
+			}
 		}
 		srcs[nsrc - 1].out += e->count;
 		esrc[i] = (uint32_t)(nsrc - 1);
 	}
-	/* edges by destination: one walk per distinct destination */
-	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
-			   offsetof(struct lpt_cov_edge, dst));
-	if (!bydst)
-		goto nomem;
+	/* the entries into each destination, in address order */
+	q = 0;
 	for (size_t i = 0; i < acc->n;) {
-		uint64_t d = acc->e[bydst[i]].dst, c = 0, ccall = 0, cjump = 0, clabel = 0;
+		uint64_t d = acc->e[bydst[i]].dst, ccall = 0, cjump = 0, clabel = 0;
 		struct lpt_cov_insn din;
 		struct cov_insn *x;
-		struct shape s;
 		size_t j;
 
 		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
@@ -611,7 +703,6 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			const struct src *sr = &srcs[esrc[bydst[j]]];
 			uint8_t k = sr->in.kind;
 
-			c += e->count;
 			if (sr->ok && (k == LPT_COV_INSN_CALL || k == LPT_COV_INSN_CALL_IND))
 				ccall += e->count;
 			else if (!sr->ok || k != LPT_COV_INSN_RET)
@@ -622,21 +713,121 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 				clabel += e->count;
 		}
 		i = j;
-		/* the walk: every instruction from d to the first branch */
-		walk(&w, d, &s);
-		if (!s.n && lpt_cov_insn_at(img, d, 64, &din))
-			continue;	/* no instruction at d */
-		if (want_insns) {
-			x = rec_new(&rs);
+		while (q < rs.n && rs.r[q].addr < d)
+			q++;
+		if (q < rs.n && rs.r[q].addr == d) {
+			x = &rs.r[q];
+		} else {
+			/* no block from here (out of the filter ranges): an
+			 * instruction still, if one is there */
+			if (lpt_cov_insn_at(w->img, d, 64, &din))
+				continue;
+			x = rec_new(&extra);
 			if (!x)
 				goto nomem;
-			x->addr = d;
-			if (!s.n)
-				rec_set(x, &din);
-			x->in_call = ccall;
-			x->in_jump = cjump;
-			x->in_label = clabel;
+			rec_set(x, &din);
 		}
+		x->in_call += ccall;
+		x->in_jump += cjump;
+		x->in_label += clabel;
+	}
+	for (size_t i = 0; i < nsrc; i++) {
+		struct cov_insn *x;
+
+		if (srcs[i].found || !srcs[i].ok)
+			continue;
+		x = rec_new(&extra);
+		if (!x)
+			goto nomem;
+		rec_set(x, &srcs[i].in);
+	}
+	if (extra.n) {
+		/* few: sorted, summed, merged in */
+		size_t m = 0, a, b, n;
+
+		qsort(extra.r, extra.n, sizeof(*extra.r), rec_cmp);
+		for (size_t i = 0; i < extra.n; i++) {
+			struct cov_insn *y = m ? &extra.r[m - 1] : NULL;
+
+			if (y && y->addr == extra.r[i].addr) {
+				y->in_call += extra.r[i].in_call;
+				y->in_jump += extra.r[i].in_jump;
+				y->in_label += extra.r[i].in_label;
+				continue;
+			}
+			extra.r[m++] = extra.r[i];
+		}
+		if (rs.n + m > rs.cap) {
+			struct cov_insn *nr = realloc(rs.r, (rs.n + m) * sizeof(*nr));
+
+			if (!nr)
+				goto nomem;
+			rs.r = nr;
+			rs.cap = rs.n + m;
+		}
+		a = rs.n;
+		b = m;
+		n = rs.n + m;
+		while (b) {
+			if (a && rs.r[a - 1].addr > extra.r[b - 1].addr)
+				rs.r[--n] = rs.r[--a];
+			else
+				rs.r[--n] = extra.r[--b];
+		}
+		rs.n += m;
+	}
+	/* a branch runs at least as often as edges leave it; then only the
+	 * instructions that ran */
+	size_t k = 0, s = 0;
+
+	for (size_t i = 0; i < rs.n; i++) {
+		struct cov_insn *x = &rs.r[i];
+
+		while (s < nsrc && srcs[s].addr < x->addr)
+			s++;
+		if (s < nsrc && srcs[s].addr == x->addr && x->count < srcs[s].out)
+			x->count = srcs[s].out;
+		if (x->count)
+			rs.r[k++] = *x;
+	}
+	f->insn = rs.r;
+	f->ninsn = k;
+	free(extra.r);
+	free(srcs);
+	free(esrc);
+	return 0;
+nomem:
+	free(rs.r);
+	free(extra.r);
+	free(srcs);
+	free(esrc);
+	return -1;
+}
+
+int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
+		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+		   const uint64_t *entries, size_t nentries, const struct lpt_cov *cov,
+		   bool want_insns)
+{
+	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
+	struct btab bt = { 0 };
+	uint32_t *bydst = NULL;
+	size_t cb = 0;
+
+	memset(f, 0, sizeof(*f));
+	/* edges by destination: one walk per distinct destination */
+	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
+			   offsetof(struct lpt_cov_edge, dst));
+	if (!bydst)
+		goto nomem;
+	for (size_t i = 0; i < acc->n;) {
+		uint64_t d = acc->e[bydst[i]].dst, c = 0;
+		struct shape s;
+
+		for (; i < acc->n && acc->e[bydst[i]].dst == d; i++)
+			c += acc->e[bydst[i]].count;
+		/* the walk: every instruction from d to the first branch */
+		walk(&w, d, &s);
 		if (!s.n)
 			continue;
 		f->nomap += s.nomap;
@@ -646,26 +837,22 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
 			goto nomem;
 	}
-	free(bydst);
-	bydst = NULL;
 	if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
 		goto nomem;
-	if (f->nblk)
-		qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
-	if (want_insns && insns(f, &rs, &w, srcs, saddr, nsrc))
+	/* in start order already unless trace-enable entries added some */
+	for (size_t i = 1; i < f->nblk; i++) {
+		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
+			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
+			break;
+		}
+	}
+	if (want_insns && insns(f, &w, acc, bydst))
 		goto nomem;
-	free(rs.r);
 	free(bt.e);
-	free(srcs);
-	free(saddr);
-	free(esrc);
+	free(bydst);
 	return 0;
 nomem:
-	free(rs.r);
 	free(bt.e);
-	free(srcs);
-	free(saddr);
-	free(esrc);
 	free(bydst);
 	cov_flow_free(f);
 	errno = ENOMEM;

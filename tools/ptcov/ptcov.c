@@ -107,6 +107,8 @@ struct opts {
 	/* the captures whose edges o->acc sums: of one address-space layout,
 	 * so their edges add before the blocks and lines are made once */
 	struct lpt_cov_image *pend_img;
+	struct lpt_cov *pend_cov;	/* the last one's decoder, of pend_img:
+					 * its cached blocks (cov_flow_build()) */
 	struct cov_modules pend_mods;
 	struct lpt_cov_config pend_cfg;
 };
@@ -402,7 +404,8 @@ static int write_map(const struct opts *o, const uint8_t *map)
 
 /* One capture's summed edges into the lcov sum or the drcov set. */
 static int capture_out(struct opts *o, const struct lpt_cov_image *img,
-		       const struct cov_modules *mods, const struct lpt_cov_config *cfg)
+		       const struct cov_modules *mods, const struct lpt_cov_config *cfg,
+		       const struct lpt_cov *cov)
 {
 	uint64_t *entries = calloc(mods->nmod + 1, sizeof(*entries));
 	size_t nent = 0;
@@ -418,7 +421,7 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 			nent += entries[nent] != 0;
 		}
 	}
-	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent, NULL,
+	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent, cov,
 					       o->format != FMT_DRCOV)) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		free(entries);
@@ -510,7 +513,9 @@ static int flush_pending(struct opts *o)
 
 	if (!o->pend_img)
 		return 0;
-	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg);
+	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg, o->pend_cov);
+	lpt_cov_free(o->pend_cov);	/* it reads pend_img: before the image */
+	o->pend_cov = NULL;
 	lpt_cov_image_free(o->pend_img);
 	o->pend_img = NULL;
 	cov_modules_free(&o->pend_mods);
@@ -669,7 +674,7 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 		struct cov_edges keep = o->acc;
 
 		o->acc = ps[k].acc;
-		if (capture_out(o, ps[k].img, &ps[k].mods, cfg))
+		if (capture_out(o, ps[k].img, &ps[k].mods, cfg, ps[k].cov))
 			st = -1;
 		ps[k].acc = o->acc;	/* emptied by capture_out() */
 		o->acc = keep;
@@ -768,12 +773,13 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	if (o->format != FMT_EDGES) {
 		/* pending until a capture of another layout or the end: the
 		 * edges of one layout's captures sum first (a test suite) */
+		lpt_cov_free(o->pend_cov);	/* it reads pend_img: first */
 		lpt_cov_image_free(o->pend_img);
 		cov_modules_free(&o->pend_mods);
 		o->pend_img = img;
+		o->pend_cov = cov;
 		o->pend_mods = mods;
 		o->pend_cfg = cfg;
-		lpt_cov_free(cov);	/* it reads img: before the image */
 		cov = NULL;
 		img = NULL;
 		memset(&mods, 0, sizeof(mods));
@@ -977,7 +983,7 @@ int main(int argc, char **argv)
 				all[j] += map[j];
 			free(buf);
 		}
-		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg))
+		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg, cov))
 			st = EXIT_ERR;
 	}
 	for (size_t i = 0; i < o.ndir; i++) {
@@ -1013,6 +1019,7 @@ out:
 	lpt_cov_image_free(o.img);
 	cov_modules_free(&o.mods);
 	cov_edges_free(&o.acc);
+	lpt_cov_free(o.pend_cov);
 	lpt_cov_image_free(o.pend_img);
 	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);
