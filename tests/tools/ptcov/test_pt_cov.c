@@ -939,6 +939,25 @@ START_TEST(insn_at)
 	ck_assert_int_eq(lpt_cov_insn_at(img, 0x2000, 64, &in), LPT_ERR_COV_NOMAP);
 	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1000, 8, &in), LPT_ERR_INVALID);
 	ck_assert_int_eq(lpt_cov_insn_at(NULL, 0x1000, 64, &in), LPT_ERR_INVALID);
+	/* lpt_cov_insns_at(): the same, one after the other, to the end */
+	struct lpt_cov_insn many[10], one;
+
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, many, 10), 6);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_eq(lpt_cov_insn_at(img, many[i].addr, 64, &one), 0);
+		ck_assert_uint_eq(one.len, many[i].len);
+		ck_assert_uint_eq(one.kind, many[i].kind);
+		ck_assert_uint_eq(one.target, many[i].target);
+		if (i)
+			ck_assert_uint_eq(many[i].addr, many[i - 1].addr + many[i - 1].len);
+	}
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, many, 2), 2);
+	ck_assert_uint_eq(many[1].addr, 0x1002);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x2000, 64, many, 10), 0);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, NULL, 0), 0);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, NULL, 1), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 8, many, 1), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_insns_at(NULL, 0x1000, 64, many, 1), LPT_ERR_INVALID);
 	lpt_cov_image_free(img);
 }
 END_TEST
