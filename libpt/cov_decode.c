@@ -230,6 +230,8 @@ const char *lpt_cov_errstr(int err)
 		return "no valid instruction where the trace executes";
 	case LPT_ERR_COV_NOT_REGULAR:
 		return "not a regular file (a device, FIFO or directory): not read";
+	case LPT_ERR_COV_BUILD_ID:
+		return "another build-id than the capture recorded: not the binary traced";
 	default:
 		return lpt_errstr(err);
 	}

@@ -52,6 +52,9 @@ enum lpt_cov_error {
 					 * the trace executes */
 	LPT_ERR_COV_NOT_REGULAR	= -35,	/* a file to load is a device, FIFO
 					 * or directory (never read) */
+	LPT_ERR_COV_BUILD_ID	= -36,	/* a file's build-id is not the one
+					 * the capture recorded: another
+					 * binary than the one traced */
 };
 
 /**
@@ -157,11 +160,49 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
  */
 int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
 
+struct ptcap_map;
+
+/* lpt_cov_image_set_flags() */
+#define LPT_COV_IMAGE_F_ANY_BUILD_ID	0x1u	/* lpt_cov_image_add_ptcap()
+						 * maps a file whose build-id
+						 * differs from the recorded
+						 * one (perf's --force) */
+
+/**
+ * lpt_cov_image_set_flags() - how the image loads captures.
+ * @img:   image.
+ * @flags: LPT_COV_IMAGE_F_* (0: the default, a file whose build-id is not
+ *         the recorded one is refused).
+ */
+void lpt_cov_image_set_flags(struct lpt_cov_image *img, unsigned int flags);
+
+/**
+ * lpt_cov_build_id_check() - is a file the one a capture's maps line
+ * recorded? Compares the GNU build-id (ELF note NT_GNU_BUILD_ID of a
+ * PT_NOTE segment, System V gABI "Note Section") of @path with @m's
+ * (ptcap_maps_parse(): "# build-id" lines).
+ * @m:       the maps line.
+ * @path:    the file as it is opened now (the line's path, below the
+ *           capture directory when relative).
+ * @id:      if not NULL, receives the file's build-id (PTCAP_BUILD_ID_MAX
+ *           bytes of room), *@id_size its length (0: the file has none).
+ * @id_size: may be NULL with @id.
+ *
+ * Return: 0 the same, or nothing recorded to compare with; 1 it differs
+ * (another build-id, or none where one was recorded: another binary than
+ * the one traced); LPT_ERR_NOT_SUPPORTED with errno set when the file
+ * cannot be read (nothing compared); LPT_ERR_INVALID for NULL @m or @path.
+ */
+int lpt_cov_build_id_check(const struct ptcap_map *m, const char *path,
+			   uint8_t *id, uint8_t *id_size);
+
 /**
  * lpt_cov_image_add_ptcap() - add the code of a ptcap capture directory:
  * the mappings of its `maps` file (Documentation/ptcap-format.rst; a later
  * line wins on overlap, paths relative to @dir unless absolute, bytes past
- * a file's end not mapped).
+ * a file's end not mapped). A file whose build-id is not the one the maps
+ * file recorded (lpt_cov_build_id_check()) is not mapped: @warn gets
+ * LPT_ERR_COV_BUILD_ID for it, unless LPT_COV_IMAGE_F_ANY_BUILD_ID is set.
  * @img:  image.
  * @dir:  the directory.
  * @warn: if not NULL, called with the path of each mapped file that cannot
