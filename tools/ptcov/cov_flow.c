@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Edges to instructions and blocks with execution counts (cov_flow.h).
- * The decode gives each distinct edge once with its count; the code is
- * decoded here once per block, never per execution.
+ * The decode gives each distinct edge once with its count; the blocks are
+ * the decoder's cached ones (lpt_cov_block_at()), decoded here only when
+ * it lacks one; instructions (lcov) are decoded once per distinct address,
+ * in one sweep of the blocks in address order, never per execution.
  */
 #include "tools/ptcov/cov_flow.h"
 
