@@ -35,7 +35,7 @@ struct kv {
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
-	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b = a + n;
+	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;
 	size_t (*cnt)[256] = calloc(8, sizeof(*cnt));
 
@@ -44,6 +44,7 @@ static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		free(cnt);
 		return -1;
 	}
+	b = a + n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k;
 
