@@ -98,8 +98,58 @@ static uint32_t *sorted_idx(size_t n, const void *base, size_t size, size_t off0
 	return idx;
 }
 
+/* (src, dst) order. */
+static int edge_cmp(const struct lpt_cov_edge *x, const struct lpt_cov_edge *y)
+{
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* @e (@n of them) sorted by (src, dst) and distinct: a decode's edges
+ * (lpt_cov_edges()). */
+static bool edges_sorted(const struct lpt_cov_edge *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (edge_cmp(&e[i - 1], &e[i]) >= 0)
+			return false;
+	return true;
+}
+
+/* A sorted sum and a decode's sorted edges merged, equal edges summed:
+ * linear in both (a test suite's captures repeat the same edges). 0, or
+ * -1 without memory (nothing changed). */
+static int edges_merge(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
+{
+	struct lpt_cov_edge *m = malloc((acc->n + n) * sizeof(*m));
+	size_t i = 0, j = 0, o = 0;
+
+	if (!m)
+		return -1;
+	while (i < acc->n || j < n) {
+		int c = i == acc->n ? 1 : j == n ? -1 : edge_cmp(&acc->e[i], &e[j]);
+
+		if (c < 0) {
+			m[o++] = acc->e[i++];
+		} else if (c > 0) {
+			m[o++] = e[j++];
+		} else {
+			m[o] = acc->e[i++];
+			m[o++].count += e[j++].count;
+		}
+	}
+	free(acc->e);
+	acc->e = m;
+	acc->cap = acc->n + n;
+	acc->n = acc->sorted = o;
+	return 0;
+}
+
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 {
+	if (acc->n && acc->sorted == acc->n && n && edges_sorted(e, n) &&
+	    !edges_merge(acc, e, n))
+		return 0;
 	if (acc->n + n > acc->cap) {
 		size_t cap = acc->cap ? acc->cap : 1024;
 		struct lpt_cov_edge *ne;

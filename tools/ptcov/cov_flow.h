@@ -22,7 +22,9 @@ struct cov_edges {
 };
 
 /**
- * cov_edges_add() - add one decode's edges (lpt_cov_edges()).
+ * cov_edges_add() - add one decode's edges (lpt_cov_edges()): merged into
+ * the sum when both are sorted (linear), else appended for
+ * cov_edges_sort().
  * @acc: the sum; zero-initialised before the first call.
  * @e:   edges; @n of them.
  *

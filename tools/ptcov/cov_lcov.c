@@ -481,7 +481,7 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 
 		if (!d || d->line == NO_LINE)
 			continue;
-		s = cov_flow_find(f, e->src);
+		s = find_near(lc, f, e->src);	/* edges come by source */
 		if (s && (s->kind == LPT_COV_INSN_RET || s->kind == LPT_COV_INSN_CALL ||
 			  s->kind == LPT_COV_INSN_CALL_IND))
 			continue;
@@ -502,7 +502,7 @@ static void count_funcs(struct lc *lc, const struct cov_flow *f,
 
 		if (!fn)
 			continue;
-		s = cov_flow_find(f, e->src);
+		s = find_near(lc, f, e->src);
 		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
 		    e->src < fn->addr || e->src - fn->addr >= fn->size)
 			fn->count += e->count;
