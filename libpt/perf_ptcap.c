@@ -82,9 +82,52 @@ static bool has_control(const char *s)
 }
 
 /* Name a file whose code is missing once. */
+/* @n bytes of @id as hex into @out; "none" for none. */
+static void id_hex(char *out, const uint8_t *id, int n)
+{
+	if (n <= 0) {
+		strcpy(out, "none");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+/*
+ * "build-id X recorded, FILE has Y" for mapping @m when the file found
+ * for it has another build-id than the perf.data recorded: with @force,
+ * the file used (--force); else the one --force would use. Empty when
+ * there is none.
+ */
+static void ids_said(const struct wctx *c, const struct lpt_perf_map *m, const char *used,
+		     char *out, size_t size)
+{
+	struct lpt_perf_code_opts o = *c->o;
+	char file[4096], want[41], have[41];
+	uint8_t id[20];
+	int n;
+
+	out[0] = '\0';
+	o.any_build_id = true;
+	if (!m->build_id_size)
+		return;
+	if (used)
+		snprintf(file, sizeof(file), "%s", used);
+	else if (lpt_perf_find_code(c->p, m, &o, file, sizeof(file)))
+		return;
+	n = lpt_perf_elf_build_id(file, id);
+	if (n <= 0 || (n == m->build_id_size && !memcmp(id, m->build_id, (size_t)n)))
+		return;
+	id_hex(want, m->build_id, m->build_id_size);
+	id_hex(have, id, n);
+	snprintf(out, size, "build-id %s recorded in the perf.data, %s has %s", want, file,
+		 have);
+}
+
 static void say_missing(struct wctx *c, const struct lpt_perf_map *m, int why)
 {
 	size_t i;
+	char ids[4096 + 160];
 
 	for (i = 0; i < c->nsaid; i++)
 		if (!strcmp(c->said[i], m->path))
@@ -100,6 +143,10 @@ static void say_missing(struct wctx *c, const struct lpt_perf_map *m, int why)
 	if (c->warn && has_control(m->path))
 		fprintf(c->warn, "%s: a mapped file whose name has control characters: "
 			"%s\n", c->prog, lpt_perf_strerror(why));
+	else if (c->warn && why == -LPT_PERF_E_BUILD_ID &&
+		 (ids_said(c, m, NULL, ids, sizeof(ids)), ids[0]))
+		fprintf(c->warn, "%s: %s: %s (%s: not the binary that was traced; "
+			"--force uses it)\n", c->prog, m->path, lpt_perf_strerror(why), ids);
 	else if (c->warn)
 		fprintf(c->warn, "%s: %s: %s%s\n", c->prog, m->path,
 			lpt_perf_strerror(why),
@@ -175,6 +222,22 @@ static void map_line(struct wctx *c, FILE *f, const struct lpt_perf_map *m)
 	if (r) {
 		say_missing(c, m, r);
 		return;
+	}
+	if (c->o->any_build_id && c->warn) {
+		/* --force took a file of another build-id: said once */
+		char ids[4096 + 160];
+		bool said = false;
+
+		for (size_t i = 0; i < c->nsaid && !said; i++)
+			said = !strcmp(c->said[i], m->path);
+		ids_said(c, m, file, ids, sizeof(ids));
+		if (ids[0] && !said) {
+			if (!lpt_perf_grow(&c->said, &c->cap_said, c->nsaid + 1,
+					   sizeof(*c->said)))
+				c->said[c->nsaid++] = m->path;
+			fprintf(c->warn, "%s: warning: %s: %s: used anyway (--force)\n", c->prog,
+				m->path, ids);
+		}
 	}
 	if (m->path[0] == '[' || (m->kernel && c->o->kcore)) {
 		kernel_lines(f, file, m, !c->o->kcore);
@@ -1041,6 +1104,7 @@ int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux
 	co.symfs = abs_symfs ? abs_symfs : symfs;
 	co.vmlinux = abs_vmlinux ? abs_vmlinux : vmlinux;
 	co.no_code = flags & LPT_PERF_TRACES_ONLY;
+	co.any_build_id = flags & LPT_PERF_ANY_BUILD_ID;
 	e = lpt_perf_write_ptcap(p, d, &co, err, prog);
 	free(abs_symfs);
 	free(abs_vmlinux);

@@ -74,6 +74,11 @@ static void usage(FILE *f)
 "  --all-sources           lcov: keep source files that cannot be read (a\n"
 "                          library's debug info without its sources; genhtml\n"
 "                          fails on them): left out by default.\n"
+"  --force                 use a file whose build-id is not the one the\n"
+"                          capture recorded (ptcap's maps, perf.data's build-id\n"
+"                          list): by default such a file is left out with an\n"
+"                          error naming both build-ids (a rebuilt program is not\n"
+"                          the one that was traced).\n"
 "  --bitmap FILE           write the map's bytes to FILE.\n"
 "  --map-size BYTES        map size, a power of two (default 65536).\n"
 "  --xdc                   the map libxdc makes (conditional outcomes only).\n"
@@ -95,6 +100,7 @@ struct opts {
 	size_t npt, ndir;
 	int format;
 	bool edges, xdc, stat, all_sources;
+	bool force;		/* --force: files of other build-ids used */
 	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
 	struct lpt_cov_config cfg;
@@ -107,6 +113,8 @@ struct opts {
 	/* the captures whose edges o->acc sums: of one address-space layout,
 	 * so their edges add before the blocks and lines are made once */
 	struct lpt_cov_image *pend_img;
+	struct lpt_cov *pend_cov;	/* the last one's decoder, of pend_img:
+					 * its cached blocks (cov_flow_build()) */
 	struct cov_modules pend_mods;
 	struct lpt_cov_config pend_cfg;
 };
@@ -246,6 +254,8 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 static void map_warn(void *ctx, const char *path, int err)
 {
 	(void)ctx;
+	if (err == LPT_ERR_COV_BUILD_ID)
+		return;		/* cov_modules_build_id_ok() says it, with the ids */
 	fprintf(stderr, "%s: warning: %s: %s%s%s\n", prog, path, lpt_cov_errstr(err),
 		err == LPT_ERR_NOT_SUPPORTED ? ": " : "",
 		err == LPT_ERR_NOT_SUPPORTED ? strerror(errno) : "");
@@ -290,6 +300,10 @@ static int load_dir(struct opts *o, const char *dir, struct lpt_cov_image *img,
 		}
 		free(cfgt);
 	}
+	/* a file of another build-id than recorded: refused, unless --force */
+	lpt_cov_image_set_flags(img, o->force ? LPT_COV_IMAGE_F_ANY_BUILD_ID : 0);
+	mods->any_build_id = o->force;
+	mods->prog = prog;
 	n = lpt_cov_image_add_ptcap(img, dir, map_warn, NULL);
 	if (n < 0) {
 		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, lpt_cov_errstr(n));
@@ -402,7 +416,8 @@ static int write_map(const struct opts *o, const uint8_t *map)
 
 /* One capture's summed edges into the lcov sum or the drcov set. */
 static int capture_out(struct opts *o, const struct lpt_cov_image *img,
-		       const struct cov_modules *mods, const struct lpt_cov_config *cfg)
+		       const struct cov_modules *mods, const struct lpt_cov_config *cfg,
+		       const struct lpt_cov *cov)
 {
 	uint64_t *entries = calloc(mods->nmod + 1, sizeof(*entries));
 	size_t nent = 0;
@@ -418,7 +433,8 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 			nent += entries[nent] != 0;
 		}
 	}
-	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent)) {
+	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent, cov,
+					       o->format != FMT_DRCOV)) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		free(entries);
 		return -1;
@@ -509,7 +525,9 @@ static int flush_pending(struct opts *o)
 
 	if (!o->pend_img)
 		return 0;
-	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg);
+	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg, o->pend_cov);
+	lpt_cov_free(o->pend_cov);	/* it reads pend_img: before the image */
+	o->pend_cov = NULL;
 	lpt_cov_image_free(o->pend_img);
 	o->pend_img = NULL;
 	cov_modules_free(&o->pend_mods);
@@ -557,6 +575,10 @@ static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *im
 			path = NULL;
 		if (!path)
 			break;
+		if (!cov_modules_build_id_ok(mods, e, path)) {
+			free(path);
+			continue;
+		}
 		err = lpt_cov_image_add_file(img, path, e->offset, e->size, e->start);
 		if (err < 0 && err != LPT_ERR_NOMEM)
 			map_warn(NULL, path, err);
@@ -569,6 +591,10 @@ static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *im
 			path = strdup(e->path);
 		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
 			path = NULL;
+		if (path && !cov_modules_build_id_ok(mods, e, path)) {
+			free(path);
+			continue;
+		}
 		if (!path || cov_modules_add(mods, path, e->start, e->start + e->size,
 					     e->offset, false) < 0) {
 			free(path);
@@ -641,11 +667,15 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 			sp->img = lpt_cov_image_alloc();
 			if (!sp->img)
 				goto nomem;
+			sp->mods.any_build_id = o->force;
+			sp->mods.prog = prog;
 			if (load_maps(lv->dir, pr[pc->gen].maps, sp->img, &sp->mods)) {
 				fprintf(stderr, "%s: %s/%s: %s\n", prog, lv->dir, pr[pc->gen].maps,
 					"cannot be read");
 				st = -1;
 			}
+			if (sp->mods.refused)
+				st = -1;	/* a binary of another build-id */
 			sp->cov = lpt_cov_alloc(cfg, sp->img);
 			if (!sp->cov)
 				goto nomem;
@@ -668,7 +698,7 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 		struct cov_edges keep = o->acc;
 
 		o->acc = ps[k].acc;
-		if (capture_out(o, ps[k].img, &ps[k].mods, cfg))
+		if (capture_out(o, ps[k].img, &ps[k].mods, cfg, ps[k].cov))
 			st = -1;
 		ps[k].acc = o->acc;	/* emptied by capture_out() */
 		o->acc = keep;
@@ -702,6 +732,7 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	size_t count = 0;
 	struct stat sb = { 0 };
 	char path0[4096];
+	unsigned long refused = 0;
 	int st = -1, n;
 
 	if (!img || !map) {
@@ -717,6 +748,7 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	n = load_dir(o, dir, img, &mods, &cfg);
 	if (n < 0)
 		goto out;
+	refused = mods.refused;	/* decoded without them; an error at the end */
 	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
 	if (!access(path0, F_OK)) {
 		/* ptcap -a: per process, its config's CPU and filters */
@@ -724,8 +756,9 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 		goto out;
 	}
 	if (!n && !o->nimg) {
-		fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, --raw, --pagecache\n",
-			prog, dir);
+		if (!refused)	/* else said: the files of other build-ids */
+			fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, "
+				"--raw, --pagecache\n", prog, dir);
 		goto out;
 	}
 	/* the code of --elf, --raw, --pagecache too (after the maps: the
@@ -767,12 +800,13 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	if (o->format != FMT_EDGES) {
 		/* pending until a capture of another layout or the end: the
 		 * edges of one layout's captures sum first (a test suite) */
+		lpt_cov_free(o->pend_cov);	/* it reads pend_img: first */
 		lpt_cov_image_free(o->pend_img);
 		cov_modules_free(&o->pend_mods);
 		o->pend_img = img;
+		o->pend_cov = cov;
 		o->pend_mods = mods;
 		o->pend_cfg = cfg;
-		lpt_cov_free(cov);	/* it reads img: before the image */
 		cov = NULL;
 		img = NULL;
 		memset(&mods, 0, sizeof(mods));
@@ -786,7 +820,7 @@ out:
 	lpt_cov_image_free(img);
 	cov_modules_free(&mods);
 	free(map);
-	return st;
+	return refused ? -1 : st;
 }
 
 static int push(const char ***arr, size_t *n, const char *s)
@@ -843,6 +877,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--all-sources")) {
 			o.all_sources = true;
+			continue;
+		} else if (!strcmp(a, "--force")) {
+			o.force = true;
 			continue;
 		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o") ||
 			   !strcmp(a, "-k")) {
@@ -976,7 +1013,7 @@ int main(int argc, char **argv)
 				all[j] += map[j];
 			free(buf);
 		}
-		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg))
+		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg, cov))
 			st = EXIT_ERR;
 	}
 	for (size_t i = 0; i < o.ndir; i++) {
@@ -985,7 +1022,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(d, "-") || lpt_perf_probe(d)) {
 			/* a perf.data: read into a temporary ptcap directory */
-			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux, 0,
+			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux,
+						o.force ? LPT_PERF_ANY_BUILD_ID : 0,
 						o.max_decompressed, stderr, prog,
 						&perf_dir)) {
 				st = EXIT_ERR;
@@ -1012,6 +1050,7 @@ out:
 	lpt_cov_image_free(o.img);
 	cov_modules_free(&o.mods);
 	cov_edges_free(&o.acc);
+	lpt_cov_free(o.pend_cov);
 	lpt_cov_image_free(o.pend_img);
 	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);

@@ -14,7 +14,8 @@
  * space randomisation (a dynamic or PIE program) and its executable
  * file-backed mappings at exit are written to MAPS in the format of a
  * ptcap `maps` file (Documentation/ptcap-format.rst), so that OUT.pt and
- * MAPS in one directory are a capture ptcov reads.
+ * MAPS in one directory are a capture ptcov reads; the files' build-ids
+ * are recorded as ptcap records them (tools/ptcap/buildid.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include <lwpt/pt_rtit.h>
 #include "model/pt/pt_trace.h"
 #include "tests/model/step_trace.h"
+#include "tools/ptcap/buildid.h"
 
 #define FAKE_CR3	0x1234000ull
 
@@ -52,6 +54,9 @@ static int write_maps(pid_t pid, const char *path)
 			fclose(out);
 		return -1;
 	}
+	char *paths[64];
+	size_t np = 0;
+
 	fprintf(out, "lwpt-ptcap-maps 1\n");
 	while (fgets(line, sizeof(line), in)) {
 		unsigned long long a, b, off;
@@ -63,8 +68,13 @@ static int write_maps(pid_t pid, const char *path)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		fprintf(out, "0x%llx 0x%llx 0x%llx %s\n", a, b, off, line + n);
+		if (np < sizeof(paths) / sizeof(paths[0]))
+			paths[np++] = strdup(line + n);
 	}
 	fclose(in);
+	maps_write_build_ids(out, (const char *const *)paths, np);
+	while (np)
+		free(paths[--np]);
 	return fclose(out);
 }
 
