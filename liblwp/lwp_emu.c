@@ -1354,7 +1354,7 @@ static int ho_ask(struct lwp_emu_thread *o)
 	struct timespec ts = { 0, HO_POLL_NS };
 	struct sigaction cur;
 	siginfo_t si;
-	int ans, silent = 0, noproc = 0, st;
+	int ans, silent = 0, noproc = 0, polls = 0, st;
 
 	if (sigaction(SIGILL, NULL, &cur) || !(cur.sa_flags & SA_SIGINFO) ||
 	    cur.sa_sigaction != emu_sigill)
@@ -1372,6 +1372,12 @@ static int ho_ask(struct lwp_emu_thread *o)
 		goto out;
 	}
 	for (;;) {
+		/*
+		 * Queued again after each silent period: SIGILL is not a
+		 * real-time signal, one pending (a #UD just raised) drops ours.
+		 */
+		if (polls++)
+			(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), o->tid, SIGILL, &si);
 		(void)syscall(SYS_futex, &o->ho_ans, FUTEX_WAIT_PRIVATE, LWP_EMU_HO_WAIT, &ts,
 			      NULL, 0);
 		ans = __atomic_load_n(&o->ho_ans, __ATOMIC_ACQUIRE);
