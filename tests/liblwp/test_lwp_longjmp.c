@@ -568,7 +568,40 @@ END_TEST
 static int note_pipe[2], block_pipe[2], done_pipe[2];
 static struct lwp_emu_thread *owner_t;
 static pthread_t owner_sender;
-static int owner_block_sigill;
+static int owner_block_sigill, owner_deep;
+
+/*
+ * "Deep": the instruction from a function of its own (below 256 bytes of
+ * its frame), and after the jump the owner makes no call before it blocks
+ * below that function's frame, in read() under a 16 KiB frame that is
+ * never written where the instruction's return address was: the thread
+ * sleeps deeper than the abandoned instruction, which cannot be proven
+ * abandoned (lwp_close() returns -EBUSY, no hang).
+ */
+static __attribute__((noinline)) uint8_t insn_call(uint32_t k)
+{
+	volatile char pad[256];
+
+	pad[0] = 0;
+	__asm__ __volatile__("" : : "r"(pad) : "memory");
+	if (k & 1) {
+		lwp_val32(k, ~k, IMM_VAL);
+		return 3;
+	}
+	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+}
+
+static __attribute__((noinline)) void deep_read(int note, int fd)
+{
+	volatile char pad[16384];
+	char c;
+
+	pad[sizeof(pad) / 2] = 0;
+	__asm__ __volatile__("" : : "r"(pad) : "memory");
+	(void)!write(note, "l", 1);
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+}
 
 /* A byte from @fd within the hang bound, or -1. */
 static int wait_byte(int fd)
@@ -624,11 +657,19 @@ static __attribute__((noinline)) void owner_loop(void)
 		__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
 		if (owner_block_sigill)
 			pthread_sigmask(SIG_BLOCK, &ill, NULL);
-		(void)!write(note_pipe[1], "l", 1);
-		while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
-			;
+		if (owner_deep) {
+			deep_read(note_pipe[1], block_pipe[0]);
+		} else {
+			(void)!write(note_pipe[1], "l", 1);
+			while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
+				;
+		}
 		if (owner_block_sigill)
 			pthread_sigmask(SIG_UNBLOCK, &ill, NULL);
+		/* Above the lost frame: this entry settles it (released while
+		 * the session is open). */
+		if (owner_deep && owner_block_sigill == 2)
+			(void)lwp_pending(sess);
 		(void)!write(note_pipe[1], "u", 1);
 		/* Its state is read until told to exit (it is freed then). */
 		while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
@@ -655,7 +696,9 @@ static __attribute__((noinline)) void owner_loop(void)
 		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (k & 1) {
+		if (owner_deep) {
+			res[k % WIN] = insn_call(k);
+		} else if (k & 1) {
 			lwp_val32(k, ~k, IMM_VAL);
 			res[k % WIN] = 3;
 		} else {
@@ -684,8 +727,11 @@ static void *owner_main(void *arg)
 	return NULL;
 }
 
-/* One owner, one instruction abandoned, one close elsewhere (above). */
-static void blocked_round(int fast, int block_sigill)
+/*
+ * One owner, one instruction abandoned, one close elsewhere (above); @deep:
+ * not provably abandoned while the owner sleeps (insn_call()).
+ */
+static void blocked_round(int fast, int block_sigill, int deep)
 {
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_session *other;
@@ -694,6 +740,7 @@ static void blocked_round(int fast, int block_sigill)
 	uint32_t lost;
 
 	owner_block_sigill = block_sigill;
+	owner_deep = deep;
 	ck_assert_int_eq(pipe(note_pipe), 0);
 	ck_assert_int_eq(pipe(block_pipe), 0);
 	ck_assert_int_eq(pipe(done_pipe), 0);
@@ -717,20 +764,22 @@ static void blocked_round(int fast, int block_sigill)
 	lost = cur;
 	ck_assert_uint_gt(owner_t->inflight, 0);
 
-	if (owner_block_sigill &&
+	if ((owner_block_sigill || owner_deep) &&
 	    __atomic_load_n(&owner_t->lock, __ATOMIC_ACQUIRE) == LWP_EMU_LOCK_SELF) {
 		/*
-		 * O cannot be asked: -EBUSY, nothing changed, no hang. (Left
-		 * before it took its lock, the instruction keeps no other
-		 * thread out: the close just takes the lock.)
+		 * O cannot be asked, or cannot prove it: -EBUSY, nothing
+		 * changed, no hang. (Left before it took its lock, the
+		 * instruction keeps no other thread out: the close just takes
+		 * the lock.)
 		 */
 		ck_assert_int_eq(close_elsewhere(other), -EBUSY);
 		ck_assert_uint_gt(owner_t->inflight, 0);
 		ck_assert_int_eq(lwp_session_backend(other), LWP_BACKEND_EMU);
-		/* Released, O unblocks SIGILL: the pending request settles it. */
+		/* Released, O unblocks SIGILL: the pending request settles it
+		 * (deep: O's next entry, above the lost frame). */
+		owner_block_sigill = 2;		/* released */
 		ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);
 		ck_assert_int_eq(wait_byte(note_pipe[0]), 'u');
-		owner_block_sigill = 2;		/* released */
 	}
 	ck_assert_int_eq(close_elsewhere(other), 0);
 	/* Settled by O's handler (or, unblocked, by the pending request). */
@@ -747,9 +796,9 @@ static void blocked_round(int fast, int block_sigill)
 	finalize(lost + 1);
 	missed = lwp_missed(sess);
 	if (getenv("LWPT_TEST_VERBOSE"))
-		fprintf(stderr, "blocked owner (fast %d, SIGILL blocked %d): %u instructions, "
+		fprintf(stderr, "blocked owner (fast %d, SIGILL blocked %d, deep %d): %u instructions, "
 			"%d jumps, %llu abandoned (%llu stored, %llu missed), %llu CF=1, "
-			"%llu LWPVAL missed, MissedEvents %llu\n", fast, owner_block_sigill,
+			"%llu LWPVAL missed, MissedEvents %llu\n", fast, owner_block_sigill, deep,
 			(unsigned int)lost + 1, (int)jumps, (unsigned long long)abandoned,
 			(unsigned long long)ab_stored, (unsigned long long)ab_missed,
 			(unsigned long long)cf1, (unsigned long long)val_missed,
@@ -781,7 +830,7 @@ START_TEST(test_close_blocked_owner)
 	int i;
 
 	for (i = 0; i < BLOCKED_ROUNDS; i++)
-		blocked_round(_i & 1, !!(_i & 2));
+		blocked_round(_i & 1, !!(_i & 2), _i >= 4);
 }
 END_TEST
 
@@ -807,7 +856,7 @@ static Suite *longjmp_suite(void)
 	/* Hang bound only: each wait below is bounded by HANG_BOUND_MS. */
 	tc = tcase_create("close_blocked");
 	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, test_close_blocked_owner, 0, 4);
+	tcase_add_loop_test(tc, test_close_blocked_owner, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
