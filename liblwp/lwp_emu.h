@@ -260,7 +260,6 @@ int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
  */
 struct lwp_emu_frame {
 	uintptr_t sp;			/* caller's stack pointer (pend.sp) */
-	uintptr_t ra;			/* the word below it (pend.ra) */
 	int locked;			/* this frame took the lock */
 	int stored;			/* something to publish when it leaves */
 	unsigned int nested0;		/* lwp_emu_thread.nested at entry */

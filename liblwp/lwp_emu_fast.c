@@ -128,11 +128,11 @@ FAST_INLINE uint32_t load32(const void *p)
 }
 
 /* What judges the outermost frame lost (lwp_emu_frames_dead()). */
-FAST_INLINE void pend_frame(struct lwp_emu_thread *t, const struct lwp_emu_frame *fr)
+FAST_INLINE void pend_frame(struct lwp_emu_thread *t, uintptr_t sp, uintptr_t ra)
 {
-	t->pend.ra = fr->ra;
+	t->pend.ra = ra;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->pend.sp = fr->sp;
+	t->pend.sp = sp;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -142,20 +142,22 @@ FAST_INLINE void pend_frame(struct lwp_emu_thread *t, const struct lwp_emu_frame
  * red zone: mapped).
  *
  * pend.sp is never another frame's while this one is in flight: it is
- * written before the in-flight count rises and again after, and every
- * outermost frame clears it when it leaves, so a handler's instruction
- * that ran in between leaves 0 ("entering: live", never judged lost).
+ * written before the in-flight count rises, and every outermost frame
+ * clears it when it leaves, so a handler's instruction that ran in between
+ * leaves 0 ("entering: live", never judged lost): written again here.
  */
 FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp,
 			    uintptr_t ra)
 {
+	if (!ra)
+		ra = *(const uintptr_t *)(sp - sizeof(uintptr_t));
 	fr->sp = sp;
-	fr->ra = ra ? ra : *(const uintptr_t *)(sp - sizeof(uintptr_t));
-	pend_frame(t, fr);
+	pend_frame(t, sp, ra);
 	/* Balanced by every nested frame before we resume: a plain RMW. */
 	t->inflight++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pend_frame(t, fr);
+	if (__builtin_expect(__atomic_load_n(&t->pend.sp, __ATOMIC_RELAXED) != sp, 0))
+		pend_frame(t, sp, ra);
 	fr->locked = lwp_emu_lock_own(t);
 	fr->stored = 0;
 	fr->nested0 = t->nested;
@@ -206,6 +208,30 @@ FAST_INLINE void fast_publish(struct lwp_emu_thread *t)
 		fast_irq(t);
 }
 
+/*
+ * The word below @sp for pend.ra (fast_enter()) where it may be unmapped
+ * (a raw instruction's RSP): 1 if it is (never the word's value then).
+ */
+static __attribute__((noinline)) uintptr_t slot_word(uintptr_t sp)
+{
+	uintptr_t ra = 1;
+
+	(void)lwp_emu_peek(&ra, sp - sizeof(ra), sizeof(ra));
+	return ra;
+}
+
+/*
+ * fast_enter() again for the frame at @sp, from fast_leave() (rare: a
+ * handler's instruction came in between): returns whether it took the lock.
+ */
+static __attribute__((noinline)) int fast_reenter(struct lwp_emu_thread *t, uintptr_t sp)
+{
+	struct lwp_emu_frame fr;
+
+	fast_enter(t, &fr, sp, slot_word(sp));
+	return fr.locked;
+}
+
 FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 {
 	unsigned int seq;
@@ -240,7 +266,7 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 			if (t->nested == seq)
 				break;
 			/* In flight again, as at entry (the lock too). */
-			fast_enter(t, fr, fr->sp, fr->ra);
+			fr->locked = fast_reenter(t, fr->sp);
 			fr->stored = 1;
 		}
 		if (t->defer_set)
@@ -257,14 +283,8 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp,
 			 int trapped)
 {
-	uintptr_t ra = 1;
-
 	/* A raw instruction's RSP: its red zone may be on a stack not grown. */
-	if (trapped)
-		(void)lwp_emu_peek(&ra, sp - sizeof(ra), sizeof(ra));
-	else
-		ra = 0;
-	fast_enter(t, fr, sp, ra);
+	fast_enter(t, fr, sp, trapped ? slot_word(sp) : 0);
 }
 
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
