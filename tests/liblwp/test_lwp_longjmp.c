@@ -568,7 +568,7 @@ END_TEST
 static int note_pipe[2], block_pipe[2], done_pipe[2];
 static struct lwp_emu_thread *owner_t;
 static pthread_t owner_sender;
-static int owner_block_sigill, owner_deep;
+static int owner_block_sigill, owner_deep, owner_exit;
 
 /*
  * "Deep": the instruction from a function of its own (below 256 bytes of
@@ -655,6 +655,11 @@ static __attribute__((noinline)) void owner_loop(void)
 	} else if (in_call && lwp__emu_thread->inflight) {
 		/* Left inside the instruction: block for ever, no LWP call. */
 		__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
+		if (owner_exit) {
+			/* Or exit: the thread's end settles it. */
+			(void)!write(note_pipe[1], "l", 1);
+			return;
+		}
 		if (owner_block_sigill)
 			pthread_sigmask(SIG_BLOCK, &ill, NULL);
 		if (owner_deep) {
@@ -731,7 +736,7 @@ static void *owner_main(void *arg)
  * One owner, one instruction abandoned, one close elsewhere (above); @deep:
  * not provably abandoned while the owner sleeps (insn_call()).
  */
-static void blocked_round(int fast, int block_sigill, int deep)
+static void blocked_round(int fast, int block_sigill, int deep, int exits)
 {
 	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_session *other;
@@ -741,6 +746,7 @@ static void blocked_round(int fast, int block_sigill, int deep)
 
 	owner_block_sigill = block_sigill;
 	owner_deep = deep;
+	owner_exit = exits;
 	ck_assert_int_eq(pipe(note_pipe), 0);
 	ck_assert_int_eq(pipe(block_pipe), 0);
 	ck_assert_int_eq(pipe(done_pipe), 0);
@@ -762,6 +768,12 @@ static void blocked_round(int fast, int block_sigill, int deep)
 	ck_assert_int_eq(wait_byte(note_pipe[0]), 'l');
 	sender_stop(owner_sender);
 	lost = cur;
+	if (owner_exit) {
+		/* Gone with its instruction in flight: nothing to wait for. */
+		ck_assert_int_eq(pthread_join(owner, NULL), 0);
+		ck_assert_int_eq(close_elsewhere(other), 0);
+		goto accounting;
+	}
 	ck_assert_uint_gt(owner_t->inflight, 0);
 
 	if ((owner_block_sigill || owner_deep) &&
@@ -791,14 +803,15 @@ static void blocked_round(int fast, int block_sigill, int deep)
 	}
 
 	/* A's accounting, on this thread (any thread may read). */
+accounting:
 	ab_miss[lost % WIN] = (uint8_t)(lwp_missed(sess) - miss0);
 	drain();
 	finalize(lost + 1);
 	missed = lwp_missed(sess);
 	if (getenv("LWPT_TEST_VERBOSE"))
-		fprintf(stderr, "blocked owner (fast %d, SIGILL blocked %d, deep %d): %u instructions, "
+		fprintf(stderr, "blocked owner (fast %d, SIGILL blocked %d, deep %d, exit %d): %u instructions, "
 			"%d jumps, %llu abandoned (%llu stored, %llu missed), %llu CF=1, "
-			"%llu LWPVAL missed, MissedEvents %llu\n", fast, owner_block_sigill, deep,
+			"%llu LWPVAL missed, MissedEvents %llu\n", fast, owner_block_sigill, deep, exits,
 			(unsigned int)lost + 1, (int)jumps, (unsigned long long)abandoned,
 			(unsigned long long)ab_stored, (unsigned long long)ab_missed,
 			(unsigned long long)cf1, (unsigned long long)val_missed,
@@ -806,6 +819,8 @@ static void blocked_round(int fast, int block_sigill, int deep)
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(missed, cf1 + val_missed + ab_missed);
 	ck_assert_int_eq(close_elsewhere(sess), 0);
+	if (owner_exit)
+		goto out;
 
 	if (owner_block_sigill != 2) {
 		ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);
@@ -813,6 +828,7 @@ static void blocked_round(int fast, int block_sigill, int deep)
 	}
 	ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);	/* exit */
 	ck_assert_int_eq(pthread_join(owner, NULL), 0);
+out:
 	lwp_emu_fast_enable(1);
 	close(note_pipe[0]);
 	close(note_pipe[1]);
@@ -825,12 +841,18 @@ static void blocked_round(int fast, int block_sigill, int deep)
 /* Rounds: the jump lands in a different phase of the instruction each time. */
 #define BLOCKED_ROUNDS	25
 
+/* fast path, SIGILL blocked, deep, the owner exits; _i & 1: fast path on. */
+static const uint8_t blocked_variants[4][3] = {
+	{ 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 },
+};
+
 START_TEST(test_close_blocked_owner)
 {
+	const uint8_t *v = blocked_variants[_i / 2];
 	int i;
 
 	for (i = 0; i < BLOCKED_ROUNDS; i++)
-		blocked_round(_i & 1, !!(_i & 2), _i >= 4);
+		blocked_round(_i & 1, v[0], v[1], v[2]);
 }
 END_TEST
 
@@ -856,7 +878,7 @@ static Suite *longjmp_suite(void)
 	/* Hang bound only: each wait below is bounded by HANG_BOUND_MS. */
 	tc = tcase_create("close_blocked");
 	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, test_close_blocked_owner, 0, 6);
+	tcase_add_loop_test(tc, test_close_blocked_owner, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }
