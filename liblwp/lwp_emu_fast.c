@@ -551,8 +551,9 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
  *    at the same call site as the lost frame, or above it, cannot be
  *    nested in it; nothing writes a live frame's return address, and the
  *    program's next call from the function the frame was called from does.
- *    pend.sp is written before the in-flight count rises and after, and
- *    cleared when the outermost frame leaves: an entry never runs judged by
+ *    pend.sp is written before the in-flight count rises (and after, if
+ *    a handler's instruction cleared it), and cleared when the outermost
+ *    frame leaves: an entry never runs judged by
  *    the frame of a handler's instruction that interrupted it (0: live);
  *    the lock is released with the in-flight count in one store. A gone
  *    frame is completed (a reserved slot gets its
