@@ -385,6 +385,7 @@ static void atfork_child(void)
 	struct lwp_session *s;
 
 	pthread_mutex_init(&reg_lock, NULL);
+	__atomic_store_n(&lwp__emu_pid, getpid(), __ATOMIC_RELAXED);
 	for (o = thread_head; o; o = o->next)
 		o->lock = 0;
 	thread_head = t;
@@ -459,6 +460,7 @@ static struct lwp_emu_thread *thread_get(void)
 		return NULL;
 	}
 	t->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&lwp__emu_pid, getpid(), __ATOMIC_RELAXED);
 	t->emulated = &lwp_tls_emulated;
 	lwp_model_set_seed(&t->model, (uint64_t)t->tid * 0x9E3779B97F4A7C15ull + 1);
 	emu_model_switches(&t->model);

@@ -251,6 +251,9 @@ int lwp_emu_frames_gone(const struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HI
  * Async-signal-safe (process_vm_readv(2) on ourselves, raw system calls).
  */
 long lwp_emu_peek(void *buf, uintptr_t addr, size_t len) LWP_EMU_HIDDEN;
+/* This process's PID for lwp_emu_peek() (set when a model is made and in a
+ * fork()ed child), or 0: asked each time. */
+extern pid_t lwp__emu_pid LWP_EMU_HIDDEN;
 void lwp_emu_recover(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
 int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
 

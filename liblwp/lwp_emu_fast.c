@@ -283,8 +283,17 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp,
 			 int trapped)
 {
-	/* A raw instruction's RSP: its red zone may be on a stack not grown. */
-	fast_enter(t, fr, sp, trapped ? slot_word(sp) : 0);
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	/*
+	 * A raw instruction's RSP (SIGILL): the word below it is read directly
+	 * where it is on RSP's own page (the word at RSP is on the stack) or
+	 * where this handler runs on the same stack below it (the kernel wrote
+	 * the signal frame there); else, on an alternate stack, it may be on a
+	 * page never mapped: process_vm_readv(2).
+	 */
+	fast_enter(t, fr, sp, trapped && (sp & 4095) < sizeof(uintptr_t) &&
+			      sp - here >= (1u << 20) ? slot_word(sp) : 0);
 }
 
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
@@ -602,11 +611,17 @@ static long raw_sigaltstack(stack_t *old)
  * Copy @len bytes at @addr of this process, or fail (-errno) where nothing
  * is mapped: process_vm_readv(2) on ourselves, never a fault.
  */
+pid_t lwp__emu_pid;
+
 long lwp_emu_peek(void *buf, uintptr_t addr, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)addr, len };
-	long ret = raw_syscall6(SYS_process_vm_readv, raw_syscall4(SYS_getpid, 0, 0, 0, 0),
-				(long)&local, 1, (long)&remote, 1, 0);
+	long pid = __atomic_load_n(&lwp__emu_pid, __ATOMIC_RELAXED);
+	long ret;
+
+	if (!pid)
+		pid = raw_syscall4(SYS_getpid, 0, 0, 0, 0);
+	ret = raw_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0);
 
 	return ret == (long)len ? 0 : ret < 0 ? ret : -EFAULT;
 }
