@@ -1258,7 +1258,8 @@ int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs
  * could be for ever:
  *  - twice the same answer from inside a system call (the interrupted RIP
  *    at a SYSCALL instruction, restarted, or after one that returned
- *    -EINTR) at the same RIP and RSP: the thread sleeps in it, and its
+ *    -EINTR; where its code cannot be read, /proc says it is not running)
+ *    at the same RIP and RSP: the thread sleeps in it, and its
  *    instruction cannot be proven abandoned (a handler that interrupted
  *    it blocks, or the thread blocks deeper in the stack than the lost
  *    frame, its return address intact);
@@ -1278,12 +1279,18 @@ int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs
 
 static void emu_sigill(int sig, siginfo_t *si, void *ucv);
 
-/* Whether the thread at @rip/@rax sleeps in (or restarts) a system call. */
+/*
+ * Whether the thread at @rip/@rax sleeps in (or restarts) a system call: 1,
+ * 0, or -1 where its code cannot be read (process_vm_readv(2) refused, as
+ * by some seccomp profiles).
+ */
 static int at_syscall(uintptr_t rip, uint64_t rax)
 {
 	uint8_t b[2];
 
-	if (lwp_emu_peek(b, rip, 2) == 0 && b[0] == 0x0f && b[1] == 0x05)
+	if (lwp_emu_peek(b, rip, 2))
+		return -1;
+	if (b[0] == 0x0f && b[1] == 0x05)
 		return 1;	/* restarted: SYSCALL again (-ERESTARTSYS) */
 	return (int64_t)rax == -EINTR && lwp_emu_peek(b, rip - 2, 2) == 0 &&
 	       b[0] == 0x0f && b[1] == 0x05;
@@ -1312,26 +1319,30 @@ static void ho_owner(const ucontext_t *uc)
 		return;
 	t->ho_rip = ip;
 	t->ho_rsp = sp;
-	t->ho_insys = ans == LWP_EMU_HO_RUNNING && at_syscall(ip, (uint64_t)g[REG_RAX]);
+	t->ho_insys = ans == LWP_EMU_HO_RUNNING ? at_syscall(ip, (uint64_t)g[REG_RAX]) : 0;
 	__atomic_store_n(&t->ho_ans, ans, __ATOMIC_RELEASE);
 	(void)syscall(SYS_futex, &t->ho_ans, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /*
- * Thread @tid cannot run a SIGILL handler now: 1 (SIGILL blocked, stopped,
- * dead, gone), 0 it can, -1 unknown (no /proc).
+ * Thread @tid's /proc/self/task/TID/status: its State letter in *@state
+ * ('?' unknown, 'X' gone) and whether SIGILL is blocked (1, 0, -1 unknown).
  */
-static int task_cannot_answer(pid_t tid)
+static int task_status(pid_t tid, char *state)
 {
 	char path[64], buf[4096], *p;
 	unsigned long long blk;
 	ssize_t n;
 	int fd;
 
+	*state = '?';
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? 1 : -1;
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			*state = 'X';
+		return -1;
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -1340,14 +1351,36 @@ static int task_cannot_answer(pid_t tid)
 	p = strstr(buf, "\nState:");
 	if (p && (p = strchr(p + 1, ':'))) {
 		p += strspn(p + 1, " \t") + 1;
-		if (*p == 'T' || *p == 't' || *p == 'Z' || *p == 'X')
-			return 1;
+		*state = *p;
 	}
 	p = strstr(buf, "\nSigBlk:");
 	if (!p)
 		return -1;
 	blk = strtoull(p + 8, NULL, 16);
 	return (blk >> (SIGILL - 1)) & 1;
+}
+
+/*
+ * Thread @tid cannot run a SIGILL handler now: 1 (SIGILL blocked, stopped,
+ * dead, gone), 0 it can, -1 unknown (no /proc).
+ */
+static int task_cannot_answer(pid_t tid)
+{
+	char st;
+	int blk = task_status(tid, &st);
+
+	if (st == 'T' || st == 't' || st == 'Z' || st == 'X')
+		return 1;
+	return blk;
+}
+
+/* Thread @tid sleeps ('S', 'D'), or that cannot be known: not running. */
+static int task_asleep(pid_t tid)
+{
+	char st;
+
+	(void)task_status(tid, &st);
+	return st != 'R';
 }
 
 /* Ask thread @o (lock SELF, an instruction in flight); returns LWP_EMU_HO_*. */
@@ -1428,6 +1461,8 @@ static int lock_other(struct lwp_emu_thread *o)
 			return -EBUSY;
 		if (ans != LWP_EMU_HO_RUNNING)
 			continue;
+		if (o->ho_insys < 0)	/* its code unreadable: ask /proc */
+			o->ho_insys = task_asleep(o->tid);
 		if (o->ho_insys && insys && o->ho_rip == rip && o->ho_rsp == rsp)
 			return -EBUSY;	/* asleep where it was: no progress */
 		insys = o->ho_insys;

@@ -119,7 +119,7 @@ struct lwp_emu_thread {
 	 */
 	int ho_req;
 	int ho_ans;
-	int ho_insys;			/* ... in a system call */
+	int ho_insys;			/* ... in a system call (-1: unknown) */
 	uintptr_t ho_rip, ho_rsp;
 	int close_taken;		/* emu_close() took the lock */
 	unsigned int dtor_rounds;	/* pthread key destructor calls */
