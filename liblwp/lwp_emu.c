@@ -35,16 +35,19 @@
  * Locking: a global mutex guards the session registry; a spinlock per thread
  * guards its model. The owner thread holds its spinlock only during one
  * instruction; other threads take it to stop the model (lwp_close from
- * another thread, thread exit). Signal handlers: an LWP instruction of a
- * handler that interrupted one on the same thread is executed, never
- * dropped (issue 28): the fast path is re-entrant (lwp_emu_fast.c); LWPINS
+ * another thread, thread exit), asking the owner when its instruction
+ * may have been abandoned ("Closing from another thread"). Signal
+ * handlers: an LWP instruction of a handler that interrupted one on the
+ * same thread is executed, never dropped (issue 28): the fast path is re-entrant (lwp_emu_fast.c); LWPINS
  * and LWPVAL on the model run on a copy committed in a restartable
  * sequence ("The model without blocking signals" below); everything else
  * (LLWPCB, SLWPCB, the registry, and the model without rseq) runs with
  * every signal blocked, so a handler never interrupts it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -327,9 +330,12 @@ static void thread_destroy(void *arg)
 	if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
 	    pthread_setspecific(thread_key, t) == 0)
 		return;
-	reg_enter(&old);
-	/* No instruction of the thread can be running any more. */
+	/*
+	 * No instruction of the thread can be running any more; before the
+	 * registry: a closer holding it may wait for this one.
+	 */
 	(void)settle_own(t, LWP_EMU_SP_GONE);
+	reg_enter(&old);
 	for (pp = &thread_head; *pp; pp = &(*pp)->next) {
 		if (*pp == t) {
 			*pp = t->next;
@@ -379,6 +385,7 @@ static void atfork_child(void)
 	struct lwp_session *s;
 
 	pthread_mutex_init(&reg_lock, NULL);
+	__atomic_store_n(&lwp__emu_pid, getpid(), __ATOMIC_RELAXED);
 	for (o = thread_head; o; o = o->next)
 		o->lock = 0;
 	thread_head = t;
@@ -394,6 +401,8 @@ static void atfork_child(void)
 		t->defer_irq = NULL;
 		t->commit = NULL;
 		t->pend.phase = LWP_EMU_PH_NONE;
+		t->pend.sp = 0;
+		t->ho_req = 0;
 	}
 	for (s = reg_head; s; s = s->next) {
 		s->owner = NULL;
@@ -451,6 +460,7 @@ static struct lwp_emu_thread *thread_get(void)
 		return NULL;
 	}
 	t->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&lwp__emu_pid, getpid(), __ATOMIC_RELAXED);
 	t->emulated = &lwp_tls_emulated;
 	lwp_model_set_seed(&t->model, (uint64_t)t->tid * 0x9E3779B97F4A7C15ull + 1);
 	emu_model_switches(&t->model);
@@ -482,17 +492,16 @@ static void avail_get(struct lwp_emu_thread *t)
 	}
 }
 
-/* Withdraw it with the last session: XCR0[62] = 0 stores 0 to LWP_CBADDR. */
-static void avail_put(struct lwp_emu_thread *t)
+/*
+ * Withdraw it with the last session: XCR0[62] = 0 stores 0 to LWP_CBADDR.
+ * Under reg_lock, @t's model held by the caller (emu_close()).
+ */
+static void avail_put_held(struct lwp_emu_thread *t)
 {
-	int taken;
-
 	if (t && --t->refs == 0) {
-		taken = model_lock(t);
 		(void)lwp_model_xsetbv(&t->model, 0);
 		t->session = NULL;
 		t->fast_cbaddr = 0;
-		model_unlock(t, taken);
 		__atomic_store_n(t->emulated, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -629,6 +638,7 @@ struct slow_insn {
 	const struct lwp_xop_insn_info *info;	/* decoded (exec), or NULL */
 	struct lwp_xop_regs *regs;
 	uintptr_t sp;			/* caller's stack pointer (without @regs) */
+	int trapped;			/* a raw instruction (SIGILL) */
 };
 
 /* Where the instruction runs (lwp_emu_frames_dead()): the code's RSP. */
@@ -928,7 +938,7 @@ static struct lwp_model_result slow_opt(struct lwp_emu_thread *t, const struct s
 
 	if (in->regs)
 		regs0 = *in->regs;
-	lwp_emu_frame_enter(t, &fr, insn_sp(in));
+	lwp_emu_frame_enter(t, &fr, insn_sp(in), in->trapped);
 	for (;;) {
 		n0 = __atomic_load_n(&t->nested, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -1016,6 +1026,9 @@ static int settle_own(struct lwp_emu_thread *t, uintptr_t sp)
 		return 1;
 	sig_block(&old);
 	if (t->inflight) {
+		/* Left before it took the lock: take it here. */
+		if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) != LWP_EMU_LOCK_SELF)
+			lwp_emu_lock_as(t, LWP_EMU_LOCK_SELF);
 		if (t->pend.phase == LWP_EMU_PH_OPT)
 			opt_recover(t);
 		lwp_emu_recover(t);
@@ -1191,9 +1204,9 @@ uint64_t lwp_emu_slwpcb(void)
  */
 static struct lwp_model_result exec_locked(struct lwp_emu_thread *t,
 					   const struct lwp_xop_insn_info *info,
-					   struct lwp_xop_regs *regs)
+					   struct lwp_xop_regs *regs, int trapped)
 {
-	struct slow_insn in = { .info = info, .regs = regs };
+	struct slow_insn in = { .info = info, .regs = regs, .trapped = trapped };
 
 	if (info->insn != LWP_XOP_LLWPCB)
 		return slow_insn(t, &in);
@@ -1206,12 +1219,263 @@ int lwp_emu_exec(const struct lwp_xop_insn_info *info, struct lwp_xop_regs *regs
 	struct slow_insn in = { .info = info, .regs = regs };
 	struct lwp_model_result r;
 
-	r = t ? exec_locked(t, info, regs) : run_insn(NULL, &in);
+	r = t ? exec_locked(t, info, regs, 0) : run_insn(NULL, &in);
 	if (r.exc != LWP_MODEL_EXC_NONE) {
 		deliver_now(&r);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * ---- Closing from another thread (issue 38, item 1) ------------------------
+ *
+ * lwp_close() detaches the session from every thread's model, each under
+ * its lock. A thread's lock held by the thread itself with an instruction
+ * in flight (LWP_EMU_LOCK_SELF, inflight > 0) is either an instruction that
+ * runs (maybe interrupted by a signal handler of the thread), or one a
+ * handler abandoned with siglongjmp() while the thread went on elsewhere,
+ * maybe to block for ever (lwp_emu_fast.c, "Instructions never finished").
+ * Only that thread can tell, from where it is: so the closer asks it. It
+ * queues SIGILL to the thread (rt_tgsigqueueinfo, SI_QUEUE, the value
+ * HO_MAGIC: liblwp's own handler, no new signal taken from the program),
+ * whose handler runs on the thread, every signal blocked, and looks at the
+ * interrupted context:
+ *  - no instruction in flight (any more): LWP_EMU_HO_FREE;
+ *  - the interrupted stack pointer at or above the outermost frame's
+ *    caller (no code inside the instruction runs there), the alternate
+ *    signal stack left, or the word below that caller's stack pointer
+ *    changed since the entry (the frame's return address, which nothing
+ *    writes while the frame lives): abandoned. The handler completes or
+ *    discards it as the thread's next entry would (the recovery runs only
+ *    with every signal blocked, so never twice) and releases the lock:
+ *    LWP_EMU_HO_SETTLED;
+ *  - else it may still run: LWP_EMU_HO_RUNNING, with where it was.
+ * The closer, every signal blocked and the registry held, waits for the
+ * answer (futex on lwp_emu_thread.ho_ans; the owner's recovery on any path
+ * wakes it too), then takes the lock, or, for RUNNING, spins on the lock
+ * and asks again. It gives up with -EBUSY, changing nothing, where waiting
+ * could be for ever:
+ *  - twice the same answer from inside a system call (the interrupted RIP
+ *    at a SYSCALL instruction, restarted, or after one that returned
+ *    -EINTR; where its code cannot be read, /proc says it is not running)
+ *    at the same RIP and RSP: the thread sleeps in it, and its
+ *    instruction cannot be proven abandoned (a handler that interrupted
+ *    it blocks, or the thread blocks deeper in the stack than the lost
+ *    frame, its return address intact);
+ *  - the thread cannot run the handler: SIGILL blocked, or the thread
+ *    stopped, a zombie or gone (its /proc/self/task/TID/status, read while
+ *    no answer has come for 10 ms, twice in a row); /proc unreadable for a
+ *    second; or SIGILL no longer liblwp's handler.
+ * The request stays pending in the thread: when it runs the handler later,
+ * it settles an abandoned instruction all the same (no answer expected).
+ * A thread that keeps running code after an abandoned instruction that
+ * cannot be proven so, without an LWP instruction and without blocking,
+ * keeps lwp_close() waiting (Documentation/liblwp.rst, limits).
+ */
+#define HO_MAGIC	0x4c575043	/* "LWPC" */
+#define HO_POLL_NS	10000000L	/* re-check a silent thread every 10 ms */
+#define HO_POLLS_NOPROC	100		/* without /proc: give up after 1 s */
+
+static void emu_sigill(int sig, siginfo_t *si, void *ucv);
+
+/*
+ * Whether the thread at @rip/@rax sleeps in (or restarts) a system call: 1,
+ * 0, or -1 where its code cannot be read (process_vm_readv(2) refused, as
+ * by some seccomp profiles).
+ */
+static int at_syscall(uintptr_t rip, uint64_t rax)
+{
+	uint8_t b[2];
+
+	if (lwp_emu_peek(b, rip, 2))
+		return -1;
+	if (b[0] == 0x0f && b[1] == 0x05)
+		return 1;	/* restarted: SYSCALL again (-ERESTARTSYS) */
+	return (int64_t)rax == -EINTR && lwp_emu_peek(b, rip - 2, 2) == 0 &&
+	       b[0] == 0x0f && b[1] == 0x05;
+}
+
+/* The request's SIGILL, on the asked thread (every signal blocked). */
+static void ho_owner(const ucontext_t *uc)
+{
+	struct lwp_emu_thread *t = lwp__emu_thread;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t sp = (uintptr_t)g[REG_RSP], ip = (uintptr_t)g[REG_RIP];
+	int ans = LWP_EMU_HO_RUNNING;
+
+	if (!t)
+		return;
+	if (!__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&t->lock, __ATOMIC_RELAXED) != LWP_EMU_LOCK_SELF) {
+		ans = LWP_EMU_HO_FREE;
+	} else if (lwp_emu_frames_gone(t, sp)) {
+		if (t->pend.phase == LWP_EMU_PH_OPT)
+			opt_recover(t);
+		lwp_emu_recover(t);		/* answers SETTLED */
+		return;
+	}
+	if (!__atomic_load_n(&t->ho_req, __ATOMIC_ACQUIRE))
+		return;
+	t->ho_rip = ip;
+	t->ho_rsp = sp;
+	t->ho_insys = ans == LWP_EMU_HO_RUNNING ? at_syscall(ip, (uint64_t)g[REG_RAX]) : 0;
+	__atomic_store_n(&t->ho_ans, ans, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, &t->ho_ans, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/*
+ * Thread @tid's /proc/self/task/TID/status: its State letter in *@state
+ * ('?' unknown, 'X' gone) and whether SIGILL is blocked (1, 0, -1 unknown).
+ */
+static int task_status(pid_t tid, char *state)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long blk;
+	ssize_t n;
+	int fd;
+
+	*state = '?';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			*state = 'X';
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nState:");
+	if (p && (p = strchr(p + 1, ':'))) {
+		p += strspn(p + 1, " \t") + 1;
+		*state = *p;
+	}
+	p = strstr(buf, "\nSigBlk:");
+	if (!p)
+		return -1;
+	blk = strtoull(p + 8, NULL, 16);
+	return (blk >> (SIGILL - 1)) & 1;
+}
+
+/*
+ * Thread @tid cannot run a SIGILL handler now: 1 (SIGILL blocked, stopped,
+ * dead, gone), 0 it can, -1 unknown (no /proc).
+ */
+static int task_cannot_answer(pid_t tid)
+{
+	char st;
+	int blk = task_status(tid, &st);
+
+	if (st == 'T' || st == 't' || st == 'Z' || st == 'X')
+		return 1;
+	return blk;
+}
+
+/* Thread @tid sleeps ('S', 'D'), or that cannot be known: not running. */
+static int task_asleep(pid_t tid)
+{
+	char st;
+
+	(void)task_status(tid, &st);
+	return st != 'R';
+}
+
+/* Ask thread @o (lock SELF, an instruction in flight); returns LWP_EMU_HO_*. */
+static int ho_ask(struct lwp_emu_thread *o)
+{
+	struct timespec ts = { 0, HO_POLL_NS };
+	struct sigaction cur;
+	siginfo_t si;
+	int ans, silent = 0, noproc = 0, polls = 0, st;
+
+	if (sigaction(SIGILL, NULL, &cur) || !(cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_sigaction != emu_sigill)
+		return LWP_EMU_HO_BUSY;
+	__atomic_store_n(&o->ho_ans, LWP_EMU_HO_WAIT, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->ho_req, 1, __ATOMIC_SEQ_CST);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGILL;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = HO_MAGIC;
+	if (syscall(SYS_rt_tgsigqueueinfo, getpid(), o->tid, SIGILL, &si)) {
+		ans = LWP_EMU_HO_BUSY;
+		goto out;
+	}
+	for (;;) {
+		/*
+		 * Queued again after each silent period: SIGILL is not a
+		 * real-time signal, one pending (a #UD just raised) drops ours.
+		 */
+		if (polls++)
+			(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), o->tid, SIGILL, &si);
+		(void)syscall(SYS_futex, &o->ho_ans, FUTEX_WAIT_PRIVATE, LWP_EMU_HO_WAIT, &ts,
+			      NULL, 0);
+		ans = __atomic_load_n(&o->ho_ans, __ATOMIC_ACQUIRE);
+		if (ans != LWP_EMU_HO_WAIT)
+			break;
+		if (__atomic_load_n(&o->lock, __ATOMIC_RELAXED) != LWP_EMU_LOCK_SELF ||
+		    !__atomic_load_n(&o->inflight, __ATOMIC_RELAXED)) {
+			ans = LWP_EMU_HO_FREE;
+			break;
+		}
+		st = task_cannot_answer(o->tid);
+		silent = st > 0 ? silent + 1 : 0;
+		noproc = st < 0 ? noproc + 1 : 0;
+		if (silent >= 2 || noproc >= HO_POLLS_NOPROC) {
+			ans = LWP_EMU_HO_BUSY;
+			break;
+		}
+	}
+out:
+	__atomic_store_n(&o->ho_req, 0, __ATOMIC_SEQ_CST);
+	return ans;
+}
+
+/*
+ * Take the lock of another thread's model @o for lwp_close(): 0, or -EBUSY
+ * where its instruction in flight could hold it for ever (above). Every
+ * signal blocked, the registry held.
+ */
+static int lock_other(struct lwp_emu_thread *o)
+{
+	uintptr_t rip = 0, rsp = 0;
+	int insys = 0, ans, free_, i;
+
+	for (;;) {
+		free_ = LWP_EMU_LOCK_FREE;
+		if (__atomic_compare_exchange_n(&o->lock, &free_, LWP_EMU_LOCK_OTHER, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 0;
+		if (free_ != LWP_EMU_LOCK_SELF ||
+		    !__atomic_load_n(&o->inflight, __ATOMIC_RELAXED)) {
+			__builtin_ia32_pause();	/* one instruction, signals blocked */
+			continue;
+		}
+		ans = ho_ask(o);
+		if (ans == LWP_EMU_HO_BUSY)
+			return -EBUSY;
+		if (ans != LWP_EMU_HO_RUNNING)
+			continue;
+		if (o->ho_insys < 0)	/* its code unreadable: ask /proc */
+			o->ho_insys = task_asleep(o->tid);
+		if (o->ho_insys && insys && o->ho_rip == rip && o->ho_rsp == rsp)
+			return -EBUSY;	/* asleep where it was: no progress */
+		insys = o->ho_insys;
+		rip = o->ho_rip;
+		rsp = o->ho_rsp;
+		/* A running instruction ends in far less. */
+		for (i = 0; i < 4096; i++) {
+			if (__atomic_load_n(&o->lock, __ATOMIC_RELAXED) != LWP_EMU_LOCK_SELF)
+				break;
+			__builtin_ia32_pause();
+		}
+		sched_yield();
+	}
 }
 
 /* ---- SIGILL: raw LWP instructions ---------------------------------------- */
@@ -1271,6 +1535,13 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno, i, ret;
 	size_t n;
 
+	/* lwp_close() on another thread asks (above); not a #UD. */
+	if (si && si->si_code == SI_QUEUE && si->si_value.sival_int == HO_MAGIC &&
+	    si->si_pid == getpid()) {
+		ho_owner(uc);
+		errno = saved_errno;
+		return;
+	}
 	if ((!t && !lwp__emu_gone) || lwp__emu_busy)
 		goto chain;
 
@@ -1295,7 +1566,7 @@ static void emu_sigill(int sig, siginfo_t *si, void *ucv)
 	}
 
 	if (t) {
-		r = exec_locked(t, &info, &regs);
+		r = exec_locked(t, &info, &regs, 1);
 	} else {
 		struct slow_insn in = { .info = &info, .regs = &regs };
 
@@ -1495,14 +1766,45 @@ out:
 	return ret;
 }
 
-static void emu_close(struct lwp_session *s)
+/*
+ * Every thread's model held for emu_close(), all or none: 0, or -EBUSY
+ * (nothing held) where another thread's instruction in flight may hold its
+ * lock for ever (lock_other()). lwp_emu_thread.close_taken: to release.
+ */
+static int lock_all(void)
+{
+	struct lwp_emu_thread *o, *u;
+	int ret;
+
+	for (o = thread_head; o; o = o->next) {
+		if (o == lwp__emu_thread) {
+			o->close_taken = model_lock(o);
+			continue;
+		}
+		ret = lock_other(o);
+		if (ret) {
+			for (u = thread_head; u != o; u = u->next)
+				model_unlock(u, u->close_taken);
+			return ret;
+		}
+		o->close_taken = 1;
+	}
+	return 0;
+}
+
+static int emu_close(struct lwp_session *s)
 {
 	struct lwp_session **pp;
 	struct lwp_emu_thread *o;
 	sigset_t old;
-	int taken;
+	int ret;
 
 	reg_enter(&old);
+	ret = lock_all();
+	if (ret) {
+		reg_leave(&old);
+		return ret;
+	}
 	/*
 	 * Every thread running on this LWPCB (the owner, or threads whose
 	 * program loaded it with a raw LLWPCB) stops using it before the
@@ -1510,7 +1812,6 @@ static void emu_close(struct lwp_session *s)
 	 * lwp_stop()), others as the OS would, with LWP_CBADDR := 0 (§4.3).
 	 */
 	for (o = thread_head; o; o = o->next) {
-		taken = model_lock(o);
 		if (o->model.cbaddr == (uint64_t)(uintptr_t)s->lwpcb) {
 			if (o == lwp__emu_thread)
 				(void)lwp_model_llwpcb(&o->model, 0, 64);
@@ -1521,7 +1822,6 @@ static void emu_close(struct lwp_session *s)
 			o->session = NULL;
 			o->fast_cbaddr = 0;
 		}
-		model_unlock(o, taken);
 	}
 	s->owner = NULL;
 	/* The program may have loaded this LWPCB itself on other threads. */
@@ -1531,9 +1831,12 @@ static void emu_close(struct lwp_session *s)
 			break;
 		}
 	}
-	avail_put(s->opener);
-	avail_put(s->starter);
+	avail_put_held(s->opener);
+	avail_put_held(s->starter);
+	for (o = thread_head; o; o = o->next)
+		model_unlock(o, o->close_taken);
 	reg_leave(&old);
+	return 0;
 }
 
 static void emu_flush(struct lwp_session *s)

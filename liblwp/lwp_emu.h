@@ -8,6 +8,7 @@
 #define LIBLWP_LWP_EMU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -46,7 +47,11 @@ enum lwp_emu_phase {
 };
 
 struct lwp_emu_pend {
-	uintptr_t sp;		/* caller's stack pointer at entry */
+	uintptr_t sp;		/* caller's stack pointer at entry; 0: none
+				 * (a frame entering is live) */
+	uintptr_t ra;		/* the word at sp - 8 at entry (a return
+				 * address, or the JIT code's red zone): the
+				 * frame is gone once it changed */
 	uint32_t phase;		/* enum lwp_emu_phase */
 	uint32_t head;		/* PH_STORE: the head the reservation expects */
 	uint32_t gen;		/* lwp_emu_thread.gen when prepared */
@@ -67,7 +72,20 @@ struct lwp_emu_pend {
 /* One thread's emulated LWP: a model "CPU" per thread (43724 §1.1, §8.2.1). */
 struct lwp_emu_thread {
 	struct lwp_model model;
-	int lock;			/* LWP_EMU_LOCK_*, over model and session */
+	union {
+		struct {
+			int lock;	/* LWP_EMU_LOCK_*, over model and session */
+			/*
+			 * Re-entry by signal handlers of this thread (issue
+			 * 28, finding 2; lwp_emu_fast.c explains the
+			 * protocol). Written by this thread only.
+			 */
+			unsigned int inflight;	/* fast-path instructions in progress */
+		};
+		/* Both, released by one store: never the lock without them
+		 * (lwp_emu_fast.c, fast_leave()). */
+		uint64_t lock_inflight;
+	};
 	unsigned int refs;		/* sessions that made LWP available */
 	unsigned int *emulated;		/* &lwp_tls_emulated of the thread */
 	struct lwp_session *session;	/* liblwp session whose LWPCB is loaded */
@@ -78,11 +96,7 @@ struct lwp_emu_thread {
 	 * the lock after every LLWPCB.
 	 */
 	uint64_t fast_cbaddr;
-	/*
-	 * Re-entry by signal handlers of this thread (issue 28, finding 2;
-	 * lwp_emu_fast.c explains the protocol). Written by this thread only.
-	 */
-	unsigned int inflight;		/* fast-path instructions in progress */
+	/* Re-entry by signal handlers (with inflight, above). */
 	unsigned int nested;		/* instructions done while inflight > 0 */
 	uint32_t gen;			/* LLWPCBs executed on this model */
 	uint64_t defer_cb;		/* LWPCB whose BufferHeadOffset the model
@@ -97,6 +111,17 @@ struct lwp_emu_thread {
 	void *opt;			/* lwp_emu.c's copy and log (heap) */
 	struct lwp_emu_pend pend;	/* the outermost instruction */
 	unsigned long recovered[2];	/* abandoned: completed, discarded */
+	/*
+	 * lwp_close() from another thread asks this thread whether its
+	 * instruction in flight was abandoned (lwp_emu.c, "Closing from
+	 * another thread"): the request, the answer (LWP_EMU_HO_*), and where
+	 * the answering handler interrupted the thread.
+	 */
+	int ho_req;
+	int ho_ans;
+	int ho_insys;			/* ... in a system call (-1: unknown) */
+	uintptr_t ho_rip, ho_rsp;
+	int close_taken;		/* emu_close() took the lock */
 	unsigned int dtor_rounds;	/* pthread key destructor calls */
 	pid_t tid;
 	struct lwp_emu_thread *next;	/* all threads, under reg_lock */
@@ -215,6 +240,20 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
  */
 #define LWP_EMU_SP_GONE	UINTPTR_MAX
 int lwp_emu_frames_dead(const struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
+/*
+ * lwp_emu_frames_gone() - lwp_emu_frames_dead() for @sp of code that is not
+ * an entry of liblwp (the stack pointer a signal interrupted): no slack.
+ */
+int lwp_emu_frames_gone(const struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
+/*
+ * lwp_emu_peek() - copy @len bytes at @addr of this process into @buf:
+ * 0, or -errno (-EFAULT) where they are not mapped readable, never a fault.
+ * Async-signal-safe (process_vm_readv(2) on ourselves, raw system calls).
+ */
+long lwp_emu_peek(void *buf, uintptr_t addr, size_t len) LWP_EMU_HIDDEN;
+/* This process's PID for lwp_emu_peek() (set when a model is made and in a
+ * fork()ed child), or 0: asked each time. */
+extern pid_t lwp__emu_pid LWP_EMU_HIDDEN;
 void lwp_emu_recover(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
 int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
 
@@ -223,6 +262,7 @@ int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp) LWP_EMU_HIDDEN;
  * (lwp_emu_fast.c, "Re-entry by signal handlers").
  */
 struct lwp_emu_frame {
+	uintptr_t sp;			/* caller's stack pointer (pend.sp) */
 	int locked;			/* this frame took the lock */
 	int stored;			/* something to publish when it leaves */
 	unsigned int nested0;		/* lwp_emu_thread.nested at entry */
@@ -231,14 +271,34 @@ struct lwp_emu_frame {
 
 /*
  * lwp_emu_frame_enter() / lwp_emu_frame_leave() - bracket one instruction on
- * the calling thread's model @t (@sp: lwp_emu_frames_dead()): the lock (or
+ * the calling thread's model @t (@sp: lwp_emu_frames_dead(); @trapped: a
+ * raw instruction's, @sp its RSP in the SIGILL context): the lock (or
  * nesting in this thread's holder), the in-flight count; the outermost
  * frame writes BufferHeadOffset
  * and raises the threshold interrupts held back when it leaves.
  */
 void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr,
-			 uintptr_t sp) LWP_EMU_HIDDEN;
+			 uintptr_t sp, int trapped) LWP_EMU_HIDDEN;
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr) LWP_EMU_HIDDEN;
+
+/*
+ * Answers of a thread to lwp_close() on another thread (lwp_emu.c, "Closing
+ * from another thread"), in lwp_emu_thread.ho_ans.
+ */
+enum lwp_emu_ho {
+	LWP_EMU_HO_WAIT = 0,	/* asked, no answer yet */
+	LWP_EMU_HO_FREE,	/* no instruction in flight (any more) */
+	LWP_EMU_HO_SETTLED,	/* one was abandoned: completed or discarded */
+	LWP_EMU_HO_RUNNING,	/* one may still run: not proven abandoned */
+	LWP_EMU_HO_BUSY,	/* (closer) the thread cannot answer now */
+};
+
+/*
+ * lwp_emu_ho_done() - tell a closer waiting on @t (lwp_emu_thread.ho_req)
+ * that the instruction it waits for was settled (async-signal-safe, raw
+ * system call).
+ */
+void lwp_emu_ho_done(struct lwp_emu_thread *t) LWP_EMU_HIDDEN;
 
 /* Turn the fast path off (0) or on (1, default) for tests: the slow path
  * is then the model for every instruction. Returns the previous setting. */

@@ -28,8 +28,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <errno.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/rseq.h>
+#include <sys/uio.h>
 
 #include <lwpt/lwp.h>
 
@@ -124,17 +127,47 @@ FAST_INLINE uint32_t load32(const void *p)
 	return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
 }
 
-FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp)
+/* What judges the outermost frame lost (lwp_emu_frames_dead()). */
+FAST_INLINE void pend_frame(struct lwp_emu_thread *t, uintptr_t sp, uintptr_t ra)
 {
-	/* Balanced by every nested frame before we resume: a plain RMW. */
-	t->inflight++;
+	t->pend.ra = ra;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	fr->locked = lwp_emu_lock_own(t);
-	fr->stored = 0;
-	fr->nested0 = t->nested;
 	t->pend.sp = sp;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
+
+/*
+ * Enter the outermost instruction (nothing in flight). @ra: the word at
+ * @sp - 8 (pend.ra), or 0 to read it here (the caller's return address or
+ * red zone: mapped).
+ *
+ * pend.sp is never another frame's while this one is in flight: it is
+ * written before the in-flight count rises, and every outermost frame
+ * clears it when it leaves, so a handler's instruction that ran in between
+ * leaves 0 ("entering: live", never judged lost): written again here.
+ */
+FAST_INLINE void fast_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp,
+			    uintptr_t ra)
+{
+	if (!ra)
+		ra = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+	fr->sp = sp;
+	pend_frame(t, sp, ra);
+	/* Balanced by every nested frame before we resume: a plain RMW. */
+	t->inflight++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&t->pend.sp, __ATOMIC_RELAXED) != sp, 0))
+		pend_frame(t, sp, ra);
+	fr->locked = lwp_emu_lock_own(t);
+	fr->stored = 0;
+	fr->nested0 = t->nested;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+_Static_assert(offsetof(struct lwp_emu_thread, inflight) ==
+	       offsetof(struct lwp_emu_thread, lock) + 4 &&
+	       offsetof(struct lwp_emu_thread, lock_inflight) % 8 == 0 &&
+	       LWP_EMU_LOCK_FREE == 0, "lock and inflight: one quadword, 0 = free, none");
 
 FAST_INLINE void pend_phase(struct lwp_emu_thread *t, uint32_t phase)
 {
@@ -175,6 +208,30 @@ FAST_INLINE void fast_publish(struct lwp_emu_thread *t)
 		fast_irq(t);
 }
 
+/*
+ * The word below @sp for pend.ra (fast_enter()) where it may be unmapped
+ * (a raw instruction's RSP): 1 if it is (never the word's value then).
+ */
+static __attribute__((noinline)) uintptr_t slot_word(uintptr_t sp)
+{
+	uintptr_t ra = 1;
+
+	(void)lwp_emu_peek(&ra, sp - sizeof(ra), sizeof(ra));
+	return ra;
+}
+
+/*
+ * fast_enter() again for the frame at @sp, from fast_leave() (rare: a
+ * handler's instruction came in between): returns whether it took the lock.
+ */
+static __attribute__((noinline)) int fast_reenter(struct lwp_emu_thread *t, uintptr_t sp)
+{
+	struct lwp_emu_frame fr;
+
+	fast_enter(t, &fr, sp, slot_word(sp));
+	return fr.locked;
+}
+
 FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 {
 	unsigned int seq;
@@ -195,26 +252,48 @@ FAST_INLINE void fast_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
 					fast_publish(t);
 				__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			} while (t->nested != seq);
-			t->inflight = 0;
+			/*
+			 * Out of flight and the lock released in one store:
+			 * a jump out of a handler never leaves the lock held
+			 * with nothing in flight (nothing would release it).
+			 */
+			if (fr->locked)
+				__atomic_store_n(&t->lock_inflight, 0, __ATOMIC_RELEASE);
+			else
+				t->inflight = 0;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			/* A frame nested after the check: publish it too. */
 			if (t->nested == seq)
 				break;
-			t->inflight = 1;
+			/* In flight again, as at entry (the lock too). */
+			fr->locked = fast_reenter(t, fr->sp);
 			fr->stored = 1;
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		}
 		if (t->defer_set)
 			t->defer_set = 0;
+		/* No stale frame for an entry this one interrupted (above). */
+		t->pend.sp = 0;
+		return;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (fr->locked)
 		lwp_emu_unlock(t);
 }
 
-void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp)
+void lwp_emu_frame_enter(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uintptr_t sp,
+			 int trapped)
 {
-	fast_enter(t, fr, sp);
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	/*
+	 * A raw instruction's RSP (SIGILL): the word below it is read directly
+	 * where it is on RSP's own page (the word at RSP is on the stack) or
+	 * where this handler runs on the same stack below it (the kernel wrote
+	 * the signal frame there); else, on an alternate stack, it may be on a
+	 * page never mapped: process_vm_readv(2).
+	 */
+	fast_enter(t, fr, sp, trapped && (sp & 4095) < sizeof(uintptr_t) &&
+			      sp - here >= (1u << 20) ? slot_word(sp) : 0);
 }
 
 void lwp_emu_frame_leave(struct lwp_emu_thread *t, struct lwp_emu_frame *fr)
@@ -474,10 +553,19 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
  *    above) or whether that frame is gone: the outermost frame's caller
  *    stack pointer (pend.sp) is at or below ours (within
  *    LWP_EMU_SP_SLACK, less than any signal frame), or the alternate
- *    signal stack tells (lwp_emu_frames_dead()). A handler's entry is
+ *    signal stack tells, or the word below that caller stack pointer
+ *    (pend.ra: the frame's return address, or the JIT code's red zone)
+ *    changed since the entry (lwp_emu_frames_dead()). A handler's entry is
  *    below the frame it interrupted by at least a signal frame; an entry
  *    at the same call site as the lost frame, or above it, cannot be
- *    nested in it. A gone frame is completed (a reserved slot gets its
+ *    nested in it; nothing writes a live frame's return address, and the
+ *    program's next call from the function the frame was called from does.
+ *    pend.sp is written before the in-flight count rises (and after, if
+ *    a handler's instruction cleared it), and cleared when the outermost
+ *    frame leaves: an entry never runs judged by
+ *    the frame of a handler's instruction that interrupted it (0: live);
+ *    the lock is released with the in-flight count in one store. A gone
+ *    frame is completed (a reserved slot gets its
  *    record, an owed LWPVAL record is stored or missed) or discarded (it
  *    had changed nothing), its deferred head published and its threshold
  *    interrupt raised, the in-flight count and lock released
@@ -485,42 +573,113 @@ FAST_INLINE int fast_store(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, u
  *    only for a stored record, CF = 1 only for a counted miss, and an
  *    instruction never returned is stored, missed or nothing, whole.
  *
- * An entry below a lost frame (a later call from deeper in the stack) is
- * taken as nested and runs blocked until an entry at or above the lost
- * frame's depth, the thread's exit, or lwp_stop()/lwp_close() on it
- * completes it (Documentation/liblwp.rst).
+ * An entry below a lost frame whose return address is intact (the program
+ * jumped higher and calls deeper from there) is taken as nested and runs
+ * blocked until an entry at or above the lost frame's depth, the thread's
+ * exit, lwp_stop()/lwp_close() on it, or lwp_close() on another thread
+ * (lwp_emu.c, "Closing from another thread") completes it
+ * (Documentation/liblwp.rst).
  */
 #define LWP_EMU_SP_SLACK	512u
 
-static long raw_sigaltstack(stack_t *old)
+/* Raw system calls: general registers only, no libc (async-signal-safe). */
+static long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 {
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
 	long ret;
 
 	__asm__ __volatile__("syscall"
 			     : "=a"(ret)
-			     : "0"((long)SYS_sigaltstack), "D"(0L), "S"(old)
+			     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
 			     : "rcx", "r11", "memory");
 	return ret;
 }
 
-int lwp_emu_frames_dead(const struct lwp_emu_thread *t, uintptr_t sp)
+static long raw_syscall4(long nr, long a, long b, long c, long d)
 {
-	uintptr_t f = t->pend.sp, lo, hi;
+	return raw_syscall6(nr, a, b, c, d, 0, 0);
+}
+
+static long raw_sigaltstack(stack_t *old)
+{
+	return raw_syscall4(SYS_sigaltstack, 0, (long)old, 0, 0);
+}
+
+/*
+ * Copy @len bytes at @addr of this process, or fail (-errno) where nothing
+ * is mapped: process_vm_readv(2) on ourselves, never a fault.
+ */
+pid_t lwp__emu_pid;
+
+long lwp_emu_peek(void *buf, uintptr_t addr, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	long pid = __atomic_load_n(&lwp__emu_pid, __ATOMIC_RELAXED);
+	long ret;
+
+	if (!pid)
+		pid = raw_syscall4(SYS_getpid, 0, 0, 0, 0);
+	ret = raw_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0);
+
+	return ret == (long)len ? 0 : ret < 0 ? ret : -EFAULT;
+}
+
+/*
+ * The word below the outermost frame's caller stack pointer (its return
+ * address, or the JIT code's red zone) is not what it was at entry: nothing
+ * writes there while that frame is live, so the frame is gone (the program
+ * called something else from the frame it jumped to).
+ */
+static int slot_moved(const struct lwp_emu_thread *t, uintptr_t f)
+{
+	uintptr_t w;
+
+	return lwp_emu_peek(&w, f - sizeof(w), sizeof(w)) == 0 && w != t->pend.ra;
+}
+
+static int frames_gone(const struct lwp_emu_thread *t, uintptr_t sp, uintptr_t slack)
+{
+	uintptr_t f = __atomic_load_n(&t->pend.sp, __ATOMIC_RELAXED), lo, hi;
 	stack_t ss;
+	int dead = -1;
 
 	if (sp == LWP_EMU_SP_GONE)
 		return 1;
+	if (!f)
+		return 0;	/* the outermost frame enters or leaves: live */
 	if (raw_sigaltstack(&ss) == 0 && !(ss.ss_flags & SS_DISABLE) && ss.ss_size) {
 		lo = (uintptr_t)ss.ss_sp;
 		hi = lo + ss.ss_size;
 		/* On the alternate stack: a handler, maybe in the frame. */
 		if (sp - lo < hi - lo && !(f - lo < hi - lo))
-			return 0;
+			dead = 0;
 		/* Off it: every handler running on it has left. */
-		if (!(sp - lo < hi - lo) && f - lo < hi - lo)
-			return 1;
+		else if (!(sp - lo < hi - lo) && f - lo < hi - lo)
+			dead = 1;
 	}
-	return sp + LWP_EMU_SP_SLACK >= f;
+	if (dead < 0)
+		dead = sp + slack >= f;
+	return dead || slot_moved(t, f);
+}
+
+int lwp_emu_frames_dead(const struct lwp_emu_thread *t, uintptr_t sp)
+{
+	return frames_gone(t, sp, LWP_EMU_SP_SLACK);
+}
+
+int lwp_emu_frames_gone(const struct lwp_emu_thread *t, uintptr_t sp)
+{
+	return frames_gone(t, sp, 0);
+}
+
+void lwp_emu_ho_done(struct lwp_emu_thread *t)
+{
+	if (!__atomic_load_n(&t->ho_req, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&t->ho_ans, LWP_EMU_HO_SETTLED, __ATOMIC_RELEASE);
+	(void)raw_syscall4(SYS_futex, (long)&t->ho_ans, FUTEX_WAKE_PRIVATE, 1, 0);
 }
 
 /* Store the record a lost LWPVAL owes (as STORE_FORCED would have). */
@@ -593,16 +752,41 @@ write:
 	t->defer_set = 0;
 	t->inflight = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->pend.sp = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) == LWP_EMU_LOCK_SELF)
 		lwp_emu_unlock(t);
+	/* A closer on another thread may wait for it (lwp_emu.c). */
+	lwp_emu_ho_done(t);
 }
 
+/*
+ * Every signal blocked (raw rt_sigprocmask): a recovery never runs twice,
+ * from a handler that interrupted it (lwp_emu.c, "Closing from another
+ * thread", completes abandoned instructions in its SIGILL handler).
+ */
 int lwp_emu_settle_fast(struct lwp_emu_thread *t, uintptr_t sp)
 {
+	uint64_t all = ~0ull, old;
+	int done = 1;
+
 	if (!lwp_emu_frames_dead(t, sp) || t->pend.phase == LWP_EMU_PH_OPT)
 		return 0;	/* nested, or the model's to finish: slow path */
-	lwp_emu_recover(t);
-	return 1;
+	if (raw_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8))
+		return 0;
+	/* Settled meanwhile by the SIGILL handler: still as judged else. */
+	if (__atomic_load_n(&t->inflight, __ATOMIC_RELAXED)) {
+		if (t->pend.phase == LWP_EMU_PH_OPT) {
+			done = 0;
+		} else {
+			/* Left before it took the lock: take it here. */
+			if (__atomic_load_n(&t->lock, __ATOMIC_RELAXED) != LWP_EMU_LOCK_SELF)
+				lwp_emu_lock_as(t, LWP_EMU_LOCK_SELF);
+			lwp_emu_recover(t);
+		}
+	}
+	(void)raw_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8);
+	return done;
 }
 
 FAST_INLINE int fast_lwpins(struct lwp_emu_thread *t, struct lwp_emu_frame *fr, uint64_t data2,
@@ -626,7 +810,7 @@ int lwp_emu_fast_lwpins(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 	if (__builtin_expect(__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) != 0, 0) &&
 	    !lwp_emu_settle_fast(t, sp))
 		return LWP_EMU_FAST_SLOW;
-	fast_enter(t, &fr, sp);
+	fast_enter(t, &fr, sp, 0);
 	ret = fast_lwpins(t, &fr, data2, data1, flags, opsize, ip);
 	fast_leave(t, &fr);
 	return ret;
@@ -699,7 +883,7 @@ int lwp_emu_fast_lwpval(struct lwp_emu_thread *t, uint64_t data2, uint32_t data1
 	if (__builtin_expect(__atomic_load_n(&t->inflight, __ATOMIC_RELAXED) != 0, 0) &&
 	    !lwp_emu_settle_fast(t, sp))
 		return LWP_EMU_FAST_SLOW;
-	fast_enter(t, &fr, sp);
+	fast_enter(t, &fr, sp, 0);
 	ret = fast_lwpval(t, &fr, data2, data1, data1_reg, flags, opsize, ip);
 	fast_leave(t, &fr);
 	return ret;

@@ -223,7 +223,7 @@ static int hw_stop(struct lwp_session *s)
 	return 0;
 }
 
-static void hw_close(struct lwp_session *s)
+static int hw_close(struct lwp_session *s)
 {
 	struct lwp_hw_dev_caps dc;
 
@@ -245,6 +245,7 @@ static void hw_close(struct lwp_session *s)
 		s->ring = NULL;
 	}
 	s->hw_started = 0;
+	return 0;
 }
 
 static void hw_flush(struct lwp_session *s)

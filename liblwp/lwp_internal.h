@@ -66,8 +66,9 @@ struct lwp_backend_ops {
 	/* LLWPCB 0 if @s runs on the calling thread (flush, disable). */
 	int (*stop)(struct lwp_session *s);
 	/* Detach @s from every thread; its memory is freed afterwards unless
-	 * the backend cleared s->lwpcb / s->ring (still in use). */
-	void (*close)(struct lwp_session *s);
+	 * the backend cleared s->lwpcb / s->ring (still in use). 0, or
+	 * -EBUSY with nothing changed (the session stays open). */
+	int (*close)(struct lwp_session *s);
 	/* SLWPCB if the calling thread runs LWP on @s (head to memory, §8.3). */
 	void (*flush)(struct lwp_session *s);
 	/* lwp_jit_encode() emits liblwp's call sequence (lwp_jit.h), not the

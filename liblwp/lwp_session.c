@@ -298,12 +298,17 @@ int lwp_stop(struct lwp_session *s)
 	return s->ops->stop(s);
 }
 
-void lwp_close(struct lwp_session *s)
+int lwp_close(struct lwp_session *s)
 {
+	int ret;
+
 	if (!s)
-		return;
-	s->ops->close(s);
+		return 0;
+	ret = s->ops->close(s);
+	if (ret)
+		return ret;	/* nothing changed: the session stays open */
 	session_free(s);
+	return 0;
 }
 
 int lwp_session_backend(const struct lwp_session *s)

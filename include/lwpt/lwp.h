@@ -290,9 +290,19 @@ int lwp_stop(struct lwp_session *s);
 /*
  * lwp_close() - stop (as the OS would write 0 to LWP_CBADDR, §4.3, if the
  * caller is not the owner), make LWP unavailable to the calling thread when
- * its last session closes, and free everything. NULL is ignored.
+ * its last session closes, and free everything. NULL is ignored (0).
+ * Returns 0 when closed. Emulation only: -EBUSY, with nothing changed (the
+ * session stays open and usable; call again later), when another thread
+ * of the process holds an emulated instruction in flight that cannot be
+ * proven finished or abandoned and that thread cannot make progress to
+ * end it: it sleeps in a system call (for example a signal handler that
+ * interrupted the instruction blocks, or the thread left it with
+ * siglongjmp() and blocks deeper in the stack), has SIGILL blocked, or is
+ * stopped. An instruction abandoned by siglongjmp() out of a signal handler
+ * is otherwise completed or discarded on its thread and the close goes on
+ * (Documentation/liblwp.rst, "Closing from another thread").
  */
-void lwp_close(struct lwp_session *s);
+int lwp_close(struct lwp_session *s);
 
 /* The session's backend (enum lwp_backend), or -EINVAL for NULL. */
 int lwp_session_backend(const struct lwp_session *s);

@@ -16,9 +16,10 @@
  *     none; an abandoned instruction at most one; no other records, every
  *     record whole (Data1, the immediate);
  *   - MissedEvents = returned LWPINS with CF = 1 + returned LWPVAL without
- *     a record + abandoned instructions that missed, the last between 0
- *     and the abandoned ones without a record (an abandoned instruction is
- *     stored, missed or nothing, whole: what it took, the loop cannot see);
+ *     a record + abandoned instructions that missed, exactly: a jump lands
+ *     with SIGUSR1 blocked, the abandoned instruction is settled there and
+ *     its MissedEvents delta read (jump_loop()); an abandoned instruction
+ *     is stored, missed or nothing, whole: never a record and a miss;
  *   - lwp_stop() and lwp_close() return (on the thread; or, after one
  *     more instruction at the loop's call site, lwp_close() from another
  *     thread).
@@ -40,6 +41,8 @@
  * stack's).
  */
 #include <check.h>
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -133,11 +136,19 @@ static void *closer_main(void *arg)
 #define WIN		4096u
 static uint8_t res[WIN], seen[WIN];
 static uint64_t bad, cf1, val_missed, abandoned, ab_stored;
+/* Abandoned instructions' MissedEvents deltas where measured (owner_loop()). */
+static uint8_t ab_miss[WIN];
+static uint64_t ab_missed;
 static struct lwp_session *sess;
 
 /* The loop's state: volatile, it survives the jumps. */
 static volatile uint32_t cur, last_drain, final_upto;
 static volatile int in_call;
+static volatile uint64_t miss0;		/* MissedEvents before the call in flight */
+
+/* The LWPINS a landing executes to settle an abandoned one (jump_loop()). */
+#define SETTLE_D2	0xffffffffu
+static uint64_t settle_n, settle_cf, settle_seen;
 
 static void tally(const struct lwp_event *e, ssize_t n)
 {
@@ -147,6 +158,11 @@ static void tally(const struct lwp_event *e, ssize_t n)
 		uint32_t k = (uint32_t)e[i].data2;
 		int ins = e[i].event_id == LWP_EVENTID_PROGRAMMED_EVENT;
 
+		if (ins && k == SETTLE_D2 && e[i].data1 == ~SETTLE_D2 &&
+		    lwp_event_imm(&e[i]) == IMM_INS) {
+			settle_seen++;
+			continue;
+		}
 		if (k < final_upto || k > cur || (uint32_t)lwp_event_value(&e[i]) != ~k ||
 		    lwp_event_imm(&e[i]) != (ins ? IMM_INS : IMM_VAL) ||
 		    (!ins && e[i].event_id != LWP_EVENTID_PROGRAMMED_VALUE) ||
@@ -165,7 +181,9 @@ static void finalize(uint32_t upto)
 		case 0:
 			abandoned++;
 			ab_stored += seen[k % WIN];
-			bad += seen[k % WIN] > 1;
+			ab_missed += ab_miss[k % WIN];
+			/* Stored, missed or nothing: whole. */
+			bad += seen[k % WIN] + ab_miss[k % WIN] > 1;
 			break;
 		case 1:
 			bad += seen[k % WIN] != 1;
@@ -181,6 +199,7 @@ static void finalize(uint32_t upto)
 		}
 		res[k % WIN] = 0;
 		seen[k % WIN] = 0;
+		ab_miss[k % WIN] = 0;
 	}
 	final_upto = upto;
 }
@@ -199,26 +218,44 @@ static void drain(void)
 
 /*
  * The loop the jumps land in: only volatile and static state. The sender
- * starts once the landing point is set (@th).
+ * starts once the landing point is set (@th). A jump lands with SIGUSR1
+ * blocked (the mask sigsetjmp() saved): an instruction it abandoned is
+ * settled there and its MissedEvents delta read, exactly, alternately
+ *  - by an LWPINS at the loop's call site (SETTLE_D2; the entry at the
+ *    lost frame's depth completes it; that LWPINS's own miss is its CF),
+ *  - by lwp_pending() (SLWPCB deeper in the stack: the lost frame's
+ *    return address was overwritten by that call).
  */
 static __attribute__((noinline)) void jump_loop(pthread_t *th)
 {
 	static sigset_t usr1;
 	uint32_t k;
+	int cf;
 
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	if (!sigsetjmp(env, 1)) {
 		/* No jump before *@th is set. */
-		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 		*th = sender_start();
-		pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-	} else {
+	} else if (in_call) {
 		/* Landed: the instruction in the call was abandoned, or had returned. */
-		if (in_call || res[cur % WIN])
-			cur = cur + 1;
+		if (jumps & 1) {
+			cf = lwp_ins32(SETTLE_D2, ~SETTLE_D2, IMM_INS);
+			settle_n++;
+			settle_cf += (unsigned int)cf;
+		} else {
+			cf = 0;
+			(void)lwp_pending(sess);
+		}
+		if (!res[cur % WIN])
+			ab_miss[cur % WIN] = (uint8_t)(lwp_missed(sess) - miss0 - (unsigned int)cf);
+		cur = cur + 1;
 		in_call = 0;
+	} else if (res[cur % WIN]) {
+		cur = cur + 1;
 	}
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	while (jumps < n_jumps) {
 		k = cur;
 		if (k % DRAIN_EVERY == 0 && last_drain != k) {
@@ -227,6 +264,8 @@ static __attribute__((noinline)) void jump_loop(pthread_t *th)
 			last_drain = k;
 			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 		}
+		miss0 = lwp_missed(sess);
+		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (k & 1) {
@@ -268,7 +307,9 @@ static void run(int fast, int closer, int jumps_n)
 
 	memset(res, 0, sizeof(res));
 	memset(seen, 0, sizeof(seen));
-	bad = cf1 = val_missed = abandoned = ab_stored = 0;
+	memset(ab_miss, 0, sizeof(ab_miss));
+	bad = cf1 = val_missed = abandoned = ab_stored = ab_missed = 0;
+	settle_n = settle_cf = settle_seen = 0;
 	cfg.backend = LWP_BACKEND_EMU;
 	cfg.buffer_records = RING;
 	cfg.interval[LWP_EVENT_VAL] = 0;
@@ -294,16 +335,20 @@ static void run(int fast, int closer, int jumps_n)
 	finalize(cur);
 	missed = lwp_missed(sess);
 	if (getenv("LWPT_TEST_VERBOSE"))
-		fprintf(stderr, "fast %d closer %d: %u instructions, %d jumps, %llu abandoned (%llu stored), "
+		fprintf(stderr, "fast %d closer %d: %u instructions, %d jumps, %llu abandoned (%llu stored, "
+			"%llu missed), %llu settling LWPINS (%llu CF=1), "
 			"%llu CF=1, %llu LWPVAL missed, MissedEvents %llu, recovered %lu completed "
 			"%lu discarded\n", fast, closer, (unsigned int)cur, (int)jumps,
 			(unsigned long long)abandoned, (unsigned long long)ab_stored,
+			(unsigned long long)ab_missed, (unsigned long long)settle_n,
+			(unsigned long long)settle_cf,
 			(unsigned long long)cf1, (unsigned long long)val_missed,
 			(unsigned long long)missed, lwp__emu_thread->recovered[0],
 			lwp__emu_thread->recovered[1]);
 	ck_assert_uint_eq(bad, 0);
-	ck_assert_uint_ge(missed, cf1 + val_missed);
-	ck_assert_uint_le(missed, cf1 + val_missed + (abandoned - ab_stored));
+	/* Exact (issue 38): every miss is a returned one or a measured one. */
+	ck_assert_uint_eq(missed, cf1 + val_missed + ab_missed + settle_cf);
+	ck_assert_uint_eq(settle_seen, settle_n - settle_cf);
 	ck_assert_uint_eq(lwp__emu_thread->inflight, 0);
 	ck_assert_int_eq(lwp__emu_thread->lock, LWP_EMU_LOCK_FREE);
 	if (closer) {
@@ -498,6 +543,319 @@ START_TEST(test_lj4)
 }
 END_TEST
 
+/*
+ * ---- lwp_close() on another thread while the owner blocks (issue 38) ------
+ *
+ * The owner thread O runs the jump loop on its session A until a jump
+ * leaves an instruction in flight (abandoned mid-instruction), then blocks
+ * for ever in read() of a pipe, making no LWP call. Another thread closes
+ * a session B (any session: lwp_close() detaches it from every thread's
+ * model, so it needs O's lock): it must return, 0 (O's SIGILL handler
+ * proved the instruction abandoned and completed or discarded it), or,
+ * with SIGILL blocked on O, -EBUSY with nothing changed; O, released, then
+ * unblocks SIGILL, the pending request settles the instruction, and the
+ * close succeeds. Then A's accounting is exact: records of returned
+ * LWPINS with CF = 0 one each, CF = 1 none, and MissedEvents = returned
+ * misses + the misses of abandoned instructions, each measured: a jump
+ * lands with SIGUSR1 blocked, and the abandoned instruction's MissedEvents
+ * delta is read there (the instruction is whole then: in flight no more)
+ * or, for the last one, after the close settled it; an abandoned one has
+ * a record or a miss or nothing, never both.
+ * Before: the closer spun for ever on O's lock (the bounded wait below
+ * fails after 60 s: a hang bound, event-based otherwise).
+ */
+#define HANG_BOUND_MS	60000
+static int note_pipe[2], block_pipe[2], done_pipe[2];
+static struct lwp_emu_thread *owner_t;
+static pthread_t owner_sender;
+static int owner_block_sigill, owner_deep, owner_exit;
+
+/*
+ * "Deep": the instruction from a function of its own (below 256 bytes of
+ * its frame), and after the jump the owner makes no call before it blocks
+ * below that function's frame, in read() under a 16 KiB frame that is
+ * never written where the instruction's return address was: the thread
+ * sleeps deeper than the abandoned instruction, which cannot be proven
+ * abandoned (lwp_close() returns -EBUSY, no hang).
+ */
+static __attribute__((noinline)) uint8_t insn_call(uint32_t k)
+{
+	volatile char pad[256];
+
+	pad[0] = 0;
+	__asm__ __volatile__("" : : "r"(pad) : "memory");
+	if (k & 1) {
+		lwp_val32(k, ~k, IMM_VAL);
+		return 3;
+	}
+	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+}
+
+static __attribute__((noinline)) void deep_read(int note, int fd)
+{
+	volatile char pad[16384];
+	char c;
+
+	pad[sizeof(pad) / 2] = 0;
+	__asm__ __volatile__("" : : "r"(pad) : "memory");
+	(void)!write(note, "l", 1);
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+}
+
+/* A byte from @fd within the hang bound, or -1. */
+static int wait_byte(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, HANG_BOUND_MS) != 1 || read(fd, &c, 1) != 1)
+		return -1;
+	return (unsigned char)c;
+}
+
+static void *closer_report(void *arg)
+{
+	int ret = lwp_close(arg);
+
+	(void)!write(done_pipe[1], &ret, sizeof(ret));
+	return NULL;
+}
+
+/* lwp_close(@s) on a new thread; its result, or ck fails after the bound. */
+static int close_elsewhere(struct lwp_session *s)
+{
+	struct pollfd pfd = { .fd = done_pipe[0], .events = POLLIN };
+	pthread_t th;
+	int ret;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, closer_report, s), 0);
+	if (poll(&pfd, 1, HANG_BOUND_MS) != 1)
+		ck_abort_msg("lwp_close() on another thread did not return within %d s",
+			     HANG_BOUND_MS / 1000);
+	ck_assert_int_eq(read(done_pipe[0], &ret, sizeof(ret)), (ssize_t)sizeof(ret));
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	return ret;
+}
+
+/* The owner's loop: as jump_loop(), but landing with SIGUSR1 blocked. */
+static __attribute__((noinline)) void owner_loop(void)
+{
+	static sigset_t usr1, ill;
+	uint32_t k;
+	char c;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigemptyset(&ill);
+	sigaddset(&ill, SIGILL);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (!sigsetjmp(env, 1)) {
+		owner_sender = sender_start();
+	} else if (in_call && lwp__emu_thread->inflight) {
+		/* Left inside the instruction: block for ever, no LWP call. */
+		__atomic_store_n(&stop_sender, 1, __ATOMIC_RELAXED);
+		if (owner_exit) {
+			/* Or exit: the thread's end settles it. */
+			(void)!write(note_pipe[1], "l", 1);
+			return;
+		}
+		if (owner_block_sigill)
+			pthread_sigmask(SIG_BLOCK, &ill, NULL);
+		if (owner_deep) {
+			deep_read(note_pipe[1], block_pipe[0]);
+		} else {
+			(void)!write(note_pipe[1], "l", 1);
+			while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
+				;
+		}
+		if (owner_block_sigill)
+			pthread_sigmask(SIG_UNBLOCK, &ill, NULL);
+		/* Above the lost frame: this entry settles it (released while
+		 * the session is open). */
+		if (owner_deep && owner_block_sigill == 2)
+			(void)lwp_pending(sess);
+		(void)!write(note_pipe[1], "u", 1);
+		/* Its state is read until told to exit (it is freed then). */
+		while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
+		return;
+	} else {
+		/* Whole: returned, or abandoned before or after its effect. */
+		if (in_call)
+			ab_miss[cur % WIN] = (uint8_t)(lwp_missed(sess) - miss0);
+		if (in_call || res[cur % WIN])
+			cur = cur + 1;
+		in_call = 0;
+	}
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	for (;;) {
+		k = cur;
+		if (k % DRAIN_EVERY == 0 && last_drain != k) {
+			pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+			drain();
+			last_drain = k;
+			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+		}
+		miss0 = lwp_missed(sess);
+		ab_miss[k % WIN] = 0;
+		in_call = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (owner_deep) {
+			res[k % WIN] = insn_call(k);
+		} else if (k & 1) {
+			lwp_val32(k, ~k, IMM_VAL);
+			res[k % WIN] = 3;
+		} else {
+			res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		in_call = 0;
+		cur = k + 1;
+	}
+}
+
+static void *owner_main(void *arg)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+
+	(void)arg;
+	cfg.backend = LWP_BACKEND_EMU;
+	cfg.buffer_records = RING;
+	cfg.interval[LWP_EVENT_VAL] = 0;
+	if (lwp_open(&sess, &cfg) || lwp_start(sess)) {
+		(void)!write(note_pipe[1], "e", 1);
+		return NULL;
+	}
+	owner_t = lwp__emu_thread;
+	owner_loop();
+	return NULL;
+}
+
+/*
+ * One owner, one instruction abandoned, one close elsewhere (above); @deep:
+ * not provably abandoned while the owner sleeps (insn_call()).
+ */
+static void blocked_round(int fast, int block_sigill, int deep, int exits)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+	struct lwp_session *other;
+	uint64_t missed;
+	pthread_t owner;
+	uint32_t lost;
+
+	owner_block_sigill = block_sigill;
+	owner_deep = deep;
+	owner_exit = exits;
+	ck_assert_int_eq(pipe(note_pipe), 0);
+	ck_assert_int_eq(pipe(block_pipe), 0);
+	ck_assert_int_eq(pipe(done_pipe), 0);
+	memset(res, 0, sizeof(res));
+	memset(seen, 0, sizeof(seen));
+	memset(ab_miss, 0, sizeof(ab_miss));
+	bad = cf1 = val_missed = abandoned = ab_stored = ab_missed = 0;
+	jumps = 0;
+	n_jumps = N_JUMPS;
+	cur = final_upto = 0;
+	last_drain = ~0u;
+	in_call = 0;
+	lwp_emu_fast_enable(fast);
+	/* Session B, on this thread: the one closed on a third thread. */
+	cfg.backend = LWP_BACKEND_EMU;
+	ck_assert_int_eq(lwp_open(&other, &cfg), 0);
+
+	ck_assert_int_eq(pthread_create(&owner, NULL, owner_main, NULL), 0);
+	ck_assert_int_eq(wait_byte(note_pipe[0]), 'l');
+	sender_stop(owner_sender);
+	lost = cur;
+	if (owner_exit) {
+		/* Gone with its instruction in flight: nothing to wait for. */
+		ck_assert_int_eq(pthread_join(owner, NULL), 0);
+		ck_assert_int_eq(close_elsewhere(other), 0);
+		goto accounting;
+	}
+	ck_assert_uint_gt(owner_t->inflight, 0);
+
+	if ((owner_block_sigill || owner_deep) &&
+	    __atomic_load_n(&owner_t->lock, __ATOMIC_ACQUIRE) == LWP_EMU_LOCK_SELF) {
+		/*
+		 * O cannot be asked, or cannot prove it: -EBUSY, nothing
+		 * changed, no hang. (Left before it took its lock, the
+		 * instruction keeps no other thread out: the close just takes
+		 * the lock.)
+		 */
+		ck_assert_int_eq(close_elsewhere(other), -EBUSY);
+		ck_assert_uint_gt(owner_t->inflight, 0);
+		ck_assert_int_eq(lwp_session_backend(other), LWP_BACKEND_EMU);
+		/* Released, O unblocks SIGILL: the pending request settles it
+		 * (deep: O's next entry, above the lost frame). */
+		owner_block_sigill = 2;		/* released */
+		ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);
+		ck_assert_int_eq(wait_byte(note_pipe[0]), 'u');
+	}
+	ck_assert_int_eq(close_elsewhere(other), 0);
+	/* Settled by O's handler (or, unblocked, by the pending request). */
+	if (__atomic_load_n(&owner_t->inflight, __ATOMIC_ACQUIRE)) {
+		ck_assert_int_ne(owner_block_sigill, 2);
+		/* Left before its lock: settled at O's exit. */
+		ck_assert_int_ne(__atomic_load_n(&owner_t->lock, __ATOMIC_ACQUIRE),
+				 LWP_EMU_LOCK_SELF);
+	}
+
+	/* A's accounting, on this thread (any thread may read). */
+accounting:
+	ab_miss[lost % WIN] = (uint8_t)(lwp_missed(sess) - miss0);
+	drain();
+	finalize(lost + 1);
+	missed = lwp_missed(sess);
+	if (getenv("LWPT_TEST_VERBOSE"))
+		fprintf(stderr, "blocked owner (fast %d, SIGILL blocked %d, deep %d, exit %d): %u instructions, "
+			"%d jumps, %llu abandoned (%llu stored, %llu missed), %llu CF=1, "
+			"%llu LWPVAL missed, MissedEvents %llu\n", fast, owner_block_sigill, deep, exits,
+			(unsigned int)lost + 1, (int)jumps, (unsigned long long)abandoned,
+			(unsigned long long)ab_stored, (unsigned long long)ab_missed,
+			(unsigned long long)cf1, (unsigned long long)val_missed,
+			(unsigned long long)missed);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(missed, cf1 + val_missed + ab_missed);
+	ck_assert_int_eq(close_elsewhere(sess), 0);
+	if (owner_exit)
+		goto out;
+
+	if (owner_block_sigill != 2) {
+		ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);
+		ck_assert_int_eq(wait_byte(note_pipe[0]), 'u');
+	}
+	ck_assert_int_eq(write(block_pipe[1], "x", 1), 1);	/* exit */
+	ck_assert_int_eq(pthread_join(owner, NULL), 0);
+out:
+	lwp_emu_fast_enable(1);
+	close(note_pipe[0]);
+	close(note_pipe[1]);
+	close(block_pipe[0]);
+	close(block_pipe[1]);
+	close(done_pipe[0]);
+	close(done_pipe[1]);
+}
+
+/* Rounds: the jump lands in a different phase of the instruction each time. */
+#define BLOCKED_ROUNDS	25
+
+/* fast path, SIGILL blocked, deep, the owner exits; _i & 1: fast path on. */
+static const uint8_t blocked_variants[4][3] = {
+	{ 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 },
+};
+
+START_TEST(test_close_blocked_owner)
+{
+	const uint8_t *v = blocked_variants[_i / 2];
+	int i;
+
+	for (i = 0; i < BLOCKED_ROUNDS; i++)
+		blocked_round(_i & 1, v[0], v[1], v[2]);
+}
+END_TEST
+
 static Suite *longjmp_suite(void)
 {
 	Suite *s = suite_create("lwp_longjmp");
@@ -516,6 +874,11 @@ static Suite *longjmp_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_lj5);
 	tcase_add_test(tc, test_lj4);
+	suite_add_tcase(s, tc);
+	/* Hang bound only: each wait below is bounded by HANG_BOUND_MS. */
+	tc = tcase_create("close_blocked");
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, test_close_blocked_owner, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }
