@@ -136,6 +136,8 @@ struct cov_blk {
 	uint8_t tgt_out;	/* direct target outside the filter */
 	uint8_t vmentry;	/* the branch is VMLAUNCH/VMRESUME (SKD022) */
 	struct cov_path *lastp;	/* the last path looked up from here */
+	const uint8_t *lens;	/* with the flow hooks: the @ninsn
+				 * instructions' lengths */
 };
 
 struct cov_edge_ent {
@@ -212,6 +214,17 @@ struct lpt_cov {
 	struct lpt_cov_stats st;
 	struct lpt_cov_edge *out;
 	size_t out_cap;
+
+	/* The flow hooks (cov_internal.h): NULL for coverage alone. */
+	const struct cov_flow_ops *fo;
+	void *fctx;
+	const uint8_t *fpos, *fend;	/* cov_flow_step()'s position */
+	const uint8_t *fpkt;		/* the packet being decoded */
+	uint8_t *lenbuf;		/* blk_build()'s lengths */
+	size_t lenbuf_cap;
+	uint8_t *larena;		/* where block lengths are kept */
+	size_t larena_left;
+	bool fdone;
 };
 
 const char *lpt_cov_errstr(int err)
@@ -276,6 +289,8 @@ static void cov_flush(struct lpt_cov *c)
 	memset(c->ptab, 0, (c->pmask + 1) * sizeof(*c->ptab));
 	c->parena = NULL;
 	c->parena_left = 0;
+	c->larena = NULL;
+	c->larena_left = 0;
 	c->last_path = NULL;
 	c->nptouched = 0;
 	memset(c->pcache, 0, sizeof(c->pcache));
@@ -522,6 +537,46 @@ static enum cov_kind kind_of(enum x86_cofi_kind k)
 	}
 }
 
+/* The flow hooks: the length of a block's instruction @i (blk_build()). */
+static bool blk_len(struct lpt_cov *c, uint32_t i, uint8_t len)
+{
+	if (i >= c->lenbuf_cap) {
+		size_t cap = c->lenbuf_cap ? 2 * c->lenbuf_cap : 256;
+		uint8_t *n = realloc(c->lenbuf, cap);
+
+		if (!n) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return false;
+		}
+		c->lenbuf = n;
+		c->lenbuf_cap = cap;
+	}
+	c->lenbuf[i] = len;
+	return true;
+}
+
+/* The flow hooks: keep the lengths blk_len() recorded with @b. */
+static bool blk_lens(struct lpt_cov *c, struct cov_blk *b)
+{
+	if (!b->ninsn)
+		return true;
+	if (c->larena_left < b->ninsn) {
+		size_t sz = b->ninsn > 16384 ? b->ninsn : 16384;
+
+		c->larena = cov_chunk(c, sz);
+		if (!c->larena) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return false;
+		}
+		c->larena_left = sz;
+	}
+	memcpy(c->larena, c->lenbuf, b->ninsn);
+	b->lens = c->larena;
+	c->larena += b->ninsn;
+	c->larena_left -= b->ninsn;
+	return true;
+}
+
 /*
  * Decode the block at @ip in the current mode (the cold path). NULL with
  * c->err set when code is missing (LPT_ERR_COV_NOMAP, c->fault) or memory
@@ -585,6 +640,8 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 			b->next = a;
 			break;
 		}
+		if (c->fo && !blk_len(c, b->ninsn, x.len))
+			return NULL;
 		b->ninsn++;
 		if (x.kind != X86_COFI_NONE && x.kind != X86_COFI_UD) {
 			b->kind = (uint8_t)kind_of(x.kind);
@@ -605,6 +662,8 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 		off += x.len;
 	}
 done:
+	if (c->fo && !blk_lens(c, b))
+		return NULL;
 	if (blk_insert(c, b)) {
 		c->err = c->err ? c->err : LPT_ERR_NOMEM;
 		return NULL;
@@ -667,6 +726,56 @@ static void retstack_push(struct lpt_cov *c, uint64_t a)
 		c->rs_n++;
 }
 
+/* ---- the flow hooks (cov_internal.h) ------------------------------------ */
+
+/* The trace offset of the packet being decoded. */
+static inline uint64_t flow_off(const struct lpt_cov *c)
+{
+	return c->fpkt ? (uint64_t)(c->fpkt - c->tbegin) : 0;
+}
+
+static inline void flow_event(struct lpt_cov *c, enum cov_flow_ev type,
+			      uint64_t from, uint64_t ip, bool suppressed, int err)
+{
+	if (c->fo)
+		c->fo->event(c->fctx, type, from, ip, suppressed, err, flow_off(c));
+}
+
+/* The first @n instructions of @b ran; @whole: with its branch. */
+static inline void flow_insns(struct lpt_cov *c, const struct cov_blk *b,
+			      uint32_t n, bool whole)
+{
+	if (c->fo && n)
+		c->fo->insns(c->fctx, b->start, b->lens, n, b->mode,
+			     whole && b->kind <= BK_FAR ? b->kind + 1u : COV_END_NONE);
+}
+
+/* All of @b ran, its branch too. */
+static inline void flow_all(struct lpt_cov *c, const struct cov_blk *b)
+{
+	flow_insns(c, b, b->ninsn, true);
+}
+
+/* @b's instructions before its branch (or before the missing code, the
+ * invalid instruction, the end of the filter range) ran. */
+static inline void flow_pre(struct lpt_cov *c, const struct cov_blk *b)
+{
+	flow_insns(c, b, b->kind <= BK_FAR ? b->ninsn - 1 : b->ninsn, false);
+}
+
+/* @b's instructions before the one at @ip ran. */
+static void flow_before(struct lpt_cov *c, const struct cov_blk *b, uint64_t ip)
+{
+	uint64_t a = b->start;
+	uint32_t n = 0;
+
+	if (!c->fo)
+		return;
+	while (n < b->ninsn && a < ip)
+		a += b->lens[n++];
+	flow_insns(c, b, n, false);
+}
+
 static void fail(struct lpt_cov *c, int err)
 {
 	if (!c->err)
@@ -674,6 +783,11 @@ static void fail(struct lpt_cov *c, int err)
 	c->st.errors++;
 	drop(c);
 	c->cur = NULL;
+	if (c->fo) {
+		/* libipt's user goes on at the next PSB */
+		flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+		c->halt |= COV_HALT_RESYNC;
+	}
 }
 
 /* Remember a missing page once per decode, the first met first. */
@@ -693,6 +807,7 @@ static void note_fault(struct lpt_cov *c, uint64_t addr)
  * the image lacks: the error for it. */
 static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 {
+	flow_pre(c, b);
 	if (b->kind == BK_NOMAP) {
 		c->fault = b->next;
 		note_fault(c, b->next);
@@ -737,6 +852,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
@@ -778,6 +894,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			return;
 		}
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[bit]);
 		c->cur = s;
 		return;
@@ -801,6 +918,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		c->rs_n--;
 		c->rec_bad = true;	/* depends on the return stack */
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		id = edge_id(c, b->cofi, ra, false);
 		if (!id) {
 			fail(c, LPT_ERR_NOMEM);
@@ -1106,6 +1224,7 @@ static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 			else
 				drop(c);
 			c->st.insns += ip - b->start ? b->ninsn : 0;
+			flow_before(c, b, ip);
 			return;
 		}
 		if ((b->kind != BK_JMP && b->kind != BK_CALL) || b->tgt_out ||
@@ -1121,6 +1240,7 @@ static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
@@ -1219,6 +1339,9 @@ static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
 	    b->cofi != c->fup_ip)
 		return;
 	c->st.insns++;
+	if (c->fo)
+		c->fo->insns(c->fctx, b->cofi, b->lens + b->ninsn - 1, 1, b->mode,
+			     COV_END_FAR);
 	if (suppressed)
 		return;
 	id = edge_id(c, b->cofi, ip, false);
@@ -1254,6 +1377,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 
 	enter(c, b);
 	c->st.insns += b->ninsn;
+	flow_all(c, b);
 	for (unsigned int n = 0; n < COV_OUT_STEPS; n++) {
 		struct x86_cofi x;
 
@@ -1262,6 +1386,15 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 		      x.kind == X86_COFI_CALL_REL || x86_cofi_is_far(x.kind)))
 			break;
 		c->st.insns++;
+		if (c->fo) {
+			uint8_t len = x.len;
+
+			c->fo->insns(c->fctx, a, &len, 1, c->mode,
+				     x.kind == X86_COFI_NONE ? COV_END_NONE :
+				     x.kind == X86_COFI_JMP_REL ? COV_END_JMP :
+				     x.kind == X86_COFI_CALL_REL ? COV_END_CALL :
+				     COV_END_FAR);
+		}
 		if (src) {	/* the instruction at @a is decoded */
 			uint32_t id = edge_id(c, src, a, false);
 
@@ -1285,9 +1418,15 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 static void on_tip(struct lpt_cov *c, uint64_t ip)
 {
 	if (c->fup_pending) {
+		bool on = c->cur;
+
 		c->fup_pending = false;
 		if (c->cur && !erratum_bdm64(c))
 			walk_to(c, c->fup_ip);
+		if (c->halt & COV_HALT_RESYNC)
+			return;		/* the flow hooks' error */
+		if (on)
+			flow_event(c, COV_EV_ASYNC_BRANCH, c->fup_ip, ip, false, 0);
 		c->pend = COV_NO_EDGE;
 		jump_to(c, ip);
 		return;
@@ -1313,6 +1452,7 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 	}
 	commit(c);
 	c->st.insns += b->ninsn;
+	flow_all(c, b);
 	id = edge_id(c, b->cofi, ip, false);
 	if (!id) {
 		fail(c, LPT_ERR_NOMEM);
@@ -1328,11 +1468,18 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 {
 	struct cov_blk *b;
+	enum cov_flow_ev ev = COV_EV_DISABLED;
+	bool on = c->cur && !c->ovf;
 
 	if (c->fup_pending) {	/* asynchronous: at the FUP's IP */
 		c->fup_pending = false;
+		on = c->cur;
+		ev = COV_EV_ASYNC_DISABLED;
 		if (c->cur && !erratum_bdm64(c)) {
 			walk_to(c, c->fup_ip);
+			if (c->cur && (c->errata & LPT_ERRATUM_SKD022) &&
+			    c->cur->vmentry && c->cur->cofi == c->fup_ip)
+				ev = COV_EV_DISABLED;	/* the VM entry */
 			erratum_skd022(c, ip, suppressed);
 		}
 		goto off;
@@ -1356,6 +1503,7 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			/* the direct branch out of the filter disabled tracing */
 			enter(c, b);
 			c->st.insns += b->ninsn;
+			flow_all(c, b);
 		} else {
 			pgd_walk_out(c, b);
 		}
@@ -1373,6 +1521,8 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			drop(c);
 		if (b->kind == BK_NOMAP)
 			fail_at(c, b);
+		else
+			flow_pre(c, b);
 		goto off;
 	}
 	enter(c, b);
@@ -1381,6 +1531,7 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 		fail_at(c, b);
 		goto off;
 	}
+	flow_all(c, b);
 	if (b->kind != BK_LEAVE && !suppressed) {
 		uint32_t id = edge_id(c, b->cofi, ip, b->kind == BK_COND);
 
@@ -1394,6 +1545,9 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 off:
 	drop(c);
 	c->cur = NULL;
+	if (on && !(c->halt & COV_HALT_RESYNC))
+		flow_event(c, ev, ev == COV_EV_ASYNC_DISABLED ? c->fup_ip : 0,
+			   suppressed ? 0 : ip, suppressed, 0);
 }
 
 static void on_fup(struct lpt_cov *c, uint64_t ip)
@@ -1410,6 +1564,7 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 	if (c->ovf) {		/* tracing resumes here after an overflow */
 		c->ovf = false;
 		c->pend = COV_NO_EDGE;
+		flow_event(c, COV_EV_OVERFLOW, 0, ip, false, 0);
 		jump_to(c, ip);
 		return;
 	}
@@ -1534,6 +1689,7 @@ static enum ovf_scan ovf_resume(struct lpt_cov *c, const uint8_t *q,
 		return OVF_ERROR;	/* suppressed: libipt needs an IP */
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
+	flow_event(c, COV_EV_OVERFLOW, 0, ip, false, 0);
 	jump_to(c, ip);
 	return OVF_HANDLED;
 }
@@ -1631,21 +1787,31 @@ static const uint8_t *ovf_resolve(struct lpt_cov *c, const uint8_t *q,
 	enum ovf_scan st = ovf_find_fup(c, q, end), r = OVF_NOT_HANDLED;
 	const uint8_t *pos = q;
 
-	if (st == OVF_FUP || st == OVF_EOS)
+	if (st == OVF_FUP)
 		return q;
+	if (st == OVF_EOS) {
+		flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
+		return q;
+	}
 	if (st != OVF_ERROR && (c->errata & LPT_ERRATUM_SKD010))
 		r = ovf_skd010(c, q, end, &pos);
 	if (r == OVF_NOT_HANDLED && st == OVF_BAD_CONTEXT &&
 	    (c->errata & LPT_ERRATUM_APL11))
 		r = ovf_apl11(c, q, end, &pos);
-	if (r == OVF_HANDLED)
+	if (r == OVF_HANDLED) {
+		if (c->ovf)	/* tracing off after it */
+			flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
 		return pos;
-	if (r == OVF_NOT_HANDLED && st == OVF_OFF)
+	}
+	if (r == OVF_NOT_HANDLED && st == OVF_OFF) {
+		flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
 		return q;
+	}
 	/* libipt's decode fails here; it goes on at the next PSB */
 	if (!c->err)
 		c->err = LPT_ERR_BAD_CONTEXT;
 	c->st.errors++;
+	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
 	decode_reset(c);
 	return next_psb(c->tbegin, end, q);
 }
@@ -1836,6 +2002,7 @@ static inline void on_pge(struct lpt_cov *c, uint64_t ip)
 	c->fup_pending = false;
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
+	flow_event(c, COV_EV_ENABLED, 0, ip, false, 0);
 	jump_to(c, ip);
 }
 
@@ -2022,103 +2189,93 @@ static inline bool seg_start(uint8_t b)
 	       opc == PT_OPC_TIP_PGD;
 }
 
-static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
+/*
+ * One packet at @p (or a run of them: PADs, cached segments), before
+ * @end: returns where decoding goes on. A packet cut by the end of the
+ * buffer sets c->trunc and returns @end.
+ */
+static inline __attribute__((always_inline))
+const uint8_t *decode_one(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
 {
-	const uint8_t *end = trace + len, *p;
+	uint8_t b0 = *p;
 
-	decode_reset(c);
-	c->tbegin = trace;
-	p = next_psb(trace, end, trace);
-	if (p == end)
-		return LPT_ERR_NOSYNC;
-again:
-	while (p < end && !c->halt) {
-		uint8_t b0 = *p;
+	if (seg_start(b0) && path_ok(c)) {
+		const uint8_t *q = segments(c, p, end);
 
-		if (seg_start(b0) && path_ok(c)) {
-			const uint8_t *q = segments(c, p, end);
+		if (q != p)
+			return q;
+	}
+	if (b0 == PT_OPC_PAD)
+		return skip_pads(p, end);
+	uint8_t opc = b0 & PT_OPM_IP;
 
-			if (q != p) {
-				p = q;
-				continue;
+	if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
+		tnt8(c, b0);	/* TNT.8 */
+		return p + 1;
+	}
+
+	if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
+	    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
+		unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
+		size_t pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
+		uint64_t ip = 0;
+		bool supp = ipb == PT_IPBYTES_SUPPRESSED;
+
+		if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7)
+			goto bad;
+		if ((size_t)(end - p) < 1 + pl) {
+			c->trunc = true;	/* cut at the end */
+			return end;
+		}
+		if (!supp)
+			ip_decode(c, p + 1, end, ipb, &ip);
+		p += 1 + pl;
+		switch (opc) {
+		case PT_OPC_TIP:
+			if (supp) {	/* e.g. far branch out of context */
+				c->fup_pending = false;
+				drop(c);
+				c->cur = NULL;
+			} else {
+				on_tip(c, ip);
 			}
-		}
-		if (b0 == PT_OPC_PAD) {
-			p = skip_pads(p, end);
-			continue;
-		}
-		uint8_t opc = b0 & PT_OPM_IP;
-
-		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
-			tnt8(c, b0);	/* TNT.8 */
-			p++;
-			continue;
-		}
-
-		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
-		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
-			unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
-			size_t pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
-			uint64_t ip = 0;
-			bool supp = ipb == PT_IPBYTES_SUPPRESSED;
-
-			if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7)
-				goto bad;
-			if ((size_t)(end - p) < 1 + pl) {
-				c->trunc = true;	/* cut at the end */
-				break;
+			break;
+		case PT_OPC_TIP_PGE:
+			if (supp) {
+				c->fup_pending = false;
+				c->ovf = false;
+				c->pend = COV_NO_EDGE;
+			} else {
+				on_pge(c, ip);
 			}
+			break;
+		case PT_OPC_TIP_PGD:
+			on_pgd(c, ip, supp);
+			break;
+		default:
 			if (!supp)
-				ip_decode(c, p + 1, end, ipb, &ip);
-			p += 1 + pl;
-			switch (opc) {
-			case PT_OPC_TIP:
-				if (supp) {	/* e.g. far branch out of context */
-					c->fup_pending = false;
-					drop(c);
-					c->cur = NULL;
-				} else {
-					on_tip(c, ip);
-				}
-				break;
-			case PT_OPC_TIP_PGE:
-				if (supp) {
-					c->fup_pending = false;
-					c->ovf = false;
-					c->pend = COV_NO_EDGE;
-				} else {
-					on_pge(c, ip);
-				}
-				break;
-			case PT_OPC_TIP_PGD:
-				on_pgd(c, ip, supp);
-				break;
-			default:
-				if (!supp)
-					on_fup(c, ip);
-				break;
-			}
-			continue;
+				on_fup(c, ip);
+			break;
 		}
-		const uint8_t *q = other_packet(c, p, end);
+		return p;
+	}
+	const uint8_t *q = other_packet(c, p, end);
 
-		if (q) {
-			p = q;
-			continue;
-		}
+	if (q)
+		return q;
 bad:
-		if (!c->err)
-			c->err = LPT_ERR_BAD_PACKET;
-		c->st.errors++;
-		drop(c);
-		decode_reset(c);
-		p = next_psb(trace, end, p + 1);
-	}
-	if (c->halt == COV_HALT_RESYNC) {	/* as libipt after an error */
-		decode_reset(c);
-		p = next_psb(trace, end, p);
-		goto again;
-	}
+	if (!c->err)
+		c->err = LPT_ERR_BAD_PACKET;
+	c->st.errors++;
+	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_PACKET);
+	drop(c);
+	decode_reset(c);
+	return next_psb(c->tbegin, end, p + 1);
+}
+
+/* The end of the trace: what libipt decodes after the last packet. */
+static void decode_end(struct lpt_cov *c)
+{
 	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
 		/*
 		 * A buffer cut inside a packet is no clean end for libipt: it
@@ -2129,11 +2286,80 @@ bad:
 		struct cov_blk *b = advance(c);
 
 		if (b && (b->cofi > b->start ||
-			  ((b->kind == BK_LEAVE || b->kind == BK_NOMAP) && b->ninsn)))
+			  ((b->kind == BK_LEAVE || b->kind == BK_NOMAP) && b->ninsn))) {
 			commit(c);
+			flow_pre(c, b);
+		}
+		if (b)
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_EOS);
 	}
 	drop(c);
+}
+
+static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
+{
+	const uint8_t *end = trace + len, *p;
+
+	decode_reset(c);
+	c->tbegin = trace;
+	p = next_psb(trace, end, trace);
+	if (p == end)
+		return LPT_ERR_NOSYNC;
+again:
+	while (p < end && !c->halt)
+		p = decode_one(c, p, end);
+	if (c->halt == COV_HALT_RESYNC) {	/* as libipt after an error */
+		decode_reset(c);
+		p = next_psb(trace, end, p);
+		goto again;
+	}
+	decode_end(c);
 	return 0;
+}
+
+int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
+		   const struct cov_flow_ops *ops, void *ctx)
+{
+	const uint8_t *end = trace + len;
+
+	c->fo = ops;
+	c->fctx = ctx;
+	c->use_rs = true;	/* a flow decode is never decoded again */
+	c->halt = 0;
+	c->err = 0;
+	c->last_path = NULL;
+	decode_reset(c);
+	c->tbegin = trace;
+	c->fend = end;
+	c->fpkt = NULL;
+	c->fpos = next_psb(trace, end, trace);
+	c->fdone = c->fpos == end;
+	return c->fdone ? LPT_ERR_NOSYNC : 0;
+}
+
+int cov_flow_step(struct lpt_cov *c)
+{
+	if (c->fdone)
+		return 0;
+	if (c->fpos < c->fend && !c->halt) {
+		c->fpkt = c->fpos;
+		c->fpos = decode_one(c, c->fpos, c->fend);
+		return 1;
+	}
+	if (c->halt == COV_HALT_RESYNC) {
+		decode_reset(c);
+		c->fpos = next_psb(c->tbegin, c->fend, c->fpos);
+		return 1;
+	}
+	c->fpkt = c->fend;
+	decode_end(c);
+	c->fdone = true;
+	return 0;
+}
+
+uint64_t cov_flow_offset(const struct lpt_cov *c)
+{
+	return (uint64_t)(c->fpos - c->tbegin);
 }
 
 /* ---- API ----------------------------------------------------------------- */
@@ -2252,6 +2478,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->e_cnt);
 	free(c->touched);
 	free(c->out);
+	free(c->lenbuf);
 	free(c);
 }
 
