@@ -225,6 +225,10 @@ struct lpt_cov {
 	uint8_t *larena;		/* where block lengths are kept */
 	size_t larena_left;
 	bool fdone;
+	uint32_t fitems;	/* blocks and events the step gave */
+	const uint8_t *trunc_at;	/* the packet cut by the end */
+	bool trunc_event;	/* the cut packet is not a TNT or TIP: libipt
+				 * does not decode on up to it */
 };
 
 const char *lpt_cov_errstr(int err)
@@ -737,17 +741,21 @@ static inline uint64_t flow_off(const struct lpt_cov *c)
 static inline void flow_event(struct lpt_cov *c, enum cov_flow_ev type,
 			      uint64_t from, uint64_t ip, bool suppressed, int err)
 {
-	if (c->fo)
+	if (c->fo) {
 		c->fo->event(c->fctx, type, from, ip, suppressed, err, flow_off(c));
+		c->fitems++;
+	}
 }
 
 /* The first @n instructions of @b ran; @whole: with its branch. */
 static inline void flow_insns(struct lpt_cov *c, const struct cov_blk *b,
 			      uint32_t n, bool whole)
 {
-	if (c->fo && n)
+	if (c->fo && n) {
 		c->fo->insns(c->fctx, b->start, b->lens, n, b->mode,
 			     whole && b->kind <= BK_FAR ? b->kind + 1u : COV_END_NONE);
+		c->fitems++;
+	}
 }
 
 /* All of @b ran, its branch too. */
@@ -1339,9 +1347,11 @@ static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
 	    b->cofi != c->fup_ip)
 		return;
 	c->st.insns++;
-	if (c->fo)
+	if (c->fo) {
 		c->fo->insns(c->fctx, b->cofi, b->lens + b->ninsn - 1, 1, b->mode,
 			     COV_END_FAR);
+		c->fitems++;
+	}
 	if (suppressed)
 		return;
 	id = edge_id(c, b->cofi, ip, false);
@@ -1394,6 +1404,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 				     x.kind == X86_COFI_JMP_REL ? COV_END_JMP :
 				     x.kind == X86_COFI_CALL_REL ? COV_END_CALL :
 				     COV_END_FAR);
+			c->fitems++;
 		}
 		if (src) {	/* the instruction at @a is decoded */
 			uint32_t id = edge_id(c, src, a, false);
@@ -1608,6 +1619,8 @@ static void decode_reset(struct lpt_cov *c)
 	c->mode = X86_MODE_64;
 	c->have_pend_mode = false;
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
+	c->trunc_at = NULL;
+	c->trunc_event = false;
 	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
 	c->psb_fup_valid = c->psb_mode_bad = false;
@@ -1825,6 +1838,7 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 
 	if (n == LPT_ERR_EOS) {	/* cut at the end of the buffer */
 		c->trunc = true;
+		c->trunc_at = p;
 		return end;
 	}
 	if (n < 0)
@@ -2225,6 +2239,7 @@ const uint8_t *decode_one(struct lpt_cov *c, const uint8_t *p, const uint8_t *en
 			goto bad;
 		if ((size_t)(end - p) < 1 + pl) {
 			c->trunc = true;	/* cut at the end */
+			c->trunc_at = p;
 			return end;
 		}
 		if (!supp)
@@ -2276,7 +2291,7 @@ bad:
 /* The end of the trace: what libipt decodes after the last packet. */
 static void decode_end(struct lpt_cov *c)
 {
-	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
+	if (c->trunc && c->cur && !c->ovf && !c->fup_pending && !c->trunc_event) {
 		/*
 		 * A buffer cut inside a packet is no clean end for libipt: it
 		 * decodes on until an instruction needs trace data. So the
@@ -2337,21 +2352,207 @@ int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	return c->fdone ? LPT_ERR_NOSYNC : 0;
 }
 
+/* How libipt 2.0.5 treats a packet (pt_decoder_function.c's flags). */
+enum flow_cls {
+	FC_END,		/* no byte left */
+	FC_BAD_OPC,	/* an opcode libipt does not know */
+	FC_BRANCH,	/* TNT, TIP (pdff_tnt, pdff_tip) */
+	FC_FUP,		/* FUP (pdff_fup) */
+	FC_EVENT,	/* pdff_event: TIP.PGE/PGD, PIP, OVF, MODE, CBR,
+			 * TRACESTOP, VMCS, MNT, EXSTOP, MWAIT, PWRE, PWRX, PTW */
+	FC_STATUS,	/* PAD, PSB, PSBEND, TSC, TMA, MTC, CYC */
+};
+
+/* The class of the packet at @p, from its opcode bytes alone (a packet
+ * cut by @end too: libipt's pt_df_fetch() reads opcodes only). */
+static enum flow_cls flow_class(const struct lpt_cov *c, const uint8_t *p,
+				const uint8_t *end)
+{
+	uint8_t buf[32] = { 0 };
+	struct lpt_packet pkt;
+	size_t n = (size_t)(end - p);
+	int r;
+
+	if (!n)
+		return FC_END;
+	memcpy(buf, p, n < sizeof(buf) ? n : sizeof(buf));
+	r = lpt_pkt_decode(buf, sizeof(buf), NULL, &pkt, c->pkt_flags);
+	if (r == LPT_ERR_BAD_OPCODE || (r >= 0 && (pkt.type >= LPT_PKT_BBP ||
+						   pkt.type == LPT_PKT_INVALID)))
+		return FC_BAD_OPC;
+	if (r < 0)	/* a known opcode, a malformed packet: by the opcode */
+		return *p == PT_OPC_EXT && n > 1 && p[1] == PT_EXT_PSB ?
+		       FC_STATUS : FC_EVENT;
+	switch (pkt.type) {
+	case LPT_PKT_TNT_8: case LPT_PKT_TNT_64: case LPT_PKT_TIP:
+		return FC_BRANCH;
+	case LPT_PKT_FUP:
+		return FC_FUP;
+	case LPT_PKT_PAD: case LPT_PKT_PSB: case LPT_PKT_PSBEND: case LPT_PKT_TSC:
+	case LPT_PKT_TMA: case LPT_PKT_MTC: case LPT_PKT_CYC:
+		return FC_STATUS;
+	default:
+		return FC_EVENT;
+	}
+}
+
+/*
+ * Whether libipt fails right after the query that consumes the packet of
+ * @n bytes at @p. Its query decoder reads ahead after each query
+ * (pt_qry_read_ahead(): status packets decoded, a cut one at the end
+ * ignored, up to the next branch or event packet; an unknown opcode on the
+ * way fails it), and libipt's instruction decoder fetches an event packet
+ * found there at once (event_pending() in pt_insn_next() and
+ * pt_insn_event()): when that packet does not decode, the call fails, and
+ * the instruction or event it was to return is lost.
+ */
+static bool flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
+			   const uint8_t *end)
+{
+	struct lpt_packet pkt;
+
+	for (p += n;;) {
+		uint8_t b;
+
+		if (p == end)
+			return false;
+		b = *p;
+		if ((!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT && b != PT_OPC_PAD) ||
+		    (b & PT_OPM_IP) == PT_OPC_TIP)
+			return false;	/* TNT.8, TIP: the fast way */
+		switch (flow_class(c, p, end)) {
+		case FC_END: case FC_BRANCH:
+			return false;
+		case FC_BAD_OPC:
+			return true;
+		case FC_EVENT:
+			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+			return n < 0;
+		default:
+			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+			if (n == LPT_ERR_EOS)
+				return false;
+			if (n < 0)
+				return true;
+			p += n;
+		}
+	}
+}
+
+/* What libipt loses at the packet at @p (flow_ahead_bad()). */
+enum flow_loss {
+	FL_NONE,
+	FL_BEFORE,	/* an event packet: fail before it */
+	FL_LAST,	/* a query's packet (TNT, TIP, TIP.PGD): the last
+			 * instruction or event it gives is lost */
+};
+
+static enum flow_loss flow_loss(const struct lpt_cov *c, const uint8_t *p,
+				const uint8_t *end)
+{
+	struct lpt_packet pkt;
+	uint8_t b = *p;
+	int n;
+
+	if (b == PT_OPC_PAD || c->in_psb)
+		return FL_NONE;
+	if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
+		return flow_ahead_bad(c, p, 1, end) ? FL_LAST : FL_NONE;
+	switch (flow_class(c, p, end)) {
+	case FC_BRANCH:
+	case FC_EVENT:
+		break;
+	default:
+		return FL_NONE;
+	}
+	n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+	if (n <= 0 || !flow_ahead_bad(c, p, n, end))
+		return FL_NONE;
+	if (pkt.type == LPT_PKT_TIP_PGE)
+		return FL_BEFORE;
+	return pkt.type == LPT_PKT_TNT_64 || pkt.type == LPT_PKT_TIP ||
+	       pkt.type == LPT_PKT_TIP_PGD ? FL_LAST : FL_BEFORE;
+}
+
+/*
+ * Where libipt's user goes on after an error at the packets before @p:
+ * libipt's query decoder has read ahead over status packets (PADs, timing;
+ * pt_qry_read_ahead()) to the next branch or event packet, or into a PSB+
+ * up to its PSBEND (which publishes the PSB+'s status events), and
+ * pt_qry_sync_forward() searches the next PSB from 15 bytes before that
+ * (a PSB partly consumed by a preceding packet).
+ */
+static const uint8_t *flow_resync(const struct lpt_cov *c, const uint8_t *p)
+{
+	const uint8_t *end = c->fend;
+
+	while (p < end) {
+		struct lpt_packet pkt;
+		enum flow_cls k = flow_class(c, p, end);
+		int n;
+
+		if (k != FC_STATUS && k != FC_FUP)
+			break;
+		n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+		if (n <= 0)
+			break;
+		if (pkt.type == LPT_PKT_PSB) {	/* the PSB+ up to its PSBEND */
+			const uint8_t *q = p + n;
+
+			while (q < end && (n = lpt_pkt_decode(q, (size_t)(end - q), NULL,
+							      &pkt, c->pkt_flags)) > 0 &&
+			       pkt.type != LPT_PKT_PSBEND && pkt.type != LPT_PKT_PSB)
+				q += n;
+			if (n > 0 && q < end && pkt.type == LPT_PKT_PSBEND)
+				p = q;
+			break;
+		}
+		p += n;
+	}
+	p = p - c->tbegin >= 15 ? p - 15 : c->tbegin;
+	return next_psb(c->tbegin, end, p);
+}
+
+/* A decode error of the flow hooks at c->fpkt: on at the next PSB. */
+static void flow_fail(struct lpt_cov *c, const uint8_t *from)
+{
+	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_PACKET);
+	drop(c);
+	decode_reset(c);
+	c->fpos = flow_resync(c, from);
+}
+
 int cov_flow_step(struct lpt_cov *c)
 {
 	if (c->fdone)
 		return 0;
 	if (c->fpos < c->fend && !c->halt) {
-		c->fpkt = c->fpos;
-		c->fpos = decode_one(c, c->fpos, c->fend);
+		const uint8_t *p = c->fpos;
+		enum flow_loss loss = flow_loss(c, p, c->fend);
+
+		c->fpkt = p;
+		if (loss == FL_BEFORE) {
+			flow_fail(c, p + 1);
+			return 1;
+		}
+		c->fitems = 0;
+		c->fpos = decode_one(c, p, c->fend);
+		if (loss == FL_LAST && !(c->halt & COV_HALT_RESYNC)) {
+			if (c->fitems)
+				c->fo->retract(c->fctx);
+			flow_fail(c, c->fpos);
+		}
 		return 1;
 	}
 	if (c->halt == COV_HALT_RESYNC) {
 		decode_reset(c);
-		c->fpos = next_psb(c->tbegin, c->fend, c->fpos);
+		c->fpos = flow_resync(c, c->fpos);
 		return 1;
 	}
 	c->fpkt = c->fend;
+	if (c->trunc && c->trunc_at)	/* libipt decodes on only to the query
+					 * of a cut TNT or TIP (flow_ahead_bad()) */
+		c->trunc_event = flow_class(c, c->trunc_at, c->fend) != FC_BRANCH;
 	decode_end(c);
 	c->fdone = true;
 	return 0;

@@ -57,6 +57,9 @@ struct cov_flow_ops {
 	 * that gave it). */
 	void (*event)(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 		      bool suppressed, int err, uint64_t off);
+	/* Take back the last instruction or event reported (libipt loses
+	 * it: the call that was to return it fails). */
+	void (*retract)(void *ctx);
 };
 
 /**

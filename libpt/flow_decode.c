@@ -118,9 +118,30 @@ static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 	it->off = off;
 }
 
+static void on_retract(void *ctx)
+{
+	struct lpt_flow *f = ctx;
+	struct flow_item *it;
+
+	if (!f->n)
+		return;
+	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
+	if (it->kind == FI_BLOCK && it->n > 1) {
+		it->n--;
+		if (it->n == 1 && it->lens) {	/* one instruction: kept inline */
+			it->len1 = it->lens[0];
+			it->lens = NULL;
+		}
+		it->end = COV_END_NONE;
+	} else {
+		f->n--;
+	}
+}
+
 static const struct cov_flow_ops flow_ops = {
 	.insns = on_insns,
 	.event = on_event,
+	.retract = on_retract,
 };
 
 struct lpt_flow *lpt_flow_alloc(const struct lpt_flow_config *cfg,
