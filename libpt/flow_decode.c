@@ -262,13 +262,9 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 		f->len1 = it->len1;
 		blk->lens = &f->len1;
 	}
-	a = it->a;
+	a = it->a;	/* as libipt: the IP plus the lengths, in any mode */
 	for (uint32_t i = 0; i + 1 < it->n; i++)
 		a += blk->lens[i];
-	if (it->mode == 32)
-		a &= 0xffffffffull;
-	else if (it->mode == 16)
-		a &= 0xffffull;
 	blk->end_ip = a;
 	q_pop(f);
 	return status(f);
