@@ -226,6 +226,8 @@ struct lpt_cov {
 	size_t larena_left;
 	bool fdone;
 	uint32_t fitems;	/* blocks and events the step gave */
+	uint8_t fmode;		/* a MODE.Exec outside PSB+: its mode, */
+	bool fmode_set;		/* for the next TIP or TIP.PGE's event */
 	const uint8_t *trunc_at;	/* the packet cut by the end */
 	bool trunc_event;	/* the cut packet is not a TNT or TIP: libipt
 				 * does not decode on up to it */
@@ -744,6 +746,15 @@ static inline void flow_event(struct lpt_cov *c, enum cov_flow_ev type,
 	if (c->fo) {
 		c->fo->event(c->fctx, type, from, ip, suppressed, err, flow_off(c));
 		c->fitems++;
+	}
+}
+
+/* The exec mode event a MODE.Exec binds to a TIP or TIP.PGE (libipt). */
+static inline void flow_exec_mode(struct lpt_cov *c)
+{
+	if (c->fmode_set) {
+		c->fmode_set = false;
+		flow_event(c, COV_EV_EXEC_MODE, 0, c->fmode, false, 0);
 	}
 }
 
@@ -1438,6 +1449,7 @@ static void on_tip(struct lpt_cov *c, uint64_t ip)
 			return;		/* the flow hooks' error */
 		if (on)
 			flow_event(c, COV_EV_ASYNC_BRANCH, c->fup_ip, ip, false, 0);
+		flow_exec_mode(c);
 		c->pend = COV_NO_EDGE;
 		jump_to(c, ip);
 		return;
@@ -1472,6 +1484,7 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 	set_pend(c, id);
 	if (b->kind == BK_CALL_IND)
 		retstack_push(c, b->next);
+	flow_exec_mode(c);
 	jump_to(c, ip);
 }
 
@@ -1621,6 +1634,7 @@ static void decode_reset(struct lpt_cov *c)
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
 	c->trunc_at = NULL;
 	c->trunc_event = false;
+	c->fmode_set = false;
 	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
 	c->psb_fup_valid = c->psb_mode_bad = false;
@@ -1883,6 +1897,10 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	case LPT_PKT_MODE_EXEC:
 		c->pend_mode = exec_mode(&pkt.payload.mode_exec);
 		c->have_pend_mode = true;
+		if (c->fo && !c->in_psb) {	/* libipt's exec mode event */
+			c->fmode = c->pend_mode;
+			c->fmode_set = true;
+		}
 		if (c->in_psb && c->cur && c->cur->mode != c->pend_mode) {
 			/*
 			 * A status update unlike the mode the walk is in
@@ -1923,8 +1941,12 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 		if (pkt.payload.exstop.ip)
 			c->skip_fup = true;
 		break;
+	case LPT_PKT_CBR:
+		if (!c->in_psb)		/* libipt's cbr event */
+			flow_event(c, COV_EV_CBR, 0, pkt.payload.cbr.ratio, false, 0);
+		break;
 	default:
-		break;		/* timing, power, VMCS, PIP, CBR, ...: no flow */
+		break;		/* timing, power, VMCS, PIP, ...: no flow */
 	}
 	return p + n;
 }
@@ -2017,6 +2039,7 @@ static inline void on_pge(struct lpt_cov *c, uint64_t ip)
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
 	flow_event(c, COV_EV_ENABLED, 0, ip, false, 0);
+	flow_exec_mode(c);
 	jump_to(c, ip);
 }
 

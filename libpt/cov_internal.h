@@ -43,6 +43,8 @@ enum cov_flow_ev {
 	COV_EV_OVERFLOW,	/* OVF: resumed at @ip (@suppressed: off) */
 	COV_EV_ERROR,		/* a decode error (@err); the walk goes on
 				 * at the next PSB as libipt's user does */
+	COV_EV_EXEC_MODE,	/* MODE.Exec bound to a TIP/TIP.PGE: mode @ip */
+	COV_EV_CBR,		/* CBR outside PSB+: ratio @ip */
 };
 
 struct cov_flow_ops {

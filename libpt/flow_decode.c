@@ -47,6 +47,11 @@ struct lpt_flow {
 	struct flow_item *q;
 	size_t cap, head, n;
 	uint8_t len1;		/* lpt_flow_block.lens of a one-item block */
+	const struct lpt_cov_image *img;
+	/* the last instruction handed out, for enabled.resumed */
+	uint64_t last_ip;
+	uint8_t last_len, last_mode, last_end;
+	uint64_t resume_ip;	/* where tracing should resume; 0: unknown */
 };
 
 void lpt_flow_config_init(struct lpt_flow_config *cfg)
@@ -169,6 +174,7 @@ struct lpt_flow *lpt_flow_alloc(const struct lpt_flow_config *cfg,
 	memcpy(cc.filter, f->cfg.filter, sizeof(cc.filter));
 	cc.cpu = f->cfg.cpu;
 	cc.cache_max = f->cfg.cache_max;
+	f->img = img;
 	f->cov = lpt_cov_alloc(&cc, img);	/* errno EINVAL, ENOMEM */
 	if (!f->cov) {
 		free(f);
@@ -193,6 +199,52 @@ static int fill(struct lpt_flow *f, size_t want)
 		if (!cov_flow_step(f->cov))
 			f->done = true;
 	return f->err;
+}
+
+/* Whether the far transfer at the last instruction is a far call, INT n,
+ * SYSCALL or SYSENTER (libipt's ptic_far_call; SDM vol. 2 opcodes). */
+static bool far_call(const struct lpt_flow *f)
+{
+	uint8_t b[16] = { 0 };
+	size_t n = lpt_cov_image_read(f->img, f->last_ip, b, f->last_len), i = 0;
+
+	while (i + 1 < n && ((b[i] >= 0x40 && b[i] <= 0x4f) || b[i] == 0x66 ||
+			     b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3))
+		i++;
+	if (b[i] == 0x0f)
+		return b[i + 1] == 0x05 || b[i + 1] == 0x34;
+	if (b[i] == 0xff)
+		return ((b[i + 1] >> 3) & 7) == 3;
+	return b[i] == 0x9a || b[i] == 0xcc || b[i] == 0xcd || b[i] == 0xce ||
+	       b[i] == 0xf1;
+}
+
+/*
+ * Where libipt expects tracing to resume after a TIP.PGD that followed the
+ * last instruction (pt_insn_check_insn_event(): pt_insn_next_ip(), the
+ * next instruction after a call): a direct branch's target, the next
+ * instruction after a non-branch or an indirect or far call; else unknown.
+ */
+static uint64_t resume_after_last(const struct lpt_flow *f)
+{
+	struct lpt_cov_insn in;
+	uint64_t next = f->last_ip + f->last_len;
+
+	if (!f->last_len)
+		return 0;
+	switch (f->last_end) {
+	case COV_END_NONE:
+	case COV_END_CALL_IND:
+		return next;
+	case COV_END_JMP:
+	case COV_END_CALL:
+		return lpt_cov_insn_at(f->img, f->last_ip, f->last_mode, &in) ? 0 :
+		       in.target;
+	case COV_END_FAR:
+		return far_call(f) ? next : 0;
+	default:
+		return 0;
+	}
 }
 
 /* The status after the item just taken: what comes next. */
@@ -226,6 +278,8 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	f->head = f->n = 0;
 	f->err = 0;
 	f->done = false;
+	f->last_len = 0;
+	f->resume_ip = 0;
 	f->synced = true;
 	err = cov_flow_begin(f->cov, trace ? trace : (const uint8_t *)"", len,
 			     &flow_ops, f);
@@ -266,6 +320,10 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 	for (uint32_t i = 0; i + 1 < it->n; i++)
 		a += blk->lens[i];
 	blk->end_ip = a;
+	f->last_ip = a;
+	f->last_len = blk->lens[it->n - 1];
+	f->last_mode = it->mode;
+	f->last_end = it->end;
 	q_pop(f);
 	return status(f);
 }
@@ -289,21 +347,34 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	switch (it->type) {
 	case COV_EV_ENABLED:
 		ev->type = LPT_FLOW_EV_ENABLED;
+		ev->resumed = f->resume_ip && f->resume_ip == it->b;
 		break;
 	case COV_EV_DISABLED:
 		ev->type = LPT_FLOW_EV_DISABLED;
+		f->resume_ip = resume_after_last(f);
 		break;
 	case COV_EV_ASYNC_DISABLED:
 		ev->type = LPT_FLOW_EV_ASYNC_DISABLED;
+		f->resume_ip = it->a;
 		break;
 	case COV_EV_ASYNC_BRANCH:
 		ev->type = LPT_FLOW_EV_ASYNC_BRANCH;
 		break;
 	case COV_EV_OVERFLOW:
 		ev->type = LPT_FLOW_EV_OVERFLOW;
+		f->resume_ip = it->supp ? 0 : it->b;
+		break;
+	case COV_EV_EXEC_MODE:
+		ev->type = LPT_FLOW_EV_EXEC_MODE;
+		ev->mode = (uint8_t)it->b;
+		break;
+	case COV_EV_CBR:
+		ev->type = LPT_FLOW_EV_CBR;
+		ev->cbr = (uint8_t)it->b;
 		break;
 	default:
 		ev->type = LPT_FLOW_EV_RESYNC;
+		f->resume_ip = 0;
 		break;
 	}
 	ev->ip_suppressed = it->supp;

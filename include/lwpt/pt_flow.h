@@ -32,9 +32,9 @@
  * yields for the same trace and code when its user resynchronises with
  * pt_insn_sync_forward() after each error (tests/libpt/test_pt_flow.c
  * compares them on the real traces of ../shared/testdata/pt/real).
- * Events libipt reports and this engine does not yet: MODE.Exec, paging
- * (PIP), VMCS, TSX, PTWRITE, power (MWAIT, PWRE, PWRX, EXSTOP), timing
- * (TSC, MTC, CYC, CBR, TMA), and status updates after a PSB; see
+ * Events libipt reports and this engine does not yet: paging (PIP), VMCS,
+ * TSX, PTWRITE, power (MWAIT, PWRE, PWRX, EXSTOP), MNT, time (TSC, MTC,
+ * CYC, TMA), and status updates after a PSB; see
  * Documentation/ptflow.rst "Engines".
  *
  * Errors are libpt's enum lpt_error (lwpt/pt_pkt.h) and enum
@@ -105,12 +105,26 @@ enum lpt_flow_event_type {
 	LPT_FLOW_EV_RESYNC,		/* a decode error (@err, at the packet
 					 * at @offset): what follows is decoded
 					 * from the next PSB (33.4.2.17) on */
+	LPT_FLOW_EV_EXEC_MODE,		/* MODE.Exec (33.4.2.8) outside PSB+,
+					 * bound to the TIP or TIP.PGE after
+					 * it: @mode from the following block on */
+	LPT_FLOW_EV_CBR,		/* CBR (33.4.2.10) outside PSB+: the
+					 * core:bus ratio @cbr */
 };
 
 /* One event (lpt_flow_event()). */
 struct lpt_flow_event {
 	uint32_t type;		/* enum lpt_flow_event_type */
 	bool ip_suppressed;	/* @ip is not known */
+	bool resumed;		/* ENABLED: at the IP where tracing was
+				 * expected to go on after the last disable
+				 * (libipt's enabled.resumed: an async
+				 * disable's IP; after a TIP.PGD, a direct
+				 * branch's target, the next instruction
+				 * after an indirect or far call or a
+				 * non-branch) */
+	uint8_t mode;		/* EXEC_MODE: 16, 32 or 64 */
+	uint8_t cbr;		/* CBR: the ratio */
 	int err;		/* LPT_FLOW_EV_RESYNC: the error */
 	uint64_t ip;		/* see the types */
 	uint64_t from;		/* ASYNC_*: the FUP's IP */
