@@ -5,11 +5,11 @@
  * caches, the engine's blocks expanded into instruction addresses and its
  * events are compared, in order, with what libipt 2.0.5's instruction-flow
  * decoder yields (pt_insn_next(), pt_insn_event(); pt_insn_sync_forward()
- * after each error, as ptflow and tests/libpt/cov_ref.c do): every
- * instruction's address, and the events enabled, disabled, async
- * disabled, async branch, overflow (libipt's status updates after a PSB
- * and the event types the engine does not report yet left out), and a
- * resync record at each error. Plus the API's errors.
+ * after each error, as ptflow does): every instruction's address, and the
+ * events enabled (with resumed), disabled, async disabled, async branch,
+ * overflow, exec mode and cbr (libipt's status updates after a PSB and
+ * the event types the engine does not report yet left out), and a resync
+ * record at each error. Plus the API's errors.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -129,9 +129,19 @@ static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_page
 				if (ev.status_update)
 					continue;
 				switch (ev.type) {
-				case ptev_enabled:
-					add(out, R_EV, LPT_FLOW_EV_ENABLED, false, 0,
+				case ptev_enabled:	/* a: resumed */
+					add(out, R_EV, LPT_FLOW_EV_ENABLED, false,
+					    ev.variant.enabled.resumed,
 					    ev.variant.enabled.ip);
+					break;
+				case ptev_exec_mode:
+					add(out, R_EV, LPT_FLOW_EV_EXEC_MODE, false, 0,
+					    ev.variant.exec_mode.mode == ptem_64bit ? 64 :
+					    ev.variant.exec_mode.mode == ptem_32bit ? 32 : 16);
+					break;
+				case ptev_cbr:
+					add(out, R_EV, LPT_FLOW_EV_CBR, false, 0,
+					    ev.variant.cbr.ratio);
 					break;
 				case ptev_disabled:
 					add(out, R_EV, LPT_FLOW_EV_DISABLED, ev.ip_suppressed,
@@ -183,6 +193,12 @@ static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
 			ck_assert_int_ge(st, 0);
 			if (ev.type == LPT_FLOW_EV_RESYNC)
 				add(out, R_RESYNC, 0, true, 0, 0);
+			else if (ev.type == LPT_FLOW_EV_ENABLED)
+				add(out, R_EV, (uint8_t)ev.type, false, ev.resumed, ev.ip);
+			else if (ev.type == LPT_FLOW_EV_EXEC_MODE)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.mode);
+			else if (ev.type == LPT_FLOW_EV_CBR)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.cbr);
 			else
 				add(out, R_EV, (uint8_t)ev.type, ev.ip_suppressed,
 				    ev.from, ev.ip);
