@@ -150,30 +150,62 @@ static enum pt_insn_class insn_class(unsigned int end)
 	}
 }
 
+/* @len bytes of code at @ip into @buf (zeros where the image has none). */
+static void read_bytes(const struct ptflow_flow *e, uint64_t ip, uint8_t *buf,
+		       size_t len)
+{
+	size_t got = 0;
+
+	memset(buf, 0, len);
+	while (got < len) {
+		size_t n = ptflow_image_read(e->image, ip + got, buf + got, len - got);
+
+		if (!n)
+			break;
+		got += n;
+	}
+}
+
 /* A block's instructions, one by one. */
 static void emit_block(struct ptflow *pf, const struct ptflow_flow *e,
 		       const struct lpt_flow_block *b)
 {
-	bool raw = !pf->opt.no_inst || pf->opt.raw_insn;
+	/* the bytes where they are printed (the views need a far
+	 * transfer's only): read once per block */
+	bool views = pf->opt.calls || pf->opt.report || pf->opt.export_chrome;
+	bool raw = !views && (!pf->opt.no_inst || pf->opt.raw_insn);
+	uint8_t bytes[4096];
+	size_t span = 0, off = 0;
 	struct pt_insn insn;
 	uint64_t ip = b->ip;
 
 	memset(&insn, 0, sizeof(insn));
 	insn.mode = exec_mode(b->mode);
+	if (raw) {
+		span = (size_t)(b->end_ip - b->ip) + b->lens[b->ninsn - 1];
+		if (span <= sizeof(bytes))
+			read_bytes(e, b->ip, bytes, span);
+		else
+			span = 0;	/* a long block: per instruction */
+	}
 	for (uint32_t i = 0; i < b->ninsn; i++) {
-		bool last = i + 1 == b->ninsn;
+		bool last = i + 1 == b->ninsn, far = last && b->end == LPT_FLOW_END_FAR;
 
 		insn.ip = ip;
 		insn.size = b->lens[i];
 		insn.iclass = last ? insn_class(b->end) : ptic_other;
-		if (raw || (last && b->end == LPT_FLOW_END_FAR)) {
+		if (raw || far) {
 			memset(insn.raw, 0, sizeof(insn.raw));
-			(void)ptflow_image_read(e->image, ip, insn.raw, insn.size);
-			if (last && b->end == LPT_FLOW_END_FAR)
+			if (span)
+				memcpy(insn.raw, bytes + off, insn.size);
+			else
+				read_bytes(e, ip, insn.raw, insn.size);
+			if (far)
 				insn.iclass = far_class(insn.raw, insn.size);
 		}
 		ptflow_emit_insn(pf, &insn);
 		ip += b->lens[i];
+		off += b->lens[i];
 	}
 }
 
