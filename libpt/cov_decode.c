@@ -226,6 +226,8 @@ struct lpt_cov {
 	size_t larena_left;
 	bool fdone;
 	uint32_t fitems;	/* blocks and events the step gave */
+	uint64_t ferr_ip;	/* the instruction an error is at, or 0 */
+	int floss_err;		/* flow_loss()'s error */
 	uint8_t fmode;		/* a MODE.Exec outside PSB+: its mode, */
 	bool fmode_set;		/* for the next TIP or TIP.PGE's event */
 	const uint8_t *trunc_at;	/* the packet cut by the end */
@@ -244,6 +246,8 @@ const char *lpt_cov_errstr(int err)
 		return "no valid instruction where the trace executes";
 	case LPT_ERR_COV_NOT_REGULAR:
 		return "not a regular file (a device, FIFO or directory): not read";
+	case LPT_ERR_COV_LOOP:
+		return "no trace progress (endless loop of direct branches?)";
 	default:
 		return lpt_errstr(err);
 	}
@@ -804,7 +808,7 @@ static void fail(struct lpt_cov *c, int err)
 	c->cur = NULL;
 	if (c->fo) {
 		/* libipt's user goes on at the next PSB */
-		flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+		flow_event(c, COV_EV_ERROR, 0, c->ferr_ip, !c->ferr_ip, err);
 		c->halt |= COV_HALT_RESYNC;
 	}
 }
@@ -827,6 +831,8 @@ static void note_fault(struct lpt_cov *c, uint64_t addr)
 static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 {
 	flow_pre(c, b);
+	if (b->kind == BK_NOMAP || b->kind == BK_BAD)
+		c->ferr_ip = b->cofi;	/* the instruction libipt fails at */
 	if (b->kind == BK_NOMAP) {
 		c->fault = b->next;
 		note_fault(c, b->next);
@@ -834,6 +840,7 @@ static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 	} else {
 		fail(c, b->kind == BK_BAD ? LPT_ERR_COV_BADINSN : LPT_ERR_COV_DESYNC);
 	}
+	c->ferr_ip = 0;
 }
 
 /* @b's instructions before its branch ran: the pending edge reached. */
@@ -861,7 +868,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		if (b->tgt_out)
 			break;		/* the branch leaves: TIP.PGD */
 		if (++n > COV_WALK_MAX) {
-			fail(c, LPT_ERR_COV_DESYNC);
+			fail(c, c->fo ? LPT_ERR_COV_LOOP : LPT_ERR_COV_DESYNC);
 			return NULL;
 		}
 		s = succ(c, b, 1);
@@ -1248,7 +1255,10 @@ static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 		}
 		if ((b->kind != BK_JMP && b->kind != BK_CALL) || b->tgt_out ||
 		    ++n > COV_WALK_MAX) {
-			fail_at(c, b);
+			if (c->fo && n > COV_WALK_MAX)
+				fail(c, LPT_ERR_COV_LOOP);
+			else
+				fail_at(c, b);
 			return;
 		}
 		struct cov_blk *s = succ(c, b, 1);
@@ -2429,8 +2439,8 @@ static enum flow_cls flow_class(const struct lpt_cov *c, const uint8_t *p,
  * pt_insn_event()): when that packet does not decode, the call fails, and
  * the instruction or event it was to return is lost.
  */
-static bool flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
-			   const uint8_t *end)
+static int flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
+			  const uint8_t *end)
 {
 	struct lpt_packet pkt;
 
@@ -2438,25 +2448,25 @@ static bool flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
 		uint8_t b;
 
 		if (p == end)
-			return false;
+			return 0;
 		b = *p;
 		if ((!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT && b != PT_OPC_PAD) ||
 		    (b & PT_OPM_IP) == PT_OPC_TIP)
-			return false;	/* TNT.8, TIP: the fast way */
+			return 0;	/* TNT.8, TIP: the fast way */
 		switch (flow_class(c, p, end)) {
 		case FC_END: case FC_BRANCH:
-			return false;
+			return 0;
 		case FC_BAD_OPC:
-			return true;
+			return LPT_ERR_BAD_OPCODE;
 		case FC_EVENT:
 			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-			return n < 0;
+			return n < 0 ? n : 0;
 		default:
 			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
 			if (n == LPT_ERR_EOS)
-				return false;
+				return 0;
 			if (n < 0)
-				return true;
+				return n;
 			p += n;
 		}
 	}
@@ -2470,7 +2480,7 @@ enum flow_loss {
 			 * instruction or event it gives is lost */
 };
 
-static enum flow_loss flow_loss(const struct lpt_cov *c, const uint8_t *p,
+static enum flow_loss flow_loss(struct lpt_cov *c, const uint8_t *p,
 				const uint8_t *end)
 {
 	struct lpt_packet pkt;
@@ -2480,7 +2490,7 @@ static enum flow_loss flow_loss(const struct lpt_cov *c, const uint8_t *p,
 	if (b == PT_OPC_PAD || c->in_psb)
 		return FL_NONE;
 	if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
-		return flow_ahead_bad(c, p, 1, end) ? FL_LAST : FL_NONE;
+		return (c->floss_err = flow_ahead_bad(c, p, 1, end)) ? FL_LAST : FL_NONE;
 	switch (flow_class(c, p, end)) {
 	case FC_BRANCH:
 	case FC_EVENT:
@@ -2489,7 +2499,7 @@ static enum flow_loss flow_loss(const struct lpt_cov *c, const uint8_t *p,
 		return FL_NONE;
 	}
 	n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-	if (n <= 0 || !flow_ahead_bad(c, p, n, end))
+	if (n <= 0 || !(c->floss_err = flow_ahead_bad(c, p, n, end)))
 		return FL_NONE;
 	if (pkt.type == LPT_PKT_TIP_PGE)
 		return FL_BEFORE;
@@ -2539,7 +2549,7 @@ static const uint8_t *flow_resync(const struct lpt_cov *c, const uint8_t *p)
 /* A decode error of the flow hooks at c->fpkt: on at the next PSB. */
 static void flow_fail(struct lpt_cov *c, const uint8_t *from)
 {
-	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_PACKET);
+	flow_event(c, COV_EV_ERROR, 0, 0, true, c->floss_err);
 	drop(c);
 	decode_reset(c);
 	c->fpos = flow_resync(c, from);

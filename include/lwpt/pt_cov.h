@@ -52,6 +52,10 @@ enum lpt_cov_error {
 					 * the trace executes */
 	LPT_ERR_COV_NOT_REGULAR	= -35,	/* a file to load is a device, FIFO
 					 * or directory (never read) */
+	LPT_ERR_COV_LOOP	= -36,	/* the flow engine (lwpt/pt_flow.h)
+					 * followed 65536 direct jumps and
+					 * calls without a packet: an endless
+					 * loop of them, no trace progress */
 };
 
 /**

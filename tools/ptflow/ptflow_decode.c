@@ -979,9 +979,14 @@ void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
 		view_event(pf, NULL, ev);
 }
 
-void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason)
+void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason,
+		       uint64_t ip)
 {
-	report(pf, offset + pf->seg_base, reason, NULL);
+	struct pt_insn insn;
+
+	memset(&insn, 0, sizeof(insn));
+	insn.ip = ip;
+	report(pf, offset + pf->seg_base, reason, ip ? &insn : NULL);
 }
 
 void ptflow_emit_end(struct ptflow *pf)

@@ -297,8 +297,10 @@ void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev);
  * @pf:     the session.
  * @offset: byte offset in the trace piece (@pf->seg_base is added).
  * @reason: text.
+ * @ip:     the instruction it is at (", ip: ..."), or 0.
  */
-void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason);
+void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason,
+		       uint64_t ip);
 
 /**
  * ptflow_emit_end() - "[end of trace]" after a clean end, where the flow is

@@ -251,6 +251,54 @@ static bool to_pt_event(const struct lpt_flow_event *ev, struct pt_event *pe)
 	}
 }
 
+/* libipt's text for an engine's error (as ptflow prints libipt's). */
+static const char *error_text(int err)
+{
+	switch (err) {
+	case LPT_ERR_COV_NOMAP:
+		return pt_errstr(pte_nomap);
+	case LPT_ERR_COV_BADINSN:
+		return pt_errstr(pte_bad_insn);
+	case LPT_ERR_COV_DESYNC:
+		return pt_errstr(pte_bad_query);
+	case LPT_ERR_EOS:
+		return "unexpected end of trace";
+	case LPT_ERR_BAD_OPCODE:
+		return pt_errstr(pte_bad_opc);
+	case LPT_ERR_BAD_PACKET:
+		return pt_errstr(pte_bad_packet);
+	case LPT_ERR_BAD_CONTEXT:
+		return pt_errstr(pte_bad_context);
+	default:
+		return lpt_cov_errstr(err);
+	}
+}
+
+/*
+ * Whether the first PSB+ of the trace holds a TSC (SDM 33.4.2.17: there
+ * is one in every PSB+ when IA32_RTIT_CTL.TSCEn is set): the views'
+ * times then come from the trace, which the lwpt engine does not read yet.
+ */
+static bool has_time(const uint8_t *buf, size_t len)
+{
+	struct lpt_pkt_decoder *d = lpt_pkt_alloc(buf, len, NULL);
+	struct lpt_packet pkt;
+	bool tsc = false;
+
+	if (!d)
+		return true;	/* libipt's then */
+	if (!lpt_pkt_sync_forward(d)) {
+		while (lpt_pkt_next(d, &pkt) > 0 && pkt.type != LPT_PKT_PSBEND) {
+			if (pkt.type == LPT_PKT_TSC) {
+				tsc = true;
+				break;
+			}
+		}
+	}
+	lpt_pkt_free(d);
+	return tsc;
+}
+
 /*
  * One piece of a trace (ptflow_decode.c's decode_piece()): the flow and
  * the errors as libipt's engine prints them. 1: not for this engine.
@@ -263,6 +311,18 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 	int st;
 
 	e = pf->engine;
+	if ((pf->opt.calls || pf->opt.report || pf->opt.export_chrome) &&
+	    has_time(buf, len)) {
+		static bool said;	/* once per run */
+
+		if (!said) {
+			said = true;
+			fprintf(pf->err, "%s: --engine=lwpt: a trace with time "
+				"(TSC) for the views is decoded with libipt\n",
+				pf->prog);
+		}
+		return 1;
+	}
 	if (pf->span_cb || pf->syn || (e && e->image != pf->image)) {
 		static bool said;	/* once per run */
 
@@ -283,7 +343,7 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 	if (st == LPT_ERR_NOSYNC) {
 		/* a piece after a gap may hold no PSB: not an error */
 		if (!base)
-			ptflow_emit_error(pf, 0, "no PSB found");
+			ptflow_emit_error(pf, 0, "no PSB found", 0);
 		return 0;
 	}
 	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
@@ -298,7 +358,8 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 				/* a piece that ends at a gap ends mid-packet */
 				if (!(cut && ev.err == LPT_ERR_EOS))
 					ptflow_emit_error(pf, ev.offset,
-							  lpt_cov_errstr(ev.err));
+							  error_text(ev.err),
+							  ev.ip_suppressed ? 0 : ev.ip);
 				enabled = false;
 				clean = false;
 				continue;
@@ -324,7 +385,7 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 		}
 	}
 	if (st < 0) {
-		ptflow_emit_error(pf, lpt_flow_offset(e->f), lpt_cov_errstr(st));
+		ptflow_emit_error(pf, lpt_flow_offset(e->f), lpt_cov_errstr(st), 0);
 		return 0;
 	}
 	if (!clean)
@@ -332,7 +393,8 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 	/* PacketEn=1 at the end: the output was cut (ptflow_decode.c) */
 	if (enabled) {
 		if (!cut)
-			ptflow_emit_error(pf, len, "trace ends while tracing is enabled");
+			ptflow_emit_error(pf, len, "trace ends while tracing is "
+					  "enabled", 0);
 		return 0;
 	}
 	ptflow_emit_end(pf);
