@@ -114,3 +114,10 @@ UNIT_TESTS += test_pt_flow
 test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c
 test_pt_flow_LIBS := pt
 test_pt_flow_LDLIBS := -lipt
+
+# The flow engine against libipt's pt_insn_next() in one process on the
+# real mruby trace (issue 34 point 1): cold and warm block cache.
+BENCHES += bench_pt_flow
+bench_pt_flow_SRCS := tests/libpt/bench_pt_flow.c tests/libpt/cov_ref.c
+bench_pt_flow_LIBS := pt
+bench_pt_flow_LDLIBS := -lipt
