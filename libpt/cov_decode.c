@@ -2491,6 +2491,16 @@ static enum flow_loss flow_loss(struct lpt_cov *c, const uint8_t *p,
 		return FL_NONE;
 	if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
 		return (c->floss_err = flow_ahead_bad(c, p, 1, end)) ? FL_LAST : FL_NONE;
+	if ((b & PT_OPM_IP) == PT_OPC_TIP || (b & PT_OPM_IP) == PT_OPC_TIP_PGE ||
+	    (b & PT_OPM_IP) == PT_OPC_TIP_PGD) {	/* the common ones, fast */
+		unsigned int ipb = b >> PT_IPBYTES_SHIFT;
+
+		n = 1 + (int)PT_IPBYTES_PAYLOAD_SIZE(ipb);
+		if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 || end - p < n ||
+		    !(c->floss_err = flow_ahead_bad(c, p, n, end)))
+			return FL_NONE;
+		return (b & PT_OPM_IP) == PT_OPC_TIP_PGE ? FL_BEFORE : FL_LAST;
+	}
 	switch (flow_class(c, p, end)) {
 	case FC_BRANCH:
 	case FC_EVENT:
