@@ -228,6 +228,8 @@ struct lpt_cov {
 	uint32_t fitems;	/* blocks and events the step gave */
 	uint64_t ferr_ip;	/* the instruction an error is at, or 0 */
 	int floss_err;		/* flow_loss()'s error */
+	const uint8_t *fbad_psb;	/* the PSB+ it is from, if one */
+	bool fresynced;		/* the packet at fpos is where a sync went */
 	uint8_t fmode;		/* a MODE.Exec outside PSB+: its mode, */
 	bool fmode_set;		/* for the next TIP or TIP.PGE's event */
 	const uint8_t *trunc_at;	/* the packet cut by the end */
@@ -2381,6 +2383,7 @@ int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->fend = end;
 	c->fpkt = NULL;
 	c->fpos = next_psb(trace, end, trace);
+	c->fresynced = true;	/* as libipt's first sync */
 	c->fdone = c->fpos == end;
 	return c->fdone ? LPT_ERR_NOSYNC : 0;
 }
@@ -2430,6 +2433,44 @@ static enum flow_cls flow_class(const struct lpt_cov *c, const uint8_t *p,
 }
 
 /*
+ * Whether the PSB+ at @p (a PSB) is one libipt cannot read
+ * (pt_qry_read_psb_header()): a packet other than PAD, FUP, PIP, MODE,
+ * TSC, CBR, TMA, MTC, CYC, VMCS or MNT before its PSBEND, or one that
+ * does not decode. Its error, 0 when it reads (or is cut by the end of
+ * the trace: libipt's read-ahead ignores that).
+ */
+static int flow_psb_bad(const struct lpt_cov *c, const uint8_t *p,
+			const uint8_t *end)
+{
+	struct lpt_packet pkt;
+	int n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+
+	if (n <= 0 || pkt.type != LPT_PKT_PSB)
+		return n == LPT_ERR_EOS ? 0 : n < 0 ? n : 0;
+	for (p += n; p < end; p += n) {
+		n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
+		if (n == LPT_ERR_EOS)
+			return 0;
+		if (n < 0)
+			return n;
+		if (pkt.type >= LPT_PKT_BBP || pkt.type == LPT_PKT_INVALID)
+			return LPT_ERR_BAD_OPCODE;	/* newer than libipt 2.0.5 */
+		switch (pkt.type) {
+		case LPT_PKT_PSBEND:
+			return 0;
+		case LPT_PKT_PAD: case LPT_PKT_FUP: case LPT_PKT_PIP:
+		case LPT_PKT_MODE_EXEC: case LPT_PKT_MODE_TSX: case LPT_PKT_TSC:
+		case LPT_PKT_CBR: case LPT_PKT_TMA: case LPT_PKT_MTC:
+		case LPT_PKT_CYC: case LPT_PKT_VMCS: case LPT_PKT_MNT:
+			break;
+		default:
+			return LPT_ERR_BAD_CONTEXT;
+		}
+	}
+	return 0;
+}
+
+/*
  * Whether libipt fails right after the query that consumes the packet of
  * @n bytes at @p. Its query decoder reads ahead after each query
  * (pt_qry_read_ahead(): status packets decoded, a cut one at the end
@@ -2439,7 +2480,7 @@ static enum flow_cls flow_class(const struct lpt_cov *c, const uint8_t *p,
  * pt_insn_event()): when that packet does not decode, the call fails, and
  * the instruction or event it was to return is lost.
  */
-static int flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
+static int flow_ahead_bad(struct lpt_cov *c, const uint8_t *p, int n,
 			  const uint8_t *end)
 {
 	struct lpt_packet pkt;
@@ -2467,6 +2508,14 @@ static int flow_ahead_bad(const struct lpt_cov *c, const uint8_t *p, int n,
 				return 0;
 			if (n < 0)
 				return n;
+			if (pkt.type == LPT_PKT_PSB) {
+				/* read as a whole; up to its PSBEND if it reads */
+				int err = flow_psb_bad(c, p, end);
+
+				if (err)
+					c->fbad_psb = p;
+				return err;
+			}
 			p += n;
 		}
 	}
@@ -2559,10 +2608,21 @@ static const uint8_t *flow_resync(const struct lpt_cov *c, const uint8_t *p)
 /* A decode error of the flow hooks at c->fpkt: on at the next PSB. */
 static void flow_fail(struct lpt_cov *c, const uint8_t *from)
 {
+	const uint8_t *psb = c->fbad_psb;
+
 	flow_event(c, COV_EV_ERROR, 0, 0, true, c->floss_err);
 	drop(c);
 	decode_reset(c);
+	if (psb) {
+		/* libipt goes back to the PSB it could not read, syncs there,
+		 * fails again, and goes on after it */
+		flow_event(c, COV_EV_ERROR, 0, 0, true, c->floss_err);
+		c->fpos = next_psb(c->tbegin, c->fend, psb + 1);
+		c->fresynced = true;
+		return;
+	}
 	c->fpos = flow_resync(c, from);
+	c->fresynced = true;
 }
 
 int cov_flow_step(struct lpt_cov *c)
@@ -2571,9 +2631,28 @@ int cov_flow_step(struct lpt_cov *c)
 		return 0;
 	if (c->fpos < c->fend && !c->halt) {
 		const uint8_t *p = c->fpos;
-		enum flow_loss loss = flow_loss(c, p, c->fend);
+		enum flow_loss loss;
+		bool resynced = c->fresynced;
+		int err;
 
 		c->fpkt = p;
+		c->fresynced = false;
+		c->fbad_psb = NULL;
+		if (*p == PT_OPC_EXT && p + 1 < c->fend && p[1] == PT_EXT_PSB &&
+		    (err = flow_psb_bad(c, p, c->fend))) {
+			/* a PSB+ libipt cannot read: its read-ahead fails
+			 * there, then its sync; one error when the sync was
+			 * the way here */
+			flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+			if (!resynced)
+				flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+			drop(c);
+			decode_reset(c);
+			c->fpos = next_psb(c->tbegin, c->fend, p + 1);
+			c->fresynced = true;
+			return 1;
+		}
+		loss = flow_loss(c, p, c->fend);
 		if (loss == FL_BEFORE) {
 			flow_fail(c, p + 1);
 			return 1;
@@ -2590,6 +2669,7 @@ int cov_flow_step(struct lpt_cov *c)
 	if (c->halt == COV_HALT_RESYNC) {
 		decode_reset(c);
 		c->fpos = flow_resync(c, c->fpos);
+		c->fresynced = true;
 		return 1;
 	}
 	c->fpkt = c->fend;
