@@ -227,8 +227,7 @@ struct lpt_cov {
 	bool fdone;
 	uint32_t fitems;	/* blocks and events the step gave */
 	uint64_t ferr_ip;	/* the instruction an error is at, or 0 */
-	int floss_err;		/* flow_loss()'s error */
-	const uint8_t *fbad_psb;	/* the PSB+ it is from, if one */
+	struct cov_flow_ahead fa;	/* libipt's read-ahead (flow_ahead.c) */
 	bool fresynced;		/* the packet at fpos is where a sync went */
 	uint8_t fmode;		/* a MODE.Exec outside PSB+: its mode, */
 	bool fmode_set;		/* for the next TIP or TIP.PGE's event */
@@ -2382,246 +2381,30 @@ int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	c->tbegin = trace;
 	c->fend = end;
 	c->fpkt = NULL;
+	c->fa = (struct cov_flow_ahead){ c->pkt_flags, trace, end, 0, NULL };
 	c->fpos = next_psb(trace, end, trace);
 	c->fresynced = true;	/* as libipt's first sync */
 	c->fdone = c->fpos == end;
 	return c->fdone ? LPT_ERR_NOSYNC : 0;
 }
 
-/* How libipt 2.0.5 treats a packet (pt_decoder_function.c's flags). */
-enum flow_cls {
-	FC_END,		/* no byte left */
-	FC_BAD_OPC,	/* an opcode libipt does not know */
-	FC_BRANCH,	/* TNT, TIP (pdff_tnt, pdff_tip) */
-	FC_FUP,		/* FUP (pdff_fup) */
-	FC_EVENT,	/* pdff_event: TIP.PGE/PGD, PIP, OVF, MODE, CBR,
-			 * TRACESTOP, VMCS, MNT, EXSTOP, MWAIT, PWRE, PWRX, PTW */
-	FC_STATUS,	/* PAD, PSB, PSBEND, TSC, TMA, MTC, CYC */
-};
-
-/* The class of the packet at @p, from its opcode bytes alone (a packet
- * cut by @end too: libipt's pt_df_fetch() reads opcodes only). */
-static enum flow_cls flow_class(const struct lpt_cov *c, const uint8_t *p,
-				const uint8_t *end)
-{
-	uint8_t buf[32] = { 0 };
-	struct lpt_packet pkt;
-	size_t n = (size_t)(end - p);
-	int r;
-
-	if (!n)
-		return FC_END;
-	memcpy(buf, p, n < sizeof(buf) ? n : sizeof(buf));
-	r = lpt_pkt_decode(buf, sizeof(buf), NULL, &pkt, c->pkt_flags);
-	if (r == LPT_ERR_BAD_OPCODE || (r >= 0 && (pkt.type >= LPT_PKT_BBP ||
-						   pkt.type == LPT_PKT_INVALID)))
-		return FC_BAD_OPC;
-	if (r < 0)	/* a known opcode, a malformed packet: by the opcode */
-		return *p == PT_OPC_EXT && n > 1 && p[1] == PT_EXT_PSB ?
-		       FC_STATUS : FC_EVENT;
-	switch (pkt.type) {
-	case LPT_PKT_TNT_8: case LPT_PKT_TNT_64: case LPT_PKT_TIP:
-		return FC_BRANCH;
-	case LPT_PKT_FUP:
-		return FC_FUP;
-	case LPT_PKT_PAD: case LPT_PKT_PSB: case LPT_PKT_PSBEND: case LPT_PKT_TSC:
-	case LPT_PKT_TMA: case LPT_PKT_MTC: case LPT_PKT_CYC:
-		return FC_STATUS;
-	default:
-		return FC_EVENT;
-	}
-}
-
-/*
- * Whether the PSB+ at @p (a PSB) is one libipt cannot read
- * (pt_qry_read_psb_header()): a packet other than PAD, FUP, PIP, MODE,
- * TSC, CBR, TMA, MTC, CYC, VMCS or MNT before its PSBEND, or one that
- * does not decode. Its error, 0 when it reads (or is cut by the end of
- * the trace: libipt's read-ahead ignores that).
- */
-static int flow_psb_bad(const struct lpt_cov *c, const uint8_t *p,
-			const uint8_t *end)
-{
-	struct lpt_packet pkt;
-	int n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-
-	if (n <= 0 || pkt.type != LPT_PKT_PSB)
-		return n == LPT_ERR_EOS ? 0 : n < 0 ? n : 0;
-	for (p += n; p < end; p += n) {
-		n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-		if (n == LPT_ERR_EOS)
-			return 0;
-		if (n < 0)
-			return n;
-		if (pkt.type >= LPT_PKT_BBP || pkt.type == LPT_PKT_INVALID)
-			return LPT_ERR_BAD_OPCODE;	/* newer than libipt 2.0.5 */
-		switch (pkt.type) {
-		case LPT_PKT_PSBEND:
-			return 0;
-		case LPT_PKT_PAD: case LPT_PKT_FUP: case LPT_PKT_PIP:
-		case LPT_PKT_MODE_EXEC: case LPT_PKT_MODE_TSX: case LPT_PKT_TSC:
-		case LPT_PKT_CBR: case LPT_PKT_TMA: case LPT_PKT_MTC:
-		case LPT_PKT_CYC: case LPT_PKT_VMCS: case LPT_PKT_MNT:
-			break;
-		default:
-			return LPT_ERR_BAD_CONTEXT;
-		}
-	}
-	return 0;
-}
-
-/*
- * Whether libipt fails right after the query that consumes the packet of
- * @n bytes at @p. Its query decoder reads ahead after each query
- * (pt_qry_read_ahead(): status packets decoded, a cut one at the end
- * ignored, up to the next branch or event packet; an unknown opcode on the
- * way fails it), and libipt's instruction decoder fetches an event packet
- * found there at once (event_pending() in pt_insn_next() and
- * pt_insn_event()): when that packet does not decode, the call fails, and
- * the instruction or event it was to return is lost.
- */
-static int flow_ahead_bad(struct lpt_cov *c, const uint8_t *p, int n,
-			  const uint8_t *end)
-{
-	struct lpt_packet pkt;
-
-	for (p += n;;) {
-		uint8_t b;
-
-		if (p == end)
-			return 0;
-		b = *p;
-		if ((!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT && b != PT_OPC_PAD) ||
-		    (b & PT_OPM_IP) == PT_OPC_TIP)
-			return 0;	/* TNT.8, TIP: the fast way */
-		switch (flow_class(c, p, end)) {
-		case FC_END: case FC_BRANCH:
-			return 0;
-		case FC_BAD_OPC:
-			return LPT_ERR_BAD_OPCODE;
-		case FC_EVENT:
-			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-			return n < 0 ? n : 0;
-		default:
-			n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-			if (n == LPT_ERR_EOS)
-				return 0;
-			if (n < 0)
-				return n;
-			if (pkt.type == LPT_PKT_PSB) {
-				/* read as a whole; up to its PSBEND if it reads */
-				int err = flow_psb_bad(c, p, end);
-
-				if (err)
-					c->fbad_psb = p;
-				return err;
-			}
-			p += n;
-		}
-	}
-}
-
-/* What libipt loses at the packet at @p (flow_ahead_bad()). */
-enum flow_loss {
-	FL_NONE,
-	FL_BEFORE,	/* an event packet: fail before it */
-	FL_LAST,	/* a query's packet (TNT, TIP, TIP.PGD): the last
-			 * instruction or event it gives is lost */
-};
-
-static enum flow_loss flow_loss(struct lpt_cov *c, const uint8_t *p,
-				const uint8_t *end)
-{
-	struct lpt_packet pkt;
-	uint8_t b = *p;
-	int n;
-
-	if (b == PT_OPC_PAD || c->in_psb)
-		return FL_NONE;
-	if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
-		return (c->floss_err = flow_ahead_bad(c, p, 1, end)) ? FL_LAST : FL_NONE;
-	if ((b & PT_OPM_IP) == PT_OPC_TIP || (b & PT_OPM_IP) == PT_OPC_TIP_PGE ||
-	    (b & PT_OPM_IP) == PT_OPC_TIP_PGD) {	/* the common ones, fast */
-		unsigned int ipb = b >> PT_IPBYTES_SHIFT;
-
-		n = 1 + (int)PT_IPBYTES_PAYLOAD_SIZE(ipb);
-		if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7 || end - p < n ||
-		    !(c->floss_err = flow_ahead_bad(c, p, n, end)))
-			return FL_NONE;
-		return (b & PT_OPM_IP) == PT_OPC_TIP_PGE ? FL_BEFORE : FL_LAST;
-	}
-	switch (flow_class(c, p, end)) {
-	case FC_BRANCH:
-	case FC_EVENT:
-		break;
-	default:
-		return FL_NONE;
-	}
-	n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-	if (n <= 0 || !(c->floss_err = flow_ahead_bad(c, p, n, end)))
-		return FL_NONE;
-	if (pkt.type == LPT_PKT_TIP_PGE)
-		return FL_BEFORE;
-	return pkt.type == LPT_PKT_TNT_64 || pkt.type == LPT_PKT_TIP ||
-	       pkt.type == LPT_PKT_TIP_PGD ? FL_LAST : FL_BEFORE;
-}
-
-/*
- * Where libipt's user goes on after an error at the packets before @p:
- * libipt's query decoder has read ahead over status packets (PADs, timing;
- * pt_qry_read_ahead()) to the next branch or event packet, or into a PSB+
- * up to its PSBEND (which publishes the PSB+'s status events), and
- * pt_qry_sync_forward() searches the next PSB from 15 bytes before that
- * (a PSB partly consumed by a preceding packet).
- */
-static const uint8_t *flow_resync(const struct lpt_cov *c, const uint8_t *p)
-{
-	const uint8_t *end = c->fend;
-
-	while (p < end) {
-		struct lpt_packet pkt;
-		enum flow_cls k = flow_class(c, p, end);
-		int n;
-
-		if (k != FC_STATUS && k != FC_FUP)
-			break;
-		n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, c->pkt_flags);
-		if (n <= 0)
-			break;
-		if (pkt.type == LPT_PKT_PSB) {	/* the PSB+ up to its PSBEND */
-			const uint8_t *q = p + n;
-
-			while (q < end && (n = lpt_pkt_decode(q, (size_t)(end - q), NULL,
-							      &pkt, c->pkt_flags)) > 0 &&
-			       pkt.type != LPT_PKT_PSBEND && pkt.type != LPT_PKT_PSB)
-				q += n;
-			if (n > 0 && q < end && pkt.type == LPT_PKT_PSBEND)
-				p = q;
-			break;
-		}
-		p += n;
-	}
-	p = p - c->tbegin >= 15 ? p - 15 : c->tbegin;
-	return next_psb(c->tbegin, end, p);
-}
-
 /* A decode error of the flow hooks at c->fpkt: on at the next PSB. */
 static void flow_fail(struct lpt_cov *c, const uint8_t *from)
 {
-	const uint8_t *psb = c->fbad_psb;
+	const uint8_t *psb = c->fa.bad_psb;
 
-	flow_event(c, COV_EV_ERROR, 0, 0, true, c->floss_err);
+	flow_event(c, COV_EV_ERROR, 0, 0, true, c->fa.err);
 	drop(c);
 	decode_reset(c);
 	if (psb) {
 		/* libipt goes back to the PSB it could not read, syncs there,
 		 * fails again, and goes on after it */
-		flow_event(c, COV_EV_ERROR, 0, 0, true, c->floss_err);
+		flow_event(c, COV_EV_ERROR, 0, 0, true, c->fa.err);
 		c->fpos = next_psb(c->tbegin, c->fend, psb + 1);
 		c->fresynced = true;
 		return;
 	}
-	c->fpos = flow_resync(c, from);
+	c->fpos = cov_flow_resync(&c->fa, from);
 	c->fresynced = true;
 }
 
@@ -2631,15 +2414,15 @@ int cov_flow_step(struct lpt_cov *c)
 		return 0;
 	if (c->fpos < c->fend && !c->halt) {
 		const uint8_t *p = c->fpos;
-		enum flow_loss loss;
+		enum cov_flow_loss loss;
 		bool resynced = c->fresynced;
 		int err;
 
 		c->fpkt = p;
 		c->fresynced = false;
-		c->fbad_psb = NULL;
+		c->fa.bad_psb = NULL;
 		if (*p == PT_OPC_EXT && p + 1 < c->fend && p[1] == PT_EXT_PSB &&
-		    (err = flow_psb_bad(c, p, c->fend))) {
+		    (err = cov_flow_psb_bad(&c->fa, p, c->fend))) {
 			/* a PSB+ libipt cannot read: its read-ahead fails
 			 * there, then its sync; one error when the sync was
 			 * the way here */
@@ -2652,7 +2435,7 @@ int cov_flow_step(struct lpt_cov *c)
 			c->fresynced = true;
 			return 1;
 		}
-		loss = flow_loss(c, p, c->fend);
+		loss = cov_flow_loss(&c->fa, c->in_psb, p, c->fend);
 		if (loss == FL_BEFORE) {
 			flow_fail(c, p + 1);
 			return 1;
@@ -2668,14 +2451,14 @@ int cov_flow_step(struct lpt_cov *c)
 	}
 	if (c->halt == COV_HALT_RESYNC) {
 		decode_reset(c);
-		c->fpos = flow_resync(c, c->fpos);
+		c->fpos = cov_flow_resync(&c->fa, c->fpos);
 		c->fresynced = true;
 		return 1;
 	}
 	c->fpkt = c->fend;
 	if (c->trunc && c->trunc_at)	/* libipt decodes on only to the query
 					 * of a cut TNT or TIP (flow_ahead_bad()) */
-		c->trunc_event = flow_class(c, c->trunc_at, c->fend) != FC_BRANCH;
+		c->trunc_event = cov_flow_class(&c->fa, c->trunc_at, c->fend) != FC_BRANCH;
 	decode_end(c);
 	c->fdone = true;
 	return 0;

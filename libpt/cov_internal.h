@@ -93,4 +93,85 @@ int cov_flow_step(struct lpt_cov *c);
  */
 uint64_t cov_flow_offset(const struct lpt_cov *c);
 
+/* ---- libipt's read-ahead (flow_ahead.c) -------------------------------- */
+
+/* How libipt 2.0.5 treats a packet (pt_decoder_function.c's flags). */
+enum cov_flow_cls {
+	FC_END,		/* no byte left */
+	FC_BAD_OPC,	/* an opcode libipt does not know */
+	FC_BRANCH,	/* TNT, TIP (pdff_tnt, pdff_tip) */
+	FC_FUP,		/* FUP (pdff_fup) */
+	FC_EVENT,	/* pdff_event: TIP.PGE/PGD, PIP, OVF, MODE, CBR,
+			 * TRACESTOP, VMCS, MNT, EXSTOP, MWAIT, PWRE, PWRX, PTW */
+	FC_STATUS,	/* PAD, PSB, PSBEND, TSC, TMA, MTC, CYC */
+};
+
+/* What libipt loses at a packet (cov_flow_loss()). */
+enum cov_flow_loss {
+	FL_NONE,
+	FL_BEFORE,	/* an event packet: fail before it */
+	FL_LAST,	/* a query's packet (TNT, TIP, TIP.PGD): the last
+			 * instruction or event it gives is lost */
+};
+
+/* The trace and what the last cov_flow_loss() found. */
+struct cov_flow_ahead {
+	uint32_t pkt_flags;		/* lpt_pkt_decode()'s flags */
+	const uint8_t *begin, *end;	/* the trace */
+	int err;			/* the error libipt meets there */
+	const uint8_t *bad_psb;		/* the PSB+ it is in, or NULL */
+};
+
+/**
+ * cov_flow_class() - libipt's class of the packet at @p, from its opcode
+ * bytes alone (libipt's pt_df_fetch(): a packet cut by @end too).
+ * @a: the trace.
+ * @p, @end: the packet and the end of the trace.
+ *
+ * Return: enum cov_flow_cls.
+ */
+enum cov_flow_cls cov_flow_class(const struct cov_flow_ahead *a, const uint8_t *p,
+				  const uint8_t *end);
+
+/**
+ * cov_flow_psb_bad() - whether libipt cannot read the PSB+ at @p
+ * (pt_qry_read_psb_header(): a packet other than PAD, FUP, PIP, MODE, TSC,
+ * CBR, TMA, MTC, CYC, VMCS, MNT before its PSBEND, or one that does not
+ * decode).
+ * @a: the trace.
+ * @p, @end: a PSB and the end of the trace.
+ *
+ * Return: the error libipt meets (LPT_ERR_BAD_CONTEXT, a decode error), 0
+ * when it reads or is cut by the end (libipt's read-ahead ignores that).
+ */
+int cov_flow_psb_bad(const struct cov_flow_ahead *a, const uint8_t *p,
+		     const uint8_t *end);
+
+/**
+ * cov_flow_loss() - what libipt loses at the packet at @p: its query
+ * decoder reads ahead after each query, and its instruction decoder
+ * fetches an event packet found there at once (event_pending()); when
+ * that does not decode, the call fails and the instruction or event it
+ * was to return is lost.
+ * @a:      the trace; receives the error (@a->err) and the PSB+ it is in
+ *          (@a->bad_psb) when not FL_NONE.
+ * @in_psb: the walk is inside a PSB+ (no query there).
+ * @p, @end: the packet and the end of the trace.
+ *
+ * Return: enum cov_flow_loss.
+ */
+enum cov_flow_loss cov_flow_loss(struct cov_flow_ahead *a, bool in_psb,
+				 const uint8_t *p, const uint8_t *end);
+
+/**
+ * cov_flow_resync() - where libipt's user goes on after an error at the
+ * packets before @p: after libipt's read-ahead (status packets, a PSB+ up
+ * to its PSBEND), the next PSB from 15 bytes before (pt_qry_sync_forward()).
+ * @a: the trace.
+ * @p: where the walk stands.
+ *
+ * Return: the PSB, or the end of the trace.
+ */
+const uint8_t *cov_flow_resync(const struct cov_flow_ahead *a, const uint8_t *p);
+
 #endif /* _LIBPT_COV_INTERNAL_H */

@@ -35,7 +35,8 @@ fuzz_cov_image_MAXLEN := 65536
 # (lwpt/pt_flow.h) on the same inputs.
 FUZZERS += fuzz_cov
 fuzz_cov_SRCS := tests/libpt/fuzz_cov.c libpt/cov_decode.c libpt/cov_image.c \
-	libpt/cov_map.c libpt/cov_insn.c libpt/flow_decode.c libpt/ptcap_dir.c \
+	libpt/cov_map.c libpt/cov_insn.c libpt/flow_decode.c libpt/flow_ahead.c \
+	libpt/ptcap_dir.c \
 	libpt/ptcap_file.c \
 	$(sort $(wildcard libpt/pkt_*.c)) \
 	model/x86/x86_cofi.c
