@@ -2435,6 +2435,17 @@ int cov_flow_step(struct lpt_cov *c)
 			c->fresynced = true;
 			return 1;
 		}
+		if (!c->cur && !c->fup_pending && !c->in_psb &&
+		    cov_flow_class(&c->fa, p, c->fend) == FC_BRANCH) {
+			/* a TNT or TIP while tracing is off: libipt's
+			 * pt_insn_next() fails (-pte_no_enable) */
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
+			drop(c);
+			decode_reset(c);
+			c->fpos = cov_flow_resync(&c->fa, p);
+			c->fresynced = true;
+			return 1;
+		}
 		loss = cov_flow_loss(&c->fa, c->in_psb, p, c->fend);
 		if (loss == FL_BEFORE) {
 			flow_fail(c, p + 1);
