@@ -2435,6 +2435,22 @@ int cov_flow_step(struct lpt_cov *c)
 			c->fresynced = true;
 			return 1;
 		}
+		if (!c->in_psb && !c->fup_pending && !c->ovf && !c->cur &&
+		    (*p & PT_OPM_IP) == PT_OPC_TIP_PGD &&
+		    (*p >> PT_IPBYTES_SHIFT) != PT_IPBYTES_RSVD_5 &&
+		    (*p >> PT_IPBYTES_SHIFT) != PT_IPBYTES_RSVD_7 &&
+		    c->fend - p >= 1 + (long)PT_IPBYTES_PAYLOAD_SIZE(*p >> PT_IPBYTES_SHIFT)) {
+			/* a TIP.PGD while tracing is off: libipt's
+			 * pt_insn_event() fails (-pte_bad_context) */
+			const uint8_t *after = p + 1 + PT_IPBYTES_PAYLOAD_SIZE(*p >> PT_IPBYTES_SHIFT);
+
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
+			drop(c);
+			decode_reset(c);
+			c->fpos = cov_flow_resync(&c->fa, after);
+			c->fresynced = true;
+			return 1;
+		}
 		if (!c->cur && !c->fup_pending && !c->in_psb &&
 		    cov_flow_class(&c->fa, p, c->fend) == FC_BRANCH) {
 			/* a TNT or TIP while tracing is off: libipt's
