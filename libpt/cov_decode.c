@@ -136,6 +136,8 @@ struct cov_blk {
 	uint8_t tgt_out;	/* direct target outside the filter */
 	uint8_t flags;		/* BLK_F_* */
 	struct cov_path *lastp;	/* the last path looked up from here */
+	const uint8_t *lens;	/* with the flow hooks: the @ninsn
+				 * instructions' lengths */
 };
 
 /* cov_blk.flags */
@@ -217,6 +219,26 @@ struct lpt_cov {
 	struct lpt_cov_stats st;
 	struct lpt_cov_edge *out;
 	size_t out_cap;
+
+	/* The flow hooks (cov_internal.h): NULL for coverage alone. */
+	const struct cov_flow_ops *fo;
+	void *fctx;
+	const uint8_t *fpos, *fend;	/* cov_flow_step()'s position */
+	const uint8_t *fpkt;		/* the packet being decoded */
+	uint8_t *lenbuf;		/* blk_build()'s lengths */
+	size_t lenbuf_cap;
+	uint8_t *larena;		/* where block lengths are kept */
+	size_t larena_left;
+	bool fdone;
+	uint32_t fitems;	/* blocks and events the step gave */
+	uint64_t ferr_ip;	/* the instruction an error is at, or 0 */
+	struct cov_flow_ahead fa;	/* libipt's read-ahead (flow_ahead.c) */
+	bool fresynced;		/* the packet at fpos is where a sync went */
+	uint8_t fmode;		/* a MODE.Exec outside PSB+: its mode, */
+	bool fmode_set;		/* for the next TIP or TIP.PGE's event */
+	const uint8_t *trunc_at;	/* the packet cut by the end */
+	bool trunc_event;	/* the cut packet is not a TNT or TIP: libipt
+				 * does not decode on up to it */
 };
 
 const char *lpt_cov_errstr(int err)
@@ -232,6 +254,8 @@ const char *lpt_cov_errstr(int err)
 		return "not a regular file (a device, FIFO or directory): not read";
 	case LPT_ERR_COV_BUILD_ID:
 		return "another build-id than the capture recorded: not the binary traced";
+	case LPT_ERR_COV_LOOP:
+		return "no trace progress (endless loop of direct branches?)";
 	default:
 		return lpt_errstr(err);
 	}
@@ -283,6 +307,8 @@ static void cov_flush(struct lpt_cov *c)
 	memset(c->ptab, 0, (c->pmask + 1) * sizeof(*c->ptab));
 	c->parena = NULL;
 	c->parena_left = 0;
+	c->larena = NULL;
+	c->larena_left = 0;
 	c->last_path = NULL;
 	c->nptouched = 0;
 	memset(c->pcache, 0, sizeof(c->pcache));
@@ -529,6 +555,46 @@ static enum cov_kind kind_of(enum x86_cofi_kind k)
 	}
 }
 
+/* The flow hooks: the length of a block's instruction @i (blk_build()). */
+static bool blk_len(struct lpt_cov *c, uint32_t i, uint8_t len)
+{
+	if (i >= c->lenbuf_cap) {
+		size_t cap = c->lenbuf_cap ? 2 * c->lenbuf_cap : 256;
+		uint8_t *n = realloc(c->lenbuf, cap);
+
+		if (!n) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return false;
+		}
+		c->lenbuf = n;
+		c->lenbuf_cap = cap;
+	}
+	c->lenbuf[i] = len;
+	return true;
+}
+
+/* The flow hooks: keep the lengths blk_len() recorded with @b. */
+static bool blk_lens(struct lpt_cov *c, struct cov_blk *b)
+{
+	if (!b->ninsn)
+		return true;
+	if (c->larena_left < b->ninsn) {
+		size_t sz = b->ninsn > 16384 ? b->ninsn : 16384;
+
+		c->larena = cov_chunk(c, sz);
+		if (!c->larena) {
+			c->err = c->err ? c->err : LPT_ERR_NOMEM;
+			return false;
+		}
+		c->larena_left = sz;
+	}
+	memcpy(c->larena, c->lenbuf, b->ninsn);
+	b->lens = c->larena;
+	c->larena += b->ninsn;
+	c->larena_left -= b->ninsn;
+	return true;
+}
+
 /*
  * Decode the block at @ip in the current mode (the cold path). NULL with
  * c->err set when code is missing (LPT_ERR_COV_NOMAP, c->fault) or memory
@@ -592,6 +658,8 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 			b->next = a;
 			break;
 		}
+		if (c->fo && !blk_len(c, b->ninsn, x.len))
+			return NULL;
 		b->ninsn++;
 		if (x.kind == X86_COFI_UD)
 			b->flags |= BLK_F_UD;
@@ -615,6 +683,8 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 		off += x.len;
 	}
 done:
+	if (c->fo && !blk_lens(c, b))
+		return NULL;
 	if (blk_insert(c, b)) {
 		c->err = c->err ? c->err : LPT_ERR_NOMEM;
 		return NULL;
@@ -677,6 +747,69 @@ static void retstack_push(struct lpt_cov *c, uint64_t a)
 		c->rs_n++;
 }
 
+/* ---- the flow hooks (cov_internal.h) ------------------------------------ */
+
+/* The trace offset of the packet being decoded. */
+static inline uint64_t flow_off(const struct lpt_cov *c)
+{
+	return c->fpkt ? (uint64_t)(c->fpkt - c->tbegin) : 0;
+}
+
+static inline void flow_event(struct lpt_cov *c, enum cov_flow_ev type,
+			      uint64_t from, uint64_t ip, bool suppressed, int err)
+{
+	if (c->fo) {
+		c->fo->event(c->fctx, type, from, ip, suppressed, err, flow_off(c));
+		c->fitems++;
+	}
+}
+
+/* The exec mode event a MODE.Exec binds to a TIP or TIP.PGE (libipt). */
+static inline void flow_exec_mode(struct lpt_cov *c)
+{
+	if (c->fmode_set) {
+		c->fmode_set = false;
+		flow_event(c, COV_EV_EXEC_MODE, 0, c->fmode, false, 0);
+	}
+}
+
+/* The first @n instructions of @b ran; @whole: with its branch. */
+static inline void flow_insns(struct lpt_cov *c, const struct cov_blk *b,
+			      uint32_t n, bool whole)
+{
+	if (c->fo && n) {
+		c->fo->insns(c->fctx, b->start, b->lens, n, b->mode,
+			     whole && b->kind <= BK_FAR ? b->kind + 1u : COV_END_NONE);
+		c->fitems++;
+	}
+}
+
+/* All of @b ran, its branch too. */
+static inline void flow_all(struct lpt_cov *c, const struct cov_blk *b)
+{
+	flow_insns(c, b, b->ninsn, true);
+}
+
+/* @b's instructions before its branch (or before the missing code, the
+ * invalid instruction, the end of the filter range) ran. */
+static inline void flow_pre(struct lpt_cov *c, const struct cov_blk *b)
+{
+	flow_insns(c, b, b->kind <= BK_FAR ? b->ninsn - 1 : b->ninsn, false);
+}
+
+/* @b's instructions before the one at @ip ran. */
+static void flow_before(struct lpt_cov *c, const struct cov_blk *b, uint64_t ip)
+{
+	uint64_t a = b->start;
+	uint32_t n = 0;
+
+	if (!c->fo)
+		return;
+	while (n < b->ninsn && a < ip)
+		a += b->lens[n++];
+	flow_insns(c, b, n, false);
+}
+
 static void fail(struct lpt_cov *c, int err)
 {
 	if (!c->err)
@@ -684,6 +817,11 @@ static void fail(struct lpt_cov *c, int err)
 	c->st.errors++;
 	drop(c);
 	c->cur = NULL;
+	if (c->fo) {
+		/* libipt's user goes on at the next PSB */
+		flow_event(c, COV_EV_ERROR, 0, c->ferr_ip, !c->ferr_ip, err);
+		c->halt |= COV_HALT_RESYNC;
+	}
 }
 
 /* Remember a missing page once per decode, the first met first. */
@@ -703,6 +841,9 @@ static void note_fault(struct lpt_cov *c, uint64_t addr)
  * the image lacks: the error for it. */
 static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 {
+	flow_pre(c, b);
+	if (b->kind == BK_NOMAP || b->kind == BK_BAD)
+		c->ferr_ip = b->cofi;	/* the instruction libipt fails at */
 	if (b->kind == BK_NOMAP) {
 		c->fault = b->next;
 		note_fault(c, b->next);
@@ -710,6 +851,7 @@ static void fail_at(struct lpt_cov *c, const struct cov_blk *b)
 	} else {
 		fail(c, b->kind == BK_BAD ? LPT_ERR_COV_BADINSN : LPT_ERR_COV_DESYNC);
 	}
+	c->ferr_ip = 0;
 }
 
 /* @b's instructions before its branch ran: the pending edge reached. */
@@ -737,7 +879,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		if (b->tgt_out)
 			break;		/* the branch leaves: TIP.PGD */
 		if (++n > COV_WALK_MAX) {
-			fail(c, LPT_ERR_COV_DESYNC);
+			fail(c, c->fo ? LPT_ERR_COV_LOOP : LPT_ERR_COV_DESYNC);
 			return NULL;
 		}
 		s = succ(c, b, 1);
@@ -747,6 +889,7 @@ static inline struct cov_blk *advance(struct lpt_cov *c)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
@@ -788,6 +931,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 			return;
 		}
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[bit]);
 		c->cur = s;
 		return;
@@ -811,6 +955,7 @@ static inline void tnt_bit(struct lpt_cov *c, int bit)
 		c->rs_n--;
 		c->rec_bad = true;	/* depends on the return stack */
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		id = edge_id(c, b->cofi, ra, false);
 		if (!id) {
 			fail(c, LPT_ERR_NOMEM);
@@ -1116,11 +1261,15 @@ static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 			else
 				drop(c);
 			c->st.insns += ip - b->start ? b->ninsn : 0;
+			flow_before(c, b, ip);
 			return;
 		}
 		if ((b->kind != BK_JMP && b->kind != BK_CALL) || b->tgt_out ||
 		    ++n > COV_WALK_MAX) {
-			fail_at(c, b);
+			if (c->fo && n > COV_WALK_MAX)
+				fail(c, LPT_ERR_COV_LOOP);
+			else
+				fail_at(c, b);
 			return;
 		}
 		struct cov_blk *s = succ(c, b, 1);
@@ -1131,6 +1280,7 @@ static void walk_to_at(struct lpt_cov *c, uint64_t ip, bool at_start)
 		}
 		commit(c);
 		c->st.insns += b->ninsn;
+		flow_all(c, b);
 		set_pend(c, b->eid[1]);
 		if (b->kind == BK_CALL && b->target != b->next)
 			retstack_push(c, b->next);
@@ -1229,6 +1379,11 @@ static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
 	    b->cofi != c->fup_ip)
 		return;
 	c->st.insns++;
+	if (c->fo) {
+		c->fo->insns(c->fctx, b->cofi, b->lens + b->ninsn - 1, 1, b->mode,
+			     COV_END_FAR);
+		c->fitems++;
+	}
 	if (suppressed)
 		return;
 	id = edge_id(c, b->cofi, ip, false);
@@ -1264,6 +1419,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 
 	enter(c, b);
 	c->st.insns += b->ninsn;
+	flow_all(c, b);
 	for (unsigned int n = 0; n < COV_OUT_STEPS; n++) {
 		struct x86_cofi x;
 
@@ -1272,6 +1428,16 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 		      x.kind == X86_COFI_CALL_REL || x86_cofi_is_far(x.kind)))
 			break;
 		c->st.insns++;
+		if (c->fo) {
+			uint8_t len = x.len;
+
+			c->fo->insns(c->fctx, a, &len, 1, c->mode,
+				     x.kind == X86_COFI_NONE ? COV_END_NONE :
+				     x.kind == X86_COFI_JMP_REL ? COV_END_JMP :
+				     x.kind == X86_COFI_CALL_REL ? COV_END_CALL :
+				     COV_END_FAR);
+			c->fitems++;
+		}
 		if (src) {	/* the instruction at @a is decoded */
 			uint32_t id = edge_id(c, src, a, false);
 
@@ -1295,9 +1461,16 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 static void on_tip(struct lpt_cov *c, uint64_t ip)
 {
 	if (c->fup_pending) {
+		bool on = c->cur;
+
 		c->fup_pending = false;
 		if (c->cur && !erratum_bdm64(c))
 			walk_to(c, c->fup_ip);
+		if (c->halt & COV_HALT_RESYNC)
+			return;		/* the flow hooks' error */
+		if (on)
+			flow_event(c, COV_EV_ASYNC_BRANCH, c->fup_ip, ip, false, 0);
+		flow_exec_mode(c);
 		c->pend = COV_NO_EDGE;
 		jump_to(c, ip);
 		return;
@@ -1323,6 +1496,7 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 	}
 	commit(c);
 	c->st.insns += b->ninsn;
+	flow_all(c, b);
 	id = edge_id(c, b->cofi, ip, false);
 	if (!id) {
 		fail(c, LPT_ERR_NOMEM);
@@ -1331,6 +1505,7 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 	set_pend(c, id);
 	if (b->kind == BK_CALL_IND)
 		retstack_push(c, b->next);
+	flow_exec_mode(c);
 	jump_to(c, ip);
 }
 
@@ -1338,11 +1513,18 @@ static void tip_ip(struct lpt_cov *c, uint64_t ip)
 static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 {
 	struct cov_blk *b;
+	enum cov_flow_ev ev = COV_EV_DISABLED;
+	bool on = c->cur && !c->ovf;
 
 	if (c->fup_pending) {	/* asynchronous: at the FUP's IP */
 		c->fup_pending = false;
+		on = c->cur;
+		ev = COV_EV_ASYNC_DISABLED;
 		if (c->cur && !erratum_bdm64(c)) {
 			walk_to(c, c->fup_ip);
+			if (c->cur && (c->errata & LPT_ERRATUM_SKD022) &&
+			    (c->cur->flags & BLK_F_VMENTRY) && c->cur->cofi == c->fup_ip)
+				ev = COV_EV_DISABLED;	/* the VM entry */
 			erratum_skd022(c, ip, suppressed);
 		}
 		goto off;
@@ -1366,6 +1548,7 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			/* the direct branch out of the filter disabled tracing */
 			enter(c, b);
 			c->st.insns += b->ninsn;
+			flow_all(c, b);
 		} else {
 			pgd_walk_out(c, b);
 		}
@@ -1383,6 +1566,8 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 			drop(c);
 		if (b->kind == BK_NOMAP)
 			fail_at(c, b);
+		else
+			flow_pre(c, b);
 		goto off;
 	}
 	enter(c, b);
@@ -1391,6 +1576,7 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 		fail_at(c, b);
 		goto off;
 	}
+	flow_all(c, b);
 	if (b->kind != BK_LEAVE && !suppressed) {
 		uint32_t id = edge_id(c, b->cofi, ip, b->kind == BK_COND);
 
@@ -1404,6 +1590,9 @@ static void on_pgd(struct lpt_cov *c, uint64_t ip, bool suppressed)
 off:
 	drop(c);
 	c->cur = NULL;
+	if (on && !(c->halt & COV_HALT_RESYNC))
+		flow_event(c, ev, ev == COV_EV_ASYNC_DISABLED ? c->fup_ip : 0,
+			   suppressed ? 0 : ip, suppressed, 0);
 }
 
 static void on_fup(struct lpt_cov *c, uint64_t ip)
@@ -1420,6 +1609,7 @@ static void on_fup(struct lpt_cov *c, uint64_t ip)
 	if (c->ovf) {		/* tracing resumes here after an overflow */
 		c->ovf = false;
 		c->pend = COV_NO_EDGE;
+		flow_event(c, COV_EV_OVERFLOW, 0, ip, false, 0);
 		jump_to(c, ip);
 		return;
 	}
@@ -1463,6 +1653,9 @@ static void decode_reset(struct lpt_cov *c)
 	c->mode = X86_MODE_64;
 	c->have_pend_mode = false;
 	c->fup_pending = c->skip_fup = c->in_psb = c->ovf = c->trunc = false;
+	c->trunc_at = NULL;
+	c->trunc_event = false;
+	c->fmode_set = false;
 	c->halt &= (uint8_t)~COV_HALT_RESYNC;
 	c->tsx_abort = false;
 	c->psb_fup_valid = c->psb_mode_bad = false;
@@ -1544,6 +1737,7 @@ static enum ovf_scan ovf_resume(struct lpt_cov *c, const uint8_t *q,
 		return OVF_ERROR;	/* suppressed: libipt needs an IP */
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
+	flow_event(c, COV_EV_OVERFLOW, 0, ip, false, 0);
 	jump_to(c, ip);
 	return OVF_HANDLED;
 }
@@ -1641,21 +1835,31 @@ static const uint8_t *ovf_resolve(struct lpt_cov *c, const uint8_t *q,
 	enum ovf_scan st = ovf_find_fup(c, q, end), r = OVF_NOT_HANDLED;
 	const uint8_t *pos = q;
 
-	if (st == OVF_FUP || st == OVF_EOS)
+	if (st == OVF_FUP)
 		return q;
+	if (st == OVF_EOS) {
+		flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
+		return q;
+	}
 	if (st != OVF_ERROR && (c->errata & LPT_ERRATUM_SKD010))
 		r = ovf_skd010(c, q, end, &pos);
 	if (r == OVF_NOT_HANDLED && st == OVF_BAD_CONTEXT &&
 	    (c->errata & LPT_ERRATUM_APL11))
 		r = ovf_apl11(c, q, end, &pos);
-	if (r == OVF_HANDLED)
+	if (r == OVF_HANDLED) {
+		if (c->ovf)	/* tracing off after it */
+			flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
 		return pos;
-	if (r == OVF_NOT_HANDLED && st == OVF_OFF)
+	}
+	if (r == OVF_NOT_HANDLED && st == OVF_OFF) {
+		flow_event(c, COV_EV_OVERFLOW, 0, 0, true, 0);
 		return q;
+	}
 	/* libipt's decode fails here; it goes on at the next PSB */
 	if (!c->err)
 		c->err = LPT_ERR_BAD_CONTEXT;
 	c->st.errors++;
+	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
 	decode_reset(c);
 	return next_psb(c->tbegin, end, q);
 }
@@ -1669,6 +1873,7 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 
 	if (n == LPT_ERR_EOS) {	/* cut at the end of the buffer */
 		c->trunc = true;
+		c->trunc_at = p;
 		return end;
 	}
 	if (n < 0)
@@ -1713,6 +1918,10 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 	case LPT_PKT_MODE_EXEC:
 		c->pend_mode = exec_mode(&pkt.payload.mode_exec);
 		c->have_pend_mode = true;
+		if (c->fo && !c->in_psb) {	/* libipt's exec mode event */
+			c->fmode = c->pend_mode;
+			c->fmode_set = true;
+		}
 		if (c->in_psb && c->cur && c->cur->mode != c->pend_mode) {
 			/*
 			 * A status update unlike the mode the walk is in
@@ -1753,8 +1962,12 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 		if (pkt.payload.exstop.ip)
 			c->skip_fup = true;
 		break;
+	case LPT_PKT_CBR:
+		if (!c->in_psb)		/* libipt's cbr event */
+			flow_event(c, COV_EV_CBR, 0, pkt.payload.cbr.ratio, false, 0);
+		break;
 	default:
-		break;		/* timing, power, VMCS, PIP, CBR, ...: no flow */
+		break;		/* timing, power, VMCS, PIP, ...: no flow */
 	}
 	return p + n;
 }
@@ -1846,6 +2059,8 @@ static inline void on_pge(struct lpt_cov *c, uint64_t ip)
 	c->fup_pending = false;
 	c->ovf = false;
 	c->pend = COV_NO_EDGE;
+	flow_event(c, COV_EV_ENABLED, 0, ip, false, 0);
+	flow_exec_mode(c);
 	jump_to(c, ip);
 }
 
@@ -2032,6 +2247,114 @@ static inline bool seg_start(uint8_t b)
 	       opc == PT_OPC_TIP_PGD;
 }
 
+/*
+ * One packet at @p (or a run of them: PADs, cached segments), before
+ * @end: returns where decoding goes on. A packet cut by the end of the
+ * buffer sets c->trunc and returns @end.
+ */
+static inline __attribute__((always_inline))
+const uint8_t *decode_one(struct lpt_cov *c, const uint8_t *p, const uint8_t *end)
+{
+	uint8_t b0 = *p;
+
+	if (seg_start(b0) && path_ok(c)) {
+		const uint8_t *q = segments(c, p, end);
+
+		if (q != p)
+			return q;
+	}
+	if (b0 == PT_OPC_PAD)
+		return skip_pads(p, end);
+	uint8_t opc = b0 & PT_OPM_IP;
+
+	if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
+		tnt8(c, b0);	/* TNT.8 */
+		return p + 1;
+	}
+
+	if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
+	    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
+		unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
+		size_t pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
+		uint64_t ip = 0;
+		bool supp = ipb == PT_IPBYTES_SUPPRESSED;
+
+		if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7)
+			goto bad;
+		if ((size_t)(end - p) < 1 + pl) {
+			c->trunc = true;	/* cut at the end */
+			c->trunc_at = p;
+			return end;
+		}
+		if (!supp)
+			ip_decode(c, p + 1, end, ipb, &ip);
+		p += 1 + pl;
+		switch (opc) {
+		case PT_OPC_TIP:
+			if (supp) {	/* e.g. far branch out of context */
+				c->fup_pending = false;
+				drop(c);
+				c->cur = NULL;
+			} else {
+				on_tip(c, ip);
+			}
+			break;
+		case PT_OPC_TIP_PGE:
+			if (supp) {
+				c->fup_pending = false;
+				c->ovf = false;
+				c->pend = COV_NO_EDGE;
+			} else {
+				on_pge(c, ip);
+			}
+			break;
+		case PT_OPC_TIP_PGD:
+			on_pgd(c, ip, supp);
+			break;
+		default:
+			if (!supp)
+				on_fup(c, ip);
+			break;
+		}
+		return p;
+	}
+	const uint8_t *q = other_packet(c, p, end);
+
+	if (q)
+		return q;
+bad:
+	if (!c->err)
+		c->err = LPT_ERR_BAD_PACKET;
+	c->st.errors++;
+	flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_PACKET);
+	drop(c);
+	decode_reset(c);
+	return next_psb(c->tbegin, end, p + 1);
+}
+
+/* The end of the trace: what libipt decodes after the last packet. */
+static void decode_end(struct lpt_cov *c)
+{
+	if (c->trunc && c->cur && !c->ovf && !c->fup_pending && !c->trunc_event) {
+		/*
+		 * A buffer cut inside a packet is no clean end for libipt: it
+		 * decodes on until an instruction needs trace data. So the
+		 * destination of the last branch runs, and the direct jumps
+		 * and calls after it, but not the branch that needs a packet.
+		 */
+		struct cov_blk *b = advance(c);
+
+		if (b && (b->cofi > b->start ||
+			  ((b->kind == BK_LEAVE || b->kind == BK_NOMAP) && b->ninsn))) {
+			commit(c);
+			flow_pre(c, b);
+		}
+		if (b)
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_EOS);
+	}
+	drop(c);
+}
+
 static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 {
 	const uint8_t *end = trace + len, *p;
@@ -2042,108 +2365,145 @@ static int decode_trace(struct lpt_cov *c, const uint8_t *trace, size_t len)
 	if (p == end)
 		return LPT_ERR_NOSYNC;
 again:
-	while (p < end && !c->halt) {
-		uint8_t b0 = *p;
-
-		if (seg_start(b0) && path_ok(c)) {
-			const uint8_t *q = segments(c, p, end);
-
-			if (q != p) {
-				p = q;
-				continue;
-			}
-		}
-		if (b0 == PT_OPC_PAD) {
-			p = skip_pads(p, end);
-			continue;
-		}
-		uint8_t opc = b0 & PT_OPM_IP;
-
-		if (!(b0 & PT_OPM_TNT_8) && b0 != PT_OPC_EXT) {
-			tnt8(c, b0);	/* TNT.8 */
-			p++;
-			continue;
-		}
-
-		if (opc == PT_OPC_TIP || opc == PT_OPC_TIP_PGE ||
-		    opc == PT_OPC_TIP_PGD || opc == PT_OPC_FUP) {
-			unsigned int ipb = b0 >> PT_IPBYTES_SHIFT;
-			size_t pl = PT_IPBYTES_PAYLOAD_SIZE(ipb);
-			uint64_t ip = 0;
-			bool supp = ipb == PT_IPBYTES_SUPPRESSED;
-
-			if (ipb == PT_IPBYTES_RSVD_5 || ipb == PT_IPBYTES_RSVD_7)
-				goto bad;
-			if ((size_t)(end - p) < 1 + pl) {
-				c->trunc = true;	/* cut at the end */
-				break;
-			}
-			if (!supp)
-				ip_decode(c, p + 1, end, ipb, &ip);
-			p += 1 + pl;
-			switch (opc) {
-			case PT_OPC_TIP:
-				if (supp) {	/* e.g. far branch out of context */
-					c->fup_pending = false;
-					drop(c);
-					c->cur = NULL;
-				} else {
-					on_tip(c, ip);
-				}
-				break;
-			case PT_OPC_TIP_PGE:
-				if (supp) {
-					c->fup_pending = false;
-					c->ovf = false;
-					c->pend = COV_NO_EDGE;
-				} else {
-					on_pge(c, ip);
-				}
-				break;
-			case PT_OPC_TIP_PGD:
-				on_pgd(c, ip, supp);
-				break;
-			default:
-				if (!supp)
-					on_fup(c, ip);
-				break;
-			}
-			continue;
-		}
-		const uint8_t *q = other_packet(c, p, end);
-
-		if (q) {
-			p = q;
-			continue;
-		}
-bad:
-		if (!c->err)
-			c->err = LPT_ERR_BAD_PACKET;
-		c->st.errors++;
-		drop(c);
-		decode_reset(c);
-		p = next_psb(trace, end, p + 1);
-	}
+	while (p < end && !c->halt)
+		p = decode_one(c, p, end);
 	if (c->halt == COV_HALT_RESYNC) {	/* as libipt after an error */
 		decode_reset(c);
 		p = next_psb(trace, end, p);
 		goto again;
 	}
-	if (c->trunc && c->cur && !c->ovf && !c->fup_pending) {
-		/*
-		 * A buffer cut inside a packet is no clean end for libipt: it
-		 * decodes on until an instruction needs trace data. So the
-		 * destination of the last branch runs, and the direct jumps
-		 * and calls after it, but not the branch that needs a packet.
-		 */
-		struct cov_blk *b = advance(c);
-
-		if (b && (b->cofi > b->start ||
-			  ((b->kind == BK_LEAVE || b->kind == BK_NOMAP) && b->ninsn)))
-			commit(c);
-	}
-	drop(c);
+	decode_end(c);
 	return 0;
+}
+
+int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
+		   const struct cov_flow_ops *ops, void *ctx)
+{
+	const uint8_t *end = trace + len;
+
+	c->fo = ops;
+	c->fctx = ctx;
+	c->use_rs = true;	/* a flow decode is never decoded again */
+	c->halt = 0;
+	c->err = 0;
+	c->last_path = NULL;
+	decode_reset(c);
+	c->tbegin = trace;
+	c->fend = end;
+	c->fpkt = NULL;
+	c->fa = (struct cov_flow_ahead){ c->pkt_flags, trace, end, 0, NULL };
+	c->fpos = next_psb(trace, end, trace);
+	c->fresynced = true;	/* as libipt's first sync */
+	c->fdone = c->fpos == end;
+	return c->fdone ? LPT_ERR_NOSYNC : 0;
+}
+
+/* A decode error of the flow hooks at c->fpkt: on at the next PSB. */
+static void flow_fail(struct lpt_cov *c, const uint8_t *from)
+{
+	const uint8_t *psb = c->fa.bad_psb;
+
+	flow_event(c, COV_EV_ERROR, 0, 0, true, c->fa.err);
+	drop(c);
+	decode_reset(c);
+	if (psb) {
+		/* libipt goes back to the PSB it could not read, syncs there,
+		 * fails again, and goes on after it */
+		flow_event(c, COV_EV_ERROR, 0, 0, true, c->fa.err);
+		c->fpos = next_psb(c->tbegin, c->fend, psb + 1);
+		c->fresynced = true;
+		return;
+	}
+	c->fpos = cov_flow_resync(&c->fa, from);
+	c->fresynced = true;
+}
+
+int cov_flow_step(struct lpt_cov *c)
+{
+	if (c->fdone)
+		return 0;
+	if (c->fpos < c->fend && !c->halt) {
+		const uint8_t *p = c->fpos;
+		enum cov_flow_loss loss;
+		bool resynced = c->fresynced;
+		int err;
+
+		c->fpkt = p;
+		c->fresynced = false;
+		c->fa.bad_psb = NULL;
+		if (*p == PT_OPC_EXT && p + 1 < c->fend && p[1] == PT_EXT_PSB &&
+		    (err = cov_flow_psb_bad(&c->fa, p, c->fend))) {
+			/* a PSB+ libipt cannot read: its read-ahead fails
+			 * there, then its sync; one error when the sync was
+			 * the way here */
+			flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+			if (!resynced)
+				flow_event(c, COV_EV_ERROR, 0, 0, true, err);
+			drop(c);
+			decode_reset(c);
+			c->fpos = next_psb(c->tbegin, c->fend, p + 1);
+			c->fresynced = true;
+			return 1;
+		}
+		if (!c->in_psb && !c->fup_pending && !c->ovf && !c->cur &&
+		    (*p & PT_OPM_IP) == PT_OPC_TIP_PGD &&
+		    (*p >> PT_IPBYTES_SHIFT) != PT_IPBYTES_RSVD_5 &&
+		    (*p >> PT_IPBYTES_SHIFT) != PT_IPBYTES_RSVD_7 &&
+		    c->fend - p >= 1 + (long)PT_IPBYTES_PAYLOAD_SIZE(*p >> PT_IPBYTES_SHIFT)) {
+			/* a TIP.PGD while tracing is off: libipt's
+			 * pt_insn_event() fails (-pte_bad_context) */
+			const uint8_t *after = p + 1 + PT_IPBYTES_PAYLOAD_SIZE(*p >> PT_IPBYTES_SHIFT);
+
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
+			drop(c);
+			decode_reset(c);
+			c->fpos = cov_flow_resync(&c->fa, after);
+			c->fresynced = true;
+			return 1;
+		}
+		if (!c->cur && !c->fup_pending && !c->in_psb &&
+		    cov_flow_class(&c->fa, p, c->fend) == FC_BRANCH) {
+			/* a TNT or TIP while tracing is off: libipt's
+			 * pt_insn_next() fails (-pte_no_enable) */
+			flow_event(c, COV_EV_ERROR, 0, 0, true, LPT_ERR_BAD_CONTEXT);
+			drop(c);
+			decode_reset(c);
+			c->fpos = cov_flow_resync(&c->fa, p);
+			c->fresynced = true;
+			return 1;
+		}
+		loss = cov_flow_loss(&c->fa, c->in_psb, p, c->fend);
+		if (loss == FL_BEFORE) {
+			flow_fail(c, p + 1);
+			return 1;
+		}
+		c->fitems = 0;
+		c->fpos = decode_one(c, p, c->fend);
+		if (loss == FL_LAST && !(c->halt & COV_HALT_RESYNC)) {
+			if (c->fitems)
+				c->fo->retract(c->fctx);
+			flow_fail(c, c->fpos);
+		}
+		return 1;
+	}
+	if (c->halt == COV_HALT_RESYNC) {
+		decode_reset(c);
+		c->fpos = cov_flow_resync(&c->fa, c->fpos);
+		c->fresynced = true;
+		return 1;
+	}
+	c->fpkt = c->fend;
+	if (c->trunc && c->trunc_at)	/* libipt decodes on only to the query
+					 * of a cut TNT or TIP (flow_ahead_bad()) */
+		c->trunc_event = cov_flow_class(&c->fa, c->trunc_at, c->fend) != FC_BRANCH;
+	decode_end(c);
+	c->fdone = true;
+	return 0;
+}
+
+uint64_t cov_flow_offset(const struct lpt_cov *c)
+{
+	return (uint64_t)(c->fpos - c->tbegin);
 }
 
 /* ---- API ----------------------------------------------------------------- */
@@ -2262,6 +2622,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->e_cnt);
 	free(c->touched);
 	free(c->out);
+	free(c->lenbuf);
 	free(c);
 }
 

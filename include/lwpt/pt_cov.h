@@ -55,6 +55,10 @@ enum lpt_cov_error {
 	LPT_ERR_COV_BUILD_ID	= -36,	/* a file's build-id is not the one
 					 * the capture recorded: another
 					 * binary than the one traced */
+	LPT_ERR_COV_LOOP	= -37,	/* the flow engine (lwpt/pt_flow.h)
+					 * followed 65536 direct jumps and
+					 * calls without a packet: an endless
+					 * loop of them, no trace progress */
 };
 
 /**

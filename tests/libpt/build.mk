@@ -31,10 +31,13 @@ fuzz_cov_image_LDLIBS := -lelf
 fuzz_cov_image_SEEDS := $(wildcard $(LWPT_SHARED)/repro/inputs/ptcap-*/maps*)
 fuzz_cov_image_MAXLEN := 65536
 
-# The coverage decoder over mruby's page cache.
+# The coverage decoder over mruby's page cache, and the flow engine
+# (lwpt/pt_flow.h) on the same inputs.
 FUZZERS += fuzz_cov
 fuzz_cov_SRCS := tests/libpt/fuzz_cov.c libpt/cov_decode.c libpt/cov_image.c \
-	libpt/cov_map.c libpt/ptcap_dir.c libpt/ptcap_file.c \
+	libpt/cov_map.c libpt/cov_insn.c libpt/flow_decode.c libpt/flow_ahead.c \
+	libpt/ptcap_dir.c \
+	libpt/ptcap_file.c \
 	$(sort $(wildcard libpt/pkt_*.c)) \
 	model/x86/x86_cofi.c
 fuzz_cov_LDLIBS := -lelf
@@ -107,3 +110,17 @@ test_perf_write_LDLIBS := -lelf -lzstd
 # The coverage decoder's word-at-a-time scanning (libpt/cov_scan.h).
 UNIT_TESTS += test_cov_scan
 test_cov_scan_SRCS := tests/libpt/test_cov_scan.c
+
+# The flow engine (libpt/flow_decode.c, include/lwpt/pt_flow.h, issue 34
+# point 1) against libipt's instruction flow on the real traces.
+UNIT_TESTS += test_pt_flow
+test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c
+test_pt_flow_LIBS := pt
+test_pt_flow_LDLIBS := -lipt
+
+# The flow engine against libipt's pt_insn_next() in one process on the
+# real mruby trace (issue 34 point 1): cold and warm block cache.
+BENCHES += bench_pt_flow
+bench_pt_flow_SRCS := tests/libpt/bench_pt_flow.c tests/libpt/cov_ref.c
+bench_pt_flow_LIBS := pt
+bench_pt_flow_LDLIBS := -lipt

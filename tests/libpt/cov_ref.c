@@ -77,8 +77,8 @@ static const uint8_t *page_of(const struct cov_ref_pages *pc, uint64_t page)
 	return NULL;
 }
 
-static int read_mem(uint8_t *buf, size_t size, const struct pt_asid *asid,
-		    uint64_t ip, void *ctx)
+int cov_ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
+		 uint64_t ip, void *ctx)
 {
 	const struct cov_ref_pages *pc = ctx;
 	size_t done = 0;
@@ -178,7 +178,7 @@ int cov_ref_edges(const uint8_t *trace, size_t len, const struct cov_ref_pages *
 	if (!d)
 		return -pte_nomem;
 	img = pt_image_alloc("cov_ref");
-	pt_image_set_callback(img, read_mem, (void *)pc);
+	pt_image_set_callback(img, cov_ref_read, (void *)pc);
 	pt_insn_set_image(d, img);
 
 	for (;;) {

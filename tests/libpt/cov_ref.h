@@ -34,6 +34,16 @@ int cov_ref_load_pages(struct cov_ref_pages *pc, const char *prefix);
 void cov_ref_free_pages(struct cov_ref_pages *pc);
 
 struct pt_config;
+struct pt_asid;
+
+/**
+ * cov_ref_read() - libipt's read_memory_callback_t over a page cache
+ * (@ctx: a struct cov_ref_pages).
+ *
+ * Return: the bytes read from @ip on, or -pte_nomap.
+ */
+int cov_ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
+		 uint64_t ip, void *ctx);
 
 /**
  * cov_ref_config() - a libipt decoder configuration for @trace: @len bytes,

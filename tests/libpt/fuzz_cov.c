@@ -12,6 +12,7 @@
  * fine. `make fuzz-cov` (FUZZ_SECONDS), seeded with the real traces.
  */
 #include <lwpt/pt_cov.h>
+#include <lwpt/pt_flow.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct lpt_cov_image *img;
 static struct lpt_cov *warm, *cold;
+static struct lpt_flow *flow;	/* the flow engine on the same input */
 static uint8_t map[LPT_COV_MAP_SIZE];
 
 static struct lpt_cov *decoder(uint32_t flags)
@@ -65,6 +67,59 @@ static void setup(void)
 			prefix);
 	warm = decoder(0);
 	cold = decoder(LPT_COV_F_NO_PATHS);
+
+	struct lpt_flow_config fc;
+
+	lpt_flow_config_init(&fc);
+	fc.nfilter = 1;
+	fc.filter[0].start = 0x400000;
+	fc.filter[0].end = 0x4b6000;
+	fc.cpu.vendor = 1;
+	fc.cpu.family = 6;
+	fc.cpu.model = 94;
+	fc.cpu.stepping = 3;
+	fc.cache_max = 16u << 20;
+	flow = lpt_flow_alloc(&fc, img);
+	if (!flow)
+		abort();
+}
+
+/* The flow engine (lwpt/pt_flow.h) over the input: it ends, every status
+ * is one, every block holds instructions whose lengths add up to its
+ * last address. */
+static void flow_check(const uint8_t *data, size_t size)
+{
+	int st = lpt_flow_sync(flow, data, size);
+
+	if (st < 0 && st != LPT_ERR_NOSYNC)
+		abort();
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			struct lpt_flow_event ev;
+
+			st = lpt_flow_event(flow, &ev);
+			if (st >= 0 && (ev.type < LPT_FLOW_EV_ENABLED ||
+					ev.type > LPT_FLOW_EV_CBR))
+				abort();
+		} else {
+			struct lpt_flow_block b;
+			uint64_t a;
+
+			st = lpt_flow_next(flow, &b);
+			if (st < 0 || !b.ninsn)
+				abort();
+			a = b.ip;
+			for (uint32_t i = 0; i + 1 < b.ninsn; i++) {
+				if (b.lens[i] < 1 || b.lens[i] > 15)
+					abort();
+				a += b.lens[i];
+			}
+			if (a != b.end_ip)
+				abort();
+		}
+	}
+	if (st < 0 && st != LPT_ERR_NOSYNC)
+		abort();	/* out of memory or a bad state */
 }
 
 /* The edges of the last decode of @cov, copied. */
@@ -111,5 +166,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();	/* an edge missing from the map */
 	free(a);
 	free(b);
+	flow_check(data, size);
 	return 0;
 }

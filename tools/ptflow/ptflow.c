@@ -28,6 +28,7 @@
 #include <lwpt/perf_data.h>
 #include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_decode.h"
+#include "tools/ptflow/ptflow_flow.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"
 #include "tools/ptflow/ptflow_sys.h"
@@ -101,6 +102,11 @@ static void usage(FILE *f, const char *prog)
 "  --pid <pid>, --tid <tid>             decode only the per-thread traces of\n"
 "                                       that process or thread, or its pieces of\n"
 "                                       a system-wide capture (ptcap -a).\n"
+"  --engine=libipt|lwpt                 the decoder: libipt's instruction\n"
+"                                       decoder (the default), or libpt's flow\n"
+"                                       engine (the listing and --calls; other\n"
+"                                       views and system-wide captures with\n"
+"                                       libipt, said on stderr).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -752,7 +758,7 @@ int main(int argc, char **argv)
 	int64_t sel_pid = -1, sel_tid = -1;
 	struct ptflow_sys *sys = NULL;
 	FILE *export_file = NULL;
-	bool have_image = false;
+	bool have_image = false, lwpt_engine = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
 
 	/*
@@ -817,6 +823,16 @@ int main(int argc, char **argv)
 			}
 			export_arg = argv[++i];
 			pf.opt.export_chrome = true;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--engine", &m);
+		if (m) {
+			if (!v || (strcmp(v, "lwpt") && strcmp(v, "libipt"))) {
+				fprintf(stderr, "%s: --engine: lwpt or libipt\n",
+					pf.prog);
+				goto out;
+			}
+			lwpt_engine = !strcmp(v, "lwpt");
 			continue;
 		}
 		v = opt_value(argc, argv, &i, "--pid", &m);
@@ -995,6 +1011,16 @@ int main(int argc, char **argv)
 	if (pt_arg && !have_image)
 		fprintf(stderr, "%s: warning: no --elf or --raw image: no "
 			"instruction can be decoded\n", pf.prog);
+	if (lwpt_engine) {
+		const char *no = ptflow_flow_unsupported(&pf.opt);
+
+		if (no)
+			fprintf(stderr, "%s: --engine=lwpt: %s is not supported by "
+				"the lwpt engine yet: decoded with libipt\n",
+				pf.prog, no);
+		else
+			ptflow_flow_use(&pf);
+	}
 
 	if (export_arg) {
 		export_file = fopen(export_arg, "w");
@@ -1056,6 +1082,7 @@ out:
 	/* The views keep names of the processes' symbols until written. */
 	ptflow_sys_free(sys, &pf);
 	ptflow_fini(&pf);
+	ptflow_image_forget();
 	lpt_perf_ptcap_remove(perf_dir);
 	return ret;
 }

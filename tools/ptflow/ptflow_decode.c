@@ -36,6 +36,10 @@ int ptflow_init(struct ptflow *pf, const char *prog, FILE *out, FILE *err)
 
 void ptflow_fini(struct ptflow *pf)
 {
+	if (pf->engine_free)
+		pf->engine_free(pf->engine);
+	pf->engine = NULL;
+	pf->engine_free = NULL;
 	ptflow_disasm_free(pf->disasm);
 	ptflow_calls_fini(&pf->calls);
 	ptflow_report_free(pf->calls.report);
@@ -382,7 +386,8 @@ static uint64_t dec_time(struct pt_insn_decoder *dec)
 {
 	uint64_t tsc = 0;
 
-	(void)pt_insn_time(dec, &tsc, NULL, NULL);
+	if (dec)	/* NULL: another engine's instruction, no time */
+		(void)pt_insn_time(dec, &tsc, NULL, NULL);
 	return tsc;
 }
 
@@ -896,6 +901,18 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 	bool synced = false, clean_end = false;
 	int status;
 
+	if (pf->piece) {	/* another engine */
+		int err;
+
+		pf->seg_base = base;
+		pf->seg_cut = cut;
+		err = pf->piece(pf, buf, len, base, cut);
+		ptflow_line_flush(&pf->line);
+		pf->seg_base = 0;
+		pf->seg_cut = false;
+		if (err != 1)
+			return err;	/* else: libipt's */
+	}
 	dec = new_decoder(pf, buf, len, &config);
 	if (!dec)
 		return -1;
@@ -947,6 +964,37 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 	pf->seg_base = 0;
 	pf->seg_cut = false;
 	return 0;
+}
+
+void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn)
+{
+	one_insn(pf, NULL, insn, 0);
+}
+
+void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
+{
+	if (flow_on(pf))
+		print_event(pf, ev, 0);
+	else if (views_on(pf) && !pf->mute)
+		view_event(pf, NULL, ev);
+}
+
+void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason,
+		       uint64_t ip)
+{
+	struct pt_insn insn;
+
+	memset(&insn, 0, sizeof(insn));
+	insn.ip = ip;
+	report(pf, offset + pf->seg_base, reason, ip ? &insn : NULL);
+}
+
+void ptflow_emit_end(struct ptflow *pf)
+{
+	if (flow_on(pf)) {
+		ptflow_line_flush(&pf->line);
+		fprintf(pf->out, "[end of trace]\n");
+	}
 }
 
 /* A gap in the trace (ptflow_decode_buffer()): say so, not as an error. */

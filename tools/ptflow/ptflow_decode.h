@@ -137,6 +137,16 @@ struct ptflow {
 	size_t ngaps;
 	uint64_t seg_base;		/* offset of the piece in the trace */
 	bool seg_cut;			/* the piece ends at a gap */
+	/*
+	 * Another engine (--engine=lwpt: ptflow_flow.h): when set, decodes
+	 * each piece of a trace (a trace, or the part before a gap) instead
+	 * of libipt, printing through ptflow_emit_*(); @engine_free(@engine)
+	 * at ptflow_fini().
+	 */
+	int (*piece)(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base,
+		     bool cut);
+	void *engine;
+	void (*engine_free)(void *engine);
 	/* The synthetic trace being decoded after a skipped span, or NULL. */
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
@@ -259,5 +269,44 @@ void ptflow_line_sync(struct ptflow *pf);
  */
 int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 			 const char *name);
+
+/*
+ * The output of another engine (@pf->piece), as libipt's flow is printed
+ * or handed to the views: the same lines, the same counts.
+ */
+
+/**
+ * ptflow_emit_insn() - one decoded instruction: counted, printed or handed
+ * to the views (time 0: the lwpt engine has no timing yet).
+ * @pf:   the session.
+ * @insn: ip, size, mode, iclass; raw bytes where the output shows them
+ *        (disassembly, --raw-insn) or --calls names a far transfer.
+ */
+void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn);
+
+/**
+ * ptflow_emit_event() - one event, printed ("[...]") or handed to the views.
+ * @pf: the session.
+ * @ev: a libipt event (not a status update).
+ */
+void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev);
+
+/**
+ * ptflow_emit_error() - one decode error ("[resync at offset ...]"),
+ * counted in @pf->errors.
+ * @pf:     the session.
+ * @offset: byte offset in the trace piece (@pf->seg_base is added).
+ * @reason: text.
+ * @ip:     the instruction it is at (", ip: ..."), or 0.
+ */
+void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason,
+		       uint64_t ip);
+
+/**
+ * ptflow_emit_end() - "[end of trace]" after a clean end, where the flow is
+ * printed.
+ * @pf: the session.
+ */
+void ptflow_emit_end(struct ptflow *pf);
 
 #endif /* LWPT_TOOLS_PTFLOW_DECODE_H */

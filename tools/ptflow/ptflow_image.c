@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +43,10 @@ const char *ptflow_image_why(const char *path, int err)
 	return why;
 }
 
+static int note_section(const struct pt_image *image,
+			struct pt_image_section_cache *iscache, int isid,
+			uint64_t vaddr, uint64_t size);
+
 int ptflow_image_add_raw(struct pt_image *image,
 			 struct pt_image_section_cache *iscache,
 			 const char *path, uint64_t offset, uint64_t size,
@@ -68,7 +73,70 @@ int ptflow_image_add_raw(struct pt_image *image,
 	isid = pt_iscache_add_file(iscache, path, offset, size, vaddr);
 	if (isid < 0)
 		return isid;
-	return pt_image_add_cached(image, iscache, isid, NULL);
+	err = pt_image_add_cached(image, iscache, isid, NULL);
+	if (err < 0)
+		return err;
+	return note_section(image, iscache, isid, vaddr, size);
+}
+
+/* Every section added, in order (ptflow_image_sections()). */
+static struct ptflow_section *sections;
+static size_t nsections, sections_cap;
+
+static int note_section(const struct pt_image *image,
+			struct pt_image_section_cache *iscache, int isid,
+			uint64_t vaddr, uint64_t size)
+{
+	if (nsections == sections_cap) {
+		size_t cap = sections_cap ? 2 * sections_cap : 64;
+		struct ptflow_section *n = realloc(sections, cap * sizeof(*n));
+
+		if (!n)
+			return -pte_nomem;
+		sections = n;
+		sections_cap = cap;
+	}
+	sections[nsections++] = (struct ptflow_section){ image, iscache, isid,
+							 vaddr, size };
+	return 0;
+}
+
+void ptflow_image_forget(void)
+{
+	free(sections);
+	sections = NULL;
+	nsections = sections_cap = 0;
+}
+
+size_t ptflow_image_sections(const struct ptflow_section **out)
+{
+	*out = sections;
+	return nsections;
+}
+
+size_t ptflow_image_read(const struct pt_image *image, uint64_t addr,
+			 uint8_t *buf, size_t size)
+{
+	/* the last section added wins where sections overlap (libipt) */
+	for (size_t i = nsections; i-- > 0;) {
+		const struct ptflow_section *s = &sections[i];
+		uint64_t n;
+		int r;
+
+		if (s->image != image || addr < s->vaddr || addr - s->vaddr >= s->size)
+			continue;
+		n = s->size - (addr - s->vaddr);
+		if (n > size)
+			n = size;
+		/* up to where a later section starts */
+		for (size_t j = i + 1; j < nsections; j++)
+			if (sections[j].image == image && sections[j].vaddr > addr &&
+			    sections[j].vaddr - addr < n)
+				n = sections[j].vaddr - addr;
+		r = pt_iscache_read(s->iscache, buf, n, s->isid, addr);
+		return r > 0 ? (size_t)r : 0;
+	}
+	return 0;
 }
 
 /* Read exactly @len bytes at @off; -pte_bad_image if the file is short. */

@@ -75,4 +75,40 @@ int ptflow_image_add_elf(struct pt_image *image,
 			 struct pt_image_section_cache *iscache,
 			 const char *path, bool has_base, uint64_t base);
 
+/* A section added by ptflow_image_add_raw() (ptflow_image_sections()). */
+struct ptflow_section {
+	const struct pt_image *image;	/* the image it was added to */
+	struct pt_image_section_cache *iscache;
+	int isid;			/* its id in @iscache */
+	uint64_t vaddr, size;		/* where, bytes */
+};
+
+/**
+ * ptflow_image_sections() - every section added so far, to any image, in
+ * the order added (for the lwpt engine, which reads the code itself).
+ * @out: receives the array, owned here, valid until the next add.
+ *
+ * Return: the number of sections.
+ */
+size_t ptflow_image_sections(const struct ptflow_section **out);
+
+/**
+ * ptflow_image_forget() - forget every section noted (a session's end).
+ */
+void ptflow_image_forget(void);
+
+/**
+ * ptflow_image_read() - read code of @image as libipt would: the section
+ * added last wins where sections overlap.
+ * @image: an image sections were added to with ptflow_image_add_raw().
+ * @addr:  virtual address.
+ * @buf:   receives the bytes.
+ * @size:  bytes wanted.
+ *
+ * Return: the bytes copied from @addr on (within one section, up to where
+ * a later one starts), 0 when no section holds @addr.
+ */
+size_t ptflow_image_read(const struct pt_image *image, uint64_t addr,
+			 uint8_t *buf, size_t size);
+
 #endif /* LWPT_TOOLS_PTFLOW_IMAGE_H */

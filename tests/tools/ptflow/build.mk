@@ -17,6 +17,10 @@ SCRIPT_TESTS += tests/tools/ptflow/ptflow.sh
 # modules as files, calls, symbols.
 SCRIPT_TESTS += tests/tools/ptflow/kafl_perf.sh
 
+# --engine=lwpt against --engine=libipt, byte for byte, on the same real
+# traces (perf.data and raw with page caches; issue 34 point 1).
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_engine.sh
+
 # Splitting a system-wide capture by thread (issue 15 point 5).
 UNIT_TESTS += test_ptflow_split
 test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \

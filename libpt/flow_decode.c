@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The flow engine (lwpt/pt_flow.h): the coverage decoder's block walk
+ * (cov_decode.c) through its flow hooks (cov_internal.h), its blocks and
+ * events queued in trace order and handed out one at a time.
+ *
+ * The walk is pushed one packet at a time (cov_flow_step()) until the
+ * queue holds what the caller asks for and one item more (the status of a
+ * call says what follows it), so the queue stays as short as the longest
+ * packet's output (a TNT.64: 47 blocks).
+ */
+#include <lwpt/pt_flow.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libpt/cov_internal.h"
+
+enum flow_item_kind {
+	FI_BLOCK,
+	FI_EVENT,
+};
+
+struct flow_item {
+	uint8_t kind;		/* enum flow_item_kind */
+	uint8_t mode;		/* FI_BLOCK */
+	uint8_t end;		/* FI_BLOCK: enum cov_flow_end */
+	uint8_t len1;		/* FI_BLOCK of one instruction without
+				 * cached lengths: its length */
+	uint8_t type;		/* FI_EVENT: enum cov_flow_ev */
+	bool supp;		/* FI_EVENT: IP suppressed */
+	int err;		/* FI_EVENT */
+	uint32_t n;		/* FI_BLOCK: instructions */
+	const uint8_t *lens;	/* FI_BLOCK: cached lengths, or NULL */
+	uint64_t a;		/* FI_BLOCK: start; FI_EVENT: from */
+	uint64_t b;		/* FI_EVENT: ip */
+	uint64_t off;		/* FI_EVENT: trace offset */
+};
+
+struct lpt_flow {
+	struct lpt_flow_config cfg;
+	struct lpt_cov *cov;
+	bool synced, done;
+	int err;		/* out of memory while queueing */
+	/* the queue: a ring of @cap (a power of two) items */
+	struct flow_item *q;
+	size_t cap, head, n;
+	uint8_t len1;		/* lpt_flow_block.lens of a one-item block */
+	const struct lpt_cov_image *img;
+	/* the last instruction handed out, for enabled.resumed */
+	uint64_t last_ip;
+	uint8_t last_len, last_mode, last_end;
+	uint64_t resume_ip;	/* where tracing should resume; 0: unknown */
+};
+
+void lpt_flow_config_init(struct lpt_flow_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->cache_max = LPT_COV_CACHE_MAX;
+}
+
+static struct flow_item *q_push(struct lpt_flow *f)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		struct flow_item *nq = malloc(cap * sizeof(*nq));
+
+		if (!nq) {
+			f->err = LPT_ERR_NOMEM;
+			return NULL;
+		}
+		for (size_t i = 0; i < f->n; i++)
+			nq[i] = f->q[(f->head + i) & (f->cap - 1)];
+		free(f->q);
+		f->q = nq;
+		f->cap = cap;
+		f->head = 0;
+	}
+	return &f->q[(f->head + f->n++) & (f->cap - 1)];
+}
+
+static void on_insns(void *ctx, uint64_t start, const uint8_t *lens, uint32_t n,
+		     uint8_t mode, unsigned int end)
+{
+	struct lpt_flow *f = ctx;
+	struct flow_item *it = q_push(f);
+
+	if (!it)
+		return;
+	memset(it, 0, sizeof(*it));
+	it->kind = FI_BLOCK;
+	it->mode = mode;
+	it->end = (uint8_t)end;
+	it->n = n;
+	it->a = start;
+	if (n == 1) {		/* the caller's length may not live on */
+		it->len1 = lens[0];
+		it->lens = NULL;
+	} else {
+		it->lens = lens;
+	}
+}
+
+static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
+		     bool suppressed, int err, uint64_t off)
+{
+	struct lpt_flow *f = ctx;
+	struct flow_item *it = q_push(f);
+
+	if (!it)
+		return;
+	memset(it, 0, sizeof(*it));
+	it->kind = FI_EVENT;
+	it->type = (uint8_t)type;
+	it->supp = suppressed;
+	it->err = err;
+	it->a = from;
+	it->b = ip;
+	it->off = off;
+}
+
+static void on_retract(void *ctx)
+{
+	struct lpt_flow *f = ctx;
+	struct flow_item *it;
+
+	if (!f->n)
+		return;
+	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
+	if (it->kind == FI_BLOCK && it->n > 1) {
+		it->n--;
+		if (it->n == 1 && it->lens) {	/* one instruction: kept inline */
+			it->len1 = it->lens[0];
+			it->lens = NULL;
+		}
+		it->end = COV_END_NONE;
+	} else {
+		f->n--;
+	}
+}
+
+static const struct cov_flow_ops flow_ops = {
+	.insns = on_insns,
+	.event = on_event,
+	.retract = on_retract,
+};
+
+struct lpt_flow *lpt_flow_alloc(const struct lpt_flow_config *cfg,
+				const struct lpt_cov_image *img)
+{
+	struct lpt_cov_config cc;
+	struct lpt_flow *f;
+
+	if (!cfg || !img || cfg->size < offsetof(struct lpt_flow_config, cpu) ||
+	    cfg->nfilter > LPT_COV_MAX_FILTERS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	lpt_flow_config_init(&f->cfg);
+	memcpy(&f->cfg, cfg, cfg->size < sizeof(*cfg) ? cfg->size : sizeof(*cfg));
+	f->cfg.size = sizeof(f->cfg);
+	if (!f->cfg.cache_max)
+		f->cfg.cache_max = LPT_COV_CACHE_MAX;
+	lpt_cov_config_init(&cc);
+	cc.flags = LPT_COV_F_NO_PATHS;	/* cached paths walk no blocks */
+	cc.nfilter = f->cfg.nfilter;
+	memcpy(cc.filter, f->cfg.filter, sizeof(cc.filter));
+	cc.cpu = f->cfg.cpu;
+	cc.cache_max = f->cfg.cache_max;
+	f->img = img;
+	f->cov = lpt_cov_alloc(&cc, img);	/* errno EINVAL, ENOMEM */
+	if (!f->cov) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void lpt_flow_free(struct lpt_flow *f)
+{
+	if (!f)
+		return;
+	lpt_cov_free(f->cov);
+	free(f->q);
+	free(f);
+}
+
+/* Decode until @want items are queued or the trace is done. */
+static int fill(struct lpt_flow *f, size_t want)
+{
+	while (f->n < want && !f->done && !f->err)
+		if (!cov_flow_step(f->cov))
+			f->done = true;
+	return f->err;
+}
+
+/* Whether the far transfer at the last instruction is a far call, INT n,
+ * SYSCALL or SYSENTER (libipt's ptic_far_call; SDM vol. 2 opcodes). */
+static bool far_call(const struct lpt_flow *f)
+{
+	uint8_t b[16] = { 0 };
+	size_t n = lpt_cov_image_read(f->img, f->last_ip, b, f->last_len), i = 0;
+
+	while (i + 1 < n && ((b[i] >= 0x40 && b[i] <= 0x4f) || b[i] == 0x66 ||
+			     b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3))
+		i++;
+	if (b[i] == 0x0f)
+		return b[i + 1] == 0x05 || b[i + 1] == 0x34;
+	if (b[i] == 0xff)
+		return ((b[i + 1] >> 3) & 7) == 3;
+	return b[i] == 0x9a || b[i] == 0xcc || b[i] == 0xcd || b[i] == 0xce ||
+	       b[i] == 0xf1;
+}
+
+/*
+ * Where libipt expects tracing to resume after a TIP.PGD that followed the
+ * last instruction (pt_insn_check_insn_event(): pt_insn_next_ip(), the
+ * next instruction after a call): a direct branch's target, the next
+ * instruction after a non-branch or an indirect or far call; else unknown.
+ */
+static uint64_t resume_after_last(const struct lpt_flow *f)
+{
+	struct lpt_cov_insn in;
+	uint64_t next = f->last_ip + f->last_len;
+
+	if (!f->last_len)
+		return 0;
+	switch (f->last_end) {
+	case COV_END_NONE:
+	case COV_END_CALL_IND:
+		return next;
+	case COV_END_JMP:
+	case COV_END_CALL:
+		return lpt_cov_insn_at(f->img, f->last_ip, f->last_mode, &in) ? 0 :
+		       in.target;
+	case COV_END_FAR:
+		return far_call(f) ? next : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The status after the item just taken: what comes next. */
+static int status(struct lpt_flow *f)
+{
+	int err = fill(f, 1);
+
+	if (err)
+		return err;
+	if (!f->n)
+		return LPT_FLOW_EOS;
+	return f->q[f->head].kind == FI_EVENT ? LPT_FLOW_EVENT_PENDING : 0;
+}
+
+static void q_pop(struct lpt_flow *f)
+{
+	f->head = (f->head + 1) & (f->cap - 1);
+	f->n--;
+}
+
+int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
+{
+	struct lpt_cov_stats st;
+	int err;
+
+	if (!f || (!trace && len))
+		return LPT_ERR_INVALID;
+	if (!lpt_cov_stats(f->cov, &st) && st.cache_bytes > f->cfg.cache_max &&
+	    lpt_cov_invalidate(f->cov, 0, UINT64_MAX) < 0)
+		return LPT_ERR_INTERNAL;
+	f->head = f->n = 0;
+	f->err = 0;
+	f->done = false;
+	f->last_len = 0;
+	f->resume_ip = 0;
+	f->synced = true;
+	err = cov_flow_begin(f->cov, trace ? trace : (const uint8_t *)"", len,
+			     &flow_ops, f);
+	if (err < 0) {
+		f->done = true;
+		return err;
+	}
+	return status(f);
+}
+
+int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
+{
+	const struct flow_item *it;
+	uint64_t a;
+	int err;
+
+	if (!f || !blk)
+		return LPT_ERR_INVALID;
+	if (!f->synced)
+		return LPT_ERR_NOSYNC;
+	err = fill(f, 1);
+	if (err)
+		return err;
+	if (!f->n || f->q[f->head].kind != FI_BLOCK)
+		return LPT_ERR_BAD_CONTEXT;
+	it = &f->q[f->head];
+	blk->ip = it->a;
+	blk->ninsn = it->n;
+	blk->mode = it->mode;
+	blk->end = it->end;
+	if (it->lens) {
+		blk->lens = it->lens;
+	} else {
+		f->len1 = it->len1;
+		blk->lens = &f->len1;
+	}
+	a = it->a;	/* as libipt: the IP plus the lengths, in any mode */
+	for (uint32_t i = 0; i + 1 < it->n; i++)
+		a += blk->lens[i];
+	blk->end_ip = a;
+	f->last_ip = a;
+	f->last_len = blk->lens[it->n - 1];
+	f->last_mode = it->mode;
+	f->last_end = it->end;
+	q_pop(f);
+	return status(f);
+}
+
+int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
+{
+	const struct flow_item *it;
+	int err;
+
+	if (!f || !ev)
+		return LPT_ERR_INVALID;
+	if (!f->synced)
+		return LPT_ERR_NOSYNC;
+	err = fill(f, 1);
+	if (err)
+		return err;
+	if (!f->n || f->q[f->head].kind != FI_EVENT)
+		return LPT_ERR_BAD_CONTEXT;
+	it = &f->q[f->head];
+	memset(ev, 0, sizeof(*ev));
+	switch (it->type) {
+	case COV_EV_ENABLED:
+		ev->type = LPT_FLOW_EV_ENABLED;
+		ev->resumed = f->resume_ip && f->resume_ip == it->b;
+		break;
+	case COV_EV_DISABLED:
+		ev->type = LPT_FLOW_EV_DISABLED;
+		f->resume_ip = resume_after_last(f);
+		break;
+	case COV_EV_ASYNC_DISABLED:
+		ev->type = LPT_FLOW_EV_ASYNC_DISABLED;
+		f->resume_ip = it->a;
+		break;
+	case COV_EV_ASYNC_BRANCH:
+		ev->type = LPT_FLOW_EV_ASYNC_BRANCH;
+		break;
+	case COV_EV_OVERFLOW:
+		ev->type = LPT_FLOW_EV_OVERFLOW;
+		f->resume_ip = it->supp ? 0 : it->b;
+		break;
+	case COV_EV_EXEC_MODE:
+		ev->type = LPT_FLOW_EV_EXEC_MODE;
+		ev->mode = (uint8_t)it->b;
+		break;
+	case COV_EV_CBR:
+		ev->type = LPT_FLOW_EV_CBR;
+		ev->cbr = (uint8_t)it->b;
+		break;
+	default:
+		ev->type = LPT_FLOW_EV_RESYNC;
+		f->resume_ip = 0;
+		break;
+	}
+	ev->ip_suppressed = it->supp;
+	ev->err = it->err;
+	ev->ip = it->b;
+	ev->from = it->a;
+	ev->offset = it->off;
+	q_pop(f);
+	return status(f);
+}
+
+uint64_t lpt_flow_offset(const struct lpt_flow *f)
+{
+	return f && f->synced ? cov_flow_offset(f->cov) : 0;
+}

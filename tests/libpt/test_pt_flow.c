@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exactness of libpt's flow engine (lwpt/pt_flow.h, issue 34 point 1):
+ * on the real traces of ../shared/testdata/pt/real/libxdc with their page
+ * caches, the engine's blocks expanded into instruction addresses and its
+ * events are compared, in order, with what libipt 2.0.5's instruction-flow
+ * decoder yields (pt_insn_next(), pt_insn_event(); pt_insn_sync_forward()
+ * after each error, as ptflow does): every instruction's address, and the
+ * events enabled (with resumed), disabled, async disabled, async branch,
+ * overflow, exec mode and cbr (libipt's status updates after a PSB and
+ * the event types the engine does not report yet left out), and a resync
+ * record at each error. Plus the API's errors.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <intel-pt.h>
+
+#include <lwpt/pt_flow.h>
+
+#include "tests/check_run.h"
+#include "tests/libpt/cov_ref.h"
+
+static char dir[4096];
+
+struct real {
+	const char *name, *file;
+	uint64_t start, end;
+};
+
+/* ../shared/testdata/pt/README.md, table of real/libxdc (cpu 6/94/3). */
+static const struct real reals[] = {
+	{ "Unzip", "Unzip__trace.pt", 0x400000, 0x427000 },
+	{ "foo", "foo__trace.pt", 0x7ffff7819000, 0x7ffff79ca000 },
+	{ "mruby", "mruby__trace.pt", 0x400000, 0x4b6000 },
+	{ "icelake_tip", "icelake_tip__ptlog.pt", 0x1000, 0xfffffffffffff000ull },
+};
+
+/* One record of a decode: an instruction, an event or a resync. */
+enum { R_INSN, R_EV, R_RESYNC };
+
+struct rec {
+	uint8_t kind, type, supp;
+	uint64_t a, b;
+};
+
+struct recs {
+	struct rec *r;
+	size_t n, cap;
+};
+
+static void add(struct recs *s, uint8_t kind, uint8_t type, bool supp,
+		uint64_t a, uint64_t b)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1 << 16;
+		s->r = realloc(s->r, s->cap * sizeof(*s->r));
+		ck_assert_ptr_nonnull(s->r);
+	}
+	s->r[s->n++] = (struct rec){ kind, type, supp, a, b };
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n + 64);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		memset(b + n, 0, 64);	/* libipt's PSB search reads on */
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+/* libipt's records of @trace. */
+static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_pages *pc,
+		     uint64_t fstart, uint64_t fend, struct recs *out)
+{
+	struct pt_config cfg;
+	struct pt_insn_decoder *d;
+	struct pt_image *img;
+	int st;
+
+	ck_assert_int_eq(cov_ref_config(&cfg, trace, len, fstart, fend, 6, 94, 3), 0);
+	d = pt_insn_alloc_decoder(&cfg);
+	ck_assert_ptr_nonnull(d);
+	img = pt_image_alloc("flow_ref");
+	pt_image_set_callback(img, cov_ref_read, (void *)pc);
+	pt_insn_set_image(d, img);
+	for (uint64_t last = 0, off;;) {
+		/* as ptflow's decode_piece(): a failed sync is an error, and
+		 * the search goes on while it makes progress */
+		st = pt_insn_sync_forward(d);
+		if (st == -pte_eos)
+			break;
+		if (st < 0) {
+			if (pt_insn_get_offset(d, &off) < 0 || (last && off <= last))
+				break;
+			add(out, R_RESYNC, 0, true, 0, 0);
+			last = off;
+			continue;
+		}
+		if (pt_insn_get_offset(d, &off) >= 0)
+			last = off;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (st & pts_event_pending) {
+				struct pt_event ev;
+
+				st = pt_insn_event(d, &ev, sizeof(ev));
+				if (st < 0)
+					break;
+				if (ev.status_update)
+					continue;
+				switch (ev.type) {
+				case ptev_enabled:	/* a: resumed */
+					add(out, R_EV, LPT_FLOW_EV_ENABLED, false,
+					    ev.variant.enabled.resumed,
+					    ev.variant.enabled.ip);
+					break;
+				case ptev_exec_mode:
+					add(out, R_EV, LPT_FLOW_EV_EXEC_MODE, false, 0,
+					    ev.variant.exec_mode.mode == ptem_64bit ? 64 :
+					    ev.variant.exec_mode.mode == ptem_32bit ? 32 : 16);
+					break;
+				case ptev_cbr:
+					add(out, R_EV, LPT_FLOW_EV_CBR, false, 0,
+					    ev.variant.cbr.ratio);
+					break;
+				case ptev_disabled:
+					add(out, R_EV, LPT_FLOW_EV_DISABLED, ev.ip_suppressed,
+					    0, ev.ip_suppressed ? 0 : ev.variant.disabled.ip);
+					break;
+				case ptev_async_disabled:
+					add(out, R_EV, LPT_FLOW_EV_ASYNC_DISABLED,
+					    ev.ip_suppressed, ev.variant.async_disabled.at,
+					    ev.ip_suppressed ? 0 : ev.variant.async_disabled.ip);
+					break;
+				case ptev_async_branch:
+					add(out, R_EV, LPT_FLOW_EV_ASYNC_BRANCH,
+					    ev.ip_suppressed, ev.variant.async_branch.from,
+					    ev.ip_suppressed ? 0 : ev.variant.async_branch.to);
+					break;
+				case ptev_overflow:
+					add(out, R_EV, LPT_FLOW_EV_OVERFLOW, ev.ip_suppressed,
+					    0, ev.ip_suppressed ? 0 : ev.variant.overflow.ip);
+					break;
+				default:
+					break;
+				}
+			}
+			if (st < 0 || (st & pts_eos))
+				break;
+			st = pt_insn_next(d, &insn, sizeof(insn));
+			if (st < 0)
+				break;
+			add(out, R_INSN, 0, false, insn.ip, 0);
+		}
+		if (st < 0)
+			add(out, R_RESYNC, 0, true, 0, 0);
+	}
+	pt_insn_free_decoder(d);
+	pt_image_free(img);
+}
+
+/* The engine's records of @trace; its instructions counted in *@ninsn. */
+static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
+		      struct recs *out)
+{
+	int st = lpt_flow_sync(f, trace, len);
+
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			struct lpt_flow_event ev;
+
+			st = lpt_flow_event(f, &ev);
+			ck_assert_int_ge(st, 0);
+			if (ev.type == LPT_FLOW_EV_RESYNC)
+				add(out, R_RESYNC, 0, true, 0, 0);
+			else if (ev.type == LPT_FLOW_EV_ENABLED)
+				add(out, R_EV, (uint8_t)ev.type, false, ev.resumed, ev.ip);
+			else if (ev.type == LPT_FLOW_EV_EXEC_MODE)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.mode);
+			else if (ev.type == LPT_FLOW_EV_CBR)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.cbr);
+			else
+				add(out, R_EV, (uint8_t)ev.type, ev.ip_suppressed,
+				    ev.from, ev.ip);
+		} else {
+			struct lpt_flow_block b;
+			uint64_t a;
+
+			st = lpt_flow_next(f, &b);
+			ck_assert_int_ge(st, 0);
+			ck_assert_uint_ge(b.ninsn, 1);
+			a = b.ip;
+			for (uint32_t i = 0; i < b.ninsn; i++) {
+				add(out, R_INSN, 0, false, a, 0);
+				if (i + 1 == b.ninsn)
+					ck_assert_uint_eq(a, b.end_ip);
+				a += b.lens[i];
+			}
+		}
+	}
+	ck_assert_int_ge(st, 0);
+}
+
+static void print_rec(const char *who, size_t i, const struct rec *r)
+{
+	printf("  %s[%zu]: %s type %u supp %u a %016" PRIx64 " b %016" PRIx64 "\n",
+	       who, i, r->kind == R_INSN ? "insn" : r->kind == R_EV ? "event" : "resync",
+	       r->type, r->supp, r->a, r->b);
+}
+
+/* Whether the streams are the same; the first difference printed. */
+static bool same(const char *name, const struct recs *ref, const struct recs *got,
+		 bool brief)
+{
+	size_t n = ref->n < got->n ? ref->n : got->n, i;
+
+	for (i = 0; i < n; i++) {
+		const struct rec *x = &ref->r[i], *y = &got->r[i];
+
+		if (x->kind != y->kind || x->type != y->type || x->supp != y->supp ||
+		    x->a != y->a || x->b != y->b)
+			break;
+	}
+	if (i == n && ref->n == got->n)
+		return true;
+	printf("%s: differs at record %zu (libipt %zu records, lpt_flow %zu)\n",
+	       name, i, ref->n, got->n);
+	if (brief)
+		return false;
+	for (size_t j = i > 4 ? i - 4 : 0; j < i + 4; j++) {
+		if (j < ref->n)
+			print_rec("libipt", j, &ref->r[j]);
+		if (j < got->n)
+			print_rec("flow  ", j, &got->r[j]);
+	}
+	return false;
+}
+
+static size_t count_kind(const struct recs *s, uint8_t kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->r[i].kind == kind;
+	return n;
+}
+
+START_TEST(real_traces)
+{
+	const struct real *r = &reals[_i];
+	char path[4200];
+	struct cov_ref_pages pc;
+	struct lpt_cov_image *img;
+	struct lpt_flow_config cfg;
+	struct lpt_flow *f;
+	struct recs ref = { 0 }, got = { 0 };
+	uint8_t *trace;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	trace = slurp(path, &len);
+	if (!trace) {
+		printf("test_pt_flow: %s missing: skipped\n", path);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
+	img = lpt_cov_image_alloc();
+	ck_assert_int_ge(lpt_cov_image_add_pagecache(img, path), 1);
+	lpt_flow_config_init(&cfg);
+	cfg.nfilter = 1;
+	cfg.filter[0].start = r->start;
+	cfg.filter[0].end = r->end;
+	cfg.cpu.vendor = 1;	/* Intel */
+	cfg.cpu.family = 6;
+	cfg.cpu.model = 94;
+	cfg.cpu.stepping = 3;
+	f = lpt_flow_alloc(&cfg, img);
+	ck_assert_ptr_nonnull(f);
+
+	ref_recs(trace, len, &pc, r->start, r->end, &ref);
+	flow_recs(f, trace, len, &got);
+	printf("%s: libipt %zu instructions, %zu events; lpt_flow %zu, %zu\n", r->name,
+	       count_kind(&ref, R_INSN), count_kind(&ref, R_EV),
+	       count_kind(&got, R_INSN), count_kind(&got, R_EV));
+	ck_assert_msg(same(r->name, &ref, &got, false), "%s: lpt_flow differs from libipt",
+		      r->name);
+	/* warm: the same again from the cached blocks */
+	got.n = 0;
+	flow_recs(f, trace, len, &got);
+	ck_assert_msg(same(r->name, &ref, &got, false), "%s warm: lpt_flow differs from libipt",
+		      r->name);
+
+	lpt_flow_free(f);
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(ref.r);
+	free(got.r);
+	free(trace);
+}
+END_TEST
+
+/* A real trace and its code, or false (skipped) when not there. */
+static bool load_real(const struct real *r, uint8_t **trace, size_t *len,
+		      struct cov_ref_pages *pc, struct lpt_cov_image **img)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	*trace = slurp(path, len);
+	if (!*trace) {
+		printf("test_pt_flow: %s missing: skipped\n", path);
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_eq(cov_ref_load_pages(pc, path), 0);
+	*img = lpt_cov_image_alloc();
+	ck_assert_int_ge(lpt_cov_image_add_pagecache(*img, path), 1);
+	return true;
+}
+
+static struct lpt_flow *new_flow(const struct lpt_cov_image *img, uint64_t start,
+				 uint64_t end)
+{
+	struct lpt_flow_config cfg;
+	struct lpt_flow *f;
+
+	lpt_flow_config_init(&cfg);
+	if (start || end) {
+		cfg.nfilter = 1;
+		cfg.filter[0].start = start;
+		cfg.filter[0].end = end;
+	}
+	cfg.cpu.vendor = 1;	/* Intel */
+	cfg.cpu.family = 6;
+	cfg.cpu.model = 94;
+	cfg.cpu.stepping = 3;
+	f = lpt_flow_alloc(&cfg, img);
+	ck_assert_ptr_nonnull(f);
+	return f;
+}
+
+/* @trace[0, @len) through both: whether the same (asserted unless
+ * @report_only). */
+static bool compare(const char *name, struct lpt_flow *f, const uint8_t *trace,
+		    size_t len, const struct cov_ref_pages *pc, uint64_t start,
+		    uint64_t end, bool report_only)
+{
+	bool ok;
+	struct recs ref = { 0 }, got = { 0 };
+	uint8_t *copy = malloc(len + 64);
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, trace, len);
+	memset(copy + len, 0, 64);	/* libipt's PSB search reads on */
+	ref_recs(copy, len, pc, start, end, &ref);
+	flow_recs(f, copy, len, &got);
+	ok = same(name, &ref, &got, report_only && !getenv("TEST_PT_FLOW_VERBOSE"));
+	ck_assert_msg(ok || report_only, "%s: lpt_flow differs from libipt", name);
+	free(ref.r);
+	free(got.r);
+	free(copy);
+	return ok;
+}
+
+/*
+ * foo and Unzip cut at offsets across the trace (inside packets, PSB+,
+ * TNT runs): the end of a trace that libipt decodes on from (the engine's
+ * decode_end()), each against libipt.
+ */
+START_TEST(cut_traces)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct real *r = &reals[k];
+		struct cov_ref_pages pc;
+		struct lpt_cov_image *img;
+		struct lpt_flow *f;
+		uint8_t *trace;
+		size_t len;
+		char name[64];
+
+		if (!load_real(r, &trace, &len, &pc, &img))
+			return;
+		f = new_flow(img, r->start, r->end);
+		for (size_t cut = 17; cut < len; cut += len / 97 + 1) {
+			snprintf(name, sizeof(name), "%s cut at %zu", r->name, cut);
+			compare(name, f, trace, cut, &pc, r->start, r->end, false);
+		}
+		lpt_flow_free(f);
+		lpt_cov_image_free(img);
+		cov_ref_free_pages(&pc);
+		free(trace);
+	}
+}
+END_TEST
+
+/*
+ * Unzip with bytes changed at random (a fixed seed): corrupt packets,
+ * wrong TNT bits and IPs, each against libipt.
+ */
+START_TEST(mutations)
+{
+	const struct real *r = &reals[0];
+	struct cov_ref_pages pc;
+	struct lpt_cov_image *img;
+	struct lpt_flow *f;
+	uint8_t *trace, *mut;
+	size_t len;
+	char name[128];
+	unsigned int seed = 34;
+	int nsame = 0;
+
+	if (!load_real(r, &trace, &len, &pc, &img))
+		return;
+	f = new_flow(img, r->start, r->end);
+	mut = malloc(len);
+	ck_assert_ptr_nonnull(mut);
+	for (int i = 0; i < 200; i++) {
+		memcpy(mut, trace, len);
+		int m = snprintf(name, sizeof(name), "%s mutation %d at", r->name, i);
+
+		for (int k = 0; k < 1 + i % 4; k++) {
+			size_t at = (size_t)rand_r(&seed) % len;
+
+			m += snprintf(name + m, sizeof(name) - (size_t)m, " %zx", at);
+			mut[at] = (uint8_t)(i & 1 ? (unsigned int)rand_r(&seed) : mut[at] ^ (1u << (k % 8)));
+		}
+		nsame += compare(name, f, mut, len, &pc, r->start, r->end, true);
+	}
+	printf("Unzip mutations: %d of 200 the same as libipt\n", nsame);
+	free(mut);
+	lpt_flow_free(f);
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(trace);
+}
+END_TEST
+
+/*
+ * The real traces that have no page cache, decoded without code: every
+ * span ends at its first instruction (libipt's -pte_nomap) and both go on
+ * at the next PSB.
+ */
+START_TEST(no_code)
+{
+	static const char *const files[] = {
+		"Kernel__trace.pt", "qemu__trace1.pt", "dyn_test__sample_raw_0.pt",
+		"avscript_32__failed_trace_12709_1.pt",
+		"infinite_loop_linux__loop_trace_26023_0.pt",
+	};
+	struct cov_ref_pages pc = { 0 };
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_flow *f = new_flow(img, 0, 0);
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4200];
+		uint8_t *trace;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		trace = slurp(path, &len);
+		if (!trace) {
+			printf("test_pt_flow: %s missing: skipped\n", path);
+			continue;
+		}
+		compare(files[i], f, trace, len, &pc, 0, 0, false);
+		free(trace);
+	}
+	lpt_flow_free(f);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+START_TEST(api_errors)
+{
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_flow_config cfg;
+	struct lpt_flow_block b;
+	struct lpt_flow_event ev;
+	struct lpt_flow *f;
+	static const uint8_t nopsb[] = { 0, 0, 0, 0 };
+
+	lpt_flow_config_init(&cfg);
+	ck_assert_ptr_null(lpt_flow_alloc(NULL, img));
+	ck_assert_ptr_null(lpt_flow_alloc(&cfg, NULL));
+	cfg.nfilter = LPT_COV_MAX_FILTERS + 1;
+	ck_assert_ptr_null(lpt_flow_alloc(&cfg, img));
+	cfg.nfilter = 1;	/* empty range */
+	ck_assert_ptr_null(lpt_flow_alloc(&cfg, img));
+	cfg.nfilter = 0;
+	f = lpt_flow_alloc(&cfg, img);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(lpt_flow_next(f, &b), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_flow_event(f, &ev), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_flow_next(NULL, &b), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_next(f, NULL), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_sync(NULL, nopsb, sizeof(nopsb)), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_sync(f, NULL, 4), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_sync(f, nopsb, sizeof(nopsb)), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_flow_sync(f, NULL, 0), LPT_ERR_NOSYNC);
+	ck_assert_int_eq(lpt_flow_next(f, &b), LPT_ERR_BAD_CONTEXT);
+	ck_assert_int_eq(lpt_flow_event(f, &ev), LPT_ERR_BAD_CONTEXT);
+	ck_assert_uint_eq(lpt_flow_offset(NULL), 0);
+	lpt_flow_free(f);
+	lpt_flow_free(NULL);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+int main(void)
+{
+	const char *shared = getenv("LWPT_SHARED");
+	Suite *s = suite_create("pt_flow");
+	TCase *tc = tcase_create("flow");
+
+	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc",
+		 shared ? shared : "../shared");
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, real_traces, 0, (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_test(tc, cut_traces);
+	tcase_add_test(tc, mutations);
+	tcase_add_test(tc, no_code);
+	tcase_add_test(tc, api_errors);
+	suite_add_tcase(s, tc);
+	return lwpt_check_run(s, CK_NORMAL);
+}
