@@ -3,23 +3,19 @@
  * A perf.data's capture model written as a ptcap directory
  * (include/lwpt/perf_data.h lpt_perf_write_ptcap(); the directory format is
  * Documentation/ptcap-format.rst, what comes from which perf record is
- * Documentation/perf-data.rst "As a ptcap directory"). Tools that read a
- * ptcap directory read a perf.data through it.
+ * Documentation/perf-data.rst "As a capture"): the model of
+ * libpt/perf_model.c as files. The tools read a perf.data in place
+ * (include/lwpt/capture_src.h), through the same model; this writer is
+ * for keeping a perf.data's capture as a directory, and for checking that
+ * both read alike (tests/tools/readers/perf_inplace.sh).
  */
 #include <lwpt/perf_data.h>
 
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <lwpt/ptcap_dir.h>
@@ -29,7 +25,6 @@
 
 struct wctx {
 	struct lpt_perf_model mo;
-	FILE *f;		/* the maps file being written */
 };
 
 static FILE *create(const char *dir, const char *name)
@@ -277,206 +272,4 @@ int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 	lpt_perf_model_summary(&c.mo);
 	lpt_perf_model_free(&c.mo);
 	return err;
-}
-
-/*
- * Nothing left behind (issue 36 item 5): while a temporary directory
- * exists, SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the
- * default, which ends the process) first remove it, with system calls
- * only (async-signal-safe: getdents64, unlinkat, rmdir), then end the
- * process by the same signal. One directory at a time: the last made.
- */
-static const int cleanup_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-static char cleanup_dir[PATH_MAX];
-static volatile sig_atomic_t cleanup_armed;
-static struct sigaction cleanup_old[4];
-static bool cleanup_set[4];
-
-static void cleanup_dir_now(void)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	int fd = open(cleanup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool again = fd >= 0;
-
-	while (again) {
-		long n;
-
-		again = false;
-		(void)lseek(fd, 0, SEEK_SET);
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-			long off = 0;
-
-			while (off < n) {
-				/* struct linux_dirent64: ino, off, reclen, type, name */
-				unsigned short reclen;
-				const char *name = buf + off + 19;
-
-				memcpy(&reclen, buf + off + 16, sizeof(reclen));
-				if (strcmp(name, ".") && strcmp(name, "..") &&
-				    !unlinkat(fd, name, 0))
-					again = true;
-				off += reclen;
-			}
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	(void)rmdir(cleanup_dir);
-}
-
-static void cleanup_on_signal(int sig)
-{
-	if (cleanup_armed) {
-		cleanup_armed = 0;
-		cleanup_dir_now();
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void cleanup_arm(const char *dir)
-{
-	struct sigaction sa;
-	size_t i;
-
-	if (strlen(dir) >= sizeof(cleanup_dir))
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cleanup_on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 4; i++)
-		sigaddset(&sa.sa_mask, cleanup_sigs[i]);
-	cleanup_armed = 0;
-	memcpy(cleanup_dir, dir, strlen(dir) + 1);
-	for (i = 0; i < 4; i++) {
-		struct sigaction cur;
-
-		cleanup_set[i] = false;
-		if (sigaction(cleanup_sigs[i], NULL, &cur) || cur.sa_handler != SIG_DFL ||
-		    (cur.sa_flags & SA_SIGINFO))
-			continue;	/* the program's own handling stays */
-		if (!sigaction(cleanup_sigs[i], &sa, &cleanup_old[i]))
-			cleanup_set[i] = true;
-	}
-	cleanup_armed = 1;
-}
-
-static void cleanup_disarm(const char *dir)
-{
-	size_t i;
-
-	if (!cleanup_armed || strcmp(dir, cleanup_dir))
-		return;
-	cleanup_armed = 0;
-	for (i = 0; i < 4; i++)
-		if (cleanup_set[i])
-			sigaction(cleanup_sigs[i], &cleanup_old[i], NULL);
-}
-
-void lpt_perf_ptcap_remove(char *dir)
-{
-	char path[4096];
-	struct dirent *e;
-	DIR *d;
-
-	if (!dir)
-		return;
-	cleanup_disarm(dir);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%.200s", dir, e->d_name);
-		(void)unlink(path);
-	}
-	if (d)
-		closedir(d);
-	(void)rmdir(dir);
-	free(dir);
-}
-
-struct progress {
-	FILE *err;
-	const char *prog;
-	int last;
-};
-
-static void progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct progress *pr = arg;
-	int pct = total ? (int)(done * 100 / total) : -1;
-
-	if (total < (64u << 20) && total)
-		return;
-	if (pct >= 0 && pct / 10 == pr->last / 10)
-		return;
-	pr->last = pct;
-	if (pct >= 0)
-		fprintf(pr->err, "%s: reading perf.data: %d%%\n", pr->prog, pct);
-	else
-		fprintf(pr->err, "%s: copying perf.data from the pipe: %" PRIu64 " MiB\n",
-			pr->prog, done >> 20);
-}
-
-int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, uint64_t max_decompressed, FILE *err,
-			const char *prog, char **dir)
-{
-	struct progress pr = { err, prog, -10 };
-	struct lpt_perf_code_opts co;
-	struct lpt_perf_opts po;
-	const char *tmp = getenv("TMPDIR");
-	char *abs_symfs, *abs_vmlinux;
-	struct lpt_perf *p;
-	char *d;
-	int e;
-
-	*dir = NULL;
-	lpt_perf_opts_init(&po);
-	po.progress = progress;
-	po.progress_arg = &pr;
-	po.max_decompressed = max_decompressed;
-	e = lpt_perf_open(path, &po, &p);
-	if (e) {
-		fprintf(err, "%s: %s: %s: %s\n", prog, path, lpt_perf_strerror(e),
-			lpt_perf_last_error());
-		if (e == -LPT_PERF_E_NO_AUX)
-			fprintf(err, "%s: record Intel PT with perf record -e intel_pt// "
-				"(or capture with ptcap)\n", prog);
-		return -1;
-	}
-	if (asprintf(&d, "%s/lwpt-perf-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
-		lpt_perf_close(p);
-		fprintf(err, "%s: out of memory\n", prog);
-		return -1;
-	}
-	if (!mkdtemp(d)) {
-		fprintf(err, "%s: %s: cannot create a temporary directory: %s\n", prog, d,
-			strerror(errno));
-		free(d);
-		lpt_perf_close(p);
-		return -1;
-	}
-	cleanup_arm(d);
-	lpt_perf_code_opts_init(p, &co);
-	/* The maps name files as found: relative --symfs or --vmlinux paths
-	 * would be read relative to the temporary directory. */
-	abs_symfs = symfs && symfs[0] != '/' ? realpath(symfs, NULL) : NULL;
-	abs_vmlinux = vmlinux && vmlinux[0] != '/' ? realpath(vmlinux, NULL) : NULL;
-	co.symfs = abs_symfs ? abs_symfs : symfs;
-	co.vmlinux = abs_vmlinux ? abs_vmlinux : vmlinux;
-	co.no_code = flags & LPT_PERF_TRACES_ONLY;
-	e = lpt_perf_write_ptcap(p, d, &co, err, prog);
-	free(abs_symfs);
-	free(abs_vmlinux);
-	lpt_perf_close(p);
-	if (e) {
-		fprintf(err, "%s: %s: writing its traces to %s: %s%s%s\n", prog, path, d,
-			lpt_perf_strerror(e), e == -LPT_PERF_E_IO ? ": " : "",
-			e == -LPT_PERF_E_IO ? strerror(errno) : "");
-		lpt_perf_ptcap_remove(d);
-		return -1;
-	}
-	*dir = d;
-	return 0;
 }

@@ -89,8 +89,9 @@ SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 # kAFL's perf.data files and the hostile inputs of ../shared/repro.
 FUZZERS += fuzz_perf
 fuzz_perf_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
-	libpt/perf_hash.c libpt/ptcap_file.c
-fuzz_perf_LDLIBS := -lzstd
+	libpt/perf_hash.c libpt/ptcap_file.c libpt/capture_src.c libpt/capsrc_dir.c \
+	libpt/capsrc_perf.c libpt/perf_model.c libpt/perf_code.c libpt/ptcap_dir.c
+fuzz_perf_LDLIBS := -lzstd -lelf
 fuzz_perf_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14 \
 			      $(LWPT_SHARED)/testdata/perf/kafl/*.perf.data \
 			      $(LWPT_SHARED)/repro/inputs/perf-*.data)
