@@ -58,6 +58,14 @@ test_perf_read_SRCS := tests/libpt/test_perf_read.c
 test_perf_read_LIBS := pt
 test_perf_read_LDLIBS := -lelf -lzstd
 
+# The capture source (include/lwpt/capture_src.h): a ptcap directory, and a
+# perf.data read in place against the directory lpt_perf_write_ptcap()
+# writes from it.
+UNIT_TESTS += test_capture_src
+test_capture_src_SRCS := tests/libpt/test_capture_src.c
+test_capture_src_LIBS := pt
+test_capture_src_LDLIBS := -lelf -lzstd
+
 # perf.data in directory format (perf record --threads; libpt/perf_dir.c):
 # a per-CPU directory built with libpt's writer, checked against Debian's
 # perf, and a real perf record --threads where perf can record.
