@@ -126,11 +126,11 @@ static const char *dir_config_text(void *be, size_t *len)
 }
 
 /* Trace names sorted by strcmp(), for finding a config line's file. */
-static const struct lpt_capsrc_trace *sort_tr;
-
-static int cmp_idx(const void *a, const void *b)
+static int cmp_idx(const void *a, const void *b, void *arg)
 {
-	return strcmp(sort_tr[*(const size_t *)a].name, sort_tr[*(const size_t *)b].name);
+	const struct lpt_capsrc_trace *tr = arg;
+
+	return strcmp(tr[*(const size_t *)a].name, tr[*(const size_t *)b].name);
 }
 
 static size_t find_trace(const struct capdir *d, const size_t *by_name, const char *name,
@@ -177,8 +177,7 @@ static int index_config(struct capdir *d)
 	}
 	for (i = 0; i < d->ntr; i++)
 		by_name[i] = i;
-	sort_tr = d->tr;
-	qsort(by_name, d->ntr, sizeof(*by_name), cmp_idx);
+	qsort_r(by_name, d->ntr, sizeof(*by_name), cmp_idx, d->tr);
 	for (p = d->text, end = d->text + d->len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end, *kb = p, *ke;

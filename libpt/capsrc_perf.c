@@ -81,11 +81,11 @@ static void touch(struct lpt_perf_model *mo, size_t j, void *arg)
 	(void)lpt_perf_model_lines(mo, j, &n);
 }
 
-static const struct lpt_capsrc_trace *sort_tr;
-
-static int cmp_name(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b, void *arg)
 {
-	return strverscmp(sort_tr[*(const size_t *)a].name, sort_tr[*(const size_t *)b].name);
+	const struct lpt_capsrc_trace *tr = arg;
+
+	return strverscmp(tr[*(const size_t *)a].name, tr[*(const size_t *)b].name);
 }
 
 /* The traces, in the order a directory lists them (version order). */
@@ -118,9 +118,8 @@ static int make_traces(struct capperf *c)
 				all[i].gaps_err = -PTCAP_E_SYNTAX;	/* as parsed */
 		idx[i] = i;
 	}
-	sort_tr = all;
 	if (n)
-		qsort(idx, n, sizeof(*idx), cmp_name);
+		qsort_r(idx, n, sizeof(*idx), cmp_name, all);
 	for (i = 0; i < n; i++) {
 		c->tr[i] = all[idx[i]];
 		c->tr_idx[i] = idx[i];
@@ -171,12 +170,11 @@ static int make_switches(struct capperf *c)
 	return 0;
 }
 
-static const struct ptcap_process *sort_ps;
-
-static int cmp_proc(const void *a, const void *b)
+static int cmp_proc(const void *a, const void *b, void *arg)
 {
-	const struct ptcap_process *x = &sort_ps[*(const size_t *)a];
-	const struct ptcap_process *y = &sort_ps[*(const size_t *)b];
+	const struct ptcap_process *all = arg;
+	const struct ptcap_process *x = &all[*(const size_t *)a];
+	const struct ptcap_process *y = &all[*(const size_t *)b];
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -227,9 +225,8 @@ static int make_processes(struct capperf *c)
 		if (!all[i].maps || !all[i].comm)
 			err = -1;
 	}
-	sort_ps = all;
 	if (n)
-		qsort(idx, n, sizeof(*idx), cmp_proc);
+		qsort_r(idx, n, sizeof(*idx), cmp_proc, all);
 	for (i = 0; i < n; i++)
 		c->ps.p[i] = all[idx[i]];
 	c->ps.n = n;

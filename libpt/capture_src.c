@@ -39,10 +39,15 @@ int lpt_capsrc_open(const char *path, const struct lpt_capsrc_opts *o,
 	int err;
 
 	*out = NULL;
-	if (!o) {
-		lpt_capsrc_opts_init(&def);
-		o = &def;
+	lpt_capsrc_opts_init(&def);
+	if (o) {
+		/* a caller's older, smaller struct: its fields only */
+		memcpy(&def, o, o->size && o->size < sizeof(def) ? o->size : sizeof(def));
+		def.size = sizeof(def);
+		if (!def.prog)
+			def.prog = "libpt";
 	}
+	o = &def;
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path))) {
 		free(s);

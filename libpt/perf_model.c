@@ -455,12 +455,11 @@ static int build_switches(struct lpt_perf_model *mo)
 	return 0;
 }
 
-static const struct lpt_perf_map *sort_maps;
-
-static int cmp_user(const void *a, const void *b)
+static int cmp_user(const void *a, const void *b, void *arg)
 {
+	const struct lpt_perf_map *m = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int32_t px = sort_maps[x].pid, py = sort_maps[y].pid;
+	int32_t px = m[x].pid, py = m[y].pid;
 
 	if (px != py)
 		return px < py ? -1 : 1;
@@ -483,11 +482,8 @@ static int index_maps(struct lpt_perf_model *mo, const struct lpt_perf_map *m, s
 		else
 			mo->user[mo->nuser++] = i;
 	}
-	/* qsort() has no context argument: mo->p's maps, one caller at a
-	 * time is not needed, the comparison is by index and pid only */
-	sort_maps = m;
 	if (mo->nuser)
-		qsort(mo->user, mo->nuser, sizeof(*mo->user), cmp_user);
+		qsort_r(mo->user, mo->nuser, sizeof(*mo->user), cmp_user, (void *)m);
 	for (i = 0; i < mo->nuser; i++)
 		if (lpt_perf_hash_put(&mo->first, (uint64_t)(int64_t)m[mo->user[i]].pid, i) < 0)
 			return -LPT_PERF_E_NOMEM;
