@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libpt's perf.data reader, internals shared by its files: perf_read.c
- * (records to model), perf_code.c (where the code is), perf_ptcap.c (the
- * model as a ptcap directory).
+ * (records to model), perf_code.c (where the code is), perf_model.c (the
+ * capture in ptcap's terms), perf_ptcap.c (that model as a ptcap
+ * directory), capsrc_perf.c (that model as a capture source).
  */
 #ifndef LWPT_LIBPT_PERF_INTERNAL_H
 #define LWPT_LIBPT_PERF_INTERNAL_H
