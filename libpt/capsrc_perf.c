@@ -265,6 +265,7 @@ int lpt_capsrc_perf_open(const char *path, const struct lpt_capsrc_opts *o, void
 	lpt_perf_code_opts_init(c->p, &co);
 	co.symfs = o->symfs;
 	co.vmlinux = o->vmlinux;
+	co.any_build_id = o->flags & LPT_CAPSRC_ANY_BUILD_ID;
 	if (lpt_perf_model_init(&c->mo, c->p, &co, o->err, o->prog))
 		goto nomem;
 	/* Every mapping's code looked up now, in the order a ptcap directory

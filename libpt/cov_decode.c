@@ -134,9 +134,14 @@ struct cov_blk {
 	uint8_t kind;		/* enum cov_kind */
 	uint8_t mode;		/* enum x86_mode */
 	uint8_t tgt_out;	/* direct target outside the filter */
-	uint8_t vmentry;	/* the branch is VMLAUNCH/VMRESUME (SKD022) */
+	uint8_t flags;		/* BLK_F_* */
 	struct cov_path *lastp;	/* the last path looked up from here */
 };
+
+/* cov_blk.flags */
+#define BLK_F_VMENTRY	0x1u	/* the branch is VMLAUNCH/VMRESUME (SKD022) */
+#define BLK_F_UD	0x2u	/* a UD0/UD1/UD2 before the end
+				 * (lpt_cov_block.flags) */
 
 struct cov_edge_ent {
 	uint64_t src, dst;
@@ -225,6 +230,8 @@ const char *lpt_cov_errstr(int err)
 		return "no valid instruction where the trace executes";
 	case LPT_ERR_COV_NOT_REGULAR:
 		return "not a regular file (a device, FIFO or directory): not read";
+	case LPT_ERR_COV_BUILD_ID:
+		return "another build-id than the capture recorded: not the binary traced";
 	default:
 		return lpt_errstr(err);
 	}
@@ -586,9 +593,12 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 			break;
 		}
 		b->ninsn++;
+		if (x.kind == X86_COFI_UD)
+			b->flags |= BLK_F_UD;
 		if (x.kind != X86_COFI_NONE && x.kind != X86_COFI_UD) {
 			b->kind = (uint8_t)kind_of(x.kind);
-			b->vmentry = x.kind == X86_COFI_VMENTRY;
+			if (x.kind == X86_COFI_VMENTRY)
+				b->flags |= BLK_F_VMENTRY;
 			b->cofi = a;
 			b->next = a + x.len;
 			if (c->mode != X86_MODE_64)
@@ -1215,7 +1225,7 @@ static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
 	const struct cov_blk *b = c->cur;
 	uint32_t id;
 
-	if (!(c->errata & LPT_ERRATUM_SKD022) || !b || !b->vmentry ||
+	if (!(c->errata & LPT_ERRATUM_SKD022) || !b || !(b->flags & BLK_F_VMENTRY) ||
 	    b->cofi != c->fup_ip)
 		return;
 	c->st.insns++;
@@ -2408,4 +2418,80 @@ int lpt_cov_stats(const struct lpt_cov *c, struct lpt_cov_stats *st)
 	st->cache_bytes = c->bytes;
 	st->flushes = c->flushes;
 	return 0;
+}
+
+/* ---- the cache, for tools (lpt_cov_block_at(), lpt_cov_blocks()) -------- */
+
+static void blk_export(const struct cov_blk *b, struct lpt_cov_block *o)
+{
+	static const uint8_t insn_kind[] = {
+		[BK_COND] = LPT_COV_INSN_JCC,
+		[BK_JMP] = LPT_COV_INSN_JMP,
+		[BK_CALL] = LPT_COV_INSN_CALL,
+		[BK_IND] = LPT_COV_INSN_JMP_IND,
+		[BK_CALL_IND] = LPT_COV_INSN_CALL_IND,
+		[BK_RET] = LPT_COV_INSN_RET,
+		[BK_FAR] = LPT_COV_INSN_FAR,
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->start = b->start;
+	o->ninsn = b->ninsn;
+	o->mode = b->mode;
+	o->flags = b->flags & BLK_F_UD ? LPT_COV_BLOCK_F_UD : 0;
+	switch (b->kind) {
+	case BK_LEAVE:
+		o->stop = LPT_COV_STOP_FILTER;
+		o->end = b->cofi;
+		break;
+	case BK_NOMAP:
+		o->stop = LPT_COV_STOP_NOMAP;
+		o->end = b->cofi;
+		break;
+	case BK_BAD:
+		o->stop = LPT_COV_STOP_BADINSN;
+		o->end = b->cofi;
+		break;
+	default:
+		o->stop = LPT_COV_STOP_BRANCH;
+		o->kind = insn_kind[b->kind];
+		o->branch = b->cofi;
+		o->end = b->next;
+		if (b->kind <= BK_CALL)
+			o->target = b->target;
+		break;
+	}
+}
+
+int lpt_cov_block_at(const struct lpt_cov *c, uint64_t addr, unsigned int mode,
+		     struct lpt_cov_block *out)
+{
+	const struct cov_blk *b;
+
+	if (!c || !out || (mode != 16 && mode != 32 && mode != 64))
+		return LPT_ERR_INVALID;
+	b = blk_lookup(c, addr, (uint8_t)mode);
+	if (!b)
+		return 0;
+	blk_export(b, out);
+	return 1;
+}
+
+long lpt_cov_blocks(const struct lpt_cov *c,
+		    int (*fn)(void *ctx, const struct lpt_cov_block *b), void *ctx)
+{
+	struct lpt_cov_block o;
+	long n = 0;
+
+	if (!c || !fn)
+		return LPT_ERR_INVALID;
+	for (size_t i = 0; i <= c->bmask; i++) {
+		if (!c->btab[i])
+			continue;
+		blk_export(c->btab[i], &o);
+		n++;
+		if (fn(ctx, &o))
+			break;
+	}
+	return n;
 }

@@ -46,6 +46,7 @@ struct lpt_cov_image {
 	void *ctx;
 	struct cov_file *files;
 	size_t nfiles, cap_files;
+	unsigned int flags;	/* LPT_COV_IMAGE_F_* */
 };
 
 struct lpt_cov_image *lpt_cov_image_alloc(void)
@@ -388,6 +389,158 @@ out:
 	return err ? err : added;
 }
 
+void lpt_cov_image_set_flags(struct lpt_cov_image *img, unsigned int flags)
+{
+	if (img)
+		img->flags = flags;
+}
+
+/* Header fields of a program header of either class. */
+struct phdr_view {
+	uint32_t type;
+	uint64_t offset, filesz, align;
+};
+
+static bool phdr_at(const uint8_t *b, size_t n, bool is64, uint64_t at, struct phdr_view *v)
+{
+	if (is64) {
+		Elf64_Phdr ph;
+
+		if (at > n || n - at < sizeof(ph))
+			return false;
+		memcpy(&ph, b + at, sizeof(ph));
+		*v = (struct phdr_view){ ph.p_type, ph.p_offset, ph.p_filesz, ph.p_align };
+	} else {
+		Elf32_Phdr ph;
+
+		if (at > n || n - at < sizeof(ph))
+			return false;
+		memcpy(&ph, b + at, sizeof(ph));
+		*v = (struct phdr_view){ ph.p_type, ph.p_offset, ph.p_filesz, ph.p_align };
+	}
+	return true;
+}
+
+/*
+ * The GNU build-id of the ELF file at @b (@n bytes): the NT_GNU_BUILD_ID
+ * note, owner "GNU", of a PT_NOTE segment (System V gABI "Note Section";
+ * name and descriptor padded to the segment's 4- or 8-byte alignment),
+ * into @id. Returns its length (1..PTCAP_BUILD_ID_MAX), 0 when there is
+ * none or the file is not ELF. Read by hand as the PT_LOAD segments are
+ * (no libelf in the decoder's image); every offset checked against @n.
+ */
+static int elf_build_id(const uint8_t *b, size_t n, uint8_t *id)
+{
+	uint64_t phoff;
+	unsigned int phnum, phentsize;
+	bool is64;
+
+	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
+		return 0;
+	is64 = b[EI_CLASS] == ELFCLASS64;
+	if (is64 && n >= sizeof(Elf64_Ehdr)) {
+		Elf64_Ehdr eh;
+
+		memcpy(&eh, b, sizeof(eh));
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+	} else if (b[EI_CLASS] == ELFCLASS32 && n >= sizeof(Elf32_Ehdr)) {
+		Elf32_Ehdr eh;
+
+		memcpy(&eh, b, sizeof(eh));
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+	} else {
+		return 0;
+	}
+	if (phentsize != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+		return 0;
+	for (unsigned int i = 0; i < phnum; i++) {
+		struct phdr_view ph;
+		uint64_t al, pos, end;
+
+		if (phoff > n || !phdr_at(b, n, is64, phoff + (uint64_t)i * phentsize, &ph))
+			return 0;
+		if (ph.type != PT_NOTE || ph.offset > n || ph.filesz > n - ph.offset)
+			continue;
+		al = ph.align == 8 ? 8 : 4;
+		pos = ph.offset;
+		end = ph.offset + ph.filesz;
+		while (end - pos >= 12) {
+			uint32_t h[3];	/* namesz, descsz, type */
+			uint64_t name, desc;
+
+			memcpy(h, b + pos, sizeof(h));
+			name = pos + 12;
+			if (h[0] > end - name)
+				break;
+			desc = (name + h[0] + al - 1) & ~(al - 1);
+			if (desc > end || h[1] > end - desc)
+				break;
+			if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && !memcmp(b + name, "GNU", 4) &&
+			    h[1] >= 1 && h[1] <= PTCAP_BUILD_ID_MAX) {
+				memcpy(id, b + desc, h[1]);
+				return (int)h[1];
+			}
+			pos = (desc + h[1] + al - 1) & ~(al - 1);
+			if (pos > end)
+				break;
+		}
+	}
+	return 0;
+}
+
+int lpt_cov_build_id_check(const struct ptcap_map *m, const char *path,
+			   uint8_t *id, uint8_t *id_size)
+{
+	uint8_t have[PTCAP_BUILD_ID_MAX];
+	uint64_t size;
+	void *map = NULL;
+	int fd, n = 0;
+
+	if (!m || !path)
+		return LPT_ERR_INVALID;
+	if (id_size)
+		*id_size = 0;
+	if (!m->build_id_size)
+		return 0;
+	/* the note of the file as it is now: a regular file only */
+	fd = ptcap_file_open(NULL, path, 0, 0, &size);
+	if (fd < 0) {
+		if (fd == -PTCAP_E_NOT_REGULAR)
+			errno = EINVAL;
+		else if (!errno)
+			errno = EIO;
+		return LPT_ERR_NOT_SUPPORTED;
+	}
+	if (size > SIZE_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return LPT_ERR_NOT_SUPPORTED;
+	}
+	if (size) {
+		map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return LPT_ERR_NOT_SUPPORTED;
+		}
+		n = elf_build_id(map, (size_t)size, have);
+		munmap(map, (size_t)size);
+	}
+	close(fd);
+	if (id) {
+		memcpy(id, have, (size_t)n);
+		if (id_size)
+			*id_size = (uint8_t)n;
+	}
+	return n != m->build_id_size || memcmp(have, m->build_id, (size_t)n) ? 1 : 0;
+}
+
 int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
 			    void (*warn)(void *ctx, const char *path, int err),
 			    void *ctx)
@@ -425,6 +578,15 @@ int lpt_cov_image_add_ptcap(struct lpt_cov_image *img, const char *dir,
 			strcpy(path, m->path);
 		else
 			sprintf(path, "%s/%s", dir, m->path);
+		/* another binary than the one traced: its code is not the
+		 * trace's (a read error is add_file()'s to report) */
+		if (!(img->flags & LPT_COV_IMAGE_F_ANY_BUILD_ID) &&
+		    lpt_cov_build_id_check(m, path, NULL, NULL) == 1) {
+			if (warn)
+				warn(ctx, path, LPT_ERR_COV_BUILD_ID);
+			free(path);
+			continue;
+		}
 		err = lpt_cov_image_add_file(img, path, m->offset, m->size, m->start);
 		if (err == LPT_ERR_NOMEM) {
 			free(path);

@@ -7,6 +7,7 @@
 #include <lwpt/pt_cov.h>
 
 #include <errno.h>
+#include <string.h>
 
 #include "libpt/cov_internal.h"
 #include "model/x86/x86_cofi.h"
@@ -59,4 +60,39 @@ int lpt_cov_insn_at(const struct lpt_cov_image *img, uint64_t addr,
 	out->target = (x.kind == X86_COFI_JCC || x.kind == X86_COFI_JMP_REL ||
 		       x.kind == X86_COFI_CALL_REL) ? x86_cofi_target(&x, addr) : 0;
 	return 0;
+}
+
+long lpt_cov_insns_at(const struct lpt_cov_image *img, uint64_t addr,
+		      unsigned int mode, struct lpt_cov_insn *out, size_t max)
+{
+	uint8_t buf[256];
+	size_t have = 0, off = 0, n = 0;
+	uint64_t a = addr;
+
+	if (!img || (!out && max) || (mode != 16 && mode != 32 && mode != 64))
+		return LPT_ERR_INVALID;
+	while (n < max) {
+		struct x86_cofi x;
+
+		/* as the decoder's blocks read: the window refilled when
+		 * fewer bytes than the longest instruction are left */
+		if (have - off < X86_MAX_INSN_LEN) {
+			memmove(buf, buf + off, have - off);
+			have -= off;
+			off = 0;
+			have += lpt_cov_image_read(img, a + have, buf + have, sizeof(buf) - have);
+		}
+		if (have == off ||
+		    x86_cofi_decode(buf + off, have - off, (enum x86_mode)mode, &x) < 0)
+			break;
+		out[n].addr = a;
+		out[n].len = x.len;
+		out[n].kind = insn_kind(x.kind);
+		out[n].target = (x.kind == X86_COFI_JCC || x.kind == X86_COFI_JMP_REL ||
+				 x.kind == X86_COFI_CALL_REL) ? x86_cofi_target(&x, a) : 0;
+		n++;
+		a += x.len;
+		off += x.len;
+	}
+	return (long)n;
 }

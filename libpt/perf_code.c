@@ -151,7 +151,7 @@ static int candidate(const char *path, const struct lpt_perf_map *m)
 int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		       const struct lpt_perf_code_opts *o, char *path, size_t size)
 {
-	char hex[41], cand[4096], dflt[4096];
+	char hex[41], cand[4096], dflt[4096], first_other[4096] = "";
 	const char *dir, *base;
 	bool other = false, outside = false;
 	int i, r;
@@ -227,6 +227,8 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 		 * only kcore gives. */
 		if (r > 0 && is_kernel_map(m) && is_elf_file(cand))
 			r = 0;
+		if (r < 0 && !other)	/* the one --force takes */
+			snprintf(first_other, sizeof(first_other), "%s", cand);
 		if (r < 0)
 			other = true;
 		if (r <= 0)
@@ -237,5 +239,10 @@ int lpt_perf_find_code(const struct lpt_perf *p, const struct lpt_perf_map *m,
 	}
 	if (outside)
 		return -LPT_PERF_E_OUTSIDE;
+	if (other && o->any_build_id) {
+		if ((size_t)snprintf(path, size, "%s", first_other) >= size)
+			return -LPT_PERF_E_INVAL;
+		return 0;
+	}
 	return other ? -LPT_PERF_E_BUILD_ID : -LPT_PERF_E_NO_CODE;
 }

@@ -52,16 +52,100 @@ static bool is_kernel(const struct lpt_perf_map *m)
 	return m->kernel || m->pid == -1;
 }
 
-/* Name a file whose code is missing once. */
-static void say_missing(struct lpt_perf_model *c, const struct lpt_perf_map *m, int why)
+/* @n bytes of @id as hex into @out (41 bytes); "none" for none. */
+static void id_hex(char *out, const uint8_t *id, int n)
+{
+	if (n <= 0) {
+		strcpy(out, "none");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+/*
+ * The GNU build-id of @file (lpt_perf_elf_build_id()) into @id, read once
+ * per file for the model (the same file serves many mapping records).
+ * Returns its length, 0 none (or not ELF), < 0 unreadable.
+ */
+static int file_id(struct lpt_perf_model *c, const char *file, uint8_t id[20])
+{
+	struct lpt_perf_file_id *e;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t i;
+
+	for (const char *s = file; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	i = lpt_perf_hash_get(&c->id_of, h);
+	if (i != SIZE_MAX && !strcmp(c->ids[i].file, file)) {
+		memcpy(id, c->ids[i].id, sizeof(c->ids[i].id));
+		return c->ids[i].n;
+	}
+	if (i != SIZE_MAX || lpt_perf_grow(&c->ids, &c->cap_ids, c->nids + 1, sizeof(*c->ids)))
+		return lpt_perf_elf_build_id(file, id);	/* not kept */
+	e = &c->ids[c->nids];
+	e->file = strdup(file);
+	if (!e->file || lpt_perf_hash_put(&c->id_of, h, c->nids)) {
+		free(e->file);
+		return lpt_perf_elf_build_id(file, id);
+	}
+	e->n = lpt_perf_elf_build_id(file, e->id);
+	c->nids++;
+	memcpy(id, e->id, sizeof(e->id));
+	return e->n;
+}
+
+/*
+ * "build-id X recorded in the perf.data, FILE has Y" for mapping @m when
+ * @file (the one found, or with @file NULL the one --force would take)
+ * has another build-id than the perf.data recorded; empty when not.
+ */
+static void ids_said(struct lpt_perf_model *c, const struct lpt_perf_map *m, const char *file,
+		     char *out, size_t size)
+{
+	struct lpt_perf_code_opts o = c->o;
+	char other[4096], want[41], have[41];
+	uint8_t id[20];
+	int n;
+
+	out[0] = '\0';
+	o.any_build_id = true;
+	if (!m->build_id_size)
+		return;
+	if (!file) {
+		if (lpt_perf_find_code(c->p, m, &o, other, sizeof(other)))
+			return;
+		file = other;
+	}
+	n = file_id(c, file, id);
+	if (n <= 0 || (n == m->build_id_size && !memcmp(id, m->build_id, (size_t)n)))
+		return;
+	id_hex(want, m->build_id, m->build_id_size);
+	id_hex(have, id, n);
+	snprintf(out, size, "build-id %s recorded in the perf.data, %s has %s", want, file,
+		 have);
+}
+
+/* Whether @m's path was named already; else it is from now on. */
+static bool said(struct lpt_perf_model *c, const struct lpt_perf_map *m)
 {
 	size_t i;
 
 	for (i = 0; i < c->nsaid; i++)
 		if (!strcmp(c->said[i], m->path))
-			return;
+			return true;
 	if (!lpt_perf_grow(&c->said, &c->cap_said, c->nsaid + 1, sizeof(*c->said)))
 		c->said[c->nsaid++] = m->path;
+	return false;
+}
+
+/* Name a file whose code is missing once. */
+static void say_missing(struct lpt_perf_model *c, const struct lpt_perf_map *m, int why)
+{
+	char ids[4096 + 160];
+
+	if (said(c, m))
+		return;
 	if (is_kernel(m) && strncmp(m->path, "[kernel.kallsyms]", 17)) {
 		/* Kernel modules: one line for all (lpt_perf_model_summary()). */
 		if (!c->modules++)
@@ -71,6 +155,10 @@ static void say_missing(struct lpt_perf_model *c, const struct lpt_perf_map *m, 
 	if (c->warn && has_control(m->path))
 		fprintf(c->warn, "%s: a mapped file whose name has control characters: "
 			"%s\n", c->prog, lpt_perf_strerror(why));
+	else if (c->warn && why == -LPT_PERF_E_BUILD_ID &&
+		 (ids_said(c, m, NULL, ids, sizeof(ids)), ids[0]))
+		fprintf(c->warn, "%s: %s: %s (%s: not the binary that was traced; "
+			"--force uses it)\n", c->prog, m->path, lpt_perf_strerror(why), ids);
 	else if (c->warn)
 		fprintf(c->warn, "%s: %s: %s%s\n", c->prog, m->path,
 			lpt_perf_strerror(why),
@@ -96,6 +184,7 @@ static int add_line(struct lpt_perf_lines *l, uint64_t start, uint64_t size,
 	if (!n)
 		return -LPT_PERF_E_NOMEM;
 	l->m = n;
+	memset(&n[l->n], 0, sizeof(n[l->n]));
 	n[l->n].start = start;
 	n[l->n].size = size;
 	n[l->n].offset = offset;
@@ -159,6 +248,7 @@ static void map_lines(struct lpt_perf_model *c, struct lpt_perf_lines *l,
 		      const struct lpt_perf_map *m)
 {
 	char file[4096];
+	uint8_t id[20];
 	int r;
 
 	if (c->o.no_code || !m->exec || !m->size || !m->path[0])
@@ -179,7 +269,26 @@ static void map_lines(struct lpt_perf_model *c, struct lpt_perf_lines *l,
 	}
 	/* A kernel module's raw file: perf reads it at ip - start, its
 	 * pgoff ignored (lpt_perf_find_code()). */
-	(void)add_line(l, m->start, m->size, m->kernel ? 0 : m->pgoff, file);
+	if (add_line(l, m->start, m->size, m->kernel ? 0 : m->pgoff, file) || is_kernel(m) ||
+	    !m->build_id_size)
+		return;
+	/* A user file, compared with the recorded build-id by
+	 * lpt_perf_find_code(): the line carries the id when the file has
+	 * it (a tool may compare again, lpt_cov_build_id_check()). A file
+	 * --force took with another id carries none: said here once, with
+	 * both ids; one without a note is used as perf uses it. */
+	r = file_id(c, file, id);
+	if (r == m->build_id_size && !memcmp(id, m->build_id, (size_t)r)) {
+		memcpy(l->m[l->n - 1].build_id, id, (size_t)r);
+		l->m[l->n - 1].build_id_size = (uint8_t)r;
+	} else if (r > 0 && c->o.any_build_id && c->warn) {
+		char ids[4096 + 160];
+
+		ids_said(c, m, file, ids, sizeof(ids));
+		if (ids[0] && !said(c, m))
+			fprintf(c->warn, "%s: warning: %s: %s: used anyway (--force)\n", c->prog,
+				m->path, ids);
+	}
 }
 
 const struct ptcap_map *lpt_perf_model_lines(struct lpt_perf_model *mo, size_t j,
@@ -698,6 +807,10 @@ void lpt_perf_model_free(struct lpt_perf_model *mo)
 	}
 	free(mo->lines);
 	free(mo->said);
+	for (i = 0; i < mo->nids; i++)
+		free(mo->ids[i].file);
+	free(mo->ids);
+	lpt_perf_hash_free(&mo->id_of);
 	free(mo->sw);
 	free(mo->g);
 	free(mo->user);

@@ -50,6 +50,14 @@ struct lpt_perf_lines {
 	bool done;		/* computed (once, with its warnings) */
 };
 
+/* A found file's GNU build-id (lpt_perf_elf_build_id(): @n its length,
+ * 0 none, < 0 unreadable), read once per file. */
+struct lpt_perf_file_id {
+	char *file;
+	uint8_t id[20];
+	int n;
+};
+
 struct lpt_perf_model {
 	const struct lpt_perf *p;
 	struct lpt_perf_code_opts o;
@@ -59,8 +67,12 @@ struct lpt_perf_model {
 	bool sys;		/* decoded per process: switches, processes */
 	struct ptcap_addr_range addr[PTCAP_ADDR_RANGES];
 	struct lpt_perf_lines *lines;	/* per mapping record */
-	const char **said;	/* paths already named as missing */
+	const char **said;	/* paths already named as missing, or as
+				 * used with another build-id (--force) */
 	size_t nsaid, cap_said;
+	struct lpt_perf_file_id *ids;	/* build-ids of found files */
+	size_t nids, cap_ids;
+	struct lpt_perf_hash id_of;	/* FNV-1a of a file -> ids[] */
 	size_t modules;		/* kernel modules without code */
 	const char *first_module;
 	/* sys only: */
@@ -86,7 +98,11 @@ int lpt_perf_model_init(struct lpt_perf_model *mo, const struct lpt_perf *p,
 			const struct lpt_perf_code_opts *o, FILE *warn, const char *prog);
 
 /* lpt_perf_model_lines() - the maps lines of mapping record @j (looked up
- * once); *@n their number. NULL with *@n 0 when none. */
+ * once); *@n their number. NULL with *@n 0 when none. A user file's line
+ * carries the build-id the perf.data recorded for it (MMAP2 or HEADER_BUILD_ID)
+ * when the file found has that id (build_id_size 0 otherwise: none
+ * recorded, a file without a note, or one --force took with another id,
+ * which is then said once on the model's warnings with both ids). */
 const struct ptcap_map *lpt_perf_model_lines(struct lpt_perf_model *mo, size_t j,
 					     size_t *n);
 

@@ -63,30 +63,82 @@ static void put_text(FILE *f, const char *s)
 	}
 }
 
+/* A maps file being written: its lines that carry a build-id, whose
+ * "# build-id" comments follow the lines (maps_out_end()). */
+struct maps_out {
+	FILE *f;
+	const struct ptcap_map **id;
+	size_t nid, cap_id;
+	bool nomem;
+};
+
 /* The maps lines of mapping record @j (lpt_perf_model_lines()). */
 static void map_line(struct lpt_perf_model *mo, size_t j, void *arg)
 {
-	FILE *f = arg;
+	struct maps_out *mf = arg;
 	size_t n, k;
 	const struct ptcap_map *m = lpt_perf_model_lines(mo, j, &n);
 
-	for (k = 0; k < n; k++)
-		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m[k].start,
+	for (k = 0; k < n; k++) {
+		fprintf(mf->f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m[k].start,
 			m[k].start + m[k].size, m[k].offset, m[k].path);
+		if (!m[k].build_id_size)
+			continue;
+		if (lpt_perf_grow(&mf->id, &mf->cap_id, mf->nid + 1, sizeof(*mf->id)))
+			mf->nomem = true;
+		else
+			mf->id[mf->nid++] = &m[k];
+	}
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp((*(const struct ptcap_map *const *)a)->path,
+		      (*(const struct ptcap_map *const *)b)->path);
+}
+
+/*
+ * After the lines, one "# build-id <hex> <path>" comment per file whose
+ * lines carry the build-id the perf.data recorded (lpt_perf_model_lines():
+ * the file found has it), as ptcap records them (ptcap-format.rst "maps"):
+ * the directory and the perf.data read in place give the same maps. A
+ * path carries one id at most (the file's own). Closes the file.
+ */
+static int maps_out_end(struct maps_out *mf)
+{
+	size_t i;
+	int err = mf->nomem ? -LPT_PERF_E_NOMEM : 0;
+
+	if (mf->nid)
+		qsort(mf->id, mf->nid, sizeof(*mf->id), cmp_path);
+	for (i = 0; i < mf->nid; i++) {
+		const struct ptcap_map *m = mf->id[i];
+
+		if (i && !strcmp(m->path, mf->id[i - 1]->path))
+			continue;
+		fputs("# build-id ", mf->f);
+		for (uint8_t k = 0; k < m->build_id_size; k++)
+			fprintf(mf->f, "%02x", m->build_id[k]);
+		fprintf(mf->f, " %s\n", m->path);
+	}
+	free(mf->id);
+	if (close_file(mf->f))
+		return -LPT_PERF_E_IO;
+	return err;
 }
 
 /* maps: per thread, every mapping; per CPU, the kernel's (the processes'
  * own go to maps.<pid>.<gen>). */
 static int write_maps(struct wctx *c, const char *dir)
 {
-	FILE *f = create(dir, PTCAP_MAPS_FILE);
+	struct maps_out mf = { .f = create(dir, PTCAP_MAPS_FILE) };
 
-	if (!f)
+	if (!mf.f)
 		return -LPT_PERF_E_IO;
-	fprintf(f, "%s %d\n# from perf.data MMAP/MMAP2 records\n", PTCAP_MAPS_MAGIC,
+	fprintf(mf.f, "%s %d\n# from perf.data MMAP/MMAP2 records\n", PTCAP_MAPS_MAGIC,
 		PTCAP_FORMAT_VERSION);
-	lpt_perf_model_top(&c->mo, map_line, f);
-	return close_file(f);
+	lpt_perf_model_top(&c->mo, map_line, &mf);
+	return maps_out_end(&mf);
 }
 
 static int write_config(struct wctx *c, const char *dir)
@@ -226,6 +278,7 @@ static int write_processes(struct wctx *c, const char *dir)
 	for (i = 0; !err && i < c->mo.ng; i++) {
 		const struct lpt_perf_gen *g = &c->mo.g[i];
 		uint64_t first, last;
+		struct maps_out mo;
 		char name[64];
 		FILE *mf;
 
@@ -236,9 +289,12 @@ static int write_processes(struct wctx *c, const char *dir)
 			break;
 		}
 		fprintf(mf, "%s %d\n", PTCAP_MAPS_MAGIC, PTCAP_FORMAT_VERSION);
-		lpt_perf_model_gen(&c->mo, i, map_line, mf);
-		if (close_file(mf))
-			err = -LPT_PERF_E_IO;
+		mo.f = mf;
+		mo.id = NULL;
+		mo.nid = mo.cap_id = 0;
+		mo.nomem = false;
+		lpt_perf_model_gen(&c->mo, i, map_line, &mo);
+		err = maps_out_end(&mo);
 		lpt_perf_model_gen_tsc(&c->mo, i, &first, &last);
 		fprintf(f, "%d %zu %" PRIu64 " %" PRIu64 " 0x0 %s ", g->pid, g->gen, first,
 			last, name);

@@ -375,6 +375,7 @@ static int parse_map_line(const char *b, const char *e, struct ptcap_map *map)
 	map->path = strndup(b, (size_t)(e - b));
 	if (!map->path)
 		return -PTCAP_E_NOMEM;
+	map->build_id_size = 0;
 	map->start = start;
 	map->size = end - start;
 	map->offset = offset;
@@ -432,6 +433,79 @@ static int map_record(const char *b, const char *e, void *rec, size_t index)
 	return parse_map_line(b, e, rec);
 }
 
+/* The value of hex digit @c, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A "# build-id <hex> <path>" comment (ptcap-format.rst "maps"): the id's
+ * bytes into @id (*@n of them) and the path as [*@pb, *@pe). False for any
+ * other comment.
+ */
+static bool build_id_comment(const char *b, const char *e, uint8_t *id, uint8_t *n,
+			     const char **pb, const char **pe)
+{
+	const char *t;
+	size_t k = 0;
+
+	b = skip_blanks(b, e);
+	if (b == e || *b != '#')
+		return false;
+	b = skip_blanks(b + 1, e);
+	t = skip_token(b, e);
+	if (!token_is(b, t, "build-id"))
+		return false;
+	b = skip_blanks(t, e);
+	t = skip_token(b, e);
+	if (t == b || (t - b) % 2 || (size_t)(t - b) / 2 > PTCAP_BUILD_ID_MAX)
+		return false;
+	for (const char *p = b; p < t; p += 2) {
+		int hi = hex_digit(p[0]), lo = hex_digit(p[1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		id[k++] = (uint8_t)(hi << 4 | lo);
+	}
+	b = skip_blanks(t, e);
+	if (b == t || b == e)
+		return false;
+	*n = (uint8_t)k;
+	*pb = b;
+	*pe = e;
+	return true;
+}
+
+/* Every "# build-id" comment's id onto the lines of its path. */
+static void maps_build_ids(const char *text, size_t len, struct ptcap_maps *maps)
+{
+	struct line_cursor cur = { .pos = text, .end = text + len };
+	const char *b, *e, *pb, *pe;
+	uint8_t id[PTCAP_BUILD_ID_MAX], n;
+
+	while (next_line(&cur, &b, &e)) {
+		if (cur.lineno == 1 || !is_comment(b, e) ||
+		    !build_id_comment(b, e, id, &n, &pb, &pe))
+			continue;
+		for (size_t i = 0; i < maps->nmaps; i++) {
+			struct ptcap_map *m = &maps->map[i];
+
+			if (strlen(m->path) != (size_t)(pe - pb) ||
+			    memcmp(m->path, pb, (size_t)(pe - pb)))
+				continue;
+			memcpy(m->build_id, id, n);
+			m->build_id_size = n;
+		}
+	}
+}
+
 int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
 		     size_t *line)
 {
@@ -451,6 +525,8 @@ int ptcap_maps_parse(const char *text, size_t len, struct ptcap_maps *maps,
 	maps->map = arr;
 	if (err)
 		ptcap_maps_free(maps);
+	else
+		maps_build_ids(text, len, maps);
 	return err;
 }
 

@@ -54,6 +54,18 @@ struct lpt_capsrc_opts {
 	FILE *err;			/* messages: errors of a perf.data,
 					 * missing code, progress; NULL none */
 	const char *prog;		/* their prefix (the tool's name) */
+	unsigned int flags;		/* enum lpt_capsrc_flags */
+};
+
+/* Flags of struct lpt_capsrc_opts. */
+enum lpt_capsrc_flags {
+	LPT_CAPSRC_ANY_BUILD_ID = 1u << 0,	/* perf.data: a file whose
+						 * build-id is not the recorded
+						 * one is used when no file has
+						 * it (struct lpt_perf_code_opts
+						 * any_build_id; a tool's
+						 * --force), said once on err
+						 * as a warning naming both ids */
 };
 
 /**
@@ -200,6 +212,12 @@ int lpt_capsrc_load(struct lpt_capsrc *s, size_t i, uint64_t max, size_t pad,
  * @s:    the source.
  * @maps: receives a copy (release with ptcap_maps_free()), paths ready
  *        to open, in file order.
+ *
+ * Each line's build_id is the one the capture recorded for its file, for
+ * a tool to compare (lpt_cov_build_id_check()): a directory's "# build-id"
+ * lines; a perf.data's (MMAP2, HEADER_BUILD_ID) where the file found has
+ * that id (lpt_perf_find_code() compared them; a file taken with another
+ * id under LPT_CAPSRC_ANY_BUILD_ID carries none, said once on o->err).
  *
  * Return: 0; the errors of ptcap_dir_read_file() and ptcap_maps_parse()
  * (-PTCAP_E_IO with errno ENOENT: no maps file), -PTCAP_E_NOMEM.

@@ -336,6 +336,9 @@ struct lpt_perf_code_opts {
 	const char *kcore;	/* a kcore copy (set by lpt_perf_open() for
 				 * a --kcore directory), or NULL */
 	bool no_code;		/* lpt_perf_write_ptcap(): write no maps */
+	bool any_build_id;	/* lpt_perf_find_code(): a file whose build-id
+				 * differs from the recorded one is used
+				 * (perf's --force), when no file has it */
 };
 
 /** lpt_perf_code_opts_init() - no symfs, $HOME/.debug, the file's kcore. */
@@ -347,7 +350,9 @@ void lpt_perf_code_opts_init(const struct lpt_perf *p,
  * perf looks for it (util/dso.c dso__read_binary_type_filename, symbol.c
  * dso__load): below --symfs (DIR/recorded-path), in the build-id cache
  * (DIR/.build-id/xx/yyyy.../elf), at the recorded path. A candidate whose
- * ELF build-id differs from the recorded one is skipped. For the kernel's
+ * ELF build-id differs from the recorded one is skipped (with @o
+ * any_build_id, the first such one is taken when no candidate has the
+ * recorded build-id: perf's --force). For the kernel's
  * maps: the kcore copy, else --vmlinux; a kernel mapping named by a path
  * (a module) is looked for as user files are, and only a file that is not
  * ELF is taken (its raw bytes hold the code at ip - start).

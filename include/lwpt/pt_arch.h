@@ -17,6 +17,7 @@
 #include <lwpt/pt_rtit.h>
 #include <lwpt/pt_topa.h>
 #include <lwpt/pt_packets.h>
+#include <lwpt/bts_arch.h>
 
 /*
  * SDM 33.2.7.2 "ToPA PMI": a ToPA PMI is told from other PMIs by
@@ -25,8 +26,12 @@
  * IA32_PERF_GLOBAL_OVF_CTRL before architectural perfmon version 4).
  * IA32_PERF_GLOBAL_STATUS_SET (391H, perfmon version 4) sets status bits.
  */
+#ifndef IA32_PERF_GLOBAL_STATUS
 #define IA32_PERF_GLOBAL_STATUS				0x38eu
+#endif
+#ifndef IA32_PERF_GLOBAL_STATUS_RESET
 #define IA32_PERF_GLOBAL_STATUS_RESET			0x390u
+#endif
 #define IA32_PERF_GLOBAL_OVF_CTRL			IA32_PERF_GLOBAL_STATUS_RESET
 #define IA32_PERF_GLOBAL_STATUS_SET			0x391u
 #define IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI_SHIFT	55
@@ -51,8 +56,7 @@
  * processors with DisplayFamily_DisplayModel 06_3DH, 06_47H, 06_4EH, 06_4FH,
  * 06_56H and 06_5EH the use of Intel PT and LBRs is mutually exclusive, and
  * (SDM 33.2.9.3) an RSM that enables both there causes a shutdown.
+ * IA32_DEBUGCTL and its bits are defined in <lwpt/bts_arch.h>.
  */
-#define IA32_DEBUGCTL					0x1d9u
-#define IA32_DEBUGCTL_LBR				(1ull << 0)
 
 #endif /* LWPT_PT_ARCH_H */

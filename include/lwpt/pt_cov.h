@@ -52,6 +52,9 @@ enum lpt_cov_error {
 					 * the trace executes */
 	LPT_ERR_COV_NOT_REGULAR	= -35,	/* a file to load is a device, FIFO
 					 * or directory (never read) */
+	LPT_ERR_COV_BUILD_ID	= -36,	/* a file's build-id is not the one
+					 * the capture recorded: another
+					 * binary than the one traced */
 };
 
 /**
@@ -157,11 +160,49 @@ int lpt_cov_image_add_elf(struct lpt_cov_image *img, const char *path,
  */
 int lpt_cov_image_add_pagecache(struct lpt_cov_image *img, const char *prefix);
 
+struct ptcap_map;
+
+/* lpt_cov_image_set_flags() */
+#define LPT_COV_IMAGE_F_ANY_BUILD_ID	0x1u	/* lpt_cov_image_add_ptcap()
+						 * maps a file whose build-id
+						 * differs from the recorded
+						 * one (perf's --force) */
+
+/**
+ * lpt_cov_image_set_flags() - how the image loads captures.
+ * @img:   image.
+ * @flags: LPT_COV_IMAGE_F_* (0: the default, a file whose build-id is not
+ *         the recorded one is refused).
+ */
+void lpt_cov_image_set_flags(struct lpt_cov_image *img, unsigned int flags);
+
+/**
+ * lpt_cov_build_id_check() - is a file the one a capture's maps line
+ * recorded? Compares the GNU build-id (ELF note NT_GNU_BUILD_ID of a
+ * PT_NOTE segment, System V gABI "Note Section") of @path with @m's
+ * (ptcap_maps_parse(): "# build-id" lines).
+ * @m:       the maps line.
+ * @path:    the file as it is opened now (the line's path, below the
+ *           capture directory when relative).
+ * @id:      if not NULL, receives the file's build-id (PTCAP_BUILD_ID_MAX
+ *           bytes of room), *@id_size its length (0: the file has none).
+ * @id_size: may be NULL with @id.
+ *
+ * Return: 0 the same, or nothing recorded to compare with; 1 it differs
+ * (another build-id, or none where one was recorded: another binary than
+ * the one traced); LPT_ERR_NOT_SUPPORTED with errno set when the file
+ * cannot be read (nothing compared); LPT_ERR_INVALID for NULL @m or @path.
+ */
+int lpt_cov_build_id_check(const struct ptcap_map *m, const char *path,
+			   uint8_t *id, uint8_t *id_size);
+
 /**
  * lpt_cov_image_add_ptcap() - add the code of a ptcap capture directory:
  * the mappings of its `maps` file (Documentation/ptcap-format.rst; a later
  * line wins on overlap, paths relative to @dir unless absolute, bytes past
- * a file's end not mapped).
+ * a file's end not mapped). A file whose build-id is not the one the maps
+ * file recorded (lpt_cov_build_id_check()) is not mapped: @warn gets
+ * LPT_ERR_COV_BUILD_ID for it, unless LPT_COV_IMAGE_F_ANY_BUILD_ID is set.
  * @img:  image.
  * @dir:  the directory.
  * @warn: if not NULL, called with the path of each mapped file that cannot
@@ -378,6 +419,100 @@ struct lpt_cov_insn {
  */
 int lpt_cov_insn_at(const struct lpt_cov_image *img, uint64_t addr,
 		    unsigned int mode, struct lpt_cov_insn *out);
+
+/**
+ * lpt_cov_insns_at() - lpt_cov_insn_at() for consecutive instructions: up
+ * to @max of them from @addr on, each after the one before (branches do
+ * not stop it), the code read a window at a time as the decoder's blocks
+ * read it (a block's instructions, lpt_cov_block_at(), in one call).
+ * @img:  image.
+ * @addr: linear address of the first instruction.
+ * @mode: 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8).
+ * @out:  room for @max instructions.
+ * @max:  instructions wanted.
+ *
+ * Return: the number decoded (>= 0): fewer than @max where the image has
+ * no code, or an invalid instruction, at the next address (lpt_cov_insn_at()
+ * there says which); LPT_ERR_INVALID for NULL @img, NULL @out with @max,
+ * or a bad @mode.
+ */
+long lpt_cov_insns_at(const struct lpt_cov_image *img, uint64_t addr,
+		      unsigned int mode, struct lpt_cov_insn *out, size_t max);
+
+/* Why a block ends (struct lpt_cov_block). */
+enum lpt_cov_block_stop {
+	LPT_COV_STOP_BRANCH = 0,	/* at its branch: @kind says which */
+	LPT_COV_STOP_FILTER,		/* at the end of the IP filter range
+					 * it starts in (or it starts outside
+					 * every range: no instruction) */
+	LPT_COV_STOP_NOMAP,		/* at code the image lacks */
+	LPT_COV_STOP_BADINSN,		/* at bytes that are no instruction */
+};
+
+/* lpt_cov_block.flags */
+#define LPT_COV_BLOCK_F_UD	0x1u	/* holds a UD0/UD1/UD2 before its end
+					 * (the decoder walks on: #UD is a
+					 * fault, whose trace says where
+					 * control went) */
+
+/*
+ * One basic block of a decoder's cache (lpt_cov_block_at(),
+ * lpt_cov_blocks()): the instructions from @start to its first branch
+ * (SDM Table 33-1), to the end of the IP filter range it starts in, or to
+ * code the image lacks, decoded in one execution mode. The decoder counts
+ * edges, not blocks: a block runs as often as the edges into @start
+ * (lpt_cov_edges()) say, plus trace-enable entries.
+ */
+struct lpt_cov_block {
+	uint64_t start;		/* its first instruction */
+	uint64_t end;		/* the address after its last instruction:
+				 * it is [start, end); with LPT_COV_STOP_NOMAP
+				 * the address of the missing instruction */
+	uint64_t branch;	/* LPT_COV_STOP_BRANCH: the branch's address
+				 * (its length is end - branch); else 0 */
+	uint64_t target;	/* a JCC, JMP or CALL branch: its target;
+				 * else 0 */
+	uint32_t ninsn;		/* instructions, the branch included */
+	uint8_t kind;		/* enum lpt_cov_insn_kind of the branch;
+				 * LPT_COV_INSN_OTHER when no branch ends it */
+	uint8_t stop;		/* enum lpt_cov_block_stop */
+	uint8_t mode;		/* 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8) */
+	uint8_t flags;		/* LPT_COV_BLOCK_F_* */
+};
+
+/**
+ * lpt_cov_block_at() - the block the decoder's cache holds at an address.
+ * @cov:  decoder.
+ * @addr: linear address of the block's first instruction.
+ * @mode: 16, 32 or 64: the execution mode it was decoded in.
+ * @out:  filled when found.
+ *
+ * Only blocks the decodes since the last flush (the cache cap,
+ * lpt_cov_invalidate()) walked are there: a caller falls back to
+ * lpt_cov_insn_at() for the others. The IP filter is @cov's
+ * configuration's. A lookup is one hash probe: no code is read.
+ *
+ * Return: 1 found; 0 not cached; LPT_ERR_INVALID for NULL @cov or @out or
+ * a bad @mode.
+ */
+int lpt_cov_block_at(const struct lpt_cov *cov, uint64_t addr,
+		     unsigned int mode, struct lpt_cov_block *out);
+
+/**
+ * lpt_cov_blocks() - call @fn for every block of the decoder's cache, in
+ * no particular order.
+ * @cov: decoder.
+ * @fn:  called with @ctx and a block (valid during the call only); a
+ *       non-zero return stops the walk. It must not call lpt_cov_decode()
+ *       or lpt_cov_invalidate() on @cov.
+ * @ctx: passed to @fn.
+ *
+ * Return: the number of blocks @fn was called with (>= 0);
+ * LPT_ERR_INVALID for NULL @cov or @fn.
+ */
+long lpt_cov_blocks(const struct lpt_cov *cov,
+		    int (*fn)(void *ctx, const struct lpt_cov_block *b),
+		    void *ctx);
 
 /**
  * lpt_cov_invalidate() - forget cached work for code in [start, end),

@@ -177,6 +177,9 @@ struct ptcap_addr_range {
 int ptcap_config_addr(const char *text, size_t len,
 		      struct ptcap_addr_range ranges[PTCAP_ADDR_RANGES]);
 
+/* Longest GNU build-id a `maps` file records (SHA-1: ld --build-id). */
+#define PTCAP_BUILD_ID_MAX	20
+
 /* One line of a `maps` file: @size bytes of @path from file offset
  * @offset are mapped at virtual address @start. */
 struct ptcap_map {
@@ -185,6 +188,11 @@ struct ptcap_map {
 	uint64_t offset;	/* file offset of the byte at @start */
 	char *path;		/* as written; relative to the directory
 				 * unless it starts with '/' */
+	/* the file's GNU build-id (ELF note NT_GNU_BUILD_ID) when the
+	 * capture was made: a "# build-id <hex> <path>" line of the same
+	 * file names it (ptcap-format.rst "maps"); size 0: none recorded */
+	uint8_t build_id[PTCAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
 };
 
 /* All lines of a `maps` file, in file order (later lines win on overlap). */
@@ -200,6 +208,11 @@ struct ptcap_maps {
  * @maps: on success, owns an array of @maps->nmaps entries; release with
  *        ptcap_maps_free(). Left empty on failure.
  * @line: if not NULL, set to the 1-based line number of the first error.
+ *
+ * A comment "# build-id <hex> <path>" gives the build-id of every line of
+ * <path> (the last such comment for a path wins; one whose hex is not 1 to
+ * PTCAP_BUILD_ID_MAX bytes is an ordinary comment): a maps file without
+ * them (older ptcap, perf.data) has build_id_size 0 everywhere.
  *
  * Return: 0 on success; -PTCAP_E_MAGIC or -PTCAP_E_VERSION for a bad first
  * line, -PTCAP_E_SYNTAX for a line that is not "<start> <end> <offset>

@@ -159,6 +159,10 @@ static void same_maps(const struct ptcap_maps *a, const struct ptcap_maps *b)
 		ck_assert_uint_eq(a->map[i].size, b->map[i].size);
 		ck_assert_uint_eq(a->map[i].offset, b->map[i].offset);
 		ck_assert_str_eq(a->map[i].path, b->map[i].path);
+		/* in place: the line's own; directory: its "# build-id" */
+		ck_assert_uint_eq(a->map[i].build_id_size, b->map[i].build_id_size);
+		ck_assert_mem_eq(a->map[i].build_id, b->map[i].build_id,
+				 a->map[i].build_id_size);
 	}
 }
 

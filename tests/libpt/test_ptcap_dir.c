@@ -296,6 +296,49 @@ START_TEST(maps_hello)
 }
 END_TEST
 
+/* "# build-id <hex> <path>" (ptcap-format.rst "maps"): the id onto every
+ * line of the path, the last such line winning; other comments, and
+ * build-id lines that do not parse, are only comments. */
+START_TEST(maps_build_ids)
+{
+	struct ptcap_maps maps;
+	static const uint8_t id[20] = { 0xc8, 0x91, 0x56, 0xeb, 0xda, 0xbf, 0x85, 0x9f,
+					0x4e, 0xe7, 0x0c, 0xb0, 0xc3, 0x03, 0x00, 0x4d,
+					0xcc, 0xf1, 0xae, 0x51 };
+
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n"
+				    "# build-id 00 /a b\n"
+				    "0x400000 0x401000 0x0 /a b\n"
+				    "0x401000 0x402000 0x1000 /a b\n"
+				    "0x500000 0x501000 0x0 vdso.so\n"
+				    "0x600000 0x601000 0x0 /c\n"
+				    "0x700000 0x701000 0x0 /d\n"
+				    "# build-id c89156ebdabf859f4ee70cb0c303004dccf1ae51 /a b\n"
+				    "#build-id 0A0b /c\r\n"
+				    "# build-id of /d, by hand\n"
+				    "# build-id abc /d\n"
+				    "# build-id 00112233445566778899001122334455667788990011 /d\n"
+				    "# build-id 0011\n"
+				    "# build-id 00 /nowhere\n",
+				    &maps, NULL), 0);
+	ck_assert_uint_eq(maps.nmaps, 5);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(maps.map[i].build_id_size, 20);
+		ck_assert_mem_eq(maps.map[i].build_id, id, 20);
+	}
+	ck_assert_uint_eq(maps.map[2].build_id_size, 0);
+	ck_assert_uint_eq(maps.map[3].build_id_size, 2);
+	ck_assert_uint_eq(maps.map[3].build_id[0], 0x0a);
+	ck_assert_uint_eq(maps.map[3].build_id[1], 0x0b);
+	ck_assert_uint_eq(maps.map[4].build_id_size, 0);	/* none parsed */
+	ptcap_maps_free(&maps);
+	/* without them (older captures, perf.data): none */
+	ck_assert_int_eq(parse_maps("lwpt-ptcap-maps 1\n0x1000 0x2000 0x0 /a\n", &maps, NULL), 0);
+	ck_assert_uint_eq(maps.map[0].build_id_size, 0);
+	ptcap_maps_free(&maps);
+}
+END_TEST
+
 /* Kernel addresses use all 64 bits. */
 START_TEST(maps_kernel_and_many)
 {
@@ -702,6 +745,7 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, config_syntax);
 	tcase_add_test(tc, config_length_bounds);
 	tcase_add_test(tc, maps_hello);
+	tcase_add_test(tc, maps_build_ids);
 	tcase_add_test(tc, maps_kernel_and_many);
 	tcase_add_test(tc, maps_errors);
 	tcase_add_test(tc, maps_embedded_nul);

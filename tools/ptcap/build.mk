@@ -6,7 +6,7 @@ ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
 	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c \
-	tools/ptcap/gapmark.c
+	tools/ptcap/gapmark.c tools/ptcap/buildid.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
@@ -32,8 +32,16 @@ test_ptcap_symfilter_LDLIBS := -lelf
 
 # ptcap -a's process records on this host's own processes (procs.c).
 UNIT_TESTS += test_ptcap_procs
-test_ptcap_procs_SRCS := tests/tools/ptcap/test_ptcap_procs.c tools/ptcap/procs.c
+test_ptcap_procs_SRCS := tests/tools/ptcap/test_ptcap_procs.c tools/ptcap/procs.c \
+	tools/ptcap/buildid.c
 test_ptcap_procs_LIBS := pt
+test_ptcap_procs_LDLIBS := -lelf -lzstd
+
+# The build-id lines of maps files (buildid.c, issue 35 "Errors").
+UNIT_TESTS += test_ptcap_buildid
+test_ptcap_buildid_SRCS := tests/tools/ptcap/test_ptcap_buildid.c tools/ptcap/buildid.c
+test_ptcap_buildid_LIBS := pt
+test_ptcap_buildid_LDLIBS := -lelf -lzstd
 
 # -C LIST: parsing, CPUs that do not exist, offline CPUs (cpusel.c).
 UNIT_TESTS += test_ptcap_cpusel

@@ -4,6 +4,7 @@
  * identity per exec generation (procs.h, Documentation/ptcap-format.rst).
  */
 #include "procs.h"
+#include "buildid.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -391,6 +392,17 @@ static int gen_write(const char *dir, pid_t pid, size_t k, const struct procs_ge
 	if (vdso && g->vdso_end && g->vdso_end - g->vdso_start == vdso_size)
 		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x0 %s\n", g->vdso_start,
 			g->vdso_end, vdso);
+	/* which binaries these were: a decoder refuses other ones */
+	const char **paths = calloc(g->n + 1, sizeof(*paths));
+
+	if (!paths) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n; i++)
+		paths[i] = g->v[i].path;
+	maps_write_build_ids(f, paths, g->n);
+	free(paths);
 	return close_checked(f);
 }
 

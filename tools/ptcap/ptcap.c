@@ -33,6 +33,7 @@
 
 #include <lwpt/pt.h>
 
+#include "buildid.h"
 #include "cpusel.h"
 #include "gapmark.h"
 #include "outcome.h"
@@ -650,6 +651,16 @@ static void write_maps(const char *dir, const struct maps *m, pid_t pid, bool at
 	for (i = 0; i < m->n; i++)
 		fprintf(f, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->v[i].start,
 			m->v[i].end, m->v[i].offset, m->v[i].path);
+	/* which binaries these were: a decoder refuses other ones */
+	const char **paths = calloc(m->n + 1, sizeof(*paths));
+
+	for (i = 0; paths && i < m->n; i++)
+		paths[i] = m->v[i].path;
+	if (paths)
+		maps_write_build_ids(f, paths, m->n);
+	else
+		fprintf(stderr, "ptcap: warning: out of memory: no build-ids in %s/maps\n", dir);
+	free(paths);
 	out_close(f, dir, "maps");
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Edges to instructions and blocks with execution counts (cov_flow.h).
- * The decode gives each distinct edge once with its count; the code is
- * decoded here once per block, never per execution.
+ * The decode gives each distinct edge once with its count; the blocks are
+ * the decoder's cached ones (lpt_cov_block_at()), decoded here only when
+ * it lacks one; instructions (lcov) are decoded once per distinct address,
+ * in one sweep of the blocks in address order, never per execution.
  */
 #include "tools/ptcov/cov_flow.h"
 
@@ -15,56 +17,66 @@
 /* Longest block walked: straight-line code longer than this is cut. */
 #define COV_BLOCK_MAX	65536u
 
+/* A key and the index of its element (radix_idx()). */
+struct kv {
+	uint64_t k;
+	uint64_t i;
+};
+
 /*
  * Sort the @n indices at @idx stably by the uint64_t at byte @off of
- * element idx[i] of @base (elements of @size bytes): LSD radix, a byte a
- * pass, passes where every key has the same byte skipped (addresses share
- * their high bytes). Linear in @n: no comparison sort on the way from
- * edges to lines. Returns 0 or -1 (ENOMEM).
+ * element idx[i] of @base (elements of @size bytes): LSD radix over
+ * (key, index) pairs copied out once, a byte a pass, the histograms of all
+ * eight bytes counted in one read, passes where every key has the same
+ * byte skipped (addresses share their high bytes). Linear in @n: no
+ * comparison sort on the way from edges to lines. Returns 0 or -1
+ * (ENOMEM).
  */
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
-	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *a = idx, *b = tmp;
+	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;
-	size_t cnt[256];
+	size_t (*cnt)[256] = calloc(8, sizeof(*cnt));
 
-	if (!tmp)
+	if (!a || !cnt) {
+		free(a);
+		free(cnt);
 		return -1;
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
+	}
+	b = a + n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, p + (size_t)idx[i] * size + off, sizeof(k));
+		a[i] = (struct kv){ k, idx[i] };
+		for (unsigned int d = 0; d < 8; d++)
+			cnt[d][(k >> (8 * d)) & 0xff]++;
+	}
+	for (unsigned int d = 0; d < 8; d++) {
 		size_t pos = 0;
 		bool one = false;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k;
-
-			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
-			cnt[(k >> shift) & 0xff]++;
-		}
-		for (unsigned int d = 0; d < 256; d++) {
-			size_t c = cnt[d];
+		for (unsigned int v = 0; v < 256; v++) {
+			size_t c = cnt[d][v];
 
 			one |= c == n;
-			cnt[d] = pos;
+			cnt[d][v] = pos;
 			pos += c;
 		}
 		if (one)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k;
-
-			memcpy(&k, p + (size_t)a[i] * size + off, sizeof(k));
-			b[cnt[(k >> shift) & 0xff]++] = a[i];
-		}
-		uint32_t *t = a;
+		for (size_t i = 0; i < n; i++)
+			b[cnt[d][(a[i].k >> (8 * d)) & 0xff]++] = a[i];
+		struct kv *t = a;
 
 		a = b;
 		b = t;
 	}
-	if (a != idx)
-		memcpy(idx, a, n * sizeof(*idx));
-	free(tmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)a[i].i;
+	free(a < b ? a : b);
+	free(cnt);
 	return 0;
 }
 
@@ -86,8 +98,58 @@ static uint32_t *sorted_idx(size_t n, const void *base, size_t size, size_t off0
 	return idx;
 }
 
+/* (src, dst) order. */
+static int edge_cmp(const struct lpt_cov_edge *x, const struct lpt_cov_edge *y)
+{
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* @e (@n of them) sorted by (src, dst) and distinct: a decode's edges
+ * (lpt_cov_edges()). */
+static bool edges_sorted(const struct lpt_cov_edge *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (edge_cmp(&e[i - 1], &e[i]) >= 0)
+			return false;
+	return true;
+}
+
+/* A sorted sum and a decode's sorted edges merged, equal edges summed:
+ * linear in both (a test suite's captures repeat the same edges). 0, or
+ * -1 without memory (nothing changed). */
+static int edges_merge(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
+{
+	struct lpt_cov_edge *m = malloc((acc->n + n) * sizeof(*m));
+	size_t i = 0, j = 0, o = 0;
+
+	if (!m)
+		return -1;
+	while (i < acc->n || j < n) {
+		int c = i == acc->n ? 1 : j == n ? -1 : edge_cmp(&acc->e[i], &e[j]);
+
+		if (c < 0) {
+			m[o++] = acc->e[i++];
+		} else if (c > 0) {
+			m[o++] = e[j++];
+		} else {
+			m[o] = acc->e[i++];
+			m[o++].count += e[j++].count;
+		}
+	}
+	free(acc->e);
+	acc->e = m;
+	acc->cap = acc->n + n;
+	acc->n = acc->sorted = o;
+	return 0;
+}
+
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 {
+	if (acc->n && acc->sorted == acc->n && n && edges_sorted(e, n) &&
+	    !edges_merge(acc, e, n))
+		return 0;
 	if (acc->n + n > acc->cap) {
 		size_t cap = acc->cap ? acc->cap : 1024;
 		struct lpt_cov_edge *ne;
@@ -109,6 +171,19 @@ int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 copy:
 	if (n)
 		memcpy(acc->e + acc->n, e, n * sizeof(*e));
+	/* the first decode's edges come sorted and distinct (lpt_cov_edges()) */
+	if (acc->sorted == acc->n) {
+		size_t i = acc->n ? acc->n : 1;
+
+		for (; i < acc->n + n; i++) {
+			const struct lpt_cov_edge *x = &acc->e[i - 1], *y = &acc->e[i];
+
+			if (x->src > y->src || (x->src == y->src && x->dst >= y->dst))
+				break;
+		}
+		if (i == acc->n + n)
+			acc->sorted = acc->n + n;
+	}
 	acc->n += n;
 	return 0;
 }
@@ -152,9 +227,86 @@ void cov_edges_free(struct cov_edges *acc)
 	memset(acc, 0, sizeof(*acc));
 }
 
-/* Instructions by address: open addressing, then sorted at the end. */
-struct itab {
-	struct cov_insn *slot;
+static bool in_filter(const struct lpt_cov_config *cfg, uint64_t a)
+{
+	if (!cfg->nfilter)
+		return true;
+	for (uint32_t i = 0; i < cfg->nfilter; i++)
+		if (a >= cfg->filter[i].start && a < cfg->filter[i].end)
+			return true;
+	return false;
+}
+
+/* What the code from an address to its first branch is. */
+struct shape {
+	uint64_t end;		/* the address after the last instruction */
+	uint64_t last;		/* the branch (kind != OTHER) */
+	uint32_t n;		/* instructions */
+	uint8_t kind;		/* the last one's; OTHER: no branch ends it */
+	uint8_t len;		/* the branch's length */
+	bool nomap;		/* cut short by missing code */
+};
+
+struct flow_in {
+	const struct lpt_cov_image *img;
+	const struct lpt_cov_config *cfg;
+	const struct lpt_cov *cov;
+};
+
+/*
+ * Walk from @a to the first branch (or to missing code, an invalid
+ * instruction, out of the filter ranges, COV_BLOCK_MAX instructions): the
+ * decoder's cached block when it has one of that shape, else decoded here.
+ */
+static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+{
+	struct lpt_cov_block b;
+	struct lpt_cov_insn in;
+
+	memset(s, 0, sizeof(*s));
+	/* the decoder's block: the same walk, unless it would differ (a #UD
+	 * in it, a longer block, another filter range adjoining) */
+	if (w->cov && lpt_cov_block_at(w->cov, a, 64, &b) == 1 &&
+	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
+	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
+		s->n = b.ninsn;
+		s->end = b.end;
+		s->nomap = b.stop == LPT_COV_STOP_NOMAP;
+		if (b.stop == LPT_COV_STOP_BRANCH) {
+			s->kind = b.kind;
+			s->last = b.branch;
+			s->len = (uint8_t)(b.end - b.branch);
+		}
+		return;
+	}
+	while (s->n < COV_BLOCK_MAX && in_filter(w->cfg, a)) {
+		int err = lpt_cov_insn_at(w->img, a, 64, &in);
+
+		if (err) {
+			s->nomap = err == LPT_ERR_COV_NOMAP;
+			break;
+		}
+		s->n++;
+		a += in.len;
+		if (in.kind != LPT_COV_INSN_OTHER) {
+			s->kind = in.kind;
+			s->last = in.addr;
+			s->len = in.len;
+			break;
+		}
+	}
+	s->end = a;
+}
+
+/* Branches (the last instructions of walks) with the counts walks gave
+ * them: open addressing on the address. */
+struct bent {
+	uint64_t addr, count;
+	uint8_t kind, len, used;
+};
+
+struct btab {
+	struct bent *e;
 	size_t mask, n;
 };
 
@@ -166,75 +318,48 @@ static uint64_t hash64(uint64_t v)
 	return v;
 }
 
-static int itab_grow(struct itab *t)
+static const struct bent *btab_find(const struct btab *t, uint64_t addr)
 {
-	size_t cap = t->slot ? 2 * (t->mask + 1) : 4096;
-	struct cov_insn *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -1;
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		if (!t->slot[i].len)
-			continue;
-		size_t j = hash64(t->slot[i].addr) & (cap - 1);
-
-		while (s[j].len)
-			j = (j + 1) & (cap - 1);
-		s[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = s;
-	t->mask = cap - 1;
-	return 0;
+	if (!t->e)
+		return NULL;
+	for (size_t j = hash64(addr) & t->mask; t->e[j].used; j = (j + 1) & t->mask)
+		if (t->e[j].addr == addr)
+			return &t->e[j];
+	return NULL;
 }
 
-/* The entry of @addr (len 0: new, to fill), or NULL when out of memory. */
-static struct cov_insn *itab_get(struct itab *t, uint64_t addr)
+/* Add @c to the branch of @s; -1 when out of memory. */
+static int btab_add(struct btab *t, const struct shape *s, uint64_t c)
 {
 	size_t j;
 
-	if ((!t->slot || 2 * (t->n + 1) > t->mask + 1) && itab_grow(t))
-		return NULL;
-	j = hash64(addr) & t->mask;
-	while (t->slot[j].len && t->slot[j].addr != addr)
-		j = (j + 1) & t->mask;
-	if (!t->slot[j].len)
-		t->slot[j].addr = addr;
-	return &t->slot[j];
-}
+	if (!t->e || 2 * (t->n + 1) > t->mask + 1) {
+		size_t cap = t->e ? 2 * (t->mask + 1) : 1024;
+		struct bent *n = calloc(cap, sizeof(*n));
 
-static bool in_filter(const struct lpt_cov_config *cfg, uint64_t a)
-{
-	if (!cfg->nfilter)
-		return true;
-	for (uint32_t i = 0; i < cfg->nfilter; i++)
-		if (a >= cfg->filter[i].start && a < cfg->filter[i].end)
-			return true;
-	return false;
-}
-
-/* The instruction at @addr in @t, decoded on first use; NULL: no code
- * (*@err says which), or out of memory (*@err = LPT_ERR_NOMEM). */
-static struct cov_insn *insn_get(struct itab *t, const struct lpt_cov_image *img,
-				 uint64_t addr, int *err)
-{
-	struct cov_insn *x = itab_get(t, addr);
-	struct lpt_cov_insn in;
-
-	if (!x) {
-		*err = LPT_ERR_NOMEM;
-		return NULL;
+		if (!n)
+			return -1;
+		for (size_t i = 0; t->e && i <= t->mask; i++) {
+			if (!t->e[i].used)
+				continue;
+			for (j = hash64(t->e[i].addr) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
+				;
+			n[j] = t->e[i];
+		}
+		free(t->e);
+		t->e = n;
+		t->mask = cap - 1;
 	}
-	if (x->len)
-		return x;
-	*err = lpt_cov_insn_at(img, addr, 64, &in);
-	if (*err)
-		return NULL;
-	x->len = in.len;
-	x->kind = in.kind;
-	x->target = in.target;
-	t->n++;
-	return x;
+	for (j = hash64(s->last) & t->mask; t->e[j].used && t->e[j].addr != s->last;
+	     j = (j + 1) & t->mask)
+		;
+	if (!t->e[j].used) {
+		t->e[j] = (struct bent){ .addr = s->last, .kind = s->kind, .len = s->len,
+					 .used = 1 };
+		t->n++;
+	}
+	t->e[j].count += c;
+	return 0;
 }
 
 static int blk_push(struct cov_flow *f, size_t *cb, struct cov_block b)
@@ -250,38 +375,6 @@ static int blk_push(struct cov_flow *f, size_t *cb, struct cov_block b)
 	}
 	f->blk[f->nblk++] = b;
 	return 0;
-}
-
-/* Walk from @a to the first branch (as cov_flow_build()); add @c to each
- * instruction when @c. Returns the instructions walked (0: none), the
- * address after the last in *@end and the last in *@last; -1 for ENOMEM. */
-static long walk(struct itab *t, const struct lpt_cov_image *img,
-		 const struct lpt_cov_config *cfg, uint64_t a, uint64_t c,
-		 uint64_t *end, struct cov_insn **last, unsigned long *nomap)
-{
-	uint32_t n = 0;
-	struct cov_insn *x;
-	int err;
-
-	*last = NULL;
-	while (n < COV_BLOCK_MAX && in_filter(cfg, a)) {
-		x = insn_get(t, img, a, &err);
-		if (!x) {
-			if (err == LPT_ERR_NOMEM)
-				return -1;
-			if (err == LPT_ERR_COV_NOMAP && n && nomap)
-				(*nomap)++;
-			break;
-		}
-		x->count += c;
-		n++;
-		a += x->len;
-		*last = x;
-		if (x->kind != LPT_COV_INSN_OTHER)
-			break;
-	}
-	*end = a;
-	return n;
 }
 
 /* The edges leaving @src: their count. */
@@ -307,73 +400,85 @@ static uint64_t out_count(const struct cov_edges *acc, uint64_t src)
  * edges leave the branch its walk reaches beyond the times walks reached
  * it; through far transfers without edges (system calls) to the
  * instruction after them. */
-static uint64_t need(struct itab *t, const struct lpt_cov_image *img,
-		     const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		     uint64_t a, unsigned int depth)
+static uint64_t need(const struct flow_in *w, const struct btab *bt,
+		     const struct cov_edges *acc, uint64_t a, unsigned int depth)
 {
-	struct cov_insn *last;
-	uint64_t end, out;
-	long k = walk(t, img, cfg, a, 0, &end, &last, NULL);
+	const struct bent *x;
+	struct shape s;
+	uint64_t out, have;
 
-	if (k <= 0 || !last || last->kind == LPT_COV_INSN_OTHER)
+	walk(w, a, &s);
+	if (!s.n || s.kind == LPT_COV_INSN_OTHER)
 		return 0;
-	out = out_count(acc, last->addr);
-	if (!out && last->kind == LPT_COV_INSN_FAR && depth < 8)
-		return need(t, img, cfg, acc, last->addr + last->len, depth + 1);
-	return out > last->count ? out - last->count : 0;
+	out = out_count(acc, s.last);
+	if (!out && s.kind == LPT_COV_INSN_FAR && depth < 8)
+		return need(w, bt, acc, s.last + s.len, depth + 1);
+	x = btab_find(bt, s.last);
+	have = x ? x->count : 0;
+	return out > have ? out - have : 0;
+}
+
+static int bent_cmp(const void *a, const void *b)
+{
+	const struct bent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /*
  * Code entered without an edge: where tracing was enabled (TIP.PGE: the
  * start of the trace, the return from a system call when only user mode
  * is traced). A candidate entry (@entries: the programs' entry points;
- * and the instruction after every executed far transfer) whose walk
- * reaches a branch that edges leave more often than the walks reached it
- * gets a block with the difference (at most the far transfer's count).
+ * and the instruction after every executed far transfer, in address
+ * order) whose walk reaches a branch that edges leave more often than the
+ * walks reached it gets a block with the difference (at most the far
+ * transfer's count).
  */
-static int enable_entries(struct cov_flow *f, size_t *cb, struct itab *t,
-			  const struct lpt_cov_image *img,
-			  const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
+			  const struct flow_in *w, const struct cov_edges *acc,
 			  const uint64_t *entries, size_t nentries)
 {
-	uint64_t *cand = NULL;
-	uint64_t *cap = NULL;
-	size_t n = 0;
+	struct bent *far = malloc((bt->n + 1) * sizeof(*far));
+	uint64_t *cand = NULL, *cap = NULL;
+	size_t n = 0, nfar = 0;
 	int ret = -1;
 
-	cand = malloc((nentries + t->n + 1) * sizeof(*cand));
-	cap = malloc((nentries + t->n + 1) * sizeof(*cap));
+	if (!far)
+		return -1;
+	for (size_t i = 0; bt->e && i <= bt->mask; i++)
+		if (bt->e[i].used && bt->e[i].count && bt->e[i].kind == LPT_COV_INSN_FAR)
+			far[nfar++] = bt->e[i];
+	if (nfar > 1)
+		qsort(far, nfar, sizeof(*far), bent_cmp);
+	cand = malloc((nentries + nfar + 1) * sizeof(*cand));
+	cap = malloc((nentries + nfar + 1) * sizeof(*cap));
 	if (!cand || !cap)
 		goto out;
 	for (size_t i = 0; i < nentries; i++) {
 		cand[n] = entries[i];
 		cap[n++] = UINT64_MAX;
 	}
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		const struct cov_insn *x = &t->slot[i];
-
-		if (x->len && x->count && x->kind == LPT_COV_INSN_FAR) {
-			cand[n] = x->addr + x->len;
-			cap[n++] = x->count;
-		}
+	for (size_t i = 0; i < nfar; i++) {
+		cand[n] = far[i].addr + far[i].len;
+		cap[n++] = far[i].count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct cov_insn *last;
-		uint64_t end, c = need(t, img, cfg, acc, cand[i], 0);
-		long k;
+		uint64_t c = need(w, bt, acc, cand[i], 0);
+		struct shape s;
 
 		if (c > cap[i])
 			c = cap[i];
 		if (!c)
 			continue;
-		k = walk(t, img, cfg, cand[i], c, &end, &last, NULL);
-		if (k <= 0 || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = end,
-								  .count = c,
-								  .ninsn = (uint32_t)k }))
+		walk(w, cand[i], &s);
+		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
+							       .count = c, .ninsn = s.n }))
+			goto out;
+		if (s.kind != LPT_COV_INSN_OTHER && btab_add(bt, &s, c))
 			goto out;
 		/* a far transfer again (system call after system call): the
 		 * instruction after it, entered as often */
-		if (last && last->kind == LPT_COV_INSN_FAR) {
+		if (s.kind == LPT_COV_INSN_FAR) {
 			uint64_t *nc = realloc(cand, (n + 1) * sizeof(*nc));
 			uint64_t *np = nc ? realloc(cap, (n + 1) * sizeof(*np)) : NULL;
 
@@ -382,12 +487,13 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct itab *t,
 			if (!np)
 				goto out;
 			cap = np;
-			cand[n] = last->addr + last->len;
+			cand[n] = s.last + s.len;
 			cap[n++] = c;
 		}
 	}
 	ret = 0;
 out:
+	free(far);
 	free(cand);
 	free(cap);
 	return ret;
@@ -402,124 +508,405 @@ static int blk_cmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
-		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		   const uint64_t *entries, size_t nentries)
+/* Instructions, growing (struct cov_flow's insn). */
+struct recs {
+	struct cov_insn *r;
+	size_t n, cap;
+};
+
+static struct cov_insn *rec_new(struct recs *rs)
 {
-	struct itab t = { 0 };
-	size_t cb = 0;
-	int err;
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 256;
+		struct cov_insn *n = realloc(rs->r, cap * sizeof(*n));
 
-	memset(f, 0, sizeof(*f));
-	/* room for some 4 instructions per edge without growing */
-	while ((t.mask + 1) / 2 < 4 * acc->n && t.mask < (1u << 26))
-		t.mask = t.mask ? 2 * t.mask + 1 : 4095;
-	if (t.mask) {
-		t.slot = calloc(t.mask + 1, sizeof(*t.slot));
-		if (!t.slot)
-			return -1;
+		if (!n)
+			return NULL;
+		rs->r = n;
+		rs->cap = cap;
 	}
-	/* edges by destination: one walk per distinct destination */
-	uint32_t *bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e),
-				     offsetof(struct lpt_cov_edge, dst),
-				     offsetof(struct lpt_cov_edge, dst));
+	memset(&rs->r[rs->n], 0, sizeof(rs->r[0]));
+	return &rs->r[rs->n++];
+}
 
-	if (!bydst) {
-		free(t.slot);
-		errno = ENOMEM;
+static void rec_set(struct cov_insn *x, const struct lpt_cov_insn *in)
+{
+	x->addr = in->addr;
+	x->len = in->len;
+	x->kind = in->kind;
+	x->target = in->target;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct cov_insn *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The index of @addr in the @n sorted instructions at @x, or -1. */
+static long insn_index(const struct cov_insn *x, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && x[lo].addr == addr ? (long)lo : -1;
+}
+
+/*
+ * The instructions of the blocks (f->blk, in start order) with their
+ * counts, sorted and distinct, into @rs, without a sort in the usual case:
+ * blocks either follow each other or one starts on an instruction of one
+ * before it and runs on with the instructions there (code entered in the
+ * middle of a block: the same instructions, to the same branch); a
+ * block's code is decoded once (lpt_cov_insns_at()). Returns 1, with @rs
+ * empty, when blocks overlap in another way (a jump into the middle of an
+ * instruction); 0 done; -1 out of memory.
+ */
+static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
+			     const struct flow_in *w)
+{
+	struct lpt_cov_insn *code = NULL;
+	size_t total = 1, o = 0, ncode = 0;
+	struct cov_insn *out;
+
+	for (size_t i = 0; i < f->nblk; i++)
+		total += f->blk[i].ninsn;
+	out = malloc(total * sizeof(*out));
+	if (!out)
 		return -1;
+	for (size_t i = 0; i < f->nblk; i++) {
+		const struct cov_block *b = &f->blk[i];
+		uint64_t a = b->start;
+		uint32_t k = 0;
+
+		if (o && a < out[o - 1].addr + out[o - 1].len) {
+			long p = insn_index(out, o, a);
+
+			if (p < 0)
+				goto other;
+			for (; k < b->ninsn && (size_t)p < o; k++, p++) {
+				if (out[p].addr != a)
+					goto other;
+				out[p].count += b->count;
+				a += out[p].len;
+			}
+		}
+		if (k == b->ninsn)
+			continue;
+		/* the rest of the block, its code read once */
+		if (b->ninsn - k > ncode) {
+			struct lpt_cov_insn *nc = realloc(code, (b->ninsn - k) * sizeof(*nc));
+
+			if (!nc)
+				goto nomem;
+			code = nc;
+			ncode = b->ninsn - k;
+		}
+		long got = lpt_cov_insns_at(w->img, a, 64, code, b->ninsn - k);
+
+		for (long j = 0; j < got; j++) {
+			memset(&out[o], 0, sizeof(out[o]));
+			rec_set(&out[o], &code[j]);
+			out[o++].count = b->count;
+		}
 	}
+	free(code);
+	rs->r = out;
+	rs->n = o;
+	rs->cap = total;
+	return 0;
+other:
+	free(code);
+	free(out);
+	return 1;
+nomem:
+	free(code);
+	free(out);
+	return -1;
+}
+
+/* block_insns_sweep() for any overlap: every block's instructions, sorted
+ * and summed by address. */
+static int block_insns_sorted(const struct cov_flow *f, struct recs *rs,
+			      const struct flow_in *w)
+{
+	struct recs all = { 0 };
+	struct lpt_cov_insn in;
+	uint32_t *idx;
+
+	for (size_t i = 0; i < f->nblk; i++) {
+		const struct cov_block *b = &f->blk[i];
+		uint64_t a = b->start;
+
+		for (uint32_t k = 0; k < b->ninsn; k++, a += in.len) {
+			struct cov_insn *x;
+
+			if (lpt_cov_insn_at(w->img, a, 64, &in))
+				break;
+			x = rec_new(&all);
+			if (!x)
+				goto nomem;
+			rec_set(x, &in);
+			x->count = b->count;
+		}
+	}
+	idx = sorted_idx(all.n, all.r, sizeof(*all.r), offsetof(struct cov_insn, addr),
+			 offsetof(struct cov_insn, addr));
+	if (!idx)
+		goto nomem;
+	for (size_t i = 0; i < all.n; i++) {
+		const struct cov_insn *x = &all.r[idx[i]];
+		struct cov_insn *y = rs->n ? &rs->r[rs->n - 1] : NULL;
+
+		if (y && y->addr == x->addr) {
+			y->count += x->count;
+			continue;
+		}
+		y = rec_new(rs);
+		if (!y) {
+			free(idx);
+			goto nomem;
+		}
+		*y = *x;
+	}
+	free(idx);
+	free(all.r);
+	return 0;
+nomem:
+	free(all.r);
+	return -1;
+}
+
+/* One distinct edge source. */
+struct src {
+	uint64_t addr;
+	uint64_t out;		/* the edges leaving it */
+	struct lpt_cov_insn in;
+	bool ok;		/* @in decoded */
+	bool found;		/* among the blocks' instructions */
+};
+
+/*
+ * Every executed instruction with its counts (f->insn, sorted by address,
+ * distinct): the blocks' instructions with the blocks' counts; on each edge
+ * destination the entries by calls, jumps and labels (the edge sources'
+ * kinds); the edge sources (code no block reached: the first branch of a
+ * trace); a branch runs at least as often as edges leave it; those that
+ * ran. Each instruction is decoded once; edges, sources and destinations
+ * meet the instructions in address order, never through a hash table.
+ */
+static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_edges *acc,
+		 const uint32_t *bydst)
+{
+	struct recs rs = { 0 }, extra = { 0 };
+	struct src *srcs = malloc((acc->n ? acc->n : 1) * sizeof(*srcs));
+	uint32_t *esrc = malloc((acc->n ? acc->n : 1) * sizeof(*esrc));
+	size_t nsrc = 0, q = 0;
+	int r;
+
+	if (!srcs || !esrc)
+		goto nomem;
+	r = block_insns_sweep(f, &rs, w);
+	if (r > 0)
+		r = block_insns_sorted(f, &rs, w);
+	if (r < 0)
+		goto nomem;
+	/* the sources (the edges come sorted by source): their kinds from
+	 * the instructions, decoded apart where no block reached them */
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct lpt_cov_edge *e = &acc->e[i];
+
+		if (!nsrc || srcs[nsrc - 1].addr != e->src) {
+			struct src *s = &srcs[nsrc++];
+
+			memset(s, 0, sizeof(*s));
+			s->addr = e->src;
+			while (q < rs.n && rs.r[q].addr < e->src)
+				q++;
+			if (q < rs.n && rs.r[q].addr == e->src) {
+				s->found = s->ok = true;
+				s->in = (struct lpt_cov_insn){ .addr = e->src, .len = rs.r[q].len,
+							       .kind = rs.r[q].kind,
+							       .target = rs.r[q].target };
+			} else {
+				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &s->in);
+			}
+		}
+		srcs[nsrc - 1].out += e->count;
+		esrc[i] = (uint32_t)(nsrc - 1);
+	}
+	/* the entries into each destination, in address order */
+	q = 0;
 	for (size_t i = 0; i < acc->n;) {
-		uint64_t d = acc->e[bydst[i]].dst, c = 0, ccall = 0, cjump = 0, clabel = 0;
+		uint64_t d = acc->e[bydst[i]].dst, ccall = 0, cjump = 0, clabel = 0;
+		struct lpt_cov_insn din;
+		struct cov_insn *x;
 		size_t j;
 
 		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
 			const struct lpt_cov_edge *e = &acc->e[bydst[j]];
-			struct cov_insn *s = insn_get(&t, img, e->src, &err);
+			const struct src *sr = &srcs[esrc[bydst[j]]];
+			uint8_t k = sr->in.kind;
 
-			if (!s && err == LPT_ERR_NOMEM)
-				goto nomem;
-			c += e->count;
-			if (s && (s->kind == LPT_COV_INSN_CALL ||
-				  s->kind == LPT_COV_INSN_CALL_IND))
+			if (sr->ok && (k == LPT_COV_INSN_CALL || k == LPT_COV_INSN_CALL_IND))
 				ccall += e->count;
-			else if (!s || s->kind != LPT_COV_INSN_RET)
+			else if (!sr->ok || k != LPT_COV_INSN_RET)
 				cjump += e->count;
-			if (!s || (s->kind != LPT_COV_INSN_RET && s->kind != LPT_COV_INSN_CALL &&
-				   s->kind != LPT_COV_INSN_CALL_IND &&
-				   !(s->kind == LPT_COV_INSN_JCC && s->addr + s->len == d)))
+			if (!sr->ok || (k != LPT_COV_INSN_RET && k != LPT_COV_INSN_CALL &&
+					k != LPT_COV_INSN_CALL_IND &&
+					!(k == LPT_COV_INSN_JCC && sr->in.addr + sr->in.len == d)))
 				clabel += e->count;
 		}
 		i = j;
-		/* the walk: every instruction from d to the first branch */
-		struct cov_insn *x = insn_get(&t, img, d, &err);
-		struct cov_insn *last;
-		uint64_t end;
-		long n;
-
-		if (!x) {
-			if (err == LPT_ERR_NOMEM)
+		while (q < rs.n && rs.r[q].addr < d)
+			q++;
+		if (q < rs.n && rs.r[q].addr == d) {
+			x = &rs.r[q];
+		} else {
+			/* no block from here (out of the filter ranges): an
+			 * instruction still, if one is there */
+			if (lpt_cov_insn_at(w->img, d, 64, &din))
+				continue;
+			x = rec_new(&extra);
+			if (!x)
 				goto nomem;
-			continue;
+			rec_set(x, &din);
 		}
 		x->in_call += ccall;
 		x->in_jump += cjump;
 		x->in_label += clabel;
-		n = walk(&t, img, cfg, d, c, &end, &last, &f->nomap);
-		if (n < 0)
-			goto nomem;
-		if (n && blk_push(f, &cb, (struct cov_block){ .start = d, .end = end,
-							      .count = c,
-							      .ninsn = (uint32_t)n }))
-			goto nomem;
 	}
-	if (enable_entries(f, &cb, &t, img, cfg, acc, entries, nentries))
-		goto nomem;
-	if (f->nblk)
-		qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
-	/* a branch runs at least as often as edges leave it */
-	for (size_t i = 0; i < acc->n;) {
-		uint64_t s = acc->e[i].src, out = 0;
+	for (size_t i = 0; i < nsrc; i++) {
+		struct cov_insn *x;
 
-		for (; i < acc->n && acc->e[i].src == s; i++)
-			out += acc->e[i].count;
-		struct cov_insn *x = insn_get(&t, img, s, &err);
-
-		if (!x && err == LPT_ERR_NOMEM)
+		if (srcs[i].found || !srcs[i].ok)
+			continue;
+		x = rec_new(&extra);
+		if (!x)
 			goto nomem;
-		if (x && x->count < out)
-			x->count = out;
+		rec_set(x, &srcs[i].in);
 	}
-	free(bydst);
-	bydst = NULL;
-	/* the table, dense and sorted */
-	f->insn = malloc((t.n ? t.n : 1) * sizeof(*f->insn));
-	if (!f->insn)
-		goto nomem;
-	for (size_t i = 0; t.slot && i <= t.mask; i++)
-		if (t.slot[i].len && t.slot[i].count)
-			f->insn[f->ninsn++] = t.slot[i];
-	free(t.slot);
-	t.slot = NULL;
-	uint32_t *idx = sorted_idx(f->ninsn, f->insn, sizeof(*f->insn),
-				   offsetof(struct cov_insn, addr),
-				   offsetof(struct cov_insn, addr));
-	struct cov_insn *sorted = malloc((f->ninsn ? f->ninsn : 1) * sizeof(*sorted));
+	if (extra.n) {
+		/* few: sorted, summed, merged in */
+		size_t m = 0, a, b, n;
 
-	if (!idx || !sorted) {
-		free(idx);
-		free(sorted);
-		goto nomem;
+		qsort(extra.r, extra.n, sizeof(*extra.r), rec_cmp);
+		for (size_t i = 0; i < extra.n; i++) {
+			struct cov_insn *y = m ? &extra.r[m - 1] : NULL;
+
+			if (y && y->addr == extra.r[i].addr) {
+				y->in_call += extra.r[i].in_call;
+				y->in_jump += extra.r[i].in_jump;
+				y->in_label += extra.r[i].in_label;
+				continue;
+			}
+			extra.r[m++] = extra.r[i];
+		}
+		if (rs.n + m > rs.cap) {
+			struct cov_insn *nr = realloc(rs.r, (rs.n + m) * sizeof(*nr));
+
+			if (!nr)
+				goto nomem;
+			rs.r = nr;
+			rs.cap = rs.n + m;
+		}
+		a = rs.n;
+		b = m;
+		n = rs.n + m;
+		while (b) {
+			if (a && rs.r[a - 1].addr > extra.r[b - 1].addr)
+				rs.r[--n] = rs.r[--a];
+			else
+				rs.r[--n] = extra.r[--b];
+		}
+		rs.n += m;
 	}
-	for (size_t i = 0; i < f->ninsn; i++)
-		sorted[i] = f->insn[idx[i]];
-	free(idx);
-	free(f->insn);
-	f->insn = sorted;
+	/* a branch runs at least as often as edges leave it; then only the
+	 * instructions that ran */
+	size_t k = 0, s = 0;
+
+	for (size_t i = 0; i < rs.n; i++) {
+		struct cov_insn *x = &rs.r[i];
+
+		while (s < nsrc && srcs[s].addr < x->addr)
+			s++;
+		if (s < nsrc && srcs[s].addr == x->addr && x->count < srcs[s].out)
+			x->count = srcs[s].out;
+		if (x->count)
+			rs.r[k++] = *x;
+	}
+	f->insn = rs.r;
+	f->ninsn = k;
+	free(extra.r);
+	free(srcs);
+	free(esrc);
 	return 0;
 nomem:
+	free(rs.r);
+	free(extra.r);
+	free(srcs);
+	free(esrc);
+	return -1;
+}
+
+int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
+		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
+		   const uint64_t *entries, size_t nentries, const struct lpt_cov *cov,
+		   bool want_insns)
+{
+	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
+	struct btab bt = { 0 };
+	uint32_t *bydst = NULL;
+	size_t cb = 0;
+
+	memset(f, 0, sizeof(*f));
+	/* edges by destination: one walk per distinct destination */
+	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
+			   offsetof(struct lpt_cov_edge, dst));
+	if (!bydst)
+		goto nomem;
+	for (size_t i = 0; i < acc->n;) {
+		uint64_t d = acc->e[bydst[i]].dst, c = 0;
+		struct shape s;
+
+		for (; i < acc->n && acc->e[bydst[i]].dst == d; i++)
+			c += acc->e[bydst[i]].count;
+		/* the walk: every instruction from d to the first branch */
+		walk(&w, d, &s);
+		if (!s.n)
+			continue;
+		f->nomap += s.nomap;
+		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
+							 .ninsn = s.n }))
+			goto nomem;
+		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
+			goto nomem;
+	}
+	if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
+		goto nomem;
+	/* in start order already unless trace-enable entries added some */
+	for (size_t i = 1; i < f->nblk; i++) {
+		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
+			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
+			break;
+		}
+	}
+	if (want_insns && insns(f, &w, acc, bydst))
+		goto nomem;
+	free(bt.e);
 	free(bydst);
-	free(t.slot);
+	return 0;
+nomem:
+	free(bt.e);
+	free(bydst);
 	cov_flow_free(f);
 	errno = ENOMEM;
 	return -1;

@@ -8,6 +8,7 @@
 #ifndef LWPT_TOOLS_PTCOV_FLOW_H
 #define LWPT_TOOLS_PTCOV_FLOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,9 @@ struct cov_edges {
 };
 
 /**
- * cov_edges_add() - add one decode's edges (lpt_cov_edges()).
+ * cov_edges_add() - add one decode's edges (lpt_cov_edges()): merged into
+ * the sum when both are sorted (linear), else appended for
+ * cov_edges_sort().
  * @acc: the sum; zero-initialised before the first call.
  * @e:   edges; @n of them.
  *
@@ -61,7 +64,7 @@ struct cov_block {
 };
 
 struct cov_flow {
-	struct cov_insn *insn;	/* sorted by address, distinct */
+	struct cov_insn *insn;	/* sorted by address, distinct (want_insns) */
 	size_t ninsn;
 	struct cov_block *blk;	/* sorted by start */
 	size_t nblk;
@@ -76,21 +79,29 @@ struct cov_flow {
  * @acc:  the edges, cov_edges_sort()ed.
  * @entries: the programs' entry points (where a trace of an exec starts),
  *        @nentries of them; may be NULL.
+ * @cov:  a decoder of @img with @cfg's filter that decoded (some of) the
+ *        edges, or NULL: the blocks its cache holds are taken from there
+ *        (lpt_cov_block_at()) instead of decoding the code again; the
+ *        result is the same either way.
+ * @want_insns: fill f->insn (lcov); false: the blocks only (drcov), no
+ *        instruction of a cached block is decoded.
  *
  * Every edge's destination starts a block that runs to its first branch
  * (or to missing code, an invalid instruction, the end of a filter range);
  * each of its instructions executes the edge's count. Code entered by
  * trace enable (TIP.PGE: no edge) is found from @entries and the
- * instruction after every executed far transfer (a system call's return):
- * such a block counts the times edges leave its branch beyond the times
- * the other blocks reached it. A branch executes at least as often as its
- * edges leave it.
+ * instruction after every executed far transfer (in address order): such
+ * a block counts the times edges leave its branch beyond the times the
+ * other blocks reached it. A branch executes at least as often as its
+ * edges leave it. Work is per distinct edge, block and instruction, never
+ * per execution.
  *
- * Return: 0, or -1 when out of memory.
+ * Return: 0, or -1 when out of memory (errno ENOMEM).
  */
 int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		   const struct lpt_cov_config *cfg, const struct cov_edges *acc,
-		   const uint64_t *entries, size_t nentries);
+		   const uint64_t *entries, size_t nentries, const struct lpt_cov *cov,
+		   bool want_insns);
 
 /**
  * cov_flow_find() - the instruction at @addr.

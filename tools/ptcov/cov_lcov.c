@@ -68,6 +68,7 @@ struct lc {
 	size_t ndecl, cdecl;
 	Dwarf_Addr bias;	/* of the module being read */
 	bool nomem;
+	size_t near;		/* find_near()'s last index */
 	long walk_row;		/* line_at()'s last row, address, state */
 	uint64_t walk_addr;
 	bool walk_gap;
@@ -177,6 +178,29 @@ static long row_of(const struct lc *lc, uint64_t addr)
 	return (long)lo - 1;
 }
 
+/* cov_flow_find() for addresses that mostly come in increasing order
+ * (line_at(), find_branches()): a few steps on from the last one found
+ * before a binary search. */
+static const struct cov_insn *find_near(struct lc *lc, const struct cov_flow *f,
+					uint64_t a)
+{
+	size_t i = lc->near;
+	const struct cov_insn *x;
+
+	for (unsigned int k = 0; i < f->ninsn && f->insn[i].addr <= a && k < 4; k++, i++) {
+		if (f->insn[i].addr == a) {
+			lc->near = i;
+			return &f->insn[i];
+		}
+	}
+	if (i < f->ninsn && i && f->insn[i - 1].addr < a && f->insn[i].addr > a)
+		return NULL;	/* between two executed instructions */
+	x = cov_flow_find(f, a);
+	if (x)
+		lc->near = (size_t)(x - f->insn);
+	return x;
+}
+
 /* The line of @addr: that of the last row at or below it, unless that row
  * ends a sequence; but a label's code without a row of its own (after an
  * unconditional jump or return inside a row, or from a jump target inside
@@ -189,6 +213,7 @@ static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 	struct lpt_cov_insn in;
 	bool gap = false;
 	uint64_t a;
+	uint8_t len;
 
 	if (i < 0 || lc->rows[i].line == NO_LINE)
 		return NO_LINE;
@@ -198,10 +223,12 @@ static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 		a = lc->walk_addr;
 		gap = lc->walk_gap;
 	}
-	for (; a <= addr; a += in.len) {
-		const struct cov_insn *x = a > lc->rows[i].addr ? cov_flow_find(f, a) : NULL;
+	for (; a <= addr; a += len) {
+		/* an executed instruction is in @f, decoded: the others here */
+		const struct cov_insn *x = find_near(lc, f, a);
+		uint8_t kind;
 
-		if (x && (x->in_label || x->in_call))
+		if (x && a > lc->rows[i].addr && (x->in_label || x->in_call))
 			gap = true;
 		if (a == addr) {
 			lc->walk_row = i;
@@ -209,11 +236,18 @@ static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 			lc->walk_gap = gap;
 			break;
 		}
-		if (lpt_cov_insn_at(img, a, 64, &in))
-			return lc->rows[i].line;
-		gap |= in.kind == LPT_COV_INSN_JMP || in.kind == LPT_COV_INSN_JMP_IND ||
-		      in.kind == LPT_COV_INSN_RET || in.kind == LPT_COV_INSN_FAR ||
-		      in.kind == LPT_COV_INSN_UD;
+		if (x) {
+			len = x->len;
+			kind = x->kind;
+		} else {
+			if (lpt_cov_insn_at(img, a, 64, &in))
+				return lc->rows[i].line;
+			len = in.len;
+			kind = in.kind;
+		}
+		gap |= kind == LPT_COV_INSN_JMP || kind == LPT_COV_INSN_JMP_IND ||
+		       kind == LPT_COV_INSN_RET || kind == LPT_COV_INSN_FAR ||
+		       kind == LPT_COV_INSN_UD;
 	}
 	if (gap && (size_t)i + 1 < lc->nrows && lc->rows[i + 1].line != NO_LINE)
 		return lc->rows[i + 1].line;
@@ -443,12 +477,13 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 	}
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
-		const struct cov_insn *s = cov_flow_find(f, e->src);
-		const struct cov_insn *d = cov_flow_find(f, e->dst);
+		const struct cov_insn *s, *d = cov_flow_find(f, e->dst);
 
-		if (!d || d->line == NO_LINE || (s && (s->kind == LPT_COV_INSN_RET ||
-						   s->kind == LPT_COV_INSN_CALL ||
-						   s->kind == LPT_COV_INSN_CALL_IND)))
+		if (!d || d->line == NO_LINE)
+			continue;
+		s = find_near(lc, f, e->src);	/* edges come by source */
+		if (s && (s->kind == LPT_COV_INSN_RET || s->kind == LPT_COV_INSN_CALL ||
+			  s->kind == LPT_COV_INSN_CALL_IND))
 			continue;
 		if (!s || s->line != d->line || e->src >= e->dst)
 			lc->lines[d->line].count += e->count;
@@ -467,7 +502,7 @@ static void count_funcs(struct lc *lc, const struct cov_flow *f,
 
 		if (!fn)
 			continue;
-		s = cov_flow_find(f, e->src);
+		s = find_near(lc, f, e->src);
 		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
 		    e->src < fn->addr || e->src - fn->addr >= fn->size)
 			fn->count += e->count;
@@ -486,11 +521,16 @@ static int find_branches(struct lc *lc, const struct cov_flow *f,
 		if (fn->line == NO_LINE || (i && fn[-1].addr == fn->addr))
 			continue;
 		for (uint64_t a = fn->addr; a < fn->addr + fn->size; a += in.len) {
-			if (lpt_cov_insn_at(img, a, 64, &in))
+			/* executed: decoded already */
+			const struct cov_insn *x = find_near(lc, f, a);
+
+			if (x)
+				in = (struct lpt_cov_insn){ .addr = a, .target = x->target,
+							    .len = x->len, .kind = x->kind };
+			else if (lpt_cov_insn_at(img, a, 64, &in))
 				break;
 			if (in.kind != LPT_COV_INSN_JCC)
 				continue;
-			const struct cov_insn *x = cov_flow_find(f, a);
 			uint32_t l = x ? x->line : line_at(lc, f, img, a);
 
 			if (l == NO_LINE)
@@ -532,28 +572,34 @@ static double pct(size_t a, size_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* What a file's record lists, found without a scan per file or line:
+ * its lines (a run of lorder), its functions, each line's branches. */
+struct order {
+	const uint32_t *lorder;	/* lines by (file, number) */
+	size_t *lfirst;		/* per file: its first in lorder; [nfiles]: nl */
+	uint32_t *fns;		/* functions with a line, not aliases, by file,
+				 * in address order */
+	size_t *ffirst;		/* per file: its first in fns; [nfiles]: the end */
+	uint32_t *brs;		/* branches by line, in address order */
+	size_t *bfirst;		/* per line: its first in brs; [nlines]: nbr */
+};
+
 static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
-		       const uint32_t *lorder, size_t nl, const char *tn)
+		       const struct order *ord, const char *tn)
 {
 	size_t fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
 
 	if (out)
 		fprintf(out, "TN:%s\nSF:%s\n", tn, lc->files[file]);
-	for (size_t i = 0; i < lc->nfn; i++) {
-		const struct func *fn = &lc->fn[i];
+	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
+		const struct func *fn = &lc->fn[ord->fns[k]];
 
-		if (fn->line == NO_LINE || lc->lines[fn->line].file != file ||
-		    (i && fn[-1].addr == fn->addr))
-			continue;
 		if (out)
 			fprintf(out, "FN:%u,%s\n", lc->lines[fn->line].no, fn->name);
 	}
-	for (size_t i = 0; i < lc->nfn; i++) {
-		const struct func *fn = &lc->fn[i];
+	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
+		const struct func *fn = &lc->fn[ord->fns[k]];
 
-		if (fn->line == NO_LINE || lc->lines[fn->line].file != file ||
-		    (i && fn[-1].addr == fn->addr))
-			continue;
 		fnf++;
 		fnh += fn->count > 0;
 		if (out)
@@ -562,17 +608,14 @@ static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
 	if (out)
 		fprintf(out, "FNF:%zu\nFNH:%zu\n", fnf, fnh);
 	/* branches: by line, in address order within a line */
-	for (size_t k = 0; k < nl; k++) {
-		const struct line *l = &lc->lines[lorder[k]];
+	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
+		uint32_t ln = ord->lorder[k];
+		const struct line *l = &lc->lines[ln];
 		unsigned int blk = 0;
 
-		if (l->file != file)
-			continue;
-		for (size_t i = 0; i < lc->nbr; i++) {
-			const struct br *b = &lc->br[i];
+		for (size_t j = ord->bfirst[ln]; j < ord->bfirst[ln + 1]; j++) {
+			const struct br *b = &lc->br[ord->brs[j]];
 
-			if (b->line != lorder[k])
-				continue;
 			brf += 2;
 			brh += (b->taken > 0) + (b->nottaken > 0);
 			if (!out)
@@ -588,11 +631,9 @@ static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
 	}
 	if (out)
 		fprintf(out, "BRF:%zu\nBRH:%zu\n", brf, brh);
-	for (size_t k = 0; k < nl; k++) {
-		const struct line *l = &lc->lines[lorder[k]];
+	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
+		const struct line *l = &lc->lines[ord->lorder[k]];
 
-		if (l->file != file)
-			continue;
 		lf++;
 		lh += l->count > 0;
 		if (out)
@@ -606,6 +647,72 @@ static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
 			"Branches taken at least once:%.2f%% of %zu\n\n",
 			lc->files[file], pct(lh, lf), lf, pct(fnh, fnf), fnf,
 			pct(brh, brf), brf);
+}
+
+/*
+ * @ord for lines @lorder (@nl, sorted by file then number): counting sorts
+ * (stable) of the functions by file and the branches by line. Returns 0
+ * or -1 (ENOMEM).
+ */
+static int make_order(struct order *ord, const struct lc *lc, const uint32_t *lorder,
+		      size_t nl)
+{
+	size_t k = 0;
+
+	memset(ord, 0, sizeof(*ord));
+	ord->lorder = lorder;
+	ord->lfirst = calloc(lc->nfiles + 1, sizeof(*ord->lfirst));
+	ord->fns = malloc((lc->nfn + 1) * sizeof(*ord->fns));
+	ord->ffirst = calloc(lc->nfiles + 2, sizeof(*ord->ffirst));
+	ord->brs = malloc((lc->nbr + 1) * sizeof(*ord->brs));
+	ord->bfirst = calloc(lc->nlines + 2, sizeof(*ord->bfirst));
+	if (!ord->lfirst || !ord->fns || !ord->ffirst || !ord->brs || !ord->bfirst)
+		return -1;
+	for (uint32_t f = 0; f <= lc->nfiles; f++) {
+		while (k < nl && lc->lines[lorder[k]].file < f)
+			k++;
+		ord->lfirst[f] = k;
+	}
+	ord->lfirst[lc->nfiles] = nl;
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+
+		if (fn->line == NO_LINE || (i && fn[-1].addr == fn->addr))
+			continue;
+		ord->ffirst[lc->lines[fn->line].file + 1]++;
+	}
+	for (size_t f = 1; f <= lc->nfiles; f++)
+		ord->ffirst[f] += ord->ffirst[f - 1];
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+
+		if (fn->line == NO_LINE || (i && fn[-1].addr == fn->addr))
+			continue;
+		ord->fns[ord->ffirst[lc->lines[fn->line].file]++] = (uint32_t)i;
+	}
+	/* the increments left ffirst[f] at the next file's first: back */
+	for (size_t f = lc->nfiles; f > 0; f--)
+		ord->ffirst[f] = ord->ffirst[f - 1];
+	ord->ffirst[0] = 0;
+	for (size_t i = 0; i < lc->nbr; i++)
+		ord->bfirst[lc->br[i].line + 1]++;
+	for (size_t l = 1; l <= lc->nlines; l++)
+		ord->bfirst[l] += ord->bfirst[l - 1];
+	for (size_t i = 0; i < lc->nbr; i++)
+		ord->brs[ord->bfirst[lc->br[i].line]++] = (uint32_t)i;
+	for (size_t l = lc->nlines; l > 0; l--)
+		ord->bfirst[l] = ord->bfirst[l - 1];
+	ord->bfirst[0] = 0;
+	return 0;
+}
+
+static void free_order(struct order *ord)
+{
+	free(ord->lfirst);
+	free(ord->fns);
+	free(ord->ffirst);
+	free(ord->brs);
+	free(ord->bfirst);
 }
 
 int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
@@ -696,8 +803,15 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 	for (uint32_t i = 0; i < lc.nfiles; i++)
 		forder[i] = i;
 	qsort_r(forder, lc.nfiles, sizeof(*forder), str_cmp_idx, lc.files);
+	struct order ord;
+
+	if (make_order(&ord, &lc, lorder, nl)) {
+		free_order(&ord);
+		goto nomem;
+	}
 	for (size_t i = 0; i < lc.nfiles; i++)
-		write_file(out, NULL, &lc, forder[i], lorder, nl, tn);
+		write_file(out, NULL, &lc, forder[i], &ord, tn);
+	free_order(&ord);
 	/* modules without lines: their functions in the summary */
 	for (size_t m = 0; sum && m < ms->nmod; m++) {
 		size_t fnf = 0, fnh = 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,49 @@ long cov_modules_find(const struct cov_modules *ms, uint64_t addr)
 	return best;
 }
 
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = '\0';
+}
+
+bool cov_modules_build_id_ok(struct cov_modules *ms, const struct ptcap_map *m,
+			     const char *path)
+{
+	uint8_t id[PTCAP_BUILD_ID_MAX], n = 0;
+	char want[2 * PTCAP_BUILD_ID_MAX + 1], have[2 * PTCAP_BUILD_ID_MAX + 1];
+	const char *prog = ms->prog ? ms->prog : "ptcov";
+	char **said;
+
+	if (lpt_cov_build_id_check(m, path, id, &n) != 1)
+		return true;
+	for (size_t i = 0; i < ms->nsaid; i++)
+		if (!strcmp(ms->said[i], path))
+			return ms->any_build_id;
+	said = realloc(ms->said, (ms->nsaid + 1) * sizeof(*said));
+	if (said) {
+		ms->said = said;
+		said[ms->nsaid] = strdup(path);
+		ms->nsaid += said[ms->nsaid] != NULL;
+	}
+	hex(want, m->build_id, m->build_id_size);
+	hex(have, id, n);
+	if (!ms->any_build_id)
+		ms->refused++;
+	fprintf(stderr, "%s: %s%s: build-id %s recorded in the capture, the file has %s%s: "
+		"not the binary that was traced: %s\n", prog,
+		ms->any_build_id ? "warning: " : "", path, want, n ? "" : "none", have,
+		ms->any_build_id ? "used anyway (--force)" :
+		"left out (rebuild it as it was, or --force to use it anyway)");
+	return ms->any_build_id;
+}
+
 void cov_modules_free(struct cov_modules *ms)
 {
+	for (size_t i = 0; i < ms->nsaid; i++)
+		free(ms->said[i]);
+	free(ms->said);
 	for (size_t i = 0; i < ms->nmod; i++)
 		free(ms->mod[i].path);
 	free(ms->mod);

@@ -30,7 +30,33 @@ struct cov_modules {
 	size_t nmod;
 	struct cov_map *map;	/* in the order added */
 	size_t nmap;
+	/* build-ids (cov_modules_build_id_ok()): */
+	bool any_build_id;	/* --force: use a file whose build-id is not
+				 * the recorded one (a warning) */
+	const char *prog;	/* messages' prefix; NULL: "ptcov" */
+	unsigned long refused;	/* files left out for their build-id */
+	char **said;		/* paths whose build-id was reported */
+	size_t nsaid;
 };
+
+struct ptcap_map;
+
+/**
+ * cov_modules_build_id_ok() - may the file @path of maps line @m be used?
+ * Its GNU build-id is compared with the one the capture recorded
+ * (lpt_cov_build_id_check(); nothing recorded: yes). When it differs,
+ * an error on stderr names @path and both ids (once per path) and the
+ * file is refused (ms->refused counts it), unless ms->any_build_id (a
+ * warning; used). A file that cannot be read is not refused here: loading
+ * it says why.
+ * @ms:   the modules (what was said, the flags).
+ * @m:    the maps line.
+ * @path: the file as opened (below the capture directory if relative).
+ *
+ * Return: true to use the file.
+ */
+bool cov_modules_build_id_ok(struct cov_modules *ms, const struct ptcap_map *m,
+			     const char *path);
 
 /**
  * cov_modules_add() - a mapping of @path (copied) at [start, end) from

@@ -75,6 +75,11 @@ static void usage(FILE *f)
 "  --all-sources           lcov: keep source files that cannot be read (a\n"
 "                          library's debug info without its sources; genhtml\n"
 "                          fails on them): left out by default.\n"
+"  --force                 use a file whose build-id is not the one the\n"
+"                          capture recorded (ptcap's maps, perf.data's build-id\n"
+"                          list): by default such a file is left out with an\n"
+"                          error naming both build-ids (a rebuilt program is not\n"
+"                          the one that was traced).\n"
 "  --bitmap FILE           write the map's bytes to FILE.\n"
 "  --map-size BYTES        map size, a power of two (default 65536).\n"
 "  --xdc                   the map libxdc makes (conditional outcomes only).\n"
@@ -96,6 +101,7 @@ struct opts {
 	size_t npt, ndir;
 	int format;
 	bool edges, xdc, stat, all_sources;
+	bool force;		/* --force: files of other build-ids used */
 	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
 	struct lpt_cov_config cfg;
@@ -108,6 +114,8 @@ struct opts {
 	/* the captures whose edges o->acc sums: of one address-space layout,
 	 * so their edges add before the blocks and lines are made once */
 	struct lpt_cov_image *pend_img;
+	struct lpt_cov *pend_cov;	/* the last one's decoder, of pend_img:
+					 * its cached blocks (cov_flow_build()) */
 	struct cov_modules pend_mods;
 	struct lpt_cov_config pend_cfg;
 };
@@ -247,6 +255,8 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 static void map_warn(void *ctx, const char *path, int err)
 {
 	(void)ctx;
+	if (err == LPT_ERR_COV_BUILD_ID)
+		return;		/* cov_modules_build_id_ok() says it, with the ids */
 	fprintf(stderr, "%s: warning: %s: %s%s%s\n", prog, path, lpt_cov_errstr(err),
 		err == LPT_ERR_NOT_SUPPORTED ? ": " : "",
 		err == LPT_ERR_NOT_SUPPORTED ? strerror(errno) : "");
@@ -270,20 +280,41 @@ static bool read_error(int err)
 }
 
 /* The code of @m (paths ready to open) into @img and @mods: the image
- * takes the last line first (in it the first added wins). Returns the
- * number of files the image took, or -1 after a message (@where: the
- * maps file) when out of memory. */
+ * takes the last line first (in it the first added wins). A file whose
+ * build-id is not the one the capture recorded (ptcap's "# build-id"
+ * lines; a perf.data's build-id list, lpt_capsrc_maps()) is left out, or
+ * used with --force: cov_modules_build_id_ok() says it once per path and
+ * counts it in mods->refused. Returns the number of files the image took,
+ * or -1 after a message (@where: the maps file) when out of memory. */
 static int add_maps(const struct ptcap_maps *m, struct lpt_cov_image *img,
 		    struct cov_modules *mods, const char *where)
 {
+	bool *use = calloc(m->nmaps ? m->nmaps : 1, sizeof(*use));
 	int added = 0, err;
 
+	if (!use) {
+		fprintf(stderr, "%s: %s: %s\n", prog, where, strerror(ENOMEM));
+		return -1;
+	}
+	/* each file's build-id read once for its run of lines, in file order */
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct ptcap_map *e = &m->map[i], *p = i ? &m->map[i - 1] : NULL;
+
+		if (p && !strcmp(p->path, e->path) && p->build_id_size == e->build_id_size &&
+		    !memcmp(p->build_id, e->build_id, e->build_id_size))
+			use[i] = use[i - 1];
+		else
+			use[i] = cov_modules_build_id_ok(mods, e, e->path);
+	}
 	for (size_t i = m->nmaps; i-- > 0;) {
 		const struct ptcap_map *e = &m->map[i];
 
+		if (!use[i])
+			continue;
 		err = lpt_cov_image_add_file(img, e->path, e->offset, e->size, e->start);
 		if (err == LPT_ERR_NOMEM) {
 			fprintf(stderr, "%s: %s: %s\n", prog, where, lpt_cov_errstr(err));
+			free(use);
 			return -1;
 		}
 		if (err < 0)
@@ -294,13 +325,15 @@ static int add_maps(const struct ptcap_maps *m, struct lpt_cov_image *img,
 	for (size_t i = 0; i < m->nmaps; i++) {
 		const struct ptcap_map *e = &m->map[i];
 
-		if (cov_modules_add(mods, e->path, e->start, e->start + e->size, e->offset,
-				    false) < 0) {
+		if (use[i] && cov_modules_add(mods, e->path, e->start, e->start + e->size,
+					      e->offset, false) < 0) {
 			fprintf(stderr, "%s: %s: %s\n", prog, where,
 				strerror(errno ? errno : EINVAL));
+			free(use);
 			return -1;
 		}
 	}
+	free(use);
 	return added;
 }
 
@@ -338,6 +371,9 @@ static int load_dir(struct opts *o, struct lpt_capsrc *src, struct lpt_cov_image
 				cfg->filter[cfg->nfilter++] =
 					(struct lpt_cov_range){ ar[i].a, ar[i].b + 1 };
 	}
+	/* a file of another build-id than recorded: refused, unless --force */
+	mods->any_build_id = o->force;
+	mods->prog = prog;
 	src_file(src, "maps", where, sizeof(where));
 	err = lpt_capsrc_maps(src, &maps);
 	if (err == -PTCAP_E_NOT_REGULAR)
@@ -459,7 +495,8 @@ static int write_map(const struct opts *o, const uint8_t *map)
 
 /* One capture's summed edges into the lcov sum or the drcov set. */
 static int capture_out(struct opts *o, const struct lpt_cov_image *img,
-		       const struct cov_modules *mods, const struct lpt_cov_config *cfg)
+		       const struct cov_modules *mods, const struct lpt_cov_config *cfg,
+		       const struct lpt_cov *cov)
 {
 	uint64_t *entries = calloc(mods->nmod + 1, sizeof(*entries));
 	size_t nent = 0;
@@ -475,7 +512,8 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 			nent += entries[nent] != 0;
 		}
 	}
-	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent)) {
+	if (!entries || cov_flow_build(&f, img, cfg, &o->acc, entries, nent, cov,
+					       o->format != FMT_DRCOV)) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		free(entries);
 		return -1;
@@ -566,7 +604,9 @@ static int flush_pending(struct opts *o)
 
 	if (!o->pend_img)
 		return 0;
-	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg);
+	ret = capture_out(o, o->pend_img, &o->pend_mods, &o->pend_cfg, o->pend_cov);
+	lpt_cov_free(o->pend_cov);	/* it reads pend_img: before the image */
+	o->pend_cov = NULL;
 	lpt_cov_image_free(o->pend_img);
 	o->pend_img = NULL;
 	cov_modules_free(&o->pend_mods);
@@ -697,12 +737,16 @@ static int run_system(struct opts *o, struct lpt_capsrc *src, const struct lpt_c
 			sp->img = lpt_cov_image_alloc();
 			if (!sp->img)
 				goto nomem;
+			sp->mods.any_build_id = o->force;
+			sp->mods.prog = prog;
 			if (load_maps(src, lv, &pr[pc->gen],
 				      (size_t)(&pr[pc->gen] - lv->procs.p), sp->img, &sp->mods)) {
 				fprintf(stderr, "%s: %s/%s: %s\n", prog, lv->dir, pr[pc->gen].maps,
 					"cannot be read");
 				st = -1;
 			}
+			if (sp->mods.refused)
+				st = -1;	/* a binary of another build-id */
 			sp->cov = lpt_cov_alloc(cfg, sp->img);
 			if (!sp->cov)
 				goto nomem;
@@ -725,7 +769,7 @@ static int run_system(struct opts *o, struct lpt_capsrc *src, const struct lpt_c
 		struct cov_edges keep = o->acc;
 
 		o->acc = ps[k].acc;
-		if (capture_out(o, ps[k].img, &ps[k].mods, cfg))
+		if (capture_out(o, ps[k].img, &ps[k].mods, cfg, ps[k].cov))
 			st = -1;
 		ps[k].acc = o->acc;	/* emptied by capture_out() */
 		o->acc = keep;
@@ -759,6 +803,7 @@ static int run_dir(struct opts *o, struct lpt_capsrc *src, uint8_t *all)
 	const struct lpt_capsrc_trace *tr;
 	const struct ptcap_processes *ps;
 	size_t count = 0;
+	unsigned long refused = 0;
 	int st = -1, n;
 
 	if (!img || !map) {
@@ -768,14 +813,16 @@ static int run_dir(struct opts *o, struct lpt_capsrc *src, uint8_t *all)
 	n = load_dir(o, src, img, &mods, &cfg);
 	if (n < 0)
 		goto out;
+	refused = mods.refused;	/* decoded without them; an error at the end */
 	if (lpt_capsrc_processes(src, &ps) != 1) {
 		/* ptcap -a: per process, its config's CPU and filters */
 		st = run_system(o, src, &cfg, all);
 		goto out;
 	}
 	if (!n && !o->nimg) {
-		fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, --raw, --pagecache\n",
-			prog, dir);
+		if (!refused)	/* else said: the files of other build-ids */
+			fprintf(stderr, "%s: %s: no code: a ptcap directory with maps, or --elf, "
+				"--raw, --pagecache\n", prog, dir);
 		goto out;
 	}
 	/* the code of --elf, --raw, --pagecache too (after the maps: the
@@ -820,12 +867,13 @@ static int run_dir(struct opts *o, struct lpt_capsrc *src, uint8_t *all)
 	if (o->format != FMT_EDGES) {
 		/* pending until a capture of another layout or the end: the
 		 * edges of one layout's captures sum first (a test suite) */
+		lpt_cov_free(o->pend_cov);	/* it reads pend_img: first */
 		lpt_cov_image_free(o->pend_img);
 		cov_modules_free(&o->pend_mods);
 		o->pend_img = img;
+		o->pend_cov = cov;
 		o->pend_mods = mods;
 		o->pend_cfg = cfg;
-		lpt_cov_free(cov);	/* it reads img: before the image */
 		cov = NULL;
 		img = NULL;
 		memset(&mods, 0, sizeof(mods));
@@ -838,7 +886,7 @@ out:
 	lpt_cov_image_free(img);
 	cov_modules_free(&mods);
 	free(map);
-	return st;
+	return refused ? -1 : st;
 }
 
 static int push(const char ***arr, size_t *n, const char *s)
@@ -895,6 +943,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--all-sources")) {
 			o.all_sources = true;
+			continue;
+		} else if (!strcmp(a, "--force")) {
+			o.force = true;
 			continue;
 		} else if ((a[0] == '-' && a[1] == '-' && strcmp(a, "--")) || !strcmp(a, "-o") ||
 			   !strcmp(a, "-k")) {
@@ -1028,7 +1079,7 @@ int main(int argc, char **argv)
 				all[j] += map[j];
 			free(buf);
 		}
-		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg))
+		if (o.format != FMT_EDGES && capture_out(&o, o.img, &o.mods, &o.cfg, cov))
 			st = EXIT_ERR;
 	}
 	for (size_t i = 0; i < o.ndir; i++) {
@@ -1051,6 +1102,8 @@ int main(int argc, char **argv)
 		so.max_decompressed = o.max_decompressed;
 		so.err = stderr;
 		so.prog = prog;
+		/* --force: a perf.data's file of another build-id is used */
+		so.flags = o.force ? LPT_CAPSRC_ANY_BUILD_ID : 0;
 		if (lpt_capsrc_open(d, &so, &src)) {
 			st = EXIT_ERR;
 			continue;
@@ -1074,6 +1127,7 @@ out:
 	lpt_cov_image_free(o.img);
 	cov_modules_free(&o.mods);
 	cov_edges_free(&o.acc);
+	lpt_cov_free(o.pend_cov);
 	lpt_cov_image_free(o.pend_img);
 	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);

@@ -12,7 +12,8 @@ test_pt_trace_SRCS := tests/model/pt/test_pt_trace.c $(PT_TRACE_SRCS)
 # Host validation against libipt (issue 5, point 6): a real program is
 # single-stepped under ptrace, traced by the generator, decoded by libipt.
 UNIT_TESTS += test_pt_trace_flow
-test_pt_trace_flow_SRCS := tests/model/pt/trace_flow_test.c $(PT_TRACE_SRCS)
+test_pt_trace_flow_SRCS := tests/model/pt/trace_flow_test.c tests/model/step_trace.c \
+	$(PT_TRACE_SRCS)
 test_pt_trace_flow_LDLIBS := -lipt
 
 # The traced program: static, no PIE, no sanitizer (its addresses and flow

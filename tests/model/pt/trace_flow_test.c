@@ -5,7 +5,7 @@
  *
  *   1. fork progs/trace_flow_prog (static, -no-pie) under ptrace and
  *      single-step it to the end, recording every user-mode instruction
- *      (PTRACE_SINGLESTEP, PTRACE_GETREGS, PTRACE_PEEKTEXT): the ground truth;
+ *      (tests/model/step_trace.c): the ground truth;
  *   2. feed the steps to the generator (model/pt/trace.c) under several
  *      IA32_RTIT_CTL configurations;
  *   3. decode the trace with libipt's instruction-flow decoder, using the
@@ -25,20 +25,17 @@
 #include <intel-pt.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/user.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lwpt/pt_rtit.h>
 #include "model/pt/pt_model.h"
 #include "model/pt/pt_trace.h"
 #include "tests/check_run.h"
+#include "tests/model/step_trace.h"
 
 #define FAKE_CR3	0x1234000ull	/* the traced process's CR3 */
 #define TSC_BASE	0x100000ull
@@ -136,124 +133,54 @@ static int elf_load(const char *path, struct elf_info *ei)
 	return ei->nseg && ei->work_lo && ei->recurse_lo ? 0 : -1;
 }
 
-/*
- * Up to 15 instruction bytes at @ip, read as aligned words so that a read
- * never crosses into an unmapped page the instruction does not touch.
- * Returns the number of bytes read (at least 1), or -1.
- */
-static int peek_insn(pid_t pid, uint64_t ip, uint8_t out[X86_MAX_INSN_LEN])
+struct capture_buf {
+	struct pt_trace_step *v;
+	size_t n, cap;
+};
+
+static int capture_step(void *ctx, const struct lwpt_step *st)
 {
-	uint8_t buf[24];
-	uint64_t a = ip & ~7ull;
-	unsigned int i, have = 0, skip = (unsigned int)(ip - a);
+	struct capture_buf *b = ctx;
+	struct pt_trace_step *s;
 
-	for (i = 0; i < 3; i++) {
-		long w;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 1 << 16;
+		struct pt_trace_step *more = realloc(b->v, cap * sizeof(*more));
 
-		errno = 0;
-		w = ptrace(PTRACE_PEEKTEXT, pid, (void *)(a + 8 * i), NULL);
-		if (errno)
-			break;
-		memcpy(buf + 8 * i, &w, 8);
-		have += 8;
+		if (!more)
+			return -1;
+		b->v = more;
+		b->cap = cap;
 	}
-	if (have <= skip)
-		return -1;
-	have -= skip;
-	if (have > X86_MAX_INSN_LEN)
-		have = X86_MAX_INSN_LEN;
-	memcpy(out, buf + skip, have);
-	return (int)have;
+	s = &b->v[b->n];
+	memset(s, 0, sizeof(*s));
+	s->ip = st->ip;
+	memcpy(s->insn, st->insn, sizeof(s->insn));
+	s->insn_size = st->insn_size;
+	s->cpl = st->cpl;
+	s->mode = st->mode;
+	s->cr3 = FAKE_CR3;
+	s->next_ip = st->next_ip;
+	s->tsc = TSC_BASE + TSC_PER_STEP * (b->n + 1);
+	b->n++;
+	return 0;
 }
 
-/*
- * Single-step the program to its end. A REP string instruction traps after
- * each iteration (next IP == IP); it retires once and is recorded once.
- */
+/* Single-step the program to its end (tests/model/step_trace.c). */
 static int capture(const char *path, struct pt_trace_step **out, size_t *nout,
 		   int *exit_code)
 {
-	struct pt_trace_step *v;
-	size_t cap = 1 << 16, n = 0;
-	pid_t pid;
-	int st;
+	const struct lwpt_step_opts opts = { .empty_env = true };
+	char *argv[] = { (char *)path, NULL };
+	struct capture_buf b = { 0 };
 
-	pid = fork();
-	if (pid < 0)
+	if (lwpt_step_run(argv, &opts, capture_step, &b, exit_code)) {
+		free(b.v);
 		return -1;
-	if (pid == 0) {
-		char *const argv[] = { (char *)path, NULL };
-		char *const envp[] = { NULL };
-
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null >= 0)
-			dup2(null, 1);	/* the programs may print */
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execve(path, argv, envp);
-		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
-		return -1;
-	v = calloc(cap, sizeof(*v));
-	if (!v)
-		goto fail;
-	for (;;) {
-		struct user_regs_struct r;
-		struct pt_trace_step s;
-		int got;
-
-		memset(&s, 0, sizeof(s));
-		if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0)
-			goto fail;
-		got = peek_insn(pid, r.rip, s.insn);
-		if (got < 0)
-			goto fail;
-		s.ip = r.rip;
-		s.insn_size = (uint8_t)got;
-		s.cpl = r.cs & 3;
-		s.mode = r.cs == 0x23 ? X86_MODE_32 : X86_MODE_64;
-		s.cr3 = FAKE_CR3;
-		for (;;) {
-			if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0 ||
-			    waitpid(pid, &st, 0) < 0)
-				goto fail;
-			if (WIFEXITED(st)) {
-				*exit_code = WEXITSTATUS(st);
-				s.next_ip = 0;
-				break;
-			}
-			if (WIFSIGNALED(st)) {
-				free(v);
-				return -1;
-			}
-			if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0)
-				goto fail;
-			if (r.rip != s.ip)
-				break;
-		}
-		if (n == cap) {
-			struct pt_trace_step *more = realloc(v, 2 * cap * sizeof(*v));
-
-			if (!more)
-				goto fail;
-			v = more;
-			cap *= 2;
-		}
-		s.next_ip = WIFEXITED(st) ? s.ip : r.rip;
-		s.tsc = TSC_BASE + TSC_PER_STEP * (n + 1);
-		v[n++] = s;
-		if (WIFEXITED(st)) {
-			*out = v;
-			*nout = n;
-			return 0;
-		}
-	}
-fail:
-	free(v);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
+	*out = b.v;
+	*nout = b.n;
+	return 0;
 }
 
 /* --- Running the generator ------------------------------------------------ */

@@ -5,19 +5,21 @@
  *
  *   edges: one decode with LPT_COV_F_EDGES and lpt_cov_edges() (what
  *          `ptcov --edges` does per trace);
- *   lcov:  the same decode, then the edges summed, the instructions and
- *          blocks derived (cov_flow_build(): one instruction decode per
- *          distinct address), the DWARF line tables and symbol tables read
- *          and one line lookup per distinct executed address
- *          (cov_lcov_write()), the tracefile summed and written
- *          (cov_merge, to /dev/null);
- *   drcov: the decode, cov_flow_build() and the drcov file (to /dev/null);
+ *   lcov:  the same decode, then the edges summed, the blocks taken from
+ *          the decoder's cache (lpt_cov_block_at()) and their instructions
+ *          decoded once per distinct address (cov_flow_build()), the DWARF
+ *          line tables and symbol tables read and one line lookup per
+ *          distinct executed address (cov_lcov_write()), the tracefile
+ *          summed and written (cov_merge, to /dev/null);
+ *   drcov: the decode, cov_flow_build() without instructions (the
+ *          decoder's blocks only) and the drcov file (to /dev/null);
  *
  * CPU time of the thread (a loaded host preempts, CPU time stays), cold
  * (a new decoder each time: what one ptcov run does) and warm (the
- * decoder's cache kept). The target: lcov costs at most the edges decode
- * plus the per-distinct-address work, never work per execution: the bench
- * prints lcov - edges divided by the distinct addresses, which must stay
+ * decoder's cache kept), measured alternately in one run. The target: lcov
+ * costs at most the edges decode plus the per-distinct-address work, never
+ * work per execution: the bench prints lcov and drcov as a ratio to edges,
+ * and lcov - edges divided by the distinct addresses, which must stay
  * flat from short traces to long ones (mruby executes 6.3 M instructions
  * over some 30 k distinct addresses).
  *
@@ -75,9 +77,10 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 		return now() - t0;
 	cov_edges_add(&acc, e, (size_t)n);
 	cov_edges_sort(&acc);
-	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0))
+	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0, cov, what == LCOV))
 		exit(1);
-	*ninsn = f.ninsn;
+	if (what == LCOV)
+		*ninsn = f.ninsn;
 	if (what == DRCOV) {
 		struct cov_drcov *d = cov_drcov_alloc();
 
@@ -166,8 +169,8 @@ int main(void)
 	if (system(cmd))
 		fprintf(stderr, "bench_ptcov_lcov: no cov_prog trace (make %s and pt_step_trace)\n",
 			prog);
-	printf("%-12s %6s %9s %9s %9s %9s %7s %11s\n", "trace", "insns", "edges ms",
-	       "lcov ms", "drcov ms", "lcov/edg", "cold", "ns/address");
+	printf("%-12s %6s %9s %9s %9s %9s %9s %7s %11s\n", "trace", "insns", "edges ms",
+	       "lcov ms", "drcov ms", "lcov/edg", "drcov/edg", "cold", "ns/address");
 	for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
 		const struct trace *t = &tr[i];
 		struct lpt_cov_image *img = lpt_cov_image_alloc();
@@ -235,7 +238,7 @@ int main(void)
 			n = lpt_cov_edges(c, &e);
 			cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
 			cov_edges_sort(&acc);
-			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0, c, true)) {
 				double first, warm_ns = dwarf_lookups(t->elf, &f, &first);
 
 				printf("%-12s dwfl_module_getsrc() once per distinct address: "
@@ -279,7 +282,7 @@ int main(void)
 			cov_edges_sort(&acc);
 			struct cov_flow f;
 
-			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0)) {
+			if (!cov_flow_build(&f, img, &cfg, &acc, NULL, 0, NULL, true)) {
 				struct cov_merge *m = cov_merge_alloc();
 				char *text = NULL;
 				size_t tl = 0;
@@ -302,9 +305,10 @@ int main(void)
 			       (d1 - d0) * 1e3, (d2 - d1) * 1e3, (d2 - d1) / (d1 - d0), ni);
 		}
 		for (int c = 1; c >= 0; c--)
-			printf("%-12s %6zu %9.3f %9.3f %9.3f %9.2f %7s %11.0f\n", t->name, ninsn,
-			       best[EDGES][c] * 1e3, best[LCOV][c] * 1e3, best[DRCOV][c] * 1e3,
-			       best[LCOV][c] / best[EDGES][c], c ? "warm" : "cold",
+			printf("%-12s %6zu %9.3f %9.3f %9.3f %9.2f %9.2f %7s %11.0f\n", t->name,
+			       ninsn, best[EDGES][c] * 1e3, best[LCOV][c] * 1e3,
+			       best[DRCOV][c] * 1e3, best[LCOV][c] / best[EDGES][c],
+			       best[DRCOV][c] / best[EDGES][c], c ? "warm" : "cold",
 			       ninsn ? (best[LCOV][c] - best[EDGES][c]) * 1e9 / (double)ninsn : 0);
 		free(buf);
 skip:

@@ -172,6 +172,98 @@ START_TEST(real_edges_and_hash)
 }
 END_TEST
 
+/* lpt_cov_blocks() and lpt_cov_block_at() give the cache's blocks as a
+ * walk with lpt_cov_insn_at() sees them; every edge's destination has
+ * one. */
+struct blk_check {
+	const struct lpt_cov *cov;
+	const struct lpt_cov_image *img;
+	long n;
+};
+
+static int check_block(void *ctx, const struct lpt_cov_block *b)
+{
+	struct blk_check *k = ctx;
+	struct lpt_cov_block again;
+	struct lpt_cov_insn in = { 0 };
+	uint64_t a = b->start;
+
+	k->n++;
+	ck_assert_int_eq(lpt_cov_block_at(k->cov, b->start, b->mode, &again), 1);
+	ck_assert_mem_eq(&again, b, sizeof(*b));
+	if (b->mode != 64 || (b->flags & LPT_COV_BLOCK_F_UD))
+		return 0;
+	for (uint32_t i = 0; i < b->ninsn; i++, a += in.len) {
+		ck_assert_int_eq(lpt_cov_insn_at(k->img, a, 64, &in), 0);
+		if (i + 1 < b->ninsn)
+			ck_assert_int_eq(in.kind, LPT_COV_INSN_OTHER);
+	}
+	if (b->stop == LPT_COV_STOP_BRANCH) {
+		ck_assert_uint_eq(in.addr, b->branch);
+		ck_assert_int_eq(in.kind, b->kind);
+		ck_assert_uint_eq(in.target, b->target);
+		ck_assert_uint_eq(a, b->end);
+	} else {
+		ck_assert_int_eq(b->kind, LPT_COV_INSN_OTHER);
+		ck_assert_uint_eq(b->branch, 0);
+		ck_assert_uint_eq(a, b->end);
+		if (b->stop == LPT_COV_STOP_NOMAP)
+			ck_assert_int_eq(lpt_cov_insn_at(k->img, a, 64, &in), LPT_ERR_COV_NOMAP);
+	}
+	return 0;
+}
+
+START_TEST(real_blocks)
+{
+	const struct real *r = &reals[_i];
+	char path[4096 + 128];
+	size_t len;
+	uint8_t *trace;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov;
+	struct lpt_cov_block b;
+	const struct lpt_cov_edge *e;
+	struct lpt_cov_stats st;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	trace = slurp(path, &len);
+	if (!trace) {
+		printf("test_pt_cov: %s missing: skipped\n", path);
+		lpt_cov_image_free(img);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
+	ck_assert_int_eq(lpt_cov_block_at(cov, r->start, 64, &b), 0);	/* empty */
+	ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
+	struct blk_check k = { cov, img, 0 };
+
+	n = lpt_cov_blocks(cov, check_block, &k);
+	ck_assert_int_eq(n, k.n);
+	ck_assert_int_eq(lpt_cov_stats(cov, &st), 0);
+	ck_assert_int_eq(n, (long)st.blocks);
+	n = lpt_cov_edges(cov, &e);
+	ck_assert_int_gt(n, 0);
+	for (long i = 0; i < n; i++)	/* those leaving the filter: no walk */
+		if (e[i].dst >= r->start && e[i].dst < r->end)
+			ck_assert_int_eq(lpt_cov_block_at(cov, e[i].dst, 64, &b), 1);
+	uint64_t d0 = e[0].dst >= r->start && e[0].dst < r->end ? e[0].dst : e[0].src;
+
+	ck_assert_int_eq(lpt_cov_block_at(NULL, 0, 64, &b), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_block_at(cov, 0, 8, &b), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_block_at(cov, 0, 64, NULL), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_blocks(cov, NULL, NULL), LPT_ERR_INVALID);
+	/* a flush empties it */
+	ck_assert_int_gt(lpt_cov_invalidate(cov, r->start, r->end), 0);
+	ck_assert_int_eq(lpt_cov_block_at(cov, d0, 64, &b), 0);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	free(trace);
+}
+END_TEST
+
 /* A trace cut anywhere (a packet cut at the end: the trace ends there)
  * still has libipt's edges. */
 START_TEST(truncated_edges)
@@ -847,6 +939,25 @@ START_TEST(insn_at)
 	ck_assert_int_eq(lpt_cov_insn_at(img, 0x2000, 64, &in), LPT_ERR_COV_NOMAP);
 	ck_assert_int_eq(lpt_cov_insn_at(img, 0x1000, 8, &in), LPT_ERR_INVALID);
 	ck_assert_int_eq(lpt_cov_insn_at(NULL, 0x1000, 64, &in), LPT_ERR_INVALID);
+	/* lpt_cov_insns_at(): the same, one after the other, to the end */
+	struct lpt_cov_insn many[10], one;
+
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, many, 10), 6);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_eq(lpt_cov_insn_at(img, many[i].addr, 64, &one), 0);
+		ck_assert_uint_eq(one.len, many[i].len);
+		ck_assert_uint_eq(one.kind, many[i].kind);
+		ck_assert_uint_eq(one.target, many[i].target);
+		if (i)
+			ck_assert_uint_eq(many[i].addr, many[i - 1].addr + many[i - 1].len);
+	}
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, many, 2), 2);
+	ck_assert_uint_eq(many[1].addr, 0x1002);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x2000, 64, many, 10), 0);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, NULL, 0), 0);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 64, NULL, 1), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_insns_at(img, 0x1000, 8, many, 1), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_insns_at(NULL, 0x1000, 64, many, 1), LPT_ERR_INVALID);
 	lpt_cov_image_free(img);
 }
 END_TEST
@@ -996,6 +1107,8 @@ int main(void)
 		 shared ? shared : "../shared");
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, real_edges_and_hash, 0,
+			    (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_loop_test(tc, real_blocks, 0,
 			    (int)(sizeof(reals) / sizeof(reals[0])));
 	tcase_add_test(tc, truncated_edges);
 	tcase_add_test(tc, synth_ovf_in_tnt_run);

@@ -10,7 +10,8 @@
 # (cov_prog.expect, gcov_compare.py --expect: the program is deterministic,
 # so the runs here take the same paths): every line gcov reports (case
 # labels without code aside) with its count, every function with its
-# calls, every conditional branch's two outcomes.
+# calls, every conditional branch's two outcomes. Then the build-id ptcap
+# recorded: the capture against another binary is refused.
 . /lwpt/lib.sh
 
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko pt_profile=full >/dev/null ||
@@ -53,5 +54,25 @@ if cmp -s /tmp/want.txt /tmp/got.txt; then
 else
 	fail "ptcov lcov against gcov: $(diff /tmp/want.txt /tmp/got.txt | head -20)" || exit 1
 fi
+
+# build-ids (issue 35 "Errors"): ptcap recorded cov_prog's in its maps; the
+# same capture read against another binary at that path is refused with
+# both ids, --force uses it
+id=$(sed -n 's|^# build-id \([0-9a-f]*\) /bin/cov_prog$|\1|p' /tmp/lc1/maps)
+[ ${#id} -ge 16 ] && ok "ptcap's maps record /bin/cov_prog's build-id $id" ||
+	fail "no build-id of /bin/cov_prog in the maps: $(cat /tmp/lc1/maps)" || exit 1
+rm -rf /tmp/lcx && cp -r /tmp/lc1 /tmp/lcx && cp /bin/ptcov /tmp/other &&
+	sed -i 's|/bin/cov_prog$|/tmp/other|' /tmp/lcx/maps || fail "copy" || exit 1
+ptcov --format=lcov --all-sources -o /tmp/x.info /tmp/lcx 2>/tmp/x.err
+st=$?
+if [ $st -eq 1 ] && grep "/tmp/other: build-id $id recorded in the capture, the file has " \
+	/tmp/x.err | grep -q "left out"; then
+	ok "another binary than the one traced: refused, both build-ids named"
+else
+	fail "another binary: exit $st: $(cat /tmp/x.err)" || exit 1
+fi
+ptcov --force --format=drcov -o /tmp/x.drcov /tmp/lcx 2>/tmp/x.err
+grep "warning: /tmp/other: build-id $id" /tmp/x.err | grep -q "used anyway (--force)" &&
+	ok "--force uses it, with a warning" || fail "--force: $(cat /tmp/x.err)" || exit 1
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
