@@ -9,7 +9,7 @@ pt_LDLIBS := -lelf -lzstd -Wl,--version-script=libpt/libpt.map
 HEADERS += include/lwpt/pt_pkt.h include/lwpt/pt_packets.h include/lwpt/pebs.h \
 	include/lwpt/pt_time.h include/lwpt/ptcap_dir.h \
 	include/lwpt/perf_data.h include/lwpt/perf_file.h \
-	include/lwpt/perf_write.h
+	include/lwpt/perf_write.h include/lwpt/capture_src.h
 pt_DESCRIPTION := Intel Processor Trace: capture through /dev/pt (the lwpt module), packet decoder, timing
 MANPAGES += libpt/man/libpt.3
 # The coverage decoder (issue 25, Documentation/ptcov.rst) classifies

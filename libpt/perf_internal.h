@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libpt's perf.data reader, internals shared by its files: perf_read.c
- * (records to model), perf_code.c (where the code is), perf_ptcap.c (the
- * model as a ptcap directory).
+ * (records to model), perf_code.c (where the code is), perf_model.c (the
+ * capture in ptcap's terms), perf_ptcap.c (that model as a ptcap
+ * directory), capsrc_perf.c (that model as a capture source).
  */
 #ifndef LWPT_LIBPT_PERF_INTERNAL_H
 #define LWPT_LIBPT_PERF_INTERNAL_H
@@ -130,9 +131,20 @@ struct lpt_perf {
 	size_t npend, cap_pend;
 	uint64_t zin, zout;
 
+	uint32_t nrcpus;		/* HEADER_NRCPUS nr_cpus_avail, 0 none */
+	uint32_t cpus_seen;		/* largest CPU of a record + 1 */
+	uint64_t cpu_seen_at;		/* ... that record's offset */
+	const char *cpu_seen_what;	/* ... and its type */
+
 	struct lpt_perf_hash id_index;	/* sample ID -> ids[] */
 	struct lpt_perf_hash tr_index;	/* AUXTRACE idx -> tr[] */
 };
+
+/* The size of the per-CPU arrays of a capture: HEADER_NRCPUS's
+ * nr_cpus_avail where present (lpt_perf_open() refused a record naming a
+ * CPU at or above it), else the largest CPU a record names + 1; at most
+ * LPT_PERF_MAX_CPUS either way. */
+size_t lpt_perf_ncpus(const struct lpt_perf *p);
 
 /* Grow array *@v (entries of @elem bytes, capacity *@cap) to hold @n
  * entries. Returns 0 or -LPT_PERF_E_NOMEM. */

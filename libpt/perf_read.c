@@ -350,10 +350,16 @@ static const struct lpt_perf_attr *attr_of_id(const struct lpt_perf *p, uint64_t
 
 /* A sample's CPU: -1 (none) or below LPT_PERF_MAX_CPUS; else the record
  * (of @what, at @pos) is refused: per-CPU arrays are sized by it. */
-static int check_cpu(int64_t cpu, const char *what, uint64_t pos)
+static int check_cpu(struct lpt_perf *p, int64_t cpu, const char *what, uint64_t pos)
 {
-	if (cpu >= -1 && cpu < LPT_PERF_MAX_CPUS)
+	if (cpu >= -1 && cpu < LPT_PERF_MAX_CPUS) {
+		if (cpu >= 0 && (uint32_t)cpu + 1 > p->cpus_seen) {
+			p->cpus_seen = (uint32_t)cpu + 1;
+			p->cpu_seen_at = pos;
+			p->cpu_seen_what = what;
+		}
 		return 0;
+	}
 	return fail(LPT_PERF_E_CORRUPT, "%s record at 0x%" PRIx64 ": cpu %" PRId64
 		    " (this reader takes CPUs 0 to %d): corrupt", what, pos, cpu,
 		    LPT_PERF_MAX_CPUS - 1);
@@ -527,6 +533,27 @@ static int aux_index(struct lpt_perf *p, const uint8_t *b, uint64_t len)
 	return 0;
 }
 
+/*
+ * HEADER_NRCPUS (header.c write_nrcpus(): u32 nr_cpus_avail, u32
+ * nr_cpus_online): the CPUs a record may name, what the per-CPU arrays
+ * are sized by (lpt_perf_ncpus()). More than LPT_PERF_MAX_CPUS, or none,
+ * is corrupt; a record naming a CPU at or above it is refused by finish().
+ */
+static int nr_cpus(struct lpt_perf *p, const uint8_t *b, uint64_t len)
+{
+	uint32_t avail;
+
+	if (len < 8)
+		return fail(LPT_PERF_E_CORRUPT, "HEADER_NRCPUS of %" PRIu64 " bytes (8 "
+			    "expected): corrupt", len);
+	memcpy(&avail, b, sizeof(avail));
+	if (!avail || avail > LPT_PERF_MAX_CPUS)
+		return fail(LPT_PERF_E_CORRUPT, "HEADER_NRCPUS: %" PRIu32 " CPUs (this "
+			    "reader takes 1 to %d): corrupt", avail, LPT_PERF_MAX_CPUS);
+	p->nrcpus = avail;
+	return 0;
+}
+
 static int feature(struct lpt_perf *p, unsigned int feat, const uint8_t *b, uint64_t len)
 {
 	switch (feat) {
@@ -542,6 +569,8 @@ static int feature(struct lpt_perf *p, unsigned int feat, const uint8_t *b, uint
 		return p->info.pipe ? 0 : aux_index(p, b, len);
 	case PERF_HEADER_DIR_FORMAT:
 		return lpt_perf_dir_format(p, b, len);
+	case PERF_HEADER_NRCPUS:
+		return nr_cpus(p, b, len);
 	default:
 		return 0;
 	}
@@ -577,7 +606,7 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 	struct lpt_perf_buf *b;
 
 	memcpy(&a, r, sizeof(a));
-	if (a.cpu != UINT32_MAX && check_cpu(a.cpu, "AUXTRACE", pos))
+	if (a.cpu != UINT32_MAX && check_cpu(p, a.cpu, "AUXTRACE", pos))
 		return -LPT_PERF_E_CORRUPT;
 	if (a.size > end - pos - hsize)
 		return fail(LPT_PERF_E_TRUNCATED, "AUXTRACE record at 0x%" PRIx64
@@ -708,7 +737,7 @@ static int add_task(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 		snprintf(t->comm, sizeof(t->comm), "%.*s", (int)nlen, name);
 		t->time = s.time;
 		t->cpu = s.cpu;
-		return check_cpu(s.cpu, "COMM", pos);
+		return check_cpu(p, s.cpu, "COMM", pos);
 	}
 	if (size < 8 + 24)
 		return fail(LPT_PERF_E_CORRUPT, "%s record at 0x%" PRIx64 " too short",
@@ -724,7 +753,7 @@ static int add_task(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 	t->ptid = (int32_t)rd32(r + 20);
 	t->time = rd64(r + 24);
 	t->cpu = s.cpu;
-	return check_cpu(s.cpu, type == PERF_RECORD_FORK ? "FORK" : "EXIT", pos);
+	return check_cpu(p, s.cpu, type == PERF_RECORD_FORK ? "FORK" : "EXIT", pos);
 }
 
 static int add_switch(struct lpt_perf *p, const uint8_t *r, uint64_t size,
@@ -737,7 +766,7 @@ static int add_switch(struct lpt_perf *p, const uint8_t *r, uint64_t size,
 	if (size < fixed)
 		return fail(LPT_PERF_E_CORRUPT, "switch record at 0x%" PRIx64 " too short", pos);
 	read_sid(p, r, size, fixed, &s);
-	if (check_cpu(s.cpu, type == PERF_RECORD_SWITCH ? "SWITCH" :
+	if (check_cpu(p, s.cpu, type == PERF_RECORD_SWITCH ? "SWITCH" :
 		      type == PERF_RECORD_SWITCH_CPU_WIDE ? "SWITCH_CPU_WIDE" :
 		      "ITRACE_START", pos))
 		return -LPT_PERF_E_CORRUPT;
@@ -773,7 +802,7 @@ static int rec_aux(struct lpt_perf *p, const uint8_t *r, uint64_t size, uint64_t
 	if (size < 8 + 24)
 		return fail(LPT_PERF_E_CORRUPT, "AUX record at 0x%" PRIx64 " too short", pos);
 	read_sid(p, r, size, 8 + 24, &s);
-	if (check_cpu(s.cpu, "AUX", pos))
+	if (check_cpu(p, s.cpu, "AUX", pos))
 		return -LPT_PERF_E_CORRUPT;
 	a = PUSH(p->auxs, p->nauxs, p->cap_auxs);
 	if (!a)
@@ -1498,6 +1527,11 @@ static void finish_config(struct lpt_perf *p)
 	p->info.time_zero = p->tc.time_zero;
 }
 
+size_t lpt_perf_ncpus(const struct lpt_perf *p)
+{
+	return p->nrcpus ? p->nrcpus : p->cpus_seen;
+}
+
 static int finish(struct lpt_perf *p)
 {
 	struct trace_index ix;
@@ -1506,6 +1540,10 @@ static int finish(struct lpt_perf *p)
 
 	bool need_aux = !(p->opts.flags & LPT_PERF_SIDEBAND_ONLY);
 
+	if (p->nrcpus && p->cpus_seen > p->nrcpus)
+		return fail(LPT_PERF_E_CORRUPT, "%s record at 0x%" PRIx64 ": cpu %" PRIu32
+			    " but HEADER_NRCPUS says %" PRIu32 " CPUs: corrupt",
+			    p->cpu_seen_what, p->cpu_seen_at, p->cpus_seen - 1, p->nrcpus);
 	if (need_aux && !p->have_info && !p->naux)
 		return fail(LPT_PERF_E_NO_AUX, "no AUXTRACE_INFO and no AUXTRACE records: "
 			    "record with perf record -e intel_pt//");

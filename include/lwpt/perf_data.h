@@ -384,8 +384,8 @@ int lpt_perf_elf_build_id(const char *path, uint8_t id[20]);
 
 /**
  * lpt_perf_write_ptcap() - write the capture as a ptcap directory
- * (Documentation/ptcap-format.rst) so that every tool reading one reads
- * the perf.data: config (decoder parameters, thread.* and gaps.* lines),
+ * (Documentation/ptcap-format.rst), the same capture that
+ * lpt_capsrc_open() reads in place (include/lwpt/capture_src.h): config (decoder parameters, thread.* and gaps.* lines),
  * maps (per-thread) or processes + maps.<pid>.<gen> + switches (per CPU),
  * and one cpu<N>.pt / tid<N>.pt per trace, streamed from the mapping.
  * Maps name the files lpt_perf_find_code() finds; each mapping whose code
@@ -402,48 +402,6 @@ int lpt_perf_elf_build_id(const char *path, uint8_t id[20]);
 int lpt_perf_write_ptcap(const struct lpt_perf *p, const char *dir,
 			 const struct lpt_perf_code_opts *o, FILE *warn,
 			 const char *prog);
-
-/**
- * lpt_perf_ptcap_temp() - read a perf.data into a new temporary ptcap
- * directory: lpt_perf_open() (progress on @err for files above 64 MiB),
- * lpt_perf_write_ptcap() into mkdtemp("$TMPDIR/lwpt-perf-XXXXXX"), close.
- * What tools call when given a perf.data where a ptcap directory goes.
- * @path:    the perf.data, "-", or a --kcore directory.
- * @symfs:   perf's --symfs DIR, or NULL.
- * @vmlinux: perf's --vmlinux FILE, or NULL.
- * @flags:   enum lpt_perf_temp_flags.
- * @max_decompressed: struct lpt_perf_opts max_decompressed (0: default).
- * @err:     where messages go (errors and warnings).
- * @prog:    their prefix.
- * @dir:     receives the malloc()ed directory name; release it with
- *           lpt_perf_ptcap_remove().
- *
- * Until lpt_perf_ptcap_remove(), SIGINT, SIGTERM, SIGHUP and SIGPIPE whose
- * action is the default remove the directory before they end the process
- * (one directory at a time: the last one made).
- *
- * Return: 0; -1 after a message on @err that names the file, says what is
- * wrong (lpt_perf_strerror() and lpt_perf_last_error()) and what to do.
- */
-int lpt_perf_ptcap_temp(const char *path, const char *symfs, const char *vmlinux,
-			unsigned int flags, uint64_t max_decompressed, FILE *err,
-			const char *prog, char **dir);
-
-/* Flags of lpt_perf_ptcap_temp(). */
-enum lpt_perf_temp_flags {
-	LPT_PERF_TRACES_ONLY = 1u << 0,	/* no code lookup: maps files empty
-					 * (a packet dump needs no code) */
-	LPT_PERF_ANY_BUILD_ID = 1u << 1,/* struct lpt_perf_code_opts
-					 * any_build_id (a tool's --force):
-					 * said as a warning with both ids */
-};
-
-/**
- * lpt_perf_ptcap_remove() - delete a directory of lpt_perf_ptcap_temp()
- * (its files, then itself) and free the name.
- * @dir: may be NULL.
- */
-void lpt_perf_ptcap_remove(char *dir);
 
 #ifdef __cplusplus
 }

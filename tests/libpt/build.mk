@@ -61,6 +61,14 @@ test_perf_read_SRCS := tests/libpt/test_perf_read.c
 test_perf_read_LIBS := pt
 test_perf_read_LDLIBS := -lelf -lzstd
 
+# The capture source (include/lwpt/capture_src.h): a ptcap directory, and a
+# perf.data read in place against the directory lpt_perf_write_ptcap()
+# writes from it.
+UNIT_TESTS += test_capture_src
+test_capture_src_SRCS := tests/libpt/test_capture_src.c
+test_capture_src_LIBS := pt
+test_capture_src_LDLIBS := -lelf -lzstd
+
 # perf.data in directory format (perf record --threads; libpt/perf_dir.c):
 # a per-CPU directory built with libpt's writer, checked against Debian's
 # perf, and a real perf record --threads where perf can record.
@@ -92,8 +100,9 @@ SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 # kAFL's perf.data files and the hostile inputs of ../shared/repro.
 FUZZERS += fuzz_perf
 fuzz_perf_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
-	libpt/perf_hash.c libpt/ptcap_file.c
-fuzz_perf_LDLIBS := -lzstd
+	libpt/perf_hash.c libpt/ptcap_file.c libpt/capture_src.c libpt/capsrc_dir.c \
+	libpt/capsrc_perf.c libpt/perf_model.c libpt/perf_code.c libpt/ptcap_dir.c
+fuzz_perf_LDLIBS := -lzstd -lelf
 fuzz_perf_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14 \
 			      $(LWPT_SHARED)/testdata/perf/kafl/*.perf.data \
 			      $(LWPT_SHARED)/repro/inputs/perf-*.data)

@@ -56,6 +56,15 @@ static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
 
 /* A per-thread recording of thread 42: two AUXTRACE buffers that do not
  * continue each other (a gap), an AUX record with TRUNCATED. */
+/* Delete a directory lpt_perf_write_ptcap() wrote (its files, then it). */
+static void remove_dir(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
 static void build_per_thread(struct fx *w, bool pipe, bool index)
 {
 	uint8_t data[64];
@@ -401,6 +410,48 @@ static char *slurp_text(const char *dir, const char *name)
 	return text;
 }
 
+/* HEADER_NRCPUS sizes the per-CPU arrays (Documentation/perf-data.rst
+ * "Limits"): a record naming a CPU at or above its nr_cpus_avail, or more
+ * than 8192 CPUs, is refused as corrupt naming the record; within it the
+ * file reads. */
+START_TEST(nrcpus_bound)
+{
+	static const struct {
+		uint32_t avail, cpu;
+		int err;
+		const char *says;
+	} c[] = {
+		{ 4, 3, 0, "" },
+		{ 2, 3, -LPT_PERF_E_CORRUPT, "cpu 3 but HEADER_NRCPUS says 2 CPUs" },
+		{ 9000, 0, -LPT_PERF_E_CORRUPT, "HEADER_NRCPUS: 9000 CPUs" },
+	};
+	uint8_t data[32] = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct lpt_perf *p = NULL;
+		struct fx w;
+
+		fx_start(&w, false);
+		lpt_perf_set_nrcpus(w.w, c[i].avail, c[i].avail);
+		fx_time_conv(&w);
+		fx_auxtrace_info(&w, true, false, NULL);
+		fx_switch_cpu_wide(&w, true, c[i].cpu, 7, 0, 4000);
+		fx_switch_cpu_wide(&w, false, c[i].cpu, 0, 7, 4001);
+		fx_auxtrace(&w, data, 32, 0, 0, (uint32_t)-1, c[i].cpu);
+		fx_finish(&w);
+		ck_assert_int_eq(open_buf(w.b, w.n, &p), c[i].err);
+		if (c[i].err)
+			ck_assert_msg(strstr(lpt_perf_last_error(), c[i].says), "%s",
+				      lpt_perf_last_error());
+		else
+			ck_assert_uint_eq(lpt_perf_ntraces(p), 1);
+		lpt_perf_close(p);
+		free(w.b);
+	}
+}
+END_TEST
+
 /* lpt_perf_write_ptcap() per CPU (Documentation/perf-data.rst "The
  * capture model"): switches from SWITCH_CPU_WIDE in-records and
  * ITRACE_START, a process generation per COMM exec, its maps with the
@@ -490,7 +541,7 @@ START_TEST(write_ptcap_per_cpu)
 	text = slurp_text(dir, "cpu0.pt");
 	free(text);
 	lpt_perf_close(p);
-	lpt_perf_ptcap_remove(strdup(dir));
+	remove_dir(dir);
 	free(w.b);
 }
 END_TEST
@@ -547,7 +598,7 @@ START_TEST(write_ptcap_workload)
 	ck_assert_uint_eq(lpt_perf_tsc_to_ns(p, sws.sw[1].tsc + 1), 4001);
 	ptcap_switches_free(&sws);
 	lpt_perf_close(p);
-	lpt_perf_ptcap_remove(strdup(dir));
+	remove_dir(dir);
 	free(w.b);
 }
 END_TEST
@@ -592,7 +643,7 @@ START_TEST(kcore_directory)
 	ck_assert_ptr_nonnull(strstr(text, "\n0x0 0x"));
 	free(text);
 	lpt_perf_close(p);
-	lpt_perf_ptcap_remove(strdup(out));
+	remove_dir(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	free(w.b);
@@ -629,7 +680,7 @@ static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds)
 			o.no_code = true;
 			(void)lpt_perf_write_ptcap(p, dir, &o, NULL, "test");
 			lpt_perf_close(p);
-			lpt_perf_ptcap_remove(strdup(dir));
+			remove_dir(dir);
 		} else {
 			ck_assert(lpt_perf_last_error()[0]);
 		}
@@ -1168,7 +1219,7 @@ START_TEST(real_kafl_filter)
 		ck_assert_uint_eq(r[1].cfg, PTCAP_ADDR_UNUSED);
 		free(text);
 		lpt_perf_close(p);
-		lpt_perf_ptcap_remove(strdup(dir));
+		remove_dir(dir);
 	}
 }
 END_TEST
@@ -1209,6 +1260,7 @@ int main(void)
 	tcase_add_test(tc, bounds);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, write_ptcap_per_cpu);
+	tcase_add_test(tc, nrcpus_bound);
 	tcase_add_test(tc, write_ptcap_workload);
 	tcase_add_test(tc, kcore_directory);
 	tcase_add_test(tc, mutations_synthetic);

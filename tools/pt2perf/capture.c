@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lwpt/capture_src.h>
 #include <lwpt/pt_pkt.h>
 
 #include "capture.h"
@@ -252,18 +253,14 @@ out:
 	lpt_pkt_free(dec);
 }
 
-/* Cut one file at its gaps.<file> offsets into pieces. */
-static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2p_level *lv,
-		      size_t fi, size_t *cap_pieces)
+/* Cut file @fi at offsets @gaps (ascending) into pieces. */
+static int cut_pieces(const char *prog, struct p2p_capture *cap, size_t fi,
+		      const uint64_t *gaps, size_t ngaps, size_t *cap_pieces)
 {
 	const struct p2p_file *f = &cap->files[fi];
-	uint64_t *gaps = NULL, start = 0;
-	size_t ngaps = 0, g;
-	int err;
+	uint64_t start = 0;
+	size_t g;
 
-	err = ptcap_config_gaps(lv->config, lv->config_len, f->name, &gaps, &ngaps);
-	if (err)
-		return load_error(prog, lv->dir, PTCAP_CONFIG_FILE, err, 0);
 	for (g = 0; g <= ngaps; g++) {
 		uint64_t end = g < ngaps ? gaps[g] : f->size;
 		struct p2p_piece *pc;
@@ -273,7 +270,6 @@ static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2
 		if (end <= start)
 			continue;
 		if (!grow(&cap->pieces, cap->npieces, cap_pieces, sizeof(*cap->pieces))) {
-			free(gaps);
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return -1;
 		}
@@ -289,8 +285,23 @@ static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2
 		}
 		start = end;
 	}
-	free(gaps);
 	return 0;
+}
+
+/* Cut one file at its gaps.<file> offsets into pieces. */
+static int add_pieces(const char *prog, struct p2p_capture *cap, const struct p2p_level *lv,
+		      size_t fi, size_t *cap_pieces)
+{
+	uint64_t *gaps = NULL;
+	size_t ngaps = 0;
+	int err;
+
+	err = ptcap_config_gaps(lv->config, lv->config_len, cap->files[fi].name, &gaps, &ngaps);
+	if (err)
+		return load_error(prog, lv->dir, PTCAP_CONFIG_FILE, err, 0);
+	err = cut_pieces(prog, cap, fi, gaps, ngaps, cap_pieces);
+	free(gaps);
+	return err;
 }
 
 static void note_tsc(struct p2p_capture *cap, uint64_t tsc)
@@ -457,6 +468,127 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 			return -1;
 	if (!cap->npieces) {
 		fprintf(stderr, "%s: %s: no trace data (no non-empty *.pt file)\n", prog, dir);
+		return -1;
+	}
+	assign_queues(cap);
+	return 0;
+nomem:
+	fprintf(stderr, "%s: out of memory\n", prog);
+	return -1;
+}
+
+/* A copy of the processes @ps into @out. -1 when out of memory. */
+static int copy_processes(const struct ptcap_processes *ps, struct ptcap_processes *out)
+{
+	size_t i;
+
+	out->p = calloc(ps->n ? ps->n : 1, sizeof(*out->p));
+	if (!out->p)
+		return -1;
+	for (i = 0; i < ps->n; i++) {
+		out->p[out->n] = ps->p[i];
+		out->p[out->n].maps = ps->p[i].maps ? strdup(ps->p[i].maps) : NULL;
+		out->p[out->n].comm = ps->p[i].comm ? strdup(ps->p[i].comm) : NULL;
+		out->n++;
+		if ((ps->p[i].maps && !out->p[i].maps) || (ps->p[i].comm && !out->p[i].comm))
+			return -1;
+	}
+	return 0;
+}
+
+int p2p_capture_from_src(struct lpt_capsrc *src, struct p2p_capture *cap, const char *prog)
+{
+	const struct lpt_capsrc_trace *tr;
+	const struct ptcap_processes *ps;
+	const struct ptcap_switches *sws;
+	const struct ptcap_config *cfg;
+	size_t ntr, i, cap_files = 0, cap_pieces = 0;
+	struct p2p_level *lv;
+	int err;
+
+	memset(cap, 0, sizeof(*cap));
+	cap->lv = calloc(1, sizeof(*cap->lv));
+	if (!cap->lv)
+		goto nomem;
+	cap->nlv = 1;
+	lv = &cap->lv[0];
+	lv->dir = strdup(lpt_capsrc_path(src));
+	if (!lv->dir)
+		goto nomem;
+	err = lpt_capsrc_config(src, &cfg, NULL);
+	if (!err)
+		cap->cfg = *cfg;
+	if (!err)
+		err = lpt_capsrc_traces(src, &tr, &ntr);
+	if (!err)
+		err = lpt_capsrc_maps(src, &lv->maps);
+	if (!err) {
+		err = lpt_capsrc_processes(src, &ps);
+		if (!err)
+			err = lpt_capsrc_switches(src, &sws);
+		if (!err) {
+			lv->sws.sw = malloc((sws->n ? sws->n : 1) * sizeof(*sws->sw));
+			if (!lv->sws.sw || copy_processes(ps, &lv->procs))
+				goto nomem;
+			memcpy(lv->sws.sw, sws->sw, sws->n * sizeof(*sws->sw));
+			lv->sws.n = sws->n;
+		}
+		if (err > 0)
+			err = 0;	/* not decoded per process */
+	}
+	if (err) {
+		size_t line;
+		const char *file = lpt_capsrc_where(src, &line);
+
+		return load_error(prog, lv->dir, file, err, line);
+	}
+	for (i = 0; i < ntr; i++) {
+		struct p2p_file *f;
+		uint8_t *data;
+		unsigned int n;
+		size_t len;
+		char c;
+
+		if (!grow(&cap->files, cap->nfiles, &cap_files, sizeof(*cap->files)))
+			goto nomem;
+		f = &cap->files[cap->nfiles];
+		memset(f, 0, sizeof(*f));
+		f->name = strdup(tr[i].name);
+		if (!f->name)
+			goto nomem;
+		cap->nfiles++;
+		err = lpt_capsrc_load(src, i, PTCAP_DATA_MAX, 0, &data, &len);
+		if (err)
+			return load_error(prog, lv->dir, tr[i].name, err, 0);
+		f->data = data;
+		f->size = len;
+		f->owned = true;
+		if (tr[i].per_cpu) {
+			cap->per_cpu = true;
+			f->cpu = tr[i].cpu;
+			if (f->cpu > cap->max_cpu)
+				cap->max_cpu = f->cpu;
+		} else if (tr[i].has_thread) {
+			f->tid = tr[i].tid;
+			f->pid = tr[i].pid;
+		} else if (sscanf(tr[i].name, "tid%u.p%c", &n, &c) == 2) {
+			f->tid = f->pid = n;
+		}
+		if (tr[i].gaps_err)
+			return load_error(prog, lv->dir, PTCAP_CONFIG_FILE, tr[i].gaps_err, 0);
+		if (cut_pieces(prog, cap, cap->nfiles - 1, tr[i].gaps, tr[i].ngaps, &cap_pieces))
+			return -1;
+	}
+	for (i = 0; i < lv->sws.n; i++) {
+		note_tsc(cap, lv->sws.sw[i].tsc);
+		if (lv->sws.sw[i].cpu > cap->max_cpu)
+			cap->max_cpu = lv->sws.sw[i].cpu;
+	}
+	for (i = 0; i < lv->procs.n; i++)
+		if (!lv->procs.p[i].missing)
+			note_tsc(cap, lv->procs.p[i].first_tsc);
+	if (!cap->npieces) {
+		fprintf(stderr, "%s: %s: no trace data (no non-empty trace)\n", prog, lv->dir);
 		return -1;
 	}
 	assign_queues(cap);

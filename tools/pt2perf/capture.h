@@ -85,6 +85,23 @@ struct p2p_capture {
  */
 int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog);
 
+struct lpt_capsrc;
+
+/**
+ * p2p_capture_from_src() - load a capture through a capture source
+ * (include/lwpt/capture_src.h; ptcov reads a perf.data in place with it):
+ * one level (no snapshots), its config, maps, switches and processes, and
+ * its traces copied into memory (at most PTCAP_DATA_MAX bytes each) and
+ * cut at their gaps.
+ * @src:  the source (kept by the caller).
+ * @cap:  filled; release with p2p_capture_free() (also after an error).
+ * @prog: program name for messages.
+ *
+ * Messages about what is wrong go to stderr.
+ * Return: 0, or -1 (unreadable or malformed files, no trace data).
+ */
+int p2p_capture_from_src(struct lpt_capsrc *src, struct p2p_capture *cap, const char *prog);
+
 /**
  * p2p_piece_scan() - note a piece's first TSC packet and which timing
  * packets the capture has (SDM 33.4.2).

@@ -151,38 +151,6 @@ long cov_modules_add_elf(struct cov_modules *ms, const char *path, uint64_t base
 	return ret;
 }
 
-int cov_modules_add_ptcap(struct cov_modules *ms, const char *dir)
-{
-	struct ptcap_maps maps;
-	char *text;
-	size_t len;
-	int ret = 0;
-
-	if (ptcap_dir_read_file(dir, "maps", &text, &len))
-		return 0;
-	if (ptcap_maps_parse(text, len, &maps, NULL)) {
-		free(text);
-		return -1;
-	}
-	free(text);
-	for (size_t i = 0; i < maps.nmaps && !ret; i++) {
-		const struct ptcap_map *m = &maps.map[i];
-		char *path;
-
-		if (m->path[0] == '/')
-			path = strdup(m->path);
-		else if (asprintf(&path, "%s/%s", dir, m->path) < 0)
-			path = NULL;
-		if (!path || (cov_modules_build_id_ok(ms, m, path) &&
-			      cov_modules_add(ms, path, m->start, m->start + m->size,
-					      m->offset, false) < 0))
-			ret = -1;
-		free(path);
-	}
-	ptcap_maps_free(&maps);
-	return ret;
-}
-
 int64_t cov_modules_elf(const struct cov_modules *ms, size_t m, int *type,
 			uint64_t *entry)
 {

@@ -81,15 +81,6 @@ long cov_modules_find(const struct cov_modules *ms, uint64_t addr);
 long cov_modules_add_elf(struct cov_modules *ms, const char *path, uint64_t base);
 
 /**
- * cov_modules_add_ptcap() - the mappings of a ptcap directory's `maps`
- * file (paths relative to @dir unless absolute), in file order; a file
- * cov_modules_build_id_ok() refuses is left out.
- * Return: 0 (also without a maps file); -1 when out of memory or it
- * does not parse.
- */
-int cov_modules_add_ptcap(struct cov_modules *ms, const char *dir);
-
-/**
  * cov_modules_elf() - a module's ELF type, load bias and entry point.
  * @ms:    the modules.
  * @m:     index of the module.

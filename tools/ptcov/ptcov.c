@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lwpt/capture_src.h>
 #include <lwpt/perf_data.h>
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
@@ -261,58 +262,136 @@ static void map_warn(void *ctx, const char *path, int err)
 		err == LPT_ERR_NOT_SUPPORTED ? strerror(errno) : "");
 }
 
-/* The code of a ptcap directory (its maps) and its CPU and IP filter
- * (its config), into @img, @mods and @cfg. */
-static int load_dir(struct opts *o, const char *dir, struct lpt_cov_image *img,
+/* "DIR/FILE" of a ptcap directory, "PERF.DATA: FILE" of a perf.data: the
+ * file of a capture a message is about, into @buf. */
+static const char *src_file(struct lpt_capsrc *src, const char *file, char *buf, size_t size)
+{
+	bool dir = lpt_capsrc_kind(src) == LPT_CAPSRC_PTCAP_DIR;
+
+	snprintf(buf, size, "%s%s%s", lpt_capsrc_path(src), dir ? "/" : ": ", file);
+	return buf;
+}
+
+/* An error reading a file (not of what it says). */
+static bool read_error(int err)
+{
+	return err != -PTCAP_E_MAGIC && err != -PTCAP_E_VERSION && err != -PTCAP_E_SYNTAX &&
+	       err != -PTCAP_E_RANGE;
+}
+
+/* The code of @m (paths ready to open) into @img and @mods: the image
+ * takes the last line first (in it the first added wins). A file whose
+ * build-id is not the one the capture recorded (ptcap's "# build-id"
+ * lines; a perf.data's build-id list, lpt_capsrc_maps()) is left out, or
+ * used with --force: cov_modules_build_id_ok() says it once per path and
+ * counts it in mods->refused. Returns the number of files the image took,
+ * or -1 after a message (@where: the maps file) when out of memory. */
+static int add_maps(const struct ptcap_maps *m, struct lpt_cov_image *img,
+		    struct cov_modules *mods, const char *where)
+{
+	bool *use = calloc(m->nmaps ? m->nmaps : 1, sizeof(*use));
+	int added = 0, err;
+
+	if (!use) {
+		fprintf(stderr, "%s: %s: %s\n", prog, where, strerror(ENOMEM));
+		return -1;
+	}
+	/* each file's build-id read once for its run of lines, in file order */
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct ptcap_map *e = &m->map[i], *p = i ? &m->map[i - 1] : NULL;
+
+		if (p && !strcmp(p->path, e->path) && p->build_id_size == e->build_id_size &&
+		    !memcmp(p->build_id, e->build_id, e->build_id_size))
+			use[i] = use[i - 1];
+		else
+			use[i] = cov_modules_build_id_ok(mods, e, e->path);
+	}
+	for (size_t i = m->nmaps; i-- > 0;) {
+		const struct ptcap_map *e = &m->map[i];
+
+		if (!use[i])
+			continue;
+		err = lpt_cov_image_add_file(img, e->path, e->offset, e->size, e->start);
+		if (err == LPT_ERR_NOMEM) {
+			fprintf(stderr, "%s: %s: %s\n", prog, where, lpt_cov_errstr(err));
+			free(use);
+			return -1;
+		}
+		if (err < 0)
+			map_warn(NULL, e->path, err);
+		else if (!err)
+			added++;
+	}
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct ptcap_map *e = &m->map[i];
+
+		if (use[i] && cov_modules_add(mods, e->path, e->start, e->start + e->size,
+					      e->offset, false) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, where,
+				strerror(errno ? errno : EINVAL));
+			free(use);
+			return -1;
+		}
+	}
+	free(use);
+	return added;
+}
+
+/* The code of a capture (its maps) and its CPU and IP filter (its
+ * config), into @img, @mods and @cfg. A config or maps that is not there
+ * is no error; one that does not parse is not used. */
+static int load_dir(struct opts *o, struct lpt_capsrc *src, struct lpt_cov_image *img,
 		    struct cov_modules *mods, struct lpt_cov_config *cfg)
 {
-	struct ptcap_config pc;
-	char *cfgt;
-	size_t len;
-	int n;
+	const struct ptcap_addr_range *ar;
+	const struct ptcap_config *pc;
+	struct ptcap_maps maps;
+	char where[4400];
+	int n, err;
 
-	n = ptcap_dir_read_file(dir, "config", &cfgt, &len);
-	if (n && (n != -PTCAP_E_IO || errno != ENOENT)) {
+	err = lpt_capsrc_config(src, &pc, &ar);
+	if (err && read_error(err) && (err != -PTCAP_E_IO || errno != ENOENT)) {
 		/* a config that is there but not a file ptcov may read */
-		fprintf(stderr, "%s: %s/config: %s\n", prog, dir, n == -PTCAP_E_IO ?
-			strerror(errno) : ptcap_dir_strerror(n));
+		fprintf(stderr, "%s: %s: %s\n", prog, src_file(src, "config", where, sizeof(where)),
+			err == -PTCAP_E_IO ? strerror(errno) : ptcap_dir_strerror(err));
 		return -1;
 	}
-	if (!n) {
-		if (!ptcap_config_parse(cfgt, len, &pc, NULL) &&
-		    (pc.has & PTCAP_HAS_CPU) && !cfg->cpu.vendor) {
+	if (!err) {
+		if ((pc->has & PTCAP_HAS_CPU) && !cfg->cpu.vendor) {
 			cfg->cpu.vendor = 1;
-			cfg->cpu.family = pc.cpu_family;
-			cfg->cpu.model = pc.cpu_model;
-			cfg->cpu.stepping = pc.cpu_stepping;
+			cfg->cpu.family = pc->cpu_family;
+			cfg->cpu.model = pc->cpu_model;
+			cfg->cpu.stepping = pc->cpu_stepping;
 		}
 		/* the IP filter ranges it was recorded with, unless --filter
-		 * gave some: "addr<N> filter <a>-<b>" (ADDRn_B inclusive) */
-		for (char *l = cfgt; l && !o->filter_given; l = strchr(l, '\n')) {
-			unsigned int i;
-			uint64_t a, b;
-
-			if (*l == '\n')
-				l++;
-			if (sscanf(l, "addr%u filter %" SCNx64 "-%" SCNx64, &i, &a, &b) == 3 &&
-			    a <= b && b != UINT64_MAX && cfg->nfilter < LPT_COV_MAX_FILTERS)
-				cfg->filter[cfg->nfilter++] = (struct lpt_cov_range){ a, b + 1 };
-		}
-		free(cfgt);
+		 * gave some (ADDRn_B inclusive) */
+		for (unsigned int i = 0; i < PTCAP_ADDR_RANGES && !o->filter_given; i++)
+			if (ar[i].cfg == PTCAP_ADDR_FILTER && ar[i].b != UINT64_MAX &&
+			    cfg->nfilter < LPT_COV_MAX_FILTERS)
+				cfg->filter[cfg->nfilter++] =
+					(struct lpt_cov_range){ ar[i].a, ar[i].b + 1 };
 	}
 	/* a file of another build-id than recorded: refused, unless --force */
-	lpt_cov_image_set_flags(img, o->force ? LPT_COV_IMAGE_F_ANY_BUILD_ID : 0);
 	mods->any_build_id = o->force;
 	mods->prog = prog;
-	n = lpt_cov_image_add_ptcap(img, dir, map_warn, NULL);
+	src_file(src, "maps", where, sizeof(where));
+	err = lpt_capsrc_maps(src, &maps);
+	if (err == -PTCAP_E_NOT_REGULAR)
+		n = LPT_ERR_COV_NOT_REGULAR;
+	else if (err == -PTCAP_E_NOMEM)
+		n = LPT_ERR_NOMEM;
+	else if (err == -PTCAP_E_TOO_LARGE || (err && !read_error(err)))
+		n = LPT_ERR_INVALID;
+	else
+		n = 0;		/* no maps file: no code */
 	if (n < 0) {
-		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, lpt_cov_errstr(n));
+		fprintf(stderr, "%s: %s: %s\n", prog, where, lpt_cov_errstr(n));
 		return -1;
 	}
-	if (cov_modules_add_ptcap(mods, dir)) {
-		fprintf(stderr, "%s: %s/maps: %s\n", prog, dir, strerror(errno ? errno : EINVAL));
-		return -1;
-	}
+	if (err)
+		return 0;
+	n = add_maps(&maps, img, mods, where);
+	ptcap_maps_free(&maps);
 	return n;
 }
 
@@ -551,60 +630,45 @@ struct sys_proc {
 	struct cov_edges acc;
 };
 
-/* The code of @maps (a maps file of @dir) into @img and @mods. */
-static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *img,
+/* The maps of process entry @k (@pr) of level @lv: a directory's
+ * maps.<pid>.<gen> (relative paths joined to the level's directory, which
+ * may be a snapshot's), a perf.data's from the source. Then into @img
+ * and @mods (add_maps()). */
+static int load_maps(struct lpt_capsrc *src, const struct p2p_level *lv,
+		     const struct ptcap_process *pr, size_t k, struct lpt_cov_image *img,
 		     struct cov_modules *mods)
 {
 	struct ptcap_maps m;
-	char *text, *path;
+	char *text;
 	size_t len;
 	int err;
 
-	if (ptcap_dir_read_file(dir, maps, &text, &len))
-		return -1;
-	err = ptcap_maps_parse(text, len, &m, NULL);
-	free(text);
-	if (err)
-		return -1;
-	for (size_t i = m.nmaps; i-- > 0;) {	/* the image: first added wins */
-		const struct ptcap_map *e = &m.map[i];
-
-		if (e->path[0] == '/')
-			path = strdup(e->path);
-		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
-			path = NULL;
-		if (!path)
-			break;
-		if (!cov_modules_build_id_ok(mods, e, path)) {
-			free(path);
-			continue;
-		}
-		err = lpt_cov_image_add_file(img, path, e->offset, e->size, e->start);
-		if (err < 0 && err != LPT_ERR_NOMEM)
-			map_warn(NULL, path, err);
-		free(path);
-	}
-	for (size_t i = 0; i < m.nmaps; i++) {
-		const struct ptcap_map *e = &m.map[i];
-
-		if (e->path[0] == '/')
-			path = strdup(e->path);
-		else if (asprintf(&path, "%s/%s", dir, e->path) < 0)
-			path = NULL;
-		if (path && !cov_modules_build_id_ok(mods, e, path)) {
-			free(path);
-			continue;
-		}
-		if (!path || cov_modules_add(mods, path, e->start, e->start + e->size,
-					     e->offset, false) < 0) {
-			free(path);
-			ptcap_maps_free(&m);
+	if (lpt_capsrc_kind(src) == LPT_CAPSRC_PERF_DATA) {
+		if (lpt_capsrc_process_maps(src, k, &m))
 			return -1;
+	} else {
+		if (ptcap_dir_read_file(lv->dir, pr->maps, &text, &len))
+			return -1;
+		err = ptcap_maps_parse(text, len, &m, NULL);
+		free(text);
+		if (err)
+			return -1;
+		for (size_t i = 0; i < m.nmaps; i++) {
+			char *path;
+
+			if (m.map[i].path[0] == '/')
+				continue;
+			if (asprintf(&path, "%s/%s", lv->dir, m.map[i].path) < 0) {
+				ptcap_maps_free(&m);
+				return -1;
+			}
+			free(m.map[i].path);
+			m.map[i].path = path;
 		}
-		free(path);
 	}
+	err = add_maps(&m, img, mods, pr->maps) < 0 ? -1 : 0;
 	ptcap_maps_free(&m);
-	return 0;
+	return err;
 }
 
 /*
@@ -614,7 +678,7 @@ static int load_maps(const char *dir, const char *maps, struct lpt_cov_image *im
  * leaves them); each generation decoded with the code of its own maps
  * (maps.<pid>.<gen>), its coverage added to the sum.
  */
-static int run_system(struct opts *o, const char *dir, const struct lpt_cov_config *cfg,
+static int run_system(struct opts *o, struct lpt_capsrc *src, const struct lpt_cov_config *cfg,
 		      uint8_t *all)
 {
 	struct p2p_capture cap = { 0 };
@@ -624,7 +688,13 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 	uint8_t *map = calloc(1, o->cfg.map_size);
 	int st = -1;
 
-	if (!map || flush_pending(o) || p2p_capture_load(dir, &cap, prog))
+	const char *dir = lpt_capsrc_path(src);
+
+	if (!map || flush_pending(o))
+		goto out;
+	/* a directory's snapshots are levels of its own (p2p_capture_load()) */
+	if (lpt_capsrc_kind(src) == LPT_CAPSRC_PERF_DATA ?
+	    p2p_capture_from_src(src, &cap, prog) : p2p_capture_load(dir, &cap, prog))
 		goto out;
 	if (!cap.per_cpu || p2p_split_threads(&cap, &sst, prog))
 		goto out;
@@ -669,7 +739,8 @@ static int run_system(struct opts *o, const char *dir, const struct lpt_cov_conf
 				goto nomem;
 			sp->mods.any_build_id = o->force;
 			sp->mods.prog = prog;
-			if (load_maps(lv->dir, pr[pc->gen].maps, sp->img, &sp->mods)) {
+			if (load_maps(src, lv, &pr[pc->gen],
+				      (size_t)(&pr[pc->gen] - lv->procs.p), sp->img, &sp->mods)) {
 				fprintf(stderr, "%s: %s/%s: %s\n", prog, lv->dir, pr[pc->gen].maps,
 					"cannot be read");
 				st = -1;
@@ -720,18 +791,18 @@ out:
 	return st;
 }
 
-/* Decode every trace of @dir with the code of its maps. */
-static int run_dir(struct opts *o, const char *dir, uint8_t *all)
+/* Decode every trace of a capture with the code of its maps. */
+static int run_dir(struct opts *o, struct lpt_capsrc *src, uint8_t *all)
 {
 	struct lpt_cov_config cfg = o->cfg;
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
 	struct cov_modules mods = { 0 };
 	struct lpt_cov *cov = NULL;
 	uint8_t *map = calloc(1, o->cfg.map_size);
-	char **names = NULL;
+	const char *dir = lpt_capsrc_path(src);
+	const struct lpt_capsrc_trace *tr;
+	const struct ptcap_processes *ps;
 	size_t count = 0;
-	struct stat sb = { 0 };
-	char path0[4096];
 	unsigned long refused = 0;
 	int st = -1, n;
 
@@ -739,20 +810,13 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 		fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 		goto out;
 	}
-	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, dir,
-			errno && !sb.st_mode ? strerror(errno) :
-			"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
-		goto out;
-	}
-	n = load_dir(o, dir, img, &mods, &cfg);
+	n = load_dir(o, src, img, &mods, &cfg);
 	if (n < 0)
 		goto out;
 	refused = mods.refused;	/* decoded without them; an error at the end */
-	snprintf(path0, sizeof(path0), "%s/" PTCAP_PROCESSES_FILE, dir);
-	if (!access(path0, F_OK)) {
+	if (lpt_capsrc_processes(src, &ps) != 1) {
 		/* ptcap -a: per process, its config's CPU and filters */
-		st = run_system(o, dir, &cfg, all);
+		st = run_system(o, src, &cfg, all);
 		goto out;
 	}
 	if (!n && !o->nimg) {
@@ -776,18 +840,21 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 	    !same_layout(&o->pend_mods, &o->pend_cfg, &mods, &cfg) && flush_pending(o))
 		goto out;
 	cov = lpt_cov_alloc(&cfg, img);
-	if (!cov || ptcap_dir_list_traces(dir, &names, &count)) {
+	if (!cov || lpt_capsrc_traces(src, &tr, &count)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
 		goto out;
 	}
 	st = 0;
 	for (size_t i = 0; i < count; i++) {
-		char path[4096];
+		char path[4400];
 		uint8_t *buf;
 		size_t len;
+		int err = lpt_capsrc_load(src, i, PTCAP_DATA_MAX, 0, &buf, &len);
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (read_file(path, &buf, &len)) {
+		src_file(src, tr[i].name, path, sizeof(path));
+		if (err) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path,
+				err == -PTCAP_E_IO ? strerror(errno) : ptcap_dir_strerror(err));
 			st = -1;
 			continue;
 		}
@@ -815,7 +882,6 @@ static int run_dir(struct opts *o, const char *dir, uint8_t *all)
 nomem:
 	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
 out:
-	ptcap_dir_free_names(names, count);
 	lpt_cov_free(cov);
 	lpt_cov_image_free(img);
 	cov_modules_free(&mods);
@@ -1017,23 +1083,34 @@ int main(int argc, char **argv)
 			st = EXIT_ERR;
 	}
 	for (size_t i = 0; i < o.ndir; i++) {
-		char *perf_dir = NULL;
 		const char *d = o.dirs[i];
+		struct lpt_capsrc_opts so;
+		struct lpt_capsrc *src;
+		struct stat sb = { 0 };
 
-		if (!strcmp(d, "-") || lpt_perf_probe(d)) {
-			/* a perf.data: read into a temporary ptcap directory */
-			if (lpt_perf_ptcap_temp(d, o.symfs, o.vmlinux,
-						o.force ? LPT_PERF_ANY_BUILD_ID : 0,
-						o.max_decompressed, stderr, prog,
-						&perf_dir)) {
-				st = EXIT_ERR;
-				continue;
-			}
-			d = perf_dir;
-		}
-		if (run_dir(&o, d, all))
+		if (strcmp(d, "-") && !lpt_perf_probe(d) && (stat(d, &sb) || !S_ISDIR(sb.st_mode))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, d,
+				errno && !sb.st_mode ? strerror(errno) :
+				"not a ptcap directory or perf.data (a raw trace: --pt FILE --elf PROGRAM)");
 			st = EXIT_ERR;
-		lpt_perf_ptcap_remove(perf_dir);
+			continue;
+		}
+		/* a ptcap directory, or a perf.data read in place */
+		lpt_capsrc_opts_init(&so);
+		so.symfs = o.symfs;
+		so.vmlinux = o.vmlinux;
+		so.max_decompressed = o.max_decompressed;
+		so.err = stderr;
+		so.prog = prog;
+		/* --force: a perf.data's file of another build-id is used */
+		so.flags = o.force ? LPT_CAPSRC_ANY_BUILD_ID : 0;
+		if (lpt_capsrc_open(d, &so, &src)) {
+			st = EXIT_ERR;
+			continue;
+		}
+		if (run_dir(&o, src, all))
+			st = EXIT_ERR;
+		lpt_capsrc_close(src);
 	}
 	if (flush_pending(&o))
 		st = EXIT_ERR;

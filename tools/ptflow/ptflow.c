@@ -26,6 +26,7 @@
 #include <intel-pt.h>
 
 #include <lwpt/perf_data.h>
+#include <lwpt/capture_src.h>
 #include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_flow.h"
@@ -370,106 +371,98 @@ static int decode_file(struct ptflow *pf, const char *path, uint64_t from,
 	return err;
 }
 
-/* Report a ptcap directory file error, with errno for I/O errors. */
-static void capdir_error(const struct ptflow *pf, const char *dir,
-			 const char *file, int err, size_t line)
+/* "DIR/FILE" of a ptcap directory, "PERF.DATA: FILE" of a perf.data: the
+ * file of the capture a message is about, into @buf. */
+static const char *src_file(struct lpt_capsrc *src, const char *file, char *buf,
+			    size_t size)
 {
-	if (err == -PTCAP_E_IO)
-		fprintf(stderr, "%s: %s/%s: %s\n", pf->prog, dir, file,
-			strerror(errno));
-	else if (line)
-		fprintf(stderr, "%s: %s/%s:%zu: %s\n", pf->prog, dir, file,
-			line, ptcap_dir_strerror(err));
-	else
-		fprintf(stderr, "%s: %s/%s: %s\n", pf->prog, dir, file,
-			ptcap_dir_strerror(err));
+	bool dir = lpt_capsrc_kind(src) == LPT_CAPSRC_PTCAP_DIR;
+
+	snprintf(buf, size, "%s%s%s", lpt_capsrc_path(src), dir ? "/" : ": ", file);
+	return buf;
 }
 
-/* Load the config and maps of a ptcap directory. Returns 0 or -1. */
-static int capdir_load(struct ptflow *pf, const char *dir)
+/* Report an error of the capture's file @file (lpt_capsrc_where() when
+ * NULL), with errno for I/O errors. */
+static void capdir_error(const struct ptflow *pf, struct lpt_capsrc *src,
+			 const char *file, int err)
 {
-	struct ptcap_config cfg;
+	char buf[4400];
+	size_t line = 0;
+	const char *where = lpt_capsrc_where(src, &line);
+
+	if (file)
+		line = 0;
+	src_file(src, file ? file : where, buf, sizeof(buf));
+	if (err == -PTCAP_E_IO)
+		fprintf(stderr, "%s: %s: %s\n", pf->prog, buf, strerror(errno));
+	else if (line)
+		fprintf(stderr, "%s: %s:%zu: %s\n", pf->prog, buf, line,
+			ptcap_dir_strerror(err));
+	else
+		fprintf(stderr, "%s: %s: %s\n", pf->prog, buf, ptcap_dir_strerror(err));
+}
+
+/* Load the config and maps of a capture. Returns 0 or -1. */
+static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
+{
+	const struct ptcap_addr_range *addr;
+	const struct ptcap_config *cfg;
 	struct ptcap_maps maps;
-	size_t len, line, i;
-	char *text;
+	char where[4400];
+	size_t i;
 	int err;
 
-	err = ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &text, &len);
+	err = lpt_capsrc_config(src, &cfg, &addr);
 	if (err) {
-		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, 0);
+		capdir_error(pf, src, NULL, err);
 		return -1;
 	}
-	err = ptcap_config_parse(text, len, &cfg, &line);
-	if (!err) {
-		err = ptcap_config_addr(text, len, pf->par.addr);
-		line = 0;
-	}
-	free(text);
-	if (err) {
-		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, line);
-		return -1;
-	}
-	ptflow_params_from_config(&pf->par, &cfg);
+	memcpy(pf->par.addr, addr, sizeof(pf->par.addr));
+	ptflow_params_from_config(&pf->par, cfg);
 
-	err = ptcap_dir_read_file(dir, PTCAP_MAPS_FILE, &text, &len);
+	err = lpt_capsrc_maps(src, &maps);
 	if (err) {
-		capdir_error(pf, dir, PTCAP_MAPS_FILE, err, 0);
+		capdir_error(pf, src, NULL, err);
 		return -1;
 	}
-	err = ptcap_maps_parse(text, len, &maps, &line);
-	free(text);
-	if (err) {
-		capdir_error(pf, dir, PTCAP_MAPS_FILE, err, line);
-		return -1;
-	}
-
+	src_file(src, PTCAP_MAPS_FILE, where, sizeof(where));
 	for (i = 0; i < maps.nmaps; i++) {
 		const struct ptcap_map *m = &maps.map[i];
-		char *path = NULL;
+		char *path = m->path;	/* ready to open */
 
-		if (m->path[0] == '/')
-			path = strdup(m->path);
-		else if (asprintf(&path, "%s/%s", dir, m->path) < 0)
-			path = NULL;
-		if (!path) {
-			ptcap_maps_free(&maps);
-			fprintf(stderr, "%s: out of memory\n", pf->prog);
-			return -1;
-		}
 		/* A JIT's marker mapping of its jitdump (perf's
 		 * convention): the code is in the file's records. */
 		if (ptflow_jit_is_dump(path)) {
 			(void)add_jitdump(pf, path);
-			free(path);
 			continue;
 		}
 		/* A mapping we cannot load only costs decode errors later. */
 		err = ptflow_image_add_raw(pf->image, pf->iscache, path,
 					   m->offset, m->size, m->start);
 		if (err < 0)
-			fprintf(stderr, "%s: warning: %s/%s: %s at 0x%" PRIx64
-				": %s\n", pf->prog, dir, PTCAP_MAPS_FILE,
-				path, m->start, ptflow_image_why(path, err));
+			fprintf(stderr, "%s: warning: %s: %s at 0x%" PRIx64
+				": %s\n", pf->prog, where, path, m->start,
+				ptflow_image_why(path, err));
 		else if (ptflow_sym_add_mapping(pf->sym, path, m->start,
 						m->offset))
 			fprintf(stderr, "%s: out of memory\n", pf->prog);
-		free(path);
 	}
 	ptcap_maps_free(&maps);
 	return 0;
 }
 
 /*
- * The thread of a trace file (Documentation/ptcap-format.rst): tid<N>.pt
- * is thread N of the process its config line "thread.<file> ... pid=" names,
- * cpu<N>.pt all threads on CPU N. Returns false for a per-CPU file.
+ * The thread of a trace (Documentation/ptcap-format.rst): tid<N>.pt is
+ * thread N of the process its "thread.<file> ... pid=" line (a perf.data's
+ * queue) names, cpu<N>.pt all threads on CPU N. Returns false for a
+ * per-CPU trace.
  */
-static bool trace_thread(struct ptflow *pf, const struct ptflow_cfg *cfg,
-			 const char *name, char *label, size_t size)
+static bool trace_thread(struct ptflow *pf, const struct lpt_capsrc_trace *tr,
+			 char *label, size_t size)
 {
-	const char *line;
+	const char *name = tr->name;
 	unsigned int n;
-	size_t len;
 	char c;
 
 	pf->pid = 0;
@@ -477,8 +470,10 @@ static bool trace_thread(struct ptflow *pf, const struct ptflow_cfg *cfg,
 	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
 		pf->pid = n;
 		pf->tid = n;
-		if (ptflow_cfg_line(cfg, "thread.", name, &line, &len))
-			(void)ptcap_config_thread(line, len, name, &pf->tid, &pf->pid);
+		if (tr->has_thread) {
+			pf->tid = tr->tid;
+			pf->pid = tr->pid;
+		}
 		snprintf(label, size, "tid %u", pf->tid);
 		pf->thread = label;
 		return true;
@@ -501,14 +496,18 @@ static bool trace_thread(struct ptflow *pf, const struct ptflow_cfg *cfg,
  * ptcap's own config keys (Documentation/ptcap-format.rst): an
  * "outcome.<file> wrapped overwritten=N" line (wrap mode overwrote the
  * start) and "attached pid=N" (ptcap -p/-t attached to a running
- * process). A config without them prints nothing.
+ * process). A config without them (a perf.data has none) prints nothing.
  */
-static void capdir_say_start(const struct ptflow *pf, const char *dir)
+static void capdir_say_start(const struct ptflow *pf, struct lpt_capsrc *src)
 {
 	char *text, *line, *save = NULL;
+	const char *cfg;
 	size_t len;
 
-	if (pf->opt.quiet || ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &text, &len))
+	if (pf->opt.quiet)
+		return;
+	cfg = lpt_capsrc_config_text(src, &len);
+	if (!cfg || !(text = strndup(cfg, len)))
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char file[256], bytes[32];
@@ -525,40 +524,50 @@ static void capdir_say_start(const struct ptflow *pf, const char *dir)
 }
 
 /*
- * Set @pf->gaps for trace file @name from its config's gaps.<name> line
- * (ptcap-format.rst); gaps_clear() frees them. Returns 0 or -1 (said).
+ * Set @pf->gaps for trace @tr (its "gaps.<name>" line, ptcap-format.rst;
+ * the source keeps them); gaps_clear() forgets them. Returns 0 or -1
+ * (said).
  */
-static int gaps_set(struct ptflow *pf, const struct ptflow_cfg *cfg,
-		    const char *dir, const char *name)
+static int gaps_set(struct ptflow *pf, struct lpt_capsrc *src,
+		    const struct lpt_capsrc_trace *tr)
 {
-	uint64_t *g = NULL;
-	const char *line;
-	size_t n = 0, len;
-	int err = ptflow_cfg_line(cfg, "gaps.", name, &line, &len) ?
-		  ptcap_config_gaps(line, len, name, &g, &n) : 0;
-
-	if (err) {
-		capdir_error(pf, dir, PTCAP_CONFIG_FILE, err, 0);
+	if (tr->gaps_err) {
+		capdir_error(pf, src, PTCAP_CONFIG_FILE, tr->gaps_err);
 		return -1;
 	}
-	pf->gaps = g;
-	pf->ngaps = n;
+	pf->gaps = tr->ngaps ? tr->gaps : NULL;
+	pf->ngaps = tr->ngaps;
 	return 0;
 }
 
 static void gaps_clear(struct ptflow *pf)
 {
-	free((void *)pf->gaps);
 	pf->gaps = NULL;
 	pf->ngaps = 0;
+}
+
+/* Trace @i of @src into a buffer with the decoder's padding. Returns 0 or
+ * -1 (said). */
+static int load_src_trace(const struct ptflow *pf, struct lpt_capsrc *src, size_t i,
+			  const struct lpt_capsrc_trace *tr, uint8_t **buf, size_t *len)
+{
+	char where[4400];
+	int err = lpt_capsrc_load(src, i, 0, PTFLOW_TRACE_PAD, buf, len);
+
+	if (!err)
+		return 0;
+	src_file(src, tr->name, where, sizeof(where));
+	fprintf(stderr, "%s: %s: %s\n", pf->prog, where, err == -PTCAP_E_IO ?
+		strerror(errno) : ptcap_dir_strerror(err));
+	return -1;
 }
 
 /*
  * A system-wide capture (ptflow_sys.h): load every trace, split them by
  * thread, decode each piece with its process's image. Returns 0 or -1.
  */
-static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir,
-		      char **names, size_t count, const struct ptflow_cfg *cfg)
+static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, struct lpt_capsrc *src,
+		      const struct lpt_capsrc_trace *tr, size_t count)
 {
 	uint8_t **bufs = calloc(count, sizeof(*bufs));
 	size_t *lens = calloc(count, sizeof(*lens)), i;
@@ -568,24 +577,16 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir
 		fprintf(stderr, "%s: out of memory\n", pf->prog);
 		ret = -1;
 	}
-	for (i = 0; !ret && i < count; i++) {
-		char *path;
-
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+	for (i = 0; !ret && i < count; i++)
+		if (load_src_trace(pf, src, i, &tr[i], &bufs[i], &lens[i]))
 			ret = -1;
-			break;
-		}
-		if (load_trace(pf, path, 0, 0, &bufs[i], &lens[i]))
-			ret = -1;
-		free(path);
-	}
 	if (!ret)
-		ret = ptflow_sys_scan(sys, pf, names, bufs, lens, count, cfg);
+		ret = ptflow_sys_scan(sys, pf, tr, bufs, lens, count);
 	for (i = 0; !ret && i < count; i++) {
 		if (!pf->opt.quiet && !pf->opt.report)
-			printf("[trace %s]\n", names[i]);
-		if (gaps_set(pf, cfg, dir, names[i]) ||
-		    ptflow_sys_decode(sys, pf, i, names[i], bufs[i], lens[i]))
+			printf("[trace %s]\n", tr[i].name);
+		if (gaps_set(pf, src, &tr[i]) ||
+		    ptflow_sys_decode(sys, pf, i, tr[i].name, bufs[i], lens[i]))
 			ret = -1;
 		gaps_clear(pf);
 	}
@@ -599,98 +600,69 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, const char *dir
 }
 
 /*
- * Decode every trace of a ptcap directory, or those of the threads
- * --pid/--tid select (@sel_pid, @sel_tid; -1: any). A system-wide capture
- * (a `processes` file) is decoded per process, its state left in *@sysp
- * for the caller to free after the views are written. Returns 0 or -1.
+ * Decode every trace of a capture (a ptcap directory or a perf.data), or
+ * those of the threads --pid/--tid select (@sel_pid, @sel_tid; -1: any).
+ * A system-wide capture (processes) is decoded per process, its state
+ * left in *@sysp for the caller to free after the views are written.
+ * Returns 0 or -1.
  */
-static int decode_capdir(struct ptflow *pf, const char *dir, int64_t sel_pid,
+static int decode_capdir(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_pid,
 			 int64_t sel_tid, struct ptflow_sys **sysp)
 {
-	size_t count, i, cfg_len = 0, chosen = 0;
-	char **names, *cfg = NULL;
-	struct ptflow_cfg ix;
+	const struct lpt_capsrc_trace *tr;
+	size_t count, i, chosen = 0;
 	int err, ret = 0;
 
-	if (capdir_load(pf, dir))
+	if (capdir_load(pf, src))
 		return -1;
-	/* Read again for the thread lines; capdir_load() checked it. Each
-	 * trace's lines are found through an index (not a scan per trace). */
-	if (ptcap_dir_read_file(dir, PTCAP_CONFIG_FILE, &cfg, &cfg_len))
-		cfg = NULL;
-	if (ptflow_cfg_index(&ix, cfg, cfg_len)) {
-		fprintf(stderr, "%s: out of memory\n", pf->prog);
-		free(cfg);
-		return -1;
-	}
-	capdir_say_start(pf, dir);
-	err = ptcap_dir_list_traces(dir, &names, &count);
+	capdir_say_start(pf, src);
+	err = lpt_capsrc_traces(src, &tr, &count);
 	if (err) {
-		capdir_error(pf, dir, "", err, 0);
-		ptflow_cfg_free(&ix);
-		free(cfg);
+		capdir_error(pf, src, NULL, err);
 		return -1;
 	}
 	if (!count) {
-		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog, dir,
-			PTCAP_TRACE_SUFFIX);
-		ptcap_dir_free_names(names, count);
-		ptflow_cfg_free(&ix);
-		free(cfg);
+		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog,
+			lpt_capsrc_path(src), PTCAP_TRACE_SUFFIX);
 		return -1;
 	}
-	err = ptflow_sys_open(pf, dir, sel_pid, sel_tid, sysp);
-	if (err <= 0) {
-		if (!err)
-			err = decode_sys(pf, *sysp, dir, names, count, &ix);
-		ptcap_dir_free_names(names, count);
-		ptflow_cfg_free(&ix);
-		free(cfg);
-		return err;
-	}
+	err = ptflow_sys_open(pf, src, sel_pid, sel_tid, sysp);
+	if (err <= 0)
+		return err ? err : decode_sys(pf, *sysp, src, tr, count);
 
 	for (i = 0; i < count; i++) {
-		char *path, label[64];
+		char label[64];
+		uint8_t *buf;
+		size_t len;
 		bool thread;
 
-		thread = trace_thread(pf, &ix, names[i], label, sizeof(label));
+		thread = trace_thread(pf, &tr[i], label, sizeof(label));
 		if ((sel_pid >= 0 || sel_tid >= 0) &&
 		    (!thread || (sel_pid >= 0 && pf->pid != sel_pid) ||
 		     (sel_tid >= 0 && pf->tid != sel_tid)))
 			continue;
 		chosen++;
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
-			ret = -1;
-			break;
-		}
 		if (!pf->opt.quiet && !pf->opt.report)
-			printf("[trace %s]\n", names[i]);
-		if (gaps_set(pf, &ix, dir, names[i]) ||
-		    decode_file(pf, path, 0, 0, names[i]))
+			printf("[trace %s]\n", tr[i].name);
+		if (gaps_set(pf, src, &tr[i]) ||
+		    load_src_trace(pf, src, i, &tr[i], &buf, &len)) {
 			ret = -1;
+		} else {
+			if (ptflow_decode_buffer(pf, buf, len, tr[i].name))
+				ret = -1;
+			free(buf);
+		}
 		gaps_clear(pf);
 		pf->thread = "-";
-		free(path);
 	}
 	if (!chosen && !ret) {
 		/* Per-CPU traces are not split by thread (ptflow.rst). */
 		fprintf(stderr, "%s: %s: no per-thread trace of the selected "
 			"%s (per-CPU traces cannot be selected yet)\n",
-			pf->prog, dir, sel_tid >= 0 ? "--tid" : "--pid");
+			pf->prog, lpt_capsrc_path(src), sel_tid >= 0 ? "--tid" : "--pid");
 		ret = -1;
 	}
-	ptcap_dir_free_names(names, count);
-	ptflow_cfg_free(&ix);
-	free(cfg);
 	return ret;
-}
-
-/* Whether @path is a directory (errors are left to the readers). */
-static bool is_directory(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) || S_ISDIR(st.st_mode);
 }
 
 /* Options without value that set one output flag (@value). */
@@ -753,7 +725,8 @@ int main(int argc, char **argv)
 {
 	struct ptflow pf;
 	char *pt_arg = NULL, *dir_arg = NULL, *export_arg = NULL;
-	char *symfs_arg = NULL, *vmlinux_arg = NULL, *perf_dir = NULL;
+	char *symfs_arg = NULL, *vmlinux_arg = NULL;
+	struct lpt_capsrc *src = NULL;
 	uint64_t max_decompressed = 0;
 	int64_t sel_pid = -1, sel_tid = -1;
 	struct ptflow_sys *sys = NULL;
@@ -985,28 +958,39 @@ int main(int argc, char **argv)
 			"directory or a perf.data (try --help)\n", pf.prog);
 		goto out;
 	}
-	if (dir_arg && lpt_perf_probe(dir_arg)) {
-		/* A perf.data (issue 24): read into a temporary ptcap
-		 * directory, decoded as any other; exit 1 when unreadable. */
-		if (lpt_perf_ptcap_temp(dir_arg, symfs_arg, vmlinux_arg, 0,
-					max_decompressed, stderr, pf.prog, &perf_dir)) {
-			ret = PTFLOW_EXIT_DECODE;
-			goto out;
-		}
-		dir_arg = perf_dir;
-	} else if (symfs_arg || vmlinux_arg || max_decompressed) {
+	if (dir_arg && !lpt_perf_probe(dir_arg) &&
+	    (symfs_arg || vmlinux_arg || max_decompressed)) {
 		fprintf(stderr, "%s: --symfs, --vmlinux and --max-decompressed "
 			"apply to a perf.data only\n", pf.prog);
 		goto out;
 	}
-	if (dir_arg && !is_directory(dir_arg)) {
-		/* A raw trace given as the directory (issue 16 point 8). */
-		fprintf(stderr, "%s: %s: not a ptcap directory: give the "
-			"directory ptcap wrote (ptflow DIR), or the raw trace "
-			"with the code it ran: ptflow --pt %s --elf PROGRAM "
-			"[--elf LIB:BASE] [--raw FILE:ADDR]\n", pf.prog,
-			dir_arg, dir_arg);
-		goto out;
+	if (dir_arg) {
+		/* A ptcap directory or a perf.data (issue 24), read in place
+		 * (include/lwpt/capture_src.h); exit 1 when unreadable. */
+		struct lpt_capsrc_opts so;
+		int r;
+
+		lpt_capsrc_opts_init(&so);
+		so.symfs = symfs_arg;
+		so.vmlinux = vmlinux_arg;
+		so.max_decompressed = max_decompressed;
+		so.err = stderr;
+		so.prog = pf.prog;
+		r = lpt_capsrc_open(dir_arg, &so, &src);
+		if (r == LPT_CAPSRC_NOT_CAPTURE) {
+			/* A raw trace given as the directory (issue 16
+			 * point 8). */
+			fprintf(stderr, "%s: %s: not a ptcap directory: give the "
+				"directory ptcap wrote (ptflow DIR), or the raw trace "
+				"with the code it ran: ptflow --pt %s --elf PROGRAM "
+				"[--elf LIB:BASE] [--raw FILE:ADDR]\n", pf.prog,
+				dir_arg, dir_arg);
+			goto out;
+		}
+		if (r) {
+			ret = PTFLOW_EXIT_DECODE;
+			goto out;
+		}
 	}
 	if (pt_arg && !have_image)
 		fprintf(stderr, "%s: warning: no --elf or --raw image: no "
@@ -1040,7 +1024,7 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, dir_arg, sel_pid, sel_tid, &sys)) {
+	} else if (decode_capdir(&pf, src, sel_pid, sel_tid, &sys)) {
 		goto out;
 	}
 
@@ -1083,6 +1067,6 @@ out:
 	ptflow_sys_free(sys, &pf);
 	ptflow_fini(&pf);
 	ptflow_image_forget();
-	lpt_perf_ptcap_remove(perf_dir);
+	lpt_capsrc_close(src);
 	return ret;
 }

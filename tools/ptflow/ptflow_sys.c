@@ -39,10 +39,10 @@ struct sys_count {
 };
 
 struct ptflow_sys {
-	char *dir;
+	struct lpt_capsrc *src;		/* the capture (the caller's) */
 	int64_t sel_pid, sel_tid;
-	struct ptcap_switches sws;
-	struct ptcap_processes ps;
+	const struct ptcap_switches *sws;	/* the source's */
+	const struct ptcap_processes *ps;
 	struct sys_image *img;		/* parallel to ps.p */
 	struct ptflow_spans *spans;	/* per trace */
 	uint8_t **seen;			/* per trace, per span: reached */
@@ -64,77 +64,64 @@ struct ptflow_sys {
 	struct sys_count count;
 };
 
-static int sys_read(struct ptflow *pf, const char *dir, const char *file, char **text,
-		    size_t *len)
+/* A file of the capture that could not be read or parsed (said). */
+static void sys_error(const struct ptflow *pf, struct lpt_capsrc *src, int err)
 {
-	int err = ptcap_dir_read_file(dir, file, text, len);
+	size_t line;
+	const char *file = lpt_capsrc_where(src, &line);
+	bool dir = lpt_capsrc_kind(src) == LPT_CAPSRC_PTCAP_DIR;
 
-	if (err)
-		fprintf(pf->err, "%s: %s/%s: %s%s%s\n", pf->prog, dir, file,
-			ptcap_dir_strerror(err), err == -PTCAP_E_IO ? ": " : "",
-			err == -PTCAP_E_IO ? strerror(errno) : "");
-	return err;
+	fprintf(pf->err, "%s: %s%s%s", pf->prog, lpt_capsrc_path(src), dir ? "/" : ": ",
+		file);
+	if (line)
+		fprintf(pf->err, ":%zu: %s\n", line, ptcap_dir_strerror(err));
+	else
+		fprintf(pf->err, ": %s%s%s\n", ptcap_dir_strerror(err),
+			err == -PTCAP_E_IO ? ": " : "", err == -PTCAP_E_IO ? strerror(errno) : "");
 }
 
-int ptflow_sys_open(struct ptflow *pf, const char *dir, int64_t sel_pid,
+int ptflow_sys_open(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_pid,
 		    int64_t sel_tid, struct ptflow_sys **out)
 {
+	const struct ptcap_processes *ps;
+	const struct ptcap_switches *sws;
 	struct ptflow_sys *sys;
-	size_t len, line;
-	char *text;
 	int err;
 
-	err = ptcap_dir_read_file(dir, PTCAP_PROCESSES_FILE, &text, &len);
-	if (err == -PTCAP_E_IO && errno == ENOENT)
+	err = lpt_capsrc_processes(src, &ps);
+	if (err > 0)
 		return 1;
 	if (err) {
-		fprintf(pf->err, "%s: %s/%s: %s%s%s\n", pf->prog, dir, PTCAP_PROCESSES_FILE,
-			ptcap_dir_strerror(err), err == -PTCAP_E_IO ? ": " : "",
-			err == -PTCAP_E_IO ? strerror(errno) : "");
+		sys_error(pf, src, err);
+		return -1;
+	}
+	err = lpt_capsrc_switches(src, &sws);
+	if (err) {
+		sys_error(pf, src, err);
 		return -1;
 	}
 	sys = calloc(1, sizeof(*sys));
-	if (!sys || !(sys->dir = strdup(dir))) {
+	if (sys)
+		sys->img = calloc(ps->n ? ps->n : 1, sizeof(*sys->img));
+	if (!sys || !sys->img) {
 		free(sys);
-		free(text);
 		fprintf(pf->err, "%s: out of memory\n", pf->prog);
 		return -1;
 	}
+	sys->src = src;
+	sys->ps = ps;
+	sys->sws = sws;
 	sys->sel_pid = sel_pid;
 	sys->sel_tid = sel_tid;
 	sys->cur_thr = SIZE_MAX;
 	sys->own_sym = pf->sym;
-	err = ptcap_processes_parse(text, len, &sys->ps, &line);
-	free(text);
-	if (err) {
-		fprintf(pf->err, "%s: %s/%s:%zu: %s\n", pf->prog, dir,
-			PTCAP_PROCESSES_FILE, line, ptcap_dir_strerror(err));
-		goto fail;
-	}
-	if (sys_read(pf, dir, PTCAP_SWITCHES_FILE, &text, &len))
-		goto fail;
-	err = ptcap_switches_parse(text, len, &sys->sws, &line);
-	free(text);
-	if (err) {
-		fprintf(pf->err, "%s: %s/%s:%zu: %s\n", pf->prog, dir,
-			PTCAP_SWITCHES_FILE, line, ptcap_dir_strerror(err));
-		goto fail;
-	}
-	sys->img = calloc(sys->ps.n ? sys->ps.n : 1, sizeof(*sys->img));
-	if (!sys->img) {
-		fprintf(pf->err, "%s: out of memory\n", pf->prog);
-		goto fail;
-	}
 	*out = sys;
 	return 0;
-fail:
-	ptflow_sys_free(sys, pf);
-	return -1;
 }
 
-int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n,
-		    const struct ptflow_cfg *cfg)
+int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf,
+		    const struct lpt_capsrc_trace *tr, uint8_t **bufs, const size_t *lens,
+		    size_t n)
 {
 	struct lpt_time_config tc;
 	size_t i, j;
@@ -151,22 +138,19 @@ int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
 		goto nomem;
 	sys->ntraces = n;
 	for (i = 0; i < n; i++) {
-		unsigned int cpu;
 		uint32_t tid = 0, pid = 0;
 		bool thread = false;
+		unsigned int v;
 		char c;
 
-		if (sscanf(names[i], "cpu%u.p%c", &cpu, &c) == 2) {
-			sys->cpu[i] = cpu;
+		if (tr[i].per_cpu) {
+			sys->cpu[i] = tr[i].cpu;
 		} else {
-			const char *l;
-			size_t ll;
-
 			sys->cpu[i] = UINT32_MAX;	/* no switches: unknown */
-			thread = sscanf(names[i], "tid%u.p%c", &tid, &c) == 2 &&
-				 ptflow_cfg_line(cfg, "thread.", names[i], &l, &ll) &&
-				 ptcap_config_thread(l, ll, names[i], &tid, &pid) == 0 &&
-				 pid;
+			thread = sscanf(tr[i].name, "tid%u.p%c", &v, &c) == 2 &&
+				 tr[i].has_thread && tr[i].pid;
+			tid = tr[i].tid;
+			pid = tr[i].pid;
 		}
 		if (ptflow_spans_scan(bufs[i], lens[i], &tc, &sys->spans[i]))
 			goto nomem;
@@ -177,7 +161,7 @@ int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
 			struct ptflow_span *s = &sys->spans[i].s[j];
 
 			if (!thread) {
-				ptflow_split_owner(&sys->sws, sys->cpu[i], s);
+				ptflow_split_owner(sys->sws, sys->cpu[i], s);
 				continue;
 			}
 			s->kind = PTFLOW_OWNER_THREAD;
@@ -185,7 +169,7 @@ int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
 			s->tid = tid;
 		}
 	}
-	if (ptflow_split_gens(&sys->ps, sys->spans, n))
+	if (ptflow_split_gens(sys->ps, sys->spans, n))
 		goto nomem;
 	return 0;
 nomem:
@@ -197,23 +181,16 @@ nomem:
 static struct sys_image *sys_image(struct ptflow_sys *sys, struct ptflow *pf, size_t k)
 {
 	struct sys_image *im = &sys->img[k];
-	const struct ptcap_process *p = &sys->ps.p[k];
-	size_t len, line, i;
-	char *text;
+	const struct ptcap_process *p = &sys->ps->p[k];
+	size_t i;
 	int err;
 
 	if (im->tried)
 		return im->image ? im : NULL;
 	im->tried = true;
-	if (sys_read(pf, sys->dir, p->maps, &text, &len)) {
-		pf->unreadable++;
-		return NULL;
-	}
-	err = ptcap_maps_parse(text, len, &im->maps, &line);
-	free(text);
+	err = lpt_capsrc_process_maps(sys->src, k, &im->maps);
 	if (err) {
-		fprintf(pf->err, "%s: %s/%s:%zu: %s\n", pf->prog, sys->dir, p->maps,
-			line, ptcap_dir_strerror(err));
+		sys_error(pf, sys->src, err);
 		pf->unreadable++;
 		return NULL;
 	}
@@ -227,24 +204,18 @@ static struct sys_image *sys_image(struct ptflow_sys *sys, struct ptflow *pf, si
 	}
 	for (i = 0; i < im->maps.nmaps; i++) {
 		const struct ptcap_map *m = &im->maps.map[i];
-		char *path = NULL;
+		const char *path = m->path;	/* ready to open */
 
-		if (m->path[0] == '/')
-			path = strdup(m->path);
-		else if (asprintf(&path, "%s/%s", sys->dir, m->path) < 0)
-			path = NULL;
-		if (!path)
-			continue;
 		/* A file that is gone costs only that range (a warning). */
 		err = ptflow_image_add_raw(im->image, pf->iscache, path, m->offset,
 					   m->size, m->start);
 		if (err < 0)
-			fprintf(pf->err, "%s: warning: %s/%s: %s at 0x%" PRIx64 ": %s\n",
-				pf->prog, sys->dir, p->maps, path, m->start,
-				ptflow_image_why(path, err));
+			fprintf(pf->err, "%s: warning: %s%s%s: %s at 0x%" PRIx64 ": %s\n",
+				pf->prog, lpt_capsrc_path(sys->src),
+				lpt_capsrc_kind(sys->src) == LPT_CAPSRC_PTCAP_DIR ? "/" : ": ",
+				p->maps, path, m->start, ptflow_image_why(path, err));
 		else
 			(void)ptflow_sym_add_mapping(im->sym, path, m->start, m->offset);
-		free(path);
 	}
 	return im;
 }
@@ -352,8 +323,8 @@ static int sys_span(struct ptflow *pf, struct pt_insn_decoder *dec, uint64_t off
 		why = ptflow_split_why(s->kind);
 		goto skip;
 	}
-	p = ptcap_processes_find(&sys->ps, s->pid, NULL) + s->gen;
-	im = sys_image(sys, pf, (size_t)(p - sys->ps.p));
+	p = ptcap_processes_find(sys->ps, s->pid, NULL) + s->gen;
+	im = sys_image(sys, pf, (size_t)(p - sys->ps->p));
 	if (!im) {
 		sys->count.why[PTFLOW_OWNER_NO_MAPS]++;
 		why = "its maps cannot be read";
@@ -499,7 +470,7 @@ void ptflow_sys_free(struct ptflow_sys *sys, struct ptflow *pf)
 	for (i = 0; i < sys->nthr; i++)
 		ptflow_calls_fini(&sys->thr[i].calls);
 	free(sys->thr);
-	for (i = 0; sys->img && i < sys->ps.n; i++) {
+	for (i = 0; sys->img && i < sys->ps->n; i++) {
 		pt_image_free(sys->img[i].image);
 		ptflow_sym_free(sys->img[i].sym);
 		ptcap_maps_free(&sys->img[i].maps);
@@ -512,8 +483,5 @@ void ptflow_sys_free(struct ptflow_sys *sys, struct ptflow *pf)
 	free(sys->spans);
 	free(sys->seen);
 	free(sys->cpu);
-	ptcap_processes_free(&sys->ps);
-	ptcap_switches_free(&sys->sws);
-	free(sys->dir);
 	free(sys);
 }

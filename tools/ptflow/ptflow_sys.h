@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/ptflow/ptflow_cfg.h"
+#include <lwpt/capture_src.h>
+
 #include "tools/ptflow/ptflow_decode.h"
 
 struct ptflow_sys;
@@ -22,16 +23,17 @@ struct ptflow_sys;
 /**
  * ptflow_sys_open() - read the switches and processes of a capture.
  * @pf:      the session (its parameters are used for the packet pass).
- * @dir:     the capture directory.
+ * @src:     the capture (a ptcap directory or a perf.data); kept by the
+ *           caller until ptflow_sys_free().
  * @sel_pid: --pid, or -1.
  * @sel_tid: --tid, or -1.
  * @sys:     receives the state on success.
  *
- * Return: 0 for a system-wide capture (a `processes` file is there); 1
- * when there is none (decode as one address space); -1 after a message
+ * Return: 0 for a system-wide capture (lpt_capsrc_processes(): a
+ * `processes` file, or a perf.data decoded per process); 1 when not (decode as one address space); -1 after a message
  * for a file that cannot be read or parsed, or out of memory.
  */
-int ptflow_sys_open(struct ptflow *pf, const char *dir, int64_t sel_pid,
+int ptflow_sys_open(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_pid,
 		    int64_t sel_tid, struct ptflow_sys **sys);
 
 /**
@@ -39,20 +41,19 @@ int ptflow_sys_open(struct ptflow *pf, const char *dir, int64_t sel_pid,
  * and exec generations of all spans.
  * @sys:   the state.
  * @pf:    the session.
- * @names: the trace files' names (cpu<N>.pt gives the CPU; every span
- *         of a tid<N>.pt is that thread's, as the config's thread line
+ * @tr:    the traces (lpt_capsrc_traces(): a per-CPU trace gives the CPU;
+ *         every span of a tid<N>.pt is that thread's, as its thread line
  *         says: a per-thread capture of several processes, such as
  *         pt2perf's split of a ptcap -a capture read back from perf.data).
  * @bufs:  their contents (as ptflow_decode_buffer() takes them).
  * @lens:  their lengths.
  * @n:     the number of traces.
- * @cfg:   the config file's lines, indexed (may be empty).
  *
  * Return: 0, or -1 after a message (out of memory).
  */
-int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf, char **names,
-		    uint8_t **bufs, const size_t *lens, size_t n,
-		    const struct ptflow_cfg *cfg);
+int ptflow_sys_scan(struct ptflow_sys *sys, struct ptflow *pf,
+		    const struct lpt_capsrc_trace *tr, uint8_t **bufs, const size_t *lens,
+		    size_t n);
 
 /**
  * ptflow_sys_decode() - decode trace @i of those scanned, per span.

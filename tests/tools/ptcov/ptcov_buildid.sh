@@ -16,7 +16,10 @@
 #     warning with both ids;
 #  3. a capture without build-ids (an older ptcap): no check, no message;
 #  4. the capture as perf.data: the same binary reads; the rebuilt one is
-#     refused with both ids; --force uses it.
+#     refused with both ids; --force uses it (one warning, not two: the
+#     capture source's maps carry the id only where the file has it);
+#  5. the perf.data written as a ptcap directory (lpt_perf_write_ptcap())
+#     records the build-id as ptcap does: the rebuilt binary is refused.
 set -u
 
 # here, root, O, shared, pass, fail, finish
@@ -108,7 +111,21 @@ if [ -x "$PT2PERF" ]; then
 			grep -q "used anyway (--force)" && pass ||
 			fail "perf.data --force: $(cat perf3.err)"
 		grep -q "^SF:" perf3.info && pass || fail "perf.data --force: lines"
+		[ "$(grep -c "build-id" perf3.err)" -eq 1 ] && pass ||
+			fail "perf.data --force: said once: $(cat perf3.err)"
 		cp prog.orig prog
+		# 5. its ptcap directory: the "# build-id" line of the file found
+		if [ -x "$O/tests/perf2ptcap" ]; then
+			mkdir conv && "$O/tests/perf2ptcap" cap.data conv 2>conv.err
+			grep -qx "# build-id $old $tmp/prog" conv/maps && pass ||
+				fail "perf.data's directory records the build-id: $(cat conv/maps conv.err)"
+			cp prog.new prog
+			"$PTCOV" --format=lcov -o conv.info conv 2>conv.err
+			st=$?
+			[ $st -eq 1 ] && grep -q "build-id $old recorded in the capture" conv.err &&
+				pass || fail "its directory, rebuilt binary: exit $st: $(cat conv.err)"
+			cp prog.orig prog
+		fi
 	else
 		fail "pt2perf: $(cat p2p.out)"
 	fi
