@@ -69,6 +69,8 @@
  *	after the next write that sets TraceEn here
  * @pmi_late: a ToPA PMI delayed by pt_pmi_late, delivered by @late_iw
  * @late_iw: delivers @pmi_late once this CPU takes interrupts again
+ * @pmi_parked: a ToPA PMI held by pt_pmi_park until debugfs pt_pmi_deliver
+ *	names this CPU
  * @model_emit: the output of the core model (pt_trace_model_config())
  * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
  * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
@@ -90,6 +92,7 @@ struct sim_pt_gen {
 	bool pmi_held;
 	bool pmi_late;
 	struct irq_work late_iw;
+	bool pmi_parked;
 	pt_trace_emit_fn model_emit;
 	u64 ovf_after;
 	u64 ovf_refuse;
@@ -184,6 +187,19 @@ module_param_cb(pt_pmi_late, &sim_pt_count_ops, &sim_pt_pmi_late, 0644);
 MODULE_PARM_DESC(pt_pmi_late,
 		 "Deliver the next N ToPA PMIs only once their CPU takes interrupts again, after the code that ran (default 0)");
 
+/*
+ * A ToPA PMI as late as a test needs (SDM 33.2.7.2: "not precise"; a
+ * virtual CPU descheduled by its host between the write that raised it and
+ * its delivery): the next this many PMIs the model delivers are parked on
+ * their CPU (IA32_PERF_GLOBAL_STATUS bit 55 set, no NMI) until debugfs
+ * pt_pmi_deliver names the CPU, whatever runs there meanwhile: a test waits
+ * for the event it needs, never a time. Counted down as PMIs are parked.
+ */
+static atomic_t sim_pt_pmi_park = ATOMIC_INIT(0);
+module_param_cb(pt_pmi_park, &sim_pt_count_ops, &sim_pt_pmi_park, 0644);
+MODULE_PARM_DESC(pt_pmi_park,
+		 "Park the next N ToPA PMIs on their CPU until debugfs pt_pmi_deliver names it (default 0)");
+
 /* Bytes of test pattern each CPU has stored so far (pt_inject). */
 static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
 static struct pt_model_profile sim_pt_prof;
@@ -269,6 +285,11 @@ static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 	/* pt_pmi_at_enable: taken after the next TraceEn 0 -> 1 instead. */
 	if (!g->pmi_held && atomic_add_unless(&sim_pt_pmi_at_enable, -1, 0)) {
 		g->pmi_held = true;
+		return;
+	}
+	/* pt_pmi_park: taken when debugfs pt_pmi_deliver says so. */
+	if (!g->pmi_parked && atomic_add_unless(&sim_pt_pmi_park, -1, 0)) {
+		g->pmi_parked = true;
 		return;
 	}
 	/* pt_pmi_late: taken once this CPU takes interrupts again. */
@@ -656,7 +677,10 @@ static const struct file_operations sim_pt_ovf_fops = {
  *   3  the LBR user clears IA32_DEBUGCTL.LBR again;
  *   4  a perf counter overflows: its PMI (an NMI that is not lwpt's, no
  *      PT bit in IA32_PERF_GLOBAL_STATUS), which the pt_nmi_first_acker
- *      handler claims (debugfs pmi: foreign_claimed if lwpt claims it).
+ *      handler claims (debugfs pmi: foreign_claimed if lwpt claims it);
+ *   5  a KVM guest's trace raises its ToPA PMI: IA32_PERF_GLOBAL_STATUS
+ *      bit 55 set and an NMI that is KVM's (perf hands it over,
+ *      perf_guest_handle_intel_pt_intr()), not lwpt's (foreign_claimed).
  * The neighbour's ToPA: table page, entry 0 its region, entry 1 END back
  * to the table: valid with and without MENTRY (SDM 33.2.7.2).
  */
@@ -668,6 +692,7 @@ enum {
 	SIM_PT_OTHER_LBR_ON,
 	SIM_PT_OTHER_LBR_OFF,
 	SIM_PT_OTHER_PERF_PMI,
+	SIM_PT_OTHER_GUEST_PMI,
 	SIM_PT_OTHER_NR
 };
 
@@ -687,6 +712,12 @@ static void sim_pt_other_one(void *arg)
 	if (o->kind == SIM_PT_OTHER_PERF_PMI) {
 		this_cpu_inc(sim_pt_other_events);
 		hw_sim_raise_perf_pmi();
+		return;
+	}
+	if (o->kind == SIM_PT_OTHER_GUEST_PMI) {
+		this_cpu_inc(sim_pt_other_events);
+		c->perf_global_status |= IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI;
+		hw_sim_raise_guest_pmi();
 		return;
 	}
 	if (o->kind == SIM_PT_OTHER_LBR_ON || o->kind == SIM_PT_OTHER_LBR_OFF) {
@@ -725,6 +756,33 @@ static ssize_t sim_pt_other_write(struct file *file, const char __user *ubuf,
 static const struct file_operations sim_pt_other_fops = {
 	.owner = THIS_MODULE,
 	.write = sim_pt_other_write,
+	.llseek = noop_llseek,
+};
+
+/* debugfs pt_pmi_deliver: "CPU", its PMI parked by pt_pmi_park arrives. */
+static void sim_pt_deliver_one(void *arg)
+{
+	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+
+	if (!g->pmi_parked)
+		return;
+	g->pmi_parked = false;
+	g->pmi_pending = true;
+	sim_pt_deliver_pmi(g);
+}
+
+static ssize_t sim_pt_deliver_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	u64 unused;
+
+	return sim_pt_cpu_cmd(ubuf, len, 0, &unused, &unused,
+			      sim_pt_deliver_one, NULL);
+}
+
+static const struct file_operations sim_pt_deliver_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_deliver_write,
 	.llseek = noop_llseek,
 };
 
@@ -797,6 +855,7 @@ int sim_pt_init(struct dentry *dir)
 	debugfs_create_file("pt_msrs", 0400, dir, NULL, &sim_pt_msrs_fops);
 	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
 	debugfs_create_file("pt_ovf", 0200, dir, NULL, &sim_pt_ovf_fops);
+	debugfs_create_file("pt_pmi_deliver", 0200, dir, NULL, &sim_pt_deliver_fops);
 	return 0;
 }
 

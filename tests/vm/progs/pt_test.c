@@ -1378,6 +1378,15 @@ static void test_quiesce(bool thread)
 	close(fd);
 }
 
+/* lwpt_sim's parameter @name as a number (sysfs), ~0 if none. */
+static uint64_t param_u64(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	return read_file_u64(path);
+}
+
 /*
  * A late PMI (lwpt_sim's pt_pmi_late, SDM 33.2.7.2: "not precise"):
  * a 64 KiB skid keeps the buffer's PMI pending after the write that
@@ -1391,7 +1400,7 @@ static void test_pmi_late(void)
 {
 	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
 	struct lwpt_pt_config c;
-	uint64_t u0, d0;
+	uint64_t u0, d0, n0;
 	int fd;
 	pid_t pid;
 
@@ -1406,11 +1415,19 @@ static void test_pmi_late(void)
 	wrun(1, W_TRACEEN, 0);	/* switched out and in: loaded with that skid */
 	u0 = pmi_reg(1, "unknown");
 	d0 = pmi_reg(1, "dropped");
+	n0 = pmi_reg(1, "delivered");
 	check(set_param("pt_pmi_late", "1\n"), "late: pt_pmi_late=1");
 	wrun(1, W_INJECT, TBUF + 1000);
-	usleep(200000);		/* the worker sleeps: switched out */
-	check(read_file_u64("/sys/module/lwpt_sim/parameters/pt_pmi_late") == 0,
-	      "late: the PMI was delayed");
+	/*
+	 * The worker sleeps: switched out, the PMI delayed, then delivered
+	 * and every handler done (LVTPC unmasked, or an unknown NMI: read
+	 * after the count, which the delivery bumps first).
+	 */
+	WAIT_UNTIL(param_u64("pt_pmi_late") == 0 &&
+		   ((pmi_reg(1, "delivered") > n0 &&
+		     (pmi_reg(1, "lvtpc_masked") == 0 || pmi_reg(1, "unknown") != u0)) ||
+		    pmi_reg(1, "dropped") != d0),
+		   "the late PMI");
 	check(pmi_reg(1, "unknown") == u0 && pmi_reg(1, "lvtpc_masked") == 0,
 	      "late: a PMI arriving after the switch-out was claimed (unknown NMIs %llu, was %llu; LVTPC masked %llu)",
 	      (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
@@ -1420,6 +1437,115 @@ static void test_pmi_late(void)
 	wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
 	check(pmi_reg(1, "dropped") == d0, "late: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
 	      (unsigned long long)pmi_reg(1, "dropped"), (unsigned long long)d0);
+	end_child(pid);
+	close(fd);
+}
+
+/*
+ * A PMI later than any window (issue 39 A: the 1 ms of the old rule was
+ * exceeded on a loaded host): lwpt_sim's pt_pmi_park holds the PMI that
+ * the switch-out's TraceEn write delivers until the test writes
+ * pt_pmi_deliver, after more than 1 ms in which nothing of lwpt's ran on
+ * the CPU (the worker idles for a second). The switch-out found bit 55
+ * set and left a credit (pt_cpu_pmi_raised()): the PMI is claimed
+ * whenever it comes, its lap counted once (head exact with MENTRY).
+ * Fails on the time-window rule (unknown NMI, LVTPC left masked).
+ */
+static void test_pmi_parked(bool mentry)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	uint64_t u0, d0, n0;
+	int fd, b, err;
+	pid_t pid;
+
+	fd = open_pt();
+	pid = spawn_child(2);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
+	      wrun(1, W_PIN, 1) == 1, "parked: configure, start, the thread on CPU 1");
+	b = buffer_of(fd, sh->tid[1], &st);
+	check(set_param("pt_pmi_skid", "65536\n"), "parked: pt_pmi_skid=65536");
+	wrun(1, W_TRACEEN, 0);	/* switched out and in: loaded with that skid */
+	u0 = pmi_reg(1, "unknown");
+	d0 = pmi_reg(1, "dropped");
+	n0 = pmi_reg(1, "delivered");
+	check(set_param("pt_pmi_park", "1\n"), "parked: pt_pmi_park=1");
+	sh->idle_us = 1000000;	/* its next idle poll: a second asleep */
+	wrun(1, W_INJECT, TBUF + 1000);
+	WAIT_UNTIL(param_u64("pt_pmi_park") == 0, "the switch-out's PMI parked");
+	/* More than the old rule's 1 ms since anything of lwpt's ran there. */
+	usleep(20000);
+	check(pmi_reg(1, "delivered") == n0, "parked: the PMI was not delivered yet");
+	check(write_file(DEBUGFS "pt_pmi_deliver", "1\n"), "parked: pt_pmi_deliver CPU 1");
+	sh->idle_us = 0;
+	check(pmi_reg(1, "delivered") == n0 + 1 && pmi_reg(1, "unknown") == u0 &&
+	      pmi_reg(1, "lvtpc_masked") == 0,
+	      "parked: the PMI delivered long after the switch-out was claimed (delivered %llu, was %llu; unknown NMIs %llu, was %llu; LVTPC masked %llu)",
+	      (unsigned long long)pmi_reg(1, "delivered"), (unsigned long long)n0,
+	      (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
+	      (unsigned long long)pmi_reg(1, "lvtpc_masked"));
+	check(set_param("pt_pmi_skid", "256\n"), "parked: pt_pmi_skid=256");
+	wrun(1, W_TRACEEN, 0);
+	wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
+	check(pmi_reg(1, "dropped") == d0, "parked: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
+	      (unsigned long long)pmi_reg(1, "dropped"), (unsigned long long)d0);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "parked: stop");
+	err = tstatus(fd, b, &st);
+	check(err == 0 && (!mentry || st.head == 2 * TBUF + 1000),
+	      "parked: buffer %d (%s): head %llu (want %llu with MENTRY): the late PMI's lap counted once",
+	      b, strerror(err), (unsigned long long)st.head,
+	      (unsigned long long)(2 * TBUF + 1000));
+	end_child(pid);
+	close(fd);
+}
+
+/*
+ * NMIs that are not lwpt's on a CPU where nothing of lwpt's is loaded and
+ * no PMI of lwpt's is owed (a traced thread ran there and left): a KVM guest's
+ * ToPA PMI (pt_other_tracer kind 5: bit 55 set) and a perf counter's (kind
+ * 4). lwpt claims neither (foreign_claimed). With no other handler
+ * (pt_nmi_first_acker=0) they are unknown NMIs, as on hardware, and LVTPC
+ * stays masked: last of pmi-window. Where an earlier perf PMI left LVTPC
+ * masked already (pass 2 with no other handler), they are dropped and
+ * there is nothing to see.
+ */
+static void test_pmi_foreign(void)
+{
+	struct lwpt_pt_config c;
+	uint64_t f0, n0;
+	int fd, kind;
+	pid_t pid;
+
+	fd = open_pt();
+	pid = spawn_child(2);
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	/* It ran on CPU 1 and left: nothing of lwpt's there, no PMI owed. */
+	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
+	      wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 1 &&
+	      wrun(1, W_PIN, 0) == 0,
+	      "foreign: configure, start, the traced thread ran on CPU 1, then on CPU 0");
+	for (kind = 5; kind >= 4; kind--) {
+		if (pmi_reg(1, "lvtpc_masked")) {
+			printf("note: foreign: LVTPC of CPU 1 masked already: kind %d not delivered\n",
+			       kind);
+			continue;
+		}
+		f0 = pmi_reg(1, "foreign_claimed");
+		n0 = pmi_reg(1, "delivered");
+		other(1, kind);
+		check(pmi_reg(1, "delivered") == n0 + 1 &&
+		      pmi_reg(1, "foreign_claimed") == f0,
+		      "foreign: a %s on CPU 1 with nothing of lwpt's there is not claimed by lwpt (foreign_claimed %llu, was %llu)",
+		      kind == 5 ? "KVM guest's ToPA PMI (bit 55 set)" : "perf counter's PMI",
+		      (unsigned long long)pmi_reg(1, "foreign_claimed"),
+		      (unsigned long long)f0);
+	}
 	end_child(pid);
 	close(fd);
 }
@@ -1454,6 +1580,7 @@ static void test_pmi_window(void)
 	mentry = caps.caps & LWPT_PT_CAP_MENTRY;
 	pin(0);
 	test_pmi_late();
+	test_pmi_parked(mentry);
 	for (pass = 0; pass < 3; pass++) {
 		/* 0: wrap; 1: wrap, InjectPsbPmiOnEnable; 2: continuous. */
 		if ((pass == 1 && !(caps.caps & LWPT_PT_CAP_PSB_PMI_PRESERVE)) ||
@@ -1517,6 +1644,7 @@ static void test_pmi_window(void)
 		close(fd);
 	}
 
+	test_pmi_foreign();
 	check(violations() == 0, "pmi: no spec violation");
 }
 
