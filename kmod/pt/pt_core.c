@@ -383,23 +383,24 @@ static bool pt_pmi(void *data)
 	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (READ_ONCE(pc->in_update)) {
 		/*
-		 * The interrupted code reads the pointers; note the fill. With
-		 * bit 55 acknowledged by another handler first (perf's,
-		 * pt_nmi_first_acker=1) the NMI may be ours or not: it is left
-		 * to that handler, but a region of the loaded thread may have
-		 * filled after the update read its pointers (the PMI of a load
-		 * comes right after its enabling write), and its hold
-		 * watermark with it. Once the update is over, pt_cpu.hold_iw
-		 * (NMI-safe) accounts the output and holds the thread if due;
-		 * one look too many costs a pause and a resume.
+		 * The interrupted code reads the pointers; note the fill. But
+		 * a region of the loaded thread may have filled after the
+		 * update read its pointers, or in an update that reads none
+		 * (a load: its PMI comes right after the enabling write, with
+		 * what the enable wrote), and its hold watermark with it. So
+		 * for a thread's trace, once the update is over, pt_cpu.hold_iw
+		 * (NMI-safe) accounts the output and holds the thread if due
+		 * (issue 39 point 5); one look too many costs a pause and a
+		 * resume. With bit 55 acknowledged by another handler first
+		 * (perf's, pt_nmi_first_acker=1) the NMI may be ours or not:
+		 * it is left to that handler.
 		 */
-		if (!bit) {
-			if (tr != &pc->tr) {
-				WRITE_ONCE(pc->hold_sync, true);
-				irq_work_queue(&pc->hold_iw);
-			}
-			return false;
+		if (tr != &pc->tr) {
+			WRITE_ONCE(pc->hold_sync, true);
+			irq_work_queue(&pc->hold_iw);
 		}
+		if (!bit)
+			return false;
 		/* Accounted already if the update left a credit for it. */
 		if (pt_pmi_in_update(tr)) {
 			if (!xchg(&pc->pmi_owed, false))
