@@ -617,7 +617,6 @@ static void sim_pt_inject_one(void *arg)
 	in->stored += sim_pt_store_pattern(this_cpu_ptr(&sim_pt_cpus), in->bytes);
 }
 
-
 /*
  * A debugfs command "CPU A [B]": read it from user space (@len bytes at
  * @ubuf) into @a and @b (@nargs numbers after CPU, 0 to 2), then run @fn
