@@ -1526,6 +1526,7 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 			st->cpu = U32_MAX;
 			st->nr_buffers = s->thr.nr;
 			st->threads_lost = s->thr.lost;
+			st->threads_refused = s->thr.refused;
 			st->joined = s->thr.joined;
 		} else {
 			err = -EINVAL;
