@@ -41,7 +41,6 @@
 #include <linux/percpu.h>
 #include <linux/reboot.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sched/task.h>
 #include <linux/smp.h>
@@ -119,7 +118,7 @@ static void pt_cpu_stop(void *arg)
 	WRITE_ONCE(pc->sb.on, false);
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
-		pt_output_pause(tr, false);
+		pt_output_pause(tr);
 		tr->tracing = false;
 	} else if (tr->stalled) {
 		tr->stalled = false;
@@ -136,7 +135,7 @@ static void pt_cpu_sample(void *arg)
 	tr->err = 0;
 	pt_cpu_update_begin(pc);
 	if (tr->tracing) {
-		pt_output_pause(tr, false);
+		pt_output_pause(tr);
 		pt_output_continue(tr);
 	}
 	pt_cpu_update_end(pc);
@@ -151,7 +150,7 @@ static void pt_cpu_release(void *arg)
 	pt_cpu_update_begin(pc);
 	if (tr->sess && tr->sess->started && !pc->offline) {
 		if (tr->tracing) {
-			pt_output_pause(tr, false);
+			pt_output_pause(tr);
 			pt_output_continue(tr);
 		} else if (tr->stalled) {
 			pt_output_continue(tr);
@@ -179,6 +178,7 @@ static void pt_cpu_park(struct pt_cpu *pc)
 		else if (pt_output_account(tr, pc->saved.output_base,
 					   pc->saved.output_mask_ptrs,
 					   pc->saved.status,
+					   pt_cpu_pmi_raised(pc) |
 					   xchg(&pc->pmi_seen, false)))
 			pt_output_saved_put_back(tr, &pc->saved);
 		tr->tracing = false;
@@ -316,26 +316,31 @@ static bool pt_pmi_in_update(struct pt_output *tr)
 }
 
 /*
- * A ToPA PMI after lwpt stopped tracing on this CPU (@pc's trace paused by
- * a switch-out, STOP, an unload): the NMI's delivery can outlast the code
- * that cleared TraceEn (SDM 33.2.7.2: "This interrupt is not precise").
- * Nobody else would claim it without a perf event (an "NMI received for
- * unknown reason", LVTPC left masked, every later PMI on the CPU lost);
- * perf claims bit 55 whenever its handler is active. So it is lwpt's when
- * bit 55 is set, nobody traces here now (TraceEn clear) and lwpt's update
- * here is under way or ended less than PT_PMI_LATE_NS ago: acknowledged, LVTPC
- * unmasked, counted; nothing to account (the pause read the pointers).
- * Limit: a KVM guest's ToPA PMI in that window would be taken too.
+ * A ToPA PMI with nothing of lwpt's tracing on this CPU (@pc's trace paused
+ * by a switch-out, STOP, an unload): the NMI's delivery can outlast the
+ * code that cleared TraceEn (SDM 33.2.7.2: "This interrupt is not
+ * precise"), by any time on a host that deschedules a virtual CPU. Nobody
+ * else would claim it without a perf event (an "NMI received for unknown
+ * reason", LVTPC left masked, every later PMI on the CPU lost); perf claims
+ * bit 55 whenever its handler is active (handle_pmi_common() counts it
+ * handled even after pt_event_stop(): intel_pt_interrupt() ignores the
+ * "dangling PT bit"). lwpt cannot claim every bit 55 (a KVM guest's ToPA
+ * PMI sets it too), and no time tells a late NMI from another. It is
+ * lwpt's when bit 55 is set, TraceEn is clear and either lwpt's update here
+ * is under way (its code cleared TraceEn and reads the pointers itself), or
+ * an update found this very bit 55 set after clearing TraceEn and left the
+ * credit (pc->pmi_owed, pt_cpu_pmi_raised()): acknowledged, LVTPC unmasked,
+ * counted; nothing to account (the update did). One credit claims one NMI.
  */
 static bool pt_pmi_late(struct pt_cpu *pc)
 {
 	u64 gs = 0, ctl = 0;
 
-	if ((!READ_ONCE(pc->in_update) &&
-	     local_clock() - READ_ONCE(pc->update_ns) > PT_PMI_LATE_NS) ||
-	    lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) ||
+	if (lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs) ||
 	    !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI) ||
 	    lwpt_hw_rdmsr(IA32_RTIT_CTL, &ctl) || (ctl & IA32_RTIT_CTL_TRACEEN))
+		return false;
+	if (!xchg(&pc->pmi_owed, false) && !READ_ONCE(pc->in_update))
 		return false;
 	lwpt_hw_wrmsr(IA32_PERF_GLOBAL_STATUS_RESET,
 		      IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
@@ -378,25 +383,28 @@ static bool pt_pmi(void *data)
 	      (gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI);
 	if (READ_ONCE(pc->in_update)) {
 		/*
-		 * The interrupted code reads the pointers; note the fill. With
-		 * bit 55 acknowledged by another handler first (perf's,
-		 * pt_nmi_first_acker=1) the NMI may be ours or not: it is left
-		 * to that handler, but a region of the loaded thread may have
-		 * filled after the update read its pointers (the PMI of a load
-		 * comes right after its enabling write), and its hold
-		 * watermark with it. Once the update is over, pt_cpu.hold_iw
-		 * (NMI-safe) accounts the output and holds the thread if due;
-		 * one look too many costs a pause and a resume.
+		 * The interrupted code reads the pointers; note the fill. But
+		 * a region of the loaded thread may have filled after the
+		 * update read its pointers, or in an update that reads none
+		 * (a load: its PMI comes right after the enabling write, with
+		 * what the enable wrote), and its hold watermark with it. So
+		 * for a thread's trace, once the update is over, pt_cpu.hold_iw
+		 * (NMI-safe) accounts the output and holds the thread if due
+		 * (issue 39 point 5); one look too many costs a pause and a
+		 * resume. With bit 55 acknowledged by another handler first
+		 * (perf's, pt_nmi_first_acker=1) the NMI may be ours or not:
+		 * it is left to that handler.
 		 */
-		if (!bit) {
-			if (tr != &pc->tr) {
-				WRITE_ONCE(pc->hold_sync, true);
-				irq_work_queue(&pc->hold_iw);
-			}
-			return false;
+		if (tr != &pc->tr) {
+			WRITE_ONCE(pc->hold_sync, true);
+			irq_work_queue(&pc->hold_iw);
 		}
+		if (!bit)
+			return false;
+		/* Accounted already if the update left a credit for it. */
 		if (pt_pmi_in_update(tr)) {
-			WRITE_ONCE(pc->pmi_seen, true);
+			if (!xchg(&pc->pmi_owed, false))
+				WRITE_ONCE(pc->pmi_seen, true);
 			tr->pmi_due = false;
 			tr->pmis++;
 		}
@@ -405,8 +413,12 @@ static bool pt_pmi(void *data)
 		lwpt_hw_pmi_rearm();
 		return true;
 	}
-	/* Table 33-4: clear TraceEn, handle, clear the PMI, re-enable. */
-	pt_output_pause(tr, bit);
+	/*
+	 * Table 33-4: clear TraceEn, handle, clear the PMI, re-enable. A
+	 * bit 55 that an update accounted already (its credit) is claimed
+	 * without a second region fill.
+	 */
+	pt_output_pause_pmi(tr, bit && !xchg(&pc->pmi_owed, false));
 	if (!bit && !tr->pmi_due && !tr->err &&
 	    !(tr->rtit_status & (IA32_RTIT_STATUS_ERROR | IA32_RTIT_STATUS_STOPPED))) {
 		/* Not ours (perf's, a guest's): go on as if never paused. */

@@ -262,9 +262,11 @@ struct pt_sb {
  * @hold_sync: a PMI came during an update with IA32_PERF_GLOBAL_STATUS bit
  *	55 already acknowledged by another handler: @hold_iw accounts the
  *	loaded thread's output first (pt_pmi())
- * @update_ns: local_clock() at the end of lwpt's last update here (a
- *	pause, a switch-out, STOP): a ToPA PMI within PT_PMI_LATE_NS of it,
- *	with nothing of lwpt's tracing here any more, is its late one
+ * @pmi_owed: an update here cleared TraceEn and found IA32_PERF_GLOBAL_
+ *	STATUS bit 55 set: the region fill is accounted, the NMI is still to
+ *	come and is lwpt's, to be claimed once whenever it comes, also with
+ *	nothing of lwpt's loaded here any more (pt_cpu_pmi_raised(),
+ *	pt_pmi_late()); xchg() where it is taken
  * @late_pmis: such late PMIs claimed (pt_pmi_late())
  */
 struct pt_cpu {
@@ -279,15 +281,9 @@ struct pt_cpu {
 	struct pt_sb sb;
 	struct irq_work hold_iw;
 	bool hold_sync;
-	u64 update_ns;
+	bool pmi_owed;
 	u64 late_pmis;
 };
-
-/*
- * How long after lwpt's last update on a CPU a ToPA PMI with nothing of
- * lwpt's tracing there is still taken as lwpt's, delivered late (pt_pmi()).
- */
-#define PT_PMI_LATE_NS	NSEC_PER_MSEC
 
 struct pt_mem_user;
 struct mem_cgroup;
@@ -486,7 +482,9 @@ void pt_cpu_update_end(struct pt_cpu *pc);
 int pt_output_account(struct pt_output *tr, u64 base, u64 mask_ptrs,
 		      u64 status, bool pmi);
 void pt_output_saved_put_back(struct pt_output *tr, struct pt_rtit_state *s);
-void pt_output_pause(struct pt_output *tr, bool pmi);
+bool pt_cpu_pmi_raised(struct pt_cpu *pc);
+void pt_output_pause(struct pt_output *tr);
+void pt_output_pause_pmi(struct pt_output *tr, bool pmi);
 void pt_output_resume(struct pt_output *tr);
 bool pt_output_lbr_refuse(struct pt_output *tr);
 void pt_output_lbr_note(struct pt_output *tr);

@@ -13,7 +13,6 @@
  */
 #include <linux/kernel.h>
 #include <linux/percpu.h>
-#include <linux/sched/clock.h>
 
 #include <uapi/lwpt/pt.h>
 #include <lwpt/pt_arch.h>
@@ -230,8 +229,47 @@ static void pt_output_put_back(struct pt_output *tr)
 	tr->rtit_status = 0;
 }
 
-/* Read the output MSRs and STATUS (TraceEn must be 0) and account. */
-static void pt_output_read_out(struct pt_output *tr, bool pmi)
+/**
+ * pt_cpu_pmi_raised - TraceEn is 0 here: is a ToPA PMI of lwpt's on its way?
+ * @pc: this CPU's state; an update is under way (pt_cpu_update_begin())
+ *
+ * Called by an update that cleared TraceEn (a pause, a switch-out, a park)
+ * before it accounts the output. IA32_PERF_GLOBAL_STATUS bit 55 set then
+ * means the trace that was loaded raised a ToPA PMI (an INT region filled,
+ * SDM 33.2.7.2) whose NMI has not been handled: one taken meanwhile would
+ * have been acknowledged (pt_pmi()), and nobody else writes to this CPU's
+ * RTIT MSRs inside the update. The NMI is "not precise": it may come once
+ * the update is over and nothing of lwpt's traces here any more. The update
+ * accounts the region fill now, as the PMI would, and leaves a credit for
+ * the NMI (@pc->pmi_owed): pt_pmi() claims that NMI, once, without
+ * accounting it again, whenever it comes. The same bit seen by a later
+ * update before the NMI came is not a new fill (the credit is still set);
+ * bit 55 found clear drops a credit (someone acknowledged it: another
+ * handler took the NMI first, pt_nmi_first_acker=1). No time is involved:
+ * Documentation/pt.rst, "The ToPA PMI".
+ *
+ * Return: true if the caller must account a region fill (the first time
+ * this bit 55 is seen).
+ */
+bool pt_cpu_pmi_raised(struct pt_cpu *pc)
+{
+	u64 gs = 0;
+
+	if (lwpt_hw_rdmsr(IA32_PERF_GLOBAL_STATUS, &gs))
+		return false;
+	if (!(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI)) {
+		WRITE_ONCE(pc->pmi_owed, false);
+		return false;
+	}
+	return !xchg(&pc->pmi_owed, true);
+}
+
+/*
+ * Read the output MSRs and STATUS (TraceEn must be 0) and account. @pmi: a
+ * ToPA PMI handler calls, for a region fill it has not accounted; @look:
+ * not the PMI handler: ask pt_cpu_pmi_raised() too.
+ */
+static void pt_output_read_out(struct pt_output *tr, bool pmi, bool look)
 {
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpus);
 	u64 base = 0, mask = 0, status = 0;
@@ -243,6 +281,8 @@ static void pt_output_read_out(struct pt_output *tr, bool pmi)
 		tr->err = -EIO;
 		return;
 	}
+	if (look && pt_cpu_pmi_raised(pc))
+		pmi = true;
 	/* One step: a PMI between a read and a clear would be lost. */
 	seen = xchg(&pc->pmi_seen, false);
 	if (pt_output_account(tr, base, mask, status, pmi || seen))
@@ -267,18 +307,8 @@ void pt_output_lbr_note(struct pt_output *tr)
 	tr->interfered++;
 }
 
-/**
- * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
- * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
- * @pmi: called from the ToPA PMI
- *
- * TraceEn is read first: found clear, someone else cleared it (another
- * tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM 33.2.9.4): counted in
- * @tr->interfered and @tr->lost; what was written up to there is kept.
- * IA32_DEBUGCTL.LBR set meanwhile on a PT/LBR-exclusive model is noted
- * (pt_output_lbr_note()).
- */
-void pt_output_pause(struct pt_output *tr, bool pmi)
+/* Clear TraceEn (found clear: someone else's doing), then read out. */
+static void pt_output_stop_read(struct pt_output *tr, bool pmi, bool look)
 {
 	u64 ctl = 0;
 
@@ -293,7 +323,35 @@ void pt_output_pause(struct pt_output *tr, bool pmi)
 		tr->err = -EIO;
 	}
 	pt_output_lbr_note(tr);
-	pt_output_read_out(tr, pmi);
+	pt_output_read_out(tr, pmi, look);
+}
+
+/**
+ * pt_output_pause - clear TraceEn (SDM 33.3: first), then read the pointers
+ * @tr: the trace loaded on this CPU, TraceEn set by us as far as we know
+ *
+ * For the update paths (STOP, STATUS, RELEASE, the hold's irq_work), inside
+ * pt_cpu_update_begin()/end(). TraceEn is read first: found clear, someone
+ * else cleared it (another tracer, VMXON where IA32_VMX_MISC[14] = 0, SDM
+ * 33.2.9.4): counted in @tr->interfered and @tr->lost; what was written up
+ * to there is kept. IA32_DEBUGCTL.LBR set meanwhile on a PT/LBR-exclusive
+ * model is noted (pt_output_lbr_note()). A ToPA PMI raised and not yet
+ * taken is accounted here and its NMI left a credit (pt_cpu_pmi_raised()).
+ */
+void pt_output_pause(struct pt_output *tr)
+{
+	pt_output_stop_read(tr, false, true);
+}
+
+/**
+ * pt_output_pause_pmi - pt_output_pause() for the ToPA PMI handler
+ * @tr: the trace loaded on this CPU
+ * @pmi: a region filled that no update accounted yet (bit 55 set and no
+ *	credit of pt_cpu_pmi_raised() for it)
+ */
+void pt_output_pause_pmi(struct pt_output *tr, bool pmi)
+{
+	pt_output_stop_read(tr, pmi, false);
 }
 
 /**
@@ -615,7 +673,6 @@ void pt_cpu_update_begin(struct pt_cpu *pc)
  */
 void pt_cpu_update_end(struct pt_cpu *pc)
 {
-	WRITE_ONCE(pc->update_ns, local_clock());
 	barrier();	/* every MSR access before in_update is cleared */
 	WRITE_ONCE(pc->in_update, false);
 }

@@ -624,6 +624,7 @@ static void pt_thread_unload(struct pt_cpu *pc)
 		pt_output_lbr_note(&th->tr);	/* SDM 33.3.1.2 */
 		if (pt_output_account(&th->tr, th->saved.output_base,
 				      th->saved.output_mask_ptrs, th->saved.status,
+				      pt_cpu_pmi_raised(pc) |
 				      xchg(&pc->pmi_seen, false)))
 			pt_output_saved_put_back(&th->tr, &th->saved);
 		if (th->saved.status & (IA32_RTIT_STATUS_ERROR |
@@ -693,7 +694,7 @@ static void pt_thread_hold_irq(struct irq_work *w)
 	if (sync && th && pc->cur == th && th->tr.tracing) {
 		/* pt_pmi(): account what the update did not see. */
 		pt_cpu_update_begin(pc);
-		pt_output_pause(&th->tr, false);
+		pt_output_pause(&th->tr);
 		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
 	}
@@ -1449,7 +1450,7 @@ static void pt_thread_sample_cpu(void *arg)
 	raw_spin_lock(&pt_thread_lock);
 	if (pc->cur == th && th->tr.tracing) {
 		pt_cpu_update_begin(pc);
-		pt_output_pause(&th->tr, false);
+		pt_output_pause(&th->tr);
 		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
 	}
@@ -1467,7 +1468,7 @@ static void pt_thread_release_cpu(void *arg)
 		/* Move the gate (pt_output_gate()), past it if stopped. */
 		pt_cpu_update_begin(pc);
 		if (th->tr.tracing)
-			pt_output_pause(&th->tr, false);
+			pt_output_pause(&th->tr);
 		pt_output_continue(&th->tr);
 		pt_cpu_update_end(pc);
 	} else if (!pc->cur && th->task == current && th->sess->started) {
@@ -1525,6 +1526,7 @@ int pt_thread_status(struct pt_session *s, u32 index, struct lwpt_pt_status *st)
 			st->cpu = U32_MAX;
 			st->nr_buffers = s->thr.nr;
 			st->threads_lost = s->thr.lost;
+			st->threads_refused = s->thr.refused;
 			st->joined = s->thr.joined;
 		} else {
 			err = -EINVAL;

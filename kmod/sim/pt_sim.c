@@ -69,6 +69,10 @@
  *	after the next write that sets TraceEn here
  * @pmi_late: a ToPA PMI delayed by pt_pmi_late, delivered by @late_iw
  * @late_iw: delivers @pmi_late once this CPU takes interrupts again
+ * @pmi_parked: a ToPA PMI held by pt_pmi_park until debugfs pt_pmi_deliver
+ *	names this CPU
+ * @inject_at_enable: debugfs pt_inject_at_enable: bytes of the test pattern
+ *	stored right after the next TraceEn 0->1 here
  * @model_emit: the output of the core model (pt_trace_model_config())
  * @ovf_after: debugfs pt_ovf: bytes of packets still accepted before ...
  * @ovf_refuse: ... the internal buffer refuses this many (SDM 33.3.8)
@@ -90,6 +94,8 @@ struct sim_pt_gen {
 	bool pmi_held;
 	bool pmi_late;
 	struct irq_work late_iw;
+	bool pmi_parked;
+	u64 inject_at_enable;
 	pt_trace_emit_fn model_emit;
 	u64 ovf_after;
 	u64 ovf_refuse;
@@ -184,8 +190,19 @@ module_param_cb(pt_pmi_late, &sim_pt_count_ops, &sim_pt_pmi_late, 0644);
 MODULE_PARM_DESC(pt_pmi_late,
 		 "Deliver the next N ToPA PMIs only once their CPU takes interrupts again, after the code that ran (default 0)");
 
-/* Bytes of test pattern each CPU has stored so far (pt_inject). */
-static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
+/*
+ * A ToPA PMI as late as a test needs (SDM 33.2.7.2: "not precise"; a
+ * virtual CPU descheduled by its host between the write that raised it and
+ * its delivery): the next this many PMIs the model delivers are parked on
+ * their CPU (IA32_PERF_GLOBAL_STATUS bit 55 set, no NMI) until debugfs
+ * pt_pmi_deliver names the CPU, whatever runs there meanwhile: a test waits
+ * for the event it needs, never a time. Counted down as PMIs are parked.
+ */
+static atomic_t sim_pt_pmi_park = ATOMIC_INIT(0);
+module_param_cb(pt_pmi_park, &sim_pt_count_ops, &sim_pt_pmi_park, 0644);
+MODULE_PARM_DESC(pt_pmi_park,
+		 "Park the next N ToPA PMIs on their CPU until debugfs pt_pmi_deliver names it (default 0)");
+
 static struct pt_model_profile sim_pt_prof;
 static bool sim_pt_active;
 static struct tracepoint *sim_pt_tp_switch;
@@ -271,6 +288,11 @@ static void sim_pt_pmi(void *ctx, struct pt_model_cpu *cpu)
 		g->pmi_held = true;
 		return;
 	}
+	/* pt_pmi_park: taken when debugfs pt_pmi_deliver says so. */
+	if (!g->pmi_parked && atomic_add_unless(&sim_pt_pmi_park, -1, 0)) {
+		g->pmi_parked = true;
+		return;
+	}
 	/* pt_pmi_late: taken once this CPU takes interrupts again. */
 	if (atomic_add_unless(&sim_pt_pmi_late, -1, 0)) {
 		g->pmi_late = true;
@@ -352,6 +374,32 @@ static int sim_pt_gen_start(struct sim_pt_gen *g, struct pt_model_cpu *cpu)
 	return pt_trace_init(&g->tr, &cfg) ?: pt_trace_enable(&g->tr, rdtsc());
 }
 
+/* Bytes of test pattern each CPU has stored so far (pt_inject). */
+static DEFINE_PER_CPU(u64, sim_pt_inject_seq);
+
+/*
+ * Store @bytes of the test pattern (sim_pt_inject_one()) through this CPU's
+ * output logic, raising PMIs as it goes. Return: the bytes stored.
+ */
+static u64 sim_pt_store_pattern(struct pt_model_cpu *c, u64 bytes)
+{
+	u64 *seq = this_cpu_ptr(&sim_pt_inject_seq);
+	u64 stored = 0;
+	u8 chunk[256];
+	size_t i, n, done;
+
+	while (bytes) {
+		n = min_t(u64, bytes, sizeof(chunk));
+		for (i = 0; i < n; i++)
+			chunk[i] = (u8)((*seq + i) % 251 + 1);
+		done = pt_model_output(c, chunk, n);
+		*seq += done;
+		stored += done;
+		bytes -= n;
+	}
+	return stored;
+}
+
 static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 {
 	struct sim_pt_gen *g = per_cpu_ptr(&sim_pt_gens, cpu->id);
@@ -385,6 +433,15 @@ static void sim_pt_trace_en(void *ctx, struct pt_model_cpu *cpu, bool on)
 			g->on = true;
 		else
 			g->unmodelled++;
+	}
+	/*
+	 * debugfs pt_inject_at_enable: output right after the enable, as the
+	 * PSB+ of SDM 33.2.8.3 is, before the enabling write's caller runs
+	 * another instruction; a PMI it raises comes there too.
+	 */
+	if (on && g->inject_at_enable) {
+		sim_pt_store_pattern(cpu, g->inject_at_enable);
+		g->inject_at_enable = 0;
 	}
 	sim_pt_gen_exit(g);
 }
@@ -509,9 +566,9 @@ static void sim_pt_gen_show(struct seq_file *m, const struct sim_pt_gen *g)
 {
 	const struct pt_trace_stats *t = pt_trace_get_stats(&g->tr);
 
-	seq_printf(m, " gen=%d gen_unmodelled=%llu steps=%llu psb=%llu tnt=%llu tip=%llu tip_pge=%llu tip_pgd=%llu fup=%llu ovf=%llu\n",
+	seq_printf(m, " gen=%d gen_unmodelled=%llu steps=%llu psb=%llu tnt=%llu tip=%llu tip_pge=%llu tip_pgd=%llu fup=%llu ovf=%llu inject_at_enable=%llu\n",
 		   g->on, g->unmodelled, t->steps, t->psb, t->tnt, t->tip,
-		   t->tip_pge, t->tip_pgd, t->fup, t->ovf);
+		   t->tip_pge, t->tip_pgd, t->fup, t->ovf, g->inject_at_enable);
 }
 
 /* debugfs lwpt_sim/pt_msrs: what the model's registers hold now. */
@@ -556,26 +613,13 @@ struct sim_pt_inject {
 static void sim_pt_inject_one(void *arg)
 {
 	struct sim_pt_inject *in = arg;
-	struct pt_model_cpu *c = this_cpu_ptr(&sim_pt_cpus);
-	u64 *seq = this_cpu_ptr(&sim_pt_inject_seq);
-	u8 chunk[256];
-	u64 left = in->bytes;
-	size_t i, n, done;
 
-	while (left) {
-		n = min_t(u64, left, sizeof(chunk));
-		for (i = 0; i < n; i++)
-			chunk[i] = (u8)((*seq + i) % 251 + 1);
-		done = pt_model_output(c, chunk, n);
-		*seq += done;
-		in->stored += done;
-		left -= n;
-	}
+	in->stored += sim_pt_store_pattern(this_cpu_ptr(&sim_pt_cpus), in->bytes);
 }
 
 /*
  * A debugfs command "CPU A [B]": read it from user space (@len bytes at
- * @ubuf) into @a and @b (@nargs numbers after CPU, 1 or 2), then run @fn
+ * @ubuf) into @a and @b (@nargs numbers after CPU, 0 to 2), then run @fn
  * on that CPU with @info. Return @len, or -EINVAL, -EFAULT, the IPI's error.
  */
 static ssize_t sim_pt_cpu_cmd(const char __user *ubuf, size_t len, int nargs,
@@ -609,6 +653,28 @@ static ssize_t sim_pt_inject_write(struct file *file, const char __user *ubuf,
 static const struct file_operations sim_pt_inject_fops = {
 	.owner = THIS_MODULE,
 	.write = sim_pt_inject_write,
+	.llseek = noop_llseek,
+};
+
+/* debugfs pt_inject_at_enable: "CPU BYTES", see struct sim_pt_gen. */
+static void sim_pt_inject_at_enable_one(void *arg)
+{
+	this_cpu_ptr(&sim_pt_gens)->inject_at_enable = *(u64 *)arg;
+}
+
+static ssize_t sim_pt_inject_at_enable_write(struct file *file,
+					     const char __user *ubuf,
+					     size_t len, loff_t *ppos)
+{
+	u64 bytes = 0, unused;
+
+	return sim_pt_cpu_cmd(ubuf, len, 1, &bytes, &unused,
+			      sim_pt_inject_at_enable_one, &bytes);
+}
+
+static const struct file_operations sim_pt_inject_at_enable_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_inject_at_enable_write,
 	.llseek = noop_llseek,
 };
 
@@ -656,7 +722,10 @@ static const struct file_operations sim_pt_ovf_fops = {
  *   3  the LBR user clears IA32_DEBUGCTL.LBR again;
  *   4  a perf counter overflows: its PMI (an NMI that is not lwpt's, no
  *      PT bit in IA32_PERF_GLOBAL_STATUS), which the pt_nmi_first_acker
- *      handler claims (debugfs pmi: foreign_claimed if lwpt claims it).
+ *      handler claims (debugfs pmi: foreign_claimed if lwpt claims it);
+ *   5  a KVM guest's trace raises its ToPA PMI: IA32_PERF_GLOBAL_STATUS
+ *      bit 55 set and an NMI that is KVM's (perf hands it over,
+ *      perf_guest_handle_intel_pt_intr()), not lwpt's (foreign_claimed).
  * The neighbour's ToPA: table page, entry 0 its region, entry 1 END back
  * to the table: valid with and without MENTRY (SDM 33.2.7.2).
  */
@@ -668,6 +737,7 @@ enum {
 	SIM_PT_OTHER_LBR_ON,
 	SIM_PT_OTHER_LBR_OFF,
 	SIM_PT_OTHER_PERF_PMI,
+	SIM_PT_OTHER_GUEST_PMI,
 	SIM_PT_OTHER_NR
 };
 
@@ -687,6 +757,12 @@ static void sim_pt_other_one(void *arg)
 	if (o->kind == SIM_PT_OTHER_PERF_PMI) {
 		this_cpu_inc(sim_pt_other_events);
 		hw_sim_raise_perf_pmi();
+		return;
+	}
+	if (o->kind == SIM_PT_OTHER_GUEST_PMI) {
+		this_cpu_inc(sim_pt_other_events);
+		c->perf_global_status |= IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI;
+		hw_sim_raise_guest_pmi();
 		return;
 	}
 	if (o->kind == SIM_PT_OTHER_LBR_ON || o->kind == SIM_PT_OTHER_LBR_OFF) {
@@ -725,6 +801,33 @@ static ssize_t sim_pt_other_write(struct file *file, const char __user *ubuf,
 static const struct file_operations sim_pt_other_fops = {
 	.owner = THIS_MODULE,
 	.write = sim_pt_other_write,
+	.llseek = noop_llseek,
+};
+
+/* debugfs pt_pmi_deliver: "CPU", its PMI parked by pt_pmi_park arrives. */
+static void sim_pt_deliver_one(void *arg)
+{
+	struct sim_pt_gen *g = this_cpu_ptr(&sim_pt_gens);
+
+	if (!g->pmi_parked)
+		return;
+	g->pmi_parked = false;
+	g->pmi_pending = true;
+	sim_pt_deliver_pmi(g);
+}
+
+static ssize_t sim_pt_deliver_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	u64 unused;
+
+	return sim_pt_cpu_cmd(ubuf, len, 0, &unused, &unused,
+			      sim_pt_deliver_one, NULL);
+}
+
+static const struct file_operations sim_pt_deliver_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_pt_deliver_write,
 	.llseek = noop_llseek,
 };
 
@@ -797,6 +900,9 @@ int sim_pt_init(struct dentry *dir)
 	debugfs_create_file("pt_msrs", 0400, dir, NULL, &sim_pt_msrs_fops);
 	debugfs_create_file("pt_inject", 0200, dir, NULL, &sim_pt_inject_fops);
 	debugfs_create_file("pt_ovf", 0200, dir, NULL, &sim_pt_ovf_fops);
+	debugfs_create_file("pt_pmi_deliver", 0200, dir, NULL, &sim_pt_deliver_fops);
+	debugfs_create_file("pt_inject_at_enable", 0200, dir, NULL,
+			    &sim_pt_inject_at_enable_fops);
 	return 0;
 }
 

@@ -252,6 +252,11 @@ void sim_selftest_debugfs(struct dentry *dir);
 void hw_sim_raise_pmi(void);
 /* A perf counter's PMI on the current CPU, not lwpt's (hw_sim.c). */
 void hw_sim_raise_perf_pmi(void);
+/*
+ * A KVM guest's ToPA PMI on the current CPU (bit 55 set by the caller):
+ * not lwpt's (hw_sim.c).
+ */
+void hw_sim_raise_guest_pmi(void);
 
 /**
  * hw_sim_lwp_state_get - the LWP state of this CPU as the unit holds it

@@ -127,13 +127,17 @@ void lwpt_hw_pmi_unregister(void)
  *	reason"; a panic with kernel.unknown_nmi_panic=1)
  * @early_unmask: LVTPC found unmasked before the other handler (perf,
  *	pt_nmi_first_acker 2) ran: perf's late unmask undone (spurious NMIs)
- * @foreign_claimed: perf's NMIs (@perf_overflow, bit 55 clear) that
- *	lwpt's hook claimed
+ * @guest_pt: a KVM guest's ToPA PMI (debugfs pt_other_tracer kind 5):
+ *	IA32_PERF_GLOBAL_STATUS bit 55 set by the guest's trace, an NMI that
+ *	is KVM's (perf_guest_handle_intel_pt_intr()), not lwpt's
+ * @foreign_claimed: perf's NMIs (@perf_overflow, bit 55 clear) and guests'
+ *	ToPA PMIs (@guest_pt) that lwpt's hook claimed
  */
 struct sim_pmi {
 	bool masked;
 	bool unmask_req;
 	bool perf_overflow;
+	bool guest_pt;
 	u64 delivered;
 	u64 dropped;
 	u64 acked_by_other;
@@ -172,7 +176,7 @@ MODULE_PARM_DESC(pt_nmi_first_acker,
 static bool sim_pmi_other_handler(struct sim_pmi *p)
 {
 	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
-	bool handled = p->perf_overflow;
+	bool handled = p->perf_overflow || p->guest_pt;
 	u64 gs = 0;
 
 	if (pt && pt->read_msr && !pt->read_msr(IA32_PERF_GLOBAL_STATUS, &gs) && gs) {
@@ -182,6 +186,7 @@ static bool sim_pmi_other_handler(struct sim_pmi *p)
 		handled = true;
 	}
 	p->perf_overflow = false;
+	p->guest_pt = false;
 	p->masked = false;	/* apic_write(APIC_LVTPC, APIC_DM_NMI) */
 	return handled;
 }
@@ -191,13 +196,15 @@ void hw_sim_raise_pmi(void)
 	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
 	/* Pairs with the smp_store_release() in sim_hook_set(). */
 	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
-	bool handled = false, perf = p->perf_overflow;
+	bool handled = false, perf = p->perf_overflow, guest = p->guest_pt;
 	u64 gs = 0;
 	int acker;
 
 	/* SDM Vol. 3A 11.5.1: a masked LVT entry inhibits reception. */
 	if (p->masked) {
 		p->dropped++;
+		p->perf_overflow = false;
+		p->guest_pt = false;
 		return;
 	}
 	p->masked = true;
@@ -213,7 +220,7 @@ void hw_sim_raise_pmi(void)
 		handled |= sim_pmi_other_handler(p);
 	if (fn && fn(sim_pmi_data)) {
 		handled = true;
-		if (perf && !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI))
+		if (guest || (perf && !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI)))
 			p->foreign_claimed++;
 	}
 	if (acker == 2) {
@@ -228,6 +235,8 @@ void hw_sim_raise_pmi(void)
 	}
 	if (!handled)
 		p->unknown++;
+	p->perf_overflow = false;
+	p->guest_pt = false;
 }
 
 /**
@@ -240,6 +249,21 @@ void hw_sim_raise_pmi(void)
 void hw_sim_raise_perf_pmi(void)
 {
 	this_cpu_ptr(&sim_pmis)->perf_overflow = true;
+	hw_sim_raise_pmi();
+}
+
+/**
+ * hw_sim_raise_guest_pmi - a KVM guest's ToPA PMI on this CPU
+ *
+ * The guest's trace set IA32_PERF_GLOBAL_STATUS bit 55 (the caller did, in
+ * the model); the NMI is KVM's, which perf hands to it (acker 1 or 2
+ * claims it as perf would). lwpt's hook must leave it alone unless its own
+ * trace is loaded here or owes a PMI: debugfs pmi foreign_claimed.
+ * Interrupts off.
+ */
+void hw_sim_raise_guest_pmi(void)
+{
+	this_cpu_ptr(&sim_pmis)->guest_pt = true;
 	hw_sim_raise_pmi();
 }
 

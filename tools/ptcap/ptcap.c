@@ -847,6 +847,9 @@ struct trace_file {
 	uint64_t switches_lost_before;	/* dropped before the last START (--snapshot) */
 	uint64_t *gaps;		/* file offsets where a loss cut the stream */
 	size_t ngaps;
+	bool freed;		/* per thread: its thread ended, its trace saved and the
+				 * buffer freed (free_ended()): @st and @info are final,
+				 * @cpu may hold another thread's buffer now */
 };
 
 static void write_config(const struct opts *o, const struct lpt_cap_config *c,
@@ -1289,11 +1292,22 @@ static void switches_drop(FILE **f, const char *dir)
  * Open a file for every buffer not seen yet: cpu<N>.pt per CPU, tid<N>.pt
  * per thread (threads join while the command runs). Returns the count.
  */
+/* Does a file of @tf (@ntf of them) have the name @name? */
+static bool name_taken(const struct trace_file *tf, unsigned int ntf, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ntf; i++)
+		if (!strcmp(tf[i].name, name))
+			return true;
+	return false;
+}
+
 static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, unsigned int ntf,
 			       bool per_thread, pid_t only_tid, const char *dir)
 {
 	struct trace_file *tf = *tfp;
-	int n = lpt_dev_nr_buffers(dev);
+	int n = lpt_dev_nr_buffers(dev), k;
 	unsigned int b, i;
 
 	if (n < 0)
@@ -1301,7 +1315,7 @@ static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, uns
 	for (b = 0; b < (unsigned int)n; b++) {
 		struct trace_file *t;
 
-		for (i = 0; i < ntf && tf[i].cpu != (int)b; i++)
+		for (i = 0; i < ntf && (tf[i].cpu != (int)b || tf[i].freed); i++)
 			;
 		if (i < ntf || !lpt_dev_has_buffer(dev, b))
 			continue;
@@ -1318,6 +1332,10 @@ static unsigned int sync_files(struct lpt_dev *dev, struct trace_file **tfp, uns
 			if (err)
 				die("buffer %u: %s", b, lpt_dev_strerror(err));
 			snprintf(t->name, sizeof(t->name), "tid%d.pt", (int)t->info.tid);
+			/* A tid used again (a number freed and taken again). */
+			for (k = 2; name_taken(tf, ntf, t->name); k++)
+				snprintf(t->name, sizeof(t->name), "tid%d.p%d.pt",
+					 (int)t->info.tid, k);
 		} else {
 			snprintf(t->name, sizeof(t->name), "cpu%u.pt", b);
 		}
@@ -1341,7 +1359,7 @@ static unsigned int keep_saved(struct trace_file *tf, unsigned int ntf)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < ntf; i++)
-		if (tf[i].f)
+		if (tf[i].f || tf[i].freed)
 			tf[n++] = tf[i];
 	if (n) {
 		tf[n - 1].info.threads_lost = threads_lost;
@@ -1546,6 +1564,54 @@ static bool id_gone(pid_t id, bool thread)
 	if (state != 'Z' && state != 'X')
 		return false;
 	return thread || threads <= 1;
+}
+
+/*
+ * Per-thread continuous mode, after drain(): the buffer of a thread no
+ * longer traced (it exited, or was detached at an exec), whose trace was
+ * saved to its end, is freed (lpt_dev_buffer_done(): RELEASE with
+ * LWPT_PT_REL_DONE, Documentation/pt.rst "Buffers of threads that ended"),
+ * its file closed and its final status kept, so that a capture following
+ * short-lived processes never reaches the module's buffer limits
+ * (PT_THREAD_MAX, RLIMIT_MEMLOCK). The number goes to the next thread that
+ * joins: sync_files() opens a file of its own for it. A module before ABI
+ * 1.5 cannot: nothing is freed. Bytes written since the drain (-EAGAIN):
+ * the next round.
+ */
+static void free_ended(struct lpt_dev *dev, struct trace_file *tf, unsigned int ntf,
+		       const char *dir)
+{
+	static bool unsupported;
+	unsigned int i;
+
+	for (i = 0; i < ntf && !unsupported; i++) {
+		struct trace_file *t = &tf[i];
+		struct lpt_buf_info info;
+		struct lpt_cap_status st;
+		int err;
+
+		if (t->freed || !t->f)
+			continue;	/* freed already, or not kept (-t) */
+		/* /proc first: a STATUS stops and restarts a running thread's trace. */
+		if (t->info.tid > 0 && !id_gone(t->info.tid, true))
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (lpt_dev_buffer_info(dev, (unsigned int)t->cpu, &info) ||
+		    !(info.exited || info.detached) ||
+		    lpt_dev_status(dev, (unsigned int)t->cpu, &st))
+			continue;
+		err = lpt_dev_buffer_done(dev, (unsigned int)t->cpu);
+		unsupported = err == -EOPNOTSUPP;
+		if (err)
+			continue;
+		t->st = st;
+		t->have_st = true;
+		t->info = info;
+		t->freed = true;
+		out_close(t->f, dir, t->name);
+		t->f = NULL;
+	}
 }
 
 static bool target_gone(const struct opts *o)
@@ -2129,6 +2195,8 @@ int main(int argc, char **argv)
 		if (cfg.mode == LWPT_PT_MODE_CONTINUOUS) {
 			ntf = sync_files(dev, &tf, ntf, per_thread, o.tid, o.dir);
 			drain(dev, tf, ntf, o.dir);
+			if (per_thread)
+				free_ended(dev, tf, ntf, o.dir);
 		}
 		if (snap_req) {
 			snap_req = 0;
@@ -2156,11 +2224,24 @@ int main(int argc, char **argv)
 		switches_drop(&sw, o.dir);
 	for (i = 0; i < ntf; i++) {
 		tf[i].switches_lost += tf[i].switches_lost_before;
+		if (tf[i].freed)
+			continue;	/* final status kept (free_ended()) */
 		tf[i].have_st = !lpt_dev_status(dev, (unsigned int)tf[i].cpu, &tf[i].st);
 		if (per_thread)
 			lpt_dev_buffer_info(dev, (unsigned int)tf[i].cpu, &tf[i].info);
 		if (tf[i].f)
 			out_close(tf[i].f, o.dir, tf[i].name);
+	}
+	/* The capture's counts of lost and refused threads, as they end. */
+	if (per_thread && ntf) {
+		struct lpt_buf_info li;
+
+		memset(&li, 0, sizeof(li));
+		li.size = sizeof(li);
+		if (!lpt_dev_buffer_info(dev, 0, &li)) {
+			tf[ntf - 1].info.threads_lost = li.threads_lost;
+			tf[ntf - 1].info.threads_refused = li.threads_refused;
+		}
 	}
 	ntf = keep_saved(tf, ntf);
 	if (target && !target_gone(&o))

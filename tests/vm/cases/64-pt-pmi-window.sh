@@ -16,7 +16,12 @@
 # pt_nmi_first_acker=1 a PMI whose bit 55 another handler acknowledged
 # first, inside a load, leaves no evidence for lwpt (Documentation/pt.rst):
 # not run. First, pt_pmi_late: a PMI delivered after the switch-out that
-# cleared TraceEn is claimed (pt_pmi_late()), no unknown NMI, LVTPC unmasked.
+# cleared TraceEn is claimed (pt_pmi_late()), no unknown NMI, LVTPC unmasked;
+# pt_pmi_park: one delivered (debugfs pt_pmi_deliver) long after, once more
+# than the old rule's 1 ms passed with nothing of lwpt's on the CPU, is
+# claimed too, its lap counted once (issue 39 A: the switch-out's credit,
+# pt_cpu_pmi_raised()). Last, a KVM guest's ToPA PMI (bit 55 set) and a perf
+# counter's PMI where nothing of lwpt's is loaded are not claimed.
 . /lwpt/lib.sh
 
 # One load per profile and pt_xsaves (0444: CPUID and XSAVE layout are

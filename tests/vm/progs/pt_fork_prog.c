@@ -5,8 +5,10 @@
  * and a switch of their own, the parent then waits for the child. Its
  * flow is the same at every run (static, no environment), so each
  * process's trace can be compared with pt_flow_gt -c's single-stepping.
- * Exit status: 0 if the child exited with 7.
+ * Exit status: 0 if the child exited with 7. With an argument N: N
+ * children in a row instead (children()).
  */
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,11 +40,38 @@ static __attribute__((noinline)) void work(unsigned int n)
 	}
 }
 
-int main(void)
+/*
+ * pt_fork_prog N (84-ptcap-reap.sh): N children one after another, each
+ * writing several KiB of trace (work(128)) before it exits, each waited
+ * for before the next. Exit status 0 if each exited with 7.
+ */
+static int children(unsigned long n)
 {
-	pid_t pid = fork();
+	unsigned long i;
 	int st = 0;
 
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			work(128);
+			_exit(7);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 7)
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t pid;
+	int st = 0;
+
+	if (argc > 1)
+		return children(strtoul(argv[1], NULL, 10));
+	pid = fork();
 	if (pid == 0) {
 		work(3);
 		_exit(7);

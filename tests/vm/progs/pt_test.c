@@ -33,6 +33,14 @@
  *   pt_test thread-hold per-thread continuous: the traced thread waits for
  *                       its reader; SIGSTOP, SIGCONT, SIGKILL; LOSSY; a
  *                       process tracing itself is never held (issue 27)
+ *   pt_test hold-update a PMI inside a thread's load (pt_inject_at_enable)
+ *                       holds it before it returns to user mode, whoever
+ *                       acknowledged bit 55 first (issue 39 point 5)
+ *   pt_test hold-queues RELEASEs of one capture do not wake the threads
+ *                       held by another (issue 39 point 7)
+ *   pt_test hold-exec   a hold due during execve() (stopped by seccomp, an
+ *                       io_uring read in flight) comes in the new program
+ *                       (issue 39 point 6)
  *   pt_test single      single-range output (SDM 33.2.7.1): the MSRs as the
  *                       SDM encodes them, refusals, the pattern through a
  *                       wrap read oldest first (raw and through libpt), per
@@ -67,6 +75,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/io_uring.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -781,7 +795,8 @@ static void test_hold(void)
 #define NW		4	/* worker threads of the traced child */
 #define TBUF		65536	/* buffer per thread */
 
-enum wcmd { W_NONE, W_INJECT, W_PIN, W_EXIT, W_TRACEEN, W_PINGPONG, W_SUSPEND, W_EXEC, W_OTHER };
+enum wcmd { W_NONE, W_INJECT, W_PIN, W_EXIT, W_TRACEEN, W_PINGPONG, W_SUSPEND, W_EXEC, W_OTHER,
+	    W_EXEC_NOTIF };
 
 /* Shared between pt_test and its traced child (MAP_SHARED). */
 struct wshared {
@@ -795,11 +810,13 @@ struct wshared {
 	volatile int spawned;
 	volatile int fails;
 	volatile int idle_us;		/* workers' idle poll; 0: 1000 us */
+	volatile int go;		/* W_EXEC_NOTIF: the supervisor took the listener */
 	int ping[2], pong[2];		/* ping-pong pipes */
 };
 
 static struct wshared *sh;
 static void other(int cpu, int kind);
+static int exec_notif_setup(bool uring);
 
 static int gettid_(void)
 {
@@ -881,6 +898,15 @@ static void *worker(void *arg)
 		}
 		case W_EXEC:
 			sh->ack[i] = seen;
+			execl("/bin/pt_test", "pt_test", "exec-target", (char *)NULL);
+			_exit(127);
+		case W_EXEC_NOTIF:	/* execve() stops for a seccomp supervisor */
+			sh->res[i] = exec_notif_setup(sh->arg[i]);
+			sh->ack[i] = seen;
+			if (sh->res[i] < 0)
+				break;
+			while (!sh->go)
+				usleep(1000);
 			execl("/bin/pt_test", "pt_test", "exec-target", (char *)NULL);
 			_exit(127);
 		case W_EXIT:
@@ -1378,6 +1404,15 @@ static void test_quiesce(bool thread)
 	close(fd);
 }
 
+/* lwpt_sim's parameter @name as a number (sysfs), ~0 if none. */
+static uint64_t param_u64(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/lwpt_sim/parameters/%s", name);
+	return read_file_u64(path);
+}
+
 /*
  * A late PMI (lwpt_sim's pt_pmi_late, SDM 33.2.7.2: "not precise"):
  * a 64 KiB skid keeps the buffer's PMI pending after the write that
@@ -1391,7 +1426,7 @@ static void test_pmi_late(void)
 {
 	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
 	struct lwpt_pt_config c;
-	uint64_t u0, d0;
+	uint64_t u0, d0, n0;
 	int fd;
 	pid_t pid;
 
@@ -1406,11 +1441,19 @@ static void test_pmi_late(void)
 	wrun(1, W_TRACEEN, 0);	/* switched out and in: loaded with that skid */
 	u0 = pmi_reg(1, "unknown");
 	d0 = pmi_reg(1, "dropped");
+	n0 = pmi_reg(1, "delivered");
 	check(set_param("pt_pmi_late", "1\n"), "late: pt_pmi_late=1");
 	wrun(1, W_INJECT, TBUF + 1000);
-	usleep(200000);		/* the worker sleeps: switched out */
-	check(read_file_u64("/sys/module/lwpt_sim/parameters/pt_pmi_late") == 0,
-	      "late: the PMI was delayed");
+	/*
+	 * The worker sleeps: switched out, the PMI delayed, then delivered
+	 * and every handler done (LVTPC unmasked, or an unknown NMI: read
+	 * after the count, which the delivery bumps first).
+	 */
+	WAIT_UNTIL(param_u64("pt_pmi_late") == 0 &&
+		   ((pmi_reg(1, "delivered") > n0 &&
+		     (pmi_reg(1, "lvtpc_masked") == 0 || pmi_reg(1, "unknown") != u0)) ||
+		    pmi_reg(1, "dropped") != d0),
+		   "the late PMI");
 	check(pmi_reg(1, "unknown") == u0 && pmi_reg(1, "lvtpc_masked") == 0,
 	      "late: a PMI arriving after the switch-out was claimed (unknown NMIs %llu, was %llu; LVTPC masked %llu)",
 	      (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
@@ -1420,6 +1463,115 @@ static void test_pmi_late(void)
 	wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
 	check(pmi_reg(1, "dropped") == d0, "late: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
 	      (unsigned long long)pmi_reg(1, "dropped"), (unsigned long long)d0);
+	end_child(pid);
+	close(fd);
+}
+
+/*
+ * A PMI later than any window (issue 39 A: the 1 ms of the old rule was
+ * exceeded on a loaded host): lwpt_sim's pt_pmi_park holds the PMI that
+ * the switch-out's TraceEn write delivers until the test writes
+ * pt_pmi_deliver, after more than 1 ms in which nothing of lwpt's ran on
+ * the CPU (the worker idles for a second). The switch-out found bit 55
+ * set and left a credit (pt_cpu_pmi_raised()): the PMI is claimed
+ * whenever it comes, its lap counted once (head exact with MENTRY).
+ * Fails on the time-window rule (unknown NMI, LVTPC left masked).
+ */
+static void test_pmi_parked(bool mentry)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	struct lwpt_pt_config c;
+	struct lwpt_pt_status st;
+	uint64_t u0, d0, n0;
+	int fd, b, err;
+	pid_t pid;
+
+	fd = open_pt();
+	pid = spawn_child(2);
+	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
+	      wrun(1, W_PIN, 1) == 1, "parked: configure, start, the thread on CPU 1");
+	b = buffer_of(fd, sh->tid[1], &st);
+	check(set_param("pt_pmi_skid", "65536\n"), "parked: pt_pmi_skid=65536");
+	wrun(1, W_TRACEEN, 0);	/* switched out and in: loaded with that skid */
+	u0 = pmi_reg(1, "unknown");
+	d0 = pmi_reg(1, "dropped");
+	n0 = pmi_reg(1, "delivered");
+	check(set_param("pt_pmi_park", "1\n"), "parked: pt_pmi_park=1");
+	sh->idle_us = 1000000;	/* its next idle poll: a second asleep */
+	wrun(1, W_INJECT, TBUF + 1000);
+	WAIT_UNTIL(param_u64("pt_pmi_park") == 0, "the switch-out's PMI parked");
+	/* More than the old rule's 1 ms since anything of lwpt's ran there. */
+	usleep(20000);
+	check(pmi_reg(1, "delivered") == n0, "parked: the PMI was not delivered yet");
+	check(write_file(DEBUGFS "pt_pmi_deliver", "1\n"), "parked: pt_pmi_deliver CPU 1");
+	sh->idle_us = 0;
+	check(pmi_reg(1, "delivered") == n0 + 1 && pmi_reg(1, "unknown") == u0 &&
+	      pmi_reg(1, "lvtpc_masked") == 0,
+	      "parked: the PMI delivered long after the switch-out was claimed (delivered %llu, was %llu; unknown NMIs %llu, was %llu; LVTPC masked %llu)",
+	      (unsigned long long)pmi_reg(1, "delivered"), (unsigned long long)n0,
+	      (unsigned long long)pmi_reg(1, "unknown"), (unsigned long long)u0,
+	      (unsigned long long)pmi_reg(1, "lvtpc_masked"));
+	check(set_param("pt_pmi_skid", "256\n"), "parked: pt_pmi_skid=256");
+	wrun(1, W_TRACEEN, 0);
+	wrun(1, W_INJECT, TBUF);	/* a PMI as usual */
+	check(pmi_reg(1, "dropped") == d0, "parked: a later ToPA PMI reaches the CPU (dropped %llu, was %llu)",
+	      (unsigned long long)pmi_reg(1, "dropped"), (unsigned long long)d0);
+	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0, "parked: stop");
+	err = tstatus(fd, b, &st);
+	check(err == 0 && (!mentry || st.head == 2 * TBUF + 1000),
+	      "parked: buffer %d (%s): head %llu (want %llu with MENTRY): the late PMI's lap counted once",
+	      b, strerror(err), (unsigned long long)st.head,
+	      (unsigned long long)(2 * TBUF + 1000));
+	end_child(pid);
+	close(fd);
+}
+
+/*
+ * NMIs that are not lwpt's on a CPU where nothing of lwpt's is loaded and
+ * no PMI of lwpt's is owed (a traced thread ran there and left): a KVM guest's
+ * ToPA PMI (pt_other_tracer kind 5: bit 55 set) and a perf counter's (kind
+ * 4). lwpt claims neither (foreign_claimed). With no other handler
+ * (pt_nmi_first_acker=0) they are unknown NMIs, as on hardware, and LVTPC
+ * stays masked: last of pmi-window. Where an earlier perf PMI left LVTPC
+ * masked already (pass 2 with no other handler), they are dropped and
+ * there is nothing to see.
+ */
+static void test_pmi_foreign(void)
+{
+	struct lwpt_pt_config c;
+	uint64_t f0, n0;
+	int fd, kind;
+	pid_t pid;
+
+	fd = open_pt();
+	pid = spawn_child(2);
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF);
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	/* It ran on CPU 1 and left: nothing of lwpt's there, no PMI owed. */
+	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
+	      wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 1 &&
+	      wrun(1, W_PIN, 0) == 0,
+	      "foreign: configure, start, the traced thread ran on CPU 1, then on CPU 0");
+	for (kind = 5; kind >= 4; kind--) {
+		if (pmi_reg(1, "lvtpc_masked")) {
+			printf("note: foreign: LVTPC of CPU 1 masked already: kind %d not delivered\n",
+			       kind);
+			continue;
+		}
+		f0 = pmi_reg(1, "foreign_claimed");
+		n0 = pmi_reg(1, "delivered");
+		other(1, kind);
+		check(pmi_reg(1, "delivered") == n0 + 1 &&
+		      pmi_reg(1, "foreign_claimed") == f0,
+		      "foreign: a %s on CPU 1 with nothing of lwpt's there is not claimed by lwpt (foreign_claimed %llu, was %llu)",
+		      kind == 5 ? "KVM guest's ToPA PMI (bit 55 set)" : "perf counter's PMI",
+		      (unsigned long long)pmi_reg(1, "foreign_claimed"),
+		      (unsigned long long)f0);
+	}
 	end_child(pid);
 	close(fd);
 }
@@ -1454,6 +1606,7 @@ static void test_pmi_window(void)
 	mentry = caps.caps & LWPT_PT_CAP_MENTRY;
 	pin(0);
 	test_pmi_late();
+	test_pmi_parked(mentry);
 	for (pass = 0; pass < 3; pass++) {
 		/* 0: wrap; 1: wrap, InjectPsbPmiOnEnable; 2: continuous. */
 		if ((pass == 1 && !(caps.caps & LWPT_PT_CAP_PSB_PMI_PRESERVE)) ||
@@ -1517,6 +1670,7 @@ static void test_pmi_window(void)
 		close(fd);
 	}
 
+	test_pmi_foreign();
 	check(violations() == 0, "pmi: no spec violation");
 }
 
@@ -2258,6 +2412,409 @@ out:
 	test_thread_hold_self();
 }
 
+/* ---- hold-update, hold-queues: issue 39 points 5 and 7 ---- */
+
+/*
+ * Per-thread continuous capture of @pid as thread_configure_cont(), held
+ * without a limit (LWPT_PT_HOLD_LIMIT_NONE): nothing but RELEASE, STOP or
+ * a signal ends a hold, whatever the host's load.
+ */
+static int thread_configure_nolimit(int fd, pid_t pid)
+{
+	struct lwpt_pt_config c;
+
+	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_CONTINUOUS, 16384);
+	c.region_size = 4096;
+	c.scope = LWPT_PT_SCOPE_THREAD;
+	c.pid = pid;
+	c.hold_limit_ms = LWPT_PT_HOLD_LIMIT_NONE;
+	return configure(fd, &c);
+}
+
+/* The syscall thread @tid of @pid is blocked in (/proc .../syscall), -1 if none. */
+static long task_syscall(pid_t pid, int tid)
+{
+	char path[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+	}
+	return nr;
+}
+
+/* A byte is waiting in the pong pipe (written by the traced thread). */
+static bool pong_ready(void)
+{
+	struct pollfd p = { .fd = sh->pong[0], .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/*
+ * Issue 39 point 5: a ToPA PMI inside a buffer update (here a traced
+ * thread's load, where nothing reads the pointers after the enabling
+ * write) notes the region fill, and the thread is held before it returns
+ * to user mode. lwpt_sim's debugfs pt_inject_at_enable stores 1000 bytes
+ * right after the next TraceEn 0->1 on CPU 1 (as the PSB+ of a real enable
+ * is written there): the output goes from 12000 to 13000, across the hold
+ * watermark at 12288 (16 KiB, 4 KiB regions, tail 0: the gate's region),
+ * and the region's PMI (skid 256) comes inside the load. With
+ * pt_nmi_first_acker=1 another handler acknowledged bit 55 first: before
+ * the fix the PMI returned at once, and the thread, woken from read() by
+ * the test's ping, went back to user mode and answered (pong) unheld.
+ * Now the CPU's hold irq_work accounts the output once the load is over
+ * and holds the thread first: no pong until RELEASE. Run under every
+ * pt_nmi_first_acker (the case script sets it).
+ */
+static void test_hold_update(void)
+{
+	struct lwpt_pt_status st;
+	char ab[64], byte = 'p';
+	int fd = open_pt(), b, seq;
+	bool held;
+	pid_t pid;
+
+	get_caps(fd);
+	if (!(caps.caps & LWPT_PT_CAP_MENTRY)) {
+		printf("note: hold-update: one region without MENTRY: skipped\n");
+		close(fd);
+		return;
+	}
+	pin(0);
+	pid = spawn_child(2);
+	check(thread_configure_nolimit(fd, pid) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0,
+	      "hold-update: configure, start");
+	check(wrun(0, W_PIN, 0) == 0 && wrun(1, W_PIN, 1) == 1,
+	      "hold-update: the main thread on CPU 0, the worker alone on CPU 1");
+	b = buffer_of(fd, sh->tid[1], &st);
+	wrun(1, W_INJECT, 12000);
+	check(b >= 0 && !tstatus(fd, (uint32_t)b, &st) && st.head == 12000 && !st.holds,
+	      "hold-update: below the watermark: head %llu, holds %llu",
+	      (unsigned long long)st.head, (unsigned long long)st.holds);
+	/* The worker waits for one ping in read(): its next load is the wake. */
+	seq = sh->seq[1] + 1;
+	sh->cmd[1] = W_PINGPONG;
+	sh->arg[1] = 1;
+	sh->seq[1] = seq;
+	WAIT_UNTIL(task_syscall(pid, sh->tid[1]) == SYS_read &&
+		   task_state(pid, sh->tid[1]) == 'S', "the worker blocked in read()");
+	snprintf(ab, sizeof(ab), "1 1000\n");
+	check(write_file(DEBUGFS "pt_inject_at_enable", ab), "hold-update: pt_inject_at_enable");
+	check(write(sh->ping[1], &byte, 1) == 1, "hold-update: ping");
+	/*
+	 * No STATUS meanwhile: its IPI, landing between the load and the
+	 * return to user mode, would account and hold the thread itself. The
+	 * load wrote the bytes; then the thread answers, or sleeps held.
+	 */
+	WAIT_UNTIL(model_reg(1, "inject_at_enable") == 0 &&
+		   (pong_ready() || task_state(pid, sh->tid[1]) == 'S'),
+		   "the worker held or answering");
+	held = !pong_ready();
+	check(held && !tstatus(fd, (uint32_t)b, &st) && st.holds == 1,
+	      "hold-update: held before it went back to user mode (pong %s, holds %llu, head %llu)",
+	      held ? "not yet" : "already written", (unsigned long long)st.holds,
+	      (unsigned long long)st.head);
+	check(model_reg(1, "inject_at_enable") == 0 && st.head == 13000,
+	      "hold-update: the 1000 bytes written at the load are accounted (head %llu)",
+	      (unsigned long long)st.head);
+	check(trelease(fd, (uint32_t)b, st.head) == 0, "hold-update: release");
+	WAIT_UNTIL(sh->ack[1] == seq, "the worker to answer after RELEASE");
+	check(read(sh->pong[0], &byte, 1) == 1 && !tstatus(fd, (uint32_t)b, &st) &&
+	      st.holds == 1 && !st.lost && !(st.flags & LWPT_PT_ST_STALLED),
+	      "hold-update: went on after RELEASE: holds %llu, lost %llu, flags %#x",
+	      (unsigned long long)st.holds, (unsigned long long)st.lost, st.flags);
+	check(violations() == 0, "hold-update: no spec violation");
+	end_child(pid);
+	close(fd);
+}
+
+/*
+ * One read of an empty pipe submitted to a new io_uring (raw syscalls):
+ * in flight until the ring's task cancels it, which execve() does in
+ * begin_new_exec() (io_uring_task_cancel(), running task_work). 0 or -1.
+ */
+static int uring_pending_read(void)
+{
+	static char buf[16];
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	unsigned int *tail, *mask, *array;
+	int fd, pfd[2];
+	char *sq;
+
+	memset(&p, 0, sizeof(p));
+	fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+	if (fd < 0 || pipe(pfd))
+		return -1;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || sqe == MAP_FAILED)
+		return -1;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	array = (unsigned int *)(sq + p.sq_off.array);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_READ;
+	sqe->fd = pfd[0];
+	sqe->addr = (uint64_t)(uintptr_t)buf;
+	sqe->len = sizeof(buf);
+	array[*tail & *mask] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	return syscall(SYS_io_uring_enter, fd, 1, 0, 0, NULL, 0) == 1 ? 0 : -1;
+}
+
+/*
+ * W_EXEC_NOTIF in the traced thread: optionally a read in flight on an
+ * io_uring (@uring), then a seccomp filter that stops execve() for a
+ * supervisor (SECCOMP_RET_USER_NOTIF). Return: the listener's fd number
+ * (the supervisor takes it with pidfd_getfd()), or -errno.
+ */
+static int exec_notif_setup(bool uring)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	int fd;
+
+	if (uring && uring_pending_read())
+		return -ENOSYS;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? -errno : fd;
+}
+
+/* /proc/@pid/cmdline names pt_test's exec-target (the new program). */
+static bool runs_exec_target(pid_t pid)
+{
+	char path[64], buf[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return n > strlen(buf) + 1 && !strcmp(buf + strlen(buf) + 1, "exec-target");
+}
+
+/*
+ * Issue 39 point 6: a hold never sleeps inside execve(), where
+ * begin_new_exec() runs task_work (io_uring_task_cancel()) with
+ * cred_guard_mutex held: it comes on the exit to user mode of the new
+ * program. The traced main thread's execve() stops for a seccomp
+ * supervisor (this test) at its entry, switched out; then lwpt_sim's
+ * pt_inject_at_enable stores 1000 bytes at its next load, across the hold
+ * watermark (12000 -> 13000), so that the hold is queued (hold irq_work)
+ * when the supervisor lets execve() go on: due during the whole exec. With
+ * @uring a read is in flight on an io_uring: the exec's cancel runs the
+ * hold's task_work inside begin_new_exec(). The execve() completes, and
+ * the thread is held in the new program (/proc cmdline exec-target), with
+ * the reader slow (no limit); RELEASE lets it finish.
+ */
+static void test_hold_exec_one(bool uring)
+{
+	const char *w = uring ? "hold-exec io_uring" : "hold-exec";
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct lwpt_pt_status st;
+	int fd = open_pt(), b, lfd = -1, pidfd, wst = 0;
+	long lnum;
+	pid_t pid;
+
+	pid = spawn_child(2);
+	check(thread_configure_nolimit(fd, pid) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0,
+	      "%s: configure, start", w);
+	check(wrun(1, W_PIN, 0) == 0 && wrun(0, W_PIN, 1) == 1,
+	      "%s: the main thread alone on CPU 1", w);
+	b = buffer_of(fd, sh->tid[0], &st);
+	wrun(0, W_INJECT, 12000);
+	lnum = wrun(0, W_EXEC_NOTIF, uring);
+	if (uring && lnum == -ENOSYS) {
+		printf("note: %s: no io_uring in this kernel: skipped\n", w);
+		sh->go = 1;	/* execve() without a filter: exec-target runs */
+		waitpid(pid, &wst, 0);
+		close(fd);
+		return;
+	}
+	check(lnum >= 0, "%s: seccomp listener in the traced thread (%s)", w,
+	      lnum < 0 ? strerror((int)-lnum) : "ok");
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (lnum >= 0 && pidfd >= 0)
+		lfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)lnum, 0);
+	check(lfd >= 0, "%s: the supervisor has the listener", w);
+	if (lfd < 0) {
+		end_child(pid);
+		close(fd);
+		return;
+	}
+	sh->go = 1;
+	memset(&req, 0, sizeof(req));
+	check(ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0 && req.data.nr == SYS_execve,
+	      "%s: execve() stopped at its entry (syscall %d)", w, req.data.nr);
+	WAIT_UNTIL(task_state(pid, pid) == 'S', "the thread asleep in the seccomp stop");
+	check(write_file(DEBUGFS "pt_inject_at_enable", "1 1000\n"), "%s: pt_inject_at_enable", w);
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	check(ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0, "%s: execve() goes on", w);
+	WAIT_UNTIL(!tstatus(fd, (uint32_t)b, &st) && st.holds >= 1 &&
+		   task_state(pid, pid) == 'S', "the thread held");
+	check(runs_exec_target(pid) && st.holds == 1 && st.head == 13000,
+	      "%s: held once the exec was done, in the new program (cmdline exec-target: %s; holds %llu, head %llu)",
+	      w, runs_exec_target(pid) ? "yes" : "no", (unsigned long long)st.holds,
+	      (unsigned long long)st.head);
+	check(trelease(fd, (uint32_t)b, st.head) == 0, "%s: release", w);
+	check(waitpid(pid, &wst, 0) == pid && WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
+	      "%s: the new program ran to its end after RELEASE (status %#x)", w, wst);
+	check(!tstatus(fd, (uint32_t)b, &st) && st.holds == 1 && !st.lost &&
+	      st.head == 13300 && (st.flags & LWPT_PT_ST_EXITED),
+	      "%s: holds %llu, lost %llu, head %llu (want 13300), flags %#x", w,
+	      (unsigned long long)st.holds, (unsigned long long)st.lost,
+	      (unsigned long long)st.head, st.flags);
+	close(lfd);
+	close(pidfd);
+	close(fd);
+}
+
+static void test_hold_exec(void)
+{
+	int fd = open_pt();
+
+	get_caps(fd);
+	close(fd);
+	if (!(caps.caps & LWPT_PT_CAP_MENTRY)) {
+		printf("note: hold-exec: one region without MENTRY: skipped\n");
+		return;
+	}
+	pin(0);
+	test_hold_exec_one(false);
+	test_hold_exec_one(true);
+	check(violations() == 0, "hold-exec: no spec violation");
+}
+
+/* voluntary_ctxt_switches of thread @tid of @pid, ~0 if unknown. */
+static uint64_t task_vcsw(pid_t pid, int tid)
+{
+	char path[64], line[128];
+	unsigned long long v = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+#define QB_HELD		3	/* held threads of capture B */
+#define QA_RELEASES	5	/* RELEASEs of capture A */
+
+/*
+ * Issue 39 point 7: one wait queue per thread (hashed, 64 queues), not one
+ * for the system. Capture B holds three threads (no limit); capture A, of
+ * another process, has one thread, not held, whose buffer the test
+ * RELEASEs five times. Every RELEASE wakes the queue of A's thread only: a
+ * held thread of B wakes (a voluntary context switch: it rechecks, and
+ * sleeps again) only if it shares that queue, a hash collision (1 in 64).
+ * With the one global queue every RELEASE woke all three. Checked: not
+ * all three woken (a collision of all three: 1 in 64^3), each wake-up
+ * counted in the message.
+ */
+static void test_hold_queues(void)
+{
+	struct lwpt_pt_status st;
+	uint64_t v0[QB_HELD], dv[QB_HELD];
+	int fdb = open_pt(), fda = open_pt(), b[QB_HELD], seq[QB_HELD], i, woken = 0;
+	pid_t pid, apid;
+
+	get_caps(fdb);
+	if (!(caps.caps & LWPT_PT_CAP_MENTRY)) {
+		printf("note: hold-queues: one region without MENTRY: skipped\n");
+		close(fda);
+		close(fdb);
+		return;
+	}
+	pin(0);
+	pid = spawn_child(QB_HELD + 1);
+	check(thread_configure_nolimit(fdb, pid) == 0 && ioctl(fdb, LWPT_PT_IOC_START) == 0,
+	      "hold-queues: B: configure, start");
+	/* Workers 1..3 of B write into their gate's region: held there. */
+	for (i = 0; i < QB_HELD; i++) {
+		b[i] = buffer_of(fdb, sh->tid[i + 1], &st);
+		seq[i] = sh->seq[i + 1] + 1;
+		sh->cmd[i + 1] = W_INJECT;
+		sh->arg[i + 1] = 13000;
+		sh->seq[i + 1] = seq[i];
+	}
+	for (i = 0; i < QB_HELD; i++)
+		WAIT_UNTIL(!tstatus(fdb, (uint32_t)b[i], &st) && st.holds >= 1 &&
+			   task_state(pid, sh->tid[i + 1]) == 'S', "B's threads held");
+	/* A: a process of one thread that sleeps, traced by capture A. */
+	apid = fork();
+	if (apid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	check(apid > 0 && thread_configure_nolimit(fda, apid) == 0 &&
+	      ioctl(fda, LWPT_PT_IOC_START) == 0, "hold-queues: A: configure, start");
+	for (i = 0; i < QB_HELD; i++)
+		v0[i] = task_vcsw(pid, sh->tid[i + 1]);
+	for (i = 0; i < QA_RELEASES; i++)
+		check(trelease(fda, 0, 0) == 0, "hold-queues: RELEASE of A's buffer");
+	/* A thread woken runs, rechecks and sleeps again: wait for that. */
+	for (i = 0; i < QB_HELD; i++)
+		WAIT_UNTIL(task_state(pid, sh->tid[i + 1]) == 'S', "B's threads asleep");
+	for (i = 0; i < QB_HELD; i++) {
+		dv[i] = task_vcsw(pid, sh->tid[i + 1]) - v0[i];
+		woken += dv[i] != 0;
+		check(sh->ack[i + 1] != seq[i], "hold-queues: B's thread %d still held", i + 1);
+	}
+	check(woken < QB_HELD,
+	      "hold-queues: %d RELEASEs of A woke %d of B's %d held threads (context switches %llu %llu %llu; want 0, a shared hashed queue may wake one)",
+	      QA_RELEASES, woken, QB_HELD, (unsigned long long)dv[0],
+	      (unsigned long long)dv[1], (unsigned long long)dv[2]);
+	/* B's own RELEASEs wake its threads. */
+	for (i = 0; i < QB_HELD; i++) {
+		check(!tstatus(fdb, (uint32_t)b[i], &st) &&
+		      trelease(fdb, (uint32_t)b[i], st.head) == 0, "hold-queues: RELEASE of B's buffer");
+		WAIT_UNTIL(sh->ack[i + 1] == seq[i], "B's thread to go on after its RELEASE");
+	}
+	for (i = 0; i < QB_HELD; i++)
+		check(!tstatus(fdb, (uint32_t)b[i], &st) && st.holds == 1 && !st.lost,
+		      "hold-queues: B's thread %d: holds %llu, lost %llu", i + 1,
+		      (unsigned long long)st.holds, (unsigned long long)st.lost);
+	kill(apid, SIGKILL);
+	waitpid(apid, NULL, 0);
+	end_child(pid);
+	close(fda);
+	close(fdb);
+}
+
 /* ---- thread-reap: buffers of exited threads freed once read (issue 39.8) ---- */
 
 #define REAP_BUF	8192	/* per thread: 2 pages and a ToPA table */
@@ -2596,6 +3153,12 @@ int main(int argc, char **argv)
 		test_thread_restart();
 	else if (!strcmp(cmd, "thread-reap") && argc > 3)
 		test_thread_reap(atol(argv[2]), atol(argv[3]));
+	else if (!strcmp(cmd, "hold-update"))
+		test_hold_update();
+	else if (!strcmp(cmd, "hold-queues"))
+		test_hold_queues();
+	else if (!strcmp(cmd, "hold-exec"))
+		test_hold_exec();
 	else if (!strcmp(cmd, "thread-hold"))
 		test_thread_hold();
 	else if (!strcmp(cmd, "single"))
@@ -2609,7 +3172,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "quiesce-cpu"))
 		test_quiesce(false);
 	else {
-		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|thread-restart|thread-hold|single|errata lbr|lbr-perf|single4k|none|pmi-window|quiesce-thread|quiesce-cpu\n");
+		fprintf(stderr, "usage: pt_test caps|options|invalid|modes|mmap|perm|hold|threads|thread-exec|thread-hotplug|cpu-hotplug|suspend|hold-thread|thread-restart|thread-hold|single|errata lbr|lbr-perf|single4k|none|pmi-window|quiesce-thread|quiesce-cpu|hold-update|hold-queues|hold-exec\n");
 		return 100;
 	}
 	printf("pt_test %s: %d failed\n", cmd, failures);
