@@ -35,6 +35,7 @@
 #include <linux/uaccess.h>
 
 #include <asm/msr.h>
+#include <asm/pgtable.h>
 
 #include <lwpt/bts_arch.h>
 #include <lwpt/lbr_arch.h>
@@ -59,6 +60,7 @@ struct sim_bts_state {
 static DEFINE_PER_CPU(struct bts_model_cpu, sim_bts_cpus);
 static DEFINE_PER_CPU(struct sim_bts_state, sim_bts_states);
 static struct bts_step_config sim_bts_cfg;
+static struct bts_model_profile sim_bts_prof;
 static bool sim_bts_on;
 
 bool sim_bts_active(void)
@@ -269,10 +271,17 @@ int sim_bts_init(struct dentry *dir)
 		.syscall_entry = lstar, .sysret_ip = lstar,
 		.idt_entry = lstar, .iret_ip = lstar,
 	};
+	/*
+	 * The canonical checks of the processor the kernel runs on: 57-bit
+	 * linear addresses with 5-level paging (SDM Vol. 3A 4.5; QEMU's CPU
+	 * may have LA57), else 48.
+	 */
+	sim_bts_prof = *prof;
+	sim_bts_prof.linear_bits = pgtable_l5_enabled() ? 57 : 48;
 	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(&sim_bts_states, cpu), 0,
 		       sizeof(struct sim_bts_state));
-		if (bts_model_cpu_init(per_cpu_ptr(&sim_bts_cpus, cpu), prof,
+		if (bts_model_cpu_init(per_cpu_ptr(&sim_bts_cpus, cpu), &sim_bts_prof,
 				       &sim_bts_ops, NULL, cpu))
 			return -EINVAL;
 	}
