@@ -31,7 +31,10 @@
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <asm/msr.h>
@@ -253,6 +256,59 @@ static int sim_bts_msrs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(sim_bts_msrs);
 
+/*
+ * debugfs lwpt_sim/bts_perf: perf as /dev/bts meets it on every online CPU.
+ * "ds": perf's reserve_ds_buffers() ran (IA32_DS_AREA points at a DS
+ * area of its own, PEBS and BTS fields 0); "lbr": perf's LBR user (or a
+ * debugger) set IA32_DEBUGCTL.LBR; "off": both gone again (IA32_DS_AREA
+ * 0, as release_ds_buffers() leaves it; DEBUGCTL.LBR clear).
+ */
+static u8 sim_bts_perf_area[256] __aligned(64);
+
+static void sim_bts_perf_cpu(void *arg)
+{
+	struct bts_model_cpu *c = this_cpu_ptr(&sim_bts_cpus);
+	long what = (long)arg;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (what == 1)
+		bts_model_wrmsr(c, IA32_DS_AREA, (unsigned long)sim_bts_perf_area);
+	else if (what == 2)
+		bts_model_wrmsr(c, IA32_DEBUGCTL, c->debugctl | IA32_DEBUGCTL_LBR);
+	else
+		bts_model_wrmsr(c, IA32_DS_AREA, 0);
+	if (what == 0)
+		bts_model_wrmsr(c, IA32_DEBUGCTL, c->debugctl & ~IA32_DEBUGCTL_LBR);
+	local_irq_restore(flags);
+}
+
+static ssize_t sim_bts_perf_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *off)
+{
+	char buf[8] = "";
+	long what;
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	if (!strncmp(buf, "ds", 2))
+		what = 1;
+	else if (!strncmp(buf, "lbr", 3))
+		what = 2;
+	else if (!strncmp(buf, "off", 3))
+		what = 0;
+	else
+		return -EINVAL;
+	on_each_cpu(sim_bts_perf_cpu, (void *)what, 1);
+	return len;
+}
+
+static const struct file_operations sim_bts_perf_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_bts_perf_write,
+	.llseek = noop_llseek,
+};
+
 int sim_bts_init(struct dentry *dir)
 {
 	const struct bts_model_profile *prof = sim_bts_profile();
@@ -288,6 +344,7 @@ int sim_bts_init(struct dentry *dir)
 	WRITE_ONCE(sim_bts_on, true);
 	/* Kernel addresses (IA32_DS_AREA): root only. */
 	debugfs_create_file("bts_msrs", 0400, dir, NULL, &sim_bts_msrs_fops);
+	debugfs_create_file("bts_perf", 0200, dir, NULL, &sim_bts_perf_fops);
 	return 0;
 }
 

@@ -15,7 +15,9 @@ struct pt_trace_step;
  * sim_bts_init - build the per-CPU branch-recording models
  * @dir: the lwpt_sim debugfs directory (may be an error pointer); the file
  *	bts_msrs there shows each CPU's IA32_DEBUGCTL, IA32_DS_AREA, TOS and
- *	the model's counters
+ *	the model's counters; writing "ds", "lbr" or "off" to bts_perf makes
+ *	perf hold IA32_DS_AREA (its own DS area) or IA32_DEBUGCTL.LBR on
+ *	every online CPU, or gives both back
  *
  * Does nothing with bts_profile=none. The kernel side of the transitions
  * the model records (a system call's target, the SYSRET back) is this

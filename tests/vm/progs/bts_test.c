@@ -10,6 +10,12 @@
  *   bts_test try PID FLAGS BYTES   one CONFIGURE (FLAGS: user, kernel,
  *                              all); prints "ok" or the errno's name;
  *                              exit 0 if accepted
+ *   bts_test args              every bad argument of every ioctl and of
+ *                              mmap gets its errno (EINVAL, EFAULT, ESRCH,
+ *                              EBUSY, ENODATA, EPERM, ENOTTY), then random
+ *                              commands and arguments in /dev/bts's ioctl
+ *                              range (no crash, no warning); exit 0 if all
+ *                              as expected
  *   bts_test hold              CONFIGURE on itself, prints "held", then
  *                              waits for SIGTERM (another CONFIGURE of the
  *                              same thread is EBUSY meanwhile)
@@ -283,6 +289,137 @@ static int cmd_flow(uint32_t flags)
 	return 0;
 }
 
+static int failures;
+
+#define EXPECT(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("FAIL: " __VA_ARGS__);				\
+		printf("\n");						\
+		failures++;						\
+	}								\
+} while (0)
+
+/* CONFIGURE with @cfg on a new file: 0 or errno. */
+static int try_cfg(struct lwpt_bts_config *cfg)
+{
+	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, cfg) ? errno : 0;
+	close(fd);
+	return r;
+}
+
+static int cmd_args(void)
+{
+	struct lwpt_bts_config good = {
+		.size = sizeof(good), .flags = LWPT_BTS_CFG_USER,
+		.buffer_size = 1 << 16,
+	}, c;
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	unsigned int i;
+	void *p;
+	int fd, r;
+
+	c = good; c.size = 16;
+	EXPECT(try_cfg(&c) == EINVAL, "size 16");
+	c = good; c.reserved0 = 1;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_RESERVED,
+	       "reserved0: bad_field %u", c.bad_field);
+	c = good; c.reserved1 = 1;
+	EXPECT(try_cfg(&c) == EINVAL, "reserved1");
+	c = good; c.flags = 0;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS, "flags 0");
+	c = good; c.flags = 4;
+	EXPECT(try_cfg(&c) == EINVAL, "flags 4");
+	c = good; c.buffer_size = 0;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_BUFFER_SIZE,
+	       "buffer 0");
+	c = good; c.buffer_size = 4095;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 4095");
+	c = good; c.buffer_size = 6000;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 6000");
+	c = good; c.buffer_size = 128ull << 20;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 128 MiB");
+	c = good; c.buffer_size = ~0ull & ~4095ull;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer huge");
+	c = good; c.pid = -1;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_PID, "pid -1");
+	c = good; c.pid = 0x3fffffff;
+	EXPECT(try_cfg(&c) == ESRCH, "pid none");
+	c = good; c.pid = 2;	/* kthreadd */
+	EXPECT(try_cfg(&c) == EINVAL, "kernel thread");
+
+	fd = open("/dev/bts", O_RDWR | O_CLOEXEC);
+	EXPECT(fd >= 0, "open");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, NULL) && errno == EFAULT, "NULL");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, (void *)16) && errno == EFAULT, "bad pointer");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STATUS, NULL) && errno == EFAULT, "STATUS NULL");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STOP) && errno == ENODATA, "STOP before CONFIGURE");
+	p = mmap(NULL, 1 << 16, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == ENODATA, "mmap before CONFIGURE");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) && st.flags == 0, "STATUS before");
+	st.size = 8;
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STATUS, &st) && errno == EINVAL, "STATUS size 8");
+	c = good;
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &c), "CONFIGURE: %s", strerror(errno));
+	c = good;
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &c) && errno == EBUSY, "CONFIGURE twice");
+	r = try_cfg(&good);
+	EXPECT(r == EBUSY, "a second capture of the same thread: %s", errname(r));
+	p = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == EPERM, "writable mmap");
+	p = mmap(NULL, 1 << 17, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == EINVAL, "mmap beyond the buffer");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(p == MAP_FAILED && errno == EINVAL, "mmap at an offset");
+	p = mmap(NULL, 1 << 16, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p != MAP_FAILED, "mmap");
+	if (p != MAP_FAILED) {
+		EXPECT(mprotect(p, 4096, PROT_READ | PROT_WRITE) && errno == EACCES,
+		       "mprotect writable");
+		munmap(p, 1 << 16);
+	}
+	st.size = sizeof(st);
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) &&
+	       (st.flags & LWPT_BTS_ST_RECORDING) && st.buffer_size == 1 << 16,
+	       "STATUS while recording: flags %#x", st.flags);
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STOP), "STOP");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STOP), "STOP again");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) &&
+	       !(st.flags & LWPT_BTS_ST_RECORDING) && st.head % 24 == 0,
+	       "STATUS after STOP: flags %#x head %llu", st.flags,
+	       (unsigned long long)st.head);
+	EXPECT(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x7f)) && errno == ENOTTY, "unknown");
+	/* Random commands and arguments in the range (the fuzz of issue 37). */
+	srand(37);
+	for (i = 0; i < 2000; i++) {
+		unsigned char junk[64];
+		unsigned int nr = 0x70 + rand() % 0x20, dir = rand() % 4;
+		unsigned int size = rand() % 64, j;
+		int g;
+
+		for (j = 0; j < sizeof(junk); j++)
+			junk[j] = rand();
+		if (rand() % 2) {
+			/* A plausible CONFIGURE: size right, the rest random. */
+			memcpy(junk, &good.size, 4);
+			size = sizeof(good);
+		}
+		g = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		if (g < 0)
+			continue;
+		ioctl(g, _IOC(dir, LWPT_IOC_MAGIC, nr, size), junk);
+		ioctl(g, LWPT_BTS_IOC_CONFIGURE, junk);
+		ioctl(g, LWPT_BTS_IOC_STATUS, junk);
+		close(g);
+	}
+	close(fd);
+	printf("args: %d failure(s)\n", failures);
+	return !!failures;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -301,6 +438,8 @@ int main(int argc, char **argv)
 		printf("%s\n", fd < 0 ? errname(-fd) : "ok");
 		return fd < 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "args"))
+		return cmd_args();
 	if (argc == 2 && !strcmp(argv[1], "hold")) {
 		signal(SIGTERM, on_term);
 		fd = bts_configure(0, LWPT_BTS_CFG_USER, 1ull << 16);
@@ -311,6 +450,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | hold\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold\n");
 	return 2;
 }
