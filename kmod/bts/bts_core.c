@@ -197,9 +197,13 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		goto out_put;
 	}
 	s->task = task;
+	s->cred = get_current_cred();
+	s->privileged = perfmon_capable();
 	err = bts_thread_attach(s);
 	if (err) {
 		s->task = NULL;
+		put_cred(s->cred);
+		s->cred = NULL;
 		bts_buf_free(s);
 		cfg.bad_field = LWPT_BTS_FIELD_PID;
 		goto out_put;
@@ -230,8 +234,10 @@ static long bts_ioctl_status(struct bts_session *s, void __user *arg)
 		st.flags |= LWPT_BTS_ST_CONFIGURED;
 		if (READ_ONCE(s->attached) && !READ_ONCE(s->exited))
 			st.flags |= LWPT_BTS_ST_RECORDING;
-		if (READ_ONCE(s->exited))
+		if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
 			st.flags |= LWPT_BTS_ST_EXITED;
+		if (READ_ONCE(s->exec_stopped))
+			st.flags |= LWPT_BTS_ST_EXEC_STOPPED;
 		st.head = READ_ONCE(s->head);
 		if (st.head + BTS_RECORD_SIZE > s->records_end)
 			st.flags |= LWPT_BTS_ST_FULL;
@@ -292,6 +298,7 @@ static int bts_release(struct inode *inode, struct file *file)
 		bts_thread_detach(s);
 		bts_buf_free(s);
 		put_task_struct(s->task);
+		put_cred(s->cred);
 	}
 	kfree(s);
 	return 0;

@@ -18,6 +18,7 @@
 
 #include "bts.h"
 
+struct cred;
 struct miscdevice;
 struct task_struct;
 struct user_struct;
@@ -41,6 +42,10 @@ struct user_struct;
  * @attached: in the table: loaded at the thread's switches
  * @exited: the thread exited
  * @configured: CONFIGURE succeeded
+ * @exec_stopped: the thread exec'ed a program the caller may not trace
+ *	(set-user-ID, file capabilities, not dumpable): recording ended there
+ * @cred: the caller's credentials at CONFIGURE (the exec rule)
+ * @privileged: the caller had CAP_PERFMON at CONFIGURE
  * @user: the user charged for the buffer's locked memory
  * @locked_pages: pages charged to @user's locked_vm (bts_buf.c)
  */
@@ -59,6 +64,9 @@ struct bts_session {
 	bool attached;
 	bool exited;
 	bool configured;
+	bool exec_stopped;
+	const struct cred *cred;
+	bool privileged;
 	struct user_struct *user;
 	unsigned long locked_pages;
 };
@@ -144,7 +152,8 @@ void bts_ds_unload(struct bts_session *s);
 /* bts_thread.c */
 
 /**
- * bts_thread_init - probe sched_switch and sched_process_exit
+ * bts_thread_init - probe sched_switch, sched_process_exit and
+ *	sched_process_exec
  *
  * Return: 0, -ENODEV if the kernel lacks them, or the probe's error.
  */

@@ -15,15 +15,21 @@
  *
  * Attaching a running thread loads its state at once on its CPU (an IPI);
  * detaching unloads it wherever it is. sched_process_exit unloads the
- * state of an exiting thread for good.
+ * state of an exiting thread for good; so does sched_process_exec when the
+ * new program is one the caller may not trace (perf ends a task's events
+ * at such an exec: begin_new_exec() calls perf_event_exit_task()).
  */
 #include <linux/atomic.h>
+#include <linux/binfmts.h>
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 
+#include "../perm.h"
 #include "bts_int.h"
 
 static DEFINE_HASHTABLE(bts_threads, 6);
@@ -31,6 +37,7 @@ static DEFINE_SPINLOCK(bts_thread_lock);	/* writers of bts_threads */
 static atomic_t bts_attached = ATOMIC_INIT(0);
 static struct tracepoint *bts_tp_switch;
 static struct tracepoint *bts_tp_exit;
+static struct tracepoint *bts_tp_exec;
 
 /* The session attached to @t, or NULL. RCU or bts_thread_lock held. */
 static struct bts_session *bts_thread_find(struct task_struct *t)
@@ -75,6 +82,53 @@ static void bts_thread_exit_probe(void *data, struct task_struct *p)
 		local_irq_save(flags);
 		bts_ds_unload(s);
 		s->exited = true;
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The rule of CONFIGURE again at an exec, with the caller's credentials
+ * saved then: same real, effective and saved IDs, capabilities covered,
+ * the new program dumpable (as /dev/pt's pt_config_follow_check()).
+ * Atomic context (RCU).
+ */
+static bool bts_thread_exec_allowed(const struct bts_session *s,
+				    struct task_struct *p)
+{
+	const struct cred *tcred;
+	bool same;
+
+	if (s->privileged)
+		return true;
+	if (!s->cred || !p->mm)
+		return false;
+	rcu_read_lock();
+	tcred = __task_cred(p);
+	same = lwpt_cred_same(s->cred, tcred) && lwpt_caps_cover(s->cred, tcred);
+	rcu_read_unlock();
+	return same && get_dumpable(p->mm) == SUID_DUMP_USER;
+}
+
+/*
+ * sched_process_exec, in the thread (its new credentials committed, no
+ * instruction of the new program run yet).
+ */
+static void bts_thread_exec_probe(void *data, struct task_struct *p,
+				  pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct bts_session *s;
+	unsigned long flags;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(p);
+	if (s && !bts_thread_exec_allowed(s, p)) {
+		local_irq_save(flags);
+		bts_ds_unload(s);
+		s->exec_stopped = true;
+		s->exited = true;	/* never loaded again */
 		local_irq_restore(flags);
 	}
 	rcu_read_unlock();
@@ -153,21 +207,31 @@ int bts_thread_init(void)
 
 	bts_tp_switch = lwpt_tracepoint_find("sched_switch");
 	bts_tp_exit = lwpt_tracepoint_find("sched_process_exit");
-	if (!bts_tp_switch || !bts_tp_exit)
+	bts_tp_exec = lwpt_tracepoint_find("sched_process_exec");
+	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec)
 		return -ENODEV;
 	err = tracepoint_probe_register(bts_tp_switch, bts_thread_switch, NULL);
 	if (err)
 		return err;
 	err = tracepoint_probe_register(bts_tp_exit, bts_thread_exit_probe, NULL);
-	if (err) {
-		tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	if (err)
+		goto err_switch;
+	err = tracepoint_probe_register(bts_tp_exec, bts_thread_exec_probe, NULL);
+	if (err)
+		goto err_exit;
+	return 0;
+
+err_exit:
+	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
+err_switch:
+	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
+	tracepoint_synchronize_unregister();
 	return err;
 }
 
 void bts_thread_exit(void)
 {
+	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
 	tracepoint_synchronize_unregister();

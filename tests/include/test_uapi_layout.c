@@ -138,6 +138,7 @@ START_TEST(bts_structs)
 	PIN(offsetof(struct lwpt_bts_status, switches), 16);
 	PIN(offsetof(struct lwpt_bts_status, buffer_size), 24);
 	PIN(LWPT_BTS_ST_EXITED, 1u << 3);
+	PIN(LWPT_BTS_ST_EXEC_STOPPED, 1u << 4);
 	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
 	PIN(LWPT_BTS_IOC_STATUS, 0xc020d771);
 	PIN(LWPT_BTS_IOC_STOP, 0x0000d772);

@@ -96,6 +96,12 @@ struct lwpt_bts_config {
 #define LWPT_BTS_ST_RECORDING		(1u << 1) /* not stopped, thread alive */
 #define LWPT_BTS_ST_FULL		(1u << 2) /* the buffer filled: stopped there */
 #define LWPT_BTS_ST_EXITED		(1u << 3) /* the thread exited */
+/*
+ * The thread exec'ed a program the caller may not trace (set-user-ID,
+ * file capabilities, not dumpable): recording ended before its first
+ * instruction, as perf's events end at such an exec.
+ */
+#define LWPT_BTS_ST_EXEC_STOPPED	(1u << 4)
 
 /**
  * struct lwpt_bts_status - argument of LWPT_BTS_IOC_STATUS

@@ -6,7 +6,8 @@
 # device opened to everyone: refused at pt_paranoid 3 and 2 (EACCES, perf's
 # perf_allow_kernel() for intel_bts), its own thread allowed at 1; kernel
 # branches EPERM; a root process EPERM, another uid-1000 process allowed;
-# over the locked-memory allowance with RLIMIT_MEMLOCK 0 ENOMEM. A thread
+# over the locked-memory allowance with RLIMIT_MEMLOCK 0 ENOMEM; a child
+# that execs a set-user-ID program stops being recorded there. A thread
 # with a capture cannot get a second one (EBUSY); while perf holds
 # IA32_DS_AREA or IA32_DEBUGCTL.LBR, CONFIGURE is EBUSY with one log line
 # naming the holder, and works again once perf lets go. No spec violation,
@@ -63,6 +64,25 @@ want "$(ulimit -l 1024 && as_user bts_test try 0 user 65536)" ok \
 	"uid 1000, RLIMIT_MEMLOCK 1 MiB"
 want "$(ulimit -l 0 && bts_test try 0 user 65536)" ok "root (CAP_IPC_LOCK), RLIMIT_MEMLOCK 0"
 echo 516 >$P/pt_mlock_kb
+
+# Set-user-ID exec: the capture ends before the victim's first instruction
+# (as perf's events at such an exec); a plain copy stays recorded.
+D=/tmp/btsv
+mkdir -p $D && chmod 0755 $D
+echo "0123456789abcdef" >$D/secret && chmod 0600 $D/secret
+cp /bin/pt_victim $D/victim && chown 0:0 $D/victim && chmod 4755 $D/victim
+cp /bin/pt_victim $D/plain && chmod 0755 $D/plain
+out=$(as_user bts_test exec stop $D/victim $D/secret)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "set-user-ID exec still recorded" || exit 1
+ok "uid 1000 recording a child that execs a set-user-ID program: stopped at the exec"
+out=$(as_user bts_test exec go $D/plain $D/secret)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "plain exec not recorded" || exit 1
+ok "the same with a plain copy: recorded on"
+D=/sys/kernel/debug/lwpt_sim
 echo 3 >$P/pt_paranoid
 
 # One capture per thread.

@@ -16,6 +16,12 @@
  *                              commands and arguments in /dev/bts's ioctl
  *                              range (no crash, no warning); exit 0 if all
  *                              as expected
+ *   bts_test exec WANT PROG ARGS...   a child stopped before it execs PROG
+ *                              is recorded (user only); WANT "stop": the
+ *                              capture must end at the exec
+ *                              (LWPT_BTS_ST_EXEC_STOPPED) and hold no
+ *                              address of PROG's text (linked at
+ *                              0x30000000); "go": it must hold some
  *   bts_test hold              CONFIGURE on itself, prints "held", then
  *                              waits for SIGTERM (another CONFIGURE of the
  *                              same thread is EBUSY meanwhile)
@@ -420,6 +426,52 @@ static int cmd_args(void)
 	return !!failures;
 }
 
+#define VICTIM_LO	0x30000000ull
+#define VICTIM_HI	0x40000000ull
+
+static int cmd_exec(int stop, char **argv)
+{
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	const struct lwpt_bts_record *r;
+	size_t i, n, victim = 0;
+	pid_t pid = fork();
+	int fd, ws;
+
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		raise(SIGSTOP);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &ws, WUNTRACED) != pid || !WIFSTOPPED(ws))
+		return 125;
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER, FLOW_BUF);
+	if (fd < 0) {
+		printf("configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	kill(pid, SIGCONT);
+	if (waitpid(pid, &ws, 0) != pid)
+		return 125;
+	if (ioctl(fd, LWPT_BTS_IOC_STATUS, &st))
+		return 125;
+	r = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	if (r == MAP_FAILED)
+		return 125;
+	n = st.head / sizeof(*r);
+	for (i = 0; i < n; i++)
+		if ((r[i].from >= VICTIM_LO && r[i].from < VICTIM_HI) ||
+		    (r[i].to >= VICTIM_LO && r[i].to < VICTIM_HI))
+			victim++;
+	printf("exec: flags %#x, %zu records, %zu in the program's text\n",
+	       st.flags, n, victim);
+	if (stop)
+		return !(st.flags & LWPT_BTS_ST_EXEC_STOPPED) || victim;
+	return (st.flags & LWPT_BTS_ST_EXEC_STOPPED) || !victim;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -438,6 +490,8 @@ int main(int argc, char **argv)
 		printf("%s\n", fd < 0 ? errname(-fd) : "ok");
 		return fd < 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "exec"))
+		return cmd_exec(!strcmp(argv[2], "stop"), argv + 3);
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc == 2 && !strcmp(argv[1], "hold")) {
