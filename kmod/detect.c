@@ -7,6 +7,7 @@
 #include <linux/preempt.h>
 #include <linux/string.h>
 
+#include <lwpt/bts_arch.h>
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
 
@@ -104,6 +105,43 @@ static void lwpt_detect_pt(struct lwpt_caps *caps)
 	caps->pt = true;
 }
 
+/*
+ * SDM 17.4.9 (BTS), 17.4.9.1 (DTES64), 17.4.6 (DS-CPL). Leaves a reason
+ * in caps->no_bts if BTS cannot be used. As perf's intel_ds_init(): no
+ * BTS without the 64-bit DS format (DTES64), and none where
+ * IA32_MISC_ENABLE.BTS_UNAVAILABLE (bit 11) is set.
+ */
+static void lwpt_detect_bts(struct lwpt_caps *caps)
+{
+	struct lwpt_cpuid_regs f1 = {};
+	u64 misc;
+
+	if (strcmp(caps->vendor, X86_VENDOR_INTEL_STR)) {
+		snprintf(caps->no_bts, sizeof(caps->no_bts),
+			 "vendor \"%s\" is not GenuineIntel", caps->vendor);
+		return;
+	}
+	if (lwpt_cpuid_has_leaf(caps, X86_CPUID_FEATURES))
+		lwpt_hw_cpuid(X86_CPUID_FEATURES, 0, &f1);
+	caps->bts_leaf1 = f1;
+	if (!(f1.edx & BTS_CPUID1_EDX_DS)) {
+		snprintf(caps->no_bts, sizeof(caps->no_bts), "CPUID.1:EDX[21] (DS)=0");
+		return;
+	}
+	if (!(f1.ecx & BTS_CPUID1_ECX_DTES64)) {
+		snprintf(caps->no_bts, sizeof(caps->no_bts),
+			 "CPUID.1:ECX[2] (DTES64)=0: no 64-bit DS save area");
+		return;
+	}
+	if (lwpt_hw_rdmsr(IA32_MISC_ENABLE, &misc) ||
+	    (misc & IA32_MISC_ENABLE_BTS_UNAVAILABLE)) {
+		snprintf(caps->no_bts, sizeof(caps->no_bts),
+			 "IA32_MISC_ENABLE.BTS_UNAVAILABLE=1");
+		return;
+	}
+	caps->bts = true;
+}
+
 void lwpt_detect(struct lwpt_caps *caps)
 {
 	struct lwpt_cpuid_regs r;
@@ -122,5 +160,6 @@ void lwpt_detect(struct lwpt_caps *caps)
 
 	lwpt_detect_lwp(caps);
 	lwpt_detect_pt(caps);
+	lwpt_detect_bts(caps);
 	preempt_enable();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The character devices /dev/lwp and /dev/pt and the ioctls they share.
+ * The character devices /dev/lwp, /dev/pt and /dev/bts and the ioctls they
+ * share.
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
@@ -12,13 +13,14 @@
 #include <uapi/lwpt/lwpt.h>
 
 #include "lwpt.h"
+#include "bts/bts.h"
 #include "lwp/lwp.h"
 #include "pt/pt.h"
 
 /**
  * struct lwpt_dev - one misc device
  * @misc: the registered misc device; file->private_data points here
- * @device: LWPT_DEVICE_LWP or LWPT_DEVICE_PT
+ * @device: LWPT_DEVICE_LWP, LWPT_DEVICE_PT or LWPT_DEVICE_BTS
  * @registered: misc_register() succeeded
  */
 struct lwpt_dev {
@@ -79,6 +81,16 @@ static struct lwpt_dev lwpt_devs[] = {
 		},
 		.device = LWPT_DEVICE_PT,
 	},
+	{
+		/* As /dev/pt: CONFIGURE checks each request (bts.rst). */
+		.misc = {
+			.minor = MISC_DYNAMIC_MINOR,
+			.name = "bts",
+			.fops = &bts_fops,	/* bts/bts_core.c */
+			.mode = 0600,
+		},
+		.device = LWPT_DEVICE_BTS,
+	},
 };
 
 int lwpt_dev_register(const struct lwpt_caps *caps)
@@ -92,6 +104,8 @@ int lwpt_dev_register(const struct lwpt_caps *caps)
 		if (dev->device == LWPT_DEVICE_LWP && !caps->lwp)
 			continue;
 		if (dev->device == LWPT_DEVICE_PT && !caps->pt)
+			continue;
+		if (dev->device == LWPT_DEVICE_BTS && !caps->bts)
 			continue;
 		err = misc_register(&dev->misc);
 		if (err) {

@@ -29,8 +29,12 @@
  * @lwp_leaf: CPUID Fn8000_001C (43724 Table 3-1), valid if @lwp
  * @pt_leaf: CPUID leaf 14H sub-leaves 0 and 1 (SDM Tables 33-11, 33-12),
  *	valid if @pt; sub-leaf 1 is zero if sub-leaf 0 EAX is 0
+ * @bts: the Branch Trace Store is usable: DS, DTES64, BTS not unavailable
+ *	(SDM 17.4.9, 17.4.9.1)
+ * @bts_leaf1: CPUID.1 (DS, DTES64, DS-CPL, PDCM bits), valid if Intel
  * @no_lwp: why @lwp is false, for the log
  * @no_pt: why @pt is false, for the log
+ * @no_bts: why @bts is false, for the log
  */
 struct lwpt_caps {
 	char vendor[13];
@@ -40,8 +44,11 @@ struct lwpt_caps {
 	bool pt;
 	struct lwpt_cpuid_regs lwp_leaf;
 	struct lwpt_cpuid_regs pt_leaf[2];
+	bool bts;
+	struct lwpt_cpuid_regs bts_leaf1;
 	char no_lwp[LWPT_REASON_LEN];
 	char no_pt[LWPT_REASON_LEN];
+	char no_bts[LWPT_REASON_LEN];
 };
 
 /**
@@ -69,7 +76,7 @@ bool lwpt_cpuid_has_leaf(const struct lwpt_caps *caps, u32 leaf);
 /**
  * lwpt_dev_register - create the misc devices for what @caps found
  * @caps: detection result; /dev/lwp is created if @caps->lwp, /dev/pt if
- *	@caps->pt
+ *	@caps->pt, /dev/bts if @caps->bts
  *
  * Return: 0, or the error of misc_register(); nothing stays registered on
  * error.
@@ -84,7 +91,7 @@ void lwpt_dev_unregister(void);
 struct miscdevice;
 
 /**
- * lwpt_dev_ioctl_misc - the ioctls common to /dev/lwp and /dev/pt
+ * lwpt_dev_ioctl_misc - the ioctls common to /dev/lwp, /dev/pt and /dev/bts
  * @misc: the misc device the file was opened on
  * @cmd: ioctl command
  * @arg: ioctl argument

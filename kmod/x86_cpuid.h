@@ -25,6 +25,8 @@
 
 /* Fn0000_0001_ECX: XSAVE (bit 26) and OSXSAVE (CR4.OSXSAVE, bit 27). */
 #define X86_CPUID_FEATURES		0x00000001u
+/* Leaf 0AH, architectural performance monitoring (SDM Vol. 2A CPUID). */
+#define X86_CPUID_PERFMON		0x0000000au
 /*
  * Fn0000_0001_EAX, the processor signature (SDM Vol. 2A CPUID, Figure 3-6):
  * DisplayFamily = Family, plus Extended Family if Family is 0FH;

@@ -33,6 +33,7 @@
 
 #include "../x86_cpuid.h"
 #include "../x86_user_cr3.h"
+#include "../perm.h"
 #include "pt_int.h"
 
 struct pt_cpuid_leaf pt_leaf;
@@ -697,69 +698,6 @@ int pt_config_cpu_mask(struct lwpt_pt_config *cfg, struct cpumask *mask)
 	return 0;
 }
 
-/*
- * __ptrace_may_access()'s credential test: @cred's real UID and GID (the
- * REALCREDS caller ids) equal @tcred's real, effective and saved ones.
- */
-static bool pt_cred_same(const struct cred *cred, const struct cred *tcred)
-{
-	return uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
-}
-
-/*
- * The capability test of cap_ptrace_access_check() (security/commoncap.c,
- * the commoncap LSM hook __ptrace_may_access() ends with) for a
- * PTRACE_MODE_REALCREDS access: both in the same user namespace and
- * @tcred's permitted capabilities a subset of @cred's permitted ones.
- * Where it fails, commoncap asks for CAP_SYS_PTRACE over @tcred's user
- * namespace instead (the callers).
- */
-static bool pt_caps_cover(const struct cred *cred, const struct cred *tcred)
-{
-	return cred->user_ns == tcred->user_ns &&
-	       cap_issubset(tcred->cap_permitted, cred->cap_permitted);
-}
-
-/*
- * The ptrace read rule of PTRACE_MODE_READ_REALCREDS (__ptrace_may_access()
- * in kernel/ptrace.c), the one perf_event_open() applies to a target task
- * (perf_check_permission() calls ptrace_may_access()): same thread group;
- * or the caller's real UID and GID equal the target's real, effective and
- * saved ones, its permitted capabilities include the target's
- * (cap_ptrace_access_check(), pt_caps_cover()), and the target is dumpable;
- * CAP_SYS_PTRACE over the target's user namespace stands in for the first
- * two, over its mm's user namespace for the third. ptrace_may_access() and
- * security_ptrace_access_check() are not exported to modules in 6.1 (its
- * Module.symvers): the commoncap rule is applied here, the other LSMs'
- * ptrace hooks (Yama's ptrace_scope, SELinux, AppArmor) are not consulted
- * (Documentation/pt.rst). Process context.
- */
-static bool pt_may_trace(struct task_struct *task, struct mm_struct *mm)
-{
-	const struct cred *cred = current_cred(), *tcred;
-	struct user_namespace *ns;
-	bool same;
-
-	if (same_thread_group(task, current))
-		return true;
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
-	ns = get_user_ns(tcred->user_ns);
-	rcu_read_unlock();
-	if (!same && !ns_capable(ns, CAP_SYS_PTRACE)) {
-		put_user_ns(ns);
-		return false;
-	}
-	put_user_ns(ns);
-	if (get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
-		return false;
-	return true;
-}
-
 /* Refuse with @rule and @field named in the answer. */
 static int pt_refuse_rule(struct lwpt_pt_config *cfg, u32 rule, u32 field,
 			  int err)
@@ -787,7 +725,7 @@ int pt_config_refuse_memlock(struct lwpt_pt_config *cfg)
  * @mm: out (may be NULL): @task's mm, a reference the caller mmput()s
  *
  * perf_check_permission(): CAP_PERFMON (or CAP_SYS_ADMIN), or the ptrace
- * read rule (pt_may_trace()). Called at CONFIGURE without a lock, and
+ * read rule (lwpt_may_trace()). Called at CONFIGURE without a lock, and
  * again with the target's exec_update_lock held (before pt_lock) until its
  * threads are attached (pt_ioctl_configure()), as perf_event_open() holds
  * it from its check to perf_install_in_context(): an exec cannot change
@@ -806,7 +744,7 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
 	if (!m)
 		return pt_refuse(cfg, LWPT_PT_FIELD_PID,
 				 (task->flags & PF_KTHREAD) ? -EINVAL : -ESRCH);
-	if (!perfmon_capable() && !pt_may_trace(task, m)) {
+	if (!perfmon_capable() && !lwpt_may_trace(task, m)) {
 		mmput(m);
 		return pt_refuse_rule(cfg, LWPT_PT_RULE_PTRACE, LWPT_PT_FIELD_PID,
 				      -EPERM);
@@ -824,7 +762,7 @@ int pt_config_permit_target(struct lwpt_pt_config *cfg, struct task_struct *task
  * @r: out: the rights (pt_config_thread_rights_put() releases them)
  * @task: the thread CONFIGURE named
  *
- * The two CAP_SYS_PTRACE alternatives of pt_may_trace(), asked once in
+ * The two CAP_SYS_PTRACE alternatives of lwpt_may_trace(), asked once in
  * process context (ns_capable() may not run under a spinning lock) so that
  * pt_config_permit_thread() can apply the rule to every thread atomically:
  * over @task's user namespace (for the credential test) and over its mm's
@@ -887,8 +825,8 @@ void pt_config_thread_rights_put(struct pt_thread_rights *r)
  * (ptrace_may_access(PTRACE_MODE_READ_REALCREDS)); so each thread passes
  * the same rule here before it joins (Documentation/pt.rst, "Permissions:
  * every thread"): a thread of the caller's own process, or CAP_PERFMON,
- * CAP_SYS_ADMIN or CAP_SYS_PTRACE (@s->privileged); else pt_cred_same()
- * and pt_caps_cover() against @t's own credentials or CAP_SYS_PTRACE over
+ * CAP_SYS_ADMIN or CAP_SYS_PTRACE (@s->privileged); else lwpt_cred_same()
+ * and lwpt_caps_cover() against @t's own credentials or CAP_SYS_PTRACE over
  * its user namespace (@r, if it is that of the named thread), and the mm
  * dumpable or CAP_SYS_PTRACE over the mm's user namespace. Atomic context
  * (RCU only), called under pt_thread_lock where the thread is attached: a
@@ -910,7 +848,7 @@ bool pt_config_permit_thread(const struct pt_session *s, struct task_struct *t,
 		return false;
 	rcu_read_lock();
 	tcred = __task_cred(t);
-	same = (pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred)) ||
+	same = (lwpt_cred_same(cred, tcred) && lwpt_caps_cover(cred, tcred)) ||
 	       (r->ns_ptrace && tcred->user_ns == r->ns);
 	rcu_read_unlock();
 	if (!same)
@@ -956,7 +894,7 @@ u32 pt_config_follow_check(const struct pt_session *s, struct task_struct *p)
 		return LWPT_PT_STOP_EXEC_CREDS;
 	rcu_read_lock();
 	tcred = __task_cred(p);
-	same = pt_cred_same(cred, tcred) && pt_caps_cover(cred, tcred);
+	same = lwpt_cred_same(cred, tcred) && lwpt_caps_cover(cred, tcred);
 	rcu_read_unlock();
 	if (!same)
 		return LWPT_PT_STOP_EXEC_CREDS;

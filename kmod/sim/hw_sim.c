@@ -24,6 +24,8 @@
 
 #include <asm/msr.h>
 
+#include <lwpt/bts_arch.h>
+#include <lwpt/lbr_arch.h>
 #include <lwpt/lwp_arch.h>
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
@@ -33,13 +35,14 @@
 
 #include "../x86_cpuid.h"
 #include "sim.h"
+#include "bts_sim.h"
 #include "pt_sim.h"
 #include "sim_step.h"
 #include "sim_ptwrite.h"
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("lwpt developers");
-MODULE_DESCRIPTION("AMD LWP and Intel PT on a software model of the processor");
+MODULE_DESCRIPTION("AMD LWP, Intel PT, BTS and LBR on a software model of the processor");
 MODULE_VERSION(LWPT_PACKAGE_VERSION);
 
 static struct dentry *sim_debugfs;
@@ -96,6 +99,7 @@ static const struct {
 	{ X86_CPUID_VENDOR, 0 },
 	{ X86_CPUID_FEATURES, 0 },
 	{ PT_CPUID_07H, 0 },
+	{ X86_CPUID_PERFMON, 0 },
 	{ LWP_CPUID_FN0000_000D, 0 },
 	{ LWP_CPUID_FN0000_000D, 1 },
 	{ LWP_CPUID_FN0000_000D, PT_XSTATE_COMPONENT },
@@ -141,6 +145,14 @@ static const struct sim_unit sim_pt_unit = {
 	.write_msr = sim_pt_wrmsr,
 };
 
+/* The branch-recording unit (bts_sim.c): the follower's other client. */
+static const struct sim_unit sim_bts_unit = {
+	.follow = sim_bts_follow,
+	.step = sim_bts_step,
+	.read_msr = sim_bts_rdmsr,
+	.write_msr = sim_bts_wrmsr,
+};
+
 int lwpt_hw_init(void)
 {
 	int cpu, err;
@@ -164,6 +176,11 @@ int lwpt_hw_init(void)
 	err = sim_pt_init(sim_debugfs);
 	if (!err)
 		sim_unit_register(SIM_UNIT_PT, &sim_pt_unit);
+	/* DEBUGCTL, the DS area, BTS and the LBRs (issue 37). */
+	if (!err)
+		err = sim_bts_init(sim_debugfs);
+	if (!err && sim_bts_active())
+		sim_unit_register(SIM_UNIT_BTS, &sim_bts_unit);
 	/* Single-stepping of the user-mode execution the models watch. */
 	if (!err)
 		err = sim_step_init(sim_debugfs);
@@ -174,6 +191,8 @@ int lwpt_hw_init(void)
 			sim_step_exit();
 	}
 	if (err) {
+		sim_unit_register(SIM_UNIT_BTS, NULL);
+		sim_bts_exit();
 		sim_unit_register(SIM_UNIT_PT, NULL);
 		sim_pt_exit();
 		debugfs_remove_recursive(sim_debugfs);
@@ -187,6 +206,8 @@ void lwpt_hw_exit(void)
 {
 	sim_ptwrite_exit();
 	sim_step_exit();
+	sim_unit_register(SIM_UNIT_BTS, NULL);
+	sim_bts_exit();
 	sim_unit_register(SIM_UNIT_PT, NULL);
 	sim_pt_exit();
 	debugfs_remove_recursive(sim_debugfs);
@@ -239,6 +260,23 @@ u64 lwpt_hw_rdtsc(void)
 	return rdtsc();
 }
 
+/*
+ * IA32_PERF_GLOBAL_STATUS: the PT model's bits (ToPA PMI) and the
+ * branch-recording model's (LBR_Frz, CTR_Frz), each model the owner of
+ * its own.
+ */
+static int sim_global_status(u64 *val)
+{
+	u64 pt = 0, bts = 0;
+	int e1 = sim_pt_rdmsr(IA32_PERF_GLOBAL_STATUS, &pt);
+	int e2 = sim_bts_rdmsr(IA32_PERF_GLOBAL_STATUS, &bts);
+
+	if (e1 && e2)
+		return e1 == -ENOENT ? e2 : e1;
+	*val = pt | bts;
+	return 0;
+}
+
 int lwpt_hw_rdmsr(u32 msr, u64 *val)
 {
 	u64 *reg = sim_msr(sim_this_cpu(), msr);
@@ -248,9 +286,16 @@ int lwpt_hw_rdmsr(u32 msr, u64 *val)
 		*val = sim_this_cpu()->xss;
 		return 0;
 	}
+	/* IA32_DEBUGCTL: the branch-recording model applies its bits. */
+	if (msr == IA32_DEBUGCTL && sim_bts_active())
+		return sim_bts_rdmsr(msr, val);
+	if (msr == IA32_PERF_GLOBAL_STATUS && sim_bts_active())
+		return sim_global_status(val);
 	err = sim_pt_rdmsr(msr, val);
 
-	/* The PT model's MSRs (pt_sim.c) first. */
+	/* The PT model's MSRs (pt_sim.c) first, then the BTS model's. */
+	if (err == -ENOENT)
+		err = sim_bts_rdmsr(msr, val);
 	if (err != -ENOENT)
 		return err;
 
@@ -274,9 +319,36 @@ int lwpt_hw_wrmsr(u32 msr, u64 val)
 
 	if (msr == IA32_XSS)
 		return sim_xss_write(sim_this_cpu(), val);
-	err = sim_pt_wrmsr(msr, val);
+	/*
+	 * IA32_DEBUGCTL is one register that both models hold
+	 * (Documentation/bts.rst, "lwpt_sim.ko"): the branch-recording model
+	 * checks the profile's bits and applies them, the PT model keeps its
+	 * copy for the PT/LBR rule of SDM 33.3.1.2.
+	 */
+	if (msr == IA32_DEBUGCTL && sim_bts_active()) {
+		err = sim_bts_wrmsr(msr, val);
+		if (err)
+			return err;
+		err = sim_pt_wrmsr(msr, val);
+		return err == -ENOENT ? 0 : err;
+	}
+	/* Writing 1s to IA32_PERF_GLOBAL_STATUS_RESET clears both models' bits. */
+	if (msr == IA32_PERF_GLOBAL_STATUS_RESET && sim_bts_active()) {
+		int e1 = sim_pt_wrmsr(msr, val);
+		int e2 = sim_bts_wrmsr(msr, val);
 
-	/* The PT model's MSRs (pt_sim.c) first. */
+		if (e1 && e2)
+			return e1 == -ENOENT ? e2 : e1;
+		return 0;
+	}
+	err = sim_pt_wrmsr(msr, val);
+	/* SDM 33.3.1.2: TraceEn suspends LBR and BTS on some processors. */
+	if (!err && msr == IA32_RTIT_CTL)
+		sim_bts_pt_trace_en(val & IA32_RTIT_CTL_TRACEEN);
+
+	/* The PT model's MSRs (pt_sim.c) first, then the BTS model's. */
+	if (err == -ENOENT)
+		err = sim_bts_wrmsr(msr, val);
 	if (err != -ENOENT)
 		return err;
 
@@ -551,6 +623,12 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 		local_irq_restore(flags);
 		if (err)
 			return err;
+		if (sim_bts_active()) {
+			u64 ctl = 0;
+
+			if (!sim_pt_rdmsr(IA32_RTIT_CTL, &ctl))
+				sim_bts_pt_trace_en(ctl & IA32_RTIT_CTL_TRACEEN);
+		}
 	}
 	if (!(rfbm & LWP_XCR0_MASK))
 		return 0;

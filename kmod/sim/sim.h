@@ -102,9 +102,10 @@ bool sim_has_pt(void);
  * sim_is_intel - is the simulated processor an Intel one
  *
  * "GenuineIntel" with the PT profile's CPUID.1:EAX signature when there is
- * PT and no LWP (lwp_profile=none); otherwise an AMD family 15h.
+ * PT or a branch-recording profile and no LWP (lwp_profile=none);
+ * otherwise an AMD family 15h.
  *
- * Return: true for lwp_profile=none with a PT profile.
+ * Return: true for lwp_profile=none with a PT or branch-recording profile.
  */
 bool sim_is_intel(void);
 
@@ -114,6 +115,15 @@ bool sim_is_intel(void);
  * Return: a static string.
  */
 const char *sim_pt_profile_name(void);
+
+struct bts_model_profile;
+
+/**
+ * sim_bts_profile - the branch-recording profile (bts_profile parameter)
+ *
+ * Return: the model's profile, or NULL for bts_profile=none.
+ */
+const struct bts_model_profile *sim_bts_profile(void);
 
 /**
  * sim_has_pt_xsaves - does the processor have XSAVES of PT state
@@ -174,11 +184,14 @@ struct pt_trace_step;
  * enum sim_unit_id - the units of the model layer
  * @SIM_UNIT_LWP: the LWP emulation (lwp_emu.c, registered by itself)
  * @SIM_UNIT_PT: the PT model (pt_sim.c, registered by hw_sim.c)
+ * @SIM_UNIT_BTS: the branch-recording model (bts_sim.c, registered by
+ *	hw_sim.c)
  * @SIM_UNITS: their number
  */
 enum sim_unit_id {
 	SIM_UNIT_LWP,
 	SIM_UNIT_PT,
+	SIM_UNIT_BTS,
 	SIM_UNITS,
 };
 
@@ -188,14 +201,15 @@ enum sim_unit_id {
  *	thread for this unit: LWP, its LWPCB counts events 2 or 3 (43724
  *	§2.2, §2.3) as the last emulated instruction left it; PT, this CPU's
  *	unit traces user mode at @cr3 (TraceEn, User, CR3 filter, SDM
- *	33.2.4.2). Preemption or IRQs off.
+ *	33.2.4.2); BTS, this CPU's IA32_DEBUGCTL records branches (TR and
+ *	BTS, or LBR). Preemption or IRQs off.
  * @retired: (LWP) an instruction of the current thread retired: counts
  *	event 2 and, for the branches of §2.3, event 3 on the model with
  *	this CPU's LWP state, storing records in the thread's ring (TKN from
  *	the instruction, FUS = 0, PRV = 0, TargetAddress = its next_ip;
  *	Figures 2-3, 2-4). Process context (page faults allowed); a fault on
  *	the ring is signalled as the hardware's #PF or #GP would be.
- * @step: (PT) one user-mode instruction retired on this CPU (IRQs off)
+ * @step: (PT, BTS) one user-mode instruction retired on this CPU (IRQs off)
  * @user_return: (PT) the current task returns to user mode (IRQs off)
  * @read_msr: (PT) read one of the unit's MSRs: 0, -ENOENT if not the unit's
  * @write_msr: (PT) write one, as @read_msr

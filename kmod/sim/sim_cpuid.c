@@ -4,6 +4,7 @@
  *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
  *   pt_profile=bdw|full|tgl|none   (default full)
  *   pt_xsaves=-1|0|1               (default -1: 1 for full and tgl, 0 for bdw)
+ *   bts_profile=core2|nhm|pmv4|nocpl|btsoff|nods|none   (default none)
  *
  * The model is one processor that may have both LWP and PT. With LWP its
  * vendor is "AuthenticAMD" because LWP requires it (43724 §8.7.1), an AMD
@@ -12,6 +13,11 @@
  * profile describes ("GenuineIntel", the profile's CPUID.1:EAX signature),
  * so that model-specific rules keyed on DisplayFamily_DisplayModel (SDM
  * 33.3.1.2 PT/LBR exclusivity on bdw, erratum TGL052 on tgl) apply.
+ *
+ * The branch-recording profile (model/bts/bts_profiles.c) adds its DS,
+ * DTES64, DS-CPL and PDCM bits to CPUID.1 and its perfmon version to
+ * CPUID.0AH:EAX[7:0] on the Intel processor (lwp_profile=none); with
+ * pt_profile=none it is that processor alone, a Nehalem 06_1AH.
  *
  * The LWP profiles come from the LWP model (model/lwp/lwp_profile.c); the
  * PT profiles live here until the PT model exports them.
@@ -31,6 +37,7 @@
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_rtit.h>
 
+#include "model/bts/bts_model.h"
 #include "model/lwp/lwp_model.h"
 
 #include "../x86_cpuid.h"
@@ -43,6 +50,15 @@ MODULE_PARM_DESC(lwp_profile, "LWP CPUID profile: fx8150 (default), full, user, 
 static char *pt_profile = "full";
 module_param(pt_profile, charp, 0444);
 MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, tgl, none");
+
+/*
+ * The branch-recording facilities (model/bts/, Documentation/bts.rst
+ * "Profiles"): "none" keeps CPUID.1 and 0AH without them, as before.
+ */
+static char *bts_profile = "none";
+module_param(bts_profile, charp, 0444);
+MODULE_PARM_DESC(bts_profile,
+		 "Branch-recording (DS, BTS, LBR) profile of the Intel processor: none (default), core2, nhm, pmv4, nocpl, btsoff, nods");
 
 /*
  * XSAVES/XRSTORS of PT state (SDM Vol. 1 13.5.6): CPUID.(0DH,1):EAX[3] and
@@ -117,6 +133,10 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 /* LWP profiles are the model's (model/lwp/lwp_profile.c). */
 static const struct lwp_model_profile *sim_lwp;
 static const struct sim_pt_profile *sim_pt;
+static const struct bts_model_profile *sim_bts;
+
+/* CPUID.1:EAX of the Intel processor without PT: Nehalem 06_1AH. */
+#define SIM_CPUID_1_EAX_NHM	0x000106A5u
 
 /* With LWP the simulated CPU is an AMD family 15h model 01h, stepping 2. */
 #define SIM_CPUID_1_EAX		0x00600F12u
@@ -148,7 +168,27 @@ int sim_cpuid_init(void)
 		       lwp_profile, pt_profile);
 		return -EINVAL;
 	}
+	sim_bts = NULL;
+	if (strcmp(bts_profile, "none")) {
+		sim_bts = bts_model_profile_find(bts_profile);
+		if (!sim_bts) {
+			pr_err("unknown profile bts_profile=%s (core2|nhm|pmv4|nocpl|btsoff|nods|none)\n",
+			       bts_profile);
+			return -EINVAL;
+		}
+		if (sim_has_lwp()) {
+			/* DS, BTS and LBR are Intel's; the AMD model has none. */
+			pr_err("bts_profile=%s needs the Intel processor (lwp_profile=none)\n",
+			       bts_profile);
+			return -EINVAL;
+		}
+	}
 	return 0;
+}
+
+const struct bts_model_profile *sim_bts_profile(void)
+{
+	return sim_bts;
 }
 
 bool sim_has_lwp(void)
@@ -172,7 +212,7 @@ bool sim_has_pt_xsaves(void)
 
 bool sim_is_intel(void)
 {
-	return !sim_has_lwp() && sim_has_pt();
+	return !sim_has_lwp() && (sim_has_pt() || sim_bts);
 }
 
 const char *sim_pt_profile_name(void)
@@ -283,6 +323,19 @@ static u32 sim_cpuid_15h_ecx(void)
 	return (u32)min_t(u64, DIV_ROUND_CLOSEST_ULL(hz, SIM_CPUID_15H_EBX), U32_MAX);
 }
 
+/* CPUID.1 bits of the branch-recording profile (bts_model_cpuid()'s). */
+static void sim_cpuid_bts_1(struct lwpt_cpuid_regs *r)
+{
+	if (sim_bts->ds)
+		r->edx |= BTS_CPUID1_EDX_DS;
+	if (sim_bts->dtes64)
+		r->ecx |= BTS_CPUID1_ECX_DTES64;
+	if (sim_bts->ds_cpl)
+		r->ecx |= BTS_CPUID1_ECX_DS_CPL;
+	if (sim_bts->pdcm)
+		r->ecx |= BTS_CPUID1_ECX_PDCM;
+}
+
 void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	       struct lwpt_cpuid_regs *r)
 {
@@ -299,8 +352,16 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 		break;
 	}
 	case X86_CPUID_FEATURES:
-		r->eax = !sim_is_intel() ? SIM_CPUID_1_EAX : pt_sig ? pt_sig : sim_pt->sig;
+		r->eax = !sim_is_intel() ? SIM_CPUID_1_EAX : pt_sig ? pt_sig :
+			 sim_has_pt() ? sim_pt->sig : SIM_CPUID_1_EAX_NHM;
 		r->ecx = X86_CPUID_1_ECX_XSAVE | X86_CPUID_1_ECX_OSXSAVE;
+		if (sim_bts)
+			sim_cpuid_bts_1(r);
+		break;
+	case X86_CPUID_PERFMON:
+		/* SDM Vol. 2A CPUID leaf 0AH: only EAX[7:0] is modelled. */
+		if (sim_bts)
+			r->eax = sim_bts->perfmon_version & 0xff;
 		break;
 	case PT_CPUID_07H:
 		if (subleaf == 0 && sim_has_pt())

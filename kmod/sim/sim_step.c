@@ -252,6 +252,7 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 {
 	struct sim_step_stats *stats = this_cpu_ptr(&sim_step_stats);
 	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
+	const struct sim_unit *bts = sim_unit_get(SIM_UNIT_BTS);
 	struct pt_trace_step s = {
 		.ip = st->ip,
 		.insn_size = st->insn_len,
@@ -277,6 +278,8 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 	}
 	if (pt)
 		pt->step(&s);
+	if (bts)
+		bts->step(&s);
 	stats->steps++;
 	if (!lwp || !st->lwp ||
 	    x86_cofi_decode(st->insn, st->insn_len, st->mode, &c))
@@ -400,19 +403,20 @@ static bool sim_step_rep_iteration(const struct sim_step_thread *st)
 
 /*
  * Whether the models want @current's user-mode instructions now: this
- * CPU's PT unit, or the thread's LWP (*@lwp).
+ * CPU's PT unit or branch-recording unit, or the thread's LWP (*@lwp).
  */
 static bool sim_step_wanted(struct sim_step_thread *st, bool *lwp)
 {
 	const struct sim_unit *lwp_ops = sim_unit_get(SIM_UNIT_LWP);
 	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
+	const struct sim_unit *bts = sim_unit_get(SIM_UNIT_BTS);
 
 	*lwp = false;
 	if (!READ_ONCE(sim_step_on))
 		return false;
 	*lwp = lwp_ops && lwp_ops->follow(0);
-	return *lwp || (pt && pt->follow(st ? st->cr3 :
-					 lwpt_user_cr3(current->mm)));
+	return *lwp || (bts && bts->follow(0)) ||
+	       (pt && pt->follow(st ? st->cr3 : lwpt_user_cr3(current->mm)));
 }
 
 static struct sim_step_thread *sim_step_new(void)

@@ -13,15 +13,17 @@
 #include <uapi/lwpt/lwpt.h>
 #include <uapi/lwpt/lwp.h>
 #include <uapi/lwpt/pt.h>
+#include <uapi/lwpt/bts.h>
 #include "tests/check_run.h"
 
 #define PIN(expr, want) ck_assert_uint_eq((expr), (want))
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010005);
+	PIN(LWPT_ABI_VERSION, 0x00010006);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 5);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 6);
+	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
 END_TEST
@@ -108,6 +110,41 @@ START_TEST(pt_structs)
 }
 END_TEST
 
+/* /dev/bts, ABI 1.6. */
+START_TEST(bts_structs)
+{
+	PIN(sizeof(struct lwpt_bts_record), 24);
+	PIN(offsetof(struct lwpt_bts_record, from), 0);
+	PIN(offsetof(struct lwpt_bts_record, to), 8);
+	PIN(offsetof(struct lwpt_bts_record, flags), 16);
+	PIN(LWPT_BTS_REC_PREDICTED, 1u << 4);
+	PIN(sizeof(struct lwpt_bts_config), 32);
+	PIN(LWPT_BTS_CONFIG_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_config, size), 0);
+	PIN(offsetof(struct lwpt_bts_config, flags), 4);
+	PIN(offsetof(struct lwpt_bts_config, pid), 8);
+	PIN(offsetof(struct lwpt_bts_config, reserved0), 12);
+	PIN(offsetof(struct lwpt_bts_config, buffer_size), 16);
+	PIN(offsetof(struct lwpt_bts_config, bad_field), 24);
+	PIN(offsetof(struct lwpt_bts_config, reserved1), 28);
+	PIN(LWPT_BTS_CFG_USER, 1u << 0);
+	PIN(LWPT_BTS_CFG_KERNEL, 1u << 1);
+	PIN(LWPT_BTS_FIELD_RESERVED, 5);
+	PIN(sizeof(struct lwpt_bts_status), 32);
+	PIN(LWPT_BTS_STATUS_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_status, size), 0);
+	PIN(offsetof(struct lwpt_bts_status, flags), 4);
+	PIN(offsetof(struct lwpt_bts_status, head), 8);
+	PIN(offsetof(struct lwpt_bts_status, switches), 16);
+	PIN(offsetof(struct lwpt_bts_status, buffer_size), 24);
+	PIN(LWPT_BTS_ST_EXITED, 1u << 3);
+	PIN(LWPT_BTS_ST_EXEC_STOPPED, 1u << 4);
+	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
+	PIN(LWPT_BTS_IOC_STATUS, 0xc020d771);
+	PIN(LWPT_BTS_IOC_STOP, 0x0000d772);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uapi_layout");
@@ -117,6 +154,7 @@ int main(void)
 	tcase_add_test(tc, abi_version);
 	tcase_add_test(tc, lwp_structs);
 	tcase_add_test(tc, pt_structs);
+	tcase_add_test(tc, bts_structs);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }

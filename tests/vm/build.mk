@@ -115,3 +115,7 @@ VM_PROGS += liblwp_stress
 liblwp_stress_SRCS := tests/vm/progs/liblwp_stress.c
 liblwp_stress_LIBS := lwp
 liblwp_stress_LDLIBS := -lpthread
+# 9x-bts-*.sh (issue 37 point 2): /dev/bts captures against ptrace
+# single-stepping, and the permission and coexistence rules.
+VM_PROGS += bts_test
+bts_test_SRCS := tests/vm/progs/bts_test.c model/x86/x86_cofi.c

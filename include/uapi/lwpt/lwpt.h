@@ -9,8 +9,8 @@
  *
  * ioctl numbers: type LWPT_IOC_MAGIC (0xD7, free in the kernel's
  * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1); numbers
- * 0x00-0x0F are common to both devices, 0x10-0x3F belong to /dev/lwp,
- * 0x40-0x6F to /dev/pt.
+ * 0x00-0x0F are common to every device, 0x10-0x3F belong to /dev/lwp,
+ * 0x40-0x6F to /dev/pt, 0x70-0x8F to /dev/bts (bts.h).
  *
  * Every struct has explicit fixed-size fields, no implicit padding and no
  * embedded pointers, so 32-bit and 64-bit user space see the same layout.
@@ -59,9 +59,12 @@
  *      flag FREED; status size version 5 also holds serial, joined
  *      /dev/pt config size version 3 (hold_limit_ms: a hold ends after it,
  *      1 s by default), status size version 5 also holds hold_timeouts
+ * 1.6  /dev/bts (bts.h): CONFIGURE, STATUS, STOP and mmap of a thread's
+ *      Branch Trace Store buffer; struct lwpt_abi_version.device
+ *      LWPT_DEVICE_BTS
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			5
+#define LWPT_ABI_MINOR			6
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)
@@ -69,6 +72,7 @@
 /* struct lwpt_abi_version.device */
 #define LWPT_DEVICE_LWP			1	/* /dev/lwp */
 #define LWPT_DEVICE_PT			2	/* /dev/pt */
+#define LWPT_DEVICE_BTS			3	/* /dev/bts (ABI 1.6) */
 
 /* struct lwpt_abi_version.flags */
 #define LWPT_ABI_F_SIM			(1u << 0) /* backed by the model (lwpt_sim.ko) */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Issue 2 point 7: on a CPU without LWP and PT (QEMU -cpu max has neither),
+# Issue 2 point 7: on a CPU without LWP, PT and BTS (QEMU -cpu max has none),
 # lwpt.ko refuses to load with -ENODEV and exactly one kernel log line that
 # says why (43724 §3.1: CPUID Fn8000_0001_ECX[15]; SDM 33.3.1:
 # CPUID.07H:EBX[25]).
@@ -18,6 +18,6 @@ ok "insmod lwpt.ko -> ENODEV"
 lines=$(dmesg_since "$mark" | lwpt_strip_taint_notes | grep -c 'lwpt')
 dmesg_since "$mark" | lwpt_strip_taint_notes | grep 'lwpt'
 [ "$lines" -eq 1 ] || fail "$lines kernel log lines about lwpt, want 1" || exit 1
-dmesg_since "$mark" | grep -q 'lwpt: no LWP (.*) and no Intel PT (.*); not loading' ||
+dmesg_since "$mark" | grep -q 'lwpt: no LWP (.*), no Intel PT (.*) and no BTS (.*); not loading' ||
 	fail "the log line does not say why" || exit 1
 ok "exactly one log line"

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * /dev/bts: the Branch Trace Store (SDM Vol. 3B 17.4.5-17.4.9) of a thread,
+ * written by the processor into a buffer the caller maps (ABI 1.6).
+ *
+ * One capture per open file:
+ *   1. LWPT_BTS_IOC_CONFIGURE with a struct lwpt_bts_config: the thread
+ *      (@pid, 0 for the caller), user and/or kernel branches, the buffer
+ *      size. The buffer is allocated and recording starts at once.
+ *   2. mmap(2) the file, offset 0, @buffer_size bytes, PROT_READ only:
+ *      24-byte records (struct lwpt_bts_record), oldest first.
+ *   3. LWPT_BTS_IOC_STOP ends recording (also close(2) or the thread's
+ *      exit); LWPT_BTS_IOC_STATUS says how many bytes hold records.
+ *
+ * The buffer is linear, not circular: once full, recording stops there
+ * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. A thread may
+ * not be recorded by BTS and Intel PT at once, and BTS is refused while
+ * perf (or another user) owns IA32_DS_AREA or IA32_DEBUGCTL's branch bits:
+ * EBUSY, with a kernel log line naming the holder.
+ *
+ * Permissions are /dev/pt's (Documentation/pt.rst, "Permissions"): another
+ * user's thread needs the ptrace read rule or CAP_PERFMON; kernel branches
+ * need CAP_PERFMON; with the module's pt_paranoid above 2 every capture
+ * needs CAP_PERFMON; the buffer counts against RLIMIT_MEMLOCK beyond the
+ * free allowance. Documentation/bts.rst, "/dev/bts".
+ */
+#ifndef _UAPI_LWPT_BTS_H
+#define _UAPI_LWPT_BTS_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#include "lwpt.h"
+
+/**
+ * struct lwpt_bts_record - one BTS record (SDM 17.4.9.3, Figure 17-9)
+ * @from:	linear address of the branch instruction (the next
+ *		instruction for an interrupt or trap)
+ * @to:		linear address of the branch target
+ * @flags:	bit 4: the branch was predicted (LWPT_BTS_REC_PREDICTED)
+ */
+struct lwpt_bts_record {
+	__u64 from;
+	__u64 to;
+	__u64 flags;
+};
+
+#define LWPT_BTS_REC_PREDICTED		(1ull << 4)
+
+/* struct lwpt_bts_config.flags */
+#define LWPT_BTS_CFG_USER		(1u << 0) /* branches at CPL > 0 */
+#define LWPT_BTS_CFG_KERNEL		(1u << 1) /* branches at CPL 0: CAP_PERFMON */
+#define LWPT_BTS_CFG_FLAGS		(LWPT_BTS_CFG_USER | LWPT_BTS_CFG_KERNEL)
+
+/* struct lwpt_bts_config.bad_field: what a refused CONFIGURE objected to */
+#define LWPT_BTS_FIELD_NONE		0
+#define LWPT_BTS_FIELD_SIZE		1
+#define LWPT_BTS_FIELD_FLAGS		2
+#define LWPT_BTS_FIELD_PID		3
+#define LWPT_BTS_FIELD_BUFFER_SIZE	4
+#define LWPT_BTS_FIELD_RESERVED		5
+
+/* Smallest and largest buffer_size (one page; 64 MiB). */
+#define LWPT_BTS_BUFFER_MIN		4096ull
+#define LWPT_BTS_BUFFER_MAX		(64ull << 20)
+
+/**
+ * struct lwpt_bts_config - argument of LWPT_BTS_IOC_CONFIGURE
+ * @size:	sizeof(struct lwpt_bts_config) the caller was built with
+ *		(LWPT_BTS_CONFIG_SIZE_VER0)
+ * @flags:	LWPT_BTS_CFG_*: USER, KERNEL or both (not none). With only
+ *		USER, BTS_OFF_OS is set where DS-CPL exists (17.4.6); without
+ *		DS-CPL only both may be asked (EOPNOTSUPP otherwise)
+ * @pid:	the thread (a TID in the caller's pid namespace), 0 for the
+ *		calling thread
+ * @reserved0:	0
+ * @buffer_size: bytes, a multiple of the page size within
+ *		LWPT_BTS_BUFFER_MIN..LWPT_BTS_BUFFER_MAX
+ * @bad_field:	out: LWPT_BTS_FIELD_* the refusal is about, or NONE
+ * @reserved1:	0
+ */
+struct lwpt_bts_config {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__u32 reserved0;
+	__u64 buffer_size;
+	__u32 bad_field;
+	__u32 reserved1;
+};
+
+#define LWPT_BTS_CONFIG_SIZE_VER0	32
+
+/* struct lwpt_bts_status.flags */
+#define LWPT_BTS_ST_CONFIGURED		(1u << 0) /* CONFIGURE succeeded */
+#define LWPT_BTS_ST_RECORDING		(1u << 1) /* not stopped, thread alive */
+#define LWPT_BTS_ST_FULL		(1u << 2) /* the buffer filled: stopped there */
+#define LWPT_BTS_ST_EXITED		(1u << 3) /* the thread exited */
+/*
+ * The thread exec'ed a program the caller may not trace (set-user-ID,
+ * file capabilities, not dumpable): recording ended before its first
+ * instruction, as perf's events end at such an exec.
+ */
+#define LWPT_BTS_ST_EXEC_STOPPED	(1u << 4)
+
+/**
+ * struct lwpt_bts_status - argument of LWPT_BTS_IOC_STATUS
+ * @size:	in: sizeof the caller's struct; out: bytes written
+ * @flags:	LWPT_BTS_ST_*
+ * @head:	bytes of records in the buffer, from offset 0 (a multiple of
+ *		24), as of the last time the thread was switched out or
+ *		stopped (exact after STOP)
+ * @switches:	times the thread's BTS state was loaded on a CPU
+ * @buffer_size: the mapped size
+ */
+struct lwpt_bts_status {
+	__u32 size;
+	__u32 flags;
+	__u64 head;
+	__u64 switches;
+	__u64 buffer_size;
+};
+
+#define LWPT_BTS_STATUS_SIZE_VER0	32
+
+/* ioctl numbers 0x70-0x8F belong to /dev/bts (lwpt.h). */
+#define LWPT_BTS_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x70, struct lwpt_bts_config)
+#define LWPT_BTS_IOC_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x71, struct lwpt_bts_status)
+#define LWPT_BTS_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x72)
+
+#endif /* _UAPI_LWPT_BTS_H */

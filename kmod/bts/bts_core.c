@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/bts (issue 37 point 2): a thread's Branch Trace Store (SDM Vol. 3B
+ * 17.4.5-17.4.9) into a buffer the caller maps; include/uapi/lwpt/bts.h is
+ * the ABI, Documentation/bts.rst "/dev/bts" the rules.
+ *
+ * Each open file has one capture (struct bts_session, file->private_data):
+ *   CONFIGURE  checks the request and the caller's rights (perf's rules, as
+ *              /dev/pt: perm.h), that nobody else uses the DS area or
+ *              IA32_DEBUGCTL's branch recording, allocates the buffer and
+ *              attaches the thread (bts_thread.c): recording starts;
+ *   STATUS     how many bytes of records the buffer holds;
+ *   STOP       detaches the thread (the buffer stays mapped and readable);
+ *   mmap       the buffer, read-only;
+ *   release    stops and frees everything.
+ */
+#define pr_fmt(fmt) "lwpt: " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <asm/cpufeature.h>
+
+#include <lwpt/bts_arch.h>
+#include <uapi/lwpt/bts.h>
+
+#include "../perm.h"
+#include "bts_int.h"
+
+static_assert(sizeof(struct lwpt_bts_record) == BTS_RECORD_SIZE);
+static_assert(sizeof(struct lwpt_bts_config) == LWPT_BTS_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
+
+static bool bts_present;
+
+static int bts_open(struct inode *inode, struct file *file)
+{
+	struct bts_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	s->loaded_cpu = -1;
+	/* misc_open() left the miscdevice here: the common ioctls need it. */
+	s->misc = file->private_data;
+	file->private_data = s;
+	return 0;
+}
+
+static int bts_refuse(struct lwpt_bts_config *cfg, u32 field, int err)
+{
+	cfg->bad_field = field;
+	return err;
+}
+
+/*
+ * The request alone: flags, buffer size, reserved fields, and what the
+ * processor can do (DS-CPL, 17.4.6).
+ */
+static int bts_config_check(struct lwpt_bts_config *cfg)
+{
+	if (cfg->reserved0 || cfg->reserved1)
+		return bts_refuse(cfg, LWPT_BTS_FIELD_RESERVED, -EINVAL);
+	if (!cfg->flags || (cfg->flags & ~LWPT_BTS_CFG_FLAGS))
+		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EINVAL);
+	if (cfg->buffer_size < LWPT_BTS_BUFFER_MIN ||
+	    cfg->buffer_size > LWPT_BTS_BUFFER_MAX ||
+	    !PAGE_ALIGNED(cfg->buffer_size))
+		return bts_refuse(cfg, LWPT_BTS_FIELD_BUFFER_SIZE, -EINVAL);
+	/* Without DS-CPL, BTS records every CPL: both must be asked. */
+	if (cfg->flags != LWPT_BTS_CFG_FLAGS && !bts_ds_cpl_qualified())
+		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EOPNOTSUPP);
+	return 0;
+}
+
+/*
+ * perf_event_open()'s rules for intel_bts (Documentation/bts.rst,
+ * "Permissions"): kernel branches need CAP_PERFMON (perf_allow_kernel());
+ * so does any capture at pt_paranoid above 1, because a user-only BTS
+ * trace still holds the kernel entry address of each system call and
+ * interrupt (perf's bts_event_init() asks perf_allow_kernel() for that
+ * reason; the buffer is mapped as the processor writes it, so nothing can
+ * filter them); the target must pass the ptrace read rule.
+ */
+static int bts_config_permit(struct lwpt_bts_config *cfg, struct task_struct **tp)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+
+	*tp = NULL;
+	if ((cfg->flags & LWPT_BTS_CFG_KERNEL) && !perfmon_capable())
+		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EPERM);
+	if (READ_ONCE(pt_paranoid) > 1 && !perfmon_capable())
+		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EACCES);
+	if (cfg->pid < 0)
+		return bts_refuse(cfg, LWPT_BTS_FIELD_PID, -EINVAL);
+	if (!cfg->pid) {
+		task = current;
+		get_task_struct(task);
+	} else {
+		pid = find_get_pid(cfg->pid);
+		task = get_pid_task(pid, PIDTYPE_PID);
+		put_pid(pid);
+		if (!task)
+			return bts_refuse(cfg, LWPT_BTS_FIELD_PID, -ESRCH);
+	}
+	mm = get_task_mm(task);
+	if (!mm) {
+		int err = (task->flags & PF_KTHREAD) ? -EINVAL : -ESRCH;
+
+		put_task_struct(task);
+		return bts_refuse(cfg, LWPT_BTS_FIELD_PID, err);
+	}
+	if (!perfmon_capable() && !lwpt_may_trace(task, mm)) {
+		mmput(mm);
+		put_task_struct(task);
+		return bts_refuse(cfg, LWPT_BTS_FIELD_PID, -EPERM);
+	}
+	mmput(mm);
+	*tp = task;
+	return 0;
+}
+
+/* The IA32_DEBUGCTL bits of a capture (17.4.1, 17.4.5, 17.4.6). */
+static u64 bts_config_debugctl(const struct lwpt_bts_config *cfg)
+{
+	u64 v = IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS | IA32_DEBUGCTL_BTINT;
+
+	if (cfg->flags == LWPT_BTS_CFG_USER)
+		v |= IA32_DEBUGCTL_BTS_OFF_OS;
+	else if (cfg->flags == LWPT_BTS_CFG_KERNEL)
+		v |= IA32_DEBUGCTL_BTS_OFF_USR;
+	return v;
+}
+
+static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
+{
+	struct lwpt_bts_config cfg;
+	struct task_struct *task;
+	const char *holder;
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < LWPT_BTS_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	memset(&cfg, 0, sizeof(cfg));
+	if (copy_from_user(&cfg, arg, sizeof(cfg)))
+		return -EFAULT;
+	cfg.bad_field = LWPT_BTS_FIELD_NONE;
+	if (s->configured) {
+		err = -EBUSY;
+		goto out;
+	}
+	err = bts_config_check(&cfg);
+	if (err)
+		goto out;
+	/*
+	 * Under page-table isolation user mode runs without the kernel's
+	 * mappings: the processor's stores into the DS area and buffer would
+	 * find nothing (perf's bts_init() gives up on intel_bts then). The
+	 * model stores through the kernel's mappings: no such limit.
+	 */
+	if (!(lwpt_hw_flags() & LWPT_HW_F_SIM) && boot_cpu_has(X86_FEATURE_PTI)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	err = bts_config_permit(&cfg, &task);
+	if (err)
+		goto out;
+	if (bts_ds_busy(&holder)) {
+		pr_info("/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
+			holder);
+		err = -EBUSY;
+		goto out_put;
+	}
+	s->size = cfg.buffer_size;
+	s->records_end = rounddown(s->size, BTS_RECORD_SIZE);
+	s->debugctl = bts_config_debugctl(&cfg);
+	s->head = 0;
+	err = bts_buf_alloc(s);
+	if (err) {
+		cfg.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;
+		goto out_put;
+	}
+	s->task = task;
+	s->cred = get_current_cred();
+	s->privileged = perfmon_capable();
+	err = bts_thread_attach(s);
+	if (err) {
+		s->task = NULL;
+		put_cred(s->cred);
+		s->cred = NULL;
+		bts_buf_free(s);
+		cfg.bad_field = LWPT_BTS_FIELD_PID;
+		goto out_put;
+	}
+	s->configured = true;
+	goto out;
+
+out_put:
+	put_task_struct(task);
+out:
+	if (put_user(cfg.bad_field, (u32 __user *)((u8 __user *)arg +
+			offsetof(struct lwpt_bts_config, bad_field))))
+		return -EFAULT;
+	return err;
+}
+
+static long bts_ioctl_status(struct bts_session *s, void __user *arg)
+{
+	struct lwpt_bts_status st = { };
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < LWPT_BTS_STATUS_SIZE_VER0)
+		return -EINVAL;
+	st.size = sizeof(st);
+	if (s->configured) {
+		st.flags |= LWPT_BTS_ST_CONFIGURED;
+		if (READ_ONCE(s->attached) && !READ_ONCE(s->exited))
+			st.flags |= LWPT_BTS_ST_RECORDING;
+		if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
+			st.flags |= LWPT_BTS_ST_EXITED;
+		if (READ_ONCE(s->exec_stopped))
+			st.flags |= LWPT_BTS_ST_EXEC_STOPPED;
+		st.head = READ_ONCE(s->head);
+		if (st.head + BTS_RECORD_SIZE > s->records_end)
+			st.flags |= LWPT_BTS_ST_FULL;
+		st.switches = READ_ONCE(s->switches);
+		st.buffer_size = s->size;
+	}
+	if (copy_to_user(arg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+static long bts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct bts_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	switch (cmd) {
+	case LWPT_BTS_IOC_CONFIGURE:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_configure(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_STATUS:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_status(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_STOP:
+		mutex_lock(&s->lock);
+		ret = s->configured ? 0 : -ENODATA;
+		if (!ret)
+			bts_thread_detach(s);
+		mutex_unlock(&s->lock);
+		return ret;
+	default:
+		return lwpt_dev_ioctl_misc(s->misc, cmd, arg);
+	}
+}
+
+static int bts_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct bts_session *s = file->private_data;
+	int err;
+
+	mutex_lock(&s->lock);
+	err = s->configured ? bts_buf_mmap(s, vma) : -ENODATA;
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/* The last reference to the file (no mapping left): stop and free. */
+static int bts_release(struct inode *inode, struct file *file)
+{
+	struct bts_session *s = file->private_data;
+
+	if (s->configured) {
+		bts_thread_detach(s);
+		bts_buf_free(s);
+		put_task_struct(s->task);
+		put_cred(s->cred);
+	}
+	kfree(s);
+	return 0;
+}
+
+const struct file_operations bts_fops = {
+	.owner = THIS_MODULE,
+	.open = bts_open,
+	.release = bts_release,
+	.unlocked_ioctl = bts_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = bts_mmap,
+	.llseek = noop_llseek,
+};
+
+int bts_init(const struct lwpt_caps *caps)
+{
+	int err;
+
+	if (!caps->bts)
+		return 0;
+	err = bts_ds_init(caps);
+	if (err)
+		return err;
+	err = bts_thread_init();
+	if (err) {
+		bts_ds_exit();
+		return err;
+	}
+	bts_present = true;
+	return 0;
+}
+
+void bts_exit(void)
+{
+	if (!bts_present)
+		return;
+	bts_thread_exit();
+	bts_ds_exit();
+	bts_present = false;
+}

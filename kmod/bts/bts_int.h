@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals of the BTS subsystem (kmod/bts/): one capture per open file of
+ * /dev/bts (struct bts_session), shared by its files:
+ *   bts_core.c   - the device: CONFIGURE, STATUS, STOP, mmap, release;
+ *   bts_buf.c    - the buffer the processor writes and the caller maps;
+ *   bts_ds.c     - the per-CPU DS save area and IA32_DEBUGCTL: loading and
+ *                  unloading a thread's BTS state on a CPU;
+ *   bts_thread.c - which thread has which capture, and the context
+ *                  switches that load and unload it.
+ */
+#ifndef LWPT_KMOD_BTS_BTS_INT_H
+#define LWPT_KMOD_BTS_BTS_INT_H
+
+#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "bts.h"
+
+struct cred;
+struct miscdevice;
+struct task_struct;
+struct user_struct;
+
+/**
+ * struct bts_session - one capture (one open file)
+ * @lock: serialises the ioctls and release of the file
+ * @misc: the misc device the file was opened on (common ioctls)
+ * @node: in bts_thread.c's table, keyed by @task, while attached
+ * @task: the recorded thread (a reference), NULL before CONFIGURE
+ * @buf: the buffer (vmalloc_user(), mapped by the caller), @size bytes
+ * @size: bytes of @buf
+ * @records_end: bytes of @buf records may fill (a multiple of 24)
+ * @debugctl: the IA32_DEBUGCTL bits the capture sets (TR, BTS, BTINT,
+ *	BTS_OFF_OS or BTS_OFF_USR)
+ * @head: bytes of records in @buf: the BTS index minus the base, saved
+ *	when the thread's state is unloaded. Written only on the CPU that
+ *	holds the state, with interrupts off
+ * @loaded_cpu: the CPU whose DS area holds the state now, or -1
+ * @switches: loads of the state
+ * @attached: in the table: loaded at the thread's switches
+ * @exited: the thread exited
+ * @configured: CONFIGURE succeeded
+ * @exec_stopped: the thread exec'ed a program the caller may not trace
+ *	(set-user-ID, file capabilities, not dumpable): recording ended there
+ * @cred: the caller's credentials at CONFIGURE (the exec rule)
+ * @privileged: the caller had CAP_PERFMON at CONFIGURE
+ * @user: the user charged for the buffer's locked memory
+ * @locked_pages: pages charged to @user's locked_vm (bts_buf.c)
+ */
+struct bts_session {
+	struct mutex lock;	/* the ioctls, mmap and release */
+	struct miscdevice *misc;
+	struct hlist_node node;
+	struct task_struct *task;
+	void *buf;
+	size_t size;
+	size_t records_end;
+	u64 debugctl;
+	u64 head;
+	int loaded_cpu;
+	u64 switches;
+	bool attached;
+	bool exited;
+	bool configured;
+	bool exec_stopped;
+	const struct cred *cred;
+	bool privileged;
+	struct user_struct *user;
+	unsigned long locked_pages;
+};
+
+/* bts_buf.c */
+
+/**
+ * bts_buf_alloc - allocate the buffer of a capture, charged to its user
+ * @s: the session (@s->size set, page-aligned)
+ *
+ * Return: 0; -ENOMEM no memory or RLIMIT_MEMLOCK exceeded (as PT).
+ */
+int bts_buf_alloc(struct bts_session *s);
+
+/* bts_buf_free - free @s's buffer and uncharge it (no mapping left). */
+void bts_buf_free(struct bts_session *s);
+
+struct vm_area_struct;
+
+/**
+ * bts_buf_mmap - map @s's buffer read-only into @vma
+ * @s: a configured session
+ * @vma: offset 0, at most the buffer's size, no PROT_WRITE
+ *
+ * Return: 0; -EINVAL offset or size wrong or no buffer; -EPERM writable.
+ */
+int bts_buf_mmap(struct bts_session *s, struct vm_area_struct *vma);
+
+/* bts_ds.c */
+
+/**
+ * bts_ds_init - allocate the per-CPU DS save areas
+ * @caps: detection result (DS-CPL from CPUID.1)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int bts_ds_init(const struct lwpt_caps *caps);
+
+/* bts_ds_exit - free them (no state loaded anywhere). */
+void bts_ds_exit(void);
+
+/**
+ * bts_ds_cpl_qualified - does the processor have DS-CPL (SDM 17.4.6)
+ *
+ * Return: CPUID.1:ECX[4].
+ */
+bool bts_ds_cpl_qualified(void);
+
+/**
+ * bts_ds_busy - is the DS area or IA32_DEBUGCTL's branch recording in use
+ *	by someone else on any online CPU
+ * @holder: out, a static name of the holder for the log
+ *
+ * Another user's IA32_DS_AREA (perf's PEBS/BTS buffers: perf writes it
+ * when its first x86 event is created and clears it when the last goes,
+ * reserve_ds_buffers()/release_ds_buffers()), or IA32_DEBUGCTL with LBR,
+ * TR or BTS set (perf's LBR or intel_bts, a debugger). Process context.
+ *
+ * Return: true if busy.
+ */
+bool bts_ds_busy(const char **holder);
+
+/**
+ * bts_ds_load - load @s's BTS state on this CPU
+ * @s: an attached session of the thread that runs next here
+ *
+ * Saves the CPU's IA32_DS_AREA and IA32_DEBUGCTL, points IA32_DS_AREA at
+ * this CPU's DS save area with @s's buffer (base, index, absolute
+ * maximum, threshold beyond it), and sets @s->debugctl in IA32_DEBUGCTL.
+ * Interrupts off.
+ */
+void bts_ds_load(struct bts_session *s);
+
+/**
+ * bts_ds_unload - unload @s's state from this CPU (it is loaded here)
+ * @s: the session
+ *
+ * Clears its IA32_DEBUGCTL bits, saves the BTS index in @s->head,
+ * restores the IA32_DS_AREA found at the load. Interrupts off.
+ */
+void bts_ds_unload(struct bts_session *s);
+
+/* bts_thread.c */
+
+/**
+ * bts_thread_init - probe sched_switch, sched_process_exit and
+ *	sched_process_exec
+ *
+ * Return: 0, -ENODEV if the kernel lacks them, or the probe's error.
+ */
+int bts_thread_init(void);
+
+/* bts_thread_exit - remove the probes (no session attached). */
+void bts_thread_exit(void);
+
+/**
+ * bts_thread_attach - record @s->task from now on
+ * @s: a configured session with its buffer
+ *
+ * Enters the table; loads the state at once if the thread is current or
+ * runs on another CPU (an IPI), else at its next switch in.
+ *
+ * Return: 0; -EBUSY the thread already has a BTS capture; -ESRCH it is
+ * exiting.
+ */
+int bts_thread_attach(struct bts_session *s);
+
+/**
+ * bts_thread_detach - stop recording @s->task
+ * @s: an attached session (detached sessions: no effect)
+ *
+ * Leaves the table, waits until no CPU can load it, unloads it where it
+ * is loaded. Process context; @s->head is final afterwards.
+ */
+void bts_thread_detach(struct bts_session *s);
+
+#endif /* LWPT_KMOD_BTS_BTS_INT_H */

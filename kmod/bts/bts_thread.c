@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which thread has which BTS capture, and the context switches that load
+ * and unload its state (Documentation/bts.rst, "/dev/bts").
+ *
+ * A table keyed by the task (RCU readers, a spinlock for writers) holds
+ * the attached sessions. The sched_switch tracepoint, on the switching CPU
+ * with interrupts off, unloads the outgoing thread's state and loads the
+ * incoming one's: IA32_DEBUGCTL's branch-trace bits and the DS area's BTS
+ * fields saved and restored as the thread leaves and enters a CPU, as
+ * perf's intel_bts does at its event's del/add. The probe runs before the
+ * switch completes: with kernel branches recorded, the tail of the switch
+ * (kernel code of the outgoing thread) can land in the incoming thread's
+ * buffer; user-only captures (BTS_OFF_OS) are exact.
+ *
+ * Attaching a running thread loads its state at once on its CPU (an IPI);
+ * detaching unloads it wherever it is. sched_process_exit unloads the
+ * state of an exiting thread for good; so does sched_process_exec when the
+ * new program is one the caller may not trace (perf ends a task's events
+ * at such an exec: begin_new_exec() calls perf_event_exit_task()).
+ */
+#include <linux/atomic.h>
+#include <linux/binfmts.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/tracepoint.h>
+
+#include "../perm.h"
+#include "bts_int.h"
+
+static DEFINE_HASHTABLE(bts_threads, 6);
+static DEFINE_SPINLOCK(bts_thread_lock);	/* writers of bts_threads */
+static atomic_t bts_attached = ATOMIC_INIT(0);
+static struct tracepoint *bts_tp_switch;
+static struct tracepoint *bts_tp_exit;
+static struct tracepoint *bts_tp_exec;
+
+/* The session attached to @t, or NULL. RCU or bts_thread_lock held. */
+static struct bts_session *bts_thread_find(struct task_struct *t)
+{
+	struct bts_session *s;
+
+	hash_for_each_possible_rcu(bts_threads, s, node, (unsigned long)t)
+		if (s->task == t)
+			return s;
+	return NULL;
+}
+
+/* sched_switch: runqueue lock held, interrupts off, on the switching CPU. */
+static void bts_thread_switch(void *data, bool preempt, struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state)
+{
+	struct bts_session *s;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(prev);
+	if (s)
+		bts_ds_unload(s);
+	s = bts_thread_find(next);
+	if (s && READ_ONCE(s->loaded_cpu) < 0)
+		bts_ds_load(s);
+	rcu_read_unlock();
+}
+
+/* sched_process_exit, in the exiting thread: its capture ends here. */
+static void bts_thread_exit_probe(void *data, struct task_struct *p)
+{
+	struct bts_session *s;
+	unsigned long flags;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(p);
+	if (s) {
+		local_irq_save(flags);
+		bts_ds_unload(s);
+		s->exited = true;
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The rule of CONFIGURE again at an exec, with the caller's credentials
+ * saved then: same real, effective and saved IDs, capabilities covered,
+ * the new program dumpable (as /dev/pt's pt_config_follow_check()).
+ * Atomic context (RCU).
+ */
+static bool bts_thread_exec_allowed(const struct bts_session *s,
+				    struct task_struct *p)
+{
+	const struct cred *tcred;
+	bool same;
+
+	if (s->privileged)
+		return true;
+	if (!s->cred || !p->mm)
+		return false;
+	rcu_read_lock();
+	tcred = __task_cred(p);
+	same = lwpt_cred_same(s->cred, tcred) && lwpt_caps_cover(s->cred, tcred);
+	rcu_read_unlock();
+	return same && get_dumpable(p->mm) == SUID_DUMP_USER;
+}
+
+/*
+ * sched_process_exec, in the thread (its new credentials committed, no
+ * instruction of the new program run yet).
+ */
+static void bts_thread_exec_probe(void *data, struct task_struct *p,
+				  pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct bts_session *s;
+	unsigned long flags;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(p);
+	if (s && !bts_thread_exec_allowed(s, p)) {
+		local_irq_save(flags);
+		bts_ds_unload(s);
+		s->exec_stopped = true;
+		s->exited = true;	/* never loaded again */
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock();
+}
+
+/* IPI on the CPU the thread last ran on: load it if it runs there now. */
+static void bts_thread_ipi_load(void *arg)
+{
+	struct bts_session *s = arg;
+
+	if (current == s->task && READ_ONCE(s->attached) &&
+	    READ_ONCE(s->loaded_cpu) < 0)
+		bts_ds_load(s);
+}
+
+static void bts_thread_ipi_unload(void *arg)
+{
+	bts_ds_unload(arg);
+}
+
+int bts_thread_attach(struct bts_session *s)
+{
+	struct task_struct *t = s->task;
+	unsigned long flags;
+
+	spin_lock(&bts_thread_lock);
+	if (bts_thread_find(t)) {
+		spin_unlock(&bts_thread_lock);
+		return -EBUSY;
+	}
+	if (t->flags & PF_EXITING) {
+		spin_unlock(&bts_thread_lock);
+		return -ESRCH;
+	}
+	s->loaded_cpu = -1;
+	WRITE_ONCE(s->attached, true);
+	hash_add_rcu(bts_threads, &s->node, (unsigned long)t);
+	atomic_inc(&bts_attached);
+	spin_unlock(&bts_thread_lock);
+
+	if (t == current) {
+		local_irq_save(flags);
+		if (READ_ONCE(s->loaded_cpu) < 0)
+			bts_ds_load(s);
+		local_irq_restore(flags);
+	} else {
+		/* Running elsewhere: load it there now; else at its switch in. */
+		smp_call_function_single(task_cpu(t), bts_thread_ipi_load, s, 1);
+	}
+	return 0;
+}
+
+void bts_thread_detach(struct bts_session *s)
+{
+	int cpu;
+
+	spin_lock(&bts_thread_lock);
+	if (!s->attached) {
+		spin_unlock(&bts_thread_lock);
+		return;
+	}
+	hash_del_rcu(&s->node);
+	WRITE_ONCE(s->attached, false);
+	atomic_dec(&bts_attached);
+	spin_unlock(&bts_thread_lock);
+	/* No probe loads it any more once every reader that found it is done. */
+	synchronize_rcu();
+	cpu = READ_ONCE(s->loaded_cpu);
+	if (cpu >= 0)
+		smp_call_function_single(cpu, bts_thread_ipi_unload, s, 1);
+}
+
+int bts_thread_init(void)
+{
+	int err;
+
+	bts_tp_switch = lwpt_tracepoint_find("sched_switch");
+	bts_tp_exit = lwpt_tracepoint_find("sched_process_exit");
+	bts_tp_exec = lwpt_tracepoint_find("sched_process_exec");
+	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec)
+		return -ENODEV;
+	err = tracepoint_probe_register(bts_tp_switch, bts_thread_switch, NULL);
+	if (err)
+		return err;
+	err = tracepoint_probe_register(bts_tp_exit, bts_thread_exit_probe, NULL);
+	if (err)
+		goto err_switch;
+	err = tracepoint_probe_register(bts_tp_exec, bts_thread_exec_probe, NULL);
+	if (err)
+		goto err_exit;
+	return 0;
+
+err_exit:
+	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
+err_switch:
+	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+void bts_thread_exit(void)
+{
+	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
+	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
+	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts_test: /dev/bts in the VM (issue 37 point 2).
+ *
+ *   bts_test flow [user|all]   a BTS capture of this thread around a
+ *                              deterministic workload, decoded, against
+ *                              ptrace single-stepping of the same workload
+ *                              in a child: prints "flow: N instructions,
+ *                              M records, equal" and exits 0 when equal
+ *   bts_test try PID FLAGS BYTES   one CONFIGURE (FLAGS: user, kernel,
+ *                              all); prints "ok" or the errno's name;
+ *                              exit 0 if accepted
+ *   bts_test args              every bad argument of every ioctl and of
+ *                              mmap gets its errno (EINVAL, EFAULT, ESRCH,
+ *                              EBUSY, ENODATA, EPERM, ENOTTY), then random
+ *                              commands and arguments in /dev/bts's ioctl
+ *                              range (no crash, no warning); exit 0 if all
+ *                              as expected
+ *   bts_test exec WANT PROG ARGS...   a child stopped before it execs PROG
+ *                              is recorded (user only); WANT "stop": the
+ *                              capture must end at the exec
+ *                              (LWPT_BTS_ST_EXEC_STOPPED) and hold no
+ *                              address of PROG's text (linked at
+ *                              0x30000000); "go": it must hold some
+ *   bts_test hold              CONFIGURE on itself, prints "held", then
+ *                              waits for SIGTERM (another CONFIGURE of the
+ *                              same thread is EBUSY meanwhile)
+ *
+ * The decoder (Documentation/bts.rst, "Decoding"): the code between one
+ * record's "to" and the next record's "from" is linear, so the flow is
+ * walked instruction by instruction from each "to" to the next "from",
+ * measuring each instruction with model/x86/x86_cofi.c; a record into
+ * the kernel (a system call in a user-only trace) resumes after its
+ * "from". Only instructions of the workload's own section are compared
+ * (before and after it the two runs differ: ioctl and mmap, ptrace).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <uapi/lwpt/bts.h>
+
+#include "model/x86/x86_cofi.h"
+
+#define WL __attribute__((noinline, section("bts_wl")))
+
+extern const char __start_bts_wl[], __stop_bts_wl[];
+
+static volatile unsigned int wl_sink;
+
+static WL unsigned int wl_leaf(unsigned int x)
+{
+	return (x * 2654435761u) >> 7;
+}
+
+static WL unsigned int wl_odd(unsigned int x)
+{
+	return x % 3 ? wl_leaf(x) : x + 1;
+}
+
+static WL unsigned int wl_even(unsigned int x)
+{
+	unsigned int i, v = x;
+
+	for (i = 0; i < (x & 7); i++)
+		v ^= wl_leaf(v + i);
+	return v;
+}
+
+static unsigned int (*const wl_table[2])(unsigned int) = { wl_even, wl_odd };
+
+/* Loops, taken and not-taken branches, direct and indirect calls, returns. */
+static WL void workload(void)
+{
+	unsigned int i, acc = 1;
+
+	for (i = 0; i < 60; i++) {
+		acc += wl_table[i & 1](acc + i);
+		switch (acc & 3) {
+		case 0:
+			acc ^= 0x55;
+			break;
+		case 1:
+			acc += wl_leaf(i);
+			break;
+		default:
+			acc -= i;
+			break;
+		}
+	}
+	wl_sink = acc;
+}
+
+static int in_wl(uint64_t ip)
+{
+	return ip >= (uintptr_t)__start_bts_wl && ip < (uintptr_t)__stop_bts_wl;
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOMEM: return "ENOMEM";
+	case EBUSY: return "EBUSY";
+	case EINVAL: return "EINVAL";
+	case ESRCH: return "ESRCH";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENODEV: return "ENODEV";
+	case ENOENT: return "ENOENT";
+	default: return strerror(e);
+	}
+}
+
+static uint32_t parse_flags(const char *s)
+{
+	if (!strcmp(s, "user"))
+		return LWPT_BTS_CFG_USER;
+	if (!strcmp(s, "kernel"))
+		return LWPT_BTS_CFG_KERNEL;
+	if (!strcmp(s, "all"))
+		return LWPT_BTS_CFG_FLAGS;
+	return (uint32_t)strtoul(s, NULL, 0);
+}
+
+/* CONFIGURE; the open fd, or -errno. */
+static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
+{
+	struct lwpt_bts_config cfg = {
+		.size = sizeof(cfg), .flags = flags, .pid = pid,
+		.buffer_size = bytes,
+	};
+	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg)) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* IPs of the workload by single-stepping it in a child (its section only). */
+static size_t ground_truth(uint64_t *ips, size_t max)
+{
+	struct user_regs_struct regs;
+	size_t n = 0;
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		exit(125);
+	if (!pid) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		workload();
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		exit(125);
+	for (;;) {
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			exit(125);
+		if (in_wl(regs.rip) && n < max)
+			ips[n++] = regs.rip;
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
+			exit(125);
+		if (waitpid(pid, &st, 0) != pid)
+			exit(125);
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+	}
+	return n;
+}
+
+static uint8_t insn_len(uint64_t ip)
+{
+	struct x86_cofi c;
+
+	if (x86_cofi_decode((const uint8_t *)(uintptr_t)ip, X86_MAX_INSN_LEN,
+			    X86_MODE_64, &c))
+		return 0;
+	return c.len;
+}
+
+#define KERNEL_HALF	0xffff800000000000ull
+
+/* Walk from each record's "to" to the next record's "from". */
+static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
+		   size_t max)
+{
+	size_t i, n = 0, guard;
+
+	for (i = 0; i + 1 < nrec; i++) {
+		uint64_t ip = r[i].to, end = r[i + 1].from;
+		uint8_t len;
+
+		if (ip >= KERNEL_HALF) {
+			/* Into the kernel: user mode resumes after the branch. */
+			if (r[i].from >= KERNEL_HALF)
+				continue;
+			len = insn_len(r[i].from);
+			if (!len)
+				return -1;
+			ip = r[i].from + len;
+		}
+		if (end >= KERNEL_HALF)
+			continue;	/* a kernel record: user-only has none */
+		for (guard = 0; ; guard++) {
+			if (guard > 100000) {
+				fprintf(stderr, "record %zu: no way from %#llx to %#llx\n",
+					i, (unsigned long long)r[i].to,
+					(unsigned long long)end);
+				return -1;
+			}
+			if (in_wl(ip)) {
+				if (n == max)
+					return -1;
+				ips[n++] = ip;
+			}
+			if (ip == end)
+				break;
+			len = insn_len(ip);
+			if (!len)
+				return -1;
+			ip += len;
+		}
+	}
+	return n;
+}
+
+#define FLOW_MAX	200000
+#define FLOW_BUF	(4ull << 20)
+
+static int cmd_flow(uint32_t flags)
+{
+	uint64_t *gt = calloc(FLOW_MAX, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX, sizeof(*got));
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	const struct lwpt_bts_record *rec;
+	size_t ngt, nrec, i;
+	long ngot;
+	int fd;
+
+	if (!gt || !got)
+		return 125;
+	ngt = ground_truth(gt, FLOW_MAX);
+	fd = bts_configure(0, flags, FLOW_BUF);
+	if (fd < 0) {
+		printf("configure: %s\n", errname(-fd));
+		return 1;
+	}
+	workload();
+	if (ioctl(fd, LWPT_BTS_IOC_STOP) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st)) {
+		perror("stop/status");
+		return 1;
+	}
+	rec = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	if (rec == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	nrec = st.head / sizeof(*rec);
+	ngot = decode(rec, nrec, got, FLOW_MAX);
+	if (ngot < 0) {
+		printf("flow: decode failed (%zu records, flags %#x)\n", nrec, st.flags);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt) {
+		printf("flow: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu): %#llx vs %#llx\n",
+		       i, ngt, ngot, nrec, i < ngt ? (unsigned long long)gt[i] : 0ull,
+		       i < (size_t)ngot ? (unsigned long long)got[i] : 0ull);
+		return 1;
+	}
+	if (!ngt) {
+		printf("flow: empty ground truth\n");
+		return 1;
+	}
+	printf("flow: %zu instructions, %zu records, equal\n", ngt, nrec);
+	return 0;
+}
+
+static int failures;
+
+#define EXPECT(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("FAIL: " __VA_ARGS__);				\
+		printf("\n");						\
+		failures++;						\
+	}								\
+} while (0)
+
+/* CONFIGURE with @cfg on a new file: 0 or errno. */
+static int try_cfg(struct lwpt_bts_config *cfg)
+{
+	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, cfg) ? errno : 0;
+	close(fd);
+	return r;
+}
+
+static int cmd_args(void)
+{
+	struct lwpt_bts_config good = {
+		.size = sizeof(good), .flags = LWPT_BTS_CFG_USER,
+		.buffer_size = 1 << 16,
+	}, c;
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	unsigned int i;
+	void *p;
+	int fd, r;
+
+	c = good; c.size = 16;
+	EXPECT(try_cfg(&c) == EINVAL, "size 16");
+	c = good; c.reserved0 = 1;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_RESERVED,
+	       "reserved0: bad_field %u", c.bad_field);
+	c = good; c.reserved1 = 1;
+	EXPECT(try_cfg(&c) == EINVAL, "reserved1");
+	c = good; c.flags = 0;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS, "flags 0");
+	c = good; c.flags = 4;
+	EXPECT(try_cfg(&c) == EINVAL, "flags 4");
+	c = good; c.buffer_size = 0;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_BUFFER_SIZE,
+	       "buffer 0");
+	c = good; c.buffer_size = 4095;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 4095");
+	c = good; c.buffer_size = 6000;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 6000");
+	c = good; c.buffer_size = 128ull << 20;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer 128 MiB");
+	c = good; c.buffer_size = ~0ull & ~4095ull;
+	EXPECT(try_cfg(&c) == EINVAL, "buffer huge");
+	c = good; c.pid = -1;
+	EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_PID, "pid -1");
+	c = good; c.pid = 0x3fffffff;
+	EXPECT(try_cfg(&c) == ESRCH, "pid none");
+	c = good; c.pid = 2;	/* kthreadd */
+	EXPECT(try_cfg(&c) == EINVAL, "kernel thread");
+
+	fd = open("/dev/bts", O_RDWR | O_CLOEXEC);
+	EXPECT(fd >= 0, "open");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, NULL) && errno == EFAULT, "NULL");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, (void *)16) && errno == EFAULT, "bad pointer");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STATUS, NULL) && errno == EFAULT, "STATUS NULL");
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STOP) && errno == ENODATA, "STOP before CONFIGURE");
+	p = mmap(NULL, 1 << 16, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == ENODATA, "mmap before CONFIGURE");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) && st.flags == 0, "STATUS before");
+	st.size = 8;
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_STATUS, &st) && errno == EINVAL, "STATUS size 8");
+	c = good;
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &c), "CONFIGURE: %s", strerror(errno));
+	c = good;
+	EXPECT(ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &c) && errno == EBUSY, "CONFIGURE twice");
+	r = try_cfg(&good);
+	EXPECT(r == EBUSY, "a second capture of the same thread: %s", errname(r));
+	p = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == EPERM, "writable mmap");
+	p = mmap(NULL, 1 << 17, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == EINVAL, "mmap beyond the buffer");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(p == MAP_FAILED && errno == EINVAL, "mmap at an offset");
+	p = mmap(NULL, 1 << 16, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p != MAP_FAILED, "mmap");
+	if (p != MAP_FAILED) {
+		EXPECT(mprotect(p, 4096, PROT_READ | PROT_WRITE) && errno == EACCES,
+		       "mprotect writable");
+		munmap(p, 1 << 16);
+	}
+	st.size = sizeof(st);
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) &&
+	       (st.flags & LWPT_BTS_ST_RECORDING) && st.buffer_size == 1 << 16,
+	       "STATUS while recording: flags %#x", st.flags);
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STOP), "STOP");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STOP), "STOP again");
+	EXPECT(!ioctl(fd, LWPT_BTS_IOC_STATUS, &st) &&
+	       !(st.flags & LWPT_BTS_ST_RECORDING) && st.head % 24 == 0,
+	       "STATUS after STOP: flags %#x head %llu", st.flags,
+	       (unsigned long long)st.head);
+	EXPECT(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x7f)) && errno == ENOTTY, "unknown");
+	/* Random commands and arguments in the range (the fuzz of issue 37). */
+	srand(37);
+	for (i = 0; i < 2000; i++) {
+		unsigned char junk[64];
+		unsigned int nr = 0x70 + rand() % 0x20, dir = rand() % 4;
+		unsigned int size = rand() % 64, j;
+		int g;
+
+		for (j = 0; j < sizeof(junk); j++)
+			junk[j] = rand();
+		if (rand() % 2) {
+			/* A plausible CONFIGURE: size right, the rest random. */
+			memcpy(junk, &good.size, 4);
+			size = sizeof(good);
+		}
+		g = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		if (g < 0)
+			continue;
+		ioctl(g, _IOC(dir, LWPT_IOC_MAGIC, nr, size), junk);
+		ioctl(g, LWPT_BTS_IOC_CONFIGURE, junk);
+		ioctl(g, LWPT_BTS_IOC_STATUS, junk);
+		close(g);
+	}
+	close(fd);
+	printf("args: %d failure(s)\n", failures);
+	return !!failures;
+}
+
+#define VICTIM_LO	0x30000000ull
+#define VICTIM_HI	0x40000000ull
+
+static int cmd_exec(int stop, char **argv)
+{
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	const struct lwpt_bts_record *r;
+	size_t i, n, victim = 0;
+	pid_t pid = fork();
+	int fd, ws;
+
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		raise(SIGSTOP);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &ws, WUNTRACED) != pid || !WIFSTOPPED(ws))
+		return 125;
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER, FLOW_BUF);
+	if (fd < 0) {
+		printf("configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	kill(pid, SIGCONT);
+	if (waitpid(pid, &ws, 0) != pid)
+		return 125;
+	if (ioctl(fd, LWPT_BTS_IOC_STATUS, &st))
+		return 125;
+	r = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	if (r == MAP_FAILED)
+		return 125;
+	n = st.head / sizeof(*r);
+	for (i = 0; i < n; i++)
+		if ((r[i].from >= VICTIM_LO && r[i].from < VICTIM_HI) ||
+		    (r[i].to >= VICTIM_LO && r[i].to < VICTIM_HI))
+			victim++;
+	printf("exec: flags %#x, %zu records, %zu in the program's text\n",
+	       st.flags, n, victim);
+	if (stop)
+		return !(st.flags & LWPT_BTS_ST_EXEC_STOPPED) || victim;
+	return (st.flags & LWPT_BTS_ST_EXEC_STOPPED) || !victim;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc >= 2 && !strcmp(argv[1], "flow"))
+		return cmd_flow(argc >= 3 ? parse_flags(argv[2]) : LWPT_BTS_CFG_USER);
+	if (argc == 5 && !strcmp(argv[1], "try")) {
+		fd = bts_configure(atoi(argv[2]), parse_flags(argv[3]),
+				   strtoull(argv[4], NULL, 0));
+		printf("%s\n", fd < 0 ? errname(-fd) : "ok");
+		return fd < 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "exec"))
+		return cmd_exec(!strcmp(argv[2], "stop"), argv + 3);
+	if (argc == 2 && !strcmp(argv[1], "args"))
+		return cmd_args();
+	if (argc == 2 && !strcmp(argv[1], "hold")) {
+		signal(SIGTERM, on_term);
+		fd = bts_configure(0, LWPT_BTS_CFG_USER, 1ull << 16);
+		printf("%s\n", fd < 0 ? errname(-fd) : "held");
+		fflush(stdout);
+		if (fd < 0)
+			return 1;
+		for (;;)
+			pause();
+	}
+	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold\n");
+	return 2;
+}
