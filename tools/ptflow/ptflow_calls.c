@@ -213,14 +213,14 @@ static void calls_return(struct ptflow_calls *c, uint64_t to, uint64_t tsc)
 		   " (no matching call)");
 }
 
-void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
-		       uint64_t tsc)
+/*
+ * The first instruction after the last one seen, at @ip and @tsc: the
+ * pending call's or return's line and frame, the outermost frame.
+ */
+static void calls_arrive(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 {
-	uint64_t ip = insn->ip;
 	char name[256];
 
-	if (tsc < c->last_tsc)
-		tsc = c->last_tsc;	/* estimates never go back here */
 	ptflow_clock_start(c->clock, tsc);
 
 	if (c->pending_call) {
@@ -235,36 +235,42 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	if (!c->depth)
 		calls_push(c, ip, 0, tsc, false);
 	c->after_far = false;
+}
 
-	/* Self counts: the function of each instruction, and the time from
-	 * the previous instruction to the previous one's function. */
-	if (c->report) {
-		uint64_t key = c->last_key, lo, hi;
+/*
+ * Self counts of one instruction at @ip and @tsc: its function's, and the
+ * time from the previous instruction to the previous one's function.
+ */
+static void calls_self(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
+{
+	uint64_t key = c->last_key, lo, hi;
+	char name[256];
 
-		if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
-			key = ptflow_calls_key(c->sym, ip, name, sizeof(name),
-					       &lo, &hi);
-			if (c->have_insn && c->last_tsc != tsc)
-				ptflow_report_self(c->report, c->last_key, "",
-						   0, tsc - c->last_tsc);
-			if (ptflow_report_self(c->report, key, name, 1, 0))
-				c->error = -1;
-			c->fn_start = lo;
-			c->fn_end = hi;
-		} else {
-			ptflow_report_self(c->report, key, "", 1,
+	if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
+		key = ptflow_calls_key(c->sym, ip, name, sizeof(name), &lo, &hi);
+		if (c->have_insn && c->last_tsc != tsc)
+			ptflow_report_self(c->report, c->last_key, "", 0,
 					   tsc - c->last_tsc);
-		}
-		c->last_key = key;
+		if (ptflow_report_self(c->report, key, name, 1, 0))
+			c->error = -1;
+		c->fn_start = lo;
+		c->fn_end = hi;
+	} else {
+		ptflow_report_self(c->report, key, "", 1, tsc - c->last_tsc);
 	}
+	c->last_key = key;
 	c->have_insn = true;
 	c->last_tsc = tsc;
-	c->insns++;
+}
 
+/* The branch that ends an instruction run: @insn, the run's last. */
+static void calls_leave(struct ptflow_calls *c, const struct pt_insn *insn,
+			uint64_t tsc)
+{
 	switch (insn->iclass) {
 	case ptic_call:
 		c->pending_call = true;
-		c->call_ret = ip + insn->size;
+		c->call_ret = insn->ip + insn->size;
 		break;
 	case ptic_return:
 		c->pending_ret = true;
@@ -278,6 +284,47 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	default:
 		break;
 	}
+}
+
+void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
+		       uint64_t tsc)
+{
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;	/* estimates never go back here */
+	calls_arrive(c, insn->ip, tsc);
+	if (c->report)
+		calls_self(c, insn->ip, tsc);
+	c->have_insn = true;
+	c->last_tsc = tsc;
+	c->insns++;
+	calls_leave(c, insn, tsc);
+}
+
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc)
+{
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;
+	calls_arrive(c, ip, tsc);
+	if (c->report) {
+		calls_self(c, ip, tsc);
+		/* the rest in one count where the block stays in the
+		 * first one's function, else one by one */
+		if (ninsn > 1 && last->ip >= c->fn_start && last->ip < c->fn_end) {
+			ptflow_report_self(c->report, c->last_key, "",
+					   ninsn - 1, 0);
+		} else {
+			for (uint32_t i = 1; i < ninsn; i++) {
+				ip += lens[i - 1];
+				calls_self(c, ip, tsc);
+			}
+		}
+	}
+	c->have_insn = true;
+	c->last_tsc = tsc;
+	c->insns += ninsn;
+	calls_leave(c, last, tsc);
 }
 
 void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,

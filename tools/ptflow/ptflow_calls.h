@@ -87,6 +87,24 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 		       uint64_t tsc);
 
 /**
+ * ptflow_calls_block() - decoded instructions at consecutive addresses, of
+ * which only the last may branch (a flow engine's block, lwpt/pt_flow.h),
+ * all at one time: the same as ptflow_calls_insn() on each of them, at the
+ * cost of one where they stay in one function.
+ * @c:     the tracker.
+ * @ip:    the first instruction's address.
+ * @lens:  @ninsn instruction lengths in bytes: instruction i + 1 is at
+ *         instruction i's address + @lens[i].
+ * @ninsn: instructions, >= 1.
+ * @last:  the last instruction (ip, size, iclass; raw bytes for a far
+ *         transfer).
+ * @tsc:   the TSC estimate at each of them.
+ */
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc);
+
+/**
  * ptflow_calls_event() - a trace event between instructions.
  * @c:    the tracker.
  * @ev:   what happened.
