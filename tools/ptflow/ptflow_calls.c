@@ -62,6 +62,8 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	*lo = addr;
 	*hi = addr + 1;
 	if (s.module) {
+		/* the piece of the table without a symbol: one identity */
+		(void)ptflow_sym_span(sym, addr, lo, hi);
 		snprintf(name, size, "[unknown in %s]", s.module);
 		return UINT64_MAX - s.module_start;
 	}

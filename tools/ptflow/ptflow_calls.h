@@ -138,7 +138,9 @@ void ptflow_calls_fini(struct ptflow_calls *c);
  *        "[unknown in <module>]", else "[unknown]".
  * @size: size of @name in bytes.
  * @lo:   receives the first address with the same identity (or @addr).
- * @hi:   receives the end of that range (@addr + 1 if unknown).
+ * @hi:   receives the end of that range: the symbol's end; in a module
+ *        without a symbol there, the end of the symbol table's piece
+ *        (ptflow_sym_span()); else @addr + 1.
  *
  * Return: the symbol's start address; for an address without symbol
  * UINT64_MAX - the module's start address, or UINT64_MAX without module.

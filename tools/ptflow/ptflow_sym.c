@@ -775,6 +775,22 @@ const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 	return at->s.name ? &at->s : NULL;
 }
 
+bool ptflow_sym_span(struct ptflow_sym *sym, uint64_t addr, uint64_t *lo,
+		     uint64_t *hi)
+{
+	const struct sym_cached *c;
+	struct ptflow_symbol miss;
+
+	if (!sym)
+		return false;
+	c = sym_find(sym, addr, &miss);
+	if (!c)
+		return false;
+	*lo = c->lo;
+	*hi = c->hi;
+	return true;
+}
+
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out)
 {
