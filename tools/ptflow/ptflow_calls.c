@@ -71,22 +71,81 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	return UINT64_MAX;
 }
 
-/* Name of an address on --calls lines: symbol[+off] or 0x<addr>. */
+/* Name of an address on --calls lines: symbol[+off] or 0x<addr>; empty
+ * without --calls lines (no line is printed then). */
 static void calls_name(const struct ptflow_calls *c, uint64_t addr, char *buf,
 		       size_t size)
 {
+	if (!c->out) {
+		buf[0] = 0;
+		return;
+	}
 	ptflow_sym_format(c->names, addr, buf, size);
 }
 
+/* @s into @p, cut at @end; the end of what was written. */
+static char *put_str(char *p, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > (size_t)(end - p))
+		n = (size_t)(end - p);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * One --calls line: printf's "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n" of
+ * the time, the thread, 2 x @indent spaces, @fmt_kind, " " @name, @tail;
+ * built by hand and written at once (one line per call and return).
+ */
 static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		       const char *fmt_kind, const char *name, const char *tail)
 {
+	char buf[1024], digits[24], *p = buf, *end = buf + sizeof(buf) - 1;
+	uint64_t ns;
+	size_t n = 0, w;
+
 	if (!c->out)
 		return;
-	fprintf(c->out, "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n",
-		ptflow_clock_ns(c->clock, tsc), c->thread, (int)(2 * indent),
-		"", fmt_kind, name ? " " : "", name ? name : "",
-		tail ? tail : "");
+	ns = ptflow_clock_ns(c->clock, tsc);
+	do {
+		digits[n++] = (char)('0' + ns % 10);
+		ns /= 10;
+	} while (ns);
+	for (w = n; w < 12; w++)
+		*p++ = ' ';
+	while (n)
+		*p++ = digits[--n];
+	*p++ = ' ';
+	*p++ = ' ';
+	w = strlen(c->thread);
+	memcpy(p, c->thread, w);	/* < 48 bytes */
+	p += w;
+	for (; w < 10; w++)
+		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = ' ';
+	for (w = 2 * indent; w; w--) {	/* a deep stack: in parts */
+		if (p == end) {
+			fwrite(buf, 1, (size_t)(p - buf), c->out);
+			p = buf;
+		}
+		*p++ = ' ';
+	}
+	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
+		fwrite(buf, 1, (size_t)(p - buf), c->out);
+		p = buf;
+	}
+	p = put_str(p, end, fmt_kind);
+	if (name) {
+		p = put_str(p, end, " ");
+		p = put_str(p, end, name);
+	}
+	if (tail)
+		p = put_str(p, end, tail);
+	*p++ = '\n';
+	fwrite(buf, 1, (size_t)(p - buf), c->out);
 }
 
 /* Depth of the current function for indentation: frames below the top. */
@@ -137,7 +196,7 @@ static void calls_pop(struct ptflow_calls *c, uint64_t tsc)
 		uint64_t end = ptflow_clock_ns(c->clock, tsc);
 		char name[256];
 
-		calls_name(c, f->entry, name, sizeof(name));
+		ptflow_sym_format(c->names, f->entry, name, sizeof(name));
 		if (ptflow_chrome_add(c->chrome, c->pid, c->tid, name,
 				      (uint32_t)c->depth, begin, end))
 			c->error = -1;
