@@ -216,6 +216,8 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 	c->after_far = false;
 	c->insns = 0;
 	c->last_tsc = 0;
+	c->self_insns = 0;
+	c->self_ticks = 0;
 	c->error = 0;
 	if (c->chrome && ptflow_chrome_thread(c->chrome, pid, tid, thread))
 		return -1;
@@ -298,6 +300,17 @@ static void calls_arrive(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 	c->after_far = false;
 }
 
+/* The self counts of last_key gathered since its entry into the report
+ * (one table look-up per run of a function, not per instruction). */
+static void calls_self_flush(struct ptflow_calls *c)
+{
+	if (c->self_insns || c->self_ticks)
+		ptflow_report_self(c->report, c->last_key, "", c->self_insns,
+				   c->self_ticks);
+	c->self_insns = 0;
+	c->self_ticks = 0;
+}
+
 /*
  * Self counts of one instruction at @ip and @tsc: its function's, and the
  * time from the previous instruction to the previous one's function.
@@ -309,15 +322,17 @@ static void calls_self(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 
 	if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
 		key = ptflow_calls_key(c->sym, ip, name, sizeof(name), &lo, &hi);
-		if (c->have_insn && c->last_tsc != tsc)
-			ptflow_report_self(c->report, c->last_key, "", 0,
-					   tsc - c->last_tsc);
+		if (c->have_insn)
+			c->self_ticks += tsc - c->last_tsc;
+		if (c->have_insn)
+			calls_self_flush(c);
 		if (ptflow_report_self(c->report, key, name, 1, 0))
 			c->error = -1;
 		c->fn_start = lo;
 		c->fn_end = hi;
 	} else {
-		ptflow_report_self(c->report, key, "", 1, tsc - c->last_tsc);
+		c->self_insns++;
+		c->self_ticks += tsc - c->last_tsc;
 	}
 	c->last_key = key;
 	c->have_insn = true;
@@ -373,8 +388,7 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		/* the rest in one count where the block stays in the
 		 * first one's function, else one by one */
 		if (ninsn > 1 && last->ip >= c->fn_start && last->ip < c->fn_end) {
-			ptflow_report_self(c->report, c->last_key, "",
-					   ninsn - 1, 0);
+			c->self_insns += ninsn - 1;
 		} else {
 			for (uint32_t i = 1; i < ninsn; i++) {
 				ip += lens[i - 1];
@@ -450,6 +464,8 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 
 int ptflow_calls_end(struct ptflow_calls *c)
 {
+	if (c->report && c->have_insn)
+		calls_self_flush(c);
 	/* A RET as the last instruction: its target is not in the trace. */
 	if (c->pending_ret && c->depth) {
 		char name[256];

@@ -60,6 +60,8 @@ struct ptflow_calls {
 	bool have_insn;
 	uint64_t last_key, last_tsc, insns;
 	uint64_t fn_start, fn_end;	/* cached function range of last_key */
+	uint64_t self_insns, self_ticks;	/* of last_key, not yet in
+						 * the report */
 	bool pending_call, pending_ret, after_far;
 	uint64_t call_ret;		/* return address of the pending call */
 	int error;			/* -1 after out of memory */
