@@ -145,7 +145,7 @@ static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 	if (tail)
 		p = put_str(p, end, tail);
 	*p++ = '\n';
-	fwrite(buf, 1, (size_t)(p - buf), c->out);
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
 }
 
 /* Depth of the current function for indentation: frames below the top. */
