@@ -10,7 +10,7 @@
 # - kAFL's real traces as perf.data (../shared/testdata/perf/kafl, as
 #   kafl_perf.sh reads them): the listing with and without disassembly,
 #   symbols and instruction bytes, --calls, --report, --export=chrome
-#   (stdout and the JSON file) and --stat;
+#   (stdout and the JSON file), --stat, --pid/--tid;
 # - the raw real traces of ../shared/testdata/pt/real/libxdc with their
 #   page caches given as --raw pages (no IP filter: ptflow --pt has none),
 #   cpu 6/94/3 as the README says;
@@ -67,6 +67,10 @@ if [ -d "$K/symfs" ]; then
 		same "$n (disassembly)" --symfs "$K/symfs" "$d"
 		same "$n --raw-insn --no-symbols" --raw-insn --no-symbols --symfs "$K/symfs" "$d"
 	done
+	# one thread or process of the capture (its traces only)
+	same "foo --tid 1000 --calls" --tid 1000 --calls --symfs "$K/symfs" "$K/foo.perf.data"
+	same "foo --pid 1000 --report" --pid 1000 --report --symfs "$K/symfs" "$K/foo.perf.data"
+	same "foo --tid 1001 (none)" --tid 1001 --calls --symfs "$K/symfs" "$K/foo.perf.data"
 	# an option not supported yet: libipt's, and said
 	"$PTFLOW" --engine=lwpt --time --no-inst --symfs "$K/symfs" \
 		"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
