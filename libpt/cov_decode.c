@@ -778,7 +778,13 @@ static inline void flow_insns(struct lpt_cov *c, const struct cov_blk *b,
 			      uint32_t n, bool whole)
 {
 	if (c->fo && n) {
-		c->fo->insns(c->fctx, b->start, b->lens, n, b->mode,
+		/* a whole block that ends at a branch: its last instruction
+		 * is the branch; the sum is libipt's in 64-bit mode (no wrap
+		 * at 4 GiB there) */
+		uint64_t last = n == b->ninsn && b->kind <= BK_FAR &&
+				b->mode == X86_MODE_64 ? b->cofi : 0;
+
+		c->fo->insns(c->fctx, b->start, last, b->lens, n, b->mode,
 			     whole && b->kind <= BK_FAR ? b->kind + 1u : COV_END_NONE);
 		c->fitems++;
 	}
@@ -1380,8 +1386,8 @@ static void erratum_skd022(struct lpt_cov *c, uint64_t ip, bool suppressed)
 		return;
 	c->st.insns++;
 	if (c->fo) {
-		c->fo->insns(c->fctx, b->cofi, b->lens + b->ninsn - 1, 1, b->mode,
-			     COV_END_FAR);
+		c->fo->insns(c->fctx, b->cofi, b->cofi, b->lens + b->ninsn - 1,
+			     1, b->mode, COV_END_FAR);
 		c->fitems++;
 	}
 	if (suppressed)
@@ -1431,7 +1437,7 @@ static void pgd_walk_out(struct lpt_cov *c, const struct cov_blk *b)
 		if (c->fo) {
 			uint8_t len = x.len;
 
-			c->fo->insns(c->fctx, a, &len, 1, c->mode,
+			c->fo->insns(c->fctx, a, a, &len, 1, c->mode,
 				     x.kind == X86_COFI_NONE ? COV_END_NONE :
 				     x.kind == X86_COFI_JMP_REL ? COV_END_JMP :
 				     x.kind == X86_COFI_CALL_REL ? COV_END_CALL :

@@ -50,11 +50,14 @@ enum cov_flow_ev {
 struct cov_flow_ops {
 	/*
 	 * @n instructions executed from @start in @mode (enum x86_mode), the
-	 * length of each at @lens (bytes); the last of them is a branch of
-	 * kind @end (enum cov_flow_end) or none.
+	 * length of each at @lens (bytes); the last of them, at @last
+	 * (start plus the lengths before it, as libipt adds them), is a
+	 * branch of kind @end (enum cov_flow_end) or none. @last is 0 where
+	 * it is not at hand (then the receiver adds the lengths).
 	 */
-	void (*insns)(void *ctx, uint64_t start, const uint8_t *lens, uint32_t n,
-		      uint8_t mode, unsigned int end);
+	void (*insns)(void *ctx, uint64_t start, uint64_t last,
+		      const uint8_t *lens, uint32_t n, uint8_t mode,
+		      unsigned int end);
 	/* An event (enum cov_flow_ev) at trace offset @off (the packet
 	 * that gave it). */
 	void (*event)(void *ctx, unsigned int type, uint64_t from, uint64_t ip,

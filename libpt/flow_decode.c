@@ -34,6 +34,8 @@ struct flow_item {
 	uint32_t n;		/* FI_BLOCK: instructions */
 	const uint8_t *lens;	/* FI_BLOCK: cached lengths, or NULL */
 	uint64_t a;		/* FI_BLOCK: start; FI_EVENT: from */
+	uint64_t last;		/* FI_BLOCK: the last instruction's
+				 * address; 0: add the lengths */
 	uint64_t b;		/* FI_EVENT: ip */
 	uint64_t off;		/* FI_EVENT: trace offset */
 };
@@ -83,8 +85,9 @@ static struct flow_item *q_push(struct lpt_flow *f)
 	return &f->q[(f->head + f->n++) & (f->cap - 1)];
 }
 
-static void on_insns(void *ctx, uint64_t start, const uint8_t *lens, uint32_t n,
-		     uint8_t mode, unsigned int end)
+static void on_insns(void *ctx, uint64_t start, uint64_t last,
+		     const uint8_t *lens, uint32_t n, uint8_t mode,
+		     unsigned int end)
 {
 	struct lpt_flow *f = ctx;
 	struct flow_item *it = q_push(f);
@@ -97,6 +100,7 @@ static void on_insns(void *ctx, uint64_t start, const uint8_t *lens, uint32_t n,
 	it->end = (uint8_t)end;
 	it->n = n;
 	it->a = start;
+	it->last = last;
 	if (n == 1) {		/* the caller's length may not live on */
 		it->len1 = lens[0];
 		it->lens = NULL;
@@ -133,6 +137,7 @@ static void on_retract(void *ctx)
 	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
 	if (it->kind == FI_BLOCK && it->n > 1) {
 		it->n--;
+		it->last = 0;
 		if (it->n == 1 && it->lens) {	/* one instruction: kept inline */
 			it->len1 = it->lens[0];
 			it->lens = NULL;
@@ -316,9 +321,12 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 		f->len1 = it->len1;
 		blk->lens = &f->len1;
 	}
-	a = it->a;	/* as libipt: the IP plus the lengths, in any mode */
-	for (uint32_t i = 0; i + 1 < it->n; i++)
-		a += blk->lens[i];
+	a = it->last;
+	if (!a) {	/* as libipt: the IP plus the lengths, in any mode */
+		a = it->a;
+		for (uint32_t i = 0; i + 1 < it->n; i++)
+			a += blk->lens[i];
+	}
 	blk->end_ip = a;
 	f->last_ip = a;
 	f->last_len = blk->lens[it->n - 1];

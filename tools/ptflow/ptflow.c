@@ -105,9 +105,10 @@ static void usage(FILE *f, const char *prog)
 "                                       a system-wide capture (ptcap -a).\n"
 "  --engine=libipt|lwpt                 the decoder: libipt's instruction\n"
 "                                       decoder (the default), or libpt's flow\n"
-"                                       engine (the listing and --calls; other\n"
-"                                       views and system-wide captures with\n"
-"                                       libipt, said on stderr).\n"
+"                                       engine (the listing, --calls, --report,\n"
+"                                       --export; --time, --offset, the views\n"
+"                                       of a trace with time and system-wide\n"
+"                                       captures with libipt, said on stderr).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);

@@ -62,6 +62,8 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	*lo = addr;
 	*hi = addr + 1;
 	if (s.module) {
+		/* the piece of the table without a symbol: one identity */
+		(void)ptflow_sym_span(sym, addr, lo, hi);
 		snprintf(name, size, "[unknown in %s]", s.module);
 		return UINT64_MAX - s.module_start;
 	}
@@ -69,22 +71,81 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	return UINT64_MAX;
 }
 
-/* Name of an address on --calls lines: symbol[+off] or 0x<addr>. */
+/* Name of an address on --calls lines: symbol[+off] or 0x<addr>; empty
+ * without --calls lines (no line is printed then). */
 static void calls_name(const struct ptflow_calls *c, uint64_t addr, char *buf,
 		       size_t size)
 {
+	if (!c->out) {
+		buf[0] = 0;
+		return;
+	}
 	ptflow_sym_format(c->names, addr, buf, size);
 }
 
+/* @s into @p, cut at @end; the end of what was written. */
+static char *put_str(char *p, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > (size_t)(end - p))
+		n = (size_t)(end - p);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * One --calls line: printf's "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n" of
+ * the time, the thread, 2 x @indent spaces, @fmt_kind, " " @name, @tail;
+ * built by hand and written at once (one line per call and return).
+ */
 static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		       const char *fmt_kind, const char *name, const char *tail)
 {
+	char buf[1024], digits[24], *p = buf, *end = buf + sizeof(buf) - 1;
+	uint64_t ns;
+	size_t n = 0, w;
+
 	if (!c->out)
 		return;
-	fprintf(c->out, "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n",
-		ptflow_clock_ns(c->clock, tsc), c->thread, (int)(2 * indent),
-		"", fmt_kind, name ? " " : "", name ? name : "",
-		tail ? tail : "");
+	ns = ptflow_clock_ns(c->clock, tsc);
+	do {
+		digits[n++] = (char)('0' + ns % 10);
+		ns /= 10;
+	} while (ns);
+	for (w = n; w < 12; w++)
+		*p++ = ' ';
+	while (n)
+		*p++ = digits[--n];
+	*p++ = ' ';
+	*p++ = ' ';
+	w = strlen(c->thread);
+	memcpy(p, c->thread, w);	/* < 48 bytes */
+	p += w;
+	for (; w < 10; w++)
+		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = ' ';
+	for (w = 2 * indent; w; w--) {	/* a deep stack: in parts */
+		if (p == end) {
+			fwrite(buf, 1, (size_t)(p - buf), c->out);
+			p = buf;
+		}
+		*p++ = ' ';
+	}
+	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
+		fwrite(buf, 1, (size_t)(p - buf), c->out);
+		p = buf;
+	}
+	p = put_str(p, end, fmt_kind);
+	if (name) {
+		p = put_str(p, end, " ");
+		p = put_str(p, end, name);
+	}
+	if (tail)
+		p = put_str(p, end, tail);
+	*p++ = '\n';
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
 }
 
 /* Depth of the current function for indentation: frames below the top. */
@@ -135,7 +196,7 @@ static void calls_pop(struct ptflow_calls *c, uint64_t tsc)
 		uint64_t end = ptflow_clock_ns(c->clock, tsc);
 		char name[256];
 
-		calls_name(c, f->entry, name, sizeof(name));
+		ptflow_sym_format(c->names, f->entry, name, sizeof(name));
 		if (ptflow_chrome_add(c->chrome, c->pid, c->tid, name,
 				      (uint32_t)c->depth, begin, end))
 			c->error = -1;
@@ -155,6 +216,8 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 	c->after_far = false;
 	c->insns = 0;
 	c->last_tsc = 0;
+	c->self_insns = 0;
+	c->self_ticks = 0;
 	c->error = 0;
 	if (c->chrome && ptflow_chrome_thread(c->chrome, pid, tid, thread))
 		return -1;
@@ -213,14 +276,14 @@ static void calls_return(struct ptflow_calls *c, uint64_t to, uint64_t tsc)
 		   " (no matching call)");
 }
 
-void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
-		       uint64_t tsc)
+/*
+ * The first instruction after the last one seen, at @ip and @tsc: the
+ * pending call's or return's line and frame, the outermost frame.
+ */
+static void calls_arrive(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 {
-	uint64_t ip = insn->ip;
 	char name[256];
 
-	if (tsc < c->last_tsc)
-		tsc = c->last_tsc;	/* estimates never go back here */
 	ptflow_clock_start(c->clock, tsc);
 
 	if (c->pending_call) {
@@ -235,36 +298,55 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	if (!c->depth)
 		calls_push(c, ip, 0, tsc, false);
 	c->after_far = false;
+}
 
-	/* Self counts: the function of each instruction, and the time from
-	 * the previous instruction to the previous one's function. */
-	if (c->report) {
-		uint64_t key = c->last_key, lo, hi;
+/* The self counts of last_key gathered since its entry into the report
+ * (one table look-up per run of a function, not per instruction). */
+static void calls_self_flush(struct ptflow_calls *c)
+{
+	if (c->self_insns || c->self_ticks)
+		ptflow_report_self(c->report, c->last_key, "", c->self_insns,
+				   c->self_ticks);
+	c->self_insns = 0;
+	c->self_ticks = 0;
+}
 
-		if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
-			key = ptflow_calls_key(c->sym, ip, name, sizeof(name),
-					       &lo, &hi);
-			if (c->have_insn && c->last_tsc != tsc)
-				ptflow_report_self(c->report, c->last_key, "",
-						   0, tsc - c->last_tsc);
-			if (ptflow_report_self(c->report, key, name, 1, 0))
-				c->error = -1;
-			c->fn_start = lo;
-			c->fn_end = hi;
-		} else {
-			ptflow_report_self(c->report, key, "", 1,
-					   tsc - c->last_tsc);
-		}
-		c->last_key = key;
+/*
+ * Self counts of one instruction at @ip and @tsc: its function's, and the
+ * time from the previous instruction to the previous one's function.
+ */
+static void calls_self(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
+{
+	uint64_t key = c->last_key, lo, hi;
+	char name[256];
+
+	if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
+		key = ptflow_calls_key(c->sym, ip, name, sizeof(name), &lo, &hi);
+		if (c->have_insn)
+			c->self_ticks += tsc - c->last_tsc;
+		if (c->have_insn)
+			calls_self_flush(c);
+		if (ptflow_report_self(c->report, key, name, 1, 0))
+			c->error = -1;
+		c->fn_start = lo;
+		c->fn_end = hi;
+	} else {
+		c->self_insns++;
+		c->self_ticks += tsc - c->last_tsc;
 	}
+	c->last_key = key;
 	c->have_insn = true;
 	c->last_tsc = tsc;
-	c->insns++;
+}
 
+/* The branch that ends an instruction run: @insn, the run's last. */
+static void calls_leave(struct ptflow_calls *c, const struct pt_insn *insn,
+			uint64_t tsc)
+{
 	switch (insn->iclass) {
 	case ptic_call:
 		c->pending_call = true;
-		c->call_ret = ip + insn->size;
+		c->call_ret = insn->ip + insn->size;
 		break;
 	case ptic_return:
 		c->pending_ret = true;
@@ -278,6 +360,46 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	default:
 		break;
 	}
+}
+
+void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
+		       uint64_t tsc)
+{
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;	/* estimates never go back here */
+	calls_arrive(c, insn->ip, tsc);
+	if (c->report)
+		calls_self(c, insn->ip, tsc);
+	c->have_insn = true;
+	c->last_tsc = tsc;
+	c->insns++;
+	calls_leave(c, insn, tsc);
+}
+
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc)
+{
+	if (tsc < c->last_tsc)
+		tsc = c->last_tsc;
+	calls_arrive(c, ip, tsc);
+	if (c->report) {
+		calls_self(c, ip, tsc);
+		/* the rest in one count where the block stays in the
+		 * first one's function, else one by one */
+		if (ninsn > 1 && last->ip >= c->fn_start && last->ip < c->fn_end) {
+			c->self_insns += ninsn - 1;
+		} else {
+			for (uint32_t i = 1; i < ninsn; i++) {
+				ip += lens[i - 1];
+				calls_self(c, ip, tsc);
+			}
+		}
+	}
+	c->have_insn = true;
+	c->last_tsc = tsc;
+	c->insns += ninsn;
+	calls_leave(c, last, tsc);
 }
 
 void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
@@ -342,6 +464,8 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 
 int ptflow_calls_end(struct ptflow_calls *c)
 {
+	if (c->report && c->have_insn)
+		calls_self_flush(c);
 	/* A RET as the last instruction: its target is not in the trace. */
 	if (c->pending_ret && c->depth) {
 		char name[256];

@@ -60,6 +60,8 @@ struct ptflow_calls {
 	bool have_insn;
 	uint64_t last_key, last_tsc, insns;
 	uint64_t fn_start, fn_end;	/* cached function range of last_key */
+	uint64_t self_insns, self_ticks;	/* of last_key, not yet in
+						 * the report */
 	bool pending_call, pending_ret, after_far;
 	uint64_t call_ret;		/* return address of the pending call */
 	int error;			/* -1 after out of memory */
@@ -85,6 +87,24 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
  */
 void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 		       uint64_t tsc);
+
+/**
+ * ptflow_calls_block() - decoded instructions at consecutive addresses, of
+ * which only the last may branch (a flow engine's block, lwpt/pt_flow.h),
+ * all at one time: the same as ptflow_calls_insn() on each of them, at the
+ * cost of one where they stay in one function.
+ * @c:     the tracker.
+ * @ip:    the first instruction's address.
+ * @lens:  @ninsn instruction lengths in bytes: instruction i + 1 is at
+ *         instruction i's address + @lens[i].
+ * @ninsn: instructions, >= 1.
+ * @last:  the last instruction (ip, size, iclass; raw bytes for a far
+ *         transfer).
+ * @tsc:   the TSC estimate at each of them.
+ */
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc);
 
 /**
  * ptflow_calls_event() - a trace event between instructions.
@@ -120,7 +140,9 @@ void ptflow_calls_fini(struct ptflow_calls *c);
  *        "[unknown in <module>]", else "[unknown]".
  * @size: size of @name in bytes.
  * @lo:   receives the first address with the same identity (or @addr).
- * @hi:   receives the end of that range (@addr + 1 if unknown).
+ * @hi:   receives the end of that range: the symbol's end; in a module
+ *        without a symbol there, the end of the symbol table's piece
+ *        (ptflow_sym_span()); else @addr + 1.
  *
  * Return: the symbol's start address; for an address without symbol
  * UINT64_MAX - the module's start address, or UINT64_MAX without module.

@@ -971,6 +971,19 @@ void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn)
 	one_insn(pf, NULL, insn, 0);
 }
 
+bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
+		       uint32_t ninsn, const struct pt_insn *last)
+{
+	if (flow_on(pf))
+		return false;
+	if (pf->mute)
+		return true;
+	pf->insns += ninsn;
+	if (views_on(pf))
+		ptflow_calls_block(&pf->calls, ip, lens, ninsn, last, 0);
+	return true;
+}
+
 void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
 {
 	if (flow_on(pf))

@@ -285,6 +285,23 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn);
 
 /**
+ * ptflow_emit_block() - instructions at consecutive addresses of which
+ * only the last may branch, where they are not printed one by one: counted
+ * and handed to the views as one block (ptflow_calls_block()), the same
+ * as ptflow_emit_insn() on each of them (time 0, as there).
+ * @pf:    the session.
+ * @ip:    the first instruction's address.
+ * @lens:  @ninsn instruction lengths in bytes.
+ * @ninsn: instructions, >= 1.
+ * @last:  the last instruction, as for ptflow_emit_insn().
+ *
+ * Return: false, doing nothing, when the flow is printed (then
+ * ptflow_emit_insn() on each instruction), else true.
+ */
+bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
+		       uint32_t ninsn, const struct pt_insn *last);
+
+/**
  * ptflow_emit_event() - one event, printed ("[...]") or handed to the views.
  * @pf: the session.
  * @ev: a libipt event (not a status update).

@@ -26,10 +26,6 @@ const char *ptflow_flow_unsupported(const struct ptflow_options *opt)
 		return "--time";
 	if (opt->offset)
 		return "--offset";
-	if (opt->report)
-		return "--report";
-	if (opt->export_chrome)
-		return "--export";
 	return NULL;
 }
 
@@ -164,6 +160,24 @@ static void read_bytes(const struct ptflow_flow *e, uint64_t ip, uint8_t *buf,
 			break;
 		got += n;
 	}
+}
+
+/* A block where its instructions are not printed: its last one only. */
+static bool emit_block_views(struct ptflow *pf, const struct ptflow_flow *e,
+			     const struct lpt_flow_block *b)
+{
+	struct pt_insn last;
+
+	memset(&last, 0, sizeof(last));
+	last.mode = exec_mode(b->mode);
+	last.ip = b->end_ip;
+	last.size = b->lens[b->ninsn - 1];
+	last.iclass = insn_class(b->end);
+	if (b->end == LPT_FLOW_END_FAR) {
+		read_bytes(e, last.ip, last.raw, last.size);
+		last.iclass = far_class(last.raw, last.size);
+	}
+	return ptflow_emit_block(pf, b->ip, b->lens, b->ninsn, &last);
 }
 
 /* A block's instructions, one by one. */
@@ -381,7 +395,8 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 				break;
 			enabled = true;
 			clean = true;
-			emit_block(pf, e, &b);
+			if (!emit_block_views(pf, e, &b))
+				emit_block(pf, e, &b);
 		}
 	}
 	if (st < 0) {

@@ -19,8 +19,8 @@
  * @opt: the output options.
  *
  * Return: NULL when it can (the listing with or without disassembly,
- * symbols, --line, --raw-insn, --stat, --quiet; --calls), else the option
- * it does not support yet (--time, --offset, --report, --export).
+ * symbols, --line, --raw-insn, --stat, --quiet; --calls, --report,
+ * --export), else the option it does not support yet (--time, --offset).
  */
 const char *ptflow_flow_unsupported(const struct ptflow_options *opt);
 

@@ -775,6 +775,22 @@ const struct ptflow_symbol *ptflow_sym_at_slow(struct ptflow_sym *sym,
 	return at->s.name ? &at->s : NULL;
 }
 
+bool ptflow_sym_span(struct ptflow_sym *sym, uint64_t addr, uint64_t *lo,
+		     uint64_t *hi)
+{
+	const struct sym_cached *c;
+	struct ptflow_symbol miss;
+
+	if (!sym)
+		return false;
+	c = sym_find(sym, addr, &miss);
+	if (!c)
+		return false;
+	*lo = c->lo;
+	*hi = c->hi;
+	return true;
+}
+
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out)
 {
@@ -800,18 +816,52 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 	return out->name != NULL;
 }
 
+/* snprintf(@buf, @size, "%s0x%" PRIx64, @pre, @v) without printf (a
+ * --calls line per call and return names an address). */
+static void format_hex(char *buf, size_t size, const char *pre, uint64_t v)
+{
+	char tmp[2 * 8 + 2], *p = tmp + sizeof(tmp);
+	size_t n = strlen(pre), m;
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	m = (size_t)(tmp + sizeof(tmp) - p);
+	if (n + m >= size) {	/* cut as snprintf */
+		snprintf(buf, size, "%s%.*s", pre, (int)m, p);
+		return;
+	}
+	memcpy(buf, pre, n);
+	memcpy(buf + n, p, m);
+	buf[n + m] = 0;
+}
+
 bool ptflow_sym_format(struct ptflow_sym *sym, uint64_t addr, char *buf,
 		       size_t size)
 {
 	struct ptflow_symbol s;
 
 	if (!ptflow_sym_lookup(sym, addr, false, &s)) {
-		snprintf(buf, size, "0x%" PRIx64, addr);
+		format_hex(buf, size, "", addr);
 		return false;
 	}
-	if (s.offset)
-		snprintf(buf, size, "%s+0x%" PRIx64, s.name, s.offset);
-	else
+	if (s.offset) {
+		char pre[512];
+		size_t n = strlen(s.name);
+
+		if (n + 1 < sizeof(pre)) {
+			memcpy(pre, s.name, n);
+			pre[n] = '+';
+			pre[n + 1] = 0;
+			format_hex(buf, size, pre, s.offset);
+		} else {
+			snprintf(buf, size, "%s+0x%" PRIx64, s.name, s.offset);
+		}
+	} else {
 		snprintf(buf, size, "%s", s.name);
+	}
 	return true;
 }

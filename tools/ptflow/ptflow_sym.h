@@ -112,6 +112,21 @@ int ptflow_sym_add_symbol(struct ptflow_sym *sym, const char *name,
 bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 		       struct ptflow_symbol *out);
 
+/**
+ * ptflow_sym_span() - the addresses around @addr that ptflow_sym_lookup()
+ * answers alike (the same symbol or none, in the same module): the piece
+ * of the table that holds @addr.
+ * @sym:  the table (NULL: nothing is known).
+ * @addr: a virtual address.
+ * @lo:   receives the first address of the piece.
+ * @hi:   receives the end of the piece (exclusive), > @addr.
+ *
+ * Return: true with [@lo, @hi) set; false, setting nothing, for an
+ * address outside the modules (nothing is known around it).
+ */
+bool ptflow_sym_span(struct ptflow_sym *sym, uint64_t addr, uint64_t *lo,
+		     uint64_t *hi);
+
 /*
  * ptflow_sym_at()'s inline fast path: the first member of every struct
  * ptflow_sym is an array of PTFLOW_SYM_AT_SLOTS answers, direct-mapped by

@@ -56,6 +56,15 @@ test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
 test_ptflow_views_LIBS := pt
 test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl
 
+# A flow engine's block handed to the call tracker whole
+# (ptflow_calls_block()) against its instructions one by one.
+UNIT_TESTS += test_ptflow_calls_block
+test_ptflow_calls_block_SRCS := tests/tools/ptflow/test_ptflow_calls_block.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
+	tools/ptflow/ptflow_chrome.c
+test_ptflow_calls_block_LDLIBS := -ldw -lelf
+
 # Symbol lookups per second, with and without the last-symbol cache.
 BENCHES += bench_ptflow_sym
 bench_ptflow_sym_SRCS := tests/tools/ptflow/bench_ptflow_sym.c \

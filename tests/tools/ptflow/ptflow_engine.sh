@@ -9,11 +9,12 @@
 #
 # - kAFL's real traces as perf.data (../shared/testdata/perf/kafl, as
 #   kafl_perf.sh reads them): the listing with and without disassembly,
-#   symbols and instruction bytes, and --calls;
+#   symbols and instruction bytes, --calls, --report, --export=chrome
+#   (stdout and the JSON file), --stat, --pid/--tid;
 # - the raw real traces of ../shared/testdata/pt/real/libxdc with their
 #   page caches given as --raw pages (no IP filter: ptflow --pt has none),
 #   cpu 6/94/3 as the README says;
-# - a view the lwpt engine does not support yet (--report) is said on
+# - an option the lwpt engine does not support yet (--time) is said on
 #   stderr and decoded with libipt: the same output.
 #
 # Skips with a message without ../shared. Ends with "N passed, N failed".
@@ -50,17 +51,32 @@ if [ -d "$K/symfs" ]; then
 		same "$n --no-inst --no-symbols" --no-inst --no-symbols --symfs "$K/symfs" "$d"
 		same "$n --calls" --calls --symfs "$K/symfs" "$d"
 		same "$n --calls --no-symbols" --calls --no-symbols --symfs "$K/symfs" "$d"
+		same "$n --report" --report --symfs "$K/symfs" "$d"
+		same "$n --report --no-symbols" --report --no-symbols --symfs "$K/symfs" "$d"
+		same "$n --quiet --stat" --quiet --stat --symfs "$K/symfs" "$d"
+		# the timeline: the JSON file too
+		same "$n --export=chrome" --export=chrome "$tmp/chrome.json" \
+			--symfs "$K/symfs" "$d"
+		mv "$tmp/chrome.json" "$tmp/chrome.b"
+		"$PTFLOW" --engine=libipt --export=chrome "$tmp/chrome.json" \
+			--symfs "$K/symfs" "$d" >/dev/null 2>&1
+		cmp -s "$tmp/chrome.json" "$tmp/chrome.b" && pass ||
+			fail "$n --export=chrome: the JSON differs"
 		[ "$n" = mruby ] && continue	# 6.3 M lines: the fast views only
 		same "$n --no-inst" --no-inst --symfs "$K/symfs" "$d"
 		same "$n (disassembly)" --symfs "$K/symfs" "$d"
 		same "$n --raw-insn --no-symbols" --raw-insn --no-symbols --symfs "$K/symfs" "$d"
 	done
-	# a view not supported yet: libipt's, and said
-	"$PTFLOW" --engine=lwpt --report --symfs "$K/symfs" "$K/foo.perf.data" \
-		>"$tmp/r" 2>"$tmp/r.err"
-	grep -q 'report is not supported by the lwpt engine yet' "$tmp/r.err" &&
-		pass || fail "--engine=lwpt --report: no message: $(head -n 2 "$tmp/r.err")"
-	same "foo --report" --report --symfs "$K/symfs" "$K/foo.perf.data"
+	# one thread or process of the capture (its traces only)
+	same "foo --tid 1000 --calls" --tid 1000 --calls --symfs "$K/symfs" "$K/foo.perf.data"
+	same "foo --pid 1000 --report" --pid 1000 --report --symfs "$K/symfs" "$K/foo.perf.data"
+	same "foo --tid 1001 (none)" --tid 1001 --calls --symfs "$K/symfs" "$K/foo.perf.data"
+	# an option not supported yet: libipt's, and said
+	"$PTFLOW" --engine=lwpt --time --no-inst --symfs "$K/symfs" \
+		"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
+	grep -q 'time is not supported by the lwpt engine yet' "$tmp/r.err" &&
+		pass || fail "--engine=lwpt --time: no message: $(head -n 2 "$tmp/r.err")"
+	same "foo --time" --time --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
 else
 	echo "ptflow_engine: $K not found, perf.data cases skipped"
 fi

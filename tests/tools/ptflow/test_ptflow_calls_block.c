@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of ptflow_calls_block() (tools/ptflow/ptflow_calls.h): a run
+ * of instructions handed to the call tracker as one block gives the same
+ * --calls lines, --report table and --export=chrome timeline, byte for
+ * byte, as the same instructions handed one by one to
+ * ptflow_calls_insn() (the libipt engine's path), on pseudo-random blocks
+ * that stay in one function, cross from one function into the next, run
+ * through addresses without a symbol, and end in calls, returns, jumps and
+ * far transfers, with time advancing between blocks and events
+ * (disabled, enabled, overflow, gap) between them.
+ */
+#include "tools/ptflow/ptflow_calls.h"
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/check_run.h"
+
+/* Functions: [0x1000, 0x1010) f1, [0x1010, 0x1040) f2, [0x2000, 0x2100)
+ * g; 0x3000-0x3040 has no symbol. */
+static const struct {
+	const char *name;
+	uint64_t start, size;
+} funcs[] = {
+	{ "f1", 0x1000, 0x10 }, { "f2", 0x1010, 0x30 }, { "g", 0x2000, 0x100 },
+};
+static const uint64_t starts[] = {
+	0x1000, 0x1008, 0x100c, 0x1010, 0x1030, 0x2000, 0x20f0, 0x3000, 0x3020,
+};
+
+/* One tracker writing to memory. */
+struct side {
+	char *calls, *report, *json;
+	size_t calls_len, report_len, json_len;
+	FILE *out;
+	struct ptflow_calls c;
+	struct ptflow_clock clk;
+};
+
+static void side_open(struct side *s, struct ptflow_sym *sym, bool chrome)
+{
+	memset(s, 0, sizeof(*s));
+	s->out = open_memstream(&s->calls, &s->calls_len);
+	ck_assert_ptr_nonnull(s->out);
+	ptflow_clock_init(&s->clk, 1000000000ull, 0);
+	s->c.out = s->out;
+	s->c.sym = sym;
+	s->c.names = sym;
+	s->c.clock = &s->clk;
+	s->c.report = ptflow_report_alloc();
+	ck_assert_ptr_nonnull(s->c.report);
+	if (chrome) {
+		s->c.chrome = ptflow_chrome_alloc();
+		ck_assert_ptr_nonnull(s->c.chrome);
+	}
+	ck_assert_int_eq(ptflow_calls_begin(&s->c, "tid 1", 1, 1), 0);
+}
+
+static void side_close(struct side *s)
+{
+	FILE *f;
+
+	ck_assert_int_eq(ptflow_calls_end(&s->c), 0);
+	fclose(s->out);
+	f = open_memstream(&s->report, &s->report_len);
+	ck_assert_ptr_nonnull(f);
+	ptflow_report_print(s->c.report, f, "tid 1", s->clk.hz);
+	fclose(f);
+	if (s->c.chrome) {
+		f = open_memstream(&s->json, &s->json_len);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(ptflow_chrome_write(s->c.chrome, f), 0);
+		fclose(f);
+		ptflow_chrome_free(s->c.chrome);
+	}
+	ptflow_report_free(s->c.report);
+	ptflow_calls_fini(&s->c);
+}
+
+static void side_free(struct side *s)
+{
+	free(s->calls);
+	free(s->report);
+	free(s->json);
+}
+
+static uint32_t rnd(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return (*state >> 8) & 0xffffff;
+}
+
+static void run_random(uint32_t seed, bool chrome, bool with_sym)
+{
+	struct ptflow_sym *sym = NULL;
+	struct side a, b;
+	uint64_t tsc = 1000;
+	uint32_t st = seed;
+
+	if (with_sym) {
+		sym = ptflow_sym_alloc(NULL, "test");
+		ck_assert_ptr_nonnull(sym);
+		for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+			ck_assert_int_eq(ptflow_sym_add_symbol(sym, funcs[i].name,
+					 funcs[i].start, funcs[i].size, "test.so"), 0);
+	}
+	side_open(&a, sym, chrome);
+	side_open(&b, sym, chrome);
+	for (int k = 0; k < 2000; k++) {
+		uint8_t lens[40];
+		uint32_t n = 1 + rnd(&st) % 12, r = rnd(&st) % 16;
+		uint64_t ip = starts[rnd(&st) % (sizeof(starts) / sizeof(starts[0]))];
+		uint64_t first;
+		struct pt_insn insn;
+
+		if (r == 0) {	/* an event between blocks */
+			static const enum ptflow_calls_event evs[] = {
+				PTFLOW_CALLS_DISABLED, PTFLOW_CALLS_ENABLED,
+				PTFLOW_CALLS_RESUMED, PTFLOW_CALLS_OVERFLOW,
+				PTFLOW_CALLS_INTERRUPT, PTFLOW_CALLS_GAP,
+			};
+			enum ptflow_calls_event ev = evs[rnd(&st) % 6];
+			uint64_t eip = rnd(&st) % 2 ? ip : 0;
+
+			ptflow_calls_event(&a.c, ev, eip, tsc, "lost");
+			ptflow_calls_event(&b.c, ev, eip, tsc, "lost");
+			continue;
+		}
+		first = ip;
+		memset(&insn, 0, sizeof(insn));
+		insn.mode = ptem_64bit;
+		for (uint32_t i = 0; i < n; i++)
+			lens[i] = (uint8_t)(1 + rnd(&st) % 5);
+		/* one by one */
+		for (uint32_t i = 0; i < n; i++) {
+			insn.ip = ip;
+			insn.size = lens[i];
+			insn.iclass = ptic_other;
+			if (i + 1 == n) {
+				static const enum pt_insn_class cls[] = {
+					ptic_other, ptic_call, ptic_return,
+					ptic_jump, ptic_cond_jump, ptic_far_call,
+					ptic_far_return, ptic_far_jump,
+				};
+
+				insn.iclass = cls[r % 8];
+				insn.raw[0] = insn.iclass == ptic_far_call ? 0xcd :
+					      insn.iclass == ptic_far_return ? 0xcf : 0xea;
+				break;
+			}
+			ptflow_calls_insn(&a.c, &insn, tsc);
+			ip += lens[i];
+		}
+		ptflow_calls_insn(&a.c, &insn, tsc);
+		/* as one block */
+		ptflow_calls_block(&b.c, first, lens, n, &insn, tsc);
+		tsc += rnd(&st) % 3 ? rnd(&st) % 50 : 0;
+	}
+	side_close(&a);
+	side_close(&b);
+	ck_assert_uint_eq(a.calls_len, b.calls_len);
+	ck_assert_mem_eq(a.calls, b.calls, a.calls_len);
+	ck_assert_str_eq(a.report, b.report);
+	if (chrome)
+		ck_assert_str_eq(a.json, b.json);
+	ck_assert_uint_gt(a.calls_len, 1000);
+	side_free(&a);
+	side_free(&b);
+	ptflow_sym_free(sym);
+}
+
+START_TEST(test_block_as_insns)
+{
+	for (uint32_t seed = 1; seed <= 20; seed++)
+		run_random(seed, seed % 2, true);
+}
+END_TEST
+
+START_TEST(test_block_no_symbols)
+{
+	for (uint32_t seed = 21; seed <= 30; seed++)
+		run_random(seed, true, false);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ptflow_calls_block");
+	TCase *tc = tcase_create("same");
+
+	tcase_add_test(tc, test_block_as_insns);
+	tcase_add_test(tc, test_block_no_symbols);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return lwpt_check_run(s, CK_NORMAL);
+}
