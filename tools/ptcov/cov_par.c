@@ -4,7 +4,7 @@
  * on lpt_par_run()'s threads, one coverage decoder per thread. Each worker
  * adds its chunks into its own map and edge sum (addition modulo 256 and of
  * counts commutes, so the order the chunks are worked in does not matter);
- * errors and missed pages are taken in trace order when a chunk is emitted.
+ * the first error is taken in trace order when a chunk is emitted.
  * Why no edge is lost or doubled at a boundary: Documentation/ptcov.rst
  * "Every core".
  */
@@ -21,9 +21,6 @@ struct par_job {
 	size_t off, len;
 	int ret;
 	bool nomem;
-	long nfault;
-	unsigned long total;
-	uint64_t fault[LPT_COV_MAX_FAULTS];
 	struct lpt_cov_stats st;
 };
 
@@ -35,8 +32,6 @@ struct par_ctx {
 	uint8_t **map;			/* per worker; [0] the caller's */
 	struct cov_edges *acc;		/* per worker */
 	struct cov_par_result *res;
-	uint64_t *pages;		/* distinct missed pages seen */
-	size_t npages, cappages;
 	bool nomem;
 };
 
@@ -60,15 +55,8 @@ static void par_work(void *vctx, unsigned int w, void *vjob)
 {
 	struct par_ctx *c = vctx;
 	struct par_job *j = vjob;
-	const uint64_t *f;
-	long n;
 
 	j->ret = lpt_cov_decode(c->cov[w], c->buf + j->off, j->len, c->map[w]);
-	n = lpt_cov_faults(c->cov[w], &f, &j->total);
-	if (n > 0) {
-		j->nfault = n;
-		memcpy(j->fault, f, (size_t)n * sizeof(*f));
-	}
 	lpt_cov_stats(c->cov[w], &j->st);
 	if (c->edges) {
 		const struct lpt_cov_edge *e;
@@ -77,26 +65,6 @@ static void par_work(void *vctx, unsigned int w, void *vjob)
 		if (ne < 0 || cov_edges_add(&c->acc[w], e, (size_t)ne))
 			j->nomem = true;
 	}
-}
-
-static bool page_seen(struct par_ctx *c, uint64_t page)
-{
-	for (size_t i = 0; i < c->npages; i++)
-		if (c->pages[i] == page)
-			return true;
-	if (c->npages == c->cappages) {
-		size_t cap = c->cappages ? 2 * c->cappages : 64;
-		uint64_t *p = realloc(c->pages, cap * sizeof(*p));
-
-		if (!p) {
-			c->nomem = true;
-			return true;
-		}
-		c->pages = p;
-		c->cappages = cap;
-	}
-	c->pages[c->npages++] = page;
-	return false;
 }
 
 static int par_emit(void *vctx, void *vjob)
@@ -110,16 +78,6 @@ static int par_emit(void *vctx, void *vjob)
 		c->nomem = true;
 	if (j->ret < 0 && !r->ret)
 		r->ret = j->ret;
-	/* a chunk without a PSB (possible only for chunk 0 of a trace with
-	 * none, never cut) is no error of the whole */
-	for (long i = 0; i < j->nfault; i++) {
-		if (page_seen(c, j->fault[i] & ~(uint64_t)0xfff))
-			continue;
-		if (r->nfault < LPT_COV_MAX_FAULTS)
-			r->fault[r->nfault++] = j->fault[i];
-	}
-	if (j->total > (unsigned long)j->nfault)
-		r->inexact = true;
 	r->st.branches += j->st.branches;
 	r->st.tnt_bits += j->st.tnt_bits;
 	r->st.path_hits += j->st.path_hits;
@@ -169,9 +127,6 @@ int cov_par_decode(const struct lpt_cov_config *cfg,
 		errno = ENOMEM;
 		goto out;
 	}
-	res->total = c.npages;
-	if (c.npages > LPT_COV_MAX_FAULTS)
-		res->inexact = true;
 	for (unsigned int w = 0; w < jobs; w++) {
 		struct lpt_cov_stats st;
 
@@ -198,7 +153,6 @@ out:
 		if (w)
 			free(c.map[w]);
 	}
-	free(c.pages);
 	free(c.acc);
 	free(c.map);
 	free(c.cov);

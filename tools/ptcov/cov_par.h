@@ -8,7 +8,6 @@
 #ifndef PTCOV_COV_PAR_H
 #define PTCOV_COV_PAR_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,15 +17,10 @@
 
 /* What a chunked decode gives besides the map. */
 struct cov_par_result {
-	int ret;		/* the first error in trace order, or 0 */
-	/* the missed pages, as lpt_cov_faults() (the first met first) */
-	uint64_t fault[LPT_COV_MAX_FAULTS];
-	long nfault;
-	unsigned long total;	/* as lpt_cov_faults()'s, when !inexact */
-	bool inexact;		/* more than LPT_COV_MAX_FAULTS pages missed:
-				 * lpt_cov_faults()'s total counts repeats
-				 * the chunks' lists do not show; ask a
-				 * whole decode */
+	int ret;		/* the first error in trace order, or 0; on
+				 * an error the caller decodes the trace
+				 * whole (a chunk of a corrupt trace need
+				 * not start where the whole decode is) */
 	struct cov_edges edges;	/* sorted, summed (LPT_COV_F_EDGES) */
 	struct lpt_cov_stats st;	/* the chunks' figures summed */
 	size_t nchunk;		/* chunks decoded */

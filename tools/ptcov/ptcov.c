@@ -334,17 +334,11 @@ static double now(void)
 }
 
 /* Every page the last decode missed, the first met first. */
-static void report_faults(const struct lpt_cov *cov, const char *name,
-			  const struct cov_par_result *par)
+static void report_faults(const struct lpt_cov *cov, const char *name)
 {
 	const uint64_t *a;
 	unsigned long total = 0;
-	long n = par ? par->nfault : lpt_cov_faults(cov, &a, &total);
-
-	if (par) {
-		a = par->fault;
-		total = par->total;
-	}
+	long n = lpt_cov_faults(cov, &a, &total);
 
 	if (n <= 0) {	/* cannot happen with LPT_ERR_COV_NOMAP: the last */
 		uint64_t f = lpt_cov_fault_addr(cov);
@@ -402,6 +396,16 @@ static int run(struct opts *o, struct lpt_cov *cov, const struct lpt_cov_config 
 				return -1;
 			}
 			ret = par->ret;
+			if (ret < 0) {
+				/* an error: the trace may be corrupt, and a
+				 * chunk then need not start where the whole
+				 * decode is (ptcov.rst "Every core"): decode
+				 * it whole, as -j 1 */
+				cov_edges_free(&par->edges);
+				par = NULL;
+				memset(map, 0, o->cfg.map_size);
+				ret = lpt_cov_decode(cov, buf, len, map);
+			}
 		}
 		if (i == 0)
 			t = now() - t0;
@@ -413,17 +417,8 @@ static int run(struct opts *o, struct lpt_cov *cov, const struct lpt_cov_config 
 			prog, name, t * 1e3, (all - t) * 1e3 / (double)(o->repeat - 1),
 			o->repeat);
 	}
-	if (ret == LPT_ERR_COV_NOMAP && par && par->inexact) {
-		/* the whole decode's list and count, as -j 1 prints them */
-		uint8_t *scratch = calloc(1, o->cfg.map_size);
-		bool whole = scratch && lpt_cov_decode(cov, buf, len, scratch) ==
-					LPT_ERR_COV_NOMAP;
-
-		free(scratch);
-		report_faults(cov, name, whole ? NULL : par);
-	} else if (ret == LPT_ERR_COV_NOMAP) {
-		report_faults(cov, name, par);
-	}
+	if (ret == LPT_ERR_COV_NOMAP)	/* of a whole decode (-j: on errors) */
+		report_faults(cov, name);
 	else if (ret < 0)
 		fprintf(stderr, "%s: %s: %s\n", prog, name, lpt_cov_errstr(ret));
 	if (o->edges || o->format != FMT_EDGES) {
