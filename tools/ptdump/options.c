@@ -51,7 +51,7 @@ static const char help_text[] =
 "                            the same for every N. With --time, --tcal,\n"
 "                            --time-delta, --stats or --no-sync: one thread.\n"
 "  --chunk-size <n>          target chunk size of -j in bytes (K, M; default\n"
-"                            256K).\n"
+"                            32K).\n"
 "  --stats                   print packet counts and bytes by type and the\n"
 "                            number of decode errors instead of the packets.\n"
 "  --cpu none|f/m[/s]        decode for family/model[/stepping] (errata);\n"

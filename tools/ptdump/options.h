@@ -57,7 +57,7 @@ struct ptdump_options {
 
 /* ptdump -j's chunk size: a chunk's text (up to ~22 bytes per PAD byte)
  * is held until the chunks before it are written. */
-#define PTDUMP_CHUNK	(256u << 10)
+#define PTDUMP_CHUNK	(32u << 10)
 
 /* Exit statuses of ptdump (ptdump(1), EXIT STATUS). */
 enum ptdump_exit {

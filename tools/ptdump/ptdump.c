@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1097,6 +1098,8 @@ static int dump(struct dump *d)
  * packet: corrupt data) ends the parallel dump: the rest of the trace is
  * dumped in order from that chunk on. Documentation/ptdump.rst "-j".
  */
+#define PAR_SPARE	64	/* text buffers kept (> the window: 2N) */
+
 struct par_job {
 	uint64_t start, end;
 	struct out out;		/* the chunk's text */
@@ -1112,7 +1115,43 @@ struct par_dump {
 	uint64_t pos, chunk;
 	struct lpt_last_ip carry;	/* the last IP after the emitted chunks */
 	int stopped, ret;
+	/* text buffers of emitted chunks, for the next ones: a fresh one
+	 * per chunk costs its page faults (as much CPU as the dump) */
+	pthread_mutex_t lock;
+	struct out spare[PAR_SPARE];
+	int nspare;
 };
+
+/* A text buffer for a chunk: a spare one, or a new one. */
+static int par_buf(struct par_dump *p, struct out *o)
+{
+	int have = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nspare) {
+		*o = p->spare[--p->nspare];
+		have = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!have)
+		return out_init_mem(o, 1u << 20);
+	o->len = 0;
+	o->error = 0;
+	return 0;
+}
+
+/* Keep @o's buffer for a later chunk, or free it. */
+static void par_unbuf(struct par_dump *p, struct out *o)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->nspare < PAR_SPARE && o->buf) {
+		p->spare[p->nspare++] = *o;
+		o->buf = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (o->buf)
+		out_fini(o);
+}
 
 static int par_next(void *vctx, void *vjob)
 {
@@ -1146,7 +1185,7 @@ static void par_work(void *vctx, unsigned int worker, void *vjob)
 	struct par_job *j = vjob;
 	struct dump *d = &p->w[worker];
 
-	if (out_init_mem(&j->out, 1u << 16) < 0) {
+	if (par_buf(p, &j->out) < 0) {
 		j->err = LPT_ERR_NOMEM;
 		return;
 	}
@@ -1197,7 +1236,7 @@ static int par_emit(void *vctx, void *vjob)
 		p->stopped = 1;
 	}
 out:
-	out_fini(&j->out);
+	par_unbuf(p, &j->out);
 	return 0;
 }
 
@@ -1224,6 +1263,7 @@ static int dump_par(struct dump *d, const struct lpt_pkt_config *cfg)
 	p.w = calloc(jobs, sizeof(*p.w));
 	if (!p.w)
 		return 1;
+	pthread_mutex_init(&p.lock, NULL);
 	for (i = 0; i < jobs; i++) {
 		p.w[i] = *d;
 		p.w[i].out.buf = NULL;
@@ -1236,6 +1276,9 @@ static int dump_par(struct dump *d, const struct lpt_pkt_config *cfg)
 	while (i--)
 		lpt_pkt_free(p.w[i].dec);
 	free(p.w);
+	while (p.nspare)
+		out_fini(&p.spare[--p.nspare]);
+	pthread_mutex_destroy(&p.lock);
 	if (err < 0) {
 		fprintf(stderr, "%s: %s: cannot run threads.\n", o->prog,
 			ptdump_name(o));
