@@ -5,7 +5,7 @@
 LIBS += pt
 pt_SRCS := $(sort $(wildcard libpt/*.c))
 pt_SOVERSION := 0
-pt_LDLIBS := -lelf -lzstd -Wl,--version-script=libpt/libpt.map
+pt_LDLIBS := -lelf -lzstd -lpthread -Wl,--version-script=libpt/libpt.map
 HEADERS += include/lwpt/pt_pkt.h include/lwpt/pt_packets.h include/lwpt/pebs.h \
 	include/lwpt/pt_time.h include/lwpt/ptcap_dir.h \
 	include/lwpt/perf_data.h include/lwpt/perf_file.h \
@@ -15,6 +15,6 @@ MANPAGES += libpt/man/libpt.3
 # The coverage decoder (issue 25, Documentation/ptcov.rst) classifies
 # instructions with the models' x86 COFI decoder.
 pt_SRCS += model/x86/x86_cofi.c
-HEADERS += include/lwpt/pt_cov.h include/lwpt/pt_flow.h
+HEADERS += include/lwpt/pt_cov.h include/lwpt/pt_flow.h include/lwpt/pt_chunk.h
 # libpt.so exports only the API libpt.3 documents (tests/packaging/exports.sh).
 $(O)/lib/libpt.so.$(pt_SOVERSION): libpt/libpt.map

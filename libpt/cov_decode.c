@@ -1919,6 +1919,11 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 			c->ovf = false;
 			c->pend = COV_NO_EDGE;
 			jump_to(c, c->psb_fup);
+		} else if ((c->cfg.flags & LPT_COV_F_CHUNK) && p + n == end &&
+			   c->psb_fup_valid && c->cur) {
+			/* the next chunk's PSB+ ends the trace: the code up
+			 * to its FUP ran in this chunk (pt_chunk.h) */
+			walk_to_at(c, c->psb_fup, true);
 		}
 		break;
 	case LPT_PKT_MODE_EXEC:

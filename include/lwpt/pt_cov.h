@@ -258,7 +258,15 @@ size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
 /* Do not use the TNT-run path cache (every decode walks block by block;
  * for measurements and as a check of the cache: the edges are the same). */
 #define LPT_COV_F_NO_PATHS	0x4u
-#define LPT_COV_F_ALL		0x7u
+/* The trace is one chunk of a larger one (lwpt/pt_chunk.h) followed by the
+ * next chunk's PSB+, through its PSBEND: at a PSBEND that ends the trace,
+ * the decoder walks from where it is to that PSB+'s FUP IP, counting the
+ * edges on the way (those the whole trace's decode counts when it goes on
+ * past the PSB+); the next chunk's decode starts at that FUP. Nothing
+ * changes for a PSB+ inside the trace. Documentation/ptcov.rst "Every
+ * core". */
+#define LPT_COV_F_CHUNK		0x8u
+#define LPT_COV_F_ALL		0xfu
 
 /* An IP filter range [start, end) as programmed in IA32_RTIT_ADDRn_A/B
  * (end = ADDRn_B + 1) with ADDRn_CFG = 1 (FilterEn). */

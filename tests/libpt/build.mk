@@ -133,3 +133,10 @@ BENCHES += bench_pt_flow
 bench_pt_flow_SRCS := tests/libpt/bench_pt_flow.c tests/libpt/cov_ref.c
 bench_pt_flow_LIBS := pt
 bench_pt_flow_LDLIBS := -lipt
+
+# lwpt/pt_chunk.h: chunks cut at PSBs, the ordered thread pool (issue 34
+# point 3).
+UNIT_TESTS += test_pt_chunk
+test_pt_chunk_SRCS := tests/libpt/test_pt_chunk.c
+test_pt_chunk_LIBS := pt
+test_pt_chunk_LDLIBS := -lpthread

@@ -5,6 +5,7 @@
 TOOLS += ptcov
 ptcov_SRCS := tools/ptcov/ptcov.c tools/ptcov/cov_flow.c tools/ptcov/cov_module.c \
 	tools/ptcov/cov_lcov.c tools/ptcov/cov_drcov.c tools/ptcov/cov_merge.c \
+	tools/ptcov/cov_par.c \
 	tools/pt2perf/capture.c tools/pt2perf/split.c \
 	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_resume.c
 # A system-wide capture (ptcap -a) is cut into its threads' spans, each
@@ -12,5 +13,5 @@ ptcov_SRCS := tools/ptcov/ptcov.c tools/ptcov/cov_flow.c tools/ptcov/cov_module.
 # ptflow's rules: ptflow_split.c, ptflow_resume.c), as pt2perf links them.
 ptcov_LIBS := pt
 # elfutils' libdw (libdwfl): DWARF line tables and symbol tables.
-ptcov_LDLIBS := -ldw -lelf -lzstd
+ptcov_LDLIBS := -ldw -lelf -lzstd -lpthread
 MANPAGES += tools/ptcov/ptcov.1

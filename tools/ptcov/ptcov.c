@@ -21,6 +21,7 @@
 
 #include <lwpt/capture_src.h>
 #include <lwpt/perf_data.h>
+#include <lwpt/pt_chunk.h>
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 
@@ -29,6 +30,7 @@
 #include "tools/ptcov/cov_flow.h"
 #include "tools/ptcov/cov_lcov.h"
 #include "tools/ptcov/cov_merge.h"
+#include "tools/ptcov/cov_par.h"
 #include "tools/ptcov/cov_module.h"
 
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
@@ -86,6 +88,11 @@ static void usage(FILE *f)
 "  --repeat N              decode N times with one decoder (a fuzzing loop);\n"
 "                          print the time per decode on stderr.\n"
 "  --stat                  print decoder statistics on stderr.\n"
+"  -j N, --jobs=N          decode a large trace on N threads, cut at PSBs into\n"
+"                          chunks (default: the online CPUs; 1 with --stat or\n"
+"                          --repeat); the output is the same for every N.\n"
+"  --chunk-size BYTES      target chunk size for -j (K, M; default: the trace\n"
+"                          over 4N, 1 MiB..4 MiB).\n"
 "  --help, --version\n"
 "\n"
 "Exit status: 0 ok, 1 error (file, decode, code missing), 2 usage.\n",
@@ -104,6 +111,8 @@ struct opts {
 	bool force;		/* --force: files of other build-ids used */
 	bool filter_given;	/* --filter: the capture's ranges not used */
 	unsigned long repeat;
+	unsigned int jobs;	/* -j N; 0: not given */
+	uint64_t chunk;		/* --chunk-size, 0: default */
 	struct lpt_cov_config cfg;
 	struct lpt_cov_image *img;
 	unsigned int nimg;
@@ -427,16 +436,56 @@ static void report_faults(const struct lpt_cov *cov, const char *name)
 			total - (unsigned long)n);
 }
 
-/* Decode one trace; print/write what was asked. */
-static int run(struct opts *o, struct lpt_cov *cov, const char *name,
+/* The chunk size of -j for a trace of @len bytes (lpt_chunk_next()). */
+static size_t chunk_size(const struct opts *o, unsigned int jobs, size_t len)
+{
+	size_t c = len / (4 * (size_t)jobs);
+
+	if (o->chunk)
+		return (size_t)o->chunk;
+	if (c < (1u << 20))
+		c = 1u << 20;
+	return c > LPT_CHUNK_DEFAULT ? LPT_CHUNK_DEFAULT : c;
+}
+
+/* Decode one trace; print/write what was asked. With -j, a trace of more
+ * than one chunk is decoded in chunks (cov_par.c): @cfg and @img are
+ * @cov's, for the other threads' decoders. */
+static int run(struct opts *o, struct lpt_cov *cov, const struct lpt_cov_config *cfg,
+	       const struct lpt_cov_image *img, const char *name,
 	       const uint8_t *buf, size_t len, uint8_t *map)
 {
 	double t0 = now(), t = 0;
 	int ret = 0;
+	unsigned int jobs = lpt_par_jobs(o->jobs);
+	size_t chunk = chunk_size(o, jobs, len);
+	struct cov_par_result par_res, *par = NULL;
 
+	if (jobs > 1 && lpt_chunk_next(buf, len, 0, chunk) < len)
+		par = &par_res;
 	for (unsigned long i = 0; i < o->repeat; i++) {
 		memset(map, 0, o->cfg.map_size);
-		ret = lpt_cov_decode(cov, buf, len, map);
+		if (!par) {
+			ret = lpt_cov_decode(cov, buf, len, map);
+		} else {
+			if (i)
+				cov_edges_free(&par->edges);
+			if (cov_par_decode(cfg, img, jobs, chunk, buf, len, map, par)) {
+				fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+				return -1;
+			}
+			ret = par->ret;
+			if (ret < 0) {
+				/* an error: the trace may be corrupt, and a
+				 * chunk then need not start where the whole
+				 * decode is (ptcov.rst "Every core"): decode
+				 * it whole, as -j 1 */
+				cov_edges_free(&par->edges);
+				par = NULL;
+				memset(map, 0, o->cfg.map_size);
+				ret = lpt_cov_decode(cov, buf, len, map);
+			}
+		}
 		if (i == 0)
 			t = now() - t0;
 	}
@@ -447,13 +496,13 @@ static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 			prog, name, t * 1e3, (all - t) * 1e3 / (double)(o->repeat - 1),
 			o->repeat);
 	}
-	if (ret == LPT_ERR_COV_NOMAP)
+	if (ret == LPT_ERR_COV_NOMAP)	/* of a whole decode (-j: on errors) */
 		report_faults(cov, name);
 	else if (ret < 0)
 		fprintf(stderr, "%s: %s: %s\n", prog, name, lpt_cov_errstr(ret));
 	if (o->edges || o->format != FMT_EDGES) {
-		const struct lpt_cov_edge *e;
-		long n = lpt_cov_edges(cov, &e);
+		const struct lpt_cov_edge *e = par ? par->edges.e : NULL;
+		long n = par ? (long)par->edges.n : lpt_cov_edges(cov, &e);
 
 		for (long i = 0; o->edges && i < n; i++)
 			printf("%" PRIx64 " %" PRIx64 " %" PRIu64 "\n", e[i].src,
@@ -461,13 +510,20 @@ static int run(struct opts *o, struct lpt_cov *cov, const char *name,
 		if (o->format != FMT_EDGES &&
 		    (n < 0 || cov_edges_add(&o->acc, e, (size_t)n))) {
 			fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(ENOMEM));
+			if (par)
+				cov_edges_free(&par->edges);
 			return -1;
 		}
 	}
+	if (par)
+		cov_edges_free(&par->edges);
 	if (o->stat) {
 		struct lpt_cov_stats st;
 
-		lpt_cov_stats(cov, &st);
+		if (par)
+			st = par->st;	/* summed over the chunks and threads */
+		else
+			lpt_cov_stats(cov, &st);
 		fprintf(stderr,
 			"%s: %s: branches %" PRIu64 ", tnt bits %" PRIu64
 			", insns walked %" PRIu64 ", path hits %" PRIu64 ", errors %" PRIu64 "; cache: %" PRIu64
@@ -756,7 +812,7 @@ static int run_system(struct opts *o, struct lpt_capsrc *src, const struct lpt_c
 		struct cov_edges keep = o->acc;
 
 		o->acc = sp->acc;
-		if (run(o, sp->cov, name, f->data + pc->off, pc->len, map))
+		if (run(o, sp->cov, cfg, sp->img, name, f->data + pc->off, pc->len, map))
 			st = -1;
 		sp->acc = o->acc;
 		o->acc = keep;
@@ -858,7 +914,7 @@ static int run_dir(struct opts *o, struct lpt_capsrc *src, uint8_t *all)
 			st = -1;
 			continue;
 		}
-		if (run(o, cov, path, buf, len, map))
+		if (run(o, cov, &cfg, img, path, buf, len, map))
 			st = -1;
 		for (size_t j = 0; j < o->cfg.map_size; j++)
 			all[j] += map[j];
@@ -925,6 +981,12 @@ int main(int argc, char **argv)
 			v = a + 9;
 			a = "--format";
 			i--;
+		} else if (!strncmp(a, "--jobs=", 7) || (!strncmp(a, "-j", 2) && a[2])) {
+			v = a + (a[1] == 'j' ? 2 : 7);
+			a = "--jobs";
+			i--;
+		} else if (!strcmp(a, "-j")) {
+			a = "--jobs";
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
@@ -1010,6 +1072,18 @@ int main(int argc, char **argv)
 					r = -2;
 				}
 				o.cfg.map_size = (size_t)n;
+			} else if (!strcmp(a, "--jobs")) {
+				if (parse_u64(v, &n, 10) || !n || n > 4096) {
+					fprintf(stderr, "%s: -j: want 1..4096 threads\n", prog);
+					r = -2;
+				}
+				o.jobs = (unsigned int)n;
+			} else if (!strcmp(a, "--chunk-size")) {
+				if (lpt_perf_parse_size(v, &o.chunk) || !o.chunk) {
+					fprintf(stderr, "%s: --chunk-size %s: give a size (bytes, or with K, M, G)\n",
+						prog, v);
+					r = -2;
+				}
 			} else if (!strcmp(a, "--repeat")) {
 				if (parse_u64(v, &n, 10) || !n || n > 100000000) {
 					fprintf(stderr, "%s: --repeat: want 1..100000000\n", prog);
@@ -1049,6 +1123,8 @@ int main(int argc, char **argv)
 	}
 	if (o.format == FMT_EDGES && !o.bitmap && !o.stat && o.repeat == 1)
 		o.edges = true;
+	if (!o.jobs && (o.stat || o.repeat > 1))
+		o.jobs = 1;	/* they measure one decoder */
 	if (o.edges || o.format != FMT_EDGES)
 		o.cfg.flags |= LPT_COV_F_EDGES;
 	map = calloc(1, o.cfg.map_size);
@@ -1073,7 +1149,7 @@ int main(int argc, char **argv)
 				st = EXIT_ERR;
 				continue;
 			}
-			if (run(&o, cov, o.pts[i], buf, len, map))
+			if (run(&o, cov, &o.cfg, o.img, o.pts[i], buf, len, map))
 				st = EXIT_ERR;
 			for (size_t j = 0; j < o.cfg.map_size; j++)
 				all[j] += map[j];

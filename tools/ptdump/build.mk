@@ -12,7 +12,7 @@ TOOLS += ptdump
 ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
 	tools/ptdump/out.c tools/ptdump/errata.c tools/ptdump/capdir.c
 ptdump_LIBS := pt
-ptdump_LDLIBS := -lelf -lzstd
+ptdump_LDLIBS := -lelf -lzstd -lpthread
 MANPAGES += tools/ptdump/ptdump.1
 SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh
 

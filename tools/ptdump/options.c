@@ -46,6 +46,12 @@ static const char help_text[] =
 "  --no-tcal                 don't calibrate time; CYC packets will give errors.\n"
 "  --no-wall-clock           suppress the no-time error and print relative time.\n"
 "  --keep-tcal-on-ovf        keep the time calibration on overflow.\n"
+"  -j N, --jobs=N            dump a large trace on N threads, cut at PSBs into\n"
+"                            chunks (default: the online CPUs); the output is\n"
+"                            the same for every N. With --time, --tcal,\n"
+"                            --time-delta, --stats or --no-sync: one thread.\n"
+"  --chunk-size <n>          target chunk size of -j in bytes (K, M; default\n"
+"                            32K).\n"
 "  --stats                   print packet counts and bytes by type and the\n"
 "                            number of decode errors instead of the packets.\n"
 "  --cpu none|f/m[/s]        decode for family/model[/stepping] (errata);\n"
@@ -245,6 +251,28 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 			opts->no_wall_clock = 1;
 		} else if (!strcmp(a, "--keep-tcal-on-ovf")) {
 			opts->keep_tcal_on_ovf = 1;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") ||
+			   !strncmp(a, "--jobs=", 7) || !strncmp(a, "-j", 2)) {
+			const char *arg = !strcmp(a, "-j") || !strcmp(a, "--jobs") ?
+					  argv[++i] : a + (a[1] == 'j' ? 2 : 7);
+			char *e;
+			unsigned long n;
+
+			errno = 0;
+			n = arg ? strtoul(arg, &e, 10) : 0;
+			if (!arg || errno || e == arg || *e || !n || n > 4096) {
+				fprintf(stderr, "%s: -j: want 1..4096 threads.\n",
+					prog);
+				return -1;
+			}
+			opts->jobs = (unsigned int)n;
+		} else if (!strcmp(a, "--chunk-size")) {
+			if (lpt_perf_parse_size(argv[++i], &opts->chunk) ||
+			    !opts->chunk) {
+				fprintf(stderr, "%s: --chunk-size: give a size "
+					"(bytes, or with K, M, G).\n", prog);
+				return -1;
+			}
 		} else if (!strcmp(a, "--stats")) {
 			opts->stats = 1;
 		} else if (!strcmp(a, "--max-decompressed")) {

@@ -50,7 +50,14 @@ struct ptdump_options {
 	uint32_t no_timing:1;
 	uint32_t no_cyc:1;
 	uint32_t stats:1;
+
+	unsigned int jobs;	/* -j N; 0: the online CPUs */
+	uint64_t chunk;		/* --chunk-size; 0: PTDUMP_CHUNK */
 };
+
+/* ptdump -j's chunk size: a chunk's text (up to ~22 bytes per PAD byte)
+ * is held until the chunks before it are written. */
+#define PTDUMP_CHUNK	(32u << 10)
 
 /* Exit statuses of ptdump (ptdump(1), EXIT STATUS). */
 enum ptdump_exit {

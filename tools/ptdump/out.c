@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define HEXC(d)	((char)((d) < 10 ? '0' + (d) : 'a' - 10 + (d)))
@@ -28,9 +29,62 @@ int out_init(struct out *o, int fd, size_t cap)
 	return 0;
 }
 
+int out_init_mem(struct out *o, size_t cap)
+{
+	return out_init(o, -1, cap);
+}
+
+/* A memory buffer: twice as large, what it holds kept. */
+static int out_grow(struct out *o)
+{
+	char *n = o->error ? NULL : realloc(o->buf, 2 * o->cap);
+
+	if (!n) {
+		/* as a failed write: keep going, discarding */
+		if (!o->error)
+			o->error = ENOMEM;
+		o->len = 0;
+		return -o->error;
+	}
+	o->buf = n;
+	o->cap *= 2;
+	return 0;
+}
+
+int out_write(struct out *o, const char *p, size_t n)
+{
+	int err = o->fd < 0 ? 0 : out_flush(o);
+	size_t done = 0;
+
+	if (o->fd < 0) {
+		while (!o->error && o->cap - o->len < n)
+			out_grow(o);
+		if (o->error)
+			return -o->error;
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return 0;
+	}
+	while (!err && done < n) {
+		ssize_t w = write(o->fd, p + done, n - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			o->error = errno;
+			return -o->error;
+		}
+		done += (size_t)w;
+	}
+	return err;
+}
+
 int out_flush(struct out *o)
 {
 	size_t done = 0;
+
+	if (o->fd < 0)
+		return out_grow(o);
 
 	while (done < o->len) {
 		ssize_t n;
@@ -53,7 +107,7 @@ int out_flush(struct out *o)
 
 int out_fini(struct out *o)
 {
-	int err = out_flush(o);
+	int err = o->fd < 0 ? -o->error : out_flush(o);
 
 	free(o->buf);
 	o->buf = NULL;

@@ -26,6 +26,12 @@ struct out {
 
 /* Allocate a @cap byte buffer writing to @fd. Returns 0 or -ENOMEM. */
 int out_init(struct out *o, int fd, size_t cap);
+/* A buffer that grows instead of writing (fd -1): out_flush() doubles it
+ * (ptdump -j: a chunk's text, written later with out_write()). */
+int out_init_mem(struct out *o, size_t cap);
+/* Write @n bytes at @p after what is buffered. Returns 0 or a negative
+ * errno. */
+int out_write(struct out *o, const char *p, size_t n);
 /* Flush and free. Returns 0 or the negative errno of a failed write. */
 int out_fini(struct out *o);
 /* Write out what is buffered. Returns 0 or a negative errno. */

@@ -23,6 +23,7 @@
 #include "tools/ptdump/out.h"
 #include <lwpt/ptcap_dir.h>
 
+#include <lwpt/pt_chunk.h>
 #include <lwpt/pt_pkt.h>
 #include <lwpt/pt_time.h>
 
@@ -30,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,11 @@ struct dump {
 	uint64_t last_tsc;	/* for --time-delta */
 	uint64_t last_fcr;	/* for --tcal --time-delta */
 	int in_header;		/* between PSB and PSBEND */
+	/* -j: a chunk's last-IP depends on the chunks before it when its
+	 * first IP packet (before any reset) is not a full one */
+	int chunk_fresh;	/* no IP packet nor reset yet in the chunk */
+	int chunk_dep;		/* its first IP packet was compressed */
+	uint64_t stop;		/* dump_piece(): where decoding ended */
 
 	struct stats stats;
 	struct hex16_cache offset_hex;	/* of the offset column */
@@ -311,6 +318,7 @@ static void reset_tracking(struct dump *d)
 	d->last_tsc = 0;
 	d->last_fcr = 0;
 	d->in_header = 0;
+	d->chunk_fresh = 0;	/* the state no longer comes from before */
 }
 
 /* The calibration as "%.3f" (or "%+.3f" for a delta) of fcr / 256. */
@@ -489,6 +497,11 @@ static void track_last_ip(struct dump *d, struct line *l, uint64_t offset,
 	int err;
 
 	l->track_id = "ip";
+	if (d->chunk_fresh) {
+		d->chunk_fresh = 0;
+		d->chunk_dep = ip->ipc != PT_IPBYTES_SEXT_48 &&
+			       ip->ipc != PT_IPBYTES_FULL;
+	}
 	err = lpt_last_ip_update(&d->last_ip, ip->ipc, ip->ip);
 	if (err < 0) {
 		track_str(l, "ip", "<unavailable>");
@@ -1005,6 +1018,7 @@ static int dump_piece(struct dump *d, uint64_t start, uint64_t end)
 			/* A packet cut by the end of the piece: not decoded. */
 			if (!lpt_pkt_get_offset(d->dec, &pos) && pos < end)
 				d->stats.skipped += end - pos;
+			d->stop = pos;
 			break;
 		}
 		d->stats.errors++;
@@ -1013,6 +1027,10 @@ static int dump_piece(struct dump *d, uint64_t start, uint64_t end)
 		err = lpt_pkt_sync_forward(d->dec);
 		if (err == LPT_ERR_EOS) {
 			d->stats.skipped += end - pos;
+			d->stop = end;	/* no PSB before @end */
+			/* as if resynchronised at @end (-j: the next chunk's
+			 * PSB, where a whole dump resets) */
+			reset_tracking(d);
 			return 0;
 		}
 		if (err < 0) {
@@ -1065,6 +1083,208 @@ static int dump(struct dump *d)
 		return LPT_ERR_EOS;
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* -j N: the trace cut at PSBs (lwpt/pt_chunk.h), chunks dumped at once     */
+
+/*
+ * A chunk starts at a PSB with the tracking state reset: what a whole dump
+ * has there, since without the time options (ptdump -j runs them on one
+ * thread) the only state a PSB does not reset in libipt's ptdump is the
+ * last IP of --lastip. A chunk whose first IP packet is compressed is
+ * dumped again, in order, from the last IP the chunks before it left. A
+ * chunk whose last packet runs past its end (a PSB pattern inside a
+ * packet: corrupt data) ends the parallel dump: the rest of the trace is
+ * dumped in order from that chunk on. Documentation/ptdump.rst "-j".
+ */
+#define PAR_SPARE	64	/* text buffers kept (> the window: 2N) */
+
+struct par_job {
+	uint64_t start, end;
+	struct out out;		/* the chunk's text */
+	struct lpt_last_ip last_ip;	/* at its end */
+	int dep, cut, err;
+	int have_ip;		/* an IP packet or a reset in the chunk */
+};
+
+struct par_dump {
+	struct dump *d;		/* the caller's: emits, redumps */
+	struct dump *w;		/* per worker */
+	const struct lpt_pkt_config *cfg;
+	uint64_t pos, chunk;
+	struct lpt_last_ip carry;	/* the last IP after the emitted chunks */
+	int stopped, ret;
+	/* text buffers of emitted chunks, for the next ones: a fresh one
+	 * per chunk costs its page faults (as much CPU as the dump) */
+	pthread_mutex_t lock;
+	struct out spare[PAR_SPARE];
+	int nspare;
+};
+
+/* A text buffer for a chunk: a spare one, or a new one. */
+static int par_buf(struct par_dump *p, struct out *o)
+{
+	int have = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nspare) {
+		*o = p->spare[--p->nspare];
+		have = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!have)
+		return out_init_mem(o, 1u << 20);
+	o->len = 0;
+	o->error = 0;
+	return 0;
+}
+
+/* Keep @o's buffer for a later chunk, or free it. */
+static void par_unbuf(struct par_dump *p, struct out *o)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->nspare < PAR_SPARE && o->buf) {
+		p->spare[p->nspare++] = *o;
+		o->buf = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (o->buf)
+		out_fini(o);
+}
+
+static int par_next(void *vctx, void *vjob)
+{
+	struct par_dump *p = vctx;
+	struct par_job *j = vjob;
+
+	if (p->stopped || p->pos >= p->d->len)
+		return 0;
+	j->start = p->pos;
+	j->end = lpt_chunk_next(p->d->buf, p->d->len, p->pos, p->chunk);
+	p->pos = j->end;
+	return 1;
+}
+
+/* Dump [@start, @end) with @d's decoder, from @lip. */
+static int dump_chunk(struct dump *d, uint64_t start, uint64_t end,
+		      const struct lpt_last_ip *lip)
+{
+	reset_tracking(d);
+	if (lip)
+		d->last_ip = *lip;
+	d->chunk_fresh = 1;
+	d->chunk_dep = 0;
+	d->stop = end;
+	return dump_piece(d, start, end);
+}
+
+static void par_work(void *vctx, unsigned int worker, void *vjob)
+{
+	struct par_dump *p = vctx;
+	struct par_job *j = vjob;
+	struct dump *d = &p->w[worker];
+
+	if (par_buf(p, &j->out) < 0) {
+		j->err = LPT_ERR_NOMEM;
+		return;
+	}
+	d->out = j->out;
+	j->err = dump_chunk(d, j->start, j->end, NULL);
+	j->out = d->out;
+	j->dep = d->chunk_dep;
+	j->have_ip = !d->chunk_fresh;
+	j->cut = d->stop != j->end;
+	j->last_ip = d->last_ip;
+}
+
+static int par_emit(void *vctx, void *vjob)
+{
+	struct par_dump *p = vctx;
+	struct par_job *j = vjob;
+	struct dump *d = p->d;
+	int err;
+
+	if (p->stopped)
+		goto out;
+	if (j->err == LPT_ERR_NOMEM) {
+		fprintf(stderr, "%s: out of memory.\n", d->opts->prog);
+		p->ret = j->err;
+		p->stopped = 1;
+		goto out;
+	}
+	if (j->cut || (j->dep && d->opts->show_last_ip)) {
+		/* in order, from the state the chunks before left */
+		uint64_t end = j->cut ? d->len : j->end;
+
+		err = dump_chunk(d, j->start, end, &p->carry);
+		if (!d->chunk_fresh)
+			p->carry = d->last_ip;
+		if (err < 0 || j->cut) {
+			p->ret = err < 0 ? err : 0;
+			p->stopped = 1;
+		}
+		goto out;
+	}
+	if (out_write(&d->out, j->out.buf, j->out.len) < 0)
+		p->stopped = 1;	/* reported by out_fini() */
+	if (j->have_ip)
+		p->carry = j->last_ip;
+	if (j->err < 0) {
+		/* a sync error: the whole dump stops there */
+		p->ret = j->err;
+		p->stopped = 1;
+	}
+out:
+	par_unbuf(p, &j->out);
+	return 0;
+}
+
+/*
+ * Dump on @jobs threads (2 or more). @cfg: the decoders' configuration.
+ * Returns as dump(), or 1 when the trace is not cut (one chunk, a gap, an
+ * option that needs the order): then dump() does it.
+ */
+static int dump_par(struct dump *d, const struct lpt_pkt_config *cfg)
+{
+	static const struct lpt_par_ops ops = {
+		.next = par_next, .work = par_work, .emit = par_emit,
+	};
+	const struct ptdump_options *o = d->opts;
+	unsigned int jobs = lpt_par_jobs(o->jobs);
+	struct par_dump p = { .d = d, .cfg = cfg };
+	unsigned int i;
+	int err;
+
+	p.chunk = o->chunk ? o->chunk : PTDUMP_CHUNK;
+	if (jobs < 2 || d->ngaps || o->no_sync || o->stats || o->track_time ||
+	    o->time_delta || lpt_chunk_next(d->buf, d->len, 0, p.chunk) >= d->len)
+		return 1;
+	p.w = calloc(jobs, sizeof(*p.w));
+	if (!p.w)
+		return 1;
+	pthread_mutex_init(&p.lock, NULL);
+	for (i = 0; i < jobs; i++) {
+		p.w[i] = *d;
+		p.w[i].out.buf = NULL;
+		p.w[i].dec = lpt_pkt_alloc(d->buf, d->len, cfg);
+		if (!p.w[i].dec)
+			break;
+	}
+	err = i < jobs ? LPT_ERR_NOMEM :
+	      lpt_par_run(&ops, &p, jobs, sizeof(struct par_job), 0);
+	while (i--)
+		lpt_pkt_free(p.w[i].dec);
+	free(p.w);
+	while (p.nspare)
+		out_fini(&p.spare[--p.nspare]);
+	pthread_mutex_destroy(&p.lock);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s: cannot run threads.\n", o->prog,
+			ptdump_name(o));
+		return 1;	/* nothing was written: dump in order */
+	}
+	return p.ret;
 }
 
 static void print_stats(struct dump *d)
@@ -1343,7 +1563,9 @@ static int dump_file_or(const struct ptdump_options *o, const struct mem_trace *
 			 !opts.no_pad;
 	d.skip_pad = opts.no_pad || opts.quiet;
 
-	ret = dump(&d);
+	ret = dump_par(&d, &cfg);
+	if (ret == 1)
+		ret = dump(&d);
 	if (opts.stats)
 		print_stats(&d);
 

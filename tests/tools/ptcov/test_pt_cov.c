@@ -8,11 +8,13 @@
  */
 #include <check.h>
 #include <elf.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <lwpt/pt_chunk.h>
 #include <lwpt/pt_cov.h>
 
 #include "tests/check_run.h"
@@ -842,6 +844,170 @@ START_TEST(synth_compressed_ret)
 }
 END_TEST
 
+/*
+ * Chunked against whole (issue 34 point 3, lwpt/pt_chunk.h): @t cut at
+ * every PSB, each chunk given the next PSB+ through its PSBEND and decoded
+ * with LPT_COV_F_CHUNK, the chunks' edges summed, are the whole decode's
+ * edges (none lost, none doubled), with no error; and the whole decode is
+ * libipt's (check_synth()).
+ */
+static void same_chunked(const struct code *c, const struct tb *t, size_t min,
+			 const char *what)
+{
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *whole, *part;
+	struct lpt_cov_edge sum[64];
+	const struct lpt_cov_edge *e;
+	size_t nsum = 0, start = 0, nchunk = 0;
+	long n;
+
+	check_synth(c, t, min, what);
+	for (int i = 0; i < 3; i++)
+		lpt_cov_image_add(img, c->addr[i], c->page[i], 4096);
+	whole = new_cov(img, LPT_COV_F_EDGES, 0, 0);
+	part = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_CHUNK, 0, 0);
+	ck_assert_int_eq(lpt_cov_decode(whole, t->b, t->n, NULL), 0);
+	while (start < t->n) {
+		size_t next = lpt_chunk_next(t->b, t->n, start, 1);
+		size_t end = lpt_chunk_psb_end(t->b, t->n, next);
+
+		ck_assert_msg(next == t->n || end > next, "%s: PSB+ at %zu has no PSBEND",
+			      what, next);
+		ck_assert_msg(lpt_cov_decode(part, t->b + start, end - start, NULL) == 0,
+			      "%s: chunk [%zu, %zu) fails", what, start, end);
+		n = lpt_cov_edges(part, &e);
+		ck_assert_int_ge(n, 0);
+		for (long i = 0; i < n; i++) {
+			size_t k;
+
+			for (k = 0; k < nsum; k++)
+				if (sum[k].src == e[i].src && sum[k].dst == e[i].dst)
+					break;
+			if (k == nsum) {
+				ck_assert_uint_lt(nsum, 64);
+				sum[nsum++] = (struct lpt_cov_edge){ e[i].src, e[i].dst, 0 };
+			}
+			sum[k].count += e[i].count;
+		}
+		start = next;
+		nchunk++;
+	}
+	ck_assert_msg(nchunk >= 2, "%s: %zu chunks", what, nchunk);
+	n = lpt_cov_edges(whole, &e);
+	ck_assert_msg((size_t)n == nsum, "%s: whole %ld edges, chunks %zu", what, n, nsum);
+	for (long i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < nsum; k++)
+			if (sum[k].src == e[i].src && sum[k].dst == e[i].dst)
+				break;
+		ck_assert_msg(k < nsum && sum[k].count == e[i].count,
+			      "%s: edge %" PRIx64 " -> %" PRIx64 " x%" PRIu64 " whole, x%" PRIu64
+			      " chunked", what, e[i].src, e[i].dst, e[i].count,
+			      k < nsum ? sum[k].count : 0);
+	}
+	lpt_cov_free(part);
+	lpt_cov_free(whole);
+	lpt_cov_image_free(img);
+}
+
+/* 0x1000 call 0x1010; 0x1005 je 0x1009; 0x1007 nop nop; 0x1009 jmp *%rax;
+ * 0x1010 ret; 0x2000 jmp *%rax. */
+static void chunk_code(struct code *c)
+{
+	code_init(c);
+	code_put(c, 0x1000, "\xe8\x0b\x00\x00\x00\x74\x02\x90\x90\xff\xe0", 11);
+	code_put(c, 0x1010, "\xc3", 1);
+	code_put(c, 0x2000, "\xff\xe0", 2);	/* jmp *%rax: the TIP.PGD */
+}
+
+/* A PSB+ (@mode: with MODE.Exec 64-bit), FUP @ip if non-zero. */
+static void psb_plus(struct tb *t, int mode, uint64_t ip)
+{
+	psb(t);
+	if (mode)
+		mode_exec(t, 1);
+	if (ip)
+		ipk(t, 0x1d, ip);
+	PSBEND(t);
+}
+
+/* A chunk boundary inside a call stack: between a call and its return,
+ * the call's edge pending before the PSB (counted once, by the chunk
+ * before: its walk to the FUP). The RET after the PSB is a TIP: the
+ * processor never compresses a RET across a PSB (SDM 33.4.2.2). */
+START_TEST(chunk_in_call_stack)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	chunk_code(&c);
+	start(&t, 1, 0x1000);
+	psb_plus(&t, 1, 0x1010);
+	ipk(&t, 0x0d, 0x1005);		/* ret */
+	tnt(&t, "1");			/* je taken */
+	ipk(&t, 0x0d, 0x2000);		/* jmp *%rax */
+	PGD0(&t);
+	same_chunked(&c, &t, 3, "boundary in a call stack");
+}
+END_TEST
+
+/* Just after an OVF: both resume at the PSB+'s FUP, no edge into it. */
+START_TEST(chunk_after_ovf)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	chunk_code(&c);
+	start(&t, 1, 0x1000);
+	ipk(&t, 0x0d, 0x1005);		/* ret */
+	OVF(&t);
+	psb_plus(&t, 1, 0x1005);
+	tnt(&t, "0");			/* je not taken */
+	ipk(&t, 0x0d, 0x2000);
+	PGD0(&t);
+	same_chunked(&c, &t, 2, "boundary after OVF");
+}
+END_TEST
+
+/* Between a TIP.PGD and the TIP.PGE: the PSB+ has no FUP. */
+START_TEST(chunk_between_pgd_pge)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	chunk_code(&c);
+	start(&t, 1, 0x1000);
+	ipk(&t, 0x0d, 0x1005);		/* ret */
+	tnt(&t, "1");
+	ipk(&t, 0x01, 0x2000);		/* jmp *%rax leaves: TIP.PGD */
+	psb_plus(&t, 1, 0);
+	ipk(&t, 0x11, 0x1005);		/* TIP.PGE */
+	tnt(&t, "0");
+	ipk(&t, 0x0d, 0x2000);
+	PGD0(&t);
+	same_chunked(&c, &t, 5, "boundary between TIP.PGD and TIP.PGE");
+}
+END_TEST
+
+/* A PSB+ with only a FUP, at a conditional branch whose bit comes after. */
+START_TEST(chunk_psb_fup_only)
+{
+	struct code c;
+	struct tb t = { .n = 0 };
+
+	chunk_code(&c);
+	start(&t, 1, 0x1000);
+	ipk(&t, 0x0d, 0x1005);		/* ret */
+	psb_plus(&t, 0, 0x1005);
+	tnt(&t, "1");			/* je taken */
+	psb_plus(&t, 0, 0x1009);
+	ipk(&t, 0x0d, 0x2000);
+	PGD0(&t);
+	same_chunked(&c, &t, 3, "PSB+ with a FUP only");
+}
+END_TEST
+
 START_TEST(missing_page)
 {
 	struct code c;
@@ -1124,6 +1290,10 @@ int main(void)
 	tcase_add_test(tc, erratum_skl014);
 	tcase_add_test(tc, erratum_skd010);
 	tcase_add_test(tc, erratum_apl11);
+	tcase_add_test(tc, chunk_in_call_stack);
+	tcase_add_test(tc, chunk_after_ovf);
+	tcase_add_test(tc, chunk_between_pgd_pge);
+	tcase_add_test(tc, chunk_psb_fup_only);
 	tcase_add_test(tc, missing_page);
 	tcase_add_test(tc, missing_pages_in_order);
 	tcase_add_test(tc, insn_at);
