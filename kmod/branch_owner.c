@@ -5,6 +5,7 @@
  * claims keyed by the task, and a count of per-CPU PT captures, under one
  * raw spinlock (PT claims under its own raw spinlock, at fork).
  */
+#include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/hashtable.h>
 #include <linux/spinlock.h>
