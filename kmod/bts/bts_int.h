@@ -16,6 +16,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "../branch_owner.h"
 #include "bts.h"
 
 struct cred;
@@ -48,6 +49,8 @@ struct user_struct;
  * @privileged: the caller had CAP_PERFMON at CONFIGURE
  * @user: the user charged for the buffer's locked memory
  * @locked_pages: pages charged to @user's locked_vm (bts_buf.c)
+ * @claim: @task's branch-tracer claim while attached (branch_owner.h:
+ *	never Intel PT at once)
  */
 struct bts_session {
 	struct mutex lock;	/* the ioctls, mmap and release */
@@ -69,6 +72,7 @@ struct bts_session {
 	bool privileged;
 	struct user_struct *user;
 	unsigned long locked_pages;
+	struct lwpt_branch_claim claim;
 };
 
 /* bts_buf.c */
@@ -169,8 +173,9 @@ void bts_thread_exit(void);
  * Enters the table; loads the state at once if the thread is current or
  * runs on another CPU (an IPI), else at its next switch in.
  *
- * Return: 0; -EBUSY the thread already has a BTS capture; -ESRCH it is
- * exiting.
+ * Return: 0; -EBUSY the thread already has a BTS capture, or Intel PT
+ * traces it or a per-CPU PT capture is configured (branch_owner.h);
+ * -ESRCH it is exiting.
  */
 int bts_thread_attach(struct bts_session *s);
 

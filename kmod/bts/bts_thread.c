@@ -163,6 +163,11 @@ int bts_thread_attach(struct bts_session *s)
 		spin_unlock(&bts_thread_lock);
 		return -ESRCH;
 	}
+	/* PT and BTS of one thread are exclusive (Documentation/bts.rst). */
+	if (lwpt_branch_claim_task(&s->claim, t, LWPT_BRANCH_BTS)) {
+		spin_unlock(&bts_thread_lock);
+		return -EBUSY;
+	}
 	s->loaded_cpu = -1;
 	WRITE_ONCE(s->attached, true);
 	hash_add_rcu(bts_threads, &s->node, (unsigned long)t);
@@ -194,6 +199,8 @@ void bts_thread_detach(struct bts_session *s)
 	WRITE_ONCE(s->attached, false);
 	atomic_dec(&bts_attached);
 	spin_unlock(&bts_thread_lock);
+	/* @s->task's reference outlives the claim: no address reuse. */
+	lwpt_branch_release_task(&s->claim);
 	/* No probe loads it any more once every reader that found it is done. */
 	synchronize_rcu();
 	cpu = READ_ONCE(s->loaded_cpu);

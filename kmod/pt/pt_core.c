@@ -52,6 +52,7 @@
 #include <lwpt/pt_rtit.h>
 
 #include "../x86_cpuid.h"
+#include "../branch_owner.h"
 #include "../lwpt.h"	/* lwpt_dev_ioctl_misc() */
 #include "pt_int.h"
 
@@ -517,6 +518,9 @@ static void pt_sess_free(struct pt_session *s)
 		pt_cpu_owner = NULL;
 		cpus_read_unlock();
 	}
+	if (s->cpus_claimed)
+		lwpt_branch_release_cpus();
+	s->cpus_claimed = false;
 	if (s->cred)
 		put_cred(s->cred);
 	s->cred = NULL;
@@ -569,14 +573,22 @@ static void pt_sess_stop(struct pt_session *s)
  * resumed as any CPU of the capture.
  *
  * Return: 0; -ENODEV a selected CPU is offline (as perf_event_open() on an
- * offline CPU); -ENOMEM (rule memlock if over the caller's allowance).
+ * offline CPU); -ENOMEM (rule memlock if over the caller's allowance);
+ * -EBUSY /dev/bts records a thread (branch_owner.h).
  */
 static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel,
 			      struct lwpt_pt_config *cfg)
 {
 	const struct cpumask *cpus = cpumask_empty(sel) ? cpu_online_mask : sel;
-	int cpu, err = 0;
+	int cpu, err;
 
+	/* Every thread may run here: none may be BTS's (branch_owner.h). */
+	err = lwpt_branch_claim_cpus();
+	if (err) {
+		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
+		return err;
+	}
+	s->cpus_claimed = true;
 	cpus_read_lock();
 	pt_cpu_owner = s;
 	if (!cpumask_empty(sel) && !cpumask_subset(sel, cpu_online_mask)) {

@@ -326,6 +326,8 @@ struct pt_mem {
  * @refused: threads the permission rule refused (at CONFIGURE,
  *	pt_config_permit_thread(); at a fork, pt_config_follow_check()): not
  *	traced
+ * @bts: threads BTS records (lwpt_branch_claim_task() refused): not
+ *	traced; at CONFIGURE, EBUSY
  * @open: threads may join (false once the session is freed or preempted);
  *	under pt_thread_lock
  * @inherit: follow fork/clone children (not LWPT_PT_CFG_NO_INHERIT)
@@ -344,6 +346,7 @@ struct pt_threads {
 	unsigned int nr_spares;
 	u32 lost;
 	u32 refused;
+	u32 bts;
 	bool open;
 	bool inherit;
 	bool probes;
@@ -383,6 +386,8 @@ struct pt_threads {
  *	CONFIGURE waits until there is none, so the pages charged are the
  *	pages pinned
  * @thr: per-thread scope: its threads
+ * @cpus_claimed: per-CPU scope: lwpt_branch_claim_cpus() holds (no BTS
+ *	capture while configured)
  */
 struct pt_session {
 	struct miscdevice *misc;
@@ -399,6 +404,7 @@ struct pt_session {
 	struct mm_struct *cr3_mm;
 	bool started;
 	bool privileged;
+	bool cpus_claimed;
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	struct pt_mem mem;

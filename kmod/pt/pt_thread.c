@@ -112,6 +112,7 @@
 #include <lwpt/pt_rtit.h>
 
 #include "../x86_cpuid.h"
+#include "../branch_owner.h"
 #include "pt_int.h"
 
 /* The XSAVES area: legacy region, header, component 8 (compacted). */
@@ -149,6 +150,8 @@ static_assert(PT_XSAVES_PT_OFFSET + PT_XSAVE_STATE_SIZE <= PT_XSAVES_AREA_SIZE);
  * @stop_reason: LWPT_PT_STOP_*: why it is no longer traced
  * @saved: its RTIT state while not loaded
  * @xsave: XSAVES area (LWPT_PT_CAP_XSAVES), 64-byte aligned
+ * @claim: the thread's branch-tracer claim while in pt_thread_hash
+ *	(branch_owner.h: never BTS at once)
  * @notif: a preempt notifier entry for the task that joins with this
  *	buffer; handed to the task (NULL) if it had none (pt_notif_want())
  *
@@ -179,6 +182,7 @@ struct pt_thread {
 	struct pt_rtit_state saved;
 	u8 *xsave;
 	struct pt_notif *notif;
+	struct lwpt_branch_claim claim;
 };
 
 static DEFINE_RAW_SPINLOCK(pt_thread_lock);
@@ -392,7 +396,8 @@ static struct pt_thread *pt_thread_by_index(struct pt_session *s, u32 index)
  * @task joins @s with a spare buffer and the lowest free buffer number, or
  * is counted lost; @ppid: the
  * process that forked it, for a process the capture follows (a reference
- * is taken). A task traced already (by any session) is left where it is.
+ * is taken). A task traced already (by any session) is left where it is;
+ * one BTS records is not attached and counted in @s->thr.bts.
  * Its preempt notifier is registered before it next returns to user mode
  * (pt_notif_want()); if that cannot be (it is past exit_task_work()), it
  * is lost too. pt_thread_lock held.
@@ -409,7 +414,16 @@ static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 		return false;
 	th = list_first_entry_or_null(&s->thr.spares, struct pt_thread, node);
 	/* A spare means a free number (pt_thread_may_grow()): checked anyway. */
-	if (!th || index >= PT_THREAD_MAX || pt_notif_want(task, &th->notif)) {
+	if (!th || index >= PT_THREAD_MAX) {
+		s->thr.lost++;
+		return false;
+	}
+	if (lwpt_branch_claim_task(&th->claim, task, LWPT_BRANCH_PT)) {
+		s->thr.bts++;
+		return false;
+	}
+	if (pt_notif_want(task, &th->notif)) {
+		lwpt_branch_release_task(&th->claim);
 		s->thr.lost++;
 		return false;
 	}
@@ -440,6 +454,7 @@ static bool pt_thread_attach(struct pt_session *s, struct task_struct *task,
 static void pt_thread_forget(struct pt_thread *th, u32 reason)
 {
 	pt_notif_drop(th->task);
+	lwpt_branch_release_task(&th->claim);
 	hash_del_rcu(&th->hnode);
 	/* After this grace period no probe sees it (pt_thread_done()). */
 	th->gp = get_state_synchronize_rcu();
@@ -1164,7 +1179,8 @@ struct pt_session *pt_thread_holder(struct task_struct *target)
  *
  * Return: 0; -ENOMEM out of memory, or over the caller's allowance and
  * RLIMIT_MEMLOCK (rule memlock); -ESRCH the process exited; -EPERM every
- * thread left was refused (rule ptrace). On error nothing is left
+ * thread left was refused (rule ptrace); -EBUSY /dev/bts records one of
+ * its threads (branch_owner.h). On error nothing is left
  * (pt_thread_sess_free() is a no-op).
  */
 int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
@@ -1223,6 +1239,12 @@ int pt_thread_sess_init(struct pt_session *s, struct task_struct *target,
 	}
 	rcu_read_unlock();
 	pt_config_thread_rights_put(&rights);
+	/* PT and BTS of one thread are exclusive (Documentation/bts.rst). */
+	if (s->thr.bts) {
+		cfg->bad_field = LWPT_PT_FIELD_PID;
+		pt_thread_sess_free(s);
+		return -EBUSY;
+	}
 	if (!s->thr.nr) {
 		err = s->thr.refused ? -EPERM : -ESRCH;
 		if (s->thr.refused) {
@@ -1288,6 +1310,7 @@ void pt_thread_sess_free(struct pt_session *s)
 	s->thr.nr_spares = 0;
 	s->thr.lost = 0;
 	s->thr.refused = 0;
+	s->thr.bts = 0;
 	s->thr.inherit = false;
 	if (s->thr.target)
 		put_task_struct(s->thr.target);

@@ -14,8 +14,13 @@
  *
  * The buffer is linear, not circular: once full, recording stops there
  * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. A thread may
- * not be recorded by BTS and Intel PT at once, and BTS is refused while
- * perf (or another user) owns IA32_DS_AREA or IA32_DEBUGCTL's branch bits:
+ * not be recorded by BTS and Intel PT at once: CONFIGURE is EBUSY
+ * (bad_field LWPT_BTS_FIELD_PID) while /dev/pt traces the thread or a
+ * per-CPU /dev/pt capture is configured, and /dev/pt's CONFIGURE is EBUSY
+ * while BTS records one of its target's threads (per-thread) or any
+ * thread (per-CPU), until the other capture is stopped or closed
+ * (Documentation/bts.rst, "PT and BTS"). BTS is also refused while perf
+ * (or another user) owns IA32_DS_AREA or IA32_DEBUGCTL's branch bits:
  * EBUSY, with a kernel log line naming the holder.
  *
  * Permissions are /dev/pt's (Documentation/pt.rst, "Permissions"): another

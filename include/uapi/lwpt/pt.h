@@ -661,7 +661,9 @@ struct lwpt_pt_sideband {
  * another capture is configured, CONFIGURE again while the buffers are
  * mapped, TraceEn was already set by someone else, or (START)
  * IA32_DEBUGCTL.LBR is set on a PT/LBR-exclusive model
- * (LWPT_PT_CAP_LBR_EXCLUSIVE); ENOTTY unknown command; ENODATA
+ * (LWPT_PT_CAP_LBR_EXCLUSIVE), or (CONFIGURE) /dev/bts records a thread
+ * the capture would trace (per-thread: one of @pid's threads, bad_field
+ * pid; per-CPU: any thread, bad_field scope); ENOTTY unknown command; ENODATA
  * START/STATUS/RELEASE before CONFIGURE.
  *
  * Per-thread capture (LWPT_PT_SCOPE_THREAD): STATUS and RELEASE name the

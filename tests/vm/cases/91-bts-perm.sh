@@ -10,7 +10,11 @@
 # that execs a set-user-ID program stops being recorded there. A thread
 # with a capture cannot get a second one (EBUSY); while perf holds
 # IA32_DS_AREA or IA32_DEBUGCTL.LBR, CONFIGURE is EBUSY with one log line
-# naming the holder, and works again once perf lets go. No spec violation,
+# naming the holder, and works again once perf lets go. PT and BTS of one
+# thread are exclusive: /dev/pt per-thread and per-CPU CONFIGURE are EBUSY
+# while BTS records the thread, BTS CONFIGURE is EBUSY while PT traces it
+# (per-thread) or a per-CPU PT capture is configured; each is allowed
+# again once the other is closed. No spec violation,
 # no kernel warning; the module unloads.
 . /lwpt/lib.sh
 
@@ -108,6 +112,37 @@ for what in ds lbr; do
 	echo off >$D/bts_perf
 	want "$(bts_test try 0 user 65536)" ok "perf let go of $what"
 done
+# PT and BTS of one thread: exclusive, both orders (Documentation/bts.rst,
+# "PT and BTS"). held CMD...: runs CMD in the background until it prints
+# "held"; its pid in $held.
+held() {
+	: >/tmp/bts_held.out
+	"$@" >/tmp/bts_held.out &
+	held=$!
+	while ! grep -q held /tmp/bts_held.out && kill -0 $held 2>/dev/null; do
+		sleep 0.1
+	done
+	grep -q held /tmp/bts_held.out || fail "$*: $(cat /tmp/bts_held.out)"
+}
+sleep 1000 &
+victim=$!
+held bts_test hold $victim || exit 1
+want "$(bts_test pt thread $victim)" EBUSY "per-thread PT of a thread BTS records"
+want "$(bts_test pt cpu 0)" EBUSY "per-CPU PT while BTS records a thread"
+kill $held
+wait $held
+want "$(bts_test pt thread $victim)" ok "per-thread PT once BTS closed"
+want "$(bts_test pt cpu 0)" ok "per-CPU PT once BTS closed"
+for scope in thread cpu; do
+	held bts_test pt $scope $victim hold || exit 1
+	want "$(bts_test try $victim user 65536)" EBUSY "BTS of a thread a $scope PT capture covers"
+	kill $held
+	wait $held
+	want "$(bts_test try $victim user 65536)" ok "BTS once the $scope PT capture closed"
+done
+kill $victim
+wait $victim 2>/dev/null
+
 grep . $D/bts_msrs
 [ "$(sim_violations)" = 0 ] || fail "violations" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1

@@ -22,9 +22,15 @@
  *                              (LWPT_BTS_ST_EXEC_STOPPED) and hold no
  *                              address of PROG's text (linked at
  *                              0x30000000); "go": it must hold some
- *   bts_test hold              CONFIGURE on itself, prints "held", then
- *                              waits for SIGTERM (another CONFIGURE of the
- *                              same thread is EBUSY meanwhile)
+ *   bts_test hold [PID]        CONFIGURE on itself (or thread PID),
+ *                              prints "held", then waits for SIGTERM
+ *                              (another CONFIGURE of the same thread is
+ *                              EBUSY meanwhile)
+ *   bts_test pt thread|cpu PID [hold]   one /dev/pt CONFIGURE, per-thread
+ *                              of PID or per-CPU (all CPUs; PID unused);
+ *                              prints "ok" or the errno's name; with
+ *                              "hold", prints "held" after it and waits
+ *                              for SIGTERM (PT and BTS exclusivity)
  *
  * The decoder (Documentation/bts.rst, "Decoding"): the code between one
  * record's "to" and the next record's "from" is linear, so the flow is
@@ -49,6 +55,7 @@
 #include <unistd.h>
 
 #include <uapi/lwpt/bts.h>
+#include <uapi/lwpt/pt.h>
 
 #include "model/x86/x86_cofi.h"
 
@@ -478,6 +485,44 @@ static void on_term(int sig)
 	_exit(0);
 }
 
+/*
+ * One /dev/pt CONFIGURE, user branches, stop mode, 8 KiB: per-thread of
+ * @pid (@thread) or per-CPU on every CPU. Holds it until SIGTERM if @hold.
+ */
+static int cmd_pt(int thread, pid_t pid, int hold)
+{
+	struct lwpt_pt_config c;
+	int fd = open("/dev/pt", O_RDWR | O_CLOEXEC), r = 0;
+
+	if (fd < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.flags = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	c.mode = LWPT_PT_MODE_STOP;
+	c.scope = thread ? LWPT_PT_SCOPE_THREAD : LWPT_PT_SCOPE_CPU;
+	c.pid = thread ? pid : 0;
+	c.buffer_size = 8192;
+	c.region_size = 4096;
+	if (ioctl(fd, LWPT_PT_IOC_CONFIGURE, &c)) {
+		r = errno;
+		/* One 8 KiB region without MENTRY (bdw). */
+		c.region_size = 0;
+		if (r == EOPNOTSUPP || r == EINVAL)
+			r = ioctl(fd, LWPT_PT_IOC_CONFIGURE, &c) ? errno : 0;
+	}
+	printf("%s\n", r ? errname(r) : hold ? "held" : "ok");
+	fflush(stdout);
+	if (r || !hold) {
+		close(fd);
+		return !!r;
+	}
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -494,9 +539,15 @@ int main(int argc, char **argv)
 		return cmd_exec(!strcmp(argv[2], "stop"), argv + 3);
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
-	if (argc == 2 && !strcmp(argv[1], "hold")) {
+	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
 		signal(SIGTERM, on_term);
-		fd = bts_configure(0, LWPT_BTS_CFG_USER, 1ull << 16);
+		return cmd_pt(!strcmp(argv[2], "thread"), atoi(argv[3]),
+			      argc == 5 && !strcmp(argv[4], "hold"));
+	}
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "hold")) {
+		signal(SIGTERM, on_term);
+		fd = bts_configure(argc == 3 ? atoi(argv[2]) : 0,
+				   LWPT_BTS_CFG_USER, 1ull << 16);
 		printf("%s\n", fd < 0 ? errname(-fd) : "held");
 		fflush(stdout);
 		if (fd < 0)
@@ -504,6 +555,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
