@@ -14,8 +14,6 @@
  *   mmap       the buffer, read-only;
  *   release    stops and frees everything.
  */
-#define pr_fmt(fmt) "lwpt: " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -182,7 +180,7 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	if (err)
 		goto out;
 	if (bts_ds_busy(&holder)) {
-		pr_info("/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
+		pr_info(LWPT_PR_PREFIX "/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
 			holder);
 		err = -EBUSY;
 		goto out_put;
