@@ -2822,6 +2822,7 @@ static void test_hold_queues(void)
 #define REAP_PAGES	3	/* pt_mem_buf_pages(REAP_BUF) */
 #define REAP_LIMIT	20	/* buffers RLIMIT_MEMLOCK admits */
 #define REAP_BURST	64	/* children forked at once, exiting at once */
+#define REAP_SPARES	8	/* caps.thread_spares */
 
 /* RELEASE of buffer @b up to @tail with LWPT_PT_REL_DONE; 0 or errno. */
 static int reap_done(int fd, uint32_t b, uint64_t tail)
@@ -2835,10 +2836,11 @@ static int reap_done(int fd, uint32_t b, uint64_t tail)
 }
 
 /*
- * The traced forker: per byte on @cmd: 'f' one child, 'b' a burst, 'q'
- * exit. On @rep: 'x' once an 'f' child was waited for (it exited: its
- * buffer shows LWPT_PT_ST_EXITED, set in do_exit() before the parent can
- * wait), 'b' once a burst's were, 'e' if fork() failed.
+ * The traced forker: per byte on @cmd: 'f' one child, 'b' a burst, 's' as
+ * many at once as there are spares, 'q' exit. On @rep: 'x' once an 'f'
+ * child was waited for (it exited: its buffer shows LWPT_PT_ST_EXITED, set
+ * in do_exit() before the parent can wait), 'b' once a burst's were, 'e'
+ * if fork() failed.
  */
 static void reap_forker(int cmd, int rep)
 {
@@ -2847,7 +2849,7 @@ static void reap_forker(int cmd, int rep)
 	int i, n;
 
 	while (read(cmd, &c, 1) == 1 && c != 'q') {
-		n = c == 'b' ? REAP_BURST : 1;
+		n = c == 'b' ? REAP_BURST : c == 's' ? REAP_SPARES : 1;
 		for (i = 0; i < n; i++) {
 			kids[i] = fork();
 			if (!kids[i])
@@ -2858,7 +2860,7 @@ static void reap_forker(int cmd, int rep)
 		for (i = 0; i < n; i++)
 			if (kids[i] > 0)
 				waitpid(kids[i], NULL, 0);
-		if (write(rep, c == 'b' ? "b" : "x", 1) != 1)
+		if (write(rep, c == 'f' ? "x" : "b", 1) != 1)
 			break;
 	}
 	_exit(0);
@@ -3116,6 +3118,26 @@ static void reap_run(struct reap *r, long n, long w)
 	}
 }
 
+/* The forker makes burst @c ('b' or 's'); true once all were waited for. */
+static bool reap_burst(struct reap *r, char c)
+{
+	char ch;
+
+	if (write(r->cmd, &c, 1) != 1) {
+		check(0, "reap: burst '%c'", c);
+		return false;
+	}
+	/* The 'x' of children read before are counted on the way. */
+	do {
+		if (read(r->rep, &ch, 1) != 1) {
+			check(0, "reap: burst '%c': the forker is gone", c);
+			return false;
+		}
+		r->exited += ch == 'x';
+	} while (ch != 'b');
+	return true;
+}
+
 static void test_thread_reap_user(int fd, long n, long w)
 {
 	struct rlimit rl = { REAP_LIMIT * REAP_PAGES * 4096ul, REAP_LIMIT * REAP_PAGES * 4096ul };
@@ -3125,7 +3147,6 @@ static void test_thread_reap_user(int fd, long n, long w)
 	int cmd[2], rep[2], e;
 	long budget = 0, pin;
 	uint32_t lost, b, nr;
-	char ch;
 	pid_t pid;
 
 	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000) ||
@@ -3181,18 +3202,10 @@ static void test_thread_reap_user(int fd, long n, long w)
 	      (unsigned long long)r.max_nr);
 
 	/* Racing exits: the limit holds; the lost count says what did not fit. */
-	if (write(r.cmd, "b", 1) != 1) {
-		check(0, "reap: burst");
+	if (!reap_burst(&r, 'b')) {
+		kill(pid, SIGKILL);
 		return;
 	}
-	/* The 'x' of children read before are counted on the way. */
-	do {
-		if (read(rep[0], &ch, 1) != 1) {
-			check(0, "reap: burst: the forker is gone");
-			return;
-		}
-		r.exited += ch == 'x';
-	} while (ch != 'b');
 	e = tstatus(fd, 0, &st);
 	check(!e && st.threads_lost > 0 && st.nr_buffers <= REAP_LIMIT,
 	      "reap: a burst of %d exits: %u lost, %u buffer numbers (limit %d buffers)",
@@ -3202,6 +3215,21 @@ static void test_thread_reap_user(int fd, long n, long w)
 	      "reap: VmPin %ld kB within RLIMIT_MEMLOCK (%d kB)", pin,
 	      REAP_LIMIT * REAP_PAGES * 4);
 	lost = st.threads_lost;
+	while (reap_scan(&r, &budget))
+		;
+	/*
+	 * The freed charges refilled the spares before the RELEASEs returned,
+	 * not when a work item gets to run: as many children as there are
+	 * spares, forked at once right after, are all traced.
+	 */
+	if (!reap_burst(&r, 's')) {
+		kill(pid, SIGKILL);
+		return;
+	}
+	e = tstatus(fd, 0, &st);
+	check(!e && st.threads_lost == lost,
+	      "reap: %d children forked at once right after the frees: all traced "
+	      "(lost %u, was %u)", REAP_SPARES, st.threads_lost, lost);
 	while (reap_scan(&r, &budget))
 		;
 	/* Their charges came back: as many children again, none lost. */
