@@ -331,12 +331,13 @@ static struct pt_thread *pt_thread_alloc_charged(struct pt_session *s)
 }
 
 /*
- * Work: keep PT_THREAD_SPARES buffers ready (sleeping allocations), each
- * charged to the caller first (pt_mem.c).
+ * Keep PT_THREAD_SPARES buffers ready (sleeping allocations), each charged
+ * to the caller first (pt_mem.c). The work item and RELEASE with
+ * LWPT_PT_REL_DONE (pt_thread_done()) may run it at once: a spare is added
+ * only below the count.
  */
-static void pt_thread_refill(struct work_struct *work)
+static void pt_thread_top_up(struct pt_session *s)
 {
-	struct pt_session *s = container_of(work, struct pt_session, thr.refill);
 	struct pt_thread *th;
 	unsigned long flags;
 	bool more = true;
@@ -352,7 +353,7 @@ static void pt_thread_refill(struct work_struct *work)
 		if (!th)
 			break;	/* the next join counts a lost thread */
 		raw_spin_lock_irqsave(&pt_thread_lock, flags);
-		if (s->thr.open) {
+		if (s->thr.open && s->thr.nr_spares < PT_THREAD_SPARES) {
 			list_add_tail(&th->node, &s->thr.spares);
 			s->thr.nr_spares++;
 			th = NULL;
@@ -364,6 +365,12 @@ static void pt_thread_refill(struct work_struct *work)
 			break;
 		}
 	}
+}
+
+/* Work: the spares after joins took some (pt_probe_fork()). */
+static void pt_thread_refill(struct work_struct *work)
+{
+	pt_thread_top_up(container_of(work, struct pt_session, thr.refill));
 }
 
 /*
@@ -1686,8 +1693,15 @@ int pt_thread_done(struct pt_session *s, u32 index, u64 tail)
 	cond_synchronize_rcu(th->gp);
 	pt_thread_free(th);
 	pt_mem_uncharge(&s->mem, pt_thread_buf_pages(s));
-	/* Below PT_THREAD_MAX again: the spares may be short (lost threads). */
-	schedule_work(&s->thr.refill);
+	/*
+	 * The charge came back, and the number: the spares may be short (a
+	 * burst of joins took them, the limit kept the work from refilling).
+	 * Refilled before RELEASE returns, not by the work item some time
+	 * later: a thread created once the reader freed a buffer finds a
+	 * spare (a reader that frees as it reads keeps a forking process
+	 * traced; 66-pt-fork-reap lost a child to a refill not yet run).
+	 */
+	pt_thread_top_up(s);
 	return 0;
 }
 

@@ -96,6 +96,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uapi/lwpt/pt.h>
@@ -2821,6 +2822,7 @@ static void test_hold_queues(void)
 #define REAP_PAGES	3	/* pt_mem_buf_pages(REAP_BUF) */
 #define REAP_LIMIT	20	/* buffers RLIMIT_MEMLOCK admits */
 #define REAP_BURST	64	/* children forked at once, exiting at once */
+#define REAP_SPARES	8	/* caps.thread_spares */
 
 /* RELEASE of buffer @b up to @tail with LWPT_PT_REL_DONE; 0 or errno. */
 static int reap_done(int fd, uint32_t b, uint64_t tail)
@@ -2833,7 +2835,13 @@ static int reap_done(int fd, uint32_t b, uint64_t tail)
 	return ioctl(fd, LWPT_PT_IOC_RELEASE, &rel) ? errno : 0;
 }
 
-/* The traced forker: per byte on @cmd: 'f' one child, 'b' a burst, 'q' exit. */
+/*
+ * The traced forker: per byte on @cmd: 'f' one child, 'b' a burst, 's' as
+ * many at once as there are spares, 'q' exit. On @rep: 'x' once an 'f'
+ * child was waited for (it exited: its buffer shows LWPT_PT_ST_EXITED, set
+ * in do_exit() before the parent can wait), 'b' once a burst's were, 'e'
+ * if fork() failed.
+ */
 static void reap_forker(int cmd, int rep)
 {
 	pid_t kids[REAP_BURST];
@@ -2841,15 +2849,18 @@ static void reap_forker(int cmd, int rep)
 	int i, n;
 
 	while (read(cmd, &c, 1) == 1 && c != 'q') {
-		n = c == 'b' ? REAP_BURST : 1;
+		n = c == 'b' ? REAP_BURST : c == 's' ? REAP_SPARES : 1;
 		for (i = 0; i < n; i++) {
 			kids[i] = fork();
 			if (!kids[i])
 				syscall(SYS_exit_group, 0);
+			if (kids[i] < 0 && write(rep, "e", 1) != 1)
+				_exit(1);
 		}
 		for (i = 0; i < n; i++)
-			waitpid(kids[i], NULL, 0);
-		if (c == 'b' && write(rep, "b", 1) != 1)
+			if (kids[i] > 0)
+				waitpid(kids[i], NULL, 0);
+		if (write(rep, c == 'f' ? "x" : "b", 1) != 1)
 			break;
 	}
 	_exit(0);
@@ -2871,8 +2882,10 @@ static long vm_pin_kb(void)
 }
 
 struct reap {
-	int fd, cmd;
+	int fd, cmd, rep;
 	uint64_t done, bytes, nonempty, max_nr, hostile;
+	uint64_t forked;	/* 'f' sent to the forker */
+	uint64_t exited;	/* of them, waited for ('x' on @rep) */
 	uint32_t lost0;
 	bool stop;
 };
@@ -2967,31 +2980,162 @@ static unsigned int reap_scan(struct reap *r, long *budget)
 		}
 		r->done++;
 		freed++;
-		if (*budget > 0 && write(r->cmd, "f", 1) == 1)
+		if (*budget > 0 && write(r->cmd, "f", 1) == 1) {
 			(*budget)--;
+			r->forked++;
+		}
 	}
 	return freed;
 }
 
 /*
+ * Read what the forker reported on @r->rep without waiting. Return: bytes
+ * read ('x' counted in @r->exited; 'e' a failed fork is a failure).
+ */
+static unsigned int reap_reports(struct reap *r)
+{
+	struct pollfd p = { .fd = r->rep, .events = POLLIN };
+	unsigned int n = 0;
+	char c;
+
+	while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN) && read(r->rep, &c, 1) == 1) {
+		n++;
+		if (c == 'x')
+			r->exited++;
+		if (c == 'e') {
+			check(0, "reap: the forker's fork() failed");
+			r->stop = true;
+		}
+	}
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) && !(p.revents & POLLIN)) {
+		check(0, "reap: the forker is gone");
+		r->stop = true;
+	}
+	return n;
+}
+
+/*
+ * What reap_run() waits for, on stderr (unbuffered: the VM log shows it
+ * live): each buffer number's flags, head, thread and serial, the capture's
+ * counts, and the children the forker made and waited for.
+ */
+static void reap_dump(struct reap *r, const char *why, uint64_t want)
+{
+	struct lwpt_pt_status st;
+	uint32_t b, nr;
+
+	if (tstatus(r->fd, 0, &st)) {
+		fprintf(stderr, "reap: %s: status 0: %s\n", why, strerror(errno));
+		return;
+	}
+	nr = st.nr_buffers;
+	fprintf(stderr, "reap: %s: %llu of %llu children read; forker: %llu forked, %llu "
+		"exited; nr_buffers %u joined %llu lost %u refused %u\n", why,
+		(unsigned long long)r->done, (unsigned long long)want,
+		(unsigned long long)r->forked, (unsigned long long)r->exited, nr,
+		(unsigned long long)st.joined, st.threads_lost, st.threads_refused);
+	for (b = 0; b < nr && b < 64; b++) {
+		if (tstatus(r->fd, b, &st)) {
+			fprintf(stderr, "reap:  buffer %u: status: %s\n", b, strerror(errno));
+			continue;
+		}
+		fprintf(stderr, "reap:  buffer %u: flags %#x%s%s%s tid %d serial %llu head %llu "
+			"stop %u holds %llu pmis %llu lost %llu\n", b, st.flags,
+			st.flags & LWPT_PT_ST_EXITED ? " EXITED" : "",
+			st.flags & LWPT_PT_ST_FREED ? " FREED" : "",
+			st.flags & LWPT_PT_ST_CONFIGURED ? " CONFIGURED" : "", (int)st.tid,
+			(unsigned long long)st.serial, (unsigned long long)st.head,
+			st.stop_reason, (unsigned long long)st.holds,
+			(unsigned long long)st.pmis, (unsigned long long)st.lost);
+	}
+}
+
+/* No event for this long: the wait failed (a child hung, or the forker). */
+#define REAP_STUCK_S	300
+
+static uint64_t reap_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec;
+}
+
+/*
  * N children, at most W alive or unread at once: every one traced (none
- * lost), read and freed; buffer numbers stay below W + 1.
+ * lost), read and freed; buffer numbers stay below W + 1. Waits for the
+ * forker's reports and the buffers' EXITED: once every child it made was
+ * waited for, each one's buffer already shows EXITED (the exit probe runs
+ * in do_exit() before the parent can wait), so a scan after that which
+ * finds none to free while children are unread is a failure, not a wait.
+ * Only a forker that reports nothing and no buffer that exits for
+ * REAP_STUCK_S (far beyond any child's fork and exit at host load 8) is
+ * judged by the clock.
  */
 static void reap_run(struct reap *r, long n, long w)
 {
-	uint64_t want = r->done + (uint64_t)n;
+	uint64_t want = r->done + (uint64_t)n, last = reap_now_s();
 	long budget = n, i;
+	bool all_exited;
 
-	for (i = 0; i < w && i < n; i++, budget--)
+	for (i = 0; i < w && i < n; i++, budget--) {
 		if (write(r->cmd, "f", 1) != 1)
 			return;
-	for (i = 1; r->done < want && !r->stop; i++) {
-		if (!reap_scan(r, &budget))
-			usleep(1000);
-		if (i % 10000 == 0)
-			printf("note: still waiting: %llu of %llu children read\n",
-			       (unsigned long long)r->done, (unsigned long long)want);
+		r->forked++;
 	}
+	for (i = 1; r->done < want && !r->stop; i++) {
+		/* Reports first: a scan after them sees each child's EXITED. */
+		if (reap_reports(r))
+			last = reap_now_s();
+		all_exited = r->exited == r->forked;
+		if (reap_scan(r, &budget)) {
+			last = reap_now_s();
+			continue;
+		}
+		if (r->stop)
+			break;
+		if (all_exited) {
+			reap_dump(r, "every child exited, a buffer never showed EXITED", want);
+			check(0, "reap: %llu children forked and waited for, %llu of %llu read: "
+			      "the rest never showed EXITED or were lost (status lost)",
+			      (unsigned long long)r->forked, (unsigned long long)r->done,
+			      (unsigned long long)want);
+			r->stop = true;
+			break;
+		}
+		if (reap_now_s() - last > REAP_STUCK_S) {
+			reap_dump(r, "no progress", want);
+			check(0, "reap: no child exited nor buffer showed EXITED for %d s "
+			      "(%llu forked, %llu exited, %llu of %llu read)", REAP_STUCK_S,
+			      (unsigned long long)r->forked, (unsigned long long)r->exited,
+			      (unsigned long long)r->done, (unsigned long long)want);
+			r->stop = true;
+			break;
+		}
+		if (i % 10000 == 0)
+			reap_dump(r, "still waiting", want);
+		usleep(1000);
+	}
+}
+
+/* The forker makes burst @c ('b' or 's'); true once all were waited for. */
+static bool reap_burst(struct reap *r, char c)
+{
+	char ch;
+
+	if (write(r->cmd, &c, 1) != 1) {
+		check(0, "reap: burst '%c'", c);
+		return false;
+	}
+	/* The 'x' of children read before are counted on the way. */
+	do {
+		if (read(r->rep, &ch, 1) != 1) {
+			check(0, "reap: burst '%c': the forker is gone", c);
+			return false;
+		}
+		r->exited += ch == 'x';
+	} while (ch != 'b');
+	return true;
 }
 
 static void test_thread_reap_user(int fd, long n, long w)
@@ -3003,7 +3147,6 @@ static void test_thread_reap_user(int fd, long n, long w)
 	int cmd[2], rep[2], e;
 	long budget = 0, pin;
 	uint32_t lost, b, nr;
-	char ch;
 	pid_t pid;
 
 	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000) ||
@@ -3022,6 +3165,7 @@ static void test_thread_reap_user(int fd, long n, long w)
 	close(cmd[0]);
 	close(rep[1]);
 	r.cmd = cmd[1];
+	r.rep = rep[0];
 	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, REAP_BUF);
 	c.scope = LWPT_PT_SCOPE_THREAD;
 	c.pid = pid;
@@ -3041,7 +3185,12 @@ static void test_thread_reap_user(int fd, long n, long w)
 	 */
 	reap_run(&r, 1, 1);
 	/* Many more children than PT_THREAD_MAX, and than the memory limit. */
-	reap_run(&r, n - 1, w);
+	if (!r.stop)
+		reap_run(&r, n - 1, w);
+	if (r.stop) {
+		kill(pid, SIGKILL);
+		return;
+	}
 	e = tstatus(fd, 0, &st);
 	check(!e && st.threads_lost == 0 && st.joined == (uint64_t)n + 1,
 	      "reap: %ld children traced, read and freed, %u lost, %llu joined "
@@ -3053,8 +3202,8 @@ static void test_thread_reap_user(int fd, long n, long w)
 	      (unsigned long long)r.max_nr);
 
 	/* Racing exits: the limit holds; the lost count says what did not fit. */
-	if (write(r.cmd, "b", 1) != 1 || read(rep[0], &ch, 1) != 1) {
-		check(0, "reap: burst");
+	if (!reap_burst(&r, 'b')) {
+		kill(pid, SIGKILL);
 		return;
 	}
 	e = tstatus(fd, 0, &st);
@@ -3068,8 +3217,27 @@ static void test_thread_reap_user(int fd, long n, long w)
 	lost = st.threads_lost;
 	while (reap_scan(&r, &budget))
 		;
+	/*
+	 * The freed charges refilled the spares before the RELEASEs returned,
+	 * not when a work item gets to run: as many children as there are
+	 * spares, forked at once right after, are all traced.
+	 */
+	if (!reap_burst(&r, 's')) {
+		kill(pid, SIGKILL);
+		return;
+	}
+	e = tstatus(fd, 0, &st);
+	check(!e && st.threads_lost == lost,
+	      "reap: %d children forked at once right after the frees: all traced "
+	      "(lost %u, was %u)", REAP_SPARES, st.threads_lost, lost);
+	while (reap_scan(&r, &budget))
+		;
 	/* Their charges came back: as many children again, none lost. */
 	reap_run(&r, 2 * REAP_LIMIT, w);
+	if (r.stop) {
+		kill(pid, SIGKILL);
+		return;
+	}
 	e = tstatus(fd, 0, &st);
 	check(!e && st.threads_lost == lost,
 	      "reap: after the burst's buffers were freed, %d more children all traced "
