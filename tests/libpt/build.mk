@@ -133,3 +133,10 @@ BENCHES += bench_pt_flow
 bench_pt_flow_SRCS := tests/libpt/bench_pt_flow.c tests/libpt/cov_ref.c
 bench_pt_flow_LIBS := pt
 bench_pt_flow_LDLIBS := -lipt
+
+# The BTS decoder (libpt/bts_decode.c, include/lwpt/bts_decode.h, issue 37
+# point 3) on synthetic code and records; against single-stepping in
+# tests/model/bts/test_bts_flow.c.
+UNIT_TESTS += test_bts_decode
+test_bts_decode_SRCS := tests/libpt/test_bts_decode.c
+test_bts_decode_LIBS := pt
