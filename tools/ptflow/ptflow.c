@@ -421,6 +421,8 @@ static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 	}
 	memcpy(pf->par.addr, addr, sizeof(pf->par.addr));
 	ptflow_params_from_config(&pf->par, cfg);
+	if (cfg->format == PTCAP_FORMAT_BTS)
+		ptflow_flow_bts_use(pf);	/* BTS records, not PT */
 
 	err = lpt_capsrc_maps(src, &maps);
 	if (err) {

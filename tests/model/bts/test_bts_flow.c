@@ -26,6 +26,7 @@
  */
 #include <check.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -571,9 +572,86 @@ static Suite *bts_flow_suite(void)
 	return s;
 }
 
-int main(void)
+/*
+ * `test_bts_flow --write-capture DIR`: the user-only trace as a `format
+ * bts` capture directory (Documentation/ptcap-format.rst "BTS trace
+ * files": config, maps, tid1.bts) for ptflow, and DIR/expected: the
+ * single-stepped addresses from the first record's "to" on (where a BTS
+ * flow starts), one "%llx" a line (tests/tools/ptflow/ptflow_bts.sh).
+ */
+static int write_capture(const char *dir)
+{
+	struct run r;
+	struct bts_record *rec;
+	char path[PATH_MAX + 32];
+	size_t n, g, i;
+	FILE *f;
+
+	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
+		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt_n, 8 * gt_n);
+	records_of(&r, &rec, &n);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "lwpt-ptcap-config 1\nformat bts\nmode per-thread\n"
+		"command %s\nthread.tid1.bts tid=1 pid=1\n", prog_path);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "lwpt-ptcap-maps 1\n");
+	for (i = 0; i < elf.nseg; i++)
+		fprintf(f, "%#llx %#llx %#llx %s\n", (unsigned long long)elf.seg[i].vaddr,
+			(unsigned long long)(elf.seg[i].vaddr + elf.seg[i].size),
+			(unsigned long long)elf.seg[i].off, prog_path);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/tid1.bts", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(rec, sizeof(*rec), n, f) != n || fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/expected", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (g = 0; g < gt_n && gt[g].ip != rec[0].from; g++)
+		;
+	for (g++; g < gt_n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	if (fclose(f))
+		return -1;
+	printf("%s: %zu records, %zu instructions\n", dir, n, gt_n);
+	run_free(&r);
+	return 0;
+}
+
+/* Assertions need a test around them. */
+static const char *capture_dir;
+
+START_TEST(test_write_capture)
+{
+	ck_assert_int_eq(write_capture(capture_dir), 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	if (setup())
 		return EXIT_FAILURE;
+	if (argc == 3 && !strcmp(argv[1], "--write-capture")) {
+		Suite *s = suite_create("bts_flow_capture");
+		TCase *tc = tcase_create("write");
+
+		capture_dir = argv[2];
+		tcase_add_test(tc, test_write_capture);
+		tcase_set_timeout(tc, 600);
+		suite_add_tcase(s, tc);
+		return lwpt_check_run(s, CK_SILENT);
+	}
 	return lwpt_check_run(bts_flow_suite(), CK_NORMAL);
 }
