@@ -319,6 +319,21 @@ int ptcap_config_thread(const char *text, size_t len, const char *file,
 	return 0;
 }
 
+int ptcap_config_bts_start(const char *text, size_t len, const char *file,
+			   uint64_t *ip)
+{
+	const char *vb, *e;
+
+	if (!text || !file || !ip)
+		return -PTCAP_E_INVAL;
+	if (!file_line(text, len, "bts-start.", file, &vb, &e))
+		return -PTCAP_E_RANGE;
+	vb = skip_blanks(vb, e);
+	while (e > vb && is_blank(e[-1]))
+		e--;
+	return parse_uint(vb, e, UINT64_MAX, ip);
+}
+
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
 		       size_t *line)
 {

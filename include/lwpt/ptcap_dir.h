@@ -140,6 +140,22 @@ int ptcap_config_thread(const char *text, size_t len, const char *file,
 			uint32_t *tid, uint32_t *pid);
 
 /**
+ * ptcap_config_bts_start() - where a `format bts` trace file's thread
+ * started before its first record, from its "bts-start.<file> <ip>" line
+ * of a `config` file (ptcap-format.rst "BTS trace files").
+ * @text: the config file's contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @file: the trace file's name, e.g. "tid123.bts".
+ * @ip:   receives the linear address (decimal or 0x hex in the file).
+ *
+ * Return: 0; -PTCAP_E_RANGE when the file has no such line,
+ * -PTCAP_E_SYNTAX for a value that is not a number, -PTCAP_E_INVAL for
+ * NULL arguments.
+ */
+int ptcap_config_bts_start(const char *text, size_t len, const char *file,
+			   uint64_t *ip);
+
+/**
  * ptcap_config_gaps() - where losses cut a trace file's packet stream, from
  * its "gaps.<file> <offset>..." line of a `config` file (ptcap-format.rst).
  * @text:  the config file's contents; need not be NUL-terminated.

@@ -84,6 +84,30 @@ START_TEST(config_format)
 }
 END_TEST
 
+/* "bts-start.<file> <ip>": a BTS trace's first instruction. */
+START_TEST(config_bts_start)
+{
+	static const char text[] = "lwpt-ptcap-config 1\n"
+		"format bts\n"
+		"bts-start.tid5.bts 0x7f0012345678 \n"
+		"bts-start.tid6.bts 4096\n"
+		"bts-start.tid7.bts x12\n";
+	uint64_t ip = 1;
+
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid5.bts", &ip), 0);
+	ck_assert_uint_eq(ip, 0x7f0012345678ull);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid6.bts", &ip), 0);
+	ck_assert_uint_eq(ip, 4096);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid7.bts", &ip),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid8.bts", &ip),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid5", &ip),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_bts_start(NULL, 0, "x", &ip), -PTCAP_E_INVAL);
+}
+END_TEST
+
 /* Stepping is optional; CRLF and trailing blanks are tolerated. */
 /* Per-thread files: "thread.<file> tid= pid= ..." (ptcap-format.rst). */
 START_TEST(config_thread_lines)
@@ -759,6 +783,7 @@ static Suite *ptcap_dir_suite(void)
 
 	tcase_add_test(tc, config_full);
 	tcase_add_test(tc, config_format);
+	tcase_add_test(tc, config_bts_start);
 	tcase_add_test(tc, config_thread_lines);
 	tcase_add_test(tc, config_gaps);
 	tcase_add_test(tc, config_addr);

@@ -1967,6 +1967,7 @@ static int bts_main(struct opts *o)
 {
 	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
 	struct lwpt_bts_status st;
+	struct user_regs_struct regs;
 	struct maps maps = { 0 };
 	struct btscap b;
 	char name[64], path[4096 + 64];
@@ -1981,6 +1982,9 @@ static int bts_main(struct opts *o)
 	err = maps_read(child, &maps);
 	if (err)
 		die("/proc/%d/maps: %s", (int)child, strerror(-err));
+	/* Its first instruction, which no record tells (bts-start). */
+	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
+		die("ptrace(GETREGS): %s", strerror(errno));
 	err = btscap_start(&b, o->dev, child, o->user, o->kernel, size, &bad);
 	if (err) {
 		kill(child, SIGKILL);
@@ -2051,6 +2055,7 @@ static int bts_main(struct opts *o)
 			fprintf(f, "\ncommand-status exit=%d\n", WEXITSTATUS(cstat));
 		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRId64 "\n", name, (int)child,
 			(int)child, saved / (int64_t)sizeof(struct lwpt_bts_record));
+		fprintf(f, "bts-start.%s 0x%llx\n", name, (unsigned long long)regs.rip);
 		out_close(f, o->dir, "config");
 	}
 	for (i = 0; i < maps.n; i++)

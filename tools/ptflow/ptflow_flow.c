@@ -436,7 +436,7 @@ static int bts_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base,
 
 	(void)base;
 	(void)cut;
-	d = e ? lpt_bts_alloc(e->img, buf, len, 0) : NULL;
+	d = e ? lpt_bts_alloc(e->img, buf, len, pf->bts_start) : NULL;
 	if (!d) {
 		fprintf(pf->err, "%s: out of memory\n", pf->prog);
 		return -1;

@@ -575,9 +575,10 @@ static Suite *bts_flow_suite(void)
 /*
  * `test_bts_flow --write-capture DIR`: the user-only trace as a `format
  * bts` capture directory (Documentation/ptcap-format.rst "BTS trace
- * files": config, maps, tid1.bts) for ptflow, and DIR/expected: the
- * single-stepped addresses from the first record's "to" on (where a BTS
- * flow starts), one "%llx" a line (tests/tools/ptflow/ptflow_bts.sh).
+ * files": config with the bts-start line, maps, tid1.bts) for ptflow,
+ * DIR/expected: the single-stepped addresses, one "%llx" a line, and
+ * DIR/expected.tail: those from the first record's "to" on (where a BTS
+ * flow starts without bts-start) (tests/tools/ptflow/ptflow_bts.sh).
  */
 static int write_capture(const char *dir)
 {
@@ -597,7 +598,8 @@ static int write_capture(const char *dir)
 	if (!f)
 		return -1;
 	fprintf(f, "lwpt-ptcap-config 1\nformat bts\nmode per-thread\n"
-		"command %s\nthread.tid1.bts tid=1 pid=1\n", prog_path);
+		"command %s\nthread.tid1.bts tid=1 pid=1\nbts-start.tid1.bts %#llx\n",
+		prog_path, (unsigned long long)entry);
 	if (fclose(f))
 		return -1;
 	snprintf(path, sizeof(path), "%s/maps", dir);
@@ -616,6 +618,14 @@ static int write_capture(const char *dir)
 	if (!f || fwrite(rec, sizeof(*rec), n, f) != n || fclose(f))
 		return -1;
 	snprintf(path, sizeof(path), "%s/expected", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (g = 0; g < gt_n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/expected.tail", dir);
 	f = fopen(path, "w");
 	if (!f)
 		return -1;

@@ -7,10 +7,11 @@
 # Documentation/ptcap-format.rst "BTS trace files"), no VM needed:
 # test_bts_flow --write-capture writes the model's user-only BTS trace of
 # trace_flow_prog (tests/model/bts/test_bts_flow.c) as config, maps and
-# tid1.bts, with the single-stepped addresses from the first record's "to"
-# on. Checks:
+# tid1.bts (and the program's entry in a bts-start line), with the
+# single-stepped addresses. Checks:
 #
-# - the listing's addresses equal single-stepping, one by one;
+# - the listing's addresses equal single-stepping, one by one; without
+#   the bts-start line, from the first record's "to" on;
 # - --stat counts them; --calls has one call line per CALL of the listing
 #   and one return line per RET; --report counts every instruction;
 #   --export=chrome writes JSON;
@@ -46,6 +47,13 @@ n=$(wc -l <"$cap/expected")
 [ "$n" -gt 1000 ] && cmp -s "$tmp/addrs" "$cap/expected" && pass ||
 	fail "listing differs from single-stepping: $(diff "$tmp/addrs" "$cap/expected" |
 		head -n 4 | tr '\n' ' ')"
+# Without the bts-start line: from the first record's "to" on.
+nobs=$tmp/nobs
+mkdir "$nobs" && cp "$cap/maps" "$cap/tid1.bts" "$nobs/" &&
+	grep -v '^bts-start' "$cap/config" >"$nobs/config"
+"$PTFLOW" --no-inst --no-symbols "$nobs" 2>/dev/null | grep -v '^\[' | sed 's/^0*//' >"$tmp/tail"
+cmp -s "$tmp/tail" "$cap/expected.tail" && pass ||
+	fail "without bts-start: $(diff "$tmp/tail" "$cap/expected.tail" | head -n 4 | tr '\n' ' ')"
 dis=$(grep -c '^\[disabled\]' "$tmp/list")
 res=$(grep -c '^\[resumed\]' "$tmp/list")
 [ "$dis" -gt 1 ] && [ "$res" = $((dis - 1)) ] && pass ||
