@@ -4,7 +4,7 @@
  * blocks from each record's "to" to the next "from", the kernel gap of a
  * user-only capture (DISABLED, then ENABLED after the system call),
  * records that do not follow the code (RESYNC), an unknown start, a
- * trailing partial record, bad arguments. The decoder against
+ * trailing partial record, bad arguments, random records. The decoder against
  * single-stepping on a real program: tests/model/bts/test_bts_flow.c.
  */
 #include <check.h>
@@ -170,6 +170,72 @@ START_TEST(test_empty_and_bad_arguments)
 }
 END_TEST
 
+/*
+ * Random records (addresses in and around the code, in the kernel, and
+ * anywhere): the decoder ends, every block is whole code of the image
+ * ending at a record's "from", every event is one of its three.
+ */
+START_TEST(test_random_records)
+{
+	static const uint64_t pick[] = {
+		0x1000, 0x1001, 0x1003, 0x1005, 0x1006, 0x1008, 0x1009, 0x0fff,
+		KENTRY, 0, UINT64_MAX, 0x7fffffffffffull,
+	};
+	struct lpt_cov_image *img = image();
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int round;
+
+	for (round = 0; round < 2000; round++) {
+		struct rec r[16];
+		size_t n = 1 + round % 16, i, blocks = 0, events = 0;
+		struct lpt_bts *d;
+		int st;
+
+		for (i = 0; i < n; i++) {
+			uint64_t *f[2] = { &r[i].from, &r[i].to };
+
+			for (unsigned int k = 0; k < 2; k++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				*f[k] = (seed >> 60) < 12 ? pick[seed >> 60] : seed;
+			}
+			r[i].flags = seed;
+		}
+		d = lpt_bts_alloc(img, r, n * sizeof(r[0]) + round % 24,
+				  round % 3 ? CODE : 0);
+		ck_assert_ptr_nonnull(d);
+		st = lpt_bts_status(d);
+		while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+			struct lpt_flow_block b;
+			struct lpt_flow_event ev;
+
+			ck_assert_uint_le(blocks + events, 4 * n + 1);
+			if (st & LPT_FLOW_EVENT_PENDING) {
+				st = lpt_bts_event(d, &ev);
+				ck_assert(ev.type == LPT_FLOW_EV_ENABLED ||
+					  ev.type == LPT_FLOW_EV_DISABLED ||
+					  ev.type == LPT_FLOW_EV_RESYNC);
+				events++;
+			} else {
+				uint64_t ip;
+				uint32_t k;
+
+				st = lpt_bts_next(d, &b);
+				ck_assert_uint_ge(b.ninsn, 1);
+				ck_assert_uint_ge(b.ip, CODE);
+				for (k = 0, ip = b.ip; k + 1 < b.ninsn; k++)
+					ip += b.lens[k];
+				ck_assert_uint_eq(ip, b.end_ip);
+				ck_assert_uint_le(b.end_ip + b.lens[b.ninsn - 1], CODE + sizeof(code));
+				blocks++;
+			}
+		}
+		ck_assert_int_ge(st, 0);
+		lpt_bts_free(d);
+	}
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bts_decode");
@@ -178,6 +244,7 @@ int main(void)
 	tcase_add_test(tc, test_blocks_and_kernel_gap);
 	tcase_add_test(tc, test_unknown_start_and_missing_code);
 	tcase_add_test(tc, test_empty_and_bad_arguments);
+	tcase_add_test(tc, test_random_records);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }
