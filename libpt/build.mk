@@ -15,6 +15,7 @@ MANPAGES += libpt/man/libpt.3
 # The coverage decoder (issue 25, Documentation/ptcov.rst) classifies
 # instructions with the models' x86 COFI decoder.
 pt_SRCS += model/x86/x86_cofi.c
-HEADERS += include/lwpt/pt_cov.h include/lwpt/pt_flow.h include/lwpt/pt_chunk.h
+HEADERS += include/lwpt/pt_cov.h include/lwpt/pt_flow.h include/lwpt/pt_chunk.h \
+	include/lwpt/bts_decode.h
 # libpt.so exports only the API libpt.3 documents (tests/packaging/exports.sh).
 $(O)/lib/libpt.so.$(pt_SOVERSION): libpt/libpt.map

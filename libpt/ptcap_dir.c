@@ -231,6 +231,16 @@ static int parse_config_line(const char *b, const char *e,
 
 	if (token_is(kb, ke, "cpu"))
 		return parse_cpu(vb, ve, cfg);
+	if (token_is(kb, ke, "format")) {
+		if (token_is(vb, ve, "pt"))
+			cfg->format = PTCAP_FORMAT_PT;
+		else if (token_is(vb, ve, "bts"))
+			cfg->format = PTCAP_FORMAT_BTS;
+		else
+			return -PTCAP_E_SYNTAX;
+		cfg->has |= PTCAP_HAS_FORMAT;
+		return 0;
+	}
 	for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++) {
 		if (!token_is(kb, ke, num_keys[i].key))
 			continue;
@@ -307,6 +317,21 @@ int ptcap_config_thread(const char *text, size_t len, const char *file,
 	*tid = (uint32_t)t;
 	*pid = (uint32_t)p;
 	return 0;
+}
+
+int ptcap_config_bts_start(const char *text, size_t len, const char *file,
+			   uint64_t *ip)
+{
+	const char *vb, *e;
+
+	if (!text || !file || !ip)
+		return -PTCAP_E_INVAL;
+	if (!file_line(text, len, "bts-start.", file, &vb, &e))
+		return -PTCAP_E_RANGE;
+	vb = skip_blanks(vb, e);
+	while (e > vb && is_blank(e[-1]))
+		e--;
+	return parse_uint(vb, e, UINT64_MAX, ip);
 }
 
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
@@ -937,11 +962,17 @@ static int cmp_names(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s && !strcmp(name + n - s, suffix);
+}
+
+/* A trace file: PT's, or a `format bts` capture's. */
 static bool has_trace_suffix(const char *name)
 {
-	size_t n = strlen(name), s = strlen(PTCAP_TRACE_SUFFIX);
-
-	return n > s && !strcmp(name + n - s, PTCAP_TRACE_SUFFIX);
+	return has_suffix(name, PTCAP_TRACE_SUFFIX) || has_suffix(name, PTCAP_BTS_SUFFIX);
 }
 
 int ptcap_dir_list_traces(const char *dir, char ***names, size_t *count)

@@ -32,6 +32,8 @@
 #define PTCAP_CONFIG_FILE	"config"
 #define PTCAP_MAPS_FILE		"maps"
 #define PTCAP_TRACE_SUFFIX	".pt"
+/* A `format bts` capture's trace files: raw 24-byte BTS records. */
+#define PTCAP_BTS_SUFFIX	".bts"
 
 /* Errors of this reader, returned negated. */
 enum ptcap_dir_error {
@@ -78,6 +80,14 @@ enum ptcap_config_has {
 	PTCAP_HAS_CPUID_15_EAX	= 1u << 3,
 	PTCAP_HAS_CPUID_15_EBX	= 1u << 4,
 	PTCAP_HAS_TSC_FREQ	= 1u << 5,
+	PTCAP_HAS_FORMAT	= 1u << 6,
+};
+
+/* What the trace files hold (the `format` key; PT when absent). */
+enum ptcap_format {
+	PTCAP_FORMAT_PT = 0,	/* *.pt: Intel PT packets (SDM 33.4) */
+	PTCAP_FORMAT_BTS,	/* *.bts: 64-bit BTS records, 24 bytes each
+				 * (SDM Vol. 3B 17.4.9.1, Figure 17-9) */
 };
 
 /*
@@ -95,6 +105,7 @@ struct ptcap_config {
 	uint32_t cpuid_15_eax;		/* CPUID.15H:EAX (TSC:ART denominator) */
 	uint32_t cpuid_15_ebx;		/* CPUID.15H:EBX (TSC:ART numerator) */
 	uint64_t tsc_freq_hz;		/* TSC frequency in Hz */
+	uint8_t format;			/* enum ptcap_format */
 };
 
 /**
@@ -106,7 +117,8 @@ struct ptcap_config {
  *
  * Return: 0 on success; -PTCAP_E_MAGIC if the first line is not
  * "lwpt-ptcap-config <n>", -PTCAP_E_VERSION if <n> is not 1,
- * -PTCAP_E_SYNTAX for a malformed known key, -PTCAP_E_RANGE for a value
+ * -PTCAP_E_SYNTAX for a malformed known key (a `format` other than `pt`
+ * or `bts`: the traces cannot be read), -PTCAP_E_RANGE for a value
  * that does not fit its field, -PTCAP_E_INVAL if @text or @cfg is NULL.
  */
 int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
@@ -126,6 +138,22 @@ int ptcap_config_parse(const char *text, size_t len, struct ptcap_config *cfg,
  */
 int ptcap_config_thread(const char *text, size_t len, const char *file,
 			uint32_t *tid, uint32_t *pid);
+
+/**
+ * ptcap_config_bts_start() - where a `format bts` trace file's thread
+ * started before its first record, from its "bts-start.<file> <ip>" line
+ * of a `config` file (ptcap-format.rst "BTS trace files").
+ * @text: the config file's contents; need not be NUL-terminated.
+ * @len:  length of @text in bytes.
+ * @file: the trace file's name, e.g. "tid123.bts".
+ * @ip:   receives the linear address (decimal or 0x hex in the file).
+ *
+ * Return: 0; -PTCAP_E_RANGE when the file has no such line,
+ * -PTCAP_E_SYNTAX for a value that is not a number, -PTCAP_E_INVAL for
+ * NULL arguments.
+ */
+int ptcap_config_bts_start(const char *text, size_t len, const char *file,
+			   uint64_t *ip);
 
 /**
  * ptcap_config_gaps() - where losses cut a trace file's packet stream, from
@@ -423,7 +451,8 @@ int ptcap_file_open(const char *dir, const char *name, uint64_t max,
  * ptcap_dir_list_traces() - list the trace files of a capture directory.
  * @dir:   the capture directory.
  * @names: on success, a malloc'ed array of @count malloc'ed file names
- *         (regular files ending in ".pt"), in version order (cpu2 before
+ *         (regular files ending in ".pt", or ".bts" in a `format bts`
+ *         capture), in version order (cpu2 before
  *         cpu10); release with ptcap_dir_free_names().
  * @count: number of names; 0 is not an error.
  *

@@ -16,6 +16,8 @@ test_bts_model_SRCS := tests/model/bts/test_bts_model.c $(BTS_MODEL_SRCS) $(BTS_
 UNIT_TESTS += test_bts_flow
 test_bts_flow_SRCS := tests/model/bts/test_bts_flow.c tests/model/step_trace.c \
 	$(BTS_MODEL_SRCS) $(BTS_STEP_SRCS)
+# ... and through libpt's BTS decoder (lwpt/bts_decode.h), as ptflow reads it.
+test_bts_flow_LIBS := pt
 $(O)/tests/test_bts_flow: $(O)/tests/trace_flow_prog
 
 # Figures, not assertions: what a branch costs in the model.

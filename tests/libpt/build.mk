@@ -140,3 +140,10 @@ UNIT_TESTS += test_pt_chunk
 test_pt_chunk_SRCS := tests/libpt/test_pt_chunk.c
 test_pt_chunk_LIBS := pt
 test_pt_chunk_LDLIBS := -lpthread
+
+# The BTS decoder (libpt/bts_decode.c, include/lwpt/bts_decode.h, issue 37
+# point 3) on synthetic code and records; against single-stepping in
+# tests/model/bts/test_bts_flow.c.
+UNIT_TESTS += test_bts_decode
+test_bts_decode_SRCS := tests/libpt/test_bts_decode.c
+test_bts_decode_LIBS := pt

@@ -62,6 +62,52 @@ START_TEST(config_full)
 }
 END_TEST
 
+/* The `format` key: pt (the default) or bts; anything else refused. */
+START_TEST(config_format)
+{
+	struct ptcap_config cfg;
+	size_t line = 0;
+
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ncpu 6/85\n", &cfg, &line), 0);
+	ck_assert(!(cfg.has & PTCAP_HAS_FORMAT));
+	ck_assert_uint_eq(cfg.format, PTCAP_FORMAT_PT);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nformat bts \n", &cfg, &line), 0);
+	ck_assert(cfg.has & PTCAP_HAS_FORMAT);
+	ck_assert_uint_eq(cfg.format, PTCAP_FORMAT_BTS);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nformat pt\n", &cfg, &line), 0);
+	ck_assert_uint_eq(cfg.format, PTCAP_FORMAT_PT);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\ncpu 6/85\nformat lbr\n", &cfg,
+				   &line), -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_int_eq(parse_cfg("lwpt-ptcap-config 1\nformat\n", &cfg, &line),
+			 -PTCAP_E_SYNTAX);
+}
+END_TEST
+
+/* "bts-start.<file> <ip>": a BTS trace's first instruction. */
+START_TEST(config_bts_start)
+{
+	static const char text[] = "lwpt-ptcap-config 1\n"
+		"format bts\n"
+		"bts-start.tid5.bts 0x7f0012345678 \n"
+		"bts-start.tid6.bts 4096\n"
+		"bts-start.tid7.bts x12\n";
+	uint64_t ip = 1;
+
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid5.bts", &ip), 0);
+	ck_assert_uint_eq(ip, 0x7f0012345678ull);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid6.bts", &ip), 0);
+	ck_assert_uint_eq(ip, 4096);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid7.bts", &ip),
+			 -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid8.bts", &ip),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_bts_start(text, sizeof(text) - 1, "tid5", &ip),
+			 -PTCAP_E_RANGE);
+	ck_assert_int_eq(ptcap_config_bts_start(NULL, 0, "x", &ip), -PTCAP_E_INVAL);
+}
+END_TEST
+
 /* Stepping is optional; CRLF and trailing blanks are tolerated. */
 /* Per-thread files: "thread.<file> tid= pid= ..." (ptcap-format.rst). */
 START_TEST(config_thread_lines)
@@ -545,6 +591,7 @@ START_TEST(list_traces)
 {
 	static const char *const files[] = {
 		"cpu10.pt", "cpu2.pt", "config", "maps", "x.ptx", ".pt",
+		"tid7.bts", ".bts", "x.btsx",
 	};
 	char tmpl[] = "/tmp/test_ptcap_dir.XXXXXX";
 	char path[256], **names;
@@ -566,9 +613,10 @@ START_TEST(list_traces)
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 
 	ck_assert_int_eq(ptcap_dir_list_traces(tmpl, &names, &count), 0);
-	ck_assert_uint_eq(count, 2);
+	ck_assert_uint_eq(count, 3);	/* a `format bts` capture's too */
 	ck_assert_str_eq(names[0], "cpu2.pt");
 	ck_assert_str_eq(names[1], "cpu10.pt");
+	ck_assert_str_eq(names[2], "tid7.bts");
 	ptcap_dir_free_names(names, count);
 
 	ck_assert_int_eq(ptcap_dir_read_file(tmpl, "maps", &buf, &len), 0);
@@ -734,6 +782,8 @@ static Suite *ptcap_dir_suite(void)
 	TCase *tc = tcase_create("format-v1");
 
 	tcase_add_test(tc, config_full);
+	tcase_add_test(tc, config_format);
+	tcase_add_test(tc, config_bts_start);
 	tcase_add_test(tc, config_thread_lines);
 	tcase_add_test(tc, config_gaps);
 	tcase_add_test(tc, config_addr);

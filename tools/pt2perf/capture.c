@@ -403,6 +403,11 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 	err = ptcap_config_parse(top->config, top->config_len, &cap->cfg, &line);
 	if (err)
 		return load_error(prog, dir, PTCAP_CONFIG_FILE, err, line);
+	if (cap->cfg.format == PTCAP_FORMAT_BTS) {
+		fprintf(stderr, "%s: %s: a BTS capture (format bts): pt2perf writes PT "
+			"captures only (BTS as perf's intel_bts is not done yet)\n", prog, dir);
+		return -1;
+	}
 	if (p2p_config_value(top->config, top->config_len, "mode", val, sizeof(val)))
 		cap->per_cpu = !strcmp(val, "per-cpu");
 	if (p2p_config_value(top->config, top->config_len, "rtit-ctl", val, sizeof(val))) {

@@ -32,7 +32,9 @@
 #include <x86intrin.h>
 
 #include <lwpt/pt.h>
+#include <lwpt/ptcap_dir.h>
 
+#include "btscap.h"
 #include "buildid.h"
 #include "cpusel.h"
 #include "gapmark.h"
@@ -62,6 +64,7 @@ struct opts {
 	bool mode_given;	/* --mode given: else per thread continuous */
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
+	bool bts;		/* --bts: Branch Trace Store through /dev/bts */
 	struct lpt_cap_config cfg;
 	char **argv;		/* the command, NULL with -a, -p, -t */
 	/* --filter/--stop as given, resolved when the process is known. */
@@ -140,6 +143,8 @@ static void usage(FILE *f)
 "      --force            move a capture in DIR aside to DIR" PTCAP_OUTDIR_OLD "\n"
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
+"      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
+"                         command's thread, a `format bts` directory (ptflow reads it)\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
 "      --tsc, --no-tsc    TSCEn (default on)\n"
 "      --mtc=FREQ         MTCEn with MTCFreq encoding FREQ (0..15)\n"
@@ -284,7 +289,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION, O_NO_INHERIT, O_LOSSY, O_HOLD_LIMIT,
+	O_SNAPSHOT, O_VERSION, O_BTS, O_NO_INHERIT, O_LOSSY, O_HOLD_LIMIT,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -327,6 +332,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "snapshot", no_argument, NULL, O_SNAPSHOT },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "bts", no_argument, NULL, O_BTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -405,6 +411,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_PROGRESS: o->progress = true; break;
 		case O_FORCE: o->force = true; break;
 		case O_SNAPSHOT: o->snapshot = true; break;
+		case O_BTS: o->bts = true; break;
 		case O_VERSION: printf("ptcap %s (lwpt)\n", LWPT_VERSION); exit(PTCAP_EXIT_OK);
 		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
@@ -458,6 +465,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("symbolic --filter/--stop with several -p processes: give addresses, "
 			  "or run one ptcap per process");
 	o->argv = optind < argc ? argv + optind : NULL;
+	if (o->bts && (!o->argv || o->snapshot || o->nspec || o->mode_given ||
+		       (c->flags & (LWPT_PT_CFG_CR3_FILTER | LWPT_PT_CFG_SINGLE_RANGE))))
+		die_usage("--bts records one command's thread (a command after '--'; "
+			  "--user, --kernel, --size, -o): no -a, -p, -t, --snapshot, "
+			  "--mode, --filter, --stop, --cr3, --single-range");
 	if (!o->user && !o->kernel)
 		o->user = true;
 	c->flags |= (o->user ? LWPT_PT_CFG_USER : 0) | (o->kernel ? LWPT_PT_CFG_OS : 0);
@@ -1942,6 +1954,124 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 	return PTCAP_EXIT_OK;
 }
 
+/* ---- --bts: Branch Trace Store (issue 37) ----------------------------- */
+
+/*
+ * ptcap --bts -- CMD: the command's thread recorded through /dev/bts from
+ * its first instruction after exec until it exits or the buffer fills
+ * (linear, bts.h), into DIR/tid<N>.bts with config (`format bts`) and
+ * maps (Documentation/ptcap-format.rst "BTS trace files"). Threads the
+ * command creates are not recorded (one /dev/bts capture per thread).
+ */
+static int bts_main(struct opts *o)
+{
+	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
+	struct lwpt_bts_status st;
+	struct user_regs_struct regs;
+	struct maps maps = { 0 };
+	struct btscap b;
+	char name[64], path[4096 + 64];
+	unsigned int fam, model, step;
+	uint32_t bad;
+	pid_t child;
+	int err, cstat = 0;
+	int64_t saved;
+	size_t i;
+
+	child = spawn_stopped(o->argv);
+	err = maps_read(child, &maps);
+	if (err)
+		die("/proc/%d/maps: %s", (int)child, strerror(-err));
+	/* Its first instruction, which no record tells (bts-start). */
+	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
+		die("ptrace(GETREGS): %s", strerror(errno));
+	err = btscap_start(&b, o->dev, child, o->user, o->kernel, size, &bad);
+	if (err) {
+		kill(child, SIGKILL);
+		die("%s: configure: %s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
+		    strerror(-err), bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
+		    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
+		    err == -EBUSY ? " (perf or another capture holds the thread or "
+		    "the CPU's DS area: the kernel log names it)" : "");
+	}
+	outdir_prepare(o);
+	save_vdso(child, o->dir, &maps);
+	if (ptrace(PTRACE_CONT, child, NULL, NULL))
+		die("ptrace(CONT): %s", strerror(errno));
+	for (;;) {
+		int w = waitpid(child, &cstat, 0);
+
+		if (w < 0 && errno == EINTR) {
+			if (stop_req)
+				kill(child, SIGINT);
+			continue;
+		}
+		if (w != child)
+			die("waitpid: %s", strerror(errno));
+		if (WIFEXITED(cstat) || WIFSIGNALED(cstat))
+			break;
+		if (WIFSTOPPED(cstat)) {
+			int sig = WSTOPSIG(cstat);
+
+			if ((cstat >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+				maps_read(child, &maps);	/* the final maps */
+				sig = 0;
+			}
+			ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+		}
+	}
+	err = btscap_stop(&b, &st);
+	if (err)
+		die("%s: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH, strerror(-err));
+	snprintf(name, sizeof(name), "tid%d%s", (int)child, PTCAP_BTS_SUFFIX);
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	saved = btscap_save(&b, st.head, path);
+	if (saved < 0)
+		die("%s: %s", path, strerror((int)-saved));
+	btscap_close(&b);
+	write_maps(o->dir, &maps, child, false);
+
+	cpu_fms(&fam, &model, &step);
+	{
+		FILE *f = out_open(o->dir, "config");
+
+		fprintf(f, "lwpt-ptcap-config 1\n");
+		fprintf(f, "# written by ptcap --bts (Documentation/ptcap-format.rst)\n");
+		fprintf(f, "format bts\n");
+		fprintf(f, "mode per-thread\n");
+		fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+		fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
+			o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
+		fprintf(f, "buffer-size %" PRIu64 "\n", size);
+		fprintf(f, "bts-status%s%s%s\n", st.flags & LWPT_BTS_ST_FULL ? " full" : "",
+			st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
+			st.flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
+		fprintf(f, "command");
+		for (i = 0; o->argv[i]; i++)
+			fprintf(f, " %s", o->argv[i]);
+		if (WIFSIGNALED(cstat))
+			fprintf(f, "\ncommand-status signal=%d\n", WTERMSIG(cstat));
+		else
+			fprintf(f, "\ncommand-status exit=%d\n", WEXITSTATUS(cstat));
+		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRId64 "\n", name, (int)child,
+			(int)child, saved / (int64_t)sizeof(struct lwpt_bts_record));
+		fprintf(f, "bts-start.%s 0x%llx\n", name, (unsigned long long)regs.rip);
+		out_close(f, o->dir, "config");
+	}
+	for (i = 0; i < maps.n; i++)
+		free(maps.v[i].path);
+	free(maps.v);
+	if (st.flags & LWPT_BTS_ST_FULL)
+		fprintf(stderr, "ptcap: the BTS buffer filled (%" PRIu64 " bytes): recording "
+			"stopped there; --size raises it\n", size);
+	if (WIFSIGNALED(cstat))
+		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o->argv[0], WTERMSIG(cstat));
+	else if (WEXITSTATUS(cstat))
+		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
+			WEXITSTATUS(cstat));
+	return st.flags & LWPT_BTS_ST_FULL ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -1965,6 +2095,13 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
 	outdir_refuse(&o);
+	if (o.bts) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		return bts_main(&o);
+	}
 	if (o.pid || o.tid)
 		target = attach_target(&o);
 	else if (o.all && o.symbolic)

@@ -365,6 +365,11 @@ static int load_dir(struct opts *o, struct lpt_capsrc *src, struct lpt_cov_image
 			err == -PTCAP_E_IO ? strerror(errno) : ptcap_dir_strerror(err));
 		return -1;
 	}
+	if (!err && pc->format == PTCAP_FORMAT_BTS) {
+		fprintf(stderr, "%s: %s: a BTS capture (format bts): ptcov reads PT "
+			"captures; ptflow decodes this one\n", prog, lpt_capsrc_path(src));
+		return -1;
+	}
 	if (!err) {
 		if ((pc->has & PTCAP_HAS_CPU) && !cfg->cpu.vendor) {
 			cfg->cpu.vendor = 1;

@@ -60,6 +60,11 @@ int ptdump_capdir_apply(struct ptdump_options *o, const char *dir)
 			o->prog, dir, line, ptcap_dir_strerror(err));
 		return -1;
 	}
+	if (cfg.format == PTCAP_FORMAT_BTS) {
+		fprintf(stderr, "%s: %s: a BTS capture (format bts): its *.bts files hold "
+			"BTS records, not PT packets; ptflow decodes them\n", o->prog, dir);
+		return -1;
+	}
 	ptdump_capdir_config(o, &cfg);
 	return 0;
 }

@@ -421,6 +421,8 @@ static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 	}
 	memcpy(pf->par.addr, addr, sizeof(pf->par.addr));
 	ptflow_params_from_config(&pf->par, cfg);
+	if (cfg->format == PTCAP_FORMAT_BTS)
+		ptflow_flow_bts_use(pf);	/* BTS records, not PT */
 
 	err = lpt_capsrc_maps(src, &maps);
 	if (err) {
@@ -645,6 +647,14 @@ static int decode_capdir(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_
 		chosen++;
 		if (!pf->opt.quiet && !pf->opt.report)
 			printf("[trace %s]\n", tr[i].name);
+		pf->bts_start = 0;
+		{
+			size_t clen;
+			const char *ct = lpt_capsrc_config_text(src, &clen);
+
+			if (ct)
+				ptcap_config_bts_start(ct, clen, tr[i].name, &pf->bts_start);
+		}
 		if (gaps_set(pf, src, &tr[i]) ||
 		    load_src_trace(pf, src, i, &tr[i], &buf, &len)) {
 			ret = -1;

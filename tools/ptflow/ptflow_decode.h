@@ -112,6 +112,9 @@ struct ptflow {
 	struct ptflow_chrome *chrome;	/* --export=chrome */
 	/* The thread of the next ptflow_decode_buffer() (label, ids). */
 	const char *thread;
+	/* A BTS trace's first instruction, before its first record (its
+	 * bts-start line, ptcap-format.rst), or 0: not known. */
+	uint64_t bts_start;
 	uint32_t pid, tid;
 	/*
 	 * System-wide captures (ptflow_sys.h). @span_cb, if set, is called

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lwpt/bts_decode.h>
 #include <lwpt/pt_flow.h>
 
 #include "tools/ptflow/ptflow_image.h"
@@ -419,4 +420,61 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 void ptflow_flow_use(struct ptflow *pf)
 {
 	pf->piece = flow_piece;
+}
+
+/*
+ * A `format bts` trace (ptcap-format.rst "BTS trace files"): libpt's BTS
+ * decoder over the same image, its blocks and events printed as the flow
+ * engine's. Never libipt's (1): it reads no BTS.
+ */
+static int bts_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base,
+		     bool cut)
+{
+	struct ptflow_flow *e = engine_get(pf);
+	struct lpt_bts *d;
+	int st;
+
+	(void)base;
+	(void)cut;
+	d = e ? lpt_bts_alloc(e->img, buf, len, pf->bts_start) : NULL;
+	if (!d) {
+		fprintf(pf->err, "%s: out of memory\n", pf->prog);
+		return -1;
+	}
+	st = lpt_bts_status(d);
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			struct lpt_flow_event ev;
+			struct pt_event pe;
+
+			st = lpt_bts_event(d, &ev);
+			if (st < 0)
+				break;
+			if (!to_pt_event(&ev, &pe))
+				ptflow_emit_error(pf, ev.offset, error_text(ev.err), ev.ip);
+			else
+				ptflow_emit_event(pf, &pe);
+		} else {
+			struct lpt_flow_block b;
+
+			st = lpt_bts_next(d, &b);
+			if (st < 0)
+				break;
+			if (!emit_block_views(pf, e, &b))
+				emit_block(pf, e, &b);
+		}
+	}
+	lpt_bts_free(d);
+	if (st < 0) {
+		ptflow_emit_error(pf, len, lpt_cov_errstr(st), 0);
+		return 0;
+	}
+	/* BTS stops when the buffer is full, or at the thread's end. */
+	ptflow_emit_end(pf);
+	return 0;
+}
+
+void ptflow_flow_bts_use(struct ptflow *pf)
+{
+	pf->piece = bts_piece;
 }

@@ -33,4 +33,14 @@ const char *ptflow_flow_unsupported(const struct ptflow_options *opt);
  */
 void ptflow_flow_use(struct ptflow *pf);
 
+/**
+ * ptflow_flow_bts_use() - decode @pf's traces as BTS records (a `format
+ * bts` capture, Documentation/ptcap-format.rst "BTS trace files") with
+ * libpt's BTS decoder (lwpt/bts_decode.h) from now on, its blocks and
+ * events printed as the lwpt engine's (the listing, --calls, --report,
+ * --export); sets @pf->piece.
+ * @pf: the session.
+ */
+void ptflow_flow_bts_use(struct ptflow *pf);
+
 #endif /* LWPT_TOOLS_PTFLOW_FLOW_H */

@@ -11,7 +11,10 @@
  *      "to" to the next record's "from" is linear (instruction lengths from
  *      the program's ELF file); a record into the kernel resumes after the
  *      instruction, a record from the kernel at its "to";
- *   4. require the decoded instruction addresses to equal the ground truth.
+ *   4. require the decoded instruction addresses to equal the ground truth;
+ *   5. decode them again with libpt's BTS decoder (lwpt/bts_decode.h, the
+ *      program's ELF file as the image), which ptflow uses: its blocks'
+ *      instructions must equal the ground truth too.
  *
  * Configurations: user-only (BTS_OFF_OS, the "kernel address leak" of the
  * transitions into the kernel kept), user and kernel, kernel only
@@ -23,6 +26,7 @@
  */
 #include <check.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -31,6 +35,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <lwpt/bts_decode.h>
 
 #include "model/bts/bts_model.h"
 #include "model/bts/bts_step.h"
@@ -324,6 +330,66 @@ static void check_flow(const struct bts_record *rec, size_t n)
 	ck_assert_uint_eq(g, gt_n);	/* the last record is the exit_group */
 }
 
+/*
+ * The same through libpt's BTS decoder: blocks and events against the
+ * ground truth. A record into the kernel is DISABLED, the code ENABLED
+ * again after it.
+ */
+static void check_decoder(const struct bts_record *rec, size_t n)
+{
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_bts *d;
+	size_t g = 0, blocks = 0, disabled = 0, enabled = 0;
+	int st;
+
+	ck_assert_ptr_nonnull(img);
+	ck_assert_int_eq(lpt_cov_image_add_elf(img, prog_path, 0), 0);
+	d = lpt_bts_alloc(img, rec, n * sizeof(*rec), entry);
+	ck_assert_ptr_nonnull(d);
+	st = lpt_bts_status(d);
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		struct lpt_flow_block b;
+		struct lpt_flow_event ev;
+		uint64_t ip;
+		uint32_t k;
+
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			st = lpt_bts_event(d, &ev);
+			ck_assert_uint_ne(ev.type, LPT_FLOW_EV_RESYNC);
+			if (ev.type == LPT_FLOW_EV_DISABLED) {
+				ck_assert(kernel(ev.ip));
+				disabled++;
+			} else {
+				ck_assert_uint_eq(ev.type, LPT_FLOW_EV_ENABLED);
+				ck_assert_uint_lt(g, gt_n);
+				ck_assert_uint_eq(ev.ip, gt[g].ip);
+				enabled++;
+			}
+			continue;
+		}
+		st = lpt_bts_next(d, &b);
+		ck_assert_int_ge(st, 0);
+		blocks++;
+		for (k = 0, ip = b.ip; k < b.ninsn; ip += b.lens[k++]) {
+			ck_assert_msg(g < gt_n, "decoded past the end");
+			ck_assert_msg(ip == gt[g].ip, "decoded %#llx, single-stepped %#llx (step %zu)",
+				      (unsigned long long)ip, (unsigned long long)gt[g].ip, g);
+			g++;
+		}
+		ck_assert_uint_eq(ip - b.lens[b.ninsn - 1], b.end_ip);
+	}
+	ck_assert_int_ge(st, 0);
+	ck_assert_uint_eq(g, gt_n);
+	ck_assert_uint_gt(blocks, 0);
+	/* Into the kernel: its code is not in the image, so a gap either way
+	 * (user-only: resumed after the record's "from"; with kernel records:
+	 * at the return's "to"); none after exit_group. */
+	ck_assert_uint_gt(disabled, 1);
+	ck_assert_uint_eq(enabled, disabled - 1);
+	lpt_bts_free(d);
+	lpt_cov_image_free(img);
+}
+
 /* The records of the user-only trace, for the other cases to compare with. */
 static struct bts_record *user_recs;
 static size_t user_n;
@@ -346,6 +412,7 @@ START_TEST(test_flow_user)
 	records_of(&r, &rec, &n);
 	ck_assert_int_eq(r.pmis, 0);
 	check_flow(rec, n);
+	check_decoder(rec, n);
 	for (i = 0; i < n; i++) {
 		ck_assert(!kernel(rec[i].from));
 		syscalls += kernel(rec[i].to);	/* 17.4.6: the leak perf filters */
@@ -382,6 +449,7 @@ START_TEST(test_flow_user_and_kernel)
 		  0, 4 * gt_n, 8 * gt_n);
 	records_of(&r, &rec, &n);
 	check_flow(rec, n);
+	check_decoder(rec, n);
 	for (i = 0; i < n; i++) {
 		if (kernel(rec[i].from)) {
 			ck_assert_uint_eq(rec[i].from, kcfg.sysret_ip);
@@ -504,9 +572,96 @@ static Suite *bts_flow_suite(void)
 	return s;
 }
 
-int main(void)
+/*
+ * `test_bts_flow --write-capture DIR`: the user-only trace as a `format
+ * bts` capture directory (Documentation/ptcap-format.rst "BTS trace
+ * files": config with the bts-start line, maps, tid1.bts) for ptflow,
+ * DIR/expected: the single-stepped addresses, one "%llx" a line, and
+ * DIR/expected.tail: those from the first record's "to" on (where a BTS
+ * flow starts without bts-start) (tests/tools/ptflow/ptflow_bts.sh).
+ */
+static int write_capture(const char *dir)
+{
+	struct run r;
+	struct bts_record *rec;
+	char path[PATH_MAX + 32];
+	size_t n, g, i;
+	FILE *f;
+
+	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
+		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt_n, 8 * gt_n);
+	records_of(&r, &rec, &n);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "lwpt-ptcap-config 1\nformat bts\nmode per-thread\n"
+		"command %s\nthread.tid1.bts tid=1 pid=1\nbts-start.tid1.bts %#llx\n",
+		prog_path, (unsigned long long)entry);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "lwpt-ptcap-maps 1\n");
+	for (i = 0; i < elf.nseg; i++)
+		fprintf(f, "%#llx %#llx %#llx %s\n", (unsigned long long)elf.seg[i].vaddr,
+			(unsigned long long)(elf.seg[i].vaddr + elf.seg[i].size),
+			(unsigned long long)elf.seg[i].off, prog_path);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/tid1.bts", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(rec, sizeof(*rec), n, f) != n || fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/expected", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (g = 0; g < gt_n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	if (fclose(f))
+		return -1;
+	snprintf(path, sizeof(path), "%s/expected.tail", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (g = 0; g < gt_n && gt[g].ip != rec[0].from; g++)
+		;
+	for (g++; g < gt_n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	if (fclose(f))
+		return -1;
+	printf("%s: %zu records, %zu instructions\n", dir, n, gt_n);
+	run_free(&r);
+	return 0;
+}
+
+/* Assertions need a test around them. */
+static const char *capture_dir;
+
+START_TEST(test_write_capture)
+{
+	ck_assert_int_eq(write_capture(capture_dir), 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	if (setup())
 		return EXIT_FAILURE;
+	if (argc == 3 && !strcmp(argv[1], "--write-capture")) {
+		Suite *s = suite_create("bts_flow_capture");
+		TCase *tc = tcase_create("write");
+
+		capture_dir = argv[2];
+		tcase_add_test(tc, test_write_capture);
+		tcase_set_timeout(tc, 600);
+		suite_add_tcase(s, tc);
+		return lwpt_check_run(s, CK_SILENT);
+	}
 	return lwpt_check_run(bts_flow_suite(), CK_NORMAL);
 }

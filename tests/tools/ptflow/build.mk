@@ -21,6 +21,11 @@ SCRIPT_TESTS += tests/tools/ptflow/kafl_perf.sh
 # traces (perf.data and raw with page caches; issue 34 point 1).
 SCRIPT_TESTS += tests/tools/ptflow/ptflow_engine.sh
 
+# ptflow on a `format bts` capture directory written from the BTS model's
+# trace of trace_flow_prog (test_bts_flow --write-capture), against
+# single-stepping (issue 37 point 3).
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_bts.sh
+
 # Splitting a system-wide capture by thread (issue 15 point 5).
 UNIT_TESTS += test_ptflow_split
 test_ptflow_split_SRCS := tests/tools/ptflow/test_ptflow_split.c \

@@ -1,0 +1,116 @@
+#!/bin/sh
+# pass() always succeeds, so "cond && pass || fail" is an if-then-else.
+# shellcheck disable=SC2015
+# SPDX-License-Identifier: GPL-2.0
+#
+# ptflow on a `format bts` capture directory (issue 37 point 3;
+# Documentation/ptcap-format.rst "BTS trace files"), no VM needed:
+# test_bts_flow --write-capture writes the model's user-only BTS trace of
+# trace_flow_prog (tests/model/bts/test_bts_flow.c) as config, maps and
+# tid1.bts (and the program's entry in a bts-start line), with the
+# single-stepped addresses. Checks:
+#
+# - the listing's addresses equal single-stepping, one by one; without
+#   the bts-start line, from the first record's "to" on;
+# - --stat counts them; --calls has one call line per CALL of the listing
+#   and one return line per RET; --report counts every instruction;
+#   --export=chrome writes JSON;
+# - the system calls are [disabled] ... [resumed] pairs;
+# - ptdump, ptcov and pt2perf refuse it, saying why;
+# - bad input: garbage records, a truncated record file, an unknown
+#   format: no crash, a decode error or a clear refusal.
+#
+# Ends with "N passed, N failed".
+set -u
+
+# here, root, O, shared, pass/fail/finish
+. "$(dirname "$0")/../lib.sh"
+PTFLOW=${PTFLOW:-$O/bin/ptflow}
+WRITER=$O/tests/test_bts_flow
+
+[ -x "$PTFLOW" ] || { fail "$PTFLOW not built (run make all)"; finish; }
+[ -x "$WRITER" ] || { fail "$WRITER not built (make $WRITER)"; finish; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptflow-bts.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+cap=$tmp/cap
+
+"$WRITER" --write-capture "$cap" >/dev/null 2>"$tmp/w.err" ||
+	{ fail "test_bts_flow --write-capture: $(head -n 3 "$tmp/w.err")"; finish; }
+
+# The listing against single-stepping.
+"$PTFLOW" --no-inst --no-symbols "$cap" >"$tmp/list" 2>"$tmp/list.err"
+rc=$?
+[ "$rc" = 0 ] && pass || fail "listing: exit $rc: $(head -n 2 "$tmp/list.err")"
+grep -v '^\[' "$tmp/list" | sed 's/^0*//' >"$tmp/addrs"
+n=$(wc -l <"$cap/expected")
+[ "$n" -gt 1000 ] && cmp -s "$tmp/addrs" "$cap/expected" && pass ||
+	fail "listing differs from single-stepping: $(diff "$tmp/addrs" "$cap/expected" |
+		head -n 4 | tr '\n' ' ')"
+# Without the bts-start line: from the first record's "to" on.
+nobs=$tmp/nobs
+mkdir "$nobs" && cp "$cap/maps" "$cap/tid1.bts" "$nobs/" &&
+	grep -v '^bts-start' "$cap/config" >"$nobs/config"
+"$PTFLOW" --no-inst --no-symbols "$nobs" 2>/dev/null | grep -v '^\[' | sed 's/^0*//' >"$tmp/tail"
+cmp -s "$tmp/tail" "$cap/expected.tail" && pass ||
+	fail "without bts-start: $(diff "$tmp/tail" "$cap/expected.tail" | head -n 4 | tr '\n' ' ')"
+dis=$(grep -c '^\[disabled\]' "$tmp/list")
+res=$(grep -c '^\[resumed\]' "$tmp/list")
+[ "$dis" -gt 1 ] && [ "$res" = $((dis - 1)) ] && pass ||
+	fail "system calls: $dis disabled, $res resumed"
+
+"$PTFLOW" --quiet --stat "$cap" >"$tmp/stat" 2>/dev/null
+grep -qx "instructions: $n" "$tmp/stat" && grep -qx "errors: 0" "$tmp/stat" && pass ||
+	fail "--stat: $(tr '\n' ' ' <"$tmp/stat"), expected $n instructions"
+
+# --calls: a line per CALL and per RET the listing executes.
+"$PTFLOW" "$cap" >"$tmp/dis" 2>/dev/null
+ncall=$(grep -c '  callq ' "$tmp/dis")
+nret=$(grep -c '  retq' "$tmp/dis")
+"$PTFLOW" --calls "$cap" >"$tmp/calls" 2>/dev/null
+c=$(grep -c ' call ' "$tmp/calls")
+r=$(grep -c ' return ' "$tmp/calls")
+[ "$ncall" -gt 10 ] && [ "$c" = "$ncall" ] && [ "$r" = "$nret" ] && pass ||
+	fail "--calls: $c calls, $r returns; the listing $ncall CALLs, $nret RETs"
+
+"$PTFLOW" --report "$cap" >"$tmp/report" 2>/dev/null
+grep -q "^\[report tid1.bts: $n instructions\]" "$tmp/report" &&
+	grep -q ' main$' "$tmp/report" && pass ||
+	fail "--report: $(head -n 2 "$tmp/report" | tr '\n' ' ')"
+
+"$PTFLOW" --export=chrome "$tmp/c.json" "$cap" >/dev/null 2>&1 &&
+	python3 -m json.tool "$tmp/c.json" >/dev/null 2>&1 &&
+	grep -q '"name": "main"' "$tmp/c.json" && pass || fail "--export=chrome: no valid JSON"
+
+# The PT-only tools refuse a BTS capture with the reason (not records
+# decoded as packets).
+for t in ptdump ptcov pt2perf; do
+	case $t in pt2perf) set -- -o "$tmp/out.data" "$cap" ;; *) set -- "$cap" ;; esac
+	"$O/bin/$t" "$@" >/dev/null 2>"$tmp/$t.err"
+	rc=$?
+	[ "$rc" != 0 ] && [ "$rc" -lt 128 ] && grep -q "a BTS capture (format bts)" "$tmp/$t.err" &&
+		pass || fail "$t on a BTS capture: exit $rc: $(head -n 1 "$tmp/$t.err")"
+done
+
+# Bad input: never a crash.
+bad=$tmp/bad
+mkdir "$bad" && cp "$cap/config" "$cap/maps" "$bad/"
+head -c 100000 /dev/urandom >"$bad/tid1.bts"
+"$PTFLOW" --calls "$bad" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ "$rc" -lt 128 ] && pass || fail "garbage records: exit $rc"
+"$PTFLOW" --report "$bad" >/dev/null 2>&1
+rc=$?
+[ "$rc" -lt 128 ] && pass || fail "garbage records --report: exit $rc"
+head -c 100 "$cap/tid1.bts" >"$bad/tid1.bts"	# 4 records and 4 bytes
+"$PTFLOW" "$bad" >/dev/null 2>&1
+rc=$?
+[ "$rc" -lt 128 ] && pass || fail "a partial record: exit $rc"
+sed 's/^format bts$/format lbr/' "$cap/config" >"$bad/config"
+"$PTFLOW" "$bad" >/dev/null 2>"$tmp/fmt.err"
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" -lt 128 ] && grep -q config "$tmp/fmt.err" && pass ||
+	fail "format lbr: exit $rc: $(head -n 1 "$tmp/fmt.err")"
+
+finish

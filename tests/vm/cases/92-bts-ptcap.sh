@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ptcap --bts and ptflow on its capture (issue 37 point 3): lwpt_sim.ko
+# with a BTS-only processor (bts_profile=nhm, no PT) records
+# trace_flow_prog through /dev/bts into a `format bts` directory
+# (Documentation/ptcap-format.rst "BTS trace files"); ptflow's listing of it
+# equals ptrace single-stepping, every instruction (the code before the
+# first branch from the bts-start line ptcap reads at the exec), with the
+# system calls as [disabled]/[resumed]; --calls and --report decode it; a buffer
+# too small fills, ptcap says so (exit 3) and keeps what it has; --kernel
+# as an unprivileged user is refused with the reason.
+. /lwpt/lib.sh
+
+pt_flow_ground_truth || exit 1
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=none bts_profile=nhm" \
+	>/dev/null || fail "insmod" || exit 1
+
+rm -rf /tmp/bts
+env -i /bin/norandom /bin/ptcap --bts -o /tmp/bts -- $PT_FLOW_PROG >/tmp/ptcap.out 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx "format bts" /tmp/bts/config &&
+	grep -qx "command-status exit=$gt_rc" /tmp/bts/config ||
+	fail "ptcap --bts: status $rc: $(cat /tmp/ptcap.out) $(cat /tmp/bts/config)" || exit 1
+ls /tmp/bts/tid*.bts >/dev/null 2>&1 || fail "no tid*.bts file" || exit 1
+ok "ptcap --bts: $(grep '^thread\.' /tmp/bts/config)"
+
+ptflow --no-inst --no-symbols /tmp/bts >/tmp/bts.list 2>/tmp/bts.err ||
+	fail "ptflow: $(head -n 3 /tmp/bts.err)" || exit 1
+grep -E '^[0-9a-f]{16}$' /tmp/bts.list >/tmp/bts.flow
+n=$(wc -l </tmp/bts.flow)
+if ! cmp -s /tmp/gt.txt /tmp/bts.flow; then
+	diff /tmp/gt.txt /tmp/bts.flow | head -n 10
+	fail "ptflow on the BTS capture differs from single-stepping" || exit 1
+fi
+grep -q "^bts-start\.tid[0-9]*\.bts 0x" /tmp/bts/config || fail "no bts-start line" || exit 1
+dis=$(grep -c '^\[disabled\]' /tmp/bts.list)
+ok "ptflow on ptcap --bts = single-stepping: $n of $n_gt instructions, $dis system calls"
+
+ptflow --calls /tmp/bts >/tmp/bts.calls 2>&1 && grep -q ' call .*main' /tmp/bts.calls ||
+	fail "--calls: $(head -n 5 /tmp/bts.calls)" || exit 1
+ptflow --report /tmp/bts >/tmp/bts.report 2>&1 && grep -q ' main$' /tmp/bts.report ||
+	fail "--report: $(head -n 5 /tmp/bts.report)" || exit 1
+ok "--calls and --report on the BTS capture"
+
+# A buffer of one page: 170 records, then full.
+rm -rf /tmp/bts
+env -i /bin/norandom /bin/ptcap --bts --size=4096 -o /tmp/bts -- $PT_FLOW_PROG \
+	>/tmp/ptcap.out 2>&1
+rc=$?
+recs=$(sed -n 's/^thread\..* records=\([0-9]*\).*/\1/p' /tmp/bts/config)
+[ $rc -eq 3 ] && grep -q "filled" /tmp/ptcap.out && [ "$recs" = 170 ] &&
+	grep -q "^bts-status full" /tmp/bts/config ||
+	fail "a full buffer: status $rc, $recs records: $(cat /tmp/ptcap.out)" || exit 1
+ptflow --no-inst --no-symbols /tmp/bts >/tmp/bts.list 2>/tmp/bts.err ||
+	fail "ptflow on a full buffer: $(head -n 3 /tmp/bts.err)" || exit 1
+ok "a full buffer: exit 3, $recs records kept and decoded"
+
+# Kernel branches need CAP_PERFMON (uid 1000, pt_paranoid 1: user allowed).
+chmod 0666 /dev/bts
+old=$(cat /sys/module/lwpt_sim/parameters/pt_paranoid)
+echo 1 >/sys/module/lwpt_sim/parameters/pt_paranoid
+out=$(cd /tmp && pt_sec as-user /bin/ptcap --bts --kernel -o /tmp/bts.k -- /bin/true 2>&1)
+rc=$?
+echo "$old" >/sys/module/lwpt_sim/parameters/pt_paranoid
+[ $rc -ne 0 ] && echo "$out" | grep -q "Operation not permitted" ||
+	fail "--kernel as uid 1000: status $rc: $out" || exit 1
+ok "--kernel as uid 1000: refused ($out)"
+
+[ "$(sim_violations)" = 0 ] || fail "violations" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+ok "no violation, unloaded"

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptcap --bts: /dev/bts per-thread captures into a `format bts` trace file
+ * (btscap.h).
+ */
+#include "tools/ptcap/btscap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
+		 uint64_t size, uint32_t *bad)
+{
+	struct lwpt_bts_config cfg;
+	void *map;
+	int fd, err;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	*bad = LWPT_BTS_FIELD_NONE;
+	fd = open(dev ? dev : BTSCAP_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
+	cfg.pid = tid;
+	cfg.buffer_size = size;
+	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg)) {
+		err = -errno;
+		*bad = cfg.bad_field;
+		close(fd);
+		return err;
+	}
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	b->fd = fd;
+	b->map = map;
+	b->size = size;
+	return 0;
+}
+
+int btscap_stop(struct btscap *b, struct lwpt_bts_status *st)
+{
+	ioctl(b->fd, LWPT_BTS_IOC_STOP);	/* stopped already at exit: fine */
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(b->fd, LWPT_BTS_IOC_STATUS, st))
+		return -errno;
+	return 0;
+}
+
+int64_t btscap_save(const struct btscap *b, uint64_t head, const char *path)
+{
+	const char *p = b->map;
+	uint64_t len = head < b->size ? head : b->size, done = 0;
+	int fd, err = 0;
+
+	len -= len % sizeof(struct lwpt_bts_record);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, p + done, (size_t)(len - done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (uint64_t)n;
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	return err ? err : (int64_t)done;
+}
+
+void btscap_close(struct btscap *b)
+{
+	if (b->map)
+		munmap((void *)b->map, b->size);
+	if (b->fd > 0)
+		close(b->fd);
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+}

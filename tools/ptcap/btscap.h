@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptcap --bts: one thread's Branch Trace Store through /dev/bts
+ * (include/uapi/lwpt/bts.h, Documentation/bts.rst "/dev/bts") into a
+ * `format bts` trace file (Documentation/ptcap-format.rst "BTS trace
+ * files"): the mapped buffer's records written as they are.
+ */
+#ifndef LWPT_TOOLS_PTCAP_BTSCAP_H
+#define LWPT_TOOLS_PTCAP_BTSCAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uapi/lwpt/bts.h>
+
+#define BTSCAP_DEV_PATH		"/dev/bts"
+/* The default buffer: 4 MiB, 174762 records. */
+#define BTSCAP_DEFAULT_SIZE	(4ull << 20)
+
+struct btscap {
+	int fd;
+	const void *map;
+	uint64_t size;
+};
+
+/**
+ * btscap_start() - open /dev/bts, record a thread, map its buffer.
+ * @b:      filled on success.
+ * @dev:    the device path (BTSCAP_DEV_PATH when NULL).
+ * @tid:    the thread (its TID).
+ * @user:   record branches at CPL > 0 (LWPT_BTS_CFG_USER).
+ * @kernel: record branches at CPL 0 (LWPT_BTS_CFG_KERNEL, CAP_PERFMON).
+ * @size:   buffer bytes, a page multiple within LWPT_BTS_BUFFER_MIN..MAX.
+ * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE (NONE else).
+ *
+ * Return: 0; a negative errno of open(2), the CONFIGURE ioctl (EINVAL,
+ * EPERM, EACCES, EBUSY, ENOMEM, EOPNOTSUPP: bts.h) or mmap(2).
+ */
+int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
+		 uint64_t size, uint32_t *bad);
+
+/**
+ * btscap_stop() - end recording (LWPT_BTS_IOC_STOP; the thread may have
+ * exited already) and read the status.
+ * @b:  a started capture.
+ * @st: receives the status (head: bytes of records).
+ *
+ * Return: 0 or a negative errno of the STATUS ioctl.
+ */
+int btscap_stop(struct btscap *b, struct lwpt_bts_status *st);
+
+/**
+ * btscap_save() - write the first @head bytes of the buffer (whole
+ * records, at most the mapped size) to @path.
+ * @b:    a stopped capture.
+ * @head: bytes of records (struct lwpt_bts_status.head).
+ * @path: the trace file, created or truncated.
+ *
+ * Return: the bytes written (>= 0) or a negative errno.
+ */
+int64_t btscap_save(const struct btscap *b, uint64_t head, const char *path);
+
+/**
+ * btscap_close() - unmap and close; a zeroed @b is a no-op.
+ * @b: capture.
+ */
+void btscap_close(struct btscap *b);
+
+#endif /* LWPT_TOOLS_PTCAP_BTSCAP_H */
