@@ -59,7 +59,8 @@ static inline int cpu_switch_pin(int cpu)
  * @cpu:	a CPU number (online)
  *
  * The caller must run pinned to @cpu (cpu_switch_pin()) whenever it calls
- * cpu_switch(). The partner dies with its parent (PR_SET_PDEATHSIG).
+ * cpu_switch(). The partner dies with its parent (PR_SET_PDEATHSIG) and
+ * holds no file of the caller's but its two pipe ends.
  *
  * Return: 0, or -1 with errno from pipe(), fork() or sched_setaffinity().
  */
@@ -83,8 +84,15 @@ static inline int cpu_switch_start(struct cpu_switch *s, int cpu)
 	}
 	if (!s->pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(s->to[1]);
-		close(s->back[0]);
+		/*
+		 * Keep only the two pipe ends: a /dev/lwp or /dev/pt file the
+		 * caller opened before would otherwise stay open (and lwpt
+		 * referenced, so an rmmod right after the test fails) until
+		 * the partner's SIGKILL at the caller's death is delivered.
+		 */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != s->to[0] && fd != s->back[1])
+				close(fd);
 		if (cpu_switch_pin(cpu))
 			_exit(1);
 		while (read(s->to[0], &b, 1) == 1)
