@@ -174,6 +174,24 @@ static void take(struct lpt_bts *d)
 		d->resume_ok = false;
 		return;
 	}
+	if (kernel(to) && d->blk.end != LPT_FLOW_END_FAR) {
+		/*
+		 * Not a branch at @from: an interrupt or a fault taken there
+		 * (SDM 17.4.8: FROM is the instruction not yet executed, as
+		 * the model's bts_step() records it). The instruction runs
+		 * once user mode resumes there, not before.
+		 */
+		if (--d->blk.ninsn) {
+			d->blk.end_ip = from - d->blk.lens[d->blk.ninsn - 1];
+			d->blk.end = LPT_FLOW_END_NONE;
+			push_block(d);
+		}
+		push_event(d, LPT_FLOW_EV_DISABLED, to, i);
+		d->cur_ok = false;
+		d->resume = from;
+		d->resume_ok = true;
+		return;
+	}
 	push_block(d);
 	if (kernel(to)) {
 		push_event(d, LPT_FLOW_EV_DISABLED, to, i);

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,21 @@ static uint8_t insn_len(uint64_t ip)
 	return c.len;
 }
 
+/*
+ * A record into the kernel whose FROM is not a far transfer (SYSCALL, INT
+ * n): an interrupt or a fault taken there; FROM is the instruction not yet
+ * executed (SDM 17.4.8; the model's bts_step()).
+ */
+static bool async_at(uint64_t from)
+{
+	struct x86_cofi c;
+
+	if (x86_cofi_decode((const uint8_t *)(uintptr_t)from, X86_MAX_INSN_LEN,
+			    X86_MODE_64, &c))
+		return false;
+	return c.kind < X86_COFI_JMP_FAR;
+}
+
 #define KERNEL_HALF	0xffff800000000000ull
 
 /* Walk from each record's "to" to the next record's "from". */
@@ -209,22 +225,28 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 		   size_t max)
 {
 	size_t i, n = 0, guard;
+	bool skip_end;
 
 	for (i = 0; i + 1 < nrec; i++) {
 		uint64_t ip = r[i].to, end = r[i + 1].from;
 		uint8_t len;
 
 		if (ip >= KERNEL_HALF) {
-			/* Into the kernel: user mode resumes after the branch. */
+			/*
+			 * Into the kernel: user mode resumes after the branch,
+			 * or at the instruction an interrupt came before.
+			 */
 			if (r[i].from >= KERNEL_HALF)
 				continue;
 			len = insn_len(r[i].from);
 			if (!len)
 				return -1;
-			ip = r[i].from + len;
+			ip = r[i].from + (async_at(r[i].from) ? 0 : len);
 		}
 		if (end >= KERNEL_HALF)
 			continue;	/* a kernel record: user-only has none */
+		/* Interrupted before @end: it runs after the interrupt. */
+		skip_end = r[i + 1].to >= KERNEL_HALF && async_at(end);
 		for (guard = 0; ; guard++) {
 			if (guard > 100000) {
 				fprintf(stderr, "record %zu: no way from %#llx to %#llx\n",
@@ -232,6 +254,8 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 					(unsigned long long)end);
 				return -1;
 			}
+			if (ip == end && skip_end)
+				break;
 			if (in_wl(ip)) {
 				if (n == max)
 					return -1;
