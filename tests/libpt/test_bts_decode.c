@@ -117,6 +117,43 @@ START_TEST(test_blocks_and_kernel_gap)
 }
 END_TEST
 
+/*
+ * An interrupt (or fault) taken in user mode: its record goes into the
+ * kernel from the instruction not yet executed (SDM 17.4.8), which runs
+ * once user mode resumes there; a SYSCALL's record is the instruction.
+ */
+START_TEST(test_interrupt_before_insn)
+{
+	struct lpt_cov_image *img = image();
+	const struct rec r[] = {
+		{ 0x1001, KENTRY, 0 },		/* interrupt before the je */
+		{ 0x1001, 0x1005, 0 },		/* je taken */
+		{ 0x1005, KENTRY, 0 },		/* interrupt before the nop */
+		{ 0x1006, KENTRY, 0 },		/* syscall */
+		{ 0x1008, 0x1000, 0 },		/* ret */
+	};
+	struct lpt_bts *d;
+	char out[1024];
+
+	d = lpt_bts_alloc(img, r, sizeof(r), CODE);
+	ck_assert_ptr_nonnull(d);
+	run(d, out, sizeof(out));
+	ck_assert_str_eq(out,
+			 "blk 0x1000 1 end0\n"
+			 "ev2 0xffffffff81e00000@0\n"
+			 "ev1 0x1001 resumed@24\n"
+			 "blk 0x1001 1 end1\n"
+			 "ev2 0xffffffff81e00000@48\n"
+			 "ev1 0x1005 resumed@72\n"
+			 "blk 0x1005 2 end7\n"
+			 "ev2 0xffffffff81e00000@72\n"
+			 "ev1 0x1008 resumed@96\n"
+			 "blk 0x1008 1 end6\n");
+	lpt_bts_free(d);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 START_TEST(test_unknown_start_and_missing_code)
 {
 	struct lpt_cov_image *img = image();
@@ -242,6 +279,7 @@ int main(void)
 	TCase *tc = tcase_create("synthetic");
 
 	tcase_add_test(tc, test_blocks_and_kernel_gap);
+	tcase_add_test(tc, test_interrupt_before_insn);
 	tcase_add_test(tc, test_unknown_start_and_missing_code);
 	tcase_add_test(tc, test_empty_and_bad_arguments);
 	tcase_add_test(tc, test_random_records);
