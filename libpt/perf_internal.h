@@ -100,6 +100,7 @@ struct lpt_perf {
 	uint64_t priv[PERF_INTEL_PT_INFO_MAX];
 	size_t npriv;
 	uint64_t naux, index_entries;
+	uint64_t naux_cpu;		/* AUXTRACE records naming a CPU */
 	char *filter, *cpuid;
 	const char *event_name;
 

@@ -620,6 +620,8 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 	b->aux_off = a.offset;
 	t->pub.size += a.size;
 	p->naux++;
+	if (a.cpu != UINT32_MAX)
+		p->naux_cpu++;
 	return 0;
 }
 
@@ -630,14 +632,33 @@ static int rec_auxtrace_info(struct lpt_perf *p, const uint8_t *r, uint64_t size
 	const uint8_t *pv = r + sizeof(struct perf_rec_auxtrace_info);
 	uint32_t type = rd32(r + 8);
 
+	if (type == PERF_AUXTRACE_INTEL_BTS) {
+		/* intel-bts.c intel_bts_process_auxtrace_info(): min_sz
+		 * covers priv[0..SNAPSHOT_MODE]; no string follows. */
+		if (n < PERF_INTEL_BTS_INFO_MAX)
+			return fail(LPT_PERF_E_CORRUPT, "AUXTRACE_INFO at 0x%" PRIx64
+				    " (Intel BTS) too short (%" PRIu64 " bytes, %u needed)",
+				    pos, size, (unsigned int)(sizeof(struct perf_rec_auxtrace_info) +
+							      8 * PERF_INTEL_BTS_INFO_MAX));
+		memset(p->priv, 0, sizeof(p->priv));
+		for (i = 0; i < PERF_INTEL_BTS_INFO_MAX; i++)
+			p->priv[i] = rd64(pv + 8 * i);
+		p->npriv = PERF_INTEL_BTS_INFO_MAX;
+		p->have_info = true;
+		p->info.bts = true;
+		free(p->filter);
+		p->filter = NULL;
+		return 0;
+	}
 	if (type != PERF_AUXTRACE_INTEL_PT)
 		return fail(LPT_PERF_E_NOT_PT, "AUXTRACE_INFO at 0x%" PRIx64
-			    " is of type %u (Intel PT is %u)", pos, type,
-			    PERF_AUXTRACE_INTEL_PT);
+			    " is of type %u (Intel PT is %u, Intel BTS %u)", pos, type,
+			    PERF_AUXTRACE_INTEL_PT, PERF_AUXTRACE_INTEL_BTS);
 	/* intel-pt.c: min_sz covers priv[0..PER_CPU_MMAPS]. */
 	if (n < PERF_INTEL_PT_PER_CPU_MMAPS + 1)
 		return fail(LPT_PERF_E_CORRUPT, "AUXTRACE_INFO at 0x%" PRIx64
 			    " too short (%" PRIu64 " bytes)", pos, size);
+	p->info.bts = false;
 	memset(p->priv, 0, sizeof(p->priv));
 	for (i = 0; i < n && i < PERF_INTEL_PT_INFO_MAX; i++)
 		p->priv[i] = rd64(pv + 8 * i);
@@ -1272,6 +1293,7 @@ static void index_free(struct trace_index *ix)
 static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 			const struct trace_index *ix)
 {
+	const char *sfx = p->info.bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX;
 	int64_t key;
 	uint64_t at = 0;
 	size_t i, k, lo, hi;
@@ -1332,7 +1354,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 	t->pub.ngaps = t->ngaps;
 
 	if (t->pub.per_cpu) {
-		snprintf(t->pub.name, sizeof(t->pub.name), "cpu%d.pt", t->pub.cpu);
+		snprintf(t->pub.name, sizeof(t->pub.name), "cpu%d%s", t->pub.cpu, sfx);
 		t->pub.pid = t->pub.tid = -1;
 		i = lpt_perf_hash_get(&ix->itrace, (uint64_t)(int64_t)t->pub.cpu);
 		if (i != SIZE_MAX) {
@@ -1340,7 +1362,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 			t->pub.tid = p->sws[i].tid;
 		}
 	} else {
-		snprintf(t->pub.name, sizeof(t->pub.name), "tid%d.pt", t->pub.tid);
+		snprintf(t->pub.name, sizeof(t->pub.name), "tid%d%s", t->pub.tid, sfx);
 		t->pub.pid = t->pub.tid;
 		i = lpt_perf_hash_get(&ix->task, (uint64_t)(int64_t)t->pub.tid);
 		if (i != SIZE_MAX)
@@ -1357,6 +1379,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
  */
 static void name_duplicates(struct lpt_perf *p)
 {
+	const char *sfx = p->info.bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX;
 	size_t i;
 
 	for (i = 1; i < p->ntr; i++) {
@@ -1365,9 +1388,9 @@ static void name_duplicates(struct lpt_perf *p)
 		if (t->per_cpu ? t->cpu != prev->cpu : t->tid != prev->tid)
 			continue;
 		if (t->per_cpu)
-			snprintf(t->name, sizeof(t->name), "cpu%d.p%u.pt", t->cpu, t->idx);
+			snprintf(t->name, sizeof(t->name), "cpu%d.p%u%s", t->cpu, t->idx, sfx);
 		else
-			snprintf(t->name, sizeof(t->name), "tid%d.p%u.pt", t->tid, t->idx);
+			snprintf(t->name, sizeof(t->name), "tid%d.p%u%s", t->tid, t->idx, sfx);
 	}
 }
 
@@ -1472,6 +1495,17 @@ static void finish_config(struct lpt_perf *p)
 	p->info.have_sched_switch = (uint32_t)pv[PERF_INTEL_PT_HAVE_SCHED_SWITCH];
 	p->info.snapshot = pv[PERF_INTEL_PT_SNAPSHOT_MODE] != 0;
 	p->info.per_cpu = pv[PERF_INTEL_PT_PER_CPU_MMAPS] != 0;
+	if (p->info.bts) {
+		/* intel-bts.c: SNAPSHOT_MODE is priv[5] (PMU type and time
+		 * at PT's indices). perf 6.1 records intel_bts per thread
+		 * only (arch/x86/util/intel-bts.c refuses per-CPU
+		 * recording, its AUXTRACE records have cpu -1): a file
+		 * whose every AUXTRACE record names a CPU is read per CPU
+		 * (perf-data.rst "Intel BTS"). */
+		p->info.snapshot = pv[PERF_INTEL_BTS_SNAPSHOT_MODE] != 0;
+		p->info.per_cpu = p->naux && p->naux_cpu == p->naux;
+		p->cfg.format = PTCAP_FORMAT_BTS;
+	}
 	/* intel-pt.c intel_pt_process_auxtrace_info: the MTC..CYC group is
 	 * present when CYC_BIT is, MAX_NONTURBO_RATIO on its own. */
 	if (p->npriv > PERF_INTEL_PT_CYC_BIT) {
