@@ -11,10 +11,13 @@
 #include <lwpt/perf_data.h>
 #include <lwpt/perf_file.h>
 
-/* One AUXTRACE record's data: @size bytes at file offset @foff, at
- * position @aux_off of its AUX buffer's stream. */
+/* One AUXTRACE record's data: @size bytes of trace at file offset @foff,
+ * at position @aux_off of its AUX buffer's stream, which the record covers
+ * for @span bytes (@size, but for a BTS buffer's trailing zero record,
+ * which is not part of the trace: Documentation/perf-data.rst "Intel
+ * BTS"). */
 struct lpt_perf_buf {
-	uint64_t foff, size, aux_off;
+	uint64_t foff, size, aux_off, span;
 };
 
 struct lpt_perf_trace_int {

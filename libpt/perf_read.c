@@ -617,8 +617,18 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 		return fail(LPT_PERF_E_NOMEM, "out of memory");
 	b->foff = pos + hsize;
 	b->size = a.size;
+	b->span = a.size;
 	b->aux_off = a.offset;
-	t->pub.size += a.size;
+	if (p->info.bts && a.size >= 24 && a.size % 24 == 0) {
+		/* A last record whose from and to are 0 is no branch (perf's
+		 * intel_bts_process_buffer() skips such records, and never
+		 * shows a buffer's last one): pt2perf's end of buffer. */
+		const uint8_t *z = p->map + b->foff + a.size - 24;
+
+		if (!rd64(z) && !rd64(z + 8))
+			b->size -= 24;
+	}
+	t->pub.size += b->size;
 	p->naux++;
 	if (a.cpu != UINT32_MAX)
 		p->naux_cpu++;
@@ -1224,8 +1234,8 @@ static uint64_t trace_pos(const struct lpt_perf_trace_int *t, uint64_t x)
 	for (i = 0; i < t->nbufs; i++) {
 		const struct lpt_perf_buf *b = &t->bufs[i];
 
-		if (x >= b->aux_off && x <= b->aux_off + b->size)
-			return at + (x - b->aux_off);
+		if (x >= b->aux_off && x <= b->aux_off + b->span)
+			return at + (x - b->aux_off < b->size ? x - b->aux_off : b->size);
 		at += b->size;
 	}
 	return UINT64_MAX;
@@ -1309,7 +1319,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 	for (i = 1; i < t->nbufs; i++) {
 		at += t->bufs[i - 1].size;
 		if (p->info.snapshot ||
-		    t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].size)
+		    t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].span)
 			if (add_gap(t, at))
 				return -LPT_PERF_E_NOMEM;
 	}
