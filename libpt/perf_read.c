@@ -623,7 +623,7 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 		/* A last record whose from and to are 0 is no branch (perf's
 		 * intel_bts_process_buffer() skips such records, and never
 		 * shows a buffer's last one): pt2perf's end of buffer. */
-		const uint8_t *z = p->map + b->foff + a.size - 24;
+		const uint8_t *z = r + hsize + a.size - 24;
 
 		if (!rd64(z) && !rd64(z + 8))
 			b->size -= 24;
