@@ -18,6 +18,8 @@
  * BTS"). */
 struct lpt_perf_buf {
 	uint64_t foff, size, aux_off, span;
+	bool joined;		/* BTS snapshot: its overlap with the buffer
+				 * before removed, it continues that one */
 };
 
 struct lpt_perf_trace_int {

@@ -1300,6 +1300,48 @@ static void index_free(struct trace_index *ix)
 	lpt_perf_hash_free(&ix->task);
 }
 
+/*
+ * Intel BTS in snapshot mode (perf record -S): each AUXTRACE buffer is the
+ * AUX buffer as it was at a snapshot, so it starts with records the one
+ * before already holds. As perf's intel_bts_find_overlap()
+ * (util/intel-bts.c) the longest run of records that ends buffer @a and
+ * starts buffer @b is the overlap, and @b's own data starts after it; it
+ * is found here in linear time (the prefix function of @b's records, run
+ * over @a's, 24-byte records compared whole), not by trying every offset.
+ * Return: the overlap in bytes, or -LPT_PERF_E_NOMEM.
+ */
+static int64_t bts_overlap(const struct lpt_perf *p, const struct lpt_perf_buf *a,
+			   const struct lpt_perf_buf *b)
+{
+	const uint8_t *ra = p->map + a->foff, *rb = p->map + b->foff;
+	size_t na = (size_t)(a->size / 24), nb = (size_t)(b->size / 24), i, q = 0;
+	size_t *pi;
+
+	if (!na || !nb)
+		return 0;
+	pi = malloc(nb * sizeof(*pi));
+	if (!pi)
+		return -LPT_PERF_E_NOMEM;
+	pi[0] = 0;
+	for (i = 1; i < nb; i++) {
+		while (q && memcmp(rb + 24 * i, rb + 24 * q, 24))
+			q = pi[q - 1];
+		if (!memcmp(rb + 24 * i, rb + 24 * q, 24))
+			q++;
+		pi[i] = q;
+	}
+	/* perf compares from len_a - len_b on: at most all of @b */
+	q = 0;
+	for (i = na > nb ? na - nb : 0; i < na; i++) {
+		while (q && (q == nb || memcmp(ra + 24 * i, rb + 24 * q, 24)))
+			q = pi[q - 1];
+		if (q < nb && !memcmp(ra + 24 * i, rb + 24 * q, 24))
+			q++;
+	}
+	free(pi);
+	return (int64_t)(24 * q);
+}
+
 static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 			const struct trace_index *ix)
 {
@@ -1312,14 +1354,33 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 	if (!t->pub.per_cpu)
 		t->pub.cpu = -1;
 	t->pub.nbufs = t->nbufs;
+	/* Last to first, so that each overlap is found with the whole buffer
+	 * before, as perf compares them. */
+	for (i = t->nbufs; p->info.bts && p->info.snapshot && i-- > 1;) {
+		/* b's data from after its overlap with a; b continues a */
+		struct lpt_perf_buf *b = &t->bufs[i];
+		int64_t ov = bts_overlap(p, &t->bufs[i - 1], b);
+
+		if (ov < 0)
+			return (int)ov;
+		if (!ov)
+			continue;
+		b->foff += (uint64_t)ov;
+		b->size -= (uint64_t)ov;
+		b->aux_off += (uint64_t)ov;
+		b->span -= (uint64_t)ov;
+		b->joined = true;
+		t->pub.size -= (uint64_t)ov;
+	}
 	/* Where one AUXTRACE buffer does not continue the one before (a
 	 * snapshot, or data lost between them), the packet stream is cut
 	 * (auxtrace.c: each buffer is decoded apart unless its offset
 	 * continues the previous one, intel-pt.c intel_pt_get_trace). */
 	for (i = 1; i < t->nbufs; i++) {
 		at += t->bufs[i - 1].size;
-		if (p->info.snapshot ||
-		    t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].span)
+		if ((p->info.snapshot && !t->bufs[i].joined) ||
+		    (!t->bufs[i].joined &&
+		     t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].span))
 			if (add_gap(t, at))
 				return -LPT_PERF_E_NOMEM;
 	}

@@ -466,6 +466,41 @@ START_TEST(intel_bts)
 	lpt_perf_close(p);
 	free(w.b);
 
+	/* snapshots (perf record -S): each buffer's records that the one
+	 * before ends with are its overlap (intel_bts_find_overlap()): left
+	 * out, the rest continues without a gap; no overlap: a gap */
+	{
+		static const uint64_t R[6][3] = {
+			{ 0, 0, 0 }, { 0x401000, 0x401020, 0x10 }, { 0x401030, 0x401000, 0x10 },
+			{ 0x401010, 0x401040, 0x10 }, { 0x401050, 0x401060, 0x10 },
+			{ 0x401070, 0x401080, 0x10 },
+		};
+		uint64_t priv[PERF_INTEL_BTS_INFO_MAX] = { FX_PMU_TYPE, 10, 1 << 10, 0, 1, 1 };
+		uint64_t a[9], b[9], d[3];
+
+		memcpy(a, R[1], 72);		/* R1 R2 R3 */
+		memcpy(b, R[2], 72);		/* R2 R3 R4 */
+		memcpy(d, R[5], 24);		/* R5 */
+		fx_start(&w, false);
+		fx_ok(lpt_perf_write_auxtrace_info(w.w, PERF_AUXTRACE_INTEL_BTS, priv,
+						   PERF_INTEL_BTS_INFO_MAX));
+		fx_comm(&w, 42, 42, "prog", true, 2000);
+		fx_auxtrace(&w, a, 72, 0, 0, 42, (uint32_t)-1);
+		fx_auxtrace(&w, b, 72, 4096, 0, 42, (uint32_t)-1);
+		fx_auxtrace(&w, b, 72, 8192, 0, 42, (uint32_t)-1);	/* all old */
+		fx_auxtrace(&w, d, 24, 12288, 0, 42, (uint32_t)-1);
+		fx_finish(&w);
+		ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+		t = lpt_perf_trace(p, 0);
+		ck_assert_int_eq(t->size, 5 * 24);
+		ck_assert_int_eq(lpt_perf_trace_read(p, 0, 0, buf, sizeof(buf)), 96);
+		ck_assert_int_eq(memcmp(buf, R[1], 96), 0);
+		ck_assert_int_eq(t->ngaps, 1);
+		ck_assert_int_eq(t->gaps[0], 96);
+		lpt_perf_close(p);
+		free(w.b);
+	}
+
 	/* intel-bts.c needs the six words: five are corrupt */
 	build_bts(&w, PERF_INTEL_BTS_INFO_MAX - 1, false, false);
 	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_CORRUPT);
