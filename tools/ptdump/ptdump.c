@@ -1616,6 +1616,14 @@ static int dump_perf(struct ptdump_options *o)
 				"(or capture with ptcap)\n", o->prog);
 		return PTDUMP_EXIT_ERROR;
 	}
+	if (lpt_perf_info(p)->bts) {
+		/* perf record -e intel_bts// (or pt2perf of a BTS capture) */
+		fprintf(stderr, "%s: %s: a BTS capture (intel_bts perf.data): its AUXTRACE "
+			"data holds BTS records, not PT packets; ptflow decodes them\n",
+			o->prog, shown);
+		lpt_perf_close(p);
+		return PTDUMP_EXIT_ERROR;
+	}
 	ptdump_capdir_config(o, lpt_perf_config(p));
 	n = lpt_perf_ntraces(p);
 	for (i = 0; i < n; i++) {
