@@ -133,14 +133,25 @@ for prof in full bdw; do
 				:
 			else
 				# Each lap ends with STOP: a loss, never unreported.
-				[ "$bytes" -gt 4096 ] ||
-					fail "$what: $bytes bytes, lost $lost: $st" || exit 1
 				[ "$lost" -ge 1 ] ||
 					fail "$what: lap end without a counted loss: $st" || exit 1
+				# A skid beyond the 4 KiB region delays the PMI past
+				# the STOP, so only a switch-out restarts the trace:
+				# on a loaded host the program may end before one,
+				# one lap then (the stop counted, and reported).
+				one_lap=0
+				if [ "$bytes" = 4096 ] && [ "$skid" -ge 4096 ] &&
+					echo "$st" | grep -q ' stopped'; then
+					one_lap=1
+					echo "note: $what: one lap, the program ended before a switch-out restarted it: $st"
+				fi
+				[ "$bytes" -gt 4096 ] || [ $one_lap = 1 ] ||
+					fail "$what: $bytes bytes, lost $lost: $st" || exit 1
 				# Each lap's stop cuts the stream at a lap's end:
-				# one gaps.cpu0.pt offset per loss, 4 KiB apart.
+				# one gaps.cpu0.pt offset per loss, 4 KiB apart
+				# (after the last lap, no cut in the file).
 				gaps=$(sed -n 's/^gaps\.cpu0\.pt //p' /tmp/exec/config)
-				[ "$(echo $gaps | wc -w)" = "$lost" ] ||
+				[ "$(echo $gaps | wc -w)" = "$lost" ] || [ $one_lap = 1 ] ||
 					fail "$what: gaps '$gaps' for $lost losses" || exit 1
 				for g in $gaps; do
 					[ $((g % 4096)) = 0 ] && [ $g -gt 0 ] ||
