@@ -217,6 +217,33 @@ static void drain(void)
 }
 
 /*
+ * The steps of the loops the jumps land in (jump_loop(), owner_loop()),
+ * always inlined: each runs in the frame of its caller, the depth of the
+ * calls being what the tests arrange (insn_call() adds a frame on purpose).
+ */
+
+/* Instruction @k: LWPVAL for odd @k (its result 3), LWPINS for even (1 + its CF). */
+static inline __attribute__((always_inline)) uint8_t insn_k(uint32_t k)
+{
+	if (k & 1) {
+		lwp_val32(k, ~k, IMM_VAL);
+		return 3;
+	}
+	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+}
+
+/* Every DRAIN_EVERY instructions, the events read with @usr1 blocked. */
+static inline __attribute__((always_inline)) void drain_due(uint32_t k, const sigset_t *usr1)
+{
+	if (k % DRAIN_EVERY == 0 && last_drain != k) {
+		pthread_sigmask(SIG_BLOCK, usr1, NULL);
+		drain();
+		last_drain = k;
+		pthread_sigmask(SIG_UNBLOCK, usr1, NULL);
+	}
+}
+
+/*
  * The loop the jumps land in: only volatile and static state. The sender
  * starts once the landing point is set (@th). A jump lands with SIGUSR1
  * blocked (the mask sigsetjmp() saved): an instruction it abandoned is
@@ -258,22 +285,12 @@ static __attribute__((noinline)) void jump_loop(pthread_t *th)
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	while (jumps < n_jumps) {
 		k = cur;
-		if (k % DRAIN_EVERY == 0 && last_drain != k) {
-			pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-			drain();
-			last_drain = k;
-			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-		}
+		drain_due(k, &usr1);
 		miss0 = lwp_missed(sess);
 		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (k & 1) {
-			lwp_val32(k, ~k, IMM_VAL);
-			res[k % WIN] = 3;
-		} else {
-			res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-		}
+		res[k % WIN] = insn_k(k);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		in_call = 0;
 		cur = k + 1;
@@ -286,12 +303,7 @@ static __attribute__((noinline)) void jump_loop(pthread_t *th)
 	 * taken as nested in it: Documentation/liblwp.rst, limits).
 	 */
 	k = cur;
-	if (k & 1) {
-		lwp_val32(k, ~k, IMM_VAL);
-		res[k % WIN] = 3;
-	} else {
-		res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-	}
+	res[k % WIN] = insn_k(k);
 	cur = k + 1;
 }
 
@@ -584,11 +596,7 @@ static __attribute__((noinline)) uint8_t insn_call(uint32_t k)
 
 	pad[0] = 0;
 	__asm__ __volatile__("" : : "r"(pad) : "memory");
-	if (k & 1) {
-		lwp_val32(k, ~k, IMM_VAL);
-		return 3;
-	}
-	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+	return insn_k(k);
 }
 
 static __attribute__((noinline)) void deep_read(int note, int fd)
@@ -691,24 +699,12 @@ static __attribute__((noinline)) void owner_loop(void)
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	for (;;) {
 		k = cur;
-		if (k % DRAIN_EVERY == 0 && last_drain != k) {
-			pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-			drain();
-			last_drain = k;
-			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-		}
+		drain_due(k, &usr1);
 		miss0 = lwp_missed(sess);
 		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (owner_deep) {
-			res[k % WIN] = insn_call(k);
-		} else if (k & 1) {
-			lwp_val32(k, ~k, IMM_VAL);
-			res[k % WIN] = 3;
-		} else {
-			res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-		}
+		res[k % WIN] = owner_deep ? insn_call(k) : insn_k(k);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		in_call = 0;
 		cur = k + 1;
