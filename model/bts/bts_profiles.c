@@ -67,8 +67,10 @@ const struct bts_model_profile bts_model_profile_pmv4 = {
 	.lbr_pt_exclusive = true,
 };
 
-/* DS without DS-CPL, DTES64 or PDCM, perfmon v1: 8 LBRs at 40H/60H
- * without LBR_SELECT, 32-bit LBR format. */
+/*
+ * DS without DS-CPL, DTES64 or PDCM, perfmon v1: 8 LBRs at 40H/60H without
+ * LBR_SELECT, 32-bit LBR format.
+ */
 const struct bts_model_profile bts_model_profile_nocpl = {
 	BTS_PROFILE_BASE,
 	.name = "nocpl",
