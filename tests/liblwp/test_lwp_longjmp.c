@@ -406,6 +406,31 @@ static void *lj_sender(void *arg)
 	return NULL;
 }
 
+/*
+ * The session of lj5 and lj4: the emulation with Random bits (every
+ * LWPVAL on the model), @records records, started.
+ */
+static void lj_open(unsigned int records)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+
+	cfg.backend = LWP_BACKEND_EMU;
+	cfg.random_bits = 2;
+	cfg.buffer_records = records;
+	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
+	ck_assert_int_eq(lwp_start(sess), 0);
+}
+
+/* SIGUSR1's handler: @handler (SIG_IGN once the jumps are over). */
+static void lj_on_usr1(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
 /* Until a jump landed inside liblwp (an instruction left in flight). */
 static __attribute__((noinline)) void lj5_jump(void)
 {
@@ -424,26 +449,16 @@ static __attribute__((noinline)) void lj5_jump(void)
 
 START_TEST(test_lj5)
 {
-	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_event ev[256];
-	struct sigaction sa;
 	pthread_t th;
 	long n = 0, got = 0, k;
 
-
-	cfg.backend = LWP_BACKEND_EMU;
-	cfg.random_bits = 2;		/* LWPVAL records on the model */
-	cfg.buffer_records = 4096;
-	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
-	ck_assert_int_eq(lwp_start(sess), 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1_lj;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_open(4096);
+	lj_on_usr1(on_usr1_lj);
 	target = pthread_self();
 	stop_sender = 0;
 	lj5_jump();
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(SIG_IGN);
 	/* Drop what the loop stored: count only the 1000 below. */
 	while ((k = lwp_read(sess, ev, 256)) > 0)
 		;
@@ -506,33 +521,24 @@ static __attribute__((noinline)) void lj4_jump(void)
 
 START_TEST(test_lj4)
 {
-	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_event ev[64];
-	struct sigaction sa;
 	struct lwp_emu_thread *t;
 	uint64_t cb, base;
 	ssize_t n, i;
 
-	cfg.backend = LWP_BACKEND_EMU;
-	cfg.random_bits = 2;
-	cfg.buffer_records = 1024;
-	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
-	ck_assert_int_eq(lwp_start(sess), 0);
+	lj_open(1024);
 	t = lwp__emu_thread;
 	cb = t->model.cbaddr;
 	base = t->model.buffer_base;
 	lwp_emu_fast_enable(0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(on_usr1);
 	target = pthread_self();
 	stop_sender = 0;
 	jumps = 0;
 	pending_seen = stack_commit = 0;
 	lj4_jump();
 	ck_assert_int_eq(stack_commit, 0);
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(SIG_IGN);
 	lwp_emu_fast_enable(1);
 	while ((n = lwp_read(sess, ev, 64)) > 0)
 		;
