@@ -126,7 +126,8 @@ test_cov_scan_SRCS := tests/libpt/test_cov_scan.c
 # The flow engine (libpt/flow_decode.c, include/lwpt/pt_flow.h, issue 34
 # point 1) against libipt's instruction flow on the real traces.
 UNIT_TESTS += test_pt_flow
-test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c
+test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c \
+	tests/libpt/real_traces.c
 test_pt_flow_LIBS := pt
 test_pt_flow_LDLIBS := -lipt
 
