@@ -59,7 +59,15 @@ grep -E '^[0-9a-f]{16}$' /tmp/flow.out >/tmp/flow.txt
 ! grep -q '^\[error' /tmp/flow.out ||
 	fail "raw cpu0.pt: decode error: $(grep '^\[error' /tmp/flow.out | head -n 3)" || exit 1
 in_order_of /tmp/gtl.txt || fail "raw cpu0.pt: the flow is not in ground-truth order" || exit 1
-[ "$ovf" -ge "$(echo $gaps | wc -w)" ] || fail "raw cpu0.pt: $ovf OVF for gaps '$gaps'" || exit 1
+# One OVF per cut with bytes after it: a cut at the file's end (the last
+# lap's STOP, the program ended before the trace restarted: seen at load 9)
+# has nothing after it to mark (ptcap_gap_mark()).
+size=$(wc -c </tmp/raw.pt)
+inner=0
+for g in $gaps; do
+	[ "$g" -lt "$size" ] && inner=$((inner + 1))
+done
+[ "$ovf" -ge "$inner" ] || fail "raw cpu0.pt: $ovf OVF for gaps '$gaps' in $size bytes" || exit 1
 [ "$(sim_violations)" = 0 ] || fail "per CPU: violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
 ok "per CPU bdw: $lost loss(es), $(echo $gaps | wc -w) cut(s) each an OVF in the raw file; libipt alone decodes $(wc -l </tmp/flow.txt) instructions in ground-truth order, no error"
