@@ -266,7 +266,13 @@ size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
  * changes for a PSB+ inside the trace. Documentation/ptcov.rst "Every
  * core". */
 #define LPT_COV_F_CHUNK		0x8u
-#define LPT_COV_F_ALL		0xfu
+/* Keep the lengths of every cached block's instructions (a byte each,
+ * read once when the block is first decoded) for lpt_cov_block_lens():
+ * a tool that lists the executed instructions (ptcov --format=lcov) takes
+ * them from there instead of decoding the code again. The edges and the
+ * map are the same with and without it. */
+#define LPT_COV_F_LENS		0x10u
+#define LPT_COV_F_ALL		0x1fu
 
 /* An IP filter range [start, end) as programmed in IA32_RTIT_ADDRn_A/B
  * (end = ADDRn_B + 1) with ADDRn_CFG = 1 (FilterEn). */
@@ -509,6 +515,30 @@ struct lpt_cov_block {
  */
 int lpt_cov_block_at(const struct lpt_cov *cov, uint64_t addr,
 		     unsigned int mode, struct lpt_cov_block *out);
+
+/**
+ * lpt_cov_block_lens() - lpt_cov_block_at() and the lengths of the block's
+ * instructions, for a decoder allocated with LPT_COV_F_LENS.
+ * @cov:  decoder.
+ * @addr: linear address of the block's first instruction.
+ * @mode: 16, 32 or 64: the execution mode it was decoded in.
+ * @out:  filled when found.
+ * @lens: set when found: @out->ninsn lengths in bytes, the first
+ *        instruction's at @addr, each next one after the one before; NULL
+ *        when the decoder keeps no lengths (allocated without
+ *        LPT_COV_F_LENS) or the block has no instruction. Valid until the
+ *        next lpt_cov_decode(), lpt_cov_invalidate() or lpt_cov_free() of
+ *        @cov (the cache may be emptied at the start of a decode).
+ *
+ * One hash probe, as lpt_cov_block_at(): no code is read. The lengths are
+ * those the decoder read the block with (x86_cofi_decode()), the same as
+ * lpt_cov_insns_at() gives for the block's code.
+ *
+ * Return: 1 found; 0 not cached; LPT_ERR_INVALID for NULL @cov, @out or
+ * @lens, or a bad @mode.
+ */
+int lpt_cov_block_lens(const struct lpt_cov *cov, uint64_t addr, unsigned int mode,
+		       struct lpt_cov_block *out, const uint8_t **lens);
 
 /**
  * lpt_cov_blocks() - call @fn for every block of the decoder's cache, in

@@ -245,6 +245,9 @@ struct shape {
 	uint8_t kind;		/* the last one's; OTHER: no branch ends it */
 	uint8_t len;		/* the branch's length */
 	bool nomap;		/* cut short by missing code */
+	uint64_t target;	/* the branch's direct target, else 0 */
+	const uint8_t *lens;	/* the decoder's lengths of the n
+				 * instructions, or NULL */
 };
 
 struct flow_in {
@@ -266,7 +269,7 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 	memset(s, 0, sizeof(*s));
 	/* the decoder's block: the same walk, unless it would differ (a #UD
 	 * in it, a longer block, another filter range adjoining) */
-	if (w->cov && lpt_cov_block_at(w->cov, a, 64, &b) == 1 &&
+	if (w->cov && lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) == 1 &&
 	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
 	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
 		s->n = b.ninsn;
@@ -276,9 +279,11 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 			s->kind = b.kind;
 			s->last = b.branch;
 			s->len = (uint8_t)(b.end - b.branch);
+			s->target = b.target;
 		}
 		return;
 	}
+	s->lens = NULL;
 	while (s->n < COV_BLOCK_MAX && in_filter(w->cfg, a)) {
 		int err = lpt_cov_insn_at(w->img, a, 64, &in);
 
@@ -292,6 +297,7 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 			s->kind = in.kind;
 			s->last = in.addr;
 			s->len = in.len;
+			s->target = in.target;
 			break;
 		}
 	}
@@ -472,7 +478,10 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
 			continue;
 		walk(w, cand[i], &s);
 		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
-							       .count = c, .ninsn = s.n }))
+							       .count = c, .ninsn = s.n,
+							       .kind = s.kind,
+							       .target = s.target,
+							       .lens = s.lens }))
 			goto out;
 		if (s.kind != LPT_COV_INSN_OTHER && btab_add(bt, &s, c))
 			goto out;
@@ -601,6 +610,20 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 		}
 		if (k == b->ninsn)
 			continue;
+		if (b->lens) {
+			/* the decoder's lengths: nothing decoded again; a
+			 * block's instructions but its last are no branch
+			 * (walk() takes no block with a #UD inside) */
+			for (; k < b->ninsn; k++) {
+				out[o] = (struct cov_insn){ .addr = a, .len = b->lens[k],
+							    .count = b->count };
+				a += b->lens[k];
+				o++;
+			}
+			out[o - 1].kind = b->kind;
+			out[o - 1].target = b->target;
+			continue;
+		}
 		/* the rest of the block, its code read once */
 		if (b->ninsn - k > ncode) {
 			struct lpt_cov_insn *nc = realloc(code, (b->ninsn - k) * sizeof(*nc));
@@ -683,6 +706,37 @@ static int block_insns_sorted(const struct cov_flow *f, struct recs *rs,
 nomem:
 	free(all.r);
 	return -1;
+}
+
+/* f->e_src and f->e_dst: the edges (sorted by source; @bydst by
+ * destination) met with the instructions in address order. 0 or -1
+ * (ENOMEM). */
+static int edge_insns(struct cov_flow *f, const struct cov_edges *acc,
+		      const uint32_t *bydst)
+{
+	size_t q = 0;
+
+	f->e_src = malloc((acc->n ? acc->n : 1) * sizeof(*f->e_src));
+	f->e_dst = malloc((acc->n ? acc->n : 1) * sizeof(*f->e_dst));
+	if (!f->e_src || !f->e_dst)
+		return -1;
+	for (size_t i = 0; i < acc->n; i++) {
+		uint64_t a = acc->e[i].src;
+
+		while (q < f->ninsn && f->insn[q].addr < a)
+			q++;
+		f->e_src[i] = q < f->ninsn && f->insn[q].addr == a ? (uint32_t)q : COV_NO_INSN;
+	}
+	q = 0;
+	for (size_t j = 0; j < acc->n; j++) {
+		uint32_t i = bydst[j];
+		uint64_t a = acc->e[i].dst;
+
+		while (q < f->ninsn && f->insn[q].addr < a)
+			q++;
+		f->e_dst[i] = q < f->ninsn && f->insn[q].addr == a ? (uint32_t)q : COV_NO_INSN;
+	}
+	return 0;
 }
 
 /* One distinct edge source. */
@@ -845,12 +899,15 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	}
 	f->insn = rs.r;
 	f->ninsn = k;
+	if (edge_insns(f, acc, bydst))
+		goto nomem_kept;
 	free(extra.r);
 	free(srcs);
 	free(esrc);
 	return 0;
 nomem:
 	free(rs.r);
+nomem_kept:			/* f->insn is the caller's to free */
 	free(extra.r);
 	free(srcs);
 	free(esrc);
@@ -885,7 +942,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			continue;
 		f->nomap += s.nomap;
 		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
-							 .ninsn = s.n }))
+							 .ninsn = s.n, .kind = s.kind,
+							 .target = s.target, .lens = s.lens }))
 			goto nomem;
 		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
 			goto nomem;
@@ -901,6 +959,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	}
 	if (want_insns && insns(f, &w, acc, bydst))
 		goto nomem;
+	for (size_t i = 0; i < f->nblk; i++)
+		f->blk[i].lens = NULL;	/* the decoder's: may not live on */
 	free(bt.e);
 	free(bydst);
 	return 0;
@@ -929,6 +989,8 @@ struct cov_insn *cov_flow_find(const struct cov_flow *f, uint64_t addr)
 
 void cov_flow_free(struct cov_flow *f)
 {
+	free(f->e_src);
+	free(f->e_dst);
 	free(f->insn);
 	free(f->blk);
 	memset(f, 0, sizeof(*f));

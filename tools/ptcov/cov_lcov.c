@@ -460,6 +460,11 @@ static uint64_t edge_count(const struct cov_edges *acc, uint64_t src, uint64_t d
 static void count_lines(struct lc *lc, struct cov_flow *f,
 			const struct cov_edges *acc, const struct lpt_cov_image *img)
 {
+	if (!lc->nrows) {	/* no line table: no line */
+		for (size_t i = 0; i < f->ninsn; i++)
+			f->insn[i].line = NO_LINE;
+		return;
+	}
 	for (size_t i = 0; i < f->ninsn; i++) {
 		struct cov_insn *x = &f->insn[i];
 		const struct cov_insn *p = i ? &f->insn[i - 1] : NULL;
@@ -477,11 +482,14 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 	}
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
-		const struct cov_insn *s, *d = cov_flow_find(f, e->dst);
+		const struct cov_insn *s, *d;
 
-		if (!d || d->line == NO_LINE)
+		if (f->e_dst[i] == COV_NO_INSN)
 			continue;
-		s = find_near(lc, f, e->src);	/* edges come by source */
+		d = &f->insn[f->e_dst[i]];
+		if (d->line == NO_LINE)
+			continue;
+		s = f->e_src[i] == COV_NO_INSN ? NULL : &f->insn[f->e_src[i]];
 		if (s && (s->kind == LPT_COV_INSN_RET || s->kind == LPT_COV_INSN_CALL ||
 			  s->kind == LPT_COV_INSN_CALL_IND))
 			continue;
@@ -495,6 +503,8 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 static void count_funcs(struct lc *lc, const struct cov_flow *f,
 			const struct cov_edges *acc)
 {
+	if (!lc->nfn)
+		return;
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
 		struct func *fn = fn_at(lc, e->dst);
@@ -502,7 +512,7 @@ static void count_funcs(struct lc *lc, const struct cov_flow *f,
 
 		if (!fn)
 			continue;
-		s = find_near(lc, f, e->src);
+		s = f->e_src[i] == COV_NO_INSN ? NULL : &f->insn[f->e_src[i]];
 		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
 		    e->src < fn->addr || e->src - fn->addr >= fn->size)
 			fn->count += e->count;

@@ -25,7 +25,8 @@
  *         line table, once) go here too.
  * @prog:  prefix of notes.
  * @f:     instructions (cov_flow_build()); their @line fields are used.
- * @acc:   the summed edges, sorted.
+ * @acc:   the summed edges, sorted: the sum @f was built from
+ *         (cov_flow_build() with want_insns; f->e_src, f->e_dst).
  * @ms:    the modules: each ELF file's symbols and lines are read.
  * @img:   the code, for the conditional branches of functions not run.
  * @tn:    the test name (TN:), may be empty.

@@ -1132,6 +1132,8 @@ int main(int argc, char **argv)
 		o.jobs = 1;	/* they measure one decoder */
 	if (o.edges || o.format != FMT_EDGES)
 		o.cfg.flags |= LPT_COV_F_EDGES;
+	if (o.format == FMT_LCOV)	/* the instructions from the decoder's blocks */
+		o.cfg.flags |= LPT_COV_F_LENS;
 	map = calloc(1, o.cfg.map_size);
 	all = calloc(1, o.cfg.map_size);
 	if (!map || !all) {

@@ -105,6 +105,41 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 	return now() - t0;
 }
 
+/* The instructions from the decoder's blocks and lengths equal those
+ * decoded from the code (cov_flow_build() without a decoder): 0, or 1
+ * said. */
+static int same_insns(const struct lpt_cov_image *img, const struct lpt_cov_config *cfg,
+		      const uint8_t *buf, size_t len)
+{
+	struct lpt_cov *c = lpt_cov_alloc(cfg, img);
+	struct cov_edges acc = { 0 };
+	const struct lpt_cov_edge *e;
+	struct cov_flow a, b;
+	long n;
+	int bad = 1;
+
+	lpt_cov_decode(c, buf, len, NULL);
+	n = lpt_cov_edges(c, &e);
+	cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
+	cov_edges_sort(&acc);
+	if (!cov_flow_build(&a, img, cfg, &acc, NULL, 0, c, true)) {
+		if (!cov_flow_build(&b, img, cfg, &acc, NULL, 0, NULL, true)) {
+			bad = a.ninsn != b.ninsn ||
+			      memcmp(a.insn, b.insn, a.ninsn * sizeof(*a.insn)) ||
+			      memcmp(a.e_src, b.e_src, acc.n * sizeof(*a.e_src)) ||
+			      memcmp(a.e_dst, b.e_dst, acc.n * sizeof(*a.e_dst));
+			cov_flow_free(&b);
+		}
+		cov_flow_free(&a);
+	}
+	if (bad)
+		fprintf(stderr, "bench_ptcov_lcov: the instructions from the decoder's "
+			"blocks differ from those decoded\n");
+	cov_edges_free(&acc);
+	lpt_cov_free(c);
+	return bad;
+}
+
 static const Dwfl_Callbacks cbs = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -150,6 +185,7 @@ int main(void)
 {
 	const char *shared = getenv("LWPT_SHARED");
 	const char *o = getenv("O");
+	const char *only = getenv("BENCH_TRACE");	/* one trace (profiling) */
 	char dir[1024], prog[1024], ptf[1024], cmd[4096];
 	struct trace tr[] = {
 		{ "Unzip", "Unzip__trace.pt", "Unzip", NULL, 0x400000, 0x427000, 200 },
@@ -181,6 +217,8 @@ int main(void)
 		size_t len, ninsn = 0;
 		double best[3][2];
 
+		if (only && strcmp(only, t->name))
+			continue;
 		if (t->elf) {
 			if (lpt_cov_image_add_elf(img, t->elf, 0) ||
 			    cov_modules_add_elf(&ms, t->elf, 0) < 0)
@@ -208,15 +246,20 @@ int main(void)
 		}
 		for (int w = 0; w < 3; w++)
 			best[w][0] = best[w][1] = 1e9;
-		/* alternating, the fastest of each */
-		struct lpt_cov *warm = lpt_cov_alloc(&cfg, img);
+		/* alternating, the fastest of each; lcov's decoder keeps the
+		 * blocks' instruction lengths (LPT_COV_F_LENS), as ptcov's */
+		struct lpt_cov_config wcfg[3] = { cfg, cfg, cfg };
+		struct lpt_cov *warm[3];
 
+		wcfg[LCOV].flags |= LPT_COV_F_LENS;
+		for (int w = 0; w < 3; w++)
+			warm[w] = lpt_cov_alloc(&wcfg[w], img);
 		for (unsigned int r = 0; r < t->runs; r++) {
 			for (int w = 0; w < 3; w++) {
-				struct lpt_cov *cold = lpt_cov_alloc(&cfg, img);
+				struct lpt_cov *cold = lpt_cov_alloc(&wcfg[w], img);
 				double dc = one(w, cold, img, &cfg, &ms, (uint8_t *)buf, len,
 						null, &ninsn);
-				double dw = one(w, warm, img, &cfg, &ms, (uint8_t *)buf, len,
+				double dw = one(w, warm[w], img, &cfg, &ms, (uint8_t *)buf, len,
 						null, &ninsn);
 
 				lpt_cov_free(cold);
@@ -226,7 +269,10 @@ int main(void)
 					best[w][1] = dw;
 			}
 		}
-		lpt_cov_free(warm);
+		for (int w = 0; w < 3; w++)
+			lpt_cov_free(warm[w]);
+		if (same_insns(img, &wcfg[LCOV], (uint8_t *)buf, len))
+			return 1;
 		if (t->elf) {
 			struct lpt_cov *c = lpt_cov_alloc(&cfg, img);
 			struct cov_edges acc = { 0 };
