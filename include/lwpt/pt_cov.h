@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <lwpt/pt_pkt.h>
 
@@ -199,6 +200,66 @@ void lpt_cov_image_set_flags(struct lpt_cov_image *img, unsigned int flags);
  */
 int lpt_cov_build_id_check(const struct ptcap_map *m, const char *path,
 			   uint8_t *id, uint8_t *id_size);
+
+/*
+ * The build-id verdicts of the tools that read a capture's code (ptcov,
+ * ptflow): which file to use, what to say, once per file
+ * (libpt/cov_buildid.c, Documentation/ptcov.rst "Build-ids").
+ */
+struct lpt_cov_build_ids;
+
+/* lpt_cov_build_ids_alloc() flags */
+#define LPT_COV_BUILD_IDS_F_FORCE	0x1u	/* use a file of another
+						 * build-id (a tool's --force):
+						 * a warning, not a refusal */
+
+/**
+ * lpt_cov_build_ids_alloc() - a new set of verdicts, nothing said yet.
+ * @prog:  messages' prefix (the tool's name), copied; NULL: "libpt".
+ * @err:   where messages go; NULL: none.
+ * @flags: LPT_COV_BUILD_IDS_F_*.
+ *
+ * Return: the set (release with lpt_cov_build_ids_free()), or NULL with
+ * errno ENOMEM, or EINVAL for unknown @flags.
+ */
+struct lpt_cov_build_ids *lpt_cov_build_ids_alloc(const char *prog, FILE *err,
+						  unsigned int flags);
+
+/**
+ * lpt_cov_build_ids_use() - may the file @path of a capture's maps line
+ * @m be used as the code that was traced? Its GNU build-id is compared
+ * with the one the capture recorded (lpt_cov_build_id_check()). When it
+ * differs (the binary was rebuilt or replaced since the capture), one
+ * message per path names the path, the recorded id and the file's
+ * ("none" when it has no note):
+ *
+ *   PROG: PATH: build-id RECORDED recorded in the capture, the file has
+ *   FILE'S: not the binary that was traced: left out (rebuild it as it
+ *   was, or --force to use it anyway)
+ *
+ * and the file is refused (counted, lpt_cov_build_ids_refused()); with
+ * LPT_COV_BUILD_IDS_F_FORCE the same line begins "warning: " and ends
+ * "used anyway (--force)", and the file is used. Nothing recorded, the
+ * same id, or a file that cannot be read (loading it says why): used,
+ * nothing said.
+ * @b:    the set.
+ * @m:    the maps line (ptcap_maps_parse(), lpt_capsrc_maps()).
+ * @path: the file as it is opened now (below the capture directory when
+ *        the line's path is relative).
+ *
+ * Return: 1 use it; 0 refused; LPT_ERR_INVALID for NULL arguments.
+ */
+int lpt_cov_build_ids_use(struct lpt_cov_build_ids *b, const struct ptcap_map *m,
+			  const char *path);
+
+/**
+ * lpt_cov_build_ids_refused() - the files lpt_cov_build_ids_use() refused
+ * (each once); 0 for NULL @b.
+ */
+unsigned long lpt_cov_build_ids_refused(const struct lpt_cov_build_ids *b);
+
+/** lpt_cov_build_ids_free() - release @b (NULL: nothing). */
+void lpt_cov_build_ids_free(struct lpt_cov_build_ids *b);
 
 /**
  * lpt_cov_image_add_ptcap() - add the code of a ptcap capture directory:
