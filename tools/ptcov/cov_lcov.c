@@ -725,16 +725,149 @@ static void free_order(struct order *ord)
 	free(ord->bfirst);
 }
 
+/* A function of a file without a line table, in one tracefile. */
+struct run_fn {
+	size_t path;		/* index into cov_lcov_run.path */
+	uint64_t off;		/* its address in the file (ELF st_value):
+				 * the same in every layout */
+	char *name;
+	uint64_t count;
+};
+
+struct cov_lcov_run {
+	char **path;		/* files with functions without a line, in
+				 * the order met */
+	bool *said;		/* per path: "no line table" said */
+	size_t npath;
+	struct run_fn *fn;
+	size_t nfn, cfn;
+	bool nomem;		/* a function not kept: its file's summary
+				 * may miss it */
+};
+
+struct cov_lcov_run *cov_lcov_run_alloc(void)
+{
+	return calloc(1, sizeof(struct cov_lcov_run));
+}
+
+void cov_lcov_run_free(struct cov_lcov_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->npath; i++)
+		free(run->path[i]);
+	for (size_t i = 0; i < run->nfn; i++)
+		free(run->fn[i].name);
+	free(run->path);
+	free(run->said);
+	free(run->fn);
+	free(run);
+}
+
+/* The index of @path in @run, added if new; -1 without memory. */
+static long run_path(struct cov_lcov_run *run, const char *path)
+{
+	char **n;
+	bool *sd;
+
+	for (size_t i = 0; i < run->npath; i++)
+		if (!strcmp(run->path[i], path))
+			return (long)i;
+	sd = realloc(run->said, (run->npath + 1) * sizeof(*sd));
+	if (!sd)
+		return -1;
+	run->said = sd;
+	sd[run->npath] = false;
+	n = realloc(run->path, (run->npath + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	run->path = n;
+	n[run->npath] = strdup(path);
+	if (!n[run->npath])
+		return -1;
+	return (long)run->npath++;
+}
+
+static int run_fn_cmp(const void *a, const void *b)
+{
+	const struct run_fn *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void cov_lcov_run_write(struct cov_lcov_run *run, FILE *sum)
+{
+	if (!run || !sum)
+		return;
+	if (run->nfn)
+		qsort(run->fn, run->nfn, sizeof(*run->fn), run_fn_cmp);
+	for (size_t p = 0, i = 0; p < run->npath; p++) {
+		size_t fnf = 0, fnh = 0;
+
+		while (i < run->nfn && run->fn[i].path == p) {
+			size_t j = i;
+			uint64_t c = 0;
+
+			for (; j < run->nfn && run->fn[j].path == p &&
+			       run->fn[j].off == run->fn[i].off; j++)
+				c += run->fn[j].count;
+			fnf++;
+			fnh += c > 0;
+			i = j;
+		}
+		if (fnf)
+			fprintf(sum, "Module '%s' (code without lines)\n"
+				"Functions executed:%.2f%% of %zu%s\n\n", run->path[p],
+				pct(fnh, fnf), fnf, run->nomem ? " (some left out: no memory)" : "");
+	}
+}
+
+/* The functions without a line of module @m (file @path) into @run;
+ * -1 without memory for the path. */
+static int run_add_fns(struct cov_lcov_run *run, const struct lc *lc, size_t m,
+		       const char *path, uint64_t base)
+{
+	long p = -1;
+
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+		struct run_fn *n;
+
+		if (fn->mod != m || fn->line != NO_LINE ||
+		    (i && lc->fn[i - 1].addr == fn->addr))
+			continue;
+		if (p < 0 && (p = run_path(run, path)) < 0)
+			return -1;
+		n = grow(run->fn, &run->cfn, run->nfn, sizeof(*n));
+		if (n)
+			run->fn = n;
+		if (!n || !(n[run->nfn].name = strdup(fn->name))) {
+			run->nomem = true;
+			continue;
+		}
+		n[run->nfn].path = (size_t)p;
+		n[run->nfn].off = fn->addr - base;
+		n[run->nfn++].count = fn->count;
+	}
+	return 0;
+}
+
 int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn)
+		   const struct lpt_cov_image *img, const char *tn,
+		   struct cov_lcov_run *run)
 {
+	bool *noline = calloc(ms->nmod + 1, sizeof(*noline));
+	uint64_t *base = calloc(ms->nmod + 1, sizeof(*base));	/* dwfl's */
+
 	struct lc lc = { .walk_row = -1 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	uint32_t *lorder = NULL, *forder = NULL;
 	int ret = -1;
 
-	if (!dwfl)
+	if (!dwfl || !noline || !base)
 		goto nomem;
 	elf_version(EV_CURRENT);
 	for (size_t m = 0; m < ms->nmod; m++) {
@@ -751,15 +884,27 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		if (type != ET_EXEC && type != ET_DYN)
 			continue;	/* not ELF: a raw blob */
 		dwfl_report_begin_add(dwfl);
-		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1,
-				     (GElf_Addr)(type == ET_EXEC ? 0 : bias), true);
+		base[m] = (uint64_t)(type == ET_EXEC ? 0 : bias);
+		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1, (GElf_Addr)base[m], true);
 		dwfl_report_end(dwfl, NULL, NULL);
 		if (!dm)
 			continue;
 		nr = read_rows(&lc, dm);
 		if (nr < 0 || read_funcs(&lc, dm, m))
 			goto nomem;
-		if (!nr && sum)
+		if (nr)
+			continue;
+		noline[m] = true;
+		if (run) {
+			long p = run_path(run, mod->path);
+
+			if (p < 0)
+				goto nomem;
+			if (run->said[p])
+				continue;	/* said once a run */
+			run->said[p] = true;
+		}
+		if (sum)
 			fprintf(sum, "%s: %s: no line table (no DWARF .debug_line): "
 				"function coverage only, in this summary\n", prog,
 				mod->path);
@@ -822,8 +967,12 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 	for (size_t i = 0; i < lc.nfiles; i++)
 		write_file(out, NULL, &lc, forder[i], &ord, tn);
 	free_order(&ord);
-	/* modules without lines: their functions in the summary */
-	for (size_t m = 0; sum && m < ms->nmod; m++) {
+	/* functions without lines: in the run's summary */
+	for (size_t m = 0; run && m < ms->nmod; m++)
+		if (run_add_fns(run, &lc, m, ms->mod[m].path, base[m]))
+			goto nomem;
+	/* or in this summary */
+	for (size_t m = 0; !run && sum && m < ms->nmod; m++) {
 		size_t fnf = 0, fnh = 0;
 
 		for (size_t i = 0; i < lc.nfn; i++)
@@ -853,6 +1002,8 @@ out:
 	free(lc.decl);
 	free(lorder);
 	free(forder);
+	free(noline);
+	free(base);
 	if (dwfl)
 		dwfl_end(dwfl);
 	return ret;

@@ -93,7 +93,7 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 		size_t tl = 0;
 		FILE *mem = open_memstream(&text, &tl);
 
-		cov_lcov_write(mem, NULL, "bench", &f, &acc, ms, img, "");
+		cov_lcov_write(mem, NULL, "bench", &f, &acc, ms, img, "", NULL);
 		fclose(mem);
 		cov_merge_add(m, text, tl);
 		cov_merge_write(m, null, NULL, "", true);
@@ -362,7 +362,7 @@ int main(void)
 				FILE *mem = open_memstream(&text, &tl);
 
 				ni = f.ninsn;
-				cov_lcov_write(mem, NULL, "bench", &f, &acc, &ms, img, "");
+				cov_lcov_write(mem, NULL, "bench", &f, &acc, &ms, img, "", NULL);
 				fclose(mem);
 				cov_merge_add(m, text, tl);
 				cov_merge_write(m, null, NULL, "", true);
