@@ -32,9 +32,80 @@ struct kv {
  * comparison sort on the way from edges to lines. Returns 0 or -1
  * (ENOMEM).
  */
+/* A key less the smallest one, when they span less than 2^32, and the
+ * index of its element (radix_idx32()). */
+struct kv32 {
+	uint32_t k;
+	uint32_t i;
+};
+
+#define RADIX32_BITS	11u
+
+/*
+ * radix_idx() for keys spanning less than 2^32 (addresses of one program):
+ * 8-byte pairs, 11-bit digits, only as many passes as the span's bits
+ * need (two for a 4 MiB program). Returns 0 or -1 (ENOMEM).
+ */
+static int radix_idx32(uint32_t *idx, size_t n, const void *base, size_t size,
+		       size_t off, uint64_t min, uint64_t span)
+{
+	struct kv32 *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
+	const uint8_t *p = base;
+	size_t cnt[1u << RADIX32_BITS];
+	unsigned int bits = 0;
+
+	if (!a)
+		return -1;
+	b = a + n;
+	while (bits < 32 && (span >> bits))
+		bits++;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, p + (size_t)idx[i] * size + off, sizeof(k));
+		a[i] = (struct kv32){ (uint32_t)(k - min), idx[i] };
+	}
+	for (unsigned int sh = 0; sh < bits; sh += RADIX32_BITS) {
+		size_t pos = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i].k >> sh) & ((1u << RADIX32_BITS) - 1)]++;
+		for (size_t v = 0; v < (1u << RADIX32_BITS); v++) {
+			size_t c = cnt[v];
+
+			cnt[v] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i].k >> sh) & ((1u << RADIX32_BITS) - 1)]++] = a[i];
+		struct kv32 *t = a;
+
+		a = b;
+		b = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = a[i].i;
+	free(a < b ? a : b);
+	return 0;
+}
+
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
+	const uint8_t *q = base;
+	uint64_t min = UINT64_MAX, max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, q + (size_t)idx[i] * size + off, sizeof(k));
+		min = k < min ? k : min;
+		max = k > max ? k : max;
+	}
+	if (n && max - min <= UINT32_MAX)
+		return radix_idx32(idx, n, base, size, off, min, max - min);
+
 	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;
 	size_t (*cnt)[256] = calloc(8, sizeof(*cnt));
@@ -925,6 +996,16 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	size_t cb = 0;
 
 	memset(f, 0, sizeof(*f));
+	/* room for a block per distinct destination and entry, and for their
+	 * branches (the table grows past half full): nothing grown on the
+	 * way in the usual case */
+	cb = acc->n + nentries + 1;
+	f->blk = malloc(cb * sizeof(*f->blk));
+	for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
+		;
+	bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
+	if (!f->blk || !bt.e)
+		goto nomem;
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
 			   offsetof(struct lpt_cov_edge, dst));
