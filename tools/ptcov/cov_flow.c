@@ -814,8 +814,8 @@ static int edge_insns(struct cov_flow *f, const struct cov_edges *acc,
 struct src {
 	uint64_t addr;
 	uint64_t out;		/* the edges leaving it */
-	struct lpt_cov_insn in;
-	bool ok;		/* @in decoded */
+	uint8_t len, kind;	/* its instruction's */
+	bool ok;		/* @len, @kind known */
 	bool found;		/* among the blocks' instructions */
 };
 
@@ -858,11 +858,14 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 				q++;
 			if (q < rs.n && rs.r[q].addr == e->src) {
 				s->found = s->ok = true;
-				s->in = (struct lpt_cov_insn){ .addr = e->src, .len = rs.r[q].len,
-							       .kind = rs.r[q].kind,
-							       .target = rs.r[q].target };
+				s->len = rs.r[q].len;
+				s->kind = rs.r[q].kind;
 			} else {
-				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &s->in);
+				struct lpt_cov_insn in;
+
+				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &in);
+				s->len = in.len;
+				s->kind = in.kind;
 			}
 		}
 		srcs[nsrc - 1].out += e->count;
@@ -879,7 +882,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
 			const struct lpt_cov_edge *e = &acc->e[bydst[j]];
 			const struct src *sr = &srcs[esrc[bydst[j]]];
-			uint8_t k = sr->in.kind;
+			uint8_t k = sr->kind;
 
 			if (sr->ok && (k == LPT_COV_INSN_CALL || k == LPT_COV_INSN_CALL_IND))
 				ccall += e->count;
@@ -887,7 +890,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 				cjump += e->count;
 			if (!sr->ok || (k != LPT_COV_INSN_RET && k != LPT_COV_INSN_CALL &&
 					k != LPT_COV_INSN_CALL_IND &&
-					!(k == LPT_COV_INSN_JCC && sr->in.addr + sr->in.len == d)))
+					!(k == LPT_COV_INSN_JCC && sr->addr + sr->len == d)))
 				clabel += e->count;
 		}
 		i = j;
@@ -910,14 +913,18 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		x->in_label += clabel;
 	}
 	for (size_t i = 0; i < nsrc; i++) {
+		struct lpt_cov_insn in;
 		struct cov_insn *x;
 
-		if (srcs[i].found || !srcs[i].ok)
+		/* no block reached it (the first branch of a trace): few,
+		 * decoded again here for the target */
+		if (srcs[i].found || !srcs[i].ok ||
+		    lpt_cov_insn_at(w->img, srcs[i].addr, 64, &in))
 			continue;
 		x = rec_new(&extra);
 		if (!x)
 			goto nomem;
-		rec_set(x, &srcs[i].in);
+		rec_set(x, &in);
 	}
 	if (extra.n) {
 		/* few: sorted, summed, merged in */
@@ -965,8 +972,11 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 			s++;
 		if (s < nsrc && srcs[s].addr == x->addr && x->count < srcs[s].out)
 			x->count = srcs[s].out;
-		if (x->count)
-			rs.r[k++] = *x;
+		if (!x->count)
+			continue;
+		if (k != i)
+			rs.r[k] = *x;
+		k++;
 	}
 	f->insn = rs.r;
 	f->ninsn = k;
