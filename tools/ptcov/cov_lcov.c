@@ -69,6 +69,7 @@ struct lc {
 	Dwarf_Addr bias;	/* of the module being read */
 	bool nomem;
 	size_t near;		/* find_near()'s last index */
+	size_t row_near;	/* row_at()'s last row */
 	long walk_row;		/* line_at()'s last row, address, state */
 	uint64_t walk_addr;
 	bool walk_gap;
@@ -178,6 +179,26 @@ static long row_of(const struct lc *lc, uint64_t addr)
 	return (long)lo - 1;
 }
 
+/* row_of() for addresses that mostly come in increasing order (the
+ * instructions' lines): the last row found or a few after it before a
+ * binary search. */
+static long row_at(struct lc *lc, uint64_t addr)
+{
+	size_t i = lc->row_near;
+	long r;
+
+	for (unsigned int k = 0; i < lc->nrows && lc->rows[i].addr <= addr && k < 4; k++, i++) {
+		if (i + 1 == lc->nrows || lc->rows[i + 1].addr > addr) {
+			lc->row_near = i;
+			return (long)i;
+		}
+	}
+	r = row_of(lc, addr);
+	if (r >= 0)
+		lc->row_near = (size_t)r;
+	return r;
+}
+
 /* cov_flow_find() for addresses that mostly come in increasing order
  * (line_at(), find_branches()): a few steps on from the last one found
  * before a binary search. */
@@ -209,7 +230,7 @@ static const struct cov_insn *find_near(struct lc *lc, const struct cov_flow *f,
 static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 			const struct lpt_cov_image *img, uint64_t addr)
 {
-	long i = row_of(lc, addr);
+	long i = row_at(lc, addr);
 	struct lpt_cov_insn in;
 	bool gap = false;
 	uint64_t a;
@@ -420,21 +441,6 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static struct func *fn_at(const struct lc *lc, uint64_t addr)
-{
-	size_t lo = 0, hi = lc->nfn;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (lc->fn[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < lc->nfn && lc->fn[lo].addr == addr ? &lc->fn[lo] : NULL;
-}
-
 /* The count of edge (src, dst) in the sorted sum. */
 static uint64_t edge_count(const struct cov_edges *acc, uint64_t src, uint64_t dst)
 {
@@ -500,23 +506,42 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 
 /* Function entries: calls to a function's first byte (recursive ones
  * too), and jumps to it from outside it (tail calls). */
-static void count_funcs(struct lc *lc, const struct cov_flow *f,
+static int count_funcs(struct lc *lc, const struct cov_flow *f,
 			const struct cov_edges *acc)
 {
-	if (!lc->nfn)
-		return;
+	uint32_t *fn_of;	/* per instruction: its function + 1, or 0 */
+	size_t q = 0;
+
+	if (!lc->nfn || !f->ninsn)
+		return 0;
+	fn_of = calloc(f->ninsn, sizeof(*fn_of));
+	if (!fn_of)
+		return -1;
+	/* the functions (by address, the first of aliases) met with the
+	 * instructions in address order: no search per edge */
+	for (size_t i = 0; i < lc->nfn; i++) {
+		if (i && lc->fn[i - 1].addr == lc->fn[i].addr)
+			continue;
+		while (q < f->ninsn && f->insn[q].addr < lc->fn[i].addr)
+			q++;
+		if (q < f->ninsn && f->insn[q].addr == lc->fn[i].addr)
+			fn_of[q] = (uint32_t)i + 1;
+	}
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
-		struct func *fn = fn_at(lc, e->dst);
+		struct func *fn;
 		const struct cov_insn *s;
 
-		if (!fn)
+		if (f->e_dst[i] == COV_NO_INSN || !fn_of[f->e_dst[i]])
 			continue;
+		fn = &lc->fn[fn_of[f->e_dst[i]] - 1];
 		s = f->e_src[i] == COV_NO_INSN ? NULL : &f->insn[f->e_src[i]];
 		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
 		    e->src < fn->addr || e->src - fn->addr >= fn->size)
 			fn->count += e->count;
 	}
+	free(fn_of);
+	return 0;
 }
 
 /* Every conditional branch of the functions with lines, with its
@@ -921,7 +946,8 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 			lc.fn[i].line = line_of(&lc, lc.fn[i].addr);
 	}
 	count_lines(&lc, f, acc, img);
-	count_funcs(&lc, f, acc);
+	if (count_funcs(&lc, f, acc))
+		goto nomem;
 	if (find_branches(&lc, f, acc, img))
 		goto nomem;
 
