@@ -1,4 +1,6 @@
 #!/bin/sh
+# pass() always succeeds, so "cond && pass || fail" is an if-then-else.
+# shellcheck disable=SC2015
 # SPDX-License-Identifier: GPL-2.0
 #
 # ptflow checks a capture's build-ids as ptcov does (issue 35 "Errors",
