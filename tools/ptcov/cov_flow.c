@@ -169,6 +169,11 @@ static uint32_t *sorted_idx(size_t n, const void *base, size_t size, size_t off0
 	return idx;
 }
 
+uint32_t *cov_sorted_idx(size_t n, const void *base, size_t size, size_t off)
+{
+	return sorted_idx(n, base, size, off, off);
+}
+
 /* (src, dst) order. */
 static int edge_cmp(const struct lpt_cov_edge *x, const struct lpt_cov_edge *y)
 {

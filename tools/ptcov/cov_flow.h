@@ -41,6 +41,15 @@ int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
  */
 int cov_edges_sort(struct cov_edges *acc);
 
+/**
+ * cov_sorted_idx() - the indices 0..@n-1 of the elements at @base (each
+ * @size bytes) in the order of the uint64_t key at byte @off of each,
+ * stably (equal keys keep their order): a radix sort, linear in @n.
+ *
+ * Return: the @n indices (free() them), or NULL (errno ENOMEM).
+ */
+uint32_t *cov_sorted_idx(size_t n, const void *base, size_t size, size_t off);
+
 /** cov_edges_free() - release @acc's memory; it is left empty. */
 void cov_edges_free(struct cov_edges *acc);
 

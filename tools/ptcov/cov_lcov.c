@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,39 @@ static int fn_cmp(const void *a, const void *b)
 	if (gx != gy)
 		return gx - gy;
 	return strcmp(x->name, y->name);
+}
+
+/*
+ * lc->fn in fn_cmp()'s order: by address in a radix sort (linear: a
+ * program's symbol table holds thousands), then each run of aliases (one
+ * address) by fn_cmp(), in place (a few). 0 or -1 (ENOMEM).
+ */
+static int sort_fns(struct lc *lc)
+{
+	uint32_t *idx = cov_sorted_idx(lc->nfn, lc->fn, sizeof(*lc->fn),
+				       offsetof(struct func, addr));
+	struct func *s = malloc(lc->nfn * sizeof(*s));
+
+	if (!idx || !s) {
+		free(idx);
+		free(s);
+		return -1;
+	}
+	for (size_t i = 0; i < lc->nfn; i++)
+		s[i] = lc->fn[idx[i]];
+	free(idx);
+	free(lc->fn);
+	lc->fn = s;
+	lc->cfn = lc->nfn;
+	for (size_t i = 1; i < lc->nfn; i++) {	/* insertion: stable */
+		struct func x = s[i];
+		size_t j = i;
+
+		for (; j > 0 && s[j - 1].addr == x.addr && fn_cmp(&s[j - 1], &x) > 0; j--)
+			s[j] = s[j - 1];
+		s[j] = x;
+	}
+	return 0;
 }
 
 /* The count of edge (src, dst) in the sorted sum. */
@@ -936,8 +970,8 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 	}
 	if (lc.nrows)
 		qsort(lc.rows, lc.nrows, sizeof(*lc.rows), row_cmp);
-	if (lc.nfn)
-		qsort(lc.fn, lc.nfn, sizeof(*lc.fn), fn_cmp);
+	if (lc.nfn && sort_fns(&lc))
+		goto nomem;
 	if (lc.ndecl)
 		qsort(lc.decl, lc.ndecl, sizeof(*lc.decl), decl_cmp);
 	for (size_t i = 0; i < lc.nfn; i++) {
