@@ -229,6 +229,8 @@ struct lpt_cov {
 	size_t lenbuf_cap;
 	uint8_t *larena;		/* where block lengths are kept */
 	size_t larena_left;
+	bool keep_lens;		/* the hooks or LPT_COV_F_LENS: blocks keep
+				 * their instructions' lengths */
 	bool fdone;
 	uint32_t fitems;	/* blocks and events the step gave */
 	uint64_t ferr_ip;	/* the instruction an error is at, or 0 */
@@ -658,7 +660,7 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 			b->next = a;
 			break;
 		}
-		if (c->fo && !blk_len(c, b->ninsn, x.len))
+		if (c->keep_lens && !blk_len(c, b->ninsn, x.len))
 			return NULL;
 		b->ninsn++;
 		if (x.kind == X86_COFI_UD)
@@ -683,7 +685,7 @@ static struct cov_blk *blk_build(struct lpt_cov *c, uint64_t ip)
 		off += x.len;
 	}
 done:
-	if (c->fo && !blk_lens(c, b))
+	if (c->keep_lens && !blk_lens(c, b))
 		return NULL;
 	if (blk_insert(c, b)) {
 		c->err = c->err ? c->err : LPT_ERR_NOMEM;
@@ -2394,6 +2396,7 @@ int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
 
 	c->fo = ops;
 	c->fctx = ctx;
+	c->keep_lens = true;
 	c->use_rs = true;	/* a flow decode is never decoded again */
 	c->halt = 0;
 	c->err = 0;
@@ -2599,6 +2602,7 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c->pkt_flags = lpt_cpu_errata(&c->cfg.cpu);
 	c->errata = lpt_cpu_errata_all(&c->cfg.cpu);
 	c->xdc_only = (c->cfg.flags & (LPT_COV_F_XDC | LPT_COV_F_EDGES)) == LPT_COV_F_XDC;
+	c->keep_lens = c->cfg.flags & LPT_COV_F_LENS;
 	c->pext = pext_fast();
 	c->bmask = 255;
 	c->emask = 255;
@@ -2846,6 +2850,21 @@ int lpt_cov_block_at(const struct lpt_cov *c, uint64_t addr, unsigned int mode,
 	if (!b)
 		return 0;
 	blk_export(b, out);
+	return 1;
+}
+
+int lpt_cov_block_lens(const struct lpt_cov *c, uint64_t addr, unsigned int mode,
+		       struct lpt_cov_block *out, const uint8_t **lens)
+{
+	const struct cov_blk *b;
+
+	if (!c || !out || !lens || (mode != 16 && mode != 32 && mode != 64))
+		return LPT_ERR_INVALID;
+	b = blk_lookup(c, addr, (uint8_t)mode);
+	if (!b)
+		return 0;
+	blk_export(b, out);
+	*lens = b->ninsn ? b->lens : NULL;
 	return 1;
 }
 

@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <lwpt/pt_pkt.h>
 
@@ -200,6 +201,66 @@ void lpt_cov_image_set_flags(struct lpt_cov_image *img, unsigned int flags);
 int lpt_cov_build_id_check(const struct ptcap_map *m, const char *path,
 			   uint8_t *id, uint8_t *id_size);
 
+/*
+ * The build-id verdicts of the tools that read a capture's code (ptcov,
+ * ptflow): which file to use, what to say, once per file
+ * (libpt/cov_buildid.c, Documentation/ptcov.rst "Build-ids").
+ */
+struct lpt_cov_build_ids;
+
+/* lpt_cov_build_ids_alloc() flags */
+#define LPT_COV_BUILD_IDS_F_FORCE	0x1u	/* use a file of another
+						 * build-id (a tool's --force):
+						 * a warning, not a refusal */
+
+/**
+ * lpt_cov_build_ids_alloc() - a new set of verdicts, nothing said yet.
+ * @prog:  messages' prefix (the tool's name), copied; NULL: "libpt".
+ * @err:   where messages go; NULL: none.
+ * @flags: LPT_COV_BUILD_IDS_F_*.
+ *
+ * Return: the set (release with lpt_cov_build_ids_free()), or NULL with
+ * errno ENOMEM, or EINVAL for unknown @flags.
+ */
+struct lpt_cov_build_ids *lpt_cov_build_ids_alloc(const char *prog, FILE *err,
+						  unsigned int flags);
+
+/**
+ * lpt_cov_build_ids_use() - may the file @path of a capture's maps line
+ * @m be used as the code that was traced? Its GNU build-id is compared
+ * with the one the capture recorded (lpt_cov_build_id_check()). When it
+ * differs (the binary was rebuilt or replaced since the capture), one
+ * message per path names the path, the recorded id and the file's
+ * ("none" when it has no note):
+ *
+ *   PROG: PATH: build-id RECORDED recorded in the capture, the file has
+ *   FILE'S: not the binary that was traced: left out (rebuild it as it
+ *   was, or --force to use it anyway)
+ *
+ * and the file is refused (counted, lpt_cov_build_ids_refused()); with
+ * LPT_COV_BUILD_IDS_F_FORCE the same line begins "warning: " and ends
+ * "used anyway (--force)", and the file is used. Nothing recorded, the
+ * same id, or a file that cannot be read (loading it says why): used,
+ * nothing said.
+ * @b:    the set.
+ * @m:    the maps line (ptcap_maps_parse(), lpt_capsrc_maps()).
+ * @path: the file as it is opened now (below the capture directory when
+ *        the line's path is relative).
+ *
+ * Return: 1 use it; 0 refused; LPT_ERR_INVALID for NULL arguments.
+ */
+int lpt_cov_build_ids_use(struct lpt_cov_build_ids *b, const struct ptcap_map *m,
+			  const char *path);
+
+/**
+ * lpt_cov_build_ids_refused() - the files lpt_cov_build_ids_use() refused
+ * (each once); 0 for NULL @b.
+ */
+unsigned long lpt_cov_build_ids_refused(const struct lpt_cov_build_ids *b);
+
+/** lpt_cov_build_ids_free() - release @b (NULL: nothing). */
+void lpt_cov_build_ids_free(struct lpt_cov_build_ids *b);
+
 /**
  * lpt_cov_image_add_ptcap() - add the code of a ptcap capture directory:
  * the mappings of its `maps` file (Documentation/ptcap-format.rst; a later
@@ -266,7 +327,13 @@ size_t lpt_cov_image_read(const struct lpt_cov_image *img, uint64_t addr,
  * changes for a PSB+ inside the trace. Documentation/ptcov.rst "Every
  * core". */
 #define LPT_COV_F_CHUNK		0x8u
-#define LPT_COV_F_ALL		0xfu
+/* Keep the lengths of every cached block's instructions (a byte each,
+ * read once when the block is first decoded) for lpt_cov_block_lens():
+ * a tool that lists the executed instructions (ptcov --format=lcov) takes
+ * them from there instead of decoding the code again. The edges and the
+ * map are the same with and without it. */
+#define LPT_COV_F_LENS		0x10u
+#define LPT_COV_F_ALL		0x1fu
 
 /* An IP filter range [start, end) as programmed in IA32_RTIT_ADDRn_A/B
  * (end = ADDRn_B + 1) with ADDRn_CFG = 1 (FilterEn). */
@@ -509,6 +576,30 @@ struct lpt_cov_block {
  */
 int lpt_cov_block_at(const struct lpt_cov *cov, uint64_t addr,
 		     unsigned int mode, struct lpt_cov_block *out);
+
+/**
+ * lpt_cov_block_lens() - lpt_cov_block_at() and the lengths of the block's
+ * instructions, for a decoder allocated with LPT_COV_F_LENS.
+ * @cov:  decoder.
+ * @addr: linear address of the block's first instruction.
+ * @mode: 16, 32 or 64: the execution mode it was decoded in.
+ * @out:  filled when found.
+ * @lens: set when found: @out->ninsn lengths in bytes, the first
+ *        instruction's at @addr, each next one after the one before; NULL
+ *        when the decoder keeps no lengths (allocated without
+ *        LPT_COV_F_LENS) or the block has no instruction. Valid until the
+ *        next lpt_cov_decode(), lpt_cov_invalidate() or lpt_cov_free() of
+ *        @cov (the cache may be emptied at the start of a decode).
+ *
+ * One hash probe, as lpt_cov_block_at(): no code is read. The lengths are
+ * those the decoder read the block with (x86_cofi_decode()), the same as
+ * lpt_cov_insns_at() gives for the block's code.
+ *
+ * Return: 1 found; 0 not cached; LPT_ERR_INVALID for NULL @cov, @out or
+ * @lens, or a bad @mode.
+ */
+int lpt_cov_block_lens(const struct lpt_cov *cov, uint64_t addr, unsigned int mode,
+		       struct lpt_cov_block *out, const uint8_t **lens);
 
 /**
  * lpt_cov_blocks() - call @fn for every block of the decoder's cache, in

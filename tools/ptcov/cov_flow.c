@@ -32,9 +32,80 @@ struct kv {
  * comparison sort on the way from edges to lines. Returns 0 or -1
  * (ENOMEM).
  */
+/* A key less the smallest one, when they span less than 2^32, and the
+ * index of its element (radix_idx32()). */
+struct kv32 {
+	uint32_t k;
+	uint32_t i;
+};
+
+#define RADIX32_BITS	11u
+
+/*
+ * radix_idx() for keys spanning less than 2^32 (addresses of one program):
+ * 8-byte pairs, 11-bit digits, only as many passes as the span's bits
+ * need (two for a 4 MiB program). Returns 0 or -1 (ENOMEM).
+ */
+static int radix_idx32(uint32_t *idx, size_t n, const void *base, size_t size,
+		       size_t off, uint64_t min, uint64_t span)
+{
+	struct kv32 *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
+	const uint8_t *p = base;
+	size_t cnt[1u << RADIX32_BITS];
+	unsigned int bits = 0;
+
+	if (!a)
+		return -1;
+	b = a + n;
+	while (bits < 32 && (span >> bits))
+		bits++;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, p + (size_t)idx[i] * size + off, sizeof(k));
+		a[i] = (struct kv32){ (uint32_t)(k - min), idx[i] };
+	}
+	for (unsigned int sh = 0; sh < bits; sh += RADIX32_BITS) {
+		size_t pos = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i].k >> sh) & ((1u << RADIX32_BITS) - 1)]++;
+		for (size_t v = 0; v < (1u << RADIX32_BITS); v++) {
+			size_t c = cnt[v];
+
+			cnt[v] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i].k >> sh) & ((1u << RADIX32_BITS) - 1)]++] = a[i];
+		struct kv32 *t = a;
+
+		a = b;
+		b = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = a[i].i;
+	free(a < b ? a : b);
+	return 0;
+}
+
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
+	const uint8_t *q = base;
+	uint64_t min = UINT64_MAX, max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+
+		memcpy(&k, q + (size_t)idx[i] * size + off, sizeof(k));
+		min = k < min ? k : min;
+		max = k > max ? k : max;
+	}
+	if (n && max - min <= UINT32_MAX)
+		return radix_idx32(idx, n, base, size, off, min, max - min);
+
 	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;
 	size_t (*cnt)[256] = calloc(8, sizeof(*cnt));
@@ -96,6 +167,11 @@ static uint32_t *sorted_idx(size_t n, const void *base, size_t size, size_t off0
 		return NULL;
 	}
 	return idx;
+}
+
+uint32_t *cov_sorted_idx(size_t n, const void *base, size_t size, size_t off)
+{
+	return sorted_idx(n, base, size, off, off);
 }
 
 /* (src, dst) order. */
@@ -245,6 +321,9 @@ struct shape {
 	uint8_t kind;		/* the last one's; OTHER: no branch ends it */
 	uint8_t len;		/* the branch's length */
 	bool nomap;		/* cut short by missing code */
+	uint64_t target;	/* the branch's direct target, else 0 */
+	const uint8_t *lens;	/* the decoder's lengths of the n
+				 * instructions, or NULL */
 };
 
 struct flow_in {
@@ -266,7 +345,7 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 	memset(s, 0, sizeof(*s));
 	/* the decoder's block: the same walk, unless it would differ (a #UD
 	 * in it, a longer block, another filter range adjoining) */
-	if (w->cov && lpt_cov_block_at(w->cov, a, 64, &b) == 1 &&
+	if (w->cov && lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) == 1 &&
 	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
 	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
 		s->n = b.ninsn;
@@ -276,9 +355,11 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 			s->kind = b.kind;
 			s->last = b.branch;
 			s->len = (uint8_t)(b.end - b.branch);
+			s->target = b.target;
 		}
 		return;
 	}
+	s->lens = NULL;
 	while (s->n < COV_BLOCK_MAX && in_filter(w->cfg, a)) {
 		int err = lpt_cov_insn_at(w->img, a, 64, &in);
 
@@ -292,6 +373,7 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 			s->kind = in.kind;
 			s->last = in.addr;
 			s->len = in.len;
+			s->target = in.target;
 			break;
 		}
 	}
@@ -472,7 +554,10 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
 			continue;
 		walk(w, cand[i], &s);
 		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
-							       .count = c, .ninsn = s.n }))
+							       .count = c, .ninsn = s.n,
+							       .kind = s.kind,
+							       .target = s.target,
+							       .lens = s.lens }))
 			goto out;
 		if (s.kind != LPT_COV_INSN_OTHER && btab_add(bt, &s, c))
 			goto out;
@@ -601,6 +686,20 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 		}
 		if (k == b->ninsn)
 			continue;
+		if (b->lens) {
+			/* the decoder's lengths: nothing decoded again; a
+			 * block's instructions but its last are no branch
+			 * (walk() takes no block with a #UD inside) */
+			for (; k < b->ninsn; k++) {
+				out[o] = (struct cov_insn){ .addr = a, .len = b->lens[k],
+							    .count = b->count };
+				a += b->lens[k];
+				o++;
+			}
+			out[o - 1].kind = b->kind;
+			out[o - 1].target = b->target;
+			continue;
+		}
 		/* the rest of the block, its code read once */
 		if (b->ninsn - k > ncode) {
 			struct lpt_cov_insn *nc = realloc(code, (b->ninsn - k) * sizeof(*nc));
@@ -685,12 +784,43 @@ nomem:
 	return -1;
 }
 
+/* f->e_src and f->e_dst: the edges (sorted by source; @bydst by
+ * destination) met with the instructions in address order. 0 or -1
+ * (ENOMEM). */
+static int edge_insns(struct cov_flow *f, const struct cov_edges *acc,
+		      const uint32_t *bydst)
+{
+	size_t q = 0;
+
+	f->e_src = malloc((acc->n ? acc->n : 1) * sizeof(*f->e_src));
+	f->e_dst = malloc((acc->n ? acc->n : 1) * sizeof(*f->e_dst));
+	if (!f->e_src || !f->e_dst)
+		return -1;
+	for (size_t i = 0; i < acc->n; i++) {
+		uint64_t a = acc->e[i].src;
+
+		while (q < f->ninsn && f->insn[q].addr < a)
+			q++;
+		f->e_src[i] = q < f->ninsn && f->insn[q].addr == a ? (uint32_t)q : COV_NO_INSN;
+	}
+	q = 0;
+	for (size_t j = 0; j < acc->n; j++) {
+		uint32_t i = bydst[j];
+		uint64_t a = acc->e[i].dst;
+
+		while (q < f->ninsn && f->insn[q].addr < a)
+			q++;
+		f->e_dst[i] = q < f->ninsn && f->insn[q].addr == a ? (uint32_t)q : COV_NO_INSN;
+	}
+	return 0;
+}
+
 /* One distinct edge source. */
 struct src {
 	uint64_t addr;
 	uint64_t out;		/* the edges leaving it */
-	struct lpt_cov_insn in;
-	bool ok;		/* @in decoded */
+	uint8_t len, kind;	/* its instruction's */
+	bool ok;		/* @len, @kind known */
 	bool found;		/* among the blocks' instructions */
 };
 
@@ -733,11 +863,14 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 				q++;
 			if (q < rs.n && rs.r[q].addr == e->src) {
 				s->found = s->ok = true;
-				s->in = (struct lpt_cov_insn){ .addr = e->src, .len = rs.r[q].len,
-							       .kind = rs.r[q].kind,
-							       .target = rs.r[q].target };
+				s->len = rs.r[q].len;
+				s->kind = rs.r[q].kind;
 			} else {
-				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &s->in);
+				struct lpt_cov_insn in;
+
+				s->ok = !lpt_cov_insn_at(w->img, e->src, 64, &in);
+				s->len = in.len;
+				s->kind = in.kind;
 			}
 		}
 		srcs[nsrc - 1].out += e->count;
@@ -754,7 +887,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		for (j = i; j < acc->n && acc->e[bydst[j]].dst == d; j++) {
 			const struct lpt_cov_edge *e = &acc->e[bydst[j]];
 			const struct src *sr = &srcs[esrc[bydst[j]]];
-			uint8_t k = sr->in.kind;
+			uint8_t k = sr->kind;
 
 			if (sr->ok && (k == LPT_COV_INSN_CALL || k == LPT_COV_INSN_CALL_IND))
 				ccall += e->count;
@@ -762,7 +895,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 				cjump += e->count;
 			if (!sr->ok || (k != LPT_COV_INSN_RET && k != LPT_COV_INSN_CALL &&
 					k != LPT_COV_INSN_CALL_IND &&
-					!(k == LPT_COV_INSN_JCC && sr->in.addr + sr->in.len == d)))
+					!(k == LPT_COV_INSN_JCC && sr->addr + sr->len == d)))
 				clabel += e->count;
 		}
 		i = j;
@@ -785,14 +918,18 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		x->in_label += clabel;
 	}
 	for (size_t i = 0; i < nsrc; i++) {
+		struct lpt_cov_insn in;
 		struct cov_insn *x;
 
-		if (srcs[i].found || !srcs[i].ok)
+		/* no block reached it (the first branch of a trace): few,
+		 * decoded again here for the target */
+		if (srcs[i].found || !srcs[i].ok ||
+		    lpt_cov_insn_at(w->img, srcs[i].addr, 64, &in))
 			continue;
 		x = rec_new(&extra);
 		if (!x)
 			goto nomem;
-		rec_set(x, &srcs[i].in);
+		rec_set(x, &in);
 	}
 	if (extra.n) {
 		/* few: sorted, summed, merged in */
@@ -840,17 +977,23 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 			s++;
 		if (s < nsrc && srcs[s].addr == x->addr && x->count < srcs[s].out)
 			x->count = srcs[s].out;
-		if (x->count)
-			rs.r[k++] = *x;
+		if (!x->count)
+			continue;
+		if (k != i)
+			rs.r[k] = *x;
+		k++;
 	}
 	f->insn = rs.r;
 	f->ninsn = k;
+	if (edge_insns(f, acc, bydst))
+		goto nomem_kept;
 	free(extra.r);
 	free(srcs);
 	free(esrc);
 	return 0;
 nomem:
 	free(rs.r);
+nomem_kept:			/* f->insn is the caller's to free */
 	free(extra.r);
 	free(srcs);
 	free(esrc);
@@ -868,6 +1011,16 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	size_t cb = 0;
 
 	memset(f, 0, sizeof(*f));
+	/* room for a block per distinct destination and entry, and for their
+	 * branches (the table grows past half full): nothing grown on the
+	 * way in the usual case */
+	cb = acc->n + nentries + 1;
+	f->blk = malloc(cb * sizeof(*f->blk));
+	for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
+		;
+	bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
+	if (!f->blk || !bt.e)
+		goto nomem;
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
 			   offsetof(struct lpt_cov_edge, dst));
@@ -885,7 +1038,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			continue;
 		f->nomap += s.nomap;
 		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
-							 .ninsn = s.n }))
+							 .ninsn = s.n, .kind = s.kind,
+							 .target = s.target, .lens = s.lens }))
 			goto nomem;
 		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
 			goto nomem;
@@ -901,6 +1055,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	}
 	if (want_insns && insns(f, &w, acc, bydst))
 		goto nomem;
+	for (size_t i = 0; i < f->nblk; i++)
+		f->blk[i].lens = NULL;	/* the decoder's: may not live on */
 	free(bt.e);
 	free(bydst);
 	return 0;
@@ -929,6 +1085,8 @@ struct cov_insn *cov_flow_find(const struct cov_flow *f, uint64_t addr)
 
 void cov_flow_free(struct cov_flow *f)
 {
+	free(f->e_src);
+	free(f->e_dst);
 	free(f->insn);
 	free(f->blk);
 	memset(f, 0, sizeof(*f));

@@ -41,6 +41,15 @@ int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
  */
 int cov_edges_sort(struct cov_edges *acc);
 
+/**
+ * cov_sorted_idx() - the indices 0..@n-1 of the elements at @base (each
+ * @size bytes) in the order of the uint64_t key at byte @off of each,
+ * stably (equal keys keep their order): a radix sort, linear in @n.
+ *
+ * Return: the @n indices (free() them), or NULL (errno ENOMEM).
+ */
+uint32_t *cov_sorted_idx(size_t n, const void *base, size_t size, size_t off);
+
 /** cov_edges_free() - release @acc's memory; it is left empty. */
 void cov_edges_free(struct cov_edges *acc);
 
@@ -61,6 +70,13 @@ struct cov_block {
 	uint64_t start, end;	/* [start, end): its instructions */
 	uint64_t count;		/* times entered: the edges into @start */
 	uint32_t ninsn;
+	uint8_t kind;		/* enum lpt_cov_insn_kind of its last
+				 * instruction (OTHER: no branch ends it) */
+	uint64_t target;	/* that branch's direct target, else 0 */
+	const uint8_t *lens;	/* inside cov_flow_build() only: the
+				 * decoder's lengths of its instructions
+				 * (lpt_cov_block_lens()), or NULL; NULL
+				 * once it returns */
 };
 
 struct cov_flow {
@@ -69,7 +85,14 @@ struct cov_flow {
 	struct cov_block *blk;	/* sorted by start */
 	size_t nblk;
 	unsigned long nomap;	/* blocks cut short by missing code */
+	/* per edge of the sum cov_flow_build() was given (want_insns): the
+	 * index in @insn of its source and of its destination, COV_NO_INSN
+	 * where none ran there; the lines and functions of a tracefile are
+	 * counted per edge without a search per edge */
+	uint32_t *e_src, *e_dst;
 };
+
+#define COV_NO_INSN	UINT32_MAX
 
 /**
  * cov_flow_build() - instructions and blocks from edges.
@@ -83,8 +106,10 @@ struct cov_flow {
  *        edges, or NULL: the blocks its cache holds are taken from there
  *        (lpt_cov_block_at()) instead of decoding the code again; the
  *        result is the same either way.
- * @want_insns: fill f->insn (lcov); false: the blocks only (drcov), no
- *        instruction of a cached block is decoded.
+ * @want_insns: fill f->insn, f->e_src and f->e_dst (lcov); false: the
+ *        blocks only (drcov), no instruction of a cached block is decoded.
+ *        The instructions of a block the decoder cached with its lengths
+ *        (LPT_COV_F_LENS, lpt_cov_block_lens()) are not decoded again.
  *
  * Every edge's destination starts a block that runs to its first branch
  * (or to missing code, an invalid instruction, the end of a filter range);

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ struct lc {
 	Dwarf_Addr bias;	/* of the module being read */
 	bool nomem;
 	size_t near;		/* find_near()'s last index */
+	size_t row_near;	/* row_at()'s last row */
 	long walk_row;		/* line_at()'s last row, address, state */
 	uint64_t walk_addr;
 	bool walk_gap;
@@ -178,6 +180,26 @@ static long row_of(const struct lc *lc, uint64_t addr)
 	return (long)lo - 1;
 }
 
+/* row_of() for addresses that mostly come in increasing order (the
+ * instructions' lines): the last row found or a few after it before a
+ * binary search. */
+static long row_at(struct lc *lc, uint64_t addr)
+{
+	size_t i = lc->row_near;
+	long r;
+
+	for (unsigned int k = 0; i < lc->nrows && lc->rows[i].addr <= addr && k < 4; k++, i++) {
+		if (i + 1 == lc->nrows || lc->rows[i + 1].addr > addr) {
+			lc->row_near = i;
+			return (long)i;
+		}
+	}
+	r = row_of(lc, addr);
+	if (r >= 0)
+		lc->row_near = (size_t)r;
+	return r;
+}
+
 /* cov_flow_find() for addresses that mostly come in increasing order
  * (line_at(), find_branches()): a few steps on from the last one found
  * before a binary search. */
@@ -209,7 +231,7 @@ static const struct cov_insn *find_near(struct lc *lc, const struct cov_flow *f,
 static uint32_t line_at(struct lc *lc, const struct cov_flow *f,
 			const struct lpt_cov_image *img, uint64_t addr)
 {
-	long i = row_of(lc, addr);
+	long i = row_at(lc, addr);
 	struct lpt_cov_insn in;
 	bool gap = false;
 	uint64_t a;
@@ -420,19 +442,37 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static struct func *fn_at(const struct lc *lc, uint64_t addr)
+/*
+ * lc->fn in fn_cmp()'s order: by address in a radix sort (linear: a
+ * program's symbol table holds thousands), then each run of aliases (one
+ * address) by fn_cmp(), in place (a few). 0 or -1 (ENOMEM).
+ */
+static int sort_fns(struct lc *lc)
 {
-	size_t lo = 0, hi = lc->nfn;
+	uint32_t *idx = cov_sorted_idx(lc->nfn, lc->fn, sizeof(*lc->fn),
+				       offsetof(struct func, addr));
+	struct func *s = malloc(lc->nfn * sizeof(*s));
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (lc->fn[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!idx || !s) {
+		free(idx);
+		free(s);
+		return -1;
 	}
-	return lo < lc->nfn && lc->fn[lo].addr == addr ? &lc->fn[lo] : NULL;
+	for (size_t i = 0; i < lc->nfn; i++)
+		s[i] = lc->fn[idx[i]];
+	free(idx);
+	free(lc->fn);
+	lc->fn = s;
+	lc->cfn = lc->nfn;
+	for (size_t i = 1; i < lc->nfn; i++) {	/* insertion: stable */
+		struct func x = s[i];
+		size_t j = i;
+
+		for (; j > 0 && s[j - 1].addr == x.addr && fn_cmp(&s[j - 1], &x) > 0; j--)
+			s[j] = s[j - 1];
+		s[j] = x;
+	}
+	return 0;
 }
 
 /* The count of edge (src, dst) in the sorted sum. */
@@ -460,6 +500,11 @@ static uint64_t edge_count(const struct cov_edges *acc, uint64_t src, uint64_t d
 static void count_lines(struct lc *lc, struct cov_flow *f,
 			const struct cov_edges *acc, const struct lpt_cov_image *img)
 {
+	if (!lc->nrows) {	/* no line table: no line */
+		for (size_t i = 0; i < f->ninsn; i++)
+			f->insn[i].line = NO_LINE;
+		return;
+	}
 	for (size_t i = 0; i < f->ninsn; i++) {
 		struct cov_insn *x = &f->insn[i];
 		const struct cov_insn *p = i ? &f->insn[i - 1] : NULL;
@@ -477,11 +522,14 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 	}
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
-		const struct cov_insn *s, *d = cov_flow_find(f, e->dst);
+		const struct cov_insn *s, *d;
 
-		if (!d || d->line == NO_LINE)
+		if (f->e_dst[i] == COV_NO_INSN)
 			continue;
-		s = find_near(lc, f, e->src);	/* edges come by source */
+		d = &f->insn[f->e_dst[i]];
+		if (d->line == NO_LINE)
+			continue;
+		s = f->e_src[i] == COV_NO_INSN ? NULL : &f->insn[f->e_src[i]];
 		if (s && (s->kind == LPT_COV_INSN_RET || s->kind == LPT_COV_INSN_CALL ||
 			  s->kind == LPT_COV_INSN_CALL_IND))
 			continue;
@@ -492,21 +540,42 @@ static void count_lines(struct lc *lc, struct cov_flow *f,
 
 /* Function entries: calls to a function's first byte (recursive ones
  * too), and jumps to it from outside it (tail calls). */
-static void count_funcs(struct lc *lc, const struct cov_flow *f,
+static int count_funcs(struct lc *lc, const struct cov_flow *f,
 			const struct cov_edges *acc)
 {
+	uint32_t *fn_of;	/* per instruction: its function + 1, or 0 */
+	size_t q = 0;
+
+	if (!lc->nfn || !f->ninsn)
+		return 0;
+	fn_of = calloc(f->ninsn, sizeof(*fn_of));
+	if (!fn_of)
+		return -1;
+	/* the functions (by address, the first of aliases) met with the
+	 * instructions in address order: no search per edge */
+	for (size_t i = 0; i < lc->nfn; i++) {
+		if (i && lc->fn[i - 1].addr == lc->fn[i].addr)
+			continue;
+		while (q < f->ninsn && f->insn[q].addr < lc->fn[i].addr)
+			q++;
+		if (q < f->ninsn && f->insn[q].addr == lc->fn[i].addr)
+			fn_of[q] = (uint32_t)i + 1;
+	}
 	for (size_t i = 0; i < acc->n; i++) {
 		const struct lpt_cov_edge *e = &acc->e[i];
-		struct func *fn = fn_at(lc, e->dst);
+		struct func *fn;
 		const struct cov_insn *s;
 
-		if (!fn)
+		if (f->e_dst[i] == COV_NO_INSN || !fn_of[f->e_dst[i]])
 			continue;
-		s = find_near(lc, f, e->src);
+		fn = &lc->fn[fn_of[f->e_dst[i]] - 1];
+		s = f->e_src[i] == COV_NO_INSN ? NULL : &f->insn[f->e_src[i]];
 		if ((s && (s->kind == LPT_COV_INSN_CALL || s->kind == LPT_COV_INSN_CALL_IND)) ||
 		    e->src < fn->addr || e->src - fn->addr >= fn->size)
 			fn->count += e->count;
 	}
+	free(fn_of);
+	return 0;
 }
 
 /* Every conditional branch of the functions with lines, with its
@@ -715,16 +784,149 @@ static void free_order(struct order *ord)
 	free(ord->bfirst);
 }
 
+/* A function of a file without a line table, in one tracefile. */
+struct run_fn {
+	size_t path;		/* index into cov_lcov_run.path */
+	uint64_t off;		/* its address in the file (ELF st_value):
+				 * the same in every layout */
+	char *name;
+	uint64_t count;
+};
+
+struct cov_lcov_run {
+	char **path;		/* files with functions without a line, in
+				 * the order met */
+	bool *said;		/* per path: "no line table" said */
+	size_t npath;
+	struct run_fn *fn;
+	size_t nfn, cfn;
+	bool nomem;		/* a function not kept: its file's summary
+				 * may miss it */
+};
+
+struct cov_lcov_run *cov_lcov_run_alloc(void)
+{
+	return calloc(1, sizeof(struct cov_lcov_run));
+}
+
+void cov_lcov_run_free(struct cov_lcov_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->npath; i++)
+		free(run->path[i]);
+	for (size_t i = 0; i < run->nfn; i++)
+		free(run->fn[i].name);
+	free(run->path);
+	free(run->said);
+	free(run->fn);
+	free(run);
+}
+
+/* The index of @path in @run, added if new; -1 without memory. */
+static long run_path(struct cov_lcov_run *run, const char *path)
+{
+	char **n;
+	bool *sd;
+
+	for (size_t i = 0; i < run->npath; i++)
+		if (!strcmp(run->path[i], path))
+			return (long)i;
+	sd = realloc(run->said, (run->npath + 1) * sizeof(*sd));
+	if (!sd)
+		return -1;
+	run->said = sd;
+	sd[run->npath] = false;
+	n = realloc(run->path, (run->npath + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	run->path = n;
+	n[run->npath] = strdup(path);
+	if (!n[run->npath])
+		return -1;
+	return (long)run->npath++;
+}
+
+static int run_fn_cmp(const void *a, const void *b)
+{
+	const struct run_fn *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void cov_lcov_run_write(struct cov_lcov_run *run, FILE *sum)
+{
+	if (!run || !sum)
+		return;
+	if (run->nfn)
+		qsort(run->fn, run->nfn, sizeof(*run->fn), run_fn_cmp);
+	for (size_t p = 0, i = 0; p < run->npath; p++) {
+		size_t fnf = 0, fnh = 0;
+
+		while (i < run->nfn && run->fn[i].path == p) {
+			size_t j = i;
+			uint64_t c = 0;
+
+			for (; j < run->nfn && run->fn[j].path == p &&
+			       run->fn[j].off == run->fn[i].off; j++)
+				c += run->fn[j].count;
+			fnf++;
+			fnh += c > 0;
+			i = j;
+		}
+		if (fnf)
+			fprintf(sum, "Module '%s' (code without lines)\n"
+				"Functions executed:%.2f%% of %zu%s\n\n", run->path[p],
+				pct(fnh, fnf), fnf, run->nomem ? " (some left out: no memory)" : "");
+	}
+}
+
+/* The functions without a line of module @m (file @path) into @run;
+ * -1 without memory for the path. */
+static int run_add_fns(struct cov_lcov_run *run, const struct lc *lc, size_t m,
+		       const char *path, uint64_t base)
+{
+	long p = -1;
+
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
+		struct run_fn *n;
+
+		if (fn->mod != m || fn->line != NO_LINE ||
+		    (i && lc->fn[i - 1].addr == fn->addr))
+			continue;
+		if (p < 0 && (p = run_path(run, path)) < 0)
+			return -1;
+		n = grow(run->fn, &run->cfn, run->nfn, sizeof(*n));
+		if (n)
+			run->fn = n;
+		if (!n || !(n[run->nfn].name = strdup(fn->name))) {
+			run->nomem = true;
+			continue;
+		}
+		n[run->nfn].path = (size_t)p;
+		n[run->nfn].off = fn->addr - base;
+		n[run->nfn++].count = fn->count;
+	}
+	return 0;
+}
+
 int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn)
+		   const struct lpt_cov_image *img, const char *tn,
+		   struct cov_lcov_run *run)
 {
+	bool *noline = calloc(ms->nmod + 1, sizeof(*noline));
+	uint64_t *base = calloc(ms->nmod + 1, sizeof(*base));	/* dwfl's */
+
 	struct lc lc = { .walk_row = -1 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	uint32_t *lorder = NULL, *forder = NULL;
 	int ret = -1;
 
-	if (!dwfl)
+	if (!dwfl || !noline || !base)
 		goto nomem;
 	elf_version(EV_CURRENT);
 	for (size_t m = 0; m < ms->nmod; m++) {
@@ -741,23 +943,35 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		if (type != ET_EXEC && type != ET_DYN)
 			continue;	/* not ELF: a raw blob */
 		dwfl_report_begin_add(dwfl);
-		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1,
-				     (GElf_Addr)(type == ET_EXEC ? 0 : bias), true);
+		base[m] = (uint64_t)(type == ET_EXEC ? 0 : bias);
+		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1, (GElf_Addr)base[m], true);
 		dwfl_report_end(dwfl, NULL, NULL);
 		if (!dm)
 			continue;
 		nr = read_rows(&lc, dm);
 		if (nr < 0 || read_funcs(&lc, dm, m))
 			goto nomem;
-		if (!nr && sum)
+		if (nr)
+			continue;
+		noline[m] = true;
+		if (run) {
+			long p = run_path(run, mod->path);
+
+			if (p < 0)
+				goto nomem;
+			if (run->said[p])
+				continue;	/* said once a run */
+			run->said[p] = true;
+		}
+		if (sum)
 			fprintf(sum, "%s: %s: no line table (no DWARF .debug_line): "
 				"function coverage only, in this summary\n", prog,
 				mod->path);
 	}
 	if (lc.nrows)
 		qsort(lc.rows, lc.nrows, sizeof(*lc.rows), row_cmp);
-	if (lc.nfn)
-		qsort(lc.fn, lc.nfn, sizeof(*lc.fn), fn_cmp);
+	if (lc.nfn && sort_fns(&lc))
+		goto nomem;
 	if (lc.ndecl)
 		qsort(lc.decl, lc.ndecl, sizeof(*lc.decl), decl_cmp);
 	for (size_t i = 0; i < lc.nfn; i++) {
@@ -766,7 +980,8 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 			lc.fn[i].line = line_of(&lc, lc.fn[i].addr);
 	}
 	count_lines(&lc, f, acc, img);
-	count_funcs(&lc, f, acc);
+	if (count_funcs(&lc, f, acc))
+		goto nomem;
 	if (find_branches(&lc, f, acc, img))
 		goto nomem;
 
@@ -812,8 +1027,12 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 	for (size_t i = 0; i < lc.nfiles; i++)
 		write_file(out, NULL, &lc, forder[i], &ord, tn);
 	free_order(&ord);
-	/* modules without lines: their functions in the summary */
-	for (size_t m = 0; sum && m < ms->nmod; m++) {
+	/* functions without lines: in the run's summary */
+	for (size_t m = 0; run && m < ms->nmod; m++)
+		if (run_add_fns(run, &lc, m, ms->mod[m].path, base[m]))
+			goto nomem;
+	/* or in this summary */
+	for (size_t m = 0; !run && sum && m < ms->nmod; m++) {
 		size_t fnf = 0, fnh = 0;
 
 		for (size_t i = 0; i < lc.nfn; i++)
@@ -843,6 +1062,8 @@ out:
 	free(lc.decl);
 	free(lorder);
 	free(forder);
+	free(noline);
+	free(base);
 	if (dwfl)
 		dwfl_end(dwfl);
 	return ret;

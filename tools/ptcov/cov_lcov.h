@@ -17,6 +17,29 @@
 #include "tools/ptcov/cov_flow.h"
 #include "tools/ptcov/cov_module.h"
 
+/*
+ * What a run of several tracefiles (captures of several layouts, each its
+ * own cov_lcov_write()) says once: the files without a line table, named
+ * once a run, and their functions' coverage, summed over the run.
+ */
+struct cov_lcov_run;
+
+/** cov_lcov_run_alloc() - an empty run; NULL with errno ENOMEM. */
+struct cov_lcov_run *cov_lcov_run_alloc(void);
+
+/**
+ * cov_lcov_run_write() - the summary of the functions without a line
+ * (those of a file without a line table, or outside its table): per file
+ * ("Module 'PATH' (code without lines)") the functions executed of them,
+ * one executed in any of the run's tracefiles counted once.
+ * @run: the run.
+ * @sum: where to write (the summary's stream).
+ */
+void cov_lcov_run_write(struct cov_lcov_run *run, FILE *sum);
+
+/** cov_lcov_run_free() - release @run (NULL: nothing). */
+void cov_lcov_run_free(struct cov_lcov_run *run);
+
 /**
  * cov_lcov_write() - write an lcov tracefile and a summary.
  * @out:   the tracefile, or NULL for the summary only.
@@ -25,15 +48,20 @@
  *         line table, once) go here too.
  * @prog:  prefix of notes.
  * @f:     instructions (cov_flow_build()); their @line fields are used.
- * @acc:   the summed edges, sorted.
+ * @acc:   the summed edges, sorted: the sum @f was built from
+ *         (cov_flow_build() with want_insns; f->e_src, f->e_dst).
  * @ms:    the modules: each ELF file's symbols and lines are read.
  * @img:   the code, for the conditional branches of functions not run.
  * @tn:    the test name (TN:), may be empty.
+ * @run:   the run this tracefile is part of: a file without a line table
+ *         is named on @sum once a run, its functions' coverage is added
+ *         to the run (cov_lcov_run_write() says it); NULL: both said here.
  *
  * Return: 0, or -1 with errno set (ENOMEM, a write error).
  */
 int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn);
+		   const struct lpt_cov_image *img, const char *tn,
+		   struct cov_lcov_run *run);
 
 #endif /* LWPT_TOOLS_PTCOV_LCOV_H */

@@ -60,49 +60,25 @@ long cov_modules_find(const struct cov_modules *ms, uint64_t addr)
 	return best;
 }
 
-static void hex(char *out, const uint8_t *id, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * n] = '\0';
-}
-
 bool cov_modules_build_id_ok(struct cov_modules *ms, const struct ptcap_map *m,
 			     const char *path)
 {
-	uint8_t id[PTCAP_BUILD_ID_MAX], n = 0;
-	char want[2 * PTCAP_BUILD_ID_MAX + 1], have[2 * PTCAP_BUILD_ID_MAX + 1];
-	const char *prog = ms->prog ? ms->prog : "ptcov";
-	char **said;
+	int r;
 
-	if (lpt_cov_build_id_check(m, path, id, &n) != 1)
+	if (!ms->bids)
+		ms->bids = lpt_cov_build_ids_alloc(ms->prog ? ms->prog : "ptcov", stderr,
+						   ms->any_build_id ?
+						   LPT_COV_BUILD_IDS_F_FORCE : 0);
+	if (!ms->bids)		/* no memory: the file's check is not made */
 		return true;
-	for (size_t i = 0; i < ms->nsaid; i++)
-		if (!strcmp(ms->said[i], path))
-			return ms->any_build_id;
-	said = realloc(ms->said, (ms->nsaid + 1) * sizeof(*said));
-	if (said) {
-		ms->said = said;
-		said[ms->nsaid] = strdup(path);
-		ms->nsaid += said[ms->nsaid] != NULL;
-	}
-	hex(want, m->build_id, m->build_id_size);
-	hex(have, id, n);
-	if (!ms->any_build_id)
-		ms->refused++;
-	fprintf(stderr, "%s: %s%s: build-id %s recorded in the capture, the file has %s%s: "
-		"not the binary that was traced: %s\n", prog,
-		ms->any_build_id ? "warning: " : "", path, want, n ? "" : "none", have,
-		ms->any_build_id ? "used anyway (--force)" :
-		"left out (rebuild it as it was, or --force to use it anyway)");
-	return ms->any_build_id;
+	r = lpt_cov_build_ids_use(ms->bids, m, path);
+	ms->refused = lpt_cov_build_ids_refused(ms->bids);
+	return r != 0;
 }
 
 void cov_modules_free(struct cov_modules *ms)
 {
-	for (size_t i = 0; i < ms->nsaid; i++)
-		free(ms->said[i]);
-	free(ms->said);
+	lpt_cov_build_ids_free(ms->bids);
 	for (size_t i = 0; i < ms->nmod; i++)
 		free(ms->mod[i].path);
 	free(ms->mod);

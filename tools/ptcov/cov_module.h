@@ -25,6 +25,8 @@ struct cov_module {
 	bool synthetic;		/* no file: code from a page cache or a copy */
 };
 
+struct lpt_cov_build_ids;
+
 struct cov_modules {
 	struct cov_module *mod;
 	size_t nmod;
@@ -35,20 +37,20 @@ struct cov_modules {
 				 * the recorded one (a warning) */
 	const char *prog;	/* messages' prefix; NULL: "ptcov" */
 	unsigned long refused;	/* files left out for their build-id */
-	char **said;		/* paths whose build-id was reported */
-	size_t nsaid;
+	struct lpt_cov_build_ids *bids;	/* libpt's verdicts, made at the
+					 * first check */
 };
 
 struct ptcap_map;
 
 /**
  * cov_modules_build_id_ok() - may the file @path of maps line @m be used?
- * Its GNU build-id is compared with the one the capture recorded
- * (lpt_cov_build_id_check(); nothing recorded: yes). When it differs,
- * an error on stderr names @path and both ids (once per path) and the
- * file is refused (ms->refused counts it), unless ms->any_build_id (a
- * warning; used). A file that cannot be read is not refused here: loading
- * it says why.
+ * libpt's verdict (lpt_cov_build_ids_use(), ptflow's too): its GNU
+ * build-id is compared with the one the capture recorded (nothing
+ * recorded: yes). When it differs, an error on stderr names @path and
+ * both ids (once per path) and the file is refused (ms->refused counts
+ * it), unless ms->any_build_id (a warning; used). A file that cannot be
+ * read is not refused here: loading it says why.
  * @ms:   the modules (what was said, the flags).
  * @m:    the maps line.
  * @path: the file as opened (below the capture directory if relative).

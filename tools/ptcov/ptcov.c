@@ -119,6 +119,7 @@ struct opts {
 	struct cov_modules mods;	/* the files of --elf, --raw */
 	struct cov_edges acc;		/* edges of the capture, summed */
 	struct cov_merge *lcov;		/* lcov of all captures */
+	struct cov_lcov_run *run;	/* what all their lcov say once */
 	struct cov_drcov *drcov;	/* blocks of all captures */
 	/* the captures whose edges o->acc sums: of one address-space layout,
 	 * so their edges add before the blocks and lines are made once */
@@ -600,7 +601,7 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 		mem = open_memstream(&text, &len);
 		ret = -1;
 		if (mem && !cov_lcov_write(mem, stderr, prog, &f, &o->acc, mods, img,
-					   o->tn) && !fclose(mem)) {
+					   o->tn, o->run) && !fclose(mem)) {
 			mem = NULL;
 			ret = cov_merge_add(o->lcov, text, len) ? -1 : 0;
 		}
@@ -631,6 +632,8 @@ static int write_output(struct opts *o)
 		ret = cov_drcov_write(o->drcov, out);
 	else
 		ret = cov_merge_write(o->lcov, out, stderr, o->tn, o->all_sources);
+	if (o->format == FMT_LCOV)	/* functions without lines, summed */
+		cov_lcov_run_write(o->run, stderr);
 	if (o->output && fclose(out))
 		ret = -1;
 	if (ret)
@@ -971,8 +974,9 @@ int main(int argc, char **argv)
 	lpt_cov_config_init(&o.cfg);
 	o.img = lpt_cov_image_alloc();
 	o.lcov = cov_merge_alloc();
+	o.run = cov_lcov_run_alloc();
 	o.drcov = cov_drcov_alloc();
-	if (!o.img || !o.lcov || !o.drcov) {
+	if (!o.img || !o.lcov || !o.run || !o.drcov) {
 		perror(prog);
 		st = EXIT_ERR;
 		goto out;
@@ -1132,6 +1136,8 @@ int main(int argc, char **argv)
 		o.jobs = 1;	/* they measure one decoder */
 	if (o.edges || o.format != FMT_EDGES)
 		o.cfg.flags |= LPT_COV_F_EDGES;
+	if (o.format == FMT_LCOV)	/* the instructions from the decoder's blocks */
+		o.cfg.flags |= LPT_COV_F_LENS;
 	map = calloc(1, o.cfg.map_size);
 	all = calloc(1, o.cfg.map_size);
 	if (!map || !all) {
@@ -1212,6 +1218,7 @@ out:
 	lpt_cov_image_free(o.pend_img);
 	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);
+	cov_lcov_run_free(o.run);
 	cov_drcov_free(o.drcov);
 	free(o.pts);
 	free(o.dirs);

@@ -28,6 +28,7 @@
 #include <lwpt/perf_data.h>
 #include <lwpt/capture_src.h>
 #include <lwpt/ptcap_dir.h>
+#include "tools/ptflow/ptflow_buildid.h"
 #include "tools/ptflow/ptflow_decode.h"
 #include "tools/ptflow/ptflow_flow.h"
 #include "tools/ptflow/ptflow_image.h"
@@ -72,6 +73,10 @@ static void usage(FILE *f, const char *prog)
 "                                       decompress to <size> bytes (K, M, G):\n"
 "                                       default 64x their size + 1 MiB, <= 1 GiB.\n"
 "  --vmlinux <file>, -k <file>          the kernel's code for a perf.data.\n"
+"  --force                              decode with a file whose build-id is\n"
+"                                       not the one the capture recorded (a\n"
+"                                       rebuilt binary; a warning): else the\n"
+"                                       capture is refused, both ids named.\n"
 "  --jitdump <file>                     load the code and names of a jitdump\n"
 "                                       (jit-<pid>.dump, perf's format).\n"
 "  --perf-map <file>                    names of JIT code (/tmp/perf-<pid>.map).\n"
@@ -440,6 +445,9 @@ static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 			(void)add_jitdump(pf, path);
 			continue;
 		}
+		/* Another binary than the one traced: refused. */
+		if (!ptflow_buildid_use(pf, m, path))
+			continue;
 		/* A mapping we cannot load only costs decode errors later. */
 		err = ptflow_image_add_raw(pf->image, pf->iscache, path,
 					   m->offset, m->size, m->start);
@@ -452,7 +460,7 @@ static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 			fprintf(stderr, "%s: out of memory\n", pf->prog);
 	}
 	ptcap_maps_free(&maps);
-	return 0;
+	return ptflow_buildid_refuse(pf, lpt_capsrc_path(src));
 }
 
 /*
@@ -792,6 +800,10 @@ int main(int argc, char **argv)
 		}
 		if (set_flag(&pf.opt, a))
 			continue;
+		if (!strcmp(a, "--force")) {	/* ptflow_buildid.h */
+			pf.force_build_id = true;
+			continue;
+		}
 		v = opt_value(argc, argv, &i, "--export", &m);
 		if (m) {
 			if (!v || strcmp(v, "chrome")) {
@@ -987,6 +999,7 @@ int main(int argc, char **argv)
 		so.max_decompressed = max_decompressed;
 		so.err = stderr;
 		so.prog = pf.prog;
+		so.flags = pf.force_build_id ? LPT_CAPSRC_ANY_BUILD_ID : 0;
 		r = lpt_capsrc_open(dir_arg, &so, &src);
 		if (r == LPT_CAPSRC_NOT_CAPTURE) {
 			/* A raw trace given as the directory (issue 16
@@ -1076,6 +1089,7 @@ out:
 	}
 	/* The views keep names of the processes' symbols until written. */
 	ptflow_sys_free(sys, &pf);
+	ptflow_buildid_free(&pf);
 	ptflow_fini(&pf);
 	ptflow_image_forget();
 	lpt_capsrc_close(src);

@@ -80,6 +80,8 @@ struct ptflow_params {
 	struct ptcap_addr_range addr[PTCAP_ADDR_RANGES];
 };
 
+struct lpt_cov_build_ids;
+
 /* A decoding session; set up with ptflow_init(), torn down by ptflow_fini. */
 struct ptflow {
 	const char *prog;		/* prefix of error messages */
@@ -153,6 +155,9 @@ struct ptflow {
 	/* The synthetic trace being decoded after a skipped span, or NULL. */
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
+	/* Build-ids (ptflow_buildid.h): --force, libpt's verdicts. */
+	bool force_build_id;
+	struct lpt_cov_build_ids *bids;
 };
 
 /* What @span_cb wants done with the span the decoder enters. */

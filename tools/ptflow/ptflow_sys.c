@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/ptflow/ptflow_buildid.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_split.h"
 
@@ -191,6 +192,15 @@ static struct sys_image *sys_image(struct ptflow_sys *sys, struct ptflow *pf, si
 	err = lpt_capsrc_process_maps(sys->src, k, &im->maps);
 	if (err) {
 		sys_error(pf, sys->src, err);
+		pf->unreadable++;
+		return NULL;
+	}
+	/* a file of another build-id than recorded (said): the process's
+	 * pieces are not decoded, unless --force (ptflow_buildid.h) */
+	for (i = 0; i < im->maps.nmaps; i++)
+		if (!ptflow_buildid_use(pf, &im->maps.map[i], im->maps.map[i].path))
+			break;
+	if (i < im->maps.nmaps) {
 		pf->unreadable++;
 		return NULL;
 	}

@@ -20,7 +20,11 @@
 #     ptflow's instruction flow of the same traces;
 #  5. a stripped binary: function coverage, the file without a line table
 #     named once; kAFL's Unzip page cache as drcov; the first missing page
-#     named first.
+#     named first;
+#  6. perf.data: the edges and blocks of its page cache;
+#  7. a separate debug-info file (.gnu_debuglink): there, prog2's
+#     tracefile; missing, function and address (drcov) coverage and the
+#     file named once, over two layouts too.
 set -u
 
 # here, root, O, shared, pass, fail, finish
@@ -192,4 +196,51 @@ if [ -f "$kafl/Unzip.perf.data" ] && [ -f "$data/Unzip__trace.pt" ]; then
 		grep -q "1 modules, 561 blocks" pdr.txt && pass ||
 		fail "perf.data drcov: $(cat pdr.txt)"
 fi
+
+# 7. a missing debug-info file (issue 35 "Errors"): prog2's DWARF in a
+# separate file (objcopy --only-keep-debug, .gnu_debuglink), as
+# distributions ship it. With the file: the same tracefile as prog2's.
+# Without it: function coverage in the summary and address coverage
+# (drcov: the same blocks as prog2's), the file named once as the one
+# without a line table, also over captures of two layouts (two groups).
+objcopy --only-keep-debug prog2 dl.debug && strip --strip-debug -o dl prog2 &&
+	objcopy --add-gnu-debuglink=dl.debug dl || fail "objcopy, strip: a debuglink"
+"$PTCOV" --format=lcov -o ref.info --elf prog2 --pt o1.pt --pt o2.pt 2>/dev/null
+"$PTCOV" --format=lcov -o dl.info --elf dl --pt o1.pt --pt o2.pt 2>dl.err && pass ||
+	fail "debug file there: $(cat dl.err)"
+grep -q "no line table" dl.err && fail "debug file there: $(cat dl.err)" || pass
+[ -s ref.info ] && cmp -s ref.info dl.info && pass ||
+	fail "debug file there: not prog2's tracefile"
+mv dl.debug dl.debug.gone
+"$PTCOV" --format=lcov -o nodl.info --elf dl --pt o1.pt --pt o2.pt 2>nodl.err && pass ||
+	fail "debug file missing: exit: $(cat nodl.err)"
+[ "$(grep -c "dl: no line table" nodl.err)" = 1 ] && pass ||
+	fail "debug file missing: named once: $(cat nodl.err)"
+grep -A1 "^Module 'dl' (code without lines)" nodl.err | grep -q "Functions executed:" &&
+	pass || fail "debug file missing: function coverage: $(cat nodl.err)"
+[ -s nodl.info ] && fail "debug file missing: a record without lines" || pass
+"$PTCOV" --format=drcov -o ref.drcov --elf prog2 --pt o1.pt --pt o2.pt 2>/dev/null
+"$PTCOV" --format=drcov -o nodl.drcov --elf dl --pt o1.pt --pt o2.pt 2>/dev/null &&
+	python3 "$here/drcov_check.py" ref.drcov > ref.dr && python3 "$here/drcov_check.py" \
+	nodl.drcov > nodl.dr && [ -s ref.dr ] && cmp -s ref.dr nodl.dr && pass ||
+	fail "debug file missing: drcov blocks: $(cat ref.dr nodl.dr)"
+for c in ca cb; do
+	mkdir $c && printf 'lwpt-ptcap-config 1\n' > $c/config
+done
+"$STEP" -m ca/maps ca/tid100.pt "$tmp/dl" abc12 >/dev/null 2>&1
+"$STEP" -m cb/maps cb/tid100.pt "$tmp/dl" "" >/dev/null 2>&1
+# another layout (a second file mapped): another group, the same dl
+head -c 4096 /dev/zero > blob && echo "0x10000000 0x10001000 0x0 $tmp/blob" >> cb/maps
+"$PTCOV" --format=lcov -o one.info ca 2>one.err
+"$PTCOV" --format=lcov -o two.info ca cb 2>two.err && pass ||
+	fail "two layouts: $(cat two.err)"
+[ "$(grep -c "dl: no line table" two.err)" = 1 ] &&
+	[ "$(grep -c "^Module '$tmp/dl'" two.err)" = 1 ] && pass ||
+	fail "two layouts: named once, one summary: $(cat two.err)"
+total() { grep -A1 "^Module '$tmp/dl'" "$1" | sed -n 's/.*% of \([0-9]*\)$/\1/p'; }
+hit() { grep -A1 "^Module '$tmp/dl'" "$1" | sed -n 's/.*executed:\([0-9.]*\)%.*/\1/p'; }
+[ -n "$(total one.err)" ] && [ "$(total one.err)" = "$(total two.err)" ] &&
+	awk -v a="$(hit one.err)" -v b="$(hit two.err)" 'BEGIN { exit !(b >= a && b > 0) }' &&
+	pass || fail "two layouts: the functions summed: $(cat one.err two.err)"
+mv dl.debug.gone dl.debug
 finish

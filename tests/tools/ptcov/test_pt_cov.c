@@ -221,6 +221,91 @@ START_TEST(real_blocks)
 }
 END_TEST
 
+/* LPT_COV_F_LENS: every cached block's lengths (lpt_cov_block_lens())
+ * are those lpt_cov_insns_at() reads for its code; the edges are the
+ * same with and without the flag; without it no lengths. */
+struct lens_check {
+	const struct lpt_cov *cov, *plain;
+	const struct lpt_cov_image *img;
+	long n;
+};
+
+static int check_lens(void *ctx, const struct lpt_cov_block *b)
+{
+	struct lens_check *k = ctx;
+	struct lpt_cov_block again;
+	const uint8_t *lens = (const uint8_t *)1;
+	struct lpt_cov_insn *in;
+	long got;
+
+	k->n++;
+	ck_assert_int_eq(lpt_cov_block_lens(k->cov, b->start, b->mode, &again, &lens), 1);
+	ck_assert_mem_eq(&again, b, sizeof(*b));
+	if (!b->ninsn) {
+		ck_assert_ptr_null(lens);
+		return 0;
+	}
+	ck_assert_ptr_nonnull(lens);
+	in = calloc(b->ninsn, sizeof(*in));
+	got = lpt_cov_insns_at(k->img, b->start, b->mode, in, b->ninsn);
+	ck_assert_int_eq(got, (long)b->ninsn);
+	for (uint32_t i = 0; i < b->ninsn; i++)
+		ck_assert_uint_eq(lens[i], in[i].len);
+	free(in);
+	/* the decoder without the flag: the block, no lengths */
+	if (lpt_cov_block_lens(k->plain, b->start, b->mode, &again, &lens) == 1) {
+		ck_assert_mem_eq(&again, b, sizeof(*b));
+		ck_assert_ptr_null(lens);
+	}
+	return 0;
+}
+
+START_TEST(real_block_lens)
+{
+	const struct real *r = &reals[_i];
+	size_t len;
+	uint8_t *trace;
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov *cov, *plain;
+	struct lpt_cov_block b;
+	const struct lpt_cov_edge *e, *pe;
+	const uint8_t *lens;
+	long n, pn;
+
+	trace = real_trace_read(r->file, &len);
+	if (!trace) {
+		lpt_cov_image_free(img);
+		return;
+	}
+	ck_assert_int_eq(real_code_load(r->name, NULL, img), 0);
+	cov = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_LENS, r->start, r->end);
+	plain = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
+	ck_assert_ptr_nonnull(cov);
+	ck_assert_int_eq(lpt_cov_block_lens(cov, r->start, 64, &b, &lens), 0);	/* empty */
+	for (int round = 0; round < 2; round++) {	/* cold, then warm */
+		ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
+		ck_assert_int_eq(lpt_cov_decode(plain, trace, len, NULL), 0);
+		n = lpt_cov_edges(cov, &e);
+		pn = lpt_cov_edges(plain, &pe);
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_eq(n, pn);
+		ck_assert_mem_eq(e, pe, (size_t)n * sizeof(*e));
+		struct lens_check k = { cov, plain, img, 0 };
+
+		ck_assert_int_eq(lpt_cov_blocks(cov, check_lens, &k), k.n);
+		ck_assert_int_gt(k.n, 0);
+	}
+	ck_assert_int_eq(lpt_cov_block_lens(NULL, 0, 64, &b, &lens), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_block_lens(cov, 0, 8, &b, &lens), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_block_lens(cov, 0, 64, NULL, &lens), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_cov_block_lens(cov, 0, 64, &b, NULL), LPT_ERR_INVALID);
+	lpt_cov_free(cov);
+	lpt_cov_free(plain);
+	lpt_cov_image_free(img);
+	free(trace);
+}
+END_TEST
+
 /* A trace cut anywhere (a packet cut at the end: the trace ends there)
  * still has libipt's edges. */
 START_TEST(truncated_edges)
@@ -1212,6 +1297,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, real_edges_and_hash, 0, REAL_NTRACES);
 	tcase_add_loop_test(tc, real_blocks, 0, REAL_NTRACES);
+	tcase_add_loop_test(tc, real_block_lens, 0, REAL_NTRACES);
 	tcase_add_test(tc, truncated_edges);
 	tcase_add_test(tc, synth_ovf_in_tnt_run);
 	tcase_add_test(tc, synth_tsx_abort);

@@ -88,3 +88,8 @@ fuzz_flow_SRCS := tests/tools/ptflow/fuzz_flow.c tools/ptflow/ptflow_decode.c \
 fuzz_flow_LDLIBS := -lipt -lcapstone -ldw -lelf -lzstd
 fuzz_flow_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/libxdc/*.pt)
 fuzz_flow_MAXLEN := 4096
+
+# Build-ids (issue 35 "Errors"): a capture whose binary was rebuilt since
+# is refused with both ids, the words ptcov uses (libpt's verdict); --force
+# decodes; perf.data through libpt's code lookup.
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_buildid.sh
