@@ -295,22 +295,37 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	return status(f);
 }
 
-int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
+/*
+ * The head of the queue when it is an item of @kind (the preamble of
+ * lpt_flow_next() and lpt_flow_event()): *@it set and 0, else the error
+ * to return (NULL @out, not synced, out of memory, another kind next).
+ */
+static int q_head(struct lpt_flow *f, const void *out, enum flow_item_kind kind,
+		  const struct flow_item **it)
 {
-	const struct flow_item *it;
-	uint64_t a;
 	int err;
 
-	if (!f || !blk)
+	if (!f || !out)
 		return LPT_ERR_INVALID;
 	if (!f->synced)
 		return LPT_ERR_NOSYNC;
 	err = fill(f, 1);
 	if (err)
 		return err;
-	if (!f->n || f->q[f->head].kind != FI_BLOCK)
+	if (!f->n || f->q[f->head].kind != kind)
 		return LPT_ERR_BAD_CONTEXT;
-	it = &f->q[f->head];
+	*it = &f->q[f->head];
+	return 0;
+}
+
+int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
+{
+	const struct flow_item *it;
+	uint64_t a;
+	int err = q_head(f, blk, FI_BLOCK, &it);
+
+	if (err)
+		return err;
 	blk->ip = it->a;
 	blk->ninsn = it->n;
 	blk->mode = it->mode;
@@ -339,18 +354,10 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 {
 	const struct flow_item *it;
-	int err;
+	int err = q_head(f, ev, FI_EVENT, &it);
 
-	if (!f || !ev)
-		return LPT_ERR_INVALID;
-	if (!f->synced)
-		return LPT_ERR_NOSYNC;
-	err = fill(f, 1);
 	if (err)
 		return err;
-	if (!f->n || f->q[f->head].kind != FI_EVENT)
-		return LPT_ERR_BAD_CONTEXT;
-	it = &f->q[f->head];
 	memset(ev, 0, sizeof(*ev));
 	switch (it->type) {
 	case COV_EV_ENABLED:
