@@ -105,10 +105,10 @@ static void usage(FILE *f, const char *prog)
 "                                       a system-wide capture (ptcap -a).\n"
 "  --engine=libipt|lwpt                 the decoder: libipt's instruction\n"
 "                                       decoder (the default), or libpt's flow\n"
-"                                       engine (the listing, --calls, --report,\n"
-"                                       --export; --time, --offset, the views\n"
-"                                       of a trace with time and system-wide\n"
-"                                       captures with libipt, said on stderr).\n"
+"                                       engine (the listing, --time, --calls,\n"
+"                                       --report, --export; --offset and\n"
+"                                       system-wide captures with libipt, said\n"
+"                                       on stderr).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
