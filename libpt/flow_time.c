@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include <lwpt/pt_packets.h>
 #include <lwpt/pt_pkt.h>
 
 void flow_clock_reset(struct flow_clock *k, const uint8_t *pos, const uint8_t *end)
@@ -126,7 +127,26 @@ bool flow_clock_advance(struct flow_clock *k, const uint8_t *to)
 		to = k->end;
 	while (k->pos < to) {
 		struct lpt_packet pkt;
-		int n = lpt_pkt_decode(k->pos, (size_t)(k->end - k->pos), NULL, &pkt, 0);
+		uint8_t b = *k->pos, ipc = b & PT_OPM_IP, ipb = b >> PT_IPBYTES_SHIFT;
+		int n;
+
+		/* the hot ones without decoding: TNT.8, PAD, the TIP family */
+		if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT) {
+			k->pos++;
+			continue;
+		}
+		if ((ipc == PT_OPC_TIP || ipc == PT_OPC_TIP_PGE || ipc == PT_OPC_TIP_PGD ||
+		     ipc == PT_OPC_FUP) && ipb != PT_IPBYTES_RSVD_5 &&
+		    ipb != PT_IPBYTES_RSVD_7 &&
+		    (size_t)(k->end - k->pos) > PT_IPBYTES_PAYLOAD_SIZE(ipb)) {
+			if (ipc != PT_OPC_FUP)
+				k->fup = false;
+			else if (!k->in_psb)
+				k->fup = true;
+			k->pos += 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+			continue;
+		}
+		n = lpt_pkt_decode(k->pos, (size_t)(k->end - k->pos), NULL, &pkt, 0);
 
 		if (n <= 0) {	/* not a packet: the walk resynchronises */
 			k->pos = to;
