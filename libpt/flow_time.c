@@ -100,10 +100,15 @@ static bool apply(struct flow_clock *k, const struct lpt_packet *pkt)
 		if (!k->in_psb)
 			k->fup = true;
 		return false;
+	case LPT_PKT_OVF:
+		/* pt_qry_decode_ovf(): the decoder reset, the time kept,
+		 * the calibration not */
+		lpt_tcal_init(&k->tcal);
+		k->fup = false;
+		return false;
 	case LPT_PKT_TIP:
 	case LPT_PKT_TIP_PGE:
 	case LPT_PKT_TIP_PGD:
-	case LPT_PKT_OVF:
 		k->fup = false;
 		return false;
 	case LPT_PKT_PWRE:
