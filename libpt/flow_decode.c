@@ -42,6 +42,8 @@ struct flow_item {
 	uint64_t tsc;		/* time of the item (a block's instructions
 				 * but the last) */
 	uint64_t tsc_end;	/* FI_BLOCK: the last instruction's time */
+	uint64_t pos;		/* libipt's trace offset before the call
+				 * that returns the item */
 };
 
 struct lpt_flow {
@@ -62,6 +64,7 @@ struct lpt_flow {
 	const uint8_t *trace;
 	struct flow_clock clk;
 	uint64_t vis;		/* libipt's pt_insn_time() now */
+	uint64_t vis_pos;	/* libipt's pt_insn_get_offset() now */
 	size_t npend;		/* items at the queue's tail whose time waits
 				 * for the next packet libipt queries */
 	bool pend_q;		/* the first of them is the query item (its
@@ -109,6 +112,7 @@ static void on_insns(void *ctx, uint64_t start, uint64_t last,
 	memset(it, 0, sizeof(*it));
 	it->kind = FI_BLOCK;
 	it->tsc = it->tsc_end = f->vis;
+	it->pos = f->vis_pos;
 	it->mode = mode;
 	it->end = (uint8_t)end;
 	it->n = n;
@@ -133,6 +137,7 @@ static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 	memset(it, 0, sizeof(*it));
 	it->kind = FI_EVENT;
 	it->tsc = it->tsc_end = f->vis;
+	it->pos = f->vis_pos;
 	it->type = (uint8_t)type;
 	it->supp = suppressed;
 	it->err = err;
@@ -246,6 +251,8 @@ static void time_step(struct lpt_flow *f, size_t k0)
 {
 	const uint8_t *to = f->trace + cov_flow_offset(f->cov);
 	size_t first_q = SIZE_MAX, last_q = SIZE_MAX, from = k0 - f->npend;
+	uint64_t p0 = (uint64_t)(f->clk.pos - f->trace), pa, cur;
+	size_t nev = 0, last_ev = SIZE_MAX, qb = SIZE_MAX;
 	bool resync = false, publish;
 	uint64_t t;
 
@@ -258,6 +265,12 @@ static void time_step(struct lpt_flow *f, size_t k0)
 			if (first_q == SIZE_MAX)
 				first_q = i;
 			last_q = i;
+			if (it->kind == FI_EVENT) {
+				nev++;
+				last_ev = i;
+			} else if (nev && qb == SIZE_MAX) {
+				qb = i;	/* a TIP an event bound to, then read */
+			}
 		}
 	}
 	if (resync) {	/* the items keep the time they were queued with */
@@ -265,36 +278,57 @@ static void time_step(struct lpt_flow *f, size_t k0)
 		f->pend_q = false;
 		f->vis = 0;
 		flow_clock_reset(&f->clk, to, f->clk.end);
+		f->vis_pos = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
 		return;
 	}
 	publish = flow_clock_advance(&f->clk, to);
 	t = flow_clock_tsc(&f->clk);
+	pa = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
 	for (size_t i = k0; i < f->n && !publish; i++)
 		publish = q_at(f, i)->kind == FI_EVENT;
 	if (publish) {
-		/* the event fetched after the last query: its time from
-		 * there on, the pending items' too */
+		/*
+		 * The event fetched after the last query: its time and the
+		 * position after it from there on, the pending items' too.
+		 * Events published at one packet leave it unread but for
+		 * the last (the call before that one reads it, fetching it);
+		 * a TIP that events bind to is read by its branch's call.
+		 */
+		cur = nev > 1 || qb != SIZE_MAX || f->clk.psbend_held ? p0 : pa;
 		for (size_t i = from; i < f->n; i++) {
 			struct flow_item *it = q_at(f, i);
 
-			if (i == from && f->pend_q && i < k0 && it->kind == FI_BLOCK)
-				it->tsc_end = t;
-			else
-				set_time(it, t);
+			if (i == from && f->pend_q && i < k0) {
+				if (it->kind == FI_BLOCK)
+					it->tsc_end = t;
+				else
+					it->tsc = t;
+				continue;
+			}
+			if (i == last_ev && qb == SIZE_MAX)
+				cur = pa;
+			set_time(it, t);
+			it->pos = cur;
+			if (i == qb)
+				cur = pa;
 		}
 		f->vis = t;
+		f->vis_pos = pa;
 	} else if (first_q != SIZE_MAX) {
 		/* a branch's packet: the pending items keep their time; the
 		 * branch that queried it and what follows take the new one */
 		for (size_t i = first_q; i < f->n; i++) {
 			struct flow_item *it = q_at(f, i);
 
-			if (i == first_q)
+			if (i == first_q) {
 				it->tsc_end = t;
-			else
+			} else {
 				set_time(it, t);
+				it->pos = pa;
+			}
 		}
 		f->vis = t;
+		f->vis_pos = pa;
 	} else {
 		f->npend += f->n - k0;	/* wait with the pending ones */
 		return;
@@ -312,7 +346,7 @@ static void time_step(struct lpt_flow *f, size_t k0)
  * trace is done. */
 static int fill(struct lpt_flow *f, size_t want)
 {
-	if (!(f->cfg.flags & LPT_FLOW_F_TIME)) {
+	if (!(f->cfg.flags & (LPT_FLOW_F_TIME | LPT_FLOW_F_OFFSET))) {
 		while (f->n < want && !f->done && !f->err)
 			if (!cov_flow_step(f->cov))
 				f->done = true;
@@ -419,6 +453,7 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	f->pend_q = false;
 	err = cov_flow_begin(f->cov, f->trace, len, &flow_ops, f);
 	flow_clock_reset(&f->clk, f->trace + cov_flow_offset(f->cov), f->trace + len);
+	f->vis_pos = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
 	if (err < 0) {
 		f->done = true;
 		return err;
@@ -463,6 +498,7 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 	blk->end = it->end;
 	blk->tsc = it->tsc;
 	blk->end_tsc = it->tsc_end;
+	blk->query_offset = it->pos;
 	if (it->lens) {
 		blk->lens = it->lens;
 	} else {
@@ -531,6 +567,7 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	ev->from = it->a;
 	ev->offset = it->off;
 	ev->tsc = it->tsc;
+	ev->query_offset = it->pos;
 	q_pop(f);
 	return status(f);
 }

@@ -10,6 +10,8 @@
  */
 #include "libpt/flow_time.h"
 
+#include "libpt/cov_internal.h"
+
 #include <stddef.h>
 
 #include <lwpt/pt_packets.h>
@@ -21,7 +23,8 @@ void flow_clock_reset(struct flow_clock *k, const uint8_t *pos, const uint8_t *e
 	lpt_tcal_init(&k->tcal);
 	k->pos = pos;
 	k->end = end;
-	k->in_psb = k->psb_ev = k->fup = false;
+	k->in_psb = k->psb_ev = k->fup = k->psbend_held = false;
+	k->psb_nev = 0;
 }
 
 uint64_t flow_clock_tsc(const struct flow_clock *k)
@@ -43,10 +46,12 @@ static bool apply(struct flow_clock *k, const struct lpt_packet *pkt)
 		(void)lpt_tcal_update_psb(&k->tcal, cfg);
 		k->in_psb = true;
 		k->psb_ev = false;
+		k->psb_nev = 0;
 		k->fup = false;
 		return false;
 	case LPT_PKT_PSBEND:
 		k->in_psb = false;
+		k->psbend_held = k->psb_nev > 1;
 		return k->psb_ev;
 	case LPT_PKT_TSC:
 		if (k->in_psb)
@@ -59,6 +64,7 @@ static bool apply(struct flow_clock *k, const struct lpt_packet *pkt)
 		if (k->in_psb) {
 			(void)lpt_tcal_header_cbr(&k->tcal, pkt->payload.cbr.ratio, cfg);
 			k->psb_ev = true;
+			k->psb_nev++;
 		} else {
 			(void)lpt_tcal_update_cbr(&k->tcal, pkt->payload.cbr.ratio, cfg);
 		}
@@ -85,6 +91,7 @@ static bool apply(struct flow_clock *k, const struct lpt_packet *pkt)
 	case LPT_PKT_MNT:
 		if (k->in_psb) {
 			k->psb_ev = true;
+			k->psb_nev++;
 			return false;
 		}
 		return pkt->type == LPT_PKT_MNT;
@@ -92,6 +99,7 @@ static bool apply(struct flow_clock *k, const struct lpt_packet *pkt)
 	case LPT_PKT_VMCS:
 		if (k->in_psb) {
 			k->psb_ev = true;
+			k->psb_nev++;
 			return false;
 		}
 		/* standalone unless it binds to an async branch's TIP */
@@ -128,6 +136,7 @@ bool flow_clock_advance(struct flow_clock *k, const uint8_t *to)
 {
 	bool hidden = false;
 
+	k->psbend_held = false;
 	if (to > k->end)
 		to = k->end;
 	while (k->pos < to) {
@@ -161,4 +170,58 @@ bool flow_clock_advance(struct flow_clock *k, const uint8_t *to)
 		k->pos += n;
 	}
 	return hidden;
+}
+
+const uint8_t *flow_clock_ahead(const struct flow_clock *k)
+{
+	const uint8_t *p = k->pos;
+	bool in_psb = k->in_psb, psb_ev = k->psb_ev;
+
+	while (p < k->end) {
+		struct lpt_packet pkt;
+		uint8_t b = *p;
+		int n;
+
+		if (b == PT_OPC_PAD) {
+			p++;
+			continue;
+		}
+		if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
+			return p;	/* TNT.8 */
+		n = lpt_pkt_decode(p, (size_t)(k->end - p), NULL, &pkt, 0);
+		if (n == LPT_ERR_EOS) {
+			/* a status packet (or PSB+) cut by the end: ignored */
+			struct cov_flow_ahead a = { 0, p, k->end, 0, NULL };
+
+			return in_psb || cov_flow_class(&a, p, k->end) == FC_STATUS ?
+			       k->end : p;
+		}
+		if (n <= 0)
+			return p;
+		switch (pkt.type) {
+		case LPT_PKT_TSC: case LPT_PKT_TMA: case LPT_PKT_MTC: case LPT_PKT_CYC:
+			break;
+		case LPT_PKT_PSB:
+			in_psb = true;
+			psb_ev = false;
+			break;
+		case LPT_PKT_PSBEND:
+			if (psb_ev)
+				return p;	/* its status events next */
+			in_psb = false;
+			break;
+		case LPT_PKT_FUP:
+			break;	/* decoded: binds to the TIP after it */
+		case LPT_PKT_MODE_EXEC: case LPT_PKT_MODE_TSX: case LPT_PKT_PIP:
+		case LPT_PKT_VMCS: case LPT_PKT_CBR: case LPT_PKT_MNT:
+			if (!in_psb)
+				return p;
+			psb_ev = true;
+			break;
+		default:
+			return p;	/* a branch or an event */
+		}
+		p += n;
+	}
+	return k->end;
 }

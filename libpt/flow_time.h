@@ -23,6 +23,10 @@ struct flow_clock {
 	bool in_psb;			/* between PSB and PSBEND */
 	bool psb_ev;			/* the PSB+ so far queues an event */
 	bool fup;			/* a FUP outside PSB+ waits for its TIP */
+	unsigned int psb_nev;		/* status events the PSB+ queues */
+	bool psbend_held;		/* the last flow_clock_advance() passed
+					 * a PSBEND with more than one: libipt
+					 * reads it with the last of them */
 };
 
 /**
@@ -46,6 +50,18 @@ void flow_clock_reset(struct flow_clock *k, const uint8_t *pos, const uint8_t *e
  * holding status events): libipt's user fetches it, and sees its time.
  */
 bool flow_clock_advance(struct flow_clock *k, const uint8_t *to);
+
+/**
+ * flow_clock_ahead() - where libipt's query decoder stands after reading
+ * ahead from the clock's position (pt_qry_read_ahead(): status packets
+ * decoded, a PSB+ read to its PSBEND, a FUP outside PSB+ decoded, up to
+ * the next TNT, TIP or event packet: pt_insn_get_offset() then).
+ * @k: the clock, at a packet boundary.
+ *
+ * Return: that packet's address; the trace's end when none follows or a
+ * status packet is cut by it (libipt ignores one there).
+ */
+const uint8_t *flow_clock_ahead(const struct flow_clock *k);
 
 /**
  * flow_clock_tsc() - the TSC estimate after the packets applied so far

@@ -44,6 +44,9 @@
  * that published an event; libipt fetches an event as soon as its query
  * status says one is next, within the call that returned the branch or
  * event before it), the timing packets read ahead after it not yet.
+ * LPT_FLOW_F_OFFSET gives, placed the same way, libipt's
+ * pt_insn_get_offset() before that call (its query decoder's position
+ * after reading ahead).
  *
  * Errors are libpt's enum lpt_error (lwpt/pt_pkt.h) and enum
  * lpt_cov_error (lwpt/pt_cov.h); lpt_cov_errstr() names them.
@@ -98,6 +101,11 @@ struct lpt_flow_block {
 				 * every instruction but the last; else 0 */
 	uint64_t end_tsc;	/* LPT_FLOW_F_TIME: the last one's (its
 				 * query may have read a new packet) */
+	uint64_t query_offset;	/* LPT_FLOW_F_OFFSET: libipt's
+				 * pt_insn_get_offset() before the call that
+				 * returns each of its instructions (its
+				 * query decoder's position, after reading
+				 * ahead): the same for all of them */
 };
 
 /* Event types, named and placed as libipt's enum pt_event_type. */
@@ -144,6 +152,9 @@ struct lpt_flow_event {
 	uint64_t offset;	/* trace offset of the packet that gave it */
 	uint64_t tsc;		/* LPT_FLOW_F_TIME: the time (TSC ticks)
 				 * libipt's user reads after the event */
+	uint64_t query_offset;	/* LPT_FLOW_F_OFFSET: libipt's
+				 * pt_insn_get_offset() before the call that
+				 * returns the event */
 };
 
 /* Engine configuration; fill with lpt_flow_config_init() first. */
@@ -169,6 +180,10 @@ struct lpt_flow_config {
 					 * (the engine reads up to the next
 					 * branch or event packet ahead of
 					 * what it hands out) */
+#define LPT_FLOW_F_OFFSET	0x2	/* libipt's trace offsets:
+					 * lpt_flow_block.query_offset and
+					 * lpt_flow_event.query_offset (the
+					 * same reading ahead) */
 
 /**
  * lpt_flow_config_init() - the defaults: no filter, no CPU (no errata),

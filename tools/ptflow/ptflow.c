@@ -105,10 +105,9 @@ static void usage(FILE *f, const char *prog)
 "                                       a system-wide capture (ptcap -a).\n"
 "  --engine=libipt|lwpt                 the decoder: libipt's instruction\n"
 "                                       decoder (the default), or libpt's flow\n"
-"                                       engine (the listing, --time, --calls,\n"
-"                                       --report, --export; --offset and\n"
-"                                       system-wide captures with libipt, said\n"
-"                                       on stderr).\n"
+"                                       engine (the listing, --time, --offset,\n"
+"                                       --calls, --report, --export; system-wide\n"
+"                                       captures with libipt, said on stderr).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);

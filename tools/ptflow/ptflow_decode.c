@@ -970,7 +970,7 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 
 void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn)
 {
-	one_insn(pf, NULL, insn, 0);
+	one_insn(pf, NULL, insn, pf->emit_off);
 }
 
 bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
@@ -1007,7 +1007,7 @@ bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
 {
 	if (flow_on(pf))
-		print_event(pf, ev, 0);
+		print_event(pf, ev, pf->emit_off);
 	else if (views_on(pf) && !pf->mute)
 		view_event(pf, NULL, ev);
 }

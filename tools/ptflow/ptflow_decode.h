@@ -157,6 +157,9 @@ struct ptflow {
 	 * block's last. 0 where the engine has none.
 	 */
 	uint64_t emit_tsc, emit_end_tsc;
+	/* The trace offset --offset prints for what it hands over next
+	 * (libipt's pt_insn_get_offset() before the call; @seg_base added). */
+	uint64_t emit_off;
 	/* The synthetic trace being decoded after a skipped span, or NULL. */
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
@@ -287,7 +290,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 
 /**
  * ptflow_emit_insn() - one decoded instruction: counted, printed or handed
- * to the views, at time @pf->emit_tsc.
+ * to the views, at time @pf->emit_tsc (trace offset @pf->emit_off).
  * @pf:   the session.
  * @insn: ip, size, mode, iclass; raw bytes where the output shows them
  *        (disassembly, --raw-insn) or --calls names a far transfer.
@@ -314,7 +317,7 @@ bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 
 /**
  * ptflow_emit_event() - one event, printed ("[...]") or handed to the views
- * (at time @pf->emit_tsc).
+ * (at time @pf->emit_tsc, trace offset @pf->emit_off).
  * @pf: the session.
  * @ev: a libipt event (not a status update).
  */

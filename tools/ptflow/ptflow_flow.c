@@ -23,8 +23,7 @@ struct ptflow_flow {
 
 const char *ptflow_flow_unsupported(const struct ptflow_options *opt)
 {
-	if (opt->offset)
-		return "--offset";
+	(void)opt;
 	return NULL;
 }
 
@@ -87,6 +86,8 @@ static struct ptflow_flow *engine_get(struct ptflow *pf)
 	/* time where it is shown: --time, the views (SDM 33.8.3) */
 	if (pf->opt.time || pf->opt.calls || pf->opt.report || pf->opt.export_chrome)
 		cfg.flags |= LPT_FLOW_F_TIME;
+	if (pf->opt.offset)
+		cfg.flags |= LPT_FLOW_F_OFFSET;
 	cfg.time.mtc_freq = pf->par.mtc_freq;
 	cfg.time.nom_freq = pf->par.nom_freq;
 	cfg.time.cpuid_0x15_eax = pf->par.cpuid_15_eax;
@@ -231,6 +232,7 @@ static void emit_block(struct ptflow *pf, const struct ptflow_flow *e,
 				insn.iclass = far_class(insn.raw, insn.size);
 		}
 		pf->emit_tsc = last ? b->end_tsc : b->tsc;
+		pf->emit_off = b->query_offset + pf->seg_base;
 		ptflow_emit_insn(pf, &insn);
 		ip += b->lens[i];
 		off += b->lens[i];
@@ -346,6 +348,7 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 			if (st < 0)
 				break;
 			pf->emit_tsc = ev.tsc;
+			pf->emit_off = ev.query_offset + pf->seg_base;
 			if (!to_pt_event(&ev, &pe)) {
 				/* a piece that ends at a gap ends mid-packet */
 				if (!(cut && ev.err == LPT_ERR_EOS))

@@ -18,8 +18,7 @@
 #   packets put in (TSC, TMA, MTC, CYC, CBR; written by test_pt_flow_time
 #   with TEST_PT_FLOW_TIME_DUMP), the listing with --time, --calls,
 #   --report, --export=chrome (the JSON too);
-# - an option the lwpt engine does not support yet (--offset) is said on
-#   stderr and decoded with libipt: the same output.
+# - --offset on the engine (LPT_FLOW_F_OFFSET): the same traces.
 #
 # Skips with a message without ../shared. Ends with "N passed, N failed".
 set -u
@@ -75,18 +74,15 @@ if [ -d "$K/symfs" ]; then
 	same "foo --tid 1000 --calls" --tid 1000 --calls --symfs "$K/symfs" "$K/foo.perf.data"
 	same "foo --pid 1000 --report" --pid 1000 --report --symfs "$K/symfs" "$K/foo.perf.data"
 	same "foo --tid 1001 (none)" --tid 1001 --calls --symfs "$K/symfs" "$K/foo.perf.data"
-	# an option not supported yet: libipt's, and said
-	"$PTFLOW" --engine=lwpt --offset --no-inst --symfs "$K/symfs" \
-		"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
-	grep -q 'offset is not supported by the lwpt engine yet' "$tmp/r.err" &&
-		pass || fail "--engine=lwpt --offset: no message: $(head -n 2 "$tmp/r.err")"
-	same "foo --offset" --offset --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
-	# --time on the engine: not said, the same
-	"$PTFLOW" --engine=lwpt --time --no-inst --symfs "$K/symfs" \
-		"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
-	grep -q 'not supported' "$tmp/r.err" &&
-		fail "--engine=lwpt --time: $(head -n 2 "$tmp/r.err")" || pass
-	same "foo --time" --time --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
+	# --time and --offset on the engine: not said, the same
+	for o in --time --offset; do
+		"$PTFLOW" --engine=lwpt $o --no-inst --symfs "$K/symfs" \
+			"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
+		grep -q 'not supported' "$tmp/r.err" &&
+			fail "--engine=lwpt $o: $(head -n 2 "$tmp/r.err")" || pass
+		same "foo $o" $o --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
+		same "Unzip $o" $o --symfs "$K/symfs" "$K/Unzip.perf.data"
+	done
 else
 	echo "ptflow_engine: $K not found, perf.data cases skipped"
 fi
@@ -122,7 +118,7 @@ if [ -d "$R/pagecache" ]; then
 	if [ -f "$D/dynamorio.pt" ]; then
 		dclk="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
 		      --cpuid-0x15.ebx 308"
-		for v in "--time --no-inst" --calls --report; do
+		for v in "--time --no-inst" --calls --report "--offset --time"; do
 			# shellcheck disable=SC2086 # one argument per word
 			same "dynamorio $v" $v $dclk --pt "$D/dynamorio.pt" --elf "$D/hello"
 		done
@@ -141,7 +137,8 @@ if [ -d "$R/pagecache" ]; then
 				t=$tmp/timed/$n-$k.pt
 				[ -f "$t" ] || { fail "$t not written"; continue; }
 				# shellcheck disable=SC2046,SC2086 # one argument per word
-				for v in "--time --no-inst --no-symbols" --calls --report; do
+				for v in "--time --no-inst --no-symbols" --calls --report \
+					 "--offset --time"; do
 					same "$n-$k timed $v" $v $clk --pt "$t" $(cat "$tmp/args")
 				done
 				# shellcheck disable=SC2046,SC2086
