@@ -1926,6 +1926,17 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 			/* the next chunk's PSB+ ends the trace: the code up
 			 * to its FUP ran in this chunk (pt_chunk.h) */
 			walk_to_at(c, c->psb_fup, true);
+		} else if (c->fo && c->psb_fup_valid && c->cur) {
+			/*
+			 * The flow hooks: libipt binds the PSB+'s status
+			 * updates to its FUP's IP (SDM 33.4.2.17: the next
+			 * instruction then) and runs the code up to it
+			 * before the events that follow the PSB+ (a CBR):
+			 * the walk goes on from there.
+			 */
+			walk_to_at(c, c->psb_fup, true);
+			if (c->cur)
+				jump_to(c, c->psb_fup);
 		}
 		break;
 	case LPT_PKT_MODE_EXEC:

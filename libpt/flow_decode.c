@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "libpt/cov_internal.h"
+#include "libpt/flow_time.h"
 
 enum flow_item_kind {
 	FI_BLOCK,
@@ -38,6 +39,11 @@ struct flow_item {
 				 * address; 0: add the lengths */
 	uint64_t b;		/* FI_EVENT: ip */
 	uint64_t off;		/* FI_EVENT: trace offset */
+	uint64_t tsc;		/* time of the item (a block's instructions
+				 * but the last) */
+	uint64_t tsc_end;	/* FI_BLOCK: the last instruction's time */
+	uint64_t pos;		/* libipt's trace offset before the call
+				 * that returns the item */
 };
 
 struct lpt_flow {
@@ -54,6 +60,15 @@ struct lpt_flow {
 	uint64_t last_ip;
 	uint8_t last_len, last_mode, last_end;
 	uint64_t resume_ip;	/* where tracing should resume; 0: unknown */
+	/* LPT_FLOW_F_TIME (time_step()) */
+	const uint8_t *trace;
+	struct flow_clock clk;
+	uint64_t vis;		/* libipt's pt_insn_time() now */
+	uint64_t vis_pos;	/* libipt's pt_insn_get_offset() now */
+	size_t npend;		/* items at the queue's tail whose time waits
+				 * for the next packet libipt queries */
+	bool pend_q;		/* the first of them is the query item (its
+				 * call fetched the next event, if one) */
 };
 
 void lpt_flow_config_init(struct lpt_flow_config *cfg)
@@ -96,6 +111,8 @@ static void on_insns(void *ctx, uint64_t start, uint64_t last,
 		return;
 	memset(it, 0, sizeof(*it));
 	it->kind = FI_BLOCK;
+	it->tsc = it->tsc_end = f->vis;
+	it->pos = f->vis_pos;
 	it->mode = mode;
 	it->end = (uint8_t)end;
 	it->n = n;
@@ -119,6 +136,8 @@ static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 		return;
 	memset(it, 0, sizeof(*it));
 	it->kind = FI_EVENT;
+	it->tsc = it->tsc_end = f->vis;
+	it->pos = f->vis_pos;
 	it->type = (uint8_t)type;
 	it->supp = suppressed;
 	it->err = err;
@@ -180,6 +199,7 @@ struct lpt_flow *lpt_flow_alloc(const struct lpt_flow_config *cfg,
 	cc.cpu = f->cfg.cpu;
 	cc.cache_max = f->cfg.cache_max;
 	f->img = img;
+	f->clk.cfg = f->cfg.time;
 	f->cov = lpt_cov_alloc(&cc, img);	/* errno EINVAL, ENOMEM */
 	if (!f->cov) {
 		free(f);
@@ -197,12 +217,153 @@ void lpt_flow_free(struct lpt_flow *f)
 	free(f);
 }
 
-/* Decode until @want items are queued or the trace is done. */
+static struct flow_item *q_at(struct lpt_flow *f, size_t i)
+{
+	return &f->q[(f->head + i) & (f->cap - 1)];
+}
+
+static void set_time(struct flow_item *it, uint64_t tsc)
+{
+	it->tsc = it->tsc_end = tsc;
+}
+
+/* Whether libipt queries a packet for the branch that ends @it (a TNT
+ * bit, a TIP): a conditional, indirect or far branch, a return. */
+static bool query_block(const struct flow_item *it)
+{
+	return it->kind == FI_BLOCK && it->end != COV_END_NONE &&
+	       it->end != COV_END_JMP && it->end != COV_END_CALL;
+}
+
+/*
+ * The time of the items queued from @k0 on by the packet just decoded
+ * (LPT_FLOW_F_TIME; pt_flow.h "Time"). libipt's time is its query
+ * decoder's at the last packet a query read (pt_qry_cond_branch(),
+ * pt_qry_indirect_branch(), pt_qry_event() keep it in last_time);
+ * pt_insn_next() and pt_insn_event() fetch an event as soon as the status
+ * of the query before says one is next (event_pending()), so the items
+ * from the last query on take the time of the packet that publishes that
+ * event, if the next packet queried is one; else they keep theirs. The
+ * clock reads the packets in trace order as the walk does; at a resync
+ * it starts again (pt_qry_start() resets the time).
+ */
+static void time_step(struct lpt_flow *f, size_t k0)
+{
+	const uint8_t *to = f->trace + cov_flow_offset(f->cov);
+	size_t first_q = SIZE_MAX, last_q = SIZE_MAX, from = k0 - f->npend;
+	uint64_t p0 = (uint64_t)(f->clk.pos - f->trace), pa, cur;
+	size_t nev = 0, last_ev = SIZE_MAX, qb = SIZE_MAX;
+	bool resync = false, publish;
+	uint64_t t;
+
+	for (size_t i = k0; i < f->n; i++) {
+		struct flow_item *it = q_at(f, i);
+
+		if (it->kind == FI_EVENT && it->type == COV_EV_ERROR) {
+			resync = true;
+		} else if (it->kind == FI_EVENT || query_block(it)) {
+			if (first_q == SIZE_MAX)
+				first_q = i;
+			last_q = i;
+			if (it->kind == FI_EVENT) {
+				nev++;
+				last_ev = i;
+			} else if (nev && qb == SIZE_MAX) {
+				qb = i;	/* a TIP an event bound to, then read */
+			}
+		}
+	}
+	if (resync) {	/* the items keep the time they were queued with */
+		f->npend = 0;
+		f->pend_q = false;
+		f->vis = 0;
+		flow_clock_reset(&f->clk, to, f->clk.end);
+		f->vis_pos = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
+		return;
+	}
+	publish = flow_clock_advance(&f->clk, to);
+	t = flow_clock_tsc(&f->clk);
+	pa = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
+	for (size_t i = k0; i < f->n && !publish; i++)
+		publish = q_at(f, i)->kind == FI_EVENT;
+	if (publish) {
+		/*
+		 * The event fetched after the last query: its time and the
+		 * position after it from there on, the pending items' too.
+		 * Events published at one packet leave it unread but for
+		 * the last (the call before that one reads it, fetching it);
+		 * a TIP that events bind to is read by its branch's call.
+		 */
+		cur = nev > 1 || qb != SIZE_MAX || f->clk.psbend_held ? p0 : pa;
+		for (size_t i = from; i < f->n; i++) {
+			struct flow_item *it = q_at(f, i);
+
+			if (i == from && f->pend_q && i < k0) {
+				if (it->kind == FI_BLOCK)
+					it->tsc_end = t;
+				else
+					it->tsc = t;
+				continue;
+			}
+			if (i == last_ev && qb == SIZE_MAX)
+				cur = pa;
+			set_time(it, t);
+			it->pos = cur;
+			if (i == qb)
+				cur = pa;
+		}
+		f->vis = t;
+		f->vis_pos = pa;
+	} else if (first_q != SIZE_MAX) {
+		/* a branch's packet: the pending items keep their time; the
+		 * branch that queried it and what follows take the new one */
+		for (size_t i = first_q; i < f->n; i++) {
+			struct flow_item *it = q_at(f, i);
+
+			if (i == first_q) {
+				it->tsc_end = t;
+			} else {
+				set_time(it, t);
+				it->pos = pa;
+			}
+		}
+		f->vis = t;
+		f->vis_pos = pa;
+	} else {
+		f->npend += f->n - k0;	/* wait with the pending ones */
+		return;
+	}
+	if (last_q != SIZE_MAX) {
+		f->npend = f->n - last_q;
+		f->pend_q = true;
+	} else {
+		f->npend = 0;
+		f->pend_q = false;
+	}
+}
+
+/* Decode until @want items are queued (with their time final) or the
+ * trace is done. */
 static int fill(struct lpt_flow *f, size_t want)
 {
-	while (f->n < want && !f->done && !f->err)
+	if (!(f->cfg.flags & (LPT_FLOW_F_TIME | LPT_FLOW_F_OFFSET))) {
+		while (f->n < want && !f->done && !f->err)
+			if (!cov_flow_step(f->cov))
+				f->done = true;
+		return f->err;
+	}
+	while (f->n - f->npend < want && !f->err) {
+		size_t k0 = f->n;
+
+		if (f->done) {
+			f->npend = 0;	/* no packet follows */
+			break;
+		}
 		if (!cov_flow_step(f->cov))
 			f->done = true;
+		if (!f->err)
+			time_step(f, k0);
+	}
 	return f->err;
 }
 
@@ -286,8 +447,13 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	f->last_len = 0;
 	f->resume_ip = 0;
 	f->synced = true;
-	err = cov_flow_begin(f->cov, trace ? trace : (const uint8_t *)"", len,
-			     &flow_ops, f);
+	f->trace = trace ? trace : (const uint8_t *)"";
+	f->vis = 0;
+	f->npend = 0;
+	f->pend_q = false;
+	err = cov_flow_begin(f->cov, f->trace, len, &flow_ops, f);
+	flow_clock_reset(&f->clk, f->trace + cov_flow_offset(f->cov), f->trace + len);
+	f->vis_pos = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
 	if (err < 0) {
 		f->done = true;
 		return err;
@@ -295,26 +461,44 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	return status(f);
 }
 
-int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
+/*
+ * The head of the queue when it is an item of @kind (the preamble of
+ * lpt_flow_next() and lpt_flow_event()): *@it set and 0, else the error
+ * to return (NULL @out, not synced, out of memory, another kind next).
+ */
+static int q_head(struct lpt_flow *f, const void *out, enum flow_item_kind kind,
+		  const struct flow_item **it)
 {
-	const struct flow_item *it;
-	uint64_t a;
 	int err;
 
-	if (!f || !blk)
+	if (!f || !out)
 		return LPT_ERR_INVALID;
 	if (!f->synced)
 		return LPT_ERR_NOSYNC;
 	err = fill(f, 1);
 	if (err)
 		return err;
-	if (!f->n || f->q[f->head].kind != FI_BLOCK)
+	if (!f->n || f->q[f->head].kind != kind)
 		return LPT_ERR_BAD_CONTEXT;
-	it = &f->q[f->head];
+	*it = &f->q[f->head];
+	return 0;
+}
+
+int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
+{
+	const struct flow_item *it;
+	uint64_t a;
+	int err = q_head(f, blk, FI_BLOCK, &it);
+
+	if (err)
+		return err;
 	blk->ip = it->a;
 	blk->ninsn = it->n;
 	blk->mode = it->mode;
 	blk->end = it->end;
+	blk->tsc = it->tsc;
+	blk->end_tsc = it->tsc_end;
+	blk->query_offset = it->pos;
 	if (it->lens) {
 		blk->lens = it->lens;
 	} else {
@@ -339,18 +523,10 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 {
 	const struct flow_item *it;
-	int err;
+	int err = q_head(f, ev, FI_EVENT, &it);
 
-	if (!f || !ev)
-		return LPT_ERR_INVALID;
-	if (!f->synced)
-		return LPT_ERR_NOSYNC;
-	err = fill(f, 1);
 	if (err)
 		return err;
-	if (!f->n || f->q[f->head].kind != FI_EVENT)
-		return LPT_ERR_BAD_CONTEXT;
-	it = &f->q[f->head];
 	memset(ev, 0, sizeof(*ev));
 	switch (it->type) {
 	case COV_EV_ENABLED:
@@ -390,6 +566,8 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	ev->ip = it->b;
 	ev->from = it->a;
 	ev->offset = it->off;
+	ev->tsc = it->tsc;
+	ev->query_offset = it->pos;
 	q_pop(f);
 	return status(f);
 }

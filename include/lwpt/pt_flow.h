@@ -33,9 +33,20 @@
  * pt_insn_sync_forward() after each error (tests/libpt/test_pt_flow.c
  * compares them on the real traces of ../shared/testdata/pt/real).
  * Events libipt reports and this engine does not yet: paging (PIP), VMCS,
- * TSX, PTWRITE, power (MWAIT, PWRE, PWRX, EXSTOP), MNT, time (TSC, MTC,
- * CYC, TMA), and status updates after a PSB; see
- * Documentation/ptflow.rst "Engines".
+ * TSX, PTWRITE, power (MWAIT, PWRE, PWRX, EXSTOP), MNT, and status
+ * updates after a PSB; see Documentation/ptflow.rst "Engines".
+ *
+ * Time (LPT_FLOW_F_TIME): each block and event carries libipt's
+ * pt_insn_time() as its user reads it after the call that returns the
+ * instruction or event: the estimated TSC (SDM 33.8.3, lwpt/pt_time.h)
+ * at the last packet libipt's query decoder answered a query with (the
+ * TNT of a conditional branch, the TIP of an indirect one, the packet
+ * that published an event; libipt fetches an event as soon as its query
+ * status says one is next, within the call that returned the branch or
+ * event before it), the timing packets read ahead after it not yet.
+ * LPT_FLOW_F_OFFSET gives, placed the same way, libipt's
+ * pt_insn_get_offset() before that call (its query decoder's position
+ * after reading ahead).
  *
  * Errors are libpt's enum lpt_error (lwpt/pt_pkt.h) and enum
  * lpt_cov_error (lwpt/pt_cov.h); lpt_cov_errstr() names them.
@@ -48,6 +59,7 @@
 #include <stdint.h>
 
 #include <lwpt/pt_cov.h>
+#include <lwpt/pt_time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +97,15 @@ struct lpt_flow_block {
 	uint8_t mode;		/* 16, 32 or 64 (MODE.Exec, SDM 33.4.2.8) */
 	uint8_t end;		/* enum lpt_flow_end: the instruction at
 				 * @end_ip */
+	uint64_t tsc;		/* LPT_FLOW_F_TIME: the time (TSC ticks) of
+				 * every instruction but the last; else 0 */
+	uint64_t end_tsc;	/* LPT_FLOW_F_TIME: the last one's (its
+				 * query may have read a new packet) */
+	uint64_t query_offset;	/* LPT_FLOW_F_OFFSET: libipt's
+				 * pt_insn_get_offset() before the call that
+				 * returns each of its instructions (its
+				 * query decoder's position, after reading
+				 * ahead): the same for all of them */
 };
 
 /* Event types, named and placed as libipt's enum pt_event_type. */
@@ -129,6 +150,11 @@ struct lpt_flow_event {
 	uint64_t ip;		/* see the types */
 	uint64_t from;		/* ASYNC_*: the FUP's IP */
 	uint64_t offset;	/* trace offset of the packet that gave it */
+	uint64_t tsc;		/* LPT_FLOW_F_TIME: the time (TSC ticks)
+				 * libipt's user reads after the event */
+	uint64_t query_offset;	/* LPT_FLOW_F_OFFSET: libipt's
+				 * pt_insn_get_offset() before the call that
+				 * returns the event */
 };
 
 /* Engine configuration; fill with lpt_flow_config_init() first. */
@@ -140,7 +166,24 @@ struct lpt_flow_config {
 	size_t cache_max;	/* memory cap of the block cache in bytes;
 				 * default LPT_COV_CACHE_MAX. Checked at each
 				 * lpt_flow_sync(): above it, emptied. */
+	uint32_t flags;		/* LPT_FLOW_F_* */
+	struct lpt_time_config time;	/* LPT_FLOW_F_TIME: the processor's
+					 * clocks (MTC frequency, CPUID 15H,
+					 * nominal ratio) as libipt's
+					 * pt_config (mtc_freq, cpuid_0x15_*,
+					 * nom_freq) */
 };
+
+/* lpt_flow_config.flags */
+#define LPT_FLOW_F_TIME		0x1	/* track time: lpt_flow_block.tsc,
+					 * end_tsc and lpt_flow_event.tsc
+					 * (the engine reads up to the next
+					 * branch or event packet ahead of
+					 * what it hands out) */
+#define LPT_FLOW_F_OFFSET	0x2	/* libipt's trace offsets:
+					 * lpt_flow_block.query_offset and
+					 * lpt_flow_event.query_offset (the
+					 * same reading ahead) */
 
 /**
  * lpt_flow_config_init() - the defaults: no filter, no CPU (no errata),

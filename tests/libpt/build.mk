@@ -36,6 +36,7 @@ fuzz_cov_image_MAXLEN := 65536
 FUZZERS += fuzz_cov
 fuzz_cov_SRCS := tests/libpt/fuzz_cov.c libpt/cov_decode.c libpt/cov_image.c \
 	libpt/cov_map.c libpt/cov_insn.c libpt/flow_decode.c libpt/flow_ahead.c \
+	libpt/flow_time.c libpt/time.c \
 	libpt/ptcap_dir.c \
 	libpt/ptcap_file.c \
 	$(sort $(wildcard libpt/pkt_*.c)) \
@@ -130,6 +131,13 @@ test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c \
 	tests/libpt/real_traces.c
 test_pt_flow_LIBS := pt
 test_pt_flow_LDLIBS := -lipt
+
+# The flow engine's time (LPT_FLOW_F_TIME) against libipt's pt_insn_time()
+# on the real traces with timing packets put in.
+UNIT_TESTS += test_pt_flow_time
+test_pt_flow_time_SRCS := tests/libpt/test_pt_flow_time.c tests/libpt/cov_ref.c
+test_pt_flow_time_LIBS := pt
+test_pt_flow_time_LDLIBS := -lipt
 
 # The flow engine against libipt's pt_insn_next() in one process on the
 # real mruby trace (issue 34 point 1): cold and warm block cache.

@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct lpt_cov_image *img;
 static struct lpt_cov *warm, *cold;
 static struct lpt_flow *flow;	/* the flow engine on the same input */
+static struct lpt_flow *flow_t;	/* the same with time (LPT_FLOW_F_TIME) */
 static uint8_t map[LPT_COV_MAP_SIZE];
 
 static struct lpt_cov *decoder(uint32_t flags)
@@ -80,16 +81,30 @@ static void setup(void)
 	fc.cpu.stepping = 3;
 	fc.cache_max = 16u << 20;
 	flow = lpt_flow_alloc(&fc, img);
-	if (!flow)
+	fc.flags = LPT_FLOW_F_TIME;
+	fc.time.mtc_freq = 3;
+	fc.time.nom_freq = 37;
+	fc.time.cpuid_0x15_eax = 2;
+	fc.time.cpuid_0x15_ebx = 308;
+	fc.time.errata_skl168 = 1;
+	flow_t = lpt_flow_alloc(&fc, img);
+	if (!flow || !flow_t)
 		abort();
+}
+
+/* One more item into a running hash of what the engine gave. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
 }
 
 /* The flow engine (lwpt/pt_flow.h) over the input: it ends, every status
  * is one, every block holds instructions whose lengths add up to its
- * last address. */
-static void flow_check(const uint8_t *data, size_t size)
+ * last address. Return: a hash of its blocks and events (not their time). */
+static uint64_t flow_check(struct lpt_flow *flow, const uint8_t *data, size_t size)
 {
 	int st = lpt_flow_sync(flow, data, size);
+	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (st < 0 && st != LPT_ERR_NOSYNC)
 		abort();
@@ -101,6 +116,8 @@ static void flow_check(const uint8_t *data, size_t size)
 			if (st >= 0 && (ev.type < LPT_FLOW_EV_ENABLED ||
 					ev.type > LPT_FLOW_EV_CBR))
 				abort();
+			if (st >= 0)
+				h = mix(mix(mix(h, ev.type), ev.ip), ev.offset);
 		} else {
 			struct lpt_flow_block b;
 			uint64_t a;
@@ -116,10 +133,12 @@ static void flow_check(const uint8_t *data, size_t size)
 			}
 			if (a != b.end_ip)
 				abort();
+			h = mix(mix(mix(h, b.ip), b.ninsn), b.end);
 		}
 	}
 	if (st < 0 && st != LPT_ERR_NOSYNC)
 		abort();	/* out of memory or a bad state */
+	return mix(h, (uint64_t)st);
 }
 
 /* The edges of the last decode of @cov, copied. */
@@ -166,6 +185,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();	/* an edge missing from the map */
 	free(a);
 	free(b);
-	flow_check(data, size);
+	/* time tracking reads the same packets and changes no block or event */
+	if (flow_check(flow, data, size) != flow_check(flow_t, data, size))
+		abort();
 	return 0;
 }

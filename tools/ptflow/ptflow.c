@@ -110,9 +110,8 @@ static void usage(FILE *f, const char *prog)
 "                                       a system-wide capture (ptcap -a).\n"
 "  --engine=libipt|lwpt                 the decoder: libipt's instruction\n"
 "                                       decoder (the default), or libpt's flow\n"
-"                                       engine (the listing, --calls, --report,\n"
-"                                       --export; --time, --offset, the views\n"
-"                                       of a trace with time and system-wide\n"
+"                                       engine (the listing, --time, --offset,\n"
+"                                       --calls, --report, --export; system-wide\n"
 "                                       captures with libipt, said on stderr).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",

@@ -381,13 +381,15 @@ static void print_event(struct ptflow *pf, const struct pt_event *ev,
 	fprintf(pf->out, "]\n");
 }
 
-/* libipt's TSC estimate now (SDM 33.8.3); relative before any TSC. */
-static uint64_t dec_time(struct pt_insn_decoder *dec)
+/* libipt's TSC estimate now (SDM 33.8.3); relative before any TSC.
+ * @dec NULL: another engine's item, at the time it gave (emit_tsc). */
+static uint64_t dec_time(const struct ptflow *pf, struct pt_insn_decoder *dec)
 {
 	uint64_t tsc = 0;
 
-	if (dec)	/* NULL: another engine's instruction, no time */
-		(void)pt_insn_time(dec, &tsc, NULL, NULL);
+	if (!dec)
+		return pf->emit_tsc;
+	(void)pt_insn_time(dec, &tsc, NULL, NULL);
 	return tsc;
 }
 
@@ -433,7 +435,7 @@ static void print_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 		ptflow_line_mem(l, "  ", 2);
 	}
 	if (pf->opt.time) {
-		ptflow_line_hex16(l, dec_time(dec));
+		ptflow_line_hex16(l, dec_time(pf, dec));
 		ptflow_line_mem(l, "  ", 2);
 	}
 	if (insn->speculative)
@@ -477,7 +479,7 @@ static void one_insn(struct ptflow *pf, struct pt_insn_decoder *dec,
 	if (flow_on(pf))
 		print_insn(pf, dec, insn, off);
 	else if (views_on(pf))
-		ptflow_calls_insn(&pf->calls, insn, dec_time(dec));
+		ptflow_calls_insn(&pf->calls, insn, dec_time(pf, dec));
 }
 
 /*
@@ -550,7 +552,7 @@ static void view_event(struct ptflow *pf, struct pt_insn_decoder *dec,
 	}
 	if (ev->ip_suppressed && kind != PTFLOW_CALLS_INTERRUPT)
 		ip = 0;
-	ptflow_calls_event(&pf->calls, kind, ip, dec_time(dec), NULL);
+	ptflow_calls_event(&pf->calls, kind, ip, dec_time(pf, dec), NULL);
 }
 
 /* The reason text of a libipt error inside a decode run. */
@@ -968,7 +970,7 @@ static int decode_piece(struct ptflow *pf, uint8_t *buf, size_t len,
 
 void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn)
 {
-	one_insn(pf, NULL, insn, 0);
+	one_insn(pf, NULL, insn, pf->emit_off);
 }
 
 bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
@@ -979,15 +981,33 @@ bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 	if (pf->mute)
 		return true;
 	pf->insns += ninsn;
-	if (views_on(pf))
-		ptflow_calls_block(&pf->calls, ip, lens, ninsn, last, 0);
+	if (!views_on(pf))
+		return true;
+	if (ninsn > 1 && pf->emit_tsc != pf->emit_end_tsc) {
+		/* all but the last at one time, the last at its own */
+		struct pt_insn prev;
+		uint64_t a = ip;
+
+		for (uint32_t i = 0; i + 2 < ninsn; i++)
+			a += lens[i];
+		memset(&prev, 0, sizeof(prev));
+		prev.ip = a;
+		prev.size = lens[ninsn - 2];
+		prev.mode = last->mode;
+		prev.iclass = ptic_other;
+		ptflow_calls_block(&pf->calls, ip, lens, ninsn - 1, &prev,
+				   pf->emit_tsc);
+		ptflow_calls_insn(&pf->calls, last, pf->emit_end_tsc);
+		return true;
+	}
+	ptflow_calls_block(&pf->calls, ip, lens, ninsn, last, pf->emit_end_tsc);
 	return true;
 }
 
 void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
 {
 	if (flow_on(pf))
-		print_event(pf, ev, 0);
+		print_event(pf, ev, pf->emit_off);
 	else if (views_on(pf) && !pf->mute)
 		view_event(pf, NULL, ev);
 }

@@ -152,6 +152,16 @@ struct ptflow {
 		     bool cut);
 	void *engine;
 	void (*engine_free)(void *engine);
+	/*
+	 * The time (TSC estimate, libipt's pt_insn_time()) of what the other
+	 * engine hands to ptflow_emit_*() next: @emit_tsc for an instruction,
+	 * an event, a block's instructions but its last, @emit_end_tsc for a
+	 * block's last. 0 where the engine has none.
+	 */
+	uint64_t emit_tsc, emit_end_tsc;
+	/* The trace offset --offset prints for what it hands over next
+	 * (libipt's pt_insn_get_offset() before the call; @seg_base added). */
+	uint64_t emit_off;
 	/* The synthetic trace being decoded after a skipped span, or NULL. */
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
@@ -285,7 +295,7 @@ int ptflow_decode_buffer(struct ptflow *pf, uint8_t *buf, size_t len,
 
 /**
  * ptflow_emit_insn() - one decoded instruction: counted, printed or handed
- * to the views (time 0: the lwpt engine has no timing yet).
+ * to the views, at time @pf->emit_tsc (trace offset @pf->emit_off).
  * @pf:   the session.
  * @insn: ip, size, mode, iclass; raw bytes where the output shows them
  *        (disassembly, --raw-insn) or --calls names a far transfer.
@@ -296,7 +306,8 @@ void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn);
  * ptflow_emit_block() - instructions at consecutive addresses of which
  * only the last may branch, where they are not printed one by one: counted
  * and handed to the views as one block (ptflow_calls_block()), the same
- * as ptflow_emit_insn() on each of them (time 0, as there).
+ * as ptflow_emit_insn() on each of them (at @pf->emit_tsc, the last one
+ * at @pf->emit_end_tsc).
  * @pf:    the session.
  * @ip:    the first instruction's address.
  * @lens:  @ninsn instruction lengths in bytes.
@@ -310,7 +321,8 @@ bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 		       uint32_t ninsn, const struct pt_insn *last);
 
 /**
- * ptflow_emit_event() - one event, printed ("[...]") or handed to the views.
+ * ptflow_emit_event() - one event, printed ("[...]") or handed to the views
+ * (at time @pf->emit_tsc, trace offset @pf->emit_off).
  * @pf: the session.
  * @ev: a libipt event (not a status update).
  */

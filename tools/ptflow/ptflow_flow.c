@@ -23,10 +23,7 @@ struct ptflow_flow {
 
 const char *ptflow_flow_unsupported(const struct ptflow_options *opt)
 {
-	if (opt->time)
-		return "--time";
-	if (opt->offset)
-		return "--offset";
+	(void)opt;
 	return NULL;
 }
 
@@ -76,11 +73,25 @@ static struct ptflow_flow *engine_get(struct ptflow *pf)
 		cfg.nfilter++;
 	}
 	if (pf->par.has_cpu && pf->par.cpu.vendor == pcv_intel) {
+		struct pt_errata errata;
+
 		cfg.cpu.vendor = 1;	/* Intel */
 		cfg.cpu.family = pf->par.cpu.family;
 		cfg.cpu.model = pf->par.cpu.model;
 		cfg.cpu.stepping = pf->par.cpu.stepping;
+		/* the time calibration's erratum as libipt's (SKL168) */
+		if (pt_cpu_errata(&errata, &pf->par.cpu) >= 0)
+			cfg.time.errata_skl168 = errata.skl168;
 	}
+	/* time where it is shown: --time, the views (SDM 33.8.3) */
+	if (pf->opt.time || pf->opt.calls || pf->opt.report || pf->opt.export_chrome)
+		cfg.flags |= LPT_FLOW_F_TIME;
+	if (pf->opt.offset)
+		cfg.flags |= LPT_FLOW_F_OFFSET;
+	cfg.time.mtc_freq = pf->par.mtc_freq;
+	cfg.time.nom_freq = pf->par.nom_freq;
+	cfg.time.cpuid_0x15_eax = pf->par.cpuid_15_eax;
+	cfg.time.cpuid_0x15_ebx = pf->par.cpuid_15_ebx;
 	e->f = lpt_flow_alloc(&cfg, e->img);
 	if (!e->f) {
 		lpt_cov_image_free(e->img);
@@ -178,6 +189,8 @@ static bool emit_block_views(struct ptflow *pf, const struct ptflow_flow *e,
 		read_bytes(e, last.ip, last.raw, last.size);
 		last.iclass = far_class(last.raw, last.size);
 	}
+	pf->emit_tsc = b->tsc;
+	pf->emit_end_tsc = b->end_tsc;
 	return ptflow_emit_block(pf, b->ip, b->lens, b->ninsn, &last);
 }
 
@@ -218,6 +231,8 @@ static void emit_block(struct ptflow *pf, const struct ptflow_flow *e,
 			if (far)
 				insn.iclass = far_class(insn.raw, insn.size);
 		}
+		pf->emit_tsc = last ? b->end_tsc : b->tsc;
+		pf->emit_off = b->query_offset + pf->seg_base;
 		ptflow_emit_insn(pf, &insn);
 		ip += b->lens[i];
 		off += b->lens[i];
@@ -290,31 +305,6 @@ static const char *error_text(int err)
 }
 
 /*
- * Whether the first PSB+ of the trace holds a TSC (SDM 33.4.2.17: there
- * is one in every PSB+ when IA32_RTIT_CTL.TSCEn is set): the views'
- * times then come from the trace, which the lwpt engine does not read yet.
- */
-static bool has_time(const uint8_t *buf, size_t len)
-{
-	struct lpt_pkt_decoder *d = lpt_pkt_alloc(buf, len, NULL);
-	struct lpt_packet pkt;
-	bool tsc = false;
-
-	if (!d)
-		return true;	/* libipt's then */
-	if (!lpt_pkt_sync_forward(d)) {
-		while (lpt_pkt_next(d, &pkt) > 0 && pkt.type != LPT_PKT_PSBEND) {
-			if (pkt.type == LPT_PKT_TSC) {
-				tsc = true;
-				break;
-			}
-		}
-	}
-	lpt_pkt_free(d);
-	return tsc;
-}
-
-/*
  * One piece of a trace (ptflow_decode.c's decode_piece()): the flow and
  * the errors as libipt's engine prints them. 1: not for this engine.
  */
@@ -326,18 +316,6 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 	int st;
 
 	e = pf->engine;
-	if ((pf->opt.calls || pf->opt.report || pf->opt.export_chrome) &&
-	    has_time(buf, len)) {
-		static bool said;	/* once per run */
-
-		if (!said) {
-			said = true;
-			fprintf(pf->err, "%s: --engine=lwpt: a trace with time "
-				"(TSC) for the views is decoded with libipt\n",
-				pf->prog);
-		}
-		return 1;
-	}
 	if (pf->span_cb || pf->syn || (e && e->image != pf->image)) {
 		static bool said;	/* once per run */
 
@@ -369,6 +347,8 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 			st = lpt_flow_event(e->f, &ev);
 			if (st < 0)
 				break;
+			pf->emit_tsc = ev.tsc;
+			pf->emit_off = ev.query_offset + pf->seg_base;
 			if (!to_pt_event(&ev, &pe)) {
 				/* a piece that ends at a gap ends mid-packet */
 				if (!(cut && ev.err == LPT_ERR_EOS))

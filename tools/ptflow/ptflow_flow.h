@@ -19,8 +19,9 @@
  * @opt: the output options.
  *
  * Return: NULL when it can (the listing with or without disassembly,
- * symbols, --line, --raw-insn, --stat, --quiet; --calls, --report,
- * --export), else the option it does not support yet (--time, --offset).
+ * symbols, --line, --raw-insn, --stat, --quiet, --time, --offset;
+ * --calls, --report, --export), else the option it does not support yet
+ * (none at present).
  */
 const char *ptflow_flow_unsupported(const struct ptflow_options *opt);
 

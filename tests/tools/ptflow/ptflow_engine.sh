@@ -14,8 +14,11 @@
 # - the raw real traces of ../shared/testdata/pt/real/libxdc with their
 #   page caches given as --raw pages (no IP filter: ptflow --pt has none),
 #   cpu 6/94/3 as the README says;
-# - an option the lwpt engine does not support yet (--time) is said on
-#   stderr and decoded with libipt: the same output.
+# - --time on the engine (LPT_FLOW_F_TIME): the real traces with timing
+#   packets put in (TSC, TMA, MTC, CYC, CBR; written by test_pt_flow_time
+#   with TEST_PT_FLOW_TIME_DUMP), the listing with --time, --calls,
+#   --report, --export=chrome (the JSON too);
+# - --offset on the engine (LPT_FLOW_F_OFFSET): the same traces.
 #
 # Skips with a message without ../shared. Ends with "N passed, N failed".
 set -u
@@ -71,12 +74,15 @@ if [ -d "$K/symfs" ]; then
 	same "foo --tid 1000 --calls" --tid 1000 --calls --symfs "$K/symfs" "$K/foo.perf.data"
 	same "foo --pid 1000 --report" --pid 1000 --report --symfs "$K/symfs" "$K/foo.perf.data"
 	same "foo --tid 1001 (none)" --tid 1001 --calls --symfs "$K/symfs" "$K/foo.perf.data"
-	# an option not supported yet: libipt's, and said
-	"$PTFLOW" --engine=lwpt --time --no-inst --symfs "$K/symfs" \
-		"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
-	grep -q 'time is not supported by the lwpt engine yet' "$tmp/r.err" &&
-		pass || fail "--engine=lwpt --time: no message: $(head -n 2 "$tmp/r.err")"
-	same "foo --time" --time --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
+	# --time and --offset on the engine: not said, the same
+	for o in --time --offset; do
+		"$PTFLOW" --engine=lwpt $o --no-inst --symfs "$K/symfs" \
+			"$K/foo.perf.data" >"$tmp/r" 2>"$tmp/r.err"
+		grep -q 'not supported' "$tmp/r.err" &&
+			fail "--engine=lwpt $o: $(head -n 2 "$tmp/r.err")" || pass
+		same "foo $o" $o --no-inst --symfs "$K/symfs" "$K/foo.perf.data"
+		same "Unzip $o" $o --symfs "$K/symfs" "$K/Unzip.perf.data"
+	done
 else
 	echo "ptflow_engine: $K not found, perf.data cases skipped"
 fi
@@ -106,6 +112,49 @@ if [ -d "$R/pagecache" ]; then
 		same "$n --pt (page cache)" --no-inst --no-symbols --cpu 6/94/3 \
 			--pt "$R/${t#*:}" $(cat "$tmp/args")
 	done
+	# DynamoRIO's real trace with TSC, TMA, MTC, CYC (README.md's
+	# parameters) and its binary
+	D=$shared/testdata/pt/real/dynamorio
+	if [ -f "$D/dynamorio.pt" ]; then
+		dclk="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
+		      --cpuid-0x15.ebx 308"
+		for v in "--time --no-inst" --calls --report "--offset --time"; do
+			# shellcheck disable=SC2086 # one argument per word
+			same "dynamorio $v" $v $dclk --pt "$D/dynamorio.pt" --elf "$D/hello"
+		done
+	fi
+	# the traces with timing packets put in (test_pt_flow_time's)
+	TT=${TEST_PT_FLOW_TIME:-$O/tests/test_pt_flow_time}
+	if [ -x "$TT" ]; then
+		mkdir "$tmp/timed"
+		TEST_PT_FLOW_TIME_DUMP=$tmp/timed CK_FORK=no "$TT" >/dev/null 2>&1 ||
+			fail "test_pt_flow_time failed"
+		clk="--cpu 6/94/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
+		     --cpuid-0x15.ebx 308 --tsc-freq 3700000000"
+		for n in Unzip foo icelake_tip; do
+			raw_args "$R/pagecache/$n" >"$tmp/args"
+			for k in 0 4 8; do
+				t=$tmp/timed/$n-$k.pt
+				[ -f "$t" ] || { fail "$t not written"; continue; }
+				# shellcheck disable=SC2046,SC2086 # one argument per word
+				for v in "--time --no-inst --no-symbols" --calls --report \
+					 "--offset --time"; do
+					same "$n-$k timed $v" $v $clk --pt "$t" $(cat "$tmp/args")
+				done
+				# shellcheck disable=SC2046,SC2086
+				same "$n-$k timed --export=chrome" --export=chrome \
+					"$tmp/chrome.json" $clk --pt "$t" $(cat "$tmp/args")
+				mv "$tmp/chrome.json" "$tmp/chrome.b"
+				# shellcheck disable=SC2046,SC2086
+				"$PTFLOW" --engine=libipt --export=chrome "$tmp/chrome.json" \
+					$clk --pt "$t" $(cat "$tmp/args") >/dev/null 2>&1
+				cmp -s "$tmp/chrome.json" "$tmp/chrome.b" && pass ||
+					fail "$n-$k timed --export=chrome: the JSON differs"
+			done
+		done
+	else
+		echo "ptflow_engine: $TT not built, timed cases skipped"
+	fi
 else
 	echo "ptflow_engine: $R not found, raw trace cases skipped"
 fi

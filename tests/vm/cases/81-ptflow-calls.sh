@@ -100,6 +100,33 @@ awk -v g="$got" -v w="$want" 'BEGIN { exit !(g > 0 && g >= w / 4 && g <= w * 1.0
 	fail "--calls times: last $got ns, TSC span $first..$last at $hz Hz is $want ns" || exit 1
 ok "tsc-freq $hz Hz: --calls times in ns (last $got, TSC span $want ns)"
 
+# The lwpt engine (issue 34): the views and --time on this capture with
+# TSC equal libipt's byte for byte, none of it left to libipt.
+engines_same() { # NAME DIR OPTIONS...
+	n=$1 d=$2
+	shift 2
+	ptflow --engine=libipt "$@" "$d" >/tmp/ea.out 2>/dev/null
+	ea=$?
+	ptflow --engine=lwpt "$@" "$d" >/tmp/eb.out 2>/tmp/eb.err
+	eb=$?
+	if grep -q 'decoded with libipt' /tmp/eb.err; then
+		fail "$n: --engine=lwpt $*: $(grep 'decoded with libipt' /tmp/eb.err)"
+		return 1
+	fi
+	[ "$ea" = "$eb" ] && cmp -s /tmp/ea.out /tmp/eb.out && return 0
+	diff /tmp/ea.out /tmp/eb.out | head -n 10
+	fail "$n: --engine=lwpt $* differs from libipt (exit $ea/$eb)"
+}
+for o in --calls --report "--time --no-inst" --no-inst; do
+	# shellcheck disable=SC2086 # one argument per word
+	engines_same exec /tmp/exec $o || exit 1
+done
+engines_same exec /tmp/exec --export=chrome /tmp/chrome.b || exit 1
+mv /tmp/chrome.b /tmp/chrome.lwpt
+ptflow --export=chrome /tmp/chrome.b /tmp/exec >/dev/null 2>&1
+cmp -s /tmp/chrome.b /tmp/chrome.lwpt || fail "exec: --export=chrome JSON differs between the engines" || exit 1
+ok "--engine=lwpt: --calls, --report, --time, --no-inst, --export=chrome equal libipt's"
+
 # A stripped static program using the vdso: names only where symbols are.
 rm -rf /tmp/bb
 env -i /bin/taskset -c 0 /bin/ptcap --cr3 --size=8M -o /tmp/bb -- /bin/busybox date \
@@ -115,6 +142,8 @@ awk -v e="$bb_end" 'BEGIN { e = e + 0 } { if (("0x" $1) + 0 < e) bad++ } END { e
 	/tmp/bbn.txt 2>/dev/null ||
 	fail "names inside the stripped busybox: $(head -n 2 /tmp/bbn.txt)" || exit 1
 ok "busybox date: stripped, $(grep -c '' /tmp/bbn.txt) named instructions all outside it"
+engines_same busybox /tmp/bb --calls || exit 1
+ok "busybox date: --engine=lwpt --calls equals libipt's"
 
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
@@ -149,6 +178,9 @@ grep -qE '<(__vdso_clock_gettime|clock_gettime)(\+0x[0-9a-f]+)?>' /tmp/jitf.txt 
 	grep -qE '<malloc(@@[A-Z_0-9.]+)?(\+0x[0-9a-f]+)?>' /tmp/jitf.txt ||
 	fail "no vdso or libc symbols in lwpt-jitdemo's flow" || exit 1
 ok "lwpt-jitdemo: libc and vdso code named"
+engines_same jit /tmp/jit --calls || exit 1
+engines_same jit /tmp/jit --report || exit 1
+ok "lwpt-jitdemo: --engine=lwpt --calls, --report equal libipt's"
 
 [ "$(sim_violations)" = 0 ] || fail "violations $(sim_violations)" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
