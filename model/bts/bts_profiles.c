@@ -23,6 +23,7 @@ const struct bts_model_profile bts_model_profile_core2 = {
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
 	.lbr_format = LBR_FMT_LIP,
 	.linear_bits = 48,
+	.sig = 0x000006F6,	/* 06_0FH */
 };
 
 /* Nehalem (06_1AH): 16 LBRs at 680H/6C0H, LBR_SELECT, format 3, perfmon v3. */
@@ -38,6 +39,7 @@ const struct bts_model_profile bts_model_profile_nhm = {
 	.freeze_while_smm = true,
 	.uncore_pmi = true,
 	.linear_bits = 48,
+	.sig = 0x000106A5,	/* 06_1AH */
 };
 
 /*
@@ -57,6 +59,7 @@ const struct bts_model_profile bts_model_profile_pmv4 = {
 	.freeze_while_smm = true,
 	.lbr_pt_exclusive = true,
 	.linear_bits = 48,
+	.sig = 0x000406E3,	/* 06_4EH Skylake: 32 LBRs */
 };
 
 /* DS without DS-CPL, DTES64 or PDCM, perfmon v1: 32-bit LBR format. */
@@ -69,6 +72,7 @@ const struct bts_model_profile bts_model_profile_nocpl = {
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
 	.lbr_format = LBR_FMT_32,
 	.linear_bits = 48,
+	.sig = 0x000106C2,	/* 06_1CH Atom: 8 LBRs at 40H */
 };
 
 /* DS enumerated, IA32_MISC_ENABLE.BTS_UNAVAILABLE and PEBS_UNAVAILABLE set. */
@@ -83,6 +87,7 @@ const struct bts_model_profile bts_model_profile_btsoff = {
 	.lbr_select = true,
 	.lbr_format = LBR_FMT_LIP,
 	.linear_bits = 48,
+	.sig = 0x000206A7,	/* 06_2AH Sandy Bridge: 16 LBRs */
 };
 
 /* No DS and no PDCM (a virtual machine with LBRs only). */
@@ -95,6 +100,7 @@ const struct bts_model_profile bts_model_profile_nods = {
 	.lbr_select = true,
 	.lbr_format = LBR_FMT_LIP,
 	.linear_bits = 48,
+	.sig = 0x000306C3,	/* 06_3CH Haswell: 16 LBRs */
 };
 
 static const struct bts_model_profile *const profiles[] = {
