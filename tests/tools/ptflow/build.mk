@@ -88,3 +88,9 @@ fuzz_flow_SRCS := tests/tools/ptflow/fuzz_flow.c tools/ptflow/ptflow_decode.c \
 fuzz_flow_LDLIBS := -lipt -lcapstone -ldw -lelf -lzstd
 fuzz_flow_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/pt/real/libxdc/*.pt)
 fuzz_flow_MAXLEN := 4096
+
+# The `lwpt-lbr 1` reader of ptflow's last branches (issue 37).
+UNIT_TESTS += test_ptflow_lbr
+test_ptflow_lbr_SRCS := tests/tools/ptflow/test_ptflow_lbr.c tools/ptflow/ptflow_lbr.c \
+	tools/ptflow/ptflow_sym.c
+test_ptflow_lbr_LDLIBS := -ldw -lelf

@@ -12,7 +12,10 @@
 # thread allowed at pt_paranoid 1. While perf holds IA32_DEBUGCTL.LBR,
 # CONFIGURE with the LBR flag is EBUSY with a log line naming the holder.
 # core2 (06_0FH: 4 LBRs at 40H/60H, no LBR_SELECT): user-only LBR is
-# EOPNOTSUPP, user and kernel together record. IA32_DEBUGCTL and
+# EOPNOTSUPP, user and kernel together record. ptcap --lbr-on-crash of a
+# command that dies by SIGSEGV writes tid<N>.lbr and its config line, and
+# ptflow prints it as the last branches with the program's symbols; a
+# command that exits leaves no LBR file. IA32_DEBUGCTL and
 # MSR_LBR_SELECT are back to 0 everywhere; no spec violation; unloaded.
 . /lwpt/lib.sh
 
@@ -75,6 +78,28 @@ n=$(dmesg_since "$mark" | grep -c '/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use b
 [ "$n" = 1 ] || fail "$n log lines naming the holder, want 1" || exit 1
 echo off >$D/bts_perf
 want "$(bts_test try 0 $((LBR | 1)) 65536)" ok "perf let go of the LBRs"
+
+rm -rf /tmp/lbrcap
+env -i /bin/ptcap --lbr-on-crash -o /tmp/lbrcap -- /bin/lbr_crash segv >/tmp/ptcap.out 2>&1
+rc=$?
+cat /tmp/ptcap.out
+[ $rc -eq 0 ] && grep -q "^lbr-crash\.tid[0-9]*\.bts tid[0-9]*\.lbr signal=11$" /tmp/lbrcap/config ||
+	fail "ptcap --lbr-on-crash: status $rc: $(cat /tmp/lbrcap/config)" || exit 1
+cat /tmp/lbrcap/tid*.lbr
+[ "$(head -n 1 /tmp/lbrcap/tid*.lbr)" = "lwpt-lbr 1" ] || fail "not an lwpt-lbr 1 file" || exit 1
+ptflow --no-inst /tmp/lbrcap >/tmp/lbr.flow 2>/tmp/lbr.err || fail "ptflow: $(head -n 3 /tmp/lbr.err)" || exit 1
+sed -n '/^last branches/,$p' /tmp/lbr.flow
+grep -q "^last branches of tid [0-9]* (signal 11), most recent first:$" /tmp/lbr.flow ||
+	fail "ptflow printed no last branches" || exit 1
+sed -n '/^last branches/{n;p;}' /tmp/lbr.flow | grep -q -- "-> 0x[0-9a-f]* run_and_crash+0x" ||
+	fail "the most recent branch does not go into run_and_crash" || exit 1
+ok "ptcap --lbr-on-crash, ptflow: $(grep -c '^  *[0-9]*  0x' /tmp/lbr.flow) last branches with symbols"
+rm -rf /tmp/lbrcap
+env -i /bin/ptcap --lbr-on-crash -o /tmp/lbrcap -- /bin/true >/tmp/ptcap.out 2>&1 ||
+	fail "ptcap --lbr-on-crash /bin/true: $(cat /tmp/ptcap.out)" || exit 1
+! ls /tmp/lbrcap/*.lbr >/dev/null 2>&1 && ! grep -q "^lbr-crash" /tmp/lbrcap/config ||
+	fail "an LBR stack for a command that exited" || exit 1
+ok "ptcap --lbr-on-crash of a command that exits: no LBR file"
 
 grep . $D/bts_msrs
 grep -q "debugctl=0x0 " $D/bts_msrs || fail "IA32_DEBUGCTL not restored" || exit 1

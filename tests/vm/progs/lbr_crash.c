@@ -14,6 +14,8 @@
  *                              ..." and exits 0 when equal
  *   lbr_crash now              LWPT_BTS_LBR_NOW of this thread after the
  *                              workload: the stack holds workload branches
+ *   lbr_crash segv             run_and_crash() alone: dies by SIGSEGV (for
+ *                              ptcap --lbr-on-crash)
  *   lbr_crash args             every bad argument of LBR_SNAPSHOT and of
  *                              the LBR flag gets its errno; exit 0 if all
  *                              as expected
@@ -415,8 +417,13 @@ int main(int argc, char **argv)
 				 LWPT_BTS_CFG_USER);
 	if (argc == 2 && !strcmp(argv[1], "now"))
 		return cmd_now();
+	if (argc == 2 && !strcmp(argv[1], "segv")) {
+		no_core();
+		run_and_crash();
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
-	fprintf(stderr, "usage: lbr_crash crash user|all | now | args\n");
+	fprintf(stderr, "usage: lbr_crash crash user|all | now | segv | args\n");
 	return 2;
 }
