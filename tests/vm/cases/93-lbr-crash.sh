@@ -49,6 +49,12 @@ echo "$out"
 [ $rc -eq 0 ] || fail "LBR snapshot on request" || exit 1
 ok "on request: $(echo "$out" | tail -n 1)"
 
+out=$(lbr_crash switch)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "LBR stack across context switches" || exit 1
+ok "per thread: $(echo "$out" | tail -n 1)"
+
 out=$(lbr_crash args)
 rc=$?
 echo "$out"

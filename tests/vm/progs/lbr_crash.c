@@ -14,6 +14,15 @@
  *                              ..." and exits 0 when equal
  *   lbr_crash now              LWPT_BTS_LBR_NOW of this thread after the
  *                              workload: the stack holds workload branches
+ *   lbr_crash switch           this thread and an untraced partner process
+ *                              pinned to one CPU take turns (a pipe
+ *                              ping-pong: each answer proves a switch out
+ *                              and back); the partner runs its own code
+ *                              (section lbr_other) between the turns. The
+ *                              stack read after the turns holds none of the
+ *                              partner's branches and still the workload's
+ *                              from before the switches (saved at the
+ *                              switch out, restored at the switch in)
  *   lbr_crash segv             run_and_crash() alone: dies by SIGSEGV (for
  *                              ptcap --lbr-on-crash)
  *   lbr_crash args             every bad argument of LBR_SNAPSHOT and of
@@ -34,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -94,6 +104,20 @@ static WL void run_and_crash(void)
 	if (wl_sink != 1)
 		*wl_null = (int)wl_sink;
 	wl_sink = 2;
+}
+
+/* The partner's own code: branches that must never enter our stack. */
+#define OTHER __attribute__((noinline, section("lbr_other")))
+
+extern const char __start_lbr_other[], __stop_lbr_other[];
+
+static OTHER unsigned int other_work(unsigned int x)
+{
+	unsigned int i;
+
+	for (i = 0; i < 50; i++)
+		x = x & 1 ? x * 3 + 1 : x / 2 + i;
+	return x;
 }
 
 #define KERNEL_HALF	0xffff800000000000ull
@@ -353,6 +377,93 @@ static int cmd_now(void)
 	return 0;
 }
 
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static bool in_section(uint64_t a, const char *b, const char *e)
+{
+	return a >= (uintptr_t)b && a < (uintptr_t)e;
+}
+
+static int cmd_switch(void)
+{
+	int to[2], back[2], fd, err, round;
+	struct lwpt_bts_lbr l;
+	bool wl = false;
+	unsigned int i;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(to) || pipe(back) || pin(0))
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		unsigned int x = 7;
+
+		/* Only its ends: EOF on @to once the caller closes its end. */
+		close(to[1]);
+		close(back[0]);
+		if (pin(0))
+			_exit(125);
+		while (read(to[0], &c, 1) == 1) {
+			x = other_work(x + (unsigned char)c);
+			c = (char)x;
+			if (write(back[1], &c, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(back[1]);
+	fd = configure(0, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_LBR);
+	if (fd < 0) {
+		printf("switch: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	for (round = 0; round < 3; round++) {
+		workload();
+		if (write(to[1], &c, 1) != 1 || read(back[0], &c, 1) != 1) {
+			kill(pid, SIGKILL);
+			return 125;
+		}
+	}
+	err = snapshot(fd, LWPT_BTS_LBR_NOW, &l);
+	close(to[1]);
+	waitpid(pid, NULL, 0);
+	if (err) {
+		printf("switch: snapshot: %s\n", errname(-err));
+		return 1;
+	}
+	print_stack(&l);
+	for (i = 0; i < l.nr; i++) {
+		const struct lwpt_lbr_entry *e = &l.entries[i];
+
+		if (in_section(e->from, __start_lbr_other, __stop_lbr_other) ||
+		    in_section(e->to, __start_lbr_other, __stop_lbr_other)) {
+			printf("switch: entry %u is the partner's branch\n", i);
+			return 1;
+		}
+		if (in_section(e->from, __start_lbr_wl, __stop_lbr_wl))
+			wl = true;
+	}
+	if (!wl) {
+		printf("switch: the workload's branches from before the switch are gone\n");
+		return 1;
+	}
+	printf("switch: %u entries across 3 switches, none of the partner's, the workload's kept\n",
+	       l.nr);
+	return 0;
+}
+
 static int failures;
 
 #define EXPECT(cond, what) do { \
@@ -417,6 +528,8 @@ int main(int argc, char **argv)
 				 LWPT_BTS_CFG_USER);
 	if (argc == 2 && !strcmp(argv[1], "now"))
 		return cmd_now();
+	if (argc == 2 && !strcmp(argv[1], "switch"))
+		return cmd_switch();
 	if (argc == 2 && !strcmp(argv[1], "segv")) {
 		no_core();
 		run_and_crash();
@@ -424,6 +537,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
-	fprintf(stderr, "usage: lbr_crash crash user|all | now | segv | args\n");
+	fprintf(stderr, "usage: lbr_crash crash user|all | now | switch | segv | args\n");
 	return 2;
 }
