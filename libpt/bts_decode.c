@@ -146,6 +146,11 @@ static void take(struct lpt_bts *d)
 	unsigned int len = 0;
 	int err;
 
+	/* No record: perf's intel_bts decoder skips a record whose from and
+	 * to are 0 (util/intel-bts.c intel_bts_process_buffer()); pt2perf
+	 * ends each AUXTRACE buffer with one (Documentation/pt2perf.rst). */
+	if (!from && !to)
+		return;
 	if (!d->cur_ok && d->resume_ok && !kernel(from)) {
 		/* Back from the kernel where it was left. */
 		d->cur = d->resume;

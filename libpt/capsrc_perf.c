@@ -271,10 +271,12 @@ int lpt_capsrc_perf_open(const char *path, const struct lpt_capsrc_opts *o, void
 	/* Every mapping's code looked up now, in the order a ptcap directory
 	 * is written (its maps, then each process's): each missing file is
 	 * named once, before any output, as ever. */
-	lpt_perf_model_top(&c->mo, touch, NULL);
-	for (i = 0; i < c->mo.ng; i++)
-		lpt_perf_model_gen(&c->mo, i, touch, NULL);
-	lpt_perf_model_summary(&c->mo);
+	if (!(o->flags & LPT_CAPSRC_NO_CODE)) {
+		lpt_perf_model_top(&c->mo, touch, NULL);
+		for (i = 0; i < c->mo.ng; i++)
+			lpt_perf_model_gen(&c->mo, i, touch, NULL);
+		lpt_perf_model_summary(&c->mo);
+	}
 	if (make_traces(c) || (c->mo.sys && (make_switches(c) || make_processes(c))))
 		goto nomem;
 	*be = c;

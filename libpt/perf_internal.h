@@ -11,10 +11,15 @@
 #include <lwpt/perf_data.h>
 #include <lwpt/perf_file.h>
 
-/* One AUXTRACE record's data: @size bytes at file offset @foff, at
- * position @aux_off of its AUX buffer's stream. */
+/* One AUXTRACE record's data: @size bytes of trace at file offset @foff,
+ * at position @aux_off of its AUX buffer's stream, which the record covers
+ * for @span bytes (@size, but for a BTS buffer's trailing zero record,
+ * which is not part of the trace: Documentation/perf-data.rst "Intel
+ * BTS"). */
 struct lpt_perf_buf {
-	uint64_t foff, size, aux_off;
+	uint64_t foff, size, aux_off, span;
+	bool joined;		/* BTS snapshot: its overlap with the buffer
+				 * before removed, it continues that one */
 };
 
 struct lpt_perf_trace_int {
@@ -100,6 +105,7 @@ struct lpt_perf {
 	uint64_t priv[PERF_INTEL_PT_INFO_MAX];
 	size_t npriv;
 	uint64_t naux, index_entries;
+	uint64_t naux_cpu;		/* AUXTRACE records naming a CPU */
 	char *filter, *cpuid;
 	const char *event_name;
 

@@ -166,7 +166,10 @@ static int write_config(struct wctx *c, const char *dir)
 		fprintf(f, "cpuid-0x15.ebx %u\n", cfg->cpuid_15_ebx);
 	if (cfg->has & PTCAP_HAS_TSC_FREQ)
 		fprintf(f, "tsc-freq %" PRIu64 "\n", cfg->tsc_freq_hz);
-	fprintf(f, "rtit-ctl 0x%" PRIx64 "\n", in->pt_config);
+	if (in->bts)
+		fprintf(f, "format bts\n");	/* ptcap-format.rst "BTS trace files" */
+	else
+		fprintf(f, "rtit-ctl 0x%" PRIx64 "\n", in->pt_config);
 	if (in->filter[0]) {
 		fputs("perf-filter ", f);
 		put_text(f, in->filter);

@@ -617,9 +617,21 @@ static int rec_auxtrace(struct lpt_perf *p, const uint8_t *r, uint64_t pos,
 		return fail(LPT_PERF_E_NOMEM, "out of memory");
 	b->foff = pos + hsize;
 	b->size = a.size;
+	b->span = a.size;
 	b->aux_off = a.offset;
-	t->pub.size += a.size;
+	if (p->info.bts && a.size >= 24 && a.size % 24 == 0) {
+		/* A last record whose from and to are 0 is no branch (perf's
+		 * intel_bts_process_buffer() skips such records, and never
+		 * shows a buffer's last one): pt2perf's end of buffer. */
+		const uint8_t *z = r + hsize + a.size - 24;
+
+		if (!rd64(z) && !rd64(z + 8))
+			b->size -= 24;
+	}
+	t->pub.size += b->size;
 	p->naux++;
+	if (a.cpu != UINT32_MAX)
+		p->naux_cpu++;
 	return 0;
 }
 
@@ -630,14 +642,33 @@ static int rec_auxtrace_info(struct lpt_perf *p, const uint8_t *r, uint64_t size
 	const uint8_t *pv = r + sizeof(struct perf_rec_auxtrace_info);
 	uint32_t type = rd32(r + 8);
 
+	if (type == PERF_AUXTRACE_INTEL_BTS) {
+		/* intel-bts.c intel_bts_process_auxtrace_info(): min_sz
+		 * covers priv[0..SNAPSHOT_MODE]; no string follows. */
+		if (n < PERF_INTEL_BTS_INFO_MAX)
+			return fail(LPT_PERF_E_CORRUPT, "AUXTRACE_INFO at 0x%" PRIx64
+				    " (Intel BTS) too short (%" PRIu64 " bytes, %u needed)",
+				    pos, size, (unsigned int)(sizeof(struct perf_rec_auxtrace_info) +
+							      8 * PERF_INTEL_BTS_INFO_MAX));
+		memset(p->priv, 0, sizeof(p->priv));
+		for (i = 0; i < PERF_INTEL_BTS_INFO_MAX; i++)
+			p->priv[i] = rd64(pv + 8 * i);
+		p->npriv = PERF_INTEL_BTS_INFO_MAX;
+		p->have_info = true;
+		p->info.bts = true;
+		free(p->filter);
+		p->filter = NULL;
+		return 0;
+	}
 	if (type != PERF_AUXTRACE_INTEL_PT)
 		return fail(LPT_PERF_E_NOT_PT, "AUXTRACE_INFO at 0x%" PRIx64
-			    " is of type %u (Intel PT is %u)", pos, type,
-			    PERF_AUXTRACE_INTEL_PT);
+			    " is of type %u (Intel PT is %u, Intel BTS %u)", pos, type,
+			    PERF_AUXTRACE_INTEL_PT, PERF_AUXTRACE_INTEL_BTS);
 	/* intel-pt.c: min_sz covers priv[0..PER_CPU_MMAPS]. */
 	if (n < PERF_INTEL_PT_PER_CPU_MMAPS + 1)
 		return fail(LPT_PERF_E_CORRUPT, "AUXTRACE_INFO at 0x%" PRIx64
 			    " too short (%" PRIu64 " bytes)", pos, size);
+	p->info.bts = false;
 	memset(p->priv, 0, sizeof(p->priv));
 	for (i = 0; i < n && i < PERF_INTEL_PT_INFO_MAX; i++)
 		p->priv[i] = rd64(pv + 8 * i);
@@ -1203,8 +1234,8 @@ static uint64_t trace_pos(const struct lpt_perf_trace_int *t, uint64_t x)
 	for (i = 0; i < t->nbufs; i++) {
 		const struct lpt_perf_buf *b = &t->bufs[i];
 
-		if (x >= b->aux_off && x <= b->aux_off + b->size)
-			return at + (x - b->aux_off);
+		if (x >= b->aux_off && x <= b->aux_off + b->span)
+			return at + (x - b->aux_off < b->size ? x - b->aux_off : b->size);
 		at += b->size;
 	}
 	return UINT64_MAX;
@@ -1269,9 +1300,52 @@ static void index_free(struct trace_index *ix)
 	lpt_perf_hash_free(&ix->task);
 }
 
+/*
+ * Intel BTS in snapshot mode (perf record -S): each AUXTRACE buffer is the
+ * AUX buffer as it was at a snapshot, so it starts with records the one
+ * before already holds. As perf's intel_bts_find_overlap()
+ * (util/intel-bts.c) the longest run of records that ends buffer @a and
+ * starts buffer @b is the overlap, and @b's own data starts after it; it
+ * is found here in linear time (the prefix function of @b's records, run
+ * over @a's, 24-byte records compared whole), not by trying every offset.
+ * Return: the overlap in bytes, or -LPT_PERF_E_NOMEM.
+ */
+static int64_t bts_overlap(const struct lpt_perf *p, const struct lpt_perf_buf *a,
+			   const struct lpt_perf_buf *b)
+{
+	const uint8_t *ra = p->map + a->foff, *rb = p->map + b->foff;
+	size_t na = (size_t)(a->size / 24), nb = (size_t)(b->size / 24), i, q = 0;
+	size_t *pi;
+
+	if (!na || !nb)
+		return 0;
+	pi = malloc(nb * sizeof(*pi));
+	if (!pi)
+		return -LPT_PERF_E_NOMEM;
+	pi[0] = 0;
+	for (i = 1; i < nb; i++) {
+		while (q && memcmp(rb + 24 * i, rb + 24 * q, 24))
+			q = pi[q - 1];
+		if (!memcmp(rb + 24 * i, rb + 24 * q, 24))
+			q++;
+		pi[i] = q;
+	}
+	/* perf compares from len_a - len_b on: at most all of @b */
+	q = 0;
+	for (i = na > nb ? na - nb : 0; i < na; i++) {
+		while (q && (q == nb || memcmp(ra + 24 * i, rb + 24 * q, 24)))
+			q = pi[q - 1];
+		if (q < nb && !memcmp(ra + 24 * i, rb + 24 * q, 24))
+			q++;
+	}
+	free(pi);
+	return (int64_t)(24 * q);
+}
+
 static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 			const struct trace_index *ix)
 {
+	const char *sfx = p->info.bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX;
 	int64_t key;
 	uint64_t at = 0;
 	size_t i, k, lo, hi;
@@ -1280,14 +1354,33 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 	if (!t->pub.per_cpu)
 		t->pub.cpu = -1;
 	t->pub.nbufs = t->nbufs;
+	/* Last to first, so that each overlap is found with the whole buffer
+	 * before, as perf compares them. */
+	for (i = t->nbufs; p->info.bts && p->info.snapshot && i-- > 1;) {
+		/* b's data from after its overlap with a; b continues a */
+		struct lpt_perf_buf *b = &t->bufs[i];
+		int64_t ov = bts_overlap(p, &t->bufs[i - 1], b);
+
+		if (ov < 0)
+			return (int)ov;
+		if (!ov)
+			continue;
+		b->foff += (uint64_t)ov;
+		b->size -= (uint64_t)ov;
+		b->aux_off += (uint64_t)ov;
+		b->span -= (uint64_t)ov;
+		b->joined = true;
+		t->pub.size -= (uint64_t)ov;
+	}
 	/* Where one AUXTRACE buffer does not continue the one before (a
 	 * snapshot, or data lost between them), the packet stream is cut
 	 * (auxtrace.c: each buffer is decoded apart unless its offset
 	 * continues the previous one, intel-pt.c intel_pt_get_trace). */
 	for (i = 1; i < t->nbufs; i++) {
 		at += t->bufs[i - 1].size;
-		if (p->info.snapshot ||
-		    t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].size)
+		if ((p->info.snapshot && !t->bufs[i].joined) ||
+		    (!t->bufs[i].joined &&
+		     t->bufs[i].aux_off != t->bufs[i - 1].aux_off + t->bufs[i - 1].span))
 			if (add_gap(t, at))
 				return -LPT_PERF_E_NOMEM;
 	}
@@ -1332,7 +1425,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 	t->pub.ngaps = t->ngaps;
 
 	if (t->pub.per_cpu) {
-		snprintf(t->pub.name, sizeof(t->pub.name), "cpu%d.pt", t->pub.cpu);
+		snprintf(t->pub.name, sizeof(t->pub.name), "cpu%d%s", t->pub.cpu, sfx);
 		t->pub.pid = t->pub.tid = -1;
 		i = lpt_perf_hash_get(&ix->itrace, (uint64_t)(int64_t)t->pub.cpu);
 		if (i != SIZE_MAX) {
@@ -1340,7 +1433,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
 			t->pub.tid = p->sws[i].tid;
 		}
 	} else {
-		snprintf(t->pub.name, sizeof(t->pub.name), "tid%d.pt", t->pub.tid);
+		snprintf(t->pub.name, sizeof(t->pub.name), "tid%d%s", t->pub.tid, sfx);
 		t->pub.pid = t->pub.tid;
 		i = lpt_perf_hash_get(&ix->task, (uint64_t)(int64_t)t->pub.tid);
 		if (i != SIZE_MAX)
@@ -1357,6 +1450,7 @@ static int finish_trace(struct lpt_perf *p, struct lpt_perf_trace_int *t,
  */
 static void name_duplicates(struct lpt_perf *p)
 {
+	const char *sfx = p->info.bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX;
 	size_t i;
 
 	for (i = 1; i < p->ntr; i++) {
@@ -1365,9 +1459,9 @@ static void name_duplicates(struct lpt_perf *p)
 		if (t->per_cpu ? t->cpu != prev->cpu : t->tid != prev->tid)
 			continue;
 		if (t->per_cpu)
-			snprintf(t->name, sizeof(t->name), "cpu%d.p%u.pt", t->cpu, t->idx);
+			snprintf(t->name, sizeof(t->name), "cpu%d.p%u%s", t->cpu, t->idx, sfx);
 		else
-			snprintf(t->name, sizeof(t->name), "tid%d.p%u.pt", t->tid, t->idx);
+			snprintf(t->name, sizeof(t->name), "tid%d.p%u%s", t->tid, t->idx, sfx);
 	}
 }
 
@@ -1472,6 +1566,17 @@ static void finish_config(struct lpt_perf *p)
 	p->info.have_sched_switch = (uint32_t)pv[PERF_INTEL_PT_HAVE_SCHED_SWITCH];
 	p->info.snapshot = pv[PERF_INTEL_PT_SNAPSHOT_MODE] != 0;
 	p->info.per_cpu = pv[PERF_INTEL_PT_PER_CPU_MMAPS] != 0;
+	if (p->info.bts) {
+		/* intel-bts.c: SNAPSHOT_MODE is priv[5] (PMU type and time
+		 * at PT's indices). perf 6.1 records intel_bts per thread
+		 * only (arch/x86/util/intel-bts.c refuses per-CPU
+		 * recording, its AUXTRACE records have cpu -1): a file
+		 * whose every AUXTRACE record names a CPU is read per CPU
+		 * (perf-data.rst "Intel BTS"). */
+		p->info.snapshot = pv[PERF_INTEL_BTS_SNAPSHOT_MODE] != 0;
+		p->info.per_cpu = p->naux && p->naux_cpu == p->naux;
+		p->cfg.format = PTCAP_FORMAT_BTS;
+	}
 	/* intel-pt.c intel_pt_process_auxtrace_info: the MTC..CYC group is
 	 * present when CYC_BIT is, MAX_NONTURBO_RATIO on its own. */
 	if (p->npriv > PERF_INTEL_PT_CYC_BIT) {

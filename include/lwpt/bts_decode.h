@@ -23,7 +23,9 @@
  * ENABLED at its "to". Records that do not follow the code (a taken branch
  * between "to" and the next "from", a "from" never reached, code missing
  * from the image) give LPT_FLOW_EV_RESYNC and the walk goes on at the
- * record's "to", as PT's flow engine goes on at the next PSB.
+ * record's "to", as PT's flow engine goes on at the next PSB. A record
+ * whose "from" and "to" are both 0 is no record and is skipped, as perf's
+ * intel_bts decoder skips it (pt2perf pads AUXTRACE buffers with one).
  *
  *	struct lpt_bts *d = lpt_bts_alloc(img, recs, len, start_ip);
  *	int st = 0;

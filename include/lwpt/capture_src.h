@@ -66,6 +66,16 @@ enum lpt_capsrc_flags {
 						 * any_build_id; a tool's
 						 * --force), said once on err
 						 * as a warning naming both ids */
+	LPT_CAPSRC_NO_CODE = 1u << 1,		/* perf.data: the code of the
+						 * mappings is not looked up by
+						 * lpt_capsrc_open() (a tool
+						 * that reads only the config
+						 * and the traces: ptdump), so
+						 * nothing is said there of
+						 * missing files;
+						 * lpt_capsrc_maps() and
+						 * lpt_capsrc_process_maps()
+						 * look it up when called */
 };
 
 /**
@@ -89,9 +99,10 @@ struct lpt_capsrc;
  * @out:  receives the source (release with lpt_capsrc_close()).
  *
  * A perf.data is read whole here (lpt_perf_open(), progress on o->err for
- * files above 64 MiB), its model computed (libpt/perf_model.c) and the code
- * of every mapping looked up once, each missing file named once on o->err
- * as the ptcap directory writer named it. A ptcap directory is only
+ * files above 64 MiB), its model computed (libpt/perf_model.c) and, unless
+ * o->flags has LPT_CAPSRC_NO_CODE, the code of every mapping looked up
+ * once, each missing file named once on o->err as the ptcap directory
+ * writer named it. A ptcap directory is only
  * checked to be a directory: its files are read by the accessors (a path
  * that stat() fails on is taken as a directory whose reads then fail with
  * the errno, naming the file).

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reader for Linux perf's perf.data files with Intel PT data (issue 24).
+ * Reader for Linux perf's perf.data files with Intel PT data (issue 24)
+ * or Intel BTS data (`perf record -e intel_bts//`, issue 37: struct
+ * lpt_perf_info bts).
  *
  * lpt_perf_open() reads a perf.data written by `perf record -e intel_pt//`
  * (file format "PERFILE2" or pipe format, from a file or from standard
@@ -48,8 +50,10 @@ enum lpt_perf_error {
 	LPT_PERF_E_SWAPPED,	/* written on a machine of the other byte order */
 	LPT_PERF_E_TRUNCATED,	/* a section or record goes past the end */
 	LPT_PERF_E_CORRUPT,	/* a header, record or section is malformed */
-	LPT_PERF_E_NO_AUX,	/* no Intel PT data (no AUXTRACE_INFO/AUXTRACE) */
-	LPT_PERF_E_NOT_PT,	/* AUX data of another kind (BTS, CoreSight...) */
+	LPT_PERF_E_NO_AUX,	/* no Intel PT or BTS data (no
+				 * AUXTRACE_INFO/AUXTRACE) */
+	LPT_PERF_E_NOT_PT,	/* AUX data of another kind (CoreSight,
+				 * SPE...): neither Intel PT nor BTS */
 	LPT_PERF_E_COMPRESS,	/* a COMPRESSED record does not decompress */
 	LPT_PERF_E_IO,		/* the file could not be opened or read */
 	LPT_PERF_E_NOMEM,	/* out of memory */
@@ -187,6 +191,13 @@ struct lpt_perf_info {
 	uint32_t dir_files;	/* directory format (perf record --threads):
 				 * the non-empty data.N files read besides
 				 * `data`; 0 for one file */
+	bool bts;		/* the AUX data is Intel BTS (perf record -e
+				 * intel_bts//): 24-byte records, traces
+				 * named "tid<N>.bts" (per CPU "cpu<N>.bts"
+				 * when every AUXTRACE record names a CPU),
+				 * lpt_perf_config() format
+				 * PTCAP_FORMAT_BTS (Documentation/
+				 * perf-data.rst "Intel BTS") */
 };
 
 /* Options of lpt_perf_open(); fill with lpt_perf_opts_init(). */

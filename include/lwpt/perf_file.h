@@ -390,6 +390,27 @@ enum perf_intel_pt_info {
 #define PERF_INTEL_PT_CFG_PSB_PERIOD_SHIFT	24
 #define PERF_INTEL_PT_CFG_PSB_PERIOD_MASK	0xfULL
 
+/*
+ * Intel BTS's PERF_RECORD_AUXTRACE_INFO priv[] indices, perf 6.1's
+ * util/intel-bts.h (enum INTEL_BTS_*), filled by arch/x86/util/intel-bts.c
+ * intel_bts_info_fill() and read by util/intel-bts.c
+ * intel_bts_process_auxtrace_info(), which needs all six. The PMU type is
+ * the intel_bts event's attr.type (sysfs
+ * /sys/bus/event_source/devices/intel_bts/type); the time fields are the
+ * kernel's TSC conversion as for Intel PT. The AUXTRACE data is the BTS
+ * buffer as the processor wrote it: 24-byte records (from, to, flags; SDM
+ * Vol. 3B Figure 17-9, include/uapi/lwpt/bts.h), no time, no header.
+ */
+enum perf_intel_bts_info {
+	PERF_INTEL_BTS_PMU_TYPE		= 0,
+	PERF_INTEL_BTS_TIME_SHIFT	= 1,
+	PERF_INTEL_BTS_TIME_MULT	= 2,
+	PERF_INTEL_BTS_TIME_ZERO	= 3,
+	PERF_INTEL_BTS_CAP_USER_TIME_ZERO = 4,
+	PERF_INTEL_BTS_SNAPSHOT_MODE	= 5,
+	PERF_INTEL_BTS_INFO_MAX		= 6,
+};
+
 /* Layouts pinned to perf's on-disk sizes. */
 LWPT_STATIC_ASSERT(sizeof(struct perf_file_section) == 16, "perf_file_section");
 LWPT_STATIC_ASSERT(sizeof(struct perf_file_header) == 104, "perf_file_header");

@@ -9,36 +9,48 @@
 #include "model/bts/bts_model.h"
 
 /*
- * Core 2 (06_0FH): 4 LBRs at 40H/60H, DS-CPL, perfmon v2 (legacy freeze),
- * and erratum AJ106 (perf's intel_clovertown_quirk(): "FREEZE_LBRS_ON_PMI
- * doesn't work in combination with PEBS").
+ * The base every profile starts from (btsoff without its two
+ * IA32_MISC_ENABLE bits): DS with DTES64, DS-CPL and PDCM, perfmon
+ * version 2, 16 LBRs at 680H/6C0H with LBR_SELECT, LBR format 0, 48-bit
+ * linear addresses. Each profile below states only what it changes; a
+ * later designated initializer replaces the base's (C11 6.7.9p19), which
+ * is why this file is built with -Wno-override-init (model/bts/build.mk,
+ * kmod/Kbuild).
+ */
+#define BTS_PROFILE_BASE						\
+	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,	\
+	.perfmon_version = 2,						\
+	.lbr_depth = 16,						\
+	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_NHM,			\
+	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_NHM,			\
+	.lbr_select = true,						\
+	.lbr_format = LBR_FMT_LIP,					\
+	.linear_bits = 48
+
+/*
+ * Core 2 (06_0FH): 4 LBRs at 40H/60H without LBR_SELECT, and erratum
+ * AJ106 (perf's intel_clovertown_quirk(): "FREEZE_LBRS_ON_PMI doesn't work
+ * in combination with PEBS").
  */
 const struct bts_model_profile bts_model_profile_core2 = {
+	BTS_PROFILE_BASE,
 	.name = "core2",
-	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,
-	.perfmon_version = 2,
-	.erratum_aj106 = true,
 	.lbr_depth = 4,
 	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_CORE,
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
-	.lbr_format = LBR_FMT_LIP,
-	.linear_bits = 48,
+	.lbr_select = false,
+	.erratum_aj106 = true,
 	.sig = 0x000006F6,	/* 06_0FH */
 };
 
-/* Nehalem (06_1AH): 16 LBRs at 680H/6C0H, LBR_SELECT, format 3, perfmon v3. */
+/* Nehalem (06_1AH): format 3, perfmon v3, FREEZE_WHILE_SMM, UNCORE_PMI. */
 const struct bts_model_profile bts_model_profile_nhm = {
+	BTS_PROFILE_BASE,
 	.name = "nhm",
-	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,
 	.perfmon_version = 3,
-	.lbr_depth = 16,
-	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_NHM,
-	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_NHM,
-	.lbr_select = true,
 	.lbr_format = LBR_FMT_EIP_FLAGS,
 	.freeze_while_smm = true,
 	.uncore_pmi = true,
-	.linear_bits = 48,
 	.sig = 0x000106A5,	/* 06_1AH */
 };
 
@@ -47,59 +59,47 @@ const struct bts_model_profile bts_model_profile_nhm = {
  * and PT/LBR exclusion as on the processors SDM 33.3.1.2 lists.
  */
 const struct bts_model_profile bts_model_profile_pmv4 = {
+	BTS_PROFILE_BASE,
 	.name = "pmv4",
-	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,
 	.perfmon_version = 4,
 	.lbr_depth = 32,
-	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_NHM,
-	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_NHM,
-	.lbr_select = true,
 	.lbr_callstack = true,
 	.lbr_format = LBR_FMT_EIP,
 	.freeze_while_smm = true,
 	.lbr_pt_exclusive = true,
-	.linear_bits = 48,
 	.sig = 0x000406E3,	/* 06_4EH Skylake: 32 LBRs */
 };
 
-/* DS without DS-CPL, DTES64 or PDCM, perfmon v1: 32-bit LBR format. */
+/*
+ * DS without DS-CPL, DTES64 or PDCM, perfmon v1: 8 LBRs at 40H/60H without
+ * LBR_SELECT, 32-bit LBR format.
+ */
 const struct bts_model_profile bts_model_profile_nocpl = {
+	BTS_PROFILE_BASE,
 	.name = "nocpl",
-	.ds = true,
+	.dtes64 = false, .ds_cpl = false, .pdcm = false,
 	.perfmon_version = 1,
 	.lbr_depth = 8,
 	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_CORE,
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
+	.lbr_select = false,
 	.lbr_format = LBR_FMT_32,
-	.linear_bits = 48,
 	.sig = 0x000106C2,	/* 06_1CH Atom: 8 LBRs at 40H */
 };
 
 /* DS enumerated, IA32_MISC_ENABLE.BTS_UNAVAILABLE and PEBS_UNAVAILABLE set. */
 const struct bts_model_profile bts_model_profile_btsoff = {
+	BTS_PROFILE_BASE,
 	.name = "btsoff",
-	.ds = true, .dtes64 = true, .ds_cpl = true, .pdcm = true,
 	.bts_unavailable = true, .pebs_unavailable = true,
-	.perfmon_version = 2,
-	.lbr_depth = 16,
-	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_NHM,
-	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_NHM,
-	.lbr_select = true,
-	.lbr_format = LBR_FMT_LIP,
-	.linear_bits = 48,
 	.sig = 0x000206A7,	/* 06_2AH Sandy Bridge: 16 LBRs */
 };
 
 /* No DS and no PDCM (a virtual machine with LBRs only). */
 const struct bts_model_profile bts_model_profile_nods = {
+	BTS_PROFILE_BASE,
 	.name = "nods",
-	.perfmon_version = 2,
-	.lbr_depth = 16,
-	.lbr_from_msr = MSR_LASTBRANCH_0_FROM_IP_NHM,
-	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_NHM,
-	.lbr_select = true,
-	.lbr_format = LBR_FMT_LIP,
-	.linear_bits = 48,
+	.ds = false, .dtes64 = false, .ds_cpl = false, .pdcm = false,
 	.sig = 0x000306C3,	/* 06_3CH Haswell: 16 LBRs */
 };
 

@@ -7,10 +7,16 @@
 BTS_MODEL_SRCS := model/bts/bts_model.c model/bts/ds_model.c model/bts/lbr_model.c \
 	model/bts/bts_profiles.c
 BTS_STEP_SRCS := model/bts/bts_step.c model/x86/x86_cofi.c
+# Each profile is the base with what it changes: later designated
+# initializers replace the base's (bts_profiles.c).
+$(O)/obj/model/bts/bts_profiles.o: CFLAGS += -Wno-override-init
 
 # Tests live in tests/model/bts/ (a third-level build.mk is not auto-included).
 UNIT_TESTS += test_bts_model
 test_bts_model_SRCS := tests/model/bts/test_bts_model.c $(BTS_MODEL_SRCS) $(BTS_STEP_SRCS)
+# Every field of every profile against tests/model/bts/bts_profiles.exp.
+UNIT_TESTS += test_bts_profiles
+test_bts_profiles_SRCS := tests/model/bts/test_bts_profiles.c model/bts/bts_profiles.c
 # A BTS trace of a real program against ptrace single-stepping (the PT flow
 # test's program, tests/model/pt/progs/trace_flow_prog.c).
 UNIT_TESTS += test_bts_flow

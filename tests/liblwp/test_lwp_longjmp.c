@@ -217,6 +217,33 @@ static void drain(void)
 }
 
 /*
+ * The steps of the loops the jumps land in (jump_loop(), owner_loop()),
+ * always inlined: each runs in the frame of its caller, the depth of the
+ * calls being what the tests arrange (insn_call() adds a frame on purpose).
+ */
+
+/* Instruction @k: LWPVAL for odd @k (its result 3), LWPINS for even (1 + its CF). */
+static inline __attribute__((always_inline)) uint8_t insn_k(uint32_t k)
+{
+	if (k & 1) {
+		lwp_val32(k, ~k, IMM_VAL);
+		return 3;
+	}
+	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+}
+
+/* Every DRAIN_EVERY instructions, the events read with @usr1 blocked. */
+static inline __attribute__((always_inline)) void drain_due(uint32_t k, const sigset_t *usr1)
+{
+	if (k % DRAIN_EVERY == 0 && last_drain != k) {
+		pthread_sigmask(SIG_BLOCK, usr1, NULL);
+		drain();
+		last_drain = k;
+		pthread_sigmask(SIG_UNBLOCK, usr1, NULL);
+	}
+}
+
+/*
  * The loop the jumps land in: only volatile and static state. The sender
  * starts once the landing point is set (@th). A jump lands with SIGUSR1
  * blocked (the mask sigsetjmp() saved): an instruction it abandoned is
@@ -258,22 +285,12 @@ static __attribute__((noinline)) void jump_loop(pthread_t *th)
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	while (jumps < n_jumps) {
 		k = cur;
-		if (k % DRAIN_EVERY == 0 && last_drain != k) {
-			pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-			drain();
-			last_drain = k;
-			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-		}
+		drain_due(k, &usr1);
 		miss0 = lwp_missed(sess);
 		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (k & 1) {
-			lwp_val32(k, ~k, IMM_VAL);
-			res[k % WIN] = 3;
-		} else {
-			res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-		}
+		res[k % WIN] = insn_k(k);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		in_call = 0;
 		cur = k + 1;
@@ -286,12 +303,7 @@ static __attribute__((noinline)) void jump_loop(pthread_t *th)
 	 * taken as nested in it: Documentation/liblwp.rst, limits).
 	 */
 	k = cur;
-	if (k & 1) {
-		lwp_val32(k, ~k, IMM_VAL);
-		res[k % WIN] = 3;
-	} else {
-		res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-	}
+	res[k % WIN] = insn_k(k);
 	cur = k + 1;
 }
 
@@ -394,6 +406,31 @@ static void *lj_sender(void *arg)
 	return NULL;
 }
 
+/*
+ * The session of lj5 and lj4: the emulation with Random bits (every
+ * LWPVAL on the model), @records records, started.
+ */
+static void lj_open(unsigned int records)
+{
+	struct lwp_config cfg = LWP_CONFIG_INIT;
+
+	cfg.backend = LWP_BACKEND_EMU;
+	cfg.random_bits = 2;
+	cfg.buffer_records = records;
+	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
+	ck_assert_int_eq(lwp_start(sess), 0);
+}
+
+/* SIGUSR1's handler: @handler (SIG_IGN once the jumps are over). */
+static void lj_on_usr1(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+}
+
 /* Until a jump landed inside liblwp (an instruction left in flight). */
 static __attribute__((noinline)) void lj5_jump(void)
 {
@@ -412,26 +449,16 @@ static __attribute__((noinline)) void lj5_jump(void)
 
 START_TEST(test_lj5)
 {
-	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_event ev[256];
-	struct sigaction sa;
 	pthread_t th;
 	long n = 0, got = 0, k;
 
-
-	cfg.backend = LWP_BACKEND_EMU;
-	cfg.random_bits = 2;		/* LWPVAL records on the model */
-	cfg.buffer_records = 4096;
-	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
-	ck_assert_int_eq(lwp_start(sess), 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1_lj;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_open(4096);
+	lj_on_usr1(on_usr1_lj);
 	target = pthread_self();
 	stop_sender = 0;
 	lj5_jump();
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(SIG_IGN);
 	/* Drop what the loop stored: count only the 1000 below. */
 	while ((k = lwp_read(sess, ev, 256)) > 0)
 		;
@@ -494,33 +521,24 @@ static __attribute__((noinline)) void lj4_jump(void)
 
 START_TEST(test_lj4)
 {
-	struct lwp_config cfg = LWP_CONFIG_INIT;
 	struct lwp_event ev[64];
-	struct sigaction sa;
 	struct lwp_emu_thread *t;
 	uint64_t cb, base;
 	ssize_t n, i;
 
-	cfg.backend = LWP_BACKEND_EMU;
-	cfg.random_bits = 2;
-	cfg.buffer_records = 1024;
-	ck_assert_int_eq(lwp_open(&sess, &cfg), 0);
-	ck_assert_int_eq(lwp_start(sess), 0);
+	lj_open(1024);
 	t = lwp__emu_thread;
 	cb = t->model.cbaddr;
 	base = t->model.buffer_base;
 	lwp_emu_fast_enable(0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(on_usr1);
 	target = pthread_self();
 	stop_sender = 0;
 	jumps = 0;
 	pending_seen = stack_commit = 0;
 	lj4_jump();
 	ck_assert_int_eq(stack_commit, 0);
-	sa.sa_handler = SIG_IGN;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	lj_on_usr1(SIG_IGN);
 	lwp_emu_fast_enable(1);
 	while ((n = lwp_read(sess, ev, 64)) > 0)
 		;
@@ -584,11 +602,7 @@ static __attribute__((noinline)) uint8_t insn_call(uint32_t k)
 
 	pad[0] = 0;
 	__asm__ __volatile__("" : : "r"(pad) : "memory");
-	if (k & 1) {
-		lwp_val32(k, ~k, IMM_VAL);
-		return 3;
-	}
-	return (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
+	return insn_k(k);
 }
 
 static __attribute__((noinline)) void deep_read(int note, int fd)
@@ -691,24 +705,12 @@ static __attribute__((noinline)) void owner_loop(void)
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	for (;;) {
 		k = cur;
-		if (k % DRAIN_EVERY == 0 && last_drain != k) {
-			pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-			drain();
-			last_drain = k;
-			pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-		}
+		drain_due(k, &usr1);
 		miss0 = lwp_missed(sess);
 		ab_miss[k % WIN] = 0;
 		in_call = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (owner_deep) {
-			res[k % WIN] = insn_call(k);
-		} else if (k & 1) {
-			lwp_val32(k, ~k, IMM_VAL);
-			res[k % WIN] = 3;
-		} else {
-			res[k % WIN] = (uint8_t)(1 + lwp_ins32(k, ~k, IMM_INS));
-		}
+		res[k % WIN] = owner_deep ? insn_call(k) : insn_k(k);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		in_call = 0;
 		cur = k + 1;

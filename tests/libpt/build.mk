@@ -97,7 +97,9 @@ check-unit: $(O)/tests/mkperf
 SCRIPT_TESTS += tests/tools/ptflow/perf_data.sh
 
 # libFuzzer target of the perf.data reader: the perf 4.14 recordings,
-# kAFL's perf.data files and the hostile inputs of ../shared/repro.
+# kAFL's perf.data files, the hostile inputs of ../shared/repro and
+# tests/libpt/seeds (intel_bts perf.data in file and pipe format: pt2perf
+# of 40 records of the BTS model's trace with a gap, maps naming /bin/true).
 FUZZERS += fuzz_perf
 fuzz_perf_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
 	libpt/perf_hash.c libpt/ptcap_file.c libpt/capture_src.c libpt/capsrc_dir.c \
@@ -105,7 +107,8 @@ fuzz_perf_SRCS := tests/libpt/fuzz_perf.c libpt/perf_read.c libpt/perf_dir.c \
 fuzz_perf_LDLIBS := -lzstd -lelf
 fuzz_perf_SEEDS := $(wildcard $(LWPT_SHARED)/testdata/perf/perf.data.*intel_pt-4.14 \
 			      $(LWPT_SHARED)/testdata/perf/kafl/*.perf.data \
-			      $(LWPT_SHARED)/repro/inputs/perf-*.data)
+			      $(LWPT_SHARED)/repro/inputs/perf-*.data) \
+		   $(wildcard tests/libpt/seeds/*.perf.data)
 fuzz_perf_MAXLEN := 2500000
 
 # The perf.data writer (libpt/perf_write.c, include/lwpt/perf_write.h,
@@ -123,7 +126,8 @@ test_cov_scan_SRCS := tests/libpt/test_cov_scan.c
 # The flow engine (libpt/flow_decode.c, include/lwpt/pt_flow.h, issue 34
 # point 1) against libipt's instruction flow on the real traces.
 UNIT_TESTS += test_pt_flow
-test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c
+test_pt_flow_SRCS := tests/libpt/test_pt_flow.c tests/libpt/cov_ref.c \
+	tests/libpt/real_traces.c
 test_pt_flow_LIBS := pt
 test_pt_flow_LDLIBS := -lipt
 

@@ -14,25 +14,30 @@
 
 #define PAGE 4096u
 
-static int read_all(const char *path, uint8_t **buf, size_t *len)
+uint8_t *cov_ref_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
+	uint8_t *b;
 	long n;
 
 	if (!f)
-		return -errno;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	*buf = malloc(n ? (size_t)n : 1);
-	if (!*buf || fread(*buf, 1, (size_t)n, f) != (size_t)n) {
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
-		free(*buf);
-		return -EIO;
+		errno = EIO;
+		return NULL;
 	}
+	b = malloc((size_t)n + 64);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+		errno = EIO;
+	}
+	if (b)
+		memset(b + n, 0, 64);	/* libipt's PSB search reads on */
 	fclose(f);
 	*len = (size_t)n;
-	return 0;
+	return b;
 }
 
 int cov_ref_load_pages(struct cov_ref_pages *pc, const char *prefix)
@@ -43,12 +48,13 @@ int cov_ref_load_pages(struct cov_ref_pages *pc, const char *prefix)
 	int err;
 
 	snprintf(path, sizeof(path), "%s.addr", prefix);
-	err = read_all(path, &a, &alen);
-	if (err)
-		return err;
+	a = cov_ref_slurp(path, &alen);
+	if (!a)
+		return -errno;
 	snprintf(path, sizeof(path), "%s.dump", prefix);
-	err = read_all(path, &d, &dlen);
-	if (err) {
+	d = cov_ref_slurp(path, &dlen);
+	if (!d) {
+		err = -errno;
 		free(a);
 		return err;
 	}

@@ -30,6 +30,21 @@ struct cov_ref_pages {
 	uint8_t *data;		/* n pages of 4 KiB */
 };
 
+/**
+ * cov_ref_slurp() - a whole file in memory, 64 zero bytes after its end
+ * (libipt's PSB search reads on).
+ * @path: the file.
+ * @len:  receives its size in bytes.
+ *
+ * Return: the malloc()ed bytes, or NULL with errno set.
+ */
+uint8_t *cov_ref_slurp(const char *path, size_t *len);
+
+/**
+ * cov_ref_load_pages() - the page cache @prefix.addr, @prefix.dump.
+ *
+ * Return: 0, or a negative errno.
+ */
 int cov_ref_load_pages(struct cov_ref_pages *pc, const char *prefix);
 void cov_ref_free_pages(struct cov_ref_pages *pc);
 

@@ -118,6 +118,35 @@ START_TEST(test_blocks_and_kernel_gap)
 END_TEST
 
 /*
+ * Records whose from and to are 0 are no records (perf's intel_bts
+ * decoder skips them; pt2perf ends its AUXTRACE buffers with one): the
+ * same blocks as without them, anywhere in the trace.
+ */
+START_TEST(test_zero_records_skipped)
+{
+	struct lpt_cov_image *img = image();
+	const struct rec r[] = {
+		{ 0, 0, 0 },
+		{ 0x1003, 0x1008, 0 },
+		{ 0, 0, 0x10 },			/* flags do not make it a record */
+		{ 0x1008, 0x1005, 0 },
+		{ 0, 0, 0 },
+	};
+	struct lpt_bts *d;
+	char out[512];
+
+	d = lpt_bts_alloc(img, r, sizeof(r), CODE);
+	ck_assert_ptr_nonnull(d);
+	run(d, out, sizeof(out));
+	ck_assert_str_eq(out,
+			 "blk 0x1000 3 end2\n"
+			 "blk 0x1008 1 end6\n");
+	lpt_bts_free(d);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
+/*
  * An interrupt (or fault) taken in user mode: its record goes into the
  * kernel from the instruction not yet executed (SDM 17.4.8), which runs
  * once user mode resumes there; a SYSCALL's record is the instruction.
@@ -279,6 +308,7 @@ int main(void)
 	TCase *tc = tcase_create("synthetic");
 
 	tcase_add_test(tc, test_blocks_and_kernel_gap);
+	tcase_add_test(tc, test_zero_records_skipped);
 	tcase_add_test(tc, test_interrupt_before_insn);
 	tcase_add_test(tc, test_unknown_start_and_missing_code);
 	tcase_add_test(tc, test_empty_and_bad_arguments);

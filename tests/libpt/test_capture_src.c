@@ -325,6 +325,74 @@ START_TEST(perf_per_thread)
 }
 END_TEST
 
+/* What a perf.data's source says on err when opened with @flags; in
+ * *@after, all it said once its maps were asked for too (free() both). */
+static char *said(const char *path, unsigned int flags, char **after)
+{
+	struct lpt_capsrc_opts o;
+	struct lpt_capsrc *s = NULL;
+	const struct lpt_capsrc_trace *t;
+	struct ptcap_maps maps;
+	char *buf = NULL, *open_text;
+	size_t len = 0, n;
+	FILE *err = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(err);
+	lpt_capsrc_opts_init(&o);
+	o.err = err;
+	o.prog = "test";
+	o.flags = flags;
+	ck_assert_int_eq(lpt_capsrc_open(path, &o, &s), 0);
+	ck_assert_int_eq(fflush(err), 0);
+	open_text = strdup(buf);
+	ck_assert_ptr_nonnull(open_text);
+	ck_assert_int_eq(lpt_capsrc_traces(s, &t, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(lpt_capsrc_maps(s, &maps), 0);
+	ptcap_maps_free(&maps);
+	ck_assert_int_eq(fclose(err), 0);
+	*after = buf;
+	lpt_capsrc_close(s);
+	return open_text;
+}
+
+/*
+ * LPT_CAPSRC_NO_CODE (ptdump's): the open looks no code up and says nothing
+ * of the missing file; the maps, asked for, look it up and name it. Without
+ * the flag the open names it.
+ */
+START_TEST(perf_no_code)
+{
+	uint8_t data[32] = { 2, 0x82, 2, 0x82 };
+	struct fx w;
+	char *path, *now, *later;
+
+	fx_start(&w, false);
+	fx_time_conv(&w);
+	fx_auxtrace_info(&w, false, false, NULL);
+	fx_comm(&w, 42, 42, "prog", true, 1000);
+	fx_mmap2(&w, 42, 0x600000, 0x1000, 0, "/nonexistent/lib", 1200);
+	fx_comm(&w, 42, 43, "prog", false, 1300);
+	fx_auxtrace(&w, data, 32, 0, 0, 42, (uint32_t)-1);
+	fx_auxtrace(&w, data, 16, 0, 1, 43, (uint32_t)-1);
+	fx_auxtrace(&w, data, 8, 0, 2, 42, (uint32_t)-1);
+	fx_finish(&w);
+	path = write_tmp(w.b, w.n);
+	now = said(path, LPT_CAPSRC_NO_CODE, &later);
+	ck_assert_msg(!strstr(now, "/nonexistent/lib"), "NO_CODE open said: %s", now);
+	ck_assert_msg(strstr(later, "/nonexistent/lib") != NULL, "NO_CODE maps said: %s", later);
+	free(now);
+	free(later);
+	now = said(path, 0, &later);
+	ck_assert_msg(strstr(now, "/nonexistent/lib") != NULL, "open said: %s", now);
+	free(now);
+	free(later);
+	unlink(path);
+	free(path);
+	free(w.b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capture_src");
@@ -334,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, directory);
 	tcase_add_test(tc, perf_per_cpu);
 	tcase_add_test(tc, perf_per_thread);
+	tcase_add_test(tc, perf_no_code);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }

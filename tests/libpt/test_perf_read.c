@@ -401,6 +401,132 @@ START_TEST(refusals)
 }
 END_TEST
 
+/*
+ * An intel_bts recording (util/intel-bts.c, Documentation/perf-data.rst
+ * "Intel BTS"): AUXTRACE_INFO type 2 with @npriv words (6 in perf 6.1,
+ * snapshot @snapshot), thread 42's records in two AUXTRACE buffers with a
+ * hole between them (a loss), or @per_cpu: the same on CPU 3.
+ */
+static void mutate_loop(const uint8_t *orig, size_t len, unsigned int rounds);
+
+static void build_bts(struct fx *w, size_t npriv, bool snapshot, bool per_cpu)
+{
+	uint64_t priv[PERF_INTEL_BTS_INFO_MAX + 2] = { FX_PMU_TYPE, 10, 1 << 10, 0, 1, snapshot };
+	uint64_t rec[3 * 4] = {
+		0x401000, 0x401020, 0x10,	0x401030, 0x401000, 0x10,
+		0x401010, 0xffffffff81000000ull, 0x10, 0, 0, 0,
+	};
+
+	fx_start(w, false);
+	fx_time_conv(w);
+	fx_ok(lpt_perf_write_auxtrace_info(w->w, PERF_AUXTRACE_INTEL_BTS, priv, npriv));
+	fx_comm(w, 40, 42, "prog", true, 2000);
+	fx_mmap2(w, 40, 0x400000, 0x2000, 0, "/bin/true", 2100);
+	fx_auxtrace(w, rec, 48, 0, 0, per_cpu ? (uint32_t)-1 : 42, per_cpu ? 3 : (uint32_t)-1);
+	fx_auxtrace(w, rec + 6, 48, 72, 0, per_cpu ? (uint32_t)-1 : 42,
+		    per_cpu ? 3 : (uint32_t)-1);
+	fx_finish(w);
+}
+
+START_TEST(intel_bts)
+{
+	const struct lpt_perf_trace *t;
+	struct lpt_perf *p;
+	uint8_t buf[96];
+	struct fx w;
+
+	build_bts(&w, PERF_INTEL_BTS_INFO_MAX, false, false);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+	ck_assert(lpt_perf_info(p)->bts);
+	ck_assert(!lpt_perf_info(p)->per_cpu);
+	ck_assert(!lpt_perf_info(p)->snapshot);
+	ck_assert_int_eq(lpt_perf_info(p)->pmu_type, FX_PMU_TYPE);
+	ck_assert_int_eq(lpt_perf_config(p)->format, PTCAP_FORMAT_BTS);
+	ck_assert_int_eq(lpt_perf_ntraces(p), 1);
+	t = lpt_perf_trace(p, 0);
+	ck_assert_str_eq(t->name, "tid42.bts");
+	ck_assert_int_eq(t->pid, 40);
+	/* the second buffer's last record (from 0, to 0) is no branch:
+	 * not part of the trace */
+	ck_assert_int_eq(t->size, 72);
+	/* the hole in the AUX offsets (72 is not 0 + 48): a gap at 48 */
+	ck_assert_int_eq(t->ngaps, 1);
+	ck_assert_int_eq(t->gaps[0], 48);
+	ck_assert_int_eq(lpt_perf_trace_read(p, 0, 0, buf, sizeof(buf)), 72);
+	ck_assert_int_eq(buf[48 + 8 + 7], 0xff);	/* 3rd record's "to" */
+	lpt_perf_close(p);
+	free(w.b);
+
+	/* snapshot mode is priv[5]; every AUXTRACE naming a CPU: per CPU */
+	build_bts(&w, PERF_INTEL_BTS_INFO_MAX, true, true);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+	ck_assert(lpt_perf_info(p)->snapshot);
+	ck_assert(lpt_perf_info(p)->per_cpu);
+	ck_assert_str_eq(lpt_perf_trace(p, 0)->name, "cpu3.bts");
+	lpt_perf_close(p);
+	free(w.b);
+
+	/* snapshots (perf record -S): each buffer's records that the one
+	 * before ends with are its overlap (intel_bts_find_overlap()): left
+	 * out, the rest continues without a gap; no overlap: a gap */
+	{
+		static const uint64_t R[6][3] = {
+			{ 0, 0, 0 }, { 0x401000, 0x401020, 0x10 }, { 0x401030, 0x401000, 0x10 },
+			{ 0x401010, 0x401040, 0x10 }, { 0x401050, 0x401060, 0x10 },
+			{ 0x401070, 0x401080, 0x10 },
+		};
+		uint64_t priv[PERF_INTEL_BTS_INFO_MAX] = { FX_PMU_TYPE, 10, 1 << 10, 0, 1, 1 };
+		uint64_t a[9], b[9], d[3];
+
+		memcpy(a, R[1], 72);		/* R1 R2 R3 */
+		memcpy(b, R[2], 72);		/* R2 R3 R4 */
+		memcpy(d, R[5], 24);		/* R5 */
+		fx_start(&w, false);
+		fx_ok(lpt_perf_write_auxtrace_info(w.w, PERF_AUXTRACE_INTEL_BTS, priv,
+						   PERF_INTEL_BTS_INFO_MAX));
+		fx_comm(&w, 42, 42, "prog", true, 2000);
+		fx_auxtrace(&w, a, 72, 0, 0, 42, (uint32_t)-1);
+		fx_auxtrace(&w, b, 72, 4096, 0, 42, (uint32_t)-1);
+		fx_auxtrace(&w, b, 72, 8192, 0, 42, (uint32_t)-1);	/* all old */
+		fx_auxtrace(&w, d, 24, 12288, 0, 42, (uint32_t)-1);
+		fx_finish(&w);
+		ck_assert_int_eq(open_buf(w.b, w.n, &p), 0);
+		t = lpt_perf_trace(p, 0);
+		ck_assert_int_eq(t->size, 5 * 24);
+		ck_assert_int_eq(lpt_perf_trace_read(p, 0, 0, buf, sizeof(buf)), 96);
+		ck_assert_int_eq(memcmp(buf, R[1], 96), 0);
+		ck_assert_int_eq(t->ngaps, 1);
+		ck_assert_int_eq(t->gaps[0], 96);
+		lpt_perf_close(p);
+		free(w.b);
+	}
+
+	/* intel-bts.c needs the six words: five are corrupt */
+	build_bts(&w, PERF_INTEL_BTS_INFO_MAX - 1, false, false);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "Intel BTS"));
+	free(w.b);
+
+	/* another AUX type (CoreSight): refused, naming PT and BTS */
+	fx_start(&w, false);
+	{
+		uint64_t priv[8] = { 0 };
+
+		fx_ok(lpt_perf_write_auxtrace_info(w.w, PERF_AUXTRACE_CS_ETM, priv, 8));
+	}
+	fx_auxtrace(&w, psb, 16, 0, 0, 42, (uint32_t)-1);
+	fx_finish(&w);
+	ck_assert_int_eq(open_buf(w.b, w.n, &p), -LPT_PERF_E_NOT_PT);
+	ck_assert_ptr_nonnull(strstr(lpt_perf_last_error(), "Intel BTS 2"));
+	free(w.b);
+
+	/* every truncation and random flips: an error or a file, no crash */
+	build_bts(&w, PERF_INTEL_BTS_INFO_MAX, false, false);
+	mutate_loop(w.b, w.n, 2000);
+	free(w.b);
+}
+END_TEST
+
 static char *slurp_text(const char *dir, const char *name)
 {
 	char *text;
@@ -1264,6 +1390,7 @@ int main(void)
 	tcase_add_test(tc, write_ptcap_workload);
 	tcase_add_test(tc, kcore_directory);
 	tcase_add_test(tc, mutations_synthetic);
+	tcase_add_test(tc, intel_bts);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tr, 300);
 	tcase_add_test(tr, real_file_format);

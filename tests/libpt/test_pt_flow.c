@@ -24,21 +24,7 @@
 
 #include "tests/check_run.h"
 #include "tests/libpt/cov_ref.h"
-
-static char dir[4096];
-
-struct real {
-	const char *name, *file;
-	uint64_t start, end;
-};
-
-/* ../shared/testdata/pt/README.md, table of real/libxdc (cpu 6/94/3). */
-static const struct real reals[] = {
-	{ "Unzip", "Unzip__trace.pt", 0x400000, 0x427000 },
-	{ "foo", "foo__trace.pt", 0x7ffff7819000, 0x7ffff79ca000 },
-	{ "mruby", "mruby__trace.pt", 0x400000, 0x4b6000 },
-	{ "icelake_tip", "icelake_tip__ptlog.pt", 0x1000, 0xfffffffffffff000ull },
-};
+#include "tests/libpt/real_traces.h"
 
 /* One record of a decode: an instruction, an event or a resync. */
 enum { R_INSN, R_EV, R_RESYNC };
@@ -62,29 +48,6 @@ static void add(struct recs *s, uint8_t kind, uint8_t type, bool supp,
 		ck_assert_ptr_nonnull(s->r);
 	}
 	s->r[s->n++] = (struct rec){ kind, type, supp, a, b };
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)n + 64);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		memset(b + n, 0, 64);	/* libipt's PSB search reads on */
-	fclose(f);
-	*len = (size_t)n;
-	return b;
 }
 
 /* libipt's records of @trace. */
@@ -265,77 +228,16 @@ static size_t count_kind(const struct recs *s, uint8_t kind)
 	return n;
 }
 
-START_TEST(real_traces)
-{
-	const struct real *r = &reals[_i];
-	char path[4200];
-	struct cov_ref_pages pc;
-	struct lpt_cov_image *img;
-	struct lpt_flow_config cfg;
-	struct lpt_flow *f;
-	struct recs ref = { 0 }, got = { 0 };
-	uint8_t *trace;
-	size_t len;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	trace = slurp(path, &len);
-	if (!trace) {
-		printf("test_pt_flow: %s missing: skipped\n", path);
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-	img = lpt_cov_image_alloc();
-	ck_assert_int_ge(lpt_cov_image_add_pagecache(img, path), 1);
-	lpt_flow_config_init(&cfg);
-	cfg.nfilter = 1;
-	cfg.filter[0].start = r->start;
-	cfg.filter[0].end = r->end;
-	cfg.cpu.vendor = 1;	/* Intel */
-	cfg.cpu.family = 6;
-	cfg.cpu.model = 94;
-	cfg.cpu.stepping = 3;
-	f = lpt_flow_alloc(&cfg, img);
-	ck_assert_ptr_nonnull(f);
-
-	ref_recs(trace, len, &pc, r->start, r->end, &ref);
-	flow_recs(f, trace, len, &got);
-	printf("%s: libipt %zu instructions, %zu events; lpt_flow %zu, %zu\n", r->name,
-	       count_kind(&ref, R_INSN), count_kind(&ref, R_EV),
-	       count_kind(&got, R_INSN), count_kind(&got, R_EV));
-	ck_assert_msg(same(r->name, &ref, &got, false), "%s: lpt_flow differs from libipt",
-		      r->name);
-	/* warm: the same again from the cached blocks */
-	got.n = 0;
-	flow_recs(f, trace, len, &got);
-	ck_assert_msg(same(r->name, &ref, &got, false), "%s warm: lpt_flow differs from libipt",
-		      r->name);
-
-	lpt_flow_free(f);
-	lpt_cov_image_free(img);
-	cov_ref_free_pages(&pc);
-	free(ref.r);
-	free(got.r);
-	free(trace);
-}
-END_TEST
-
 /* A real trace and its code, or false (skipped) when not there. */
 static bool load_real(const struct real *r, uint8_t **trace, size_t *len,
 		      struct cov_ref_pages *pc, struct lpt_cov_image **img)
 {
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	*trace = slurp(path, len);
-	if (!*trace) {
-		printf("test_pt_flow: %s missing: skipped\n", path);
+	*trace = real_trace_read(r->file, len);
+	if (!*trace)
 		return false;
-	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_eq(cov_ref_load_pages(pc, path), 0);
 	*img = lpt_cov_image_alloc();
-	ck_assert_int_ge(lpt_cov_image_add_pagecache(*img, path), 1);
+	ck_assert_ptr_nonnull(*img);
+	ck_assert_int_eq(real_code_load(r->name, pc, *img), 0);
 	return true;
 }
 
@@ -359,6 +261,42 @@ static struct lpt_flow *new_flow(const struct lpt_cov_image *img, uint64_t start
 	ck_assert_ptr_nonnull(f);
 	return f;
 }
+
+START_TEST(real_traces)
+{
+	const struct real *r = &reals[_i];
+	struct cov_ref_pages pc;
+	struct lpt_cov_image *img;
+	struct lpt_flow *f;
+	struct recs ref = { 0 }, got = { 0 };
+	uint8_t *trace;
+	size_t len;
+
+	if (!load_real(r, &trace, &len, &pc, &img))
+		return;
+	f = new_flow(img, r->start, r->end);
+
+	ref_recs(trace, len, &pc, r->start, r->end, &ref);
+	flow_recs(f, trace, len, &got);
+	printf("%s: libipt %zu instructions, %zu events; lpt_flow %zu, %zu\n", r->name,
+	       count_kind(&ref, R_INSN), count_kind(&ref, R_EV),
+	       count_kind(&got, R_INSN), count_kind(&got, R_EV));
+	ck_assert_msg(same(r->name, &ref, &got, false), "%s: lpt_flow differs from libipt",
+		      r->name);
+	/* warm: the same again from the cached blocks */
+	got.n = 0;
+	flow_recs(f, trace, len, &got);
+	ck_assert_msg(same(r->name, &ref, &got, false), "%s warm: lpt_flow differs from libipt",
+		      r->name);
+
+	lpt_flow_free(f);
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(ref.r);
+	free(got.r);
+	free(trace);
+}
+END_TEST
 
 /* @trace[0, @len) through both: whether the same (asserted unless
  * @report_only). */
@@ -473,16 +411,12 @@ START_TEST(no_code)
 	struct lpt_flow *f = new_flow(img, 0, 0);
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char path[4200];
 		uint8_t *trace;
 		size_t len;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		trace = slurp(path, &len);
-		if (!trace) {
-			printf("test_pt_flow: %s missing: skipped\n", path);
+		trace = real_trace_read(files[i], &len);
+		if (!trace)
 			continue;
-		}
 		compare(files[i], f, trace, len, &pc, 0, 0, false);
 		free(trace);
 	}
@@ -529,14 +463,11 @@ END_TEST
 
 int main(void)
 {
-	const char *shared = getenv("LWPT_SHARED");
 	Suite *s = suite_create("pt_flow");
 	TCase *tc = tcase_create("flow");
 
-	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc",
-		 shared ? shared : "../shared");
 	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, real_traces, 0, (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_loop_test(tc, real_traces, 0, REAL_NTRACES);
 	tcase_add_test(tc, cut_traces);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, no_code);

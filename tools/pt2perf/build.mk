@@ -13,4 +13,7 @@ pt2perf_LIBS := pt
 pt2perf_LDLIBS := -lelf -lzstd
 MANPAGES += tools/pt2perf/pt2perf.1
 SCRIPT_TESTS += tests/tools/pt2perf/pt2perf.sh
+# A BTS capture (the BTS model's trace, test_bts_flow --write-capture)
+# both ways: pt2perf -> perf script --itrace=b and ptflow (issue 37).
+SCRIPT_TESTS += tests/tools/pt2perf/pt2perf_bts.sh
 endif

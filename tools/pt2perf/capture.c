@@ -181,12 +181,13 @@ static int map_file(const char *prog, const char *path, const uint8_t **data, si
 static int identify(const char *prog, struct p2p_capture *cap, const struct p2p_level *lv,
 		    struct p2p_file *f)
 {
+	const char *sfx = cap->bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX;
 	unsigned long n;
 	char *end;
 
 	if (!strncmp(f->name, "cpu", 3)) {
 		n = strtoul(f->name + 3, &end, 10);
-		if (end == f->name + 3 || strcmp(end, PTCAP_TRACE_SUFFIX) || n > UINT32_MAX)
+		if (end == f->name + 3 || strcmp(end, sfx) || n > UINT32_MAX)
 			goto bad;
 		f->cpu = (uint32_t)n;
 		if (f->cpu > cap->max_cpu)
@@ -201,14 +202,14 @@ static int identify(const char *prog, struct p2p_capture *cap, const struct p2p_
 	if (strncmp(f->name, "tid", 3))
 		goto bad;
 	n = strtoul(f->name + 3, &end, 10);
-	if (end == f->name + 3 || strcmp(end, PTCAP_TRACE_SUFFIX) || n > INT32_MAX)
+	if (end == f->name + 3 || strcmp(end, sfx) || n > INT32_MAX)
 		goto bad;
 	f->tid = f->pid = (uint32_t)n;
 	return 0;
 bad:
-	fprintf(stderr, "%s: %s/%s: not a trace file name of a %s capture (%s)\n", prog,
+	fprintf(stderr, "%s: %s/%s: not a trace file name of a %s capture (%s%s)\n", prog,
 		lv->dir, f->name, cap->per_cpu ? "per-CPU" : "per-thread",
-		cap->per_cpu ? "cpu<N>.pt" : "tid<N>.pt");
+		cap->per_cpu ? "cpu<N>" : "tid<N>", sfx);
 	return -1;
 }
 
@@ -278,7 +279,8 @@ static int cut_pieces(const char *prog, struct p2p_capture *cap, size_t fi,
 		pc->file = fi;
 		pc->off = start;
 		pc->len = end - start;
-		p2p_piece_scan(cap, f->data, pc);
+		if (!cap->bts)	/* BTS records carry no time */
+			p2p_piece_scan(cap, f->data, pc);
 		if (pc->have_tsc && (!cap->have_min_tsc || pc->first_tsc < cap->min_tsc)) {
 			cap->have_min_tsc = true;
 			cap->min_tsc = pc->first_tsc;
@@ -403,11 +405,7 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 	err = ptcap_config_parse(top->config, top->config_len, &cap->cfg, &line);
 	if (err)
 		return load_error(prog, dir, PTCAP_CONFIG_FILE, err, line);
-	if (cap->cfg.format == PTCAP_FORMAT_BTS) {
-		fprintf(stderr, "%s: %s: a BTS capture (format bts): pt2perf writes PT "
-			"captures only (BTS as perf's intel_bts is not done yet)\n", prog, dir);
-		return -1;
-	}
+	cap->bts = cap->cfg.format == PTCAP_FORMAT_BTS;
 	if (p2p_config_value(top->config, top->config_len, "mode", val, sizeof(val)))
 		cap->per_cpu = !strcmp(val, "per-cpu");
 	if (p2p_config_value(top->config, top->config_len, "rtit-ctl", val, sizeof(val))) {
@@ -472,7 +470,8 @@ int p2p_capture_load(const char *dir, struct p2p_capture *cap, const char *prog)
 		if (load_traces(prog, cap, i, &cap_files, &cap_pieces))
 			return -1;
 	if (!cap->npieces) {
-		fprintf(stderr, "%s: %s: no trace data (no non-empty *.pt file)\n", prog, dir);
+		fprintf(stderr, "%s: %s: no trace data (no non-empty *%s file)\n", prog, dir,
+			cap->bts ? PTCAP_BTS_SUFFIX : PTCAP_TRACE_SUFFIX);
 		return -1;
 	}
 	assign_queues(cap);

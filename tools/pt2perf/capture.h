@@ -55,6 +55,8 @@ struct p2p_capture {
 	bool per_cpu;
 	bool split;			/* per-CPU traces cut into one trace per
 					 * thread (split.h) */
+	bool bts;			/* format bts: *.bts files of 24-byte
+					 * BTS records, not PT packets */
 	bool snapshot;			/* ptcap --snapshot */
 	bool wrapped;			/* some file lost its oldest bytes */
 	bool have_ctl;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lwpt/bts_decode.h>
 #include <lwpt/perf_data.h>
 #include <lwpt/perf_file.h>
 #include <lwpt/perf_write.h>
@@ -47,6 +48,11 @@
 /* The PMU type perf finds the intel_pt event by (AUXTRACE_INFO priv[0]
  * and attr.type): /sys/bus/event_source/devices/intel_pt/type. */
 #define PT2PERF_PMU_TYPE	8
+/* The same for a BTS capture: the intel_bts event's attr.type and
+ * AUXTRACE_INFO priv[PMU_TYPE] (/sys/bus/event_source/devices/intel_bts/
+ * type; perf finds the event by it, util/intel-bts.c
+ * intel_bts_evsel_is_auxtrace()). */
+#define PT2PERF_BTS_PMU_TYPE	9
 /* The event's id; perf's synthesized samples use id + 1000000000. */
 #define PT2PERF_EVENT_ID	1
 /* perf 6.1's HAVE_SCHED_SWITCH 2: context_switch attr, SWITCH records. */
@@ -62,6 +68,7 @@ struct opts {
 	bool quiet;
 	int layout;		/* LAYOUT_* */
 	uint32_t pmu_type;
+	bool have_pmu_type;
 };
 
 /* How a per-CPU capture's traces are written (split.h). */
@@ -100,7 +107,9 @@ static void usage(FILE *f)
 "\n"
 "Convert a ptcap capture directory into a perf.data file (perf 6.1 file\n"
 "format) that perf's Intel PT decoder reads: perf script --itrace=i0ns,\n"
-"perf script --itrace=cr, perf report --itrace=i, perf inject.\n"
+"perf script --itrace=cr, perf report --itrace=i, perf inject. A BTS\n"
+"capture (ptcap --bts, format bts) becomes an intel_bts perf.data:\n"
+"perf script --itrace=b lists its branches.\n"
 "\n"
 "  -o, --output <file>   the perf.data to write (replaced when it exists;\n"
 "                        written to <file>.tmp first, renamed when complete).\n"
@@ -119,13 +128,15 @@ static void usage(FILE *f)
 "                        perf then gives each piece to a thread by its\n"
 "                        time, which lags behind switches without CYC\n"
 "                        (the default for other per-CPU captures).\n"
-"  --pmu-type <n>        the intel_pt PMU type to write (default %u).\n"
+"  --pmu-type <n>        the intel_pt PMU type to write (default %u; a BTS\n"
+"                        capture's intel_bts PMU type: default %u).\n"
 "  -q, --quiet           no notes on standard error.\n"
 "  -h, --help            this text.\n"
 "  --version             version.\n"
 "\n"
 "Exit status: 0 written, 1 error (nothing written), 2 bad usage.\n"
-"See pt2perf(1) and Documentation/pt2perf.rst.\n", (unsigned int)PT2PERF_PMU_TYPE);
+"See pt2perf(1) and Documentation/pt2perf.rst.\n", (unsigned int)PT2PERF_PMU_TYPE,
+		(unsigned int)PT2PERF_BTS_PMU_TYPE);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -184,6 +195,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			o->pmu_type = (uint32_t)v;
+			o->have_pmu_type = true;
 			break;
 		case O_PER_CPU:
 		case O_PER_THREAD:
@@ -560,6 +572,93 @@ static int emit_trace(struct conv *cv)
 	return err;
 }
 
+/*
+ * A BTS capture's AUXTRACE records, as perf record writes intel_bts's
+ * (the BTS buffer's 24-byte records, SDM Vol. 3B Figure 17-9): one per
+ * piece, its whole records, then one record of zeros. perf 6.1's
+ * util/intel-bts.c intel_bts_process_buffer() takes a buffer's records
+ * while more than one record's bytes remain ("sz > bsz"), so it never
+ * shows a buffer's last record, and skips records whose from and to are
+ * 0: the zero record is the one it leaves out, every branch of the
+ * capture is shown. libpt's BTS decoder skips it too (lwpt/bts_decode.h).
+ * A piece after a gap starts one record further in its queue's AUX stream
+ * than the one before ended, so a reader sees the loss
+ * (Documentation/perf-data.rst "Intel BTS"). Bytes after a piece's last
+ * whole record are left out (ptflow ignores them as well). BTS records
+ * carry no time; the reference orders buffers against the sideband
+ * (intel_bts_process_queues() decodes a queue once an event's TSC reaches
+ * it, before the event itself is processed): 1, after the sideband's
+ * time 0, so that the COMM and MMAP2 records come first and perf names
+ * the thread and finds the code.
+ */
+static int emit_bts_trace(struct conv *cv)
+{
+	uint64_t *offset = calloc(cv->cap.nqueues ? cv->cap.nqueues : 1, sizeof(*offset));
+	uint8_t *buf = NULL;
+	size_t i, cap = 0, odd = 0;
+	int err = 0;
+
+	if (!offset)
+		return -ENOMEM;
+	for (i = 0; i < cv->cap.npieces && !err; i++) {
+		const struct p2p_piece *pc = &cv->cap.pieces[i];
+		const struct p2p_file *f = &cv->cap.files[pc->file];
+		size_t len = (size_t)(pc->len - pc->len % LPT_BTS_RECORD_SIZE);
+		struct lpt_perf_aux aux = {
+			.offset = offset[f->queue],
+			.reference = 1,
+			.idx = f->queue,
+			.tid = f->tid,
+			.cpu = UINT32_MAX,
+		};
+
+		odd += (size_t)(pc->len - len);
+		if (!len)
+			continue;
+		if (len + LPT_BTS_RECORD_SIZE > cap) {
+			uint8_t *nb = realloc(buf, len + LPT_BTS_RECORD_SIZE);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = len + LPT_BTS_RECORD_SIZE;
+		}
+		memcpy(buf, f->data + pc->off, len);
+		memset(buf + len, 0, LPT_BTS_RECORD_SIZE);
+		err = lpt_perf_write_auxtrace(cv->w, buf, len + LPT_BTS_RECORD_SIZE, &aux);
+		offset[f->queue] += len + 2 * LPT_BTS_RECORD_SIZE;
+	}
+	if (odd && !err && !cv->o->quiet)
+		fprintf(stderr, "%s: note: %zu bytes after the last whole BTS record of a "
+			"piece left out\n", PROG, odd);
+	free(buf);
+	free(offset);
+	return err;
+}
+
+/*
+ * AUXTRACE_INFO for Intel BTS as arch/x86/util/intel-bts.c
+ * intel_bts_info_fill() writes it and util/intel-bts.c
+ * intel_bts_process_auxtrace_info() reads it (six words, no snapshot).
+ */
+static int emit_bts_info(struct conv *cv)
+{
+	uint64_t priv[PERF_INTEL_BTS_INFO_MAX];
+
+	memset(priv, 0, sizeof(priv));
+	priv[PERF_INTEL_BTS_PMU_TYPE] = cv->o->have_pmu_type ? cv->o->pmu_type :
+					PT2PERF_BTS_PMU_TYPE;
+	priv[PERF_INTEL_BTS_TIME_SHIFT] = cv->tc.shift;
+	priv[PERF_INTEL_BTS_TIME_MULT] = cv->tc.mult;
+	priv[PERF_INTEL_BTS_TIME_ZERO] = cv->tc.zero;
+	priv[PERF_INTEL_BTS_CAP_USER_TIME_ZERO] = cv->timed;
+	priv[PERF_INTEL_BTS_SNAPSHOT_MODE] = 0;
+	return lpt_perf_write_auxtrace_info(cv->w, PERF_AUXTRACE_INTEL_BTS, priv,
+					    PERF_INTEL_BTS_INFO_MAX);
+}
+
 /* The intel_pt event's config: RTIT_CTL's bits, or what the trace shows. */
 static uint64_t pt_config(const struct p2p_capture *cap)
 {
@@ -632,7 +731,7 @@ static void setup_time(struct conv *cv)
 	else if ((c->has & PTCAP_HAS_NOM_FREQ) && c->nom_freq)
 		hz = (uint64_t)c->nom_freq * 100000000ull;
 	cv->timed = !cv->o->timeless && cv->cap.seen_tsc;
-	if (!cv->o->timeless && !cv->cap.seen_tsc && !cv->o->quiet)
+	if (!cv->o->timeless && !cv->cap.seen_tsc && !cv->o->quiet && !cv->cap.bts)
 		fprintf(stderr, "%s: note: the trace has no TSC packets: perf decodes it "
 			"without timestamps\n", PROG);
 	if (cv->timed && !hz && !cv->o->quiet)
@@ -665,6 +764,24 @@ static struct perf_event_attr make_attr(const struct conv *cv)
 	a.comm_exec = 1;
 	a.sample_id_all = 1;
 	a.context_switch = cv->cap.per_cpu;	/* also split: the switches stay */
+	if (cv->cap.bts) {
+		/* The intel_bts event (arch/x86/events/intel/bts.c: config
+		 * 0; exclude_kernel/exclude_user are BTS_OFF_OS/BTS_OFF_USR,
+		 * 17.4.6): ptcap's bts-branches line, user only without. */
+		const struct p2p_level *top = &cv->cap.lv[cv->cap.nlv - 1];
+		char val[64];
+
+		a.type = cv->o->have_pmu_type ? cv->o->pmu_type : PT2PERF_BTS_PMU_TYPE;
+		a.config = 0;
+		a.exclude_kernel = 1;
+		a.exclude_user = 0;
+		if (p2p_config_value(top->config, top->config_len, "bts-branches", val,
+				     sizeof(val))) {
+			a.exclude_kernel = !strstr(val, "kernel");
+			a.exclude_user = !strstr(val, "user");
+		}
+		a.context_switch = 0;
+	}
 	return a;
 }
 
@@ -679,6 +796,13 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	size_t i;
 	int err;
 
+	if (cv->cap.bts && cv->cap.per_cpu) {
+		fprintf(stderr, "%s: %s: a per-CPU BTS capture: perf's intel_bts records and "
+			"decodes per thread only (arch/x86/util/intel-bts.c refuses per-CPU "
+			"recording), so pt2perf writes per-thread BTS captures only\n", PROG,
+			cv->o->dir);
+		return -EINVAL;
+	}
 	if (cv->cap.per_cpu && !cv->timed) {
 		fprintf(stderr, "%s: %s: a per-CPU capture needs timestamps (TSC packets, no "
 			"--timeless): perf finds the thread of each piece by the time of the "
@@ -692,13 +816,14 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	 * snapshot mode perf would cut overlaps it finds by their PSBs' TSC
 	 * (intel_pt_find_overlap_tsc()): spans after the same PSB start with
 	 * the same replayed PSB+. */
-	for (i = 1; i < cv->cap.npieces && !cv->cap.split; i++)
+	for (i = 1; i < cv->cap.npieces && !cv->cap.split && !cv->cap.bts; i++)
 		if (cv->cap.pieces[i].file == cv->cap.pieces[i - 1].file ||
 		    cv->cap.files[cv->cap.pieces[i].file].queue ==
 		    cv->cap.files[cv->cap.pieces[i - 1].file].queue)
 			snapshot_mode = true;
 	attr = make_attr(cv);
-	snprintf(buf, sizeof(buf), "intel_pt//%s", attr.exclude_kernel ? "u" :
+	snprintf(buf, sizeof(buf), "%s//%s", cv->cap.bts ? "intel_bts" : "intel_pt",
+		 attr.exclude_kernel ? "u" :
 		 attr.exclude_user ? "k" : "");
 	err = (pipe ? lpt_perf_writer_open_pipe : lpt_perf_writer_open)(f, &attr, buf,
 									PT2PERF_EVENT_ID, &cv->w);
@@ -714,7 +839,7 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	lpt_perf_set_string(cv->w, PERF_HEADER_VERSION, "6.1 (pt2perf)");
 	err = collect_threads(cv);
 	if (!err)
-		err = emit_auxtrace_info(cv, snapshot_mode);
+		err = cv->cap.bts ? emit_bts_info(cv) : emit_auxtrace_info(cv, snapshot_mode);
 	if (!err)
 		err = lpt_perf_write_time_conv(cv->w, &cv->tc, cv->timed);
 	if (!err)
@@ -722,7 +847,7 @@ static int convert(struct conv *cv, FILE *f, bool pipe)
 	if (!err)
 		err = emit_switches(cv);
 	if (!err)
-		err = emit_trace(cv);
+		err = cv->cap.bts ? emit_bts_trace(cv) : emit_trace(cv);
 	i = lpt_perf_writer_close(cv->w);
 	cv->w = NULL;
 	return err ? err : (int)i;

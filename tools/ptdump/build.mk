@@ -10,11 +10,12 @@ pt_SRCS += $(filter-out $(pt_SRCS),libpt/time.c)
 
 TOOLS += ptdump
 ptdump_SRCS := tools/ptdump/ptdump.c tools/ptdump/options.c \
-	tools/ptdump/out.c tools/ptdump/errata.c tools/ptdump/capdir.c
+	tools/ptdump/out.c tools/ptdump/errata.c
 ptdump_LIBS := pt
 ptdump_LDLIBS := -lelf -lzstd -lpthread
 MANPAGES += tools/ptdump/ptdump.1
-SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh
+SCRIPT_TESTS += tests/tools/ptdump/ptdump.sh tests/tools/ptdump/conformance.sh \
+	tests/tools/ptdump/ptdump_capsrc.sh
 
 # Unit tests of libpt/time.c (SDM 33.8.3), the numbers ptdump --time prints.
 UNIT_TESTS += test_pt_time

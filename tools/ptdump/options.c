@@ -9,6 +9,7 @@
 #include "tools/ptdump/options.h"
 
 #include <lwpt/perf_data.h>
+#include <lwpt/ptcap_dir.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -334,4 +335,22 @@ int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts)
 		return -1;
 	}
 	return split_range(opts);
+}
+
+void ptdump_options_config(struct ptdump_options *o, const struct ptcap_config *cfg)
+{
+	if (!o->cpu_given && (cfg->has & PTCAP_HAS_CPU)) {
+		o->have_cpu = 1;
+		o->family = cfg->cpu_family;
+		o->model = cfg->cpu_model;
+		o->stepping = cfg->cpu_stepping;
+	}
+	if (!o->have_mtc_freq && (cfg->has & PTCAP_HAS_MTC_FREQ))
+		o->mtc_freq = cfg->mtc_freq;
+	if (!o->have_nom_freq && (cfg->has & PTCAP_HAS_NOM_FREQ))
+		o->nom_freq = cfg->nom_freq;
+	if (!o->have_cpuid_0x15_eax && (cfg->has & PTCAP_HAS_CPUID_15_EAX))
+		o->cpuid_0x15_eax = cfg->cpuid_15_eax;
+	if (!o->have_cpuid_0x15_ebx && (cfg->has & PTCAP_HAS_CPUID_15_EBX))
+		o->cpuid_0x15_ebx = cfg->cpuid_15_ebx;
 }

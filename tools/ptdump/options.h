@@ -72,6 +72,21 @@ enum ptdump_exit {
  */
 int ptdump_parse_args(int argc, char **argv, struct ptdump_options *opts);
 
+struct ptcap_config;
+
+/**
+ * ptdump_options_config() - a capture's decoder parameters (a ptcap
+ * directory's config, a perf.data's AUXTRACE_INFO and CPUID: struct
+ * ptcap_config of <lwpt/ptcap_dir.h>) as the values of the options not
+ * given on the command line.
+ * @o:   parsed options; --cpu, --mtc-freq, --nom-freq, --cpuid-0x15.eax
+ *       and --cpuid-0x15.ebx given on the command line are kept.
+ * @cfg: the parameters: the config keys cpu, mtc-freq, nom-freq,
+ *       cpuid-0x15.eax and cpuid-0x15.ebx (ptcap-format.rst) it has; SDM
+ *       33.8.3 needs the last four for time tracking.
+ */
+void ptdump_options_config(struct ptdump_options *o, const struct ptcap_config *cfg);
+
 /* How messages name the trace being dumped. */
 static inline const char *ptdump_name(const struct ptdump_options *o)
 {

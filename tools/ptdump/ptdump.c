@@ -15,12 +15,11 @@
  *
  * See Documentation/ptdump.rst.
  */
-#include "tools/ptdump/capdir.h"
-
-#include <lwpt/perf_data.h>
 #include "tools/ptdump/errata.h"
 #include "tools/ptdump/options.h"
 #include "tools/ptdump/out.h"
+#include <lwpt/capture_src.h>
+#include <lwpt/perf_data.h>
 #include <lwpt/ptcap_dir.h>
 
 #include <lwpt/pt_chunk.h>
@@ -1474,17 +1473,54 @@ static void unload_trace(struct trace *t)
 	t->buf = NULL;
 }
 
-/* A trace in memory (a perf.data's): its bytes and gaps. */
-struct mem_trace {
-	uint8_t *buf;
+/* A trace of a capture (lwpt/capture_src.h): its entry and, for a
+ * perf.data's, its bytes. */
+struct cap_trace {
+	const struct lpt_capsrc_trace *t;	/* gaps */
+	uint8_t *buf;		/* a perf.data's bytes (the dump frees
+				 * them), NULL: @o->file is loaded */
 	size_t len;
-	const uint64_t *gaps;
-	size_t ngaps;
+	const char *dir;	/* a ptcap directory, for messages */
 };
 
-/* Dump @opts->file, or @mem when not NULL; return the exit status (enum
- * ptdump_exit). */
-static int dump_file_or(const struct ptdump_options *o, const struct mem_trace *mem)
+/*
+ * The gaps of @ct inside the loaded bytes [@o->from, @o->from + @len) as
+ * offsets from @o->from, ascending, in a malloc()ed array (*@gaps, NULL if
+ * none); a perf.data's as the reader gives them. Returns 0; -1 when the
+ * directory's gaps line for the file is malformed or memory ran out (said
+ * on stderr).
+ */
+static int trace_gaps(const struct ptdump_options *o, const struct cap_trace *ct,
+		      size_t len, uint64_t **gaps, size_t *count)
+{
+	const struct lpt_capsrc_trace *t = ct ? ct->t : NULL;
+	size_t i;
+
+	*gaps = NULL;
+	*count = 0;
+	if (t && !ct->buf && t->gaps_err) {
+		fprintf(stderr, "%s: %s/config: the gaps.%s line: %s. The trace "
+			"after a loss would decode as if nothing were lost; "
+			"was the config edited?\n", o->prog, ct->dir, t->name,
+			ptcap_dir_strerror(t->gaps_err));
+		return -1;
+	}
+	if (!t || !t->ngaps)
+		return 0;
+	*gaps = malloc(t->ngaps * sizeof(**gaps));
+	if (!*gaps) {
+		fprintf(stderr, "%s: out of memory.\n", o->prog);
+		return -1;
+	}
+	for (i = 0; i < t->ngaps; i++)
+		if (ct->buf || (t->gaps[i] > o->from && t->gaps[i] - o->from < len))
+			(*gaps)[(*count)++] = ct->buf ? t->gaps[i] : t->gaps[i] - o->from;
+	return 0;
+}
+
+/* Dump @opts->file, or @ct's bytes when it has them; return the exit
+ * status (enum ptdump_exit). */
+static int dump_trace(const struct ptdump_options *o, const struct cap_trace *ct)
 {
 	struct ptdump_options opts = *o;
 	struct lpt_pkt_config cfg;
@@ -1519,26 +1555,17 @@ static int dump_file_or(const struct ptdump_options *o, const struct mem_trace *
 	d.tcfg.cpuid_0x15_ebx = opts.cpuid_0x15_ebx;
 	d.tcfg.errata_skl168 = d.errata.skl168;
 
-	if (mem) {
+	if (ct && ct->buf) {
 		memset(&trace, 0, sizeof(trace));
-		trace.buf = mem->buf;	/* the caller's: unload_trace() frees it */
-		trace.len = mem->len;
-		gaps = mem->ngaps ? malloc(mem->ngaps * sizeof(*gaps)) : NULL;
-		if (mem->ngaps && !gaps) {
-			free(mem->buf);
-			out_fini(&d.out);
-			return PTDUMP_EXIT_ERROR;
-		}
-		if (mem->ngaps)
-			memcpy(gaps, mem->gaps, mem->ngaps * sizeof(*gaps));
-		d.ngaps = mem->ngaps;
+		trace.buf = ct->buf;	/* the caller's: unload_trace() frees it */
+		trace.len = ct->len;
 	} else if (load_trace(&opts, &trace) < 0) {
 		out_fini(&d.out);
 		return PTDUMP_EXIT_ERROR;
 	}
 	d.buf = trace.buf;
 	d.len = trace.len;
-	if (!mem && ptdump_capdir_gaps(&opts, d.len, &gaps, &d.ngaps) < 0) {
+	if (trace_gaps(&opts, ct, d.len, &gaps, &d.ngaps) < 0) {
 		unload_trace(&trace);
 		out_fini(&d.out);
 		return PTDUMP_EXIT_ERROR;
@@ -1582,118 +1609,205 @@ static int dump_file_or(const struct ptdump_options *o, const struct mem_trace *
 }
 
 /*
- * ptdump DIR: every trace of the ptcap directory, in version order, each
- * after a line "== DIR/NAME", with DIR/config's parameters. Returns the
- * worst exit status.
+ * The decoder parameters of capture @s as the defaults of the options not
+ * given (a ptcap directory's config, issue 15 point 7; a perf.data's
+ * AUXTRACE_INFO and CPUID). @dir names a directory in messages. Returns 0;
+ * -1 after a message when a directory's config cannot be read or parsed,
+ * or is a BTS capture's.
  */
-static int dump_file(const struct ptdump_options *o)
+static int capture_config(struct ptdump_options *o, struct lpt_capsrc *s, const char *dir)
 {
-	return dump_file_or(o, NULL);
+	const struct ptcap_config *cfg = NULL;
+	struct ptcap_config parsed;
+	const char *text;
+	size_t len, line = 0;
+	int err, e;
+
+	err = lpt_capsrc_config(s, &cfg, NULL);
+	e = errno;
+	if (err && !(text = lpt_capsrc_config_text(s, &len))) {
+		fprintf(stderr, "%s: cannot read %s/config: %s. A ptcap directory "
+			"needs its config file (see ptcap(1)); give the timing "
+			"options by hand otherwise.\n", o->prog, dir,
+			err == -PTCAP_E_IO ? strerror(e) : ptcap_dir_strerror(err));
+		return -1;
+	}
+	/* its parameters parsed, the config may still have a bad addr<N>
+	 * line: that is ptflow's business (ptdump has no IP filter) */
+	if (err && (err = ptcap_config_parse(text, len, &parsed, &line))) {
+		fprintf(stderr, "%s: %s/config, line %zu: %s. Is it a ptcap "
+			"directory of this lwpt version (ptcap-format.rst)?\n",
+			o->prog, dir, line, ptcap_dir_strerror(err));
+		return -1;
+	}
+	if (!cfg)
+		cfg = &parsed;
+	if (cfg->format == PTCAP_FORMAT_BTS) {
+		fprintf(stderr, "%s: %s: a BTS capture (format bts): its *.bts files hold "
+			"BTS records, not PT packets; ptflow decodes them\n", o->prog, dir);
+		return -1;
+	}
+	ptdump_options_config(o, cfg);
+	return 0;
+}
+
+/* Open @path, a ptcap directory or a perf.data (lwpt/capture_src.h): 0,
+ * or -1 after a message. */
+static int capture_open(const struct ptdump_options *o, const char *path,
+			struct lpt_capsrc **s)
+{
+	struct lpt_capsrc_opts co;
+	int r;
+
+	lpt_capsrc_opts_init(&co);
+	co.prog = o->prog;
+	co.max_decompressed = o->max_decompressed;
+	co.flags = LPT_CAPSRC_NO_CODE;	/* packets only: no code looked up */
+	r = lpt_capsrc_open(path, &co, s);
+	if (r == LPT_CAPSRC_NOT_CAPTURE)
+		fprintf(stderr, "%s: %s is neither a ptcap directory nor a perf.data.\n",
+			o->prog, path);
+	return r ? -1 : 0;
+}
+
+/* A perf.data's trace @i in memory, in @ct (-1 after a message). */
+static int perf_trace(const struct ptdump_options *o, struct lpt_capsrc *s, size_t i,
+		      struct cap_trace *ct)
+{
+	int err = lpt_capsrc_load(s, i, 0, 0, &ct->buf, &ct->len);
+
+	if (!err && !ct->len) {
+		free(ct->buf);
+		ct->buf = NULL;
+	}
+	if (!err && ct->len)
+		return 0;
+	if (!err || err == -PTCAP_E_TOO_LARGE)
+		fprintf(stderr, "%s: %s is %s: nothing to decode.\n", o->prog,
+			ptdump_name(o), err ? "too large" : "empty");
+	else
+		fprintf(stderr, "%s: %s: %s.\n", o->prog, ptdump_name(o),
+			err == -PTCAP_E_NOMEM ? "out of memory" : "cannot read the trace");
+	return -1;
 }
 
 /*
- * A perf.data (issue 24), read in place (issue 36): each CPU's or thread's
- * trace with the decoder parameters of its AUXTRACE_INFO and CPUID, as a
- * ptcap directory's would be dumped, and no temporary file.
+ * ptdump DIR or ptdump PERF.DATA, through the capture source (issue 36:
+ * a perf.data read in place, no temporary file): every trace, in version
+ * order of its name, each after a line "== DIR/NAME" (a perf.data's
+ * "== FILE:NAME"), with the capture's decoder parameters. Returns the
+ * worst exit status.
  */
-static int dump_perf(struct ptdump_options *o)
+static int dump_capture(struct ptdump_options *o)
 {
-	const char *shown = o->file;
-	struct lpt_perf_opts po;
-	struct lpt_perf *p;
-	char label[PATH_MAX + 64];
-	size_t i, n;
-	int ret = PTDUMP_EXIT_OK, r, e;
-
-	lpt_perf_opts_init(&po);
-	po.max_decompressed = o->max_decompressed;
-	e = lpt_perf_open(shown, &po, &p);
-	if (e) {
-		fprintf(stderr, "%s: %s: %s: %s\n", o->prog, shown, lpt_perf_strerror(e),
-			lpt_perf_last_error());
-		if (e == -LPT_PERF_E_NO_AUX)
-			fprintf(stderr, "%s: record Intel PT with perf record -e intel_pt// "
-				"(or capture with ptcap)\n", o->prog);
-		return PTDUMP_EXIT_ERROR;
-	}
-	ptdump_capdir_config(o, lpt_perf_config(p));
-	n = lpt_perf_ntraces(p);
-	for (i = 0; i < n; i++) {
-		const struct lpt_perf_trace *t = lpt_perf_trace(p, i);
-		struct mem_trace mem = { NULL, 0, t->gaps, t->ngaps };
-
-		snprintf(label, sizeof(label), "%s:%s", shown, t->name);
-		printf("== %s\n", label);
-		fflush(stdout);
-		o->name = label;
-		if (!t->size || t->size > SIZE_MAX) {
-			fprintf(stderr, "%s: %s is %s: nothing to decode.\n", o->prog, label,
-				t->size ? "too large" : "empty");
-			ret = PTDUMP_EXIT_ERROR;
-			continue;
-		}
-		mem.len = (size_t)t->size;
-		mem.buf = malloc(mem.len);
-		if (!mem.buf || lpt_perf_trace_read(p, i, 0, mem.buf, mem.len) !=
-				(int64_t)mem.len) {
-			fprintf(stderr, "%s: %s: %s.\n", o->prog, label,
-				mem.buf ? "cannot read the trace" : "out of memory");
-			free(mem.buf);
-			ret = PTDUMP_EXIT_ERROR;
-			continue;
-		}
-		r = dump_file_or(o, &mem);
-		if (r > ret)
-			ret = r;
-	}
-	o->name = NULL;
-	lpt_perf_close(p);
-	return n ? ret : PTDUMP_EXIT_ERROR;
-}
-
-static int dump_dir(struct ptdump_options *o, const char *shown)
-{
-	const char *dir = o->file;
-	char **names, path[PATH_MAX], label[PATH_MAX + 64];
+	const char *path = o->file;
+	const struct lpt_capsrc_trace *t;
+	char file[PATH_MAX], label[PATH_MAX + 64];
+	struct lpt_capsrc *s;
+	bool perf;
 	size_t n, i;
 	int ret = PTDUMP_EXIT_OK, r;
 
-	if (o->from || o->size) {
+	if (o->from || o->size) {	/* a directory's: a perf.data's is a file */
 		fprintf(stderr, "%s: %s is a directory: a range applies to one "
-			"trace file (%s/cpu0.pt:FROM-TO).\n", o->prog, dir, dir);
+			"trace file (%s/cpu0.pt:FROM-TO).\n", o->prog, path, path);
 		return PTDUMP_EXIT_USAGE;
 	}
-	if (ptdump_capdir_apply(o, dir) < 0)
+	if (capture_open(o, path, &s) < 0)
 		return PTDUMP_EXIT_ERROR;
-	if (ptcap_dir_list_traces(dir, &names, &n)) {
-		fprintf(stderr, "%s: cannot list %s: %s.\n", o->prog, dir,
-			strerror(errno));
+	perf = lpt_capsrc_kind(s) == LPT_CAPSRC_PERF_DATA;
+	if (capture_config(o, s, path) < 0) {
+		lpt_capsrc_close(s);
 		return PTDUMP_EXIT_ERROR;
 	}
-	if (!n)
+	if (lpt_capsrc_traces(s, &t, &n)) {
+		fprintf(stderr, "%s: cannot list %s: %s.\n", o->prog, path,
+			strerror(errno));
+		lpt_capsrc_close(s);
+		return PTDUMP_EXIT_ERROR;
+	}
+	if (!n && !perf)
 		fprintf(stderr, "%s: %s holds no *.pt trace file: did the "
-			"capture end before tracing started?\n", o->prog, dir);
+			"capture end before tracing started?\n", o->prog, path);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		snprintf(label, sizeof(label), "%s:%s", shown ? shown : "", names[i]);
-		printf("== %s\n", shown ? label : path);
-		o->name = shown ? label : NULL;
+		struct cap_trace ct = { &t[i], NULL, 0, path };
+
+		snprintf(file, sizeof(file), "%s/%s", path, t[i].name);
+		snprintf(label, sizeof(label), "%s:%s", path, t[i].name);
+		printf("== %s\n", perf ? label : file);
 		fflush(stdout);
-		o->file = path;
-		r = dump_file(o);
+		o->file = file;
+		o->name = perf ? label : NULL;
+		if (perf && perf_trace(o, s, i, &ct) < 0)
+			r = PTDUMP_EXIT_ERROR;
+		else
+			r = dump_trace(o, &ct);
 		if (r > ret)
 			ret = r;
 	}
-	ptcap_dir_free_names(names, n);
-	o->file = (char *)dir;
+	o->file = (char *)path;
 	o->name = NULL;
+	lpt_capsrc_close(s);
 	return n ? ret : PTDUMP_EXIT_ERROR;
+}
+
+/*
+ * The directory of trace file @file in @dir: 1 when it holds a `config`
+ * (whatever its content; one that is not a regular file is refused by
+ * capture_config() with a message), else 0 (a trace on its own).
+ */
+static int capture_dir_of(const char *file, char *dir, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+	char cfg[PATH_MAX + 16];
+	struct stat st;
+	int n;
+
+	if (!slash)
+		n = snprintf(dir, size, ".");
+	else if (slash == file)
+		n = snprintf(dir, size, "/");
+	else
+		n = snprintf(dir, size, "%.*s", (int)(slash - file), file);
+	if (n < 0 || (size_t)n >= size)
+		return 0;
+	snprintf(cfg, sizeof(cfg), "%s/%s", dir, PTCAP_CONFIG_FILE);
+	return !stat(cfg, &st) && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * ptdump FILE[:RANGE]: one trace file. In a ptcap directory (DIR/cpu0.pt)
+ * DIR/config gives the defaults of the options and the file's gaps.
+ */
+static int dump_file(struct ptdump_options *o)
+{
+	const struct lpt_capsrc_trace *t;
+	struct cap_trace ct = { NULL, NULL, 0, NULL };
+	const char *base = strrchr(o->file, '/');
+	struct lpt_capsrc *s = NULL;
+	char dir[PATH_MAX];
+	size_t n, i;
+	int ret;
+
+	if (capture_dir_of(o->file, dir, sizeof(dir)) && !capture_open(o, dir, &s) &&
+	    lpt_capsrc_kind(s) == LPT_CAPSRC_PTCAP_DIR) {
+		if (capture_config(o, s, dir) < 0)
+			fprintf(stderr, "%s: going on without %s/config.\n", o->prog, dir);
+		base = base ? base + 1 : o->file;
+		ct.dir = dir;
+		if (!lpt_capsrc_traces(s, &t, &n))
+			for (i = 0; i < n && !ct.t; i++)
+				if (!strcmp(t[i].name, base))
+					ct.t = &t[i];
+	}
+	ret = dump_trace(o, &ct);
+	lpt_capsrc_close(s);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	struct ptdump_options opts;
-	char dir[PATH_MAX];
 	struct stat st;
 	int ret;
 
@@ -1701,14 +1815,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? PTDUMP_EXIT_OK : PTDUMP_EXIT_USAGE;
 
-	if (!opts.from && !opts.size && lpt_perf_probe(opts.file))
-		return dump_perf(&opts);
-	if (!stat(opts.file, &st) && S_ISDIR(st.st_mode))
-		return dump_dir(&opts, NULL);
-	/* DIR/cpu0.pt of a ptcap directory: its config gives the defaults. */
-	if (ptdump_capdir_of(opts.file, dir, sizeof(dir)) &&
-	    ptdump_capdir_apply(&opts, dir) < 0)
-		fprintf(stderr, "%s: going on without %s/config.\n", opts.prog,
-			dir);
+	if ((!opts.from && !opts.size && lpt_perf_probe(opts.file)) ||
+	    (!stat(opts.file, &st) && S_ISDIR(st.st_mode)))
+		return dump_capture(&opts);
 	return dump_file(&opts);
 }

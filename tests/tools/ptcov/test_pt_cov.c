@@ -19,43 +19,7 @@
 
 #include "tests/check_run.h"
 #include "tests/libpt/cov_ref.h"
-
-static char dir[4096];
-
-struct real {
-	const char *name, *file;
-	uint64_t start, end, hash;
-};
-
-/* ../shared/testdata/pt/README.md, table of real/libxdc. */
-static const struct real reals[] = {
-	{ "Unzip", "Unzip__trace.pt", 0x400000, 0x427000, 0x15b89190dfa291b2ull },
-	{ "foo", "foo__trace.pt", 0x7ffff7819000, 0x7ffff79ca000, 0xa76b8b44c4d3fe97ull },
-	{ "mruby", "mruby__trace.pt", 0x400000, 0x4b6000, 0x988aae1ab68920a4ull },
-	{ "icelake_tip", "icelake_tip__ptlog.pt", 0x1000, 0xfffffffffffff000ull,
-	  0xeb2a5b786860a79full },
-};
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
-	if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
+#include "tests/libpt/real_traces.h"
 
 static struct lpt_cov *new_cov_cpu(const struct lpt_cov_image *img, uint32_t flags,
 				   uint64_t start, uint64_t end, int model)
@@ -115,7 +79,6 @@ static void same_edges(struct lpt_cov *cov, const struct cov_ref_edge *re, size_
 START_TEST(real_edges_and_hash)
 {
 	const struct real *r = &reals[_i];
-	char path[4096 + 128];
 	struct cov_ref_pages pc;
 	struct cov_ref_edge *re;
 	size_t rn, len;
@@ -123,17 +86,13 @@ START_TEST(real_edges_and_hash)
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
 	struct lpt_cov *cov, *xdc;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	trace = slurp(path, &len);
+	trace = real_trace_read(r->file, &len);
 	if (!trace) {
-		printf("test_pt_cov: %s missing: skipped\n", path);
 		free(map);
 		lpt_cov_image_free(img);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	ck_assert_int_eq(real_code_load(r->name, &pc, img), 0);
 	ck_assert_int_eq(cov_ref_edges(trace, len, &pc, r->start, r->end, 6, 94, 3,
 				       &re, &rn, NULL), 0);
 	ck_assert_uint_gt(rn, 0);
@@ -218,7 +177,6 @@ static int check_block(void *ctx, const struct lpt_cov_block *b)
 START_TEST(real_blocks)
 {
 	const struct real *r = &reals[_i];
-	char path[4096 + 128];
 	size_t len;
 	uint8_t *trace;
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
@@ -228,15 +186,12 @@ START_TEST(real_blocks)
 	struct lpt_cov_stats st;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	trace = slurp(path, &len);
+	trace = real_trace_read(r->file, &len);
 	if (!trace) {
-		printf("test_pt_cov: %s missing: skipped\n", path);
 		lpt_cov_image_free(img);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	ck_assert_int_eq(real_code_load(r->name, NULL, img), 0);
 	cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
 	ck_assert_int_eq(lpt_cov_block_at(cov, r->start, 64, &b), 0);	/* empty */
 	ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
@@ -271,23 +226,18 @@ END_TEST
 START_TEST(truncated_edges)
 {
 	static const size_t cuts[] = { 1000, 5001, 7777, 12000, 16001 };
-	char path[4096 + 128];
 	struct cov_ref_pages pc;
 	size_t len;
 	uint8_t *trace;
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
 	struct lpt_cov *cov;
 
-	snprintf(path, sizeof(path), "%s/foo__trace.pt", dir);
-	trace = slurp(path, &len);
+	trace = real_trace_read("foo__trace.pt", &len);
 	if (!trace) {
-		printf("test_pt_cov: %s missing: skipped\n", path);
 		lpt_cov_image_free(img);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/pagecache/foo", dir);
-	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	ck_assert_int_eq(real_code_load("foo", &pc, img), 0);
 	cov = new_cov(img, LPT_COV_F_EDGES, 0x7ffff7819000, 0x7ffff79ca000);
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]) && cuts[i] < len; i++) {
 		struct cov_ref_edge *re;
@@ -739,17 +689,14 @@ END_TEST
 START_TEST(real_mode_in_psb_cross_trace)
 {
 	const struct real *r = &reals[2];
-	char path[4096 + 128];
+	struct cov_ref_pages pc;
 	size_t len, at;
 	uint8_t *trace, *mut;
 	struct lpt_cov_image *img;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	trace = slurp(path, &len);
-	if (!trace) {
-		printf("test_pt_cov: %s missing: skipped\n", path);
+	trace = real_trace_read(r->file, &len);
+	if (!trace)
 		return;
-	}
 	ck_assert_uint_ge(len, 16384);
 	at = 0xb65;	/* ptdump: "0xb65 mode.exec cs.l" in PSB+ */
 	ck_assert_msg(trace[at] == 0x99 && trace[at + 1] == 0x01,
@@ -758,25 +705,22 @@ START_TEST(real_mode_in_psb_cross_trace)
 	memcpy(mut, trace, len);
 	mut[at + 1] = 0x00;
 	img = lpt_cov_image_alloc();
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_gt(lpt_cov_image_add_pagecache(img, path), 0);
+	ck_assert_int_eq(real_code_load(r->name, &pc, img), 0);
 	same_warm_cold(img, r->start, r->end, trace, len, 2, mut, len, 500, "mruby");
 	{
-		struct cov_ref_pages pc;
 		struct cov_ref_edge *re;
 		size_t rn;
 		struct lpt_cov *cov = new_cov(img, LPT_COV_F_EDGES, r->start, r->end);
 
-		ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
 		ck_assert_int_eq(cov_ref_edges(mut, len, &pc, r->start, r->end, 6, 94, 3,
 					       &re, &rn, NULL), 0);
 		lpt_cov_decode(cov, trace, len, NULL);
 		ck_assert_int_eq(lpt_cov_decode(cov, mut, len, NULL), LPT_ERR_COV_DESYNC);
 		same_edges(cov, re, rn, "mruby, 16-bit MODE.Exec in PSB+");
 		lpt_cov_free(cov);
-		cov_ref_free_pages(&pc);
 		free(re);
 	}
+	cov_ref_free_pages(&pc);
 	lpt_cov_image_free(img);
 	free(mut);
 	free(trace);
@@ -1132,7 +1076,6 @@ END_TEST
  * smoke test); run under `make SANITIZE=1` this also checks memory. */
 START_TEST(mutations)
 {
-	char path[4096 + 64];
 	size_t len;
 	uint8_t *orig, *m, *map = calloc(1, 4096);
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
@@ -1141,10 +1084,8 @@ START_TEST(mutations)
 	static const int model[4] = { 0, SKL, BDW, APL };
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 
-	snprintf(path, sizeof(path), "%s/Unzip__trace.pt", dir);
-	orig = slurp(path, &len);
-	snprintf(path, sizeof(path), "%s/pagecache/Unzip", dir);
-	if (!orig || lpt_cov_image_add_pagecache(img, path) <= 0) {
+	orig = real_trace_read("Unzip__trace.pt", &len);
+	if (!orig || real_code_load("Unzip", NULL, img)) {
 		printf("test_pt_cov: Unzip missing: mutations skipped\n");
 		free(orig);
 		lpt_cov_image_free(img);
@@ -1200,7 +1141,7 @@ START_TEST(elf_image)
 {
 	const char *path = "/proc/self/exe";
 	size_t len;
-	uint8_t *f = slurp(path, &len), got[16];
+	uint8_t *f = cov_ref_slurp(path, &len), got[16];
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
 	Elf64_Ehdr eh;
 
@@ -1265,17 +1206,12 @@ END_TEST
 
 int main(void)
 {
-	const char *shared = getenv("LWPT_SHARED");
 	Suite *s = suite_create("pt_cov");
 	TCase *tc = tcase_create("cov");
 
-	snprintf(dir, sizeof(dir), "%s/testdata/pt/real/libxdc",
-		 shared ? shared : "../shared");
 	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, real_edges_and_hash, 0,
-			    (int)(sizeof(reals) / sizeof(reals[0])));
-	tcase_add_loop_test(tc, real_blocks, 0,
-			    (int)(sizeof(reals) / sizeof(reals[0])));
+	tcase_add_loop_test(tc, real_edges_and_hash, 0, REAL_NTRACES);
+	tcase_add_loop_test(tc, real_blocks, 0, REAL_NTRACES);
 	tcase_add_test(tc, truncated_edges);
 	tcase_add_test(tc, synth_ovf_in_tnt_run);
 	tcase_add_test(tc, synth_tsx_abort);

@@ -72,7 +72,18 @@ in_order() {
 start_is_gt() {
 	awk '/^\[(gap|resync|overflow)/ { exit } /^[0-9a-f]{16}$/ { print }' /tmp/flow.out |
 		head -n 1000 >/tmp/flow.head
-	head -n "$(wc -l </tmp/flow.head)" /tmp/gt.txt | cmp -s - /tmp/flow.head
+	head -n "$(wc -l </tmp/flow.head)" /tmp/gt.txt | cmp -s - /tmp/flow.head && return 0
+	# Say where they part, for the log.
+	echo "note: flow head $(wc -l </tmp/flow.head) lines, first $(head -n 1 /tmp/flow.head);" \
+		"ground truth first $(head -n 1 /tmp/gt.txt);" \
+		"$(head -n "$(wc -l </tmp/flow.head)" /tmp/gt.txt | cmp - /tmp/flow.head 2>&1)"
+	grep -n '^\[' /tmp/flow.out | head -n 5
+	return 1
+}
+
+# cpu0_bytes: trace bytes the model has written on CPU 0 since insmod.
+cpu0_bytes() {
+	sed -n 's/^cpu0 .* bytes_written=\([0-9]*\) .*/\1/p' $D/pt_msrs
 }
 
 pmi_clean() {
@@ -122,14 +133,25 @@ for prof in full bdw; do
 				:
 			else
 				# Each lap ends with STOP: a loss, never unreported.
-				[ "$bytes" -gt 4096 ] ||
-					fail "$what: $bytes bytes, lost $lost: $st" || exit 1
 				[ "$lost" -ge 1 ] ||
 					fail "$what: lap end without a counted loss: $st" || exit 1
+				# A skid beyond the 4 KiB region delays the PMI past
+				# the STOP, so only a switch-out restarts the trace:
+				# on a loaded host the program may end before one,
+				# one lap then (the stop counted, and reported).
+				one_lap=0
+				if [ "$bytes" = 4096 ] && [ "$skid" -ge 4096 ] &&
+					echo "$st" | grep -q ' stopped'; then
+					one_lap=1
+					echo "note: $what: one lap, the program ended before a switch-out restarted it: $st"
+				fi
+				[ "$bytes" -gt 4096 ] || [ $one_lap = 1 ] ||
+					fail "$what: $bytes bytes, lost $lost: $st" || exit 1
 				# Each lap's stop cuts the stream at a lap's end:
-				# one gaps.cpu0.pt offset per loss, 4 KiB apart.
+				# one gaps.cpu0.pt offset per loss, 4 KiB apart
+				# (after the last lap, no cut in the file).
 				gaps=$(sed -n 's/^gaps\.cpu0\.pt //p' /tmp/exec/config)
-				[ "$(echo $gaps | wc -w)" = "$lost" ] ||
+				[ "$(echo $gaps | wc -w)" = "$lost" ] || [ $one_lap = 1 ] ||
 					fail "$what: gaps '$gaps' for $lost losses" || exit 1
 				for g in $gaps; do
 					[ $((g % 4096)) = 0 ] && [ $g -gt 0 ] ||
@@ -199,12 +221,18 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "pt_profile=full" >/dev/null ||
 	fail "insmod full" || exit 1
 for kind in 0 1; do
 	rm -rf /tmp/exec
+	base=$(cpu0_bytes)
 	env -i /bin/norandom /bin/taskset -c 0 /bin/ptcap -o /tmp/exec --cr3 --mode=continuous \
 		--disretc --size=64K -- $PROG $ROUNDS >/tmp/ptcap.out 2>&1 &
 	pid=$!
-	# Until CPU 0 traces (no bound of its own: the case's limit on
-	# silence catches a hang); ptcap ending first is a failure.
-	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs; do
+	# Until CPU 0 traces and has written 2 KiB of this program's trace
+	# (its start is in the buffer: on a loaded host TraceEn may be set
+	# well before the program's first user instruction, and a neighbour
+	# event before it would lose the start, which the case then compares;
+	# no bound of its own: the case's limit on silence catches a hang);
+	# ptcap ending first is a failure.
+	while ! grep -q '^cpu0 ctl=0x[0-9a-f]*[13579bdf] ' $D/pt_msrs ||
+		[ "$(cpu0_bytes)" -lt $((base + 2048)) ]; do
 		kill -0 $pid 2>/dev/null || fail "neighbour $kind: ptcap ended before tracing" || exit 1
 		sleep 0.1
 	done

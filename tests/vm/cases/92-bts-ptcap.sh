@@ -8,7 +8,11 @@
 # first branch from the bts-start line ptcap reads at the exec), with the
 # system calls as [disabled]/[resumed]; --calls and --report decode it; a buffer
 # too small fills, ptcap says so (exit 3) and keeps what it has; --kernel
-# as an unprivileged user is refused with the reason.
+# as an unprivileged user is refused with the reason. pt2perf writes the
+# capture as an intel_bts perf.data: ptflow decodes it as the directory
+# from the first record on, and, where perf is in the VM (86-pt2perf),
+# perf script --itrace=b lists one branch per record, with main among
+# them (Documentation/pt2perf.rst "BTS captures").
 . /lwpt/lib.sh
 
 pt_flow_ground_truth || exit 1
@@ -41,6 +45,32 @@ ptflow --calls /tmp/bts >/tmp/bts.calls 2>&1 && grep -q ' call .*main' /tmp/bts.
 ptflow --report /tmp/bts >/tmp/bts.report 2>&1 && grep -q ' main$' /tmp/bts.report ||
 	fail "--report: $(head -n 5 /tmp/bts.report)" || exit 1
 ok "--calls and --report on the BTS capture"
+
+# perf.data both ways (issue 37 point 3).
+pt2perf /tmp/bts -o /tmp/bts.data >/tmp/p2p.out 2>&1 ||
+	fail "pt2perf on the BTS capture: $(cat /tmp/p2p.out)" || exit 1
+ptflow --no-inst --no-symbols /tmp/bts.data >/tmp/bts.plist 2>/tmp/bts.perr ||
+	fail "ptflow on the perf.data: $(head -n 3 /tmp/bts.perr)" || exit 1
+grep -E '^[0-9a-f]{16}$' /tmp/bts.plist >/tmp/bts.pflow
+np=$(wc -l </tmp/bts.pflow)
+# No bts-start in a perf.data: the same flow from the first record's "to".
+[ "$np" -gt 100 ] && tail -n "$np" /tmp/bts.flow | cmp -s - /tmp/bts.pflow ||
+	fail "ptflow on the perf.data ($np instructions) is not the end of the" \
+		"directory's flow ($n)" || exit 1
+ok "pt2perf: ptflow on the intel_bts perf.data = the directory's last $np instructions"
+recs=$(sed -n 's/^thread\..* records=\([0-9]*\).*/\1/p' /tmp/bts/config)
+PERF=$(command -v perf_6.1 || command -v perf)
+if [ -n "$PERF" ]; then
+	"$PERF" script -i /tmp/bts.data --itrace=b -F ip,sym,addr >/tmp/bts.perf 2>/tmp/perf.err ||
+		fail "perf script: $(head -n 3 /tmp/perf.err)" || exit 1
+	nb=$(grep -c ' => ' /tmp/bts.perf)
+	[ "$nb" = "$recs" ] && grep -q ' main ' /tmp/bts.perf ||
+		fail "perf script --itrace=b: $nb branches, $recs records: $(head -n 2 /tmp/bts.perf)" ||
+		exit 1
+	ok "perf script --itrace=b: $nb branches = the $recs records"
+else
+	echo "SKIP: perf is not in the VM: perf script on the BTS perf.data"
+fi
 
 # A buffer of one page: 170 records, then full.
 rm -rf /tmp/bts

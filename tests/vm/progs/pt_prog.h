@@ -58,6 +58,15 @@ static inline void cfg_init(struct lwpt_pt_config *c, uint32_t flags, uint32_t m
 	c->buffer_size = size;
 }
 
+/* cfg_init() for thread @pid (LWPT_PT_SCOPE_THREAD). */
+static inline void cfg_init_thread(struct lwpt_pt_config *c, uint32_t flags, uint32_t mode,
+				   uint64_t size, pid_t pid)
+{
+	cfg_init(c, flags, mode, size);
+	c->scope = LWPT_PT_SCOPE_THREAD;
+	c->pid = pid;
+}
+
 /* LWPT_PT_IOC_CONFIGURE; returns 0 or errno. */
 static inline int configure(int fd, struct lwpt_pt_config *c)
 {

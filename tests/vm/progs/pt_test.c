@@ -744,13 +744,10 @@ static void test_perm_user(void)
 	}
 	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
 	refuse(fd, "unprivileged system-wide", &c, EPERM, LWPT_PT_FIELD_SCOPE);
-	cfg_init(&c, LWPT_PT_CFG_OS | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = getpid();
+	cfg_init_thread(&c, LWPT_PT_CFG_OS | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192,
+			getpid());
 	refuse(fd, "unprivileged kernel tracing", &c, EPERM, LWPT_PT_FIELD_OS);
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = 1;
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, 8192, 1);
 	refuse(fd, "unprivileged, another user's process", &c, EPERM, LWPT_PT_FIELD_PID);
 	c.pid = getpid();
 	check(configure(fd, &c) == 0, "unprivileged, own process, per thread: allowed");
@@ -1004,9 +1001,7 @@ static int thread_configure(int fd, pid_t pid, uint32_t mode)
 {
 	struct lwpt_pt_config c;
 
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, mode, TBUF);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, mode, TBUF, pid);
 	return configure(fd, &c);
 }
 
@@ -1433,9 +1428,7 @@ static void test_pmi_late(void)
 
 	fd = open_pt();
 	pid = spawn_child(2);
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, TBUF);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
+	cfg_init_thread(&c, ub, LWPT_PT_MODE_WRAP, TBUF, pid);
 	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
 	      wrun(1, W_PIN, 1) == 1, "late: configure, start, the thread on CPU 1");
 	check(set_param("pt_pmi_skid", "65536\n"), "late: pt_pmi_skid=65536");
@@ -1489,9 +1482,7 @@ static void test_pmi_parked(bool mentry)
 
 	fd = open_pt();
 	pid = spawn_child(2);
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, TBUF);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
+	cfg_init_thread(&c, ub, LWPT_PT_MODE_WRAP, TBUF, pid);
 	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
 	      wrun(1, W_PIN, 1) == 1, "parked: configure, start, the thread on CPU 1");
 	b = buffer_of(fd, sh->tid[1], &st);
@@ -1549,9 +1540,8 @@ static void test_pmi_foreign(void)
 
 	fd = open_pt();
 	pid = spawn_child(2);
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, TBUF,
+			pid);
 	/* It ran on CPU 1 and left: nothing of lwpt's there, no PMI owed. */
 	check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0 &&
 	      wrun(1, W_PIN, 1) == 1 && wrun(1, W_TRACEEN, 0) == 1 &&
@@ -1615,12 +1605,10 @@ static void test_pmi_window(void)
 			continue;	/* not on this processor (one region) */
 		fd = open_pt();
 		pid = spawn_child(2);
-		cfg_init(&c, ub | (pass == 1 ? LWPT_PT_CFG_INJECT_PSB_PMI : 0),
-			 pass == 2 ? LWPT_PT_MODE_CONTINUOUS : LWPT_PT_MODE_WRAP, TBUF);
+		cfg_init_thread(&c, ub | (pass == 1 ? LWPT_PT_CFG_INJECT_PSB_PMI : 0),
+				pass == 2 ? LWPT_PT_MODE_CONTINUOUS : LWPT_PT_MODE_WRAP, TBUF, pid);
 		if (pass == 2)
 			c.region_size = 4096;
-		c.scope = LWPT_PT_SCOPE_THREAD;
-		c.pid = pid;
 		check(configure(fd, &c) == 0 && ioctl(fd, LWPT_PT_IOC_START) == 0,
 		      "pmi %d: configure, start", pass);
 		b = buffer_of(fd, sh->tid[1], &st);
@@ -1893,9 +1881,7 @@ static void test_single(void)
 
 	/* Per thread: restored at switch-in (XRSTORS or WRMSR) as configured. */
 	fd = open_pt();
-	cfg_init(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 8192);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = getpid();
+	cfg_init_thread(&c, ub | LWPT_PT_CFG_SINGLE_RANGE, LWPT_PT_MODE_WRAP, 8192, getpid());
 	check(configure(fd, &c) == 0, "single per thread: configure");
 	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "single per thread: start");
 	sched_yield();
@@ -1933,6 +1919,25 @@ static int start_err(int fd)
 	return ioctl(fd, LWPT_PT_IOC_START) ? errno : 0;
 }
 
+/*
+ * errata_lbr(): /dev/pt opened, configured for user branches in wrap mode
+ * (16 KiB) per CPU, or for this thread when @thread, and started; checked
+ * as @what. Returns the fd.
+ */
+static int lbr_start(bool thread, const char *what)
+{
+	const uint32_t ub = LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH;
+	struct lwpt_pt_config c;
+	int fd = open_pt();
+
+	if (thread)
+		cfg_init_thread(&c, ub, LWPT_PT_MODE_WRAP, 16384, getpid());
+	else
+		cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
+	check(configure(fd, &c) == 0 && start_err(fd) == 0, "%s", what);
+	return fd;
+}
+
 /* SDM 33.3.1.2 on a PT/LBR-exclusive model: the refusals and the reports. */
 /*
  * @sdm: a model of SDM 33.3.1.2's list, where the model itself counts PT
@@ -1960,9 +1965,7 @@ static void errata_lbr(bool sdm)
 	      "lbr: no TraceEn after the refusal");
 	close(fd);
 	fd = open_pt();
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = getpid();
+	cfg_init_thread(&c, ub, LWPT_PT_MODE_WRAP, 16384, getpid());
 	check(configure(fd, &c) == 0, "lbr: configure per thread");
 	n = start_err(fd);
 	check(n == EBUSY, "lbr: START per thread with LBR set: %s (want EBUSY)", strerror(n));
@@ -1970,9 +1973,7 @@ static void errata_lbr(bool sdm)
 
 	/* LBR off: START works; on again mid-capture: reported at the next pause. */
 	other(0, 3);
-	fd = open_pt();
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
-	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: LBR clear: START per CPU");
+	fd = lbr_start(false, "lbr: LBR clear: START per CPU");
 	check(traceen(0), "lbr: TraceEn set on cpu0");
 	inject(0, 1000);
 	other(0, 2);
@@ -2005,9 +2006,7 @@ static void errata_lbr(bool sdm)
 	 * mode): the PMI finds it and leaves TraceEn clear, before any STATUS
 	 * or STOP (issue 27 2.7: checked at every PMI).
 	 */
-	fd = open_pt();
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
-	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: start for the PMI");
+	fd = lbr_start(false, "lbr: start for the PMI");
 	inject(0, 1000);
 	other(0, 2);
 	n = (int)model_reg(0, "pmis");
@@ -2024,9 +2023,7 @@ static void errata_lbr(bool sdm)
 	other(0, 3);
 
 	/* LBR set mid-capture, then STOP as the next pause: reported, no loss. */
-	fd = open_pt();
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
-	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: start again");
+	fd = lbr_start(false, "lbr: start again");
 	inject(0, 500);
 	other(0, 2);
 	check(ioctl(fd, LWPT_PT_IOC_STOP) == 0 && get_status(fd, 0, &st) == 0 &&
@@ -2044,11 +2041,7 @@ static void errata_lbr(bool sdm)
 	 */
 	fflush(stdout);
 	check(cpu_switch_start(&sw, 0) == 0, "lbr: per thread: a partner process on cpu0");
-	fd = open_pt();
-	cfg_init(&c, ub, LWPT_PT_MODE_WRAP, 16384);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = getpid();
-	check(configure(fd, &c) == 0 && start_err(fd) == 0, "lbr: per thread: start");
+	fd = lbr_start(true, "lbr: per thread: start");
 	check(cpu_switch(&sw) == 0 && traceen(0), "lbr: per thread: loaded on cpu0, TraceEn set");
 	other(0, 2);
 	n = cpu_switch(&sw);	/* switched out and in: not loaded */
@@ -2189,11 +2182,9 @@ static int thread_configure_cont(int fd, pid_t pid, uint32_t flags)
 {
 	struct lwpt_pt_config c;
 
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | flags, LWPT_PT_MODE_CONTINUOUS,
-		 16384);
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH | flags,
+			LWPT_PT_MODE_CONTINUOUS, 16384, pid);
 	c.region_size = (caps.caps & LWPT_PT_CAP_MENTRY) ? 4096 : 0;
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
 	return configure(fd, &c);
 }
 
@@ -2424,10 +2415,9 @@ static int thread_configure_nolimit(int fd, pid_t pid)
 {
 	struct lwpt_pt_config c;
 
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_CONTINUOUS, 16384);
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_CONTINUOUS,
+			16384, pid);
 	c.region_size = 4096;
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
 	c.hold_limit_ms = LWPT_PT_HOLD_LIMIT_NONE;
 	return configure(fd, &c);
 }
@@ -3166,9 +3156,8 @@ static void test_thread_reap_user(int fd, long n, long w)
 	close(rep[1]);
 	r.cmd = cmd[1];
 	r.rep = rep[0];
-	cfg_init(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP, REAP_BUF);
-	c.scope = LWPT_PT_SCOPE_THREAD;
-	c.pid = pid;
+	cfg_init_thread(&c, LWPT_PT_CFG_USER | LWPT_PT_CFG_BRANCH, LWPT_PT_MODE_WRAP,
+			REAP_BUF, pid);
 	e = configure(fd, &c);
 	check(!e, "reap: configure (wrap, %u bytes per thread, forks followed): %s",
 	      REAP_BUF, strerror(e));
