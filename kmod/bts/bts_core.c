@@ -35,10 +35,12 @@
 
 #include "../perm.h"
 #include "bts_int.h"
+#include "lbr_int.h"
 
 static_assert(sizeof(struct lwpt_bts_record) == BTS_RECORD_SIZE);
 static_assert(sizeof(struct lwpt_bts_config) == LWPT_BTS_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_lbr) == LWPT_BTS_LBR_SIZE_VER0);
 
 static bool bts_present;
 
@@ -148,7 +150,7 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	struct lwpt_bts_config cfg;
 	struct task_struct *task;
 	const char *holder;
-	u32 usize;
+	u32 usize, lbr;
 	int err;
 
 	if (get_user(usize, (u32 __user *)arg))
@@ -163,7 +165,15 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		err = -EBUSY;
 		goto out;
 	}
+	/* LBR snapshots (lbr_thread.c) beside the BTS flags. */
+	lbr = cfg.flags & LWPT_BTS_CFG_LBR;
+	cfg.flags &= ~LWPT_BTS_CFG_LBR;
 	err = bts_config_check(&cfg);
+	if (!err && lbr) {
+		err = lbr_config_check(cfg.flags);
+		if (err)
+			cfg.bad_field = LWPT_BTS_FIELD_FLAGS;
+	}
 	if (err)
 		goto out;
 	/*
@@ -195,10 +205,17 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		goto out_put;
 	}
 	s->task = task;
+	err = lbr ? lbr_alloc(s, cfg.flags) : 0;
+	if (err) {
+		s->task = NULL;
+		bts_buf_free(s);
+		goto out_put;
+	}
 	s->cred = get_current_cred();
 	s->privileged = perfmon_capable();
 	err = bts_thread_attach(s);
 	if (err) {
+		lbr_free(s);
 		s->task = NULL;
 		put_cred(s->cred);
 		s->cred = NULL;
@@ -206,6 +223,8 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		cfg.bad_field = LWPT_BTS_FIELD_PID;
 		goto out_put;
 	}
+	if (s->lbr)
+		lbr_attach(s);
 	s->configured = true;
 	goto out;
 
@@ -267,8 +286,15 @@ static long bts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LWPT_BTS_IOC_STOP:
 		mutex_lock(&s->lock);
 		ret = s->configured ? 0 : -ENODATA;
-		if (!ret)
+		if (!ret) {
+			lbr_detach(s);
 			bts_thread_detach(s);
+		}
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_LBR_SNAPSHOT:
+		mutex_lock(&s->lock);
+		ret = lbr_ioctl_snapshot(s, uarg);
 		mutex_unlock(&s->lock);
 		return ret;
 	default:
@@ -293,7 +319,9 @@ static int bts_release(struct inode *inode, struct file *file)
 	struct bts_session *s = file->private_data;
 
 	if (s->configured) {
+		lbr_detach(s);
 		bts_thread_detach(s);
+		lbr_free(s);
 		bts_buf_free(s);
 		put_task_struct(s->task);
 		put_cred(s->cred);
@@ -326,6 +354,13 @@ int bts_init(const struct lwpt_caps *caps)
 		bts_ds_exit();
 		return err;
 	}
+	/* After bts_thread_init(): its exec probe runs before lbr_thread.c's. */
+	err = lbr_init(caps);
+	if (err) {
+		bts_thread_exit();
+		bts_ds_exit();
+		return err;
+	}
 	bts_present = true;
 	return 0;
 }
@@ -334,6 +369,7 @@ void bts_exit(void)
 {
 	if (!bts_present)
 		return;
+	lbr_exit();
 	bts_thread_exit();
 	bts_ds_exit();
 	bts_present = false;

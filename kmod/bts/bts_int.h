@@ -20,6 +20,7 @@
 #include "bts.h"
 
 struct cred;
+struct lbr_state;
 struct miscdevice;
 struct task_struct;
 struct user_struct;
@@ -51,6 +52,7 @@ struct user_struct;
  * @locked_pages: pages charged to @user's locked_vm (bts_buf.c)
  * @claim: @task's branch-tracer claim while attached (branch_owner.h:
  *	never Intel PT at once)
+ * @lbr: the thread's LBR stack with LWPT_BTS_CFG_LBR, else NULL (lbr_int.h)
  */
 struct bts_session {
 	struct mutex lock;	/* the ioctls, mmap and release */
@@ -73,6 +75,7 @@ struct bts_session {
 	struct user_struct *user;
 	unsigned long locked_pages;
 	struct lwpt_branch_claim claim;
+	struct lbr_state *lbr;
 };
 
 /* bts_buf.c */

@@ -71,6 +71,12 @@ struct bts_model_profile {
 	bool lbr_pt_exclusive;		/* SDM 33.3.1.2: PT suspends LBR/BTS/LER */
 	bool erratum_aj106;		/* FREEZE_LBRS_ON_PMI fails with PEBS PMIs */
 	unsigned int linear_bits;	/* 48: canonical checks */
+	/*
+	 * CPUID.1:EAX (DisplayFamily_DisplayModel, SDM Vol. 2A Figure 3-6) of
+	 * a part whose LBR depth and MSR addresses (Table 17-4) the profile
+	 * has: what the kernel's per-model LBR detection keys on.
+	 */
+	uint32_t sig;
 };
 
 extern const struct bts_model_profile bts_model_profile_core2;	/* 06_0FH-like */

@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010006);
+	PIN(LWPT_ABI_VERSION, 0x00010007);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 6);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 7);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -145,6 +145,35 @@ START_TEST(bts_structs)
 }
 END_TEST
 
+/* /dev/bts LBR snapshots, ABI 1.7. */
+START_TEST(bts_lbr_structs)
+{
+	PIN(LWPT_BTS_CFG_LBR, 1u << 4);
+	PIN(LWPT_LBR_ENTRIES_MAX, 32);
+	PIN(sizeof(struct lwpt_lbr_entry), 24);
+	PIN(offsetof(struct lwpt_lbr_entry, from), 0);
+	PIN(offsetof(struct lwpt_lbr_entry, to), 8);
+	PIN(offsetof(struct lwpt_lbr_entry, flags), 16);
+	PIN(LWPT_LBR_E_MISPRED, 1u << 0);
+	PIN(LWPT_BTS_LBR_NOW, 0);
+	PIN(LWPT_BTS_LBR_CRASH, 1);
+	PIN(LWPT_BTS_LBR_F_MISPRED, 1u << 0);
+	PIN(LWPT_BTS_LBR_F_FROZEN, 1u << 1);
+	PIN(sizeof(struct lwpt_bts_lbr), 800);
+	PIN(LWPT_BTS_LBR_SIZE_VER0, 800);
+	PIN(offsetof(struct lwpt_bts_lbr, size), 0);
+	PIN(offsetof(struct lwpt_bts_lbr, which), 4);
+	PIN(offsetof(struct lwpt_bts_lbr, flags), 8);
+	PIN(offsetof(struct lwpt_bts_lbr, nr), 12);
+	PIN(offsetof(struct lwpt_bts_lbr, depth), 16);
+	PIN(offsetof(struct lwpt_bts_lbr, format), 20);
+	PIN(offsetof(struct lwpt_bts_lbr, signo), 24);
+	PIN(offsetof(struct lwpt_bts_lbr, reserved), 28);
+	PIN(offsetof(struct lwpt_bts_lbr, entries), 32);
+	PIN(LWPT_BTS_IOC_LBR_SNAPSHOT, 0xc320d778);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uapi_layout");
@@ -155,6 +184,7 @@ int main(void)
 	tcase_add_test(tc, lwp_structs);
 	tcase_add_test(tc, pt_structs);
 	tcase_add_test(tc, bts_structs);
+	tcase_add_test(tc, bts_lbr_structs);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }

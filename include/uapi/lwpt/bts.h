@@ -28,6 +28,13 @@
  * need CAP_PERFMON; with the module's pt_paranoid above 2 every capture
  * needs CAP_PERFMON; the buffer counts against RLIMIT_MEMLOCK beyond the
  * free allowance. Documentation/bts.rst, "/dev/bts".
+ *
+ * With LWPT_BTS_CFG_LBR the capture also records the thread's last branch
+ * record stack (IA32_DEBUGCTL.LBR, SDM 17.4.8), saved and restored at its
+ * context switches so that other threads' branches never enter it.
+ * LWPT_BTS_IOC_LBR_SNAPSHOT reads it now, or as it was when the thread
+ * took a fatal signal (the stack at a SIGSEGV, kept until the file is
+ * closed). Documentation/bts.rst, "LBR snapshots".
  */
 #ifndef _UAPI_LWPT_BTS_H
 #define _UAPI_LWPT_BTS_H
@@ -55,6 +62,14 @@ struct lwpt_bts_record {
 /* struct lwpt_bts_config.flags */
 #define LWPT_BTS_CFG_USER		(1u << 0) /* branches at CPL > 0 */
 #define LWPT_BTS_CFG_KERNEL		(1u << 1) /* branches at CPL 0: CAP_PERFMON */
+/*
+ * Also record the thread's LBR stack (ABI 1.7): with USER only, the
+ * processor must filter ring-0 branches (MSR_LBR_SELECT, 17.7.2),
+ * EOPNOTSUPP otherwise; EOPNOTSUPP where the LBR MSRs of the processor
+ * are not known (LWPT_BTS_FIELD_FLAGS). Bits 2-3 are reserved for other
+ * BTS flags.
+ */
+#define LWPT_BTS_CFG_LBR		(1u << 4)
 #define LWPT_BTS_CFG_FLAGS		(LWPT_BTS_CFG_USER | LWPT_BTS_CFG_KERNEL)
 
 /* struct lwpt_bts_config.bad_field: what a refused CONFIGURE objected to */
@@ -128,9 +143,74 @@ struct lwpt_bts_status {
 
 #define LWPT_BTS_STATUS_SIZE_VER0	32
 
+/* Most entries an LBR stack has (SDM Table 17-4: 4, 8, 16 or 32). */
+#define LWPT_LBR_ENTRIES_MAX		32
+
+/**
+ * struct lwpt_lbr_entry - one LBR stack entry (SDM 17.4.8, 17.4.8.1)
+ * @from:	linear address of the branch (the address part of
+ *		MSR_LASTBRANCH_n_FROM_IP, flag bits removed, sign-extended)
+ * @to:		linear address of its target
+ * @flags:	LWPT_LBR_E_*
+ */
+struct lwpt_lbr_entry {
+	__u64 from;
+	__u64 to;
+	__u64 flags;
+};
+
+/* The branch was mispredicted (formats with MISPRED, Table 17-8). */
+#define LWPT_LBR_E_MISPRED		(1ull << 0)
+
+/* struct lwpt_bts_lbr.which */
+#define LWPT_BTS_LBR_NOW		0 /* the stack now */
+#define LWPT_BTS_LBR_CRASH		1 /* as at the thread's fatal signal */
+
+/* struct lwpt_bts_lbr.flags */
+#define LWPT_BTS_LBR_F_MISPRED		(1u << 0) /* LWPT_LBR_E_MISPRED is valid */
+/*
+ * A PMI froze the LBRs (FREEZE_LBRS_ON_PMI, 17.4.7) while the thread ran:
+ * branches between the freeze and its next switch in are missing.
+ */
+#define LWPT_BTS_LBR_F_FROZEN		(1u << 1)
+
+/**
+ * struct lwpt_bts_lbr - argument of LWPT_BTS_IOC_LBR_SNAPSHOT
+ * @size:	in: sizeof the caller's struct (LWPT_BTS_LBR_SIZE_VER0);
+ *		out: bytes written
+ * @which:	in: LWPT_BTS_LBR_NOW or LWPT_BTS_LBR_CRASH
+ * @flags:	out: LWPT_BTS_LBR_F_*
+ * @nr:		out: valid entries in @entries, most recent first
+ * @depth:	out: entries of the processor's LBR stack
+ * @format:	out: the LBR format, IA32_PERF_CAPABILITIES[5:0] (17.4.8.1)
+ * @signo:	out: LWPT_BTS_LBR_CRASH: the fatal signal; 0 for NOW
+ * @reserved:	0 in and out
+ * @entries:	out: the stack, entries[0] the most recent branch
+ */
+struct lwpt_bts_lbr {
+	__u32 size;
+	__u32 which;
+	__u32 flags;
+	__u32 nr;
+	__u32 depth;
+	__u32 format;
+	__s32 signo;
+	__u32 reserved;
+	struct lwpt_lbr_entry entries[LWPT_LBR_ENTRIES_MAX];
+};
+
+#define LWPT_BTS_LBR_SIZE_VER0		800
+
 /* ioctl numbers 0x70-0x8F belong to /dev/bts (lwpt.h). */
 #define LWPT_BTS_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x70, struct lwpt_bts_config)
 #define LWPT_BTS_IOC_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x71, struct lwpt_bts_status)
 #define LWPT_BTS_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x72)
+/*
+ * LWPT_BTS_IOC_LBR_SNAPSHOT (ABI 1.7): ENODATA not configured with
+ * LWPT_BTS_CFG_LBR, or no fatal signal was taken (CRASH); EINVAL size
+ * too small, @which unknown or @reserved not 0; ESRCH (NOW) the thread's
+ * recording ended (exit, exec, STOP) and no stack was saved.
+ */
+#define LWPT_BTS_IOC_LBR_SNAPSHOT _IOWR(LWPT_IOC_MAGIC, 0x78, struct lwpt_bts_lbr)
 
 #endif /* _UAPI_LWPT_BTS_H */
