@@ -220,6 +220,21 @@ static bool async_at(uint64_t from)
 
 #define KERNEL_HALF	0xffff800000000000ull
 
+/* Say where decode() stopped, with the records around it; -1. */
+static long undecodable(const struct lwpt_bts_record *r, size_t nrec, size_t i,
+			uint64_t ip)
+{
+	size_t k;
+
+	fprintf(stderr, "record %zu of %zu: no instruction decodes at %#llx\n", i, nrec,
+		(unsigned long long)ip);
+	for (k = i >= 3 ? i - 3 : 0; k < nrec && k <= i + 3; k++)
+		fprintf(stderr, "  record %zu: %#llx -> %#llx flags %#llx\n", k,
+			(unsigned long long)r[k].from, (unsigned long long)r[k].to,
+			(unsigned long long)r[k].flags);
+	return -1;
+}
+
 /* Walk from each record's "to" to the next record's "from". */
 static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 		   size_t max)
@@ -240,7 +255,7 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 				continue;
 			len = insn_len(r[i].from);
 			if (!len)
-				return -1;
+				return undecodable(r, nrec, i, r[i].from);
 			ip = r[i].from + (async_at(r[i].from) ? 0 : len);
 		}
 		if (end >= KERNEL_HALF)
@@ -265,7 +280,7 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 				break;
 			len = insn_len(ip);
 			if (!len)
-				return -1;
+				return undecodable(r, nrec, i, ip);
 			ip += len;
 		}
 	}
