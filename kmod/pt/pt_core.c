@@ -1279,14 +1279,14 @@ int pt_init(const struct lwpt_caps *caps)
 		return 0;
 	pt_caps_decode(caps);
 	pt_vmx_note();
-	err = lwpt_hw_pmi_register(pt_pmi, NULL);
+	err = lwpt_hw_pmi_register(LWPT_HW_PMI_PT, pt_pmi, NULL);
 	if (err)
 		return err;
 	pt_pmi_hooked = true;
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt/pt:online",
 				pt_cpu_online, pt_cpu_offline);
 	if (err < 0) {
-		lwpt_hw_pmi_unregister();
+		lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 		pt_pmi_hooked = false;
 		return err;
 	}
@@ -1307,7 +1307,7 @@ err_switch:
 err_cpuhp:
 	cpuhp_remove_state(pt_cpuhp_state);
 	pt_cpuhp_state = -1;
-	lwpt_hw_pmi_unregister();
+	lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 	pt_pmi_hooked = false;
 	return err;
 }
@@ -1323,6 +1323,6 @@ void pt_exit(void)
 	}
 	pt_cpuhp_state = -1;
 	if (pt_pmi_hooked)
-		lwpt_hw_pmi_unregister();
+		lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 	pt_pmi_hooked = false;
 }
