@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
 /*
  * /dev/bts: the Branch Trace Store (SDM Vol. 3B 17.4.5-17.4.9) of a thread,
- * written by the processor into a buffer the caller maps (ABI 1.6).
+ * written by the processor into a buffer the caller maps (ABI 1.6; ring
+ * captures 1.7).
  *
  * One capture per open file:
  *   1. LWPT_BTS_IOC_CONFIGURE with a struct lwpt_bts_config: the thread
@@ -13,7 +14,14 @@
  *      exit); LWPT_BTS_IOC_STATUS says how many bytes hold records.
  *
  * The buffer is linear, not circular: once full, recording stops there
- * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. A thread may
+ * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. With
+ * LWPT_BTS_CFG_RING (ABI 1.7) it is a ring the caller drains while the
+ * thread runs, and nothing is lost: the DS interrupt threshold (17.4.9.3)
+ * raises a PMI before the room ends; the kernel then moves the processor
+ * on to the free part of the ring, or, with no room left, holds the thread
+ * in the kernel until the caller consumed records (LWPT_BTS_IOC_CONSUME).
+ * poll(2) on the file is readable when records wait (as of the last
+ * interrupt or switch) and reports POLLHUP once recording ended. A thread may
  * not be recorded by BTS and Intel PT at once: CONFIGURE is EBUSY
  * (bad_field LWPT_BTS_FIELD_PID) while /dev/pt traces the thread or a
  * per-CPU /dev/pt capture is configured, and /dev/pt's CONFIGURE is EBUSY
@@ -56,6 +64,16 @@ struct lwpt_bts_record {
 #define LWPT_BTS_CFG_USER		(1u << 0) /* branches at CPL > 0 */
 #define LWPT_BTS_CFG_KERNEL		(1u << 1) /* branches at CPL 0: CAP_PERFMON */
 #define LWPT_BTS_CFG_FLAGS		(LWPT_BTS_CFG_USER | LWPT_BTS_CFG_KERNEL)
+/*
+ * The buffer is a ring drained by the caller (ABI 1.7): records from
+ * offset (tail % records_size) to (head % records_size), wrapping at
+ * records_size (struct lwpt_bts_ring); a record whose from and to are 0 is
+ * padding, skipped. The thread waits in the kernel (killable) while the
+ * ring has no room for a threshold's margin.
+ */
+#define LWPT_BTS_CFG_RING		(1u << 2)
+/* Every flag CONFIGURE knows (bits 2-3 belong to captures, 4- to LBR). */
+#define LWPT_BTS_CFG_VALID		(LWPT_BTS_CFG_FLAGS | LWPT_BTS_CFG_RING)
 
 /* struct lwpt_bts_config.bad_field: what a refused CONFIGURE objected to */
 #define LWPT_BTS_FIELD_NONE		0
@@ -75,7 +93,8 @@ struct lwpt_bts_record {
  *		(LWPT_BTS_CONFIG_SIZE_VER0)
  * @flags:	LWPT_BTS_CFG_*: USER, KERNEL or both (not none). With only
  *		USER, BTS_OFF_OS is set where DS-CPL exists (17.4.6); without
- *		DS-CPL only both may be asked (EOPNOTSUPP otherwise)
+ *		DS-CPL only both may be asked (EOPNOTSUPP otherwise). RING
+ *		(ABI 1.7): a ring drained with LWPT_BTS_IOC_CONSUME
  * @pid:	the thread (a TID in the caller's pid namespace), 0 for the
  *		calling thread
  * @reserved0:	0
@@ -128,9 +147,47 @@ struct lwpt_bts_status {
 
 #define LWPT_BTS_STATUS_SIZE_VER0	32
 
+/**
+ * struct lwpt_bts_ring - argument of LWPT_BTS_IOC_RING_STATUS (ABI 1.7)
+ * @size:	in: sizeof the caller's struct (at least
+ *		LWPT_BTS_RING_SIZE_VER0); out: bytes written
+ * @flags:	LWPT_BTS_ST_* (FULL never: a ring holds the thread instead)
+ * @head:	bytes of records written since CONFIGURE, padding included
+ *		(a multiple of 24, never decreasing), as of the last
+ *		threshold interrupt, switch, hold or STOP (exact after STOP)
+ * @tail:	bytes consumed (LWPT_BTS_IOC_CONSUME); head - tail bytes wait,
+ *		from offset tail % records_size
+ * @records_size: bytes of the ring (the buffer rounded down to 24)
+ * @margin:	bytes left after the interrupt threshold in each stretch of
+ *		the ring the processor is given (room for the interrupt's skid)
+ * @pmis:	threshold interrupts taken
+ * @holds:	times the thread waited for room
+ */
+struct lwpt_bts_ring {
+	__u32 size;
+	__u32 flags;
+	__u64 head;
+	__u64 tail;
+	__u64 records_size;
+	__u64 margin;
+	__u64 pmis;
+	__u64 holds;
+};
+
+#define LWPT_BTS_RING_SIZE_VER0		56
+
 /* ioctl numbers 0x70-0x8F belong to /dev/bts (lwpt.h). */
 #define LWPT_BTS_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x70, struct lwpt_bts_config)
 #define LWPT_BTS_IOC_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x71, struct lwpt_bts_status)
 #define LWPT_BTS_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x72)
+/*
+ * A ring capture (ABI 1.7): the caller consumed records up to the byte
+ * count *arg (a multiple of 24, between the last tail and the head of
+ * RING_STATUS): their room is free again; a held thread goes on once the
+ * ring has room. EINVAL otherwise or on a linear capture, ENODATA before
+ * CONFIGURE.
+ */
+#define LWPT_BTS_IOC_CONSUME	_IOW(LWPT_IOC_MAGIC, 0x73, __u64)
+#define LWPT_BTS_IOC_RING_STATUS _IOWR(LWPT_IOC_MAGIC, 0x74, struct lwpt_bts_ring)
 
 #endif /* _UAPI_LWPT_BTS_H */
