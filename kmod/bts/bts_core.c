@@ -188,6 +188,15 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	err = bts_config_permit(&cfg, &task);
 	if (err)
 		goto out;
+	/*
+	 * A ring's thread waits for its reader when the ring is full: the
+	 * caller's own thread would wait for itself.
+	 */
+	if ((cfg.flags & LWPT_BTS_CFG_RING) && task == current) {
+		cfg.bad_field = LWPT_BTS_FIELD_PID;
+		err = -EINVAL;
+		goto out_put;
+	}
 	if (bts_ds_busy(&holder)) {
 		pr_info(LWPT_PR_PREFIX "/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
 			holder);

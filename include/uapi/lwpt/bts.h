@@ -94,7 +94,9 @@ struct lwpt_bts_record {
  * @flags:	LWPT_BTS_CFG_*: USER, KERNEL or both (not none). With only
  *		USER, BTS_OFF_OS is set where DS-CPL exists (17.4.6); without
  *		DS-CPL only both may be asked (EOPNOTSUPP otherwise). RING
- *		(ABI 1.7): a ring drained with LWPT_BTS_IOC_CONSUME
+ *		(ABI 1.7): a ring drained with LWPT_BTS_IOC_CONSUME, never of
+ *		the calling thread (it would wait for itself: EINVAL,
+ *		bad_field LWPT_BTS_FIELD_PID)
  * @pid:	the thread (a TID in the caller's pid namespace), 0 for the
  *		calling thread
  * @reserved0:	0

@@ -22,6 +22,13 @@
  *                              (LWPT_BTS_ST_EXEC_STOPPED) and hold no
  *                              address of PROG's text (linked at
  *                              0x30000000); "go": it must hold some
+ *   bts_test ring BYTES N      a ring capture (LWPT_BTS_CFG_RING) of a
+ *                              child running the workload N times, the
+ *                              buffer BYTES: drained as poll(2) wakes,
+ *                              decoded, against ptrace single-stepping of
+ *                              the same run; prints "ring: ... equal",
+ *                              the threshold interrupts and holds, exit 0
+ *                              when equal and nothing lost
  *   bts_test hold [PID]        CONFIGURE on itself (or thread PID),
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
@@ -42,6 +49,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -160,8 +168,18 @@ static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
 	return fd;
 }
 
-/* IPs of the workload by single-stepping it in a child (its section only). */
-static size_t ground_truth(uint64_t *ips, size_t max)
+/* The workload @n times (the ring's long run). */
+static void __attribute__((noinline)) workload_n(unsigned int n)
+{
+	while (n--)
+		workload();
+}
+
+/*
+ * IPs of the workload run @reps times by single-stepping it in a child
+ * (its section only).
+ */
+static size_t ground_truth_n(uint64_t *ips, size_t max, unsigned int reps)
 {
 	struct user_regs_struct regs;
 	size_t n = 0;
@@ -173,7 +191,7 @@ static size_t ground_truth(uint64_t *ips, size_t max)
 	if (!pid) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		workload();
+		workload_n(reps);
 		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
@@ -191,6 +209,11 @@ static size_t ground_truth(uint64_t *ips, size_t max)
 			break;
 	}
 	return n;
+}
+
+static size_t ground_truth(uint64_t *ips, size_t max)
+{
+	return ground_truth_n(ips, max, 1);
 }
 
 static uint8_t insn_len(uint64_t ip)
@@ -326,6 +349,125 @@ static int cmd_flow(uint32_t flags)
 	return 0;
 }
 
+#define RING_MAX_RECS	(1u << 18)
+
+/*
+ * A ring capture of a child that waits on a pipe, then runs the workload
+ * @reps times: the parent drains it whenever poll(2) says records wait
+ * (no timeout: the threshold interrupt or the end wakes it), skipping
+ * padding, until POLLHUP and nothing left.
+ */
+static int cmd_ring(uint64_t bytes, unsigned int reps)
+{
+	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX * 4, sizeof(*got));
+	struct lwpt_bts_record *all = calloc(RING_MAX_RECS, sizeof(*all));
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	const struct lwpt_bts_record *ring;
+	size_t ngt, nall = 0, pads = 0, i, drains = 0;
+	int go[2], fd, st;
+	long ngot;
+	pid_t pid;
+
+	if (!gt || !got || !all || pipe(go))
+		return 125;
+	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(reps);
+		_exit(0);
+	}
+	close(go[0]);
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
+	if (fd < 0) {
+		printf("ring: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring: mmap/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t t;
+
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			perror("poll");
+			return 1;
+		}
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+			perror("RING_STATUS");
+			return 1;
+		}
+		for (t = rs.tail; t < rs.head; t += sizeof(*ring)) {
+			const struct lwpt_bts_record *r = &ring[(t % rs.records_size) / sizeof(*ring)];
+
+			if (!r->from && !r->to) {
+				pads++;
+				continue;
+			}
+			if (nall == RING_MAX_RECS) {
+				printf("ring: more than %u records\n", RING_MAX_RECS);
+				return 1;
+			}
+			all[nall++] = *r;
+		}
+		if (t != rs.tail) {
+			drains++;
+			if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+				perror("CONSUME");
+				return 1;
+			}
+		}
+		if (!(rs.flags & LWPT_BTS_ST_RECORDING)) {
+			/* Ended: one last look after the final head. */
+			if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+				return 1;
+			if (rs.head == t)
+				break;
+		}
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring: child status %#x\n", st);
+		return 1;
+	}
+	ngot = decode(all, nall, got, FLOW_MAX * 4);
+	if (ngot < 0) {
+		printf("ring: decode failed (%zu records)\n", nall);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("ring: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       i, ngt, ngot, nall);
+		return 1;
+	}
+	printf("ring: %zu instructions, %zu records (%llu bytes through a %llu-byte ring, margin %llu), %zu padding, %zu drains, %llu interrupts, %llu holds, equal\n",
+	       ngt, nall, (unsigned long long)rs.head,
+	       (unsigned long long)rs.records_size, (unsigned long long)rs.margin,
+	       pads, drains, (unsigned long long)rs.pmis,
+	       (unsigned long long)rs.holds);
+	if (rs.head <= rs.records_size || !rs.pmis) {
+		printf("ring: the run did not go round the ring\n");
+		return 1;
+	}
+	return 0;
+}
+
 static int failures;
 
 #define EXPECT(cond, ...) do {						\
@@ -346,6 +488,57 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, cfg) ? errno : 0;
 	close(fd);
 	return r;
+}
+
+/*
+ * The ring ioctls with random arguments on a live ring capture of a child
+ * that runs the workload until killed: CONSUME of any value is refused
+ * unless a whole-record tail between the last one and the head; the
+ * child, held or not, dies at SIGKILL; closing the file frees it all.
+ */
+static void fuzz_ring(void)
+{
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	unsigned int i;
+	int fd, st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return;
+	if (!pid) {
+		for (;;)
+			workload();
+	}
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 4096);
+	EXPECT(fd >= 0, "ring of a child: %s", errname(fd < 0 ? -fd : 0));
+	for (i = 0; fd >= 0 && i < 2000; i++) {
+		unsigned char junk[64];
+		unsigned int j;
+		uint64_t t;
+		int r;
+
+		for (j = 0; j < sizeof(junk); j++)
+			junk[j] = rand();
+		ioctl(fd, _IOC(rand() % 4, LWPT_IOC_MAGIC, 0x73 + rand() % 5,
+			       rand() % 64), junk);
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+			EXPECT(0, "RING_STATUS: %s", strerror(errno));
+			break;
+		}
+		memcpy(&t, junk, sizeof(t));
+		r = ioctl(fd, LWPT_BTS_IOC_CONSUME, &t);
+		EXPECT(r ? errno == EINVAL : (t % 24 == 0 && t >= rs.tail),
+		       "CONSUME %#llx: %d", (unsigned long long)t, r ? errno : 0);
+		if (i % 3 == 0) {
+			/* Now and then all of it: the held child goes on. */
+			t = rs.head;
+			EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONSUME, &t), "CONSUME head");
+		}
+	}
+	kill(pid, SIGKILL);
+	EXPECT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "child killed");
+	if (fd >= 0)
+		close(fd);
 }
 
 static int cmd_args(void)
@@ -429,6 +622,36 @@ static int cmd_args(void)
 	       "STATUS after STOP: flags %#x head %llu", st.flags,
 	       (unsigned long long)st.head);
 	EXPECT(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x7f)) && errno == ENOTTY, "unknown");
+	/* ABI 1.7: the ring ioctls on a linear capture, before CONFIGURE. */
+	{
+		struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+		uint64_t t = 0;
+		int h;
+
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_CONSUME, &t) && errno == EINVAL,
+		       "CONSUME on a linear capture");
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == EINVAL,
+		       "RING_STATUS on a linear capture");
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_CONSUME, NULL) && errno == EFAULT,
+		       "CONSUME NULL");
+		h = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		EXPECT(ioctl(h, LWPT_BTS_IOC_CONSUME, &t) && errno == ENODATA,
+		       "CONSUME before CONFIGURE");
+		EXPECT(ioctl(h, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == ENODATA,
+		       "RING_STATUS before CONFIGURE");
+		rs.size = 8;
+		EXPECT(ioctl(h, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == EINVAL,
+		       "RING_STATUS size 8");
+		close(h);
+		c = good;
+		c.flags |= LWPT_BTS_CFG_RING;
+		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_PID,
+		       "a ring of the calling thread");
+		c = good;
+		c.flags = LWPT_BTS_CFG_USER | 8;
+		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS,
+		       "flag bit 3");
+	}
 	/* Random commands and arguments in the range (the fuzz of issue 37). */
 	srand(37);
 	for (i = 0; i < 2000; i++) {
@@ -450,8 +673,11 @@ static int cmd_args(void)
 		ioctl(g, _IOC(dir, LWPT_IOC_MAGIC, nr, size), junk);
 		ioctl(g, LWPT_BTS_IOC_CONFIGURE, junk);
 		ioctl(g, LWPT_BTS_IOC_STATUS, junk);
+		ioctl(g, LWPT_BTS_IOC_CONSUME, junk);
+		ioctl(g, LWPT_BTS_IOC_RING_STATUS, junk);
 		close(g);
 	}
+	fuzz_ring();
 	close(fd);
 	printf("args: %d failure(s)\n", failures);
 	return !!failures;
@@ -561,6 +787,9 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "exec"))
 		return cmd_exec(!strcmp(argv[2], "stop"), argv + 3);
+	if (argc == 4 && !strcmp(argv[1], "ring"))
+		return cmd_ring(strtoull(argv[2], NULL, 0),
+				(unsigned int)strtoul(argv[3], NULL, 0));
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
@@ -579,6 +808,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
