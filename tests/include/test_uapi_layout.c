@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010006);
+	PIN(LWPT_ABI_VERSION, 0x00010007);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 6);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 7);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6. */
+/* /dev/bts, ABI 1.6 and 1.7. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -142,6 +142,20 @@ START_TEST(bts_structs)
 	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
 	PIN(LWPT_BTS_IOC_STATUS, 0xc020d771);
 	PIN(LWPT_BTS_IOC_STOP, 0x0000d772);
+	/* ABI 1.7: ring captures. */
+	PIN(LWPT_BTS_CFG_RING, 1u << 2);
+	PIN(sizeof(struct lwpt_bts_ring), 56);
+	PIN(LWPT_BTS_RING_SIZE_VER0, 56);
+	PIN(offsetof(struct lwpt_bts_ring, size), 0);
+	PIN(offsetof(struct lwpt_bts_ring, flags), 4);
+	PIN(offsetof(struct lwpt_bts_ring, head), 8);
+	PIN(offsetof(struct lwpt_bts_ring, tail), 16);
+	PIN(offsetof(struct lwpt_bts_ring, records_size), 24);
+	PIN(offsetof(struct lwpt_bts_ring, margin), 32);
+	PIN(offsetof(struct lwpt_bts_ring, pmis), 40);
+	PIN(offsetof(struct lwpt_bts_ring, holds), 48);
+	PIN(LWPT_BTS_IOC_CONSUME, 0x4008d773);
+	PIN(LWPT_BTS_IOC_RING_STATUS, 0xc038d774);
 }
 END_TEST
 
