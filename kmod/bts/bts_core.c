@@ -45,6 +45,9 @@ static_assert(sizeof(struct lwpt_bts_record) == BTS_RECORD_SIZE);
 static_assert(sizeof(struct lwpt_bts_config) == LWPT_BTS_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_ring) == LWPT_BTS_RING_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_cpu_config) == LWPT_BTS_CPU_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_switch) == LWPT_BTS_SWITCH_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_switches) == LWPT_BTS_SWITCHES_SIZE_VER0);
 
 static bool bts_present;
 
@@ -268,6 +271,105 @@ static long bts_ioctl_status(struct bts_session *s, void __user *arg)
 	return 0;
 }
 
+/*
+ * LWPT_BTS_IOC_CONFIGURE_CPU: every thread on one CPU (bts_cpu.c). The
+ * rules of a per-CPU /dev/pt capture: CAP_PERFMON (perf_allow_cpu()),
+ * kernel branches CAP_PERFMON; the flags, buffer and DS-CPL checks of
+ * CONFIGURE; perf's use of the DS area refused as there.
+ */
+static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
+{
+	struct lwpt_bts_cpu_config cc;
+	struct lwpt_bts_config cfg = { };
+	const char *holder;
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < LWPT_BTS_CPU_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	if (copy_from_user(&cc, arg, sizeof(cc)))
+		return -EFAULT;
+	cc.bad_field = LWPT_BTS_FIELD_NONE;
+	if (s->configured) {
+		err = -EBUSY;
+		goto out;
+	}
+	/* The request's common part, checked as CONFIGURE's. */
+	cfg.flags = cc.flags;
+	cfg.buffer_size = cc.buffer_size;
+	cfg.reserved0 = cc.reserved0;
+	cfg.reserved1 = cc.reserved1;
+	err = bts_config_check(&cfg);
+	cc.bad_field = cfg.bad_field;
+	if (err)
+		goto out;
+	if (cc.flags & LWPT_BTS_CFG_RING) {
+		cc.bad_field = LWPT_BTS_FIELD_FLAGS;
+		err = -EINVAL;
+		goto out;
+	}
+	if (cc.cpu >= nr_cpu_ids) {
+		cc.bad_field = LWPT_BTS_FIELD_CPU;
+		err = -EINVAL;
+		goto out;
+	}
+	if (!(lwpt_hw_flags() & LWPT_HW_F_SIM) && boot_cpu_has(X86_FEATURE_PTI)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!perfmon_capable()) {
+		cc.bad_field = (cc.flags & LWPT_BTS_CFG_KERNEL) ?
+			       LWPT_BTS_FIELD_FLAGS : LWPT_BTS_FIELD_CPU;
+		err = -EPERM;
+		goto out;
+	}
+	if (bts_ds_busy(&holder)) {
+		pr_info(LWPT_PR_PREFIX "/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
+			holder);
+		err = -EBUSY;
+		goto out;
+	}
+	s->size = cc.buffer_size;
+	s->records_end = rounddown(s->size, BTS_RECORD_SIZE);
+	s->debugctl = bts_config_debugctl(&cfg);
+	s->head = 0;
+	s->tail = 0;
+	s->margin = bts_ring_margin(s->records_end);
+	s->cpu_scope = true;
+	s->cpu = cc.cpu;
+	err = bts_buf_alloc(s);
+	if (err) {
+		cc.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;
+		goto out;
+	}
+	s->privileged = true;
+	err = bts_cpu_attach(s);
+	if (err) {
+		bts_cpu_free(s);
+		bts_buf_free(s);
+		s->cpu_scope = false;
+		cc.bad_field = LWPT_BTS_FIELD_CPU;
+		goto out;
+	}
+	s->configured = true;
+out:
+	if (put_user(cc.bad_field, (u32 __user *)((u8 __user *)arg +
+			offsetof(struct lwpt_bts_cpu_config, bad_field))))
+		return -EFAULT;
+	return err;
+}
+
+/* Stop recording, whichever the scope. */
+static void bts_detach(struct bts_session *s)
+{
+	if (s->cpu_scope)
+		bts_cpu_detach(s);
+	else
+		bts_thread_detach(s);
+}
+
 /* STATUS's flags of a configured session. */
 static u32 bts_status_flags(const struct bts_session *s)
 {
@@ -356,11 +458,26 @@ static long bts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = bts_ioctl_ring_status(s, uarg);
 		mutex_unlock(&s->lock);
 		return ret;
+	case LWPT_BTS_IOC_CONFIGURE_CPU:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_configure_cpu(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_READ_SWITCHES:
+		mutex_lock(&s->lock);
+		if (!s->configured)
+			ret = -ENODATA;
+		else if (!s->cpu_scope)
+			ret = -EINVAL;
+		else
+			ret = bts_cpu_read_switches(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
 	case LWPT_BTS_IOC_STOP:
 		mutex_lock(&s->lock);
 		ret = s->configured ? 0 : -ENODATA;
 		if (!ret)
-			bts_thread_detach(s);
+			bts_detach(s);
 		mutex_unlock(&s->lock);
 		return ret;
 	default:
@@ -405,8 +522,11 @@ void bts_session_put(struct bts_session *s)
 		return;
 	if (s->configured) {
 		bts_buf_free(s);
-		put_task_struct(s->task);
-		put_cred(s->cred);
+		bts_cpu_free(s);
+		if (s->task)
+			put_task_struct(s->task);
+		if (s->cred)
+			put_cred(s->cred);
 	}
 	kfree(s);
 }
@@ -420,7 +540,7 @@ static int bts_release(struct inode *inode, struct file *file)
 	struct bts_session *s = file->private_data;
 
 	if (s->configured)
-		bts_thread_detach(s);
+		bts_detach(s);
 	bts_session_put(s);
 	return 0;
 }
@@ -451,9 +571,14 @@ int bts_init(const struct lwpt_caps *caps)
 	err = bts_thread_init();
 	if (err)
 		goto err_pmi;
+	err = bts_cpu_init();
+	if (err)
+		goto err_thread;
 	bts_present = true;
 	return 0;
 
+err_thread:
+	bts_thread_exit();
 err_pmi:
 	bts_ds_pmi_exit();
 err_ds:
@@ -465,6 +590,7 @@ void bts_exit(void)
 {
 	if (!bts_present)
 		return;
+	bts_cpu_exit();
 	bts_thread_exit();
 	bts_ds_pmi_exit();
 	bts_ds_exit();

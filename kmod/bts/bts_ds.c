@@ -68,6 +68,52 @@ struct bts_ds_cpu {
 static DEFINE_PER_CPU(struct bts_ds_cpu, bts_ds_cpus);
 static bool bts_ds_cpl;
 
+/*
+ * Who may load state where: per-thread captures (any CPU) and per-CPU
+ * captures (one CPU each) never at once, since a thread's state and a
+ * CPU's would need the one DS area of a CPU (bts_ds_claim()).
+ */
+static DEFINE_SPINLOCK(bts_ds_scope_lock);
+static unsigned int bts_ds_threads;	/* per-thread captures attached */
+static unsigned int bts_ds_cpu_scopes;	/* per-CPU captures */
+static struct bts_session *bts_ds_cpu_owner[NR_CPUS];
+
+int bts_ds_claim(struct bts_session *s)
+{
+	int err = 0;
+
+	spin_lock(&bts_ds_scope_lock);
+	if (s->cpu_scope) {
+		if (bts_ds_threads || bts_ds_cpu_owner[s->cpu])
+			err = -EBUSY;
+		else
+			bts_ds_cpu_owner[s->cpu] = s;
+		if (!err)
+			bts_ds_cpu_scopes++;
+	} else {
+		if (bts_ds_cpu_scopes)
+			err = -EBUSY;
+		else
+			bts_ds_threads++;
+	}
+	spin_unlock(&bts_ds_scope_lock);
+	return err;
+}
+
+void bts_ds_unclaim(struct bts_session *s)
+{
+	spin_lock(&bts_ds_scope_lock);
+	if (s->cpu_scope) {
+		if (!WARN_ON_ONCE(bts_ds_cpu_owner[s->cpu] != s)) {
+			bts_ds_cpu_owner[s->cpu] = NULL;
+			bts_ds_cpu_scopes--;
+		}
+	} else if (!WARN_ON_ONCE(!bts_ds_threads)) {
+		bts_ds_threads--;
+	}
+	spin_unlock(&bts_ds_scope_lock);
+}
+
 bool bts_ds_cpl_qualified(void)
 {
 	return bts_ds_cpl;
@@ -256,6 +302,15 @@ void bts_ds_unload(struct bts_session *s)
 	WRITE_ONCE(s->loaded_cpu, -1);
 	barrier();
 	WRITE_ONCE(c->busy, false);
+}
+
+void bts_ds_sync(struct bts_session *s)
+{
+	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
+
+	lockdep_assert_irqs_disabled();
+	if (c->loaded == s)
+		bts_ds_account(c, s);
 }
 
 void bts_ds_reload(struct bts_session *s)

@@ -27,7 +27,9 @@
 #include "../branch_owner.h"
 #include "bts.h"
 
+struct bts_sideband;
 struct cred;
+struct lwpt_bts_switches;
 struct miscdevice;
 struct task_struct;
 struct user_struct;
@@ -73,6 +75,10 @@ struct user_struct;
  *	ring full (NMI or IRQs off): wakes @wq, queues the hold (bts_thread.c)
  * @hold_cb: the hold's task_work on @task
  * @hold_queued: @hold_cb is queued
+ * @cpu_scope: a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU): every
+ *	thread on @cpu; @task is NULL
+ * @cpu: its CPU
+ * @sb: its context switches (bts_cpu.c), NULL for a thread's capture
  */
 struct bts_session {
 	struct mutex lock;	/* the ioctls, mmap and release */
@@ -107,6 +113,9 @@ struct bts_session {
 	struct irq_work iw;
 	struct callback_head hold_cb;
 	atomic_t hold_queued;
+	bool cpu_scope;
+	int cpu;
+	struct bts_sideband *sb;
 };
 
 /**
@@ -211,6 +220,26 @@ int bts_ds_pmi_init(void);
 void bts_ds_pmi_exit(void);
 
 /**
+ * bts_ds_claim - may @s load its state (per-thread and per-CPU scopes
+ *	never at once; one per-CPU capture per CPU)
+ * @s: a session with @cpu_scope and @cpu set
+ *
+ * Return: 0 (undo with bts_ds_unclaim()); -EBUSY.
+ */
+int bts_ds_claim(struct bts_session *s);
+
+/* bts_ds_unclaim - undo bts_ds_claim(). */
+void bts_ds_unclaim(struct bts_session *s);
+
+/**
+ * bts_ds_sync - @s->head from the BTS index if @s is loaded on this CPU
+ * @s: the session
+ *
+ * Interrupts off.
+ */
+void bts_ds_sync(struct bts_session *s);
+
+/**
  * bts_ds_reload - give @s a fresh stretch of its ring on this CPU
  * @s: a session; nothing is done unless its state is loaded here
  *
@@ -301,5 +330,48 @@ int bts_thread_attach(struct bts_session *s);
  * is loaded. Process context; @s->head is final afterwards.
  */
 void bts_thread_detach(struct bts_session *s);
+
+/* bts_cpu.c */
+
+/**
+ * bts_cpu_init - probe sched_switch for per-CPU captures' switches and
+ *	hook CPU hotplug (a CPU going offline ends its capture)
+ *
+ * Return: 0, -ENODEV without the tracepoint, or the registration's error.
+ */
+int bts_cpu_init(void);
+
+/* bts_cpu_exit - undo bts_cpu_init() (no per-CPU capture left). */
+void bts_cpu_exit(void);
+
+/**
+ * bts_cpu_attach - record every thread on @s->cpu from now on
+ * @s: a configured per-CPU session with its buffer
+ *
+ * Return: 0; -ENODEV the CPU is offline; -EBUSY the CPU has a capture, a
+ * thread has a per-thread capture, or /dev/pt traces (branch_owner.h);
+ * -ENOMEM.
+ */
+int bts_cpu_attach(struct bts_session *s);
+
+/**
+ * bts_cpu_detach - stop recording @s->cpu (no effect if not attached)
+ * @s: the session
+ *
+ * Process context; @s->head is final afterwards.
+ */
+void bts_cpu_detach(struct bts_session *s);
+
+/**
+ * bts_cpu_read_switches - take recorded context switches out of @s's ring
+ * @s: a per-CPU session
+ * @arg: the caller's struct lwpt_bts_switches (user memory)
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size or non-zero out fields.
+ */
+long bts_cpu_read_switches(struct bts_session *s, void __user *arg);
+
+/* bts_cpu_free - free @s's switch ring (detached). */
+void bts_cpu_free(struct bts_session *s);
 
 #endif /* LWPT_KMOD_BTS_BTS_INT_H */

@@ -245,8 +245,14 @@ int bts_thread_attach(struct bts_session *s)
 		spin_unlock(&bts_thread_lock);
 		return -ESRCH;
 	}
+	/* Never beside a per-CPU capture: one DS area per CPU. */
+	if (bts_ds_claim(s)) {
+		spin_unlock(&bts_thread_lock);
+		return -EBUSY;
+	}
 	/* PT and BTS of one thread are exclusive (Documentation/bts.rst). */
 	if (lwpt_branch_claim_task(&s->claim, t, LWPT_BRANCH_BTS)) {
+		bts_ds_unclaim(s);
 		spin_unlock(&bts_thread_lock);
 		return -EBUSY;
 	}
@@ -291,6 +297,8 @@ void bts_thread_detach(struct bts_session *s)
 	/* No PMI of it runs now (the unload): its irq_work is the last. */
 	irq_work_sync(&s->iw);
 	wake_up_all(&s->wq);
+	/* Unloaded everywhere: a per-CPU capture may load now. */
+	bts_ds_unclaim(s);
 }
 
 int bts_thread_init(void)

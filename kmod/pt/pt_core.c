@@ -519,7 +519,7 @@ static void pt_sess_free(struct pt_session *s)
 		cpus_read_unlock();
 	}
 	if (s->cpus_claimed)
-		lwpt_branch_release_cpus();
+		lwpt_branch_release_cpus(LWPT_BRANCH_PT);
 	s->cpus_claimed = false;
 	if (s->cred)
 		put_cred(s->cred);
@@ -583,7 +583,7 @@ static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel,
 	int cpu, err;
 
 	/* Every thread may run here: none may be BTS's (branch_owner.h). */
-	err = lwpt_branch_claim_cpus();
+	err = lwpt_branch_claim_cpus(LWPT_BRANCH_PT);
 	if (err) {
 		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
 		return err;

@@ -4,7 +4,9 @@
  * written by the processor into a buffer the caller maps (ABI 1.6; ring
  * captures 1.7).
  *
- * One capture per open file:
+ * One capture per open file, of a thread (below) or, with
+ * LWPT_BTS_IOC_CONFIGURE_CPU (ABI 1.7), of every thread on one CPU with
+ * its context switches (LWPT_BTS_IOC_READ_SWITCHES):
  *   1. LWPT_BTS_IOC_CONFIGURE with a struct lwpt_bts_config: the thread
  *      (@pid, 0 for the caller), user and/or kernel branches, the buffer
  *      size. The buffer is allocated and recording starts at once.
@@ -82,6 +84,7 @@ struct lwpt_bts_record {
 #define LWPT_BTS_FIELD_PID		3
 #define LWPT_BTS_FIELD_BUFFER_SIZE	4
 #define LWPT_BTS_FIELD_RESERVED		5
+#define LWPT_BTS_FIELD_CPU		6	/* lwpt_bts_cpu_config.cpu */
 
 /* Smallest and largest buffer_size (one page; 64 MiB). */
 #define LWPT_BTS_BUFFER_MIN		4096ull
@@ -135,7 +138,8 @@ struct lwpt_bts_config {
  * @flags:	LWPT_BTS_ST_*
  * @head:	bytes of records in the buffer, from offset 0 (a multiple of
  *		24), as of the last time the thread was switched out or
- *		stopped (exact after STOP)
+ *		stopped (exact after STOP); of a ring capture, as
+ *		struct lwpt_bts_ring's head
  * @switches:	times the thread's BTS state was loaded on a CPU
  * @buffer_size: the mapped size
  */
@@ -178,6 +182,98 @@ struct lwpt_bts_ring {
 
 #define LWPT_BTS_RING_SIZE_VER0		56
 
+/**
+ * struct lwpt_bts_cpu_config - argument of LWPT_BTS_IOC_CONFIGURE_CPU
+ *	(ABI 1.7): every thread's branches on one CPU
+ * @size:	sizeof(struct lwpt_bts_cpu_config) the caller was built with
+ *		(LWPT_BTS_CPU_CONFIG_SIZE_VER0)
+ * @flags:	LWPT_BTS_CFG_USER, _KERNEL or both, as lwpt_bts_config.flags
+ *		(RING: EINVAL, a per-CPU buffer is linear)
+ * @cpu:	the logical CPU, online
+ * @reserved0:	0
+ * @buffer_size: as lwpt_bts_config.buffer_size
+ * @bad_field:	out: LWPT_BTS_FIELD_* the refusal is about, or NONE
+ * @reserved1:	0
+ *
+ * Needs CAP_PERFMON (EPERM, bad_field CPU), as a per-CPU /dev/pt capture
+ * and perf_event_open()'s perf_allow_cpu(). EBUSY (bad_field CPU) while
+ * another file records that CPU, while any thread has a per-thread BTS
+ * capture, while /dev/pt traces any thread, or while perf uses the DS area;
+ * a per-thread BTS CONFIGURE and any /dev/pt CONFIGURE are EBUSY while a
+ * per-CPU BTS capture exists. ENODEV the CPU is offline or goes offline
+ * (recording ends there: LWPT_BTS_ST_EXITED).
+ */
+struct lwpt_bts_cpu_config {
+	__u32 size;
+	__u32 flags;
+	__u32 cpu;
+	__u32 reserved0;
+	__u64 buffer_size;
+	__u32 bad_field;
+	__u32 reserved1;
+};
+
+#define LWPT_BTS_CPU_CONFIG_SIZE_VER0	32
+
+/* struct lwpt_bts_switch.flags, as struct lwpt_pt_switch's (pt.h) */
+#define LWPT_BTS_SW_PREV_IDLE		(1u << 0)
+#define LWPT_BTS_SW_PREV_KTHREAD	(1u << 1)
+#define LWPT_BTS_SW_NEXT_IDLE		(1u << 2)
+#define LWPT_BTS_SW_NEXT_KTHREAD	(1u << 3)
+#define LWPT_BTS_SW_PREEMPT		(1u << 4)
+
+/**
+ * struct lwpt_bts_switch - one context switch on a per-CPU capture's CPU
+ * @head:	bytes of records in the buffer at the switch: the records
+ *		before belong to the thread switched out, those after to the
+ *		thread switched in (BTS records carry no time: the position
+ *		is the sideband's clock)
+ * @cpu:	the CPU
+ * @flags:	LWPT_BTS_SW_*
+ * @prev_pid:	the process switched out, in the pid namespace of the
+ *		process that configured the capture; 0 for the idle task and
+ *		tasks not visible there
+ * @prev_tid:	the thread switched out
+ * @next_pid:	the process switched in
+ * @next_tid:	the thread switched in
+ */
+struct lwpt_bts_switch {
+	__u64 head;
+	__u32 cpu;
+	__u32 flags;
+	__s32 prev_pid;
+	__s32 prev_tid;
+	__s32 next_pid;
+	__s32 next_tid;
+};
+
+#define LWPT_BTS_SWITCH_SIZE_VER0	32
+
+/**
+ * struct lwpt_bts_switches - argument of LWPT_BTS_IOC_READ_SWITCHES
+ * @size:	sizeof(struct lwpt_bts_switches) of the caller
+ * @capacity:	in: records that fit at @records (0: only the counters)
+ * @records:	in: user address of @capacity struct lwpt_bts_switch
+ * @copied:	out: records written, oldest first, taken out of the ring
+ *		(0 in)
+ * @pending:	out: records still in the ring (0 in)
+ * @lost:	out: switches dropped since CONFIGURE because the ring (4096
+ *		records) was full (0 in)
+ *
+ * Per-CPU captures only (EINVAL otherwise); ENODATA before CONFIGURE;
+ * EFAULT a bad @records (the records taken are then lost).
+ */
+struct lwpt_bts_switches {
+	__u32 size;
+	__u32 capacity;
+	__u64 records;
+	__u32 copied;
+	__u32 pending;
+	__u64 lost;
+};
+
+#define LWPT_BTS_SWITCHES_SIZE_VER0	32
+
 /* ioctl numbers 0x70-0x8F belong to /dev/bts (lwpt.h). */
 #define LWPT_BTS_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x70, struct lwpt_bts_config)
 #define LWPT_BTS_IOC_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x71, struct lwpt_bts_status)
@@ -191,5 +287,7 @@ struct lwpt_bts_ring {
  */
 #define LWPT_BTS_IOC_CONSUME	_IOW(LWPT_IOC_MAGIC, 0x73, __u64)
 #define LWPT_BTS_IOC_RING_STATUS _IOWR(LWPT_IOC_MAGIC, 0x74, struct lwpt_bts_ring)
+#define LWPT_BTS_IOC_CONFIGURE_CPU _IOWR(LWPT_IOC_MAGIC, 0x75, struct lwpt_bts_cpu_config)
+#define LWPT_BTS_IOC_READ_SWITCHES _IOWR(LWPT_IOC_MAGIC, 0x76, struct lwpt_bts_switches)
 
 #endif /* _UAPI_LWPT_BTS_H */

@@ -29,6 +29,15 @@
  *                              the same run; prints "ring: ... equal",
  *                              the threshold interrupts and holds, exit 0
  *                              when equal and nothing lost
+ *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
+ *                              of CPU while a child pinned there runs the
+ *                              workload N times (this process on another
+ *                              CPU); the child's records, cut out by the
+ *                              switch records, decoded, against ptrace
+ *                              single-stepping: "cpu: ... equal", exit 0
+ *   bts_test cpu-try CPU FLAGS BYTES [hold]   one CONFIGURE_CPU; prints
+ *                              "ok", "held" (then waits for SIGTERM) or
+ *                              the errno's name and bad_field
  *   bts_test hold [PID]        CONFIGURE on itself (or thread PID),
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
@@ -50,6 +59,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -469,6 +479,8 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 }
 
 static int failures;
+static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
+			     uint32_t *bad);
 
 #define EXPECT(cond, ...) do {						\
 	if (!(cond)) {							\
@@ -652,6 +664,53 @@ static int cmd_args(void)
 		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS,
 		       "flag bit 3");
 	}
+	/* ABI 1.7: per-CPU captures and their switch records. */
+	{
+		struct lwpt_bts_switches rd = { .size = sizeof(rd) };
+		struct lwpt_bts_switch one;
+		uint32_t bad;
+		bool priv = geteuid() == 0;
+		int h = bts_configure_cpu(0, LWPT_BTS_CFG_USER, 1 << 16, &bad);
+
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_READ_SWITCHES, &rd) && errno == EINVAL,
+		       "READ_SWITCHES of a per-thread capture");
+		if (!priv) {
+			EXPECT(h == -EPERM && bad == LWPT_BTS_FIELD_CPU,
+			       "per-CPU unprivileged: %d bad_field %u", h, bad);
+		} else {
+			EXPECT(h >= 0, "per-CPU as root: %s", errname(h < 0 ? -h : 0));
+			rd.records = (uintptr_t)&one;
+			rd.capacity = 1;
+			EXPECT(h < 0 || !ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd),
+			       "READ_SWITCHES: %s", strerror(errno));
+			memset(&rd, 0, sizeof(rd));
+			rd.size = sizeof(rd);
+			rd.capacity = 1000;
+			rd.records = 16;
+			EXPECT(h < 0 || ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) == 0 ||
+			       errno == EFAULT, "READ_SWITCHES to a bad pointer");
+			rd.copied = 1;
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) &&
+					 errno == EINVAL), "READ_SWITCHES copied != 0");
+			rd.copied = 0;
+			rd.size = 8;
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) &&
+					 errno == EINVAL), "READ_SWITCHES size 8");
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, NULL) &&
+					 errno == EFAULT), "READ_SWITCHES NULL");
+			EXPECT(h < 0 || !ioctl(h, LWPT_BTS_IOC_STOP), "per-CPU STOP");
+			if (h >= 0)
+				close(h);
+		}
+		h = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		EXPECT(ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) && errno == ENODATA,
+		       "READ_SWITCHES before CONFIGURE");
+		EXPECT(ioctl(h, LWPT_BTS_IOC_CONFIGURE_CPU, NULL) && errno == EFAULT,
+		       "CONFIGURE_CPU NULL");
+		close(h);
+	}
 	/* Random commands and arguments in the range (the fuzz of issue 37). */
 	srand(37);
 	for (i = 0; i < 2000; i++) {
@@ -675,6 +734,15 @@ static int cmd_args(void)
 		ioctl(g, LWPT_BTS_IOC_STATUS, junk);
 		ioctl(g, LWPT_BTS_IOC_CONSUME, junk);
 		ioctl(g, LWPT_BTS_IOC_RING_STATUS, junk);
+		ioctl(g, LWPT_BTS_IOC_READ_SWITCHES, junk);
+		if (rand() % 2) {
+			/* A plausible CONFIGURE_CPU: size right, the rest random. */
+			uint32_t sz = sizeof(struct lwpt_bts_cpu_config);
+
+			memcpy(junk, &sz, 4);
+		}
+		ioctl(g, LWPT_BTS_IOC_CONFIGURE_CPU, junk);
+		ioctl(g, LWPT_BTS_IOC_READ_SWITCHES, junk);
 		close(g);
 	}
 	fuzz_ring();
@@ -773,6 +841,181 @@ static int cmd_pt(int thread, pid_t pid, int hold)
 		pause();
 }
 
+/* Pin the calling thread to @cpu; exits 125 if it cannot. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		exit(125);
+}
+
+/* CONFIGURE_CPU; the open fd, or -errno (*bad the bad_field). */
+static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
+			     uint32_t *bad)
+{
+	struct lwpt_bts_cpu_config cc = {
+		.size = sizeof(cc), .flags = flags, .cpu = cpu, .buffer_size = bytes,
+	};
+	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), e;
+
+	*bad = 0;
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cc)) {
+		e = errno;
+		*bad = cc.bad_field;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+#define CPU_MAX_SW	65536
+
+static int cmd_cpu(unsigned int cpu, unsigned int reps)
+{
+	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX * 4, sizeof(*got));
+	struct lwpt_bts_record *mine = calloc(RING_MAX_RECS, sizeof(*mine));
+	struct lwpt_bts_switch *sw = calloc(CPU_MAX_SW, sizeof(*sw));
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	struct lwpt_bts_switches rd;
+	const struct lwpt_bts_record *rec;
+	size_t ngt, nsw = 0, nmine = 0, i, others = 0, segs = 0;
+	uint64_t from = 0, lost = 0;
+	int go[2], fd, stt;
+	pid_t pid, owner = -1;
+	uint32_t bad;
+	long ngot;
+
+	if (!gt || !got || !mine || !sw || pipe(go))
+		return 125;
+	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
+	pin(cpu ? 0 : 1);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		pin(cpu);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(reps);
+		_exit(0);
+	}
+	close(go[0]);
+	fd = bts_configure_cpu(cpu, LWPT_BTS_CFG_USER, FLOW_BUF, &bad);
+	if (fd < 0) {
+		printf("cpu: configure: %s (bad_field %u)\n", errname(-fd), bad);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	if (waitpid(pid, &stt, 0) != pid || !WIFEXITED(stt) || WEXITSTATUS(stt)) {
+		printf("cpu: child status %#x\n", stt);
+		return 1;
+	}
+	if (ioctl(fd, LWPT_BTS_IOC_STOP) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st)) {
+		perror("cpu: stop/status");
+		return 1;
+	}
+	for (;;) {
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.capacity = CPU_MAX_SW - nsw;
+		rd.records = (uintptr_t)&sw[nsw];
+		if (ioctl(fd, LWPT_BTS_IOC_READ_SWITCHES, &rd)) {
+			perror("cpu: READ_SWITCHES");
+			return 1;
+		}
+		nsw += rd.copied;
+		lost = rd.lost;
+		if (!rd.copied || nsw == CPU_MAX_SW)
+			break;
+	}
+	if (lost || !nsw) {
+		printf("cpu: %zu switches, %llu lost\n", nsw, (unsigned long long)lost);
+		return 1;
+	}
+	rec = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	if (rec == MAP_FAILED) {
+		perror("cpu: mmap");
+		return 1;
+	}
+	/* Cut the buffer at each switch's head: before it, prev's records. */
+	for (i = 0; i <= nsw; i++) {
+		uint64_t to = i < nsw ? sw[i].head : st.head, b;
+		pid_t who = i < nsw ? sw[i].prev_tid : sw[nsw - 1].next_tid;
+
+		if (i < nsw && owner >= 0 && owner != sw[i].prev_tid) {
+			printf("cpu: switch %zu: prev %d, but %d was switched in\n",
+			       i, sw[i].prev_tid, owner);
+			return 1;
+		}
+		for (b = from; b < to; b += sizeof(*rec)) {
+			if (who != pid) {
+				others++;
+				continue;
+			}
+			if (nmine == RING_MAX_RECS)
+				return 1;
+			mine[nmine++] = rec[b / sizeof(*rec)];
+		}
+		if (who == pid && to > from)
+			segs++;
+		from = to;
+		if (i < nsw) {
+			owner = sw[i].next_tid;
+			if (sw[i].cpu != cpu) {
+				printf("cpu: switch %zu on cpu %u\n", i, sw[i].cpu);
+				return 1;
+			}
+		}
+	}
+	ngot = decode(mine, nmine, got, FLOW_MAX * 4);
+	if (ngot < 0) {
+		printf("cpu: decode failed (%zu records)\n", nmine);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("cpu: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       i, ngt, ngot, nmine);
+		return 1;
+	}
+	printf("cpu: %zu instructions, %zu of the child's records in %zu stretches, %zu of other threads, %zu switches, equal\n",
+	       ngt, nmine, segs, others, nsw);
+	return 0;
+}
+
+static int cmd_cpu_try(unsigned int cpu, uint32_t flags, uint64_t bytes, int hold)
+{
+	uint32_t bad;
+	int fd = bts_configure_cpu(cpu, flags, bytes, &bad);
+
+	if (fd < 0) {
+		printf("%s %u\n", errname(-fd), bad);
+		return 1;
+	}
+	printf("%s\n", hold ? "held" : "ok");
+	fflush(stdout);
+	if (!hold) {
+		close(fd);
+		return 0;
+	}
+	signal(SIGTERM, on_term);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -790,6 +1033,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "ring"))
 		return cmd_ring(strtoull(argv[2], NULL, 0),
 				(unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "cpu"))
+		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
+			       (unsigned int)strtoul(argv[3], NULL, 0));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "cpu-try"))
+		return cmd_cpu_try((unsigned int)strtoul(argv[2], NULL, 0),
+				   parse_flags(argv[3]), strtoull(argv[4], NULL, 0),
+				   argc == 6);
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
@@ -808,6 +1058,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
