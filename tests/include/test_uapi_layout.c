@@ -156,6 +156,37 @@ START_TEST(bts_structs)
 	PIN(offsetof(struct lwpt_bts_ring, holds), 48);
 	PIN(LWPT_BTS_IOC_CONSUME, 0x4008d773);
 	PIN(LWPT_BTS_IOC_RING_STATUS, 0xc038d774);
+	/* ABI 1.7: per-CPU captures. */
+	PIN(LWPT_BTS_FIELD_CPU, 6);
+	PIN(sizeof(struct lwpt_bts_cpu_config), 32);
+	PIN(LWPT_BTS_CPU_CONFIG_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_cpu_config, size), 0);
+	PIN(offsetof(struct lwpt_bts_cpu_config, flags), 4);
+	PIN(offsetof(struct lwpt_bts_cpu_config, cpu), 8);
+	PIN(offsetof(struct lwpt_bts_cpu_config, reserved0), 12);
+	PIN(offsetof(struct lwpt_bts_cpu_config, buffer_size), 16);
+	PIN(offsetof(struct lwpt_bts_cpu_config, bad_field), 24);
+	PIN(offsetof(struct lwpt_bts_cpu_config, reserved1), 28);
+	PIN(sizeof(struct lwpt_bts_switch), 32);
+	PIN(LWPT_BTS_SWITCH_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_switch, head), 0);
+	PIN(offsetof(struct lwpt_bts_switch, cpu), 8);
+	PIN(offsetof(struct lwpt_bts_switch, flags), 12);
+	PIN(offsetof(struct lwpt_bts_switch, prev_pid), 16);
+	PIN(offsetof(struct lwpt_bts_switch, prev_tid), 20);
+	PIN(offsetof(struct lwpt_bts_switch, next_pid), 24);
+	PIN(offsetof(struct lwpt_bts_switch, next_tid), 28);
+	PIN(LWPT_BTS_SW_PREEMPT, 1u << 4);
+	PIN(sizeof(struct lwpt_bts_switches), 32);
+	PIN(LWPT_BTS_SWITCHES_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_switches, size), 0);
+	PIN(offsetof(struct lwpt_bts_switches, capacity), 4);
+	PIN(offsetof(struct lwpt_bts_switches, records), 8);
+	PIN(offsetof(struct lwpt_bts_switches, copied), 16);
+	PIN(offsetof(struct lwpt_bts_switches, pending), 20);
+	PIN(offsetof(struct lwpt_bts_switches, lost), 24);
+	PIN(LWPT_BTS_IOC_CONFIGURE_CPU, 0xc020d775);
+	PIN(LWPT_BTS_IOC_READ_SWITCHES, 0xc020d776);
 }
 END_TEST
 
