@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Per-CPU BTS captures (ABI 1.7; Documentation/bts.rst, "Per-CPU
 # captures"): CPU 0 is recorded (user branches of every thread) while
-# bts_test runs on CPU 1 and a child pinned to CPU 0 runs the workload; the
+# bts_test runs on CPU 1 and two children pinned to CPU 0 run the workload
+# at once (the CPU switches between them as the scheduler likes); each
 # child's records, cut out of cpu 0's buffer by the context-switch records
 # (LWPT_BTS_IOC_READ_SWITCHES), decoded, equal ptrace single-stepping of
 # the same run. Then the exclusions: a second per-CPU capture of CPU 0

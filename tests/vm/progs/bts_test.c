@@ -30,11 +30,12 @@
  *                              the threshold interrupts and holds, exit 0
  *                              when equal and nothing lost
  *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
- *                              of CPU while a child pinned there runs the
- *                              workload N times (this process on another
- *                              CPU); the child's records, cut out by the
- *                              switch records, decoded, against ptrace
- *                              single-stepping: "cpu: ... equal", exit 0
+ *                              of CPU while two children pinned there run
+ *                              the workload N times at once (this process
+ *                              on another CPU); each child's records, cut
+ *                              out by the switch records, decoded, against
+ *                              ptrace single-stepping: "cpu: ... equal",
+ *                              exit 0
  *   bts_test cpu-try CPU FLAGS BYTES [hold]   one CONFIGURE_CPU; prints
  *                              "ok", "held" (then waits for SIGTERM) or
  *                              the errno's name and bad_field
@@ -875,6 +876,82 @@ static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
 
 #define CPU_MAX_SW	65536
 
+/*
+ * The records of thread @tid in a per-CPU capture: the buffer cut at each
+ * switch's head (before it, prev's records), the pieces of @tid joined.
+ * Returns the count; *segs the pieces, *others records of other threads;
+ * -1 if the switch records contradict each other.
+ */
+static long cpu_records_of(const struct lwpt_bts_record *rec, uint64_t end,
+			   const struct lwpt_bts_switch *sw, size_t nsw, pid_t tid,
+			   struct lwpt_bts_record *out, size_t max, size_t *segs,
+			   size_t *others)
+{
+	uint64_t from = 0;
+	size_t i, n = 0;
+	pid_t owner = -1;
+
+	*segs = 0;
+	*others = 0;
+	for (i = 0; i <= nsw; i++) {
+		uint64_t to = i < nsw ? sw[i].head : end, b;
+		pid_t who = i < nsw ? sw[i].prev_tid : sw[nsw - 1].next_tid;
+
+		if (i < nsw && owner >= 0 && owner != sw[i].prev_tid) {
+			printf("cpu: switch %zu: prev %d, but %d was switched in\n",
+			       i, sw[i].prev_tid, owner);
+			return -1;
+		}
+		if (to < from || to > end) {
+			printf("cpu: switch %zu: head %llu out of order\n", i,
+			       (unsigned long long)to);
+			return -1;
+		}
+		for (b = from; b < to; b += sizeof(*rec)) {
+			if (who != tid) {
+				(*others)++;
+				continue;
+			}
+			if (n == max)
+				return -1;
+			out[n++] = rec[b / sizeof(*rec)];
+		}
+		if (who == tid && to > from)
+			(*segs)++;
+		from = to;
+		if (i < nsw)
+			owner = sw[i].next_tid;
+	}
+	return n;
+}
+
+/* Decode @n records against the ground truth; 0 if equal. */
+static int cpu_compare(const char *who, const struct lwpt_bts_record *r, size_t n,
+		       const uint64_t *gt, size_t ngt, uint64_t *got)
+{
+	long ngot = decode(r, n, got, FLOW_MAX * 4);
+	size_t i;
+
+	if (ngot < 0) {
+		printf("cpu: %s: decode failed (%zu records)\n", who, n);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("cpu: %s: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       who, i, ngt, ngot, n);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Two children pinned to @cpu run the workload @reps times at once, so
+ * that the CPU switches between them; each one's records, cut out by the
+ * switch records, must decode to the single-stepped run.
+ */
 static int cmd_cpu(unsigned int cpu, unsigned int reps)
 {
 	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
@@ -884,45 +961,54 @@ static int cmd_cpu(unsigned int cpu, unsigned int reps)
 	struct lwpt_bts_status st = { .size = sizeof(st) };
 	struct lwpt_bts_switches rd;
 	const struct lwpt_bts_record *rec;
-	size_t ngt, nsw = 0, nmine = 0, i, others = 0, segs = 0;
-	uint64_t from = 0, lost = 0;
-	int go[2], fd, stt;
-	pid_t pid, owner = -1;
+	size_t ngt, nsw = 0, segs[2], others[2];
+	long n[2];
+	uint64_t lost = 0;
+	int go[2], fd, stt, k;
+	pid_t pid[2];
 	uint32_t bad;
-	long ngot;
 
 	if (!gt || !got || !mine || !sw || pipe(go))
 		return 125;
 	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
 	pin(cpu ? 0 : 1);
-	pid = fork();
-	if (pid < 0)
-		return 125;
-	if (!pid) {
-		char c;
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		if (pid[k] < 0)
+			return 125;
+		if (!pid[k]) {
+			char c;
 
-		pin(cpu);
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		workload_n(reps);
-		_exit(0);
+			pin(cpu);
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			workload_n(reps);
+			_exit(0);
+		}
 	}
 	close(go[0]);
 	fd = bts_configure_cpu(cpu, LWPT_BTS_CFG_USER, FLOW_BUF, &bad);
 	if (fd < 0) {
 		printf("cpu: configure: %s (bad_field %u)\n", errname(-fd), bad);
-		kill(pid, SIGKILL);
+		kill(pid[0], SIGKILL);
+		kill(pid[1], SIGKILL);
 		return 1;
 	}
-	if (write(go[1], "g", 1) != 1)
+	if (write(go[1], "gg", 2) != 2)
 		return 125;
-	if (waitpid(pid, &stt, 0) != pid || !WIFEXITED(stt) || WEXITSTATUS(stt)) {
-		printf("cpu: child status %#x\n", stt);
-		return 1;
-	}
+	for (k = 0; k < 2; k++)
+		if (waitpid(pid[k], &stt, 0) != pid[k] || !WIFEXITED(stt) ||
+		    WEXITSTATUS(stt)) {
+			printf("cpu: child status %#x\n", stt);
+			return 1;
+		}
 	if (ioctl(fd, LWPT_BTS_IOC_STOP) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st)) {
 		perror("cpu: stop/status");
+		return 1;
+	}
+	if (st.flags & LWPT_BTS_ST_FULL) {
+		printf("cpu: the buffer filled\n");
 		return 1;
 	}
 	for (;;) {
@@ -943,56 +1029,25 @@ static int cmd_cpu(unsigned int cpu, unsigned int reps)
 		printf("cpu: %zu switches, %llu lost\n", nsw, (unsigned long long)lost);
 		return 1;
 	}
+	for (k = 0; k < (int)nsw; k++)
+		if (sw[k].cpu != cpu) {
+			printf("cpu: switch %d on cpu %u\n", k, sw[k].cpu);
+			return 1;
+		}
 	rec = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
 	if (rec == MAP_FAILED) {
 		perror("cpu: mmap");
 		return 1;
 	}
-	/* Cut the buffer at each switch's head: before it, prev's records. */
-	for (i = 0; i <= nsw; i++) {
-		uint64_t to = i < nsw ? sw[i].head : st.head, b;
-		pid_t who = i < nsw ? sw[i].prev_tid : sw[nsw - 1].next_tid;
-
-		if (i < nsw && owner >= 0 && owner != sw[i].prev_tid) {
-			printf("cpu: switch %zu: prev %d, but %d was switched in\n",
-			       i, sw[i].prev_tid, owner);
+	for (k = 0; k < 2; k++) {
+		n[k] = cpu_records_of(rec, st.head, sw, nsw, pid[k], mine,
+				      RING_MAX_RECS, &segs[k], &others[k]);
+		if (n[k] < 0 || cpu_compare(k ? "child 2" : "child 1", mine, n[k],
+					    gt, ngt, got))
 			return 1;
-		}
-		for (b = from; b < to; b += sizeof(*rec)) {
-			if (who != pid) {
-				others++;
-				continue;
-			}
-			if (nmine == RING_MAX_RECS)
-				return 1;
-			mine[nmine++] = rec[b / sizeof(*rec)];
-		}
-		if (who == pid && to > from)
-			segs++;
-		from = to;
-		if (i < nsw) {
-			owner = sw[i].next_tid;
-			if (sw[i].cpu != cpu) {
-				printf("cpu: switch %zu on cpu %u\n", i, sw[i].cpu);
-				return 1;
-			}
-		}
 	}
-	ngot = decode(mine, nmine, got, FLOW_MAX * 4);
-	if (ngot < 0) {
-		printf("cpu: decode failed (%zu records)\n", nmine);
-		return 1;
-	}
-	for (i = 0; i < ngt && i < (size_t)ngot; i++)
-		if (gt[i] != got[i])
-			break;
-	if (i != ngt || (size_t)ngot != ngt || !ngt) {
-		printf("cpu: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
-		       i, ngt, ngot, nmine);
-		return 1;
-	}
-	printf("cpu: %zu instructions, %zu of the child's records in %zu stretches, %zu of other threads, %zu switches, equal\n",
-	       ngt, nmine, segs, others, nsw);
+	printf("cpu: %zu instructions each, children's records %ld in %zu stretches and %ld in %zu, %zu of other threads, %zu switches, equal\n",
+	       ngt, n[0], segs[0], n[1], segs[1], others[0] - (size_t)n[1], nsw);
 	return 0;
 }
 
