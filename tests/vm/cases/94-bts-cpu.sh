@@ -10,8 +10,8 @@
 # EBUSY, another CPU allowed; a per-thread BTS capture and /dev/pt
 # CONFIGURE EBUSY while a per-CPU BTS capture exists, and a per-CPU BTS
 # capture EBUSY while a thread has a per-thread one; all allowed again
-# once the holder is gone. No spec violation, DEBUGCTL and DS_AREA back to
-# 0, the module unloads.
+# once the holder is gone. A CPU going offline ends its capture. No spec
+# violation, DEBUGCTL and DS_AREA back to 0, the module unloads.
 . /lwpt/lib.sh
 
 D=/sys/kernel/debug/lwpt_sim
@@ -65,6 +65,18 @@ hold_start thr bts_test hold || fail "per-thread capture" || exit 1
 want "$(bts_test cpu-try 0 user 65536)" "EBUSY 6" "a per-CPU capture beside a per-thread one"
 hold_stop thr
 want "$(bts_test cpu-try 0 user 65536)" "ok" "per-CPU again once it is closed"
+
+# CPU 1 goes offline under its capture: recording ends there (EXITED,
+# not RECORDING); the CPU comes back without it.
+hold_start cpu1 bts_test cpu-try 1 user 65536 hold || fail "cpu 1 capture" || exit 1
+echo 0 >/sys/devices/system/cpu/cpu1/online || fail "cpu 1 offline" || exit 1
+echo 1 >/sys/devices/system/cpu/cpu1/online || fail "cpu 1 online" || exit 1
+hold_stop cpu1
+f=$(sed -n 's/^flags //p' /tmp/cpu1.out)
+[ -n "$f" ] && [ $((f & 0x8)) != 0 ] && [ $((f & 0x2)) = 0 ] ||
+	fail "cpu 1 capture after an offline: $(cat /tmp/cpu1.out)" || exit 1
+ok "cpu 1 offline: its capture ended (flags $f)"
+want "$(bts_test cpu-try 1 user 65536)" "ok" "cpu 1 again after the offline"
 
 hold_start ptc bts_test pt cpu 0 hold || fail "/dev/pt per-CPU" || exit 1
 want "$(bts_test cpu-try 1 user 65536)" "EBUSY 6" "per-CPU BTS beside a per-CPU PT capture"

@@ -37,8 +37,9 @@
  *                              ptrace single-stepping: "cpu: ... equal",
  *                              exit 0
  *   bts_test cpu-try CPU FLAGS BYTES [hold]   one CONFIGURE_CPU; prints
- *                              "ok", "held" (then waits for SIGTERM) or
- *                              the errno's name and bad_field
+ *                              "ok", "held" (then, at SIGTERM, "flags "
+ *                              and its STATUS flags) or the errno's name
+ *                              and bad_field
  *   bts_test hold [PID]        CONFIGURE on itself (or thread PID),
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
@@ -1060,15 +1061,24 @@ static int cmd_cpu_try(unsigned int cpu, uint32_t flags, uint64_t bytes, int hol
 		printf("%s %u\n", errname(-fd), bad);
 		return 1;
 	}
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	printf("%s\n", hold ? "held" : "ok");
 	fflush(stdout);
 	if (!hold) {
 		close(fd);
 		return 0;
 	}
-	signal(SIGTERM, on_term);
-	for (;;)
-		pause();
+	/* At SIGTERM: the capture's STATUS flags, then exit. */
+	if (sigwait(&set, &sig) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st))
+		return 1;
+	printf("flags %#x\n", st.flags);
+	return 0;
 }
 
 int main(int argc, char **argv)
