@@ -22,6 +22,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -53,8 +54,12 @@ struct bts_sideband {
 	struct lwpt_bts_switch rec[BTS_SB_RECORDS];
 };
 
-/* The capture of each CPU, or NULL (RCU: the switch probe reads it). */
-static struct bts_session __rcu *bts_cpu_sessions[NR_CPUS];
+/*
+ * The capture of each CPU, or NULL. Set and cleared under bts_cpu_lock;
+ * the switch probe reads it with preemption off (an RCU reader): cleared,
+ * synchronize_rcu() waits for the probes that may still use it.
+ */
+static DEFINE_PER_CPU(struct bts_session *, bts_cpu_session);
 static DEFINE_MUTEX(bts_cpu_lock);	/* attach, detach, hotplug */
 static struct tracepoint *bts_cpu_tp_switch;
 static int bts_cpu_hp_state = -1;
@@ -76,7 +81,7 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 	struct lwpt_bts_switch *r;
 	u64 head, tail;
 
-	s = rcu_dereference_sched(bts_cpu_sessions[smp_processor_id()]);
+	s = READ_ONCE(*this_cpu_ptr(&bts_cpu_session));
 	if (!s || READ_ONCE(s->loaded_cpu) != smp_processor_id())
 		return;
 	sb = s->sb;
@@ -141,7 +146,8 @@ int bts_cpu_attach(struct bts_session *s)
 	}
 	s->loaded_cpu = -1;
 	WRITE_ONCE(s->attached, true);
-	rcu_assign_pointer(bts_cpu_sessions[s->cpu], s);
+	/* Its fields before the pointer: pairs with the probe's dependency. */
+	smp_store_release(per_cpu_ptr(&bts_cpu_session, s->cpu), s);
 	smp_call_function_single(s->cpu, bts_cpu_ipi_load, s, 1);
 out_unlock:
 	mutex_unlock(&bts_cpu_lock);
@@ -160,7 +166,7 @@ void bts_cpu_detach(struct bts_session *s)
 		cpus_read_unlock();
 		return;
 	}
-	RCU_INIT_POINTER(bts_cpu_sessions[s->cpu], NULL);
+	WRITE_ONCE(*per_cpu_ptr(&bts_cpu_session, s->cpu), NULL);
 	WRITE_ONCE(s->attached, false);
 	/* The switch probe (RCU-sched readers) is done with it. */
 	synchronize_rcu();
@@ -229,8 +235,7 @@ static int bts_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	mutex_lock(&bts_cpu_lock);
-	s = rcu_dereference_protected(bts_cpu_sessions[cpu],
-				      lockdep_is_held(&bts_cpu_lock));
+	s = READ_ONCE(*per_cpu_ptr(&bts_cpu_session, cpu));
 	if (s) {
 		local_irq_save(flags);
 		bts_ds_unload(s);

@@ -53,6 +53,7 @@
  * @pmi_owed: an unload found the threshold reached and no PMI seen: the
  *	PMI may still come, with nothing loaded; it is claimed then
  * @late_pmis: PMIs claimed by @pmi_owed or during @busy
+ * @cpu_owner: the per-CPU capture of this CPU (bts_ds_claim()), or NULL
  */
 struct bts_ds_cpu {
 	u8 *area;
@@ -63,6 +64,7 @@ struct bts_ds_cpu {
 	bool pmi_seen;
 	bool pmi_owed;
 	u64 late_pmis;
+	struct bts_session *cpu_owner;
 };
 
 static DEFINE_PER_CPU(struct bts_ds_cpu, bts_ds_cpus);
@@ -76,7 +78,6 @@ static bool bts_ds_cpl;
 static DEFINE_SPINLOCK(bts_ds_scope_lock);
 static unsigned int bts_ds_threads;	/* per-thread captures attached */
 static unsigned int bts_ds_cpu_scopes;	/* per-CPU captures */
-static struct bts_session *bts_ds_cpu_owner[NR_CPUS];
 
 int bts_ds_claim(struct bts_session *s)
 {
@@ -84,12 +85,14 @@ int bts_ds_claim(struct bts_session *s)
 
 	spin_lock(&bts_ds_scope_lock);
 	if (s->cpu_scope) {
-		if (bts_ds_threads || bts_ds_cpu_owner[s->cpu])
+		struct bts_ds_cpu *c = per_cpu_ptr(&bts_ds_cpus, s->cpu);
+
+		if (bts_ds_threads || c->cpu_owner) {
 			err = -EBUSY;
-		else
-			bts_ds_cpu_owner[s->cpu] = s;
-		if (!err)
+		} else {
+			c->cpu_owner = s;
 			bts_ds_cpu_scopes++;
+		}
 	} else {
 		if (bts_ds_cpu_scopes)
 			err = -EBUSY;
@@ -104,8 +107,10 @@ void bts_ds_unclaim(struct bts_session *s)
 {
 	spin_lock(&bts_ds_scope_lock);
 	if (s->cpu_scope) {
-		if (!WARN_ON_ONCE(bts_ds_cpu_owner[s->cpu] != s)) {
-			bts_ds_cpu_owner[s->cpu] = NULL;
+		struct bts_ds_cpu *c = per_cpu_ptr(&bts_ds_cpus, s->cpu);
+
+		if (!WARN_ON_ONCE(c->cpu_owner != s)) {
+			c->cpu_owner = NULL;
 			bts_ds_cpu_scopes--;
 		}
 	} else if (!WARN_ON_ONCE(!bts_ds_threads)) {
