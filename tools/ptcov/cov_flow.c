@@ -555,7 +555,7 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
 		walk(w, cand[i], &s);
 		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
 							       .count = c, .ninsn = s.n,
-							       .kind = s.kind,
+							       .kind = s.kind, .blen = s.len,
 							       .target = s.target,
 							       .lens = s.lens }))
 			goto out;
@@ -1105,17 +1105,14 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	struct btab bt = { 0 };
 	uint32_t *bydst = NULL;
 	size_t cb = 0;
+	bool far = false;
 
 	memset(f, 0, sizeof(*f));
-	/* room for a block per distinct destination and entry, and for their
-	 * branches (the table grows past half full): nothing grown on the
-	 * way in the usual case */
+	/* room for a block per distinct destination and entry: nothing
+	 * grown on the way in the usual case */
 	cb = acc->n + nentries + 1;
 	f->blk = malloc(cb * sizeof(*f->blk));
-	for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
-		;
-	bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
-	if (!f->blk || !bt.e)
+	if (!f->blk)
 		goto nomem;
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
@@ -1135,13 +1132,31 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		f->nomap += s.nomap;
 		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
 							 .ninsn = s.n, .kind = s.kind,
-							 .target = s.target, .lens = s.lens }))
+							 .blen = s.len, .target = s.target,
+							 .lens = s.lens }))
 			goto nomem;
-		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
+		far |= s.kind == LPT_COV_INSN_FAR;
+	}
+	/* code entered without an edge: only from an entry point or after a
+	 * far transfer; the branches the blocks reached, with their counts,
+	 * only then (sized for them all: nothing grown in the usual case) */
+	if (nentries || far) {
+		for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
+			;
+		bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
+		if (!bt.e)
+			goto nomem;
+		for (size_t i = 0; i < f->nblk; i++) {
+			const struct cov_block *b = &f->blk[i];
+			const struct shape s = { .last = b->end - b->blen, .kind = b->kind,
+						 .len = b->blen };
+
+			if (b->kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, b->count))
+				goto nomem;
+		}
+		if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
 			goto nomem;
 	}
-	if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
-		goto nomem;
 	/* in start order already unless trace-enable entries added some */
 	for (size_t i = 1; i < f->nblk; i++) {
 		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
