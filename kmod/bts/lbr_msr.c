@@ -278,16 +278,27 @@ static u64 lbr_msr_stop(struct lbr_state *st)
 	return dbg;
 }
 
+/*
+ * If @st is loaded on this CPU: stop recording, copy the stack into @st and
+ * return true with IA32_DEBUGCTL as it was in *@dbg; else false.
+ */
+static bool lbr_msr_stop_read(struct lbr_state *st, u64 *dbg)
+{
+	lockdep_assert_irqs_disabled();
+	if (this_cpu_ptr(&lbr_cpus)->loaded != st)
+		return false;
+	*dbg = lbr_msr_stop(st);
+	lbr_msr_read_stack(st);
+	return true;
+}
+
 void lbr_msr_unload(struct lbr_state *st)
 {
 	struct lbr_cpu *c = this_cpu_ptr(&lbr_cpus);
 	u64 dbg;
 
-	lockdep_assert_irqs_disabled();
-	if (c->loaded != st)
+	if (!lbr_msr_stop_read(st, &dbg))
 		return;
-	dbg = lbr_msr_stop(st);
-	lbr_msr_read_stack(st);
 	if (lbr_caps.select)
 		lwpt_hw_wrmsr(MSR_LBR_SELECT, c->saved_select);
 	/* Our bits back to what they were; any other bit keeps its value. */
@@ -299,14 +310,10 @@ void lbr_msr_unload(struct lbr_state *st)
 
 void lbr_msr_save_live(struct lbr_state *st)
 {
-	struct lbr_cpu *c = this_cpu_ptr(&lbr_cpus);
 	u64 dbg;
 
-	lockdep_assert_irqs_disabled();
-	if (c->loaded != st)
+	if (!lbr_msr_stop_read(st, &dbg))
 		return;
-	dbg = lbr_msr_stop(st);
-	lbr_msr_read_stack(st);
 	/* On again, unfrozen (legacy: LBR set again; streamlined: acked). */
 	lwpt_hw_wrmsr(IA32_DEBUGCTL, dbg | IA32_DEBUGCTL_LBR);
 }

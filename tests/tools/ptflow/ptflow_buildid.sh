@@ -23,6 +23,7 @@ set -u
 
 # here, root, O, shared, pass, fail, finish
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../buildid_lib.sh"
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
 PTCOV=${PTCOV:-$O/bin/ptcov}
 PT2PERF=${PT2PERF:-$O/bin/pt2perf}
@@ -32,33 +33,10 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 [ -x "$PTFLOW" ] && [ -x "$STEP" ] || { fail "ptflow or pt_step_trace not built"; finish; }
 cd "$tmp" || exit 1
-cat > prog.c <<'EOF'
-int v = VARIANT;
-int main(int argc, char **argv)
-{
-	int s = 0;
-
-	(void)argv;
-	for (int i = 0; i < 5 + argc; i++)
-		s += i & 1 ? v : 2;
-	return s > 1000;
-}
-EOF
-gcc -O0 -g -static -no-pie -DVARIANT=1 -o prog prog.c 2>cc.err &&
-	gcc -O0 -g -static -no-pie -DVARIANT=2 -o prog.new prog.c 2>>cc.err ||
-	{ fail "cc: $(cat cc.err)"; finish; }
-id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
-old=$(id prog)
-new=$(id prog.new)
-[ -n "$old" ] && [ -n "$new" ] && [ "$old" != "$new" ] && pass ||
-	{ fail "two builds with two build-ids ($old, $new)"; finish; }
+buildid_progs
 cp prog prog.orig
 
-mkdir cap && printf 'lwpt-ptcap-config 1\n' > cap/config
-"$STEP" -m cap/maps cap/tid100.pt "$tmp/prog" >/dev/null 2>step.err
-[ $? -ne 125 ] || fail "pt_step_trace: $(cat step.err)"
-grep -qx "# build-id $old $tmp/prog" cap/maps && pass ||
-	fail "maps records prog's build-id: $(cat cap/maps)"
+buildid_capture
 
 # 1. the same binary
 "$PTFLOW" --no-inst cap >same.out 2>same.err
