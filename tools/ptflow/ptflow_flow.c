@@ -7,10 +7,14 @@
  */
 #include "tools/ptflow/ptflow_flow.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lwpt/bts_decode.h>
+#include <lwpt/pt_chunk.h>
 #include <lwpt/pt_flow.h>
 
 #include "tools/ptflow/ptflow_image.h"
@@ -19,7 +23,30 @@ struct ptflow_flow {
 	struct lpt_cov_image *img;
 	struct lpt_flow *f;
 	const struct pt_image *image;
+	/* -j: the engines of the worker threads (LPT_FLOW_F_CHUNK), kept
+	 * with their block caches from piece to piece */
+	struct ptflow_flow **w;
+	unsigned int nw;
 };
+
+/*
+ * libipt's image section cache is not thread-safe (pt_iscache_read() maps
+ * and unmaps sections): every read of the code through it, the workers'
+ * and the printing thread's, takes this lock. The engines read code only
+ * where their block caches miss.
+ */
+static pthread_mutex_t read_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t image_read(const struct pt_image *image, uint64_t addr,
+			 uint8_t *buf, size_t size)
+{
+	size_t n;
+
+	pthread_mutex_lock(&read_lock);
+	n = ptflow_image_read(image, addr, buf, size);
+	pthread_mutex_unlock(&read_lock);
+	return n;
+}
 
 const char *ptflow_flow_unsupported(const struct ptflow_options *opt)
 {
@@ -29,7 +56,7 @@ const char *ptflow_flow_unsupported(const struct ptflow_options *opt)
 
 static size_t read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t size)
 {
-	return ptflow_image_read(ctx, addr, buf, size);
+	return image_read(ctx, addr, buf, size);
 }
 
 static void engine_free(void *engine)
@@ -38,19 +65,20 @@ static void engine_free(void *engine)
 
 	if (!e)
 		return;
+	for (unsigned int i = 0; i < e->nw; i++)
+		engine_free(e->w[i]);
+	free(e->w);
 	lpt_flow_free(e->f);
 	lpt_cov_image_free(e->img);
 	free(e);
 }
 
-/* The engine for @pf's image, set up at the first piece. */
-static struct ptflow_flow *engine_get(struct ptflow *pf)
+/* A new engine for @pf's image, with @flags added (LPT_FLOW_F_CHUNK). */
+static struct ptflow_flow *engine_new(struct ptflow *pf, uint32_t flags)
 {
-	struct ptflow_flow *e = pf->engine;
+	struct ptflow_flow *e;
 	struct lpt_flow_config cfg;
 
-	if (e)
-		return e;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -92,12 +120,26 @@ static struct ptflow_flow *engine_get(struct ptflow *pf)
 	cfg.time.nom_freq = pf->par.nom_freq;
 	cfg.time.cpuid_0x15_eax = pf->par.cpuid_15_eax;
 	cfg.time.cpuid_0x15_ebx = pf->par.cpuid_15_ebx;
+	cfg.flags |= flags;
 	e->f = lpt_flow_alloc(&cfg, e->img);
 	if (!e->f) {
 		lpt_cov_image_free(e->img);
 		free(e);
 		return NULL;
 	}
+	return e;
+}
+
+/* The engine for @pf's image, set up at the first piece. */
+static struct ptflow_flow *engine_get(struct ptflow *pf)
+{
+	struct ptflow_flow *e = pf->engine;
+
+	if (e)
+		return e;
+	e = engine_new(pf, 0);
+	if (!e)
+		return NULL;
 	pf->engine = e;
 	pf->engine_free = engine_free;
 	return e;
@@ -166,7 +208,7 @@ static void read_bytes(const struct ptflow_flow *e, uint64_t ip, uint8_t *buf,
 
 	memset(buf, 0, len);
 	while (got < len) {
-		size_t n = ptflow_image_read(e->image, ip + got, buf + got, len - got);
+		size_t n = image_read(e->image, ip + got, buf + got, len - got);
 
 		if (!n)
 			break;
@@ -305,6 +347,452 @@ static const char *error_text(int err)
 }
 
 /*
+ * What the printing of one piece carries from item to item: PacketEn as
+ * the items say (at the end: was the output cut?), and whether the last
+ * item was a decode error (then nothing more is said at the end).
+ */
+struct piece_state {
+	bool enabled, clean;
+};
+
+/* One engine event, printed (at @pf->seg_base + its offsets). */
+static void out_event(struct ptflow *pf, struct piece_state *ps,
+		      const struct lpt_flow_event *ev, bool cut)
+{
+	struct pt_event pe;
+
+	pf->emit_tsc = ev->tsc;
+	pf->emit_off = ev->query_offset + pf->seg_base;
+	if (!to_pt_event(ev, &pe)) {
+		/* a piece that ends at a gap ends mid-packet */
+		if (!(cut && ev->err == LPT_ERR_EOS))
+			ptflow_emit_error(pf, ev->offset, error_text(ev->err),
+					  ev->ip_suppressed ? 0 : ev->ip);
+		ps->enabled = false;
+		ps->clean = false;
+		return;
+	}
+	ps->clean = true;
+	if (ev->type == LPT_FLOW_EV_ENABLED)
+		ps->enabled = true;
+	else if (ev->type == LPT_FLOW_EV_OVERFLOW)
+		ps->enabled = !ev->ip_suppressed;
+	else if (ev->type == LPT_FLOW_EV_DISABLED ||
+		 ev->type == LPT_FLOW_EV_ASYNC_DISABLED)
+		ps->enabled = false;
+	ptflow_emit_event(pf, &pe);
+}
+
+/* One engine block, printed. */
+static void out_block(struct ptflow *pf, const struct ptflow_flow *e,
+		      struct piece_state *ps, const struct lpt_flow_block *b)
+{
+	ps->enabled = true;
+	ps->clean = true;
+	if (!emit_block_views(pf, e, b))
+		emit_block(pf, e, b);
+}
+
+/* The end of a piece of @len bytes: engine status @st (negative: it
+ * stopped at @fail_off), what ptflow_decode.c says at a piece's end. */
+static void out_end(struct ptflow *pf, const struct piece_state *ps, int st,
+		    uint64_t fail_off, size_t len, bool cut)
+{
+	if (st < 0) {
+		ptflow_emit_error(pf, fail_off, lpt_cov_errstr(st), 0);
+		return;
+	}
+	if (!ps->clean)
+		return;
+	/* PacketEn=1 at the end: the output was cut (ptflow_decode.c) */
+	if (ps->enabled) {
+		if (!cut)
+			ptflow_emit_error(pf, len, "trace ends while tracing is "
+					  "enabled", 0);
+		return;
+	}
+	ptflow_emit_end(pf);
+}
+
+/* A piece on the calling thread with @e, from its first PSB on. */
+static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
+			size_t len, uint64_t base, bool cut)
+{
+	struct piece_state ps = { .enabled = false, .clean = true };
+	int st;
+
+	st = lpt_flow_sync(e->f, buf, len);
+	if (st == LPT_ERR_NOSYNC) {
+		/* a piece after a gap may hold no PSB: not an error */
+		if (!base)
+			ptflow_emit_error(pf, 0, "no PSB found", 0);
+		return 0;
+	}
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			struct lpt_flow_event ev;
+
+			st = lpt_flow_event(e->f, &ev);
+			if (st < 0)
+				break;
+			out_event(pf, &ps, &ev, cut);
+		} else {
+			struct lpt_flow_block b;
+
+			st = lpt_flow_next(e->f, &b);
+			if (st < 0)
+				break;
+			out_block(pf, e, &ps, &b);
+		}
+	}
+	out_end(pf, &ps, st, st < 0 ? lpt_flow_offset(e->f) : 0, len, cut);
+	return 0;
+}
+
+/*
+ * -j N (issue 34 point 3; Documentation/ptflow.rst "Every core"): a piece
+ * cut at PSBs into chunks (lwpt/pt_chunk.h), each decoded by a worker's
+ * engine (LPT_FLOW_F_CHUNK: through the next chunk's PSB+, up to its FUP)
+ * into a list of its blocks and events; the lists are printed in trace
+ * order on the calling thread, through the same out_*() as one engine's
+ * items, so that everything that carries state from item to item (the
+ * views' call stacks, --report, the timeline, the error count, the
+ * instruction line buffer) sees the one stream it sees with -j 1. Memory:
+ * lpt_par_run()'s window of chunks, never the trace.
+ *
+ * A chunk whose decode hit an error (a resync) or whose end is not a
+ * whole PSB+ is where a decoder of the whole piece may go on from a state
+ * the next PSB+ does not give (libpt-chunk.rst "Errors"): from that
+ * chunk on the piece is decoded by one engine, as with -j 1.
+ */
+enum fj_kind { FJ_BLOCK, FJ_EVENT };
+
+struct fj_rec {
+	uint8_t kind;			/* enum fj_kind */
+	size_t lens;			/* FJ_BLOCK: offset in fj_job.lens */
+	union {
+		struct lpt_flow_block b;	/* .lens NULL until printed */
+		struct lpt_flow_event ev;
+	};
+};
+
+struct fj_job {
+	size_t off, len;		/* in the piece; @len through the
+					 * next chunk's PSB+ */
+	bool last, bad_end;
+	struct fj_rec *r;
+	size_t n, cap;
+	uint8_t *lens;
+	size_t nlens, caplens;
+	int st;				/* the engine's last status */
+	size_t first_set;		/* the first record that sets the
+					 * resume IP (lpt_flow_resume_ip()),
+					 * or @n */
+	uint64_t end_resume;		/* lpt_flow_resume_ip() at the end */
+	uint64_t fail_off;		/* st < 0: where (in the piece) */
+	bool nosync, nomem, resync;
+};
+
+struct fj_ctx {
+	struct ptflow *pf;
+	struct ptflow_flow *e;		/* the printing thread's */
+	uint8_t *buf;
+	size_t len, pos, chunk;
+	bool cut;
+	struct piece_state ps;
+	uint64_t resume;		/* lpt_flow_resume_ip() so far */
+	bool stopped;			/* print no more chunks */
+	bool nomem;
+	size_t fallback;		/* stopped at this chunk: decode
+					 * from here with one engine */
+	bool have_fallback;
+	/* the buffers of printed chunks, for the next ones (made and
+	 * printed on the calling thread): no page faults per chunk */
+	struct fj_buf {
+		struct fj_rec *r;
+		size_t cap;
+		uint8_t *lens;
+		size_t caplens;
+	} *pool;
+	size_t npool, cappool;
+};
+
+static int fj_next(void *vctx, void *vjob)
+{
+	struct fj_ctx *c = vctx;
+	struct fj_job *j = vjob;
+	size_t end, pend;
+
+	if (c->pos >= c->len || c->stopped)
+		return 0;
+	end = lpt_chunk_next(c->buf, c->len, c->pos, c->chunk);
+	if (c->npool) {
+		struct fj_buf *b = &c->pool[--c->npool];
+
+		j->r = b->r;
+		j->cap = b->cap;
+		j->lens = b->lens;
+		j->caplens = b->caplens;
+	}
+	j->off = c->pos;
+	j->last = end >= c->len;
+	pend = j->last ? c->len : lpt_chunk_psb_end(c->buf, c->len, end);
+	j->bad_end = !j->last && pend == end;
+	j->len = pend - c->pos;
+	c->pos = end;
+	return 1;
+}
+
+static struct fj_rec *fj_push(struct fj_job *j)
+{
+	if (j->n == j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 1024;
+		struct fj_rec *r = realloc(j->r, cap * sizeof(*r));
+
+		if (!r) {
+			j->nomem = true;
+			return NULL;
+		}
+		j->r = r;
+		j->cap = cap;
+	}
+	return &j->r[j->n++];
+}
+
+static bool fj_lens(struct fj_job *j, const uint8_t *lens, uint32_t n,
+		    size_t *at)
+{
+	if (j->nlens + n > j->caplens) {
+		size_t cap = j->caplens ? 2 * j->caplens : 16384;
+		uint8_t *l;
+
+		while (cap < j->nlens + n)
+			cap *= 2;
+		l = realloc(j->lens, cap);
+		if (!l) {
+			j->nomem = true;
+			return false;
+		}
+		j->lens = l;
+		j->caplens = cap;
+	}
+	memcpy(j->lens + j->nlens, lens, n);
+	*at = j->nlens;
+	j->nlens += n;
+	return true;
+}
+
+static void fj_work(void *vctx, unsigned int w, void *vjob)
+{
+	struct fj_ctx *c = vctx;
+	struct fj_job *j = vjob;
+	struct lpt_flow *f = c->e->w[w]->f;
+	int st;
+
+	j->first_set = SIZE_MAX;
+	st = lpt_flow_sync(f, c->buf + j->off, j->len);
+	if (st == LPT_ERR_NOSYNC) {
+		j->nosync = true;
+		return;
+	}
+	while (st >= 0 && !(st & LPT_FLOW_EOS) && !j->nomem) {
+		struct fj_rec *r = fj_push(j);
+
+		if (!r)
+			break;
+		memset(r, 0, sizeof(*r));
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			r->kind = FJ_EVENT;
+			st = lpt_flow_event(f, &r->ev);
+			if (st < 0) {
+				j->n--;
+				break;
+			}
+			r->ev.offset += j->off;
+			r->ev.query_offset += j->off;
+			if (j->first_set == SIZE_MAX &&
+			    (r->ev.type == LPT_FLOW_EV_DISABLED ||
+			     r->ev.type == LPT_FLOW_EV_ASYNC_DISABLED ||
+			     r->ev.type == LPT_FLOW_EV_OVERFLOW ||
+			     r->ev.type == LPT_FLOW_EV_RESYNC))
+				j->first_set = j->n - 1;
+			if (r->ev.type == LPT_FLOW_EV_RESYNC && !j->last) {
+				j->resync = true;	/* printed otherwise */
+				return;
+			}
+		} else {
+			r->kind = FJ_BLOCK;
+			st = lpt_flow_next(f, &r->b);
+			if (st < 0) {
+				j->n--;
+				break;
+			}
+			if (!fj_lens(j, r->b.lens, r->b.ninsn, &r->lens))
+				break;
+			r->b.lens = NULL;
+			r->b.query_offset += j->off;
+		}
+	}
+	j->st = st;
+	if (st < 0)
+		j->fail_off = lpt_flow_offset(f) + j->off;
+	j->end_resume = lpt_flow_resume_ip(f);
+}
+
+/* A printed chunk's buffers: to the pool, or freed. */
+static void fj_done(struct fj_ctx *c, struct fj_job *j)
+{
+	if (c->npool == c->cappool) {
+		size_t cap = c->cappool ? 2 * c->cappool : 8;
+		struct fj_buf *p = realloc(c->pool, cap * sizeof(*p));
+
+		if (p) {
+			c->pool = p;
+			c->cappool = cap;
+		}
+	}
+	if (c->npool < c->cappool) {
+		c->pool[c->npool++] = (struct fj_buf){ j->r, j->cap, j->lens,
+						       j->caplens };
+	} else {
+		free(j->r);
+		free(j->lens);
+	}
+	j->r = NULL;
+	j->lens = NULL;
+}
+
+static int fj_emit(void *vctx, void *vjob)
+{
+	struct fj_ctx *c = vctx;
+	struct fj_job *j = vjob;
+	struct ptflow *pf = c->pf;
+
+	if (c->stopped) {
+		fj_done(c, j);
+		return 0;
+	}
+	if (j->nomem) {
+		c->nomem = true;
+		c->stopped = true;
+		fj_done(c, j);
+		return -1;
+	}
+	if (j->resync || j->bad_end) {
+		c->fallback = j->off;
+		c->have_fallback = true;
+		c->stopped = true;
+		fj_done(c, j);
+		return -1;
+	}
+	if (j->nosync) {
+		/* only a piece without any PSB is one chunk without one */
+		if (!j->off && !pf->seg_base)
+			ptflow_emit_error(pf, 0, "no PSB found", 0);
+		c->stopped = true;
+		fj_done(c, j);
+		return 0;
+	}
+	for (size_t i = 0; i < j->n; i++) {
+		struct fj_rec *r = &j->r[i];
+
+		if (r->kind == FJ_EVENT) {
+			/* the resume IP the chunk's engine did not know */
+			if (i < j->first_set && r->ev.type == LPT_FLOW_EV_ENABLED)
+				r->ev.resumed = c->resume && c->resume == r->ev.ip;
+			out_event(pf, &c->ps, &r->ev, c->cut);
+		} else {
+			r->b.lens = j->lens + r->lens;
+			out_block(pf, c->e, &c->ps, &r->b);
+		}
+	}
+	if (j->first_set < j->n)
+		c->resume = j->end_resume;
+	if (j->st < 0 || j->last) {
+		/* the whole decoder stops at an engine failure, too */
+		out_end(pf, &c->ps, j->st, j->fail_off, c->len, c->cut);
+		c->stopped = true;
+	}
+	fj_done(c, j);
+	return 0;
+}
+
+/* The worker engines of @e, @n of them. */
+static int workers_get(struct ptflow *pf, struct ptflow_flow *e, unsigned int n)
+{
+	struct ptflow_flow **w;
+
+	if (e->nw >= n)
+		return 0;
+	w = realloc(e->w, n * sizeof(*w));
+	if (!w)
+		return -1;
+	e->w = w;
+	for (; e->nw < n; e->nw++) {
+		e->w[e->nw] = engine_new(pf, LPT_FLOW_F_CHUNK);
+		if (!e->w[e->nw])
+			return -1;
+	}
+	return 0;
+}
+
+/* The chunk size of -j for a piece of @len bytes on @jobs threads. */
+static size_t chunk_size(const struct ptflow *pf, size_t len, unsigned int jobs)
+{
+	size_t sz = len / (4 * (size_t)jobs);
+
+	if (pf->chunk)
+		return pf->chunk;
+	if (sz < (16u << 10))
+		sz = 16u << 10;
+	if (sz > (128u << 10))
+		sz = 128u << 10;
+	return sz;
+}
+
+/* -j N on a piece; 1: one chunk only, decode it on the calling thread. */
+static int par_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
+		     size_t len, uint64_t base, bool cut, unsigned int jobs)
+{
+	static const struct lpt_par_ops ops = {
+		.next = fj_next, .work = fj_work, .emit = fj_emit,
+	};
+	struct fj_ctx c = {
+		.pf = pf, .e = e, .buf = buf, .len = len, .cut = cut,
+		.ps = { .enabled = false, .clean = true },
+	};
+	int r;
+
+	c.chunk = chunk_size(pf, len, jobs);
+	if (lpt_chunk_next(buf, len, 0, c.chunk) >= len)
+		return 1;
+	if (workers_get(pf, e, jobs)) {
+		fprintf(pf->err, "%s: out of memory\n", pf->prog);
+		return -1;
+	}
+	r = lpt_par_run(&ops, &c, jobs, sizeof(struct fj_job), 0);
+	for (size_t i = 0; i < c.npool; i++) {
+		free(c.pool[i].r);
+		free(c.pool[i].lens);
+	}
+	free(c.pool);
+	if (c.nomem || r == -ENOMEM || r == -EAGAIN) {
+		fprintf(pf->err, "%s: %s\n", pf->prog, c.nomem || r == -ENOMEM ?
+			"out of memory" : "cannot start a thread");
+		return -1;
+	}
+	if (c.have_fallback) {
+		size_t fb = c.fallback;
+
+		pf->seg_base = base + fb;
+		r = serial_piece(pf, e, buf + fb, len - fb, base + fb, cut);
+		pf->seg_base = base;
+		return r;
+	}
+	return 0;
+}
+
+/*
  * One piece of a trace (ptflow_decode.c's decode_piece()): the flow and
  * the errors as libipt's engine prints them. 1: not for this engine.
  */
@@ -312,8 +800,7 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 		      bool cut)
 {
 	struct ptflow_flow *e;
-	bool enabled = false, clean = true;
-	int st;
+	unsigned int jobs;
 
 	e = pf->engine;
 	if (pf->span_cb || pf->syn || (e && e->image != pf->image)) {
@@ -332,69 +819,14 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 		fprintf(pf->err, "%s: out of memory\n", pf->prog);
 		return -1;
 	}
-	st = lpt_flow_sync(e->f, buf, len);
-	if (st == LPT_ERR_NOSYNC) {
-		/* a piece after a gap may hold no PSB: not an error */
-		if (!base)
-			ptflow_emit_error(pf, 0, "no PSB found", 0);
-		return 0;
-	}
-	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
-		if (st & LPT_FLOW_EVENT_PENDING) {
-			struct lpt_flow_event ev;
-			struct pt_event pe;
+	jobs = lpt_par_jobs(pf->jobs);
+	if (jobs > 1) {
+		int r = par_piece(pf, e, buf, len, base, cut, jobs);
 
-			st = lpt_flow_event(e->f, &ev);
-			if (st < 0)
-				break;
-			pf->emit_tsc = ev.tsc;
-			pf->emit_off = ev.query_offset + pf->seg_base;
-			if (!to_pt_event(&ev, &pe)) {
-				/* a piece that ends at a gap ends mid-packet */
-				if (!(cut && ev.err == LPT_ERR_EOS))
-					ptflow_emit_error(pf, ev.offset,
-							  error_text(ev.err),
-							  ev.ip_suppressed ? 0 : ev.ip);
-				enabled = false;
-				clean = false;
-				continue;
-			}
-			clean = true;
-			if (ev.type == LPT_FLOW_EV_ENABLED)
-				enabled = true;
-			else if (ev.type == LPT_FLOW_EV_OVERFLOW)
-				enabled = !ev.ip_suppressed;
-			else if (ev.type == LPT_FLOW_EV_DISABLED ||
-				 ev.type == LPT_FLOW_EV_ASYNC_DISABLED)
-				enabled = false;
-			ptflow_emit_event(pf, &pe);
-		} else {
-			struct lpt_flow_block b;
-
-			st = lpt_flow_next(e->f, &b);
-			if (st < 0)
-				break;
-			enabled = true;
-			clean = true;
-			if (!emit_block_views(pf, e, &b))
-				emit_block(pf, e, &b);
-		}
+		if (r != 1)
+			return r;
 	}
-	if (st < 0) {
-		ptflow_emit_error(pf, lpt_flow_offset(e->f), lpt_cov_errstr(st), 0);
-		return 0;
-	}
-	if (!clean)
-		return 0;
-	/* PacketEn=1 at the end: the output was cut (ptflow_decode.c) */
-	if (enabled) {
-		if (!cut)
-			ptflow_emit_error(pf, len, "trace ends while tracing is "
-					  "enabled", 0);
-		return 0;
-	}
-	ptflow_emit_end(pf);
-	return 0;
+	return serial_piece(pf, e, buf, len, base, cut);
 }
 
 void ptflow_flow_use(struct ptflow *pf)
