@@ -16,6 +16,7 @@
 #include <lwpt/bts_decode.h>
 #include <lwpt/pt_chunk.h>
 #include <lwpt/pt_flow.h>
+#include <lwpt/pt_pkt.h>
 
 #include "tools/ptflow/ptflow_image.h"
 
@@ -73,6 +74,13 @@ static void engine_free(void *engine)
 	free(e);
 }
 
+/* Time where it is shown: --time, the views (SDM 33.8.3). */
+static bool time_on(const struct ptflow *pf)
+{
+	return pf->opt.time || pf->opt.calls || pf->opt.report ||
+	       pf->opt.export_chrome;
+}
+
 /* A new engine for @pf's image, with @flags added (LPT_FLOW_F_CHUNK). */
 static struct ptflow_flow *engine_new(struct ptflow *pf, uint32_t flags)
 {
@@ -111,8 +119,7 @@ static struct ptflow_flow *engine_new(struct ptflow *pf, uint32_t flags)
 		if (pt_cpu_errata(&errata, &pf->par.cpu) >= 0)
 			cfg.time.errata_skl168 = errata.skl168;
 	}
-	/* time where it is shown: --time, the views (SDM 33.8.3) */
-	if (pf->opt.time || pf->opt.calls || pf->opt.report || pf->opt.export_chrome)
+	if (time_on(pf))
 		cfg.flags |= LPT_FLOW_F_TIME;
 	if (pf->opt.offset)
 		cfg.flags |= LPT_FLOW_F_OFFSET;
@@ -414,11 +421,17 @@ static void out_end(struct ptflow *pf, const struct piece_state *ps, int st,
 	ptflow_emit_end(pf);
 }
 
-/* A piece on the calling thread with @e, from its first PSB on. */
+/*
+ * A piece on the calling thread with @e, from its first PSB on. @resume:
+ * lpt_flow_resume_ip() of a decoder that went on to here (the -j
+ * chunks before), for the enables before the piece's first event that
+ * sets it; 0 at a piece's start.
+ */
 static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
-			size_t len, uint64_t base, bool cut)
+			size_t len, uint64_t base, bool cut, uint64_t resume)
 {
 	struct piece_state ps = { .enabled = false, .clean = true };
+	bool carry = true;
 	int st;
 
 	st = lpt_flow_sync(e->f, buf, len);
@@ -435,6 +448,13 @@ static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 			st = lpt_flow_event(e->f, &ev);
 			if (st < 0)
 				break;
+			if (carry && ev.type == LPT_FLOW_EV_ENABLED)
+				ev.resumed = resume && resume == ev.ip;
+			if (ev.type == LPT_FLOW_EV_DISABLED ||
+			    ev.type == LPT_FLOW_EV_ASYNC_DISABLED ||
+			    ev.type == LPT_FLOW_EV_OVERFLOW ||
+			    ev.type == LPT_FLOW_EV_RESYNC)
+				carry = false;
 			out_event(pf, &ps, &ev, cut);
 		} else {
 			struct lpt_flow_block b;
@@ -580,6 +600,39 @@ static bool fj_lens(struct fj_job *j, const uint8_t *lens, uint32_t n,
 	*at = j->nlens;
 	j->nlens += n;
 	return true;
+}
+
+/*
+ * Whether @len bytes at @buf hold a packet the time depends on (TSC, TMA,
+ * MTC, CYC, CBR: SDM 33.4.2.10-14; true where the packets cannot be
+ * read). A flow decoder's time is not given again by a PSB+ (the MTC and
+ * CYC calibration, the core:bus ratio, an MTC-only time), so a chunk
+ * cannot start with the time a decoder of the whole trace has there.
+ */
+static bool has_timing(const uint8_t *buf, size_t len)
+{
+	struct lpt_pkt_decoder *d = lpt_pkt_alloc(buf, len, NULL);
+	struct lpt_pkt_stats st;
+	uint64_t at = 0, prev;
+	int r;
+
+	if (!d)
+		return true;
+	memset(&st, 0, sizeof(st));
+	r = lpt_pkt_sync_forward(d);
+	while (r >= 0) {
+		r = lpt_pkt_count(d, &st);
+		if (r == LPT_ERR_EOS || r == LPT_ERR_NOSYNC)
+			break;
+		prev = at;
+		if (lpt_pkt_get_offset(d, &at) < 0 || (at <= prev && prev))
+			break;
+		r = lpt_pkt_sync_forward(d);
+	}
+	lpt_pkt_free(d);
+	return st.count[LPT_PKT_TSC] || st.count[LPT_PKT_TMA] ||
+	       st.count[LPT_PKT_MTC] || st.count[LPT_PKT_CYC] ||
+	       st.count[LPT_PKT_CBR];
 }
 
 static void fj_work(void *vctx, unsigned int w, void *vjob)
@@ -766,6 +819,9 @@ static int par_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 	c.chunk = chunk_size(pf, len, jobs);
 	if (lpt_chunk_next(buf, len, 0, c.chunk) >= len)
 		return 1;
+	/* time shown, and a time to track: one engine (has_timing()) */
+	if (time_on(pf) && has_timing(buf, len))
+		return 1;
 	if (workers_get(pf, e, jobs)) {
 		fprintf(pf->err, "%s: out of memory\n", pf->prog);
 		return -1;
@@ -785,7 +841,8 @@ static int par_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 		size_t fb = c.fallback;
 
 		pf->seg_base = base + fb;
-		r = serial_piece(pf, e, buf + fb, len - fb, base + fb, cut);
+		r = serial_piece(pf, e, buf + fb, len - fb, base + fb, cut,
+				 c.resume);
 		pf->seg_base = base;
 		return r;
 	}
@@ -826,7 +883,7 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 		if (r != 1)
 			return r;
 	}
-	return serial_piece(pf, e, buf, len, base, cut);
+	return serial_piece(pf, e, buf, len, base, cut, 0);
 }
 
 void ptflow_flow_use(struct ptflow *pf)

@@ -14,7 +14,9 @@
 #   caches (the listing, --calls, --report, --stat) and mruby four times
 #   over; the traces without code (dyn_test, infinite_loop, qemu, ...):
 #   every chunk fails, the error path (one engine from the failing chunk on);
-# - DynamoRIO's trace with timing packets (--time, --offset, --calls);
+# - the traces with timing packets put in by test_pt_flow_time (--time,
+#   --calls: decoded by one engine, ptflow.rst "Every core"; --offset
+#   without time: in chunks) and DynamoRIO's (--time, --offset, --calls);
 # - kAFL's traces as perf.data (../shared/testdata/perf/kafl): --calls,
 #   --report, --export=chrome (the JSON too), the listing with symbols.
 #
@@ -103,7 +105,33 @@ for t in Unzip:Unzip__trace.pt foo:foo__trace.pt icelake_tip:icelake_tip__ptlog.
 	# shellcheck disable=SC2046
 	jobs "$n (disassembly, --raw-insn)" --raw-insn --cpu 6/94/3 --pt "$pt" \
 		$(cat "$tmp/args")
+	# shellcheck disable=SC2046
+	jobs "$n --offset" --offset --no-inst --cpu 6/94/3 --pt "$pt" \
+		$(cat "$tmp/args")
 done
+
+# the traces with timing packets put in (test_pt_flow_time's): one engine
+# where time is shown (ptflow.rst "Every core"), the same output
+TT=${TEST_PT_FLOW_TIME:-$O/tests/test_pt_flow_time}
+if [ -x "$TT" ]; then
+	mkdir "$tmp/timed"
+	TEST_PT_FLOW_TIME_DUMP=$tmp/timed CK_FORK=no "$TT" >/dev/null 2>&1 ||
+		fail "test_pt_flow_time failed"
+	clk="--cpu 6/94/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
+	     --cpuid-0x15.ebx 308 --tsc-freq 3700000000"
+	for n in Unzip foo; do
+		raw_args "$R/pagecache/$n" >"$tmp/args"
+		for k in 0 4 8; do
+			t=$tmp/timed/$n-$k.pt
+			# shellcheck disable=SC2046,SC2086 # one argument per word
+			for v in "--time --no-inst --no-symbols" --calls "--offset --no-inst"; do
+				jobs "$n-$k timed $v" $v $clk --pt "$t" $(cat "$tmp/args")
+			done
+		done
+	done
+else
+	echo "ptflow_jobs: $TT not built, timed cases skipped"
+fi
 
 # without code: errors in every chunk
 for t in dyn_test__sample_raw_0 infinite_loop_linux__loop_trace_26023_0 \
