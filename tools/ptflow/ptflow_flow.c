@@ -487,27 +487,40 @@ static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
  */
 enum fj_kind { FJ_BLOCK, FJ_EVENT };
 
+/* One block or event of a chunk, small: a chunk holds ~10 per byte. */
 struct fj_rec {
-	uint8_t kind;			/* enum fj_kind */
-	size_t lens;			/* FJ_BLOCK: offset in fj_job.lens */
-	union {
-		struct lpt_flow_block b;	/* .lens NULL until printed */
-		struct lpt_flow_event ev;
-	};
+	uint64_t ip;			/* FJ_BLOCK: the first instruction */
+	uint32_t n;			/* FJ_BLOCK: instructions; FJ_EVENT:
+					 * index in fj_buf.ev */
+	uint32_t lens;			/* FJ_BLOCK: offset in fj_buf.lens */
+	uint32_t last;			/* FJ_BLOCK: end_ip - ip */
+	uint8_t kind, mode, end;	/* enum fj_kind; the block's */
+};
+
+/* A block's time and offset, where the engine tracks them. */
+struct fj_time {
+	uint64_t tsc, end_tsc, query_offset;
+};
+
+/* The arrays of a chunk (reused from chunk to chunk). */
+struct fj_buf {
+	struct fj_rec *r;		/* @capr */
+	struct fj_time *tm;		/* @captm, with time or offsets */
+	struct lpt_flow_event *ev;
+	uint8_t *lens;
+	size_t capr, captm, capev, caplens;
 };
 
 struct fj_job {
 	size_t off, len;		/* in the piece; @len through the
 					 * next chunk's PSB+ */
 	bool last, bad_end;
-	struct fj_rec *r;
-	size_t n, cap;
-	uint8_t *lens;
-	size_t nlens, caplens;
+	struct fj_buf b;
+	size_t n, nev, nlens;
 	int st;				/* the engine's last status */
 	size_t first_set;		/* the first record that sets the
 					 * resume IP (lpt_flow_resume_ip()),
-					 * or @n */
+					 * or SIZE_MAX */
 	uint64_t end_resume;		/* lpt_flow_resume_ip() at the end */
 	uint64_t fail_off;		/* st < 0: where (in the piece) */
 	bool nosync, nomem, resync;
@@ -519,6 +532,7 @@ struct fj_ctx {
 	uint8_t *buf;
 	size_t len, pos, chunk;
 	bool cut;
+	bool side;			/* fj_time wanted */
 	struct piece_state ps;
 	uint64_t resume;		/* lpt_flow_resume_ip() so far */
 	bool stopped;			/* print no more chunks */
@@ -528,12 +542,7 @@ struct fj_ctx {
 	bool have_fallback;
 	/* the buffers of printed chunks, for the next ones (made and
 	 * printed on the calling thread): no page faults per chunk */
-	struct fj_buf {
-		struct fj_rec *r;
-		size_t cap;
-		uint8_t *lens;
-		size_t caplens;
-	} *pool;
+	struct fj_buf *pool;
 	size_t npool, cappool;
 };
 
@@ -546,14 +555,8 @@ static int fj_next(void *vctx, void *vjob)
 	if (c->pos >= c->len || c->stopped)
 		return 0;
 	end = lpt_chunk_next(c->buf, c->len, c->pos, c->chunk);
-	if (c->npool) {
-		struct fj_buf *b = &c->pool[--c->npool];
-
-		j->r = b->r;
-		j->cap = b->cap;
-		j->lens = b->lens;
-		j->caplens = b->caplens;
-	}
+	if (c->npool)
+		j->b = c->pool[--c->npool];
 	j->off = c->pos;
 	j->last = end >= c->len;
 	pend = j->last ? c->len : lpt_chunk_psb_end(c->buf, c->len, end);
@@ -563,51 +566,33 @@ static int fj_next(void *vctx, void *vjob)
 	return 1;
 }
 
-static struct fj_rec *fj_push(struct fj_job *j)
+/* Room for @need elements of @size at *@p (capacity *@cap). */
+static bool grow(void *p, size_t *cap, size_t need, size_t size, size_t init)
 {
-	if (j->n == j->cap) {
-		size_t cap = j->cap ? 2 * j->cap : 1024;
-		struct fj_rec *r = realloc(j->r, cap * sizeof(*r));
+	void **pp = p;
+	size_t n = *cap ? *cap : init;
+	void *q;
 
-		if (!r) {
-			j->nomem = true;
-			return NULL;
-		}
-		j->r = r;
-		j->cap = cap;
-	}
-	return &j->r[j->n++];
-}
-
-static bool fj_lens(struct fj_job *j, const uint8_t *lens, uint32_t n,
-		    size_t *at)
-{
-	if (j->nlens + n > j->caplens) {
-		size_t cap = j->caplens ? 2 * j->caplens : 16384;
-		uint8_t *l;
-
-		while (cap < j->nlens + n)
-			cap *= 2;
-		l = realloc(j->lens, cap);
-		if (!l) {
-			j->nomem = true;
-			return false;
-		}
-		j->lens = l;
-		j->caplens = cap;
-	}
-	memcpy(j->lens + j->nlens, lens, n);
-	*at = j->nlens;
-	j->nlens += n;
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	q = realloc(*pp, n * size);
+	if (!q)
+		return false;
+	*pp = q;
+	*cap = n;
 	return true;
 }
 
 /*
- * Whether @len bytes at @buf hold a packet the time depends on (TSC, TMA,
- * MTC, CYC, CBR: SDM 33.4.2.10-14; true where the packets cannot be
- * read). A flow decoder's time is not given again by a PSB+ (the MTC and
- * CYC calibration, the core:bus ratio, an MTC-only time), so a chunk
- * cannot start with the time a decoder of the whole trace has there.
+ * Whether @len bytes at @buf hold a packet that moves the time (TSC, TMA,
+ * MTC, CYC: SDM 33.4.2.11-14; true where the packets cannot be read).
+ * A flow decoder's time is not given again by a PSB+ (the MTC and CYC
+ * calibration, the core:bus ratio of the last CBR, an MTC-only time), so
+ * a chunk cannot start with the time a decoder of the whole trace has
+ * there. Without any of them the time is 0 throughout (a CBR alone only
+ * scales CYCs), as in kAFL's traces.
  */
 static bool has_timing(const uint8_t *buf, size_t len)
 {
@@ -631,8 +616,52 @@ static bool has_timing(const uint8_t *buf, size_t len)
 	}
 	lpt_pkt_free(d);
 	return st.count[LPT_PKT_TSC] || st.count[LPT_PKT_TMA] ||
-	       st.count[LPT_PKT_MTC] || st.count[LPT_PKT_CYC] ||
-	       st.count[LPT_PKT_CBR];
+	       st.count[LPT_PKT_MTC] || st.count[LPT_PKT_CYC];
+}
+
+/* One event of a chunk into @j (false: out of memory). */
+static bool fj_event(struct fj_job *j, const struct lpt_flow_event *ev)
+{
+	struct fj_rec *r;
+
+	if (!grow(&j->b.ev, &j->b.capev, j->nev + 1, sizeof(*ev), 64))
+		return false;
+	r = &j->b.r[j->n++];
+	memset(r, 0, sizeof(*r));
+	r->kind = FJ_EVENT;
+	r->n = (uint32_t)j->nev;
+	j->b.ev[j->nev] = *ev;
+	j->b.ev[j->nev].offset += j->off;
+	j->b.ev[j->nev].query_offset += j->off;
+	j->nev++;
+	return true;
+}
+
+/* One block of a chunk into @j (false: out of memory). */
+static bool fj_block(struct fj_job *j, const struct lpt_flow_block *b, bool side)
+{
+	struct fj_rec *r;
+
+	if (!grow(&j->b.lens, &j->b.caplens, j->nlens + b->ninsn, 1, 65536))
+		return false;
+	if (side) {
+		struct fj_time *t = &j->b.tm[j->n];
+
+		t->tsc = b->tsc;
+		t->end_tsc = b->end_tsc;
+		t->query_offset = b->query_offset + j->off;
+	}
+	r = &j->b.r[j->n++];
+	r->kind = FJ_BLOCK;
+	r->ip = b->ip;
+	r->n = b->ninsn;
+	r->lens = (uint32_t)j->nlens;
+	r->last = (uint32_t)(b->end_ip - b->ip);
+	r->mode = b->mode;
+	r->end = b->end;
+	memcpy(j->b.lens + j->nlens, b->lens, b->ninsn);
+	j->nlens += b->ninsn;
+	return true;
 }
 
 static void fj_work(void *vctx, unsigned int w, void *vjob)
@@ -648,42 +677,45 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 		j->nosync = true;
 		return;
 	}
-	while (st >= 0 && !(st & LPT_FLOW_EOS) && !j->nomem) {
-		struct fj_rec *r = fj_push(j);
+	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
+		size_t need = j->n + 1;
 
-		if (!r)
+		if (!grow(&j->b.r, &j->b.capr, need, sizeof(*j->b.r), 4096) ||
+		    (c->side && !grow(&j->b.tm, &j->b.captm, need,
+				      sizeof(*j->b.tm), 4096))) {
+			j->nomem = true;
 			break;
-		memset(r, 0, sizeof(*r));
+		}
 		if (st & LPT_FLOW_EVENT_PENDING) {
-			r->kind = FJ_EVENT;
-			st = lpt_flow_event(f, &r->ev);
-			if (st < 0) {
-				j->n--;
+			struct lpt_flow_event ev;
+
+			st = lpt_flow_event(f, &ev);
+			if (st < 0)
+				break;
+			if (!fj_event(j, &ev)) {
+				j->nomem = true;
 				break;
 			}
-			r->ev.offset += j->off;
-			r->ev.query_offset += j->off;
 			if (j->first_set == SIZE_MAX &&
-			    (r->ev.type == LPT_FLOW_EV_DISABLED ||
-			     r->ev.type == LPT_FLOW_EV_ASYNC_DISABLED ||
-			     r->ev.type == LPT_FLOW_EV_OVERFLOW ||
-			     r->ev.type == LPT_FLOW_EV_RESYNC))
+			    (ev.type == LPT_FLOW_EV_DISABLED ||
+			     ev.type == LPT_FLOW_EV_ASYNC_DISABLED ||
+			     ev.type == LPT_FLOW_EV_OVERFLOW ||
+			     ev.type == LPT_FLOW_EV_RESYNC))
 				j->first_set = j->n - 1;
-			if (r->ev.type == LPT_FLOW_EV_RESYNC && !j->last) {
+			if (ev.type == LPT_FLOW_EV_RESYNC && !j->last) {
 				j->resync = true;	/* printed otherwise */
 				return;
 			}
 		} else {
-			r->kind = FJ_BLOCK;
-			st = lpt_flow_next(f, &r->b);
-			if (st < 0) {
-				j->n--;
+			struct lpt_flow_block b;
+
+			st = lpt_flow_next(f, &b);
+			if (st < 0)
+				break;
+			if (!fj_block(j, &b, c->side)) {
+				j->nomem = true;
 				break;
 			}
-			if (!fj_lens(j, r->b.lens, r->b.ninsn, &r->lens))
-				break;
-			r->b.lens = NULL;
-			r->b.query_offset += j->off;
 		}
 	}
 	j->st = st;
@@ -695,24 +727,15 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 /* A printed chunk's buffers: to the pool, or freed. */
 static void fj_done(struct fj_ctx *c, struct fj_job *j)
 {
-	if (c->npool == c->cappool) {
-		size_t cap = c->cappool ? 2 * c->cappool : 8;
-		struct fj_buf *p = realloc(c->pool, cap * sizeof(*p));
-
-		if (p) {
-			c->pool = p;
-			c->cappool = cap;
-		}
-	}
-	if (c->npool < c->cappool) {
-		c->pool[c->npool++] = (struct fj_buf){ j->r, j->cap, j->lens,
-						       j->caplens };
+	if (grow(&c->pool, &c->cappool, c->npool + 1, sizeof(*c->pool), 8)) {
+		c->pool[c->npool++] = j->b;
 	} else {
-		free(j->r);
-		free(j->lens);
+		free(j->b.r);
+		free(j->b.tm);
+		free(j->b.ev);
+		free(j->b.lens);
 	}
-	j->r = NULL;
-	j->lens = NULL;
+	memset(&j->b, 0, sizeof(j->b));
 }
 
 static int fj_emit(void *vctx, void *vjob)
@@ -747,16 +770,32 @@ static int fj_emit(void *vctx, void *vjob)
 		return 0;
 	}
 	for (size_t i = 0; i < j->n; i++) {
-		struct fj_rec *r = &j->r[i];
+		const struct fj_rec *r = &j->b.r[i];
 
 		if (r->kind == FJ_EVENT) {
+			struct lpt_flow_event *ev = &j->b.ev[r->n];
+
 			/* the resume IP the chunk's engine did not know */
-			if (i < j->first_set && r->ev.type == LPT_FLOW_EV_ENABLED)
-				r->ev.resumed = c->resume && c->resume == r->ev.ip;
-			out_event(pf, &c->ps, &r->ev, c->cut);
+			if (i < j->first_set && ev->type == LPT_FLOW_EV_ENABLED)
+				ev->resumed = c->resume && c->resume == ev->ip;
+			out_event(pf, &c->ps, ev, c->cut);
 		} else {
-			r->b.lens = j->lens + r->lens;
-			out_block(pf, c->e, &c->ps, &r->b);
+			struct lpt_flow_block b;
+
+			b.ip = r->ip;
+			b.end_ip = r->ip + r->last;
+			b.lens = j->b.lens + r->lens;
+			b.ninsn = r->n;
+			b.mode = r->mode;
+			b.end = r->end;
+			if (c->side) {
+				b.tsc = j->b.tm[i].tsc;
+				b.end_tsc = j->b.tm[i].end_tsc;
+				b.query_offset = j->b.tm[i].query_offset;
+			} else {
+				b.tsc = b.end_tsc = b.query_offset = 0;
+			}
+			out_block(pf, c->e, &c->ps, &b);
 		}
 	}
 	if (j->first_set < j->n)
@@ -813,6 +852,7 @@ static int par_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 	struct fj_ctx c = {
 		.pf = pf, .e = e, .buf = buf, .len = len, .cut = cut,
 		.ps = { .enabled = false, .clean = true },
+		.side = time_on(pf) || pf->opt.offset,
 	};
 	int r;
 
@@ -829,6 +869,8 @@ static int par_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 	r = lpt_par_run(&ops, &c, jobs, sizeof(struct fj_job), 0);
 	for (size_t i = 0; i < c.npool; i++) {
 		free(c.pool[i].r);
+		free(c.pool[i].tm);
+		free(c.pool[i].ev);
 		free(c.pool[i].lens);
 	}
 	free(c.pool);
