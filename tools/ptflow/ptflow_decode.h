@@ -166,7 +166,7 @@ struct ptflow {
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
 	/*
-	 * -j N (0: the online CPUs) and --chunk-size (0: the default): the
+	 * -j N (0: not given, 1) and --chunk-size (0: the default): the
 	 * lwpt engine's chunks of one trace piece on N threads
 	 * (ptflow_flow.h).
 	 */

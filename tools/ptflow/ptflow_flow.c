@@ -918,7 +918,9 @@ static int flow_piece(struct ptflow *pf, uint8_t *buf, size_t len, uint64_t base
 		fprintf(pf->err, "%s: out of memory\n", pf->prog);
 		return -1;
 	}
-	jobs = lpt_par_jobs(pf->jobs);
+	/* -j not given: 1 (ptflow.rst "Every core": the printing thread
+	 * does most of the work on the traces at hand) */
+	jobs = pf->jobs ? lpt_par_jobs(pf->jobs) : 1;
 	if (jobs > 1) {
 		int r = par_piece(pf, e, buf, len, base, cut, jobs);
 
