@@ -14,6 +14,7 @@
 #   caches (the listing, --calls, --report, --stat) and mruby four times
 #   over; the traces without code (dyn_test, infinite_loop, qemu, ...):
 #   every chunk fails, the error path (one engine from the failing chunk on);
+# - foo with a byte changed at a few offsets, and cut after it;
 # - the traces with timing packets put in by test_pt_flow_time (--time,
 #   --calls: decoded by one engine, ptflow.rst "Every core"; --offset
 #   without time: in chunks) and DynamoRIO's (--time, --offset, --calls);
@@ -132,6 +133,23 @@ if [ -x "$TT" ]; then
 else
 	echo "ptflow_jobs: $TT not built, timed cases skipped"
 fi
+
+# corrupt and cut copies of foo: decode errors in some chunks (from the
+# first on, one engine), the same output
+raw_args "$R/pagecache/foo" >"$tmp/args"
+for m in 1234:55 5000:02 9999:ff 15000:99 20001:00 27000:2d 3333:1d; do
+	cp "$R/foo__trace.pt" "$tmp/mut.pt"
+	# shellcheck disable=SC2059 # the byte as an escape
+	printf "\\$(printf '%03o' "0x${m#*:}")" |
+		dd of="$tmp/mut.pt" bs=1 seek="${m%%:*}" conv=notrunc 2>/dev/null
+	# shellcheck disable=SC2046
+	jobs "foo byte ${m%%:*}=${m#*:}" --no-inst --cpu 6/94/3 --pt "$tmp/mut.pt" \
+		$(cat "$tmp/args")
+	head -c "$(( ${m%%:*} + 7 ))" "$tmp/mut.pt" >"$tmp/cut.pt"
+	# shellcheck disable=SC2046
+	jobs "foo byte ${m%%:*}=${m#*:}, cut after it --calls" --calls --cpu 6/94/3 \
+		--pt "$tmp/cut.pt" $(cat "$tmp/args")
+done
 
 # without code: errors in every chunk
 for t in dyn_test__sample_raw_0 infinite_loop_linux__loop_trace_26023_0 \
