@@ -87,7 +87,7 @@ raw_args() {
 		}'
 }
 
-for i in 1 2 3 4; do cat "$R/mruby__trace.pt"; done >"$tmp/mruby4.pt"
+for _ in 1 2 3 4; do cat "$R/mruby__trace.pt"; done >"$tmp/mruby4.pt"
 for t in Unzip:Unzip__trace.pt foo:foo__trace.pt icelake_tip:icelake_tip__ptlog.pt \
 	 mruby:mruby__trace.pt mruby:"$tmp/mruby4.pt"; do
 	n=${t%%:*}
