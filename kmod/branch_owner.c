@@ -2,8 +2,9 @@
 /*
  * Which branch tracer records a thread (branch_owner.h): PT and BTS of one
  * thread are exclusive (issue 37; include/uapi/lwpt/bts.h). A table of
- * claims keyed by the task, and a count of per-CPU PT captures, under one
- * raw spinlock (PT claims under its own raw spinlock, at fork).
+ * claims keyed by the task, and counts of each tracer's thread claims and
+ * per-CPU captures, under one raw spinlock (PT claims under its own raw
+ * spinlock, at fork).
  */
 #include <linux/bug.h>
 #include <linux/errno.h>
@@ -14,8 +15,16 @@
 
 static DEFINE_HASHTABLE(branch_claims, 7);
 static DEFINE_RAW_SPINLOCK(branch_lock);	/* the table and the counts */
-static unsigned int branch_cpu_claims;		/* per-CPU PT captures */
-static unsigned int branch_bts_claims;		/* threads BTS claims */
+/* Per-CPU captures of each tracer (enum lwpt_branch_tracer). */
+static unsigned int branch_cpu_claims[LWPT_BRANCH_NR];
+/* Threads each tracer claims. */
+static unsigned int branch_task_claims[LWPT_BRANCH_NR];
+
+/* The other tracer: two exist. */
+static enum lwpt_branch_tracer branch_other(enum lwpt_branch_tracer t)
+{
+	return t == LWPT_BRANCH_PT ? LWPT_BRANCH_BTS : LWPT_BRANCH_PT;
+}
 
 int lwpt_branch_claim_task(struct lwpt_branch_claim *c, struct task_struct *task,
 			   enum lwpt_branch_tracer tracer)
@@ -24,8 +33,10 @@ int lwpt_branch_claim_task(struct lwpt_branch_claim *c, struct task_struct *task
 	unsigned long flags;
 	int err = 0;
 
+	if (WARN_ON_ONCE((unsigned int)tracer >= LWPT_BRANCH_NR))
+		return -EINVAL;
 	raw_spin_lock_irqsave(&branch_lock, flags);
-	if (tracer == LWPT_BRANCH_BTS && branch_cpu_claims) {
+	if (branch_cpu_claims[branch_other(tracer)]) {
 		err = -EBUSY;
 		goto out;
 	}
@@ -37,8 +48,7 @@ int lwpt_branch_claim_task(struct lwpt_branch_claim *c, struct task_struct *task
 	c->task = task;
 	c->tracer = tracer;
 	hash_add(branch_claims, &c->node, (unsigned long)task);
-	if (tracer == LWPT_BRANCH_BTS)
-		branch_bts_claims++;
+	branch_task_claims[tracer]++;
 out:
 	raw_spin_unlock_irqrestore(&branch_lock, flags);
 	return err;
@@ -51,33 +61,38 @@ void lwpt_branch_release_task(struct lwpt_branch_claim *c)
 	raw_spin_lock_irqsave(&branch_lock, flags);
 	if (c->task) {
 		hash_del(&c->node);
-		if (c->tracer == LWPT_BRANCH_BTS)
-			branch_bts_claims--;
+		branch_task_claims[c->tracer]--;
 		c->task = NULL;
 	}
 	raw_spin_unlock_irqrestore(&branch_lock, flags);
 }
 
-int lwpt_branch_claim_cpus(void)
+int lwpt_branch_claim_cpus(enum lwpt_branch_tracer tracer)
 {
+	enum lwpt_branch_tracer o;
 	unsigned long flags;
 	int err = 0;
 
+	if (WARN_ON_ONCE((unsigned int)tracer >= LWPT_BRANCH_NR))
+		return -EINVAL;
+	o = branch_other(tracer);
 	raw_spin_lock_irqsave(&branch_lock, flags);
-	if (branch_bts_claims)
+	if (branch_task_claims[o] || branch_cpu_claims[o])
 		err = -EBUSY;
 	else
-		branch_cpu_claims++;
+		branch_cpu_claims[tracer]++;
 	raw_spin_unlock_irqrestore(&branch_lock, flags);
 	return err;
 }
 
-void lwpt_branch_release_cpus(void)
+void lwpt_branch_release_cpus(enum lwpt_branch_tracer tracer)
 {
 	unsigned long flags;
 
+	if (WARN_ON_ONCE((unsigned int)tracer >= LWPT_BRANCH_NR))
+		return;
 	raw_spin_lock_irqsave(&branch_lock, flags);
-	if (!WARN_ON_ONCE(!branch_cpu_claims))
-		branch_cpu_claims--;
+	if (!WARN_ON_ONCE(!branch_cpu_claims[tracer]))
+		branch_cpu_claims[tracer]--;
 	raw_spin_unlock_irqrestore(&branch_lock, flags);
 }

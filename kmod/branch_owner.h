@@ -18,6 +18,7 @@ struct task_struct;
 enum lwpt_branch_tracer {
 	LWPT_BRANCH_PT,
 	LWPT_BRANCH_BTS,
+	LWPT_BRANCH_NR,
 };
 
 /**
@@ -45,9 +46,10 @@ struct lwpt_branch_claim {
  *
  * Any context (a raw spinlock inside).
  *
- * Return: 0; -EBUSY another tracer claims @task, or @tracer is BTS and a
- * per-CPU PT capture holds the CPUs (lwpt_branch_claim_cpus()). A second
- * claim by the same tracer is the caller's to prevent (it is allowed).
+ * Return: 0; -EBUSY another tracer claims @task, or a per-CPU capture of
+ * the other tracer holds the CPUs (lwpt_branch_claim_cpus()); -EINVAL a
+ * bad @tracer. A second claim by the same tracer is the caller's to
+ * prevent (it is allowed).
  */
 int lwpt_branch_claim_task(struct lwpt_branch_claim *c, struct task_struct *task,
 			   enum lwpt_branch_tracer tracer);
@@ -61,17 +63,22 @@ int lwpt_branch_claim_task(struct lwpt_branch_claim *c, struct task_struct *task
 void lwpt_branch_release_task(struct lwpt_branch_claim *c);
 
 /**
- * lwpt_branch_claim_cpus - a per-CPU PT capture claims every thread that
- *	runs on the CPUs
+ * lwpt_branch_claim_cpus - a per-CPU capture of @tracer claims every
+ *	thread that runs on the CPUs
+ * @tracer: the claimant (PT's per-CPU scope, BTS's per-CPU captures)
  *
  * Whatever its CPU selection: a thread can migrate onto a selected CPU at
  * any time. Any context.
  *
- * Return: 0; -EBUSY a thread has a BTS claim.
+ * Return: 0; -EBUSY a thread has a claim of the other tracer, or the other
+ * tracer has a per-CPU capture; -EINVAL a bad @tracer.
  */
-int lwpt_branch_claim_cpus(void);
+int lwpt_branch_claim_cpus(enum lwpt_branch_tracer tracer);
 
-/* lwpt_branch_release_cpus - end a claim of lwpt_branch_claim_cpus(). */
-void lwpt_branch_release_cpus(void);
+/**
+ * lwpt_branch_release_cpus - end a claim of lwpt_branch_claim_cpus()
+ * @tracer: the claimant
+ */
+void lwpt_branch_release_cpus(enum lwpt_branch_tracer tracer);
 
 #endif /* LWPT_KMOD_BRANCH_OWNER_H */

@@ -207,22 +207,46 @@ int lwpt_hw_xrstors(const void *area, u64 mask);
 typedef bool (*lwpt_hw_irq_fn)(void *data);
 
 /**
+ * enum lwpt_hw_pmi_consumer - the subsystems that share the PMI
+ * @LWPT_HW_PMI_PT: Intel PT's ToPA PMI (SDM 33.2.7.2; kmod/pt)
+ * @LWPT_HW_PMI_BTS: the BTS threshold interrupt, the "DS interrupt" of
+ *	SDM 17.4.9.3 (kmod/bts); it has no IA32_PERF_GLOBAL_STATUS bit
+ * @LWPT_HW_PMI_NR: number of consumers
+ *
+ * Every consumer is called for every PMI, in this order: one NMI can carry
+ * a ToPA PMI and a BTS threshold at once (the local APIC delivers one NMI
+ * for conditions raised while its LVT entry is masked or the NMI is being
+ * handled).
+ */
+enum lwpt_hw_pmi_consumer {
+	LWPT_HW_PMI_PT,
+	LWPT_HW_PMI_BTS,
+	LWPT_HW_PMI_NR,
+};
+
+/**
  * lwpt_hw_pmi_register - hook the performance-monitoring interrupt
- * @fn: called for every PMI (PT ToPA PMI, SDM 33.2.7.2)
+ * @who: the consumer's slot (enum lwpt_hw_pmi_consumer)
+ * @fn: called for every PMI; returns true if the PMI was the consumer's
+ *	(the NMI is then claimed: NMI_HANDLED)
  * @data: passed to @fn
  *
- * Native: an NMI_LOCAL handler registered with NMI_FLAG_FIRST, so that it
- * runs before perf's (which acknowledges every bit of
- * IA32_PERF_GLOBAL_STATUS, bit 55 included); the hook must still not
- * depend on seeing bit 55 (another NMI_FLAG_FIRST handler may come first).
+ * Native: one NMI_LOCAL handler registered with NMI_FLAG_FIRST while any
+ * consumer is registered, so that it runs before perf's (which
+ * acknowledges every bit of IA32_PERF_GLOBAL_STATUS, bit 55 included); a
+ * consumer must still not depend on seeing its status bit (another
+ * NMI_FLAG_FIRST handler may come first), and BTS has none. The handler
+ * calls every registered consumer, whatever the earlier ones answered.
  * Model: called when the model raises a PMI, with the "other handler" of
  * the pt_nmi_first_acker parameter before it (1) or after it (2, perf).
- * Only one hook may be registered.
+ * A consumer's hook never calls another consumer: each answers for its own
+ * state only.
  *
- * Return: 0, -EBUSY if a hook is registered, or register_nmi_handler()'s
- * error.
+ * Return: 0, -EINVAL if @who is out of range, -EBUSY if the slot is taken,
+ * or register_nmi_handler()'s error.
  */
-int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data);
+int lwpt_hw_pmi_register(enum lwpt_hw_pmi_consumer who, lwpt_hw_irq_fn fn,
+			 void *data);
 
 /**
  * lwpt_hw_pmi_rearm - unmask the LVT performance-monitor entry of this CPU
@@ -248,10 +272,12 @@ void lwpt_hw_pmi_rearm(void);
 
 /**
  * lwpt_hw_pmi_unregister - remove the hook of lwpt_hw_pmi_register()
+ * @who: the consumer's slot
  *
- * Waits until no CPU runs the hook any more.
+ * Waits until no CPU runs the hook any more. Unregistering an empty slot
+ * does nothing.
  */
-void lwpt_hw_pmi_unregister(void);
+void lwpt_hw_pmi_unregister(enum lwpt_hw_pmi_consumer who);
 
 /**
  * lwpt_hw_lwp_irq_register - hook the LWP threshold interrupt

@@ -222,8 +222,20 @@ int lwpt_hw_xrstors(const void *area, u64 mask)
 
 /* Serialises hook registration; the hooks themselves run lock-free. */
 static DEFINE_MUTEX(lwpt_hw_hook_lock);
-static lwpt_hw_irq_fn lwpt_hw_pmi_fn;
-static void *lwpt_hw_pmi_data;
+
+/**
+ * struct lwpt_hw_pmi_hook - one consumer of the PMI
+ * @fn: its hook, NULL while the slot is free
+ * @data: the hook's argument
+ */
+struct lwpt_hw_pmi_hook {
+	lwpt_hw_irq_fn fn;
+	void *data;
+};
+
+static struct lwpt_hw_pmi_hook lwpt_hw_pmi_hooks[LWPT_HW_PMI_NR];
+/* Slots in use; the NMI handlers are registered while it is not 0. */
+static unsigned int lwpt_hw_pmi_users;
 /* This CPU's PMI hook asked for LVTPC to be unmasked (lwpt_hw_pmi_rearm()). */
 static DEFINE_PER_CPU(bool, lwpt_hw_pmi_unmask);
 
@@ -246,43 +258,64 @@ static int lwpt_hw_nmi_late(unsigned int type, struct pt_regs *regs)
 	return NMI_DONE;
 }
 
+/*
+ * Every consumer, whatever the others answered: one NMI may carry a ToPA
+ * PMI and a BTS threshold (hw.h, enum lwpt_hw_pmi_consumer).
+ */
 static int lwpt_hw_nmi(unsigned int type, struct pt_regs *regs)
 {
-	/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
-	lwpt_hw_irq_fn fn = smp_load_acquire(&lwpt_hw_pmi_fn);
+	bool handled = false;
+	int i;
 
-	if (fn && fn(lwpt_hw_pmi_data))
-		return NMI_HANDLED;
-	return NMI_DONE;
+	for (i = 0; i < LWPT_HW_PMI_NR; i++) {
+		struct lwpt_hw_pmi_hook *h = &lwpt_hw_pmi_hooks[i];
+		/* Pairs with the smp_store_release() in lwpt_hw_pmi_register(). */
+		lwpt_hw_irq_fn fn = smp_load_acquire(&h->fn);
+
+		if (fn && fn(READ_ONCE(h->data)))
+			handled = true;
+	}
+	return handled ? NMI_HANDLED : NMI_DONE;
 }
 
-int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
+int lwpt_hw_pmi_register(enum lwpt_hw_pmi_consumer who, lwpt_hw_irq_fn fn,
+			 void *data)
 {
-	int err;
+	struct lwpt_hw_pmi_hook *h;
+	int err = 0;
 
+	if ((unsigned int)who >= LWPT_HW_PMI_NR || !fn)
+		return -EINVAL;
+	h = &lwpt_hw_pmi_hooks[who];
 	mutex_lock(&lwpt_hw_hook_lock);
-	if (lwpt_hw_pmi_fn) {
+	if (h->fn) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	lwpt_hw_pmi_data = data;
-	/* Pairs with the smp_load_acquire() in lwpt_hw_nmi(). */
-	smp_store_release(&lwpt_hw_pmi_fn, fn);
-	/*
-	 * First on the NMI_LOCAL list: perf's perf_event_nmi_handler() (via
-	 * intel_pmu_handle_irq()) acknowledges all of IA32_PERF_GLOBAL_STATUS
-	 * whenever a perf event exists (the NMI watchdog is one), and nmi.c's
-	 * nmi_handle() calls the handlers in list order.
-	 */
-	err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, NMI_FLAG_FIRST, "lwpt_pmi");
-	/* Last on the list (list_add_tail_rcu()): after perf's handler. */
-	if (!err) {
-		err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi_late, 0, "lwpt_pmi_late");
+	if (!lwpt_hw_pmi_users) {
+		/*
+		 * First on the NMI_LOCAL list: perf's perf_event_nmi_handler()
+		 * (via intel_pmu_handle_irq()) acknowledges all of
+		 * IA32_PERF_GLOBAL_STATUS whenever a perf event exists (the NMI
+		 * watchdog is one), and nmi.c's nmi_handle() calls the handlers
+		 * in list order.
+		 */
+		err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi, NMI_FLAG_FIRST,
+					   "lwpt_pmi");
+		/* Last on the list (list_add_tail_rcu()): after perf's handler. */
+		if (!err) {
+			err = register_nmi_handler(NMI_LOCAL, lwpt_hw_nmi_late, 0,
+						   "lwpt_pmi_late");
+			if (err)
+				unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+		}
 		if (err)
-			unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+			goto out_unlock;
 	}
-	if (err)
-		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
+	WRITE_ONCE(h->data, data);
+	/* Pairs with the smp_load_acquire() in lwpt_hw_nmi(). */
+	smp_store_release(&h->fn, fn);
+	lwpt_hw_pmi_users++;
 out_unlock:
 	mutex_unlock(&lwpt_hw_hook_lock);
 	return err;
@@ -293,14 +326,24 @@ void lwpt_hw_pmi_rearm(void)
 	this_cpu_write(lwpt_hw_pmi_unmask, true);
 }
 
-void lwpt_hw_pmi_unregister(void)
+void lwpt_hw_pmi_unregister(enum lwpt_hw_pmi_consumer who)
 {
+	struct lwpt_hw_pmi_hook *h;
+
+	if ((unsigned int)who >= LWPT_HW_PMI_NR)
+		return;
+	h = &lwpt_hw_pmi_hooks[who];
 	mutex_lock(&lwpt_hw_hook_lock);
-	if (lwpt_hw_pmi_fn) {
-		/* Waits for running handlers (synchronize_rcu()). */
-		unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
-		unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi_late");
-		WRITE_ONCE(lwpt_hw_pmi_fn, NULL);
+	if (h->fn) {
+		WRITE_ONCE(h->fn, NULL);
+		if (!--lwpt_hw_pmi_users) {
+			/* Waits for running handlers (synchronize_rcu()). */
+			unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi");
+			unregister_nmi_handler(NMI_LOCAL, "lwpt_pmi_late");
+		} else {
+			/* nmi_handle() runs the handlers under rcu_read_lock(). */
+			synchronize_rcu();
+		}
 	}
 	mutex_unlock(&lwpt_hw_hook_lock);
 }

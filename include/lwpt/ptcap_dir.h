@@ -34,6 +34,8 @@
 #define PTCAP_TRACE_SUFFIX	".pt"
 /* A `format bts` capture's trace files: raw 24-byte BTS records. */
 #define PTCAP_BTS_SUFFIX	".bts"
+/* The LBR stack of a thread at its fatal signal (ptcap --lbr-on-crash). */
+#define PTCAP_LBR_SUFFIX	".lbr"
 
 /* Errors of this reader, returned negated. */
 enum ptcap_dir_error {

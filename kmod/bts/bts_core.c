@@ -11,8 +11,12 @@
  *              attaches the thread (bts_thread.c): recording starts;
  *   STATUS     how many bytes of records the buffer holds;
  *   STOP       detaches the thread (the buffer stays mapped and readable);
+ *   CONSUME    a ring capture's reader made room (ABI 1.7);
+ *   RING_STATUS a ring capture's head, tail and counters (ABI 1.7);
+ *   poll       readable when records wait, POLLHUP once recording ended;
  *   mmap       the buffer, read-only;
- *   release    stops and frees everything.
+ *   release    stops, drops the file's reference (a queued hold of the
+ *              thread may hold the last one: bts_session_put()).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -22,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pid.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -35,10 +40,16 @@
 
 #include "../perm.h"
 #include "bts_int.h"
+#include "lbr_int.h"
 
 static_assert(sizeof(struct lwpt_bts_record) == BTS_RECORD_SIZE);
 static_assert(sizeof(struct lwpt_bts_config) == LWPT_BTS_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_lbr) == LWPT_BTS_LBR_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_ring) == LWPT_BTS_RING_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_cpu_config) == LWPT_BTS_CPU_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_switch) == LWPT_BTS_SWITCH_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_switches) == LWPT_BTS_SWITCHES_SIZE_VER0);
 
 static bool bts_present;
 
@@ -49,6 +60,7 @@ static int bts_open(struct inode *inode, struct file *file)
 	if (!s)
 		return -ENOMEM;
 	mutex_init(&s->lock);
+	bts_thread_session_init(s);
 	s->loaded_cpu = -1;
 	/* misc_open() left the miscdevice here: the common ioctls need it. */
 	s->misc = file->private_data;
@@ -70,14 +82,15 @@ static int bts_config_check(struct lwpt_bts_config *cfg)
 {
 	if (cfg->reserved0 || cfg->reserved1)
 		return bts_refuse(cfg, LWPT_BTS_FIELD_RESERVED, -EINVAL);
-	if (!cfg->flags || (cfg->flags & ~LWPT_BTS_CFG_FLAGS))
+	if (!(cfg->flags & LWPT_BTS_CFG_FLAGS) || (cfg->flags & ~LWPT_BTS_CFG_VALID))
 		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EINVAL);
 	if (cfg->buffer_size < LWPT_BTS_BUFFER_MIN ||
 	    cfg->buffer_size > LWPT_BTS_BUFFER_MAX ||
 	    !PAGE_ALIGNED(cfg->buffer_size))
 		return bts_refuse(cfg, LWPT_BTS_FIELD_BUFFER_SIZE, -EINVAL);
 	/* Without DS-CPL, BTS records every CPL: both must be asked. */
-	if (cfg->flags != LWPT_BTS_CFG_FLAGS && !bts_ds_cpl_qualified())
+	if ((cfg->flags & LWPT_BTS_CFG_FLAGS) != LWPT_BTS_CFG_FLAGS &&
+	    !bts_ds_cpl_qualified())
 		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EOPNOTSUPP);
 	return 0;
 }
@@ -135,10 +148,11 @@ static int bts_config_permit(struct lwpt_bts_config *cfg, struct task_struct **t
 static u64 bts_config_debugctl(const struct lwpt_bts_config *cfg)
 {
 	u64 v = IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS | IA32_DEBUGCTL_BTINT;
+	u32 cpl = cfg->flags & LWPT_BTS_CFG_FLAGS;
 
-	if (cfg->flags == LWPT_BTS_CFG_USER)
+	if (cpl == LWPT_BTS_CFG_USER)
 		v |= IA32_DEBUGCTL_BTS_OFF_OS;
-	else if (cfg->flags == LWPT_BTS_CFG_KERNEL)
+	else if (cpl == LWPT_BTS_CFG_KERNEL)
 		v |= IA32_DEBUGCTL_BTS_OFF_USR;
 	return v;
 }
@@ -148,7 +162,7 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	struct lwpt_bts_config cfg;
 	struct task_struct *task;
 	const char *holder;
-	u32 usize;
+	u32 usize, lbr;
 	int err;
 
 	if (get_user(usize, (u32 __user *)arg))
@@ -163,7 +177,15 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		err = -EBUSY;
 		goto out;
 	}
+	/* LBR snapshots (lbr_thread.c) beside the BTS flags. */
+	lbr = cfg.flags & LWPT_BTS_CFG_LBR;
+	cfg.flags &= ~LWPT_BTS_CFG_LBR;
 	err = bts_config_check(&cfg);
+	if (!err && lbr) {
+		err = lbr_config_check(cfg.flags & LWPT_BTS_CFG_FLAGS);
+		if (err)
+			cfg.bad_field = LWPT_BTS_FIELD_FLAGS;
+	}
 	if (err)
 		goto out;
 	/*
@@ -179,6 +201,15 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	err = bts_config_permit(&cfg, &task);
 	if (err)
 		goto out;
+	/*
+	 * A ring's thread waits for its reader when the ring is full: the
+	 * caller's own thread would wait for itself.
+	 */
+	if ((cfg.flags & LWPT_BTS_CFG_RING) && task == current) {
+		cfg.bad_field = LWPT_BTS_FIELD_PID;
+		err = -EINVAL;
+		goto out_put;
+	}
 	if (bts_ds_busy(&holder)) {
 		pr_info(LWPT_PR_PREFIX "/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
 			holder);
@@ -189,16 +220,26 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	s->records_end = rounddown(s->size, BTS_RECORD_SIZE);
 	s->debugctl = bts_config_debugctl(&cfg);
 	s->head = 0;
+	s->tail = 0;
+	s->ring = cfg.flags & LWPT_BTS_CFG_RING;
+	s->margin = bts_ring_margin(s->records_end);
 	err = bts_buf_alloc(s);
 	if (err) {
 		cfg.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;
 		goto out_put;
 	}
 	s->task = task;
+	err = lbr ? lbr_alloc(s, cfg.flags & LWPT_BTS_CFG_FLAGS) : 0;
+	if (err) {
+		s->task = NULL;
+		bts_buf_free(s);
+		goto out_put;
+	}
 	s->cred = get_current_cred();
 	s->privileged = perfmon_capable();
 	err = bts_thread_attach(s);
 	if (err) {
+		lbr_free(s);
 		s->task = NULL;
 		put_cred(s->cred);
 		s->cred = NULL;
@@ -206,6 +247,8 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 		cfg.bad_field = LWPT_BTS_FIELD_PID;
 		goto out_put;
 	}
+	if (s->lbr)
+		lbr_attach(s);
 	s->configured = true;
 	goto out;
 
@@ -237,13 +280,173 @@ static long bts_ioctl_status(struct bts_session *s, void __user *arg)
 		if (READ_ONCE(s->exec_stopped))
 			st.flags |= LWPT_BTS_ST_EXEC_STOPPED;
 		st.head = READ_ONCE(s->head);
-		if (st.head + BTS_RECORD_SIZE > s->records_end)
+		if (!s->ring && st.head + BTS_RECORD_SIZE > s->records_end)
 			st.flags |= LWPT_BTS_ST_FULL;
 		st.switches = READ_ONCE(s->switches);
 		st.buffer_size = s->size;
 	}
 	if (copy_to_user(arg, &st, sizeof(st)))
 		return -EFAULT;
+	return 0;
+}
+
+/*
+ * LWPT_BTS_IOC_CONFIGURE_CPU: every thread on one CPU (bts_cpu.c). The
+ * rules of a per-CPU /dev/pt capture: CAP_PERFMON (perf_allow_cpu()),
+ * kernel branches CAP_PERFMON; the flags, buffer and DS-CPL checks of
+ * CONFIGURE; perf's use of the DS area refused as there.
+ */
+static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
+{
+	struct lwpt_bts_cpu_config cc;
+	struct lwpt_bts_config cfg = { };
+	const char *holder;
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < LWPT_BTS_CPU_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	if (copy_from_user(&cc, arg, sizeof(cc)))
+		return -EFAULT;
+	cc.bad_field = LWPT_BTS_FIELD_NONE;
+	if (s->configured) {
+		err = -EBUSY;
+		goto out;
+	}
+	/* The request's common part, checked as CONFIGURE's. */
+	cfg.flags = cc.flags;
+	cfg.buffer_size = cc.buffer_size;
+	cfg.reserved0 = cc.reserved0;
+	cfg.reserved1 = cc.reserved1;
+	err = bts_config_check(&cfg);
+	cc.bad_field = cfg.bad_field;
+	if (err)
+		goto out;
+	if (cc.flags & LWPT_BTS_CFG_RING) {
+		cc.bad_field = LWPT_BTS_FIELD_FLAGS;
+		err = -EINVAL;
+		goto out;
+	}
+	if (cc.cpu >= nr_cpu_ids) {
+		cc.bad_field = LWPT_BTS_FIELD_CPU;
+		err = -EINVAL;
+		goto out;
+	}
+	if (!(lwpt_hw_flags() & LWPT_HW_F_SIM) && boot_cpu_has(X86_FEATURE_PTI)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!perfmon_capable()) {
+		cc.bad_field = (cc.flags & LWPT_BTS_CFG_KERNEL) ?
+			       LWPT_BTS_FIELD_FLAGS : LWPT_BTS_FIELD_CPU;
+		err = -EPERM;
+		goto out;
+	}
+	if (bts_ds_busy(&holder)) {
+		pr_info(LWPT_PR_PREFIX "/dev/bts: IA32_DS_AREA/IA32_DEBUGCTL in use by %s: refused (EBUSY)\n",
+			holder);
+		err = -EBUSY;
+		goto out;
+	}
+	s->size = cc.buffer_size;
+	s->records_end = rounddown(s->size, BTS_RECORD_SIZE);
+	s->debugctl = bts_config_debugctl(&cfg);
+	s->head = 0;
+	s->tail = 0;
+	s->margin = bts_ring_margin(s->records_end);
+	s->cpu_scope = true;
+	s->cpu = cc.cpu;
+	err = bts_buf_alloc(s);
+	if (err) {
+		cc.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;
+		goto out;
+	}
+	s->privileged = true;
+	err = bts_cpu_attach(s);
+	if (err) {
+		bts_cpu_free(s);
+		bts_buf_free(s);
+		s->cpu_scope = false;
+		cc.bad_field = LWPT_BTS_FIELD_CPU;
+		goto out;
+	}
+	s->configured = true;
+out:
+	if (put_user(cc.bad_field, (u32 __user *)((u8 __user *)arg +
+			offsetof(struct lwpt_bts_cpu_config, bad_field))))
+		return -EFAULT;
+	return err;
+}
+
+/* Stop recording, whichever the scope. */
+static void bts_detach(struct bts_session *s)
+{
+	if (s->cpu_scope)
+		bts_cpu_detach(s);
+	else
+		bts_thread_detach(s);
+}
+
+/* STATUS's flags of a configured session. */
+static u32 bts_status_flags(const struct bts_session *s)
+{
+	u32 f = LWPT_BTS_ST_CONFIGURED;
+
+	if (READ_ONCE(s->attached) && !READ_ONCE(s->exited))
+		f |= LWPT_BTS_ST_RECORDING;
+	if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
+		f |= LWPT_BTS_ST_EXITED;
+	if (READ_ONCE(s->exec_stopped))
+		f |= LWPT_BTS_ST_EXEC_STOPPED;
+	return f;
+}
+
+static long bts_ioctl_ring_status(struct bts_session *s, void __user *arg)
+{
+	struct lwpt_bts_ring st = { };
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < LWPT_BTS_RING_SIZE_VER0)
+		return -EINVAL;
+	if (!s->configured)
+		return -ENODATA;
+	if (!s->ring)
+		return -EINVAL;
+	st.size = sizeof(st);
+	st.flags = bts_status_flags(s);
+	st.head = READ_ONCE(s->head);
+	st.tail = READ_ONCE(s->tail);
+	st.records_size = s->records_end;
+	st.margin = s->margin;
+	st.pmis = READ_ONCE(s->pmis);
+	st.holds = READ_ONCE(s->holds);
+	if (copy_to_user(arg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * The reader consumed records up to *arg bytes. The tail only moves
+ * forward, never past the head published, in whole records. The held
+ * thread and the next threshold interrupt see the room.
+ */
+static long bts_ioctl_consume(struct bts_session *s, u64 __user *arg)
+{
+	u64 tail;
+
+	if (get_user(tail, arg))
+		return -EFAULT;
+	if (!s->configured)
+		return -ENODATA;
+	if (!s->ring || tail < s->tail || tail > READ_ONCE(s->head) ||
+	    tail % BTS_RECORD_SIZE)
+		return -EINVAL;
+	WRITE_ONCE(s->tail, tail);
+	wake_up_all(&s->wq);
 	return 0;
 }
 
@@ -264,11 +467,43 @@ static long bts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = bts_ioctl_status(s, uarg);
 		mutex_unlock(&s->lock);
 		return ret;
+	case LWPT_BTS_IOC_CONSUME:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_consume(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_RING_STATUS:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_ring_status(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_CONFIGURE_CPU:
+		mutex_lock(&s->lock);
+		ret = bts_ioctl_configure_cpu(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_READ_SWITCHES:
+		mutex_lock(&s->lock);
+		if (!s->configured)
+			ret = -ENODATA;
+		else if (!s->cpu_scope)
+			ret = -EINVAL;
+		else
+			ret = bts_cpu_read_switches(s, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
 	case LWPT_BTS_IOC_STOP:
 		mutex_lock(&s->lock);
 		ret = s->configured ? 0 : -ENODATA;
-		if (!ret)
-			bts_thread_detach(s);
+		if (!ret) {
+			lbr_detach(s);
+			bts_detach(s);
+		}
+		mutex_unlock(&s->lock);
+		return ret;
+	case LWPT_BTS_IOC_LBR_SNAPSHOT:
+		mutex_lock(&s->lock);
+		ret = lbr_ioctl_snapshot(s, uarg);
 		mutex_unlock(&s->lock);
 		return ret;
 	default:
@@ -287,18 +522,55 @@ static int bts_mmap(struct file *file, struct vm_area_struct *vma)
 	return err;
 }
 
-/* The last reference to the file (no mapping left): stop and free. */
+/*
+ * Readable when records wait (a ring's head past its tail, a linear
+ * buffer's head past 0) as of the last threshold interrupt, switch or
+ * STOP; POLLHUP once recording ended (STOP, exit, a refused exec).
+ */
+static __poll_t bts_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct bts_session *s = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &s->wq, pt);
+	if (!READ_ONCE(s->configured))
+		return 0;
+	if (READ_ONCE(s->head) > READ_ONCE(s->tail))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (!READ_ONCE(s->attached) || READ_ONCE(s->exited))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+void bts_session_put(struct bts_session *s)
+{
+	if (!refcount_dec_and_test(&s->ref))
+		return;
+	if (s->configured) {
+		lbr_free(s);
+		bts_buf_free(s);
+		bts_cpu_free(s);
+		if (s->task)
+			put_task_struct(s->task);
+		if (s->cred)
+			put_cred(s->cred);
+	}
+	kfree(s);
+}
+
+/*
+ * The last reference to the file (no mapping left): stop; the session
+ * goes with its last reference (a hold queued on the thread may have it).
+ */
 static int bts_release(struct inode *inode, struct file *file)
 {
 	struct bts_session *s = file->private_data;
 
 	if (s->configured) {
-		bts_thread_detach(s);
-		bts_buf_free(s);
-		put_task_struct(s->task);
-		put_cred(s->cred);
+		lbr_detach(s);
+		bts_detach(s);
 	}
-	kfree(s);
+	bts_session_put(s);
 	return 0;
 }
 
@@ -309,6 +581,7 @@ const struct file_operations bts_fops = {
 	.unlocked_ioctl = bts_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = bts_mmap,
+	.poll = bts_poll,
 	.llseek = noop_llseek,
 };
 
@@ -321,20 +594,41 @@ int bts_init(const struct lwpt_caps *caps)
 	err = bts_ds_init(caps);
 	if (err)
 		return err;
+	err = bts_ds_pmi_init();
+	if (err)
+		goto err_ds;
 	err = bts_thread_init();
-	if (err) {
-		bts_ds_exit();
-		return err;
-	}
+	if (err)
+		goto err_pmi;
+	err = bts_cpu_init();
+	if (err)
+		goto err_thread;
+	/* After bts_thread_init(): its exec probe runs before lbr_thread.c's. */
+	err = lbr_init(caps);
+	if (err)
+		goto err_cpu;
 	bts_present = true;
 	return 0;
+
+err_cpu:
+	bts_cpu_exit();
+err_thread:
+	bts_thread_exit();
+err_pmi:
+	bts_ds_pmi_exit();
+err_ds:
+	bts_ds_exit();
+	return err;
 }
 
 void bts_exit(void)
 {
 	if (!bts_present)
 		return;
+	lbr_exit();
+	bts_cpu_exit();
 	bts_thread_exit();
+	bts_ds_pmi_exit();
 	bts_ds_exit();
 	bts_present = false;
 }

@@ -13,6 +13,17 @@
  * user mode would find nothing (perf's intel_bts is off under PTI for that
  * reason): bts_core.c refuses BTS there on the real processor.
  *
+ * The threshold interrupt (SDM 17.4.9.3, the "DS interrupt"): a PMI
+ * through the LVT performance-monitor entry, with no bit in
+ * IA32_PERF_GLOBAL_STATUS. As perf's intel_bts_interrupt() ("the only
+ * surefire way of knowing if this NMI is ours is by checking the write ptr
+ * against the PMI threshold"), a PMI is BTS's when this CPU has a capture
+ * loaded and the BTS index has reached the interrupt threshold. It is not
+ * precise: it can arrive after the state was unloaded (the late PMI), so
+ * an unload that finds the index at the threshold and no PMI seen leaves
+ * a credit that claims the next PMI on the CPU with nothing loaded, as
+ * PT's late-PMI rule (Documentation/pt.rst, "The ToPA PMI").
+ *
  * Coexistence (Documentation/bts.rst, "Sharing with perf"): the area
  * pointer and IA32_DEBUGCTL found at a load are restored at the unload,
  * so a CPU returns to exactly its former state; and a capture is refused
@@ -36,16 +47,77 @@
  * @saved_ds_area: IA32_DS_AREA before the load
  * @saved_debugctl: IA32_DEBUGCTL before the load
  * @loaded: the session whose state is loaded here, or NULL
+ * @busy: a load or unload is under way here (the PMI leaves the DS area
+ *	to it)
+ * @pmi_seen: a threshold PMI came during @busy: the unload accounts it
+ * @pmi_owed: an unload found the threshold reached and no PMI seen: the
+ *	PMI may still come, with nothing loaded; it is claimed then
+ * @late_pmis: PMIs claimed by @pmi_owed or during @busy
+ * @cpu_owner: the per-CPU capture of this CPU (bts_ds_claim()), or NULL
  */
 struct bts_ds_cpu {
 	u8 *area;
 	u64 saved_ds_area;
 	u64 saved_debugctl;
 	struct bts_session *loaded;
+	bool busy;
+	bool pmi_seen;
+	bool pmi_owed;
+	u64 late_pmis;
+	struct bts_session *cpu_owner;
 };
 
 static DEFINE_PER_CPU(struct bts_ds_cpu, bts_ds_cpus);
 static bool bts_ds_cpl;
+
+/*
+ * Who may load state where: per-thread captures (any CPU) and per-CPU
+ * captures (one CPU each) never at once, since a thread's state and a
+ * CPU's would need the one DS area of a CPU (bts_ds_claim()).
+ */
+static DEFINE_SPINLOCK(bts_ds_scope_lock);
+static unsigned int bts_ds_threads;	/* per-thread captures attached */
+static unsigned int bts_ds_cpu_scopes;	/* per-CPU captures */
+
+int bts_ds_claim(struct bts_session *s)
+{
+	int err = 0;
+
+	spin_lock(&bts_ds_scope_lock);
+	if (s->cpu_scope) {
+		struct bts_ds_cpu *c = per_cpu_ptr(&bts_ds_cpus, s->cpu);
+
+		if (bts_ds_threads || c->cpu_owner) {
+			err = -EBUSY;
+		} else {
+			c->cpu_owner = s;
+			bts_ds_cpu_scopes++;
+		}
+	} else {
+		if (bts_ds_cpu_scopes)
+			err = -EBUSY;
+		else
+			bts_ds_threads++;
+	}
+	spin_unlock(&bts_ds_scope_lock);
+	return err;
+}
+
+void bts_ds_unclaim(struct bts_session *s)
+{
+	spin_lock(&bts_ds_scope_lock);
+	if (s->cpu_scope) {
+		struct bts_ds_cpu *c = per_cpu_ptr(&bts_ds_cpus, s->cpu);
+
+		if (!WARN_ON_ONCE(c->cpu_owner != s)) {
+			c->cpu_owner = NULL;
+			bts_ds_cpu_scopes--;
+		}
+	} else if (!WARN_ON_ONCE(!bts_ds_threads)) {
+		bts_ds_threads--;
+	}
+	spin_unlock(&bts_ds_scope_lock);
+}
 
 bool bts_ds_cpl_qualified(void)
 {
@@ -132,60 +204,188 @@ bool bts_ds_busy(const char **holder)
 	return !!*holder;
 }
 
+/*
+ * Program the DS area's BTS fields for @s's next stretch (bts_ring.c);
+ * returns whether the thread must wait for room. BTS off on this CPU.
+ */
+static bool bts_ds_program(struct bts_ds_cpu *c, struct bts_session *s)
+{
+	u64 buf = (unsigned long)s->buf;
+	struct bts_region r;
+
+	bts_ring_region(s, &r);
+	if (r.pad) {
+		memset(s->buf + r.base + s->records_end - r.pad, 0, r.pad);
+		WRITE_ONCE(s->head, s->head + r.pad);
+	}
+	/*
+	 * SDM 17.4.9.3: records go from the base to the absolute maximum;
+	 * with BTINT the processor stops at the maximum (17.4.5) and the
+	 * index reaching the threshold raises the DS interrupt.
+	 */
+	bts_ds_put(c->area, DS_BTS_BUFFER_BASE, buf + r.base);
+	bts_ds_put(c->area, DS_BTS_INDEX, buf + r.index);
+	bts_ds_put(c->area, DS_BTS_ABSOLUTE_MAXIMUM, buf + r.max);
+	bts_ds_put(c->area, DS_BTS_INTERRUPT_THRESHOLD, buf + r.thresh);
+	s->region_base = buf + r.base;
+	s->region_head = s->head - (r.index - r.base);
+	return r.hold;
+}
+
+/* The head as the processor left it: the index of the loaded stretch. */
+static void bts_ds_account(struct bts_ds_cpu *c, struct bts_session *s)
+{
+	u64 index = bts_ds_get(c->area, DS_BTS_INDEX);
+	u64 max = bts_ds_get(c->area, DS_BTS_ABSOLUTE_MAXIMUM);
+
+	if (index >= s->region_base && index <= max)
+		WRITE_ONCE(s->head, s->region_head + (index - s->region_base));
+}
+
 void bts_ds_load(struct bts_session *s)
 {
 	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
-	u64 base = (unsigned long)s->buf;
-	u64 max = base + s->records_end;
+	bool hold;
 
 	lockdep_assert_irqs_disabled();
 	if (WARN_ON_ONCE(c->loaded) || s->exited)
 		return;
+	WRITE_ONCE(c->busy, true);
+	barrier();
 	if (lwpt_hw_rdmsr(IA32_DS_AREA, &c->saved_ds_area))
 		c->saved_ds_area = 0;
 	if (lwpt_hw_rdmsr(IA32_DEBUGCTL, &c->saved_debugctl))
-		return;
-	/*
-	 * SDM 17.4.9.3: records go from the base to the absolute maximum; with
-	 * BTINT the processor stops at the maximum (17.4.5). The threshold is
-	 * beyond the maximum (one record past it, as perf's
-	 * bts_config_buffer() for a buffer without interrupt): no DS
-	 * interrupt.
-	 */
-	bts_ds_put(c->area, DS_BTS_BUFFER_BASE, base);
-	bts_ds_put(c->area, DS_BTS_INDEX, base + s->head);
-	bts_ds_put(c->area, DS_BTS_ABSOLUTE_MAXIMUM, max);
-	bts_ds_put(c->area, DS_BTS_INTERRUPT_THRESHOLD, max + BTS_RECORD_SIZE);
+		goto out;
+	hold = bts_ds_program(c, s);
 	if (lwpt_hw_wrmsr(IA32_DS_AREA, (unsigned long)c->area))
-		return;
-	if (lwpt_hw_wrmsr(IA32_DEBUGCTL, c->saved_debugctl | s->debugctl)) {
-		lwpt_hw_wrmsr(IA32_DS_AREA, c->saved_ds_area);
-		return;
-	}
+		goto out;
 	c->loaded = s;
+	barrier();
+	WRITE_ONCE(c->busy, false);
+	if (lwpt_hw_wrmsr(IA32_DEBUGCTL, c->saved_debugctl | s->debugctl)) {
+		WRITE_ONCE(c->busy, true);
+		c->loaded = NULL;
+		lwpt_hw_wrmsr(IA32_DS_AREA, c->saved_ds_area);
+		goto out;
+	}
 	WRITE_ONCE(s->loaded_cpu, smp_processor_id());
 	s->switches++;
+	/* No room: the thread waits before its next user instruction. */
+	if (hold)
+		irq_work_queue(&s->iw);
+out:
+	barrier();
+	WRITE_ONCE(c->busy, false);
 }
 
 void bts_ds_unload(struct bts_session *s)
 {
 	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
-	u64 base = (unsigned long)s->buf, index, dbg;
+	u64 dbg;
 
 	lockdep_assert_irqs_disabled();
 	if (c->loaded != s)
 		return;
+	WRITE_ONCE(c->busy, true);
+	barrier();
 	/*
 	 * Branch recording off first: no record after the index is read. Our
 	 * bits go back to what they were; any other bit keeps its value now.
+	 * A threshold PMI on its way may arrive from here on (pmi_seen).
 	 */
 	if (!lwpt_hw_rdmsr(IA32_DEBUGCTL, &dbg))
 		lwpt_hw_wrmsr(IA32_DEBUGCTL, (dbg & ~s->debugctl) |
 			      (c->saved_debugctl & s->debugctl));
-	index = bts_ds_get(c->area, DS_BTS_INDEX);
-	if (index >= base && index <= base + s->records_end)
-		s->head = index - base;
+	bts_ds_account(c, s);
+	if (bts_ds_get(c->area, DS_BTS_INDEX) >=
+	    bts_ds_get(c->area, DS_BTS_INTERRUPT_THRESHOLD) &&
+	    !xchg(&c->pmi_seen, false))
+		WRITE_ONCE(c->pmi_owed, true);
+	WRITE_ONCE(c->pmi_seen, false);
 	lwpt_hw_wrmsr(IA32_DS_AREA, c->saved_ds_area);
 	c->loaded = NULL;
 	WRITE_ONCE(s->loaded_cpu, -1);
+	barrier();
+	WRITE_ONCE(c->busy, false);
+}
+
+void bts_ds_sync(struct bts_session *s)
+{
+	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
+
+	lockdep_assert_irqs_disabled();
+	if (c->loaded == s)
+		bts_ds_account(c, s);
+}
+
+void bts_ds_reload(struct bts_session *s)
+{
+	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
+
+	lockdep_assert_irqs_disabled();
+	if (c->loaded != s)
+		return;
+	bts_ds_unload(s);
+	bts_ds_load(s);
+}
+
+/*
+ * The PMI consumer LWPT_HW_PMI_BTS (hw.h), in NMI context natively: the
+ * threshold interrupt of the capture loaded here. As perf's
+ * intel_pmu_handle_irq() with intel_bts_disable_local(): BTS off while
+ * the DS area changes, the stretch accounted (the head published), the
+ * next stretch given with the reader's latest tail, BTS on again; the
+ * session's irq_work wakes poll(2) and holds the thread if the ring has
+ * no room. Not ours (perf's counters, a guest's PMI, PT's): false, the
+ * DS area untouched.
+ */
+static bool bts_ds_pmi(void *data)
+{
+	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
+	struct bts_session *s;
+	u64 dbg;
+
+	if (!c->area)
+		return false;
+	s = READ_ONCE(c->loaded);
+	if (READ_ONCE(c->busy)) {
+		/* The load or unload under way accounts the stretch. */
+		if (s && bts_ds_get(c->area, DS_BTS_INDEX) >=
+			 bts_ds_get(c->area, DS_BTS_INTERRUPT_THRESHOLD)) {
+			WRITE_ONCE(c->pmi_seen, true);
+		} else if (!xchg(&c->pmi_owed, false)) {
+			return false;
+		}
+		c->late_pmis++;
+		lwpt_hw_pmi_rearm();
+		return true;
+	}
+	if (!s || bts_ds_get(c->area, DS_BTS_INDEX) <
+		  bts_ds_get(c->area, DS_BTS_INTERRUPT_THRESHOLD)) {
+		if (!xchg(&c->pmi_owed, false))
+			return false;
+		c->late_pmis++;
+		lwpt_hw_pmi_rearm();
+		return true;
+	}
+	if (lwpt_hw_rdmsr(IA32_DEBUGCTL, &dbg))
+		dbg = c->saved_debugctl | s->debugctl;
+	lwpt_hw_wrmsr(IA32_DEBUGCTL, dbg & ~s->debugctl);
+	bts_ds_account(c, s);
+	bts_ds_program(c, s);
+	s->pmis++;
+	lwpt_hw_wrmsr(IA32_DEBUGCTL, dbg);
+	irq_work_queue(&s->iw);
+	lwpt_hw_pmi_rearm();
+	return true;
+}
+
+int bts_ds_pmi_init(void)
+{
+	return lwpt_hw_pmi_register(LWPT_HW_PMI_BTS, bts_ds_pmi, NULL);
+}
+
+void bts_ds_pmi_exit(void)
+{
+	lwpt_hw_pmi_unregister(LWPT_HW_PMI_BTS);
 }

@@ -4,22 +4,33 @@
  * /dev/bts (struct bts_session), shared by its files:
  *   bts_core.c   - the device: CONFIGURE, STATUS, STOP, mmap, release;
  *   bts_buf.c    - the buffer the processor writes and the caller maps;
+ *   bts_ring.c   - where in the buffer the processor writes next: the
+ *                  stretch of a ring capture, its threshold, when to hold;
  *   bts_ds.c     - the per-CPU DS save area and IA32_DEBUGCTL: loading and
- *                  unloading a thread's BTS state on a CPU;
- *   bts_thread.c - which thread has which capture, and the context
- *                  switches that load and unload it.
+ *                  unloading a thread's BTS state on a CPU, the threshold
+ *                  interrupt (the PMI consumer LWPT_HW_PMI_BTS);
+ *   bts_thread.c - which thread has which capture, the context switches
+ *                  that load and unload it, the hold of a ring's thread.
+ * Calls go down that list's reverse only: core -> thread -> ds -> ring;
+ * ds reaches thread's notification through the session's irq_work.
  */
 #ifndef LWPT_KMOD_BTS_BTS_INT_H
 #define LWPT_KMOD_BTS_BTS_INT_H
 
-#include <linux/mutex.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "../branch_owner.h"
 #include "bts.h"
 
+struct bts_sideband;
 struct cred;
+struct lbr_state;
+struct lwpt_bts_switches;
 struct miscdevice;
 struct task_struct;
 struct user_struct;
@@ -51,6 +62,25 @@ struct user_struct;
  * @locked_pages: pages charged to @user's locked_vm (bts_buf.c)
  * @claim: @task's branch-tracer claim while attached (branch_owner.h:
  *	never Intel PT at once)
+ * @lbr: the thread's LBR stack with LWPT_BTS_CFG_LBR, else NULL (lbr_int.h)
+ * @ring: LWPT_BTS_CFG_RING: @buf is a ring drained by the caller; @head
+ *	then counts every byte written since CONFIGURE (never decreasing)
+ * @tail: ring: bytes the caller consumed (LWPT_BTS_IOC_CONSUME)
+ * @margin: ring: bytes after the interrupt threshold of each stretch
+ * @region_head: @head when the loaded stretch's index was at its base
+ * @region_base: the linear address of the loaded stretch's base
+ * @pmis: threshold interrupts taken
+ * @holds: times the thread waited for room
+ * @ref: the file's reference and one per queued hold
+ * @wq: poll(2) readers and the held thread
+ * @iw: queued by the threshold interrupt and by a load that found the
+ *	ring full (NMI or IRQs off): wakes @wq, queues the hold (bts_thread.c)
+ * @hold_cb: the hold's task_work on @task
+ * @hold_queued: @hold_cb is queued
+ * @cpu_scope: a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU): every
+ *	thread on @cpu; @task is NULL
+ * @cpu: its CPU
+ * @sb: its context switches (bts_cpu.c), NULL for a thread's capture
  */
 struct bts_session {
 	struct mutex lock;	/* the ioctls, mmap and release */
@@ -73,7 +103,77 @@ struct bts_session {
 	struct user_struct *user;
 	unsigned long locked_pages;
 	struct lwpt_branch_claim claim;
+	struct lbr_state *lbr;
+	bool ring;
+	u64 tail;
+	u64 margin;
+	u64 region_head;
+	u64 region_base;
+	u64 pmis;
+	u64 holds;
+	refcount_t ref;
+	wait_queue_head_t wq;
+	struct irq_work iw;
+	struct callback_head hold_cb;
+	atomic_t hold_queued;
+	bool cpu_scope;
+	int cpu;
+	struct bts_sideband *sb;
 };
+
+/**
+ * bts_session_put - drop a reference to @s; the last frees it
+ * @s: the session (bts_core.c)
+ *
+ * Process context (vfree()).
+ */
+void bts_session_put(struct bts_session *s);
+
+/* bts_ring.c */
+
+/**
+ * struct bts_region - the stretch of the buffer the processor is given
+ * @pad: bytes of zero records to write at the head first (the ring's end
+ *	too short for a margin: the stretch starts at the ring's start)
+ * @base: offset in the buffer of the BTS buffer base (17.4.9.1)
+ * @index: offset of the BTS index
+ * @max: offset of the BTS absolute maximum
+ * @thresh: offset of the BTS interrupt threshold (beyond @max: none)
+ * @hold: the thread must wait for room before it runs user code again
+ */
+struct bts_region {
+	u64 pad;
+	u64 base;
+	u64 index;
+	u64 max;
+	u64 thresh;
+	bool hold;
+};
+
+/**
+ * bts_ring_margin - the margin of a ring of @records_end bytes
+ * @records_end: bytes of the ring (a multiple of 24)
+ *
+ * perf's BTS_SAFETY_MARGIN (4080 bytes) rounded to records, at most a
+ * quarter of the ring, at least one record.
+ *
+ * Return: bytes, a multiple of 24.
+ */
+u64 bts_ring_margin(u64 records_end);
+
+/**
+ * bts_ring_region - where the processor writes next for @s
+ * @s: a configured session (@head, @tail, @records_end, @margin read once)
+ * @r: out
+ *
+ * Linear: the whole buffer from the head, threshold past the maximum.
+ * Ring: from the head to the end of the ring or of the free room, the
+ * threshold @margin before that end (a record before it if shorter, as
+ * perf's bts_config_buffer()); the ring's end skipped with padding when
+ * shorter than a margin and the start has room; @r->hold when less than a
+ * margin is free.
+ */
+void bts_ring_region(const struct bts_session *s, struct bts_region *r);
 
 /* bts_buf.c */
 
@@ -111,6 +211,45 @@ int bts_ds_init(const struct lwpt_caps *caps);
 
 /* bts_ds_exit - free them (no state loaded anywhere). */
 void bts_ds_exit(void);
+
+/**
+ * bts_ds_pmi_init - register the threshold interrupt's PMI consumer
+ *
+ * Return: 0 or lwpt_hw_pmi_register()'s error.
+ */
+int bts_ds_pmi_init(void);
+
+/* bts_ds_pmi_exit - unregister it (waits for running handlers). */
+void bts_ds_pmi_exit(void);
+
+/**
+ * bts_ds_claim - may @s load its state (per-thread and per-CPU scopes
+ *	never at once; one per-CPU capture per CPU)
+ * @s: a session with @cpu_scope and @cpu set
+ *
+ * Return: 0 (undo with bts_ds_unclaim()); -EBUSY.
+ */
+int bts_ds_claim(struct bts_session *s);
+
+/* bts_ds_unclaim - undo bts_ds_claim(). */
+void bts_ds_unclaim(struct bts_session *s);
+
+/**
+ * bts_ds_sync - @s->head from the BTS index if @s is loaded on this CPU
+ * @s: the session
+ *
+ * Interrupts off.
+ */
+void bts_ds_sync(struct bts_session *s);
+
+/**
+ * bts_ds_reload - give @s a fresh stretch of its ring on this CPU
+ * @s: a session; nothing is done unless its state is loaded here
+ *
+ * Unload and load: the head accounted, the stretch recomputed with the
+ * caller's latest tail. Interrupts off.
+ */
+void bts_ds_reload(struct bts_session *s);
 
 /**
  * bts_ds_cpl_qualified - does the processor have DS-CPL (SDM 17.4.6)
@@ -167,6 +306,13 @@ int bts_thread_init(void);
 void bts_thread_exit(void);
 
 /**
+ * bts_thread_session_init - the wait queue, irq_work and hold of a new
+ *	session; its reference count 1 (the file's)
+ * @s: a zeroed session
+ */
+void bts_thread_session_init(struct bts_session *s);
+
+/**
  * bts_thread_attach - record @s->task from now on
  * @s: a configured session with its buffer
  *
@@ -187,5 +333,48 @@ int bts_thread_attach(struct bts_session *s);
  * is loaded. Process context; @s->head is final afterwards.
  */
 void bts_thread_detach(struct bts_session *s);
+
+/* bts_cpu.c */
+
+/**
+ * bts_cpu_init - probe sched_switch for per-CPU captures' switches and
+ *	hook CPU hotplug (a CPU going offline ends its capture)
+ *
+ * Return: 0, -ENODEV without the tracepoint, or the registration's error.
+ */
+int bts_cpu_init(void);
+
+/* bts_cpu_exit - undo bts_cpu_init() (no per-CPU capture left). */
+void bts_cpu_exit(void);
+
+/**
+ * bts_cpu_attach - record every thread on @s->cpu from now on
+ * @s: a configured per-CPU session with its buffer
+ *
+ * Return: 0; -ENODEV the CPU is offline; -EBUSY the CPU has a capture, a
+ * thread has a per-thread capture, or /dev/pt traces (branch_owner.h);
+ * -ENOMEM.
+ */
+int bts_cpu_attach(struct bts_session *s);
+
+/**
+ * bts_cpu_detach - stop recording @s->cpu (no effect if not attached)
+ * @s: the session
+ *
+ * Process context; @s->head is final afterwards.
+ */
+void bts_cpu_detach(struct bts_session *s);
+
+/**
+ * bts_cpu_read_switches - take recorded context switches out of @s's ring
+ * @s: a per-CPU session
+ * @arg: the caller's struct lwpt_bts_switches (user memory)
+ *
+ * Return: 0; -EFAULT; -EINVAL bad size or non-zero out fields.
+ */
+long bts_cpu_read_switches(struct bts_session *s, void __user *arg);
+
+/* bts_cpu_free - free @s's switch ring (detached). */
+void bts_cpu_free(struct bts_session *s);
 
 #endif /* LWPT_KMOD_BTS_BTS_INT_H */

@@ -18,15 +18,28 @@
  * state of an exiting thread for good; so does sched_process_exec when the
  * new program is one the caller may not trace (perf ends a task's events
  * at such an exec: begin_new_exec() calls perf_event_exit_task()).
+ *
+ * The hold (ring captures, Documentation/bts.rst "Ring captures"): when
+ * the threshold interrupt or a load finds less than a margin of room
+ * (bts_ring.c), the session's irq_work queues a task_work (TWA_RESUME) on
+ * the thread: before its next user instruction it waits, killable, until
+ * the caller consumed records or stopped the capture, then takes a fresh
+ * stretch (bts_ds_reload()). TWA_RESUME, as PT's hold: no system call of
+ * the program is interrupted. The queued work holds a reference to the
+ * session and to the module; bts_thread_exit() waits for the return from
+ * the last one (synchronize_rcu_tasks(), as PT's pt_notif_exit()).
  */
 #include <linux/atomic.h>
 #include <linux/binfmts.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/module.h>
+#include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
 #include "../perm.h"
@@ -83,6 +96,7 @@ static void bts_thread_exit_probe(void *data, struct task_struct *p)
 		bts_ds_unload(s);
 		s->exited = true;
 		local_irq_restore(flags);
+		wake_up_all(&s->wq);
 	}
 	rcu_read_unlock();
 }
@@ -130,8 +144,76 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
 		s->exec_stopped = true;
 		s->exited = true;	/* never loaded again */
 		local_irq_restore(flags);
+		wake_up_all(&s->wq);
 	}
 	rcu_read_unlock();
+}
+
+/* The thread must not run user code before the caller made room. */
+static bool bts_thread_must_hold(const struct bts_session *s)
+{
+	struct bts_region r;
+
+	if (!READ_ONCE(s->attached) || READ_ONCE(s->exited))
+		return false;
+	bts_ring_region(s, &r);
+	return r.hold;
+}
+
+/*
+ * The hold, as the thread, before it returns to user mode (task_work,
+ * TWA_RESUME). A fatal signal ends the wait (the thread dies); other
+ * signals wait until the thread runs on.
+ */
+static void bts_thread_hold(struct callback_head *cb)
+{
+	struct bts_session *s = container_of(cb, struct bts_session, hold_cb);
+	unsigned long flags;
+
+	atomic_set(&s->hold_queued, 0);
+	if (current == s->task && bts_thread_must_hold(s)) {
+		s->holds++;
+		wait_event_killable(s->wq, !bts_thread_must_hold(s));
+	}
+	/* A fresh stretch with the room the caller made. */
+	local_irq_save(flags);
+	if (READ_ONCE(s->attached))
+		bts_ds_reload(s);
+	local_irq_restore(flags);
+	bts_session_put(s);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The session's irq_work (bts_int.h): after a threshold interrupt or a
+ * load that found no room, in IRQ context on that CPU. Wakes poll(2);
+ * queues the hold if the ring has no room.
+ */
+static void bts_thread_notify(struct irq_work *iw)
+{
+	struct bts_session *s = container_of(iw, struct bts_session, iw);
+
+	wake_up_all(&s->wq);
+	if (!s->ring || !bts_thread_must_hold(s) ||
+	    atomic_cmpxchg(&s->hold_queued, 0, 1))
+		return;
+	refcount_inc(&s->ref);
+	__module_get(THIS_MODULE);
+	init_task_work(&s->hold_cb, bts_thread_hold);
+	if (task_work_add(s->task, &s->hold_cb, TWA_RESUME)) {
+		/* Exiting: no user code runs again. The file holds a ref. */
+		atomic_set(&s->hold_queued, 0);
+		refcount_dec(&s->ref);
+		module_put(THIS_MODULE);
+	}
+}
+
+void bts_thread_session_init(struct bts_session *s)
+{
+	init_waitqueue_head(&s->wq);
+	init_irq_work(&s->iw, bts_thread_notify);
+	atomic_set(&s->hold_queued, 0);
+	refcount_set(&s->ref, 1);
 }
 
 /* IPI on the CPU the thread last ran on: load it if it runs there now. */
@@ -163,8 +245,14 @@ int bts_thread_attach(struct bts_session *s)
 		spin_unlock(&bts_thread_lock);
 		return -ESRCH;
 	}
+	/* Never beside a per-CPU capture: one DS area per CPU. */
+	if (bts_ds_claim(s)) {
+		spin_unlock(&bts_thread_lock);
+		return -EBUSY;
+	}
 	/* PT and BTS of one thread are exclusive (Documentation/bts.rst). */
 	if (lwpt_branch_claim_task(&s->claim, t, LWPT_BRANCH_BTS)) {
+		bts_ds_unclaim(s);
 		spin_unlock(&bts_thread_lock);
 		return -EBUSY;
 	}
@@ -206,6 +294,11 @@ void bts_thread_detach(struct bts_session *s)
 	cpu = READ_ONCE(s->loaded_cpu);
 	if (cpu >= 0)
 		smp_call_function_single(cpu, bts_thread_ipi_unload, s, 1);
+	/* No PMI of it runs now (the unload): its irq_work is the last. */
+	irq_work_sync(&s->iw);
+	wake_up_all(&s->wq);
+	/* Unloaded everywhere: a per-CPU capture may load now. */
+	bts_ds_unclaim(s);
 }
 
 int bts_thread_init(void)
@@ -242,4 +335,6 @@ void bts_thread_exit(void)
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);
 	tracepoint_synchronize_unregister();
+	/* The return of the last hold's task_work into task_work_run(). */
+	synchronize_rcu_tasks();
 }

@@ -519,7 +519,7 @@ static void pt_sess_free(struct pt_session *s)
 		cpus_read_unlock();
 	}
 	if (s->cpus_claimed)
-		lwpt_branch_release_cpus();
+		lwpt_branch_release_cpus(LWPT_BRANCH_PT);
 	s->cpus_claimed = false;
 	if (s->cred)
 		put_cred(s->cred);
@@ -583,7 +583,7 @@ static int pt_sess_alloc_cpus(struct pt_session *s, const struct cpumask *sel,
 	int cpu, err;
 
 	/* Every thread may run here: none may be BTS's (branch_owner.h). */
-	err = lwpt_branch_claim_cpus();
+	err = lwpt_branch_claim_cpus(LWPT_BRANCH_PT);
 	if (err) {
 		cfg->bad_field = LWPT_PT_FIELD_SCOPE;
 		return err;
@@ -1279,14 +1279,14 @@ int pt_init(const struct lwpt_caps *caps)
 		return 0;
 	pt_caps_decode(caps);
 	pt_vmx_note();
-	err = lwpt_hw_pmi_register(pt_pmi, NULL);
+	err = lwpt_hw_pmi_register(LWPT_HW_PMI_PT, pt_pmi, NULL);
 	if (err)
 		return err;
 	pt_pmi_hooked = true;
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt/pt:online",
 				pt_cpu_online, pt_cpu_offline);
 	if (err < 0) {
-		lwpt_hw_pmi_unregister();
+		lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 		pt_pmi_hooked = false;
 		return err;
 	}
@@ -1307,7 +1307,7 @@ err_switch:
 err_cpuhp:
 	cpuhp_remove_state(pt_cpuhp_state);
 	pt_cpuhp_state = -1;
-	lwpt_hw_pmi_unregister();
+	lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 	pt_pmi_hooked = false;
 	return err;
 }
@@ -1323,6 +1323,6 @@ void pt_exit(void)
 	}
 	pt_cpuhp_state = -1;
 	if (pt_pmi_hooked)
-		lwpt_hw_pmi_unregister();
+		lwpt_hw_pmi_unregister(LWPT_HW_PMI_PT);
 	pt_pmi_hooked = false;
 }

@@ -19,7 +19,8 @@
  * The execution follower (sim_step.c) hands every user-mode instruction of a
  * thread to this CPU's model while IA32_DEBUGCTL records branches
  * (sim_bts_follow()); bts_step() turns it into branch events. A threshold
- * interrupt the model signals is delivered once the model returns, as an
+ * interrupt the model delivers (bts_pmi_skid branches after the store that
+ * signalled it) reaches the PMI consumers once the model returns, as an
  * NMI between instructions (SDM 17.4.9.3: "the processor generates a
  * DS interrupt").
  *
@@ -59,6 +60,19 @@ struct sim_bts_state {
 	bool pmi_pending;
 	bool in_pmi;
 };
+
+/*
+ * The skid of the BTS threshold PMI (bts_model_set_pmi_skid()): it reaches
+ * the CPU at the n-th branch of the traced code after the store that
+ * reached the threshold, or right after the write to IA32_DEBUGCTL or
+ * IA32_DS_AREA that turned BTS off or away first (the late PMI). Read at
+ * every followed instruction. Documentation/bts.rst, "The threshold
+ * interrupt".
+ */
+static unsigned int bts_pmi_skid = 3;
+module_param(bts_pmi_skid, uint, 0644);
+MODULE_PARM_DESC(bts_pmi_skid,
+		 "Branches between the BTS store that reaches the DS interrupt threshold and its PMI (default 3)");
 
 static DEFINE_PER_CPU(struct bts_model_cpu, sim_bts_cpus);
 static DEFINE_PER_CPU(struct sim_bts_state, sim_bts_states);
@@ -231,6 +245,7 @@ void sim_bts_step(const struct pt_trace_step *step)
 
 	if (!sim_bts_follow(0))
 		return;
+	bts_model_set_pmi_skid(c, min(READ_ONCE(bts_pmi_skid), 4096u));
 	memcpy(s.insn, step->insn, sizeof(s.insn));
 	bts_step(c, &sim_bts_cfg, &s);
 	sim_bts_deliver_pmi(this_cpu_ptr(&sim_bts_states));

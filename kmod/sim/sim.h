@@ -261,7 +261,7 @@ void sim_selftest_debugfs(struct dentry *dir);
 /**
  * hw_sim_raise_pmi - the model signals a PMI on the current CPU
  *
- * Calls the hook registered with lwpt_hw_pmi_register(), if any.
+ * Calls every hook registered with lwpt_hw_pmi_register().
  */
 void hw_sim_raise_pmi(void);
 /* A perf counter's PMI on the current CPU, not lwpt's (hw_sim.c). */

@@ -33,8 +33,8 @@ static atomic_t sim_violations = ATOMIC_INIT(0);
 
 /* Serialises hook registration; the hooks themselves run lock-free. */
 static DEFINE_MUTEX(sim_hook_lock);
-static lwpt_hw_irq_fn sim_pmi_fn;
-static void *sim_pmi_data;
+static lwpt_hw_irq_fn sim_pmi_fns[LWPT_HW_PMI_NR];
+static void *sim_pmi_datas[LWPT_HW_PMI_NR];
 static lwpt_hw_irq_fn sim_lwp_irq_fn;
 static void *sim_lwp_irq_data;
 
@@ -99,16 +99,40 @@ static int sim_hook_set(lwpt_hw_irq_fn *slot, void **slot_data,
 	return err;
 }
 
-int lwpt_hw_pmi_register(lwpt_hw_irq_fn fn, void *data)
+int lwpt_hw_pmi_register(enum lwpt_hw_pmi_consumer who, lwpt_hw_irq_fn fn,
+			 void *data)
 {
-	return sim_hook_set(&sim_pmi_fn, &sim_pmi_data, fn, data);
+	if ((unsigned int)who >= LWPT_HW_PMI_NR || !fn)
+		return -EINVAL;
+	return sim_hook_set(&sim_pmi_fns[who], &sim_pmi_datas[who], fn, data);
 }
 
-void lwpt_hw_pmi_unregister(void)
+void lwpt_hw_pmi_unregister(enum lwpt_hw_pmi_consumer who)
 {
-	WRITE_ONCE(sim_pmi_fn, NULL);
+	if ((unsigned int)who >= LWPT_HW_PMI_NR)
+		return;
+	WRITE_ONCE(sim_pmi_fns[who], NULL);
 	/* The model raises PMIs with preemption disabled: wait them out. */
 	synchronize_rcu();
+}
+
+/*
+ * lwpt's NMI_FLAG_FIRST handler (hw_native.c lwpt_hw_nmi()): every
+ * consumer, whatever the others answered.
+ */
+static bool sim_pmi_consumers(void)
+{
+	bool handled = false;
+	int i;
+
+	for (i = 0; i < LWPT_HW_PMI_NR; i++) {
+		/* Pairs with the smp_store_release() in sim_hook_set(). */
+		lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fns[i]);
+
+		if (fn && fn(READ_ONCE(sim_pmi_datas[i])))
+			handled = true;
+	}
+	return handled;
 }
 
 /**
@@ -194,8 +218,6 @@ static bool sim_pmi_other_handler(struct sim_pmi *p)
 void hw_sim_raise_pmi(void)
 {
 	struct sim_pmi *p = this_cpu_ptr(&sim_pmis);
-	/* Pairs with the smp_store_release() in sim_hook_set(). */
-	lwpt_hw_irq_fn fn = smp_load_acquire(&sim_pmi_fn);
 	bool handled = false, perf = p->perf_overflow, guest = p->guest_pt;
 	u64 gs = 0;
 	int acker;
@@ -218,7 +240,7 @@ void hw_sim_raise_pmi(void)
 	}
 	if (acker == 1)
 		handled |= sim_pmi_other_handler(p);
-	if (fn && fn(sim_pmi_data)) {
+	if (sim_pmi_consumers()) {
 		handled = true;
 		if (guest || (perf && !(gs & IA32_PERF_GLOBAL_STATUS_TRACE_TOPA_PMI)))
 			p->foreign_claimed++;

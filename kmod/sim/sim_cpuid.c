@@ -353,7 +353,8 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	}
 	case X86_CPUID_FEATURES:
 		r->eax = !sim_is_intel() ? SIM_CPUID_1_EAX : pt_sig ? pt_sig :
-			 sim_has_pt() ? sim_pt->sig : SIM_CPUID_1_EAX_NHM;
+			 sim_has_pt() ? sim_pt->sig :
+			 sim_bts ? sim_bts->sig : SIM_CPUID_1_EAX_NHM;
 		r->ecx = X86_CPUID_1_ECX_XSAVE | X86_CPUID_1_ECX_OSXSAVE;
 		if (sim_bts)
 			sim_cpuid_bts_1(r);

@@ -78,6 +78,8 @@ static void arch_reset(struct bts_model_cpu *cpu)
 	cpu->last_to = 0;
 	cpu->pt_trace_en = false;
 	cpu->in_pmi = false;
+	cpu->pmi_pending = false;
+	cpu->pmi_delay = 0;
 }
 
 int bts_model_cpu_init(struct bts_model_cpu *cpu, const struct bts_model_profile *prof,
@@ -183,6 +185,17 @@ int bts_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val)
 	}
 }
 
+/* The LVT delivers the threshold PMI: ops->pmi (never nested). */
+static void deliver_pmi(struct bts_model_cpu *cpu)
+{
+	cpu->pmi_pending = false;
+	if (cpu->ops->pmi && !cpu->in_pmi) {
+		cpu->in_pmi = true;
+		cpu->ops->pmi(cpu->ctx, cpu);
+		cpu->in_pmi = false;
+	}
+}
+
 int bts_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 {
 	const struct bts_model_profile *p;
@@ -192,8 +205,12 @@ int bts_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 		return BTS_MODEL_EINVAL;
 	p = cpu->prof;
 	ret = ds_model_wrmsr(cpu, msr, val);
-	if (ret != BTS_MODEL_ENOMSR)
+	if (ret != BTS_MODEL_ENOMSR) {
+		/* The late PMI: delivered after the write took effect. */
+		if (cpu->pmi_pending)
+			deliver_pmi(cpu);
 		return ret;
+	}
 	ret = lbr_model_wrmsr(cpu, msr, val);
 	if (ret != BTS_MODEL_ENOMSR)
 		return ret;
@@ -247,15 +264,27 @@ void bts_model_pmi(struct bts_model_cpu *cpu, enum bts_pmi_source src)
 	}
 }
 
+/*
+ * The freeze of 17.4.7 happens when the PMI is signalled; its delivery
+ * comes pmi_skid branches later (bts_model_set_pmi_skid()). A second
+ * signal while one is pended is the same interrupt (one LVT request).
+ */
 void bts_model_signal_pmi(struct bts_model_cpu *cpu)
 {
 	cpu->stats.bts_pmis++;
 	bts_model_pmi(cpu, BTS_PMI_BTS);
-	if (cpu->ops->pmi && !cpu->in_pmi) {
-		cpu->in_pmi = true;
-		cpu->ops->pmi(cpu->ctx, cpu);
-		cpu->in_pmi = false;
-	}
+	if (cpu->pmi_pending)
+		return;
+	cpu->pmi_pending = true;
+	cpu->pmi_delay = cpu->pmi_skid;
+	if (!cpu->pmi_delay)
+		deliver_pmi(cpu);
+}
+
+void bts_model_set_pmi_skid(struct bts_model_cpu *cpu, unsigned int branches)
+{
+	if (cpu)
+		cpu->pmi_skid = branches;
 }
 
 int bts_model_branch(struct bts_model_cpu *cpu, const struct bts_branch *br)
@@ -264,6 +293,9 @@ int bts_model_branch(struct bts_model_cpu *cpu, const struct bts_branch *br)
 	    (br->mode != X86_MODE_16 && br->mode != X86_MODE_32 && br->mode != X86_MODE_64))
 		return BTS_MODEL_EINVAL;
 	cpu->stats.branches++;
+	/* A PMI signalled by an earlier store: its skid runs out here. */
+	if (cpu->pmi_pending && !--cpu->pmi_delay)
+		deliver_pmi(cpu);
 	lbr_model_branch(cpu, br);
 	ds_model_bts(cpu, br);
 	return BTS_MODEL_OK;

@@ -71,6 +71,12 @@ struct bts_model_profile {
 	bool lbr_pt_exclusive;		/* SDM 33.3.1.2: PT suspends LBR/BTS/LER */
 	bool erratum_aj106;		/* FREEZE_LBRS_ON_PMI fails with PEBS PMIs */
 	unsigned int linear_bits;	/* 48: canonical checks */
+	/*
+	 * CPUID.1:EAX (DisplayFamily_DisplayModel, SDM Vol. 2A Figure 3-6) of
+	 * a part whose LBR depth and MSR addresses (Table 17-4) the profile
+	 * has: what the kernel's per-model LBR detection keys on.
+	 */
+	uint32_t sig;
 };
 
 extern const struct bts_model_profile bts_model_profile_core2;	/* 06_0FH-like */
@@ -200,6 +206,9 @@ struct bts_model_cpu {
 	uint64_t last_from, last_to;	/* as LBR would store them */
 	bool pt_trace_en;		/* IA32_RTIT_CTL.TraceEn (33.3.1.2) */
 	bool in_pmi;			/* the pmi callback is running */
+	unsigned int pmi_skid;		/* branches between signal and delivery */
+	unsigned int pmi_delay;		/* branches left before a pended PMI */
+	bool pmi_pending;		/* signalled, not yet delivered */
 
 	struct bts_model_stats stats;
 };
@@ -324,6 +333,23 @@ void bts_model_pmi(struct bts_model_cpu *cpu, enum bts_pmi_source src);
  * Return: true if a single-step #DB follows: TF=1 and (BTF=0 or @branch).
  */
 bool bts_model_single_step_trap(const struct bts_model_cpu *cpu, bool tf, bool branch);
+
+/**
+ * bts_model_set_pmi_skid() - how late the BTS threshold interrupt arrives.
+ * @cpu: the CPU.  @branches: the PMI is delivered at the @branches-th
+ *       branch of the traced code after the store that reached the
+ *       threshold, before that branch is recorded (@branches - 1 more
+ *       records land first); 0 (the RESET value) delivers it at once.
+ *
+ * The DS interrupt is not precise (17.4.9.3: it is a performance-
+ * monitoring interrupt through the LVT; 17.4.9.5's PEBS note on skid
+ * holds for it too): software must leave room for records after the
+ * threshold (perf's BTS_SAFETY_MARGIN). A WRMSR of IA32_DEBUGCTL or
+ * IA32_DS_AREA delivers a pended PMI right after the write took effect:
+ * the interrupt reaches a handler that already turned BTS off or switched
+ * the DS area (the late PMI).
+ */
+void bts_model_set_pmi_skid(struct bts_model_cpu *cpu, unsigned int branches);
 
 /**
  * bts_model_set_pt_trace_en() - IA32_RTIT_CTL.TraceEn changed (33.3.1.2).

@@ -40,6 +40,7 @@ const struct bts_model_profile bts_model_profile_core2 = {
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
 	.lbr_select = false,
 	.erratum_aj106 = true,
+	.sig = 0x000006F6,	/* 06_0FH */
 };
 
 /* Nehalem (06_1AH): format 3, perfmon v3, FREEZE_WHILE_SMM, UNCORE_PMI. */
@@ -50,6 +51,7 @@ const struct bts_model_profile bts_model_profile_nhm = {
 	.lbr_format = LBR_FMT_EIP_FLAGS,
 	.freeze_while_smm = true,
 	.uncore_pmi = true,
+	.sig = 0x000106A5,	/* 06_1AH */
 };
 
 /*
@@ -65,6 +67,7 @@ const struct bts_model_profile bts_model_profile_pmv4 = {
 	.lbr_format = LBR_FMT_EIP,
 	.freeze_while_smm = true,
 	.lbr_pt_exclusive = true,
+	.sig = 0x000406E3,	/* 06_4EH Skylake: 32 LBRs */
 };
 
 /*
@@ -81,6 +84,7 @@ const struct bts_model_profile bts_model_profile_nocpl = {
 	.lbr_to_msr = MSR_LASTBRANCH_0_TO_IP_CORE,
 	.lbr_select = false,
 	.lbr_format = LBR_FMT_32,
+	.sig = 0x000106C2,	/* 06_1CH Atom: 8 LBRs at 40H */
 };
 
 /* DS enumerated, IA32_MISC_ENABLE.BTS_UNAVAILABLE and PEBS_UNAVAILABLE set. */
@@ -88,6 +92,7 @@ const struct bts_model_profile bts_model_profile_btsoff = {
 	BTS_PROFILE_BASE,
 	.name = "btsoff",
 	.bts_unavailable = true, .pebs_unavailable = true,
+	.sig = 0x000206A7,	/* 06_2AH Sandy Bridge: 16 LBRs */
 };
 
 /* No DS and no PDCM (a virtual machine with LBRs only). */
@@ -95,6 +100,7 @@ const struct bts_model_profile bts_model_profile_nods = {
 	BTS_PROFILE_BASE,
 	.name = "nods",
 	.ds = false, .dtes64 = false, .ds_cpl = false, .pdcm = false,
+	.sig = 0x000306C3,	/* 06_3CH Haswell: 16 LBRs */
 };
 
 static const struct bts_model_profile *const profiles[] = {

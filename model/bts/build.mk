@@ -29,3 +29,7 @@ $(O)/tests/test_bts_flow: $(O)/tests/trace_flow_prog
 # Figures, not assertions: what a branch costs in the model.
 BENCHES += bench_bts_model
 bench_bts_model_SRCS := tests/model/bts/bench_bts_model.c $(BTS_MODEL_SRCS)
+# The LBR stack as /dev/bts's LBR snapshots switch and unfreeze it, and the
+# profiles' CPUID.1 signatures (kmod/bts/lbr_msr.c).
+UNIT_TESTS += test_lbr_switch
+test_lbr_switch_SRCS := tests/model/bts/test_lbr_switch.c $(BTS_MODEL_SRCS)

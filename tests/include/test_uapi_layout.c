@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010006);
+	PIN(LWPT_ABI_VERSION, 0x00010007);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 6);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 7);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6. */
+/* /dev/bts, ABI 1.6 and 1.7. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -142,6 +142,80 @@ START_TEST(bts_structs)
 	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
 	PIN(LWPT_BTS_IOC_STATUS, 0xc020d771);
 	PIN(LWPT_BTS_IOC_STOP, 0x0000d772);
+	/* ABI 1.7: ring captures. */
+	PIN(LWPT_BTS_CFG_RING, 1u << 2);
+	PIN(sizeof(struct lwpt_bts_ring), 56);
+	PIN(LWPT_BTS_RING_SIZE_VER0, 56);
+	PIN(offsetof(struct lwpt_bts_ring, size), 0);
+	PIN(offsetof(struct lwpt_bts_ring, flags), 4);
+	PIN(offsetof(struct lwpt_bts_ring, head), 8);
+	PIN(offsetof(struct lwpt_bts_ring, tail), 16);
+	PIN(offsetof(struct lwpt_bts_ring, records_size), 24);
+	PIN(offsetof(struct lwpt_bts_ring, margin), 32);
+	PIN(offsetof(struct lwpt_bts_ring, pmis), 40);
+	PIN(offsetof(struct lwpt_bts_ring, holds), 48);
+	PIN(LWPT_BTS_IOC_CONSUME, 0x4008d773);
+	PIN(LWPT_BTS_IOC_RING_STATUS, 0xc038d774);
+	/* ABI 1.7: per-CPU captures. */
+	PIN(LWPT_BTS_FIELD_CPU, 6);
+	PIN(sizeof(struct lwpt_bts_cpu_config), 32);
+	PIN(LWPT_BTS_CPU_CONFIG_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_cpu_config, size), 0);
+	PIN(offsetof(struct lwpt_bts_cpu_config, flags), 4);
+	PIN(offsetof(struct lwpt_bts_cpu_config, cpu), 8);
+	PIN(offsetof(struct lwpt_bts_cpu_config, reserved0), 12);
+	PIN(offsetof(struct lwpt_bts_cpu_config, buffer_size), 16);
+	PIN(offsetof(struct lwpt_bts_cpu_config, bad_field), 24);
+	PIN(offsetof(struct lwpt_bts_cpu_config, reserved1), 28);
+	PIN(sizeof(struct lwpt_bts_switch), 32);
+	PIN(LWPT_BTS_SWITCH_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_switch, head), 0);
+	PIN(offsetof(struct lwpt_bts_switch, cpu), 8);
+	PIN(offsetof(struct lwpt_bts_switch, flags), 12);
+	PIN(offsetof(struct lwpt_bts_switch, prev_pid), 16);
+	PIN(offsetof(struct lwpt_bts_switch, prev_tid), 20);
+	PIN(offsetof(struct lwpt_bts_switch, next_pid), 24);
+	PIN(offsetof(struct lwpt_bts_switch, next_tid), 28);
+	PIN(LWPT_BTS_SW_PREEMPT, 1u << 4);
+	PIN(sizeof(struct lwpt_bts_switches), 32);
+	PIN(LWPT_BTS_SWITCHES_SIZE_VER0, 32);
+	PIN(offsetof(struct lwpt_bts_switches, size), 0);
+	PIN(offsetof(struct lwpt_bts_switches, capacity), 4);
+	PIN(offsetof(struct lwpt_bts_switches, records), 8);
+	PIN(offsetof(struct lwpt_bts_switches, copied), 16);
+	PIN(offsetof(struct lwpt_bts_switches, pending), 20);
+	PIN(offsetof(struct lwpt_bts_switches, lost), 24);
+	PIN(LWPT_BTS_IOC_CONFIGURE_CPU, 0xc020d775);
+	PIN(LWPT_BTS_IOC_READ_SWITCHES, 0xc020d776);
+}
+END_TEST
+
+/* /dev/bts LBR snapshots, ABI 1.7. */
+START_TEST(bts_lbr_structs)
+{
+	PIN(LWPT_BTS_CFG_LBR, 1u << 4);
+	PIN(LWPT_LBR_ENTRIES_MAX, 32);
+	PIN(sizeof(struct lwpt_lbr_entry), 24);
+	PIN(offsetof(struct lwpt_lbr_entry, from), 0);
+	PIN(offsetof(struct lwpt_lbr_entry, to), 8);
+	PIN(offsetof(struct lwpt_lbr_entry, flags), 16);
+	PIN(LWPT_LBR_E_MISPRED, 1u << 0);
+	PIN(LWPT_BTS_LBR_NOW, 0);
+	PIN(LWPT_BTS_LBR_CRASH, 1);
+	PIN(LWPT_BTS_LBR_F_MISPRED, 1u << 0);
+	PIN(LWPT_BTS_LBR_F_FROZEN, 1u << 1);
+	PIN(sizeof(struct lwpt_bts_lbr), 800);
+	PIN(LWPT_BTS_LBR_SIZE_VER0, 800);
+	PIN(offsetof(struct lwpt_bts_lbr, size), 0);
+	PIN(offsetof(struct lwpt_bts_lbr, which), 4);
+	PIN(offsetof(struct lwpt_bts_lbr, flags), 8);
+	PIN(offsetof(struct lwpt_bts_lbr, nr), 12);
+	PIN(offsetof(struct lwpt_bts_lbr, depth), 16);
+	PIN(offsetof(struct lwpt_bts_lbr, format), 20);
+	PIN(offsetof(struct lwpt_bts_lbr, signo), 24);
+	PIN(offsetof(struct lwpt_bts_lbr, reserved), 28);
+	PIN(offsetof(struct lwpt_bts_lbr, entries), 32);
+	PIN(LWPT_BTS_IOC_LBR_SNAPSHOT, 0xc320d778);
 }
 END_TEST
 
@@ -155,6 +229,7 @@ int main(void)
 	tcase_add_test(tc, lwp_structs);
 	tcase_add_test(tc, pt_structs);
 	tcase_add_test(tc, bts_structs);
+	tcase_add_test(tc, bts_lbr_structs);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }

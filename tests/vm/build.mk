@@ -119,3 +119,7 @@ liblwp_stress_LDLIBS := -lpthread
 # single-stepping, and the permission and coexistence rules.
 VM_PROGS += bts_test
 bts_test_SRCS := tests/vm/progs/bts_test.c model/x86/x86_cofi.c
+# 93-lbr-crash.sh (issue 37): the LBR stack at a SIGSEGV against ptrace
+# single-stepping, LBR_SNAPSHOT's arguments.
+VM_PROGS += lbr_crash
+lbr_crash_SRCS := tests/vm/progs/lbr_crash.c model/x86/x86_cofi.c

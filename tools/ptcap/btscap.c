@@ -7,13 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 uint64_t size, uint32_t *bad)
+		 bool lbr, uint64_t size, uint32_t *bad)
 {
 	struct lwpt_bts_config cfg;
 	void *map;
@@ -27,7 +28,8 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 		return -errno;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
-	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
+	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0) |
+		    (lbr ? LWPT_BTS_CFG_LBR : 0);
 	cfg.pid = tid;
 	cfg.buffer_size = size;
 	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg)) {
@@ -82,6 +84,39 @@ int64_t btscap_save(const struct btscap *b, uint64_t head, const char *path)
 	if (close(fd) && !err)
 		err = -errno;
 	return err ? err : (int64_t)done;
+}
+
+int btscap_lbr_crash(const struct btscap *b, pid_t tid, const char *path, int *signo)
+{
+	struct lwpt_bts_lbr l;
+	unsigned int i;
+	FILE *f;
+	int err;
+
+	memset(&l, 0, sizeof(l));
+	l.size = sizeof(l);
+	l.which = LWPT_BTS_LBR_CRASH;
+	if (ioctl(b->fd, LWPT_BTS_IOC_LBR_SNAPSHOT, &l))
+		return -errno;
+	*signo = l.signo;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "lwpt-lbr 1\n");
+	fprintf(f, "# the LBR stack at the fatal signal, most recent branch first\n");
+	fprintf(f, "tid %d\nsignal %d\ndepth %u\nformat %u\nflags%s%s\n", (int)tid,
+		l.signo, l.depth, l.format,
+		l.flags & LWPT_BTS_LBR_F_MISPRED ? " mispred" : "",
+		l.flags & LWPT_BTS_LBR_F_FROZEN ? " frozen" : "");
+	for (i = 0; i < l.nr && i < LWPT_LBR_ENTRIES_MAX; i++)
+		fprintf(f, "branch 0x%llx 0x%llx%s\n",
+			(unsigned long long)l.entries[i].from,
+			(unsigned long long)l.entries[i].to,
+			l.entries[i].flags & LWPT_LBR_E_MISPRED ? " mispred" : "");
+	err = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
 }
 
 void btscap_close(struct btscap *b)

@@ -31,6 +31,7 @@ struct btscap {
  * @tid:    the thread (its TID).
  * @user:   record branches at CPL > 0 (LWPT_BTS_CFG_USER).
  * @kernel: record branches at CPL 0 (LWPT_BTS_CFG_KERNEL, CAP_PERFMON).
+ * @lbr:    record the thread's LBR stack too (LWPT_BTS_CFG_LBR, ABI 1.7).
  * @size:   buffer bytes, a page multiple within LWPT_BTS_BUFFER_MIN..MAX.
  * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE (NONE else).
  *
@@ -38,7 +39,7 @@ struct btscap {
  * EPERM, EACCES, EBUSY, ENOMEM, EOPNOTSUPP: bts.h) or mmap(2).
  */
 int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 uint64_t size, uint32_t *bad);
+		 bool lbr, uint64_t size, uint32_t *bad);
 
 /**
  * btscap_stop() - end recording (LWPT_BTS_IOC_STOP; the thread may have
@@ -60,6 +61,21 @@ int btscap_stop(struct btscap *b, struct lwpt_bts_status *st);
  * Return: the bytes written (>= 0) or a negative errno.
  */
 int64_t btscap_save(const struct btscap *b, uint64_t head, const char *path);
+
+/**
+ * btscap_lbr_crash() - the LBR stack the thread had at its fatal signal
+ * (LWPT_BTS_IOC_LBR_SNAPSHOT, LWPT_BTS_LBR_CRASH), written to @path in
+ * the `lwpt-lbr 1` text format (Documentation/ptcap-format.rst, "LBR
+ * stacks").
+ * @b:     a capture started with @lbr; the thread has exited.
+ * @tid:   the thread, for the file.
+ * @path:  the file, created or truncated (nothing is written on ENODATA).
+ * @signo: receives the signal.
+ *
+ * Return: 0; -ENODATA the thread took no fatal signal; another negative
+ * errno of the ioctl or of writing @path.
+ */
+int btscap_lbr_crash(const struct btscap *b, pid_t tid, const char *path, int *signo);
 
 /**
  * btscap_close() - unmap and close; a zeroed @b is a no-op.

@@ -65,6 +65,7 @@ struct opts {
 	bool user, kernel;	/* given explicitly */
 	bool no_branch, no_tsc;
 	bool bts;		/* --bts: Branch Trace Store through /dev/bts */
+	bool lbr_crash;		/* --lbr-on-crash: the LBR stack at a fatal signal */
 	struct lpt_cap_config cfg;
 	char **argv;		/* the command, NULL with -a, -p, -t */
 	/* --filter/--stop as given, resolved when the process is known. */
@@ -145,6 +146,8 @@ static void usage(FILE *f)
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
 "                         command's thread, a `format bts` directory (ptflow reads it)\n"
+"      --lbr-on-crash     --bts, and the thread's LBR stack when a signal kills it,\n"
+"                         into tid<N>.lbr (ptflow prints it as its last branches)\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
 "      --tsc, --no-tsc    TSCEn (default on)\n"
 "      --mtc=FREQ         MTCEn with MTCFreq encoding FREQ (0..15)\n"
@@ -289,7 +292,7 @@ enum {
 	O_DEVICE = 256, O_USER, O_KERNEL, O_NO_BRANCH, O_TSC, O_NO_TSC, O_MTC, O_CYC,
 	O_PSB, O_DISRETC, O_PTW, O_FUPPTW, O_PWR, O_EVENT, O_DISTNT, O_INJECT, O_CR3,
 	O_FILTER, O_STOP, O_SIZE, O_REGION, O_MODE, O_PROGRESS, O_SINGLE, O_FORCE,
-	O_SNAPSHOT, O_VERSION, O_BTS, O_NO_INHERIT, O_LOSSY, O_HOLD_LIMIT,
+	O_SNAPSHOT, O_VERSION, O_BTS, O_LBR_CRASH, O_NO_INHERIT, O_LOSSY, O_HOLD_LIMIT,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -333,6 +336,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "snapshot", no_argument, NULL, O_SNAPSHOT },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "bts", no_argument, NULL, O_BTS },
+		{ "lbr-on-crash", no_argument, NULL, O_LBR_CRASH },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lpt_cap_config *c = &o->cfg;
@@ -412,6 +416,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_FORCE: o->force = true; break;
 		case O_SNAPSHOT: o->snapshot = true; break;
 		case O_BTS: o->bts = true; break;
+		case O_LBR_CRASH: o->bts = o->lbr_crash = true; break;
 		case O_VERSION: printf("ptcap %s (lwpt)\n", LWPT_VERSION); exit(PTCAP_EXIT_OK);
 		default: usage(stderr); exit(PTCAP_EXIT_USAGE);
 		}
@@ -1970,11 +1975,11 @@ static int bts_main(struct opts *o)
 	struct user_regs_struct regs;
 	struct maps maps = { 0 };
 	struct btscap b;
-	char name[64], path[4096 + 64];
+	char name[64], lbr_name[64] = "", path[4096 + 64];
 	unsigned int fam, model, step;
 	uint32_t bad;
 	pid_t child;
-	int err, cstat = 0;
+	int err, cstat = 0, lbr_sig = 0;
 	int64_t saved;
 	size_t i;
 
@@ -1985,14 +1990,17 @@ static int bts_main(struct opts *o)
 	/* Its first instruction, which no record tells (bts-start). */
 	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
 		die("ptrace(GETREGS): %s", strerror(errno));
-	err = btscap_start(&b, o->dev, child, o->user, o->kernel, size, &bad);
+	err = btscap_start(&b, o->dev, child, o->user, o->kernel, o->lbr_crash, size, &bad);
 	if (err) {
 		kill(child, SIGKILL);
 		die("%s: configure: %s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
 		    strerror(-err), bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
 		    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
 		    err == -EBUSY ? " (perf or another capture holds the thread or "
-		    "the CPU's DS area: the kernel log names it)" : "");
+		    "the CPU's DS area: the kernel log names it)" : "",
+		    err == -EOPNOTSUPP && o->lbr_crash ? " (--lbr-on-crash: this processor's "
+		    "LBRs are not handled, or --user alone without MSR_LBR_SELECT: "
+		    "Documentation/bts.rst)" : "");
 	}
 	outdir_prepare(o);
 	save_vdso(child, o->dir, &maps);
@@ -2028,6 +2036,15 @@ static int bts_main(struct opts *o)
 	saved = btscap_save(&b, st.head, path);
 	if (saved < 0)
 		die("%s: %s", path, strerror((int)-saved));
+	if (o->lbr_crash) {
+		snprintf(lbr_name, sizeof(lbr_name), "tid%d%s", (int)child, PTCAP_LBR_SUFFIX);
+		snprintf(path, sizeof(path), "%s/%s", o->dir, lbr_name);
+		err = btscap_lbr_crash(&b, child, path, &lbr_sig);
+		if (err == -ENODATA)
+			lbr_name[0] = '\0';	/* no fatal signal: no stack */
+		else if (err)
+			die("%s: %s", path, strerror(-err));
+	}
 	btscap_close(&b);
 	write_maps(o->dir, &maps, child, false);
 
@@ -2056,6 +2073,8 @@ static int bts_main(struct opts *o)
 		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRId64 "\n", name, (int)child,
 			(int)child, saved / (int64_t)sizeof(struct lwpt_bts_record));
 		fprintf(f, "bts-start.%s 0x%llx\n", name, (unsigned long long)regs.rip);
+		if (lbr_name[0])
+			fprintf(f, "lbr-crash.%s %s signal=%d\n", name, lbr_name, lbr_sig);
 		out_close(f, o->dir, "config");
 	}
 	for (i = 0; i < maps.n; i++)

@@ -555,7 +555,7 @@ static int enable_entries(struct cov_flow *f, size_t *cb, struct btab *bt,
 		walk(w, cand[i], &s);
 		if (!s.n || blk_push(f, cb, (struct cov_block){ .start = cand[i], .end = s.end,
 							       .count = c, .ninsn = s.n,
-							       .kind = s.kind,
+							       .kind = s.kind, .blen = s.len,
 							       .target = s.target,
 							       .lens = s.lens }))
 			goto out;
@@ -822,7 +822,33 @@ struct src {
 	uint8_t len, kind;	/* its instruction's */
 	bool ok;		/* @len, @kind known */
 	bool found;		/* among the blocks' instructions */
+	uint32_t idx;		/* @found: its index among them */
 };
+
+/* insns(): a destination decoded apart (not among the blocks'
+ * instructions); its index is found by address once all are in place */
+#define COV_APART	(COV_NO_INSN - 1)
+
+/*
+ * The index in the final instructions of the one at @q among the blocks'
+ * ones, the @m instructions decoded apart now at @fin (ascending) merged
+ * in: @q plus those of them before it. *@t: how many of @fin are before
+ * the last @q asked (start at 0, ask in ascending @q).
+ */
+static inline uint32_t remap(uint32_t q, const size_t *fin, size_t m, size_t *t)
+{
+	while (*t < m && fin[*t] <= q + *t)
+		(*t)++;
+	return (uint32_t)(q + *t);
+}
+
+/* The index of @addr among @f's instructions, or COV_NO_INSN. */
+static uint32_t insn_idx(const struct cov_flow *f, uint64_t addr)
+{
+	const struct cov_insn *x = cov_flow_find(f, addr);
+
+	return x ? (uint32_t)(x - f->insn) : COV_NO_INSN;
+}
 
 /*
  * Every executed instruction with its counts (f->insn, sorted by address,
@@ -839,10 +865,15 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	struct recs rs = { 0 }, extra = { 0 };
 	struct src *srcs = malloc((acc->n ? acc->n : 1) * sizeof(*srcs));
 	uint32_t *esrc = malloc((acc->n ? acc->n : 1) * sizeof(*esrc));
-	size_t nsrc = 0, q = 0;
+	/* per edge: its destination's index among the blocks' instructions
+	 * (COV_APART, COV_NO_INSN); f->e_dst once remapped */
+	uint32_t *pdst = malloc((acc->n ? acc->n : 1) * sizeof(*pdst));
+	size_t *fin = NULL;
+	size_t nsrc = 0, q = 0, m = 0;
+	bool zero = false;
 	int r;
 
-	if (!srcs || !esrc)
+	if (!srcs || !esrc || !pdst)
 		goto nomem;
 	r = block_insns_sweep(f, &rs, w);
 	if (r > 0)
@@ -863,6 +894,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 				q++;
 			if (q < rs.n && rs.r[q].addr == e->src) {
 				s->found = s->ok = true;
+				s->idx = (uint32_t)q;
 				s->len = rs.r[q].len;
 				s->kind = rs.r[q].kind;
 			} else {
@@ -898,15 +930,20 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 					!(k == LPT_COV_INSN_JCC && sr->addr + sr->len == d)))
 				clabel += e->count;
 		}
-		i = j;
 		while (q < rs.n && rs.r[q].addr < d)
 			q++;
 		if (q < rs.n && rs.r[q].addr == d) {
 			x = &rs.r[q];
+			for (; i < j; i++)
+				pdst[bydst[i]] = (uint32_t)q;
 		} else {
 			/* no block from here (out of the filter ranges): an
 			 * instruction still, if one is there */
-			if (lpt_cov_insn_at(w->img, d, 64, &din))
+			int err = lpt_cov_insn_at(w->img, d, 64, &din);
+
+			for (; i < j; i++)
+				pdst[bydst[i]] = err ? COV_NO_INSN : COV_APART;
+			if (err)
 				continue;
 			x = rec_new(&extra);
 			if (!x)
@@ -931,9 +968,17 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 			goto nomem;
 		rec_set(x, &in);
 	}
+	/* a branch runs at least as often as edges leave it: the sources
+	 * among the blocks' instructions by their index */
+	for (size_t i = 0; i < nsrc; i++)
+		if (srcs[i].found && rs.r[srcs[i].idx].count < srcs[i].out)
+			rs.r[srcs[i].idx].count = srcs[i].out;
+	/* a block entered 0 times leaves instructions that did not run */
+	for (size_t i = 0; i < f->nblk && !zero; i++)
+		zero = !f->blk[i].count;
 	if (extra.n) {
 		/* few: sorted, summed, merged in */
-		size_t m = 0, a, b, n;
+		size_t a, b, n, s = 0;
 
 		qsort(extra.r, extra.n, sizeof(*extra.r), rec_cmp);
 		for (size_t i = 0; i < extra.n; i++) {
@@ -947,6 +992,19 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 			}
 			extra.r[m++] = extra.r[i];
 		}
+		/* the sources among them */
+		for (size_t i = 0; i < m; i++) {
+			struct cov_insn *y = &extra.r[i];
+
+			while (s < nsrc && srcs[s].addr < y->addr)
+				s++;
+			if (s < nsrc && srcs[s].addr == y->addr && y->count < srcs[s].out)
+				y->count = srcs[s].out;
+			zero |= !y->count;
+		}
+		fin = malloc(m * sizeof(*fin));
+		if (!fin)
+			goto nomem;
 		if (rs.n + m > rs.cap) {
 			struct cov_insn *nr = realloc(rs.r, (rs.n + m) * sizeof(*nr));
 
@@ -959,12 +1017,46 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		b = m;
 		n = rs.n + m;
 		while (b) {
-			if (a && rs.r[a - 1].addr > extra.r[b - 1].addr)
+			if (a && rs.r[a - 1].addr > extra.r[b - 1].addr) {
 				rs.r[--n] = rs.r[--a];
-			else
+			} else {
 				rs.r[--n] = extra.r[--b];
+				fin[b] = n;
+			}
 		}
 		rs.n += m;
+	}
+	if (!zero) {
+		/* every instruction ran: the indices of the edges' sources
+		 * and destinations from those found above, without a search
+		 * (but for the few decoded apart) */
+		size_t t = 0;
+
+		f->insn = rs.r;
+		f->ninsn = rs.n;
+		f->e_src = malloc((acc->n ? acc->n : 1) * sizeof(*f->e_src));
+		if (!f->e_src)
+			goto nomem_kept;
+		for (size_t i = 0; i < acc->n; i++) {
+			const struct src *sr = &srcs[esrc[i]];
+
+			f->e_src[i] = sr->found ? remap(sr->idx, fin, m, &t) : insn_idx(f, sr->addr);
+		}
+		t = 0;
+		for (size_t j = 0; j < acc->n; j++) {
+			uint32_t i = bydst[j];
+
+			if (pdst[i] == COV_APART)
+				pdst[i] = insn_idx(f, acc->e[i].dst);
+			else if (pdst[i] != COV_NO_INSN)
+				pdst[i] = remap(pdst[i], fin, m, &t);
+		}
+		f->e_dst = pdst;
+		free(fin);
+		free(extra.r);
+		free(srcs);
+		free(esrc);
+		return 0;
 	}
 	/* a branch runs at least as often as edges leave it; then only the
 	 * instructions that ran */
@@ -987,6 +1079,8 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	f->ninsn = k;
 	if (edge_insns(f, acc, bydst))
 		goto nomem_kept;
+	free(pdst);
+	free(fin);
 	free(extra.r);
 	free(srcs);
 	free(esrc);
@@ -994,6 +1088,8 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 nomem:
 	free(rs.r);
 nomem_kept:			/* f->insn is the caller's to free */
+	free(pdst);
+	free(fin);
 	free(extra.r);
 	free(srcs);
 	free(esrc);
@@ -1009,17 +1105,14 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	struct btab bt = { 0 };
 	uint32_t *bydst = NULL;
 	size_t cb = 0;
+	bool far = false;
 
 	memset(f, 0, sizeof(*f));
-	/* room for a block per distinct destination and entry, and for their
-	 * branches (the table grows past half full): nothing grown on the
-	 * way in the usual case */
+	/* room for a block per distinct destination and entry: nothing
+	 * grown on the way in the usual case */
 	cb = acc->n + nentries + 1;
 	f->blk = malloc(cb * sizeof(*f->blk));
-	for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
-		;
-	bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
-	if (!f->blk || !bt.e)
+	if (!f->blk)
 		goto nomem;
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
@@ -1039,13 +1132,31 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		f->nomap += s.nomap;
 		if (blk_push(f, &cb, (struct cov_block){ .start = d, .end = s.end, .count = c,
 							 .ninsn = s.n, .kind = s.kind,
-							 .target = s.target, .lens = s.lens }))
+							 .blen = s.len, .target = s.target,
+							 .lens = s.lens }))
 			goto nomem;
-		if (s.kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, c))
+		far |= s.kind == LPT_COV_INSN_FAR;
+	}
+	/* code entered without an edge: only from an entry point or after a
+	 * far transfer; the branches the blocks reached, with their counts,
+	 * only then (sized for them all: nothing grown in the usual case) */
+	if (nentries || far) {
+		for (bt.mask = 1023; bt.mask + 1 < cb; bt.mask = 2 * bt.mask + 1)
+			;
+		bt.e = calloc(bt.mask + 1, sizeof(*bt.e));
+		if (!bt.e)
+			goto nomem;
+		for (size_t i = 0; i < f->nblk; i++) {
+			const struct cov_block *b = &f->blk[i];
+			const struct shape s = { .last = b->end - b->blen, .kind = b->kind,
+						 .len = b->blen };
+
+			if (b->kind != LPT_COV_INSN_OTHER && btab_add(&bt, &s, b->count))
+				goto nomem;
+		}
+		if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
 			goto nomem;
 	}
-	if (enable_entries(f, &cb, &bt, &w, acc, entries, nentries))
-		goto nomem;
 	/* in start order already unless trace-enable entries added some */
 	for (size_t i = 1; i < f->nblk; i++) {
 		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {

@@ -72,6 +72,7 @@ struct cov_block {
 	uint32_t ninsn;
 	uint8_t kind;		/* enum lpt_cov_insn_kind of its last
 				 * instruction (OTHER: no branch ends it) */
+	uint8_t blen;		/* that branch's length (it is at end - blen) */
 	uint64_t target;	/* that branch's direct target, else 0 */
 	const uint8_t *lens;	/* inside cov_flow_build() only: the
 				 * decoder's lengths of its instructions

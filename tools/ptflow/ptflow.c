@@ -33,6 +33,7 @@
 #include "tools/ptflow/ptflow_flow.h"
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"
+#include "tools/ptflow/ptflow_lbr.h"
 #include "tools/ptflow/ptflow_sys.h"
 
 #ifndef LWPT_VERSION
@@ -414,6 +415,51 @@ static void capdir_error(const struct ptflow *pf, struct lpt_capsrc *src,
 		fprintf(stderr, "%s: %s: %s\n", pf->prog, buf, ptcap_dir_strerror(err));
 }
 
+/*
+ * The LBR stack ptcap --lbr-on-crash wrote for trace @trace (its config's
+ * "lbr-crash.<trace>" line), printed as the thread's last branches after
+ * its flow unless --quiet or --report. Returns 0, or -1 if the file named
+ * cannot be read or parsed.
+ */
+static int lbr_crash_print(struct ptflow *pf, struct lpt_capsrc *src, const char *trace)
+{
+	struct ptflow_lbr lbr;
+	const char *ct;
+	char name[256], path[4400];
+	size_t clen, len;
+	char *text;
+	FILE *f;
+
+	ct = lpt_capsrc_config_text(src, &clen);
+	if (!ct || !ptflow_lbr_config_file(ct, clen, trace, name, sizeof(name)))
+		return 0;
+	if (pf->opt.quiet || pf->opt.report)
+		return 0;
+	if (lpt_capsrc_kind(src) != LPT_CAPSRC_PTCAP_DIR) {
+		fprintf(stderr, "%s: %s: LBR stacks are read from capture directories only\n",
+			pf->prog, name);
+		return 0;
+	}
+	src_file(src, name, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", pf->prog, path, strerror(errno));
+		return -1;
+	}
+	text = malloc(65536);
+	len = text ? fread(text, 1, 65536, f) : 0;
+	fclose(f);
+	if (!text || ptflow_lbr_parse(text, len, &lbr)) {
+		fprintf(stderr, "%s: %s: not an lwpt-lbr 1 file\n", pf->prog, path);
+		free(text);
+		return -1;
+	}
+	free(text);
+	ptflow_line_flush(&pf->line);
+	ptflow_lbr_print(pf, &lbr);
+	return 0;
+}
+
 /* Load the config and maps of a capture. Returns 0 or -1. */
 static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 {
@@ -675,6 +721,8 @@ static int decode_capdir(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_
 			if (ptflow_decode_buffer(pf, buf, len, tr[i].name))
 				ret = -1;
 			free(buf);
+			if (lbr_crash_print(pf, src, tr[i].name))
+				ret = -1;
 		}
 		gaps_clear(pf);
 		pf->thread = "-";

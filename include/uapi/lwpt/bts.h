@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
 /*
  * /dev/bts: the Branch Trace Store (SDM Vol. 3B 17.4.5-17.4.9) of a thread,
- * written by the processor into a buffer the caller maps (ABI 1.6).
+ * written by the processor into a buffer the caller maps (ABI 1.6; ring
+ * captures 1.7).
  *
- * One capture per open file:
+ * One capture per open file, of a thread (below) or, with
+ * LWPT_BTS_IOC_CONFIGURE_CPU (ABI 1.7), of every thread on one CPU with
+ * its context switches (LWPT_BTS_IOC_READ_SWITCHES):
  *   1. LWPT_BTS_IOC_CONFIGURE with a struct lwpt_bts_config: the thread
  *      (@pid, 0 for the caller), user and/or kernel branches, the buffer
  *      size. The buffer is allocated and recording starts at once.
@@ -13,7 +16,14 @@
  *      exit); LWPT_BTS_IOC_STATUS says how many bytes hold records.
  *
  * The buffer is linear, not circular: once full, recording stops there
- * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. A thread may
+ * (IA32_DEBUGCTL.BTINT, 17.4.5) and LWPT_BTS_ST_FULL is set. With
+ * LWPT_BTS_CFG_RING (ABI 1.7) it is a ring the caller drains while the
+ * thread runs, and nothing is lost: the DS interrupt threshold (17.4.9.3)
+ * raises a PMI before the room ends; the kernel then moves the processor
+ * on to the free part of the ring, or, with no room left, holds the thread
+ * in the kernel until the caller consumed records (LWPT_BTS_IOC_CONSUME).
+ * poll(2) on the file is readable when records wait (as of the last
+ * interrupt or switch) and reports POLLHUP once recording ended. A thread may
  * not be recorded by BTS and Intel PT at once: CONFIGURE is EBUSY
  * (bad_field LWPT_BTS_FIELD_PID) while /dev/pt traces the thread or a
  * per-CPU /dev/pt capture is configured, and /dev/pt's CONFIGURE is EBUSY
@@ -28,6 +38,13 @@
  * need CAP_PERFMON; with the module's pt_paranoid above 2 every capture
  * needs CAP_PERFMON; the buffer counts against RLIMIT_MEMLOCK beyond the
  * free allowance. Documentation/bts.rst, "/dev/bts".
+ *
+ * With LWPT_BTS_CFG_LBR the capture also records the thread's last branch
+ * record stack (IA32_DEBUGCTL.LBR, SDM 17.4.8), saved and restored at its
+ * context switches so that other threads' branches never enter it.
+ * LWPT_BTS_IOC_LBR_SNAPSHOT reads it now, or as it was when the thread
+ * took a fatal signal (the stack at a SIGSEGV, kept until the file is
+ * closed). Documentation/bts.rst, "LBR snapshots".
  */
 #ifndef _UAPI_LWPT_BTS_H
 #define _UAPI_LWPT_BTS_H
@@ -55,7 +72,25 @@ struct lwpt_bts_record {
 /* struct lwpt_bts_config.flags */
 #define LWPT_BTS_CFG_USER		(1u << 0) /* branches at CPL > 0 */
 #define LWPT_BTS_CFG_KERNEL		(1u << 1) /* branches at CPL 0: CAP_PERFMON */
+/*
+ * Also record the thread's LBR stack (ABI 1.7): with USER only, the
+ * processor must filter ring-0 branches (MSR_LBR_SELECT, 17.7.2),
+ * EOPNOTSUPP otherwise; EOPNOTSUPP where the LBR MSRs of the processor
+ * are not known (LWPT_BTS_FIELD_FLAGS). Bits 2-3 are reserved for other
+ * BTS flags.
+ */
+#define LWPT_BTS_CFG_LBR		(1u << 4)
 #define LWPT_BTS_CFG_FLAGS		(LWPT_BTS_CFG_USER | LWPT_BTS_CFG_KERNEL)
+/*
+ * The buffer is a ring drained by the caller (ABI 1.7): records from
+ * offset (tail % records_size) to (head % records_size), wrapping at
+ * records_size (struct lwpt_bts_ring); a record whose from and to are 0 is
+ * padding, skipped. The thread waits in the kernel (killable) while the
+ * ring has no room for a threshold's margin.
+ */
+#define LWPT_BTS_CFG_RING		(1u << 2)
+/* Every flag CONFIGURE knows (bits 2-3 belong to captures, 4- to LBR). */
+#define LWPT_BTS_CFG_VALID		(LWPT_BTS_CFG_FLAGS | LWPT_BTS_CFG_RING)
 
 /* struct lwpt_bts_config.bad_field: what a refused CONFIGURE objected to */
 #define LWPT_BTS_FIELD_NONE		0
@@ -64,6 +99,7 @@ struct lwpt_bts_record {
 #define LWPT_BTS_FIELD_PID		3
 #define LWPT_BTS_FIELD_BUFFER_SIZE	4
 #define LWPT_BTS_FIELD_RESERVED		5
+#define LWPT_BTS_FIELD_CPU		6	/* lwpt_bts_cpu_config.cpu */
 
 /* Smallest and largest buffer_size (one page; 64 MiB). */
 #define LWPT_BTS_BUFFER_MIN		4096ull
@@ -75,7 +111,10 @@ struct lwpt_bts_record {
  *		(LWPT_BTS_CONFIG_SIZE_VER0)
  * @flags:	LWPT_BTS_CFG_*: USER, KERNEL or both (not none). With only
  *		USER, BTS_OFF_OS is set where DS-CPL exists (17.4.6); without
- *		DS-CPL only both may be asked (EOPNOTSUPP otherwise)
+ *		DS-CPL only both may be asked (EOPNOTSUPP otherwise). RING
+ *		(ABI 1.7): a ring drained with LWPT_BTS_IOC_CONSUME, never of
+ *		the calling thread (it would wait for itself: EINVAL,
+ *		bad_field LWPT_BTS_FIELD_PID)
  * @pid:	the thread (a TID in the caller's pid namespace), 0 for the
  *		calling thread
  * @reserved0:	0
@@ -114,7 +153,8 @@ struct lwpt_bts_config {
  * @flags:	LWPT_BTS_ST_*
  * @head:	bytes of records in the buffer, from offset 0 (a multiple of
  *		24), as of the last time the thread was switched out or
- *		stopped (exact after STOP)
+ *		stopped (exact after STOP); of a ring capture, as
+ *		struct lwpt_bts_ring's head
  * @switches:	times the thread's BTS state was loaded on a CPU
  * @buffer_size: the mapped size
  */
@@ -128,9 +168,206 @@ struct lwpt_bts_status {
 
 #define LWPT_BTS_STATUS_SIZE_VER0	32
 
+/* Most entries an LBR stack has (SDM Table 17-4: 4, 8, 16 or 32). */
+#define LWPT_LBR_ENTRIES_MAX		32
+
+/**
+ * struct lwpt_lbr_entry - one LBR stack entry (SDM 17.4.8, 17.4.8.1)
+ * @from:	linear address of the branch (the address part of
+ *		MSR_LASTBRANCH_n_FROM_IP, flag bits removed, sign-extended)
+ * @to:		linear address of its target
+ * @flags:	LWPT_LBR_E_*
+ */
+struct lwpt_lbr_entry {
+	__u64 from;
+	__u64 to;
+	__u64 flags;
+};
+
+/* The branch was mispredicted (formats with MISPRED, Table 17-8). */
+#define LWPT_LBR_E_MISPRED		(1ull << 0)
+
+/* struct lwpt_bts_lbr.which */
+#define LWPT_BTS_LBR_NOW		0 /* the stack now */
+#define LWPT_BTS_LBR_CRASH		1 /* as at the thread's fatal signal */
+
+/* struct lwpt_bts_lbr.flags */
+#define LWPT_BTS_LBR_F_MISPRED		(1u << 0) /* LWPT_LBR_E_MISPRED is valid */
+/*
+ * A PMI froze the LBRs (FREEZE_LBRS_ON_PMI, 17.4.7) while the thread ran:
+ * branches between the freeze and its next switch in are missing.
+ */
+#define LWPT_BTS_LBR_F_FROZEN		(1u << 1)
+
+/**
+ * struct lwpt_bts_lbr - argument of LWPT_BTS_IOC_LBR_SNAPSHOT
+ * @size:	in: sizeof the caller's struct (LWPT_BTS_LBR_SIZE_VER0);
+ *		out: bytes written
+ * @which:	in: LWPT_BTS_LBR_NOW or LWPT_BTS_LBR_CRASH
+ * @flags:	out: LWPT_BTS_LBR_F_*
+ * @nr:		out: valid entries in @entries, most recent first
+ * @depth:	out: entries of the processor's LBR stack
+ * @format:	out: the LBR format, IA32_PERF_CAPABILITIES[5:0] (17.4.8.1)
+ * @signo:	out: LWPT_BTS_LBR_CRASH: the fatal signal; 0 for NOW
+ * @reserved:	0 in and out
+ * @entries:	out: the stack, entries[0] the most recent branch
+ */
+struct lwpt_bts_lbr {
+	__u32 size;
+	__u32 which;
+	__u32 flags;
+	__u32 nr;
+	__u32 depth;
+	__u32 format;
+	__s32 signo;
+	__u32 reserved;
+	struct lwpt_lbr_entry entries[LWPT_LBR_ENTRIES_MAX];
+};
+
+#define LWPT_BTS_LBR_SIZE_VER0		800
+
+/**
+ * struct lwpt_bts_ring - argument of LWPT_BTS_IOC_RING_STATUS (ABI 1.7)
+ * @size:	in: sizeof the caller's struct (at least
+ *		LWPT_BTS_RING_SIZE_VER0); out: bytes written
+ * @flags:	LWPT_BTS_ST_* (FULL never: a ring holds the thread instead)
+ * @head:	bytes of records written since CONFIGURE, padding included
+ *		(a multiple of 24, never decreasing), as of the last
+ *		threshold interrupt, switch, hold or STOP (exact after STOP)
+ * @tail:	bytes consumed (LWPT_BTS_IOC_CONSUME); head - tail bytes wait,
+ *		from offset tail % records_size
+ * @records_size: bytes of the ring (the buffer rounded down to 24)
+ * @margin:	bytes left after the interrupt threshold in each stretch of
+ *		the ring the processor is given (room for the interrupt's skid)
+ * @pmis:	threshold interrupts taken
+ * @holds:	times the thread waited for room
+ */
+struct lwpt_bts_ring {
+	__u32 size;
+	__u32 flags;
+	__u64 head;
+	__u64 tail;
+	__u64 records_size;
+	__u64 margin;
+	__u64 pmis;
+	__u64 holds;
+};
+
+#define LWPT_BTS_RING_SIZE_VER0		56
+
+/**
+ * struct lwpt_bts_cpu_config - argument of LWPT_BTS_IOC_CONFIGURE_CPU
+ *	(ABI 1.7): every thread's branches on one CPU
+ * @size:	sizeof(struct lwpt_bts_cpu_config) the caller was built with
+ *		(LWPT_BTS_CPU_CONFIG_SIZE_VER0)
+ * @flags:	LWPT_BTS_CFG_USER, _KERNEL or both, as lwpt_bts_config.flags
+ *		(RING: EINVAL, a per-CPU buffer is linear)
+ * @cpu:	the logical CPU, online
+ * @reserved0:	0
+ * @buffer_size: as lwpt_bts_config.buffer_size
+ * @bad_field:	out: LWPT_BTS_FIELD_* the refusal is about, or NONE
+ * @reserved1:	0
+ *
+ * Needs CAP_PERFMON (EPERM, bad_field CPU), as a per-CPU /dev/pt capture
+ * and perf_event_open()'s perf_allow_cpu(). EBUSY (bad_field CPU) while
+ * another file records that CPU, while any thread has a per-thread BTS
+ * capture, while /dev/pt traces any thread, or while perf uses the DS area;
+ * a per-thread BTS CONFIGURE and any /dev/pt CONFIGURE are EBUSY while a
+ * per-CPU BTS capture exists. ENODEV the CPU is offline or goes offline
+ * (recording ends there: LWPT_BTS_ST_EXITED).
+ */
+struct lwpt_bts_cpu_config {
+	__u32 size;
+	__u32 flags;
+	__u32 cpu;
+	__u32 reserved0;
+	__u64 buffer_size;
+	__u32 bad_field;
+	__u32 reserved1;
+};
+
+#define LWPT_BTS_CPU_CONFIG_SIZE_VER0	32
+
+/* struct lwpt_bts_switch.flags, as struct lwpt_pt_switch's (pt.h) */
+#define LWPT_BTS_SW_PREV_IDLE		(1u << 0)
+#define LWPT_BTS_SW_PREV_KTHREAD	(1u << 1)
+#define LWPT_BTS_SW_NEXT_IDLE		(1u << 2)
+#define LWPT_BTS_SW_NEXT_KTHREAD	(1u << 3)
+#define LWPT_BTS_SW_PREEMPT		(1u << 4)
+
+/**
+ * struct lwpt_bts_switch - one context switch on a per-CPU capture's CPU
+ * @head:	bytes of records in the buffer at the switch: the records
+ *		before belong to the thread switched out, those after to the
+ *		thread switched in (BTS records carry no time: the position
+ *		is the sideband's clock)
+ * @cpu:	the CPU
+ * @flags:	LWPT_BTS_SW_*
+ * @prev_pid:	the process switched out, in the pid namespace of the
+ *		process that configured the capture; 0 for the idle task and
+ *		tasks not visible there
+ * @prev_tid:	the thread switched out
+ * @next_pid:	the process switched in
+ * @next_tid:	the thread switched in
+ */
+struct lwpt_bts_switch {
+	__u64 head;
+	__u32 cpu;
+	__u32 flags;
+	__s32 prev_pid;
+	__s32 prev_tid;
+	__s32 next_pid;
+	__s32 next_tid;
+};
+
+#define LWPT_BTS_SWITCH_SIZE_VER0	32
+
+/**
+ * struct lwpt_bts_switches - argument of LWPT_BTS_IOC_READ_SWITCHES
+ * @size:	sizeof(struct lwpt_bts_switches) of the caller
+ * @capacity:	in: records that fit at @records (0: only the counters)
+ * @records:	in: user address of @capacity struct lwpt_bts_switch
+ * @copied:	out: records written, oldest first, taken out of the ring
+ *		(0 in)
+ * @pending:	out: records still in the ring (0 in)
+ * @lost:	out: switches dropped since CONFIGURE because the ring (4096
+ *		records) was full (0 in)
+ *
+ * Per-CPU captures only (EINVAL otherwise); ENODATA before CONFIGURE;
+ * EFAULT a bad @records (the records taken are then lost).
+ */
+struct lwpt_bts_switches {
+	__u32 size;
+	__u32 capacity;
+	__u64 records;
+	__u32 copied;
+	__u32 pending;
+	__u64 lost;
+};
+
+#define LWPT_BTS_SWITCHES_SIZE_VER0	32
+
 /* ioctl numbers 0x70-0x8F belong to /dev/bts (lwpt.h). */
 #define LWPT_BTS_IOC_CONFIGURE	_IOWR(LWPT_IOC_MAGIC, 0x70, struct lwpt_bts_config)
 #define LWPT_BTS_IOC_STATUS	_IOWR(LWPT_IOC_MAGIC, 0x71, struct lwpt_bts_status)
 #define LWPT_BTS_IOC_STOP	_IO(LWPT_IOC_MAGIC, 0x72)
+/*
+ * LWPT_BTS_IOC_LBR_SNAPSHOT (ABI 1.7): ENODATA not configured with
+ * LWPT_BTS_CFG_LBR, or no fatal signal was taken (CRASH); EINVAL size
+ * too small, @which unknown or @reserved not 0; ESRCH (NOW) the thread's
+ * recording ended (exit, exec, STOP) and no stack was saved.
+ */
+#define LWPT_BTS_IOC_LBR_SNAPSHOT _IOWR(LWPT_IOC_MAGIC, 0x78, struct lwpt_bts_lbr)
+/*
+ * A ring capture (ABI 1.7): the caller consumed records up to the byte
+ * count *arg (a multiple of 24, between the last tail and the head of
+ * RING_STATUS): their room is free again; a held thread goes on once the
+ * ring has room. EINVAL otherwise or on a linear capture, ENODATA before
+ * CONFIGURE.
+ */
+#define LWPT_BTS_IOC_CONSUME	_IOW(LWPT_IOC_MAGIC, 0x73, __u64)
+#define LWPT_BTS_IOC_RING_STATUS _IOWR(LWPT_IOC_MAGIC, 0x74, struct lwpt_bts_ring)
+#define LWPT_BTS_IOC_CONFIGURE_CPU _IOWR(LWPT_IOC_MAGIC, 0x75, struct lwpt_bts_cpu_config)
+#define LWPT_BTS_IOC_READ_SWITCHES _IOWR(LWPT_IOC_MAGIC, 0x76, struct lwpt_bts_switches)
 
 #endif /* _UAPI_LWPT_BTS_H */

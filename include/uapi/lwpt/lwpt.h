@@ -62,9 +62,15 @@
  * 1.6  /dev/bts (bts.h): CONFIGURE, STATUS, STOP and mmap of a thread's
  *      Branch Trace Store buffer; struct lwpt_abi_version.device
  *      LWPT_DEVICE_BTS
+ * 1.7  /dev/bts ring captures (bts.h): LWPT_BTS_CFG_RING, the threshold
+ *      interrupt, LWPT_BTS_IOC_CONSUME, LWPT_BTS_IOC_RING_STATUS, poll(2);
+ *      per-CPU captures: LWPT_BTS_IOC_CONFIGURE_CPU,
+ *      LWPT_BTS_IOC_READ_SWITCHES; config flag LWPT_BTS_CFG_LBR (the
+ *      thread's LBR stack), LWPT_BTS_IOC_LBR_SNAPSHOT (the stack now, or
+ *      at a fatal signal)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			6
+#define LWPT_ABI_MINOR			7
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

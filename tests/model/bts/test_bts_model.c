@@ -375,6 +375,85 @@ START_TEST(test_bts_cpl_filter)
 }
 END_TEST
 
+/*
+ * The threshold PMI is not precise: with a skid of 3 it arrives at the
+ * third branch after the store that reached the threshold, two more
+ * records stored meanwhile; the freeze of 17.4.7 came with the signal.
+ */
+START_TEST(test_bts_threshold_skid)
+{
+	struct env *e = env_new(&bts_model_profile_nhm);
+
+	bts_model_set_pmi_skid(&e->cpu, 3);
+	ds_setup(e, 8, BUF + 2 * REC);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL,
+					 BTS_ON | IA32_DEBUGCTL_BTINT), 0);
+	branch(e, BTS_BR_JCC, 1, 2, 3);
+	branch(e, BTS_BR_JCC, 3, 4, 3);		/* reaches the threshold */
+	ck_assert_uint_eq(e->cpu.stats.bts_pmis, 1);
+	ck_assert_int_eq(e->pmis, 0);
+	branch(e, BTS_BR_JCC, 5, 6, 3);
+	branch(e, BTS_BR_JCC, 7, 8, 3);
+	ck_assert_int_eq(e->pmis, 0);
+	branch(e, BTS_BR_JCC, 9, 10, 3);	/* delivered before this record */
+	ck_assert_int_eq(e->pmis, 1);
+	ck_assert_uint_eq(e->pmi_index, BUF + 4 * REC);
+	ck_assert_uint_eq(mem64(e, DS + DS_BTS_INDEX), BUF + 5 * REC);
+	ck_assert_uint_eq(e->cpu.stats.bts_lost, 0);
+	free(e);
+}
+END_TEST
+
+/*
+ * A skid longer than the room between the threshold and the absolute
+ * maximum loses records (BTINT=1 stops there): why software leaves a
+ * margin (perf's BTS_SAFETY_MARGIN).
+ */
+START_TEST(test_bts_skid_past_maximum)
+{
+	struct env *e = env_new(&bts_model_profile_nhm);
+	int i;
+
+	bts_model_set_pmi_skid(&e->cpu, 4);
+	ds_setup(e, 3, BUF + 2 * REC);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL,
+					 BTS_ON | IA32_DEBUGCTL_BTINT), 0);
+	for (i = 0; i < 6; i++)
+		branch(e, BTS_BR_JCC, 1 + 2 * i, 2 + 2 * i, 3);
+	ck_assert_int_eq(e->pmis, 1);
+	ck_assert_uint_eq(e->pmi_index, BUF + 3 * REC);
+	ck_assert_uint_eq(e->cpu.stats.bts_records, 3);
+	ck_assert_uint_eq(e->cpu.stats.bts_lost, 3);
+	free(e);
+}
+END_TEST
+
+/*
+ * The late PMI: software turns BTS off (or switches IA32_DS_AREA) while
+ * the PMI is on its way; it arrives right after the write, to a handler
+ * that finds BTS off.
+ */
+START_TEST(test_bts_late_pmi)
+{
+	struct env *e = env_new(&bts_model_profile_nhm);
+
+	bts_model_set_pmi_skid(&e->cpu, 100);
+	ds_setup(e, 8, BUF + REC);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL,
+					 BTS_ON | IA32_DEBUGCTL_BTINT), 0);
+	branch(e, BTS_BR_JCC, 1, 2, 3);
+	ck_assert_int_eq(e->pmis, 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, 0), 0);
+	ck_assert_int_eq(e->pmis, 1);
+	ck_assert_uint_eq(e->pmi_debugctl, 0);
+	ck_assert_uint_eq(e->pmi_index, BUF + REC);
+	/* Delivered once: a later write brings nothing. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DS_AREA, 0), 0);
+	ck_assert_int_eq(e->pmis, 1);
+	free(e);
+}
+END_TEST
+
 /* The DS interrupt when the index reaches the threshold (BTINT=1). */
 START_TEST(test_bts_threshold_pmi)
 {
@@ -1076,6 +1155,9 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_bts_needs_tr_and_bts);
 	tcase_add_test(tc, test_bts_cpl_filter);
 	tcase_add_test(tc, test_bts_threshold_pmi);
+	tcase_add_test(tc, test_bts_threshold_skid);
+	tcase_add_test(tc, test_bts_skid_past_maximum);
+	tcase_add_test(tc, test_bts_late_pmi);
 	tcase_add_test(tc, test_bts_full_stops);
 	tcase_add_test(tc, test_bts_circular_wrap);
 	tcase_add_test(tc, test_bts_threshold_without_btint);

@@ -46,6 +46,7 @@ static size_t dump(char *buf, size_t size)
 		F(p, lbr_pt_exclusive, "%d", p->lbr_pt_exclusive);
 		F(p, erratum_aj106, "%d", p->erratum_aj106);
 		F(p, linear_bits, "%u", p->linear_bits);
+		F(p, sig, "%#x", (unsigned int)p->sig);
 	}
 #undef F
 	return n;

@@ -20,6 +20,7 @@
 #include "tests/check_run.h"
 #include "tests/libpt/cov_ref.h"
 #include "tests/libpt/real_traces.h"
+#include "tools/ptcov/cov_flow.h"
 
 static struct lpt_cov *new_cov_cpu(const struct lpt_cov_image *img, uint32_t flags,
 				   uint64_t start, uint64_t end, int model)
@@ -1289,6 +1290,130 @@ START_TEST(api_errors)
 }
 END_TEST
 
+/*
+ * cov_flow_build() (tools/ptcov/cov_flow.h) on @acc: the instructions
+ * sorted, distinct and executed; every edge's e_src/e_dst the index of the
+ * instruction at its source/destination (cov_flow_find()), COV_NO_INSN
+ * where none ran; a branch runs at least as often as edges leave it.
+ */
+static void check_flow_indices(const struct cov_flow *f, const struct cov_edges *acc,
+			       const char *what)
+{
+	for (size_t i = 0; i < f->ninsn; i++) {
+		ck_assert_msg(f->insn[i].count > 0, "%s: insn %#" PRIx64 " ran 0 times", what,
+			      f->insn[i].addr);
+		ck_assert(!i || f->insn[i - 1].addr < f->insn[i].addr);
+	}
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct cov_insn *s = cov_flow_find(f, acc->e[i].src);
+		const struct cov_insn *d = cov_flow_find(f, acc->e[i].dst);
+		uint64_t out = 0;
+
+		ck_assert_msg(f->e_src[i] == (s ? (uint32_t)(s - f->insn) : COV_NO_INSN),
+			      "%s: edge %zu's source index", what, i);
+		ck_assert_msg(f->e_dst[i] == (d ? (uint32_t)(d - f->insn) : COV_NO_INSN),
+			      "%s: edge %zu's destination index", what, i);
+		for (size_t j = 0; j < acc->n; j++)
+			out += acc->e[j].src == acc->e[i].src ? acc->e[j].count : 0;
+		ck_assert(!s || !out || s->count >= out);
+	}
+}
+
+/* The edge indices cov_flow_build() finds without a search, on the real
+ * traces: with the decoder's blocks and without, with entry points. */
+START_TEST(real_flow_indices)
+{
+	const struct real *r = &reals[_i];
+	size_t len;
+	uint8_t *trace = real_trace_read(r->file, &len);
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov_config cfg;
+	struct lpt_cov *cov;
+	const struct lpt_cov_edge *e;
+	long n;
+
+	if (!trace) {
+		lpt_cov_image_free(img);
+		return;
+	}
+	ck_assert_int_eq(real_code_load(r->name, NULL, img), 0);
+	cov = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_LENS, r->start, r->end);
+	ck_assert_ptr_nonnull(cov);
+	ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
+	n = lpt_cov_edges(cov, &e);
+	ck_assert_int_gt(n, 0);
+	lpt_cov_config_init(&cfg);
+	cfg.nfilter = 1;
+	cfg.filter[0] = (struct lpt_cov_range){ r->start, r->end };
+	/* the edge counts are at most 2^32 here: the sums of the sources'
+	 * out counts above stay exact */
+	for (int k = 0; k < 4; k++) {
+		struct cov_edges acc = { 0 };
+		struct cov_flow f;
+		uint64_t ent[2];
+
+		ck_assert_int_eq(cov_edges_add(&acc, e, (size_t)n), 0);
+		ck_assert_int_eq(cov_edges_sort(&acc), 0);
+		ent[0] = acc.e[0].dst;
+		ent[1] = acc.e[acc.n / 2].src + 1;	/* inside an instruction */
+		ck_assert_int_eq(cov_flow_build(&f, img, &cfg, &acc, k & 2 ? ent : NULL,
+						k & 2 ? 2 : 0, k & 1 ? cov : NULL, true), 0);
+		ck_assert_uint_gt(f.ninsn, 0);
+		check_flow_indices(&f, &acc, r->name);
+		cov_flow_free(&f);
+		cov_edges_free(&acc);
+	}
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	free(trace);
+}
+END_TEST
+
+/*
+ * Edges whose count is 0 (a sum of captures may carry them): the block
+ * they enter runs 0 times and its instructions are not executed; the
+ * other edges' indices stay right.
+ *   0x1000: NOP x4, RET           entered 2 times (from 0x1100)
+ *   0x1100: RET                   entered 0 times (from 0x1004), left 2
+ *   0x1200: NOP x3, RET           entered 0 times (from 0x1004)
+ *   0x1300: RET                   out of the code: a destination outside
+ */
+START_TEST(flow_zero_count_edges)
+{
+	static uint8_t page[4096];
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov_config cfg;
+	struct lpt_cov_edge e[] = {
+		{ 0x1004, 0x1100, 0 },
+		{ 0x1004, 0x1200, 0 },
+		{ 0x1100, 0x1000, 2 },
+		{ 0x1100, 0x9000, 1 },	/* no code there */
+	};
+	struct cov_edges acc = { 0 };
+	struct cov_flow f;
+
+	memset(page, 0x90, sizeof(page));
+	page[0x004] = 0xc3;
+	page[0x100] = 0xc3;
+	page[0x203] = 0xc3;
+	ck_assert_int_eq(lpt_cov_image_add(img, 0x1000, page, sizeof(page)), 0);
+	lpt_cov_config_init(&cfg);
+	ck_assert_int_eq(cov_edges_add(&acc, e, 4), 0);
+	ck_assert_int_eq(cov_edges_sort(&acc), 0);
+	ck_assert_int_eq(cov_flow_build(&f, img, &cfg, &acc, NULL, 0, NULL, true), 0);
+	check_flow_indices(&f, &acc, "zero");
+	ck_assert_uint_eq(f.ninsn, 6);		/* 0x1000-0x1004, 0x1100 */
+	ck_assert_ptr_null(cov_flow_find(&f, 0x1200));
+	ck_assert_uint_eq(cov_flow_find(&f, 0x1100)->count, 3);
+	ck_assert_uint_eq(cov_flow_find(&f, 0x1004)->count, 2);
+	ck_assert_uint_eq(f.e_dst[1], COV_NO_INSN);
+	ck_assert_uint_eq(f.e_dst[3], COV_NO_INSN);
+	cov_flow_free(&f);
+	cov_edges_free(&acc);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt_cov");
@@ -1322,6 +1447,8 @@ int main(void)
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, elf_image);
 	tcase_add_test(tc, api_errors);
+	tcase_add_loop_test(tc, real_flow_indices, 0, REAL_NTRACES);
+	tcase_add_test(tc, flow_zero_count_edges);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }

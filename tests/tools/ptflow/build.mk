@@ -97,3 +97,9 @@ fuzz_flow_MAXLEN := 4096
 # is refused with both ids, the words ptcov uses (libpt's verdict); --force
 # decodes; perf.data through libpt's code lookup.
 SCRIPT_TESTS += tests/tools/ptflow/ptflow_buildid.sh
+
+# The `lwpt-lbr 1` reader of ptflow's last branches (issue 37).
+UNIT_TESTS += test_ptflow_lbr
+test_ptflow_lbr_SRCS := tests/tools/ptflow/test_ptflow_lbr.c tools/ptflow/ptflow_lbr.c \
+	tools/ptflow/ptflow_sym.c
+test_ptflow_lbr_LDLIBS := -ldw -lelf

@@ -22,6 +22,24 @@
  *                              (LWPT_BTS_ST_EXEC_STOPPED) and hold no
  *                              address of PROG's text (linked at
  *                              0x30000000); "go": it must hold some
+ *   bts_test ring BYTES N      a ring capture (LWPT_BTS_CFG_RING) of a
+ *                              child running the workload N times, the
+ *                              buffer BYTES: drained as poll(2) wakes,
+ *                              decoded, against ptrace single-stepping of
+ *                              the same run; prints "ring: ... equal",
+ *                              the threshold interrupts and holds, exit 0
+ *                              when equal and nothing lost
+ *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
+ *                              of CPU while two children pinned there run
+ *                              the workload N times at once (this process
+ *                              on another CPU); each child's records, cut
+ *                              out by the switch records, decoded, against
+ *                              ptrace single-stepping: "cpu: ... equal",
+ *                              exit 0
+ *   bts_test cpu-try CPU FLAGS BYTES [hold]   one CONFIGURE_CPU; prints
+ *                              "ok", "held" (then, at SIGTERM, "flags "
+ *                              and its STATUS flags) or the errno's name
+ *                              and bad_field
  *   bts_test hold [PID]        CONFIGURE on itself (or thread PID),
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
@@ -42,6 +60,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -160,8 +180,18 @@ static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
 	return fd;
 }
 
-/* IPs of the workload by single-stepping it in a child (its section only). */
-static size_t ground_truth(uint64_t *ips, size_t max)
+/* The workload @n times (the ring's long run). */
+static void __attribute__((noinline)) workload_n(unsigned int n)
+{
+	while (n--)
+		workload();
+}
+
+/*
+ * IPs of the workload run @reps times by single-stepping it in a child
+ * (its section only).
+ */
+static size_t ground_truth_n(uint64_t *ips, size_t max, unsigned int reps)
 {
 	struct user_regs_struct regs;
 	size_t n = 0;
@@ -173,7 +203,7 @@ static size_t ground_truth(uint64_t *ips, size_t max)
 	if (!pid) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		workload();
+		workload_n(reps);
 		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
@@ -191,6 +221,11 @@ static size_t ground_truth(uint64_t *ips, size_t max)
 			break;
 	}
 	return n;
+}
+
+static size_t ground_truth(uint64_t *ips, size_t max)
+{
+	return ground_truth_n(ips, max, 1);
 }
 
 static uint8_t insn_len(uint64_t ip)
@@ -220,6 +255,21 @@ static bool async_at(uint64_t from)
 
 #define KERNEL_HALF	0xffff800000000000ull
 
+/* Say where decode() stopped, with the records around it; -1. */
+static long undecodable(const struct lwpt_bts_record *r, size_t nrec, size_t i,
+			uint64_t ip)
+{
+	size_t k;
+
+	fprintf(stderr, "record %zu of %zu: no instruction decodes at %#llx\n", i, nrec,
+		(unsigned long long)ip);
+	for (k = i >= 3 ? i - 3 : 0; k < nrec && k <= i + 3; k++)
+		fprintf(stderr, "  record %zu: %#llx -> %#llx flags %#llx\n", k,
+			(unsigned long long)r[k].from, (unsigned long long)r[k].to,
+			(unsigned long long)r[k].flags);
+	return -1;
+}
+
 /* Walk from each record's "to" to the next record's "from". */
 static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 		   size_t max)
@@ -240,7 +290,7 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 				continue;
 			len = insn_len(r[i].from);
 			if (!len)
-				return -1;
+				return undecodable(r, nrec, i, r[i].from);
 			ip = r[i].from + (async_at(r[i].from) ? 0 : len);
 		}
 		if (end >= KERNEL_HALF)
@@ -265,7 +315,7 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 				break;
 			len = insn_len(ip);
 			if (!len)
-				return -1;
+				return undecodable(r, nrec, i, ip);
 			ip += len;
 		}
 	}
@@ -326,7 +376,128 @@ static int cmd_flow(uint32_t flags)
 	return 0;
 }
 
+#define RING_MAX_RECS	(1u << 18)
+
+/*
+ * A ring capture of a child that waits on a pipe, then runs the workload
+ * @reps times: the parent drains it whenever poll(2) says records wait
+ * (no timeout: the threshold interrupt or the end wakes it), skipping
+ * padding, until POLLHUP and nothing left.
+ */
+static int cmd_ring(uint64_t bytes, unsigned int reps)
+{
+	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX * 4, sizeof(*got));
+	struct lwpt_bts_record *all = calloc(RING_MAX_RECS, sizeof(*all));
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	const struct lwpt_bts_record *ring;
+	size_t ngt, nall = 0, pads = 0, i, drains = 0;
+	int go[2], fd, st;
+	long ngot;
+	pid_t pid;
+
+	if (!gt || !got || !all || pipe(go))
+		return 125;
+	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(reps);
+		_exit(0);
+	}
+	close(go[0]);
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
+	if (fd < 0) {
+		printf("ring: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring: mmap/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t t;
+
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			perror("poll");
+			return 1;
+		}
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+			perror("RING_STATUS");
+			return 1;
+		}
+		for (t = rs.tail; t < rs.head; t += sizeof(*ring)) {
+			const struct lwpt_bts_record *r = &ring[(t % rs.records_size) / sizeof(*ring)];
+
+			if (!r->from && !r->to) {
+				pads++;
+				continue;
+			}
+			if (nall == RING_MAX_RECS) {
+				printf("ring: more than %u records\n", RING_MAX_RECS);
+				return 1;
+			}
+			all[nall++] = *r;
+		}
+		if (t != rs.tail) {
+			drains++;
+			if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+				perror("CONSUME");
+				return 1;
+			}
+		}
+		if (!(rs.flags & LWPT_BTS_ST_RECORDING)) {
+			/* Ended: one last look after the final head. */
+			if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+				return 1;
+			if (rs.head == t)
+				break;
+		}
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring: child status %#x\n", st);
+		return 1;
+	}
+	ngot = decode(all, nall, got, FLOW_MAX * 4);
+	if (ngot < 0) {
+		printf("ring: decode failed (%zu records)\n", nall);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("ring: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       i, ngt, ngot, nall);
+		return 1;
+	}
+	printf("ring: %zu instructions, %zu records (%llu bytes through a %llu-byte ring, margin %llu), %zu padding, %zu drains, %llu interrupts, %llu holds, equal\n",
+	       ngt, nall, (unsigned long long)rs.head,
+	       (unsigned long long)rs.records_size, (unsigned long long)rs.margin,
+	       pads, drains, (unsigned long long)rs.pmis,
+	       (unsigned long long)rs.holds);
+	if (rs.head <= rs.records_size || !rs.pmis) {
+		printf("ring: the run did not go round the ring\n");
+		return 1;
+	}
+	return 0;
+}
+
 static int failures;
+static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
+			     uint32_t *bad);
 
 #define EXPECT(cond, ...) do {						\
 	if (!(cond)) {							\
@@ -346,6 +517,57 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, cfg) ? errno : 0;
 	close(fd);
 	return r;
+}
+
+/*
+ * The ring ioctls with random arguments on a live ring capture of a child
+ * that runs the workload until killed: CONSUME of any value is refused
+ * unless a whole-record tail between the last one and the head; the
+ * child, held or not, dies at SIGKILL; closing the file frees it all.
+ */
+static void fuzz_ring(void)
+{
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	unsigned int i;
+	int fd, st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return;
+	if (!pid) {
+		for (;;)
+			workload();
+	}
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 4096);
+	EXPECT(fd >= 0, "ring of a child: %s", errname(fd < 0 ? -fd : 0));
+	for (i = 0; fd >= 0 && i < 2000; i++) {
+		unsigned char junk[64];
+		unsigned int j;
+		uint64_t t;
+		int r;
+
+		for (j = 0; j < sizeof(junk); j++)
+			junk[j] = rand();
+		ioctl(fd, _IOC(rand() % 4, LWPT_IOC_MAGIC, 0x73 + rand() % 5,
+			       rand() % 64), junk);
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+			EXPECT(0, "RING_STATUS: %s", strerror(errno));
+			break;
+		}
+		memcpy(&t, junk, sizeof(t));
+		r = ioctl(fd, LWPT_BTS_IOC_CONSUME, &t);
+		EXPECT(r ? errno == EINVAL : (t % 24 == 0 && t >= rs.tail),
+		       "CONSUME %#llx: %d", (unsigned long long)t, r ? errno : 0);
+		if (i % 3 == 0) {
+			/* Now and then all of it: the held child goes on. */
+			t = rs.head;
+			EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONSUME, &t), "CONSUME head");
+		}
+	}
+	kill(pid, SIGKILL);
+	EXPECT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "child killed");
+	if (fd >= 0)
+		close(fd);
 }
 
 static int cmd_args(void)
@@ -429,6 +651,83 @@ static int cmd_args(void)
 	       "STATUS after STOP: flags %#x head %llu", st.flags,
 	       (unsigned long long)st.head);
 	EXPECT(ioctl(fd, _IO(LWPT_IOC_MAGIC, 0x7f)) && errno == ENOTTY, "unknown");
+	/* ABI 1.7: the ring ioctls on a linear capture, before CONFIGURE. */
+	{
+		struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+		uint64_t t = 0;
+		int h;
+
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_CONSUME, &t) && errno == EINVAL,
+		       "CONSUME on a linear capture");
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == EINVAL,
+		       "RING_STATUS on a linear capture");
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_CONSUME, NULL) && errno == EFAULT,
+		       "CONSUME NULL");
+		h = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		EXPECT(ioctl(h, LWPT_BTS_IOC_CONSUME, &t) && errno == ENODATA,
+		       "CONSUME before CONFIGURE");
+		EXPECT(ioctl(h, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == ENODATA,
+		       "RING_STATUS before CONFIGURE");
+		rs.size = 8;
+		EXPECT(ioctl(h, LWPT_BTS_IOC_RING_STATUS, &rs) && errno == EINVAL,
+		       "RING_STATUS size 8");
+		close(h);
+		c = good;
+		c.flags |= LWPT_BTS_CFG_RING;
+		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_PID,
+		       "a ring of the calling thread");
+		c = good;
+		c.flags = LWPT_BTS_CFG_USER | 8;
+		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS,
+		       "flag bit 3");
+	}
+	/* ABI 1.7: per-CPU captures and their switch records. */
+	{
+		struct lwpt_bts_switches rd = { .size = sizeof(rd) };
+		struct lwpt_bts_switch one;
+		uint32_t bad;
+		bool priv = geteuid() == 0;
+		int h = bts_configure_cpu(0, LWPT_BTS_CFG_USER, 1 << 16, &bad);
+
+		EXPECT(ioctl(fd, LWPT_BTS_IOC_READ_SWITCHES, &rd) && errno == EINVAL,
+		       "READ_SWITCHES of a per-thread capture");
+		if (!priv) {
+			EXPECT(h == -EPERM && bad == LWPT_BTS_FIELD_CPU,
+			       "per-CPU unprivileged: %d bad_field %u", h, bad);
+		} else {
+			EXPECT(h >= 0, "per-CPU as root: %s", errname(h < 0 ? -h : 0));
+			rd.records = (uintptr_t)&one;
+			rd.capacity = 1;
+			EXPECT(h < 0 || !ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd),
+			       "READ_SWITCHES: %s", strerror(errno));
+			memset(&rd, 0, sizeof(rd));
+			rd.size = sizeof(rd);
+			rd.capacity = 1000;
+			rd.records = 16;
+			EXPECT(h < 0 || ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) == 0 ||
+			       errno == EFAULT, "READ_SWITCHES to a bad pointer");
+			rd.copied = 1;
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) &&
+					 errno == EINVAL), "READ_SWITCHES copied != 0");
+			rd.copied = 0;
+			rd.size = 8;
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) &&
+					 errno == EINVAL), "READ_SWITCHES size 8");
+			EXPECT(h < 0 || (ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, NULL) &&
+					 errno == EFAULT), "READ_SWITCHES NULL");
+			EXPECT(h < 0 || !ioctl(h, LWPT_BTS_IOC_STOP), "per-CPU STOP");
+			if (h >= 0)
+				close(h);
+		}
+		h = open("/dev/bts", O_RDWR | O_CLOEXEC);
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		EXPECT(ioctl(h, LWPT_BTS_IOC_READ_SWITCHES, &rd) && errno == ENODATA,
+		       "READ_SWITCHES before CONFIGURE");
+		EXPECT(ioctl(h, LWPT_BTS_IOC_CONFIGURE_CPU, NULL) && errno == EFAULT,
+		       "CONFIGURE_CPU NULL");
+		close(h);
+	}
 	/* Random commands and arguments in the range (the fuzz of issue 37). */
 	srand(37);
 	for (i = 0; i < 2000; i++) {
@@ -450,8 +749,20 @@ static int cmd_args(void)
 		ioctl(g, _IOC(dir, LWPT_IOC_MAGIC, nr, size), junk);
 		ioctl(g, LWPT_BTS_IOC_CONFIGURE, junk);
 		ioctl(g, LWPT_BTS_IOC_STATUS, junk);
+		ioctl(g, LWPT_BTS_IOC_CONSUME, junk);
+		ioctl(g, LWPT_BTS_IOC_RING_STATUS, junk);
+		ioctl(g, LWPT_BTS_IOC_READ_SWITCHES, junk);
+		if (rand() % 2) {
+			/* A plausible CONFIGURE_CPU: size right, the rest random. */
+			uint32_t sz = sizeof(struct lwpt_bts_cpu_config);
+
+			memcpy(junk, &sz, 4);
+		}
+		ioctl(g, LWPT_BTS_IOC_CONFIGURE_CPU, junk);
+		ioctl(g, LWPT_BTS_IOC_READ_SWITCHES, junk);
 		close(g);
 	}
+	fuzz_ring();
 	close(fd);
 	printf("args: %d failure(s)\n", failures);
 	return !!failures;
@@ -547,6 +858,244 @@ static int cmd_pt(int thread, pid_t pid, int hold)
 		pause();
 }
 
+/* Pin the calling thread to @cpu; exits 125 if it cannot. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		exit(125);
+}
+
+/* CONFIGURE_CPU; the open fd, or -errno (*bad the bad_field). */
+static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
+			     uint32_t *bad)
+{
+	struct lwpt_bts_cpu_config cc = {
+		.size = sizeof(cc), .flags = flags, .cpu = cpu, .buffer_size = bytes,
+	};
+	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), e;
+
+	*bad = 0;
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cc)) {
+		e = errno;
+		*bad = cc.bad_field;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+#define CPU_MAX_SW	65536
+
+/*
+ * The records of thread @tid in a per-CPU capture: the buffer cut at each
+ * switch's head (before it, prev's records), the pieces of @tid joined.
+ * Returns the count; *segs the pieces, *others records of other threads;
+ * -1 if the switch records contradict each other.
+ */
+static long cpu_records_of(const struct lwpt_bts_record *rec, uint64_t end,
+			   const struct lwpt_bts_switch *sw, size_t nsw, pid_t tid,
+			   struct lwpt_bts_record *out, size_t max, size_t *segs,
+			   size_t *others)
+{
+	uint64_t from = 0;
+	size_t i, n = 0;
+	pid_t owner = -1;
+
+	*segs = 0;
+	*others = 0;
+	for (i = 0; i <= nsw; i++) {
+		uint64_t to = i < nsw ? sw[i].head : end, b;
+		pid_t who = i < nsw ? sw[i].prev_tid : sw[nsw - 1].next_tid;
+
+		if (i < nsw && owner >= 0 && owner != sw[i].prev_tid) {
+			printf("cpu: switch %zu: prev %d, but %d was switched in\n",
+			       i, sw[i].prev_tid, owner);
+			return -1;
+		}
+		if (to < from || to > end) {
+			printf("cpu: switch %zu: head %llu out of order\n", i,
+			       (unsigned long long)to);
+			return -1;
+		}
+		for (b = from; b < to; b += sizeof(*rec)) {
+			if (who != tid) {
+				(*others)++;
+				continue;
+			}
+			if (n == max)
+				return -1;
+			out[n++] = rec[b / sizeof(*rec)];
+		}
+		if (who == tid && to > from)
+			(*segs)++;
+		from = to;
+		if (i < nsw)
+			owner = sw[i].next_tid;
+	}
+	return n;
+}
+
+/* Decode @n records against the ground truth; 0 if equal. */
+static int cpu_compare(const char *who, const struct lwpt_bts_record *r, size_t n,
+		       const uint64_t *gt, size_t ngt, uint64_t *got)
+{
+	long ngot = decode(r, n, got, FLOW_MAX * 4);
+	size_t i;
+
+	if (ngot < 0) {
+		printf("cpu: %s: decode failed (%zu records)\n", who, n);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("cpu: %s: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       who, i, ngt, ngot, n);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Two children pinned to @cpu run the workload @reps times at once, so
+ * that the CPU switches between them; each one's records, cut out by the
+ * switch records, must decode to the single-stepped run.
+ */
+static int cmd_cpu(unsigned int cpu, unsigned int reps)
+{
+	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX * 4, sizeof(*got));
+	struct lwpt_bts_record *mine = calloc(RING_MAX_RECS, sizeof(*mine));
+	struct lwpt_bts_switch *sw = calloc(CPU_MAX_SW, sizeof(*sw));
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	struct lwpt_bts_switches rd;
+	const struct lwpt_bts_record *rec;
+	size_t ngt, nsw = 0, segs[2], others[2];
+	long n[2];
+	uint64_t lost = 0;
+	int go[2], fd, stt, k;
+	pid_t pid[2];
+	uint32_t bad;
+
+	if (!gt || !got || !mine || !sw || pipe(go))
+		return 125;
+	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
+	pin(cpu ? 0 : 1);
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		if (pid[k] < 0)
+			return 125;
+		if (!pid[k]) {
+			char c;
+
+			pin(cpu);
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			workload_n(reps);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	fd = bts_configure_cpu(cpu, LWPT_BTS_CFG_USER, FLOW_BUF, &bad);
+	if (fd < 0) {
+		printf("cpu: configure: %s (bad_field %u)\n", errname(-fd), bad);
+		kill(pid[0], SIGKILL);
+		kill(pid[1], SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "gg", 2) != 2)
+		return 125;
+	for (k = 0; k < 2; k++)
+		if (waitpid(pid[k], &stt, 0) != pid[k] || !WIFEXITED(stt) ||
+		    WEXITSTATUS(stt)) {
+			printf("cpu: child status %#x\n", stt);
+			return 1;
+		}
+	if (ioctl(fd, LWPT_BTS_IOC_STOP) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st)) {
+		perror("cpu: stop/status");
+		return 1;
+	}
+	if (st.flags & LWPT_BTS_ST_FULL) {
+		printf("cpu: the buffer filled\n");
+		return 1;
+	}
+	for (;;) {
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.capacity = CPU_MAX_SW - nsw;
+		rd.records = (uintptr_t)&sw[nsw];
+		if (ioctl(fd, LWPT_BTS_IOC_READ_SWITCHES, &rd)) {
+			perror("cpu: READ_SWITCHES");
+			return 1;
+		}
+		nsw += rd.copied;
+		lost = rd.lost;
+		if (!rd.copied || nsw == CPU_MAX_SW)
+			break;
+	}
+	if (lost || !nsw) {
+		printf("cpu: %zu switches, %llu lost\n", nsw, (unsigned long long)lost);
+		return 1;
+	}
+	for (k = 0; k < (int)nsw; k++)
+		if (sw[k].cpu != cpu) {
+			printf("cpu: switch %d on cpu %u\n", k, sw[k].cpu);
+			return 1;
+		}
+	rec = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd, 0);
+	if (rec == MAP_FAILED) {
+		perror("cpu: mmap");
+		return 1;
+	}
+	for (k = 0; k < 2; k++) {
+		n[k] = cpu_records_of(rec, st.head, sw, nsw, pid[k], mine,
+				      RING_MAX_RECS, &segs[k], &others[k]);
+		if (n[k] < 0 || cpu_compare(k ? "child 2" : "child 1", mine, n[k],
+					    gt, ngt, got))
+			return 1;
+	}
+	printf("cpu: %zu instructions each, children's records %ld in %zu stretches and %ld in %zu, %zu of other threads, %zu switches, equal\n",
+	       ngt, n[0], segs[0], n[1], segs[1], others[0] - (size_t)n[1], nsw);
+	return 0;
+}
+
+static int cmd_cpu_try(unsigned int cpu, uint32_t flags, uint64_t bytes, int hold)
+{
+	uint32_t bad;
+	int fd = bts_configure_cpu(cpu, flags, bytes, &bad);
+
+	if (fd < 0) {
+		printf("%s %u\n", errname(-fd), bad);
+		return 1;
+	}
+	struct lwpt_bts_status st = { .size = sizeof(st) };
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("%s\n", hold ? "held" : "ok");
+	fflush(stdout);
+	if (!hold) {
+		close(fd);
+		return 0;
+	}
+	/* At SIGTERM: the capture's STATUS flags, then exit. */
+	if (sigwait(&set, &sig) || ioctl(fd, LWPT_BTS_IOC_STATUS, &st))
+		return 1;
+	printf("flags %#x\n", st.flags);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -561,6 +1110,16 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "exec"))
 		return cmd_exec(!strcmp(argv[2], "stop"), argv + 3);
+	if (argc == 4 && !strcmp(argv[1], "ring"))
+		return cmd_ring(strtoull(argv[2], NULL, 0),
+				(unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "cpu"))
+		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
+			       (unsigned int)strtoul(argv[3], NULL, 0));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "cpu-try"))
+		return cmd_cpu_try((unsigned int)strtoul(argv[2], NULL, 0),
+				   parse_flags(argv[3]), strtoull(argv[4], NULL, 0),
+				   argc == 6);
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
@@ -579,6 +1138,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }

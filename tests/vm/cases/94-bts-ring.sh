@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /dev/bts ring captures (ABI 1.7; Documentation/bts.rst, "Ring
+# captures"): a child runs the workload many times through an 8 KiB ring
+# (about 30 times its size), drained by a reader that waits in poll(2) for
+# the threshold interrupt; the records, decoded, equal ptrace
+# single-stepping of the same run: nothing lost. Run with the model's
+# threshold PMI skid at 3 branches and at 60 (the kernel's margin on an
+# 8 KiB ring is 85 records), with PT's ToPA PMI consumer registered beside
+# BTS's (pt_profile=full) and perf's NMI handler after lwpt's (the
+# default). Every PMI claimed (debugfs pmi: unknown=0), no spec violation,
+# DEBUGCTL and DS_AREA back to 0, the module unloads.
+. /lwpt/lib.sh
+
+P=/sys/module/lwpt_sim/parameters
+D=/sys/kernel/debug/lwpt_sim
+
+lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=full bts_profile=nhm" \
+	>/dev/null || fail "insmod" || exit 1
+
+for skid in 3 60; do
+	echo $skid >$P/bts_pmi_skid
+	out=$(bts_test ring 8192 30)
+	rc=$?
+	echo "$out"
+	if [ $rc -ne 0 ]; then
+		cat $D/bts_msrs $D/pmi
+		echo "violations $(sim_violations)"
+		dmesg | tail -20
+	fi
+	[ $rc -eq 0 ] || fail "ring, skid $skid" || exit 1
+	ok "ring, skid $skid: $out"
+done
+grep . $D/pmi
+grep -q "unknown=[1-9]" $D/pmi && { fail "an NMI nobody claimed"; exit 1; }
+ok "every PMI claimed"
+grep -q "debugctl=0x0 ds_area=0x0 " $D/bts_msrs ||
+	fail "IA32_DEBUGCTL/IA32_DS_AREA not restored" || exit 1
+[ "$(sim_violations)" = 0 ] || fail "violations" || exit 1
+lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
+ok "DEBUGCTL and DS_AREA back to 0, no violation, unloaded"
