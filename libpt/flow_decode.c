@@ -194,6 +194,8 @@ struct lpt_flow *lpt_flow_alloc(const struct lpt_flow_config *cfg,
 		f->cfg.cache_max = LPT_COV_CACHE_MAX;
 	lpt_cov_config_init(&cc);
 	cc.flags = LPT_COV_F_NO_PATHS;	/* cached paths walk no blocks */
+	if (f->cfg.flags & LPT_FLOW_F_CHUNK)
+		cc.flags |= LPT_COV_F_CHUNK;
 	cc.nfilter = f->cfg.nfilter;
 	memcpy(cc.filter, f->cfg.filter, sizeof(cc.filter));
 	cc.cpu = f->cfg.cpu;
@@ -570,6 +572,11 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	ev->query_offset = it->pos;
 	q_pop(f);
 	return status(f);
+}
+
+uint64_t lpt_flow_resume_ip(const struct lpt_flow *f)
+{
+	return f ? f->resume_ip : 0;
 }
 
 uint64_t lpt_flow_offset(const struct lpt_flow *f)

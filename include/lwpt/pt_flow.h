@@ -184,6 +184,15 @@ struct lpt_flow_config {
 					 * lpt_flow_block.query_offset and
 					 * lpt_flow_event.query_offset (the
 					 * same reading ahead) */
+#define LPT_FLOW_F_CHUNK	0x4	/* the trace is one chunk of a
+					 * larger one (lwpt/pt_chunk.h),
+					 * given through the PSB+ of the next
+					 * chunk (lpt_chunk_psb_end()): at
+					 * that PSB+'s end the walk goes to
+					 * its FUP, as a decoder of the whole
+					 * trace does there, and stops (the
+					 * coverage decoder's LPT_COV_F_CHUNK;
+					 * Documentation/libpt-chunk.rst) */
 
 /**
  * lpt_flow_config_init() - the defaults: no filter, no CPU (no errata),
@@ -262,6 +271,22 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev);
  * Return: the offset in bytes; 0 before lpt_flow_sync() or for NULL.
  */
 uint64_t lpt_flow_offset(const struct lpt_flow *f);
+
+/**
+ * lpt_flow_resume_ip() - where the engine expects tracing to resume after
+ * the items handed out so far (what decides lpt_flow_event.resumed of an
+ * ENABLED event): set by a DISABLED, ASYNC_DISABLED, OVERFLOW or RESYNC
+ * event, kept across blocks and PSBs, 0 after lpt_flow_sync().
+ * @f: engine.
+ *
+ * A user decoding a trace in chunks (LPT_FLOW_F_CHUNK) carries it from
+ * chunk to chunk: an ENABLED event of a chunk before the chunk's first
+ * event of those four is resumed when its @ip is the value at the end of
+ * the chunks before (Documentation/libpt-chunk.rst).
+ *
+ * Return: the address, or 0 when not known (or @f is NULL).
+ */
+uint64_t lpt_flow_resume_ip(const struct lpt_flow *f);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 
 #include <intel-pt.h>
 
+#include <lwpt/pt_chunk.h>
 #include <lwpt/pt_flow.h>
 
 #include "tests/check_run.h"
@@ -461,6 +462,103 @@ START_TEST(api_errors)
 }
 END_TEST
 
+/*
+ * LPT_FLOW_F_CHUNK (lwpt/pt_chunk.h): the real traces cut at every PSB and
+ * into chunks of 3000 bytes, each chunk decoded by an engine of its own
+ * through the next chunk's PSB+; the records in chunk order, with the
+ * enables before a chunk's first disable, overflow or resync decided from
+ * lpt_flow_resume_ip() at the end of the chunks before (as ptflow -j does),
+ * are libipt's on the whole trace. Traces whose decode resyncs are where
+ * ptflow -j decodes on with one engine: compared up to there only.
+ */
+START_TEST(chunks)
+{
+	const struct real *r = &reals[_i];
+	static const size_t target[] = { 1, 3000 };
+	struct cov_ref_pages pc;
+	struct lpt_cov_image *img;
+	struct recs ref = { 0 };
+	uint8_t *trace;
+	size_t len;
+
+	if (!load_real(r, &trace, &len, &pc, &img))
+		return;
+	ref_recs(trace, len, &pc, r->start, r->end, &ref);
+	for (size_t t = 0; t < sizeof(target) / sizeof(target[0]); t++) {
+		struct lpt_flow_config cfg;
+		struct lpt_flow *f;
+		struct recs got = { 0 };
+		uint64_t resume = 0;
+		size_t nchunk = 0, pos = 0;
+		bool resynced = false;
+		char name[96];
+
+		lpt_flow_config_init(&cfg);
+		if (r->start || r->end) {
+			cfg.nfilter = 1;
+			cfg.filter[0].start = r->start;
+			cfg.filter[0].end = r->end;
+		}
+		cfg.cpu.vendor = 1;
+		cfg.cpu.family = 6;
+		cfg.cpu.model = 94;
+		cfg.cpu.stepping = 3;
+		cfg.flags = LPT_FLOW_F_CHUNK;
+		while (pos < len && !resynced) {
+			size_t end = lpt_chunk_next(trace, len, pos, target[t]);
+			size_t stop = end < len ? lpt_chunk_psb_end(trace, len, end) : len;
+			size_t first = got.n;
+			bool carry = true;
+
+			f = lpt_flow_alloc(&cfg, img);	/* knows nothing */
+			ck_assert_ptr_nonnull(f);
+			flow_recs(f, trace + pos, stop - pos, &got);
+			for (size_t i = first; i < got.n; i++) {
+				struct rec *x = &got.r[i];
+
+				if (x->kind == R_RESYNC) {
+					resynced = end < len;
+					carry = false;
+				} else if (x->kind == R_EV && carry &&
+					   x->type == LPT_FLOW_EV_ENABLED) {
+					x->a = resume && resume == x->b;
+				} else if (x->kind == R_EV &&
+					   (x->type == LPT_FLOW_EV_DISABLED ||
+					    x->type == LPT_FLOW_EV_ASYNC_DISABLED ||
+					    x->type == LPT_FLOW_EV_OVERFLOW)) {
+					carry = false;
+				}
+			}
+			if (!carry)
+				resume = lpt_flow_resume_ip(f);
+			lpt_flow_free(f);
+			nchunk++;
+			pos = end;
+		}
+		snprintf(name, sizeof(name), "%s in chunks of %zu", r->name, target[t]);
+		printf("%s: %zu chunks, %zu records%s\n", name, nchunk, got.n,
+		       resynced ? " (up to the first resync)" : "");
+		if (resynced) {
+			struct recs part = ref;
+
+			while (got.n && got.r[got.n - 1].kind != R_RESYNC)
+				got.n--;
+			part.n = got.n;
+			ck_assert_msg(same(name, &part, &got, false),
+				      "%s: chunks differ from libipt", name);
+		} else {
+			ck_assert_msg(same(name, &ref, &got, false),
+				      "%s: chunks differ from libipt", name);
+		}
+		free(got.r);
+	}
+	lpt_cov_image_free(img);
+	cov_ref_free_pages(&pc);
+	free(ref.r);
+	free(trace);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt_flow");
@@ -468,6 +566,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, real_traces, 0, REAL_NTRACES);
+	tcase_add_loop_test(tc, chunks, 0, REAL_NTRACES);
 	tcase_add_test(tc, cut_traces);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, no_code);

@@ -114,6 +114,12 @@ static void usage(FILE *f, const char *prog)
 "                                       engine (the listing, --time, --offset,\n"
 "                                       --calls, --report, --export; system-wide\n"
 "                                       captures with libipt, said on stderr).\n"
+"  -j N, --jobs=N                       --engine=lwpt: decode a large trace\n"
+"                                       on N threads, cut at PSBs into chunks\n"
+"                                       (default 1); the output is the same for\n"
+"                                       every N.\n"
+"  --chunk-size BYTES                   target chunk size of -j (K, M; default:\n"
+"                                       the trace over 4N, 16 KiB..128 KiB).\n"
 "  --help|-h                            this text.\n"
 "  --version                            version of ptflow and libipt.\n",
 		prog, prog);
@@ -910,6 +916,43 @@ int main(int argc, char **argv)
 			continue;
 		}
 
+		/* -j N, -jN, --jobs N, --jobs=N (as ptcov and ptdump) */
+		if (!strncmp(argv[i], "-j", 2) && argv[i][2]) {
+			v = argv[i] + 2;
+			m = true;
+		} else if (!strcmp(argv[i], "-j")) {
+			v = i + 1 < argc ? argv[++i] : NULL;
+			m = true;
+		} else {
+			v = opt_value(argc, argv, &i, "--jobs", &m);
+		}
+		if (m) {
+			uint64_t n;
+
+			if (!v)
+				goto missing;
+			if (!parse_u64(v, 4096, &n) || !n) {
+				fprintf(stderr, "%s: -j: want 1..4096 threads\n",
+					pf.prog);
+				goto out;
+			}
+			pf.jobs = (unsigned int)n;
+			continue;
+		}
+		v = opt_value(argc, argv, &i, "--chunk-size", &m);
+		if (m) {
+			uint64_t n;
+
+			if (!v)
+				goto missing;
+			if (lpt_perf_parse_size(v, &n) || !n || n > SIZE_MAX) {
+				fprintf(stderr, "%s: --chunk-size %s: give a size "
+					"(bytes, or with K, M, G)\n", pf.prog, v);
+				goto out;
+			}
+			pf.chunk = (size_t)n;
+			continue;
+		}
 		v = opt_value(argc, argv, &i, "--max-decompressed", &m);
 		if (m) {
 			if (!v)

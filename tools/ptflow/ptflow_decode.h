@@ -165,6 +165,13 @@ struct ptflow {
 	/* The synthetic trace being decoded after a skipped span, or NULL. */
 	const struct ptflow_resume *syn;
 	uint64_t gaps_seen;		/* gaps met, all traces */
+	/*
+	 * -j N (0: not given, 1) and --chunk-size (0: the default): the
+	 * lwpt engine's chunks of one trace piece on N threads
+	 * (ptflow_flow.h).
+	 */
+	unsigned int jobs;
+	size_t chunk;
 	/* Build-ids (ptflow_buildid.h): --force, libpt's verdicts. */
 	bool force_build_id;
 	struct lpt_cov_build_ids *bids;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench: ptcov -j and ptdump -j on one large trace (issue 34 point 3).
+ * make bench: ptcov -j, ptdump -j and ptflow -j (the lwpt engine) on one
+ * large trace (issue 34 point 3).
  *
  * The trace: kAFL's mruby trace (../shared/testdata/pt/real/libxdc, with
  * its page cache, so that ptcov decodes real code) repeated to >= 256 MiB,
@@ -14,7 +15,11 @@
  *   3. the peak RSS (wait4's ru_maxrss) of -j N on 64 MiB and on 256 MiB:
  *      it must not grow with the trace's size beyond the trace itself,
  *      which both tools read into memory (shown as RSS - trace size).
- * N = the online CPUs (sysconf), or -j N. Figures only; nothing asserts.
+ * ptflow (--engine=lwpt --calls, and --quiet) on 32 MiB and 16 MiB of the
+ * same: its views cost far more per byte than a coverage map.
+ * N = the online CPUs (sysconf), or -j N; a tool name as argument runs
+ * that tool only (bench_par [-j N] [ptcov|ptdump|ptflow]). Figures only;
+ * nothing asserts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,9 +155,10 @@ static int find_real(void)
 
 struct tool {
 	const char *name;
+	const char *label;	/* in the figures, else @name */
 	int hashed;		/* output hashed from a pipe (else a file) */
 	int nargs;
-	char *args[12];
+	char *args[400];	/* ptflow: a --raw per page */
 };
 
 /* argv of @t on @trace with -j @jobs (first: both tools take it there) */
@@ -171,10 +177,11 @@ static void make_argv(const struct tool *t, char *trace, char *jobs, char **argv
 static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *small,
 		       off_t smallsize, unsigned int jobs)
 {
-	char j1[] = "1", jn[16], *argv[20], outp[2][PATH_MAX + 32];
+	char j1[] = "1", jn[16], *argv[410], outp[2][PATH_MAX + 32];
 	struct res r[2], best[2] = { { .wall = 1e30 }, { .wall = 1e30 } }, m[2];
 	double cpu[2] = { 0, 0 };
 	double load[3] = { 0, 0, 0 };
+	const char *lab = t->label ? t->label : t->name;
 
 	snprintf(jn, sizeof(jn), "%u", jobs);
 	/* 1. the outputs, compared */
@@ -188,7 +195,7 @@ static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *sma
 			fd = open(outp[i], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		}
 		if (run(argv, fd, &r[i]) || r[i].status) {
-			printf("%s: -j %s failed (exit %d), skipped\n", t->name,
+			printf("%s: -j %s failed (exit %d), skipped\n", lab,
 			       i ? jn : j1, r[i].status);
 			return;
 		}
@@ -197,7 +204,7 @@ static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *sma
 	}
 	if (t->hashed && r[0].hash != r[1].hash) {
 		printf("%s: -j 1 and -j %u print different text: figures void\n",
-		       t->name, jobs);
+		       lab, jobs);
 		return;
 	}
 	if (!t->hashed) {
@@ -206,11 +213,11 @@ static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *sma
 		snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", outp[0], outp[1]);
 		if (system(cmd)) {
 			printf("%s: -j 1 and -j %u print different text: figures void\n",
-			       t->name, jobs);
+			       lab, jobs);
 			return;
 		}
 	}
-	printf("%s: -j 1 and -j %u outputs identical (%s)\n", t->name, jobs,
+	printf("%s: -j 1 and -j %u outputs identical (%s)\n", lab, jobs,
 	       t->hashed ? "FNV-1a of the text" : "cmp");
 	/* 2. times, interleaved */
 	for (int rep = 0; rep < 3; rep++)
@@ -229,7 +236,7 @@ static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *sma
 	printf("%s on %.0f MiB (mruby x %lld): -j 1 %.3f s (cpu %.3f s), -j %u %.3f s "
 	       "(cpu %.3f s): %.2fx = %.2f x N (target >= 0.8 x N); load average "
 	       "%.2f %.2f %.2f on %ld online CPUs\n",
-	       t->name, (double)bigsize / 1048576.0, (long long)(bigsize / 713168),
+	       lab, (double)bigsize / 1048576.0, (long long)(bigsize / 713168),
 	       best[0].wall, cpu[0], jobs, best[1].wall, cpu[1],
 	       best[0].wall / best[1].wall, best[0].wall / best[1].wall / jobs,
 	       load[0], load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
@@ -243,21 +250,64 @@ static void bench_tool(const struct tool *t, char *big, off_t bigsize, char *sma
 	}
 	printf("%s -j %u max RSS: %.1f MiB on %.0f MiB, %.1f MiB on %.0f MiB; "
 	       "minus the trace read in: %.1f MiB, %.1f MiB\n",
-	       t->name, jobs, m[0].maxrss_kib / 1024.0, (double)smallsize / 1048576.0,
+	       lab, jobs, m[0].maxrss_kib / 1024.0, (double)smallsize / 1048576.0,
 	       m[1].maxrss_kib / 1024.0, (double)bigsize / 1048576.0,
 	       m[0].maxrss_kib / 1024.0 - (double)smallsize / 1048576.0,
 	       m[1].maxrss_kib / 1024.0 - (double)bigsize / 1048576.0);
 }
 
+/* ptflow's --raw arguments for the page cache @pc (.addr, .dump): the
+ * first entry of a page wins (libipt: the last added, so in reverse); an
+ * address with low bits set is a page not mapped (ptflow_engine.sh). */
+static int raw_args(const char *pc, struct tool *t)
+{
+	char path[PATH_MAX + 16];
+	uint64_t *addr = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.addr", pc);
+	f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	addr = malloc(4096 * sizeof(*addr));
+	if (addr)
+		n = fread(addr, sizeof(*addr), 4096, f);
+	fclose(f);
+	for (size_t i = n; i-- > 0;) {
+		char *a = malloc(PATH_MAX + 96);
+
+		if (addr[i] & 0xfff)
+			continue;
+		if (!a || t->nargs + 2 >= (int)(sizeof(t->args) / sizeof(t->args[0]))) {
+			free(a);
+			break;
+		}
+		snprintf(a, PATH_MAX + 96, "%s.dump:%zu-%zu:0x%llx", pc, i * 4096,
+			 (i + 1) * 4096, (unsigned long long)addr[i]);
+		t->args[t->nargs++] = "--raw";
+		t->args[t->nargs++] = a;
+	}
+	free(addr);
+	return n ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	char big[PATH_MAX + 64], small[PATH_MAX + 64], ptcov[PATH_MAX + 16],
-	     ptdump[PATH_MAX + 16], pc[PATH_MAX + 128];
+	     ptdump[PATH_MAX + 16], pc[PATH_MAX + 128], ptflow[PATH_MAX + 16],
+	     fbig[PATH_MAX + 64], fsmall[PATH_MAX + 64];
 	unsigned int jobs = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
-	off_t bigsize, smallsize;
+	off_t bigsize, smallsize, fbigsize, fsmallsize;
+	const char *only = NULL;
+	int a = 1;
 
-	if (argc == 3 && !strcmp(argv[1], "-j"))
+	if (argc >= 3 && !strcmp(argv[1], "-j")) {
 		jobs = (unsigned int)atoi(argv[2]);
+		a = 3;
+	}
+	if (a < argc)
+		only = argv[a];
 	if (jobs < 2)
 		jobs = 2;
 	if (find_real()) {
@@ -268,22 +318,39 @@ int main(int argc, char **argv)
 	mkdir(big, 0755);
 	snprintf(big, sizeof(big), "%s/../bench-data/par-mruby-256M.pt", bindir);
 	snprintf(small, sizeof(small), "%s/../bench-data/par-mruby-64M.pt", bindir);
-	bigsize = make_trace(big, 256);
-	smallsize = make_trace(small, 64);
-	if (bigsize < 0 || smallsize < 0) {
+	snprintf(fbig, sizeof(fbig), "%s/../bench-data/par-mruby-32M.pt", bindir);
+	snprintf(fsmall, sizeof(fsmall), "%s/../bench-data/par-mruby-16M.pt", bindir);
+	bigsize = !only || strcmp(only, "ptflow") ? make_trace(big, 256) : 0;
+	smallsize = !only || strcmp(only, "ptflow") ? make_trace(small, 64) : 0;
+	fbigsize = make_trace(fbig, 32);
+	fsmallsize = make_trace(fsmall, 16);
+	if (bigsize < 0 || smallsize < 0 || fbigsize < 0 || fsmallsize < 0) {
 		printf("bench_par: cannot write the traces, skipped\n");
 		return 0;
 	}
 	snprintf(ptcov, sizeof(ptcov), "%s/../bin/ptcov", bindir);
 	snprintf(ptdump, sizeof(ptdump), "%s/../bin/ptdump", bindir);
+	snprintf(ptflow, sizeof(ptflow), "%s/../bin/ptflow", bindir);
 	snprintf(pc, sizeof(pc), "%s/libxdc/pagecache/mruby", real);
 	{
-		struct tool cov = { "ptcov", 0, 8, { ptcov, "--pt", "TRACE",
+		struct tool cov = { "ptcov", NULL, 0, 8, { ptcov, "--pt", "TRACE",
 			"--pagecache", pc, "--filter", "400000-4b6000", "--edges" } };
-		struct tool dump = { "ptdump", 1, 3, { ptdump, "--lastip", "TRACE" } };
+		struct tool dump = { "ptdump", NULL, 1, 3, { ptdump, "--lastip", "TRACE" } };
+		struct tool calls = { "ptflow", "ptflow --calls", 1, 7, { ptflow,
+			"--engine=lwpt", "--calls", "--cpu", "6/94/3", "--pt", "TRACE" } };
+		struct tool quiet = { "ptflow", "ptflow --quiet --stat", 1, 8, { ptflow,
+			"--engine=lwpt", "--quiet", "--stat", "--cpu", "6/94/3", "--pt",
+			"TRACE" } };
 
-		bench_tool(&cov, big, bigsize, small, smallsize, jobs);
-		bench_tool(&dump, big, bigsize, small, smallsize, jobs);
+		if (!only || !strcmp(only, "ptcov"))
+			bench_tool(&cov, big, bigsize, small, smallsize, jobs);
+		if (!only || !strcmp(only, "ptdump"))
+			bench_tool(&dump, big, bigsize, small, smallsize, jobs);
+		if ((!only || !strcmp(only, "ptflow")) &&
+		    !raw_args(pc, &calls) && !raw_args(pc, &quiet)) {
+			bench_tool(&calls, fbig, fbigsize, fsmall, fsmallsize, jobs);
+			bench_tool(&quiet, fbig, fbigsize, fsmall, fsmallsize, jobs);
+		}
 	}
 	return 0;
 }

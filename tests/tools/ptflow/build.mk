@@ -21,6 +21,10 @@ SCRIPT_TESTS += tests/tools/ptflow/kafl_perf.sh
 # traces (perf.data and raw with page caches; issue 34 point 1).
 SCRIPT_TESTS += tests/tools/ptflow/ptflow_engine.sh
 
+# ptflow -j N on the lwpt engine: -j 4 and -j 7 against -j 1, byte for
+# byte, chunks cut at every PSB and larger (issue 34 point 3).
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_jobs.sh
+
 # ptflow on a `format bts` capture directory written from the BTS model's
 # trace of trace_flow_prog (test_bts_flow --write-capture), against
 # single-stepping (issue 37 point 3).
