@@ -145,7 +145,9 @@ static void usage(FILE *f)
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
-"                         command's thread, a `format bts` directory (ptflow reads it)\n"
+"                         command's thread, a `format bts` directory (ptflow reads it);\n"
+"                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
+"                         switches (CAP_PERFMON)\n"
 "      --lbr-on-crash     --bts, and the thread's LBR stack when a signal kills it,\n"
 "                         into tid<N>.lbr (ptflow prints it as its last branches)\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
@@ -180,7 +182,7 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "      --version          print the lwpt version\n"
 "\n"
-"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt;\n"
+"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt (.bts) and DIR/switches, or tid<N>.pt;\n"
 "with -a also DIR/processes and DIR/maps.<pid>.<gen>, the maps of every process\n"
 "that ran (Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
 }
