@@ -2111,6 +2111,7 @@ struct bts_cpu {
 	struct btscap b;
 	struct lwpt_bts_status st;
 	uint64_t switches, lost;
+	int sw_err;		/* READ_SWITCHES failed: no more read */
 	int64_t saved;
 };
 
@@ -2171,10 +2172,19 @@ static void bts_drain_switches(struct bts_cpu *bc, unsigned int n, FILE *f, cons
 		uint32_t pending = 0;
 
 		do {
+			if (bc[i].sw_err)
+				break;
 			got = btscap_read_switches(&bc[i].b, recs, PTCAP_BTS_SWITCH_BATCH,
 						   &bc[i].lost, &pending);
-			if (got < 0)
-				die("%s/switches: CPU %u: %s", dir, bc[i].cpu, strerror(-got));
+			if (got < 0) {
+				/* Keep what was captured: the records are saved. */
+				bc[i].sw_err = got;
+				fprintf(stderr, "ptcap: warning: %s/switches: CPU %u: %s: no more "
+					"switches of that CPU (its records after the last one "
+					"are taken for that switch's next thread)\n", dir,
+					bc[i].cpu, strerror(-got));
+				break;
+			}
 			for (k = 0; k < got; k++) {
 				struct lwpt_pt_switch sw = {
 					.tsc = recs[k].head,	/* the position: BTS has no time */
@@ -2277,7 +2287,7 @@ static int bts_cpu_main(struct opts *o)
 			die("%s: %s", path, strerror((int)-bc[i].saved));
 		btscap_close(&bc[i].b);
 		full += !!(bc[i].st.flags & LWPT_BTS_ST_FULL);
-		lost += bc[i].lost;
+		lost += bc[i].lost + !!bc[i].sw_err;
 	}
 	write_maps(o->dir, &none, 0, false);
 	write_processes(procs, o->dir);
