@@ -252,7 +252,9 @@ static int dir_traces(void *be, struct lpt_capsrc_at *at, const struct lpt_capsr
 				char c;
 
 				tr->name = d->names[i];
-				if (sscanf(tr->name, "cpu%u.p%c", &v, &c) == 2) {
+				/* cpu<N>.pt, cpu<N>.p<k>.pt, cpu<N>.bts */
+				if (sscanf(tr->name, "cpu%u.%c", &v, &c) == 2 &&
+				    (c == 'p' || c == 'b')) {
 					tr->per_cpu = true;
 					tr->cpu = v;
 				}

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -48,6 +49,58 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 	b->map = map;
 	b->size = size;
 	return 0;
+}
+
+int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
+		     bool kernel, uint64_t size, uint32_t *bad)
+{
+	struct lwpt_bts_cpu_config cfg;
+	void *map;
+	int fd, err;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	*bad = LWPT_BTS_FIELD_NONE;
+	fd = open(dev ? dev : BTSCAP_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
+	cfg.cpu = cpu;
+	cfg.buffer_size = size;
+	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cfg)) {
+		err = -errno;
+		*bad = cfg.bad_field;
+		close(fd);
+		return err;
+	}
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	b->fd = fd;
+	b->map = map;
+	b->size = size;
+	return 0;
+}
+
+int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
+			 unsigned int cap, uint64_t *lost, uint32_t *pending)
+{
+	struct lwpt_bts_switches rs;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.size = sizeof(rs);
+	rs.capacity = cap;
+	rs.records = (uint64_t)(uintptr_t)recs;
+	if (ioctl(b->fd, LWPT_BTS_IOC_READ_SWITCHES, &rs))
+		return -errno;
+	*lost = rs.lost;
+	*pending = rs.pending;
+	return (int)rs.copied;
 }
 
 int btscap_stop(struct btscap *b, struct lwpt_bts_status *st)

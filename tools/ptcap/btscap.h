@@ -42,6 +42,38 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 		 bool lbr, uint64_t size, uint32_t *bad);
 
 /**
+ * btscap_start_cpu() - open /dev/bts, record every thread on one CPU
+ * (LWPT_BTS_IOC_CONFIGURE_CPU, ABI 1.7), map its buffer.
+ * @b:      filled on success.
+ * @dev:    the device path (BTSCAP_DEV_PATH when NULL).
+ * @cpu:    the logical CPU, online.
+ * @user:   record branches at CPL > 0.
+ * @kernel: record branches at CPL 0.
+ * @size:   buffer bytes, as btscap_start().
+ * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE_CPU.
+ *
+ * Return: 0; a negative errno of open(2), the ioctl (EPERM without
+ * CAP_PERFMON, EBUSY, ENODEV, EINVAL, ENOTTY on a module before ABI 1.7:
+ * bts.h) or mmap(2).
+ */
+int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
+		     bool kernel, uint64_t size, uint32_t *bad);
+
+/**
+ * btscap_read_switches() - take the context switches a per-CPU capture
+ * recorded since the last call (LWPT_BTS_IOC_READ_SWITCHES).
+ * @b:       a capture started with btscap_start_cpu().
+ * @recs:    room for @cap records, oldest first.
+ * @cap:     records that fit.
+ * @lost:    receives the switches the module dropped since CONFIGURE.
+ * @pending: receives the records left in the module's ring.
+ *
+ * Return: the records copied (>= 0) or a negative errno of the ioctl.
+ */
+int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
+			 unsigned int cap, uint64_t *lost, uint32_t *pending);
+
+/**
  * btscap_stop() - end recording (LWPT_BTS_IOC_STOP; the thread may have
  * exited already) and read the status.
  * @b:  a started capture.

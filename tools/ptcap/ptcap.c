@@ -145,7 +145,9 @@ static void usage(FILE *f)
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
-"                         command's thread, a `format bts` directory (ptflow reads it)\n"
+"                         command's thread, a `format bts` directory (ptflow reads it);\n"
+"                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
+"                         switches (CAP_PERFMON)\n"
 "      --lbr-on-crash     --bts, and the thread's LBR stack when a signal kills it,\n"
 "                         into tid<N>.lbr (ptflow prints it as its last branches)\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
@@ -180,7 +182,7 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "      --version          print the lwpt version\n"
 "\n"
-"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt and DIR/switches, or tid<N>.pt;\n"
+"Output: DIR/config, DIR/maps, DIR/cpu<N>.pt (.bts) and DIR/switches, or tid<N>.pt;\n"
 "with -a also DIR/processes and DIR/maps.<pid>.<gen>, the maps of every process\n"
 "that ran (Documentation/ptcap-format.rst); decode with ptdump or ptflow DIR.\n");
 }
@@ -470,11 +472,13 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("symbolic --filter/--stop with several -p processes: give addresses, "
 			  "or run one ptcap per process");
 	o->argv = optind < argc ? argv + optind : NULL;
-	if (o->bts && (!o->argv || o->snapshot || o->nspec || o->mode_given ||
+	if (o->bts && ((!o->argv && !o->all) || o->snapshot || o->nspec || o->mode_given ||
+		       (o->all && o->lbr_crash) ||
 		       (c->flags & (LWPT_PT_CFG_CR3_FILTER | LWPT_PT_CFG_SINGLE_RANGE))))
-		die_usage("--bts records one command's thread (a command after '--'; "
-			  "--user, --kernel, --size, -o): no -a, -p, -t, --snapshot, "
-			  "--mode, --filter, --stop, --cr3, --single-range");
+		die_usage("--bts records one command's thread (a command after '--') or "
+			  "every CPU (-a, -C LIST; --user, --kernel, --size, -o, -d): no -p, "
+			  "-t, --snapshot, --mode, --filter, --stop, --cr3, --single-range; "
+			  "--lbr-on-crash with a command only");
 	if (!o->user && !o->kernel)
 		o->user = true;
 	c->flags |= (o->user ? LWPT_PT_CFG_USER : 0) | (o->kernel ? LWPT_PT_CFG_OS : 0);
@@ -2091,6 +2095,240 @@ static int bts_main(struct opts *o)
 	return st.flags & LWPT_BTS_ST_FULL ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
 }
 
+/*
+ * ptcap --bts -a [-C LIST]: every thread's branches on each CPU through
+ * /dev/bts's per-CPU captures (LWPT_BTS_IOC_CONFIGURE_CPU, ABI 1.7) until
+ * SIGINT or -d, into DIR/cpu<N>.bts, DIR/switches (the module's switch
+ * records, the byte position in cpu<N>.bts in place of the TSC),
+ * DIR/processes and maps.<pid>.<gen> (ptcap-format.rst "Per-CPU BTS
+ * captures"). A per-CPU buffer is linear: once full, that CPU's recording
+ * stops there (a loss, said).
+ */
+#define PTCAP_BTS_SWITCH_BATCH	512
+
+struct bts_cpu {
+	unsigned int cpu;
+	struct btscap b;
+	struct lwpt_bts_status st;
+	uint64_t switches, lost;
+	int sw_err;		/* READ_SWITCHES failed: no more read */
+	int64_t saved;
+};
+
+/* The CPUs of ptcap --bts -a: -C's, or every online CPU. */
+static unsigned int bts_cpus(struct opts *o, unsigned int **out)
+{
+	char online[4096], why[512];
+	unsigned int *v, n = 0, c;
+	ssize_t len;
+	int fd, cpu;
+
+	fd = open(PTCAP_CPUSEL_ONLINE, O_RDONLY | O_CLOEXEC);
+	len = fd >= 0 ? read(fd, online, sizeof(online) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		die("%s: cannot read the online CPUs", PTCAP_CPUSEL_ONLINE);
+	online[len] = '\0';
+	if (!o->cpu_list) {
+		char list[sizeof(online)];
+
+		snprintf(list, sizeof(list), "%.*s", (int)strcspn(online, "\n"), online);
+		if (ptcap_cpusel_parse(&o->cpus, list, PTCAP_CPUSEL_WORDS * 64, why,
+				       sizeof(why)))
+			die("%s: %s", PTCAP_CPUSEL_ONLINE, why);
+	} else {
+		cpu = ptcap_cpusel_offline(&o->cpus, online);
+		if (cpu >= 0)
+			die("-C %s: CPU %d is offline (online: %.*s): bring it online "
+			    "(/sys/devices/system/cpu/cpu%d/online) or leave it out",
+			    o->cpu_list, cpu, (int)strcspn(online, "\n"), online, cpu);
+	}
+	v = calloc(o->cpus.count ? o->cpus.count : 1, sizeof(*v));
+	if (!v)
+		die("out of memory");
+	for (c = 0; c < PTCAP_CPUSEL_WORDS * 64; c++)
+		if (o->cpus.mask[c / 64] & (1ull << (c % 64)))
+			v[n++] = c;
+	*out = v;
+	return n;
+}
+
+/*
+ * Take every switch record of every CPU since the last call into @f (the
+ * switches file; the buffer position in the TSC column) and note the
+ * processes named (procs.h).
+ */
+static void bts_drain_switches(struct bts_cpu *bc, unsigned int n, FILE *f, const char *dir,
+			       struct ptcap_procs *procs)
+{
+	static struct lwpt_bts_switch recs[PTCAP_BTS_SWITCH_BATCH];
+	char line[LPT_SWITCH_LINE_MAX];
+	unsigned int i;
+	int k, got;
+
+	ptcap_procs_round(procs);
+	for (i = 0; i < n; i++) {
+		uint32_t pending = 0;
+
+		do {
+			if (bc[i].sw_err)
+				break;
+			got = btscap_read_switches(&bc[i].b, recs, PTCAP_BTS_SWITCH_BATCH,
+						   &bc[i].lost, &pending);
+			if (got < 0) {
+				/* Keep what was captured: the records are saved. */
+				bc[i].sw_err = got;
+				fprintf(stderr, "ptcap: warning: %s/switches: CPU %u: %s: no more "
+					"switches of that CPU (its records after the last one "
+					"are taken for that switch's next thread)\n", dir,
+					bc[i].cpu, strerror(-got));
+				break;
+			}
+			for (k = 0; k < got; k++) {
+				struct lwpt_pt_switch sw = {
+					.tsc = recs[k].head,	/* the position: BTS has no time */
+					.cpu = recs[k].cpu,
+					.flags = recs[k].flags,	/* the same bits (bts.h) */
+					.prev_pid = recs[k].prev_pid,
+					.prev_tid = recs[k].prev_tid,
+					.next_pid = recs[k].next_pid,
+					.next_tid = recs[k].next_tid,
+				};
+
+				if (lpt_switch_format(line, sizeof(line), &sw) < 0)
+					die("%s/switches: record too long", dir);
+				fputs(line, f);
+				if ((!(sw.flags & (LWPT_BTS_SW_PREV_IDLE | LWPT_BTS_SW_PREV_KTHREAD)) &&
+				     ptcap_procs_note(procs, sw.prev_pid, __rdtsc())) ||
+				    (!(sw.flags & (LWPT_BTS_SW_NEXT_IDLE | LWPT_BTS_SW_NEXT_KTHREAD)) &&
+				     ptcap_procs_note(procs, sw.next_pid, __rdtsc())))
+					die("out of memory");
+			}
+			bc[i].switches += (uint64_t)got;
+		} while (got > 0 && pending);
+	}
+	fflush(f);
+}
+
+static int bts_cpu_main(struct opts *o)
+{
+	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
+	struct ptcap_procs *procs;
+	struct maps none = { 0 };
+	struct bts_cpu *bc;
+	unsigned int *cpus, n, i, fam, model, step, full = 0;
+	uint64_t lost = 0;
+	double t0;
+	FILE *sw, *f;
+	int err;
+
+	n = bts_cpus(o, &cpus);
+	bc = calloc(n ? n : 1, sizeof(*bc));
+	if (!bc || !n)
+		die(n ? "out of memory" : "no CPU to record");
+	/* Every CPU configured before anything is written. */
+	for (i = 0; i < n; i++) {
+		uint32_t bad;
+
+		bc[i].cpu = cpus[i];
+		err = btscap_start_cpu(&bc[i].b, o->dev, cpus[i], o->user, o->kernel, size, &bad);
+		if (!err)
+			continue;
+		if (err == -EPERM)
+			die("%s: CPU %u: %s: ptcap --bts -a records every thread on a CPU, "
+			    "which needs CAP_PERFMON (as perf record -a; Documentation/bts.rst "
+			    "\"Per-CPU captures\"); without it, record one command with "
+			    "ptcap --bts -- COMMAND", o->dev ? o->dev : BTSCAP_DEV_PATH, cpus[i],
+			    strerror(-err));
+		if (err == -ENOENT || err == -ENODEV || err == -ENXIO)
+			die("%s: %s: is the lwpt module (lwpt.ko or lwpt_sim.ko) loaded?",
+			    o->dev ? o->dev : BTSCAP_DEV_PATH, strerror(-err));
+		if (err == -ENOTTY)
+			die("%s: this module has no per-CPU BTS captures (ABI 1.7): load a "
+			    "newer lwpt module", o->dev ? o->dev : BTSCAP_DEV_PATH);
+		die("%s: CPU %u: configure: %s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH, cpus[i],
+		    strerror(-err), bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
+		    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
+		    err == -EBUSY ? " (another BTS capture, /dev/pt or perf holds the CPU or "
+		    "a thread: the kernel log names perf)" : "");
+	}
+	outdir_prepare(o);
+	procs = ptcap_procs_alloc();
+	if (!procs)
+		die("out of memory");
+	sw = out_open(o->dir, "switches");
+	fprintf(sw, LPT_SWITCHES_MAGIC "\n");
+	fprintf(sw, "# head cpu prev-pid/tid next-pid/tid [flags]: context switches, each CPU's\n"
+		    "# in order; head: the byte position in cpu<cpu>.bts (BTS records carry no time)\n");
+	t0 = now_s();
+	while (!stop_req && !(o->duration > 0 && now_s() - t0 >= o->duration)) {
+		struct timespec ts = { 0, PTCAP_POLL_NS };
+
+		bts_drain_switches(bc, n, sw, o->dir, procs);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		err = btscap_stop(&bc[i].b, &bc[i].st);
+		if (err)
+			die("%s: CPU %u: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH,
+			    bc[i].cpu, strerror(-err));
+	}
+	/* After STOP no switch comes: the rest of every ring. */
+	bts_drain_switches(bc, n, sw, o->dir, procs);
+	out_close(sw, o->dir, "switches");
+	for (i = 0; i < n; i++) {
+		char name[64], path[4096 + 64];
+
+		snprintf(name, sizeof(name), "cpu%u%s", bc[i].cpu, PTCAP_BTS_SUFFIX);
+		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+		bc[i].saved = btscap_save(&bc[i].b, bc[i].st.head, path);
+		if (bc[i].saved < 0)
+			die("%s: %s", path, strerror((int)-bc[i].saved));
+		btscap_close(&bc[i].b);
+		full += !!(bc[i].st.flags & LWPT_BTS_ST_FULL);
+		lost += bc[i].lost + !!bc[i].sw_err;
+	}
+	write_maps(o->dir, &none, 0, false);
+	write_processes(procs, o->dir);
+
+	cpu_fms(&fam, &model, &step);
+	f = out_open(o->dir, "config");
+	fprintf(f, "lwpt-ptcap-config 1\n");
+	fprintf(f, "# written by ptcap --bts -a (Documentation/ptcap-format.rst)\n");
+	fprintf(f, "format bts\n");
+	fprintf(f, "mode per-cpu\n");
+	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+	fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
+		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
+	fprintf(f, "buffer-size %" PRIu64 "\n", size);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "bts-status.cpu%u%s%s%s records=%" PRId64 "\n", bc[i].cpu,
+			PTCAP_BTS_SUFFIX, bc[i].st.flags & LWPT_BTS_ST_FULL ? " full" : "",
+			bc[i].st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
+			bc[i].saved / (int64_t)sizeof(struct lwpt_bts_record));
+		fprintf(f, "switches.cpu%u%s count=%" PRIu64 " lost=%" PRIu64 "\n", bc[i].cpu,
+			PTCAP_BTS_SUFFIX, bc[i].switches, bc[i].lost);
+	}
+	out_close(f, o->dir, "config");
+	for (i = 0; i < n; i++)
+		if (bc[i].st.flags & LWPT_BTS_ST_FULL)
+			fprintf(stderr, "ptcap: CPU %u: the BTS buffer filled (%" PRIu64 " bytes): "
+				"recording stopped there; --size raises it\n", bc[i].cpu, size);
+	if (lost)
+		fprintf(stderr, "ptcap: %" PRIu64 " context switch(es) dropped by the module "
+			"(its ring was full): the threads around them cannot be told apart\n",
+			lost);
+	free(bc);
+	free(cpus);
+	if (full || lost) {
+		fprintf(stderr, "ptcap: captured with data lost: exit status %d\n",
+			PTCAP_EXIT_LOSSES);
+		return PTCAP_EXIT_LOSSES;
+	}
+	return PTCAP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -2119,7 +2357,7 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		return bts_main(&o);
+		return o.all ? bts_cpu_main(&o) : bts_main(&o);
 	}
 	if (o.pid || o.tid)
 		target = attach_target(&o);

@@ -8,6 +8,7 @@ ptflow_SRCS := tools/ptflow/ptflow.c tools/ptflow/ptflow_decode.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
 	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
 	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_sys.c \
+	tools/ptflow/ptflow_btssys.c \
 	tools/ptflow/ptflow_resume.c tools/ptflow/ptflow_flow.c \
 	tools/ptflow/ptflow_buildid.c tools/ptflow/ptflow_lbr.c
 # elfutils' libdw (libdwfl) and libelf: symbols and source lines.

@@ -34,6 +34,7 @@
 #include "tools/ptflow/ptflow_image.h"
 #include "tools/ptflow/ptflow_jit.h"
 #include "tools/ptflow/ptflow_lbr.h"
+#include "tools/ptflow/ptflow_btssys.h"
 #include "tools/ptflow/ptflow_sys.h"
 
 #ifndef LWPT_VERSION
@@ -669,8 +670,10 @@ static int decode_sys(struct ptflow *pf, struct ptflow_sys *sys, struct lpt_caps
  * Returns 0 or -1.
  */
 static int decode_capdir(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_pid,
-			 int64_t sel_tid, struct ptflow_sys **sysp)
+			 int64_t sel_tid, struct ptflow_sys **sysp, struct ptflow_btssys **btsp)
 {
+	const struct ptcap_addr_range *addr;
+	const struct ptcap_config *cfg;
 	const struct lpt_capsrc_trace *tr;
 	size_t count, i, chosen = 0;
 	int err, ret = 0;
@@ -687,6 +690,12 @@ static int decode_capdir(struct ptflow *pf, struct lpt_capsrc *src, int64_t sel_
 		fprintf(stderr, "%s: %s: no *%s trace files\n", pf->prog,
 			lpt_capsrc_path(src), PTCAP_TRACE_SUFFIX);
 		return -1;
+	}
+	/* ptcap --bts -a: cpu<N>.bts cut at the switches (ptflow_btssys.h). */
+	if (!lpt_capsrc_config(src, &cfg, &addr) && cfg->format == PTCAP_FORMAT_BTS) {
+		err = ptflow_btssys_decode(pf, src, tr, count, sel_pid, sel_tid, btsp);
+		if (err <= 0)
+			return err;
 	}
 	err = ptflow_sys_open(pf, src, sel_pid, sel_tid, sysp);
 	if (err <= 0)
@@ -802,6 +811,7 @@ int main(int argc, char **argv)
 	uint64_t max_decompressed = 0;
 	int64_t sel_pid = -1, sel_tid = -1;
 	struct ptflow_sys *sys = NULL;
+	struct ptflow_btssys *bsys = NULL;
 	FILE *export_file = NULL;
 	bool have_image = false, lwpt_engine = false;
 	int i, ret = PTFLOW_EXIT_USAGE;
@@ -1138,7 +1148,7 @@ int main(int argc, char **argv)
 		}
 		if (decode_file(&pf, pt_arg, from, size, pt_arg))
 			goto out;
-	} else if (decode_capdir(&pf, src, sel_pid, sel_tid, &sys)) {
+	} else if (decode_capdir(&pf, src, sel_pid, sel_tid, &sys, &bsys)) {
 		goto out;
 	}
 
@@ -1179,6 +1189,7 @@ out:
 	}
 	/* The views keep names of the processes' symbols until written. */
 	ptflow_sys_free(sys, &pf);
+	ptflow_btssys_free(bsys, &pf);
 	ptflow_buildid_free(&pf);
 	ptflow_fini(&pf);
 	ptflow_image_forget();

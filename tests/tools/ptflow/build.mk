@@ -29,6 +29,7 @@ SCRIPT_TESTS += tests/tools/ptflow/ptflow_jobs.sh
 # trace of trace_flow_prog (test_bts_flow --write-capture), against
 # single-stepping (issue 37 point 3).
 SCRIPT_TESTS += tests/tools/ptflow/ptflow_bts.sh
+SCRIPT_TESTS += tests/tools/ptflow/ptflow_bts_cpu.sh
 
 # Splitting a system-wide capture by thread (issue 15 point 5).
 UNIT_TESTS += test_ptflow_split
