@@ -558,6 +558,15 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 		ev->type = LPT_FLOW_EV_CBR;
 		ev->cbr = (uint8_t)it->b;
 		break;
+	case COV_EV_PAGING:
+		ev->type = LPT_FLOW_EV_PAGING;
+		ev->cr3 = it->b;
+		ev->non_root = it->a != 0;
+		break;
+	case COV_EV_VMCS:
+		ev->type = LPT_FLOW_EV_VMCS;
+		ev->vmcs = it->b;
+		break;
 	default:
 		ev->type = LPT_FLOW_EV_RESYNC;
 		f->resume_ip = 0;
@@ -565,8 +574,10 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	}
 	ev->ip_suppressed = it->supp;
 	ev->err = it->err;
-	ev->ip = it->b;
-	ev->from = it->a;
+	if (ev->type != LPT_FLOW_EV_PAGING && ev->type != LPT_FLOW_EV_VMCS) {
+		ev->ip = it->b;
+		ev->from = it->a;
+	}
 	ev->offset = it->off;
 	ev->tsc = it->tsc;
 	ev->query_offset = it->pos;

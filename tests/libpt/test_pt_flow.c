@@ -107,6 +107,15 @@ static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_page
 					add(out, R_EV, LPT_FLOW_EV_CBR, false, 0,
 					    ev.variant.cbr.ratio);
 					break;
+				case ptev_paging:	/* a: non-root */
+					add(out, R_EV, LPT_FLOW_EV_PAGING, false,
+					    ev.variant.paging.non_root,
+					    ev.variant.paging.cr3);
+					break;
+				case ptev_vmcs:
+					add(out, R_EV, LPT_FLOW_EV_VMCS, false, 0,
+					    ev.variant.vmcs.base);
+					break;
 				case ptev_disabled:
 					add(out, R_EV, LPT_FLOW_EV_DISABLED, ev.ip_suppressed,
 					    0, ev.ip_suppressed ? 0 : ev.variant.disabled.ip);
@@ -163,6 +172,10 @@ static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
 				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.mode);
 			else if (ev.type == LPT_FLOW_EV_CBR)
 				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.cbr);
+			else if (ev.type == LPT_FLOW_EV_PAGING)
+				add(out, R_EV, (uint8_t)ev.type, false, ev.non_root, ev.cr3);
+			else if (ev.type == LPT_FLOW_EV_VMCS)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.vmcs);
 			else
 				add(out, R_EV, (uint8_t)ev.type, ev.ip_suppressed,
 				    ev.from, ev.ip);

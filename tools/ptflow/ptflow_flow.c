@@ -307,6 +307,15 @@ static bool to_pt_event(const struct lpt_flow_event *ev, struct pt_event *pe)
 		pe->type = ptev_cbr;
 		pe->variant.cbr.ratio = ev->cbr;
 		return true;
+	case LPT_FLOW_EV_PAGING:
+		pe->type = ptev_paging;
+		pe->variant.paging.cr3 = ev->cr3;
+		pe->variant.paging.non_root = ev->non_root;
+		return true;
+	case LPT_FLOW_EV_VMCS:
+		pe->type = ptev_vmcs;
+		pe->variant.vmcs.base = ev->vmcs;
+		return true;
 	case LPT_FLOW_EV_DISABLED:
 		pe->type = ptev_disabled;
 		pe->variant.disabled.ip = ev->ip;
