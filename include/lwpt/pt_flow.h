@@ -124,8 +124,11 @@ enum lpt_flow_event_type {
 					 * tracing resumes at @ip, or is off
 					 * (@ip_suppressed) until enabled */
 	LPT_FLOW_EV_RESYNC,		/* a decode error (@err, at the packet
-					 * at @offset): what follows is decoded
-					 * from the next PSB (33.4.2.17) on */
+					 * at @offset; code missing or bad:
+					 * libipt's offset after the failed
+					 * pt_insn_next()): what follows is
+					 * decoded from the next PSB
+					 * (33.4.2.17) on */
 	LPT_FLOW_EV_EXEC_MODE,		/* MODE.Exec (33.4.2.8) outside PSB+,
 					 * bound to the TIP or TIP.PGE after
 					 * it: @mode from the following block on */
