@@ -1990,8 +1990,25 @@ static const uint8_t *other_packet(struct lpt_cov *c, const uint8_t *p,
 		if (!c->in_psb)		/* libipt's cbr event */
 			flow_event(c, COV_EV_CBR, 0, pkt.payload.cbr.ratio, false, 0);
 		break;
+	case LPT_PKT_PIP:
+		/*
+		 * libipt's paging event (pt_qry_decode_pip(): standalone
+		 * without an async branch in flight), reported at once by
+		 * its instruction decoder while tracing is off
+		 * (pt_insn_check_ip_event()). While tracing is on it binds
+		 * to a MOV CR3 and is not reported here (Documentation/
+		 * ptflow.rst, Engines); in PSB+ it is a status update.
+		 */
+		if (!c->in_psb && !c->cur && !c->fup_pending)
+			flow_event(c, COV_EV_PAGING, pkt.payload.pip.nr ? 1 : 0,
+				   pkt.payload.pip.cr3, false, 0);
+		break;
+	case LPT_PKT_VMCS:	/* libipt's vmcs event: as PIP's */
+		if (!c->in_psb && !c->cur && !c->fup_pending)
+			flow_event(c, COV_EV_VMCS, 0, pkt.payload.vmcs.base, false, 0);
+		break;
 	default:
-		break;		/* timing, power, VMCS, PIP, ...: no flow */
+		break;		/* timing, power, ...: no flow */
 	}
 	return p + n;
 }

@@ -45,6 +45,9 @@ enum cov_flow_ev {
 				 * at the next PSB as libipt's user does */
 	COV_EV_EXEC_MODE,	/* MODE.Exec bound to a TIP/TIP.PGE: mode @ip */
 	COV_EV_CBR,		/* CBR outside PSB+: ratio @ip */
+	COV_EV_PAGING,		/* PIP while tracing is off: CR3 @ip,
+				 * @from 1 with PIP.NR */
+	COV_EV_VMCS,		/* VMCS while tracing is off: base @ip */
 };
 
 struct cov_flow_ops {

@@ -10,6 +10,7 @@
  * packet's output (a TNT.64: 47 blocks).
  */
 #include <lwpt/pt_flow.h>
+#include <lwpt/pt_pkt.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -522,6 +523,45 @@ int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 	return status(f);
 }
 
+/*
+ * libipt's pt_insn_get_offset() after a pt_insn_next() that fails to
+ * decode the instruction at the IP (no code mapped, a bad instruction),
+ * the engine's error being at the packet at @off, the one that made the
+ * walk go there. pt_insn_next() fetches the event its query decoder's
+ * status said was next before it decodes (pt_insn_check_ip_event():
+ * event_pending()): at an event packet that publishes at once (a TIP.PGD,
+ * TIP.PGE, PIP, VMCS, CBR, ...) libipt stands after it and after its
+ * read-ahead (a PSB+ to its PSBEND, ...: flow_clock_ahead()); at a branch
+ * packet it stands there.
+ */
+static uint64_t insn_error_offset(const struct lpt_flow *f, uint64_t off)
+{
+	const uint8_t *p = f->trace + off, *end = f->clk.end;
+	struct flow_clock k;
+	struct lpt_packet pkt;
+	int n;
+
+	if (p >= end)
+		return off;
+	n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, 0);
+	if (n <= 0)
+		return off;
+	switch (pkt.type) {
+	case LPT_PKT_TIP_PGD: case LPT_PKT_TIP_PGE: case LPT_PKT_PIP:
+	case LPT_PKT_VMCS: case LPT_PKT_CBR: case LPT_PKT_MNT:
+	case LPT_PKT_TRACESTOP: case LPT_PKT_PWRE: case LPT_PKT_PWRX:
+		break;
+	default:	/* a branch, or an event that binds to a later packet */
+		return off;
+	}
+	k = f->clk;
+	k.pos = p + n;
+	k.in_psb = false;
+	k.psb_ev = false;
+	k.fup = false;
+	return (uint64_t)(flow_clock_ahead(&k) - f->trace);
+}
+
 int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 {
 	const struct flow_item *it;
@@ -558,6 +598,15 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 		ev->type = LPT_FLOW_EV_CBR;
 		ev->cbr = (uint8_t)it->b;
 		break;
+	case COV_EV_PAGING:
+		ev->type = LPT_FLOW_EV_PAGING;
+		ev->cr3 = it->b;
+		ev->non_root = it->a != 0;
+		break;
+	case COV_EV_VMCS:
+		ev->type = LPT_FLOW_EV_VMCS;
+		ev->vmcs = it->b;
+		break;
 	default:
 		ev->type = LPT_FLOW_EV_RESYNC;
 		f->resume_ip = 0;
@@ -565,9 +614,14 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	}
 	ev->ip_suppressed = it->supp;
 	ev->err = it->err;
-	ev->ip = it->b;
-	ev->from = it->a;
+	if (ev->type != LPT_FLOW_EV_PAGING && ev->type != LPT_FLOW_EV_VMCS) {
+		ev->ip = it->b;
+		ev->from = it->a;
+	}
 	ev->offset = it->off;
+	if (it->type == COV_EV_ERROR &&
+	    (it->err == LPT_ERR_COV_NOMAP || it->err == LPT_ERR_COV_BADINSN))
+		ev->offset = insn_error_offset(f, it->off);
 	ev->tsc = it->tsc;
 	ev->query_offset = it->pos;
 	q_pop(f);

@@ -45,7 +45,8 @@ void flow_clock_reset(struct flow_clock *k, const uint8_t *pos, const uint8_t *e
  * @to: where the coverage walk goes on.
  *
  * Return: true when a packet on the way publishes an event of libipt's
- * that the flow engine does not report (a standalone PIP or VMCS, PWRE,
+ * that the flow engine may not report (a standalone PIP or VMCS: the
+ * engine reports them only while tracing is off; PWRE,
  * PWRX, TRACESTOP, MNT, an EXSTOP or PTW without IP, the PSBEND of a PSB+
  * holding status events): libipt's user fetches it, and sees its time.
  */

@@ -124,13 +124,20 @@ enum lpt_flow_event_type {
 					 * tracing resumes at @ip, or is off
 					 * (@ip_suppressed) until enabled */
 	LPT_FLOW_EV_RESYNC,		/* a decode error (@err, at the packet
-					 * at @offset): what follows is decoded
-					 * from the next PSB (33.4.2.17) on */
+					 * at @offset; code missing or bad:
+					 * libipt's offset after the failed
+					 * pt_insn_next()): what follows is
+					 * decoded from the next PSB
+					 * (33.4.2.17) on */
 	LPT_FLOW_EV_EXEC_MODE,		/* MODE.Exec (33.4.2.8) outside PSB+,
 					 * bound to the TIP or TIP.PGE after
 					 * it: @mode from the following block on */
 	LPT_FLOW_EV_CBR,		/* CBR (33.4.2.10) outside PSB+: the
 					 * core:bus ratio @cbr */
+	LPT_FLOW_EV_PAGING,		/* PIP (33.4.2.7) outside PSB+ while
+					 * tracing is off: @cr3, @non_root */
+	LPT_FLOW_EV_VMCS,		/* VMCS (33.4.2.9) outside PSB+ while
+					 * tracing is off: the base @vmcs */
 };
 
 /* One event (lpt_flow_event()). */
@@ -155,6 +162,9 @@ struct lpt_flow_event {
 	uint64_t query_offset;	/* LPT_FLOW_F_OFFSET: libipt's
 				 * pt_insn_get_offset() before the call that
 				 * returns the event */
+	uint64_t cr3;		/* PAGING: PIP.CR3 (bits 51:5 of CR3) */
+	uint64_t vmcs;		/* VMCS: the VMCS base address */
+	bool non_root;		/* PAGING: PIP.NR (VMX non-root) */
 };
 
 /* Engine configuration; fill with lpt_flow_config_init() first. */

@@ -114,7 +114,7 @@ static uint64_t flow_check(struct lpt_flow *flow, const uint8_t *data, size_t si
 
 			st = lpt_flow_event(flow, &ev);
 			if (st >= 0 && (ev.type < LPT_FLOW_EV_ENABLED ||
-					ev.type > LPT_FLOW_EV_CBR))
+					ev.type > LPT_FLOW_EV_VMCS))
 				abort();
 			if (st >= 0)
 				h = mix(mix(mix(h, ev.type), ev.ip), ev.offset);

@@ -107,6 +107,15 @@ static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_page
 					add(out, R_EV, LPT_FLOW_EV_CBR, false, 0,
 					    ev.variant.cbr.ratio);
 					break;
+				case ptev_paging:	/* a: non-root */
+					add(out, R_EV, LPT_FLOW_EV_PAGING, false,
+					    ev.variant.paging.non_root,
+					    ev.variant.paging.cr3);
+					break;
+				case ptev_vmcs:
+					add(out, R_EV, LPT_FLOW_EV_VMCS, false, 0,
+					    ev.variant.vmcs.base);
+					break;
 				case ptev_disabled:
 					add(out, R_EV, LPT_FLOW_EV_DISABLED, ev.ip_suppressed,
 					    0, ev.ip_suppressed ? 0 : ev.variant.disabled.ip);
@@ -163,6 +172,10 @@ static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
 				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.mode);
 			else if (ev.type == LPT_FLOW_EV_CBR)
 				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.cbr);
+			else if (ev.type == LPT_FLOW_EV_PAGING)
+				add(out, R_EV, (uint8_t)ev.type, false, ev.non_root, ev.cr3);
+			else if (ev.type == LPT_FLOW_EV_VMCS)
+				add(out, R_EV, (uint8_t)ev.type, false, 0, ev.vmcs);
 			else
 				add(out, R_EV, (uint8_t)ev.type, ev.ip_suppressed,
 				    ev.from, ev.ip);
@@ -426,6 +439,71 @@ START_TEST(no_code)
 }
 END_TEST
 
+/*
+ * PIP and VMCS outside PSB+ while tracing is off (SDM 33.4.2.7, 33.4.2.9):
+ * libipt's standalone paging and vmcs events, between the disable and the
+ * enable, as the engine's; in PSB+ status updates, reported by neither.
+ * No code: the span ends at its first instruction.
+ */
+START_TEST(paging_vmcs)
+{
+	static const uint8_t psb[] = {
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	};
+	/* PIP CR3 0x1234000 NR; VMCS base 0xabcde000; PSBEND */
+	static const uint8_t status[] = {
+		0x02, 0x43, 0x01, 0x34, 0x12, 0x00, 0x00, 0x00,
+		0x02, 0xc8, 0xde, 0xbc, 0x0a, 0x00, 0x00,
+		0x02, 0x23,
+	};
+	static const uint8_t off[] = {
+		0x02, 0x43, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,	/* PIP 0x100000 */
+		0x02, 0xc8, 0x11, 0x00, 0x00, 0x00, 0x00,	/* VMCS 0x11000 */
+		0x99, 0x01,					/* MODE.Exec 64 */
+		0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00,	/* TIP.PGE 0x401000 */
+		0x04,						/* TNT.8 N */
+		0x01,						/* TIP.PGD */
+	};
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_flow *f = new_flow(img, 0, 0);
+	struct cov_ref_pages pc = { 0 };
+	struct recs got = { 0 };
+	uint8_t trace[2 * (sizeof(psb) + sizeof(status) + sizeof(off))];
+	size_t n = 0, npaging = 0, nvmcs = 0;
+
+	for (int k = 0; k < 2; k++) {
+		memcpy(trace + n, psb, sizeof(psb));
+		n += sizeof(psb);
+		memcpy(trace + n, status, sizeof(status));
+		n += sizeof(status);
+		memcpy(trace + n, off, sizeof(off));
+		n += sizeof(off);
+	}
+	compare("paging_vmcs", f, trace, n, &pc, 0, 0, false);
+	flow_recs(f, trace, n, &got);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct rec *r = &got.r[i];
+
+		if (r->kind != R_EV)
+			continue;
+		if (r->type == LPT_FLOW_EV_PAGING) {
+			ck_assert_uint_eq(r->b, 0x100000);
+			ck_assert_uint_eq(r->a, 0);	/* not NR */
+			npaging++;
+		} else if (r->type == LPT_FLOW_EV_VMCS) {
+			ck_assert_uint_eq(r->b, 0x11000);
+			nvmcs++;
+		}
+	}
+	ck_assert_uint_eq(npaging, 2);
+	ck_assert_uint_eq(nvmcs, 2);
+	free(got.r);
+	lpt_flow_free(f);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 START_TEST(api_errors)
 {
 	struct lpt_cov_image *img = lpt_cov_image_alloc();
@@ -570,6 +648,7 @@ int main(void)
 	tcase_add_test(tc, cut_traces);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, no_code);
+	tcase_add_test(tc, paging_vmcs);
 	tcase_add_test(tc, api_errors);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);

@@ -233,6 +233,12 @@ static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_page
 				case ptev_cbr:
 					type = LPT_FLOW_EV_CBR;
 					break;
+				case ptev_paging:
+					type = LPT_FLOW_EV_PAGING;
+					break;
+				case ptev_vmcs:
+					type = LPT_FLOW_EV_VMCS;
+					break;
 				default:
 					break;
 				}

@@ -1030,6 +1030,41 @@ void ptflow_emit_end(struct ptflow *pf)
 	}
 }
 
+void ptflow_emit_tail(struct ptflow *pf, uint8_t *buf, size_t len,
+		      bool after_error, uint64_t offset)
+{
+	struct pt_packet_decoder *pkt;
+	struct pt_config config;
+	struct pt_packet packet;
+	int status;
+
+	if (make_config(pf, buf, len, &config))
+		return;
+	if (after_error) {
+		/*
+		 * libipt's user synchronises forward from where its decoder
+		 * stood (pt_insn_sync_forward()): the next PSB whose PSB+
+		 * reads to its PSBEND, else the trace is done.
+		 */
+		pkt = pt_pkt_alloc_decoder(&config);
+		if (!pkt)
+			return;
+		status = offset < len ? pt_pkt_sync_set(pkt, offset) : -pte_eos;
+		if (status >= 0)
+			status = pt_pkt_sync_forward(pkt);
+		while (status >= 0) {
+			status = pt_pkt_next(pkt, &packet, sizeof(packet));
+			if (status >= 0 && packet.type == ppt_psbend)
+				break;
+		}
+		pt_pkt_free_decoder(pkt);
+		if (status < 0)
+			return;
+	}
+	ptflow_emit_end(pf);
+	check_tail(pf, &config);
+}
+
 /* A gap in the trace (ptflow_decode_buffer()): say so, not as an error. */
 static void report_gap(struct ptflow *pf, uint64_t offset)
 {

@@ -353,4 +353,16 @@ void ptflow_emit_error(struct ptflow *pf, uint64_t offset, const char *reason,
  */
 void ptflow_emit_end(struct ptflow *pf);
 
+/**
+ * ptflow_emit_tail() - the end of a whole trace @buf of @len bytes that
+ * another engine decoded (not cut by a gap), as libipt's decoding here
+ * ends it: "[end of trace]" and a packet or PSB+ cut by the end of the
+ * buffer reported. @after_error: the engine's last item was a decode
+ * error, libipt's decoder then at trace offset @offset; libipt's user
+ * says the end only when a PSB after it reads (pt_insn_sync_forward()).
+ * @pf: the session (offsets printed at @pf->seg_base plus).
+ */
+void ptflow_emit_tail(struct ptflow *pf, uint8_t *buf, size_t len,
+		      bool after_error, uint64_t offset);
+
 #endif /* LWPT_TOOLS_PTFLOW_DECODE_H */

@@ -307,6 +307,15 @@ static bool to_pt_event(const struct lpt_flow_event *ev, struct pt_event *pe)
 		pe->type = ptev_cbr;
 		pe->variant.cbr.ratio = ev->cbr;
 		return true;
+	case LPT_FLOW_EV_PAGING:
+		pe->type = ptev_paging;
+		pe->variant.paging.cr3 = ev->cr3;
+		pe->variant.paging.non_root = ev->non_root;
+		return true;
+	case LPT_FLOW_EV_VMCS:
+		pe->type = ptev_vmcs;
+		pe->variant.vmcs.base = ev->vmcs;
+		return true;
 	case LPT_FLOW_EV_DISABLED:
 		pe->type = ptev_disabled;
 		pe->variant.disabled.ip = ev->ip;
@@ -360,6 +369,7 @@ static const char *error_text(int err)
  */
 struct piece_state {
 	bool enabled, clean;
+	uint64_t err_off;	/* !clean: the error's offset in the piece */
 };
 
 /* One engine event, printed (at @pf->seg_base + its offsets). */
@@ -377,6 +387,7 @@ static void out_event(struct ptflow *pf, struct piece_state *ps,
 					  ev->ip_suppressed ? 0 : ev->ip);
 		ps->enabled = false;
 		ps->clean = false;
+		ps->err_off = ev->offset;
 		return;
 	}
 	ps->clean = true;
@@ -400,17 +411,21 @@ static void out_block(struct ptflow *pf, const struct ptflow_flow *e,
 		emit_block(pf, e, b);
 }
 
-/* The end of a piece of @len bytes: engine status @st (negative: it
+/* The end of a piece @buf of @len bytes: engine status @st (negative: it
  * stopped at @fail_off), what ptflow_decode.c says at a piece's end. */
 static void out_end(struct ptflow *pf, const struct piece_state *ps, int st,
-		    uint64_t fail_off, size_t len, bool cut)
+		    uint64_t fail_off, uint8_t *buf, size_t len, bool cut)
 {
 	if (st < 0) {
 		ptflow_emit_error(pf, fail_off, lpt_cov_errstr(st), 0);
 		return;
 	}
-	if (!ps->clean)
+	if (!ps->clean) {
+		/* after a decode error: libipt's, if a PSB+ follows */
+		if (!cut)
+			ptflow_emit_tail(pf, buf, len, true, ps->err_off);
 		return;
+	}
 	/* PacketEn=1 at the end: the output was cut (ptflow_decode.c) */
 	if (ps->enabled) {
 		if (!cut)
@@ -418,7 +433,10 @@ static void out_end(struct ptflow *pf, const struct piece_state *ps, int st,
 					  "enabled", 0);
 		return;
 	}
-	ptflow_emit_end(pf);
+	if (cut)
+		ptflow_emit_end(pf);
+	else
+		ptflow_emit_tail(pf, buf, len, false, 0);
 }
 
 /*
@@ -465,7 +483,7 @@ static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 			out_block(pf, e, &ps, &b);
 		}
 	}
-	out_end(pf, &ps, st, st < 0 ? lpt_flow_offset(e->f) : 0, len, cut);
+	out_end(pf, &ps, st, st < 0 ? lpt_flow_offset(e->f) : 0, buf, len, cut);
 	return 0;
 }
 
@@ -802,7 +820,7 @@ static int fj_emit(void *vctx, void *vjob)
 		c->resume = j->end_resume;
 	if (j->st < 0 || j->last) {
 		/* the whole decoder stops at an engine failure, too */
-		out_end(pf, &c->ps, j->st, j->fail_off, c->len, c->cut);
+		out_end(pf, &c->ps, j->st, j->fail_off, c->buf, c->len, c->cut);
 		c->stopped = true;
 	}
 	fj_done(c, j);

@@ -13,7 +13,8 @@
 #   (stdout and the JSON file), --stat, --pid/--tid;
 # - the raw real traces of ../shared/testdata/pt/real/libxdc with their
 #   page caches given as --raw pages (no IP filter: ptflow --pt has none),
-#   cpu 6/94/3 as the README says;
+#   cpu 6/94/3 as the README says; those without a page cache decoded
+#   without code (the error offsets, the paging events);
 # - --time on the engine (LPT_FLOW_F_TIME): the real traces with timing
 #   packets put in (TSC, TMA, MTC, CYC, CBR; written by test_pt_flow_time
 #   with TEST_PT_FLOW_TIME_DUMP), the listing with --time, --calls,
@@ -112,6 +113,23 @@ if [ -d "$R/pagecache" ]; then
 		same "$n --pt (page cache)" --no-inst --no-symbols --cpu 6/94/3 \
 			--pt "$R/${t#*:}" $(cat "$tmp/args")
 	done
+	# the real traces without their code: every span ends at its first
+	# instruction ("no memory mapped", at libipt's offset: after the
+	# event its pt_insn_next() fetched first), the events between, the
+	# paging and VMCS events of PIP and VMCS while tracing is off too
+	for n in qemu__trace1 dyn_test__sample_raw_0 \
+		 infinite_loop_linux__loop_trace_26023_0 \
+		 avscript_32__failed_trace_12709_1 Kernel__trace; do
+		same "$n --offset (no code)" --offset --no-inst --no-symbols \
+			--cpu 6/94/3 --pt "$R/$n.pt"
+	done
+	# cut inside a PSB+ while tracing is off: the end, and the cut packet
+	head -c 680 "$R/qemu__trace1.pt" >"$tmp/cut.pt"
+	same "qemu cut in PSB+ (no code)" --offset --no-inst --no-symbols \
+		--cpu 6/94/3 --pt "$tmp/cut.pt"
+	np=$("$PTFLOW" --engine=lwpt --no-inst --no-symbols --cpu 6/94/3 \
+		--pt "$R/qemu__trace1.pt" 2>/dev/null | grep -c '^\[paging, cr3: ')
+	[ "$np" = 1483 ] && pass || fail "qemu: $np paging events, not 1483"
 	# DynamoRIO's real trace with TSC, TMA, MTC, CYC (README.md's
 	# parameters) and its binary
 	D=$shared/testdata/pt/real/dynamorio
