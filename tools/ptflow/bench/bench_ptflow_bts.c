@@ -9,19 +9,23 @@
  * to the PT packet generator and to the BTS model; see bts_pt_pair.c),
  * written once to build/bench-data/bts-pt-REPEAT/{pt,bts}.
  *
- * First, each capture's listing (ptflow --no-inst --no-symbols) is written
- * to a file and the two compared address by address (lines starting with
- * '[' are events and skipped): the instruction counts must be equal and
- * the flows the same, else the figures are void (said so, exit 1).
- * --calls must have as many call and as many return lines on both (the
+ * Three decodes: the PT capture with ptflow's default engine (libipt's
+ * instruction decoder: "pt"), the PT capture with --engine=lwpt (libpt's
+ * flow engine, the faster: "pt-lwpt"), the BTS capture (libpt's BTS
+ * decoder: "bts"). First, each one's listing (ptflow --no-inst
+ * --no-symbols) is written to a file and compared with pt's address by
+ * address (lines starting with '[' are events and skipped): the
+ * instruction counts must be equal and the flows the same, else the
+ * figures are void (said so, exit 1).
+ * --calls must have as many call and as many return lines on all (the
  * event lines differ: PT's "resumed" after a system call is BTS's
  * "enabled" at the return from the kernel), else that figure is void.
  * Then per view (the listing, --calls) ptflow runs as a whole process
  * (start-up, capture and image loading included), stdout to /dev/null,
- * PT and BTS interleaved, best of RUNS by the child's CPU time (user +
+ * the three interleaved, best of RUNS by the child's CPU time (user +
  * sys: wall time on a shared machine measures the other users). Prints
- * the instruction counts, ms for PT, ms for BTS and BTS/PT with the load
- * average; never fails on speed.
+ * the instruction counts, the three times and BTS/PT against both PT
+ * engines with the load average; never fails on speed.
  *
  * Usage: bench_ptflow_bts [-n RUNS] [-r REPEAT]   (defaults 5, 200:
  * about 7.8 M instructions)
@@ -149,7 +153,9 @@ static int captures(const char *bindir, const char *dir, int repeat)
 	return 0;
 }
 
-enum { PT, BTS, NCAP };
+/* The decodes timed: the PT capture with each engine, the BTS capture
+ * (libpt's BTS decoder whatever the engine). */
+enum { PT, PT_LWPT, BTS, NRUN };
 
 int main(int argc, char **argv)
 {
@@ -160,11 +166,12 @@ int main(int argc, char **argv)
 		{ "listing (--no-inst --no-symbols)", { "--no-inst", "--no-symbols", NULL } },
 		{ "calls (--calls)", { "--calls", NULL, NULL } },
 	};
-	static const char *const cname[NCAP] = { "pt", "bts" };
+	static const char *const rname[NRUN] = { "pt", "pt-lwpt", "bts" };
+	static const char *const engine[NRUN] = { NULL, "--engine=lwpt", NULL };
 	char self[PATH_MAX], bindir[PATH_MAX], ptflow[PATH_MAX + 32];
-	char dir[PATH_MAX + 64], cap[NCAP][PATH_MAX + 72];
-	char tmpl[] = "/tmp/bench_ptflow_bts.XXXXXX", out[NCAP][64];
-	unsigned long long n[NCAP], diff;
+	char dir[PATH_MAX + 64], cap[NRUN][PATH_MAX + 72];
+	char tmpl[] = "/tmp/bench_ptflow_bts.XXXXXX", out[NRUN][64];
+	unsigned long long n[NRUN], diff[NRUN];
 	double load[3] = { 0 };
 	int runs = 5, repeat = 200, c, status = 0;
 	ssize_t len;
@@ -195,70 +202,79 @@ int main(int argc, char **argv)
 		       "or ptrace not permitted: skipped\n");
 		return 0;
 	}
-	for (int k = 0; k < NCAP; k++)
-		snprintf(cap[k], sizeof(cap[k]), "%s/%s", dir, cname[k]);
+	for (int k = 0; k < NRUN; k++)
+		snprintf(cap[k], sizeof(cap[k]), "%s/%s", dir, k == BTS ? "bts" : "pt");
 	if (!mkdtemp(tmpl))
 		return 1;
-	for (int k = 0; k < NCAP; k++)
-		snprintf(out[k], sizeof(out[k]), "%s/%s", tmpl, cname[k]);
+	for (int k = 0; k < NRUN; k++)
+		snprintf(out[k], sizeof(out[k]), "%s/%s", tmpl, rname[k]);
 	(void)!getloadavg(load, 3);
 	printf("bench_ptflow_bts: trace_flow_prog x %d, the PT model's and the BTS model's "
 	       "capture of the same run, best of %d by CPU time, load %.2f %.2f %.2f\n",
 	       repeat, runs, load[0], load[1], load[2]);
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
-		double best[NCAP] = { 1e30, 1e30 };
-		char *args[NCAP][6];
+		double best[NRUN] = { 1e30, 1e30, 1e30 };
+		char *args[NRUN][7];
 
-		for (int k = 0; k < NCAP; k++) {
+		for (int k = 0; k < NRUN; k++) {
 			int a = 0;
 
 			args[k][a++] = ptflow;
+			if (engine[k])
+				args[k][a++] = (char *)engine[k];
 			for (int o = 0; o < 3 && views[v].opts[o]; o++)
 				args[k][a++] = (char *)views[v].opts[o];
 			args[k][a++] = cap[k];
 			args[k][a] = NULL;
 			if (run(args[k], out[k]) < 0) {
-				printf("  %s: ptflow on the %s capture failed: no figure\n",
-				       views[v].name, cname[k]);
+				printf("  %s: ptflow (%s) failed: no figure\n",
+				       views[v].name, rname[k]);
 				status = 1;
 				goto next;
 			}
 		}
 		if (v == 0) {
-			compare_ips(out[PT], out[BTS], &n[PT], &n[BTS], &diff);
-			printf("  instructions decoded: pt %llu  bts %llu\n", n[PT], n[BTS]);
-			if (n[PT] != n[BTS] || diff || !n[PT]) {
-				printf("  the two flows differ (instruction %llu): "
-				       "the figures are void\n", diff);
+			compare_ips(out[PT], out[BTS], &n[PT], &n[BTS], &diff[BTS]);
+			compare_ips(out[PT], out[PT_LWPT], &n[PT], &n[PT_LWPT], &diff[PT_LWPT]);
+			printf("  instructions decoded: pt %llu  pt-lwpt %llu  bts %llu\n",
+			       n[PT], n[PT_LWPT], n[BTS]);
+			if (n[PT] != n[BTS] || n[PT] != n[PT_LWPT] || diff[BTS] ||
+			    diff[PT_LWPT] || !n[PT]) {
+				printf("  the flows differ (instruction %llu): "
+				       "the figures are void\n",
+				       diff[BTS] ? diff[BTS] : diff[PT_LWPT]);
 				status = 1;
 				break;
 			}
-		} else if (calls_of(out[PT]) != calls_of(out[BTS]) || !calls_of(out[PT])) {
+		} else if (calls_of(out[PT]) != calls_of(out[BTS]) ||
+			   calls_of(out[PT]) != calls_of(out[PT_LWPT]) || !calls_of(out[PT])) {
 			printf("  %s: the call and return lines differ: no figure\n",
 			       views[v].name);
 			status = 1;
 			continue;
 		}
 		for (int r = 0; r < runs; r++) {
-			for (int k = 0; k < NCAP; k++) {
+			for (int k = 0; k < NRUN; k++) {
 				double t = run(args[k], NULL);
 
 				if (t >= 0 && t < best[k])
 					best[k] = t;
 			}
 		}
-		if (best[PT] >= 1e30 || best[BTS] >= 1e30) {
+		if (best[PT] >= 1e30 || best[PT_LWPT] >= 1e30 || best[BTS] >= 1e30) {
 			printf("  %s: a timed run failed: no figure\n", views[v].name);
 			status = 1;
 			continue;
 		}
-		printf("  %-34s pt %7.1f ms  bts %7.1f ms  bts/pt %.2fx  (target <= 1)\n",
-		       views[v].name, best[PT] * 1e3, best[BTS] * 1e3,
-		       best[PT] > 0 ? best[BTS] / best[PT] : 0);
+		printf("  %-34s pt %7.1f ms  pt-lwpt %7.1f ms  bts %7.1f ms  "
+		       "bts/pt %.2fx  bts/pt-lwpt %.2fx  (target <= 1)\n",
+		       views[v].name, best[PT] * 1e3, best[PT_LWPT] * 1e3, best[BTS] * 1e3,
+		       best[PT] > 0 ? best[BTS] / best[PT] : 0,
+		       best[PT_LWPT] > 0 ? best[BTS] / best[PT_LWPT] : 0);
 next:
 		;
 	}
-	for (int k = 0; k < NCAP; k++)
+	for (int k = 0; k < NRUN; k++)
 		unlink(out[k]);
 	rmdir(tmpl);
 	return status;
