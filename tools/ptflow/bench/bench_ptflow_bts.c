@@ -7,7 +7,8 @@
  * Input: bts_pt_pair's two captures of trace_flow_prog (the program of
  * the flow tests, single-stepped once under ptrace and fed REPEAT times
  * to the PT packet generator and to the BTS model; see bts_pt_pair.c),
- * written once to build/bench-data/bts-pt-REPEAT/{pt,bts}.
+ * written to build/bench-data/bts-pt-REPEAT/{pt,bts} and kept until the
+ * program or bts_pt_pair is built again.
  *
  * Three decodes: the PT capture with ptflow's default engine (libipt's
  * instruction decoder: "pt"), the PT capture with --engine=lwpt (libpt's
@@ -129,13 +130,17 @@ static int captures(const char *bindir, const char *dir, int repeat)
 	char bts[PATH_MAX + 128];
 	char done[PATH_MAX + 128], reps[16];
 	char *argv[] = { pair, "-n", reps, pt, bts, prog, NULL };
+	struct stat sd, sp, sh;
 	int fd;
 
 	snprintf(done, sizeof(done), "%s/done", dir);
-	if (!access(done, R_OK))
-		return 0;
 	snprintf(pair, sizeof(pair), "%s/bts_pt_pair", bindir);
 	snprintf(prog, sizeof(prog), "%s/../tests/trace_flow_prog", bindir);
+	/* Kept unless the program or the helper was built again since. */
+	if (!stat(done, &sd) && !stat(prog, &sp) && !stat(pair, &sh) &&
+	    sd.st_mtime >= sp.st_mtime && sd.st_mtime >= sh.st_mtime)
+		return 0;
+	unlink(done);
 	snprintf(pt, sizeof(pt), "%s/pt", dir);
 	snprintf(bts, sizeof(bts), "%s/bts", dir);
 	snprintf(reps, sizeof(reps), "%d", repeat);
