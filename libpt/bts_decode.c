@@ -3,7 +3,10 @@
  * BTS records -> the flow engine's blocks and events (lwpt/bts_decode.h):
  * the code between one record's "to" and the next record's "from" is
  * linear (SDM Vol. 3B 17.4.8: a record for every taken branch, interrupt
- * and exception), walked with lpt_cov_insn_at().
+ * and exception), walked with lpt_cov_insn_at(). Each walk's result is
+ * kept by its two ends (the block cache below), so that a stretch of code
+ * the trace runs again costs one look-up instead of decoding each of its
+ * instructions again, as the flow engine caches its blocks.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,6 +19,29 @@
 /* What a record gives, in order: events and at most one block. */
 enum { ITEM_EVENT, ITEM_BLOCK };
 #define QUEUE_MAX	6
+
+/*
+ * The block cache: walks that succeeded, by their first instruction and
+ * their last (the record's "from"): the image does not change while the
+ * decoder lives, so the same two ends always give the same block. The
+ * lengths live in arena chunks that never move (a block handed out stays
+ * valid); once the cache holds LPT_COV_CACHE_MAX bytes it takes no more
+ * blocks (the walks go on uncached).
+ */
+struct bts_cached {
+	uint64_t ip, end_ip;	/* ip 0: an empty slot (a block at 0 is not cached) */
+	const uint8_t *lens;
+	uint32_t ninsn;
+	uint8_t end;		/* LPT_FLOW_END_* */
+};
+
+#define ARENA_CHUNK	(64u << 10)
+
+struct bts_arena {
+	struct bts_arena *next;
+	size_t used;
+	uint8_t bytes[];
+};
 
 struct lpt_bts {
 	const struct lpt_cov_image *img;
@@ -36,6 +62,10 @@ struct lpt_bts {
 		struct lpt_flow_event ev;
 	} q[QUEUE_MAX];
 	unsigned int qhead, qn;
+	struct bts_cached *cache;	/* open addressing, cache_cap slots */
+	size_t cache_cap, cache_n;
+	size_t cache_bytes;		/* slots and arena */
+	struct bts_arena *arena;
 };
 
 static bool kernel(uint64_t a)
@@ -86,6 +116,97 @@ static uint8_t end_of(uint8_t kind)
 	}
 }
 
+static size_t slot_of(uint64_t ip, uint64_t end_ip, size_t cap)
+{
+	uint64_t h = (ip ^ (end_ip * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* The cached block from @ip to @end_ip, or NULL. */
+static const struct bts_cached *cache_find(const struct lpt_bts *d, uint64_t ip,
+					   uint64_t end_ip)
+{
+	size_t i;
+
+	if (!d->cache_n)
+		return NULL;
+	for (i = slot_of(ip, end_ip, d->cache_cap);; i = (i + 1) & (d->cache_cap - 1)) {
+		const struct bts_cached *c = &d->cache[i];
+
+		if (!c->ip)
+			return NULL;
+		if (c->ip == ip && c->end_ip == end_ip)
+			return c;
+	}
+}
+
+static bool cache_grow(struct lpt_bts *d)
+{
+	size_t cap = d->cache_cap ? 2 * d->cache_cap : 1024, i;
+	struct bts_cached *t;
+
+	if (d->cache_bytes + cap * sizeof(*t) > LPT_COV_CACHE_MAX)
+		return false;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	for (i = 0; i < d->cache_cap; i++) {
+		size_t k;
+
+		if (!d->cache[i].ip)
+			continue;
+		k = slot_of(d->cache[i].ip, d->cache[i].end_ip, cap);
+		while (t[k].ip)
+			k = (k + 1) & (cap - 1);
+		t[k] = d->cache[i];
+	}
+	d->cache_bytes += cap * sizeof(*t);
+	d->cache_bytes -= d->cache_cap * sizeof(*t);
+	free(d->cache);
+	d->cache = t;
+	d->cache_cap = cap;
+	return true;
+}
+
+/* Keep d->blk (just walked) in the cache; nothing when it is full. */
+static void cache_add(struct lpt_bts *d)
+{
+	size_t n = d->blk.ninsn, i;
+	struct bts_arena *a = d->arena;
+	uint8_t *lens;
+
+	if (!d->blk.ip || (2 * (d->cache_n + 1) > d->cache_cap && !cache_grow(d)))
+		return;
+	if (!a || a->used + n > ARENA_CHUNK) {
+		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		if (d->cache_bytes + size > LPT_COV_CACHE_MAX)
+			return;
+		a = malloc(sizeof(*a) + size);
+		if (!a)
+			return;
+		a->next = d->arena;
+		a->used = 0;
+		d->arena = a;
+		d->cache_bytes += size;
+	}
+	lens = a->bytes + a->used;
+	memcpy(lens, d->blk.lens, n);
+	a->used += n;
+	for (i = slot_of(d->blk.ip, d->blk.end_ip, d->cache_cap); d->cache[i].ip;
+	     i = (i + 1) & (d->cache_cap - 1))
+		;
+	d->cache[i].ip = d->blk.ip;
+	d->cache[i].end_ip = d->blk.end_ip;
+	d->cache[i].lens = lens;
+	d->cache[i].ninsn = d->blk.ninsn;
+	d->cache[i].end = d->blk.end;
+	d->cache_n++;
+	/* Hand out the cached copy: the walk buffer is reused. */
+	d->blk.lens = lens;
+}
+
 /*
  * Walk the linear code from d->cur to @from into d->blk; the length of the
  * instruction at @from in *@last_len. Return 0 or a negative LPT_ERR_*.
@@ -95,9 +216,21 @@ static int walk(struct lpt_bts *d, uint64_t from, unsigned int *last_len)
 	uint64_t addr = d->cur;
 	size_t cnt = 0;
 	unsigned int w = d->which;
+	const struct bts_cached *c;
 
 	if (addr > from)
 		return LPT_ERR_BAD_CONTEXT;
+	c = cache_find(d, addr, from);
+	if (c) {
+		d->blk.ip = addr;
+		d->blk.end_ip = from;
+		d->blk.lens = c->lens;
+		d->blk.ninsn = c->ninsn;
+		d->blk.mode = 64;
+		d->blk.end = c->end;
+		*last_len = c->lens[c->ninsn - 1];
+		return 0;
+	}
 	for (;;) {
 		struct lpt_cov_insn in;
 		int err;
@@ -126,6 +259,7 @@ static int walk(struct lpt_bts *d, uint64_t from, unsigned int *last_len)
 			d->blk.mode = 64;
 			d->blk.end = end_of(in.kind);
 			*last_len = in.len;
+			cache_add(d);
 			return 0;
 		}
 		/* A branch that is always taken, or #UD, cannot be passed. */
@@ -243,6 +377,13 @@ void lpt_bts_free(struct lpt_bts *d)
 		return;
 	free(d->lens[0]);
 	free(d->lens[1]);
+	free(d->cache);
+	while (d->arena) {
+		struct bts_arena *next = d->arena->next;
+
+		free(d->arena);
+		d->arena = next;
+	}
 	free(d);
 }
 

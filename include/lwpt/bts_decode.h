@@ -11,7 +11,9 @@
  * decoder's instruction lengths (lpt_cov_insn_at(), SDM Vol. 2 Chapter 2)
  * over the capture's image. One block per record: from the previous "to"
  * (or the start address) to the record's "from", its end kind the branch
- * at "from".
+ * at "from". Each block walked is cached by its two ends (up to
+ * LPT_COV_CACHE_MAX bytes a decoder), so code the trace runs again is not
+ * decoded again, as the flow engine caches its blocks.
  *
  * A user-only capture (DEBUGCTL.BTS_OFF_OS, 17.4.9.3) keeps the records
  * that go into the kernel (SYSCALL, interrupts, exceptions: "to" a kernel
@@ -65,7 +67,8 @@ struct lpt_bts;
 
 /**
  * lpt_bts_alloc() - a BTS decoder over a trace of records.
- * @img:      the traced code; must outlive the decoder.
+ * @img:      the traced code; must outlive the decoder and not change
+ *            while it lives (its blocks are cached).
  * @recs:     the raw records (24 bytes each, little-endian, SDM Figure
  *            17-9); must outlive the decoder. A trailing partial record
  *            is ignored.

@@ -4,13 +4,14 @@
  * blocks from each record's "to" to the next "from", the kernel gap of a
  * user-only capture (DISABLED, then ENABLED after the system call),
  * records that do not follow the code (RESYNC), an unknown start, a
- * trailing partial record, bad arguments, random records. The decoder against
+ * trailing partial record, the block cache, bad arguments, random records. The decoder against
  * single-stepping on a real program: tests/model/bts/test_bts_flow.c.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lwpt/bts_decode.h>
@@ -211,6 +212,117 @@ START_TEST(test_unknown_start_and_missing_code)
 }
 END_TEST
 
+/*
+ * The block cache (a walk kept by its two ends): a loop run again and
+ * again gives the same blocks each time; blocks with the same start and
+ * another end are not taken for each other; an interrupt before a cached
+ * block's last instruction shortens that block only (the next time the
+ * whole block again); every block handed out stays valid while the next
+ * is taken.
+ */
+START_TEST(test_cached_blocks)
+{
+	enum { LOOPS = 300 };
+	static const struct rec tail[] = {
+		{ 0x1001, 0x1005, 0 },		/* je taken: 0x1000.. again, shorter */
+		{ 0x1005, KENTRY, 0 },		/* interrupt before the nop */
+		{ 0x1006, KENTRY, 0 },		/* syscall */
+		{ 0x1008, 0x1000, 0 },		/* ret */
+		{ 0x1001, KENTRY, 0 },		/* interrupt before the je: cached */
+		{ 0x1001, 0x1005, 0 },		/* je taken */
+		{ 0x1006, 0x1008, 0 },
+		{ 0x1008, 0x1000, 0 },
+		{ 0x1001, 0x1005, 0 },		/* the whole cached block again */
+	};
+	static const char tail_out[] =
+		"blk 0x1000 2 end1\n"
+		"ev2 0xffffffff81e00000@@1\n"
+		"ev1 0x1005 resumed@@2\n"
+		"blk 0x1005 2 end7\n"
+		"ev2 0xffffffff81e00000@@2\n"
+		"ev1 0x1008 resumed@@3\n"
+		"blk 0x1008 1 end6\n"
+		"blk 0x1000 1 end0\n"
+		"ev2 0xffffffff81e00000@@4\n"
+		"ev1 0x1001 resumed@@5\n"
+		"blk 0x1001 1 end1\n"
+		"blk 0x1005 2 end7\n"
+		"blk 0x1008 1 end6\n"
+		"blk 0x1000 2 end1\n";
+	struct lpt_cov_image *img = image();
+	size_t n = 2 * LOOPS + sizeof(tail) / sizeof(tail[0]), i, used = 0;
+	struct rec *r = calloc(n, sizeof(*r));
+	char *out = malloc(64 * n), *exp = malloc(64 * n);
+	struct lpt_flow_block prev = { 0 };
+	uint64_t prev_sum = 0;
+	struct lpt_bts *d;
+	int st;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(exp);
+	for (i = 0; i < LOOPS; i++) {
+		r[2 * i] = (struct rec){ 0x1003, 0x1008, 0 };	/* jmp */
+		r[2 * i + 1] = (struct rec){ 0x1008, 0x1000, 0 };	/* ret */
+		used += (size_t)sprintf(exp + used, "blk 0x1000 3 end2\nblk 0x1008 1 end6\n");
+	}
+	memcpy(r + 2 * LOOPS, tail, sizeof(tail));
+	/* The tail's offsets: "@@k" is record 2 * LOOPS + k. */
+	for (const char *t = tail_out; *t; t++) {
+		if (t[0] == '@' && t[1] == '@') {
+			used += (size_t)sprintf(exp + used, "@%llu",
+						(unsigned long long)(2 * LOOPS + (t[2] - '0')) *
+						LPT_BTS_RECORD_SIZE);
+			t += 2;
+		} else {
+			exp[used++] = *t;
+		}
+	}
+	exp[used] = '\0';
+	d = lpt_bts_alloc(img, r, n * sizeof(*r), CODE);
+	ck_assert_ptr_nonnull(d);
+	run(d, out, 64 * n);
+	for (i = 0; out[i] && out[i] == exp[i]; i++)
+		;
+	/* The first difference, shortly (the whole output is too long for
+	 * Check's message). */
+	ck_assert_msg(out[i] == exp[i], "at %zu: got \"%.60s\", expected \"%.60s\"", i,
+		      out + (i > 20 ? i - 20 : 0), exp + (i > 20 ? i - 20 : 0));
+	lpt_bts_free(d);
+
+	/* The previous block's lengths are still there after the next one. */
+	d = lpt_bts_alloc(img, r, n * sizeof(*r), CODE);
+	ck_assert_ptr_nonnull(d);
+	for (st = lpt_bts_status(d); st >= 0 && !(st & LPT_FLOW_EOS);) {
+		struct lpt_flow_block b;
+		struct lpt_flow_event ev;
+		uint64_t sum = 0;
+		uint32_t k;
+
+		if (st & LPT_FLOW_EVENT_PENDING) {
+			st = lpt_bts_event(d, &ev);
+			continue;
+		}
+		st = lpt_bts_next(d, &b);
+		if (prev.lens) {
+			for (k = 0; k < prev.ninsn; k++)
+				sum += prev.lens[k];
+			ck_assert_uint_eq(sum, prev_sum);
+		}
+		prev = b;
+		for (k = 0, prev_sum = 0; k < b.ninsn; k++)
+			prev_sum += b.lens[k];
+		ck_assert_uint_eq(prev_sum, b.end_ip + b.lens[b.ninsn - 1] - b.ip);
+	}
+	ck_assert_int_ge(st, 0);
+	lpt_bts_free(d);
+	free(r);
+	free(out);
+	free(exp);
+	lpt_cov_image_free(img);
+}
+END_TEST
+
 START_TEST(test_empty_and_bad_arguments)
 {
 	struct lpt_cov_image *img = image();
@@ -311,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_records_skipped);
 	tcase_add_test(tc, test_interrupt_before_insn);
 	tcase_add_test(tc, test_unknown_start_and_missing_code);
+	tcase_add_test(tc, test_cached_blocks);
 	tcase_add_test(tc, test_empty_and_bad_arguments);
 	tcase_add_test(tc, test_random_records);
 	suite_add_tcase(s, tc);

@@ -516,10 +516,10 @@ static int capdir_load(struct ptflow *pf, struct lpt_capsrc *src)
 }
 
 /*
- * The thread of a trace (Documentation/ptcap-format.rst): tid<N>.pt is
- * thread N of the process its "thread.<file> ... pid=" line (a perf.data's
- * queue) names, cpu<N>.pt all threads on CPU N. Returns false for a
- * per-CPU trace.
+ * The thread of a trace (Documentation/ptcap-format.rst): tid<N>.pt (a
+ * BTS capture's tid<N>.bts, either with a .p<k> part) is thread N of the
+ * process its "thread.<file> ... pid=" line (a perf.data's queue) names,
+ * cpu<N>.pt all threads on CPU N. Returns false for a per-CPU trace.
  */
 static bool trace_thread(struct ptflow *pf, const struct lpt_capsrc_trace *tr,
 			 char *label, size_t size)
@@ -530,7 +530,8 @@ static bool trace_thread(struct ptflow *pf, const struct lpt_capsrc_trace *tr,
 
 	pf->pid = 0;
 	pf->tid = 0;
-	if (sscanf(name, "tid%u.p%c", &n, &c) == 2) {
+	if (sscanf(name, "tid%u.p%c", &n, &c) == 2 ||
+	    sscanf(name, "tid%u.bt%c", &n, &c) == 2) {
 		pf->pid = n;
 		pf->tid = n;
 		if (tr->has_thread) {

@@ -14,6 +14,8 @@
 #   the bts-start line, from the first record's "to" on;
 # - --stat counts them; --calls has one call line per CALL of the listing
 #   and one return line per RET; --report counts every instruction;
+# - tid1.bts is thread 1 as tid1.pt would be: --tid selects it, --calls
+#   and --report name it "tid 1";
 #   --export=chrome writes JSON;
 # - the system calls are [disabled] ... [resumed] pairs;
 # - ptdump and ptcov refuse it, saying why (pt2perf converts it:
@@ -76,9 +78,20 @@ r=$(grep -c ' return ' "$tmp/calls")
 	fail "--calls: $c calls, $r returns; the listing $ncall CALLs, $nret RETs"
 
 "$PTFLOW" --report "$cap" >"$tmp/report" 2>/dev/null
-grep -q "^\[report tid1.bts: $n instructions\]" "$tmp/report" &&
+grep -q "^\[report tid 1: $n instructions\]" "$tmp/report" &&
 	grep -q ' main$' "$tmp/report" && pass ||
 	fail "--report: $(head -n 2 "$tmp/report" | tr '\n' ' ')"
+
+# tid1.bts is thread 1 (its thread.tid1.bts line), as tid1.pt would be:
+# --tid and --pid select it, --calls names it in the thread column.
+"$PTFLOW" --quiet --stat --tid 1 "$cap" >"$tmp/stat1" 2>"$tmp/stat1.err" &&
+	cmp -s "$tmp/stat" "$tmp/stat1" && pass ||
+	fail "--tid 1: $(tr '\n' ' ' <"$tmp/stat1") $(head -n 1 "$tmp/stat1.err")"
+"$PTFLOW" --quiet --stat --pid 2 "$cap" >/dev/null 2>&1
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" -lt 128 ] && pass || fail "--pid 2 (no such process): exit $rc"
+grep -q '^ *[0-9]*  tid 1 .* call main$' "$tmp/calls" && pass ||
+	fail "--calls thread column: $(grep -m 1 ' call main$' "$tmp/calls")"
 
 "$PTFLOW" --export=chrome "$tmp/c.json" "$cap" >/dev/null 2>&1 &&
 	python3 -m json.tool "$tmp/c.json" >/dev/null 2>&1 &&

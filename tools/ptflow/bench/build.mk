@@ -15,3 +15,13 @@ bench: $(O)/tests/test_pt_trace_flow $(O)/bin/ptflow
 BENCHES += bench_ptflow_engine
 bench_ptflow_engine_SRCS := tools/ptflow/bench/bench_ptflow_engine.c \
 	tests/bench/bench_child.c
+
+# ptflow on a BTS capture against a PT capture of the same run (issue 37,
+# "Targets"): bts_pt_pair feeds trace_flow_prog's single-stepped
+# instructions to the PT generator and to the BTS model.
+BENCHES += bench_ptflow_bts
+bench_ptflow_bts_SRCS := tools/ptflow/bench/bench_ptflow_bts.c tests/bench/bench_child.c
+BENCH_HELPERS += bts_pt_pair
+bts_pt_pair_SRCS := tools/ptflow/bench/bts_pt_pair.c tests/model/step_trace.c \
+	$(sort $(PT_TRACE_SRCS) $(BTS_MODEL_SRCS) $(BTS_STEP_SRCS))
+bench: $(O)/tests/trace_flow_prog
