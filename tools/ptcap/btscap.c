@@ -14,28 +14,30 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 bool lbr, uint64_t size, uint32_t *bad)
+/* Open /dev/bts (or @dev) for @b: the file descriptor, or -errno. */
+static int btscap_open(struct btscap *b, const char *dev, uint32_t *bad)
 {
-	struct lwpt_bts_config cfg;
-	void *map;
-	int fd, err;
+	int fd;
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	*bad = LWPT_BTS_FIELD_NONE;
 	fd = open(dev ? dev : BTSCAP_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = sizeof(cfg);
-	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0) |
-		    (lbr ? LWPT_BTS_CFG_LBR : 0);
-	cfg.pid = tid;
-	cfg.buffer_size = size;
-	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg)) {
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * After CONFIGURE's ioctl returned @r on @fd: map @size bytes of records
+ * into @b and return 0, or close @fd and return -errno (*@bad keeps what a
+ * refused CONFIGURE objected to).
+ */
+static int btscap_map(struct btscap *b, int fd, int r, uint64_t size)
+{
+	void *map;
+	int err;
+
+	if (r) {
 		err = -errno;
-		*bad = cfg.bad_field;
 		close(fd);
 		return err;
 	}
@@ -51,40 +53,45 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 	return 0;
 }
 
+int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
+		 bool lbr, uint64_t size, uint32_t *bad)
+{
+	struct lwpt_bts_config cfg;
+	int fd, r;
+
+	fd = btscap_open(b, dev, bad);
+	if (fd < 0)
+		return fd;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0) |
+		    (lbr ? LWPT_BTS_CFG_LBR : 0);
+	cfg.pid = tid;
+	cfg.buffer_size = size;
+	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg);
+	if (r)
+		*bad = cfg.bad_field;
+	return btscap_map(b, fd, r, size);
+}
+
 int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
 		     bool kernel, uint64_t size, uint32_t *bad)
 {
 	struct lwpt_bts_cpu_config cfg;
-	void *map;
-	int fd, err;
+	int fd, r;
 
-	memset(b, 0, sizeof(*b));
-	b->fd = -1;
-	*bad = LWPT_BTS_FIELD_NONE;
-	fd = open(dev ? dev : BTSCAP_DEV_PATH, O_RDWR | O_CLOEXEC);
+	fd = btscap_open(b, dev, bad);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
 	cfg.cpu = cpu;
 	cfg.buffer_size = size;
-	if (ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cfg)) {
-		err = -errno;
+	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cfg);
+	if (r)
 		*bad = cfg.bad_field;
-		close(fd);
-		return err;
-	}
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	b->fd = fd;
-	b->map = map;
-	b->size = size;
-	return 0;
+	return btscap_map(b, fd, r, size);
 }
 
 int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
