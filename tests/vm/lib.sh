@@ -201,24 +201,21 @@ pt_flow_same() {
 	fail "$1 $2: libipt flow ($n_flow) differs from the ground truth ($(wc -l <"$3"))"
 }
 
-# --- A system-wide capture of two programs on CPU 0 (81-ptflow-sys, 86-pt2perf)
-# pt_sys_two A B: `ptcap -a -C 0 --mtc=9` into /tmp/sys while programs A
-# and B (each a command line) run on CPU 0, started stopped at their exec
-# until ptcap has named them; the caller runs on CPU 1. Sets pa and pb
-# (their pids); status 1 with a failure said on error.
-pt_sys_two() {
-	A=$1 B=$2
-	# MTC every 2^9 ART ticks (SDM 33.3.6, 512 * 167 TSC ticks on the model):
-	# a time inside most pieces, so that the switch records name their thread
-	# (ptflow.rst), and 256 of them (the 8-bit CTC, and the model's cap per
-	# gap, pt-model.rst "Timing") span more than a time slice of the other
-	# program, so that the MTC time seldom lags behind a switch (ptflow then
-	# leaves such pieces undecoded: fewer with 2^9 than with 2^6). ptcap on
-	# CPU 1, tracing CPU 0 only.
+# --- A system-wide capture of two programs on CPU 0 (81-ptflow-sys, 86-pt2perf,
+# 86-ptcov-sys, 95-bts-ptcap-cpu)
+# sys_two OPTS A B: `ptcap OPTS -a -C 0` into /tmp/sys while programs A and B
+# (each a command line) run on CPU 0, started stopped at their exec until
+# ptcap has named them; the caller runs on CPU 1. Sets pa and pb (their
+# pids) and rc (ptcap's status, after SIGINT once both ended); status 1
+# with a failure said on error.
+sys_two() {
+	opts=$1 A=$2 B=$3
 	rm -rf /tmp/sys
-	taskset -c 1 ptcap -a -C 0 --mtc=9 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
+	# shellcheck disable=SC2086
+	taskset -c 1 ptcap $opts -a -C 0 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
 	cap=$!
-	wait_file /tmp/sys/switches $cap || fail "ptcap -a did not start: $(cat /tmp/sys.err)" || return 1
+	wait_file /tmp/sys/switches $cap ||
+		fail "ptcap $opts -a did not start: $(cat /tmp/sys.err)" || return 1
 	# ptcap reads a process at the drain of the switch records that names it.
 	# A program's exec generation must be read while it lives: each starts
 	# stopped at its exec (pt_held: no user code runs, its flow is unchanged)
@@ -276,6 +273,17 @@ pt_sys_two() {
 	kill -INT $cap
 	wait $cap
 	rc=$?
+}
+
+# pt_sys_two A B: sys_two with PT, MTC every 2^9 ART ticks (SDM 33.3.6,
+# 512 * 167 TSC ticks on the model): a time inside most pieces, so that the
+# switch records name their thread (ptflow.rst), and 256 of them (the 8-bit
+# CTC, and the model's cap per gap, pt-model.rst "Timing") span more than a
+# time slice of the other program, so that the MTC time seldom lags behind
+# a switch (ptflow then leaves such pieces undecoded: fewer with 2^9 than
+# with 2^6). ptcap's status 0 or 3 (data lost).
+pt_sys_two() {
+	sys_two --mtc=9 "$1" "$2" || return 1
 	[ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "ptcap -a: status $rc: $(cat /tmp/sys.err)" || return 1
 }
 

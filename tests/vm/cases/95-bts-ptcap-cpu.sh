@@ -33,50 +33,9 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=none bts_
 	>/dev/null || fail "insmod" || exit 1
 
 rm -rf /tmp/sys
-taskset -c 1 ptcap --bts -a -C 0 --size=16M -o /tmp/sys >/tmp/sys.out 2>/tmp/sys.err &
-cap=$!
-wait_file /tmp/sys/switches $cap || fail "ptcap --bts -a did not start: $(cat /tmp/sys.err)" ||
-	exit 1
-# As 81-ptflow-sys (lib.sh pt_sys_two): each program stopped at its exec,
+# As 81-ptflow-sys (lib.sh sys_two): each program stopped at its exec,
 # pinned to CPU 0 there, continued once ptcap named (and read) it.
-held() { # PIDFILE PROG...
-	f=$1
-	shift
-	rm -f "$f"
-	env -i /bin/norandom /bin/pt_held -c 0 "$f" "$@" >/dev/null 2>&1 &
-	while [ ! -s "$f" ] && kill -0 $! 2>/dev/null; do
-		sleep 0.1
-	done
-	[ -s "$f" ] || fail "pt_held $*: no pid" || exit 1
-}
-held /tmp/pa.pid $A
-ja=$!
-held /tmp/pb.pid $B
-jb=$!
-pa=$(cat /tmp/pa.pid)
-pb=$(cat /tmp/pb.pid)
-named() { grep -qE " $1/[0-9]+( |\$)" /tmp/sys/switches; }
-i=0
-while ! { named $pa && named $pb; } && kill -0 $cap 2>/dev/null && [ $i -lt 9000 ]; do
-	sleep 0.2
-	i=$((i + 1))
-	[ $((i % 300)) -eq 0 ] && echo "note: waiting for ptcap to read A and B ($((i / 5)) s)"
-done
-{ named $pa && named $pb; } ||
-	fail "ptcap did not name A and B ($((i / 5)) s): $(cat /tmp/sys.err)" || exit 1
-kill -CONT $pa $pb
-t=0
-while kill -0 $pa 2>/dev/null || kill -0 $pb 2>/dev/null; do
-	sleep 1
-	t=$((t + 1))
-	[ $((t % 60)) -eq 0 ] && echo "note: A and B still running after $t s"
-	[ $t -lt 1800 ] || { kill -INT $cap; fail "A and B still running after $t s"; exit 1; }
-done
-wait $ja
-wait $jb
-kill -INT $cap
-wait $cap
-rc=$?
+sys_two --bts "$A" "$B" || exit 1
 [ $rc -eq 0 ] || fail "ptcap --bts -a: status $rc: $(cat /tmp/sys.err)" || exit 1
 [ "$(ls /tmp/sys/*.bts)" = /tmp/sys/cpu0.bts ] && grep -qx "format bts" /tmp/sys/config &&
 	grep -qx "mode per-cpu" /tmp/sys/config &&
