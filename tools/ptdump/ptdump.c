@@ -1531,7 +1531,14 @@ static int dump_trace(const struct ptdump_options *o, const struct cap_trace *ct
 
 	memset(&d, 0, sizeof(d));
 	d.opts = &opts;
-	if (out_init(&d.out, STDOUT_FILENO, 1u << 20) < 0) {
+	/*
+	 * The text is written out whenever this fills: 1 MiB, or 64 KiB for a
+	 * perf.data's trace of less than 64 KiB (a perf.data may hold 20,000
+	 * tiny queues: a 1 MiB buffer each costs an mmap() and, under the
+	 * sanitizers, its shadow memory every time).
+	 */
+	if (out_init(&d.out, STDOUT_FILENO,
+		     ct && ct->buf && ct->len < (1u << 16) ? 1u << 16 : 1u << 20) < 0) {
 		fprintf(stderr, "%s: out of memory.\n", opts.prog);
 		return PTDUMP_EXIT_ERROR;
 	}
