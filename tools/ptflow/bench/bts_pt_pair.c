@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,7 @@ static int trace_pt(const char *dir, int reps, uint64_t entry, unsigned long lon
 	struct pt_trace_config cfg = { 0 };
 	char path[PATH_MAX + 16];
 	uint64_t tsc = 0x100000;
+	bool done = false;
 
 	snprintf(path, sizeof(path), "%s/tid1.pt", dir);
 	pt_out = fopen(path, "wb");
@@ -189,10 +191,10 @@ static int trace_pt(const char *dir, int reps, uint64_t entry, unsigned long lon
 	if (pt_trace_disable(&tr))
 		goto fail;
 	*bytes = (unsigned long long)pt_trace_get_stats(&tr)->bytes;
-	return fclose(pt_out);
+	done = true;
 fail:
-	fclose(pt_out);
-	return -1;
+	/* one fclose() on every path (cppcheck's useClosedFile otherwise) */
+	return fclose(pt_out) || !done ? -1 : 0;
 }
 
 /* --- BTS: the DS save area and the buffer in one flat region -------------- */
@@ -258,6 +260,7 @@ static int trace_bts(const char *dir, int reps, uint64_t entry, unsigned long lo
 	 * maximum (no BTINT anyway): the buffer never wraps. */
 	size_t cap = 2 * gt_n + 2;
 	char path[PATH_MAX + 16];
+	bool done = false;
 	FILE *f;
 
 	mem_size = 0x1000 + cap * BTS_RECORD_SIZE;
@@ -290,13 +293,11 @@ static int trace_bts(const char *dir, int reps, uint64_t entry, unsigned long lo
 	}
 	if (cpu.stats.violations || cpu.stats.bts_lost || cpu.stats.bts_wraps)
 		goto fail;
-	free(mem);
-	return fclose(f);
+	done = true;
 fail:
 	free(mem);
-	if (f)
-		fclose(f);
-	return -1;
+	/* one fclose() on every path (cppcheck's useClosedFile otherwise) */
+	return (f && fclose(f)) || !done ? -1 : 0;
 }
 
 int main(int argc, char **argv)
