@@ -44,6 +44,36 @@ int bench_child_run(char *const argv[], int outfd, double *cpu)
 	return bench_child_wait(pid, cpu);
 }
 
+double bench_child_time(char *const argv[], const char *path)
+{
+	int fd = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	double t = -1;
+
+	if (fd < 0)
+		return -1;
+	if (bench_child_run(argv, fd, &t) != 0)
+		t = -1;
+	close(fd);
+	return t;
+}
+
+bool bench_listing_next_ip(FILE *f, unsigned long long *ip)
+{
+	char line[256];
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '[' || *p == '\n')
+			continue;
+		*ip = strtoull(p, &end, 16);
+		return end != p;
+	}
+	return false;
+}
+
 unsigned long long bench_child_value(char *const argv[], const char *key)
 {
 	char tmpl[] = "/tmp/bench_child.XXXXXX", line[256];

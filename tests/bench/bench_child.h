@@ -7,7 +7,9 @@
 #ifndef LWPT_TESTS_BENCH_CHILD_H
 #define LWPT_TESTS_BENCH_CHILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -21,6 +23,17 @@
  * Return: its exit status; -1 if it could not be started or was killed.
  */
 int bench_child_run(char *const argv[], int outfd, double *cpu);
+
+/**
+ * bench_child_time() - run a program to its end with its stdout in a file.
+ * @argv: as bench_child_run().
+ * @path: the file its stdout goes to (created or truncated, mode 0600);
+ *        NULL: /dev/null.
+ *
+ * Return: its CPU time in seconds (as bench_child_run()'s @cpu); < 0 if
+ * the file could not be opened or the program did not exit with 0.
+ */
+double bench_child_time(char *const argv[], const char *path);
 
 /**
  * bench_child_wait() - wait for a child started by the caller.
@@ -39,6 +52,18 @@ int bench_child_wait(pid_t pid, double *cpu);
  * Return: the number; 0 if the line is missing or the program failed.
  */
 unsigned long long bench_child_value(char *const argv[], const char *key);
+
+/**
+ * bench_listing_next_ip() - the next instruction address of a ptflow
+ * listing (`--no-inst` lines: hex address, leading blanks allowed; lines
+ * that start with '[' are events and skipped).
+ * @f:  the listing.
+ * @ip: receives the address.
+ *
+ * Return: true with *@ip set; false at the end of @f or on a line that
+ * does not start with an address.
+ */
+bool bench_listing_next_ip(FILE *f, unsigned long long *ip);
 
 /**
  * bench_load_file() - a whole file in malloc'ed memory, read with stdio as

@@ -43,37 +43,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Run @argv with stdout to @path (NULL: /dev/null); its CPU time or < 0. */
-static double run(char *const argv[], const char *path)
-{
-	int fd = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	double t = -1;
-
-	if (fd < 0)
-		return -1;
-	if (bench_child_run(argv, fd, &t) != 0)
-		t = -1;
-	close(fd);
-	return t;
-}
-
-/* The next address of a listing into @ip (event lines skipped); false at
- * the end of the file. */
-static bool next_ip(FILE *f, unsigned long long *ip)
-{
-	char line[256];
-
-	while (fgets(line, sizeof(line), f)) {
-		char *end;
-
-		if (line[0] == '[' || line[0] == '\n')
-			continue;
-		*ip = strtoull(line, &end, 16);
-		return end != line;
-	}
-	return false;
-}
-
 /*
  * Compare the listings @a and @b address by address: their instruction
  * counts in @na and @nb (each counted to its end), the first differing
@@ -89,9 +58,9 @@ static void compare_ips(const char *a, const char *b, unsigned long long *na,
 	*na = *nb = *diff = 0;
 	while (ha || hb) {
 		if (ha)
-			ha = next_ip(fa, &ia);
+			ha = bench_listing_next_ip(fa, &ia);
 		if (hb)
-			hb = next_ip(fb, &ib);
+			hb = bench_listing_next_ip(fb, &ib);
 		*na += ha;
 		*nb += hb;
 		if (!*diff && (ha != hb || ia != ib) && (ha || hb))
@@ -231,7 +200,7 @@ int main(int argc, char **argv)
 				args[k][a++] = (char *)views[v].opts[o];
 			args[k][a++] = cap[k];
 			args[k][a] = NULL;
-			if (run(args[k], out[k]) < 0) {
+			if (bench_child_time(args[k], out[k]) < 0) {
 				printf("  %s: ptflow (%s) failed: no figure\n",
 				       views[v].name, rname[k]);
 				status = 1;
@@ -260,7 +229,7 @@ int main(int argc, char **argv)
 		}
 		for (int r = 0; r < runs; r++) {
 			for (int k = 0; k < NRUN; k++) {
-				double t = run(args[k], NULL);
+				double t = bench_child_time(args[k], NULL);
 
 				if (t >= 0 && t < best[k])
 					best[k] = t;

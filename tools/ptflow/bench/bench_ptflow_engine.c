@@ -58,39 +58,6 @@ static bool same_files(const char *a, const char *b)
 	return same;
 }
 
-/* Run @argv with stdout to @path (NULL: /dev/null); its CPU time or < 0. */
-static double run(char *const argv[], const char *path)
-{
-	int fd = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	double t = -1;
-
-	if (fd < 0)
-		return -1;
-	if (bench_child_run(argv, fd, &t) != 0)
-		t = -1;
-	close(fd);
-	return t;
-}
-
-/* The next address of a listing (hex, leading spaces or zeros; lines
- * starting with '[' are events and skipped) into @ip; false at the end. */
-static bool next_ip(FILE *f, unsigned long long *ip)
-{
-	char line[256];
-
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-
-		while (*p == ' ')
-			p++;
-		if (*p == '[' || *p == '\n')
-			continue;
-		*ip = strtoull(p, &end, 16);
-		return end != p;
-	}
-	return false;
-}
-
 /* Whether listings @a and @b hold the same addresses in the same order. */
 static bool same_ips(const char *a, const char *b)
 {
@@ -99,7 +66,8 @@ static bool same_ips(const char *a, const char *b)
 	unsigned long long ia, ib;
 
 	while (same) {
-		bool ha = next_ip(fa, &ia), hb = next_ip(fb, &ib);
+		bool ha = bench_listing_next_ip(fa, &ia);
+		bool hb = bench_listing_next_ip(fb, &ib);
 
 		if (ha != hb || (ha && ia != ib))
 			same = false;
@@ -222,7 +190,7 @@ int main(int argc, char **argv)
 				args[e][k++] = data;
 				args[e][k] = NULL;
 			}
-			if (run(args[e], out[e]) < 0) {
+			if (bench_child_time(args[e], out[e]) < 0) {
 				printf("  %s: %s failed\n", views[v].name, pname[e]);
 				use[e] = false;
 				if (e != P_PERF)
@@ -248,7 +216,7 @@ int main(int argc, char **argv)
 
 				if (!use[e])
 					continue;
-				t = run(args[e], NULL);
+				t = bench_child_time(args[e], NULL);
 				if (t >= 0 && t < best[e])
 					best[e] = t;
 			}
