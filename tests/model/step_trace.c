@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
@@ -132,4 +133,21 @@ fail:
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	return -1;
+}
+
+int lwpt_step_collect(void *ctx, const struct lwpt_step *s)
+{
+	struct lwpt_step_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1 << 16;
+		struct lwpt_step *more = realloc(l->v, cap * sizeof(*more));
+
+		if (!more)
+			return -1;
+		l->v = more;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *s;
+	return 0;
 }

@@ -9,6 +9,7 @@
 #define LWPT_TESTS_MODEL_STEP_TRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -55,5 +56,21 @@ struct lwpt_step_opts {
  */
 int lwpt_step_run(char *const argv[], const struct lwpt_step_opts *opts,
 		  lwpt_step_fn fn, void *ctx, int *exit_code);
+
+/* The steps of a run, in order (see lwpt_step_collect()). */
+struct lwpt_step_list {
+	struct lwpt_step *v;		/* malloc'ed; free() it */
+	size_t n, cap;			/* steps held, room for */
+};
+
+/**
+ * lwpt_step_collect() - an lwpt_step_fn that appends each step to the
+ * struct lwpt_step_list @ctx (grown by doubling, from 65536 steps).
+ * @ctx: the list.
+ * @s:   the step.
+ *
+ * Return: 0; -1 when memory runs out (the run stops).
+ */
+int lwpt_step_collect(void *ctx, const struct lwpt_step *s);
 
 #endif /* LWPT_TESTS_MODEL_STEP_TRACE_H */

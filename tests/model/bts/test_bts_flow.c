@@ -54,8 +54,7 @@ static const struct bts_step_config kcfg = {
 /* --- The program, its ground truth and its code --------------------------- */
 
 static char prog_path[PATH_MAX];
-static struct lwpt_step *gt;
-static size_t gt_n, gt_cap;
+static struct lwpt_step_list gt;
 static int prog_exit = -1;
 static uint64_t entry;
 
@@ -65,22 +64,6 @@ static struct {
 	struct { uint64_t off, size, vaddr; } seg[8];
 	unsigned int nseg;
 } elf;
-
-static int gt_add(void *ctx, const struct lwpt_step *s)
-{
-	(void)ctx;
-	if (gt_n == gt_cap) {
-		size_t cap = gt_cap ? 2 * gt_cap : 1 << 16;
-		struct lwpt_step *more = realloc(gt, cap * sizeof(*gt));
-
-		if (!more)
-			return -1;
-		gt = more;
-		gt_cap = cap;
-	}
-	gt[gt_n++] = *s;
-	return 0;
-}
 
 static int elf_load(const char *path)
 {
@@ -158,8 +141,8 @@ static int setup(void)
 		fprintf(stderr, "test_bts_flow: %s not built or not an ELF file\n", prog_path);
 		return -1;
 	}
-	if (lwpt_step_run(argv, &opts, gt_add, NULL, &prog_exit) ||
-	    gt_n < 1000 || gt[0].ip != entry) {
+	if (lwpt_step_run(argv, &opts, lwpt_step_collect, &gt, &prog_exit) ||
+	    gt.n < 1000 || gt.v[0].ip != entry) {
 		fprintf(stderr, "test_bts_flow: single-stepping %s failed\n", prog_path);
 		return -1;
 	}
@@ -274,13 +257,13 @@ static void run_model(struct run *r, const struct bts_model_profile *prof,
 	if (lbr_select)
 		ck_assert_int_eq(bts_model_wrmsr(&r->cpu, MSR_LBR_SELECT, lbr_select), 0);
 	ck_assert_int_eq(bts_model_wrmsr(&r->cpu, IA32_DEBUGCTL, debugctl), 0);
-	for (i = 0; i < gt_n; i++) {
+	for (i = 0; i < gt.n; i++) {
 		struct bts_step s = {
-			.ip = gt[i].ip, .insn_size = gt[i].insn_size, .cpl = gt[i].cpl,
-			.mode = gt[i].mode, .next_ip = gt[i].next_ip,
+			.ip = gt.v[i].ip, .insn_size = gt.v[i].insn_size, .cpl = gt.v[i].cpl,
+			.mode = gt.v[i].mode, .next_ip = gt.v[i].next_ip,
 		};
 
-		memcpy(s.insn, gt[i].insn, sizeof(s.insn));
+		memcpy(s.insn, gt.v[i].insn, sizeof(s.insn));
 		ck_assert_int_ge(bts_step(&r->cpu, &kcfg, &s), 0);
 	}
 	ck_assert_uint_eq(r->cpu.stats.violations, 0);
@@ -314,10 +297,10 @@ static void check_flow(const struct bts_record *rec, size_t n)
 		for (;;) {
 			unsigned int len;
 
-			ck_assert_msg(g < gt_n, "record %zu: decoded past the end", i);
-			ck_assert_msg(cur == gt[g].ip,
+			ck_assert_msg(g < gt.n, "record %zu: decoded past the end", i);
+			ck_assert_msg(cur == gt.v[g].ip,
 				      "record %zu: decoded %#llx, single-stepped %#llx (step %zu)",
-				      i, (unsigned long long)cur, (unsigned long long)gt[g].ip, g);
+				      i, (unsigned long long)cur, (unsigned long long)gt.v[g].ip, g);
 			g++;
 			if (cur == rec[i].from)
 				break;
@@ -327,7 +310,7 @@ static void check_flow(const struct bts_record *rec, size_t n)
 		}
 		cur = kernel(rec[i].to) ? rec[i].from + insn_len(rec[i].from) : rec[i].to;
 	}
-	ck_assert_uint_eq(g, gt_n);	/* the last record is the exit_group */
+	ck_assert_uint_eq(g, gt.n);	/* the last record is the exit_group */
 }
 
 /*
@@ -361,8 +344,8 @@ static void check_decoder(const struct bts_record *rec, size_t n)
 				disabled++;
 			} else {
 				ck_assert_uint_eq(ev.type, LPT_FLOW_EV_ENABLED);
-				ck_assert_uint_lt(g, gt_n);
-				ck_assert_uint_eq(ev.ip, gt[g].ip);
+				ck_assert_uint_lt(g, gt.n);
+				ck_assert_uint_eq(ev.ip, gt.v[g].ip);
 				enabled++;
 			}
 			continue;
@@ -371,15 +354,15 @@ static void check_decoder(const struct bts_record *rec, size_t n)
 		ck_assert_int_ge(st, 0);
 		blocks++;
 		for (k = 0, ip = b.ip; k < b.ninsn; ip += b.lens[k++]) {
-			ck_assert_msg(g < gt_n, "decoded past the end");
-			ck_assert_msg(ip == gt[g].ip, "decoded %#llx, single-stepped %#llx (step %zu)",
-				      (unsigned long long)ip, (unsigned long long)gt[g].ip, g);
+			ck_assert_msg(g < gt.n, "decoded past the end");
+			ck_assert_msg(ip == gt.v[g].ip, "decoded %#llx, single-stepped %#llx (step %zu)",
+				      (unsigned long long)ip, (unsigned long long)gt.v[g].ip, g);
 			g++;
 		}
 		ck_assert_uint_eq(ip - b.lens[b.ninsn - 1], b.end_ip);
 	}
 	ck_assert_int_ge(st, 0);
-	ck_assert_uint_eq(g, gt_n);
+	ck_assert_uint_eq(g, gt.n);
 	ck_assert_uint_gt(blocks, 0);
 	/* Into the kernel: its code is not in the image, so a gap either way
 	 * (user-only: resumed after the record's "from"; with kernel records:
@@ -408,7 +391,7 @@ START_TEST(test_flow_user)
 	struct bts_record *rec;
 
 	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
-		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt_n, 8 * gt_n);
+		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt.n, 8 * gt.n);
 	records_of(&r, &rec, &n);
 	ck_assert_int_eq(r.pmis, 0);
 	check_flow(rec, n);
@@ -421,7 +404,7 @@ START_TEST(test_flow_user)
 	ck_assert_uint_eq(rec[n - 1].to, kcfg.syscall_entry);
 	ck_assert_uint_eq(r.cpu.stats.bts_cpl_skipped, syscalls - 1);
 	printf("bts flow: %zu instructions, %zu BTS records (%zu into the kernel), %zu bytes\n",
-	       gt_n, n, syscalls, n * BTS_RECORD_SIZE);
+	       gt.n, n, syscalls, n * BTS_RECORD_SIZE);
 	run_free(&r);
 }
 END_TEST
@@ -432,7 +415,7 @@ static void user_reference(void)
 	struct run r;
 
 	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
-		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt_n, 8 * gt_n);
+		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt.n, 8 * gt.n);
 	records_of(&r, &user_recs, &user_n);
 	r.out = NULL;
 	run_free(&r);
@@ -446,7 +429,7 @@ START_TEST(test_flow_user_and_kernel)
 
 	user_reference();
 	run_model(&r, &bts_model_profile_core2, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS,
-		  0, 4 * gt_n, 8 * gt_n);
+		  0, 4 * gt.n, 8 * gt.n);
 	records_of(&r, &rec, &n);
 	check_flow(rec, n);
 	check_decoder(rec, n);
@@ -474,7 +457,7 @@ START_TEST(test_flow_kernel_only)
 	for (i = 0; i < user_n; i++)
 		into += kernel(user_recs[i].to);
 	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
-		  IA32_DEBUGCTL_BTS_OFF_USR, 0, 4 * gt_n, 8 * gt_n);
+		  IA32_DEBUGCTL_BTS_OFF_USR, 0, 4 * gt.n, 8 * gt.n);
 	records_of(&r, &rec, &n);
 	ck_assert_uint_eq(n, into - 1);		/* every return but exit_group's */
 	for (i = 0; i < n; i++)
@@ -589,7 +572,7 @@ static int write_capture(const char *dir)
 	FILE *f;
 
 	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS |
-		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt_n, 8 * gt_n);
+		  IA32_DEBUGCTL_BTS_OFF_OS, 0, 4 * gt.n, 8 * gt.n);
 	records_of(&r, &rec, &n);
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -1;
@@ -621,21 +604,21 @@ static int write_capture(const char *dir)
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
-	for (g = 0; g < gt_n; g++)
-		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	for (g = 0; g < gt.n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt.v[g].ip);
 	if (fclose(f))
 		return -1;
 	snprintf(path, sizeof(path), "%s/expected.tail", dir);
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
-	for (g = 0; g < gt_n && gt[g].ip != rec[0].from; g++)
+	for (g = 0; g < gt.n && gt.v[g].ip != rec[0].from; g++)
 		;
-	for (g++; g < gt_n; g++)
-		fprintf(f, "%llx\n", (unsigned long long)gt[g].ip);
+	for (g++; g < gt.n; g++)
+		fprintf(f, "%llx\n", (unsigned long long)gt.v[g].ip);
 	if (fclose(f))
 		return -1;
-	printf("%s: %zu records, %zu instructions\n", dir, n, gt_n);
+	printf("%s: %zu records, %zu instructions\n", dir, n, gt.n);
 	run_free(&r);
 	return 0;
 }

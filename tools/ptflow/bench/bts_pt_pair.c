@@ -61,24 +61,7 @@ static const struct bts_step_config kcfg = {
 	.iret_ip = 0xffffffff81e01100ull,
 };
 
-static struct lwpt_step *gt;
-static size_t gt_n, gt_cap;
-
-static int gt_add(void *ctx, const struct lwpt_step *s)
-{
-	(void)ctx;
-	if (gt_n == gt_cap) {
-		size_t cap = gt_cap ? 2 * gt_cap : 1 << 16;
-		struct lwpt_step *more = realloc(gt, cap * sizeof(*gt));
-
-		if (!more)
-			return -1;
-		gt = more;
-		gt_cap = cap;
-	}
-	gt[gt_n++] = *s;
-	return 0;
-}
+static struct lwpt_step_list gt;
 
 /* The program's executable PT_LOAD segments as a ptcap maps file in @dir. */
 static int write_maps(const char *dir, const char *prog, uint64_t *entry)
@@ -134,9 +117,9 @@ static int write_config(const char *dir, const char *text)
  * entry point unless it is the last repetition. */
 static uint64_t next_ip(size_t g, int rep, int reps, uint64_t entry)
 {
-	if (g == gt_n - 1 && rep != reps - 1)
+	if (g == gt.n - 1 && rep != reps - 1)
 		return entry;
-	return gt[g].next_ip;
+	return gt.v[g].next_ip;
 }
 
 /* --- PT ------------------------------------------------------------------- */
@@ -172,15 +155,15 @@ static int trace_pt(const char *dir, int reps, uint64_t entry, unsigned long lon
 	if (pt_trace_init(&tr, &cfg) || pt_trace_enable(&tr, tsc))
 		goto fail;
 	for (int rep = 0; rep < reps; rep++) {
-		for (size_t g = 0; g < gt_n; g++) {
+		for (size_t g = 0; g < gt.n; g++) {
 			struct pt_trace_step s;
 
 			memset(&s, 0, sizeof(s));
-			s.ip = gt[g].ip;
-			memcpy(s.insn, gt[g].insn, sizeof(s.insn));
-			s.insn_size = gt[g].insn_size;
-			s.cpl = gt[g].cpl;
-			s.mode = gt[g].mode;
+			s.ip = gt.v[g].ip;
+			memcpy(s.insn, gt.v[g].insn, sizeof(s.insn));
+			s.insn_size = gt.v[g].insn_size;
+			s.cpl = gt.v[g].cpl;
+			s.mode = gt.v[g].mode;
 			s.cr3 = FAKE_CR3;
 			s.next_ip = next_ip(g, rep, reps, entry);
 			s.tsc = tsc += 100;
@@ -256,9 +239,9 @@ static int trace_bts(const char *dir, int reps, uint64_t entry, unsigned long lo
 {
 	static struct bts_model_cpu cpu;
 	/* Every step a branch, and two for a round trip through the kernel:
-	 * at most 2 * gt_n records a repetition; the threshold beyond the
+	 * at most 2 * gt.n records a repetition; the threshold beyond the
 	 * maximum (no BTINT anyway): the buffer never wraps. */
-	size_t cap = 2 * gt_n + 2;
+	size_t cap = 2 * gt.n + 2;
 	char path[PATH_MAX + 16];
 	bool done = false;
 	FILE *f;
@@ -277,14 +260,14 @@ static int trace_bts(const char *dir, int reps, uint64_t entry, unsigned long lo
 	    bts_model_wrmsr(&cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_TR | IA32_DEBUGCTL_BTS))
 		goto fail;
 	for (int rep = 0; rep < reps; rep++) {
-		for (size_t g = 0; g < gt_n; g++) {
+		for (size_t g = 0; g < gt.n; g++) {
 			struct bts_step s = {
-				.ip = gt[g].ip, .insn_size = gt[g].insn_size,
-				.cpl = gt[g].cpl, .mode = gt[g].mode,
+				.ip = gt.v[g].ip, .insn_size = gt.v[g].insn_size,
+				.cpl = gt.v[g].cpl, .mode = gt.v[g].mode,
 				.next_ip = next_ip(g, rep, reps, entry),
 			};
 
-			memcpy(s.insn, gt[g].insn, sizeof(s.insn));
+			memcpy(s.insn, gt.v[g].insn, sizeof(s.insn));
 			if (bts_step(&cpu, &kcfg, &s) < 0)
 				goto fail;
 		}
@@ -333,8 +316,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (lwpt_step_run(step_argv, &opts, gt_add, NULL, &code) || !gt_n ||
-	    gt[0].ip != entry || gt[gt_n - 1].next_ip != gt[gt_n - 1].ip) {
+	if (lwpt_step_run(step_argv, &opts, lwpt_step_collect, &gt, &code) || !gt.n ||
+	    gt.v[0].ip != entry || gt.v[gt.n - 1].next_ip != gt.v[gt.n - 1].ip) {
 		fprintf(stderr, "bts_pt_pair: single-stepping %s failed\n", prog);
 		return 1;
 	}
@@ -352,7 +335,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("instructions: %llu\npt-bytes: %llu\nbts-records: %llu\n",
-	       (unsigned long long)gt_n * (unsigned long long)reps, pt_bytes, bts_recs);
+	       (unsigned long long)gt.n * (unsigned long long)reps, pt_bytes, bts_recs);
 	return 0;
 usage:
 	fprintf(stderr, "usage: bts_pt_pair [-n REPEAT] PTDIR BTSDIR PROG\n");
