@@ -362,58 +362,85 @@ static struct lpt_flow *new_flow(const struct lpt_cov_image *img, uint64_t start
 	return f;
 }
 
+/* A real trace, its page cache (libipt's and the engine's) and an engine. */
+struct timed_real {
+	uint8_t *raw;
+	size_t len;
+	struct cov_ref_pages pc;
+	struct lpt_cov_image *img;
+	struct lpt_flow *f;
+};
+
+/* Load @r into @tr; false (and a "skipped" line) if its trace is missing. */
+static bool real_open(const struct real *r, struct timed_real *tr)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+	tr->raw = slurp(path, &tr->len);
+	if (!tr->raw) {
+		printf("test_pt_flow_time: %s missing: skipped\n", path);
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
+	ck_assert_int_eq(cov_ref_load_pages(&tr->pc, path), 0);
+	tr->img = lpt_cov_image_alloc();
+	ck_assert_int_ge(lpt_cov_image_add_pagecache(tr->img, path), 1);
+	tr->f = new_flow(tr->img, r->start, r->end);
+	return true;
+}
+
+static void real_close(struct timed_real *tr)
+{
+	lpt_flow_free(tr->f);
+	lpt_cov_image_free(tr->img);
+	cov_ref_free_pages(&tr->pc);
+	free(tr->raw);
+}
+
+/* With TEST_PT_FLOW_TIME_DUMP=DIR, @t written to DIR/@name (for ptdump). */
+static void dump_trace(const uint8_t *t, size_t len, const char *name)
+{
+	const char *d = getenv("TEST_PT_FLOW_TIME_DUMP");
+	char out[4300];
+	FILE *o;
+
+	if (!d)
+		return;
+	snprintf(out, sizeof(out), "%s/%s", d, name);
+	o = fopen(out, "wb");
+	if (o) {
+		fwrite(t, 1, len, o);
+		fclose(o);
+	}
+}
+
 START_TEST(real_traces_timed)
 {
 	const struct real *r = &reals[_i];
 	static const unsigned int every[] = { 1, 3, 17 };
-	char path[4200], name[128];
-	struct cov_ref_pages pc;
-	struct lpt_cov_image *img;
-	struct lpt_flow *f;
-	uint8_t *raw;
-	size_t len;
+	char name[128], file[160];
+	struct timed_real tr;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-	raw = slurp(path, &len);
-	if (!raw) {
-		printf("test_pt_flow_time: %s missing: skipped\n", path);
+	if (!real_open(r, &tr))
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-	img = lpt_cov_image_alloc();
-	ck_assert_int_ge(lpt_cov_image_add_pagecache(img, path), 1);
-	f = new_flow(img, r->start, r->end);
 	for (unsigned int k = 0; k < 3 * sizeof(every) / sizeof(every[0]); k++) {
 		struct trecs ref = { 0 }, got = { 0 };
 		size_t tlen;
-		uint8_t *t = with_time(raw, len, every[k % 3], 1 + k, &tlen);
+		uint8_t *t = with_time(tr.raw, tr.len, every[k % 3], 1 + k, &tlen);
 
 		snprintf(name, sizeof(name), "%s, time every %u packets, seed %u",
 			 r->name, every[k % 3], 1 + k);
-		if (getenv("TEST_PT_FLOW_TIME_DUMP")) {	/* for ptdump */
-			char out[4300];
-			FILE *o;
-
-			snprintf(out, sizeof(out), "%s/%s-%u.pt",
-				 getenv("TEST_PT_FLOW_TIME_DUMP"), r->name, k);
-			o = fopen(out, "wb");
-			if (o) {
-				fwrite(t, 1, tlen, o);
-				fclose(o);
-			}
-		}
-		ref_recs(t, tlen, &pc, r->start, r->end, &ref);
-		flow_recs(f, t, tlen, &got);
+		snprintf(file, sizeof(file), "%s-%u.pt", r->name, k);
+		dump_trace(t, tlen, file);
+		ref_recs(t, tlen, &tr.pc, r->start, r->end, &ref);
+		flow_recs(tr.f, t, tlen, &got);
 		ck_assert_msg(same(name, &ref, &got), "%s: time differs from libipt", name);
 		free(ref.r);
 		free(got.r);
 		free(t);
 	}
-	lpt_flow_free(f);
-	lpt_cov_image_free(img);
-	cov_ref_free_pages(&pc);
-	free(raw);
+	real_close(&tr);
 }
 END_TEST
 
@@ -425,26 +452,15 @@ START_TEST(cut_timed)
 {
 	for (int k = 0; k < 2; k++) {
 		const struct real *r = &reals[k];
-		char path[4200], name[128];
-		struct cov_ref_pages pc;
-		struct lpt_cov_image *img;
-		struct lpt_flow *f;
-		uint8_t *raw, *t;
-		size_t len, tlen, ncut = 0, nsame = 0;
+		char name[128];
+		struct timed_real tr;
+		uint8_t *t;
+		size_t tlen, ncut = 0, nsame = 0;
 		bool all;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, r->file);
-		raw = slurp(path, &len);
-		if (!raw) {
-			printf("test_pt_flow_time: %s missing: skipped\n", path);
+		if (!real_open(r, &tr))
 			return;
-		}
-		snprintf(path, sizeof(path), "%s/pagecache/%s", dir, r->name);
-		ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-		img = lpt_cov_image_alloc();
-		ck_assert_int_ge(lpt_cov_image_add_pagecache(img, path), 1);
-		f = new_flow(img, r->start, r->end);
-		t = with_time(raw, len, 2, 77 + (uint64_t)k, &tlen);
+		t = with_time(tr.raw, tr.len, 2, 77 + (uint64_t)k, &tlen);
 		for (size_t cut = 23; cut < tlen; cut += tlen / 61 + 1) {
 			struct trecs ref = { 0 }, got = { 0 };
 			uint8_t *c = malloc(cut + 64);
@@ -466,27 +482,18 @@ START_TEST(cut_timed)
 			memcpy(c, t, cut);
 			memset(c + cut, 0, 64);
 			snprintf(name, sizeof(name), "%s timed, cut at %zu", r->name, cut);
-			ref_recs(c, cut, &pc, r->start, r->end, &ref);
-			flow_recs(f, c, cut, &got);
+			ref_recs(c, cut, &tr.pc, r->start, r->end, &ref);
+			flow_recs(tr.f, c, cut, &got);
 			/* the offsets at a cut end: reported, not asserted */
 			ncut++;
 			if (check_off && same(name, &ref, &got))
 				nsame++;
 			all = check_off;
 			check_off = false;
-			if (!same(name, &ref, &got) && getenv("TEST_PT_FLOW_TIME_DUMP")) {
-				snprintf(path, sizeof(path), "%s/cut.pt",
-					 getenv("TEST_PT_FLOW_TIME_DUMP"));
-				FILE *o = fopen(path, "wb");
-
-				if (o) {
-					fwrite(c, 1, cut, o);
-					fclose(o);
-				}
+			if (!same(name, &ref, &got)) {
+				dump_trace(c, cut, "cut.pt");
 				ck_abort_msg("%s: time differs from libipt", name);
 			}
-			ck_assert_msg(same(name, &ref, &got), "%s: time differs from libipt",
-				      name);
 			check_off = all;
 			free(ref.r);
 			free(got.r);
@@ -495,10 +502,7 @@ START_TEST(cut_timed)
 		printf("%s timed, cut: %zu of %zu with libipt's offsets too\n", r->name,
 		       nsame, ncut);
 		free(t);
-		lpt_flow_free(f);
-		lpt_cov_image_free(img);
-		cov_ref_free_pages(&pc);
-		free(raw);
+		real_close(&tr);
 	}
 }
 END_TEST
@@ -507,46 +511,23 @@ END_TEST
 START_TEST(mruby_timed)
 {
 	const struct real mruby = { "mruby", "mruby__trace.pt", 0x400000, 0x4b6000 };
-	char path[4200];
-	struct cov_ref_pages pc;
-	struct lpt_cov_image *img;
-	struct lpt_flow *f;
 	struct trecs ref = { 0 }, got = { 0 };
-	uint8_t *raw, *t;
-	size_t len, tlen;
+	struct timed_real tr;
+	uint8_t *t;
+	size_t tlen;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, mruby.file);
-	raw = slurp(path, &len);
-	if (!raw) {
-		printf("test_pt_flow_time: %s missing: skipped\n", path);
+	if (!real_open(&mruby, &tr))
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/pagecache/%s", dir, mruby.name);
-	ck_assert_int_eq(cov_ref_load_pages(&pc, path), 0);
-	img = lpt_cov_image_alloc();
-	ck_assert_int_ge(lpt_cov_image_add_pagecache(img, path), 1);
-	f = new_flow(img, mruby.start, mruby.end);
-	t = with_time(raw, len, 5, 5, &tlen);
-	if (getenv("TEST_PT_FLOW_TIME_DUMP")) {
-		snprintf(path, sizeof(path), "%s/mruby.pt", getenv("TEST_PT_FLOW_TIME_DUMP"));
-		FILE *o = fopen(path, "wb");
-
-		if (o) {
-			fwrite(t, 1, tlen, o);
-			fclose(o);
-		}
-	}
-	ref_recs(t, tlen, &pc, mruby.start, mruby.end, &ref);
-	flow_recs(f, t, tlen, &got);
+	t = with_time(tr.raw, tr.len, 5, 5, &tlen);
+	dump_trace(t, tlen, "mruby.pt");
+	ref_recs(t, tlen, &tr.pc, mruby.start, mruby.end, &ref);
+	flow_recs(tr.f, t, tlen, &got);
 	ck_assert_msg(same("mruby, time every 5 packets", &ref, &got),
 		      "mruby: time differs from libipt");
 	free(ref.r);
 	free(got.r);
 	free(t);
-	lpt_flow_free(f);
-	lpt_cov_image_free(img);
-	cov_ref_free_pages(&pc);
-	free(raw);
+	real_close(&tr);
 }
 END_TEST
 
