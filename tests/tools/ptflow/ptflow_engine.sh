@@ -26,6 +26,8 @@ set -u
 
 # here, root, O, shared, pass/fail/finish
 . "$(dirname "$0")/../lib.sh"
+# raw_args, timed_traces, timed_clk
+. "$here/real_lib.sh"
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
 K=$shared/testdata/perf/kafl
 R=$shared/testdata/pt/real/libxdc
@@ -88,22 +90,6 @@ else
 	echo "ptflow_engine: $K not found, perf.data cases skipped"
 fi
 
-# The page cache PREFIX.addr/.dump as --raw arguments, the first entry
-# for a page winning (libipt: the last added wins, so added in reverse);
-# an address with low bits set marks a page as not mapped.
-raw_args() {
-	od -An -v -t x8 -w8 "$1.addr" | awk -v d="$1.dump" '
-		{ a[NR] = $1 }
-		END {
-			for (i = NR; i >= 1; i--) {
-				if (substr(a[i], length(a[i]) - 2) != "000")
-					continue
-				printf "--raw %s:%d-%d:0x%s\n", d, (i - 1) * 4096,
-					i * 4096, a[i]
-			}
-		}'
-}
-
 if [ -d "$R/pagecache" ]; then
 	for t in Unzip:Unzip__trace.pt foo:foo__trace.pt icelake_tip:icelake_tip__ptlog.pt \
 		 mruby:mruby__trace.pt; do
@@ -142,13 +128,9 @@ if [ -d "$R/pagecache" ]; then
 		done
 	fi
 	# the traces with timing packets put in (test_pt_flow_time's)
-	TT=${TEST_PT_FLOW_TIME:-$O/tests/test_pt_flow_time}
-	if [ -x "$TT" ]; then
-		mkdir "$tmp/timed"
-		TEST_PT_FLOW_TIME_DUMP=$tmp/timed CK_FORK=no "$TT" >/dev/null 2>&1 ||
-			fail "test_pt_flow_time failed"
-		clk="--cpu 6/94/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
-		     --cpuid-0x15.ebx 308 --tsc-freq 3700000000"
+	timed_traces "$tmp/timed"
+	if [ $? -ne 2 ]; then
+		clk=$timed_clk
 		for n in Unzip foo icelake_tip; do
 			raw_args "$R/pagecache/$n" >"$tmp/args"
 			for k in 0 4 8; do
@@ -171,7 +153,7 @@ if [ -d "$R/pagecache" ]; then
 			done
 		done
 	else
-		echo "ptflow_engine: $TT not built, timed cases skipped"
+		echo "ptflow_engine: test_pt_flow_time not built, timed cases skipped"
 	fi
 else
 	echo "ptflow_engine: $R not found, raw trace cases skipped"

@@ -26,6 +26,8 @@ set -u
 
 # here, root, O, shared, pass/fail/finish
 . "$(dirname "$0")/../lib.sh"
+# raw_args, timed_traces, timed_clk
+. "$here/real_lib.sh"
 PTFLOW=${PTFLOW:-$O/bin/ptflow}
 K=$shared/testdata/perf/kafl
 R=$shared/testdata/pt/real/libxdc
@@ -73,20 +75,6 @@ jobs() {
 	done
 }
 
-# The page cache PREFIX.addr/.dump as --raw arguments (ptflow_engine.sh).
-raw_args() {
-	od -An -v -t x8 -w8 "$1.addr" | awk -v d="$1.dump" '
-		{ a[NR] = $1 }
-		END {
-			for (i = NR; i >= 1; i--) {
-				if (substr(a[i], length(a[i]) - 2) != "000")
-					continue
-				printf "--raw %s:%d-%d:0x%s\n", d, (i - 1) * 4096,
-					i * 4096, a[i]
-			}
-		}'
-}
-
 for _ in 1 2 3 4; do cat "$R/mruby__trace.pt"; done >"$tmp/mruby4.pt"
 for t in Unzip:Unzip__trace.pt foo:foo__trace.pt icelake_tip:icelake_tip__ptlog.pt \
 	 mruby:mruby__trace.pt mruby:"$tmp/mruby4.pt"; do
@@ -113,13 +101,9 @@ done
 
 # the traces with timing packets put in (test_pt_flow_time's): one engine
 # where time is shown (ptflow.rst "Every core"), the same output
-TT=${TEST_PT_FLOW_TIME:-$O/tests/test_pt_flow_time}
-if [ -x "$TT" ]; then
-	mkdir "$tmp/timed"
-	TEST_PT_FLOW_TIME_DUMP=$tmp/timed CK_FORK=no "$TT" >/dev/null 2>&1 ||
-		fail "test_pt_flow_time failed"
-	clk="--cpu 6/94/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2
-	     --cpuid-0x15.ebx 308 --tsc-freq 3700000000"
+timed_traces "$tmp/timed"
+if [ $? -ne 2 ]; then
+	clk=$timed_clk
 	for n in Unzip foo; do
 		raw_args "$R/pagecache/$n" >"$tmp/args"
 		for k in 0 4 8; do
@@ -131,7 +115,7 @@ if [ -x "$TT" ]; then
 		done
 	done
 else
-	echo "ptflow_jobs: $TT not built, timed cases skipped"
+	echo "ptflow_jobs: test_pt_flow_time not built, timed cases skipped"
 fi
 
 # corrupt and cut copies of foo: decode errors in some chunks (from the
