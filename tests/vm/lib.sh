@@ -143,6 +143,18 @@ pt_flow_ground_truth() {
 	ok "ground truth: $n_gt instructions by ptrace single-stepping (exit $gt_rc)"
 }
 
+# pt_flow_gt_of OUT PROG [ARG]...: the ground truth of another program
+# (as pt_flow_ground_truth, without ASLR, an empty environment) in OUT.
+pt_flow_gt_of() {
+	out=$1
+	shift
+	env -i /bin/norandom /bin/pt_flow_gt -o "$out" "$@" >/dev/null 2>/tmp/gt.err
+	rc=$?
+	[ $rc -lt 125 ] && [ "$(wc -l <"$out")" -gt 1000 ] ||
+		fail "pt_flow_gt $*: status $rc: $(cat /tmp/gt.err)" || return 1
+	ok "ground truth of $*: $(wc -l <"$out") instructions"
+}
+
 # pt_flow_capture PROF NAME OPTIONS...: trace the program with ptcap (per
 # CPU with --cr3, on CPU 0; else per thread, free to migrate), check
 # ptcap's status is PT_FLOW_STATUS (default 0; 3: data lost, ptcap.1) and

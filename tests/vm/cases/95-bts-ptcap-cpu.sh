@@ -17,17 +17,8 @@ taskset -p -c 1 $$ >/dev/null || fail "taskset -p -c 1 $$" || exit 1
 A=/bin/trace_flow_prog
 B="/bin/pt_flow_long 20"
 
-gt() { # OUT PROG...
-	out=$1
-	shift
-	env -i /bin/norandom /bin/pt_flow_gt -o "$out" "$@" >/dev/null 2>/tmp/gt.err
-	rc=$?
-	[ $rc -lt 125 ] && [ "$(wc -l <"$out")" -gt 1000 ] ||
-		fail "pt_flow_gt $*: status $rc: $(cat /tmp/gt.err)" || return 1
-	ok "ground truth of $*: $(wc -l <"$out") instructions"
-}
-gt /tmp/gt_a.txt $A || exit 1
-gt /tmp/gt_b.txt $B || exit 1
+pt_flow_gt_of /tmp/gt_a.txt $A || exit 1
+pt_flow_gt_of /tmp/gt_b.txt $B || exit 1
 
 lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=none bts_profile=nhm" \
 	>/dev/null || fail "insmod" || exit 1
