@@ -108,9 +108,13 @@ struct cov_path {
 _Static_assert(offsetof(struct cov_path, ntnt) == 64,
 	       "following the chain reads one cache line");
 
-/* What a path records while it is walked the first time. */
+/*
+ * What a path records while it is walked the first time: @p (allocated
+ * with the decoder: a struct with a flexible array member is not a member
+ * of another in C11) and its edges and pushes.
+ */
 struct cov_path_rec {
-	struct cov_path p;
+	struct cov_path *p;
 	uint32_t ids[COV_PATH_EDGES];
 	uint64_t push[COV_PATH_PUSH];
 };
@@ -418,8 +422,8 @@ static inline void count(struct lpt_cov *c, uint32_t id)
 	if (!c->e_cnt[id]++)
 		c->touched[c->ntouched++] = id;
 	if (c->rec) {
-		if (c->rp.p.nedge < COV_PATH_EDGES)
-			c->rp.ids[c->rp.p.nedge++] = id;
+		if (c->rp.p->nedge < COV_PATH_EDGES)
+			c->rp.ids[c->rp.p->nedge++] = id;
 		else
 			c->rec_bad = true;
 	}
@@ -430,7 +434,7 @@ static inline void commit(struct lpt_cov *c)
 {
 	if (c->pend) {
 		if (c->pend == COV_IN)	/* recording: the path commits it */
-			c->rp.p.in_act = 1;
+			c->rp.p->in_act = 1;
 		else
 			count(c, c->pend);
 		c->pend = COV_NO_EDGE;
@@ -460,7 +464,7 @@ static inline void set_pend(struct lpt_cov *c, uint32_t id)
 static inline void drop(struct lpt_cov *c)
 {
 	if (c->pend == COV_IN)		/* recording: the path drops it */
-		c->rp.p.in_act = 2;
+		c->rp.p->in_act = 2;
 	else if (c->pend && (c->cfg.flags & LPT_COV_F_XDC) && c->e_cond[c->pend])
 		count(c, c->pend);
 	c->pend = COV_NO_EDGE;
@@ -738,8 +742,8 @@ static void retstack_push(struct lpt_cov *c, uint64_t a)
 	if (!c->use_rs)		/* no compressed return seen yet */
 		return;
 	if (c->rec) {
-		if (c->rp.p.npush < COV_PATH_PUSH)
-			c->rp.push[c->rp.p.npush++] = a;
+		if (c->rp.p->npush < COV_PATH_PUSH)
+			c->rp.push[c->rp.p->npush++] = a;
 		else
 			c->rec_bad = true;
 	}
@@ -1002,7 +1006,7 @@ static inline bool path_is(const struct cov_path *p, uint64_t k0, uint64_t tnt,
 
 static struct cov_path *path_insert(struct lpt_cov *c, const struct cov_path_rec *rp)
 {
-	const struct cov_path *k = &rp->p;
+	const struct cov_path *k = rp->p;
 	size_t sz = sizeof(*k) + k->nedge * sizeof(uint32_t), j;
 	struct cov_path *p;
 
@@ -1184,9 +1188,9 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	c->pend = COV_IN;
 	c->rec = true;
 	c->rec_bad = false;
-	c->rp.p.nedge = 0;
-	c->rp.p.npush = 0;
-	c->rp.p.in_act = 0;
+	c->rp.p->nedge = 0;
+	c->rp.p->npush = 0;
+	c->rp.p->in_act = 0;
 	for (unsigned int i = 0; i < ntnt && c->cur; i++)
 		tnt8_bits(c, (uint8_t)(tnt >> (8 * i)));
 	if (seg == 1 && c->cur)
@@ -1198,27 +1202,27 @@ static void path_record(struct lpt_cov *c, uint64_t tnt, uint64_t ip,
 	/* now the real pending edge: as the walk treated it */
 	out = c->pend;
 	c->pend = in;
-	if (c->rp.p.in_act == 1)
+	if (c->rp.p->in_act == 1)
 		commit(c);
-	else if (c->rp.p.in_act == 2)
+	else if (c->rp.p->in_act == 2)
 		drop(c);
 	if (out != COV_IN)
 		c->pend = out;
 	if (c->rec_bad || c->ovf || c->st.errors != errors || (seg < 2 && !c->cur))
 		return;
-	c->rp.p.k0 = path_k0(from, ntnt, seg);
-	c->rp.p.tnt = tnt;
-	c->rp.p.ip = ip;
-	c->rp.p.ntnt = (uint8_t)ntnt;
-	c->rp.p.seg = (uint8_t)seg;
-	c->rp.p.end = c->cur;
-	c->rp.p.pend = out;
-	memset(c->rp.p.nx, 0, sizeof(c->rp.p.nx));
-	c->rp.p.hits = 0;
-	c->rp.p.plain = !c->rp.p.npush;
-	c->rp.p.pge_ip = 0;
-	c->rp.p.pge_blk = NULL;
-	c->rp.p.pge_mode = 0;
+	c->rp.p->k0 = path_k0(from, ntnt, seg);
+	c->rp.p->tnt = tnt;
+	c->rp.p->ip = ip;
+	c->rp.p->ntnt = (uint8_t)ntnt;
+	c->rp.p->seg = (uint8_t)seg;
+	c->rp.p->end = c->cur;
+	c->rp.p->pend = out;
+	memset(c->rp.p->nx, 0, sizeof(c->rp.p->nx));
+	c->rp.p->hits = 0;
+	c->rp.p->plain = !c->rp.p->npush;
+	c->rp.p->pge_ip = 0;
+	c->rp.p->pge_blk = NULL;
+	c->rp.p->pge_mode = 0;
 	p = path_insert(c, &c->rp);
 	if (p)
 		from->lastp = p;
@@ -2638,7 +2642,8 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c->etab = calloc(c->emask + 1, sizeof(*c->etab));
 	c->pmask = 255;
 	c->ptab = calloc(c->pmask + 1, sizeof(*c->ptab));
-	if (!c->btab || !c->etab || !c->ptab || edge_grow_arrays(c)) {
+	c->rp.p = calloc(1, sizeof(*c->rp.p));
+	if (!c->btab || !c->etab || !c->ptab || !c->rp.p || edge_grow_arrays(c)) {
 		lpt_cov_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -2657,6 +2662,7 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->btab);
 	free(c->etab);
 	free(c->ptab);
+	free(c->rp.p);
 	free(c->ptouched);
 	free(c->e_src);
 	free(c->e_dst);
