@@ -207,7 +207,8 @@ modules_install: kmod
 
 # VM tests: boot the Debian kernel the modules were built for under QEMU
 # (tests/vm/run); they need everything user space builds plus VM_BINS.
-# VM_ONLY=GLOB runs only the matching cases (make check-vm VM_ONLY='1*').
+# VM_ONLY='GLOB...' runs only the cases matching one of the space-separated
+# globs (make check-vm VM_ONLY='1* 81-*').
 # VM_KERNEL=IMAGE boots IMAGE instead of /boot/vmlinuz-<KDIR's release> (a
 # debug build: scripts/build-debug-kernel, Documentation/testing.rst).
 # One after the other (also under -j), both always run; fails if either does.
