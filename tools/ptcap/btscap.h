@@ -32,6 +32,9 @@ struct btscap {
  * @user:   record branches at CPL > 0 (LWPT_BTS_CFG_USER).
  * @kernel: record branches at CPL 0 (LWPT_BTS_CFG_KERNEL, CAP_PERFMON).
  * @lbr:    record the thread's LBR stack too (LWPT_BTS_CFG_LBR, ABI 1.7).
+ * @ring:   a ring the caller drains with btscap_drain() while the thread
+ *          runs, the thread held when it is full (LWPT_BTS_CFG_RING, ABI
+ *          1.7); false: linear, recording stops when the buffer is full.
  * @size:   buffer bytes, a page multiple within LWPT_BTS_BUFFER_MIN..MAX.
  * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE (NONE else).
  *
@@ -39,7 +42,23 @@ struct btscap {
  * EPERM, EACCES, EBUSY, ENOMEM, EOPNOTSUPP: bts.h) or mmap(2).
  */
 int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 bool lbr, uint64_t size, uint32_t *bad);
+		 bool lbr, bool ring, uint64_t size, uint32_t *bad);
+
+/**
+ * btscap_drain() - append the records a ring capture holds to a file and
+ * give their room back (LWPT_BTS_IOC_RING_STATUS, then
+ * LWPT_BTS_IOC_CONSUME; Documentation/bts.rst "Ring captures").
+ * @b:     a capture started with @ring.
+ * @fd:    the trace file, written at its current offset: the records in
+ *         order, the ring's padding records (from and to 0) left out.
+ * @bytes: incremented by the bytes written.
+ * @rs:    receives the ring's status as read (flags: LWPT_BTS_ST_RECORDING
+ *         clear once recording ended; after that, head is final).
+ *
+ * Return: 0; a negative errno of an ioctl or of write(2) (the records not
+ * written stay in the ring, not consumed).
+ */
+int btscap_drain(struct btscap *b, int fd, uint64_t *bytes, struct lwpt_bts_ring *rs);
 
 /**
  * btscap_start_cpu() - open /dev/bts, record every thread on one CPU

@@ -148,6 +148,8 @@ static void usage(FILE *f)
 "                         command's thread, a `format bts` directory (ptflow reads it);\n"
 "                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
 "                         switches (CAP_PERFMON)\n"
+"                         --bts --mode=continuous (default with a command): a ring\n"
+"                         ptcap drains, nothing lost; --mode=stop: one buffer, until full\n"
 "      --lbr-on-crash     --bts, and the thread's LBR stack when a signal kills it,\n"
 "                         into tid<N>.lbr (ptflow prints it as its last branches)\n"
 "      --no-branch        clear BranchEn (no COFI packets)\n"
@@ -472,13 +474,19 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("symbolic --filter/--stop with several -p processes: give addresses, "
 			  "or run one ptcap per process");
 	o->argv = optind < argc ? argv + optind : NULL;
-	if (o->bts && ((!o->argv && !o->all) || o->snapshot || o->nspec || o->mode_given ||
-		       (o->all && o->lbr_crash) ||
+	if (o->bts && ((!o->argv && !o->all) || o->snapshot || o->nspec ||
+		       (o->all && (o->lbr_crash || o->mode_given)) ||
 		       (c->flags & (LWPT_PT_CFG_CR3_FILTER | LWPT_PT_CFG_SINGLE_RANGE))))
 		die_usage("--bts records one command's thread (a command after '--') or "
 			  "every CPU (-a, -C LIST; --user, --kernel, --size, -o, -d): no -p, "
-			  "-t, --snapshot, --mode, --filter, --stop, --cr3, --single-range; "
-			  "--lbr-on-crash with a command only");
+			  "-t, --snapshot, --filter, --stop, --cr3, --single-range; "
+			  "--lbr-on-crash and --mode with a command only");
+	if (o->bts && o->mode_given && c->mode == LWPT_PT_MODE_WRAP)
+		die_usage("--bts --mode: continuous (the default: a ring ptcap drains, "
+			  "nothing lost) or stop (one buffer, recording stops when it is "
+			  "full), not wrap");
+	if (o->bts && !o->mode_given)
+		c->mode = LWPT_PT_MODE_CONTINUOUS;
 	if (!o->user && !o->kernel)
 		o->user = true;
 	c->flags |= (o->user ? LWPT_PT_CFG_USER : 0) | (o->kernel ? LWPT_PT_CFG_OS : 0);
@@ -1966,11 +1974,100 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 /* ---- --bts: Branch Trace Store (issue 37) ----------------------------- */
 
 /*
+ * The command's ptrace stops since the last look, each continued (its
+ * exit event: the final maps into @maps). Return: true once it has
+ * exited (status in *@cstat).
+ */
+static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool block)
+{
+	for (;;) {
+		int st, sig;
+		pid_t w = waitpid(child, &st, block ? 0 : WNOHANG);
+
+		if (w < 0 && errno == EINTR) {
+			if (stop_req) {
+				kill(child, SIGINT);
+				stop_req = 0;
+			}
+			continue;
+		}
+		if (w < 0)
+			die("waitpid: %s", strerror(errno));
+		if (!w)
+			return false;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*cstat = st;
+			return true;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		sig = WSTOPSIG(st);
+		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			maps_read(child, maps);	/* the final maps */
+			sig = 0;
+		}
+		ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+		if (block)
+			return false;
+	}
+}
+
+/*
+ * A ring capture's wait: records drained into @fd whenever poll(2) says
+ * they wait, the command's stops handled as SIGCHLD says (blocked but in
+ * ppoll(), so none is missed between the look and the sleep), until the
+ * command exited; then the last records. Return: the bytes written.
+ */
+static uint64_t bts_ring_wait(struct btscap *b, pid_t child, struct maps *maps,
+			      int *cstat, int fd, const char *path)
+{
+	struct lwpt_bts_ring rs;
+	struct sigaction sa;
+	sigset_t chld, sleep_mask, orig_mask;
+	uint64_t bytes = 0;
+	bool recording = true;
+	int err;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &chld, &orig_mask);
+	sleep_mask = orig_mask;
+	sigdelset(&sleep_mask, SIGCHLD);
+	if (ptrace(PTRACE_CONT, child, NULL, NULL))
+		die("ptrace(CONT): %s", strerror(errno));
+	for (;;) {
+		/* After its end POLLHUP stays: sleep on SIGCHLD alone. */
+		struct pollfd pfd = { .fd = recording ? b->fd : -1, .events = POLLIN };
+
+		if (bts_child_events(child, maps, cstat, false))
+			break;
+		if (stop_req) {
+			kill(child, SIGINT);	/* passed on; ends when it exits */
+			stop_req = 0;
+		}
+		err = btscap_drain(b, fd, &bytes, &rs);
+		if (err)
+			die("%s: %s (%" PRIu64 " bytes of records saved)", path,
+			    strerror(-err), bytes);
+		recording = rs.flags & LWPT_BTS_ST_RECORDING;
+		if (ppoll(&pfd, 1, NULL, &sleep_mask) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+	}
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+	return bytes;
+}
+
+/*
  * ptcap --bts -- CMD: the command's thread recorded through /dev/bts from
- * its first instruction after exec until it exits or the buffer fills
- * (linear, bts.h), into DIR/tid<N>.bts with config (`format bts`) and
- * maps (Documentation/ptcap-format.rst "BTS trace files"). Threads the
- * command creates are not recorded (one /dev/bts capture per thread).
+ * its first instruction after exec until it exits, into DIR/tid<N>.bts
+ * with config (`format bts`) and maps (Documentation/ptcap-format.rst
+ * "BTS trace files"): by default through a ring drained as it fills (the
+ * thread waits for ptcap, nothing lost); with --mode=stop one buffer,
+ * recording stopping when it is full. Threads the command creates are not
+ * recorded (one /dev/bts capture per thread).
  */
 static int bts_main(struct opts *o)
 {
@@ -1984,6 +2081,8 @@ static int bts_main(struct opts *o)
 	uint32_t bad;
 	pid_t child;
 	int err, cstat = 0, lbr_sig = 0;
+	bool ring = o->cfg.mode == LWPT_PT_MODE_CONTINUOUS;
+	uint64_t holds = 0;
 	int64_t saved;
 	size_t i;
 
@@ -1994,7 +2093,8 @@ static int bts_main(struct opts *o)
 	/* Its first instruction, which no record tells (bts-start). */
 	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
 		die("ptrace(GETREGS): %s", strerror(errno));
-	err = btscap_start(&b, o->dev, child, o->user, o->kernel, o->lbr_crash, size, &bad);
+	err = btscap_start(&b, o->dev, child, o->user, o->kernel, o->lbr_crash, ring, size,
+			   &bad);
 	if (err) {
 		kill(child, SIGKILL);
 		die("%s: configure: %s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
@@ -2008,38 +2108,41 @@ static int bts_main(struct opts *o)
 	}
 	outdir_prepare(o);
 	save_vdso(child, o->dir, &maps);
-	if (ptrace(PTRACE_CONT, child, NULL, NULL))
-		die("ptrace(CONT): %s", strerror(errno));
-	for (;;) {
-		int w = waitpid(child, &cstat, 0);
-
-		if (w < 0 && errno == EINTR) {
-			if (stop_req)
-				kill(child, SIGINT);
-			continue;
-		}
-		if (w != child)
-			die("waitpid: %s", strerror(errno));
-		if (WIFEXITED(cstat) || WIFSIGNALED(cstat))
-			break;
-		if (WIFSTOPPED(cstat)) {
-			int sig = WSTOPSIG(cstat);
-
-			if ((cstat >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-				maps_read(child, &maps);	/* the final maps */
-				sig = 0;
-			}
-			ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
-		}
-	}
-	err = btscap_stop(&b, &st);
-	if (err)
-		die("%s: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH, strerror(-err));
 	snprintf(name, sizeof(name), "tid%d%s", (int)child, PTCAP_BTS_SUFFIX);
 	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
-	saved = btscap_save(&b, st.head, path);
-	if (saved < 0)
-		die("%s: %s", path, strerror((int)-saved));
+	if (ring) {
+		struct lwpt_bts_ring rs;
+		uint64_t bytes;
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			kill(child, SIGKILL);
+			die("%s: %s", path, strerror(errno));
+		}
+		bytes = bts_ring_wait(&b, child, &maps, &cstat, fd, path);
+		err = btscap_stop(&b, &st);
+		if (!err)
+			err = btscap_drain(&b, fd, &bytes, &rs);	/* after the final head */
+		if (!err && close(fd))
+			err = -errno;
+		if (err)
+			die("%s: %s (%" PRIu64 " bytes of records saved)", path,
+			    strerror(-err), bytes);
+		saved = (int64_t)bytes;
+		holds = rs.holds;
+	} else {
+		if (ptrace(PTRACE_CONT, child, NULL, NULL))
+			die("ptrace(CONT): %s", strerror(errno));
+		while (!bts_child_events(child, &maps, &cstat, true))
+			;
+		err = btscap_stop(&b, &st);
+		if (err)
+			die("%s: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH,
+			    strerror(-err));
+		saved = btscap_save(&b, st.head, path);
+		if (saved < 0)
+			die("%s: %s", path, strerror((int)-saved));
+	}
 	if (o->lbr_crash) {
 		snprintf(lbr_name, sizeof(lbr_name), "tid%d%s", (int)child, PTCAP_LBR_SUFFIX);
 		snprintf(path, sizeof(path), "%s/%s", o->dir, lbr_name);
@@ -2064,6 +2167,7 @@ static int bts_main(struct opts *o)
 		fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
 			o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
 		fprintf(f, "buffer-size %" PRIu64 "\n", size);
+		fprintf(f, "bts-buffer %s\n", ring ? "ring" : "linear");
 		fprintf(f, "bts-status%s%s%s\n", st.flags & LWPT_BTS_ST_FULL ? " full" : "",
 			st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
 			st.flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
@@ -2086,7 +2190,12 @@ static int bts_main(struct opts *o)
 	free(maps.v);
 	if (st.flags & LWPT_BTS_ST_FULL)
 		fprintf(stderr, "ptcap: the BTS buffer filled (%" PRIu64 " bytes): recording "
-			"stopped there; --size raises it\n", size);
+			"stopped there; --size raises it (or leave out --mode=stop: a ring "
+			"loses nothing)\n", size);
+	if (ring && o->progress)
+		fprintf(stderr, "ptcap: %" PRId64 " bytes of BTS records through a %" PRIu64
+			"-byte ring, the thread waited for ptcap %" PRIu64 " time(s)\n",
+			saved, size, holds);
 	if (WIFSIGNALED(cstat))
 		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o->argv[0], WTERMSIG(cstat));
 	else if (WEXITSTATUS(cstat))

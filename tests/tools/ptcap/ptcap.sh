@@ -58,6 +58,11 @@ expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only,
 expect lossy-wrap 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- --lossy --mode=wrap -- true
 expect lossy-all 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- -a --lossy
 expect help-lossy 0 '--lossy ' -- -h
+# --bts: --mode is continuous (the ring, default) or stop, with a command only.
+expect bts-wrap 2 '^ptcap: --bts --mode: continuous .* or stop .*, not wrap' -- --bts --mode=wrap -- true
+expect bts-all-mode 2 '^ptcap: --bts records .*--lbr-on-crash and --mode with a command only' -- \
+	--bts -a --mode=stop
+expect bts-help 0 '--bts --mode=continuous' -- -h
 expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
 expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"
 expect no-tid 1 '^ptcap: -t 2147483646: no such thread$' -- --tid=2147483646 -o "$tmp/out"

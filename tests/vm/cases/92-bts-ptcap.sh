@@ -6,8 +6,10 @@
 # (Documentation/ptcap-format.rst "BTS trace files"); ptflow's listing of it
 # equals ptrace single-stepping, every instruction (the code before the
 # first branch from the bts-start line ptcap reads at the exec), with the
-# system calls as [disabled]/[resumed]; --calls and --report decode it; a buffer
-# too small fills, ptcap says so (exit 3) and keeps what it has; --kernel
+# system calls as [disabled]/[resumed]; --calls and --report decode it; a
+# one-page ring (the default) loses nothing, the thread waiting for ptcap;
+# with --mode=stop a buffer too small fills, ptcap says so (exit 3) and
+# keeps what it has; --kernel
 # as an unprivileged user is refused with the reason. pt2perf writes the
 # capture as an intel_bts perf.data: ptflow decodes it as the directory
 # from the first record on, and, where perf is in the VM (86-pt2perf),
@@ -72,9 +74,27 @@ else
 	echo "SKIP: perf is not in the VM: perf script on the BTS perf.data"
 fi
 
-# A buffer of one page: 170 records, then full.
+# A ring of one page (the default --mode=continuous): 170 records at a
+# time, ptcap drains it, the thread waits when it is full: every record,
+# the same flow as single-stepping.
+all=$(sed -n 's/^thread\..* records=\([0-9]*\).*/\1/p' /tmp/bts/config)
+grep -qx "bts-buffer ring" /tmp/bts/config || fail "no bts-buffer ring line" || exit 1
 rm -rf /tmp/bts
-env -i /bin/norandom /bin/ptcap --bts --size=4096 -o /tmp/bts -- $PT_FLOW_PROG \
+env -i /bin/norandom /bin/ptcap --bts --size=4096 --progress -o /tmp/bts -- $PT_FLOW_PROG \
+	>/tmp/ptcap.out 2>&1
+rc=$?
+recs=$(sed -n 's/^thread\..* records=\([0-9]*\).*/\1/p' /tmp/bts/config)
+[ $rc -eq 0 ] && [ "$recs" = "$all" ] && grep -q "waited for ptcap [1-9]" /tmp/ptcap.out ||
+	fail "a one-page ring: status $rc, $recs of $all records: $(cat /tmp/ptcap.out)" || exit 1
+ptflow --no-inst --no-symbols /tmp/bts 2>/tmp/bts.err | grep -E '^[0-9a-f]{16}$' >/tmp/bts.flow
+cmp -s /tmp/gt.txt /tmp/bts.flow ||
+	fail "ptflow on the ring capture differs from single-stepping: $(head -n 3 /tmp/bts.err)" ||
+	exit 1
+ok "a one-page ring: all $recs records, the flow equals single-stepping ($(grep waited /tmp/ptcap.out))"
+
+# --mode=stop: one buffer of one page: 170 records, then full.
+rm -rf /tmp/bts
+env -i /bin/norandom /bin/ptcap --bts --mode=stop --size=4096 -o /tmp/bts -- $PT_FLOW_PROG \
 	>/tmp/ptcap.out 2>&1
 rc=$?
 recs=$(sed -n 's/^thread\..* records=\([0-9]*\).*/\1/p' /tmp/bts/config)
