@@ -11,6 +11,7 @@
  *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -474,17 +475,20 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die_usage("symbolic --filter/--stop with several -p processes: give addresses, "
 			  "or run one ptcap per process");
 	o->argv = optind < argc ? argv + optind : NULL;
-	if (o->bts && ((!o->argv && !o->all) || o->snapshot || o->nspec ||
-		       (o->all && (o->lbr_crash || o->mode_given)) ||
+	if (o->bts && ((!o->argv && !o->all && !o->pid && !o->tid) || o->snapshot ||
+		       o->nspec || o->npids > 1 || (o->all && (o->lbr_crash || o->mode_given)) ||
 		       (c->flags & (LWPT_PT_CFG_CR3_FILTER | LWPT_PT_CFG_SINGLE_RANGE))))
-		die_usage("--bts records one command's thread (a command after '--') or "
-			  "every CPU (-a, -C LIST; --user, --kernel, --size, -o, -d): no -p, "
-			  "-t, --snapshot, --filter, --stop, --cr3, --single-range; "
-			  "--lbr-on-crash and --mode with a command only");
-	if (o->bts && o->mode_given && c->mode == LWPT_PT_MODE_WRAP)
+		die_usage("--bts records one command's thread (a command after '--'), the "
+			  "threads of one process (-p PID) or one thread (-t TID), or every "
+			  "CPU (-a, -C LIST); --user, --kernel, --size, -o, -d: no "
+			  "--snapshot, --filter, --stop, --cr3, --single-range; "
+			  "--lbr-on-crash and --mode not with -a");
+	if (o->bts && o->mode_given && (c->mode == LWPT_PT_MODE_WRAP ||
+					 (!o->argv && c->mode != LWPT_PT_MODE_CONTINUOUS)))
 		die_usage("--bts --mode: continuous (the default: a ring ptcap drains, "
-			  "nothing lost) or stop (one buffer, recording stops when it is "
-			  "full), not wrap");
+			  "nothing lost) or, with a command, stop (one buffer, recording "
+			  "stops when it is full), not %s",
+			  c->mode == LWPT_PT_MODE_WRAP ? "wrap" : "stop with -p/-t");
 	if (o->bts && !o->mode_given)
 		c->mode = LWPT_PT_MODE_CONTINUOUS;
 	if (!o->user && !o->kernel)
@@ -2012,21 +2016,196 @@ static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool bl
 	}
 }
 
-/*
- * A ring capture's wait: records drained into @fd whenever poll(2) says
- * they wait, the command's stops handled as SIGCHLD says (blocked but in
- * ppoll(), so none is missed between the look and the sleep), until the
- * command exited; then the last records. Return: the bytes written.
- */
-static uint64_t bts_ring_wait(struct btscap *b, pid_t child, struct maps *maps,
-			      int *cstat, int fd, const char *path)
-{
+/* One recorded thread of ptcap --bts (a command's, or attached with -p/-t). */
+struct bts_thread {
+	struct btscap b;
+	pid_t tid;
+	int fd;				/* ring: tid<N>.bts, appended to */
+	bool recording;			/* ring: not yet POLLHUP */
+	char name[64];			/* tid<N>.bts */
+	char lbr_name[64];		/* tid<N>.lbr, "" when none */
+	int lbr_sig;
+	uint64_t bytes;			/* of records saved */
+	uint64_t start_ip;		/* bts-start (0: none, attached) */
+	struct lwpt_bts_status st;
 	struct lwpt_bts_ring rs;
+};
+
+/* Start recording @t->tid (die with the reason, after @cleanup, if refused). */
+static void bts_thread_start(const struct opts *o, struct bts_thread *t, bool ring,
+			     uint64_t size, void (*cleanup)(void *), void *arg)
+{
+	uint32_t bad;
+	int err = btscap_start(&t->b, o->dev, t->tid, o->user, o->kernel, o->lbr_crash,
+			       ring, size, &bad);
+
+	if (!err) {
+		t->fd = -1;
+		t->recording = true;
+		snprintf(t->name, sizeof(t->name), "tid%d%s", (int)t->tid, PTCAP_BTS_SUFFIX);
+		return;
+	}
+	cleanup(arg);
+	die("%s: configure thread %d: %s%s%s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
+	    (int)t->tid, strerror(-err), err == -EACCES ? " (recording another user's "
+	    "thread needs ptrace access to it, as perf record -p: CAP_PERFMON or "
+	    "CAP_SYS_PTRACE; Documentation/pt.rst \"Permissions\")" : "",
+	    bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
+	    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
+	    err == -EBUSY ? " (perf or another capture holds the thread or "
+	    "the CPU's DS area: the kernel log names it)" : "",
+	    err == -EOPNOTSUPP && o->lbr_crash ? " (--lbr-on-crash: this processor's "
+	    "LBRs are not handled, or --user alone without MSR_LBR_SELECT: "
+	    "Documentation/bts.rst)" : "");
+}
+
+/* A ring's trace file, created in DIR. */
+static void bts_thread_open(const struct opts *o, struct bts_thread *t)
+{
+	char path[4096 + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", o->dir, t->name);
+	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (t->fd < 0)
+		die("%s: %s", path, strerror(errno));
+}
+
+/* Drain a ring into its file; false once its recording ended. */
+static bool bts_thread_drain(const struct opts *o, struct bts_thread *t)
+{
+	int err = btscap_drain(&t->b, t->fd, &t->bytes, &t->rs);
+
+	if (err)
+		die("%s/%s: %s (%" PRIu64 " bytes of records saved)", o->dir, t->name,
+		    strerror(-err), t->bytes);
+	t->recording = t->rs.flags & LWPT_BTS_ST_RECORDING;
+	return t->recording;
+}
+
+/*
+ * Stop @t, save what is left (a ring: the records after the final head; a
+ * linear buffer: all of it), its LBR stack at a fatal signal (-l), close.
+ */
+static void bts_thread_finish(const struct opts *o, struct bts_thread *t, bool ring)
+{
+	char path[4096 + 64];
+	int err = btscap_stop(&t->b, &t->st);
+
+	if (err)
+		die("%s: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH, strerror(-err));
+	snprintf(path, sizeof(path), "%s/%s", o->dir, t->name);
+	if (ring) {
+		bts_thread_drain(o, t);
+		if (close(t->fd))
+			die("%s: %s", path, strerror(errno));
+	} else {
+		int64_t saved = btscap_save(&t->b, t->st.head, path);
+
+		if (saved < 0)
+			die("%s: %s", path, strerror((int)-saved));
+		t->bytes = (uint64_t)saved;
+	}
+	if (o->lbr_crash) {
+		snprintf(t->lbr_name, sizeof(t->lbr_name), "tid%d%s", (int)t->tid,
+			 PTCAP_LBR_SUFFIX);
+		snprintf(path, sizeof(path), "%s/%s", o->dir, t->lbr_name);
+		err = btscap_lbr_crash(&t->b, t->tid, path, &t->lbr_sig);
+		if (err == -ENODATA)
+			t->lbr_name[0] = '\0';	/* no fatal signal: no stack */
+		else if (err)
+			die("%s: %s", path, strerror(-err));
+	}
+	btscap_close(&t->b);
+}
+
+/*
+ * DIR/config of a per-thread BTS capture (ptcap-format.rst "BTS trace
+ * files") of the threads @t of process @pid, the command's exit status
+ * @cstat (with a command); then the warnings. Return: ptcap's exit status.
+ */
+static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
+		      struct bts_thread *t, size_t n, bool ring, uint64_t size, int cstat)
+{
+	unsigned int fam, model, step;
+	uint64_t holds = 0, full = 0, bytes = 0;
+	FILE *f;
+	size_t i;
+
+	write_maps(o->dir, maps, pid, !o->argv);
+	for (i = 0; i < maps->n; i++)
+		free(maps->v[i].path);
+	free(maps->v);
+	cpu_fms(&fam, &model, &step);
+	f = out_open(o->dir, "config");
+	fprintf(f, "lwpt-ptcap-config 1\n");
+	fprintf(f, "# written by ptcap --bts (Documentation/ptcap-format.rst)\n");
+	fprintf(f, "format bts\n");
+	fprintf(f, "mode per-thread\n");
+	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+	fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
+		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
+	fprintf(f, "buffer-size %" PRIu64 "\n", size);
+	fprintf(f, "bts-buffer %s\n", ring ? "ring" : "linear");
+	if (o->argv) {
+		fprintf(f, "command");
+		for (i = 0; o->argv[i]; i++)
+			fprintf(f, " %s", o->argv[i]);
+		if (WIFSIGNALED(cstat))
+			fprintf(f, "\ncommand-status signal=%d\n", WTERMSIG(cstat));
+		else
+			fprintf(f, "\ncommand-status exit=%d\n", WEXITSTATUS(cstat));
+	} else if (o->tid) {
+		fprintf(f, "attached tid=%d pid=%d\n", (int)o->tid, (int)pid);
+	} else {
+		fprintf(f, "attached pid=%d\n", (int)pid);
+	}
+	for (i = 0; i < n; i++) {
+		const struct lwpt_bts_status *st = &t[i].st;
+
+		/* One capture: the line of ABI 1.6 (its file's name implied). */
+		fprintf(f, "bts-status%s%s%s%s%s\n", n > 1 ? "." : "", n > 1 ? t[i].name : "",
+			st->flags & LWPT_BTS_ST_FULL ? " full" : "",
+			st->flags & LWPT_BTS_ST_EXITED ? " exited" : "",
+			st->flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
+		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRIu64 "\n", t[i].name,
+			(int)t[i].tid, (int)pid, t[i].bytes / sizeof(struct lwpt_bts_record));
+		if (t[i].start_ip)
+			fprintf(f, "bts-start.%s 0x%" PRIx64 "\n", t[i].name, t[i].start_ip);
+		if (t[i].lbr_name[0])
+			fprintf(f, "lbr-crash.%s %s signal=%d\n", t[i].name, t[i].lbr_name,
+				t[i].lbr_sig);
+		holds += t[i].rs.holds;
+		bytes += t[i].bytes;
+		full += !!(st->flags & LWPT_BTS_ST_FULL);
+	}
+	out_close(f, o->dir, "config");
+	if (full)
+		fprintf(stderr, "ptcap: the BTS buffer of %" PRIu64 " thread(s) filled (%" PRIu64
+			" bytes): recording stopped there; --size raises it (or leave out "
+			"--mode=stop: a ring loses nothing)\n", full, size);
+	if (ring && o->progress)
+		fprintf(stderr, "ptcap: %" PRIu64 " bytes of BTS records through a %" PRIu64
+			"-byte ring, the thread waited for ptcap %" PRIu64 " time(s)\n",
+			bytes, size, holds);
+	if (o->argv && WIFSIGNALED(cstat))
+		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o->argv[0], WTERMSIG(cstat));
+	else if (o->argv && WEXITSTATUS(cstat))
+		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
+			WEXITSTATUS(cstat));
+	return full ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+}
+
+/*
+ * A ring capture's wait: records drained into the thread's file whenever
+ * poll(2) says they wait, the command's stops handled as SIGCHLD says
+ * (blocked but in ppoll(), so none is missed between the look and the
+ * sleep), until the command exited.
+ */
+static void bts_ring_wait(const struct opts *o, struct bts_thread *t, pid_t child,
+			  struct maps *maps, int *cstat)
+{
 	struct sigaction sa;
 	sigset_t chld, sleep_mask, orig_mask;
-	uint64_t bytes = 0;
-	bool recording = true;
-	int err;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -2039,8 +2218,7 @@ static uint64_t bts_ring_wait(struct btscap *b, pid_t child, struct maps *maps,
 	if (ptrace(PTRACE_CONT, child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 	for (;;) {
-		/* After its end POLLHUP stays: sleep on SIGCHLD alone. */
-		struct pollfd pfd = { .fd = recording ? b->fd : -1, .events = POLLIN };
+		struct pollfd pfd = { .fd = -1, .events = POLLIN };
 
 		if (bts_child_events(child, maps, cstat, false))
 			break;
@@ -2048,16 +2226,18 @@ static uint64_t bts_ring_wait(struct btscap *b, pid_t child, struct maps *maps,
 			kill(child, SIGINT);	/* passed on; ends when it exits */
 			stop_req = 0;
 		}
-		err = btscap_drain(b, fd, &bytes, &rs);
-		if (err)
-			die("%s: %s (%" PRIu64 " bytes of records saved)", path,
-			    strerror(-err), bytes);
-		recording = rs.flags & LWPT_BTS_ST_RECORDING;
+		/* After its end POLLHUP stays: sleep on SIGCHLD alone. */
+		if (t->recording && bts_thread_drain(o, t))
+			pfd.fd = t->b.fd;
 		if (ppoll(&pfd, 1, NULL, &sleep_mask) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 	}
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
-	return bytes;
+}
+
+static void kill_child(void *arg)
+{
+	kill(*(pid_t *)arg, SIGKILL);
 }
 
 /*
@@ -2072,20 +2252,14 @@ static uint64_t bts_ring_wait(struct btscap *b, pid_t child, struct maps *maps,
 static int bts_main(struct opts *o)
 {
 	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
-	struct lwpt_bts_status st;
+	bool ring = o->cfg.mode == LWPT_PT_MODE_CONTINUOUS;
 	struct user_regs_struct regs;
 	struct maps maps = { 0 };
-	struct btscap b;
-	char name[64], lbr_name[64] = "", path[4096 + 64];
-	unsigned int fam, model, step;
-	uint32_t bad;
+	struct bts_thread t;
 	pid_t child;
-	int err, cstat = 0, lbr_sig = 0;
-	bool ring = o->cfg.mode == LWPT_PT_MODE_CONTINUOUS;
-	uint64_t holds = 0;
-	int64_t saved;
-	size_t i;
+	int err, cstat = 0;
 
+	memset(&t, 0, sizeof(t));
 	child = spawn_stopped(o->argv);
 	err = maps_read(child, &maps);
 	if (err)
@@ -2093,115 +2267,143 @@ static int bts_main(struct opts *o)
 	/* Its first instruction, which no record tells (bts-start). */
 	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
 		die("ptrace(GETREGS): %s", strerror(errno));
-	err = btscap_start(&b, o->dev, child, o->user, o->kernel, o->lbr_crash, ring, size,
-			   &bad);
-	if (err) {
-		kill(child, SIGKILL);
-		die("%s: configure: %s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
-		    strerror(-err), bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
-		    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
-		    err == -EBUSY ? " (perf or another capture holds the thread or "
-		    "the CPU's DS area: the kernel log names it)" : "",
-		    err == -EOPNOTSUPP && o->lbr_crash ? " (--lbr-on-crash: this processor's "
-		    "LBRs are not handled, or --user alone without MSR_LBR_SELECT: "
-		    "Documentation/bts.rst)" : "");
-	}
+	t.tid = child;
+	t.start_ip = regs.rip;
+	bts_thread_start(o, &t, ring, size, kill_child, &child);
 	outdir_prepare(o);
 	save_vdso(child, o->dir, &maps);
-	snprintf(name, sizeof(name), "tid%d%s", (int)child, PTCAP_BTS_SUFFIX);
-	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 	if (ring) {
-		struct lwpt_bts_ring rs;
-		uint64_t bytes;
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd < 0) {
-			kill(child, SIGKILL);
-			die("%s: %s", path, strerror(errno));
-		}
-		bytes = bts_ring_wait(&b, child, &maps, &cstat, fd, path);
-		err = btscap_stop(&b, &st);
-		if (!err)
-			err = btscap_drain(&b, fd, &bytes, &rs);	/* after the final head */
-		if (!err && close(fd))
-			err = -errno;
-		if (err)
-			die("%s: %s (%" PRIu64 " bytes of records saved)", path,
-			    strerror(-err), bytes);
-		saved = (int64_t)bytes;
-		holds = rs.holds;
+		bts_thread_open(o, &t);
+		bts_ring_wait(o, &t, child, &maps, &cstat);
 	} else {
 		if (ptrace(PTRACE_CONT, child, NULL, NULL))
 			die("ptrace(CONT): %s", strerror(errno));
 		while (!bts_child_events(child, &maps, &cstat, true))
 			;
-		err = btscap_stop(&b, &st);
-		if (err)
-			die("%s: status: %s", o->dev ? o->dev : BTSCAP_DEV_PATH,
-			    strerror(-err));
-		saved = btscap_save(&b, st.head, path);
-		if (saved < 0)
-			die("%s: %s", path, strerror((int)-saved));
 	}
-	if (o->lbr_crash) {
-		snprintf(lbr_name, sizeof(lbr_name), "tid%d%s", (int)child, PTCAP_LBR_SUFFIX);
-		snprintf(path, sizeof(path), "%s/%s", o->dir, lbr_name);
-		err = btscap_lbr_crash(&b, child, path, &lbr_sig);
-		if (err == -ENODATA)
-			lbr_name[0] = '\0';	/* no fatal signal: no stack */
-		else if (err)
-			die("%s: %s", path, strerror(-err));
-	}
-	btscap_close(&b);
-	write_maps(o->dir, &maps, child, false);
+	bts_thread_finish(o, &t, ring);
+	return bts_finish(o, &maps, child, &t, 1, ring, size, cstat);
+}
 
-	cpu_fms(&fam, &model, &step);
-	{
-		FILE *f = out_open(o->dir, "config");
+/* The threads of process @pid now, or thread @tid alone: a malloc'ed array. */
+static pid_t *bts_list_threads(pid_t pid, pid_t tid, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t cap = 0;
+	DIR *d;
 
-		fprintf(f, "lwpt-ptcap-config 1\n");
-		fprintf(f, "# written by ptcap --bts (Documentation/ptcap-format.rst)\n");
-		fprintf(f, "format bts\n");
-		fprintf(f, "mode per-thread\n");
-		fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
-		fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
-			o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
-		fprintf(f, "buffer-size %" PRIu64 "\n", size);
-		fprintf(f, "bts-buffer %s\n", ring ? "ring" : "linear");
-		fprintf(f, "bts-status%s%s%s\n", st.flags & LWPT_BTS_ST_FULL ? " full" : "",
-			st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
-			st.flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
-		fprintf(f, "command");
-		for (i = 0; o->argv[i]; i++)
-			fprintf(f, " %s", o->argv[i]);
-		if (WIFSIGNALED(cstat))
-			fprintf(f, "\ncommand-status signal=%d\n", WTERMSIG(cstat));
-		else
-			fprintf(f, "\ncommand-status exit=%d\n", WEXITSTATUS(cstat));
-		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRId64 "\n", name, (int)child,
-			(int)child, saved / (int64_t)sizeof(struct lwpt_bts_record));
-		fprintf(f, "bts-start.%s 0x%llx\n", name, (unsigned long long)regs.rip);
-		if (lbr_name[0])
-			fprintf(f, "lbr-crash.%s %s signal=%d\n", name, lbr_name, lbr_sig);
-		out_close(f, o->dir, "config");
+	*n = 0;
+	if (tid) {
+		v = malloc(sizeof(*v));
+		if (!v)
+			die("out of memory");
+		v[(*n)++] = tid;
+		return v;
 	}
-	for (i = 0; i < maps.n; i++)
-		free(maps.v[i].path);
-	free(maps.v);
-	if (st.flags & LWPT_BTS_ST_FULL)
-		fprintf(stderr, "ptcap: the BTS buffer filled (%" PRIu64 " bytes): recording "
-			"stopped there; --size raises it (or leave out --mode=stop: a ring "
-			"loses nothing)\n", size);
-	if (ring && o->progress)
-		fprintf(stderr, "ptcap: %" PRId64 " bytes of BTS records through a %" PRIu64
-			"-byte ring, the thread waited for ptcap %" PRIu64 " time(s)\n",
-			saved, size, holds);
-	if (WIFSIGNALED(cstat))
-		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o->argv[0], WTERMSIG(cstat));
-	else if (WEXITSTATUS(cstat))
-		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
-			WEXITSTATUS(cstat));
-	return st.flags & LWPT_BTS_ST_FULL ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		die("-p %d: %s: %s", (int)pid, path, strerror(errno));
+	while ((de = readdir(d))) {
+		char *end;
+		long id = strtol(de->d_name, &end, 10);
+
+		if (*end || id <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *more = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!more)
+				die("out of memory");
+			v = more;
+		}
+		v[(*n)++] = (pid_t)id;
+	}
+	closedir(d);
+	if (!*n)
+		die("-p %d: no threads (it exited)", (int)pid);
+	return v;
+}
+
+struct bts_attach {
+	struct bts_thread *t;
+	size_t n;
+};
+
+/* Refused: end the captures started so far (the threads run on). */
+static void bts_attach_undo(void *arg)
+{
+	struct bts_attach *a = arg;
+
+	for (size_t i = 0; i < a->n; i++)
+		btscap_close(&a->t[i].b);
+}
+
+/*
+ * ptcap --bts -p PID / -t TID: the threads the process has now (or the
+ * one thread) recorded through /dev/bts rings from now until they exit,
+ * SIGINT/SIGTERM or -d, as --bts -- CMD records its command (the same
+ * directory, `attached` in place of `command`, no bts-start line: the flow
+ * starts at each thread's first record). Threads created later are not
+ * recorded. The module's permission checks are /dev/pt's (ptrace read
+ * access or CAP_PERFMON: bts.h).
+ */
+static int bts_attach_main(struct opts *o)
+{
+	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
+	struct maps maps = { 0 };
+	struct bts_attach a = { 0 };
+	struct pollfd *pfd;
+	pid_t pid = attach_target(o), *tids;
+	double t0;
+	size_t n, i;
+	int err;
+
+	tids = bts_list_threads(pid, o->tid, &n);
+	a.t = calloc(n, sizeof(*a.t));
+	pfd = calloc(n, sizeof(*pfd));
+	if (!a.t || !pfd)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		a.t[i].tid = tids[i];
+		bts_thread_start(o, &a.t[i], true, size, bts_attach_undo, &a);
+		a.n++;
+	}
+	free(tids);
+	err = maps_read(pid, &maps);
+	if (err) {
+		bts_attach_undo(&a);
+		die("/proc/%d/maps: %s", (int)pid, strerror(-err));
+	}
+	outdir_prepare(o);
+	save_vdso(pid, o->dir, &maps);
+	for (i = 0; i < n; i++)
+		bts_thread_open(o, &a.t[i]);
+	t0 = now_s();
+	while (!stop_req && !(o->duration > 0 && now_s() - t0 >= o->duration)) {
+		struct timespec ts = { 0, PTCAP_POLL_NS };
+		size_t live = 0;
+
+		for (i = 0; i < n; i++) {
+			pfd[i].fd = a.t[i].recording && bts_thread_drain(o, &a.t[i]) ?
+				    a.t[i].b.fd : -1;
+			pfd[i].events = POLLIN;
+			live += pfd[i].fd >= 0;
+		}
+		if (!live)
+			break;	/* every thread exited */
+		if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+	}
+	maps_read(pid, &maps);	/* what it mapped since, if it is still there */
+	for (i = 0; i < n; i++)
+		bts_thread_finish(o, &a.t[i], true);
+	err = bts_finish(o, &maps, pid, a.t, n, true, size, 0);
+	free(a.t);
+	free(pfd);
+	return err;
 }
 
 /*
@@ -2466,7 +2668,9 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		return o.all ? bts_cpu_main(&o) : bts_main(&o);
+		if (o.all)
+			return bts_cpu_main(&o);
+		return o.argv ? bts_main(&o) : bts_attach_main(&o);
 	}
 	if (o.pid || o.tid)
 		target = attach_target(&o);

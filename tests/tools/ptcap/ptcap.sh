@@ -58,10 +58,16 @@ expect snapshot-stop 2 '^ptcap: --snapshot is a flight recorder: wrap mode only,
 expect lossy-wrap 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- --lossy --mode=wrap -- true
 expect lossy-all 2 '^ptcap: --lossy is for continuous mode .*, not --mode=wrap' -- -a --lossy
 expect help-lossy 0 '--lossy ' -- -h
-# --bts: --mode is continuous (the ring, default) or stop, with a command only.
-expect bts-wrap 2 '^ptcap: --bts --mode: continuous .* or stop .*, not wrap' -- --bts --mode=wrap -- true
-expect bts-all-mode 2 '^ptcap: --bts records .*--lbr-on-crash and --mode with a command only' -- \
+# --bts: --mode is continuous (the ring, default) or, with a command, stop;
+# -p takes one process; -a takes no --mode.
+expect bts-wrap 2 '^ptcap: --bts --mode: continuous .* or, with a command, stop .*, not wrap' -- \
+	--bts --mode=wrap -- true
+expect bts-attach-stop 2 '^ptcap: --bts --mode: .*not stop with -p/-t' -- --bts --mode=stop -p 1
+expect bts-all-mode 2 '^ptcap: --bts records .*--lbr-on-crash and --mode not with -a' -- \
 	--bts -a --mode=stop
+expect bts-pids 2 '^ptcap: --bts records .*one process' -- --bts -p 12,13
+expect bts-nothing 2 '^ptcap: give one of -a, -p PID, -t TID or a command' -- --bts
+expect bts-gone 1 '^ptcap: -p 2147483646: no such process$' -- --bts -p 2147483646 -o "$tmp/out"
 expect bts-help 0 '--bts --mode=continuous' -- -h
 expect tid-cr3 2 '^ptcap: --cr3 filters a whole address space: use -p, not -t' -- -t 1 --cr3
 expect no-pid 1 '^ptcap: -p 2147483646: no such process$' -- -p 2147483646 -o "$tmp/out"

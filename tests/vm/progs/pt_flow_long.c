@@ -3,10 +3,13 @@
  * pt_flow_long: a deterministic program whose trace is many times a small
  * PT buffer (64-pt-pmi.sh, issue 12): conditional branches (TNT), indirect
  * calls (TIP), returns, and now and then a system call (TIP.PGD/PGE), for
- * a number of rounds given as its only argument (default 2000). No time,
- * no randomness: the flow depends only on the argument.
+ * a number of rounds given as its first argument (default 2000). No time,
+ * no randomness: the flow depends only on the argument. With a second
+ * argument -w it first prints "ready" and waits for a byte on stdin (a
+ * tracer attaches meanwhile: 92-bts-ptcap-attach).
  */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,7 +22,11 @@ int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 2000;
 	long sum = 0, i;
+	char c;
 
+	if (argc > 2 && !strcmp(argv[2], "-w") &&
+	    (write(1, "ready\n", 6) != 6 || read(0, &c, 1) != 1))
+		return 125;
 	for (i = 0; i < rounds; i++) {
 		sum = ops[i & 3](sum, i);
 		if (sum & 8)
