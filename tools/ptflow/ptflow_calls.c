@@ -54,7 +54,8 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	struct ptflow_symbol s;
 
 	if (ptflow_sym_lookup(sym, addr, false, &s)) {
-		snprintf(name, size, "%s", s.name);
+		if (name)
+			snprintf(name, size, "%s", s.name);
 		*lo = s.start;
 		*hi = s.size ? s.start + s.size : addr + 1;
 		return s.start;
@@ -64,10 +65,12 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	if (s.module) {
 		/* the piece of the table without a symbol: one identity */
 		(void)ptflow_sym_span(sym, addr, lo, hi);
-		snprintf(name, size, "[unknown in %s]", s.module);
+		if (name)
+			snprintf(name, size, "[unknown in %s]", s.module);
 		return UINT64_MAX - s.module_start;
 	}
-	snprintf(name, size, "[unknown]");
+	if (name)
+		snprintf(name, size, "[unknown]");
 	return UINT64_MAX;
 }
 
@@ -174,12 +177,18 @@ static void calls_push(struct ptflow_calls *c, uint64_t entry, uint64_t ret,
 	}
 	f = &c->stack[c->depth++];
 	f->entry = entry;
-	f->key = ptflow_calls_key(c->sym, entry, name, sizeof(name), &lo, &hi);
 	f->ret = ret;
 	f->tsc = tsc;
 	f->insns = c->insns;
 	f->called = called;
-	if (c->report && ptflow_report_enter(c->report, f->key, name, called))
+	f->key = 0;
+	if (!c->report)
+		return;		/* only the report reads the key */
+	/* the name only for a function new to the report */
+	f->key = ptflow_calls_key(c->sym, entry, NULL, 0, &lo, &hi);
+	if (!ptflow_report_known(c->report, f->key))
+		(void)ptflow_calls_key(c->sym, entry, name, sizeof(name), &lo, &hi);
+	if (ptflow_report_enter(c->report, f->key, name, called))
 		c->error = -1;
 }
 
@@ -321,7 +330,10 @@ static void calls_self(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 	char name[256];
 
 	if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
-		key = ptflow_calls_key(c->sym, ip, name, sizeof(name), &lo, &hi);
+		key = ptflow_calls_key(c->sym, ip, NULL, 0, &lo, &hi);
+		if (!ptflow_report_known(c->report, key))
+			(void)ptflow_calls_key(c->sym, ip, name, sizeof(name),
+					       &lo, &hi);
 		if (c->have_insn)
 			c->self_ticks += tsc - c->last_tsc;
 		if (c->have_insn)
