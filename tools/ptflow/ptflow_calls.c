@@ -122,19 +122,23 @@ static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		*p++ = digits[--n];
 	*p++ = ' ';
 	*p++ = ' ';
-	w = strlen(c->thread);
+	w = c->thread_len;
 	memcpy(p, c->thread, w);	/* < 48 bytes */
 	p += w;
 	for (; w < 10; w++)
 		*p++ = ' ';
 	*p++ = ' ';
 	*p++ = ' ';
-	for (w = 2 * indent; w; w--) {	/* a deep stack: in parts */
+	for (w = 2 * indent; w;) {	/* a deep stack: in parts */
+		size_t k = w < (size_t)(end - p) ? w : (size_t)(end - p);
+
+		memset(p, ' ', k);
+		p += k;
+		w -= k;
 		if (p == end) {
 			fwrite(buf, 1, (size_t)(p - buf), c->out);
 			p = buf;
 		}
-		*p++ = ' ';
 	}
 	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
 		fwrite(buf, 1, (size_t)(p - buf), c->out);
@@ -216,6 +220,7 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 		       uint32_t pid, uint32_t tid)
 {
 	snprintf(c->thread, sizeof(c->thread), "%s", thread);
+	c->thread_len = strlen(c->thread);
 	c->pid = pid;
 	c->tid = tid;
 	c->depth = 0;
@@ -394,7 +399,12 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 {
 	if (tsc < c->last_tsc)
 		tsc = c->last_tsc;
-	calls_arrive(c, ip, tsc);
+	if (c->pending_call || c->pending_ret || !c->depth) {
+		calls_arrive(c, ip, tsc);
+	} else {	/* calls_arrive() with nothing to do: most blocks */
+		ptflow_clock_start(c->clock, tsc);
+		c->after_far = false;
+	}
 	if (c->report) {
 		calls_self(c, ip, tsc);
 		/* the rest in one count where the block stays in the

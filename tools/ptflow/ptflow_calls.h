@@ -54,6 +54,7 @@ struct ptflow_calls {
 
 	/* Private: the current thread. */
 	char thread[48];
+	size_t thread_len;		/* strlen(thread) */
 	uint32_t pid, tid;
 	struct ptflow_frame *stack;
 	size_t depth, cap;
