@@ -405,7 +405,13 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		ptflow_clock_start(c->clock, tsc);
 		c->after_far = false;
 	}
-	if (c->report) {
+	if (c->report && c->have_insn && ip >= c->fn_start && ip < c->fn_end &&
+	    last->ip >= c->fn_start && last->ip < c->fn_end) {
+		/* the block in the function of the instruction before it:
+		 * calls_self() on each instruction, in one count */
+		c->self_insns += ninsn;
+		c->self_ticks += tsc - c->last_tsc;
+	} else if (c->report) {
 		calls_self(c, ip, tsc);
 		/* the rest in one count where the block stays in the
 		 * first one's function, else one by one */
