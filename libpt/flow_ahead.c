@@ -104,7 +104,8 @@ static int ahead_bad(struct cov_flow_ahead *a, const uint8_t *p, int n,
 	struct lpt_packet pkt;
 
 	for (p += n;;) {
-		uint8_t b;
+		uint8_t b, ipc;
+		unsigned int ipb;
 
 		if (p == end)
 			return 0;
@@ -112,6 +113,31 @@ static int ahead_bad(struct cov_flow_ahead *a, const uint8_t *p, int n,
 		if ((!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT && b != PT_OPC_PAD) ||
 		    (b & PT_OPM_IP) == PT_OPC_TIP)
 			return 0;	/* TNT.8, TIP: the fast way */
+		if (b == PT_OPC_PAD) {
+			p++;		/* a status packet, read over */
+			continue;
+		}
+		if (b == PT_OPC_EXT && end - p >= PT_TNT_64_SIZE &&
+		    p[1] == PT_EXT_TNT_64) {
+			uint64_t v = 0;
+
+			for (int i = PT_TNT_64_SIZE - 1; i >= 2; i--)
+				v = v << 8 | p[i];
+			if (v >= 2)
+				return 0;	/* a TNT.64 that decodes */
+		}
+		ipc = b & PT_OPM_IP;
+		ipb = b >> PT_IPBYTES_SHIFT;
+		if ((ipc == PT_OPC_TIP_PGE || ipc == PT_OPC_TIP_PGD || ipc == PT_OPC_FUP) &&
+		    ipb != PT_IPBYTES_RSVD_5 && ipb != PT_IPBYTES_RSVD_7 &&
+		    (size_t)(end - p) > PT_IPBYTES_PAYLOAD_SIZE(ipb)) {
+			/* whole and valid, so they decode: a TIP.PGE or
+			 * TIP.PGD is an event that does, a FUP is read */
+			if (ipc != PT_OPC_FUP)
+				return 0;
+			p += 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+			continue;
+		}
 		switch (cov_flow_class(a, p, end)) {
 		case FC_END: case FC_BRANCH:
 			return 0;
@@ -146,8 +172,9 @@ enum cov_flow_loss cov_flow_loss(struct cov_flow_ahead *a, bool in_psb,
 	uint8_t b = *p;
 	int n;
 
-	if (b == PT_OPC_PAD || in_psb)
-		return FL_NONE;
+	if (b == PT_OPC_PAD || in_psb || (b & PT_OPM_IP) == PT_OPC_FUP)
+		return FL_NONE;	/* a FUP is no query's (FC_FUP; one that
+				 * does not decode: FC_EVENT, n <= 0) */
 	if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT)
 		return (a->err = ahead_bad(a, p, 1, end)) ? FL_LAST : FL_NONE;
 	if ((b & PT_OPM_IP) == PT_OPC_TIP || (b & PT_OPM_IP) == PT_OPC_TIP_PGE ||

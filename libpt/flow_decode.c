@@ -51,6 +51,8 @@ struct lpt_flow {
 	struct lpt_flow_config cfg;
 	struct lpt_cov *cov;
 	bool synced, done;
+	bool timed;		/* this decode tracks time or offsets (the
+				 * flags, unless the trace has no time) */
 	int err;		/* out of memory while queueing */
 	/* the queue: a ring of @cap (a power of two) items */
 	struct flow_item *q;
@@ -81,23 +83,32 @@ void lpt_flow_config_init(struct lpt_flow_config *cfg)
 	cfg->cache_max = LPT_COV_CACHE_MAX;
 }
 
-static struct flow_item *q_push(struct lpt_flow *f)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct flow_item *nq = malloc(cap * sizeof(*nq));
+static struct flow_item *q_grow(struct lpt_flow *f);
 
-		if (!nq) {
-			f->err = LPT_ERR_NOMEM;
-			return NULL;
-		}
-		for (size_t i = 0; i < f->n; i++)
-			nq[i] = f->q[(f->head + i) & (f->cap - 1)];
-		free(f->q);
-		f->q = nq;
-		f->cap = cap;
-		f->head = 0;
+/* A new item at the tail of the queue; NULL when out of memory. */
+static inline struct flow_item *q_push(struct lpt_flow *f)
+{
+	if (f->n == f->cap)
+		return q_grow(f);
+	return &f->q[(f->head + f->n++) & (f->cap - 1)];
+}
+
+/* q_push() on a full queue: twice the room, the items kept in order. */
+static struct flow_item *q_grow(struct lpt_flow *f)
+{
+	size_t cap = f->cap ? 2 * f->cap : 64;
+	struct flow_item *nq = malloc(cap * sizeof(*nq));
+
+	if (!nq) {
+		f->err = LPT_ERR_NOMEM;
+		return NULL;
 	}
+	for (size_t i = 0; i < f->n; i++)
+		nq[i] = f->q[(f->head + i) & (f->cap - 1)];
+	free(f->q);
+	f->q = nq;
+	f->cap = cap;
+	f->head = 0;
 	return &f->q[(f->head + f->n++) & (f->cap - 1)];
 }
 
@@ -110,7 +121,7 @@ static void on_insns(void *ctx, uint64_t start, uint64_t last,
 
 	if (!it)
 		return;
-	memset(it, 0, sizeof(*it));
+	/* every field a block's reader reads, no memset (one per block) */
 	it->kind = FI_BLOCK;
 	it->tsc = it->tsc_end = f->vis;
 	it->pos = f->vis_pos;
@@ -347,9 +358,18 @@ static void time_step(struct lpt_flow *f, size_t k0)
 
 /* Decode until @want items are queued (with their time final) or the
  * trace is done. */
-static int fill(struct lpt_flow *f, size_t want)
+static int fill_slow(struct lpt_flow *f, size_t want);
+
+static inline int fill(struct lpt_flow *f, size_t want)
 {
-	if (!(f->cfg.flags & (LPT_FLOW_F_TIME | LPT_FLOW_F_OFFSET))) {
+	if (f->n - f->npend >= want || f->err)
+		return f->err;	/* queued already (one call per item) */
+	return fill_slow(f, want);
+}
+
+static int fill_slow(struct lpt_flow *f, size_t want)
+{
+	if (!f->timed) {
 		while (f->n < want && !f->done && !f->err)
 			if (!cov_flow_step(f->cov))
 				f->done = true;
@@ -417,7 +437,7 @@ static uint64_t resume_after_last(const struct lpt_flow *f)
 }
 
 /* The status after the item just taken: what comes next. */
-static int status(struct lpt_flow *f)
+static inline int status(struct lpt_flow *f)
 {
 	int err = fill(f, 1);
 
@@ -428,7 +448,7 @@ static int status(struct lpt_flow *f)
 	return f->q[f->head].kind == FI_EVENT ? LPT_FLOW_EVENT_PENDING : 0;
 }
 
-static void q_pop(struct lpt_flow *f)
+static inline void q_pop(struct lpt_flow *f)
 {
 	f->head = (f->head + 1) & (f->cap - 1);
 	f->n--;
@@ -457,6 +477,14 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
 	err = cov_flow_begin(f->cov, f->trace, len, &flow_ops, f);
 	flow_clock_reset(&f->clk, f->trace + cov_flow_offset(f->cov), f->trace + len);
 	f->vis_pos = (uint64_t)(flow_clock_ahead(&f->clk) - f->trace);
+	/*
+	 * Time without offsets on a trace without timing packets: every
+	 * time is 0 (flow_clock_none()), so the blocks and events take the
+	 * 0 they are queued with, and no packet is timed (time_step()).
+	 */
+	f->timed = (f->cfg.flags & LPT_FLOW_F_OFFSET) ||
+		   ((f->cfg.flags & LPT_FLOW_F_TIME) &&
+		    !flow_clock_none(f->clk.pos, f->clk.end));
 	if (err < 0) {
 		f->done = true;
 		return err;
@@ -469,7 +497,7 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len)
  * lpt_flow_next() and lpt_flow_event()): *@it set and 0, else the error
  * to return (NULL @out, not synced, out of memory, another kind next).
  */
-static int q_head(struct lpt_flow *f, const void *out, enum flow_item_kind kind,
+static inline int q_head(struct lpt_flow *f, const void *out, enum flow_item_kind kind,
 		  const struct flow_item **it)
 {
 	int err;

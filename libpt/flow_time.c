@@ -225,3 +225,36 @@ const uint8_t *flow_clock_ahead(const struct flow_clock *k)
 	}
 	return k->end;
 }
+
+bool flow_clock_none(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		struct lpt_packet pkt;
+		uint8_t b = *p, ipc = b & PT_OPM_IP, ipb = b >> PT_IPBYTES_SHIFT;
+		int n;
+
+		/* the hot ones without decoding, as flow_clock_advance() */
+		if (!(b & PT_OPM_TNT_8) && b != PT_OPC_EXT) {
+			p++;
+			continue;
+		}
+		if ((ipc == PT_OPC_TIP || ipc == PT_OPC_TIP_PGE || ipc == PT_OPC_TIP_PGD ||
+		     ipc == PT_OPC_FUP) && ipb != PT_IPBYTES_RSVD_5 &&
+		    ipb != PT_IPBYTES_RSVD_7 &&
+		    (size_t)(end - p) > PT_IPBYTES_PAYLOAD_SIZE(ipb)) {
+			p += 1 + PT_IPBYTES_PAYLOAD_SIZE(ipb);
+			continue;
+		}
+		n = lpt_pkt_decode(p, (size_t)(end - p), NULL, &pkt, 0);
+		if (n <= 0)
+			return false;
+		switch (pkt.type) {
+		case LPT_PKT_TSC: case LPT_PKT_TMA: case LPT_PKT_MTC: case LPT_PKT_CYC:
+			return false;
+		default:
+			break;
+		}
+		p += n;
+	}
+	return true;
+}

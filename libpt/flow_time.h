@@ -71,4 +71,18 @@ const uint8_t *flow_clock_ahead(const struct flow_clock *k);
  */
 uint64_t flow_clock_tsc(const struct flow_clock *k);
 
+/**
+ * flow_clock_none() - whether no time can come from @pos to @end: every
+ * packet there decodes (as flow_clock_advance() decodes them) and none is
+ * a TSC, TMA, MTC or CYC (SDM 33.4.2.11-14; a CBR alone moves no time), so
+ * that the TSC estimate stays 0 throughout (lpt_time_query_tsc()).
+ * Conservative: false where a packet does not decode (a walk that
+ * resynchronises might read packets this scan does not).
+ * @pos: a packet boundary (the first PSB the walk syncs at).
+ * @end: the end of the trace.
+ *
+ * Return: true when the trace holds no timing packet.
+ */
+bool flow_clock_none(const uint8_t *pos, const uint8_t *end);
+
 #endif /* _LIBPT_FLOW_TIME_H */

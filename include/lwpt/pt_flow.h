@@ -44,6 +44,9 @@
  * that published an event; libipt fetches an event as soon as its query
  * status says one is next, within the call that returned the branch or
  * event before it), the timing packets read ahead after it not yet.
+ * A trace without TSC, TMA, MTC or CYC packets (every packet from the
+ * first PSB decoding) has time 0 throughout; lpt_flow_sync() finds that
+ * with one scan and then does not track time (the same 0s, faster).
  * LPT_FLOW_F_OFFSET gives, placed the same way, libipt's
  * pt_insn_get_offset() before that call (its query decoder's position
  * after reading ahead).

@@ -54,7 +54,8 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	struct ptflow_symbol s;
 
 	if (ptflow_sym_lookup(sym, addr, false, &s)) {
-		snprintf(name, size, "%s", s.name);
+		if (name)
+			snprintf(name, size, "%s", s.name);
 		*lo = s.start;
 		*hi = s.size ? s.start + s.size : addr + 1;
 		return s.start;
@@ -64,10 +65,12 @@ uint64_t ptflow_calls_key(struct ptflow_sym *sym, uint64_t addr, char *name,
 	if (s.module) {
 		/* the piece of the table without a symbol: one identity */
 		(void)ptflow_sym_span(sym, addr, lo, hi);
-		snprintf(name, size, "[unknown in %s]", s.module);
+		if (name)
+			snprintf(name, size, "[unknown in %s]", s.module);
 		return UINT64_MAX - s.module_start;
 	}
-	snprintf(name, size, "[unknown]");
+	if (name)
+		snprintf(name, size, "[unknown]");
 	return UINT64_MAX;
 }
 
@@ -119,19 +122,23 @@ static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		*p++ = digits[--n];
 	*p++ = ' ';
 	*p++ = ' ';
-	w = strlen(c->thread);
+	w = c->thread_len;
 	memcpy(p, c->thread, w);	/* < 48 bytes */
 	p += w;
 	for (; w < 10; w++)
 		*p++ = ' ';
 	*p++ = ' ';
 	*p++ = ' ';
-	for (w = 2 * indent; w; w--) {	/* a deep stack: in parts */
+	for (w = 2 * indent; w;) {	/* a deep stack: in parts */
+		size_t k = w < (size_t)(end - p) ? w : (size_t)(end - p);
+
+		memset(p, ' ', k);
+		p += k;
+		w -= k;
 		if (p == end) {
 			fwrite(buf, 1, (size_t)(p - buf), c->out);
 			p = buf;
 		}
-		*p++ = ' ';
 	}
 	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
 		fwrite(buf, 1, (size_t)(p - buf), c->out);
@@ -174,12 +181,18 @@ static void calls_push(struct ptflow_calls *c, uint64_t entry, uint64_t ret,
 	}
 	f = &c->stack[c->depth++];
 	f->entry = entry;
-	f->key = ptflow_calls_key(c->sym, entry, name, sizeof(name), &lo, &hi);
 	f->ret = ret;
 	f->tsc = tsc;
 	f->insns = c->insns;
 	f->called = called;
-	if (c->report && ptflow_report_enter(c->report, f->key, name, called))
+	f->key = 0;
+	if (!c->report)
+		return;		/* only the report reads the key */
+	/* the name only for a function new to the report */
+	f->key = ptflow_calls_key(c->sym, entry, NULL, 0, &lo, &hi);
+	if (!ptflow_report_known(c->report, f->key))
+		(void)ptflow_calls_key(c->sym, entry, name, sizeof(name), &lo, &hi);
+	if (ptflow_report_enter(c->report, f->key, name, called))
 		c->error = -1;
 }
 
@@ -207,6 +220,7 @@ int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 		       uint32_t pid, uint32_t tid)
 {
 	snprintf(c->thread, sizeof(c->thread), "%s", thread);
+	c->thread_len = strlen(c->thread);
 	c->pid = pid;
 	c->tid = tid;
 	c->depth = 0;
@@ -321,7 +335,10 @@ static void calls_self(struct ptflow_calls *c, uint64_t ip, uint64_t tsc)
 	char name[256];
 
 	if (!c->have_insn || ip < c->fn_start || ip >= c->fn_end) {
-		key = ptflow_calls_key(c->sym, ip, name, sizeof(name), &lo, &hi);
+		key = ptflow_calls_key(c->sym, ip, NULL, 0, &lo, &hi);
+		if (!ptflow_report_known(c->report, key))
+			(void)ptflow_calls_key(c->sym, ip, name, sizeof(name),
+					       &lo, &hi);
 		if (c->have_insn)
 			c->self_ticks += tsc - c->last_tsc;
 		if (c->have_insn)
@@ -382,8 +399,19 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 {
 	if (tsc < c->last_tsc)
 		tsc = c->last_tsc;
-	calls_arrive(c, ip, tsc);
-	if (c->report) {
+	if (c->pending_call || c->pending_ret || !c->depth) {
+		calls_arrive(c, ip, tsc);
+	} else {	/* calls_arrive() with nothing to do: most blocks */
+		ptflow_clock_start(c->clock, tsc);
+		c->after_far = false;
+	}
+	if (c->report && c->have_insn && ip >= c->fn_start && ip < c->fn_end &&
+	    last->ip >= c->fn_start && last->ip < c->fn_end) {
+		/* the block in the function of the instruction before it:
+		 * calls_self() on each instruction, in one count */
+		c->self_insns += ninsn;
+		c->self_ticks += tsc - c->last_tsc;
+	} else if (c->report) {
 		calls_self(c, ip, tsc);
 		/* the rest in one count where the block stays in the
 		 * first one's function, else one by one */

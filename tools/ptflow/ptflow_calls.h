@@ -54,6 +54,7 @@ struct ptflow_calls {
 
 	/* Private: the current thread. */
 	char thread[48];
+	size_t thread_len;		/* strlen(thread) */
 	uint32_t pid, tid;
 	struct ptflow_frame *stack;
 	size_t depth, cap;
@@ -137,7 +138,8 @@ void ptflow_calls_fini(struct ptflow_calls *c);
  * @sym:  the symbols (NULL: none).
  * @addr: an address.
  * @name: receives the function's name: the symbol, else
- *        "[unknown in <module>]", else "[unknown]".
+ *        "[unknown in <module>]", else "[unknown]"; NULL: not wanted
+ *        (no formatting, for a key already named).
  * @size: size of @name in bytes.
  * @lo:   receives the first address with the same identity (or @addr).
  * @hi:   receives the end of that range: the symbol's end; in a module

@@ -75,6 +75,11 @@ static int report_grow(struct ptflow_report *r)
 	return 0;
 }
 
+bool ptflow_report_known(const struct ptflow_report *r, uint64_t key)
+{
+	return r->cap && report_probe(r->slot, r->cap, key)->name;
+}
+
 /* The entry of @key, created with @name if new; NULL when out of memory. */
 static struct report_func *report_get(struct ptflow_report *r, uint64_t key,
 				      const char *name)

@@ -29,6 +29,17 @@ struct ptflow_report *ptflow_report_alloc(void);
 void ptflow_report_free(struct ptflow_report *r);
 
 /**
+ * ptflow_report_known() - whether the report has an entry for @key (then
+ * ptflow_report_self() and ptflow_report_enter() do not read the name
+ * they are given for it: a caller may skip making it).
+ * @r:   the report.
+ * @key: the function's identity (see ptflow_calls.h).
+ *
+ * Return: true when an entry for @key exists.
+ */
+bool ptflow_report_known(const struct ptflow_report *r, uint64_t key);
+
+/**
  * ptflow_report_self() - count instructions and time inside a function.
  * @r:     the report.
  * @key:   the function's identity (its start address, see ptflow_calls.h).
