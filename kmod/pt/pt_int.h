@@ -64,6 +64,7 @@
 #include <lwpt/pt_cpuid.h>
 #include <lwpt/pt_topa.h>
 
+#include "../switch_ids.h"
 #include "pt.h"
 
 /* Buffers kept ready for threads that join (pt_thread.c; caps.thread_spares). */
@@ -232,6 +233,8 @@ struct pt_session;
  * @tail: records read since START (only READ_SIDEBAND writes, pt_lock held)
  * @lost: records dropped because the ring was full
  * @on: record (between START and STOP)
+ * @ids: the running task's ids (kmod/switch_ids.h: an exiting task reaped
+ *	on another CPU before its last switch keeps its ids)
  */
 struct pt_sb {
 	struct lwpt_pt_switch *rec;
@@ -239,6 +242,7 @@ struct pt_sb {
 	u64 tail;
 	u64 lost;
 	bool on;
+	struct lwpt_switch_ids ids;
 };
 
 /* Records per CPU ring (32 bytes each). */

@@ -70,9 +70,11 @@ static void pt_sb_switch(bool preempt, struct task_struct *prev,
 	struct pid_namespace *ns = READ_ONCE(pt_sb_ns);
 	struct lwpt_pt_switch *r;
 	u64 tsc = lwpt_hw_rdtsc(), head, tail;
+	s32 ids[4];
 
 	if (!READ_ONCE(sb->on))
 		return;
+	lwpt_switch_ids_switch(&sb->ids, ns, prev, next, ids);
 	head = sb->head;
 	/* Pairs with the release of the tail in READ_SIDEBAND: slots are free. */
 	tail = smp_load_acquire(&sb->tail);
@@ -88,10 +90,10 @@ static void pt_sb_switch(bool preempt, struct task_struct *prev,
 		   pt_sb_task_flags(next, LWPT_PT_SW_NEXT_IDLE,
 				    LWPT_PT_SW_NEXT_KTHREAD) |
 		   (preempt ? LWPT_PT_SW_PREEMPT : 0);
-	r->prev_pid = task_tgid_nr_ns(prev, ns);
-	r->prev_tid = task_pid_nr_ns(prev, ns);
-	r->next_pid = task_tgid_nr_ns(next, ns);
-	r->next_tid = task_pid_nr_ns(next, ns);
+	r->prev_pid = ids[0];
+	r->prev_tid = ids[1];
+	r->next_pid = ids[2];
+	r->next_tid = ids[3];
 	/* The record before the head: pairs with the acquire in READ_SIDEBAND. */
 	smp_store_release(&sb->head, head + 1);
 }
@@ -198,6 +200,7 @@ void pt_sb_start(struct pt_cpu *pc)
 	pc->sb.head = 0;
 	pc->sb.tail = 0;
 	pc->sb.lost = 0;
+	lwpt_switch_ids_start(&pc->sb.ids, READ_ONCE(pt_sb_ns));
 	WRITE_ONCE(pc->sb.on, !!pc->sb.rec);
 }
 
