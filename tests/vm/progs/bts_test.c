@@ -467,7 +467,9 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 		}
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		printf("ring: child status %#x\n", st);
+		printf("ring: child status %#x (%s %d)\n", st,
+		       WIFSIGNALED(st) ? "killed by signal" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		return 1;
 	}
 	ngot = decode(all, nall, got, FLOW_MAX * 4);
