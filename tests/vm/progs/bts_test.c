@@ -44,6 +44,13 @@
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
  *                              EBUSY meanwhile)
+ *   bts_test sigframe          a per-thread capture of itself whose
+ *                              signal handlers (SIGILL of a UD2, SIGUSR1
+ *                              from a child while it runs user code) stop
+ *                              the capture: the frames hold no RFLAGS.TF
+ *                              of the model's execution follower, and the
+ *                              thread runs on after sigreturn without a
+ *                              SIGTRAP; prints "sigframe: ...", exit 0
  *   bts_test pt thread|cpu PID [hold]   one /dev/pt CONFIGURE, per-thread
  *                              of PID or per-CPU (all CPUs; PID unused);
  *                              prints "ok" or the errno's name; with
@@ -73,6 +80,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <uapi/lwpt/bts.h>
@@ -816,6 +824,90 @@ static int cmd_exec(int stop, char **argv)
 	return (st.flags & LWPT_BTS_ST_EXEC_STOPPED) || !victim;
 }
 
+#define RFLAGS_TF	0x100ull	/* SDM Vol. 1 3.4.3.3 */
+
+static int sf_fd = -1;
+static volatile sig_atomic_t sf_got;
+static volatile uint64_t sf_rflags[2];
+
+/*
+ * The handlers of cmd_sigframe(): the RFLAGS the frame saved, then STOP,
+ * so that the capture no longer wants the thread when sigreturn restores
+ * that RFLAGS (a SIGILL returns past its UD2).
+ */
+static void sf_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int k = sig == SIGUSR1;
+
+	(void)si;
+	sf_rflags[k] = (uint64_t)uc->uc_mcontext.gregs[REG_EFL];
+	if (!k)
+		uc->uc_mcontext.gregs[REG_RIP] += 2;
+	ioctl(sf_fd, LWPT_BTS_IOC_STOP);
+	sf_got |= 1 << k;
+}
+
+/*
+ * A signal whose frame the kernel builds while the model's execution
+ * follower single-steps the thread (a fault, an interrupt or the
+ * follower's own #DB, never a system call: sys_enter takes the
+ * follower's TF off), and whose handler ends the capture: sigreturn must
+ * not bring back a TF nobody owns (a SIGTRAP after the next instruction).
+ * Two captures in turn: a UD2's SIGILL (synchronous) and a SIGUSR1 that a
+ * child sends while this thread spins in user mode on sf_got.
+ */
+static int cmd_sigframe(void)
+{
+	struct sigaction sa = { .sa_sigaction = sf_handler, .sa_flags = SA_SIGINFO };
+	int go[2], st, k;
+	pid_t pid;
+	char c;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, NULL) || sigaction(SIGUSR1, &sa, NULL) ||
+	    pipe(go))
+		return 125;
+	for (k = 0; k < 2; k++) {
+		sf_fd = bts_configure(0, LWPT_BTS_CFG_USER, 1ull << 16);
+		if (sf_fd < 0) {
+			printf("sigframe: configure: %s\n", errname(-sf_fd));
+			return 1;
+		}
+		workload();
+		if (!k) {
+			__asm__ volatile("ud2");
+		} else {
+			pid = fork();
+			if (pid < 0)
+				return 125;
+			if (!pid) {
+				if (read(go[0], &c, 1) != 1)
+					_exit(1);
+				kill(getppid(), SIGUSR1);
+				_exit(0);
+			}
+			if (write(go[1], "g", 1) != 1)
+				return 125;
+			/* User mode only until the handler ran. */
+			while (!(sf_got & 2))
+				;
+			if (waitpid(pid, &st, 0) != pid)
+				return 125;
+		}
+		/* Instructions after sigreturn: a stray TF traps at the first. */
+		workload();
+		close(sf_fd);
+	}
+	printf("sigframe: SIGILL frame rflags %#llx, SIGUSR1 frame rflags %#llx, no SIGTRAP after sigreturn\n",
+	       (unsigned long long)sf_rflags[0], (unsigned long long)sf_rflags[1]);
+	if ((sf_rflags[0] | sf_rflags[1]) & RFLAGS_TF) {
+		printf("sigframe: RFLAGS.TF in a signal frame\n");
+		return 1;
+	}
+	return 0;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -1122,6 +1214,8 @@ int main(int argc, char **argv)
 		return cmd_cpu_try((unsigned int)strtoul(argv[2], NULL, 0),
 				   parse_flags(argv[3]), strtoull(argv[4], NULL, 0),
 				   argc == 6);
+	if (argc == 2 && !strcmp(argv[1], "sigframe"))
+		return cmd_sigframe();
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
@@ -1140,6 +1234,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
