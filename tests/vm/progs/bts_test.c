@@ -530,10 +530,31 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 }
 
 /*
+ * Whether the thread of a ring capture must wait for room before its next
+ * user instruction, as of this RING_STATUS: the stretch the kernel gives
+ * from the head is no longer than the margin (Documentation/bts.rst,
+ * "Ring captures"; kmod/bts/bts_ring.c: the end of the ring is padded
+ * when the start has a margin of room more).
+ */
+static bool ring_must_hold(const struct lwpt_bts_ring *rs)
+{
+	uint64_t ring = rs->records_size, used = rs->head - rs->tail;
+	uint64_t free = ring - (used < ring ? used : ring);
+	uint64_t end_room = ring - rs->head % ring;
+
+	if (end_room <= rs->margin && free >= end_room + rs->margin + 24) {
+		free -= end_room;
+		end_room = ring;
+	}
+	return (end_room < free ? end_room : free) <= rs->margin;
+}
+
+/*
  * The ring ioctls with random arguments on a live ring capture of a child
  * that runs the workload until killed: CONSUME of any value is refused
- * unless a whole-record tail between the last one and the head; the
- * child, held or not, dies at SIGKILL; closing the file frees it all.
+ * unless a whole-record tail between the last one and the head; then,
+ * nothing consumed any more, the child fills the ring and is held: it
+ * dies at SIGKILL; closing the file frees it all.
  */
 static void fuzz_ring(void)
 {
@@ -574,6 +595,16 @@ static void fuzz_ring(void)
 			EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONSUME, &t), "CONSUME head");
 		}
 	}
+	/*
+	 * Nothing consumed any more: once the head published leaves the
+	 * child no stretch longer than a margin, it holds before its next
+	 * user instruction, and only the signal ends that.
+	 */
+	while (fd >= 0 && !ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) &&
+	       (rs.flags & LWPT_BTS_ST_RECORDING) && !ring_must_hold(&rs))
+		sched_yield();
+	EXPECT(fd < 0 || ring_must_hold(&rs), "child held: flags %#x head %llu tail %llu",
+	       rs.flags, (unsigned long long)rs.head, (unsigned long long)rs.tail);
 	kill(pid, SIGKILL);
 	EXPECT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "child killed");
 	if (fd >= 0)
