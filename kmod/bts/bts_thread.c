@@ -37,6 +37,7 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -175,11 +176,19 @@ static void bts_thread_hold(struct callback_head *cb)
 		s->holds++;
 		wait_event_killable(s->wq, !bts_thread_must_hold(s));
 	}
-	/* A fresh stretch with the room the caller made. */
+	/*
+	 * A fresh stretch with the room the caller made. Not for a thread
+	 * that dies: it runs no user instruction again, and a reload that
+	 * still finds no room queues this hold again, which task_work_run()
+	 * would run at once, for ever (the SIGKILL never taken).
+	 */
+	if (current == s->task && fatal_signal_pending(current))
+		goto out;
 	local_irq_save(flags);
 	if (READ_ONCE(s->attached))
 		bts_ds_reload(s);
 	local_irq_restore(flags);
+out:
 	bts_session_put(s);
 	module_put(THIS_MODULE);
 }
