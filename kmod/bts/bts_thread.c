@@ -196,14 +196,18 @@ out:
 /*
  * The session's irq_work (bts_int.h): after a threshold interrupt or a
  * load that found no room, in IRQ context on that CPU. Wakes poll(2);
- * queues the hold if the ring has no room.
+ * queues the hold if the stretch loaded is short (the ring had no room
+ * when it was given). Not whether the ring has room now: a reader that
+ * consumed since leaves the thread on that short stretch all the same,
+ * whose end it overruns (records lost) before the next interrupt; the
+ * hold gives it a fresh one, and waits only if there is still no room.
  */
 static void bts_thread_notify(struct irq_work *iw)
 {
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
 	wake_up_all(&s->wq);
-	if (!s->ring || !bts_thread_must_hold(s) ||
+	if (!s->ring || !READ_ONCE(s->region_short) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
 		return;
 	refcount_inc(&s->ref);
