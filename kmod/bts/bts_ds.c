@@ -229,6 +229,7 @@ static bool bts_ds_program(struct bts_ds_cpu *c, struct bts_session *s)
 	bts_ds_put(c->area, DS_BTS_INTERRUPT_THRESHOLD, buf + r.thresh);
 	s->region_base = buf + r.base;
 	s->region_head = s->head - (r.index - r.base);
+	WRITE_ONCE(s->region_short, r.hold);
 	return r.hold;
 }
 

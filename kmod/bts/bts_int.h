@@ -69,6 +69,10 @@ struct user_struct;
  * @margin: ring: bytes after the interrupt threshold of each stretch
  * @region_head: @head when the loaded stretch's index was at its base
  * @region_base: the linear address of the loaded stretch's base
+ * @region_short: ring: the loaded stretch is no longer than @margin
+ *	(bts_ring_region()'s hold): the thread must not run user code on
+ *	it, but wait for room if there is none and take a fresh stretch
+ *	(bts_thread.c's hold), also when the caller made room meanwhile
  * @pmis: threshold interrupts taken
  * @holds: times the thread waited for room
  * @ref: the file's reference and one per queued hold
@@ -109,6 +113,7 @@ struct bts_session {
 	u64 margin;
 	u64 region_head;
 	u64 region_base;
+	bool region_short;
 	u64 pmis;
 	u64 holds;
 	refcount_t ref;

@@ -37,6 +37,7 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -175,11 +176,19 @@ static void bts_thread_hold(struct callback_head *cb)
 		s->holds++;
 		wait_event_killable(s->wq, !bts_thread_must_hold(s));
 	}
-	/* A fresh stretch with the room the caller made. */
+	/*
+	 * A fresh stretch with the room the caller made. Not for a thread
+	 * that dies: it runs no user instruction again, and a reload that
+	 * still finds no room queues this hold again, which task_work_run()
+	 * would run at once, for ever (the SIGKILL never taken).
+	 */
+	if (current == s->task && fatal_signal_pending(current))
+		goto out;
 	local_irq_save(flags);
 	if (READ_ONCE(s->attached))
 		bts_ds_reload(s);
 	local_irq_restore(flags);
+out:
 	bts_session_put(s);
 	module_put(THIS_MODULE);
 }
@@ -187,14 +196,18 @@ static void bts_thread_hold(struct callback_head *cb)
 /*
  * The session's irq_work (bts_int.h): after a threshold interrupt or a
  * load that found no room, in IRQ context on that CPU. Wakes poll(2);
- * queues the hold if the ring has no room.
+ * queues the hold if the stretch loaded is short (the ring had no room
+ * when it was given). Not whether the ring has room now: a reader that
+ * consumed since leaves the thread on that short stretch all the same,
+ * whose end it overruns (records lost) before the next interrupt; the
+ * hold gives it a fresh one, and waits only if there is still no room.
  */
 static void bts_thread_notify(struct irq_work *iw)
 {
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
 	wake_up_all(&s->wq);
-	if (!s->ring || !bts_thread_must_hold(s) ||
+	if (!s->ring || !READ_ONCE(s->region_short) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
 		return;
 	refcount_inc(&s->ref);

@@ -29,12 +29,20 @@
  *  - An asynchronous event (interrupt, signal) needs nothing: the next step
  *    is not where the previous one went, which the packet generator reads
  *    as such an event (pt-model.rst, choice 8).
+ *  - The follower's TF never reaches memory the program owns: a signal
+ *    delivered on the way out of an interrupt, a fault or a step's #DB
+ *    would save it in the handler's frame (the kernel clears TF only in the
+ *    registers the handler starts with), and rt_sigreturn would restore it
+ *    after the follower let go of the thread (tracing stopped meanwhile,
+ *    or the thread moved to a CPU that does not trace): a real
+ *    single-step trap, SIGTRAP. The signal_deliver probe, before the frame
+ *    is built, takes it off the saved registers (the thread stays stepped:
+ *    its return to user mode sets TF again).
  *
  * Each thread the follower ever stepped has an entry until it exits (or
- * the module unloads), so a TF that a signal frame saved and sigreturn
- * restores after tracing stopped is still recognised as ours and cleared.
- * All per-thread state is touched only by the thread itself (notifiers,
- * probes and task_work run as current); the table is RCU-protected.
+ * the module unloads). All per-thread state is touched only by the thread
+ * itself (notifiers, probes and task_work run as current); the table is
+ * RCU-protected.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -149,6 +157,7 @@ static bool sim_step_on;		/* may set TF (cleared at exit) */
 static int sim_step_cpuhp = -1;
 static struct tracepoint *sim_step_tp_sys_enter;
 static struct tracepoint *sim_step_tp_exit;
+static struct tracepoint *sim_step_tp_signal;
 
 /* The entry of @t, or NULL. Only @t itself (or the exit path) calls it. */
 static struct sim_step_thread *sim_step_find(struct task_struct *t)
@@ -560,6 +569,29 @@ static void sim_step_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	sim_step_set_tf(st, regs, false);
 }
 
+/*
+ * signal_deliver, in get_signal() as current (siglock held, interrupts
+ * off), before handle_signal() saves the user registers in the handler's
+ * frame: the follower's TF out of them, so that rt_sigreturn cannot bring
+ * it back once the follower no longer steps the thread. @st->tf stays:
+ * the instruction at @st->ip is still the one the thread stopped before
+ * (an INT3 or a UD2 whose signal this is retires at the return to user
+ * mode), and that return sets TF again if the models want the thread.
+ */
+static void sim_step_probe_signal(void *data, int sig,
+				  struct kernel_siginfo *info,
+				  struct k_sigaction *ka)
+{
+	struct pt_regs *regs = current_pt_regs();
+	struct sim_step_thread *st;
+
+	if (!current->mm || !user_mode(regs))
+		return;
+	st = sim_step_find(current);
+	if (st && st->tf && !test_thread_flag(TIF_SINGLESTEP))
+		regs->flags &= ~X86_EFLAGS_TF;
+}
+
 /* sched_process_exit, in the exiting thread: its entry goes. */
 static void sim_step_probe_exit(void *data, struct task_struct *p)
 {
@@ -625,8 +657,9 @@ int sim_step_init(struct dentry *dir)
 		per_cpu_ptr(&sim_step_urn, cpu)->on_user_return = sim_step_user_return;
 	sim_step_tp_sys_enter = lwpt_tracepoint_find("sys_enter");
 	sim_step_tp_exit = lwpt_tracepoint_find("sched_process_exit");
-	if (!sim_step_tp_sys_enter || !sim_step_tp_exit) {
-		pr_err("no sys_enter/sched_process_exit tracepoints: cannot follow execution\n");
+	sim_step_tp_signal = lwpt_tracepoint_find("signal_deliver");
+	if (!sim_step_tp_sys_enter || !sim_step_tp_exit || !sim_step_tp_signal) {
+		pr_err("no sys_enter/sched_process_exit/signal_deliver tracepoints: cannot follow execution\n");
 		return -ENODEV;
 	}
 	err = tracepoint_probe_register(sim_step_tp_exit, sim_step_probe_exit, NULL);
@@ -636,9 +669,13 @@ int sim_step_init(struct dentry *dir)
 					sim_step_probe_sys_enter, NULL);
 	if (err)
 		goto err_exit_tp;
-	err = register_die_notifier(&sim_step_die_nb);
+	err = tracepoint_probe_register(sim_step_tp_signal,
+					sim_step_probe_signal, NULL);
 	if (err)
 		goto err_sys_enter_tp;
+	err = register_die_notifier(&sim_step_die_nb);
+	if (err)
+		goto err_signal_tp;
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "lwpt_sim/step:online",
 				sim_step_cpu_online, sim_step_cpu_offline);
 	if (err < 0)
@@ -650,6 +687,9 @@ int sim_step_init(struct dentry *dir)
 
 err_die:
 	unregister_die_notifier(&sim_step_die_nb);
+err_signal_tp:
+	tracepoint_probe_unregister(sim_step_tp_signal, sim_step_probe_signal,
+				    NULL);
 err_sys_enter_tp:
 	tracepoint_probe_unregister(sim_step_tp_sys_enter,
 				    sim_step_probe_sys_enter, NULL);
@@ -681,6 +721,8 @@ void sim_step_exit(void)
 		msleep(20);
 	cpuhp_remove_state(sim_step_cpuhp);
 	unregister_die_notifier(&sim_step_die_nb);
+	tracepoint_probe_unregister(sim_step_tp_signal, sim_step_probe_signal,
+				    NULL);
 	tracepoint_probe_unregister(sim_step_tp_sys_enter,
 				    sim_step_probe_sys_enter, NULL);
 	tracepoint_probe_unregister(sim_step_tp_exit, sim_step_probe_exit, NULL);

@@ -82,7 +82,8 @@ bool sim_step_emulated(struct pt_regs *regs, u64 ip, u8 ptw_size, u64 ptw_value)
  *
  * Registers a user return notifier on every online CPU (and on CPUs that
  * come online), a die notifier for the single-step #DB and probes on the
- * raw_syscalls:sys_enter and sched_process_exit tracepoints.
+ * raw_syscalls:sys_enter, sched_process_exit and signal:signal_deliver
+ * tracepoints.
  *
  * Return: 0; -ENODEV if the kernel lacks one of the tracepoints; the error
  * of the notifier or CPU hotplug registration. Nothing stays registered on

@@ -22,6 +22,17 @@ fail() {
 	return 1
 }
 
+# exit_str STATUS: a shell's $? in words for a failure line, "exit N",
+# or, above 128, also the signal that status names (a shell reports a
+# child killed by signal S as 128 + S): "exit 133 (128 + SIGTRAP)".
+exit_str() {
+	if [ "$1" -gt 128 ] && [ "$1" -le 192 ]; then
+		echo "exit $1 (128 + SIG$(kill -l $(($1 - 128)) 2>/dev/null))"
+	else
+		echo "exit $1"
+	fi
+}
+
 # Print a success line.
 ok() {
 	echo "ok: $*"

@@ -7,8 +7,11 @@
 # module refuses as before. A per-thread BTS capture of a deterministic
 # workload, decoded from each record's "to" to the next record's "from",
 # equals ptrace single-stepping of the same workload, user only and (as
-# root) user and kernel; a profile without DS-CPL accepts only both. The
-# module unloads clean; no spec violation.
+# root) user and kernel; a profile without DS-CPL accepts only both.
+# Signal handlers that end the thread's capture (a UD2's SIGILL, a
+# child's SIGUSR1) find no RFLAGS.TF of the model's execution follower in
+# their frames, and the thread runs on after sigreturn without SIGTRAP.
+# The module unloads clean; no spec violation.
 . /lwpt/lib.sh
 
 # cpuid_line LEAF.SUB: the line of debugfs lwpt_sim/cpuid for that leaf.
@@ -67,6 +70,13 @@ rc=$?
 echo "$out"
 [ $rc -eq 0 ] || fail "user+kernel flow" || exit 1
 ok "user+kernel BTS capture = single-stepping: $out"
+# Signal handlers that end the capture while the follower steps the
+# thread: no follower's RFLAGS.TF in the frames, none back at sigreturn.
+out=$(bts_test sigframe)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "sigframe: $(exit_str $rc): $out" || exit 1
+ok "signal frames without the follower's TF, no SIGTRAP after sigreturn: $out"
 grep . /sys/kernel/debug/lwpt_sim/bts_msrs
 grep -q "debugctl=0x0 ds_area=0x0 " /sys/kernel/debug/lwpt_sim/bts_msrs ||
 	fail "IA32_DEBUGCTL/IA32_DS_AREA not restored" || exit 1

@@ -27,7 +27,7 @@ if [ $rc -ne 0 ]; then
 	echo "violations $(sim_violations)"
 	dmesg | tail -20
 fi
-[ $rc -eq 0 ] || fail "per-CPU capture of cpu 0" || exit 1
+[ $rc -eq 0 ] || fail "per-CPU capture of cpu 0: $(exit_str $rc): $out" || exit 1
 ok "per-CPU capture = single-stepping: $out"
 
 # hold_start NAME CMD...: run CMD in the background until it prints "held".
@@ -42,10 +42,14 @@ hold_start() {
 		sleep 0.1
 	done
 }
+# hold_stop NAME: SIGTERM; the holder prints what it has and exits 0.
 hold_stop() {
 	p=$(eval echo \$${1}_pid)
 	kill -TERM "$p"
 	wait "$p"
+	hs_rc=$?
+	[ $hs_rc -eq 0 ] ||
+		fail "holder $1: $(exit_str $hs_rc): $(cat /tmp/$1.out)" || exit 1
 }
 want() {
 	[ "$1" = "$2" ] || fail "$3: got $1, want $2" || exit 1

@@ -28,7 +28,7 @@ for skid in 3 60; do
 		echo "violations $(sim_violations)"
 		dmesg | tail -20
 	fi
-	[ $rc -eq 0 ] || fail "ring, skid $skid" || exit 1
+	[ $rc -eq 0 ] || fail "ring, skid $skid: $(exit_str $rc): $out" || exit 1
 	ok "ring, skid $skid: $out"
 done
 grep . $D/pmi

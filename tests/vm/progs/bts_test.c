@@ -44,6 +44,13 @@
  *                              prints "held", then waits for SIGTERM
  *                              (another CONFIGURE of the same thread is
  *                              EBUSY meanwhile)
+ *   bts_test sigframe          a per-thread capture of itself whose
+ *                              signal handlers (SIGILL of a UD2, SIGUSR1
+ *                              from a child while it runs user code) stop
+ *                              the capture: the frames hold no RFLAGS.TF
+ *                              of the model's execution follower, and the
+ *                              thread runs on after sigreturn without a
+ *                              SIGTRAP; prints "sigframe: ...", exit 0
  *   bts_test pt thread|cpu PID [hold]   one /dev/pt CONFIGURE, per-thread
  *                              of PID or per-CPU (all CPUs; PID unused);
  *                              prints "ok" or the errno's name; with
@@ -73,6 +80,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <uapi/lwpt/bts.h>
@@ -467,7 +475,9 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 		}
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		printf("ring: child status %#x\n", st);
+		printf("ring: child status %#x (%s %d)\n", st,
+		       WIFSIGNALED(st) ? "killed by signal" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		return 1;
 	}
 	ngot = decode(all, nall, got, FLOW_MAX * 4);
@@ -520,10 +530,31 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 }
 
 /*
+ * Whether the thread of a ring capture must wait for room before its next
+ * user instruction, as of this RING_STATUS: the stretch the kernel gives
+ * from the head is no longer than the margin (Documentation/bts.rst,
+ * "Ring captures"; kmod/bts/bts_ring.c: the end of the ring is padded
+ * when the start has a margin of room more).
+ */
+static bool ring_must_hold(const struct lwpt_bts_ring *rs)
+{
+	uint64_t ring = rs->records_size, used = rs->head - rs->tail;
+	uint64_t free = ring - (used < ring ? used : ring);
+	uint64_t end_room = ring - rs->head % ring;
+
+	if (end_room <= rs->margin && free >= end_room + rs->margin + 24) {
+		free -= end_room;
+		end_room = ring;
+	}
+	return (end_room < free ? end_room : free) <= rs->margin;
+}
+
+/*
  * The ring ioctls with random arguments on a live ring capture of a child
  * that runs the workload until killed: CONSUME of any value is refused
- * unless a whole-record tail between the last one and the head; the
- * child, held or not, dies at SIGKILL; closing the file frees it all.
+ * unless a whole-record tail between the last one and the head; then,
+ * nothing consumed any more, the child fills the ring and is held: it
+ * dies at SIGKILL; closing the file frees it all.
  */
 static void fuzz_ring(void)
 {
@@ -564,6 +595,16 @@ static void fuzz_ring(void)
 			EXPECT(!ioctl(fd, LWPT_BTS_IOC_CONSUME, &t), "CONSUME head");
 		}
 	}
+	/*
+	 * Nothing consumed any more: once the head published leaves the
+	 * child no stretch longer than a margin, it holds before its next
+	 * user instruction, and only the signal ends that.
+	 */
+	while (fd >= 0 && !ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) &&
+	       (rs.flags & LWPT_BTS_ST_RECORDING) && !ring_must_hold(&rs))
+		sched_yield();
+	EXPECT(fd < 0 || ring_must_hold(&rs), "child held: flags %#x head %llu tail %llu",
+	       rs.flags, (unsigned long long)rs.head, (unsigned long long)rs.tail);
 	kill(pid, SIGKILL);
 	EXPECT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "child killed");
 	if (fd >= 0)
@@ -812,6 +853,90 @@ static int cmd_exec(int stop, char **argv)
 	if (stop)
 		return !(st.flags & LWPT_BTS_ST_EXEC_STOPPED) || victim;
 	return (st.flags & LWPT_BTS_ST_EXEC_STOPPED) || !victim;
+}
+
+#define RFLAGS_TF	0x100ull	/* SDM Vol. 1 3.4.3.3 */
+
+static int sf_fd = -1;
+static volatile sig_atomic_t sf_got;
+static volatile uint64_t sf_rflags[2];
+
+/*
+ * The handlers of cmd_sigframe(): the RFLAGS the frame saved, then STOP,
+ * so that the capture no longer wants the thread when sigreturn restores
+ * that RFLAGS (a SIGILL returns past its UD2).
+ */
+static void sf_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int k = sig == SIGUSR1;
+
+	(void)si;
+	sf_rflags[k] = (uint64_t)uc->uc_mcontext.gregs[REG_EFL];
+	if (!k)
+		uc->uc_mcontext.gregs[REG_RIP] += 2;
+	ioctl(sf_fd, LWPT_BTS_IOC_STOP);
+	sf_got |= 1 << k;
+}
+
+/*
+ * A signal whose frame the kernel builds while the model's execution
+ * follower single-steps the thread (a fault, an interrupt or the
+ * follower's own #DB, never a system call: sys_enter takes the
+ * follower's TF off), and whose handler ends the capture: sigreturn must
+ * not bring back a TF nobody owns (a SIGTRAP after the next instruction).
+ * Two captures in turn: a UD2's SIGILL (synchronous) and a SIGUSR1 that a
+ * child sends while this thread spins in user mode on sf_got.
+ */
+static int cmd_sigframe(void)
+{
+	struct sigaction sa = { .sa_sigaction = sf_handler, .sa_flags = SA_SIGINFO };
+	int go[2], st, k;
+	pid_t pid;
+	char c;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, NULL) || sigaction(SIGUSR1, &sa, NULL) ||
+	    pipe(go))
+		return 125;
+	for (k = 0; k < 2; k++) {
+		sf_fd = bts_configure(0, LWPT_BTS_CFG_USER, 1ull << 16);
+		if (sf_fd < 0) {
+			printf("sigframe: configure: %s\n", errname(-sf_fd));
+			return 1;
+		}
+		workload();
+		if (!k) {
+			__asm__ volatile("ud2");
+		} else {
+			pid = fork();
+			if (pid < 0)
+				return 125;
+			if (!pid) {
+				if (read(go[0], &c, 1) != 1)
+					_exit(1);
+				kill(getppid(), SIGUSR1);
+				_exit(0);
+			}
+			if (write(go[1], "g", 1) != 1)
+				return 125;
+			/* User mode only until the handler ran. */
+			while (!(sf_got & 2))
+				;
+			if (waitpid(pid, &st, 0) != pid)
+				return 125;
+		}
+		/* Instructions after sigreturn: a stray TF traps at the first. */
+		workload();
+		close(sf_fd);
+	}
+	printf("sigframe: SIGILL frame rflags %#llx, SIGUSR1 frame rflags %#llx, no SIGTRAP after sigreturn\n",
+	       (unsigned long long)sf_rflags[0], (unsigned long long)sf_rflags[1]);
+	if ((sf_rflags[0] | sf_rflags[1]) & RFLAGS_TF) {
+		printf("sigframe: RFLAGS.TF in a signal frame\n");
+		return 1;
+	}
+	return 0;
 }
 
 static void on_term(int sig)
@@ -1120,6 +1245,8 @@ int main(int argc, char **argv)
 		return cmd_cpu_try((unsigned int)strtoul(argv[2], NULL, 0),
 				   parse_flags(argv[3]), strtoull(argv[4], NULL, 0),
 				   argc == 6);
+	if (argc == 2 && !strcmp(argv[1], "sigframe"))
+		return cmd_sigframe();
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
@@ -1138,6 +1265,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
