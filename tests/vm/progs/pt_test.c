@@ -835,10 +835,24 @@ static int traceen(int cpu)
 	return (int)(model_reg(cpu, "ctl") & IA32_RTIT_CTL_TRACEEN);
 }
 
-/* Inject on the CPU this thread runs on, pinned there for the write. */
+/*
+ * Inject on the CPU this thread runs on, pinned there for the write: the
+ * model stores into what is loaded on that CPU when the IPI comes, so a
+ * thread that moved between sched_getcpu() and the write (the scheduler
+ * may move it at any time: seen after an exec, with another thread busy)
+ * would leave the bytes to whatever runs there. Its affinity is restored
+ * afterwards (W_PIN may have narrowed it).
+ */
 static void inject_here(uint64_t bytes)
 {
-	inject(sched_getcpu(), bytes);
+	int cpu = sched_getcpu();
+	cpu_set_t old;
+	bool saved = !sched_getaffinity(0, sizeof(old), &old);
+
+	pin(cpu);
+	inject(cpu, bytes);
+	if (saved)
+		sched_setaffinity(0, sizeof(old), &old);
 }
 
 /* Ping-pong with pt_test's untraced thread on the same CPU. */
