@@ -1235,9 +1235,11 @@ static void test_thread_exec(void)
 	      b, st.flags, (int)st.tid, (int)st.pid, (int)pid, (unsigned long long)st.head, poll.n);
 	/* Seen once at load 4 (a fresh-clone CI run): say what every buffer holds. */
 	for (uint32_t i = 0; !ok && !tstatus(fd, i, &st) && i < st.nr_buffers; i++)
-		printf("note: exec 2: buffer %u: flags %#x tid %d pid %d head %llu (worker tids %d %d)\n",
+		printf("note: exec 2: buffer %u: flags %#x tid %d pid %d head %llu serial %llu stop_reason %u (worker tids %d %d; joined %llu, lost %u, refused %u)\n",
 		       i, st.flags, (int)st.tid, (int)st.pid, (unsigned long long)st.head,
-		       (int)sh->tid[0], (int)sh->tid[1]);
+		       (unsigned long long)st.serial, st.stop_reason, (int)sh->tid[0],
+		       (int)sh->tid[1], (unsigned long long)st.joined, st.threads_lost,
+		       st.threads_refused);
 	check(violations() == 0, "exec: no spec violation");
 	close(fd);
 }
