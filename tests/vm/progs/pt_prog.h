@@ -83,6 +83,20 @@ static inline int tstatus(int fd, uint32_t buffer, struct lwpt_pt_status *st)
 	return ioctl(fd, LWPT_PT_IOC_GET_STATUS, st) ? errno : 0;
 }
 
+/*
+ * check() of @cond once @read (a call that returns 0 or an errno and fills
+ * what @cond and the message look at, e.g. tstatus()) was made: check()'s
+ * arguments are evaluated in no set order, and GCC reads the message's
+ * values before it calls a function inside the condition, so a failure
+ * printed them as they were before @read.
+ */
+#define check_read(read, cond, ...)					\
+	do {								\
+		int check_read_err_ = (read);				\
+									\
+		check(!check_read_err_ && (cond), __VA_ARGS__);		\
+	} while (0)
+
 /* CONFIGURE @c expecting refusal @err naming @field and rule @rule. */
 static inline void refuse_rule(int fd, const char *name, struct lwpt_pt_config *c,
 			  int err, uint32_t field, uint32_t rule)

@@ -835,10 +835,24 @@ static int traceen(int cpu)
 	return (int)(model_reg(cpu, "ctl") & IA32_RTIT_CTL_TRACEEN);
 }
 
-/* Inject on the CPU this thread runs on, pinned there for the write. */
+/*
+ * Inject on the CPU this thread runs on, pinned there for the write: the
+ * model stores into what is loaded on that CPU when the IPI comes, so a
+ * thread that moved between sched_getcpu() and the write (the scheduler
+ * may move it at any time: seen after an exec, with another thread busy)
+ * would leave the bytes to whatever runs there. Its affinity is restored
+ * afterwards (W_PIN may have narrowed it).
+ */
 static void inject_here(uint64_t bytes)
 {
-	inject(sched_getcpu(), bytes);
+	int cpu = sched_getcpu();
+	cpu_set_t old;
+	bool saved = !sched_getaffinity(0, sizeof(old), &old);
+
+	pin(cpu);
+	inject(cpu, bytes);
+	if (saved)
+		sched_setaffinity(0, sizeof(old), &old);
 }
 
 /* Ping-pong with pt_test's untraced thread on the same CPU. */
@@ -1034,8 +1048,8 @@ static void test_threads(void)
 	spawn_worker(2);		/* created after CONFIGURE */
 	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "threads: start");
 	spawn_worker(3);		/* created after START */
-	check(tstatus(fd, 0, &st) == 0 && st.nr_buffers == 4 && st.threads_lost == 0,
-	      "threads: 4 buffers (nr_buffers %u, lost %u)", st.nr_buffers, st.threads_lost);
+	check_read(tstatus(fd, 0, &st), st.nr_buffers == 4 && st.threads_lost == 0,
+	           "threads: 4 buffers (nr_buffers %u, lost %u)", st.nr_buffers, st.threads_lost);
 	for (i = 0; i < NW; i++) {
 		b[i] = buffer_of(fd, sh->tid[i], &st);
 		check(b[i] >= 0 && st.pid == pid && (st.flags & LWPT_PT_ST_THREAD) &&
@@ -1050,9 +1064,9 @@ static void test_threads(void)
 	for (i = 0; i < NW; i++)
 		wrun(i, W_INJECT, 1000 * (i + 1));
 	for (i = 0; i < NW; i++)
-		check(tstatus(fd, b[i], &st) == 0 && st.head == 1000ull * (i + 1),
-		      "thread %d: its buffer holds its %d bytes (head %llu)", i, 1000 * (i + 1),
-		      (unsigned long long)st.head);
+		check_read(tstatus(fd, b[i], &st), st.head == 1000ull * (i + 1),
+		           "thread %d: its buffer holds its %d bytes (head %llu)", i, 1000 * (i + 1),
+		           (unsigned long long)st.head);
 	/* Round trip: switched out and in between, the pointers go on. */
 	for (n = 0; n < 3; n++)
 		for (i = 0; i < NW; i++) {
@@ -1060,8 +1074,8 @@ static void test_threads(void)
 			wrun(i, W_INJECT, 100);
 		}
 	for (i = 0; i < NW; i++) {
-		check(tstatus(fd, b[i], &st) == 0 && st.head == 1000ull * (i + 1) + 300,
-		      "thread %d: head %llu after switches", i, (unsigned long long)st.head);
+		check_read(tstatus(fd, b[i], &st), st.head == 1000ull * (i + 1) + 300,
+		           "thread %d: head %llu after switches", i, (unsigned long long)st.head);
 		map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
 		check(map != MAP_FAILED, "thread %d: mmap", i);
 		if (map == MAP_FAILED)
@@ -1111,17 +1125,17 @@ static void test_threads(void)
 	}
 	tstatus(fd, b[1], &s2);
 	wrun(1, W_INJECT, 500);
-	check(tstatus(fd, b[1], &st) == 0 && st.head == s2.head + 500 && !st.lost &&
-	      (st.flags & LWPT_PT_ST_TRACING),
-	      "after 4000 switches: thread 1 head %llu (+500), lost %llu",
-	      (unsigned long long)st.head, (unsigned long long)st.lost);
+	check_read(tstatus(fd, b[1], &st), st.head == s2.head + 500 && !st.lost &&
+	           (st.flags & LWPT_PT_ST_TRACING),
+	           "after 4000 switches: thread 1 head %llu (+500), lost %llu",
+	           (unsigned long long)st.head, (unsigned long long)st.lost);
 	/* Exit: the trace stays readable. */
 	wrun(3, W_EXIT, 0);
 	WAIT_UNTIL(tstatus(fd, b[3], &st) || (st.flags & LWPT_PT_ST_EXITED),
 		   "thread 3's exit");
-	check(tstatus(fd, b[3], &st) == 0 && (st.flags & LWPT_PT_ST_EXITED) &&
-	      !(st.flags & LWPT_PT_ST_TRACING) && st.head == 4300,
-	      "exited thread 3: flags %#x head %llu", st.flags, (unsigned long long)st.head);
+	check_read(tstatus(fd, b[3], &st), (st.flags & LWPT_PT_ST_EXITED) &&
+	           !(st.flags & LWPT_PT_ST_TRACING) && st.head == 4300,
+	           "exited thread 3: flags %#x head %llu", st.flags, (unsigned long long)st.head);
 	map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
 	check(map != MAP_FAILED && pattern_run(map, 0, 4000), "exited thread 3: data readable");
 	if (map != MAP_FAILED)
@@ -1185,10 +1199,15 @@ static void test_thread_exec(void)
 	sh->seq[0]++;
 	WAIT_UNTIL(waitpid(pid, &ws, WNOHANG) == pid, "the exec'd program");
 	check(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "exec: the new program ran");
-	check(b >= 0 && tstatus(fd, b, &st) == 0 && (st.flags & LWPT_PT_ST_EXECED) &&
-	      (st.flags & LWPT_PT_ST_EXITED) && st.head == 700 + 300,
-	      "exec: flags %#x head %llu (700 before, 300 by the new program)", st.flags,
-	      (unsigned long long)st.head);
+	/*
+	 * Read before check() is called: its arguments are evaluated in no
+	 * set order (GCC loads st's fields before calling the tstatus() of
+	 * the condition, so the message showed the status of buffer_of()).
+	 */
+	ok = b >= 0 && tstatus(fd, b, &st) == 0 && (st.flags & LWPT_PT_ST_EXECED) &&
+	     (st.flags & LWPT_PT_ST_EXITED) && st.head == 700 + 300;
+	check(ok, "exec: buffer %d: flags %#x head %llu (700 before, 300 by the new program)",
+	      b, st.flags, (unsigned long long)st.head);
 	close(fd);
 
 	/*
@@ -1215,15 +1234,23 @@ static void test_thread_exec(void)
 	poll.stop = 1;
 	pthread_join(t, NULL);
 	check(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "exec 2: the new program ran");
+	/* Read before check() is called, as above. */
 	ok = b >= 0 && tstatus(fd, b, &st) == 0 && (st.flags & LWPT_PT_ST_EXECED) &&
 	     st.tid == pid && st.pid == pid && st.head == 300;
 	check(ok, "exec 2: the non-leader's buffer %d: flags %#x tid %d pid %d (want %d) head %llu, %ld status reads meanwhile",
 	      b, st.flags, (int)st.tid, (int)st.pid, (int)pid, (unsigned long long)st.head, poll.n);
-	/* Seen once at load 4 (a fresh-clone CI run): say what every buffer holds. */
+	/*
+	 * Seen once at load 4 (a fresh-clone CI run, whose message, then
+	 * printed from arguments read before the condition's STATUS, showed
+	 * the buffer as buffer_of() found it after START): say what every
+	 * buffer holds.
+	 */
 	for (uint32_t i = 0; !ok && !tstatus(fd, i, &st) && i < st.nr_buffers; i++)
-		printf("note: exec 2: buffer %u: flags %#x tid %d pid %d head %llu (worker tids %d %d)\n",
+		printf("note: exec 2: buffer %u: flags %#x tid %d pid %d head %llu serial %llu stop_reason %u (worker tids %d %d; joined %llu, lost %u, refused %u)\n",
 		       i, st.flags, (int)st.tid, (int)st.pid, (unsigned long long)st.head,
-		       (int)sh->tid[0], (int)sh->tid[1]);
+		       (unsigned long long)st.serial, st.stop_reason, (int)sh->tid[0],
+		       (int)sh->tid[1], (unsigned long long)st.joined, st.threads_lost,
+		       st.threads_refused);
 	check(violations() == 0, "exec: no spec violation");
 	close(fd);
 }
@@ -1271,14 +1298,14 @@ static void test_thread_hotplug(void)
 	check(cpu_online(1, 0), "CPU 1 offline");
 	check(wrun(1, W_TRACEEN, 0) == 1, "thread moved off CPU 1 still traced (TraceEn=1)");
 	wrun(1, W_INJECT, 1000);
-	check(tstatus(fd, b, &st) == 0 && st.head == 2000 && (st.flags & LWPT_PT_ST_TRACING),
-	      "hotplug: head %llu after migrating", (unsigned long long)st.head);
+	check_read(tstatus(fd, b, &st), st.head == 2000 && (st.flags & LWPT_PT_ST_TRACING),
+	           "hotplug: head %llu after migrating", (unsigned long long)st.head);
 	check(cpu_online(1, 1), "CPU 1 online");
 	check(wrun(1, W_PIN, 1) == 1, "hotplug: thread back on CPU 1");
 	wrun(1, W_INJECT, 1000);
-	check(tstatus(fd, b, &st) == 0 && st.head == 3000 && !st.lost,
-	      "hotplug: head %llu, lost %llu", (unsigned long long)st.head,
-	      (unsigned long long)st.lost);
+	check_read(tstatus(fd, b, &st), st.head == 3000 && !st.lost,
+	           "hotplug: head %llu, lost %llu", (unsigned long long)st.head,
+	           (unsigned long long)st.lost);
 	end_child(pid);
 	check(violations() == 0, "hotplug: no spec violation");
 	close(fd);
@@ -1296,19 +1323,19 @@ static void test_cpu_hotplug(void)
 	check(ioctl(fd, LWPT_PT_IOC_START) == 0, "cpu-hotplug: start");
 	inject(1, 1000);
 	check(cpu_online(1, 0), "CPU 1 offline");
-	check(get_status(fd, 1, &st) == 0 && (st.flags & LWPT_PT_ST_OFFLINE) &&
-	      !(st.flags & LWPT_PT_ST_TRACING) && st.head == 1000 && st.lost == 1,
-	      "offline CPU 1: flags %#x head %llu lost %llu", st.flags,
-	      (unsigned long long)st.head, (unsigned long long)st.lost);
+	check_read(get_status(fd, 1, &st), (st.flags & LWPT_PT_ST_OFFLINE) &&
+	           !(st.flags & LWPT_PT_ST_TRACING) && st.head == 1000 && st.lost == 1,
+	           "offline CPU 1: flags %#x head %llu lost %llu", st.flags,
+	           (unsigned long long)st.head, (unsigned long long)st.lost);
 	map = mmap(NULL, TBUF, PROT_READ, MAP_SHARED, fd, st.mmap_offset);
 	check(map != MAP_FAILED && pattern_run(map, 0, 1000) && !map[1000],
 	      "offline CPU 1: its data readable");
 	check(cpu_online(1, 1), "CPU 1 online");
 	inject(1, 500);
-	check(get_status(fd, 1, &st) == 0 && !(st.flags & LWPT_PT_ST_OFFLINE) &&
-	      (st.flags & LWPT_PT_ST_TRACING) && st.head == 1500,
-	      "CPU 1 back: tracing resumed, flags %#x head %llu", st.flags,
-	      (unsigned long long)st.head);
+	check_read(get_status(fd, 1, &st), !(st.flags & LWPT_PT_ST_OFFLINE) &&
+	           (st.flags & LWPT_PT_ST_TRACING) && st.head == 1500,
+	           "CPU 1 back: tracing resumed, flags %#x head %llu", st.flags,
+	           (unsigned long long)st.head);
 	check(map != MAP_FAILED && pattern_run(map, 1000, 1500),
 	      "CPU 1 back: output continued where it stopped");
 	if (map != MAP_FAILED)
