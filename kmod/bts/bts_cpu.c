@@ -18,7 +18,10 @@
  *
  * A CPU going offline (cpuhp teardown, on that CPU) unloads the state for
  * good: recording ends there (LWPT_BTS_ST_EXITED), as perf's per-CPU
- * events end at an offline.
+ * events end at an offline. So does perf taking IA32_DS_AREA after
+ * CONFIGURE_CPU: the probe finds it at the CPU's next switch
+ * (bts_ds_sync(); LWPT_BTS_ST_DS_TAKEN), records that last switch, and
+ * leaves perf's pointer in place.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -85,6 +88,7 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 	if (!s || READ_ONCE(s->loaded_cpu) != smp_processor_id())
 		return;
 	sb = s->sb;
+	/* The head; the last one if perf took IA32_DS_AREA (unloaded). */
 	bts_ds_sync(s);
 	head = sb->head;
 	/* Pairs with the release of the tail in READ_SWITCHES. */

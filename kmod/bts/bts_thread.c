@@ -154,7 +154,7 @@ static bool bts_thread_must_hold(const struct bts_session *s)
 {
 	struct bts_region r;
 
-	if (!READ_ONCE(s->attached) || READ_ONCE(s->exited))
+	if (!READ_ONCE(s->attached) || bts_session_ended(s))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
@@ -185,14 +185,16 @@ static void bts_thread_hold(struct callback_head *cb)
 }
 
 /*
- * The session's irq_work (bts_int.h): after a threshold interrupt or a
- * load that found no room, in IRQ context on that CPU. Wakes poll(2);
- * queues the hold if the ring has no room.
+ * The session's irq_work (bts_int.h): after a threshold interrupt, a
+ * load that found no room or perf's DS area (bts_ds_report()), in IRQ
+ * context on that CPU. Wakes poll(2); queues the hold if the ring has no
+ * room.
  */
 static void bts_thread_notify(struct irq_work *iw)
 {
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
+	bts_ds_report(s);
 	wake_up_all(&s->wq);
 	if (!s->ring || !bts_thread_must_hold(s) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
