@@ -2064,9 +2064,10 @@ static int bts_main(struct opts *o)
 		fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
 			o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
 		fprintf(f, "buffer-size %" PRIu64 "\n", size);
-		fprintf(f, "bts-status%s%s%s\n", st.flags & LWPT_BTS_ST_FULL ? " full" : "",
+		fprintf(f, "bts-status%s%s%s%s\n", st.flags & LWPT_BTS_ST_FULL ? " full" : "",
 			st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
-			st.flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
+			st.flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "",
+			st.flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "");
 		fprintf(f, "command");
 		for (i = 0; o->argv[i]; i++)
 			fprintf(f, " %s", o->argv[i]);
@@ -2087,12 +2088,16 @@ static int bts_main(struct opts *o)
 	if (st.flags & LWPT_BTS_ST_FULL)
 		fprintf(stderr, "ptcap: the BTS buffer filled (%" PRIu64 " bytes): recording "
 			"stopped there; --size raises it\n", size);
+	if (st.flags & LWPT_BTS_ST_DS_TAKEN)
+		fprintf(stderr, "ptcap: perf took IA32_DS_AREA during the capture: recording "
+			"stopped there; end perf's events first\n");
 	if (WIFSIGNALED(cstat))
 		fprintf(stderr, "ptcap: %s: killed by signal %d\n", o->argv[0], WTERMSIG(cstat));
 	else if (WEXITSTATUS(cstat))
 		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
 			WEXITSTATUS(cstat));
-	return st.flags & LWPT_BTS_ST_FULL ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+	return st.flags & (LWPT_BTS_ST_FULL | LWPT_BTS_ST_DS_TAKEN) ? PTCAP_EXIT_LOSSES :
+								      PTCAP_EXIT_OK;
 }
 
 /*
@@ -2286,7 +2291,7 @@ static int bts_cpu_main(struct opts *o)
 		if (bc[i].saved < 0)
 			die("%s: %s", path, strerror((int)-bc[i].saved));
 		btscap_close(&bc[i].b);
-		full += !!(bc[i].st.flags & LWPT_BTS_ST_FULL);
+		full += !!(bc[i].st.flags & (LWPT_BTS_ST_FULL | LWPT_BTS_ST_DS_TAKEN));
 		lost += bc[i].lost + !!bc[i].sw_err;
 	}
 	write_maps(o->dir, &none, 0, false);
@@ -2303,18 +2308,23 @@ static int bts_cpu_main(struct opts *o)
 		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
 	fprintf(f, "buffer-size %" PRIu64 "\n", size);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "bts-status.cpu%u%s%s%s records=%" PRId64 "\n", bc[i].cpu,
+		fprintf(f, "bts-status.cpu%u%s%s%s%s records=%" PRId64 "\n", bc[i].cpu,
 			PTCAP_BTS_SUFFIX, bc[i].st.flags & LWPT_BTS_ST_FULL ? " full" : "",
 			bc[i].st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
+			bc[i].st.flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "",
 			bc[i].saved / (int64_t)sizeof(struct lwpt_bts_record));
 		fprintf(f, "switches.cpu%u%s count=%" PRIu64 " lost=%" PRIu64 "\n", bc[i].cpu,
 			PTCAP_BTS_SUFFIX, bc[i].switches, bc[i].lost);
 	}
 	out_close(f, o->dir, "config");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (bc[i].st.flags & LWPT_BTS_ST_FULL)
 			fprintf(stderr, "ptcap: CPU %u: the BTS buffer filled (%" PRIu64 " bytes): "
 				"recording stopped there; --size raises it\n", bc[i].cpu, size);
+		if (bc[i].st.flags & LWPT_BTS_ST_DS_TAKEN)
+			fprintf(stderr, "ptcap: CPU %u: perf took IA32_DS_AREA during the capture: "
+				"recording stopped there; end perf's events first\n", bc[i].cpu);
+	}
 	if (lost)
 		fprintf(stderr, "ptcap: %" PRIu64 " context switch(es) dropped by the module "
 			"(its ring was full): the threads around them cannot be told apart\n",
