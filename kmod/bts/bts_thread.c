@@ -37,6 +37,7 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -149,12 +150,19 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
 	rcu_read_unlock();
 }
 
-/* The thread must not run user code before the caller made room. */
+/*
+ * The thread must not run user code before the caller made room. A thread
+ * with a fatal signal runs none again: it is not held, and no hold is
+ * queued for it (the hold's reload finding no room would queue the next
+ * one from the irq_work at once, and task_work_run() would run them
+ * forever instead of letting the thread die).
+ */
 static bool bts_thread_must_hold(const struct bts_session *s)
 {
 	struct bts_region r;
 
-	if (!READ_ONCE(s->attached) || bts_session_ended(s))
+	if (!READ_ONCE(s->attached) || bts_session_ended(s) ||
+	    !s->task || fatal_signal_pending(s->task))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
