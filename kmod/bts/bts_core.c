@@ -261,6 +261,22 @@ out:
 	return err;
 }
 
+/* STATUS's flags of a configured session. */
+static u32 bts_status_flags(const struct bts_session *s)
+{
+	u32 f = LWPT_BTS_ST_CONFIGURED;
+
+	if (READ_ONCE(s->attached) && !bts_session_ended(s))
+		f |= LWPT_BTS_ST_RECORDING;
+	if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
+		f |= LWPT_BTS_ST_EXITED;
+	if (READ_ONCE(s->exec_stopped))
+		f |= LWPT_BTS_ST_EXEC_STOPPED;
+	if (READ_ONCE(s->ds_taken))
+		f |= LWPT_BTS_ST_DS_TAKEN;
+	return f;
+}
+
 static long bts_ioctl_status(struct bts_session *s, void __user *arg)
 {
 	struct lwpt_bts_status st = { };
@@ -272,13 +288,7 @@ static long bts_ioctl_status(struct bts_session *s, void __user *arg)
 		return -EINVAL;
 	st.size = sizeof(st);
 	if (s->configured) {
-		st.flags |= LWPT_BTS_ST_CONFIGURED;
-		if (READ_ONCE(s->attached) && !READ_ONCE(s->exited))
-			st.flags |= LWPT_BTS_ST_RECORDING;
-		if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
-			st.flags |= LWPT_BTS_ST_EXITED;
-		if (READ_ONCE(s->exec_stopped))
-			st.flags |= LWPT_BTS_ST_EXEC_STOPPED;
+		st.flags |= bts_status_flags(s);
 		st.head = READ_ONCE(s->head);
 		if (!s->ring && st.head + BTS_RECORD_SIZE > s->records_end)
 			st.flags |= LWPT_BTS_ST_FULL;
@@ -387,20 +397,6 @@ static void bts_detach(struct bts_session *s)
 		bts_cpu_detach(s);
 	else
 		bts_thread_detach(s);
-}
-
-/* STATUS's flags of a configured session. */
-static u32 bts_status_flags(const struct bts_session *s)
-{
-	u32 f = LWPT_BTS_ST_CONFIGURED;
-
-	if (READ_ONCE(s->attached) && !READ_ONCE(s->exited))
-		f |= LWPT_BTS_ST_RECORDING;
-	if (READ_ONCE(s->exited) && !READ_ONCE(s->exec_stopped))
-		f |= LWPT_BTS_ST_EXITED;
-	if (READ_ONCE(s->exec_stopped))
-		f |= LWPT_BTS_ST_EXEC_STOPPED;
-	return f;
 }
 
 static long bts_ioctl_ring_status(struct bts_session *s, void __user *arg)
@@ -525,7 +521,8 @@ static int bts_mmap(struct file *file, struct vm_area_struct *vma)
 /*
  * Readable when records wait (a ring's head past its tail, a linear
  * buffer's head past 0) as of the last threshold interrupt, switch or
- * STOP; POLLHUP once recording ended (STOP, exit, a refused exec).
+ * STOP; POLLHUP once recording ended (STOP, exit, a refused exec, perf
+ * taking IA32_DS_AREA).
  */
 static __poll_t bts_poll(struct file *file, struct poll_table_struct *pt)
 {
@@ -537,7 +534,7 @@ static __poll_t bts_poll(struct file *file, struct poll_table_struct *pt)
 		return 0;
 	if (READ_ONCE(s->head) > READ_ONCE(s->tail))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (!READ_ONCE(s->attached) || READ_ONCE(s->exited))
+	if (!READ_ONCE(s->attached) || bts_session_ended(s))
 		mask |= EPOLLHUP;
 	return mask;
 }

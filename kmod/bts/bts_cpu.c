@@ -18,7 +18,10 @@
  *
  * A CPU going offline (cpuhp teardown, on that CPU) unloads the state for
  * good: recording ends there (LWPT_BTS_ST_EXITED), as perf's per-CPU
- * events end at an offline.
+ * events end at an offline. So does perf taking IA32_DS_AREA after
+ * CONFIGURE_CPU: the probe finds it at the CPU's next switch
+ * (bts_ds_sync(); LWPT_BTS_ST_DS_TAKEN), records that last switch, and
+ * leaves perf's pointer in place.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -33,6 +36,7 @@
 
 #include <uapi/lwpt/bts.h>
 
+#include "../switch_ids.h"
 #include "bts_int.h"
 
 /* Records of the switch ring of one capture (128 KiB). */
@@ -44,6 +48,8 @@
  * @tail: records taken by READ_SWITCHES
  * @lost: switches dropped because the ring was full
  * @ns: the pid namespace of the process that configured the capture
+ * @ids: the running task's ids (kmod/switch_ids.h: an exiting task reaped
+ *	on another CPU before its last switch keeps its ids)
  * @rec: BTS_SB_RECORDS records
  */
 struct bts_sideband {
@@ -51,6 +57,7 @@ struct bts_sideband {
 	u64 tail;
 	u64 lost;
 	struct pid_namespace *ns;
+	struct lwpt_switch_ids ids;
 	struct lwpt_bts_switch rec[BTS_SB_RECORDS];
 };
 
@@ -80,11 +87,14 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 	struct bts_sideband *sb;
 	struct lwpt_bts_switch *r;
 	u64 head, tail;
+	s32 ids[4];
 
 	s = READ_ONCE(*this_cpu_ptr(&bts_cpu_session));
 	if (!s || READ_ONCE(s->loaded_cpu) != smp_processor_id())
 		return;
 	sb = s->sb;
+	lwpt_switch_ids_switch(&sb->ids, sb->ns, prev, next, ids);
+	/* The head; the last one if perf took IA32_DS_AREA (unloaded). */
 	bts_ds_sync(s);
 	head = sb->head;
 	/* Pairs with the release of the tail in READ_SWITCHES. */
@@ -101,17 +111,21 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 		   bts_cpu_task_flags(next, LWPT_BTS_SW_NEXT_IDLE,
 				      LWPT_BTS_SW_NEXT_KTHREAD) |
 		   (preempt ? LWPT_BTS_SW_PREEMPT : 0);
-	r->prev_pid = task_tgid_nr_ns(prev, sb->ns);
-	r->prev_tid = task_pid_nr_ns(prev, sb->ns);
-	r->next_pid = task_tgid_nr_ns(next, sb->ns);
-	r->next_tid = task_pid_nr_ns(next, sb->ns);
+	r->prev_pid = ids[0];
+	r->prev_tid = ids[1];
+	r->next_pid = ids[2];
+	r->next_tid = ids[3];
 	/* The record before the head: pairs with the acquire in READ_SWITCHES. */
 	smp_store_release(&sb->head, head + 1);
 }
 
 static void bts_cpu_ipi_load(void *arg)
 {
-	bts_ds_load(arg);
+	struct bts_session *s = arg;
+
+	/* The task running here now, before the probe records a switch. */
+	lwpt_switch_ids_start(&s->sb->ids, s->sb->ns);
+	bts_ds_load(s);
 }
 
 static void bts_cpu_ipi_unload(void *arg)

@@ -24,11 +24,19 @@
  * a credit that claims the next PMI on the CPU with nothing loaded, as
  * PT's late-PMI rule (Documentation/pt.rst, "The ToPA PMI").
  *
- * Coexistence (Documentation/bts.rst, "Sharing with perf"): the area
- * pointer and IA32_DEBUGCTL found at a load are restored at the unload,
- * so a CPU returns to exactly its former state; and a capture is refused
- * (bts_ds_busy()) while anyone else points IA32_DS_AREA somewhere or
- * records branches.
+ * Coexistence (Documentation/bts.rst, "Coexistence with perf"): a
+ * capture is refused (bts_ds_busy()) while anyone else points
+ * IA32_DS_AREA somewhere or records branches; IA32_DEBUGCTL's bits found
+ * at a load are given back at the unload. perf may still take
+ * IA32_DS_AREA after CONFIGURE: it writes its DS area on every CPU by IPI
+ * when its first x86 event is created (reserve_ds_buffers() ->
+ * init_debug_store_on_cpu()) and 0 when the last goes
+ * (fini_debug_store_on_cpu()), asking nobody. So the MSR is read before
+ * every write of ours: a load finds it 0 or loads nothing; an unload (and
+ * a per-CPU capture's switch, bts_ds_sync()) that finds it no longer ours
+ * leaves it alone, clears only the capture's own IA32_DEBUGCTL bits and
+ * ends the capture (LWPT_BTS_ST_DS_TAKEN) with one log line. Interrupts
+ * are off around each read and write: perf's IPI cannot come between.
  */
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -44,7 +52,6 @@
 /**
  * struct bts_ds_cpu - one CPU's DS area and what a load replaced
  * @area: the DS management area (BTS_DS_AREA_SIZE bytes, kzalloc())
- * @saved_ds_area: IA32_DS_AREA before the load
  * @saved_debugctl: IA32_DEBUGCTL before the load
  * @loaded: the session whose state is loaded here, or NULL
  * @busy: a load or unload is under way here (the PMI leaves the DS area
@@ -57,7 +64,6 @@
  */
 struct bts_ds_cpu {
 	u8 *area;
-	u64 saved_ds_area;
 	u64 saved_debugctl;
 	struct bts_session *loaded;
 	bool busy;
@@ -243,18 +249,59 @@ static void bts_ds_account(struct bts_ds_cpu *c, struct bts_session *s)
 		WRITE_ONCE(s->head, s->region_head + (index - s->region_base));
 }
 
+/*
+ * Is IA32_DS_AREA of this CPU still @c's DS area (a capture is loaded
+ * here)? Not after perf's init_debug_store_on_cpu() or
+ * fini_debug_store_on_cpu() ran here. Interrupts off.
+ */
+static bool bts_ds_ours(const struct bts_ds_cpu *c)
+{
+	u64 ds;
+
+	return !lwpt_hw_rdmsr(IA32_DS_AREA, &ds) && ds == (unsigned long)c->area;
+}
+
+/*
+ * Someone else holds IA32_DS_AREA of this CPU now: @s records no more.
+ * Its irq_work wakes poll(2) and a held thread and prints the log line
+ * (bts_ds_report(); not here: the switch runs under the runqueue lock).
+ */
+static void bts_ds_taken(struct bts_session *s)
+{
+	WRITE_ONCE(s->ds_taken_cpu, smp_processor_id());
+	WRITE_ONCE(s->ds_taken, true);
+	irq_work_queue(&s->iw);
+}
+
+void bts_ds_report(struct bts_session *s)
+{
+	if (!READ_ONCE(s->ds_taken) || xchg(&s->ds_told, true))
+		return;
+	pr_warn_ratelimited(LWPT_PR_PREFIX "/dev/bts: perf took IA32_DS_AREA of CPU %d (its PEBS/BTS buffers) while a %s capture recorded there: capture ended, perf's pointer left in place (LWPT_BTS_ST_DS_TAKEN); end perf's events before using /dev/bts\n",
+			    READ_ONCE(s->ds_taken_cpu),
+			    s->cpu_scope ? "per-CPU" : "per-thread");
+}
+
 void bts_ds_load(struct bts_session *s)
 {
 	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
 	bool hold;
+	u64 ds;
 
 	lockdep_assert_irqs_disabled();
-	if (WARN_ON_ONCE(c->loaded) || s->exited)
+	if (WARN_ON_ONCE(c->loaded) || bts_session_ended(s))
 		return;
 	WRITE_ONCE(c->busy, true);
 	barrier();
-	if (lwpt_hw_rdmsr(IA32_DS_AREA, &c->saved_ds_area))
-		c->saved_ds_area = 0;
+	/*
+	 * CONFIGURE found IA32_DS_AREA 0 on every CPU and an unload writes 0
+	 * back: anything else is perf's DS area, written since. Never load
+	 * over it.
+	 */
+	if (lwpt_hw_rdmsr(IA32_DS_AREA, &ds) || ds) {
+		bts_ds_taken(s);
+		goto out;
+	}
 	if (lwpt_hw_rdmsr(IA32_DEBUGCTL, &c->saved_debugctl))
 		goto out;
 	hold = bts_ds_program(c, s);
@@ -266,7 +313,7 @@ void bts_ds_load(struct bts_session *s)
 	if (lwpt_hw_wrmsr(IA32_DEBUGCTL, c->saved_debugctl | s->debugctl)) {
 		WRITE_ONCE(c->busy, true);
 		c->loaded = NULL;
-		lwpt_hw_wrmsr(IA32_DS_AREA, c->saved_ds_area);
+		lwpt_hw_wrmsr(IA32_DS_AREA, 0);
 		goto out;
 	}
 	WRITE_ONCE(s->loaded_cpu, smp_processor_id());
@@ -282,28 +329,41 @@ out:
 void bts_ds_unload(struct bts_session *s)
 {
 	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
-	u64 dbg;
+	u64 dbg, back;
+	bool dbg_ok, ours;
 
 	lockdep_assert_irqs_disabled();
 	if (c->loaded != s)
 		return;
+	back = c->saved_debugctl & s->debugctl;
 	WRITE_ONCE(c->busy, true);
 	barrier();
 	/*
-	 * Branch recording off first: no record after the index is read. Our
-	 * bits go back to what they were; any other bit keeps its value now.
-	 * A threshold PMI on its way may arrive from here on (pmi_seen).
+	 * Branch recording off first: no record after the index is read. Any
+	 * other bit keeps its value now. A threshold PMI on its way may arrive
+	 * from here on (pmi_seen).
 	 */
-	if (!lwpt_hw_rdmsr(IA32_DEBUGCTL, &dbg))
-		lwpt_hw_wrmsr(IA32_DEBUGCTL, (dbg & ~s->debugctl) |
-			      (c->saved_debugctl & s->debugctl));
+	dbg_ok = !lwpt_hw_rdmsr(IA32_DEBUGCTL, &dbg);
+	if (dbg_ok)
+		lwpt_hw_wrmsr(IA32_DEBUGCTL, dbg & ~s->debugctl);
+	/*
+	 * Still our DS area: our bits go back to what they were, IA32_DS_AREA
+	 * to 0. Else perf wrote it since the load: its pointer stays, our
+	 * bits stay clear, the capture ends.
+	 */
+	ours = bts_ds_ours(c);
+	if (ours && dbg_ok && back)
+		lwpt_hw_wrmsr(IA32_DEBUGCTL, (dbg & ~s->debugctl) | back);
 	bts_ds_account(c, s);
 	if (bts_ds_get(c->area, DS_BTS_INDEX) >=
 	    bts_ds_get(c->area, DS_BTS_INTERRUPT_THRESHOLD) &&
 	    !xchg(&c->pmi_seen, false))
 		WRITE_ONCE(c->pmi_owed, true);
 	WRITE_ONCE(c->pmi_seen, false);
-	lwpt_hw_wrmsr(IA32_DS_AREA, c->saved_ds_area);
+	if (ours)
+		lwpt_hw_wrmsr(IA32_DS_AREA, 0);
+	else
+		bts_ds_taken(s);
 	c->loaded = NULL;
 	WRITE_ONCE(s->loaded_cpu, -1);
 	barrier();
@@ -315,8 +375,13 @@ void bts_ds_sync(struct bts_session *s)
 	struct bts_ds_cpu *c = this_cpu_ptr(&bts_ds_cpus);
 
 	lockdep_assert_irqs_disabled();
-	if (c->loaded == s)
+	if (c->loaded != s)
+		return;
+	/* A per-CPU capture stays loaded: perf's IPI is seen here. */
+	if (bts_ds_ours(c))
 		bts_ds_account(c, s);
+	else
+		bts_ds_unload(s);
 }
 
 void bts_ds_reload(struct bts_session *s)

@@ -52,7 +52,13 @@ struct user_struct;
  * @loaded_cpu: the CPU whose DS area holds the state now, or -1
  * @switches: loads of the state
  * @attached: in the table: loaded at the thread's switches
- * @exited: the thread exited
+ * @exited: the thread exited (per-CPU: its CPU went offline); never loaded
+ *	again
+ * @ds_taken: someone else (perf) wrote IA32_DS_AREA while the state was
+ *	loaded, or held it at a load: recording ended there for good, the
+ *	MSR left as they wrote it (LWPT_BTS_ST_DS_TAKEN; bts_ds.c)
+ * @ds_taken_cpu: the CPU where @ds_taken was found (the log line)
+ * @ds_told: the log line of @ds_taken was printed
  * @configured: CONFIGURE succeeded
  * @exec_stopped: the thread exec'ed a program the caller may not trace
  *	(set-user-ID, file capabilities, not dumpable): recording ended there
@@ -100,6 +106,9 @@ struct bts_session {
 	u64 switches;
 	bool attached;
 	bool exited;
+	bool ds_taken;
+	int ds_taken_cpu;
+	bool ds_told;
 	bool configured;
 	bool exec_stopped;
 	const struct cred *cred;
@@ -125,6 +134,18 @@ struct bts_session {
 	int cpu;
 	struct bts_sideband *sb;
 };
+
+/**
+ * bts_session_ended - will @s's state never be loaded again
+ * @s: a session
+ *
+ * Return: its thread exited (or its CPU went offline) or IA32_DS_AREA was
+ * taken from it; STOP and release are apart (@attached).
+ */
+static inline bool bts_session_ended(const struct bts_session *s)
+{
+	return READ_ONCE(s->exited) || READ_ONCE(s->ds_taken);
+}
 
 /**
  * bts_session_put - drop a reference to @s; the last frees it
@@ -243,9 +264,20 @@ void bts_ds_unclaim(struct bts_session *s);
  * bts_ds_sync - @s->head from the BTS index if @s is loaded on this CPU
  * @s: the session
  *
- * Interrupts off.
+ * If IA32_DS_AREA is no longer this CPU's DS area (perf wrote it since the
+ * load), @s is unloaded for good instead, the MSR left alone
+ * (@s->ds_taken). Interrupts off.
  */
 void bts_ds_sync(struct bts_session *s);
+
+/**
+ * bts_ds_report - the log line of @s->ds_taken, once per capture
+ * @s: the session; nothing is printed unless @s->ds_taken
+ *
+ * Rate-limited (pr_warn_ratelimited()). Not under the runqueue lock (the
+ * session's irq_work calls it).
+ */
+void bts_ds_report(struct bts_session *s);
 
 /**
  * bts_ds_reload - give @s a fresh stretch of its ring on this CPU
@@ -281,10 +313,12 @@ bool bts_ds_busy(const char **holder);
  * bts_ds_load - load @s's BTS state on this CPU
  * @s: an attached session of the thread that runs next here
  *
- * Saves the CPU's IA32_DS_AREA and IA32_DEBUGCTL, points IA32_DS_AREA at
- * this CPU's DS save area with @s's buffer (base, index, absolute
- * maximum, threshold beyond it), and sets @s->debugctl in IA32_DEBUGCTL.
- * Interrupts off.
+ * IA32_DS_AREA must be 0 (as CONFIGURE found it: bts_ds_busy()); anything
+ * else is perf's DS area, written since: nothing is loaded, @s ends
+ * (@s->ds_taken). Else saves IA32_DEBUGCTL, points IA32_DS_AREA at this
+ * CPU's DS save area with @s's buffer (base, index, absolute maximum,
+ * threshold beyond it), and sets @s->debugctl in IA32_DEBUGCTL. Nothing
+ * once bts_session_ended(). Interrupts off.
  */
 void bts_ds_load(struct bts_session *s);
 
@@ -292,8 +326,11 @@ void bts_ds_load(struct bts_session *s);
  * bts_ds_unload - unload @s's state from this CPU (it is loaded here)
  * @s: the session
  *
- * Clears its IA32_DEBUGCTL bits, saves the BTS index in @s->head,
- * restores the IA32_DS_AREA found at the load. Interrupts off.
+ * Gives its IA32_DEBUGCTL bits back, saves the BTS index in @s->head,
+ * writes IA32_DS_AREA back to 0, as found at the load. If IA32_DS_AREA is
+ * no longer this CPU's DS area (perf wrote it meanwhile), it is left as it
+ * is, the bits of @s->debugctl are cleared, and @s ends (@s->ds_taken).
+ * Interrupts off.
  */
 void bts_ds_unload(struct bts_session *s);
 

@@ -150,12 +150,19 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
 	rcu_read_unlock();
 }
 
-/* The thread must not run user code before the caller made room. */
+/*
+ * The thread must not run user code before the caller made room. A thread
+ * with a fatal signal runs none again: it is not held, and no hold is
+ * queued for it (the hold's reload finding no room would queue the next
+ * one from the irq_work at once, and task_work_run() would run them
+ * forever instead of letting the thread die).
+ */
 static bool bts_thread_must_hold(const struct bts_session *s)
 {
 	struct bts_region r;
 
-	if (!READ_ONCE(s->attached) || READ_ONCE(s->exited))
+	if (!READ_ONCE(s->attached) || bts_session_ended(s) ||
+	    !s->task || fatal_signal_pending(s->task))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
@@ -194,20 +201,23 @@ out:
 }
 
 /*
- * The session's irq_work (bts_int.h): after a threshold interrupt or a
- * load that found no room, in IRQ context on that CPU. Wakes poll(2);
- * queues the hold if the stretch loaded is short (the ring had no room
- * when it was given). Not whether the ring has room now: a reader that
- * consumed since leaves the thread on that short stretch all the same,
- * whose end it overruns (records lost) before the next interrupt; the
- * hold gives it a fresh one, and waits only if there is still no room.
+ * The session's irq_work (bts_int.h): after a threshold interrupt, a
+ * load that found no room or perf's DS area (bts_ds_report()), in IRQ
+ * context on that CPU. Wakes poll(2); queues the hold if the stretch
+ * loaded is short (the ring had no room when it was given). Not whether
+ * the ring has room now: a reader that consumed since leaves the thread on
+ * that short stretch all the same, whose end it overruns (records lost)
+ * before the next interrupt; the hold gives it a fresh one, and waits only
+ * if there is still no room.
  */
 static void bts_thread_notify(struct irq_work *iw)
 {
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
+	bts_ds_report(s);
 	wake_up_all(&s->wq);
 	if (!s->ring || !READ_ONCE(s->region_short) ||
+	    fatal_signal_pending(s->task) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
 		return;
 	refcount_inc(&s->ref);

@@ -33,10 +33,12 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include <asm/msr.h>
 #include <asm/pgtable.h>
@@ -272,29 +274,87 @@ static int sim_bts_msrs_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(sim_bts_msrs);
 
 /*
- * debugfs lwpt_sim/bts_perf: perf as /dev/bts meets it on every online CPU.
- * "ds": perf's reserve_ds_buffers() ran (IA32_DS_AREA points at a DS
- * area of its own, PEBS and BTS fields 0); "lbr": perf's LBR user (or a
- * debugger) set IA32_DEBUGCTL.LBR; "off": both gone again (IA32_DS_AREA
- * 0, as release_ds_buffers() leaves it; DEBUGCTL.LBR clear).
+ * debugfs lwpt_sim/bts_perf: perf as /dev/bts meets it, on every online CPU
+ * by IPI as perf's wrmsr_on_cpu(), at any time: before a capture or in the
+ * middle of one. Written:
+ *   "ds"  reserve_ds_buffers() ran (perf's first x86 event):
+ *         init_debug_store_on_cpu() points IA32_DS_AREA at perf's DS area
+ *         of the CPU, whose BTS fields alloc_bts_buffer() set (its BTS
+ *         buffer of BTS_BUFFER_SIZE, the index at the base, the threshold a
+ *         sixteenth before the maximum), PEBS fields 0;
+ *   "lbr" perf's LBR user (or a debugger) set IA32_DEBUGCTL.LBR;
+ *   "off" both gone: fini_debug_store_on_cpu() wrote IA32_DS_AREA 0 (its
+ *         buffers stay allocated here: a BTS store into them later is
+ *         still seen), IA32_DEBUGCTL.LBR clear.
+ * Read: per online CPU, what perf last wrote to IA32_DS_AREA (perf_ds,
+ * 0 before "ds"), the MSR now (ds_area), whether perf's DS area holds what
+ * perf wrote there but for the BTS index (intact), and the records
+ * somebody else's BTS stored into perf's buffer (bts_records).
  */
-static u8 sim_bts_perf_area[256] __aligned(64);
+#define SIM_BTS_PERF_BUFFER	(PAGE_SIZE << 4)	/* perf's BTS_BUFFER_SIZE */
+
+/**
+ * struct sim_bts_perf - perf's DS area of one CPU
+ * @area: the DS management area
+ * @buf: its BTS buffer (SIM_BTS_PERF_BUFFER bytes), freed at module exit
+ * @wrote: what perf last wrote to IA32_DS_AREA here
+ */
+struct sim_bts_perf {
+	u8 area[256] __aligned(64);
+	u8 *buf;
+	u64 wrote;
+};
+
+static DEFINE_PER_CPU(struct sim_bts_perf, sim_bts_perfs);
+static DEFINE_MUTEX(sim_bts_perf_lock);	/* writers of bts_perf */
+
+/* alloc_bts_buffer()'s fields. */
+static void sim_bts_perf_fields(const struct sim_bts_perf *p, u64 *base,
+				u64 *max, u64 *thresh)
+{
+	u64 n = SIM_BTS_PERF_BUFFER / BTS_RECORD_SIZE;
+
+	*base = (unsigned long)p->buf;
+	*max = *base + n * BTS_RECORD_SIZE;
+	*thresh = *max - (n / 16) * BTS_RECORD_SIZE;
+}
+
+/* A field of perf's DS area (the model's stores may race). */
+static u64 sim_bts_perf_get(const u8 *area, unsigned int off)
+{
+	return READ_ONCE(*(const u64 *)(area + off));
+}
+
+static void sim_bts_perf_put(u8 *area, unsigned int off, u64 val)
+{
+	WRITE_ONCE(*(u64 *)(area + off), val);
+}
 
 static void sim_bts_perf_cpu(void *arg)
 {
 	struct bts_model_cpu *c = this_cpu_ptr(&sim_bts_cpus);
+	struct sim_bts_perf *p = this_cpu_ptr(&sim_bts_perfs);
 	long what = (long)arg;
 	unsigned long flags;
+	u64 base, max, thresh;
 
 	local_irq_save(flags);
-	if (what == 1)
-		bts_model_wrmsr(c, IA32_DS_AREA, (unsigned long)sim_bts_perf_area);
-	else if (what == 2)
+	if (what == 1) {
+		sim_bts_perf_fields(p, &base, &max, &thresh);
+		memset(p->area, 0, sizeof(p->area));
+		sim_bts_perf_put(p->area, DS_BTS_BUFFER_BASE, base);
+		sim_bts_perf_put(p->area, DS_BTS_INDEX, base);
+		sim_bts_perf_put(p->area, DS_BTS_ABSOLUTE_MAXIMUM, max);
+		sim_bts_perf_put(p->area, DS_BTS_INTERRUPT_THRESHOLD, thresh);
+		p->wrote = (unsigned long)p->area;
+		bts_model_wrmsr(c, IA32_DS_AREA, p->wrote);
+	} else if (what == 2) {
 		bts_model_wrmsr(c, IA32_DEBUGCTL, c->debugctl | IA32_DEBUGCTL_LBR);
-	else
+	} else {
+		p->wrote = 0;
 		bts_model_wrmsr(c, IA32_DS_AREA, 0);
-	if (what == 0)
 		bts_model_wrmsr(c, IA32_DEBUGCTL, c->debugctl & ~IA32_DEBUGCTL_LBR);
+	}
 	local_irq_restore(flags);
 }
 
@@ -303,6 +363,7 @@ static ssize_t sim_bts_perf_write(struct file *f, const char __user *ubuf,
 {
 	char buf[8] = "";
 	long what;
+	int cpu;
 
 	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
 		return -EFAULT;
@@ -314,14 +375,68 @@ static ssize_t sim_bts_perf_write(struct file *f, const char __user *ubuf,
 		what = 0;
 	else
 		return -EINVAL;
+	mutex_lock(&sim_bts_perf_lock);
+	/* reserve_ds_buffers(): every possible CPU's buffers first. */
+	for_each_possible_cpu(cpu) {
+		struct sim_bts_perf *p = per_cpu_ptr(&sim_bts_perfs, cpu);
+
+		if (what == 1 && !p->buf)
+			p->buf = vzalloc(SIM_BTS_PERF_BUFFER);
+		if (what == 1 && !p->buf) {
+			mutex_unlock(&sim_bts_perf_lock);
+			return -ENOMEM;
+		}
+	}
 	on_each_cpu(sim_bts_perf_cpu, (void *)what, 1);
+	mutex_unlock(&sim_bts_perf_lock);
 	return len;
+}
+
+static int sim_bts_perf_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	mutex_lock(&sim_bts_perf_lock);
+	for_each_online_cpu(cpu) {
+		const struct bts_model_cpu *c = per_cpu_ptr(&sim_bts_cpus, cpu);
+		const struct sim_bts_perf *p = per_cpu_ptr(&sim_bts_perfs, cpu);
+		const u8 *a = p->area;
+		u64 base, max, thresh, index = 0;
+		bool intact = true;
+		unsigned int off;
+
+		if (p->buf) {
+			sim_bts_perf_fields(p, &base, &max, &thresh);
+			index = sim_bts_perf_get(a, DS_BTS_INDEX);
+			intact = sim_bts_perf_get(a, DS_BTS_BUFFER_BASE) == base &&
+				 sim_bts_perf_get(a, DS_BTS_ABSOLUTE_MAXIMUM) == max &&
+				 sim_bts_perf_get(a, DS_BTS_INTERRUPT_THRESHOLD) == thresh &&
+				 index >= base && index <= max &&
+				 (index - base) % BTS_RECORD_SIZE == 0;
+			for (off = DS_PEBS_BUFFER_BASE; off < sizeof(p->area); off += 8)
+				intact &= !sim_bts_perf_get(a, off);
+			index = intact ? (index - base) / BTS_RECORD_SIZE : 0;
+		}
+		/* A racy snapshot of the MSR is fine for a diagnostic file. */
+		seq_printf(m, "cpu%d perf_ds=%#llx ds_area=%#llx intact=%d bts_records=%llu\n",
+			   cpu, p->wrote, c->ds_area, intact, index);
+	}
+	mutex_unlock(&sim_bts_perf_lock);
+	return 0;
+}
+
+static int sim_bts_perf_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, sim_bts_perf_show, inode->i_private);
 }
 
 static const struct file_operations sim_bts_perf_fops = {
 	.owner = THIS_MODULE,
+	.open = sim_bts_perf_open,
+	.read = seq_read,
 	.write = sim_bts_perf_write,
-	.llseek = noop_llseek,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 int sim_bts_init(struct dentry *dir)
@@ -359,11 +474,19 @@ int sim_bts_init(struct dentry *dir)
 	WRITE_ONCE(sim_bts_on, true);
 	/* Kernel addresses (IA32_DS_AREA): root only. */
 	debugfs_create_file("bts_msrs", 0400, dir, NULL, &sim_bts_msrs_fops);
-	debugfs_create_file("bts_perf", 0200, dir, NULL, &sim_bts_perf_fops);
+	debugfs_create_file("bts_perf", 0600, dir, NULL, &sim_bts_perf_fops);
 	return 0;
 }
 
 void sim_bts_exit(void)
 {
+	int cpu;
+
 	WRITE_ONCE(sim_bts_on, false);
+	for_each_possible_cpu(cpu) {
+		struct sim_bts_perf *p = per_cpu_ptr(&sim_bts_perfs, cpu);
+
+		vfree(p->buf);
+		p->buf = NULL;
+	}
 }

@@ -16,8 +16,11 @@ struct pt_trace_step;
  * @dir: the lwpt_sim debugfs directory (may be an error pointer); the file
  *	bts_msrs there shows each CPU's IA32_DEBUGCTL, IA32_DS_AREA, TOS and
  *	the model's counters; writing "ds", "lbr" or "off" to bts_perf makes
- *	perf hold IA32_DS_AREA (its own DS area) or IA32_DEBUGCTL.LBR on
- *	every online CPU, or gives both back
+ *	perf hold IA32_DS_AREA (its own DS area with a BTS buffer) or
+ *	IA32_DEBUGCTL.LBR on every online CPU, or gives both back, at any
+ *	time (by IPI, as perf); reading it shows, per CPU, what perf wrote to
+ *	IA32_DS_AREA, the MSR now, whether perf's DS area is untouched and
+ *	the records others' BTS stored in perf's buffer
  *
  * Does nothing with bts_profile=none. The kernel side of the transitions
  * the model records (a system call's target, the SYSRET back) is this

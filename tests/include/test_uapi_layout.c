@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010007);
+	PIN(LWPT_ABI_VERSION, 0x00010008);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 7);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 8);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6 and 1.7. */
+/* /dev/bts, ABI 1.6 to 1.8. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -187,6 +187,8 @@ START_TEST(bts_structs)
 	PIN(offsetof(struct lwpt_bts_switches, lost), 24);
 	PIN(LWPT_BTS_IOC_CONFIGURE_CPU, 0xc020d775);
 	PIN(LWPT_BTS_IOC_READ_SWITCHES, 0xc020d776);
+	/* ABI 1.8: perf took IA32_DS_AREA. */
+	PIN(LWPT_BTS_ST_DS_TAKEN, 1u << 5);
 }
 END_TEST
 

@@ -123,3 +123,7 @@ bts_test_SRCS := tests/vm/progs/bts_test.c model/x86/x86_cofi.c
 # single-stepping, LBR_SNAPSHOT's arguments.
 VM_PROGS += lbr_crash
 lbr_crash_SRCS := tests/vm/progs/lbr_crash.c model/x86/x86_cofi.c
+# 96-bts-perf-take.sh (issue 37): perf takes IA32_DS_AREA in the middle
+# of per-thread and per-CPU captures.
+VM_PROGS += bts_perf_take
+bts_perf_take_SRCS := tests/vm/progs/bts_perf_take.c

@@ -2127,7 +2127,7 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		      struct bts_thread *t, size_t n, bool ring, uint64_t size, int cstat)
 {
 	unsigned int fam, model, step;
-	uint64_t holds = 0, full = 0, bytes = 0;
+	uint64_t holds = 0, full = 0, taken = 0, bytes = 0;
 	FILE *f;
 	size_t i;
 
@@ -2163,10 +2163,11 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		const struct lwpt_bts_status *st = &t[i].st;
 
 		/* One capture: the line of ABI 1.6 (its file's name implied). */
-		fprintf(f, "bts-status%s%s%s%s%s\n", n > 1 ? "." : "", n > 1 ? t[i].name : "",
+		fprintf(f, "bts-status%s%s%s%s%s%s\n", n > 1 ? "." : "", n > 1 ? t[i].name : "",
 			st->flags & LWPT_BTS_ST_FULL ? " full" : "",
 			st->flags & LWPT_BTS_ST_EXITED ? " exited" : "",
-			st->flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "");
+			st->flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "",
+			st->flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "");
 		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRIu64 "\n", t[i].name,
 			(int)t[i].tid, (int)pid, t[i].bytes / sizeof(struct lwpt_bts_record));
 		if (t[i].start_ip)
@@ -2177,12 +2178,16 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		holds += t[i].rs.holds;
 		bytes += t[i].bytes;
 		full += !!(st->flags & LWPT_BTS_ST_FULL);
+		taken += !!(st->flags & LWPT_BTS_ST_DS_TAKEN);
 	}
 	out_close(f, o->dir, "config");
 	if (full)
 		fprintf(stderr, "ptcap: the BTS buffer of %" PRIu64 " thread(s) filled (%" PRIu64
 			" bytes): recording stopped there; --size raises it (or leave out "
 			"--mode=stop: a ring loses nothing)\n", full, size);
+	if (taken)
+		fprintf(stderr, "ptcap: perf took IA32_DS_AREA during the capture of %" PRIu64
+			" thread(s): recording stopped there; end perf's events first\n", taken);
 	if (ring && o->progress)
 		fprintf(stderr, "ptcap: %" PRIu64 " bytes of BTS records through a %" PRIu64
 			"-byte ring, the thread waited for ptcap %" PRIu64 " time(s)\n",
@@ -2192,7 +2197,7 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 	else if (o->argv && WEXITSTATUS(cstat))
 		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
 			WEXITSTATUS(cstat));
-	return full ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+	return full || taken ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
 }
 
 /*
@@ -2597,7 +2602,7 @@ static int bts_cpu_main(struct opts *o)
 		if (bc[i].saved < 0)
 			die("%s: %s", path, strerror((int)-bc[i].saved));
 		btscap_close(&bc[i].b);
-		full += !!(bc[i].st.flags & LWPT_BTS_ST_FULL);
+		full += !!(bc[i].st.flags & (LWPT_BTS_ST_FULL | LWPT_BTS_ST_DS_TAKEN));
 		lost += bc[i].lost + !!bc[i].sw_err;
 	}
 	write_maps(o->dir, &none, 0, false);
@@ -2614,18 +2619,23 @@ static int bts_cpu_main(struct opts *o)
 		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
 	fprintf(f, "buffer-size %" PRIu64 "\n", size);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "bts-status.cpu%u%s%s%s records=%" PRId64 "\n", bc[i].cpu,
+		fprintf(f, "bts-status.cpu%u%s%s%s%s records=%" PRId64 "\n", bc[i].cpu,
 			PTCAP_BTS_SUFFIX, bc[i].st.flags & LWPT_BTS_ST_FULL ? " full" : "",
 			bc[i].st.flags & LWPT_BTS_ST_EXITED ? " exited" : "",
+			bc[i].st.flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "",
 			bc[i].saved / (int64_t)sizeof(struct lwpt_bts_record));
 		fprintf(f, "switches.cpu%u%s count=%" PRIu64 " lost=%" PRIu64 "\n", bc[i].cpu,
 			PTCAP_BTS_SUFFIX, bc[i].switches, bc[i].lost);
 	}
 	out_close(f, o->dir, "config");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (bc[i].st.flags & LWPT_BTS_ST_FULL)
 			fprintf(stderr, "ptcap: CPU %u: the BTS buffer filled (%" PRIu64 " bytes): "
 				"recording stopped there; --size raises it\n", bc[i].cpu, size);
+		if (bc[i].st.flags & LWPT_BTS_ST_DS_TAKEN)
+			fprintf(stderr, "ptcap: CPU %u: perf took IA32_DS_AREA during the capture: "
+				"recording stopped there; end perf's events first\n", bc[i].cpu);
+	}
 	if (lost)
 		fprintf(stderr, "ptcap: %" PRIu64 " context switch(es) dropped by the module "
 			"(its ring was full): the threads around them cannot be told apart\n",

@@ -2,7 +2,7 @@
 /*
  * /dev/bts: the Branch Trace Store (SDM Vol. 3B 17.4.5-17.4.9) of a thread,
  * written by the processor into a buffer the caller maps (ABI 1.6; ring
- * captures 1.7).
+ * captures 1.7; LWPT_BTS_ST_DS_TAKEN 1.8).
  *
  * One capture per open file, of a thread (below) or, with
  * LWPT_BTS_IOC_CONFIGURE_CPU (ABI 1.7), of every thread on one CPU with
@@ -31,7 +31,9 @@
  * thread (per-CPU), until the other capture is stopped or closed
  * (Documentation/bts.rst, "PT and BTS"). BTS is also refused while perf
  * (or another user) owns IA32_DS_AREA or IA32_DEBUGCTL's branch bits:
- * EBUSY, with a kernel log line naming the holder.
+ * EBUSY, with a kernel log line naming the holder; if perf takes
+ * IA32_DS_AREA after CONFIGURE, the capture ends (LWPT_BTS_ST_DS_TAKEN,
+ * ABI 1.8), with a log line, and perf keeps it.
  *
  * Permissions are /dev/pt's (Documentation/pt.rst, "Permissions"): another
  * user's thread needs the ptrace read rule or CAP_PERFMON; kernel branches
@@ -146,6 +148,15 @@ struct lwpt_bts_config {
  * instruction, as perf's events end at such an exec.
  */
 #define LWPT_BTS_ST_EXEC_STOPPED	(1u << 4)
+/*
+ * ABI 1.8: perf (or another user) took IA32_DS_AREA after CONFIGURE while
+ * the capture recorded (perf writes it on every CPU when its first event
+ * is created): recording ended there for good and perf's pointer was left
+ * in place. The records up to then are kept; branches between perf's write
+ * and the next context switch (of the thread; per-CPU: on the CPU) are
+ * missing. Documentation/bts.rst, "Coexistence with perf".
+ */
+#define LWPT_BTS_ST_DS_TAKEN		(1u << 5)
 
 /**
  * struct lwpt_bts_status - argument of LWPT_BTS_IOC_STATUS

@@ -68,9 +68,11 @@
  *      LWPT_BTS_IOC_READ_SWITCHES; config flag LWPT_BTS_CFG_LBR (the
  *      thread's LBR stack), LWPT_BTS_IOC_LBR_SNAPSHOT (the stack now, or
  *      at a fatal signal)
+ * 1.8  /dev/bts status flag LWPT_BTS_ST_DS_TAKEN (bit 5): perf took
+ *      IA32_DS_AREA after CONFIGURE; the capture ended, perf's pointer kept
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			7
+#define LWPT_ABI_MINOR			8
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)
