@@ -816,52 +816,64 @@ bool ptflow_sym_lookup(struct ptflow_sym *sym, uint64_t addr, bool want_line,
 	return out->name != NULL;
 }
 
-/* snprintf(@buf, @size, "%s0x%" PRIx64, @pre, @v) without printf (a
- * --calls line per call and return names an address). */
-static void format_hex(char *buf, size_t size, const char *pre, uint64_t v)
+/*
+ * snprintf(@buf, @size, "%.*s0x%" PRIx64, (int)@n, @pre, @v) without
+ * printf (a --calls line per call and return names an address): the
+ * digits written in place, from the last. @pre may be @buf itself when
+ * the whole text fits.
+ */
+static void format_hex(char *buf, size_t size, const char *pre, size_t n,
+		       uint64_t v)
 {
-	char tmp[2 * 8 + 2], *p = tmp + sizeof(tmp);
-	size_t n = strlen(pre), m;
+	size_t m = 3, i;	/* "0x", one digit */
 
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	*--p = 'x';
-	*--p = '0';
-	m = (size_t)(tmp + sizeof(tmp) - p);
+	for (uint64_t t = v >> 4; t; t >>= 4)
+		m++;
 	if (n + m >= size) {	/* cut as snprintf */
-		snprintf(buf, size, "%s%.*s", pre, (int)m, p);
+		snprintf(buf, size, "%.*s0x%" PRIx64, (int)n, pre, v);
 		return;
 	}
-	memcpy(buf, pre, n);
-	memcpy(buf + n, p, m);
+	if (n && pre != buf)	/* @buf: @pre is in place */
+		memcpy(buf, pre, n);
+	buf[n] = '0';
+	buf[n + 1] = 'x';
 	buf[n + m] = 0;
+	for (i = n + m; i > n + 2; v >>= 4)
+		buf[--i] = "0123456789abcdef"[v & 15];
 }
 
 bool ptflow_sym_format(struct ptflow_sym *sym, uint64_t addr, char *buf,
 		       size_t size)
 {
-	struct ptflow_symbol s;
+	/* ptflow_sym_at(): ptflow_sym_lookup()'s answer, from the slot of
+	 * @addr when it holds it (a --calls line names every call) */
+	const struct ptflow_symbol *s = ptflow_sym_at(sym, addr);
+	size_t n;
 
-	if (!ptflow_sym_lookup(sym, addr, false, &s)) {
-		format_hex(buf, size, "", addr);
+	if (!s) {
+		format_hex(buf, size, "", 0, addr);
 		return false;
 	}
-	if (s.offset) {
+	n = strlen(s->name);
+	if (addr != s->start) {
 		char pre[512];
-		size_t n = strlen(s.name);
 
-		if (n + 1 < sizeof(pre)) {
-			memcpy(pre, s.name, n);
+		if (n + 1 + 18 < size) {	/* "+0x" and up to 16 digits fit */
+			memcpy(buf, s->name, n);
+			buf[n] = '+';
+			format_hex(buf, size, buf, n + 1, addr - s->start);
+		} else if (n + 1 < sizeof(pre)) {
+			memcpy(pre, s->name, n);
 			pre[n] = '+';
-			pre[n + 1] = 0;
-			format_hex(buf, size, pre, s.offset);
+			format_hex(buf, size, pre, n + 1, addr - s->start);
 		} else {
-			snprintf(buf, size, "%s+0x%" PRIx64, s.name, s.offset);
+			snprintf(buf, size, "%s+0x%" PRIx64, s->name,
+				 addr - s->start);
 		}
+	} else if (n < size) {
+		memcpy(buf, s->name, n + 1);
 	} else {
-		snprintf(buf, size, "%s", s.name);
+		snprintf(buf, size, "%s", s->name);
 	}
 	return true;
 }

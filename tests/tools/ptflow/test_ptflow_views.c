@@ -108,6 +108,24 @@ START_TEST(test_sym_executable)
 	/* Nothing is mapped at page 0: the address itself. */
 	ck_assert(!ptflow_sym_format(sym, 0x10, buf, sizeof(buf)));
 	ck_assert_str_eq(buf, "0x10");
+	ck_assert(!ptflow_sym_format(sym, UINT64_MAX - 1, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "0xfffffffffffffffe");
+	ck_assert(!ptflow_sym_format(sym, 0, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "0x0");
+	/* Cut at every size as snprintf would. */
+	for (size_t size = 1; size < 40; size++) {
+		char want[128];
+
+		ck_assert(ptflow_sym_format(sym, fn + 4, buf, size));
+		snprintf(want, size, "views_marker_function+0x4");
+		ck_assert_str_eq(buf, want);
+		ck_assert(ptflow_sym_format(sym, fn, buf, size));
+		snprintf(want, size, "views_marker_function");
+		ck_assert_str_eq(buf, want);
+		ck_assert(!ptflow_sym_format(sym, 0xabcdef, buf, size));
+		snprintf(want, size, "0xabcdef");
+		ck_assert_str_eq(buf, want);
+	}
 	ptflow_sym_free(sym);
 	unlink(vdso_path);
 }
