@@ -253,6 +253,17 @@ void sim_bts_step(const struct pt_trace_step *step)
 	sim_bts_deliver_pmi(this_cpu_ptr(&sim_bts_states));
 }
 
+void sim_bts_resume(u64 ip, bool sysret)
+{
+	struct bts_model_cpu *c = this_cpu_ptr(&sim_bts_cpus);
+
+	if (!sim_bts_follow(0))
+		return;
+	bts_model_set_pmi_skid(c, min(READ_ONCE(bts_pmi_skid), 4096u));
+	bts_step_resume(c, &sim_bts_cfg, ip, sysret);
+	sim_bts_deliver_pmi(this_cpu_ptr(&sim_bts_states));
+}
+
 /* debugfs lwpt_sim/bts_msrs: each CPU's registers and counters now. */
 static int sim_bts_msrs_show(struct seq_file *m, void *v)
 {

@@ -88,4 +88,17 @@ bool sim_bts_follow(u64 cr3);
  */
 void sim_bts_step(const struct pt_trace_step *step);
 
+/**
+ * sim_bts_resume - the current thread, back from a system call, returns to
+ *	user mode at @ip on this CPU
+ * @ip:     where it resumes
+ * @sysret: @ip is the instruction after the system call
+ *
+ * The follower gives a system call to sim_bts_step() at its entry, when
+ * the return is not known yet (a signal handler, a restart, rt_sigreturn's
+ * context, a new program), as the into-kernel branch alone; this is the
+ * branch back (bts_step_resume()). Interrupts off.
+ */
+void sim_bts_resume(u64 ip, bool sysret);
+
 #endif /* LWPT_KMOD_SIM_BTS_SIM_H */

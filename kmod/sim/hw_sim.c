@@ -149,6 +149,7 @@ static const struct sim_unit sim_pt_unit = {
 static const struct sim_unit sim_bts_unit = {
 	.follow = sim_bts_follow,
 	.step = sim_bts_step,
+	.syscall_return = sim_bts_resume,
 	.read_msr = sim_bts_rdmsr,
 	.write_msr = sim_bts_wrmsr,
 };

@@ -209,7 +209,13 @@ enum sim_unit_id {
  *	the instruction, FUS = 0, PRV = 0, TargetAddress = its next_ip;
  *	Figures 2-3, 2-4). Process context (page faults allowed); a fault on
  *	the ring is signalled as the hardware's #PF or #GP would be.
- * @step: (PT, BTS) one user-mode instruction retired on this CPU (IRQs off)
+ * @step: (PT, BTS) one user-mode instruction retired on this CPU (IRQs off);
+ *	a system call is given at its entry, its next_ip the instruction
+ *	after it (what PT's generator expects), except to a unit with
+ *	@syscall_return, which gets its own IP as next_ip (no return yet)
+ * @syscall_return: (BTS) the current task, back from a system call,
+ *	returns to user mode at @ip, @sysret: the instruction after the
+ *	system call (IRQs off)
  * @user_return: (PT) the current task returns to user mode (IRQs off)
  * @read_msr: (PT) read one of the unit's MSRs: 0, -ENOENT if not the unit's
  * @write_msr: (PT) write one, as @read_msr
@@ -220,6 +226,7 @@ struct sim_unit {
 	bool (*follow)(u64 cr3);
 	void (*retired)(const struct sim_step_insn *r);
 	void (*step)(const struct pt_trace_step *step);
+	void (*syscall_return)(u64 ip, bool sysret);
 	void (*user_return)(void);
 	int (*read_msr)(u32 msr, u64 *val);
 	int (*write_msr)(u32 msr, u64 val);

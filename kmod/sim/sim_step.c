@@ -93,6 +93,9 @@
  * @dead: the thread exited while @work was queued
  * @tf: the follower set RFLAGS.TF in the thread's user registers
  * @syscall: a system call was entered since the last stop
+ * @syscall_open: the BTS unit got that system call's entry alone; its
+ *	return is due at the return to user mode (sim_unit.syscall_return)
+ * @syscall_next: the IP after that system call
  * @deferred: the instruction at @ip retired before its bytes were read;
  *	@work retires it with successor @deferred_next
  * @deferred_next: see @deferred
@@ -117,6 +120,8 @@ struct sim_step_thread {
 	bool dead;
 	bool tf;
 	bool syscall;
+	bool syscall_open;
+	u64 syscall_next;
 	bool deferred;
 	u64 deferred_next;
 	u64 ip;
@@ -256,8 +261,14 @@ static bool sim_step_ptw_native(const struct sim_step_thread *st,
  * The instruction at st->ip retired; @next_ip is the IP observed after it.
  * To the PT unit of this CPU now; with @lwp (an instruction that executed
  * entirely at CPL 3, 43724 §2.2) to the thread's LWP by the task_work.
+ * With @syscall, a system call seen at its entry: @next_ip is the
+ * instruction after it, where PT's generator expects it; the BTS unit
+ * takes the entry alone and the return when it comes (the thread may
+ * return to a signal handler, a restarted system call, the context
+ * rt_sigreturn restores or a new program: IRET's branch, not SYSRET's).
  */
-static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
+static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp,
+			    bool syscall)
 {
 	struct sim_step_stats *stats = this_cpu_ptr(&sim_step_stats);
 	const struct sim_unit *pt = sim_unit_get(SIM_UNIT_PT);
@@ -287,8 +298,16 @@ static void sim_step_retire(struct sim_step_thread *st, u64 next_ip, bool lwp)
 	}
 	if (pt)
 		pt->step(&s);
-	if (bts)
+	if (bts && syscall && bts->syscall_return) {
+		struct pt_trace_step entry = s;
+
+		entry.next_ip = s.ip;	/* into the kernel; no return yet */
+		bts->step(&entry);
+		st->syscall_open = true;
+		st->syscall_next = next_ip;
+	} else if (bts) {
 		bts->step(&s);
+	}
 	stats->steps++;
 	if (!lwp || !st->lwp ||
 	    x86_cofi_decode(st->insn, st->insn_len, st->mode, &c))
@@ -350,7 +369,7 @@ static void sim_step_work(struct callback_head *work)
 		sim_step_read(st, true);
 		local_irq_save(flags);
 		this_cpu_inc(sim_step_stats.deferred);
-		sim_step_retire(st, st->deferred_next, true);
+		sim_step_retire(st, st->deferred_next, true, false);
 		local_irq_restore(flags);
 		st->ip = st->deferred_next;
 		st->mode = user_64bit_mode(regs) ? X86_MODE_64 : X86_MODE_32;
@@ -377,7 +396,7 @@ bool sim_step_emulated(struct pt_regs *regs, u64 ip, u8 ptw_size, u64 ptw_value)
 	st->ptw_size = ptw_size;
 	st->ptw_value = ptw_value;
 	local_irq_save(flags);
-	sim_step_retire(st, regs->ip, true);
+	sim_step_retire(st, regs->ip, true, false);
 	local_irq_restore(flags);
 	st->ptw_size = 0;
 	sim_step_at(st, regs);
@@ -464,6 +483,11 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 	st = sim_step_find(current);
 	if (st && st->syscall) {
 		/* Back from a system call (retired at sys_enter); execve too. */
+		const struct sim_unit *bts = sim_unit_get(SIM_UNIT_BTS);
+
+		if (st->syscall_open && bts && bts->syscall_return)
+			bts->syscall_return(regs->ip, regs->ip == st->syscall_next);
+		st->syscall_open = false;
 		st->cr3 = lwpt_user_cr3(current->mm);
 		sim_step_at(st, regs);
 	} else if (st && st->tf && st->ip != regs->ip) {
@@ -474,7 +498,7 @@ static void sim_step_user_return(struct user_return_notifier *urn)
 		 * thread before it, which the next step shows.
 		 */
 		if (sim_step_enters_kernel(st))
-			sim_step_retire(st, regs->ip, false);
+			sim_step_retire(st, regs->ip, false, false);
 		sim_step_at(st, regs);
 	}
 	want = sim_step_wanted(st, &lwp);
@@ -525,7 +549,7 @@ static int sim_step_die(struct notifier_block *nb, unsigned long val, void *data
 	if (regs->ip == st->ip && sim_step_rep_iteration(st)) {
 		/* One iteration of a REP string instruction: not retired yet. */
 	} else if (st->insn_len) {
-		sim_step_retire(st, regs->ip, true);
+		sim_step_retire(st, regs->ip, true, false);
 		sim_step_at(st, regs);
 	} else {
 		/* Its bytes could not be read yet: the task_work hands it over. */
@@ -563,7 +587,7 @@ static void sim_step_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	if (!st || !st->tf)
 		return;
 	local_irq_save(flags);
-	sim_step_retire(st, regs->ip, false);
+	sim_step_retire(st, regs->ip, false, true);
 	local_irq_restore(flags);
 	st->syscall = true;
 	sim_step_set_tf(st, regs, false);

@@ -105,3 +105,12 @@ int bts_step(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
 		return event(cpu, near_kind(c.kind), s->ip, s->next_ip, s->cpl, s->mode, 0);
 	}
 }
+
+int bts_step_resume(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
+		    uint64_t ip, bool sysret)
+{
+	if (!cpu || !cfg)
+		return -EINVAL;
+	return event(cpu, BTS_BR_FAR, sysret ? cfg->sysret_ip : cfg->iret_ip, ip, 0,
+		     X86_MODE_64, 0);
+}

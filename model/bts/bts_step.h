@@ -63,4 +63,23 @@ struct bts_step_config {
 int bts_step(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
 	     const struct bts_step *step);
 
+/**
+ * bts_step_resume() - the thread returns from the kernel to user mode at
+ * @ip, where a caller that could not know the return when the thread
+ * entered the kernel gave bts_step() the entering instruction with its own
+ * IP as next (the into-kernel event alone: a system call seen at its entry,
+ * whose return may go to a signal handler, a restarted system call, the
+ * context rt_sigreturn restores or a new program).
+ * @cpu:    the model CPU the thread returns on.
+ * @cfg:    kernel addresses.
+ * @ip:     the user-mode IP it returns to.
+ * @sysret: it returns to the instruction after the system call (Linux
+ *          leaves by SYSRET there; elsewhere by IRET, from cfg->iret_ip).
+ *
+ * Return: 1 (one far branch from CPL 0, bts_model_branch()); -EINVAL if
+ *         @cpu or @cfg is NULL or the model refused the event.
+ */
+int bts_step_resume(struct bts_model_cpu *cpu, const struct bts_step_config *cfg,
+		    uint64_t ip, bool sysret);
+
 #endif /* LWPT_MODEL_BTS_STEP_H */

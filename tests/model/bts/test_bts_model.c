@@ -1108,6 +1108,40 @@ START_TEST(test_step_adapter)
 }
 END_TEST
 
+/*
+ * A system call given at its entry alone (its own IP as next), then its
+ * return with bts_step_resume(): to the next instruction from SYSRET's IP,
+ * elsewhere (a signal handler) from IRET's; user and kernel branches.
+ */
+START_TEST(test_step_resume)
+{
+	static const uint8_t syscall[] = { 0x0f, 0x05 };
+	const struct bts_step_config cfg = {
+		.syscall_entry = 0xffffffff81a00000ull, .sysret_ip = 0xffffffff81a00100ull,
+		.idt_entry = 0xffffffff81b00000ull, .iret_ip = 0xffffffff81b00100ull,
+	};
+	struct env *e = env_new(&bts_model_profile_nhm);
+	struct bts_step s;
+
+	ds_setup(e, 32, BUF + 100 * REC);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, BTS_ON), 0);
+	s = mkstep(0x1000, syscall, 2, 0x1000);		/* the entry alone */
+	ck_assert_int_eq(bts_step(&e->cpu, &cfg, &s), 1);
+	ck_assert_int_eq(bts_step_resume(&e->cpu, &cfg, 0x1002, true), 1);
+	s = mkstep(0x1002, syscall, 2, 0x1002);
+	ck_assert_int_eq(bts_step(&e->cpu, &cfg, &s), 1);
+	ck_assert_int_eq(bts_step_resume(&e->cpu, &cfg, 0x5000, false), 1);
+	check_rec(e, 0, 0x1000, cfg.syscall_entry);
+	check_rec(e, 1, cfg.sysret_ip, 0x1002);
+	check_rec(e, 2, 0x1002, cfg.syscall_entry);
+	check_rec(e, 3, cfg.iret_ip, 0x5000);		/* to the handler, by IRET */
+	ck_assert_uint_eq(mem64(e, DS + DS_BTS_INDEX), BUF + 4 * REC);
+	ck_assert_int_eq(bts_step_resume(NULL, &cfg, 0x5000, false), -EINVAL);
+	ck_assert_int_eq(bts_step_resume(&e->cpu, NULL, 0x5000, false), -EINVAL);
+	free(e);
+}
+END_TEST
+
 START_TEST(test_args)
 {
 	struct bts_model_cpu cpu;
@@ -1178,6 +1212,7 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_pt_exclusive);
 	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_step_adapter);
+	tcase_add_test(tc, test_step_resume);
 	tcase_add_test(tc, test_args);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
