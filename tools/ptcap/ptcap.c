@@ -2016,6 +2016,25 @@ static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool bl
 	}
 }
 
+/* DIR/config of a BTS capture, its first lines (ptcap-format.rst). */
+static FILE *bts_config_open(const struct opts *o, bool per_cpu, uint64_t size)
+{
+	unsigned int fam, model, step;
+	FILE *f = out_open(o->dir, "config");
+
+	cpu_fms(&fam, &model, &step);
+	fprintf(f, "lwpt-ptcap-config 1\n");
+	fprintf(f, "# written by ptcap --bts%s (Documentation/ptcap-format.rst)\n",
+		per_cpu ? " -a" : "");
+	fprintf(f, "format bts\n");
+	fprintf(f, "mode %s\n", per_cpu ? "per-cpu" : "per-thread");
+	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
+	fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
+		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
+	fprintf(f, "buffer-size %" PRIu64 "\n", size);
+	return f;
+}
+
 /* One recorded thread of ptcap --bts (a command's, or attached with -p/-t). */
 struct bts_thread {
 	struct btscap b;
@@ -2126,7 +2145,6 @@ static void bts_thread_finish(const struct opts *o, struct bts_thread *t, bool r
 static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		      struct bts_thread *t, size_t n, bool ring, uint64_t size, int cstat)
 {
-	unsigned int fam, model, step;
 	uint64_t holds = 0, full = 0, taken = 0, bytes = 0;
 	FILE *f;
 	size_t i;
@@ -2135,16 +2153,7 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 	for (i = 0; i < maps->n; i++)
 		free(maps->v[i].path);
 	free(maps->v);
-	cpu_fms(&fam, &model, &step);
-	f = out_open(o->dir, "config");
-	fprintf(f, "lwpt-ptcap-config 1\n");
-	fprintf(f, "# written by ptcap --bts (Documentation/ptcap-format.rst)\n");
-	fprintf(f, "format bts\n");
-	fprintf(f, "mode per-thread\n");
-	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
-	fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
-		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
-	fprintf(f, "buffer-size %" PRIu64 "\n", size);
+	f = bts_config_open(o, false, size);
 	fprintf(f, "bts-buffer %s\n", ring ? "ring" : "linear");
 	if (o->argv) {
 		fprintf(f, "command");
@@ -2533,7 +2542,7 @@ static int bts_cpu_main(struct opts *o)
 	struct ptcap_procs *procs;
 	struct maps none = { 0 };
 	struct bts_cpu *bc;
-	unsigned int *cpus, n, i, fam, model, step, full = 0;
+	unsigned int *cpus, n, i, full = 0;
 	uint64_t lost = 0;
 	double t0;
 	FILE *sw, *f;
@@ -2608,16 +2617,7 @@ static int bts_cpu_main(struct opts *o)
 	write_maps(o->dir, &none, 0, false);
 	write_processes(procs, o->dir);
 
-	cpu_fms(&fam, &model, &step);
-	f = out_open(o->dir, "config");
-	fprintf(f, "lwpt-ptcap-config 1\n");
-	fprintf(f, "# written by ptcap --bts -a (Documentation/ptcap-format.rst)\n");
-	fprintf(f, "format bts\n");
-	fprintf(f, "mode per-cpu\n");
-	fprintf(f, "cpu %u/%u/%u\n", fam, model, step);
-	fprintf(f, "bts-branches %s%s%s\n", o->user ? "user" : "",
-		o->user && o->kernel ? "," : "", o->kernel ? "kernel" : "");
-	fprintf(f, "buffer-size %" PRIu64 "\n", size);
+	f = bts_config_open(o, true, size);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "bts-status.cpu%u%s%s%s%s records=%" PRId64 "\n", bc[i].cpu,
 			PTCAP_BTS_SUFFIX, bc[i].st.flags & LWPT_BTS_ST_FULL ? " full" : "",
