@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lwpt-timeout: 300
 # /dev/bts ring captures (ABI 1.7; Documentation/bts.rst, "Ring
 # captures"): a child runs the workload many times through an 8 KiB ring
 # (about 30 times its size), drained by a reader that waits in poll(2) for

@@ -406,7 +406,14 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 
 	if (!gt || !got || !all || pipe(go))
 		return 125;
+	fprintf(stderr, "ring: single-stepping the ground truth (%u runs)\n", reps);
 	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
+	/*
+	 * Progress on stderr, which the VM's watcher sees and $(...) does
+	 * not take: at a load of 12 a skid-60 run stayed silent past the
+	 * case's limit on silence (a slow run, not a hang).
+	 */
+	fprintf(stderr, "ring: ground truth %zu instructions; recording\n", ngt);
 	pid = fork();
 	if (pid < 0)
 		return 125;
@@ -465,6 +472,10 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 				perror("CONSUME");
 				return 1;
 			}
+			/* A line every 8 laps of the ring. */
+			if (t / (8 * rs.records_size) != rs.tail / (8 * rs.records_size))
+				fprintf(stderr, "ring: %llu bytes of records drained\n",
+					(unsigned long long)t);
 		}
 		if (!(rs.flags & LWPT_BTS_ST_RECORDING)) {
 			/* Ended: one last look after the final head. */
