@@ -102,6 +102,26 @@ static void on_chld(int sig)
 	(void)sig;
 }
 
+/*
+ * Block SIGCHLD (on_chld() its handler): *@orig_mask the mask before,
+ * *@sleep_mask that mask without SIGCHLD, for ppoll(), so that no SIGCHLD
+ * comes between a look at the command and the sleep unnoticed.
+ */
+static void chld_block(sigset_t *sleep_mask, sigset_t *orig_mask)
+{
+	struct sigaction sa;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &chld, orig_mask);
+	*sleep_mask = *orig_mask;
+	sigdelset(sleep_mask, SIGCHLD);
+}
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -2218,17 +2238,9 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 static void bts_ring_wait(const struct opts *o, struct bts_thread *t, pid_t child,
 			  struct maps *maps, int *cstat)
 {
-	struct sigaction sa;
-	sigset_t chld, sleep_mask, orig_mask;
+	sigset_t sleep_mask, orig_mask;
 
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_chld;
-	sigaction(SIGCHLD, &sa, NULL);
-	sigprocmask(SIG_BLOCK, &chld, &orig_mask);
-	sleep_mask = orig_mask;
-	sigdelset(&sleep_mask, SIGCHLD);
+	chld_block(&sleep_mask, &orig_mask);
 	if (ptrace(PTRACE_CONT, child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 	for (;;) {
@@ -2668,7 +2680,7 @@ int main(int argc, char **argv)
 	unsigned int nsnap = 0;
 	double t0, tlast;
 	struct sigaction sa;
-	sigset_t chld, sleep_mask, orig_mask;
+	sigset_t sleep_mask, orig_mask;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(&o, argc, argv);
@@ -2850,14 +2862,7 @@ int main(int argc, char **argv)
 	 * got to run (issue 39). SIGCHLD is blocked but in the sleep, so
 	 * none comes between the check and the sleep unnoticed.
 	 */
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_chld;
-	sigaction(SIGCHLD, &sa, NULL);
-	sigprocmask(SIG_BLOCK, &chld, &orig_mask);
-	sleep_mask = orig_mask;
-	sigdelset(&sleep_mask, SIGCHLD);
+	chld_block(&sleep_mask, &orig_mask);
 	if (child && ptrace(PTRACE_CONT, child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 
