@@ -149,10 +149,18 @@ static void wait_blocked(pid_t pid, long nr)
 		}
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
-		/* EAGAIN: it was running at the first look. */
+		/*
+		 * "running" (task_current_syscall()'s EAGAIN): on its CPU at
+		 * the look. strtol() would read it as 0, SYS_read: C was taken
+		 * for asleep in read(2) while it still ran to it, and recorded.
+		 */
 		if (n > 0) {
+			char *end;
+			long got;
+
 			buf[n] = '\0';
-			if (nr < 0 || strtol(buf, NULL, 10) == nr)
+			got = strtol(buf, &end, 10);
+			if (end != buf && (nr < 0 || got == nr))
 				return;
 		}
 		usleep(1000);
