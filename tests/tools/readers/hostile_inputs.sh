@@ -33,6 +33,7 @@ trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT INT TERM
 tmp=$w/tmpdir		# TMPDIR of the tools: must stay empty
 mkdir "$tmp"
 rss_max=102400		# KB
+slowest=0 slowest_name='' slowest_rss=''
 
 # The sanitizer build reserves terabytes of address space: bound it by
 # RSS (ASan's hard_rss_limit_mb) instead of ulimit -v.
@@ -55,10 +56,18 @@ run() {
 	rm -f "$w/rss"
 	# shellcheck disable=SC3045 # dash has ulimit -v
 	(ulimit -v $vlimit 2>/dev/null
-	 TMPDIR=$tmp exec timeout -s KILL "${HOSTILE_TIMEOUT:-60}" /usr/bin/time -f %M -o "$w/rss" "$@") \
+	 TMPDIR=$tmp exec timeout -s KILL "${HOSTILE_TIMEOUT:-60}" /usr/bin/time -f '%M %e' -o "$w/rss" "$@") \
 		>"$w/out" 2>"$w/err" </dev/null
 	rc=$?
-	rss=$(tail -n 1 "$w/rss" 2>/dev/null)
+	rss=$(tail -n 1 "$w/rss" 2>/dev/null | cut -d' ' -f1)
+	secs=$(tail -n 1 "$w/rss" 2>/dev/null | cut -d' ' -f2)
+	# the slowest run, reported at the end (not asserted: see above)
+	case $secs in
+	''|*[!0-9.]*) ;;
+	*) if awk -v a="$secs" -v b="$slowest" 'BEGIN { exit !(a > b) }'; then
+		slowest=$secs slowest_name=$name slowest_rss=$rss
+	   fi ;;
+	esac
 	bad=
 	case $rc in
 	137) bad="no end in ${HOSTILE_TIMEOUT:-60} s (killed)" ;;
@@ -84,7 +93,7 @@ run() {
 		pass
 		# HOSTILE_VERBOSE=1: what each run said (for a report)
 		[ -z "$HOSTILE_VERBOSE" ] ||
-			echo "ok: $name: exit $rc, ${rss:-?} KB: $(grep -v '^==' "$w/err" | head -n 1 | cut -c1-150)"
+			echo "ok: $name: exit $rc, ${rss:-?} KB, ${secs:-?} s: $(grep -v '^==' "$w/err" | head -n 1 | cut -c1-150)"
 	else
 		fail "$name: $bad"
 		sed -n '1,4s/^/	stderr: /p' "$w/err" | cut -c1-200
@@ -264,4 +273,5 @@ for t in ptflow ptdump; do
 	fi
 done
 
+echo "slowest run: $slowest s (elapsed), ${slowest_rss:-?} KB: $slowest_name"
 finish
