@@ -1998,6 +1998,26 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 /* ---- --bts: Branch Trace Store (issue 37) ----------------------------- */
 
 /*
+ * Continue the command @child from the ptrace stop @st (a waitpid()
+ * status): its exit event reads the final maps into @maps (before the mm
+ * goes) and is continued without a signal; a signal-delivery stop passes
+ * its signal on; a group-stop, which has no siginfo, passes none.
+ */
+static void child_stop_cont(pid_t child, int st, struct maps *maps)
+{
+	int sig = WSTOPSIG(st);
+	siginfo_t si;
+
+	if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+		maps_read(child, maps);
+		sig = 0;
+	}
+	if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
+		sig = 0;
+	ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+}
+
+/*
  * The command's ptrace stops since the last look, each continued (its
  * exit event: the final maps into @maps). Return: true once it has
  * exited (status in *@cstat).
@@ -2005,7 +2025,7 @@ static int attach_many(struct opts *o, const struct lpt_cap_config *cfg,
 static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool block)
 {
 	for (;;) {
-		int st, sig;
+		int st;
 		pid_t w = waitpid(child, &st, block ? 0 : WNOHANG);
 
 		if (w < 0 && errno == EINTR) {
@@ -2025,12 +2045,7 @@ static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool bl
 		}
 		if (!WIFSTOPPED(st))
 			continue;
-		sig = WSTOPSIG(st);
-		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-			maps_read(child, maps);	/* the final maps */
-			sig = 0;
-		}
-		ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
+		child_stop_cont(child, st, maps);
 		if (block)
 			return false;
 	}
@@ -2876,20 +2891,8 @@ int main(int argc, char **argv)
 
 			/* Every stop since the last look (one per signal). */
 			while ((w = waitpid(child, &st, WNOHANG)) == child &&
-			       WIFSTOPPED(st)) {
-				int sig = WSTOPSIG(st);
-				siginfo_t si;
-
-				if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-					/* At exit, before the mm goes: the final maps. */
-					maps_read(child, &maps);
-					sig = 0;
-				}
-				/* A group-stop has no siginfo: do not re-inject. */
-				if (sig && ptrace(PTRACE_GETSIGINFO, child, NULL, &si))
-					sig = 0;
-				ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
-			}
+			       WIFSTOPPED(st))
+				child_stop_cont(child, st, &maps);
 			if (w == child) {
 				if (WIFEXITED(st) || WIFSIGNALED(st)) {
 					cstat = st;
