@@ -15,7 +15,8 @@
 # EOPNOTSUPP, user and kernel together record. ptcap --lbr-on-crash of a
 # command that dies by SIGSEGV writes tid<N>.lbr and its config line, and
 # ptflow prints it as the last branches with the program's symbols; a
-# command that exits leaves no LBR file. IA32_DEBUGCTL and
+# command that exits leaves no LBR file; the same with -p PID and -t TID
+# attached to a program that waits, then dies by SIGSEGV. IA32_DEBUGCTL and
 # MSR_LBR_SELECT are back to 0 everywhere; no spec violation; unloaded.
 . /lwpt/lib.sh
 
@@ -106,6 +107,42 @@ env -i /bin/ptcap --lbr-on-crash -o /tmp/lbrcap -- /bin/true >/tmp/ptcap.out 2>&
 ! ls /tmp/lbrcap/*.lbr >/dev/null 2>&1 && ! grep -q "^lbr-crash" /tmp/lbrcap/config ||
 	fail "an LBR stack for a command that exited" || exit 1
 ok "ptcap --lbr-on-crash of a command that exits: no LBR file"
+
+# ptcap --lbr-on-crash -p PID / -t TID: attached to a program that already
+# runs (it waits for a byte on a FIFO), which then dies by SIGSEGV.
+for opt in -p -t; do
+	rm -rf /tmp/lbrcap /tmp/go
+	mkfifo /tmp/go
+	: >/tmp/prog.out
+	env -i /bin/lbr_crash segv-wait </tmp/go >/tmp/prog.out 2>&1 &
+	prog=$!
+	exec 3>/tmp/go
+	while ! grep -q ready /tmp/prog.out && kill -0 $prog 2>/dev/null; do
+		sleep 0.1
+	done
+	grep -q ready /tmp/prog.out || fail "lbr_crash segv-wait: not ready" || exit 1
+	ptcap --lbr-on-crash $opt $prog -o /tmp/lbrcap >/tmp/ptcap.out 2>&1 &
+	cap=$!
+	wait_file /tmp/lbrcap/tid$prog.bts $cap ||
+		fail "ptcap --lbr-on-crash $opt: $(cat /tmp/ptcap.out)" || exit 1
+	printf g >&3
+	exec 3>&-
+	wait $prog
+	prc=$?
+	wait $cap
+	rc=$?
+	cat /tmp/ptcap.out
+	[ $prc -eq 139 ] || fail "lbr_crash segv-wait: status $prc, want 139 (SIGSEGV)" || exit 1
+	[ $rc -eq 0 ] && grep -qx "lbr-crash\.tid$prog\.bts tid$prog\.lbr signal=11" \
+		/tmp/lbrcap/config ||
+		fail "ptcap --lbr-on-crash $opt: status $rc: $(cat /tmp/lbrcap/config)" || exit 1
+	ptflow --no-inst /tmp/lbrcap >/tmp/lbr.flow 2>/tmp/lbr.err ||
+		fail "ptflow $opt: $(head -n 3 /tmp/lbr.err)" || exit 1
+	sed -n '/^last branches of tid '$prog' (signal 11)/{n;p;}' /tmp/lbr.flow |
+		grep -q -- "-> 0x[0-9a-f]* run_and_crash+0x" ||
+		fail "$opt: the most recent branch does not go into run_and_crash" || exit 1
+	ok "ptcap --lbr-on-crash $opt: the stack at the SIGSEGV, the last into run_and_crash"
+done
 
 grep . $D/bts_msrs
 grep -q "debugctl=0x0 " $D/bts_msrs || fail "IA32_DEBUGCTL not restored" || exit 1

@@ -25,6 +25,9 @@
  *                              switch out, restored at the switch in)
  *   lbr_crash segv             run_and_crash() alone: dies by SIGSEGV (for
  *                              ptcap --lbr-on-crash)
+ *   lbr_crash segv-wait        prints "ready", waits for a byte on stdin,
+ *                              then as segv (for ptcap --lbr-on-crash -p/-t,
+ *                              attached while it waits)
  *   lbr_crash args             every bad argument of LBR_SNAPSHOT and of
  *                              the LBR flag gets its errno; exit 0 if all
  *                              as expected
@@ -530,13 +533,17 @@ int main(int argc, char **argv)
 		return cmd_now();
 	if (argc == 2 && !strcmp(argv[1], "switch"))
 		return cmd_switch();
-	if (argc == 2 && !strcmp(argv[1], "segv")) {
+	if (argc == 2 && (!strcmp(argv[1], "segv") || !strcmp(argv[1], "segv-wait"))) {
+		char c;
+
 		no_core();
+		if (argv[1][4] && (printf("ready\n") < 0 || read(0, &c, 1) != 1))
+			return 2;
 		run_and_crash();
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
-	fprintf(stderr, "usage: lbr_crash crash user|all | now | switch | segv | args\n");
+	fprintf(stderr, "usage: lbr_crash crash user|all | now | switch | segv | segv-wait | args\n");
 	return 2;
 }
