@@ -104,6 +104,26 @@ module_idle() {
 	done
 }
 
+# start_ready OUT CMD...: start CMD in the background, its stdin the FIFO
+# /tmp/go, held open for writing on this shell's fd 3 (`printf g >&3;
+# exec 3>&-` lets a program that reads a byte go on), its stdout and
+# stderr in OUT; its pid in prog. Wait until OUT says "ready" or CMD
+# ended: status 1 if it ended first. No limit of its own (see wait_file).
+start_ready() {
+	_out=$1
+	shift
+	rm -f /tmp/go
+	mkfifo /tmp/go || return 1
+	: >"$_out"
+	"$@" </tmp/go >"$_out" 2>&1 &
+	prog=$!
+	exec 3>/tmp/go
+	while ! grep -q ready "$_out" && kill -0 $prog 2>/dev/null; do
+		sleep 0.1
+	done
+	grep -q ready "$_out"
+}
+
 # wait_file FILE PID: wait until FILE exists (a background ptcap, PID,
 # writes its switches file before it starts tracing) or PID ended; status 1
 # if FILE does not exist. No limit of its own: a loaded host may hold PID

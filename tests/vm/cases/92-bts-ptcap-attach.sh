@@ -26,16 +26,8 @@ lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko "lwp_profile=none pt_profile=none bts_
 # attach_run OPT: start the program, attach with ptcap --bts OPT <id>, let
 # it run, wait for both; the flow in /tmp/att.flow.
 attach_run() {
-	rm -rf /tmp/att /tmp/go
-	mkfifo /tmp/go
-	: >/tmp/prog.out
-	env -i /bin/norandom $P </tmp/go >/tmp/prog.out &
-	prog=$!
-	exec 3>/tmp/go
-	while ! grep -q ready /tmp/prog.out && kill -0 $prog 2>/dev/null; do
-		sleep 0.1
-	done
-	grep -q ready /tmp/prog.out || fail "$P: not ready" || return 1
+	rm -rf /tmp/att
+	start_ready /tmp/prog.out env -i /bin/norandom $P || fail "$P: not ready" || return 1
 	ptcap --bts --size=4096 --progress "$1" $prog -o /tmp/att >/tmp/ptcap.out 2>&1 &
 	cap=$!
 	wait_file /tmp/att/tid$prog.bts $cap || fail "ptcap --bts $1: $(cat /tmp/ptcap.out)" ||

@@ -111,16 +111,9 @@ ok "ptcap --lbr-on-crash of a command that exits: no LBR file"
 # ptcap --lbr-on-crash -p PID / -t TID: attached to a program that already
 # runs (it waits for a byte on a FIFO), which then dies by SIGSEGV.
 for opt in -p -t; do
-	rm -rf /tmp/lbrcap /tmp/go
-	mkfifo /tmp/go
-	: >/tmp/prog.out
-	env -i /bin/lbr_crash segv-wait </tmp/go >/tmp/prog.out 2>&1 &
-	prog=$!
-	exec 3>/tmp/go
-	while ! grep -q ready /tmp/prog.out && kill -0 $prog 2>/dev/null; do
-		sleep 0.1
-	done
-	grep -q ready /tmp/prog.out || fail "lbr_crash segv-wait: not ready" || exit 1
+	rm -rf /tmp/lbrcap
+	start_ready /tmp/prog.out env -i /bin/lbr_crash segv-wait ||
+		fail "lbr_crash segv-wait: not ready" || exit 1
 	ptcap --lbr-on-crash $opt $prog -o /tmp/lbrcap >/tmp/ptcap.out 2>&1 &
 	cap=$!
 	wait_file /tmp/lbrcap/tid$prog.bts $cap ||

@@ -49,32 +49,33 @@ taken_lines() {
 	ok "$1: $n log lines"
 }
 
-# Every check of a scenario runs, whatever the first that fails.
-mark=$(dmesg_mark)
-out=$(bts_perf_take thread 1)
-rc=$?
-echo "$out"
-bad=0
-[ $rc -eq 0 ] || fail "per-thread captures" || bad=1
-[ $bad = 1 ] || ok "per-thread captures ended with DS_TAKEN at STOP, switch out, switch in"
-perf_kept "per-thread" || bad=1
-taken_lines "per-thread" 3 "$mark" || bad=1
-[ $bad = 0 ] || exit 1
+# take WHAT N WHERE ARGS...: `bts_perf_take ARGS`, perf taking IA32_DS_AREA
+# in the middle of its captures (WHAT), which end with DS_TAKEN at WHERE;
+# then perf's state kept and N log lines. Every check runs, whatever the
+# first that fails; status 1 if any failed.
+take() {
+	what=$1 lines=$2 where=$3
+	shift 3
+	mark=$(dmesg_mark)
+	out=$(bts_perf_take "$@")
+	rc=$?
+	echo "$out"
+	bad=0
+	[ $rc -eq 0 ] || fail "$what captures" || bad=1
+	[ $bad = 1 ] || ok "$what captures ended with DS_TAKEN at $where"
+	perf_kept "$what" || bad=1
+	taken_lines "$what" "$lines" "$mark" || bad=1
+	[ $bad = 0 ]
+}
+
+take per-thread 3 "STOP, switch out, switch in" thread 1 || exit 1
 
 echo off >$D/bts_perf
 grep -q "ds_area=0x0 " $D/bts_msrs || fail "perf's release" || exit 1
 [ "$(bts_test try 0 user 65536)" = ok ] || fail "CONFIGURE once perf let go" || exit 1
 ok "CONFIGURE works once perf let go"
 
-mark=$(dmesg_mark)
-out=$(bts_perf_take cpu 1)
-rc=$?
-echo "$out"
-[ $rc -eq 0 ] || fail "per-CPU capture" || bad=1
-[ $bad = 1 ] || ok "per-CPU capture ended with DS_TAKEN at the CPU's next switch"
-perf_kept "per-CPU" || bad=1
-taken_lines "per-CPU" 1 "$mark" || bad=1
-[ $bad = 0 ] || exit 1
+take per-CPU 1 "the CPU's next switch" cpu 1 || exit 1
 
 echo off >$D/bts_perf
 [ "$(grep -c "debugctl=0x0 ds_area=0x0 " $D/bts_msrs)" = "$(grep -c . $D/bts_msrs)" ] ||
