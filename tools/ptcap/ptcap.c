@@ -166,7 +166,7 @@ static void usage(FILE *f)
 "      --device=PATH      device node (default " LPT_DEV_PATH ")\n"
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
-"                         command's thread, a `format bts` directory (ptflow reads it);\n"
+"                         command's threads, a `format bts` directory (ptflow reads it);\n"
 "                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
 "                         switches (CAP_PERFMON)\n"
 "                         --bts --mode=continuous (default with a command): a ring\n"
@@ -2017,40 +2017,6 @@ static void child_stop_cont(pid_t child, int st, struct maps *maps)
 	ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig);
 }
 
-/*
- * The command's ptrace stops since the last look, each continued (its
- * exit event: the final maps into @maps). Return: true once it has
- * exited (status in *@cstat).
- */
-static bool bts_child_events(pid_t child, struct maps *maps, int *cstat, bool block)
-{
-	for (;;) {
-		int st;
-		pid_t w = waitpid(child, &st, block ? 0 : WNOHANG);
-
-		if (w < 0 && errno == EINTR) {
-			if (stop_req) {
-				kill(child, SIGINT);
-				stop_req = 0;
-			}
-			continue;
-		}
-		if (w < 0)
-			die("waitpid: %s", strerror(errno));
-		if (!w)
-			return false;
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			*cstat = st;
-			return true;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		child_stop_cont(child, st, maps);
-		if (block)
-			return false;
-	}
-}
-
 /* DIR/config of a BTS capture, its first lines (ptcap-format.rst). */
 static FILE *bts_config_open(const struct opts *o, bool per_cpu, uint64_t size)
 {
@@ -2081,36 +2047,58 @@ struct bts_thread {
 	int lbr_sig;
 	uint64_t bytes;			/* of records saved */
 	uint64_t start_ip;		/* bts-start (0: none, attached) */
+	bool first_stop;		/* created by the command, not yet run */
 	struct lwpt_bts_status st;
 	struct lwpt_bts_ring rs;
 };
 
-/* Start recording @t->tid (die with the reason, after @cleanup, if refused). */
-static void bts_thread_start(const struct opts *o, struct bts_thread *t, bool ring,
-			     uint64_t size, void (*cleanup)(void *), void *arg)
+/* Start recording @t->tid; 0 or a negative errno (*@bad: the field). */
+static int bts_thread_try_start(const struct opts *o, struct bts_thread *t, bool ring,
+				uint64_t size, uint32_t *bad)
 {
-	uint32_t bad;
 	int err = btscap_start(&t->b, o->dev, t->tid, o->user, o->kernel, o->lbr_crash,
-			       ring, size, &bad);
+			       ring, size, bad);
 
 	if (!err) {
 		t->fd = -1;
 		t->recording = true;
 		snprintf(t->name, sizeof(t->name), "tid%d%s", (int)t->tid, PTCAP_BTS_SUFFIX);
-		return;
 	}
+	return err;
+}
+
+/* Say on stderr why thread @tid could not be recorded (@what: the outcome). */
+static void bts_start_error(const struct opts *o, pid_t tid, int err, uint32_t bad,
+			    const char *what)
+{
+	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s\n",
+		o->dev ? o->dev : BTSCAP_DEV_PATH, (int)tid, strerror(-err),
+		err == -EACCES ? " (recording another user's thread needs ptrace access "
+		"to it, as perf record -p: CAP_PERFMON or CAP_SYS_PTRACE; "
+		"Documentation/pt.rst \"Permissions\")" : "",
+		bad == LWPT_BTS_FIELD_BUFFER_SIZE ? " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
+		err == -EBUSY ? " (perf or another capture holds the thread or "
+		"the CPU's DS area: the kernel log names it)" : "",
+		err == -EOPNOTSUPP && o->lbr_crash ? " (--lbr-on-crash: this processor's "
+		"LBRs are not handled, or --user alone without MSR_LBR_SELECT: "
+		"Documentation/bts.rst)" : "",
+		err == -ENOMEM ? " (memory, or the locked-memory limit RLIMIT_MEMLOCK: "
+		"ulimit -l, or a smaller --size)" : "",
+		what ? ": " : "", what ? what : "");
+}
+
+/* Start recording @t->tid (exit with the reason, after @cleanup, if refused). */
+static void bts_thread_start(const struct opts *o, struct bts_thread *t, bool ring,
+			     uint64_t size, void (*cleanup)(void *), void *arg)
+{
+	uint32_t bad = 0;
+	int err = bts_thread_try_start(o, t, ring, size, &bad);
+
+	if (!err)
+		return;
 	cleanup(arg);
-	die("%s: configure thread %d: %s%s%s%s%s", o->dev ? o->dev : BTSCAP_DEV_PATH,
-	    (int)t->tid, strerror(-err), err == -EACCES ? " (recording another user's "
-	    "thread needs ptrace access to it, as perf record -p: CAP_PERFMON or "
-	    "CAP_SYS_PTRACE; Documentation/pt.rst \"Permissions\")" : "",
-	    bad == LWPT_BTS_FIELD_BUFFER_SIZE ?
-	    " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
-	    err == -EBUSY ? " (perf or another capture holds the thread or "
-	    "the CPU's DS area: the kernel log names it)" : "",
-	    err == -EOPNOTSUPP && o->lbr_crash ? " (--lbr-on-crash: this processor's "
-	    "LBRs are not handled, or --user alone without MSR_LBR_SELECT: "
-	    "Documentation/bts.rst)" : "");
+	bts_start_error(o, t->tid, err, bad, NULL);
+	exit(PTCAP_EXIT_ERROR);
 }
 
 /* A ring's trace file, created in DIR. */
@@ -2245,35 +2233,231 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 }
 
 /*
- * A ring capture's wait: records drained into the thread's file whenever
+ * The command of ptcap --bts -- CMD and its threads: each thread it
+ * creates (PTRACE_O_TRACECLONE: the new thread is traced from its
+ * creation and stops before its first instruction) is recorded from that
+ * first instruction, as the command's own thread.
+ */
+struct bts_cmd {
+	const struct opts *o;
+	pid_t child;			/* the command's process (its first thread) */
+	bool ring;
+	uint64_t size;
+	struct bts_thread *t;		/* the recorded threads, t[0] the first */
+	size_t n, cap;
+	struct bts_untraced {		/* created, not recorded, first stop due */
+		pid_t tid;
+		bool thread;		/* a thread CONFIGURE refused: stays traced */
+	} *other;
+	size_t nother, capother;
+	uint64_t unrecorded;		/* threads CONFIGURE refused */
+};
+
+/* Remember task @tid, created by the command and not recorded. */
+static void bts_cmd_other(struct bts_cmd *c, pid_t tid, bool thread)
+{
+	if (c->nother == c->capother) {
+		struct bts_untraced *v = realloc(c->other, (c->capother = c->capother ?
+							    2 * c->capother : 8) * sizeof(*v));
+
+		if (!v)
+			die("out of memory");
+		c->other = v;
+	}
+	c->other[c->nother].tid = tid;
+	c->other[c->nother++].thread = thread;
+}
+
+static struct bts_thread *bts_cmd_find(struct bts_cmd *c, pid_t tid)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->t[i].tid == tid)
+			return &c->t[i];
+	return NULL;
+}
+
+/* Whether task @tid is a thread of process @pid (/proc/PID/task/TID). */
+static bool bts_is_thread_of(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return !access(path, F_OK);
+}
+
+/*
+ * A task @tid the command created, seen at its clone event or at its
+ * first stop, whichever comes first: a thread of the command's process is
+ * recorded (its capture configured while it cannot run yet: it waits in
+ * that first stop, which bts_cmd_first_stop() ends); another process
+ * (clone(2) without CLONE_THREAD, an exit signal other than SIGCHLD) is
+ * let go at its first stop. A thread CONFIGURE refuses (RLIMIT_MEMLOCK,
+ * for one) runs unrecorded, said on stderr and in the exit status.
+ */
+static void bts_cmd_new(struct bts_cmd *c, pid_t tid)
+{
+	struct bts_thread *t;
+	uint32_t bad;
+	int err;
+
+	if (bts_cmd_find(c, tid))
+		return;
+	for (size_t i = 0; i < c->nother; i++)
+		if (c->other[i].tid == tid)
+			return;
+	if (!bts_is_thread_of(c->child, tid)) {
+		bts_cmd_other(c, tid, false);
+		return;
+	}
+	if (c->n == c->cap) {
+		t = realloc(c->t, (c->cap = c->cap ? 2 * c->cap : 8) * sizeof(*t));
+		if (!t)
+			die("out of memory");
+		c->t = t;
+	}
+	t = &c->t[c->n];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->first_stop = true;
+	err = bts_thread_try_start(c->o, t, c->ring, c->size, &bad);
+	if (err) {
+		bts_start_error(c->o, tid, err, bad, "it runs unrecorded");
+		c->unrecorded++;
+		bts_cmd_other(c, tid, true);
+		return;
+	}
+	c->n++;
+	if (c->ring)
+		bts_thread_open(c->o, t);
+}
+
+/*
+ * The first stop of a task the command created (its SIGSTOP, before its
+ * first instruction): a recorded thread's first instruction is read
+ * (bts-start), the SIGSTOP is not passed on; another process is let go.
+ * Return: whether @tid was in such a first stop.
+ */
+static bool bts_cmd_first_stop(struct bts_cmd *c, pid_t tid, int st)
+{
+	struct user_regs_struct regs;
+	struct bts_thread *t;
+
+	if (WSTOPSIG(st) != SIGSTOP || (st >> 16))
+		return false;
+	bts_cmd_new(c, tid);
+	t = bts_cmd_find(c, tid);
+	if (t && t->first_stop) {
+		t->first_stop = false;
+		if (!ptrace(PTRACE_GETREGS, tid, NULL, &regs))
+			t->start_ip = regs.rip;
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+		return true;
+	}
+	for (size_t i = 0; i < c->nother; i++) {
+		if (c->other[i].tid != tid)
+			continue;
+		/* first stop done: the slot no longer matches */
+		c->other[i].tid = 0;
+		if (c->other[i].thread)
+			ptrace(PTRACE_CONT, tid, NULL, NULL);
+		else
+			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The ptrace stops of the command's tasks since the last look (with
+ * @block: the next one), each continued: a clone event adds the new
+ * thread, a new task's first stop ends, the other stops go through
+ * child_stop_cont() (the exit events: the final maps into @maps). A
+ * thread's exit needs nothing: its capture ends with it. Return: true
+ * once the command's process has exited (its status in *@cstat).
+ */
+static bool bts_cmd_events(struct bts_cmd *c, struct maps *maps, int *cstat, bool block)
+{
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL | (block ? 0 : WNOHANG));
+
+		if (w < 0 && errno == EINTR) {
+			if (stop_req) {
+				kill(c->child, SIGINT);
+				stop_req = 0;
+			}
+			continue;
+		}
+		if (w < 0)
+			die("waitpid: %s", strerror(errno));
+		if (!w)
+			return false;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (w == c->child) {
+				*cstat = st;
+				return true;
+			}
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
+			unsigned long msg;
+
+			if (!ptrace(PTRACE_GETEVENTMSG, w, NULL, &msg))
+				bts_cmd_new(c, (pid_t)msg);
+			ptrace(PTRACE_CONT, w, NULL, NULL);
+		} else if (!bts_cmd_first_stop(c, w, st)) {
+			child_stop_cont(w, st, maps);
+		}
+		if (block)
+			return false;
+	}
+}
+
+/*
+ * A ring capture's wait: records drained into each thread's file whenever
  * poll(2) says they wait, the command's stops handled as SIGCHLD says
  * (blocked but in ppoll(), so none is missed between the look and the
  * sleep), until the command exited.
  */
-static void bts_ring_wait(const struct opts *o, struct bts_thread *t, pid_t child,
-			  struct maps *maps, int *cstat)
+static void bts_ring_wait(struct bts_cmd *c, struct maps *maps, int *cstat)
 {
 	sigset_t sleep_mask, orig_mask;
+	struct pollfd *pfd = NULL;
+	size_t cap = 0;
 
 	chld_block(&sleep_mask, &orig_mask);
-	if (ptrace(PTRACE_CONT, child, NULL, NULL))
+	if (ptrace(PTRACE_CONT, c->child, NULL, NULL))
 		die("ptrace(CONT): %s", strerror(errno));
 	for (;;) {
-		struct pollfd pfd = { .fd = -1, .events = POLLIN };
+		size_t i, n = 0;
 
-		if (bts_child_events(child, maps, cstat, false))
+		if (bts_cmd_events(c, maps, cstat, false))
 			break;
 		if (stop_req) {
-			kill(child, SIGINT);	/* passed on; ends when it exits */
+			kill(c->child, SIGINT);	/* passed on; ends when it exits */
 			stop_req = 0;
 		}
-		/* After its end POLLHUP stays: sleep on SIGCHLD alone. */
-		if (t->recording && bts_thread_drain(o, t))
-			pfd.fd = t->b.fd;
-		if (ppoll(&pfd, 1, NULL, &sleep_mask) < 0 && errno != EINTR)
+		if (cap < c->n) {
+			free(pfd);
+			cap = c->cap;
+			pfd = malloc(cap * sizeof(*pfd));
+			if (!pfd)
+				die("out of memory");
+		}
+		/* After its end POLLHUP stays: not polled (SIGCHLD wakes). */
+		for (i = 0; i < c->n; i++) {
+			if (c->t[i].recording && bts_thread_drain(c->o, &c->t[i])) {
+				pfd[n].fd = c->t[i].b.fd;
+				pfd[n++].events = POLLIN;
+			}
+		}
+		if (ppoll(pfd, n, NULL, &sleep_mask) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 	}
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+	free(pfd);
 }
 
 static void kill_child(void *arg)
@@ -2282,48 +2466,65 @@ static void kill_child(void *arg)
 }
 
 /*
- * ptcap --bts -- CMD: the command's thread recorded through /dev/bts from
- * its first instruction after exec until it exits, into DIR/tid<N>.bts
- * with config (`format bts`) and maps (Documentation/ptcap-format.rst
- * "BTS trace files"): by default through a ring drained as it fills (the
- * thread waits for ptcap, nothing lost); with --mode=stop one buffer,
- * recording stopping when it is full. Threads the command creates are not
- * recorded (one /dev/bts capture per thread).
+ * ptcap --bts -- CMD: the command's threads recorded through /dev/bts,
+ * each from its first instruction (after exec; a thread it creates, from
+ * its creation) until it exits, into DIR/tid<N>.bts with config (`format
+ * bts`) and maps (Documentation/ptcap-format.rst "BTS trace files"): by
+ * default through rings drained as they fill (a thread waits for ptcap,
+ * nothing lost); with --mode=stop one buffer per thread, its recording
+ * stopping when it is full. The processes it creates are not recorded.
  */
 static int bts_main(struct opts *o)
 {
-	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
-	bool ring = o->cfg.mode == LWPT_PT_MODE_CONTINUOUS;
+	struct bts_cmd c = {
+		.o = o, .ring = o->cfg.mode == LWPT_PT_MODE_CONTINUOUS,
+		.size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE,
+	};
 	struct user_regs_struct regs;
 	struct maps maps = { 0 };
-	struct bts_thread t;
-	pid_t child;
-	int err, cstat = 0;
+	int err, cstat = 0, rc;
+	size_t i;
 
-	memset(&t, 0, sizeof(t));
-	child = spawn_stopped(o->argv);
-	err = maps_read(child, &maps);
+	c.child = spawn_stopped(o->argv);
+	if (ptrace(PTRACE_SETOPTIONS, c.child, NULL,
+		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE)))
+		die("ptrace(SETOPTIONS): %s", strerror(errno));
+	err = maps_read(c.child, &maps);
 	if (err)
-		die("/proc/%d/maps: %s", (int)child, strerror(-err));
+		die("/proc/%d/maps: %s", (int)c.child, strerror(-err));
 	/* Its first instruction, which no record tells (bts-start). */
-	if (ptrace(PTRACE_GETREGS, child, NULL, &regs))
+	if (ptrace(PTRACE_GETREGS, c.child, NULL, &regs))
 		die("ptrace(GETREGS): %s", strerror(errno));
-	t.tid = child;
-	t.start_ip = regs.rip;
-	bts_thread_start(o, &t, ring, size, kill_child, &child);
+	c.t = calloc(1, sizeof(*c.t));
+	if (!c.t)
+		die("out of memory");
+	c.cap = 1;
+	c.t[0].tid = c.child;
+	c.t[0].start_ip = regs.rip;
+	bts_thread_start(o, &c.t[0], c.ring, c.size, kill_child, &c.child);
+	c.n = 1;
 	outdir_prepare(o);
-	save_vdso(child, o->dir, &maps);
-	if (ring) {
-		bts_thread_open(o, &t);
-		bts_ring_wait(o, &t, child, &maps, &cstat);
+	save_vdso(c.child, o->dir, &maps);
+	if (c.ring) {
+		bts_thread_open(o, &c.t[0]);
+		bts_ring_wait(&c, &maps, &cstat);
 	} else {
-		if (ptrace(PTRACE_CONT, child, NULL, NULL))
+		if (ptrace(PTRACE_CONT, c.child, NULL, NULL))
 			die("ptrace(CONT): %s", strerror(errno));
-		while (!bts_child_events(child, &maps, &cstat, true))
+		while (!bts_cmd_events(&c, &maps, &cstat, true))
 			;
 	}
-	bts_thread_finish(o, &t, ring);
-	return bts_finish(o, &maps, child, &t, 1, ring, size, cstat);
+	for (i = 0; i < c.n; i++)
+		bts_thread_finish(o, &c.t[i], c.ring);
+	rc = bts_finish(o, &maps, c.child, c.t, c.n, c.ring, c.size, cstat);
+	if (c.unrecorded) {
+		fprintf(stderr, "ptcap: %" PRIu64 " thread(s) of the command ran unrecorded "
+			"(see above)\n", c.unrecorded);
+		rc = PTCAP_EXIT_LOSSES;
+	}
+	free(c.t);
+	free(c.other);
+	return rc;
 }
 
 /* The threads of process @pid now, or thread @tid alone: a malloc'ed array. */

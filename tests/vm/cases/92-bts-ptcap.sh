@@ -6,7 +6,9 @@
 # (Documentation/ptcap-format.rst "BTS trace files"); ptflow's listing of it
 # equals ptrace single-stepping, every instruction (the code before the
 # first branch from the bts-start line ptcap reads at the exec), with the
-# system calls as [disabled]/[resumed]; --calls and --report decode it; a
+# system calls as [disabled]/[resumed]; a thread the command creates is
+# recorded from its first instruction (pt_flow_threads: both threads'
+# flows equal single-stepping); --calls and --report decode it; a
 # one-page ring (the default) loses nothing, the thread waiting for ptcap;
 # with --mode=stop a buffer too small fills, ptcap says so (exit 3) and
 # keeps what it has; --kernel
@@ -41,6 +43,36 @@ fi
 grep -q "^bts-start\.tid[0-9]*\.bts 0x" /tmp/bts/config || fail "no bts-start line" || exit 1
 dis=$(grep -c '^\[disabled\]' /tmp/bts.list)
 ok "ptflow on ptcap --bts = single-stepping: $n of $n_gt instructions, $dis system calls"
+
+# Threads the command creates: each recorded from its first instruction
+# (ptcap traces the clone; the new thread waits in its first stop while its
+# capture is configured), its flow equal to its single-stepped ground truth.
+R=300
+env -i /bin/norandom /bin/pt_flow_gt -o /tmp/gtt0.txt -T /tmp/gtt1.txt \
+	/bin/pt_flow_threads $R 2>/tmp/gt.err
+trc=$?
+[ $trc -lt 100 ] || fail "pt_flow_gt -T: $trc $(cat /tmp/gt.err)" || exit 1
+rm -rf /tmp/bthr
+env -i /bin/norandom /bin/ptcap --bts --size=4096 -o /tmp/bthr -- /bin/pt_flow_threads $R \
+	>/tmp/ptcap.out 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx "command-status exit=$trc" /tmp/bthr/config &&
+	[ "$(grep -c '^thread\.tid[0-9]*\.bts tid=' /tmp/bthr/config)" = 2 ] ||
+	fail "ptcap --bts of two threads: status $rc: $(cat /tmp/ptcap.out)" \
+		"$(grep '^thread' /tmp/bthr/config)" || exit 1
+i=0
+for tid in $(sed -n 's/^thread\.tid[0-9]*\.bts tid=\([0-9]*\) .*/\1/p' /tmp/bthr/config); do
+	ptflow --no-inst --no-symbols --tid "$tid" /tmp/bthr 2>/tmp/thr.err |
+		grep -E '^[0-9a-f]{16}$' >/tmp/thr.flow
+	if ! cmp -s /tmp/gtt$i.txt /tmp/thr.flow; then
+		diff /tmp/gtt$i.txt /tmp/thr.flow | head -n 10
+		fail "thread $i (tid $tid): $(wc -l </tmp/thr.flow) instructions differ from" \
+			"single-stepping's $(wc -l </tmp/gtt$i.txt): $(head -n 3 /tmp/thr.err)" || exit 1
+	fi
+	i=$((i + 1))
+done
+ok "ptcap --bts of a command's two threads: each flow = single-stepping" \
+	"($(wc -l </tmp/gtt0.txt) and $(wc -l </tmp/gtt1.txt) instructions)"
 
 ptflow --calls /tmp/bts >/tmp/bts.calls 2>&1 && grep -q ' call .*main' /tmp/bts.calls ||
 	fail "--calls: $(head -n 5 /tmp/bts.calls)" || exit 1
