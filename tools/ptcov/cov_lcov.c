@@ -653,69 +653,45 @@ struct order {
 	size_t *bfirst;		/* per line: its first in brs; [nlines]: nbr */
 };
 
-static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
-		       const struct order *ord, const char *tn)
+/* The records of source file @file into @out (functions in address
+ * order, branches by line, lines by number): 0, or -1 (ENOMEM). */
+static int write_file(struct cov_merge *out, const struct lc *lc, uint32_t file,
+		      const struct order *ord)
 {
-	size_t fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
+	long id = cov_merge_file(out, lc->files[file]);
 
-	if (out)
-		fprintf(out, "TN:%s\nSF:%s\n", tn, lc->files[file]);
+	if (id < 0)
+		return -1;
 	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
 		const struct func *fn = &lc->fn[ord->fns[k]];
 
-		if (out)
-			fprintf(out, "FN:%u,%s\n", lc->lines[fn->line].no, fn->name);
+		if (cov_merge_fn(out, id, lc->lines[fn->line].no, fn->name, fn->count))
+			return -1;
 	}
-	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
-		const struct func *fn = &lc->fn[ord->fns[k]];
-
-		fnf++;
-		fnh += fn->count > 0;
-		if (out)
-			fprintf(out, "FNDA:%" PRIu64 ",%s\n", fn->count, fn->name);
-	}
-	if (out)
-		fprintf(out, "FNF:%zu\nFNH:%zu\n", fnf, fnh);
 	/* branches: by line, in address order within a line */
 	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
 		uint32_t ln = ord->lorder[k];
 		const struct line *l = &lc->lines[ln];
-		unsigned int blk = 0;
+		uint32_t blk = 0;
 
 		for (size_t j = ord->bfirst[ln]; j < ord->bfirst[ln + 1]; j++) {
 			const struct br *b = &lc->br[ord->brs[j]];
 
-			brf += 2;
-			brh += (b->taken > 0) + (b->nottaken > 0);
-			if (!out)
-				continue;
-			if (b->exec)
-				fprintf(out, "BRDA:%u,%u,0,%" PRIu64 "\nBRDA:%u,%u,1,%" PRIu64 "\n",
-					l->no, blk, b->taken, l->no, blk, b->nottaken);
-			else
-				fprintf(out, "BRDA:%u,%u,0,-\nBRDA:%u,%u,1,-\n",
-					l->no, blk, l->no, blk);
+			/* a branch whose block never ran: "-" */
+			if (cov_merge_br(out, id, l->no, blk, 0, b->exec ? b->taken : 0, !b->exec) ||
+			    cov_merge_br(out, id, l->no, blk, 1, b->exec ? b->nottaken : 0,
+					 !b->exec))
+				return -1;
 			blk++;
 		}
 	}
-	if (out)
-		fprintf(out, "BRF:%zu\nBRH:%zu\n", brf, brh);
 	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
 		const struct line *l = &lc->lines[ord->lorder[k]];
 
-		lf++;
-		lh += l->count > 0;
-		if (out)
-			fprintf(out, "DA:%u,%" PRIu64 "\n", l->no, l->count);
+		if (cov_merge_da(out, id, l->no, l->count))
+			return -1;
 	}
-	if (out)
-		fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", lf, lh);
-	if (sum)
-		fprintf(sum, "File '%s'\nLines executed:%.2f%% of %zu\n"
-			"Functions executed:%.2f%% of %zu\n"
-			"Branches taken at least once:%.2f%% of %zu\n\n",
-			lc->files[file], pct(lh, lf), lf, pct(fnh, fnf), fnf,
-			pct(brh, brf), brf);
+	return 0;
 }
 
 /*
@@ -913,9 +889,9 @@ static int run_add_fns(struct cov_lcov_run *run, const struct lc *lc, size_t m,
 	return 0;
 }
 
-int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
-		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn,
+int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
+		   struct cov_flow *f, const struct cov_edges *acc,
+		   const struct cov_modules *ms, const struct lpt_cov_image *img,
 		   struct cov_lcov_run *run)
 {
 	bool *noline = calloc(ms->nmod + 1, sizeof(*noline));
@@ -1024,8 +1000,12 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		free_order(&ord);
 		goto nomem;
 	}
-	for (size_t i = 0; i < lc.nfiles; i++)
-		write_file(out, NULL, &lc, forder[i], &ord, tn);
+	for (size_t i = 0; out && i < lc.nfiles; i++) {
+		if (write_file(out, &lc, forder[i], &ord)) {
+			free_order(&ord);
+			goto nomem;
+		}
+	}
 	free_order(&ord);
 	/* functions without lines: in the run's summary */
 	for (size_t m = 0; run && m < ms->nmod; m++)
@@ -1046,7 +1026,7 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 				"Functions executed:%.2f%% of %zu\n\n",
 				ms->mod[m].path, pct(fnh, fnf), fnf);
 	}
-	ret = out && ferror(out) ? -1 : 0;
+	ret = 0;
 	goto out;
 nomem:
 	errno = ENOMEM;
