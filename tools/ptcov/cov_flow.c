@@ -593,6 +593,68 @@ static int blk_cmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/*
+ * f->blk in blk_cmp()'s order, stably, when the blocks from @p on (those
+ * of trace-enable entries: few) broke it: those sorted alone, then
+ * merged with the first @p (in start order: one per edge destination,
+ * walked in order) from the end, a linear pass, not a sort of all. 0, or
+ * -1 (ENOMEM).
+ */
+static int blk_order(struct cov_flow *f, size_t p)
+{
+	size_t nt = f->nblk - p, a = p, b = nt, n = f->nblk;
+	struct cov_block *t;
+	bool sorted = true;
+
+	for (size_t i = 1; i < f->nblk && sorted; i++)
+		sorted = blk_cmp(&f->blk[i - 1], &f->blk[i]) <= 0;
+	if (sorted)
+		return 0;
+	t = malloc(nt * sizeof(*t));
+	if (!t)
+		return -1;
+	if (nt <= 32) {		/* by insertion */
+		memcpy(t, &f->blk[p], nt * sizeof(*t));
+		for (size_t i = 1; i < nt; i++) {
+			struct cov_block x = t[i];
+			size_t j = i;
+
+			for (; j > 0 && blk_cmp(&t[j - 1], &x) > 0; j--)
+				t[j] = t[j - 1];
+			t[j] = x;
+		}
+	} else {		/* many system call sites: a radix sort */
+		uint32_t *idx = sorted_idx(nt, &f->blk[p], sizeof(*t),
+					   offsetof(struct cov_block, start),
+					   offsetof(struct cov_block, end));
+
+		if (!idx) {
+			free(t);
+			return -1;
+		}
+		for (size_t i = 0; i < nt; i++)
+			t[i] = f->blk[p + idx[i]];
+		free(idx);
+	}
+	/* the first @p may be out of order only if blocks overlap there:
+	 * then all of them, as before */
+	for (size_t i = 1; i < p; i++) {
+		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
+			free(t);
+			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
+			return 0;
+		}
+	}
+	while (b) {		/* on equal blocks the first @p first */
+		if (a && blk_cmp(&f->blk[a - 1], &t[b - 1]) > 0)
+			f->blk[--n] = f->blk[--a];
+		else
+			f->blk[--n] = t[--b];
+	}
+	free(t);
+	return 0;
+}
+
 /* Instructions, growing (struct cov_flow's insn). */
 struct recs {
 	struct cov_insn *r;
@@ -1104,7 +1166,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
 	struct btab bt = { 0 };
 	uint32_t *bydst = NULL;
-	size_t cb = 0;
+	size_t cb = 0, nedge;
 	bool far = false;
 
 	memset(f, 0, sizeof(*f));
@@ -1137,6 +1199,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			goto nomem;
 		far |= s.kind == LPT_COV_INSN_FAR;
 	}
+	nedge = f->nblk;
 	/* code entered without an edge: only from an entry point or after a
 	 * far transfer; the branches the blocks reached, with their counts,
 	 * only then (sized for them all: nothing grown in the usual case) */
@@ -1158,12 +1221,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			goto nomem;
 	}
 	/* in start order already unless trace-enable entries added some */
-	for (size_t i = 1; i < f->nblk; i++) {
-		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
-			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
-			break;
-		}
-	}
+	if (blk_order(f, nedge))
+		goto nomem;
 	if (want_insns && insns(f, &w, acc, bydst))
 		goto nomem;
 	for (size_t i = 0; i < f->nblk; i++)
