@@ -23,15 +23,6 @@ struct kv {
 	uint64_t i;
 };
 
-/*
- * Sort the @n indices at @idx stably by the uint64_t at byte @off of
- * element idx[i] of @base (elements of @size bytes): LSD radix over
- * (key, index) pairs copied out once, a byte a pass, the histograms of all
- * eight bytes counted in one read, passes where every key has the same
- * byte skipped (addresses share their high bytes). Linear in @n: no
- * comparison sort on the way from edges to lines. Returns 0 or -1
- * (ENOMEM).
- */
 /* A key less the smallest one, when they span less than 2^32, and the
  * index of its element (radix_idx32()). */
 struct kv32 {
@@ -90,21 +81,106 @@ static int radix_idx32(uint32_t *idx, size_t n, const void *base, size_t size,
 	return 0;
 }
 
+/* The key of element @i (radix_idx()). */
+static inline uint64_t key_at(const void *base, size_t size, size_t off, uint32_t i)
+{
+	uint64_t k;
+
+	memcpy(&k, (const uint8_t *)base + (size_t)i * size + off, sizeof(k));
+	return k;
+}
+
+static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
+		     size_t off);
+
+/*
+ * radix_idx() for keys far apart (a program's code and the libraries its
+ * calls leave to: kAFL's traces filter a program, some of its edges go to
+ * libc): the keys within 2^31 of the middle element's, when they are most,
+ * by radix_idx32() (two passes for a program); those below and those above
+ * them (few) by radix_idx(); the three side by side: stable as a whole.
+ * Returns 0; 1 when most keys are not near the middle one (nothing done);
+ * -1 (ENOMEM).
+ */
+static int radix_idx_split(uint32_t *idx, size_t n, const void *base, size_t size,
+			   size_t off)
+{
+	uint64_t piv = key_at(base, size, off, idx[n / 2]);
+	uint64_t lo = piv > (1ull << 31) ? piv - (1ull << 31) : 0;
+	uint64_t hi = lo > UINT64_MAX - UINT32_MAX ? UINT64_MAX : lo + UINT32_MAX;
+	uint64_t min = UINT64_MAX, max = 0;
+	size_t nb = 0, nin = 0, ib, ii, ia;
+	uint32_t *t;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_at(base, size, off, idx[i]);
+
+		if (k < lo) {
+			nb++;
+		} else if (k <= hi) {
+			nin++;
+			min = k < min ? k : min;
+			max = k > max ? k : max;
+		}
+	}
+	if (2 * nin <= n)
+		return 1;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -1;
+	ib = 0;
+	ii = nb;
+	ia = nb + nin;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_at(base, size, off, idx[i]);
+
+		if (k < lo)
+			t[ib++] = idx[i];
+		else if (k <= hi)
+			t[ii++] = idx[i];
+		else
+			t[ia++] = idx[i];
+	}
+	r = radix_idx32(t + nb, nin, base, size, off, min, max - min);
+	if (!r && nb)
+		r = radix_idx(t, nb, base, size, off);
+	if (!r && n - nb - nin)
+		r = radix_idx(t + nb + nin, n - nb - nin, base, size, off);
+	if (!r)
+		memcpy(idx, t, n * sizeof(*idx));
+	free(t);
+	return r;
+}
+
+/*
+ * Sort the @n indices at @idx stably by the uint64_t at byte @off of
+ * element idx[i] of @base (elements of @size bytes): LSD radix over
+ * (key, index) pairs copied out once, a byte a pass, the histograms of all
+ * eight bytes counted in one read, passes where every key has the same
+ * byte skipped (addresses share their high bytes); keys spanning less
+ * than 2^32 by radix_idx32(), most keys near each other by
+ * radix_idx_split(). Linear in @n: no
+ * comparison sort on the way from edges to lines. Returns 0 or -1
+ * (ENOMEM).
+ */
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
-	const uint8_t *q = base;
 	uint64_t min = UINT64_MAX, max = 0;
+	int r;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k;
+		uint64_t k = key_at(base, size, off, idx[i]);
 
-		memcpy(&k, q + (size_t)idx[i] * size + off, sizeof(k));
 		min = k < min ? k : min;
 		max = k > max ? k : max;
 	}
 	if (n && max - min <= UINT32_MAX)
 		return radix_idx32(idx, n, base, size, off, min, max - min);
+	r = n ? radix_idx_split(idx, n, base, size, off) : 0;
+	if (r <= 0)
+		return r;
 
 	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1414,6 +1415,80 @@ START_TEST(flow_zero_count_edges)
 }
 END_TEST
 
+/*
+ * cov_sorted_idx(): stable by key (equal keys in index order) for keys of
+ * one program (within 2^32), of a program and far libraries (most near
+ * each other: a split), spread over 2^64 (the byte radix), at both ends
+ * of the address space, with many equal keys; against a comparison sort.
+ */
+struct skey {
+	uint64_t pad, k;
+};
+
+static const struct skey *skeys;
+
+static int sidx_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (skeys[x].k != skeys[y].k)
+		return skeys[x].k < skeys[y].k ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(sorted_idx_stable)
+{
+	enum { N = 3000 };
+	static struct skey k[N];
+	static uint32_t ref[N];
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+
+	for (int shape = 0; shape < 6; shape++) {
+		uint32_t *idx;
+
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t r;
+
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			r = rnd;
+			switch (shape) {
+			case 0:		/* one program */
+				k[i].k = 0x400000 + r % 0x100000;
+				break;
+			case 1:		/* and a few calls to libc */
+				k[i].k = r % 50 ? 0x400000 + r % 0x100000 :
+					 0x7ffff7000000 + (r >> 8) % 0x800000;
+				break;
+			case 2:		/* below and above the program */
+				k[i].k = r % 20 ? 0x555555554000 + r % 0x80000 :
+					 r % 40 ? r >> 20 : UINT64_MAX - (r >> 30);
+				break;
+			case 3:		/* all over */
+				k[i].k = r;
+				break;
+			case 4:		/* near 0 and near the top */
+				k[i].k = r % 3 ? r % 4096 : UINT64_MAX - r % 4096;
+				break;
+			default:	/* few distinct keys: stability */
+				k[i].k = (r % 7) << 40;
+				break;
+			}
+			ref[i] = i;
+		}
+		skeys = k;
+		qsort(ref, N, sizeof(*ref), sidx_cmp);
+		idx = cov_sorted_idx(N, k, sizeof(*k), offsetof(struct skey, k));
+		ck_assert_ptr_nonnull(idx);
+		for (uint32_t i = 0; i < N; i++)
+			ck_assert_msg(idx[i] == ref[i], "shape %d: at %u %u, want %u", shape,
+				      i, idx[i], ref[i]);
+		free(idx);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt_cov");
@@ -1449,6 +1524,7 @@ int main(void)
 	tcase_add_test(tc, api_errors);
 	tcase_add_loop_test(tc, real_flow_indices, 0, REAL_NTRACES);
 	tcase_add_test(tc, flow_zero_count_edges);
+	tcase_add_test(tc, sorted_idx_stable);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }
