@@ -54,7 +54,11 @@ struct br {
 
 struct lc {
 	char **files;
-	size_t nfiles;
+	size_t nfiles, cfiles;
+	uint32_t *fhash;	/* files by name, open addressing: index + 1 */
+	size_t fmask;
+	const char *last_src;	/* file_id()'s last name (libdw's string) */
+	long last_fid;		/* and its index */
 	struct line *lines;
 	size_t nlines, cline;
 	uint32_t *lhash;	/* open addressing: index + 1 */
@@ -88,13 +92,51 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return q;
 }
 
+/* FNV-1a */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The index of source file @name, added if new; -1 when out of memory.
+ * Rows come file by file with libdw's own string for each file: the last
+ * one is compared by address first; the others are found by a hash (a
+ * library's debug info names thousands of files).
+ */
 static long file_id(struct lc *lc, const char *name)
 {
-	/* few files: a scan from the last one (rows come file by file) */
-	for (size_t i = lc->nfiles; i-- > 0;)
-		if (!strcmp(lc->files[i], name))
-			return (long)i;
-	char **n = realloc(lc->files, (lc->nfiles + 1) * sizeof(*n));
+	size_t j;
+
+	if (name == lc->last_src)
+		return lc->last_fid;
+	if (!lc->fhash || 2 * (lc->nfiles + 1) > lc->fmask + 1) {
+		size_t cap = lc->fhash ? 2 * (lc->fmask + 1) : 256;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return -1;
+		for (size_t i = 0; i < lc->nfiles; i++) {
+			for (j = str_hash(lc->files[i]) & (cap - 1); h[j]; j = (j + 1) & (cap - 1))
+				;
+			h[j] = (uint32_t)i + 1;
+		}
+		free(lc->fhash);
+		lc->fhash = h;
+		lc->fmask = cap - 1;
+	}
+	for (j = str_hash(name) & lc->fmask; lc->fhash[j]; j = (j + 1) & lc->fmask) {
+		if (!strcmp(lc->files[lc->fhash[j] - 1], name)) {
+			lc->last_src = name;
+			lc->last_fid = (long)lc->fhash[j] - 1;
+			return lc->last_fid;
+		}
+	}
+	char **n = grow(lc->files, &lc->cfiles, lc->nfiles, sizeof(*n));
 
 	if (!n)
 		return -1;
@@ -102,6 +144,9 @@ static long file_id(struct lc *lc, const char *name)
 	n[lc->nfiles] = strdup(name);
 	if (!n[lc->nfiles])
 		return -1;
+	lc->fhash[j] = (uint32_t)lc->nfiles + 1;
+	lc->last_src = name;
+	lc->last_fid = (long)lc->nfiles;
 	return (long)lc->nfiles++;
 }
 
@@ -155,13 +200,29 @@ static uint32_t line_id(struct lc *lc, uint32_t file, uint32_t no)
 	return (uint32_t)lc->nlines++;
 }
 
-static int row_cmp(const void *a, const void *b)
+/*
+ * lc->rows by address, then the order read (seq, their index now): a
+ * stable radix sort by address gives just that, linear in the rows (a
+ * library's debug info has hundreds of thousands). 0 or -1 (ENOMEM).
+ */
+static int sort_rows(struct lc *lc)
 {
-	const struct row *x = a, *y = b;
+	uint32_t *idx = cov_sorted_idx(lc->nrows, lc->rows, sizeof(*lc->rows),
+				       offsetof(struct row, addr));
+	struct row *s = malloc(lc->nrows * sizeof(*s));
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!idx || !s) {
+		free(idx);
+		free(s);
+		return -1;
+	}
+	for (size_t i = 0; i < lc->nrows; i++)
+		s[i] = lc->rows[idx[i]];
+	free(idx);
+	free(lc->rows);
+	lc->rows = s;
+	lc->crows = lc->nrows;
+	return 0;
 }
 
 /* The index of the last row at or below @addr, or -1. */
@@ -944,8 +1005,8 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 				"function coverage only, in this summary\n", prog,
 				mod->path);
 	}
-	if (lc.nrows)
-		qsort(lc.rows, lc.nrows, sizeof(*lc.rows), row_cmp);
+	if (lc.nrows && sort_rows(&lc))
+		goto nomem;
 	if (lc.nfn && sort_fns(&lc))
 		goto nomem;
 	if (lc.ndecl)
@@ -1034,6 +1095,7 @@ out:
 	for (size_t i = 0; i < lc.nfiles; i++)
 		free(lc.files[i]);
 	free(lc.files);
+	free(lc.fhash);
 	free(lc.lines);
 	free(lc.lhash);
 	free(lc.rows);
