@@ -204,6 +204,14 @@ static int rec_cmp(const void *a, const void *b, void *ctx)
 	return x->branch < y->branch ? -1 : x->branch > y->branch;
 }
 
+/* rec_cmp() but for the order of one file's functions (equal here). */
+static int rec_cmp_runs(const struct rec *x, const struct rec *y, const uint32_t *rank)
+{
+	if (x->file == y->file && x->type == R_FN && y->type == R_FN)
+		return 0;
+	return rec_cmp(x, y, (void *)rank);
+}
+
 static int path_cmp(const void *a, const void *b, void *ctx)
 {
 	char *const *s = ctx;
@@ -260,10 +268,21 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
 	for (uint32_t i = 0; i < m->files.n; i++)
 		rank[byname[i]] = i;
 	free(byname);
+	/* one capture group's records come in order but for each file's
+	 * functions (by address, not name): only those are sorted then */
 	for (size_t i = 1; i < m->n && sorted; i++)
-		sorted = rec_cmp(&m->r[i - 1], &m->r[i], rank) <= 0;
+		sorted = rec_cmp_runs(&m->r[i - 1], &m->r[i], rank) <= 0;
 	if (!sorted)
 		qsort_r(m->r, m->n, sizeof(*m->r), rec_cmp, rank);
+	for (size_t i = 0, j; sorted && i < m->n; i = j) {
+		bool run_sorted = true;
+
+		for (j = i + 1; j < m->n && m->r[j].type == R_FN && m->r[i].type == R_FN &&
+		     m->r[j].file == m->r[i].file; j++)
+			run_sorted = run_sorted && m->r[j - 1].name <= m->r[j].name;
+		if (!run_sorted)
+			qsort_r(&m->r[i], j - i, sizeof(*m->r), rec_cmp, rank);
+	}
 	free(rank);
 	for (size_t i = 0; i < m->n; i++) {
 		struct rec *x = &m->r[i];
