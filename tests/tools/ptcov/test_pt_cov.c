@@ -22,6 +22,7 @@
 #include "tests/libpt/cov_ref.h"
 #include "tests/libpt/real_traces.h"
 #include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_merge.h"
 
 static struct lpt_cov *new_cov_cpu(const struct lpt_cov_image *img, uint32_t flags,
 				   uint64_t start, uint64_t end, int model)
@@ -1489,6 +1490,78 @@ START_TEST(sorted_idx_stable)
 }
 END_TEST
 
+/*
+ * cov_merge (lcov -a): records of two groups summed per file, function
+ * name and line (FN: the largest line, FNDA: the sum), branch ("-" only
+ * while every record says so and the sum is 0) and line; files by path,
+ * a file's functions by line then name, totals recomputed; a group's
+ * functions out of name order too.
+ */
+START_TEST(merge_records)
+{
+	struct cov_merge *m = cov_merge_alloc();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	long b, a, b2;
+	static const char want[] =
+		"TN:t\nSF:/a.c\nFN:3,zeta\nFN:7,alpha\nFNDA:0,zeta\nFNDA:5,alpha\n"
+		"FNF:2\nFNH:1\nBRDA:4,0,0,-\nBRDA:4,0,1,2\nBRF:2\nBRH:1\n"
+		"DA:3,0\nDA:7,5\nLF:2\nLH:1\nend_of_record\n"
+		"TN:t\nSF:/b.c\nFN:9,main\nFNDA:3,main\nFNF:1\nFNH:1\nBRF:0\nBRH:0\n"
+		"DA:9,3\nLF:1\nLH:1\nend_of_record\n";
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(out);
+	/* group 1: /b.c, then /a.c (its functions by address: zeta first) */
+	b = cov_merge_file(m, "/b.c");
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_eq(cov_merge_fn(m, b, 9, "main", 1), 0);
+	ck_assert_int_eq(cov_merge_da(m, b, 9, 1), 0);
+	a = cov_merge_file(m, "/a.c");
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 3, "zeta", 0), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 6, "alpha", 2), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 0, 0, true), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 1, 0, true), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 3, 0), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 7, 2), 0);
+	/* group 2: the same files again */
+	b2 = cov_merge_file(m, "/b.c");
+	ck_assert_int_eq(b2, b);
+	ck_assert_int_eq(cov_merge_fn(m, b2, 9, "main", 2), 0);
+	ck_assert_int_eq(cov_merge_da(m, b2, 9, 2), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 7, "alpha", 3), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 0, 0, true), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 1, 2, false), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 7, 3), 0);
+	ck_assert_int_eq(cov_merge_write(m, out, NULL, "t", true), 0);
+	fclose(out);
+	ck_assert_str_eq(text, want);
+	free(text);
+	cov_merge_free(m);
+
+	/* one group whose file has a name twice (a static inline function
+	 * of a header, at two addresses): one function, the larger line */
+	m = cov_merge_alloc();
+	text = NULL;
+	out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(out);
+	a = cov_merge_file(m, "/h.h");
+	ck_assert_int_eq(cov_merge_fn(m, a, 3, "zeta", 1), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 7, "alpha", 0), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 5, "zeta", 2), 0);
+	ck_assert_int_eq(cov_merge_write(m, out, NULL, "", true), 0);
+	fclose(out);
+	ck_assert_str_eq(text, "TN:\nSF:/h.h\nFN:5,zeta\nFN:7,alpha\nFNDA:3,zeta\n"
+			 "FNDA:0,alpha\nFNF:2\nFNH:1\nBRF:0\nBRH:0\nLF:0\nLH:0\n"
+			 "end_of_record\n");
+	free(text);
+	cov_merge_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt_cov");
@@ -1525,6 +1598,7 @@ int main(void)
 	tcase_add_loop_test(tc, real_flow_indices, 0, REAL_NTRACES);
 	tcase_add_test(tc, flow_zero_count_edges);
 	tcase_add_test(tc, sorted_idx_stable);
+	tcase_add_test(tc, merge_records);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }
