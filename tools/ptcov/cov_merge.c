@@ -205,11 +205,11 @@ static int rec_cmp(const void *a, const void *b, void *ctx)
 }
 
 /* rec_cmp() but for the order of one file's functions (equal here). */
-static int rec_cmp_runs(const struct rec *x, const struct rec *y, const uint32_t *rank)
+static int rec_cmp_runs(const struct rec *x, const struct rec *y, uint32_t *rank)
 {
 	if (x->file == y->file && x->type == R_FN && y->type == R_FN)
 		return 0;
-	return rec_cmp(x, y, (void *)rank);
+	return rec_cmp(x, y, rank);
 }
 
 static int path_cmp(const void *a, const void *b, void *ctx)
