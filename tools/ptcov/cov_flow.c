@@ -23,15 +23,6 @@ struct kv {
 	uint64_t i;
 };
 
-/*
- * Sort the @n indices at @idx stably by the uint64_t at byte @off of
- * element idx[i] of @base (elements of @size bytes): LSD radix over
- * (key, index) pairs copied out once, a byte a pass, the histograms of all
- * eight bytes counted in one read, passes where every key has the same
- * byte skipped (addresses share their high bytes). Linear in @n: no
- * comparison sort on the way from edges to lines. Returns 0 or -1
- * (ENOMEM).
- */
 /* A key less the smallest one, when they span less than 2^32, and the
  * index of its element (radix_idx32()). */
 struct kv32 {
@@ -90,21 +81,106 @@ static int radix_idx32(uint32_t *idx, size_t n, const void *base, size_t size,
 	return 0;
 }
 
+/* The key of element @i (radix_idx()). */
+static inline uint64_t key_at(const void *base, size_t size, size_t off, uint32_t i)
+{
+	uint64_t k;
+
+	memcpy(&k, (const uint8_t *)base + (size_t)i * size + off, sizeof(k));
+	return k;
+}
+
+static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
+		     size_t off);
+
+/*
+ * radix_idx() for keys far apart (a program's code and the libraries its
+ * calls leave to: kAFL's traces filter a program, some of its edges go to
+ * libc): the keys within 2^31 of the middle element's, when they are most,
+ * by radix_idx32() (two passes for a program); those below and those above
+ * them (few) by radix_idx(); the three side by side: stable as a whole.
+ * Returns 0; 1 when most keys are not near the middle one (nothing done);
+ * -1 (ENOMEM).
+ */
+static int radix_idx_split(uint32_t *idx, size_t n, const void *base, size_t size,
+			   size_t off)
+{
+	uint64_t piv = key_at(base, size, off, idx[n / 2]);
+	uint64_t lo = piv > (1ull << 31) ? piv - (1ull << 31) : 0;
+	uint64_t hi = lo > UINT64_MAX - UINT32_MAX ? UINT64_MAX : lo + UINT32_MAX;
+	uint64_t min = UINT64_MAX, max = 0;
+	size_t nb = 0, nin = 0, ib, ii, ia;
+	uint32_t *t;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_at(base, size, off, idx[i]);
+
+		if (k < lo) {
+			nb++;
+		} else if (k <= hi) {
+			nin++;
+			min = k < min ? k : min;
+			max = k > max ? k : max;
+		}
+	}
+	if (2 * nin <= n)
+		return 1;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -1;
+	ib = 0;
+	ii = nb;
+	ia = nb + nin;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_at(base, size, off, idx[i]);
+
+		if (k < lo)
+			t[ib++] = idx[i];
+		else if (k <= hi)
+			t[ii++] = idx[i];
+		else
+			t[ia++] = idx[i];
+	}
+	r = radix_idx32(t + nb, nin, base, size, off, min, max - min);
+	if (!r && nb)
+		r = radix_idx(t, nb, base, size, off);
+	if (!r && n - nb - nin)
+		r = radix_idx(t + nb + nin, n - nb - nin, base, size, off);
+	if (!r)
+		memcpy(idx, t, n * sizeof(*idx));
+	free(t);
+	return r;
+}
+
+/*
+ * Sort the @n indices at @idx stably by the uint64_t at byte @off of
+ * element idx[i] of @base (elements of @size bytes): LSD radix over
+ * (key, index) pairs copied out once, a byte a pass, the histograms of all
+ * eight bytes counted in one read, passes where every key has the same
+ * byte skipped (addresses share their high bytes); keys spanning less
+ * than 2^32 by radix_idx32(), most keys near each other by
+ * radix_idx_split(). Linear in @n: no
+ * comparison sort on the way from edges to lines. Returns 0 or -1
+ * (ENOMEM).
+ */
 static int radix_idx(uint32_t *idx, size_t n, const void *base, size_t size,
 		     size_t off)
 {
-	const uint8_t *q = base;
 	uint64_t min = UINT64_MAX, max = 0;
+	int r;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k;
+		uint64_t k = key_at(base, size, off, idx[i]);
 
-		memcpy(&k, q + (size_t)idx[i] * size + off, sizeof(k));
 		min = k < min ? k : min;
 		max = k > max ? k : max;
 	}
 	if (n && max - min <= UINT32_MAX)
 		return radix_idx32(idx, n, base, size, off, min, max - min);
+	r = n ? radix_idx_split(idx, n, base, size, off) : 0;
+	if (r <= 0)
+		return r;
 
 	struct kv *a = malloc((n ? n : 1) * 2 * sizeof(*a)), *b;
 	const uint8_t *p = base;
@@ -591,6 +667,68 @@ static int blk_cmp(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/*
+ * f->blk in blk_cmp()'s order, stably, when the blocks from @p on (those
+ * of trace-enable entries: few) broke it: those sorted alone, then
+ * merged with the first @p (in start order: one per edge destination,
+ * walked in order) from the end, a linear pass, not a sort of all. 0, or
+ * -1 (ENOMEM).
+ */
+static int blk_order(struct cov_flow *f, size_t p)
+{
+	size_t nt = f->nblk - p, a = p, b = nt, n = f->nblk;
+	struct cov_block *t;
+	bool sorted = true;
+
+	for (size_t i = 1; i < f->nblk && sorted; i++)
+		sorted = blk_cmp(&f->blk[i - 1], &f->blk[i]) <= 0;
+	if (sorted)
+		return 0;
+	t = malloc(nt * sizeof(*t));
+	if (!t)
+		return -1;
+	if (nt <= 32) {		/* by insertion */
+		memcpy(t, &f->blk[p], nt * sizeof(*t));
+		for (size_t i = 1; i < nt; i++) {
+			struct cov_block x = t[i];
+			size_t j = i;
+
+			for (; j > 0 && blk_cmp(&t[j - 1], &x) > 0; j--)
+				t[j] = t[j - 1];
+			t[j] = x;
+		}
+	} else {		/* many system call sites: a radix sort */
+		uint32_t *idx = sorted_idx(nt, &f->blk[p], sizeof(*t),
+					   offsetof(struct cov_block, start),
+					   offsetof(struct cov_block, end));
+
+		if (!idx) {
+			free(t);
+			return -1;
+		}
+		for (size_t i = 0; i < nt; i++)
+			t[i] = f->blk[p + idx[i]];
+		free(idx);
+	}
+	/* the first @p may be out of order only if blocks overlap there:
+	 * then all of them, as before */
+	for (size_t i = 1; i < p; i++) {
+		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
+			free(t);
+			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
+			return 0;
+		}
+	}
+	while (b) {		/* on equal blocks the first @p first */
+		if (a && blk_cmp(&f->blk[a - 1], &t[b - 1]) > 0)
+			f->blk[--n] = f->blk[--a];
+		else
+			f->blk[--n] = t[--b];
+	}
+	free(t);
+	return 0;
 }
 
 /* Instructions, growing (struct cov_flow's insn). */
@@ -1104,7 +1242,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	const struct flow_in w = { .img = img, .cfg = cfg, .cov = cov };
 	struct btab bt = { 0 };
 	uint32_t *bydst = NULL;
-	size_t cb = 0;
+	size_t cb = 0, nedge;
 	bool far = false;
 
 	memset(f, 0, sizeof(*f));
@@ -1137,6 +1275,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			goto nomem;
 		far |= s.kind == LPT_COV_INSN_FAR;
 	}
+	nedge = f->nblk;
 	/* code entered without an edge: only from an entry point or after a
 	 * far transfer; the branches the blocks reached, with their counts,
 	 * only then (sized for them all: nothing grown in the usual case) */
@@ -1158,12 +1297,8 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 			goto nomem;
 	}
 	/* in start order already unless trace-enable entries added some */
-	for (size_t i = 1; i < f->nblk; i++) {
-		if (blk_cmp(&f->blk[i - 1], &f->blk[i]) > 0) {
-			qsort(f->blk, f->nblk, sizeof(*f->blk), blk_cmp);
-			break;
-		}
-	}
+	if (blk_order(f, nedge))
+		goto nomem;
 	if (want_insns && insns(f, &w, acc, bydst))
 		goto nomem;
 	for (size_t i = 0; i < f->nblk; i++)

@@ -54,7 +54,11 @@ struct br {
 
 struct lc {
 	char **files;
-	size_t nfiles;
+	size_t nfiles, cfiles;
+	uint32_t *fhash;	/* files by name, open addressing: index + 1 */
+	size_t fmask;
+	const char *last_src;	/* file_id()'s last name (libdw's string) */
+	long last_fid;		/* and its index */
 	struct line *lines;
 	size_t nlines, cline;
 	uint32_t *lhash;	/* open addressing: index + 1 */
@@ -88,13 +92,51 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return q;
 }
 
+/* FNV-1a */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The index of source file @name, added if new; -1 when out of memory.
+ * Rows come file by file with libdw's own string for each file: the last
+ * one is compared by address first; the others are found by a hash (a
+ * library's debug info names thousands of files).
+ */
 static long file_id(struct lc *lc, const char *name)
 {
-	/* few files: a scan from the last one (rows come file by file) */
-	for (size_t i = lc->nfiles; i-- > 0;)
-		if (!strcmp(lc->files[i], name))
-			return (long)i;
-	char **n = realloc(lc->files, (lc->nfiles + 1) * sizeof(*n));
+	size_t j;
+
+	if (name == lc->last_src)
+		return lc->last_fid;
+	if (!lc->fhash || 2 * (lc->nfiles + 1) > lc->fmask + 1) {
+		size_t cap = lc->fhash ? 2 * (lc->fmask + 1) : 256;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return -1;
+		for (size_t i = 0; i < lc->nfiles; i++) {
+			for (j = str_hash(lc->files[i]) & (cap - 1); h[j]; j = (j + 1) & (cap - 1))
+				;
+			h[j] = (uint32_t)i + 1;
+		}
+		free(lc->fhash);
+		lc->fhash = h;
+		lc->fmask = cap - 1;
+	}
+	for (j = str_hash(name) & lc->fmask; lc->fhash[j]; j = (j + 1) & lc->fmask) {
+		if (!strcmp(lc->files[lc->fhash[j] - 1], name)) {
+			lc->last_src = name;
+			lc->last_fid = (long)lc->fhash[j] - 1;
+			return lc->last_fid;
+		}
+	}
+	char **n = grow(lc->files, &lc->cfiles, lc->nfiles, sizeof(*n));
 
 	if (!n)
 		return -1;
@@ -102,6 +144,9 @@ static long file_id(struct lc *lc, const char *name)
 	n[lc->nfiles] = strdup(name);
 	if (!n[lc->nfiles])
 		return -1;
+	lc->fhash[j] = (uint32_t)lc->nfiles + 1;
+	lc->last_src = name;
+	lc->last_fid = (long)lc->nfiles;
 	return (long)lc->nfiles++;
 }
 
@@ -155,13 +200,29 @@ static uint32_t line_id(struct lc *lc, uint32_t file, uint32_t no)
 	return (uint32_t)lc->nlines++;
 }
 
-static int row_cmp(const void *a, const void *b)
+/*
+ * lc->rows by address, then the order read (seq, their index now): a
+ * stable radix sort by address gives just that, linear in the rows (a
+ * library's debug info has hundreds of thousands). 0 or -1 (ENOMEM).
+ */
+static int sort_rows(struct lc *lc)
 {
-	const struct row *x = a, *y = b;
+	uint32_t *idx = cov_sorted_idx(lc->nrows, lc->rows, sizeof(*lc->rows),
+				       offsetof(struct row, addr));
+	struct row *s = malloc(lc->nrows * sizeof(*s));
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!idx || !s) {
+		free(idx);
+		free(s);
+		return -1;
+	}
+	for (size_t i = 0; i < lc->nrows; i++)
+		s[i] = lc->rows[idx[i]];
+	free(idx);
+	free(lc->rows);
+	lc->rows = s;
+	lc->crows = lc->nrows;
+	return 0;
 }
 
 /* The index of the last row at or below @addr, or -1. */
@@ -653,69 +714,45 @@ struct order {
 	size_t *bfirst;		/* per line: its first in brs; [nlines]: nbr */
 };
 
-static void write_file(FILE *out, FILE *sum, const struct lc *lc, uint32_t file,
-		       const struct order *ord, const char *tn)
+/* The records of source file @file into @out (functions in address
+ * order, branches by line, lines by number): 0, or -1 (ENOMEM). */
+static int write_file(struct cov_merge *out, const struct lc *lc, uint32_t file,
+		      const struct order *ord)
 {
-	size_t fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
+	long id = cov_merge_file(out, lc->files[file]);
 
-	if (out)
-		fprintf(out, "TN:%s\nSF:%s\n", tn, lc->files[file]);
+	if (id < 0)
+		return -1;
 	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
 		const struct func *fn = &lc->fn[ord->fns[k]];
 
-		if (out)
-			fprintf(out, "FN:%u,%s\n", lc->lines[fn->line].no, fn->name);
+		if (cov_merge_fn(out, id, lc->lines[fn->line].no, fn->name, fn->count))
+			return -1;
 	}
-	for (size_t k = ord->ffirst[file]; k < ord->ffirst[file + 1]; k++) {
-		const struct func *fn = &lc->fn[ord->fns[k]];
-
-		fnf++;
-		fnh += fn->count > 0;
-		if (out)
-			fprintf(out, "FNDA:%" PRIu64 ",%s\n", fn->count, fn->name);
-	}
-	if (out)
-		fprintf(out, "FNF:%zu\nFNH:%zu\n", fnf, fnh);
 	/* branches: by line, in address order within a line */
 	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
 		uint32_t ln = ord->lorder[k];
 		const struct line *l = &lc->lines[ln];
-		unsigned int blk = 0;
+		uint32_t blk = 0;
 
 		for (size_t j = ord->bfirst[ln]; j < ord->bfirst[ln + 1]; j++) {
 			const struct br *b = &lc->br[ord->brs[j]];
 
-			brf += 2;
-			brh += (b->taken > 0) + (b->nottaken > 0);
-			if (!out)
-				continue;
-			if (b->exec)
-				fprintf(out, "BRDA:%u,%u,0,%" PRIu64 "\nBRDA:%u,%u,1,%" PRIu64 "\n",
-					l->no, blk, b->taken, l->no, blk, b->nottaken);
-			else
-				fprintf(out, "BRDA:%u,%u,0,-\nBRDA:%u,%u,1,-\n",
-					l->no, blk, l->no, blk);
+			/* a branch whose block never ran: "-" */
+			if (cov_merge_br(out, id, l->no, blk, 0, b->exec ? b->taken : 0, !b->exec) ||
+			    cov_merge_br(out, id, l->no, blk, 1, b->exec ? b->nottaken : 0,
+					 !b->exec))
+				return -1;
 			blk++;
 		}
 	}
-	if (out)
-		fprintf(out, "BRF:%zu\nBRH:%zu\n", brf, brh);
 	for (size_t k = ord->lfirst[file]; k < ord->lfirst[file + 1]; k++) {
 		const struct line *l = &lc->lines[ord->lorder[k]];
 
-		lf++;
-		lh += l->count > 0;
-		if (out)
-			fprintf(out, "DA:%u,%" PRIu64 "\n", l->no, l->count);
+		if (cov_merge_da(out, id, l->no, l->count))
+			return -1;
 	}
-	if (out)
-		fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", lf, lh);
-	if (sum)
-		fprintf(sum, "File '%s'\nLines executed:%.2f%% of %zu\n"
-			"Functions executed:%.2f%% of %zu\n"
-			"Branches taken at least once:%.2f%% of %zu\n\n",
-			lc->files[file], pct(lh, lf), lf, pct(fnh, fnf), fnf,
-			pct(brh, brf), brf);
+	return 0;
 }
 
 /*
@@ -913,9 +950,9 @@ static int run_add_fns(struct cov_lcov_run *run, const struct lc *lc, size_t m,
 	return 0;
 }
 
-int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
-		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn,
+int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
+		   struct cov_flow *f, const struct cov_edges *acc,
+		   const struct cov_modules *ms, const struct lpt_cov_image *img,
 		   struct cov_lcov_run *run)
 {
 	bool *noline = calloc(ms->nmod + 1, sizeof(*noline));
@@ -968,8 +1005,8 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 				"function coverage only, in this summary\n", prog,
 				mod->path);
 	}
-	if (lc.nrows)
-		qsort(lc.rows, lc.nrows, sizeof(*lc.rows), row_cmp);
+	if (lc.nrows && sort_rows(&lc))
+		goto nomem;
 	if (lc.nfn && sort_fns(&lc))
 		goto nomem;
 	if (lc.ndecl)
@@ -1024,8 +1061,12 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 		free_order(&ord);
 		goto nomem;
 	}
-	for (size_t i = 0; i < lc.nfiles; i++)
-		write_file(out, NULL, &lc, forder[i], &ord, tn);
+	for (size_t i = 0; out && i < lc.nfiles; i++) {
+		if (write_file(out, &lc, forder[i], &ord)) {
+			free_order(&ord);
+			goto nomem;
+		}
+	}
 	free_order(&ord);
 	/* functions without lines: in the run's summary */
 	for (size_t m = 0; run && m < ms->nmod; m++)
@@ -1046,7 +1087,7 @@ int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
 				"Functions executed:%.2f%% of %zu\n\n",
 				ms->mod[m].path, pct(fnh, fnf), fnf);
 	}
-	ret = out && ferror(out) ? -1 : 0;
+	ret = 0;
 	goto out;
 nomem:
 	errno = ENOMEM;
@@ -1054,6 +1095,7 @@ out:
 	for (size_t i = 0; i < lc.nfiles; i++)
 		free(lc.files[i]);
 	free(lc.files);
+	free(lc.fhash);
 	free(lc.lines);
 	free(lc.lhash);
 	free(lc.rows);

@@ -15,6 +15,7 @@
 #include <lwpt/pt_cov.h>
 
 #include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_merge.h"
 #include "tools/ptcov/cov_module.h"
 
 /*
@@ -41,27 +42,27 @@ void cov_lcov_run_write(struct cov_lcov_run *run, FILE *sum);
 void cov_lcov_run_free(struct cov_lcov_run *run);
 
 /**
- * cov_lcov_write() - write an lcov tracefile and a summary.
- * @out:   the tracefile, or NULL for the summary only.
- * @sum:   the summary per source file (lines, functions, branches hit of
- *         total, as `gcov -n`), or NULL for none; notes (a file without a
- *         line table, once) go here too.
+ * cov_lcov_write() - the records of an lcov tracefile, added to a sum.
+ * @out:   the sum (cov_merge.h) the records are added to, or NULL for
+ *         none; cov_merge_write() writes the tracefile and the summary
+ *         per source file (lines, functions, branches hit of total, as
+ *         `gcov -n`).
+ * @sum:   notes (a file without a line table, once), or NULL.
  * @prog:  prefix of notes.
  * @f:     instructions (cov_flow_build()); their @line fields are used.
  * @acc:   the summed edges, sorted: the sum @f was built from
  *         (cov_flow_build() with want_insns; f->e_src, f->e_dst).
  * @ms:    the modules: each ELF file's symbols and lines are read.
  * @img:   the code, for the conditional branches of functions not run.
- * @tn:    the test name (TN:), may be empty.
  * @run:   the run this tracefile is part of: a file without a line table
  *         is named on @sum once a run, its functions' coverage is added
  *         to the run (cov_lcov_run_write() says it); NULL: both said here.
  *
- * Return: 0, or -1 with errno set (ENOMEM, a write error).
+ * Return: 0, or -1 with errno ENOMEM.
  */
-int cov_lcov_write(FILE *out, FILE *sum, const char *prog, struct cov_flow *f,
-		   const struct cov_edges *acc, const struct cov_modules *ms,
-		   const struct lpt_cov_image *img, const char *tn,
+int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
+		   struct cov_flow *f, const struct cov_edges *acc,
+		   const struct cov_modules *ms, const struct lpt_cov_image *img,
 		   struct cov_lcov_run *run);
 
 #endif /* LWPT_TOOLS_PTCOV_LCOV_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lcov tracefiles summed (cov_merge.h). */
+/* lcov records summed (cov_merge.h). */
 #include "tools/ptcov/cov_merge.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,16 +16,22 @@ struct rec {
 	uint32_t file;
 	uint8_t type;		/* R_* */
 	bool dash;		/* BRDA "-": the branch's block never ran */
-	uint32_t line, block, branch;	/* FN: line 0 from an FNDA */
-	const char *name;	/* FN: the function */
+	uint32_t line, block, branch;	/* FN: its line */
+	uint32_t name;		/* FN: the function, in cov_merge.names */
 	uint64_t count;
 };
 
+/* Strings kept once each, found by a hash (open addressing). */
+struct strtab {
+	char **s;
+	size_t n, cap;
+	uint32_t *h;		/* index + 1; 0: empty */
+	size_t mask;
+};
+
 struct cov_merge {
-	char **files;
-	size_t nfiles;
-	char **names;		/* function names, owned */
-	size_t nnames;
+	struct strtab files;
+	struct strtab names;	/* function names */
 	struct rec *r;
 	size_t n, cap;
 };
@@ -34,167 +41,182 @@ struct cov_merge *cov_merge_alloc(void)
 	return calloc(1, sizeof(struct cov_merge));
 }
 
+static void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->h);
+}
+
 void cov_merge_free(struct cov_merge *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nfiles; i++)
-		free(m->files[i]);
-	for (size_t i = 0; i < m->nnames; i++)
-		free(m->names[i]);
-	free(m->files);
-	free(m->names);
+	strtab_free(&m->files);
+	strtab_free(&m->names);
 	free(m->r);
 	free(m);
 }
 
-static char *keep(char ***arr, size_t *n, const char *s, size_t len, bool find)
+/* FNV-1a */
+static uint64_t str_hash(const char *s)
 {
-	if (find)
-		for (size_t i = *n; i-- > 0;)
-			if (strlen((*arr)[i]) == len && !memcmp((*arr)[i], s, len))
-				return (*arr)[i];
-	char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	if (!a)
-		return NULL;
-	*arr = a;
-	a[*n] = strndup(s, len);
-	if (!a[*n])
-		return NULL;
-	return a[(*n)++];
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
 }
 
-static struct rec *add(struct cov_merge *m)
+/* The index of @s in @t, added (copied) if new; -1 (ENOMEM). */
+static long strtab_id(struct strtab *t, const char *s)
 {
+	size_t j;
+
+	if (!t->h || 2 * (t->n + 1) > t->mask + 1) {
+		size_t cap = t->h ? 2 * (t->mask + 1) : 256;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return -1;
+		for (size_t i = 0; i < t->n; i++) {
+			for (j = str_hash(t->s[i]) & (cap - 1); h[j]; j = (j + 1) & (cap - 1))
+				;
+			h[j] = (uint32_t)i + 1;
+		}
+		free(t->h);
+		t->h = h;
+		t->mask = cap - 1;
+	}
+	for (j = str_hash(s) & t->mask; t->h[j]; j = (j + 1) & t->mask)
+		if (!strcmp(t->s[t->h[j] - 1], s))
+			return (long)t->h[j] - 1;
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 64;
+		char **n = realloc(t->s, c * sizeof(*n));
+
+		if (!n)
+			return -1;
+		t->s = n;
+		t->cap = c;
+	}
+	t->s[t->n] = strdup(s);
+	if (!t->s[t->n])
+		return -1;
+	t->h[j] = (uint32_t)t->n + 1;
+	return (long)t->n++;
+}
+
+static struct rec *add(struct cov_merge *m, long file, uint8_t type)
+{
+	struct rec *r;
+
 	if (m->n == m->cap) {
 		size_t c = m->cap ? 2 * m->cap : 1024;
-		struct rec *r = realloc(m->r, c * sizeof(*r));
 
+		r = realloc(m->r, c * sizeof(*r));
 		if (!r)
 			return NULL;
 		m->r = r;
 		m->cap = c;
 	}
-	memset(&m->r[m->n], 0, sizeof(m->r[0]));
-	return &m->r[m->n++];
+	r = &m->r[m->n++];
+	memset(r, 0, sizeof(*r));
+	r->file = (uint32_t)file;
+	r->type = type;
+	return r;
 }
 
-static const char *name_of(struct cov_merge *m, const char *s, size_t len)
+long cov_merge_file(struct cov_merge *m, const char *path)
 {
-	return keep(&m->names, &m->nnames, s, len, true);
+	long i = strtab_id(&m->files, path);
+
+	if (i < 0)
+		errno = ENOMEM;
+	return i;
 }
 
-int cov_merge_add(struct cov_merge *m, const char *text, size_t len)
+int cov_merge_fn(struct cov_merge *m, long file, uint32_t line, const char *name,
+		 uint64_t count)
 {
-	const char *p = text, *end = text + len;
-	long file = -1;
+	long id = strtab_id(&m->names, name);
+	struct rec *r = id < 0 ? NULL : add(m, file, R_FN);
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char buf[64];
-		struct rec *r;
-		unsigned long long a, b, c;
-		int used = 0;
-
-		if (ll && p[ll - 1] == '\r')
-			ll--;
-		if (ll > 3 && !memcmp(p, "SF:", 3)) {
-			size_t i;
-
-			for (i = 0; i < m->nfiles; i++)
-				if (strlen(m->files[i]) == ll - 3 &&
-				    !memcmp(m->files[i], p + 3, ll - 3))
-					break;
-			if (i == m->nfiles && !keep(&m->files, &m->nfiles, p + 3, ll - 3,
-						    false))
-				return -1;
-			file = (long)i;
-		} else if (ll >= 3 && !memcmp(p, "FN:", 3) && file >= 0) {
-			const char *comma = memchr(p + 3, ',', ll - 3);
-
-			if (!comma || sscanf(p + 3, "%llu", &a) != 1)
-				return -2;
-			if (!(r = add(m)))
-				return -1;
-			r->file = (uint32_t)file;
-			r->type = R_FN;
-			r->line = (uint32_t)a;
-			r->name = name_of(m, comma + 1, (size_t)(p + ll - comma - 1));
-			if (!r->name)
-				return -1;
-		} else if (ll >= 5 && !memcmp(p, "FNDA:", 5) && file >= 0) {
-			const char *comma = memchr(p + 5, ',', ll - 5);
-
-			if (!comma || sscanf(p + 5, "%llu", &a) != 1)
-				return -2;
-			if (!(r = add(m)))
-				return -1;
-			r->file = (uint32_t)file;
-			r->type = R_FN;
-			r->count = a;
-			r->name = name_of(m, comma + 1, (size_t)(p + ll - comma - 1));
-			if (!r->name)
-				return -1;
-		} else if (ll >= 5 && !memcmp(p, "BRDA:", 5) && file >= 0) {
-			size_t k = ll - 5 < sizeof(buf) - 1 ? ll - 5 : sizeof(buf) - 1;
-
-			memcpy(buf, p + 5, k);
-			buf[k] = '\0';
-			if (sscanf(buf, "%llu,%llu,%llu,%n", &a, &b, &c, &used) != 3 || !used)
-				return -2;
-			if (!(r = add(m)))
-				return -1;
-			r->file = (uint32_t)file;
-			r->type = R_BR;
-			r->line = (uint32_t)a;
-			r->block = (uint32_t)b;
-			r->branch = (uint32_t)c;
-			if (buf[used] == '-')
-				r->dash = true;
-			else
-				r->count = strtoull(buf + used, NULL, 10);
-		} else if (ll >= 3 && !memcmp(p, "DA:", 3) && file >= 0) {
-			size_t k = ll - 3 < sizeof(buf) - 1 ? ll - 3 : sizeof(buf) - 1;
-
-			memcpy(buf, p + 3, k);
-			buf[k] = '\0';
-			if (sscanf(buf, "%llu,%llu", &a, &b) != 2)
-				return -2;
-			if (!(r = add(m)))
-				return -1;
-			r->file = (uint32_t)file;
-			r->type = R_DA;
-			r->line = (uint32_t)a;
-			r->count = b;
-		} else if (ll >= 13 && !memcmp(p, "end_of_record", 13)) {
-			file = -1;
-		}
-		p += ll + 1;
-		if (nl)
-			p = nl + 1;
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
 	}
+	r->line = line;
+	r->name = (uint32_t)id;
+	r->count = count;
 	return 0;
 }
 
+int cov_merge_br(struct cov_merge *m, long file, uint32_t line, uint32_t block,
+		 uint32_t branch, uint64_t count, bool dash)
+{
+	struct rec *r = add(m, file, R_BR);
+
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->line = line;
+	r->block = block;
+	r->branch = branch;
+	r->count = count;
+	r->dash = dash;
+	return 0;
+}
+
+int cov_merge_da(struct cov_merge *m, long file, uint32_t line, uint64_t count)
+{
+	struct rec *r = add(m, file, R_DA);
+
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->line = line;
+	r->count = count;
+	return 0;
+}
+
+/* Records by file (in the order of the paths: @ctx, the files' ranks),
+ * type, then function or (line, block, branch). Functions are grouped
+ * by name, in no particular order: they are written by line. */
 static int rec_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct rec *x = a, *y = b;
-	char **files = ctx;
-	int c;
+	const uint32_t *rank = ctx;
 
-	if (x->file != y->file && (c = strcmp(files[x->file], files[y->file])))
-		return c;
+	if (x->file != y->file)
+		return rank[x->file] < rank[y->file] ? -1 : 1;
 	if (x->type != y->type)
 		return x->type - y->type;
 	if (x->type == R_FN)
-		return strcmp(x->name, y->name);
+		return x->name < y->name ? -1 : x->name > y->name;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	if (x->block != y->block)
 		return x->block < y->block ? -1 : 1;
 	return x->branch < y->branch ? -1 : x->branch > y->branch;
+}
+
+/* rec_cmp() but for the order of one file's functions (equal here). */
+static int rec_cmp_runs(const struct rec *x, const struct rec *y, uint32_t *rank)
+{
+	if (x->file == y->file && x->type == R_FN && y->type == R_FN)
+		return 0;
+	return rec_cmp(x, y, rank);
+}
+
+static int path_cmp(const void *a, const void *b, void *ctx)
+{
+	char *const *s = ctx;
+
+	return strcmp(s[*(const uint32_t *)a], s[*(const uint32_t *)b]);
 }
 
 static bool same(const struct rec *x, const struct rec *y)
@@ -206,14 +228,15 @@ static bool same(const struct rec *x, const struct rec *y)
 	return x->line == y->line && x->block == y->block && x->branch == y->branch;
 }
 
-static int fn_line_cmp(const void *a, const void *b)
+static int fn_line_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct rec *x = *(const struct rec *const *)a;
 	const struct rec *y = *(const struct rec *const *)b;
+	char *const *names = ctx;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strcmp(names[x->name], names[y->name]);
 }
 
 static double pct(size_t a, size_t b)
@@ -227,9 +250,40 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
 	size_t o = 0, missing = 0;
 	const char *first_missing = NULL;
 	const struct rec **fns = NULL;
+	char **files = m->files.s, **names = m->names.s;
+	uint32_t *rank = malloc((m->files.n + 1) * sizeof(*rank));
+	uint32_t *byname = malloc((m->files.n + 1) * sizeof(*byname));
+	bool sorted = true;
 
-	if (m->n)
-		qsort_r(m->r, m->n, sizeof(*m->r), rec_cmp, m->files);
+	if (!rank || !byname) {
+		free(rank);
+		free(byname);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* the files by path once, then records by the files' ranks */
+	for (uint32_t i = 0; i < m->files.n; i++)
+		byname[i] = i;
+	qsort_r(byname, m->files.n, sizeof(*byname), path_cmp, files);
+	for (uint32_t i = 0; i < m->files.n; i++)
+		rank[byname[i]] = i;
+	free(byname);
+	/* one capture group's records come in order but for each file's
+	 * functions (by address, not name): only those are sorted then */
+	for (size_t i = 1; i < m->n && sorted; i++)
+		sorted = rec_cmp_runs(&m->r[i - 1], &m->r[i], rank) <= 0;
+	if (!sorted)
+		qsort_r(m->r, m->n, sizeof(*m->r), rec_cmp, rank);
+	for (size_t i = 0, j; sorted && i < m->n; i = j) {
+		bool run_sorted = true;
+
+		for (j = i + 1; j < m->n && m->r[j].type == R_FN && m->r[i].type == R_FN &&
+		     m->r[j].file == m->r[i].file; j++)
+			run_sorted = run_sorted && m->r[j - 1].name <= m->r[j].name;
+		if (!run_sorted)
+			qsort_r(&m->r[i], j - i, sizeof(*m->r), rec_cmp, rank);
+	}
+	free(rank);
 	for (size_t i = 0; i < m->n; i++) {
 		struct rec *x = &m->r[i];
 
@@ -246,8 +300,10 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
 	}
 	m->n = o;
 	fns = malloc((m->n + 1) * sizeof(*fns));
-	if (!fns)
+	if (!fns) {
+		errno = ENOMEM;
 		return -1;
+	}
 	for (size_t i = 0; i < m->n;) {
 		uint32_t f = m->r[i].file;
 		size_t j, nf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
@@ -266,19 +322,20 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
 				lh += x->count > 0;
 			}
 		}
-		if (!all && access(m->files[f], R_OK)) {
+		if (!all && access(files[f], R_OK)) {
 			if (!missing++)
-				first_missing = m->files[f];
+				first_missing = files[f];
 			i = j;
 			continue;
 		}
 		if (out) {
-			fprintf(out, "TN:%s\nSF:%s\n", tn, m->files[f]);
-			qsort(fns, nf, sizeof(*fns), fn_line_cmp);
+			fprintf(out, "TN:%s\nSF:%s\n", tn, files[f]);
+			qsort_r(fns, nf, sizeof(*fns), fn_line_cmp, names);
 			for (size_t k = 0; k < nf; k++)
-				fprintf(out, "FN:%u,%s\n", fns[k]->line, fns[k]->name);
+				fprintf(out, "FN:%u,%s\n", fns[k]->line, names[fns[k]->name]);
 			for (size_t k = 0; k < nf; k++)
-				fprintf(out, "FNDA:%" PRIu64 ",%s\n", fns[k]->count, fns[k]->name);
+				fprintf(out, "FNDA:%" PRIu64 ",%s\n", fns[k]->count,
+					names[fns[k]->name]);
 			fprintf(out, "FNF:%zu\nFNH:%zu\n", nf, fnh);
 			for (size_t k = i; k < j; k++) {
 				const struct rec *x = &m->r[k];
@@ -303,7 +360,7 @@ int cov_merge_write(struct cov_merge *m, FILE *out, FILE *sum, const char *tn,
 			fprintf(sum, "File '%s'\nLines executed:%.2f%% of %zu\n"
 				"Functions executed:%.2f%% of %zu\n"
 				"Branches taken at least once:%.2f%% of %zu\n\n",
-				m->files[f], pct(lh, lf), lf, pct(fnh, nf), nf,
+				files[f], pct(lh, lf), lf, pct(fnh, nf), nf,
 				pct(brh, brf), brf);
 		i = j;
 	}

@@ -584,9 +584,6 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 	if (o->format == FMT_DRCOV) {
 		ret = cov_drcov_add(o->drcov, &f, mods, o->unknown ? o->unknown : "code");
 	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mem;
 		size_t outside = 0;
 
 		for (size_t i = 0; i < f.ninsn; i++) {
@@ -598,16 +595,8 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 			fprintf(stderr, "%s: %zu of %zu executed instructions are in no ELF file "
 				"(a page cache): no lines or functions for them; "
 				"--format=drcov covers them\n", prog, outside, f.ninsn);
-		mem = open_memstream(&text, &len);
-		ret = -1;
-		if (mem && !cov_lcov_write(mem, stderr, prog, &f, &o->acc, mods, img,
-					   o->tn, o->run) && !fclose(mem)) {
-			mem = NULL;
-			ret = cov_merge_add(o->lcov, text, len) ? -1 : 0;
-		}
-		if (mem)
-			fclose(mem);
-		free(text);
+		/* the records straight into the sum of all captures */
+		ret = cov_lcov_write(o->lcov, stderr, prog, &f, &o->acc, mods, img, o->run);
 	}
 	if (ret)
 		fprintf(stderr, "%s: %s\n", prog, strerror(errno ? errno : ENOMEM));

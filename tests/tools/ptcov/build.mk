@@ -5,7 +5,7 @@
 # benchmark against libxdc and libipt's block decoder.
 UNIT_TESTS += test_pt_cov
 test_pt_cov_SRCS := tests/tools/ptcov/test_pt_cov.c tests/libpt/cov_ref.c \
-	tests/libpt/real_traces.c tools/ptcov/cov_flow.c
+	tests/libpt/real_traces.c tools/ptcov/cov_flow.c tools/ptcov/cov_merge.c
 test_pt_cov_LIBS := pt
 test_pt_cov_LDLIBS := -lipt
 

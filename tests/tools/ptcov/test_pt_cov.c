@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "tests/libpt/cov_ref.h"
 #include "tests/libpt/real_traces.h"
 #include "tools/ptcov/cov_flow.h"
+#include "tools/ptcov/cov_merge.h"
 
 static struct lpt_cov *new_cov_cpu(const struct lpt_cov_image *img, uint32_t flags,
 				   uint64_t start, uint64_t end, int model)
@@ -1414,6 +1416,152 @@ START_TEST(flow_zero_count_edges)
 }
 END_TEST
 
+/*
+ * cov_sorted_idx(): stable by key (equal keys in index order) for keys of
+ * one program (within 2^32), of a program and far libraries (most near
+ * each other: a split), spread over 2^64 (the byte radix), at both ends
+ * of the address space, with many equal keys; against a comparison sort.
+ */
+struct skey {
+	uint64_t pad, k;
+};
+
+static const struct skey *skeys;
+
+static int sidx_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (skeys[x].k != skeys[y].k)
+		return skeys[x].k < skeys[y].k ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(sorted_idx_stable)
+{
+	enum { N = 3000 };
+	static struct skey k[N];
+	static uint32_t ref[N];
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+
+	for (int shape = 0; shape < 6; shape++) {
+		uint32_t *idx;
+
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t r;
+
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			r = rnd;
+			switch (shape) {
+			case 0:		/* one program */
+				k[i].k = 0x400000 + r % 0x100000;
+				break;
+			case 1:		/* and a few calls to libc */
+				k[i].k = r % 50 ? 0x400000 + r % 0x100000 :
+					 0x7ffff7000000 + (r >> 8) % 0x800000;
+				break;
+			case 2:		/* below and above the program */
+				k[i].k = r % 20 ? 0x555555554000 + r % 0x80000 :
+					 r % 40 ? r >> 20 : UINT64_MAX - (r >> 30);
+				break;
+			case 3:		/* all over */
+				k[i].k = r;
+				break;
+			case 4:		/* near 0 and near the top */
+				k[i].k = r % 3 ? r % 4096 : UINT64_MAX - r % 4096;
+				break;
+			default:	/* few distinct keys: stability */
+				k[i].k = (r % 7) << 40;
+				break;
+			}
+			ref[i] = i;
+		}
+		skeys = k;
+		qsort(ref, N, sizeof(*ref), sidx_cmp);
+		idx = cov_sorted_idx(N, k, sizeof(*k), offsetof(struct skey, k));
+		ck_assert_ptr_nonnull(idx);
+		for (uint32_t i = 0; i < N; i++)
+			ck_assert_msg(idx[i] == ref[i], "shape %d: at %u %u, want %u", shape,
+				      i, idx[i], ref[i]);
+		free(idx);
+	}
+}
+END_TEST
+
+/*
+ * cov_merge (lcov -a): records of two groups summed per file, function
+ * name and line (FN: the largest line, FNDA: the sum), branch ("-" only
+ * while every record says so and the sum is 0) and line; files by path,
+ * a file's functions by line then name, totals recomputed; a group's
+ * functions out of name order too.
+ */
+START_TEST(merge_records)
+{
+	struct cov_merge *m = cov_merge_alloc();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	long b, a, b2;
+	static const char want[] =
+		"TN:t\nSF:/a.c\nFN:3,zeta\nFN:7,alpha\nFNDA:0,zeta\nFNDA:5,alpha\n"
+		"FNF:2\nFNH:1\nBRDA:4,0,0,-\nBRDA:4,0,1,2\nBRF:2\nBRH:1\n"
+		"DA:3,0\nDA:7,5\nLF:2\nLH:1\nend_of_record\n"
+		"TN:t\nSF:/b.c\nFN:9,main\nFNDA:3,main\nFNF:1\nFNH:1\nBRF:0\nBRH:0\n"
+		"DA:9,3\nLF:1\nLH:1\nend_of_record\n";
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(out);
+	/* group 1: /b.c, then /a.c (its functions by address: zeta first) */
+	b = cov_merge_file(m, "/b.c");
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_eq(cov_merge_fn(m, b, 9, "main", 1), 0);
+	ck_assert_int_eq(cov_merge_da(m, b, 9, 1), 0);
+	a = cov_merge_file(m, "/a.c");
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 3, "zeta", 0), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 6, "alpha", 2), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 0, 0, true), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 1, 0, true), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 3, 0), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 7, 2), 0);
+	/* group 2: the same files again */
+	b2 = cov_merge_file(m, "/b.c");
+	ck_assert_int_eq(b2, b);
+	ck_assert_int_eq(cov_merge_fn(m, b2, 9, "main", 2), 0);
+	ck_assert_int_eq(cov_merge_da(m, b2, 9, 2), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 7, "alpha", 3), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 0, 0, true), 0);
+	ck_assert_int_eq(cov_merge_br(m, a, 4, 0, 1, 2, false), 0);
+	ck_assert_int_eq(cov_merge_da(m, a, 7, 3), 0);
+	ck_assert_int_eq(cov_merge_write(m, out, NULL, "t", true), 0);
+	fclose(out);
+	ck_assert_str_eq(text, want);
+	free(text);
+	cov_merge_free(m);
+
+	/* one group whose file has a name twice (a static inline function
+	 * of a header, at two addresses): one function, the larger line */
+	m = cov_merge_alloc();
+	text = NULL;
+	out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(out);
+	a = cov_merge_file(m, "/h.h");
+	ck_assert_int_eq(cov_merge_fn(m, a, 3, "zeta", 1), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 7, "alpha", 0), 0);
+	ck_assert_int_eq(cov_merge_fn(m, a, 5, "zeta", 2), 0);
+	ck_assert_int_eq(cov_merge_write(m, out, NULL, "", true), 0);
+	fclose(out);
+	ck_assert_str_eq(text, "TN:\nSF:/h.h\nFN:5,zeta\nFN:7,alpha\nFNDA:3,zeta\n"
+			 "FNDA:0,alpha\nFNF:2\nFNH:1\nBRF:0\nBRH:0\nLF:0\nLH:0\n"
+			 "end_of_record\n");
+	free(text);
+	cov_merge_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt_cov");
@@ -1449,6 +1597,8 @@ int main(void)
 	tcase_add_test(tc, api_errors);
 	tcase_add_loop_test(tc, real_flow_indices, 0, REAL_NTRACES);
 	tcase_add_test(tc, flow_zero_count_edges);
+	tcase_add_test(tc, sorted_idx_stable);
+	tcase_add_test(tc, merge_records);
 	suite_add_tcase(s, tc);
 	return lwpt_check_run(s, CK_NORMAL);
 }
