@@ -393,9 +393,14 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	calls_leave(c, insn, tsc);
 }
 
-void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
-			const uint8_t *lens, uint32_t ninsn,
-			const struct pt_insn *last, uint64_t tsc)
+/*
+ * ptflow_calls_block() but for the branch at the end: the run's arrival,
+ * its self counts and instruction count; the time it is at, kept from
+ * going back.
+ */
+static inline uint64_t calls_span(struct ptflow_calls *c, uint64_t ip,
+				  const uint8_t *lens, uint32_t ninsn,
+				  uint64_t last_ip, uint64_t tsc)
 {
 	if (tsc < c->last_tsc)
 		tsc = c->last_tsc;
@@ -406,7 +411,7 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		c->after_far = false;
 	}
 	if (c->report && c->have_insn && ip >= c->fn_start && ip < c->fn_end &&
-	    last->ip >= c->fn_start && last->ip < c->fn_end) {
+	    last_ip >= c->fn_start && last_ip < c->fn_end) {
 		/* the block in the function of the instruction before it:
 		 * calls_self() on each instruction, in one count */
 		c->self_insns += ninsn;
@@ -415,7 +420,7 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		calls_self(c, ip, tsc);
 		/* the rest in one count where the block stays in the
 		 * first one's function, else one by one */
-		if (ninsn > 1 && last->ip >= c->fn_start && last->ip < c->fn_end) {
+		if (ninsn > 1 && last_ip >= c->fn_start && last_ip < c->fn_end) {
 			c->self_insns += ninsn - 1;
 		} else {
 			for (uint32_t i = 1; i < ninsn; i++) {
@@ -427,7 +432,47 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 	c->have_insn = true;
 	c->last_tsc = tsc;
 	c->insns += ninsn;
+	return tsc;
+}
+
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc)
+{
+	tsc = calls_span(c, ip, lens, ninsn, last->ip, tsc);
 	calls_leave(c, last, tsc);
+}
+
+size_t ptflow_calls_blocks(struct ptflow_calls *c,
+			   const struct lpt_flow_block *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct lpt_flow_block *k = &b[i];
+
+		/* a far transfer's name needs its bytes; a last instruction
+		 * at a time of its own, ptflow_calls_insn() */
+		if (k->end == LPT_FLOW_END_FAR ||
+		    (k->ninsn > 1 && k->tsc != k->end_tsc))
+			break;
+		(void)calls_span(c, k->ip, k->lens, k->ninsn, k->end_ip,
+				 k->end_tsc);
+		/* calls_leave() of the near branches */
+		switch (k->end) {
+		case LPT_FLOW_END_CALL:
+		case LPT_FLOW_END_CALL_IND:
+			c->pending_call = true;
+			c->call_ret = k->end_ip + k->lens[k->ninsn - 1];
+			break;
+		case LPT_FLOW_END_RET:
+			c->pending_ret = true;
+			break;
+		default:
+			break;
+		}
+	}
+	return i;
 }
 
 void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
