@@ -69,6 +69,11 @@ struct lpt_flow {
 				 * for the next packet libipt queries */
 	bool pend_q;		/* the first of them is the query item (its
 				 * call fetched the next event, if one) */
+	/* lpt_flow_blocks() on an untimed decode: the walk's blocks go
+	 * straight into the caller's array, @dk of @dmax there, while
+	 * nothing is queued */
+	struct lpt_flow_block *dst;
+	size_t dk, dmax;
 };
 
 void lpt_flow_config_init(struct lpt_flow_config *cfg)
@@ -114,26 +119,33 @@ static void on_insns(void *ctx, uint64_t start, uint64_t last,
 		     unsigned int end)
 {
 	struct lpt_flow *f = ctx;
-	struct flow_item *it = q_push(f);
+	struct lpt_flow_block *b;
 
-	if (!it)
-		return;
+	if (f->dst && !f->n && f->dk < f->dmax) {
+		b = &f->dst[f->dk++];	/* lpt_flow_blocks(): handed out */
+	} else {
+		struct flow_item *it = q_push(f);
+
+		if (!it)
+			return;
+		it->kind = FI_BLOCK;
+		b = &it->b;
+	}
 	/* every field a block's reader reads, no memset (one per block) */
-	it->kind = FI_BLOCK;
-	it->b.tsc = it->b.end_tsc = f->vis;
-	it->b.query_offset = f->vis_pos;
-	it->b.mode = mode;
-	it->b.end = (uint8_t)end;
-	it->b.ninsn = n;
-	it->b.ip = start;
+	b->tsc = b->end_tsc = f->vis;
+	b->query_offset = f->vis_pos;
+	b->mode = mode;
+	b->end = (uint8_t)end;
+	b->ninsn = n;
+	b->ip = start;
 	/* the caller's length of a single instruction may not live on */
-	it->b.lens = n == 1 ? &one_len[lens[0] & 15] : lens;
+	b->lens = n == 1 ? &one_len[lens[0] & 15] : lens;
 	if (!last) {	/* as libipt: the IP plus the lengths, in any mode */
 		last = start;
 		for (uint32_t i = 0; i + 1 < n; i++)
 			last += lens[i];
 	}
-	it->b.end_ip = last;
+	b->end_ip = last;
 }
 
 static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
@@ -156,26 +168,40 @@ static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 	it->off = off;
 }
 
+/* Block @b without its last instruction (it has more than one). */
+static void retract_insn(struct lpt_flow_block *b)
+{
+	uint32_t n = --b->ninsn;
+
+	b->end_ip = b->ip;
+	for (uint32_t i = 0; i + 1 < n; i++)
+		b->end_ip += b->lens[i];
+	if (n == 1)	/* one instruction: its length kept */
+		b->lens = &one_len[b->lens[0] & 15];
+	b->end = COV_END_NONE;
+}
+
 static void on_retract(void *ctx)
 {
 	struct lpt_flow *f = ctx;
 	struct flow_item *it;
 
-	if (!f->n)
+	if (!f->n) {
+		/* the step's last item went into lpt_flow_blocks()'s array
+		 * (nothing queued after it) */
+		if (f->dst && f->dk) {
+			if (f->dst[f->dk - 1].ninsn > 1)
+				retract_insn(&f->dst[f->dk - 1]);
+			else
+				f->dk--;
+		}
 		return;
-	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
-	if (it->kind == FI_BLOCK && it->b.ninsn > 1) {
-		uint32_t n = --it->b.ninsn;
-
-		it->b.end_ip = it->b.ip;
-		for (uint32_t i = 0; i + 1 < n; i++)
-			it->b.end_ip += it->b.lens[i];
-		if (n == 1)	/* one instruction: its length kept */
-			it->b.lens = &one_len[it->b.lens[0] & 15];
-		it->b.end = COV_END_NONE;
-	} else {
-		f->n--;
 	}
+	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
+	if (it->kind == FI_BLOCK && it->b.ninsn > 1)
+		retract_insn(&it->b);
+	else
+		f->n--;
 }
 
 static const struct cov_flow_ops flow_ops = {
@@ -554,7 +580,24 @@ int lpt_flow_blocks(struct lpt_flow *f, struct lpt_flow_block *blk, size_t max,
 	do {
 		blk[k++] = it->b;
 		q_pop(f);
-		if (k == max || fill(f, 1) || !f->n)
+		if (k == max)
+			break;
+		if (!f->n && !f->timed && !f->done && !f->err) {
+			/* nothing queued, no time to wait for: the walk's
+			 * blocks into @blk (on_insns()) until it is full or
+			 * anything else comes (then queued) */
+			f->dst = blk;
+			f->dk = k;
+			f->dmax = max;
+			while (f->dk < max && !f->n && !f->done && !f->err)
+				if (!cov_flow_step(f->cov))
+					f->done = true;
+			k = f->dk;
+			f->dst = NULL;
+			if (k == max)
+				break;
+		}
+		if (fill(f, 1) || !f->n)
 			break;
 		it = &f->q[f->head];
 	} while (it->kind == FI_BLOCK);
