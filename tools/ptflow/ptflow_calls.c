@@ -97,38 +97,54 @@ static char *put_str(char *p, const char *end, const char *s)
 	return p + n;
 }
 
+/* The --calls lines held in @c->obuf into @c->out. Every public function
+ * of the tracker that writes lines ends with them written, so that what
+ * others write to the stream comes after them. */
+static void calls_flush(struct ptflow_calls *c)
+{
+	if (c->olen) {
+		fwrite_unlocked(c->obuf, 1, c->olen, c->out);
+		c->olen = 0;
+	}
+}
+
 /*
  * One --calls line: printf's "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n" of
  * the time, the thread, 2 x @indent spaces, @fmt_kind, " " @name, @tail;
- * built by hand and written at once (one line per call and return).
+ * built by hand in the tracker's buffer (calls_flush()).
  */
-static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
-		       const char *fmt_kind, const char *name, const char *tail)
+static void calls_line_out(struct ptflow_calls *c, uint64_t tsc, size_t indent,
+			   const char *fmt_kind, const char *name,
+			   const char *tail)
 {
-	char buf[1024], digits[24], *p = buf, *end = buf + sizeof(buf) - 1;
+	char digits[24], *p, *end = c->obuf + sizeof(c->obuf) - 1;
 	uint64_t ns;
 	size_t n = 0, w;
 
-	if (!c->out)
-		return;
+	if (sizeof(c->obuf) - c->olen < 1024)
+		calls_flush(c);
+	p = c->obuf + c->olen;
 	ns = ptflow_clock_ns(c->clock, tsc);
-	do {
-		digits[n++] = (char)('0' + ns % 10);
-		ns /= 10;
-	} while (ns);
-	for (w = n; w < 12; w++)
-		*p++ = ' ';
-	while (n)
-		*p++ = digits[--n];
-	*p++ = ' ';
-	*p++ = ' ';
-	w = c->thread_len;
-	memcpy(p, c->thread, w);	/* < 48 bytes */
-	p += w;
-	for (; w < 10; w++)
-		*p++ = ' ';
-	*p++ = ' ';
-	*p++ = ' ';
+	if (ns < 1000000000000ull) {	/* 12 digits at most: right-aligned */
+		char *q = p + 12;
+
+		memcpy(p, "            ", 12);
+		do {
+			*--q = (char)('0' + ns % 10);
+			ns /= 10;
+		} while (ns);
+		p += 12;
+	} else {
+		do {
+			digits[n++] = (char)('0' + ns % 10);
+			ns /= 10;
+		} while (ns);
+		while (n)
+			*p++ = digits[--n];
+	}
+	/* 2 spaces, the thread padded to 10, 2 spaces (ptflow_calls_begin()) */
+	memcpy(p, c->thread_col, sizeof(c->thread_col));
+	p += c->thread_col_len;
 	for (w = 2 * indent; w;) {	/* a deep stack: in parts */
 		size_t k = w < (size_t)(end - p) ? w : (size_t)(end - p);
 
@@ -136,23 +152,35 @@ static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		p += k;
 		w -= k;
 		if (p == end) {
-			fwrite(buf, 1, (size_t)(p - buf), c->out);
-			p = buf;
+			c->olen = (size_t)(p - c->obuf);
+			calls_flush(c);
+			p = c->obuf;
 		}
 	}
 	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
-		fwrite(buf, 1, (size_t)(p - buf), c->out);
-		p = buf;
+		c->olen = (size_t)(p - c->obuf);
+		calls_flush(c);
+		p = c->obuf;
 	}
 	p = put_str(p, end, fmt_kind);
 	if (name) {
-		p = put_str(p, end, " ");
+		*p++ = ' ';
 		p = put_str(p, end, name);
 	}
 	if (tail)
 		p = put_str(p, end, tail);
 	*p++ = '\n';
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+	c->olen = (size_t)(p - c->obuf);
+}
+
+/* calls_line_out() where --calls lines are written (the check inline:
+ * the report and the timeline call it for nothing) */
+static inline void calls_line(struct ptflow_calls *c, uint64_t tsc,
+			      size_t indent, const char *fmt_kind,
+			      const char *name, const char *tail)
+{
+	if (c->out)
+		calls_line_out(c, tsc, indent, fmt_kind, name, tail);
 }
 
 /* Depth of the current function for indentation: frames below the top. */
@@ -219,8 +247,16 @@ static void calls_pop(struct ptflow_calls *c, uint64_t tsc)
 int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 		       uint32_t pid, uint32_t tid)
 {
+	size_t w;
+
 	snprintf(c->thread, sizeof(c->thread), "%s", thread);
 	c->thread_len = strlen(c->thread);
+	/* "  %-10s  " of the thread, for calls_line() */
+	memset(c->thread_col, ' ', sizeof(c->thread_col));
+	memcpy(c->thread_col + 2, c->thread, c->thread_len);
+	w = c->thread_len < 10 ? 10 : c->thread_len;
+	c->thread_col_len = 2 + w + 2;
+	c->olen = 0;
 	c->pid = pid;
 	c->tid = tid;
 	c->depth = 0;
@@ -391,6 +427,8 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	c->last_tsc = tsc;
 	c->insns++;
 	calls_leave(c, insn, tsc);
+	if (c->olen)
+		calls_flush(c);
 }
 
 /*
@@ -441,6 +479,8 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 {
 	tsc = calls_span(c, ip, lens, ninsn, last->ip, tsc);
 	calls_leave(c, last, tsc);
+	if (c->olen)
+		calls_flush(c);
 }
 
 size_t ptflow_calls_blocks(struct ptflow_calls *c,
@@ -456,8 +496,19 @@ size_t ptflow_calls_blocks(struct ptflow_calls *c,
 		if (k->end == LPT_FLOW_END_FAR ||
 		    (k->ninsn > 1 && k->tsc != k->end_tsc))
 			break;
-		(void)calls_span(c, k->ip, k->lens, k->ninsn, k->end_ip,
-				 k->end_tsc);
+		if (c->pending_call || c->pending_ret || !c->depth ||
+		    c->report || !c->clock->have_origin) {
+			(void)calls_span(c, k->ip, k->lens, k->ninsn,
+					 k->end_ip, k->end_tsc);
+		} else {
+			/* calls_span() with nothing to do but count: a
+			 * block in the function it was entered by */
+			if (k->end_tsc > c->last_tsc)
+				c->last_tsc = k->end_tsc;
+			c->after_far = false;
+			c->have_insn = true;
+			c->insns += k->ninsn;
+		}
 		/* calls_leave() of the near branches */
 		switch (k->end) {
 		case LPT_FLOW_END_CALL:
@@ -472,6 +523,8 @@ size_t ptflow_calls_blocks(struct ptflow_calls *c,
 			break;
 		}
 	}
+	if (c->olen)
+		calls_flush(c);
 	return i;
 }
 
@@ -533,6 +586,8 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 			   tail);
 		break;
 	}
+	if (c->olen)
+		calls_flush(c);
 }
 
 int ptflow_calls_end(struct ptflow_calls *c)
@@ -548,6 +603,8 @@ int ptflow_calls_end(struct ptflow_calls *c)
 		calls_line(c, c->last_tsc, calls_indent(c), "return", name,
 			   NULL);
 	}
+	if (c->olen)
+		calls_flush(c);
 	c->pending_call = false;
 	c->pending_ret = false;
 	while (c->depth)

@@ -57,6 +57,10 @@ struct ptflow_calls {
 	/* Private: the current thread. */
 	char thread[48];
 	size_t thread_len;		/* strlen(thread) */
+	char thread_col[64];		/* "  %-10s  " of thread */
+	size_t thread_col_len;
+	char obuf[8192];		/* --calls lines not yet in @out */
+	size_t olen;			/* bytes at @obuf */
 	uint32_t pid, tid;
 	struct ptflow_frame *stack;
 	size_t depth, cap;
