@@ -712,7 +712,7 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 		return;
 	}
 	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
-		size_t need = j->n + 1;
+		size_t need = j->n + OUT_BLOCKS;
 
 		if (!grow(&j->b.r, &j->b.capr, need, sizeof(*j->b.r), 4096) ||
 		    (c->side && !grow(&j->b.tm, &j->b.captm, need,
@@ -741,15 +741,19 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 				return;
 			}
 		} else {
-			struct lpt_flow_block b;
+			struct lpt_flow_block b[OUT_BLOCKS];
+			size_t n, i;
 
-			st = lpt_flow_next(f, &b);
-			if (st < 0)
-				break;
-			if (!fj_block(j, &b, c->side)) {
+			/* room for them all: grown above */
+			st = lpt_flow_blocks(f, b, OUT_BLOCKS, &n);
+			for (i = 0; i < n && fj_block(j, &b[i], c->side); i++)
+				;
+			if (i < n) {
 				j->nomem = true;
 				break;
 			}
+			if (st < 0)
+				break;
 		}
 	}
 	j->st = st;
