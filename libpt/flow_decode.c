@@ -25,26 +25,24 @@ enum flow_item_kind {
 };
 
 struct flow_item {
+	struct lpt_flow_block b;	/* FI_BLOCK: as handed out; both kinds:
+					 * tsc, end_tsc (a block's last
+					 * instruction's time) and query_offset
+					 * (libipt's trace offset before the
+					 * call that returns the item) */
 	uint8_t kind;		/* enum flow_item_kind */
-	uint8_t mode;		/* FI_BLOCK */
-	uint8_t end;		/* FI_BLOCK: enum cov_flow_end */
-	uint8_t len1;		/* FI_BLOCK of one instruction without
-				 * cached lengths: its length */
 	uint8_t type;		/* FI_EVENT: enum cov_flow_ev */
 	bool supp;		/* FI_EVENT: IP suppressed */
 	int err;		/* FI_EVENT */
-	uint32_t n;		/* FI_BLOCK: instructions */
-	const uint8_t *lens;	/* FI_BLOCK: cached lengths, or NULL */
-	uint64_t a;		/* FI_BLOCK: start; FI_EVENT: from */
-	uint64_t last;		/* FI_BLOCK: the last instruction's
-				 * address; 0: add the lengths */
-	uint64_t b;		/* FI_EVENT: ip */
+	uint64_t from;		/* FI_EVENT */
+	uint64_t ip;		/* FI_EVENT */
 	uint64_t off;		/* FI_EVENT: trace offset */
-	uint64_t tsc;		/* time of the item (a block's instructions
-				 * but the last) */
-	uint64_t tsc_end;	/* FI_BLOCK: the last instruction's time */
-	uint64_t pos;		/* libipt's trace offset before the call
-				 * that returns the item */
+};
+
+/* lpt_flow_block.lens of a block of one instruction: its length in a
+ * table that lives as long as the program (the walk's may not). */
+static const uint8_t one_len[16] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 };
 
 struct lpt_flow {
@@ -57,7 +55,6 @@ struct lpt_flow {
 	/* the queue: a ring of @cap (a power of two) items */
 	struct flow_item *q;
 	size_t cap, head, n;
-	uint8_t len1;		/* lpt_flow_block.lens of a one-item block */
 	const struct lpt_cov_image *img;
 	/* the last instruction handed out, for enabled.resumed */
 	uint64_t last_ip;
@@ -72,6 +69,11 @@ struct lpt_flow {
 				 * for the next packet libipt queries */
 	bool pend_q;		/* the first of them is the query item (its
 				 * call fetched the next event, if one) */
+	/* lpt_flow_blocks() on an untimed decode: the walk's blocks go
+	 * straight into the caller's array, @dk of @dmax there, while
+	 * nothing is queued */
+	struct lpt_flow_block *dst;
+	size_t dk, dmax;
 };
 
 void lpt_flow_config_init(struct lpt_flow_config *cfg)
@@ -117,25 +119,33 @@ static void on_insns(void *ctx, uint64_t start, uint64_t last,
 		     unsigned int end)
 {
 	struct lpt_flow *f = ctx;
-	struct flow_item *it = q_push(f);
+	struct lpt_flow_block *b;
 
-	if (!it)
-		return;
-	/* every field a block's reader reads, no memset (one per block) */
-	it->kind = FI_BLOCK;
-	it->tsc = it->tsc_end = f->vis;
-	it->pos = f->vis_pos;
-	it->mode = mode;
-	it->end = (uint8_t)end;
-	it->n = n;
-	it->a = start;
-	it->last = last;
-	if (n == 1) {		/* the caller's length may not live on */
-		it->len1 = lens[0];
-		it->lens = NULL;
+	if (f->dst && !f->n && f->dk < f->dmax) {
+		b = &f->dst[f->dk++];	/* lpt_flow_blocks(): handed out */
 	} else {
-		it->lens = lens;
+		struct flow_item *it = q_push(f);
+
+		if (!it)
+			return;
+		it->kind = FI_BLOCK;
+		b = &it->b;
 	}
+	/* every field a block's reader reads, no memset (one per block) */
+	b->tsc = b->end_tsc = f->vis;
+	b->query_offset = f->vis_pos;
+	b->mode = mode;
+	b->end = (uint8_t)end;
+	b->ninsn = n;
+	b->ip = start;
+	/* the caller's length of a single instruction may not live on */
+	b->lens = n == 1 ? &one_len[lens[0] & 15] : lens;
+	if (!last) {	/* as libipt: the IP plus the lengths, in any mode */
+		last = start;
+		for (uint32_t i = 0; i + 1 < n; i++)
+			last += lens[i];
+	}
+	b->end_ip = last;
 }
 
 static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
@@ -148,14 +158,27 @@ static void on_event(void *ctx, unsigned int type, uint64_t from, uint64_t ip,
 		return;
 	memset(it, 0, sizeof(*it));
 	it->kind = FI_EVENT;
-	it->tsc = it->tsc_end = f->vis;
-	it->pos = f->vis_pos;
+	it->b.tsc = it->b.end_tsc = f->vis;
+	it->b.query_offset = f->vis_pos;
 	it->type = (uint8_t)type;
 	it->supp = suppressed;
 	it->err = err;
-	it->a = from;
-	it->b = ip;
+	it->from = from;
+	it->ip = ip;
 	it->off = off;
+}
+
+/* Block @b without its last instruction (it has more than one). */
+static void retract_insn(struct lpt_flow_block *b)
+{
+	uint32_t n = --b->ninsn;
+
+	b->end_ip = b->ip;
+	for (uint32_t i = 0; i + 1 < n; i++)
+		b->end_ip += b->lens[i];
+	if (n == 1)	/* one instruction: its length kept */
+		b->lens = &one_len[b->lens[0] & 15];
+	b->end = COV_END_NONE;
 }
 
 static void on_retract(void *ctx)
@@ -163,20 +186,22 @@ static void on_retract(void *ctx)
 	struct lpt_flow *f = ctx;
 	struct flow_item *it;
 
-	if (!f->n)
-		return;
-	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
-	if (it->kind == FI_BLOCK && it->n > 1) {
-		it->n--;
-		it->last = 0;
-		if (it->n == 1 && it->lens) {	/* one instruction: kept inline */
-			it->len1 = it->lens[0];
-			it->lens = NULL;
+	if (!f->n) {
+		/* the step's last item went into lpt_flow_blocks()'s array
+		 * (nothing queued after it) */
+		if (f->dst && f->dk) {
+			if (f->dst[f->dk - 1].ninsn > 1)
+				retract_insn(&f->dst[f->dk - 1]);
+			else
+				f->dk--;
 		}
-		it->end = COV_END_NONE;
-	} else {
-		f->n--;
+		return;
 	}
+	it = &f->q[(f->head + f->n - 1) & (f->cap - 1)];
+	if (it->kind == FI_BLOCK && it->b.ninsn > 1)
+		retract_insn(&it->b);
+	else
+		f->n--;
 }
 
 static const struct cov_flow_ops flow_ops = {
@@ -238,15 +263,15 @@ static struct flow_item *q_at(struct lpt_flow *f, size_t i)
 
 static void set_time(struct flow_item *it, uint64_t tsc)
 {
-	it->tsc = it->tsc_end = tsc;
+	it->b.tsc = it->b.end_tsc = tsc;
 }
 
 /* Whether libipt queries a packet for the branch that ends @it (a TNT
  * bit, a TIP): a conditional, indirect or far branch, a return. */
 static bool query_block(const struct flow_item *it)
 {
-	return it->kind == FI_BLOCK && it->end != COV_END_NONE &&
-	       it->end != COV_END_JMP && it->end != COV_END_CALL;
+	return it->kind == FI_BLOCK && it->b.end != COV_END_NONE &&
+	       it->b.end != COV_END_JMP && it->b.end != COV_END_CALL;
 }
 
 /*
@@ -314,15 +339,15 @@ static void time_step(struct lpt_flow *f, size_t k0)
 
 			if (i == from && f->pend_q && i < k0) {
 				if (it->kind == FI_BLOCK)
-					it->tsc_end = t;
+					it->b.end_tsc = t;
 				else
-					it->tsc = t;
+					it->b.tsc = t;
 				continue;
 			}
 			if (i == last_ev && qb == SIZE_MAX)
 				cur = pa;
 			set_time(it, t);
-			it->pos = cur;
+			it->b.query_offset = cur;
 			if (i == qb)
 				cur = pa;
 		}
@@ -335,10 +360,10 @@ static void time_step(struct lpt_flow *f, size_t k0)
 			struct flow_item *it = q_at(f, i);
 
 			if (i == first_q) {
-				it->tsc_end = t;
+				it->b.end_tsc = t;
 			} else {
 				set_time(it, t);
-				it->pos = pa;
+				it->b.query_offset = pa;
 			}
 		}
 		f->vis = t;
@@ -515,39 +540,69 @@ static inline int q_head(struct lpt_flow *f, const void *out, enum flow_item_kin
 	return 0;
 }
 
+/* The last instruction handed out: @b's (for enabled.resumed). */
+static inline void set_last(struct lpt_flow *f, const struct lpt_flow_block *b)
+{
+	f->last_ip = b->end_ip;
+	f->last_len = b->lens[b->ninsn - 1];
+	f->last_mode = b->mode;
+	f->last_end = b->end;
+}
+
 int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk)
 {
 	const struct flow_item *it;
-	uint64_t a;
 	int err = q_head(f, blk, FI_BLOCK, &it);
 
 	if (err)
 		return err;
-	blk->ip = it->a;
-	blk->ninsn = it->n;
-	blk->mode = it->mode;
-	blk->end = it->end;
-	blk->tsc = it->tsc;
-	blk->end_tsc = it->tsc_end;
-	blk->query_offset = it->pos;
-	if (it->lens) {
-		blk->lens = it->lens;
-	} else {
-		f->len1 = it->len1;
-		blk->lens = &f->len1;
-	}
-	a = it->last;
-	if (!a) {	/* as libipt: the IP plus the lengths, in any mode */
-		a = it->a;
-		for (uint32_t i = 0; i + 1 < it->n; i++)
-			a += blk->lens[i];
-	}
-	blk->end_ip = a;
-	f->last_ip = a;
-	f->last_len = blk->lens[it->n - 1];
-	f->last_mode = it->mode;
-	f->last_end = it->end;
+	*blk = it->b;
+	set_last(f, blk);
 	q_pop(f);
+	return status(f);
+}
+
+int lpt_flow_blocks(struct lpt_flow *f, struct lpt_flow_block *blk, size_t max,
+		    size_t *n)
+{
+	const struct flow_item *it;
+	size_t k = 0;
+	int err;
+
+	if (n)
+		*n = 0;
+	if (!n || !max)
+		return LPT_ERR_INVALID;
+	err = q_head(f, blk, FI_BLOCK, &it);
+	if (err)
+		return err;
+	/* the blocks queued, and more decoded while the next is a block */
+	do {
+		blk[k++] = it->b;
+		q_pop(f);
+		if (k == max)
+			break;
+		if (!f->n && !f->timed && !f->done && !f->err) {
+			/* nothing queued, no time to wait for: the walk's
+			 * blocks into @blk (on_insns()) until it is full or
+			 * anything else comes (then queued) */
+			f->dst = blk;
+			f->dk = k;
+			f->dmax = max;
+			while (f->dk < max && !f->n && !f->done && !f->err)
+				if (!cov_flow_step(f->cov))
+					f->done = true;
+			k = f->dk;
+			f->dst = NULL;
+			if (k == max)
+				break;
+		}
+		if (fill(f, 1) || !f->n)
+			break;
+		it = &f->q[f->head];
+	} while (it->kind == FI_BLOCK);
+	set_last(f, &blk[k - 1]);
+	*n = k;
 	return status(f);
 }
 
@@ -601,7 +656,7 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	switch (it->type) {
 	case COV_EV_ENABLED:
 		ev->type = LPT_FLOW_EV_ENABLED;
-		ev->resumed = f->resume_ip && f->resume_ip == it->b;
+		ev->resumed = f->resume_ip && f->resume_ip == it->ip;
 		break;
 	case COV_EV_DISABLED:
 		ev->type = LPT_FLOW_EV_DISABLED;
@@ -609,31 +664,31 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 		break;
 	case COV_EV_ASYNC_DISABLED:
 		ev->type = LPT_FLOW_EV_ASYNC_DISABLED;
-		f->resume_ip = it->a;
+		f->resume_ip = it->from;
 		break;
 	case COV_EV_ASYNC_BRANCH:
 		ev->type = LPT_FLOW_EV_ASYNC_BRANCH;
 		break;
 	case COV_EV_OVERFLOW:
 		ev->type = LPT_FLOW_EV_OVERFLOW;
-		f->resume_ip = it->supp ? 0 : it->b;
+		f->resume_ip = it->supp ? 0 : it->ip;
 		break;
 	case COV_EV_EXEC_MODE:
 		ev->type = LPT_FLOW_EV_EXEC_MODE;
-		ev->mode = (uint8_t)it->b;
+		ev->mode = (uint8_t)it->ip;
 		break;
 	case COV_EV_CBR:
 		ev->type = LPT_FLOW_EV_CBR;
-		ev->cbr = (uint8_t)it->b;
+		ev->cbr = (uint8_t)it->ip;
 		break;
 	case COV_EV_PAGING:
 		ev->type = LPT_FLOW_EV_PAGING;
-		ev->cr3 = it->b;
-		ev->non_root = it->a != 0;
+		ev->cr3 = it->ip;
+		ev->non_root = it->from != 0;
 		break;
 	case COV_EV_VMCS:
 		ev->type = LPT_FLOW_EV_VMCS;
-		ev->vmcs = it->b;
+		ev->vmcs = it->ip;
 		break;
 	default:
 		ev->type = LPT_FLOW_EV_RESYNC;
@@ -643,15 +698,15 @@ int lpt_flow_event(struct lpt_flow *f, struct lpt_flow_event *ev)
 	ev->ip_suppressed = it->supp;
 	ev->err = it->err;
 	if (ev->type != LPT_FLOW_EV_PAGING && ev->type != LPT_FLOW_EV_VMCS) {
-		ev->ip = it->b;
-		ev->from = it->a;
+		ev->ip = it->ip;
+		ev->from = it->from;
 	}
 	ev->offset = it->off;
 	if (it->type == COV_EV_ERROR &&
 	    (it->err == LPT_ERR_COV_NOMAP || it->err == LPT_ERR_COV_BADINSN))
 		ev->offset = insn_error_offset(f, it->off);
-	ev->tsc = it->tsc;
-	ev->query_offset = it->pos;
+	ev->tsc = it->b.tsc;
+	ev->query_offset = it->b.query_offset;
 	q_pop(f);
 	return status(f);
 }

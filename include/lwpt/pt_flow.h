@@ -265,6 +265,29 @@ int lpt_flow_sync(struct lpt_flow *f, const uint8_t *trace, size_t len);
 int lpt_flow_next(struct lpt_flow *f, struct lpt_flow_block *blk);
 
 /**
+ * lpt_flow_blocks() - the next blocks, as many as follow one another up to
+ * the next event or the trace's end, at most @max: what lpt_flow_next()
+ * would return called again and again while its status is 0 (the same
+ * blocks, @blk[i].lens valid until the engine's next call), at the cost
+ * of one call (no libipt equivalent: pt_blk_next() returns one block).
+ * @f:   engine, after lpt_flow_sync() or a status without
+ *       LPT_FLOW_EVENT_PENDING and LPT_FLOW_EOS.
+ * @blk: receives the blocks, @max of them at most.
+ * @max: room at @blk, in blocks; >= 1.
+ * @n:   receives the number of blocks written (0 on the errors of the
+ *       call itself).
+ *
+ * Return: status flags (>= 0) for what comes after the last block: 0
+ * only where @max blocks were written and another block is next;
+ * LPT_ERR_BAD_CONTEXT when an event is pending (lpt_flow_event() first)
+ * or the trace is done; LPT_ERR_NOSYNC before lpt_flow_sync();
+ * LPT_ERR_INVALID for NULL arguments or @max 0; LPT_ERR_NOMEM (decoding
+ * past the blocks written: *@n of them were still handed out).
+ */
+int lpt_flow_blocks(struct lpt_flow *f, struct lpt_flow_block *blk, size_t max,
+		    size_t *n);
+
+/**
  * lpt_flow_event() - the next event (pt_blk_event()).
  * @f:  engine, after a status with LPT_FLOW_EVENT_PENDING.
  * @ev: receives the event.

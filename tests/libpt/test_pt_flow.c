@@ -152,7 +152,25 @@ static void ref_recs(const uint8_t *trace, size_t len, const struct cov_ref_page
 	pt_image_free(img);
 }
 
-/* The engine's records of @trace; its instructions counted in *@ninsn. */
+/* @b's instructions into @out. */
+static void block_recs(const struct lpt_flow_block *b, struct recs *out)
+{
+	uint64_t a = b->ip;
+
+	ck_assert_uint_ge(b->ninsn, 1);
+	for (uint32_t i = 0; i < b->ninsn; i++) {
+		add(out, R_INSN, 0, false, a, 0);
+		if (i + 1 == b->ninsn)
+			ck_assert_uint_eq(a, b->end_ip);
+		a += b->lens[i];
+	}
+}
+
+/* The blocks of flow_recs(): 0, one at a time (lpt_flow_next()); else
+ * up to this many a call (lpt_flow_blocks()). */
+static size_t flow_batch;
+
+/* The engine's records of @trace. */
 static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
 		      struct recs *out)
 {
@@ -179,20 +197,26 @@ static void flow_recs(struct lpt_flow *f, const uint8_t *trace, size_t len,
 			else
 				add(out, R_EV, (uint8_t)ev.type, ev.ip_suppressed,
 				    ev.from, ev.ip);
+		} else if (flow_batch) {
+			struct lpt_flow_block b[64];
+			size_t n = 99;
+
+			ck_assert_uint_le(flow_batch, 64);
+			st = lpt_flow_blocks(f, b, flow_batch, &n);
+			ck_assert_int_ge(st, 0);
+			ck_assert_uint_ge(n, 1);
+			ck_assert_uint_le(n, flow_batch);
+			/* 0: only with the array full, a block next */
+			if (!st)
+				ck_assert_uint_eq(n, flow_batch);
+			for (size_t i = 0; i < n; i++)
+				block_recs(&b[i], out);
 		} else {
 			struct lpt_flow_block b;
-			uint64_t a;
 
 			st = lpt_flow_next(f, &b);
 			ck_assert_int_ge(st, 0);
-			ck_assert_uint_ge(b.ninsn, 1);
-			a = b.ip;
-			for (uint32_t i = 0; i < b.ninsn; i++) {
-				add(out, R_INSN, 0, false, a, 0);
-				if (i + 1 == b.ninsn)
-					ck_assert_uint_eq(a, b.end_ip);
-				a += b.lens[i];
-			}
+			block_recs(&b, out);
 		}
 	}
 	ck_assert_int_ge(st, 0);
@@ -297,11 +321,19 @@ START_TEST(real_traces)
 	       count_kind(&got, R_INSN), count_kind(&got, R_EV));
 	ck_assert_msg(same(r->name, &ref, &got, false), "%s: lpt_flow differs from libipt",
 		      r->name);
-	/* warm: the same again from the cached blocks */
-	got.n = 0;
-	flow_recs(f, trace, len, &got);
-	ck_assert_msg(same(r->name, &ref, &got, false), "%s warm: lpt_flow differs from libipt",
-		      r->name);
+	/* warm: the same again from the cached blocks, one at a time and
+	 * in arrays of lpt_flow_blocks() */
+	static const size_t batches[] = { 0, 1, 7, 64 };
+
+	for (size_t k = 0; k < sizeof(batches) / sizeof(batches[0]); k++) {
+		got.n = 0;
+		flow_batch = batches[k];
+		flow_recs(f, trace, len, &got);
+		ck_assert_msg(same(r->name, &ref, &got, false),
+			      "%s warm, %zu a call: lpt_flow differs from libipt",
+			      r->name, batches[k]);
+	}
+	flow_batch = 0;
 
 	lpt_flow_free(f);
 	lpt_cov_image_free(img);
@@ -319,7 +351,7 @@ static bool compare(const char *name, struct lpt_flow *f, const uint8_t *trace,
 		    uint64_t end, bool report_only)
 {
 	bool ok;
-	struct recs ref = { 0 }, got = { 0 };
+	struct recs ref = { 0 }, got = { 0 }, arr = { 0 };
 	uint8_t *copy = malloc(len + 64);
 
 	ck_assert_ptr_nonnull(copy);
@@ -329,6 +361,13 @@ static bool compare(const char *name, struct lpt_flow *f, const uint8_t *trace,
 	flow_recs(f, copy, len, &got);
 	ok = same(name, &ref, &got, report_only && !getenv("TEST_PT_FLOW_VERBOSE"));
 	ck_assert_msg(ok || report_only, "%s: lpt_flow differs from libipt", name);
+	/* lpt_flow_blocks(): what lpt_flow_next() gives, errors too */
+	flow_batch = 3;
+	flow_recs(f, copy, len, &arr);
+	flow_batch = 0;
+	ck_assert_msg(same(name, &got, &arr, false),
+		      "%s: lpt_flow_blocks() differs from lpt_flow_next()", name);
+	free(arr.r);
 	free(ref.r);
 	free(got.r);
 	free(copy);
@@ -512,6 +551,7 @@ START_TEST(api_errors)
 	struct lpt_flow_event ev;
 	struct lpt_flow *f;
 	static const uint8_t nopsb[] = { 0, 0, 0, 0 };
+	size_t n;
 
 	lpt_flow_config_init(&cfg);
 	ck_assert_ptr_null(lpt_flow_alloc(NULL, img));
@@ -524,6 +564,13 @@ START_TEST(api_errors)
 	f = lpt_flow_alloc(&cfg, img);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(lpt_flow_next(f, &b), LPT_ERR_NOSYNC);
+	n = 5;
+	ck_assert_int_eq(lpt_flow_blocks(f, &b, 1, &n), LPT_ERR_NOSYNC);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(lpt_flow_blocks(NULL, &b, 1, &n), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_blocks(f, NULL, 1, &n), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_blocks(f, &b, 0, &n), LPT_ERR_INVALID);
+	ck_assert_int_eq(lpt_flow_blocks(f, &b, 1, NULL), LPT_ERR_INVALID);
 	ck_assert_int_eq(lpt_flow_event(f, &ev), LPT_ERR_NOSYNC);
 	ck_assert_int_eq(lpt_flow_next(NULL, &b), LPT_ERR_INVALID);
 	ck_assert_int_eq(lpt_flow_next(f, NULL), LPT_ERR_INVALID);
@@ -532,6 +579,7 @@ START_TEST(api_errors)
 	ck_assert_int_eq(lpt_flow_sync(f, nopsb, sizeof(nopsb)), LPT_ERR_NOSYNC);
 	ck_assert_int_eq(lpt_flow_sync(f, NULL, 0), LPT_ERR_NOSYNC);
 	ck_assert_int_eq(lpt_flow_next(f, &b), LPT_ERR_BAD_CONTEXT);
+	ck_assert_int_eq(lpt_flow_blocks(f, &b, 1, &n), LPT_ERR_BAD_CONTEXT);
 	ck_assert_int_eq(lpt_flow_event(f, &ev), LPT_ERR_BAD_CONTEXT);
 	ck_assert_uint_eq(lpt_flow_offset(NULL), 0);
 	lpt_flow_free(f);

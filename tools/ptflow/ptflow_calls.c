@@ -97,38 +97,54 @@ static char *put_str(char *p, const char *end, const char *s)
 	return p + n;
 }
 
+/* The --calls lines held in @c->obuf into @c->out. Every public function
+ * of the tracker that writes lines ends with them written, so that what
+ * others write to the stream comes after them. */
+static void calls_flush(struct ptflow_calls *c)
+{
+	if (c->olen) {
+		fwrite_unlocked(c->obuf, 1, c->olen, c->out);
+		c->olen = 0;
+	}
+}
+
 /*
  * One --calls line: printf's "%12" PRIu64 "  %-10s  %*s%s%s%s%s\n" of
  * the time, the thread, 2 x @indent spaces, @fmt_kind, " " @name, @tail;
- * built by hand and written at once (one line per call and return).
+ * built by hand in the tracker's buffer (calls_flush()).
  */
-static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
-		       const char *fmt_kind, const char *name, const char *tail)
+static void calls_line_out(struct ptflow_calls *c, uint64_t tsc, size_t indent,
+			   const char *fmt_kind, const char *name,
+			   const char *tail)
 {
-	char buf[1024], digits[24], *p = buf, *end = buf + sizeof(buf) - 1;
+	char digits[24], *p, *end = c->obuf + sizeof(c->obuf) - 1;
 	uint64_t ns;
 	size_t n = 0, w;
 
-	if (!c->out)
-		return;
+	if (sizeof(c->obuf) - c->olen < 1024)
+		calls_flush(c);
+	p = c->obuf + c->olen;
 	ns = ptflow_clock_ns(c->clock, tsc);
-	do {
-		digits[n++] = (char)('0' + ns % 10);
-		ns /= 10;
-	} while (ns);
-	for (w = n; w < 12; w++)
-		*p++ = ' ';
-	while (n)
-		*p++ = digits[--n];
-	*p++ = ' ';
-	*p++ = ' ';
-	w = c->thread_len;
-	memcpy(p, c->thread, w);	/* < 48 bytes */
-	p += w;
-	for (; w < 10; w++)
-		*p++ = ' ';
-	*p++ = ' ';
-	*p++ = ' ';
+	if (ns < 1000000000000ull) {	/* 12 digits at most: right-aligned */
+		char *q = p + 12;
+
+		memcpy(p, "            ", 12);
+		do {
+			*--q = (char)('0' + ns % 10);
+			ns /= 10;
+		} while (ns);
+		p += 12;
+	} else {
+		do {
+			digits[n++] = (char)('0' + ns % 10);
+			ns /= 10;
+		} while (ns);
+		while (n)
+			*p++ = digits[--n];
+	}
+	/* 2 spaces, the thread padded to 10, 2 spaces (ptflow_calls_begin()) */
+	memcpy(p, c->thread_col, sizeof(c->thread_col));
+	p += c->thread_col_len;
 	for (w = 2 * indent; w;) {	/* a deep stack: in parts */
 		size_t k = w < (size_t)(end - p) ? w : (size_t)(end - p);
 
@@ -136,23 +152,35 @@ static void calls_line(struct ptflow_calls *c, uint64_t tsc, size_t indent,
 		p += k;
 		w -= k;
 		if (p == end) {
-			fwrite(buf, 1, (size_t)(p - buf), c->out);
-			p = buf;
+			c->olen = (size_t)(p - c->obuf);
+			calls_flush(c);
+			p = c->obuf;
 		}
 	}
 	if (end - p < 512) {	/* names < 256, tails < 160 bytes */
-		fwrite(buf, 1, (size_t)(p - buf), c->out);
-		p = buf;
+		c->olen = (size_t)(p - c->obuf);
+		calls_flush(c);
+		p = c->obuf;
 	}
 	p = put_str(p, end, fmt_kind);
 	if (name) {
-		p = put_str(p, end, " ");
+		*p++ = ' ';
 		p = put_str(p, end, name);
 	}
 	if (tail)
 		p = put_str(p, end, tail);
 	*p++ = '\n';
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+	c->olen = (size_t)(p - c->obuf);
+}
+
+/* calls_line_out() where --calls lines are written (the check inline:
+ * the report and the timeline call it for nothing) */
+static inline void calls_line(struct ptflow_calls *c, uint64_t tsc,
+			      size_t indent, const char *fmt_kind,
+			      const char *name, const char *tail)
+{
+	if (c->out)
+		calls_line_out(c, tsc, indent, fmt_kind, name, tail);
 }
 
 /* Depth of the current function for indentation: frames below the top. */
@@ -219,8 +247,16 @@ static void calls_pop(struct ptflow_calls *c, uint64_t tsc)
 int ptflow_calls_begin(struct ptflow_calls *c, const char *thread,
 		       uint32_t pid, uint32_t tid)
 {
+	size_t w;
+
 	snprintf(c->thread, sizeof(c->thread), "%s", thread);
 	c->thread_len = strlen(c->thread);
+	/* "  %-10s  " of the thread, for calls_line() */
+	memset(c->thread_col, ' ', sizeof(c->thread_col));
+	memcpy(c->thread_col + 2, c->thread, c->thread_len);
+	w = c->thread_len < 10 ? 10 : c->thread_len;
+	c->thread_col_len = 2 + w + 2;
+	c->olen = 0;
 	c->pid = pid;
 	c->tid = tid;
 	c->depth = 0;
@@ -391,11 +427,18 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 	c->last_tsc = tsc;
 	c->insns++;
 	calls_leave(c, insn, tsc);
+	if (c->olen)
+		calls_flush(c);
 }
 
-void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
-			const uint8_t *lens, uint32_t ninsn,
-			const struct pt_insn *last, uint64_t tsc)
+/*
+ * ptflow_calls_block() but for the branch at the end: the run's arrival,
+ * its self counts and instruction count; the time it is at, kept from
+ * going back.
+ */
+static inline uint64_t calls_span(struct ptflow_calls *c, uint64_t ip,
+				  const uint8_t *lens, uint32_t ninsn,
+				  uint64_t last_ip, uint64_t tsc)
 {
 	if (tsc < c->last_tsc)
 		tsc = c->last_tsc;
@@ -406,7 +449,7 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		c->after_far = false;
 	}
 	if (c->report && c->have_insn && ip >= c->fn_start && ip < c->fn_end &&
-	    last->ip >= c->fn_start && last->ip < c->fn_end) {
+	    last_ip >= c->fn_start && last_ip < c->fn_end) {
 		/* the block in the function of the instruction before it:
 		 * calls_self() on each instruction, in one count */
 		c->self_insns += ninsn;
@@ -415,7 +458,7 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 		calls_self(c, ip, tsc);
 		/* the rest in one count where the block stays in the
 		 * first one's function, else one by one */
-		if (ninsn > 1 && last->ip >= c->fn_start && last->ip < c->fn_end) {
+		if (ninsn > 1 && last_ip >= c->fn_start && last_ip < c->fn_end) {
 			c->self_insns += ninsn - 1;
 		} else {
 			for (uint32_t i = 1; i < ninsn; i++) {
@@ -427,7 +470,62 @@ void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 	c->have_insn = true;
 	c->last_tsc = tsc;
 	c->insns += ninsn;
+	return tsc;
+}
+
+void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
+			const uint8_t *lens, uint32_t ninsn,
+			const struct pt_insn *last, uint64_t tsc)
+{
+	tsc = calls_span(c, ip, lens, ninsn, last->ip, tsc);
 	calls_leave(c, last, tsc);
+	if (c->olen)
+		calls_flush(c);
+}
+
+size_t ptflow_calls_blocks(struct ptflow_calls *c,
+			   const struct lpt_flow_block *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct lpt_flow_block *k = &b[i];
+
+		/* a far transfer's name needs its bytes; a last instruction
+		 * at a time of its own, ptflow_calls_insn() */
+		if (k->end == LPT_FLOW_END_FAR ||
+		    (k->ninsn > 1 && k->tsc != k->end_tsc))
+			break;
+		if (c->pending_call || c->pending_ret || !c->depth ||
+		    c->report || !c->clock->have_origin) {
+			(void)calls_span(c, k->ip, k->lens, k->ninsn,
+					 k->end_ip, k->end_tsc);
+		} else {
+			/* calls_span() with nothing to do but count: a
+			 * block in the function it was entered by */
+			if (k->end_tsc > c->last_tsc)
+				c->last_tsc = k->end_tsc;
+			c->after_far = false;
+			c->have_insn = true;
+			c->insns += k->ninsn;
+		}
+		/* calls_leave() of the near branches */
+		switch (k->end) {
+		case LPT_FLOW_END_CALL:
+		case LPT_FLOW_END_CALL_IND:
+			c->pending_call = true;
+			c->call_ret = k->end_ip + k->lens[k->ninsn - 1];
+			break;
+		case LPT_FLOW_END_RET:
+			c->pending_ret = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (c->olen)
+		calls_flush(c);
+	return i;
 }
 
 void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
@@ -488,6 +586,8 @@ void ptflow_calls_event(struct ptflow_calls *c, enum ptflow_calls_event ev,
 			   tail);
 		break;
 	}
+	if (c->olen)
+		calls_flush(c);
 }
 
 int ptflow_calls_end(struct ptflow_calls *c)
@@ -503,6 +603,8 @@ int ptflow_calls_end(struct ptflow_calls *c)
 		calls_line(c, c->last_tsc, calls_indent(c), "return", name,
 			   NULL);
 	}
+	if (c->olen)
+		calls_flush(c);
 	c->pending_call = false;
 	c->pending_ret = false;
 	while (c->depth)

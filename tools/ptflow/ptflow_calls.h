@@ -16,6 +16,8 @@
 
 #include <intel-pt.h>
 
+#include <lwpt/pt_flow.h>
+
 #include "tools/ptflow/ptflow_chrome.h"
 #include "tools/ptflow/ptflow_report.h"
 #include "tools/ptflow/ptflow_sym.h"
@@ -55,6 +57,10 @@ struct ptflow_calls {
 	/* Private: the current thread. */
 	char thread[48];
 	size_t thread_len;		/* strlen(thread) */
+	char thread_col[64];		/* "  %-10s  " of thread */
+	size_t thread_col_len;
+	char obuf[8192];		/* --calls lines not yet in @out */
+	size_t olen;			/* bytes at @obuf */
 	uint32_t pid, tid;
 	struct ptflow_frame *stack;
 	size_t depth, cap;
@@ -106,6 +112,23 @@ void ptflow_calls_insn(struct ptflow_calls *c, const struct pt_insn *insn,
 void ptflow_calls_block(struct ptflow_calls *c, uint64_t ip,
 			const uint8_t *lens, uint32_t ninsn,
 			const struct pt_insn *last, uint64_t tsc);
+
+/**
+ * ptflow_calls_blocks() - a flow engine's blocks, in trace order, from
+ * the first on: ptflow_calls_block() on each (its last instruction's
+ * class from @b[i].end, all of it at @b[i].end_tsc), one loop for all,
+ * up to the first block it does not take: one that ends in a far
+ * transfer (the caller reads its bytes: ptflow_calls_block()), or whose
+ * last instruction's time is not the others' (ptflow_calls_block() on
+ * all but the last, then ptflow_calls_insn()).
+ * @c: the tracker.
+ * @b: @n blocks (lwpt/pt_flow.h).
+ * @n: their number.
+ *
+ * Return: how many blocks from @b[0] on were taken (@n: all).
+ */
+size_t ptflow_calls_blocks(struct ptflow_calls *c,
+			   const struct lpt_flow_block *b, size_t n);
 
 /**
  * ptflow_calls_event() - a trace event between instructions.

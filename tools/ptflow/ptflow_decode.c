@@ -1004,6 +1004,27 @@ bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 	return true;
 }
 
+size_t ptflow_emit_blocks(struct ptflow *pf, const struct lpt_flow_block *b,
+			  size_t n)
+{
+	uint64_t insns;
+	size_t k;
+
+	if (flow_on(pf))
+		return 0;
+	if (pf->mute)
+		return n;
+	if (!views_on(pf)) {
+		for (k = 0; k < n; k++)
+			pf->insns += b[k].ninsn;
+		return n;
+	}
+	insns = pf->calls.insns;
+	k = ptflow_calls_blocks(&pf->calls, b, n);
+	pf->insns += pf->calls.insns - insns;
+	return k;
+}
+
 void ptflow_emit_event(struct ptflow *pf, const struct pt_event *ev)
 {
 	if (flow_on(pf))

@@ -16,6 +16,7 @@
 
 #include <intel-pt.h>
 
+#include <lwpt/pt_flow.h>
 #include <lwpt/ptcap_dir.h>
 #include "tools/ptflow/ptflow_calls.h"
 #include "tools/ptflow/ptflow_disasm.h"
@@ -326,6 +327,22 @@ void ptflow_emit_insn(struct ptflow *pf, const struct pt_insn *insn);
  */
 bool ptflow_emit_block(struct ptflow *pf, uint64_t ip, const uint8_t *lens,
 		       uint32_t ninsn, const struct pt_insn *last);
+
+/**
+ * ptflow_emit_blocks() - a flow engine's blocks (lwpt/pt_flow.h), in trace
+ * order, where their instructions are not printed: ptflow_emit_block() on
+ * each, from the first on, in one loop (ptflow_calls_blocks()), up to the
+ * first block the views do not take whole.
+ * @pf: the session.
+ * @b:  @n blocks.
+ * @n:  their number.
+ *
+ * Return: how many blocks from @b[0] on were taken; the next one, if any,
+ * goes through ptflow_emit_block() (or ptflow_emit_insn() on each of its
+ * instructions where the flow is printed: then 0).
+ */
+size_t ptflow_emit_blocks(struct ptflow *pf, const struct lpt_flow_block *b,
+			  size_t n);
 
 /**
  * ptflow_emit_event() - one event, printed ("[...]") or handed to the views

@@ -401,15 +401,28 @@ static void out_event(struct ptflow *pf, struct piece_state *ps,
 	ptflow_emit_event(pf, &pe);
 }
 
-/* One engine block, printed. */
-static void out_block(struct ptflow *pf, const struct ptflow_flow *e,
-		      struct piece_state *ps, const struct lpt_flow_block *b)
+/* Engine blocks that follow one another (@n >= 1), printed: the views
+ * take runs of them whole (ptflow_emit_blocks()), the others one by one. */
+static void out_blocks(struct ptflow *pf, const struct ptflow_flow *e,
+		       struct piece_state *ps, const struct lpt_flow_block *b,
+		       size_t n)
 {
+	size_t i = 0;
+
 	ps->enabled = true;
 	ps->clean = true;
-	if (!emit_block_views(pf, e, b))
-		emit_block(pf, e, b);
+	while (i < n) {
+		i += ptflow_emit_blocks(pf, b + i, n - i);
+		if (i == n)
+			break;
+		if (!emit_block_views(pf, e, &b[i]))
+			emit_block(pf, e, &b[i]);
+		i++;
+	}
 }
+
+/* Blocks at a time from the engine (lpt_flow_blocks()). */
+#define OUT_BLOCKS 64
 
 /* The end of a piece @buf of @len bytes: engine status @st (negative: it
  * stopped at @fail_off), what ptflow_decode.c says at a piece's end. */
@@ -475,12 +488,15 @@ static int serial_piece(struct ptflow *pf, struct ptflow_flow *e, uint8_t *buf,
 				carry = false;
 			out_event(pf, &ps, &ev, cut);
 		} else {
-			struct lpt_flow_block b;
+			struct lpt_flow_block b[OUT_BLOCKS];
+			size_t n;
 
-			st = lpt_flow_next(e->f, &b);
+			/* with an error, the blocks before it still count */
+			st = lpt_flow_blocks(e->f, b, OUT_BLOCKS, &n);
+			if (n)
+				out_blocks(pf, e, &ps, b, n);
 			if (st < 0)
 				break;
-			out_block(pf, e, &ps, &b);
 		}
 	}
 	out_end(pf, &ps, st, st < 0 ? lpt_flow_offset(e->f) : 0, buf, len, cut);
@@ -696,7 +712,7 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 		return;
 	}
 	while (st >= 0 && !(st & LPT_FLOW_EOS)) {
-		size_t need = j->n + 1;
+		size_t need = j->n + OUT_BLOCKS;
 
 		if (!grow(&j->b.r, &j->b.capr, need, sizeof(*j->b.r), 4096) ||
 		    (c->side && !grow(&j->b.tm, &j->b.captm, need,
@@ -725,15 +741,19 @@ static void fj_work(void *vctx, unsigned int w, void *vjob)
 				return;
 			}
 		} else {
-			struct lpt_flow_block b;
+			struct lpt_flow_block b[OUT_BLOCKS];
+			size_t n, i;
 
-			st = lpt_flow_next(f, &b);
-			if (st < 0)
-				break;
-			if (!fj_block(j, &b, c->side)) {
+			/* room for them all: grown above */
+			st = lpt_flow_blocks(f, b, OUT_BLOCKS, &n);
+			for (i = 0; i < n && fj_block(j, &b[i], c->side); i++)
+				;
+			if (i < n) {
 				j->nomem = true;
 				break;
 			}
+			if (st < 0)
+				break;
 		}
 	}
 	j->st = st;
@@ -787,8 +807,10 @@ static int fj_emit(void *vctx, void *vjob)
 		fj_done(c, j);
 		return 0;
 	}
-	for (size_t i = 0; i < j->n; i++) {
+	for (size_t i = 0; i < j->n;) {
 		const struct fj_rec *r = &j->b.r[i];
+		struct lpt_flow_block b[OUT_BLOCKS];
+		size_t nb = 0;
 
 		if (r->kind == FJ_EVENT) {
 			struct lpt_flow_event *ev = &j->b.ev[r->n];
@@ -797,24 +819,30 @@ static int fj_emit(void *vctx, void *vjob)
 			if (i < j->first_set && ev->type == LPT_FLOW_EV_ENABLED)
 				ev->resumed = c->resume && c->resume == ev->ip;
 			out_event(pf, &c->ps, ev, c->cut);
-		} else {
-			struct lpt_flow_block b;
-
-			b.ip = r->ip;
-			b.end_ip = r->ip + r->last;
-			b.lens = j->b.lens + r->lens;
-			b.ninsn = r->n;
-			b.mode = r->mode;
-			b.end = r->end;
-			if (c->side) {
-				b.tsc = j->b.tm[i].tsc;
-				b.end_tsc = j->b.tm[i].end_tsc;
-				b.query_offset = j->b.tm[i].query_offset;
-			} else {
-				b.tsc = b.end_tsc = b.query_offset = 0;
-			}
-			out_block(pf, c->e, &c->ps, &b);
+			i++;
+			continue;
 		}
+		/* the blocks up to the next event, OUT_BLOCKS at a time */
+		for (; i < j->n && nb < OUT_BLOCKS && j->b.r[i].kind == FJ_BLOCK;
+		     i++, nb++) {
+			struct lpt_flow_block *k = &b[nb];
+
+			r = &j->b.r[i];
+			k->ip = r->ip;
+			k->end_ip = r->ip + r->last;
+			k->lens = j->b.lens + r->lens;
+			k->ninsn = r->n;
+			k->mode = r->mode;
+			k->end = r->end;
+			if (c->side) {
+				k->tsc = j->b.tm[i].tsc;
+				k->end_tsc = j->b.tm[i].end_tsc;
+				k->query_offset = j->b.tm[i].query_offset;
+			} else {
+				k->tsc = k->end_tsc = k->query_offset = 0;
+			}
+		}
+		out_blocks(pf, c->e, &c->ps, b, nb);
 	}
 	if (j->first_set < j->n)
 		c->resume = j->end_resume;

@@ -4,7 +4,10 @@
  * of instructions handed to the call tracker as one block gives the same
  * --calls lines, --report table and --export=chrome timeline, byte for
  * byte, as the same instructions handed one by one to
- * ptflow_calls_insn() (the libipt engine's path), on pseudo-random blocks
+ * ptflow_calls_insn() (the libipt engine's path), and so do arrays of
+ * such blocks handed to ptflow_calls_blocks() (the flow engine's
+ * lpt_flow_blocks(): a far transfer through ptflow_calls_block() as
+ * ptflow_flow.c does), on pseudo-random blocks
  * that stay in one function, cross from one function into the next, run
  * through addresses without a symbol, and end in calls, returns, jumps and
  * far transfers, with time advancing between blocks and events
@@ -93,12 +96,103 @@ static uint32_t rnd(uint32_t *state)
 	return (*state >> 8) & 0xffffff;
 }
 
+/* Direct or indirect call (the tracker treats both alike). */
+static bool rnd_cls_ind(uint32_t n)
+{
+	return n & 1;
+}
+
+/* Blocks for ptflow_calls_blocks(), their lengths kept until handed. */
+struct pend {
+	struct lpt_flow_block b[64];
+	uint8_t lens[64][16];
+	size_t n;
+};
+
+/* The pending blocks through ptflow_calls_blocks(), a far transfer's
+ * through ptflow_calls_block() (its bytes: INT n, IRET, far JMP). */
+static void pend_flush(struct ptflow_calls *c, struct pend *p)
+{
+	size_t i = 0;
+
+	while (i < p->n) {
+		i += ptflow_calls_blocks(c, p->b + i, p->n - i);
+		if (i < p->n) {
+			const struct lpt_flow_block *k = &p->b[i];
+			struct pt_insn last;
+
+			ck_assert_uint_eq(k->end, LPT_FLOW_END_FAR);
+			memset(&last, 0, sizeof(last));
+			last.mode = ptem_64bit;
+			last.ip = k->end_ip;
+			last.size = k->lens[k->ninsn - 1];
+			last.iclass = (enum pt_insn_class)k->query_offset;
+			last.raw[0] = last.iclass == ptic_far_call ? 0xcd :
+				      last.iclass == ptic_far_return ? 0xcf : 0xea;
+			ptflow_calls_block(c, k->ip, k->lens, k->ninsn, &last,
+					   k->end_tsc);
+			i++;
+		}
+	}
+	p->n = 0;
+}
+
+/* A block as the flow engine gives it (@cls: its last instruction's). */
+static void pend_add(struct ptflow_calls *c, struct pend *p, uint64_t ip,
+		     const uint8_t *lens, uint32_t n, enum pt_insn_class cls,
+		     uint64_t tsc)
+{
+	struct lpt_flow_block *k;
+	uint64_t last = ip;
+
+	if (p->n == 64)
+		pend_flush(c, p);
+	k = &p->b[p->n];
+	memset(k, 0, sizeof(*k));
+	memcpy(p->lens[p->n], lens, n);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		last += lens[i];
+	k->ip = ip;
+	k->end_ip = last;
+	k->lens = p->lens[p->n];
+	k->ninsn = n;
+	k->mode = 64;
+	k->tsc = k->end_tsc = tsc;
+	switch (cls) {
+	case ptic_call:
+		k->end = rnd_cls_ind(n) ? LPT_FLOW_END_CALL_IND : LPT_FLOW_END_CALL;
+		break;
+	case ptic_return:
+		k->end = LPT_FLOW_END_RET;
+		break;
+	case ptic_jump:
+		k->end = LPT_FLOW_END_JMP;
+		break;
+	case ptic_cond_jump:
+		k->end = LPT_FLOW_END_JCC;
+		break;
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		k->end = LPT_FLOW_END_FAR;
+		k->query_offset = cls;	/* for pend_flush() */
+		break;
+	default:
+		k->end = LPT_FLOW_END_NONE;
+		break;
+	}
+	p->n++;
+}
+
 static void run_random(uint32_t seed, bool chrome, bool with_sym)
 {
 	struct ptflow_sym *sym = NULL;
-	struct side a, b;
+	struct side a, b, d;
+	struct pend *p = calloc(1, sizeof(*p));
 	uint64_t tsc = 1000;
 	uint32_t st = seed;
+
+	ck_assert_ptr_nonnull(p);
 
 	if (with_sym) {
 		sym = ptflow_sym_alloc(NULL, "test");
@@ -109,6 +203,7 @@ static void run_random(uint32_t seed, bool chrome, bool with_sym)
 	}
 	side_open(&a, sym, chrome);
 	side_open(&b, sym, chrome);
+	side_open(&d, sym, chrome);
 	for (int k = 0; k < 2000; k++) {
 		uint8_t lens[40];
 		uint32_t n = 1 + rnd(&st) % 12, r = rnd(&st) % 16;
@@ -127,6 +222,8 @@ static void run_random(uint32_t seed, bool chrome, bool with_sym)
 
 			ptflow_calls_event(&a.c, ev, eip, tsc, "lost");
 			ptflow_calls_event(&b.c, ev, eip, tsc, "lost");
+			pend_flush(&d.c, p);
+			ptflow_calls_event(&d.c, ev, eip, tsc, "lost");
 			continue;
 		}
 		first = ip;
@@ -157,10 +254,21 @@ static void run_random(uint32_t seed, bool chrome, bool with_sym)
 		ptflow_calls_insn(&a.c, &insn, tsc);
 		/* as one block */
 		ptflow_calls_block(&b.c, first, lens, n, &insn, tsc);
+		/* in arrays of blocks */
+		pend_add(&d.c, p, first, lens, n, insn.iclass, tsc);
 		tsc += rnd(&st) % 3 ? rnd(&st) % 50 : 0;
 	}
+	pend_flush(&d.c, p);
 	side_close(&a);
 	side_close(&b);
+	side_close(&d);
+	ck_assert_uint_eq(a.calls_len, d.calls_len);
+	ck_assert_mem_eq(a.calls, d.calls, a.calls_len);
+	ck_assert_str_eq(a.report, d.report);
+	if (chrome)
+		ck_assert_str_eq(a.json, d.json);
+	side_free(&d);
+	free(p);
 	ck_assert_uint_eq(a.calls_len, b.calls_len);
 	ck_assert_mem_eq(a.calls, b.calls, a.calls_len);
 	ck_assert_str_eq(a.report, b.report);
