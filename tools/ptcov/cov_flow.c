@@ -7,6 +7,7 @@
  * in one sweep of the blocks in address order, never per execution.
  */
 #include "tools/ptcov/cov_flow.h"
+#include "libpt/cov_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -299,6 +300,8 @@ static int edges_merge(struct cov_edges *acc, const struct lpt_cov_edge *e, size
 
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 {
+	acc->dblk = NULL;	/* a sum of decodes: no decoder's blocks */
+	acc->dcov = NULL;
 	if (acc->n && acc->sorted == acc->n && n && edges_sorted(e, n) &&
 	    !edges_merge(acc, e, n))
 		return 0;
@@ -340,6 +343,22 @@ copy:
 	return 0;
 }
 
+int cov_edges_add_dst(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n,
+		      const struct cov_blk *const *dst, const struct lpt_cov *c,
+		      uint64_t gen)
+{
+	bool first = !acc->n;
+
+	if (cov_edges_add(acc, e, n))
+		return -1;
+	if (first && acc->sorted == acc->n && dst && c) {
+		acc->dblk = dst;
+		acc->dcov = c;
+		acc->dgen = gen;
+	}
+	return 0;
+}
+
 int cov_edges_sort(struct cov_edges *acc)
 {
 	struct lpt_cov_edge *s;
@@ -370,6 +389,8 @@ int cov_edges_sort(struct cov_edges *acc)
 	free(acc->e);
 	acc->e = s;
 	acc->n = acc->sorted = o;
+	acc->dblk = NULL;
+	acc->dcov = NULL;
 	return 0;
 }
 
@@ -413,16 +434,26 @@ struct flow_in {
  * instruction, out of the filter ranges, COV_BLOCK_MAX instructions): the
  * decoder's cached block when it has one of that shape, else decoded here.
  */
-static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+static void walk_known(const struct flow_in *w, uint64_t a, struct shape *s,
+		       bool known, const struct cov_blk *kb)
 {
 	struct lpt_cov_block b;
 	struct lpt_cov_insn in;
+	int got;
 
 	memset(s, 0, sizeof(*s));
-	/* the decoder's block: the same walk, unless it would differ (a #UD
-	 * in it, a longer block, another filter range adjoining) */
-	if (w->cov && lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) == 1 &&
-	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
+	/* the decoder's block (@kb when @known: cov_edges_dst() found it,
+	 * or found none: the cache is as it was then): the same walk, unless
+	 * it would differ (a #UD in it, a longer block, another filter range
+	 * adjoining) */
+	if (known) {
+		got = kb != NULL;
+		if (kb)
+			cov_blk_lens(kb, &b, &s->lens);
+	} else {
+		got = w->cov ? lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) : 0;
+	}
+	if (got == 1 && b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
 	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
 		s->n = b.ninsn;
 		s->end = b.end;
@@ -454,6 +485,11 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 		}
 	}
 	s->end = a;
+}
+
+static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+{
+	walk_known(w, a, s, false, NULL);
 }
 
 /* Branches (the last instructions of walks) with the counts walks gave
@@ -1252,6 +1288,11 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	f->blk = malloc(cb * sizeof(*f->blk));
 	if (!f->blk)
 		goto nomem;
+	/* the destinations' blocks as the decoder handed them over, while
+	 * its cache is as it was then */
+	const struct cov_blk *const *dblk = acc->dblk && cov && acc->dcov == cov &&
+					    cov_gen(cov) == acc->dgen ? acc->dblk : NULL;
+
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
 			   offsetof(struct lpt_cov_edge, dst));
@@ -1264,7 +1305,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		for (; i < acc->n && acc->e[bydst[i]].dst == d; i++)
 			c += acc->e[bydst[i]].count;
 		/* the walk: every instruction from d to the first branch */
-		walk(&w, d, &s);
+		walk_known(&w, d, &s, dblk != NULL, dblk ? dblk[bydst[i - 1]] : NULL);
 		if (!s.n)
 			continue;
 		f->nomap += s.nomap;
