@@ -827,10 +827,11 @@ static long insn_index(const struct cov_insn *x, size_t n, uint64_t addr)
  * middle of a block: the same instructions, to the same branch); a
  * block's code is decoded once (lpt_cov_insns_at()). Returns 1, with @rs
  * empty, when blocks overlap in another way (a jump into the middle of an
- * instruction); 0 done; -1 out of memory.
+ * instruction); 0 done; -1 out of memory. @first[i] and @last[i] (0 done):
+ * the index of block i's first and last instruction (COV_NO_INSN: none).
  */
 static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
-			     const struct flow_in *w)
+			     const struct flow_in *w, uint32_t *first, uint32_t *last)
 {
 	struct lpt_cov_insn *code = NULL;
 	size_t total = 1, o = 0, ncode = 0;
@@ -846,16 +847,20 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 		uint64_t a = b->start;
 		uint32_t k = 0;
 
+		first[i] = (uint32_t)o;
+		last[i] = COV_NO_INSN;
 		if (o && a < out[o - 1].addr + out[o - 1].len) {
 			long p = insn_index(out, o, a);
 
 			if (p < 0)
 				goto other;
+			first[i] = (uint32_t)p;
 			for (; k < b->ninsn && (size_t)p < o; k++, p++) {
 				if (out[p].addr != a)
 					goto other;
 				out[p].count += b->count;
 				a += out[p].len;
+				last[i] = (uint32_t)p;
 			}
 		}
 		if (k == b->ninsn)
@@ -872,6 +877,7 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 			}
 			out[o - 1].kind = b->kind;
 			out[o - 1].target = b->target;
+			last[i] = (uint32_t)(o - 1);
 			continue;
 		}
 		/* the rest of the block, its code read once */
@@ -890,6 +896,8 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 			rec_set(&out[o], &code[j]);
 			out[o++].count = b->count;
 		}
+		if (got > 0)
+			last[i] = (uint32_t)(o - 1);
 	}
 	free(code);
 	rs->r = out;
@@ -1016,6 +1024,31 @@ static inline uint32_t remap(uint32_t q, const size_t *fin, size_t m, size_t *t)
 	return (uint32_t)(q + *t);
 }
 
+/*
+ * The index of the instruction at @a among the blocks' ones (@rs, swept
+ * from f->blk in start order), through the blocks rather than a walk
+ * over the records: the block that starts last at or before @a (*@bi, a
+ * cursor: ask in ascending @a) names its instruction @at[block] (its
+ * first, for a block's start; its last, for its branch); when that is not
+ * the one at @a, a binary search. rs->n when none is at @a.
+ */
+static size_t rec_by_block(const struct recs *rs, const struct cov_flow *f,
+			   const uint32_t *at, size_t *bi, uint64_t a)
+{
+	long p;
+
+	while (*bi + 1 < f->nblk && f->blk[*bi + 1].start <= a)
+		(*bi)++;
+	if (*bi < f->nblk && f->blk[*bi].start <= a) {
+		uint32_t q = at[*bi];
+
+		if (q < rs->n && rs->r[q].addr == a)
+			return q;
+	}
+	p = insn_index(rs->r, rs->n, a);
+	return p < 0 ? rs->n : (size_t)p;
+}
+
 /* The index of @addr among @f's instructions, or COV_NO_INSN. */
 static uint32_t insn_idx(const struct cov_flow *f, uint64_t addr)
 {
@@ -1042,14 +1075,18 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	/* per edge: its destination's index among the blocks' instructions
 	 * (COV_APART, COV_NO_INSN); f->e_dst once remapped */
 	uint32_t *pdst = malloc((acc->n ? acc->n : 1) * sizeof(*pdst));
+	/* per block: the index of its first and of its last instruction */
+	uint32_t *bfirst = malloc((f->nblk ? f->nblk : 1) * 2 * sizeof(*bfirst));
+	uint32_t *blast = bfirst ? bfirst + f->nblk : NULL;
 	size_t *fin = NULL;
-	size_t nsrc = 0, q = 0, m = 0;
-	bool zero = false;
+	size_t nsrc = 0, q = 0, m = 0, bi = 0;
+	bool zero = false, byblk;
 	int r;
 
-	if (!srcs || !esrc || !pdst)
+	if (!srcs || !esrc || !pdst || !bfirst)
 		goto nomem;
-	r = block_insns_sweep(f, &rs, w);
+	r = block_insns_sweep(f, &rs, w, bfirst, blast);
+	byblk = !r;
 	if (r > 0)
 		r = block_insns_sorted(f, &rs, w);
 	if (r < 0)
@@ -1064,8 +1101,12 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 
 			memset(s, 0, sizeof(*s));
 			s->addr = e->src;
-			while (q < rs.n && rs.r[q].addr < e->src)
-				q++;
+			if (byblk) {
+				q = rec_by_block(&rs, f, blast, &bi, e->src);
+			} else {
+				while (q < rs.n && rs.r[q].addr < e->src)
+					q++;
+			}
 			if (q < rs.n && rs.r[q].addr == e->src) {
 				s->found = s->ok = true;
 				s->idx = (uint32_t)q;
@@ -1084,6 +1125,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	}
 	/* the entries into each destination, in address order */
 	q = 0;
+	bi = 0;
 	for (size_t i = 0; i < acc->n;) {
 		uint64_t d = acc->e[bydst[i]].dst, ccall = 0, cjump = 0, clabel = 0;
 		struct lpt_cov_insn din;
@@ -1104,8 +1146,12 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 					!(k == LPT_COV_INSN_JCC && sr->addr + sr->len == d)))
 				clabel += e->count;
 		}
-		while (q < rs.n && rs.r[q].addr < d)
-			q++;
+		if (byblk) {
+			q = rec_by_block(&rs, f, bfirst, &bi, d);
+		} else {
+			while (q < rs.n && rs.r[q].addr < d)
+				q++;
+		}
 		if (q < rs.n && rs.r[q].addr == d) {
 			x = &rs.r[q];
 			for (; i < j; i++)
@@ -1230,6 +1276,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		free(extra.r);
 		free(srcs);
 		free(esrc);
+		free(bfirst);
 		return 0;
 	}
 	/* a branch runs at least as often as edges leave it; then only the
@@ -1258,6 +1305,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	free(extra.r);
 	free(srcs);
 	free(esrc);
+	free(bfirst);
 	return 0;
 nomem:
 	free(rs.r);
@@ -1267,6 +1315,7 @@ nomem_kept:			/* f->insn is the caller's to free */
 	free(extra.r);
 	free(srcs);
 	free(esrc);
+	free(bfirst);
 	return -1;
 }
 
