@@ -155,7 +155,7 @@ struct cov_edge_ent {
 	uint32_t id;
 };
 
-/* An edge with its id, sorted as lpt_cov_edges() sorts (cov_edges_dst()). */
+/* An edge with its id (edges_sorted()). */
 struct cov_edge_id {
 	uint64_t src, dst;
 	uint32_t id, count;
@@ -237,8 +237,10 @@ struct lpt_cov {
 	size_t e_blk_cap;
 	uint64_t eblk_gen;
 	const struct cov_blk **out_blk;
-	struct cov_edge_id *out_id;	/* the edges with their ids, sorted */
 	size_t out_blk_cap;
+	struct cov_edge_id *out_id;	/* the edges with their ids, sorted
+					 * (edges_sorted()), and its scratch */
+	size_t out_id_cap;
 	uint64_t gen;		/* new at each decode and flush (cov_gen()) */
 	uint64_t gen_flush;	/* counts flushes: the blocks' lifetimes */
 
@@ -2783,61 +2785,20 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	return c->err;
 }
 
-static int cmp_out(const void *a, const void *b)
+/*
+ * This decode's edges with their ids into c->out_id, sorted by (src, dst)
+ * (distinct: one id per pair): an LSD radix sort, a byte a pass, dst's
+ * bytes then src's, the histograms of all sixteen counted in one read and
+ * the passes where every edge has the same byte skipped (addresses share
+ * their high bytes: a program's edges take five or six passes), rather
+ * than qsort()'s comparisons. c->out has room for them. 0 or
+ * LPT_ERR_NOMEM.
+ */
+static int edges_sorted(struct lpt_cov *c)
 {
-	const struct lpt_cov_edge *x = a, *y = b;
+	uint32_t n = c->ntouched, cnt[16][256];
+	struct cov_edge_id *a, *b;
 
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	return 0;
-}
-
-long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
-{
-	if (!c || !out || !(c->cfg.flags & LPT_COV_F_EDGES))
-		return LPT_ERR_INVALID;
-	if (c->out_cap < c->ntouched) {
-		struct lpt_cov_edge *n = realloc(c->out, c->ntouched * sizeof(*n));
-
-		if (!n)
-			return LPT_ERR_NOMEM;
-		c->out = n;
-		c->out_cap = c->ntouched;
-	}
-	for (uint32_t i = 0; i < c->ntouched; i++) {
-		uint32_t id = c->touched[i];
-
-		c->out[i] = (struct lpt_cov_edge){ c->e_src[id], c->e_dst[id],
-						   c->e_cnt[id] };
-	}
-	if (c->ntouched)	/* c->out may be NULL: qsort(NULL, 0) is undefined */
-		qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
-	*out = c->out;
-	return (long)c->ntouched;
-}
-
-static int cmp_out_id(const void *a, const void *b)
-{
-	const struct cov_edge_id *x = a, *y = b;
-
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	return 0;
-}
-
-long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
-		   const struct cov_blk *const **dst, uint64_t *gen)
-{
-	struct cov_edge_id *t;
-	uint32_t n;
-
-	if (!c || !out || !dst || !gen || !(c->cfg.flags & LPT_COV_F_EDGES))
-		return LPT_ERR_INVALID;
-	n = c->ntouched;
 	if (c->out_cap < n) {
 		struct lpt_cov_edge *o = realloc(c->out, n * sizeof(*o));
 
@@ -2846,17 +2807,88 @@ long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
 		c->out = o;
 		c->out_cap = n;
 	}
+	if (c->out_id_cap < n) {
+		struct cov_edge_id *o = realloc(c->out_id, 2 * (size_t)n * sizeof(*o));
+
+		if (!o)
+			return LPT_ERR_NOMEM;
+		c->out_id = o;
+		c->out_id_cap = n;
+	}
+	a = c->out_id;
+	b = a + n;
+	memset(cnt, 0, sizeof(cnt));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = c->touched[i];
+		uint64_t s = c->e_src[id], d = c->e_dst[id];
+
+		a[i] = (struct cov_edge_id){ s, d, id, c->e_cnt[id] };
+		for (unsigned int k = 0; k < 8; k++) {
+			cnt[k][(d >> (8 * k)) & 0xff]++;
+			cnt[8 + k][(s >> (8 * k)) & 0xff]++;
+		}
+	}
+	for (unsigned int k = 0; k < 16; k++) {
+		unsigned int sh = 8 * (k & 7);
+		uint32_t pos = 0;
+		bool one = false;
+
+		for (unsigned int v = 0; v < 256; v++) {
+			uint32_t x = cnt[k][v];
+
+			one |= x == n;
+			cnt[k][v] = pos;
+			pos += x;
+		}
+		if (one)
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t key = k < 8 ? a[i].dst : a[i].src;
+
+			b[cnt[k][(key >> sh) & 0xff]++] = a[i];
+		}
+		struct cov_edge_id *t = a;
+
+		a = b;
+		b = t;
+	}
+	if (a != c->out_id)
+		memcpy(c->out_id, a, n * sizeof(*a));
+	return 0;
+}
+
+long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
+{
+	const struct cov_edge_id *t;
+
+	if (!c || !out || !(c->cfg.flags & LPT_COV_F_EDGES))
+		return LPT_ERR_INVALID;
+	if (edges_sorted(c))
+		return LPT_ERR_NOMEM;
+	t = c->out_id;
+	for (uint32_t i = 0; i < c->ntouched; i++)
+		c->out[i] = (struct lpt_cov_edge){ t[i].src, t[i].dst, t[i].count };
+	*out = c->out;
+	return (long)c->ntouched;
+}
+
+long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
+		   const struct cov_blk *const **dst, uint64_t *gen)
+{
+	const struct cov_edge_id *t;
+	uint32_t n;
+
+	if (!c || !out || !dst || !gen || !(c->cfg.flags & LPT_COV_F_EDGES))
+		return LPT_ERR_INVALID;
+	n = c->ntouched;
+	if (edges_sorted(c))
+		return LPT_ERR_NOMEM;
 	if (c->out_blk_cap < n) {
 		const struct cov_blk **o = realloc(c->out_blk, n * sizeof(*o));
-		struct cov_edge_id *oi;
 
 		if (!o)
 			return LPT_ERR_NOMEM;
 		c->out_blk = o;
-		oi = realloc(c->out_id, n * sizeof(*oi));
-		if (!oi)
-			return LPT_ERR_NOMEM;
-		c->out_id = oi;
 		c->out_blk_cap = n;
 	}
 	if (c->e_blk_cap < c->ecap) {
@@ -2872,17 +2904,9 @@ long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
 		memset(c->e_blk, 0, c->e_blk_cap * sizeof(*c->e_blk));
 		c->eblk_gen = c->gen_flush;
 	}
-	/* the edges as lpt_cov_edges() gives them, each with its id */
 	t = c->out_id;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id = c->touched[i];
-
-		t[i] = (struct cov_edge_id){ c->e_src[id], c->e_dst[id], id, c->e_cnt[id] };
-	}
-	if (n)
-		qsort(t, n, sizeof(*t), cmp_out_id);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id = t[i].id, cnt = t[i].count;
+		uint32_t id = t[i].id;
 		const struct cov_blk *b = c->e_blk[id];
 
 		/* looked up once per edge while the cache lives (the same
@@ -2893,7 +2917,7 @@ long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
 			c->e_blk[id] = b;
 		}
 		c->out_blk[i] = b;
-		c->out[i] = (struct lpt_cov_edge){ t[i].src, t[i].dst, cnt };
+		c->out[i] = (struct lpt_cov_edge){ t[i].src, t[i].dst, t[i].count };
 	}
 	*out = c->out;
 	*dst = c->out_blk;

@@ -1386,7 +1386,9 @@ static void flows_equal(const struct cov_flow *a, const struct cov_flow *b, size
 }
 
 /*
- * cov_edges_dst() (libpt's cov_internal.h): lpt_cov_edges()' edges, each
+ * cov_edges_dst() (libpt's cov_internal.h): lpt_cov_edges()' edges (in
+ * (src, dst) order, distinct; the real traces' edges into libc span more
+ * than 2^32: every byte's pass), each
  * with the block lpt_cov_block_lens() finds at its destination, cold and
  * warm; cov_gen() new at each decode; the flow built with those blocks
  * (cov_edges_add_dst()) the flow built with lookups, and with the blocks
@@ -1430,6 +1432,10 @@ START_TEST(real_edges_dst)
 		ck_assert_uint_eq(gen, cov_gen(cov));
 		gen0 = gen;
 		ck_assert_mem_eq(de, plain.e, (size_t)n * sizeof(*de));
+		/* by (src, dst), distinct: libpt's radix sort of the export */
+		for (long i = 1; i < n; i++)
+			ck_assert(e[i - 1].src < e[i].src ||
+				  (e[i - 1].src == e[i].src && e[i - 1].dst < e[i].dst));
 		for (long i = 0; i < n; i++) {
 			struct lpt_cov_block want, got;
 			const uint8_t *wl, *gl;
