@@ -2791,8 +2791,8 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
  * bytes then src's, the histograms of all sixteen counted in one read and
  * the passes where every edge has the same byte skipped (addresses share
  * their high bytes: a program's edges take five or six passes), rather
- * than qsort()'s comparisons. c->out has room for them. 0 or
- * LPT_ERR_NOMEM.
+ * than qsort()'s comparisons (a few edges: by insertion). c->out has room
+ * for them. 0 or LPT_ERR_NOMEM.
  */
 static int edges_sorted(struct lpt_cov *c)
 {
@@ -2817,6 +2817,18 @@ static int edges_sorted(struct lpt_cov *c)
 	}
 	a = c->out_id;
 	b = a + n;
+	if (n <= 32) {		/* few: by insertion (no histograms to clear) */
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t id = c->touched[i], j = i;
+			struct cov_edge_id x = { c->e_src[id], c->e_dst[id], id, c->e_cnt[id] };
+
+			for (; j > 0 && (a[j - 1].src > x.src ||
+					 (a[j - 1].src == x.src && a[j - 1].dst > x.dst)); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return 0;
+	}
 	memset(cnt, 0, sizeof(cnt));
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = c->touched[i];
