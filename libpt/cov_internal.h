@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Coverage decoder internals shared by libpt/cov_*.c and libpt/flow_*.c.
+ * Coverage decoder internals shared by libpt/cov_*.c and libpt/flow_*.c,
+ * and with ptcov (tools/ptcov, linked with the static libpt): the edges
+ * with their destination blocks. Not exported by libpt.so (libpt.map).
  */
 #ifndef _LIBPT_COV_INTERNAL_H
 #define _LIBPT_COV_INTERNAL_H
