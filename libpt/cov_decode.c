@@ -32,6 +32,7 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -154,6 +155,12 @@ struct cov_edge_ent {
 	uint32_t id;
 };
 
+/* An edge with its id (edges_sorted()). */
+struct cov_edge_id {
+	uint64_t src, dst;
+	uint32_t id, count;
+};
+
 struct lpt_cov {
 	struct lpt_cov_config cfg;
 	const struct lpt_cov_image *img;
@@ -223,6 +230,19 @@ struct lpt_cov {
 	struct lpt_cov_stats st;
 	struct lpt_cov_edge *out;
 	size_t out_cap;
+	/* cov_edges_dst(): per edge id, its destination's cached block
+	 * (64-bit mode), NULL where not looked up (yet); @eblk_gen the
+	 * @gen they were looked up in; per edge out, its destination's */
+	const struct cov_blk **e_blk;
+	size_t e_blk_cap;
+	uint64_t eblk_gen;
+	const struct cov_blk **out_blk;
+	size_t out_blk_cap;
+	struct cov_edge_id *out_id;	/* the edges with their ids, sorted
+					 * (edges_sorted()), and its scratch */
+	size_t out_id_cap;
+	uint64_t gen;		/* new at each decode and flush (cov_gen()) */
+	uint64_t gen_flush;	/* counts flushes: the blocks' lifetimes */
 
 	/* The flow hooks (cov_internal.h): NULL for coverage alone. */
 	const struct cov_flow_ops *fo;
@@ -300,8 +320,19 @@ static void *cov_chunk(struct lpt_cov *c, size_t size)
 	return p;
 }
 
+/* cov_gen()'s values: unique in the process (a decoder freed and another
+ * allocated at its address never repeats one), from any thread. */
+static _Atomic uint64_t cov_gens;
+
+static uint64_t gen_next(void)
+{
+	return atomic_fetch_add_explicit(&cov_gens, 1, memory_order_relaxed) + 1;
+}
+
 static void cov_flush(struct lpt_cov *c)
 {
+	c->gen = gen_next();	/* the blocks go: cov_edges_dst()'s too */
+	c->gen_flush++;
 	for (size_t i = 0; i < c->nchunks; i++)
 		free(c->chunks[i]);
 	c->nchunks = 0;
@@ -2426,6 +2457,7 @@ int cov_flow_begin(struct lpt_cov *c, const uint8_t *trace, size_t len,
 {
 	const uint8_t *end = trace + len;
 
+	c->gen = gen_next();
 	c->fo = ops;
 	c->fctx = ctx;
 	c->keep_lens = true;
@@ -2610,6 +2642,7 @@ struct lpt_cov *lpt_cov_alloc(const struct lpt_cov_config *cfg,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	c->gen = gen_next();
 	lpt_cov_config_init(&c->cfg);
 	memcpy(&c->cfg, cfg, cfg->size < sizeof(*cfg) ? cfg->size : sizeof(*cfg));
 	c->cfg.size = sizeof(c->cfg);
@@ -2671,6 +2704,9 @@ void lpt_cov_free(struct lpt_cov *c)
 	free(c->e_cnt);
 	free(c->touched);
 	free(c->out);
+	free(c->e_blk);
+	free(c->out_blk);
+	free(c->out_id);
 	free(c->lenbuf);
 	free(c);
 }
@@ -2683,6 +2719,7 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 
 	if (!c || (!trace && len))
 		return LPT_ERR_INVALID;
+	c->gen = gen_next();
 	if (c->bytes > c->cfg.cache_max) {
 		cov_flush(c);
 		c->flushes++;
@@ -2748,39 +2785,156 @@ int lpt_cov_decode(struct lpt_cov *c, const uint8_t *trace, size_t len,
 	return c->err;
 }
 
-static int cmp_out(const void *a, const void *b)
+/*
+ * This decode's edges with their ids into c->out_id, sorted by (src, dst)
+ * (distinct: one id per pair): an LSD radix sort, a byte a pass, dst's
+ * bytes then src's, the histograms of all sixteen counted in one read and
+ * the passes where every edge has the same byte skipped (addresses share
+ * their high bytes: a program's edges take five or six passes), rather
+ * than qsort()'s comparisons (a few edges: by insertion). c->out has room
+ * for them. 0 or LPT_ERR_NOMEM.
+ */
+static int edges_sorted(struct lpt_cov *c)
 {
-	const struct lpt_cov_edge *x = a, *y = b;
+	uint32_t n = c->ntouched, cnt[16][256];
+	struct cov_edge_id *a, *b;
 
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
+	if (c->out_cap < n) {
+		struct lpt_cov_edge *o = realloc(c->out, n * sizeof(*o));
+
+		if (!o)
+			return LPT_ERR_NOMEM;
+		c->out = o;
+		c->out_cap = n;
+	}
+	if (c->out_id_cap < n) {
+		struct cov_edge_id *o = realloc(c->out_id, 2 * (size_t)n * sizeof(*o));
+
+		if (!o)
+			return LPT_ERR_NOMEM;
+		c->out_id = o;
+		c->out_id_cap = n;
+	}
+	a = c->out_id;
+	b = a + n;
+	if (n <= 32) {		/* few: by insertion (no histograms to clear) */
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t id = c->touched[i], j = i;
+			struct cov_edge_id x = { c->e_src[id], c->e_dst[id], id, c->e_cnt[id] };
+
+			for (; j > 0 && (a[j - 1].src > x.src ||
+					 (a[j - 1].src == x.src && a[j - 1].dst > x.dst)); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return 0;
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = c->touched[i];
+		uint64_t s = c->e_src[id], d = c->e_dst[id];
+
+		a[i] = (struct cov_edge_id){ s, d, id, c->e_cnt[id] };
+		for (unsigned int k = 0; k < 8; k++) {
+			cnt[k][(d >> (8 * k)) & 0xff]++;
+			cnt[8 + k][(s >> (8 * k)) & 0xff]++;
+		}
+	}
+	for (unsigned int k = 0; k < 16; k++) {
+		unsigned int sh = 8 * (k & 7);
+		uint32_t pos = 0;
+		bool one = false;
+
+		for (unsigned int v = 0; v < 256; v++) {
+			uint32_t x = cnt[k][v];
+
+			one |= x == n;
+			cnt[k][v] = pos;
+			pos += x;
+		}
+		if (one)
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t key = k < 8 ? a[i].dst : a[i].src;
+
+			b[cnt[k][(key >> sh) & 0xff]++] = a[i];
+		}
+		struct cov_edge_id *t = a;
+
+		a = b;
+		b = t;
+	}
+	if (a != c->out_id)
+		memcpy(c->out_id, a, n * sizeof(*a));
 	return 0;
 }
 
 long lpt_cov_edges(struct lpt_cov *c, const struct lpt_cov_edge **out)
 {
+	const struct cov_edge_id *t;
+
 	if (!c || !out || !(c->cfg.flags & LPT_COV_F_EDGES))
 		return LPT_ERR_INVALID;
-	if (c->out_cap < c->ntouched) {
-		struct lpt_cov_edge *n = realloc(c->out, c->ntouched * sizeof(*n));
-
-		if (!n)
-			return LPT_ERR_NOMEM;
-		c->out = n;
-		c->out_cap = c->ntouched;
-	}
-	for (uint32_t i = 0; i < c->ntouched; i++) {
-		uint32_t id = c->touched[i];
-
-		c->out[i] = (struct lpt_cov_edge){ c->e_src[id], c->e_dst[id],
-						   c->e_cnt[id] };
-	}
-	if (c->ntouched)	/* c->out may be NULL: qsort(NULL, 0) is undefined */
-		qsort(c->out, c->ntouched, sizeof(*c->out), cmp_out);
+	if (edges_sorted(c))
+		return LPT_ERR_NOMEM;
+	t = c->out_id;
+	for (uint32_t i = 0; i < c->ntouched; i++)
+		c->out[i] = (struct lpt_cov_edge){ t[i].src, t[i].dst, t[i].count };
 	*out = c->out;
 	return (long)c->ntouched;
+}
+
+long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
+		   const struct cov_blk *const **dst, uint64_t *gen)
+{
+	const struct cov_edge_id *t;
+	uint32_t n;
+
+	if (!c || !out || !dst || !gen || !(c->cfg.flags & LPT_COV_F_EDGES))
+		return LPT_ERR_INVALID;
+	n = c->ntouched;
+	if (edges_sorted(c))
+		return LPT_ERR_NOMEM;
+	if (c->out_blk_cap < n) {
+		const struct cov_blk **o = realloc(c->out_blk, n * sizeof(*o));
+
+		if (!o)
+			return LPT_ERR_NOMEM;
+		c->out_blk = o;
+		c->out_blk_cap = n;
+	}
+	if (c->e_blk_cap < c->ecap) {
+		const struct cov_blk **o = realloc(c->e_blk, c->ecap * sizeof(*o));
+
+		if (!o)
+			return LPT_ERR_NOMEM;
+		memset(o + c->e_blk_cap, 0, (c->ecap - c->e_blk_cap) * sizeof(*o));
+		c->e_blk = o;
+		c->e_blk_cap = c->ecap;
+	}
+	if (c->eblk_gen != c->gen_flush) {	/* the blocks they named are gone */
+		memset(c->e_blk, 0, c->e_blk_cap * sizeof(*c->e_blk));
+		c->eblk_gen = c->gen_flush;
+	}
+	t = c->out_id;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = t[i].id;
+		const struct cov_blk *b = c->e_blk[id];
+
+		/* looked up once per edge while the cache lives (the same
+		 * lookup as lpt_cov_block_lens(), 64-bit mode); none yet:
+		 * again next time */
+		if (!b) {
+			b = blk_lookup(c, t[i].dst, 64);
+			c->e_blk[id] = b;
+		}
+		c->out_blk[i] = b;
+		c->out[i] = (struct lpt_cov_edge){ t[i].src, t[i].dst, t[i].count };
+	}
+	*out = c->out;
+	*dst = c->out_blk;
+	*gen = c->gen;
+	return (long)n;
 }
 
 long lpt_cov_faults(const struct lpt_cov *c, const uint64_t **addrs,
@@ -2900,6 +3054,18 @@ int lpt_cov_block_lens(const struct lpt_cov *c, uint64_t addr, unsigned int mode
 	blk_export(b, out);
 	*lens = b->ninsn ? b->lens : NULL;
 	return 1;
+}
+
+uint64_t cov_gen(const struct lpt_cov *c)
+{
+	return c->gen;
+}
+
+void cov_blk_lens(const struct cov_blk *b, struct lpt_cov_block *out,
+		  const uint8_t **lens)
+{
+	blk_export(b, out);
+	*lens = b->ninsn ? b->lens : NULL;
 }
 
 long lpt_cov_blocks(const struct lpt_cov *c,

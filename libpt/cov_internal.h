@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Coverage decoder internals shared by libpt/cov_*.c and libpt/flow_*.c.
+ * Coverage decoder internals shared by libpt/cov_*.c and libpt/flow_*.c,
+ * and with ptcov (tools/ptcov, linked with the static libpt): the edges
+ * with their destination blocks. Not exported by libpt.so (libpt.map).
  */
 #ifndef _LIBPT_COV_INTERNAL_H
 #define _LIBPT_COV_INTERNAL_H
@@ -98,6 +100,45 @@ int cov_flow_step(struct lpt_cov *c);
  * @c: after cov_flow_begin().
  */
 uint64_t cov_flow_offset(const struct lpt_cov *c);
+
+/* ---- edges with their destination blocks (ptcov's flow) ---------------- */
+
+struct cov_blk;
+
+/**
+ * cov_edges_dst() - lpt_cov_edges(), and for each edge the decoder's cached
+ * block at its destination in 64-bit mode (what lpt_cov_block_lens(@c,
+ * dst, 64) finds), so that a user walking the destinations' blocks
+ * (tools/ptcov/cov_flow.c) probes no cache: each edge's block is looked up
+ * once while the cache lives, not once per call.
+ * @c:   a decoder with LPT_COV_F_EDGES, after lpt_cov_decode().
+ * @out: receives the edges, in lpt_cov_edges()' order (by source, then
+ *       destination); @c's, valid until the next decode or call.
+ * @dst: receives per edge its destination's block, NULL where the cache
+ *       has none; valid while cov_gen(@c) is *@gen (read with
+ *       cov_blk_lens()).
+ * @gen: receives cov_gen(@c).
+ *
+ * Return: the number of edges, LPT_ERR_INVALID (a NULL argument, no
+ * LPT_COV_F_EDGES), LPT_ERR_NOMEM.
+ */
+long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
+		   const struct cov_blk *const **dst, uint64_t *gen);
+
+/**
+ * cov_gen() - a count that changes whenever @c decodes, is flushed or
+ * starts a flow decode: cov_edges_dst()' blocks and edges stay valid
+ * while it stays the same.
+ */
+uint64_t cov_gen(const struct lpt_cov *c);
+
+/**
+ * cov_blk_lens() - a block cov_edges_dst() gave, as lpt_cov_block_lens()
+ * gives it: @out filled, *@lens its instructions' lengths or NULL (the
+ * decoder kept none: no LPT_COV_F_LENS, or no instruction).
+ */
+void cov_blk_lens(const struct cov_blk *b, struct lpt_cov_block *out,
+		  const uint8_t **lens);
 
 /* ---- libipt's read-ahead (flow_ahead.c) -------------------------------- */
 

@@ -7,6 +7,7 @@
  * in one sweep of the blocks in address order, never per execution.
  */
 #include "tools/ptcov/cov_flow.h"
+#include "libpt/cov_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -299,6 +300,8 @@ static int edges_merge(struct cov_edges *acc, const struct lpt_cov_edge *e, size
 
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n)
 {
+	acc->dblk = NULL;	/* a sum of decodes: no decoder's blocks */
+	acc->dcov = NULL;
 	if (acc->n && acc->sorted == acc->n && n && edges_sorted(e, n) &&
 	    !edges_merge(acc, e, n))
 		return 0;
@@ -340,6 +343,22 @@ copy:
 	return 0;
 }
 
+int cov_edges_add_dst(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n,
+		      const struct cov_blk *const *dst, const struct lpt_cov *c,
+		      uint64_t gen)
+{
+	bool first = !acc->n;
+
+	if (cov_edges_add(acc, e, n))
+		return -1;
+	if (first && acc->sorted == acc->n && dst && c) {
+		acc->dblk = dst;
+		acc->dcov = c;
+		acc->dgen = gen;
+	}
+	return 0;
+}
+
 int cov_edges_sort(struct cov_edges *acc)
 {
 	struct lpt_cov_edge *s;
@@ -370,6 +389,8 @@ int cov_edges_sort(struct cov_edges *acc)
 	free(acc->e);
 	acc->e = s;
 	acc->n = acc->sorted = o;
+	acc->dblk = NULL;
+	acc->dcov = NULL;
 	return 0;
 }
 
@@ -413,16 +434,26 @@ struct flow_in {
  * instruction, out of the filter ranges, COV_BLOCK_MAX instructions): the
  * decoder's cached block when it has one of that shape, else decoded here.
  */
-static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+static void walk_known(const struct flow_in *w, uint64_t a, struct shape *s,
+		       bool known, const struct cov_blk *kb)
 {
 	struct lpt_cov_block b;
 	struct lpt_cov_insn in;
+	int got;
 
 	memset(s, 0, sizeof(*s));
-	/* the decoder's block: the same walk, unless it would differ (a #UD
-	 * in it, a longer block, another filter range adjoining) */
-	if (w->cov && lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) == 1 &&
-	    b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
+	/* the decoder's block (@kb when @known: cov_edges_dst() found it,
+	 * or found none: the cache is as it was then): the same walk, unless
+	 * it would differ (a #UD in it, a longer block, another filter range
+	 * adjoining) */
+	if (known) {
+		got = kb != NULL;
+		if (kb)
+			cov_blk_lens(kb, &b, &s->lens);
+	} else {
+		got = w->cov ? lpt_cov_block_lens(w->cov, a, 64, &b, &s->lens) : 0;
+	}
+	if (got == 1 && b.ninsn <= COV_BLOCK_MAX && !(b.flags & LPT_COV_BLOCK_F_UD) &&
 	    (b.stop != LPT_COV_STOP_FILTER || !in_filter(w->cfg, b.end))) {
 		s->n = b.ninsn;
 		s->end = b.end;
@@ -454,6 +485,11 @@ static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
 		}
 	}
 	s->end = a;
+}
+
+static void walk(const struct flow_in *w, uint64_t a, struct shape *s)
+{
+	walk_known(w, a, s, false, NULL);
 }
 
 /* Branches (the last instructions of walks) with the counts walks gave
@@ -791,10 +827,11 @@ static long insn_index(const struct cov_insn *x, size_t n, uint64_t addr)
  * middle of a block: the same instructions, to the same branch); a
  * block's code is decoded once (lpt_cov_insns_at()). Returns 1, with @rs
  * empty, when blocks overlap in another way (a jump into the middle of an
- * instruction); 0 done; -1 out of memory.
+ * instruction); 0 done; -1 out of memory. @first[i] and @last[i] (0 done):
+ * the index of block i's first and last instruction (COV_NO_INSN: none).
  */
 static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
-			     const struct flow_in *w)
+			     const struct flow_in *w, uint32_t *first, uint32_t *last)
 {
 	struct lpt_cov_insn *code = NULL;
 	size_t total = 1, o = 0, ncode = 0;
@@ -810,16 +847,20 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 		uint64_t a = b->start;
 		uint32_t k = 0;
 
+		first[i] = (uint32_t)o;
+		last[i] = COV_NO_INSN;
 		if (o && a < out[o - 1].addr + out[o - 1].len) {
 			long p = insn_index(out, o, a);
 
 			if (p < 0)
 				goto other;
+			first[i] = (uint32_t)p;
 			for (; k < b->ninsn && (size_t)p < o; k++, p++) {
 				if (out[p].addr != a)
 					goto other;
 				out[p].count += b->count;
 				a += out[p].len;
+				last[i] = (uint32_t)p;
 			}
 		}
 		if (k == b->ninsn)
@@ -836,6 +877,7 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 			}
 			out[o - 1].kind = b->kind;
 			out[o - 1].target = b->target;
+			last[i] = (uint32_t)(o - 1);
 			continue;
 		}
 		/* the rest of the block, its code read once */
@@ -854,6 +896,8 @@ static int block_insns_sweep(const struct cov_flow *f, struct recs *rs,
 			rec_set(&out[o], &code[j]);
 			out[o++].count = b->count;
 		}
+		if (got > 0)
+			last[i] = (uint32_t)(o - 1);
 	}
 	free(code);
 	rs->r = out;
@@ -980,6 +1024,31 @@ static inline uint32_t remap(uint32_t q, const size_t *fin, size_t m, size_t *t)
 	return (uint32_t)(q + *t);
 }
 
+/*
+ * The index of the instruction at @a among the blocks' ones (@rs, swept
+ * from f->blk in start order), through the blocks rather than a walk
+ * over the records: the block that starts last at or before @a (*@bi, a
+ * cursor: ask in ascending @a) names its instruction @at[block] (its
+ * first, for a block's start; its last, for its branch); when that is not
+ * the one at @a, a binary search. rs->n when none is at @a.
+ */
+static size_t rec_by_block(const struct recs *rs, const struct cov_flow *f,
+			   const uint32_t *at, size_t *bi, uint64_t a)
+{
+	long p;
+
+	while (*bi + 1 < f->nblk && f->blk[*bi + 1].start <= a)
+		(*bi)++;
+	if (*bi < f->nblk && f->blk[*bi].start <= a) {
+		uint32_t q = at[*bi];
+
+		if (q < rs->n && rs->r[q].addr == a)
+			return q;
+	}
+	p = insn_index(rs->r, rs->n, a);
+	return p < 0 ? rs->n : (size_t)p;
+}
+
 /* The index of @addr among @f's instructions, or COV_NO_INSN. */
 static uint32_t insn_idx(const struct cov_flow *f, uint64_t addr)
 {
@@ -1006,14 +1075,18 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	/* per edge: its destination's index among the blocks' instructions
 	 * (COV_APART, COV_NO_INSN); f->e_dst once remapped */
 	uint32_t *pdst = malloc((acc->n ? acc->n : 1) * sizeof(*pdst));
+	/* per block: the index of its first and of its last instruction */
+	uint32_t *bfirst = malloc((f->nblk ? f->nblk : 1) * 2 * sizeof(*bfirst));
+	uint32_t *blast = bfirst ? bfirst + f->nblk : NULL;
 	size_t *fin = NULL;
-	size_t nsrc = 0, q = 0, m = 0;
-	bool zero = false;
+	size_t nsrc = 0, q = 0, m = 0, bi = 0;
+	bool zero = false, byblk;
 	int r;
 
-	if (!srcs || !esrc || !pdst)
+	if (!srcs || !esrc || !pdst || !bfirst)
 		goto nomem;
-	r = block_insns_sweep(f, &rs, w);
+	r = block_insns_sweep(f, &rs, w, bfirst, blast);
+	byblk = !r;
 	if (r > 0)
 		r = block_insns_sorted(f, &rs, w);
 	if (r < 0)
@@ -1028,8 +1101,12 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 
 			memset(s, 0, sizeof(*s));
 			s->addr = e->src;
-			while (q < rs.n && rs.r[q].addr < e->src)
-				q++;
+			if (byblk) {
+				q = rec_by_block(&rs, f, blast, &bi, e->src);
+			} else {
+				while (q < rs.n && rs.r[q].addr < e->src)
+					q++;
+			}
 			if (q < rs.n && rs.r[q].addr == e->src) {
 				s->found = s->ok = true;
 				s->idx = (uint32_t)q;
@@ -1048,6 +1125,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	}
 	/* the entries into each destination, in address order */
 	q = 0;
+	bi = 0;
 	for (size_t i = 0; i < acc->n;) {
 		uint64_t d = acc->e[bydst[i]].dst, ccall = 0, cjump = 0, clabel = 0;
 		struct lpt_cov_insn din;
@@ -1068,8 +1146,12 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 					!(k == LPT_COV_INSN_JCC && sr->addr + sr->len == d)))
 				clabel += e->count;
 		}
-		while (q < rs.n && rs.r[q].addr < d)
-			q++;
+		if (byblk) {
+			q = rec_by_block(&rs, f, bfirst, &bi, d);
+		} else {
+			while (q < rs.n && rs.r[q].addr < d)
+				q++;
+		}
 		if (q < rs.n && rs.r[q].addr == d) {
 			x = &rs.r[q];
 			for (; i < j; i++)
@@ -1194,6 +1276,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 		free(extra.r);
 		free(srcs);
 		free(esrc);
+		free(bfirst);
 		return 0;
 	}
 	/* a branch runs at least as often as edges leave it; then only the
@@ -1222,6 +1305,7 @@ static int insns(struct cov_flow *f, const struct flow_in *w, const struct cov_e
 	free(extra.r);
 	free(srcs);
 	free(esrc);
+	free(bfirst);
 	return 0;
 nomem:
 	free(rs.r);
@@ -1231,6 +1315,7 @@ nomem_kept:			/* f->insn is the caller's to free */
 	free(extra.r);
 	free(srcs);
 	free(esrc);
+	free(bfirst);
 	return -1;
 }
 
@@ -1252,6 +1337,11 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 	f->blk = malloc(cb * sizeof(*f->blk));
 	if (!f->blk)
 		goto nomem;
+	/* the destinations' blocks as the decoder handed them over, while
+	 * its cache is as it was then */
+	const struct cov_blk *const *dblk = acc->dblk && cov && acc->dcov == cov &&
+					    cov_gen(cov) == acc->dgen ? acc->dblk : NULL;
+
 	/* edges by destination: one walk per distinct destination */
 	bydst = sorted_idx(acc->n, acc->e, sizeof(*acc->e), offsetof(struct lpt_cov_edge, dst),
 			   offsetof(struct lpt_cov_edge, dst));
@@ -1264,7 +1354,7 @@ int cov_flow_build(struct cov_flow *f, const struct lpt_cov_image *img,
 		for (; i < acc->n && acc->e[bydst[i]].dst == d; i++)
 			c += acc->e[bydst[i]].count;
 		/* the walk: every instruction from d to the first branch */
-		walk(&w, d, &s);
+		walk_known(&w, d, &s, dblk != NULL, dblk ? dblk[bydst[i - 1]] : NULL);
 		if (!s.n)
 			continue;
 		f->nomap += s.nomap;

@@ -14,11 +14,19 @@
 
 #include <lwpt/pt_cov.h>
 
+struct cov_blk;
+
 /* Edges summed over decodes (a test suite traced test by test). */
 struct cov_edges {
 	struct lpt_cov_edge *e;	/* sorted by (src, dst) after cov_edges_sort() */
 	size_t n, cap;
 	size_t sorted;		/* e[0..sorted) sorted and distinct */
+	/* the sum is one decode's edges (cov_edges_add_dst()): per edge its
+	 * destination's block in @dcov's cache (cov_edges_dst(), libpt's
+	 * cov_internal.h), good while cov_gen(@dcov) is @dgen; else NULL */
+	const struct cov_blk *const *dblk;
+	const struct lpt_cov *dcov;
+	uint64_t dgen;
 };
 
 /**
@@ -31,6 +39,19 @@ struct cov_edges {
  * Return: 0, or -1 when out of memory (errno ENOMEM).
  */
 int cov_edges_add(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n);
+
+/**
+ * cov_edges_add_dst() - cov_edges_add() of the edges of libpt's
+ * cov_edges_dst() (@e, @n; @dst, @gen) of the decoder @c: when they are
+ * the sum's first, the sum keeps their destination blocks, and
+ * cov_flow_build() with @c, while @c has not decoded again, finds the
+ * destinations' blocks without a lookup in @c's cache.
+ *
+ * Return: 0, or -1 when out of memory (errno ENOMEM).
+ */
+int cov_edges_add_dst(struct cov_edges *acc, const struct lpt_cov_edge *e, size_t n,
+		      const struct cov_blk *const *dst, const struct lpt_cov *c,
+		      uint64_t gen);
 
 /**
  * cov_edges_sort() - sort by (src, dst), summing the counts of equal edges

@@ -25,6 +25,7 @@
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 
+#include "libpt/cov_internal.h"
 #include "tools/pt2perf/split.h"
 #include "tools/ptcov/cov_drcov.h"
 #include "tools/ptcov/cov_flow.h"
@@ -508,13 +509,19 @@ static int run(struct opts *o, struct lpt_cov *cov, const struct lpt_cov_config 
 		fprintf(stderr, "%s: %s: %s\n", prog, name, lpt_cov_errstr(ret));
 	if (o->edges || o->format != FMT_EDGES) {
 		const struct lpt_cov_edge *e = par ? par->edges.e : NULL;
-		long n = par ? (long)par->edges.n : lpt_cov_edges(cov, &e);
+		const struct cov_blk *const *dst = NULL;
+		uint64_t gen = 0;
+		/* lcov, drcov: with the destinations' blocks (cov_flow_build()
+		 * takes them from the decoder without a lookup) */
+		long n = par ? (long)par->edges.n :
+			 o->format != FMT_EDGES ? cov_edges_dst(cov, &e, &dst, &gen) :
+			 lpt_cov_edges(cov, &e);
 
 		for (long i = 0; o->edges && i < n; i++)
 			printf("%" PRIx64 " %" PRIx64 " %" PRIu64 "\n", e[i].src,
 			       e[i].dst, e[i].count);
 		if (o->format != FMT_EDGES &&
-		    (n < 0 || cov_edges_add(&o->acc, e, (size_t)n))) {
+		    (n < 0 || cov_edges_add_dst(&o->acc, e, (size_t)n, dst, cov, gen))) {
 			fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(ENOMEM));
 			if (par)
 				cov_edges_free(&par->edges);

@@ -38,6 +38,7 @@
 #include <lwpt/pt_cov.h>
 #include <lwpt/ptcap_dir.h>
 
+#include "libpt/cov_internal.h"
 #include "tools/ptcov/cov_drcov.h"
 #include "tools/ptcov/cov_flow.h"
 #include "tools/ptcov/cov_lcov.h"
@@ -68,15 +69,22 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 {
 	double t0 = now();
 	const struct lpt_cov_edge *e;
+	const struct cov_blk *const *dst;
 	struct cov_edges acc = { 0 };
 	struct cov_flow f;
+	uint64_t gen;
 	long n;
 
 	lpt_cov_decode(cov, buf, len, NULL);
-	n = lpt_cov_edges(cov, &e);
-	if (what == EDGES || n < 0)
+	if (what == EDGES) {
+		lpt_cov_edges(cov, &e);
 		return now() - t0;
-	cov_edges_add(&acc, e, (size_t)n);
+	}
+	/* as ptcov: the edges with their destinations' blocks */
+	n = cov_edges_dst(cov, &e, &dst, &gen);
+	if (n < 0)
+		return now() - t0;
+	cov_edges_add_dst(&acc, e, (size_t)n, dst, cov, gen);
 	cov_edges_sort(&acc);
 	if (cov_flow_build(&f, img, cfg, &acc, NULL, 0, cov, what == LCOV))
 		exit(1);

@@ -18,6 +18,7 @@
 #include <lwpt/pt_chunk.h>
 #include <lwpt/pt_cov.h>
 
+#include "libpt/cov_internal.h"
 #include "tests/check_run.h"
 #include "tests/libpt/cov_ref.h"
 #include "tests/libpt/real_traces.h"
@@ -1371,6 +1372,117 @@ START_TEST(real_flow_indices)
 }
 END_TEST
 
+/* Two flows of the same edges are the same: instructions, blocks, edge
+ * indices. */
+static void flows_equal(const struct cov_flow *a, const struct cov_flow *b, size_t nedge)
+{
+	ck_assert_uint_eq(a->ninsn, b->ninsn);
+	ck_assert_uint_eq(a->nblk, b->nblk);
+	ck_assert_uint_eq(a->nomap, b->nomap);
+	ck_assert_mem_eq(a->insn, b->insn, a->ninsn * sizeof(*a->insn));
+	ck_assert_mem_eq(a->blk, b->blk, a->nblk * sizeof(*a->blk));
+	ck_assert_mem_eq(a->e_src, b->e_src, nedge * sizeof(*a->e_src));
+	ck_assert_mem_eq(a->e_dst, b->e_dst, nedge * sizeof(*a->e_dst));
+}
+
+/*
+ * cov_edges_dst() (libpt's cov_internal.h): lpt_cov_edges()' edges (in
+ * (src, dst) order, distinct; the real traces' edges into libc span more
+ * than 2^32: every byte's pass), each
+ * with the block lpt_cov_block_lens() finds at its destination, cold and
+ * warm; cov_gen() new at each decode; the flow built with those blocks
+ * (cov_edges_add_dst()) the flow built with lookups, and with the blocks
+ * of a decode since replaced (not used: the generation differs).
+ */
+START_TEST(real_edges_dst)
+{
+	const struct real *r = &reals[_i];
+	size_t len;
+	uint8_t *trace = real_trace_read(r->file, &len);
+	struct lpt_cov_image *img = lpt_cov_image_alloc();
+	struct lpt_cov_config cfg;
+	struct lpt_cov *cov;
+	const struct lpt_cov_edge *e, *de;
+	const struct cov_blk *const *dst;
+	uint64_t gen, gen0 = 0;
+
+	if (!trace) {
+		lpt_cov_image_free(img);
+		return;
+	}
+	ck_assert_int_eq(real_code_load(r->name, NULL, img), 0);
+	cov = new_cov(img, LPT_COV_F_EDGES | LPT_COV_F_LENS, r->start, r->end);
+	ck_assert_ptr_nonnull(cov);
+	lpt_cov_config_init(&cfg);
+	cfg.nfilter = 1;
+	cfg.filter[0] = (struct lpt_cov_range){ r->start, r->end };
+	for (int round = 0; round < 3; round++) {	/* cold, warm, warm */
+		struct cov_edges plain = { 0 }, with = { 0 };
+		struct cov_flow fp, fw;
+		long n, dn;
+		size_t nblk = 0;
+
+		ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
+		ck_assert_uint_ne(cov_gen(cov), gen0);
+		n = lpt_cov_edges(cov, &e);
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_eq(cov_edges_add(&plain, e, (size_t)n), 0);
+		dn = cov_edges_dst(cov, &de, &dst, &gen);
+		ck_assert_int_eq(dn, n);
+		ck_assert_uint_eq(gen, cov_gen(cov));
+		gen0 = gen;
+		ck_assert_mem_eq(de, plain.e, (size_t)n * sizeof(*de));
+		/* by (src, dst), distinct: libpt's radix sort of the export */
+		for (long i = 1; i < n; i++)
+			ck_assert(e[i - 1].src < e[i].src ||
+				  (e[i - 1].src == e[i].src && e[i - 1].dst < e[i].dst));
+		for (long i = 0; i < n; i++) {
+			struct lpt_cov_block want, got;
+			const uint8_t *wl, *gl;
+
+			if (lpt_cov_block_lens(cov, de[i].dst, 64, &want, &wl) != 1) {
+				ck_assert_ptr_null(dst[i]);
+				continue;
+			}
+			ck_assert_ptr_nonnull(dst[i]);
+			cov_blk_lens(dst[i], &got, &gl);
+			ck_assert_mem_eq(&got, &want, sizeof(got));
+			ck_assert_ptr_eq(gl, wl);
+			nblk++;
+		}
+		ck_assert_uint_gt(nblk, 0);
+		ck_assert_int_eq(cov_edges_add_dst(&with, de, (size_t)dn, dst, cov, gen), 0);
+		ck_assert_ptr_eq(with.dblk, dst);
+		ck_assert_int_eq(cov_flow_build(&fp, img, &cfg, &plain, NULL, 0, cov, true), 0);
+		ck_assert_int_eq(cov_flow_build(&fw, img, &cfg, &with, NULL, 0, cov, true), 0);
+		flows_equal(&fp, &fw, plain.n);
+		cov_flow_free(&fw);
+		if (round == 2) {
+			/* decoded again: the blocks it kept are not trusted */
+			ck_assert_int_eq(lpt_cov_decode(cov, trace, len, NULL), 0);
+			ck_assert_uint_ne(cov_gen(cov), with.dgen);
+			ck_assert_int_eq(cov_flow_build(&fw, img, &cfg, &with, NULL, 0, cov,
+							true), 0);
+			flows_equal(&fp, &fw, plain.n);
+			cov_flow_free(&fw);
+		}
+		/* a second decode's edges added: a sum, no blocks */
+		ck_assert_int_eq(cov_edges_add_dst(&with, de, (size_t)dn, dst, cov, gen), 0);
+		ck_assert_ptr_null(with.dblk);
+		cov_flow_free(&fp);
+		cov_edges_free(&plain);
+		cov_edges_free(&with);
+	}
+	ck_assert_int_eq(cov_edges_dst(NULL, &de, &dst, &gen), LPT_ERR_INVALID);
+	ck_assert_int_eq(cov_edges_dst(cov, NULL, &dst, &gen), LPT_ERR_INVALID);
+	ck_assert_int_eq(cov_edges_dst(cov, &de, NULL, &gen), LPT_ERR_INVALID);
+	ck_assert_int_eq(cov_edges_dst(cov, &de, &dst, NULL), LPT_ERR_INVALID);
+	lpt_cov_free(cov);
+	lpt_cov_image_free(img);
+	free(trace);
+}
+END_TEST
+
 /*
  * Edges whose count is 0 (a sum of captures may carry them): the block
  * they enter runs 0 times and its instructions are not executed; the
@@ -1596,6 +1708,7 @@ int main(void)
 	tcase_add_test(tc, elf_image);
 	tcase_add_test(tc, api_errors);
 	tcase_add_loop_test(tc, real_flow_indices, 0, REAL_NTRACES);
+	tcase_add_loop_test(tc, real_edges_dst, 0, REAL_NTRACES);
 	tcase_add_test(tc, flow_zero_count_edges);
 	tcase_add_test(tc, sorted_idx_stable);
 	tcase_add_test(tc, merge_records);
