@@ -5,6 +5,7 @@
 TOOLS += ptcov
 ptcov_SRCS := tools/ptcov/ptcov.c tools/ptcov/cov_flow.c tools/ptcov/cov_module.c \
 	tools/ptcov/cov_lcov.c tools/ptcov/cov_drcov.c tools/ptcov/cov_merge.c \
+	tools/ptcov/cov_strtab.c \
 	tools/ptcov/cov_par.c \
 	tools/pt2perf/capture.c tools/pt2perf/split.c \
 	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_resume.c

@@ -6,6 +6,7 @@
  * instruction is looked up once, and every execution only adds counts.
  */
 #include "tools/ptcov/cov_lcov.h"
+#include "tools/ptcov/cov_strtab.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -53,10 +54,7 @@ struct br {
 };
 
 struct lc {
-	char **files;
-	size_t nfiles, cfiles;
-	uint32_t *fhash;	/* files by name, open addressing: index + 1 */
-	size_t fmask;
+	struct cov_strtab files;	/* source files, by index */
 	const char *last_src;	/* file_id()'s last name (libdw's string) */
 	long last_fid;		/* and its index */
 	struct line *lines;
@@ -92,16 +90,6 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return q;
 }
 
-/* FNV-1a */
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /*
  * The index of source file @name, added if new; -1 when out of memory.
  * Rows come file by file with libdw's own string for each file: the last
@@ -110,44 +98,16 @@ static uint64_t str_hash(const char *s)
  */
 static long file_id(struct lc *lc, const char *name)
 {
-	size_t j;
+	long id;
 
 	if (name == lc->last_src)
 		return lc->last_fid;
-	if (!lc->fhash || 2 * (lc->nfiles + 1) > lc->fmask + 1) {
-		size_t cap = lc->fhash ? 2 * (lc->fmask + 1) : 256;
-		uint32_t *h = calloc(cap, sizeof(*h));
-
-		if (!h)
-			return -1;
-		for (size_t i = 0; i < lc->nfiles; i++) {
-			for (j = str_hash(lc->files[i]) & (cap - 1); h[j]; j = (j + 1) & (cap - 1))
-				;
-			h[j] = (uint32_t)i + 1;
-		}
-		free(lc->fhash);
-		lc->fhash = h;
-		lc->fmask = cap - 1;
+	id = cov_strtab_id(&lc->files, name);
+	if (id >= 0) {
+		lc->last_src = name;
+		lc->last_fid = id;
 	}
-	for (j = str_hash(name) & lc->fmask; lc->fhash[j]; j = (j + 1) & lc->fmask) {
-		if (!strcmp(lc->files[lc->fhash[j] - 1], name)) {
-			lc->last_src = name;
-			lc->last_fid = (long)lc->fhash[j] - 1;
-			return lc->last_fid;
-		}
-	}
-	char **n = grow(lc->files, &lc->cfiles, lc->nfiles, sizeof(*n));
-
-	if (!n)
-		return -1;
-	lc->files = n;
-	n[lc->nfiles] = strdup(name);
-	if (!n[lc->nfiles])
-		return -1;
-	lc->fhash[j] = (uint32_t)lc->nfiles + 1;
-	lc->last_src = name;
-	lc->last_fid = (long)lc->nfiles;
-	return (long)lc->nfiles++;
+	return id;
 }
 
 static uint64_t mix(uint64_t v)
@@ -719,7 +679,7 @@ struct order {
 static int write_file(struct cov_merge *out, const struct lc *lc, uint32_t file,
 		      const struct order *ord)
 {
-	long id = cov_merge_file(out, lc->files[file]);
+	long id = cov_merge_file(out, lc->files.s[file]);
 
 	if (id < 0)
 		return -1;
@@ -767,19 +727,19 @@ static int make_order(struct order *ord, const struct lc *lc, const uint32_t *lo
 
 	memset(ord, 0, sizeof(*ord));
 	ord->lorder = lorder;
-	ord->lfirst = calloc(lc->nfiles + 1, sizeof(*ord->lfirst));
+	ord->lfirst = calloc(lc->files.n + 1, sizeof(*ord->lfirst));
 	ord->fns = malloc((lc->nfn + 1) * sizeof(*ord->fns));
-	ord->ffirst = calloc(lc->nfiles + 2, sizeof(*ord->ffirst));
+	ord->ffirst = calloc(lc->files.n + 2, sizeof(*ord->ffirst));
 	ord->brs = malloc((lc->nbr + 1) * sizeof(*ord->brs));
 	ord->bfirst = calloc(lc->nlines + 2, sizeof(*ord->bfirst));
 	if (!ord->lfirst || !ord->fns || !ord->ffirst || !ord->brs || !ord->bfirst)
 		return -1;
-	for (uint32_t f = 0; f <= lc->nfiles; f++) {
+	for (uint32_t f = 0; f <= lc->files.n; f++) {
 		while (k < nl && lc->lines[lorder[k]].file < f)
 			k++;
 		ord->lfirst[f] = k;
 	}
-	ord->lfirst[lc->nfiles] = nl;
+	ord->lfirst[lc->files.n] = nl;
 	for (size_t i = 0; i < lc->nfn; i++) {
 		const struct func *fn = &lc->fn[i];
 
@@ -787,7 +747,7 @@ static int make_order(struct order *ord, const struct lc *lc, const uint32_t *lo
 			continue;
 		ord->ffirst[lc->lines[fn->line].file + 1]++;
 	}
-	for (size_t f = 1; f <= lc->nfiles; f++)
+	for (size_t f = 1; f <= lc->files.n; f++)
 		ord->ffirst[f] += ord->ffirst[f - 1];
 	for (size_t i = 0; i < lc->nfn; i++) {
 		const struct func *fn = &lc->fn[i];
@@ -797,7 +757,7 @@ static int make_order(struct order *ord, const struct lc *lc, const uint32_t *lo
 		ord->fns[ord->ffirst[lc->lines[fn->line].file]++] = (uint32_t)i;
 	}
 	/* the increments left ffirst[f] at the next file's first: back */
-	for (size_t f = lc->nfiles; f > 0; f--)
+	for (size_t f = lc->files.n; f > 0; f--)
 		ord->ffirst[f] = ord->ffirst[f - 1];
 	ord->ffirst[0] = 0;
 	for (size_t i = 0; i < lc->nbr; i++)
@@ -1040,7 +1000,7 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 		lc.lines[fn->line].hit = true;
 	}
 	lorder = malloc((lc.nlines + 1) * sizeof(*lorder));
-	forder = malloc((lc.nfiles + 1) * sizeof(*forder));
+	forder = malloc((lc.files.n + 1) * sizeof(*forder));
 	if (!lorder || !forder) {
 		free(owns);
 		goto nomem;
@@ -1052,16 +1012,16 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 			lorder[nl++] = i;
 	free(owns);
 	qsort_r(lorder, nl, sizeof(*lorder), line_cmp_idx, lc.lines);
-	for (uint32_t i = 0; i < lc.nfiles; i++)
+	for (uint32_t i = 0; i < lc.files.n; i++)
 		forder[i] = i;
-	qsort_r(forder, lc.nfiles, sizeof(*forder), str_cmp_idx, lc.files);
+	qsort_r(forder, lc.files.n, sizeof(*forder), str_cmp_idx, lc.files.s);
 	struct order ord;
 
 	if (make_order(&ord, &lc, lorder, nl)) {
 		free_order(&ord);
 		goto nomem;
 	}
-	for (size_t i = 0; out && i < lc.nfiles; i++) {
+	for (size_t i = 0; out && i < lc.files.n; i++) {
 		if (write_file(out, &lc, forder[i], &ord)) {
 			free_order(&ord);
 			goto nomem;
@@ -1092,10 +1052,7 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 nomem:
 	errno = ENOMEM;
 out:
-	for (size_t i = 0; i < lc.nfiles; i++)
-		free(lc.files[i]);
-	free(lc.files);
-	free(lc.fhash);
+	cov_strtab_free(&lc.files);
 	free(lc.lines);
 	free(lc.lhash);
 	free(lc.rows);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lcov records summed (cov_merge.h). */
 #include "tools/ptcov/cov_merge.h"
+#include "tools/ptcov/cov_strtab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,17 +22,9 @@ struct rec {
 	uint64_t count;
 };
 
-/* Strings kept once each, found by a hash (open addressing). */
-struct strtab {
-	char **s;
-	size_t n, cap;
-	uint32_t *h;		/* index + 1; 0: empty */
-	size_t mask;
-};
-
 struct cov_merge {
-	struct strtab files;
-	struct strtab names;	/* function names */
+	struct cov_strtab files;
+	struct cov_strtab names;	/* function names */
 	struct rec *r;
 	size_t n, cap;
 };
@@ -41,71 +34,14 @@ struct cov_merge *cov_merge_alloc(void)
 	return calloc(1, sizeof(struct cov_merge));
 }
 
-static void strtab_free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	free(t->h);
-}
-
 void cov_merge_free(struct cov_merge *m)
 {
 	if (!m)
 		return;
-	strtab_free(&m->files);
-	strtab_free(&m->names);
+	cov_strtab_free(&m->files);
+	cov_strtab_free(&m->names);
 	free(m->r);
 	free(m);
-}
-
-/* FNV-1a */
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* The index of @s in @t, added (copied) if new; -1 (ENOMEM). */
-static long strtab_id(struct strtab *t, const char *s)
-{
-	size_t j;
-
-	if (!t->h || 2 * (t->n + 1) > t->mask + 1) {
-		size_t cap = t->h ? 2 * (t->mask + 1) : 256;
-		uint32_t *h = calloc(cap, sizeof(*h));
-
-		if (!h)
-			return -1;
-		for (size_t i = 0; i < t->n; i++) {
-			for (j = str_hash(t->s[i]) & (cap - 1); h[j]; j = (j + 1) & (cap - 1))
-				;
-			h[j] = (uint32_t)i + 1;
-		}
-		free(t->h);
-		t->h = h;
-		t->mask = cap - 1;
-	}
-	for (j = str_hash(s) & t->mask; t->h[j]; j = (j + 1) & t->mask)
-		if (!strcmp(t->s[t->h[j] - 1], s))
-			return (long)t->h[j] - 1;
-	if (t->n == t->cap) {
-		size_t c = t->cap ? 2 * t->cap : 64;
-		char **n = realloc(t->s, c * sizeof(*n));
-
-		if (!n)
-			return -1;
-		t->s = n;
-		t->cap = c;
-	}
-	t->s[t->n] = strdup(s);
-	if (!t->s[t->n])
-		return -1;
-	t->h[j] = (uint32_t)t->n + 1;
-	return (long)t->n++;
 }
 
 static struct rec *add(struct cov_merge *m, long file, uint8_t type)
@@ -130,7 +66,7 @@ static struct rec *add(struct cov_merge *m, long file, uint8_t type)
 
 long cov_merge_file(struct cov_merge *m, const char *path)
 {
-	long i = strtab_id(&m->files, path);
+	long i = cov_strtab_id(&m->files, path);
 
 	if (i < 0)
 		errno = ENOMEM;
@@ -140,7 +76,7 @@ long cov_merge_file(struct cov_merge *m, const char *path)
 int cov_merge_fn(struct cov_merge *m, long file, uint32_t line, const char *name,
 		 uint64_t count)
 {
-	long id = strtab_id(&m->names, name);
+	long id = cov_strtab_id(&m->names, name);
 	struct rec *r = id < 0 ? NULL : add(m, file, R_FN);
 
 	if (!r) {

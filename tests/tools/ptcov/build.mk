@@ -5,7 +5,8 @@
 # benchmark against libxdc and libipt's block decoder.
 UNIT_TESTS += test_pt_cov
 test_pt_cov_SRCS := tests/tools/ptcov/test_pt_cov.c tests/libpt/cov_ref.c \
-	tests/libpt/real_traces.c tools/ptcov/cov_flow.c tools/ptcov/cov_merge.c
+	tests/libpt/real_traces.c tools/ptcov/cov_flow.c tools/ptcov/cov_merge.c \
+	tools/ptcov/cov_strtab.c
 test_pt_cov_LIBS := pt
 test_pt_cov_LDLIBS := -lipt
 
@@ -60,7 +61,7 @@ $(O)/vm-cov/cov_prog.expect: $(O)/vm-cov/cov_prog tests/tools/ptcov/gcov_compare
 BENCHES += bench_ptcov_lcov
 bench_ptcov_lcov_SRCS := tests/tools/ptcov/bench_ptcov_lcov.c tools/ptcov/cov_flow.c \
 	tools/ptcov/cov_module.c tools/ptcov/cov_lcov.c tools/ptcov/cov_drcov.c \
-	tools/ptcov/cov_merge.c
+	tools/ptcov/cov_merge.c tools/ptcov/cov_strtab.c
 bench_ptcov_lcov_LIBS := pt
 bench_ptcov_lcov_LDLIBS := -ldw -lelf -lzstd
 $(O)/bench/bench_ptcov_lcov: $(O)/vm-cov/cov_prog $(O)/tests/pt_step_trace
