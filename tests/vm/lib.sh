@@ -124,6 +124,18 @@ start_ready() {
 	grep -q ready "$_out"
 }
 
+# release_ready PID: let start_ready's program go on (a byte on /tmp/go,
+# then its end of file), wait for it (status in prc) and for PID (status
+# in rc), a capture that ends with it.
+release_ready() {
+	printf g >&3
+	exec 3>&-
+	wait $prog
+	prc=$?
+	wait "$1"
+	rc=$?
+}
+
 # wait_file FILE PID: wait until FILE exists (a background ptcap, PID,
 # writes its switches file before it starts tracing) or PID ended; status 1
 # if FILE does not exist. No limit of its own: a loaded host may hold PID

@@ -32,12 +32,7 @@ attach_run() {
 	cap=$!
 	wait_file /tmp/att/tid$prog.bts $cap || fail "ptcap --bts $1: $(cat /tmp/ptcap.out)" ||
 		return 1
-	printf g >&3
-	exec 3>&-
-	wait $prog
-	prc=$?
-	wait $cap
-	rc=$?
+	release_ready $cap
 	[ $rc -eq 0 ] && grep -qx "attached .*pid=$prog" /tmp/att/config &&
 		grep -q "waited for ptcap [1-9]" /tmp/ptcap.out ||
 		fail "ptcap --bts $1: status $rc: $(cat /tmp/ptcap.out) $(cat /tmp/att/config)" ||

@@ -118,12 +118,7 @@ for opt in -p -t; do
 	cap=$!
 	wait_file /tmp/lbrcap/tid$prog.bts $cap ||
 		fail "ptcap --lbr-on-crash $opt: $(cat /tmp/ptcap.out)" || exit 1
-	printf g >&3
-	exec 3>&-
-	wait $prog
-	prc=$?
-	wait $cap
-	rc=$?
+	release_ready $cap
 	cat /tmp/ptcap.out
 	[ $prc -eq 139 ] || fail "lbr_crash segv-wait: status $prc, want 139 (SIGSEGV)" || exit 1
 	[ $rc -eq 0 ] && grep -qx "lbr-crash\.tid$prog\.bts tid$prog\.lbr signal=11" \
