@@ -202,8 +202,10 @@ out:
 
 /*
  * The session's irq_work (bts_int.h): after a threshold interrupt, a
- * load that found no room or perf's DS area (bts_ds_report()), in IRQ
- * context on that CPU. Wakes poll(2); queues the hold if the stretch
+ * load that found no room or perf's DS area (bts_ds_report()), an unload
+ * or per-CPU switch that published a new head (bts_ds_publish()), in IRQ
+ * context on that CPU. Wakes poll(2) (the head it publishes noted first:
+ * a later unload that finds another one queues this again); queues the hold if the stretch
  * loaded is short (the ring had no room when it was given). Not whether
  * the ring has room now: a reader that consumed since leaves the thread on
  * that short stretch all the same, whose end it overruns (records lost)
@@ -215,6 +217,7 @@ static void bts_thread_notify(struct irq_work *iw)
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
 	bts_ds_report(s);
+	WRITE_ONCE(s->woken_head, READ_ONCE(s->head));
 	wake_up_all(&s->wq);
 	if (!s->ring || !READ_ONCE(s->region_short) ||
 	    fatal_signal_pending(s->task) ||

@@ -9,7 +9,8 @@
 # threshold PMI skid at 3 branches and at 60 (the kernel's margin on an
 # 8 KiB ring is 85 records), with PT's ToPA PMI consumer registered beside
 # BTS's (pt_profile=full) and perf's NMI handler after lwpt's (the
-# default). Every PMI claimed (debugfs pmi: unknown=0), no spec violation,
+# default). A reader asleep in poll(2) is woken by the switch that
+# publishes the head (ring-wake). Every PMI claimed (debugfs pmi: unknown=0), no spec violation,
 # DEBUGCTL and DS_AREA back to 0, the module unloads.
 . /lwpt/lib.sh
 
@@ -32,6 +33,16 @@ for skid in 3 60; do
 	[ $rc -eq 0 ] || fail "ring, skid $skid: $(exit_str $rc): $out" || exit 1
 	ok "ring, skid $skid: $out"
 done
+# The wake of a switch: a child runs the workload once through a 64 KiB
+# ring (no threshold interrupt), then blocks on a pipe the reader writes
+# only after poll(2) reported its records: the unload as it blocks
+# publishes the head and must wake the reader, asleep in poll(2) before
+# the child ran (bts_test's hang guard: 60 s).
+out=$(bts_test ring-wake 65536)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || { dmesg | tail -20; fail "ring-wake: $(exit_str $rc): $out"; exit 1; }
+ok "ring-wake: $out"
 grep . $D/pmi
 grep -q "unknown=[1-9]" $D/pmi && { fail "an NMI nobody claimed"; exit 1; }
 ok "every PMI claimed"

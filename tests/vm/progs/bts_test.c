@@ -29,6 +29,15 @@
  *                              the same run; prints "ring: ... equal",
  *                              the threshold interrupts and holds, exit 0
  *                              when equal and nothing lost
+ *   bts_test ring-wake BYTES   a ring capture of a child that runs the
+ *                              workload once, then blocks on a pipe the
+ *                              reader writes only after poll(2) reported
+ *                              its records: the switch that publishes the
+ *                              head must wake the reader (asleep in poll
+ *                              first, no interrupt: BYTES far beyond one
+ *                              run); the records decoded against ptrace
+ *                              single-stepping; prints "ring-wake: ...
+ *                              equal", exit 0; the hang guard is 60 s
  *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
  *                              of CPU while two children pinned there run
  *                              the workload N times at once (this process
@@ -68,6 +77,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -75,9 +85,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -513,6 +526,280 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 		printf("ring: the run did not go round the ring\n");
 		return 1;
 	}
+	return 0;
+}
+
+/* The hang guard of the waits below: far beyond a slow run at load 8. */
+#define WAKE_GUARD_S	60
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether the thread of /proc directory @dir sleeps (state S) in system
+ * call @nr or @nr2 now (/proc/.../syscall: its number first, "running"
+ * when it runs).
+ */
+static bool asleep_in(const char *dir, long nr, long nr2)
+{
+	char path[96], buf[512], *p;
+	long cur;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/syscall", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &cur) != 1)
+		cur = -1;
+	fclose(f);
+	if (cur != nr && cur != nr2)
+		return false;
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * Wait until the thread of @dir sleeps in system call @nr or @nr2 (an
+ * event: no time is assumed; WAKE_GUARD_S only bounds a hang).
+ */
+static bool wait_asleep_in(const char *dir, long nr, long nr2)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	double end = now_s() + WAKE_GUARD_S;
+
+	while (!asleep_in(dir, nr, nr2)) {
+		if (now_s() > end)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	return true;
+}
+
+/**
+ * struct wake_go - what the releasing thread of cmd_ring_wake() needs
+ * @reader: /proc/self/task/TID of the thread that polls
+ * @go: the pipe end the child waits on
+ * @released: the child was let go (the reader was asleep in poll(2))
+ */
+struct wake_go {
+	char reader[64];
+	int go;
+	bool released;
+};
+
+/* Let the child run once the reader sleeps in poll(2) (or ppoll(2)). */
+static void *wake_release(void *arg)
+{
+	struct wake_go *w = arg;
+
+	if (wait_asleep_in(w->reader, SYS_poll, SYS_ppoll) &&
+	    write(w->go, "g", 1) == 1)
+		w->released = true;
+	return NULL;
+}
+
+/* Copy records tail..head of a ring out and consume them; false on error. */
+static bool ring_take(int fd, const struct lwpt_bts_record *ring,
+		      struct lwpt_bts_ring *rs, struct lwpt_bts_record *all,
+		      size_t *nall)
+{
+	uint64_t t;
+
+	if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, rs)) {
+		perror("RING_STATUS");
+		return false;
+	}
+	for (t = rs->tail; t < rs->head; t += sizeof(*ring)) {
+		const struct lwpt_bts_record *r = &ring[(t % rs->records_size) / sizeof(*ring)];
+
+		if (!r->from && !r->to)
+			continue;	/* padding */
+		if (*nall == RING_MAX_RECS) {
+			printf("ring-wake: more than %u records\n", RING_MAX_RECS);
+			return false;
+		}
+		all[(*nall)++] = *r;
+	}
+	if (t != rs->tail && ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+		perror("CONSUME");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The wake of a switch (Documentation/bts.rst, "Ring captures"): a ring
+ * capture of a child that runs the workload once, then blocks reading a
+ * pipe this process writes only after poll(2) reported the child's
+ * records. One run is far less than the ring's threshold and the child
+ * does not end: only the unload of its state as it blocks publishes the
+ * head, and the reader, already asleep in poll(2), must be woken by it.
+ * The child is let go by a thread of this process once /proc shows the
+ * reader asleep in poll(2) (and captured only once asleep in read(2), so
+ * that nothing is published before). Then the rest till the end, decoded,
+ * equals single-stepping. Exit 0 when woken and equal.
+ */
+static int cmd_ring_wake(uint64_t bytes)
+{
+	uint64_t *gt = calloc(FLOW_MAX, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX, sizeof(*got));
+	struct lwpt_bts_record *all = calloc(RING_MAX_RECS, sizeof(*all));
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	const struct lwpt_bts_record *ring;
+	struct itimerspec gspec = { .it_value = { .tv_sec = WAKE_GUARD_S } };
+	struct pollfd pfd, pfd2[2];
+	struct wake_go w = { .released = false };
+	int go[2], back[2], fd, st, n, guard;
+	char child[64];
+	size_t ngt, nall = 0, i;
+	pthread_t th;
+	long ngot;
+	pid_t pid;
+
+	if (!gt || !got || !all || pipe(go) || pipe(back))
+		return 125;
+	ngt = ground_truth(gt, FLOW_MAX);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		close(back[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(1);
+		if (read(back[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(back[0]);
+	snprintf(child, sizeof(child), "/proc/%d", (int)pid);
+	if (!wait_asleep_in(child, SYS_read, SYS_read)) {
+		printf("ring-wake: the child never slept in read(2)\n");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
+	if (fd < 0) {
+		printf("ring-wake: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring-wake: mmap/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (rs.head) {
+		printf("ring-wake: %llu bytes published before the child ran\n",
+		       (unsigned long long)rs.head);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	snprintf(w.reader, sizeof(w.reader), "/proc/self/task/%ld",
+		 (long)syscall(SYS_gettid));
+	w.go = go[1];
+	guard = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (guard < 0 || timerfd_settime(guard, 0, &gspec, NULL) ||
+	    pthread_create(&th, NULL, wake_release, &w))
+		return 125;
+	/*
+	 * The guard is a timerfd beside the capture, not poll(2)'s timeout:
+	 * at its timeout poll(2) looks at the file once more and would
+	 * report the records the switch published without a wake.
+	 */
+	pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pfd2[1] = (struct pollfd){ .fd = guard, .events = POLLIN };
+	n = poll(pfd2, 2, -1);
+	pthread_join(th, NULL);
+	if (n < 0 || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring-wake: poll/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	pfd = pfd2[0];
+	if (pfd2[1].revents) {
+		printf("ring-wake: poll(2) not woken in %d s (child %s, %llu bytes published, %llu interrupts): the switch's head woke nobody\n",
+		       WAKE_GUARD_S, w.released ? "let go" : "never let go",
+		       (unsigned long long)rs.head, (unsigned long long)rs.pmis);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 1;
+	}
+	if (!(pfd.revents & POLLIN) || !rs.head || rs.pmis ||
+	    !(rs.flags & LWPT_BTS_ST_RECORDING)) {
+		printf("ring-wake: woken with revents %#x, head %llu, %llu interrupts, flags %#x: not by a switch\n",
+		       pfd.revents, (unsigned long long)rs.head,
+		       (unsigned long long)rs.pmis, rs.flags);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 1;
+	}
+	fprintf(stderr, "ring-wake: woken at %llu bytes published, no interrupt\n",
+		(unsigned long long)rs.head);
+	if (!ring_take(fd, ring, &rs, all, &nall) || write(back[1], "b", 1) != 1) {
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	/* The rest, till the end (exit: the last unload, POLLHUP). */
+	for (;;) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		n = poll(&pfd, 1, WAKE_GUARD_S * 1000);
+		if (n < 0 && errno != EINTR) {
+			perror("poll");
+			return 1;
+		}
+		if (!n) {
+			printf("ring-wake: no end in %d s\n", WAKE_GUARD_S);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		if (!ring_take(fd, ring, &rs, all, &nall))
+			return 1;
+		if (!(rs.flags & LWPT_BTS_ST_RECORDING)) {
+			uint64_t t = rs.head;
+
+			if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+				return 1;
+			if (rs.head == t)
+				break;
+		}
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring-wake: child status %#x\n", st);
+		return 1;
+	}
+	ngot = decode(all, nall, got, FLOW_MAX);
+	if (ngot < 0) {
+		printf("ring-wake: decode failed (%zu records)\n", nall);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("ring-wake: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       i, ngt, ngot, nall);
+		return 1;
+	}
+	printf("ring-wake: woken by the switch, %zu instructions, %zu records, %llu interrupts, equal\n",
+	       ngt, nall, (unsigned long long)rs.pmis);
 	return 0;
 }
 
@@ -1249,6 +1536,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "ring"))
 		return cmd_ring(strtoull(argv[2], NULL, 0),
 				(unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "ring-wake"))
+		return cmd_ring_wake(strtoull(argv[2], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
 			       (unsigned int)strtoul(argv[3], NULL, 0));
@@ -1276,6 +1565,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
