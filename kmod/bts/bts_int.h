@@ -92,6 +92,9 @@ struct user_struct;
  *	runqueue lock maybe held): wakes @wq, queues the hold (bts_thread.c)
  * @hold_cb: the hold's task_work on @task
  * @hold_queued: @hold_cb is queued
+ * @hold_again: a hold was due but a signal ended or deferred it (or
+ *	execve() was under way): the signal's delivery (or the exec probe)
+ *	queues it again (bts_thread.c)
  * @cpu_scope: a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU): every
  *	thread on @cpu; @task is NULL
  * @cpu: its CPU
@@ -136,6 +139,7 @@ struct bts_session {
 	struct irq_work iw;
 	struct callback_head hold_cb;
 	atomic_t hold_queued;
+	bool hold_again;
 	bool cpu_scope;
 	int cpu;
 	struct bts_sideband *sb;
@@ -345,8 +349,8 @@ void bts_ds_unload(struct bts_session *s);
 /* bts_thread.c */
 
 /**
- * bts_thread_init - probe sched_switch, sched_process_exit and
- *	sched_process_exec
+ * bts_thread_init - probe sched_switch, sched_process_exit,
+ *	sched_process_exec and signal_deliver
  *
  * Return: 0, -ENODEV if the kernel lacks them, or the probe's error.
  */

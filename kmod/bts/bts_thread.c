@@ -28,6 +28,15 @@
  * the program is interrupted. The queued work holds a reference to the
  * session and to the module; bts_thread_exit() waits for the return from
  * the last one (synchronize_rcu_tasks(), as PT's pt_notif_exit()).
+ *
+ * Signals, as PT's hold (Documentation/bts.rst, "Ring captures"): the
+ * wait is interruptible. A signal pending when the hold is due, or one
+ * that ends the wait, is handled on the way out as usual (a fatal one
+ * ends the thread, SIGSTOP and ptrace stops work), and the hold is queued
+ * again when the signal is delivered (signal_deliver, after get_signal()
+ * ran the task_work): it runs on the same exit to user mode, after the
+ * handler's frame is set up and before its first instruction. A stop
+ * switches the thread out: its load at the switch in holds it again too.
  */
 #include <linux/atomic.h>
 #include <linux/binfmts.h>
@@ -52,6 +61,7 @@ static atomic_t bts_attached = ATOMIC_INIT(0);
 static struct tracepoint *bts_tp_switch;
 static struct tracepoint *bts_tp_exit;
 static struct tracepoint *bts_tp_exec;
+static struct tracepoint *bts_tp_signal;
 
 /* The session attached to @t, or NULL. RCU or bts_thread_lock held. */
 static struct bts_session *bts_thread_find(struct task_struct *t)
@@ -102,6 +112,8 @@ static void bts_thread_exit_probe(void *data, struct task_struct *p)
 	rcu_read_unlock();
 }
 
+static void bts_thread_queue_hold(struct bts_session *s);
+
 /*
  * The rule of CONFIGURE again at an exec, with the caller's credentials
  * saved then: same real, effective and saved IDs, capabilities covered,
@@ -146,6 +158,9 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
 		s->exited = true;	/* never loaded again */
 		local_irq_restore(flags);
 		wake_up_all(&s->wq);
+	} else if (s && READ_ONCE(s->hold_again) && xchg(&s->hold_again, false)) {
+		/* A hold due inside execve() (bts_thread_hold()), or its reload. */
+		bts_thread_queue_hold(s);
 	}
 	rcu_read_unlock();
 }
@@ -170,18 +185,40 @@ static bool bts_thread_must_hold(const struct bts_session *s)
 
 /*
  * The hold, as the thread, before it returns to user mode (task_work,
- * TWA_RESUME). A fatal signal ends the wait (the thread dies); other
- * signals wait until the thread runs on.
+ * TWA_RESUME). A signal pending, or one that ends the wait, is delivered
+ * first (@s->hold_again: bts_thread_signal_probe() queues the hold again;
+ * a fatal one ends the thread); the stretch stays the short one, on which
+ * no user instruction runs before the hold. A task_work queued with
+ * TWA_SIGNAL (io_uring) also ends the wait (TIF_NOTIFY_SIGNAL) with no
+ * signal behind it: the flag is cleared, as get_signal() does before it
+ * runs task_work, and the wait goes on (as PT's pt_thread_held()). Not
+ * inside execve() (io_uring's cancel runs task_work there with
+ * cred_guard_mutex held): the exec probe queues it again.
  */
 static void bts_thread_hold(struct callback_head *cb)
 {
 	struct bts_session *s = container_of(cb, struct bts_session, hold_cb);
 	unsigned long flags;
+	int ret;
 
 	atomic_set(&s->hold_queued, 0);
 	if (current == s->task && bts_thread_must_hold(s)) {
+		if (current->in_execve || task_sigpending(current)) {
+			WRITE_ONCE(s->hold_again, true);
+			goto out;
+		}
 		s->holds++;
-		wait_event_killable(s->wq, !bts_thread_must_hold(s));
+		for (;;) {
+			ret = wait_event_interruptible(s->wq, !bts_thread_must_hold(s));
+			if (!ret || task_sigpending(current) ||
+			    !test_thread_flag(TIF_NOTIFY_SIGNAL))
+				break;
+			clear_notify_signal();
+		}
+		if (ret) {
+			WRITE_ONCE(s->hold_again, true);
+			goto out;
+		}
 	}
 	/*
 	 * A fresh stretch with the room the caller made. Not for a thread
@@ -219,8 +256,17 @@ static void bts_thread_notify(struct irq_work *iw)
 	bts_ds_report(s);
 	WRITE_ONCE(s->woken_head, READ_ONCE(s->head));
 	wake_up_all(&s->wq);
-	if (!s->ring || !READ_ONCE(s->region_short) ||
-	    fatal_signal_pending(s->task) ||
+	if (s->ring && READ_ONCE(s->region_short))
+		bts_thread_queue_hold(s);
+}
+
+/*
+ * Queue the hold (bts_thread_hold()) on @s->task unless queued already or
+ * the thread dies. Atomic context (IRQ, a probe).
+ */
+static void bts_thread_queue_hold(struct bts_session *s)
+{
+	if (fatal_signal_pending(s->task) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
 		return;
 	refcount_inc(&s->ref);
@@ -232,6 +278,29 @@ static void bts_thread_notify(struct irq_work *iw)
 		refcount_dec(&s->ref);
 		module_put(THIS_MODULE);
 	}
+}
+
+/*
+ * signal_deliver, in get_signal() as current (siglock held, IRQs off),
+ * after it ran the task_work: a hold that a signal ended or deferred
+ * (@hold_again) is queued again; it runs before the thread's next user
+ * instruction, the handler's frame set up (as PT's pt_probe_signal()).
+ * Also when the reader made room meanwhile: the stretch loaded may be the
+ * short one, and the hold, not waiting then, gives a fresh one.
+ */
+static void bts_thread_signal_probe(void *data, int sig,
+				    struct kernel_siginfo *info,
+				    struct k_sigaction *ka)
+{
+	struct bts_session *s;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(current);
+	if (s && READ_ONCE(s->hold_again) && xchg(&s->hold_again, false))
+		bts_thread_queue_hold(s);
+	rcu_read_unlock();
 }
 
 void bts_thread_session_init(struct bts_session *s)
@@ -334,7 +403,8 @@ int bts_thread_init(void)
 	bts_tp_switch = lwpt_tracepoint_find("sched_switch");
 	bts_tp_exit = lwpt_tracepoint_find("sched_process_exit");
 	bts_tp_exec = lwpt_tracepoint_find("sched_process_exec");
-	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec)
+	bts_tp_signal = lwpt_tracepoint_find("signal_deliver");
+	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec || !bts_tp_signal)
 		return -ENODEV;
 	err = tracepoint_probe_register(bts_tp_switch, bts_thread_switch, NULL);
 	if (err)
@@ -345,8 +415,13 @@ int bts_thread_init(void)
 	err = tracepoint_probe_register(bts_tp_exec, bts_thread_exec_probe, NULL);
 	if (err)
 		goto err_exit;
+	err = tracepoint_probe_register(bts_tp_signal, bts_thread_signal_probe, NULL);
+	if (err)
+		goto err_exec;
 	return 0;
 
+err_exec:
+	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
 err_exit:
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 err_switch:
@@ -357,6 +432,7 @@ err_switch:
 
 void bts_thread_exit(void)
 {
+	tracepoint_probe_unregister(bts_tp_signal, bts_thread_signal_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);

@@ -38,6 +38,13 @@
  *                              run); the records decoded against ptrace
  *                              single-stepping; prints "ring-wake: ...
  *                              equal", exit 0; the hang guard is 60 s
+ *   bts_test ring-sig          a ring capture of a child held for room
+ *                              (nothing consumed): SIGSTOP stops it, after
+ *                              SIGCONT it is held again, SIGUSR1 is
+ *                              delivered and it is held again before the
+ *                              handler's first instruction; once drained
+ *                              the handler runs and the child runs on;
+ *                              prints "ring-sig: ...", exit 0
  *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
  *                              of CPU while two children pinned there run
  *                              the workload N times at once (this process
@@ -803,6 +810,189 @@ static int cmd_ring_wake(uint64_t bytes)
 	return 0;
 }
 
+/* What the child of cmd_ring_sig() counts, in memory both processes map. */
+struct sig_counts {
+	volatile unsigned long rounds;	/* workload runs */
+	volatile unsigned long sigs;	/* SIGUSR1 handler runs */
+};
+
+static struct sig_counts *sig_counts;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_counts->sigs++;
+}
+
+/*
+ * Whether @pid sleeps (state S or D) in the BTS hold's wait
+ * (/proc/PID/wchan names bts_thread_hold). Whether signals get through is
+ * what SIGSTOP tells.
+ */
+static bool held_asleep(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool in_hold;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	in_hold = fgets(buf, sizeof(buf), f) && !strncmp(buf, "bts_thread_hold", 15);
+	fclose(f);
+	if (!in_hold)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * Wait until @pid sleeps in the hold and the ring's holds exceed @holds
+ * (RING_STATUS into @rs); false at the hang guard.
+ */
+static bool wait_held(int fd, pid_t pid, uint64_t holds, struct lwpt_bts_ring *rs)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	double end = now_s() + WAKE_GUARD_S;
+
+	for (;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, rs))
+			return false;
+		if (rs->holds > holds && held_asleep(pid))
+			return true;
+		if (now_s() > end)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Signals during the hold (Documentation/bts.rst, "Ring captures"): a
+ * ring capture of a child that runs the workload in a loop, counting its
+ * rounds and its SIGUSR1 handler's runs in shared memory, whose reader
+ * consumes nothing: the child is held (asleep in the hold). SIGSTOP
+ * stops it there; after SIGCONT it is held again (a new hold counted),
+ * its rounds unchanged; SIGUSR1 is delivered and the hold queued again at
+ * once: held again before the handler's first instruction (handler not
+ * run, rounds unchanged). Then the reader drains
+ * the ring: the handler runs, the rounds go on. SIGKILL ends it. Exit 0
+ * when all as said; the hang guard of each wait is 60 s.
+ */
+static int cmd_ring_sig(void)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	unsigned long rounds;
+	uint64_t holds, t;
+	int go[2], fd, st, r;
+	double end;
+	pid_t pid;
+
+	sig_counts = mmap(NULL, sizeof(*sig_counts), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sig_counts == MAP_FAILED || pipe(go))
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+		char c;
+
+		close(go[1]);
+		if (sigaction(SIGUSR1, &sa, NULL) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (;;) {
+			workload();
+			sig_counts->rounds++;
+		}
+	}
+	close(go[0]);
+	/* 8 KiB: a margin of 85 records, beyond the case's skid of 60. */
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192);
+	if (fd < 0) {
+		printf("ring-sig: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	r = 1;
+	if (!wait_held(fd, pid, 0, &rs)) {
+		printf("ring-sig: the child never slept in the hold (holds %llu)\n",
+		       (unsigned long long)rs.holds);
+		goto out;
+	}
+	rounds = sig_counts->rounds;
+	holds = rs.holds;
+	kill(pid, SIGSTOP);
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG | WUNTRACED);
+
+		if (w == pid && WIFSTOPPED(st))
+			break;
+		if (w || now_s() > end) {
+			printf("ring-sig: SIGSTOP did not stop the held child (waitpid %d, status %#x): the hold lets no signal through\n",
+			       (int)w, w ? st : 0);
+			goto out;
+		}
+		nanosleep(&ms, NULL);
+	}
+	kill(pid, SIGCONT);
+	if (!wait_held(fd, pid, holds, &rs) || sig_counts->rounds != rounds) {
+		printf("ring-sig: after SIGCONT: holds %llu (was %llu), rounds %lu (was %lu): not held again\n",
+		       (unsigned long long)rs.holds, (unsigned long long)holds,
+		       sig_counts->rounds, rounds);
+		goto out;
+	}
+	holds = rs.holds;
+	kill(pid, SIGUSR1);
+	if (!wait_held(fd, pid, holds, &rs) || sig_counts->rounds != rounds ||
+	    sig_counts->sigs) {
+		printf("ring-sig: after SIGUSR1: holds %llu (was %llu), rounds %lu (was %lu), handler runs %lu: not held again before the handler\n",
+		       (unsigned long long)rs.holds, (unsigned long long)holds,
+		       sig_counts->rounds, rounds, sig_counts->sigs);
+		goto out;
+	}
+	holds = rs.holds;
+	/* Room: the handler runs, then the rounds go on. */
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		t = rs.head;
+		if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+			perror("CONSUME");
+			goto out;
+		}
+		if (sig_counts->sigs == 1 && sig_counts->rounds > rounds + 2)
+			break;
+		if (now_s() > end) {
+			printf("ring-sig: drained, yet handler runs %lu, rounds %lu (was %lu)\n",
+			       sig_counts->sigs, sig_counts->rounds, rounds);
+			goto out;
+		}
+		nanosleep(&ms, NULL);
+	}
+	printf("ring-sig: held, stopped and held again, SIGUSR1 delivered and held again before its handler (%llu holds), ran on once drained\n",
+	       (unsigned long long)holds);
+	r = 0;
+out:
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+		printf("ring-sig: child status %#x\n", st);
+		r = 1;
+	}
+	close(fd);
+	return r;
+}
+
 static int failures;
 static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
 			     uint32_t *bad);
@@ -1538,6 +1728,8 @@ int main(int argc, char **argv)
 				(unsigned int)strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "ring-wake"))
 		return cmd_ring_wake(strtoull(argv[2], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "ring-sig"))
+		return cmd_ring_sig();
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
 			       (unsigned int)strtoul(argv[3], NULL, 0));
@@ -1565,6 +1757,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
