@@ -22,9 +22,9 @@
  * The hold (ring captures, Documentation/bts.rst "Ring captures"): when
  * the threshold interrupt or a load finds less than a margin of room
  * (bts_ring.c), the session's irq_work queues a task_work (TWA_RESUME) on
- * the thread: before its next user instruction it waits, killable, until
- * the caller consumed records or stopped the capture, then takes a fresh
- * stretch (bts_ds_reload()). TWA_RESUME, as PT's hold: no system call of
+ * the thread: before its next user instruction it waits (interruptibly:
+ * below) until the caller consumed records or stopped the capture, then
+ * takes a fresh stretch (bts_ds_reload()). TWA_RESUME, as PT's hold: no system call of
  * the program is interrupted. The queued work holds a reference to the
  * session and to the module; bts_thread_exit() waits for the return from
  * the last one (synchronize_rcu_tasks(), as PT's pt_notif_exit()).
