@@ -92,6 +92,11 @@ struct user_struct;
  *	runqueue lock maybe held): wakes @wq, queues the hold (bts_thread.c)
  * @hold_cb: the hold's task_work on @task
  * @hold_queued: @hold_cb is queued
+ * @hold_limit_ms: ring: the hold limit in force (lwpt_bts_config.
+ *	hold_limit_ms: LWPT_BTS_HOLD_LIMIT_NONE or milliseconds)
+ * @hold_off: ring: a hold reached @hold_limit_ms; the thread is not held
+ *	again until the caller consumes (bts_thread_room())
+ * @hold_timeouts: holds that reached @hold_limit_ms
  * @hold_again: a hold was due but a signal ended or deferred it (or
  *	execve() was under way): the signal's delivery (or the exec probe)
  *	queues it again (bts_thread.c)
@@ -140,6 +145,9 @@ struct bts_session {
 	struct callback_head hold_cb;
 	atomic_t hold_queued;
 	bool hold_again;
+	u32 hold_limit_ms;
+	bool hold_off;
+	u64 hold_timeouts;
 	bool cpu_scope;
 	int cpu;
 	struct bts_sideband *sb;
@@ -387,6 +395,16 @@ int bts_thread_attach(struct bts_session *s);
  * is loaded. Process context; @s->head is final afterwards.
  */
 void bts_thread_detach(struct bts_session *s);
+
+/**
+ * bts_thread_room - the caller of a ring capture consumed: a thread the
+ *	hold limit let run on (@hold_off) may be held again, and gets the
+ *	room now if loaded (an IPI to its CPU; else at its next load)
+ * @s: a configured ring session
+ *
+ * Process context.
+ */
+void bts_thread_room(struct bts_session *s);
 
 /* bts_cpu.c */
 

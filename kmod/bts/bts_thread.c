@@ -52,6 +52,8 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
+#include <uapi/lwpt/bts.h>
+
 #include "../perm.h"
 #include "bts_int.h"
 
@@ -177,10 +179,18 @@ static bool bts_thread_must_hold(const struct bts_session *s)
 	struct bts_region r;
 
 	if (!READ_ONCE(s->attached) || bts_session_ended(s) ||
-	    !s->task || fatal_signal_pending(s->task))
+	    !s->task || fatal_signal_pending(s->task) || READ_ONCE(s->hold_off))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
+}
+
+/* The hold limit of @s in jiffies (lwpt_bts_config.hold_limit_ms). */
+static long bts_thread_hold_limit(const struct bts_session *s)
+{
+	if (s->hold_limit_ms == LWPT_BTS_HOLD_LIMIT_NONE)
+		return MAX_SCHEDULE_TIMEOUT;
+	return max_t(long, 1, msecs_to_jiffies(s->hold_limit_ms));
 }
 
 /*
@@ -198,8 +208,8 @@ static bool bts_thread_must_hold(const struct bts_session *s)
 static void bts_thread_hold(struct callback_head *cb)
 {
 	struct bts_session *s = container_of(cb, struct bts_session, hold_cb);
-	unsigned long flags;
-	int ret;
+	unsigned long flags, end = 0;
+	long left, ret;
 
 	atomic_set(&s->hold_queued, 0);
 	if (current == s->task && bts_thread_must_hold(s)) {
@@ -208,15 +218,32 @@ static void bts_thread_hold(struct callback_head *cb)
 			goto out;
 		}
 		s->holds++;
+		left = bts_thread_hold_limit(s);
+		if (left != MAX_SCHEDULE_TIMEOUT)
+			end = jiffies + left;
 		for (;;) {
-			ret = wait_event_interruptible(s->wq, !bts_thread_must_hold(s));
-			if (!ret || task_sigpending(current) ||
+			ret = wait_event_interruptible_timeout(s->wq,
+							       !bts_thread_must_hold(s),
+							       left);
+			if (ret != -ERESTARTSYS || task_sigpending(current) ||
 			    !test_thread_flag(TIF_NOTIFY_SIGNAL))
 				break;
 			clear_notify_signal();
+			if (left != MAX_SCHEDULE_TIMEOUT)
+				left = max_t(long, 1, (long)(end - jiffies));
 		}
-		if (ret) {
+		if (ret == -ERESTARTSYS) {
 			WRITE_ONCE(s->hold_again, true);
+			goto out;
+		}
+		if (!ret && bts_thread_must_hold(s)) {
+			/*
+			 * The limit: run on, on the short stretch (the
+			 * processor stops at its end: records lost), not
+			 * held again until the caller consumes.
+			 */
+			WRITE_ONCE(s->hold_timeouts, s->hold_timeouts + 1);
+			WRITE_ONCE(s->hold_off, true);
 			goto out;
 		}
 	}
@@ -256,7 +283,7 @@ static void bts_thread_notify(struct irq_work *iw)
 	bts_ds_report(s);
 	WRITE_ONCE(s->woken_head, READ_ONCE(s->head));
 	wake_up_all(&s->wq);
-	if (s->ring && READ_ONCE(s->region_short))
+	if (s->ring && READ_ONCE(s->region_short) && !READ_ONCE(s->hold_off))
 		bts_thread_queue_hold(s);
 }
 
@@ -324,6 +351,28 @@ static void bts_thread_ipi_load(void *arg)
 static void bts_thread_ipi_unload(void *arg)
 {
 	bts_ds_unload(arg);
+}
+
+/* IPI: a fresh stretch with the room made, if loaded here. */
+static void bts_thread_ipi_reload(void *arg)
+{
+	bts_ds_reload(arg);
+}
+
+void bts_thread_room(struct bts_session *s)
+{
+	int cpu;
+
+	if (!READ_ONCE(s->hold_off))
+		return;
+	WRITE_ONCE(s->hold_off, false);
+	/*
+	 * Its stretch may be of length 0, without a threshold: no PMI would
+	 * give it the room. Not loaded: its next load does.
+	 */
+	cpu = READ_ONCE(s->loaded_cpu);
+	if (READ_ONCE(s->attached) && cpu >= 0)
+		smp_call_function_single(cpu, bts_thread_ipi_reload, s, 1);
 }
 
 int bts_thread_attach(struct bts_session *s)

@@ -11,7 +11,8 @@
 # BTS's (pt_profile=full) and perf's NMI handler after lwpt's (the
 # default). A reader asleep in poll(2) is woken by the switch that
 # publishes the head (ring-wake); a held thread takes signals and is held
-# again (ring-sig); the model stored every record (bts_lost=0). Every
+# again (ring-sig); the model stored every record (bts_lost=0); the hold
+# limit lets a reader that waits for its child return (ring-limit). Every
 # PMI claimed (debugfs pmi: unknown=0), no spec violation, DEBUGCTL and
 # DS_AREA back to 0, the module unloads.
 . /lwpt/lib.sh
@@ -58,6 +59,14 @@ echo "$out"
 ok "ring-sig: $out"
 grep -q "bts_lost=[1-9]" $D/bts_msrs && { cat $D/bts_msrs; fail "records lost"; exit 1; }
 ok "no record lost (bts_lost=0 on every CPU)"
+# The hold limit (ABI 1.9): a reader that waits for its child without
+# consuming returns (the child held 100 ms, then run on: records lost,
+# HOLD_TIMEOUT); a CONSUME after it brings the holds back.
+out=$(bts_test ring-limit 100)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || { dmesg | tail -20; fail "ring-limit: $(exit_str $rc): $out"; exit 1; }
+ok "ring-limit: $(echo "$out" | tr '\n' ' ')"
 grep . $D/pmi
 grep -q "unknown=[1-9]" $D/pmi && { fail "an NMI nobody claimed"; exit 1; }
 ok "every PMI claimed"

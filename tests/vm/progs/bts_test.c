@@ -45,6 +45,12 @@
  *                              handler's first instruction; once drained
  *                              the handler runs and the child runs on;
  *                              prints "ring-sig: ...", exit 0
+ *   bts_test ring-limit MS     the ring's hold limit MS: a reader that
+ *                              only waits for its child (which fills the
+ *                              ring) returns, HOLD_TIMEOUT said; a CONSUME
+ *                              after a timeout gives room and holds come
+ *                              back; 0 means the default, written back;
+ *                              prints "ring-limit: ...", exit 0
  *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
  *                              of CPU while two children pinned there run
  *                              the workload N times at once (this process
@@ -189,12 +195,16 @@ static uint32_t parse_flags(const char *s)
 	return (uint32_t)strtoul(s, NULL, 0);
 }
 
-/* CONFIGURE; the open fd, or -errno. */
-static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
+/*
+ * CONFIGURE with the hold limit *@limit (in: 0 for the default; out: the
+ * limit in force); the open fd, or -errno.
+ */
+static int bts_configure_limit(pid_t pid, uint32_t flags, uint64_t bytes,
+			       uint32_t *limit)
 {
 	struct lwpt_bts_config cfg = {
 		.size = sizeof(cfg), .flags = flags, .pid = pid,
-		.buffer_size = bytes,
+		.buffer_size = bytes, .hold_limit_ms = *limit,
 	};
 	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), e;
 
@@ -205,7 +215,19 @@ static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
 		close(fd);
 		return -e;
 	}
+	*limit = cfg.hold_limit_ms;
 	return fd;
+}
+
+/*
+ * CONFIGURE; the open fd, or -errno. A ring holds its thread without a
+ * limit: these readers wait for records whatever the load.
+ */
+static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
+{
+	uint32_t limit = (flags & LWPT_BTS_CFG_RING) ? LWPT_BTS_HOLD_LIMIT_NONE : 0;
+
+	return bts_configure_limit(pid, flags, bytes, &limit);
 }
 
 /* The workload @n times (the ring's long run). */
@@ -1017,6 +1039,160 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 	return r;
 }
 
+static void on_guard(int sig)
+{
+	static const char msg[] = "ring-limit: hang guard (60 s): the reader's wait never ended\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * The hold limit (Documentation/bts.rst, "Ring captures"; PT's rule,
+ * issue 39 point 3): a reader that waits for its traced child without
+ * consuming. (a) The child runs the workload 10 times through an 8 KiB
+ * ring with a limit of @ms; the reader only waitpid()s: the child is held
+ * for the limit, runs on without room and ends; the ring says
+ * LWPT_BTS_ST_HOLD_TIMEOUT. (b) A child that runs for ever: once its hold
+ * timed out, a CONSUME gives it room at once (it may sit on a stretch of
+ * length 0, without an interrupt) and it is held again (holds grows).
+ * (c) 0 is written back as the default, NONE stays NONE, a linear capture
+ * with a limit is EINVAL. Exit 0 when all as said.
+ */
+static int cmd_ring_limit(uint32_t ms)
+{
+	const struct timespec nap = { .tv_nsec = 1000000 };
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	uint32_t limit = ms, lim0 = 0, limn = LWPT_BTS_HOLD_LIMIT_NONE, liml = 5;
+	uint64_t holds, t;
+	int go[2], fd, fd0, fdn, st, r = 1;
+	double end;
+	pid_t pid;
+
+	signal(SIGALRM, on_guard);
+	if (pipe(go))
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(10);
+		_exit(0);
+	}
+	close(go[0]);
+	fd = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limit);
+	if (fd < 0 || limit != ms) {
+		printf("ring-limit: configure: %s, limit %u\n",
+		       errname(fd < 0 ? -fd : 0), limit);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	alarm(WAKE_GUARD_S);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring-limit: child status %#x\n", st);
+		return 1;
+	}
+	alarm(0);
+	if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) ||
+	    !(rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT) || !rs.holds) {
+		printf("ring-limit: (a) flags %#x, %llu holds: no hold timed out\n",
+		       rs.flags, (unsigned long long)rs.holds);
+		return 1;
+	}
+	printf("ring-limit: (a) a reader waiting for its child without consuming: the child ran on after %u ms (%llu holds, HOLD_TIMEOUT)\n",
+	       ms, (unsigned long long)rs.holds);
+	close(fd);
+
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		for (;;)
+			workload();
+	}
+	limit = ms;
+	fd = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limit);
+	if (fd < 0) {
+		printf("ring-limit: (b) configure: %s\n", errname(-fd));
+		goto out;
+	}
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		if (rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT)
+			break;
+		if (now_s() > end) {
+			printf("ring-limit: (b) no hold timed out in %d s (%llu holds)\n",
+			       WAKE_GUARD_S, (unsigned long long)rs.holds);
+			goto out;
+		}
+		nanosleep(&nap, NULL);
+	}
+	holds = rs.holds;
+	t = rs.head;
+	if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+		perror("CONSUME");
+		goto out;
+	}
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		if (rs.holds > holds)
+			break;
+		if (now_s() > end) {
+			printf("ring-limit: (b) consumed, yet not held again in %d s (head %llu, tail %llu, %llu holds)\n",
+			       WAKE_GUARD_S, (unsigned long long)rs.head,
+			       (unsigned long long)rs.tail, (unsigned long long)rs.holds);
+			goto out;
+		}
+		nanosleep(&nap, NULL);
+	}
+	printf("ring-limit: (b) after the limit, a CONSUME gave the child room and it was held again (%llu holds)\n",
+	       (unsigned long long)rs.holds);
+
+	close(fd);
+	fd = -1;
+	fd0 = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &lim0);
+	if (fd0 >= 0)
+		close(fd0);
+	fdn = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limn);
+	if (fdn >= 0)
+		close(fdn);
+	{
+		struct lwpt_bts_config c = {
+			.size = sizeof(c), .flags = LWPT_BTS_CFG_USER,
+			.pid = pid, .buffer_size = 8192, .hold_limit_ms = liml,
+		};
+		int e = try_cfg(&c);
+
+		if (fd0 < 0 || lim0 != LWPT_BTS_HOLD_LIMIT_DEFAULT_MS || fdn < 0 ||
+		    limn != LWPT_BTS_HOLD_LIMIT_NONE || e != EINVAL ||
+		    c.bad_field != LWPT_BTS_FIELD_RESERVED) {
+			printf("ring-limit: (c) 0: %s limit %u; NONE: %s limit %#x; linear with a limit: %s bad_field %u\n",
+			       errname(fd0 < 0 ? -fd0 : 0), lim0,
+			       errname(fdn < 0 ? -fdn : 0), limn, errname(e), c.bad_field);
+			goto out;
+		}
+	}
+	printf("ring-limit: (c) 0 -> %u ms, NONE stays, linear with a limit EINVAL\n", lim0);
+	r = 0;
+out:
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /*
  * Whether the thread of a ring capture must wait for room before its next
  * user instruction, as of this RING_STATUS: the stretch the kernel gives
@@ -1728,6 +1904,8 @@ int main(int argc, char **argv)
 				(unsigned int)strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "ring-wake"))
 		return cmd_ring_wake(strtoull(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "ring-limit"))
+		return cmd_ring_limit((uint32_t)strtoul(argv[2], NULL, 0));
 	if (argc == 2 && !strcmp(argv[1], "ring-sig"))
 		return cmd_ring_sig();
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
@@ -1757,6 +1935,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
