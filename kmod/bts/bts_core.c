@@ -80,7 +80,8 @@ static int bts_refuse(struct lwpt_bts_config *cfg, u32 field, int err)
  */
 static int bts_config_check(struct lwpt_bts_config *cfg)
 {
-	if (cfg->reserved0 || cfg->reserved1)
+	if (cfg->reserved0 ||
+	    (cfg->hold_limit_ms && !(cfg->flags & LWPT_BTS_CFG_RING)))
 		return bts_refuse(cfg, LWPT_BTS_FIELD_RESERVED, -EINVAL);
 	if (!(cfg->flags & LWPT_BTS_CFG_FLAGS) || (cfg->flags & ~LWPT_BTS_CFG_VALID))
 		return bts_refuse(cfg, LWPT_BTS_FIELD_FLAGS, -EINVAL);
@@ -223,6 +224,9 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	s->tail = 0;
 	s->ring = cfg.flags & LWPT_BTS_CFG_RING;
 	s->margin = bts_ring_margin(s->records_end);
+	if (s->ring && !cfg.hold_limit_ms)
+		cfg.hold_limit_ms = LWPT_BTS_HOLD_LIMIT_DEFAULT_MS;
+	s->hold_limit_ms = cfg.hold_limit_ms;
 	err = bts_buf_alloc(s);
 	if (err) {
 		cfg.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;
@@ -250,6 +254,10 @@ static long bts_ioctl_configure(struct bts_session *s, void __user *arg)
 	if (s->lbr)
 		lbr_attach(s);
 	s->configured = true;
+	/* The hold limit in force, 0 become the default (ABI 1.9). */
+	if (put_user(cfg.hold_limit_ms, (u32 __user *)((u8 __user *)arg +
+			offsetof(struct lwpt_bts_config, hold_limit_ms))))
+		err = -EFAULT;
 	goto out;
 
 out_put:
@@ -274,6 +282,8 @@ static u32 bts_status_flags(const struct bts_session *s)
 		f |= LWPT_BTS_ST_EXEC_STOPPED;
 	if (READ_ONCE(s->ds_taken))
 		f |= LWPT_BTS_ST_DS_TAKEN;
+	if (READ_ONCE(s->hold_timeouts))
+		f |= LWPT_BTS_ST_HOLD_TIMEOUT;
 	return f;
 }
 
@@ -328,8 +338,7 @@ static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
 	/* The request's common part, checked as CONFIGURE's. */
 	cfg.flags = cc.flags;
 	cfg.buffer_size = cc.buffer_size;
-	cfg.reserved0 = cc.reserved0;
-	cfg.reserved1 = cc.reserved1;
+	cfg.reserved0 = cc.reserved0 | cc.reserved1;
 	err = bts_config_check(&cfg);
 	cc.bad_field = cfg.bad_field;
 	if (err)
@@ -443,6 +452,7 @@ static long bts_ioctl_consume(struct bts_session *s, u64 __user *arg)
 		return -EINVAL;
 	WRITE_ONCE(s->tail, tail);
 	wake_up_all(&s->wq);
+	bts_thread_room(s);
 	return 0;
 }
 

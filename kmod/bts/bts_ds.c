@@ -250,6 +250,24 @@ static void bts_ds_account(struct bts_ds_cpu *c, struct bts_session *s)
 }
 
 /*
+ * The head just accounted, to poll(2)'s readers: the session's irq_work
+ * wakes them (not wake_up_all() here: a switch holds the runqueue lock, a
+ * wake-up would take it again). Only when the head differs from the one
+ * the last wake published (@s->woken_head, written by the irq_work), and
+ * for a linear capture only the first time (it stays readable from then
+ * on): not an irq_work at every switch. A head that moves again while
+ * the irq_work is queued is seen by it: it reads the head when it runs.
+ */
+static void bts_ds_publish(struct bts_session *s)
+{
+	u64 head = READ_ONCE(s->head), woken = READ_ONCE(s->woken_head);
+
+	if (head == woken || (!s->ring && woken))
+		return;
+	irq_work_queue(&s->iw);
+}
+
+/*
  * Is IA32_DS_AREA of this CPU still @c's DS area (a capture is loaded
  * here)? Not after perf's init_debug_store_on_cpu() or
  * fini_debug_store_on_cpu() ran here. Interrupts off.
@@ -355,6 +373,7 @@ void bts_ds_unload(struct bts_session *s)
 	if (ours && dbg_ok && back)
 		lwpt_hw_wrmsr(IA32_DEBUGCTL, (dbg & ~s->debugctl) | back);
 	bts_ds_account(c, s);
+	bts_ds_publish(s);
 	if (bts_ds_get(c->area, DS_BTS_INDEX) >=
 	    bts_ds_get(c->area, DS_BTS_INTERRUPT_THRESHOLD) &&
 	    !xchg(&c->pmi_seen, false))
@@ -378,10 +397,12 @@ void bts_ds_sync(struct bts_session *s)
 	if (c->loaded != s)
 		return;
 	/* A per-CPU capture stays loaded: perf's IPI is seen here. */
-	if (bts_ds_ours(c))
+	if (bts_ds_ours(c)) {
 		bts_ds_account(c, s);
-	else
+		bts_ds_publish(s);
+	} else {
 		bts_ds_unload(s);
+	}
 }
 
 void bts_ds_reload(struct bts_session *s)

@@ -79,14 +79,27 @@ struct user_struct;
  *	(bts_ring_region()'s hold): the thread must not run user code on
  *	it, but wait for room if there is none and take a fresh stretch
  *	(bts_thread.c's hold), also when the caller made room meanwhile
+ * @woken_head: @head as of the last run of @iw (the last wake of @wq by
+ *	it): an unload or a per-CPU switch that publishes another head
+ *	queues @iw (bts_ds.c's bts_ds_publish())
  * @pmis: threshold interrupts taken
  * @holds: times the thread waited for room
  * @ref: the file's reference and one per queued hold
  * @wq: poll(2) readers and the held thread
- * @iw: queued by the threshold interrupt and by a load that found the
- *	ring full (NMI or IRQs off): wakes @wq, queues the hold (bts_thread.c)
+ * @iw: queued by the threshold interrupt, by a load that found the ring
+ *	full and by an unload (switch, the hold's reload) or per-CPU switch
+ *	that published a head poll(2) has not seen (NMI or IRQs off, the
+ *	runqueue lock maybe held): wakes @wq, queues the hold (bts_thread.c)
  * @hold_cb: the hold's task_work on @task
  * @hold_queued: @hold_cb is queued
+ * @hold_limit_ms: ring: the hold limit in force (lwpt_bts_config.
+ *	hold_limit_ms: LWPT_BTS_HOLD_LIMIT_NONE or milliseconds)
+ * @hold_off: ring: a hold reached @hold_limit_ms; the thread is not held
+ *	again until the caller consumes (bts_thread_room())
+ * @hold_timeouts: holds that reached @hold_limit_ms
+ * @hold_again: a hold was due but a signal ended or deferred it (or
+ *	execve() was under way): the signal's delivery (or the exec probe)
+ *	queues it again (bts_thread.c)
  * @cpu_scope: a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU): every
  *	thread on @cpu; @task is NULL
  * @cpu: its CPU
@@ -123,6 +136,7 @@ struct bts_session {
 	u64 region_head;
 	u64 region_base;
 	bool region_short;
+	u64 woken_head;
 	u64 pmis;
 	u64 holds;
 	refcount_t ref;
@@ -130,6 +144,10 @@ struct bts_session {
 	struct irq_work iw;
 	struct callback_head hold_cb;
 	atomic_t hold_queued;
+	bool hold_again;
+	u32 hold_limit_ms;
+	bool hold_off;
+	u64 hold_timeouts;
 	bool cpu_scope;
 	int cpu;
 	struct bts_sideband *sb;
@@ -264,6 +282,7 @@ void bts_ds_unclaim(struct bts_session *s);
  * bts_ds_sync - @s->head from the BTS index if @s is loaded on this CPU
  * @s: the session
  *
+ * A head poll(2) has not seen queues @s->iw (the readers are woken).
  * If IA32_DS_AREA is no longer this CPU's DS area (perf wrote it since the
  * load), @s is unloaded for good instead, the MSR left alone
  * (@s->ds_taken). Interrupts off.
@@ -326,8 +345,9 @@ void bts_ds_load(struct bts_session *s);
  * bts_ds_unload - unload @s's state from this CPU (it is loaded here)
  * @s: the session
  *
- * Gives its IA32_DEBUGCTL bits back, saves the BTS index in @s->head,
- * writes IA32_DS_AREA back to 0, as found at the load. If IA32_DS_AREA is
+ * Gives its IA32_DEBUGCTL bits back, saves the BTS index in @s->head
+ * (queueing @s->iw when poll(2) has not seen that head: the readers are
+ * woken), writes IA32_DS_AREA back to 0, as found at the load. If IA32_DS_AREA is
  * no longer this CPU's DS area (perf wrote it meanwhile), it is left as it
  * is, the bits of @s->debugctl are cleared, and @s ends (@s->ds_taken).
  * Interrupts off.
@@ -337,8 +357,8 @@ void bts_ds_unload(struct bts_session *s);
 /* bts_thread.c */
 
 /**
- * bts_thread_init - probe sched_switch, sched_process_exit and
- *	sched_process_exec
+ * bts_thread_init - probe sched_switch, sched_process_exit,
+ *	sched_process_exec and signal_deliver
  *
  * Return: 0, -ENODEV if the kernel lacks them, or the probe's error.
  */
@@ -375,6 +395,16 @@ int bts_thread_attach(struct bts_session *s);
  * is loaded. Process context; @s->head is final afterwards.
  */
 void bts_thread_detach(struct bts_session *s);
+
+/**
+ * bts_thread_room - the caller of a ring capture consumed: a thread the
+ *	hold limit let run on (@hold_off) may be held again, and gets the
+ *	room now if loaded (an IPI to its CPU; else at its next load)
+ * @s: a configured ring session
+ *
+ * Process context.
+ */
+void bts_thread_room(struct bts_session *s);
 
 /* bts_cpu.c */
 

@@ -22,12 +22,21 @@
  * The hold (ring captures, Documentation/bts.rst "Ring captures"): when
  * the threshold interrupt or a load finds less than a margin of room
  * (bts_ring.c), the session's irq_work queues a task_work (TWA_RESUME) on
- * the thread: before its next user instruction it waits, killable, until
- * the caller consumed records or stopped the capture, then takes a fresh
- * stretch (bts_ds_reload()). TWA_RESUME, as PT's hold: no system call of
+ * the thread: before its next user instruction it waits (interruptibly:
+ * below) until the caller consumed records or stopped the capture, then
+ * takes a fresh stretch (bts_ds_reload()). TWA_RESUME, as PT's hold: no system call of
  * the program is interrupted. The queued work holds a reference to the
  * session and to the module; bts_thread_exit() waits for the return from
  * the last one (synchronize_rcu_tasks(), as PT's pt_notif_exit()).
+ *
+ * Signals, as PT's hold (Documentation/bts.rst, "Ring captures"): the
+ * wait is interruptible. A signal pending when the hold is due, or one
+ * that ends the wait, is handled on the way out as usual (a fatal one
+ * ends the thread, SIGSTOP and ptrace stops work), and the hold is queued
+ * again when the signal is delivered (signal_deliver, after get_signal()
+ * ran the task_work): it runs on the same exit to user mode, after the
+ * handler's frame is set up and before its first instruction. A stop
+ * switches the thread out: its load at the switch in holds it again too.
  */
 #include <linux/atomic.h>
 #include <linux/binfmts.h>
@@ -43,6 +52,8 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
+#include <uapi/lwpt/bts.h>
+
 #include "../perm.h"
 #include "bts_int.h"
 
@@ -52,6 +63,7 @@ static atomic_t bts_attached = ATOMIC_INIT(0);
 static struct tracepoint *bts_tp_switch;
 static struct tracepoint *bts_tp_exit;
 static struct tracepoint *bts_tp_exec;
+static struct tracepoint *bts_tp_signal;
 
 /* The session attached to @t, or NULL. RCU or bts_thread_lock held. */
 static struct bts_session *bts_thread_find(struct task_struct *t)
@@ -102,6 +114,8 @@ static void bts_thread_exit_probe(void *data, struct task_struct *p)
 	rcu_read_unlock();
 }
 
+static void bts_thread_queue_hold(struct bts_session *s);
+
 /*
  * The rule of CONFIGURE again at an exec, with the caller's credentials
  * saved then: same real, effective and saved IDs, capabilities covered,
@@ -146,6 +160,9 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
 		s->exited = true;	/* never loaded again */
 		local_irq_restore(flags);
 		wake_up_all(&s->wq);
+	} else if (s && READ_ONCE(s->hold_again) && xchg(&s->hold_again, false)) {
+		/* A hold due inside execve() (bts_thread_hold()), or its reload. */
+		bts_thread_queue_hold(s);
 	}
 	rcu_read_unlock();
 }
@@ -162,26 +179,73 @@ static bool bts_thread_must_hold(const struct bts_session *s)
 	struct bts_region r;
 
 	if (!READ_ONCE(s->attached) || bts_session_ended(s) ||
-	    !s->task || fatal_signal_pending(s->task))
+	    !s->task || fatal_signal_pending(s->task) || READ_ONCE(s->hold_off))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
 }
 
+/* The hold limit of @s in jiffies (lwpt_bts_config.hold_limit_ms). */
+static long bts_thread_hold_limit(const struct bts_session *s)
+{
+	if (s->hold_limit_ms == LWPT_BTS_HOLD_LIMIT_NONE)
+		return MAX_SCHEDULE_TIMEOUT;
+	return max_t(long, 1, msecs_to_jiffies(s->hold_limit_ms));
+}
+
 /*
  * The hold, as the thread, before it returns to user mode (task_work,
- * TWA_RESUME). A fatal signal ends the wait (the thread dies); other
- * signals wait until the thread runs on.
+ * TWA_RESUME). A signal pending, or one that ends the wait, is delivered
+ * first (@s->hold_again: bts_thread_signal_probe() queues the hold again;
+ * a fatal one ends the thread); the stretch stays the short one, on which
+ * no user instruction runs before the hold. A task_work queued with
+ * TWA_SIGNAL (io_uring) also ends the wait (TIF_NOTIFY_SIGNAL) with no
+ * signal behind it: the flag is cleared, as get_signal() does before it
+ * runs task_work, and the wait goes on (as PT's pt_thread_held()). Not
+ * inside execve() (io_uring's cancel runs task_work there with
+ * cred_guard_mutex held): the exec probe queues it again.
  */
 static void bts_thread_hold(struct callback_head *cb)
 {
 	struct bts_session *s = container_of(cb, struct bts_session, hold_cb);
-	unsigned long flags;
+	unsigned long flags, end = 0;
+	long left, ret;
 
 	atomic_set(&s->hold_queued, 0);
 	if (current == s->task && bts_thread_must_hold(s)) {
+		if (current->in_execve || task_sigpending(current)) {
+			WRITE_ONCE(s->hold_again, true);
+			goto out;
+		}
 		s->holds++;
-		wait_event_killable(s->wq, !bts_thread_must_hold(s));
+		left = bts_thread_hold_limit(s);
+		if (left != MAX_SCHEDULE_TIMEOUT)
+			end = jiffies + left;
+		for (;;) {
+			ret = wait_event_interruptible_timeout(s->wq,
+							       !bts_thread_must_hold(s),
+							       left);
+			if (ret != -ERESTARTSYS || task_sigpending(current) ||
+			    !test_thread_flag(TIF_NOTIFY_SIGNAL))
+				break;
+			clear_notify_signal();
+			if (left != MAX_SCHEDULE_TIMEOUT)
+				left = max_t(long, 1, (long)(end - jiffies));
+		}
+		if (ret == -ERESTARTSYS) {
+			WRITE_ONCE(s->hold_again, true);
+			goto out;
+		}
+		if (!ret && bts_thread_must_hold(s)) {
+			/*
+			 * The limit: run on, on the short stretch (the
+			 * processor stops at its end: records lost), not
+			 * held again until the caller consumes.
+			 */
+			WRITE_ONCE(s->hold_timeouts, s->hold_timeouts + 1);
+			WRITE_ONCE(s->hold_off, true);
+			goto out;
+		}
 	}
 	/*
 	 * A fresh stretch with the room the caller made. Not for a thread
@@ -202,8 +266,10 @@ out:
 
 /*
  * The session's irq_work (bts_int.h): after a threshold interrupt, a
- * load that found no room or perf's DS area (bts_ds_report()), in IRQ
- * context on that CPU. Wakes poll(2); queues the hold if the stretch
+ * load that found no room or perf's DS area (bts_ds_report()), an unload
+ * or per-CPU switch that published a new head (bts_ds_publish()), in IRQ
+ * context on that CPU. Wakes poll(2) (the head it publishes noted first:
+ * a later unload that finds another one queues this again); queues the hold if the stretch
  * loaded is short (the ring had no room when it was given). Not whether
  * the ring has room now: a reader that consumed since leaves the thread on
  * that short stretch all the same, whose end it overruns (records lost)
@@ -215,9 +281,19 @@ static void bts_thread_notify(struct irq_work *iw)
 	struct bts_session *s = container_of(iw, struct bts_session, iw);
 
 	bts_ds_report(s);
+	WRITE_ONCE(s->woken_head, READ_ONCE(s->head));
 	wake_up_all(&s->wq);
-	if (!s->ring || !READ_ONCE(s->region_short) ||
-	    fatal_signal_pending(s->task) ||
+	if (s->ring && READ_ONCE(s->region_short) && !READ_ONCE(s->hold_off))
+		bts_thread_queue_hold(s);
+}
+
+/*
+ * Queue the hold (bts_thread_hold()) on @s->task unless queued already or
+ * the thread dies. Atomic context (IRQ, a probe).
+ */
+static void bts_thread_queue_hold(struct bts_session *s)
+{
+	if (fatal_signal_pending(s->task) ||
 	    atomic_cmpxchg(&s->hold_queued, 0, 1))
 		return;
 	refcount_inc(&s->ref);
@@ -229,6 +305,29 @@ static void bts_thread_notify(struct irq_work *iw)
 		refcount_dec(&s->ref);
 		module_put(THIS_MODULE);
 	}
+}
+
+/*
+ * signal_deliver, in get_signal() as current (siglock held, IRQs off),
+ * after it ran the task_work: a hold that a signal ended or deferred
+ * (@hold_again) is queued again; it runs before the thread's next user
+ * instruction, the handler's frame set up (as PT's pt_probe_signal()).
+ * Also when the reader made room meanwhile: the stretch loaded may be the
+ * short one, and the hold, not waiting then, gives a fresh one.
+ */
+static void bts_thread_signal_probe(void *data, int sig,
+				    struct kernel_siginfo *info,
+				    struct k_sigaction *ka)
+{
+	struct bts_session *s;
+
+	if (!atomic_read(&bts_attached))
+		return;
+	rcu_read_lock();
+	s = bts_thread_find(current);
+	if (s && READ_ONCE(s->hold_again) && xchg(&s->hold_again, false))
+		bts_thread_queue_hold(s);
+	rcu_read_unlock();
 }
 
 void bts_thread_session_init(struct bts_session *s)
@@ -252,6 +351,28 @@ static void bts_thread_ipi_load(void *arg)
 static void bts_thread_ipi_unload(void *arg)
 {
 	bts_ds_unload(arg);
+}
+
+/* IPI: a fresh stretch with the room made, if loaded here. */
+static void bts_thread_ipi_reload(void *arg)
+{
+	bts_ds_reload(arg);
+}
+
+void bts_thread_room(struct bts_session *s)
+{
+	int cpu;
+
+	if (!READ_ONCE(s->hold_off))
+		return;
+	WRITE_ONCE(s->hold_off, false);
+	/*
+	 * Its stretch may be of length 0, without a threshold: no PMI would
+	 * give it the room. Not loaded: its next load does.
+	 */
+	cpu = READ_ONCE(s->loaded_cpu);
+	if (READ_ONCE(s->attached) && cpu >= 0)
+		smp_call_function_single(cpu, bts_thread_ipi_reload, s, 1);
 }
 
 int bts_thread_attach(struct bts_session *s)
@@ -331,7 +452,8 @@ int bts_thread_init(void)
 	bts_tp_switch = lwpt_tracepoint_find("sched_switch");
 	bts_tp_exit = lwpt_tracepoint_find("sched_process_exit");
 	bts_tp_exec = lwpt_tracepoint_find("sched_process_exec");
-	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec)
+	bts_tp_signal = lwpt_tracepoint_find("signal_deliver");
+	if (!bts_tp_switch || !bts_tp_exit || !bts_tp_exec || !bts_tp_signal)
 		return -ENODEV;
 	err = tracepoint_probe_register(bts_tp_switch, bts_thread_switch, NULL);
 	if (err)
@@ -342,8 +464,13 @@ int bts_thread_init(void)
 	err = tracepoint_probe_register(bts_tp_exec, bts_thread_exec_probe, NULL);
 	if (err)
 		goto err_exit;
+	err = tracepoint_probe_register(bts_tp_signal, bts_thread_signal_probe, NULL);
+	if (err)
+		goto err_exec;
 	return 0;
 
+err_exec:
+	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
 err_exit:
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 err_switch:
@@ -354,6 +481,7 @@ err_switch:
 
 void bts_thread_exit(void)
 {
+	tracepoint_probe_unregister(bts_tp_signal, bts_thread_signal_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_exec, bts_thread_exec_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_exit, bts_thread_exit_probe, NULL);
 	tracepoint_probe_unregister(bts_tp_switch, bts_thread_switch, NULL);

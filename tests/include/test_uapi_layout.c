@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010008);
+	PIN(LWPT_ABI_VERSION, 0x00010009);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 8);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 9);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6 to 1.8. */
+/* /dev/bts, ABI 1.6 to 1.9. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -189,6 +189,13 @@ START_TEST(bts_structs)
 	PIN(LWPT_BTS_IOC_READ_SWITCHES, 0xc020d776);
 	/* ABI 1.8: perf took IA32_DS_AREA. */
 	PIN(LWPT_BTS_ST_DS_TAKEN, 1u << 5);
+	/* ABI 1.9: the ring's hold limit, in reserved1's place. */
+	PIN(offsetof(struct lwpt_bts_config, hold_limit_ms), 28);
+	PIN(sizeof(struct lwpt_bts_config), 32);
+	PIN(LWPT_BTS_HOLD_LIMIT_DEFAULT_MS, 1000);
+	PIN(LWPT_BTS_HOLD_LIMIT_NONE, 0xffffffffu);
+	PIN(LWPT_BTS_ST_HOLD_TIMEOUT, 1u << 6);
+	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
 }
 END_TEST
 

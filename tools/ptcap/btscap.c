@@ -54,7 +54,7 @@ static int btscap_map(struct btscap *b, int fd, int r, uint64_t size)
 }
 
 int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 bool lbr, bool ring, uint64_t size, uint32_t *bad)
+		 bool lbr, bool ring, uint32_t hold_limit_ms, uint64_t size, uint32_t *bad)
 {
 	struct lwpt_bts_config cfg;
 	int fd, r;
@@ -68,6 +68,7 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 		    (lbr ? LWPT_BTS_CFG_LBR : 0) | (ring ? LWPT_BTS_CFG_RING : 0);
 	cfg.pid = tid;
 	cfg.buffer_size = size;
+	cfg.hold_limit_ms = ring ? hold_limit_ms : 0;
 	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, &cfg);
 	if (r)
 		*bad = cfg.bad_field;

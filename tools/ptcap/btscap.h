@@ -35,6 +35,9 @@ struct btscap {
  * @ring:   a ring the caller drains with btscap_drain() while the thread
  *          runs, the thread held when it is full (LWPT_BTS_CFG_RING, ABI
  *          1.7); false: linear, recording stops when the buffer is full.
+ * @hold_limit_ms: a ring's hold limit (lwpt_bts_config.hold_limit_ms, ABI
+ *          1.9): 0 the module's default, LWPT_BTS_HOLD_LIMIT_NONE none;
+ *          ignored for a linear buffer. Modules before 1.9 refuse non-zero.
  * @size:   buffer bytes, a page multiple within LWPT_BTS_BUFFER_MIN..MAX.
  * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE (NONE else).
  *
@@ -42,7 +45,7 @@ struct btscap {
  * EPERM, EACCES, EBUSY, ENOMEM, EOPNOTSUPP: bts.h) or mmap(2).
  */
 int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool kernel,
-		 bool lbr, bool ring, uint64_t size, uint32_t *bad);
+		 bool lbr, bool ring, uint32_t hold_limit_ms, uint64_t size, uint32_t *bad);
 
 /**
  * btscap_drain() - append the records a ring capture holds to a file and

@@ -194,9 +194,10 @@ static void usage(FILE *f)
 "      --no-inherit       do not follow the processes the command creates\n"
 "      --lossy            continuous per-thread mode: never hold a thread for ptcap\n"
 "                         (it runs on when its buffer is full; losses counted)\n"
-"      --hold-limit=MS|none  continuous per-thread mode: hold a thread at most MS\n"
-"                         milliseconds at a time (default: the module's, 1000), then let\n"
-"                         it run on, losses counted; none: hold until read\n"
+"      --hold-limit=MS|none  continuous per-thread mode (and --bts rings): hold a\n"
+"                         thread at most MS milliseconds at a time (default: the\n"
+"                         module's, 1000), then let it run on, losses counted;\n"
+"                         none: hold until read\n"
 "      --mode=wrap|stop|continuous   output mode (default: continuous for a command,\n"
 "                         -p and -t, which then lose nothing; wrap for -a, --cr3)\n"
 "      --progress         show progress on stderr (default when a tty)\n"
@@ -2056,8 +2057,14 @@ struct bts_thread {
 static int bts_thread_try_start(const struct opts *o, struct bts_thread *t, bool ring,
 				uint64_t size, uint32_t *bad)
 {
-	int err = btscap_start(&t->b, o->dev, t->tid, o->user, o->kernel, o->lbr_crash,
-			       ring, size, bad);
+	uint32_t lim = ring ? o->cfg.hold_limit_ms : 0;
+	int err;
+
+	/* --hold-limit: the same values as /dev/pt's (none = all ones). */
+	if (lim == LWPT_PT_HOLD_LIMIT_NONE)
+		lim = LWPT_BTS_HOLD_LIMIT_NONE;
+	err = btscap_start(&t->b, o->dev, t->tid, o->user, o->kernel, o->lbr_crash,
+			   ring, lim, size, bad);
 
 	if (!err) {
 		t->fd = -1;
@@ -2071,7 +2078,7 @@ static int bts_thread_try_start(const struct opts *o, struct bts_thread *t, bool
 static void bts_start_error(const struct opts *o, pid_t tid, int err, uint32_t bad,
 			    const char *what)
 {
-	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s\n",
+	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s%s\n",
 		o->dev ? o->dev : BTSCAP_DEV_PATH, (int)tid, strerror(-err),
 		err == -EACCES ? " (recording another user's thread needs ptrace access "
 		"to it, as perf record -p: CAP_PERFMON or CAP_SYS_PTRACE; "
@@ -2084,6 +2091,9 @@ static void bts_start_error(const struct opts *o, pid_t tid, int err, uint32_t b
 		"Documentation/bts.rst)" : "",
 		err == -ENOMEM ? " (memory, or the locked-memory limit RLIMIT_MEMLOCK: "
 		"ulimit -l, or a smaller --size)" : "",
+		err == -EINVAL && bad == LWPT_BTS_FIELD_RESERVED && o->cfg.hold_limit_ms &&
+		o->cfg.mode == LWPT_PT_MODE_CONTINUOUS ?
+		" (--hold-limit with --bts needs ABI 1.9)" : "",
 		what ? ": " : "", what ? what : "");
 }
 
@@ -2168,7 +2178,7 @@ static void bts_thread_finish(const struct opts *o, struct bts_thread *t, bool r
 static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		      struct bts_thread *t, size_t n, bool ring, uint64_t size, int cstat)
 {
-	uint64_t holds = 0, full = 0, taken = 0, bytes = 0;
+	uint64_t holds = 0, full = 0, taken = 0, timeouts = 0, bytes = 0;
 	FILE *f;
 	size_t i;
 
@@ -2211,6 +2221,7 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		bytes += t[i].bytes;
 		full += !!(st->flags & LWPT_BTS_ST_FULL);
 		taken += !!(st->flags & LWPT_BTS_ST_DS_TAKEN);
+		timeouts += !!((st->flags | t[i].rs.flags) & LWPT_BTS_ST_HOLD_TIMEOUT);
 	}
 	out_close(f, o->dir, "config");
 	if (full)
@@ -2220,6 +2231,10 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 	if (taken)
 		fprintf(stderr, "ptcap: perf took IA32_DS_AREA during the capture of %" PRIu64
 			" thread(s): recording stopped there; end perf's events first\n", taken);
+	if (timeouts)
+		fprintf(stderr, "ptcap: data lost: the BTS ring of %" PRIu64 " thread(s) "
+			"waited for ptcap longer than the hold limit (--hold-limit): the thread "
+			"ran on and its records were lost until ptcap made room\n", timeouts);
 	if (ring && o->progress)
 		fprintf(stderr, "ptcap: %" PRIu64 " bytes of BTS records through a %" PRIu64
 			"-byte ring, the thread waited for ptcap %" PRIu64 " time(s)\n",
@@ -2229,7 +2244,7 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 	else if (o->argv && WEXITSTATUS(cstat))
 		fprintf(stderr, "ptcap: %s: exited with status %d\n", o->argv[0],
 			WEXITSTATUS(cstat));
-	return full || taken ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
+	return full || taken || timeouts ? PTCAP_EXIT_LOSSES : PTCAP_EXIT_OK;
 }
 
 /*

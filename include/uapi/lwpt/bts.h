@@ -2,7 +2,7 @@
 /*
  * /dev/bts: the Branch Trace Store (SDM Vol. 3B 17.4.5-17.4.9) of a thread,
  * written by the processor into a buffer the caller maps (ABI 1.6; ring
- * captures 1.7; LWPT_BTS_ST_DS_TAKEN 1.8).
+ * captures 1.7; LWPT_BTS_ST_DS_TAKEN 1.8; the ring's hold limit 1.9).
  *
  * One capture per open file, of a thread (below) or, with
  * LWPT_BTS_IOC_CONFIGURE_CPU (ABI 1.7), of every thread on one CPU with
@@ -87,8 +87,10 @@ struct lwpt_bts_record {
  * The buffer is a ring drained by the caller (ABI 1.7): records from
  * offset (tail % records_size) to (head % records_size), wrapping at
  * records_size (struct lwpt_bts_ring); a record whose from and to are 0 is
- * padding, skipped. The thread waits in the kernel (killable) while the
- * ring has no room for a threshold's margin.
+ * padding, skipped. The thread waits in the kernel while the ring has no
+ * room for a threshold's margin, at most the hold limit at a time
+ * (lwpt_bts_config.hold_limit_ms, ABI 1.9); signals are delivered
+ * meanwhile and the wait resumes after them.
  */
 #define LWPT_BTS_CFG_RING		(1u << 2)
 /* Every flag CONFIGURE knows (bits 2-3 belong to captures, 4- to LBR). */
@@ -123,7 +125,16 @@ struct lwpt_bts_record {
  * @buffer_size: bytes, a multiple of the page size within
  *		LWPT_BTS_BUFFER_MIN..LWPT_BTS_BUFFER_MAX
  * @bad_field:	out: LWPT_BTS_FIELD_* the refusal is about, or NONE
- * @reserved1:	0
+ * @hold_limit_ms: (ABI 1.9; @reserved1, 0, before) with LWPT_BTS_CFG_RING:
+ *		the longest the thread is held for room at a time, in
+ *		milliseconds (Documentation/bts.rst, "Ring captures"); 0 =
+ *		LWPT_BTS_HOLD_LIMIT_DEFAULT_MS, LWPT_BTS_HOLD_LIMIT_NONE = no
+ *		limit (ABI 1.7-1.8). A thread held that long runs on without
+ *		room: the processor stops at the end of its stretch, its
+ *		records are lost (LWPT_BTS_ST_HOLD_TIMEOUT) and it is not
+ *		held again until the reader consumes. Out: the limit in force.
+ *		Without RING it must be 0 (EINVAL, bad_field
+ *		LWPT_BTS_FIELD_RESERVED, as modules before 1.9 refuse any)
  */
 struct lwpt_bts_config {
 	__u32 size;
@@ -132,10 +143,17 @@ struct lwpt_bts_config {
 	__u32 reserved0;
 	__u64 buffer_size;
 	__u32 bad_field;
-	__u32 reserved1;
+	union {
+		__u32 hold_limit_ms;
+		__u32 reserved1;	/* its name before ABI 1.9 */
+	};
 };
 
 #define LWPT_BTS_CONFIG_SIZE_VER0	32
+
+/* struct lwpt_bts_config.hold_limit_ms (ABI 1.9), as /dev/pt's */
+#define LWPT_BTS_HOLD_LIMIT_DEFAULT_MS	1000		/* 0 asks for it */
+#define LWPT_BTS_HOLD_LIMIT_NONE	0xffffffffu	/* held until room */
 
 /* struct lwpt_bts_status.flags */
 #define LWPT_BTS_ST_CONFIGURED		(1u << 0) /* CONFIGURE succeeded */
@@ -157,6 +175,12 @@ struct lwpt_bts_config {
  * missing. Documentation/bts.rst, "Coexistence with perf".
  */
 #define LWPT_BTS_ST_DS_TAKEN		(1u << 5)
+/*
+ * ABI 1.9: a ring's hold reached its limit (lwpt_bts_config.hold_limit_ms)
+ * at least once: the thread ran on without room and records were lost
+ * until the reader consumed. Documentation/bts.rst, "Ring captures".
+ */
+#define LWPT_BTS_ST_HOLD_TIMEOUT	(1u << 6)
 
 /**
  * struct lwpt_bts_status - argument of LWPT_BTS_IOC_STATUS

@@ -70,9 +70,13 @@
  *      at a fatal signal)
  * 1.8  /dev/bts status flag LWPT_BTS_ST_DS_TAKEN (bit 5): perf took
  *      IA32_DS_AREA after CONFIGURE; the capture ended, perf's pointer kept
+ * 1.9  /dev/bts ring hold limit: lwpt_bts_config.hold_limit_ms (a union
+ *      with reserved1: same layout; 1 s by default, written back; must be
+ *      0 without LWPT_BTS_CFG_RING; older modules refuse any non-zero
+ *      value), status flag LWPT_BTS_ST_HOLD_TIMEOUT (bit 6)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			8
+#define LWPT_ABI_MINOR			9
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

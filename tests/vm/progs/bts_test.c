@@ -29,6 +29,28 @@
  *                              the same run; prints "ring: ... equal",
  *                              the threshold interrupts and holds, exit 0
  *                              when equal and nothing lost
+ *   bts_test ring-wake BYTES   a ring capture of a child that runs the
+ *                              workload once, then blocks on a pipe the
+ *                              reader writes only after poll(2) reported
+ *                              its records: the switch that publishes the
+ *                              head must wake the reader (asleep in poll
+ *                              first, no interrupt: BYTES far beyond one
+ *                              run); the records decoded against ptrace
+ *                              single-stepping; prints "ring-wake: ...
+ *                              equal", exit 0; the hang guard is 60 s
+ *   bts_test ring-sig          a ring capture of a child held for room
+ *                              (nothing consumed): SIGSTOP stops it, after
+ *                              SIGCONT it is held again, SIGUSR1 is
+ *                              delivered and it is held again before the
+ *                              handler's first instruction; once drained
+ *                              the handler runs and the child runs on;
+ *                              prints "ring-sig: ...", exit 0
+ *   bts_test ring-limit MS     the ring's hold limit MS: a reader that
+ *                              only waits for its child (which fills the
+ *                              ring) returns, HOLD_TIMEOUT said; a CONSUME
+ *                              after a timeout gives room and holds come
+ *                              back; 0 means the default, written back;
+ *                              prints "ring-limit: ...", exit 0
  *   bts_test cpu CPU N         a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU)
  *                              of CPU while two children pinned there run
  *                              the workload N times at once (this process
@@ -68,6 +90,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -75,9 +98,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -169,12 +195,16 @@ static uint32_t parse_flags(const char *s)
 	return (uint32_t)strtoul(s, NULL, 0);
 }
 
-/* CONFIGURE; the open fd, or -errno. */
-static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
+/*
+ * CONFIGURE with the hold limit *@limit (in: 0 for the default; out: the
+ * limit in force); the open fd, or -errno.
+ */
+static int bts_configure_limit(pid_t pid, uint32_t flags, uint64_t bytes,
+			       uint32_t *limit)
 {
 	struct lwpt_bts_config cfg = {
 		.size = sizeof(cfg), .flags = flags, .pid = pid,
-		.buffer_size = bytes,
+		.buffer_size = bytes, .hold_limit_ms = *limit,
 	};
 	int fd = open("/dev/bts", O_RDWR | O_CLOEXEC), e;
 
@@ -185,7 +215,19 @@ static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
 		close(fd);
 		return -e;
 	}
+	*limit = cfg.hold_limit_ms;
 	return fd;
+}
+
+/*
+ * CONFIGURE; the open fd, or -errno. A ring holds its thread without a
+ * limit: these readers wait for records whatever the load.
+ */
+static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
+{
+	uint32_t limit = (flags & LWPT_BTS_CFG_RING) ? LWPT_BTS_HOLD_LIMIT_NONE : 0;
+
+	return bts_configure_limit(pid, flags, bytes, &limit);
 }
 
 /* The workload @n times (the ring's long run). */
@@ -516,6 +558,463 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 	return 0;
 }
 
+/* The hang guard of the waits below: far beyond a slow run at load 8. */
+#define WAKE_GUARD_S	60
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether the thread of /proc directory @dir sleeps (state S) in system
+ * call @nr or @nr2 now (/proc/.../syscall: its number first, "running"
+ * when it runs).
+ */
+static bool asleep_in(const char *dir, long nr, long nr2)
+{
+	char path[96], buf[512], *p;
+	long cur;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/syscall", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &cur) != 1)
+		cur = -1;
+	fclose(f);
+	if (cur != nr && cur != nr2)
+		return false;
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * Wait until the thread of @dir sleeps in system call @nr or @nr2 (an
+ * event: no time is assumed; WAKE_GUARD_S only bounds a hang).
+ */
+static bool wait_asleep_in(const char *dir, long nr, long nr2)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	double end = now_s() + WAKE_GUARD_S;
+
+	while (!asleep_in(dir, nr, nr2)) {
+		if (now_s() > end)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	return true;
+}
+
+/**
+ * struct wake_go - what the releasing thread of cmd_ring_wake() needs
+ * @reader: /proc/self/task/TID of the thread that polls
+ * @go: the pipe end the child waits on
+ * @released: the child was let go (the reader was asleep in poll(2))
+ */
+struct wake_go {
+	char reader[64];
+	int go;
+	bool released;
+};
+
+/* Let the child run once the reader sleeps in poll(2) (or ppoll(2)). */
+static void *wake_release(void *arg)
+{
+	struct wake_go *w = arg;
+
+	if (wait_asleep_in(w->reader, SYS_poll, SYS_ppoll) &&
+	    write(w->go, "g", 1) == 1)
+		w->released = true;
+	return NULL;
+}
+
+/* Copy records tail..head of a ring out and consume them; false on error. */
+static bool ring_take(int fd, const struct lwpt_bts_record *ring,
+		      struct lwpt_bts_ring *rs, struct lwpt_bts_record *all,
+		      size_t *nall)
+{
+	uint64_t t;
+
+	if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, rs)) {
+		perror("RING_STATUS");
+		return false;
+	}
+	for (t = rs->tail; t < rs->head; t += sizeof(*ring)) {
+		const struct lwpt_bts_record *r = &ring[(t % rs->records_size) / sizeof(*ring)];
+
+		if (!r->from && !r->to)
+			continue;	/* padding */
+		if (*nall == RING_MAX_RECS) {
+			printf("ring-wake: more than %u records\n", RING_MAX_RECS);
+			return false;
+		}
+		all[(*nall)++] = *r;
+	}
+	if (t != rs->tail && ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+		perror("CONSUME");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The wake of a switch (Documentation/bts.rst, "Ring captures"): a ring
+ * capture of a child that runs the workload once, then blocks reading a
+ * pipe this process writes only after poll(2) reported the child's
+ * records. One run is far less than the ring's threshold and the child
+ * does not end: only the unload of its state as it blocks publishes the
+ * head, and the reader, already asleep in poll(2), must be woken by it.
+ * The child is let go by a thread of this process once /proc shows the
+ * reader asleep in poll(2) (and captured only once asleep in read(2), so
+ * that nothing is published before). Then the rest till the end, decoded,
+ * equals single-stepping. Exit 0 when woken and equal.
+ */
+static int cmd_ring_wake(uint64_t bytes)
+{
+	uint64_t *gt = calloc(FLOW_MAX, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX, sizeof(*got));
+	struct lwpt_bts_record *all = calloc(RING_MAX_RECS, sizeof(*all));
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	const struct lwpt_bts_record *ring;
+	struct itimerspec gspec = { .it_value = { .tv_sec = WAKE_GUARD_S } };
+	struct pollfd pfd, pfd2[2];
+	struct wake_go w = { .released = false };
+	int go[2], back[2], fd, st, n, guard;
+	char child[64];
+	size_t ngt, nall = 0, i;
+	pthread_t th;
+	long ngot;
+	pid_t pid;
+
+	if (!gt || !got || !all || pipe(go) || pipe(back))
+		return 125;
+	ngt = ground_truth(gt, FLOW_MAX);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		close(back[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(1);
+		if (read(back[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(back[0]);
+	snprintf(child, sizeof(child), "/proc/%d", (int)pid);
+	if (!wait_asleep_in(child, SYS_read, SYS_read)) {
+		printf("ring-wake: the child never slept in read(2)\n");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
+	if (fd < 0) {
+		printf("ring-wake: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring-wake: mmap/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (rs.head) {
+		printf("ring-wake: %llu bytes published before the child ran\n",
+		       (unsigned long long)rs.head);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	snprintf(w.reader, sizeof(w.reader), "/proc/self/task/%ld",
+		 (long)syscall(SYS_gettid));
+	w.go = go[1];
+	guard = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (guard < 0 || timerfd_settime(guard, 0, &gspec, NULL) ||
+	    pthread_create(&th, NULL, wake_release, &w))
+		return 125;
+	/*
+	 * The guard is a timerfd beside the capture, not poll(2)'s timeout:
+	 * at its timeout poll(2) looks at the file once more and would
+	 * report the records the switch published without a wake.
+	 */
+	pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pfd2[1] = (struct pollfd){ .fd = guard, .events = POLLIN };
+	n = poll(pfd2, 2, -1);
+	pthread_join(th, NULL);
+	if (n < 0 || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
+		perror("ring-wake: poll/RING_STATUS");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	pfd = pfd2[0];
+	if (pfd2[1].revents) {
+		printf("ring-wake: poll(2) not woken in %d s (child %s, %llu bytes published, %llu interrupts): the switch's head woke nobody\n",
+		       WAKE_GUARD_S, w.released ? "let go" : "never let go",
+		       (unsigned long long)rs.head, (unsigned long long)rs.pmis);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 1;
+	}
+	if (!(pfd.revents & POLLIN) || !rs.head || rs.pmis ||
+	    !(rs.flags & LWPT_BTS_ST_RECORDING)) {
+		printf("ring-wake: woken with revents %#x, head %llu, %llu interrupts, flags %#x: not by a switch\n",
+		       pfd.revents, (unsigned long long)rs.head,
+		       (unsigned long long)rs.pmis, rs.flags);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 1;
+	}
+	fprintf(stderr, "ring-wake: woken at %llu bytes published, no interrupt\n",
+		(unsigned long long)rs.head);
+	if (!ring_take(fd, ring, &rs, all, &nall) || write(back[1], "b", 1) != 1) {
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	/* The rest, till the end (exit: the last unload, POLLHUP). */
+	for (;;) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		n = poll(&pfd, 1, WAKE_GUARD_S * 1000);
+		if (n < 0 && errno != EINTR) {
+			perror("poll");
+			return 1;
+		}
+		if (!n) {
+			printf("ring-wake: no end in %d s\n", WAKE_GUARD_S);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		if (!ring_take(fd, ring, &rs, all, &nall))
+			return 1;
+		if (!(rs.flags & LWPT_BTS_ST_RECORDING)) {
+			uint64_t t = rs.head;
+
+			if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+				return 1;
+			if (rs.head == t)
+				break;
+		}
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring-wake: child status %#x\n", st);
+		return 1;
+	}
+	ngot = decode(all, nall, got, FLOW_MAX);
+	if (ngot < 0) {
+		printf("ring-wake: decode failed (%zu records)\n", nall);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("ring-wake: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
+		       i, ngt, ngot, nall);
+		return 1;
+	}
+	printf("ring-wake: woken by the switch, %zu instructions, %zu records, %llu interrupts, equal\n",
+	       ngt, nall, (unsigned long long)rs.pmis);
+	return 0;
+}
+
+/* What the child of cmd_ring_sig() counts, in memory both processes map. */
+struct sig_counts {
+	volatile unsigned long rounds;	/* workload runs */
+	volatile unsigned long sigs;	/* SIGUSR1 handler runs */
+};
+
+static struct sig_counts *sig_counts;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_counts->sigs++;
+}
+
+/*
+ * Whether @pid sleeps (state S or D) in the BTS hold's wait
+ * (/proc/PID/wchan names bts_thread_hold). Whether signals get through is
+ * what SIGSTOP tells.
+ */
+static bool held_asleep(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool in_hold;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	in_hold = fgets(buf, sizeof(buf), f) && !strncmp(buf, "bts_thread_hold", 15);
+	fclose(f);
+	if (!in_hold)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * Wait until @pid sleeps in the hold and the ring's holds exceed @holds
+ * (RING_STATUS into @rs); false at the hang guard.
+ */
+static bool wait_held(int fd, pid_t pid, uint64_t holds, struct lwpt_bts_ring *rs)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	double end = now_s() + WAKE_GUARD_S;
+
+	for (;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, rs))
+			return false;
+		if (rs->holds > holds && held_asleep(pid))
+			return true;
+		if (now_s() > end)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Signals during the hold (Documentation/bts.rst, "Ring captures"): a
+ * ring capture of a child that runs the workload in a loop, counting its
+ * rounds and its SIGUSR1 handler's runs in shared memory, whose reader
+ * consumes nothing: the child is held (asleep in the hold). SIGSTOP
+ * stops it there; after SIGCONT it is held again (a new hold counted),
+ * its rounds unchanged; SIGUSR1 is delivered and the hold queued again at
+ * once: held again before the handler's first instruction (handler not
+ * run, rounds unchanged). Then the reader drains
+ * the ring: the handler runs, the rounds go on. SIGKILL ends it. Exit 0
+ * when all as said; the hang guard of each wait is 60 s.
+ */
+static int cmd_ring_sig(void)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	unsigned long rounds;
+	uint64_t holds, t;
+	int go[2], fd, st, r;
+	double end;
+	pid_t pid;
+
+	sig_counts = mmap(NULL, sizeof(*sig_counts), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sig_counts == MAP_FAILED || pipe(go))
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+		char c;
+
+		close(go[1]);
+		if (sigaction(SIGUSR1, &sa, NULL) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (;;) {
+			workload();
+			sig_counts->rounds++;
+		}
+	}
+	close(go[0]);
+	/* 8 KiB: a margin of 85 records, beyond the case's skid of 60. */
+	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192);
+	if (fd < 0) {
+		printf("ring-sig: configure: %s\n", errname(-fd));
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	r = 1;
+	if (!wait_held(fd, pid, 0, &rs)) {
+		printf("ring-sig: the child never slept in the hold (holds %llu)\n",
+		       (unsigned long long)rs.holds);
+		goto out;
+	}
+	rounds = sig_counts->rounds;
+	holds = rs.holds;
+	kill(pid, SIGSTOP);
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG | WUNTRACED);
+
+		if (w == pid && WIFSTOPPED(st))
+			break;
+		if (w || now_s() > end) {
+			printf("ring-sig: SIGSTOP did not stop the held child (waitpid %d, status %#x): the hold lets no signal through\n",
+			       (int)w, w ? st : 0);
+			goto out;
+		}
+		nanosleep(&ms, NULL);
+	}
+	kill(pid, SIGCONT);
+	if (!wait_held(fd, pid, holds, &rs) || sig_counts->rounds != rounds) {
+		printf("ring-sig: after SIGCONT: holds %llu (was %llu), rounds %lu (was %lu): not held again\n",
+		       (unsigned long long)rs.holds, (unsigned long long)holds,
+		       sig_counts->rounds, rounds);
+		goto out;
+	}
+	holds = rs.holds;
+	kill(pid, SIGUSR1);
+	if (!wait_held(fd, pid, holds, &rs) || sig_counts->rounds != rounds ||
+	    sig_counts->sigs) {
+		printf("ring-sig: after SIGUSR1: holds %llu (was %llu), rounds %lu (was %lu), handler runs %lu: not held again before the handler\n",
+		       (unsigned long long)rs.holds, (unsigned long long)holds,
+		       sig_counts->rounds, rounds, sig_counts->sigs);
+		goto out;
+	}
+	holds = rs.holds;
+	/* Room: the handler runs, then the rounds go on. */
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		t = rs.head;
+		if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+			perror("CONSUME");
+			goto out;
+		}
+		if (sig_counts->sigs == 1 && sig_counts->rounds > rounds + 2)
+			break;
+		if (now_s() > end) {
+			printf("ring-sig: drained, yet handler runs %lu, rounds %lu (was %lu)\n",
+			       sig_counts->sigs, sig_counts->rounds, rounds);
+			goto out;
+		}
+		nanosleep(&ms, NULL);
+	}
+	printf("ring-sig: held, stopped and held again, SIGUSR1 delivered and held again before its handler (%llu holds), ran on once drained\n",
+	       (unsigned long long)holds);
+	r = 0;
+out:
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+		printf("ring-sig: child status %#x\n", st);
+		r = 1;
+	}
+	close(fd);
+	return r;
+}
+
 static int failures;
 static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
 			     uint32_t *bad);
@@ -537,6 +1036,160 @@ static int try_cfg(struct lwpt_bts_config *cfg)
 		return errno;
 	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE, cfg) ? errno : 0;
 	close(fd);
+	return r;
+}
+
+static void on_guard(int sig)
+{
+	static const char msg[] = "ring-limit: hang guard (60 s): the reader's wait never ended\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * The hold limit (Documentation/bts.rst, "Ring captures"; PT's rule,
+ * issue 39 point 3): a reader that waits for its traced child without
+ * consuming. (a) The child runs the workload 10 times through an 8 KiB
+ * ring with a limit of @ms; the reader only waitpid()s: the child is held
+ * for the limit, runs on without room and ends; the ring says
+ * LWPT_BTS_ST_HOLD_TIMEOUT. (b) A child that runs for ever: once its hold
+ * timed out, a CONSUME gives it room at once (it may sit on a stretch of
+ * length 0, without an interrupt) and it is held again (holds grows).
+ * (c) 0 is written back as the default, NONE stays NONE, a linear capture
+ * with a limit is EINVAL. Exit 0 when all as said.
+ */
+static int cmd_ring_limit(uint32_t ms)
+{
+	const struct timespec nap = { .tv_nsec = 1000000 };
+	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
+	uint32_t limit = ms, lim0 = 0, limn = LWPT_BTS_HOLD_LIMIT_NONE, liml = 5;
+	uint64_t holds, t;
+	int go[2], fd, fd0, fdn, st, r = 1;
+	double end;
+	pid_t pid;
+
+	signal(SIGALRM, on_guard);
+	if (pipe(go))
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(10);
+		_exit(0);
+	}
+	close(go[0]);
+	fd = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limit);
+	if (fd < 0 || limit != ms) {
+		printf("ring-limit: configure: %s, limit %u\n",
+		       errname(fd < 0 ? -fd : 0), limit);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	alarm(WAKE_GUARD_S);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("ring-limit: child status %#x\n", st);
+		return 1;
+	}
+	alarm(0);
+	if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) ||
+	    !(rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT) || !rs.holds) {
+		printf("ring-limit: (a) flags %#x, %llu holds: no hold timed out\n",
+		       rs.flags, (unsigned long long)rs.holds);
+		return 1;
+	}
+	printf("ring-limit: (a) a reader waiting for its child without consuming: the child ran on after %u ms (%llu holds, HOLD_TIMEOUT)\n",
+	       ms, (unsigned long long)rs.holds);
+	close(fd);
+
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		for (;;)
+			workload();
+	}
+	limit = ms;
+	fd = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limit);
+	if (fd < 0) {
+		printf("ring-limit: (b) configure: %s\n", errname(-fd));
+		goto out;
+	}
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		if (rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT)
+			break;
+		if (now_s() > end) {
+			printf("ring-limit: (b) no hold timed out in %d s (%llu holds)\n",
+			       WAKE_GUARD_S, (unsigned long long)rs.holds);
+			goto out;
+		}
+		nanosleep(&nap, NULL);
+	}
+	holds = rs.holds;
+	t = rs.head;
+	if (ioctl(fd, LWPT_BTS_IOC_CONSUME, &t)) {
+		perror("CONSUME");
+		goto out;
+	}
+	for (end = now_s() + WAKE_GUARD_S;;) {
+		if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs))
+			goto out;
+		if (rs.holds > holds)
+			break;
+		if (now_s() > end) {
+			printf("ring-limit: (b) consumed, yet not held again in %d s (head %llu, tail %llu, %llu holds)\n",
+			       WAKE_GUARD_S, (unsigned long long)rs.head,
+			       (unsigned long long)rs.tail, (unsigned long long)rs.holds);
+			goto out;
+		}
+		nanosleep(&nap, NULL);
+	}
+	printf("ring-limit: (b) after the limit, a CONSUME gave the child room and it was held again (%llu holds)\n",
+	       (unsigned long long)rs.holds);
+
+	close(fd);
+	fd = -1;
+	fd0 = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &lim0);
+	if (fd0 >= 0)
+		close(fd0);
+	fdn = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limn);
+	if (fdn >= 0)
+		close(fdn);
+	{
+		struct lwpt_bts_config c = {
+			.size = sizeof(c), .flags = LWPT_BTS_CFG_USER,
+			.pid = pid, .buffer_size = 8192, .hold_limit_ms = liml,
+		};
+		int e = try_cfg(&c);
+
+		if (fd0 < 0 || lim0 != LWPT_BTS_HOLD_LIMIT_DEFAULT_MS || fdn < 0 ||
+		    limn != LWPT_BTS_HOLD_LIMIT_NONE || e != EINVAL ||
+		    c.bad_field != LWPT_BTS_FIELD_RESERVED) {
+			printf("ring-limit: (c) 0: %s limit %u; NONE: %s limit %#x; linear with a limit: %s bad_field %u\n",
+			       errname(fd0 < 0 ? -fd0 : 0), lim0,
+			       errname(fdn < 0 ? -fdn : 0), limn, errname(e), c.bad_field);
+			goto out;
+		}
+	}
+	printf("ring-limit: (c) 0 -> %u ms, NONE stays, linear with a limit EINVAL\n", lim0);
+	r = 0;
+out:
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 
@@ -1249,6 +1902,12 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "ring"))
 		return cmd_ring(strtoull(argv[2], NULL, 0),
 				(unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "ring-wake"))
+		return cmd_ring_wake(strtoull(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "ring-limit"))
+		return cmd_ring_limit((uint32_t)strtoul(argv[2], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "ring-sig"))
+		return cmd_ring_sig();
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
 			       (unsigned int)strtoul(argv[3], NULL, 0));
@@ -1276,6 +1935,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
