@@ -437,7 +437,7 @@ struct flow_in {
 static void walk_known(const struct flow_in *w, uint64_t a, struct shape *s,
 		       bool known, const struct cov_blk *kb)
 {
-	struct lpt_cov_block b;
+	struct lpt_cov_block b = { 0 };
 	struct lpt_cov_insn in;
 	int got;
 
