@@ -10,7 +10,9 @@
 # recorded from its first instruction (pt_flow_threads: both threads'
 # flows equal single-stepping); --calls and --report decode it; a
 # one-page ring (the default) loses nothing, the thread waiting for ptcap;
-# with --mode=stop a buffer too small fills, ptcap says so (exit 3) and
+# with --hold-limit=1 and ptcap stopped, the held thread runs on: "data
+# lost", exit 3, hold-timeout in config; with --mode=stop a buffer too
+# small fills, ptcap says so (exit 3) and
 # keeps what it has; --kernel
 # as an unprivileged user is refused with the reason. pt2perf writes the
 # capture as an intel_bts perf.data: ptflow decodes it as the directory
@@ -124,6 +126,39 @@ cmp -s /tmp/gt.txt /tmp/bts.flow ||
 	fail "ptflow on the ring capture differs from single-stepping: $(head -n 3 /tmp/bts.err)" ||
 	exit 1
 ok "a one-page ring: all $recs records, the flow equals single-stepping ($(grep waited /tmp/ptcap.out))"
+
+# The hold limit: ptcap stopped (SIGSTOP) while its command is held on a
+# full one-page ring; the held thread runs on after --hold-limit=1 ms and
+# its records are lost until ptcap, continued once the command waits in
+# its exit stop, drains: "data lost", exit 3, hold-timeout in config.
+rm -rf /tmp/bts
+env -i /bin/norandom /bin/ptcap --bts --size=4096 --hold-limit=1 -o /tmp/bts -- $PT_FLOW_PROG \
+	>/tmp/ptcap.out 2>&1 &
+cap=$!
+cmd=
+while [ -z "$cmd" ] && kill -0 $cap 2>/dev/null; do
+	# the command once it runs: its ring file made, out of its exec's
+	# tracing stop
+	for c in $(cat /proc/$cap/task/$cap/children 2>/dev/null); do
+		st=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$c/status 2>/dev/null)
+		[ -e /tmp/bts/tid$c.bts ] && [ -n "$st" ] && [ "$st" != t ] && cmd=$c
+	done
+	[ -n "$cmd" ] || sleep 0.05
+done
+[ -n "$cmd" ] || fail "--hold-limit=1: the command never ran: $(cat /tmp/ptcap.out)" || exit 1
+kill -STOP $cap
+# its exit stop (PTRACE_EVENT_EXIT: ptcap, stopped, does not continue it)
+while [ "$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$cmd/status 2>/dev/null)" != t ]; do
+	sleep 0.05
+done
+kill -CONT $cap
+wait $cap
+rc=$?
+[ $rc -eq 3 ] && grep -q 'data lost: the BTS ring' /tmp/ptcap.out &&
+	grep -q '^bts-status .*hold-timeout' /tmp/bts/config ||
+	fail "--hold-limit=1 with ptcap stopped: status $rc: $(cat /tmp/ptcap.out)" \
+		"$(grep bts-status /tmp/bts/config)" || exit 1
+ok "--hold-limit=1 with ptcap stopped: exit 3, $(grep '^bts-status' /tmp/bts/config)"
 
 # --mode=stop: one buffer of one page: 170 records, then full.
 rm -rf /tmp/bts
