@@ -174,15 +174,21 @@ static void bts_thread_exec_probe(void *data, struct task_struct *p,
  * one from the irq_work at once, and task_work_run() would run them
  * forever instead of letting the thread die).
  */
-static bool bts_thread_must_hold(const struct bts_session *s)
+static bool bts_thread_no_room(const struct bts_session *s)
 {
 	struct bts_region r;
 
 	if (!READ_ONCE(s->attached) || bts_session_ended(s) ||
-	    !s->task || fatal_signal_pending(s->task) || READ_ONCE(s->hold_off))
+	    !s->task || fatal_signal_pending(s->task))
 		return false;
 	bts_ring_region(s, &r);
 	return r.hold;
+}
+
+/* ... and the hold limit did not let it run on (@hold_off). */
+static bool bts_thread_must_hold(const struct bts_session *s)
+{
+	return !READ_ONCE(s->hold_off) && bts_thread_no_room(s);
 }
 
 /* The hold limit of @s in jiffies (lwpt_bts_config.hold_limit_ms). */
@@ -244,7 +250,16 @@ static void bts_thread_hold(struct callback_head *cb)
 			 */
 			WRITE_ONCE(s->hold_timeouts, s->hold_timeouts + 1);
 			WRITE_ONCE(s->hold_off, true);
-			goto out;
+			/*
+			 * Pairs with bts_thread_room()'s smp_mb(): a CONSUME
+			 * between the check above and @hold_off's store saw
+			 * @hold_off clear and gave no room; its tail is seen
+			 * here, and the fresh stretch is taken below.
+			 */
+			smp_mb();
+			if (bts_thread_no_room(s))
+				goto out;
+			WRITE_ONCE(s->hold_off, false);
 		}
 	}
 	/*
@@ -363,6 +378,12 @@ void bts_thread_room(struct bts_session *s)
 {
 	int cpu;
 
+	/*
+	 * The tail the caller just wrote before @hold_off is read; pairs with
+	 * the hold's smp_mb() after it sets @hold_off (bts_thread_hold()):
+	 * one of the two sees the other's store.
+	 */
+	smp_mb();
 	if (!READ_ONCE(s->hold_off))
 		return;
 	WRITE_ONCE(s->hold_off, false);
