@@ -598,7 +598,24 @@ static const struct {
 	{ "preempt", PTCAP_SW_PREEMPT },
 };
 
-/* "<tsc> <cpu> <pid>/<tid> <pid>/<tid> [word...]" */
+/* The value of a tsc=<decimal> word at [b, e), b after the '='. */
+static int parse_switch_time(const char *b, const char *e, struct ptcap_switch *sw)
+{
+	const char *p;
+
+	if (sw->has_time)
+		return -PTCAP_E_SYNTAX;	/* twice: which one? */
+	for (p = b; p < e; p++)
+		if (*p < '0' || *p > '9')
+			return -PTCAP_E_SYNTAX;
+	/* Leading zeros are decimal here, not octal as parse_uint()'s. */
+	while (e - b > 1 && *b == '0')
+		b++;
+	sw->has_time = true;
+	return parse_uint(b, e, UINT64_MAX, &sw->time);
+}
+
+/* "<tsc> <cpu> <pid>/<tid> <pid>/<tid> [word...] [tsc=<decimal>]" */
 static int parse_switch_line(const char *b, const char *e, struct ptcap_switch *sw)
 {
 	const char *t;
@@ -630,6 +647,12 @@ static int parse_switch_line(const char *b, const char *e, struct ptcap_switch *
 		return err;
 	for (b = skip_blanks(t, e); b < e; b = skip_blanks(t, e)) {
 		t = skip_token(b, e);
+		if (t - b >= 4 && !memcmp(b, "tsc=", 4)) {
+			err = parse_switch_time(b + 4, t, sw);
+			if (err)
+				return err;
+			continue;
+		}
 		for (i = 0; i < sizeof(switch_words) / sizeof(switch_words[0]); i++)
 			if (token_is(b, t, switch_words[i].word))
 				sw->flags |= switch_words[i].flag;

@@ -279,6 +279,14 @@ struct ptcap_switch {
 	uint32_t prev_pid, prev_tid;	/* switched out */
 	uint32_t next_pid, next_tid;	/* switched in; 0/0 the idle task */
 	size_t order;		/* position in the file (0, 1, ...) */
+	/*
+	 * The word tsc=<decimal>: the TSC at the switch where the first
+	 * column is not one (a per-CPU BTS capture: the byte position in
+	 * cpu<cpu>.bts). Valid only with @has_time; it orders the switches
+	 * of different CPUs.
+	 */
+	uint64_t time;
+	bool has_time;		/* the line had a tsc= word */
 };
 
 /* All switches, sorted by CPU, then TSC (file order for equal TSCs). */
@@ -296,11 +304,13 @@ struct ptcap_switches {
  * @line: if not NULL, set to the 1-based line number of the first error.
  *
  * A line is "<tsc> <cpu> <prev-pid>/<prev-tid> <next-pid>/<next-tid>"
- * followed by flag words; unknown words are skipped (a producer may add
- * some within version 1).
+ * followed by flag words and tsc=<decimal> (the switch's time where the
+ * first column is a BTS byte position: struct ptcap_switch.time); unknown
+ * words are skipped (a producer may add some within version 1).
  *
  * Return: 0; -PTCAP_E_MAGIC or -PTCAP_E_VERSION for a bad first line,
- * -PTCAP_E_SYNTAX for a malformed line, -PTCAP_E_RANGE for a pid or tid
+ * -PTCAP_E_SYNTAX for a malformed line (also a tsc= word twice or whose
+ * value is not a decimal number), -PTCAP_E_RANGE for a pid or tid
  * above INT32_MAX, a CPU above UINT32_MAX or a TSC above 64 bits,
  * -PTCAP_E_NOMEM, -PTCAP_E_INVAL if an argument is NULL.
  */

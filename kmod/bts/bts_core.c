@@ -48,6 +48,7 @@ static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_lbr) == LWPT_BTS_LBR_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_ring) == LWPT_BTS_RING_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_cpu_config) == LWPT_BTS_CPU_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_switch_tsc) == LWPT_BTS_SWITCH_TSC_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_switch) == LWPT_BTS_SWITCH_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_switches) == LWPT_BTS_SWITCHES_SIZE_VER0);
 
@@ -314,7 +315,8 @@ static long bts_ioctl_status(struct bts_session *s, void __user *arg)
  * LWPT_BTS_IOC_CONFIGURE_CPU: every thread on one CPU (bts_cpu.c). The
  * rules of a per-CPU /dev/pt capture: CAP_PERFMON (perf_allow_cpu()),
  * kernel branches CAP_PERFMON; the flags, buffer and DS-CPL checks of
- * CONFIGURE; perf's use of the DS area refused as there.
+ * CONFIGURE, and LWPT_BTS_CFG_SWITCH_TSC (ABI 1.10) besides; perf's use
+ * of the DS area refused as there.
  */
 static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
 {
@@ -335,8 +337,8 @@ static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
 		err = -EBUSY;
 		goto out;
 	}
-	/* The request's common part, checked as CONFIGURE's. */
-	cfg.flags = cc.flags;
+	/* The request's common part, checked as CONFIGURE's (no SWITCH_TSC). */
+	cfg.flags = cc.flags & ~LWPT_BTS_CFG_SWITCH_TSC;
 	cfg.buffer_size = cc.buffer_size;
 	cfg.reserved0 = cc.reserved0 | cc.reserved1;
 	err = bts_config_check(&cfg);
@@ -377,6 +379,7 @@ static long bts_ioctl_configure_cpu(struct bts_session *s, void __user *arg)
 	s->margin = bts_ring_margin(s->records_end);
 	s->cpu_scope = true;
 	s->cpu = cc.cpu;
+	s->switch_tsc = cc.flags & LWPT_BTS_CFG_SWITCH_TSC;
 	err = bts_buf_alloc(s);
 	if (err) {
 		cc.bad_field = LWPT_BTS_FIELD_BUFFER_SIZE;

@@ -12,9 +12,12 @@
  * off, reads the BTS index (the head) and appends a switch record: the
  * records before that head are the outgoing thread's, those after the
  * incoming one's. BTS records carry no time, so the head is the sideband's
- * clock. With user branches only (BTS_OFF_OS) the cut is exact; with
- * kernel branches the switch code of the probe's side lands before the
- * cut (the outgoing thread's), the rest after it.
+ * clock within the CPU; the TSC read with it (lwpt_hw_rdtsc(), as PT's
+ * sideband) orders the switches of different CPUs, given to the caller
+ * with LWPT_BTS_CFG_SWITCH_TSC (ABI 1.10). With user branches only
+ * (BTS_OFF_OS) the cut is exact; with kernel branches the switch code of
+ * the probe's side lands before the cut (the outgoing thread's), the rest
+ * after it.
  *
  * A CPU going offline (cpuhp teardown, on that CPU) unloads the state for
  * good: recording ends there (LWPT_BTS_ST_EXITED), as perf's per-CPU
@@ -36,6 +39,7 @@
 
 #include <uapi/lwpt/bts.h>
 
+#include "../hw.h"
 #include "../switch_ids.h"
 #include "bts_int.h"
 
@@ -50,7 +54,8 @@
  * @ns: the pid namespace of the process that configured the capture
  * @ids: the running task's ids (kmod/switch_ids.h: an exiting task reaped
  *	on another CPU before its last switch keeps its ids)
- * @rec: BTS_SB_RECORDS records
+ * @rec: BTS_SB_RECORDS records, each with its TSC (READ_SWITCHES copies
+ *	the TSC with LWPT_BTS_CFG_SWITCH_TSC only)
  */
 struct bts_sideband {
 	u64 head;
@@ -58,7 +63,7 @@ struct bts_sideband {
 	u64 lost;
 	struct pid_namespace *ns;
 	struct lwpt_switch_ids ids;
-	struct lwpt_bts_switch rec[BTS_SB_RECORDS];
+	struct lwpt_bts_switch_tsc rec[BTS_SB_RECORDS];
 };
 
 /*
@@ -85,7 +90,7 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 {
 	struct bts_session *s;
 	struct bts_sideband *sb;
-	struct lwpt_bts_switch *r;
+	struct lwpt_bts_switch_tsc *r;
 	u64 head, tail;
 	s32 ids[4];
 
@@ -104,17 +109,19 @@ static void bts_cpu_switch(void *data, bool preempt, struct task_struct *prev,
 		return;
 	}
 	r = &sb->rec[head % BTS_SB_RECORDS];
-	r->head = s->head;
-	r->cpu = smp_processor_id();
-	r->flags = bts_cpu_task_flags(prev, LWPT_BTS_SW_PREV_IDLE,
-				      LWPT_BTS_SW_PREV_KTHREAD) |
-		   bts_cpu_task_flags(next, LWPT_BTS_SW_NEXT_IDLE,
-				      LWPT_BTS_SW_NEXT_KTHREAD) |
-		   (preempt ? LWPT_BTS_SW_PREEMPT : 0);
-	r->prev_pid = ids[0];
-	r->prev_tid = ids[1];
-	r->next_pid = ids[2];
-	r->next_tid = ids[3];
+	/* The time where the head is taken (bts_ds_sync() read it). */
+	r->tsc = lwpt_hw_rdtsc();
+	r->sw.head = s->head;
+	r->sw.cpu = smp_processor_id();
+	r->sw.flags = bts_cpu_task_flags(prev, LWPT_BTS_SW_PREV_IDLE,
+					 LWPT_BTS_SW_PREV_KTHREAD) |
+		      bts_cpu_task_flags(next, LWPT_BTS_SW_NEXT_IDLE,
+					 LWPT_BTS_SW_NEXT_KTHREAD) |
+		      (preempt ? LWPT_BTS_SW_PREEMPT : 0);
+	r->sw.prev_pid = ids[0];
+	r->sw.prev_tid = ids[1];
+	r->sw.next_pid = ids[2];
+	r->sw.next_tid = ids[3];
 	/* The record before the head: pairs with the acquire in READ_SWITCHES. */
 	smp_store_release(&sb->head, head + 1);
 }
@@ -208,7 +215,8 @@ long bts_cpu_read_switches(struct bts_session *s, void __user *arg)
 {
 	struct lwpt_bts_switches a;
 	struct bts_sideband *sb = s->sb;
-	struct lwpt_bts_switch __user *out;
+	u8 __user *out;
+	size_t rsize;
 	u64 head, tail;
 	u32 n = 0;
 	int err = 0;
@@ -218,12 +226,15 @@ long bts_cpu_read_switches(struct bts_session *s, void __user *arg)
 	if (a.size < LWPT_BTS_SWITCHES_SIZE_VER0 || a.copied || a.pending || a.lost)
 		return -EINVAL;
 	out = u64_to_user_ptr(a.records);
+	/* The TSC after the 32-byte record with LWPT_BTS_CFG_SWITCH_TSC only. */
+	rsize = s->switch_tsc ? sizeof(struct lwpt_bts_switch_tsc) :
+				sizeof(struct lwpt_bts_switch);
 	/* Pairs with the release in the probe: the records are written. */
 	head = smp_load_acquire(&sb->head);
 	tail = sb->tail;
 	while (tail + n < head && n < a.capacity) {
-		if (copy_to_user(&out[n], &sb->rec[(tail + n) % BTS_SB_RECORDS],
-				 sizeof(out[n]))) {
+		if (copy_to_user(out + (size_t)n * rsize,
+				 &sb->rec[(tail + n) % BTS_SB_RECORDS], rsize)) {
 			err = -EFAULT;
 			n++;	/* taken: lost to the caller */
 			break;

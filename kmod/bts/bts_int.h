@@ -103,6 +103,8 @@ struct user_struct;
  * @cpu_scope: a per-CPU capture (LWPT_BTS_IOC_CONFIGURE_CPU): every
  *	thread on @cpu; @task is NULL
  * @cpu: its CPU
+ * @switch_tsc: LWPT_BTS_CFG_SWITCH_TSC: READ_SWITCHES writes struct
+ *	lwpt_bts_switch_tsc records
  * @sb: its context switches (bts_cpu.c), NULL for a thread's capture
  */
 struct bts_session {
@@ -150,6 +152,7 @@ struct bts_session {
 	u64 hold_timeouts;
 	bool cpu_scope;
 	int cpu;
+	bool switch_tsc;
 	struct bts_sideband *sb;
 };
 

@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x00010009);
+	PIN(LWPT_ABI_VERSION, 0x0001000a);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 9);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 10);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6 to 1.9. */
+/* /dev/bts, ABI 1.6 to 1.10. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -196,6 +196,14 @@ START_TEST(bts_structs)
 	PIN(LWPT_BTS_HOLD_LIMIT_NONE, 0xffffffffu);
 	PIN(LWPT_BTS_ST_HOLD_TIMEOUT, 1u << 6);
 	PIN(LWPT_BTS_IOC_CONFIGURE, 0xc020d770);
+	/* ABI 1.10: time stamps in per-CPU switch records; same ioctls. */
+	PIN(LWPT_BTS_CFG_SWITCH_TSC, 1u << 3);
+	PIN(sizeof(struct lwpt_bts_switch_tsc), 40);
+	PIN(LWPT_BTS_SWITCH_TSC_SIZE_VER0, 40);
+	PIN(offsetof(struct lwpt_bts_switch_tsc, sw), 0);
+	PIN(offsetof(struct lwpt_bts_switch_tsc, tsc), 32);
+	PIN(LWPT_BTS_IOC_CONFIGURE_CPU, 0xc020d775);
+	PIN(LWPT_BTS_IOC_READ_SWITCHES, 0xc020d776);
 }
 END_TEST
 

@@ -574,6 +574,57 @@ START_TEST(switches_errors)
 }
 END_TEST
 
+/*
+ * The tsc= word (a per-CPU BTS capture's switch time, ptcap-format.rst):
+ * kept with has_time, lines without it have none; a bad value or a second
+ * tsc= is refused with its line number.
+ */
+START_TEST(switches_time_word)
+{
+	struct ptcap_switches sws;
+	size_t line;
+
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n"
+				  "0 0 0/0 5/6 prev-idle tsc=1000\n"
+				  "48 0 5/6 0/0 next-idle\n"
+				  "24 1 0/0 5/6 preempt tsc=018446744073709551615 x=1\n",
+				  &sws, &line), 0);
+	ck_assert_uint_eq(sws.n, 3);
+	ck_assert(sws.sw[0].has_time);
+	ck_assert_uint_eq(sws.sw[0].time, 1000);
+	ck_assert_uint_eq(sws.sw[0].tsc, 0);
+	ck_assert_uint_eq(sws.sw[0].flags, PTCAP_SW_PREV_IDLE);
+	ck_assert(!sws.sw[1].has_time);
+	ck_assert_uint_eq(sws.sw[1].time, 0);
+	ck_assert_uint_eq(sws.sw[1].tsc, 48);
+	ck_assert(sws.sw[2].has_time);
+	/* Decimal, leading zeros too (never octal). */
+	ck_assert_uint_eq(sws.sw[2].time, UINT64_MAX);
+	ck_assert_uint_eq(sws.sw[2].flags, PTCAP_SW_PREEMPT);
+	ptcap_switches_free(&sws);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2 tsc=010\n", &sws, NULL),
+			 0);
+	ck_assert_uint_eq(sws.sw[0].time, 10);
+	ptcap_switches_free(&sws);
+	/* Bad values: the line is named. */
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2 tsc=5\n"
+				  "2 0 2/2 1/1 tsc=\n", &sws, &line), -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_ptr_null(sws.sw);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2 tsc=0x10\n", &sws,
+				  &line), -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 2);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2 tsc=-1\n", &sws,
+				  &line), -PTCAP_E_SYNTAX);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n\n1 0 1/1 2/2 tsc=1 tsc=2\n", &sws,
+				  &line), -PTCAP_E_SYNTAX);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_int_eq(parse_sw("lwpt-ptcap-switches 1\n1 0 1/1 2/2 tsc=18446744073709551616\n",
+				  &sws, &line), -PTCAP_E_RANGE);
+	ck_assert_uint_eq(line, 2);
+}
+END_TEST
+
 START_TEST(strerror_all)
 {
 	int e;
@@ -802,6 +853,7 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, switches_round_trip);
 	tcase_add_test(tc, switches_ties_and_words);
 	tcase_add_test(tc, switches_errors);
+	tcase_add_test(tc, switches_time_word);
 	tcase_add_test(tc, processes_parse);
 	tcase_add_test(tc, processes_errors);
 	tcase_add_test(tc, strerror_all);

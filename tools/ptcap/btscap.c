@@ -75,30 +75,56 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
 	return btscap_map(b, fd, r, size);
 }
 
-int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
-		     bool kernel, uint64_t size, uint32_t *bad)
+/* One CONFIGURE_CPU on @fd: the ioctl's result, *@bad what it objected to. */
+static int btscap_configure_cpu(int fd, unsigned int cpu, uint32_t flags, uint64_t size,
+				uint32_t *bad)
 {
 	struct lwpt_bts_cpu_config cfg;
-	int fd, r;
+	int r;
 
-	fd = btscap_open(b, dev, bad);
-	if (fd < 0)
-		return fd;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
-	cfg.flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
+	cfg.flags = flags;
 	cfg.cpu = cpu;
 	cfg.buffer_size = size;
 	r = ioctl(fd, LWPT_BTS_IOC_CONFIGURE_CPU, &cfg);
 	if (r)
 		*bad = cfg.bad_field;
-	return btscap_map(b, fd, r, size);
+	return r;
 }
 
-int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
+int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
+		     bool kernel, bool tsc, uint64_t size, uint32_t *bad)
+{
+	uint32_t flags = (user ? LWPT_BTS_CFG_USER : 0) | (kernel ? LWPT_BTS_CFG_KERNEL : 0);
+	int fd, r;
+
+	fd = btscap_open(b, dev, bad);
+	if (fd < 0)
+		return fd;
+	r = btscap_configure_cpu(fd, cpu, flags | (tsc ? LWPT_BTS_CFG_SWITCH_TSC : 0), size,
+				 bad);
+	/*
+	 * A module before ABI 1.10 refuses the flag as unknown (EINVAL,
+	 * FLAGS): the same request without it. Whatever else the second
+	 * refusal says is then about the rest of the request.
+	 */
+	if (r && tsc && errno == EINVAL && *bad == LWPT_BTS_FIELD_FLAGS) {
+		*bad = LWPT_BTS_FIELD_NONE;
+		tsc = false;
+		r = btscap_configure_cpu(fd, cpu, flags, size, bad);
+	}
+	r = btscap_map(b, fd, r, size);
+	if (!r)
+		b->switch_tsc = tsc;
+	return r;
+}
+
+int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch_tsc *recs,
 			 unsigned int cap, uint64_t *lost, uint32_t *pending)
 {
 	struct lwpt_bts_switches rs;
+	unsigned int i;
 
 	memset(&rs, 0, sizeof(rs));
 	rs.size = sizeof(rs);
@@ -108,6 +134,22 @@ int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
 		return -errno;
 	*lost = rs.lost;
 	*pending = rs.pending;
+	if (rs.copied > cap)
+		return -EPROTO;
+	if (!b->switch_tsc) {
+		/*
+		 * 32-byte records packed at @recs: spread them to their
+		 * slots, the last first (each moves up, never over one not
+		 * moved yet), with no time.
+		 */
+		for (i = rs.copied; i-- > 0;) {
+			struct lwpt_bts_switch sw;
+
+			memcpy(&sw, (const char *)recs + (size_t)i * sizeof(sw), sizeof(sw));
+			recs[i].sw = sw;
+			recs[i].tsc = 0;
+		}
+	}
 	return (int)rs.copied;
 }
 

@@ -22,6 +22,7 @@ struct btscap {
 	int fd;
 	const void *map;
 	uint64_t size;
+	bool switch_tsc;	/* per-CPU: switch records carry the TSC */
 };
 
 /**
@@ -71,6 +72,10 @@ int btscap_drain(struct btscap *b, int fd, uint64_t *bytes, struct lwpt_bts_ring
  * @cpu:    the logical CPU, online.
  * @user:   record branches at CPL > 0.
  * @kernel: record branches at CPL 0.
+ * @tsc:    ask for the TSC of each switch (LWPT_BTS_CFG_SWITCH_TSC, ABI
+ *          1.10); a module that refuses it as an unknown flag (EINVAL,
+ *          LWPT_BTS_FIELD_FLAGS: before 1.10) is asked again without, and
+ *          @b->switch_tsc says which was granted.
  * @size:   buffer bytes, as btscap_start().
  * @bad:    receives LWPT_BTS_FIELD_* of a refused CONFIGURE_CPU.
  *
@@ -79,20 +84,22 @@ int btscap_drain(struct btscap *b, int fd, uint64_t *bytes, struct lwpt_bts_ring
  * bts.h) or mmap(2).
  */
 int btscap_start_cpu(struct btscap *b, const char *dev, unsigned int cpu, bool user,
-		     bool kernel, uint64_t size, uint32_t *bad);
+		     bool kernel, bool tsc, uint64_t size, uint32_t *bad);
 
 /**
  * btscap_read_switches() - take the context switches a per-CPU capture
  * recorded since the last call (LWPT_BTS_IOC_READ_SWITCHES).
  * @b:       a capture started with btscap_start_cpu().
- * @recs:    room for @cap records, oldest first.
+ * @recs:    room for @cap records, oldest first; their .tsc is the
+ *           switch's TSC with @b->switch_tsc, 0 without.
  * @cap:     records that fit.
  * @lost:    receives the switches the module dropped since CONFIGURE.
  * @pending: receives the records left in the module's ring.
  *
- * Return: the records copied (>= 0) or a negative errno of the ioctl.
+ * Return: the records copied (>= 0) or a negative errno of the ioctl
+ * (-EPROTO: the module said it copied more than @cap).
  */
-int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch *recs,
+int btscap_read_switches(const struct btscap *b, struct lwpt_bts_switch_tsc *recs,
 			 unsigned int cap, uint64_t *lost, uint32_t *pending);
 
 /**

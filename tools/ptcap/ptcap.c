@@ -2669,7 +2669,8 @@ static int bts_attach_main(struct opts *o)
  * ptcap --bts -a [-C LIST]: every thread's branches on each CPU through
  * /dev/bts's per-CPU captures (LWPT_BTS_IOC_CONFIGURE_CPU, ABI 1.7) until
  * SIGINT or -d, into DIR/cpu<N>.bts, DIR/switches (the module's switch
- * records, the byte position in cpu<N>.bts in place of the TSC),
+ * records, the byte position in cpu<N>.bts in place of the TSC, the TSC in
+ * a word tsc=<decimal> where the module gives it: ABI 1.10),
  * DIR/processes and maps.<pid>.<gen> (ptcap-format.rst "Per-CPU BTS
  * captures"). A per-CPU buffer is linear: once full, that CPU's recording
  * stops there (a loss, said).
@@ -2726,13 +2727,14 @@ static unsigned int bts_cpus(struct opts *o, unsigned int **out)
 
 /*
  * Take every switch record of every CPU since the last call into @f (the
- * switches file; the buffer position in the TSC column) and note the
- * processes named (procs.h).
+ * switches file; the buffer position in the TSC column, the TSC, where the
+ * capture has it, in a last word tsc=<decimal>) and note the processes
+ * named (procs.h).
  */
 static void bts_drain_switches(struct bts_cpu *bc, unsigned int n, FILE *f, const char *dir,
 			       struct ptcap_procs *procs)
 {
-	static struct lwpt_bts_switch recs[PTCAP_BTS_SWITCH_BATCH];
+	static struct lwpt_bts_switch_tsc recs[PTCAP_BTS_SWITCH_BATCH];
 	char line[LPT_SWITCH_LINE_MAX];
 	unsigned int i;
 	int k, got;
@@ -2757,18 +2759,24 @@ static void bts_drain_switches(struct bts_cpu *bc, unsigned int n, FILE *f, cons
 			}
 			for (k = 0; k < got; k++) {
 				struct lwpt_pt_switch sw = {
-					.tsc = recs[k].head,	/* the position: BTS has no time */
-					.cpu = recs[k].cpu,
-					.flags = recs[k].flags,	/* the same bits (bts.h) */
-					.prev_pid = recs[k].prev_pid,
-					.prev_tid = recs[k].prev_tid,
-					.next_pid = recs[k].next_pid,
-					.next_tid = recs[k].next_tid,
+					.tsc = recs[k].sw.head,	/* the position: BTS has no time */
+					.cpu = recs[k].sw.cpu,
+					.flags = recs[k].sw.flags, /* the same bits (bts.h) */
+					.prev_pid = recs[k].sw.prev_pid,
+					.prev_tid = recs[k].sw.prev_tid,
+					.next_pid = recs[k].sw.next_pid,
+					.next_tid = recs[k].sw.next_tid,
 				};
+				size_t len;
 
 				if (lpt_switch_format(line, sizeof(line), &sw) < 0)
 					die("%s/switches: record too long", dir);
-				fputs(line, f);
+				len = strcspn(line, "\n");
+				if (bc[i].b.switch_tsc)
+					fprintf(f, "%.*s tsc=%llu\n", (int)len, line,
+						(unsigned long long)recs[k].tsc);
+				else
+					fputs(line, f);
 				if ((!(sw.flags & (LWPT_BTS_SW_PREV_IDLE | LWPT_BTS_SW_PREV_KTHREAD)) &&
 				     ptcap_procs_note(procs, sw.prev_pid, __rdtsc())) ||
 				    (!(sw.flags & (LWPT_BTS_SW_NEXT_IDLE | LWPT_BTS_SW_NEXT_KTHREAD)) &&
@@ -2787,7 +2795,7 @@ static int bts_cpu_main(struct opts *o)
 	struct ptcap_procs *procs;
 	struct maps none = { 0 };
 	struct bts_cpu *bc;
-	unsigned int *cpus, n, i, full = 0;
+	unsigned int *cpus, n, i, full = 0, untimed = 0;
 	uint64_t lost = 0;
 	double t0;
 	FILE *sw, *f;
@@ -2802,9 +2810,12 @@ static int bts_cpu_main(struct opts *o)
 		uint32_t bad;
 
 		bc[i].cpu = cpus[i];
-		err = btscap_start_cpu(&bc[i].b, o->dev, cpus[i], o->user, o->kernel, size, &bad);
-		if (!err)
+		err = btscap_start_cpu(&bc[i].b, o->dev, cpus[i], o->user, o->kernel, true, size,
+				       &bad);
+		if (!err) {
+			untimed += !bc[i].b.switch_tsc;
 			continue;
+		}
 		if (err == -EPERM)
 			die("%s: CPU %u: %s: ptcap --bts -a records every thread on a CPU, "
 			    "which needs CAP_PERFMON (as perf record -a; Documentation/bts.rst "
@@ -2827,10 +2838,16 @@ static int bts_cpu_main(struct opts *o)
 	procs = ptcap_procs_alloc();
 	if (!procs)
 		die("out of memory");
+	if (untimed)
+		fprintf(stderr, "ptcap: warning: %s: the module gives no time of the context "
+			"switches (ABI 1.10's LWPT_BTS_CFG_SWITCH_TSC): ptflow cannot order "
+			"the pieces of a thread that ran on several CPUs\n",
+			o->dev ? o->dev : BTSCAP_DEV_PATH);
 	sw = out_open(o->dir, "switches");
 	fprintf(sw, LPT_SWITCHES_MAGIC "\n");
-	fprintf(sw, "# head cpu prev-pid/tid next-pid/tid [flags]: context switches, each CPU's\n"
-		    "# in order; head: the byte position in cpu<cpu>.bts (BTS records carry no time)\n");
+	fprintf(sw, "# head cpu prev-pid/tid next-pid/tid [flags] [tsc=<tsc>]: context switches,\n"
+		    "# each CPU's in order; head: the byte position in cpu<cpu>.bts (BTS records\n"
+		    "# carry no time); tsc: the TSC at the switch (orders the CPUs' switches)\n");
 	t0 = now_s();
 	while (!stop_req && !(o->duration > 0 && now_s() - t0 >= o->duration)) {
 		struct timespec ts = { 0, PTCAP_POLL_NS };

@@ -19,6 +19,7 @@
 struct bpiece {
 	size_t trace;			/* index in the traces */
 	uint64_t start, end;		/* byte positions in its file */
+	uint64_t time;			/* its place in time (bs_cut()), or 0 */
 	uint32_t pid, tid;		/* the thread that ran; 0/0 none */
 	bool user;			/* a user thread (not idle, kthread) */
 	bool known;			/* after a switch: the owner is known */
@@ -127,11 +128,15 @@ static struct bimage *bs_image(struct ptflow_btssys *bs, struct ptflow *pf,
 
 /*
  * Cut trace @t (@len bytes of records) at its CPU's switches into
- * @*pv/@*np. Returns 0, or -1 after a message (a switch off a record
- * boundary; out of memory).
+ * @*pv/@*np. With @timed (every switch has its TSC), a piece's time is
+ * the TSC of the switch that ended it, or, for the last piece of the CPU,
+ * of the one that began it: the pieces of one thread never overlap in
+ * time, so comparing either end of one with either end of another orders
+ * them. Returns 0, or -1 after a message (a switch off a record boundary;
+ * out of memory).
  */
 static int bs_cut(struct ptflow *pf, struct lpt_capsrc *src, const struct ptcap_switches *sws,
-		  const struct lpt_capsrc_trace *t, size_t ti, uint64_t len,
+		  bool timed, const struct lpt_capsrc_trace *t, size_t ti, uint64_t len,
 		  struct bpiece **pv, size_t *np)
 {
 	uint64_t pos = 0;
@@ -180,6 +185,8 @@ static int bs_cut(struct ptflow *pf, struct lpt_capsrc *src, const struct ptcap_
 			p->start = pos;
 			p->end = head;
 			/* Before a switch: its prev; after the last: its next. */
+			if (timed)
+				p->time = s ? s->time : last ? last->time : 0;
 			if (s) {
 				p->known = true;
 				p->pid = s->prev_pid;
@@ -210,6 +217,9 @@ static int cmp_piece(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	/* In time where the switches have it (0 all else: CPU order). */
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
 	if (x->trace != y->trace)
 		return x->trace < y->trace ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
@@ -284,7 +294,8 @@ int ptflow_btssys_decode(struct ptflow *pf, struct lpt_capsrc *src,
 	struct bpiece *pv = NULL;
 	uint8_t **bufs = NULL;
 	uint64_t decoded = 0, other = 0, unknown = 0, kernel = 0, nomaps = 0;
-	size_t np = 0, i, j, threads = 0;
+	size_t np = 0, i, j, k, threads = 0;
+	bool timed, told = false;
 	int err, ret = 0;
 
 	*out = NULL;
@@ -311,6 +322,10 @@ int ptflow_btssys_decode(struct ptflow *pf, struct lpt_capsrc *src,
 	bs->own_image = pf->image;
 	bs->own_sym = pf->sym;
 	*out = bs;
+	/* The pieces of different CPUs are ordered in time if all have it. */
+	timed = sws->n > 0;
+	for (i = 0; i < sws->n && timed; i++)
+		timed = sws->sw[i].has_time;
 	for (i = 0; i < n && !ret; i++) {
 		size_t len;
 
@@ -334,7 +349,7 @@ int ptflow_btssys_decode(struct ptflow *pf, struct lpt_capsrc *src,
 				pf->prog, lpt_capsrc_path(src), tr[i].name, len,
 				len % LPT_BTS_RECORD_SIZE);
 		len -= len % LPT_BTS_RECORD_SIZE;
-		if (bs_cut(pf, src, sws, &tr[i], i, len, &pv, &np))
+		if (bs_cut(pf, src, sws, timed, &tr[i], i, len, &pv, &np))
 			ret = -1;
 	}
 	if (!ret && np)
@@ -360,6 +375,17 @@ int ptflow_btssys_decode(struct ptflow *pf, struct lpt_capsrc *src,
 			continue;
 		}
 		threads++;
+		for (k = i + 1; !timed && !told && k < j; k++) {
+			if (pv[k].trace == pv[i].trace)
+				continue;
+			fprintf(pf->err, "%s: warning: %s/switches: the switches have no time "
+				"(tsc= words: ptcap with a module before ABI 1.10): the pieces "
+				"of a thread that ran on several CPUs (%" PRIu32 "/%" PRIu32
+				" first) are joined CPU by CPU, their order across CPUs is "
+				"unknown\n", pf->prog, lpt_capsrc_path(src), pv[i].pid,
+				pv[i].tid);
+			told = true;
+		}
 		if (bs_thread(bs, pf, src, ps, &pv[i], j - i, bufs, &decoded, &nomaps))
 			ret = -1;
 	}

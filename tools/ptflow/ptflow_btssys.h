@@ -5,11 +5,13 @@
  * cpu<N>.bts is cut at the byte positions of its CPU's context switches
  * (the `switches` file, whose first column is the position in the CPU's
  * records, not a TSC: Documentation/ptcap-format.rst); the pieces of one
- * thread are joined, CPU by CPU, each CPU's in the order they were
- * recorded, and decoded as one BTS trace with the maps of its process
+ * thread are joined in time, by the TSC of their switches (the tsc= word,
+ * ABI 1.10), and decoded as one BTS trace with the maps of its process
  * (the `processes` file, its last exec generation). BTS records carry no
- * time: where a thread ran on several CPUs, the order of its pieces of
- * different CPUs is not known (the join between two CPUs may show a
+ * time: where a switch has no tsc= word (a module before 1.10), the pieces
+ * are joined CPU by CPU, each CPU's in the order they were recorded, and
+ * where a thread ran on several CPUs the order of its pieces of different
+ * CPUs is not known (said once; the join between two CPUs may show a
  * resync). Pieces of the idle task, kernel threads, of processes without
  * maps, or of a CPU without switches are not decoded and counted.
  */

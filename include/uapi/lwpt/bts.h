@@ -93,6 +93,13 @@ struct lwpt_bts_record {
  * meanwhile and the wait resumes after them.
  */
 #define LWPT_BTS_CFG_RING		(1u << 2)
+/*
+ * LWPT_BTS_IOC_CONFIGURE_CPU only (ABI 1.10): LWPT_BTS_IOC_READ_SWITCHES
+ * writes struct lwpt_bts_switch_tsc records (the switch and its TSC)
+ * instead of struct lwpt_bts_switch. CONFIGURE refuses it (EINVAL,
+ * LWPT_BTS_FIELD_FLAGS), as modules before 1.10 refuse it in both.
+ */
+#define LWPT_BTS_CFG_SWITCH_TSC		(1u << 3)
 /* Every flag CONFIGURE knows (bits 2-3 belong to captures, 4- to LBR). */
 #define LWPT_BTS_CFG_VALID		(LWPT_BTS_CFG_FLAGS | LWPT_BTS_CFG_RING)
 
@@ -296,7 +303,10 @@ struct lwpt_bts_ring {
  * @size:	sizeof(struct lwpt_bts_cpu_config) the caller was built with
  *		(LWPT_BTS_CPU_CONFIG_SIZE_VER0)
  * @flags:	LWPT_BTS_CFG_USER, _KERNEL or both, as lwpt_bts_config.flags
- *		(RING: EINVAL, a per-CPU buffer is linear)
+ *		(RING: EINVAL, a per-CPU buffer is linear); SWITCH_TSC (ABI
+ *		1.10): the switch records carry the TSC (struct
+ *		lwpt_bts_switch_tsc; EINVAL, bad_field LWPT_BTS_FIELD_FLAGS,
+ *		from older modules: the caller may ask again without it)
  * @cpu:	the logical CPU, online
  * @reserved0:	0
  * @buffer_size: as lwpt_bts_config.buffer_size
@@ -358,10 +368,28 @@ struct lwpt_bts_switch {
 #define LWPT_BTS_SWITCH_SIZE_VER0	32
 
 /**
+ * struct lwpt_bts_switch_tsc - a switch record with its time (ABI 1.10):
+ *	what LWPT_BTS_IOC_READ_SWITCHES writes for a capture configured with
+ *	LWPT_BTS_CFG_SWITCH_TSC
+ * @sw:		the switch, as without the flag
+ * @tsc:	the time stamp counter of the CPU at the switch, read where
+ *		@sw.head is (RDTSC, the clock of Intel PT's TSC packets and of
+ *		struct lwpt_pt_switch.tsc): it orders the switches of
+ *		different CPUs (Documentation/bts.rst, "Per-CPU captures")
+ */
+struct lwpt_bts_switch_tsc {
+	struct lwpt_bts_switch sw;
+	__u64 tsc;
+};
+
+#define LWPT_BTS_SWITCH_TSC_SIZE_VER0	40
+
+/**
  * struct lwpt_bts_switches - argument of LWPT_BTS_IOC_READ_SWITCHES
  * @size:	sizeof(struct lwpt_bts_switches) of the caller
  * @capacity:	in: records that fit at @records (0: only the counters)
- * @records:	in: user address of @capacity struct lwpt_bts_switch
+ * @records:	in: user address of @capacity struct lwpt_bts_switch, or
+ *		of struct lwpt_bts_switch_tsc with LWPT_BTS_CFG_SWITCH_TSC
  * @copied:	out: records written, oldest first, taken out of the ring
  *		(0 in)
  * @pending:	out: records still in the ring (0 in)

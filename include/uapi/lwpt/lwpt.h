@@ -74,9 +74,13 @@
  *      with reserved1: same layout; 1 s by default, written back; must be
  *      0 without LWPT_BTS_CFG_RING; older modules refuse any non-zero
  *      value), status flag LWPT_BTS_ST_HOLD_TIMEOUT (bit 6)
+ * 1.10 /dev/bts per-CPU config flag LWPT_BTS_CFG_SWITCH_TSC (bit 3):
+ *      READ_SWITCHES writes struct lwpt_bts_switch_tsc (40 bytes: the
+ *      32-byte record and the TSC at the switch); older modules refuse
+ *      the flag (EINVAL), callers without it get 32-byte records as before
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			9
+#define LWPT_ABI_MINOR			10
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

@@ -6,7 +6,11 @@
 # at once (the CPU switches between them as the scheduler likes); each
 # child's records, cut out of cpu 0's buffer by the context-switch records
 # (LWPT_BTS_IOC_READ_SWITCHES), decoded, equal ptrace single-stepping of
-# the same run. Then the exclusions: a second per-CPU capture of CPU 0
+# the same run. A child that moves itself CPU 0 -> 1 -> 0
+# (sched_setaffinity()) while both CPUs are recorded with the switches' TSC
+# (LWPT_BTS_CFG_SWITCH_TSC, ABI 1.10): its pieces of both CPUs in TSC order
+# equal single-stepping; switch records are 32 bytes without the flag (old
+# callers), 40 with it; the flag is per-CPU only. Then the exclusions: a second per-CPU capture of CPU 0
 # EBUSY, another CPU allowed; a per-thread BTS capture and /dev/pt
 # CONFIGURE EBUSY while a per-CPU BTS capture exists, and a per-CPU BTS
 # capture EBUSY while a thread has a per-thread one; all allowed again
@@ -29,6 +33,15 @@ if [ $rc -ne 0 ]; then
 fi
 [ $rc -eq 0 ] || fail "per-CPU capture of cpu 0: $(exit_str $rc): $out" || exit 1
 ok "per-CPU capture = single-stepping: $out"
+
+out=$(bts_test cpu-mig 4)
+rc=$?
+[ $rc -eq 0 ] || fail "a migrating thread, CPUs 0 and 1: $(exit_str $rc): $out" || exit 1
+ok "a thread moving CPU 0 -> 1 -> 0, its pieces in TSC order = single-stepping: $out"
+out=$(bts_test cpu-sizes)
+rc=$?
+[ $rc -eq 0 ] || fail "switch record sizes: $(exit_str $rc): $out" || exit 1
+ok "switch records: $(echo "$out" | tr '\n' ' ')"
 
 # hold_start NAME CMD...: run CMD in the background until it prints "held".
 hold_start() {
@@ -58,6 +71,8 @@ want() {
 
 hold_start cpu0 bts_test cpu-try 0 user 65536 hold || fail "cpu 0 capture" || exit 1
 want "$(bts_test cpu-try 0 user 65536)" "EBUSY 6" "a second capture of cpu 0"
+want "$(bts_test cpu-try 1 9 65536)" "ok" "cpu 1 with SWITCH_TSC (flags 9)"
+want "$(bts_test try 0 9 65536)" "EINVAL" "SWITCH_TSC of a per-thread capture"
 want "$(bts_test cpu-try 1 user 65536)" "ok" "cpu 1 beside cpu 0"
 want "$(bts_test try 0 user 65536)" "EBUSY" "a per-thread capture beside a per-CPU one"
 want "$(bts_test pt thread $$)" "EBUSY" "/dev/pt per-thread beside a per-CPU BTS capture"

@@ -4,7 +4,8 @@
 # Documentation/ptcap-format.rst "Per-CPU BTS captures"): lwpt_sim.ko with a
 # BTS-only processor records CPU 0 (`ptcap --bts -a -C 0`, ptcap on CPU 1)
 # while two ground-truth programs share CPU 0; ptcap writes cpu0.bts, the
-# switch records (the position in cpu0.bts in place of the TSC), processes
+# switch records (the position in cpu0.bts in place of the TSC, the TSC
+# in a last word tsc=<decimal> on every line: ABI 1.10), processes
 # and their maps; `ptflow --pid` of each program is one contiguous part of
 # its ptrace single-stepping, all of it but the code before its first
 # branch (no bts-start per CPU). --report labels the threads. As uid 1000
@@ -33,6 +34,14 @@ sys_two --bts "$A" "$B" || exit 1
 	head -n 1 /tmp/sys/processes | grep -qx 'lwpt-ptcap-processes 1' ||
 	fail "capture: $(ls /tmp/sys) $(cat /tmp/sys/config)" || exit 1
 ok "ptcap --bts -a -C 0: $(grep '^bts-status\.\|^switches\.' /tmp/sys/config | tr '\n' ' ')"
+# Every switch line ends with its time; no "no time" warning.
+nsw=$(grep -c '^[0-9]' /tmp/sys/switches)
+[ "$nsw" -gt 0 ] &&
+	[ "$(grep -c '^[0-9][0-9]* 0 .* tsc=[1-9][0-9]*$' /tmp/sys/switches)" = "$nsw" ] &&
+	! grep -q "no time" /tmp/sys.err ||
+	fail "switches without tsc=: $(grep '^[0-9]' /tmp/sys/switches | head -n 3) $(cat /tmp/sys.err)" ||
+	exit 1
+ok "$nsw switch lines, each with tsc=: $(grep '^[0-9]' /tmp/sys/switches | head -n 1)"
 
 # check NAME PID GT: ptflow --pid PID's flow is GT from some line on, to its end.
 check() {

@@ -58,6 +58,17 @@
  *                              out by the switch records, decoded, against
  *                              ptrace single-stepping: "cpu: ... equal",
  *                              exit 0
+ *   bts_test cpu-mig N         per-CPU captures of CPUs 0 and 1 with
+ *                              LWPT_BTS_CFG_SWITCH_TSC (ABI 1.10) while a
+ *                              child runs the workload N times on CPU 0,
+ *                              N on CPU 1, N on CPU 0 (sched_setaffinity()
+ *                              moves it); its pieces of both CPUs in the
+ *                              order of their switches' TSC, decoded,
+ *                              against single-stepping: "cpu-mig: ...
+ *                              equal", exit 0
+ *   bts_test cpu-sizes         READ_SWITCHES writes 32-byte records
+ *                              without SWITCH_TSC, 40-byte ones with it,
+ *                              nothing beyond: "cpu-sizes: ...", exit 0
  *   bts_test cpu-try CPU FLAGS BYTES [hold]   one CONFIGURE_CPU; prints
  *                              "ok", "held" (then, at SIGTERM, "flags "
  *                              and its STATUS flags) or the errno's name
@@ -1382,9 +1393,9 @@ static int cmd_args(void)
 		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_PID,
 		       "a ring of the calling thread");
 		c = good;
-		c.flags = LWPT_BTS_CFG_USER | 8;
+		c.flags = LWPT_BTS_CFG_USER | LWPT_BTS_CFG_SWITCH_TSC;
 		EXPECT(try_cfg(&c) == EINVAL && c.bad_field == LWPT_BTS_FIELD_FLAGS,
-		       "flag bit 3");
+		       "flag bit 3 (SWITCH_TSC: per-CPU only)");
 	}
 	/* ABI 1.7: per-CPU captures and their switch records. */
 	{
@@ -1856,6 +1867,251 @@ static int cmd_cpu(unsigned int cpu, unsigned int reps)
 	return 0;
 }
 
+/* Read every switch record of per-CPU capture @fd (@rsize bytes each). */
+static long cpu_read_all(int fd, void *out, size_t rsize, size_t max, uint64_t *lost)
+{
+	struct lwpt_bts_switches rd;
+	size_t n = 0;
+
+	for (;;) {
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.capacity = max - n;
+		rd.records = (uintptr_t)((char *)out + n * rsize);
+		if (ioctl(fd, LWPT_BTS_IOC_READ_SWITCHES, &rd))
+			return -errno;
+		n += rd.copied;
+		*lost = rd.lost;
+		if (!rd.copied || n == max)
+			return n;
+	}
+}
+
+/* One stretch of a thread's records on one CPU, placed in time. */
+struct mig_piece {
+	unsigned int cpu;
+	uint64_t from, to;	/* byte positions in the CPU's buffer */
+	uint64_t time;		/* TSC of the switch ending it (of the last: beginning it) */
+};
+
+/*
+ * A child migrates itself CPU 0 -> CPU 1 -> CPU 0 (sched_setaffinity()
+ * between three runs of the workload) while both CPUs have a per-CPU
+ * capture with LWPT_BTS_CFG_SWITCH_TSC (ABI 1.10). Its pieces of both
+ * CPUs, ordered by the TSC of their switches, joined and decoded, must
+ * equal the single-stepped run; it must have run on both CPUs.
+ */
+static int cmd_cpu_mig(unsigned int reps)
+{
+	uint64_t *gt = calloc(FLOW_MAX * 4, sizeof(*gt));
+	uint64_t *got = calloc(FLOW_MAX * 4, sizeof(*got));
+	struct lwpt_bts_record *mine = calloc(RING_MAX_RECS, sizeof(*mine));
+	struct lwpt_bts_switch_tsc *sw[2];
+	struct mig_piece pc[512], t;
+	const struct lwpt_bts_record *rec[2];
+	struct lwpt_bts_status st[2];
+	size_t ngt, nsw[2], npc = 0, n = 0, on[2] = { 0, 0 }, i, j;
+	uint64_t lost, from;
+	int go[2], fd[2], stt, c;
+	uint32_t bad;
+	long r;
+	pid_t pid;
+
+	sw[0] = calloc(CPU_MAX_SW, sizeof(*sw[0]));
+	sw[1] = calloc(CPU_MAX_SW, sizeof(*sw[1]));
+	if (!gt || !got || !mine || !sw[0] || !sw[1] || pipe(go))
+		return 125;
+	ngt = ground_truth_n(gt, FLOW_MAX * 4, 3 * reps);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid) {
+		char ch;
+
+		pin(0);
+		close(go[1]);
+		if (read(go[0], &ch, 1) != 1)
+			_exit(1);
+		workload_n(reps);
+		pin(1);		/* moved there before the call returns */
+		workload_n(reps);
+		pin(0);
+		workload_n(reps);
+		_exit(0);
+	}
+	close(go[0]);
+	for (c = 0; c < 2; c++) {
+		fd[c] = bts_configure_cpu(c, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_SWITCH_TSC,
+					  FLOW_BUF, &bad);
+		if (fd[c] < 0) {
+			printf("cpu-mig: configure cpu %d: %s (bad_field %u)\n", c,
+			       errname(-fd[c]), bad);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+	}
+	if (write(go[1], "g", 1) != 1)
+		return 125;
+	if (waitpid(pid, &stt, 0) != pid || !WIFEXITED(stt) || WEXITSTATUS(stt)) {
+		printf("cpu-mig: child status %#x\n", stt);
+		return 1;
+	}
+	for (c = 0; c < 2; c++) {
+		memset(&st[c], 0, sizeof(st[c]));
+		st[c].size = sizeof(st[c]);
+		if (ioctl(fd[c], LWPT_BTS_IOC_STOP) || ioctl(fd[c], LWPT_BTS_IOC_STATUS, &st[c])) {
+			perror("cpu-mig: stop/status");
+			return 1;
+		}
+		if (st[c].flags & LWPT_BTS_ST_FULL) {
+			printf("cpu-mig: cpu %d: the buffer filled\n", c);
+			return 1;
+		}
+		r = cpu_read_all(fd[c], sw[c], sizeof(*sw[c]), CPU_MAX_SW, &lost);
+		if (r <= 0 || lost) {
+			printf("cpu-mig: cpu %d: %ld switches, %llu lost\n", c, r,
+			       (unsigned long long)lost);
+			return 1;
+		}
+		nsw[c] = (size_t)r;
+		for (i = 0; i < nsw[c]; i++)
+			if (sw[c][i].sw.cpu != (uint32_t)c || !sw[c][i].tsc ||
+			    (i && (sw[c][i].tsc < sw[c][i - 1].tsc ||
+				   sw[c][i].sw.head < sw[c][i - 1].sw.head))) {
+				printf("cpu-mig: cpu %d: switch %zu: cpu %u tsc %llu head %llu\n",
+				       c, i, sw[c][i].sw.cpu, (unsigned long long)sw[c][i].tsc,
+				       (unsigned long long)sw[c][i].sw.head);
+				return 1;
+			}
+		rec[c] = mmap(NULL, FLOW_BUF, PROT_READ, MAP_SHARED, fd[c], 0);
+		if (rec[c] == MAP_FAILED) {
+			perror("cpu-mig: mmap");
+			return 1;
+		}
+		/* The child's pieces of this CPU (as cpu_records_of()). */
+		from = 0;
+		for (i = 0; i <= nsw[c]; i++) {
+			uint64_t to = i < nsw[c] ? sw[c][i].sw.head : st[c].head;
+			pid_t who = i < nsw[c] ? sw[c][i].sw.prev_tid :
+				    sw[c][nsw[c] - 1].sw.next_tid;
+
+			if (to < from || to > st[c].head) {
+				printf("cpu-mig: cpu %d: switch %zu: head %llu out of order\n",
+				       c, i, (unsigned long long)to);
+				return 1;
+			}
+			if (who == pid && to > from) {
+				if (npc == sizeof(pc) / sizeof(pc[0])) {
+					printf("cpu-mig: more than %zu pieces\n", npc);
+					return 1;
+				}
+				pc[npc].cpu = (unsigned int)c;
+				pc[npc].from = from;
+				pc[npc].to = to;
+				pc[npc++].time = sw[c][i < nsw[c] ? i : nsw[c] - 1].tsc;
+				on[c]++;
+			}
+			from = to;
+		}
+	}
+	if (!on[0] || !on[1]) {
+		printf("cpu-mig: the child's pieces: %zu on cpu 0, %zu on cpu 1\n", on[0], on[1]);
+		return 1;
+	}
+	/* In time: the pieces of one thread never overlap. */
+	for (i = 1; i < npc; i++)
+		for (j = i; j > 0 && pc[j - 1].time > pc[j].time; j--) {
+			t = pc[j];
+			pc[j] = pc[j - 1];
+			pc[j - 1] = t;
+		}
+	for (i = 0; i < npc; i++)
+		for (from = pc[i].from; from < pc[i].to; from += sizeof(*mine)) {
+			if (n == RING_MAX_RECS)
+				return 1;
+			mine[n++] = rec[pc[i].cpu][from / sizeof(*mine)];
+		}
+	if (cpu_compare("the migrating child", mine, n, gt, ngt, got))
+		return 1;
+	printf("cpu-mig: %zu instructions, records %zu in %zu pieces (%zu on cpu 0, %zu on cpu 1), %zu + %zu switches, in TSC order equal\n",
+	       ngt, n, npc, on[0], on[1], nsw[0], nsw[1]);
+	return 0;
+}
+
+/*
+ * The size of the switch records: 32 bytes without LWPT_BTS_CFG_SWITCH_TSC
+ * (what callers before ABI 1.10 get), 40 with it, never a byte more.
+ */
+static int cmd_cpu_sizes(void)
+{
+	unsigned char buf[4 * sizeof(struct lwpt_bts_switch_tsc)];
+	size_t rsize, i;
+	uint64_t lost;
+	int k, fd, stt;
+	uint32_t bad;
+	long r;
+	pid_t pid;
+
+	for (k = 0; k < 2; k++) {
+		int go[2];
+
+		rsize = k ? sizeof(struct lwpt_bts_switch_tsc) : sizeof(struct lwpt_bts_switch);
+		if (pipe(go))
+			return 125;
+		pid = fork();
+		if (pid < 0)
+			return 125;
+		if (!pid) {
+			char ch;
+
+			pin(0);
+			close(go[1]);
+			_exit(read(go[0], &ch, 1) != 1);
+		}
+		close(go[0]);
+		fd = bts_configure_cpu(0, LWPT_BTS_CFG_USER | (k ? LWPT_BTS_CFG_SWITCH_TSC : 0),
+				       1 << 16, &bad);
+		if (fd < 0) {
+			printf("cpu-sizes: configure: %s (bad_field %u)\n", errname(-fd), bad);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		/* The child runs on CPU 0 and exits there: switches there. */
+		if (write(go[1], "g", 1) != 1 || waitpid(pid, &stt, 0) != pid)
+			return 125;
+		close(go[1]);
+		if (ioctl(fd, LWPT_BTS_IOC_STOP)) {
+			perror("cpu-sizes: stop");
+			return 1;
+		}
+		memset(buf, 0xaa, sizeof(buf));
+		r = cpu_read_all(fd, buf, rsize, 3, &lost);
+		close(fd);
+		if (r < 2) {
+			printf("cpu-sizes: %zu-byte records: %ld read\n", rsize, r);
+			return 1;
+		}
+		for (i = (size_t)r * rsize; i < sizeof(buf); i++)
+			if (buf[i] != 0xaa) {
+				printf("cpu-sizes: %zu-byte records: %ld read, byte %zu written\n",
+				       rsize, r, i);
+				return 1;
+			}
+		for (i = 0; i < (size_t)r; i++) {
+			struct lwpt_bts_switch_tsc s = { 0 };
+
+			memcpy(&s, buf + i * rsize, rsize);
+			if (s.sw.cpu != 0 || (k && !s.tsc)) {
+				printf("cpu-sizes: %zu-byte record %zu: cpu %u tsc %llu\n", rsize,
+				       i, s.sw.cpu, (unsigned long long)s.tsc);
+				return 1;
+			}
+		}
+		printf("cpu-sizes: %ld records of %zu bytes\n", r, rsize);
+	}
+	return 0;
+}
+
 static int cmd_cpu_try(unsigned int cpu, uint32_t flags, uint64_t bytes, int hold)
 {
 	uint32_t bad;
@@ -1911,6 +2167,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu((unsigned int)strtoul(argv[2], NULL, 0),
 			       (unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "cpu-mig"))
+		return cmd_cpu_mig((unsigned int)strtoul(argv[2], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "cpu-sizes"))
+		return cmd_cpu_sizes();
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "cpu-try"))
 		return cmd_cpu_try((unsigned int)strtoul(argv[2], NULL, 0),
 				   parse_flags(argv[3]), strtoull(argv[4], NULL, 0),
@@ -1935,6 +2195,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-mig N | cpu-sizes | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
