@@ -383,6 +383,33 @@ static long decode(const struct lwpt_bts_record *r, size_t nrec, uint64_t *ips,
 	return n;
 }
 
+/*
+ * Decode @n records (at most @max instructions into @got) and compare
+ * with the ground truth @gt (@ngt instructions, not 0); 0 if equal, else
+ * says where they part, prefixed with @who.
+ */
+static int flow_compare(const char *who, const struct lwpt_bts_record *r, size_t n,
+			const uint64_t *gt, size_t ngt, uint64_t *got, size_t max)
+{
+	long ngot = decode(r, n, got, max);
+	size_t i;
+
+	if (ngot < 0) {
+		printf("%s: decode failed (%zu records)\n", who, n);
+		return 1;
+	}
+	for (i = 0; i < ngt && i < (size_t)ngot; i++)
+		if (gt[i] != got[i])
+			break;
+	if (i != ngt || (size_t)ngot != ngt || !ngt) {
+		printf("%s: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu): %#llx vs %#llx\n",
+		       who, i, ngt, ngot, n, i < ngt ? (unsigned long long)gt[i] : 0ull,
+		       i < (size_t)ngot ? (unsigned long long)got[i] : 0ull);
+		return 1;
+	}
+	return 0;
+}
+
 #define FLOW_MAX	200000
 #define FLOW_BUF	(4ull << 20)
 
@@ -392,8 +419,7 @@ static int cmd_flow(uint32_t flags)
 	uint64_t *got = calloc(FLOW_MAX, sizeof(*got));
 	struct lwpt_bts_status st = { .size = sizeof(st) };
 	const struct lwpt_bts_record *rec;
-	size_t ngt, nrec, i;
-	long ngot;
+	size_t ngt, nrec;
 	int fd;
 
 	if (!gt || !got)
@@ -415,22 +441,8 @@ static int cmd_flow(uint32_t flags)
 		return 1;
 	}
 	nrec = st.head / sizeof(*rec);
-	ngot = decode(rec, nrec, got, FLOW_MAX);
-	if (ngot < 0) {
-		printf("flow: decode failed (%zu records, flags %#x)\n", nrec, st.flags);
-		return 1;
-	}
-	for (i = 0; i < ngt && i < (size_t)ngot; i++)
-		if (gt[i] != got[i])
-			break;
-	if (i != ngt || (size_t)ngot != ngt) {
-		printf("flow: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu): %#llx vs %#llx\n",
-		       i, ngt, ngot, nrec, i < ngt ? (unsigned long long)gt[i] : 0ull,
-		       i < (size_t)ngot ? (unsigned long long)got[i] : 0ull);
-		return 1;
-	}
-	if (!ngt) {
-		printf("flow: empty ground truth\n");
+	if (flow_compare("flow", rec, nrec, gt, ngt, got, FLOW_MAX)) {
+		printf("flow: status flags %#x\n", st.flags);
 		return 1;
 	}
 	printf("flow: %zu instructions, %zu records, equal\n", ngt, nrec);
@@ -452,9 +464,8 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 	struct lwpt_bts_record *all = calloc(RING_MAX_RECS, sizeof(*all));
 	struct lwpt_bts_ring rs = { .size = sizeof(rs) };
 	const struct lwpt_bts_record *ring;
-	size_t ngt, nall = 0, pads = 0, i, drains = 0;
+	size_t ngt, nall = 0, pads = 0, drains = 0;
 	int go[2], fd, st;
-	long ngot;
 	pid_t pid;
 
 	if (!gt || !got || !all || pipe(go))
@@ -544,19 +555,8 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		return 1;
 	}
-	ngot = decode(all, nall, got, FLOW_MAX * 4);
-	if (ngot < 0) {
-		printf("ring: decode failed (%zu records)\n", nall);
+	if (flow_compare("ring", all, nall, gt, ngt, got, FLOW_MAX * 4))
 		return 1;
-	}
-	for (i = 0; i < ngt && i < (size_t)ngot; i++)
-		if (gt[i] != got[i])
-			break;
-	if (i != ngt || (size_t)ngot != ngt || !ngt) {
-		printf("ring: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
-		       i, ngt, ngot, nall);
-		return 1;
-	}
 	printf("ring: %zu instructions, %zu records (%llu bytes through a %llu-byte ring, margin %llu), %zu padding, %zu drains, %llu interrupts, %llu holds, equal\n",
 	       ngt, nall, (unsigned long long)rs.head,
 	       (unsigned long long)rs.records_size, (unsigned long long)rs.margin,
@@ -703,9 +703,8 @@ static int cmd_ring_wake(uint64_t bytes)
 	struct wake_go w = { .released = false };
 	int go[2], back[2], fd, st, n, guard;
 	char child[64];
-	size_t ngt, nall = 0, i;
+	size_t ngt, nall = 0;
 	pthread_t th;
-	long ngot;
 	pid_t pid;
 
 	if (!gt || !got || !all || pipe(go) || pipe(back))
@@ -825,19 +824,8 @@ static int cmd_ring_wake(uint64_t bytes)
 		printf("ring-wake: child status %#x\n", st);
 		return 1;
 	}
-	ngot = decode(all, nall, got, FLOW_MAX);
-	if (ngot < 0) {
-		printf("ring-wake: decode failed (%zu records)\n", nall);
+	if (flow_compare("ring-wake", all, nall, gt, ngt, got, FLOW_MAX))
 		return 1;
-	}
-	for (i = 0; i < ngt && i < (size_t)ngot; i++)
-		if (gt[i] != got[i])
-			break;
-	if (i != ngt || (size_t)ngot != ngt || !ngt) {
-		printf("ring-wake: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
-		       i, ngt, ngot, nall);
-		return 1;
-	}
 	printf("ring-wake: woken by the switch, %zu instructions, %zu records, %llu interrupts, equal\n",
 	       ngt, nall, (unsigned long long)rs.pmis);
 	return 0;
@@ -1741,28 +1729,6 @@ static long cpu_records_of(const struct lwpt_bts_record *rec, uint64_t end,
 	return n;
 }
 
-/* Decode @n records against the ground truth; 0 if equal. */
-static int cpu_compare(const char *who, const struct lwpt_bts_record *r, size_t n,
-		       const uint64_t *gt, size_t ngt, uint64_t *got)
-{
-	long ngot = decode(r, n, got, FLOW_MAX * 4);
-	size_t i;
-
-	if (ngot < 0) {
-		printf("cpu: %s: decode failed (%zu records)\n", who, n);
-		return 1;
-	}
-	for (i = 0; i < ngt && i < (size_t)ngot; i++)
-		if (gt[i] != got[i])
-			break;
-	if (i != ngt || (size_t)ngot != ngt || !ngt) {
-		printf("cpu: %s: differs at instruction %zu (ground truth %zu, decoded %ld, records %zu)\n",
-		       who, i, ngt, ngot, n);
-		return 1;
-	}
-	return 0;
-}
-
 /*
  * Two children pinned to @cpu run the workload @reps times at once, so
  * that the CPU switches between them; each one's records, cut out by the
@@ -1858,8 +1824,8 @@ static int cmd_cpu(unsigned int cpu, unsigned int reps)
 	for (k = 0; k < 2; k++) {
 		n[k] = cpu_records_of(rec, st.head, sw, nsw, pid[k], mine,
 				      RING_MAX_RECS, &segs[k], &others[k]);
-		if (n[k] < 0 || cpu_compare(k ? "child 2" : "child 1", mine, n[k],
-					    gt, ngt, got))
+		if (n[k] < 0 || flow_compare(k ? "cpu: child 2" : "cpu: child 1", mine, n[k],
+					    gt, ngt, got, FLOW_MAX * 4))
 			return 1;
 	}
 	printf("cpu: %zu instructions each, children's records %ld in %zu stretches and %ld in %zu, %zu of other threads, %zu switches, equal\n",
@@ -2031,7 +1997,7 @@ static int cmd_cpu_mig(unsigned int reps)
 				return 1;
 			mine[n++] = rec[pc[i].cpu][from / sizeof(*mine)];
 		}
-	if (cpu_compare("the migrating child", mine, n, gt, ngt, got))
+	if (flow_compare("cpu: the migrating child", mine, n, gt, ngt, got, FLOW_MAX * 4))
 		return 1;
 	printf("cpu-mig: %zu instructions, records %zu in %zu pieces (%zu on cpu 0, %zu on cpu 1), %zu + %zu switches, in TSC order equal\n",
 	       ngt, n, npc, on[0], on[1], nsw[0], nsw[1]);
