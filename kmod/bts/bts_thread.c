@@ -54,6 +54,7 @@
 
 #include <uapi/lwpt/bts.h>
 
+#include "../hold_wait.h"
 #include "../perm.h"
 #include "bts_int.h"
 
@@ -214,8 +215,8 @@ static long bts_thread_hold_limit(const struct bts_session *s)
 static void bts_thread_hold(struct callback_head *cb)
 {
 	struct bts_session *s = container_of(cb, struct bts_session, hold_cb);
-	unsigned long flags, end = 0;
-	long left, ret;
+	unsigned long flags;
+	long ret;
 
 	atomic_set(&s->hold_queued, 0);
 	if (current == s->task && bts_thread_must_hold(s)) {
@@ -224,20 +225,8 @@ static void bts_thread_hold(struct callback_head *cb)
 			goto out;
 		}
 		s->holds++;
-		left = bts_thread_hold_limit(s);
-		if (left != MAX_SCHEDULE_TIMEOUT)
-			end = jiffies + left;
-		for (;;) {
-			ret = wait_event_interruptible_timeout(s->wq,
-							       !bts_thread_must_hold(s),
-							       left);
-			if (ret != -ERESTARTSYS || task_sigpending(current) ||
-			    !test_thread_flag(TIF_NOTIFY_SIGNAL))
-				break;
-			clear_notify_signal();
-			if (left != MAX_SCHEDULE_TIMEOUT)
-				left = max_t(long, 1, (long)(end - jiffies));
-		}
+		ret = lwpt_hold_wait(s->wq, !bts_thread_must_hold(s),
+				     bts_thread_hold_limit(s));
 		if (ret == -ERESTARTSYS) {
 			WRITE_ONCE(s->hold_again, true);
 			goto out;

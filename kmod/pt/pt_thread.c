@@ -113,6 +113,7 @@
 
 #include "../x86_cpuid.h"
 #include "../branch_owner.h"
+#include "../hold_wait.h"
 #include "pt_int.h"
 
 /* The XSAVES area: legacy region, header, component 8 (compacted). */
@@ -774,7 +775,6 @@ static void pt_thread_held(void)
 	struct pt_thread *th;
 	unsigned long flags;
 	const void *key = NULL;
-	unsigned long end = 0;
 	long left = 0, ret;
 	u64 t0;
 
@@ -794,20 +794,8 @@ static void pt_thread_held(void)
 	if (!key)
 		return;
 	t0 = ktime_get_ns();
-	if (left != MAX_SCHEDULE_TIMEOUT)
-		end = jiffies + left;
-	for (;;) {
-		ret = wait_event_interruptible_timeout(*pt_hold_wq(key),
-						       !pt_thread_hold_current(),
-						       left);
-		if (ret != -ERESTARTSYS || task_sigpending(current) ||
-		    !test_thread_flag(TIF_NOTIFY_SIGNAL))
-			break;
-		/* TWA_SIGNAL work, no signal: it runs after the hold. */
-		clear_notify_signal();
-		if (left != MAX_SCHEDULE_TIMEOUT)
-			left = max_t(long, 1, (long)(end - jiffies));
-	}
+	/* TWA_SIGNAL work, no signal: it runs after the hold (hold_wait.h). */
+	ret = lwpt_hold_wait(*pt_hold_wq(key), !pt_thread_hold_current(), left);
 	raw_spin_lock_irqsave(&pt_thread_lock, flags);
 	th = pt_thread_find(current);
 	if (th) {
