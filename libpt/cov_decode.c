@@ -2799,6 +2799,8 @@ static int edges_sorted(struct lpt_cov *c)
 	uint32_t n = c->ntouched, cnt[16][256];
 	struct cov_edge_id *a, *b;
 
+	if (!n)			/* nothing to sort; c->out_id may be NULL */
+		return 0;
 	if (c->out_cap < n) {
 		struct lpt_cov_edge *o = realloc(c->out, n * sizeof(*o));
 
@@ -2913,7 +2915,8 @@ long cov_edges_dst(struct lpt_cov *c, const struct lpt_cov_edge **out,
 		c->e_blk_cap = c->ecap;
 	}
 	if (c->eblk_gen != c->gen_flush) {	/* the blocks they named are gone */
-		memset(c->e_blk, 0, c->e_blk_cap * sizeof(*c->e_blk));
+		if (c->e_blk_cap)
+			memset(c->e_blk, 0, c->e_blk_cap * sizeof(*c->e_blk));
 		c->eblk_gen = c->gen_flush;
 	}
 	t = c->out_id;
