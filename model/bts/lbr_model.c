@@ -178,9 +178,10 @@ static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 }
 
 /*
- * MSR_LBR_INFO_0..31 (DC0H..DDFH) that the profile lacks: without format 5,
- * or at or above the depth. KVM (vmx/pmu_intel.c) treats only n below the
- * depth, with format 5, as LBR MSRs: others #GP.
+ * @msr is one of MSR_LBR_INFO_0..31 (DC0H..DDFH); asked once lbr_index()
+ * found nothing, so one the profile lacks (no format 5, or at or above the
+ * depth). KVM (vmx/pmu_intel.c) treats only n below the depth, with format
+ * 5, as LBR MSRs: the others #GP.
  */
 static bool lbr_info_absent(uint32_t msr)
 {
