@@ -5,10 +5,12 @@
  *
  * Source: Intel SDM Vol. 3B 17.4.7 (freezing LBRs and counters on PMI),
  * 17.4.8 (LBR stack, Table 17-4 stack sizes), 17.4.8.1 (LBR formats of
- * IA32_PERF_CAPABILITIES[5:0]), 17.4.8.3 (LER), 17.7.1-17.7.2 (Nehalem LBR
- * MSRs, Tables 17-8/17-9, MSR_LBR_SELECT Table 17-11), 17.9 (EN_CALLSTACK),
- * 17.10.2 (streamlined freeze); 18.2.4 (IA32_PERF_GLOBAL_STATUS bits 58/59
- * of architectural performance monitoring version 4). Addresses of the
+ * IA32_PERF_CAPABILITIES[5:0]; formats 4 and 5 as perf's
+ * arch/x86/events/intel/lbr.c reads them), 17.4.8.3 (LER), 17.7.1-17.7.2
+ * (Nehalem LBR MSRs, Tables 17-8/17-9, MSR_LBR_SELECT Table 17-11), 17.9
+ * (EN_CALLSTACK), 17.10.2 (streamlined freeze); 18.2.4
+ * (IA32_PERF_GLOBAL_STATUS bits 58/59 of architectural performance
+ * monitoring version 4). Addresses of the
  * model-specific MSRs are those of Vol. 4 for the families named.
  * Shared by kernel and user space.
  */
@@ -28,6 +30,10 @@
 #define LBR_FMT_LIP			0x1	/* 64-bit linear address */
 #define LBR_FMT_EIP			0x2	/* 64-bit offset (effective address) */
 #define LBR_FMT_EIP_FLAGS		0x3	/* EIP, MISPRED in FROM bit 63 */
+/* EIP, MISPRED/IN_TX/TSX_ABORT in FROM bits 63:61 (Haswell with TSX). */
+#define LBR_FMT_EIP_FLAGS2		0x4
+/* EIP in FROM/TO, flags and cycles in MSR_LBR_INFO_n (Skylake). */
+#define LBR_FMT_INFO			0x5
 
 /* ---- LBR stack MSRs (SDM 17.4.8, Table 17-4; Vol. 4) ------------------- */
 
@@ -41,6 +47,36 @@
 #define MSR_LASTBRANCH_0_TO_IP_NHM	0x6c0u
 /* Format 3 (Tables 17-8, 17-9): FROM bit 63 is MISPRED. */
 #define LBR_FROM_MISPRED		(1ull << 63)
+/*
+ * Format 4: FROM bit 62 IN_TX, bit 61 TSX_ABORT, the address in 60:0
+ * sign-extended from bit 60 (perf's arch/x86/events/intel/lbr.c,
+ * LBR_FROM_FLAG_IN_TX/LBR_FROM_FLAG_ABORT and intel_pmu_lbr_read_64()).
+ */
+#define LBR_FROM_IN_TX			(1ull << 62)
+#define LBR_FROM_TSX_ABORT		(1ull << 61)
+
+/*
+ * Format 5: MSR_LBR_INFO_0 (DC0H) .. _31 (DDFH), one per LBR entry
+ * (Linux 6.1 arch/x86/include/asm/msr-index.h, MSR_LBR_INFO_0 and the
+ * LBR_INFO_* bits; KVM's arch/x86/kvm/vmx/pmu_intel.c treats n below the
+ * stack depth as an LBR MSR only with format 5).
+ */
+/* <asm/msr-index.h> has the first four too, same values. */
+#ifndef MSR_LBR_INFO_0
+#define MSR_LBR_INFO_0			0xdc0u
+#endif
+#ifndef LBR_INFO_MISPRED
+#define LBR_INFO_MISPRED		(1ull << 63)
+#endif
+#ifndef LBR_INFO_IN_TX
+#define LBR_INFO_IN_TX			(1ull << 62)
+#endif
+#ifndef LBR_INFO_CYC_CNT_VALID
+#define LBR_INFO_CYC_CNT_VALID		(1ull << 60)
+#endif
+#define MSR_LBR_INFO_NR			32u		/* DC0H..DDFH */
+#define LBR_INFO_TSX_ABORT		(1ull << 61)
+#define LBR_INFO_CYC_CNT		0xffffull	/* [15:0], saturating */
 
 /* Last exception record (SDM 17.4.8.3; model-specific addresses). */
 #define MSR_LER_FROM_LIP		0x1ddu

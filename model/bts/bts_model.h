@@ -65,7 +65,7 @@ struct bts_model_profile {
 	uint32_t lbr_to_msr;		/* MSR_LASTBRANCH_0_TO_IP */
 	bool lbr_select;		/* MSR_LBR_SELECT exists (17.7.2) */
 	bool lbr_callstack;		/* LBR_SELECT.EN_CALLSTACK exists (17.9) */
-	uint8_t lbr_format;		/* IA32_PERF_CAPABILITIES[5:0], 0..3 */
+	uint8_t lbr_format;		/* IA32_PERF_CAPABILITIES[5:0], 0..5 */
 	bool freeze_while_smm;		/* IA32_PERF_CAPABILITIES[12] */
 	bool uncore_pmi;		/* IA32_DEBUGCTL[13] exists (06_1AH) */
 	bool lbr_pt_exclusive;		/* SDM 33.3.1.2: PT suspends LBR/BTS/LER */
@@ -85,10 +85,12 @@ extern const struct bts_model_profile bts_model_profile_pmv4;	/* perfmon v4 */
 extern const struct bts_model_profile bts_model_profile_nocpl;	/* DS, no DS-CPL */
 extern const struct bts_model_profile bts_model_profile_btsoff;	/* BTS_UNAVAILABLE */
 extern const struct bts_model_profile bts_model_profile_nods;	/* no DS, no PDCM */
+extern const struct bts_model_profile bts_model_profile_hsw;	/* LBR format 4 */
+extern const struct bts_model_profile bts_model_profile_skl;	/* LBR format 5 */
 
 /**
  * bts_model_profile_find() - look a profile up by name.
- * @name: "core2", "nhm", "pmv4", "nocpl", "btsoff" or "nods".
+ * @name: "core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw" or "skl".
  * Return: the profile, or NULL if @name is unknown or NULL.
  */
 const struct bts_model_profile *bts_model_profile_find(const char *name);
@@ -197,6 +199,7 @@ struct bts_model_cpu {
 	unsigned int tos;		/* MSR_LASTBRANCH_TOS */
 	uint64_t lbr_from[BTS_MODEL_LBR_MAX];	/* as the MSRs read */
 	uint64_t lbr_to[BTS_MODEL_LBR_MAX];
+	uint64_t lbr_info[BTS_MODEL_LBR_MAX];	/* MSR_LBR_INFO_n (format 5) */
 	uint64_t ler_from, ler_to;	/* MSR_LER_FROM_LIP / _TO_LIP */
 	uint64_t perf_global_status;	/* only LBR_Frz and CTR_Frz modelled */
 	uint64_t perf_global_ctrl;	/* IA32_PERF_GLOBAL_CTRL, stored */
@@ -223,7 +226,7 @@ struct bts_model_cpu {
  * RESET"), TOS, the LBR stack and the LER are 0.
  * Return: BTS_MODEL_OK, or BTS_MODEL_EINVAL if a required pointer is NULL
  *         or the profile's lbr_depth is 0 or above BTS_MODEL_LBR_MAX or
- *         not a power of two, or its lbr_format is above 3.
+ *         not a power of two, or its lbr_format is above 5.
  */
 int bts_model_cpu_init(struct bts_model_cpu *cpu, const struct bts_model_profile *prof,
 		       const struct bts_model_ops *ops, void *ctx, int id);
@@ -253,10 +256,12 @@ int bts_model_cpuid(const struct bts_model_cpu *cpu, uint32_t leaf, uint32_t reg
  * bits 11 and 12), IA32_PERF_CAPABILITIES (#GP without PDCM; [5:0] the LBR
  * format, [12] FREEZE_WHILE_SMM), MSR_LBR_SELECT (#GP where the profile
  * has none), MSR_LASTBRANCH_TOS, MSR_LASTBRANCH_n_FROM_IP/TO_IP for n below
- * the stack depth, MSR_LER_FROM_LIP/TO_LIP, IA32_PERF_GLOBAL_STATUS and
+ * the stack depth, MSR_LBR_INFO_n (DC0H + n, n below the depth, format 5
+ * only: #GP for DC0H-DDFH otherwise), MSR_LER_FROM_LIP/TO_LIP,
+ * IA32_PERF_GLOBAL_STATUS and
  * IA32_PERF_GLOBAL_CTRL (#GP below perfmon version 2). While PT suspends
- * LBRs (profile lbr_pt_exclusive, TraceEn=1) the LBR, TOS, LBR_SELECT and
- * LER MSRs read 0 (SDM 33.3.1.2).
+ * LBRs (profile lbr_pt_exclusive, TraceEn=1) the LBR (LBR_INFO too), TOS,
+ * LBR_SELECT and LER MSRs read 0 (SDM 33.3.1.2).
  * Return: BTS_MODEL_OK; BTS_MODEL_EGP (violation counted) for an MSR the
  *         profile does not enumerate; BTS_MODEL_ENOMSR for MSRs outside the
  *         model; BTS_MODEL_EINVAL for a NULL pointer.
@@ -274,8 +279,10 @@ int bts_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val);
  * uncore PMI; bit 14 IA32_PERF_CAPABILITIES[12]. IA32_DS_AREA: needs DS
  * and a canonical address. MSR_LBR_SELECT: bits 63:9 (63:10 with
  * EN_CALLSTACK) reserved. MSR_LASTBRANCH_TOS: a value at or above the depth
- * #GP. LBR FROM/TO: the address part must be canonical (formats 1-3) or
- * fit 32 bits (format 0). LER, IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES
+ * #GP. LBR FROM/TO: the address part must be canonical (formats 1-5;
+ * format 3 FROM bits 62:48, format 4 FROM bits 60:48 sign-extend bit 47)
+ * or fit 32 bits (format 0). MSR_LBR_INFO_n (format 5): bits 59:16
+ * reserved (#GP); DC0H-DDFH the profile lacks #GP. LER, IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES
  * are read-only here (#GP). IA32_PERF_GLOBAL_STATUS is read-only; writing
  * 1 to bit 58/59 of IA32_PERF_GLOBAL_STATUS_RESET (390H) clears LBR_Frz /
  * CTR_Frz (perfmon v4, 17.10.2). Writes to LBR MSRs while PT suspends them

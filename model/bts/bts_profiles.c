@@ -11,7 +11,7 @@
 /*
  * The base every profile starts from (btsoff without its two
  * IA32_MISC_ENABLE bits): DS with DTES64, DS-CPL and PDCM, perfmon
- * version 2, 16 LBRs at 680H/6C0H with LBR_SELECT, LBR format 0, 48-bit
+ * version 2, 16 LBRs at 680H/6C0H with LBR_SELECT, LBR format 1, 48-bit
  * linear addresses. Each profile below states only what it changes; a
  * later designated initializer replaces the base's (C11 6.7.9p19), which
  * is why this file is built with -Wno-override-init (model/bts/build.mk,
@@ -103,9 +103,42 @@ const struct bts_model_profile bts_model_profile_nods = {
 	.sig = 0x000306C3,	/* 06_3CH Haswell: 16 LBRs */
 };
 
+/*
+ * Haswell with TSX (06_3FH): LBR format 4 (MISPRED, IN_TX, TSX_ABORT in
+ * FROM 63:61), perfmon v3, 16 LBRs at 680H/6C0H with EN_CALLSTACK (17.9:
+ * Haswell and later), FREEZE_WHILE_SMM. No PT on Haswell.
+ */
+const struct bts_model_profile bts_model_profile_hsw = {
+	BTS_PROFILE_BASE,
+	.name = "hsw",
+	.perfmon_version = 3,
+	.lbr_callstack = true,
+	.lbr_format = LBR_FMT_EIP_FLAGS2,
+	.freeze_while_smm = true,
+	.sig = 0x000306F2,	/* 06_3FH Haswell-E: 16 LBRs */
+};
+
+/*
+ * Skylake (06_5EH): LBR format 5 (flags in MSR_LBR_INFO_n at DC0H),
+ * perfmon v4, 32 LBRs at 680H/6C0H with EN_CALLSTACK, FREEZE_WHILE_SMM,
+ * PT/LBR exclusion as pmv4 (the same family).
+ */
+const struct bts_model_profile bts_model_profile_skl = {
+	BTS_PROFILE_BASE,
+	.name = "skl",
+	.perfmon_version = 4,
+	.lbr_depth = 32,
+	.lbr_callstack = true,
+	.lbr_format = LBR_FMT_INFO,
+	.freeze_while_smm = true,
+	.lbr_pt_exclusive = true,
+	.sig = 0x000506E3,	/* 06_5EH Skylake: 32 LBRs */
+};
+
 static const struct bts_model_profile *const profiles[] = {
 	&bts_model_profile_core2, &bts_model_profile_nhm, &bts_model_profile_pmv4,
 	&bts_model_profile_nocpl, &bts_model_profile_btsoff, &bts_model_profile_nods,
+	&bts_model_profile_hsw, &bts_model_profile_skl,
 	NULL
 };
 

@@ -2,7 +2,9 @@
 /*
  * The LBR stack (SDM 17.4.8, Table 17-4): N FROM/TO MSR pairs written
  * circularly at the TOS pointer, in the record format of
- * IA32_PERF_CAPABILITIES[5:0] (17.4.8.1); MSR_LBR_SELECT filtering
+ * IA32_PERF_CAPABILITIES[5:0] (17.4.8.1; formats 4 and 5 as perf's
+ * arch/x86/events/intel/lbr.c reads them, with MSR_LBR_INFO_n for 5);
+ * MSR_LBR_SELECT filtering
  * (17.7.2, Table 17-11) and EN_CALLSTACK (17.9); the last exception
  * record (17.4.8.3); the freeze on PMI (17.4.7, 17.10.2). See bts_model.h
  * and Documentation/bts.rst, "The LBR stack".
@@ -16,6 +18,7 @@ void lbr_model_clear(struct bts_model_cpu *cpu)
 	for (i = 0; i < BTS_MODEL_LBR_MAX; i++) {
 		cpu->lbr_from[i] = 0;
 		cpu->lbr_to[i] = 0;
+		cpu->lbr_info[i] = 0;
 	}
 }
 
@@ -45,13 +48,38 @@ static uint64_t lbr_from_value(const struct bts_model_cpu *cpu, const struct bts
 {
 	uint64_t v = lbr_addr(cpu, br->from, br->mode);
 
-	/* Table 17-8: bits 62:48 sign-extend bit 47, bit 63 is MISPRED. */
-	if (cpu->prof->lbr_format == LBR_FMT_EIP_FLAGS) {
+	switch (cpu->prof->lbr_format) {
+	case LBR_FMT_EIP_FLAGS:
+		/* Table 17-8: bits 62:48 sign-extend bit 47, bit 63 is MISPRED. */
 		v &= ~LBR_FROM_MISPRED;
-		if (br->mispredicted)
-			v |= LBR_FROM_MISPRED;
+		break;
+	case LBR_FMT_EIP_FLAGS2:
+		/*
+		 * Bits 60:48 sign-extend bit 47, 63 MISPRED, 62 IN_TX, 61
+		 * TSX_ABORT (perf's lbr.c: LBR_FROM_FLAG_*, and the read that
+		 * sign-extends from bit 60). The model runs no transaction:
+		 * IN_TX and TSX_ABORT are always 0.
+		 */
+		v &= ~(LBR_FROM_MISPRED | LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT);
+		break;
+	default:
+		/* Formats 0-2 and 5: the address alone (5: flags in LBR_INFO). */
+		return v;
 	}
-	return v;
+	return br->mispredicted ? v | LBR_FROM_MISPRED : v;
+}
+
+/*
+ * MSR_LBR_INFO_n of a new record (format 5): MISPRED; IN_TX and TSX_ABORT
+ * 0 (no transactions). *Choice*: the model has no cycle clock, so CYC_CNT
+ * is 0 with CYC_CNT_VALID (bit 60, msr-index.h's LBR_INFO_CYC_CNT_VALID)
+ * clear (Documentation/bts.rst, "LBR formats 4 and 5").
+ */
+static uint64_t lbr_info_value(const struct bts_model_cpu *cpu, const struct bts_branch *br)
+{
+	if (cpu->prof->lbr_format != LBR_FMT_INFO)
+		return 0;
+	return br->mispredicted ? LBR_INFO_MISPRED : 0;
 }
 
 /* MSR_LBR_SELECT bit that suppresses a kind of branch (Table 17-11). */
@@ -120,16 +148,21 @@ void lbr_model_branch(struct bts_model_cpu *cpu, const struct bts_branch *br)
 	    br->kind == BTS_BR_RET) {
 		cpu->lbr_from[cpu->tos] = 0;
 		cpu->lbr_to[cpu->tos] = 0;
+		cpu->lbr_info[cpu->tos] = 0;
 		cpu->tos = (cpu->tos - 1) & mask;
 		return;
 	}
 	cpu->tos = (cpu->tos + 1) & mask;
 	cpu->lbr_from[cpu->tos] = lbr_from_value(cpu, br);
 	cpu->lbr_to[cpu->tos] = to;
+	cpu->lbr_info[cpu->tos] = lbr_info_value(cpu, br);
 	cpu->stats.lbr_records++;
 }
 
-/* Which LBR stack MSR @msr is: 0..depth-1 FROM, depth..2*depth-1 TO, else -1. */
+/*
+ * Which LBR stack MSR @msr is: 0..depth-1 FROM, depth..2*depth-1 TO,
+ * 2*depth..3*depth-1 LBR_INFO (format 5 only), else -1.
+ */
 static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 {
 	const struct bts_model_profile *p = cpu->prof;
@@ -138,7 +171,21 @@ static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 		return (int)(msr - p->lbr_from_msr);
 	if (msr >= p->lbr_to_msr && msr - p->lbr_to_msr < p->lbr_depth)
 		return (int)(p->lbr_depth + (msr - p->lbr_to_msr));
+	if (p->lbr_format == LBR_FMT_INFO && msr >= MSR_LBR_INFO_0 &&
+	    msr - MSR_LBR_INFO_0 < p->lbr_depth)
+		return (int)(2 * p->lbr_depth + (msr - MSR_LBR_INFO_0));
 	return -1;
+}
+
+/*
+ * @msr is one of MSR_LBR_INFO_0..31 (DC0H..DDFH); asked once lbr_index()
+ * found nothing, so one the profile lacks (no format 5, or at or above the
+ * depth). KVM (vmx/pmu_intel.c) treats only n below the depth, with format
+ * 5, as LBR MSRs: the others #GP.
+ */
+static bool lbr_info_absent(uint32_t msr)
+{
+	return msr >= MSR_LBR_INFO_0 && msr - MSR_LBR_INFO_0 < MSR_LBR_INFO_NR;
 }
 
 int lbr_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val)
@@ -148,8 +195,21 @@ int lbr_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val)
 	unsigned int d = cpu->prof->lbr_depth;
 
 	if (i >= 0) {
-		*val = zero ? 0 : (unsigned int)i < d ? cpu->lbr_from[i] : cpu->lbr_to[i - d];
+		if (zero)
+			*val = 0;
+		else if ((unsigned int)i < d)
+			*val = cpu->lbr_from[i];
+		else if ((unsigned int)i < 2 * d)
+			*val = cpu->lbr_to[i - d];
+		else
+			*val = cpu->lbr_info[i - 2 * d];
 		return BTS_MODEL_OK;
+	}
+	if (lbr_info_absent(msr)) {
+		bts_model_violation(cpu, BTS_VIOL_MSR_NOT_ENUMERATED, "SDM 17.4.8.1",
+				    "MSR_LBR_INFO_n without LBR format 5 or beyond the depth",
+				    msr, 0);
+		return BTS_MODEL_EGP;
 	}
 	switch (msr) {
 	case MSR_LASTBRANCH_TOS:
@@ -189,10 +249,23 @@ static bool lbr_value_ok(const struct bts_model_cpu *cpu, uint64_t v, bool from)
 				v |= LBR_FROM_MISPRED;
 		}
 		return bts_model_canonical(cpu, v);
+	case LBR_FMT_EIP_FLAGS2:
+		/*
+		 * Bits 63:61 are the flags, free; 60:48 sign-extend bit 47.
+		 * *Choice*: a processor with TSX (perf's lbr_from_signext_quirk
+		 * is for those without, where WRMSR wants 62:61 as sign bits).
+		 */
+		if (from)
+			v = (uint64_t)((int64_t)(v << 3) >> 3);
+		return bts_model_canonical(cpu, v);
 	default:
 		return bts_model_canonical(cpu, v);
 	}
 }
+
+/* MSR_LBR_INFO_n bits a WRMSR may set: 63:60 and CYC_CNT; 59:16 reserved. */
+#define LBR_INFO_WRITABLE (LBR_INFO_MISPRED | LBR_INFO_IN_TX | LBR_INFO_TSX_ABORT | \
+			   LBR_INFO_CYC_CNT_VALID | LBR_INFO_CYC_CNT)
 
 int lbr_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 {
@@ -201,6 +274,16 @@ int lbr_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 	int i = lbr_index(cpu, msr);
 	uint64_t valid;
 
+	if (i >= 0 && (unsigned int)i >= 2 * p->lbr_depth) {
+		if (val & ~LBR_INFO_WRITABLE) {
+			bts_model_violation(cpu, BTS_VIOL_RESERVED_BIT, "SDM 17.4.8.1",
+					    "MSR_LBR_INFO_n reserved bit (59:16)", msr, val);
+			return BTS_MODEL_EGP;
+		}
+		if (!drop)
+			cpu->lbr_info[i - 2 * p->lbr_depth] = val;
+		return BTS_MODEL_OK;
+	}
 	if (i >= 0) {
 		if (!lbr_value_ok(cpu, val, (unsigned int)i < p->lbr_depth)) {
 			bts_model_violation(cpu, BTS_VIOL_NON_CANONICAL, "SDM 17.4.8.1",
@@ -214,6 +297,12 @@ int lbr_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 		else
 			cpu->lbr_to[i - p->lbr_depth] = val;
 		return BTS_MODEL_OK;
+	}
+	if (lbr_info_absent(msr)) {
+		bts_model_violation(cpu, BTS_VIOL_MSR_NOT_ENUMERATED, "SDM 17.4.8.1",
+				    "MSR_LBR_INFO_n without LBR format 5 or beyond the depth",
+				    msr, val);
+		return BTS_MODEL_EGP;
 	}
 	switch (msr) {
 	case MSR_LASTBRANCH_TOS:

@@ -511,26 +511,43 @@ START_TEST(test_flow_circular)
 }
 END_TEST
 
-/* The LBR stack at the end: the last 16 user-mode branches, TOS newest. */
+/*
+ * The LBR stack at the end: the last depth user-mode branches, TOS newest,
+ * decoded as perf's intel_pmu_lbr_read_64() does for the profile's format:
+ * nhm format 3 (MISPRED in FROM bit 63), hsw format 4 (FROM bits 63:61
+ * flags, the address sign-extended from bit 60), skl format 5 (full
+ * addresses, flags and cycles in MSR_LBR_INFO_n: 0 here, the model
+ * predicts every branch and has no cycle clock).
+ */
 START_TEST(test_flow_lbr)
 {
+	const struct bts_model_profile *prof[] = {
+		&bts_model_profile_nhm, &bts_model_profile_hsw, &bts_model_profile_skl,
+	};
+	const struct bts_model_profile *p = prof[_i];
+	unsigned int i, mask = p->lbr_depth - 1;
 	struct run r;
-	unsigned int i;
 
 	user_reference();
-	run_model(&r, &bts_model_profile_nhm, IA32_DEBUGCTL_LBR, LBR_SELECT_CPL_EQ_0,
-		  1, 2);
-	for (i = 0; i < 16; i++) {
-		uint64_t tos, from, to;
+	ck_assert_uint_ge(user_n, p->lbr_depth);
+	run_model(&r, p, IA32_DEBUGCTL_LBR, LBR_SELECT_CPL_EQ_0, 1, 2);
+	for (i = 0; i < p->lbr_depth; i++) {
+		uint64_t tos, from, to, info;
 		unsigned int slot;
 
 		ck_assert_int_eq(bts_model_rdmsr(&r.cpu, MSR_LASTBRANCH_TOS, &tos), 0);
-		slot = (unsigned int)(tos - i) & 15;
-		ck_assert_int_eq(bts_model_rdmsr(&r.cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + slot,
-						 &from), 0);
-		ck_assert_int_eq(bts_model_rdmsr(&r.cpu, MSR_LASTBRANCH_0_TO_IP_NHM + slot,
-						 &to), 0);
-		/* Format 3: bit 63 is MISPRED (the model predicts every branch). */
+		slot = (unsigned int)(tos - i) & mask;
+		ck_assert_int_eq(bts_model_rdmsr(&r.cpu, p->lbr_from_msr + slot, &from), 0);
+		ck_assert_int_eq(bts_model_rdmsr(&r.cpu, p->lbr_to_msr + slot, &to), 0);
+		if (p->lbr_format == LBR_FMT_EIP_FLAGS2) {
+			ck_assert_uint_eq(from >> 61, 0);	/* predicted, no TSX */
+			from = (uint64_t)((int64_t)(from << 3) >> 3);
+		} else if (p->lbr_format == LBR_FMT_INFO) {
+			ck_assert_int_eq(bts_model_rdmsr(&r.cpu, MSR_LBR_INFO_0 + slot, &info), 0);
+			ck_assert_uint_eq(info, 0);
+		} else {
+			ck_assert_uint_eq(from >> 63, 0);	/* format 3: predicted */
+		}
 		ck_assert_uint_eq(from, user_recs[user_n - 1 - i].from);
 		ck_assert_uint_eq(to, user_recs[user_n - 1 - i].to);
 	}
@@ -548,7 +565,7 @@ static Suite *bts_flow_suite(void)
 	tcase_add_test(tc, test_flow_kernel_only);
 	tcase_add_test(tc, test_flow_threshold_drain);
 	tcase_add_test(tc, test_flow_circular);
-	tcase_add_test(tc, test_flow_lbr);
+	tcase_add_loop_test(tc, test_flow_lbr, 0, 3);
 	/* Single-stepping a program on a loaded, shared machine. */
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);

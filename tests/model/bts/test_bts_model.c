@@ -6,9 +6,10 @@
  * IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES, BTS records and the BTS
  * index (17.4.9.1), CPL qualification (17.4.6), the threshold interrupt,
  * the full buffer with BTINT and the circular wrap without (17.4.9.3), the
- * LBR stack and TOS (17.4.8), record formats (17.4.8.1), LBR_SELECT
- * (17.7.2), call-stack mode (17.9), the LER (17.4.8.3), #DB and BTF
- * (17.4.1), freezing on PMI (17.4.7, 17.10.2), PT/LBR exclusion
+ * LBR stack and TOS (17.4.8), record formats (17.4.8.1; formats 4 and 5
+ * and MSR_LBR_INFO_n as perf's arch/x86/events/intel/lbr.c reads them),
+ * LBR_SELECT (17.7.2), call-stack mode (17.9), the LER (17.4.8.3), #DB and
+ * BTF (17.4.1), freezing on PMI (17.4.7, 17.10.2), PT/LBR exclusion
  * (33.3.1.2), and the retired-instruction adapter (bts_step.h).
  */
 #include <check.h>
@@ -183,6 +184,8 @@ START_TEST(test_profiles_cpuid)
 		{ "nocpl", 0, 1u << 21, 1 },
 		{ "btsoff", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 2 },
 		{ "nods", 0, 0, 2 },
+		{ "hsw", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 3 },
+		{ "skl", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 4 },
 	};
 	size_t i;
 
@@ -222,6 +225,8 @@ START_TEST(test_debugctl_reserved_bits)
 		{ "nocpl", 0x1c3 },			/* no DS-CPL, no PDCM */
 		{ "btsoff", 0x43 | 0x600 | 0x1800 },	/* BTS_UNAVAILABLE */
 		{ "nods", 0x43 },			/* no DS, no PDCM */
+		{ "hsw", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
+		{ "skl", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
 	};
 	size_t i;
 	unsigned int bit;
@@ -273,6 +278,14 @@ START_TEST(test_other_msrs)
 	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DS_AREA, 0xffff800000001000ull), 0);
 	rdmsr_eq(e, IA32_DS_AREA, 0xffff800000001000ull);
 	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, 0x10, &v), BTS_MODEL_ENOMSR);
+	free(e);
+
+	/* IA32_PERF_CAPABILITIES[5:0] of the format 4 and 5 profiles. */
+	e = env_new(&bts_model_profile_hsw);
+	rdmsr_eq(e, IA32_PERF_CAPABILITIES, LBR_FMT_EIP_FLAGS2 | PERF_CAP_FREEZE_WHILE_SMM);
+	free(e);
+	e = env_new(&bts_model_profile_skl);
+	rdmsr_eq(e, IA32_PERF_CAPABILITIES, LBR_FMT_INFO | PERF_CAP_FREEZE_WHILE_SMM);
 	free(e);
 
 	e = env_new(&bts_model_profile_btsoff);
@@ -614,10 +627,10 @@ START_TEST(test_random_ops)
 		IA32_DEBUGCTL, IA32_DS_AREA, MSR_LBR_SELECT, MSR_LASTBRANCH_TOS,
 		MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM + 7,
 		MSR_LER_FROM_LIP, IA32_PERF_GLOBAL_STATUS_RESET, IA32_PERF_GLOBAL_CTRL,
-		IA32_MISC_ENABLE, IA32_PERF_CAPABILITIES,
+		IA32_MISC_ENABLE, IA32_PERF_CAPABILITIES, MSR_LBR_INFO_0 + 3,
 	};
 	const struct bts_model_profile *p = bts_model_profile_find((const char *[]){
-		"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods" }[_i]);
+		"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl" }[_i]);
 	struct env *e = env_new(p);
 	uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
 	int n;
@@ -742,6 +755,292 @@ START_TEST(test_lbr_formats)
 	/* Format 0 MSRs hold 32 bits: writing more is #GP. */
 	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_TO_IP_CORE, 1ull << 32),
 			 BTS_MODEL_EGP);
+	free(e);
+}
+END_TEST
+
+/* A taken JCC in 64-bit mode at CPL 3, mispredicted or not. */
+static void branch_mis(struct env *e, uint64_t from, uint64_t to, bool mis)
+{
+	struct bts_branch br = {
+		.kind = BTS_BR_JCC, .from = from, .to = to, .cpl = 3,
+		.mode = X86_MODE_64, .mispredicted = mis,
+	};
+
+	ck_assert_int_eq(bts_model_branch(&e->cpu, &br), 0);
+}
+
+/* Sign-extend @v from bit @b, as perf's intel_pmu_lbr_read_64() reads FROM. */
+static uint64_t sext(uint64_t v, unsigned int b)
+{
+	return (uint64_t)((int64_t)(v << (63 - b)) >> (63 - b));
+}
+
+/*
+ * Format 4 (perf's LBR_FORMAT_EIP_FLAGS2): FROM bit 63 MISPRED, 62 IN_TX,
+ * 61 TSX_ABORT (always 0: the model runs no transaction), 60:0 the address
+ * sign-extended from bit 60; TO the full address.
+ */
+START_TEST(test_lbr_format4_flags)
+{
+	struct env *e = env_new(&bts_model_profile_hsw);
+	uint64_t v;
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0xffffffff81001000ull, 0xffffffff81002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0x9fffffff81001000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 1, 0xffffffff81002000ull);
+	branch_mis(e, 0xffffffff81003000ull, 0x00007fff00001000ull, false);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 2, 0x1fffffff81003000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 2, 0x00007fff00001000ull);
+	branch_mis(e, 0x00007fff12345678ull, 0x00007fff00002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 3, LBR_FROM_MISPRED | 0x00007fff12345678ull);
+	/* IN_TX and TSX_ABORT are 0; the address comes back sign-extended from 60. */
+	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, &v), 0);
+	ck_assert_uint_eq(v & (LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT), 0);
+	ck_assert_uint_eq(sext(v, 60), 0xffffffff81001000ull);
+	/* Outside 64-bit mode the address is 32 bits; the flag stays in 63. */
+	{
+		struct bts_branch br = {
+			.kind = BTS_BR_JCC, .from = 0x8048000, .to = 0x8049000,
+			.cpl = 3, .mode = X86_MODE_32, .mispredicted = true,
+		};
+
+		ck_assert_int_eq(bts_model_branch(&e->cpu, &br), 0);
+		rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 4, LBR_FROM_MISPRED | 0x8048000);
+	}
+	/* No MSR_LBR_INFO_n in format 4. */
+	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LBR_INFO_0, &v), BTS_MODEL_EGP);
+	free(e);
+}
+END_TEST
+
+/* Format 4 WRMSR: FROM 63:61 free, 60:48 must sign-extend bit 47; TO canonical. */
+START_TEST(test_lbr_format4_writes)
+{
+	struct env *e = env_new(&bts_model_profile_hsw);
+	static const uint64_t ok[] = {
+		0x1fffffff81001000ull,				/* kernel, no flags */
+		0xffffffff81001000ull,				/* kernel, all flags */
+		LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT | 0x1234,	/* perf restores as read */
+		0x00007fffffffffffull,
+	};
+	static const uint64_t bad[] = {
+		0x1000000000001000ull,		/* bit 60 set, bit 47 clear */
+		0x0fff800000000000ull,		/* 59:47 set, bit 60 clear */
+		0x0000800000000000ull,		/* bit 47 alone */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5, ok[i]),
+				 0);
+		rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 5, ok[i]);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5,
+						 bad[i]), BTS_MODEL_EGP);
+		ck_assert_int_eq(e->last.kind, BTS_VIOL_NON_CANONICAL);
+		rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 5, ok[3]);	/* unchanged */
+	}
+	/* TO has no flags: the value must be canonical. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_TO_IP_NHM + 5,
+					 0x1fffffff81001000ull), BTS_MODEL_EGP);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_TO_IP_NHM + 5,
+					 0xffffffff81001000ull), 0);
+	ck_assert_uint_eq(e->cpu.stats.by_kind[BTS_VIOL_NON_CANONICAL], 4);
+	free(e);
+}
+END_TEST
+
+/* Format 5: FROM and TO hold the full sign-extended address, no flags. */
+START_TEST(test_lbr_format5_addresses)
+{
+	struct env *e = env_new(&bts_model_profile_skl);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0xffffffff81001000ull, 0x00007fff00001000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0xffffffff81001000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 1, 0x00007fff00001000ull);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, LBR_INFO_MISPRED);
+	branch_mis(e, 0x00007fff12345678ull, 0xffffffff81002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 2, 0x00007fff12345678ull);	/* no bit 63 */
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 2, 0xffffffff81002000ull);
+	/* Bit 63 of FROM is the sign, not a flag: FROM must be canonical. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM,
+					 LBR_FROM_MISPRED | 0x1234), BTS_MODEL_EGP);
+	ck_assert_int_eq(e->last.kind, BTS_VIOL_NON_CANONICAL);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM,
+					 0xffff800000000000ull), 0);
+	free(e);
+}
+END_TEST
+
+/* MSR_LBR_INFO_n is written with record n: it rotates with the TOS. */
+START_TEST(test_lbr_info_rotates_with_tos)
+{
+	struct env *e = env_new(&bts_model_profile_skl);	/* 32 entries */
+	unsigned int i;
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_TOS, 29), 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	/* 40 branches: every third mispredicted; the stack wraps. */
+	for (i = 1; i <= 40; i++)
+		branch_mis(e, 0x1000 * i, 0x1000 * i + 0x10, i % 3 == 0);
+	rdmsr_eq(e, MSR_LASTBRANCH_TOS, (29 + 40) % 32);
+	for (i = 0; i < 32; i++) {
+		unsigned int n = 40 - i, slot = (29 + n) % 32;
+
+		rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + slot, 0x1000 * n);
+		rdmsr_eq(e, MSR_LBR_INFO_0 + slot, n % 3 == 0 ? LBR_INFO_MISPRED : 0);
+	}
+	free(e);
+}
+END_TEST
+
+/*
+ * *Choice*: the model has no cycle clock: CYC_CNT (15:0) is 0 and
+ * CYC_CNT_VALID (bit 60) clear in every record; IN_TX/TSX_ABORT are 0 (no
+ * transactions). No saturation to test.
+ */
+START_TEST(test_lbr_info_no_cycles)
+{
+	struct env *e = env_new(&bts_model_profile_skl);
+	unsigned int i;
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	for (i = 0; i < 100; i++) {
+		uint64_t v;
+
+		branch_mis(e, 0x1000 + i, 0x2000 + i, i & 1);
+		ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LBR_INFO_0 + e->cpu.tos, &v), 0);
+		ck_assert_uint_eq(v & ~LBR_INFO_MISPRED, 0);
+		ck_assert_uint_eq(!!(v & LBR_INFO_MISPRED), i & 1);
+	}
+	free(e);
+}
+END_TEST
+
+/*
+ * MSR_LBR_INFO_n WRMSR/RDMSR: 63:60 and 15:0 writable, 59:16 reserved
+ * (#GP, unchanged); DC0H-DDFH #GP without format 5 (KVM's
+ * intel_pmu_is_valid_lbr_msr()), DE0H outside the model.
+ */
+START_TEST(test_lbr_info_msrs)
+{
+	static const uint64_t all = LBR_INFO_MISPRED | LBR_INFO_IN_TX | LBR_INFO_TSX_ABORT |
+				    LBR_INFO_CYC_CNT_VALID | LBR_INFO_CYC_CNT;
+	struct env *e = env_new(&bts_model_profile_skl);
+	unsigned int bit;
+	uint64_t v;
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 31, all), 0);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 31, all);
+	for (bit = 16; bit < 60; bit++) {
+		ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 31, 1ull << bit),
+				 BTS_MODEL_EGP);
+		ck_assert_int_eq(e->last.kind, BTS_VIOL_RESERVED_BIT);
+	}
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 31, all);
+	ck_assert_uint_eq(e->cpu.stats.by_kind[BTS_VIOL_RESERVED_BIT], 44);
+	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LBR_INFO_0 + MSR_LBR_INFO_NR, &v),
+			 BTS_MODEL_ENOMSR);
+	free(e);
+
+	/* Formats 3 and 4, and pmv4 (32 LBRs, format 2): no LBR_INFO. */
+	{
+		const struct bts_model_profile *p[] = {
+			&bts_model_profile_nhm, &bts_model_profile_hsw, &bts_model_profile_pmv4,
+		};
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			e = env_new(p[i]);
+			ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LBR_INFO_0, &v),
+					 BTS_MODEL_EGP);
+			ck_assert_int_eq(e->last.kind, BTS_VIOL_MSR_NOT_ENUMERATED);
+			ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 31, 0),
+					 BTS_MODEL_EGP);
+			ck_assert_uint_eq(e->cpu.stats.by_kind[BTS_VIOL_MSR_NOT_ENUMERATED], 2);
+			free(e);
+		}
+	}
+}
+END_TEST
+
+/* 17.9 call-stack mode: the RET's pop clears the entry's LBR_INFO too. */
+START_TEST(test_lbr_info_callstack)
+{
+	struct env *e = env_new(&bts_model_profile_skl);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_SELECT, LBR_SELECT_EN_CALLSTACK |
+					 LBR_SELECT_JCC | LBR_SELECT_NEAR_REL_JMP |
+					 LBR_SELECT_NEAR_IND_JMP | LBR_SELECT_FAR_BRANCH), 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	{
+		struct bts_branch call = {
+			.kind = BTS_BR_CALL_IND, .from = 0x100, .to = 0x1000, .cpl = 3,
+			.mode = X86_MODE_64, .mispredicted = true,
+		};
+
+		ck_assert_int_eq(bts_model_branch(&e->cpu, &call), 0);
+	}
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, LBR_INFO_MISPRED);
+	branch(e, BTS_BR_RET, 0x1010, 0x105, 3);
+	rdmsr_eq(e, MSR_LASTBRANCH_TOS, 0);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, 0);
+	free(e);
+}
+END_TEST
+
+/* Frozen (LBR_Frz, perfmon v4) LBRs leave LBR_INFO as it was, as the stack. */
+START_TEST(test_lbr_info_freeze)
+{
+	struct env *e = env_new(&bts_model_profile_skl);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR |
+					 IA32_DEBUGCTL_FREEZE_LBRS_ON_PMI), 0);
+	branch_mis(e, 0x10, 0x20, true);
+	bts_model_pmi(&e->cpu, BTS_PMI_COUNTER);
+	rdmsr_eq(e, IA32_PERF_GLOBAL_STATUS, PERF_GLOBAL_STATUS_LBR_FRZ);
+	branch_mis(e, 0x30, 0x40, false);		/* frozen: not recorded */
+	rdmsr_eq(e, MSR_LASTBRANCH_TOS, 1);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, LBR_INFO_MISPRED);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 2, 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_PERF_GLOBAL_STATUS_RESET,
+					 PERF_GLOBAL_STATUS_LBR_FRZ), 0);
+	branch_mis(e, 0x50, 0x60, true);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 2, LBR_INFO_MISPRED);
+	free(e);
+}
+END_TEST
+
+/*
+ * LBR_INFO is cleared as the stack: TraceEn 1 -> 0 (33.3.1.2) and RESET;
+ * while PT suspends LBRs it reads 0 and writes are dropped.
+ */
+START_TEST(test_lbr_info_cleared)
+{
+	struct env *e = env_new(&bts_model_profile_skl);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0x10, 0x20, true);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 7, LBR_INFO_CYC_CNT), 0);
+	bts_model_set_pt_trace_en(&e->cpu, true);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 2, LBR_INFO_MISPRED), 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 2, 1ull << 40),
+			 BTS_MODEL_EGP);	/* still #GP */
+	bts_model_set_pt_trace_en(&e->cpu, false);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, 0);		/* the array was reset */
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 2, 0);		/* the write was dropped */
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 7, 0);
+	branch_mis(e, 0x30, 0x40, true);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 7, LBR_INFO_CYC_CNT), 0);
+	bts_model_reset(&e->cpu);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 2, 0);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 7, 0);
 	free(e);
 }
 END_TEST
@@ -1197,9 +1496,18 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_bts_threshold_without_btint);
 	tcase_add_test(tc, test_bts_bad_buffers);
 	tcase_add_test(tc, test_bts_index_as_found);
-	tcase_add_loop_test(tc, test_random_ops, 0, 6);
+	tcase_add_loop_test(tc, test_random_ops, 0, 8);
 	tcase_add_test(tc, test_lbr_stack_tos);
 	tcase_add_test(tc, test_lbr_formats);
+	tcase_add_test(tc, test_lbr_format4_flags);
+	tcase_add_test(tc, test_lbr_format4_writes);
+	tcase_add_test(tc, test_lbr_format5_addresses);
+	tcase_add_test(tc, test_lbr_info_rotates_with_tos);
+	tcase_add_test(tc, test_lbr_info_no_cycles);
+	tcase_add_test(tc, test_lbr_info_msrs);
+	tcase_add_test(tc, test_lbr_info_callstack);
+	tcase_add_test(tc, test_lbr_info_freeze);
+	tcase_add_test(tc, test_lbr_info_cleared);
 	tcase_add_test(tc, test_lbr_select);
 	tcase_add_test(tc, test_lbr_select_cpl_and_reserved);
 	tcase_add_test(tc, test_lbr_callstack);

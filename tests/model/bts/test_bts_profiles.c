@@ -14,7 +14,9 @@
 #include "model/bts/bts_model.h"
 #include "tests/check_run.h"
 
-static const char *const names[] = { "core2", "nhm", "pmv4", "nocpl", "btsoff", "nods" };
+static const char *const names[] = {
+	"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl",
+};
 
 /* One line per field, "profile.field value". */
 static size_t dump(char *buf, size_t size)
