@@ -241,6 +241,30 @@ static int bts_configure(pid_t pid, uint32_t flags, uint64_t bytes)
 	return bts_configure_limit(pid, flags, bytes, &limit);
 }
 
+/*
+ * A user-mode ring of @bytes on child @pid, mapped at *@ring, its status
+ * in *@rs; the fd, or -1 with the child killed and the reason printed
+ * after "@who: ".
+ */
+static int ring_attach(const char *who, pid_t pid, uint64_t bytes,
+		       const struct lwpt_bts_record **ring, struct lwpt_bts_ring *rs)
+{
+	int fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
+
+	if (fd < 0) {
+		printf("%s: configure: %s\n", who, errname(-fd));
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	*ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (*ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, rs)) {
+		printf("%s: mmap/RING_STATUS: %s\n", who, strerror(errno));
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	return fd;
+}
+
 /* The workload @n times (the ring's long run). */
 static void __attribute__((noinline)) workload_n(unsigned int n)
 {
@@ -491,18 +515,9 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 		_exit(0);
 	}
 	close(go[0]);
-	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
-	if (fd < 0) {
-		printf("ring: configure: %s\n", errname(-fd));
-		kill(pid, SIGKILL);
+	fd = ring_attach("ring", pid, bytes, &ring, &rs);
+	if (fd < 0)
 		return 1;
-	}
-	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
-		perror("ring: mmap/RING_STATUS");
-		kill(pid, SIGKILL);
-		return 1;
-	}
 	if (write(go[1], "g", 1) != 1)
 		return 125;
 	for (;;) {
@@ -733,18 +748,9 @@ static int cmd_ring_wake(uint64_t bytes)
 		kill(pid, SIGKILL);
 		return 1;
 	}
-	fd = bts_configure(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, bytes);
-	if (fd < 0) {
-		printf("ring-wake: configure: %s\n", errname(-fd));
-		kill(pid, SIGKILL);
+	fd = ring_attach("ring-wake", pid, bytes, &ring, &rs);
+	if (fd < 0)
 		return 1;
-	}
-	ring = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED || ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs)) {
-		perror("ring-wake: mmap/RING_STATUS");
-		kill(pid, SIGKILL);
-		return 1;
-	}
 	if (rs.head) {
 		printf("ring-wake: %llu bytes published before the child ran\n",
 		       (unsigned long long)rs.head);
