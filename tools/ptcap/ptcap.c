@@ -2078,8 +2078,9 @@ static int bts_thread_try_start(const struct opts *o, struct bts_thread *t, bool
 static void bts_start_error(const struct opts *o, pid_t tid, int err, uint32_t bad,
 			    const char *what)
 {
-	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s%s\n",
+	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s%s%s\n",
 		o->dev ? o->dev : BTSCAP_DEV_PATH, (int)tid, strerror(-err),
+		err == -ENOENT ? " (is the lwpt module, lwpt.ko or lwpt_sim.ko, loaded?)" : "",
 		err == -EACCES ? " (recording another user's thread needs ptrace access "
 		"to it, as perf record -p: CAP_PERFMON or CAP_SYS_PTRACE; "
 		"Documentation/pt.rst \"Permissions\")" : "",
