@@ -273,6 +273,30 @@ static void __attribute__((noinline)) workload_n(unsigned int n)
 }
 
 /*
+ * A child that runs the workload @reps times once a byte comes on the
+ * pipe @go (its read end closed here, its write end the caller's to
+ * write); the pid, or -1 (fork failed).
+ */
+static pid_t spawn_gated(int go[2], unsigned int reps)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		workload_n(reps);
+		_exit(0);
+	}
+	close(go[0]);
+	return pid;
+}
+
+/*
  * IPs of the workload run @reps times by single-stepping it in a child
  * (its section only).
  */
@@ -502,19 +526,9 @@ static int cmd_ring(uint64_t bytes, unsigned int reps)
 	 * case's limit on silence (a slow run, not a hang).
 	 */
 	fprintf(stderr, "ring: ground truth %zu instructions; recording\n", ngt);
-	pid = fork();
+	pid = spawn_gated(go, reps);
 	if (pid < 0)
 		return 125;
-	if (!pid) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		workload_n(reps);
-		_exit(0);
-	}
-	close(go[0]);
 	fd = ring_attach("ring", pid, bytes, &ring, &rs);
 	if (fd < 0)
 		return 1;
@@ -1079,19 +1093,9 @@ static int cmd_ring_limit(uint32_t ms)
 	signal(SIGALRM, on_guard);
 	if (pipe(go))
 		return 125;
-	pid = fork();
+	pid = spawn_gated(go, 10);
 	if (pid < 0)
 		return 125;
-	if (!pid) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		workload_n(10);
-		_exit(0);
-	}
-	close(go[0]);
 	fd = bts_configure_limit(pid, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_RING, 8192, &limit);
 	if (fd < 0 || limit != ms) {
 		printf("ring-limit: configure: %s, limit %u\n",
