@@ -90,7 +90,7 @@ static void bts_thread_switch(void *data, bool preempt, struct task_struct *prev
 	if (s)
 		bts_ds_unload(s);
 	s = bts_thread_find(next);
-	if (s && READ_ONCE(s->loaded_cpu) < 0)
+	if (s && READ_ONCE(s->attached) && READ_ONCE(s->loaded_cpu) < 0)
 		bts_ds_load(s);
 	rcu_read_unlock();
 }
@@ -437,17 +437,28 @@ void bts_thread_detach(struct bts_session *s)
 		spin_unlock(&bts_thread_lock);
 		return;
 	}
-	hash_del_rcu(&s->node);
 	WRITE_ONCE(s->attached, false);
-	atomic_dec(&bts_attached);
 	spin_unlock(&bts_thread_lock);
-	/* @s->task's reference outlives the claim: no address reuse. */
-	lwpt_branch_release_task(&s->claim);
-	/* No probe loads it any more once every reader that found it is done. */
+	/*
+	 * No probe loads it again once every one that saw it attached is
+	 * done. It stays in the table until it is unloaded: the switch probe
+	 * must still unload it when the thread leaves its CPU meanwhile (this
+	 * grace period sleeps, so a thread that stops its own capture always
+	 * does), else its IA32_DEBUGCTL and DS area would record whatever
+	 * runs there next, other users' programs too, into its buffer.
+	 */
 	synchronize_rcu();
 	cpu = READ_ONCE(s->loaded_cpu);
 	if (cpu >= 0)
 		smp_call_function_single(cpu, bts_thread_ipi_unload, s, 1);
+	spin_lock(&bts_thread_lock);
+	hash_del_rcu(&s->node);
+	atomic_dec(&bts_attached);
+	spin_unlock(&bts_thread_lock);
+	/* @s->task's reference outlives the claim: no address reuse. */
+	lwpt_branch_release_task(&s->claim);
+	/* No probe finds it any more once every reader that found it is done. */
+	synchronize_rcu();
 	/* No PMI of it runs now (the unload): its irq_work is the last. */
 	irq_work_sync(&s->iw);
 	wake_up_all(&s->wq);

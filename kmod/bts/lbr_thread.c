@@ -72,7 +72,7 @@ static void lbr_thread_switch(void *data, bool preempt, struct task_struct *prev
 	if (st)
 		lbr_msr_unload(st);
 	st = lbr_thread_find(next);
-	if (st && READ_ONCE(st->loaded_cpu) < 0)
+	if (st && READ_ONCE(st->attached) && READ_ONCE(st->loaded_cpu) < 0)
 		lbr_msr_load(st);
 	rcu_read_unlock();
 }
@@ -257,14 +257,22 @@ void lbr_detach(struct bts_session *s)
 		spin_unlock(&lbr_thread_lock);
 		return;
 	}
-	hash_del_rcu(&st->node);
 	WRITE_ONCE(st->attached, false);
-	atomic_dec(&lbr_attached);
 	spin_unlock(&lbr_thread_lock);
+	/*
+	 * As bts_thread_detach(): in the table until unloaded, so that the
+	 * switch probe unloads it if the thread leaves its CPU in this grace
+	 * period; else IA32_DEBUGCTL.LBR would stay on for whatever runs there.
+	 */
 	synchronize_rcu();
 	cpu = READ_ONCE(st->loaded_cpu);
 	if (cpu >= 0)
 		smp_call_function_single(cpu, lbr_thread_ipi_unload, st, 1);
+	spin_lock(&lbr_thread_lock);
+	hash_del_rcu(&st->node);
+	atomic_dec(&lbr_attached);
+	spin_unlock(&lbr_thread_lock);
+	synchronize_rcu();
 }
 
 long lbr_ioctl_snapshot(struct bts_session *s, void __user *arg)

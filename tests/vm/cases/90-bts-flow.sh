@@ -11,7 +11,9 @@
 # Signal handlers that end the thread's capture (a UD2's SIGILL, a
 # child's SIGUSR1) find no RFLAGS.TF of the model's execution follower in
 # their frames, and the thread runs on after sigreturn without SIGTRAP.
-# The module unloads clean; no spec violation.
+# STOP by the recorded thread, which sleeps in it while another process
+# spins on its CPU, records none of that process's branches, in the
+# buffer or the LBR stack. The module unloads clean; no spec violation.
 . /lwpt/lib.sh
 
 # cpuid_line LEAF.SUB: the line of debugfs lwpt_sim/cpuid for that leaf.
@@ -70,6 +72,14 @@ rc=$?
 echo "$out"
 [ $rc -eq 0 ] || fail "user+kernel flow" || exit 1
 ok "user+kernel BTS capture = single-stepping: $out"
+# STOP by the thread itself sleeps; another process spinning on its CPU
+# meanwhile must not be recorded (the state stays found by the switch
+# probe until it is unloaded).
+out=$(bts_test stop-others)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "stop-others: $(exit_str $rc): $out" || exit 1
+ok "STOP leaves no other process's branch in the buffer or the LBR stack: $out"
 # Signal handlers that end the capture while the follower steps the
 # thread: no follower's RFLAGS.TF in the frames, none back at sigreturn.
 out=$(bts_test sigframe)

@@ -84,6 +84,13 @@
  *                              of the model's execution follower, and the
  *                              thread runs on after sigreturn without a
  *                              SIGTRAP; prints "sigframe: ...", exit 0
+ *   bts_test stop-others       STOP by the recorded thread itself (it
+ *                              sleeps in STOP) while another process spins
+ *                              in user mode on its CPU, 20 times: none of
+ *                              that process's branches in the records or
+ *                              (with LWPT_BTS_CFG_LBR) the LBR stack read
+ *                              after STOP; prints "stop-others: ...",
+ *                              exit 0
  *   bts_test pt thread|cpu PID [hold]   one /dev/pt CONFIGURE, per-thread
  *                              of PID or per-CPU (all CPUs; PID unused);
  *                              prints "ok" or the errno's name; with
@@ -2117,6 +2124,98 @@ static int cmd_cpu_try(unsigned int cpu, uint32_t flags, uint64_t bytes, int hol
 	return 0;
 }
 
+#define SPIN __attribute__((noinline, section("bts_spin")))
+
+extern const char __start_bts_spin[], __stop_bts_spin[];
+
+/* The other process's loop: its branches must never reach a capture. */
+static SPIN void spin_forever(volatile unsigned long *count)
+{
+	for (;;)
+		++*count;
+}
+
+static int in_spin(uint64_t ip)
+{
+	return ip >= (uintptr_t)__start_bts_spin && ip < (uintptr_t)__stop_bts_spin;
+}
+
+#define STOP_OTHERS_ROUNDS	20
+
+/*
+ * STOP as the capture's own thread, with another process spinning in user
+ * mode on the same CPU: STOP sleeps (it waits for a grace period), the
+ * other process runs meanwhile, and not one of its branches may land in
+ * the buffer or, with an LBR stack, in the stack read after STOP.
+ */
+static int cmd_stop_others(void)
+{
+	volatile unsigned long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t nrec = 0, leaked = 0, lbr_leaked = 0, ran = 0, k;
+	uint32_t flags = LWPT_BTS_CFG_USER | LWPT_BTS_CFG_LBR;
+	unsigned int round;
+	int fd, st;
+	pid_t pid;
+
+	if (count == MAP_FAILED)
+		return 125;
+	pin(0);
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (!pid)
+		spin_forever(count);
+	while (!*count)
+		sched_yield();
+	for (round = 0; round < STOP_OTHERS_ROUNDS; round++) {
+		struct lwpt_bts_status bs = { .size = sizeof(bs) };
+		struct lwpt_bts_lbr l = { .size = sizeof(l), .which = LWPT_BTS_LBR_NOW };
+		const struct lwpt_bts_record *rec;
+		unsigned long before;
+
+		fd = bts_configure(0, flags, 1ull << 20);
+		if (fd == -EOPNOTSUPP && (flags & LWPT_BTS_CFG_LBR)) {
+			flags &= ~LWPT_BTS_CFG_LBR;	/* no LBR on this profile */
+			fd = bts_configure(0, flags, 1ull << 20);
+		}
+		if (fd < 0) {
+			printf("stop-others: configure: %s\n", errname(-fd));
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		workload();
+		before = *count;
+		if (ioctl(fd, LWPT_BTS_IOC_STOP) || ioctl(fd, LWPT_BTS_IOC_STATUS, &bs)) {
+			perror("stop/status");
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		ran += *count != before;
+		rec = mmap(NULL, 1ull << 20, PROT_READ, MAP_SHARED, fd, 0);
+		if (rec == MAP_FAILED) {
+			perror("mmap");
+			kill(pid, SIGKILL);
+			return 1;
+		}
+		for (k = 0; k < bs.head / sizeof(*rec); k++)
+			leaked += in_spin(rec[k].from) || in_spin(rec[k].to);
+		nrec += bs.head / sizeof(*rec);
+		if ((flags & LWPT_BTS_CFG_LBR) && !ioctl(fd, LWPT_BTS_IOC_LBR_SNAPSHOT, &l))
+			for (k = 0; k < l.nr && k < LWPT_LBR_ENTRIES_MAX; k++)
+				lbr_leaked += in_spin(l.entries[k].from) ||
+					      in_spin(l.entries[k].to);
+		munmap((void *)rec, 1ull << 20);
+		close(fd);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	printf("stop-others: %u stops, the other process ran during %zu, %zu records, %zu of its branches recorded, %zu in the LBR stack%s\n",
+	       STOP_OTHERS_ROUNDS, ran, nrec, leaked, lbr_leaked,
+	       (flags & LWPT_BTS_CFG_LBR) ? "" : " (no LBR)");
+	return leaked || lbr_leaked || !ran || !nrec;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -2155,6 +2254,8 @@ int main(int argc, char **argv)
 		return cmd_sigframe();
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
+	if (argc == 2 && !strcmp(argv[1], "stop-others"))
+		return cmd_stop_others();
 	if (argc >= 4 && argc <= 5 && !strcmp(argv[1], "pt")) {
 		signal(SIGTERM, on_term);
 		return cmd_pt(!strcmp(argv[2], "thread"), atoi(argv[3]),
@@ -2171,6 +2272,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-mig N | cpu-sizes | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | args | hold [PID] | pt thread|cpu PID [hold]\n");
+	fprintf(stderr, "usage: bts_test flow [user|all] | ring BYTES N | ring-wake BYTES | ring-sig | ring-limit MS | cpu CPU N | cpu-mig N | cpu-sizes | cpu-try CPU FLAGS BYTES [hold] | try PID FLAGS BYTES | sigframe | stop-others | args | hold [PID] | pt thread|cpu PID [hold]\n");
 	return 2;
 }
