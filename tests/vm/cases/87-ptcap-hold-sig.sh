@@ -6,7 +6,9 @@
 # pt_flow_threads' two threads, each with its own SIGALRM timer
 # (CLOCK_MONOTONIC, so it also lands while the thread waits in the kernel,
 # held or not) and SIGPROF timer (its CPU clock) at 1 kHz, with SA_RESTART
-# handlers that run code. ptcap --mode=continuous --size=8K
+# handlers that run code, at most 16 signals of each timer per 128 rounds
+# of the thread's loop (their number follows its progress, not the wall
+# clock: pt_flow_sig.c's SIG_BUDGET). ptcap --mode=continuous --size=8K
 # --region-size=4K on lwpt_sim.ko (full) under pt_nmi_first_acker 0/1 x
 # pt_pmi_skid 0/256: ptcap exits 0, nothing lost, each thread was held and
 # took signals, and each thread's flow decoded by libipt equals ptrace

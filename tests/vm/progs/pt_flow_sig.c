@@ -19,7 +19,11 @@
  * with SIGEV_THREAD_ID) on CLOCK_MONOTONIC for SIGALRM, which also lands
  * while the thread sleeps, and on CLOCK_THREAD_CPUTIME_ID for SIGPROF;
  * with -i the process's ITIMER_REAL and ITIMER_PROF (setitimer(2), armed
- * by the main thread only, as the issue's reproducer). Both handlers are
+ * by the main thread only, as the issue's reproducer). A thread's 16th
+ * signal of a timer disarms it until the thread's next 128 rounds arm it
+ * again (SIG_BUDGET, REARM_ROUNDS: the number of signals follows the
+ * thread's progress, not the wall clock, so a slow host does not take
+ * more of them). Both handlers are
  * installed with SA_RESTART and a restorer of our own, in section
  * "sigtext" with the handler: -r prints that section's bounds ("START
  * END", hex), so that a test drops the signal's instructions from a flow.
@@ -79,16 +83,60 @@ static int done_pipe[2];
 static volatile int second_tid;
 static int second_tid_set;
 
-/* The handler: code that runs (a loop and an indirect call), in sigtext. */
+/*
+ * Signals a thread takes of each of its timers before the handler disarms
+ * that timer; work() arms it again every REARM_ROUNDS rounds (the same
+ * system calls in a ground truth whose timers never fire). The number of
+ * signals follows the thread's progress, not the wall clock: a slower
+ * host (SIGALRM keeps landing while a stepped thread crawls) does not make
+ * the run longer still, and the signals still come all along the run, in
+ * its holds.
+ */
+#define SIG_BUDGET	16
+#define REARM_ROUNDS	128
+
+static __thread long sig_timer[2];	/* this thread's timer ids */
+static __thread int sig_taken[2];	/* its SIGALRM, SIGPROF handled */
+
+/*
+ * A system call from sigtext itself (glibc's syscall() would put its own
+ * instructions in the flow, outside the section a test drops).
+ */
+__attribute__((section("sigtext"))) static inline long sig_syscall4(long nr, long a,
+								    long b, long c,
+								    long d)
+{
+	register long r10 __asm__("r10") = d;
+
+	__asm__ volatile("syscall"
+			 : "+a"(nr)
+			 : "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return nr;
+}
+
+/*
+ * The handler: code that runs (a loop), in sigtext; the SIG_BUDGET-th
+ * signal of a timer disarms it (the process's interval timer with -i).
+ */
 __attribute__((noinline, section("sigtext"))) static void on_signal(int sig)
 {
+	static const struct itimerspec its_off;
+	static const struct itimerval itv_off;
 	long s = sig_sum;
-	int i;
+	int i, k = sig == SIGPROF;
 
 	for (i = 0; i < 4; i++)
 		s += (s & 1) ? i : sig;
 	sig_sum = s;
-	sig_count[sig == SIGPROF]++;
+	sig_count[k]++;
+	if (++sig_taken[k] != SIG_BUDGET)
+		return;
+	if (itimer)
+		sig_syscall4(SYS_setitimer, k ? ITIMER_PROF : ITIMER_REAL,
+			     (long)&itv_off, 0, 0);
+	else
+		sig_syscall4(SYS_timer_settime, sig_timer[k], 0, (long)&its_off, 0);
 }
 
 /* rt_sigreturn, in sigtext too (glibc's __restore_rt is elsewhere). */
@@ -155,12 +203,42 @@ static int timers(long *t, long us)
 			if (syscall(SYS_timer_create, clk[i], &ev, &id))
 				return -1;
 			t[i] = id;
+			sig_timer[i] = id;
 			if (syscall(SYS_timer_settime, id, 0, &its, NULL))
 				return -1;
 		} else if (syscall(SYS_timer_delete, t[i])) {
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* This thread's timers (@t, from timers()) armed again, their budget new. */
+static int rearm(const long *t)
+{
+	struct itimerspec its = {
+		.it_interval = { usec / 1000000, (usec % 1000000) * 1000 },
+		.it_value = { usec / 1000000, (usec % 1000000) * 1000 },
+	};
+	struct itimerval itv = {
+		.it_interval = { usec / 1000000, usec % 1000000 },
+		.it_value = { usec / 1000000, usec % 1000000 },
+	};
+	int i;
+
+	if (!usec)
+		return 0;
+	sig_taken[0] = 0;
+	sig_taken[1] = 0;
+	if (itimer) {
+		if (syscall(SYS_gettid) != getpid())
+			return 0;
+		return setitimer(ITIMER_REAL, &itv, NULL) ||
+		       setitimer(ITIMER_PROF, &itv, NULL) ? -1 : 0;
+	}
+	for (i = 0; i < 2; i++)
+		if (syscall(SYS_timer_settime, t[i], 0, &its, NULL))
+			return -1;
 	return 0;
 }
 
@@ -177,6 +255,8 @@ __attribute__((noinline)) static long work(long k)
 			sum += 5;
 		if ((i & 1023) == 0)
 			sum += syscall(SYS_getppid) > 0;
+		if (i % REARM_ROUNDS == REARM_ROUNDS - 1 && rearm(t))
+			_exit(100);
 	}
 	if (timers(t, 0))
 		_exit(100);
