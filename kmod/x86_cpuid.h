@@ -43,6 +43,9 @@
 #define X86_CPUID_1_ECX_VMX		BIT(5)
 #define X86_CPUID_1_ECX_XSAVE		BIT(26)
 #define X86_CPUID_1_ECX_OSXSAVE		BIT(27)
+/* CPUID.(07H,0):EBX[4] HLE, [11] RTM: TSX (SDM Vol. 2A, CPUID). */
+#define X86_CPUID_7_EBX_HLE		BIT(4)
+#define X86_CPUID_7_EBX_RTM		BIT(11)
 
 /* XSAVE header follows the 512-byte legacy region (SDM Vol. 1 13.4.2). */
 #define X86_XSAVE_HDR_OFFSET		512

@@ -9,10 +9,13 @@
  * does when it picks intel_pmu_lbr_init_core/_atom/_slm/_nhm/_snb/_hsw/
  * _skl/_knl() (arch/x86/events/intel/core.c and lbr.c of Linux 6.1). The
  * record format is IA32_PERF_CAPABILITIES[5:0] where CPUID.1:ECX.PDCM is
- * set, else 0, as perf's intel_pmu_init(). Only the formats 0-3 of
- * 17.4.8.1 are handled; 4 (TSX flags, whose FROM values some processors
- * cannot have written back: perf's lbr_from_signext_quirk), 5-7
- * (LBR_INFO MSRs) and architectural LBRs refuse LBR snapshots for now.
+ * set, else 0, as perf's intel_pmu_init(). The formats 0-5 are handled:
+ * 0-3 of 17.4.8.1; 4 (MISPRED, IN_TX and TSX_ABORT in FROM bits 63:61)
+ * and 5 (the flags and a cycle count in MSR_LBR_INFO_n) as perf's
+ * intel_pmu_lbr_init() and intel_pmu_lbr_read_64() read them
+ * (Documentation/bts.rst, "LBR formats 4 and 5"), with perf's
+ * lbr_from_signext_quirk on format-4 parts without TSX. 6-7 and
+ * architectural LBRs refuse LBR snapshots for now.
  *
  * Saving and restoring the whole stack at each switch is what perf does
  * for an LBR call-stack user (intel_pmu_lbr_save()/_restore()): the
@@ -28,12 +31,15 @@
 #include <lwpt/lbr_arch.h>
 
 #include "../lwpt.h"
+#include "../x86_cpuid.h"
 #include "lbr_int.h"
 
 /* CPUID.1:ECX[15] PDCM: IA32_PERF_CAPABILITIES exists. */
 #define LBR_CPUID1_ECX_PDCM		BIT(15)
 /* CPUID.(07H,0):EDX[19]: architectural LBRs (perf's X86_FEATURE_ARCH_LBR). */
 #define LBR_CPUID7_EDX_ARCH_LBR		BIT(19)
+/* Format 4's FROM: bits 60:59 are sign bits whatever the flags are. */
+#define LBR_FROM_SIGNEXT_2MSB		(BIT_ULL(60) | BIT_ULL(59))
 
 /**
  * struct lbr_model - the LBR MSRs of some family-6 models
@@ -124,6 +130,7 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 	const struct lbr_model *m;
 	u32 sig = caps->bts_leaf1.eax;
 	unsigned int family, model, version = 0;
+	bool tsx = false;
 	u64 cap = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -144,6 +151,7 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 			snprintf(c->why, sizeof(c->why), "architectural LBRs not handled");
 			return;
 		}
+		tsx = r.ebx & (X86_CPUID_7_EBX_HLE | X86_CPUID_7_EBX_RTM);
 	}
 	m = lbr_model_find(model);
 	if (!m) {
@@ -160,7 +168,7 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 		return;
 	}
 	c->format = cap & PERF_CAP_LBR_FMT_MASK;
-	if (c->format > LBR_FMT_EIP_FLAGS) {
+	if (c->format > LBR_FMT_INFO) {
 		snprintf(c->why, sizeof(c->why), "LBR format %u not handled", c->format);
 		return;
 	}
@@ -168,10 +176,23 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 	c->from_msr = m->from_msr;
 	c->to_msr = m->to_msr;
 	c->select = m->select;
+	c->info = c->format == LBR_FMT_INFO;
+	c->from_quirk = c->format == LBR_FMT_EIP_FLAGS2 && !tsx;
 	/* 17.4.7, Vol. 4 Table 2-2: FREEZE_LBRS_ON_PMI with PDCM, version > 1. */
 	c->freeze = (caps->bts_leaf1.ecx & LBR_CPUID1_ECX_PDCM) && version >= 2;
 	c->streamlined = version >= 4;
 	c->present = true;
+}
+
+/*
+ * A FROM value as WRMSR takes it: with the quirk, bits 62:61 (read as 0)
+ * sign-extend again (perf's lbr_from_signext_quirk_wr()).
+ */
+static u64 lbr_msr_from_wr(u64 v)
+{
+	if (lbr_caps.from_quirk)
+		v |= (v & LBR_FROM_SIGNEXT_2MSB) << 2;
+	return v;
 }
 
 /* Write the stack's MSRs: @st's saved stack, or zeros. */
@@ -181,8 +202,11 @@ static void lbr_msr_write_stack(const struct lbr_state *st)
 	unsigned int i;
 
 	for (i = 0; i < c->depth; i++) {
-		lwpt_hw_wrmsr(c->from_msr + i, st->saved ? st->from[i] : 0);
+		lwpt_hw_wrmsr(c->from_msr + i,
+			      st->saved ? lbr_msr_from_wr(st->from[i]) : 0);
 		lwpt_hw_wrmsr(c->to_msr + i, st->saved ? st->to[i] : 0);
+		if (c->info)
+			lwpt_hw_wrmsr(MSR_LBR_INFO_0 + i, st->saved ? st->info[i] : 0);
 	}
 	lwpt_hw_wrmsr(MSR_LASTBRANCH_TOS, st->saved ? st->tos : 0);
 }
@@ -197,7 +221,11 @@ static void lbr_msr_read_stack(struct lbr_state *st)
 	raw_spin_lock(&st->lock);
 	for (i = 0; i < c->depth; i++) {
 		st->from[i] = lwpt_hw_rdmsr(c->from_msr + i, &v) ? 0 : v;
+		/* The quirk: the TSX flags read as 0 (lbr_from_signext_quirk_rd()). */
+		if (c->from_quirk)
+			st->from[i] &= ~(LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT);
 		st->to[i] = lwpt_hw_rdmsr(c->to_msr + i, &v) ? 0 : v;
+		st->info[i] = c->info && !lwpt_hw_rdmsr(MSR_LBR_INFO_0 + i, &v) ? v : 0;
 	}
 	st->tos = lwpt_hw_rdmsr(MSR_LASTBRANCH_TOS, &v) ? 0 : v & (c->depth - 1);
 	st->saved = true;
@@ -320,8 +348,10 @@ void lbr_msr_save_live(struct lbr_state *st)
 
 /*
  * The address part of an LBR value (17.4.8.1): format 0 a 32-bit offset;
- * 1 and 2 the address; 3 bits 62:48 sign-extend bit 47 and bit 63 is
- * MISPRED in FROM (Table 17-8), so bit 62 is copied into bit 63.
+ * 1, 2 and 5 the address; 3 bits 62:48 sign-extend bit 47 and bit 63 is
+ * MISPRED in FROM (Table 17-8), so bit 62 is copied into bit 63; 4 the
+ * three flags out of FROM and bit 60 sign-extended (as perf's
+ * intel_pmu_lbr_read_64()).
  */
 static u64 lbr_msr_addr(u64 v, bool from)
 {
@@ -333,8 +363,46 @@ static u64 lbr_msr_addr(u64 v, bool from)
 			return v;
 		v &= ~LBR_FROM_MISPRED;
 		return v | ((v & BIT_ULL(62)) << 1);
+	case LBR_FMT_EIP_FLAGS2:
+		return from ? (u64)((s64)(v << 3) >> 3) : v;
 	default:
 		return v;
+	}
+}
+
+/*
+ * LWPT_LBR_E_* of the entry whose raw values are @from and @info: FROM's
+ * bits 63:61 in formats 3 and 4; format 5's MSR_LBR_INFO_n, whose cycle
+ * count is given only where CYC_CNT_VALID says it is one.
+ */
+static u64 lbr_msr_entry_flags(u64 from, u64 info)
+{
+	u64 f = 0;
+
+	switch (lbr_caps.format) {
+	case LBR_FMT_EIP_FLAGS2:
+		if (from & LBR_FROM_IN_TX)
+			f |= LWPT_LBR_E_IN_TX;
+		if (from & LBR_FROM_TSX_ABORT)
+			f |= LWPT_LBR_E_TSX_ABORT;
+		fallthrough;
+	case LBR_FMT_EIP_FLAGS:
+		if (from & LBR_FROM_MISPRED)
+			f |= LWPT_LBR_E_MISPRED;
+		return f;
+	case LBR_FMT_INFO:
+		if (info & LBR_INFO_MISPRED)
+			f |= LWPT_LBR_E_MISPRED;
+		if (info & LBR_INFO_IN_TX)
+			f |= LWPT_LBR_E_IN_TX;
+		if (info & LBR_INFO_TSX_ABORT)
+			f |= LWPT_LBR_E_TSX_ABORT;
+		if (info & LBR_INFO_CYC_CNT_VALID)
+			f |= LWPT_LBR_E_CYCLES |
+			     (info & LBR_INFO_CYC_CNT) << LWPT_LBR_E_CYCLES_SHIFT;
+		return f;
+	default:
+		return 0;
 	}
 }
 
@@ -346,8 +414,10 @@ void lbr_msr_fill(const struct lbr_state *st, struct lwpt_bts_lbr *out)
 	out->depth = c->depth;
 	out->format = c->format;
 	out->flags = st->frozen ? LWPT_BTS_LBR_F_FROZEN : 0;
-	if (c->format == LBR_FMT_EIP_FLAGS)
+	if (c->format >= LBR_FMT_EIP_FLAGS)
 		out->flags |= LWPT_BTS_LBR_F_MISPRED;
+	if (c->format >= LBR_FMT_EIP_FLAGS2)
+		out->flags |= LWPT_BTS_LBR_F_TSX;
 	out->nr = 0;
 	if (!st->saved)
 		return;
@@ -363,9 +433,7 @@ void lbr_msr_fill(const struct lbr_state *st, struct lwpt_bts_lbr *out)
 			break;
 		e->from = lbr_msr_addr(st->from[slot], true);
 		e->to = lbr_msr_addr(st->to[slot], false);
-		e->flags = 0;
-		if (c->format == LBR_FMT_EIP_FLAGS && (st->from[slot] & LBR_FROM_MISPRED))
-			e->flags |= LWPT_LBR_E_MISPRED;
+		e->flags = lbr_msr_entry_flags(st->from[slot], st->info[slot]);
 		n++;
 	}
 	out->nr = n;

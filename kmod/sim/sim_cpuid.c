@@ -4,7 +4,8 @@
  *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
  *   pt_profile=bdw|full|tgl|none   (default full)
  *   pt_xsaves=-1|0|1               (default -1: 1 for full and tgl, 0 for bdw)
- *   bts_profile=core2|nhm|pmv4|nocpl|btsoff|nods|none   (default none)
+ *   bts_profile=core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|none   (default none)
+ *   bts_tsx=-1|0|1                 (default -1: the profile's; hsw, skl 1)
  *
  * The model is one processor that may have both LWP and PT. With LWP its
  * vendor is "AuthenticAMD" because LWP requires it (43724 §8.7.1), an AMD
@@ -58,7 +59,17 @@ MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, tgl, 
 static char *bts_profile = "none";
 module_param(bts_profile, charp, 0444);
 MODULE_PARM_DESC(bts_profile,
-		 "Branch-recording (DS, BTS, LBR) profile of the Intel processor: none (default), core2, nhm, pmv4, nocpl, btsoff, nods");
+		 "Branch-recording (DS, BTS, LBR) profile of the Intel processor: none (default), core2, nhm, pmv4, nocpl, btsoff, nods, hsw (LBR format 4), skl (format 5)");
+
+/*
+ * TSX (CPUID.(07H,0):EBX[4] HLE, [11] RTM) of the branch-recording
+ * profile's processor. 0 on hsw (LBR format 4) is a part whose TSX is off:
+ * FROM bits 62:61 are sign bits, not flags (perf's lbr_from_signext_quirk;
+ * Documentation/bts.rst, "LBR formats 4 and 5").
+ */
+static int bts_tsx = -1;
+module_param(bts_tsx, int, 0444);
+MODULE_PARM_DESC(bts_tsx, "TSX of the bts_profile processor: -1 per profile (default; hsw and skl 1), 0, 1");
 
 /*
  * XSAVES/XRSTORS of PT state (SDM Vol. 1 13.5.6): CPUID.(0DH,1):EAX[3] and
@@ -134,6 +145,7 @@ static const struct sim_pt_profile sim_pt_profiles[] = {
 static const struct lwp_model_profile *sim_lwp;
 static const struct sim_pt_profile *sim_pt;
 static const struct bts_model_profile *sim_bts;
+static struct bts_model_profile sim_bts_tsx;	/* *sim_bts, bts_tsx applied */
 
 /* CPUID.1:EAX of the Intel processor without PT: Nehalem 06_1AH. */
 #define SIM_CPUID_1_EAX_NHM	0x000106A5u
@@ -172,7 +184,7 @@ int sim_cpuid_init(void)
 	if (strcmp(bts_profile, "none")) {
 		sim_bts = bts_model_profile_find(bts_profile);
 		if (!sim_bts) {
-			pr_err("unknown profile bts_profile=%s (core2|nhm|pmv4|nocpl|btsoff|nods|none)\n",
+			pr_err("unknown profile bts_profile=%s (core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|none)\n",
 			       bts_profile);
 			return -EINVAL;
 		}
@@ -182,6 +194,17 @@ int sim_cpuid_init(void)
 			       bts_profile);
 			return -EINVAL;
 		}
+		if (bts_tsx < -1 || bts_tsx > 1) {
+			pr_err("bts_tsx=%d: -1, 0 or 1\n", bts_tsx);
+			return -EINVAL;
+		}
+		sim_bts_tsx = *sim_bts;
+		if (bts_tsx >= 0)
+			sim_bts_tsx.tsx = bts_tsx;
+		sim_bts = &sim_bts_tsx;
+	} else if (bts_tsx >= 0) {
+		pr_err("bts_tsx=%d without a bts_profile\n", bts_tsx);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -367,6 +390,9 @@ void sim_cpuid(const struct sim_cpu *cpu, u32 leaf, u32 subleaf,
 	case PT_CPUID_07H:
 		if (subleaf == 0 && sim_has_pt())
 			r->ebx = PT_CPUID_07H_EBX_INTEL_PT;
+		/* SDM Vol. 2A CPUID leaf 07H: EBX[4] HLE, EBX[11] RTM. */
+		if (subleaf == 0 && sim_bts && sim_bts->tsx)
+			r->ebx |= X86_CPUID_7_EBX_HLE | X86_CPUID_7_EBX_RTM;
 		break;
 	case LWP_CPUID_FN0000_000D:
 		sim_cpuid_xsave(cpu, subleaf, r);

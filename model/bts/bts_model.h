@@ -66,6 +66,12 @@ struct bts_model_profile {
 	bool lbr_select;		/* MSR_LBR_SELECT exists (17.7.2) */
 	bool lbr_callstack;		/* LBR_SELECT.EN_CALLSTACK exists (17.9) */
 	uint8_t lbr_format;		/* IA32_PERF_CAPABILITIES[5:0], 0..5 */
+	/*
+	 * CPUID.(07H,0):EBX[4] HLE and [11] RTM. Format 4 without TSX:
+	 * FROM bits 62:61 are sign bits, not IN_TX/TSX_ABORT, in reads and
+	 * in WRMSR (perf's lbr_from_signext_quirk).
+	 */
+	bool tsx;
 	bool freeze_while_smm;		/* IA32_PERF_CAPABILITIES[12] */
 	bool uncore_pmi;		/* IA32_DEBUGCTL[13] exists (06_1AH) */
 	bool lbr_pt_exclusive;		/* SDM 33.3.1.2: PT suspends LBR/BTS/LER */

@@ -111,6 +111,7 @@ const struct bts_model_profile bts_model_profile_nods = {
 const struct bts_model_profile bts_model_profile_hsw = {
 	BTS_PROFILE_BASE,
 	.name = "hsw",
+	.tsx = true,
 	.perfmon_version = 3,
 	.lbr_callstack = true,
 	.lbr_format = LBR_FMT_EIP_FLAGS2,
@@ -126,6 +127,7 @@ const struct bts_model_profile bts_model_profile_hsw = {
 const struct bts_model_profile bts_model_profile_skl = {
 	BTS_PROFILE_BASE,
 	.name = "skl",
+	.tsx = true,
 	.perfmon_version = 4,
 	.lbr_depth = 32,
 	.lbr_callstack = true,

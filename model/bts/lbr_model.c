@@ -58,9 +58,11 @@ static uint64_t lbr_from_value(const struct bts_model_cpu *cpu, const struct bts
 		 * Bits 60:48 sign-extend bit 47, 63 MISPRED, 62 IN_TX, 61
 		 * TSX_ABORT (perf's lbr.c: LBR_FROM_FLAG_*, and the read that
 		 * sign-extends from bit 60). The model runs no transaction:
-		 * IN_TX and TSX_ABORT are always 0.
+		 * IN_TX and TSX_ABORT are always 0. Without TSX, 62:61 are
+		 * sign bits too (perf's lbr_from_signext_quirk_rd() clears them).
 		 */
-		v &= ~(LBR_FROM_MISPRED | LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT);
+		v &= cpu->prof->tsx ? ~(LBR_FROM_MISPRED | LBR_FROM_IN_TX | LBR_FROM_TSX_ABORT) :
+				      ~LBR_FROM_MISPRED;
 		break;
 	default:
 		/* Formats 0-2 and 5: the address alone (5: flags in LBR_INFO). */
@@ -238,29 +240,24 @@ int lbr_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val)
 /* The address part of an LBR FROM/TO value is valid for the format. */
 static bool lbr_value_ok(const struct bts_model_cpu *cpu, uint64_t v, bool from)
 {
-	switch (cpu->prof->lbr_format) {
-	case LBR_FMT_32:
+	uint8_t format = cpu->prof->lbr_format;
+
+	if (format == LBR_FMT_32)
 		return !(v >> 32);
-	case LBR_FMT_EIP_FLAGS:
-		if (from) {
-			/* Table 17-8: bits 62:48 sign-extend bit 47; bit 63 free. */
-			v &= ~LBR_FROM_MISPRED;
-			if (v & (1ull << 62))
-				v |= LBR_FROM_MISPRED;
-		}
-		return bts_model_canonical(cpu, v);
-	case LBR_FMT_EIP_FLAGS2:
+	if (from && format == LBR_FMT_EIP_FLAGS2 && cpu->prof->tsx) {
+		/* Bits 63:61 are the flags, free; 60:48 sign-extend bit 47. */
+		v = (uint64_t)((int64_t)(v << 3) >> 3);
+	} else if (from && (format == LBR_FMT_EIP_FLAGS || format == LBR_FMT_EIP_FLAGS2)) {
 		/*
-		 * Bits 63:61 are the flags, free; 60:48 sign-extend bit 47.
-		 * *Choice*: a processor with TSX (perf's lbr_from_signext_quirk
-		 * is for those without, where WRMSR wants 62:61 as sign bits).
+		 * Table 17-8: bits 62:48 sign-extend bit 47; bit 63 free. So
+		 * is format 4 without TSX: WRMSR wants 62:61 as sign bits
+		 * (perf's lbr_from_signext_quirk_wr()).
 		 */
-		if (from)
-			v = (uint64_t)((int64_t)(v << 3) >> 3);
-		return bts_model_canonical(cpu, v);
-	default:
-		return bts_model_canonical(cpu, v);
+		v &= ~LBR_FROM_MISPRED;
+		if (v & (1ull << 62))
+			v |= LBR_FROM_MISPRED;
 	}
+	return bts_model_canonical(cpu, v);
 }
 
 /* MSR_LBR_INFO_n bits a WRMSR may set: 63:60 and CYC_CNT; 59:16 reserved. */

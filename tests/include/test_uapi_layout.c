@@ -20,9 +20,9 @@
 
 START_TEST(abi_version)
 {
-	PIN(LWPT_ABI_VERSION, 0x0001000a);
+	PIN(LWPT_ABI_VERSION, 0x0001000b);
 	PIN(LWPT_ABI_VERSION_MAJOR(LWPT_ABI_VERSION), 1);
-	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 10);
+	PIN(LWPT_ABI_VERSION_MINOR(LWPT_ABI_VERSION), 11);
 	PIN(LWPT_DEVICE_BTS, 3);
 	PIN(sizeof(struct lwpt_abi_version), 16);
 }
@@ -110,7 +110,7 @@ START_TEST(pt_structs)
 }
 END_TEST
 
-/* /dev/bts, ABI 1.6 to 1.10. */
+/* /dev/bts, ABI 1.6 to 1.11. */
 START_TEST(bts_structs)
 {
 	PIN(sizeof(struct lwpt_bts_record), 24);
@@ -221,6 +221,13 @@ START_TEST(bts_lbr_structs)
 	PIN(LWPT_BTS_LBR_CRASH, 1);
 	PIN(LWPT_BTS_LBR_F_MISPRED, 1u << 0);
 	PIN(LWPT_BTS_LBR_F_FROZEN, 1u << 1);
+	/* ABI 1.11: LBR formats 4 and 5. */
+	PIN(LWPT_LBR_E_IN_TX, 1u << 1);
+	PIN(LWPT_LBR_E_TSX_ABORT, 1u << 2);
+	PIN(LWPT_LBR_E_CYCLES, 1u << 3);
+	PIN(LWPT_LBR_E_CYCLES_SHIFT, 32);
+	PIN(LWPT_LBR_E_CYCLES_MASK, 0xffff);
+	PIN(LWPT_BTS_LBR_F_TSX, 1u << 2);
 	PIN(sizeof(struct lwpt_bts_lbr), 800);
 	PIN(LWPT_BTS_LBR_SIZE_VER0, 800);
 	PIN(offsetof(struct lwpt_bts_lbr, size), 0);

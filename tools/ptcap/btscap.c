@@ -268,15 +268,25 @@ int btscap_lbr_crash(const struct btscap *b, pid_t tid, const char *path, int *s
 		return -errno;
 	fprintf(f, "lwpt-lbr 1\n");
 	fprintf(f, "# the LBR stack at the fatal signal, most recent branch first\n");
-	fprintf(f, "tid %d\nsignal %d\ndepth %u\nformat %u\nflags%s%s\n", (int)tid,
+	fprintf(f, "tid %d\nsignal %d\ndepth %u\nformat %u\nflags%s%s%s\n", (int)tid,
 		l.signo, l.depth, l.format,
 		l.flags & LWPT_BTS_LBR_F_MISPRED ? " mispred" : "",
-		l.flags & LWPT_BTS_LBR_F_FROZEN ? " frozen" : "");
-	for (i = 0; i < l.nr && i < LWPT_LBR_ENTRIES_MAX; i++)
-		fprintf(f, "branch 0x%llx 0x%llx%s\n",
+		l.flags & LWPT_BTS_LBR_F_FROZEN ? " frozen" : "",
+		l.flags & LWPT_BTS_LBR_F_TSX ? " tsx" : "");
+	for (i = 0; i < l.nr && i < LWPT_LBR_ENTRIES_MAX; i++) {
+		uint64_t e = l.entries[i].flags;
+
+		fprintf(f, "branch 0x%llx 0x%llx%s%s%s",
 			(unsigned long long)l.entries[i].from,
 			(unsigned long long)l.entries[i].to,
-			l.entries[i].flags & LWPT_LBR_E_MISPRED ? " mispred" : "");
+			e & LWPT_LBR_E_MISPRED ? " mispred" : "",
+			e & LWPT_LBR_E_IN_TX ? " in_tx" : "",
+			e & LWPT_LBR_E_TSX_ABORT ? " abort" : "");
+		if (e & LWPT_LBR_E_CYCLES)
+			fprintf(f, " cycles=%u", (unsigned int)((e >> LWPT_LBR_E_CYCLES_SHIFT) &
+							       LWPT_LBR_E_CYCLES_MASK));
+		fputc('\n', f);
+	}
 	err = ferror(f) ? -EIO : 0;
 	if (fclose(f) && !err)
 		err = -errno;

@@ -33,13 +33,39 @@ static bool next_line(const char **pos, const char *end, char *buf, size_t size)
 	return true;
 }
 
+/* The words after a branch's addresses into entry @i; false if malformed. */
+static bool branch_words(char *words, struct ptflow_lbr *out, unsigned int i)
+{
+	char *save = NULL, *w, *e;
+	unsigned long c;
+
+	out->cycles[i] = -1;
+	for (w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(w, "mispred")) {
+			out->mispred[i] = true;
+		} else if (!strcmp(w, "in_tx")) {
+			out->in_tx[i] = true;
+		} else if (!strcmp(w, "abort")) {
+			out->abort[i] = true;
+		} else if (!strncmp(w, "cycles=", 7)) {
+			if (w[7] < '0' || w[7] > '9')
+				return false;
+			c = strtoul(w + 7, &e, 10);
+			if (*e || c > 0xffff)
+				return false;
+			out->cycles[i] = (int32_t)c;
+		}
+	}
+	return true;
+}
+
 int ptflow_lbr_parse(const char *text, size_t len, struct ptflow_lbr *out)
 {
 	const char *pos = text, *end = text + len;
-	char line[256], extra[32];
+	char line[256];
 	unsigned long long from, to;
 	bool first = true;
-	int n;
+	int n, used;
 
 	memset(out, 0, sizeof(*out));
 	while (next_line(&pos, end, line, sizeof(line))) {
@@ -50,13 +76,13 @@ int ptflow_lbr_parse(const char *text, size_t len, struct ptflow_lbr *out)
 			continue;
 		}
 		if (!strncmp(line, "branch ", 7)) {
-			extra[0] = '\0';
-			n = sscanf(line + 7, "%llx %llx %31s", &from, &to, extra);
-			if (n < 2 || out->nr == PTFLOW_LBR_MAX)
+			used = 0;
+			n = sscanf(line + 7, "%llx %llx%n", &from, &to, &used);
+			if (n < 2 || out->nr == PTFLOW_LBR_MAX ||
+			    !branch_words(line + 7 + used, out, out->nr))
 				return -1;
 			out->from[out->nr] = from;
 			out->to[out->nr] = to;
-			out->mispred[out->nr] = !strcmp(extra, "mispred");
 			out->nr++;
 		} else if (!strncmp(line, "tid ", 4)) {
 			out->tid = (uint32_t)strtoul(line + 4, NULL, 10);
@@ -110,6 +136,11 @@ void ptflow_lbr_print(struct ptflow *pf, const struct ptflow_lbr *lbr)
 		print_addr(pf, lbr->from[i]);
 		fprintf(pf->out, " -> ");
 		print_addr(pf, lbr->to[i]);
-		fprintf(pf->out, "%s\n", lbr->mispred[i] ? "  (mispredicted)" : "");
+		fprintf(pf->out, "%s%s%s", lbr->mispred[i] ? "  (mispredicted)" : "",
+			lbr->in_tx[i] ? "  (in transaction)" : "",
+			lbr->abort[i] ? "  (transaction abort)" : "");
+		if (lbr->cycles[i] >= 0)
+			fprintf(pf->out, "  %" PRId32 " cycles", lbr->cycles[i]);
+		fputc('\n', pf->out);
 	}
 }

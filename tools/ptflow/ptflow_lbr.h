@@ -26,6 +26,10 @@ struct ptflow;
  * @to:     its target.
  * @mispred: the branch was mispredicted (known where the file's flags say
  *          "mispred").
+ * @in_tx:  it was in a TSX transaction (known where the flags say "tsx").
+ * @abort:  it was a transaction's abort (likewise).
+ * @cycles: core cycles since the previous LBR record (LBR format 5), or
+ *          -1 where the file gives none.
  */
 struct ptflow_lbr {
 	uint32_t tid;
@@ -35,6 +39,9 @@ struct ptflow_lbr {
 	uint64_t from[PTFLOW_LBR_MAX];
 	uint64_t to[PTFLOW_LBR_MAX];
 	bool mispred[PTFLOW_LBR_MAX];
+	bool in_tx[PTFLOW_LBR_MAX];
+	bool abort[PTFLOW_LBR_MAX];
+	int32_t cycles[PTFLOW_LBR_MAX];
 };
 
 /**
@@ -43,9 +50,11 @@ struct ptflow_lbr {
  * @len:  bytes of @text.
  * @out:  filled.
  *
- * Unknown keys are skipped (later versions add lines).
+ * Unknown keys are skipped (later versions add lines), so are unknown
+ * words after a branch's addresses.
  * Return: 0; -1 for a file that is not `lwpt-lbr 1`, a malformed branch
- * line or more than PTFLOW_LBR_MAX branches.
+ * line (a cycles= word not a number up to 65535 included) or more than
+ * PTFLOW_LBR_MAX branches.
  */
 int ptflow_lbr_parse(const char *text, size_t len, struct ptflow_lbr *out);
 
@@ -65,7 +74,9 @@ bool ptflow_lbr_config_file(const char *config, size_t clen, const char *trace,
 /**
  * ptflow_lbr_print() - print the last branches on @pf's output, with the
  * symbols of @pf's image: "last branches of tid N (signal S), most recent
- * first:" then one line per branch, "FROM sym+off -> TO sym+off".
+ * first:" then one line per branch, "FROM sym+off -> TO sym+off", then
+ * "(mispredicted)", "(in transaction)", "(transaction abort)" and "N
+ * cycles" where the file says so.
  * @pf:  the session (symbols loaded).
  * @lbr: the stack.
  */

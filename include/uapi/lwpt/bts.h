@@ -228,6 +228,20 @@ struct lwpt_lbr_entry {
 
 /* The branch was mispredicted (formats with MISPRED, Table 17-8). */
 #define LWPT_LBR_E_MISPRED		(1ull << 0)
+/*
+ * Formats 4 and 5 (ABI 1.11; valid where LWPT_BTS_LBR_F_TSX is set): the
+ * branch was in a TSX transaction; it was a transaction's abort.
+ */
+#define LWPT_LBR_E_IN_TX		(1ull << 1)
+#define LWPT_LBR_E_TSX_ABORT		(1ull << 2)
+/*
+ * Format 5 (ABI 1.11): bits 47:32 hold the core cycles since the previous
+ * LBR record (MSR_LBR_INFO_n's CYC_CNT, saturating at 0xffff), set only
+ * where the processor marked the count valid.
+ */
+#define LWPT_LBR_E_CYCLES		(1ull << 3)
+#define LWPT_LBR_E_CYCLES_SHIFT		32
+#define LWPT_LBR_E_CYCLES_MASK		0xffffull
 
 /* struct lwpt_bts_lbr.which */
 #define LWPT_BTS_LBR_NOW		0 /* the stack now */
@@ -240,6 +254,8 @@ struct lwpt_lbr_entry {
  * branches between the freeze and its next switch in are missing.
  */
 #define LWPT_BTS_LBR_F_FROZEN		(1u << 1)
+/* LWPT_LBR_E_IN_TX and LWPT_LBR_E_TSX_ABORT are valid (formats 4, 5; 1.11). */
+#define LWPT_BTS_LBR_F_TSX		(1u << 2)
 
 /**
  * struct lwpt_bts_lbr - argument of LWPT_BTS_IOC_LBR_SNAPSHOT

@@ -78,9 +78,13 @@
  *      READ_SWITCHES writes struct lwpt_bts_switch_tsc (40 bytes: the
  *      32-byte record and the TSC at the switch); older modules refuse
  *      the flag (EINVAL), callers without it get 32-byte records as before
+ * 1.11 LBR snapshots with LBR formats 4 and 5: entry flags
+ *      LWPT_LBR_E_IN_TX, LWPT_LBR_E_TSX_ABORT, LWPT_LBR_E_CYCLES (the
+ *      cycle count in bits 47:32), snapshot flag LWPT_BTS_LBR_F_TSX; older
+ *      modules refuse LBR snapshots on these formats (EOPNOTSUPP)
  */
 #define LWPT_ABI_MAJOR			1
-#define LWPT_ABI_MINOR			10
+#define LWPT_ABI_MINOR			11
 #define LWPT_ABI_VERSION		((LWPT_ABI_MAJOR << 16) | LWPT_ABI_MINOR)
 #define LWPT_ABI_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define LWPT_ABI_VERSION_MINOR(v)	((v) & 0xffff)

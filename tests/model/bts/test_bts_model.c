@@ -853,6 +853,46 @@ START_TEST(test_lbr_format4_writes)
 }
 END_TEST
 
+/*
+ * Format 4 without TSX (perf's lbr_from_signext_quirk): FROM bits 62:61
+ * read as sign bits, not flags, and WRMSR wants them so: a value with them
+ * cleared, as perf's lbr_from_signext_quirk_rd() leaves it, is #GP for a
+ * kernel address until lbr_from_signext_quirk_wr() sign-extends it again.
+ */
+START_TEST(test_lbr_format4_no_tsx)
+{
+	static struct bts_model_profile notsx;
+	struct env *e;
+	uint64_t v;
+
+	notsx = bts_model_profile_hsw;
+	notsx.tsx = false;
+	e = env_new(&notsx);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0xffffffff81001000ull, 0xffffffff81002000ull, false);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0x7fffffff81001000ull);
+	branch_mis(e, 0xffffffff81003000ull, 0x00007fff00001000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 2, 0xffffffff81003000ull);
+	branch_mis(e, 0x00007fff12345678ull, 0x00007fff00002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 3, LBR_FROM_MISPRED | 0x00007fff12345678ull);
+	/* What perf's quirk read makes of a kernel FROM: refused as written. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5,
+					 0x1fffffff81001000ull), BTS_MODEL_EGP);
+	ck_assert_int_eq(e->last.kind, BTS_VIOL_NON_CANONICAL);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5,
+					 LBR_FROM_IN_TX | 0x1234), BTS_MODEL_EGP);
+	/* Sign-extended again (the quirk's write), with or without MISPRED. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5,
+					 0x7fffffff81001000ull), 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 6,
+					 0xffffffff81001000ull), 0);
+	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5, &v), 0);
+	ck_assert_uint_eq(v, 0x7fffffff81001000ull);
+	ck_assert_uint_eq(e->cpu.stats.by_kind[BTS_VIOL_NON_CANONICAL], 2);
+	free(e);
+}
+END_TEST
+
 /* Format 5: FROM and TO hold the full sign-extended address, no flags. */
 START_TEST(test_lbr_format5_addresses)
 {
@@ -1501,6 +1541,7 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_lbr_formats);
 	tcase_add_test(tc, test_lbr_format4_flags);
 	tcase_add_test(tc, test_lbr_format4_writes);
+	tcase_add_test(tc, test_lbr_format4_no_tsx);
 	tcase_add_test(tc, test_lbr_format5_addresses);
 	tcase_add_test(tc, test_lbr_info_rotates_with_tos);
 	tcase_add_test(tc, test_lbr_info_no_cycles);

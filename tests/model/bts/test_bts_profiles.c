@@ -43,6 +43,7 @@ static size_t dump(char *buf, size_t size)
 		F(p, lbr_select, "%d", p->lbr_select);
 		F(p, lbr_callstack, "%d", p->lbr_callstack);
 		F(p, lbr_format, "%u", (unsigned int)p->lbr_format);
+		F(p, tsx, "%d", p->tsx);
 		F(p, freeze_while_smm, "%d", p->freeze_while_smm);
 		F(p, uncore_pmi, "%d", p->uncore_pmi);
 		F(p, lbr_pt_exclusive, "%d", p->lbr_pt_exclusive);

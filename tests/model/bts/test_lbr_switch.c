@@ -7,8 +7,7 @@
  *     switch) is accepted without #GP in each format (17.4.8.1, Table
  *     17-8's MISPRED bit included) and continues the same: the next
  *     branch lands in the same slot with the same contents (formats 4
- *     and 5, hsw and skl, with MSR_LBR_INFO_n: what the kernel must do
- *     once it takes them; lbr_msr.c refuses formats above 3 today);
+ *     and 5, hsw and skl, with MSR_LBR_INFO_n, as lbr_msr.c does);
  *   - the freeze on PMI and its undoing (17.4.7, 17.10.2): legacy
  *     (perfmon 2-3) clears DEBUGCTL.LBR, set again by the load; streamlined
  *     (perfmon 4) sets LBR_Frz, cleared through bit 58 of

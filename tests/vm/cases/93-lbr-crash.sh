@@ -18,6 +18,7 @@
 # command that exits leaves no LBR file; the same with -p PID and -t TID
 # attached to a program that waits, then dies by SIGSEGV. IA32_DEBUGCTL and
 # MSR_LBR_SELECT are back to 0 everywhere; no spec violation; unloaded.
+# LBR formats 4 (hsw, with and without TSX) and 5 (skl): at the end.
 . /lwpt/lib.sh
 
 P=/sys/module/lwpt_sim/parameters
@@ -149,3 +150,33 @@ ok "core2, user and kernel: $(echo "$out" | tail -n 1)"
 [ "$(sim_violations)" = 0 ] || fail "core2: violations" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod core2" || exit 1
 ok "core2: no violation, unloaded"
+
+# LBR formats 4 and 5 (ABI 1.11; Documentation/bts.rst "LBR formats 4 and
+# 5"): hsw (format 4, TSX), hsw without TSX (bts_tsx=0: FROM bits 62:61
+# are sign bits, read and written as perf's lbr_from_signext_quirk) and
+# skl (format 5, MSR_LBR_INFO_n saved and restored with the stack). The
+# stack at a SIGSEGV equals single-stepping's last branches, user-only and
+# with kernel branches (kernel FROM values decoded to their address, no
+# TSX flag where the model runs no transaction); across context switches
+# with kernel branches the saved stack is written back without a #GP.
+for combo in hsw:-1:4 hsw:0:4 skl:-1:5; do
+	prof=${combo%%:*} rest=${combo#*:}
+	tsx=${rest%%:*} fmt=${rest#*:}
+	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko \
+		"lwp_profile=none pt_profile=none bts_profile=$prof bts_tsx=$tsx" >/dev/null ||
+		fail "insmod $prof bts_tsx=$tsx" || exit 1
+	for how in "crash user" "crash all" "now" "switch all"; do
+		out=$(lbr_crash $how)
+		rc=$?
+		echo "$out"
+		[ $rc -eq 0 ] || fail "$prof bts_tsx=$tsx: lbr_crash $how" || exit 1
+		head=$(echo "$out" | grep -m1 '^lbr: nr')
+		flags=$(echo "$head" | sed -n 's/.* flags \(0x[0-9a-f]*\|0\) .*/\1/p')
+		echo "$head" | grep -q " format $fmt " && [ $((${flags:-0} & 5)) = 5 ] ||
+			fail "$prof bts_tsx=$tsx: lbr_crash $how: $head, want format $fmt, MISPRED and TSX flags" ||
+			exit 1
+	done
+	[ "$(sim_violations)" = 0 ] || fail "$prof bts_tsx=$tsx: violations" || exit 1
+	lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod $prof" || exit 1
+	ok "$prof bts_tsx=$tsx (format $fmt): stacks at SIGSEGV = single-stepping, NOW, kernel FROM values across switches, no violation"
+done

@@ -14,7 +14,7 @@
  *                              ..." and exits 0 when equal
  *   lbr_crash now              LWPT_BTS_LBR_NOW of this thread after the
  *                              workload: the stack holds workload branches
- *   lbr_crash switch           this thread and an untraced partner process
+ *   lbr_crash switch [all]     this thread and an untraced partner process
  *                              pinned to one CPU take turns (a pipe
  *                              ping-pong: each answer proves a switch out
  *                              and back); the partner runs its own code
@@ -22,7 +22,10 @@
  *                              stack read after the turns holds none of the
  *                              partner's branches and still the workload's
  *                              from before the switches (saved at the
- *                              switch out, restored at the switch in)
+ *                              switch out, restored at the switch in);
+ *                              "all" records kernel branches too, so that
+ *                              kernel FROM values are saved and written
+ *                              back (format 4 without TSX: the quirk)
  *   lbr_crash segv             run_and_crash() alone: dies by SIGSEGV (for
  *                              ptcap --lbr-on-crash)
  *   lbr_crash segv-wait        prints "ready", waits for a byte on stdin,
@@ -248,17 +251,31 @@ static int snapshot(int fd, uint32_t which, struct lwpt_bts_lbr *l)
 	return ioctl(fd, LWPT_BTS_IOC_LBR_SNAPSHOT, l) ? -errno : 0;
 }
 
-static void print_stack(const struct lwpt_bts_lbr *l)
+/*
+ * Print the stack; 1 if an entry says IN_TX or TSX_ABORT: the model runs
+ * no transaction, so such a flag is a FROM value read wrong (format 4
+ * without TSX keeps sign bits where the flags would be).
+ */
+static int print_stack(const struct lwpt_bts_lbr *l)
 {
-	unsigned int i;
+	unsigned int i, tx = 0;
 
 	printf("lbr: nr %u depth %u format %u flags %#x signo %d\n", l->nr,
 	       l->depth, l->format, l->flags, l->signo);
-	for (i = 0; i < l->nr && i < LWPT_LBR_ENTRIES_MAX; i++)
-		printf("  [%2u] %#llx -> %#llx%s\n", i,
+	for (i = 0; i < l->nr && i < LWPT_LBR_ENTRIES_MAX; i++) {
+		uint64_t f = l->entries[i].flags;
+
+		printf("  [%2u] %#llx -> %#llx%s%s%s\n", i,
 		       (unsigned long long)l->entries[i].from,
 		       (unsigned long long)l->entries[i].to,
-		       l->entries[i].flags & LWPT_LBR_E_MISPRED ? " mispred" : "");
+		       f & LWPT_LBR_E_MISPRED ? " mispred" : "",
+		       f & LWPT_LBR_E_IN_TX ? " in_tx" : "",
+		       f & LWPT_LBR_E_TSX_ABORT ? " abort" : "");
+		tx += !!(f & (LWPT_LBR_E_IN_TX | LWPT_LBR_E_TSX_ABORT));
+	}
+	if (tx)
+		printf("lbr: %u entries with TSX flags, and the model runs no transaction\n", tx);
+	return tx ? 1 : 0;
 }
 
 static int cmd_crash(uint32_t flags)
@@ -307,7 +324,8 @@ static int cmd_crash(uint32_t flags)
 		printf("crash: snapshot: %s\n", errname(-err));
 		return 1;
 	}
-	print_stack(&l);
+	if (print_stack(&l))
+		return 1;
 	if (l.signo != SIGSEGV || l.size != sizeof(l) || !l.depth || l.nr > l.depth) {
 		printf("crash: signo %d size %u depth %u nr %u\n", l.signo, l.size,
 		       l.depth, l.nr);
@@ -358,7 +376,8 @@ static int cmd_now(void)
 		printf("now: snapshot: %s\n", errname(-err));
 		return 1;
 	}
-	print_stack(&l);
+	if (print_stack(&l))
+		return 1;
 	for (i = 0; i < l.nr; i++)
 		if (l.entries[i].from >= (uintptr_t)__start_lbr_wl &&
 		    l.entries[i].from < (uintptr_t)__stop_lbr_wl)
@@ -394,7 +413,7 @@ static bool in_section(uint64_t a, const char *b, const char *e)
 	return a >= (uintptr_t)b && a < (uintptr_t)e;
 }
 
-static int cmd_switch(void)
+static int cmd_switch(uint32_t flags)
 {
 	int to[2], back[2], fd, err, round;
 	struct lwpt_bts_lbr l;
@@ -426,7 +445,7 @@ static int cmd_switch(void)
 	}
 	close(to[0]);
 	close(back[1]);
-	fd = configure(0, LWPT_BTS_CFG_USER | LWPT_BTS_CFG_LBR);
+	fd = configure(0, flags | LWPT_BTS_CFG_LBR);
 	if (fd < 0) {
 		printf("switch: configure: %s\n", errname(-fd));
 		kill(pid, SIGKILL);
@@ -446,7 +465,8 @@ static int cmd_switch(void)
 		printf("switch: snapshot: %s\n", errname(-err));
 		return 1;
 	}
-	print_stack(&l);
+	if (print_stack(&l))
+		return 1;
 	for (i = 0; i < l.nr; i++) {
 		const struct lwpt_lbr_entry *e = &l.entries[i];
 
@@ -531,8 +551,9 @@ int main(int argc, char **argv)
 				 LWPT_BTS_CFG_USER);
 	if (argc == 2 && !strcmp(argv[1], "now"))
 		return cmd_now();
-	if (argc == 2 && !strcmp(argv[1], "switch"))
-		return cmd_switch();
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "switch"))
+		return cmd_switch(argc == 3 && !strcmp(argv[2], "all") ? LWPT_BTS_CFG_FLAGS :
+				  LWPT_BTS_CFG_USER);
 	if (argc == 2 && (!strcmp(argv[1], "segv") || !strcmp(argv[1], "segv-wait"))) {
 		char c;
 
@@ -544,6 +565,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return cmd_args();
-	fprintf(stderr, "usage: lbr_crash crash user|all | now | switch | segv | segv-wait | args\n");
+	fprintf(stderr, "usage: lbr_crash crash user|all | now | switch [all] | segv | segv-wait | args\n");
 	return 2;
 }
