@@ -8,7 +8,8 @@ ptcov_SRCS := tools/ptcov/ptcov.c tools/ptcov/cov_flow.c tools/ptcov/cov_module.
 	tools/ptcov/cov_strtab.c \
 	tools/ptcov/cov_par.c \
 	tools/pt2perf/capture.c tools/pt2perf/split.c \
-	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_resume.c
+	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_resume.c \
+	tools/ptflow/ptflow_debuginfo.c
 # A system-wide capture (ptcap -a) is cut into its threads' spans, each
 # with its exec generation, by pt2perf's split (tools/pt2perf/split.h, on
 # ptflow's rules: ptflow_split.c, ptflow_resume.c), as pt2perf links them.

@@ -7,6 +7,7 @@
  */
 #include "tools/ptcov/cov_lcov.h"
 #include "tools/ptcov/cov_strtab.h"
+#include "tools/ptflow/ptflow_debuginfo.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -307,7 +308,7 @@ static uint32_t line_of(const struct lc *lc, uint64_t addr)
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = ptflow_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -10,7 +10,8 @@ ptflow_SRCS := tools/ptflow/ptflow.c tools/ptflow/ptflow_decode.c \
 	tools/ptflow/ptflow_split.c tools/ptflow/ptflow_sys.c \
 	tools/ptflow/ptflow_btssys.c \
 	tools/ptflow/ptflow_resume.c tools/ptflow/ptflow_flow.c \
-	tools/ptflow/ptflow_buildid.c tools/ptflow/ptflow_lbr.c
+	tools/ptflow/ptflow_buildid.c tools/ptflow/ptflow_lbr.c \
+	tools/ptflow/ptflow_debuginfo.c
 # elfutils' libdw (libdwfl) and libelf: symbols and source lines.
 # The ptcap directory reader is libpt's (include/lwpt/ptcap_dir.h).
 ptflow_LIBS := pt

@@ -4,6 +4,7 @@
  * trace is decoded with, each reported at its load bias.
  */
 #include "tools/ptflow/ptflow_sym.h"
+#include "tools/ptflow/ptflow_debuginfo.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -110,7 +111,7 @@ struct ptflow_sym {
 
 static const Dwfl_Callbacks sym_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = ptflow_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -60,7 +60,8 @@ $(O)/vm-cov/cov_prog.expect: $(O)/vm-cov/cov_prog tests/tools/ptcov/gcov_compare
 # What lcov and drcov cost beside --edges (issue 35 "Targets").
 BENCHES += bench_ptcov_lcov
 bench_ptcov_lcov_SRCS := tests/tools/ptcov/bench_ptcov_lcov.c tools/ptcov/cov_flow.c \
-	tools/ptcov/cov_module.c tools/ptcov/cov_lcov.c tools/ptcov/cov_drcov.c \
+	tools/ptcov/cov_module.c tools/ptcov/cov_lcov.c tools/ptflow/ptflow_debuginfo.c \
+	tools/ptcov/cov_drcov.c \
 	tools/ptcov/cov_merge.c tools/ptcov/cov_strtab.c
 bench_ptcov_lcov_LIBS := pt
 bench_ptcov_lcov_LDLIBS := -ldw -lelf -lzstd

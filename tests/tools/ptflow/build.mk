@@ -4,7 +4,7 @@
 UNIT_TESTS += test_ptflow_decode
 test_ptflow_decode_SRCS := tests/tools/ptflow/test_ptflow_decode.c \
 	tools/ptflow/ptflow_decode.c tools/ptflow/ptflow_image.c \
-	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c \
+	tools/ptflow/ptflow_disasm.c tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c \
 	tools/ptflow/ptflow_time.c tools/ptflow/ptflow_calls.c \
 	tools/ptflow/ptflow_report.c tools/ptflow/ptflow_chrome.c \
 	tools/ptflow/ptflow_resume.c
@@ -58,7 +58,7 @@ $(O)/tests/pt_flow_gt: tests/vm/progs/pt_flow_gt.c
 
 UNIT_TESTS += test_ptflow_views
 test_ptflow_views_SRCS := tests/tools/ptflow/test_ptflow_views.c \
-	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c tools/ptflow/ptflow_time.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
 	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_jit.c \
 	tools/ptflow/ptflow_image.c tools/lwpt-jitdemo/jit_dump.c
@@ -70,7 +70,7 @@ test_ptflow_views_LDLIBS := -lipt -ldw -lelf -ldl
 # (ptflow_calls_block()) against its instructions one by one.
 UNIT_TESTS += test_ptflow_calls_block
 test_ptflow_calls_block_SRCS := tests/tools/ptflow/test_ptflow_calls_block.c \
-	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c tools/ptflow/ptflow_time.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
 	tools/ptflow/ptflow_chrome.c
 test_ptflow_calls_block_LDLIBS := -ldw -lelf
@@ -78,7 +78,7 @@ test_ptflow_calls_block_LDLIBS := -ldw -lelf
 # Symbol lookups per second, with and without the last-symbol cache.
 BENCHES += bench_ptflow_sym
 bench_ptflow_sym_SRCS := tests/tools/ptflow/bench_ptflow_sym.c \
-	tools/ptflow/ptflow_sym.c
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c
 bench_ptflow_sym_LDLIBS := -ldw -lelf -ldl
 
 # libFuzzer target of ptflow's decoder (Makefile "FUZZERS"): the real
@@ -86,7 +86,7 @@ bench_ptflow_sym_LDLIBS := -ldw -lelf -ldl
 FUZZERS += fuzz_flow
 fuzz_flow_SRCS := tests/tools/ptflow/fuzz_flow.c tools/ptflow/ptflow_decode.c \
 	tools/ptflow/ptflow_image.c tools/ptflow/ptflow_disasm.c \
-	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_time.c \
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c tools/ptflow/ptflow_time.c \
 	tools/ptflow/ptflow_calls.c tools/ptflow/ptflow_report.c \
 	tools/ptflow/ptflow_chrome.c tools/ptflow/ptflow_resume.c \
 	$(sort $(wildcard libpt/*.c)) model/x86/x86_cofi.c
@@ -102,5 +102,5 @@ SCRIPT_TESTS += tests/tools/ptflow/ptflow_buildid.sh
 # The `lwpt-lbr 1` reader of ptflow's last branches (issue 37).
 UNIT_TESTS += test_ptflow_lbr
 test_ptflow_lbr_SRCS := tests/tools/ptflow/test_ptflow_lbr.c tools/ptflow/ptflow_lbr.c \
-	tools/ptflow/ptflow_sym.c
+	tools/ptflow/ptflow_sym.c tools/ptflow/ptflow_debuginfo.c
 test_ptflow_lbr_LDLIBS := -ldw -lelf

@@ -19,7 +19,10 @@
 #   address where the trace is enabled again closes the callee's frame;
 # - a page-cache image with an ELF header and a dynamic section but no
 #   section headers (Unzip) never names an address by a sizeless symbol
-#   it does not start (_init+0x..., _fini+0x...).
+#   it does not start (_init+0x..., _fini+0x...);
+# - without DEBUGINFOD_URLS, libdebuginfod is never loaded (a module
+#   without symbols makes libdwfl look for debug files), and the names
+#   are the same as with it.
 #
 # Skips with a message without ../shared. Ends with "N passed, N failed".
 set -u
@@ -110,5 +113,17 @@ n=$(grep -c '<_init+\|<_fini+' "$tmp/Unzip.flow")
 [ "$n" -eq 0 ] && pass || fail "Unzip: $n instructions named _init+/_fini+"
 grep -q '<_init>' "$tmp/Unzip.flow" && pass ||
 	fail "Unzip: _init itself (0x4019c8, DT_INIT) not named"
+
+# mruby's image has no symbol table, so libdwfl looks for a separate
+# debug file: without DEBUGINFOD_URLS, libdebuginfod (and libcurl) is not
+# loaded (ptflow_debuginfo.c); the same names either way.
+env -u DEBUGINFOD_URLS LD_DEBUG=libs "$PTFLOW" --calls --symfs "$K/symfs" \
+	"$K/mruby.perf.data" >"$tmp/mruby.calls" 2>"$tmp/mruby.ld" ||
+	fail "mruby --calls: ptflow exit $?"
+grep -q 'libdebuginfod' "$tmp/mruby.ld" &&
+	fail "mruby --calls: libdebuginfod loaded without DEBUGINFOD_URLS" || pass
+DEBUGINFOD_URLS=http://127.0.0.1:9/ DEBUGINFOD_TIMEOUT=1 "$PTFLOW" --calls \
+	--symfs "$K/symfs" "$K/mruby.perf.data" 2>/dev/null | cmp -s - "$tmp/mruby.calls" &&
+	pass || fail "mruby --calls: other names with DEBUGINFOD_URLS set"
 
 finish
