@@ -170,11 +170,18 @@ static long parse9(const char *s)
 	return v;
 }
 
-/* This thread's two timers (@t[2]) armed with @us, or disarmed (0). */
-static int timers(long *t, long us)
+enum timer_op {
+	T_CREATE,	/* make this thread's two timers, armed with usec */
+	T_REARM,	/* arm them again, their budget new (SIG_BUDGET) */
+	T_DELETE,	/* delete them (-i: disarm the process's) */
+};
+
+/* @op on this thread's two timers @t[2] (nothing where usec is 0). */
+static int timers(long *t, enum timer_op op)
 {
 	static const int clk[2] = { CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID };
 	static const int sig[2] = { SIGALRM, SIGPROF };
+	long us = op == T_DELETE ? 0 : usec;
 	struct itimerspec its = {
 		.it_interval = { us / 1000000, (us % 1000000) * 1000 },
 		.it_value = { us / 1000000, (us % 1000000) * 1000 },
@@ -187,6 +194,10 @@ static int timers(long *t, long us)
 
 	if (!usec)
 		return 0;
+	if (op == T_REARM) {
+		sig_taken[0] = 0;
+		sig_taken[1] = 0;
+	}
 	if (itimer) {
 		if (tid != getpid())
 			return 0;
@@ -199,46 +210,20 @@ static int timers(long *t, long us)
 		};
 		int id;
 
-		if (us) {
+		if (op == T_DELETE) {
+			if (syscall(SYS_timer_delete, t[i]))
+				return -1;
+			continue;
+		}
+		if (op == T_CREATE) {
 			if (syscall(SYS_timer_create, clk[i], &ev, &id))
 				return -1;
 			t[i] = id;
 			sig_timer[i] = id;
-			if (syscall(SYS_timer_settime, id, 0, &its, NULL))
-				return -1;
-		} else if (syscall(SYS_timer_delete, t[i])) {
-			return -1;
 		}
-	}
-	return 0;
-}
-
-/* This thread's timers (@t, from timers()) armed again, their budget new. */
-static int rearm(const long *t)
-{
-	struct itimerspec its = {
-		.it_interval = { usec / 1000000, (usec % 1000000) * 1000 },
-		.it_value = { usec / 1000000, (usec % 1000000) * 1000 },
-	};
-	struct itimerval itv = {
-		.it_interval = { usec / 1000000, usec % 1000000 },
-		.it_value = { usec / 1000000, usec % 1000000 },
-	};
-	int i;
-
-	if (!usec)
-		return 0;
-	sig_taken[0] = 0;
-	sig_taken[1] = 0;
-	if (itimer) {
-		if (syscall(SYS_gettid) != getpid())
-			return 0;
-		return setitimer(ITIMER_REAL, &itv, NULL) ||
-		       setitimer(ITIMER_PROF, &itv, NULL) ? -1 : 0;
-	}
-	for (i = 0; i < 2; i++)
 		if (syscall(SYS_timer_settime, t[i], 0, &its, NULL))
 			return -1;
+	}
 	return 0;
 }
 
@@ -247,7 +232,7 @@ __attribute__((noinline)) static long work(long k)
 {
 	long sum = k, i, t[2];
 
-	if (timers(t, usec))
+	if (timers(t, T_CREATE))
 		_exit(100);
 	for (i = 0; i < rounds; i++) {
 		sum = ops[(i + k) & 3](sum, i);
@@ -255,10 +240,10 @@ __attribute__((noinline)) static long work(long k)
 			sum += 5;
 		if ((i & 1023) == 0)
 			sum += syscall(SYS_getppid) > 0;
-		if (i % REARM_ROUNDS == REARM_ROUNDS - 1 && rearm(t))
+		if (i % REARM_ROUNDS == REARM_ROUNDS - 1 && timers(t, T_REARM))
 			_exit(100);
 	}
-	if (timers(t, 0))
+	if (timers(t, T_DELETE))
 		_exit(100);
 	return sum;
 }
