@@ -5,7 +5,7 @@
  *
  * Source: Intel SDM Vol. 3B 17.4.7 (freezing LBRs and counters on PMI),
  * 17.4.8 (LBR stack, Table 17-4 stack sizes), 17.4.8.1 (LBR formats of
- * IA32_PERF_CAPABILITIES[5:0]; formats 4 and 5 as perf's
+ * IA32_PERF_CAPABILITIES[5:0]; formats 4 to 7 as perf's
  * arch/x86/events/intel/lbr.c reads them), 17.4.8.3 (LER), 17.7.1-17.7.2
  * (Nehalem LBR MSRs, Tables 17-8/17-9, MSR_LBR_SELECT Table 17-11), 17.9
  * (EN_CALLSTACK), 17.10.2 (streamlined freeze); 18.2.4
@@ -34,6 +34,10 @@
 #define LBR_FMT_EIP_FLAGS2		0x4
 /* EIP in FROM/TO, flags and cycles in MSR_LBR_INFO_n (Skylake). */
 #define LBR_FMT_INFO			0x5
+/* EIP, MISPRED in FROM bit 63, cycles in TO bits 63:48 (Goldmont). */
+#define LBR_FMT_TIME			0x6
+/* As 5 without the TSX flags in MSR_LBR_INFO_n (Goldmont Plus). */
+#define LBR_FMT_INFO2			0x7
 
 /* ---- LBR stack MSRs (SDM 17.4.8, Table 17-4; Vol. 4) ------------------- */
 
@@ -54,6 +58,13 @@
  */
 #define LBR_FROM_IN_TX			(1ull << 62)
 #define LBR_FROM_TSX_ABORT		(1ull << 61)
+/*
+ * Format 6: TO bits 63:48 are the core cycles since the previous record,
+ * the address in 47:0 (perf's lbr_to_cycles: cycles = (to >> 48) &
+ * 0xffff, the address sign-extended from bit 47).
+ */
+#define LBR_TO_CYCLES_SHIFT		48
+#define LBR_TO_CYCLES_MASK		0xffffull
 
 /*
  * Format 5: MSR_LBR_INFO_0 (DC0H) .. _31 (DDFH), one per LBR entry

@@ -36,7 +36,7 @@ struct task_struct;
  * @streamlined: perfmon version 4: the freeze sets
  *	IA32_PERF_GLOBAL_STATUS.LBR_Frz instead of clearing DEBUGCTL.LBR
  *	(17.10.2)
- * @info: format 5: each entry n has MSR_LBR_INFO_n (flags, cycles)
+ * @info: formats 5 and 7: each entry n has MSR_LBR_INFO_n (flags, cycles)
  * @from_quirk: format 4 on a processor without TSX (no HLE, no RTM):
  *	FROM reads with IN_TX and TSX_ABORT 0 but WRMSR wants bits 62:61 as
  *	sign bits (perf's lbr_from_signext_quirk)
@@ -75,7 +75,7 @@ struct lbr_caps {
  * @tos: MSR_LASTBRANCH_TOS as saved
  * @from: MSR_LASTBRANCH_n_FROM_IP as saved (raw, flags included)
  * @to: MSR_LASTBRANCH_n_TO_IP as saved
- * @info: MSR_LBR_INFO_n as saved (format 5; else 0)
+ * @info: MSR_LBR_INFO_n as saved (formats 5 and 7; else 0)
  * @crash: the answer to LWPT_BTS_LBR_CRASH
  */
 struct lbr_state {
@@ -108,7 +108,7 @@ struct lbr_state {
  * and MSR addresses as perf's intel_pmu_lbr_init_core/_atom/_slm/_nhm/
  * _snb/_hsw/_skl/_knl() do for family 6; IA32_PERF_CAPABILITIES[5:0]
  * gives the format (17.4.8.1); CPUID.0AH the perfmon version.
- * Architectural LBRs (CPUID.(07H,0):EDX[19]) and formats above 5 are not
+ * Architectural LBRs (CPUID.(07H,0):EDX[19]) and formats above 7 are not
  * handled: LBR snapshots are then refused. Process context.
  */
 void lbr_msr_detect(const struct lwpt_caps *caps);

@@ -9,13 +9,15 @@
  * does when it picks intel_pmu_lbr_init_core/_atom/_slm/_nhm/_snb/_hsw/
  * _skl/_knl() (arch/x86/events/intel/core.c and lbr.c of Linux 6.1). The
  * record format is IA32_PERF_CAPABILITIES[5:0] where CPUID.1:ECX.PDCM is
- * set, else 0, as perf's intel_pmu_init(). The formats 0-5 are handled:
- * 0-3 of 17.4.8.1; 4 (MISPRED, IN_TX and TSX_ABORT in FROM bits 63:61)
- * and 5 (the flags and a cycle count in MSR_LBR_INFO_n) as perf's
+ * set, else 0, as perf's intel_pmu_init(). The formats 0-7 are handled:
+ * 0-3 of 17.4.8.1; 4 (MISPRED, IN_TX and TSX_ABORT in FROM bits 63:61),
+ * 5 (the flags and a cycle count in MSR_LBR_INFO_n), 6 (MISPRED in FROM,
+ * the cycles in TO bits 63:48) and 7 (5 without TSX flags) as perf's
  * intel_pmu_lbr_init() and intel_pmu_lbr_read_64() read them
- * (Documentation/bts.rst, "LBR formats 4 and 5"), with perf's
- * lbr_from_signext_quirk on format-4 parts without TSX. 6-7 and
- * architectural LBRs refuse LBR snapshots for now.
+ * (Documentation/bts.rst, "LBR formats 4 to 7"), with perf's
+ * lbr_from_signext_quirk on format-4 parts without TSX and its Knights
+ * Landing rule (format 1 reported, MISPRED in FROM bit 63: read as 3).
+ * Architectural LBRs refuse LBR snapshots for now.
  *
  * Saving and restoring the whole stack at each switch is what perf does
  * for an LBR call-stack user (intel_pmu_lbr_save()/_restore()): the
@@ -48,6 +50,8 @@
  * @from_msr: MSR_LASTBRANCH_0_FROM_IP
  * @to_msr: MSR_LASTBRANCH_0_TO_IP
  * @select: MSR_LBR_SELECT exists (perf sets lbr_sel_mask)
+ * @knl: Knights Landing/Mill: format 1 is read as 3 (perf's
+ *	intel_pmu_lbr_init_knl())
  */
 struct lbr_model {
 	u8 models[16];
@@ -55,6 +59,7 @@ struct lbr_model {
 	u16 from_msr;
 	u16 to_msr;
 	bool select;
+	bool knl;
 };
 
 static const struct lbr_model lbr_models[] = {
@@ -78,10 +83,10 @@ static const struct lbr_model lbr_models[] = {
 	  MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM, true },
 	/* intel_pmu_lbr_init_knl(): Knights Landing and Mill. */
 	{ { 0x57, 0x85 }, 8,
-	  MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM, true },
+	  MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM, true, true },
 	/*
 	 * intel_pmu_lbr_init_skl(): Skylake to Rocket Lake, Goldmont (Plus),
-	 * Tremont. (Their LBR_INFO MSRs come with formats 5-7, not handled.)
+	 * Tremont (formats 5-7).
 	 */
 	{ { 0x55, 0x4e, 0x5e, 0x8e, 0x9e, 0xa6, 0xa5, 0x6a, 0x6c, 0x7e,
 	    0x7d, 0x8c, 0x8d, 0xa7 }, 32,
@@ -168,7 +173,10 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 		return;
 	}
 	c->format = cap & PERF_CAP_LBR_FMT_MASK;
-	if (c->format > LBR_FMT_INFO) {
+	/* intel_pmu_lbr_init_knl(): "Knights Landing does have MISPREDICT bit". */
+	if (m->knl && c->format == LBR_FMT_LIP)
+		c->format = LBR_FMT_EIP_FLAGS;
+	if (c->format > LBR_FMT_INFO2) {
 		snprintf(c->why, sizeof(c->why), "LBR format %u not handled", c->format);
 		return;
 	}
@@ -176,7 +184,7 @@ void lbr_msr_detect(const struct lwpt_caps *caps)
 	c->from_msr = m->from_msr;
 	c->to_msr = m->to_msr;
 	c->select = m->select;
-	c->info = c->format == LBR_FMT_INFO;
+	c->info = c->format == LBR_FMT_INFO || c->format == LBR_FMT_INFO2;
 	c->from_quirk = c->format == LBR_FMT_EIP_FLAGS2 && !tsx;
 	/* 17.4.7, Vol. 4 Table 2-2: FREEZE_LBRS_ON_PMI with PDCM, version > 1. */
 	c->freeze = (caps->bts_leaf1.ecx & LBR_CPUID1_ECX_PDCM) && version >= 2;
@@ -348,10 +356,10 @@ void lbr_msr_save_live(struct lbr_state *st)
 
 /*
  * The address part of an LBR value (17.4.8.1): format 0 a 32-bit offset;
- * 1, 2 and 5 the address; 3 bits 62:48 sign-extend bit 47 and bit 63 is
- * MISPRED in FROM (Table 17-8), so bit 62 is copied into bit 63; 4 the
- * three flags out of FROM and bit 60 sign-extended (as perf's
- * intel_pmu_lbr_read_64()).
+ * 1, 2, 5 and 7 the address; 3 and 6 bits 62:48 sign-extend bit 47 and
+ * bit 63 is MISPRED in FROM (Table 17-8), so bit 62 is copied into bit 63;
+ * 4 the three flags out of FROM and bit 60 sign-extended; 6 the cycles
+ * out of TO and bit 47 sign-extended (as perf's intel_pmu_lbr_read_64()).
  */
 static u64 lbr_msr_addr(u64 v, bool from)
 {
@@ -359,8 +367,10 @@ static u64 lbr_msr_addr(u64 v, bool from)
 	case LBR_FMT_32:
 		return v & 0xffffffffull;
 	case LBR_FMT_EIP_FLAGS:
+	case LBR_FMT_TIME:
 		if (!from)
-			return v;
+			return lbr_caps.format == LBR_FMT_TIME ?
+			       (u64)((s64)(v << 16) >> 16) : v;
 		v &= ~LBR_FROM_MISPRED;
 		return v | ((v & BIT_ULL(62)) << 1);
 	case LBR_FMT_EIP_FLAGS2:
@@ -371,15 +381,22 @@ static u64 lbr_msr_addr(u64 v, bool from)
 }
 
 /*
- * LWPT_LBR_E_* of the entry whose raw values are @from and @info: FROM's
- * bits 63:61 in formats 3 and 4; format 5's MSR_LBR_INFO_n, whose cycle
- * count is given only where CYC_CNT_VALID says it is one.
+ * LWPT_LBR_E_* of the entry whose raw values are @from, @to and @info:
+ * FROM's bits 63:61 in formats 3, 4 and 6, format 6's cycles in TO bits
+ * 63:48; the MSR_LBR_INFO_n of formats 5 and 7 (TSX flags in 5 only),
+ * whose cycle count is given only where CYC_CNT_VALID says it is one.
  */
-static u64 lbr_msr_entry_flags(u64 from, u64 info)
+static u64 lbr_msr_entry_flags(u64 from, u64 to, u64 info)
 {
 	u64 f = 0;
 
 	switch (lbr_caps.format) {
+	case LBR_FMT_TIME:
+		f = LWPT_LBR_E_CYCLES | ((to >> LBR_TO_CYCLES_SHIFT) & LBR_TO_CYCLES_MASK) <<
+					LWPT_LBR_E_CYCLES_SHIFT;
+		if (from & LBR_FROM_MISPRED)
+			f |= LWPT_LBR_E_MISPRED;
+		return f;
 	case LBR_FMT_EIP_FLAGS2:
 		if (from & LBR_FROM_IN_TX)
 			f |= LWPT_LBR_E_IN_TX;
@@ -391,11 +408,12 @@ static u64 lbr_msr_entry_flags(u64 from, u64 info)
 			f |= LWPT_LBR_E_MISPRED;
 		return f;
 	case LBR_FMT_INFO:
+	case LBR_FMT_INFO2:
 		if (info & LBR_INFO_MISPRED)
 			f |= LWPT_LBR_E_MISPRED;
-		if (info & LBR_INFO_IN_TX)
+		if (lbr_caps.format == LBR_FMT_INFO && (info & LBR_INFO_IN_TX))
 			f |= LWPT_LBR_E_IN_TX;
-		if (info & LBR_INFO_TSX_ABORT)
+		if (lbr_caps.format == LBR_FMT_INFO && (info & LBR_INFO_TSX_ABORT))
 			f |= LWPT_LBR_E_TSX_ABORT;
 		if (info & LBR_INFO_CYC_CNT_VALID)
 			f |= LWPT_LBR_E_CYCLES |
@@ -416,7 +434,7 @@ void lbr_msr_fill(const struct lbr_state *st, struct lwpt_bts_lbr *out)
 	out->flags = st->frozen ? LWPT_BTS_LBR_F_FROZEN : 0;
 	if (c->format >= LBR_FMT_EIP_FLAGS)
 		out->flags |= LWPT_BTS_LBR_F_MISPRED;
-	if (c->format >= LBR_FMT_EIP_FLAGS2)
+	if (c->format == LBR_FMT_EIP_FLAGS2 || c->format == LBR_FMT_INFO)
 		out->flags |= LWPT_BTS_LBR_F_TSX;
 	out->nr = 0;
 	if (!st->saved)
@@ -433,7 +451,7 @@ void lbr_msr_fill(const struct lbr_state *st, struct lwpt_bts_lbr *out)
 			break;
 		e->from = lbr_msr_addr(st->from[slot], true);
 		e->to = lbr_msr_addr(st->to[slot], false);
-		e->flags = lbr_msr_entry_flags(st->from[slot], st->info[slot]);
+		e->flags = lbr_msr_entry_flags(st->from[slot], st->to[slot], st->info[slot]);
 		n++;
 	}
 	out->nr = n;

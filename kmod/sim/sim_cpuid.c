@@ -4,7 +4,7 @@
  *   lwp_profile=fx8150|full|user|user-exec|none   (default fx8150)
  *   pt_profile=bdw|full|tgl|none   (default full)
  *   pt_xsaves=-1|0|1               (default -1: 1 for full and tgl, 0 for bdw)
- *   bts_profile=core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|none   (default none)
+ *   bts_profile=core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|glm|glp|none   (default none)
  *   bts_tsx=-1|0|1                 (default -1: the profile's; hsw, skl 1)
  *
  * The model is one processor that may have both LWP and PT. With LWP its
@@ -59,13 +59,13 @@ MODULE_PARM_DESC(pt_profile, "Intel PT CPUID profile: full (default), bdw, tgl, 
 static char *bts_profile = "none";
 module_param(bts_profile, charp, 0444);
 MODULE_PARM_DESC(bts_profile,
-		 "Branch-recording (DS, BTS, LBR) profile of the Intel processor: none (default), core2, nhm, pmv4, nocpl, btsoff, nods, hsw (LBR format 4), skl (format 5)");
+		 "Branch-recording (DS, BTS, LBR) profile of the Intel processor: none (default), core2, nhm, pmv4, nocpl, btsoff, nods, hsw (LBR format 4), skl (5), glm (6), glp (7)");
 
 /*
  * TSX (CPUID.(07H,0):EBX[4] HLE, [11] RTM) of the branch-recording
  * profile's processor. 0 on hsw (LBR format 4) is a part whose TSX is off:
  * FROM bits 62:61 are sign bits, not flags (perf's lbr_from_signext_quirk;
- * Documentation/bts.rst, "LBR formats 4 and 5").
+ * Documentation/bts.rst, "LBR formats 4 to 7").
  */
 static int bts_tsx = -1;
 module_param(bts_tsx, int, 0444);
@@ -184,7 +184,7 @@ int sim_cpuid_init(void)
 	if (strcmp(bts_profile, "none")) {
 		sim_bts = bts_model_profile_find(bts_profile);
 		if (!sim_bts) {
-			pr_err("unknown profile bts_profile=%s (core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|none)\n",
+			pr_err("unknown profile bts_profile=%s (core2|nhm|pmv4|nocpl|btsoff|nods|hsw|skl|glm|glp|none)\n",
 			       bts_profile);
 			return -EINVAL;
 		}

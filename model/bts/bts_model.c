@@ -59,7 +59,7 @@ bool bts_model_pt_suspends(const struct bts_model_cpu *cpu)
 static bool profile_ok(const struct bts_model_profile *p)
 {
 	return p->lbr_depth && p->lbr_depth <= BTS_MODEL_LBR_MAX &&
-	       !(p->lbr_depth & (p->lbr_depth - 1)) && p->lbr_format <= LBR_FMT_INFO;
+	       !(p->lbr_depth & (p->lbr_depth - 1)) && p->lbr_format <= LBR_FMT_INFO2;
 }
 
 static void arch_reset(struct bts_model_cpu *cpu)

@@ -65,7 +65,7 @@ struct bts_model_profile {
 	uint32_t lbr_to_msr;		/* MSR_LASTBRANCH_0_TO_IP */
 	bool lbr_select;		/* MSR_LBR_SELECT exists (17.7.2) */
 	bool lbr_callstack;		/* LBR_SELECT.EN_CALLSTACK exists (17.9) */
-	uint8_t lbr_format;		/* IA32_PERF_CAPABILITIES[5:0], 0..5 */
+	uint8_t lbr_format;		/* IA32_PERF_CAPABILITIES[5:0], 0..7 */
 	/*
 	 * CPUID.(07H,0):EBX[4] HLE and [11] RTM. Format 4 without TSX:
 	 * FROM bits 62:61 are sign bits, not IN_TX/TSX_ABORT, in reads and
@@ -93,10 +93,13 @@ extern const struct bts_model_profile bts_model_profile_btsoff;	/* BTS_UNAVAILAB
 extern const struct bts_model_profile bts_model_profile_nods;	/* no DS, no PDCM */
 extern const struct bts_model_profile bts_model_profile_hsw;	/* LBR format 4 */
 extern const struct bts_model_profile bts_model_profile_skl;	/* LBR format 5 */
+extern const struct bts_model_profile bts_model_profile_glm;	/* LBR format 6 */
+extern const struct bts_model_profile bts_model_profile_glp;	/* LBR format 7 */
 
 /**
  * bts_model_profile_find() - look a profile up by name.
- * @name: "core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw" or "skl".
+ * @name: "core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl",
+ *        "glm" or "glp".
  * Return: the profile, or NULL if @name is unknown or NULL.
  */
 const struct bts_model_profile *bts_model_profile_find(const char *name);
@@ -232,7 +235,7 @@ struct bts_model_cpu {
  * RESET"), TOS, the LBR stack and the LER are 0.
  * Return: BTS_MODEL_OK, or BTS_MODEL_EINVAL if a required pointer is NULL
  *         or the profile's lbr_depth is 0 or above BTS_MODEL_LBR_MAX or
- *         not a power of two, or its lbr_format is above 5.
+ *         not a power of two, or its lbr_format is above 7.
  */
 int bts_model_cpu_init(struct bts_model_cpu *cpu, const struct bts_model_profile *prof,
 		       const struct bts_model_ops *ops, void *ctx, int id);

@@ -137,10 +137,44 @@ const struct bts_model_profile bts_model_profile_skl = {
 	.sig = 0x000506E3,	/* 06_5EH Skylake: 32 LBRs */
 };
 
+/*
+ * Goldmont (06_5CH): LBR format 6 (MISPRED in FROM bit 63, cycles in TO
+ * bits 63:48), perfmon v4, 32 LBRs at 680H/6C0H with EN_CALLSTACK (perf's
+ * intel_pmu_lbr_init_skl() for Goldmont), no TSX; otherwise as skl.
+ */
+const struct bts_model_profile bts_model_profile_glm = {
+	BTS_PROFILE_BASE,
+	.name = "glm",
+	.perfmon_version = 4,
+	.lbr_depth = 32,
+	.lbr_callstack = true,
+	.lbr_format = LBR_FMT_TIME,
+	.freeze_while_smm = true,
+	.lbr_pt_exclusive = true,
+	.sig = 0x000506C9,	/* 06_5CH Goldmont: 32 LBRs */
+};
+
+/*
+ * Goldmont Plus (06_7AH): LBR format 7 (MSR_LBR_INFO_n as format 5, without
+ * TSX flags), otherwise as glm.
+ */
+const struct bts_model_profile bts_model_profile_glp = {
+	BTS_PROFILE_BASE,
+	.name = "glp",
+	.perfmon_version = 4,
+	.lbr_depth = 32,
+	.lbr_callstack = true,
+	.lbr_format = LBR_FMT_INFO2,
+	.freeze_while_smm = true,
+	.lbr_pt_exclusive = true,
+	.sig = 0x000706A1,	/* 06_7AH Goldmont Plus: 32 LBRs */
+};
+
 static const struct bts_model_profile *const profiles[] = {
 	&bts_model_profile_core2, &bts_model_profile_nhm, &bts_model_profile_pmv4,
 	&bts_model_profile_nocpl, &bts_model_profile_btsoff, &bts_model_profile_nods,
 	&bts_model_profile_hsw, &bts_model_profile_skl,
+	&bts_model_profile_glm, &bts_model_profile_glp,
 	NULL
 };
 

@@ -2,8 +2,8 @@
 /*
  * The LBR stack (SDM 17.4.8, Table 17-4): N FROM/TO MSR pairs written
  * circularly at the TOS pointer, in the record format of
- * IA32_PERF_CAPABILITIES[5:0] (17.4.8.1; formats 4 and 5 as perf's
- * arch/x86/events/intel/lbr.c reads them, with MSR_LBR_INFO_n for 5);
+ * IA32_PERF_CAPABILITIES[5:0] (17.4.8.1; formats 4 to 7 as perf's
+ * arch/x86/events/intel/lbr.c reads them, with MSR_LBR_INFO_n for 5 and 7);
  * MSR_LBR_SELECT filtering
  * (17.7.2, Table 17-11) and EN_CALLSTACK (17.9); the last exception
  * record (17.4.8.3); the freeze on PMI (17.4.7, 17.10.2). See bts_model.h
@@ -50,7 +50,11 @@ static uint64_t lbr_from_value(const struct bts_model_cpu *cpu, const struct bts
 
 	switch (cpu->prof->lbr_format) {
 	case LBR_FMT_EIP_FLAGS:
-		/* Table 17-8: bits 62:48 sign-extend bit 47, bit 63 is MISPRED. */
+	case LBR_FMT_TIME:
+		/*
+		 * Table 17-8: bits 62:48 sign-extend bit 47, bit 63 is MISPRED;
+		 * so is format 6's FROM (perf's lbr_from_flags).
+		 */
 		v &= ~LBR_FROM_MISPRED;
 		break;
 	case LBR_FMT_EIP_FLAGS2:
@@ -65,21 +69,40 @@ static uint64_t lbr_from_value(const struct bts_model_cpu *cpu, const struct bts
 				      ~LBR_FROM_MISPRED;
 		break;
 	default:
-		/* Formats 0-2 and 5: the address alone (5: flags in LBR_INFO). */
+		/* Formats 0-2, 5 and 7: the address alone (flags in LBR_INFO). */
 		return v;
 	}
 	return br->mispredicted ? v | LBR_FROM_MISPRED : v;
 }
 
 /*
+ * A TO value: the address; format 6 keeps the cycles since the previous
+ * record in bits 63:48 (perf's lbr_to_cycles). *Choice*: the model has no
+ * cycle clock, so they are 0 (Documentation/bts.rst, "LBR formats 6 and 7").
+ */
+static uint64_t lbr_to_value(const struct bts_model_cpu *cpu, uint64_t to)
+{
+	if (cpu->prof->lbr_format == LBR_FMT_TIME)
+		return to & ((1ull << LBR_TO_CYCLES_SHIFT) - 1);
+	return to;
+}
+
+/* Formats 5 and 7 have MSR_LBR_INFO_n. */
+static bool lbr_has_info(const struct bts_model_profile *p)
+{
+	return p->lbr_format == LBR_FMT_INFO || p->lbr_format == LBR_FMT_INFO2;
+}
+
+/*
  * MSR_LBR_INFO_n of a new record (format 5): MISPRED; IN_TX and TSX_ABORT
  * 0 (no transactions). *Choice*: the model has no cycle clock, so CYC_CNT
  * is 0 with CYC_CNT_VALID (bit 60, msr-index.h's LBR_INFO_CYC_CNT_VALID)
- * clear (Documentation/bts.rst, "LBR formats 4 and 5").
+ * clear (Documentation/bts.rst, "LBR formats 4 to 7").
  */
 static uint64_t lbr_info_value(const struct bts_model_cpu *cpu, const struct bts_branch *br)
 {
-	if (cpu->prof->lbr_format != LBR_FMT_INFO)
+	/* Format 7 the same, without TSX flags (perf: lbr_has_tsx 0). */
+	if (!lbr_has_info(cpu->prof))
 		return 0;
 	return br->mispredicted ? LBR_INFO_MISPRED : 0;
 }
@@ -156,14 +179,14 @@ void lbr_model_branch(struct bts_model_cpu *cpu, const struct bts_branch *br)
 	}
 	cpu->tos = (cpu->tos + 1) & mask;
 	cpu->lbr_from[cpu->tos] = lbr_from_value(cpu, br);
-	cpu->lbr_to[cpu->tos] = to;
+	cpu->lbr_to[cpu->tos] = lbr_to_value(cpu, to);
 	cpu->lbr_info[cpu->tos] = lbr_info_value(cpu, br);
 	cpu->stats.lbr_records++;
 }
 
 /*
  * Which LBR stack MSR @msr is: 0..depth-1 FROM, depth..2*depth-1 TO,
- * 2*depth..3*depth-1 LBR_INFO (format 5 only), else -1.
+ * 2*depth..3*depth-1 LBR_INFO (formats 5 and 7 only), else -1.
  */
 static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 {
@@ -173,7 +196,7 @@ static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 		return (int)(msr - p->lbr_from_msr);
 	if (msr >= p->lbr_to_msr && msr - p->lbr_to_msr < p->lbr_depth)
 		return (int)(p->lbr_depth + (msr - p->lbr_to_msr));
-	if (p->lbr_format == LBR_FMT_INFO && msr >= MSR_LBR_INFO_0 &&
+	if (lbr_has_info(p) && msr >= MSR_LBR_INFO_0 &&
 	    msr - MSR_LBR_INFO_0 < p->lbr_depth)
 		return (int)(2 * p->lbr_depth + (msr - MSR_LBR_INFO_0));
 	return -1;
@@ -181,9 +204,9 @@ static int lbr_index(const struct bts_model_cpu *cpu, uint32_t msr)
 
 /*
  * @msr is one of MSR_LBR_INFO_0..31 (DC0H..DDFH); asked once lbr_index()
- * found nothing, so one the profile lacks (no format 5, or at or above the
- * depth). KVM (vmx/pmu_intel.c) treats only n below the depth, with format
- * 5, as LBR MSRs: the others #GP.
+ * found nothing, so one the profile lacks (no format 5 or 7, or at or above
+ * the depth). KVM (vmx/pmu_intel.c) treats only n below the depth, with
+ * format 5, as LBR MSRs: the others #GP.
  */
 static bool lbr_info_absent(uint32_t msr)
 {
@@ -209,7 +232,7 @@ int lbr_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val)
 	}
 	if (lbr_info_absent(msr)) {
 		bts_model_violation(cpu, BTS_VIOL_MSR_NOT_ENUMERATED, "SDM 17.4.8.1",
-				    "MSR_LBR_INFO_n without LBR format 5 or beyond the depth",
+				    "MSR_LBR_INFO_n without LBR format 5 or 7, or beyond the depth",
 				    msr, 0);
 		return BTS_MODEL_EGP;
 	}
@@ -244,10 +267,14 @@ static bool lbr_value_ok(const struct bts_model_cpu *cpu, uint64_t v, bool from)
 
 	if (format == LBR_FMT_32)
 		return !(v >> 32);
+	/* Format 6's TO: bits 63:48 are the cycle count, any value. */
+	if (!from && format == LBR_FMT_TIME)
+		v = (uint64_t)((int64_t)(v << 16) >> 16);
 	if (from && format == LBR_FMT_EIP_FLAGS2 && cpu->prof->tsx) {
 		/* Bits 63:61 are the flags, free; 60:48 sign-extend bit 47. */
 		v = (uint64_t)((int64_t)(v << 3) >> 3);
-	} else if (from && (format == LBR_FMT_EIP_FLAGS || format == LBR_FMT_EIP_FLAGS2)) {
+	} else if (from && (format == LBR_FMT_EIP_FLAGS || format == LBR_FMT_EIP_FLAGS2 ||
+			    format == LBR_FMT_TIME)) {
 		/*
 		 * Table 17-8: bits 62:48 sign-extend bit 47; bit 63 free. So
 		 * is format 4 without TSX: WRMSR wants 62:61 as sign bits
@@ -297,7 +324,7 @@ int lbr_model_wrmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t val)
 	}
 	if (lbr_info_absent(msr)) {
 		bts_model_violation(cpu, BTS_VIOL_MSR_NOT_ENUMERATED, "SDM 17.4.8.1",
-				    "MSR_LBR_INFO_n without LBR format 5 or beyond the depth",
+				    "MSR_LBR_INFO_n without LBR format 5 or 7, or beyond the depth",
 				    msr, val);
 		return BTS_MODEL_EGP;
 	}

@@ -221,7 +221,7 @@ START_TEST(bts_lbr_structs)
 	PIN(LWPT_BTS_LBR_CRASH, 1);
 	PIN(LWPT_BTS_LBR_F_MISPRED, 1u << 0);
 	PIN(LWPT_BTS_LBR_F_FROZEN, 1u << 1);
-	/* ABI 1.11: LBR formats 4 and 5. */
+	/* ABI 1.11: LBR formats 4 to 7. */
 	PIN(LWPT_LBR_E_IN_TX, 1u << 1);
 	PIN(LWPT_LBR_E_TSX_ABORT, 1u << 2);
 	PIN(LWPT_LBR_E_CYCLES, 1u << 3);

@@ -226,7 +226,7 @@ struct lwpt_lbr_entry {
 	__u64 flags;
 };
 
-/* The branch was mispredicted (formats with MISPRED, Table 17-8). */
+/* The branch was mispredicted (formats 3-7: with MISPRED, Table 17-8). */
 #define LWPT_LBR_E_MISPRED		(1ull << 0)
 /*
  * Formats 4 and 5 (ABI 1.11; valid where LWPT_BTS_LBR_F_TSX is set): the
@@ -235,9 +235,10 @@ struct lwpt_lbr_entry {
 #define LWPT_LBR_E_IN_TX		(1ull << 1)
 #define LWPT_LBR_E_TSX_ABORT		(1ull << 2)
 /*
- * Format 5 (ABI 1.11): bits 47:32 hold the core cycles since the previous
- * LBR record (MSR_LBR_INFO_n's CYC_CNT, saturating at 0xffff), set only
- * where the processor marked the count valid.
+ * Formats 5-7 (ABI 1.11): bits 47:32 hold the core cycles since the
+ * previous LBR record (MSR_LBR_INFO_n's CYC_CNT, saturating at 0xffff, set
+ * only where the processor marked the count valid; format 6: TO bits
+ * 63:48, always).
  */
 #define LWPT_LBR_E_CYCLES		(1ull << 3)
 #define LWPT_LBR_E_CYCLES_SHIFT		32

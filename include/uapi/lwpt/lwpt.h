@@ -78,7 +78,7 @@
  *      READ_SWITCHES writes struct lwpt_bts_switch_tsc (40 bytes: the
  *      32-byte record and the TSC at the switch); older modules refuse
  *      the flag (EINVAL), callers without it get 32-byte records as before
- * 1.11 LBR snapshots with LBR formats 4 and 5: entry flags
+ * 1.11 LBR snapshots with LBR formats 4 to 7: entry flags
  *      LWPT_LBR_E_IN_TX, LWPT_LBR_E_TSX_ABORT, LWPT_LBR_E_CYCLES (the
  *      cycle count in bits 47:32), snapshot flag LWPT_BTS_LBR_F_TSX; older
  *      modules refuse LBR snapshots on these formats (EOPNOTSUPP)

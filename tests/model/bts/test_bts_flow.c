@@ -517,12 +517,14 @@ END_TEST
  * nhm format 3 (MISPRED in FROM bit 63), hsw format 4 (FROM bits 63:61
  * flags, the address sign-extended from bit 60), skl format 5 (full
  * addresses, flags and cycles in MSR_LBR_INFO_n: 0 here, the model
- * predicts every branch and has no cycle clock).
+ * predicts every branch and has no cycle clock), glm format 6 (MISPRED in
+ * FROM bit 63, the cycles in TO bits 63:48: 0), glp format 7 (as 5).
  */
 START_TEST(test_flow_lbr)
 {
 	const struct bts_model_profile *prof[] = {
 		&bts_model_profile_nhm, &bts_model_profile_hsw, &bts_model_profile_skl,
+		&bts_model_profile_glm, &bts_model_profile_glp,
 	};
 	const struct bts_model_profile *p = prof[_i];
 	unsigned int i, mask = p->lbr_depth - 1;
@@ -542,11 +544,15 @@ START_TEST(test_flow_lbr)
 		if (p->lbr_format == LBR_FMT_EIP_FLAGS2) {
 			ck_assert_uint_eq(from >> 61, 0);	/* predicted, no TSX */
 			from = (uint64_t)((int64_t)(from << 3) >> 3);
-		} else if (p->lbr_format == LBR_FMT_INFO) {
+		} else if (p->lbr_format == LBR_FMT_INFO || p->lbr_format == LBR_FMT_INFO2) {
 			ck_assert_int_eq(bts_model_rdmsr(&r.cpu, MSR_LBR_INFO_0 + slot, &info), 0);
 			ck_assert_uint_eq(info, 0);
 		} else {
-			ck_assert_uint_eq(from >> 63, 0);	/* format 3: predicted */
+			ck_assert_uint_eq(from >> 63, 0);	/* formats 3, 6: predicted */
+		}
+		if (p->lbr_format == LBR_FMT_TIME) {
+			ck_assert_uint_eq(to >> 48, 0);		/* no cycle clock */
+			to = (uint64_t)((int64_t)(to << 16) >> 16);
 		}
 		ck_assert_uint_eq(from, user_recs[user_n - 1 - i].from);
 		ck_assert_uint_eq(to, user_recs[user_n - 1 - i].to);
@@ -565,7 +571,7 @@ static Suite *bts_flow_suite(void)
 	tcase_add_test(tc, test_flow_kernel_only);
 	tcase_add_test(tc, test_flow_threshold_drain);
 	tcase_add_test(tc, test_flow_circular);
-	tcase_add_loop_test(tc, test_flow_lbr, 0, 3);
+	tcase_add_loop_test(tc, test_flow_lbr, 0, 5);
 	/* Single-stepping a program on a loaded, shared machine. */
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);

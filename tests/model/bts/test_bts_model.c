@@ -6,7 +6,7 @@
  * IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES, BTS records and the BTS
  * index (17.4.9.1), CPL qualification (17.4.6), the threshold interrupt,
  * the full buffer with BTINT and the circular wrap without (17.4.9.3), the
- * LBR stack and TOS (17.4.8), record formats (17.4.8.1; formats 4 and 5
+ * LBR stack and TOS (17.4.8), record formats (17.4.8.1; formats 4 to 7
  * and MSR_LBR_INFO_n as perf's arch/x86/events/intel/lbr.c reads them),
  * LBR_SELECT (17.7.2), call-stack mode (17.9), the LER (17.4.8.3), #DB and
  * BTF (17.4.1), freezing on PMI (17.4.7, 17.10.2), PT/LBR exclusion
@@ -186,6 +186,8 @@ START_TEST(test_profiles_cpuid)
 		{ "nods", 0, 0, 2 },
 		{ "hsw", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 3 },
 		{ "skl", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 4 },
+		{ "glm", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 4 },
+		{ "glp", (1u << 2) | (1u << 4) | (1u << 15), 1u << 21, 4 },
 	};
 	size_t i;
 
@@ -227,6 +229,8 @@ START_TEST(test_debugctl_reserved_bits)
 		{ "nods", 0x43 },			/* no DS, no PDCM */
 		{ "hsw", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
 		{ "skl", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
+		{ "glm", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
+		{ "glp", 0x1c3 | 0x600 | 0x1800 | 0x4000 },
 	};
 	size_t i;
 	unsigned int bit;
@@ -630,7 +634,8 @@ START_TEST(test_random_ops)
 		IA32_MISC_ENABLE, IA32_PERF_CAPABILITIES, MSR_LBR_INFO_0 + 3,
 	};
 	const struct bts_model_profile *p = bts_model_profile_find((const char *[]){
-		"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl" }[_i]);
+		"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl", "glm",
+		"glp" }[_i]);
 	struct env *e = env_new(p);
 	uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
 	int n;
@@ -655,6 +660,10 @@ START_TEST(test_random_ops)
 				v &= ds_valid_of(p);
 			if (msrs[(x >> 24) % (sizeof(msrs) / sizeof(msrs[0]))] == IA32_DS_AREA)
 				v = (x & (1ull << 41)) ? DS : v << 32;
+			/* Half the resets undo a streamlined freeze, as perf's PMI handler. */
+			if (msrs[(x >> 24) % (sizeof(msrs) / sizeof(msrs[0]))] ==
+			    IA32_PERF_GLOBAL_STATUS_RESET && (x & (1ull << 43)))
+				v |= PERF_GLOBAL_STATUS_LBR_FRZ;
 			bts_model_wrmsr(&e->cpu, msrs[(x >> 24) % (sizeof(msrs) /
 						       sizeof(msrs[0]))], v);
 		} else {
@@ -889,6 +898,56 @@ START_TEST(test_lbr_format4_no_tsx)
 	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 5, &v), 0);
 	ck_assert_uint_eq(v, 0x7fffffff81001000ull);
 	ck_assert_uint_eq(e->cpu.stats.by_kind[BTS_VIOL_NON_CANONICAL], 2);
+	free(e);
+}
+END_TEST
+
+/*
+ * Format 6 (perf's LBR_FORMAT_TIME): FROM bit 63 MISPRED, 62:48 sign
+ * bits; TO bits 63:48 the cycles since the previous record (0: no cycle
+ * clock), 47:0 the address. WRMSR: FROM as format 3; TO's 63:48 free.
+ */
+START_TEST(test_lbr_format6)
+{
+	struct env *e = env_new(&bts_model_profile_glm);
+	uint64_t v;
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0xffffffff81001000ull, 0xffffffff81002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0xffffffff81001000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 1, 0x0000ffff81002000ull);
+	branch_mis(e, 0xffffffff81003000ull, 0x00007fff00001000ull, false);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 2, 0x7fffffff81003000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 2, 0x00007fff00001000ull);
+	/* TO with a cycle count written back; FROM must sign-extend bit 47. */
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_TO_IP_NHM + 3,
+					 0x1234ffff81002000ull), 0);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 3, 0x1234ffff81002000ull);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LASTBRANCH_0_FROM_IP_NHM + 3,
+					 0x1fffffff81001000ull), BTS_MODEL_EGP);
+	ck_assert_int_eq(e->last.kind, BTS_VIOL_NON_CANONICAL);
+	/* No MSR_LBR_INFO_n in format 6. */
+	ck_assert_int_eq(bts_model_rdmsr(&e->cpu, MSR_LBR_INFO_0, &v), BTS_MODEL_EGP);
+	free(e);
+}
+END_TEST
+
+/* Format 7 (perf's LBR_FORMAT_INFO2): as 5, MISPRED in MSR_LBR_INFO_n. */
+START_TEST(test_lbr_format7)
+{
+	struct env *e = env_new(&bts_model_profile_glp);
+
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, IA32_DEBUGCTL, IA32_DEBUGCTL_LBR), 0);
+	branch_mis(e, 0xffffffff81001000ull, 0xffffffff81002000ull, true);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_FROM_IP_NHM + 1, 0xffffffff81001000ull);
+	rdmsr_eq(e, MSR_LASTBRANCH_0_TO_IP_NHM + 1, 0xffffffff81002000ull);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 1, LBR_INFO_MISPRED);
+	branch_mis(e, 0x00007fff12345678ull, 0x00007fff00002000ull, false);
+	rdmsr_eq(e, MSR_LBR_INFO_0 + 2, 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 3,
+					 LBR_INFO_MISPRED | LBR_INFO_CYC_CNT_VALID | 7), 0);
+	ck_assert_int_eq(bts_model_wrmsr(&e->cpu, MSR_LBR_INFO_0 + 3, 1ull << 40),
+			 BTS_MODEL_EGP);
 	free(e);
 }
 END_TEST
@@ -1536,12 +1595,14 @@ static Suite *bts_model_suite(void)
 	tcase_add_test(tc, test_bts_threshold_without_btint);
 	tcase_add_test(tc, test_bts_bad_buffers);
 	tcase_add_test(tc, test_bts_index_as_found);
-	tcase_add_loop_test(tc, test_random_ops, 0, 8);
+	tcase_add_loop_test(tc, test_random_ops, 0, 10);
 	tcase_add_test(tc, test_lbr_stack_tos);
 	tcase_add_test(tc, test_lbr_formats);
 	tcase_add_test(tc, test_lbr_format4_flags);
 	tcase_add_test(tc, test_lbr_format4_writes);
 	tcase_add_test(tc, test_lbr_format4_no_tsx);
+	tcase_add_test(tc, test_lbr_format6);
+	tcase_add_test(tc, test_lbr_format7);
 	tcase_add_test(tc, test_lbr_format5_addresses);
 	tcase_add_test(tc, test_lbr_info_rotates_with_tos);
 	tcase_add_test(tc, test_lbr_info_no_cycles);

@@ -15,7 +15,7 @@
 #include "tests/check_run.h"
 
 static const char *const names[] = {
-	"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl",
+	"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl", "glm", "glp",
 };
 
 /* One line per field, "profile.field value". */

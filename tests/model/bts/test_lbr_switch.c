@@ -37,7 +37,7 @@ static int wr(void *ctx, uint64_t la, const void *buf, size_t len)
 static const struct bts_model_ops ops = { .read_lin = rd, .write_lin = wr };
 
 static const char *const names[] = {
-	"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl",
+	"core2", "nhm", "pmv4", "nocpl", "btsoff", "nods", "hsw", "skl", "glm", "glp",
 };
 
 static void branch(struct bts_model_cpu *c, uint64_t from, uint64_t to, bool mis)
@@ -74,7 +74,7 @@ START_TEST(switch_roundtrip)
 		ck_assert_int_eq(bts_model_wrmsr(&b, p->lbr_from_msr + i, v), BTS_MODEL_OK);
 		ck_assert_int_eq(bts_model_rdmsr(&a, p->lbr_to_msr + i, &v), BTS_MODEL_OK);
 		ck_assert_int_eq(bts_model_wrmsr(&b, p->lbr_to_msr + i, v), BTS_MODEL_OK);
-		if (p->lbr_format != LBR_FMT_INFO)
+		if (p->lbr_format != LBR_FMT_INFO && p->lbr_format != LBR_FMT_INFO2)
 			continue;
 		ck_assert_int_eq(bts_model_rdmsr(&a, MSR_LBR_INFO_0 + i, &v), BTS_MODEL_OK);
 		ck_assert_int_eq(bts_model_wrmsr(&b, MSR_LBR_INFO_0 + i, v), BTS_MODEL_OK);
@@ -92,7 +92,7 @@ START_TEST(switch_roundtrip)
 		bts_model_rdmsr(&a, p->lbr_to_msr + i, &v);
 		bts_model_rdmsr(&b, p->lbr_to_msr + i, &w);
 		ck_assert_uint_eq(v, w);
-		if (p->lbr_format != LBR_FMT_INFO)
+		if (p->lbr_format != LBR_FMT_INFO && p->lbr_format != LBR_FMT_INFO2)
 			continue;
 		bts_model_rdmsr(&a, MSR_LBR_INFO_0 + i, &v);
 		bts_model_rdmsr(&b, MSR_LBR_INFO_0 + i, &w);
@@ -161,6 +161,8 @@ START_TEST(profile_signature)
 		{ 0x3c, 16, MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM },
 		{ 0x3f, 16, MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM },
 		{ 0x5e, 32, MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM },
+		{ 0x5c, 32, MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM },
+		{ 0x7a, 32, MSR_LASTBRANCH_0_FROM_IP_NHM, MSR_LASTBRANCH_0_TO_IP_NHM },
 	};
 	unsigned int family = (p->sig >> 8) & 0xf;
 	unsigned int model = ((p->sig >> 4) & 0xf) | (((p->sig >> 16) & 0xf) << 4);

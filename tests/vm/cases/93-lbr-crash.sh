@@ -18,7 +18,8 @@
 # command that exits leaves no LBR file; the same with -p PID and -t TID
 # attached to a program that waits, then dies by SIGSEGV. IA32_DEBUGCTL and
 # MSR_LBR_SELECT are back to 0 everywhere; no spec violation; unloaded.
-# LBR formats 4 (hsw, with and without TSX) and 5 (skl): at the end.
+# LBR formats 4 (hsw, with and without TSX), 5 (skl), 6 (glm) and 7
+# (glp): at the end.
 . /lwpt/lib.sh
 
 P=/sys/module/lwpt_sim/parameters
@@ -151,17 +152,21 @@ ok "core2, user and kernel: $(echo "$out" | tail -n 1)"
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod core2" || exit 1
 ok "core2: no violation, unloaded"
 
-# LBR formats 4 and 5 (ABI 1.11; Documentation/bts.rst "LBR formats 4 and
-# 5"): hsw (format 4, TSX), hsw without TSX (bts_tsx=0: FROM bits 62:61
-# are sign bits, read and written as perf's lbr_from_signext_quirk) and
-# skl (format 5, MSR_LBR_INFO_n saved and restored with the stack). The
-# stack at a SIGSEGV equals single-stepping's last branches, user-only and
-# with kernel branches (kernel FROM values decoded to their address, no
-# TSX flag where the model runs no transaction); across context switches
-# with kernel branches the saved stack is written back without a #GP.
-for combo in hsw:-1:4 hsw:0:4 skl:-1:5; do
+# LBR formats 4 to 7 (ABI 1.11; Documentation/bts.rst "LBR formats 4 to
+# 7"): hsw (format 4, TSX), hsw without TSX (bts_tsx=0: FROM bits 62:61
+# are sign bits, read and written as perf's lbr_from_signext_quirk), skl
+# (format 5, MSR_LBR_INFO_n saved and restored with the stack), glm
+# (format 6, cycles in TO bits 63:48) and glp (format 7: LBR_INFO without
+# TSX flags). The stack at a SIGSEGV equals single-stepping's last
+# branches, user-only and with kernel branches (kernel FROM and TO values
+# decoded to their address, no TSX flag where the model runs no
+# transaction); across context switches with kernel branches the saved
+# stack is written back without a #GP. The snapshot's flags: MISPRED on
+# all five, TSX on formats 4 and 5 only.
+for combo in hsw:-1:4:5 hsw:0:4:5 skl:-1:5:5 glm:-1:6:1 glp:-1:7:1; do
 	prof=${combo%%:*} rest=${combo#*:}
-	tsx=${rest%%:*} fmt=${rest#*:}
+	tsx=${rest%%:*} rest=${rest#*:}
+	fmt=${rest%%:*} fl=${rest#*:}
 	lwpt_vmtool insmod $LWPT_KMOD/lwpt_sim.ko \
 		"lwp_profile=none pt_profile=none bts_profile=$prof bts_tsx=$tsx" >/dev/null ||
 		fail "insmod $prof bts_tsx=$tsx" || exit 1
@@ -172,8 +177,8 @@ for combo in hsw:-1:4 hsw:0:4 skl:-1:5; do
 		[ $rc -eq 0 ] || fail "$prof bts_tsx=$tsx: lbr_crash $how" || exit 1
 		head=$(echo "$out" | grep -m1 '^lbr: nr')
 		flags=$(echo "$head" | sed -n 's/.* flags \(0x[0-9a-f]*\|0\) .*/\1/p')
-		echo "$head" | grep -q " format $fmt " && [ $((${flags:-0} & 5)) = 5 ] ||
-			fail "$prof bts_tsx=$tsx: lbr_crash $how: $head, want format $fmt, MISPRED and TSX flags" ||
+		echo "$head" | grep -q " format $fmt " && [ $((${flags:-0} & 5)) = "$fl" ] ||
+			fail "$prof bts_tsx=$tsx: lbr_crash $how: $head, want format $fmt, flags & 5 = $fl" ||
 			exit 1
 	done
 	[ "$(sim_violations)" = 0 ] || fail "$prof bts_tsx=$tsx: violations" || exit 1

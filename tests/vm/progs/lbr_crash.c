@@ -265,12 +265,16 @@ static int print_stack(const struct lwpt_bts_lbr *l)
 	for (i = 0; i < l->nr && i < LWPT_LBR_ENTRIES_MAX; i++) {
 		uint64_t f = l->entries[i].flags;
 
-		printf("  [%2u] %#llx -> %#llx%s%s%s\n", i,
+		printf("  [%2u] %#llx -> %#llx%s%s%s", i,
 		       (unsigned long long)l->entries[i].from,
 		       (unsigned long long)l->entries[i].to,
 		       f & LWPT_LBR_E_MISPRED ? " mispred" : "",
 		       f & LWPT_LBR_E_IN_TX ? " in_tx" : "",
 		       f & LWPT_LBR_E_TSX_ABORT ? " abort" : "");
+		if (f & LWPT_LBR_E_CYCLES)
+			printf(" cycles=%llu", (unsigned long long)((f >> LWPT_LBR_E_CYCLES_SHIFT) &
+								   LWPT_LBR_E_CYCLES_MASK));
+		putchar('\n');
 		tx += !!(f & (LWPT_LBR_E_IN_TX | LWPT_LBR_E_TSX_ABORT));
 	}
 	if (tx)
