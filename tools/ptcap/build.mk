@@ -6,7 +6,8 @@ ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
 	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c \
-	tools/ptcap/gapmark.c tools/ptcap/buildid.c tools/ptcap/btscap.c
+	tools/ptcap/gapmark.c tools/ptcap/buildid.c tools/ptcap/btscap.c \
+	tools/ptcap/tasks.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
