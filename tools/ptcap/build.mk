@@ -49,6 +49,10 @@ UNIT_TESTS += test_ptcap_cpusel
 test_ptcap_cpusel_SRCS := tests/tools/ptcap/test_ptcap_cpusel.c tools/ptcap/cpusel.c
 test_ptcap_cpusel_LIBS := pt
 
+# ptcap --bts -p's look at a process's threads and its end (tasks.c).
+UNIT_TESTS += test_ptcap_tasks
+test_ptcap_tasks_SRCS := tests/tools/ptcap/test_ptcap_tasks.c tools/ptcap/tasks.c
+
 # OVF and PADs at the cuts of a raw trace file (gapmark.c, issue 27).
 UNIT_TESTS += test_ptcap_gapmark
 test_ptcap_gapmark_SRCS := tests/tools/ptcap/test_ptcap_gapmark.c tools/ptcap/gapmark.c

@@ -168,6 +168,8 @@ static void usage(FILE *f)
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
 "                         command's threads, a `format bts` directory (ptflow reads it);\n"
+"                         with -p PID: its threads, and those it creates later from\n"
+"                         when ptcap finds them (found-late in config); -t TID: that thread;\n"
 "                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
 "                         switches (CAP_PERFMON)\n"
 "                         --bts --mode=continuous (default with a command): a ring\n"
