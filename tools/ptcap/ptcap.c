@@ -2675,7 +2675,8 @@ static bool bts_attach_gone(const struct bts_attach *a, size_t live, bool found)
 /*
  * The first threads of ptcap --bts -p/-t: those the process has now (or
  * the one thread), each configured (a refusal ends ptcap, with what was
- * started undone).
+ * started undone; with -p, a thread that exited since the look, ESRCH, is
+ * left out, and ptcap ends only if none is left).
  */
 static void bts_attach_first(struct bts_attach *a)
 {
@@ -2695,11 +2696,21 @@ static void bts_attach_first(struct bts_attach *a)
 		die("-p %d: no threads (it exited)", (int)a->pid);
 	for (i = 0; i < a->now.n; i++) {
 		struct bts_thread *t = bts_attach_slot(a);
+		uint32_t bad = 0;
 
 		t->tid = a->now.v[i];
-		bts_thread_start(o, t, true, a->size, bts_attach_undo, a);
+		err = bts_thread_try_start(o, t, true, a->size, &bad);
+		if (err == -ESRCH && !o->tid)
+			continue;	/* exited since the look */
+		if (err) {
+			bts_attach_undo(a);
+			bts_start_error(o, t->tid, err, bad, NULL);
+			exit(PTCAP_EXIT_ERROR);
+		}
 		a->n++;
 	}
+	if (!a->n)
+		die("-p %d: no threads (it exited)", (int)a->pid);
 }
 
 /*

@@ -11,7 +11,9 @@
 # process ends, and ptcap with it. The new thread's trace decodes with
 # ptflow and holds late_work; config marks it found-late; ptcap says so on
 # stderr and exits 0. -t TID of the same program records that one thread
-# only. No spec violation.
+# only. As uid 1000 with RLIMIT_MEMLOCK for one ring, the late thread is
+# refused once, runs unrecorded, ptcap exits 3 keeping the first thread's
+# records. No spec violation.
 . /lwpt/lib.sh
 
 P="/bin/bts_late 1000"
@@ -69,6 +71,46 @@ release_ready $cap
 	fail "ptcap --bts -t: $(grep '^thread\.' /tmp/late/config) $(ls /tmp/late)" \
 		"$(cat /tmp/ptcap.out)" || exit 1
 ok "ptcap --bts -t $prog: only that thread (not $new)"
+
+# uid 1000 on its own program (pt_paranoid 1: a user-only BTS capture
+# without CAP_PERFMON), RLIMIT_MEMLOCK one page and no free allowance: the first thread's one-page ring fits, the late thread's is
+# refused (ENOMEM): said once (not at every look), it runs unrecorded, the
+# first thread's records are kept, exit 3.
+chmod 0666 /dev/bts
+S=/sys/module/lwpt_sim/parameters
+paranoid=$(cat $S/pt_paranoid)
+mlock=$(cat $S/pt_mlock_kb)
+echo 1 >$S/pt_paranoid
+echo 0 >$S/pt_mlock_kb
+rm -rf /tmp/late.u
+start_ready /tmp/prog.out pt_sec as-user $P || fail "uid 1000 $P: not ready" || exit 1
+(cd /tmp && ulimit -l 4 && exec pt_sec as-user /bin/ptcap --bts --size=4096 -p $prog \
+	-o /tmp/late.u) >/tmp/ptcap.out 2>&1 &
+cap=$!
+wait_file /tmp/late.u/tid$prog.bts $cap || fail "uid 1000: $(cat /tmp/ptcap.out)" || exit 1
+printf g >&3
+while ! grep -q '^tid ' /tmp/prog.out && kill -0 $prog 2>/dev/null; do
+	sleep 0.1
+done
+new=$(sed -n 's/^tid \([0-9]*\)$/\1/p' /tmp/prog.out)
+# Until ptcap said it was refused, or ended.
+while ! grep -q "configure thread $new:" /tmp/ptcap.out && kill -0 $cap 2>/dev/null; do
+	sleep 0.1
+done
+release_ready $cap
+echo "$mlock" >$S/pt_mlock_kb
+echo "$paranoid" >$S/pt_paranoid
+[ -n "$new" ] && [ $rc -eq 3 ] && [ $prc -eq 0 ] &&
+	[ "$(grep -c "configure thread $new: Cannot allocate memory" /tmp/ptcap.out)" = 1 ] &&
+	grep -qx "ptcap: 1 thread(s) created after the attach ran unrecorded (see above)" \
+		/tmp/ptcap.out &&
+	[ "$(grep -c '^thread\.' /tmp/late.u/config)" = 1 ] &&
+	grep -q "^thread\.tid$prog\.bts tid=$prog .*records=[1-9]" /tmp/late.u/config &&
+	[ ! -e /tmp/late.u/tid$new.bts ] ||
+	fail "uid 1000, late thread over RLIMIT_MEMLOCK: status $rc, program $prc:" \
+		"$(cat /tmp/ptcap.out) $(grep '^thread' /tmp/late.u/config)" || exit 1
+ok "uid 1000, RLIMIT_MEMLOCK: the late thread $new refused once, exit 3, the first" \
+	"thread's records kept ($(grep "^thread\.tid$prog" /tmp/late.u/config))"
 
 [ "$(sim_violations)" = 0 ] || fail "violations" || exit 1
 lwpt_vmtool rmmod lwpt_sim >/dev/null || fail "rmmod" || exit 1
