@@ -11,7 +11,6 @@
  *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -2603,10 +2602,11 @@ static bool bts_attach_has(const struct bts_attach *a, pid_t tid)
 /*
  * A thread of the process that was not there at the attach (or at the
  * last look): recorded from now on as the first ones, its file opened. A
- * thread gone before its CONFIGURE (ESRCH, or its id no longer the
- * process's: the thread exited and the id went to another process) is
- * skipped without a word; another refusal is said once and the thread
- * runs unrecorded (counted: a loss).
+ * thread gone before its CONFIGURE (ESRCH), or no longer the process's
+ * right after it (it exited, and its id may have gone to a task of another
+ * process: that capture is dropped, at most a few records of the thread's
+ * exit lost), is skipped without a word; another refusal is said once and
+ * the thread runs unrecorded (counted: a loss).
  */
 static void bts_attach_late(struct bts_attach *a, pid_t tid)
 {
