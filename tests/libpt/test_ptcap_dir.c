@@ -137,6 +137,37 @@ START_TEST(config_thread_lines)
 }
 END_TEST
 
+/*
+ * ptcap --bts -p: a thread found after the attach has the word found-late
+ * on its line (ptcap-format.rst "BTS trace files"); the config parses and
+ * the line reads as any other.
+ */
+START_TEST(config_thread_found_late)
+{
+	static const char text[] =
+		"lwpt-ptcap-config 1\n"
+		"format bts\n"
+		"mode per-thread\n"
+		"attached pid=10\n"
+		"bts-status.tid10.bts exited\n"
+		"thread.tid10.bts tid=10 pid=10 records=5\n"
+		"bts-status.tid13.bts exited\n"
+		"thread.tid13.bts tid=13 pid=10 records=7 found-late\n";
+	struct ptcap_config cfg;
+	uint32_t tid = 0, pid = 0;
+	size_t line = 0;
+
+	ck_assert_int_eq(ptcap_config_parse(text, sizeof(text) - 1, &cfg, &line), 0);
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1, "tid13.bts", &tid, &pid),
+			 0);
+	ck_assert_uint_eq(tid, 13);
+	ck_assert_uint_eq(pid, 10);
+	ck_assert_int_eq(ptcap_config_thread(text, sizeof(text) - 1, "tid10.bts", &tid, &pid),
+			 0);
+	ck_assert_uint_eq(tid, 10);
+}
+END_TEST
+
 /* gaps.<file> lines: offsets ascending, per file; none is not an error. */
 START_TEST(config_gaps)
 {
@@ -836,6 +867,7 @@ static Suite *ptcap_dir_suite(void)
 	tcase_add_test(tc, config_format);
 	tcase_add_test(tc, config_bts_start);
 	tcase_add_test(tc, config_thread_lines);
+	tcase_add_test(tc, config_thread_found_late);
 	tcase_add_test(tc, config_gaps);
 	tcase_add_test(tc, config_addr);
 	tcase_add_test(tc, config_cpu_no_stepping_crlf);

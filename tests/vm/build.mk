@@ -103,6 +103,10 @@ pt_gt_edges_LIBS := pt
 VM_PROGS += pt_flow_threads
 pt_flow_threads_SRCS := tests/vm/progs/pt_flow_threads.c
 pt_flow_threads_LDLIBS := -lpthread
+# 97-bts-ptcap-late.sh (issue 37): a thread created after ptcap --bts -p attached.
+VM_PROGS += bts_late
+bts_late_SRCS := tests/vm/progs/bts_late.c
+bts_late_LDLIBS := -lpthread
 # 87-ptcap-hold-sig.sh (issue 39 item 1): the same two threads under timer signals.
 VM_PROGS += pt_flow_sig
 pt_flow_sig_SRCS := tests/vm/progs/pt_flow_sig.c

@@ -6,7 +6,8 @@ ifneq ($(filter pt,$(LIBS)),)
 TOOLS += ptcap
 ptcap_SRCS := tools/ptcap/ptcap.c tools/ptcap/outcome.c tools/ptcap/outdir.c \
 	tools/ptcap/symfilter.c tools/ptcap/procs.c tools/ptcap/cpusel.c \
-	tools/ptcap/gapmark.c tools/ptcap/buildid.c tools/ptcap/btscap.c
+	tools/ptcap/gapmark.c tools/ptcap/buildid.c tools/ptcap/btscap.c \
+	tools/ptcap/tasks.c
 # Symbolic --filter/--stop through elfutils' libelf (issue 16 point 3).
 ptcap_LDLIBS := -lelf
 ptcap_LIBS := pt
@@ -47,6 +48,10 @@ test_ptcap_buildid_LDLIBS := -lelf -lzstd
 UNIT_TESTS += test_ptcap_cpusel
 test_ptcap_cpusel_SRCS := tests/tools/ptcap/test_ptcap_cpusel.c tools/ptcap/cpusel.c
 test_ptcap_cpusel_LIBS := pt
+
+# ptcap --bts -p's look at a process's threads and its end (tasks.c).
+UNIT_TESTS += test_ptcap_tasks
+test_ptcap_tasks_SRCS := tests/tools/ptcap/test_ptcap_tasks.c tools/ptcap/tasks.c
 
 # OVF and PADs at the cuts of a raw trace file (gapmark.c, issue 27).
 UNIT_TESTS += test_ptcap_gapmark

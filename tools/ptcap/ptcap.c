@@ -11,7 +11,6 @@
  *                                    until it exits, SIGINT or -d SECONDS
  */
 #include <cpuid.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -43,6 +42,7 @@
 #include "outdir.h"
 #include "procs.h"
 #include "symfilter.h"
+#include "tasks.h"
 
 #ifndef LWPT_VERSION
 #define LWPT_VERSION		"unknown"	/* the Makefile passes the package's */
@@ -167,6 +167,8 @@ static void usage(FILE *f)
 "      --user, --kernel   trace CPL>0 / CPL0 (User, OS); default --user\n"
 "      --bts              Branch Trace Store through /dev/bts instead of PT: the\n"
 "                         command's threads, a `format bts` directory (ptflow reads it);\n"
+"                         with -p PID: its threads, and those it creates later from\n"
+"                         when ptcap finds them (found-late in config); -t TID: that thread;\n"
 "                         with -a [-C LIST]: every thread on each CPU, cpu<N>.bts and\n"
 "                         switches (CAP_PERFMON)\n"
 "                         --bts --mode=continuous (default with a command): a ring\n"
@@ -2049,6 +2051,7 @@ struct bts_thread {
 	uint64_t bytes;			/* of records saved */
 	uint64_t start_ip;		/* bts-start (0: none, attached) */
 	bool first_stop;		/* created by the command, not yet run */
+	bool late;			/* -p: found after the attach (found-late) */
 	struct lwpt_bts_status st;
 	struct lwpt_bts_ring rs;
 };
@@ -2213,8 +2216,9 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 			st->flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "",
 			(st->flags | t[i].rs.flags) & LWPT_BTS_ST_HOLD_TIMEOUT ?
 			" hold-timeout" : "");
-		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRIu64 "\n", t[i].name,
-			(int)t[i].tid, (int)pid, t[i].bytes / sizeof(struct lwpt_bts_record));
+		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRIu64 "%s\n", t[i].name,
+			(int)t[i].tid, (int)pid, t[i].bytes / sizeof(struct lwpt_bts_record),
+			t[i].late ? " found-late" : "");
 		if (t[i].start_ip)
 			fprintf(f, "bts-start.%s 0x%" PRIx64 "\n", t[i].name, t[i].start_ip);
 		if (t[i].lbr_name[0])
@@ -2545,51 +2549,21 @@ static int bts_main(struct opts *o)
 	return rc;
 }
 
-/* The threads of process @pid now, or thread @tid alone: a malloc'ed array. */
-static pid_t *bts_list_threads(pid_t pid, pid_t tid, size_t *n)
-{
-	char path[64];
-	struct dirent *de;
-	pid_t *v = NULL;
-	size_t cap = 0;
-	DIR *d;
-
-	*n = 0;
-	if (tid) {
-		v = malloc(sizeof(*v));
-		if (!v)
-			die("out of memory");
-		v[(*n)++] = tid;
-		return v;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		die("-p %d: %s: %s", (int)pid, path, strerror(errno));
-	while ((de = readdir(d))) {
-		char *end;
-		long id = strtol(de->d_name, &end, 10);
-
-		if (*end || id <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *more = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-			if (!more)
-				die("out of memory");
-			v = more;
-		}
-		v[(*n)++] = (pid_t)id;
-	}
-	closedir(d);
-	if (!*n)
-		die("-p %d: no threads (it exited)", (int)pid);
-	return v;
-}
-
+/*
+ * ptcap --bts -p PID / -t TID: the recorded threads, and with -p the
+ * threads of the process looked at again every round (tasks.h).
+ */
 struct bts_attach {
-	struct bts_thread *t;
-	size_t n;
+	const struct opts *o;
+	pid_t pid;
+	uint64_t size;
+	struct bts_thread *t;		/* the recorded threads, in the order found */
+	size_t n, cap;
+	struct ptcap_tasks now;		/* the last look at /proc/PID/task */
+	struct ptcap_tasks skipped;	/* still listed, not recorded: gone or refused */
+	int pidfd;			/* -p: readable once the process exited; -1 */
+	uint64_t late;			/* threads found after the attach, recorded */
+	uint64_t refused;		/* threads found after the attach, refused */
 };
 
 /* Refused: end the captures started so far (the threads run on). */
@@ -2601,66 +2575,235 @@ static void bts_attach_undo(void *arg)
 		btscap_close(&a->t[i].b);
 }
 
+/* A zeroed slot for one more thread at @a->t[@a->n] (not counted yet). */
+static struct bts_thread *bts_attach_slot(struct bts_attach *a)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 8;
+		struct bts_thread *t;
+
+		if (cap > SIZE_MAX / sizeof(*t) || !(t = realloc(a->t, cap * sizeof(*t))))
+			die("out of memory (%zu threads recorded)", a->n);
+		a->t = t;
+		a->cap = cap;
+	}
+	memset(&a->t[a->n], 0, sizeof(a->t[a->n]));
+	return &a->t[a->n];
+}
+
+static bool bts_attach_has(const struct bts_attach *a, pid_t tid)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->t[i].tid == tid)
+			return true;
+	return false;
+}
+
+/*
+ * A thread of the process that was not there at the attach (or at the
+ * last look): recorded from now on as the first ones, its file opened. A
+ * thread gone before its CONFIGURE (ESRCH), or no longer the process's
+ * right after it (it exited, and its id may have gone to a task of another
+ * process: that capture is dropped, at most a few records of the thread's
+ * exit lost), is skipped without a word; another refusal is said once and
+ * the thread runs unrecorded (counted: a loss).
+ */
+static void bts_attach_late(struct bts_attach *a, pid_t tid)
+{
+	struct bts_thread *t = bts_attach_slot(a);
+	uint32_t bad = 0;
+	int err;
+
+	t->tid = tid;
+	t->late = true;
+	err = bts_thread_try_start(a->o, t, true, a->size, &bad);
+	if (!err && !bts_is_thread_of(a->pid, tid)) {
+		btscap_close(&t->b);
+		err = -ESRCH;
+	}
+	if (err) {
+		if (err != -ESRCH) {
+			bts_start_error(a->o, tid, err, bad,
+					"created after the attach, it runs unrecorded");
+			a->refused++;
+		}
+		if (ptcap_tasks_add(&a->skipped, tid))
+			die("out of memory");
+		return;
+	}
+	bts_thread_open(a->o, t);
+	a->n++;
+	a->late++;
+}
+
+/*
+ * -p: look at /proc/PID/task again and record the threads not seen yet.
+ * Return: whether a thread was found (recorded or not).
+ */
+static bool bts_attach_scan(struct bts_attach *a)
+{
+	int err = ptcap_tasks_read(&a->now, "/proc", a->pid);
+	size_t i, known;
+
+	if (err == -ENOMEM)
+		die("out of memory");
+	if (err)
+		return false;	/* the process is gone */
+	/* An id no longer listed may come back as another thread. */
+	ptcap_tasks_keep(&a->skipped, &a->now);
+	known = a->n + a->skipped.n;
+	for (i = 0; i < a->now.n; i++)
+		if (!bts_attach_has(a, a->now.v[i]) && !ptcap_tasks_has(&a->skipped, a->now.v[i]))
+			bts_attach_late(a, a->now.v[i]);
+	return a->n + a->skipped.n > known;
+}
+
+/*
+ * -p: whether the process has exited (every thread gone: its pidfd is
+ * readable). Without a pidfd (a kernel before 5.3): when no recorded
+ * thread records any more (@live 0) and the last look found none new.
+ */
+static bool bts_attach_gone(const struct bts_attach *a, size_t live, bool found)
+{
+	struct pollfd p = { .fd = a->pidfd, .events = POLLIN };
+
+	if (a->pidfd < 0)
+		return !live && !found;
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+}
+
+/*
+ * The first threads of ptcap --bts -p/-t: those the process has now (or
+ * the one thread), each configured (a refusal ends ptcap, with what was
+ * started undone; with -p, a thread that exited since the look, ESRCH, is
+ * left out, and ptcap ends only if none is left).
+ */
+static void bts_attach_first(struct bts_attach *a)
+{
+	const struct opts *o = a->o;
+	int err = 0;
+	size_t i;
+
+	if (o->tid)
+		err = ptcap_tasks_add(&a->now, o->tid);
+	else
+		err = ptcap_tasks_read(&a->now, "/proc", a->pid);
+	if (err == -ENOMEM)
+		die("out of memory");
+	if (err)
+		die("-p %d: /proc/%d/task: %s", (int)a->pid, (int)a->pid, strerror(-err));
+	if (!a->now.n)
+		die("-p %d: no threads (it exited)", (int)a->pid);
+	for (i = 0; i < a->now.n; i++) {
+		struct bts_thread *t = bts_attach_slot(a);
+		uint32_t bad = 0;
+
+		t->tid = a->now.v[i];
+		err = bts_thread_try_start(o, t, true, a->size, &bad);
+		if (err == -ESRCH && !o->tid)
+			continue;	/* exited since the look */
+		if (err) {
+			bts_attach_undo(a);
+			bts_start_error(o, t->tid, err, bad, NULL);
+			exit(PTCAP_EXIT_ERROR);
+		}
+		a->n++;
+	}
+	if (!a->n)
+		die("-p %d: no threads (it exited)", (int)a->pid);
+}
+
 /*
  * ptcap --bts -p PID / -t TID: the threads the process has now (or the
  * one thread) recorded through /dev/bts rings from now until they exit,
  * SIGINT/SIGTERM or -d, as --bts -- CMD records its command (the same
  * directory, `attached` in place of `command`, no bts-start line: the flow
- * starts at each thread's first record). Threads created later are not
- * recorded. The module's permission checks are /dev/pt's (ptrace read
- * access or CAP_PERFMON: bts.h).
+ * starts at each thread's first record). With -p, /proc/PID/task is looked
+ * at again every round (at least every PTCAP_POLL_NS): a thread the
+ * process created since is recorded from then on (its first branches, up
+ * to one round, are missing; `found-late` on its thread.<file> line), and
+ * the capture runs until the process has exited (its pidfd: no later
+ * process with the same pid is taken for it), even while none of its
+ * recorded threads lives. The module's permission checks are /dev/pt's
+ * (ptrace read access or CAP_PERFMON: bts.h), for every thread; ptcap
+ * does not ptrace.
  */
 static int bts_attach_main(struct opts *o)
 {
-	uint64_t size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE;
+	struct bts_attach a = {
+		.o = o, .pid = attach_target(o), .pidfd = -1,
+		.size = o->cfg.buffer_size ? o->cfg.buffer_size : BTSCAP_DEFAULT_SIZE,
+	};
 	struct maps maps = { 0 };
-	struct bts_attach a = { 0 };
-	struct pollfd *pfd;
-	pid_t pid = attach_target(o), *tids;
+	struct pollfd *pfd = NULL;
+	size_t i, pcap = 0;
 	double t0;
-	size_t n, i;
 	int err;
 
-	tids = bts_list_threads(pid, o->tid, &n);
-	a.t = calloc(n, sizeof(*a.t));
-	pfd = calloc(n, sizeof(*pfd));
-	if (!a.t || !pfd)
-		die("out of memory");
-	for (i = 0; i < n; i++) {
-		a.t[i].tid = tids[i];
-		bts_thread_start(o, &a.t[i], true, size, bts_attach_undo, &a);
-		a.n++;
+	bts_attach_first(&a);
+	/*
+	 * From here on its end is told apart from a new process's. Without
+	 * one (ESRCH: gone already; ENOSYS) bts_attach_gone() falls back.
+	 */
+	if (!o->tid) {
+		err = ptcap_pidfd_open(a.pid);
+		a.pidfd = err >= 0 ? err : -1;
 	}
-	free(tids);
-	err = maps_read(pid, &maps);
+	err = maps_read(a.pid, &maps);
 	if (err) {
 		bts_attach_undo(&a);
-		die("/proc/%d/maps: %s", (int)pid, strerror(-err));
+		die("/proc/%d/maps: %s", (int)a.pid, strerror(-err));
 	}
 	outdir_prepare(o);
-	save_vdso(pid, o->dir, &maps);
-	for (i = 0; i < n; i++)
+	save_vdso(a.pid, o->dir, &maps);
+	for (i = 0; i < a.n; i++)
 		bts_thread_open(o, &a.t[i]);
 	t0 = now_s();
 	while (!stop_req && !(o->duration > 0 && now_s() - t0 >= o->duration)) {
 		struct timespec ts = { 0, PTCAP_POLL_NS };
-		size_t live = 0;
+		bool found = !o->tid && bts_attach_scan(&a);
+		size_t live = 0, np = 0;
 
-		for (i = 0; i < n; i++) {
-			pfd[i].fd = a.t[i].recording && bts_thread_drain(o, &a.t[i]) ?
-				    a.t[i].b.fd : -1;
-			pfd[i].events = POLLIN;
-			live += pfd[i].fd >= 0;
+		if (pcap < a.n + 1) {
+			free(pfd);
+			pcap = a.cap + 1;
+			pfd = malloc(pcap * sizeof(*pfd));
+			if (!pfd)
+				die("out of memory");
 		}
-		if (!live)
-			break;	/* every thread exited */
-		if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR)
+		/* After its end POLLHUP stays: not polled. */
+		for (i = 0; i < a.n; i++) {
+			if (a.t[i].recording && bts_thread_drain(o, &a.t[i])) {
+				pfd[np].fd = a.t[i].b.fd;
+				pfd[np++].events = POLLIN;
+			}
+		}
+		live = np;
+		if (o->tid ? !live : bts_attach_gone(&a, live, found))
+			break;	/* the thread, or the process, has exited */
+		if (a.pidfd >= 0) {
+			pfd[np].fd = a.pidfd;
+			pfd[np++].events = POLLIN;
+		}
+		if (ppoll(pfd, np, &ts, NULL) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 	}
-	maps_read(pid, &maps);	/* what it mapped since, if it is still there */
-	for (i = 0; i < n; i++)
+	maps_read(a.pid, &maps);	/* what it mapped since, if it is still there */
+	for (i = 0; i < a.n; i++)
 		bts_thread_finish(o, &a.t[i], true);
-	err = bts_finish(o, &maps, pid, a.t, n, true, size, 0);
+	err = bts_finish(o, &maps, a.pid, a.t, a.n, true, a.size, 0);
+	if (a.late)
+		fprintf(stderr, "ptcap: %" PRIu64 " thread(s) created after the attach were "
+			"recorded from when ptcap found them\n", a.late);
+	if (a.refused) {
+		fprintf(stderr, "ptcap: %" PRIu64 " thread(s) created after the attach ran "
+			"unrecorded (see above)\n", a.refused);
+		err = PTCAP_EXIT_LOSSES;
+	}
+	if (a.pidfd >= 0)
+		close(a.pidfd);
+	ptcap_tasks_free(&a.now);
+	ptcap_tasks_free(&a.skipped);
 	free(a.t);
 	free(pfd);
 	return err;
