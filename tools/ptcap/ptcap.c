@@ -2081,12 +2081,19 @@ static int bts_thread_try_start(const struct opts *o, struct bts_thread *t, bool
 static void bts_start_error(const struct opts *o, pid_t tid, int err, uint32_t bad,
 			    const char *what)
 {
-	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s%s%s\n",
+	fprintf(stderr, "ptcap: %s: configure thread %d: %s%s%s%s%s%s%s%s%s%s%s%s\n",
 		o->dev ? o->dev : BTSCAP_DEV_PATH, (int)tid, strerror(-err),
 		err == -ENOENT ? " (is the lwpt module, lwpt.ko or lwpt_sim.ko, loaded?)" : "",
-		err == -EACCES ? " (recording another user's thread needs ptrace access "
-		"to it, as perf record -p: CAP_PERFMON or CAP_SYS_PTRACE; "
-		"Documentation/pt.rst \"Permissions\")" : "",
+		err == -EACCES ? " (the module's pt_paranoid is above 1: a BTS trace holds "
+		"kernel entry addresses, so only CAP_PERFMON may record, as perf's "
+		"intel_bts above perf_event_paranoid 1; as root, pt_paranoid=1 lets "
+		"users record their own threads: Documentation/bts.rst "
+		"\"Permissions\")" : "",
+		err == -EPERM && bad == LWPT_BTS_FIELD_PID ? " (recording another user's "
+		"thread needs ptrace access to it, as perf record -p: CAP_PERFMON or "
+		"CAP_SYS_PTRACE)" : "",
+		err == -EPERM && bad == LWPT_BTS_FIELD_FLAGS ? " (kernel branches "
+		"need CAP_PERFMON: --user alone records without it)" : "",
 		bad == LWPT_BTS_FIELD_BUFFER_SIZE ? " (--size: a page multiple, 4 KiB to 64 MiB)" : "",
 		err == -EBUSY ? " (perf or another capture holds the thread or "
 		"the CPU's DS area: the kernel log names it)" : "",
@@ -2798,7 +2805,8 @@ static int bts_attach_main(struct opts *o)
 	if (a.refused) {
 		fprintf(stderr, "ptcap: %" PRIu64 " thread(s) created after the attach ran "
 			"unrecorded (see above)\n", a.refused);
-		err = PTCAP_EXIT_LOSSES;
+		if (err == PTCAP_EXIT_OK)	/* a worse status stays */
+			err = PTCAP_EXIT_LOSSES;
 	}
 	if (a.pidfd >= 0)
 		close(a.pidfd);
