@@ -46,7 +46,7 @@ static_assert(sizeof(struct lwpt_bts_record) == BTS_RECORD_SIZE);
 static_assert(sizeof(struct lwpt_bts_config) == LWPT_BTS_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_status) == LWPT_BTS_STATUS_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_lbr) == LWPT_BTS_LBR_SIZE_VER0);
-static_assert(sizeof(struct lwpt_bts_ring) == LWPT_BTS_RING_SIZE_VER0);
+static_assert(sizeof(struct lwpt_bts_ring) == LWPT_BTS_RING_SIZE_VER1);
 static_assert(sizeof(struct lwpt_bts_cpu_config) == LWPT_BTS_CPU_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_switch_tsc) == LWPT_BTS_SWITCH_TSC_SIZE_VER0);
 static_assert(sizeof(struct lwpt_bts_switch) == LWPT_BTS_SWITCH_SIZE_VER0);
@@ -424,7 +424,8 @@ static long bts_ioctl_ring_status(struct bts_session *s, void __user *arg)
 		return -ENODATA;
 	if (!s->ring)
 		return -EINVAL;
-	st.size = sizeof(st);
+	/* As much as both know (ABI 1.11: hold_timeouts at 56). */
+	st.size = min_t(u32, usize, sizeof(st));
 	st.flags = bts_status_flags(s);
 	st.head = READ_ONCE(s->head);
 	st.tail = READ_ONCE(s->tail);
@@ -432,7 +433,8 @@ static long bts_ioctl_ring_status(struct bts_session *s, void __user *arg)
 	st.margin = s->margin;
 	st.pmis = READ_ONCE(s->pmis);
 	st.holds = READ_ONCE(s->holds);
-	if (copy_to_user(arg, &st, sizeof(st)))
+	st.hold_timeouts = READ_ONCE(s->hold_timeouts);
+	if (copy_to_user(arg, &st, st.size))
 		return -EFAULT;
 	return 0;
 }
@@ -459,12 +461,22 @@ static long bts_ioctl_consume(struct bts_session *s, u64 __user *arg)
 	return 0;
 }
 
+/* A command without its argument size (_IOC_SIZE). */
+#define BTS_IOC_CMD(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long bts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct bts_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
+	/*
+	 * RING_STATUS with any argument size from version 0 up (bts.h, ABI
+	 * 1.11): the struct's own size decides what is written.
+	 */
+	if (BTS_IOC_CMD(cmd) == BTS_IOC_CMD(LWPT_BTS_IOC_RING_STATUS) &&
+	    _IOC_SIZE(cmd) >= LWPT_BTS_RING_SIZE_VER0)
+		cmd = LWPT_BTS_IOC_RING_STATUS;
 	switch (cmd) {
 	case LWPT_BTS_IOC_CONFIGURE:
 		mutex_lock(&s->lock);

@@ -144,8 +144,9 @@ START_TEST(bts_structs)
 	PIN(LWPT_BTS_IOC_STOP, 0x0000d772);
 	/* ABI 1.7: ring captures. */
 	PIN(LWPT_BTS_CFG_RING, 1u << 2);
-	PIN(sizeof(struct lwpt_bts_ring), 56);
+	PIN(sizeof(struct lwpt_bts_ring), 64);
 	PIN(LWPT_BTS_RING_SIZE_VER0, 56);
+	PIN(LWPT_BTS_RING_SIZE_VER1, 64);	/* ABI 1.11 */
 	PIN(offsetof(struct lwpt_bts_ring, size), 0);
 	PIN(offsetof(struct lwpt_bts_ring, flags), 4);
 	PIN(offsetof(struct lwpt_bts_ring, head), 8);
@@ -154,8 +155,11 @@ START_TEST(bts_structs)
 	PIN(offsetof(struct lwpt_bts_ring, margin), 32);
 	PIN(offsetof(struct lwpt_bts_ring, pmis), 40);
 	PIN(offsetof(struct lwpt_bts_ring, holds), 48);
+	PIN(offsetof(struct lwpt_bts_ring, hold_timeouts), 56);
 	PIN(LWPT_BTS_IOC_CONSUME, 0x4008d773);
-	PIN(LWPT_BTS_IOC_RING_STATUS, 0xc038d774);
+	/* The 1.7-1.10 number stays known; 1.11's carries 64 bytes. */
+	PIN(LWPT_BTS_IOC_RING_STATUS_VER0, 0xc038d774);
+	PIN(LWPT_BTS_IOC_RING_STATUS, 0xc040d774);
 	/* ABI 1.7: per-CPU captures. */
 	PIN(LWPT_BTS_FIELD_CPU, 6);
 	PIN(sizeof(struct lwpt_bts_cpu_config), 32);

@@ -187,8 +187,15 @@ int btscap_drain(struct btscap *b, int fd, uint64_t *bytes, struct lwpt_bts_ring
 
 	memset(rs, 0, sizeof(*rs));
 	rs->size = sizeof(*rs);
-	if (ioctl(b->fd, LWPT_BTS_IOC_RING_STATUS, rs))
-		return -errno;
+	if (ioctl(b->fd, LWPT_BTS_IOC_RING_STATUS, rs)) {
+		/* A module before ABI 1.11 knows only version 0's command. */
+		if (errno != ENOTTY)
+			return -errno;
+		memset(rs, 0, sizeof(*rs));
+		rs->size = LWPT_BTS_RING_SIZE_VER0;
+		if (ioctl(b->fd, LWPT_BTS_IOC_RING_STATUS_VER0, rs))
+			return -errno;
+	}
 	if (!rs->records_size || rs->records_size > b->size ||
 	    rs->records_size % sizeof(*ring) || rs->head < rs->tail ||
 	    rs->head - rs->tail > rs->records_size)

@@ -57,7 +57,9 @@ int btscap_start(struct btscap *b, const char *dev, pid_t tid, bool user, bool k
  *         order, the ring's padding records (from and to 0) left out.
  * @bytes: incremented by the bytes written.
  * @rs:    receives the ring's status as read (flags: LWPT_BTS_ST_RECORDING
- *         clear once recording ended; after that, head is final).
+ *         clear once recording ended; after that, head is final); its
+ *         size says whether hold_timeouts is there (LWPT_BTS_RING_SIZE_VER1:
+ *         ABI 1.11; a module before it is asked with the 56-byte command).
  *
  * Return: 0; a negative errno of an ioctl or of write(2) (the records not
  * written stay in the ring, not consumed).

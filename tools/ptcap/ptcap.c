@@ -2216,13 +2216,17 @@ static int bts_finish(const struct opts *o, struct maps *maps, pid_t pid,
 		const struct lwpt_bts_status *st = &t[i].st;
 
 		/* One capture: the line of ABI 1.6 (its file's name implied). */
-		fprintf(f, "bts-status%s%s%s%s%s%s%s\n", n > 1 ? "." : "", n > 1 ? t[i].name : "",
+		fprintf(f, "bts-status%s%s%s%s%s%s%s", n > 1 ? "." : "", n > 1 ? t[i].name : "",
 			st->flags & LWPT_BTS_ST_FULL ? " full" : "",
 			st->flags & LWPT_BTS_ST_EXITED ? " exited" : "",
 			st->flags & LWPT_BTS_ST_EXEC_STOPPED ? " exec-stopped" : "",
 			st->flags & LWPT_BTS_ST_DS_TAKEN ? " ds-taken" : "",
 			(st->flags | t[i].rs.flags) & LWPT_BTS_ST_HOLD_TIMEOUT ?
 			" hold-timeout" : "");
+		/* The count, where the module gives it (ring status version 1). */
+		if (t[i].rs.size >= LWPT_BTS_RING_SIZE_VER1)
+			fprintf(f, " hold-timeouts=%" PRIu64, (uint64_t)t[i].rs.hold_timeouts);
+		fputc('\n', f);
 		fprintf(f, "thread.%s tid=%d pid=%d records=%" PRIu64 "%s\n", t[i].name,
 			(int)t[i].tid, (int)pid, t[i].bytes / sizeof(struct lwpt_bts_record),
 			t[i].late ? " found-late" : "");

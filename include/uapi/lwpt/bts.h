@@ -300,6 +300,12 @@ struct lwpt_bts_lbr {
  *		the ring the processor is given (room for the interrupt's skid)
  * @pmis:	threshold interrupts taken
  * @holds:	times the thread waited for room
+ * @hold_timeouts: (ABI 1.11, LWPT_BTS_RING_SIZE_VER1) of these, the waits
+ *		that ended at the hold limit (each a loss:
+ *		LWPT_BTS_ST_HOLD_TIMEOUT says whether there was any)
+ *
+ * The module writes min(@size, what it knows) bytes and says how many in
+ * @size: a caller built against 1.7-1.10 gets the first 56 bytes.
  */
 struct lwpt_bts_ring {
 	__u32 size;
@@ -310,9 +316,11 @@ struct lwpt_bts_ring {
 	__u64 margin;
 	__u64 pmis;
 	__u64 holds;
+	__u64 hold_timeouts;
 };
 
 #define LWPT_BTS_RING_SIZE_VER0		56
+#define LWPT_BTS_RING_SIZE_VER1		64
 
 /**
  * struct lwpt_bts_cpu_config - argument of LWPT_BTS_IOC_CONFIGURE_CPU
@@ -446,7 +454,16 @@ struct lwpt_bts_switches {
  * CONFIGURE.
  */
 #define LWPT_BTS_IOC_CONSUME	_IOW(LWPT_IOC_MAGIC, 0x73, __u64)
+/*
+ * The argument's size in the command number is not part of RING_STATUS's
+ * identity from ABI 1.11 on (the struct's @size says what the caller
+ * has): the module takes the command with any size from
+ * LWPT_BTS_RING_SIZE_VER0 up. Modules before 1.11 know only the 56-byte
+ * command, LWPT_BTS_IOC_RING_STATUS_VER0 (ENOTTY for this one there).
+ */
 #define LWPT_BTS_IOC_RING_STATUS _IOWR(LWPT_IOC_MAGIC, 0x74, struct lwpt_bts_ring)
+#define LWPT_BTS_IOC_RING_STATUS_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x74, LWPT_BTS_RING_SIZE_VER0)
 #define LWPT_BTS_IOC_CONFIGURE_CPU _IOWR(LWPT_IOC_MAGIC, 0x75, struct lwpt_bts_cpu_config)
 #define LWPT_BTS_IOC_READ_SWITCHES _IOWR(LWPT_IOC_MAGIC, 0x76, struct lwpt_bts_switches)
 

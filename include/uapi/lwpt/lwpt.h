@@ -81,7 +81,10 @@
  * 1.11 LBR snapshots with LBR formats 4 to 7: entry flags
  *      LWPT_LBR_E_IN_TX, LWPT_LBR_E_TSX_ABORT, LWPT_LBR_E_CYCLES (the
  *      cycle count in bits 47:32), snapshot flag LWPT_BTS_LBR_F_TSX; older
- *      modules refuse LBR snapshots on these formats (EOPNOTSUPP)
+ *      modules refuse LBR snapshots on these formats (EOPNOTSUPP);
+ *      /dev/bts ring status size version 1 (hold_timeouts: the count of
+ *      holds that ended at the limit), RING_STATUS taken with any
+ *      argument size in its command from version 0 up
  */
 #define LWPT_ABI_MAJOR			1
 #define LWPT_ABI_MINOR			11

@@ -130,7 +130,8 @@ ok "a one-page ring: all $recs records, the flow equals single-stepping ($(grep 
 # The hold limit: ptcap stopped (SIGSTOP) while its command is held on a
 # full one-page ring; the held thread runs on after --hold-limit=1 ms and
 # its records are lost until ptcap, continued once the command waits in
-# its exit stop, drains: "data lost", exit 3, hold-timeout in config.
+# its exit stop, drains: "data lost", exit 3, hold-timeout in config with
+# the count (hold-timeouts=, ABI 1.11).
 rm -rf /tmp/bts
 env -i /bin/norandom /bin/ptcap --bts --size=4096 --hold-limit=1 -o /tmp/bts -- $PT_FLOW_PROG \
 	>/tmp/ptcap.out 2>&1 &
@@ -155,7 +156,7 @@ kill -CONT $cap
 wait $cap
 rc=$?
 [ $rc -eq 3 ] && grep -q 'data lost: the BTS ring' /tmp/ptcap.out &&
-	grep -q '^bts-status .*hold-timeout' /tmp/bts/config ||
+	grep -q '^bts-status .*hold-timeout hold-timeouts=[1-9]' /tmp/bts/config ||
 	fail "--hold-limit=1 with ptcap stopped: status $rc: $(cat /tmp/ptcap.out)" \
 		"$(grep bts-status /tmp/bts/config)" || exit 1
 ok "--hold-limit=1 with ptcap stopped: exit 3, $(grep '^bts-status' /tmp/bts/config)"

@@ -507,6 +507,40 @@ static int cmd_flow(uint32_t flags)
 #define RING_MAX_RECS	(1u << 18)
 
 /*
+ * RING_STATUS as callers built against ABI 1.7-1.10 issue it (the 56-byte
+ * command, size 56): the same answer without hold_timeouts, nothing
+ * written past 56 bytes; a 1.11 struct whose size says 56 the same; a
+ * command whose size is below version 0 is no RING_STATUS (ENOTTY).
+ * @want is the 1.11 answer. 0 if all hold, else 1 with the reason.
+ */
+static int ring_status_versions(int fd, const struct lwpt_bts_ring *want)
+{
+	struct lwpt_bts_ring r;
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		memset(&r, 0xa5, sizeof(r));
+		r.size = LWPT_BTS_RING_SIZE_VER0;
+		if (ioctl(fd, k ? LWPT_BTS_IOC_RING_STATUS : LWPT_BTS_IOC_RING_STATUS_VER0, &r) ||
+		    r.size != LWPT_BTS_RING_SIZE_VER0 || r.holds != want->holds ||
+		    r.records_size != want->records_size ||
+		    r.hold_timeouts != 0xa5a5a5a5a5a5a5a5ull) {
+			printf("ring-status: version 0 through %s: size %u, holds %llu, byte 56 %#llx\n",
+			       k ? "the 1.11 command" : "the 1.10 command", r.size,
+			       (unsigned long long)r.holds, (unsigned long long)r.hold_timeouts);
+			return 1;
+		}
+	}
+	r.size = sizeof(r);
+	if (!ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, LWPT_IOC_MAGIC, 0x74, 32), &r) ||
+	    errno != ENOTTY) {
+		printf("ring-status: a 32-byte command: %s, want ENOTTY\n", errname(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * A ring capture of a child that waits on a pipe, then runs the workload
  * @reps times: the parent drains it whenever poll(2) says records wait
  * (no timeout: the threshold interrupt or the end wakes it), skipping
@@ -1118,14 +1152,20 @@ static int cmd_ring_limit(uint32_t ms)
 		return 1;
 	}
 	alarm(0);
+	rs.size = sizeof(rs);
 	if (ioctl(fd, LWPT_BTS_IOC_RING_STATUS, &rs) ||
-	    !(rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT) || !rs.holds) {
-		printf("ring-limit: (a) flags %#x, %llu holds: no hold timed out\n",
-		       rs.flags, (unsigned long long)rs.holds);
+	    !(rs.flags & LWPT_BTS_ST_HOLD_TIMEOUT) || !rs.holds ||
+	    rs.size != LWPT_BTS_RING_SIZE_VER1 || !rs.hold_timeouts ||
+	    rs.hold_timeouts > rs.holds) {
+		printf("ring-limit: (a) flags %#x, %llu holds, size %u, %llu timeouts: no hold timed out\n",
+		       rs.flags, (unsigned long long)rs.holds, rs.size,
+		       (unsigned long long)rs.hold_timeouts);
 		return 1;
 	}
-	printf("ring-limit: (a) a reader waiting for its child without consuming: the child ran on after %u ms (%llu holds, HOLD_TIMEOUT)\n",
-	       ms, (unsigned long long)rs.holds);
+	if (ring_status_versions(fd, &rs))
+		return 1;
+	printf("ring-limit: (a) a reader waiting for its child without consuming: the child ran on after %u ms (%llu holds, %llu timed out, HOLD_TIMEOUT)\n",
+	       ms, (unsigned long long)rs.holds, (unsigned long long)rs.hold_timeouts);
 	close(fd);
 
 	pid = fork();
