@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/auxv.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -2739,6 +2740,23 @@ static void bts_attach_first(struct bts_attach *a)
  * (ptrace read access or CAP_PERFMON: bts.h), for every thread; ptcap
  * does not ptrace.
  */
+/*
+ * Each recorded thread holds two descriptors (/dev/bts and its trace
+ * file): a process with hundreds of threads would meet the usual soft
+ * limit of 1024 well before the hard one. Raise the soft limit to the
+ * hard one, as a server that expects many connections does; failing
+ * that, the threads beyond it are refused with the reason, as before.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
 static int bts_attach_main(struct opts *o)
 {
 	struct bts_attach a = {
@@ -2751,6 +2769,7 @@ static int bts_attach_main(struct opts *o)
 	double t0;
 	int err;
 
+	raise_nofile();
 	bts_attach_first(&a);
 	/*
 	 * From here on its end is told apart from a new process's. Without
