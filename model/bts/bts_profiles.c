@@ -120,53 +120,46 @@ const struct bts_model_profile bts_model_profile_hsw = {
 };
 
 /*
- * Skylake (06_5EH): LBR format 5 (flags in MSR_LBR_INFO_n at DC0H),
- * perfmon v4, 32 LBRs at 680H/6C0H with EN_CALLSTACK, FREEZE_WHILE_SMM,
- * PT/LBR exclusion as pmv4 (the same family).
+ * What Skylake and the Goldmonts share (perf's intel_pmu_lbr_init_skl()
+ * for all three): perfmon v4, 32 LBRs at 680H/6C0H with EN_CALLSTACK,
+ * FREEZE_WHILE_SMM, PT/LBR exclusion as pmv4 (the same family).
  */
+#define BTS_PROFILE_SKL_FAMILY						\
+	BTS_PROFILE_BASE,						\
+	.perfmon_version = 4,						\
+	.lbr_depth = 32,						\
+	.lbr_callstack = true,						\
+	.freeze_while_smm = true,					\
+	.lbr_pt_exclusive = true
+
+/* Skylake (06_5EH): LBR format 5 (flags in MSR_LBR_INFO_n at DC0H), TSX. */
 const struct bts_model_profile bts_model_profile_skl = {
-	BTS_PROFILE_BASE,
+	BTS_PROFILE_SKL_FAMILY,
 	.name = "skl",
 	.tsx = true,
-	.perfmon_version = 4,
-	.lbr_depth = 32,
-	.lbr_callstack = true,
 	.lbr_format = LBR_FMT_INFO,
-	.freeze_while_smm = true,
-	.lbr_pt_exclusive = true,
 	.sig = 0x000506E3,	/* 06_5EH Skylake: 32 LBRs */
 };
 
 /*
  * Goldmont (06_5CH): LBR format 6 (MISPRED in FROM bit 63, cycles in TO
- * bits 63:48), perfmon v4, 32 LBRs at 680H/6C0H with EN_CALLSTACK (perf's
- * intel_pmu_lbr_init_skl() for Goldmont), no TSX; otherwise as skl.
+ * bits 63:48), no TSX.
  */
 const struct bts_model_profile bts_model_profile_glm = {
-	BTS_PROFILE_BASE,
+	BTS_PROFILE_SKL_FAMILY,
 	.name = "glm",
-	.perfmon_version = 4,
-	.lbr_depth = 32,
-	.lbr_callstack = true,
 	.lbr_format = LBR_FMT_TIME,
-	.freeze_while_smm = true,
-	.lbr_pt_exclusive = true,
 	.sig = 0x000506C9,	/* 06_5CH Goldmont: 32 LBRs */
 };
 
 /*
  * Goldmont Plus (06_7AH): LBR format 7 (MSR_LBR_INFO_n as format 5, without
- * TSX flags), otherwise as glm.
+ * TSX flags), no TSX.
  */
 const struct bts_model_profile bts_model_profile_glp = {
-	BTS_PROFILE_BASE,
+	BTS_PROFILE_SKL_FAMILY,
 	.name = "glp",
-	.perfmon_version = 4,
-	.lbr_depth = 32,
-	.lbr_callstack = true,
 	.lbr_format = LBR_FMT_INFO2,
-	.freeze_while_smm = true,
-	.lbr_pt_exclusive = true,
 	.sig = 0x000706A1,	/* 06_7AH Goldmont Plus: 32 LBRs */
 };
 
