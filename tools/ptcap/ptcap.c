@@ -2573,6 +2573,7 @@ struct bts_attach {
 	size_t n, cap;
 	struct ptcap_tasks now;		/* the last look at /proc/PID/task */
 	struct ptcap_tasks skipped;	/* still listed, not recorded: gone or refused */
+	struct ptcap_tasks known;	/* recorded or skipped, sorted each look */
 	int pidfd;			/* -p: readable once the process exited; -1 */
 	uint64_t late;			/* threads found after the attach, recorded */
 	uint64_t refused;		/* threads found after the attach, refused */
@@ -2601,14 +2602,6 @@ static struct bts_thread *bts_attach_slot(struct bts_attach *a)
 	}
 	memset(&a->t[a->n], 0, sizeof(a->t[a->n]));
 	return &a->t[a->n];
-}
-
-static bool bts_attach_has(const struct bts_attach *a, pid_t tid)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (a->t[i].tid == tid)
-			return true;
-	return false;
 }
 
 /*
@@ -2662,10 +2655,20 @@ static bool bts_attach_scan(struct bts_attach *a)
 	if (err)
 		return false;	/* the process is gone */
 	/* An id no longer listed may come back as another thread. */
+	ptcap_tasks_sort(&a->now);
 	ptcap_tasks_keep(&a->skipped, &a->now);
-	known = a->n + a->skipped.n;
+	/* Every id seen, sorted: n log n a look, for thousands of threads. */
+	a->known.n = 0;
+	for (i = 0; i < a->n; i++)
+		if (ptcap_tasks_add(&a->known, a->t[i].tid))
+			die("out of memory");
+	for (i = 0; i < a->skipped.n; i++)
+		if (ptcap_tasks_add(&a->known, a->skipped.v[i]))
+			die("out of memory");
+	ptcap_tasks_sort(&a->known);
+	known = a->known.n;
 	for (i = 0; i < a->now.n; i++)
-		if (!bts_attach_has(a, a->now.v[i]) && !ptcap_tasks_has(&a->skipped, a->now.v[i]))
+		if (!ptcap_tasks_has(&a->known, a->now.v[i]))
 			bts_attach_late(a, a->now.v[i]);
 	return a->n + a->skipped.n > known;
 }
@@ -2835,6 +2838,7 @@ static int bts_attach_main(struct opts *o)
 		close(a.pidfd);
 	ptcap_tasks_free(&a.now);
 	ptcap_tasks_free(&a.skipped);
+	ptcap_tasks_free(&a.known);
 	free(a.t);
 	free(pfd);
 	return err;

@@ -28,11 +28,28 @@ int ptcap_tasks_add(struct ptcap_tasks *s, pid_t tid)
 		s->cap = cap;
 	}
 	s->v[s->n++] = tid;
+	s->sorted = false;
 	return 0;
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void ptcap_tasks_sort(struct ptcap_tasks *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), tid_cmp);
+	s->sorted = true;
 }
 
 bool ptcap_tasks_has(const struct ptcap_tasks *s, pid_t tid)
 {
+	if (s->sorted)
+		return s->n && bsearch(&tid, s->v, s->n, sizeof(*s->v), tid_cmp);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i] == tid)
 			return true;
@@ -57,6 +74,7 @@ int ptcap_tasks_read(struct ptcap_tasks *s, const char *proc, pid_t pid)
 	DIR *d;
 
 	s->n = 0;
+	s->sorted = false;
 	snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
 	d = opendir(path);
 	if (!d)

@@ -16,13 +16,17 @@
 
 /**
  * struct ptcap_tasks - a growable set of thread ids
- * @v:   the ids, in the order added (malloc'ed; NULL when empty)
+ * @v:   the ids, in the order added or, after ptcap_tasks_sort(),
+ *       ascending (malloc'ed; NULL when empty)
  * @n:   ids in @v
  * @cap: room of @v
+ * @sorted: @v is ascending (ptcap_tasks_sort() since the last change):
+ *       look-ups are binary searches
  */
 struct ptcap_tasks {
 	pid_t *v;
 	size_t n, cap;
+	bool sorted;
 };
 
 /**
@@ -35,7 +39,8 @@ struct ptcap_tasks {
 int ptcap_tasks_add(struct ptcap_tasks *s, pid_t tid);
 
 /**
- * ptcap_tasks_has() - whether @tid is in @s.
+ * ptcap_tasks_has() - whether @tid is in @s: O(log n) once sorted
+ * (ptcap_tasks_sort()), O(n) otherwise.
  * @s:   the set.
  * @tid: a thread id.
  *
@@ -47,9 +52,17 @@ bool ptcap_tasks_has(const struct ptcap_tasks *s, pid_t tid);
  * ptcap_tasks_keep() - keep in @s only the ids that are also in @in (the
  * order of @s kept).
  * @s:  the set, filtered in place.
- * @in: the ids to keep.
+ * @in: the ids to keep (sorted: O(|@s| log |@in|)).
  */
 void ptcap_tasks_keep(struct ptcap_tasks *s, const struct ptcap_tasks *in);
+
+/**
+ * ptcap_tasks_sort() - sort @s ascending, for O(log n) look-ups until the
+ * next ptcap_tasks_add() or ptcap_tasks_read(). A process of thousands of
+ * threads looked at every round then costs n log n, not n squared.
+ * @s: the set.
+ */
+void ptcap_tasks_sort(struct ptcap_tasks *s);
 
 /**
  * ptcap_tasks_read() - the threads of process @pid now: the numeric

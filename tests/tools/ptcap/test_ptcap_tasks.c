@@ -40,6 +40,35 @@ START_TEST(set_grows_and_filters)
 }
 END_TEST
 
+/* Sorted, the same answers by binary search; an add ends the order. */
+START_TEST(sorted_lookups)
+{
+	struct ptcap_tasks s = { 0 }, in = { 0 };
+	size_t k;
+	pid_t i;
+
+	for (i = 5000; i >= 1; i -= 3)
+		ck_assert_int_eq(ptcap_tasks_add(&s, i), 0);
+	ptcap_tasks_sort(&s);
+	ck_assert(s.sorted);
+	for (k = 1; k < s.n; k++)
+		ck_assert_int_lt(s.v[k - 1], s.v[k]);
+	for (i = 0; i <= 5001; i++)
+		ck_assert(ptcap_tasks_has(&s, i) == (i >= 2 && (5000 - i) % 3 == 0));
+	ck_assert_int_eq(ptcap_tasks_add(&s, 7), 0);	/* (5000 - 7) % 3 != 0: new */
+	ck_assert(!s.sorted);
+	ck_assert(ptcap_tasks_has(&s, 7));
+	/* keep() against a sorted set */
+	ck_assert_int_eq(ptcap_tasks_add(&in, 4997), 0);
+	ck_assert_int_eq(ptcap_tasks_add(&in, 7), 0);
+	ptcap_tasks_sort(&in);
+	ptcap_tasks_keep(&s, &in);
+	ck_assert_uint_eq(s.n, 2);
+	ptcap_tasks_free(&s);
+	ptcap_tasks_free(&in);
+}
+END_TEST
+
 /* Only the numeric entries of <proc>/<pid>/task are threads. */
 START_TEST(reads_a_task_directory)
 {
@@ -134,6 +163,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, set_grows_and_filters);
+	tcase_add_test(tc, sorted_lookups);
 	tcase_add_test(tc, reads_a_task_directory);
 	tcase_add_test(tc, reads_this_process);
 	tcase_add_test(tc, pidfd_says_exit);
