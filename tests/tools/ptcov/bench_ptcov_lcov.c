@@ -20,12 +20,12 @@
  * one capture does) and warm (the decoder's cache kept, and lcov's
  * context, cov_lcov_ctx: the modules' DWARF line and symbol tables read
  * at the first call and reused, as one ptcov run reuses them for every
- * capture of the same modules), measured alternately in one run. The target: lcov
- * costs at most the edges decode plus the per-distinct-address work, never
- * work per execution: the bench prints lcov and drcov as a ratio to edges,
- * and lcov - edges divided by the distinct addresses, which must stay
- * flat from short traces to long ones (mruby executes 6.3 M instructions
- * over some 30 k distinct addresses).
+ * capture of the same modules), measured alternately in one run. The
+ * target: lcov costs at most the edges decode plus the per-distinct-address
+ * work, never work per execution: the bench prints lcov and drcov as a
+ * ratio to edges, and lcov - edges divided by the distinct addresses,
+ * which must stay flat from short traces to long ones (mruby executes
+ * 6.3 M instructions over some 30 k distinct addresses).
  *
  * Traces: kAFL's four with their page caches (no ELF file: no DWARF) and
  * cov_prog (tests/tools/ptcov/progs, -O0 -g, static: DWARF lines and
@@ -68,7 +68,8 @@ static double now(void)
 enum { EDGES, LCOV, DRCOV };
 
 /* One run of @what; returns its time in s, *@ninsn the distinct
- * instructions (lcov, drcov). */
+ * instructions (lcov, drcov). lcov's tables from @lctx (kept across
+ * calls: warm), or read fresh (NULL: cold). */
 static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img,
 		  const struct lpt_cov_config *cfg, const struct cov_modules *ms,
 		  const uint8_t *buf, size_t len, FILE *null, size_t *ninsn,
