@@ -911,21 +911,135 @@ static int run_add_fns(struct cov_lcov_run *run, const struct lc *lc, size_t m,
 	return 0;
 }
 
-int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
-		   struct cov_flow *f, const struct cov_edges *acc,
-		   const struct cov_modules *ms, const struct lpt_cov_image *img,
-		   struct cov_lcov_run *run)
+/* A module as the tables were read for it: the key of a context. */
+struct ctx_mod {
+	char *path;
+	uint64_t start, end, bias;
+	bool has_bias, synthetic;
+};
+
+/*
+ * The tables of one set of modules that do not depend on a trace, read
+ * once and kept across cov_lcov_write() calls on that set: libdw's view
+ * of the ELF files, their line-table rows (sorted), source lines and
+ * files, functions (sorted, with their lines), which lines own a byte,
+ * the lines and the files in the tracefile's order. The per-call counts
+ * live in lc too (lines, functions, branches) and are cleared per call.
+ */
+struct cov_lcov_ctx {
+	bool valid;		/* the tables below are those of the key */
+	struct ctx_mod *mod;	/* the key: the modules ... */
+	size_t nmod;
+	struct cov_map *map;	/* ... and their mappings */
+	size_t nmap;
+	Dwfl *dwfl;
+	struct lc lc;
+	bool *noline;		/* per module: an ELF file without lines */
+	uint64_t *base;		/* per module: dwfl's base */
+	bool *owns;		/* per line: owns at least one byte */
+	uint32_t *lsorted;	/* every line, by (file, number) */
+	uint32_t *forder;	/* every file, by path */
+};
+
+struct cov_lcov_ctx *cov_lcov_ctx_alloc(void)
 {
-	bool *noline = calloc(ms->nmod + 1, sizeof(*noline));
-	uint64_t *base = calloc(ms->nmod + 1, sizeof(*base));	/* dwfl's */
+	return calloc(1, sizeof(struct cov_lcov_ctx));
+}
 
-	struct lc lc = { .walk_row = -1 };
-	Dwfl *dwfl = dwfl_begin(&callbacks);
-	uint32_t *lorder = NULL, *forder = NULL;
-	int ret = -1;
+/* Drop @ctx's tables and key (the struct stays, empty). */
+static void ctx_clear(struct cov_lcov_ctx *ctx)
+{
+	for (size_t m = 0; m < ctx->nmod; m++)
+		free(ctx->mod[m].path);
+	free(ctx->mod);
+	free(ctx->map);
+	cov_strtab_free(&ctx->lc.files);
+	free(ctx->lc.lines);
+	free(ctx->lc.lhash);
+	free(ctx->lc.rows);
+	free(ctx->lc.fn);
+	free(ctx->lc.br);
+	free(ctx->lc.decl);
+	free(ctx->noline);
+	free(ctx->base);
+	free(ctx->owns);
+	free(ctx->lsorted);
+	free(ctx->forder);
+	if (ctx->dwfl)
+		dwfl_end(ctx->dwfl);
+	memset(ctx, 0, sizeof(*ctx));
+}
 
-	if (!dwfl || !noline || !base)
-		goto nomem;
+void cov_lcov_ctx_free(struct cov_lcov_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ctx_clear(ctx);
+	free(ctx);
+}
+
+/* Whether @ctx's tables are those of @ms: the same files at the same
+ * places (the ELF biases follow from the modules and their mappings). */
+static bool ctx_is(const struct cov_lcov_ctx *ctx, const struct cov_modules *ms)
+{
+	if (!ctx->valid || ctx->nmod != ms->nmod || ctx->nmap != ms->nmap)
+		return false;
+	for (size_t m = 0; m < ms->nmod; m++) {
+		const struct ctx_mod *k = &ctx->mod[m];
+		const struct cov_module *x = &ms->mod[m];
+
+		if (k->start != x->start || k->end != x->end || k->bias != x->bias ||
+		    k->has_bias != x->has_bias || k->synthetic != x->synthetic ||
+		    strcmp(k->path, x->path))
+			return false;
+	}
+	for (size_t i = 0; i < ms->nmap; i++)
+		if (ctx->map[i].start != ms->map[i].start || ctx->map[i].end != ms->map[i].end ||
+		    ctx->map[i].offset != ms->map[i].offset || ctx->map[i].mod != ms->map[i].mod)
+			return false;
+	return true;
+}
+
+/* @ctx's key made @ms: 0 or -1 (ENOMEM). */
+static int ctx_key(struct cov_lcov_ctx *ctx, const struct cov_modules *ms)
+{
+	ctx->mod = calloc(ms->nmod + 1, sizeof(*ctx->mod));
+	ctx->map = malloc((ms->nmap + 1) * sizeof(*ctx->map));
+	if (!ctx->mod || !ctx->map)
+		return -1;
+	for (size_t m = 0; m < ms->nmod; m++) {
+		const struct cov_module *x = &ms->mod[m];
+
+		ctx->mod[m] = (struct ctx_mod){ .start = x->start, .end = x->end,
+						.bias = x->bias, .has_bias = x->has_bias,
+						.synthetic = x->synthetic };
+		ctx->mod[m].path = strdup(x->path);
+		ctx->nmod = m + 1;
+		if (!ctx->mod[m].path)
+			return -1;
+	}
+	if (ms->nmap)
+		memcpy(ctx->map, ms->map, ms->nmap * sizeof(*ctx->map));
+	ctx->nmap = ms->nmap;
+	return 0;
+}
+
+/*
+ * Read the tables of @ms into the cleared @ctx: every ELF module's line
+ * rows, declarations and symbols, sorted, the functions' lines, the lines
+ * owning a byte, the lines and files in the tracefile's order. 0, or -1
+ * (ENOMEM; @ctx is left invalid).
+ */
+static int ctx_read(struct cov_lcov_ctx *ctx, const struct cov_modules *ms)
+{
+	struct lc *lc = &ctx->lc;
+
+	lc->walk_row = -1;
+	ctx->noline = calloc(ms->nmod + 1, sizeof(*ctx->noline));
+	ctx->base = calloc(ms->nmod + 1, sizeof(*ctx->base));
+	ctx->dwfl = dwfl_begin(&callbacks);
+	if (!ctx->dwfl || !ctx->noline || !ctx->base || ctx_key(ctx, ms))
+		return -1;
 	elf_version(EV_CURRENT);
 	for (size_t m = 0; m < ms->nmod; m++) {
 		const struct cov_module *mod = &ms->mod[m];
@@ -940,20 +1054,99 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 		bias = cov_modules_elf(ms, m, &type, &entry);
 		if (type != ET_EXEC && type != ET_DYN)
 			continue;	/* not ELF: a raw blob */
-		dwfl_report_begin_add(dwfl);
-		base[m] = (uint64_t)(type == ET_EXEC ? 0 : bias);
-		dm = dwfl_report_elf(dwfl, mod->path, mod->path, -1, (GElf_Addr)base[m], true);
-		dwfl_report_end(dwfl, NULL, NULL);
+		dwfl_report_begin_add(ctx->dwfl);
+		ctx->base[m] = (uint64_t)(type == ET_EXEC ? 0 : bias);
+		dm = dwfl_report_elf(ctx->dwfl, mod->path, mod->path, -1,
+				     (GElf_Addr)ctx->base[m], true);
+		dwfl_report_end(ctx->dwfl, NULL, NULL);
 		if (!dm)
 			continue;
-		nr = read_rows(&lc, dm);
-		if (nr < 0 || read_funcs(&lc, dm, m))
+		nr = read_rows(lc, dm);
+		if (nr < 0 || read_funcs(lc, dm, m))
+			return -1;
+		ctx->noline[m] = !nr;
+	}
+	if (lc->nrows && sort_rows(lc))
+		return -1;
+	if (lc->nfn && sort_fns(lc))
+		return -1;
+	if (lc->ndecl)
+		qsort(lc->decl, lc->ndecl, sizeof(*lc->decl), decl_cmp);
+	for (size_t i = 0; i < lc->nfn; i++) {
+		lc->fn[i].line = decl_of(lc, lc->fn[i].addr);
+		if (lc->fn[i].line == NO_LINE)
+			lc->fn[i].line = line_of(lc, lc->fn[i].addr);
+	}
+	/* which lines exist: those owning at least one byte */
+	ctx->owns = calloc(lc->nlines + 1, sizeof(*ctx->owns));
+	ctx->lsorted = malloc((lc->nlines + 1) * sizeof(*ctx->lsorted));
+	ctx->forder = malloc((lc->files.n + 1) * sizeof(*ctx->forder));
+	if (!ctx->owns || !ctx->lsorted || !ctx->forder)
+		return -1;
+	for (size_t i = 0; i < lc->nrows; i++)
+		if (lc->rows[i].line != NO_LINE &&
+		    (i + 1 == lc->nrows || lc->rows[i + 1].addr > lc->rows[i].addr))
+			ctx->owns[lc->rows[i].line] = true;
+	/* (file, number) and paths are distinct: total orders, so a call's
+	 * lines, filtered from lsorted, come in the order a sort gives */
+	for (uint32_t i = 0; i < lc->nlines; i++)
+		ctx->lsorted[i] = i;
+	qsort_r(ctx->lsorted, lc->nlines, sizeof(*ctx->lsorted), line_cmp_idx, lc->lines);
+	for (uint32_t i = 0; i < lc->files.n; i++)
+		ctx->forder[i] = i;
+	qsort_r(ctx->forder, lc->files.n, sizeof(*ctx->forder), str_cmp_idx, lc->files.s);
+	ctx->valid = true;
+	return 0;
+}
+
+/* A call's counts cleared: the lines', the functions', the branches, the
+ * lookups' cursors. */
+static void ctx_reset(struct cov_lcov_ctx *ctx)
+{
+	struct lc *lc = &ctx->lc;
+
+	for (size_t i = 0; i < lc->nlines; i++) {
+		lc->lines[i].count = 0;
+		lc->lines[i].hit = false;
+	}
+	for (size_t i = 0; i < lc->nfn; i++)
+		lc->fn[i].count = 0;
+	lc->nbr = 0;
+	lc->nomem = false;
+	lc->near = 0;
+	lc->row_near = 0;
+	lc->walk_row = -1;
+	lc->walk_addr = 0;
+	lc->walk_gap = false;
+}
+
+int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
+		   struct cov_flow *f, const struct cov_edges *acc,
+		   const struct cov_modules *ms, const struct lpt_cov_image *img,
+		   struct cov_lcov_run *run, struct cov_lcov_ctx *ctx)
+{
+	struct cov_lcov_ctx local = { 0 };
+	struct lc *lc;
+	uint32_t *lorder = NULL;
+	int ret = -1;
+
+	if (!ctx)
+		ctx = &local;	/* a fresh context, for this call */
+	if (!ctx_is(ctx, ms)) {
+		ctx_clear(ctx);
+		if (ctx_read(ctx, ms)) {
+			ctx_clear(ctx);
 			goto nomem;
-		if (nr)
+		}
+	} else {
+		ctx_reset(ctx);
+	}
+	lc = &ctx->lc;
+	for (size_t m = 0; m < ms->nmod; m++) {
+		if (!ctx->noline[m])
 			continue;
-		noline[m] = true;
 		if (run) {
-			long p = run_path(run, mod->path);
+			long p = run_path(run, ms->mod[m].path);
 
 			if (p < 0)
 				goto nomem;
@@ -964,66 +1157,41 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 		if (sum)
 			fprintf(sum, "%s: %s: no line table (no DWARF .debug_line): "
 				"function coverage only, in this summary\n", prog,
-				mod->path);
+				ms->mod[m].path);
 	}
-	if (lc.nrows && sort_rows(&lc))
+	count_lines(lc, f, acc, img);
+	if (count_funcs(lc, f, acc))
 		goto nomem;
-	if (lc.nfn && sort_fns(&lc))
-		goto nomem;
-	if (lc.ndecl)
-		qsort(lc.decl, lc.ndecl, sizeof(*lc.decl), decl_cmp);
-	for (size_t i = 0; i < lc.nfn; i++) {
-		lc.fn[i].line = decl_of(&lc, lc.fn[i].addr);
-		if (lc.fn[i].line == NO_LINE)
-			lc.fn[i].line = line_of(&lc, lc.fn[i].addr);
-	}
-	count_lines(&lc, f, acc, img);
-	if (count_funcs(&lc, f, acc))
-		goto nomem;
-	if (find_branches(&lc, f, acc, img))
+	if (find_branches(lc, f, acc, img))
 		goto nomem;
 
-	/* which lines exist: those owning at least one byte */
-	bool *owns = calloc(lc.nlines + 1, sizeof(*owns));
+	for (size_t i = 0; i < lc->nfn; i++) {
+		const struct func *fn = &lc->fn[i];
 
-	if (!owns)
-		goto nomem;
-	for (size_t i = 0; i < lc.nrows; i++)
-		if (lc.rows[i].line != NO_LINE &&
-		    (i + 1 == lc.nrows || lc.rows[i + 1].addr > lc.rows[i].addr))
-			owns[lc.rows[i].line] = true;
-	for (size_t i = 0; i < lc.nfn; i++) {
-		const struct func *fn = &lc.fn[i];
-
-		if (fn->line == NO_LINE || owns[fn->line] || (i && fn[-1].addr == fn->addr))
+		if (fn->line == NO_LINE || ctx->owns[fn->line] || (i && fn[-1].addr == fn->addr))
 			continue;
-		lc.lines[fn->line].count += fn->count;
-		lc.lines[fn->line].hit = true;
+		lc->lines[fn->line].count += fn->count;
+		lc->lines[fn->line].hit = true;
 	}
-	lorder = malloc((lc.nlines + 1) * sizeof(*lorder));
-	forder = malloc((lc.files.n + 1) * sizeof(*forder));
-	if (!lorder || !forder) {
-		free(owns);
+	lorder = malloc((lc->nlines + 1) * sizeof(*lorder));
+	if (!lorder)
 		goto nomem;
-	}
 	size_t nl = 0;
 
-	for (uint32_t i = 0; i < lc.nlines; i++)
-		if (owns[i] || lc.lines[i].hit)
+	for (size_t k = 0; k < lc->nlines; k++) {
+		uint32_t i = ctx->lsorted[k];
+
+		if (ctx->owns[i] || lc->lines[i].hit)
 			lorder[nl++] = i;
-	free(owns);
-	qsort_r(lorder, nl, sizeof(*lorder), line_cmp_idx, lc.lines);
-	for (uint32_t i = 0; i < lc.files.n; i++)
-		forder[i] = i;
-	qsort_r(forder, lc.files.n, sizeof(*forder), str_cmp_idx, lc.files.s);
+	}
 	struct order ord;
 
-	if (make_order(&ord, &lc, lorder, nl)) {
+	if (make_order(&ord, lc, lorder, nl)) {
 		free_order(&ord);
 		goto nomem;
 	}
-	for (size_t i = 0; out && i < lc.files.n; i++) {
-		if (write_file(out, &lc, forder[i], &ord)) {
+	for (size_t i = 0; out && i < lc->files.n; i++) {
+		if (write_file(out, lc, ctx->forder[i], &ord)) {
 			free_order(&ord);
 			goto nomem;
 		}
@@ -1031,17 +1199,17 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 	free_order(&ord);
 	/* functions without lines: in the run's summary */
 	for (size_t m = 0; run && m < ms->nmod; m++)
-		if (run_add_fns(run, &lc, m, ms->mod[m].path, base[m]))
+		if (run_add_fns(run, lc, m, ms->mod[m].path, ctx->base[m]))
 			goto nomem;
 	/* or in this summary */
 	for (size_t m = 0; !run && sum && m < ms->nmod; m++) {
 		size_t fnf = 0, fnh = 0;
 
-		for (size_t i = 0; i < lc.nfn; i++)
-			if (lc.fn[i].mod == m && lc.fn[i].line == NO_LINE &&
-			    !(i && lc.fn[i - 1].addr == lc.fn[i].addr)) {
+		for (size_t i = 0; i < lc->nfn; i++)
+			if (lc->fn[i].mod == m && lc->fn[i].line == NO_LINE &&
+			    !(i && lc->fn[i - 1].addr == lc->fn[i].addr)) {
 				fnf++;
-				fnh += lc.fn[i].count > 0;
+				fnh += lc->fn[i].count > 0;
 			}
 		if (fnf)
 			fprintf(sum, "Module '%s' (code without lines)\n"
@@ -1053,18 +1221,8 @@ int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 nomem:
 	errno = ENOMEM;
 out:
-	cov_strtab_free(&lc.files);
-	free(lc.lines);
-	free(lc.lhash);
-	free(lc.rows);
-	free(lc.fn);
-	free(lc.br);
-	free(lc.decl);
 	free(lorder);
-	free(forder);
-	free(noline);
-	free(base);
-	if (dwfl)
-		dwfl_end(dwfl);
+	if (ctx == &local)
+		ctx_clear(&local);
 	return ret;
 }

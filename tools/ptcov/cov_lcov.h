@@ -41,6 +41,22 @@ void cov_lcov_run_write(struct cov_lcov_run *run, FILE *sum);
 /** cov_lcov_run_free() - release @run (NULL: nothing). */
 void cov_lcov_run_free(struct cov_lcov_run *run);
 
+/*
+ * The tables of one set of modules that no trace changes (libdw's view of
+ * the ELF files, their line tables and symbol tables, sorted; the source
+ * lines and files in the tracefile's order), read at the first
+ * cov_lcov_write() on that set and kept for the next ones: a ptcov run
+ * merging many captures of one program reads them once. Another set of
+ * modules (another layout) replaces them.
+ */
+struct cov_lcov_ctx;
+
+/** cov_lcov_ctx_alloc() - an empty context; NULL with errno ENOMEM. */
+struct cov_lcov_ctx *cov_lcov_ctx_alloc(void);
+
+/** cov_lcov_ctx_free() - release @ctx and its tables (NULL: nothing). */
+void cov_lcov_ctx_free(struct cov_lcov_ctx *ctx);
+
 /**
  * cov_lcov_write() - the records of an lcov tracefile, added to a sum.
  * @out:   the sum (cov_merge.h) the records are added to, or NULL for
@@ -57,12 +73,18 @@ void cov_lcov_run_free(struct cov_lcov_run *run);
  * @run:   the run this tracefile is part of: a file without a line table
  *         is named on @sum once a run, its functions' coverage is added
  *         to the run (cov_lcov_run_write() says it); NULL: both said here.
+ * @ctx:   the modules' tables kept across calls (cov_lcov_ctx_alloc()):
+ *         read when @ctx holds none or another set of modules' (the set
+ *         compared by paths, addresses, biases and mappings, some
+ *         hundreds of ns), else reused, only the counts cleared; NULL: a
+ *         fresh context read and freed in this call. The output is the
+ *         same either way.
  *
  * Return: 0, or -1 with errno ENOMEM.
  */
 int cov_lcov_write(struct cov_merge *out, FILE *sum, const char *prog,
 		   struct cov_flow *f, const struct cov_edges *acc,
 		   const struct cov_modules *ms, const struct lpt_cov_image *img,
-		   struct cov_lcov_run *run);
+		   struct cov_lcov_run *run, struct cov_lcov_ctx *ctx);
 
 #endif /* LWPT_TOOLS_PTCOV_LCOV_H */

@@ -121,6 +121,7 @@ struct opts {
 	struct cov_edges acc;		/* edges of the capture, summed */
 	struct cov_merge *lcov;		/* lcov of all captures */
 	struct cov_lcov_run *run;	/* what all their lcov say once */
+	struct cov_lcov_ctx *lctx;	/* the modules' tables, read once */
 	struct cov_drcov *drcov;	/* blocks of all captures */
 	/* the captures whose edges o->acc sums: of one address-space layout,
 	 * so their edges add before the blocks and lines are made once */
@@ -603,7 +604,8 @@ static int capture_out(struct opts *o, const struct lpt_cov_image *img,
 				"(a page cache): no lines or functions for them; "
 				"--format=drcov covers them\n", prog, outside, f.ninsn);
 		/* the records straight into the sum of all captures */
-		ret = cov_lcov_write(o->lcov, stderr, prog, &f, &o->acc, mods, img, o->run);
+		ret = cov_lcov_write(o->lcov, stderr, prog, &f, &o->acc, mods, img, o->run,
+				     o->lctx);
 	}
 	if (ret)
 		fprintf(stderr, "%s: %s\n", prog, strerror(errno ? errno : ENOMEM));
@@ -971,8 +973,9 @@ int main(int argc, char **argv)
 	o.img = lpt_cov_image_alloc();
 	o.lcov = cov_merge_alloc();
 	o.run = cov_lcov_run_alloc();
+	o.lctx = cov_lcov_ctx_alloc();
 	o.drcov = cov_drcov_alloc();
-	if (!o.img || !o.lcov || !o.run || !o.drcov) {
+	if (!o.img || !o.lcov || !o.run || !o.lctx || !o.drcov) {
 		perror(prog);
 		st = EXIT_ERR;
 		goto out;
@@ -1215,6 +1218,7 @@ out:
 	cov_modules_free(&o.pend_mods);
 	cov_merge_free(o.lcov);
 	cov_lcov_run_free(o.run);
+	cov_lcov_ctx_free(o.lctx);
 	cov_drcov_free(o.drcov);
 	free(o.pts);
 	free(o.dirs);

@@ -16,17 +16,23 @@
  *          decoder's blocks only) and the drcov file (to /dev/null);
  *
  * CPU time of the thread (a loaded host preempts, CPU time stays), cold
- * (a new decoder each time: what one ptcov run does) and warm (the
- * decoder's cache kept), measured alternately in one run. The target: lcov
- * costs at most the edges decode plus the per-distinct-address work, never
- * work per execution: the bench prints lcov and drcov as a ratio to edges,
- * and lcov - edges divided by the distinct addresses, which must stay
- * flat from short traces to long ones (mruby executes 6.3 M instructions
- * over some 30 k distinct addresses).
+ * (a new decoder and a new lcov context each time: what one ptcov run on
+ * one capture does) and warm (the decoder's cache kept, and lcov's
+ * context, cov_lcov_ctx: the modules' DWARF line and symbol tables read
+ * at the first call and reused, as one ptcov run reuses them for every
+ * capture of the same modules), measured alternately in one run. The
+ * target: lcov costs at most the edges decode plus the per-distinct-address
+ * work, never work per execution: the bench prints lcov and drcov as a
+ * ratio to edges, and lcov - edges divided by the distinct addresses,
+ * which must stay flat from short traces to long ones (mruby executes
+ * 6.3 M instructions over some 30 k distinct addresses).
  *
  * Traces: kAFL's four with their page caches (no ELF file: no DWARF) and
  * cov_prog (tests/tools/ptcov/progs, -O0 -g, static: DWARF lines and
  * symbols) traced by pt_step_trace (the bench makes the trace when absent).
+ * Per trace the bench also checks that lcov's output (tracefile and
+ * summary) with a kept context, at its first and second use, equals that
+ * with a fresh one, and exits 1 if not.
  */
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
@@ -62,10 +68,12 @@ static double now(void)
 enum { EDGES, LCOV, DRCOV };
 
 /* One run of @what; returns its time in s, *@ninsn the distinct
- * instructions (lcov, drcov). */
+ * instructions (lcov, drcov). lcov's tables from @lctx (kept across
+ * calls: warm), or read fresh (NULL: cold). */
 static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img,
 		  const struct lpt_cov_config *cfg, const struct cov_modules *ms,
-		  const uint8_t *buf, size_t len, FILE *null, size_t *ninsn)
+		  const uint8_t *buf, size_t len, FILE *null, size_t *ninsn,
+		  struct cov_lcov_ctx *lctx)
 {
 	double t0 = now();
 	const struct lpt_cov_edge *e;
@@ -99,7 +107,7 @@ static double one(int what, struct lpt_cov *cov, const struct lpt_cov_image *img
 	} else {
 		struct cov_merge *m = cov_merge_alloc();
 
-		cov_lcov_write(m, NULL, "bench", &f, &acc, ms, img, NULL);
+		cov_lcov_write(m, NULL, "bench", &f, &acc, ms, img, NULL, lctx);
 		cov_merge_write(m, null, NULL, "", true);
 		cov_merge_free(m);
 	}
@@ -140,6 +148,66 @@ static int same_insns(const struct lpt_cov_image *img, const struct lpt_cov_conf
 			"blocks differ from those decoded\n");
 	cov_edges_free(&acc);
 	lpt_cov_free(c);
+	return bad;
+}
+
+/* The tracefile and summary of one decode of @buf, lcov's tables from
+ * @lctx (NULL: fresh), in *@text (malloc'd); 0 or -1. */
+static int lcov_text(const struct lpt_cov_image *img, const struct lpt_cov_config *cfg,
+		     const struct cov_modules *ms, const uint8_t *buf, size_t len,
+		     struct cov_lcov_ctx *lctx, char **text)
+{
+	struct lpt_cov *c = lpt_cov_alloc(cfg, img);
+	struct cov_merge *m = cov_merge_alloc();
+	struct cov_edges acc = { 0 };
+	const struct lpt_cov_edge *e;
+	struct cov_flow f;
+	size_t size;
+	FILE *out = open_memstream(text, &size);
+	int ret = -1;
+	long n;
+
+	if (!c || !m || !out)
+		goto out;
+	lpt_cov_decode(c, buf, len, NULL);
+	n = lpt_cov_edges(c, &e);
+	cov_edges_add(&acc, e, n > 0 ? (size_t)n : 0);
+	cov_edges_sort(&acc);
+	if (!cov_flow_build(&f, img, cfg, &acc, NULL, 0, c, true)) {
+		ret = cov_lcov_write(m, out, "bench", &f, &acc, ms, img, NULL, lctx);
+		if (!ret)
+			ret = cov_merge_write(m, out, out, "", true);
+		cov_flow_free(&f);
+	}
+out:
+	if (out)
+		fclose(out);
+	else
+		*text = NULL;
+	cov_merge_free(m);
+	cov_edges_free(&acc);
+	lpt_cov_free(c);
+	return ret;
+}
+
+/* lcov's output with a fresh context equals that of a context kept
+ * across calls (its first and second use): 0, or 1 said. */
+static int same_lcov(const struct lpt_cov_image *img, const struct lpt_cov_config *cfg,
+		     const struct cov_modules *ms, const uint8_t *buf, size_t len)
+{
+	struct cov_lcov_ctx *lctx = cov_lcov_ctx_alloc();
+	char *t[3] = { NULL, NULL, NULL };
+	int bad = !lctx || lcov_text(img, cfg, ms, buf, len, NULL, &t[0]) ||
+		  lcov_text(img, cfg, ms, buf, len, lctx, &t[1]) ||
+		  lcov_text(img, cfg, ms, buf, len, lctx, &t[2]) ||
+		  strcmp(t[0], t[1]) || strcmp(t[0], t[2]);
+
+	if (bad)
+		fprintf(stderr, "bench_ptcov_lcov: lcov with a kept context differs from "
+			"lcov with a fresh one\n");
+	for (int i = 0; i < 3; i++)
+		free(t[i]);
+	cov_lcov_ctx_free(lctx);
 	return bad;
 }
 
@@ -302,6 +370,7 @@ int main(void)
 		 * blocks' instruction lengths (LPT_COV_F_LENS), as ptcov's */
 		struct lpt_cov_config wcfg[3] = { cfg, cfg, cfg };
 		struct lpt_cov *warm[3];
+		struct cov_lcov_ctx *lctx = cov_lcov_ctx_alloc();	/* warm's */
 
 		wcfg[LCOV].flags |= LPT_COV_F_LENS;
 		for (int w = 0; w < 3; w++)
@@ -310,9 +379,9 @@ int main(void)
 			for (int w = 0; w < 3; w++) {
 				struct lpt_cov *cold = lpt_cov_alloc(&wcfg[w], img);
 				double dc = one(w, cold, img, &cfg, &ms, (uint8_t *)buf, len,
-						null, &ninsn);
+						null, &ninsn, NULL);
 				double dw = one(w, warm[w], img, &cfg, &ms, (uint8_t *)buf, len,
-						null, &ninsn);
+						null, &ninsn, lctx);
 
 				lpt_cov_free(cold);
 				if (dc < best[w][0])
@@ -323,7 +392,9 @@ int main(void)
 		}
 		for (int w = 0; w < 3; w++)
 			lpt_cov_free(warm[w]);
-		if (same_insns(img, &wcfg[LCOV], (uint8_t *)buf, len))
+		cov_lcov_ctx_free(lctx);
+		if (same_insns(img, &wcfg[LCOV], (uint8_t *)buf, len) ||
+		    same_lcov(img, &wcfg[LCOV], &ms, (uint8_t *)buf, len))
 			return 1;
 		if (t->elf) {
 			/* a merged 100-capture run (one layout): 100 decodes,
@@ -362,7 +433,8 @@ int main(void)
 				struct cov_merge *m = cov_merge_alloc();
 
 				ni = f.ninsn;
-				cov_lcov_write(m, NULL, "bench", &f, &acc, &ms, img, NULL);
+				cov_lcov_write(m, NULL, "bench", &f, &acc, &ms, img, NULL,
+					       NULL);
 				cov_merge_write(m, null, NULL, "", true);
 				cov_merge_free(m);
 				cov_flow_free(&f);
