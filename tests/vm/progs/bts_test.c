@@ -279,12 +279,24 @@ static void __attribute__((noinline)) workload_n(unsigned int n)
 		workload();
 }
 
+/* Pin the calling thread to @cpu; exits 125 if it cannot. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		exit(125);
+}
+
 /*
- * A child that runs the workload @reps times once a byte comes on the
- * pipe @go (its read end closed here, its write end the caller's to
- * write); the pid, or -1 (fork failed).
+ * A child, pinned to @cpu unless it is negative, that runs the workload
+ * @reps times once a byte comes on the pipe @go (the caller writes it and
+ * closes the read end once its children are made); the pid, or -1 (fork
+ * failed).
  */
-static pid_t spawn_gated(int go[2], unsigned int reps)
+static pid_t spawn_gated_on(int go[2], unsigned int reps, int cpu)
 {
 	pid_t pid = fork();
 
@@ -293,12 +305,22 @@ static pid_t spawn_gated(int go[2], unsigned int reps)
 	if (!pid) {
 		char c;
 
+		if (cpu >= 0)
+			pin(cpu);
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		workload_n(reps);
 		_exit(0);
 	}
+	return pid;
+}
+
+/* One unpinned gated child (spawn_gated_on()), @go's read end closed. */
+static pid_t spawn_gated(int go[2], unsigned int reps)
+{
+	pid_t pid = spawn_gated_on(go, reps, -1);
+
 	close(go[0]);
 	return pid;
 }
@@ -1703,17 +1725,6 @@ static int cmd_pt(int thread, pid_t pid, int hold)
 		pause();
 }
 
-/* Pin the calling thread to @cpu; exits 125 if it cannot. */
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		exit(125);
-}
-
 /* CONFIGURE_CPU; the open fd, or -errno (*bad the bad_field). */
 static int bts_configure_cpu(unsigned int cpu, uint32_t flags, uint64_t bytes,
 			     uint32_t *bad)
@@ -1812,19 +1823,9 @@ static int cmd_cpu(unsigned int cpu, unsigned int reps)
 	ngt = ground_truth_n(gt, FLOW_MAX * 4, reps);
 	pin(cpu ? 0 : 1);
 	for (k = 0; k < 2; k++) {
-		pid[k] = fork();
+		pid[k] = spawn_gated_on(go, reps, (int)cpu);
 		if (pid[k] < 0)
 			return 125;
-		if (!pid[k]) {
-			char c;
-
-			pin(cpu);
-			close(go[1]);
-			if (read(go[0], &c, 1) != 1)
-				_exit(1);
-			workload_n(reps);
-			_exit(0);
-		}
 	}
 	close(go[0]);
 	fd = bts_configure_cpu(cpu, LWPT_BTS_CFG_USER, FLOW_BUF, &bad);
