@@ -366,11 +366,13 @@ static u64 lbr_msr_addr(u64 v, bool from)
 	switch (lbr_caps.format) {
 	case LBR_FMT_32:
 		return v & 0xffffffffull;
-	case LBR_FMT_EIP_FLAGS:
 	case LBR_FMT_TIME:
+		if (!from)	/* the cycles out of bits 63:48 */
+			return (u64)((s64)(v << 16) >> 16);
+		fallthrough;
+	case LBR_FMT_EIP_FLAGS:
 		if (!from)
-			return lbr_caps.format == LBR_FMT_TIME ?
-			       (u64)((s64)(v << 16) >> 16) : v;
+			return v;
 		v &= ~LBR_FROM_MISPRED;
 		return v | ((v & BIT_ULL(62)) << 1);
 	case LBR_FMT_EIP_FLAGS2:
