@@ -50,33 +50,27 @@ static int by_build_id(Dwfl_Module *mod, char **name)
 static int by_debuglink(const char *file, const char *link, char **name)
 {
 	const char *slash;
-	char *path;
-	size_t dlen;
+	char *dir, *path;
 	int fd = -1, k;
 
 	if (!file || !link || !*link || strchr(link, '/'))
 		return -1;
+	/* The file's directory with its slash, or "" */
 	slash = strrchr(file, '/');
-	dlen = slash ? (size_t)(slash - file) : 0;
-	for (k = 0; k < 3 && fd < 0; k++) {
-		int r;
-
-		if (k == 0)
-			r = asprintf(&path, "%.*s%s%s", (int)dlen, file, slash ? "/" : "", link);
-		else if (k == 1)
-			r = asprintf(&path, "%.*s%s.debug/%s", (int)dlen, file, slash ? "/" : "",
-				     link);
-		else if (slash && file[0] == '/')
-			r = asprintf(&path, DEBUG_ROOT "%.*s/%s", (int)dlen, file, link);
-		else
-			continue;
-		if (r < 0)
-			return -1;
+	dir = strndup(file, slash ? (size_t)(slash - file) + 1 : 0);
+	if (!dir)
+		return -1;
+	/* /usr/lib/debug mirrors absolute directories only. */
+	for (k = 0; k < (dir[0] == '/' ? 3 : 2) && fd < 0; k++) {
+		if (asprintf(&path, k == 0 ? "%s%s" : k == 1 ? "%s.debug/%s" : DEBUG_ROOT "%s%s",
+			     dir, link) < 0)
+			break;
 		/* Not the file itself (a debuglink naming its own file). */
 		if (strcmp(path, file))
 			fd = try_open(path, name);
 		free(path);
 	}
+	free(dir);
 	return fd;
 }
 
