@@ -208,7 +208,7 @@ struct bts_model_cpu {
 	unsigned int tos;		/* MSR_LASTBRANCH_TOS */
 	uint64_t lbr_from[BTS_MODEL_LBR_MAX];	/* as the MSRs read */
 	uint64_t lbr_to[BTS_MODEL_LBR_MAX];
-	uint64_t lbr_info[BTS_MODEL_LBR_MAX];	/* MSR_LBR_INFO_n (format 5) */
+	uint64_t lbr_info[BTS_MODEL_LBR_MAX];	/* MSR_LBR_INFO_n (formats 5, 7) */
 	uint64_t ler_from, ler_to;	/* MSR_LER_FROM_LIP / _TO_LIP */
 	uint64_t perf_global_status;	/* only LBR_Frz and CTR_Frz modelled */
 	uint64_t perf_global_ctrl;	/* IA32_PERF_GLOBAL_CTRL, stored */
@@ -265,8 +265,8 @@ int bts_model_cpuid(const struct bts_model_cpu *cpu, uint32_t leaf, uint32_t reg
  * bits 11 and 12), IA32_PERF_CAPABILITIES (#GP without PDCM; [5:0] the LBR
  * format, [12] FREEZE_WHILE_SMM), MSR_LBR_SELECT (#GP where the profile
  * has none), MSR_LASTBRANCH_TOS, MSR_LASTBRANCH_n_FROM_IP/TO_IP for n below
- * the stack depth, MSR_LBR_INFO_n (DC0H + n, n below the depth, format 5
- * only: #GP for DC0H-DDFH otherwise), MSR_LER_FROM_LIP/TO_LIP,
+ * the stack depth, MSR_LBR_INFO_n (DC0H + n, n below the depth, formats 5
+ * and 7 only: #GP for DC0H-DDFH otherwise), MSR_LER_FROM_LIP/TO_LIP,
  * IA32_PERF_GLOBAL_STATUS and
  * IA32_PERF_GLOBAL_CTRL (#GP below perfmon version 2). While PT suspends
  * LBRs (profile lbr_pt_exclusive, TraceEn=1) the LBR (LBR_INFO too), TOS,
@@ -288,10 +288,12 @@ int bts_model_rdmsr(struct bts_model_cpu *cpu, uint32_t msr, uint64_t *val);
  * uncore PMI; bit 14 IA32_PERF_CAPABILITIES[12]. IA32_DS_AREA: needs DS
  * and a canonical address. MSR_LBR_SELECT: bits 63:9 (63:10 with
  * EN_CALLSTACK) reserved. MSR_LASTBRANCH_TOS: a value at or above the depth
- * #GP. LBR FROM/TO: the address part must be canonical (formats 1-5;
- * format 3 FROM bits 62:48, format 4 FROM bits 60:48 sign-extend bit 47)
- * or fit 32 bits (format 0). MSR_LBR_INFO_n (format 5): bits 59:16
- * reserved (#GP); DC0H-DDFH the profile lacks #GP. LER, IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES
+ * #GP. LBR FROM/TO: the address part must be canonical (formats 1-7;
+ * format 3 and 6 FROM bits 62:48, format 4 FROM bits 60:48 (62:48
+ * without TSX) sign-extend bit 47; format 6 TO bits 63:48 are free) or fit
+ * 32 bits (format 0). MSR_LBR_INFO_n (formats 5 and 7): bits 59:16
+ * reserved (#GP); DC0H-DDFH the profile lacks #GP. LER, IA32_MISC_ENABLE
+ * and IA32_PERF_CAPABILITIES
  * are read-only here (#GP). IA32_PERF_GLOBAL_STATUS is read-only; writing
  * 1 to bit 58/59 of IA32_PERF_GLOBAL_STATUS_RESET (390H) clears LBR_Frz /
  * CTR_Frz (perfmon v4, 17.10.2). Writes to LBR MSRs while PT suspends them

@@ -78,7 +78,7 @@ static uint64_t lbr_from_value(const struct bts_model_cpu *cpu, const struct bts
 /*
  * A TO value: the address; format 6 keeps the cycles since the previous
  * record in bits 63:48 (perf's lbr_to_cycles). *Choice*: the model has no
- * cycle clock, so they are 0 (Documentation/bts.rst, "LBR formats 6 and 7").
+ * cycle clock, so they are 0 (Documentation/bts.rst, "LBR formats 4 to 7").
  */
 static uint64_t lbr_to_value(const struct bts_model_cpu *cpu, uint64_t to)
 {
@@ -94,7 +94,7 @@ static bool lbr_has_info(const struct bts_model_profile *p)
 }
 
 /*
- * MSR_LBR_INFO_n of a new record (format 5): MISPRED; IN_TX and TSX_ABORT
+ * MSR_LBR_INFO_n of a new record (formats 5 and 7): MISPRED; IN_TX and TSX_ABORT
  * 0 (no transactions). *Choice*: the model has no cycle clock, so CYC_CNT
  * is 0 with CYC_CNT_VALID (bit 60, msr-index.h's LBR_INFO_CYC_CNT_VALID)
  * clear (Documentation/bts.rst, "LBR formats 4 to 7").
